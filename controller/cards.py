@@ -1,0 +1,136 @@
+"""Playing cards: ranks, suits, one 52-card deck, and the card text the table speaks.
+
+Canonical text is rank then lower-case suit: ``As``, ``Td``, ``2c``. Parsing accepts
+``As``, ``AS``, ``as``, ``10h``, ``Th`` and ``th``; anything else raises
+:class:`CardError` naming the input.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+RANK_CHARS = "23456789TJQKA"
+"""Rank characters, low to high; rank value = index + 2 (2..14, ace = 14)."""
+SUITS = "cdhs"
+"""Suit letters: clubs, diamonds, hearts, spades. Suits are never ranked."""
+SUIT_NAMES = {"c": "clubs", "d": "diamonds", "h": "hearts", "s": "spades"}
+SUIT_SYMBOLS = {"c": "\u2663", "d": "\u2666", "h": "\u2665", "s": "\u2660"}
+
+
+class CardError(ValueError):
+    """A card text that is not one of the 52 cards, or a card set that is not valid.
+
+    Attributes:
+        text: the offending input, exactly as given.
+    """
+
+    def __init__(self, message: str, text: object = None) -> None:
+        super().__init__(message)
+        self.text = text
+
+
+@dataclass(frozen=True, slots=True, order=False)
+class Card:
+    """One card of the 52.
+
+    Attributes:
+        rank: 2..14 (ace = 14).
+        suit: one of ``c d h s``.
+    """
+
+    rank: int
+    suit: str
+
+    @property
+    def index(self) -> int:
+        """Position 0..51 in the ordered deck: ``(rank - 2) * 4 + suit``."""
+        return (self.rank - 2) * 4 + SUITS.index(self.suit)
+
+    @property
+    def rank_char(self) -> str:
+        """The rank as one character: ``2``..``9``, ``T``, ``J``, ``Q``, ``K``, ``A``."""
+        return RANK_CHARS[self.rank - 2]
+
+    def __str__(self) -> str:
+        return self.rank_char + self.suit
+
+    def __repr__(self) -> str:
+        return f"Card({str(self)!r})"
+
+
+DECK: tuple[Card, ...] = tuple(Card(r, s) for r in range(2, 15) for s in SUITS)
+"""The 52 cards in index order (2c 2d 2h 2s 3c ... As)."""
+_BY_TEXT: dict[str, Card] = {str(c).upper(): c for c in DECK}
+
+
+def parse_card(text: object) -> Card:
+    """Parse one card.
+
+    Args:
+        text: ``As``, ``AS``, ``as``, ``10h``, ``Th`` (surrounding spaces ignored).
+
+    Returns:
+        The card (one shared instance per card).
+
+    Raises:
+        CardError: the text is not a card; the message names the input.
+    """
+    if not isinstance(text, str):
+        raise CardError(f"not a card: {text!r} (expected text such as 'As' or '10h')", text)
+    t = text.strip().upper()
+    if t.startswith("10"):
+        t = "T" + t[2:]
+    card = _BY_TEXT.get(t)
+    if card is None:
+        raise CardError(f"not a card: {text!r} (expected rank 2-9/T/10/J/Q/K/A then suit c/d/h/s)",
+                        text)
+    return card
+
+
+def parse_cards(texts: str | Iterable[object], count: int | None = None) -> tuple[Card, ...]:
+    """Parse several distinct cards.
+
+    Args:
+        texts: a space-separated string (``"As Td 2c"``) or an iterable of card texts.
+        count: the exact number of cards required, or None for any number.
+
+    Returns:
+        The cards in the order given.
+
+    Raises:
+        CardError: a text is not a card, a card appears twice, or the count is wrong.
+    """
+    items = texts.split() if isinstance(texts, str) else list(texts)
+    cards = tuple(parse_card(t) for t in items)
+    if count is not None and len(cards) != count:
+        raise CardError(f"expected {count} cards, got {len(cards)}: {items!r}", texts)
+    seen: set[Card] = set()
+    for c in cards:
+        if c in seen:
+            raise CardError(f"the same card twice: {c}", texts)
+        seen.add(c)
+    return cards
+
+
+def format_cards(cards: Iterable[Card]) -> str:
+    """Canonical text of cards, space separated: ``As Td 2c``."""
+    return " ".join(str(c) for c in cards)
+
+
+def shuffled_deck(rng: random.Random) -> list[Card]:
+    """A full deck in a random order drawn from ``rng`` (reproducible for a seeded rng)."""
+    deck = list(DECK)
+    rng.shuffle(deck)
+    return deck
+
+
+def ensure_distinct(cards: Sequence[Card]) -> None:
+    """Raise :class:`CardError` if any card appears more than once in ``cards``."""
+    if len(set(cards)) != len(cards):
+        seen: set[Card] = set()
+        for c in cards:
+            if c in seen:
+                raise CardError(f"the same card twice: {c}", format_cards(cards))
+            seen.add(c)

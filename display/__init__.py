@@ -1,0 +1,1 @@
+"""Dealer-facing and player-facing screens (pygame-ce), rendered from view snapshots."""

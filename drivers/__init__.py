@@ -1,0 +1,1 @@
+"""Shoe drivers: transports that move bytes and dialects that turn bytes into events."""

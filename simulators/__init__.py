@@ -1,0 +1,1 @@
+"""Simulated card shoes that speak the real dialects over the real transports."""
