@@ -1,0 +1,165 @@
+"""What a card shoe can say, and what its link can say about itself.
+
+Frozen dataclasses, the one vocabulary shared by dialects, links, simulators and the
+controller. This module imports no hardware library.
+
+``seq`` is the shoe's own line number (``native`` dialect) or None (``beetek``, which
+has no sequence numbers).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class ShoeEvent:
+    """Base of every event a shoe sends.
+
+    Attributes:
+        seq: the shoe's sequence number 0..65535 (native), or None (beetek).
+    """
+
+    seq: int | None = field(default=None, kw_only=True)
+
+    @property
+    def type(self) -> str:
+        """The event's wire-neutral type name, as ``threecard decode`` prints it."""
+        return _TYPE_NAMES[type(self)]
+
+
+@dataclass(frozen=True, slots=True)
+class Hello(ShoeEvent):
+    """The shoe powered up or reconnected (native ``HELLO``; seq 0 after a restart)."""
+
+    model: str = ""
+    serial: str = ""
+    firmware: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CardRead(ShoeEvent):
+    """A card left the shoe and was read.
+
+    Attributes:
+        card: canonical card text (``Qh``, ``Td``), or None when ``code`` is not one of the
+            52 cards (an unknown or foreign card: the controller voids, never guesses).
+        code: the card code exactly as the shoe sent it (``10H``, ``H3``, ``Qh``).
+        burn: True when the shoe read it in burn mode: a burn card, never a hand card.
+    """
+
+    card: str | None = None
+    code: str = ""
+    burn: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Misread(ShoeEvent):
+    """A card left the shoe but could not be identified."""
+
+
+@dataclass(frozen=True, slots=True)
+class Retract(ShoeEvent):
+    """A card already reported was pushed back into the shoe.
+
+    Attributes:
+        card_seq: the seq of the card line it undoes (native), or None (undo the last card).
+    """
+
+    card_seq: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Lid(ShoeEvent):
+    """The card compartment lid opened (``open`` True) or closed."""
+
+    open: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Cut(ShoeEvent):
+    """The cut card was reached: this pack ends after the round."""
+
+
+@dataclass(frozen=True, slots=True)
+class Empty(ShoeEvent):
+    """No card is left in the shoe."""
+
+
+@dataclass(frozen=True, slots=True)
+class Alarm(ShoeEvent):
+    """A device fault such as a jam (``code`` e.g. ``JAM`` or ``E3``, ``text`` its words)."""
+
+    code: str = ""
+    text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Warning(ShoeEvent):  # noqa: A001 - the trade's word; never shadows the builtin in use
+    """A device warning (beetek ``<W0x01>``): ``code`` is the hex code as sent."""
+
+    code: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Heartbeat(ShoeEvent):
+    """The shoe is alive (native ``HB``): ``uptime_ms`` milliseconds since it started."""
+
+    uptime_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class FrameError(ShoeEvent):
+    """Bytes were dropped: ``reason`` is ``crc``, ``malformed`` or ``oversize``."""
+
+    reason: str = "malformed"
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SeqGap(ShoeEvent):
+    """Lines were lost between two seq numbers: the round must pause for the dealer."""
+
+    expected: int = 0
+    got: int = 0
+
+
+class LinkState(enum.Enum):
+    """The state of the link to one shoe."""
+
+    CONNECTING = "connecting"
+    ONLINE = "online"
+    SILENT = "silent"
+    DISCONNECTED = "disconnected"
+
+
+@dataclass(frozen=True, slots=True)
+class LinkStatus(ShoeEvent):
+    """The link changed state.
+
+    Attributes:
+        state: the new state.
+        detail: an operator message, e.g. ``permission denied on /dev/ttyUSB0: add the
+            service user to the dialout group``.
+    """
+
+    state: LinkState = LinkState.CONNECTING
+    detail: str = ""
+
+
+_TYPE_NAMES: dict[type, str] = {
+    Hello: "hello",
+    CardRead: "card",
+    Misread: "misread",
+    Retract: "retract",
+    Lid: "lid",
+    Cut: "cut",
+    Empty: "empty",
+    Alarm: "alarm",
+    Warning: "warning",
+    Heartbeat: "heartbeat",
+    FrameError: "frame_error",
+    SeqGap: "seq_gap",
+    LinkStatus: "link",
+}
