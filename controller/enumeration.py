@@ -1,0 +1,166 @@
+"""Vectorised, table-driven enumeration of six-card sets (the 6 Card Bonus).
+
+Every one of the C(52,6) = 20,358,520 six-card sets is classified in NumPy, a block at a
+time, with no Python loop per set.
+
+Method: a set is one 52-bit mask with bit ``suit * 13 + rank`` (rank 0 = deuce), so each
+13-bit field is one suit's rank mask. The ranks held in at least 1, 2, 3 and 4 suits are
+bitwise OR / majority functions of the four fields; their popcounts (a table of 8,192)
+give the pairing shape (pair, two pair, trips, full house, quads) without sorting. The
+rank mask indexes a straight table (8,192 entries, A-2-3-4-5 included); a suit field with
+five or more bits is a flush, whose field indexes the same straight table (royal =
+T-J-Q-K-A of one suit). Sets are generated per first card from one precomputed
+co-lexicographic table of 5-card combinations.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+
+import numpy as np
+
+from controller.hands import SixCardClass
+
+_C = SixCardClass
+N_SIX_CARD_SETS = math.comb(52, 6)
+
+
+def _colex_combinations(n: int, k: int) -> np.ndarray:
+    """All k-subsets of range(n) as rows (sorted ascending) in co-lexicographic order.
+
+    The first C(m, k) rows are exactly the k-subsets of range(m), for every m <= n.
+    """
+    rows = np.arange(n, dtype=np.uint8).reshape(-1, 1)[: n]  # k = 1
+    if k == 1:
+        return rows
+    table = rows
+    for kk in range(2, k + 1):
+        parts = []
+        for top in range(kk - 1, n):
+            below = table[: math.comb(top, kk - 1)]
+            parts.append(np.hstack([below, np.full((len(below), 1), top, dtype=np.uint8)]))
+        table = np.vstack(parts)
+    return table
+
+
+def _straight_table() -> np.ndarray:
+    """Top rank index + 1 of the best 5-card straight in each 13-bit rank mask, else 0."""
+    masks = np.arange(1 << 13, dtype=np.int32)
+    best = np.zeros(1 << 13, dtype=np.int8)
+    for hi in range(12, 3, -1):  # ace-high (index 12) down to six-high (index 4)
+        run = 0b11111 << (hi - 4)
+        best[((masks & run) == run) & (best == 0)] = hi + 1
+    wheel = 0b1000000001111  # A 2 3 4 5: five-high, index 3
+    best[((masks & wheel) == wheel) & (best == 0)] = 4
+    return best
+
+
+STRAIGHT_TOP = _straight_table()
+_ROYAL = 0b1111100000000
+
+
+POPCOUNT13 = np.array([bin(i).count("1") for i in range(1 << 13)], dtype=np.int8)
+_SUIT_MAJOR_BIT = np.array([np.uint64(1) << np.uint64((i & 3) * 13 + (i >> 2)) for i in range(52)],
+                           dtype=np.uint64)
+
+
+def _pairing_table() -> np.ndarray:
+    """Class by (ranks held 2+ times, ranks held 3+ times, any quads) for 6 cards."""
+    t = np.full((7, 7, 2), -1, dtype=np.int8)
+    for p2 in range(7):
+        for p3 in range(7):
+            for q in range(2):
+                if q:
+                    cls = _C.FOUR_OF_A_KIND
+                elif p3 >= 2 or (p3 == 1 and p2 >= 2):
+                    cls = _C.FULL_HOUSE
+                elif p3 == 1:
+                    cls = _C.THREE_OF_A_KIND
+                elif p2 >= 2:
+                    cls = _C.TWO_PAIR
+                elif p2 == 1:
+                    cls = _C.PAIR
+                else:
+                    cls = _C.HIGH_CARD
+                t[p2, p3, q] = cls
+    return t
+
+
+PAIRING = _pairing_table()
+_M13 = np.uint64(0x1FFF)
+
+
+def classify_masks(mask: np.ndarray) -> np.ndarray:
+    """Classify six-card sets given as 52-bit suit-major masks (bit ``suit*13 + rank``).
+
+    Args:
+        mask: uint64 array of shape (N,), six bits set in each.
+
+    Returns:
+        int8 array of shape (N,): the :class:`SixCardClass` value of each set's best five.
+    """
+    f = [((mask >> np.uint64(13 * s)) & _M13).astype(np.uint16) for s in range(4)]
+    a, b, c, d = f
+    s1 = a | b | c | d
+    ab, cd = a & b, c & d
+    s2 = ab | cd | ((a | b) & (c | d))
+    s3 = (ab & (c | d)) | (cd & (a | b))
+    s4 = ab & cd
+    cls = PAIRING[POPCOUNT13[s2], POPCOUNT13[s3], (s4 != 0).astype(np.int8)]
+    straight = (STRAIGHT_TOP[s1] > 0) & (cls < _C.STRAIGHT)
+    cls[straight] = _C.STRAIGHT
+    for fs in f:
+        flush = POPCOUNT13[fs] >= 5
+        if flush.any():
+            suited = fs[flush]
+            fcls = np.full(len(suited), _C.FLUSH, dtype=np.int8)
+            fcls[STRAIGHT_TOP[suited] > 0] = _C.STRAIGHT_FLUSH
+            fcls[(suited & _ROYAL) == _ROYAL] = _C.ROYAL_FLUSH
+            cls[flush] = fcls  # 5+ suited cards rule out quads and a full house
+    return cls
+
+
+def six_card_mask_blocks(chunk: int = 1 << 16) -> Iterator[np.ndarray]:
+    """Yield all 20,358,520 six-card sets once, as uint64 suit-major masks in chunks."""
+    tail = _colex_combinations(51, 5)
+    bits = _SUIT_MAJOR_BIT
+    for first in range(47):
+        t = tail[: math.comb(51 - first, 5)] + np.uint8(first + 1)
+        rest = bits[t[:, 0]] | bits[t[:, 1]] | bits[t[:, 2]] | bits[t[:, 3]] | bits[t[:, 4]]
+        rest |= bits[first]
+        for i in range(0, len(rest), chunk):
+            yield rest[i:i + chunk]
+
+
+def classify_six(cards: np.ndarray) -> np.ndarray:
+    """Classify six-card sets given as card indexes.
+
+    Args:
+        cards: integer array of shape (N, 6): card indexes 0..51 (``Card.index``,
+            ``(rank - 2) * 4 + suit``), distinct within each row.
+
+    Returns:
+        int8 array of shape (N,): the :class:`SixCardClass` value of each row's best five.
+    """
+    cards = np.asarray(cards, dtype=np.intp)
+    bits = _SUIT_MAJOR_BIT[cards]
+    return classify_masks(np.bitwise_or.reduce(bits, axis=1))
+
+
+def six_card_class_counts(progress: Callable[[int], None] | None = None) -> dict[SixCardClass,
+                                                                                   int]:
+    """Count the best-five class over all 20,358,520 six-card sets by full enumeration.
+
+    Args:
+        progress: called with the number of sets done after each block, if given.
+
+    Returns:
+        Count per class; the counts sum to C(52, 6).
+    """
+    totals = np.zeros(len(SixCardClass), dtype=np.int64)
+    for masks in six_card_mask_blocks():
+        totals += np.bincount(classify_masks(masks), minlength=len(SixCardClass))
+        if progress:
+            progress(len(masks))
+    return {c: int(totals[c]) for c in SixCardClass}

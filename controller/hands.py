@@ -1,0 +1,245 @@
+"""Hand evaluation: 3-card hands, dealer qualification, and the 6 Card Bonus hand.
+
+Three-card classes rank (high to low) straight flush, three of a kind, straight, flush,
+pair, high card: a straight beats a flush (RULES.md, "Cards and hands"). The ace plays
+high (A-K-Q) or low (A-2-3, the lowest straight, 3-high); K-A-2 is not a straight.
+
+A hand's *strength* is one integer: a higher strength is a better hand, equal strength
+is a tie (push). It packs the class and the tie-break cards:
+``class * 15**3 + t1 * 15**2 + t2 * 15 + t3``.
+"""
+
+from __future__ import annotations
+
+import enum
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from controller.cards import DECK, Card, CardError, parse_card
+
+
+class HandClass(enum.IntEnum):
+    """Three-card hand classes, ordered low to high; ``.name.lower()`` is the wire name."""
+
+    HIGH_CARD = 0
+    PAIR = 1
+    FLUSH = 2
+    STRAIGHT = 3
+    THREE_OF_A_KIND = 4
+    STRAIGHT_FLUSH = 5
+
+    @property
+    def key(self) -> str:
+        """Wire and paytable name, e.g. ``three_of_a_kind``."""
+        return self.name.lower()
+
+
+class SixCardClass(enum.IntEnum):
+    """Best 5-card poker hand out of 6 cards (the 6 Card Bonus), ordered low to high."""
+
+    HIGH_CARD = 0
+    PAIR = 1
+    TWO_PAIR = 2
+    THREE_OF_A_KIND = 3
+    STRAIGHT = 4
+    FLUSH = 5
+    FULL_HOUSE = 6
+    FOUR_OF_A_KIND = 7
+    STRAIGHT_FLUSH = 8
+    ROYAL_FLUSH = 9
+
+    @property
+    def key(self) -> str:
+        """Wire and paytable name, e.g. ``full_house``."""
+        return self.name.lower()
+
+
+@dataclass(frozen=True, slots=True)
+class HandValue:
+    """The value of a 3-card hand.
+
+    Attributes:
+        hand_class: the class.
+        strength: comparable integer (higher wins, equal pushes).
+        tiebreak: the tie-break ranks high to low (2..14; A-2-3 has top card 3).
+        mini_royal: True for A-K-Q suited (a straight flush the Pair Plus paytable may name).
+    """
+
+    hand_class: HandClass
+    strength: int
+    tiebreak: tuple[int, ...]
+    mini_royal: bool = False
+
+
+def _pack(cls: int, t: Sequence[int]) -> int:
+    t = (*t, 0, 0, 0)[:3]
+    return ((cls * 15 + t[0]) * 15 + t[1]) * 15 + t[2]
+
+
+def _evaluate_ranks(r: tuple[int, int, int], flush: bool) -> HandValue:
+    """Evaluate ranks sorted high to low; ``flush`` when all three share a suit."""
+    a, b, c = r
+    if a == b == c:
+        return HandValue(HandClass.THREE_OF_A_KIND, _pack(4, (a,)), (a,))
+    if a == b or b == c:
+        pair, kicker = (a, c) if a == b else (b, a)
+        return HandValue(HandClass.PAIR, _pack(1, (pair, kicker)), (pair, kicker))
+    top = None
+    if a - c == 2:
+        top = a
+    elif (a, b, c) == (14, 3, 2):
+        top = 3
+    if top is not None:
+        if flush:
+            return HandValue(HandClass.STRAIGHT_FLUSH, _pack(5, (top,)), (top,), mini_royal=a == 14
+                             and top == 14)
+        return HandValue(HandClass.STRAIGHT, _pack(3, (top,)), (top,))
+    if flush:
+        return HandValue(HandClass.FLUSH, _pack(2, r), r)
+    return HandValue(HandClass.HIGH_CARD, _pack(0, r), r)
+
+
+def _build_table() -> dict[int, HandValue]:
+    table: dict[int, HandValue] = {}
+    for x, y, z in itertools.combinations(DECK, 3):
+        ranks = tuple(sorted((x.rank, y.rank, z.rank), reverse=True))
+        flush = x.suit == y.suit == z.suit
+        table[(1 << x.index) | (1 << y.index) | (1 << z.index)] = _evaluate_ranks(ranks, flush)
+    return table
+
+
+_TABLE3: dict[int, HandValue] = _build_table()
+
+
+def card_mask(cards: Sequence[Card]) -> int:
+    """Bit set of the cards' indexes (bit ``card.index``)."""
+    m = 0
+    for c in cards:
+        m |= 1 << c.index
+    return m
+
+
+def evaluate3(cards: Sequence[Card]) -> HandValue:
+    """Evaluate a three-card hand.
+
+    Args:
+        cards: exactly three distinct cards.
+
+    Returns:
+        Its class, comparable strength and tie-break.
+
+    Raises:
+        CardError: not three distinct cards.
+    """
+    if len(cards) != 3:
+        raise CardError(f"a hand is 3 cards, got {len(cards)}", cards)
+    value = _TABLE3.get(card_mask(cards))
+    if value is None:
+        raise CardError(f"the same card twice in {' '.join(map(str, cards))}", cards)
+    return value
+
+
+def all_hands3() -> list[tuple[tuple[Card, Card, Card], HandValue]]:
+    """All 22,100 three-card hands with their values, in ``itertools.combinations`` order."""
+    return [((x, y, z), _TABLE3[card_mask((x, y, z))])
+            for x, y, z in itertools.combinations(DECK, 3)]
+
+
+class Qualifier:
+    """The dealer's minimum hand to qualify (RULES.md: queen-high by default).
+
+    A qualifier text is ``"<rank>-high"`` (``Q-high``: any hand with a queen or better as
+    its top card, or any pair or better) or ``"pair"`` (a pair or better).
+
+    Attributes:
+        text: the qualifier as configured.
+        min_strength: the lowest strength that qualifies.
+    """
+
+    def __init__(self, text: str = "Q-high") -> None:
+        """Parse a qualifier text.
+
+        Raises:
+            ValueError: the text is not ``<rank>-high`` or ``pair``.
+        """
+        self.text = text
+        t = text.strip().lower()
+        if t == "pair":
+            self.min_strength = _pack(HandClass.PAIR, (2, 2))
+        elif t.endswith("-high") and len(t) in (6, 7):
+            try:
+                rank = parse_card(t[:-5] + "c").rank
+            except CardError:
+                raise ValueError(f"bad dealer qualifier {text!r}: expected e.g. 'Q-high' or "
+                                 "'pair'") from None
+            if rank < 5:
+                raise ValueError(f"bad dealer qualifier {text!r}: a high card is at least 5")
+            # the lowest hand with that top card: rank, then the two lowest other ranks
+            self.min_strength = _pack(HandClass.HIGH_CARD, (rank, 3, 2))
+        else:
+            raise ValueError(f"bad dealer qualifier {text!r}: expected e.g. 'Q-high' or 'pair'")
+
+    def qualifies(self, value: HandValue) -> bool:
+        """True when a dealer hand of ``value`` qualifies."""
+        return value.strength >= self.min_strength
+
+    def __repr__(self) -> str:
+        return f"Qualifier({self.text!r})"
+
+
+_ROYAL = 0b1111100000000  # ranks T J Q K A as bits (rank - 2)
+
+
+def _straight_top(mask: int) -> int:
+    """Top rank of the best 5-card straight in a 13-bit rank mask, or 0 (A-5 counts)."""
+    for top in range(14, 5, -1):
+        run = 0b11111 << (top - 6)
+        if mask & run == run:
+            return top
+    wheel = 0b1000000001111  # A 2 3 4 5
+    return 5 if mask & wheel == wheel else 0
+
+
+def best_five_of_six(cards: Sequence[Card]) -> SixCardClass:
+    """Classify the best 5-card poker hand out of 6 cards (the 6 Card Bonus).
+
+    Args:
+        cards: six distinct cards (the player's three and the dealer's three).
+
+    Returns:
+        The class of the best five (royal flush only for A-K-Q-J-T of one suit).
+
+    Raises:
+        CardError: not six distinct cards.
+    """
+    if len(cards) != 6 or len(set(cards)) != 6:
+        raise CardError("the 6 Card Bonus needs six distinct cards", cards)
+    counts: dict[int, int] = {}
+    by_suit: dict[str, int] = {}
+    rank_mask = 0
+    for c in cards:
+        counts[c.rank] = counts.get(c.rank, 0) + 1
+        by_suit[c.suit] = by_suit.get(c.suit, 0) | (1 << (c.rank - 2))
+        rank_mask |= 1 << (c.rank - 2)
+    for suited in by_suit.values():
+        if suited.bit_count() >= 5:
+            if suited & _ROYAL == _ROYAL:
+                return SixCardClass.ROYAL_FLUSH
+            if _straight_top(suited):
+                return SixCardClass.STRAIGHT_FLUSH
+            return SixCardClass.FLUSH  # 5 suited distinct ranks + 1: no quads/full house
+    shape = sorted(counts.values(), reverse=True)
+    if shape[0] == 4:
+        return SixCardClass.FOUR_OF_A_KIND
+    if shape[0] == 3 and shape[1] >= 2:
+        return SixCardClass.FULL_HOUSE
+    if _straight_top(rank_mask):
+        return SixCardClass.STRAIGHT
+    if shape[0] == 3:
+        return SixCardClass.THREE_OF_A_KIND
+    if shape[0] == 2 and shape[1] == 2:
+        return SixCardClass.TWO_PAIR
+    if shape[0] == 2:
+        return SixCardClass.PAIR
+    return SixCardClass.HIGH_CARD

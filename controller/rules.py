@@ -1,0 +1,235 @@
+"""Rule profiles: paytables, qualifier, table limits and house options, from TOML.
+
+Two profiles ship with the product (``live`` and ``classic``, RULES.md "Rule profiles");
+any other house's rules are a TOML file of the same shape, loaded from its path. Every
+difference between houses is a setting here, never a code change.
+
+Pays are "X to 1" integers on the stake; all amounts (limits) are minor units (cents).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from controller.hands import HandClass, Qualifier, SixCardClass
+
+BET_TYPES = ("ante", "play", "pair_plus", "six_card_bonus")
+"""Wagers a seat can hold. ``play`` is always equal to ``ante`` and has no limits of its own."""
+PAY_ORDER = ("play", "ante_bonus", "ante", "pair_plus", "six_card_bonus")
+"""The order the dealer settles a seat in (RULES.md, Round, step 6)."""
+
+ANTE_BONUS_CLASSES = ("straight_flush", "three_of_a_kind", "straight")
+PAIR_PLUS_CLASSES = ("straight_flush", "three_of_a_kind", "straight", "flush", "pair")
+PAIR_PLUS_OPTIONAL = ("mini_royal",)
+SIX_CARD_CLASSES = ("royal_flush", "straight_flush", "four_of_a_kind", "full_house", "flush",
+                    "straight", "three_of_a_kind")
+SIX_CARD_OPTIONAL = ("two_pair", "pair")
+ANTE_BONUS_OPTIONAL = ("flush", "pair")
+
+_TOP_KEYS = {"name", "description", "dealer_qualifier", "pair_plus_requires_ante",
+             "six_card_bonus_requires_ante", "fold_loses_side_bets", "player_cards",
+             "ante_bonus", "pair_plus", "six_card_bonus", "limits"}
+_LIMIT_BETS = ("ante", "pair_plus", "six_card_bonus")
+SHIPPED = ("live", "classic")
+
+
+class RuleProfileError(ValueError):
+    """A rule profile file that cannot be used; the message names the file and the key."""
+
+
+@dataclass(frozen=True, slots=True)
+class Limit:
+    """Table limits of one bet type, in minor units (``min`` <= stake <= ``max``)."""
+
+    min: int
+    max: int
+
+
+@dataclass(frozen=True, slots=True)
+class RuleProfile:
+    """One house's rules.
+
+    Attributes:
+        name: short name, e.g. ``live``.
+        description: one line for people.
+        source: the file it was loaded from.
+        qualifier: the dealer's qualifying hand.
+        ante_bonus: 3-card class key -> "X to 1" pay on the Ante when the player plays.
+        pair_plus: 3-card class key (and optionally ``mini_royal``) -> pay.
+        six_card_bonus: 6-card class key -> pay; empty when the bet is not offered.
+        pair_plus_requires_ante: Pair Plus may only be placed beside an Ante.
+        six_card_bonus_requires_ante: 6 Card Bonus may only be placed beside an Ante.
+        fold_loses_side_bets: a fold loses Pair Plus and 6 Card Bonus too.
+        player_cards_face_up: players' cards are dealt face up (else face down).
+        limits: bet type -> :class:`Limit` (``play`` follows the Ante, no own limit).
+    """
+
+    name: str
+    description: str
+    source: str
+    qualifier: Qualifier
+    ante_bonus: MappingProxyType
+    pair_plus: MappingProxyType
+    six_card_bonus: MappingProxyType
+    pair_plus_requires_ante: bool
+    six_card_bonus_requires_ante: bool
+    fold_loses_side_bets: bool
+    player_cards_face_up: bool
+    limits: MappingProxyType
+
+    @property
+    def offers_six_card_bonus(self) -> bool:
+        """True when the profile has a 6 Card Bonus paytable."""
+        return bool(self.six_card_bonus)
+
+    def pair_plus_pay(self, hand_class: HandClass, mini_royal: bool) -> int:
+        """Pair Plus "X to 1" for a hand, 0 when it does not pay.
+
+        A mini royal (A-K-Q suited) is paid as such only where the paytable names
+        ``mini_royal``; otherwise it is paid as a straight flush.
+        """
+        if mini_royal and "mini_royal" in self.pair_plus:
+            return self.pair_plus["mini_royal"]
+        return self.pair_plus.get(hand_class.key, 0)
+
+    def ante_bonus_pay(self, hand_class: HandClass) -> int:
+        """Ante Bonus "X to 1" for the player's hand, 0 when it does not pay."""
+        return self.ante_bonus.get(hand_class.key, 0)
+
+    def six_card_pay(self, six_class: SixCardClass) -> int:
+        """6 Card Bonus "X to 1" for the best five of six, 0 when it does not pay."""
+        return self.six_card_bonus.get(six_class.key, 0)
+
+
+def _err(source: str, key: str, message: str) -> RuleProfileError:
+    return RuleProfileError(f"{source}: {key}: {message}")
+
+
+def _paytable(data: dict[str, Any], key: str, required: tuple[str, ...],
+              optional: tuple[str, ...], source: str) -> MappingProxyType:
+    table = data.get(key)
+    if not isinstance(table, dict):
+        raise _err(source, key, "a paytable table such as [" + key + "] is required")
+    for cls in table:
+        if cls not in required and cls not in optional:
+            raise _err(source, f"{key}.{cls}", "unknown hand class (known: "
+                       + ", ".join(required + optional) + ")")
+    for cls in required:
+        if cls not in table:
+            raise _err(source, f"{key}.{cls}", "missing hand class (use 0 if it does not pay)")
+    for cls, pay in table.items():
+        if not isinstance(pay, int) or isinstance(pay, bool):
+            raise _err(source, f"{key}.{cls}", f"pay must be a whole 'X to 1' number, got {pay!r}")
+        if pay < 0:
+            raise _err(source, f"{key}.{cls}", f"pay must not be negative, got {pay}")
+    return MappingProxyType({k: v for k, v in table.items() if v > 0})
+
+
+def _bool(data: dict[str, Any], key: str, default: bool, source: str) -> bool:
+    value = data.get(key, default)
+    if not isinstance(value, bool):
+        raise _err(source, key, f"must be true or false, got {value!r}")
+    return value
+
+
+def profile_from_dict(data: dict[str, Any], source: str = "<profile>") -> RuleProfile:
+    """Build and validate a profile from parsed TOML.
+
+    Args:
+        data: the TOML document as a dict.
+        source: where it came from, for error messages.
+
+    Returns:
+        The validated profile.
+
+    Raises:
+        RuleProfileError: an unknown key, a missing hand class, a negative or non-integer
+            pay, a bad limit, a bad qualifier; the message names the file and the key.
+    """
+    for key in data:
+        if key not in _TOP_KEYS:
+            raise _err(source, key, "unknown key (known: " + ", ".join(sorted(_TOP_KEYS)) + ")")
+    name = data.get("name")
+    if not isinstance(name, str) or not name:
+        raise _err(source, "name", "a non-empty name is required")
+    try:
+        qualifier = Qualifier(str(data.get("dealer_qualifier", "Q-high")))
+    except ValueError as exc:
+        raise _err(source, "dealer_qualifier", str(exc)) from None
+    player_cards = data.get("player_cards", "face_up")
+    if player_cards not in ("face_up", "face_down"):
+        raise _err(source, "player_cards",
+                   f"must be 'face_up' or 'face_down', got {player_cards!r}")
+    ante_bonus = _paytable(data, "ante_bonus", ANTE_BONUS_CLASSES, ANTE_BONUS_OPTIONAL, source)
+    pair_plus = _paytable(data, "pair_plus", PAIR_PLUS_CLASSES, PAIR_PLUS_OPTIONAL, source)
+    six = (_paytable(data, "six_card_bonus", SIX_CARD_CLASSES, SIX_CARD_OPTIONAL, source)
+           if "six_card_bonus" in data else MappingProxyType({}))
+    limits_data = data.get("limits", {})
+    if not isinstance(limits_data, dict):
+        raise _err(source, "limits", "must be a table of [limits.<bet>]")
+    limits: dict[str, Limit] = {}
+    for bet, lim in limits_data.items():
+        key = f"limits.{bet}"
+        if bet not in _LIMIT_BETS:
+            raise _err(source, key, "unknown bet (known: " + ", ".join(_LIMIT_BETS) + ")")
+        if bet == "six_card_bonus" and not six:
+            raise _err(source, key, "limits for a bet the profile does not offer")
+        if not isinstance(lim, dict) or set(lim) != {"min", "max"}:
+            raise _err(source, key, "must have exactly 'min' and 'max' (minor units)")
+        lo, hi = lim["min"], lim["max"]
+        for k, v in (("min", lo), ("max", hi)):
+            if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
+                raise _err(source, f"{key}.{k}", f"must be a positive whole number of minor "
+                           f"units, got {v!r}")
+        if lo > hi:
+            raise _err(source, key, f"min {lo} is above max {hi}")
+        limits[bet] = Limit(lo, hi)
+    if "ante" not in limits:
+        raise _err(source, "limits.ante", "table limits for the Ante are required")
+    return RuleProfile(
+        name=name,
+        description=str(data.get("description", "")),
+        source=source,
+        qualifier=qualifier,
+        ante_bonus=ante_bonus,
+        pair_plus=pair_plus,
+        six_card_bonus=six,
+        pair_plus_requires_ante=_bool(data, "pair_plus_requires_ante", True, source),
+        six_card_bonus_requires_ante=_bool(data, "six_card_bonus_requires_ante", True, source),
+        fold_loses_side_bets=_bool(data, "fold_loses_side_bets", True, source),
+        player_cards_face_up=player_cards == "face_up",
+        limits=MappingProxyType(limits),
+    )
+
+
+def load_profile(name_or_path: str | Path) -> RuleProfile:
+    """Load a shipped profile by name (``live``, ``classic``) or any profile file by path.
+
+    Raises:
+        RuleProfileError: the file is missing, not TOML, or not a valid profile.
+    """
+    text_name = str(name_or_path)
+    if text_name in SHIPPED:
+        ref = resources.files("controller") / "profiles" / f"{text_name}.toml"
+        source = f"{text_name} (shipped profile)"
+        raw = ref.read_text(encoding="utf-8")
+    else:
+        path = Path(name_or_path)
+        source = str(path)
+        try:
+            raw = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise RuleProfileError(f"{source}: no such rule profile (shipped: "
+                                   + ", ".join(SHIPPED) + ")") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise RuleProfileError(f"{source}: cannot read: {exc}") from None
+    try:
+        data = tomllib.loads(raw)
+    except tomllib.TOMLDecodeError as exc:
+        raise RuleProfileError(f"{source}: not valid TOML: {exc}") from None
+    return profile_from_dict(data, source)

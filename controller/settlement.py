@@ -1,0 +1,256 @@
+"""Settlement of one seat against the dealer, and bet validation.
+
+Implements RULES.md "Round", step 6, for a rule profile: Play, Ante Bonus, Ante, Pair
+Plus, 6 Card Bonus, in that pay order. Money is integers in minor units; a result's
+``net`` is what the seat gains (+) or loses (-) on that bet, the stake aside: a win of
+X to 1 on a stake S has net ``X * S`` (the stake is also returned), a push has net 0, a
+loss has net ``-S``.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from controller.cards import Card, CardError, ensure_distinct
+from controller.hands import HandValue, SixCardClass, best_five_of_six, evaluate3
+from controller.rules import RuleProfile
+
+
+class Outcome(enum.Enum):
+    """How one bet ended."""
+
+    WIN = "win"
+    LOSE = "lose"
+    PUSH = "push"
+
+
+class Decision(enum.Enum):
+    """A seat's decision after seeing its cards: place Play (equal to the Ante) or fold."""
+
+    PLAY = "play"
+    FOLD = "fold"
+
+
+class BetError(ValueError):
+    """Bets that the table may not accept (limits, Play not equal to Ante, ...).
+
+    Attributes:
+        bet: the bet type concerned (``ante``, ``play``, ``pair_plus``, ``six_card_bonus``).
+    """
+
+    def __init__(self, message: str, bet: str = "") -> None:
+        super().__init__(message)
+        self.bet = bet
+
+
+@dataclass(frozen=True, slots=True)
+class Bets:
+    """One seat's wagers, in minor units (0 = not placed).
+
+    Attributes:
+        ante: the Ante.
+        pair_plus: the Pair Plus side bet.
+        six_card_bonus: the 6 Card Bonus side bet.
+        play: the Play wager, only after the seat plays; always equal to ``ante``.
+    """
+
+    ante: int = 0
+    pair_plus: int = 0
+    six_card_bonus: int = 0
+    play: int = 0
+
+    @property
+    def total(self) -> int:
+        """Everything on the layout for this seat, in minor units."""
+        return self.ante + self.pair_plus + self.six_card_bonus + self.play
+
+    @property
+    def placed(self) -> bool:
+        """True when any wager is on the layout."""
+        return self.total > 0
+
+    def as_dict(self) -> dict[str, int]:
+        """Placed wagers only, by bet type."""
+        return {k: v for k, v in (("ante", self.ante), ("play", self.play),
+                                  ("pair_plus", self.pair_plus),
+                                  ("six_card_bonus", self.six_card_bonus)) if v}
+
+
+@dataclass(frozen=True, slots=True)
+class BetResult:
+    """The result of one bet.
+
+    Attributes:
+        bet: ``play``, ``ante_bonus``, ``ante``, ``pair_plus`` or ``six_card_bonus``.
+        outcome: win, lose or push.
+        stake: the wager it was paid on, minor units.
+        multiple: the "X to 1" paid on a win, 0 otherwise.
+        net: minor units won (+) or lost (-), the stake aside.
+    """
+
+    bet: str
+    outcome: Outcome
+    stake: int
+    multiple: int
+    net: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatSettlement:
+    """Everything the dealer pays or takes at one seat.
+
+    Attributes:
+        player_hand: the seat's 3-card hand.
+        dealer_hand: the dealer's 3-card hand.
+        dealer_qualifies: whether the dealer's hand qualifies.
+        six_card_hand: best five of the six cards (always computed; paid only if bet).
+        results: one entry per bet placed (plus the Ante Bonus when paid), in pay order.
+        net: sum of the results' nets.
+    """
+
+    player_hand: HandValue
+    dealer_hand: HandValue
+    dealer_qualifies: bool
+    six_card_hand: SixCardClass
+    results: tuple[BetResult, ...]
+    net: int
+
+    def result(self, bet: str) -> BetResult | None:
+        """The result of one bet type, or None when it was not placed / not paid."""
+        for r in self.results:
+            if r.bet == bet:
+                return r
+        return None
+
+
+def validate_bets(profile: RuleProfile, bets: Bets, apply_limits: bool = True) -> None:
+    """Check a seat's wagers against the profile.
+
+    Args:
+        profile: the rules in force.
+        bets: the wagers (``play`` 0 before the decision, else equal to ``ante``).
+        apply_limits: also check each placed bet against the table limits.
+
+    Raises:
+        BetError: a negative or non-integer amount; Play without an Ante or not equal to
+            it; a side bet without an Ante where the profile requires one; a bet the
+            profile does not offer; an amount outside the table limits.
+    """
+    for name in ("ante", "play", "pair_plus", "six_card_bonus"):
+        v = getattr(bets, name)
+        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+            raise BetError(f"{name} must be a whole, non-negative number of minor units, "
+                           f"got {v!r}", name)
+    if bets.play and not bets.ante:
+        raise BetError("no Play without an Ante", "play")
+    if bets.play and bets.play != bets.ante:
+        raise BetError(f"Play must equal the Ante ({bets.ante}), got {bets.play}", "play")
+    if bets.pair_plus and not bets.ante and profile.pair_plus_requires_ante:
+        raise BetError("Pair Plus needs an Ante under these rules", "pair_plus")
+    if bets.six_card_bonus:
+        if not profile.offers_six_card_bonus:
+            raise BetError("the 6 Card Bonus is not offered under these rules", "six_card_bonus")
+        if not bets.ante and profile.six_card_bonus_requires_ante:
+            raise BetError("the 6 Card Bonus needs an Ante under these rules", "six_card_bonus")
+    if not bets.placed:
+        raise BetError("no wager placed", "ante")
+    if apply_limits:
+        for name in ("ante", "pair_plus", "six_card_bonus"):
+            v = getattr(bets, name)
+            lim = profile.limits.get(name)
+            if v and lim is not None and not lim.min <= v <= lim.max:
+                raise BetError(f"{name} {v} is outside the table limits {lim.min}-{lim.max}",
+                               name)
+
+
+def _win(bet: str, stake: int, multiple: int) -> BetResult:
+    return BetResult(bet, Outcome.WIN, stake, multiple, stake * multiple)
+
+
+def _lose(bet: str, stake: int) -> BetResult:
+    return BetResult(bet, Outcome.LOSE, stake, 0, -stake)
+
+
+def _push(bet: str, stake: int) -> BetResult:
+    return BetResult(bet, Outcome.PUSH, stake, 0, 0)
+
+
+def settle(profile: RuleProfile, player: Sequence[Card], dealer: Sequence[Card], bets: Bets,
+           decision: Decision | None, apply_limits: bool = False) -> SeatSettlement:
+    """Settle one seat (RULES.md, Round, step 6).
+
+    Args:
+        profile: the rules in force.
+        player: the seat's three cards.
+        dealer: the dealer's three cards.
+        bets: the seat's wagers; ``play`` may be 0 (it is implied equal to the Ante
+            when ``decision`` is PLAY) or equal to the Ante.
+        decision: PLAY or FOLD; required when there is an Ante, ignored otherwise.
+        apply_limits: also check the table limits.
+
+    Returns:
+        The per-bet results in pay order and the seat's net, minor units.
+
+    Raises:
+        CardError: not three cards each, or a card in both hands / twice.
+        BetError: the bets are not valid (see :func:`validate_bets`), or the decision
+            is missing while there is an Ante, or a Play without a PLAY decision.
+    """
+    if len(player) != 3 or len(dealer) != 3:
+        raise CardError(f"a hand is 3 cards: player has {len(player)}, dealer has {len(dealer)}")
+    ensure_distinct((*player, *dealer))
+    if bets.ante:
+        if decision is None:
+            raise BetError("a decision (play or fold) is required with an Ante", "play")
+        if decision is Decision.PLAY and not bets.play:
+            bets = Bets(bets.ante, bets.pair_plus, bets.six_card_bonus, play=bets.ante)
+        elif decision is Decision.FOLD and bets.play:
+            raise BetError("a folded seat has no Play wager", "play")
+    validate_bets(profile, bets, apply_limits)
+
+    p = evaluate3(player)
+    d = evaluate3(dealer)
+    qualifies = profile.qualifier.qualifies(d)
+    six = best_five_of_six((*player, *dealer))
+    folded = bool(bets.ante) and decision is Decision.FOLD
+    results: list[BetResult] = []
+
+    if bets.ante:
+        if folded:
+            ante = _lose("ante", bets.ante)
+        else:
+            play = bets.play
+            if not qualifies:
+                results.append(_push("play", play))
+                ante = _win("ante", bets.ante, 1)
+            elif p.strength > d.strength:
+                results.append(_win("play", play, 1))
+                ante = _win("ante", bets.ante, 1)
+            elif p.strength < d.strength:
+                results.append(_lose("play", play))
+                ante = _lose("ante", bets.ante)
+            else:
+                results.append(_push("play", play))
+                ante = _push("ante", bets.ante)
+            bonus = profile.ante_bonus_pay(p.hand_class)
+            if bonus:
+                results.append(_win("ante_bonus", bets.ante, bonus))
+        results.append(ante)
+
+    side_lost = folded and profile.fold_loses_side_bets
+    if bets.pair_plus:
+        mult = profile.pair_plus_pay(p.hand_class, p.mini_royal)
+        if side_lost or not mult:
+            results.append(_lose("pair_plus", bets.pair_plus))
+        else:
+            results.append(_win("pair_plus", bets.pair_plus, mult))
+    if bets.six_card_bonus:
+        mult = profile.six_card_pay(six)
+        if side_lost or not mult:
+            results.append(_lose("six_card_bonus", bets.six_card_bonus))
+        else:
+            results.append(_win("six_card_bonus", bets.six_card_bonus, mult))
+
+    return SeatSettlement(p, d, qualifies, six, tuple(results), sum(r.net for r in results))

@@ -1,0 +1,284 @@
+"""Immutable view snapshots: what each audience may see of the table, and nothing more.
+
+The :class:`~controller.table.Table` builds a new :class:`DealerView` and
+:class:`PlayerView` after every applied event; ``display/`` renders only these. The
+player view is built WITHOUT the dealer's hole cards until the reveal: the secret is
+absent from the data (REQUIREMENTS R13), not hidden by the renderer. The dealer view
+does not carry them either before the reveal (the shoe has read them; the screen need
+not show them).
+
+All money is integers in minor units. Card texts are canonical (``Qh``); ``None`` in a
+card list is a card dealt face down / not shown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class BetLine:
+    """One settled bet as displayed.
+
+    Attributes:
+        bet: ``play``, ``ante_bonus``, ``ante``, ``pair_plus``, ``six_card_bonus``.
+        outcome: ``win``, ``lose``, ``push`` (``refund`` for a voided round).
+        stake: minor units.
+        net: minor units won (+) / lost (-), the stake aside.
+        multiple: "X to 1" paid on a win, else 0.
+    """
+
+    bet: str
+    outcome: str
+    stake: int
+    net: int
+    multiple: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """One seat as an audience sees it.
+
+    Attributes:
+        seat: seat number, 1-based.
+        bets: placed wagers by bet type (``ante``, ``play``, ``pair_plus``,
+            ``six_card_bonus``), minor units; empty when the seat is not in the round.
+        cards: the cards dealt so far in deal order; ``None`` where face down.
+        hand: the 3-card hand name (``pair``...) once all three are shown, else None.
+        decision: ``play``, ``fold`` or None (undecided / not applicable).
+        results: per-bet results in pay order once settled (or refunds once void).
+        net: the seat's net once settled, minor units, else None.
+        six_card_hand: the 6 Card Bonus hand name once settled and bet, else None.
+    """
+
+    seat: int
+    bets: dict[str, int] = field(default_factory=dict)
+    cards: tuple[str | None, ...] = ()
+    hand: str | None = None
+    decision: str | None = None
+    results: tuple[BetLine, ...] = ()
+    net: int | None = None
+    six_card_hand: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Banner:
+    """An alarm, irregularity or notice to show across the screen.
+
+    Attributes:
+        kind: a stable key: ``link_lost``, ``link_silent``, ``misread``, ``seq_gap``,
+            ``void``, ``duplicate_card``, ``unknown_card``, ``deck_blocked``,
+            ``wrong_count``, ``card_before_no_more_bets``, ``alarm``, ``lid_open``,
+            ``cut_card``, ``shoe_empty``, ``exposed_card``, ``interrupted_round``,
+            ``journal_locked``, ``rejected``.
+        severity: ``info``, ``warning`` or ``error``.
+        message: what happened, in English (the display may translate by ``kind``).
+        action: what the dealer must do next, in English.
+        params: values for translation (card, seat, code, ...), all strings.
+    """
+
+    kind: str
+    severity: str = "warning"
+    message: str = ""
+    action: str = ""
+    params: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Paytables:
+    """The rules in force, for the player screen (REQUIREMENTS R14).
+
+    Attributes:
+        profile: profile name.
+        ante_bonus / pair_plus / six_card_bonus: hand name -> "X to 1", high to low.
+        limits: bet type -> (min, max) minor units.
+        rtp: bet type (``ante_play``, ``pair_plus``, ``six_card_bonus``) -> return to
+            player in parts per million (966270 = 96.6270 %), from the par sheet.
+        qualifier: e.g. ``Q-high``.
+        player_cards_face_up: the profile deals player cards face up.
+    """
+
+    profile: str = ""
+    ante_bonus: tuple[tuple[str, int], ...] = ()
+    pair_plus: tuple[tuple[str, int], ...] = ()
+    six_card_bonus: tuple[tuple[str, int], ...] = ()
+    limits: tuple[tuple[str, int, int], ...] = ()
+    rtp: tuple[tuple[str, int], ...] = ()
+    qualifier: str = "Q-high"
+    player_cards_face_up: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryEntry:
+    """One recent round for the results strip.
+
+    Attributes:
+        round_id: the round number.
+        status: ``settled`` or ``void``.
+        dealer_cards: the dealer's cards (empty for a void before the reveal).
+        dealer_hand: hand name or None.
+        dealer_qualifies: True / False / None (void).
+        seat_nets: (seat, net minor units) for each seat in the round.
+    """
+
+    round_id: int
+    status: str
+    dealer_cards: tuple[str, ...] = ()
+    dealer_hand: str | None = None
+    dealer_qualifies: bool | None = None
+    seat_nets: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PayoutLine:
+    """One line of the dealer's payout list, in pay order across seats.
+
+    Attributes:
+        seat: seat number.
+        bet: bet type in pay order (``play``, ``ante_bonus``, ``ante``, ``pair_plus``,
+            ``six_card_bonus``).
+        outcome: ``win``, ``lose``, ``push`` or ``refund``.
+        amount: minor units to pay (win: the winnings; push/refund: the stake returned;
+            lose: the stake taken).
+    """
+
+    seat: int
+    bet: str
+    outcome: str
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class RecallRound:
+    """One round of game recall (REQUIREMENTS R5), for the RECALL screen.
+
+    Attributes:
+        round_id: the round number.
+        status: ``settled``, ``void`` or ``in_progress``.
+        void_reason: why it was voided, or None.
+        started_utc: ISO 8601 UTC time the round opened.
+        deal: (card or None for a misread, position e.g. ``seat 3`` / ``dealer`` /
+            ``burn``, manual) in deal order.
+        dealer_cards: the dealer's cards.
+        seats: each seat's record (cards, bets, decision, results, net).
+    """
+
+    round_id: int
+    status: str
+    void_reason: str | None = None
+    started_utc: str = ""
+    deal: tuple[tuple[str | None, str, bool], ...] = ()
+    dealer_cards: tuple[str, ...] = ()
+    seats: tuple[SeatView, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class MeterRow:
+    """One line of the meters screen (REQUIREMENTS R6).
+
+    Attributes:
+        name: ``ante``, ``play``, ``pair_plus``, ``six_card_bonus``, ``seat 3``, ``total``.
+        wagered: minor units wagered.
+        paid: minor units paid out to players (winnings, stakes aside).
+        won: minor units the house won (stakes taken).
+        net: house net = won - paid.
+        rounds: rounds in which it had a wager.
+    """
+
+    name: str
+    wagered: int = 0
+    paid: int = 0
+    won: int = 0
+    net: int = 0
+    rounds: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerView:
+    """What the player-facing screen shows. Never holds a dealer hole card pre-reveal.
+
+    Attributes:
+        table_id: the table's name.
+        round_id: current round number.
+        state: round state name (``betting``, ``no_more_bets``, ``dealing``,
+            ``deciding``, ``reveal``, ``settled``, ``paused``, ``void``, ``locked``).
+        seats: every seat of the table in order.
+        dealer_cards: the dealer's cards: ``None`` for each card dealt face down before the
+            reveal, the card texts after it.
+        dealer_hand: hand name after the reveal, else None.
+        dealer_qualifies: after the reveal, else None.
+        banners: full-width banners (void with refunds, lost shoe link).
+        history: recent rounds, newest first.
+        paytables: rules in force with limits and return to player.
+        link_state: ``connecting``, ``online``, ``silent`` or ``disconnected``.
+        version: increases with every snapshot; a display redraws when it changes.
+    """
+
+    table_id: str = ""
+    round_id: int = 0
+    state: str = "betting"
+    seats: tuple[SeatView, ...] = ()
+    dealer_cards: tuple[str | None, ...] = ()
+    dealer_hand: str | None = None
+    dealer_qualifies: bool | None = None
+    banners: tuple[Banner, ...] = ()
+    history: tuple[HistoryEntry, ...] = ()
+    paytables: Paytables = field(default_factory=Paytables)
+    link_state: str = "connecting"
+    version: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class DealerView:
+    """What the dealer-facing screen shows.
+
+    Attributes:
+        table_id: the table's name.
+        round_id: current round number.
+        state: round state name (see :class:`PlayerView`).
+        next_action: the one next thing the dealer does, in English
+            (``Place bets, then press No more bets``).
+        next_action_key: stable key for translation (``place_bets``, ``no_more_bets``,
+            ``deal``, ``decide``, ``reveal``, ``settle``, ``next_round``, ``resolve``,
+            ``supervisor``, ``locked``).
+        next_card: where the next card goes, e.g. ``(3, 2)`` = seat 3 card 2,
+            ``(0, 1)`` = dealer card 1, ``(-1, 0)`` = a burn; None when no card is due.
+        seats: every seat (player cards always shown to the dealer).
+        dealer_cards: as in :class:`PlayerView` (hidden until the reveal).
+        dealer_hand / dealer_qualifies: after the reveal.
+        link_state: shoe link state; link_detail: the operator message.
+        banners: alarms and irregularities, each naming what to do.
+        payouts: after settlement (or void), the payout list in pay order.
+        allowed: command names accepted in the current state (to enable buttons).
+        awaiting_supervisor: the supervisor action pending (``void``, ``manual_card``,
+            ``unblock_deck``, ``resume``), or None.
+        deck_blocked: the deck is blocked until a supervisor clears it.
+        recall: the last rounds, newest first (at least 10).
+        meters: meter rows per bet type, per seat and total.
+        paytables: rules in force.
+        chip_values: chip denominations for the bet buttons, minor units.
+        version: increases with every snapshot.
+    """
+
+    table_id: str = ""
+    round_id: int = 0
+    state: str = "betting"
+    next_action: str = ""
+    next_action_key: str = ""
+    next_card: tuple[int, int] | None = None
+    seats: tuple[SeatView, ...] = ()
+    dealer_cards: tuple[str | None, ...] = ()
+    dealer_hand: str | None = None
+    dealer_qualifies: bool | None = None
+    link_state: str = "connecting"
+    link_detail: str = ""
+    banners: tuple[Banner, ...] = ()
+    payouts: tuple[PayoutLine, ...] = ()
+    allowed: frozenset[str] = frozenset()
+    awaiting_supervisor: str | None = None
+    deck_blocked: bool = False
+    recall: tuple[RecallRound, ...] = ()
+    meters: tuple[MeterRow, ...] = ()
+    paytables: Paytables = field(default_factory=Paytables)
+    chip_values: tuple[int, ...] = (100, 500, 2500, 10000)
+    version: int = 0
