@@ -1,0 +1,381 @@
+r"""The ``native`` dialect: this product's own line protocol, with seq and CRC.
+
+One ASCII line per event: ``$<seq>,<TYPE>[,<field>...]*<CRC>\\r\\n`` where ``seq`` is
+0..65535 (+1 per line, wrapping) and ``CRC`` is CRC-16/CCITT-FALSE of the bytes strictly
+between ``$`` and ``*`` as four hex digits.
+
+Types: ``HELLO,<model>,<serial>,<firmware>``, ``CARD,<card>``, ``MISREAD``,
+``RETRACT,<seq>``, ``LID,OPEN|CLOSED``, ``CUT``, ``EMPTY``, ``ALARM,<code>,<text>``,
+``HB,<uptime_ms>``; the host may send ``PING``. Two additions this product's firmware may
+use: ``CARD,<card>,BURN`` (a card read in burn mode) and ``WARN,<code>`` (a device warning).
+
+Host rules applied here: a bad CRC or malformed line is dropped, counted and reported as a
+:class:`~drivers.events.FrameError`; the same seq twice is a retransmission and is ignored;
+a forward jump in seq is reported as :class:`~drivers.events.SeqGap` before the line that
+revealed it; ``HELLO`` with seq 0 is a shoe restart and resets the seq history. A line
+older than expected that was never seen (out of order) is delivered late and counted.
+Framing: a line starts at ``$`` and ends at CR or LF (so lone CRs, lone LFs and CR LF all
+work); bytes outside a frame are noise, counted but never an event; a ``$`` inside an
+unfinished frame abandons it (reported malformed) and starts a new one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+
+from drivers.codes import normalise_code
+from drivers.dialects import DecoderStats, UnsupportedEvent
+from drivers.events import (
+    Alarm,
+    CardRead,
+    Cut,
+    Empty,
+    FrameError,
+    Heartbeat,
+    Hello,
+    Lid,
+    Misread,
+    Retract,
+    SeqGap,
+    ShoeEvent,
+    Warning,
+)
+
+MAX_LINE = 200
+"""Longest accepted line body (between ``$`` and the line end), in bytes."""
+SEQ_MODULO = 65536
+_SEEN_WINDOW = 1024
+_SPECIAL = re.compile(rb"[$\r\n]")
+_HEX = frozenset(b"0123456789ABCDEFabcdef")
+
+
+def _show(body: bytes) -> str:
+    return repr("$" + body[:60].decode("ascii", "backslashreplace"))
+
+
+def _crc_table() -> tuple[int, ...]:
+    table = []
+    for byte in range(256):
+        crc = byte << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else (crc << 1)
+        table.append(crc & 0xFFFF)
+    return tuple(table)
+
+
+_TABLE = _crc_table()
+
+
+def crc16(data: bytes) -> int:
+    """CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF, no reflection, no final xor).
+
+    Args:
+        data: the bytes strictly between ``$`` and ``*``.
+
+    Returns:
+        The CRC as an int 0..0xFFFF; ``crc16(b"123456789") == 0x29B1``.
+    """
+    crc = 0xFFFF
+    table = _TABLE
+    for b in data:
+        crc = ((crc << 8) & 0xFFFF) ^ table[(crc >> 8) ^ b]
+    return crc
+
+
+def _clean(text: str, *, allow_commas: bool = False) -> str:
+    out = []
+    for ch in text:
+        if ch in "$\r\n" or not (" " <= ch <= "~") or (ch == "," and not allow_commas):
+            out.append("?")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def encode_line(seq: int, typ: str, *fields: str, crc: int | None = None) -> bytes:
+    r"""One native line, CRC and CR LF included.
+
+    Args:
+        seq: 0..65535 (taken modulo 65536).
+        typ: the TYPE word, e.g. ``CARD``.
+        *fields: the fields after TYPE, already text (``$`` and control characters are
+            replaced by ``?``; commas are allowed only in the last field).
+        crc: force this CRC value (fault injection); None computes the right one.
+
+    Returns:
+        The line as bytes, e.g. ``b"$17,CARD,Qh*XXXX\\r\\n"``.
+    """
+    parts = [str(seq % SEQ_MODULO), _clean(typ)]
+    for i, f in enumerate(fields):
+        parts.append(_clean(str(f), allow_commas=i == len(fields) - 1))
+    payload = ",".join(parts).encode("ascii")
+    value = crc16(payload) if crc is None else crc & 0xFFFF
+    return b"$" + payload + b"*" + f"{value:04X}".encode("ascii") + b"\r\n"
+
+
+def event_fields(event: ShoeEvent) -> tuple[str, ...]:
+    """TYPE and fields of an event in the native dialect.
+
+    Args:
+        event: any shoe event except link status, frame error and seq gap.
+
+    Returns:
+        ``(TYPE, field, ...)``.
+
+    Raises:
+        UnsupportedEvent: the event is not something a shoe sends.
+    """
+    match event:
+        case Hello():
+            return ("HELLO", event.model, event.serial, event.firmware)
+        case CardRead():
+            code = event.code or event.card or "??"
+            return ("CARD", code, "BURN") if event.burn else ("CARD", code)
+        case Misread():
+            return ("MISREAD",)
+        case Retract():
+            if event.card_seq is None:
+                raise UnsupportedEvent("native RETRACT needs the seq of the card it undoes")
+            return ("RETRACT", str(event.card_seq))
+        case Lid():
+            return ("LID", "OPEN" if event.open else "CLOSED")
+        case Cut():
+            return ("CUT",)
+        case Empty():
+            return ("EMPTY",)
+        case Alarm():
+            return ("ALARM", event.code, event.text)
+        case Warning():
+            return ("WARN", event.code)
+        case Heartbeat():
+            return ("HB", str(event.uptime_ms))
+    raise UnsupportedEvent(f"a shoe does not send {type(event).__name__} in the native dialect")
+
+
+class NativeEncoder:
+    """Encodes events as native lines; the event's ``seq`` is the line's seq."""
+
+    name = "native"
+
+    def encode(self, event: ShoeEvent) -> bytes:
+        """Encode one event (its ``seq`` must be set).
+
+        Args:
+            event: the event; ``event.seq`` is used as the line's seq.
+
+        Returns:
+            One line with CRC and CR LF.
+
+        Raises:
+            UnsupportedEvent: no seq, or not an event a shoe sends.
+        """
+        if event.seq is None:
+            raise UnsupportedEvent("native lines need a seq")
+        return encode_line(event.seq, *event_fields(event))
+
+    @staticmethod
+    def ping(seq: int) -> bytes:
+        """The host's ``PING`` line with the given seq."""
+        return encode_line(seq, "PING")
+
+
+def _u16(text: str) -> int | None:
+    if 1 <= len(text) <= 5 and text.isascii() and text.isdigit():
+        value = int(text)
+        if value < SEQ_MODULO:
+            return value
+    return None
+
+
+class NativeDecoder:
+    """Incremental decoder of native lines (see the module docstring for the rules).
+
+    Attributes:
+        stats: counters of frames decoded and dropped.
+    """
+
+    name = "native"
+
+    def __init__(self, *, max_line: int = MAX_LINE) -> None:
+        self.max_line = max_line
+        self.stats = DecoderStats()
+        self._frame = bytearray()
+        self._in_frame = False
+        self._discarding = False
+        self._expected: int | None = None
+        self._seen: deque[int] = deque()
+        self._seen_set: set[int] = set()
+
+    def reset(self) -> None:
+        """Forget an unfinished frame (use after a reconnect); the seq history stays."""
+        self._frame.clear()
+        self._in_frame = False
+        self._discarding = False
+
+    def restart(self) -> None:
+        """Forget everything, seq history included (a new shoe)."""
+        self.reset()
+        self._expected = None
+        self._seen.clear()
+        self._seen_set.clear()
+
+    def feed(self, data: bytes) -> list[ShoeEvent]:
+        """Decode more bytes.
+
+        Args:
+            data: any bytes, possibly part of a frame or several frames.
+
+        Returns:
+            The events completed by these bytes, in order (possibly none). Never raises.
+        """
+        out: list[ShoeEvent] = []
+        try:
+            self._feed(bytes(data), out)
+        except Exception as exc:  # pragma: no cover - defensive: feed() must never raise
+            self.stats.internal_errors += 1
+            self.reset()
+            out.append(FrameError(reason="malformed", detail=f"decoder error: {exc!r}"))
+        return out
+
+    # -- framing -----------------------------------------------------------------------
+
+    def _feed(self, data: bytes, out: list[ShoeEvent]) -> None:
+        pos = 0
+        n = len(data)
+        while pos < n:
+            m = _SPECIAL.search(data, pos)
+            end = m.start() if m else n
+            if end > pos:
+                if not self._in_frame:
+                    self.stats.noise_bytes += end - pos
+                elif not self._discarding:
+                    if len(self._frame) + (end - pos) > self.max_line:
+                        self._discarding = True
+                        self._frame.clear()
+                        self.stats.oversize += 1
+                        out.append(FrameError(reason="oversize",
+                                              detail=f"line longer than {self.max_line} bytes"))
+                    else:
+                        self._frame += data[pos:end]
+            if m is None:
+                return
+            if data[end] == 0x24:  # '$'
+                if self._in_frame and not self._discarding:
+                    self.stats.malformed += 1
+                    out.append(FrameError(reason="malformed",
+                                          detail=f"frame cut short: {_show(bytes(self._frame))}"))
+                self._in_frame = True
+            else:  # CR or LF
+                if self._in_frame and not self._discarding:
+                    self._line(bytes(self._frame), out)
+                self._in_frame = False
+            self._discarding = False
+            self._frame.clear()
+            pos = end + 1
+
+    def _bad(self, out: list[ShoeEvent], why: str, body: bytes) -> None:
+        self.stats.malformed += 1
+        out.append(FrameError(reason="malformed", detail=f"{why}: {_show(body)}"))
+
+    def _line(self, body: bytes, out: list[ShoeEvent]) -> None:
+        star = body.rfind(b"*")
+        if star < 0:
+            self._bad(out, "no *CRC", body)
+            return
+        payload, crc_text = body[:star], body[star + 1:]
+        if len(crc_text) != 4 or not all(c in _HEX for c in crc_text):
+            self._bad(out, "bad CRC field", body)
+            return
+        want = crc16(payload)
+        if int(crc_text, 16) != want:
+            self.stats.crc += 1
+            out.append(FrameError(reason="crc",
+                                  detail=f"CRC {crc_text.decode()} != {want:04X}: {_show(body)}"))
+            return
+        try:
+            text = payload.decode("ascii")
+        except UnicodeDecodeError:
+            self._bad(out, "non-ASCII bytes", body)
+            return
+        if not text.isprintable():
+            self._bad(out, "control characters", body)
+            return
+        parts = text.split(",")
+        seq = _u16(parts[0])
+        if seq is None or len(parts) < 2:
+            self._bad(out, "bad seq or no TYPE", body)
+            return
+        typ, fields = parts[1], parts[2:]
+        if typ == "PING":
+            return  # the host's own line (echo on a loopback): not an event
+        event = self._event(seq, typ, fields)
+        if event is None:
+            self._bad(out, f"bad {typ[:12]!r} line", body)
+            return
+        self.stats.frames += 1
+        self._sequence(seq, event, out)
+
+    @staticmethod
+    def _event(seq: int, typ: str, fields: list[str]) -> ShoeEvent | None:
+        nf = len(fields)
+        if typ == "CARD" and (nf == 1 or (nf == 2 and fields[1] == "BURN")):
+            code = fields[0]
+            return CardRead(card=normalise_code(code), code=code, burn=nf == 2, seq=seq)
+        if typ == "HB" and nf == 1:
+            uptime = fields[0]
+            if uptime.isascii() and uptime.isdigit() and len(uptime) <= 20:
+                return Heartbeat(uptime_ms=int(uptime), seq=seq)
+            return None
+        if typ == "MISREAD" and nf == 0:
+            return Misread(seq=seq)
+        if typ == "RETRACT" and nf == 1:
+            card_seq = _u16(fields[0])
+            return None if card_seq is None else Retract(card_seq=card_seq, seq=seq)
+        if typ == "LID" and nf == 1 and fields[0] in ("OPEN", "CLOSED"):
+            return Lid(open=fields[0] == "OPEN", seq=seq)
+        if typ == "CUT" and nf == 0:
+            return Cut(seq=seq)
+        if typ == "EMPTY" and nf == 0:
+            return Empty(seq=seq)
+        if typ == "ALARM" and nf >= 1:
+            return Alarm(code=fields[0], text=",".join(fields[1:]), seq=seq)
+        if typ == "WARN" and nf == 1:
+            return Warning(code=fields[0], seq=seq)
+        if typ == "HELLO" and nf == 3:
+            return Hello(model=fields[0], serial=fields[1], firmware=fields[2], seq=seq)
+        return None
+
+    # -- sequence ----------------------------------------------------------------------
+
+    def _remember(self, seq: int) -> None:
+        if seq in self._seen_set:
+            return
+        self._seen.append(seq)
+        self._seen_set.add(seq)
+        if len(self._seen) > _SEEN_WINDOW:
+            self._seen_set.discard(self._seen.popleft())
+
+    def _sequence(self, seq: int, event: ShoeEvent, out: list[ShoeEvent]) -> None:
+        expected = self._expected
+        if isinstance(event, Hello) and seq == 0:
+            if expected == 1 and self._seen and self._seen[-1] == 0:
+                self.stats.retransmissions += 1
+                return
+            self._seen.clear()
+            self._seen_set.clear()
+        elif expected is not None and seq != expected:
+            if seq in self._seen_set:
+                self.stats.retransmissions += 1
+                return
+            if (seq - expected) % SEQ_MODULO < SEQ_MODULO // 2:
+                self.stats.seq_gaps += 1
+                out.append(SeqGap(expected=expected, got=seq, seq=seq))
+            else:
+                self.stats.late += 1
+                self._remember(seq)
+                out.append(event)
+                return
+        self._remember(seq)
+        self._expected = (seq + 1) % SEQ_MODULO
+        out.append(event)

@@ -1,0 +1,142 @@
+"""Unit tests of the two dialects: framing, normalisation, seq rules, encoders."""
+
+from __future__ import annotations
+
+import pytest
+
+from drivers.codes import normalise_code
+from drivers.dialects import UnsupportedEvent, make_decoder, make_encoder
+from drivers.dialects.beetek import BeetekDecoder, BeetekEncoder
+from drivers.dialects.native import NativeDecoder, NativeEncoder, crc16, encode_line
+from drivers.events import (
+    Alarm,
+    CardRead,
+    Cut,
+    Empty,
+    FrameError,
+    Heartbeat,
+    Hello,
+    Lid,
+    Misread,
+    Retract,
+    SeqGap,
+    Warning,
+)
+
+
+def test_crc_check_value():
+    assert crc16(b"123456789") == 0x29B1
+
+
+def test_example_line():
+    line = encode_line(17, "CARD", "Qh")
+    assert line.startswith(b"$17,CARD,Qh*") and line.endswith(b"\r\n")
+    assert line[12:16] == f"{crc16(b'17,CARD,Qh'):04X}".encode()
+    assert NativeDecoder().feed(line) == [CardRead(card="Qh", code="Qh", seq=17)]
+
+
+@pytest.mark.parametrize(
+    ("code", "suit_first", "want"),
+    [
+        ("4S", False, "4s"), ("10H", False, "Th"), ("TH", False, "Th"), ("th", False, "Th"),
+        ("qh", False, "Qh"), ("H3", False, None), ("H3", True, "3h"), ("S10", True, "Ts"),
+        ("D12", True, None), ("37", True, None), ("", True, None), ("1S", True, None),
+        ("AS ", False, "As"), ("10", True, None),
+    ],
+)
+def test_normalise_code(code, suit_first, want):
+    assert normalise_code(code, suit_first=suit_first) == want
+
+
+def test_native_every_type_round_trips():
+    enc = NativeEncoder()
+    events = [
+        Hello(model="SIM-1", serial="0042", firmware="1.2.3", seq=0),
+        CardRead(card="As", code="As", seq=1),
+        CardRead(card="Td", code="10d", burn=True, seq=2),
+        Misread(seq=3),
+        Retract(card_seq=1, seq=4),
+        Lid(open=True, seq=5),
+        Lid(open=False, seq=6),
+        Cut(seq=7),
+        Empty(seq=8),
+        Alarm(code="JAM", text="feed jam, lower tray", seq=9),
+        Warning(code="0x01", seq=10),
+        Heartbeat(uptime_ms=123456, seq=11),
+        CardRead(card=None, code="ZZ", seq=12),
+    ]
+    data = b"".join(enc.encode(e) for e in events)
+    assert NativeDecoder().feed(data) == events
+
+
+def test_native_rules():
+    d = NativeDecoder()
+    out = d.feed(encode_line(5, "CARD", "2c") + encode_line(5, "CARD", "2c"))
+    assert out == [CardRead(card="2c", code="2c", seq=5)]
+    assert d.stats.retransmissions == 1
+    out = d.feed(encode_line(8, "CARD", "3c"))
+    assert out == [SeqGap(expected=6, got=8, seq=8), CardRead(card="3c", code="3c", seq=8)]
+    out = d.feed(encode_line(7, "MISREAD"))  # late, never seen: delivered and counted
+    assert out == [Misread(seq=7)] and d.stats.late == 1
+    out = d.feed(encode_line(0, "HELLO", "m", "s", "f") + encode_line(1, "CUT"))
+    assert out == [Hello(model="m", serial="s", firmware="f", seq=0), Cut(seq=1)]
+    wrap = NativeDecoder()
+    out = wrap.feed(b"".join(encode_line(s, "HB", str(s)) for s in (65534, 65535, 0, 1)))
+    assert [e.seq for e in out] == [65534, 65535, 0, 1]
+    assert wrap.stats.seq_gaps == 0
+
+
+def test_native_frame_errors():
+    d = NativeDecoder()
+    bad_crc = encode_line(1, "CARD", "Ah", crc=0)
+    out = d.feed(bad_crc + b"$2,CARD,Ah\r\n" + b"$" + b"9" * 300 + b"\r\n" + b"\r\n\n\r")
+    assert [e.reason for e in out if isinstance(e, FrameError)] == ["crc", "malformed", "oversize"]
+    assert d.stats.frame_errors == {"crc": 1, "malformed": 1, "oversize": 1}
+    assert not any(isinstance(e, CardRead) for e in out)
+    # an unknown TYPE, a bad seq, non-ASCII: dropped, counted
+    payloads = [b"1,NOPE", b"x,CARD,As", b"70000,CARD,As", b"1,CARD,\xc3\xa9s"]
+    for p in payloads:
+        line = b"$" + p + b"*" + f"{crc16(p):04X}".encode() + b"\r\n"
+        assert d.feed(line)[0].type == "frame_error"
+
+
+def test_beetek_tokens():
+    data = (b"[Game]<Card:4S>\r\n[Manual Burn Cards] <Card:9D>\r\n[Game]<Game>\r\n"
+            b"[GameAlarm]<Alarm:E3 Card Not Read>\r\n<W0x01>\r\n[Game]<Card:H3>\r\n"
+            b"[Game] < Card : TH >\r\n[Game]<Card:D12>\r\n")
+    assert BeetekDecoder().feed(data) == [
+        CardRead(card="4s", code="4S"),
+        CardRead(card="9d", code="9D", burn=True),
+        Misread(),
+        Alarm(code="E3", text="Card Not Read"),
+        Warning(code="0x01"),
+        CardRead(card="3h", code="H3"),
+        CardRead(card="Th", code="TH"),
+        CardRead(card=None, code="D12"),
+    ]
+
+
+def test_beetek_resync_and_errors():
+    d = BeetekDecoder()
+    out = d.feed(b"\x00\xffjunk[Gam[Game]<Card:5C>\r\n<Card:4S>\r\n[Game]<Ca\r\n"
+                 b"[Weird]<Card:6C>\r\n[Game]<" + b"x" * 200 + b">[Game]<Card:7C>\r\n")
+    assert [e.type for e in out] == ["frame_error", "card", "frame_error", "frame_error",
+                                     "frame_error", "frame_error", "card"]
+    assert [e.card for e in out if isinstance(e, CardRead)] == ["5c", "7c"]
+    assert d.stats.oversize == 1 and d.stats.noise_bytes >= 4
+
+
+def test_beetek_encoder_styles_and_limits():
+    assert BeetekEncoder(style="suit-first", ten="T").encode(CardRead(card="Td")) == (
+        b"[Game]<Card:DT>\r\n")
+    with pytest.raises(UnsupportedEvent):
+        BeetekEncoder().encode(Heartbeat(uptime_ms=1))
+    with pytest.raises(UnsupportedEvent):
+        NativeEncoder().encode(CardRead(card="As"))  # no seq
+
+
+def test_registry():
+    assert make_decoder("native").name == "native"
+    assert make_encoder("beetek", style="suit-first").name == "beetek"
+    with pytest.raises(ValueError, match="unknown shoe dialect"):
+        make_decoder("klingon")
