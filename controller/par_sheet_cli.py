@@ -1,0 +1,121 @@
+"""``threecard par-sheet``: print the exact par sheet of a rule profile."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from fractions import Fraction
+
+from controller.par_sheet import BetAnalysis, ParSheet, compute_par_sheet
+from controller.rules import RuleProfileError, load_profile
+
+BET_TITLES = {"ante_play": "Ante / Play (with Ante Bonus, optimal play)",
+              "pair_plus": "Pair Plus", "six_card_bonus": "6 Card Bonus"}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``--rules`` and ``--json`` to the sub-command parser."""
+    parser.add_argument("--rules", default="live",
+                        help="rule profile: live, classic or a TOML file path (default live)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _frac(f: Fraction) -> str:
+    return f"{f.numerator}/{f.denominator}"
+
+
+def _bet_json(a: BetAnalysis) -> dict:
+    return {
+        "rtp": round(float(a.rtp), 6),
+        "house_edge": round(float(a.house_edge), 6),
+        "ev": float(a.ev),
+        "ev_fraction": _frac(a.ev),
+        "cases": a.total,
+        "lines": [{"hand": x.name, "count": x.count, "probability": float(x.probability),
+                   "pay": x.pay, "contribution": float(x.contribution)} for x in a.lines],
+    }
+
+
+def sheet_to_json(sheet: ParSheet) -> dict:
+    """The par sheet as a JSON-ready dict (returns as numbers, exact EVs as fractions)."""
+    st = sheet.strategy
+    ante = _bet_json(sheet.ante_play)
+    ante.update({
+        "min_play_hand": list(st.min_play_hand),
+        "hands_played": st.hands_played,
+        "play_probability": float(st.play_probability),
+        "threshold_strategy": st.threshold,
+        "house_edge_per_total_wager": round(float(st.house_edge_per_wager), 6),
+        "house_edge_per_total_wager_fraction": _frac(st.house_edge_per_wager),
+        "dealer_qualifies": sheet.dealer_qualifies,
+    })
+    out = {"profile": sheet.profile, "ante_play": ante, "pair_plus": _bet_json(sheet.pair_plus)}
+    if sheet.six_card_bonus is not None:
+        out["six_card_bonus"] = _bet_json(sheet.six_card_bonus)
+    return out
+
+
+def _print_table(sheet: ParSheet) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    console.print(f"[bold]Par sheet: {sheet.profile}[/bold] (exact, full enumeration)")
+    for key in ("ante_play", "pair_plus", "six_card_bonus"):
+        a: BetAnalysis | None = getattr(sheet, key)
+        if a is None:
+            continue
+        t = Table(title=BET_TITLES[key], title_justify="left")
+        pays_title = "net (Ante units)" if key == "ante_play" else "pays"
+        for col in ("hand / outcome", "count", "probability", pays_title, "contribution"):
+            t.add_column(col, justify="left" if col.startswith("hand") else "right")
+        for x in a.lines:
+            if key == "ante_play":
+                pay = f"{x.pay:+d}"
+            else:
+                pay = "lose" if x.name == "lose" else f"{x.pay} to 1"
+            t.add_row(x.name.replace("_", " "), f"{x.count:,}", f"{float(x.probability):.8f}",
+                      pay, f"{float(x.contribution):+.6f}")
+        console.print(t)
+        console.print(f"  return to player {float(a.rtp) * 100:.4f} %   "
+                      f"EV {_frac(a.ev)} per unit")
+        if key == "ante_play":
+            st = sheet.strategy
+            console.print(f"  optimal strategy (derived): play {'-'.join(st.min_play_hand)} or "
+                          f"better ({st.hands_played:,} of 22,100 hands, "
+                          f"P(play) {float(st.play_probability):.4f}); house edge per total "
+                          f"wagered {float(st.house_edge_per_wager) * 100:.4f} %; dealer "
+                          f"qualifies in {sheet.dealer_qualifies:,} of 22,100 hands")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Compute and print the par sheet.
+
+    Returns:
+        0, or 2 when the rule profile cannot be loaded (the reason goes to stderr).
+    """
+    try:
+        profile = load_profile(args.rules)
+    except RuleProfileError as exc:
+        print(f"threecard par-sheet: {exc}", file=sys.stderr)
+        return 2
+    if args.json or not sys.stderr.isatty():
+        sheet = compute_par_sheet(profile)
+    else:
+        from rich.progress import Progress
+
+        with Progress(transient=True) as bar:
+            tasks: dict[str, int] = {}
+
+            def progress(task: str, done: int, total: int) -> None:
+                if task not in tasks:
+                    tasks[task] = bar.add_task(BET_TITLES.get(task, task), total=total)
+                bar.advance(tasks[task], done)
+
+            sheet = compute_par_sheet(profile, progress)
+    if args.json:
+        print(json.dumps(sheet_to_json(sheet)))
+    else:
+        _print_table(sheet)
+    return 0
