@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 RANK_CHARS = "23456789TJQKA"
 """Rank characters, low to high; rank value = index + 2 (2..14, ace = 14)."""
@@ -42,11 +42,17 @@ class Card:
 
     rank: int
     suit: str
+    index: int = field(init=False, compare=False, repr=False)
+    """Position 0..51 in the ordered deck: ``(rank - 2) * 4 + suit``."""
 
-    @property
-    def index(self) -> int:
-        """Position 0..51 in the ordered deck: ``(rank - 2) * 4 + suit``."""
-        return (self.rank - 2) * 4 + SUITS.index(self.suit)
+    def __post_init__(self) -> None:
+        if not (isinstance(self.rank, int) and 2 <= self.rank <= 14 and isinstance(self.suit, str)
+                and len(self.suit) == 1 and self.suit in SUITS):
+            raise CardError(f"not a card: rank {self.rank!r}, suit {self.suit!r}")
+        object.__setattr__(self, "index", (self.rank - 2) * 4 + SUITS.index(self.suit))
+
+    def __hash__(self) -> int:
+        return self.index
 
     @property
     def rank_char(self) -> str:
