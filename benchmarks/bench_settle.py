@@ -1,0 +1,91 @@
+"""Settlement throughput: ``threecard settle`` (JSON Lines) and the ``settle()`` function.
+
+A "round" here is one input line: one seat (Ante, Pair Plus, 6 Card Bonus, the Q-6-4
+decision) against a dealer hand, dealt from a seeded shuffle.
+
+Run: ``python benchmarks/bench_settle.py [--json] [--quick]``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import emit, figure, na, parser, rate_stats, show, time_runs  # noqa: E402
+
+from controller.cards import DECK  # noqa: E402
+from controller.hands import evaluate3  # noqa: E402
+from controller.rules import load_profile  # noqa: E402
+from controller.settlement import Bets, Decision, settle  # noqa: E402
+
+Q64 = evaluate3([c for c in DECK if (c.rank, c.suit) in ((12, "c"), (6, "d"), (4, "h"))])
+
+
+def rounds(n: int, seed: int = 11) -> list[tuple[list, list, str]]:
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        cards = rng.sample(DECK, 6)
+        player, dealer = cards[:3], cards[3:]
+        decision = "play" if evaluate3(player).strength >= Q64.strength else "fold"
+        out.append((player, dealer, decision))
+    return out
+
+
+def main() -> int:
+    args = parser(__doc__.splitlines()[0]).parse_args()
+    n = 20_000 if args.quick else 100_000
+    runs = 3 if args.quick else 5
+    deals = rounds(n)
+    figures = []
+    notes: list[str] = []
+
+    exe = shutil.which("threecard") or str(Path(sys.executable).with_name("threecard"))
+    bets = {"ante": 100, "pair_plus": 100, "six_card_bonus": 100}
+    text = "".join(json.dumps({"player": [str(c) for c in p], "dealer": [str(c) for c in d],
+                               "bets": bets, "decision": dec}) + "\n" for p, d, dec in deals)
+    times = []
+    cli = None
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        try:
+            proc = subprocess.run([exe, "settle", "--rules", "live"], input=text,
+                                  capture_output=True, text=True, timeout=600, check=False)
+        except (OSError, subprocess.SubprocessError) as exc:
+            cli = na(f"`threecard settle` not runnable: {exc}")
+            break
+        times.append(time.perf_counter() - t0)
+        lines = proc.stdout.splitlines()
+        if proc.returncode != 0 or len(lines) != n or '"error"' in proc.stdout:
+            cli = na(f"`threecard settle` failed (exit {proc.returncode}): "
+                     f"{(proc.stderr or proc.stdout).strip()[-200:]}")
+            break
+    if cli is None:
+        cli = rate_stats(times, n, f"{n:,} JSON lines piped through one process, start-up "
+                         "included")
+    figures.append(figure("`threecard settle` throughput", "rounds/s", "higher", cli,
+                          note="one round = one seat with Ante, Pair Plus and 6 Card Bonus "
+                          "against a dealer hand; target 10,000+"))
+
+    profile = load_profile("live")
+    seats = [(p, d, Bets(100, 100, 100), Decision(dec)) for p, d, dec in deals]
+
+    def lib() -> int:
+        return sum(settle(profile, p, d, b, dec).net for p, d, b, dec in seats)
+
+    t, _ = time_runs(lib, runs)
+    figures.append(figure("settle() function throughput", "rounds/s", "higher",
+                          rate_stats(t, n, f"{n:,} calls in-process, no JSON")))
+    (emit if args.json else show)("settle", figures, notes)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
