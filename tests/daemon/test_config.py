@@ -1,0 +1,39 @@
+import pytest
+
+from controller.config import ConfigError, load_config
+
+
+def write(tmp_path, text):
+    p = tmp_path / "table.toml"
+    p.write_text(text)
+    return p
+
+
+@pytest.mark.parametrize("text, key", [
+    ("[table]\nseats = 12\n", "table.seats"),
+    ("[table]\nsetas = 3\n", "table.setas"),
+    ("[tabel]\nseats = 3\n", "tabel"),
+    ("[shoe]\ndialect = 'klingon'\n", "shoe.dialect"),
+    ("[display]\nlanguage = 'de'\n", "display.language"),
+    ("[table]\nrules = 'nowhere.toml'\n", "table.rules"),
+    ("[table]\nseats = '7'\n", "table.seats"),
+    ("[table]\nchip_values = [100, -5]\n", "table.chip_values"),
+])
+def test_bad_config_names_file_and_key(tmp_path, text, key):
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as err:
+        load_config(path)
+    assert str(path) in str(err.value) and key in str(err.value)
+
+
+def test_missing_and_garbled_files(tmp_path):
+    with pytest.raises(ConfigError, match="no such configuration file"):
+        load_config(tmp_path / "none.toml")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_config(write(tmp_path, "[table\n"))
+
+
+def test_flags_override_the_file(tmp_path):
+    path = write(tmp_path, "[table]\nseats = 5\nrules = 'classic'\n")
+    cfg = load_config(path, seats=3, rules=None)
+    assert cfg.seats == 3 and cfg.profile.name == "classic"

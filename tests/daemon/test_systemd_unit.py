@@ -1,0 +1,61 @@
+"""The systemd unit verifies and is hardened (where systemd-analyze exists)."""
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+UNIT = ROOT / "systemd" / "threecard-table.service"
+analyze = shutil.which("systemd-analyze")
+needs_analyze = pytest.mark.skipif(analyze is None, reason="systemd-analyze is not installed")
+
+
+@pytest.fixture
+def unit_copy(tmp_path):
+    """The unit with ExecStart pointing at this environment's installed command."""
+    exe = Path(sys.executable).with_name("threecard")
+    assert exe.exists(), "the package's console script is installed"
+    text = UNIT.read_text().replace("/opt/threecard-table/bin/threecard", str(exe))
+    path = tmp_path / UNIT.name
+    path.write_text(text)
+    return path
+
+
+def test_unit_has_the_promised_settings():
+    text = UNIT.read_text()
+    for line in ("Type=notify", "WatchdogSec=", "User=threecard", "NoNewPrivileges=yes",
+                 "ProtectSystem=strict", "StateDirectory=threecard-table",
+                 "ExecStart=/opt/threecard-table/bin/threecard run --config "):
+        assert line in text
+
+
+@needs_analyze
+def test_systemd_analyze_verify_passes(unit_copy):
+    p = subprocess.run([analyze, "verify", str(unit_copy)], capture_output=True, text=True,
+                       timeout=60)
+    assert p.returncode == 0, p.stderr
+
+
+@needs_analyze
+def test_security_exposure_is_2_or_lower(unit_copy):
+    p = subprocess.run([analyze, "security", "--offline=yes", str(unit_copy)],
+                       capture_output=True, text=True, timeout=60)
+    m = re.search(r"Overall exposure level for \S+: (\d+\.\d)", p.stdout + p.stderr)
+    assert m, p.stdout + p.stderr
+    assert float(m.group(1)) <= 2.0
+
+
+def test_udev_rule_names_the_shoe():
+    rules = (ROOT / "systemd" / "99-card-shoe.rules").read_text()
+    assert 'SYMLINK+="card-shoe"' in rules and "idVendor" in rules
+
+
+def test_example_config_validates():
+    from controller.config import load_config
+
+    cfg = load_config(ROOT / "systemd" / "table.toml.example")
+    assert cfg.table_id == "TCP-01" and cfg.profile.name == "live"
