@@ -1,0 +1,282 @@
+"""ShoeLink: one reader thread per shoe that keeps the link up and posts events.
+
+The thread connects, reads, feeds the dialect and puts every event on the queue. On any
+error it reports :class:`~drivers.events.LinkState` ``DISCONNECTED`` with an operator
+message, waits (bounded exponential back-off, no busy polling), finds the port again and
+reconnects, without a restart. With a heartbeat dialect (``native``) no line for
+``silence_timeout`` seconds makes the link ``SILENT`` (port open, shoe quiet: not the same
+as dead); the link then sends ``PING`` once per silence period, and the first line back
+makes it ``ONLINE`` again. A crash inside the thread is logged and reported as
+``DISCONNECTED`` with the error, and the link tries again; it is never silent.
+
+Example::
+
+    inbox = queue.Queue()
+    link = drivers.open_link("serial:///dev/card-shoe?dialect=native", inbox)
+    link.start()
+    ...  # inbox receives LinkStatus(...) and shoe events such as CardRead(card="Qh", seq=17)
+    link.stop()
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from drivers.dialects import Decoder, DecoderStats, make_decoder
+from drivers.events import LinkState, LinkStatus, ShoeEvent
+from drivers.transports import Connector, Transport, TransportError
+
+log = logging.getLogger(__name__)
+
+HEARTBEAT_DIALECTS = frozenset({"native"})
+
+
+@dataclass(slots=True)
+class LinkCounters:
+    """What a link has done since it started (mutable; read from any thread).
+
+    Attributes:
+        connects: successful opens.
+        disconnects: connections lost.
+        open_failures: failed open attempts.
+        silences: times the link went silent.
+        crashes: unexpected errors caught inside the thread.
+        bytes_read: bytes received.
+        events: events put on the queue (link status excluded).
+        decoder: the dialect's counters (frame errors by reason, gaps, retransmissions).
+    """
+
+    connects: int = 0
+    disconnects: int = 0
+    open_failures: int = 0
+    silences: int = 0
+    crashes: int = 0
+    bytes_read: int = 0
+    events: int = 0
+    decoder: DecoderStats = field(default_factory=DecoderStats)
+
+    @property
+    def frame_errors(self) -> dict[str, int]:
+        """Dropped frames by reason: ``{"crc": n, "malformed": n, "oversize": n}``."""
+        return self.decoder.frame_errors
+
+
+class ShoeLink:
+    """The reader thread of one shoe.
+
+    Args:
+        connector: finds and opens the port (anew at every connect).
+        dialect: ``native`` or ``beetek``.
+        events: the queue that receives shoe events and :class:`LinkStatus` events.
+        silence_timeout: seconds without any line before ``SILENT`` (heartbeat dialects
+            only); 0 turns supervision off. Default 3.
+        backoff_initial: first wait after a failure, seconds.
+        backoff_max: longest wait between attempts, seconds.
+        ping_on_connect: send ``PING`` right after connecting (native only).
+        name: thread name.
+
+    Attributes:
+        simulator: the in-process simulated shoe of a ``sim://`` link, else None.
+    """
+
+    def __init__(self, connector: Connector, dialect: str, events: queue.Queue[Any], *,
+                 silence_timeout: float = 3.0, backoff_initial: float = 0.1,
+                 backoff_max: float = 5.0, ping_on_connect: bool = True,
+                 name: str | None = None) -> None:
+        self.connector = connector
+        self.dialect = dialect
+        self.events = events
+        self.decoder: Decoder = make_decoder(dialect)
+        self.silence_timeout = silence_timeout if dialect in HEARTBEAT_DIALECTS else 0.0
+        self.backoff_initial = max(0.01, backoff_initial)
+        self.backoff_max = max(self.backoff_initial, backoff_max)
+        self.ping_on_connect = ping_on_connect and dialect == "native"
+        self.counters = LinkCounters(decoder=self.decoder.stats)
+        self.simulator: Any = None
+        self._name = name or f"shoe-link {connector.description}"
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._transport: Transport | None = None
+        self._state = LinkState.DISCONNECTED
+        self._detail = "not started"
+        self._ping_seq = 0
+
+    # -- public ------------------------------------------------------------------------
+
+    @property
+    def state(self) -> LinkState:
+        """The current link state."""
+        return self._state
+
+    @property
+    def detail(self) -> str:
+        """The operator message of the current state."""
+        return self._detail
+
+    @property
+    def alive(self) -> bool:
+        """True while the reader thread runs."""
+        return self._thread is not None and self._thread.is_alive()
+
+    def start(self) -> None:
+        """Start the reader thread (once).
+
+        Raises:
+            RuntimeError: already started.
+        """
+        if self._thread is not None:
+            raise RuntimeError("a ShoeLink can be started once")
+        self._thread = threading.Thread(target=self._main, name=self._name, daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 2.0) -> bool:
+        """Stop the thread and close the port, promptly even during a blocked read.
+
+        Args:
+            timeout: longest wait for the thread, seconds.
+
+        Returns:
+            True if the thread has ended.
+        """
+        self._stop.set()
+        transport = self._transport
+        if transport is not None:
+            transport.cancel()
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout)
+        ended = thread is None or not thread.is_alive()
+        if ended:
+            self.connector.close()
+        return ended
+
+    def ping(self) -> bool:
+        """Send ``PING`` (native); the shoe answers with a heartbeat.
+
+        Returns:
+            True if it was written.
+        """
+        transport = self._transport
+        if transport is None or self.dialect != "native":
+            return False
+        from drivers.dialects.native import NativeEncoder
+
+        with self._lock:
+            seq = self._ping_seq
+            self._ping_seq = (seq + 1) % 65536
+        try:
+            transport.write(NativeEncoder.ping(seq))
+        except TransportError as exc:
+            log.info("PING not sent: %s", exc.message)
+            return False
+        return True
+
+    # -- thread ------------------------------------------------------------------------
+
+    def _put(self, event: ShoeEvent) -> None:
+        while True:
+            try:
+                self.events.put(event, timeout=0.5)
+                return
+            except queue.Full:
+                if self._stop.is_set():
+                    log.error("queue full at stop: event not delivered: %r", event)
+                    return
+
+    def _set_state(self, state: LinkState, detail: str) -> None:
+        if state == self._state and detail == self._detail:
+            return
+        self._state = state
+        self._detail = detail
+        level = logging.INFO if state in (LinkState.ONLINE, LinkState.CONNECTING) else (
+            logging.WARNING)
+        log.log(level, "shoe %s: %s: %s", self.connector.description, state.value, detail)
+        self._put(LinkStatus(state=state, detail=detail))
+
+    def _main(self) -> None:
+        try:
+            self._run()
+        except BaseException as exc:  # the thread must never die silently
+            self.counters.crashes += 1
+            log.exception("shoe link thread crashed")
+            self._set_state(LinkState.DISCONNECTED, f"shoe link stopped by an internal "
+                                                    f"error: {exc!r}")
+            return
+        self._set_state(LinkState.DISCONNECTED, "shoe link stopped")
+
+    def _run(self) -> None:
+        delay = self.backoff_initial
+        self._set_state(LinkState.CONNECTING, f"connecting to {self.connector.description}")
+        while not self._stop.is_set():
+            try:
+                transport = self.connector.open()
+            except TransportError as exc:
+                self.counters.open_failures += 1
+                self._set_state(LinkState.DISCONNECTED, exc.message)
+                self._stop.wait(delay)
+                delay = min(delay * 2, self.backoff_max)
+                continue
+            self._transport = transport
+            try:
+                if self._stop.is_set():
+                    break
+                self.counters.connects += 1
+                self.decoder.reset()
+                self._set_state(LinkState.ONLINE, f"connected to {transport.name}")
+                delay = self.backoff_initial
+                self._pump(transport)
+            except TransportError as exc:
+                if self._stop.is_set():
+                    break
+                self.counters.disconnects += 1
+                self._set_state(LinkState.DISCONNECTED, exc.message)
+            except Exception as exc:  # noqa: BLE001 - reported, then the link tries again
+                self.counters.crashes += 1
+                log.exception("shoe link error on %s", transport.name)
+                self._set_state(LinkState.DISCONNECTED,
+                                f"internal error on {transport.name}: {exc!r}; reconnecting")
+            finally:
+                self._transport = None
+                transport.close()
+            self._stop.wait(delay)
+            delay = min(delay * 2, self.backoff_max)
+
+    def _pump(self, transport: Transport) -> None:
+        silence = self.silence_timeout
+        tick = min(0.5, silence / 4) if silence > 0 else 0.5
+        if self.ping_on_connect:
+            self.ping()
+        last_line = time.monotonic()
+        silent_since: float | None = None
+        last_ping = last_line
+        while not self._stop.is_set():
+            data = transport.read(tick)
+            now = time.monotonic()
+            if data:
+                self.counters.bytes_read += len(data)
+                events = self.decoder.feed(data)
+                if events:
+                    last_line = now
+                    if silent_since is not None:
+                        silent_since = None
+                        self._set_state(LinkState.ONLINE, f"shoe on {transport.name} "
+                                                          f"talking again")
+                    for event in events:
+                        self.counters.events += 1
+                        self._put(event)
+            if silence > 0 and now - last_line >= silence:
+                if silent_since is None:
+                    silent_since = now
+                    self.counters.silences += 1
+                    self._set_state(LinkState.SILENT, f"no heartbeat from the shoe on "
+                                                      f"{transport.name} for {silence:g} s "
+                                                      f"(port open): shoe hung or unpowered?")
+                if now - last_ping >= silence:
+                    last_ping = now
+                    self.ping()

@@ -1,0 +1,128 @@
+"""Transports move bytes between the host and a shoe; they know nothing of dialects.
+
+A :class:`Connector` finds the shoe's port anew at every :meth:`Connector.open` (so a
+shoe that comes back under another name is found again) and returns a :class:`Transport`.
+Hardware libraries are imported only inside the modules that need them.
+"""
+
+from __future__ import annotations
+
+import errno
+from abc import ABC, abstractmethod
+from types import TracebackType
+
+
+class TransportError(Exception):
+    """The port could not be opened, or was lost.
+
+    Attributes:
+        kind: ``absent`` (no such device), ``busy`` (another program holds it),
+            ``permission`` (the service user may not open it), ``io`` (lost or failing),
+            ``config`` (the shoe URL or the machine's setup is wrong).
+        message: one line for the operator, saying what to do.
+    """
+
+    def __init__(self, message: str, *, kind: str = "io") -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+def open_error(where: str, err_no: int | None, text: str = "") -> TransportError:
+    """An operator message for a failure to open ``where``.
+
+    Args:
+        where: the device path or URL.
+        err_no: the OS error number if known.
+        text: the library's own message, used when the error number is unknown.
+
+    Returns:
+        A TransportError with a clear kind and message.
+    """
+    lowered = text.lower()
+    if err_no in (errno.EACCES, errno.EPERM) or "permission denied" in lowered:
+        return TransportError(
+            f"permission denied on {where}: add the service user to the 'dialout' group "
+            f"(usermod -aG dialout USER, then log in again) or install the shoe's udev rule",
+            kind="permission")
+    if err_no in (errno.EBUSY, errno.EAGAIN, errno.EWOULDBLOCK) or "lock" in lowered:
+        return TransportError(
+            f"port {where} is busy: another program has it open (find it with 'fuser {where}')",
+            kind="busy")
+    if err_no in (errno.ENOENT, errno.ENODEV, errno.ENXIO) or "no such" in lowered:
+        return TransportError(
+            f"shoe not found at {where}: check the cable, the USB adapter and the udev rule",
+            kind="absent")
+    if err_no == errno.ECONNREFUSED or "refused" in lowered:
+        return TransportError(f"shoe not reachable at {where}: connection refused",
+                              kind="absent")
+    detail = text or (errno.errorcode.get(err_no or 0, "unknown error"))
+    return TransportError(f"cannot open {where}: {detail}", kind="io")
+
+
+class Transport(ABC):
+    """An open byte channel to one shoe.
+
+    Attributes:
+        name: what was opened, for operators (``/dev/ttyUSB1``, ``usb 1209:7a01 bus 1 dev 4``).
+    """
+
+    name: str = "?"
+
+    @abstractmethod
+    def read(self, timeout: float) -> bytes:
+        """Wait up to ``timeout`` seconds for bytes.
+
+        Args:
+            timeout: the longest wait in seconds.
+
+        Returns:
+            The bytes available (at least one), or ``b""`` on timeout or after
+            :meth:`cancel`.
+
+        Raises:
+            TransportError: the shoe is gone (unplugged, hung up, closed).
+        """
+
+    @abstractmethod
+    def write(self, data: bytes) -> None:
+        """Send bytes to the shoe (``PING``); raises TransportError when the shoe is gone."""
+
+    @abstractmethod
+    def cancel(self) -> None:
+        """Make a read blocked in another thread return promptly. Never raises."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release the port. Idempotent; never raises."""
+
+    def __enter__(self) -> Transport:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+
+class Connector(ABC):
+    """Finds and opens one shoe's port, anew at every call.
+
+    Attributes:
+        description: the shoe as the operator named it (URL without secrets).
+    """
+
+    description: str = "?"
+
+    @abstractmethod
+    def open(self) -> Transport:
+        """Discover the port and open it.
+
+        Returns:
+            An open transport.
+
+        Raises:
+            TransportError: absent, busy, permission denied, or another failure.
+        """
+
+    def close(self) -> None:  # noqa: B027 - optional hook, nothing to do by default
+        """Release anything the connector itself holds (e.g. an in-process simulator)."""

@@ -1,0 +1,49 @@
+"""The ``sim://`` shoe: a simulated shoe inside the process, over an in-memory pair.
+
+``drivers.open_link("sim://?seed=7&dialect=native&interval=500", inbox)`` builds a
+:class:`SimConnector`; the link's ``simulator`` attribute is the
+:class:`~simulators.shoe.SimulatedShoe`, so a demo can deal on demand
+(``link.simulator.deal()``) when no ``interval`` is given.
+"""
+
+from __future__ import annotations
+
+from drivers.transports import Connector, Transport
+from drivers.transports.memory import MemoryConnector
+from simulators.ports import MemoryPort
+from simulators.shoe import ShoeRunner, SimulatedShoe
+
+
+class SimConnector(Connector):
+    """Owns an in-process simulated shoe and opens its in-memory port.
+
+    Args:
+        dialect: ``native`` or ``beetek``.
+        seed: shuffle seed (None: random).
+        interval_ms: deal a card every this many ms by itself; None for manual dealing.
+        heartbeat_ms: heartbeat period (native).
+        packs: shuffled packs in the shoe.
+        cards: a scripted deal order instead of shuffled packs.
+    """
+
+    def __init__(self, *, dialect: str = "native", seed: int | None = None,
+                 interval_ms: int | None = None, heartbeat_ms: int = 1000, packs: int = 1,
+                 cards: list[str] | None = None) -> None:
+        self.shoe = SimulatedShoe(dialect, seed=seed, packs=packs, cards=cards)
+        self.port = MemoryPort(dialect=dialect)
+        self.shoe.attach(self.port)
+        self.runner = ShoeRunner(self.shoe, interval_ms=interval_ms, heartbeat_ms=heartbeat_ms)
+        self.runner.start()
+        self._inner = MemoryConnector(f"{self.port.base}-*")
+        self.description = (f"sim://?dialect={dialect}&seed={seed}"
+                            + (f"&interval={interval_ms}" if interval_ms else ""))
+
+    def open(self) -> Transport:
+        """Open the simulated shoe's current port."""
+        return self._inner.open()
+
+    def close(self) -> None:
+        """Stop the simulated shoe."""
+        self.runner.stop()
+        if self.shoe.port is not None:
+            self.shoe.port.close()
