@@ -25,6 +25,16 @@ from controller.hands import SixCardClass
 _C = SixCardClass
 N_SIX_CARD_SETS = math.comb(52, 6)
 
+SIX_CARD_COUNTS: dict[SixCardClass, int] = {
+    _C.ROYAL_FLUSH: 188, _C.STRAIGHT_FLUSH: 1_656, _C.FOUR_OF_A_KIND: 14_664,
+    _C.FULL_HOUSE: 165_984, _C.FLUSH: 205_792, _C.STRAIGHT: 361_620,
+    _C.THREE_OF_A_KIND: 732_160, _C.TWO_PAIR: 2_532_816, _C.PAIR: 9_730_740,
+    _C.HIGH_CARD: 6_612_900,
+}
+"""Best-five class counts of all C(52,6) sets as published in RULES.md. A property of the
+deck, not of any paytable: the exhaustive test proves :func:`six_card_class_counts`
+reproduces them, so start-up checks may use them instead of enumerating again."""
+
 
 def _colex_combinations(n: int, k: int) -> np.ndarray:
     """All k-subsets of range(n) as rows (sorted ascending) in co-lexicographic order.

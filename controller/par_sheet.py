@@ -213,7 +213,8 @@ def _paytable_analysis(bet: str, counts: dict[str, int], pays: dict[str, int], t
 
 
 def compute_par_sheet(profile: RuleProfile,
-                      progress: Callable[[str, int, int], None] | None = None) -> ParSheet:
+                      progress: Callable[[str, int, int], None] | None = None,
+                      six_card_counts: dict[SixCardClass, int] | None = None) -> ParSheet:
     """Compute the exact par sheet of a profile.
 
     Args:
@@ -221,6 +222,9 @@ def compute_par_sheet(profile: RuleProfile,
         progress: called as ``progress(task, done_now, task_total)`` while working, for a
             progress bar; tasks are ``ante_play`` (22,100) and ``six_card_bonus``
             (20,358,520).
+        six_card_counts: known 6 Card Bonus class counts (e.g.
+            :data:`controller.enumeration.SIX_CARD_COUNTS`) to skip enumerating the
+            20,358,520 sets again, as the daemon's start-up check does; None enumerates.
 
     Returns:
         The exact analysis of every bet the profile offers.
@@ -240,7 +244,7 @@ def compute_par_sheet(profile: RuleProfile,
 
     six = None
     if profile.offers_six_card_bonus:
-        counts = six_card_class_counts(
+        counts = six_card_counts or six_card_class_counts(
             (lambda k: progress("six_card_bonus", k, N_SIX_CARD_SETS)) if progress else None)
         ordered = {c.key: counts[c] for c in sorted(SixCardClass, reverse=True)}
         six = _paytable_analysis("six_card_bonus", ordered, dict(profile.six_card_bonus),

@@ -9,7 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.cards import DECK, parse_cards
-from controller.enumeration import N_SIX_CARD_SETS, classify_six, six_card_class_counts
+from controller.enumeration import (
+    N_SIX_CARD_SETS,
+    SIX_CARD_COUNTS,
+    classify_six,
+    six_card_class_counts,
+)
 from controller.hands import (
     HandClass,
     Qualifier,
@@ -197,3 +202,4 @@ def test_all_20358520_six_card_sets_give_the_counts_of_the_rules():
                       S.FULL_HOUSE: 165_984, S.FLUSH: 205_792, S.STRAIGHT: 361_620,
                       S.THREE_OF_A_KIND: 732_160, S.TWO_PAIR: 2_532_816, S.PAIR: 9_730_740,
                       S.HIGH_CARD: 6_612_900}
+    assert counts == SIX_CARD_COUNTS  # the constant the start-up check relies on
