@@ -1,0 +1,180 @@
+"""Playing cards drawn by our own code: faces, backs and empty places.
+
+Faces show the rank in the corner and a large suit pip, red for hearts and diamonds,
+black for spades and clubs. Backs are a burgundy lattice inside a gold frame. Drawn
+cards are cached by (card, size), so a redraw is a blit.
+"""
+
+from __future__ import annotations
+
+import pygame
+
+from display import theme
+from display.theme import FontBook
+
+SUIT_SYMBOLS = {"c": "\u2663", "d": "\u2666", "h": "\u2665", "s": "\u2660"}
+RED_SUITS = frozenset("dh")
+CARD_ASPECT = 0.7
+"""Card width / height."""
+
+
+def rank_label(card: str) -> str:
+    """The rank as printed on a card (``T`` -> ``10``)."""
+    r = card[0].upper()
+    return "10" if r == "T" else r
+
+
+def card_label(card: str) -> str:
+    """A card as short text with its suit symbol, e.g. ``Q♥``."""
+    return rank_label(card) + SUIT_SYMBOLS.get(card[1:2].lower(), "?")
+
+
+def fit_card(box: pygame.Rect, count: int, gap_ratio: float = 0.08) -> tuple[int, int, int]:
+    """The card size for ``count`` cards side by side in ``box``.
+
+    Args:
+        box: the area.
+        count: how many cards.
+        gap_ratio: gap between cards as a fraction of the card width.
+
+    Returns:
+        (card width, card height, gap).
+    """
+    count = max(1, count)
+    h = box.height
+    w = int(h * CARD_ASPECT)
+    total = w * count + int(w * gap_ratio) * (count - 1)
+    if total > box.width:
+        w = int(box.width / (count + gap_ratio * (count - 1)))
+        h = int(w / CARD_ASPECT)
+    return max(1, w), max(1, h), max(1, int(w * gap_ratio))
+
+
+class CardArt:
+    """Draws and caches card images.
+
+    Args:
+        fonts: the shared font book.
+    """
+
+    def __init__(self, fonts: FontBook) -> None:
+        self.fonts = fonts
+        self._cache: dict[tuple[str, int, int], pygame.Surface] = {}
+
+    def image(self, card: str | None, w: int, h: int, kind: str = "face") -> pygame.Surface:
+        """The image of a card.
+
+        Args:
+            card: card text (``Qh``); None for a back.
+            w: width.
+            h: height.
+            kind: ``face`` (a back when ``card`` is None) or ``slot`` (an empty place).
+
+        Returns:
+            A surface with per-pixel alpha.
+        """
+        key = (card if card is not None else f"<{kind}>", w, h)
+        img = self._cache.get(key)
+        if img is None:
+            if len(self._cache) > 600:
+                self._cache.clear()
+            img = pygame.Surface((w, h), pygame.SRCALPHA)
+            if kind == "slot":
+                self._slot(img)
+            elif card is None:
+                self._back(img)
+            else:
+                self._face(img, card)
+            self._cache[key] = img
+        return img
+
+    def row(self, surface: pygame.Surface, box: pygame.Rect, cards: tuple[str | None, ...],
+            slots: int = 3, align: str = "center") -> list[pygame.Rect]:
+        """Draw ``slots`` card places in ``box``: the cards given, then empty places.
+
+        Args:
+            surface: target.
+            box: area for the row.
+            cards: cards in deal order, None for face down.
+            slots: places to show (at least ``len(cards)``).
+            align: ``left`` or ``center``.
+
+        Returns:
+            The rectangles of the places drawn.
+        """
+        n = max(slots, len(cards))
+        w, h, gap = fit_card(box, n)
+        total = w * n + gap * (n - 1)
+        x = box.left if align == "left" else box.centerx - total // 2
+        y = box.centery - h // 2
+        rects = []
+        for i in range(n):
+            r = pygame.Rect(x + i * (w + gap), y, w, h)
+            if i < len(cards):
+                surface.blit(self.image(cards[i], w, h), r)
+            else:
+                surface.blit(self.image(None, w, h, "slot"), r)
+            rects.append(r)
+        return rects
+
+    def _face(self, img: pygame.Surface, card: str) -> None:
+        w, h = img.get_size()
+        rad = max(2, w // 9)
+        rect = img.get_rect()
+        pygame.draw.rect(img, theme.CARD_FACE, rect, 0, border_radius=rad)
+        pygame.draw.rect(img, theme.CARD_EDGE, rect, max(1, w // 60), border_radius=rad)
+        suit = card[1:2].lower()
+        color = theme.CARD_RED if suit in RED_SUITS else theme.CARD_BLACK
+        sym = SUIT_SYMBOLS.get(suit, "?")
+        rank = rank_label(card)
+        if h < 56:
+            # Small: rank over suit, centred, as large as possible.
+            top = pygame.Rect(0, int(h * 0.06), w, int(h * 0.48))
+            bot = pygame.Rect(0, int(h * 0.50), w, int(h * 0.46))
+            self._blit_text(img, rank, top, int(h * 0.46), True, color)
+            self._blit_text(img, sym, bot, int(h * 0.44), False, color)
+            return
+        corner_w = int(w * 0.36)
+        rank_box = pygame.Rect(int(w * 0.05), int(h * 0.03), corner_w, int(h * 0.24))
+        suit_box = pygame.Rect(int(w * 0.05), int(h * 0.25), corner_w, int(h * 0.17))
+        self._blit_text(img, rank, rank_box, int(h * 0.22), True, color)
+        self._blit_text(img, sym, suit_box, int(h * 0.16), False, color)
+        pip = pygame.Rect(int(w * 0.22), int(h * 0.36), int(w * 0.74), int(h * 0.58))
+        self._blit_text(img, sym, pip, int(h * 0.52), False, color)
+
+    def _back(self, img: pygame.Surface) -> None:
+        w, h = img.get_size()
+        rad = max(2, w // 9)
+        rect = img.get_rect()
+        pygame.draw.rect(img, theme.CARD_FACE, rect, 0, border_radius=rad)
+        m = max(2, w // 14)
+        inner = rect.inflate(-2 * m, -2 * m)
+        pygame.draw.rect(img, theme.CARD_BACK, inner, 0, border_radius=max(1, rad - m // 2))
+        step = max(5, w // 7)
+        clip = img.get_clip()
+        img.set_clip(inner)
+        line = max(1, w // 70)
+        for x in range(inner.left - inner.height, inner.right + inner.height, step):
+            pygame.draw.line(img, theme.CARD_BACK_LINE, (x, inner.top),
+                             (x + inner.height, inner.bottom), line)
+            pygame.draw.line(img, theme.CARD_BACK_LINE, (x, inner.bottom),
+                             (x + inner.height, inner.top), line)
+        img.set_clip(clip)
+        pygame.draw.rect(img, theme.GOLD, inner, max(1, w // 40),
+                         border_radius=max(1, rad - m // 2))
+        pygame.draw.rect(img, theme.CARD_EDGE, rect, 1, border_radius=rad)
+
+    def _slot(self, img: pygame.Surface) -> None:
+        w, _ = img.get_size()
+        rad = max(2, w // 9)
+        pygame.draw.rect(img, theme.PANEL_LINE, img.get_rect(), max(1, w // 40),
+                         border_radius=rad)
+
+    def _blit_text(self, img: pygame.Surface, text: str, box: pygame.Rect, size: int,
+                   bold: bool, color: theme.Color) -> None:
+        s, shown, _ = self.fonts.fit(text, bold, max(4, size), box.width, box.height, 4)
+        if not shown:
+            return
+        surf = self.fonts.render(shown, s, bold, color)
+        r = surf.get_rect(center=box.center)
+        img.blit(surf, r)

@@ -1,0 +1,170 @@
+"""Pieces both screens draw: the felt, the shoe link pill, banners, the dealer's hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pygame
+
+from controller.views import Banner
+from display import theme
+from display.cards import CardArt
+from display.i18n import Translator
+from display.painter import Painter, cols, inset, rows
+
+_FELT_CACHE: dict[tuple[int, int], pygame.Surface] = {}
+
+
+def felt(size: tuple[int, int]) -> pygame.Surface:
+    """A green felt background with a soft vignette, cached per size.
+
+    Args:
+        size: (width, height).
+
+    Returns:
+        An opaque surface of that size.
+    """
+    surf = _FELT_CACHE.get(size)
+    if surf is None:
+        w, h = size
+        x = np.linspace(-1.0, 1.0, w, dtype=np.float32)[:, None]
+        y = np.linspace(-1.0, 1.0, h, dtype=np.float32)[None, :]
+        d = np.clip(np.sqrt(x * x * 0.8 + y * y * 1.1) / 1.25, 0.0, 1.0)
+        d = d * d
+        inner = np.array(theme.FELT, dtype=np.float32)
+        outer = np.array(theme.FELT_EDGE, dtype=np.float32)
+        rgb = inner[None, None, :] * (1 - d[..., None]) + outer[None, None, :] * d[..., None]
+        rng = np.random.default_rng(7)
+        rgb += rng.normal(0.0, 1.6, size=(w, h, 1)).astype(np.float32)
+        arr = np.clip(rgb, 0, 255).astype(np.uint8)
+        surf = pygame.surfarray.make_surface(arr)
+        if pygame.display.get_init() and pygame.display.get_surface() is not None:
+            surf = surf.convert()
+        if len(_FELT_CACHE) > 6:
+            _FELT_CACHE.clear()
+        _FELT_CACHE[size] = surf
+    return surf
+
+
+def link_pill(p: Painter, rect: pygame.Rect, link_state: str, tr: Translator,
+              role: str = "link", blink: bool = False) -> None:
+    """The shoe link state: a coloured dot and its name, always on screen (R15).
+
+    Args:
+        p: painter.
+        rect: where.
+        link_state: ``connecting``, ``online``, ``silent`` or ``disconnected``.
+        tr: translator.
+        role: region / text role name.
+        blink: draw the alarm phase (dimmed dot) of a blinking indicator.
+    """
+    color = theme.LINK_COLORS.get(link_state, theme.AMBER)
+    bad = link_state != "online"
+    radius = rect.height // 2
+    p.fill(rect, theme.RED_DARK if link_state == "disconnected" else theme.PANEL, radius)
+    p.outline(rect, color, max(1, rect.height // 12), radius)
+    dot_r = max(3, rect.height // 4)
+    cx = rect.left + radius
+    dot = theme.PANEL_LINE if (blink and bad) else color
+    pygame.draw.circle(p.surface, dot, (cx, rect.centery), dot_r)
+    label = tr(f"link.{link_state}") if tr.has(f"link.{link_state}") else link_state
+    box = pygame.Rect(cx + dot_r + max(3, rect.height // 5), rect.top,
+                      rect.right - (cx + dot_r) - radius, rect.height)
+    p.text(label, inset(box, 0, max(1, rect.height // 8)), int(rect.height * 0.5), bold=True,
+           role=role, align="left")
+    p.region(role, rect)
+
+
+def banner_strip(p: Painter, rect: pygame.Rect, banner: Banner, tr: Translator, role: str,
+                 audience: str = "dealer", extra: str = "") -> None:
+    """One full-width banner: what happened, and what to do (or the refunds).
+
+    Args:
+        p: painter.
+        rect: where.
+        banner: the banner.
+        tr: translator.
+        role: text role prefix.
+        audience: ``dealer`` (message + action) or ``player`` (one message + ``extra``).
+        extra: second line for the player screen (e.g. the refunds).
+    """
+    bg, fg = theme.SEVERITY_COLORS.get(banner.severity, theme.SEVERITY_COLORS["warning"])
+    radius = max(4, rect.height // 8)
+    p.fill(rect, bg, radius)
+    p.outline(rect, theme.TEXT if banner.severity == "error" else theme.GOLD_DARK,
+              max(1, rect.height // 30), radius)
+    body = inset(rect, max(6, rect.height // 5), max(2, rect.height // 12))
+    if audience == "player":
+        msg = tr.banner(banner.kind, "player", "", banner.params) or tr.banner(
+            banner.kind, "msg", banner.message, banner.params)
+        second = extra
+    else:
+        msg = tr.banner(banner.kind, "msg", banner.message, banner.params)
+        second = tr.banner(banner.kind, "act", banner.action, banner.params)
+    icon_w = body.height if body.width > body.height * 6 else 0
+    if icon_w:
+        icon = pygame.Rect(body.left, body.top, icon_w, body.height)
+        p.text("!" if banner.severity != "info" else "i", icon, int(body.height * 0.8),
+               bold=True, color=fg, role=f"{role}.icon")
+        body = pygame.Rect(body.left + icon_w + body.height // 4, body.top,
+                           body.width - icon_w - body.height // 4, body.height)
+    if second:
+        top, bot = rows(body, [1.15, 1], 0)
+        p.text(msg, top, top.height, bold=True, color=fg, align="left", role=f"{role}.msg")
+        p.text(second, bot, bot.height, color=fg, align="left", role=f"{role}.act")
+    else:
+        p.text(msg, body, int(body.height * 0.8), bold=True, color=fg, align="left",
+               role=f"{role}.msg")
+    p.region(role, rect)
+
+
+def dealer_hand(p: Painter, art: CardArt, rect: pygame.Rect, cards: tuple[str | None, ...],
+                hand: str | None, qualifies: bool | None, tr: Translator,
+                role: str = "dealer") -> None:
+    """The dealer's place: label, three card places, hand name and qualification.
+
+    Args:
+        p: painter.
+        art: card art.
+        rect: where.
+        cards: dealer cards (None = face down).
+        hand: hand name after the reveal.
+        qualifies: after the reveal.
+        tr: translator.
+        role: region / role prefix.
+    """
+    radius = max(6, rect.height // 10)
+    p.fill(rect, theme.PANEL, radius)
+    p.outline(rect, theme.PANEL_LINE, 1, radius)
+    p.region(role, rect)
+    inner = inset(rect, max(4, rect.height // 14))
+    wide = inner.width > inner.height * 2.6
+    if wide:
+        left, mid, right = cols(inner, [0.8, 1.3, 1.6], max(4, inner.height // 10))
+        p.text(tr("word.dealer"), left, int(left.height * 0.22), bold=True, color=theme.GOLD,
+               role=f"{role}.label")
+        art.row(p.surface, inset(mid, 0, max(2, mid.height // 20)), cards)
+        p.region(f"{role}.cards", mid)
+        info = right
+    else:
+        top, mid, info = rows(inner, [0.7, 2.4, 1.2], max(2, inner.height // 30))
+        p.text(tr("word.dealer"), top, top.height, bold=True, color=theme.GOLD,
+               role=f"{role}.label")
+        art.row(p.surface, mid, cards)
+        p.region(f"{role}.cards", mid)
+    p.region(f"{role}.result", info)
+    if qualifies is None:
+        q = tr("dealer.qualifier", q=_qualifier_text(tr))
+        p.text(q, inset(info, 0, info.height // 4), int(info.height * 0.3), color=theme.TEXT_DIM,
+               role=f"{role}.qualifier")
+        return
+    a, b = rows(info, [1, 1], max(2, info.height // 20))
+    p.text(tr.hand(hand), a, int(a.height * 0.8), bold=True, role=f"{role}.hand")
+    label = tr("dealer.qualifies") if qualifies else tr("dealer.not_qualify")
+    pill = inset(b, max(2, b.width // 40), max(1, b.height // 10))
+    p.fill(pill, theme.GOLD if qualifies else theme.BLUE, pill.height // 2)
+    p.text(label, inset(pill, pill.height // 3, 1), int(pill.height * 0.66), bold=True,
+           color=theme.TEXT_DARK if qualifies else theme.TEXT, role=f"{role}.qualifies")
+
+
+def _qualifier_text(tr: Translator) -> str:
+    return {"en": "Q-high", "fr": "hauteur dame", "uk": "дамою"}.get(tr.lang, "Q-high")

@@ -1,0 +1,320 @@
+"""Drawing primitives that record what they drew: texts in boxes, regions, buttons.
+
+A screen draws one frame through a :class:`Painter`. The painter returns a
+:class:`Frame`: every text with the rectangle it occupies and the box it was given, the
+named regions (``seat.3.results``) and every touchable :class:`Button` with its action
+and keyboard shortcuts. Tests assert on the frame (texts fit their boxes, result regions
+are not empty); the dealer screen hit-tests touches and keys against it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pygame
+
+from display import theme
+from display.theme import Color, FontBook
+
+
+@dataclass(frozen=True, slots=True)
+class TextRecord:
+    """One text drawn.
+
+    Attributes:
+        text: the text as given.
+        rect: where its pixels went.
+        box: the box it had to fit.
+        role: what it is (``seat.3.net``), for tests.
+        size: the pixel size used.
+        truncated: it did not fit at the minimum size and was cut.
+    """
+
+    text: str
+    rect: pygame.Rect
+    box: pygame.Rect
+    role: str
+    size: int
+    truncated: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Button:
+    """A touchable, keyable control.
+
+    Attributes:
+        id: stable identifier (``seat.3.play``).
+        rect: where it is on screen.
+        label: its text.
+        action: what it does; a tuple interpreted by the screen.
+        keys: keyboard shortcuts (``pygame.key.name`` spelling, ``shift+b``).
+        enabled: whether it accepts input now.
+    """
+
+    id: str
+    rect: pygame.Rect
+    label: str
+    action: tuple[Any, ...]
+    keys: tuple[str, ...] = ()
+    enabled: bool = True
+
+
+@dataclass(slots=True)
+class Frame:
+    """Everything one drawn frame contains, for input and tests.
+
+    Attributes:
+        size: surface size.
+        texts: every text drawn.
+        regions: named rectangles (``seat.3``, ``seat.3.results``, ``payouts``).
+        buttons: touchable controls, in drawing order.
+        notes: named facts about the frame (``mode``), for tests.
+    """
+
+    size: tuple[int, int]
+    texts: list[TextRecord] = field(default_factory=list)
+    regions: dict[str, pygame.Rect] = field(default_factory=dict)
+    buttons: list[Button] = field(default_factory=list)
+    notes: dict[str, Any] = field(default_factory=dict)
+
+    def button_at(self, pos: tuple[int, int]) -> Button | None:
+        """The topmost enabled button under ``pos``, or None."""
+        for b in reversed(self.buttons):
+            if b.enabled and b.rect.collidepoint(pos):
+                return b
+        return None
+
+    def button_for_key(self, key: str) -> Button | None:
+        """The enabled button bound to ``key`` (the last drawn wins), or None."""
+        for b in reversed(self.buttons):
+            if b.enabled and key in b.keys:
+                return b
+        return None
+
+    def texts_in(self, region: str) -> list[TextRecord]:
+        """Texts whose rectangles lie in the named region."""
+        r = self.regions.get(region)
+        if r is None:
+            return []
+        return [t for t in self.texts if t.text and r.contains(t.rect)]
+
+    def button(self, id_: str) -> Button | None:
+        """The button with this id, or None."""
+        for b in self.buttons:
+            if b.id == id_:
+                return b
+        return None
+
+
+def rows(rect: pygame.Rect, weights: Sequence[float], gap: int = 0) -> list[pygame.Rect]:
+    """Split ``rect`` top to bottom in proportion to ``weights`` with ``gap`` between."""
+    return _split(rect, weights, gap, vertical=True)
+
+
+def cols(rect: pygame.Rect, weights: Sequence[float], gap: int = 0) -> list[pygame.Rect]:
+    """Split ``rect`` left to right in proportion to ``weights`` with ``gap`` between."""
+    return _split(rect, weights, gap, vertical=False)
+
+
+def _split(rect: pygame.Rect, weights: Sequence[float], gap: int,
+           vertical: bool) -> list[pygame.Rect]:
+    n = len(weights)
+    if n == 0:
+        return []
+    total = float(sum(weights)) or 1.0
+    span = (rect.height if vertical else rect.width) - gap * (n - 1)
+    out: list[pygame.Rect] = []
+    pos = rect.top if vertical else rect.left
+    acc = 0.0
+    for i, w in enumerate(weights):
+        start = pos + round(acc * span / total) + gap * i
+        acc += w
+        end = pos + round(acc * span / total) + gap * i
+        if vertical:
+            out.append(pygame.Rect(rect.left, start, rect.width, max(0, end - start)))
+        else:
+            out.append(pygame.Rect(start, rect.top, max(0, end - start), rect.height))
+    return out
+
+
+def grid(rect: pygame.Rect, n: int, ncols: int, gap: int = 0) -> list[pygame.Rect]:
+    """``n`` equal cells in ``ncols`` columns, row by row."""
+    ncols = max(1, ncols)
+    nrows = max(1, -(-n // ncols))
+    out: list[pygame.Rect] = []
+    for r in rows(rect, [1] * nrows, gap):
+        out.extend(cols(r, [1] * ncols, gap))
+    return out[:n]
+
+
+def inset(rect: pygame.Rect, dx: int, dy: int | None = None) -> pygame.Rect:
+    """``rect`` shrunk by ``dx`` left and right and ``dy`` (default ``dx``) top and bottom."""
+    dy = dx if dy is None else dy
+    return pygame.Rect(rect.left + dx, rect.top + dy, max(0, rect.width - 2 * dx),
+                       max(0, rect.height - 2 * dy))
+
+
+class Painter:
+    """Draws onto a surface and records a :class:`Frame`.
+
+    Args:
+        surface: the target.
+        fonts: the shared font book.
+        min_text: the smallest pixel size text may shrink to before it is cut.
+    """
+
+    def __init__(self, surface: pygame.Surface, fonts: FontBook, min_text: int = 9) -> None:
+        self.surface = surface
+        self.fonts = fonts
+        self.min_text = min_text
+        self.frame = Frame(surface.get_size())
+
+    def fill(self, rect: pygame.Rect, color: Color, radius: int = 0) -> None:
+        """Fill ``rect`` (rounded corners of ``radius``)."""
+        pygame.draw.rect(self.surface, color, rect, 0, border_radius=radius)
+
+    def outline(self, rect: pygame.Rect, color: Color, width: int = 1, radius: int = 0) -> None:
+        """Draw the outline of ``rect``."""
+        pygame.draw.rect(self.surface, color, rect, max(1, width), border_radius=radius)
+
+    def common_size(self, texts: list[str], box: pygame.Rect, size: int,
+                    bold: bool = False) -> int:
+        """The largest size at which every one of ``texts`` fits a box of ``box``'s size.
+
+        Lines that belong together (a column of amounts) then share one size.
+        """
+        lo = min(self.min_text, int(size))
+        out = int(size)
+        for t in texts:
+            if t:
+                out = min(out, self.fonts.fit(t, bold, int(size), box.width, box.height, lo)[0])
+        return out
+
+    def region(self, name: str, rect: pygame.Rect) -> None:
+        """Record a named region."""
+        self.frame.regions[name] = pygame.Rect(rect)
+
+    def text(self, text: str, box: pygame.Rect, size: int, *, bold: bool = False,
+             color: Color = theme.TEXT, align: str = "center", role: str = "",
+             min_size: int | None = None) -> pygame.Rect:
+        """Draw one line of text fitted into ``box`` (shrunk, cut as a last resort).
+
+        Args:
+            text: the text.
+            box: the box it must stay inside.
+            size: the wanted pixel size (the box height also caps it).
+            bold: bold face.
+            color: colour.
+            align: ``left``, ``center`` or ``right`` (vertically always centred).
+            role: a name for tests.
+            min_size: smallest size before cutting; the painter's default when None.
+
+        Returns:
+            The rectangle the text occupies (empty at the box centre for empty text).
+        """
+        box = pygame.Rect(box)
+        if not text or box.width <= 2 or box.height <= 2:
+            r = pygame.Rect(box.centerx, box.centery, 0, 0)
+            return r
+        lo = self.min_text if min_size is None else min_size
+        s, shown, truncated = self.fonts.fit(text, bold, int(size), box.width, box.height,
+                                             min(lo, int(size)))
+        if not shown:
+            r = pygame.Rect(box.centerx, box.centery, 0, 0)
+            self.frame.texts.append(TextRecord(text, r, box, role, s, True))
+            return r
+        surf = self.fonts.render(shown, s, bold, color)
+        r = surf.get_rect()
+        r.centery = box.centery
+        if align == "left":
+            r.left = box.left
+        elif align == "right":
+            r.right = box.right
+        else:
+            r.centerx = box.centerx
+        # Keep inside the box despite rounding.
+        r.clamp_ip(box)
+        self.surface.blit(surf, r)
+        self.frame.texts.append(TextRecord(text, r, box, role, s, truncated))
+        return r
+
+    def button(self, id_: str, rect: pygame.Rect, label: str, action: tuple[Any, ...], *,
+               keys: Sequence[str] = (), enabled: bool = True, style: str = "normal",
+               size: int | None = None, hint: str | None = None,
+               selected: bool = False) -> Button:
+        """Draw a button and record it.
+
+        Args:
+            id_: stable id.
+            rect: where.
+            label: text.
+            action: what it does (the screen interprets it).
+            keys: keyboard shortcuts.
+            enabled: accepts input.
+            style: ``normal``, ``primary`` (gold), ``danger`` (red), ``play``, ``fold``,
+                ``chip``, ``flat``.
+            size: text size; from the height when None.
+            hint: the shortcut to print in the corner (None: the first key, if any).
+            selected: draw as selected (a gold ring).
+
+        Returns:
+            The recorded button.
+        """
+        rect = pygame.Rect(rect)
+        radius = max(3, min(rect.height, rect.width) // 6)
+        if not enabled:
+            bg, fg, line = theme.BTN_OFF, theme.BTN_OFF_TEXT, theme.BTN_OFF
+        elif style == "primary":
+            bg, fg, line = theme.GOLD, theme.TEXT_DARK, theme.GOLD_DARK
+        elif style == "danger":
+            bg, fg, line = theme.RED_DARK, theme.TEXT, theme.RED
+        elif style == "play":
+            bg, fg, line = (24, 120, 70), theme.TEXT, theme.GREEN_OK
+        elif style == "fold":
+            bg, fg, line = (110, 40, 36), theme.TEXT, theme.LOSE
+        elif style == "flat":
+            bg, fg, line = theme.PANEL_HI, theme.TEXT, theme.PANEL_LINE
+        else:
+            bg, fg, line = theme.BTN, theme.TEXT, theme.BTN_LINE
+        self.fill(rect, bg, radius)
+        self.outline(rect, theme.GOLD if selected else line,
+                     max(2, rect.height // 14) if selected else 1, radius)
+        hint_text = (keys[0] if keys else "") if hint is None else hint
+        hint_text = _key_label(hint_text)
+        inner = inset(rect, max(2, rect.height // 10), max(1, rect.height // 12))
+        if hint_text and rect.height >= 26 and rect.width >= 60:
+            hb = pygame.Rect(0, 0, max(12, rect.width // 4), max(8, rect.height // 3))
+            hb.topright = (rect.right - max(2, radius // 2), rect.top + 1)
+            self.text(hint_text, hb, hb.height, color=_mix(fg, bg), align="right",
+                      role=f"{id_}.hint", min_size=6)
+            inner = pygame.Rect(inner.left, inner.top, inner.width, inner.height)
+            if rect.height < 48:
+                inner.width -= hb.width // 2
+                inner.left += hb.width // 4
+        self.text(label, inner, size or int(inner.height * 0.62), bold=True, color=fg,
+                  role=f"{id_}.label")
+        b = Button(id_, rect, label, action, tuple(keys), enabled)
+        self.frame.buttons.append(b)
+        return b
+
+
+def _mix(a: Color, b: Color, t: float = 0.45) -> Color:
+    return (int(a[0] * (1 - t) + b[0] * t), int(a[1] * (1 - t) + b[1] * t),
+            int(a[2] * (1 - t) + b[2] * t))
+
+
+_KEY_LABELS = {"space": "Space", "return": "Enter", "escape": "Esc", "backspace": "\u232b",
+               "delete": "Del", "left": "\u2190", "right": "\u2192", "up": "\u2191",
+               "down": "\u2193", "page up": "PgUp", "page down": "PgDn"}
+
+
+def _key_label(key: str) -> str:
+    if not key:
+        return ""
+    if key.startswith("shift+"):
+        return "\u21e7" + _key_label(key[6:])
+    if key in _KEY_LABELS:
+        return _KEY_LABELS[key]
+    return key.upper()

@@ -1,0 +1,161 @@
+"""Colours, fonts and cached text for both screens: high contrast on green felt.
+
+Fonts are the bundled DejaVu Sans (Latin and Cyrillic), loaded through ``pygame.font``
+(SDL_ttf). Rendered text surfaces and fitted sizes are cached, so a redraw of an
+unchanged screen blits surfaces instead of rasterising glyphs.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from importlib import resources
+from pathlib import Path
+
+import pygame
+
+Color = tuple[int, int, int]
+
+FELT = (11, 92, 52)
+FELT_DARK = (6, 58, 33)
+FELT_EDGE = (4, 40, 23)
+PANEL = (8, 50, 30)
+PANEL_HI = (14, 74, 44)
+PANEL_LINE = (46, 120, 80)
+GOLD = (232, 190, 80)
+GOLD_DARK = (150, 112, 30)
+TEXT = (247, 243, 232)
+TEXT_DIM = (178, 200, 186)
+TEXT_DARK = (20, 24, 22)
+RED = (200, 40, 40)
+RED_DARK = (120, 16, 20)
+AMBER = (238, 160, 24)
+BLUE = (40, 110, 190)
+GREEN_OK = (60, 200, 110)
+WIN = (120, 230, 140)
+LOSE = (255, 120, 110)
+PUSH = (200, 210, 220)
+BTN = (28, 84, 60)
+BTN_LINE = (90, 160, 120)
+BTN_OFF = (34, 54, 44)
+BTN_OFF_TEXT = (100, 124, 110)
+RECALL = (214, 94, 16)
+CARD_FACE = (252, 251, 247)
+CARD_EDGE = (150, 150, 140)
+CARD_RED = (200, 16, 40)
+CARD_BLACK = (18, 18, 20)
+CARD_BACK = (122, 18, 34)
+CARD_BACK_LINE = (180, 60, 70)
+
+SEVERITY_COLORS: dict[str, tuple[Color, Color]] = {
+    "error": (RED, TEXT),
+    "warning": (AMBER, TEXT_DARK),
+    "info": (BLUE, TEXT),
+}
+"""Banner severity -> (background, text)."""
+
+LINK_COLORS: dict[str, Color] = {
+    "online": GREEN_OK,
+    "connecting": AMBER,
+    "silent": AMBER,
+    "disconnected": RED,
+}
+"""Shoe link state -> indicator colour."""
+
+OUTCOME_COLORS: dict[str, Color] = {"win": WIN, "lose": LOSE, "push": PUSH, "refund": PUSH}
+"""Bet outcome -> text colour."""
+
+LINE_HEIGHT = 1.18
+"""DejaVu Sans line height as a multiple of the pixel size (SDL_ttf ascent + descent)."""
+
+
+def font_path(bold: bool = False) -> Path:
+    """The bundled font file.
+
+    Args:
+        bold: the bold face.
+
+    Returns:
+        The path of ``DejaVuSans.ttf`` or ``DejaVuSans-Bold.ttf`` in the package.
+    """
+    name = "DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf"
+    return Path(str(resources.files("display") / "fonts" / name))
+
+
+class FontBook:
+    """Fonts by (bold, pixel size), fitted sizes and rendered text, all cached.
+
+    Args:
+        max_surfaces: how many rendered texts to keep (least recently used dropped).
+    """
+
+    def __init__(self, max_surfaces: int = 3000) -> None:
+        if not pygame.font.get_init():
+            pygame.font.init()
+        self._fonts: dict[tuple[bool, int], pygame.font.Font] = {}
+        self._fits: dict[tuple[str, bool, int, int, int, int], tuple[int, str, bool]] = {}
+        self._surfaces: OrderedDict[tuple[str, bool, int, Color], pygame.Surface] = OrderedDict()
+        self._max = max_surfaces
+
+    def font(self, size: int, bold: bool = False) -> pygame.font.Font:
+        """The font of ``size`` pixels."""
+        key = (bold, max(4, int(size)))
+        f = self._fonts.get(key)
+        if f is None:
+            f = pygame.font.Font(font_path(bold), key[1])
+            self._fonts[key] = f
+        return f
+
+    def fit(self, text: str, bold: bool, size: int, width: int, height: int,
+            min_size: int = 8) -> tuple[int, str, bool]:
+        """The largest size <= ``size`` at which ``text`` fits ``width`` x ``height``.
+
+        Args:
+            text: one line of text.
+            bold: bold face.
+            size: the wanted pixel size.
+            width: box width, pixels.
+            height: box height, pixels.
+            min_size: never smaller than this; the text is cut with an ellipsis instead.
+
+        Returns:
+            (size, text to draw, truncated).
+        """
+        key = (text, bold, size, width, height, min_size)
+        hit = self._fits.get(key)
+        if hit is not None:
+            return hit
+        s = int(min(size, height / LINE_HEIGHT))
+        s = max(min_size, s)
+        while True:
+            f = self.font(s, bold)
+            w, h = f.size(text)
+            if (w <= width and h <= height) or s <= min_size:
+                break
+            s = max(min_size, min(s - 1, int(s * width / max(w, 1))))
+        out, truncated = text, False
+        f = self.font(s, bold)
+        if f.size(out)[0] > width or f.get_linesize() > height:
+            truncated = True
+            while out and f.size(out + "\u2026")[0] > width:
+                out = out[:-1]
+            out = out + "\u2026" if out else ""
+            if f.get_height() > height:
+                out = ""
+        result = (s, out, truncated)
+        if len(self._fits) > 20000:
+            self._fits.clear()
+        self._fits[key] = result
+        return result
+
+    def render(self, text: str, size: int, bold: bool, color: Color) -> pygame.Surface:
+        """Rendered anti-aliased text (cached)."""
+        key = (text, bold, size, color)
+        surf = self._surfaces.get(key)
+        if surf is not None:
+            self._surfaces.move_to_end(key)
+            return surf
+        surf = self.font(size, bold).render(text, True, color)
+        self._surfaces[key] = surf
+        if len(self._surfaces) > self._max:
+            self._surfaces.popitem(last=False)
+        return surf
