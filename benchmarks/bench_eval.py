@@ -25,7 +25,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import emit, figure, na, parser, rate_stats, show, stats, time_runs  # noqa: E402
+from common import emit, figure, na, parser, rate_stats, show, time_runs  # noqa: E402
 
 from controller.cards import DECK  # noqa: E402
 from controller.enumeration import classify_six, six_card_class_counts  # noqa: E402
