@@ -216,9 +216,16 @@ class ShoeLink:
         while not self._stop.is_set():
             try:
                 transport = self.connector.open()
-            except TransportError as exc:
+            except Exception as exc:  # noqa: BLE001 - reported, then the link tries again
                 self.counters.open_failures += 1
-                self._set_state(LinkState.DISCONNECTED, exc.message)
+                if isinstance(exc, TransportError):
+                    message = exc.message
+                else:
+                    self.counters.crashes += 1
+                    log.exception("shoe link: opening %s failed", self.connector.description)
+                    message = (f"internal error opening {self.connector.description}: "
+                               f"{exc!r}; retrying")
+                self._set_state(LinkState.DISCONNECTED, message)
                 self._stop.wait(delay)
                 delay = min(delay * 2, self.backoff_max)
                 continue
