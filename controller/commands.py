@@ -114,6 +114,38 @@ class NewDeck(DealerCommand):
     """A fresh deck (pack) is loaded: the seen-card inventory starts again."""
 
 
+@dataclass(frozen=True, slots=True)
+class ExposedCard(DealerCommand):
+    """The dealer reports a card exposed by accident.
+
+    ``dealer_hand`` False: the last card read was exposed; the table burns it and deals
+    on, or voids, as its ``exposed_card_policy`` says. ``dealer_hand`` True: the dealer's
+    cards were exposed; before every decision is recorded this voids the round.
+    """
+
+    dealer_hand: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigChange(DealerCommand):
+    """Change one table setting between rounds (supervisor or technician PIN).
+
+    Keys: ``deal_pattern``, ``burn_cards``, ``exposed_card_policy``, ``max_pin_failures``,
+    ``lockout_seconds``, ``rules`` (a profile name or path). Old and new values are recorded.
+    """
+
+    key: str = ""
+    value: str | int = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ChangePin(DealerCommand):
+    """Set a role's PIN (technician PIN; the journal keeps only the salted hash)."""
+
+    role: str = "supervisor"
+    new_pin: str = ""
+
+
 _NAMES: dict[type, str] = {
     PlaceBet: "place_bet",
     ClearBets: "clear_bets",
@@ -128,4 +160,7 @@ _NAMES: dict[type, str] = {
     UnblockDeck: "unblock_deck",
     Resume: "resume",
     NewDeck: "new_deck",
+    ExposedCard: "exposed_card",
+    ConfigChange: "config_change",
+    ChangePin: "change_pin",
 }

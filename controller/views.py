@@ -183,6 +183,8 @@ class MeterRow:
         won: minor units the house won (stakes taken).
         net: house net = won - paid.
         rounds: rounds in which it had a wager.
+        voids: wagers of this kind returned by a void.
+        refunded: minor units returned by voids.
     """
 
     name: str
@@ -191,6 +193,8 @@ class MeterRow:
     won: int = 0
     net: int = 0
     rounds: int = 0
+    voids: int = 0
+    refunded: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,6 +262,11 @@ class DealerView:
         paytables: rules in force.
         chip_values: chip denominations for the bet buttons, minor units.
         version: increases with every snapshot.
+        cards_due: cards still to come from the shoe this round (0 when none is due).
+        pause_reason: why the round is paused (``misread``, ``link_lost``, ``seq_gap``,
+            ``shoe_restart``, ``alarm``, ``frame_error``, ``shoe_empty``,
+            ``interrupted``), or None.
+        void_reason: why the round was voided, or None.
     """
 
     table_id: str = ""
@@ -282,3 +291,6 @@ class DealerView:
     paytables: Paytables = field(default_factory=Paytables)
     chip_values: tuple[int, ...] = (100, 500, 2500, 10000)
     version: int = 0
+    cards_due: int = 0
+    pause_reason: str | None = None
+    void_reason: str | None = None

@@ -1,0 +1,96 @@
+"""Roles and PINs: dealer, supervisor, technician (REQUIREMENTS R12).
+
+PINs are never stored or journaled in clear: a PIN is kept as a salted scrypt hash
+``scrypt$n$r$p$salt$hash`` (hex). The table checks a typed PIN against every role's
+hash; successful checks are remembered in memory (keyed by a salted digest, never the
+PIN) so a supervisor's repeated use does not pay the scrypt cost each time.
+
+The demo PINs (:data:`DEMO_PINS`) are for the simulator and the demo ONLY: a real
+installation sets its own with ``ChangePin`` or in its configuration.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+
+ROLES = ("dealer", "supervisor", "technician")
+"""Roles, lowest to highest."""
+PRIVILEGED = frozenset({"supervisor", "technician"})
+"""Roles whose credential voids, enters manual cards, unblocks the deck, changes config."""
+
+DEMO_PINS: dict[str, str] = {"supervisor": "2468", "technician": "1357"}
+"""DEMO ONLY. Never use these on a live table."""
+
+_N, _R, _P = 2**14, 8, 1
+
+
+def hash_pin(pin: str, salt: bytes | None = None) -> str:
+    """Hash a PIN with scrypt and a random (or given) salt.
+
+    Args:
+        pin: the PIN digits.
+        salt: 16 bytes; random when None.
+
+    Returns:
+        ``scrypt$n$r$p$salt_hex$hash_hex``.
+
+    Raises:
+        ValueError: the PIN is shorter than 4 characters or not digits.
+    """
+    if not isinstance(pin, str) or len(pin) < 4 or not pin.isdigit():
+        raise ValueError("a PIN is at least 4 digits")
+    salt = os.urandom(16) if salt is None else salt
+    digest = hashlib.scrypt(pin.encode(), salt=salt, n=_N, r=_R, p=_P, dklen=32)
+    return f"scrypt${_N}${_R}${_P}${salt.hex()}${digest.hex()}"
+
+
+def verify_pin(pin: str, stored: str) -> bool:
+    """True when ``pin`` matches the stored hash (constant-time comparison)."""
+    try:
+        scheme, n, r, p, salt, digest = stored.split("$")
+        if scheme != "scrypt":
+            return False
+        got = hashlib.scrypt(pin.encode(), salt=bytes.fromhex(salt), n=int(n), r=int(r),
+                             p=int(p), dklen=32)
+    except (ValueError, TypeError):
+        return False
+    return hmac.compare_digest(got.hex(), digest)
+
+
+_DEMO_HASHES: dict[str, str] = {}
+
+
+def demo_pin_hashes() -> dict[str, str]:
+    """Hashes of :data:`DEMO_PINS` with fixed salts (stable between runs). DEMO ONLY."""
+    if not _DEMO_HASHES:
+        for role, pin in DEMO_PINS.items():
+            salt = hashlib.sha256(b"demo-" + role.encode()).digest()[:16]
+            _DEMO_HASHES[role] = hash_pin(pin, salt)
+    return dict(_DEMO_HASHES)
+
+
+class PinChecker:
+    """Finds the role a typed PIN belongs to, remembering successful checks."""
+
+    def __init__(self) -> None:
+        self._key = os.urandom(16)
+        self._ok: dict[tuple[bytes, str], str] = {}
+
+    def role_for(self, pin: str, hashes: dict[str, str]) -> str | None:
+        """The highest role whose hash matches ``pin``, or None.
+
+        Args:
+            pin: the typed PIN.
+            hashes: role -> stored hash, as configured.
+        """
+        tag = hmac.new(self._key, pin.encode(), "sha256").digest()
+        for role in ("technician", "supervisor"):
+            stored = hashes.get(role)
+            if not stored:
+                continue
+            if (tag, stored) in self._ok or verify_pin(pin, stored):
+                self._ok[(tag, stored)] = role
+                return role
+        return None

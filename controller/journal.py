@@ -1,0 +1,275 @@
+"""The journal: an append-only, hash-chained SQLite record of every input (R1, R4, R7).
+
+One row per input in ``events`` (sequence number, UTC and monotonic times, kind,
+actor, JSON body, previous hash, hash), written and committed BEFORE the input is
+applied. SQLite runs in WAL mode with ``synchronous=FULL``, so a commit is on disk
+when it returns. Several inputs already waiting may share one commit (group commit);
+each keeps its own row and hash, and none is applied before its commit.
+
+Derived tables, rebuilt from the events whenever needed and written as absolute values
+(so writing them twice is harmless): ``rounds`` (one game-recall record per finished
+round), ``meters`` and ``counters``, ``snapshots`` (the full state after a given
+event, so start-up replays only the tail) and ``rejections`` (why an input was
+refused). They ride in the next commit after the input that produced them, or in a
+commit of their own when the table goes idle; start-up rewrites them from the replay.
+
+Crash testing: with ``THREECARD_KILL_AT=N`` the process SIGKILLs itself just before
+its N-th commit; with ``N+`` just after it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import sqlite3
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+GENESIS = "0" * 64
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS events (
+    seq INTEGER PRIMARY KEY, utc TEXT NOT NULL, mono_ns INTEGER NOT NULL,
+    kind TEXT NOT NULL, actor TEXT NOT NULL, body TEXT NOT NULL,
+    prev TEXT NOT NULL, hash TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS rounds (
+    round_id INTEGER PRIMARY KEY, status TEXT NOT NULL, void_reason TEXT,
+    started_utc TEXT, ended_utc TEXT, record TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS meters (
+    name TEXT PRIMARY KEY, wagered INTEGER, paid INTEGER, won INTEGER, rounds INTEGER,
+    voids INTEGER, refunded INTEGER);
+CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER);
+CREATE TABLE IF NOT EXISTS snapshots (seq INTEGER PRIMARY KEY, hash TEXT, state TEXT);
+CREATE TABLE IF NOT EXISTS rejections (seq INTEGER PRIMARY KEY, reason TEXT);
+"""
+
+
+class JournalError(RuntimeError):
+    """The journal cannot be used (not a database, a broken chain, a failed write)."""
+
+
+def chain_hash(prev: str, seq: int, utc: str, mono_ns: int, kind: str, actor: str,
+               body: str) -> str:
+    """The hash of one event row, chained to the previous row's hash."""
+    return hashlib.sha256(f"{prev}\n{seq}\t{utc}\t{mono_ns}\t{kind}\t{actor}\t{body}"
+                          .encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class ChainReport:
+    """The result of checking the hash chain.
+
+    Attributes:
+        ok: every row's hash recomputes and links to the row before it.
+        events: rows checked.
+        bad_seq: the first bad row, or None.
+        message: what is wrong, in English.
+    """
+
+    ok: bool
+    events: int
+    bad_seq: int | None = None
+    message: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One journaled input as read back."""
+
+    seq: int
+    utc: str
+    mono_ns: int
+    kind: str
+    actor: str
+    body: str
+
+
+def _kill_point() -> tuple[int, bool] | None:
+    spec = os.environ.get("THREECARD_KILL_AT", "").strip()
+    if not spec:
+        return None
+    after = spec.endswith("+")
+    return int(spec.rstrip("+")), after
+
+
+class Journal:
+    """An open journal file (or ``:memory:``).
+
+    Args:
+        path: the SQLite file; created when missing. ``:memory:`` for a throw-away one.
+        readonly: open for reading only (recall, meters, verify).
+
+    Raises:
+        JournalError: the file is not a usable SQLite database.
+    """
+
+    def __init__(self, path: str | Path, readonly: bool = False) -> None:
+        self.path = str(path)
+        self.readonly = readonly
+        try:
+            if readonly:
+                if not Path(self.path).exists():
+                    raise JournalError(f"{self.path}: no such journal")
+                uri = Path(self.path).resolve().as_uri() + "?mode=ro"
+                self.db = sqlite3.connect(uri, uri=True, isolation_level=None,
+                                          check_same_thread=False)
+            else:
+                self.db = sqlite3.connect(self.path, isolation_level=None,
+                                          check_same_thread=False)
+                if self.path != ":memory:":
+                    self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=FULL")
+                self.db.executescript(SCHEMA)
+            row = self.db.execute("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1"
+                                  ).fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise JournalError(f"{self.path}: not a usable journal: {exc}") from None
+        self.last_seq, self.last_hash = row if row else (0, GENESIS)
+        self.commits = 0
+        self._kill = _kill_point()
+
+    # ------------------------------------------------------------------ writing
+    def append(self, utc: str, mono_ns: int, records: Sequence[tuple[str, str, str]],
+               derived: Any = None) -> list[int]:
+        """Append records (``kind``, ``actor``, ``body`` JSON) and commit them.
+
+        Args:
+            utc: ISO 8601 UTC time of the batch.
+            mono_ns: monotonic clock, nanoseconds.
+            records: the inputs, in order.
+            derived: a :class:`~controller.game.Derived` to write in the same commit.
+
+        Returns:
+            The sequence numbers given, in order.
+
+        Raises:
+            JournalError: the write failed (the table must stop: R2).
+        """
+        seq, prev = self.last_seq, self.last_hash
+        rows = []
+        for kind, actor, body in records:
+            seq += 1
+            h = chain_hash(prev, seq, utc, mono_ns, kind, actor, body)
+            rows.append((seq, utc, mono_ns, kind, actor, body, prev, h))
+            prev = h
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+            self.db.executemany("INSERT INTO events VALUES (?,?,?,?,?,?,?,?)", rows)
+            if derived:
+                self._write_derived(derived)
+            self._commit()
+        except sqlite3.Error as exc:
+            self._rollback()
+            raise JournalError(f"{self.path}: journal write failed: {exc}") from None
+        self.last_seq, self.last_hash = seq, prev
+        return [r[0] for r in rows]
+
+    def write_derived(self, derived: Any) -> None:
+        """Write derived rows in a commit of their own (nothing to do when empty)."""
+        if not derived:
+            return
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+            self._write_derived(derived)
+            self._commit()
+        except sqlite3.Error as exc:
+            self._rollback()
+            raise JournalError(f"{self.path}: journal write failed: {exc}") from None
+
+    def _rollback(self) -> None:
+        try:
+            self.db.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass
+
+    def _commit(self) -> None:
+        self.commits += 1
+        kill = self._kill
+        if kill and kill[0] == self.commits and not kill[1]:
+            os.kill(os.getpid(), signal.SIGKILL)
+        self.db.execute("COMMIT")
+        if kill and kill[0] == self.commits and kill[1]:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    def _write_derived(self, d: Any) -> None:
+        ex = self.db.executemany
+        if d.rounds:
+            ex("INSERT OR REPLACE INTO rounds VALUES (?,?,?,?,?,?)",
+               [(rid, r["status"], r["void_reason"], r["started_utc"], r["ended_utc"],
+                 json.dumps(r, separators=(",", ":"))) for rid, r in d.rounds.items()])
+        if d.meters is not None:
+            ex("INSERT OR REPLACE INTO meters VALUES (?,?,?,?,?,?,?)",
+               [(k, *v) for k, v in d.meters["rows"].items()])
+            ex("INSERT OR REPLACE INTO counters VALUES (?,?)", d.meters["counters"].items())
+        if d.snapshot is not None:
+            seq, state = d.snapshot
+            row = self.db.execute("SELECT hash FROM events WHERE seq=?", (seq,)).fetchone()
+            self.db.execute("INSERT OR REPLACE INTO snapshots VALUES (?,?,?)",
+                            (seq, row[0] if row else "", state))
+        if d.rejections:
+            ex("INSERT OR REPLACE INTO rejections VALUES (?,?)", d.rejections)
+
+    # ------------------------------------------------------------------ reading
+    def records(self, after: int = 0) -> Iterator[Record]:
+        """Event rows with ``seq > after``, in order."""
+        cur = self.db.execute("SELECT seq, utc, mono_ns, kind, actor, body FROM events "
+                              "WHERE seq > ? ORDER BY seq", (after,))
+        for row in cur:
+            yield Record(*row)
+
+    def verify(self) -> ChainReport:
+        """Recompute the hash chain of every row (REQUIREMENTS R4, R7)."""
+        prev, expect, n = GENESIS, 1, 0
+        try:
+            cur = self.db.execute("SELECT seq, utc, mono_ns, kind, actor, body, prev, hash "
+                                  "FROM events ORDER BY seq")
+            for seq, utc, mono, kind, actor, body, rprev, h in cur:
+                if seq != expect:
+                    return ChainReport(False, n, expect, f"event {expect} is missing "
+                                       f"(next present is {seq})")
+                if rprev != prev or chain_hash(prev, seq, utc, mono, kind, actor, body) != h:
+                    return ChainReport(False, n, seq, f"event {seq} was altered or torn: "
+                                       "its hash does not match")
+                prev, expect, n = h, expect + 1, n + 1
+        except sqlite3.DatabaseError as exc:
+            return ChainReport(False, n, expect, f"the journal cannot be read: {exc}")
+        return ChainReport(True, n)
+
+    def latest_snapshot(self, at_most: int | None = None) -> tuple[int, str, str] | None:
+        """The newest snapshot (seq, event hash at that seq, state JSON), or None."""
+        limit = self.last_seq if at_most is None else at_most
+        return self.db.execute("SELECT seq, hash, state FROM snapshots WHERE seq <= ? "
+                               "ORDER BY seq DESC LIMIT 1", (limit,)).fetchone()
+
+    def snapshots(self) -> list[tuple[int, str, str]]:
+        """Every snapshot (seq, event hash, state JSON), oldest first."""
+        return self.db.execute("SELECT seq, hash, state FROM snapshots ORDER BY seq").fetchall()
+
+    def event_hash(self, seq: int) -> str | None:
+        """The stored hash of event ``seq``."""
+        row = self.db.execute("SELECT hash FROM events WHERE seq=?", (seq,)).fetchone()
+        return row[0] if row else None
+
+    def stored_rounds(self, last: int | None = None) -> list[dict[str, Any]]:
+        """Round records from the ``rounds`` table, newest first."""
+        q = "SELECT record FROM rounds ORDER BY round_id DESC"
+        rows = (self.db.execute(q + " LIMIT ?", (last,)) if last is not None
+                else self.db.execute(q))
+        return [json.loads(r[0]) for r in rows]
+
+    def stored_meters(self) -> dict[str, Any]:
+        """The ``meters`` and ``counters`` tables, as :meth:`Game.meters_dict` shapes them."""
+        rows = {r[0]: list(r[1:]) for r in self.db.execute("SELECT * FROM meters")}
+        counters = dict(self.db.execute("SELECT name, value FROM counters").fetchall())
+        return {"rows": rows, "counters": counters}
+
+    def rejections(self) -> dict[int, str]:
+        """Map the seq of every rejected input to its reason."""
+        return dict(self.db.execute("SELECT seq, reason FROM rejections").fetchall())
+
+    def close(self) -> None:
+        """Close the database."""
+        self.db.close()

@@ -1,0 +1,359 @@
+"""The :class:`Table`: the one writer of round state.
+
+Inputs (:class:`~drivers.events.ShoeEvent`, :class:`~controller.commands.DealerCommand`,
+:class:`Tick`) arrive on :attr:`Table.inbox`. One thread (:meth:`Table.start`) takes
+them in order; for each: it is encoded (a PIN is checked and replaced by the role it
+belongs to: no PIN is ever journaled), appended to the journal and committed, then
+applied to the :class:`~controller.game.Game`, then new views are published. Inputs
+already waiting share one commit (each keeps its own journal row); none is applied
+before its row is on disk.
+
+Tests and the simulator may call :meth:`Table.process` directly instead of starting
+the thread (never both at once).
+
+Start-up (in the constructor): check the journal's hash chain (a broken chain locks
+the table for good, R4); rebuild the state from the newest snapshot and the events
+after it; rewrite the derived tables; then journal a ``startup`` record that counts
+the power-up, adopts the configuration, and pauses a round interrupted mid-deal for
+a supervisor (RULES.md "power loss or crash mid-round").
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from controller.auth import PinChecker, hash_pin
+from controller.commands import DealerCommand
+from controller.game import Game, TableConfig
+from controller.journal import Journal, JournalError
+from controller.table_views import ViewBuilder
+from controller.views import DealerView, PlayerView
+from drivers.events import Heartbeat, ShoeEvent
+
+
+@dataclass(frozen=True, slots=True)
+class Tick:
+    """A clock tick for the table thread (keeps its heartbeat fresh; never journaled)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What became of one input.
+
+    Attributes:
+        seq: its journal sequence number (None when it was not journaled).
+        kind: the input's type name.
+        accepted: True when applied.
+        reason: why it was rejected, else None.
+    """
+
+    seq: int | None
+    kind: str
+    accepted: bool
+    reason: str | None = None
+
+
+class Clock(Protocol):
+    """Where the table gets its times (injected; tests use a fixed one)."""
+
+    def utc(self) -> str:
+        """Now, ISO 8601 UTC."""
+
+    def monotonic_ns(self) -> int:
+        """A monotonic clock in nanoseconds."""
+
+
+class SystemClock:
+    """The real clock."""
+
+    def utc(self) -> str:
+        """Now, ISO 8601 UTC."""
+        return datetime.now(UTC).isoformat()
+
+    def monotonic_ns(self) -> int:
+        """``time.monotonic_ns()``."""
+        return time.monotonic_ns()
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+_ENCODE = json.encoder.c_make_encoder(  # type: ignore[attr-defined]
+    None, None, json.encoder.encode_basestring_ascii, None, ":", ",", True, False, True) \
+    if getattr(json.encoder, "c_make_encoder", None) else None
+
+
+def dumps_compact(body: dict[str, Any]) -> str:
+    """Compact JSON of a journal body (the C encoder, built once)."""
+    if _ENCODE is not None:
+        return "".join(_ENCODE(body, 0))
+    return json.dumps(body, separators=(",", ":"))  # pragma: no cover
+_CHANGES_AUTH = frozenset({"change_pin", "config_change"})
+
+
+def encode_input(item: ShoeEvent | DealerCommand) -> tuple[str, dict[str, Any]]:
+    """The journal kind and body of an input (a command's PIN left out).
+
+    Raises:
+        TypeError: not a shoe event or dealer command.
+    """
+    cls = type(item)
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls) if f.name != "pin")
+    body = {}
+    for n in names:
+        v = getattr(item, n)
+        body[n] = v.value if isinstance(v, enum.Enum) else v
+    if isinstance(item, ShoeEvent):
+        return item.type, body
+    if isinstance(item, DealerCommand):
+        kind = item.name
+        if kind == "change_pin":
+            pin = body.pop("new_pin", "")
+            try:
+                body["pin_hash"] = hash_pin(pin)
+            except ValueError:
+                body["pin_hash"] = None
+        return kind, body
+    raise TypeError(f"not a table input: {item!r}")
+
+
+class _Fence:
+    __slots__ = ("event",)
+
+    def __init__(self) -> None:
+        self.event = threading.Event()
+
+
+class Table:
+    """One table: journal, state, views, and the thread that owns them.
+
+    Args:
+        journal: an open :class:`~controller.journal.Journal`, or a path
+            (``:memory:`` for a throw-away journal).
+        config: the table's settings; journaled at start-up (a change between rounds
+            is adopted and logged with old and new values).
+        clock: the time source (default: the system clock).
+        on_publish: called from the table thread with ``(dealer_view, player_view)``
+            after every batch of inputs; keep it quick (e.g. post to a display queue).
+
+    Attributes:
+        inbox: put inputs here (thread-safe), or use :meth:`submit`.
+        recovered: the state rebuilt from the journal, before this start-up's record
+            (``Game.to_dict()`` shape; the crash tests compare it).
+        locked: why the table is locked (broken journal), or None.
+    """
+
+    def __init__(self, journal: Journal | str | Path, config: TableConfig | None = None, *,
+                 clock: Clock | None = None,
+                 on_publish: Callable[[DealerView, PlayerView], None] | None = None) -> None:
+        self.config = config or TableConfig()
+        self.config.validate()
+        self.clock = clock or SystemClock()
+        self.inbox: queue.Queue = queue.Queue()
+        self.locked: str | None = None
+        self._pins = PinChecker()
+        self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)
+        self._builder = ViewBuilder()
+        self._views: tuple[DealerView, PlayerView] | None = None
+        self._views_version = -1
+        self._subscribers: list[Callable[[DealerView, PlayerView], None]] = []
+        if on_publish:
+            self._subscribers.append(on_publish)
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self.heartbeat = time.monotonic()
+        self.version = 0
+        self.journal = journal if isinstance(journal, Journal) else Journal(journal)
+        self.game = Game(self.config)
+        self.recovered: dict[str, Any] = {}
+        self._recover()
+
+    # ------------------------------------------------------------------ start-up
+    def _recover(self) -> None:
+        report = self.journal.verify()
+        if not report.ok:
+            self._lock_table(f"Journal integrity check failed: {report.message}")
+            return
+        snap = self.journal.latest_snapshot()
+        if snap is not None:
+            seq, h, state = snap
+            if self.journal.event_hash(seq) != h:
+                self._lock_table(f"Snapshot at event {seq} does not match the journal")
+                return
+            self.game = Game.from_dict(json.loads(state))
+            after = seq
+        else:
+            after = 0
+        g = self.game
+        try:
+            for r in self.journal.records(after):
+                g.apply(r.seq, r.utc, r.kind, json.loads(r.body), r.actor)
+        except Exception as exc:  # noqa: BLE001 - any failure to replay locks the table
+            self._lock_table(f"Journal replay failed at event {g.last_seq + 1}: {exc}")
+            return
+        self.recovered = g.to_dict()
+        self.journal.write_derived(g.take_derived())
+        self._process([("startup", {"config": self.config.to_dict()}, "system")])
+
+    def _lock_table(self, reason: str) -> None:
+        self.locked = reason
+        self.version += 1
+
+    # ------------------------------------------------------------------ inputs
+    def submit(self, item: ShoeEvent | DealerCommand | Tick) -> None:
+        """Queue an input for the table thread (thread-safe; returns at once)."""
+        self.inbox.put(item)
+
+    def process(self, items: Iterable[ShoeEvent | DealerCommand | Tick],
+                flush: bool = True) -> list[Verdict]:
+        """Journal and apply inputs in the calling thread (tests, simulator).
+
+        Args:
+            items: inputs in order.
+            flush: write the derived tables before returning (else they ride in the
+                next commit).
+
+        Returns:
+            One verdict per journaled input (ticks and heartbeats are not journaled).
+
+        Raises:
+            JournalError: the journal could not be written (the table is now locked).
+        """
+        batch: list[tuple[str, dict[str, Any], str]] = []
+        verdicts: list[Verdict] = []
+        for item in items:
+            if isinstance(item, (Tick, Heartbeat)):
+                self.heartbeat = time.monotonic()
+                continue
+            kind, body = encode_input(item)
+            actor = "shoe" if isinstance(item, ShoeEvent) else "dealer"
+            if isinstance(item, DealerCommand) and item.pin is not None:
+                actor = self._pins.role_for(item.pin, self.game.config.pin_hashes) or "dealer!"
+            batch.append((kind, body, actor))
+            if kind in _CHANGES_AUTH:  # later PINs are checked against the new settings
+                verdicts += self._process(batch)
+                batch = []
+        if batch:
+            verdicts += self._process(batch)
+        if flush and self.game.derived and not self.locked:
+            self.journal.write_derived(self.game.take_derived())
+        return verdicts
+
+    def _process(self, batch: list[tuple[str, dict[str, Any], str]]) -> list[Verdict]:
+        if self.locked:
+            return [Verdict(None, k, False, self.locked) for k, _, _ in batch]
+        g = self.game
+        recs = [(k, a, dumps_compact(b)) for k, b, a in batch]
+        utc = self.clock.utc()
+        try:
+            seqs = self.journal.append(utc, self.clock.monotonic_ns(), recs, g.take_derived())
+        except JournalError as exc:
+            self._lock_table(str(exc))
+            with self._changed:
+                self._changed.notify_all()
+            raise
+        out = []
+        with self._lock:
+            for seq, (kind, body, actor) in zip(seqs, batch, strict=True):
+                reason = g.apply(seq, utc, kind, body, actor)
+                out.append(Verdict(seq, kind, reason is None, reason))
+            self.version += 1
+            self._changed.notify_all()
+        if self._subscribers:
+            views = self.views()
+            for cb in self._subscribers:
+                cb(*views)
+        return out
+
+    # ------------------------------------------------------------------ views
+    def views(self) -> tuple[DealerView, PlayerView]:
+        """The newest (dealer view, player view); thread-safe, built once per version."""
+        with self._lock:
+            if self._views_version != self.version or self._views is None:
+                self._views = self._builder.build(self.game, self.version, self.locked)
+                self._views_version = self.version
+            return self._views
+
+    def wait_for_version(self, newer_than: int, timeout: float) -> bool:
+        """Block until :attr:`version` exceeds ``newer_than``; False on timeout."""
+        with self._changed:
+            return self._changed.wait_for(lambda: self.version > newer_than, timeout)
+
+    def subscribe(self, callback: Callable[[DealerView, PlayerView], None]) -> None:
+        """Call ``callback(dealer_view, player_view)`` after every batch (table thread)."""
+        self._subscribers.append(callback)
+
+    # ------------------------------------------------------------------ thread
+    def start(self) -> Table:
+        """Start the table thread consuming :attr:`inbox`. Returns self."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="table", daemon=True)
+            self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        inbox = self.inbox
+        while not self._stop.is_set():
+            try:
+                item = inbox.get(timeout=0.5)
+            except queue.Empty:
+                self.heartbeat = time.monotonic()
+                continue
+            batch, fences = [], []
+            while True:
+                if isinstance(item, _Fence):
+                    fences.append(item)
+                elif item is not None:
+                    batch.append(item)
+                if len(batch) >= 256:
+                    break
+                try:
+                    item = inbox.get_nowait()
+                except queue.Empty:
+                    break
+            if batch:
+                try:
+                    self.process(batch)
+                except JournalError:
+                    pass  # locked; views show it
+            self.heartbeat = time.monotonic()
+            for f in fences:
+                f.event.set()
+
+    def drain(self, timeout: float = 5.0) -> bool:
+        """Wait until everything queued before this call has been processed."""
+        f = _Fence()
+        self.inbox.put(f)
+        return f.event.wait(timeout)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Finish the queued inputs, stop the thread and close the journal."""
+        if self._thread is not None:
+            self.drain(timeout)
+            self._stop.set()
+            self.inbox.put(None)
+            self._thread.join(timeout)
+            self._thread = None
+        self.close()
+
+    def close(self) -> None:
+        """Write pending derived rows and close the journal (no thread may be running)."""
+        try:
+            if not self.locked and self.game.derived:
+                self.journal.write_derived(self.game.take_derived())
+        finally:
+            self.journal.close()
+
+
+__all__ = ["Table", "Tick", "Verdict", "Clock", "SystemClock", "encode_input", "TableConfig"]

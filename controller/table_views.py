@@ -1,0 +1,264 @@
+"""Building the :mod:`controller.views` snapshots from a :class:`~controller.game.Game`.
+
+Pure functions of the game's state. The player view is built from data that never
+includes the dealer's cards before the reveal (REQUIREMENTS R13); the dealer view does
+not carry them either, and the current round's recall entry is masked the same way.
+Parts that change only when a round ends (recall, meters, history, paytables) are
+cached on :attr:`Game.records_version`.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from controller.game import Game
+from controller.round import ALLOWED_COMMANDS, RoundState, position_name
+from controller.rules import RuleProfile
+from controller.views import (
+    Banner,
+    BetLine,
+    DealerView,
+    HistoryEntry,
+    MeterRow,
+    PayoutLine,
+    Paytables,
+    PlayerView,
+    RecallRound,
+    SeatView,
+)
+
+S = RoundState
+_SHOWN = frozenset({S.REVEAL, S.SETTLED})
+#: banner kinds the players see (without card parameters).
+_PLAYER_BANNERS = frozenset({"void", "link_lost", "link_silent", "misread", "seq_gap",
+                             "shoe_restart", "interrupted_round", "deck_blocked",
+                             "journal_locked", "alarm"})
+_NAMES = {"straight_flush": "straight flush", "three_of_a_kind": "three of a kind",
+          "mini_royal": "mini royal", "royal_flush": "royal flush",
+          "four_of_a_kind": "four of a kind", "full_house": "full house",
+          "two_pair": "two pair", "high_card": "high card"}
+_RTP_LOCK = threading.Lock()
+_RTP: dict[str, tuple[tuple[str, int], ...]] = {}
+
+
+def rtp_for(profile: RuleProfile) -> tuple[tuple[str, int], ...]:
+    """Return to player per bet in ppm from the par sheet (computed once per profile)."""
+    with _RTP_LOCK:
+        got = _RTP.get(profile.source)
+        if got is None:
+            try:
+                from controller.enumeration import SIX_CARD_COUNTS
+                from controller.par_sheet import compute_par_sheet, rtp_ppm
+            except ImportError:  # pragma: no cover - the par sheet is part of the product
+                got = ()
+            else:
+                got = tuple(rtp_ppm(compute_par_sheet(profile, six_card_counts=SIX_CARD_COUNTS))
+                            .items())
+            _RTP[profile.source] = got
+        return got
+
+
+def paytables_for(profile: RuleProfile) -> Paytables:
+    """The rules in force as the player screen shows them (R14)."""
+    def table(t: Any) -> tuple[tuple[str, int], ...]:
+        return tuple(sorted(((_NAMES.get(k, k), v) for k, v in t.items()),
+                            key=lambda kv: -kv[1]))
+    return Paytables(
+        profile=profile.name, ante_bonus=table(profile.ante_bonus),
+        pair_plus=table(profile.pair_plus), six_card_bonus=table(profile.six_card_bonus),
+        limits=tuple((k, v.min, v.max) for k, v in profile.limits.items()),
+        rtp=rtp_for(profile), qualifier=profile.qualifier.text,
+        player_cards_face_up=profile.player_cards_face_up)
+
+
+def _bet_lines(results: list[list[Any]] | None) -> tuple[BetLine, ...]:
+    return tuple(BetLine(b, o, st, net, m) for b, o, st, m, net in results or ())
+
+
+def _recall_round(rec: dict[str, Any], mask_dealer: bool) -> RecallRound:
+    deal = tuple((None if mask_dealer and pos == "dealer" else card, pos, manual)
+                 for card, pos, manual in rec["deal"])
+    seats = tuple(SeatView(seat=s["seat"], bets=dict(s["bets"]), cards=tuple(s["cards"]),
+                           hand=s["hand"], decision=s["decision"],
+                           results=tuple(BetLine(b, r["outcome"], r["stake"], r["net"],
+                                                 r["multiple"])
+                                         for b, r in s["results"].items()),
+                           net=s["net"], six_card_hand=s["six_card_hand"])
+                  for s in rec["seats"])
+    return RecallRound(rec["round_id"], rec["status"], rec["void_reason"], rec["started_utc"],
+                       deal, () if mask_dealer else tuple(rec["dealer_cards"]), seats)
+
+
+class ViewBuilder:
+    """Builds both views; caches what only changes between rounds."""
+
+    def __init__(self) -> None:
+        self._key: tuple[int, str] | None = None
+        self._static: dict[str, Any] = {}
+
+    def _statics(self, g: Game) -> dict[str, Any]:
+        key = (g.records_version, g.config.rules)
+        if key != self._key:
+            self._key = key
+            meters = []
+            order = ["ante", "play", "ante_bonus", "pair_plus", "six_card_bonus",
+                     *sorted((k for k in g.meters if k.startswith("seat ")),
+                             key=lambda k: int(k[5:])), "total"]
+            for name in order:
+                m = g.meters.get(name)
+                if m:
+                    meters.append(MeterRow(name, m[0], m[1], m[2], m[2] - m[1], m[3],
+                                           voids=m[4], refunded=m[5]))
+            history = tuple(HistoryEntry(
+                r["round_id"], r["status"],
+                tuple(r["dealer_cards"]) if r["status"] == "settled" else (),
+                r["dealer_hand"], r["dealer_qualifies"] if r["status"] == "settled" else None,
+                tuple((s["seat"], s["net"] or 0) for s in r["seats"])) for r in g.recall)
+            self._static = {
+                "recall": tuple(_recall_round(r, False) for r in g.recall),
+                "meters": tuple(meters), "history": history,
+                "paytables": paytables_for(g.profile),
+            }
+        return self._static
+
+    def build(self, g: Game, version: int, locked: str | None = None
+              ) -> tuple[DealerView, PlayerView]:
+        """Both views of ``g`` at ``version`` (``locked``: the journal-lock reason)."""
+        st = self._statics(g)
+        state = S.LOCKED if locked else g.state
+        shown = g.state in _SHOWN
+        face_up = g.profile.player_cards_face_up
+        dealer_seats, player_seats = [], []
+        for seat in range(1, g.config.seats + 1):
+            sr = g.seats.get(seat)
+            if sr is None:
+                v = SeatView(seat)
+                dealer_seats.append(v)
+                player_seats.append(v)
+                continue
+            cards = tuple(sr.cards)
+            dv = SeatView(seat, dict(sr.bets), cards, sr.hand if shown or g.state is S.SETTLED
+                          else _hand_name(cards), sr.decision, _bet_lines(sr.results),
+                          sr.net, sr.six)
+            dealer_seats.append(dv)
+            if face_up or g.state is S.SETTLED:
+                player_seats.append(dv)
+            else:
+                player_seats.append(SeatView(seat, dict(sr.bets), (None,) * len(cards), None,
+                                             sr.decision, _bet_lines(sr.results), sr.net,
+                                             sr.six))
+        if shown:
+            dealer_cards: tuple[str | None, ...] = tuple(g.dealer_cards)
+            dhand, dq = g.dealer_hand, g.dealer_qualifies
+        else:
+            dealer_cards = (None,) * len(g.dealer_cards)
+            dhand = dq = None
+        banners = [Banner(k, sev, msg, act, {p: str(x) for p, x in params.items()})
+                   for k, (sev, msg, act, params) in g.notes.items()]
+        if locked:
+            banners.insert(0, Banner("journal_locked", "error", locked,
+                                     "Call a technician: the table stays locked"))
+        pbanners = tuple(Banner(b.kind, b.severity,
+                                _player_message(b, g) if b.kind != "void" else b.message,
+                                "", {k: v for k, v in b.params.items()
+                                     if k in ("refunds", "reason")})
+                         for b in banners if b.kind in _PLAYER_BANNERS)
+        payouts = tuple(PayoutLine(seat, b, "refund" if o == "refund" else o,
+                                   st_ if o in ("refund", "push", "lose") else net)
+                        for seat in sorted(g.seats) for b, o, st_, _m, net
+                        in g.seats[seat].results or ())
+        if g.state in (S.SETTLED, S.VOID) and g.recall:
+            recall = st["recall"]
+        else:
+            recall = (_recall_round(g.round_record(), not shown), *st["recall"])
+        key, action = _next_action(g, state)
+        cards_due = (len(g.positions) - g.deal_index
+                     if g.state in (S.NO_MORE_BETS, S.DEALING)
+                     or (g.state is S.PAUSED and g.pause and g.pause["reason"] == "misread")
+                     else 0)
+        next_card = None
+        if cards_due:
+            s, n = g.positions[g.deal_index]
+            next_card = (s, n)
+        dealer = DealerView(
+            table_id=g.config.table_id, round_id=g.round_id, state=state.value,
+            next_action=action, next_action_key=key, next_card=next_card,
+            seats=tuple(dealer_seats), dealer_cards=dealer_cards, dealer_hand=dhand,
+            dealer_qualifies=dq, link_state=g.link_state, link_detail=g.link_detail,
+            banners=tuple(banners), payouts=payouts,
+            allowed=frozenset() if locked else ALLOWED_COMMANDS[g.state],
+            awaiting_supervisor=_awaiting(g), deck_blocked=bool(g.deck_blocked),
+            recall=recall, meters=st["meters"], paytables=st["paytables"],
+            chip_values=g.config.chip_values, version=version, cards_due=cards_due,
+            pause_reason=g.pause["reason"] if g.pause else None, void_reason=g.void_reason)
+        player = PlayerView(
+            table_id=g.config.table_id, round_id=g.round_id, state=state.value,
+            seats=tuple(player_seats), dealer_cards=dealer_cards, dealer_hand=dhand,
+            dealer_qualifies=dq, banners=pbanners, history=st["history"],
+            paytables=st["paytables"], link_state=g.link_state, version=version)
+        return dealer, player
+
+
+def _hand_name(cards: tuple[str, ...]) -> str | None:
+    if len(cards) != 3:
+        return None
+    from controller.cards import parse_card
+    from controller.hands import evaluate3
+
+    return evaluate3([parse_card(c) for c in cards]).hand_class.key
+
+
+def _player_message(b: Banner, g: Game) -> str:
+    return {"link_lost": "Shoe link lost: the round waits.",
+            "link_silent": "Shoe link silent: the round waits.",
+            "misread": "A card is being checked: the round waits.",
+            "deck_blocked": "The deck is being checked by a supervisor.",
+            "journal_locked": "The table is closed.",
+            }.get(b.kind, "The round waits for the dealer.")
+
+
+def _awaiting(g: Game) -> str | None:
+    if g.pause:
+        if g.pause["reason"] == "misread":
+            return "manual_card"
+        if g.pause["supervisor"]:
+            return "resume"
+    if g.state is S.VOID and not g.void_acknowledged:
+        return "void"
+    if g.deck_blocked:
+        return "unblock_deck"
+    return None
+
+
+def _next_action(g: Game, state: RoundState) -> tuple[str, str]:
+    if state is S.LOCKED:
+        return "locked", "The table is locked: call a technician"
+    if state is S.BETTING:
+        return "place_bets", "Place bets, then press No more bets"
+    if state in (S.NO_MORE_BETS, S.DEALING):
+        s, n = g.positions[g.deal_index]
+        return "deal", f"Deal card {n} to {position_name(s)}"
+    if state is S.DECIDING:
+        waiting = [s for s, sr in sorted(g.seats.items())
+                   if sr.bets.get("ante") and sr.decision is None]
+        if waiting:
+            return "decide", f"Seat {waiting[0]}: play or fold"
+        return "reveal", "Reveal the dealer's cards"
+    if state is S.REVEAL:
+        return "settle", "Settle the seats"
+    if state is S.SETTLED:
+        return "next_round", "Pay the seats, then start the next round"
+    if state is S.VOID:
+        if not g.void_acknowledged:
+            return "supervisor", "Return every wager; a supervisor acknowledges the void"
+        return "next_round", "Return every wager, then start the next round"
+    reason = g.pause["reason"] if g.pause else ""
+    if reason == "misread":
+        return "resolve", "Re-present the card, or a supervisor enters it by hand"
+    if g.pause and g.pause["supervisor"]:
+        return "supervisor", "Supervisor: check the cards, then resume or void the round"
+    return "resolve", "Fix the shoe, then resume"
+
+
+__all__ = ["ViewBuilder", "paytables_for", "rtp_for", "position_name"]
