@@ -180,12 +180,12 @@ class Painter:
         pygame.draw.rect(self.surface, color, rect, max(1, width), border_radius=radius)
 
     def common_size(self, texts: list[str], box: pygame.Rect, size: int,
-                    bold: bool = False) -> int:
+                    bold: bool = False, min_size: int | None = None) -> int:
         """The largest size at which every one of ``texts`` fits a box of ``box``'s size.
 
         Lines that belong together (a column of amounts) then share one size.
         """
-        lo = min(self.min_text, int(size))
+        lo = min(self.min_text if min_size is None else min_size, int(size))
         out = int(size)
         for t in texts:
             if t:
@@ -243,7 +243,7 @@ class Painter:
     def button(self, id_: str, rect: pygame.Rect, label: str, action: tuple[Any, ...], *,
                keys: Sequence[str] = (), enabled: bool = True, style: str = "normal",
                size: int | None = None, hint: str | None = None,
-               selected: bool = False) -> Button:
+               selected: bool = False, show_label: bool = True) -> Button:
         """Draw a button and record it.
 
         Args:
@@ -258,6 +258,7 @@ class Painter:
             size: text size; from the height when None.
             hint: the shortcut to print in the corner (None: the first key, if any).
             selected: draw as selected (a gold ring).
+            show_label: draw the label (False when the caller draws the face itself).
 
         Returns:
             The recorded button.
@@ -293,8 +294,23 @@ class Painter:
             if rect.height < 48:
                 inner.width -= hb.width // 2
                 inner.left += hb.width // 4
-        self.text(label, inner, size or int(inner.height * 0.62), bold=True, color=fg,
-                  role=f"{id_}.label")
+        if show_label:
+            want = size or int(inner.height * 0.62)
+            fitted, _, cut = self.fonts.fit(label, True, want, inner.width, inner.height,
+                                            min(self.min_text, want))
+            if " " in label and (cut or fitted < want * 0.6) and inner.height >= 2.3 * (
+                    self.min_text * theme.LINE_HEIGHT):
+                # two lines read better than one tiny or cut line
+                words = label.split(" ")
+                best = min(range(1, len(words)), key=lambda i: abs(
+                    len(" ".join(words[:i])) - len(" ".join(words[i:]))))
+                top, bottom = rows(inner, [1, 1], 0)
+                two = [" ".join(words[:best]), " ".join(words[best:])]
+                s2 = min(self.common_size(two, top, want, bold=True), want)
+                self.text(two[0], top, s2, bold=True, color=fg, role=f"{id_}.label")
+                self.text(two[1], bottom, s2, bold=True, color=fg, role=f"{id_}.label2")
+            else:
+                self.text(label, inner, want, bold=True, color=fg, role=f"{id_}.label")
         b = Button(id_, rect, label, action, tuple(keys), enabled)
         self.frame.buttons.append(b)
         return b
