@@ -1,0 +1,241 @@
+"""The display process: dealer and player windows driven from view snapshots.
+
+The daemon builds one :class:`DisplayApp` on the main thread and calls
+:meth:`DisplayApp.run_until` (or :meth:`DisplayApp.step` from its own loop). Each frame
+the app:
+
+1. drains pygame events (touches, clicks and keys go to the dealer screen, which turns
+   them into :class:`~controller.commands.DealerCommand` s posted with ``put_nowait``);
+2. reads the newest ``(DealerView, PlayerView)`` from ``get_views()`` (a cheap
+   non-blocking getter, e.g. a lock-free reference the controller thread replaces);
+3. redraws a window only when its view's ``version`` changed, the dealer touched the
+   screen, or an animation (press feedback, a blinking link alarm) runs;
+4. sleeps to the fixed frame rate.
+
+Nothing here blocks on I/O, calls the controller, or imports a driver.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+
+import pygame
+
+from controller.commands import DealerCommand
+from controller.views import DealerView, PlayerView
+from display.dealer import DealerScreen
+from display.painter import Frame
+from display.player import PlayerScreen
+from display.theme import FontBook
+
+log = logging.getLogger(__name__)
+
+DEFAULT_SIZES = {"dealer": (1280, 800), "player": (1920, 1080)}
+"""Window sizes when none are given (windowed mode)."""
+INPUT_EVENTS = (pygame.MOUSEBUTTONDOWN, pygame.FINGERDOWN, pygame.KEYDOWN)
+
+
+def _centered_on(display_index: int) -> int:
+    """SDL_WINDOWPOS_CENTERED_DISPLAY(index)."""
+    return 0x2FFF0000 | display_index
+
+
+@dataclass(slots=True)
+class _Output:
+    name: str
+    window: pygame.Window | None
+    surface: pygame.Surface | None
+    frame: Frame | None = None
+    version: int = -1
+    anim_key: object = None
+    dirty: bool = True
+
+
+class DisplayApp:
+    """Dealer and/or player screens in one process, on the main thread.
+
+    Args:
+        get_views: returns the newest ``(DealerView, PlayerView)``; must not block.
+        inbox: the controller's command queue; commands are posted with ``put_nowait``.
+        views: which screens to open: ``("dealer", "player")``, ``("dealer",)`` or
+            ``("player",)`` (a second machine can show the player view alone).
+        lang: ``en``, ``fr`` or ``uk``.
+        sizes: view name -> (width, height); defaults to :data:`DEFAULT_SIZES`, or the
+            desktop size of the output in fullscreen.
+        fullscreen: open each window fullscreen on its output.
+        headless: draw into off-screen surfaces, no windows (tests, screenshots,
+            benchmarks).
+        outputs: view name -> display (monitor) index; dealer 0 and player 1 by default
+            when two outputs exist.
+        fps: frame rate of the loop.
+        title: window title prefix.
+    """
+
+    def __init__(self, get_views: Callable[[], tuple[DealerView, PlayerView]],
+                 inbox: queue.Queue, views: Iterable[str] = ("dealer", "player"),
+                 lang: str = "en", sizes: Mapping[str, tuple[int, int]] | None = None,
+                 fullscreen: bool = False, headless: bool = False,
+                 outputs: Mapping[str, int] | None = None, fps: int = 30,
+                 title: str = "Three Card Poker") -> None:
+        self.get_views = get_views
+        self.inbox = inbox
+        self.names = tuple(v for v in views if v in ("dealer", "player"))
+        if not self.names:
+            raise ValueError("views must name 'dealer' and/or 'player'")
+        self.fps = max(1, int(fps))
+        self.headless = headless
+        if not pygame.display.get_init():
+            pygame.display.init()
+        if not pygame.font.get_init():
+            pygame.font.init()
+        self.fonts = FontBook()
+        self.dealer = DealerScreen(self.fonts, lang)
+        self.player = PlayerScreen(self.fonts, lang)
+        self._clock = pygame.time.Clock()
+        self._pending: collections.deque[DealerCommand] = collections.deque()
+        self._views: tuple[DealerView, PlayerView] | None = None
+        self.quit_requested = False
+        self.redraws = {n: 0 for n in self.names}
+        self.frames_run = 0
+        self.outputs: dict[str, _Output] = {}
+        desktops = pygame.display.get_desktop_sizes() if not headless else []
+        outputs = dict(outputs or {})
+        for i, name in enumerate(self.names):
+            disp = outputs.get(name, i if len(desktops) > i else 0)
+            size = (sizes or {}).get(name)
+            if size is None:
+                size = (desktops[disp] if fullscreen and disp < len(desktops)
+                        else DEFAULT_SIZES[name])
+            if headless:
+                self.outputs[name] = _Output(name, None, pygame.Surface(size))
+                continue
+            pos = _centered_on(disp)
+            win = pygame.Window(f"{title} \u2014 {name}", size, pos)
+            if fullscreen:
+                win.set_fullscreen(desktop=True)
+            self.outputs[name] = _Output(name, win, None)
+
+    # -- public -------------------------------------------------------------------------
+
+    @property
+    def surfaces(self) -> dict[str, pygame.Surface]:
+        """The current surface of each screen (window surfaces or off-screen ones)."""
+        return {n: self._surface(o) for n, o in self.outputs.items()}
+
+    def frame(self, name: str) -> Frame | None:
+        """The frame last drawn on screen ``name`` (buttons, texts, regions)."""
+        o = self.outputs.get(name)
+        return o.frame if o else None
+
+    def step(self, now: float | None = None, wait: bool = True) -> bool:
+        """Run one frame: input, newest views, redraw if needed, then wait for the tick.
+
+        Args:
+            now: monotonic seconds (tests pass it; the clock otherwise).
+            wait: sleep to keep the frame rate (tests pass False).
+
+        Returns:
+            False once the user asked to quit (window closed), else True.
+        """
+        now = time.monotonic() if now is None else now
+        views = self._read_views()
+        for event in pygame.event.get():
+            self._event(event, views, now)
+        self._flush()
+        if views is not None:
+            dv, pv = views
+            for name, out in self.outputs.items():
+                view = dv if name == "dealer" else pv
+                screen = self.dealer if name == "dealer" else self.player
+                if name == "dealer":
+                    anim = (self.dealer.needs_animation(dv, now), int(now * 2)
+                            if dv.link_state != "online" else 0,
+                            now < self.dealer.ui.flash[1])
+                else:
+                    anim = (int(now * 2) if self.player.needs_animation(pv) else 0,)
+                if out.dirty or view.version != out.version or anim != out.anim_key or (
+                        name == "dealer" and now < self.dealer.ui.flash[1] + 0.05):
+                    surface = self._surface(out)
+                    out.frame = screen.draw(surface, view, now)  # type: ignore[arg-type]
+                    out.version, out.anim_key, out.dirty = view.version, anim, False
+                    self.redraws[name] += 1
+                    if out.window is not None:
+                        out.window.flip()
+        self.frames_run += 1
+        if wait:
+            self._clock.tick(self.fps)
+        return not self.quit_requested
+
+    def run_until(self, stop_event: threading.Event) -> None:
+        """Run frames at the fixed rate until ``stop_event`` is set or the user quits.
+
+        Args:
+            stop_event: set by the daemon (e.g. on SIGTERM) to end the loop.
+        """
+        while not stop_event.is_set():
+            if not self.step():
+                break
+
+    def close(self) -> None:
+        """Close the windows (the pygame modules stay initialised for others)."""
+        for out in self.outputs.values():
+            if out.window is not None:
+                out.window.destroy()
+                out.window = None
+
+    # -- internals ----------------------------------------------------------------------
+
+    def _surface(self, out: _Output) -> pygame.Surface:
+        if out.window is not None:
+            return out.window.get_surface()
+        assert out.surface is not None
+        return out.surface
+
+    def _read_views(self) -> tuple[DealerView, PlayerView] | None:
+        try:
+            views = self.get_views()
+        except Exception:  # noqa: BLE001 - a bad snapshot must not stop the screens
+            log.exception("get_views failed; keeping the last snapshot")
+            return self._views
+        if views is not None:
+            self._views = views
+        return self._views
+
+    def _event(self, event: pygame.event.Event, views: tuple[DealerView, PlayerView] | None,
+               now: float) -> None:
+        if event.type in (pygame.QUIT, pygame.WINDOWCLOSE):
+            self.quit_requested = True
+            return
+        if event.type in (pygame.WINDOWSIZECHANGED, pygame.WINDOWEXPOSED,
+                          pygame.WINDOWRESTORED):
+            for out in self.outputs.values():
+                out.dirty = True
+            return
+        if event.type not in INPUT_EVENTS or views is None or "dealer" not in self.outputs:
+            return
+        dealer = self.outputs["dealer"]
+        win = getattr(event, "window", None)
+        if win is not None and dealer.window is not None and win != dealer.window:
+            return  # input on the player window is ignored
+        before = (self.dealer.ui.screen, self.dealer.ui.pad)
+        cmds = self.dealer.handle(event, dealer.frame, views[0], now)
+        dealer.dirty = True
+        if (self.dealer.ui.screen, self.dealer.ui.pad) != before:
+            log.debug("dealer screen %s pad %s", self.dealer.ui.screen, self.dealer.ui.pad)
+        self._pending.extend(cmds)
+
+    def _flush(self) -> None:
+        while self._pending:
+            cmd = self._pending[0]
+            try:
+                self.inbox.put_nowait(cmd)
+            except queue.Full:
+                log.warning("controller inbox full; %s waits for the next frame", cmd.name)
+                return
+            self._pending.popleft()

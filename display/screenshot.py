@@ -1,0 +1,112 @@
+"""``threecard screenshot``: render a named scenario of a screen to a PNG, headless.
+
+Example::
+
+    threecard screenshot --view dealer --scenario settled --size 1920x1080 --lang fr --out s.png
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from display.scenarios import SCENARIOS
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the sub-command's arguments.
+
+    Args:
+        parser: the ``screenshot`` sub-parser.
+    """
+    parser.add_argument("--view", choices=("dealer", "player"), required=True)
+    parser.add_argument("--scenario", choices=SCENARIOS, required=True)
+    parser.add_argument("--size", default="1920x1080", help="WIDTHxHEIGHT (default 1920x1080)")
+    parser.add_argument("--lang", choices=("en", "fr", "uk"), default="en")
+    parser.add_argument("--pad", choices=("reason", "card", "pin"), default=None,
+                        help="dealer only: show a supervisor pad open")
+    parser.add_argument("--out", required=True, help="PNG file to write")
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    """Parse ``1920x1080``.
+
+    Raises:
+        ValueError: not WIDTHxHEIGHT with both between 200 and 8000.
+    """
+    try:
+        w, h = (int(x) for x in text.lower().split("x"))
+    except ValueError:
+        raise ValueError(f"size must be WIDTHxHEIGHT, got {text!r}") from None
+    if not (200 <= w <= 8000 and 200 <= h <= 8000):
+        raise ValueError(f"size out of range: {text!r}")
+    return w, h
+
+
+def render(view: str, scenario: str, size: tuple[int, int], lang: str = "en",
+           pad: str | None = None) -> tuple[Any, Any]:
+    """Render one scenario of one screen off-screen.
+
+    Args:
+        view: ``dealer`` or ``player``.
+        scenario: a name from :data:`display.scenarios.SCENARIOS`.
+        size: (width, height).
+        lang: ``en``, ``fr`` or ``uk``.
+        pad: dealer only: open the ``reason``, ``card`` or ``pin`` pad.
+
+    Returns:
+        (the surface, the frame drawn).
+    """
+    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    import pygame
+
+    from display.dealer import DealerScreen
+    from display.player import PlayerScreen
+    from display.scenarios import build
+    from display.theme import FontBook
+
+    if not pygame.display.get_init():
+        pygame.display.init()
+    pygame.font.init()
+    sc = build(scenario)
+    surface = pygame.Surface(size)
+    fonts = FontBook()
+    if view == "dealer":
+        screen = DealerScreen(fonts, lang)
+        screen.ui.screen = sc.dealer_screen
+        if pad:
+            screen.ui.pad = pad
+            screen.ui.pad_action = {"reason": "void", "card": "manual_card"}.get(pad, "void")
+            if pad == "pin":
+                screen.ui.reason = "shoe_fault"
+                screen.ui.pin = "1234"
+        frame = screen.draw(surface, sc.dealer)
+    else:
+        frame = PlayerScreen(fonts, lang).draw(surface, sc.player)
+    return surface, frame
+
+
+def run(args: argparse.Namespace) -> int:
+    """Render and write the PNG.
+
+    Returns:
+        0 on success, 2 on a bad size.
+    """
+    import pygame
+
+    try:
+        size = parse_size(args.size)
+    except ValueError as exc:
+        print(f"threecard screenshot: {exc}", file=sys.stderr)
+        return 2
+    surface, _ = render(args.view, args.scenario, size, args.lang, getattr(args, "pad", None))
+    out = Path(args.out)
+    if out.parent and not out.parent.exists():
+        out.parent.mkdir(parents=True, exist_ok=True)
+    pygame.image.save(surface, str(out))
+    print(out)
+    return 0
