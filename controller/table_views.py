@@ -96,6 +96,17 @@ class ViewBuilder:
     def __init__(self) -> None:
         self._key: tuple[int, str] | None = None
         self._static: dict[str, Any] = {}
+        self._recalled: dict[tuple[int, str, str | None], RecallRound] = {}
+        self._paytables: dict[str, Paytables] = {}
+
+    def _recall_of(self, rec: dict[str, Any]) -> RecallRound:
+        key = (rec["round_id"], rec["status"], rec["ended_utc"])
+        got = self._recalled.get(key)
+        if got is None:
+            if len(self._recalled) > 64:
+                self._recalled.clear()
+            got = self._recalled[key] = _recall_round(rec, False)
+        return got
 
     def _statics(self, g: Game) -> dict[str, Any]:
         key = (g.records_version, g.config.rules)
@@ -115,10 +126,12 @@ class ViewBuilder:
                 tuple(r["dealer_cards"]) if r["status"] == "settled" else (),
                 r["dealer_hand"], r["dealer_qualifies"] if r["status"] == "settled" else None,
                 tuple((s["seat"], s["net"] or 0) for s in r["seats"])) for r in g.recall)
+            pt = self._paytables.get(g.config.rules)
+            if pt is None:
+                pt = self._paytables[g.config.rules] = paytables_for(g.profile)
             self._static = {
-                "recall": tuple(_recall_round(r, False) for r in g.recall),
-                "meters": tuple(meters), "history": history,
-                "paytables": paytables_for(g.profile),
+                "recall": tuple(self._recall_of(r) for r in g.recall),
+                "meters": tuple(meters), "history": history, "paytables": pt,
             }
         return self._static
 

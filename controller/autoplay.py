@@ -1,0 +1,96 @@
+"""Autoplay: the next dealer commands for a table, from its dealer view alone.
+
+Used by ``threecard run --autoplay`` and ``threecard simulate``. Every seat places the
+same wagers (:class:`AutoPlayer` ``bets``); betting closes at once; each seat plays
+with Q-6-4 or better (the optimal strategy, RULES.md) and folds below it; then reveal,
+settle and the next round. Supervisor steps (acknowledging a void, voiding a round
+paused for a supervisor, unblocking the deck) use the PIN it was given; without one it
+leaves them to a person. A misread is not autoplay's to resolve: the shoe re-presents
+the card, or a supervisor enters it by hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from controller.cards import parse_card, parse_cards
+from controller.commands import (
+    DealerCommand,
+    Decide,
+    NextRound,
+    NoMoreBets,
+    PlaceBet,
+    Rebet,
+    Resume,
+    Reveal,
+    Settle,
+    UnblockDeck,
+    VoidRound,
+)
+from controller.hands import evaluate3
+from controller.views import DealerView
+
+Q64 = evaluate3(parse_cards("Qc 6d 4h")).strength
+"""Strength of Q-6-4: the weakest hand the optimal strategy plays."""
+
+
+def should_play(cards: tuple[str | None, ...]) -> bool:
+    """The Q-6-4 rule: play Q-6-4 or better, fold below it."""
+    return evaluate3([parse_card(c) for c in cards]).strength >= Q64
+
+
+@dataclass
+class AutoPlayer:
+    """Produces the next commands for a table.
+
+    Args:
+        bets: wagers placed on every seat each round, bet type -> minor units.
+        seats: the seats that play (None: every seat of the table).
+        pin: a supervisor PIN for the supervisor steps, or None.
+    """
+
+    bets: Mapping[str, int] = field(default_factory=lambda: {"ante": 100})
+    seats: tuple[int, ...] | None = None
+    pin: str | None = None
+    _rebet_round: int = 0
+
+    def next_commands(self, view: DealerView) -> list[DealerCommand]:
+        """The commands to send now, in order (empty: wait for the shoe or a person)."""
+        st = view.state
+        if st == "betting":
+            out: list[DealerCommand] = []
+            if view.deck_blocked and self.pin:
+                out.append(UnblockDeck(reason="autoplay", pin=self.pin))
+            seats = self.seats or tuple(s.seat for s in view.seats)
+            if not any(s.bets for s in view.seats):
+                if self._rebet_round and self._rebet_round != view.round_id:
+                    out.append(Rebet(seat=0))
+                    self._rebet_round = view.round_id
+                else:
+                    self._rebet_round = view.round_id
+                    out += [PlaceBet(seat=s, bet=b, amount=a)
+                            for s in seats for b, a in self.bets.items() if a]
+            return [*out, NoMoreBets()]
+        if st == "deciding":
+            out = [Decide(seat=s.seat, decision="play" if should_play(s.cards) else "fold")
+                   for s in view.seats if s.bets.get("ante") and s.decision is None]
+            return [*out, Reveal(), Settle(), NextRound()]
+        if st == "reveal":
+            return [Settle(), NextRound()]
+        if st == "settled":
+            return [NextRound()]
+        if st == "void":
+            out = []
+            if view.deck_blocked and self.pin:
+                out.append(UnblockDeck(reason="autoplay", pin=self.pin))
+            if view.awaiting_supervisor == "void" or view.deck_blocked:
+                return [*out, NextRound(pin=self.pin)] if self.pin else out
+            return [*out, NextRound()]
+        if st == "paused":
+            if view.awaiting_supervisor == "resume":
+                return ([VoidRound(reason=f"autoplay: {view.pause_reason}", pin=self.pin)]
+                        if self.pin else [])
+            if view.pause_reason in ("alarm", "frame_error"):
+                return [Resume()]
+        return []

@@ -1,0 +1,206 @@
+"""An event-level simulated shoe: shoe events straight from a seeded deck, with faults.
+
+For the simulator and the engine's tests, where bytes and transports are not the point
+(those are the other simulators' job).
+
+Faults (``--faults`` names; each rate is a per-round probability):
+
+============== ==============================================================
+``misread``     a card is not identified; the table resolves it by the card
+                re-presented (or a manual entry, see :meth:`EventShoe.re_present`)
+``retract``     a card is pulled back and read again
+``duplicate``   a card of this deck is read a second time (void, deck blocked)
+``unknown``     a foreign card code (void, deck blocked)
+``seq_gap``     shoe lines are lost mid-deal (supervisor voids)
+``link_loss``   the link drops and comes back intact mid-deal (the round goes on)
+``link_gap``    the link drops and lines are lost meanwhile (supervisor voids)
+``shoe_restart`` the shoe restarts mid-deal (supervisor voids)
+``early_card``  a card is read before "no more bets" (void)
+``extra_card``  a card more than the deal needs (void: wrong count)
+``alarm``       a jam mid-deal; the dealer clears it and resumes
+============== ==============================================================
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from controller.cards import parse_cards, shuffled_deck
+from drivers.events import (
+    Alarm,
+    CardRead,
+    Hello,
+    LinkState,
+    LinkStatus,
+    Misread,
+    Retract,
+    SeqGap,
+    ShoeEvent,
+)
+
+FAULTS = ("misread", "retract", "duplicate", "unknown", "seq_gap", "link_loss", "link_gap",
+          "shoe_restart", "early_card", "extra_card", "alarm")
+"""Fault names, as ``--faults`` takes them."""
+_MID_DEAL = frozenset(FAULTS) - {"early_card", "extra_card"}
+
+
+def parse_faults(spec: str | None) -> dict[str, float]:
+    """Parse ``misread=0.01,link_loss=0.002`` (or ``all=0.01``) into name -> rate.
+
+    Raises:
+        ValueError: an unknown fault name or a rate outside 0..1.
+    """
+    out: dict[str, float] = {}
+    for part in (spec or "").split(","):
+        part = part.strip()
+        if not part:
+            continue
+        name, _, rate_text = part.partition("=")
+        name = name.strip()
+        try:
+            rate = float(rate_text) if rate_text else 0.01
+        except ValueError:
+            raise ValueError(f"bad fault rate in {part!r}") from None
+        if not 0 <= rate <= 1:
+            raise ValueError(f"fault rate must be 0..1, got {rate} in {part!r}")
+        names = FAULTS if name == "all" else (name,)
+        for n in names:
+            if n not in FAULTS:
+                raise ValueError(f"unknown fault {n!r} (known: all, {', '.join(FAULTS)})")
+            out[n] = rate
+    return out
+
+
+class EventShoe:
+    """A shoe that deals seeded decks as events, with faults.
+
+    Args:
+        seed: the random seed (decks and faults).
+        faults: fault name -> per-round probability.
+        decks: rounds given as card texts in delivery order (``--deck-file``), used in
+            turn instead of shuffling; a round needing more cards than given falls back
+            to the rest of a shuffled deck.
+    """
+
+    def __init__(self, seed: int = 0, faults: dict[str, float] | None = None,
+                 decks: Sequence[str] | None = None) -> None:
+        self.rng = random.Random(seed)
+        self.faults = faults or {}
+        self.decks = list(decks or ())
+        self.seq = 0
+        self.round_faults: set[str] = set()
+        self.deck: list[str] = []
+        self.dealt: list[str] = []
+        self.pending: str | None = None
+        self.injected: dict[str, int] = {}
+        self._rounds = 0
+        self._fault_at = 0
+
+    def _next_seq(self) -> int:
+        self.seq = (self.seq + 1) % 65536
+        return self.seq
+
+    def _card(self, card: str) -> CardRead:
+        return CardRead(card=card, code=card, seq=self._next_seq())
+
+    def new_round(self) -> None:
+        """Load the next deck and draw this round's faults."""
+        if self.decks:
+            given = [str(c) for c in parse_cards(self.decks[self._rounds % len(self.decks)])]
+            rest = [str(c) for c in shuffled_deck(self.rng) if str(c) not in given]
+            self.deck = given + rest
+        else:
+            self.deck = [str(c) for c in shuffled_deck(self.rng)]
+        self._rounds += 1
+        self.dealt = []
+        self.pending = None
+        rng = self.rng.random
+        self.round_faults = {f for f, r in self.faults.items() if r and rng() < r}
+        self._fault_at = self.rng.randrange(1, 12)
+
+    def _take(self, name: str) -> bool:
+        if name in self.round_faults:
+            self.round_faults.discard(name)
+            self.injected[name] = self.injected.get(name, 0) + 1
+            return True
+        return False
+
+    def before_no_more_bets(self) -> list[ShoeEvent]:
+        """Events before betting closes (an early card, when that fault is drawn)."""
+        if self._take("early_card"):
+            card = self.deck.pop()
+            self.dealt.append(card)
+            return [self._card(card)]
+        return []
+
+    def deal(self, n: int) -> list[ShoeEvent]:
+        """The next ``n`` cards as events; stops right after a fault the table must handle."""
+        out: list[ShoeEvent] = []
+        for _ in range(n):
+            if len(self.dealt) >= self._fault_at and self.round_faults & _MID_DEAL:
+                fault = sorted(self.round_faults & _MID_DEAL)[0]
+                self._take(fault)
+                stop = self._inject(fault, out)
+                if stop:
+                    return out
+            card = self.deck.pop(0)
+            self.dealt.append(card)
+            out.append(self._card(card))
+        if n and self._take("extra_card"):
+            card = self.deck.pop(0)
+            self.dealt.append(card)
+            out.append(self._card(card))
+        return out
+
+    def _inject(self, fault: str, out: list[ShoeEvent]) -> bool:
+        if fault == "misread":
+            self.pending = self.deck.pop(0)
+            out.append(Misread(seq=self._next_seq()))
+            return True
+        if fault == "retract":
+            ev = self._card(self.deck[0])
+            out += [ev, Retract(card_seq=ev.seq, seq=self._next_seq())]
+            return False
+        if fault == "duplicate" and self.dealt:
+            out.append(self._card(self.rng.choice(self.dealt)))
+            return True
+        if fault == "unknown":
+            out.append(CardRead(card=None, code="ZZ", seq=self._next_seq()))
+            return True
+        if fault == "seq_gap":
+            got = (self.seq + 3) % 65536
+            out.append(SeqGap(expected=(self.seq + 1) % 65536, got=got, seq=got))
+            self.seq = got
+            return True
+        if fault in ("link_loss", "link_gap"):
+            out.append(LinkStatus(state=LinkState.DISCONNECTED, detail="simulated unplug"))
+            if fault == "link_gap":
+                got = (self.seq + 2) % 65536
+                out.append(SeqGap(expected=(self.seq + 1) % 65536, got=got, seq=got))
+                self.seq = got
+            out.append(LinkStatus(state=LinkState.ONLINE, detail="simulated reconnect"))
+            return fault == "link_gap"
+        if fault == "shoe_restart":
+            self.seq = 0
+            out.append(Hello(model="sim", serial="0", firmware="1", seq=0))
+            return True
+        if fault == "alarm":
+            out.append(Alarm(code="JAM", text="simulated jam", seq=self._next_seq()))
+            return True
+        return False
+
+    def re_present(self) -> list[ShoeEvent]:
+        """The misread card read again (resolving the misread)."""
+        card, self.pending = self.pending, None
+        if card is None:
+            return []
+        self.dealt.append(card)
+        return [self._card(card)]
+
+    def take_pending(self) -> str | None:
+        """The misread card's identity, for a supervisor's manual entry."""
+        card, self.pending = self.pending, None
+        if card is not None:
+            self.dealt.append(card)
+        return card
