@@ -154,8 +154,8 @@ def dealer_hand(p: Painter, art: CardArt, rect: pygame.Rect, cards: tuple[str | 
     p.region(f"{role}.result", info)
     if qualifies is None:
         q = tr("dealer.qualifier", q=_qualifier_text(tr))
-        p.text(q, inset(info, 0, info.height // 4), int(info.height * 0.3), color=theme.TEXT_DIM,
-               role=f"{role}.qualifier")
+        p.text2(q, inset(info, 0, info.height // 5), int(info.height * 0.3),
+                color=theme.TEXT_DIM, role=f"{role}.qualifier")
         return
     a, b = rows(info, [1, 1], max(2, info.height // 20))
     p.text(tr.hand(hand), a, int(a.height * 0.8), bold=True, role=f"{role}.hand")

@@ -293,7 +293,7 @@ class DealerScreen:
         """
         w, h = surface.get_size()
         portrait = h > w
-        p = Painter(surface, self.fonts, min_text=max(9, min(w, h) // 60))
+        p = Painter(surface, self.fonts, min_text=max(7, min(w, h) // 90))
         surface.blit(felt((w, h)), (0, 0))
         self._now = now
         u = min(w / 100, h / 170) if portrait else min(w / 160, h / 100)
@@ -351,6 +351,7 @@ class DealerScreen:
 
     def _main(self, p: Painter, body: pygame.Rect, view: DealerView, gap: int,
               portrait: bool) -> None:
+        self._compact = False
         h = p.surface.get_height()
         banners = list(view.banners[:2])
         bh = int(h * (0.055 if portrait else 0.095))
@@ -383,6 +384,8 @@ class DealerScreen:
             ncols = len(view.seats) or 1
         dealer_hand(p, self.art, dealer_r, view.dealer_cards, view.dealer_hand,
                     view.dealer_qualifies, self.tr)
+        # with the payout list on screen a narrow seat drops its bet lines (the list has them)
+        self._compact = show_pay and seats_r.width / max(1, ncols) < 190
         self._seats(p, seats_r, view, ncols)
         if pay_r is not None:
             self._payouts(p, pay_r, view.payouts)
@@ -515,7 +518,8 @@ class DealerScreen:
         cell = cells[0]
         inner = inset(cell, max(3, cell.width // 24), max(3, cell.height // 45))
         show_cards = view.state != "betting" or any(s.cards for s in view.seats)
-        units = 1.05 + (3.05 if show_cards else 0) + 0.9 * 4 + 1.3
+        nbets = 0 if getattr(self, "_compact", False) else 4
+        units = 1.05 + (3.05 if show_cards else 0) + 0.9 * nbets + 1.3
         line_h = int(inner.height * 0.9 / units)
         pairs = [(self.tr.bet(b), "+" + format_money(max([1000, *(
             abs(r.net) for s in view.seats for r in s.results)])))
@@ -555,9 +559,12 @@ class DealerScreen:
         if seat.bets.get("play"):
             bet_names.insert(1, "play")
         show_cards = bool(seat.cards) or view.state not in ("betting",)
+        compact = getattr(self, "_compact", False)
+        if compact:
+            bet_names = []
         weights = [1.05]
         if show_cards:
-            weights += [2.3, 0.75]
+            weights += [2.3, 1.5 if compact else 0.75]
         weights += [0.9] * len(bet_names) + [1.3]
         parts = rows(inner, weights, max(2, inner.height // 70))
         head = parts.pop(0)
@@ -569,8 +576,7 @@ class DealerScreen:
             cards_r, hand_r = parts.pop(0), parts.pop(0)
             self.art.row(p.surface, cards_r, seat.cards)
             p.region(f"{role}.cards", cards_r)
-            p.text(self._hand_text(seat), hand_r, sizes["hand"], bold=True,
-                   min_size=max(8, p.min_text * 2 // 3),
+            p.text2(self._hand_text(seat), hand_r, sizes["hand"], bold=True,
                    color=theme.LOSE if seat.decision == "fold" else theme.TEXT,
                    role=f"{role}.hand")
         results = {r.bet: r for r in seat.results}
@@ -627,7 +633,8 @@ class DealerScreen:
                      enabled="decide" in view.allowed, style="fold")
         elif seat.net is not None:
             if view.state == "void":
-                text, color = tr("outcome.refund"), theme.PUSH
+                refund = sum(r.stake for r in seat.results if r.outcome == "refund")
+                text, color = "\u21a9 " + format_money(refund), theme.PUSH
             else:
                 text = format_money(seat.net, sign=True)
                 color = theme.WIN if seat.net > 0 else theme.LOSE if seat.net < 0 else theme.PUSH
@@ -741,7 +748,7 @@ class DealerScreen:
                 self.art.row(p.surface, pr, (card,), slots=1)
             else:
                 self.art.row(p.surface, pr, (), slots=1)
-            p.text(tr("pad.card_hint"), pygame.Rect(preview_r.left, pr.bottom, preview_r.width,
+            p.text2(tr("pad.card_hint"), pygame.Rect(preview_r.left, pr.bottom, preview_r.width,
                                                     preview_r.bottom - pr.bottom),
                    int(preview_r.height * 0.06), color=theme.TEXT_DIM, role="pad.hint")
             rank_r, suit_r, ok_r = rows(keys_r, [2, 1.2, 1], g * 2)
@@ -895,7 +902,7 @@ class DealerScreen:
                    role="recall.seat")
             p.text(" ".join(card_label(c) for c in s.cards if c), cells[1], cells[1].height,
                    align="left", role="recall.cards")
-            bets = "  ".join(f"{tr.bet(k)} {format_money(v)}" for k, v in s.bets.items())
+            bets = "  ".join(f"{tr('short.' + k)} {format_money(v)}" for k, v in s.bets.items())
             p.text(bets, cells[2], cells[2].height, align="left", role="recall.bets")
             dec = {"play": tr("btn.play"), "fold": tr("btn.fold")}.get(s.decision or "", "")
             p.text(dec, cells[3], cells[3].height, align="left", role="recall.decision")

@@ -100,6 +100,29 @@ class Frame:
             return []
         return [t for t in self.texts if t.text and r.contains(t.rect)]
 
+    def text2(self, text: str, box: pygame.Rect, size: int, *, bold: bool = False,
+              color: Color = theme.TEXT, role: str = "") -> None:
+        """Draw text on one line, or on two when one line would be too small.
+
+        The text is split at the space nearest its middle when one line would shrink it
+        below 60 % of ``size`` or cut it.
+        """
+        box = pygame.Rect(box)
+        fitted, _, cut = self.fonts.fit(text, bold, int(size), box.width, box.height,
+                                        min(self.min_text, int(size)))
+        words = text.split(" ")
+        if len(words) < 2 or not (cut or fitted < size * 0.6) or box.height < 2.3 * (
+                self.min_text * theme.LINE_HEIGHT):
+            self.text(text, box, size, bold=bold, color=color, role=role)
+            return
+        best = min(range(1, len(words)), key=lambda i: abs(
+            len(" ".join(words[:i])) - len(" ".join(words[i:]))))
+        top, bottom = rows(box, [1, 1], 0)
+        two = [" ".join(words[:best]), " ".join(words[best:])]
+        s2 = min(self.common_size(two, top, int(size), bold=bold), int(size))
+        self.text(two[0], top, s2, bold=bold, color=color, role=role)
+        self.text(two[1], bottom, s2, bold=bold, color=color, role=role + "2")
+
     def button(self, id_: str) -> Button | None:
         """The button with this id, or None."""
         for b in self.buttons:
@@ -240,6 +263,29 @@ class Painter:
         self.frame.texts.append(TextRecord(text, r, box, role, s, truncated))
         return r
 
+    def text2(self, text: str, box: pygame.Rect, size: int, *, bold: bool = False,
+              color: Color = theme.TEXT, role: str = "") -> None:
+        """Draw text on one line, or on two when one line would be too small.
+
+        The text is split at the space nearest its middle when one line would shrink it
+        below 60 % of ``size`` or cut it.
+        """
+        box = pygame.Rect(box)
+        fitted, _, cut = self.fonts.fit(text, bold, int(size), box.width, box.height,
+                                        min(self.min_text, int(size)))
+        words = text.split(" ")
+        if len(words) < 2 or not (cut or fitted < size * 0.6) or box.height < 2.3 * (
+                self.min_text * theme.LINE_HEIGHT):
+            self.text(text, box, size, bold=bold, color=color, role=role)
+            return
+        best = min(range(1, len(words)), key=lambda i: abs(
+            len(" ".join(words[:i])) - len(" ".join(words[i:]))))
+        top, bottom = rows(box, [1, 1], 0)
+        two = [" ".join(words[:best]), " ".join(words[best:])]
+        s2 = min(self.common_size(two, top, int(size), bold=bold), int(size))
+        self.text(two[0], top, s2, bold=bold, color=color, role=role)
+        self.text(two[1], bottom, s2, bold=bold, color=color, role=role + "2")
+
     def button(self, id_: str, rect: pygame.Rect, label: str, action: tuple[Any, ...], *,
                keys: Sequence[str] = (), enabled: bool = True, style: str = "normal",
                size: int | None = None, hint: str | None = None,
@@ -295,22 +341,8 @@ class Painter:
                 inner.width -= hb.width // 2
                 inner.left += hb.width // 4
         if show_label:
-            want = size or int(inner.height * 0.62)
-            fitted, _, cut = self.fonts.fit(label, True, want, inner.width, inner.height,
-                                            min(self.min_text, want))
-            if " " in label and (cut or fitted < want * 0.6) and inner.height >= 2.3 * (
-                    self.min_text * theme.LINE_HEIGHT):
-                # two lines read better than one tiny or cut line
-                words = label.split(" ")
-                best = min(range(1, len(words)), key=lambda i: abs(
-                    len(" ".join(words[:i])) - len(" ".join(words[i:]))))
-                top, bottom = rows(inner, [1, 1], 0)
-                two = [" ".join(words[:best]), " ".join(words[best:])]
-                s2 = min(self.common_size(two, top, want, bold=True), want)
-                self.text(two[0], top, s2, bold=True, color=fg, role=f"{id_}.label")
-                self.text(two[1], bottom, s2, bold=True, color=fg, role=f"{id_}.label2")
-            else:
-                self.text(label, inner, want, bold=True, color=fg, role=f"{id_}.label")
+            self.text2(label, inner, size or int(inner.height * 0.62), bold=True, color=fg,
+                       role=f"{id_}.label")
         b = Button(id_, rect, label, action, tuple(keys), enabled)
         self.frame.buttons.append(b)
         return b

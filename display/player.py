@@ -58,7 +58,7 @@ class PlayerScreen:
         """
         tr = self.tr
         w, h = surface.get_size()
-        p = Painter(surface, self.fonts, min_text=max(9, h // 70 if w >= h else w // 70))
+        p = Painter(surface, self.fonts, min_text=max(7, min(w, h) // 90))
         surface.blit(felt((w, h)), (0, 0))
         portrait = h > w
         u = min(w / 100, h / 170) if portrait else min(w / 160, h / 100)
@@ -218,7 +218,8 @@ class PlayerScreen:
         p.region(f"{role}.net", net_r)
         if seat.net is not None:
             if view.state == "void":
-                text, color = tr("outcome.refund"), theme.PUSH
+                refund = sum(r.stake for r in seat.results if r.outcome == "refund")
+                text, color = "\u21a9 " + format_money(refund), theme.PUSH
             else:
                 text = format_money(seat.net, sign=True)
                 color = theme.WIN if seat.net > 0 else theme.LOSE if seat.net < 0 else theme.PUSH

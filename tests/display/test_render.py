@@ -1,0 +1,165 @@
+"""Every scenario, both views, three sizes and three languages: texts fit, results shown."""
+
+import pygame
+import pytest
+
+from display.dealer import DealerScreen
+from display.player import PlayerScreen
+from display.scenarios import SCENARIOS, build
+from display.theme import FontBook
+
+SIZES = [(800, 480), (1920, 1080), (1080, 1920)]
+LANGS = ["en", "fr", "uk"]
+RESULT_SCENARIOS = {"reveal-qualify", "reveal-no-qualify", "settled", "recall"}
+
+
+@pytest.fixture(scope="module")
+def fonts():
+    pygame.display.init()
+    pygame.font.init()
+    return FontBook()
+
+
+@pytest.fixture(scope="module")
+def screens(fonts):
+    return {lang: (DealerScreen(fonts, lang), PlayerScreen(fonts, lang)) for lang in LANGS}
+
+
+def _check_texts(frame, where):
+    bad = [(t.text, t.role, t.size) for t in frame.texts
+           if not t.box.contains(t.rect) or t.truncated]
+    assert not bad, f"{where}: texts out of their box or cut: {bad[:8]}"
+    w, h = frame.size
+    screen = pygame.Rect(0, 0, w, h)
+    assert all(screen.contains(t.rect) for t in frame.texts)
+
+
+def _not_blank(surface, rect):
+    """The region holds drawn content: its pixels are not one flat colour."""
+    sub = surface.subsurface(rect.clip(surface.get_rect()))
+    colors = set()
+    step_x = max(1, sub.get_width() // 24)
+    step_y = max(1, sub.get_height() // 24)
+    for x in range(0, sub.get_width(), step_x):
+        for y in range(0, sub.get_height(), step_y):
+            colors.add(tuple(sub.get_at((x, y)))[:3])
+    return len(colors) > 3
+
+
+def _active_seats(view):
+    return [s.seat for s in view.seats if s.bets or s.cards]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_player_scenario(screens, name, size, lang):
+    sc = build(name)
+    surface = pygame.Surface(size)
+    frame = screens[lang][1].draw(surface, sc.player)
+    where = f"player {name} {size} {lang}"
+    _check_texts(frame, where)
+    # every seat of the table is drawn; the paytables, limits and RTP are on screen (R14)
+    for s in sc.player.seats:
+        assert f"seat.{s.seat}" in frame.regions, where
+    assert frame.texts_in("paytables"), where
+    assert any(t.role == "rtp.value" or t.role == "limits.value" for t in frame.texts)
+    assert sum(1 for t in frame.texts if "%" in t.text) >= 3, where
+    assert "link" in frame.regions
+    if name in RESULT_SCENARIOS:
+        for n in _active_seats(sc.player):
+            texts = frame.texts_in(f"seat.{n}.results")
+            assert texts, f"{where}: seat {n} results empty"
+            assert _not_blank(surface, frame.regions[f"seat.{n}.results"])
+            assert frame.texts_in(f"seat.{n}.net"), f"{where}: seat {n} net missing"
+        q = [t for t in frame.texts if t.role == "dealer.qualifies"]
+        assert len(q) == 1
+        expected = screens[lang][1].tr("dealer.qualifies" if sc.player.dealer_qualifies
+                                       else "dealer.not_qualify")
+        assert q[0].text == expected
+    else:
+        assert not [t for t in frame.texts if t.role == "dealer.qualifies"], where
+    if name in ("void", "link-lost"):
+        assert frame.texts_in("banner"), f"{where}: banner missing"
+        assert frame.regions["banner"].width > size[0] * 0.9  # full width
+    if name == "void":
+        act = [t.text for t in frame.texts if t.role == "banner.act"]
+        assert act and all(f"{x}" in act[0] for x in ("40.00", "150.00")), act
+    if sc.player.history:
+        assert frame.texts_in("history")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_dealer_scenario(screens, name, size, lang):
+    sc = build(name)
+    screen = screens[lang][0]
+    screen.ui.screen = sc.dealer_screen
+    surface = pygame.Surface(size)
+    try:
+        frame = screen.draw(surface, sc.dealer)
+    finally:
+        screen.ui.screen = "main"
+    where = f"dealer {name} {size} {lang}"
+    _check_texts(frame, where)
+    assert frame.texts_in("link"), f"{where}: shoe link state not shown"
+    mode = sc.dealer_screen
+    assert frame.notes["mode"] == mode
+    if mode == "recall":
+        band = frame.texts_in("recall.band")
+        assert any(screen.tr("screen.recall").split()[0] in t.text for t in band), where
+        assert frame.texts_in("recall.detail")
+        return
+    if mode == "meters":
+        cells = [t for t in frame.texts if t.role == "meters.cell"]
+        assert len(cells) == 6 * len(sc.dealer.meters)
+        return
+    assert frame.texts_in("next_action"), where
+    assert frame.texts_in("next_card"), where
+    for s in sc.dealer.seats:
+        assert frame.button(f"seat.{s.seat}.select") is not None
+    if sc.dealer.next_card is not None:
+        seat, n = sc.dealer.next_card
+        want = screen.tr("card.seat", seat=seat, n=n)
+        assert [t.text for t in frame.texts if t.role == "next_card"] == [want]
+    if name in RESULT_SCENARIOS:
+        assert frame.texts_in("payouts"), where
+        pay = [t for t in frame.texts if t.role == "payouts.amount"]
+        assert len(pay) == len(sc.dealer.payouts)
+        for n in _active_seats(sc.dealer):
+            assert frame.texts_in(f"seat.{n}.results"), f"{where}: seat {n} net missing"
+    if sc.dealer.banners:
+        assert frame.texts_in("banner.0"), where
+    if name == "decisions":
+        undecided = [s.seat for s in sc.dealer.seats if s.bets.get("ante") and not s.decision]
+        for n in undecided:
+            assert frame.button(f"seat.{n}.play").enabled
+            assert frame.button(f"seat.{n}.fold").enabled
+
+
+@pytest.mark.parametrize("view", ["dealer", "player"])
+def test_4k_settled(fonts, view):
+    sc = build("settled")
+    surface = pygame.Surface((3840, 2160))
+    if view == "dealer":
+        frame = DealerScreen(fonts, "en").draw(surface, sc.dealer)
+    else:
+        frame = PlayerScreen(fonts, "en").draw(surface, sc.player)
+    _check_texts(frame, f"{view} 4k")
+    nets = [t for t in frame.texts if t.role.endswith(".net")]
+    assert nets and min(t.size for t in nets) >= 40  # large type at 4K
+
+
+@pytest.mark.parametrize("pad", ["reason", "card", "pin"])
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_pads_fit(fonts, pad, size):
+    for lang in LANGS:
+        screen = DealerScreen(fonts, lang)
+        screen.ui.pad = pad
+        screen.ui.pad_action = {"reason": "void", "card": "manual_card"}.get(pad, "unblock_deck")
+        screen.ui.pin = "12"
+        frame = screen.draw(pygame.Surface(size), build("misread-paused").dealer)
+        _check_texts(frame, f"pad {pad} {size} {lang}")
+        # modal: only pad buttons take input
+        assert frame.buttons and all(b.id.startswith("pad.") for b in frame.buttons)
