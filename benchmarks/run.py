@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import os
 import subprocess
 import sys
 import time
@@ -334,6 +335,14 @@ def write_markdown(path: Path, info: dict[str, Any], results: dict[str, dict[str
 
 # ------------------------------------------------------------------ main
 
+def _loadavg() -> float | None:
+    """The 1-minute load average (other work on the machine skews every figure)."""
+    try:
+        return os.getloadavg()[0]
+    except (OSError, AttributeError):
+        return None
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer repeats, smaller samples")
@@ -351,6 +360,7 @@ def main() -> int:
     if args.only:
         scripts = [s if s.endswith(".py") else f"{s}.py" for s in args.only]
     info = machine()
+    load0 = _loadavg()
     results: dict[str, dict[str, Any]] = {}
     t0 = time.perf_counter()
     for script in scripts:
@@ -360,6 +370,8 @@ def main() -> int:
         if took is not None:
             print(f"  done in {took:.0f} s", file=sys.stderr, flush=True)
     seconds = time.perf_counter() - t0
+    if load0 is not None:
+        info["load average (1 min) at start / end"] = f"{load0:.2f} / {_loadavg():.2f}"
     print_tables(info, results, args.quick)
     if not args.no_write:
         write_markdown(args.output, info, results, args.quick, seconds)
