@@ -169,6 +169,8 @@ class ViewBuilder:
             dhand = dq = None
         banners = [Banner(k, sev, msg, act, {p: str(x) for p, x in params.items()})
                    for k, (sev, msg, act, params) in g.notes.items()]
+        if not shown and g.dealer_cards:
+            banners = [_redact(b, g.dealer_cards) for b in banners]
         if locked:
             banners.insert(0, Banner("journal_locked", "error", locked,
                                      "Call a technician: the table stays locked"))
@@ -211,6 +213,19 @@ class ViewBuilder:
             dealer_qualifies=dq, banners=pbanners, history=st["history"],
             paytables=st["paytables"], link_state=g.link_state, version=version)
         return dealer, player
+
+
+def _redact(b: Banner, hidden: list[str]) -> Banner:
+    """Remove the dealer's hole cards from a banner's text (R13)."""
+    text = b.message + "".join(b.params.values())
+    if not any(c in text for c in hidden):
+        return b
+    msg = b.message
+    params = dict(b.params)
+    for c in hidden:
+        msg = msg.replace(c, "a card")
+        params = {k: ("a card" if v == c else v.replace(c, "a card")) for k, v in params.items()}
+    return Banner(b.kind, b.severity, msg, b.action, params)
 
 
 def _hand_name(cards: tuple[str, ...]) -> str | None:

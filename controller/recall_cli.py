@@ -1,0 +1,125 @@
+"""``threecard recall``, ``threecard meters``, ``threecard verify-journal``.
+
+All three read the journal given by ``--journal PATH`` (read-only; the table may be
+running). Exit status: 0 fine, 1 the journal is broken or does not reconcile, 2 usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from controller import recall as rc
+from controller.journal import JournalError
+
+
+def _journal_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--journal", required=True, help="the journal file")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def add_recall_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``recall``."""
+    _journal_arg(parser)
+    parser.add_argument("--last", type=int, default=10, help="rounds to show (default 10)")
+
+
+def add_meters_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``meters``."""
+    _journal_arg(parser)
+
+
+def add_verify_journal_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``verify-journal``."""
+    _journal_arg(parser)
+
+
+def _fail(cmd: str, exc: Exception) -> int:
+    print(f"threecard {cmd}: {exc}", file=sys.stderr)
+    return 1
+
+
+def _money(v: int | None) -> str:
+    return "-" if v is None else f"{v:+,}"
+
+
+def run_recall(args: argparse.Namespace) -> int:
+    """Print game recall, newest first."""
+    try:
+        rounds = rc.recall(args.journal, args.last)
+    except JournalError as exc:
+        return _fail("recall", exc)
+    if args.json:
+        print(json.dumps(rounds))
+        return 0
+    if not rounds:
+        print("no rounds recorded")
+    for r in rounds:
+        print(_format_round(r))
+    return 0
+
+
+def _format_round(r: dict[str, Any]) -> str:
+    head = f"GAME RECALL  round {r['round_id']}  {r['status'].upper()}"
+    if r["void_reason"]:
+        head += f"  void: {r['void_reason']}"
+    lines = [head, f"  opened {r['started_utc'] or '-'}"]
+    deal = "  ".join(f"{c or 'misread'}->{p}{' (manual)' if m else ''}"
+                     for c, p, m in r["deal"])
+    lines.append(f"  deal: {deal or '-'}")
+    dealer = " ".join(r["dealer_cards"]) or "-"
+    if r["dealer_hand"]:
+        dealer += f"  {r['dealer_hand']}, " + ("qualifies" if r["dealer_qualifies"]
+                                               else "does not qualify")
+    lines.append(f"  dealer: {dealer}")
+    for s in r["seats"]:
+        bets = ", ".join(f"{k} {v}" for k, v in s["bets"].items())
+        res = ", ".join(f"{k} {x['outcome']} {_money(x['net'])}" for k, x in s["results"].items())
+        lines.append(f"  seat {s['seat']}: {' '.join(s['cards']) or '-'}  bets {bets}  "
+                     f"decision {s['decision'] or '-'}  {res}  net {_money(s['net'])}")
+    return "\n".join(lines)
+
+
+def run_meters(args: argparse.Namespace) -> int:
+    """Print meters per bet type and seat, and the event counters."""
+    try:
+        rep = rc.meters(args.journal)
+    except JournalError as exc:
+        return _fail("meters", exc)
+    if args.json:
+        print(json.dumps({"rows": {k: dict(zip(("wagered", "paid", "won", "rounds", "voids",
+                                                "refunded"), v, strict=True))
+                                   for k, v in rep.rows.items()},
+                          "counters": rep.counters, "reconciled": rep.reconciled,
+                          "problems": rep.problems}))
+    else:
+        print(f"{'meter':15} {'wagered':>14} {'paid':>14} {'won':>14} {'house net':>14} "
+              f"{'rounds':>8} {'voids':>6} {'refunded':>10}")
+        for k, (w, p, won, n, v, rf) in rep.rows.items():
+            print(f"{k:15} {w:>14,} {p:>14,} {won:>14,} {won - p:>+14,} {n:>8} {v:>6} {rf:>10,}")
+        for k, v in sorted(rep.counters.items()):
+            print(f"  {k}: {v}")
+        print("reconciled with the round records" if rep.reconciled
+              else "DOES NOT RECONCILE: " + "; ".join(rep.problems))
+    return 0 if rep.reconciled else 1
+
+
+def run_verify_journal(args: argparse.Namespace) -> int:
+    """Check the hash chain and replay the journal against its derived tables."""
+    try:
+        rep = rc.verify(args.journal)
+    except JournalError as exc:
+        return _fail("verify-journal", exc)
+    if args.json:
+        print(json.dumps({"ok": rep.ok, "events": rep.chain.events,
+                          "bad_seq": rep.chain.bad_seq,
+                          "snapshots_checked": rep.snapshots_checked,
+                          "problems": rep.problems}))
+    elif rep.ok:
+        print(f"journal OK: {rep.chain.events} events, hash chain intact, "
+              f"{rep.snapshots_checked} snapshots and every round record match a replay")
+    else:
+        print("JOURNAL BROKEN: " + "; ".join(rep.problems))
+    return 0 if rep.ok else 1
