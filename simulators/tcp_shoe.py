@@ -139,6 +139,8 @@ class TcpPort(ShoePort):
             with contextlib.suppress(OSError):
                 client.shutdown(socket.SHUT_RDWR)
             client.close()
+        with contextlib.suppress(OSError):  # stop listening now, even while select() holds it
+            self._server.shutdown(socket.SHUT_RDWR)
         self._server.close()
 
     def replug(self) -> TcpPort:

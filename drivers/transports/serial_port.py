@@ -90,8 +90,18 @@ class SerialTransport(Transport):
     def close(self) -> None:
         """Close the port; never raises."""
         self._closed = True
+        port = self._port
+        sock = getattr(port, "_socket", None)
+        if sock is not None:  # pyserial's socket close() sleeps 0.3 s; stop() must be prompt
+            for step in (lambda: sock.shutdown(socket.SHUT_RDWR), sock.close):
+                try:
+                    step()
+                except OSError:
+                    pass
+            port._socket = None
+            port.is_open = False
         try:
-            self._port.close()
+            port.close()
         except Exception:  # noqa: BLE001 - close must never raise
             pass
 
