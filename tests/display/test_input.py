@@ -1,0 +1,275 @@
+"""Dealer input through real pygame events: touches, clicks and keys reach the inbox."""
+
+import queue
+from dataclasses import replace
+
+import pygame
+import pytest
+
+from controller import commands as C
+from display.app import DisplayApp
+from display.scenarios import SCENARIOS, build
+
+SIZE = (1280, 800)
+
+
+class Holder:
+    """What the daemon gives the display: the newest pair of views."""
+
+    def __init__(self, name):
+        sc = build(name)
+        self.views = (sc.dealer, sc.player)
+
+    def __call__(self):
+        return self.views
+
+    def bump(self, **changes):
+        dv, pv = self.views
+        self.views = (replace(dv, version=dv.version + 1, **changes),
+                      replace(pv, version=pv.version + 1))
+
+
+@pytest.fixture
+def make_app():
+    apps = []
+
+    def _make(name, views=("dealer", "player"), size=SIZE):
+        pygame.display.init()
+        pygame.event.clear()
+        holder = Holder(name)
+        inbox = queue.Queue()
+        app = DisplayApp(holder, inbox, views=views, headless=True,
+                         sizes={"dealer": size, "player": (960, 540)})
+        app.step(now=0.0, wait=False)
+        apps.append(app)
+        return app, holder, inbox
+
+    yield _make
+    for a in apps:
+        a.close()
+    pygame.event.clear()
+
+
+def drain(inbox):
+    out = []
+    while True:
+        try:
+            out.append(inbox.get_nowait())
+        except queue.Empty:
+            return out
+
+
+def key(app, name, mod=0, now=1.0):
+    pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.key.key_code(name),
+                                         mod=mod, unicode=""))
+    app.step(now=now, wait=False)
+
+
+def touch(app, button_id, now=1.0):
+    frame = app.frame("dealer")
+    b = frame.button(button_id)
+    assert b is not None, button_id
+    w, h = frame.size
+    pygame.event.post(pygame.event.Event(pygame.FINGERDOWN, x=b.rect.centerx / w,
+                                         y=b.rect.centery / h, touch_id=1, finger_id=1,
+                                         dx=0.0, dy=0.0, pressure=1.0))
+    app.step(now=now, wait=False)
+
+
+def click(app, button_id, now=1.0, **extra):
+    b = app.frame("dealer").button(button_id)
+    assert b is not None, button_id
+    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=b.rect.center, button=1,
+                                         **extra))
+    app.step(now=now, wait=False)
+
+
+def test_betting_by_touch_and_keys(make_app):
+    app, _, inbox = make_app("betting")
+    touch(app, "chip.2500")
+    touch(app, "seat.2.bet.ante")
+    key(app, "3")
+    key(app, "f2")
+    key(app, "p")
+    key(app, "x")
+    key(app, "c")
+    key(app, "b")
+    key(app, "b", mod=pygame.KMOD_LSHIFT)
+    click(app, "seat.6.bet.pair_plus")
+    key(app, "n")
+    click(app, "primary")
+    assert drain(inbox) == [
+        C.PlaceBet(seat=2, bet="ante", amount=2500),
+        C.PlaceBet(seat=3, bet="pair_plus", amount=500),
+        C.PlaceBet(seat=3, bet="six_card_bonus", amount=500),
+        C.ClearBets(seat=3),
+        C.Rebet(seat=3),
+        C.Rebet(seat=0),
+        C.PlaceBet(seat=6, bet="pair_plus", amount=500),
+        C.NoMoreBets(),
+        C.NoMoreBets(),
+    ]
+
+
+def test_touch_is_not_counted_twice(make_app):
+    """SDL copies a touch into a mouse click marked ``touch``; only one command results."""
+    app, _, inbox = make_app("betting")
+    touch(app, "primary")
+    click(app, "primary", touch=True)
+    assert drain(inbox) == [C.NoMoreBets()]
+
+
+def test_disabled_actions_post_nothing(make_app):
+    app, _, inbox = make_app("dealing")
+    for k in ("n", "r", "s", "g", "a", "y", "return", "f5", "f6", "f11"):
+        key(app, k)
+    click(app, "primary") if app.frame("dealer").button("primary") else None
+    assert drain(inbox) == []
+
+
+def test_decisions(make_app):
+    app, holder, inbox = make_app("decisions")
+    assert app.frame("dealer").notes["selected_seat"] == 3  # first undecided seat
+    key(app, "y")
+    assert drain(inbox) == [C.Decide(seat=3, decision="play")]
+    # the controller records it; the next undecided seat takes the keys
+    dv = holder.views[0]
+    seats = tuple(replace(s, decision="play") if s.seat == 3 else s for s in dv.seats)
+    holder.bump(seats=seats)
+    app.step(now=2.0, wait=False)
+    assert app.frame("dealer").notes["selected_seat"] == 5
+    key(app, "f", now=2.1)
+    touch(app, "seat.6.play", now=2.2)
+    assert drain(inbox) == [C.Decide(seat=5, decision="fold"), C.Decide(seat=6, decision="play")]
+
+
+def test_void_needs_reason_and_pin(make_app):
+    app, _, inbox = make_app("dealing")
+    key(app, "f9")
+    assert app.frame("dealer").notes["pad"] == "reason"
+    key(app, "5")  # shoe fault
+    assert app.frame("dealer").notes["pad"] == "pin"
+    key(app, "return")  # OK without a PIN does nothing
+    for d in "2580":
+        touch(app, f"pad.key.{'123456789'.index(d)}" if d != "0" else "pad.key.10")
+    key(app, "backspace")
+    key(app, "0")
+    key(app, "return")
+    assert drain(inbox) == [C.VoidRound(reason="Shoe fault", pin="2580")]
+    assert app.frame("dealer").notes["pad"] is None
+
+
+def test_pad_cancel(make_app):
+    app, _, inbox = make_app("dealing")
+    key(app, "f9")
+    key(app, "escape")
+    assert app.frame("dealer").notes["pad"] is None
+    key(app, "f9")
+    touch(app, "pad.cancel")
+    assert app.frame("dealer").notes["pad"] is None
+    assert drain(inbox) == []
+
+
+def test_manual_card_entry(make_app):
+    app, _, inbox = make_app("misread-paused")
+    touch(app, "tool.manual_card")
+    assert app.frame("dealer").notes["pad"] == "card"
+    key(app, "q")
+    touch(app, "pad.suit.h")
+    key(app, "return")
+    assert app.frame("dealer").notes["pad"] == "pin"
+    for d in "4711":
+        key(app, d)
+    touch(app, "pad.key.11")  # OK
+    assert drain(inbox) == [C.ManualCard(card="Qh", pin="4711")]
+
+
+def test_primary_actions(make_app):
+    for name, cmd in (("reveal-qualify", C.Settle()), ("settled", C.NextRound()),
+                      ("void", C.NextRound())):
+        app, _, inbox = make_app(name)
+        key(app, "return")
+        assert drain(inbox) == [cmd], name
+
+
+def test_recall_and_meters_screens(make_app):
+    app, holder, inbox = make_app("settled")
+    key(app, "f7")
+    f = app.frame("dealer")
+    assert f.notes["mode"] == "recall"
+    assert f.notes["recall_round"] == holder.views[0].recall[0].round_id
+    key(app, "right")
+    assert app.frame("dealer").notes["recall_round"] == holder.views[0].recall[1].round_id
+    touch(app, "recall.round.3")
+    assert app.frame("dealer").notes["recall_round"] == holder.views[0].recall[3].round_id
+    key(app, "escape")
+    assert app.frame("dealer").notes["mode"] == "main"
+    touch(app, "meters")
+    assert app.frame("dealer").notes["mode"] == "meters"
+    key(app, "f8")
+    assert app.frame("dealer").notes["mode"] == "main"
+    assert drain(inbox) == []
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_every_action_has_a_key(make_app, name):
+    """Each enabled control is reachable from the keyboard (seat controls after its digit)."""
+    app, _, _ = make_app(name)
+    sc = build(name)
+    app.dealer.ui.screen = sc.dealer_screen
+    app.outputs["dealer"].dirty = True
+    app.step(now=1.0, wait=False)
+    frame = app.frame("dealer")
+    for b in frame.buttons:
+        if not b.enabled or b.keys or b.action[0] in ("recall",):
+            continue
+        seat = b.id.split(".")[1] if b.id.startswith("seat.") else None
+        assert seat is not None, f"{name}: {b.id} has no key"
+        app.dealer.ui.selected_seat = int(seat)
+        app.outputs["dealer"].dirty = True
+        app.step(now=1.0, wait=False)
+        again = app.frame("dealer").button(b.id)
+        assert again.keys or not again.enabled, f"{name}: {b.id} has no key when selected"
+        app.dealer.ui.selected_seat = None
+
+
+def test_player_window_input_ignored_and_views_error_tolerated(make_app):
+    app, holder, inbox = make_app("betting", views=("player",))
+    key(app, "n")
+    assert drain(inbox) == []
+
+    def broken():
+        raise RuntimeError("controller hiccup")
+
+    app.get_views = broken
+    assert app.step(now=3.0, wait=False)  # keeps the last snapshot, no crash
+
+
+def test_redraw_only_on_change(make_app):
+    app, holder, _ = make_app("betting")
+    base = dict(app.redraws)
+    for i in range(10):
+        app.step(now=1.0 + i * 0.1, wait=False)
+    assert app.redraws == base  # idle: nothing redrawn
+    holder.bump()
+    app.step(now=3.0, wait=False)
+    assert app.redraws == {k: v + 1 for k, v in base.items()}
+
+
+def test_link_alarm_blinks_at_two_hertz(make_app):
+    app, _, _ = make_app("link-lost")
+    base = app.redraws["player"]
+    for i in range(30):  # one second at 30 frames per second
+        app.step(now=10.0 + i / 30, wait=False)
+    assert 1 <= app.redraws["player"] - base <= 3
+
+
+def test_inbox_full_keeps_command(make_app):
+    app, _, _ = make_app("betting")
+    app.inbox = queue.Queue(maxsize=1)
+    app.inbox.put_nowait("busy")
+    key(app, "n")
+    assert app.inbox.qsize() == 1 and len(app._pending) == 1
+    app.inbox.get_nowait()
+    app.step(now=2.0, wait=False)
+    assert app.inbox.get_nowait() == C.NoMoreBets()
