@@ -83,7 +83,15 @@ def simulate(rounds: int, journal: str | None, seed: int, timeout: float = 900) 
     return data
 
 
-def measure(rounds: int, journal: str | None, runs: int, label: str) -> dict[str, Any]:
+def measure(rounds: int, journal: str | None, runs: int, label: str,
+            budget: float) -> dict[str, Any]:
+    """Rounds per second over ``runs`` runs of at most ``rounds`` rounds, sized by a short
+    trial run so that one run takes about ``budget`` seconds."""
+    trial = simulate(50, journal, seed=99)
+    if "_error" in trial:
+        return na(f"`threecard simulate` {trial['_error']}")
+    trial_rps = find_number(trial, "rounds_per_second") or 50 / trial["_wall"]
+    rounds = int(max(50, min(rounds, trial_rps * budget)))
     rates = []
     for i in range(runs):
         data = simulate(rounds, journal, seed=100 + i)
@@ -103,12 +111,14 @@ def main() -> int:
     runs = 3
     mem_rounds = 2_000 if args.quick else 10_000
     disk_rounds = 300 if args.quick else 1_500
+    budget = 5.0 if args.quick else 20.0
     figures = [
         figure("`threecard simulate` throughput, journal in memory", "rounds/s", "higher",
-               measure(mem_rounds, ":memory:", runs, "--journal :memory:"),
+               measure(mem_rounds, ":memory:", runs, "--journal :memory:", budget),
                note="7 seats, Ante + Pair Plus + 6 Card Bonus, Q-6-4 play; target 2,000+"),
         figure("`threecard simulate` throughput, durable journal", "rounds/s", "higher",
-               measure(disk_rounds, None, runs, "journal file in a temporary directory"),
+               measure(disk_rounds, None, runs, "journal file in a temporary directory",
+                       budget),
                note="every event committed before it is applied; target 100+"),
     ]
     (emit if args.json else show)("simulate", figures)

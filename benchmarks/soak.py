@@ -1,7 +1,12 @@
 """Soak run: a million rounds of 7 seats with random shoe faults, then three checks.
 
     python benchmarks/soak.py            # threecard simulate --rounds 1000000 --seats 7
-                                         #   --faults random --json, watched from outside
+                                         #   --faults all=0.001 --json, watched from outside
+
+Every fault kind the simulated shoe knows is injected at a low rate (``all=0.001`` per
+round; ``--faults`` changes it). The journal is a file in a temporary directory (as
+``threecard simulate`` uses by default); after the run its hash chain is verified with
+``threecard verify-journal`` when that command is available.
 
 Checks (written to ``benchmarks/soak-result.json`` and the soak section of BENCHMARKS.md):
 
@@ -242,7 +247,8 @@ def _num(v: Any) -> float | None:
 def observed_returns(data: dict[str, Any]) -> dict[str, float]:
     """Observed return per bet from the simulation's JSON (tolerant of its exact shape)."""
     out: dict[str, float] = {}
-    ret = _find(data, ("observed_return", "observed_returns", "returns", "observed_rtp", "rtp"))
+    ret = _find(data, ("return", "observed_return", "observed_returns", "returns",
+                       "observed_rtp"))
     if isinstance(ret, dict):
         for b in BETS:
             v = _num(ret.get(b))
@@ -299,11 +305,12 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=1_000_000)
     ap.add_argument("--seats", type=int, default=7)
-    ap.add_argument("--faults", default="random")
+    ap.add_argument("--faults", default="all=0.001",
+                    help="simulate's fault spec (default all=0.001: every kind, low rate)")
     ap.add_argument("--rules", default="live")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--journal", default=None,
-                    help="passed to simulate (default: none, simulate's temporary journal)")
+                    help="journal for simulate (default: a file in a temporary directory)")
     ap.add_argument("--sample-every", type=float, default=1.0, help="seconds between RSS samples")
     ap.add_argument("--mc-rounds", type=int, default=200_000,
                     help="rounds of the side simulation that estimates the variance")
@@ -315,10 +322,15 @@ def main() -> int:
     from controller.rules import load_profile
 
     exe = shutil.which("threecard") or str(Path(sys.executable).with_name("threecard"))
-    cmd = [exe, "simulate", "--rules", args.rules, "--seats", str(args.seats), "--rounds",
-           str(args.rounds), "--seed", str(args.seed), "--faults", args.faults, "--json"]
-    if args.journal:
-        cmd += ["--journal", args.journal]
+    tmpdir = tempfile.TemporaryDirectory(prefix="tc-soak-")
+    journal = args.journal or str(Path(tmpdir.name) / "soak-journal")
+
+    def sim_cmd(rounds: int, journal_path: str) -> list[str]:
+        return [exe, "simulate", "--rules", args.rules, "--seats", str(args.seats), "--rounds",
+                str(rounds), "--seed", str(args.seed), "--faults", args.faults,
+                "--journal", journal_path, "--json"]
+
+    cmd = sim_cmd(args.rounds, journal)
     probe = subprocess.run([exe, "simulate", "--help"], capture_output=True, text=True,
                            check=False)
     if probe.returncode != 0:
@@ -334,6 +346,25 @@ def main() -> int:
     expected, notes = expected_returns(profile, min_play, tables)
     var = round_variance(profile, min_play, tables, args.seats, args.mc_rounds)
 
+    calib = str(Path(tmpdir.name) / "calibration-journal")
+    t0 = time.monotonic()
+    cal = subprocess.run(sim_cmd(200, calib), capture_output=True, text=True, check=False)
+    per_round = (time.monotonic() - t0) / 200
+    if cal.returncode != 0:
+        last = (cal.stderr or cal.stdout).strip().splitlines()
+        print("soak: a 200-round trial run failed: " + (last[-1] if last else ""),
+              file=sys.stderr)
+        return 2
+    jbytes = sum(f.stat().st_size for f in Path(tmpdir.name).glob("calibration-journal*"))
+    free = shutil.disk_usage(Path(journal).parent).free
+    need = jbytes / 200 * args.rounds
+    print(f"soak: about {per_round * args.rounds / 3600:.1f} h for {args.rounds:,} rounds, "
+          f"journal about {need / 2**30:.1f} GiB ({free / 2**30:.1f} GiB free)",
+          file=sys.stderr, flush=True)
+    if need > 0.8 * free:
+        print("soak: not enough disk for the journal; give --journal on a larger disk",
+              file=sys.stderr)
+        return 2
     print(f"soak: {' '.join(cmd[1:])}", file=sys.stderr, flush=True)
     started = time.monotonic()
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
@@ -389,6 +420,25 @@ def main() -> int:
                    + (f": {json.dumps(viol[:3])[:300]}" if isinstance(viol, list) and viol
                       else "")})
 
+    if settled is not None:
+        checks.append({"name": "every round requested settled",
+                       "result": "pass" if settled >= args.rounds else "FAIL",
+                       "detail": f"{settled:,.0f} of {args.rounds:,} rounds settled"})
+    vj = subprocess.run([exe, "verify-journal", "--journal", journal], capture_output=True,
+                        text=True, check=False)
+    vj_text = (vj.stdout or vj.stderr).strip().splitlines()
+    if "ModuleNotFoundError" in vj.stderr or "invalid choice" in vj.stderr:
+        notes.append("`threecard verify-journal` is not available: journal chain not checked")
+    else:
+        checks.append({"name": "journal hash chain verifies",
+                       "result": "pass" if vj.returncode == 0 else "FAIL",
+                       "detail": (vj_text[-1] if vj_text else f"exit {vj.returncode}")[:300]})
+    jsize = sum(f.stat().st_size for f in Path(journal).parent.glob(Path(journal).name + "*"))
+    notes.append(f"journal size after the run: {jsize / 2**20:,.1f} MiB")
+    if isinstance(_find(data, ("z",)), dict):
+        notes.append("simulate's own z against the unadjusted par sheet: "
+                     + json.dumps(_find(data, ("z",))))
+
     own = memory_from_json(data)
     checks.append(memory_check(own, "per-round samples printed by simulate") if own
                   else memory_check(sampler.samples, "VmRSS sampled from /proc every "
@@ -424,6 +474,7 @@ def main() -> int:
         print(f"   note  {n}")
     if not args.no_write:
         write_outputs(result)
+    tmpdir.cleanup()
     return 0 if all(c["result"] == "pass" for c in checks) else 1
 
 
