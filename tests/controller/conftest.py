@@ -1,0 +1,145 @@
+"""Helpers for the engine's tests: a fixed clock and a readable dealer's shift."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from controller import recall as rc
+from controller.auth import DEMO_PINS, demo_pin_hashes
+from controller.commands import Decide, NoMoreBets, PlaceBet, Reveal, Settle
+from controller.game import TableConfig
+from controller.table import Table, Verdict
+from drivers.events import CardRead, LinkState, LinkStatus
+
+SUP = DEMO_PINS["supervisor"]
+TECH = DEMO_PINS["technician"]
+
+
+class FakeClock:
+    """One second per batch, from 2026-01-01T00:00:00Z: reproducible journals."""
+
+    def __init__(self) -> None:
+        self.n = 0
+
+    def utc(self) -> str:
+        self.n += 1
+        return (datetime(2026, 1, 1, tzinfo=UTC) + timedelta(seconds=self.n)).isoformat()
+
+    def monotonic_ns(self) -> int:
+        return self.n * 1_000_000_000
+
+
+def cards(text: str, burn: bool = False) -> list[CardRead]:
+    """Shoe events for cards written ``"As Kd | 2c"`` (bars are only for the reader)."""
+    return [CardRead(card=c, code=c, burn=burn) for c in text.replace("|", " ").split()]
+
+
+class Shift:
+    """A table on a journal file, driven like a dealer's shift."""
+
+    SUP = SUP
+    TECH = TECH
+
+    def __init__(self, path: Path, **config) -> None:
+        config.setdefault("seats", 3)
+        self.path = path
+        self.config = TableConfig(pin_hashes=demo_pin_hashes(), **config)
+        self.clock = FakeClock()
+        self.table = Table(path, self.config, clock=self.clock)
+        self.table.process([LinkStatus(state=LinkState.ONLINE)])
+
+    @property
+    def game(self):
+        return self.table.game
+
+    def do(self, *items) -> list[Verdict]:
+        """Send inputs; returns their verdicts."""
+        flat = []
+        for it in items:
+            flat += it if isinstance(it, list) else [it]
+        return self.table.process(flat)
+
+    def ok(self, *items) -> None:
+        """Send inputs that must all be accepted."""
+        bad = [v for v in self.do(*items) if not v.accepted]
+        assert not bad, bad
+
+    def rejected(self, item) -> str:
+        """Send one input that must be rejected and change nothing; returns the reason."""
+        before = self.game.to_dict()
+        (v,) = self.do(item)
+        assert not v.accepted
+        after = self.game.to_dict()
+        for k in ("notes", "meters", "last_seq", "pin_failures", "pin_locked_until"):
+            before.pop(k), after.pop(k)
+        assert before == after
+        return v.reason
+
+    def bets(self, seats=(1, 2), ante=100, **side) -> None:
+        self.ok([PlaceBet(seat=s, bet="ante", amount=ante) for s in seats],
+                [PlaceBet(seat=s, bet=b, amount=a) for s in seats for b, a in side.items()],
+                NoMoreBets())
+
+    def play_out(self, *decisions: str) -> None:
+        self.ok([Decide(seat=i + 1, decision=d) for i, d in enumerate(decisions)],
+                Reveal(), Settle())
+
+    @property
+    def view(self):
+        return self.table.views()[0]
+
+    @property
+    def player_view(self):
+        return self.table.views()[1]
+
+    def recall(self, last: int = 10) -> list[dict]:
+        """``threecard recall --json`` of this journal."""
+        return rc.recall(self.path, last)
+
+    def restart(self) -> None:
+        """Power cut: the process dies; a new table starts on the same journal."""
+        self.table.journal.close()
+        self.table = Table(self.path, self.config, clock=self.clock)
+
+    def close(self) -> None:
+        self.table.close()
+
+
+@pytest.fixture
+def shift(tmp_path):
+    s = Shift(tmp_path / "journal.sqlite")
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def make_shift(tmp_path):
+    made = []
+
+    def make(**config) -> Shift:
+        s = Shift(tmp_path / f"journal{len(made)}.sqlite", **config)
+        made.append(s)
+        return s
+    yield make
+    for s in made:
+        s.close()
+
+
+def deal_of(rec: dict) -> list[tuple]:
+    return [tuple(d) for d in rec["deal"]]
+
+
+def nets(rec: dict) -> dict[int, int]:
+    return {s["seat"]: s["net"] for s in rec["seats"]}
+
+
+def outcomes(rec: dict, seat: int) -> dict[str, tuple[str, int]]:
+    (s,) = [s for s in rec["seats"] if s["seat"] == seat]
+    return {b: (r["outcome"], r["net"]) for b, r in s["results"].items()}
+
+
+for _f in (cards, deal_of, nets, outcomes):
+    setattr(Shift, _f.__name__, staticmethod(_f))
