@@ -14,11 +14,12 @@ from display.painter import Painter, cols, inset, rows
 _FELT_CACHE: dict[tuple[int, int], pygame.Surface] = {}
 
 
-def felt(size: tuple[int, int]) -> pygame.Surface:
+def felt(size: tuple[int, int], like: pygame.Surface | None = None) -> pygame.Surface:
     """A green felt background with a soft vignette, cached per size.
 
     Args:
         size: (width, height).
+        like: the target surface; the felt is converted to its pixel format (fast blits).
 
     Returns:
         An opaque surface of that size.
@@ -37,8 +38,8 @@ def felt(size: tuple[int, int]) -> pygame.Surface:
         rgb += rng.normal(0.0, 1.6, size=(w, h, 1)).astype(np.float32)
         arr = np.clip(rgb, 0, 255).astype(np.uint8)
         surf = pygame.surfarray.make_surface(arr)
-        if pygame.display.get_init() and pygame.display.get_surface() is not None:
-            surf = surf.convert()
+        if like is not None:
+            surf = surf.convert(like)
         if len(_FELT_CACHE) > 6:
             _FELT_CACHE.clear()
         _FELT_CACHE[size] = surf

@@ -134,6 +134,9 @@ class DealerScreen:
         self.tr = Translator(lang)
         self.ui = DealerUI()
         self._shade: dict[tuple[int, int], pygame.Surface] = {}
+        self._size_cache: dict[tuple[object, ...], tuple[int, int]] = {}
+        self._compact = False
+        self._now = 0.0
 
     # -- helpers read by draw and handle ------------------------------------------------------
 
@@ -294,7 +297,7 @@ class DealerScreen:
         w, h = surface.get_size()
         portrait = h > w
         p = Painter(surface, self.fonts, min_text=max(7, min(w, h) // 90))
-        surface.blit(felt((w, h)), (0, 0))
+        surface.blit(felt((w, h), surface), (0, 0))
         self._now = now
         u = min(w / 100, h / 170) if portrait else min(w / 160, h / 100)
         gap = max(4, int(u * 1.0))
@@ -518,24 +521,31 @@ class DealerScreen:
         cell = cells[0]
         inner = inset(cell, max(3, cell.width // 24), max(3, cell.height // 45))
         show_cards = view.state != "betting" or any(s.cards for s in view.seats)
-        nbets = 0 if getattr(self, "_compact", False) else 4
+        nbets = 0 if self._compact else 4
         units = 1.05 + (3.05 if show_cards else 0) + 0.9 * nbets + 1.3
         line_h = int(inner.height * 0.9 / units)
-        pairs = [(self.tr.bet(b), "+" + format_money(max([1000, *(
+        pairs = tuple((self.tr.bet(b), "+" + format_money(max([1000, *(
             abs(r.net) for s in view.seats for r in s.results)])))
-                 for b in ("ante", "play", "pair_plus", "six_card_bonus")]
+                      for b in ("ante", "play", "pair_plus", "six_card_bonus"))
         width = inner.width - 2 * max(3, line_h // 6) - line_h // 3
-        size = max(6, int(line_h * 0.62))
-        while size > 6:
-            f, fb = self.fonts.font(size), self.fonts.font(size, True)
-            if all(f.size(a)[0] + fb.size(b)[0] + 6 <= width for a, b in pairs):
-                break
-            size -= 1
         hand_h = int(inner.height * 0.75 / units * 0.95)
-        hands = [self._hand_text(s) for s in view.seats]
-        small = max(8, p.min_text * 2 // 3)
-        hsize = p.common_size(hands, pygame.Rect(0, 0, inner.width, hand_h), hand_h, bold=True,
-                              min_size=small)
+        hands = tuple(self._hand_text(s) for s in view.seats)
+        key = (pairs, width, line_h, hands, inner.width, hand_h, p.min_text)
+        cached = self._size_cache.get(key)
+        if cached is None:
+            size = max(6, int(line_h * 0.62))
+            while size > 6:
+                f, fb = self.fonts.font(size), self.fonts.font(size, True)
+                if all(f.size(a)[0] + fb.size(b)[0] + 6 <= width for a, b in pairs):
+                    break
+                size -= 1
+            small = max(8, p.min_text * 2 // 3)
+            hsize = p.common_size(list(hands), pygame.Rect(0, 0, inner.width, hand_h), hand_h,
+                                  bold=True, min_size=small)
+            if len(self._size_cache) > 128:
+                self._size_cache.clear()
+            cached = self._size_cache[key] = (size, hsize)
+        size, hsize = cached
         sizes = {"bet": size, "hand": hsize}
         for seat, c in zip(view.seats, cells, strict=False):
             self._seat(p, c, seat, view, seat.seat == sel, sizes)
@@ -559,7 +569,7 @@ class DealerScreen:
         if seat.bets.get("play"):
             bet_names.insert(1, "play")
         show_cards = bool(seat.cards) or view.state not in ("betting",)
-        compact = getattr(self, "_compact", False)
+        compact = self._compact
         if compact:
             bet_names = []
         weights = [1.05]

@@ -591,6 +591,7 @@ class Translator:
     def __init__(self, lang: str = "en") -> None:
         self.lang = lang if lang in MESSAGES else "en"
         self._table = MESSAGES[self.lang]
+        self._cache: dict[tuple[str, tuple[tuple[str, str], ...]], str] = {}
 
     def has(self, key: str) -> bool:
         """Whether ``key`` has a text in this language or in English."""
@@ -609,7 +610,14 @@ class Translator:
         template = self._table.get(key) or _EN.get(key) or key
         if not params:
             return template
-        return string.Formatter().vformat(template, (), _Params(params))
+        ck = (key, tuple(sorted((k, str(v)) for k, v in params.items())))
+        hit = self._cache.get(ck)
+        if hit is None:
+            hit = string.Formatter().vformat(template, (), _Params(params))
+            if len(self._cache) > 4096:
+                self._cache.clear()
+            self._cache[ck] = hit
+        return hit
 
     def hand(self, name: str | None) -> str:
         """A hand name (``three_of_a_kind``) in this language; empty for None."""

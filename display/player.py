@@ -59,7 +59,7 @@ class PlayerScreen:
         tr = self.tr
         w, h = surface.get_size()
         p = Painter(surface, self.fonts, min_text=max(7, min(w, h) // 90))
-        surface.blit(felt((w, h)), (0, 0))
+        surface.blit(felt((w, h), surface), (0, 0))
         portrait = h > w
         u = min(w / 100, h / 170) if portrait else min(w / 160, h / 100)
         gap = max(4, int(u * 1.2))
