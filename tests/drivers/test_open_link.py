@@ -1,0 +1,236 @@
+"""Shoe URLs, discovery, operator messages and crash reporting of the link."""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import queue
+import subprocess
+import sys
+import time
+from types import SimpleNamespace
+
+import pytest
+
+import drivers
+from drivers.events import CardRead, Hello, LinkState, LinkStatus
+from drivers.link import ShoeLink
+from drivers.transports import Connector, TransportError, open_error
+from drivers.transports.memory import MemoryConnector
+from drivers.url import parse_shoe_url
+from simulators.ports import MemoryPort
+from simulators.pty_shoe import PtyPort
+from simulators.shoe import SimulatedShoe
+
+FAST = {"backoff_initial": 0.02, "backoff_max": 0.2}
+
+
+def wait_for(q, pred, timeout=5.0, seen=None):
+    deadline = time.monotonic() + timeout
+    log = [] if seen is None else seen
+    while True:
+        try:
+            ev = q.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            raise AssertionError(f"timed out; seen {log}") from None
+        log.append(ev)
+        if pred(ev):
+            return ev
+
+
+def status(state):
+    return lambda ev: isinstance(ev, LinkStatus) and ev.state == state
+
+
+@pytest.mark.parametrize(("url", "scheme", "target", "dialect", "options"), [
+    ("serial:///dev/card-shoe?dialect=beetek&baud=9600", "serial", "/dev/card-shoe", "beetek",
+     {"baud": "9600"}),
+    ("/dev/ttyUSB0", "serial", "/dev/ttyUSB0", "native", {}),
+    ("serial://1a86:7523?dialect=beetek", "serial", "1a86:7523", "beetek", {}),
+    ("usb://1209:7a01?dialect=native", "usb", "1209:7a01", "native", {}),
+    ("socket://127.0.0.1:7100?dialect=native", "socket", "socket://127.0.0.1:7100", "native",
+     {}),
+    ("rfc2217://10.0.0.9:4001?ign_set_control&dialect=beetek", "rfc2217",
+     "rfc2217://10.0.0.9:4001?ign_set_control=", "beetek", {}),
+    ("loop://", "loop", "loop://", "native", {}),
+    ("sim://?seed=7&dialect=native&interval=500", "sim", "", "native",
+     {"seed": "7", "interval": "500"}),
+    ("memory://shoe-*?silence=1.5", "memory", "shoe-*", "native", {"silence": "1.5"}),
+])
+def test_parse_shoe_url(url, scheme, target, dialect, options):
+    parsed = parse_shoe_url(url)
+    assert (parsed.scheme, parsed.target, parsed.dialect, parsed.options) == (
+        scheme, target, dialect, options)
+
+
+@pytest.mark.parametrize("url", ["", "ftp://x", "serial:///dev/x?dialect=klingon",
+                                 "serial:///dev/x?colour=red", "usb://"])
+def test_bad_urls_are_refused(url):
+    with pytest.raises(ValueError):
+        parse_shoe_url(url)
+
+
+def test_drivers_package_imports_no_hardware_library():
+    code = ("import sys, drivers, drivers.events, drivers.dialects.native, "
+            "drivers.dialects.beetek, drivers.link; "
+            "print([m for m in sys.modules if m.split('.')[0] in ('serial', 'usb')])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(("err", "kind", "words"), [
+    (errno.EACCES, "permission", "dialout"),
+    (errno.EBUSY, "busy", "busy"),
+    (errno.EAGAIN, "busy", "fuser"),
+    (errno.ENOENT, "absent", "not found"),
+    (errno.ECONNREFUSED, "absent", "refused"),
+    (errno.EIO, "io", "cannot open"),
+])
+def test_operator_messages(err, kind, words):
+    e = open_error("/dev/card-shoe", err)
+    assert e.kind == kind and words in e.message and "/dev/card-shoe" in e.message
+
+
+def test_sim_url_deals_by_itself():
+    q: queue.Queue = queue.Queue()
+    link = drivers.open_link("sim://?seed=7&dialect=native&interval=5", q)
+    assert link.simulator is not None
+    link.start()
+    try:
+        assert isinstance(wait_for(q, lambda ev: isinstance(ev, Hello)), Hello)
+        cards = [wait_for(q, lambda ev: isinstance(ev, CardRead)).card for _ in range(3)]
+        assert cards == SimulatedShoe("native", seed=7)._deck[:3]
+    finally:
+        assert link.stop()
+
+
+def test_loop_url_connects_and_ignores_its_own_ping():
+    q: queue.Queue = queue.Queue()
+    link = drivers.open_link("loop://?dialect=native", q, silence_timeout=0, **FAST)
+    link.start()
+    try:
+        wait_for(q, status(LinkState.ONLINE))
+        assert link.ping()
+    finally:
+        assert link.stop()
+    assert link.counters.frame_errors == {"crc": 0, "malformed": 0, "oversize": 0}
+
+
+def test_stable_symlink_follows_the_replug(tmp_path):
+    shoe = SimulatedShoe("native", seed=3)
+    port = PtyPort(str(tmp_path), dialect="native")
+    shoe.attach(port)
+    q: queue.Queue = queue.Queue()
+    link = drivers.open_link(port.stable_url, q, **FAST)
+    link.start()
+    try:
+        wait_for(q, status(LinkState.ONLINE))
+        shoe.inject("unplug", now=True)
+        wait_for(q, status(LinkState.DISCONNECTED))
+        new = shoe.inject("replug")
+        back = wait_for(q, status(LinkState.ONLINE))
+        assert "card-shoe" in back.detail and new.path in back.detail
+        card = shoe.deal()
+        assert wait_for(q, lambda ev: isinstance(ev, CardRead)).card == card
+    finally:
+        link.stop()
+        shoe.port.close()
+
+
+def test_vid_pid_discovery_opens_the_matching_adapter(tmp_path, mocker):
+    shoe = SimulatedShoe("beetek", seed=3)
+    port = PtyPort(None, dialect="beetek")
+    shoe.attach(port)
+    fake = [SimpleNamespace(device="/dev/ttyS99", vid=0x0403, pid=0x6001, serial_number="X"),
+            SimpleNamespace(device=port.path, vid=0x1A86, pid=0x7523, serial_number="A5")]
+    mocker.patch("serial.tools.list_ports.comports", return_value=fake)
+    q: queue.Queue = queue.Queue()
+    link = drivers.open_link("serial://1a86:7523:A5?dialect=beetek", q, **FAST)
+    link.start()
+    try:
+        assert port.path in wait_for(q, status(LinkState.ONLINE)).detail
+        card = shoe.deal()
+        assert wait_for(q, lambda ev: isinstance(ev, CardRead)).card == card
+    finally:
+        link.stop()
+        port.close()
+    missing = drivers.open_link("serial://1a86:9999?dialect=beetek", q).connector
+    with pytest.raises(TransportError, match="no USB serial adapter 1a86:9999"):
+        missing.open()
+
+
+def test_permission_denied_on_a_real_pty_tells_about_dialout(mocker):
+    port = PtyPort(None, dialect="beetek")
+    if os.geteuid() != 0:
+        port.set_denied(True)
+    else:  # root opens anything: make the OS answer EACCES for this one path
+        real_open = os.open
+
+        def deny(path, *a, **kw):
+            if path == port.path:
+                raise PermissionError(errno.EACCES, "Permission denied", path)
+            return real_open(path, *a, **kw)
+
+        mocker.patch("serial.serialposix.os.open", side_effect=deny)
+    q: queue.Queue = queue.Queue()
+    link = drivers.open_link(f"serial://{port.path}?dialect=beetek", q, **FAST)
+    link.start()
+    try:
+        down = wait_for(q, status(LinkState.DISCONNECTED))
+        assert down.detail.startswith(f"permission denied on {port.path}")
+        assert "dialout" in down.detail
+    finally:
+        link.stop()
+        port.close()
+
+
+class FlakyConnector(Connector):
+    """Raises an unexpected error once, then opens a memory port."""
+
+    def __init__(self, pattern: str) -> None:
+        self.inner = MemoryConnector(pattern)
+        self.description = "flaky"
+        self.calls = 0
+
+    def open(self):
+        self.calls += 1
+        if self.calls == 1:
+            raise RuntimeError("bug in discovery")
+        return self.inner.open()
+
+
+def test_a_crash_inside_the_link_is_reported_and_the_link_recovers(caplog):
+    shoe = SimulatedShoe("native", seed=1)
+    port = MemoryPort(dialect="native")
+    shoe.attach(port)
+    q: queue.Queue = queue.Queue()
+    link = ShoeLink(FlakyConnector(f"{port.base}-*"), "native", q, **FAST)
+    real_feed = link.decoder.feed
+    calls = {"n": 0}
+
+    def feed(data):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise ValueError("bug in feed")
+        return real_feed(data)
+
+    link.decoder.feed = feed  # type: ignore[method-assign]
+    seen: list = []
+    with caplog.at_level(logging.ERROR, logger="drivers.link"):
+        link.start()
+        try:
+            crash = wait_for(q, status(LinkState.DISCONNECTED), seen=seen)
+            assert "internal error" in crash.detail and "bug in discovery" in crash.detail
+            wait_for(q, status(LinkState.ONLINE), seen=seen)
+            wait_for(q, lambda ev: isinstance(ev, Hello), seen=seen)
+            shoe.deal()
+            crash2 = wait_for(q, status(LinkState.DISCONNECTED), seen=seen)
+            assert "bug in feed" in crash2.detail
+            wait_for(q, status(LinkState.ONLINE), seen=seen)
+        finally:
+            link.stop()
+            port.close()
+    assert link.counters.crashes == 2
+    assert any("bug in" in str(r.exc_info[1]) for r in caplog.records if r.exc_info)
