@@ -436,6 +436,8 @@ class DealerScreen:
                      style="primary", selected=self._flash("primary"))
         else:
             p.fill(btn_r, theme.BTN_OFF, max(6, rect.height // 8))
+            p.text(tr("word.waiting") + " \u2026", inset(btn_r, btn_r.height // 5),
+                   int(btn_r.height * 0.3), color=theme.BTN_OFF_TEXT, role="primary.waiting")
 
     def _next_card_text(self, view: DealerView) -> str:
         nc = view.next_card
@@ -895,31 +897,37 @@ class DealerScreen:
                        bold=True, color=theme.TEXT_DARK if manual else theme.TEXT,
                        role=f"recall.deal.{i}")
         dlabel, dcards = cols(dealer_r, [1, 3], 6)
-        p.text(tr("word.dealer"), dlabel, int(dlabel.height * 0.4), bold=True,
+        p.text(tr("word.dealer"), dlabel, int(dlabel.height * 0.3), bold=True,
                color=theme.GOLD, align="left", role="recall.dealer")
         self.art.row(p.surface, dcards, tuple(rr.dealer_cards), align="left")
         # seats table
         lines = rows(table_r, [1] * (nseats + 1), 1)
-        widths = [0.8, 1.5, 2.4, 1.0, 1.2]
-        headers = [tr("word.seat"), "", tr("bet.ante_play"), tr("recall.decision"),
+        widths = [0.55, 1.25, 3.0, 0.9, 1.2]
+        headers = [tr("word.seat"), "", tr("recall.bets"), tr("recall.decision"),
                    tr("word.net")]
         for hd, cell in zip(headers, cols(lines[0], widths, 4), strict=True):
             p.text(hd, cell, cell.height, bold=True, color=theme.TEXT_DIM, align="left",
                    role="recall.th")
-        for s, line in zip(rr.seats, lines[1:], strict=False):
-            cells = cols(line, widths, 4)
-            p.text(str(s.seat), cells[0], cells[0].height, bold=True, align="left",
-                   role="recall.seat")
-            p.text(" ".join(card_label(c) for c in s.cards if c), cells[1], cells[1].height,
-                   align="left", role="recall.cards")
+        # one size per column, so the table reads as a table
+        texts = []
+        for s in rr.seats:
             bets = "  ".join(f"{tr('short.' + k)} {format_money(v)}" for k, v in s.bets.items())
-            p.text(bets, cells[2], cells[2].height, align="left", role="recall.bets")
             dec = {"play": tr("btn.play"), "fold": tr("btn.fold")}.get(s.decision or "", "")
-            p.text(dec, cells[3], cells[3].height, align="left", role="recall.decision")
-            if s.net is not None:
-                color = theme.WIN if s.net > 0 else theme.LOSE if s.net < 0 else theme.PUSH
-                p.text(format_money(s.net, sign=True), cells[4], cells[4].height, bold=True,
-                       color=color, align="left", role="recall.net")
+            net = format_money(s.net, sign=True) if s.net is not None else ""
+            texts.append([str(s.seat), " ".join(card_label(c) for c in s.cards if c), bets,
+                          dec, net])
+        shape = cols(lines[1], widths, 4) if len(lines) > 1 else []
+        sizes = [p.common_size([t[j] for t in texts], shape[j], int(shape[j].height * 0.8),
+                               bold=j in (0, 4)) for j in range(len(shape))]
+        for s, row, line in zip(rr.seats, texts, lines[1:], strict=False):
+            cells = cols(line, widths, 4)
+            for j, (text, cell) in enumerate(zip(row, cells, strict=True)):
+                color = theme.TEXT
+                if j == 4 and s.net is not None:
+                    color = theme.WIN if s.net > 0 else theme.LOSE if s.net < 0 else theme.PUSH
+                p.text(text, cell, sizes[j], bold=j in (0, 4), color=color, align="left",
+                       role=("recall.seat", "recall.cards", "recall.bets", "recall.decision",
+                             "recall.net")[j])
 
     def _meters(self, p: Painter, body: pygame.Rect, view: DealerView, gap: int) -> None:
         tr = self.tr

@@ -155,6 +155,7 @@ _EN: dict[str, str] = {
     "recall.deal": "Deal order",
     "recall.void_reason": "Void: {reason}",
     "recall.decision": "Decision",
+    "recall.bets": "Bets",
     # player screen
     "player.paytables": "Paytables",
     "player.limits": "Table limits",
@@ -337,6 +338,7 @@ _FR: dict[str, str] = {
     "recall.deal": "Ordre de donne",
     "recall.void_reason": "Annulé : {reason}",
     "recall.decision": "Décision",
+    "recall.bets": "Mises",
     "player.paytables": "Tables de paiement",
     "player.limits": "Limites de la table",
     "player.rtp": "Retour au joueur",
@@ -517,6 +519,7 @@ _UK: dict[str, str] = {
     "recall.deal": "Порядок роздачі",
     "recall.void_reason": "Анульовано: {reason}",
     "recall.decision": "Рішення",
+    "recall.bets": "Ставки",
     "player.paytables": "Таблиці виплат",
     "player.limits": "Ліміти столу",
     "player.rtp": "Повернення гравцю",
