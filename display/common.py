@@ -163,8 +163,8 @@ def dealer_hand(p: Painter, art: CardArt, rect: pygame.Rect, cards: tuple[str | 
     label = tr("dealer.qualifies") if qualifies else tr("dealer.not_qualify")
     pill = inset(b, max(2, b.width // 40), max(1, b.height // 10))
     p.fill(pill, theme.GOLD if qualifies else theme.BLUE, pill.height // 2)
-    p.text(label, inset(pill, pill.height // 3, 1), int(pill.height * 0.66), bold=True,
-           color=theme.TEXT_DARK if qualifies else theme.TEXT, role=f"{role}.qualifies")
+    p.text2(label, inset(pill, pill.height // 3, 1), int(pill.height * 0.5), bold=True,
+            color=theme.TEXT_DARK if qualifies else theme.TEXT, role=f"{role}.qualifies")
 
 
 def _qualifier_text(tr: Translator) -> str:

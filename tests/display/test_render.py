@@ -72,13 +72,12 @@ def test_player_scenario(screens, name, size, lang):
             assert texts, f"{where}: seat {n} results empty"
             assert _not_blank(surface, frame.regions[f"seat.{n}.results"])
             assert frame.texts_in(f"seat.{n}.net"), f"{where}: seat {n} net missing"
-        q = [t for t in frame.texts if t.role == "dealer.qualifies"]
-        assert len(q) == 1
+        q = [t.text for t in frame.texts if t.role.startswith("dealer.qualifies")]
         expected = screens[lang][1].tr("dealer.qualifies" if sc.player.dealer_qualifies
                                        else "dealer.not_qualify")
-        assert q[0].text == expected
+        assert " ".join(q) == expected  # on one line, or split over two
     else:
-        assert not [t for t in frame.texts if t.role == "dealer.qualifies"], where
+        assert not [t for t in frame.texts if t.role.startswith("dealer.qualifies")], where
     if name in ("void", "link-lost"):
         assert frame.texts_in("banner"), f"{where}: banner missing"
         assert frame.regions["banner"].width > size[0] * 0.9  # full width
