@@ -184,6 +184,21 @@ class SimulatedShoe:
         """Cards left in the shoe."""
         return len(self._deck) - self._pos
 
+    def load_deck(self, seed: int | None = None, packs: int = 1) -> None:
+        """Load freshly shuffled packs, replacing the cards still in the shoe.
+
+        What a dealer (or an automatic shuffler) does between rounds when every round is
+        dealt from a full deck.
+
+        Args:
+            seed: shuffle seed (None: draw one from the shoe's own generator).
+            packs: 52-card packs to load.
+        """
+        with self._lock:
+            rng = random.Random(self._rng.random() if seed is None else seed)
+            self._deck = [str(c) for _ in range(max(1, packs)) for c in shuffled_deck(rng)]
+            self._pos = 0
+
     def peek(self) -> str | None:
         """The next card that :meth:`deal` would send, or None when empty."""
         with self._lock:

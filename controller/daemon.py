@@ -1,0 +1,470 @@
+"""``threecard run``: the table daemon. Shoe link, round engine, journal and screens.
+
+Start-up order (REQUIREMENTS R3: nothing happens until the self-check passes):
+
+1. the configuration is loaded and validated (a bad file stops here, exit status 2);
+2. the rule profile's par sheet is computed (its return must be a true return, below
+   100 %) and the journal's hash chain is checked while the state is rebuilt from it
+   (a broken chain locks the table: it still starts, shows why, and takes no input);
+3. the screens open; then the shoe link starts (it may be unplugged: the link keeps
+   trying, the screens say so);
+4. systemd is told READY; the watchdog is fed only while every thread is alive.
+
+SIGTERM (or SIGINT) stops cleanly: the link stops first, every input already queued is
+journaled and applied, the journal is closed, systemd is told STOPPING.
+
+The shoe, display and simulator packages are loaded by name only when used, so this
+module imports no hardware or display library itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import logging
+import os
+import signal
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from controller import commands as cmd
+from controller.autoplay import AutoPlayer
+from controller.config import DEMO_SHOE, ConfigError, TableConfig, load_config
+from controller.enumeration import SIX_CARD_COUNTS
+from controller.notify import Heartbeats, Notifier, watchdog_interval_ms
+from controller.par_sheet import compute_par_sheet, rtp_ppm
+from controller.views import DealerView, PlayerView
+
+log = logging.getLogger("threecard")
+
+DEMO_BETS = {"ante": 500, "pair_plus": 100, "six_card_bonus": 100}
+
+
+def _command_types() -> dict[str, type[cmd.DealerCommand]]:
+    return {name: klass for klass, name in cmd._NAMES.items()}  # noqa: SLF001
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``run``'s options (flags override the configuration file)."""
+    parser.add_argument("--config", help="the table's TOML configuration file")
+    parser.add_argument("--demo", action="store_true",
+                        help="simulated shoe, autoplay at a human pace, temporary journal")
+    parser.add_argument("--shoe", help="shoe URL, e.g. serial:///dev/card-shoe?dialect=beetek")
+    parser.add_argument("--dialect", choices=("beetek", "native"), help="shoe dialect")
+    parser.add_argument("--rules", help="rule profile: live, classic or a TOML path")
+    parser.add_argument("--seats", type=int, help="number of seats")
+    parser.add_argument("--journal", help="journal file (SQLite)")
+    parser.add_argument("--headless", action="store_true",
+                        help="no window (SDL dummy driver); one log line per round")
+    parser.add_argument("--autoplay", action="store_true",
+                        help="automatic bets (--bets) on every seat, Q-6-4 decisions, settle")
+    parser.add_argument("--bets", help='autoplay wagers, e.g. {"ante": 100, "pair_plus": 25}')
+    parser.add_argument("--rounds", type=int, help="stop after N settled rounds")
+    parser.add_argument("--lang", choices=("en", "fr", "uk"), help="screen language")
+    parser.add_argument("--log-level", choices=("debug", "info", "warning", "error"))
+    parser.add_argument("--pace-ms", type=int, default=None,
+                        help="autoplay pause between dealer steps (demo default 900)")
+    parser.add_argument("--supervisor-pin", default=None,
+                        help="PIN autoplay uses for supervisor steps (demo only)")
+    parser.add_argument("--control-stdin", action="store_true",
+                        help="read dealer commands as JSON lines on stdin, e.g. "
+                        '{"command": "void", "reason": "...", "pin": "2468"}')
+
+
+@dataclass
+class _RoundLog:
+    """Turns view changes into one readable log line per round and per notable event."""
+
+    last_state: str = ""
+    last_round: int = -1
+    last_link: str = ""
+    banners: frozenset = frozenset()
+    settled: int = 0
+    rounds: list[str] = field(default_factory=list)
+
+    def update(self, dv: DealerView, pv: PlayerView) -> str | None:
+        """Log what changed; returns the new state when a round ended, else None."""
+        ended = None
+        if dv.link_state != self.last_link:  # the link logs the details itself
+            log.debug("shoe link %s", dv.link_state)
+            self.last_link = dv.link_state
+        keys = frozenset((b.kind, b.message) for b in dv.banners)
+        for kind, message in sorted(keys - self.banners):
+            log.warning("%s: %s", kind, message)
+        self.banners = keys
+        if (dv.state, dv.round_id) != (self.last_state, self.last_round):
+            if dv.state in ("settled", "void"):
+                line = describe_round(dv)
+                log.info("%s", line)
+                self.rounds.append(line)
+                ended = dv.state
+                if dv.state == "settled":
+                    self.settled += 1
+            elif dv.state in ("paused", "locked"):
+                log.warning("round %d %s: %s", dv.round_id, dv.state, dv.next_action)
+            else:
+                log.debug("round %d %s", dv.round_id, dv.state)
+            self.last_state, self.last_round = dv.state, dv.round_id
+        return ended
+
+
+def _money(minor: int) -> str:
+    sign = "-" if minor < 0 else "+"
+    return f"{sign}{abs(minor) // 100}.{abs(minor) % 100:02d}"
+
+
+def describe_round(dv: DealerView) -> str:
+    """One readable line for a settled or voided round (the demo's headless output)."""
+    if dv.state == "void":
+        refunds = [f"seat {s.seat} refunded {sum(s.bets.values()) / 100:.2f}"
+                   for s in dv.seats if s.bets]
+        reason = getattr(dv, "void_reason", None) or "void"
+        return f"round {dv.round_id} VOID ({reason}): " + (", ".join(refunds) or "no wagers")
+    dealer = " ".join(c or "??" for c in dv.dealer_cards)
+    qual = "qualifies" if dv.dealer_qualifies else "does not qualify"
+    parts = [f"round {dv.round_id}: dealer {dealer} {(dv.dealer_hand or '').replace('_', ' ')}"
+             f" ({qual})"]
+    for s in dv.seats:
+        if not s.bets:
+            continue
+        cards = " ".join(c or "??" for c in s.cards)
+        hand = (s.hand or "").replace("_", " ")
+        what = "fold" if s.decision == "fold" else hand
+        parts.append(f"seat {s.seat} {cards} {what} {_money(s.net or 0)}")
+    return " | ".join(parts)
+
+
+def _setup_logging(level: str) -> None:
+    handler = logging.StreamHandler(sys.stdout)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)-7s %(message)s",
+                                           "%Y-%m-%dT%H:%M:%S"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(getattr(logging, level.upper()))
+
+
+def _has_display() -> bool:
+    if os.environ.get("SDL_VIDEODRIVER") in ("dummy", "offscreen"):
+        return False
+    if sys.platform.startswith("linux"):
+        return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+                    or os.environ.get("SDL_VIDEODRIVER") == "kmsdrm")
+    return True
+
+
+class Daemon:
+    """The running table: owns the table thread, the shoe link and the screens.
+
+    Args:
+        config: the validated configuration.
+        autoplay: wagers per seat for autoplay (bet type -> minor units), or None.
+        rounds: stop after this many settled rounds, or None.
+        pace_ms: autoplay pause between dealer steps and between cards, milliseconds.
+        supervisor_pin: PIN autoplay uses for supervisor steps (demo), or None.
+        control_stdin: read dealer commands as JSON lines from stdin.
+        notifier: the systemd notifier (a disabled one when not under systemd).
+    """
+
+    def __init__(self, config: TableConfig, *, autoplay: dict[str, int] | None = None,
+                 rounds: int | None = None, pace_ms: int = 0, supervisor_pin: str | None = None,
+                 control_stdin: bool = False, notifier: Notifier | None = None) -> None:
+        self.config = config
+        self.autoplay = autoplay
+        self.rounds = rounds
+        self.pace = pace_ms / 1000
+        self.supervisor_pin = supervisor_pin
+        self.control_stdin = control_stdin
+        self.notifier = notifier or Notifier()
+        self.stop_event = threading.Event()
+        self.heartbeats = Heartbeats(max_age_ms=10_000)
+        self.roundlog = _RoundLog()
+        self.table: Any = None
+        self.link: Any = None
+        self.app: Any = None
+        self._threads: list[threading.Thread] = []
+        self._published = threading.Event()
+
+    # -- start-up -------------------------------------------------------------------
+    def self_check(self) -> dict[str, int]:
+        """Compute the profile's return (R3); refuse paytables returning 100 % or more.
+
+        Raises:
+            ConfigError: a bet of the profile returns 100 % or more to the player.
+        """
+        sheet = compute_par_sheet(self.config.profile, six_card_counts=SIX_CARD_COUNTS)
+        rtp = rtp_ppm(sheet)
+        for bet, ppm in rtp.items():
+            if ppm >= 1_000_000:
+                raise ConfigError(f"{self.config.source}: table.rules: {bet} returns "
+                                  f"{ppm / 10_000:.4f} % to the player (100 % or more)")
+        log.info("self-check: rules %s, return to player %s", self.config.profile.name,
+                 ", ".join(f"{k} {v / 10_000:.4f} %" for k, v in rtp.items()))
+        return rtp
+
+    def _table_config(self) -> Any:
+        from controller.auth import demo_pin_hashes
+        from controller.game import TableConfig as GameConfig
+
+        c = self.config
+        pins = dict(c.roles) or (demo_pin_hashes() if self.supervisor_pin else {})
+        return GameConfig(table_id=c.table_id, rules=c.rules, seats=c.seats,
+                          deal_pattern=c.deal_pattern, burn_cards=c.burn_cards,
+                          exposed_card_policy=c.exposed_card, pin_hashes=pins,
+                          max_pin_failures=c.lockout_after, lockout_seconds=c.lockout_seconds,
+                          chip_values=c.chip_values)
+
+    def open(self) -> None:
+        """Self-check, open the journal and table, the screens, then the shoe link."""
+        from controller.table import Table
+
+        self.self_check()
+        self.table = Table(self.config.journal_path, self._table_config(),
+                           on_publish=self._on_publish)
+        if self.table.locked:
+            log.error("TABLE LOCKED: %s", self.table.locked)
+        self.table.start()
+        self._open_screens()
+        self._open_link()
+        self._on_publish(*self.table.views())
+
+    def _open_screens(self) -> None:
+        c = self.config
+        names = tuple(n for n, on in (("dealer", c.dealer_screen), ("player", c.player_screen))
+                      if on)
+        if not names:
+            return
+        headless = c.headless
+        if headless:
+            os.environ["SDL_VIDEODRIVER"] = "dummy"
+        os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+        try:
+            app_mod = importlib.import_module("display.app")
+            self.app = app_mod.DisplayApp(self.table.views, self.table.inbox, views=names,
+                                          lang=c.language, fullscreen=c.fullscreen and
+                                          not headless, headless=headless,
+                                          outputs={"dealer": c.dealer_output,
+                                                   "player": c.player_output},
+                                          fps=10 if headless else 30,
+                                          title=f"Three Card Poker {c.table_id}")
+        except Exception as exc:  # noqa: BLE001 - a screen problem must not stop the table
+            log.error("screens could not open (%s); running without them", exc)
+            self.app = None
+
+    def _open_link(self) -> None:
+        from drivers import open_link
+
+        url = self.config.shoe_url
+        if "dialect=" not in url:
+            url += ("&" if "?" in url else "?") + f"dialect={self.config.dialect}"
+        opts: dict[str, Any] = {"silence_timeout": self.config.silent_after_ms / 1000}
+        try:
+            self.link = open_link(url, self.table.inbox, **opts)
+        except (ValueError, OSError) as exc:
+            raise ConfigError(f"{self.config.source}: shoe.url: {exc}") from None
+        self.link.start()
+        log.info("shoe link started: %s", url)
+
+    # -- views ----------------------------------------------------------------------
+    def _on_publish(self, dv: DealerView, pv: PlayerView) -> None:
+        ended = self.roundlog.update(dv, pv)
+        self._published.set()
+        if ended:
+            self.notifier.status(f"round {dv.round_id} {ended}; {self.roundlog.settled} "
+                                 f"settled; shoe {dv.link_state}")
+            if self.rounds is not None and self.roundlog.settled >= self.rounds:
+                log.info("%d rounds settled: stopping", self.roundlog.settled)
+                self.stop_event.set()
+
+    # -- threads --------------------------------------------------------------------
+    def _spawn(self, name: str, target: Any) -> None:
+        def guarded() -> None:
+            try:
+                target()
+            except Exception:  # noqa: BLE001 - reported, and the watchdog stops
+                log.exception("thread %s crashed", name)
+            finally:
+                if not self.stop_event.is_set():
+                    log.error("thread %s ended unexpectedly", name)
+        t = threading.Thread(target=guarded, name=name, daemon=True)
+        self._threads.append(t)
+        t.start()
+
+    def _autoplay_loop(self) -> None:
+        player = AutoPlayer(bets=self.autoplay or {"ante": 100}, pin=self.supervisor_pin)
+        sim = getattr(self.link, "simulator", None)
+        seen = -1
+        while not self.stop_event.is_set():
+            self.heartbeats.beat("autoplay")
+            self.table.wait_for_version(seen, timeout=0.5)
+            dv, _ = self.table.views()
+            seen = dv.version
+            if self.table.locked:
+                self.stop_event.wait(1.0)
+                continue
+            commands = player.next_commands(dv)
+            if commands and sim is not None and dv.state == "betting":
+                sim.load_deck()  # every round is dealt from a freshly shuffled deck
+            if commands:
+                for c in commands:
+                    if isinstance(c, (cmd.NoMoreBets, cmd.Reveal, cmd.Settle, cmd.NextRound)):
+                        if self.stop_event.wait(self.pace):
+                            return
+                    self.table.submit(c)
+                self.table.drain()
+            elif dv.next_card is not None and sim is not None and dv.link_state == "online":
+                if self.stop_event.wait(self.pace / 2):
+                    return
+                sim.deal()
+                self.table.wait_for_version(seen, timeout=2.0)
+
+    def _control_loop(self) -> None:
+        types = _command_types()
+        for line in sys.stdin:
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                obj = json.loads(line)
+                name = obj.pop("command")
+                klass = types[name]
+                command = klass(**obj)
+            except (ValueError, KeyError, TypeError) as exc:
+                log.error("control: bad command %r: %s", line[:200], exc)
+                continue
+            log.info("control: %s", name)
+            self.table.submit(command)
+            self.table.drain()
+        log.info("control: end of input")
+
+    def _watchdog_loop(self) -> None:
+        interval = watchdog_interval_ms()
+        period = (interval / 2000) if interval else 1.0
+        while not self.stop_event.wait(period):
+            stale = self.heartbeats.stale()
+            table_ok = self.table is not None and time.monotonic() - self.table.heartbeat < 10
+            link_ok = self.link is None or self.link.alive
+            threads_ok = all(t.is_alive() for t in self._threads
+                             if t.name not in ("control",))
+            if not stale and table_ok and link_ok and threads_ok:
+                self.notifier.watchdog()
+            else:
+                log.error("watchdog withheld: stale=%s table=%s link=%s threads=%s",
+                          stale, table_ok, link_ok, threads_ok)
+
+    # -- main -----------------------------------------------------------------------
+    def run(self) -> int:
+        """Run until SIGTERM/SIGINT or ``rounds`` settled rounds. Returns the exit status."""
+        self.open()
+        if self.autoplay is not None:
+            self._spawn("autoplay", self._autoplay_loop)
+        if self.control_stdin:
+            self._spawn("control", self._control_loop)
+        self._spawn("watchdog", self._watchdog_loop)
+        self.notifier.ready(f"table {self.config.table_id} ready; shoe "
+                            f"{self.table.views()[0].link_state}")
+        log.info("READY: table %s, %d seats, rules %s, journal %s", self.config.table_id,
+                 self.config.seats, self.config.profile.name, self.config.journal_path)
+        try:
+            while not self.stop_event.is_set():
+                self.heartbeats.beat("main")
+                if self.app is not None:
+                    self.app.step()
+                    if self.app.quit_requested:
+                        log.info("screen closed: stopping")
+                        self.stop_event.set()
+                else:
+                    self.stop_event.wait(0.5)
+        finally:
+            self.close()
+        return 0
+
+    def close(self) -> None:
+        """Stop cleanly: link first, then drain and close the table, then the screens."""
+        self.stop_event.set()
+        self.notifier.stopping()
+        log.info("stopping")
+        if self.link is not None:
+            self.link.stop()
+        for t in self._threads:
+            if t.name != "control":
+                t.join(2.0)
+        if self.table is not None:
+            self.table.stop()
+        if self.app is not None:
+            self.app.close()
+        log.info("stopped: %d rounds settled this run", self.roundlog.settled)
+        self.notifier.close()
+
+
+def run(args: argparse.Namespace) -> int:
+    """The ``run`` sub-command.
+
+    Returns:
+        0 after a clean stop, 2 for a configuration that does not validate.
+    """
+    demo = args.demo
+    tmpdir = None
+    journal = args.journal
+    if demo and journal is None and args.config is None:
+        tmpdir = tempfile.TemporaryDirectory(prefix="threecard-demo-")
+        journal = str(Path(tmpdir.name) / "journal.sqlite3")
+    headless = True if args.headless else None
+    if demo and not args.headless and not _has_display():
+        headless = True
+    overrides = {"shoe_url": args.shoe or (DEMO_SHOE.split("&interval")[0] if demo else None),
+                 "dialect": args.dialect, "rules": args.rules, "seats": args.seats,
+                 "journal_path": journal, "headless": headless, "language": args.lang,
+                 "log_level": args.log_level}
+    _setup_logging(args.log_level or "info")
+    try:
+        config = load_config(args.config, **overrides)
+    except ConfigError as exc:
+        print(f"threecard run: {exc}", file=sys.stderr)
+        return 2
+    _setup_logging(config.log_level)
+    autoplay = None
+    if args.autoplay or demo:
+        try:
+            autoplay = json.loads(args.bets) if args.bets else dict(DEMO_BETS)
+            if not isinstance(autoplay, dict) or not all(
+                    isinstance(v, int) and not isinstance(v, bool) and v >= 0
+                    for v in autoplay.values()):
+                raise ValueError("bets must map bet types to whole minor-unit amounts")
+        except ValueError as exc:
+            print(f"threecard run: --bets: {exc}", file=sys.stderr)
+            return 2
+    pin = args.supervisor_pin
+    if demo and pin is None:
+        from controller.auth import DEMO_PINS
+        pin = DEMO_PINS["supervisor"]
+    pace = args.pace_ms if args.pace_ms is not None else (900 if demo else 0)
+    daemon = Daemon(config, autoplay=autoplay, rounds=args.rounds, pace_ms=pace,
+                    supervisor_pin=pin, control_stdin=args.control_stdin)
+
+    def on_signal(signum: int, _frame: Any) -> None:
+        log.info("signal %s received", signal.Signals(signum).name)
+        daemon.stop_event.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    if demo:
+        log.info("DEMO: simulated shoe, automatic bets %s, journal %s%s", autoplay,
+                 config.journal_path, " (headless: one line per round)" if config.headless
+                 else "")
+    try:
+        return daemon.run()
+    except ConfigError as exc:
+        print(f"threecard run: {exc}", file=sys.stderr)
+        daemon.close()
+        return 2
+    finally:
+        if tmpdir is not None:
+            tmpdir.cleanup()
+
+
