@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from drivers.events import ShoeEvent
+from drivers.events import FrameError, ShoeEvent
 
 DIALECTS: tuple[str, ...] = ("native", "beetek")
 """The dialect names this product speaks."""
@@ -71,6 +71,45 @@ class Decoder(Protocol):
     def reset(self) -> None:
         """Forget any unfinished frame (after a reconnect); keep seq history."""
         ...
+
+
+class BaseDecoder:
+    """Shared ``feed`` of the dialect decoders: the guard that makes it never raise.
+
+    Subclasses implement ``_feed(data, out)`` (append events to ``out``) and ``reset()``.
+    """
+
+    name = "?"
+
+    def __init__(self) -> None:
+        self.stats = DecoderStats()
+
+    def reset(self) -> None:
+        """Forget any unfinished frame."""
+        raise NotImplementedError
+
+    def _feed(self, data: bytes, out: list[ShoeEvent]) -> None:
+        raise NotImplementedError
+
+    def feed(self, data: bytes) -> list[ShoeEvent]:
+        """Decode more bytes.
+
+        Args:
+            data: any bytes, possibly part of a frame or several frames.
+
+        Returns:
+            The events completed by these bytes, in order (possibly none). Never raises:
+            an internal error is counted, reported as a malformed frame, and the
+            unfinished frame forgotten.
+        """
+        out: list[ShoeEvent] = []
+        try:
+            self._feed(bytes(data), out)
+        except Exception as exc:  # noqa: BLE001 - defensive: feed() must never raise
+            self.stats.internal_errors += 1
+            self.reset()
+            out.append(FrameError(reason="malformed", detail=f"decoder error: {exc!r}"))
+        return out
 
 
 class Encoder(Protocol):

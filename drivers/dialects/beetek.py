@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 
 from drivers.codes import normalise_code
-from drivers.dialects import DecoderStats, UnsupportedEvent
+from drivers.dialects import BaseDecoder, UnsupportedEvent
 from drivers.events import Alarm, CardRead, FrameError, Misread, ShoeEvent, Warning
 
 MAX_MODE = 40
@@ -47,7 +47,7 @@ def _show(data: bytes) -> str:
     return repr(data[:60].decode("ascii", "backslashreplace"))
 
 
-class BeetekDecoder:
+class BeetekDecoder(BaseDecoder):
     """Incremental decoder of beetek tokens (see the module docstring for the rules).
 
     Attributes:
@@ -57,7 +57,7 @@ class BeetekDecoder:
     name = "beetek"
 
     def __init__(self) -> None:
-        self.stats = DecoderStats()
+        super().__init__()
         self._state = _IDLE
         self._mode = bytearray()
         self._body = bytearray()
@@ -71,24 +71,6 @@ class BeetekDecoder:
         self._has_mode = False
 
     restart = reset
-
-    def feed(self, data: bytes) -> list[ShoeEvent]:
-        """Decode more bytes.
-
-        Args:
-            data: any bytes, possibly part of a token or several tokens.
-
-        Returns:
-            The events completed by these bytes, in order (possibly none). Never raises.
-        """
-        out: list[ShoeEvent] = []
-        try:
-            self._feed(bytes(data), out)
-        except Exception as exc:  # pragma: no cover - defensive: feed() must never raise
-            self.stats.internal_errors += 1
-            self.reset()
-            out.append(FrameError(reason="malformed", detail=f"decoder error: {exc!r}"))
-        return out
 
     def _abandon(self, out: list[ShoeEvent], why: str) -> None:
         self.stats.malformed += 1

@@ -25,7 +25,7 @@ import re
 from collections import deque
 
 from drivers.codes import normalise_code
-from drivers.dialects import DecoderStats, UnsupportedEvent
+from drivers.dialects import BaseDecoder, UnsupportedEvent
 from drivers.events import (
     Alarm,
     CardRead,
@@ -188,7 +188,7 @@ def _u16(text: str) -> int | None:
     return None
 
 
-class NativeDecoder:
+class NativeDecoder(BaseDecoder):
     """Incremental decoder of native lines (see the module docstring for the rules).
 
     Attributes:
@@ -199,7 +199,7 @@ class NativeDecoder:
 
     def __init__(self, *, max_line: int = MAX_LINE) -> None:
         self.max_line = max_line
-        self.stats = DecoderStats()
+        super().__init__()
         self._frame = bytearray()
         self._in_frame = False
         self._discarding = False
@@ -219,24 +219,6 @@ class NativeDecoder:
         self._expected = None
         self._seen.clear()
         self._seen_set.clear()
-
-    def feed(self, data: bytes) -> list[ShoeEvent]:
-        """Decode more bytes.
-
-        Args:
-            data: any bytes, possibly part of a frame or several frames.
-
-        Returns:
-            The events completed by these bytes, in order (possibly none). Never raises.
-        """
-        out: list[ShoeEvent] = []
-        try:
-            self._feed(bytes(data), out)
-        except Exception as exc:  # pragma: no cover - defensive: feed() must never raise
-            self.stats.internal_errors += 1
-            self.reset()
-            out.append(FrameError(reason="malformed", detail=f"decoder error: {exc!r}"))
-        return out
 
     # -- framing -----------------------------------------------------------------------
 
