@@ -106,10 +106,9 @@ class _RoundLog:
                 ended = dv.state
                 if dv.state == "settled":
                     self.settled += 1
-            elif dv.state in ("paused", "locked"):
-                log.warning("round %d %s: %s", dv.round_id, dv.state, dv.next_action)
             else:
-                log.debug("round %d %s", dv.round_id, dv.state)
+                level = logging.WARNING if dv.state in ("paused", "locked") else logging.DEBUG
+                log.log(level, "round %d %s: %s", dv.round_id, dv.state, dv.next_action)
             self.last_state, self.last_round = dv.state, dv.round_id
         return ended
 
