@@ -153,6 +153,41 @@ def ratio(f: dict[str, Any], peer: dict[str, Any]) -> str:
     return f"ours {r:,.1f}× ahead" if r >= 1 else f"peer {1 / r:,.1f}× ahead"
 
 
+def _best_peer(f: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """The strongest peer of a figure (by median), among those that could be measured."""
+    peers = [(k, v) for k, v in (f.get("peers") or {}).items() if "na" not in v]
+    if not peers:
+        return None
+    pick = max if f.get("better") == "higher" else min
+    return pick(peers, key=lambda kv: kv[1]["median"])
+
+
+def summary_lines(results: dict[str, dict[str, Any]]) -> list[str]:
+    """A headline table (ours against the strongest peer per figure) and the issue's goals."""
+    out = ["| figure | ours | strongest peer | peer | ours vs strongest peer |",
+           "|---|---|---|---|---|"]
+    goals = []
+    for res in results.values():
+        for f in res.get("figures", []):
+            best = _best_peer(f)
+            if best is None or "na" in f["ours"]:
+                continue
+            name, peer = best
+            unit = f.get("unit", "")
+            out.append(f"| {md_escape(f['name'])} | {fmt(f['ours']['median'])} {unit} | "
+                       f"{md_escape(name)} | {fmt(peer['median'])} {unit} | {ratio(f, peer)} |")
+            if f["name"].startswith("6 Card Bonus classification, all"):
+                ahead = all(ratio(f, v).startswith("ours") for v in f["peers"].values()
+                            if "na" not in v)
+                goals.append(f"- Ours ahead of every peer on 6 Card Bonus classification "
+                             f"throughput: **{'yes' if ahead else 'NO'}**.")
+            if f["name"].startswith("par sheet"):
+                r = peer["median"] / f["ours"]["median"]
+                goals.append(f"- Par sheet at least 5 times faster than the plain enumeration: "
+                             f"**{'yes' if r >= 5 else 'NO'}** ({r:,.0f}×).")
+    return (out if len(out) > 2 else []) + [""] + goals
+
+
 def rows(result: dict[str, Any]) -> list[list[str]]:
     """Table rows: figure, who, median, unit, spread, runs, ratio, note."""
     out = []
@@ -290,7 +325,7 @@ def write_markdown(path: Path, info: dict[str, Any], results: dict[str, dict[str
     out += ["", "Peers (benchmark extra only, never a runtime dependency):", ""]
     for name, ver in peer_versions().items():
         out.append(f"- {name} {ver}")
-    out += ["", "## Figures", ""]
+    out += ["", "## Summary", ""] + summary_lines(results) + ["", "## Figures", ""]
     for script, res in results.items():
         title, what = BENCHES.get(script, (script, ""))
         out.append(f"### {title}")
