@@ -72,7 +72,12 @@ def demo_pin_hashes() -> dict[str, str]:
 
 
 class PinChecker:
-    """Finds the role a typed PIN belongs to, remembering successful checks."""
+    """Finds the role a typed PIN belongs to, remembering each check's answer.
+
+    The memory is keyed by an HMAC of the PIN under a per-process random key, never the
+    PIN; remembering a wrong PIN's answer gives an attacker nothing (the lockout counts
+    every wrong attempt all the same).
+    """
 
     def __init__(self) -> None:
         self._key = os.urandom(16)
@@ -90,7 +95,11 @@ class PinChecker:
             stored = hashes.get(role)
             if not stored:
                 continue
-            if (tag, stored) in self._ok or verify_pin(pin, stored):
-                self._ok[(tag, stored)] = role
-                return role
+            known = self._ok.get((tag, stored))
+            if known is None:
+                if len(self._ok) > 1024:
+                    self._ok.clear()
+                known = self._ok[(tag, stored)] = role if verify_pin(pin, stored) else ""
+            if known:
+                return known
         return None
