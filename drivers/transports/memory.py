@@ -7,11 +7,12 @@ the host's read raise; plugging in a new device under another name is a replug.
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import threading
 from collections.abc import Callable
 
-from drivers.transports import Connector, Transport, TransportError
+from drivers.transports import Connector, Transport, TransportError, open_error
 
 _REGISTRY: dict[str, MemoryDevice] = {}
 _REGISTRY_LOCK = threading.Lock()
@@ -88,14 +89,13 @@ class MemoryDevice:
             TransportError: unplugged (absent) or already open / made busy (busy).
         """
         with self._cond:
+            where = f"memory://{self.name}"
             if self._unplugged:
-                raise TransportError(f"shoe not found at memory://{self.name}", kind="absent")
+                raise open_error(where, errno.ENOENT)
             if self.denied:
-                raise TransportError(f"permission denied on memory://{self.name}",
-                                     kind="permission")
+                raise open_error(where, errno.EACCES)
             if self.busy or self._host is not None:
-                raise TransportError(f"port memory://{self.name} is busy: another program has "
-                                     f"it open", kind="busy")
+                raise open_error(where, errno.EBUSY)
             self._buf.clear()
             host = MemoryTransport(self)
             self._host = host
@@ -187,7 +187,7 @@ class MemoryConnector(Connector):
         """Find and open a matching device (rediscovered at every call)."""
         devices = find_devices(self.pattern)
         if not devices:
-            raise TransportError(f"shoe not found at memory://{self.pattern}", kind="absent")
+            raise open_error(f"memory://{self.pattern}", errno.ENOENT)
         error: TransportError | None = None
         for device in devices:
             try:

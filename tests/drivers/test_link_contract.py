@@ -211,3 +211,15 @@ def test_absent_shoe_is_reported_then_found(rig):
     wait_for(q, state_is(LinkState.ONLINE))
     card = rig.shoe.deal()
     assert wait_for(q, lambda ev: isinstance(ev, CardRead)).card == card
+
+
+def test_permission_denied_is_reported_then_granted(rig):
+    if rig.kind in ("tcp", "pty"):
+        pytest.skip("TCP has no permissions; the pty case runs in test_open_link "
+                    "(root may open any pty)")
+    rig.shoe.inject("permission_denied")
+    link, q = rig.link()
+    down = wait_for(q, state_is(LinkState.DISCONNECTED))
+    assert down.detail.startswith("permission denied") and "dialout" in down.detail
+    rig.shoe.inject("permission_denied", denied=False)
+    wait_for(q, state_is(LinkState.ONLINE))
