@@ -79,9 +79,13 @@ class PinChecker:
     every wrong attempt all the same).
     """
 
-    def __init__(self) -> None:
-        self._key = os.urandom(16)
-        self._ok: dict[tuple[bytes, str], str] = {}
+    _KEY = os.urandom(16)
+    _SHARED: dict[tuple[bytes, str], str] = {}
+
+    def __init__(self, shared: bool = True) -> None:
+        """Create a checker; ``shared`` uses the process-wide memory of answers."""
+        self._key = self._KEY if shared else os.urandom(16)
+        self._ok: dict[tuple[bytes, str], str] = self._SHARED if shared else {}
 
     def role_for(self, pin: str, hashes: dict[str, str]) -> str | None:
         """The highest role whose hash matches ``pin``, or None.
