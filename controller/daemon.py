@@ -35,11 +35,14 @@ from typing import Any
 
 from controller import commands as cmd
 from controller.autoplay import AutoPlayer
+from controller.cards import parse_cards
 from controller.config import DEMO_SHOE, ConfigError, TableConfig, load_config
 from controller.enumeration import SIX_CARD_COUNTS
+from controller.hands import evaluate3
 from controller.notify import Heartbeats, Notifier, watchdog_interval_ms
 from controller.par_sheet import compute_par_sheet, rtp_ppm
-from controller.views import DealerView, PlayerView
+from controller.settlement import Bets, validate_bets
+from controller.views import DealerView, PlayerView, RecallRound
 
 log = logging.getLogger("threecard")
 
@@ -79,36 +82,51 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 @dataclass
 class _RoundLog:
-    """Turns view changes into one readable log line per round and per notable event."""
+    """Turns view changes into log lines: one per finished round, one per notable event.
 
+    Finished rounds are read from the view's game recall, so a round whose settle and
+    next round arrived in one batch is still logged exactly once.
+    """
+
+    profile: Any = None
     last_state: str = ""
     last_round: int = -1
     last_link: str = ""
     banners: frozenset = frozenset()
+    dealt: int = 0
     settled: int = 0
+    last_logged: int | None = None
     rounds: list[str] = field(default_factory=list)
 
     def update(self, dv: DealerView, pv: PlayerView) -> str | None:
-        """Log what changed; returns the new state when a round ended, else None."""
-        ended = None
+        """Log what changed; returns ``settled``/``void`` when a round ended, else None."""
         if dv.link_state != self.last_link:  # the link logs the details itself
             log.debug("shoe link %s", dv.link_state)
             self.last_link = dv.link_state
+        dealt = sum(len(s.cards) for s in dv.seats) + len(dv.dealer_cards)
+        if dealt != self.dealt:
+            if dealt:
+                log.debug("round %d: %d cards dealt", dv.round_id, dealt)
+            self.dealt = dealt
         keys = frozenset((b.kind, b.message) for b in dv.banners)
         for kind, message in sorted(keys - self.banners):
             log.warning("%s: %s", kind, message)
         self.banners = keys
-        if (dv.state, dv.round_id) != (self.last_state, self.last_round):
-            if dv.state in ("settled", "void"):
-                line = describe_round(dv)
+        finished = [r for r in dv.recall if r.status in ("settled", "void")]
+        if self.last_logged is None:  # start-up: rounds already in the journal
+            self.last_logged = max((r.round_id for r in finished), default=0)
+        ended = None
+        for rec in sorted(finished, key=lambda r: r.round_id):
+            if rec.round_id > self.last_logged:
+                line = describe_round(rec, self.profile)
                 log.info("%s", line)
                 self.rounds.append(line)
-                ended = dv.state
-                if dv.state == "settled":
-                    self.settled += 1
-            else:
-                level = logging.WARNING if dv.state in ("paused", "locked") else logging.DEBUG
-                log.log(level, "round %d %s: %s", dv.round_id, dv.state, dv.next_action)
+                self.last_logged = rec.round_id
+                ended = rec.status
+                self.settled += rec.status == "settled"
+        if (dv.state, dv.round_id) != (self.last_state, self.last_round):
+            level = logging.WARNING if dv.state in ("paused", "locked") else logging.DEBUG
+            log.log(level, "round %d %s: %s", dv.round_id, dv.state, dv.next_action)
             self.last_state, self.last_round = dv.state, dv.round_id
         return ended
 
@@ -118,23 +136,30 @@ def _money(minor: int) -> str:
     return f"{sign}{abs(minor) // 100}.{abs(minor) % 100:02d}"
 
 
-def describe_round(dv: DealerView) -> str:
-    """One readable line for a settled or voided round (the demo's headless output)."""
-    if dv.state == "void":
-        refunds = [f"seat {s.seat} refunded {sum(s.bets.values()) / 100:.2f}"
-                   for s in dv.seats if s.bets]
-        reason = getattr(dv, "void_reason", None) or "void"
-        return f"round {dv.round_id} VOID ({reason}): " + (", ".join(refunds) or "no wagers")
-    dealer = " ".join(c or "??" for c in dv.dealer_cards)
-    qual = "qualifies" if dv.dealer_qualifies else "does not qualify"
-    parts = [f"round {dv.round_id}: dealer {dealer} {(dv.dealer_hand or '').replace('_', ' ')}"
-             f" ({qual})"]
-    for s in dv.seats:
+def describe_round(rec: RecallRound, profile: Any = None) -> str:
+    """One readable line for a settled or voided round (the demo's headless output).
+
+    Args:
+        rec: the round's game recall record.
+        profile: the rule profile, to name the dealer's hand and whether it qualifies.
+    """
+    if rec.status == "void":
+        refunds = [f"seat {s.seat} refunded {_money(sum(s.bets.values()))[1:]}"
+                   for s in rec.seats if s.bets]
+        return (f"round {rec.round_id} VOID ({rec.void_reason or 'void'}): "
+                + (", ".join(refunds) or "no wagers"))
+    dealer = " ".join(rec.dealer_cards)
+    head = f"round {rec.round_id}: dealer {dealer}"
+    if profile is not None and len(rec.dealer_cards) == 3:
+        value = evaluate3(parse_cards(rec.dealer_cards))
+        qual = "qualifies" if profile.qualifier.qualifies(value) else "does not qualify"
+        head += f" {value.hand_class.key.replace('_', ' ')} ({qual})"
+    parts = [head]
+    for s in rec.seats:
         if not s.bets:
             continue
         cards = " ".join(c or "??" for c in s.cards)
-        hand = (s.hand or "").replace("_", " ")
-        what = "fold" if s.decision == "fold" else hand
+        what = "fold" if s.decision == "fold" else (s.hand or "").replace("_", " ")
         parts.append(f"seat {s.seat} {cards} {what} {_money(s.net or 0)}")
     return " | ".join(parts)
 
@@ -182,7 +207,7 @@ class Daemon:
         self.notifier = notifier or Notifier()
         self.stop_event = threading.Event()
         self.heartbeats = Heartbeats(max_age_ms=10_000)
-        self.roundlog = _RoundLog()
+        self.roundlog = _RoundLog(profile=config.profile)
         self.table: Any = None
         self.link: Any = None
         self.app: Any = None
@@ -435,7 +460,12 @@ def run(args: argparse.Namespace) -> int:
                     isinstance(v, int) and not isinstance(v, bool) and v >= 0
                     for v in autoplay.values()):
                 raise ValueError("bets must map bet types to whole minor-unit amounts")
-        except ValueError as exc:
+            unknown = set(autoplay) - {"ante", "pair_plus", "six_card_bonus"}
+            if unknown:
+                raise ValueError(f"unknown bet {sorted(unknown)[0]!r} (known: ante, "
+                                 "pair_plus, six_card_bonus)")
+            validate_bets(config.profile, Bets(**autoplay))
+        except (ValueError, TypeError) as exc:
             print(f"threecard run: --bets: {exc}", file=sys.stderr)
             return 2
     pin = args.supervisor_pin

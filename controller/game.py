@@ -649,6 +649,10 @@ class Game:
 
     def _hello(self, body: dict[str, Any], actor: str) -> None:
         self._count("shoe_power_ups")
+        if body.get("seq") not in (0, None):
+            return  # a reconnect: the line numbers go on, so nothing was lost
+        if self.deal_index == 0:
+            return  # a restart before the first card of the round loses nothing
         if self.state in CARDS_DUE or (self.state is S.PAUSED
                                        and self.pause["reason"] == "link_lost"):
             self._broken("shoe_restart", "The shoe restarted mid-deal.")

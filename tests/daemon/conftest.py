@@ -1,0 +1,119 @@
+"""A real daemon process and a simulated shoe, driven like a dealer's shift."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from controller.auth import DEMO_PINS, hash_pin
+
+SUP = DEMO_PINS["supervisor"]
+
+
+class DaemonProcess:
+    """``threecard run`` as a child process; its log lines are collected as they come."""
+
+    def __init__(self, args: list[str], env: dict[str, str] | None = None) -> None:
+        full_env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy",
+                        PYTHONUNBUFFERED="1", **(env or {}))
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "controller.cli", "run", *args],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            text=True, bufsize=1, env=full_env)
+        self.lines: list[str] = []
+        self.cursor = 0
+        self._cond = threading.Condition()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            with self._cond:
+                self.lines.append(line.rstrip("\n"))
+                self._cond.notify_all()
+        with self._cond:
+            self._cond.notify_all()
+
+    def wait_for(self, pattern: str, timeout: float = 30.0) -> re.Match:
+        """Wait for a log line (after the previous match) matching ``pattern``."""
+        rx = re.compile(pattern)
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                for i in range(self.cursor, len(self.lines)):
+                    m = rx.search(self.lines[i])
+                    if m:
+                        self.cursor = i + 1
+                        return m
+                left = deadline - time.monotonic()
+                if left <= 0 or (self.proc.poll() is not None and not self._reader.is_alive()):
+                    raise AssertionError(f"no line matching {pattern!r}; log:\n"
+                                         + "\n".join(self.lines[-60:]))
+                self._cond.wait(min(left, 0.5))
+
+    def send(self, command: str, **fields) -> None:
+        """A dealer command on the control channel (stdin, JSON lines)."""
+        self.proc.stdin.write(json.dumps({"command": command, **fields}) + "\n")
+        self.proc.stdin.flush()
+
+    def stop(self, timeout: float = 20.0) -> int:
+        """SIGTERM and wait; returns the exit status."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(timeout)
+        finally:
+            self._close()
+
+    def kill(self) -> None:
+        """SIGKILL: a power cut."""
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+        self._close()
+
+    def _close(self) -> None:
+        self._reader.join(5)
+        for f in (self.proc.stdin, self.proc.stdout):
+            try:
+                f.close()
+            except OSError:
+                pass
+
+
+@pytest.fixture
+def table_config(tmp_path: Path):
+    """A two-seat live table whose supervisor PIN is the demo's, journal in tmp_path."""
+    path = tmp_path / "table.toml"
+    path.write_text(
+        '[table]\nid = "E2E-1"\nseats = 2\nrules = "live"\n'
+        f'[journal]\npath = "{tmp_path / "journal.sqlite3"}"\n'
+        f'[roles]\nsupervisor = "{hash_pin(SUP)}"\n'
+        '[log]\nlevel = "debug"\n')
+    return path
+
+
+@pytest.fixture
+def daemons():
+    """Start daemons; every one still running at the end is stopped."""
+    started: list[DaemonProcess] = []
+
+    def start(args: list[str], env: dict[str, str] | None = None) -> DaemonProcess:
+        d = DaemonProcess(args, env)
+        started.append(d)
+        return d
+
+    yield start
+    for d in started:
+        if d.proc.poll() is None:
+            d.proc.kill()
+            d.proc.wait(10)
+            d._close()
