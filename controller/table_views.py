@@ -9,6 +9,7 @@ cached on :attr:`Game.records_version`.
 
 from __future__ import annotations
 
+import functools
 import threading
 from typing import Any
 
@@ -186,7 +187,14 @@ class ViewBuilder:
         if g.state in (S.SETTLED, S.VOID) and g.recall:
             recall = st["recall"]
         else:
-            recall = (_recall_round(g.round_record(), not shown), *st["recall"])
+            masked = not shown
+            current = RecallRound(
+                g.round_id, "in_progress", None, g.started_utc,
+                tuple((None if masked and d[1] == "dealer" else d[0], d[1], d[2])
+                      for d in g.deal),
+                () if masked else tuple(g.dealer_cards),
+                tuple(v for v in dealer_seats if v.seat in g.seats))
+            recall = (current, *st["recall"])
         key, action = _next_action(g, state)
         cards_due = (len(g.positions) - g.deal_index
                      if g.state in (S.NO_MORE_BETS, S.DEALING)
@@ -228,6 +236,7 @@ def _redact(b: Banner, hidden: list[str]) -> Banner:
     return Banner(b.kind, b.severity, msg, b.action, params)
 
 
+@functools.lru_cache(maxsize=8192)
 def _hand_name(cards: tuple[str, ...]) -> str | None:
     if len(cards) != 3:
         return None
