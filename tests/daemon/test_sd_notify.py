@@ -1,0 +1,63 @@
+"""The daemon speaks sd_notify: READY, regular WATCHDOG pings, STOPPING on SIGTERM."""
+
+from __future__ import annotations
+
+import socket
+import time
+
+from simulators.pty_shoe import PtyPort
+from simulators.shoe import ShoeRunner, SimulatedShoe
+
+
+def test_ready_watchdog_and_stopping(tmp_path, table_config, daemons):
+    addr = str(tmp_path / "notify.sock")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(addr)
+    sock.settimeout(20)
+    shoe = SimulatedShoe("native", seed=1)
+    port = PtyPort(str(tmp_path), dialect="native")
+    shoe.attach(port)
+    runner = ShoeRunner(shoe, heartbeat_ms=500)
+    runner.start()
+    try:
+        d = daemons(["--config", str(table_config), "--shoe", port.stable_url, "--headless"],
+                    env={"NOTIFY_SOCKET": addr, "WATCHDOG_USEC": "1000000"})
+        messages: list[tuple[float, str]] = []
+
+        def receive_until(pred) -> None:
+            while not pred():
+                messages.append((time.monotonic(), sock.recv(4096).decode()))
+
+        receive_until(lambda: any("READY=1" in m for _, m in messages))
+        ready_at = next(t for t, m in messages if "READY=1" in m)
+        receive_until(lambda: sum("WATCHDOG=1" in m for _, m in messages) >= 4)
+        pings = [t for t, m in messages if "WATCHDOG=1" in m]
+        gaps = [b - a for a, b in zip(pings, pings[1:], strict=False)]
+        assert all(g < 1.0 for g in gaps), gaps            # more often than WatchdogSec
+        assert pings[0] >= ready_at - 1.0
+        assert any(m.startswith("STATUS=") or "\nSTATUS=" in m for _, m in messages)
+        d.proc.send_signal(15)
+        receive_until(lambda: any("STOPPING=1" in m for _, m in messages))
+        assert d.proc.wait(20) == 0
+    finally:
+        runner.stop()
+        port.close()
+        sock.close()
+
+
+def test_ready_even_with_the_shoe_unplugged(tmp_path, table_config, daemons):
+    addr = str(tmp_path / "notify.sock")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(addr)
+    sock.settimeout(20)
+    try:
+        d = daemons(["--config", str(table_config), "--headless",
+                     "--shoe", f"serial://{tmp_path}/no-such-shoe?dialect=beetek"],
+                    env={"NOTIFY_SOCKET": addr})
+        got = ""
+        while "READY=1" not in got:
+            got = sock.recv(4096).decode()
+        d.wait_for("no-such-shoe")                # the link says what is wrong
+        assert d.stop() == 0
+    finally:
+        sock.close()
