@@ -223,3 +223,22 @@ def test_permission_denied_is_reported_then_granted(rig):
     assert down.detail.startswith("permission denied") and "dialout" in down.detail
     rig.shoe.inject("permission_denied", denied=False)
     wait_for(q, state_is(LinkState.ONLINE))
+
+
+def test_line_faults_on_the_wire_lose_no_card(rig):
+    link, q = rig.link()
+    seen: list = []
+    wait_for(q, state_is(LinkState.ONLINE), seen=seen)
+    dealt = [rig.shoe.deal()]
+    rig.shoe.inject("noise", data=b"\x00\xff[<$garbage")
+    rig.shoe.inject("lone_cr")
+    dealt.append(rig.shoe.deal())
+    rig.shoe.inject("lone_lf")
+    if rig.dialect == "native":
+        rig.shoe.inject("bad_crc", resend=True)
+        rig.shoe.inject("seq_repeat")
+    dealt += [rig.shoe.deal() for _ in range(2)]
+    assert collect_cards_until_sentinel(rig, q, seen) == dealt
+    errors = link.counters.frame_errors
+    assert errors["crc"] == (1 if rig.dialect == "native" else 0)
+    assert errors["malformed"] >= 1  # the noise broke off would-be frames
