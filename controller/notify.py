@@ -31,7 +31,9 @@ class Notifier:
         self._sock: socket.socket | None = None
         if self.address:
             self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC)
+            self._sock.setblocking(False)  # a reader that stops reading never stalls us
         self._lock = threading.Lock()
+        self._warned = False
 
     @property
     def enabled(self) -> bool:
@@ -42,7 +44,8 @@ class Notifier:
         """Send one message made of ``KEY=value`` fields joined by newlines.
 
         Returns:
-            True when sent; False when disabled or the socket refused (logged once).
+            True when sent; False when disabled, or the socket refused or was full (never
+            blocks; the first failure is logged).
         """
         if self._sock is None:
             return False
@@ -54,7 +57,9 @@ class Notifier:
                 self._sock.sendto("\n".join(fields).encode(), addr)
             return True
         except OSError as exc:
-            log.warning("sd_notify to %s failed: %s", self.address, exc)
+            if not self._warned:
+                log.warning("sd_notify to %s failed: %s", self.address, exc)
+                self._warned = True
             return False
 
     def ready(self, status: str = "") -> bool:

@@ -61,3 +61,18 @@ def test_ready_even_with_the_shoe_unplugged(tmp_path, table_config, daemons):
         assert d.stop() == 0
     finally:
         sock.close()
+
+
+def test_a_reader_that_stops_reading_never_stalls_the_daemon(tmp_path):
+    from controller.notify import Notifier
+
+    addr = str(tmp_path / "full.sock")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(addr)
+    n = Notifier(addr)
+    t0 = time.monotonic()
+    results = [n.watchdog() for _ in range(2000)]
+    assert time.monotonic() - t0 < 5
+    assert results[0] is True and results[-1] is False     # the queue filled, we went on
+    n.close()
+    sock.close()
