@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "shoe-sim": ("simulators.cli", "run a simulated card shoe on a pty or TCP port"),
     "decode": ("drivers.cli", "decode raw shoe bytes into one JSON line per event"),
     "screenshot": ("display.screenshot", "render a named scenario of a screen to PNG"),
+    "hash-pin": ("controller.pin_cli", "hash a supervisor or technician PIN for the config"),
 }
 
 

@@ -37,3 +37,21 @@ def test_flags_override_the_file(tmp_path):
     path = write(tmp_path, "[table]\nseats = 5\nrules = 'classic'\n")
     cfg = load_config(path, seats=3, rules=None)
     assert cfg.seats == 3 and cfg.profile.name == "classic"
+
+
+def test_hash_pin_command_output_is_accepted_by_the_config(tmp_path):
+    import subprocess
+    import sys
+
+    from controller.auth import verify_pin
+
+    p = subprocess.run([sys.executable, "-m", "controller.cli", "hash-pin"], input="8642\n",
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0
+    digest = p.stdout.strip()
+    assert verify_pin("8642", digest) and not verify_pin("8641", digest)
+    cfg = load_config(write(tmp_path, f'[roles]\nsupervisor = "{digest}"\n'))
+    assert cfg.roles == {"supervisor": digest}
+    bad = subprocess.run([sys.executable, "-m", "controller.cli", "hash-pin"], input="12\n",
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 1 and "4 to 12 digits" in bad.stderr

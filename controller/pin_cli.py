@@ -1,0 +1,38 @@
+"""``threecard hash-pin``: turn a PIN into the salted hash the configuration stores.
+
+The PIN is read without echo on a terminal (asked twice), or as one line on stdin.
+The hash goes into ``[roles]`` of the table's configuration; the PIN itself is never
+stored anywhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import sys
+
+from controller.auth import hash_pin
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """``hash-pin`` takes no options."""
+
+
+def run(args: argparse.Namespace) -> int:
+    """Read a PIN, print its hash.
+
+    Returns:
+        0, or 1 when the PIN is not 4 to 12 digits or the two entries differ.
+    """
+    if sys.stdin.isatty():
+        pin = getpass.getpass("PIN: ")
+        if getpass.getpass("PIN again: ") != pin:
+            print("threecard hash-pin: the two PINs differ", file=sys.stderr)
+            return 1
+    else:
+        pin = sys.stdin.readline().strip()
+    if not (pin.isdigit() and 4 <= len(pin) <= 12):
+        print("threecard hash-pin: a PIN is 4 to 12 digits", file=sys.stderr)
+        return 1
+    print(hash_pin(pin))
+    return 0
