@@ -230,6 +230,7 @@ def test_line_faults_on_the_wire_lose_no_card(rig):
     seen: list = []
     wait_for(q, state_is(LinkState.ONLINE), seen=seen)
     dealt = [rig.shoe.deal()]
+    wait_for(q, lambda ev: isinstance(ev, CardRead), seen=seen)  # the shoe knows we listen
     rig.shoe.inject("noise", data=b"\x00\xff[<$garbage")
     rig.shoe.inject("lone_cr")
     dealt.append(rig.shoe.deal())
