@@ -14,6 +14,7 @@ import math
 import sys
 import tempfile
 import time
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -21,13 +22,47 @@ from controller.auth import DEMO_PINS, demo_pin_hashes
 from controller.autoplay import AutoPlayer
 from controller.commands import ManualCard
 from controller.game import TableConfig
-from controller.rules import RuleProfileError
+from controller.rules import RuleProfile, RuleProfileError
 from controller.settlement import BetError, Bets, validate_bets
 from controller.table import Table
 from drivers.events import LinkState, LinkStatus
 from simulators.event_shoe import EventShoe, parse_faults
 
 DEFAULT_BETS = '{"ante": 100, "pair_plus": 100, "six_card_bonus": 100}'
+
+#: 6 Card Bonus best-hand counts over every (folded hand, dealer hand) pair under the
+#: Q-6-4 rule: 7,200 folded hands x 18,424 dealer hands = 132,652,800 pairs (computed by
+#: full enumeration with :func:`controller.enumeration.classify_six`; a slow test
+#: recomputes them). Where a fold loses the side bets, these wins are never paid.
+FOLDED_SIX_COUNTS = {
+    "royal_flush": 84, "straight_flush": 6_444, "four_of_a_kind": 21_600,
+    "full_house": 388_800, "flush": 706_272, "straight": 3_107_376,
+    "three_of_a_kind": 2_880_000, "two_pair": 11_858_400, "pair": 61_485_336,
+    "high_card": 52_198_488,
+}
+_PAIRS = 22_100 * 18_424
+
+
+def expected_returns(profile: RuleProfile) -> dict[str, Fraction]:
+    """Exact expected return per bet under the Q-6-4 rule and the profile's fold rule.
+
+    The par sheet's returns, except the 6 Card Bonus where a fold loses the side bets:
+    there the wins a folded hand would have had are taken off, exactly. (Pair Plus needs
+    no change: no folded hand holds a pair or better.)
+    """
+    from controller.enumeration import SIX_CARD_COUNTS
+    from controller.par_sheet import compute_par_sheet
+
+    sheet = compute_par_sheet(profile, six_card_counts=SIX_CARD_COUNTS)
+    out = {"ante_play": sheet.ante_play.rtp, "pair_plus": sheet.pair_plus.rtp}
+    if sheet.six_card_bonus is not None:
+        six = sheet.six_card_bonus.rtp
+        if profile.fold_loses_side_bets:
+            lost = sum((profile.six_card_bonus.get(k, 0) + 1) * n
+                       for k, n in FOLDED_SIX_COUNTS.items() if profile.six_card_bonus.get(k))
+            six -= Fraction(lost, _PAIRS)
+        out["six_card_bonus"] = six
+    return out
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -65,7 +100,8 @@ def summarize(table: Table, elapsed: float, played: int) -> dict[str, Any]:
         "rounds_settled": total[3], "rounds_voided": g.counters.get("voids", 0),
         "rounds_this_run": played, "seconds": round(elapsed, 3),
         "rounds_per_second": round(played / elapsed, 1) if elapsed > 0 else None,
-        "wagered": {}, "net": {}, "return": {}, "par": {}, "standard_error": {}, "z": {},
+        "wagered": {}, "net": {}, "return": {}, "par": {}, "expected": {},
+        "standard_error": {}, "z": {},
         "counters": dict(sorted(g.counters.items())),
     }
     groups = {"ante_play": ("ante", "play", "ante_bonus"), "pair_plus": ("pair_plus",),
@@ -78,6 +114,7 @@ def summarize(table: Table, elapsed: float, played: int) -> dict[str, Any]:
     from controller.table_views import rtp_for
 
     par = dict(rtp_for(g.profile))
+    expected = expected_returns(g.profile)
     sums = {k: [0, 0, 0.0, 0.0] for k in groups}  # n, stake, sum net, sum net^2
     base = {"ante_play": "ante", "pair_plus": "pair_plus", "six_card_bonus": "six_card_bonus"}
     for rec in table.journal.stored_rounds():
@@ -108,7 +145,10 @@ def summarize(table: Table, elapsed: float, played: int) -> dict[str, Any]:
         out["standard_error"][key] = round(se, 6)
         if key in par:
             out["par"][key] = par[key] / 1_000_000
-            out["z"][key] = round((ret - par[key] / 1_000_000) / se, 3) if se else None
+        if key in expected:
+            exp = float(expected[key])
+            out["expected"][key] = round(exp, 6)
+            out["z"][key] = round((ret - exp) / se, 3) if se else None
     return out
 
 
@@ -222,6 +262,9 @@ def _print_human(r: dict[str, Any]) -> None:
     for bet, w in r["wagered"].items():
         print(f"  {bet:15} wagered {w:>14,}  player net {r['net'][bet]:>+14,}")
     for key, ret in r["return"].items():
-        par = r["par"].get(key)
-        print(f"  {key:15} return {ret:.4%} (par {par:.4%}, SE {r['standard_error'][key]:.4%},"
-              f" z {r['z'].get(key)})" if par is not None else f"  {key:15} return {ret:.4%}")
+        exp, par = r["expected"].get(key), r["par"].get(key)
+        line = f"  {key:15} return {ret:.4%}"
+        if exp is not None:
+            line += (f" (expected {exp:.4%}; par sheet {par:.4%}; SE "
+                     f"{r['standard_error'][key]:.4%}; z {r['z'].get(key)})")
+        print(line)

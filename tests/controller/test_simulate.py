@@ -1,0 +1,91 @@
+"""``threecard simulate``: the real engine against the event shoe, compared with the par sheet."""
+
+import json
+
+import pytest
+
+from controller.cli import main
+from simulators.event_shoe import EventShoe, parse_faults
+
+
+def run_json(capsys, *args: str) -> dict:
+    assert main(["simulate", *args, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.slow
+def test_returns_are_within_three_standard_errors_of_the_par_sheet(capsys):
+    out = run_json(capsys, "--rules", "live", "--seats", "7", "--rounds", "1200",
+                   "--seed", "11", "--journal", ":memory:")
+    assert out["rounds_settled"] == 1200 and out["rounds_voided"] == 0
+    for bet in ("ante_play", "pair_plus", "six_card_bonus"):
+        assert abs(out["return"][bet] - out["expected"][bet]) < 3 * out["standard_error"][bet]
+    assert out["par"]["ante_play"] == out["expected"]["ante_play"] == pytest.approx(0.966270)
+    assert out["par"]["pair_plus"] == out["expected"]["pair_plus"]
+    # live: a fold loses the 6 Card Bonus, so its return is below the par sheet's
+    assert out["expected"]["six_card_bonus"] == pytest.approx(0.717301, abs=1e-6)
+    w = out["wagered"]
+    assert w["ante"] == w["pair_plus"] == w["six_card_bonus"] == 1200 * 7 * 100
+
+
+def test_faults_void_or_resolve_and_every_round_still_ends(capsys, tmp_path):
+    journal = str(tmp_path / "j.sqlite")
+    out = run_json(capsys, "--seats", "4", "--rounds", "60", "--faults", "all=0.1",
+                   "--seed", "3", "--journal", journal)
+    assert out["rounds_settled"] == 60 and out["rounds_voided"] > 0
+    assert sum(out["faults_injected"].values()) > 10
+    assert out["counters"]["misreads"] == out["faults_injected"].get("misread", 0)
+    assert main(["verify-journal", "--journal", journal]) == 0
+    assert main(["meters", "--journal", journal]) == 0
+
+
+def test_deck_file_gives_the_cards_in_delivery_order(capsys, tmp_path):
+    deck = tmp_path / "decks.txt"
+    deck.write_text("# seat 1, dealer; three passes\nAs Kd Ks Qd Qs 2c\n")
+    journal = str(tmp_path / "j.sqlite")
+    run_json(capsys, "--seats", "1", "--rounds", "2", "--deck-file", str(deck),
+             "--bets", '{"ante": 100}', "--journal", journal)
+    assert main(["recall", "--journal", journal, "--json"]) == 0
+    rounds = json.loads(capsys.readouterr().out)
+    assert [r["dealer_cards"] for r in rounds] == [["Kd", "Qd", "2c"]] * 2
+    assert rounds[0]["seats"][0]["cards"] == ["As", "Ks", "Qs"]
+
+
+def test_bad_options_are_usage_errors(capsys):
+    assert main(["simulate", "--bets", '{"ante": 5}', "--rounds", "1"]) == 2
+    assert "limits" in capsys.readouterr().err
+    assert main(["simulate", "--faults", "gremlins=0.1", "--rounds", "1"]) == 2
+
+
+def test_fault_spec_and_event_shoe_are_reproducible():
+    assert parse_faults("misread=0.5, all=0.1")["misread"] == 0.1
+    with pytest.raises(ValueError):
+        parse_faults("misread=2")
+    a, b = EventShoe(7, {"misread": 1.0}), EventShoe(7, {"misread": 1.0})
+    a.new_round()
+    b.new_round()
+    assert a.deal(24) == b.deal(24)
+
+
+@pytest.mark.slow
+def test_folded_six_card_counts_by_full_enumeration():
+    import itertools
+
+    import numpy as np
+
+    from controller.autoplay import Q64
+    from controller.cards import DECK
+    from controller.enumeration import classify_six
+    from controller.hands import SixCardClass, evaluate3
+    from controller.simulate_cli import FOLDED_SIX_COUNTS
+
+    hands = np.array(list(itertools.combinations(range(52), 3)), dtype=np.intp)
+    strength = np.array([evaluate3((DECK[a], DECK[b], DECK[c])).strength for a, b, c in hands])
+    bits = (np.uint64(1) << hands.astype(np.uint64)).sum(axis=1, dtype=np.uint64)
+    counts = np.zeros(len(SixCardClass), dtype=np.int64)
+    for p in hands[strength < Q64]:
+        pm = (np.uint64(1) << p.astype(np.uint64)).sum(dtype=np.uint64)
+        dealers = hands[(bits & pm) == 0]
+        sets = np.hstack([np.broadcast_to(p, (len(dealers), 3)), dealers])
+        counts += np.bincount(classify_six(sets), minlength=len(SixCardClass))
+    assert {c.key: int(counts[c]) for c in SixCardClass} == FOLDED_SIX_COUNTS
