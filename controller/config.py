@@ -129,6 +129,11 @@ def _check(cfg: TableConfig) -> TableConfig:
         raise bad("log.level", f"must be one of {', '.join(LOG_LEVELS)}, got {cfg.log_level!r}")
     if cfg.lockout_after < 1 or cfg.lockout_seconds < 0:
         raise bad("roles.lockout_after", "must be at least 1 (lockout_seconds at least 0)")
+    for role, digest in cfg.roles.items():
+        parts = digest.split("$")
+        if len(parts) != 6 or parts[0] != "scrypt":
+            raise bad(f"roles.{role}", "must be a PIN hash from `threecard hash-pin` "
+                      "(scrypt$...), never a PIN")
     if not cfg.journal_path:
         raise bad("journal.path", "must not be empty")
     try:

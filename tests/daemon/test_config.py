@@ -18,6 +18,7 @@ def write(tmp_path, text):
     ("[table]\nrules = 'nowhere.toml'\n", "table.rules"),
     ("[table]\nseats = '7'\n", "table.seats"),
     ("[table]\nchip_values = [100, -5]\n", "table.chip_values"),
+    ("[roles]\nsupervisor = '2468'\n", "roles.supervisor"),
 ])
 def test_bad_config_names_file_and_key(tmp_path, text, key):
     path = write(tmp_path, text)
