@@ -653,8 +653,7 @@ class Game:
             return  # a reconnect: the line numbers go on, so nothing was lost
         if self.deal_index == 0:
             return  # a restart before the first card of the round loses nothing
-        if self.state in CARDS_DUE or (self.state is S.PAUSED
-                                       and self.pause["reason"] == "link_lost"):
+        if self.state in CARDS_DUE or self.state is S.PAUSED:
             self._broken("shoe_restart", "The shoe restarted mid-deal.")
 
     def _broken(self, kind: str, message: str) -> None:

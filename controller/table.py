@@ -240,6 +240,9 @@ class Table:
             actor = "shoe" if isinstance(item, ShoeEvent) else "dealer"
             if isinstance(item, DealerCommand) and item.pin is not None:
                 actor = self._pins.role_for(item.pin, self.game.config.pin_hashes) or "dealer!"
+            if kind == "config_change":  # the event log keeps the old value too (R7)
+                old = getattr(self.game.config, str(body.get("key")), None)
+                body["old"] = old if isinstance(old, (str, int, bool)) else None
             batch.append((kind, body, actor))
             if kind in _CHANGES_AUTH:  # later PINs are checked against the new settings
                 verdicts += self._process(batch)

@@ -60,6 +60,8 @@ def test_duplicate_card_voids_and_blocks_the_deck_until_a_supervisor_clears_it(s
     shift.ok(NextRound(pin=shift.SUP))
     shift.ok(PlaceBet(seat=1, bet="ante", amount=100))
     assert "blocked" in shift.rejected(NoMoreBets())       # no new deal on a blocked deck
+    shift.restart()                                        # the fault survives a restart
+    assert shift.view.deck_blocked and shift.view.awaiting_supervisor == "unblock_deck"
     assert "PIN" in shift.rejected(UnblockDeck(reason="deck checked"))
     shift.ok(UnblockDeck(reason="deck checked", pin=shift.SUP), NoMoreBets())
     (r2, r1) = shift.recall()

@@ -115,6 +115,8 @@ def test_config_changes_record_old_and_new_values(shift):
     assert "bad value" in shift.rejected(ConfigChange(key="deal_pattern", value="x",
                                                       pin=shift.SUP))
     shift.ok(ConfigChange(key="deal_pattern", value="by_hand", pin=shift.SUP))
+    (last,) = [json.loads(r.body) for r in shift.table.journal.records(shift.game.last_seq - 1)]
+    assert last == {"key": "deal_pattern", "value": "by_hand", "old": "round_robin"}
     banner = [b for b in shift.view.banners if b.kind == "config"][0]
     assert "'round_robin' to 'by_hand' by supervisor" in banner.message
     assert shift.game.config.deal_pattern == "by_hand"
