@@ -77,10 +77,23 @@ def _flat_figures(data: dict[str, Any], prefix: str = "") -> list[dict[str, Any]
                  "note": "single value, as printed by the script"}
         else:
             continue
-        unit = next((u for suf, u in units if key.lower().endswith(suf)), "")
-        better = "higher" if unit == "/s" or "per_s" in key.lower() else "lower"
+        unit = _unit_of(key, units)
+        better = "higher" if unit == "/s" else "lower"
         out.append({"name": name, "unit": unit, "better": better, "ours": s})
     return out
+
+
+def _unit_of(key: str, units: list[tuple[str, str]]) -> str:
+    """Unit guessed from a figure's name: a suffix (``render_ms``) or a token (``lat_ms_p99``)."""
+    k = key.lower()
+    for suf, unit in units:
+        if k.endswith(suf):
+            return unit
+    tokens = k.split("_")
+    for suf, unit in units:
+        if suf.lstrip("_") in tokens[1:] and suf not in ("_s", "_per_s"):
+            return unit
+    return "s" if "seconds" in tokens else ""
 
 
 def run_bench(script: str, quick: bool, timeout: float) -> dict[str, Any]:
