@@ -82,10 +82,19 @@ def test_folded_six_card_counts_by_full_enumeration():
     hands = np.array(list(itertools.combinations(range(52), 3)), dtype=np.intp)
     strength = np.array([evaluate3((DECK[a], DECK[b], DECK[c])).strength for a, b, c in hands])
     bits = (np.uint64(1) << hands.astype(np.uint64)).sum(axis=1, dtype=np.uint64)
-    counts = np.zeros(len(SixCardClass), dtype=np.int64)
+    # the counts do not change when suits are renamed: enumerate one folded hand per
+    # suit-renaming class, weighted by the size of its class
+    orbit: dict[tuple[int, ...], int] = {}
     for p in hands[strength < Q64]:
+        key = min(tuple(sorted(c // 4 * 4 + perm[c % 4] for c in p))
+                  for perm in itertools.permutations(range(4)))
+        orbit[key] = orbit.get(key, 0) + 1
+    assert sum(orbit.values()) == 7_200
+    counts = np.zeros(len(SixCardClass), dtype=np.int64)
+    for key, weight in orbit.items():
+        p = np.array(key, dtype=np.intp)
         pm = (np.uint64(1) << p.astype(np.uint64)).sum(dtype=np.uint64)
         dealers = hands[(bits & pm) == 0]
         sets = np.hstack([np.broadcast_to(p, (len(dealers), 3)), dealers])
-        counts += np.bincount(classify_six(sets), minlength=len(SixCardClass))
+        counts += weight * np.bincount(classify_six(sets), minlength=len(SixCardClass))
     assert {c.key: int(counts[c]) for c in SixCardClass} == FOLDED_SIX_COUNTS
