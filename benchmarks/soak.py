@@ -358,7 +358,7 @@ def main() -> int:
     jbytes = sum(f.stat().st_size for f in Path(tmpdir.name).glob("calibration-journal*"))
     free = shutil.disk_usage(Path(journal).parent).free
     need = jbytes / 200 * args.rounds
-    print(f"soak: about {per_round * args.rounds / 3600:.1f} h for {args.rounds:,} rounds, "
+    print(f"soak: about {per_round * args.rounds / 60:,.0f} min for {args.rounds:,} rounds, "
           f"journal about {need / 2**30:.1f} GiB ({free / 2**30:.1f} GiB free)",
           file=sys.stderr, flush=True)
     if need > 0.8 * free:
@@ -372,8 +372,12 @@ def main() -> int:
         sampler = Sampler(proc.pid, args.sample_every)
         sampler.start()
         try:
+            last_report = time.monotonic()
             while proc.poll() is None:
-                time.sleep(30)
+                time.sleep(1)
+                if time.monotonic() - last_report < 60:
+                    continue
+                last_report = time.monotonic()
                 if sampler.samples:
                     t, k = sampler.samples[-1]
                     print(f"soak: {t / 60:.1f} min, RSS {k / 1024:.1f} MiB", file=sys.stderr,
@@ -436,7 +440,7 @@ def main() -> int:
     jsize = sum(f.stat().st_size for f in Path(journal).parent.glob(Path(journal).name + "*"))
     notes.append(f"journal size after the run: {jsize / 2**20:,.1f} MiB")
     if isinstance(_find(data, ("z",)), dict):
-        notes.append("simulate's own z against the unadjusted par sheet: "
+        notes.append("simulate's own z per bet (its own expectation and standard error): "
                      + json.dumps(_find(data, ("z",))))
 
     own = memory_from_json(data)
