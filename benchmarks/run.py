@@ -28,6 +28,7 @@ from common import machine  # noqa: E402
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 SOAK_RESULT = HERE / "soak-result.json"
+LAST_RUN = HERE / "last-run.json"  # the figures behind BENCHMARKS.md, for --render
 
 #: script -> (title, what it measures); run in this order, then any other bench_*.py
 BENCHES: dict[str, tuple[str, str]] = {
@@ -321,14 +322,15 @@ def soak_section() -> str:
 
 
 def write_markdown(path: Path, info: dict[str, Any], results: dict[str, dict[str, Any]],
-                   quick: bool, seconds: float) -> None:
+                   quick: bool, seconds: float, finished: str | None = None) -> None:
     out = ["# Benchmarks", "",
            "Our figures and each peer's, measured side by side in one run on one machine. "
            "Regenerate with:", "",
            "```sh", "pip install -e '.[bench]'",
            f"python benchmarks/run.py{' --quick' if quick else ''}", "```", "",
            f"This file: {'quick' if quick else 'full'} run of "
-           f"{dt.datetime.now(dt.UTC).strftime('%Y-%m-%d %H:%M UTC')}, {seconds / 60:.1f} min. "
+           f"{finished or '?'}, {seconds / 60:.1f} min (figures also in "
+           "`benchmarks/last-run.json`). "
            "Each figure is the median of several runs; the spread is min – max over those runs "
            "(and the interquartile range from four runs on). \"ours vs peer\" is the ratio of "
            "the medians, oriented so that a number above 1 means ours is ahead.", "",
@@ -401,8 +403,16 @@ def main() -> int:
     ap.add_argument("--no-write", action="store_true", help="print the table only")
     ap.add_argument("--timeout", type=float, default=3600,
                     help="seconds allowed per script (default 3600)")
+    ap.add_argument("--render", action="store_true",
+                    help="rewrite the report from the last run's saved figures, run nothing")
     args = ap.parse_args()
 
+    if args.render:
+        saved = json.loads(LAST_RUN.read_text(encoding="utf-8"))
+        print_tables(saved["machine"], saved["results"], saved["quick"])
+        write_markdown(args.output, saved["machine"], saved["results"], saved["quick"],
+                       saved["seconds"], saved.get("finished"))
+        return 0
     scripts = list(BENCHES) + sorted(p.name for p in HERE.glob("bench_*.py")
                                      if p.name not in BENCHES)
     if args.only:
@@ -422,7 +432,11 @@ def main() -> int:
         info["load average (1 min) at start / end"] = f"{load0:.2f} / {_loadavg():.2f}"
     print_tables(info, results, args.quick)
     if not args.no_write:
-        write_markdown(args.output, info, results, args.quick, seconds)
+        finished = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+        LAST_RUN.write_text(json.dumps({"machine": info, "results": results, "quick": args.quick,
+                                        "seconds": seconds, "finished": finished}, indent=1)
+                            + "\n", encoding="utf-8")
+        write_markdown(args.output, info, results, args.quick, seconds, finished)
         print(f"wrote {args.output.name}", file=sys.stderr)
     return 0
 
