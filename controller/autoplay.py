@@ -55,27 +55,43 @@ class AutoPlayer:
     pin: str | None = None
     _rebet_round: int = 0
 
-    def next_commands(self, view: DealerView) -> list[DealerCommand]:
-        """The commands to send now, in order (empty: wait for the shoe or a person)."""
+    def bet_commands(self, view: DealerView, round_id: int | None = None) -> list[DealerCommand]:
+        """The wagers of a round with no bets yet (``round_id``: default the view's).
+
+        The first round places every bet; later ones repeat them with one ``Rebet``.
+        """
+        round_id = view.round_id if round_id is None else round_id
+        if self._rebet_round and self._rebet_round != round_id:
+            self._rebet_round = round_id
+            return [Rebet(seat=0)]
+        self._rebet_round = round_id
+        seats = self.seats or tuple(s.seat for s in view.seats)
+        return [PlaceBet(seat=s, bet=b, amount=a) for s in seats for b, a in self.bets.items()
+                if a]
+
+    def next_commands(self, view: DealerView, chain: bool = False) -> list[DealerCommand]:
+        """The commands to send now, in order (empty: wait for the shoe or a person).
+
+        Args:
+            view: the newest dealer view.
+            chain: after settling, go on with the next round's bets and "no more bets"
+                in the same list (fewer journal commits; the simulator uses it).
+        """
         st = view.state
         if st == "betting":
             out: list[DealerCommand] = []
             if view.deck_blocked and self.pin:
                 out.append(UnblockDeck(reason="autoplay", pin=self.pin))
-            seats = self.seats or tuple(s.seat for s in view.seats)
             if not any(s.bets for s in view.seats):
-                if self._rebet_round and self._rebet_round != view.round_id:
-                    out.append(Rebet(seat=0))
-                    self._rebet_round = view.round_id
-                else:
-                    self._rebet_round = view.round_id
-                    out += [PlaceBet(seat=s, bet=b, amount=a)
-                            for s in seats for b, a in self.bets.items() if a]
+                out += self.bet_commands(view)
             return [*out, NoMoreBets()]
         if st == "deciding":
             out = [Decide(seat=s.seat, decision="play" if should_play(s.cards) else "fold")
                    for s in view.seats if s.bets.get("ante") and s.decision is None]
-            return [*out, Reveal(), Settle(), NextRound()]
+            out += [Reveal(), Settle(), NextRound()]
+            if chain and not view.deck_blocked:
+                out += [*self.bet_commands(view, view.round_id + 1), NoMoreBets()]
+            return out
         if st == "reveal":
             return [Settle(), NextRound()]
         if st == "settled":

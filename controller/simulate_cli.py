@@ -20,7 +20,7 @@ from typing import Any
 
 from controller.auth import DEMO_PINS, demo_pin_hashes
 from controller.autoplay import AutoPlayer
-from controller.commands import ManualCard
+from controller.commands import ManualCard, NoMoreBets
 from controller.game import TableConfig
 from controller.rules import RuleProfile, RuleProfileError
 from controller.settlement import BetError, Bets, validate_bets
@@ -153,7 +153,7 @@ def summarize(table: Table, elapsed: float, played: int) -> dict[str, Any]:
 
 
 def simulate(table: Table, player: AutoPlayer, shoe: EventShoe, rounds: int,
-             rng_manual: float = 0.3) -> int:
+             rng_manual: float = 0.3, chain: bool = True) -> int:
     """Drive ``table`` until ``rounds`` rounds are settled in total.
 
     Args:
@@ -162,6 +162,7 @@ def simulate(table: Table, player: AutoPlayer, shoe: EventShoe, rounds: int,
         shoe: the event shoe.
         rounds: settled rounds to reach, counting those already in the journal.
         rng_manual: share of misreads resolved by a manual card instead of re-presenting.
+        chain: send the next round's bets with the settlement (one commit fewer a round).
 
     Returns:
         Rounds finished (settled or void) by this call.
@@ -183,6 +184,14 @@ def simulate(table: Table, player: AutoPlayer, shoe: EventShoe, rounds: int,
         if st == "betting":
             cmds = player.next_commands(dealer)
             process([*cmds[:-1], *shoe.before_no_more_bets(), cmds[-1]], flush=False)
+        elif st == "deciding" and chain:
+            cmds = player.next_commands(dealer, chain=True)
+            if isinstance(cmds[-1], NoMoreBets):  # the next round opens in the same commit
+                finished += 1
+                round_id = dealer.round_id + 1
+                shoe.new_round()
+                cmds[-1:-1] = shoe.before_no_more_bets()
+            process(cmds, flush=False)
         elif dealer.cards_due and st != "paused":
             process(shoe.deal(dealer.cards_due), flush=False)
         elif dealer.pause_reason == "misread" and shoe.pending:
