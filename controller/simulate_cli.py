@@ -184,7 +184,7 @@ def simulate(table: Table, player: AutoPlayer, shoe: EventShoe, rounds: int,
         if st == "betting":
             cmds = player.next_commands(dealer)
             process([*cmds[:-1], *shoe.before_no_more_bets(), cmds[-1]], flush=False)
-        elif st == "deciding" and chain:
+        elif st == "deciding" and chain and g.meters.get("total", (0, 0, 0, 0))[3] + 1 < rounds:
             cmds = player.next_commands(dealer, chain=True)
             if isinstance(cmds[-1], NoMoreBets):  # the next round opens in the same commit
                 finished += 1
