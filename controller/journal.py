@@ -47,6 +47,9 @@ CREATE TABLE IF NOT EXISTS rejections (seq INTEGER PRIMARY KEY, reason TEXT);
 """
 
 
+_dumps = json.JSONEncoder(separators=(",", ":")).encode
+
+
 class JournalError(RuntimeError):
     """The journal cannot be used (not a database, a broken chain, a failed write)."""
 
@@ -199,7 +202,7 @@ class Journal:
         if d.rounds:
             ex("INSERT OR REPLACE INTO rounds VALUES (?,?,?,?,?,?)",
                [(rid, r["status"], r["void_reason"], r["started_utc"], r["ended_utc"],
-                 json.dumps(r, separators=(",", ":"))) for rid, r in d.rounds.items()])
+                 _dumps(r)) for rid, r in d.rounds.items()])
         if d.meters is not None:
             ex("INSERT OR REPLACE INTO meters VALUES (?,?,?,?,?,?,?)",
                [(k, *v) for k, v in d.meters["rows"].items()])

@@ -169,15 +169,13 @@ def simulate(table: Table, player: AutoPlayer, shoe: EventShoe, rounds: int,
     """
     process = table.process
     g = table.game
-    finished = 0
+    start = g.meters.get("total", (0, 0, 0, 0))[3] + g.counters.get("voids", 0)
     process([LinkStatus(state=LinkState.ONLINE, detail="simulated shoe")], flush=False)
     round_id = None
     stuck = 0
     while g.meters.get("total", (0, 0, 0, 0))[3] < rounds:
         dealer = table.views()[0]
         if dealer.round_id != round_id:
-            if round_id is not None:
-                finished += 1
             round_id = dealer.round_id
             shoe.new_round()
         st = dealer.state
@@ -187,7 +185,6 @@ def simulate(table: Table, player: AutoPlayer, shoe: EventShoe, rounds: int,
         elif st == "deciding" and chain and g.meters.get("total", (0, 0, 0, 0))[3] + 1 < rounds:
             cmds = player.next_commands(dealer, chain=True)
             if isinstance(cmds[-1], NoMoreBets):  # the next round opens in the same commit
-                finished += 1
                 round_id = dealer.round_id + 1
                 shoe.new_round()
                 cmds[-1:-1] = shoe.before_no_more_bets()
@@ -212,7 +209,7 @@ def simulate(table: Table, player: AutoPlayer, shoe: EventShoe, rounds: int,
         if table.locked:
             raise RuntimeError(table.locked)
     table.process([], flush=True)
-    return finished
+    return g.meters.get("total", (0, 0, 0, 0))[3] + g.counters.get("voids", 0) - start
 
 
 def run(args: argparse.Namespace) -> int:
