@@ -112,6 +112,8 @@ def main() -> int:
         "idle_link_thread_cpu_percent": round(100 * thread_cpu / wall, 3),
         "idle_process_cpu_percent": round(100 * proc_cpu / wall, 3),
         "heartbeats_during_idle": drained,
+        "load_average_1min": round(os.getloadavg()[0], 2),
+        "cpus": os.cpu_count(),
     }
     print(f"pty frame -> queue latency over {result['frames']} frames: "
           f"p50 {result['latency_ms_p50']:.3f} ms, p99 {result['latency_ms_p99']:.3f} ms "
@@ -119,6 +121,8 @@ def main() -> int:
     print(f"idle link over {wall:.1f} s: reader thread "
           f"{result['idle_link_thread_cpu_percent']:.3f} % of a core, whole process "
           f"{result['idle_process_cpu_percent']:.3f} % (target < 1 %)")
+    print(f"machine: {result['cpus']} CPUs, load average {result['load_average_1min']} "
+          f"(other work on the machine lengthens the latency tail)")
     if args.json:
         print(json.dumps(result))
     ok = result["latency_ms_p99"] < 2 and result["idle_link_thread_cpu_percent"] < 1
