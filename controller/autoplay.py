@@ -11,8 +11,10 @@ the card, or a supervisor enters it by hand.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from controller.cards import parse_card, parse_cards
 from controller.commands import (
@@ -110,3 +112,27 @@ class AutoPlayer:
             if view.pause_reason in ("alarm", "frame_error"):
                 return [Resume()]
         return []
+
+
+def autoplay_loop(table: Any, player: AutoPlayer, stop: threading.Event,
+                  idle_timeout: float = 0.5) -> None:
+    """Play a running table until ``stop`` is set (``threecard run --autoplay``).
+
+    Reads the newest dealer view, submits autoplay's commands to the table's inbox, and
+    waits for the next published version before deciding again. Cards still come from
+    the shoe. Run it in its own thread beside :meth:`Table.start`.
+
+    Args:
+        table: a started :class:`~controller.table.Table`.
+        player: the autoplayer.
+        stop: set it to end the loop.
+        idle_timeout: how long to wait for a new view before looking again.
+    """
+    seen = -1
+    while not stop.is_set():
+        dealer = table.views()[0]
+        if dealer.version != seen:
+            seen = dealer.version
+            for cmd in player.next_commands(dealer):
+                table.submit(cmd)
+        table.wait_for_version(seen, idle_timeout)

@@ -242,3 +242,38 @@ def test_recall_and_meters_commands(shift, capsys):
     m = json.loads(capsys.readouterr().out)
     assert m["reconciled"] and m["rows"]["seat 2"]["won"] == 200
     assert main(["verify-journal", "--journal", str(shift.path)]) == 0
+
+
+def test_autoplay_loop_drives_a_running_table_fed_by_a_shoe_thread(tmp_path):
+    from controller.auth import demo_pin_hashes
+    from controller.autoplay import autoplay_loop
+    from controller.game import TableConfig
+    from drivers.events import LinkState, LinkStatus
+    from simulators.event_shoe import EventShoe
+
+    t = Table(tmp_path / "j.sqlite", TableConfig(seats=2, pin_hashes=demo_pin_hashes()))
+    t.start()
+    t.submit(LinkStatus(state=LinkState.ONLINE))
+    stop = threading.Event()
+    player = threading.Thread(target=autoplay_loop, args=(t, AutoPlayer(bets={"ante": 100}),
+                                                          stop))
+    player.start()
+    shoe = EventShoe(seed=4)
+    dealt_round = None
+    try:
+        while True:                                      # the "shoe" side: deal when due
+            d = t.views()[0]
+            if len(d.recall) > 1 and d.recall[1].round_id >= 3:
+                break
+            if d.cards_due and d.round_id != dealt_round:
+                dealt_round = d.round_id
+                shoe.new_round()
+                for ev in shoe.deal(d.cards_due):
+                    t.submit(ev)
+            assert t.wait_for_version(d.version, 10), d
+    finally:
+        stop.set()
+        player.join(10)
+        t.stop()
+    rounds = rc.recall(tmp_path / "j.sqlite")
+    assert [r["status"] for r in rounds if r["round_id"] <= 3] == ["settled"] * 3
