@@ -189,15 +189,18 @@ class Table:
             self._lock_table(f"Journal integrity check failed: {report.message}")
             return
         snap = self.journal.latest_snapshot()
-        if snap is not None:
-            seq, h, state = snap
-            if self.journal.event_hash(seq) != h:
-                self._lock_table(f"Snapshot at event {seq} does not match the journal")
-                return
-            self.game = Game.from_dict(json.loads(state))
-            after = seq
-        else:
-            after = 0
+        after = 0
+        try:
+            if snap is not None:
+                seq, h, state = snap
+                if self.journal.event_hash(seq) != h:
+                    self._lock_table(f"Snapshot at event {seq} does not match the journal")
+                    return
+                self.game = Game.from_dict(json.loads(state))
+                after = seq
+        except Exception as exc:  # noqa: BLE001 - an unreadable snapshot locks the table
+            self._lock_table(f"Snapshot at event {after} cannot be loaded: {exc}")
+            return
         g = self.game
         try:
             for r in self.journal.records(after):
