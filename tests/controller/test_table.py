@@ -277,3 +277,20 @@ def test_autoplay_loop_drives_a_running_table_fed_by_a_shoe_thread(tmp_path):
         t.stop()
     rounds = rc.recall(tmp_path / "j.sqlite")
     assert [r["status"] for r in rounds if r["round_id"] <= 3] == ["settled"] * 3
+
+
+def test_snapshots_shorten_replay_and_match_a_full_replay(make_shift):
+    s = make_shift(snapshot_every=2)
+    ap = AutoPlayer(bets={"ante": 100}, seats=(1, 2), pin=s.SUP)
+    for _ in range(5):
+        s.ok(ap.next_commands(s.view))
+        s.ok(s.cards(DECK))
+        s.ok(ap.next_commands(s.view))
+    assert len(s.table.journal.snapshots()) >= 2
+    before = s.game.to_dict()
+    s.restart()
+    assert s.table.recovered == before
+    full = rc.replay(s.table.journal, full=True)
+    assert json.loads(full.dumps()) == json.loads(s.game.dumps())
+    rep = rc.verify(s.path)
+    assert rep.ok and rep.snapshots_checked >= 2
