@@ -216,17 +216,25 @@ class Daemon:
 
     # -- start-up -------------------------------------------------------------------
     def self_check(self) -> dict[str, int]:
-        """Compute the profile's return (R3); refuse paytables returning 100 % or more.
+        """Compute the profile's exact return (R3) and check it before anything starts.
 
         Raises:
-            ConfigError: a bet of the profile returns 100 % or more to the player.
+            ConfigError: a bet returns 100 % or more to the player, or its exact return
+                does not round to the return the profile publishes (a paytable edited
+                without its published return, or the wrong file).
         """
         sheet = compute_par_sheet(self.config.profile, six_card_counts=SIX_CARD_COUNTS)
         rtp = rtp_ppm(sheet)
+        src = self.config.profile.source
         for bet, ppm in rtp.items():
             if ppm >= 1_000_000:
-                raise ConfigError(f"{self.config.source}: table.rules: {bet} returns "
-                                  f"{ppm / 10_000:.4f} % to the player (100 % or more)")
+                raise ConfigError(f"{src}: {bet} returns {ppm / 10_000:.4f} % to the player "
+                                  "(100 % or more)")
+            published = self.config.profile.published_rtp.get(bet)
+            if published is not None and (ppm + 50) // 100 != published:
+                raise ConfigError(f"{src}: published_rtp.{bet}: the paytable returns "
+                                  f"{ppm / 10_000:.4f} %, not the published "
+                                  f"{published / 100:.2f} %")
         log.info("self-check: rules %s, return to player %s", self.config.profile.name,
                  ", ".join(f"{k} {v / 10_000:.4f} %" for k, v in rtp.items()))
         return rtp

@@ -10,7 +10,7 @@ Pays are "X to 1" integers on the stake; all amounts (limits) are minor units (c
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
@@ -33,7 +33,7 @@ ANTE_BONUS_OPTIONAL = ("flush", "pair")
 
 _TOP_KEYS = {"name", "description", "dealer_qualifier", "pair_plus_requires_ante",
              "six_card_bonus_requires_ante", "fold_loses_side_bets", "player_cards",
-             "ante_bonus", "pair_plus", "six_card_bonus", "limits"}
+             "ante_bonus", "pair_plus", "six_card_bonus", "limits", "published_rtp"}
 _LIMIT_BETS = ("ante", "pair_plus", "six_card_bonus")
 SHIPPED = ("live", "classic")
 
@@ -67,6 +67,9 @@ class RuleProfile:
         fold_loses_side_bets: a fold loses Pair Plus and 6 Card Bonus too.
         player_cards_face_up: players' cards are dealt face up (else face down).
         limits: bet type -> :class:`Limit` (``play`` follows the Ante, no own limit).
+        published_rtp: bet (``ante_play``, ``pair_plus``, ``six_card_bonus``) -> the return
+            to player the house publishes, in basis points (9663 = 96.63 %); the daemon's
+            self-check refuses paytables whose exact return does not round to it.
     """
 
     name: str
@@ -81,6 +84,7 @@ class RuleProfile:
     fold_loses_side_bets: bool
     player_cards_face_up: bool
     limits: MappingProxyType
+    published_rtp: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
 
     @property
     def offers_six_card_bonus(self) -> bool:
@@ -191,6 +195,18 @@ def profile_from_dict(data: dict[str, Any], source: str = "<profile>") -> RulePr
         limits[bet] = Limit(lo, hi)
     if "ante" not in limits:
         raise _err(source, "limits.ante", "table limits for the Ante are required")
+    published = data.get("published_rtp", {})
+    if not isinstance(published, dict):
+        raise _err(source, "published_rtp", "must be a table of bet = basis points")
+    for bet, bp in published.items():
+        key = f"published_rtp.{bet}"
+        if bet not in ("ante_play", "pair_plus", "six_card_bonus"):
+            raise _err(source, key, "unknown bet (known: ante_play, pair_plus, six_card_bonus)")
+        if bet == "six_card_bonus" and not six:
+            raise _err(source, key, "a published return for a bet the profile does not offer")
+        if not isinstance(bp, int) or isinstance(bp, bool) or not 0 < bp <= 10000:
+            raise _err(source, key, f"must be basis points 1..10000 (9663 = 96.63 %), "
+                       f"got {bp!r}")
     return RuleProfile(
         name=name,
         description=str(data.get("description", "")),
@@ -204,6 +220,7 @@ def profile_from_dict(data: dict[str, Any], source: str = "<profile>") -> RulePr
         fold_loses_side_bets=_bool(data, "fold_loses_side_bets", True, source),
         player_cards_face_up=player_cards == "face_up",
         limits=MappingProxyType(limits),
+        published_rtp=MappingProxyType(dict(published)),
     )
 
 

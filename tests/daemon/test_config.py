@@ -56,3 +56,19 @@ def test_hash_pin_command_output_is_accepted_by_the_config(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "controller.cli", "hash-pin"], input="12\n",
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 1 and "4 to 12 digits" in bad.stderr
+
+
+def test_self_check_refuses_a_paytable_that_does_not_match_its_published_return(tmp_path):
+    import subprocess
+    import sys
+    from importlib import resources
+
+    body = (resources.files("controller") / "profiles" / "live.toml").read_text()
+    edited = tmp_path / "edited.toml"
+    edited.write_text(body.replace("straight = 5\n", "straight = 4\n"))  # Pair Plus pays less
+    p = subprocess.run([sys.executable, "-m", "controller.cli", "run", "--headless",
+                        "--rules", str(edited), "--journal", str(tmp_path / "j.sqlite3")],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2
+    assert "published_rtp.pair_plus" in p.stderr and "95.51" in p.stderr
+    assert not (tmp_path / "j.sqlite3").exists()            # nothing started (R3)
