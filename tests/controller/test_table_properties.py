@@ -157,7 +157,7 @@ def check_invariants(drv: Driver) -> None:
     hole_cards_absent(drv.table)
 
 
-@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(order=st.permutations(CARDS), steps=st.lists(STEP, min_size=10, max_size=80))
 def test_random_interleavings_keep_the_invariants(order, steps):
     drv = Driver(order)
@@ -180,7 +180,7 @@ def test_random_interleavings_keep_the_invariants(order, steps):
     assert drv.table.journal.verify().ok
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(order=st.permutations(CARDS),
        steps=st.lists(st.tuples(st.booleans(), SHOE).map(lambda t: t[1] if t[0] else "auto"),
                       min_size=1, max_size=60))
