@@ -312,7 +312,10 @@ def soak_section() -> str:
         data = json.loads(SOAK_RESULT.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
         return head + f"The soak result file could not be read ({exc}).\n"
-    lines = [head + f"Command: {cmd}; result of {data.get('finished', '?')}.\n"]
+    rounds = data.get("rounds")
+    lines = [head + f"Command: {cmd}, by default 1,000,000 rounds. Result of "
+             f"{data.get('finished', '?')}"
+             + (f", {rounds:,} rounds" if isinstance(rounds, int) else "") + ":\n"]
     lines.append("| check | result | detail |\n|---|---|---|")
     for c in data.get("checks", []):
         lines.append(f"| {md_escape(c.get('name', ''))} | {c.get('result', '')} | "

@@ -287,7 +287,9 @@ def memory_from_json(data: dict[str, Any]) -> list[tuple[float, int]]:
 
 # ------------------------------------------------------------------ main
 
-def write_outputs(result: dict[str, Any]) -> None:
+def write_outputs(result: dict[str, Any], journal: str) -> None:
+    text = json.dumps(result, indent=2)
+    result = json.loads(text.replace(json.dumps(journal)[1:-1], "JOURNAL"))  # no local paths
     RESULT.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     if BENCHMARKS_MD.exists():
         sys.path.insert(0, str(HERE))
@@ -469,15 +471,25 @@ def main() -> int:
                  f"(side simulation of {args.mc_rounds:,} rounds): "
                  + ", ".join(f"{b} {v:.2f}" for b, v in var.items()))
 
+    if sampler.samples:
+        peak_t, peak = max(sampler.samples, key=lambda tk: tk[1])
+        end_t = sampler.samples[-1][0]
+        tail = statistics.median(k for _, k in sampler.samples[-max(1, len(sampler.samples)
+                                                                  // 10):])
+        if peak > 2 * tail:
+            notes.append(f"RSS peaked at {peak / 1024:,.0f} MiB {end_t - peak_t:,.0f} s before "
+                         "the process ended (after the rounds, while it summarised the run), "
+                         f"against {tail / 1024:,.0f} MiB while dealing")
     result = {"finished": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
-              "command": "threecard " + " ".join(cmd[1:]), "wall_seconds": round(wall, 1),
+              "command": "threecard " + " ".join(cmd[1:]), "rounds": args.rounds,
+              "wall_seconds": round(wall, 1),
               "checks": checks, "notes": notes, "simulate": data}
     for c in checks:
         print(f"{c['result']:>7}  {c['name']}: {c['detail']}")
     for n in notes:
         print(f"   note  {n}")
     if not args.no_write:
-        write_outputs(result)
+        write_outputs(result, journal)
     tmpdir.cleanup()
     return 0 if all(c["result"] == "pass" for c in checks) else 1
 
