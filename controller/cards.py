@@ -69,6 +69,13 @@ class Card:
 DECK: tuple[Card, ...] = tuple(Card(r, s) for r in range(2, 15) for s in SUITS)
 """The 52 cards in index order (2c 2d 2h 2s 3c ... As)."""
 _BY_TEXT: dict[str, Card] = {str(c).upper(): c for c in DECK}
+_SPELLINGS: dict[object, Card] = {
+    r + s: c
+    for c in DECK
+    for r in ({c.rank_char, c.rank_char.lower()} | ({"10"} if c.rank == 10 else set()))
+    for s in (c.suit, c.suit.upper())
+}
+"""Every exact spelling parse_card accepts without trimming (the fast path)."""
 
 
 def parse_card(text: object) -> Card:
@@ -83,6 +90,9 @@ def parse_card(text: object) -> Card:
     Raises:
         CardError: the text is not a card; the message names the input.
     """
+    card = _SPELLINGS.get(text)  # type: ignore[arg-type]
+    if card is not None:
+        return card
     if not isinstance(text, str):
         raise CardError(f"not a card: {text!r} (expected text such as 'As' or '10h')", text)
     t = text.strip().upper()
@@ -109,7 +119,7 @@ def parse_cards(texts: str | Iterable[object], count: int | None = None) -> tupl
         CardError: a text is not a card, a card appears twice, or the count is wrong.
     """
     items = texts.split() if isinstance(texts, str) else list(texts)
-    cards = tuple(parse_card(t) for t in items)
+    cards = tuple([parse_card(t) for t in items])
     if count is not None and len(cards) != count:
         raise CardError(f"expected {count} cards, got {len(cards)}: {items!r}", texts)
     seen: set[Card] = set()

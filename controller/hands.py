@@ -201,6 +201,11 @@ def _straight_top(mask: int) -> int:
     return 5 if mask & wheel == wheel else 0
 
 
+_STRAIGHT = [_straight_top(m) > 0 for m in range(1 << 13)]
+"""For each 13-bit rank mask: does it hold a 5-card straight (A-2-3-4-5 included)?"""
+_SUIT_SHIFT = {"c": 0, "d": 13, "h": 26, "s": 39}
+
+
 def best_five_of_six(cards: Sequence[Card]) -> SixCardClass:
     """Classify the best 5-card poker hand out of 6 cards (the 6 Card Bonus).
 
@@ -215,31 +220,28 @@ def best_five_of_six(cards: Sequence[Card]) -> SixCardClass:
     """
     if len(cards) != 6 or len(set(cards)) != 6:
         raise CardError("the 6 Card Bonus needs six distinct cards", cards)
-    counts: dict[int, int] = {}
-    by_suit: dict[str, int] = {}
-    rank_mask = 0
-    for c in cards:
-        counts[c.rank] = counts.get(c.rank, 0) + 1
-        by_suit[c.suit] = by_suit.get(c.suit, 0) | (1 << (c.rank - 2))
-        rank_mask |= 1 << (c.rank - 2)
-    for suited in by_suit.values():
+    m = 0
+    for c in cards:  # bit suit*13 + rank: each 13-bit field is one suit's ranks
+        m |= 1 << (_SUIT_SHIFT[c.suit] + c.rank - 2)
+    a, b, c_, d = m & 0x1FFF, (m >> 13) & 0x1FFF, (m >> 26) & 0x1FFF, m >> 39
+    for suited in (a, b, c_, d):
         if suited.bit_count() >= 5:
             if suited & _ROYAL == _ROYAL:
                 return SixCardClass.ROYAL_FLUSH
-            if _straight_top(suited):
+            if _STRAIGHT[suited]:
                 return SixCardClass.STRAIGHT_FLUSH
             return SixCardClass.FLUSH  # 5 suited distinct ranks + 1: no quads/full house
-    shape = sorted(counts.values(), reverse=True)
-    if shape[0] == 4:
+    ab, cd = a & b, c_ & d
+    twice = (ab | cd | ((a | b) & (c_ | d))).bit_count()       # ranks held 2+ times
+    thrice = ((ab & (c_ | d)) | (cd & (a | b))).bit_count()   # ranks held 3+ times
+    if ab & cd:
         return SixCardClass.FOUR_OF_A_KIND
-    if shape[0] == 3 and shape[1] >= 2:
+    if thrice >= 2 or (thrice == 1 and twice >= 2):
         return SixCardClass.FULL_HOUSE
-    if _straight_top(rank_mask):
+    if _STRAIGHT[a | b | c_ | d]:
         return SixCardClass.STRAIGHT
-    if shape[0] == 3:
+    if thrice:
         return SixCardClass.THREE_OF_A_KIND
-    if shape[0] == 2 and shape[1] == 2:
+    if twice >= 2:
         return SixCardClass.TWO_PAIR
-    if shape[0] == 2:
-        return SixCardClass.PAIR
-    return SixCardClass.HIGH_CARD
+    return SixCardClass.PAIR if twice else SixCardClass.HIGH_CARD
