@@ -12,7 +12,7 @@ the card, or a supervisor enters it by hand.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -114,25 +114,54 @@ class AutoPlayer:
         return []
 
 
+_PACED = (NoMoreBets, Reveal, Settle, NextRound)
+
+
 def autoplay_loop(table: Any, player: AutoPlayer, stop: threading.Event,
-                  idle_timeout: float = 0.5) -> None:
+                  idle_timeout: float = 0.5, *, pace: float = 0.0,
+                  on_idle: Callable[[DealerView], None] | None = None,
+                  on_betting: Callable[[DealerView], None] | None = None,
+                  beat: Callable[[], None] | None = None) -> None:
     """Play a running table until ``stop`` is set (``threecard run --autoplay``).
 
-    Reads the newest dealer view, submits autoplay's commands to the table's inbox, and
-    waits for the next published version before deciding again. Cards still come from
-    the shoe. Run it in its own thread beside :meth:`Table.start`.
+    Reads the newest dealer view, submits autoplay's commands to the table's inbox,
+    waits until the table has applied them, and looks again. Cards still come from the
+    shoe. Run it in its own thread beside :meth:`Table.start`.
 
     Args:
         table: a started :class:`~controller.table.Table`.
         player: the autoplayer.
         stop: set it to end the loop.
-        idle_timeout: how long to wait for a new view before looking again.
+        idle_timeout: how long to wait for a new view before looking again, seconds.
+        pace: seconds to wait before each step a person would see (no more bets, reveal,
+            settle, next round) and before each card ``on_idle`` deals; 0 for none.
+        on_idle: called with the view when autoplay has nothing to do (e.g. a demo's
+            simulated shoe deals the card that is due).
+        on_betting: called with the view when a round opens, before its bets (e.g. the
+            demo loads a freshly shuffled deck into its simulated shoe).
+        beat: called every loop (the daemon's thread heartbeat).
     """
     seen = -1
     while not stop.is_set():
+        if beat is not None:
+            beat()
         dealer = table.views()[0]
-        if dealer.version != seen:
-            seen = dealer.version
-            for cmd in player.next_commands(dealer):
+        if dealer.version == seen:
+            table.wait_for_version(seen, idle_timeout)
+            continue
+        seen = dealer.version
+        commands = [] if table.locked else player.next_commands(dealer)
+        if commands:
+            if on_betting is not None and dealer.state == "betting":
+                on_betting(dealer)
+            for cmd in commands:
+                if pace and isinstance(cmd, _PACED) and stop.wait(pace):
+                    return
                 table.submit(cmd)
-        table.wait_for_version(seen, idle_timeout)
+            table.drain()
+        elif on_idle is not None:
+            if pace and stop.wait(pace / 2):
+                return
+            on_idle(dealer)
+            seen = -1  # look again even if the card changes nothing yet
+            table.wait_for_version(dealer.version, idle_timeout)

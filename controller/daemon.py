@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from controller import commands as cmd
-from controller.autoplay import AutoPlayer
+from controller.autoplay import AutoPlayer, autoplay_loop
 from controller.cards import parse_cards
 from controller.config import DEMO_SHOE, ConfigError, TableConfig, load_config
 from controller.enumeration import SIX_CARD_COUNTS
@@ -328,32 +328,18 @@ class Daemon:
         t.start()
 
     def _autoplay_loop(self) -> None:
-        player = AutoPlayer(bets=self.autoplay or {"ante": 100}, pin=self.supervisor_pin)
         sim = getattr(self.link, "simulator", None)
-        seen = -1
-        while not self.stop_event.is_set():
-            self.heartbeats.beat("autoplay")
-            self.table.wait_for_version(seen, timeout=0.5)
-            dv, _ = self.table.views()
-            seen = dv.version
-            if self.table.locked:
-                self.stop_event.wait(1.0)
-                continue
-            commands = player.next_commands(dv)
-            if commands and sim is not None and dv.state == "betting":
-                sim.load_deck()  # every round is dealt from a freshly shuffled deck
-            if commands:
-                for c in commands:
-                    if isinstance(c, (cmd.NoMoreBets, cmd.Reveal, cmd.Settle, cmd.NextRound)):
-                        if self.stop_event.wait(self.pace):
-                            return
-                    self.table.submit(c)
-                self.table.drain()
-            elif dv.next_card is not None and sim is not None and dv.link_state == "online":
-                if self.stop_event.wait(self.pace / 2):
-                    return
+
+        def deal_if_due(view: DealerView) -> None:
+            if view.next_card is not None and view.link_state == "online":
                 sim.deal()
-                self.table.wait_for_version(seen, timeout=2.0)
+
+        autoplay_loop(self.table, AutoPlayer(bets=self.autoplay or {"ante": 100},
+                                             pin=self.supervisor_pin),
+                      self.stop_event, pace=self.pace,
+                      on_idle=deal_if_due if sim is not None else None,
+                      on_betting=(lambda _v: sim.load_deck()) if sim is not None else None,
+                      beat=lambda: self.heartbeats.beat("autoplay"))
 
     def _control_loop(self) -> None:
         types = _command_types()
