@@ -48,6 +48,9 @@ _MID_DEAL = frozenset(FAULTS) - {"early_card", "extra_card"}
 def parse_faults(spec: str | None) -> dict[str, float]:
     """Parse ``misread=0.01,link_loss=0.002`` (or ``all=0.01``) into name -> rate.
 
+    ``random`` is every fault kind at a low rate (0.001 per round each), the soak run's
+    mix; ``random=0.005`` sets that rate.
+
     Raises:
         ValueError: an unknown fault name or a rate outside 0..1.
     """
@@ -59,15 +62,16 @@ def parse_faults(spec: str | None) -> dict[str, float]:
         name, _, rate_text = part.partition("=")
         name = name.strip()
         try:
-            rate = float(rate_text) if rate_text else 0.01
+            rate = float(rate_text) if rate_text else (0.001 if name == "random" else 0.01)
         except ValueError:
             raise ValueError(f"bad fault rate in {part!r}") from None
         if not 0 <= rate <= 1:
             raise ValueError(f"fault rate must be 0..1, got {rate} in {part!r}")
-        names = FAULTS if name == "all" else (name,)
+        names = FAULTS if name in ("all", "random") else (name,)
         for n in names:
             if n not in FAULTS:
-                raise ValueError(f"unknown fault {n!r} (known: all, {', '.join(FAULTS)})")
+                raise ValueError(f"unknown fault {n!r} (known: all, random, "
+                                 f"{', '.join(FAULTS)})")
             out[n] = rate
     return out
 
