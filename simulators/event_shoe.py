@@ -18,6 +18,12 @@ Faults (``--faults`` names; each rate is a per-round probability):
 ``early_card``  a card is read before "no more bets" (void)
 ``extra_card``  a card more than the deal needs (void: wrong count)
 ``alarm``       a jam mid-deal; the dealer clears it and resumes
+``frame_error`` a garbled line dropped by the dialect mid-deal; check and resume
+``lid_open``    the lid opens and closes mid-deal (noted, the deal goes on)
+``cut``         the cut card comes out (noted: the pack ends after the round)
+``warning``     a device warning (noted)
+``burn``        a card read in burn mode mid-deal (never a hand card)
+``empty``       the shoe reports it is empty mid-deal (supervisor voids)
 ============== ==============================================================
 """
 
@@ -30,17 +36,23 @@ from controller.cards import parse_cards, shuffled_deck
 from drivers.events import (
     Alarm,
     CardRead,
+    Cut,
+    Empty,
+    FrameError,
     Hello,
+    Lid,
     LinkState,
     LinkStatus,
     Misread,
     Retract,
     SeqGap,
     ShoeEvent,
+    Warning,
 )
 
 FAULTS = ("misread", "retract", "duplicate", "unknown", "seq_gap", "link_loss", "link_gap",
-          "shoe_restart", "early_card", "extra_card", "alarm")
+          "shoe_restart", "early_card", "extra_card", "alarm", "frame_error", "lid_open",
+          "cut", "warning", "burn", "empty")
 """Fault names, as ``--faults`` takes them."""
 _MID_DEAL = frozenset(FAULTS) - {"early_card", "extra_card"}
 
@@ -191,6 +203,26 @@ class EventShoe:
             return True
         if fault == "alarm":
             out.append(Alarm(code="JAM", text="simulated jam", seq=self._next_seq()))
+            return True
+        if fault == "frame_error":  # a garbled line the dialect dropped (bad CRC, noise)
+            out.append(FrameError(reason="crc", detail="simulated bad CRC"))
+            return True
+        if fault == "lid_open":
+            out += [Lid(open=True, seq=self._next_seq()), Lid(open=False, seq=self._next_seq())]
+            return False
+        if fault == "cut":
+            out.append(Cut(seq=self._next_seq()))
+            return False
+        if fault == "warning":
+            out.append(Warning(code="0x01", seq=self._next_seq()))
+            return False
+        if fault == "burn":  # a card read in burn mode mid-deal: never a hand card
+            card = self.deck.pop(0)
+            self.dealt.append(card)
+            out.append(CardRead(card=card, code=card, burn=True, seq=self._next_seq()))
+            return True
+        if fault == "empty":
+            out.append(Empty(seq=self._next_seq()))
             return True
         return False
 
