@@ -86,10 +86,90 @@ def _bet_net(rows: dict[str, list[int]], bet: str) -> tuple[int, int]:
     return m[0], m[1] - m[2]
 
 
-def summarize(table: Table, elapsed: float, played: int) -> dict[str, Any]:
+_GROUPS = {"ante_play": ("ante", "play", "ante_bonus"), "pair_plus": ("pair_plus",),
+           "six_card_bonus": ("six_card_bonus",)}
+_BASE = {"ante_play": "ante", "pair_plus": "pair_plus", "six_card_bonus": "six_card_bonus"}
+
+
+class RoundAudit:
+    """Checks every finished round's invariants and accumulates the return statistics.
+
+    Fed one game-recall record per finished round, so a long run (the soak) needs no
+    pass over the journal at the end and its memory stays flat. Invariants checked:
+    each seat and the dealer hold exactly 3 cards; no card twice in a round; every seat
+    with an Ante decided before settlement; each result's net agrees with its outcome,
+    stake and multiple; a seat's net is the sum of its results; a void refunds everything.
+
+    Attributes:
+        violations: how many invariant violations were seen.
+        examples: the first few, described.
+        sums: per bet group: [rounds, stake, sum of nets, sum of squared nets].
+        seat_net: sum of every settled seat's net, minor units (to reconcile the meters).
+    """
+
+    def __init__(self) -> None:
+        self.violations = 0
+        self.examples: list[str] = []
+        self.sums = {k: [0, 0, 0, 0] for k in _GROUPS}
+        self.seat_net = 0
+        self.rounds = 0
+
+    def _bad(self, rec: dict[str, Any], what: str) -> None:
+        self.violations += 1
+        if len(self.examples) < 10:
+            self.examples.append(f"round {rec['round_id']}: {what}")
+
+    def observe(self, rec: dict[str, Any]) -> None:
+        """Check one finished (settled or void) round and add it to the statistics."""
+        self.rounds += 1
+        dealt = [c for c, pos, _m in rec["deal"] if c and (pos == "dealer"
+                                                           or pos.startswith("seat"))]
+        if len(dealt) != len(set(dealt)):
+            self._bad(rec, "a card dealt twice")
+        if rec["status"] == "void":
+            for seat in rec["seats"]:
+                if any(r["outcome"] != "refund" or r["net"] for r in seat["results"].values()):
+                    self._bad(rec, f"seat {seat['seat']}: a void that does not refund")
+            return
+        if len(rec["dealer_cards"]) != 3:
+            self._bad(rec, f"dealer has {len(rec['dealer_cards'])} cards")
+        for key, bets in _GROUPS.items():
+            stake = net = 0
+            for seat in rec["seats"]:
+                for b, r in seat["results"].items():
+                    if b in bets:
+                        net += r["net"]
+                    if b == _BASE[key]:
+                        stake += r["stake"]
+            if stake:
+                acc = self.sums[key]
+                acc[0] += 1
+                acc[1] += stake
+                acc[2] += net
+                acc[3] += net * net
+        for seat in rec["seats"]:
+            n = seat["seat"]
+            if len(seat["cards"]) != 3:
+                self._bad(rec, f"seat {n} has {len(seat['cards'])} cards")
+            if seat["bets"].get("ante") and seat["decision"] not in ("play", "fold"):
+                self._bad(rec, f"seat {n} settled without a decision")
+            total = 0
+            for b, r in seat["results"].items():
+                expect = {"win": r["stake"] * r["multiple"], "lose": -r["stake"],
+                          "push": 0}.get(r["outcome"])
+                if expect is None or r["net"] != expect or (r["outcome"] == "win"
+                                                            and r["net"] <= 0):
+                    self._bad(rec, f"seat {n} {b}: {r}")
+                total += r["net"]
+            if seat["net"] != total:
+                self._bad(rec, f"seat {n}: net {seat['net']} is not the sum {total}")
+            self.seat_net += total
+
+
+def summarize(table: Table, elapsed: float, played: int, audit: RoundAudit) -> dict[str, Any]:
     """The run's figures: rounds, wagered and net per bet, observed return vs par.
 
-    Standard errors come from the per-round nets in the journal's round records (the
+    Standard errors come from the per-round nets of the audited round records (the
     seats of one round share the dealer's hand, so the round is the sample unit).
     """
     g = table.game
@@ -104,8 +184,6 @@ def summarize(table: Table, elapsed: float, played: int) -> dict[str, Any]:
         "standard_error": {}, "z": {},
         "counters": dict(sorted(g.counters.items())),
     }
-    groups = {"ante_play": ("ante", "play", "ante_bonus"), "pair_plus": ("pair_plus",),
-              "six_card_bonus": ("six_card_bonus",)}
     for bet in ("ante", "play", "ante_bonus", "pair_plus", "six_card_bonus"):
         if bet in rows:
             w, n = _bet_net(rows, bet)
@@ -115,25 +193,15 @@ def summarize(table: Table, elapsed: float, played: int) -> dict[str, Any]:
 
     par = dict(rtp_for(g.profile))
     expected = expected_returns(g.profile)
-    sums = {k: [0, 0, 0.0, 0.0] for k in groups}  # n, stake, sum net, sum net^2
-    base = {"ante_play": "ante", "pair_plus": "pair_plus", "six_card_bonus": "six_card_bonus"}
-    for rec in table.journal.stored_rounds():
-        if rec["status"] != "settled":
-            continue
-        for key, bets in groups.items():
-            stake = net = 0
-            for s in rec["seats"]:
-                for b, r in s["results"].items():
-                    if b in bets:
-                        net += r["net"]
-                    if b == base[key]:
-                        stake += r["stake"]
-            if stake:
-                acc = sums[key]
-                acc[0] += 1
-                acc[1] += stake
-                acc[2] += net
-                acc[3] += net * net
+    sums = audit.sums
+    house = total[2] - total[1]  # meters: stakes taken - winnings paid
+    if audit.seat_net != -house:
+        audit.violations += 1
+        audit.examples.append(f"meters do not reconcile: rounds net {audit.seat_net}, "
+                              f"meters {-house}")
+    out["rounds_audited"] = audit.rounds
+    out["invariant_violations"] = audit.violations
+    out["invariant_examples"] = audit.examples
     for key, (n, stake, s1, s2) in sums.items():
         if not n or not stake:
             continue
@@ -153,7 +221,8 @@ def summarize(table: Table, elapsed: float, played: int) -> dict[str, Any]:
 
 
 def simulate(table: Table, player: AutoPlayer, shoe: EventShoe, rounds: int,
-             rng_manual: float = 0.3, chain: bool = True) -> int:
+             rng_manual: float = 0.3, chain: bool = True,
+             audit: RoundAudit | None = None) -> int:
     """Drive ``table`` until ``rounds`` rounds are settled in total.
 
     Args:
@@ -163,6 +232,7 @@ def simulate(table: Table, player: AutoPlayer, shoe: EventShoe, rounds: int,
         rounds: settled rounds to reach, counting those already in the journal.
         rng_manual: share of misreads resolved by a manual card instead of re-presenting.
         chain: send the next round's bets with the settlement (one commit fewer a round).
+        audit: checks and counts every round finished here, if given.
 
     Returns:
         Rounds finished (settled or void) by this call.
@@ -173,7 +243,13 @@ def simulate(table: Table, player: AutoPlayer, shoe: EventShoe, rounds: int,
     process([LinkStatus(state=LinkState.ONLINE, detail="simulated shoe")], flush=False)
     round_id = None
     stuck = 0
+    audited = max((r["round_id"] for r in g.recall), default=0)
     while g.meters.get("total", (0, 0, 0, 0))[3] < rounds:
+        if audit is not None and g.recall and g.recall[0]["round_id"] > audited:
+            for rec in sorted((r for r in g.recall if r["round_id"] > audited),
+                              key=lambda r: r["round_id"]):
+                audit.observe(rec)
+            audited = g.recall[0]["round_id"]
         dealer = table.views()[0]
         if dealer.round_id != round_id:
             round_id = dealer.round_id
@@ -209,6 +285,10 @@ def simulate(table: Table, player: AutoPlayer, shoe: EventShoe, rounds: int,
         if table.locked:
             raise RuntimeError(table.locked)
     table.process([], flush=True)
+    if audit is not None:
+        for rec in sorted((r for r in g.recall if r["round_id"] > audited),
+                          key=lambda r: r["round_id"]):
+            audit.observe(rec)
     return g.meters.get("total", (0, 0, 0, 0))[3] + g.counters.get("voids", 0) - start
 
 
@@ -244,10 +324,14 @@ def run(args: argparse.Namespace) -> int:
             return 1
         player = AutoPlayer(bets=bets, pin=DEMO_PINS["supervisor"])
         shoe = EventShoe(args.seed + table.game.round_id, faults, decks)
+        audit = RoundAudit()
+        for rec in table.journal.stored_rounds():  # a resumed run: the rounds before it
+            if rec["status"] in ("settled", "void"):
+                audit.observe(rec)
         t0 = time.perf_counter()
-        played = simulate(table, player, shoe, args.rounds)
+        played = simulate(table, player, shoe, args.rounds, audit=audit)
         elapsed = time.perf_counter() - t0
-        result = summarize(table, elapsed, played)
+        result = summarize(table, elapsed, played, audit)
         result["journal"] = args.journal or "(temporary)"
         result["faults_injected"] = shoe.injected
         table.close()
