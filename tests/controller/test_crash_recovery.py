@@ -222,6 +222,6 @@ def test_simulate_killed_by_sigkill_recovers_and_settles_exactly_n_rounds(tmp_pa
     assert v.returncode == 0, v.stdout + v.stderr
     m = json.loads(threecard("meters", "--journal", journal, "--json").stdout)
     assert m["reconciled"] and m["rows"]["total"]["rounds"] == 40
-    rec = json.loads(threecard("recall", "--journal", journal, "--json", "--last", "60").stdout)
+    rec = json.loads(threecard("recall", "--journal", journal, "--json", "--last", "500").stdout)
     assert len({r["round_id"] for r in rec}) == len(rec)
     assert sum(r["status"] == "settled" for r in rec) == 40
