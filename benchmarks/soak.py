@@ -1,9 +1,9 @@
 """Soak run: a million rounds of 7 seats with random shoe faults, then three checks.
 
     python benchmarks/soak.py            # threecard simulate --rounds 1000000 --seats 7
-                                         #   --faults all=0.001 --json, watched from outside
+                                         #   --faults random --json, watched from outside
 
-Every fault kind the simulated shoe knows is injected at a low rate (``all=0.001`` per
+Every fault kind the simulated shoe knows is injected at a low rate (``random``: 0.001 per
 round; ``--faults`` changes it). The journal is a file in a temporary directory (as
 ``threecard simulate`` uses by default); after the run its hash chain is verified with
 ``threecard verify-journal`` when that command is available.
@@ -307,8 +307,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=1_000_000)
     ap.add_argument("--seats", type=int, default=7)
-    ap.add_argument("--faults", default="all=0.001",
-                    help="simulate's fault spec (default all=0.001: every kind, low rate)")
+    ap.add_argument("--faults", default="random",
+                    help="simulate's fault spec (default random: every kind at 0.001 a round)")
     ap.add_argument("--rules", default="live")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--journal", default=None,
