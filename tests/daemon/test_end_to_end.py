@@ -103,7 +103,7 @@ def test_a_whole_shift(kind, dialect, tmp_path, table_config, daemons):
             "--bets", json.dumps(BETS), "--control-stdin"]
     try:
         d = daemons(args)
-        d.wait_for("READY")
+        # READY and round 1's first line may come in either order: wait for the round
 
         def round_open(n: int) -> None:
             d.wait_for(rf"round {n} no_more_bets")
