@@ -18,7 +18,8 @@ DEAL_PATTERNS = ("round_robin", "by_hand")
 DIALECTS = ("beetek", "native")
 LANGUAGES = ("en", "fr", "uk")
 LOG_LEVELS = ("debug", "info", "warning", "error")
-DEMO_SHOE = "sim://?dialect=native&interval=700"
+DEMO_SHOE = "sim://?dialect=native"
+"""The demo's shoe: simulated, in the process, dealing when autoplay pulls a card."""
 
 
 class ConfigError(ValueError):
@@ -60,8 +61,8 @@ class TableConfig:
     burn_cards: int = 0
     exposed_card: str = "burn"
     chip_values: tuple[int, ...] = (100, 500, 2500, 10000)
-    shoe_url: str = DEMO_SHOE
-    dialect: str = "native"
+    shoe_url: str = "serial:///dev/card-shoe"
+    dialect: str = "beetek"
     silent_after_ms: int = 3000
     journal_path: str = "journal.sqlite3"
     dealer_screen: bool = True

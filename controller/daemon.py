@@ -240,11 +240,23 @@ class Daemon:
         return rtp
 
     def _table_config(self) -> Any:
-        from controller.auth import demo_pin_hashes
+        import hashlib
+
+        from controller.auth import DEMO_PINS, demo_pin_hashes, hash_pin
         from controller.game import TableConfig as GameConfig
 
         c = self.config
-        pins = dict(c.roles) or (demo_pin_hashes() if self.supervisor_pin else {})
+        pins = dict(c.roles)
+        if not pins and self.supervisor_pin == DEMO_PINS["supervisor"]:
+            pins = demo_pin_hashes()  # the demo's documented PINs, nothing else
+        elif not pins and self.supervisor_pin:
+            # only the PIN given on the command line; a stable salt keeps restarts quiet
+            salt = hashlib.sha256(b"threecard-cli-pin:" + self.supervisor_pin.encode())
+            pins = {"supervisor": hash_pin(self.supervisor_pin, salt.digest()[:16])}
+        if "supervisor" not in pins and "technician" not in pins:
+            log.warning("no supervisor or technician PIN configured ([roles] in the "
+                        "configuration): voids, manual cards and deck unblock cannot be "
+                        "authorised")
         return GameConfig(table_id=c.table_id, rules=c.rules, seats=c.seats,
                           deal_pattern=c.deal_pattern, burn_cards=c.burn_cards,
                           exposed_card_policy=c.exposed_card, pin_hashes=pins,
@@ -253,11 +265,15 @@ class Daemon:
 
     def open(self) -> None:
         """Self-check, open the journal and table, the screens, then the shoe link."""
+        from controller.journal import JournalError
         from controller.table import Table
 
         self.self_check()
-        self.table = Table(self.config.journal_path, self._table_config(),
-                           on_publish=self._on_publish)
+        try:
+            self.table = Table(self.config.journal_path, self._table_config(),
+                               on_publish=self._on_publish)
+        except JournalError as exc:
+            raise ConfigError(f"journal: {exc}") from None
         if self.table.locked:
             log.error("TABLE LOCKED: %s", self.table.locked)
         self.table.start()
@@ -298,7 +314,7 @@ class Daemon:
         try:
             self.link = open_link(url, self.table.inbox, **opts)
         except (ValueError, OSError) as exc:
-            raise ConfigError(f"{self.config.source}: shoe.url: {exc}") from None
+            raise ConfigError(f"shoe {url}: {exc}") from None
         self.link.start()
         log.info("shoe link started: %s", url)
 
@@ -363,7 +379,13 @@ class Daemon:
     def _watchdog_loop(self) -> None:
         interval = watchdog_interval_ms()
         period = (interval / 2000) if interval else 1.0
+        locked_logged = None
         while not self.stop_event.wait(period):
+            locked = self.table.locked if self.table is not None else None
+            if locked and locked != locked_logged:
+                log.error("TABLE LOCKED: %s. Call a technician.", locked)
+                self.notifier.status(f"TABLE LOCKED: {locked}")
+                locked_logged = locked
             stale = self.heartbeats.stale()
             table_ok = self.table is not None and time.monotonic() - self.table.heartbeat < 10
             link_ok = self.link is None or self.link.alive
@@ -435,7 +457,8 @@ def run(args: argparse.Namespace) -> int:
     headless = True if args.headless else None
     if demo and not args.headless and not _has_display():
         headless = True
-    overrides = {"shoe_url": args.shoe or (DEMO_SHOE.split("&interval")[0] if demo else None),
+    shoe = args.shoe if args.shoe is not None else (DEMO_SHOE if demo else None)
+    overrides = {"shoe_url": shoe,
                  "dialect": args.dialect, "rules": args.rules, "seats": args.seats,
                  "journal_path": journal, "headless": headless, "language": args.lang,
                  "log_level": args.log_level}
@@ -463,6 +486,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"threecard run: --bets: {exc}", file=sys.stderr)
             return 2
     pin = args.supervisor_pin
+    if pin is not None and not (pin.isdigit() and 4 <= len(pin) <= 12):
+        print("threecard run: --supervisor-pin: a PIN is 4 to 12 digits", file=sys.stderr)
+        return 2
     if demo and pin is None:
         from controller.auth import DEMO_PINS
         pin = DEMO_PINS["supervisor"]

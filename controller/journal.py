@@ -19,6 +19,8 @@ its N-th commit; with ``N+`` just after it.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -112,16 +114,32 @@ class Journal:
     def __init__(self, path: str | Path, readonly: bool = False) -> None:
         self.path = str(path)
         self.readonly = readonly
+        self._lock_fd: int | None = None
         try:
             if readonly:
-                if not Path(self.path).exists():
+                if not Path(self.path).is_file():
                     raise JournalError(f"{self.path}: no such journal")
                 uri = Path(self.path).resolve().as_uri() + "?mode=ro"
                 self.db = sqlite3.connect(uri, uri=True, isolation_level=None,
                                           check_same_thread=False)
+                self.db.execute("PRAGMA busy_timeout=5000")
+                # one read transaction: every read sees the same moment of a running table
+                self.db.execute("BEGIN")
             else:
+                if self.path != ":memory:":
+                    if Path(self.path).is_dir():
+                        raise JournalError(f"{self.path}: is a directory; give the journal "
+                                           "file's path")
+                    self._take_writer_lock()
                 self.db = sqlite3.connect(self.path, isolation_level=None,
                                           check_same_thread=False)
+                self.db.execute("PRAGMA busy_timeout=5000")
+                tables = {r[0] for r in self.db.execute(
+                    "SELECT name FROM sqlite_master WHERE type='table'")}
+                if tables and "events" not in tables:
+                    raise JournalError(f"{self.path}: this SQLite file is not a table journal "
+                                       f"(it holds {', '.join(sorted(tables)[:5])}); "
+                                       "give another path")
                 if self.path != ":memory:":
                     self.db.execute("PRAGMA journal_mode=WAL")
                 self.db.execute("PRAGMA synchronous=FULL")
@@ -129,7 +147,11 @@ class Journal:
             row = self.db.execute("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1"
                                   ).fetchone()
         except sqlite3.DatabaseError as exc:
+            self._release_writer_lock()
             raise JournalError(f"{self.path}: not a usable journal: {exc}") from None
+        except JournalError:
+            self._release_writer_lock()
+            raise
         self.last_seq, self.last_hash = row if row else (0, GENESIS)
         self.commits = 0
         self._kill = _kill_point()
@@ -274,5 +296,31 @@ class Journal:
         return dict(self.db.execute("SELECT seq, reason FROM rejections").fetchall())
 
     def close(self) -> None:
-        """Close the database."""
+        """Close the database and let another writer open it."""
         self.db.close()
+        self._release_writer_lock()
+
+    def _take_writer_lock(self) -> None:
+        """One writer per journal: a second table on the same file is refused, not raced."""
+        lock_path = self.path + ".lock"
+        try:
+            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        except OSError as exc:
+            raise JournalError(f"{self.path}: cannot open the journal: {exc.strerror}"
+                               ) from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "?"
+            os.close(fd)
+            raise JournalError(f"{self.path}: the journal is in use by another table "
+                               f"process (pid {holder}); stop it first") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        self._lock_fd = fd
+
+    def _release_writer_lock(self) -> None:
+        if self._lock_fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._lock_fd)
+            self._lock_fd = None

@@ -67,6 +67,10 @@ def settle_line(profile: RuleProfile, text: str, apply_limits: bool = False) -> 
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"not JSON: {exc.msg} at column {exc.colno}") from None
+    except ValueError:  # Python refuses integers of more than 4,300 digits
+        raise InputError("not a settle line: a number is far too long") from None
+    except RecursionError:
+        raise InputError("not a settle line: nested too deeply") from None
     if not isinstance(obj, dict):
         raise InputError("each line must be a JSON object")
     unknown = set(obj) - {"player", "dealer", "bets", "decision"}

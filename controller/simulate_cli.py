@@ -22,6 +22,7 @@ from controller.auth import DEMO_PINS, demo_pin_hashes
 from controller.autoplay import AutoPlayer
 from controller.commands import ManualCard, NoMoreBets
 from controller.game import TableConfig
+from controller.journal import JournalError
 from controller.rules import RuleProfile, RuleProfileError
 from controller.settlement import BetError, Bets, validate_bets
 from controller.table import Table
@@ -318,7 +319,11 @@ def run(args: argparse.Namespace) -> int:
         tmp = tempfile.TemporaryDirectory(prefix="threecard-sim-")
         path = str(Path(tmp.name) / "journal.sqlite")
     try:
-        table = Table(path, config)
+        try:
+            table = Table(path, config)
+        except JournalError as exc:
+            print(f"threecard simulate: {exc}", file=sys.stderr)
+            return 2
         if table.locked:
             print(f"threecard simulate: {table.locked}", file=sys.stderr)
             return 1

@@ -125,6 +125,8 @@ def _make_port(args: argparse.Namespace, tmp: str | None) -> ShoePort:
     from simulators.tcp_shoe import TcpPort
 
     host, _, port_text = args.tcp.rpartition(":")
+    if not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
+        raise ValueError(f"--tcp {args.tcp!r}: the port must be 0..65535 (0: any free port)")
     return TcpPort(host or "127.0.0.1", int(port_text), dialect=args.dialect)
 
 
@@ -159,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         try:
             port = _make_port(args, tmp.name if tmp else None)
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, OverflowError) as exc:
             print(f"threecard shoe-sim: cannot open the port: {exc}", file=sys.stderr)
             return 2
         print(_shown(port, args), flush=True)

@@ -61,3 +61,14 @@ def test_limits_only_when_asked():
     assert run([small])[0] == 0
     rc, out = run([small], "--limits")
     assert rc == 1 and "limits" in out[0]["error"]
+
+
+def test_hostile_lines_are_errors_in_place_not_tracebacks():
+    lines = ["[" * 100_000,
+             EXAMPLE.replace('"ante": 100', '"ante": ' + "1" * 5000),
+             EXAMPLE]
+    rc, out = run(lines)
+    assert rc == 1 and len(out) == 3
+    assert "nested too deeply" in out[0]["error"] and out[0]["line"] == 1
+    assert "too long" in out[1]["error"] and out[1]["line"] == 2
+    assert out[2]["net"] == 1590
