@@ -209,6 +209,7 @@ class Game:
         self.notes: dict[str, list[Any]] = {}  # kind -> [severity, message, action, params]
         self.meters: dict[str, list[int]] = {}
         self.counters: dict[str, int] = {}
+        self._counters_taken: dict[str, int] = {}  # counters as last handed to the journal
         self.recall: deque[dict[str, Any]] = deque(maxlen=self.config.recall_depth)
         self.pin_failures = 0
         self.pin_locked_until = 0.0
@@ -271,8 +272,17 @@ class Game:
         return None
 
     def take_derived(self) -> Derived:
-        """Hand over (and reset) what the derived tables need."""
+        """Hand over (and reset) what the derived tables need.
+
+        Event counters change outside a round's close (rejections, PIN failures, shoe
+        events); when they did, the meter table goes along so the stored counters always
+        equal the replayed ones at the point they were written.
+        """
         d, self.derived = self.derived, Derived()
+        if d.meters is None and self.counters != self._counters_taken:
+            d.meters = self.meters_dict()
+        if d.meters is not None:
+            self._counters_taken = dict(self.counters)
         return d
 
     def _admit(self, kind: str, body: dict[str, Any], actor: str) -> None:

@@ -46,6 +46,7 @@ CREATE TABLE IF NOT EXISTS meters (
 CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER);
 CREATE TABLE IF NOT EXISTS snapshots (seq INTEGER PRIMARY KEY, hash TEXT, state TEXT);
 CREATE TABLE IF NOT EXISTS rejections (seq INTEGER PRIMARY KEY, reason TEXT);
+CREATE TABLE IF NOT EXISTS derived_at (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER);
 """
 
 
@@ -61,6 +62,11 @@ def chain_hash(prev: str, seq: int, utc: str, mono_ns: int, kind: str, actor: st
     """The hash of one event row, chained to the previous row's hash."""
     return hashlib.sha256(f"{prev}\n{seq}\t{utc}\t{mono_ns}\t{kind}\t{actor}\t{body}"
                           .encode()).hexdigest()
+
+
+def snapshot_hash(event_hash: str, state: str) -> str:
+    """A snapshot's seal: its state bound to the chain hash of the event it follows."""
+    return hashlib.sha256(f"{event_hash}\n{state}".encode()).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,9 +188,9 @@ class Journal:
             prev = h
         try:
             self.db.execute("BEGIN IMMEDIATE")
+            if derived:  # the state after the events before this batch
+                self._write_derived(derived, self.last_seq)
             self.db.executemany("INSERT INTO events VALUES (?,?,?,?,?,?,?,?)", rows)
-            if derived:
-                self._write_derived(derived)
             self._commit()
         except sqlite3.Error as exc:
             self._rollback()
@@ -198,7 +204,7 @@ class Journal:
             return
         try:
             self.db.execute("BEGIN IMMEDIATE")
-            self._write_derived(derived)
+            self._write_derived(derived, self.last_seq)
             self._commit()
         except sqlite3.Error as exc:
             self._rollback()
@@ -219,8 +225,10 @@ class Journal:
         if kill and kill[0] == self.commits and kill[1]:
             os.kill(os.getpid(), signal.SIGKILL)
 
-    def _write_derived(self, d: Any) -> None:
+    def _write_derived(self, d: Any, upto: int) -> None:
+        """Write derived rows that reflect the state after event ``upto``."""
         ex = self.db.executemany
+        self.db.execute("INSERT OR REPLACE INTO derived_at VALUES (1, ?)", (upto,))
         if d.rounds:
             ex("INSERT OR REPLACE INTO rounds VALUES (?,?,?,?,?,?)",
                [(rid, r["status"], r["void_reason"], r["started_utc"], r["ended_utc"],
@@ -233,7 +241,7 @@ class Journal:
             seq, state = d.snapshot
             row = self.db.execute("SELECT hash FROM events WHERE seq=?", (seq,)).fetchone()
             self.db.execute("INSERT OR REPLACE INTO snapshots VALUES (?,?,?)",
-                            (seq, row[0] if row else "", state))
+                            (seq, snapshot_hash(row[0] if row else "", state), state))
         if d.rejections:
             ex("INSERT OR REPLACE INTO rejections VALUES (?,?)", d.rejections)
 
@@ -273,6 +281,22 @@ class Journal:
         """Every snapshot (seq, event hash, state JSON), oldest first."""
         return self.db.execute("SELECT seq, hash, state FROM snapshots ORDER BY seq").fetchall()
 
+    def derived_seq(self) -> int | None:
+        """The event after which the derived tables were last written, or None."""
+        row = self.db.execute("SELECT seq FROM derived_at WHERE id = 1").fetchone()
+        return row[0] if row else None
+
+    def round_ids(self) -> tuple[int, int, int]:
+        """(count, lowest, highest) round id in the ``rounds`` table (0s when empty)."""
+        n, lo, hi = self.db.execute("SELECT COUNT(*), MIN(round_id), MAX(round_id) "
+                                    "FROM rounds").fetchone()
+        return n, lo or 0, hi or 0
+
+    def snapshot_ok(self, seq: int, seal: str, state: str) -> bool:
+        """True when a snapshot's seal matches its state and the chain at ``seq``."""
+        h = self.event_hash(seq)
+        return h is not None and snapshot_hash(h, state) == seal
+
     def event_hash(self, seq: int) -> str | None:
         """The stored hash of event ``seq``."""
         row = self.db.execute("SELECT hash FROM events WHERE seq=?", (seq,)).fetchone()
@@ -284,6 +308,11 @@ class Journal:
         rows = (self.db.execute(q + " LIMIT ?", (last,)) if last is not None
                 else self.db.execute(q))
         return [json.loads(r[0]) for r in rows]
+
+    def round_texts(self, last: int) -> list[tuple[int, str]]:
+        """The newest ``last`` round records as stored: (round id, JSON text)."""
+        return self.db.execute("SELECT round_id, record FROM rounds ORDER BY round_id DESC "
+                               "LIMIT ?", (last,)).fetchall()
 
     def stored_meters(self) -> dict[str, Any]:
         """The ``meters`` and ``counters`` tables, as :meth:`Game.meters_dict` shapes them."""

@@ -167,6 +167,8 @@ def verify(path: str | Path) -> VerifyReport:
             rounds.update(g.take_derived().rounds)
             if r.seq in snaps:
                 rep.snapshots_checked += 1
+                if not j.snapshot_ok(r.seq, *snaps[r.seq]):
+                    rep.problems.append(f"snapshot at event {r.seq} is not sealed to the chain")
                 if json.loads(snaps[r.seq][1]) != json.loads(g.dumps()):
                     rep.problems.append(f"snapshot at event {r.seq} differs from the replay")
         stored = {x["round_id"]: x for x in j.stored_rounds()}

@@ -41,6 +41,24 @@ def _fail(cmd: str, exc: Exception) -> int:
     return 1
 
 
+def _warn_if_broken(cmd: str, path: str) -> None:
+    """Say so on stderr when the journal's hash chain is broken: nothing here is trusted."""
+    from controller.journal import Journal
+
+    try:
+        j = Journal(path, readonly=True)
+    except JournalError:
+        return
+    try:
+        report = j.verify()
+    finally:
+        j.close()
+    if not report.ok:
+        print(f"threecard {cmd}: WARNING: the journal's hash chain is broken "
+              f"({report.message}); these records cannot be trusted. Run "
+              "`threecard verify-journal` and call a technician.", file=sys.stderr)
+
+
 def _money(v: int | None) -> str:
     return "-" if v is None else f"{v:+,}"
 
@@ -51,6 +69,7 @@ def run_recall(args: argparse.Namespace) -> int:
         rounds = rc.recall(args.journal, args.last)
     except JournalError as exc:
         return _fail("recall", exc)
+    _warn_if_broken("recall", args.journal)
     if args.json:
         print(json.dumps(rounds))
         return 0
@@ -88,6 +107,7 @@ def run_meters(args: argparse.Namespace) -> int:
         rep = rc.meters(args.journal)
     except JournalError as exc:
         return _fail("meters", exc)
+    _warn_if_broken("meters", args.journal)
     if args.json:
         print(json.dumps({"rows": {k: dict(zip(("wagered", "paid", "won", "rounds", "voids",
                                                 "refunded"), v, strict=True))

@@ -193,7 +193,7 @@ class Table:
         try:
             if snap is not None:
                 seq, h, state = snap
-                if self.journal.event_hash(seq) != h:
+                if not self.journal.snapshot_ok(seq, h, state):
                     self._lock_table(f"Snapshot at event {seq} does not match the journal")
                     return
                 self.game = Game.from_dict(json.loads(state))
@@ -202,15 +202,49 @@ class Table:
             self._lock_table(f"Snapshot at event {after} cannot be loaded: {exc}")
             return
         g = self.game
+        check_at = self.journal.derived_seq()
+        problem = None
         try:
+            if check_at is not None and check_at <= after:
+                problem = self._derived_problem(g)
             for r in self.journal.records(after):
                 g.apply(r.seq, r.utc, r.kind, json.loads(r.body), r.actor)
+                if r.seq == check_at:
+                    problem = self._derived_problem(g)
         except Exception as exc:  # noqa: BLE001 - any failure to replay locks the table
             self._lock_table(f"Journal replay failed at event {g.last_seq + 1}: {exc}")
+            return
+        if problem:
+            self._lock_table(f"Journal records do not match its events: {problem}")
             return
         self.recovered = g.to_dict()
         self.journal.write_derived(g.take_derived())
         self._process([("startup", {"config": self.config.to_dict()}, "system")])
+
+    def _derived_problem(self, g: Game) -> str | None:
+        """Compare the stored meters, counters and recent rounds with the replayed state.
+
+        Called at the event after which they were last written, so a crash between an
+        event and its derived rows is never mistaken for tampering. Returns what differs.
+        """
+        stored = self.journal.stored_meters()
+        live = g.meters_dict()
+        if stored["rows"] != live["rows"]:
+            return "the meters were changed"
+        if stored["counters"] != live["counters"]:
+            return "the event counters were changed"
+        n, lo, hi = self.journal.round_ids()
+        if n and (lo != 1 or hi - lo + 1 != n):
+            return f"round records are missing ({n} records for rounds {lo}..{hi})"
+        recent = {r["round_id"]: r for r in g.recall}
+        for rid, text in self.journal.round_texts(last=len(recent) + 1):
+            try:
+                rec = json.loads(text)
+            except ValueError:
+                return f"the record of round {rid} is not readable"
+            if rid in recent and rec != recent[rid]:
+                return f"the record of round {rid} was changed"
+        return None
 
     def _lock_table(self, reason: str) -> None:
         self.locked = reason

@@ -1,0 +1,63 @@
+"""Start-up finds a journal whose derived records were edited, and locks the table (R4)."""
+
+import sqlite3
+
+import pytest
+
+from controller.auth import DEMO_PINS, demo_pin_hashes
+from controller.autoplay import AutoPlayer
+from controller.game import TableConfig
+from controller.simulate_cli import simulate
+from controller.table import Table
+from simulators.event_shoe import EventShoe, parse_faults
+
+
+def config():
+    return TableConfig(seats=3, pin_hashes=demo_pin_hashes(), snapshot_every=5)
+
+
+@pytest.fixture
+def journal(tmp_path):
+    path = tmp_path / "j.sqlite3"
+    t = Table(path, config())
+    simulate(t, AutoPlayer(bets={"ante": 100, "pair_plus": 100}, pin=DEMO_PINS["supervisor"]),
+             EventShoe(3, parse_faults("misread=0.2,duplicate=0.1")), 12)
+    t.close()
+    return path
+
+
+def reopen(path):
+    t = Table(path, config())
+    reason = t.locked
+    t.close()
+    return reason
+
+
+def edit(path, sql, *args):
+    db = sqlite3.connect(path)
+    db.execute(sql, args)
+    db.commit()
+    db.close()
+
+
+def test_an_untouched_journal_opens_again_and_again(journal):
+    assert reopen(journal) is None
+    assert reopen(journal) is None
+
+
+@pytest.mark.parametrize("sql, args, words", [
+    ("UPDATE meters SET paid = paid + 1000 WHERE name = 'seat 1'", (), "meters"),
+    ("UPDATE counters SET value = 0 WHERE name = 'power_ups'", (), "counters"),
+    ("DELETE FROM rounds WHERE round_id = 5", (), "missing"),
+    ("UPDATE rounds SET record = replace(record, '\"outcome\":\"lose\"', "
+     "'\"outcome\":\"win\"') WHERE round_id = (SELECT MAX(round_id) FROM rounds "
+     "WHERE record LIKE '%\"outcome\":\"lose\"%')", (), "round"),
+    ("UPDATE rounds SET record = 'not json' WHERE round_id = 11", (), "round 11"),
+    ("UPDATE snapshots SET state = replace(state, '\"power_ups\":1', '\"power_ups\":2')", (),
+     "Snapshot"),
+])
+def test_an_edited_record_locks_the_table(journal, sql, args, words):
+    edit(journal, sql, *args)
+    reason = reopen(journal)
+    assert reason is not None and words in reason
+    assert reopen(journal) is not None          # it never clears itself
