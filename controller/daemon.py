@@ -322,6 +322,10 @@ class Daemon:
     def _on_publish(self, dv: DealerView, pv: PlayerView) -> None:
         ended = self.roundlog.update(dv, pv)
         self._published.set()
+        if ended and self.table is not None:
+            # an anchor outside the journal: `verify-journal --anchor SEQ:HASH` checks it
+            j = self.table.journal
+            log.info("journal head %d %s", j.last_seq, j.last_hash[:32])
         if ended:
             self.notifier.status(f"round {dv.round_id} {ended}; {self.roundlog.settled} "
                                  f"settled; shoe {dv.link_state}")

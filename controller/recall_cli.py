@@ -12,7 +12,7 @@ import sys
 from typing import Any
 
 from controller import recall as rc
-from controller.journal import JournalError
+from controller.journal import Journal, JournalError
 
 
 def _journal_arg(parser: argparse.ArgumentParser) -> None:
@@ -32,8 +32,12 @@ def add_meters_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_verify_journal_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of ``verify-journal``."""
+    """``verify-journal --journal PATH [--anchor SEQ:HASH]... [--json]``."""
     _journal_arg(parser)
+    parser.add_argument("--anchor", action="append", default=[], metavar="SEQ:HASH",
+                        help="a journal head the daemon logged (`journal head SEQ HASH` in "
+                        "the system log): the event SEQ must still carry that hash, so a "
+                        "journal rewritten with a recomputed chain is caught")
 
 
 def _fail(cmd: str, exc: Exception) -> int:
@@ -130,6 +134,19 @@ def run_verify_journal(args: argparse.Namespace) -> int:
     """Check the hash chain and replay the journal against its derived tables."""
     try:
         rep = rc.verify(args.journal)
+        for anchor in args.anchor:
+            seq_text, _, want = anchor.partition(":")
+            if not seq_text.isdigit() or not want:
+                return _fail("verify-journal", ValueError(f"--anchor {anchor!r}: expected "
+                                                          "SEQ:HASH"))
+            j = Journal(args.journal, readonly=True)
+            try:
+                got = j.event_hash(int(seq_text))
+            finally:
+                j.close()
+            if got is None or not got.startswith(want.lower()):
+                rep.problems.append(f"event {seq_text} does not carry the logged hash "
+                                    f"{want[:16]}: the journal was rewritten")
     except JournalError as exc:
         return _fail("verify-journal", exc)
     if args.json:

@@ -61,3 +61,26 @@ def test_an_edited_record_locks_the_table(journal, sql, args, words):
     reason = reopen(journal)
     assert reason is not None and words in reason
     assert reopen(journal) is not None          # it never clears itself
+
+
+def test_a_rewritten_chain_is_caught_by_an_anchor_from_the_log(journal, capsys):
+    from controller.cli import main
+    from controller.journal import chain_hash
+
+    db = sqlite3.connect(journal)
+    seq, logged = db.execute("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1").fetchone()
+    # a forger edits an early event and recomputes every hash after it
+    rows = db.execute("SELECT seq, utc, mono_ns, kind, actor, body, prev FROM events "
+                      "ORDER BY seq").fetchall()
+    prev = rows[0][6]
+    for s, utc, mono, kind, actor, body, _ in rows:
+        if s == 30:
+            body = body.replace("fold", "play")
+        h = chain_hash(prev, s, utc, mono, kind, actor, body)
+        db.execute("UPDATE events SET body=?, prev=?, hash=? WHERE seq=?", (body, prev, h, s))
+        prev = h
+    db.commit()
+    db.close()
+    assert main(["verify-journal", "--journal", str(journal), "--anchor",
+                 f"{seq}:{logged[:32]}"]) == 1
+    assert "was rewritten" in capsys.readouterr().out
