@@ -72,10 +72,11 @@ def test_a_rewritten_chain_is_caught_by_an_anchor_from_the_log(journal, capsys):
     # a forger edits an early event and recomputes every hash after it
     rows = db.execute("SELECT seq, utc, mono_ns, kind, actor, body, prev FROM events "
                       "ORDER BY seq").fetchall()
+    target = next(r[0] for r in rows if '"decision":"fold"' in r[5])
     prev = rows[0][6]
     for s, utc, mono, kind, actor, body, _ in rows:
-        if s == 30:
-            body = body.replace("fold", "play")
+        if s == target:
+            body = body.replace('"decision":"fold"', '"decision":"play"')
         h = chain_hash(prev, s, utc, mono, kind, actor, body)
         db.execute("UPDATE events SET body=?, prev=?, hash=? WHERE seq=?", (body, prev, h, s))
         prev = h
