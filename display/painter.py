@@ -100,29 +100,6 @@ class Frame:
             return []
         return [t for t in self.texts if t.text and r.contains(t.rect)]
 
-    def text2(self, text: str, box: pygame.Rect, size: int, *, bold: bool = False,
-              color: Color = theme.TEXT, role: str = "") -> None:
-        """Draw text on one line, or on two when one line would be too small.
-
-        The text is split at the space nearest its middle when one line would shrink it
-        below 60 % of ``size`` or cut it.
-        """
-        box = pygame.Rect(box)
-        fitted, _, cut = self.fonts.fit(text, bold, int(size), box.width, box.height,
-                                        min(self.min_text, int(size)))
-        words = text.split(" ")
-        if len(words) < 2 or not (cut or fitted < size * 0.6) or box.height < 2.3 * (
-                self.min_text * theme.LINE_HEIGHT):
-            self.text(text, box, size, bold=bold, color=color, role=role)
-            return
-        best = min(range(1, len(words)), key=lambda i: abs(
-            len(" ".join(words[:i])) - len(" ".join(words[i:]))))
-        top, bottom = rows(box, [1, 1], 0)
-        two = [" ".join(words[:best]), " ".join(words[best:])]
-        s2 = min(self.common_size(two, top, int(size), bold=bold), int(size))
-        self.text(two[0], top, s2, bold=bold, color=color, role=role)
-        self.text(two[1], bottom, s2, bold=bold, color=color, role=role + "2")
-
     def button(self, id_: str) -> Button | None:
         """The button with this id, or None."""
         for b in self.buttons:
