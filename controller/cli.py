@@ -64,6 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     Returns:
         The process exit status (0 success, 1 bad input seen, 2 usage error).
     """
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # keep stdout for output
     if argv is not None:
         sys.argv = [sys.argv[0], *argv]
     parser = build_parser()

@@ -42,6 +42,10 @@ def sheet_to_json(sheet: ParSheet) -> dict:
     st = sheet.strategy
     ante = _bet_json(sheet.ante_play)
     ante.update({
+        # ``house_edge`` of Ante/Play is per total wagered (Ante + Play), as the trade
+        # quotes it; per unit of Ante it is 1 - rtp:
+        "house_edge": round(float(st.house_edge_per_wager), 6),
+        "house_edge_per_ante": round(float(-sheet.ante_play.ev), 6),
         "min_play_hand": list(st.min_play_hand),
         "hands_played": st.hands_played,
         "play_probability": float(st.play_probability),
@@ -118,4 +122,10 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(sheet_to_json(sheet)))
     else:
         _print_table(sheet)
+    for key in ("ante_play", "pair_plus", "six_card_bonus"):
+        a = getattr(sheet, key)
+        if a is not None and a.rtp >= 1:
+            print(f"threecard par-sheet: WARNING: {BET_TITLES[key]} returns "
+                  f"{float(a.rtp) * 100:.4f} % to the player (100 % or more); the table "
+                  "will refuse these rules", file=sys.stderr)
     return 0

@@ -77,11 +77,15 @@ def decode_stream(dialect: str, source: BinaryIO | int, out: TextIO) -> dict[str
     while True:
         chunk = os.read(source, 65536) if isinstance(source, int) else source.read(65536)
         if not chunk:
-            break
+            # end of the capture: a last line without its line end is decoded (or reported
+            # as a bad frame), never dropped unseen
+            chunk, source = b"\r\n", None
         lines = [json.dumps(event_to_json(ev)) for ev in decoder.feed(chunk)]
         if lines:
             out.write("\n".join(lines) + "\n")
             out.flush()
+        if source is None:
+            break
     stats = dataclasses.asdict(decoder.stats)
     stats.pop("extra", None)
     return stats
