@@ -337,7 +337,12 @@ class Game:
             if self.state in (S.BETTING, S.SETTLED, S.VOID) and not self.seats:
                 self._set_config(cfg)
             else:
-                self.pending_config = cfg
+                # the game settings wait for the round to end; who may authorise takes
+                # effect now, or a round waiting for a supervisor could never end
+                self._set_config(replace(self.config, pin_hashes=cfg.pin_hashes,
+                                         max_pin_failures=cfg.max_pin_failures,
+                                         lockout_seconds=cfg.lockout_seconds))
+                self.pending_config = cfg if cfg != self.config else None
         self.link_state = "connecting"
         self.notes.pop("link_lost", None)
         # RULES.md "power loss or crash mid-round": continue if the record is complete

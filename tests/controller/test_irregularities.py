@@ -234,3 +234,22 @@ def test_crash_with_an_incomplete_record_can_be_voided_by_a_supervisor(shift):
     (r1,) = shift.recall()
     assert r1["status"] == "void" and r1["void_reason"] == "interrupted deal"
     assert shift.game.counters["power_ups"] == 2
+
+
+def test_new_supervisor_pins_count_at_once_even_mid_round(shift):
+    """A restart with new PINs must not leave an interrupted round waiting forever."""
+    from dataclasses import replace
+
+    from controller.auth import hash_pin
+    from controller.table import Table
+
+    shift.bets()
+    shift.ok(shift.cards("Ah Kh"))
+    shift.table.close()
+    config = replace(shift.config, pin_hashes={"supervisor": hash_pin("4321")}, burn_cards=1)
+    shift.table = Table(shift.path, config, clock=shift.clock)
+    assert shift.view.state == "paused"                    # interrupted mid-deal
+    assert "wrong PIN" in shift.rejected(VoidRound(reason="x", pin=shift.SUP))  # old PIN
+    shift.ok(VoidRound(reason="interrupted deal", pin="4321"))  # the new one works now
+    assert shift.game.config.burn_cards == 0              # game settings wait for the round
+    assert shift.game.pending_config.burn_cards == 1
