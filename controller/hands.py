@@ -32,7 +32,7 @@ class HandClass(enum.IntEnum):
     @property
     def key(self) -> str:
         """Wire and paytable name, e.g. ``three_of_a_kind``."""
-        return self.name.lower()
+        return _KEYS3[self]
 
 
 class SixCardClass(enum.IntEnum):
@@ -52,7 +52,12 @@ class SixCardClass(enum.IntEnum):
     @property
     def key(self) -> str:
         """Wire and paytable name, e.g. ``full_house``."""
-        return self.name.lower()
+        return _KEYS6[self]
+
+
+# one table per enum: IntEnum members of the two classes compare equal by value
+_KEYS3: dict[HandClass, str] = {c: c.name.lower() for c in HandClass}
+_KEYS6: dict[SixCardClass, str] = {c: c.name.lower() for c in SixCardClass}
 
 
 @dataclass(frozen=True, slots=True)

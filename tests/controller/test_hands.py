@@ -203,3 +203,11 @@ def test_all_20358520_six_card_sets_give_the_counts_of_the_rules():
                       S.THREE_OF_A_KIND: 732_160, S.TWO_PAIR: 2_532_816, S.PAIR: 9_730_740,
                       S.HIGH_CARD: 6_612_900}
     assert counts == SIX_CARD_COUNTS  # the constant the start-up check relies on
+
+
+def test_wire_names_of_both_hand_scales():
+    assert [c.key for c in H] == ["high_card", "pair", "flush", "straight", "three_of_a_kind",
+                                  "straight_flush"]
+    assert [c.key for c in S] == ["high_card", "pair", "two_pair", "three_of_a_kind",
+                                  "straight", "flush", "full_house", "four_of_a_kind",
+                                  "straight_flush", "royal_flush"]
