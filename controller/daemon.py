@@ -213,6 +213,7 @@ class Daemon:
         self.app: Any = None
         self._threads: list[threading.Thread] = []
         self._published = threading.Event()
+        self.anchor_level = logging.INFO  # the demo lowers it: one line per round there
 
     # -- start-up -------------------------------------------------------------------
     def self_check(self) -> dict[str, int]:
@@ -325,7 +326,7 @@ class Daemon:
         if ended and self.table is not None:
             # an anchor outside the journal: `verify-journal --anchor SEQ:HASH` checks it
             j = self.table.journal
-            log.info("journal head %d %s", j.last_seq, j.last_hash[:32])
+            log.log(self.anchor_level, "journal head %d %s", j.last_seq, j.last_hash[:32])
         if ended:
             self.notifier.status(f"round {dv.round_id} {ended}; {self.roundlog.settled} "
                                  f"settled; shoe {dv.link_state}")
@@ -499,6 +500,8 @@ def run(args: argparse.Namespace) -> int:
     pace = args.pace_ms if args.pace_ms is not None else (900 if demo else 0)
     daemon = Daemon(config, autoplay=autoplay, rounds=args.rounds, pace_ms=pace,
                     supervisor_pin=pin, control_stdin=args.control_stdin)
+    if demo:
+        daemon.anchor_level = logging.DEBUG
 
     def on_signal(signum: int, _frame: Any) -> None:
         log.info("signal %s received", signal.Signals(signum).name)
