@@ -890,7 +890,8 @@ class DealerScreen:
             for i, ((card, pos, manual), cell) in enumerate(zip(
                     rr.deal, grid(dl, n, per_row, 3), strict=False)):
                 label = card_label(card) if card else "?"
-                where = pos.replace("seat ", "S").replace("dealer", "D").replace("burn", "B")
+                where = (pos.replace("seat ", tr("abbr.seat")).replace("dealer", tr("abbr.dealer"))
+                         .replace("burn", tr("abbr.burn")))
                 bg = theme.AMBER if manual else theme.PANEL_HI
                 p.fill(cell, bg, 4)
                 p.text(f"{label} {where}", inset(cell, 2, 1), cell.height,
