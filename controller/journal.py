@@ -283,7 +283,10 @@ class Journal:
 
     def derived_seq(self) -> int | None:
         """The event after which the derived tables were last written, or None."""
-        row = self.db.execute("SELECT seq FROM derived_at WHERE id = 1").fetchone()
+        try:
+            row = self.db.execute("SELECT seq FROM derived_at WHERE id = 1").fetchone()
+        except sqlite3.OperationalError:  # a journal from before this record was kept
+            return None
         return row[0] if row else None
 
     def round_ids(self) -> tuple[int, int, int]:
