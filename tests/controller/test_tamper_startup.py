@@ -85,3 +85,12 @@ def test_a_rewritten_chain_is_caught_by_an_anchor_from_the_log(journal, capsys):
     assert main(["verify-journal", "--journal", str(journal), "--anchor",
                  f"{seq}:{logged[:32]}"]) == 1
     assert "was rewritten" in capsys.readouterr().out
+
+
+def test_a_journal_from_before_the_derived_record_still_verifies_and_opens(journal, capsys):
+    from controller.cli import main
+
+    edit(journal, "DROP TABLE derived_at")
+    assert main(["verify-journal", "--journal", str(journal)]) == 0
+    assert "journal OK" in capsys.readouterr().out
+    assert reopen(journal) is None
