@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from controller.hands import SixCardClass
+from controller.hands import IS_STRAIGHT, ROYAL_MASK, SUIT_MAJOR_POS, SixCardClass, pairing_class
 
 _C = SixCardClass
 N_SIX_CARD_SETS = math.comb(52, 6)
@@ -54,46 +54,19 @@ def _colex_combinations(n: int, k: int) -> np.ndarray:
     return table
 
 
-def _straight_table() -> np.ndarray:
-    """Top rank index + 1 of the best 5-card straight in each 13-bit rank mask, else 0."""
-    masks = np.arange(1 << 13, dtype=np.int32)
-    best = np.zeros(1 << 13, dtype=np.int8)
-    for hi in range(12, 3, -1):  # ace-high (index 12) down to six-high (index 4)
-        run = 0b11111 << (hi - 4)
-        best[((masks & run) == run) & (best == 0)] = hi + 1
-    wheel = 0b1000000001111  # A 2 3 4 5: five-high, index 3
-    best[((masks & wheel) == wheel) & (best == 0)] = 4
-    return best
-
-
-STRAIGHT_TOP = _straight_table()
-_ROYAL = 0b1111100000000
-
-
-POPCOUNT13 = np.array([bin(i).count("1") for i in range(1 << 13)], dtype=np.int8)
-_SUIT_MAJOR_BIT = np.array([np.uint64(1) << np.uint64((i & 3) * 13 + (i >> 2)) for i in range(52)],
-                           dtype=np.uint64)
+STRAIGHT_TABLE = np.array(IS_STRAIGHT, dtype=bool)
+"""The straight table of :mod:`controller.hands` as an array, indexed by rank mask."""
+POPCOUNT13 = np.array([i.bit_count() for i in range(1 << 13)], dtype=np.int8)
+_SUIT_MAJOR_BIT = np.uint64(1) << np.array(SUIT_MAJOR_POS, dtype=np.uint64)
 
 
 def _pairing_table() -> np.ndarray:
-    """Class by (ranks held 2+ times, ranks held 3+ times, any quads) for 6 cards."""
-    t = np.full((7, 7, 2), -1, dtype=np.int8)
+    """:func:`~controller.hands.pairing_class` tabulated by (2+ ranks, 3+ ranks, quads)."""
+    t = np.empty((7, 7, 2), dtype=np.int8)
     for p2 in range(7):
         for p3 in range(7):
             for q in range(2):
-                if q:
-                    cls = _C.FOUR_OF_A_KIND
-                elif p3 >= 2 or (p3 == 1 and p2 >= 2):
-                    cls = _C.FULL_HOUSE
-                elif p3 == 1:
-                    cls = _C.THREE_OF_A_KIND
-                elif p2 >= 2:
-                    cls = _C.TWO_PAIR
-                elif p2 == 1:
-                    cls = _C.PAIR
-                else:
-                    cls = _C.HIGH_CARD
-                t[p2, p3, q] = cls
+                t[p2, p3, q] = pairing_class(p2, p3, bool(q))
     return t
 
 
@@ -118,15 +91,15 @@ def classify_masks(mask: np.ndarray) -> np.ndarray:
     s3 = (ab & (c | d)) | (cd & (a | b))
     s4 = ab & cd
     cls = PAIRING[POPCOUNT13[s2], POPCOUNT13[s3], (s4 != 0).astype(np.int8)]
-    straight = (STRAIGHT_TOP[s1] > 0) & (cls < _C.STRAIGHT)
+    straight = STRAIGHT_TABLE[s1] & (cls < _C.STRAIGHT)
     cls[straight] = _C.STRAIGHT
     for fs in f:
         flush = POPCOUNT13[fs] >= 5
         if flush.any():
             suited = fs[flush]
             fcls = np.full(len(suited), _C.FLUSH, dtype=np.int8)
-            fcls[STRAIGHT_TOP[suited] > 0] = _C.STRAIGHT_FLUSH
-            fcls[(suited & _ROYAL) == _ROYAL] = _C.ROYAL_FLUSH
+            fcls[STRAIGHT_TABLE[suited]] = _C.STRAIGHT_FLUSH
+            fcls[(suited & ROYAL_MASK) == ROYAL_MASK] = _C.ROYAL_FLUSH
             cls[flush] = fcls  # 5+ suited cards rule out quads and a full house
     return cls
 

@@ -193,7 +193,8 @@ class Qualifier:
         return f"Qualifier({self.text!r})"
 
 
-_ROYAL = 0b1111100000000  # ranks T J Q K A as bits (rank - 2)
+ROYAL_MASK = 0b1111100000000
+"""Ranks T J Q K A as bits (bit rank - 2) of a 13-bit rank mask."""
 
 
 def _straight_top(mask: int) -> int:
@@ -206,9 +207,31 @@ def _straight_top(mask: int) -> int:
     return 5 if mask & wheel == wheel else 0
 
 
-_STRAIGHT = [_straight_top(m) > 0 for m in range(1 << 13)]
+IS_STRAIGHT: list[bool] = [_straight_top(m) > 0 for m in range(1 << 13)]
 """For each 13-bit rank mask: does it hold a 5-card straight (A-2-3-4-5 included)?"""
-_SUIT_SHIFT = {"c": 0, "d": 13, "h": 26, "s": 39}
+SUIT_MAJOR_POS: tuple[int, ...] = tuple((i & 3) * 13 + (i >> 2) for i in range(52))
+"""Bit of each card (by ``Card.index``) in a 52-bit suit-major mask, ``suit * 13 + rank - 2``:
+each 13-bit field of the mask is one suit's rank mask. Shared with the vectorised
+classifier of :mod:`controller.enumeration`."""
+
+
+def pairing_class(twice: int, thrice: int, quads: bool) -> SixCardClass:
+    """Best pairing class of six cards, straights and flushes aside.
+
+    Args:
+        twice: how many ranks are held at least twice.
+        thrice: how many ranks are held at least three times.
+        quads: whether a rank is held four times.
+    """
+    if quads:
+        return SixCardClass.FOUR_OF_A_KIND
+    if thrice >= 2 or (thrice == 1 and twice >= 2):
+        return SixCardClass.FULL_HOUSE
+    if thrice:
+        return SixCardClass.THREE_OF_A_KIND
+    if twice >= 2:
+        return SixCardClass.TWO_PAIR
+    return SixCardClass.PAIR if twice else SixCardClass.HIGH_CARD
 
 
 def best_five_of_six(cards: Sequence[Card]) -> SixCardClass:
@@ -226,27 +249,20 @@ def best_five_of_six(cards: Sequence[Card]) -> SixCardClass:
     if len(cards) != 6 or len(set(cards)) != 6:
         raise CardError("the 6 Card Bonus needs six distinct cards", cards)
     m = 0
-    for c in cards:  # bit suit*13 + rank: each 13-bit field is one suit's ranks
-        m |= 1 << (_SUIT_SHIFT[c.suit] + c.rank - 2)
+    for c in cards:
+        m |= 1 << SUIT_MAJOR_POS[c.index]
     a, b, c_, d = m & 0x1FFF, (m >> 13) & 0x1FFF, (m >> 26) & 0x1FFF, m >> 39
     for suited in (a, b, c_, d):
         if suited.bit_count() >= 5:
-            if suited & _ROYAL == _ROYAL:
+            if suited & ROYAL_MASK == ROYAL_MASK:
                 return SixCardClass.ROYAL_FLUSH
-            if _STRAIGHT[suited]:
+            if IS_STRAIGHT[suited]:
                 return SixCardClass.STRAIGHT_FLUSH
             return SixCardClass.FLUSH  # 5 suited distinct ranks + 1: no quads/full house
     ab, cd = a & b, c_ & d
-    twice = (ab | cd | ((a | b) & (c_ | d))).bit_count()       # ranks held 2+ times
-    thrice = ((ab & (c_ | d)) | (cd & (a | b))).bit_count()   # ranks held 3+ times
-    if ab & cd:
-        return SixCardClass.FOUR_OF_A_KIND
-    if thrice >= 2 or (thrice == 1 and twice >= 2):
-        return SixCardClass.FULL_HOUSE
-    if _STRAIGHT[a | b | c_ | d]:
+    cls = pairing_class((ab | cd | ((a | b) & (c_ | d))).bit_count(),  # ranks held 2+ times
+                        ((ab & (c_ | d)) | (cd & (a | b))).bit_count(),  # 3+ times
+                        bool(ab & cd))
+    if cls < SixCardClass.STRAIGHT and IS_STRAIGHT[a | b | c_ | d]:
         return SixCardClass.STRAIGHT
-    if thrice:
-        return SixCardClass.THREE_OF_A_KIND
-    if twice >= 2:
-        return SixCardClass.TWO_PAIR
-    return SixCardClass.PAIR if twice else SixCardClass.HIGH_CARD
+    return cls
