@@ -174,40 +174,36 @@ def _ante_play(profile: RuleProfile, hands: list, progress: Callable[[int], None
     ranks = sorted((c.rank for c in hands[weakest][0]), reverse=True)
     min_hand = tuple(RANK_CHARS[r - 2] for r in ranks)
 
-    lines = [PayLine("fold", int((~play).sum()) * N_DEALER, Fraction(0), -1, Fraction(0))]
-    cases = {
-        "dealer_does_not_qualify": (int(nq[play].sum()), 1),
-        "win": (int(lt[play].sum()), 2),
-        "push": (int(eq[play].sum()), 0),
-        "lose": (int(gt[play].sum()), -2),
-    }
-    for name, (count, pay) in cases.items():
-        lines.append(PayLine(name, count, Fraction(0), pay, Fraction(0)))
+    cases = [
+        ("fold", int((~play).sum()) * N_DEALER, -1),
+        ("dealer_does_not_qualify", int(nq[play].sum()), 1),
+        ("win", int(lt[play].sum()), 2),
+        ("push", int(eq[play].sum()), 0),
+        ("lose", int(gt[play].sum()), -2),
+    ]
     for cls in (HandClass.STRAIGHT_FLUSH, HandClass.THREE_OF_A_KIND, HandClass.STRAIGHT):
         pay = profile.ante_bonus_pay(cls)
         if pay:
             count = sum(1 for i, (_, v) in enumerate(hands) if v.hand_class is cls and play[i])
-            lines.append(PayLine(f"ante_bonus_{cls.key}", count * N_DEALER, Fraction(0), pay,
-                                 Fraction(0)))
-    lines = [PayLine(x.name, x.count, Fraction(x.count, total), x.pay,
-                     Fraction(x.count * x.pay, total)) for x in lines]
+            cases.append((f"ante_bonus_{cls.key}", count * N_DEALER, pay))
+    lines = [_line(name, count, pay, total) for name, count, pay in cases]
     edge_wager = -ev / (1 + p_play)
     analysis = BetAnalysis("ante_play", tuple(lines), ev, 1 + ev, edge_wager, total)
     strategy = AntePlayStrategy(min_hand, played, p_play, threshold, ev, edge_wager)
     return analysis, strategy, int(qual.sum())
 
 
+def _line(name: str, count: int, pay: int, total: int) -> PayLine:
+    """One paytable row: ``count`` of ``total`` equally likely cases paying ``pay``."""
+    return PayLine(name, count, Fraction(count, total), pay, Fraction(count * pay, total))
+
+
 def _paytable_analysis(bet: str, counts: dict[str, int], pays: dict[str, int], total: int
                        ) -> BetAnalysis:
-    lines = []
-    losing = total
-    for name, count in counts.items():
-        pay = pays.get(name, 0)
-        if pay:
-            lines.append(PayLine(name, count, Fraction(count, total), pay,
-                                 Fraction(count * pay, total)))
-            losing -= count
-    lines.append(PayLine("lose", losing, Fraction(losing, total), -1, Fraction(-losing, total)))
+    lines = [_line(name, count, pays[name], total)
+             for name, count in counts.items() if pays.get(name, 0)]
+    losing = total - sum(x.count for x in lines)
+    lines.append(_line("lose", losing, -1, total))
     ev = sum((x.contribution for x in lines), Fraction(0))
     return BetAnalysis(bet, tuple(lines), ev, 1 + ev, -ev, total)
 
