@@ -41,7 +41,7 @@ from controller.enumeration import SIX_CARD_COUNTS
 from controller.hands import evaluate3
 from controller.notify import Heartbeats, Notifier, watchdog_interval_ms
 from controller.par_sheet import compute_par_sheet, rtp_ppm
-from controller.settlement import Bets, validate_bets
+from controller.settlement import bets_from_mapping, validate_bets
 from controller.views import DealerView, PlayerView, RecallRound
 
 log = logging.getLogger("threecard")
@@ -478,16 +478,9 @@ def run(args: argparse.Namespace) -> int:
     if args.autoplay or demo:
         try:
             autoplay = json.loads(args.bets) if args.bets else dict(DEMO_BETS)
-            if not isinstance(autoplay, dict) or not all(
-                    isinstance(v, int) and not isinstance(v, bool) and v >= 0
-                    for v in autoplay.values()):
-                raise ValueError("bets must map bet types to whole minor-unit amounts")
-            unknown = set(autoplay) - {"ante", "pair_plus", "six_card_bonus"}
-            if unknown:
-                raise ValueError(f"unknown bet {sorted(unknown)[0]!r} (known: ante, "
-                                 "pair_plus, six_card_bonus)")
-            validate_bets(config.profile, Bets(**autoplay))
-        except (ValueError, TypeError) as exc:
+            validate_bets(config.profile, bets_from_mapping(
+                autoplay, ("ante", "pair_plus", "six_card_bonus")))
+        except ValueError as exc:  # bad JSON, or a BetError naming the bet
             print(f"threecard run: --bets: {exc}", file=sys.stderr)
             return 2
     pin = args.supervisor_pin

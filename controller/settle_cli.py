@@ -20,9 +20,7 @@ from typing import Any, TextIO
 
 from controller.cards import CardError, parse_cards
 from controller.rules import RuleProfile, RuleProfileError, load_profile
-from controller.settlement import BetError, Bets, Decision, settle
-
-_BET_KEYS = ("ante", "pair_plus", "six_card_bonus", "play")
+from controller.settlement import BetError, Decision, bets_from_mapping, settle
 
 
 class InputError(ValueError):
@@ -35,18 +33,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="rule profile: live, classic or a TOML file path (default live)")
     parser.add_argument("--limits", action="store_true",
                         help="also reject bets outside the profile's table limits")
-
-
-def _bets(raw: Any) -> Bets:
-    if not isinstance(raw, dict):
-        raise InputError("'bets' must be an object such as {\"ante\": 100}")
-    for key, value in raw.items():
-        if key not in _BET_KEYS:
-            raise InputError(f"unknown bet {key!r} (known: {', '.join(_BET_KEYS)})")
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise InputError(f"bet {key!r} must be a whole, non-negative number of minor "
-                             f"units, got {value!r}")
-    return Bets(**{k: raw.get(k, 0) for k in _BET_KEYS})
 
 
 def settle_line(profile: RuleProfile, text: str, apply_limits: bool = False) -> dict[str, Any]:
@@ -84,7 +70,7 @@ def settle_line(profile: RuleProfile, text: str, apply_limits: bool = False) -> 
             raise InputError(f"{key!r} must be a list of three cards")
     player = parse_cards(obj["player"], 3)
     dealer = parse_cards(obj["dealer"], 3)
-    bets = _bets(obj["bets"])
+    bets = bets_from_mapping(obj["bets"])
     raw_decision = obj.get("decision")
     decision = None
     if raw_decision is not None:

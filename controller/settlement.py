@@ -125,6 +125,32 @@ class SeatSettlement:
         return None
 
 
+def bets_from_mapping(raw: object, allowed: tuple[str, ...] = ("ante", "pair_plus",
+                                                            "six_card_bonus", "play")) -> Bets:
+    """Read wagers given as a mapping of bet type to minor units (JSON input, ``--bets``).
+
+    Args:
+        raw: e.g. ``{"ante": 100, "pair_plus": 25}``.
+        allowed: the bet types this input may name.
+
+    Returns:
+        The wagers (unnamed bets are 0).
+
+    Raises:
+        BetError: not a mapping, an unknown bet type, or an amount that is not a whole,
+            non-negative number of minor units.
+    """
+    if not isinstance(raw, dict):
+        raise BetError("bets must be an object such as {\"ante\": 100}")
+    for key, value in raw.items():
+        if key not in allowed:
+            raise BetError(f"unknown bet {key!r} (known: {', '.join(allowed)})", str(key))
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise BetError(f"bet {key!r} must be a whole, non-negative number of minor "
+                           f"units, got {value!r}", key)
+    return Bets(**raw)
+
+
 def validate_bets(profile: RuleProfile, bets: Bets, apply_limits: bool = True) -> None:
     """Check a seat's wagers against the profile.
 
