@@ -29,7 +29,7 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -96,7 +96,6 @@ class _RoundLog:
     dealt: int = 0
     settled: int = 0
     last_logged: int | None = None
-    rounds: list[str] = field(default_factory=list)
 
     def update(self, dv: DealerView, pv: PlayerView) -> str | None:
         """Log what changed; returns ``settled``/``void`` when a round ended, else None."""
@@ -120,7 +119,6 @@ class _RoundLog:
             if rec.round_id > self.last_logged:
                 line = describe_round(rec, self.profile)
                 log.info("%s", line)
-                self.rounds.append(line)
                 self.last_logged = rec.round_id
                 ended = rec.status
                 self.settled += rec.status == "settled"
@@ -212,7 +210,6 @@ class Daemon:
         self.link: Any = None
         self.app: Any = None
         self._threads: list[threading.Thread] = []
-        self._published = threading.Event()
         self.anchor_level = logging.INFO  # the demo lowers it: one line per round there
 
     # -- start-up -------------------------------------------------------------------
@@ -322,7 +319,6 @@ class Daemon:
     # -- views ----------------------------------------------------------------------
     def _on_publish(self, dv: DealerView, pv: PlayerView) -> None:
         ended = self.roundlog.update(dv, pv)
-        self._published.set()
         if ended and self.table is not None:
             # an anchor outside the journal: `verify-journal --anchor SEQ:HASH` checks it
             j = self.table.journal
