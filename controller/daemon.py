@@ -209,6 +209,7 @@ class Daemon:
         self.table: Any = None
         self.link: Any = None
         self.app: Any = None
+        self.screens_missing: list[str] = []  # configured screens that did not open
         self._threads: list[threading.Thread] = []
         self.anchor_level = logging.INFO  # the demo lowers it: one line per round there
 
@@ -298,9 +299,18 @@ class Daemon:
                                                    "player": c.player_output},
                                           fps=10 if headless else 30,
                                           title=f"Three Card Poker {c.table_id}")
+            self.app.step(wait=False)  # the first frame is up before READY
         except Exception as exc:  # noqa: BLE001 - a screen problem must not stop the table
             log.error("screens could not open (%s); running without them", exc)
+            if self.app is not None:
+                self.app.close()
             self.app = None
+        opened = self.app.outputs if self.app is not None else {}
+        self.screens_missing = [n for n in names if n not in opened]
+
+    def _screens_note(self) -> str:
+        """``; player screen did not open`` for each configured screen not open, else ''."""
+        return "".join(f"; {n} screen did not open" for n in self.screens_missing)
 
     def _open_link(self) -> None:
         from drivers import open_link
@@ -325,7 +335,7 @@ class Daemon:
             log.log(self.anchor_level, "journal head %d %s", j.last_seq, j.last_hash[:32])
         if ended:
             self.notifier.status(f"round {dv.round_id} {ended}; {self.roundlog.settled} "
-                                 f"settled; shoe {dv.link_state}")
+                                 f"settled; shoe {dv.link_state}{self._screens_note()}")
             if self.rounds is not None and self.roundlog.settled >= self.rounds:
                 log.info("%d rounds settled: stopping", self.roundlog.settled)
                 self.stop_event.set()
@@ -408,7 +418,7 @@ class Daemon:
             self._spawn("control", self._control_loop)
         self._spawn("watchdog", self._watchdog_loop)
         self.notifier.ready(f"table {self.config.table_id} ready; shoe "
-                            f"{self.table.views()[0].link_state}")
+                            f"{self.table.views()[0].link_state}{self._screens_note()}")
         log.info("READY: table %s, %d seats, rules %s, journal %s", self.config.table_id,
                  self.config.seats, self.config.profile.name, self.config.journal_path)
         try:

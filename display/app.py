@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import collections
 import logging
+import os
 import queue
 import threading
 import time
@@ -41,9 +42,82 @@ DEFAULT_SIZES = {"dealer": (1280, 800), "player": (1920, 1080)}
 INPUT_EVENTS = (pygame.MOUSEBUTTONDOWN, pygame.FINGERDOWN, pygame.KEYDOWN)
 
 
-def _centered_on(display_index: int) -> int:
-    """SDL_WINDOWPOS_CENTERED_DISPLAY(index)."""
-    return 0x2FFF0000 | display_index
+SDL_WINDOWPOS_CENTERED_MASK = 0x2FFF0000
+"""SDL2's ``SDL_WINDOWPOS_CENTERED_MASK``: a coordinate that reads "centred on display N"."""
+TOUCH_HINTS = {"SDL_TOUCH_MOUSE_EVENTS": "0", "SDL_MOUSE_TOUCH_EVENTS": "0"}
+"""SDL hints (read from the environment when the video subsystem starts): a touch gives no
+synthetic mouse click and a click no synthetic touch, so one tap is one event. A value
+already in the environment wins. :class:`~display.dealer.DealerScreen` still drops a copy
+that arrives anyway (some touchscreen drivers send their own mouse click)."""
+
+
+def centered_on(output: int) -> tuple[int, int]:
+    """The window position that centres a window on display ``output``.
+
+    pygame-ce's :class:`pygame.Window` takes a single integer only when it is
+    ``WINDOWPOS_CENTERED`` or ``WINDOWPOS_UNDEFINED`` (both mean display 0) and refuses
+    ``SDL_WINDOWPOS_CENTERED_DISPLAY(1)`` ("invalid position argument"); an ``(x, y)`` pair
+    goes to ``SDL_CreateWindow`` unchanged. SDL2 reads the display index from the low 16
+    bits of a centred coordinate, centres the window in that display's bounds, and uses
+    display 0 for an index it does not have.
+
+    Args:
+        output: display index, 0-based (0..65535).
+
+    Returns:
+        ``(SDL_WINDOWPOS_CENTERED_DISPLAY(output),) * 2``.
+
+    Raises:
+        ValueError: ``output`` outside 0..65535 (it would corrupt the mask).
+    """
+    if not 0 <= output <= 0xFFFF:
+        raise ValueError(f"display index out of range: {output}")
+    pos = SDL_WINDOWPOS_CENTERED_MASK | output
+    return pos, pos
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """Where one screen goes.
+
+    Attributes:
+        name: ``dealer`` or ``player``.
+        wanted: the output (display index) configured or chosen by default.
+        output: the output it goes on: ``wanted`` when that display exists, else the
+            last display there is (display 0 when there is one).
+    """
+
+    name: str
+    wanted: int
+    output: int
+
+    @property
+    def found(self) -> bool:
+        """True when the screen is on the output it was given."""
+        return self.output == self.wanted
+
+
+def place_screens(names: Iterable[str], outputs: Mapping[str, int],
+                  displays: int) -> dict[str, Placement]:
+    """Choose the output of each screen; a screen never vanishes for want of a display.
+
+    Args:
+        names: the screens to open, in order (``dealer``, ``player``).
+        outputs: screen name -> configured display index; a screen not named gets its
+            position in ``names`` when that many displays exist, else display 0.
+        displays: how many displays there are.
+
+    Returns:
+        screen name -> :class:`Placement`. A configured output that does not exist
+        (negative, or ``displays`` or more) is replaced by the last display there is.
+    """
+    last = max(0, displays - 1)
+    placed = {}
+    for i, name in enumerate(names):
+        wanted = outputs.get(name, i if displays > i else 0)
+        output = wanted if 0 <= wanted < displays else (0 if wanted < 0 else last)
+        placed[name] = Placement(name, wanted, output)
+    return placed
 
 
 @dataclass(slots=True)
@@ -72,9 +146,18 @@ class DisplayApp:
         headless: draw into off-screen surfaces, no windows (tests, screenshots,
             benchmarks).
         outputs: view name -> display (monitor) index; dealer 0 and player 1 by default
-            when two outputs exist.
+            when two outputs exist. A screen whose output does not exist goes on the last
+            display there is, with a warning (see :func:`place_screens`).
         fps: frame rate of the loop.
         title: window title prefix.
+
+    Each window opened logs one line naming the screen, its output and its size
+    (``dealer screen on output 0, 1920x1080``). A screen that cannot open is logged and
+    left out of :attr:`outputs` (its reason in :attr:`failed`); the others still open.
+
+    Raises:
+        ValueError: ``views`` names neither screen.
+        pygame.error: windows were asked for and none opened (every reason named).
     """
 
     def __init__(self, get_views: Callable[[], tuple[DealerView, PlayerView]],
@@ -91,6 +174,8 @@ class DisplayApp:
         self.fps = max(1, int(fps))
         self.headless = headless
         if not pygame.display.get_init():
+            for hint, value in TOUCH_HINTS.items():
+                os.environ.setdefault(hint, value)
             pygame.display.init()
         if not pygame.font.get_init():
             pygame.font.init()
@@ -104,22 +189,21 @@ class DisplayApp:
         self.redraws = {n: 0 for n in self.names}
         self.frames_run = 0
         self.outputs: dict[str, _Output] = {}
-        desktops = pygame.display.get_desktop_sizes() if not headless else []
-        outputs = dict(outputs or {})
-        for i, name in enumerate(self.names):
-            disp = outputs.get(name, i if len(desktops) > i else 0)
-            size = (sizes or {}).get(name)
-            if size is None:
-                size = (desktops[disp] if fullscreen and disp < len(desktops)
-                        else DEFAULT_SIZES[name])
-            if headless:
+        self.failed: dict[str, str] = {}
+        if headless:
+            self.placements: dict[str, Placement] = {}
+            for name in self.names:
+                size = (sizes or {}).get(name) or DEFAULT_SIZES[name]
                 self.outputs[name] = _Output(name, None, pygame.Surface(size))
-                continue
-            pos = _centered_on(disp)
-            win = pygame.Window(f"{title} \u2014 {name}", size, pos)
-            if fullscreen:
-                win.set_fullscreen(desktop=True)
-            self.outputs[name] = _Output(name, win, None)
+                log.debug("%s screen off-screen, %dx%d", name, *size)
+            return
+        desktops = pygame.display.get_desktop_sizes()
+        self.placements = place_screens(self.names, outputs or {}, len(desktops))
+        for name, place in self.placements.items():
+            self._open_window(place, title, (sizes or {}).get(name), fullscreen, desktops)
+        if not self.outputs:
+            raise pygame.error("no screen opened: " + "; ".join(
+                f"{n}: {why}" for n, why in self.failed.items()))
 
     # -- public -------------------------------------------------------------------------
 
@@ -190,6 +274,32 @@ class DisplayApp:
                 out.window = None
 
     # -- internals ----------------------------------------------------------------------
+
+    def _open_window(self, place: Placement, title: str, size: tuple[int, int] | None,
+                     fullscreen: bool, desktops: list[tuple[int, int]]) -> None:
+        """Open one screen's window on its output and log where it went (or why not)."""
+        name, output = place.name, place.output
+        if size is None:
+            size = (desktops[output] if fullscreen and output < len(desktops)
+                    else DEFAULT_SIZES[name])
+        win = None
+        try:
+            win = pygame.Window(f"{title} \u2014 {name}", size, centered_on(output))
+            if fullscreen:
+                win.set_fullscreen(desktop=True)
+        except (pygame.error, TypeError, ValueError) as exc:
+            if win is not None:
+                win.destroy()
+            self.failed[name] = str(exc)
+            log.error("%s screen did not open on output %d: %s", name, output, exc)
+            return
+        self.outputs[name] = _Output(name, win, None)
+        w, h = win.size
+        if place.found:
+            log.info("%s screen on output %d, %dx%d", name, output, w, h)
+        else:
+            log.warning("%s screen on output %d (output %d not found), %dx%d", name, output,
+                        place.wanted, w, h)
 
     def _surface(self, out: _Output) -> pygame.Surface:
         if out.window is not None:
