@@ -43,6 +43,12 @@ RANKS = "AKQJT98765432"
 SUITS = "shdc"
 CHIP_KEYS = ("f1", "f2", "f3", "f4", "f12")
 PIN_MAX = 8
+SDL_MOUSE_TOUCHID = -1
+"""``touch_id`` of a touch SDL made up from a mouse click (``SDL_MOUSE_TOUCHID``)."""
+TAP_COPY_SECONDS = 0.5
+"""A finger press and a mouse press this close in time at one place are one tap."""
+TAP_COPY_PIXELS = 40
+"""How far apart (pixels, on each axis) a tap's finger and mouse copies may land."""
 
 #: primary next action: next_action_key -> (command name, label key, shortcut)
 _PRIMARY = {
@@ -120,6 +126,16 @@ def key_name(event: pygame.event.Event) -> str:
     return name
 
 
+@dataclass(slots=True)
+class _Press:
+    """A pointer press the screen acted on: ``finger`` or ``mouse``, where and when."""
+
+    kind: str
+    pos: tuple[int, int]
+    at: float
+    copied: bool = False
+
+
 class DealerScreen:
     """Draws dealer views and turns touches, clicks and keys into dealer commands.
 
@@ -137,6 +153,7 @@ class DealerScreen:
         self._size_cache: dict[tuple[object, ...], tuple[int, int]] = {}
         self._compact = False
         self._now = 0.0
+        self._press: _Press | None = None
 
     # -- helpers read by draw and handle ------------------------------------------------------
 
@@ -180,6 +197,12 @@ class DealerScreen:
 
         Returns:
             Commands to post to the controller inbox (often none).
+
+        One tap is one press: SDL's own copies are dropped (a click marked ``touch``, a
+        touch from ``SDL_MOUSE_TOUCHID``), and so is a press of the other kind (finger
+        after mouse, mouse after finger) within :data:`TAP_COPY_SECONDS` and
+        :data:`TAP_COPY_PIXELS` of the one acted on, since some touchscreen drivers send
+        a mouse click of their own with each touch. Only one copy is dropped per press.
         """
         if frame is None:
             return []
@@ -187,10 +210,17 @@ class DealerScreen:
         if event.type == pygame.MOUSEBUTTONDOWN:
             if getattr(event, "button", 1) != 1 or getattr(event, "touch", False):
                 return []  # touches arrive as FINGERDOWN; ignore SDL's mouse copy
+            if self._tap_copy("mouse", event.pos, now):
+                return []
             button = frame.button_at(event.pos)
         elif event.type == pygame.FINGERDOWN:
+            if getattr(event, "touch_id", 0) == SDL_MOUSE_TOUCHID:
+                return []  # SDL's touch copy of a mouse click; the click itself counts
             w, h = frame.size
-            button = frame.button_at((int(event.x * w), int(event.y * h)))
+            pos = (int(event.x * w), int(event.y * h))
+            if self._tap_copy("finger", pos, now):
+                return []
+            button = frame.button_at(pos)
         elif event.type == pygame.KEYDOWN:
             name = key_name(event)
             button = frame.button_for_key(name)
@@ -200,6 +230,18 @@ class DealerScreen:
             return []
         self.ui.flash = (button.id, now + 0.18)
         return self._act(button.action, view)
+
+    def _tap_copy(self, kind: str, pos: tuple[int, int], now: float) -> bool:
+        """True when this press is the other-kind copy of the last press acted on."""
+        last = self._press
+        if (last is not None and not last.copied and last.kind != kind
+                and 0 <= now - last.at <= TAP_COPY_SECONDS
+                and abs(pos[0] - last.pos[0]) <= TAP_COPY_PIXELS
+                and abs(pos[1] - last.pos[1]) <= TAP_COPY_PIXELS):
+            last.copied = True
+            return True
+        self._press = _Press(kind, (int(pos[0]), int(pos[1])), now)
+        return False
 
     def _act(self, action: tuple[Any, ...], view: DealerView) -> list[C.DealerCommand]:
         ui = self.ui

@@ -5,6 +5,8 @@ from dataclasses import replace
 
 import pygame
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from controller import commands as C
 from display.app import DisplayApp
@@ -117,6 +119,132 @@ def test_touch_is_not_counted_twice(make_app):
     touch(app, "primary")
     click(app, "primary", touch=True)
     assert drain(inbox) == [C.NoMoreBets()]
+
+
+def centre(app, button_id):
+    b = app.frame("dealer").button(button_id)
+    assert b is not None, button_id
+    return b.rect.center
+
+
+def post_finger(app, pos, **extra):
+    """A FINGERDOWN at a pixel of the dealer screen (SDL gives it normalised)."""
+    w, h = app.frame("dealer").size
+    fields = dict(touch_id=1, finger_id=1, dx=0.0, dy=0.0, pressure=1.0)
+    fields.update(extra)
+    pygame.event.post(pygame.event.Event(pygame.FINGERDOWN, x=pos[0] / w, y=pos[1] / h,
+                                         **fields))
+
+
+def post_click(app, pos, **extra):
+    """A left-button MOUSEBUTTONDOWN, not marked as a touch unless ``touch=True``."""
+    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=pos, button=1,
+                                         **{"touch": False, **extra}))
+
+
+ANTE2 = C.PlaceBet(seat=2, bet="ante", amount=500)
+
+
+@pytest.mark.parametrize("finger_first", [True, False])
+@pytest.mark.parametrize("next_frame", [False, True])
+def test_a_touch_and_the_drivers_own_click_are_one_tap(make_app, finger_first, next_frame):
+    """Some touchscreen drivers send a click of their own (``touch`` False) with each touch:
+    one tap, one bet, whichever comes first and whether or not they share a frame."""
+    app, _, inbox = make_app("betting")
+    key(app, "f2")                                   # the 5.00 chip
+    pos = centre(app, "seat.2.bet.ante")
+    first, second = (post_finger, post_click) if finger_first else (post_click, post_finger)
+    first(app, pos)
+    if next_frame:
+        app.step(now=1.0, wait=False)
+    second(app, (pos[0] + 2, pos[1] - 1))             # a copy lands within a pixel or two
+    app.step(now=1.034, wait=False)
+    assert drain(inbox) == [ANTE2]
+
+
+def test_sdls_touch_copy_of_a_click_is_ignored(make_app):
+    """With SDL_MOUSE_TOUCH_EVENTS on, a click also arrives as a touch from
+    SDL_MOUSE_TOUCHID (-1): the click counts, its copy does not."""
+    app, _, inbox = make_app("betting")
+    key(app, "f2")
+    pos = centre(app, "seat.2.bet.ante")
+    post_click(app, pos)
+    post_finger(app, pos, touch_id=-1)
+    app.step(now=1.0, wait=False)
+    assert drain(inbox) == [ANTE2]
+
+
+def test_two_genuine_taps_are_two_bets(make_app):
+    app, _, inbox = make_app("betting")
+    key(app, "f2")
+    pos = centre(app, "seat.2.bet.ante")
+    post_finger(app, pos)                        # two quick taps, one frame
+    post_finger(app, pos)
+    app.step(now=1.0, wait=False)
+    assert drain(inbox) == [ANTE2, ANTE2]
+    for t in (2.0, 2.2):                         # two taps on a copying driver
+        post_finger(app, pos)
+        post_click(app, pos)
+        app.step(now=t, wait=False)
+    assert drain(inbox) == [ANTE2, ANTE2]
+    post_finger(app, pos)                        # a tap, then a real click a second later
+    app.step(now=4.0, wait=False)
+    post_click(app, pos)
+    app.step(now=5.0, wait=False)
+    assert drain(inbox) == [ANTE2, ANTE2]
+    post_finger(app, pos)                        # a tap and a click elsewhere, one frame
+    post_click(app, centre(app, "seat.3.bet.ante"))
+    app.step(now=6.0, wait=False)
+    assert drain(inbox) == [ANTE2, C.PlaceBet(seat=3, bet="ante", amount=500)]
+
+
+BET_SPOTS = [f"seat.{s}.bet.{b}" for s in (1, 2, 3) for b in ("ante", "pair_plus")]
+
+
+@settings(max_examples=25, deadline=None)
+@given(taps=st.lists(st.tuples(st.sampled_from(BET_SPOTS),           # where
+                               st.floats(0.25, 1.5),                 # gap before it (s)
+                               st.booleans(),                        # copy before/after
+                               st.floats(0.0, 0.1),                  # copy delay (s)
+                               st.integers(-3, 3), st.integers(-3, 3)),  # copy offset
+                     min_size=1, max_size=6),
+       copies=st.booleans(), kind=st.sampled_from(["finger", "mouse"]))
+def test_every_tap_places_exactly_one_bet(taps, copies, kind):
+    """Taps at any pace down to a quarter second, each with or without the driver's copy
+    (arriving before or after it, a few pixels off), read at 30 frames a second."""
+    pygame.display.init()
+    pygame.event.clear()
+    holder = Holder("betting")
+    inbox = queue.Queue()
+    app = DisplayApp(holder, inbox, views=("dealer",), headless=True, sizes={"dealer": SIZE})
+    try:
+        app.step(now=0.0, wait=False)
+        key(app, "f2", now=0.0)
+        events, t, expected = [], 1.0, []
+        for spot, gap, before, delay, dx, dy in taps:
+            t += gap
+            pos = centre(app, spot)
+            seat, bet = spot.split(".")[1], spot.split(".")[3]
+            expected.append(C.PlaceBet(seat=int(seat), bet=bet, amount=500))
+            events.append((t, kind, pos))
+            if copies:
+                other = "mouse" if kind == "finger" else "finger"
+                events.append((t - delay if before else t + delay, other,
+                               (pos[0] + dx, pos[1] + dy)))
+        events.sort(key=lambda e: e[0])
+        frame = 1 / 30
+        i = 0
+        while i < len(events):
+            now = (int(events[i][0] / frame) + 1) * frame   # the frame that reads it
+            while i < len(events) and events[i][0] <= now:
+                _, k, pos = events[i]
+                (post_finger if k == "finger" else post_click)(app, pos)
+                i += 1
+            app.step(now=now, wait=False)
+        assert drain(inbox) == expected
+    finally:
+        app.close()
+        pygame.event.clear()
 
 
 def test_disabled_actions_post_nothing(make_app):

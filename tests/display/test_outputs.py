@@ -1,0 +1,178 @@
+"""Each screen opens on its output as SDL places windows, or says where it went instead.
+
+Real windows under SDL's dummy video driver (one display, 1024x768). Two outputs are faked
+by giving ``pygame.display.get_desktop_sizes`` a second desktop; SDL itself still has one.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+
+import pygame
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from display.app import DisplayApp, centered_on, place_screens
+from display.scenarios import build
+
+LOGGER = "display.app"
+
+
+@pytest.fixture
+def views():
+    pygame.display.init()
+    sc = build("betting")
+    return sc.dealer, sc.player
+
+
+@pytest.fixture
+def apps():
+    opened: list[DisplayApp] = []
+    yield opened
+    for app in opened:
+        app.close()
+
+
+def screen_lines(caplog) -> list[tuple[int, str]]:
+    return [(r.levelno, r.getMessage()) for r in caplog.records
+            if r.name == LOGGER and " screen " in r.getMessage()]
+
+
+def test_sdl_centres_a_window_on_the_display_the_position_names(views, apps):
+    """pygame-ce passes the pair to SDL, which centres the window in display 0's bounds
+    (not at x = 0x2FFF0000), and takes an index it does not have as display 0."""
+    desk_w, desk_h = pygame.display.get_desktop_sizes()[0]
+    for output in (0, 1, 7):
+        win = pygame.Window("t", (400, 300), centered_on(output))
+        try:
+            assert win.position == ((desk_w - 400) // 2, (desk_h - 300) // 2)
+        finally:
+            win.destroy()
+
+
+def test_a_bare_centred_display_constant_is_what_pygame_ce_refuses(views):
+    """Why the position is a pair: the single-integer form is limited to display 0."""
+    with pytest.raises(TypeError, match="invalid position argument"):
+        pygame.Window("t", (400, 300), centered_on(1)[0])
+
+
+@pytest.mark.parametrize("output", [-1, 0x10000])
+def test_a_display_index_outside_the_mask_is_refused(output):
+    with pytest.raises(ValueError, match="display index"):
+        centered_on(output)
+
+
+def test_shipped_outputs_on_one_display_open_both_screens(views, apps, caplog):
+    """dealer_output 0 / player_output 1, fullscreen, one display: both open on it."""
+    caplog.set_level(logging.INFO, LOGGER)
+    app = DisplayApp(lambda: views, queue.Queue(), fullscreen=True,
+                     outputs={"dealer": 0, "player": 1}, title="Three Card Poker T")
+    apps.append(app)
+    w, h = pygame.display.get_desktop_sizes()[0]
+    assert set(app.outputs) == {"dealer", "player"} and app.failed == {}
+    assert screen_lines(caplog) == [
+        (logging.INFO, f"dealer screen on output 0, {w}x{h}"),
+        (logging.WARNING, f"player screen on output 0 (output 1 not found), {w}x{h}"),
+    ]
+    app.step(now=0.0, wait=False)
+    assert app.frame("dealer").button("primary") is not None
+    assert app.frame("player") is not None
+    for surface in app.surfaces.values():
+        assert surface.get_size() == (w, h)
+        assert len({surface.get_at((x, y))[:3] for x in range(0, w, 97)
+                    for y in range(0, h, 89)}) > 3        # drawn, not a blank window
+
+
+def test_two_outputs_put_the_player_screen_on_output_1(views, apps, caplog, monkeypatch):
+    caplog.set_level(logging.INFO, LOGGER)
+    real = pygame.display.get_desktop_sizes()
+    monkeypatch.setattr(pygame.display, "get_desktop_sizes", lambda: [*real, (1920, 1080)])
+    app = DisplayApp(lambda: views, queue.Queue(), fullscreen=True,
+                     outputs={"dealer": 0, "player": 1})
+    apps.append(app)
+    assert {n: (p.wanted, p.output) for n, p in app.placements.items()} == {
+        "dealer": (0, 0), "player": (1, 1)}
+    lines = screen_lines(caplog)
+    assert [lvl for lvl, _ in lines] == [logging.INFO, logging.INFO]
+    assert lines[0][1].startswith("dealer screen on output 0, ")
+    assert lines[1][1].startswith("player screen on output 1, ")
+
+
+def test_outputs_by_default_follow_the_displays(views, apps, caplog, monkeypatch):
+    """No outputs given: dealer on 0, player on 1 when there are two displays."""
+    caplog.set_level(logging.INFO, LOGGER)
+    real = pygame.display.get_desktop_sizes()
+    monkeypatch.setattr(pygame.display, "get_desktop_sizes", lambda: [*real, (1280, 720)])
+    app = DisplayApp(lambda: views, queue.Queue())
+    apps.append(app)
+    assert {n: p.output for n, p in app.placements.items()} == {"dealer": 0, "player": 1}
+    assert [m for _, m in screen_lines(caplog)] == ["dealer screen on output 0, 1280x800",
+                                                    "player screen on output 1, 1920x1080"]
+
+
+def test_one_screen_that_cannot_open_leaves_the_other(views, apps, caplog):
+    """A zero-size window is refused by pygame itself; the dealer screen still opens."""
+    caplog.set_level(logging.INFO, LOGGER)
+    app = DisplayApp(lambda: views, queue.Queue(), sizes={"player": (0, 0)},
+                     outputs={"dealer": 0, "player": 0})
+    apps.append(app)
+    assert list(app.outputs) == ["dealer"]
+    assert "player" in app.failed
+    lines = screen_lines(caplog)
+    assert lines[0] == (logging.INFO, "dealer screen on output 0, 1280x800")
+    assert lines[1][0] == logging.ERROR
+    assert lines[1][1].startswith("player screen did not open on output 0: ")
+    assert app.step(now=0.0, wait=False)
+    assert app.frame("dealer") is not None and app.frame("player") is None
+
+
+def test_no_screen_opening_is_an_error_naming_each(views):
+    with pytest.raises(pygame.error, match=r"no screen opened: dealer: .+; player: .+"):
+        DisplayApp(lambda: views, queue.Queue(), sizes={"dealer": (0, 0), "player": (0, 0)})
+
+
+@given(wanted=st.dictionaries(st.sampled_from(["dealer", "player"]),
+                              st.integers(-3, 9)),
+       displays=st.integers(1, 6))
+def test_every_screen_is_placed_on_a_display_that_exists(wanted, displays):
+    placed = place_screens(("dealer", "player"), wanted, displays)
+    assert set(placed) == {"dealer", "player"}
+    for name, p in placed.items():
+        assert 0 <= p.output < displays
+        if name in wanted:
+            assert p.wanted == wanted[name]
+            exists = 0 <= wanted[name] < displays
+            assert p.found == exists
+            if not exists:      # the nearest end: display 0, or the last display there is
+                assert p.output == (0 if wanted[name] < 0 else displays - 1)
+        else:
+            assert p.found
+
+
+HINTS_PROBE = """
+import os, queue
+from display.app import DisplayApp
+from display.scenarios import build
+sc = build("betting")
+DisplayApp(lambda: (sc.dealer, sc.player), queue.Queue(), headless=True)
+print(os.environ["SDL_TOUCH_MOUSE_EVENTS"], os.environ["SDL_MOUSE_TOUCH_EVENTS"])
+"""
+
+
+@pytest.mark.parametrize("preset, expected", [({}, "0 0"),
+                                              ({"SDL_TOUCH_MOUSE_EVENTS": "1"}, "1 0")])
+def test_sdl_is_asked_not_to_copy_touches_unless_the_operator_says(preset, expected):
+    """The hints are in the environment before the video subsystem starts (SDL reads
+    them there); a value the operator set is kept."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_TOUCH_EVENTS")
+           and k != "SDL_TOUCH_MOUSE_EVENTS"}
+    env.update(SDL_VIDEODRIVER="dummy", PYGAME_HIDE_SUPPORT_PROMPT="1", **preset)
+    out = subprocess.run([sys.executable, "-c", HINTS_PROBE], env=env, capture_output=True,
+                         text=True, timeout=60, check=True).stdout
+    assert out.split("\n")[-2] == expected
