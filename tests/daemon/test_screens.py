@@ -1,0 +1,141 @@
+"""The shipped configuration opens both screens; READY comes once they are up.
+
+The daemon runs as installed (``threecard run --config``) on a copy of
+``systemd/table.toml.example`` with only the journal and the shoe moved (the journal to a
+temporary folder, the shoe to the in-process simulator): fullscreen, dealer on output 0
+and player on output 1, as shipped. SDL's dummy video driver has one display.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import socket
+import threading
+import tomllib
+from pathlib import Path
+
+import pygame
+import pytest
+
+from controller.config import load_config
+from controller.daemon import Daemon
+from controller.notify import Notifier
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "systemd" / "table.toml.example"
+SIZE = r"\d+x\d+"
+
+
+@pytest.fixture
+def shipped_config(tmp_path: Path) -> Path:
+    """The example configuration, journal in tmp_path and shoe simulated; nothing else."""
+    text = EXAMPLE.read_text()
+    text, n_url = re.subn(r'(?m)^url = ".*?"', 'url = "sim://"', text)
+    text, n_path = re.subn(r'(?m)^path = ".*?"',
+                          f'path = "{tmp_path / "journal.sqlite3"}"', text)
+    assert n_url == n_path == 1
+    path = tmp_path / "table.toml"
+    path.write_text(text)
+    shipped, ours = tomllib.loads(EXAMPLE.read_text()), tomllib.loads(text)
+    assert ours["display"] == shipped["display"]                 # screens as shipped
+    assert ours["display"]["fullscreen"] is True
+    assert (ours["display"]["dealer_output"], ours["display"]["player_output"]) == (0, 1)
+    return path
+
+
+@pytest.fixture
+def notify_socket(tmp_path: Path):
+    """A socket standing in for systemd's NOTIFY_SOCKET; yields (path, socket)."""
+    addr = str(tmp_path / "notify.sock")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(addr)
+    sock.settimeout(30)
+    yield addr, sock
+    sock.close()
+
+
+def wait_ready(sock: socket.socket) -> str:
+    """Datagrams until READY=1; returns that one."""
+    while True:
+        msg = sock.recv(4096).decode()
+        if "READY=1" in msg.split("\n"):
+            return msg
+
+
+def test_shipped_configuration_opens_both_screens_then_ready(shipped_config, notify_socket,
+                                                            daemons):
+    addr, sock = notify_socket
+    d = daemons(["--config", str(shipped_config)], env={"NOTIFY_SOCKET": addr})
+    dealer = d.wait_for(r"INFO +dealer screen on output 0, " + SIZE + "$")
+    player = d.wait_for(r"WARNING +player screen on output 0 \(output 1 not found\), "
+                        + SIZE + "$")
+    assert dealer and player
+    ready_line = d.wait_for(r"READY: table TCP-01")
+    ready = wait_ready(sock)
+    assert "did not open" not in ready and "STATUS=table TCP-01 ready" in ready
+    log = "\n".join(d.lines)
+    assert "could not open" not in log and "did not open" not in log
+    assert log.index(player.group(0)) < log.index(ready_line.group(0))   # screens first
+    assert d.stop() == 0
+
+
+def run_until_ready(daemon: Daemon, sock: socket.socket) -> str:
+    """Run the daemon in this thread (screens belong on the main thread) until READY."""
+    got: list[str] = []
+
+    def listen() -> None:
+        try:
+            got.append(wait_ready(sock))
+        finally:
+            daemon.stop_event.set()
+
+    t = threading.Thread(target=listen, daemon=True)
+    t.start()
+    assert daemon.run() == 0
+    t.join(10)
+    assert got, "no READY"
+    return got[0]
+
+
+def screen_lines(caplog) -> list[tuple[int, str]]:
+    return [(r.levelno, r.getMessage()) for r in caplog.records
+            if r.name == "display.app" and " screen " in r.getMessage()]
+
+
+def test_two_outputs_put_the_player_screen_on_output_1(shipped_config, notify_socket,
+                                                       caplog, monkeypatch):
+    addr, sock = notify_socket
+    caplog.set_level(logging.INFO)
+    pygame.display.init()
+    real = pygame.display.get_desktop_sizes()
+    monkeypatch.setattr(pygame.display, "get_desktop_sizes", lambda: [*real, (1920, 1080)])
+    daemon = Daemon(load_config(str(shipped_config)), notifier=Notifier(addr))
+    ready = run_until_ready(daemon, sock)
+    assert {n: p.output for n, p in daemon.app.placements.items()} == {"dealer": 0,
+                                                                        "player": 1}
+    lines = screen_lines(caplog)
+    assert [lvl for lvl, _ in lines] == [logging.INFO, logging.INFO]
+    assert re.fullmatch("dealer screen on output 0, " + SIZE, lines[0][1])
+    assert re.fullmatch("player screen on output 1, " + SIZE, lines[1][1])
+    assert "did not open" not in ready and daemon.screens_missing == []
+
+
+def test_status_names_a_screen_that_did_not_open(shipped_config, notify_socket, caplog,
+                                                 monkeypatch):
+    """A second output that reports no size: pygame refuses a 0x0 fullscreen player
+    window; the dealer screen opens all the same and READY's STATUS says what is missing."""
+    addr, sock = notify_socket
+    caplog.set_level(logging.INFO)
+    pygame.display.init()
+    real = pygame.display.get_desktop_sizes()
+    monkeypatch.setattr(pygame.display, "get_desktop_sizes", lambda: [*real, (0, 0)])
+    daemon = Daemon(load_config(str(shipped_config)), notifier=Notifier(addr))
+    ready = run_until_ready(daemon, sock)
+    status = next(f for f in ready.split("\n") if f.startswith("STATUS="))
+    assert status.endswith("; player screen did not open")
+    assert "dealer" not in status
+    assert daemon.screens_missing == ["player"]
+    lines = screen_lines(caplog)
+    assert re.fullmatch("dealer screen on output 0, " + SIZE, lines[0][1])
+    assert lines[1][0] == logging.ERROR
+    assert lines[1][1].startswith("player screen did not open on output 1: ")
