@@ -1,6 +1,6 @@
 """In CI the tests run against the installed wheel, never against the source tree.
 
-CI (``scripts/check``) builds a wheel, installs it in a fresh virtual environment and runs
+CI (``tests/run``) builds a wheel, installs it in a fresh virtual environment and runs
 ``python -P -m pytest <repo>/tests`` from a folder outside the repository. These tests make
 sure that is what happened: if the package came from the source tree (an editable install,
 the current folder on ``sys.path``), or if the wheel left out a subpackage or a data file,
