@@ -255,6 +255,8 @@ def parse_script(text: str, name: str = "<script>") -> Script:
             settings["chip_values"] = tuple(settings["chip_values"])
         config = TableConfig(**settings)
         config.validate()
+        if "start_utc" not in obj:
+            raise ValueError("start_utc is required (ISO 8601, +00:00)")
         start = datetime.fromisoformat(obj["start_utc"])
         if start.utcoffset() != timedelta(0):
             raise ValueError("start_utc must be UTC (+00:00)")
@@ -262,7 +264,7 @@ def parse_script(text: str, name: str = "<script>") -> Script:
         if isinstance(step_seconds, bool) or not isinstance(step_seconds, int) \
                 or step_seconds < 0:
             raise ValueError("step_seconds must be whole seconds >= 0")
-    except (KeyError, ValueError, TypeError) as exc:
+    except (ValueError, TypeError) as exc:
         raise ScriptError(f"{name}:{n}: bad set-up line: {exc}") from None
     return Script(name, config, start, step_seconds, tuple(steps))
 

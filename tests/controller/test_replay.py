@@ -215,5 +215,7 @@ def test_bad_set_up_lines():
                      "one")
     with pytest.raises(ScriptError, match="one:1: bad set-up line: start_utc must be UTC"):
         parse_script('{"start_utc": "2025-03-14T20:00:00+01:00"}', "one")
+    with pytest.raises(ScriptError, match="one:1: bad set-up line: start_utc is required"):
+        parse_script('{"table": {"seats": 3}}', "one")
     with pytest.raises(ScriptError, match="the set-up line has no clock"):
         parse_script('{"start_utc": "2025-03-14T20:00:00+00:00", "clock": 1}', "one")
