@@ -14,6 +14,7 @@ from typing import Any
 
 from controller.game import Game, TableConfig
 from controller.journal import ChainReport, Journal
+from controller.replay import rebuild
 from controller.round import IN_PLAY, RoundState
 
 HIDDEN = "??"
@@ -21,16 +22,13 @@ HIDDEN = "??"
 
 
 def replay(journal: Journal, full: bool = False) -> Game:
-    """Rebuild the recorded state (from the newest snapshot unless ``full``)."""
-    snap = None if full else journal.latest_snapshot()
-    if snap is not None:
-        g = Game.from_dict(json.loads(snap[2]))
-        after = snap[0]
-    else:
-        g, after = Game(TableConfig()), 0
-    for r in journal.records(after):
-        g.apply(r.seq, r.utc, r.kind, json.loads(r.body), r.actor)
-    return g
+    """Rebuild the recorded state (from the newest snapshot unless ``full``).
+
+    Raises:
+        controller.replay.ReplayError: a snapshot or a record cannot be replayed (a
+            :class:`~controller.journal.JournalError`).
+    """
+    return rebuild(journal, use_snapshots=not full)
 
 
 def _masked(rec: dict[str, Any]) -> dict[str, Any]:

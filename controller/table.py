@@ -36,6 +36,7 @@ from controller.auth import PinChecker, hash_pin
 from controller.commands import DealerCommand
 from controller.game import Game, TableConfig
 from controller.journal import Journal, JournalError
+from controller.replay import ReplayError, apply_records, start_state
 from controller.table_views import ViewBuilder
 from controller.views import DealerView, PlayerView
 from drivers.events import CardRead, Heartbeat, ShoeEvent
@@ -188,31 +189,19 @@ class Table:
         if not report.ok:
             self._lock_table(f"Journal integrity check failed: {report.message}")
             return
-        snap = self.journal.latest_snapshot()
-        after = 0
-        try:
-            if snap is not None:
-                seq, h, state = snap
-                if not self.journal.snapshot_ok(seq, h, state):
-                    self._lock_table(f"Snapshot at event {seq} does not match the journal")
-                    return
-                self.game = Game.from_dict(json.loads(state))
-                after = seq
-        except Exception as exc:  # noqa: BLE001 - an unreadable snapshot locks the table
-            self._lock_table(f"Snapshot at event {after} cannot be loaded: {exc}")
-            return
-        g = self.game
         check_at = self.journal.derived_seq()
         problem = None
         try:
-            if check_at is not None and check_at <= after:
+            g, after = start_state(self.journal, config=self.config)
+            self.game = g
+            if check_at is not None and check_at > after:
+                apply_records(g, self.journal, after, check_at)
+                after = check_at
+            if check_at is not None:
                 problem = self._derived_problem(g)
-            for r in self.journal.records(after):
-                g.apply(r.seq, r.utc, r.kind, json.loads(r.body), r.actor)
-                if r.seq == check_at:
-                    problem = self._derived_problem(g)
-        except Exception as exc:  # noqa: BLE001 - any failure to replay locks the table
-            self._lock_table(f"Journal replay failed at event {g.last_seq + 1}: {exc}")
+            apply_records(g, self.journal, after)
+        except ReplayError as exc:  # any failure to replay locks the table
+            self._lock_table(str(exc))
             return
         if problem:
             self._lock_table(f"Journal records do not match its events: {problem}")

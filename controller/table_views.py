@@ -15,7 +15,7 @@ from typing import Any
 
 from controller.game import Game
 from controller.round import ALLOWED_COMMANDS, RoundState, position_name
-from controller.rules import RuleProfile
+from controller.rules import PAY_ORDER, RuleProfile
 from controller.views import (
     Banner,
     BetLine,
@@ -77,6 +77,11 @@ def _bet_lines(results: list[list[Any]] | None) -> tuple[BetLine, ...]:
     return tuple(BetLine(b, o, st, net, m) for b, o, st, m, net in results or ())
 
 
+def _pay_rank(item: tuple[str, Any]) -> int:
+    """Pay order of a recorded result (a snapshot's JSON keeps its keys sorted by name)."""
+    return PAY_ORDER.index(item[0]) if item[0] in PAY_ORDER else len(PAY_ORDER)
+
+
 def _recall_round(rec: dict[str, Any], mask_dealer: bool) -> RecallRound:
     deal = tuple((None if mask_dealer and pos == "dealer" else card, pos, manual)
                  for card, pos, manual in rec["deal"])
@@ -84,7 +89,8 @@ def _recall_round(rec: dict[str, Any], mask_dealer: bool) -> RecallRound:
                            hand=s["hand"], decision=s["decision"],
                            results=tuple(BetLine(b, r["outcome"], r["stake"], r["net"],
                                                  r["multiple"])
-                                         for b, r in s["results"].items()),
+                                         for b, r in sorted(s["results"].items(),
+                                                            key=_pay_rank)),
                            net=s["net"], six_card_hand=s["six_card_hand"])
                   for s in rec["seats"])
     return RecallRound(rec["round_id"], rec["status"], rec["void_reason"], rec["started_utc"],

@@ -28,7 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lang", choices=("en", "fr", "uk"), default="en")
     parser.add_argument("--pad", choices=("reason", "card", "pin"), default=None,
                         help="dealer only: show a supervisor pad open")
-    parser.add_argument("--out", required=True, help="PNG file to write")
+    parser.add_argument("--out", required=True,
+                        help="PNG file to write (in a folder that exists)")
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -90,23 +91,50 @@ def render(view: str, scenario: str, size: tuple[int, int], lang: str = "en",
     return surface, frame
 
 
+def check_out(text: str) -> Path:
+    """Check where ``--out`` writes: a file in a folder that exists and can be written.
+
+    The folder is never created: a mistyped path is an error, not a new folder.
+
+    Raises:
+        ValueError: the folder is missing or not a folder, the path is a folder, or
+            the folder cannot be written; the message names ``--out``.
+    """
+    out = Path(text)
+    folder = out.parent
+    if not folder.exists():
+        raise ValueError(f"--out: folder {folder} does not exist (create it first)")
+    if not folder.is_dir():
+        raise ValueError(f"--out: {folder} is not a folder")
+    if out.is_dir():
+        raise ValueError(f"--out: {out} is a folder; give the PNG file's path")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ValueError(f"--out: folder {folder} is not writable")
+    return out
+
+
 def run(args: argparse.Namespace) -> int:
     """Render and write the PNG.
 
     Returns:
-        0 on success, 2 on a bad size.
+        0 on success; 2 on a bad size or an ``--out`` that cannot be written (one line
+        on stderr says why).
     """
     import pygame
 
     try:
         size = parse_size(args.size)
+        out = check_out(args.out)
     except ValueError as exc:
         print(f"threecard screenshot: {exc}", file=sys.stderr)
         return 2
     surface, _ = render(args.view, args.scenario, size, args.lang, getattr(args, "pad", None))
-    out = Path(args.out)
-    if out.parent and not out.parent.exists():
-        out.parent.mkdir(parents=True, exist_ok=True)
-    pygame.image.save(surface, str(out))
+    try:
+        with out.open("wb") as f:
+            pygame.image.save(surface, f, out.name)
+    except (pygame.error, OSError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        print(f"threecard screenshot: --out: cannot write {out}: {reason}", file=sys.stderr)
+        return 2
     print(out)
     return 0

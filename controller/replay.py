@@ -1,0 +1,137 @@
+"""Rebuilding a table's recorded state, and its views, at any event of a journal.
+
+This is the replay the :class:`~controller.table.Table` runs at start-up (REQUIREMENTS
+R1: restart = replay the journal): the newest sealed snapshot at or before the event,
+then every record after it, each applied with :meth:`~controller.game.Game.apply`.
+:func:`views_at` builds from that state the same :class:`~controller.views.DealerView`
+and :class:`~controller.views.PlayerView` the running table published, so a disputed
+round can be shown as the dealer and the players saw it at any event. Nothing here
+writes to the journal.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from controller.game import Game, TableConfig
+from controller.journal import Journal, JournalError
+from controller.table_views import ViewBuilder
+from controller.views import DealerView, PlayerView
+
+
+class ReplayError(JournalError):
+    """The journal cannot be replayed: a broken chain, a bad snapshot, a record that fails.
+
+    A table that meets one at start-up locks itself (REQUIREMENTS R4).
+    """
+
+
+def start_state(journal: Journal, upto: int | None = None, use_snapshots: bool = True,
+                config: TableConfig | None = None) -> tuple[Game, int]:
+    """The state replay starts from: the newest snapshot at or before ``upto``.
+
+    Args:
+        journal: an open journal.
+        upto: the last event wanted (None: the newest).
+        use_snapshots: False starts from an empty table at event 0 (a full replay).
+        config: the settings of the empty table used when no snapshot applies (the
+            journal's first ``startup`` record sets the recorded ones).
+
+    Returns:
+        (the state, the event it is the state after); an empty :class:`Game` and 0
+        when there is no snapshot to start from.
+
+    Raises:
+        ReplayError: the snapshot's seal does not match the journal, or its state
+            cannot be loaded.
+    """
+    snap = journal.latest_snapshot(upto) if use_snapshots else None
+    if snap is None:
+        return Game(config or TableConfig()), 0
+    seq, seal, state = snap
+    if not journal.snapshot_ok(seq, seal, state):
+        raise ReplayError(f"Snapshot at event {seq} does not match the journal")
+    try:
+        return Game.from_dict(json.loads(state)), seq
+    except Exception as exc:  # noqa: BLE001 - any unreadable snapshot is the same fault
+        raise ReplayError(f"Snapshot at event {seq} cannot be loaded: {exc}") from None
+
+
+def apply_records(game: Game, journal: Journal, after: int, upto: int | None = None) -> None:
+    """Apply the journal's records ``after < seq <= upto`` to ``game``, in order.
+
+    Args:
+        game: the state after event ``after`` (changed in place).
+        journal: an open journal.
+        after: the event ``game`` is the state after.
+        upto: the last event to apply (None: the newest).
+
+    Raises:
+        ReplayError: a record cannot be read or applied (its seq is named).
+    """
+    for r in journal.records(after):
+        if upto is not None and r.seq > upto:
+            break
+        try:
+            game.apply(r.seq, r.utc, r.kind, json.loads(r.body), r.actor)
+        except Exception as exc:  # noqa: BLE001 - any failure to replay is the same fault
+            raise ReplayError(f"Journal replay failed at event {r.seq}: {exc}") from None
+
+
+def rebuild(journal: Journal, upto: int | None = None, use_snapshots: bool = True) -> Game:
+    """The recorded state after event ``upto`` (:func:`start_state`, :func:`apply_records`).
+
+    Args:
+        journal: an open journal.
+        upto: the last event to apply (None: the newest).
+        use_snapshots: False replays every record from the first.
+
+    Returns:
+        The state; its ``last_seq`` is the last event applied.
+
+    Raises:
+        ReplayError: see :func:`start_state` and :func:`apply_records`.
+    """
+    game, after = start_state(journal, upto, use_snapshots)
+    apply_records(game, journal, after, upto)
+    return game
+
+
+def views_at(journal: Journal | str | Path, seq: int) -> tuple[DealerView, PlayerView]:
+    """The dealer and player views of the table right after event ``seq`` was applied.
+
+    The hash chain is checked first: views are never rebuilt from an altered journal.
+    The views equal those the table published after that event, except ``version``,
+    which here is ``seq`` (a table that commits one input at a time and has not
+    restarted numbers its views the same way). The player view holds no dealer hole
+    card before the reveal (REQUIREMENTS R13), as on the table.
+
+    Args:
+        journal: an open journal, or the path of a journal file (opened read-only).
+        seq: an event sequence number, 1 to the newest.
+
+    Returns:
+        (dealer view, player view).
+
+    Raises:
+        ValueError: ``seq`` is not an event of this journal.
+        ReplayError: the hash chain is broken, or the replay fails (see :func:`rebuild`).
+        JournalError: the file is not a usable journal.
+    """
+    j = journal if isinstance(journal, Journal) else Journal(journal, readonly=True)
+    try:
+        report = j.verify()
+        if not report.ok:
+            raise ReplayError(f"Journal integrity check failed: {report.message}")
+        if isinstance(seq, bool) or not isinstance(seq, int) or not 1 <= seq <= report.events:
+            raise ValueError(f"event {seq!r} is not in this journal (events 1 to "
+                             f"{report.events})")
+        game = rebuild(j, seq)
+    finally:
+        if j is not journal:
+            j.close()
+    return ViewBuilder().build(game, seq)
+
+
+__all__ = ["ReplayError", "apply_records", "rebuild", "start_state", "views_at"]
