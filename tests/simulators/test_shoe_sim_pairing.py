@@ -146,3 +146,17 @@ def test_autoplay_on_the_printed_url_settles_three_rounds_without_a_void(tmp_pat
         assert rec["deal"] == [[card, where, False] for card, where
                                in zip(dealt[9 * n: 9 * n + 9], order, strict=True)]
     assert f"threecard run --seats 2 --shoe '{url}'" in sim_err
+
+
+@pytest.mark.parametrize(("flag", "value", "words"), [
+    ("--seats", "9", "--seats must be 1 to 7, got 9"),
+    ("--seats", "0", "--seats must be 1 to 7, got 0"),
+    ("--gap", "-1", "--gap must be 0 or more, got -1"),
+    ("--interval", "0", "--interval must be 1 or more, got 0"),
+    ("--burn-cards", "-2", "--burn-cards must be 0 to 52, got -2"),
+])
+def test_a_pace_the_table_cannot_follow_is_refused(flag, value, words):
+    out = subprocess.run([*CMD, "shoe-sim", "--dialect", "native", "--pty", flag, value],
+                         capture_output=True, text=True, timeout=60, check=False)
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.strip() == f"threecard shoe-sim: {words}"
