@@ -81,14 +81,14 @@ def ambiguous_message(target: str, ports: list[Any], serial_number: str | None) 
         shown.append(f"{p.device} ({serial_text}{where})")
     numbers = [p.serial_number for p in ports]
     if serial_number is None and all(numbers) and len(set(numbers)) == len(numbers):
-        how = (f"add the serial number of the shoe's adapter (serial://{target}:SERIAL), or "
-               f"name the adapter by the USB port it is plugged into")
+        how = (f"Add the serial number of the shoe's adapter (serial://{target}:SERIAL), "
+               f"or name the adapter by the USB port it is plugged into")
     else:
-        how = ("they have no serial number that tells them apart: name the shoe's adapter "
-               "by the USB port it is plugged into")
+        how = ("They have no serial number that tells them apart, so name the shoe's "
+               "adapter by the USB port it is plugged into")
     return (f"{len(ports)} USB serial ports match {target}: {', '.join(shown)}; refusing to "
-            f"guess which one is the shoe: {how}: serial://{BY_PATH}/... "
-            f"(ls -l {BY_PATH}), or a udev rule matching KERNELS (99-card-shoe.rules)")
+            f"guess which one is the shoe. {how}: serial://{BY_PATH}/... (see ls -l "
+            f"{BY_PATH}) or a udev rule matching KERNELS (99-card-shoe.rules)")
 
 
 class SerialTransport(Transport):

@@ -54,6 +54,7 @@ def no_open(mocker):
 
 
 def test_two_serial_less_adapters_are_refused_and_both_named(mocker, no_open):
+    mocker.patch.object(serial_port, "by_path_names", return_value={})  # no udev here
     mocker.patch("serial.tools.list_ports.comports", return_value=[
         adapter("/dev/ttyUSB10", location="1-1.3:1.0"),
         adapter("/dev/ttyS0", vid=None, pid=None),
