@@ -227,6 +227,7 @@ class Game:
             "link": self._link, "seq_gap": self._seq_gap, "hello": self._hello,
             "alarm": self._alarm, "lid": self._lid, "cut": self._cut, "empty": self._empty,
             "warning": self._warning, "frame_error": self._frame_error,
+            "no_frame": self._no_frame,
             "place_bet": self._place_bet, "clear_bets": self._clear_bets, "rebet": self._rebet,
             "no_more_bets": self._no_more_bets, "decide": self._decide, "reveal": self._reveal,
             "settle": self._settle, "next_round": self._next_round, "void": self._void_cmd,
@@ -700,6 +701,19 @@ class Game:
             self._pause("frame_error", supervisor=False)
             self._note("frame_error", "Garbled data from the shoe: a card may be missing.",
                        "Check the cards dealt match the screen, then resume")
+
+    def _no_frame(self, body: dict[str, Any], actor: str) -> None:
+        """Bytes arrive but no frame decodes (a wrong dialect?): a note until one does.
+
+        No card was read, so the round is not touched.
+        """
+        if body.get("cleared"):
+            self.notes.pop("no_frame", None)
+            return
+        nbytes = body.get("nbytes", 0)
+        self._note("no_frame", f"no frame decoded from {nbytes} bytes: is the dialect right?",
+                   "Technician: check the shoe's dialect (and baud rate) in the shoe URL",
+                   bytes=str(nbytes), dialect=str(body.get("dialect", "")))
 
     def _empty(self, body: dict[str, Any], actor: str) -> None:
         self._count("shoe_empty")

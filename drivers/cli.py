@@ -9,7 +9,9 @@ what the shoe said and what the host would drop::
     {"type": "seq_gap", "expected": 19, "got": 21}
 
 The exit status is 0 when every frame decoded, 1 when a frame was dropped or a seq gap
-seen, 2 for a usage error.
+seen, or when the input had bytes but not one frame decoded (standard error then says
+"no frame decoded from N bytes: is the dialect right?", as the table does), 2 for a usage
+error.
 """
 
 from __future__ import annotations
@@ -22,9 +24,9 @@ import sys
 from typing import Any, BinaryIO, TextIO
 
 from drivers.dialects import DIALECTS, make_decoder
-from drivers.events import CardRead, LinkStatus, ShoeEvent
+from drivers.events import CardRead, LinkStatus, NoFrameDecoded, ShoeEvent
 
-_NO_SEQ = frozenset({"frame_error", "seq_gap", "link"})
+_NO_SEQ = frozenset({"frame_error", "seq_gap", "link", "no_frame"})
 
 
 def event_to_json(event: ShoeEvent) -> dict[str, Any]:
@@ -71,11 +73,13 @@ def decode_stream(dialect: str, source: BinaryIO | int, out: TextIO) -> dict[str
         out: where the JSON lines go (flushed after each read).
 
     Returns:
-        The decoder's counters as a dict.
+        The decoder's counters as a dict, and ``bytes``: the bytes read.
     """
     decoder = make_decoder(dialect)
+    nbytes = 0
     while True:
         chunk = os.read(source, 65536) if isinstance(source, int) else source.read(65536)
+        nbytes += len(chunk)
         if not chunk:
             # end of the capture: a last line without its line end is decoded (or reported
             # as a bad frame), never dropped unseen
@@ -88,6 +92,7 @@ def decode_stream(dialect: str, source: BinaryIO | int, out: TextIO) -> dict[str
             break
     stats = dataclasses.asdict(decoder.stats)
     stats.pop("extra", None)
+    stats["bytes"] = nbytes
     return stats
 
 
@@ -98,8 +103,8 @@ def run(args: argparse.Namespace) -> int:
         args: parsed arguments.
 
     Returns:
-        0 if all frames decoded, 1 if a frame was dropped or a seq gap seen, 2 if the file
-        cannot be read.
+        0 if all frames decoded, 1 if a frame was dropped or a seq gap seen or if bytes
+        came but no frame decoded (a wrong dialect?), 2 if the file cannot be read.
     """
     try:
         if args.file == "-":
@@ -113,5 +118,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.stats:
         print(json.dumps(stats), file=sys.stderr)
+    if stats["bytes"] and not stats["frames"]:
+        hint = NoFrameDecoded(nbytes=stats["bytes"], dialect=args.dialect)
+        print(f"threecard decode: {hint.message} (decoded as {args.dialect})", file=sys.stderr)
+        return 1
     bad = stats["crc"] + stats["malformed"] + stats["oversize"] + stats["seq_gaps"]
     return 1 if bad else 0

@@ -163,3 +163,31 @@ _TYPE_NAMES: dict[type, str] = {
     SeqGap: "seq_gap",
     LinkStatus: "link",
 }
+
+
+@dataclass(frozen=True, slots=True)
+class NoFrameDecoded(ShoeEvent):
+    """Bytes keep arriving from the shoe but no frame decodes: is the dialect right?
+
+    A shoe speaking another dialect (or at another baud rate) than the link expects sends
+    bytes that every decoder skips as noise: without this event nothing would say so. The
+    link sends it once per episode, after a few seconds of such bytes, and once more with
+    ``cleared`` True when a frame decodes again.
+
+    Attributes:
+        nbytes: bytes received since the last decoded frame.
+        dialect: the dialect the link decodes (``native`` or ``beetek``).
+        cleared: True when a frame decoded again: the episode is over.
+    """
+
+    nbytes: int = 0
+    dialect: str = ""
+    cleared: bool = False
+
+    @property
+    def message(self) -> str:
+        """The operator hint: ``no frame decoded from N bytes: is the dialect right?``."""
+        return f"no frame decoded from {self.nbytes} bytes: is the dialect right?"
+
+
+_TYPE_NAMES[NoFrameDecoded] = "no_frame"

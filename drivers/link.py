@@ -9,6 +9,13 @@ as dead); the link then sends ``PING`` once per silence period, and the first li
 makes it ``ONLINE`` again. A crash inside the thread is logged and reported as
 ``DISCONNECTED`` with the error, and the link tries again; it is never silent.
 
+A wrong dialect is not silent either: bytes that arrive but decode to no frame (a
+``native`` shoe on a ``beetek`` link, or the other way round, or a wrong baud rate) are
+counted; after :data:`NO_FRAME_AFTER_MS` of them (at least :data:`NO_FRAME_MIN_BYTES`),
+the link logs a warning "no frame decoded from N bytes: is the dialect right?" and posts
+:class:`~drivers.events.NoFrameDecoded`, once per episode; the first frame that decodes
+ends the episode (logged, and posted with ``cleared`` True).
+
 Example::
 
     inbox = queue.Queue()
@@ -28,12 +35,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from drivers.dialects import Decoder, DecoderStats, make_decoder
-from drivers.events import LinkState, LinkStatus, ShoeEvent
+from drivers.events import LinkState, LinkStatus, NoFrameDecoded, ShoeEvent
 from drivers.transports import Connector, Transport, TransportError
 
 log = logging.getLogger(__name__)
 
 HEARTBEAT_DIALECTS = frozenset({"native"})
+NO_FRAME_AFTER_MS = 5000
+"""Milliseconds of bytes that decode to no frame before the link says so (dialect hint)."""
+NO_FRAME_MIN_BYTES = 16
+"""Fewer undecodable bytes than this are line noise (an adapter's power-up glitch), not a
+wrong dialect: the shortest card frame of either dialect is longer."""
 
 
 @dataclass(slots=True)
@@ -47,6 +59,8 @@ class LinkCounters:
         silences: times the link went silent.
         crashes: unexpected errors caught inside the thread.
         bytes_read: bytes received.
+        undecoded_bytes: bytes received since the last decoded frame.
+        no_frame_hints: times the link said no frame decodes (wrong dialect?).
         events: events put on the queue (link status excluded).
         decoder: the dialect's counters (frame errors by reason, gaps, retransmissions).
     """
@@ -57,6 +71,8 @@ class LinkCounters:
     silences: int = 0
     crashes: int = 0
     bytes_read: int = 0
+    undecoded_bytes: int = 0
+    no_frame_hints: int = 0
     events: int = 0
     decoder: DecoderStats = field(default_factory=DecoderStats)
 
@@ -106,6 +122,8 @@ class ShoeLink:
         self._state = LinkState.DISCONNECTED
         self._detail = "not started"
         self._ping_seq = 0
+        self._undecoded_since: float | None = None
+        self._no_frame_raised = False
 
     # -- public ------------------------------------------------------------------------
 
@@ -254,6 +272,36 @@ class ShoeLink:
             self._stop.wait(delay)
             delay = min(delay * 2, self.backoff_max)
 
+    def _count_undecoded(self, nbytes: int, decoded: bool, now: float) -> None:
+        """Count bytes that decoded to no frame; a decoded frame ends the episode."""
+        c = self.counters
+        if decoded:
+            c.undecoded_bytes = 0
+            self._undecoded_since = None
+            if self._no_frame_raised:
+                self._no_frame_raised = False
+                log.info("shoe %s: frames decode again (%s dialect)",
+                         self.connector.description, self.dialect)
+                self._put(NoFrameDecoded(dialect=self.dialect, cleared=True))
+            return
+        if self._undecoded_since is None:
+            self._undecoded_since = now
+        c.undecoded_bytes += nbytes
+
+    def _check_no_frame(self, now: float) -> None:
+        """Say once per episode that bytes arrive but no frame decodes."""
+        since = self._undecoded_since
+        nbytes = self.counters.undecoded_bytes
+        if (self._no_frame_raised or since is None or nbytes < NO_FRAME_MIN_BYTES
+                or (now - since) * 1000 < NO_FRAME_AFTER_MS):
+            return
+        self._no_frame_raised = True
+        self.counters.no_frame_hints += 1
+        hint = NoFrameDecoded(nbytes=nbytes, dialect=self.dialect)
+        log.warning("shoe %s: %s (this link decodes the %s dialect)",
+                    self.connector.description, hint.message, self.dialect)
+        self._put(hint)
+
     def _pump(self, transport: Transport) -> None:
         silence = self.silence_timeout
         tick = min(0.5, silence / 4) if silence > 0 else 0.5
@@ -262,12 +310,16 @@ class ShoeLink:
         last_line = time.monotonic()
         silent_since: float | None = None
         last_ping = last_line
+        self.counters.undecoded_bytes = 0  # a new connection: count afresh
+        self._undecoded_since = None
         while not self._stop.is_set():
             data = transport.read(tick)
             now = time.monotonic()
             if data:
                 self.counters.bytes_read += len(data)
+                frames = self.decoder.stats.frames
                 events = self.decoder.feed(data)
+                self._count_undecoded(len(data), self.decoder.stats.frames > frames, now)
                 if events:
                     last_line = now
                     if silent_since is not None:
@@ -277,6 +329,7 @@ class ShoeLink:
                     for event in events:
                         self.counters.events += 1
                         self._put(event)
+            self._check_no_frame(now)
             if silence > 0 and now - last_line >= silence:
                 if silent_since is None:
                     silent_since = now

@@ -5,7 +5,8 @@ seconds; ``backoff_max`` seconds; ``exclusive`` 0|1):
 
 * ``serial:///dev/card-shoe?dialect=beetek&baud=9600`` or a bare ``/dev/...`` path;
   globs are allowed (``serial:///dev/serial/by-id/usb-1a86_*``);
-* ``serial://1a86:7523[:SERIAL]?dialect=beetek``: a USB-serial adapter by VID:PID;
+* ``serial://1a86:7523[:SERIAL]?dialect=beetek``: a USB-serial adapter by VID:PID; it
+  must match one port (two matching adapters are refused, never guessed between);
 * ``socket://127.0.0.1:7100?dialect=native``, ``rfc2217://host:port``, ``loop://``,
   ``spy://...``: handed to pyserial (its own options are kept);
 * ``usb://1209:7a01[:SERIAL]?dialect=native``: a vendor-class USB shoe (pyusb);

@@ -2,7 +2,8 @@
 
 * :mod:`simulators.shoe`: :class:`~simulators.shoe.SimulatedShoe` (deck, dialect,
   firmware model, every fault by :meth:`~simulators.shoe.SimulatedShoe.inject`) and
-  :class:`~simulators.shoe.ShoeRunner` (heartbeats, timed dealing, scheduled faults).
+  :class:`~simulators.shoe.ShoeRunner` (heartbeats, timed dealing in rounds, scheduled
+  faults).
 * Ports, the device side of each transport: :class:`simulators.ports.MemoryPort`
   (in-memory pair), :class:`simulators.pty_shoe.PtyPort` (pseudo-terminal: the real
   pyserial path), :class:`simulators.tcp_shoe.TcpPort` (``socket://`` on 127.0.0.1) and

@@ -6,8 +6,14 @@ The port is opened with :func:`serial.serial_for_url`, so a device path
 (a second program gets "busy"). The port is found anew at every open:
 
 * a path is opened as it is (a by-id path or udev symlink follows the adapter);
-* a path with glob characters (``/dev/serial/by-id/usb-1a86_*``) opens the first match;
-* ``VID:PID[:SERIAL]`` is matched against :func:`serial.tools.list_ports.comports`.
+* a path with glob characters (``/dev/serial/by-id/usb-1a86_*``) opens the first match
+  that opens, in natural order (``ttyUSB2`` before ``ttyUSB10``);
+* ``VID:PID[:SERIAL]`` is matched against :func:`serial.tools.list_ports.comports`. It
+  must name one adapter: when two or more ports match (two adapters of one model, and no
+  serial number that tells them apart, as with CH340s that have none), the open is
+  refused with the candidates and where to find a name that does tell them apart
+  (``/dev/serial/by-path``: the USB port the adapter is plugged into). Opening one of
+  them would be a guess, and the wrong one reads another table's shoe or none.
 """
 
 from __future__ import annotations
@@ -16,13 +22,17 @@ import glob
 import os
 import re
 import socket
+from typing import Any
 
 import serial
 import serial.tools.list_ports
+from serial.tools.list_ports_common import numsplit
 
 from drivers.transports import Connector, Transport, TransportError, open_error
 
 _VIDPID = re.compile(r"^([0-9A-Fa-f]{4}):([0-9A-Fa-f]{4})(?::(.+))?$")
+BY_PATH = "/dev/serial/by-path"
+"""Where udev names serial ports by the USB port they are plugged into."""
 
 
 def parse_vid_pid(text: str) -> tuple[int, int, str | None] | None:
@@ -31,6 +41,54 @@ def parse_vid_pid(text: str) -> tuple[int, int, str | None] | None:
     if not m:
         return None
     return int(m.group(1), 16), int(m.group(2), 16), m.group(3)
+
+
+def by_path_names(directory: str | None = None) -> dict[str, str]:
+    """The ``/dev/serial/by-path`` name of each serial device that has one.
+
+    Args:
+        directory: where udev keeps the by-path links (default :data:`BY_PATH`).
+
+    Returns:
+        ``{"/dev/ttyUSB2": "/dev/serial/by-path/...-usb-0:1.2:1.0-port0", ...}`` (empty
+        where udev made none, e.g. in a container).
+    """
+    names: dict[str, str] = {}
+    for link in sorted(glob.glob(os.path.join(directory or BY_PATH, "*")), key=numsplit):
+        names.setdefault(os.path.realpath(link), link)
+    return names
+
+
+def ambiguous_message(target: str, ports: list[Any], serial_number: str | None) -> str:
+    """The operator message for a ``VID:PID`` that matches more than one port.
+
+    Args:
+        target: ``VID:PID[:SERIAL]`` as the URL gave it.
+        ports: the matching ports (pyserial ``ListPortInfo``), in natural order.
+        serial_number: the serial number the URL gave, if any.
+
+    Returns:
+        One line naming every candidate (its by-path name, or its USB port) and how to
+        name the shoe's own adapter.
+    """
+    by_path = by_path_names()
+    shown = []
+    for p in ports:
+        usb_port = (p.location or "").split(":")[0]
+        where = by_path.get(os.path.realpath(p.device)) or (
+            f"USB port {usb_port}" if usb_port else "USB port unknown")
+        serial_text = f"serial {p.serial_number}, " if p.serial_number else ""
+        shown.append(f"{p.device} ({serial_text}{where})")
+    numbers = [p.serial_number for p in ports]
+    if serial_number is None and all(numbers) and len(set(numbers)) == len(numbers):
+        how = (f"Add the serial number of the shoe's adapter (serial://{target}:SERIAL), "
+               f"or name the adapter by the USB port it is plugged into")
+    else:
+        how = ("They have no serial number that tells them apart, so name the shoe's "
+               "adapter by the USB port it is plugged into")
+    return (f"{len(ports)} USB serial ports match {target}: {', '.join(shown)}; refusing to "
+            f"guess which one is the shoe. {how}: serial://{BY_PATH}/... (see ls -l "
+            f"{BY_PATH}) or a udev rule matching KERNELS (99-card-shoe.rules)")
 
 
 class SerialTransport(Transport):
@@ -126,32 +184,46 @@ class SerialConnector(Connector):
         """The ports to try, found now (rediscovery happens at every call).
 
         Returns:
-            Device paths or pyserial URLs, best first.
+            Device paths or pyserial URLs, best first (natural order: ``ttyUSB2`` before
+            ``ttyUSB10``).
 
         Raises:
-            TransportError: nothing matches (absent).
+            TransportError: nothing matches (``absent``), or a ``VID:PID`` matches two or
+                more ports (``config``).
         """
         target = self.target
         if "://" in target:
             return [target]
         vid_pid = parse_vid_pid(target)
         if vid_pid is not None:
-            vid, pid, serial_number = vid_pid
-            ports = [p for p in serial.tools.list_ports.comports()
-                     if p.vid == vid and p.pid == pid
-                     and (serial_number is None or p.serial_number == serial_number)]
-            if not ports:
-                raise TransportError(
-                    f"no USB serial adapter {target} found: check the cable and the adapter "
-                    f"(see 'python -m serial.tools.list_ports -v')", kind="absent")
-            return [p.device for p in sorted(ports, key=lambda p: p.device)]
+            return [self._vid_pid_port(*vid_pid)]
         if glob.has_magic(target):
-            found = sorted(glob.glob(target))
+            found = sorted(glob.glob(target), key=numsplit)
             if not found:
                 raise TransportError(f"shoe not found: no port matches {target}: check the "
                                      f"cable, the USB adapter and the udev rule", kind="absent")
             return found
         return [target]
+
+    def _vid_pid_port(self, vid: int, pid: int, serial_number: str | None) -> str:
+        """The one port of a USB-serial adapter ``vid:pid[:serial_number]``.
+
+        Raises:
+            TransportError: none matches (``absent``), or two or more match
+                (``config``: the URL cannot tell them apart).
+        """
+        target = self.target
+        ports = sorted((p for p in serial.tools.list_ports.comports()
+                        if p.vid == vid and p.pid == pid
+                        and (serial_number is None or p.serial_number == serial_number)),
+                       key=lambda p: numsplit(p.device))
+        if not ports:
+            raise TransportError(
+                f"no USB serial adapter {target} found: check the cable and the adapter "
+                f"(see 'python -m serial.tools.list_ports -v')", kind="absent")
+        if len(ports) > 1:
+            raise TransportError(ambiguous_message(target, ports, serial_number), kind="config")
+        return ports[0].device
 
     def open(self) -> Transport:
         """Discover and open the port.

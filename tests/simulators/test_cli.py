@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import queue
+import re
 import signal
 import subprocess
 import sys
@@ -68,16 +69,16 @@ def test_decode_missing_file(capsys):
 def test_shoe_sim_serves_a_link_and_stops_on_sigterm(where):
     args = ["--pty"] if where == "pty" else ["--tcp", "127.0.0.1:0"]
     proc = subprocess.Popen([*CMD, "shoe-sim", "--dialect", "native", *args, "--seed", "4",
-                             "--interval", "20", "--fault", "unknown_card:code=D12@2"],
+                             "--interval", "20", "--gap", "0",
+                             "--fault", "unknown_card:code=D12@2"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     q: queue.Queue = queue.Queue()
     link = None
     try:
-        path = proc.stdout.readline().strip()
-        assert path.startswith("/dev/" if where == "pty" else "socket://127.0.0.1:")
-        if where == "tcp":
-            assert not path.endswith(":0")
-        link = drivers.open_link(path + "?dialect=native", q)
+        url = proc.stdout.readline().strip()
+        assert re.fullmatch(r"serial:///dev/pts/\d+\?dialect=native" if where == "pty"
+                            else r"socket://127\.0\.0\.1:[1-9]\d*\?dialect=native", url), url
+        link = drivers.open_link(url, q)
         link.start()
         wait_for(q, lambda ev: isinstance(ev, LinkStatus) and ev.state == LinkState.ONLINE)
         cards = [wait_for(q, lambda ev: isinstance(ev, CardRead)) for _ in range(3)]
@@ -99,8 +100,9 @@ def test_shoe_sim_manual_deals_on_enter():
     q: queue.Queue = queue.Queue()
     link = None
     try:
-        path = proc.stdout.readline().strip()
-        link = drivers.open_link(f"serial://{path}?dialect=beetek", q)
+        url = proc.stdout.readline().strip()
+        assert re.fullmatch(r"serial:///dev/pts/\d+\?dialect=beetek", url), url
+        link = drivers.open_link(url, q)
         link.start()
         wait_for(q, lambda ev: isinstance(ev, LinkStatus) and ev.state == LinkState.ONLINE)
         proc.stdin.write("\n\n")

@@ -1,0 +1,35 @@
+"""The table daemon told the wrong dialect says so, in its log and on the dealer's banner."""
+
+from __future__ import annotations
+
+import re
+
+from simulators.pty_shoe import PtyPort
+from simulators.shoe import ShoeRunner, SimulatedShoe
+
+
+def test_a_native_shoe_on_a_beetek_table_is_named_in_the_log(daemons, table_config):
+    shoe = SimulatedShoe("native", seed=3)
+    port = PtyPort(None, dialect="native")
+    shoe.attach(port)
+    runner = ShoeRunner(shoe, heartbeat_ms=200)  # a native shoe's heartbeats: bytes flow
+    runner.start()
+    try:
+        d = daemons(["--config", str(table_config), "--headless",
+                     "--shoe", f"serial://{port.path}?dialect=beetek"])
+        d.wait_for(r"READY")
+        link = d.wait_for(r"WARNING +shoe \S+: no frame decoded from (\d+) bytes: is the "
+                          r"dialect right\? \(this link decodes the beetek dialect\)", timeout=20)
+        nbytes = int(link.group(1))
+        assert nbytes >= 16
+        d.cursor = 0
+        banner = d.wait_for(r"WARNING +no_frame: no frame decoded from (\d+) bytes: is the "
+                            r"dialect right\?")
+        assert int(banner.group(1)) == nbytes
+        assert d.stop() == 0
+    finally:
+        runner.stop()
+        port.close()
+    said = [line for line in d.lines if "is the dialect right?" in line]
+    assert len(said) == 2, said  # once by the link, once as the dealer's banner
+    assert not any(re.search(r"round \d+ (VOID|paused)", line) for line in d.lines)

@@ -1,0 +1,262 @@
+"""A wrong dialect is not silent: the link, the table's screens and ``decode`` all say so.
+
+A shoe speaking one dialect on a link set for the other sends bytes that no decoder
+turns into a frame. The link counts them; after ``NO_FRAME_AFTER_MS`` it logs "no frame
+decoded from N bytes: is the dialect right?" once, posts ``NoFrameDecoded``, the table
+turns it into a dealer banner, and the first frame that decodes clears it.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import subprocess
+import sys
+import time
+
+import pygame
+import pytest
+
+import drivers
+import drivers.link
+from controller.game import TableConfig
+from controller.table import Table
+from display.dealer import DealerScreen
+from display.theme import FontBook
+from drivers.dialects.native import encode_line
+from drivers.events import CardRead, Heartbeat, LinkState, LinkStatus, NoFrameDecoded
+from simulators.pty_shoe import PtyPort
+from simulators.shoe import ShoeRunner, SimulatedShoe
+
+CMD = [sys.executable, "-m", "controller.cli"]
+HINT = "is the dialect right?"
+FAST = {"backoff_initial": 0.02, "backoff_max": 0.2}
+
+
+def wait_for(q, pred, timeout=10.0, seen=None):
+    deadline = time.monotonic() + timeout
+    log = [] if seen is None else seen
+    while True:
+        try:
+            ev = q.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            raise AssertionError(f"timed out; seen {log[-20:]}") from None
+        log.append(ev)
+        if pred(ev):
+            return ev
+
+
+def online(ev):
+    return isinstance(ev, LinkStatus) and ev.state == LinkState.ONLINE
+
+
+@pytest.fixture
+def quick_hint(monkeypatch):
+    """The hint after 1 s instead of 5 s (one test below keeps the shipped 5 s)."""
+    monkeypatch.setattr(drivers.link, "NO_FRAME_AFTER_MS", 1000)
+    return 1.0
+
+
+@pytest.fixture
+def native_shoe_on_pty():
+    """A native shoe on a real pty, sending HELLO and a heartbeat every 100 ms."""
+    shoe = SimulatedShoe("native", seed=11)
+    port = PtyPort(None, dialect="native")
+    shoe.attach(port)
+    runner = ShoeRunner(shoe, heartbeat_ms=100)
+    runner.start()
+    yield shoe, port, runner
+    runner.stop()
+    port.close()
+
+
+def test_native_bytes_on_a_beetek_link_after_the_stated_five_seconds(native_shoe_on_pty,
+                                                                       caplog):
+    _shoe, port, _runner = native_shoe_on_pty
+    assert drivers.link.NO_FRAME_AFTER_MS == 5000
+    caplog.set_level(logging.INFO, logger="drivers.link")
+    q: queue.Queue = queue.Queue()
+    link = drivers.open_link(f"serial://{port.path}?dialect=beetek", q, **FAST)
+    link.start()
+    try:
+        wait_for(q, online)
+        connected = time.monotonic()
+        hint = wait_for(q, lambda ev: isinstance(ev, NoFrameDecoded), timeout=10)
+        waited = time.monotonic() - connected
+    finally:
+        link.stop()
+    assert 5.0 <= waited < 7.0, waited
+    assert hint.dialect == "beetek" and not hint.cleared
+    # about 5 s of heartbeats, every byte of them undecoded
+    assert 5 * 10 * 14 <= hint.nbytes <= link.counters.bytes_read
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING
+                and HINT in r.getMessage()]
+    assert warnings == [f"shoe {port.path}: no frame decoded from {hint.nbytes} bytes: "
+                        f"is the dialect right? (this link decodes the beetek dialect)"]
+
+
+def test_hint_once_per_episode_then_cleared_by_a_right_frame(native_shoe_on_pty, quick_hint,
+                                                             caplog):
+    _shoe, port, runner = native_shoe_on_pty
+    caplog.set_level(logging.INFO, logger="drivers.link")
+    q: queue.Queue = queue.Queue()
+    link = drivers.open_link(f"serial://{port.path}?dialect=beetek", q, **FAST)
+    link.start()
+    seen: list = []
+    try:
+        wait_for(q, online, seen=seen)
+        hint = wait_for(q, lambda ev: isinstance(ev, NoFrameDecoded), seen=seen)
+        assert hint.nbytes >= drivers.link.NO_FRAME_MIN_BYTES
+        time.sleep(3 * quick_hint)  # heartbeats keep coming: no second hint
+        runner.stop()
+        port.write(b"[Game]<Card:4S>\r\n")  # a beetek frame: the right dialect at last
+        card = wait_for(q, lambda ev: isinstance(ev, CardRead), seen=seen)
+    finally:
+        link.stop()
+    assert card.card == "4s"
+    hints = [ev for ev in seen if isinstance(ev, NoFrameDecoded)]
+    assert [h.cleared for h in hints] == [False, True]
+    assert seen.index(hints[1]) < seen.index(card)  # cleared as the frame decodes
+    messages = [r.getMessage() for r in caplog.records]
+    assert sum(HINT in m for m in messages) == 1
+    assert any("frames decode again" in m for m in messages)
+    assert link.counters.no_frame_hints == 1 and link.counters.undecoded_bytes == 0
+
+
+def test_beetek_bytes_on_a_native_link(quick_hint, caplog):
+    caplog.set_level(logging.WARNING, logger="drivers.link")
+    shoe = SimulatedShoe("beetek", seed=12)
+    port = PtyPort(None, dialect="beetek")
+    shoe.attach(port)
+    q: queue.Queue = queue.Queue()
+    link = drivers.open_link(f"serial://{port.path}?dialect=native", q, silence_timeout=0,
+                             **FAST)
+    link.start()
+    seen: list = []
+    try:
+        wait_for(q, online, seen=seen)
+        dealt = [shoe.deal() for _ in range(3)]  # three beetek card tokens
+        hint = wait_for(q, lambda ev: isinstance(ev, NoFrameDecoded), seen=seen)
+        assert not any(isinstance(ev, CardRead) for ev in seen)  # never a guessed card
+        port.write(encode_line(0, "HB", "10"))
+        wait_for(q, lambda ev: isinstance(ev, Heartbeat), seen=seen)
+    finally:
+        link.stop()
+        port.close()
+    sent = sum(len(f"[Game]<Card:{shoe._encoder.card_code(c)}>\r\n") for c in dealt)
+    assert hint.nbytes == sent and hint.dialect == "native"
+    assert [h.cleared for h in seen if isinstance(h, NoFrameDecoded)] == [False, True]
+    assert any(f"no frame decoded from {sent} bytes: {HINT}" in r.getMessage()
+               for r in caplog.records)
+
+
+def test_a_few_noise_bytes_are_no_wrong_dialect(quick_hint):
+    """A power-up glitch of an adapter (a few bytes, then quiet) raises no hint."""
+    port = PtyPort(None, dialect="beetek")
+    q: queue.Queue = queue.Queue()
+    link = drivers.open_link(f"serial://{port.path}?dialect=beetek", q, **FAST)
+    link.start()
+    seen: list = []
+    try:
+        wait_for(q, online, seen=seen)
+        port.write(b"\x00\xff\x00")
+        time.sleep(2.5 * quick_hint)
+        while not q.empty():
+            seen.append(q.get_nowait())
+    finally:
+        link.stop()
+        port.close()
+    assert not any(isinstance(ev, NoFrameDecoded) for ev in seen)
+    assert link.counters.undecoded_bytes == 3
+
+
+@pytest.fixture(scope="module")
+def dealer_screen():
+    pygame.display.init()
+    pygame.font.init()
+    return DealerScreen(FontBook(), "en")
+
+
+def banner_texts(screen, view, size=(1920, 1080)):
+    frame = screen.draw(pygame.Surface(size), view)
+    return frame, [t for t in frame.texts if t.role.startswith("banner.")]
+
+
+def test_the_dealer_screen_shows_the_hint_until_a_frame_decodes(native_shoe_on_pty, quick_hint,
+                                                                tmp_path, dealer_screen):
+    """Native shoe, beetek link, a real table: the banner comes, then goes."""
+    _shoe, port, runner = native_shoe_on_pty
+    table = Table(tmp_path / "journal.sqlite3", TableConfig(seats=2)).start()
+    link = drivers.open_link(f"serial://{port.path}?dialect=beetek", table.inbox, **FAST)
+    link.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not any(b.kind == "no_frame" for b in table.views()[0].banners):
+            assert time.monotonic() < deadline, table.views()[0].banners
+            table.wait_for_version(table.version, 0.2)
+        dealer, player = table.views()
+        (banner,) = [b for b in dealer.banners if b.kind == "no_frame"]
+        nbytes = int(banner.params["bytes"])
+        assert nbytes >= drivers.link.NO_FRAME_MIN_BYTES
+        assert banner.message == f"no frame decoded from {nbytes} bytes: {HINT}"
+        assert banner.severity == "warning" and "dialect" in banner.action
+        assert dealer.state == "betting"  # no card was read: the round is untouched
+        assert not any(b.kind == "no_frame" for b in player.banners)  # a technician's matter
+        for size in ((1920, 1080), (800, 480)):
+            frame, texts = banner_texts(dealer_screen, dealer, size)
+            shown = [t for t in texts if HINT in t.text]
+            assert shown and not any(t.truncated for t in shown), size
+            assert shown[0].text == f"no frame decoded from {nbytes} bytes: {HINT}"
+        runner.stop()
+        port.write(b"[Game]<Game>\r\n")  # a beetek misread token: a frame decodes
+        deadline = time.monotonic() + 10
+        while any(b.kind == "no_frame" for b in table.views()[0].banners):
+            assert time.monotonic() < deadline
+            table.wait_for_version(table.version, 0.2)
+        _frame, texts = banner_texts(dealer_screen, table.views()[0])
+        assert not any(HINT in t.text for t in texts)
+    finally:
+        link.stop()
+        table.stop()
+
+
+def test_the_hint_survives_a_restart_of_the_table(tmp_path):
+    """The note is rebuilt from the journal like every other: replay shows the same."""
+    path = tmp_path / "journal.sqlite3"
+    table = Table(path, TableConfig(seats=2))
+    table.process([LinkStatus(state=LinkState.ONLINE),
+                   NoFrameDecoded(nbytes=140, dialect="beetek")])
+    table.close()
+    again = Table(path, TableConfig(seats=2))
+    try:
+        (banner,) = [b for b in again.views()[0].banners if b.kind == "no_frame"]
+        assert banner.message == f"no frame decoded from 140 bytes: {HINT}"
+        again.process([NoFrameDecoded(dialect="beetek", cleared=True)])
+        assert not any(b.kind == "no_frame" for b in again.views()[0].banners)
+    finally:
+        again.close()
+
+
+@pytest.mark.parametrize(("dialect", "data"), [
+    ("beetek", encode_line(5, "CARD", "Qh") + encode_line(6, "HB", "1000")),
+    ("native", b"[Game]<Card:4S>\r\n[Game]<Card:10H>\r\n"),
+])
+def test_decode_exits_1_with_the_hint_when_no_frame_decodes(dialect, data):
+    out = subprocess.run([*CMD, "decode", "--dialect", dialect], input=data,
+                         capture_output=True, timeout=60, check=False)
+    assert out.returncode == 1
+    assert out.stdout == b""
+    assert out.stderr.decode().strip() == (
+        f"threecard decode: no frame decoded from {len(data)} bytes: {HINT} "
+        f"(decoded as {dialect})")
+
+
+def test_decode_of_the_right_dialect_or_of_nothing_gives_no_hint(tmp_path):
+    capture = tmp_path / "capture.bin"
+    capture.write_bytes(b"noise " + encode_line(5, "CARD", "Qh"))
+    right = subprocess.run([*CMD, "decode", "--dialect", "native", str(capture)],
+                           capture_output=True, timeout=60, check=False)
+    assert right.returncode == 0 and HINT not in right.stderr.decode()
+    empty = subprocess.run([*CMD, "decode", "--dialect", "native"], input=b"",
+                           capture_output=True, timeout=60, check=False)
+    assert empty.returncode == 0 and empty.stderr == b""

@@ -1,0 +1,208 @@
+"""Finding a serial shoe: VID:PID matches that must name one port, natural port order."""
+
+from __future__ import annotations
+
+import os
+import queue
+import re
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from serial.tools.list_ports_common import ListPortInfo
+
+import drivers
+from drivers.events import CardRead, LinkState, LinkStatus
+from drivers.transports import TransportError, serial_port
+from drivers.transports.serial_port import SerialConnector
+from simulators.pty_shoe import PtyPort
+from simulators.shoe import SimulatedShoe
+
+ROOT = Path(__file__).resolve().parents[2]
+FAST = {"backoff_initial": 0.02, "backoff_max": 0.2}
+
+
+def adapter(device: str, vid: int = 0x1A86, pid: int = 0x7523, serial: str | None = None,
+            location: str | None = None) -> ListPortInfo:
+    """A port as pyserial's comports() lists a USB-serial adapter."""
+    info = ListPortInfo(device, skip_link_detection=True)
+    info.vid, info.pid, info.serial_number, info.location = vid, pid, serial, location
+    info.apply_usb_info()
+    return info
+
+
+def wait_for(q, pred, timeout=5.0):
+    deadline = time.monotonic() + timeout
+    seen = []
+    while True:
+        try:
+            ev = q.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            raise AssertionError(f"timed out; seen {seen}") from None
+        seen.append(ev)
+        if pred(ev):
+            return ev
+
+
+@pytest.fixture
+def no_open(mocker):
+    """Fail the test if any port is opened."""
+    return mocker.patch("serial.serial_for_url",
+                        side_effect=AssertionError("a port was opened on a guess"))
+
+
+def test_two_serial_less_adapters_are_refused_and_both_named(mocker, no_open):
+    mocker.patch.object(serial_port, "by_path_names", return_value={})  # no udev here
+    mocker.patch("serial.tools.list_ports.comports", return_value=[
+        adapter("/dev/ttyUSB10", location="1-1.3:1.0"),
+        adapter("/dev/ttyS0", vid=None, pid=None),
+        adapter("/dev/ttyUSB2", location="1-1.2:1.0"),
+    ])
+    with pytest.raises(TransportError) as err:
+        SerialConnector("1a86:7523").open()
+    message = err.value.message
+    assert err.value.kind == "config"
+    assert "2 USB serial ports match 1a86:7523" in message
+    # both candidates, by number (2 before 10), each with the USB port it is plugged into
+    assert re.search(r"/dev/ttyUSB2 \(USB port 1-1\.2\), /dev/ttyUSB10 \(USB port 1-1\.3\)",
+                     message), message
+    assert "/dev/serial/by-path" in message and "KERNELS" in message
+    assert "no serial number" in message
+    assert "ttyS0" not in message
+    no_open.assert_not_called()
+
+
+def test_ambiguity_reaches_the_operator_through_the_link(mocker, no_open):
+    mocker.patch("serial.tools.list_ports.comports", return_value=[
+        adapter("/dev/ttyUSB0", location="3-1:1.0"), adapter("/dev/ttyUSB1", location="3-2:1.0")])
+    q: queue.Queue = queue.Queue()
+    link = drivers.open_link("serial://1a86:7523?dialect=beetek", q, **FAST)
+    link.start()
+    try:
+        status = wait_for(q, lambda ev: isinstance(ev, LinkStatus)
+                          and ev.state == LinkState.DISCONNECTED)
+    finally:
+        link.stop()
+    assert "refusing to guess" in status.detail and "/dev/ttyUSB0" in status.detail
+    assert "/dev/ttyUSB1" in status.detail and "/dev/serial/by-path" in status.detail
+    no_open.assert_not_called()
+
+
+def test_adapters_with_serial_numbers_suggest_the_serial(mocker, no_open):
+    mocker.patch("serial.tools.list_ports.comports", return_value=[
+        adapter("/dev/ttyUSB3", 0x0403, 0x6001, "A50285BI", "1-1.4:1.0"),
+        adapter("/dev/ttyUSB1", 0x0403, 0x6001, "FT9XK2QL", "1-1.1:1.0")])
+    with pytest.raises(TransportError) as err:
+        SerialConnector("0403:6001").open()
+    message = err.value.message
+    assert message.index("/dev/ttyUSB1") < message.index("/dev/ttyUSB3")
+    assert "serial FT9XK2QL" in message and "serial A50285BI" in message
+    assert "serial://0403:6001:SERIAL" in message
+    no_open.assert_not_called()
+
+
+def test_two_adapters_with_one_serial_number_are_still_refused(mocker, no_open):
+    """Cheap clones share one fake serial: the serial in the URL does not tell them apart."""
+    mocker.patch("serial.tools.list_ports.comports", return_value=[
+        adapter("/dev/ttyUSB0", serial="0001"), adapter("/dev/ttyUSB1", serial="0001")])
+    with pytest.raises(TransportError, match="2 USB serial ports match 1a86:7523:0001") as err:
+        SerialConnector("1a86:7523:0001").open()
+    assert err.value.kind == "config" and "no serial number that tells them apart" in str(
+        err.value)
+    no_open.assert_not_called()
+
+
+def test_the_serial_number_picks_one_of_two_adapters_on_a_real_pty(mocker):
+    shoe = SimulatedShoe("beetek", seed=5)
+    port = PtyPort(None, dialect="beetek")
+    shoe.attach(port)
+    mocker.patch("serial.tools.list_ports.comports", return_value=[
+        adapter("/dev/ttyUSB0", 0x0403, 0x6001, "OTHER"),
+        adapter(port.path, 0x0403, 0x6001, "SHOE")])
+    q: queue.Queue = queue.Queue()
+    link = drivers.open_link("serial://0403:6001:SHOE?dialect=beetek", q, **FAST)
+    link.start()
+    try:
+        assert port.path in wait_for(q, lambda ev: isinstance(ev, LinkStatus)
+                                     and ev.state == LinkState.ONLINE).detail
+        card = shoe.deal()
+        assert wait_for(q, lambda ev: isinstance(ev, CardRead)).card == card
+    finally:
+        link.stop()
+        port.close()
+
+
+def test_the_by_path_name_the_message_gives_opens_the_shoe(mocker, tmp_path):
+    """The refusal names each candidate's by-path link; that link opens the right port."""
+    shoe = SimulatedShoe("beetek", seed=6)
+    port = PtyPort(None, dialect="beetek")
+    shoe.attach(port)
+    by_path = tmp_path / "by-path"
+    by_path.mkdir()
+    shoe_link = by_path / "platform-xhci-hcd.0-usb-0:1.2:1.0-port0"
+    shoe_link.symlink_to(port.path)
+    mocker.patch.object(serial_port, "BY_PATH", str(by_path))
+    mocker.patch("serial.tools.list_ports.comports", return_value=[
+        adapter(port.path, location="1-1.2:1.0"), adapter("/dev/ttyUSB9", location="1-1.3:1.0")])
+    q: queue.Queue = queue.Queue()
+    try:
+        with pytest.raises(TransportError) as err:
+            SerialConnector("1a86:7523").open()
+        assert f"{port.path} ({shoe_link})" in err.value.message
+        assert "/dev/ttyUSB9 (USB port 1-1.3)" in err.value.message
+        link = drivers.open_link(f"serial://{shoe_link}?dialect=beetek", q, **FAST)
+        link.start()
+        try:
+            wait_for(q, lambda ev: isinstance(ev, LinkStatus) and ev.state == LinkState.ONLINE)
+            card = shoe.deal()
+            assert wait_for(q, lambda ev: isinstance(ev, CardRead)).card == card
+        finally:
+            link.stop()
+    finally:
+        port.close()
+
+
+def test_one_matching_adapter_among_others_is_opened(mocker):
+    shoe = SimulatedShoe("beetek", seed=8)
+    port = PtyPort(None, dialect="beetek")
+    shoe.attach(port)
+    mocker.patch("serial.tools.list_ports.comports", return_value=[
+        adapter("/dev/ttyUSB0", 0x0403, 0x6001), adapter(port.path)])
+    try:
+        assert SerialConnector("1a86:7523").candidates() == [port.path]
+    finally:
+        port.close()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sets(st.integers(min_value=0, max_value=300), min_size=2, max_size=12))
+def test_globbed_ports_come_in_number_order(tmp_path_factory, numbers):
+    where = tmp_path_factory.mktemp("dev")
+    for n in numbers:
+        (where / f"ttyUSB{n}").touch()
+    found = SerialConnector(str(where / "ttyUSB*")).candidates()
+    assert found == [os.path.join(where, f"ttyUSB{n}") for n in sorted(numbers)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=300), min_size=2, max_size=8, unique=True))
+def test_ambiguous_candidates_are_listed_in_number_order(numbers):
+    ports = [adapter(f"/dev/ttyUSB{n}", location=f"1-1.{n}:1.0") for n in numbers]
+    ports.sort(key=lambda p: serial_port.numsplit(p.device))
+    message = serial_port.ambiguous_message("1a86:7523", ports, None)
+    listed = [int(n) for n in re.findall(r"/dev/ttyUSB(\d+) ", message)]
+    assert listed == sorted(numbers)
+
+
+def test_the_udev_example_matches_serial_less_adapters_by_usb_port():
+    rules = (ROOT / "systemd" / "99-card-shoe.rules").read_text()
+    active = [line for line in rules.splitlines() if line and not line.startswith("#")]
+    tty = [line for line in active if 'SUBSYSTEM=="tty"' in line]
+    assert len(tty) == 1, "one active rule names the shoe's tty"
+    rule = tty[0]
+    assert re.search(r'KERNELS=="\d+-\d+(\.\d+)*"', rule), rule  # the USB device, no ":1.0"
+    assert 'ATTRS{idVendor}=="1a86"' in rule and 'SYMLINK+="card-shoe"' in rule
+    assert "ATTRS{serial}" not in rule
+    assert "by-path" in rules and "without a serial number" in rules
