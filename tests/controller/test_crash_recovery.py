@@ -198,8 +198,8 @@ def test_sigkill_at_every_journal_write_then_restart(ref, tmp_path):
 def test_the_shift_without_a_kill_matches_the_reference(ref, tmp_path):
     states, _, final_rounds, final_meters = ref
     assert [(r["round_id"], r["status"], r["void_reason"]) for r in final_rounds] == [
-        (6, "settled", None), (5, "settled", None), (4, "void", "dispute"), (3, "void", "duplicate_card"),
-        (2, "settled", None), (1, "settled", None)]
+        (6, "settled", None), (5, "settled", None), (4, "void", "dispute"),
+        (3, "void", "duplicate_card"), (2, "settled", None), (1, "settled", None)]
     t = finish_shift(tmp_path / "j.sqlite")
     assert rounds_of(t) == final_rounds and t.game.meters == final_meters
     assert rc.recall(tmp_path / "j.sqlite")[0]["round_id"] == 6  # round 7: no bets yet
