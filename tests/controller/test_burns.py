@@ -15,13 +15,26 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from controller import recall as rc
-from controller.commands import ConfigChange, NextRound, PlaceBet, Resume, UnblockDeck
+from controller.auth import demo_pin_hashes
+from controller.cards import DECK
+from controller.commands import (
+    ConfigChange,
+    NextRound,
+    NoMoreBets,
+    PlaceBet,
+    Resume,
+    UnblockDeck,
+)
+from controller.game import TableConfig
 from controller.journal import Journal
+from controller.table import Table
 from controller.table_views import ViewBuilder
 from drivers.dialects import make_decoder
-from drivers.events import Alarm, CardRead, Misread
+from drivers.events import Alarm, CardRead, LinkState, LinkStatus, Misread
 
 HANDS = {1: ["Ah", "Qd", "9c"], 2: ["Kh", "Qs", "3s"], 0: ["2c", "5d", "8h"]}
 ORDER = "Ah Kh 2c Qd Qs 5d 9c 3s 8h"
@@ -363,3 +376,85 @@ def test_a_table_opened_on_a_journal_written_before_counts_flagged_burns(burns_b
     r = settle_and_recall(s)
     assert r["round_id"] == 5 and s.deal_of(r) == [("9s", "burn", False), *DEAL]
     replay_matches(s, views=False)
+
+
+BURN_KINDS = st.sampled_from(["flagged", "unreadable", "game"])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(order=st.permutations([str(c) for c in DECK]), burns=st.lists(BURN_KINDS, max_size=3),
+       seats=st.sets(st.integers(1, 3), min_size=1),
+       pattern=st.sampled_from(["round_robin", "by_hand"]),
+       early=st.lists(st.booleans(), max_size=2),
+       extras=st.lists(st.tuples(st.integers(0, 12), st.booleans()), max_size=4))
+def test_any_burns_leave_every_hand_as_dealt(order, burns, seats, pattern, early, extras):
+    """The configured burns, flagged or not, then the hands; burns flagged while betting,
+    mid-deal or after the deal anywhere: every hand gets the cards dealt to it, nothing
+    pauses or voids, and the deal lists every card in the order read."""
+    cards = iter(order)
+    t = Table(":memory:", TableConfig(seats=3, burn_cards=len(burns), deal_pattern=pattern,
+                                      pin_hashes=demo_pin_hashes()), clock=_Clock())
+    t.process([LinkStatus(state=LinkState.ONLINE)])
+
+    def flagged(readable: bool):
+        card = next(cards) if readable else None
+        ev = CardRead(card=card, code=card, burn=True) if readable else Misread(burn=True)
+        return ev, [card, "burn", False]
+
+    events, want = [], []
+    for readable in early:                                  # while betting
+        ev, rec = flagged(readable)
+        events.append(ev)
+        want.append(rec)
+    events += [PlaceBet(seat=s, bet="ante", amount=100) for s in sorted(seats)]
+    events.append(NoMoreBets())
+    for kind in burns:                                      # the configured burns
+        if kind == "game":
+            card = next(cards)
+            events.append(CardRead(card=card, code=card))
+            want.append([card, "burn", False])
+        else:
+            ev, rec = flagged(kind == "flagged")
+            events.append(ev)
+            want.append(rec)
+    holders = [*sorted(seats), 0]
+    positions = ([(s, n) for n in (1, 2, 3) for s in holders] if pattern == "round_robin"
+                 else [(s, n) for s in holders for n in (1, 2, 3)])
+    hands: dict[int, list[str]] = {s: [] for s in holders}
+    at = {}
+    for i, readable in sorted(extras):
+        at.setdefault(i, []).append(readable)
+    for i in range(len(positions) + 1):
+        for readable in at.get(i, ()):                      # flagged mid-deal or after it
+            ev, rec = flagged(readable)
+            events.append(ev)
+            want.append(rec)
+        if i < len(positions):
+            seat = positions[i][0]
+            card = next(cards)
+            events.append(CardRead(card=card, code=card))
+            want.append([card, "dealer" if seat == 0 else f"seat {seat}", False])
+            hands[seat].append(card)
+    for ev in events:
+        (v,) = t.process([ev])
+        assert v.accepted, (ev, v.reason)
+        assert t.game.state.value not in ("paused", "void"), ev
+    g = t.game
+    assert g.state.value == "deciding"
+    assert {s: sr.cards for s, sr in g.seats.items()} == {s: hands[s] for s in seats}
+    assert g.dealer_cards == hands[0]
+    assert [d[:3] for d in g.deal] == want
+    assert json.loads(rc.replay(t.journal, full=True).dumps()) == json.loads(g.dumps())
+    t.close()
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.n = 0
+
+    def utc(self) -> str:
+        self.n += 1
+        return f"2026-01-01T00:{self.n // 60 % 60:02d}:{self.n % 60:02d}+00:00"
+
+    def monotonic_ns(self) -> int:
+        return self.n
