@@ -26,7 +26,8 @@ irregularity. The rules, in order:
    mid-deal, after the deal, during betting, paused at a hand position) is recorded in
    the round's deal as a burn outside the positions, and nothing else happens. One read
    between rounds (settled or void, before the next round opens) heads the next round's
-   deal: the finished round's record is final.
+   deal, the finished round's record being final; its card was checked against the
+   finished round's deck.
 5. A readable burn is a card out of the deck: seen twice in one deck, or of an unknown
    code, it voids and blocks the deck like any card (RULES.md). An unreadable burn is
    counted (``unreadable_burns``) and shown as a card None in the deal.

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from controller import recall as rc
 from controller.auth import demo_pin_hashes
 from controller.cards import DECK
+from controller.cli import main
 from controller.commands import (
     ConfigChange,
     NextRound,
@@ -122,7 +123,7 @@ def test_a_burn_flagged_by_the_shoe_fills_the_configured_burn(make_shift):
     assert shown.deal == (("9s", "burn", False), *DEAL)
 
 
-def test_an_unreadable_burn_fills_the_configured_burn_without_a_pause(make_shift):
+def test_an_unreadable_burn_fills_the_configured_burn_without_a_pause(make_shift, capsys):
     s = make_shift(burn_cards=1)
     shoe = Shoe(s)
     s.bets()
@@ -134,6 +135,9 @@ def test_an_unreadable_burn_fills_the_configured_burn_without_a_pause(make_shift
     assert s.deal_of(r) == [(None, "burn", False), *DEAL]
     assert s.game.counters.get("unreadable_burns") == 1
     assert "misreads" not in s.game.counters
+    assert main(["recall", "--journal", str(s.path), "--last", "1"]) == 0
+    printed = capsys.readouterr().out
+    assert "deal: unreadable->burn  Ah->seat 1  Kh->seat 2  2c->dealer  Qd->seat 1" in printed
 
 
 def test_an_unreadable_burn_while_betting_is_recorded_and_voids_nothing(shift):
