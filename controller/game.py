@@ -25,9 +25,10 @@ irregularity. The rules, in order:
 4. A flagged burn when no burn position is next (``burn_cards`` = 0, every burn dealt,
    mid-deal, after the deal, during betting, paused at a hand position) is recorded in
    the round's deal as a burn outside the positions, and nothing else happens. One read
-   between rounds (settled or void, before the next round opens) heads the next round's
-   deal, the finished round's record being final; its card was checked against the
-   finished round's deck.
+   between rounds (settled or void, before the next round opens) is added to the deal
+   of the finished round's record, whose deck it came from (the deck's inventory
+   restarts with the next round when ``deck_per_round``); nothing else in the record
+   changes.
 5. A readable burn is a card out of the deck: seen twice in one deck, or of an unknown
    code, it voids and blocks the deck like any card (RULES.md). An unreadable burn is
    counted (``unreadable_burns``) and shown as a card None in the deal.
@@ -35,8 +36,8 @@ irregularity. The rules, in order:
 Journal compatibility: the card body of a flagged burn carries ``"burn_rule": 2``
 (:func:`controller.table.encode_input`). A body without it was journaled before flagged
 burns filled burn positions and replays as it was applied then: set aside wherever it
-came (between rounds, at the end of the finished round's deal). A ``misread`` body
-without ``burn`` is a plain misread, as it always was.
+came (between rounds, in the game's deal but not in the finished round's record). A
+``misread`` body without ``burn`` is a plain misread, as it always was.
 """
 
 from __future__ import annotations
@@ -224,7 +225,6 @@ class Game:
         self.positions: list[tuple[int, int]] = []
         self.deal_index = 0
         self.deal: list[list[Any]] = []  # [card|None, position, manual, seq, positional]
-        self.burns_ahead: list[list[Any]] = []  # flagged burns read between rounds
         self.dealer_cards: list[str] = []
         self.dealer_hand: str | None = None
         self.dealer_qualifies: bool | None = None
@@ -553,10 +553,12 @@ class Game:
         if card is not None:
             self.seen.add(card)
         entry = [card, "burn", False, self._seq_of, False]
-        if self.state in (S.SETTLED, S.VOID):
-            self.burns_ahead.append(entry)
-        else:
-            self.deal.append(entry)
+        self.deal.append(entry)
+        rec = self.recall[0] if self.recall else None
+        if self.state in (S.SETTLED, S.VOID) and rec and rec["round_id"] == self.round_id:
+            rec = {**rec, "deal": [*rec["deal"], entry[:3]]}  # records are never mutated
+            self.recall[0] = self.derived.rounds[self.round_id] = rec
+            self.records_version += 1
 
     def _deal(self, card: str | None, manual: bool) -> None:
         """The card (None: an unreadable burn) takes the round's next position."""
@@ -965,7 +967,7 @@ class Game:
         self.seats = {}
         self.positions = []
         self.deal_index = 0
-        self.deal, self.burns_ahead = self.burns_ahead, []
+        self.deal = []
         self.dealer_cards = []
         self.dealer_hand = self.dealer_qualifies = None
         self.void_reason = None
@@ -1032,7 +1034,7 @@ class Game:
             "meters": self.meters_dict(), "recall": list(self.recall),
             "pin_failures": self.pin_failures, "pin_locked_until": self.pin_locked_until,
             "rounds_since_snapshot": self.rounds_since_snapshot, "last_seq": self.last_seq,
-        } | ({"burns_ahead": [list(d) for d in self.burns_ahead]} if self.burns_ahead else {})
+        }
 
     def dumps(self) -> str:
         """:meth:`to_dict` as canonical JSON."""
@@ -1056,8 +1058,6 @@ class Game:
                   "pin_locked_until", "rounds_since_snapshot", "last_seq"):
             setattr(g, k, d[k])
         g.seen = set(d["seen"])
-        # absent from snapshots taken before there were burns ahead (and when empty)
-        g.burns_ahead = [list(x) for x in d.get("burns_ahead", ())]
         g.meters = {k: list(v) for k, v in d["meters"]["rows"].items()}
         g.counters = dict(d["meters"]["counters"])
         g.recall = deque(d["recall"], maxlen=g.config.recall_depth)
