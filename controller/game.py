@@ -556,7 +556,7 @@ class Game:
         self.deal.append(entry)
         rec = self.recall[0] if self.recall else None
         if self.state in (S.SETTLED, S.VOID) and rec and rec["round_id"] == self.round_id:
-            rec = {**rec, "deal": [*rec["deal"], entry[:3]]}  # records are never mutated
+            rec = {**rec, "deal": [*rec["deal"], entry[:3]]}  # a new dict: none is mutated
             self.recall[0] = self.derived.rounds[self.round_id] = rec
             self.records_version += 1
 
