@@ -49,7 +49,7 @@ def valid_stream(rng: random.Random, dialect: str) -> bytes:
         kinds: list[ShoeEvent] = [
             CardRead(card=card, code=enc.card_code(card) if dialect == "beetek" else card,
                      burn=rng.random() < 0.2, seq=s),
-            Misread(seq=s), Alarm(code="E3", text="Card Not Read", seq=s),
+            Misread(burn=rng.random() < 0.2, seq=s), Alarm(code="E3", text="Card Not Read", seq=s),
             Warning(code="0x01", seq=s)]
         if dialect == "native":
             kinds += [Heartbeat(uptime_ms=rng.randrange(10**9), seq=s), Lid(open=True, seq=s),

@@ -7,6 +7,37 @@ what the journal's derived tables need (round records, absolute meters, snapshot
 rejections) is collected in :attr:`Game.derived` for the caller to write.
 
 Irregularities follow RULES.md; each handler names the row it implements.
+
+Burn cards. A card the shoe reads in burn mode (a ``card`` with ``burn``, or an
+unreadable burn: a ``misread`` with ``burn``) is never a hand card and never an
+irregularity. The rules, in order:
+
+1. With ``burn_cards`` = n, the first n positions of every deal are burns
+   (:func:`~controller.round.deal_positions`); they are due from "no more bets".
+2. A burn the shoe flags itself fills the next position when that position is a burn:
+   in "no more bets", between two burns, and while the round is paused there. A
+   misread waiting at a burn position is resolved by it; any other pause stays, and the
+   round deals on from the next position once resumed.
+3. A game-mode card while a burn position is due is still the burn: the dealer did not
+   switch the shoe to burn mode. So is a game-mode misread there: it pauses like any
+   misread, and the card presented again, a flagged burn or a supervisor's entry fills
+   the burn position.
+4. A flagged burn when no burn position is next (``burn_cards`` = 0, every burn dealt,
+   mid-deal, after the deal, during betting, paused at a hand position) is recorded in
+   the round's deal as a burn outside the positions, and nothing else happens. One read
+   between rounds (settled or void, before the next round opens) is added to the deal
+   of the finished round's record, whose deck it came from (the deck's inventory
+   restarts with the next round when ``deck_per_round``); nothing else in the record
+   changes.
+5. A readable burn is a card out of the deck: seen twice in one deck, or of an unknown
+   code, it voids and blocks the deck like any card (RULES.md). An unreadable burn is
+   counted (``unreadable_burns``) and shown as a card None in the deal.
+
+Journal compatibility: the card body of a flagged burn carries ``"burn_rule": 2``
+(:func:`controller.table.encode_input`). A body without it was journaled before flagged
+burns filled burn positions and replays as it was applied then: set aside wherever it
+came (between rounds, in the game's deal but not in the finished round's record). A
+``misread`` body without ``burn`` is a plain misread, as it always was.
 """
 
 from __future__ import annotations
@@ -193,7 +224,7 @@ class Game:
         self.last_bets: dict[int, dict[str, int]] = {}
         self.positions: list[tuple[int, int]] = []
         self.deal_index = 0
-        self.deal: list[list[Any]] = []  # [card|None, position, manual, seq]
+        self.deal: list[list[Any]] = []  # [card|None, position, manual, seq, positional]
         self.dealer_cards: list[str] = []
         self.dealer_hand: str | None = None
         self.dealer_qualifies: bool | None = None
@@ -468,8 +499,11 @@ class Game:
                 self._void(bad, acknowledged=False)
             return
         if burn:
-            self.seen.add(card)
-            self.deal.append([card, "burn", False, self._seq_of, False])
+            if body.get("burn_rule", 1) >= 2:
+                self._flagged_burn(card)
+            else:  # journaled before flagged burns filled positions: replay as then
+                self.seen.add(card)
+                self.deal.append([card, "burn", False, self._seq_of, False])
             return
         if st in CARDS_DUE:
             self._deal(card, False)
@@ -495,10 +529,44 @@ class Game:
             self._note("extra_card", f"An extra card {card} was read and set aside.",
                        "Set the card aside as a burn", card=card)
 
-    def _deal(self, card: str, manual: bool) -> None:
+    def _burn_due(self) -> bool:
+        """The round's next position is a burn (rule 2 of the module docstring)."""
+        if self.state not in CARDS_DUE and self.state is not S.PAUSED:
+            return False
+        i = self.deal_index
+        return i < len(self.positions) and self.positions[i][0] < 0
+
+    def _flagged_burn(self, card: str | None) -> None:
+        """A burn the shoe flagged (``card`` None: unreadable); rules 2 and 4 above.
+
+        The card's identity was already checked against the deck by the caller.
+        """
+        if self._burn_due():
+            if self.state is not S.PAUSED:
+                self._deal(card, False)
+            elif self.pause["reason"] == "misread":
+                self._resolve_misread(card, False)
+            else:
+                self._deal(card, False)
+                if self.pause["resume_to"] == S.NO_MORE_BETS.value:
+                    self.pause["resume_to"] = S.DEALING.value
+            return
+        if card is not None:
+            self.seen.add(card)
+        entry = [card, "burn", False, self._seq_of, False]
+        self.deal.append(entry)
+        rec = self.recall[0] if self.recall else None
+        if self.state in (S.SETTLED, S.VOID) and rec and rec["round_id"] == self.round_id:
+            rec = {**rec, "deal": [*rec["deal"], entry[:3]]}  # a new dict: none is mutated
+            self.recall[0] = self.derived.rounds[self.round_id] = rec
+            self.records_version += 1
+
+    def _deal(self, card: str | None, manual: bool) -> None:
+        """The card (None: an unreadable burn) takes the round's next position."""
         seat, n = self.positions[self.deal_index]
         self.deal_index += 1
-        self.seen.add(card)
+        if card is not None:
+            self.seen.add(card)
         self.deal.append([card, position_name(seat), manual, self._seq_of, True])
         if seat > 0:
             self.seats[seat].cards.append(card)
@@ -527,7 +595,7 @@ class Game:
                   "interrupted_round"):
             self.notes.pop(k, None)
 
-    def _resolve_misread(self, card: str, manual: bool) -> None:
+    def _resolve_misread(self, card: str | None, manual: bool) -> None:
         resume_to = self.pause["resume_to"]
         self.pause = None
         self._go("resume", S(resume_to))
@@ -535,7 +603,16 @@ class Game:
         self._deal(card, manual)
 
     def _misread(self, body: dict[str, Any], actor: str) -> None:
-        """RULES.md: a misread pauses; re-present or enter by hand (supervisor); else void."""
+        """RULES.md: a misread pauses; re-present or enter by hand (supervisor); else void.
+
+        An unreadable burn (``burn`` in the body) is no misread: it is a burn card
+        (rules 2 and 4 of the module docstring).
+        """
+        if body.get("burn"):
+            self._count("unreadable_burns")
+            self._seq_of = body.get("seq")
+            self._flagged_burn(None)
+            return
         self._count("misreads")
         st = self.state
         if st in CARDS_DUE:

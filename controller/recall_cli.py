@@ -89,8 +89,8 @@ def _format_round(r: dict[str, Any]) -> str:
     if r["void_reason"]:
         head += f"  void: {r['void_reason']}"
     lines = [head, f"  opened {r['started_utc'] or '-'}"]
-    deal = "  ".join(f"{c or 'misread'}->{p}{' (manual)' if m else ''}"
-                     for c, p, m in r["deal"])
+    deal = "  ".join(f"{c or ('unreadable' if p == 'burn' else 'misread')}->{p}"
+                     f"{' (manual)' if m else ''}" for c, p, m in r["deal"])
     lines.append(f"  deal: {deal or '-'}")
     dealer = " ".join(r["dealer_cards"]) or "-"
     if r["dealer_hand"]:

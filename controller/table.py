@@ -103,13 +103,19 @@ _CHANGES_AUTH = frozenset({"change_pin", "config_change"})
 def encode_input(item: ShoeEvent | DealerCommand) -> tuple[str, dict[str, Any]]:
     """The journal kind and body of an input (a command's PIN left out).
 
+    The body of a card read in burn mode carries ``"burn_rule": 2``: the game fills a
+    burn position with it, where a body written without it (before) replays as it was
+    applied then (:mod:`controller.game`, "Burn cards").
+
     Raises:
         TypeError: not a shoe event or dealer command.
     """
     cls = type(item)
     if cls is CardRead:  # the hot path: 24 of every round's inputs
-        return "card", {"card": item.card, "code": item.code, "burn": item.burn,
-                        "seq": item.seq}
+        body = {"card": item.card, "code": item.code, "burn": item.burn, "seq": item.seq}
+        if item.burn:
+            body["burn_rule"] = 2
+        return "card", body
     names = _FIELDS.get(cls)
     if names is None:
         names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls) if f.name != "pin")

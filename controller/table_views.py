@@ -103,11 +103,11 @@ class ViewBuilder:
     def __init__(self) -> None:
         self._key: tuple[int, str] | None = None
         self._static: dict[str, Any] = {}
-        self._recalled: dict[tuple[int, str, str | None], RecallRound] = {}
+        self._recalled: dict[tuple[int, str, str | None, int], RecallRound] = {}
         self._paytables: dict[str, Paytables] = {}
 
     def _recall_of(self, rec: dict[str, Any]) -> RecallRound:
-        key = (rec["round_id"], rec["status"], rec["ended_utc"])
+        key = (rec["round_id"], rec["status"], rec["ended_utc"], len(rec["deal"]))
         got = self._recalled.get(key)
         if got is None:
             if len(self._recalled) > 64:

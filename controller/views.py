@@ -157,8 +157,9 @@ class RecallRound:
         status: ``settled``, ``void`` or ``in_progress``.
         void_reason: why it was voided, or None.
         started_utc: ISO 8601 UTC time the round opened.
-        deal: (card or None for a misread, position e.g. ``seat 3`` / ``dealer`` /
-            ``burn``, manual) in deal order.
+        deal: (card, position e.g. ``seat 3`` / ``dealer`` / ``burn``, manual) in deal
+            order, burns included; the card is None for an unreadable burn or an unknown
+            code.
         dealer_cards: the dealer's cards.
         seats: each seat's record (cards, bets, decision, results, net).
     """
@@ -246,7 +247,8 @@ class DealerView:
             ``deal``, ``decide``, ``reveal``, ``settle``, ``next_round``, ``resolve``,
             ``supervisor``, ``locked``).
         next_card: where the next card goes, e.g. ``(3, 2)`` = seat 3 card 2,
-            ``(0, 1)`` = dealer card 1, ``(-1, 0)`` = a burn; None when no card is due.
+            ``(0, 1)`` = dealer card 1, ``(-1, 1)`` = the first burn; None when no card is
+            due.
         seats: every seat (player cards always shown to the dealer).
         dealer_cards: as in :class:`PlayerView` (hidden until the reveal).
         dealer_hand / dealer_qualifies: after the reveal.

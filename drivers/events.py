@@ -56,7 +56,15 @@ class CardRead(ShoeEvent):
 
 @dataclass(frozen=True, slots=True)
 class Misread(ShoeEvent):
-    """A card left the shoe but could not be identified."""
+    """A card left the shoe but could not be identified.
+
+    Attributes:
+        burn: True when the shoe read it in burn mode: an unreadable burn card, never a
+            hand card and never an irregularity (beetek ``[Manual Burn Cards]<Game>``,
+            native ``MISREAD,BURN``).
+    """
+
+    burn: bool = False
 
 
 @dataclass(frozen=True, slots=True)

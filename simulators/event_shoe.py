@@ -5,26 +5,28 @@ For the simulator and the engine's tests, where bytes and transports are not the
 
 Faults (``--faults`` names; each rate is a per-round probability):
 
-============== ==============================================================
-``misread``     a card is not identified; the table resolves it by the card
-                re-presented (or a manual entry, see :meth:`EventShoe.re_present`)
-``retract``     a card is pulled back and read again
-``duplicate``   a card of this deck is read a second time (void, deck blocked)
-``unknown``     a foreign card code (void, deck blocked)
-``seq_gap``     shoe lines are lost mid-deal (supervisor voids)
-``link_loss``   the link drops and comes back intact mid-deal (the round goes on)
-``link_gap``    the link drops and lines are lost meanwhile (supervisor voids)
-``shoe_restart`` the shoe restarts mid-deal (supervisor voids)
-``early_card``  a card is read before "no more bets" (void)
-``extra_card``  a card more than the deal needs (void: wrong count)
-``alarm``       a jam mid-deal; the dealer clears it and resumes
-``frame_error`` a garbled line dropped by the dialect mid-deal; check and resume
-``lid_open``    the lid opens and closes mid-deal (noted, the deal goes on)
-``cut``         the cut card comes out (noted: the pack ends after the round)
-``warning``     a device warning (noted)
-``burn``        a card read in burn mode mid-deal (never a hand card)
-``empty``       the shoe reports it is empty mid-deal (supervisor voids)
-============== ==============================================================
+==================== ==========================================================
+``misread``          a card is not identified; the table resolves it by the card
+                     re-presented (or a manual entry, see :meth:`EventShoe.re_present`)
+``retract``          a card is pulled back and read again
+``duplicate``        a card of this deck is read a second time (void, deck blocked)
+``unknown``          a foreign card code (void, deck blocked)
+``seq_gap``          shoe lines are lost mid-deal (supervisor voids)
+``link_loss``        the link drops and comes back intact mid-deal (the round goes on)
+``link_gap``         the link drops and lines are lost meanwhile (supervisor voids)
+``shoe_restart``     the shoe restarts mid-deal (supervisor voids)
+``early_card``       a card is read before "no more bets" (void)
+``extra_card``       a card more than the deal needs (void: wrong count)
+``alarm``            a jam mid-deal; the dealer clears it and resumes
+``frame_error``      a garbled line dropped by the dialect mid-deal; check and resume
+``lid_open``         the lid opens and closes mid-deal (noted, the deal goes on)
+``cut``              the cut card comes out (noted: the pack ends after the round)
+``warning``          a device warning (noted)
+``burn``             a card read in burn mode mid-deal (never a hand card)
+``unreadable_burn``  a card read in burn mode mid-deal but not identified (never a
+                     misread: the deal goes on)
+``empty``            the shoe reports it is empty mid-deal (supervisor voids)
+==================== ==========================================================
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ from drivers.events import (
 
 FAULTS = ("misread", "retract", "duplicate", "unknown", "seq_gap", "link_loss", "link_gap",
           "shoe_restart", "early_card", "extra_card", "alarm", "frame_error", "lid_open",
-          "cut", "warning", "burn", "empty")
+          "cut", "warning", "burn", "empty", "unreadable_burn")
 """Fault names, as ``--faults`` takes them."""
 _MID_DEAL = frozenset(FAULTS) - {"early_card", "extra_card"}
 
@@ -220,6 +222,10 @@ class EventShoe:
             card = self.deck.pop(0)
             self.dealt.append(card)
             out.append(CardRead(card=card, code=card, burn=True, seq=self._next_seq()))
+            return True
+        if fault == "unreadable_burn":
+            self.dealt.append(self.deck.pop(0))
+            out.append(Misread(burn=True, seq=self._next_seq()))
             return True
         if fault == "empty":
             out.append(Empty(seq=self._next_seq()))

@@ -69,13 +69,14 @@ FAULTS: dict[str, str] = {
     "seq_skip": "skip seq numbers before the next line (count=N, default 1) (native)",
     "seq_repeat": "next line sent twice, same seq (native)",
     "seq_reorder": "next two lines sent in swapped order (native)",
-    "misread": "a card leaves the shoe unidentified (uses the next card)",
+    "misread": "a card leaves the shoe unidentified (uses the next card); in burn mode "
+               "(burn=True, or a pending burn) an unreadable burn",
     "alarm": "a device alarm (code=, text=)",
     "warning": "a device warning (code=)",
     "retract": "the last card dealt is pushed back in; it will be dealt again (native)",
     "unknown_card": "a card whose code is not one of the 52 (code=, default XX)",
     "duplicate_card": "a card already out of this deck is read again (card=, default the last)",
-    "burn": "the next cards are read in burn mode (count=N, default 1)",
+    "burn": "the next cards, misreads included, are read in burn mode (count=N, default 1)",
     "cut": "the cut card is reached (native)",
     "empty": "the shoe reports it is empty (native)",
     "lid_open": "the lid opens mid-pack (native)",
@@ -360,14 +361,17 @@ class SimulatedShoe:
     def _fault_seq_reorder(self) -> None:
         self._mods.reorder = True
 
-    def _fault_misread(self) -> ShoeEvent | None:
+    def _fault_misread(self, burn: bool = False) -> ShoeEvent | None:
+        if self._mods.burn > 0:
+            self._mods.burn -= 1
+            burn = True
         if self._pos < len(self._deck):
             self.dealt.append(self._deck[self._pos])
             self._pos += 1
-            event = self._emit(Misread())
+            event = self._emit(Misread(burn=bool(burn)))
             self._dealt_seq.append(event.seq if event else None)
             return event
-        return self._emit(Misread())
+        return self._emit(Misread(burn=bool(burn)))
 
     def _fault_alarm(self, code: str | None = None, text: str | None = None) -> ShoeEvent | None:
         native = self.dialect == "native"

@@ -5,6 +5,9 @@ Tokens, each ended by CR LF (spaces around the parts may vary)::
     [Game]<Card:4S>                  card read in game mode
     [Manual Burn Cards]<Card:9D>     card read in burn mode (a burn card)
     [Game]<Game>                     a card passed but was not identified (misread)
+    [Manual Burn Cards]<Game>        a card passed in burn mode, not identified: an
+                                     unreadable burn (a burn card, never a misread to
+                                     resolve)
     [GameAlarm]<Alarm:E3 Card Not Read>   device alarm: code, then text
     <W0x01>                          device warning, hex code
 
@@ -19,6 +22,11 @@ unfinished token, a line end inside one, or anything but spaces between ``]`` an
 abandons it (reported as a malformed :class:`~drivers.events.FrameError`) and the decoder
 resynchronises on the next ``[`` or ``<``. A card body without a mode is malformed: the
 decoder cannot tell a burn card from a hand card, so it does not guess.
+
+Modes: a mode containing ``burn`` (any case) is burn mode, ``Game`` is game mode. A
+``<Game>`` body (a card not identified) is an unreadable burn in burn mode and a misread
+otherwise, with or without a mode, as the shoe has always been read: a misread pauses
+the round, which is the safe side when the mode is not known.
 """
 
 from __future__ import annotations
@@ -204,7 +212,7 @@ class BeetekDecoder(BaseDecoder):
                 return f"card in unknown mode {mode!r}"
             return CardRead(card=normalise_code(code, suit_first=True), code=code, burn=burn)
         if _MISREAD.fullmatch(body):
-            return Misread()
+            return Misread(burn=mode is not None and "burn" in mode.lower())
         m = _ALARM.fullmatch(body)
         if m:
             return Alarm(code=m.group(1), text=m.group(2))
@@ -257,7 +265,7 @@ class BeetekEncoder:
                 mode = "Manual Burn Cards" if event.burn else "Game"
                 text = f"[{mode}]<Card:{code}>"
             case Misread():
-                text = "[Game]<Game>"
+                text = "[Manual Burn Cards]<Game>" if event.burn else "[Game]<Game>"
             case Alarm():
                 text = f"[GameAlarm]<Alarm:{event.code} {event.text}>".rstrip()
             case Warning():

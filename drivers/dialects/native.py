@@ -6,8 +6,11 @@ between ``$`` and ``*`` as four hex digits.
 
 Types: ``HELLO,<model>,<serial>,<firmware>``, ``CARD,<card>``, ``MISREAD``,
 ``RETRACT,<seq>``, ``LID,OPEN|CLOSED``, ``CUT``, ``EMPTY``, ``ALARM,<code>,<text>``,
-``HB,<uptime_ms>``; the host may send ``PING``. Two additions this product's firmware may
-use: ``CARD,<card>,BURN`` (a card read in burn mode) and ``WARN,<code>`` (a device warning).
+``HB,<uptime_ms>``; the host may send ``PING``. Three additions this product's firmware
+may use: ``CARD,<card>,BURN`` (a card read in burn mode), ``MISREAD,BURN`` (a card read
+in burn mode but not identified: an unreadable burn, never a misread to resolve) and
+``WARN,<code>`` (a device warning). ``BURN`` is always the last field, and the only
+word accepted there.
 
 Host rules applied here: a bad CRC or malformed line is dropped, counted and reported as a
 :class:`~drivers.events.FrameError`; the same seq twice is a retransmission and is ignored;
@@ -133,7 +136,7 @@ def event_fields(event: ShoeEvent) -> tuple[str, ...]:
             code = event.code or event.card or "??"
             return ("CARD", code, "BURN") if event.burn else ("CARD", code)
         case Misread():
-            return ("MISREAD",)
+            return ("MISREAD", "BURN") if event.burn else ("MISREAD",)
         case Retract():
             if event.card_seq is None:
                 raise UnsupportedEvent("native RETRACT needs the seq of the card it undoes")
@@ -309,8 +312,8 @@ class NativeDecoder(BaseDecoder):
             if uptime.isascii() and uptime.isdigit() and len(uptime) <= 20:
                 return Heartbeat(uptime_ms=int(uptime), seq=seq)
             return None
-        if typ == "MISREAD" and nf == 0:
-            return Misread(seq=seq)
+        if typ == "MISREAD" and (nf == 0 or (nf == 1 and fields[0] == "BURN")):
+            return Misread(burn=nf == 1, seq=seq)
         if typ == "RETRACT" and nf == 1:
             card_seq = _u16(fields[0])
             return None if card_seq is None else Retract(card_seq=card_seq, seq=seq)

@@ -119,8 +119,8 @@ def shift(tmp_path):
 def make_shift(tmp_path):
     made = []
 
-    def make(**config) -> Shift:
-        s = Shift(tmp_path / f"journal{len(made)}.sqlite", **config)
+    def make(path: Path | None = None, **config) -> Shift:
+        s = Shift(path or tmp_path / f"journal{len(made)}.sqlite", **config)
         made.append(s)
         return s
     yield make

@@ -20,6 +20,7 @@ import pytest
 from controller import recall as rc
 from controller.auth import DEMO_PINS, demo_pin_hashes
 from controller.commands import (
+    ConfigChange,
     Decide,
     ManualCard,
     NextRound,
@@ -80,6 +81,12 @@ SHIFT = [
     NextRound(),
     # round 5: a plain round
     Rebet(seat=0), NoMoreBets(), *cards("As Ad Ac 6s 6d 6h 9s 9d 3c"), *play("play", "play"),
+    # round 6: one burn configured, flagged by the shoe and unreadable; a readable burn
+    # flagged mid-deal; one more after the settlement, added to round 6's record
+    ConfigChange(key="burn_cards", value=1, pin=SUP), Rebet(seat=0), NoMoreBets(),
+    Misread(burn=True), *cards("Kc Kd 7h"), CardRead(card="Jh", code="Jh", burn=True),
+    *cards("Qc Qd 7s 2h 2s 4c"), *play("play", "play")[:-1],
+    CardRead(card="Ts", code="Ts", burn=True), NextRound(),
 ]
 
 
@@ -191,11 +198,18 @@ def test_sigkill_at_every_journal_write_then_restart(ref, tmp_path):
 def test_the_shift_without_a_kill_matches_the_reference(ref, tmp_path):
     states, _, final_rounds, final_meters = ref
     assert [(r["round_id"], r["status"], r["void_reason"]) for r in final_rounds] == [
-        (5, "settled", None), (4, "void", "dispute"), (3, "void", "duplicate_card"),
-        (2, "settled", None), (1, "settled", None)]
+        (6, "settled", None), (5, "settled", None), (4, "void", "dispute"),
+        (3, "void", "duplicate_card"), (2, "settled", None), (1, "settled", None)]
     t = finish_shift(tmp_path / "j.sqlite")
     assert rounds_of(t) == final_rounds and t.game.meters == final_meters
-    assert rc.recall(tmp_path / "j.sqlite")[0]["round_id"] == 5  # round 6: no bets yet
+    assert rc.recall(tmp_path / "j.sqlite")[0]["round_id"] == 6  # round 7: no bets yet
+    (r6,) = [r for r in final_rounds if r["round_id"] == 6]
+    assert [tuple(d) for d in r6["deal"][:5]] == [
+        (None, "burn", False), ("Kc", "seat 1", False), ("Kd", "seat 2", False),
+        ("7h", "dealer", False), ("Jh", "burn", False)]
+    assert tuple(r6["deal"][-1]) == ("Ts", "burn", False) and len(r6["deal"]) == 12
+    assert {s["seat"]: s["cards"] for s in r6["seats"]} == {1: ["Kc", "Qc", "2h"],
+                                                           2: ["Kd", "Qd", "2s"]}
     t.close()
 
 

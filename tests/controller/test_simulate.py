@@ -39,6 +39,23 @@ def test_faults_void_or_resolve_and_every_round_still_ends(capsys, tmp_path):
     assert main(["meters", "--journal", journal]) == 0
 
 
+def test_burns_flagged_by_the_shoe_never_pause_or_void(capsys, tmp_path):
+    journal = str(tmp_path / "j.sqlite")
+    out = run_json(capsys, "--seats", "3", "--rounds", "40", "--faults",
+                   "burn=1,unreadable_burn=1", "--seed", "5", "--journal", journal)
+    assert out["faults_injected"] == {"burn": 40, "unreadable_burn": 40}
+    assert out["rounds_settled"] == 40 and out["rounds_voided"] == 0
+    assert out["invariant_violations"] == 0                  # three cards a hand, none twice
+    assert out["counters"]["unreadable_burns"] == 40
+    assert "misreads" not in out["counters"] and "rejected" not in out["counters"]
+    assert main(["recall", "--journal", journal, "--last", "40", "--json"]) == 0
+    for r in json.loads(capsys.readouterr().out):
+        burns = [c for c, pos, _ in r["deal"] if pos == "burn"]
+        assert len(burns) == 2 and burns.count(None) == 1, r["deal"]
+        assert len(r["deal"]) == 2 + 3 * 4
+    assert main(["verify-journal", "--journal", journal]) == 0
+
+
 def test_deck_file_gives_the_cards_in_delivery_order(capsys, tmp_path):
     deck = tmp_path / "decks.txt"
     deck.write_text("# seat 1, dealer; three passes\nAs Kd Ks Qd Qs 2c\n")

@@ -69,7 +69,8 @@ SHOE = st.one_of(
     st.builds(lambda c, b: CardRead(card=c, code=c, burn=b), st.sampled_from(CARDS),
               st.booleans().map(lambda b: b and False)),
     st.builds(lambda c: CardRead(card=c, code=c, burn=True), st.sampled_from(CARDS)),
-    st.just(CardRead(card=None, code="ZZ")), st.just(Misread()), st.just(Retract()),
+    st.just(CardRead(card=None, code="ZZ")), st.just(Misread()), st.just(Misread(burn=True)),
+    st.just(Retract()),
     st.builds(LinkStatus, state=st.sampled_from(list(LinkState))),
     st.just(SeqGap(expected=1, got=3)), st.just(Hello()), st.just(Alarm(code="JAM")),
 )

@@ -54,7 +54,7 @@ def event_streams(draw, dialect: str) -> list[ShoeEvent]:
             ev = CardRead(card=None, code=draw(st.sampled_from(["D12", "XX", "37", "1S"])),
                           seq=s)
         elif kind == "misread":
-            ev = Misread(seq=s)
+            ev = Misread(burn=draw(st.booleans()), seq=s)
         elif kind == "alarm":
             ev = Alarm(code="E3", text=draw(st.sampled_from(["Card Not Read", "jam"])), seq=s)
         elif kind == "warning":

@@ -64,9 +64,17 @@ def test_native_every_type_round_trips():
         Warning(code="0x01", seq=10),
         Heartbeat(uptime_ms=123456, seq=11),
         CardRead(card=None, code="ZZ", seq=12),
+        Misread(burn=True, seq=13),
     ]
     data = b"".join(enc.encode(e) for e in events)
     assert NativeDecoder().feed(data) == events
+    assert enc.encode(events[-1]).startswith(b"$13,MISREAD,BURN*")
+
+
+def test_native_burn_is_the_last_field_and_the_only_word_there():
+    lines = [encode_line(1, "MISREAD", "burn"), encode_line(2, "MISREAD", "BURN", "x"),
+             encode_line(3, "MISREAD", "GAME"), encode_line(4, "CARD", "As", "Burn")]
+    assert [e.type for e in NativeDecoder().feed(b"".join(lines))] == ["frame_error"] * 4
 
 
 def test_native_rules():
@@ -103,7 +111,8 @@ def test_native_frame_errors():
 def test_beetek_tokens():
     data = (b"[Game]<Card:4S>\r\n[Manual Burn Cards] <Card:9D>\r\n[Game]<Game>\r\n"
             b"[GameAlarm]<Alarm:E3 Card Not Read>\r\n<W0x01>\r\n[Game]<Card:H3>\r\n"
-            b"[Game] < Card : TH >\r\n[Game]<Card:D12>\r\n")
+            b"[Game] < Card : TH >\r\n[Game]<Card:D12>\r\n[Manual Burn Cards]<Game>\r\n"
+            b"[manual burn cards] < game >\r\n<Game>\r\n")
     assert BeetekDecoder().feed(data) == [
         CardRead(card="4s", code="4S"),
         CardRead(card="9d", code="9D", burn=True),
@@ -113,7 +122,18 @@ def test_beetek_tokens():
         CardRead(card="3h", code="H3"),
         CardRead(card="Th", code="TH"),
         CardRead(card=None, code="D12"),
+        Misread(burn=True),                 # an unreadable burn: the shoe was in burn mode
+        Misread(burn=True),
+        Misread(),                          # no mode: a misread, as always
     ]
+
+
+def test_beetek_encoder_round_trips_burns():
+    events = [CardRead(card="9d", code="9D", burn=True), Misread(burn=True), Misread()]
+    data = b"".join(BeetekEncoder().encode(e) for e in events)
+    assert data == (b"[Manual Burn Cards]<Card:9D>\r\n[Manual Burn Cards]<Game>\r\n"
+                    b"[Game]<Game>\r\n")
+    assert BeetekDecoder().feed(data) == events
 
 
 def test_beetek_resync_and_errors():

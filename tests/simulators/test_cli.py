@@ -37,18 +37,21 @@ def test_decode_prints_one_json_line_per_event(tmp_path, capsys):
     capture = tmp_path / "capture.bin"
     capture.write_bytes(encode_line(16, "HB", "5") + encode_line(17, "CARD", "Qh")
                         + encode_line(18, "MISREAD") + encode_line(19, "CARD", "Ah", crc=1)
-                        + encode_line(21, "CARD", "10d", "BURN"))
+                        + encode_line(21, "CARD", "10d", "BURN")
+                        + encode_line(22, "MISREAD", "BURN"))
     assert main(["decode", "--dialect", "native", str(capture)]) == 1
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert lines[1] == {"type": "card", "card": "Qh", "seq": 17, "burn": False, "code": "Qh"}
-    assert lines[2] == {"type": "misread", "seq": 18}
+    assert lines[2] == {"type": "misread", "seq": 18, "burn": False}
     assert lines[3]["type"] == "frame_error" and lines[3]["reason"] == "crc"
     assert lines[4] == {"type": "seq_gap", "expected": 19, "got": 21}
     assert lines[5]["card"] == "Td" and lines[5]["burn"] is True
+    assert lines[6] == {"type": "misread", "seq": 22, "burn": True}   # an unreadable burn
 
 
 def test_decode_beetek_from_stdin():
-    data = b"[Game]<Card:4S>\r\n[Manual Burn Cards]<Card:H3>\r\n[Game]<Game>\r\n<W0x01>\r\n"
+    data = (b"[Game]<Card:4S>\r\n[Manual Burn Cards]<Card:H3>\r\n[Game]<Game>\r\n<W0x01>\r\n"
+            b"[Manual Burn Cards]<Game>\r\n")
     out = subprocess.run([*CMD, "decode", "--dialect", "beetek"], input=data,
                          capture_output=True, timeout=60, check=False)
     assert out.returncode == 0, out.stderr
@@ -56,8 +59,9 @@ def test_decode_beetek_from_stdin():
     assert lines == [
         {"type": "card", "card": "4s", "seq": None, "burn": False, "code": "4S"},
         {"type": "card", "card": "3h", "seq": None, "burn": True, "code": "H3"},
-        {"type": "misread", "seq": None},
+        {"type": "misread", "seq": None, "burn": False},
         {"type": "warning", "code": "0x01", "seq": None},
+        {"type": "misread", "seq": None, "burn": True},
     ]
 
 

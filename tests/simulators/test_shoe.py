@@ -223,14 +223,21 @@ def test_beetek_refuses_what_it_cannot_say():
     for name in NATIVE_ONLY:
         with pytest.raises(FaultNotSupported, match="native"):
             shoe.inject(name)
-    shoe.inject("burn")
+    shoe.inject("misread")
+    shoe.inject("burn", count=2)         # burn mode for the next two cards, misreads included
     shoe.inject("alarm")
     shoe.inject("warning", code="0x02")
     shoe.inject("misread")
     card = shoe.deal()
+    game = shoe.deal()
+    shoe.inject("misread", burn=True)
+    assert port.writes[3] == b"[Manual Burn Cards]<Game>\r\n"
     ev = make_decoder("beetek").feed(port.take())
-    assert ev == [Alarm(code="E3", text="Card Not Read"), Warning(code="0x02"), Misread(),
-                  CardRead(card=card, code=shoe._encoder.card_code(card), burn=True)]
+    assert ev == [Misread(), Alarm(code="E3", text="Card Not Read"), Warning(code="0x02"),
+                  Misread(burn=True),
+                  CardRead(card=card, code=shoe._encoder.card_code(card), burn=True),
+                  CardRead(card=game, code=shoe._encoder.card_code(game)),
+                  Misread(burn=True)]
     assert not shoe.heartbeat()
 
 
