@@ -79,7 +79,7 @@ def three_card(runs: int, notes: list[str]) -> dict[str, Any]:
     counts = Counter(v.hand_class for v in values)
     got = _count_names(counts, HandClass)
     if got != RULES_THREE_COUNTS:
-        notes.append(f"OUR 3-CARD COUNTS DIFFER FROM RULES.md: {got}")
+        notes.append(f"OUR 3-CARD COUNTS DIFFER FROM docs/rules.md: {got}")
     peers: dict[str, Any] = {}
     try:
         from pokerkit import Card as PkCard
@@ -126,7 +126,7 @@ def six_card(runs: int, quick: bool, notes: list[str]) -> list[dict[str, Any]]:
     times, counts = time_runs(six_card_class_counts, runs)
     got = {c.key: n for c, n in sorted(counts.items(), reverse=True)}
     if got != RULES_SIX_COUNTS:
-        notes.append(f"OUR 6-CARD COUNTS DIFFER FROM RULES.md: {got}")
+        notes.append(f"OUR 6-CARD COUNTS DIFFER FROM docs/rules.md: {got}")
     n_big = 50_000 if quick else 200_000
     n_small = 4_000 if quick else 20_000
     sample = _sample(n_big)
@@ -190,7 +190,7 @@ def six_card(runs: int, quick: bool, notes: list[str]) -> list[dict[str, Any]]:
                 full = _count_names(c, SixCardClass)
                 peers["phevaluator C core, all sets"] = rate_stats(
                     t, N6, "every one of the 20,358,520 sets via itertools, one run; counts "
-                    + ("match RULES.md" if full == RULES_SIX_COUNTS else f"DIFFER: {full}"))
+                    + ("match docs/rules.md" if full == RULES_SIX_COUNTS else f"DIFFER: {full}"))
     try:
         from treys import Card as TreysCard
         from treys import Evaluator
@@ -246,7 +246,7 @@ def six_card(runs: int, quick: bool, notes: list[str]) -> list[dict[str, Any]]:
         figure("6 Card Bonus classification, all 20,358,520 sets", "sets/s", "higher",
                rate_stats(times, N6, "six_card_class_counts(): vectorised bit-sliced NumPy "
                           "classifier over every set (generation included); counts "
-                          + ("match RULES.md" if got == RULES_SIX_COUNTS else "DIFFER")),
+                          + ("match docs/rules.md" if got == RULES_SIX_COUNTS else "DIFFER")),
                peers, "peers: one Python call per set; sample throughput extrapolated to the "
                "full enumeration (full time = 20,358,520 / rate)"),
         figure(f"6 Card Bonus classification, the same random sample of {n_big:,} sets",

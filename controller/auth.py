@@ -1,4 +1,4 @@
-"""Roles and PINs: dealer, supervisor, technician (REQUIREMENTS R12).
+"""Roles and PINs: dealer, supervisor, technician (docs/requirements.md R12).
 
 PINs are never stored or journaled in clear: a PIN is kept as a salted scrypt hash
 ``scrypt$n$r$p$salt$hash`` (hex). The table checks a typed PIN against every role's

@@ -2,7 +2,7 @@
 
 Used by ``threecard run --autoplay`` and ``threecard simulate``. Every seat places the
 same wagers (:class:`AutoPlayer` ``bets``); betting closes at once; each seat plays
-with Q-6-4 or better (the optimal strategy, RULES.md) and folds below it; then reveal,
+with Q-6-4 or better (the optimal strategy, docs/rules.md) and folds below it; then reveal,
 settle and the next round. Supervisor steps (acknowledging a void, voiding a round
 paused for a supervisor, unblocking the deck) use the PIN it was given; without one it
 leaves them to a person. A misread is not autoplay's to resolve: the shoe re-presents

@@ -2,7 +2,7 @@
 
 See ``systemd/table.toml.example`` for every key. A bad file is a clear error naming
 the file and the key (:class:`ConfigError`); nothing starts with a configuration that
-does not validate (REQUIREMENTS R3).
+does not validate (docs/requirements.md R3).
 """
 
 from __future__ import annotations

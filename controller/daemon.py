@@ -1,6 +1,6 @@
 """``threecard run``: the table daemon. Shoe link, round engine, journal and screens.
 
-Start-up order (REQUIREMENTS R3: nothing happens until the self-check passes):
+Start-up order (docs/requirements.md R3: nothing happens until the self-check passes):
 
 1. the configuration is loaded and validated (a bad file stops here, exit status 2);
 2. the rule profile's par sheet is computed (its return must be a true return, below

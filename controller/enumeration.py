@@ -31,7 +31,7 @@ SIX_CARD_COUNTS: dict[SixCardClass, int] = {
     _C.THREE_OF_A_KIND: 732_160, _C.TWO_PAIR: 2_532_816, _C.PAIR: 9_730_740,
     _C.HIGH_CARD: 6_612_900,
 }
-"""Best-five class counts of all C(52,6) sets as published in RULES.md. A property of the
+"""Best-five class counts of all C(52,6) sets as published in docs/rules.md. A property of the
 deck, not of any paytable: the exhaustive test proves :func:`six_card_class_counts`
 reproduces them, so start-up checks may use them instead of enumerating again."""
 

@@ -2,11 +2,11 @@
 
 :class:`Game` is plain data plus deterministic handlers. It is fed journal records
 (``kind``, ``body``, ``actor``, ``utc``), never live objects, so replaying the journal
-rebuilds exactly the state the running table had (REQUIREMENTS R1). It does no I/O:
+rebuilds exactly the state the running table had (docs/requirements.md R1). It does no I/O:
 what the journal's derived tables need (round records, absolute meters, snapshots,
 rejections) is collected in :attr:`Game.derived` for the caller to write.
 
-Irregularities follow RULES.md; each handler names the row it implements.
+Irregularities follow docs/rules.md; each handler names the row it implements.
 
 Burn cards. A card the shoe reads in burn mode (a ``card`` with ``burn``, or an
 unreadable burn: a ``misread`` with ``burn``) is never a hand card and never an
@@ -30,7 +30,7 @@ irregularity. The rules, in order:
    restarts with the next round when ``deck_per_round``); nothing else in the record
    changes.
 5. A readable burn is a card out of the deck: seen twice in one deck, or of an unknown
-   code, it voids and blocks the deck like any card (RULES.md). An unreadable burn is
+   code, it voids and blocks the deck like any card (docs/rules.md). An unreadable burn is
    counted (``unreadable_burns``) and shown as a card None in the deal.
 
 Journal compatibility: the card body of a flagged burn carries ``"burn_rule": 2``
@@ -118,7 +118,7 @@ class TableConfig:
         if not 1 <= self.seats <= 9:
             raise ValueError(f"seats must be 1..9, got {self.seats}")
         if self.recall_depth < 10:
-            raise ValueError("recall_depth must be at least 10 (REQUIREMENTS R5)")
+            raise ValueError("recall_depth must be at least 10 (docs/requirements.md R5)")
         load_profile(self.rules)
 
     def to_dict(self) -> dict[str, Any]:
@@ -377,7 +377,7 @@ class Game:
                 self.pending_config = cfg if cfg != self.config else None
         self.link_state = "connecting"
         self.notes.pop("link_lost", None)
-        # RULES.md "power loss or crash mid-round": continue if the record is complete
+        # docs/rules.md "power loss or crash mid-round": continue if the record is complete
         if self.state in CARDS_DUE or (self.pause and self.pause["reason"] != "misread"):
             resume_to = self.pause["resume_to"] if self.pause else self.state.value
             if self.state is not S.PAUSED:
@@ -477,7 +477,7 @@ class Game:
         return None
 
     def _block(self, why: str, card: str | None, code: str) -> None:
-        """RULES.md: duplicate or unknown card -> void, deck blocked until a supervisor."""
+        """docs/rules.md: duplicate or unknown card -> void, deck blocked until a supervisor."""
         self.deck_blocked = why
         self._count(why)
         text = card or code
@@ -603,7 +603,7 @@ class Game:
         self._deal(card, manual)
 
     def _misread(self, body: dict[str, Any], actor: str) -> None:
-        """RULES.md: a misread pauses; re-present or enter by hand (supervisor); else void.
+        """docs/rules.md: a misread pauses; re-present or enter by hand (supervisor); else void.
 
         An unreadable burn (``burn`` in the body) is no misread: it is a burn card
         (rules 2 and 4 of the module docstring).
@@ -643,7 +643,7 @@ class Game:
         self._resolve_misread(card, True)
 
     def _retract(self, body: dict[str, Any], actor: str) -> None:
-        """RULES.md: a card pulled back -> undo that card (the last one)."""
+        """docs/rules.md: a card pulled back -> undo that card (the last one)."""
         st = self.state
         if st is S.PAUSED and self.pause["reason"] == "misread":
             self._resolve_retracted_misread()
@@ -680,7 +680,7 @@ class Game:
         self._unpause()
 
     def _exposed_card(self, body: dict[str, Any], actor: str) -> None:
-        """RULES.md: one card exposed (policy burn/void); dealer's cards exposed -> void."""
+        """docs/rules.md: one card exposed (policy burn/void); dealer's cards exposed -> void."""
         if body.get("dealer_hand"):
             self._count("exposed_cards")
             if self._fixed():
@@ -711,7 +711,7 @@ class Game:
 
     # ------------------------------------------------------------------ shoe link
     def _link(self, body: dict[str, Any], actor: str) -> None:
-        """RULES.md: shoe unplugged or silent mid-deal -> pause; reconnect if intact."""
+        """docs/rules.md: shoe unplugged or silent mid-deal -> pause; reconnect if intact."""
         state = body.get("state", "connecting")
         self.link_state, self.link_detail = state, body.get("detail", "")
         if state in ("disconnected", "silent"):
@@ -913,13 +913,13 @@ class Game:
     def _void_cmd(self, body: dict[str, Any], actor: str) -> None:
         if self._fixed():
             raise Rejected("every card and decision is recorded: settle the round, "
-                           "it cannot be voided (RULES.md)")
+                           "it cannot be voided (docs/rules.md)")
         reason = str(body.get("reason") or "supervisor")
         self._void(reason, acknowledged=True, by=actor)
 
     def _void(self, reason: str, acknowledged: bool, by: str = "table",
               card: str | None = None) -> None:
-        """Void: every wager is returned, the reason recorded (RULES.md "Void")."""
+        """Void: every wager is returned, the reason recorded (docs/rules.md "Void")."""
         if self.state is S.PAUSED:
             self.pause = None
         self._go("void", S.VOID)

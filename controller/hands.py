@@ -1,7 +1,7 @@
 """Hand evaluation: 3-card hands, dealer qualification, and the 6 Card Bonus hand.
 
 Three-card classes rank (high to low) straight flush, three of a kind, straight, flush,
-pair, high card: a straight beats a flush (RULES.md, "Cards and hands"). The ace plays
+pair, high card: a straight beats a flush (docs/rules.md, "Cards and hands"). The ace plays
 high (A-K-Q) or low (A-2-3, the lowest straight, 3-high); K-A-2 is not a straight.
 
 A hand's *strength* is one integer: a higher strength is a better hand, equal strength
@@ -152,7 +152,7 @@ def all_hands3() -> list[tuple[tuple[Card, Card, Card], HandValue]]:
 
 
 class Qualifier:
-    """The dealer's minimum hand to qualify (RULES.md: queen-high by default).
+    """The dealer's minimum hand to qualify (docs/rules.md: queen-high by default).
 
     A qualifier text is ``"<rank>-high"`` (``Q-high``: any hand with a queen or better as
     its top card, or any pair or better) or ``"pair"`` (a pair or better).

@@ -254,7 +254,7 @@ class Journal:
             yield Record(*row)
 
     def verify(self) -> ChainReport:
-        """Recompute the hash chain of every row (REQUIREMENTS R4, R7)."""
+        """Recompute the hash chain of every row (docs/requirements.md R4, R7)."""
         prev, expect, n = GENESIS, 1, 0
         try:
             cur = self.db.execute("SELECT seq, utc, mono_ns, kind, actor, body, prev, hash "

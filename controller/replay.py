@@ -23,7 +23,7 @@ from controller.views import DealerView, PlayerView
 class ReplayError(JournalError):
     """The journal cannot be replayed: a broken chain, a bad snapshot, a record that fails.
 
-    A table that meets one at start-up locks itself (REQUIREMENTS R4).
+    A table that meets one at start-up locks itself (docs/requirements.md R4).
     """
 
 
@@ -105,7 +105,7 @@ def views_at(journal: Journal | str | Path, seq: int) -> tuple[DealerView, Playe
     The views equal those the table published after that event, except ``version``,
     which here is ``seq`` (a table that commits one input at a time and has not
     restarted numbers its views the same way). The player view holds no dealer hole
-    card before the reveal (REQUIREMENTS R13), as on the table.
+    card before the reveal (docs/requirements.md R13), as on the table.
 
     Args:
         journal: an open journal, or the path of a journal file (opened read-only).

@@ -1,6 +1,6 @@
 """Rule profiles: paytables, qualifier, table limits and house options, from TOML.
 
-Two profiles ship with the product (``live`` and ``classic``, RULES.md "Rule profiles");
+Two profiles ship with the product (``live`` and ``classic``, docs/rules.md "Rule profiles");
 any other house's rules are a TOML file of the same shape, loaded from its path. Every
 difference between houses is a setting here, never a code change.
 
@@ -21,7 +21,7 @@ from controller.hands import HandClass, Qualifier, SixCardClass
 BET_TYPES = ("ante", "play", "pair_plus", "six_card_bonus")
 """Wagers a seat can hold. ``play`` is always equal to ``ante`` and has no limits of its own."""
 PAY_ORDER = ("play", "ante_bonus", "ante", "pair_plus", "six_card_bonus")
-"""The order the dealer settles a seat in (RULES.md, Round, step 6)."""
+"""The order the dealer settles a seat in (docs/rules.md, Round, step 6)."""
 
 ANTE_BONUS_CLASSES = ("straight_flush", "three_of_a_kind", "straight")
 PAIR_PLUS_CLASSES = ("straight_flush", "three_of_a_kind", "straight", "flush", "pair")

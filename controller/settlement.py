@@ -1,6 +1,6 @@
 """Settlement of one seat against the dealer, and bet validation.
 
-Implements RULES.md "Round", step 6, for a rule profile: Play, Ante Bonus, Ante, Pair
+Implements docs/rules.md "Round", step 6, for a rule profile: Play, Ante Bonus, Ante, Pair
 Plus, 6 Card Bonus, in that pay order. Money is integers in minor units; a result's
 ``net`` is what the seat gains (+) or loses (-) on that bet, the stake aside: a win of
 X to 1 on a stake S has net ``X * S`` (the stake is also returned), a push has net 0, a
@@ -205,7 +205,7 @@ def _push(bet: str, stake: int) -> BetResult:
 
 def settle(profile: RuleProfile, player: Sequence[Card], dealer: Sequence[Card], bets: Bets,
            decision: Decision | None, apply_limits: bool = False) -> SeatSettlement:
-    """Settle one seat (RULES.md, Round, step 6).
+    """Settle one seat (docs/rules.md, Round, step 6).
 
     Args:
         profile: the rules in force.

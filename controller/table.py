@@ -15,7 +15,7 @@ Start-up (in the constructor): check the journal's hash chain (a broken chain lo
 the table for good, R4); rebuild the state from the newest snapshot and the events
 after it; rewrite the derived tables; then journal a ``startup`` record that counts
 the power-up, adopts the configuration, and pauses a round interrupted mid-deal for
-a supervisor (RULES.md "power loss or crash mid-round").
+a supervisor (docs/rules.md "power loss or crash mid-round").
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Building the :mod:`controller.views` snapshots from a :class:`~controller.game.Game`.
 
 Pure functions of the game's state. The player view is built from data that never
-includes the dealer's cards before the reveal (REQUIREMENTS R13); the dealer view does
+includes the dealer's cards before the reveal (docs/requirements.md R13); the dealer view does
 not carry them either, and the current round's recall entry is masked the same way.
 Parts that change only when a round ends (recall, meters, history, paytables) are
 cached on :attr:`Game.records_version`.

@@ -3,7 +3,7 @@
 The :class:`~controller.table.Table` builds a new :class:`DealerView` and
 :class:`PlayerView` after every applied event; ``display/`` renders only these. The
 player view is built WITHOUT the dealer's hole cards until the reveal: the secret is
-absent from the data (REQUIREMENTS R13), not hidden by the renderer. The dealer view
+absent from the data (docs/requirements.md R13), not hidden by the renderer. The dealer view
 does not carry them either before the reveal (the shoe has read them; the screen need
 not show them).
 
@@ -86,7 +86,7 @@ class Banner:
 
 @dataclass(frozen=True, slots=True)
 class Paytables:
-    """The rules in force, for the player screen (REQUIREMENTS R14).
+    """The rules in force, for the player screen (docs/requirements.md R14).
 
     Attributes:
         profile: profile name.
@@ -150,7 +150,7 @@ class PayoutLine:
 
 @dataclass(frozen=True, slots=True)
 class RecallRound:
-    """One round of game recall (REQUIREMENTS R5), for the RECALL screen.
+    """One round of game recall (docs/requirements.md R5), for the RECALL screen.
 
     Attributes:
         round_id: the round number.
@@ -175,7 +175,7 @@ class RecallRound:
 
 @dataclass(frozen=True, slots=True)
 class MeterRow:
-    """One line of the meters screen (REQUIREMENTS R6).
+    """One line of the meters screen (docs/requirements.md R6).
 
     Attributes:
         name: ``ante``, ``play``, ``pair_plus``, ``six_card_bonus``, ``seat 3``, ``total``.

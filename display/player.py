@@ -1,7 +1,7 @@
 """The player-facing screen: cards, results, paytables, recent rounds.
 
 Drawn only from a :class:`~controller.views.PlayerView`. The view never holds the
-dealer's hole cards before the reveal (REQUIREMENTS R13); this screen draws a back for
+dealer's hole cards before the reveal (docs/requirements.md R13); this screen draws a back for
 every ``None`` card and needs nothing else to stay safe. Drawing only reads the view.
 """
 

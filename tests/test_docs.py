@@ -46,3 +46,10 @@ def test_rules_sections_the_code_names_unquoted_are_headings():
                  "Shoe unplugged or silent mid-deal", "Malfunction after the outcome is fixed",
                  "Power loss or crash mid-round", "Burn cards"):
         assert name in headings, name
+
+
+def test_citations_point_into_the_repository():
+    # a citation names a file the repository holds: docs/rules.md or docs/requirements.md
+    stray = re.findall(r"(?<!docs/)\b(?:RULES\.md|REQUIREMENTS(?:\.md)?\s+R\d+)", _source())
+    assert stray == []
+    assert (REPO / "docs" / "rules.md").is_file() and (REPO / "docs" / "requirements.md").is_file()

@@ -1,4 +1,4 @@
-"""SIGKILL at every journal write of a scripted shift, then restart (REQUIREMENTS R1, R2).
+"""SIGKILL at every journal write of a scripted shift, then restart (docs/requirements.md R1, R2).
 
 A real child process (forked) runs the shift on a journal file and kills itself with
 SIGKILL just before, or just after, its N-th commit (``THREECARD_KILL_AT``). The parent

@@ -1,4 +1,4 @@
-"""Hand evaluation against RULES.md and against an independent brute-force reference."""
+"""Hand evaluation against docs/rules.md and against an independent brute-force reference."""
 
 import itertools
 from collections import Counter
@@ -32,7 +32,7 @@ def ev(text):
     return evaluate3(parse_cards(text))
 
 
-# --- 3-card: class counts of RULES.md over all 22,100 hands -------------------------------
+# --- 3-card: class counts of docs/rules.md over all 22,100 hands -------------------------------
 
 def test_all_22100_hands_give_the_class_counts_of_the_rules():
     counts = Counter(v.hand_class for _, v in all_hands3())
@@ -43,7 +43,7 @@ def test_all_22100_hands_give_the_class_counts_of_the_rules():
 
 
 def _reference_key(cards):
-    """An independent, slow 3-card evaluator written from RULES.md alone."""
+    """An independent, slow 3-card evaluator written from docs/rules.md alone."""
     ranks = sorted((c.rank for c in cards), reverse=True)
     suited = len({c.suit for c in cards}) == 1
     distinct = len(set(ranks))

@@ -1,4 +1,4 @@
-"""One scenario per row of the irregularity table of RULES.md, read like a dealer's shift.
+"""One scenario per row of the irregularity table of docs/rules.md, read like a dealer's shift.
 
 Seats 1 and 2 bet; the deal is round robin: seat 1, seat 2, dealer, three passes.
 Each scenario ends with the game recall the journal gives (``threecard recall --json``).

@@ -1,4 +1,4 @@
-"""The exact par sheet reproduces the fractions of RULES.md."""
+"""The exact par sheet reproduces the fractions of docs/rules.md."""
 
 import json
 from fractions import Fraction

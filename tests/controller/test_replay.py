@@ -120,7 +120,7 @@ def test_views_at_from_a_snapshot_equal_the_full_replay(tmp_path):
 
 
 def test_player_view_never_holds_a_hole_card_before_the_reveal(shift):
-    """REQUIREMENTS R13, for every view the table published during the shift."""
+    """docs/requirements.md R13, for every view the table published during the shift."""
     path, _marks, published = shift
     holes = {r["round_id"]: r["dealer_cards"] for r in rc.recall(path, 20)}
     assert len(holes) == 11

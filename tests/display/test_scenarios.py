@@ -101,7 +101,7 @@ def test_settled_round_is_what_the_engine_records():
     seat1 = dv.seats[0]
     assert seat1.cards == ("Ah", "Kh", "Qh") and seat1.hand == "straight_flush"
     pay = {b.bet: (b.outcome, b.multiple, b.net) for b in seat1.results}
-    # RULES.md, live profile: Pair Plus mini royal 100 to 1, Ante Bonus straight flush 5 to 1
+    # docs/rules.md, live profile: Pair Plus mini royal 100 to 1, Ante Bonus straight flush 5 to 1
     assert pay["pair_plus"] == ("win", 100, 100 * 1000)
     assert pay["ante_bonus"] == ("win", 5, 5 * 2500)
     # results in pay order: Play, Ante Bonus, Ante, Pair Plus, 6 Card Bonus
@@ -114,7 +114,7 @@ def test_settled_round_is_what_the_engine_records():
 
 
 def test_paytable_returns_are_the_par_sheet_numbers():
-    """RULES.md: 96.6270 %, 95.5113 % and 91.4386 % under the live rules (ppm, rounded)."""
+    """docs/rules.md: 96.6270 %, 95.5113 % and 91.4386 % under the live rules (ppm, rounded)."""
     for name in SCENARIOS:
         rtp = dict(build(name).player.paytables.rtp)
         assert rtp == {"ante_play": 966270, "pair_plus": 955113, "six_card_bonus": 914386}
