@@ -1,8 +1,8 @@
 """Rebuilding a table's recorded state, and its views, at any event of a journal.
 
-This is the replay the :class:`~controller.table.Table` runs at start-up (REQUIREMENTS
-R1: restart = replay the journal): the newest sealed snapshot at or before the event,
-then every record after it, each applied with :meth:`~controller.game.Game.apply`.
+This is the replay the :class:`~controller.table.Table` runs at start-up
+(docs/requirements.md R1: restart = replay the journal): the newest sealed snapshot at or
+before the event, then every record after it, each applied with :meth:`~controller.game.Game.apply`.
 :func:`views_at` builds from that state the same :class:`~controller.views.DealerView`
 and :class:`~controller.views.PlayerView` the running table published, so a disputed
 round can be shown as the dealer and the players saw it at any event. Nothing here
