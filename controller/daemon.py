@@ -560,9 +560,9 @@ def run(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
-    kept = ("temporary, deleted at exit; --journal PATH keeps it" if tmpdir is not None
-            else "kept")
     if demo:
+        kept = ("temporary, deleted at exit; --journal PATH keeps it" if tmpdir is not None
+                else "kept")
         log.info("DEMO: simulated shoe, automatic bets %s, journal %s (%s)%s. Stop with "
                  "Ctrl+C (or SIGTERM: kill %d)", autoplay, config.journal_path, kept,
                  "; headless: one line per round" if config.headless else "", os.getpid())

@@ -300,7 +300,10 @@ def run(args: argparse.Namespace) -> int:
     """Run ``threecard simulate``; prints the figures. Returns the exit status."""
     bets = args.bets
     try:
-        faults = parse_faults(args.faults)
+        try:
+            faults = parse_faults(args.faults)
+        except ValueError as exc:
+            raise ValueError(f"--faults: {exc}") from None
         config = TableConfig(rules=args.rules, seats=args.seats, pin_hashes=demo_pin_hashes())
         config.validate()
         from controller.game import profile_for

@@ -170,3 +170,9 @@ def test_settle_skips_blank_lines(threecard):
     bad = threecard("settle", stdin=f"{line}\n\nnot json\n")
     assert bad.returncode == 1
     assert json.loads(bad.stdout.splitlines()[1])["line"] == 3   # input line numbers kept
+
+
+def test_bad_faults_name_the_flag(threecard):
+    p = threecard("simulate", "--faults", "bogus=1", "--rounds", "1")
+    assert p.returncode == 2
+    assert p.stderr.startswith("threecard simulate: --faults: unknown fault 'bogus'")
