@@ -111,10 +111,10 @@ class WatchdogTiming:
 
     systemd (``sd_watchdog_enabled(3)``) asks for ``WATCHDOG=1`` at half the interval
     ``WATCHDOG_USEC`` (``WatchdogSec=``). A thread's heartbeat older than
-    ``stale_after_ms`` withholds every later feeding, and the feedings are checked every
-    ``check_every_ms``; so the last ``WATCHDOG=1`` leaves at most ``stale_after_ms``
-    after the last heartbeat of a hung thread, that is before WatchdogSec/2, and systemd
-    acts at most 1.5 x WatchdogSec after the hang. The supervised loops beat at least
+    ``stale_after_ms`` withholds the feeding (tried again every ``check_every_ms``); so
+    the last ``WATCHDOG=1`` leaves at most ``stale_after_ms`` after the last heartbeat of
+    a hung thread, that is before WatchdogSec/2, and systemd acts at most
+    1.5 x WatchdogSec after the hang. The supervised loops beat at least
     every ``check_every_ms`` (a third of ``stale_after_ms`` or less), so a busy but
     healthy thread is not taken for a hung one.
 
