@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import os
 import sys
+from collections.abc import Callable
+from typing import TextIO
 
 #: sub-command name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -29,22 +32,30 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """Build the top-level parser with every sub-command's arguments.
 
+    Args:
+        argv: the arguments to be parsed (``sys.argv[1:]`` when None): only the chosen
+            sub-command's module is imported to add its options.
+
     Returns:
-        The parser; each sub-parser carries ``_module`` so ``main`` can dispatch.
+        The parser; each sub-parser carries ``_module`` so ``main`` can dispatch, and
+        ``parser.commands`` maps each sub-command's name to its parser.
     """
     parser = argparse.ArgumentParser(prog="threecard", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    chosen = _chosen_command(sys.argv[1:])
+    chosen = _chosen_command(sys.argv[1:] if argv is None else argv)
+    commands: dict[str, argparse.ArgumentParser] = {}
     for name, (module_name, help_text) in COMMANDS.items():
         sp = sub.add_parser(name, help=help_text, description=help_text)
         sp.set_defaults(_module=module_name, _command=name)
+        commands[name] = sp
         if name == chosen:
             module = importlib.import_module(module_name)
             adder = getattr(module, f"add_{name.replace('-', '_')}_arguments", None)
             (adder or module.add_arguments)(sp)
+    parser.set_defaults(_commands=commands)
     return parser
 
 
@@ -53,6 +64,75 @@ def _chosen_command(argv: list[str]) -> str | None:
         if not arg.startswith("-"):
             return arg
     return None
+
+
+def whole_number(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse ``type`` for a whole number from ``low`` to ``high`` (inclusive).
+
+    Args:
+        low: the smallest value allowed.
+        high: the largest, or None for no upper bound.
+
+    Returns:
+        A converter raising :class:`argparse.ArgumentTypeError` with a one-line reason,
+        which argparse prints after the flag's name (``argument --rounds: must be 1 or
+        more, got 0``) with exit status 2.
+    """
+    def convert(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+        if value < low or (high is not None and value > high):
+            bound = f"{low} or more" if high is None else f"{low} to {high}"
+            raise argparse.ArgumentTypeError(f"must be {bound}, got {value}")
+        return value
+
+    return convert
+
+
+def wagers(text: str) -> dict[str, int]:
+    """An argparse ``type`` for ``--bets``: a JSON object of bet type to minor units.
+
+    Returns:
+        The wagers, e.g. ``{"ante": 100, "pair_plus": 25}`` (checked against the rule
+        profile later, by the command that knows it).
+
+    Raises:
+        argparse.ArgumentTypeError: not JSON, not an object, an unknown bet type or an
+            amount that is not a whole, non-negative number of minor units.
+    """
+    from controller.settlement import BetError, bets_from_mapping
+
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise argparse.ArgumentTypeError(f"not JSON ({exc.msg} at column {exc.colno}); "
+                                         'expected e.g. {"ante": 100}') from None
+    except (ValueError, RecursionError):
+        raise argparse.ArgumentTypeError('expected a JSON object such as {"ante": 100}'
+                                         ) from None
+    try:
+        bets_from_mapping(raw, ("ante", "pair_plus", "six_card_bonus"))
+    except BetError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return dict(raw)
+
+
+def escape_unencodable(*streams: TextIO) -> None:
+    r"""Make text streams write what their encoding cannot as backslash escapes.
+
+    A terminal or system journal whose encoding cannot write a table id or a label
+    (``PYTHONIOENCODING=latin-1`` and Cyrillic text) then shows ``\u0421...`` instead
+    of failing the write and losing the line.
+    """
+    for stream in streams:
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):  # closed or not a text stream: leave it
+                pass
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,13 +145,17 @@ def main(argv: list[str] | None = None) -> int:
         The process exit status (0 success, 1 bad input seen, 2 usage error).
     """
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # keep stdout for output
-    if argv is not None:
-        sys.argv = [sys.argv[0], *argv]
-    parser = build_parser()
-    args = parser.parse_args()
+    escape_unencodable(sys.stdout, sys.stderr)
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(argv)
+    args, unknown = parser.parse_known_args(argv)
     if not getattr(args, "command", None):
+        if unknown:
+            parser.error(f"unrecognized arguments: {' '.join(unknown)}")
         parser.print_help()
         return 2
+    if unknown:  # the sub-command's usage, not the top level's
+        args._commands[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
     module = importlib.import_module(args._module)
     runner = getattr(module, f"run_{args._command.replace('-', '_')}", None) or module.run
     try:

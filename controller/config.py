@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from controller.game import MAX_SEATS
 from controller.rules import RuleProfile, RuleProfileError, load_profile
 
 DEAL_PATTERNS = ("round_robin", "by_hand")
@@ -33,7 +34,7 @@ class TableConfig:
     Attributes:
         source: the file it came from (or ``<defaults>``).
         table_id: the table's name on screens and in the journal.
-        seats: number of seats, 1..9.
+        seats: number of seats, 1 to 7 (:data:`controller.game.MAX_SEATS`).
         rules: profile name or path; ``profile`` is the loaded profile.
         deal_pattern: ``round_robin`` or ``by_hand``.
         burn_cards: cards burnt before each deal.
@@ -105,8 +106,8 @@ def _check(cfg: TableConfig) -> TableConfig:
 
     if not cfg.table_id.strip():
         raise bad("table.id", "must not be empty")
-    if not 1 <= cfg.seats <= 9:
-        raise bad("table.seats", f"must be 1 to 9, got {cfg.seats}")
+    if not 1 <= cfg.seats <= MAX_SEATS:
+        raise bad("table.seats", f"must be 1 to {MAX_SEATS}, got {cfg.seats}")
     if cfg.deal_pattern not in DEAL_PATTERNS:
         raise bad("table.deal_pattern", f"must be one of {', '.join(DEAL_PATTERNS)}, "
                   f"got {cfg.deal_pattern!r}")

@@ -8,10 +8,13 @@ Start-up order (docs/requirements.md R3: nothing happens until the self-check pa
    (a broken chain locks the table: it still starts, shows why, and takes no input);
 3. the screens open; then the shoe link starts (it may be unplugged: the link keeps
    trying, the screens say so);
-4. systemd is told READY; the watchdog is fed only while every thread is alive.
+4. systemd is told READY; the watchdog is fed at half of ``WATCHDOG_USEC``, and only
+   while the screen loop and the table thread beat and every thread is alive (a hung
+   loop stops the feeding within WatchdogSec/2: :class:`~controller.notify.WatchdogTiming`).
 
 SIGTERM (or SIGINT) stops cleanly: the link stops first, every input already queued is
-journaled and applied, the journal is closed, systemd is told STOPPING.
+journaled and applied, the journal is closed, systemd is told STOPPING. The shoe link
+going down because of the stop is logged as part of the stop, not as an alarm.
 
 The shoe, display and simulator packages are loaded by name only when used, so this
 module imports no hardware or display library itself.
@@ -36,17 +39,26 @@ from typing import Any
 from controller import commands as cmd
 from controller.autoplay import AutoPlayer, autoplay_loop
 from controller.cards import parse_cards
+from controller.cli import escape_unencodable, wagers, whole_number
 from controller.config import DEMO_SHOE, ConfigError, TableConfig, load_config
 from controller.enumeration import SIX_CARD_COUNTS
+from controller.game import MAX_SEATS
 from controller.hands import evaluate3
-from controller.notify import Heartbeats, Notifier, watchdog_interval_ms
+from controller.notify import Heartbeats, Notifier, WatchdogTiming
 from controller.par_sheet import compute_par_sheet, rtp_ppm
-from controller.settlement import bets_from_mapping, validate_bets
+from controller.settlement import BetError, bets_from_mapping, validate_bets
 from controller.views import DealerView, PlayerView, RecallRound
 
 log = logging.getLogger("threecard")
 
 DEMO_BETS = {"ante": 500, "pair_plus": 100, "six_card_bonus": 100}
+DEMO_PACE_MS = 900
+"""The demo's pause between dealer steps with screens: a person can follow the deal."""
+DEMO_HEADLESS_PACE_MS = 100
+"""The headless demo's pause: it prints one line per round, so rounds come quickly."""
+
+#: threads that may end on their own: the control channel ends with its input
+_MAY_END = frozenset({"control"})
 
 
 def _command_types() -> dict[str, type[cmd.DealerCommand]]:
@@ -57,22 +69,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``run``'s options (flags override the configuration file)."""
     parser.add_argument("--config", help="the table's TOML configuration file")
     parser.add_argument("--demo", action="store_true",
-                        help="simulated shoe, autoplay at a human pace, temporary journal")
+                        help="simulated shoe, autoplay at a human pace, a temporary journal "
+                        "deleted at exit (--journal PATH keeps it); stop with Ctrl+C")
     parser.add_argument("--shoe", help="shoe URL, e.g. serial:///dev/card-shoe?dialect=beetek")
     parser.add_argument("--dialect", choices=("beetek", "native"), help="shoe dialect")
     parser.add_argument("--rules", help="rule profile: live, classic or a TOML path")
-    parser.add_argument("--seats", type=int, help="number of seats")
+    parser.add_argument("--seats", type=whole_number(1, MAX_SEATS),
+                        help=f"number of seats (1-{MAX_SEATS})")
     parser.add_argument("--journal", help="journal file (SQLite)")
     parser.add_argument("--headless", action="store_true",
                         help="no window (SDL dummy driver); one log line per round")
     parser.add_argument("--autoplay", action="store_true",
                         help="automatic bets (--bets) on every seat, Q-6-4 decisions, settle")
-    parser.add_argument("--bets", help='autoplay wagers, e.g. {"ante": 100, "pair_plus": 25}')
-    parser.add_argument("--rounds", type=int, help="stop after N settled rounds")
+    parser.add_argument("--bets", type=wagers,
+                        help='autoplay wagers, e.g. {"ante": 100, "pair_plus": 25}')
+    parser.add_argument("--rounds", type=whole_number(1),
+                        help="stop after N settled rounds (1 or more)")
     parser.add_argument("--lang", choices=("en", "fr", "uk"), help="screen language")
     parser.add_argument("--log-level", choices=("debug", "info", "warning", "error"))
-    parser.add_argument("--pace-ms", type=int, default=None,
-                        help="autoplay pause between dealer steps (demo default 900)")
+    parser.add_argument("--pace-ms", type=whole_number(0), default=None,
+                        help="autoplay pause between dealer steps, milliseconds (demo "
+                        f"default {DEMO_PACE_MS}, headless {DEMO_HEADLESS_PACE_MS})")
     parser.add_argument("--supervisor-pin", default=None,
                         help="PIN autoplay uses for supervisor steps (demo only)")
     parser.add_argument("--control-stdin", action="store_true",
@@ -96,9 +113,15 @@ class _RoundLog:
     dealt: int = 0
     settled: int = 0
     last_logged: int | None = None
+    stopping: bool = False
 
     def update(self, dv: DealerView, pv: PlayerView) -> str | None:
-        """Log what changed; returns ``settled``/``void`` when a round ended, else None."""
+        """Log what changed; returns ``settled``/``void`` when a round ended, else None.
+
+        Once ``stopping`` is set, the banners and pauses the stop itself causes (the shoe
+        link going down) are logged at debug level: a clean stop raises no alarm.
+        """
+        alarm = logging.DEBUG if self.stopping else logging.WARNING
         if dv.link_state != self.last_link:  # the link logs the details itself
             log.debug("shoe link %s", dv.link_state)
             self.last_link = dv.link_state
@@ -109,7 +132,7 @@ class _RoundLog:
             self.dealt = dealt
         keys = frozenset((b.kind, b.message) for b in dv.banners)
         for kind, message in sorted(keys - self.banners):
-            log.warning("%s: %s", kind, message)
+            log.log(alarm, "%s: %s", kind, message)
         self.banners = keys
         finished = [r for r in dv.recall if r.status in ("settled", "void")]
         if self.last_logged is None:  # start-up: rounds already in the journal
@@ -123,7 +146,7 @@ class _RoundLog:
                 ended = rec.status
                 self.settled += rec.status == "settled"
         if (dv.state, dv.round_id) != (self.last_state, self.last_round):
-            level = logging.WARNING if dv.state in ("paused", "locked") else logging.DEBUG
+            level = alarm if dv.state in ("paused", "locked") else logging.DEBUG
             log.log(level, "round %d %s: %s", dv.round_id, dv.state, dv.next_action)
             self.last_state, self.last_round = dv.state, dv.round_id
         return ended
@@ -163,6 +186,12 @@ def describe_round(rec: RecallRound, profile: Any = None) -> str:
 
 
 def _setup_logging(level: str) -> None:
+    """Log to stdout (the system journal under systemd), one line per record.
+
+    What the stream's encoding cannot write (a table id or a label in Cyrillic on a
+    Latin-1 terminal) is written as backslash escapes: a line is never dropped.
+    """
+    escape_unencodable(sys.stdout)
     handler = logging.StreamHandler(sys.stdout)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)-7s %(message)s",
                                            "%Y-%m-%dT%H:%M:%S"))
@@ -204,7 +233,8 @@ class Daemon:
         self.control_stdin = control_stdin
         self.notifier = notifier or Notifier()
         self.stop_event = threading.Event()
-        self.heartbeats = Heartbeats(max_age_ms=10_000)
+        self.watchdog = WatchdogTiming.from_environ()
+        self.heartbeats = Heartbeats(max_age_ms=self.watchdog.stale_after_ms)
         self.roundlog = _RoundLog(profile=config.profile)
         self.table: Any = None
         self.link: Any = None
@@ -348,7 +378,7 @@ class Daemon:
             except Exception:  # noqa: BLE001 - reported, and the watchdog stops
                 log.exception("thread %s crashed", name)
             finally:
-                if not self.stop_event.is_set():
+                if not self.stop_event.is_set() and name not in _MAY_END:
                     log.error("thread %s ended unexpectedly", name)
         t = threading.Thread(target=guarded, name=name, daemon=True)
         self._threads.append(t)
@@ -365,8 +395,7 @@ class Daemon:
                                              pin=self.supervisor_pin),
                       self.stop_event, pace=self.pace,
                       on_idle=deal_if_due if sim is not None else None,
-                      on_betting=(lambda _v: sim.load_deck()) if sim is not None else None,
-                      beat=lambda: self.heartbeats.beat("autoplay"))
+                      on_betting=(lambda _v: sim.load_deck()) if sim is not None else None)
 
     def _control_loop(self) -> None:
         types = _command_types()
@@ -385,28 +414,59 @@ class Daemon:
             log.info("control: %s", name)
             self.table.submit(command)
             self.table.drain()
-        log.info("control: end of input")
+        log.info("control: end of input on stdin (no more dealer commands from it)")
+
+    def _health(self) -> list[str]:
+        """What keeps the watchdog from being fed: hung loops and ended threads."""
+        limit = self.watchdog.stale_after_ms
+        problems = [f"{name} loop silent for more than {limit} ms"
+                    for name in self.heartbeats.stale()]
+        if self.table is None:
+            problems.append("no table")
+        else:
+            if (time.monotonic() - self.table.heartbeat) * 1000 > limit:
+                problems.append(f"table thread silent for more than {limit} ms")
+        if self.link is not None and not self.link.alive:
+            problems.append("shoe link thread ended")
+        problems += [f"thread {t.name} ended" for t in self._threads
+                     if t.name not in _MAY_END and not t.is_alive()]
+        return problems
 
     def _watchdog_loop(self) -> None:
-        interval = watchdog_interval_ms()
-        period = (interval / 2000) if interval else 1.0
+        """Feed systemd's watchdog every ``feed_every_ms`` while :meth:`_health` is clear.
+
+        Every ``check_every_ms`` a tick goes to the table thread, so an idle table beats
+        at least that often; a feeding that is withheld is tried again at each check.
+        """
+        from controller.table import Tick
+
+        timing = self.watchdog
+        check_s, feed_s = timing.check_every_ms / 1000, timing.feed_every_ms / 1000
+        next_feed = time.monotonic() + feed_s
         locked_logged = None
-        while not self.stop_event.wait(period):
+        withheld: list[str] = []
+        while not self.stop_event.wait(min(check_s, max(0.0, next_feed - time.monotonic()))):
+            if self.table is not None:
+                self.table.submit(Tick())
+            now = time.monotonic()
+            if now < next_feed:
+                continue
             locked = self.table.locked if self.table is not None else None
             if locked and locked != locked_logged:
                 log.error("TABLE LOCKED: %s. Call a technician.", locked)
                 self.notifier.status(f"TABLE LOCKED: {locked}")
                 locked_logged = locked
-            stale = self.heartbeats.stale()
-            table_ok = self.table is not None and time.monotonic() - self.table.heartbeat < 10
-            link_ok = self.link is None or self.link.alive
-            threads_ok = all(t.is_alive() for t in self._threads
-                             if t.name not in ("control",))
-            if not stale and table_ok and link_ok and threads_ok:
+            problems = self._health()
+            if not problems:
                 self.notifier.watchdog()
-            else:
-                log.error("watchdog withheld: stale=%s table=%s link=%s threads=%s",
-                          stale, table_ok, link_ok, threads_ok)
+                next_feed = now + feed_s
+                if withheld:
+                    log.info("watchdog fed again: every thread is alive")
+            elif problems != withheld:
+                log.error("watchdog withheld: %s", "; ".join(problems))
+            if problems:
+                next_feed = now + check_s
+            withheld = problems
 
     # -- main -----------------------------------------------------------------------
     def run(self) -> int:
@@ -430,7 +490,7 @@ class Daemon:
                         log.info("screen closed: stopping")
                         self.stop_event.set()
                 else:
-                    self.stop_event.wait(0.5)
+                    self.stop_event.wait(self.watchdog.check_every_ms / 1000)
         finally:
             self.close()
         return 0
@@ -440,6 +500,7 @@ class Daemon:
         self.stop_event.set()
         self.notifier.stopping()
         log.info("stopping")
+        self.roundlog.stopping = True
         if self.link is not None:
             self.link.stop()
         for t in self._threads:
@@ -483,10 +544,10 @@ def run(args: argparse.Namespace) -> int:
     autoplay = None
     if args.autoplay or demo:
         try:
-            autoplay = json.loads(args.bets) if args.bets else dict(DEMO_BETS)
+            autoplay = dict(args.bets) if args.bets else dict(DEMO_BETS)
             validate_bets(config.profile, bets_from_mapping(
                 autoplay, ("ante", "pair_plus", "six_card_bonus")))
-        except ValueError as exc:  # bad JSON, or a BetError naming the bet
+        except BetError as exc:  # a bet the rule profile does not take
             print(f"threecard run: --bets: {exc}", file=sys.stderr)
             return 2
     pin = args.supervisor_pin
@@ -496,7 +557,8 @@ def run(args: argparse.Namespace) -> int:
     if demo and pin is None:
         from controller.auth import DEMO_PINS
         pin = DEMO_PINS["supervisor"]
-    pace = args.pace_ms if args.pace_ms is not None else (900 if demo else 0)
+    pace = args.pace_ms if args.pace_ms is not None else (
+        0 if not demo else DEMO_HEADLESS_PACE_MS if config.headless else DEMO_PACE_MS)
     daemon = Daemon(config, autoplay=autoplay, rounds=args.rounds, pace_ms=pace,
                     supervisor_pin=pin, control_stdin=args.control_stdin)
     if demo:
@@ -509,9 +571,11 @@ def run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     if demo:
-        log.info("DEMO: simulated shoe, automatic bets %s, journal %s%s", autoplay,
-                 config.journal_path, " (headless: one line per round)" if config.headless
-                 else "")
+        kept = ("temporary, deleted at exit; --journal PATH keeps it" if tmpdir is not None
+                else "kept")
+        log.info("DEMO: simulated shoe, automatic bets %s, journal %s (%s)%s. Stop with "
+                 "Ctrl+C (or SIGTERM: kill %d)", autoplay, config.journal_path, kept,
+                 "; headless: one line per round" if config.headless else "", os.getpid())
     try:
         return daemon.run()
     except ConfigError as exc:
@@ -521,5 +585,10 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if tmpdir is not None:
             tmpdir.cleanup()
+            log.info("demo journal %s deleted (run with --journal PATH to keep one)",
+                     config.journal_path)
+        elif demo:
+            log.info("demo journal kept: %s (threecard recall --journal %s)",
+                     config.journal_path, config.journal_path)
 
 

@@ -68,6 +68,10 @@ CONFIG_KEYS = ("deal_pattern", "burn_cards", "exposed_card_policy", "max_pin_fai
                "lockout_seconds", "rules")
 
 
+MAX_SEATS = 7
+"""The most seats a table has (seats are numbered 1 to 7)."""
+
+
 @dataclass(frozen=True, slots=True)
 class TableConfig:
     """Settings of one table; recorded in the journal, changed only by ``ConfigChange``.
@@ -75,7 +79,7 @@ class TableConfig:
     Attributes:
         table_id: the table's name.
         rules: rule profile name (``live``, ``classic``) or path.
-        seats: number of seats (1..7 usually).
+        seats: number of seats, 1 to :data:`MAX_SEATS`.
         deal_pattern: ``round_robin`` (default) or ``by_hand``.
         burn_cards: burn cards expected before the first hand card of each round.
         exposed_card_policy: ``burn`` (burn it and deal on) or ``void``.
@@ -115,8 +119,8 @@ class TableConfig:
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise ValueError(f"{name} must be a whole number >= 0, got {v!r}")
-        if not 1 <= self.seats <= 9:
-            raise ValueError(f"seats must be 1..9, got {self.seats}")
+        if not 1 <= self.seats <= MAX_SEATS:
+            raise ValueError(f"seats must be 1 to {MAX_SEATS}, got {self.seats}")
         if self.recall_depth < 10:
             raise ValueError("recall_depth must be at least 10 (docs/requirements.md R5)")
         load_profile(self.rules)

@@ -15,6 +15,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +103,53 @@ def watchdog_interval_ms(environ: dict[str, str] | None = None) -> int | None:
     except ValueError:
         return None
     return max(1, value // 1000) if value > 0 else None
+
+
+@dataclass(frozen=True, slots=True)
+class WatchdogTiming:
+    """When the daemon feeds the watchdog, and when a silent thread counts as hung.
+
+    systemd (``sd_watchdog_enabled(3)``) asks for ``WATCHDOG=1`` at half the interval
+    ``WATCHDOG_USEC`` (``WatchdogSec=``). A thread's heartbeat older than
+    ``stale_after_ms`` withholds the feeding (tried again every ``check_every_ms``); so
+    the last ``WATCHDOG=1`` leaves at most ``stale_after_ms`` after the last heartbeat of
+    a hung thread, that is before WatchdogSec/2, and systemd acts at most
+    1.5 x WatchdogSec after the hang. The supervised loops beat at least
+    every ``check_every_ms`` (a third of ``stale_after_ms`` or less), so a busy but
+    healthy thread is not taken for a hung one.
+
+    Attributes:
+        interval_ms: the watchdog interval (``WATCHDOG_USEC`` in milliseconds), or None
+            when systemd runs no watchdog (the checks still run and log a hung thread).
+        feed_every_ms: milliseconds between two ``WATCHDOG=1``: half the interval.
+        check_every_ms: milliseconds between two checks: an eighth of the interval, at
+            most 250.
+        stale_after_ms: a heartbeat older than this many milliseconds means its thread
+            is hung: half the interval less one check.
+    """
+
+    interval_ms: int | None
+    feed_every_ms: int
+    check_every_ms: int
+    stale_after_ms: int
+
+    @classmethod
+    def for_interval(cls, interval_ms: int | None) -> WatchdogTiming:
+        """The timing for a watchdog interval in milliseconds (None: no watchdog).
+
+        Without a watchdog, the checks run every 250 ms and a thread silent for 5 s is
+        reported (nothing is sent).
+        """
+        if interval_ms is None:
+            return cls(None, 1000, 250, 5000)
+        feed = max(1, interval_ms // 2)
+        check = max(1, min(250, interval_ms // 8))
+        return cls(interval_ms, feed, check, max(1, feed - check))
+
+    @classmethod
+    def from_environ(cls, environ: dict[str, str] | None = None) -> WatchdogTiming:
+        """The timing for ``WATCHDOG_USEC`` (see :func:`watchdog_interval_ms`)."""
+        return cls.for_interval(watchdog_interval_ms(environ))
 
 
 class Heartbeats:

@@ -49,18 +49,22 @@ def recall(path: str | Path, last: int = 10) -> list[dict[str, Any]]:
 
     Returns:
         Round records (see :meth:`Game.round_record`); the dealer's cards of a round in
-        play before its reveal are :data:`HIDDEN`.
+        play before its reveal are :data:`HIDDEN`. Round 1, which no ``next_round``
+        opens, opened with the journal: its ``started_utc`` is the first event's time.
     """
     j = Journal(path, readonly=True)
     try:
         g = replay(j)
         by_id = {r["round_id"]: r for r in j.stored_rounds(last)}
+        first = j.db.execute("SELECT utc FROM events ORDER BY seq LIMIT 1").fetchone()
     finally:
         j.close()
     for r in g.recall:
         by_id[r["round_id"]] = r
     if g.state in IN_PLAY or (g.state is RoundState.BETTING and g.seats):
         by_id[g.round_id] = _masked(g.round_record("in_progress"))
+    if 1 in by_id and not by_id[1]["started_utc"] and first is not None:
+        by_id[1] = {**by_id[1], "started_utc": first[0]}
     return [by_id[k] for k in sorted(by_id, reverse=True)[:last]]
 
 

@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from controller import recall as rc
+from controller.cli import whole_number
 from controller.journal import Journal, JournalError
 
 
@@ -23,7 +24,8 @@ def _journal_arg(parser: argparse.ArgumentParser) -> None:
 def add_recall_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``recall``."""
     _journal_arg(parser)
-    parser.add_argument("--last", type=int, default=10, help="rounds to show (default 10)")
+    parser.add_argument("--last", type=whole_number(1), default=10,
+                        help="rounds to show (default 10)")
 
 
 def add_meters_arguments(parser: argparse.ArgumentParser) -> None:
@@ -45,14 +47,16 @@ def _fail(cmd: str, exc: Exception) -> int:
     return 1
 
 
-def _warn_if_broken(cmd: str, path: str) -> None:
-    """Say so on stderr when the journal's hash chain is broken: nothing here is trusted."""
-    from controller.journal import Journal
+def _warn_if_broken(cmd: str, path: str) -> bool:
+    """Say so on stderr when the journal's hash chain is broken: nothing here is trusted.
 
+    Returns:
+        True when the chain is broken.
+    """
     try:
         j = Journal(path, readonly=True)
     except JournalError:
-        return
+        return False
     try:
         report = j.verify()
     finally:
@@ -61,6 +65,7 @@ def _warn_if_broken(cmd: str, path: str) -> None:
         print(f"threecard {cmd}: WARNING: the journal's hash chain is broken "
               f"({report.message}); these records cannot be trusted. Run "
               "`threecard verify-journal` and call a technician.", file=sys.stderr)
+    return not report.ok
 
 
 def _money(v: int | None) -> str:
@@ -73,15 +78,15 @@ def run_recall(args: argparse.Namespace) -> int:
         rounds = rc.recall(args.journal, args.last)
     except JournalError as exc:
         return _fail("recall", exc)
-    _warn_if_broken("recall", args.journal)
+    broken = _warn_if_broken("recall", args.journal)
     if args.json:
         print(json.dumps(rounds))
-        return 0
-    if not rounds:
-        print("no rounds recorded")
-    for r in rounds:
-        print(_format_round(r))
-    return 0
+    else:
+        if not rounds:
+            print("no rounds recorded")
+        for r in rounds:
+            print(_format_round(r))
+    return 1 if broken else 0
 
 
 def _format_round(r: dict[str, Any]) -> str:
@@ -111,7 +116,7 @@ def run_meters(args: argparse.Namespace) -> int:
         rep = rc.meters(args.journal)
     except JournalError as exc:
         return _fail("meters", exc)
-    _warn_if_broken("meters", args.journal)
+    broken = _warn_if_broken("meters", args.journal)
     if args.json:
         print(json.dumps({"rows": {k: dict(zip(("wagered", "paid", "won", "rounds", "voids",
                                                 "refunded"), v, strict=True))
@@ -127,7 +132,7 @@ def run_meters(args: argparse.Namespace) -> int:
             print(f"  {k}: {v}")
         print("reconciled with the round records" if rep.reconciled
               else "DOES NOT RECONCILE: " + "; ".join(rep.problems))
-    return 0 if rep.reconciled else 1
+    return 0 if rep.reconciled and not broken else 1
 
 
 def run_verify_journal(args: argparse.Namespace) -> int:

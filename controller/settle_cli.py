@@ -8,7 +8,7 @@ Input line::
 Output line: the hands, whether the dealer qualifies, the 6 Card Bonus hand, one result
 per bet placed (plus the Ante Bonus when it pays) in pay order, and the seat's net, all
 in minor units. A bad line gives ``{"error": "...", "line": N}``; the other lines are
-still settled and the exit status is 1.
+still settled and the exit status is 1. A blank line is skipped.
 """
 
 from __future__ import annotations
@@ -95,13 +95,16 @@ def settle_stream(profile: RuleProfile, lines: TextIO, out: TextIO,
                   apply_limits: bool = False) -> int:
     """Settle every line of ``lines``, writing one JSON line each to ``out`` in order.
 
-    Blank lines are echoed as errors too, so output line N always answers input line N.
+    Blank lines (a trailing newline, a gap between rounds) are skipped: they answer
+    nothing and are no error. An error names its input line number.
 
     Returns:
         The number of bad lines.
     """
     bad = 0
     for n, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
         try:
             result = settle_line(profile, text, apply_limits)
         except (InputError, CardError, BetError) as exc:

@@ -20,11 +20,12 @@ from typing import Any
 
 from controller.auth import DEMO_PINS, demo_pin_hashes
 from controller.autoplay import AutoPlayer
+from controller.cli import wagers, whole_number
 from controller.commands import ManualCard, NoMoreBets
-from controller.game import TableConfig
+from controller.game import MAX_SEATS, TableConfig
 from controller.journal import JournalError
 from controller.rules import RuleProfile, RuleProfileError
-from controller.settlement import BetError, Bets, validate_bets
+from controller.settlement import BetError, bets_from_mapping, validate_bets
 from controller.table import Table
 from drivers.events import LinkState, LinkStatus
 from simulators.event_shoe import EventShoe, parse_faults
@@ -69,11 +70,13 @@ def expected_returns(profile: RuleProfile) -> dict[str, Fraction]:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``simulate``'s options."""
     parser.add_argument("--rules", default="live", help="rule profile name or path")
-    parser.add_argument("--seats", type=int, default=7, help="seats in play (1-7)")
-    parser.add_argument("--rounds", type=int, default=1000, help="rounds to settle in total")
+    parser.add_argument("--seats", type=whole_number(1, MAX_SEATS), default=MAX_SEATS,
+                        help=f"seats in play (1-{MAX_SEATS})")
+    parser.add_argument("--rounds", type=whole_number(1), default=1000,
+                        help="rounds to settle in total (1 or more)")
     parser.add_argument("--seed", type=int, default=1, help="random seed")
     parser.add_argument("--deck-file", help="one round per line: cards in delivery order")
-    parser.add_argument("--bets", default=DEFAULT_BETS,
+    parser.add_argument("--bets", type=wagers, default=DEFAULT_BETS,
                         help="JSON wagers for every seat, minor units")
     parser.add_argument("--faults", default="",
                         help="e.g. misread=0.01,link_loss=0.005 or all=0.01 (per round)")
@@ -295,18 +298,20 @@ def simulate(table: Table, player: AutoPlayer, shoe: EventShoe, rounds: int,
 
 def run(args: argparse.Namespace) -> int:
     """Run ``threecard simulate``; prints the figures. Returns the exit status."""
+    bets = args.bets
     try:
-        bets = json.loads(args.bets)
-        if not isinstance(bets, dict) or not all(isinstance(v, int) for v in bets.values()):
-            raise ValueError("--bets must be a JSON object of whole minor units")
-        faults = parse_faults(args.faults)
+        try:
+            faults = parse_faults(args.faults)
+        except ValueError as exc:
+            raise ValueError(f"--faults: {exc}") from None
         config = TableConfig(rules=args.rules, seats=args.seats, pin_hashes=demo_pin_hashes())
         config.validate()
         from controller.game import profile_for
 
-        validate_bets(profile_for(args.rules), Bets(bets.get("ante", 0),
-                                                     bets.get("pair_plus", 0),
-                                                     bets.get("six_card_bonus", 0)))
+        try:
+            validate_bets(profile_for(args.rules), bets_from_mapping(bets))
+        except BetError as exc:
+            raise BetError(f"--bets: {exc}") from None
         decks = (Path(args.deck_file).read_text(encoding="utf-8").splitlines()
                  if args.deck_file else None)
         decks = [d for d in decks or () if d.strip() and not d.lstrip().startswith("#")]

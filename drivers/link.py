@@ -212,8 +212,9 @@ class ShoeLink:
             return
         self._state = state
         self._detail = detail
-        level = logging.INFO if state in (LinkState.ONLINE, LinkState.CONNECTING) else (
-            logging.WARNING)
+        # a link going down because it was told to stop is no alarm
+        level = logging.INFO if state in (LinkState.ONLINE, LinkState.CONNECTING) or (
+            self._stop.is_set()) else logging.WARNING
         log.log(level, "shoe %s: %s: %s", self.connector.description, state.value, detail)
         self._put(LinkStatus(state=state, detail=detail))
 

@@ -1,0 +1,178 @@
+"""The edges of the ``threecard`` command line, run as a user runs them (subprocesses).
+
+A bad value gets one error line naming the flag, after the sub-command's usage, and
+exit status 2; nothing starts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ENV = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
+
+
+def _threecard(cwd: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "controller.cli", *args], input=stdin,
+                          capture_output=True, text=True, timeout=120, env=ENV, cwd=cwd)
+
+
+@pytest.fixture
+def threecard(tmp_path):
+    """Run ``threecard ARGS...`` in an empty folder (a table started by mistake would
+    leave its journal there); returns the completed process."""
+    return lambda *args, stdin="": _threecard(tmp_path, *args, stdin=stdin)
+
+
+def _usage_error(p: subprocess.CompletedProcess, command: str, flag: str) -> str:
+    """The error line of an argparse usage error; checks the usage is the sub-command's."""
+    assert p.returncode == 2, (p.returncode, p.stdout, p.stderr)
+    lines = p.stderr.strip().splitlines()
+    assert lines[0].startswith(f"usage: threecard {command} "), p.stderr
+    error = lines[-1]
+    assert error.startswith(f"threecard {command}: error: "), p.stderr
+    assert flag in error, p.stderr
+    assert "Traceback" not in p.stderr and p.stdout == ""
+    return error
+
+
+@pytest.mark.parametrize("command", ["run", "simulate"])
+@pytest.mark.parametrize("rounds", ["0", "-1", "-25", "three"])
+def test_rounds_must_be_1_or_more(threecard, command, rounds):
+    error = _usage_error(threecard(command, "--rounds", rounds), command, "--rounds")
+    assert ("1 or more" if rounds.lstrip("-").isdigit() else "whole number") in error
+
+
+@pytest.mark.parametrize("command", ["run", "simulate"])
+@pytest.mark.parametrize("seats", ["0", "8", "9"])
+def test_seats_are_1_to_7(threecard, command, seats):
+    error = _usage_error(threecard(command, "--seats", seats), command, "--seats")
+    assert "1 to 7" in error
+
+
+def test_a_configuration_with_9_seats_names_the_key(threecard, tmp_path):
+    path = tmp_path / "table.toml"
+    path.write_text("[table]\nseats = 9\n")
+    p = threecard("run", "--config", str(path), "--headless")
+    assert p.returncode == 2
+    assert "table.seats: must be 1 to 7" in p.stderr and str(path) in p.stderr
+
+
+def test_simulate_runs_seven_seats(threecard):
+    p = threecard("simulate", "--seats", "7", "--rounds", "2", "--json")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["seats"] == 7
+
+
+@pytest.mark.parametrize("command", ["run", "simulate", "recall", "meters", "settle",
+                                     "par-sheet", "verify-journal"])
+def test_an_unknown_flag_prints_the_sub_commands_usage(threecard, command, tmp_path):
+    required = ["--journal", str(tmp_path / "j.sqlite3")] if command in (
+        "recall", "meters", "verify-journal") else []
+    _usage_error(threecard(command, *required, "--no-such-flag"), command, "--no-such-flag")
+
+
+@pytest.mark.parametrize("command", ["run", "simulate"])
+@pytest.mark.parametrize("bets, why", [
+    ("notjson", "not JSON"),
+    ("[100]", "object"),
+    ('{"ante": -5}', "'ante'"),
+    ('{"ante": 1.5}', "'ante'"),
+    ('{"insurance": 100}', "'insurance'"),
+])
+def test_bad_bets_name_the_flag(threecard, command, bets, why):
+    args = ["--autoplay"] if command == "run" else []
+    error = _usage_error(threecard(command, *args, "--bets", bets), command, "--bets")
+    assert why in error
+
+
+@pytest.mark.parametrize("command", ["run", "simulate"])
+def test_bets_the_rules_refuse_name_the_flag(threecard, command):
+    # the classic profile offers no 6 Card Bonus
+    args = ["--demo", "--headless"] if command == "run" else []
+    p = threecard(command, *args, "--rules", "classic", "--bets",
+                  '{"ante": 100, "six_card_bonus": 100}')
+    assert p.returncode == 2
+    assert p.stderr.strip().splitlines() == [p.stderr.strip()]          # one line
+    assert p.stderr.startswith(f"threecard {command}: --bets: ")
+    assert "6 Card Bonus" in p.stderr
+
+
+@pytest.fixture(scope="module")
+def journal(tmp_path_factory):
+    """A journal of 14 settled rounds on 2 seats (more than game recall keeps in memory)."""
+    path = tmp_path_factory.mktemp("j") / "journal.sqlite3"
+    p = _threecard(path.parent, "simulate", "--seats", "2", "--rounds", "14", "--journal",
+                   str(path), "--json")
+    assert p.returncode == 0, p.stderr
+    return path
+
+
+def test_recall_shows_when_round_1_opened(threecard, journal):
+    p = threecard("recall", "--journal", str(journal), "--last", "14", "--json")
+    assert p.returncode == 0, p.stderr
+    rounds = {r["round_id"]: r for r in json.loads(p.stdout)}
+    assert sorted(rounds) == list(range(1, 15))
+    opened = [rounds[i]["started_utc"] for i in range(1, 15)]
+    assert all(opened), opened
+    assert opened == sorted(opened)                          # round 1 opened first
+    db = sqlite3.connect(journal)
+    first_event = db.execute("SELECT utc FROM events ORDER BY seq LIMIT 1").fetchone()[0]
+    db.close()
+    assert opened[0] == first_event                          # with the table's first event
+    text = threecard("recall", "--journal", str(journal), "--last", "14").stdout
+    round_1 = text.split("GAME RECALL  round 1  ")[1]
+    assert round_1.splitlines()[1] == f"  opened {first_event}"
+
+
+def test_recall_last_must_be_1_or_more(threecard, journal):
+    _usage_error(threecard("recall", "--journal", str(journal), "--last", "0"), "recall",
+                 "--last")
+
+
+def test_meters_exit_1_when_they_do_not_reconcile(threecard, journal, tmp_path):
+    assert threecard("meters", "--journal", str(journal)).returncode == 0
+    bad = tmp_path / "bad.sqlite3"
+    src = sqlite3.connect(journal)
+    dst = sqlite3.connect(bad)
+    src.backup(dst)
+    src.close()
+    # an old round's stored record (outside the replayed recall) that pays 1.00 more
+    record = json.loads(dst.execute("SELECT record FROM rounds WHERE round_id = 1")
+                        .fetchone()[0])
+    seat = record["seats"][0]
+    seat["results"]["ante"]["net"] += 100
+    seat["net"] += 100
+    dst.execute("UPDATE rounds SET record = ? WHERE round_id = 1", (json.dumps(record),))
+    dst.commit()
+    dst.close()
+    text = threecard("meters", "--journal", str(bad))
+    assert "DOES NOT RECONCILE" in text.stdout
+    assert text.returncode == 1
+    as_json = threecard("meters", "--journal", str(bad), "--json")
+    assert json.loads(as_json.stdout)["reconciled"] is False
+    assert as_json.returncode == 1
+
+
+def test_settle_skips_blank_lines(threecard):
+    line = ('{"player": ["As","Ks","Qs"], "dealer": ["2c","3d","5h"], '
+            '"bets": {"ante": 100}, "decision": "play"}')
+    p = threecard("settle", stdin=f"\n{line}\n\n   \n{line}\n\n")
+    assert p.returncode == 0, p.stdout
+    out = [json.loads(x) for x in p.stdout.splitlines()]
+    assert len(out) == 2 and all("error" not in r for r in out)
+    bad = threecard("settle", stdin=f"{line}\n\nnot json\n")
+    assert bad.returncode == 1
+    assert json.loads(bad.stdout.splitlines()[1])["line"] == 3   # input line numbers kept
+
+
+def test_bad_faults_name_the_flag(threecard):
+    p = threecard("simulate", "--faults", "bogus=1", "--rounds", "1")
+    assert p.returncode == 2
+    assert p.stderr.startswith("threecard simulate: --faults: unknown fault 'bogus'")
