@@ -27,9 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import emit, figure, na, parser, rate_stats, show, time_runs  # noqa: E402
 
-from controller.cards import DECK  # noqa: E402
-from controller.enumeration import classify_six, six_card_class_counts  # noqa: E402
-from controller.hands import HandClass, SixCardClass, evaluate3  # noqa: E402
+from controller.game.cards import DECK  # noqa: E402
+from controller.game.enumeration import classify_six, six_card_class_counts  # noqa: E402
+from controller.game.hands import HandClass, SixCardClass, evaluate3  # noqa: E402
 
 N3 = math.comb(52, 3)
 N6 = math.comb(52, 6)

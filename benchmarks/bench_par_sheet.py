@@ -28,9 +28,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import emit, figure, na, parser, show, stats, time_runs  # noqa: E402
 
-from controller.cards import DECK  # noqa: E402
-from controller.hands import best_five_of_six, evaluate3  # noqa: E402
-from controller.rules import RuleProfile, load_profile  # noqa: E402
+from controller.game.cards import DECK  # noqa: E402
+from controller.game.hands import best_five_of_six, evaluate3  # noqa: E402
+from controller.game.rules import RuleProfile, load_profile  # noqa: E402
 
 N3 = math.comb(52, 3)
 N_DEALER = math.comb(49, 3)
@@ -112,7 +112,7 @@ def plain_par_sheet(profile: RuleProfile, hand_step: int = 1,
 
 def ours_in_process(profile: RuleProfile) -> tuple[Any, dict[str, Fraction]] | None:
     try:
-        from controller.par_sheet import compute_par_sheet
+        from controller.game.par_sheet import compute_par_sheet
     except ImportError:
         return None
 
@@ -150,7 +150,7 @@ def main() -> int:
     runs = 3 if args.quick else 5
     found = ours_in_process(profile)
     if found is None:
-        ours = na("controller.par_sheet.compute_par_sheet is not available yet")
+        ours = na("controller.game.par_sheet.compute_par_sheet is not available yet")
         ours_rtp: dict[str, Fraction] = {}
     else:
         fn, ours_rtp = found

@@ -20,10 +20,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import emit, figure, na, parser, rate_stats, show, time_runs  # noqa: E402
 
-from controller.cards import DECK  # noqa: E402
-from controller.hands import evaluate3  # noqa: E402
-from controller.rules import load_profile  # noqa: E402
-from controller.settlement import Bets, Decision, settle  # noqa: E402
+from controller.game.cards import DECK  # noqa: E402
+from controller.game.hands import evaluate3  # noqa: E402
+from controller.game.rules import load_profile  # noqa: E402
+from controller.game.settlement import Bets, Decision, settle  # noqa: E402
 
 Q64 = evaluate3([c for c in DECK if (c.rank, c.suit) in ((12, "c"), (6, "d"), (4, "h"))])
 

@@ -23,8 +23,8 @@ import time
 import tty
 
 import drivers
+from controller.game.events import CardRead, LinkState, LinkStatus
 from drivers.dialects.native import encode_line
-from drivers.events import CardRead, LinkState, LinkStatus
 
 
 def wait_online(q: queue.Queue, timeout: float = 10.0) -> None:

@@ -16,9 +16,8 @@ import random
 import sys
 import time
 
-from controller.cards import DECK
-from drivers.dialects import make_decoder, make_encoder
-from drivers.events import (
+from controller.game.cards import DECK
+from controller.game.events import (
     Alarm,
     CardRead,
     Cut,
@@ -31,6 +30,7 @@ from drivers.events import (
     ShoeEvent,
     Warning,
 )
+from drivers.dialects import make_decoder, make_encoder
 
 CARDS = [str(c) for c in DECK]
 CARD_SET = frozenset(CARDS)

@@ -259,7 +259,7 @@ def print_tables(info: dict[str, Any], results: dict[str, dict[str, Any]], quick
 METHOD = """\
 ## How our 6 Card Bonus classifier works
 
-`controller.enumeration` classifies all 20,358,520 six-card sets in NumPy, a block of
+`controller.game.enumeration` classifies all 20,358,520 six-card sets in NumPy, a block of
 65,536 sets at a time, with no Python code per set:
 
 1. A set is one 52-bit integer with bit `suit * 13 + rank`, so each 13-bit field is one
@@ -282,7 +282,7 @@ the bet needs) and pay the interpreter's per-call cost 20 million times. Their f
 from a seeded random sample of sets (the same sets for every peer), extrapolated to the full
 enumeration, and their class counts on that sample are checked against ours.
 
-The par sheet (`controller.par_sheet`) uses that classifier for the 6 Card Bonus and, for
+The par sheet (`controller.game.par_sheet`) uses that classifier for the 6 Card Bonus and, for
 Ante/Play, counts the dealer outcomes of every player hand by inclusion–exclusion over shared
 cards on sorted strength arrays, instead of walking the 407,170,400 (player, dealer) pairs
 one by one as the plain enumeration does. Both must give the same exact fractions.

@@ -128,8 +128,8 @@ def _strength_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """3-card strength, class and mini-royal flag by card indexes (any order), and all hands."""
     import itertools
 
-    from controller.cards import DECK
-    from controller.hands import evaluate3
+    from controller.game.cards import DECK
+    from controller.game.hands import evaluate3
 
     strength = np.zeros((52, 52, 52), dtype=np.int32)
     cls = np.zeros((52, 52, 52), dtype=np.int8)
@@ -148,9 +148,9 @@ def expected_returns(profile: Any, min_play: int, tables: tuple) -> tuple[dict[s
                                                                           list[str]]:
     """Exact expected return per bet under the strategy ``strength >= min_play`` and the
     profile's fold rule, from the par sheet plus an exact fold adjustment."""
-    from controller.enumeration import classify_six
-    from controller.hands import SixCardClass
-    from controller.par_sheet import compute_par_sheet
+    from controller.game.enumeration import classify_six
+    from controller.game.hands import SixCardClass
+    from controller.game.par_sheet import compute_par_sheet
 
     notes = []
     sheet = compute_par_sheet(profile)
@@ -185,8 +185,8 @@ def round_variance(profile: Any, min_play: int, tables: tuple, seats: int, round
                    seed: int = 2024) -> dict[str, float]:
     """Variance of one round's total net per bet (unit stakes, ``seats`` seats), by a
     vectorised side simulation."""
-    from controller.enumeration import classify_six
-    from controller.hands import HandClass, SixCardClass
+    from controller.game.enumeration import classify_six
+    from controller.game.hands import HandClass, SixCardClass
 
     strength, cls, mini, _ = tables
     ab = np.array([profile.ante_bonus_pay(c) for c in HandClass], dtype=np.int64)
@@ -319,9 +319,9 @@ def main() -> int:
     ap.add_argument("--no-write", action="store_true", help="do not write the result files")
     args = ap.parse_args()
 
-    from controller.cards import parse_cards
-    from controller.hands import evaluate3
-    from controller.rules import load_profile
+    from controller.game.cards import parse_cards
+    from controller.game.hands import evaluate3
+    from controller.game.rules import load_profile
 
     exe = shutil.which("threecard") or str(Path(sys.executable).with_name("threecard"))
     tmpdir = tempfile.TemporaryDirectory(prefix="tc-soak-")

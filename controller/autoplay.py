@@ -16,8 +16,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.cards import parse_card, parse_cards
-from controller.commands import (
+from controller.game.cards import parse_card, parse_cards
+from controller.game.commands import (
     DealerCommand,
     Decide,
     NextRound,
@@ -30,8 +30,8 @@ from controller.commands import (
     UnblockDeck,
     VoidRound,
 )
-from controller.hands import evaluate3
-from controller.views import DealerView
+from controller.game.hands import evaluate3
+from controller.game.views import DealerView
 
 Q64 = evaluate3(parse_cards("Qc 6d 4h")).strength
 """Strength of Q-6-4: the weakest hand the optimal strategy plays."""
@@ -129,7 +129,7 @@ def autoplay_loop(table: Any, player: AutoPlayer, stop: threading.Event,
     shoe. Run it in its own thread beside :meth:`Table.start`.
 
     Args:
-        table: a started :class:`~controller.table.Table`.
+        table: a started :class:`~controller.game.table.Table`.
         player: the autoplayer.
         stop: set it to end the loop.
         idle_timeout: how long to wait for a new view before looking again, seconds.

@@ -102,7 +102,7 @@ def wagers(text: str) -> dict[str, int]:
         argparse.ArgumentTypeError: not JSON, not an object, an unknown bet type or an
             amount that is not a whole, non-negative number of minor units.
     """
-    from controller.settlement import BetError, bets_from_mapping
+    from controller.game.settlement import BetError, bets_from_mapping
 
     try:
         raw = json.loads(text)

@@ -36,18 +36,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from controller import commands as cmd
 from controller.autoplay import AutoPlayer, autoplay_loop
-from controller.cards import parse_cards
 from controller.cli import escape_unencodable, wagers, whole_number
-from controller.config import DEMO_SHOE, ConfigError, TableConfig, load_config
-from controller.enumeration import SIX_CARD_COUNTS
-from controller.game import MAX_SEATS
-from controller.hands import evaluate3
+from controller.game import commands as cmd
+from controller.game.cards import parse_cards
+from controller.game.config import DEMO_SHOE, ConfigError, TableConfig, load_config
+from controller.game.engine import MAX_SEATS
+from controller.game.enumeration import SIX_CARD_COUNTS
+from controller.game.hands import evaluate3
+from controller.game.par_sheet import compute_par_sheet, rtp_ppm
+from controller.game.settlement import BetError, bets_from_mapping, validate_bets
+from controller.game.views import DealerView, PlayerView, RecallRound
 from controller.notify import Heartbeats, Notifier, WatchdogTiming
-from controller.par_sheet import compute_par_sheet, rtp_ppm
-from controller.settlement import BetError, bets_from_mapping, validate_bets
-from controller.views import DealerView, PlayerView, RecallRound
 
 log = logging.getLogger("threecard")
 
@@ -271,8 +271,8 @@ class Daemon:
     def _table_config(self) -> Any:
         import hashlib
 
-        from controller.auth import DEMO_PINS, demo_pin_hashes, hash_pin
-        from controller.game import TableConfig as GameConfig
+        from controller.game.auth import DEMO_PINS, demo_pin_hashes, hash_pin
+        from controller.game.engine import TableConfig as GameConfig
 
         c = self.config
         pins = dict(c.roles)
@@ -294,8 +294,8 @@ class Daemon:
 
     def open(self) -> None:
         """Self-check, open the journal and table, the screens, then the shoe link."""
-        from controller.journal import JournalError
-        from controller.table import Table
+        from controller.game.journal import JournalError
+        from controller.game.table import Table
 
         self.self_check()
         try:
@@ -438,7 +438,7 @@ class Daemon:
         Every ``check_every_ms`` a tick goes to the table thread, so an idle table beats
         at least that often; a feeding that is withheld is tried again at each check.
         """
-        from controller.table import Tick
+        from controller.game.table import Tick
 
         timing = self.watchdog
         check_s, feed_s = timing.check_every_ms / 1000, timing.feed_every_ms / 1000
@@ -555,7 +555,7 @@ def run(args: argparse.Namespace) -> int:
         print("threecard run: --supervisor-pin: a PIN is 4 to 12 digits", file=sys.stderr)
         return 2
     if demo and pin is None:
-        from controller.auth import DEMO_PINS
+        from controller.game.auth import DEMO_PINS
         pin = DEMO_PINS["supervisor"]
     pace = args.pace_ms if args.pace_ms is not None else (
         0 if not demo else DEMO_HEADLESS_PACE_MS if config.headless else DEMO_PACE_MS)

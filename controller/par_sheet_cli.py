@@ -7,8 +7,8 @@ import json
 import sys
 from fractions import Fraction
 
-from controller.par_sheet import BetAnalysis, ParSheet, compute_par_sheet
-from controller.rules import RuleProfileError, load_profile
+from controller.game.par_sheet import BetAnalysis, ParSheet, compute_par_sheet
+from controller.game.rules import RuleProfileError, load_profile
 
 BET_TITLES = {"ante_play": "Ante / Play (with Ante Bonus, optimal play)",
               "pair_plus": "Pair Plus", "six_card_bonus": "6 Card Bonus"}

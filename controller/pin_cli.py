@@ -11,7 +11,7 @@ import argparse
 import getpass
 import sys
 
-from controller.auth import hash_pin
+from controller.game.auth import hash_pin
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

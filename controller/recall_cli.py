@@ -11,9 +11,9 @@ import json
 import sys
 from typing import Any
 
-from controller import recall as rc
 from controller.cli import whole_number
-from controller.journal import Journal, JournalError
+from controller.game import recall as rc
+from controller.game.journal import Journal, JournalError
 
 
 def _journal_arg(parser: argparse.ArgumentParser) -> None:

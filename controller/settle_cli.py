@@ -18,9 +18,9 @@ import json
 import sys
 from typing import Any, TextIO
 
-from controller.cards import CardError, parse_cards
-from controller.rules import RuleProfile, RuleProfileError, load_profile
-from controller.settlement import BetError, Decision, bets_from_mapping, settle
+from controller.game.cards import CardError, parse_cards
+from controller.game.rules import RuleProfile, RuleProfileError, load_profile
+from controller.game.settlement import BetError, Decision, bets_from_mapping, settle
 
 
 class InputError(ValueError):

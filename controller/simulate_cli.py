@@ -1,6 +1,6 @@
 """``threecard simulate``: the real engine against the in-process event shoe.
 
-Every input goes through the :class:`~controller.table.Table` and its journal exactly as
+Every input goes through the :class:`~controller.game.table.Table` and its journal exactly as
 on a live table; bets come from ``--bets`` on every seat, decisions from the Q-6-4 rule
 (:mod:`controller.autoplay`). Run again on the same ``--journal`` after a kill, it
 recovers and continues until ``--rounds`` rounds are settled in total.
@@ -18,23 +18,23 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from controller.auth import DEMO_PINS, demo_pin_hashes
 from controller.autoplay import AutoPlayer
 from controller.cli import wagers, whole_number
-from controller.commands import ManualCard, NoMoreBets
-from controller.game import MAX_SEATS, TableConfig
-from controller.journal import JournalError
-from controller.rules import RuleProfile, RuleProfileError
-from controller.settlement import BetError, bets_from_mapping, validate_bets
-from controller.table import Table
-from drivers.events import LinkState, LinkStatus
+from controller.game.auth import DEMO_PINS, demo_pin_hashes
+from controller.game.commands import ManualCard, NoMoreBets
+from controller.game.engine import MAX_SEATS, TableConfig
+from controller.game.events import LinkState, LinkStatus
+from controller.game.journal import JournalError
+from controller.game.rules import RuleProfile, RuleProfileError
+from controller.game.settlement import BetError, bets_from_mapping, validate_bets
+from controller.game.table import Table
 from simulators.event_shoe import EventShoe, parse_faults
 
 DEFAULT_BETS = '{"ante": 100, "pair_plus": 100, "six_card_bonus": 100}'
 
 #: 6 Card Bonus best-hand counts over every (folded hand, dealer hand) pair under the
 #: Q-6-4 rule: 7,200 folded hands x 18,424 dealer hands = 132,652,800 pairs (computed by
-#: full enumeration with :func:`controller.enumeration.classify_six`; a slow test
+#: full enumeration with :func:`controller.game.enumeration.classify_six`; a slow test
 #: recomputes them). Where a fold loses the side bets, these wins are never paid.
 FOLDED_SIX_COUNTS = {
     "royal_flush": 84, "straight_flush": 6_444, "four_of_a_kind": 21_600,
@@ -52,8 +52,8 @@ def expected_returns(profile: RuleProfile) -> dict[str, Fraction]:
     there the wins a folded hand would have had are taken off, exactly. (Pair Plus needs
     no change: no folded hand holds a pair or better.)
     """
-    from controller.enumeration import SIX_CARD_COUNTS
-    from controller.par_sheet import compute_par_sheet
+    from controller.game.enumeration import SIX_CARD_COUNTS
+    from controller.game.par_sheet import compute_par_sheet
 
     sheet = compute_par_sheet(profile, six_card_counts=SIX_CARD_COUNTS)
     out = {"ante_play": sheet.ante_play.rtp, "pair_plus": sheet.pair_plus.rtp}
@@ -193,7 +193,7 @@ def summarize(table: Table, elapsed: float, played: int, audit: RoundAudit) -> d
             w, n = _bet_net(rows, bet)
             out["wagered"][bet] = w
             out["net"][bet] = n
-    from controller.table_views import rtp_for
+    from controller.game.table_views import rtp_for
 
     par = dict(rtp_for(g.profile))
     expected = expected_returns(g.profile)
@@ -306,7 +306,7 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"--faults: {exc}") from None
         config = TableConfig(rules=args.rules, seats=args.seats, pin_hashes=demo_pin_hashes())
         config.validate()
-        from controller.game import profile_for
+        from controller.game.engine import profile_for
 
         try:
             validate_bets(profile_for(args.rules), bets_from_mapping(bets))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pygame
 
-from controller.views import Banner
+from controller.game.views import Banner
 from display import theme
 from display.cards import CardArt
 from display.i18n import Translator

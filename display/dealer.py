@@ -1,11 +1,11 @@
 """The dealer-facing screen: run the round from a touchscreen, a mouse or the keyboard.
 
 Lifecycle (after Tuxemon's states): :meth:`DealerScreen.draw` only READS the newest
-:class:`~controller.views.DealerView` and the screen's own UI state (selected seat, chip,
+:class:`~controller.game.views.DealerView` and the screen's own UI state (selected seat, chip,
 open pad) and returns a :class:`~display.painter.Frame` listing every button with its
 rectangle, action and shortcut keys. :meth:`DealerScreen.handle` takes one pygame event
 with the last frame, updates the UI state and returns the
-:class:`~controller.commands.DealerCommand` s to post. The screen never calls the
+:class:`~controller.game.commands.DealerCommand` s to post. The screen never calls the
 controller and never waits.
 
 Keyboard (every action has a key; the key is printed on its button):
@@ -29,8 +29,8 @@ from typing import Any
 
 import pygame
 
-from controller import commands as C
-from controller.views import DealerView, PayoutLine, RecallRound, SeatView
+from controller.game import commands as C
+from controller.game.views import DealerView, PayoutLine, RecallRound, SeatView
 from display import theme
 from display.cards import SUIT_SYMBOLS, CardArt, card_label
 from display.common import banner_strip, dealer_hand, felt, link_pill

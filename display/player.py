@@ -1,6 +1,6 @@
 """The player-facing screen: cards, results, paytables, recent rounds.
 
-Drawn only from a :class:`~controller.views.PlayerView`. The view never holds the
+Drawn only from a :class:`~controller.game.views.PlayerView`. The view never holds the
 dealer's hole cards before the reveal (docs/requirements.md R13); this screen draws a back for
 every ``None`` card and needs nothing else to stay safe. Drawing only reads the view.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pygame
 
-from controller.views import PlayerView, SeatView
+from controller.game.views import PlayerView, SeatView
 from display import theme
 from display.cards import CardArt, card_label
 from display.common import banner_strip, dealer_hand, felt, link_pill

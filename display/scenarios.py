@@ -1,8 +1,8 @@
 """Named table situations for screenshots and tests: what the real table showed.
 
 Every scenario is a mark in a scripted shift, :data:`SCRIPT` (shoe events and dealer
-commands as data, see :mod:`controller.script`). The script runs once per process
-through a real :class:`~controller.table.Table` into a temporary journal file; a
+commands as data, see :mod:`controller.game.script`). The script runs once per process
+through a real :class:`~controller.game.table.Table` into a temporary journal file; a
 scenario's views are the ones the table published at its mark, so hands, results,
 payouts and the paytables' returns are the engine's own. Which dealer screen a
 scenario opens (main, recall, meters) is display state, named by the mark.
@@ -15,8 +15,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from controller.script import Mark, Script, ScriptError, load_script, run_script
-from controller.views import DealerView, PlayerView
+from controller.game.script import Mark, Script, ScriptError, load_script, run_script
+from controller.game.views import DealerView, PlayerView
 
 SCENARIOS = ("betting", "dealing", "decisions", "reveal-qualify", "reveal-no-qualify",
              "settled", "void", "link-lost", "misread-paused", "recall", "meters")
@@ -52,7 +52,7 @@ def script() -> Script:
     """The scripted shift, parsed.
 
     Raises:
-        controller.script.ScriptError: the script does not read.
+        controller.game.script.ScriptError: the script does not read.
     """
     return load_script(SCRIPT)
 
@@ -78,7 +78,7 @@ def build(name: str) -> Scenario:
 
     Raises:
         KeyError: an unknown scenario name.
-        controller.script.ScriptError: the script does not read, lacks a scenario's
+        controller.game.script.ScriptError: the script does not read, lacks a scenario's
             mark, names an unknown dealer screen, or the table rejected one of its inputs.
     """
     if name not in SCENARIOS:

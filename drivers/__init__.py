@@ -31,7 +31,7 @@ def open_link(url: str, queue: queue.Queue[Any], **opts: Any) -> ShoeLink:
             ``usb://1209:7a01?dialect=native``, ``socket://127.0.0.1:7100?dialect=native``,
             ``serial://1a86:7523?dialect=beetek`` (VID:PID discovery), a bare ``/dev/...``
             path, ``loop://``, ``rfc2217://...`` or ``sim://?seed=7&interval=500``.
-        queue: receives :mod:`drivers.events` events, including ``LinkStatus`` changes.
+        queue: receives :mod:`controller.game.events` events, including ``LinkStatus`` changes.
         **opts: see :func:`drivers.url.open_link` (``silence_timeout``, ``backoff_max``,
             ``usb_backend``...).
 

@@ -23,8 +23,8 @@ import os
 import sys
 from typing import Any, BinaryIO, TextIO
 
+from controller.game.events import CardRead, LinkStatus, NoFrameDecoded, ShoeEvent
 from drivers.dialects import DIALECTS, make_decoder
-from drivers.events import CardRead, LinkStatus, NoFrameDecoded, ShoeEvent
 
 _NO_SEQ = frozenset({"frame_error", "seq_gap", "link", "no_frame"})
 

@@ -1,7 +1,7 @@
 """ShoeLink: one reader thread per shoe that keeps the link up and posts events.
 
 The thread connects, reads, feeds the dialect and puts every event on the queue. On any
-error it reports :class:`~drivers.events.LinkState` ``DISCONNECTED`` with an operator
+error it reports :class:`~controller.game.events.LinkState` ``DISCONNECTED`` with an operator
 message, waits (bounded exponential back-off, no busy polling), finds the port again and
 reconnects, without a restart. With a heartbeat dialect (``native``) no line for
 ``silence_timeout`` seconds makes the link ``SILENT`` (port open, shoe quiet: not the same
@@ -13,7 +13,7 @@ A wrong dialect is not silent either: bytes that arrive but decode to no frame (
 ``native`` shoe on a ``beetek`` link, or the other way round, or a wrong baud rate) are
 counted; after :data:`NO_FRAME_AFTER_MS` of them (at least :data:`NO_FRAME_MIN_BYTES`),
 the link logs a warning "no frame decoded from N bytes: is the dialect right?" and posts
-:class:`~drivers.events.NoFrameDecoded`, once per episode; the first frame that decodes
+:class:`~controller.game.events.NoFrameDecoded`, once per episode; the first frame that decodes
 ends the episode (logged, and posted with ``cleared`` True).
 
 Example::
@@ -34,8 +34,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from controller.game.events import LinkState, LinkStatus, NoFrameDecoded, ShoeEvent
 from drivers.dialects import Decoder, DecoderStats, make_decoder
-from drivers.events import LinkState, LinkStatus, NoFrameDecoded, ShoeEvent
 from drivers.transports import Connector, Transport, TransportError
 
 log = logging.getLogger(__name__)

@@ -52,7 +52,7 @@ import tempfile
 import threading
 from typing import Any
 
-from controller.cards import CardError, parse_card
+from controller.game.cards import CardError, parse_card
 from drivers.dialects import DIALECTS
 from simulators.ports import ShoePort
 from simulators.shoe import FAULTS, NATIVE_ONLY, FaultNotSupported, ShoeRunner, SimulatedShoe

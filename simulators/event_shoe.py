@@ -34,8 +34,8 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from controller.cards import parse_cards, shuffled_deck
-from drivers.events import (
+from controller.game.cards import parse_cards, shuffled_deck
+from controller.game.events import (
     Alarm,
     CardRead,
     Cut,

@@ -41,10 +41,8 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from controller.cards import parse_card, shuffled_deck
-from drivers.dialects import make_encoder
-from drivers.dialects.native import encode_line, event_fields
-from drivers.events import (
+from controller.game.cards import parse_card, shuffled_deck
+from controller.game.events import (
     Alarm,
     CardRead,
     Cut,
@@ -57,6 +55,8 @@ from drivers.events import (
     ShoeEvent,
     Warning,
 )
+from drivers.dialects import make_encoder
+from drivers.dialects.native import encode_line, event_fields
 from simulators.ports import PortGone, ShoePort
 
 FAULTS: dict[str, str] = {

@@ -61,7 +61,7 @@ def test_child_processes_import_the_installed_package():
 @pytest.mark.parametrize("name", PACKAGES)
 def test_wheel_holds_every_file_of_the_package(name):
     # Every module, subpackage (drivers.dialects, drivers.transports, ...) and data file
-    # (controller/profiles, display/fonts) of the source is in the installed package.
+    # (controller/game/profiles, display/fonts) of the source is in the installed package.
     source = REPO / name
     installed = Path(importlib.import_module(name).__file__).parent
     files = [p.relative_to(source) for p in source.rglob("*")

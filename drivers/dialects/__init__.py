@@ -4,7 +4,7 @@ A *decoder* has ``feed(data: bytes) -> list[ShoeEvent]``. It keeps any unfinishe
 between calls, so the events depend only on the byte stream and never on how it was split
 into reads; it resynchronises after noise; it never raises and never invents a card; it
 counts what it drops in :class:`DecoderStats` and reports each dropped frame as a
-:class:`~drivers.events.FrameError` event.
+:class:`~controller.game.events.FrameError` event.
 
 An *encoder* turns events back into bytes (the simulators and tests use it).
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from drivers.events import FrameError, ShoeEvent
+from controller.game.events import FrameError, ShoeEvent
 
 DIALECTS: tuple[str, ...] = ("native", "beetek")
 """The dialect names this product speaks."""

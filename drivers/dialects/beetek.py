@@ -19,7 +19,7 @@ guessed).
 Framing: a token is an optional ``[mode]`` followed by ``<body>``; it is complete at
 ``>``. Bytes outside a token are noise (counted, not an event); a ``[`` or ``<`` inside an
 unfinished token, a line end inside one, or anything but spaces between ``]`` and ``<``
-abandons it (reported as a malformed :class:`~drivers.events.FrameError`) and the decoder
+abandons it (reported as a malformed :class:`~controller.game.events.FrameError`) and the decoder
 resynchronises on the next ``[`` or ``<``. A card body without a mode is malformed: the
 decoder cannot tell a burn card from a hand card, so it does not guess.
 
@@ -33,9 +33,9 @@ from __future__ import annotations
 
 import re
 
-from drivers.codes import normalise_code
+from controller.game.codes import normalise_code
+from controller.game.events import Alarm, CardRead, FrameError, Misread, ShoeEvent, Warning
 from drivers.dialects import BaseDecoder, UnsupportedEvent
-from drivers.events import Alarm, CardRead, FrameError, Misread, ShoeEvent, Warning
 
 MAX_MODE = 40
 """Longest accepted mode text between ``[`` and ``]``."""

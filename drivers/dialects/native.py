@@ -13,8 +13,8 @@ in burn mode but not identified: an unreadable burn, never a misread to resolve)
 word accepted there.
 
 Host rules applied here: a bad CRC or malformed line is dropped, counted and reported as a
-:class:`~drivers.events.FrameError`; the same seq twice is a retransmission and is ignored;
-a forward jump in seq is reported as :class:`~drivers.events.SeqGap` before the line that
+:class:`~controller.game.events.FrameError`; the same seq twice is a retransmission and is ignored;
+a forward jump in seq is reported as :class:`~controller.game.events.SeqGap` before the line that
 revealed it; ``HELLO`` with seq 0 is a shoe restart and resets the seq history. A line
 older than expected that was never seen (out of order) is delivered late and counted.
 Framing: a line starts at ``$`` and ends at CR or LF (so lone CRs, lone LFs and CR LF all
@@ -27,9 +27,8 @@ from __future__ import annotations
 import re
 from collections import deque
 
-from drivers.codes import normalise_code
-from drivers.dialects import BaseDecoder, UnsupportedEvent
-from drivers.events import (
+from controller.game.codes import normalise_code
+from controller.game.events import (
     Alarm,
     CardRead,
     Cut,
@@ -44,6 +43,7 @@ from drivers.events import (
     ShoeEvent,
     Warning,
 )
+from drivers.dialects import BaseDecoder, UnsupportedEvent
 
 MAX_LINE = 200
 """Longest accepted line body (between ``$`` and the line end), in bytes."""

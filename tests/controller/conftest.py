@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from controller import recall as rc
-from controller.auth import DEMO_PINS, demo_pin_hashes
-from controller.commands import Decide, NoMoreBets, PlaceBet, Reveal, Settle
-from controller.game import TableConfig
-from controller.table import Table, Verdict
-from drivers.events import CardRead, LinkState, LinkStatus
+from controller.game import recall as rc
+from controller.game.auth import DEMO_PINS, demo_pin_hashes
+from controller.game.commands import Decide, NoMoreBets, PlaceBet, Reveal, Settle
+from controller.game.engine import TableConfig
+from controller.game.events import CardRead, LinkState, LinkStatus
+from controller.game.table import Table, Verdict
 
 SUP = DEMO_PINS["supervisor"]
 TECH = DEMO_PINS["technician"]

@@ -18,11 +18,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from controller import recall as rc
-from controller.auth import demo_pin_hashes
-from controller.cards import DECK
 from controller.cli import main
-from controller.commands import (
+from controller.game import recall as rc
+from controller.game.auth import demo_pin_hashes
+from controller.game.cards import DECK
+from controller.game.commands import (
     ConfigChange,
     NextRound,
     NoMoreBets,
@@ -30,12 +30,12 @@ from controller.commands import (
     Resume,
     UnblockDeck,
 )
-from controller.game import TableConfig
-from controller.journal import Journal
-from controller.table import Table
-from controller.table_views import ViewBuilder
+from controller.game.engine import TableConfig
+from controller.game.events import Alarm, CardRead, LinkState, LinkStatus, Misread
+from controller.game.journal import Journal
+from controller.game.table import Table
+from controller.game.table_views import ViewBuilder
 from drivers.dialects import make_decoder
-from drivers.events import Alarm, CardRead, LinkState, LinkStatus, Misread
 
 HANDS = {1: ["Ah", "Qd", "9c"], 2: ["Kh", "Qs", "3s"], 0: ["2c", "5d", "8h"]}
 ORDER = "Ah Kh 2c Qd Qs 5d 9c 3s 8h"

@@ -2,7 +2,14 @@ import random
 
 import pytest
 
-from controller.cards import DECK, CardError, format_cards, parse_card, parse_cards, shuffled_deck
+from controller.game.cards import (
+    DECK,
+    CardError,
+    format_cards,
+    parse_card,
+    parse_cards,
+    shuffled_deck,
+)
 
 
 @pytest.mark.parametrize("text", ["As", "AS", "as", "aS", " As "])

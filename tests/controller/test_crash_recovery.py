@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from controller import recall as rc
-from controller.auth import DEMO_PINS, demo_pin_hashes
-from controller.commands import (
+from controller.game import recall as rc
+from controller.game.auth import DEMO_PINS, demo_pin_hashes
+from controller.game.commands import (
     ConfigChange,
     Decide,
     ManualCard,
@@ -33,9 +33,9 @@ from controller.commands import (
     UnblockDeck,
     VoidRound,
 )
-from controller.game import Game, TableConfig
-from controller.table import Table
-from drivers.events import CardRead, LinkState, LinkStatus, Misread
+from controller.game.engine import Game, TableConfig
+from controller.game.events import CardRead, LinkState, LinkStatus, Misread
+from controller.game.table import Table
 
 SUP = DEMO_PINS["supervisor"]
 CONFIG = TableConfig(seats=3, pin_hashes=demo_pin_hashes())

@@ -8,14 +8,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.cards import DECK, parse_cards
-from controller.enumeration import (
+from controller.game.cards import DECK, parse_cards
+from controller.game.enumeration import (
     N_SIX_CARD_SETS,
     SIX_CARD_COUNTS,
     classify_six,
     six_card_class_counts,
 )
-from controller.hands import (
+from controller.game.hands import (
     HandClass,
     Qualifier,
     SixCardClass,

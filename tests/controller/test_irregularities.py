@@ -4,7 +4,7 @@ Seats 1 and 2 bet; the deal is round robin: seat 1, seat 2, dealer, three passes
 Each scenario ends with the game recall the journal gives (``threecard recall --json``).
 """
 
-from controller.commands import (
+from controller.game.commands import (
     ConfigChange,
     Decide,
     ExposedCard,
@@ -18,7 +18,7 @@ from controller.commands import (
     UnblockDeck,
     VoidRound,
 )
-from drivers.events import Alarm, CardRead, LinkState, LinkStatus, Misread, Retract, SeqGap
+from controller.game.events import Alarm, CardRead, LinkState, LinkStatus, Misread, Retract, SeqGap
 
 # seat 1: Ah Qd 9c (ace high) | seat 2: Kh Qs 3s (king high) | dealer: 2c 5d 8h (no qualify)
 DECK = "Ah Kh 2c | Qd Qs 5d | 9c 3s 8h"
@@ -240,8 +240,8 @@ def test_new_supervisor_pins_count_at_once_even_mid_round(shift):
     """A restart with new PINs must not leave an interrupted round waiting forever."""
     from dataclasses import replace
 
-    from controller.auth import hash_pin
-    from controller.table import Table
+    from controller.game.auth import hash_pin
+    from controller.game.table import Table
 
     shift.bets()
     shift.ok(shift.cards("Ah Kh"))

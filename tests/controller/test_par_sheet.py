@@ -6,8 +6,8 @@ from fractions import Fraction
 import pytest
 
 from controller.cli import main
-from controller.par_sheet import compute_par_sheet
-from controller.rules import load_profile
+from controller.game.par_sheet import compute_par_sheet
+from controller.game.rules import load_profile
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +57,7 @@ def test_live_json_six_decimals(capsys):
 def test_a_different_house_changes_the_strategy_not_the_code(tmp_path, capsys):
     text = tmp_path / "h.toml"
     from importlib import resources
-    body = (resources.files("controller") / "profiles" / "classic.toml").read_text()
+    body = (resources.files("controller.game") / "profiles" / "classic.toml").read_text()
     text.write_text(body.replace('dealer_qualifier = "Q-high"', 'dealer_qualifier = "J-high"'))
     assert main(["par-sheet", "--rules", str(text), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)

@@ -1,7 +1,7 @@
 import pytest
 
-from controller.hands import HandClass
-from controller.rules import RuleProfileError, load_profile
+from controller.game.hands import HandClass
+from controller.game.rules import RuleProfileError, load_profile
 
 
 def write(tmp_path, text):

@@ -4,9 +4,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.cards import DECK, CardError, parse_cards
-from controller.rules import PAY_ORDER, load_profile
-from controller.settlement import BetError, Bets, Decision, Outcome, settle, validate_bets
+from controller.game.cards import DECK, CardError, parse_cards
+from controller.game.rules import PAY_ORDER, load_profile
+from controller.game.settlement import BetError, Bets, Decision, Outcome, settle, validate_bets
 
 LIVE = load_profile("live")
 CLASSIC = load_profile("classic")
@@ -89,7 +89,7 @@ def test_fold_loses_side_bets_where_the_profile_says_so(tmp_path):
     # a house whose fold keeps the side bets alive is a setting, not a code change
     house = tmp_path / "keep.toml"
     from importlib import resources
-    src = (resources.files("controller") / "profiles" / "live.toml").read_text()
+    src = (resources.files("controller.game") / "profiles" / "live.toml").read_text()
     house.write_text(src.replace("fold_loses_side_bets = true", "fold_loses_side_bets = false"))
     r = s("8h 8d 3c", "Jh 4d 2c", Bets(ante=100, pair_plus=50), FOLD, load_profile(house))
     assert nets(r) == {"ante": ("lose", -100), "pair_plus": ("win", 50)}

@@ -91,9 +91,9 @@ def test_folded_six_card_counts_by_full_enumeration():
     import numpy as np
 
     from controller.autoplay import Q64
-    from controller.cards import DECK
-    from controller.enumeration import classify_six
-    from controller.hands import SixCardClass, evaluate3
+    from controller.game.cards import DECK
+    from controller.game.enumeration import classify_six
+    from controller.game.hands import SixCardClass, evaluate3
     from controller.simulate_cli import FOLDED_SIX_COUNTS
 
     hands = np.array(list(itertools.combinations(range(52), 3)), dtype=np.intp)

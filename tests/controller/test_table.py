@@ -6,11 +6,11 @@ import threading
 
 import pytest
 
-from controller import recall as rc
-from controller.auth import hash_pin, verify_pin
 from controller.autoplay import AutoPlayer, should_play
 from controller.cli import main
-from controller.commands import (
+from controller.game import recall as rc
+from controller.game.auth import hash_pin, verify_pin
+from controller.game.commands import (
     ChangePin,
     ConfigChange,
     Decide,
@@ -23,7 +23,7 @@ from controller.commands import (
     UnblockDeck,
     VoidRound,
 )
-from controller.round import (
+from controller.game.round import (
     ALLOWED_COMMANDS,
     TRANSITIONS,
     RoundState,
@@ -31,7 +31,7 @@ from controller.round import (
     check_transition,
     deal_positions,
 )
-from controller.table import Table
+from controller.game.table import Table
 
 DECK = "Ah Kh 2c | Qd Qs 5d | 9c 3s 8h"
 
@@ -155,8 +155,8 @@ def test_a_deleted_event_is_detected(shift):
 
 
 def test_the_table_thread_publishes_views_to_subscribers(tmp_path):
-    from controller.auth import demo_pin_hashes
-    from controller.game import TableConfig
+    from controller.game.auth import demo_pin_hashes
+    from controller.game.engine import TableConfig
     seen = []
     got = threading.Event()
 
@@ -245,10 +245,10 @@ def test_recall_and_meters_commands(shift, capsys):
 
 
 def test_autoplay_loop_drives_a_running_table_fed_by_a_shoe_thread(tmp_path):
-    from controller.auth import demo_pin_hashes
     from controller.autoplay import autoplay_loop
-    from controller.game import TableConfig
-    from drivers.events import LinkState, LinkStatus
+    from controller.game.auth import demo_pin_hashes
+    from controller.game.engine import TableConfig
+    from controller.game.events import LinkState, LinkStatus
     from simulators.event_shoe import EventShoe
 
     t = Table(tmp_path / "j.sqlite", TableConfig(seats=2, pin_hashes=demo_pin_hashes()))

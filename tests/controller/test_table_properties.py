@@ -15,11 +15,11 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from controller import recall as rc
-from controller.auth import DEMO_PINS, demo_pin_hashes
 from controller.autoplay import AutoPlayer
-from controller.cards import DECK
-from controller.commands import (
+from controller.game import recall as rc
+from controller.game.auth import DEMO_PINS, demo_pin_hashes
+from controller.game.cards import DECK
+from controller.game.commands import (
     ClearBets,
     Decide,
     ExposedCard,
@@ -34,10 +34,8 @@ from controller.commands import (
     UnblockDeck,
     VoidRound,
 )
-from controller.game import TableConfig
-from controller.round import RoundState
-from controller.table import Table
-from drivers.events import (
+from controller.game.engine import TableConfig
+from controller.game.events import (
     Alarm,
     CardRead,
     Hello,
@@ -47,6 +45,8 @@ from drivers.events import (
     Retract,
     SeqGap,
 )
+from controller.game.round import RoundState
+from controller.game.table import Table
 
 SUP = DEMO_PINS["supervisor"]
 CARDS = [str(c) for c in DECK]

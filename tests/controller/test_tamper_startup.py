@@ -4,11 +4,11 @@ import sqlite3
 
 import pytest
 
-from controller.auth import DEMO_PINS, demo_pin_hashes
 from controller.autoplay import AutoPlayer
-from controller.game import TableConfig
+from controller.game.auth import DEMO_PINS, demo_pin_hashes
+from controller.game.engine import TableConfig
+from controller.game.table import Table
 from controller.simulate_cli import simulate
-from controller.table import Table
 from simulators.event_shoe import EventShoe, parse_faults
 
 
@@ -65,7 +65,7 @@ def test_an_edited_record_locks_the_table(journal, sql, args, words):
 
 def test_a_rewritten_chain_is_caught_by_an_anchor_from_the_log(journal, capsys):
     from controller.cli import main
-    from controller.journal import chain_hash
+    from controller.game.journal import chain_hash
 
     db = sqlite3.connect(journal)
     seq, logged = db.execute("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1").fetchone()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.auth import DEMO_PINS, hash_pin
+from controller.game.auth import DEMO_PINS, hash_pin
 
 SUP = DEMO_PINS["supervisor"]
 

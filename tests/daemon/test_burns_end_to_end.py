@@ -14,10 +14,10 @@ import re
 import subprocess
 import sys
 
-from controller.auth import hash_pin
-from controller.cards import parse_cards
-from controller.rules import load_profile
-from controller.settlement import Bets, Decision, settle
+from controller.game.auth import hash_pin
+from controller.game.cards import parse_cards
+from controller.game.rules import load_profile
+from controller.game.settlement import Bets, Decision, settle
 from simulators.pty_shoe import PtyPort
 from simulators.shoe import ShoeRunner, SimulatedShoe
 

@@ -1,6 +1,6 @@
 import pytest
 
-from controller.config import ConfigError, load_config
+from controller.game.config import ConfigError, load_config
 
 
 def write(tmp_path, text):
@@ -44,7 +44,7 @@ def test_hash_pin_command_output_is_accepted_by_the_config(tmp_path):
     import subprocess
     import sys
 
-    from controller.auth import verify_pin
+    from controller.game.auth import verify_pin
 
     p = subprocess.run([sys.executable, "-m", "controller.cli", "hash-pin"], input="8642\n",
                        capture_output=True, text=True, timeout=60)
@@ -63,7 +63,7 @@ def test_self_check_refuses_a_paytable_that_does_not_match_its_published_return(
     import sys
     from importlib import resources
 
-    body = (resources.files("controller") / "profiles" / "live.toml").read_text()
+    body = (resources.files("controller.game") / "profiles" / "live.toml").read_text()
     edited = tmp_path / "edited.toml"
     edited.write_text(body.replace("straight = 5\n", "straight = 4\n"))  # Pair Plus pays less
     p = subprocess.run([sys.executable, "-m", "controller.cli", "run", "--headless",

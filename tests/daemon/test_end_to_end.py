@@ -15,9 +15,9 @@ import sys
 
 import pytest
 
-from controller.cards import parse_cards
-from controller.rules import load_profile
-from controller.settlement import Bets, Decision, settle
+from controller.game.cards import parse_cards
+from controller.game.rules import load_profile
+from controller.game.settlement import Bets, Decision, settle
 from simulators.pty_shoe import PtyPort
 from simulators.shoe import ShoeRunner, SimulatedShoe
 from simulators.tcp_shoe import TcpPort

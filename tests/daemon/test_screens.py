@@ -18,8 +18,8 @@ from pathlib import Path
 import pygame
 import pytest
 
-from controller.config import load_config
 from controller.daemon import Daemon
+from controller.game.config import load_config
 from controller.notify import Notifier
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "systemd" / "table.toml.example"

@@ -55,7 +55,7 @@ def test_udev_rule_names_the_shoe():
 
 
 def test_example_config_validates():
-    from controller.config import load_config
+    from controller.game.config import load_config
 
     cfg = load_config(ROOT / "systemd" / "table.toml.example")
     assert cfg.table_id == "TCP-01" and cfg.profile.name == "live"

@@ -19,8 +19,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.config import load_config
 from controller.daemon import Daemon
+from controller.game.config import load_config
 from controller.notify import Notifier, WatchdogTiming
 
 INTERVAL_S = 2.0

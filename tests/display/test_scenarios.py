@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from controller import views
-from controller.replay import views_at
-from controller.script import load_script, run_script
+from controller.game import views
+from controller.game.replay import views_at
+from controller.game.script import load_script, run_script
 from display import scenarios
 from display.scenarios import SCENARIOS, build
 

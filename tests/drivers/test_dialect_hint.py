@@ -19,12 +19,12 @@ import pytest
 
 import drivers
 import drivers.link
-from controller.game import TableConfig
-from controller.table import Table
+from controller.game.engine import TableConfig
+from controller.game.events import CardRead, Heartbeat, LinkState, LinkStatus, NoFrameDecoded
+from controller.game.table import Table
 from display.dealer import DealerScreen
 from display.theme import FontBook
 from drivers.dialects.native import encode_line
-from drivers.events import CardRead, Heartbeat, LinkState, LinkStatus, NoFrameDecoded
 from simulators.pty_shoe import PtyPort
 from simulators.shoe import ShoeRunner, SimulatedShoe
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from controller.cards import DECK
-from drivers.dialects import make_decoder, make_encoder
-from drivers.events import (
+from controller.game.cards import DECK
+from controller.game.events import (
     Alarm,
     CardRead,
     Cut,
@@ -20,6 +19,7 @@ from drivers.events import (
     ShoeEvent,
     Warning,
 )
+from drivers.dialects import make_decoder, make_encoder
 
 CARD_TEXTS = [str(c) for c in DECK]
 SETTINGS = settings(max_examples=150, deadline=None,

@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from drivers.codes import normalise_code
-from drivers.dialects import UnsupportedEvent, make_decoder, make_encoder
-from drivers.dialects.beetek import BeetekDecoder, BeetekEncoder
-from drivers.dialects.native import NativeDecoder, NativeEncoder, crc16, encode_line
-from drivers.events import (
+from controller.game.codes import normalise_code
+from controller.game.events import (
     Alarm,
     CardRead,
     Cut,
@@ -22,6 +19,9 @@ from drivers.events import (
     SeqGap,
     Warning,
 )
+from drivers.dialects import UnsupportedEvent, make_decoder, make_encoder
+from drivers.dialects.beetek import BeetekDecoder, BeetekEncoder
+from drivers.dialects.native import NativeDecoder, NativeEncoder, crc16, encode_line
 
 
 def test_crc_check_value():

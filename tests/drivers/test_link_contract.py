@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 import drivers
-from drivers.events import CardRead, LinkState, LinkStatus, Warning
+from controller.game.events import CardRead, LinkState, LinkStatus, Warning
 from simulators.ports import MemoryPort, ShoePort
 from simulators.pty_shoe import PtyPort
 from simulators.shoe import SimulatedShoe

@@ -14,7 +14,7 @@ from types import SimpleNamespace
 import pytest
 
 import drivers
-from drivers.events import CardRead, Hello, LinkState, LinkStatus
+from controller.game.events import CardRead, Hello, LinkState, LinkStatus
 from drivers.link import ShoeLink
 from drivers.transports import Connector, TransportError, open_error
 from drivers.transports.memory import MemoryConnector
@@ -72,7 +72,7 @@ def test_bad_urls_are_refused(url):
 
 
 def test_drivers_package_imports_no_hardware_library():
-    code = ("import sys, drivers, drivers.events, drivers.dialects.native, "
+    code = ("import sys, drivers, controller.game.events, drivers.dialects.native, "
             "drivers.dialects.beetek, drivers.link; "
             "print([m for m in sys.modules if m.split('.')[0] in ('serial', 'usb')])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from serial.tools.list_ports_common import ListPortInfo
 
 import drivers
-from drivers.events import CardRead, LinkState, LinkStatus
+from controller.game.events import CardRead, LinkState, LinkStatus
 from drivers.transports import TransportError, serial_port
 from drivers.transports.serial_port import SerialConnector
 from simulators.pty_shoe import PtyPort

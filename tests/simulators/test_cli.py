@@ -14,8 +14,8 @@ import pytest
 
 import drivers
 from controller.cli import main
+from controller.game.events import CardRead, LinkState, LinkStatus
 from drivers.dialects.native import encode_line
-from drivers.events import CardRead, LinkState, LinkStatus
 
 CMD = [sys.executable, "-m", "controller.cli"]
 

@@ -6,9 +6,7 @@ import threading
 
 import pytest
 
-from drivers.dialects import make_decoder
-from drivers.dialects.native import NativeEncoder
-from drivers.events import (
+from controller.game.events import (
     Alarm,
     CardRead,
     Cut,
@@ -22,6 +20,8 @@ from drivers.events import (
     SeqGap,
     Warning,
 )
+from drivers.dialects import make_decoder
+from drivers.dialects.native import NativeEncoder
 from simulators.ports import PortGone, ShoePort
 from simulators.shoe import FAULTS, NATIVE_ONLY, FaultNotSupported, ShoeRunner, SimulatedShoe
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 import sys
 from datetime import UTC, datetime, timedelta
 
-from controller.auth import DEMO_PINS, demo_pin_hashes
-from controller.commands import Decide, NextRound, NoMoreBets, PlaceBet, Reveal, Settle
-from controller.game import TableConfig
-from controller.table import Table
-from drivers.events import CardRead, LinkState, LinkStatus, Misread
+from controller.game.auth import DEMO_PINS, demo_pin_hashes
+from controller.game.commands import Decide, NextRound, NoMoreBets, PlaceBet, Reveal, Settle
+from controller.game.engine import TableConfig
+from controller.game.events import CardRead, LinkState, LinkStatus, Misread
+from controller.game.table import Table
 
 SUP = DEMO_PINS["supervisor"]
 

@@ -20,7 +20,13 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from controller.hands import IS_STRAIGHT, ROYAL_MASK, SUIT_MAJOR_POS, SixCardClass, pairing_class
+from controller.game.hands import (
+    IS_STRAIGHT,
+    ROYAL_MASK,
+    SUIT_MAJOR_POS,
+    SixCardClass,
+    pairing_class,
+)
 
 _C = SixCardClass
 N_SIX_CARD_SETS = math.comb(52, 6)
@@ -55,13 +61,13 @@ def _colex_combinations(n: int, k: int) -> np.ndarray:
 
 
 STRAIGHT_TABLE = np.array(IS_STRAIGHT, dtype=bool)
-"""The straight table of :mod:`controller.hands` as an array, indexed by rank mask."""
+"""The straight table of :mod:`controller.game.hands` as an array, indexed by rank mask."""
 POPCOUNT13 = np.array([i.bit_count() for i in range(1 << 13)], dtype=np.int8)
 _SUIT_MAJOR_BIT = np.uint64(1) << np.array(SUIT_MAJOR_POS, dtype=np.uint64)
 
 
 def _pairing_table() -> np.ndarray:
-    """:func:`~controller.hands.pairing_class` tabulated by (2+ ranks, 3+ ranks, quads)."""
+    """:func:`~controller.game.hands.pairing_class` tabulated by (2+ ranks, 3+ ranks, quads)."""
     t = np.empty((7, 7, 2), dtype=np.int8)
     for p2 in range(7):
         for p3 in range(7):

@@ -1,4 +1,4 @@
-"""Building the :mod:`controller.views` snapshots from a :class:`~controller.game.Game`.
+"""Building the :mod:`controller.game.views` snapshots from a :class:`~controller.game.engine.Game`.
 
 Pure functions of the game's state. The player view is built from data that never
 includes the dealer's cards before the reveal (docs/requirements.md R13); the dealer view does
@@ -13,10 +13,10 @@ import functools
 import threading
 from typing import Any
 
-from controller.game import Game
-from controller.round import ALLOWED_COMMANDS, RoundState, position_name
-from controller.rules import PAY_ORDER, RuleProfile
-from controller.views import (
+from controller.game.engine import Game
+from controller.game.round import ALLOWED_COMMANDS, RoundState, position_name
+from controller.game.rules import PAY_ORDER, RuleProfile
+from controller.game.views import (
     Banner,
     BetLine,
     DealerView,
@@ -49,8 +49,8 @@ def rtp_for(profile: RuleProfile) -> tuple[tuple[str, int], ...]:
         got = _RTP.get(profile.source)
         if got is None:
             try:
-                from controller.enumeration import SIX_CARD_COUNTS
-                from controller.par_sheet import compute_par_sheet, rtp_ppm
+                from controller.game.enumeration import SIX_CARD_COUNTS
+                from controller.game.par_sheet import compute_par_sheet, rtp_ppm
             except ImportError:  # pragma: no cover - the par sheet is part of the product
                 got = ()
             else:
@@ -246,8 +246,8 @@ def _redact(b: Banner, hidden: list[str]) -> Banner:
 def _hand_name(cards: tuple[str, ...]) -> str | None:
     if len(cards) != 3:
         return None
-    from controller.cards import parse_card
-    from controller.hands import evaluate3
+    from controller.game.cards import parse_card
+    from controller.game.hands import evaluate3
 
     return evaluate3([parse_card(c) for c in cards]).hand_class.key
 

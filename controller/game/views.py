@@ -1,6 +1,6 @@
 """Immutable view snapshots: what each audience may see of the table, and nothing more.
 
-The :class:`~controller.table.Table` builds a new :class:`DealerView` and
+The :class:`~controller.game.table.Table` builds a new :class:`DealerView` and
 :class:`PlayerView` after every applied event; ``display/`` renders only these. The
 player view is built WITHOUT the dealer's hole cards until the reveal: the secret is
 absent from the data (docs/requirements.md R13), not hidden by the renderer. The dealer view

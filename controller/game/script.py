@@ -6,15 +6,15 @@ with ``#`` are comments. The first object sets up the table::
     {"table": {"table_id": "TCP-03", "seats": 7, "rules": "live"}, "demo_pins": true,
      "start_utc": "2025-03-14T20:00:00+00:00", "step_seconds": 3}
 
-``table`` holds :class:`~controller.game.TableConfig` settings; ``demo_pins`` gives the
-supervisor and technician the demonstration PINs (:data:`controller.auth.DEMO_PINS`);
+``table`` holds :class:`~controller.game.engine.TableConfig` settings; ``demo_pins`` gives the
+supervisor and technician the demonstration PINs (:data:`controller.game.auth.DEMO_PINS`);
 the clock starts at ``start_utc`` and moves ``step_seconds`` before each input, so the
 journal a script writes is the same on every run. Each later line is one step:
 
 ``{"event": "LinkStatus", "state": "online", "detail": "connected to /dev/card-shoe"}``
-    a shoe event of :mod:`drivers.events`, by class name, with its fields;
+    a shoe event of :mod:`controller.game.events`, by class name, with its fields;
 ``{"command": "PlaceBet", "seat": 1, "bet": "ante", "amount": 2500}``
-    a dealer command of :mod:`controller.commands`, by class name (``pin`` for a
+    a dealer command of :mod:`controller.game.commands`, by class name (``pin`` for a
     supervisor's or technician's action);
 ``{"cards": "Ah 7c Tc"}``
     cards leaving the shoe in this order: one ``CardRead`` each, coded as the ``native``
@@ -25,7 +25,7 @@ journal a script writes is the same on every run. Each later line is one step:
     a named moment: the views the table published after the input above it. Other keys
     of the line are kept as the mark's options (what a screen shows beside the views).
 
-Every input goes through :meth:`~controller.table.Table.process` on its own, so it is
+Every input goes through :meth:`~controller.game.table.Table.process` on its own, so it is
 journaled, applied and published exactly as on a live table; one the table rejects
 stops the script with a :class:`ScriptError` (a script describes a shift that happened).
 """
@@ -41,15 +41,14 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from controller import commands
-from controller.auth import demo_pin_hashes
-from controller.commands import DealerCommand
-from controller.game import TableConfig
-from controller.table import Table
-from controller.views import DealerView, PlayerView
-from drivers import events
-from drivers.codes import normalise_code
-from drivers.events import CardRead, ShoeEvent
+from controller.game import commands, events
+from controller.game.auth import demo_pin_hashes
+from controller.game.codes import normalise_code
+from controller.game.commands import DealerCommand
+from controller.game.engine import TableConfig
+from controller.game.events import CardRead, ShoeEvent
+from controller.game.table import Table
+from controller.game.views import DealerView, PlayerView
 
 Input = ShoeEvent | DealerCommand
 
@@ -286,7 +285,7 @@ def load_script(path: str | Path) -> Script:
 def run_script(script: Script, journal: str | Path,
                on_publish: Callable[[DealerView, PlayerView], None] | None = None
                ) -> dict[str, Mark]:
-    """Run a script through a real :class:`~controller.table.Table` on a new journal.
+    """Run a script through a real :class:`~controller.game.table.Table` on a new journal.
 
     Args:
         script: the script.

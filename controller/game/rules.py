@@ -16,7 +16,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from controller.hands import HandClass, Qualifier, SixCardClass
+from controller.game.hands import HandClass, Qualifier, SixCardClass
 
 BET_TYPES = ("ante", "play", "pair_plus", "six_card_bonus")
 """Wagers a seat can hold. ``play`` is always equal to ``ante`` and has no limits of its own."""
@@ -232,7 +232,7 @@ def load_profile(name_or_path: str | Path) -> RuleProfile:
     """
     text_name = str(name_or_path)
     if text_name in SHIPPED:
-        ref = resources.files("controller") / "profiles" / f"{text_name}.toml"
+        ref = resources.files("controller.game") / "profiles" / f"{text_name}.toml"
         source = f"{text_name} (shipped profile)"
         raw = ref.read_text(encoding="utf-8")
     else:

@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controller.game import Game, TableConfig
-from controller.journal import ChainReport, Journal
-from controller.replay import rebuild
-from controller.round import IN_PLAY, RoundState
+from controller.game.engine import Game, TableConfig
+from controller.game.journal import ChainReport, Journal
+from controller.game.replay import rebuild
+from controller.game.round import IN_PLAY, RoundState
 
 HIDDEN = "??"
 """Shown in place of a dealer card of a round not yet revealed."""
@@ -25,8 +25,8 @@ def replay(journal: Journal, full: bool = False) -> Game:
     """Rebuild the recorded state (from the newest snapshot unless ``full``).
 
     Raises:
-        controller.replay.ReplayError: a snapshot or a record cannot be replayed (a
-            :class:`~controller.journal.JournalError`).
+        controller.game.replay.ReplayError: a snapshot or a record cannot be replayed (a
+            :class:`~controller.game.journal.JournalError`).
     """
     return rebuild(journal, use_snapshots=not full)
 

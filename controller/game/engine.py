@@ -13,7 +13,7 @@ unreadable burn: a ``misread`` with ``burn``) is never a hand card and never an
 irregularity. The rules, in order:
 
 1. With ``burn_cards`` = n, the first n positions of every deal are burns
-   (:func:`~controller.round.deal_positions`); they are due from "no more bets".
+   (:func:`~controller.game.round.deal_positions`); they are due from "no more bets".
 2. A burn the shoe flags itself fills the next position when that position is a burn:
    in "no more bets", between two burns, and while the round is paused there. A
    misread waiting at a burn position is resolved by it; any other pause stays, and the
@@ -34,7 +34,7 @@ irregularity. The rules, in order:
    counted (``unreadable_burns``) and shown as a card None in the deal.
 
 Journal compatibility: the card body of a flagged burn carries ``"burn_rule": 2``
-(:func:`controller.table.encode_input`). A body without it was journaled before flagged
+(:func:`controller.game.table.encode_input`). A body without it was journaled before flagged
 burns filled burn positions and replays as it was applied then: set aside wherever it
 came (between rounds, in the game's deal but not in the finished round's record). A
 ``misread`` body without ``burn`` is a plain misread, as it always was.
@@ -48,9 +48,9 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from controller.auth import PRIVILEGED
-from controller.cards import parse_card
-from controller.round import (
+from controller.game.auth import PRIVILEGED
+from controller.game.cards import parse_card
+from controller.game.round import (
     ALLOWED_COMMANDS,
     CARDS_DUE,
     RoundState,
@@ -58,8 +58,8 @@ from controller.round import (
     deal_positions,
     position_name,
 )
-from controller.rules import RuleProfile, load_profile
-from controller.settlement import BetError, Bets, Decision, settle, validate_bets
+from controller.game.rules import RuleProfile, load_profile
+from controller.game.settlement import BetError, Bets, Decision, settle, validate_bets
 
 S = RoundState
 SIDE_BETS = ("ante", "pair_plus", "six_card_bonus")
@@ -83,7 +83,7 @@ class TableConfig:
         deal_pattern: ``round_robin`` (default) or ``by_hand``.
         burn_cards: burn cards expected before the first hand card of each round.
         exposed_card_policy: ``burn`` (burn it and deal on) or ``void``.
-        pin_hashes: role -> salted PIN hash (see :mod:`controller.auth`).
+        pin_hashes: role -> salted PIN hash (see :mod:`controller.game.auth`).
         max_pin_failures: wrong PINs in a row before PIN entry is locked.
         lockout_seconds: how long PIN entry stays locked.
         recall_depth: rounds kept for game recall in the views (at least 10).
@@ -890,7 +890,7 @@ class Game:
                    if sr.bets.get("ante") and sr.decision is None]
         if waiting:
             raise Rejected("seats still to decide: " + ", ".join(map(str, waiting)))
-        from controller.hands import evaluate3
+        from controller.game.hands import evaluate3
 
         d = evaluate3([parse_card(c) for c in self.dealer_cards])
         self.dealer_hand = d.hand_class.key

@@ -1,10 +1,11 @@
 """The :class:`Table`: the one writer of round state.
 
-Inputs (:class:`~drivers.events.ShoeEvent`, :class:`~controller.commands.DealerCommand`,
+Inputs (:class:`~controller.game.events.ShoeEvent`,
+:class:`~controller.game.commands.DealerCommand`,
 :class:`Tick`) arrive on :attr:`Table.inbox`. One thread (:meth:`Table.start`) takes
 them in order; for each: it is encoded (a PIN is checked and replaced by the role it
 belongs to: no PIN is ever journaled), appended to the journal and committed, then
-applied to the :class:`~controller.game.Game`, then new views are published. Inputs
+applied to the :class:`~controller.game.engine.Game`, then new views are published. Inputs
 already waiting share one commit (each keeps its own journal row); none is applied
 before its row is on disk.
 
@@ -32,14 +33,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from controller.auth import PinChecker, hash_pin
-from controller.commands import DealerCommand
-from controller.game import Game, TableConfig
-from controller.journal import Journal, JournalError
-from controller.replay import ReplayError, apply_records, start_state
-from controller.table_views import ViewBuilder
-from controller.views import DealerView, PlayerView
-from drivers.events import CardRead, Heartbeat, ShoeEvent
+from controller.game.auth import PinChecker, hash_pin
+from controller.game.commands import DealerCommand
+from controller.game.engine import Game, TableConfig
+from controller.game.events import CardRead, Heartbeat, ShoeEvent
+from controller.game.journal import Journal, JournalError
+from controller.game.replay import ReplayError, apply_records, start_state
+from controller.game.table_views import ViewBuilder
+from controller.game.views import DealerView, PlayerView
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +106,7 @@ def encode_input(item: ShoeEvent | DealerCommand) -> tuple[str, dict[str, Any]]:
 
     The body of a card read in burn mode carries ``"burn_rule": 2``: the game fills a
     burn position with it, where a body written without it (before) replays as it was
-    applied then (:mod:`controller.game`, "Burn cards").
+    applied then (:mod:`controller.game.engine`, "Burn cards").
 
     Raises:
         TypeError: not a shoe event or dealer command.
@@ -148,7 +149,7 @@ class Table:
     """One table: journal, state, views, and the thread that owns them.
 
     Args:
-        journal: an open :class:`~controller.journal.Journal`, or a path
+        journal: an open :class:`~controller.game.journal.Journal`, or a path
             (``:memory:`` for a throw-away journal).
         config: the table's settings; journaled at start-up (a change between rounds
             is adopted and logged with old and new values).

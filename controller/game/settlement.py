@@ -13,9 +13,9 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from controller.cards import Card, CardError, ensure_distinct
-from controller.hands import HandValue, SixCardClass, best_five_of_six, evaluate3
-from controller.rules import RuleProfile
+from controller.game.cards import Card, CardError, ensure_distinct
+from controller.game.hands import HandValue, SixCardClass, best_five_of_six, evaluate3
+from controller.game.rules import RuleProfile
 
 
 class Outcome(enum.Enum):

@@ -1,10 +1,11 @@
 """Rebuilding a table's recorded state, and its views, at any event of a journal.
 
-This is the replay the :class:`~controller.table.Table` runs at start-up
+This is the replay the :class:`~controller.game.table.Table` runs at start-up
 (docs/requirements.md R1: restart = replay the journal): the newest sealed snapshot at or
-before the event, then every record after it, each applied with :meth:`~controller.game.Game.apply`.
-:func:`views_at` builds from that state the same :class:`~controller.views.DealerView`
-and :class:`~controller.views.PlayerView` the running table published, so a disputed
+before the event, then every record after it, each applied with
+:meth:`~controller.game.engine.Game.apply`.
+:func:`views_at` builds from that state the same :class:`~controller.game.views.DealerView`
+and :class:`~controller.game.views.PlayerView` the running table published, so a disputed
 round can be shown as the dealer and the players saw it at any event. Nothing here
 writes to the journal.
 """
@@ -14,10 +15,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from controller.game import Game, TableConfig
-from controller.journal import Journal, JournalError
-from controller.table_views import ViewBuilder
-from controller.views import DealerView, PlayerView
+from controller.game.engine import Game, TableConfig
+from controller.game.journal import Journal, JournalError
+from controller.game.table_views import ViewBuilder
+from controller.game.views import DealerView, PlayerView
 
 
 class ReplayError(JournalError):

@@ -1,6 +1,6 @@
 """The round state machine: states, the explicit transition table, and what each accepts.
 
-Every change of :class:`RoundState` made by :class:`~controller.game.Game` goes through
+Every change of :class:`RoundState` made by :class:`~controller.game.engine.Game` goes through
 :func:`check_transition`, which looks the move up in :data:`TRANSITIONS`; a move that is
 not listed there is a programming error and raises. Which dealer commands a state
 accepts is :data:`ALLOWED_COMMANDS`; a command not listed for the current state is

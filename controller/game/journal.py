@@ -171,7 +171,7 @@ class Journal:
             utc: ISO 8601 UTC time of the batch.
             mono_ns: monotonic clock, nanoseconds.
             records: the inputs, in order.
-            derived: a :class:`~controller.game.Derived` to write in the same commit.
+            derived: a :class:`~controller.game.engine.Derived` to write in the same commit.
 
         Returns:
             The sequence numbers given, in order.

@@ -14,7 +14,7 @@ mapping is ever guessed.
 
 from __future__ import annotations
 
-from controller.cards import CardError, parse_card
+from controller.game.cards import CardError, parse_card
 
 _SUIT_LETTERS = "CDHS"
 

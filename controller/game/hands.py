@@ -16,7 +16,7 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from controller.cards import DECK, Card, CardError, parse_card
+from controller.game.cards import DECK, Card, CardError, parse_card
 
 
 class HandClass(enum.IntEnum):
@@ -212,7 +212,7 @@ IS_STRAIGHT: list[bool] = [_straight_top(m) > 0 for m in range(1 << 13)]
 SUIT_MAJOR_POS: tuple[int, ...] = tuple((i & 3) * 13 + (i >> 2) for i in range(52))
 """Bit of each card (by ``Card.index``) in a 52-bit suit-major mask, ``suit * 13 + rank - 2``:
 each 13-bit field of the mask is one suit's rank mask. Shared with the vectorised
-classifier of :mod:`controller.enumeration`."""
+classifier of :mod:`controller.game.enumeration`."""
 
 
 def pairing_class(twice: int, thrice: int, quads: bool) -> SixCardClass:

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from controller.game import MAX_SEATS
-from controller.rules import RuleProfile, RuleProfileError, load_profile
+from controller.game.engine import MAX_SEATS
+from controller.game.rules import RuleProfile, RuleProfileError, load_profile
 
 DEAL_PATTERNS = ("round_robin", "by_hand")
 DIALECTS = ("beetek", "native")
@@ -34,7 +34,7 @@ class TableConfig:
     Attributes:
         source: the file it came from (or ``<defaults>``).
         table_id: the table's name on screens and in the journal.
-        seats: number of seats, 1 to 7 (:data:`controller.game.MAX_SEATS`).
+        seats: number of seats, 1 to 7 (:data:`controller.game.engine.MAX_SEATS`).
         rules: profile name or path; ``profile`` is the loaded profile.
         deal_pattern: ``round_robin`` or ``by_hand``.
         burn_cards: cards burnt before each deal.

@@ -10,7 +10,7 @@ Nothing is sampled and nothing is assumed:
   own hand) with sorted strength arrays, so no pair of hands is compared one by one.
 * **Pair Plus**: the class counts of the 22,100 hands.
 * **6 Card Bonus**: the class counts of all 20,358,520 six-card sets
-  (:mod:`controller.enumeration`).
+  (:mod:`controller.game.enumeration`).
 
 Results are exact :class:`fractions.Fraction` values; returns are per unit staked.
 """
@@ -25,10 +25,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from controller.cards import RANK_CHARS
-from controller.enumeration import N_SIX_CARD_SETS, six_card_class_counts
-from controller.hands import HandClass, SixCardClass, all_hands3
-from controller.rules import RuleProfile
+from controller.game.cards import RANK_CHARS
+from controller.game.enumeration import N_SIX_CARD_SETS, six_card_class_counts
+from controller.game.hands import HandClass, SixCardClass, all_hands3
+from controller.game.rules import RuleProfile
 
 N_HANDS = math.comb(52, 3)  # 22,100
 N_DEALER = math.comb(49, 3)  # 18,424 dealer hands disjoint from a player hand
@@ -219,7 +219,7 @@ def compute_par_sheet(profile: RuleProfile,
             progress bar; tasks are ``ante_play`` (22,100) and ``six_card_bonus``
             (20,358,520).
         six_card_counts: known 6 Card Bonus class counts (e.g.
-            :data:`controller.enumeration.SIX_CARD_COUNTS`) to skip enumerating the
+            :data:`controller.game.enumeration.SIX_CARD_COUNTS`) to skip enumerating the
             20,358,520 sets again, as the daemon's start-up check does; None enumerates.
 
     Returns:
