@@ -72,7 +72,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="simulated shoe, autoplay at a human pace, a temporary journal "
                         "deleted at exit (--journal PATH keeps it); stop with Ctrl+C")
     parser.add_argument("--shoe", help="shoe URL, e.g. serial:///dev/card-shoe?dialect=beetek")
-    parser.add_argument("--dialect", choices=("beetek", "native"), help="shoe dialect")
+    from drivers.dialects import DIALECTS
+
+    parser.add_argument("--dialect", choices=DIALECTS,
+                        help="shoe dialect when the shoe URL names none")
     parser.add_argument("--rules", help="rule profile: live, classic or a TOML path")
     parser.add_argument("--seats", type=whole_number(1, MAX_SEATS),
                         help=f"number of seats (1-{MAX_SEATS})")
@@ -346,15 +349,13 @@ class Daemon:
         from drivers import open_link
 
         url = self.config.shoe_url
-        if "dialect=" not in url:
-            url += ("&" if "?" in url else "?") + f"dialect={self.config.dialect}"
-        opts: dict[str, Any] = {"silence_timeout": self.config.silent_after_ms / 1000}
         try:
-            self.link = open_link(url, self.table.inbox, **opts)
+            self.link = open_link(url, self.table.inbox, dialect=self.config.dialect,
+                                  silence_timeout=self.config.silent_after_ms / 1000)
         except (ValueError, OSError) as exc:
             raise ConfigError(f"shoe {url}: {exc}") from None
         self.link.start()
-        log.info("shoe link started: %s", url)
+        log.info("shoe link started: %s (%s dialect)", url, self.link.dialect)
 
     # -- views ----------------------------------------------------------------------
     def _on_publish(self, dv: DealerView, pv: PlayerView) -> None:
@@ -514,6 +515,27 @@ class Daemon:
         self.notifier.close()
 
 
+def check_shoe(config: TableConfig) -> None:
+    """Check the configuration's shoe against the registries of the drivers.
+
+    The configuration is part of the pure game core, which imports no driver: its
+    ``shoe.dialect`` and ``shoe.url`` are checked here, before anything starts.
+
+    Raises:
+        ConfigError: a dialect not in :data:`drivers.dialects.DIALECTS`, or a URL whose
+            scheme is not in :data:`drivers.url.SCHEMES` or that names an unknown dialect.
+    """
+    from drivers.dialects import dialect_named
+    from drivers.url import parse_shoe_url
+
+    for key, check, value in (("shoe.dialect", dialect_named, config.dialect),
+                              ("shoe.url", parse_shoe_url, config.shoe_url)):
+        try:
+            check(value)
+        except ValueError as exc:
+            raise ConfigError(f"{config.source}: {key}: {exc}") from None
+
+
 def run(args: argparse.Namespace) -> int:
     """The ``run`` sub-command.
 
@@ -537,6 +559,7 @@ def run(args: argparse.Namespace) -> int:
     _setup_logging(args.log_level or "info")
     try:
         config = load_config(args.config, **overrides)
+        check_shoe(config)
     except ConfigError as exc:
         print(f"threecard run: {exc}", file=sys.stderr)
         return 2

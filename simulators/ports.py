@@ -73,7 +73,7 @@ class MemoryPort(ShoePort):
 
     _ids = itertools.count()
 
-    def __init__(self, base: str | None = None, *, dialect: str = "native",
+    def __init__(self, base: str | None = None, *, dialect: str,
                  index: int = 0) -> None:
         self.base = base or f"shoe{next(self._ids)}"
         self.dialect = dialect

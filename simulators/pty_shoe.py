@@ -54,7 +54,7 @@ class PtyPort(ShoePort):
         path: the pty slave path (``/dev/pts/N``): the device a host opens.
     """
 
-    def __init__(self, directory: str | None = None, *, dialect: str = "native", index: int = 0,
+    def __init__(self, directory: str | None = None, *, dialect: str, index: int = 0,
                  prefix: str = "ttySHOE", stable_name: str = "card-shoe") -> None:
         self.directory = directory
         self.dialect = dialect

@@ -264,7 +264,7 @@ class UsbPort(ShoePort):
     """
 
     def __init__(self, backend: SimUsbBackend, *, vid: int = 0x1209, pid: int = 0x7A01,
-                 serial: str = "SIM0001", dialect: str = "native") -> None:
+                 serial: str = "SIM0001", dialect: str) -> None:
         self.backend = backend
         self.vid, self.pid, self.serial, self.dialect = vid, pid, serial, dialect
         self.device = backend.plug(vid, pid, serial)

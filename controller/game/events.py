@@ -12,6 +12,11 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
+DEFAULT_DIALECT = "beetek"
+"""The dialect a shoe speaks unless its URL (``?dialect=``), ``--dialect`` or the
+configuration's ``shoe.dialect`` names another: beetek, the format of the shoes on the
+tables. Every dialect is listed once, in :data:`drivers.dialects.DIALECTS`."""
+
 
 @dataclass(frozen=True, slots=True)
 class ShoeEvent:

@@ -161,6 +161,11 @@ class NativeEncoder:
 
     name = "native"
 
+    @staticmethod
+    def card_code(card: str) -> str:
+        """A native shoe sends the canonical card text itself (``Td``)."""
+        return card
+
     def encode(self, event: ShoeEvent) -> bytes:
         """Encode one event (its ``seq`` must be set).
 

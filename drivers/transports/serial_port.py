@@ -20,27 +20,52 @@ from __future__ import annotations
 
 import glob
 import os
-import re
 import socket
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
 
 import serial
 import serial.tools.list_ports
 from serial.tools.list_ports_common import numsplit
 
-from drivers.transports import Connector, Transport, TransportError, open_error
+from drivers.transports import Connector, Transport, TransportError, open_error, parse_vid_pid
 
-_VIDPID = re.compile(r"^([0-9A-Fa-f]{4}):([0-9A-Fa-f]{4})(?::(.+))?$")
+if TYPE_CHECKING:
+    from drivers.dialects import Dialect
+    from drivers.url import ShoeUrl
+
 BY_PATH = "/dev/serial/by-path"
 """Where udev names serial ports by the USB port they are plugged into."""
+_OPTIONS = ("baud", "exclusive")
 
 
-def parse_vid_pid(text: str) -> tuple[int, int, str | None] | None:
-    """``(vid, pid, serial)`` from ``1a86:7523`` or ``1a86:7523:A50285BI``, else None."""
-    m = _VIDPID.match(text)
-    if not m:
-        return None
-    return int(m.group(1), 16), int(m.group(2), 16), m.group(3)
+def open_serial(url: ShoeUrl, dialect: Dialect, *, baudrate: int | None = None,
+                exclusive: bool | None = None, **_: object) -> SerialConnector:
+    """The opener of ``serial://`` (and bare paths) and of pyserial's own URL schemes.
+
+    Args:
+        url: the parsed URL; ``baud`` (default: the dialect's) and ``exclusive`` (0|1,
+            default 1) are its options; a pyserial scheme (``socket://``...) keeps the rest.
+        dialect: the shoe's dialect.
+        baudrate: overrides the URL's ``baud``.
+        exclusive: overrides the URL's ``exclusive``.
+
+    Returns:
+        The connector (not opened).
+
+    Raises:
+        ValueError: no device, an unknown option (``serial://``) or a bad number.
+    """
+    if url.scheme == "serial":
+        url.check(*_OPTIONS)
+        target = url.target
+    else:  # pyserial's URL handlers read their own options
+        theirs = {k: v for k, v in url.options.items() if k not in _OPTIONS}
+        target = f"{url.scheme}://{url.target}" + (f"?{urlencode(theirs)}" if theirs else "")
+    baud = baudrate or url.number("baud", int, dialect.baud)
+    if exclusive is None:
+        exclusive = url.number("exclusive", int, 1) != 0
+    return SerialConnector(target, baudrate=baud, exclusive=exclusive)
 
 
 def by_path_names(directory: str | None = None) -> dict[str, str]:
