@@ -13,7 +13,6 @@ def write(tmp_path, text):
     ("[table]\nseats = 12\n", "table.seats"),
     ("[table]\nsetas = 3\n", "table.setas"),
     ("[tabel]\nseats = 3\n", "tabel"),
-    ("[shoe]\ndialect = 'klingon'\n", "shoe.dialect"),
     ("[display]\nlanguage = 'de'\n", "display.language"),
     ("[table]\nrules = 'nowhere.toml'\n", "table.rules"),
     ("[table]\nseats = '7'\n", "table.seats"),
