@@ -48,6 +48,7 @@ from controller.game.par_sheet import compute_par_sheet, rtp_ppm
 from controller.game.settlement import BetError, bets_from_mapping, validate_bets
 from controller.game.views import DealerView, PlayerView, RecallRound
 from controller.notify import Heartbeats, Notifier, WatchdogTiming
+from controller.shoe_link import check_shoe, open_shoe
 
 log = logging.getLogger("threecard")
 
@@ -67,13 +68,13 @@ def _command_types() -> dict[str, type[cmd.DealerCommand]]:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``run``'s options (flags override the configuration file)."""
+    from drivers.dialects import DIALECTS
+
     parser.add_argument("--config", help="the table's TOML configuration file")
     parser.add_argument("--demo", action="store_true",
                         help="simulated shoe, autoplay at a human pace, a temporary journal "
                         "deleted at exit (--journal PATH keeps it); stop with Ctrl+C")
     parser.add_argument("--shoe", help="shoe URL, e.g. serial:///dev/card-shoe?dialect=beetek")
-    from drivers.dialects import DIALECTS
-
     parser.add_argument("--dialect", choices=DIALECTS,
                         help="shoe dialect when the shoe URL names none")
     parser.add_argument("--rules", help="rule profile: live, classic or a TOML path")
@@ -346,16 +347,9 @@ class Daemon:
         return "".join(f"; {n} screen did not open" for n in self.screens_missing)
 
     def _open_link(self) -> None:
-        from drivers import open_link
-
-        url = self.config.shoe_url
-        try:
-            self.link = open_link(url, self.table.inbox, dialect=self.config.dialect,
-                                  silence_timeout=self.config.silent_after_ms / 1000)
-        except (ValueError, OSError) as exc:
-            raise ConfigError(f"shoe {url}: {exc}") from None
+        self.link = open_shoe(self.config, self.table.inbox)
         self.link.start()
-        log.info("shoe link started: %s (%s dialect)", url, self.link.dialect)
+        log.info("shoe link started: %s (%s dialect)", self.config.shoe_url, self.link.dialect)
 
     # -- views ----------------------------------------------------------------------
     def _on_publish(self, dv: DealerView, pv: PlayerView) -> None:
@@ -513,27 +507,6 @@ class Daemon:
             self.app.close()
         log.info("stopped: %d rounds settled this run", self.roundlog.settled)
         self.notifier.close()
-
-
-def check_shoe(config: TableConfig) -> None:
-    """Check the configuration's shoe against the registries of the drivers.
-
-    The configuration is part of the pure game core, which imports no driver: its
-    ``shoe.dialect`` and ``shoe.url`` are checked here, before anything starts.
-
-    Raises:
-        ConfigError: a dialect not in :data:`drivers.dialects.DIALECTS`, or a URL whose
-            scheme is not in :data:`drivers.url.SCHEMES` or that names an unknown dialect.
-    """
-    from drivers.dialects import dialect_named
-    from drivers.url import parse_shoe_url
-
-    for key, check, value in (("shoe.dialect", dialect_named, config.dialect),
-                              ("shoe.url", parse_shoe_url, config.shoe_url)):
-        try:
-            check(value)
-        except ValueError as exc:
-            raise ConfigError(f"{config.source}: {key}: {exc}") from None
 
 
 def run(args: argparse.Namespace) -> int:
