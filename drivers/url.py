@@ -43,10 +43,10 @@ Opener = Callable[..., "Connector"]
 (never opens) the connector of one URL; raises ValueError for a target or an option its
 scheme does not take, and ignores transport options meant for other schemes."""
 
-_SERIAL = "drivers.transports.serial_port:open_serial"
 SCHEMES: dict[str, str | Opener] = {
-    "serial": _SERIAL,
-    **dict.fromkeys(("socket", "rfc2217", "loop", "spy", "alt", "hwgrep", "cp2110"), _SERIAL),
+    "serial": "drivers.transports.serial_port:open_serial",
+    **dict.fromkeys(("socket", "rfc2217", "loop", "spy", "alt", "hwgrep", "cp2110"),
+                    "drivers.transports.serial_port:open_pyserial_url"),
     "usb": "drivers.transports.usb:open_usb",
     "memory": "drivers.transports.memory:open_memory",
     "sim": "simulators.sim_link:open_sim",
@@ -108,11 +108,15 @@ class ShoeUrl:
         Raises:
             ValueError: an unknown option, or no target where one is needed.
         """
-        unknown = [k for k in self.options if k not in known and k not in LINK_OPTIONS]
+        unknown = self.others(*known)
         if unknown:
             raise ValueError(f"unknown option(s) {', '.join(unknown)} in {self.text!r}")
         if target and not self.target:
             raise ValueError(f"no device in shoe URL {self.text!r}")
+
+    def others(self, *known: str) -> dict[str, str]:
+        """The options that are neither the link's nor among ``known`` (the scheme's own)."""
+        return {k: v for k, v in self.options.items() if k not in known and k not in LINK_OPTIONS}
 
     def number(self, key: str, kind: type, default: Any) -> Any:
         """The option ``key`` read as ``kind`` (``int`` or ``float``), or ``default``.

@@ -41,11 +41,11 @@ _OPTIONS = ("baud", "exclusive")
 
 def open_serial(url: ShoeUrl, dialect: Dialect, *, baudrate: int | None = None,
                 exclusive: bool | None = None, **_: object) -> SerialConnector:
-    """The opener of ``serial://`` (and bare paths) and of pyserial's own URL schemes.
+    """The opener of ``serial://`` and bare device paths.
 
     Args:
-        url: the parsed URL; ``baud`` (default: the dialect's) and ``exclusive`` (0|1,
-            default 1) are its options; a pyserial scheme (``socket://``...) keeps the rest.
+        url: the parsed URL: a path (glob allowed) or ``VID:PID[:SERIAL]``; its options
+            ``baud`` (default: the dialect's) and ``exclusive`` (0|1, default 1).
         dialect: the shoe's dialect.
         baudrate: overrides the URL's ``baud``.
         exclusive: overrides the URL's ``exclusive``.
@@ -54,14 +54,36 @@ def open_serial(url: ShoeUrl, dialect: Dialect, *, baudrate: int | None = None,
         The connector (not opened).
 
     Raises:
-        ValueError: no device, an unknown option (``serial://``) or a bad number.
+        ValueError: no device, an unknown option or a bad number.
     """
-    if url.scheme == "serial":
-        url.check(*_OPTIONS)
-        target = url.target
-    else:  # pyserial's URL handlers read their own options
-        theirs = {k: v for k, v in url.options.items() if k not in _OPTIONS}
-        target = f"{url.scheme}://{url.target}" + (f"?{urlencode(theirs)}" if theirs else "")
+    url.check(*_OPTIONS)
+    return _connector(url.target, url, dialect, baudrate, exclusive)
+
+
+def open_pyserial_url(url: ShoeUrl, dialect: Dialect, *, baudrate: int | None = None,
+                      exclusive: bool | None = None, **_: object) -> SerialConnector:
+    """The opener of pyserial's own URL schemes (``socket://``, ``rfc2217://``, ``loop://``...).
+
+    Args:
+        url: the parsed URL; ``baud`` and ``exclusive`` are ours (as for
+            :func:`open_serial`), every other option is handed to pyserial's handler.
+        dialect: the shoe's dialect.
+        baudrate: overrides the URL's ``baud``.
+        exclusive: overrides the URL's ``exclusive``.
+
+    Returns:
+        The connector (not opened).
+
+    Raises:
+        ValueError: a bad number.
+    """
+    theirs = url.others(*_OPTIONS)
+    target = f"{url.scheme}://{url.target}" + (f"?{urlencode(theirs)}" if theirs else "")
+    return _connector(target, url, dialect, baudrate, exclusive)
+
+
+def _connector(target: str, url: ShoeUrl, dialect: Dialect, baudrate: int | None,
+               exclusive: bool | None) -> SerialConnector:
     baud = baudrate or url.number("baud", int, dialect.baud)
     if exclusive is None:
         exclusive = url.number("exclusive", int, 1) != 0

@@ -68,7 +68,8 @@ def test_parse_shoe_url(url, scheme, target, dialect, options):
     ("/dev/ttyUSB0", "beetek", "/dev/ttyUSB0", 9600),
     ("serial:///dev/card-shoe?dialect=native", "native", "/dev/card-shoe", 115200),
     ("serial:///dev/card-shoe?dialect=native&baud=19200", "native", "/dev/card-shoe", 19200),
-    ("socket://127.0.0.1:7100?dialect=native", "native", "socket://127.0.0.1:7100", 115200),
+    ("socket://127.0.0.1:7100?dialect=native&silence=2", "native", "socket://127.0.0.1:7100",
+     115200),
     ("rfc2217://10.0.0.9:4001?ign_set_control&dialect=beetek&baud=4800", "beetek",
      "rfc2217://10.0.0.9:4001?ign_set_control=", 4800),
 ])
