@@ -149,9 +149,7 @@ class TcpPort(ShoePort):
         """Unplug, then listen again on the same address."""
         self.unplug()
         self._thread.join(2.0)
-        new = TcpPort(self.host, self.port, dialect=self.dialect)
-        new.on_host_open, new.on_host_data = self.on_host_open, self.on_host_data
-        return new
+        return self._hand_over(TcpPort(self.host, self.port, dialect=self.dialect))
 
     def set_busy(self, busy: bool) -> None:
         """While set, every new connection is closed at once."""

@@ -64,18 +64,8 @@ def open_pyserial_url(url: ShoeUrl, dialect: Dialect, *, baudrate: int | None = 
                       exclusive: bool | None = None, **_: object) -> SerialConnector:
     """The opener of pyserial's own URL schemes (``socket://``, ``rfc2217://``, ``loop://``...).
 
-    Args:
-        url: the parsed URL; ``baud`` and ``exclusive`` are ours (as for
-            :func:`open_serial`), every other option is handed to pyserial's handler.
-        dialect: the shoe's dialect.
-        baudrate: overrides the URL's ``baud``.
-        exclusive: overrides the URL's ``exclusive``.
-
-    Returns:
-        The connector (not opened).
-
-    Raises:
-        ValueError: a bad number.
+    As :func:`open_serial`, but the URL goes to pyserial with every option that is neither
+    the link's nor ``baud`` or ``exclusive``: pyserial's handler reads and checks them.
     """
     theirs = url.others(*_OPTIONS)
     target = f"{url.scheme}://{url.target}" + (f"?{urlencode(theirs)}" if theirs else "")
