@@ -260,7 +260,7 @@ class UsbPort(DevicePort):
         vid: vendor id.
         pid: product id.
         serial: serial number string.
-        dialect: put into :attr:`url` (lines on the bulk endpoints are native or beetek).
+        dialect: put into :attr:`url` (the lines on the bulk endpoints are in it).
     """
 
     def __init__(self, backend: SimUsbBackend, *, vid: int = 0x1209, pid: int = 0x7A01,

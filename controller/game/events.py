@@ -189,7 +189,7 @@ class NoFrameDecoded(ShoeEvent):
 
     Attributes:
         nbytes: bytes received since the last decoded frame.
-        dialect: the dialect the link decodes (``native`` or ``beetek``).
+        dialect: the dialect the link decodes (a name of ``drivers.dialects.DIALECTS``).
         cleared: True when a frame decoded again: the episode is over.
     """
 
