@@ -100,7 +100,7 @@ def test_pins_are_hashed_and_never_journaled(shift):
 
 
 def test_repeated_wrong_pins_lock_pin_entry(make_shift):
-    s = make_shift(max_pin_failures=3, lockout_seconds=3600)
+    s = make_shift(lockout_after=3, lockout_seconds=3600)
     for _ in range(3):
         assert s.rejected(UnblockDeck(pin="0000")) == "wrong PIN"
     # even the right PIN is refused while locked out, and the lockout survives a restart
