@@ -129,7 +129,7 @@ def test_exposed_card_is_burned_and_the_deal_continues_under_the_burn_policy(shi
 
 
 def test_exposed_card_voids_the_round_under_the_void_policy(shift):
-    shift.ok(ConfigChange(key="exposed_card_policy", value="void", pin=shift.SUP))
+    shift.ok(ConfigChange(key="exposed_card", value="void", pin=shift.SUP))
     shift.bets()
     shift.ok(shift.cards("Ah Td"), ExposedCard())
     (r1,) = shift.recall()
