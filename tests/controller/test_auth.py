@@ -92,10 +92,29 @@ def supervisor_try(table, value: int = 1) -> str:
     return verdict(table, ConfigChange(key="burn_cards", value=value, pin=SUP))
 
 
-def five_wrong_pins(table) -> None:
+def locked_out(make_table, clock):
+    """A table locking PIN entry for 300 s after 5 wrong PINs, just locked by 5."""
+    table = make_table(clock, lockout_after=5, lockout_seconds=300)
     for _ in range(5):
         assert verdict(table, UnblockDeck(pin="0000")) == "wrong PIN"
     assert table.game.counters["pin_lockouts"] == 1
+    return table
+
+
+def ends_after(table, clock, seconds: int) -> None:
+    """PIN entry is still locked ``seconds`` - 1 from now and open at ``seconds``; the
+    journal replays to the same lockout."""
+    clock.elapse(seconds - 1)
+    assert "locked" in supervisor_try(table)
+    clock.elapse(1)
+    assert supervisor_try(table) == "ok"
+    replays_to_the_same_lockout(table)
+
+
+def restarted(make_table, table, clock):
+    """The table's process ends; a new one starts on the same journal and clock."""
+    table.close()
+    return make_table(clock, path=table.journal.path, lockout_after=5, lockout_seconds=300)
 
 
 def replays_to_the_same_lockout(table) -> None:
@@ -150,75 +169,47 @@ def test_without_a_dealer_pin_configured_the_dealers_pin_is_a_wrong_pin(make_tab
 def test_a_lockout_taken_six_months_ahead_ends_after_its_period_once_the_clock_is_corrected(
         make_table):
     clock = PiClock(TRUE_NOW + SIX_MONTHS)                 # no RTC: the clock runs ahead
-    t = make_table(clock, lockout_after=5, lockout_seconds=300)
-    five_wrong_pins(t)
+    t = locked_out(make_table, clock)
     clock.elapse(1)
     clock.step(-SIX_MONTHS)                                # NTP corrects the clock
     assert "locked" in supervisor_try(t)
-    clock.elapse(298)                                      # 299 s after the lockout
-    assert "locked" in supervisor_try(t)
     assert "locked" in verdict(t, UnblockDeck(pin=TECH))   # technician too
-    clock.elapse(1)                                        # 300 s: its period is over
-    assert supervisor_try(t) == "ok"
-    replays_to_the_same_lockout(t)
+    ends_after(t, clock, 299)                              # 300 s after the lockout
 
 
 def test_a_step_of_the_clock_forward_does_not_end_a_lockout_early(make_table):
     clock = PiClock(TRUE_NOW - SIX_MONTHS)                 # no RTC: the clock runs behind
-    t = make_table(clock, lockout_after=5, lockout_seconds=300)
-    five_wrong_pins(t)
+    t = locked_out(make_table, clock)
     clock.elapse(10)
     clock.step(SIX_MONTHS)                                 # NTP: six months forward
     assert "locked" in supervisor_try(t)
     clock.step(timedelta(days=365))                        # and a year more
-    clock.elapse(289)
-    assert "locked" in supervisor_try(t)
-    clock.elapse(1)
-    assert supervisor_try(t) == "ok"
-    replays_to_the_same_lockout(t)
+    ends_after(t, clock, 290)                              # 300 s after the lockout
 
 
-def test_a_restart_in_the_same_boot_keeps_the_lockout_to_its_end(make_table, tmp_path):
+def test_a_restart_in_the_same_boot_keeps_the_lockout_to_its_end(make_table):
     clock = PiClock(TRUE_NOW, uptime_s=5000)
-    t = make_table(clock, lockout_after=5, lockout_seconds=300)
-    five_wrong_pins(t)
+    t = locked_out(make_table, clock)
     clock.elapse(100)
-    t.close()
-    t = make_table(clock, path=tmp_path / "journal.sqlite", lockout_after=5,
-                   lockout_seconds=300)                    # the service restarts
-    clock.elapse(199)
-    assert "locked" in supervisor_try(t)
-    clock.elapse(1)
-    assert supervisor_try(t) == "ok"
-    replays_to_the_same_lockout(t)
+    t = restarted(make_table, t, clock)                    # the service restarts
+    ends_after(t, clock, 200)
 
 
-def test_after_a_new_boot_a_lockout_lasts_at_most_its_period_from_the_restart(make_table,
-                                                                            tmp_path):
+def test_after_a_new_boot_a_lockout_lasts_at_most_its_period_from_the_restart(make_table):
     clock = PiClock(TRUE_NOW, uptime_s=5000)
-    t = make_table(clock, lockout_after=5, lockout_seconds=300)
-    five_wrong_pins(t)
-    t.close()
+    t = locked_out(make_table, clock)
     clock.reboot(down_s=10, uptime_s=20)                   # monotonic time starts again
-    t = make_table(clock, path=tmp_path / "journal.sqlite", lockout_after=5,
-                   lockout_seconds=300)
-    clock.elapse(299)
-    assert "locked" in supervisor_try(t)
-    clock.elapse(1)                                        # 300 s after the restart
-    assert supervisor_try(t) == "ok"
-    replays_to_the_same_lockout(t)
+    t = restarted(make_table, t, clock)
+    ends_after(t, clock, 300)                              # 300 s after the restart
 
 
-def test_a_lockout_seen_over_before_a_new_boot_does_not_come_back(make_table, tmp_path):
+def test_a_lockout_seen_over_before_a_new_boot_does_not_come_back(make_table):
     clock = PiClock(TRUE_NOW, uptime_s=5000)
-    t = make_table(clock, lockout_after=5, lockout_seconds=300)
-    five_wrong_pins(t)
+    t = locked_out(make_table, clock)
     clock.elapse(400)
     t.process([LinkStatus(state=LinkState.SILENT)])        # any event after its end
-    t.close()
     clock.reboot(down_s=10, uptime_s=20)
-    t = make_table(clock, path=tmp_path / "journal.sqlite", lockout_after=5,
-                   lockout_seconds=300)
+    t = restarted(make_table, t, clock)
     assert supervisor_try(t) == "ok"
     replays_to_the_same_lockout(t)
 
