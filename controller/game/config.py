@@ -97,7 +97,13 @@ Check = Callable[[Any], "str | None"]
 
 
 def _show(value: Any) -> str:
-    text = repr(value)
+    """A value as an error message quotes it: short, one line, never raising."""
+    if isinstance(value, int) and value.bit_length() > 128:
+        return f"a number of about {int(value.bit_length() * 0.30103) + 1} digits"
+    try:
+        text = repr(value)
+    except ValueError:  # e.g. an integer too long to write out, inside a list
+        text = f"<{type(value).__name__}>"
     return text if len(text) <= 40 else text[:37] + "..."
 
 
@@ -460,7 +466,7 @@ def load_config(path: str | Path | None, **overrides: Any) -> TableConfig:
             raise ConfigError(f"{source}: cannot read: {exc.strerror or exc}") from None
         try:
             data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
+        except ValueError as exc:  # TOMLDecodeError, or an integer too long to read
             raise ConfigError(f"{source}: not valid TOML: {exc}") from None
         pins: dict[str, Any] = {}
         for section, body in data.items():

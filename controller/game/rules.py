@@ -250,6 +250,6 @@ def load_profile(name_or_path: str | Path) -> RuleProfile:
             raise RuleProfileError(f"{source}: cannot read: {exc}") from None
     try:
         data = tomllib.loads(raw)
-    except tomllib.TOMLDecodeError as exc:
+    except ValueError as exc:  # TOMLDecodeError, or an integer too long to read
         raise RuleProfileError(f"{source}: not valid TOML: {exc}") from None
     return profile_from_dict(data, source)

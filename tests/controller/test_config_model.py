@@ -70,9 +70,11 @@ def test_a_setting_changed_between_rounds_is_checked_against_its_bound(key, valu
     assert str(err.value).startswith(reason)
 
 
-def test_a_huge_value_is_named_short():
+@pytest.mark.parametrize("value", [10**400, 10**5000, [10**5000], "x" * 10_000],
+                         ids=["400 digits", "5000 digits", "in a list", "long text"])
+def test_a_huge_value_is_named_short(value):
     with pytest.raises(ConfigError) as err:
-        TableConfig().changed("lockout_seconds", 10**400)
+        TableConfig().changed("lockout_seconds", value)
     assert len(str(err.value)) < 120 and "\n" not in str(err.value)
 
 

@@ -129,7 +129,9 @@ BAD_FILES = {
     "key with a line break": (b'[table]\n"se\\nats" = 3\n',
                               "table.toml: [table] 'se\\nats': unknown key"),
     "huge number": (b"[table]\nseats = " + b"9" * 400 + b"\n",
-                    "table.toml: [table] seats: must be a whole number 1 to 7, got 999"),
+                    "table.toml: [table] seats: must be a whole number 1 to 7, got a number"),
+    "number past reading": (b"[table]\nseats = " + b"9" * 5000 + b"\n",
+                            "table.toml: not valid TOML: Exceeds the limit"),
 }
 
 
