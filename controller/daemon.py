@@ -32,7 +32,7 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +40,15 @@ from controller.autoplay import AutoPlayer, autoplay_loop
 from controller.cli import escape_unencodable, wagers, whole_number
 from controller.game import commands as cmd
 from controller.game.cards import parse_cards
-from controller.game.config import DEMO_SHOE, ConfigError, TableConfig, load_config
-from controller.game.engine import MAX_SEATS
+from controller.game.config import (
+    DEMO_SHOE,
+    MAX_SEATS,
+    MIN_SEATS,
+    ConfigError,
+    TableConfig,
+    load_config,
+    pin_problem,
+)
 from controller.game.enumeration import SIX_CARD_COUNTS
 from controller.game.hands import evaluate3
 from controller.game.par_sheet import compute_par_sheet, rtp_ppm
@@ -78,8 +85,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dialect", choices=DIALECTS,
                         help="shoe dialect when the shoe URL names none")
     parser.add_argument("--rules", help="rule profile: live, classic or a TOML path")
-    parser.add_argument("--seats", type=whole_number(1, MAX_SEATS),
-                        help=f"number of seats (1-{MAX_SEATS})")
+    parser.add_argument("--seats", type=whole_number(MIN_SEATS, MAX_SEATS),
+                        help=f"number of seats ({MIN_SEATS}-{MAX_SEATS})")
     parser.add_argument("--journal", help="journal file (SQLite)")
     parser.add_argument("--headless", action="store_true",
                         help="no window (SDL dummy driver); one log line per round")
@@ -272,14 +279,14 @@ class Daemon:
                  ", ".join(f"{k} {v / 10_000:.4f} %" for k, v in rtp.items()))
         return rtp
 
-    def _table_config(self) -> Any:
+    def _table_config(self) -> TableConfig:
+        """The configuration the table plays by, PIN hashes from ``[roles]`` or the flag."""
         import hashlib
 
         from controller.game.auth import DEMO_PINS, demo_pin_hashes, hash_pin
-        from controller.game.engine import TableConfig as GameConfig
 
         c = self.config
-        pins = dict(c.roles)
+        pins = dict(c.pin_hashes)
         if not pins and self.supervisor_pin == DEMO_PINS["supervisor"]:
             pins = demo_pin_hashes()  # the demo's documented PINs, nothing else
         elif not pins and self.supervisor_pin:
@@ -290,11 +297,7 @@ class Daemon:
             log.warning("no supervisor or technician PIN configured ([roles] in the "
                         "configuration): voids, manual cards and deck unblock cannot be "
                         "authorised")
-        return GameConfig(table_id=c.table_id, rules=c.rules, seats=c.seats,
-                          deal_pattern=c.deal_pattern, burn_cards=c.burn_cards,
-                          exposed_card_policy=c.exposed_card, pin_hashes=pins,
-                          max_pin_failures=c.lockout_after, lockout_seconds=c.lockout_seconds,
-                          chip_values=c.chip_values)
+        return replace(c, pin_hashes=pins)
 
     def open(self) -> None:
         """Self-check, open the journal and table, the screens, then the shoe link."""
@@ -547,8 +550,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"threecard run: --bets: {exc}", file=sys.stderr)
             return 2
     pin = args.supervisor_pin
-    if pin is not None and not (pin.isdigit() and 4 <= len(pin) <= 12):
-        print("threecard run: --supervisor-pin: a PIN is 4 to 12 digits", file=sys.stderr)
+    if pin is not None and pin_problem(pin):
+        print(f"threecard run: --supervisor-pin: {pin_problem(pin)}", file=sys.stderr)
         return 2
     if demo and pin is None:
         from controller.game.auth import DEMO_PINS

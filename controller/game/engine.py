@@ -44,12 +44,18 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from dataclasses import asdict, dataclass, field, replace
-from datetime import datetime
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from controller.game.auth import PRIVILEGED
+from controller.game.auth import PRIVILEGED, PinLockout
 from controller.game.cards import parse_card
+from controller.game.config import (
+    ConfigError,
+    TableConfig,
+    changeable_setting,
+    config_version,
+    profile_for,
+)
 from controller.game.round import (
     ALLOWED_COMMANDS,
     CARDS_DUE,
@@ -58,96 +64,12 @@ from controller.game.round import (
     deal_positions,
     position_name,
 )
-from controller.game.rules import RuleProfile, load_profile
+from controller.game.rules import RuleProfile
 from controller.game.settlement import BetError, Bets, Decision, settle, validate_bets
 
 S = RoundState
 SIDE_BETS = ("ante", "pair_plus", "six_card_bonus")
 METER_BETS = ("ante", "play", "ante_bonus", "pair_plus", "six_card_bonus")
-CONFIG_KEYS = ("deal_pattern", "burn_cards", "exposed_card_policy", "max_pin_failures",
-               "lockout_seconds", "rules")
-
-
-MAX_SEATS = 7
-"""The most seats a table has (seats are numbered 1 to 7)."""
-
-
-@dataclass(frozen=True, slots=True)
-class TableConfig:
-    """Settings of one table; recorded in the journal, changed only by ``ConfigChange``.
-
-    Attributes:
-        table_id: the table's name.
-        rules: rule profile name (``live``, ``classic``) or path.
-        seats: number of seats, 1 to :data:`MAX_SEATS`.
-        deal_pattern: ``round_robin`` (default) or ``by_hand``.
-        burn_cards: burn cards expected before the first hand card of each round.
-        exposed_card_policy: ``burn`` (burn it and deal on) or ``void``.
-        pin_hashes: role -> salted PIN hash (see :mod:`controller.game.auth`).
-        max_pin_failures: wrong PINs in a row before PIN entry is locked.
-        lockout_seconds: how long PIN entry stays locked.
-        recall_depth: rounds kept for game recall in the views (at least 10).
-        deck_per_round: the deck is reshuffled every round (the inventory restarts).
-        snapshot_every: rounds between state snapshots in the journal.
-        chip_values: chip denominations for the dealer's bet buttons, minor units.
-    """
-
-    table_id: str = "table-1"
-    rules: str = "live"
-    seats: int = 7
-    deal_pattern: str = "round_robin"
-    burn_cards: int = 0
-    exposed_card_policy: str = "burn"
-    pin_hashes: dict[str, str] = field(default_factory=dict)
-    max_pin_failures: int = 5
-    lockout_seconds: int = 300
-    recall_depth: int = 10
-    deck_per_round: bool = True
-    snapshot_every: int = 200
-    chip_values: tuple[int, ...] = (100, 500, 2500, 10000)
-
-    def validate(self) -> None:
-        """Raise ValueError naming the first bad setting."""
-        if self.deal_pattern not in ("round_robin", "by_hand"):
-            raise ValueError(f"deal_pattern must be round_robin or by_hand, "
-                             f"got {self.deal_pattern!r}")
-        if self.exposed_card_policy not in ("burn", "void"):
-            raise ValueError(f"exposed_card_policy must be burn or void, "
-                             f"got {self.exposed_card_policy!r}")
-        for name in ("burn_cards", "seats", "max_pin_failures", "lockout_seconds",
-                     "recall_depth", "snapshot_every"):
-            v = getattr(self, name)
-            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-                raise ValueError(f"{name} must be a whole number >= 0, got {v!r}")
-        if not 1 <= self.seats <= MAX_SEATS:
-            raise ValueError(f"seats must be 1 to {MAX_SEATS}, got {self.seats}")
-        if self.recall_depth < 10:
-            raise ValueError("recall_depth must be at least 10 (docs/requirements.md R5)")
-        load_profile(self.rules)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form (as journaled)."""
-        d = asdict(self)
-        d["chip_values"] = list(self.chip_values)
-        return d
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> TableConfig:
-        """Inverse of :meth:`to_dict`."""
-        d = dict(d)
-        d["chip_values"] = tuple(d.get("chip_values", cls.chip_values))
-        return cls(**d)
-
-
-_PROFILES: dict[str, RuleProfile] = {}
-
-
-def profile_for(rules: str) -> RuleProfile:
-    """Load (once) and return the rule profile named ``rules``."""
-    p = _PROFILES.get(rules)
-    if p is None:
-        p = _PROFILES[rules] = load_profile(rules)
-    return p
 
 
 class SeatRound:
@@ -246,14 +168,14 @@ class Game:
         self.counters: dict[str, int] = {}
         self._counters_taken: dict[str, int] = {}  # counters as last handed to the journal
         self.recall: deque[dict[str, Any]] = deque(maxlen=self.config.recall_depth)
-        self.pin_failures = 0
-        self.pin_locked_until = 0.0
+        self.lockout = PinLockout()
         self.rounds_since_snapshot = 0
         self.last_seq = 0
         self.version = 0
         self.records_version = 0
         self.derived = Derived()
         self._utc = ""
+        self._mono = 0
         self._seq = 0
         self._seq_of: int | None = None
         self._handlers = {
@@ -273,7 +195,8 @@ class Game:
         }
 
     # ------------------------------------------------------------------ driving
-    def apply(self, seq: int, utc: str, kind: str, body: dict[str, Any], actor: str) -> str | None:
+    def apply(self, seq: int, utc: str, kind: str, body: dict[str, Any], actor: str, *,
+              mono_ns: int) -> str | None:
         """Apply one journal record.
 
         Args:
@@ -283,6 +206,7 @@ class Game:
             body: its fields (no PIN).
             actor: ``shoe``, ``dealer``, ``supervisor``, ``technician``, ``system``, or
                 ``dealer!`` when a PIN was typed and matched no role.
+            mono_ns: its monotonic time (durations such as PIN lockouts are measured on it).
 
         Returns:
             None when applied, else the reason it was rejected (nothing changed).
@@ -290,7 +214,9 @@ class Game:
         self.last_seq = seq
         self.version += 1
         self._utc = utc
+        self._mono = mono_ns
         self._seq = seq
+        self.lockout.observe(mono_ns)
         handler = self._handlers.get(kind)
         try:
             if handler is None:
@@ -323,16 +249,13 @@ class Game:
 
     def _admit(self, kind: str, body: dict[str, Any], actor: str) -> None:
         if actor == "dealer!" or actor in PRIVILEGED:
-            now = _epoch(self._utc)
-            if now < self.pin_locked_until:
+            if self.lockout.locked(self._mono, self._utc):
                 raise Rejected("PIN entry is locked after repeated wrong PINs; try later")
             if actor == "dealer!":
-                self.pin_failures += 1
-                self.counters["pin_failures"] = self.counters.get("pin_failures", 0) + 1
-                if self.pin_failures >= self.config.max_pin_failures:
-                    self.pin_locked_until = now + self.config.lockout_seconds
-                    self.pin_failures = 0
-                    self.counters["pin_lockouts"] = self.counters.get("pin_lockouts", 0) + 1
+                self._count("pin_failures")
+                if self.lockout.wrong_pin(self._mono, self._utc, self.config.lockout_after,
+                                          self.config.lockout_seconds):
+                    self._count("pin_lockouts")
                 raise Rejected("wrong PIN")
         if kind not in ALLOWED_COMMANDS[self.state]:
             raise Rejected(f"{kind} is not allowed while {self.state.value}")
@@ -341,7 +264,7 @@ class Game:
             what = "a technician" if kind == "change_pin" else "a supervisor or technician"
             raise Rejected(f"{kind} needs {what} PIN")
         if actor in PRIVILEGED:
-            self.pin_failures = 0
+            self.lockout.right_pin()
             if needs_pin:
                 self.counters["overrides"] = self.counters.get("overrides", 0) + 1
 
@@ -376,9 +299,11 @@ class Game:
                 # the game settings wait for the round to end; who may authorise takes
                 # effect now, or a round waiting for a supervisor could never end
                 self._set_config(replace(self.config, pin_hashes=cfg.pin_hashes,
-                                         max_pin_failures=cfg.max_pin_failures,
+                                         lockout_after=cfg.lockout_after,
                                          lockout_seconds=cfg.lockout_seconds))
                 self.pending_config = cfg if cfg != self.config else None
+        self.lockout.power_up(self._mono, self._utc, config_version(body["config"]) >= 2,
+                              self.config.lockout_seconds)
         self.link_state = "connecting"
         self.notes.pop("link_lost", None)
         # docs/rules.md "power loss or crash mid-round": continue if the record is complete
@@ -703,7 +628,7 @@ class Game:
         if seat == 0:
             self._void("dealer_cards_exposed", acknowledged=False, card=last[0])
             return
-        if self.config.exposed_card_policy == "void":
+        if self.config.exposed_card == "void":
             self._void("exposed_card", acknowledged=False, card=last[0])
             return
         self._undo_position("exposed_card")
@@ -847,14 +772,12 @@ class Game:
         self.notes.pop("cut_card", None)
 
     def _config_change(self, body: dict[str, Any], actor: str) -> None:
-        key, value = body.get("key"), body.get("value")
-        if key not in CONFIG_KEYS:
-            raise Rejected(f"unknown setting {key!r} (known: {', '.join(CONFIG_KEYS)})")
+        value = body.get("value")
         try:
-            cfg = replace(self.config, **{key: value})
-            cfg.validate()
-        except (ValueError, TypeError) as exc:
-            raise Rejected(f"bad value for {key}: {exc}") from None
+            key = changeable_setting(body.get("key"))  # a name journaled before is read too
+            cfg = self.config.changed(key, value)
+        except ConfigError as exc:
+            raise Rejected(str(exc)) from None
         old = getattr(self.config, key)
         self._set_config(cfg)
         self._count("config_changes")
@@ -1050,7 +973,7 @@ class Game:
             "seq_broken": self.seq_broken, "cut_reached": self.cut_reached,
             "notes": {k: v for k, v in sorted(self.notes.items())},
             "meters": self.meters_dict(), "recall": list(self.recall),
-            "pin_failures": self.pin_failures, "pin_locked_until": self.pin_locked_until,
+            "lockout": self.lockout.to_dict(),
             "rounds_since_snapshot": self.rounds_since_snapshot, "last_seq": self.last_seq,
         }
 
@@ -1072,9 +995,11 @@ class Game:
         g.positions = [tuple(p) for p in d["positions"]]
         for k in ("deal_index", "deal", "dealer_cards", "dealer_hand", "dealer_qualifies",
                   "deck_blocked", "pause", "void_reason", "void_acknowledged", "link_state",
-                  "link_detail", "seq_broken", "cut_reached", "notes", "pin_failures",
-                  "pin_locked_until", "rounds_since_snapshot", "last_seq"):
+                  "link_detail", "seq_broken", "cut_reached", "notes", "rounds_since_snapshot",
+                  "last_seq"):
             setattr(g, k, d[k])
+        g.lockout = (PinLockout.from_dict(d["lockout"]) if "lockout" in d  # saved before:
+                     else PinLockout.before(d["pin_failures"], d["pin_locked_until"]))
         g.seen = set(d["seen"])
         g.meters = {k: list(v) for k, v in d["meters"]["rows"].items()}
         g.counters = dict(d["meters"]["counters"])
@@ -1089,9 +1014,3 @@ _COMMAND_KINDS = frozenset({
 _PRIVILEGED_KINDS = frozenset({"void", "manual_card", "unblock_deck", "config_change",
                                "change_pin", "next_round", "resume"})
 
-
-def _epoch(utc: str) -> float:
-    try:
-        return datetime.fromisoformat(utc).timestamp()
-    except ValueError:
-        return 0.0

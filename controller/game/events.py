@@ -124,7 +124,12 @@ class Heartbeat(ShoeEvent):
 
 @dataclass(frozen=True, slots=True)
 class FrameError(ShoeEvent):
-    """Bytes were dropped: ``reason`` is ``crc``, ``malformed`` or ``oversize``."""
+    """A frame was dropped, or broke the line sequence.
+
+    ``reason`` is ``crc``, ``malformed`` or ``oversize``; in the native dialect also
+    ``seq_reuse``, ``seq_back`` or ``restart_without_hello`` (:mod:`drivers.dialects.native`,
+    rules 5, 7 and 8).
+    """
 
     reason: str = "malformed"
     detail: str = ""

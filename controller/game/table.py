@@ -294,9 +294,9 @@ class Table:
             return [Verdict(None, k, False, self.locked) for k, _, _ in batch]
         g = self.game
         recs = [(k, a, dumps_compact(b)) for k, b, a in batch]
-        utc = self.clock.utc()
+        utc, mono = self.clock.utc(), self.clock.monotonic_ns()
         try:
-            seqs = self.journal.append(utc, self.clock.monotonic_ns(), recs, g.take_derived())
+            seqs = self.journal.append(utc, mono, recs, g.take_derived())
         except JournalError as exc:
             self._lock_table(str(exc))
             with self._changed:
@@ -305,7 +305,7 @@ class Table:
         out = []
         with self._lock:
             for seq, (kind, body, actor) in zip(seqs, batch, strict=True):
-                reason = g.apply(seq, utc, kind, body, actor)
+                reason = g.apply(seq, utc, kind, body, actor, mono_ns=mono)
                 out.append(Verdict(seq, kind, reason is None, reason))
             self.version += 1
             self._changed.notify_all()

@@ -287,6 +287,16 @@ def test_void_needs_reason_and_pin(make_app):
     assert app.frame("dealer").notes["pad"] is None
 
 
+def test_the_pin_pad_takes_a_pin_of_4_to_12_digits(make_app):
+    app, _, inbox = make_app("dealing")
+    key(app, "f9")
+    key(app, "5")  # shoe fault
+    for d in "1234567890123":                     # one digit more than a PIN has
+        key(app, d)
+    key(app, "return")
+    assert drain(inbox) == [C.VoidRound(reason="Shoe fault", pin="123456789012")]
+
+
 def test_pad_cancel(make_app):
     app, _, inbox = make_app("dealing")
     key(app, "f9")
