@@ -6,7 +6,9 @@ with Q-6-4 or better (the optimal strategy, docs/rules.md) and folds below it; t
 settle and the next round. Supervisor steps (acknowledging a void, voiding a round
 paused for a supervisor, unblocking the deck) use the PIN it was given; without one it
 leaves them to a person. A misread is not autoplay's to resolve: the shoe re-presents
-the card, or a supervisor enters it by hand.
+the card, or a supervisor enters it by hand. With a shoe that deals by itself, the next
+round opens only once no card has been read for :data:`QUIET_MS`, so that shoe and table
+are in step again one round after a void.
 """
 
 from __future__ import annotations
@@ -126,9 +128,10 @@ shoe) goes on with a round the table has voided (a duplicate card, an interrupte
 round): opened at once, the next round would take those cards in its betting ("card
 before no more bets" voids it too) or in its deal (hands from two rounds), and shoe
 and table would stay out of step round after round. A card read between rounds is set
-aside and voids nothing (docs/rules.md, the engine's extra cards), so autoplay lets
-the rest of a round fall there: it opens the next round only in the shoe's pause
-between rounds, and the pair is in step again from that round on.
+aside as an extra card and voids nothing (the outcome is fixed: docs/rules.md
+"Malfunction after the outcome is fixed"), so autoplay lets the rest of a round fall
+there: it opens the next round only in the shoe's pause between rounds, and the pair
+is in step again from that round on. A void costs that one round.
 
 Why 1500. It must be longer than the pause between two cards of a round (shoe-sim
 deals one every 1000 ms by default) and shorter than the pause between rounds less
