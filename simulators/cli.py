@@ -293,6 +293,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"threecard shoe-sim: {exc}", file=sys.stderr)
         return 2
     tmp = tempfile.TemporaryDirectory(prefix="shoe-sim-") if args.pty else None
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        # from the first line out, SIGTERM is a clean stop (exit 0), like Ctrl-C
+        previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         try:
             port = _make_port(args, tmp.name if tmp else None)
@@ -305,14 +309,23 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr, flush=True)
         shoe.attach(port)
         return _serve(args, shoe, schedule)
+    except KeyboardInterrupt:
+        return 0
     except FaultNotSupported as exc:
         print(f"threecard shoe-sim: {exc}", file=sys.stderr)
         return 2
     finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
         if shoe.port is not None:
             shoe.port.close()
         if tmp is not None:
             tmp.cleanup()
+
+
+def _interrupt(*_: object) -> None:
+    """SIGTERM: stop as Ctrl-C does."""
+    raise KeyboardInterrupt
 
 
 def _serve(args: argparse.Namespace, shoe: SimulatedShoe,
@@ -342,28 +355,18 @@ def _serve(args: argparse.Namespace, shoe: SimulatedShoe,
     for when, name, options in schedule:
         if when is None:
             shoe.inject(name, **options)
-    stop = threading.Event()
-
-    def terminate(*_: object) -> None:
-        stop.set()
-        raise KeyboardInterrupt
-
-    previous = None
-    if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGTERM, terminate)
-    runner.start()
+    forever = threading.Event()
     try:
+        runner.start()
         if args.manual:
             print("press Enter to deal a card", file=sys.stderr, flush=True)
             for _ in sys.stdin:
                 runner.deal()
         else:
-            while not stop.wait(3600):
+            while not forever.wait(3600):  # until SIGTERM or Ctrl-C
                 pass
     except KeyboardInterrupt:
         pass
     finally:
         runner.stop()
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
     return 0
