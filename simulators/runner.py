@@ -19,6 +19,10 @@ from simulators.shoe import SimulatedShoe
 
 MIN_HEARTBEAT_MS = 50
 """The shortest heartbeat period a runner keeps (a shorter one is raised to it)."""
+HOST_POLL_MS = 50
+"""While no host listens, how often a dealing runner looks whether one has opened the
+port: the rest of a round must follow the host's open by the interval, not by up to a
+heartbeat period more (a table that restarted mid-deal would open its next round first)."""
 
 
 class ShoeRunner:
@@ -55,8 +59,11 @@ class ShoeRunner:
     leaving the shoe). A ``retract`` gives back the position its card filled.
 
     Timed dealing goes on only while a host listens: cards are not dealt into a port
-    nobody has open (they would all arrive at once when a host opens it). The thread
-    waits on an event between due times: it never busy-polls.
+    nobody has open (they would all arrive at once when a host opens it). When a host
+    opens the port again, the round goes on after ``interval_ms`` (the next round after
+    ``gap_ms``), as a dealer goes on dealing. The thread waits on an event between due
+    times: it never busy-polls (while no host listens it looks every
+    :data:`HOST_POLL_MS`).
 
     Attributes:
         dealt: cards this runner has dealt.
@@ -183,4 +190,6 @@ class ShoeRunner:
                     next_deal = max(now, self.shoe.stalled_until) + self._pause_after()
             due = [next_hb] + ([next_deal] if next_deal is not None else []) + [
                 start + s[0][1] for s in self.schedule if s[0][0] == "time"]
+            if self.interval and not listening:
+                due.append(now + HOST_POLL_MS / 1000)
             self._stop.wait(max(0.0, min(due) - time.monotonic()))

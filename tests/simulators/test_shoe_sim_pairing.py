@@ -108,6 +108,31 @@ def test_runner_deals_rounds_apart_only_while_a_host_listens():
     assert shoe.remaining == 52 - 3  # the second round came from a fresh pack
 
 
+def test_a_round_goes_on_one_interval_after_a_host_opens_the_port_again():
+    # a table restarted mid-deal voids the round and opens the next once the shoe is
+    # quiet: the rest of the round must come by then, whatever the heartbeat period
+    shoe = SimulatedShoe("native", seed=9)
+    port = Port()
+    shoe.attach(port)
+    times: list[float] = []
+    runner = ShoeRunner(shoe, interval_ms=300, heartbeat_ms=5000, round_cards=9, gap_ms=0,
+                        fresh_packs=1, on_deal=lambda card: times.append(time.monotonic()))
+    runner.start()
+    try:
+        port.connected = True
+        assert _until(lambda: len(times) >= 3)
+        port.connected = False
+        time.sleep(1.0)
+        dealt = len(times)
+        assert dealt < 9 and runner.in_round == dealt  # mid-round, nothing dealt meanwhile
+        port.connected = True
+        opened = time.monotonic()
+        assert _until(lambda: len(times) > dealt)
+    finally:
+        runner.stop()
+    assert 0.3 <= times[dealt] - opened <= 0.3 + 0.25
+
+
 def test_manual_rounds_come_from_a_fresh_deck_too():
     shoe = SimulatedShoe("beetek", seed=4)
     shoe.attach(Port())
