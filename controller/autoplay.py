@@ -6,12 +6,15 @@ with Q-6-4 or better (the optimal strategy, docs/rules.md) and folds below it; t
 settle and the next round. Supervisor steps (acknowledging a void, voiding a round
 paused for a supervisor, unblocking the deck) use the PIN it was given; without one it
 leaves them to a person. A misread is not autoplay's to resolve: the shoe re-presents
-the card, or a supervisor enters it by hand.
+the card, or a supervisor enters it by hand. With a shoe that deals by itself, the next
+round opens only once no card has been read for :data:`QUIET_MS`, so that shoe and table
+are in step again one round after a void.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -116,12 +119,44 @@ class AutoPlayer:
 
 _PACED = (NoMoreBets, Reveal, Settle, NextRound)
 
+QUIET_MS = 1500
+"""With a shoe that deals by itself: how long no card may have been read, in
+milliseconds, before autoplay opens the next round.
+
+Why it waits. A shoe that deals on its own (``threecard shoe-sim``, a dealer with a real
+shoe) goes on with a round the table has voided (a duplicate card, an interrupted
+round): opened at once, the next round would take those cards in its betting ("card
+before no more bets" voids it too) or in its deal (hands from two rounds), and shoe
+and table would stay out of step round after round. A card read between rounds is set
+aside as an extra card and voids nothing (the outcome is fixed: docs/rules.md
+"Malfunction after the outcome is fixed"), so autoplay lets the rest of a round fall
+there: it opens the next round only in the shoe's pause between rounds, and the pair
+is in step again from that round on. A void costs that one round.
+
+Why 1500. It must be longer than the pause between two cards of a round (shoe-sim
+deals one every 1000 ms by default) and shorter than the pause between rounds less
+the time autoplay needs to open a round, place the bets and close them (shoe-sim
+pauses 3000 ms by default; autoplay needs well under 500 ms): half of shoe-sim's
+default gap. What counts as "a card read" is what autoplay can see of the table: a
+new dealer view (every journaled input makes one: cards, link changes, its own
+commands), so any activity restarts the wait; heartbeats make none.
+"""
+
+
+def _split_at_next_round(commands: list[DealerCommand]) -> tuple[list[DealerCommand],
+                                                                  list[DealerCommand]]:
+    """``(before, from_next_round)``: the commands up to the first ``NextRound``, and the rest."""
+    for i, command in enumerate(commands):
+        if isinstance(command, NextRound):
+            return commands[:i], commands[i:]
+    return commands, []
+
 
 def autoplay_loop(table: Any, player: AutoPlayer, stop: threading.Event,
                   idle_timeout: float = 0.5, *, pace: float = 0.0,
                   on_idle: Callable[[DealerView], None] | None = None,
                   on_betting: Callable[[DealerView], None] | None = None,
-                  beat: Callable[[], None] | None = None) -> None:
+                  beat: Callable[[], None] | None = None, quiet: float = 0.0) -> None:
     """Play a running table until ``stop`` is set (``threecard run --autoplay``).
 
     Reads the newest dealer view, submits autoplay's commands to the table's inbox,
@@ -140,17 +175,32 @@ def autoplay_loop(table: Any, player: AutoPlayer, stop: threading.Event,
         on_betting: called with the view when a round opens, before its bets (e.g. the
             demo loads a freshly shuffled deck into its simulated shoe).
         beat: called every loop (the daemon's thread heartbeat).
+        quiet: seconds without a new view (no card read, nothing applied) before the
+            next round opens, for a shoe that deals by itself (:data:`QUIET_MS`); 0 for
+            none (a shoe that deals only when ``on_idle`` asks). The steps before it
+            (decisions, reveal, settle, a supervisor's acknowledgement) are not held.
     """
     seen = -1
+    since = time.monotonic()  # when the newest view appeared
+    held: list[DealerCommand] = []  # the next round, waiting for the shoe to fall quiet
     while not stop.is_set():
         if beat is not None:
             beat()
         dealer = table.views()[0]
-        if dealer.version == seen:
+        if dealer.version != seen:
+            seen, since, held = dealer.version, time.monotonic(), []
+            commands = [] if table.locked else player.next_commands(dealer)
+        elif held:
+            commands = []  # the same view: only the held next round may be due
+        else:
             table.wait_for_version(seen, idle_timeout)
             continue
-        seen = dealer.version
-        commands = [] if table.locked else player.next_commands(dealer)
+        if quiet:
+            commands, later = _split_at_next_round(commands)
+            held = later or held
+            left = since + quiet - time.monotonic()
+            if held and left <= 0:
+                commands, held = commands + held, []
         if commands:
             if on_betting is not None and dealer.state == "betting":
                 on_betting(dealer)
@@ -159,6 +209,8 @@ def autoplay_loop(table: Any, player: AutoPlayer, stop: threading.Event,
                     return
                 table.submit(cmd)
             table.drain()
+        elif held:
+            table.wait_for_version(seen, min(idle_timeout, max(0.0, left)))
         elif on_idle is not None:
             if pace and stop.wait(pace / 2):
                 return

@@ -36,7 +36,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from controller.autoplay import AutoPlayer, autoplay_loop
+from controller.autoplay import QUIET_MS, AutoPlayer, autoplay_loop
 from controller.cli import escape_unencodable, wagers, whole_number
 from controller.game import commands as cmd
 from controller.game.cards import parse_cards
@@ -102,7 +102,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="autoplay pause between dealer steps, milliseconds (demo "
                         f"default {DEMO_PACE_MS}, headless {DEMO_HEADLESS_PACE_MS})")
     parser.add_argument("--supervisor-pin", default=None,
-                        help="PIN autoplay uses for supervisor steps (demo only)")
+                        help="PIN autoplay uses for its supervisor steps (acknowledging a "
+                        "void, voiding an interrupted round, unblocking the deck); with no "
+                        "[roles] in the configuration it becomes the table's supervisor PIN: "
+                        "for testing and the demo, never on a live table")
     parser.add_argument("--control-stdin", action="store_true",
                         help="read dealer commands as JSON lines on stdin, e.g. "
                         '{"command": "void", "reason": "...", "pin": "2468"}')
@@ -389,11 +392,13 @@ class Daemon:
             if view.next_card is not None and view.link_state == "online":
                 sim.deal()
 
+        # a shoe that deals by itself: open a round only once it has fallen quiet
         autoplay_loop(self.table, AutoPlayer(bets=self.autoplay or {"ante": 100},
                                              pin=self.supervisor_pin),
                       self.stop_event, pace=self.pace,
                       on_idle=deal_if_due if sim is not None else None,
-                      on_betting=(lambda _v: sim.load_deck()) if sim is not None else None)
+                      on_betting=(lambda _v: sim.load_deck()) if sim is not None else None,
+                      quiet=QUIET_MS / 1000 if sim is None else 0.0)
 
     def _control_loop(self) -> None:
         types = _command_types()

@@ -28,6 +28,7 @@ from controller.game.journal import JournalError
 from controller.game.rules import RuleProfile, RuleProfileError
 from controller.game.settlement import BetError, bets_from_mapping, validate_bets
 from controller.game.table import Table
+from simulators.deck_file import read_deck_file
 from simulators.event_shoe import EventShoe, parse_faults
 
 DEFAULT_BETS = '{"ante": 100, "pair_plus": 100, "six_card_bonus": 100}'
@@ -310,9 +311,9 @@ def run(args: argparse.Namespace) -> int:
             validate_bets(profile_for(args.rules), bets_from_mapping(bets))
         except BetError as exc:
             raise BetError(f"--bets: {exc}") from None
-        decks = (Path(args.deck_file).read_text(encoding="utf-8").splitlines()
+        decks = ([" ".join(line) for line in read_deck_file(args.deck_file,
+                                                            one_deck_per_line=True)]
                  if args.deck_file else None)
-        decks = [d for d in decks or () if d.strip() and not d.lstrip().startswith("#")]
     except (ValueError, BetError, RuleProfileError, OSError) as exc:
         print(f"threecard simulate: {exc}", file=sys.stderr)
         return 2

@@ -5,7 +5,8 @@ exactly as ``threecard run --shoe`` takes it (flushed at once)::
 
     threecard shoe-sim --dialect native --pty --seats 2
     serial:///dev/pts/5?dialect=native
-    threecard run --autoplay --seats 2 --shoe 'serial:///dev/pts/5?dialect=native'
+    threecard run --autoplay --seats 2 --supervisor-pin 2468 \
+        --shoe 'serial:///dev/pts/5?dialect=native'
 
     threecard shoe-sim --dialect beetek --tcp 127.0.0.1:7100 --manual
     socket://127.0.0.1:7100?dialect=beetek      <- Enter deals a card
@@ -20,11 +21,23 @@ without being asked, and deal each round the cards the table expects:
   ``--interval`` ms. Then the shoe pauses ``--gap`` ms while the table settles, takes the
   next bets and closes them. The next round comes from freshly shuffled packs, because
   the table checks every round against one full deck. The first round starts ``--gap``
-  ms after a table opens the port, and nothing is dealt while no table listens: cards
-  dealt into a closed port would all arrive at once when a table opens it. When
-  ``--seats`` equals the table's seats and ``--gap`` is longer than the table takes from
-  its last card to "no more bets" (well under a second for ``run --autoplay``), every
-  card arrives while a card is due: round after round settles and none is void.
+  ms after a table opens the port, and nothing is dealt while no table listens (a
+  table that closes the port or dies pauses the deal until one opens it again): cards
+  dealt into a closed port would all arrive at once when a table opens it.
+* A round's cards are what the table puts in the round's positions: a card the shoe
+  reads in burn mode (``--fault burn``, an unreadable burn) is extra to them unless one
+  of the ``--burn-cards`` positions is next, as the table counts it
+  (:class:`~simulators.runner.ShoeRunner`).
+* Pairing with ``run --autoplay`` (the start line printed on standard error): when
+  ``--seats`` and the burn cards equal the table's, every card arrives while a card is
+  due and round after round settles. Autoplay opens the next round only once no card
+  has come for :data:`AUTOPLAY_QUIET_MS`, i.e. in the shoe's gap; so after a void (a
+  duplicate card, an interrupted round), the rest of that round's cards fall between
+  rounds, where the table sets them aside and voids nothing, and the next round is in
+  step again. That needs ``--interval`` under the quiet period and ``--gap`` longer than
+  it by :data:`AUTOPLAY_MARGIN_MS` (the defaults are); shoe-sim says so otherwise.
+  Without ``--autoplay`` a dealer must place the bets and close them on the dealer
+  screen within the gap; ``--manual`` is the mode for a human dealer.
 * ``--manual``: Enter deals a card. The operator is the dealer and follows the screen.
   Rounds have the same size, each from a fresh deck.
 
@@ -45,6 +58,7 @@ SIGTERM or Ctrl-C (or the end of standard input with ``--manual``).
 from __future__ import annotations
 
 import argparse
+import math
 import shlex
 import signal
 import sys
@@ -52,12 +66,31 @@ import tempfile
 import threading
 from typing import Any
 
-from controller.game.cards import CardError, parse_card
 from drivers.dialects import DIALECTS
+from simulators.deck_file import read_deck_file
 from simulators.faults import FAULTS, FaultNotSupported, fault_name
 from simulators.ports import ShoePort
-from simulators.runner import ShoeRunner
+from simulators.runner import MIN_HEARTBEAT_MS, ShoeRunner
 from simulators.shoe import SimulatedShoe
+
+DEFAULT_INTERVAL_MS = 1000
+"""``--interval``: a card a second within a round, about a dealer's pace."""
+DEFAULT_GAP_MS = 3000
+"""``--gap``: the pause between rounds while the table settles and takes the next bets."""
+MAX_BURN_CARDS = 5
+"""The most ``--burn-cards``: the table's own bound on ``burn_cards`` (0 to 5)."""
+MAX_PACKS = 8
+"""The most ``--packs``: an eight-deck shoe, the largest a table uses."""
+AUTOPLAY_QUIET_MS = 1500
+"""How long ``run --autoplay`` waits without a card before it opens the next round
+(``controller.autoplay.QUIET_MS``, which the layout keeps simulators from importing;
+a test holds the two equal)."""
+AUTOPLAY_MARGIN_MS = 500
+"""What ``--gap`` needs beyond :data:`AUTOPLAY_QUIET_MS`: autoplay's time to open the
+round, place the bets and close them."""
+RECIPE_PIN = "2468"
+"""The supervisor PIN of the printed start line (the README's recipe): autoplay voids
+an interrupted round and acknowledges voids with it."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -70,25 +103,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     where.add_argument("--tcp", metavar="HOST:PORT",
                        help="serve on a TCP port (loopback), e.g. 127.0.0.1:7100")
     parser.add_argument("--seed", type=int, default=None, help="shuffle seed (reproducible)")
-    parser.add_argument("--packs", type=int, default=1, help="shuffled packs in the shoe")
+    parser.add_argument("--packs", type=int, default=1,
+                        help=f"shuffled packs in the shoe (1-{MAX_PACKS})")
     parser.add_argument("--deck-file", metavar="F",
                         help="scripted deal order: card texts separated by spaces or lines "
                              "(# starts a comment); several packs may follow one another")
     pace = parser.add_mutually_exclusive_group()
     pace.add_argument("--interval", type=int, metavar="MS", default=None,
-                      help="deal a card every MS milliseconds within a round (default 1000)")
+                      help="deal a card every MS milliseconds within a round (default "
+                           f"{DEFAULT_INTERVAL_MS})")
     pace.add_argument("--manual", action="store_true",
                       help="deal a card each time Enter is pressed")
     parser.add_argument("--seats", type=int, default=7, metavar="N",
                         help="the table's seats (1-7, default 7 like the table): a round is "
                              "three cards to each seat and to the dealer")
     parser.add_argument("--burn-cards", type=int, default=0, metavar="N",
-                        help="burn cards before each round's deal (the table's burn_cards)")
-    parser.add_argument("--gap", type=int, default=3000, metavar="MS",
+                        help=f"burn cards before each round's deal (0-{MAX_BURN_CARDS}, the "
+                             "table's burn_cards)")
+    parser.add_argument("--gap", type=int, default=DEFAULT_GAP_MS, metavar="MS",
                         help="pause between rounds, and before the first round once a table "
-                             "opens the port (default 3000)")
+                             f"opens the port (default {DEFAULT_GAP_MS})")
     parser.add_argument("--heartbeat", type=int, metavar="MS", default=1000,
-                        help="heartbeat period of the native dialect (default 1000)")
+                        help="heartbeat period of the native dialect (default 1000, at least "
+                             f"{MIN_HEARTBEAT_MS})")
     parser.add_argument("--link-dir", metavar="DIR",
                         help="with --pty: also name the port DIR/card-shoe (a stable symlink "
                              "that follows replugs) and DIR/ttySHOE<n>; print DIR/card-shoe")
@@ -117,10 +154,12 @@ def parse_fault(spec: str) -> tuple[tuple[str, float] | None, str, dict[str, Any
         spec: the ``--fault`` argument.
 
     Returns:
-        ``(when, name, options)``; ``when`` is ``("card", n)``, ``("time", s)`` or None.
+        ``(when, name, options)``; ``when`` is ``("card", n)`` (n >= 1), ``("time", s)``
+        (s >= 0) or None.
 
     Raises:
-        ValueError: unknown fault name or malformed spec.
+        ValueError: unknown fault name or malformed spec, a card number below 1, a
+            time below 0.
     """
     body, _, when_text = spec.partition("@")
     name, _, opts_text = body.partition(":")
@@ -137,18 +176,12 @@ def parse_fault(spec: str) -> tuple[tuple[str, float] | None, str, dict[str, Any
             when = (("time", float(when_text[:-1])) if when_text.endswith("s")
                     else ("card", int(when_text)))
         except ValueError:
-            raise ValueError(f"bad WHEN {when_text!r} in {spec!r}: use N (card) or Ns") from None
+            when = None
+        lowest = 1 if when is not None and when[0] == "card" else 0
+        if when is None or not math.isfinite(when[1]) or when[1] < lowest:
+            raise ValueError(f"bad WHEN {when_text!r} in {spec!r}: use N (the N-th card, 1 "
+                             "or more) or Ns (seconds after start, 0 or more)")
     return when, name, options
-
-
-def read_deck_file(path: str) -> list[str]:
-    """Card texts from a deck file (whitespace separated, ``#`` comments)."""
-    cards: list[str] = []
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            for text in line.split("#", 1)[0].split():
-                cards.append(str(parse_card(text)))
-    return cards
 
 
 def _make_port(args: argparse.Namespace, tmp: str | None) -> ShoePort:
@@ -182,12 +215,54 @@ def round_cards(seats: int, burn_cards: int = 0) -> int:
 
 def _check_pace(args: argparse.Namespace) -> None:
     for flag, value, low, high in (("--seats", args.seats, 1, 7),
-                                   ("--burn-cards", args.burn_cards, 0, 52),
+                                   ("--burn-cards", args.burn_cards, 0, MAX_BURN_CARDS),
+                                   ("--packs", args.packs, 1, MAX_PACKS),
+                                   ("--heartbeat", args.heartbeat, MIN_HEARTBEAT_MS, None),
                                    ("--gap", args.gap, 0, None),
                                    ("--interval", args.interval, 1, None)):
         if value is not None and (value < low or (high is not None and value > high)):
             span = f"{low} to {high}" if high is not None else f"{low} or more"
             raise ValueError(f"{flag} must be {span}, got {value}")
+
+
+def start_lines(args: argparse.Namespace, url: str) -> list[str]:
+    """What shoe-sim tells the operator after its URL: the pace and how to start the table.
+
+    The command is the README's recipe (``run --autoplay`` with a supervisor PIN, so
+    that voids and an interrupted round resolve themselves); with ``--manual`` the
+    operator deals and is the dealer, so it is plain ``run``.
+
+    Args:
+        args: the parsed ``shoe-sim`` arguments (checked).
+        url: the shoe URL printed first.
+
+    Returns:
+        Lines of text, without a prefix.
+    """
+    n = round_cards(args.seats, args.burn_cards)
+    interval = args.interval or DEFAULT_INTERVAL_MS
+    pace = ("Enter deals a card" if args.manual else
+            f"a card every {interval} ms, {args.gap} ms between rounds")
+    lines = [f"rounds of {n} cards ({args.seats} seats, {args.burn_cards} burn cards), {pace}"]
+    table = (f"threecard run --seats {args.seats} --shoe {shlex.quote(url)}" if args.manual
+             else f"threecard run --autoplay --seats {args.seats} --supervisor-pin "
+                  f"{RECIPE_PIN} --shoe {shlex.quote(url)}")
+    burns = (f" (and burn_cards = {args.burn_cards} in its configuration)"
+             if args.burn_cards else "")
+    lines.append(f"start the table with: {table}{burns}")
+    if args.manual:
+        lines.append("you are the dealer: place the bets and press No more bets on the "
+                     "dealer screen, then press Enter for each card")
+        return lines
+    lines.append(f"without --autoplay a dealer must place the bets and press No more bets "
+                 f"on the dealer screen before the {args.gap} ms gap ends (--manual is the "
+                 "mode for a human dealer)")
+    if interval >= AUTOPLAY_QUIET_MS or args.gap < AUTOPLAY_QUIET_MS + AUTOPLAY_MARGIN_MS:
+        lines.append(f"note: run --autoplay opens the next round once no card has come for "
+                     f"{AUTOPLAY_QUIET_MS} ms; it needs --interval under {AUTOPLAY_QUIET_MS} "
+                     f"and --gap of {AUTOPLAY_QUIET_MS + AUTOPLAY_MARGIN_MS} or more to keep "
+                     "in step")
+    return lines
 
 
 def run(args: argparse.Namespace) -> int:
@@ -201,17 +276,27 @@ def run(args: argparse.Namespace) -> int:
     """
     try:
         _check_pace(args)
-        schedule = [parse_fault(spec) for spec in args.fault]
-        cards = read_deck_file(args.deck_file) if args.deck_file else None
+        schedule = []
+        for spec in args.fault:
+            try:
+                schedule.append(parse_fault(spec))
+            except ValueError as exc:
+                raise ValueError(f"--fault {spec}: {exc}") from None
+        cards = ([c for line in read_deck_file(args.deck_file) for c in line]
+                 if args.deck_file else None)
         shoe = SimulatedShoe(args.dialect, seed=args.seed, packs=args.packs, cards=cards)
         for _, name, _ in schedule:
             if name == "stall" and args.manual:
                 raise ValueError("stall needs --interval")
             shoe.check_fault(name)
-    except (ValueError, OSError, CardError, FaultNotSupported) as exc:
+    except (ValueError, OSError) as exc:
         print(f"threecard shoe-sim: {exc}", file=sys.stderr)
         return 2
     tmp = tempfile.TemporaryDirectory(prefix="shoe-sim-") if args.pty else None
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        # from the first line out, SIGTERM is a clean stop (exit 0), like Ctrl-C
+        previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         try:
             port = _make_port(args, tmp.name if tmp else None)
@@ -220,24 +305,27 @@ def run(args: argparse.Namespace) -> int:
             return 2
         url = _shown(port, args)
         print(url, flush=True)
-        n = round_cards(args.seats, args.burn_cards)
-        pace = ("Enter deals a card" if args.manual else
-                f"a card every {args.interval or 1000} ms, {args.gap} ms between rounds")
-        burns = (f" (and burn_cards = {args.burn_cards} in its configuration)"
-                 if args.burn_cards else "")
-        print(f"shoe-sim: rounds of {n} cards ({args.seats} seats, {args.burn_cards} burn "
-              f"cards), {pace}; start the table with: threecard run --seats {args.seats} "
-              f"--shoe {shlex.quote(url)}{burns}", file=sys.stderr, flush=True)
+        print("\n".join(f"shoe-sim: {line}" for line in start_lines(args, url)),
+              file=sys.stderr, flush=True)
         shoe.attach(port)
         return _serve(args, shoe, schedule)
+    except KeyboardInterrupt:
+        return 0
     except FaultNotSupported as exc:
         print(f"threecard shoe-sim: {exc}", file=sys.stderr)
         return 2
     finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
         if shoe.port is not None:
             shoe.port.close()
         if tmp is not None:
             tmp.cleanup()
+
+
+def _interrupt(*_: object) -> None:
+    """SIGTERM: stop as Ctrl-C does."""
+    raise KeyboardInterrupt
 
 
 def _serve(args: argparse.Namespace, shoe: SimulatedShoe,
@@ -248,10 +336,12 @@ def _serve(args: argparse.Namespace, shoe: SimulatedShoe,
               flush=True)
 
     timed = [(w, n, o) for w, n, o in schedule if w is not None]
-    runner = ShoeRunner(shoe, interval_ms=None if args.manual else (args.interval or 1000),
+    runner = ShoeRunner(shoe, interval_ms=None if args.manual
+                        else (args.interval or DEFAULT_INTERVAL_MS),
                         heartbeat_ms=args.heartbeat, schedule=timed, on_deal=dealt,
                         round_cards=round_cards(args.seats, args.burn_cards), gap_ms=args.gap,
-                        fresh_packs=0 if args.deck_file else max(1, args.packs))
+                        fresh_packs=0 if args.deck_file else args.packs,
+                        burn_cards=args.burn_cards)
     original_inject = shoe.inject
 
     def inject(name: str, **kw: object) -> object:
@@ -265,28 +355,18 @@ def _serve(args: argparse.Namespace, shoe: SimulatedShoe,
     for when, name, options in schedule:
         if when is None:
             shoe.inject(name, **options)
-    stop = threading.Event()
-
-    def terminate(*_: object) -> None:
-        stop.set()
-        raise KeyboardInterrupt
-
-    previous = None
-    if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGTERM, terminate)
-    runner.start()
+    forever = threading.Event()
     try:
+        runner.start()
         if args.manual:
             print("press Enter to deal a card", file=sys.stderr, flush=True)
             for _ in sys.stdin:
                 runner.deal()
         else:
-            while not stop.wait(3600):
+            while not forever.wait(3600):  # until SIGTERM or Ctrl-C
                 pass
     except KeyboardInterrupt:
         pass
     finally:
         runner.stop()
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
     return 0

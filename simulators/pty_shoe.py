@@ -12,6 +12,11 @@ link can rediscover the port with; :attr:`PtyPort.stable_url` uses the stable sy
 
 The master is in packet mode (TIOCPKT), so the simulator learns when a host opens the
 port: pyserial flushes the input queue at open, and the flush shows up on the master.
+It learns when the host has closed it (or died) too: the simulator keeps no slave
+descriptor of its own, so once no process has the slave open, the master polls
+``POLLHUP`` and reads fail with ``EIO`` (Linux). The port then counts as not listening
+(:attr:`PtyPort.host_connected` is False: the shoe stores its lines and deals nothing)
+until a host opens it again.
 """
 
 from __future__ import annotations
@@ -29,6 +34,10 @@ from simulators.ports import PortGone, ShoePort
 
 _TIOCPKT = getattr(termios, "TIOCPKT", 0x5420)
 _TIOCPKT_FLUSHREAD = getattr(termios, "TIOCPKT_FLUSHREAD", 1)
+HUNG_UP_POLL_MS = 50
+"""While no process has the slave open, how often the reader looks whether one has
+opened it: ``POLLHUP`` is reported for as long as the slave is closed, so it cannot be
+waited on."""
 
 
 def _symlink_atomic(target: str, path: str) -> None:
@@ -66,11 +75,14 @@ class PtyPort(ShoePort):
         self._connected = False
         self._busy_fd: int | None = None
         self._mode: int | None = None
-        self._master, self._slave = os.openpty()
-        tty.setraw(self._slave)
+        self._master, slave = os.openpty()
+        try:
+            tty.setraw(slave)
+            self.path = os.ttyname(slave)
+        finally:
+            os.close(slave)  # held open, it would hide a host's close (no POLLHUP)
         os.set_blocking(self._master, False)
         fcntl.ioctl(self._master, _TIOCPKT, struct.pack("i", 1))
-        self.path = os.ttyname(self._slave)
         self._wake_r, self._wake_w = os.pipe()
         self.numbered_path: str | None = None
         self.stable_path: str | None = None
@@ -92,7 +104,7 @@ class PtyPort(ShoePort):
 
     @property
     def host_connected(self) -> bool:
-        """True once a host has opened the port (and until the unplug)."""
+        """True while a host has the port open (from its open until its close or the unplug)."""
         return self._connected and not self._closed
 
     def write(self, data: bytes) -> None:
@@ -111,21 +123,39 @@ class PtyPort(ShoePort):
                 view = view[n:]
 
     def _reader(self) -> None:
-        poller = select.poll()
-        poller.register(self._master, select.POLLIN | select.POLLPRI)
-        poller.register(self._wake_r, select.POLLIN)
+        master = select.poll()
+        master.register(self._master, select.POLLIN | select.POLLPRI)
+        both = select.poll()
+        both.register(self._master, select.POLLIN | select.POLLPRI)
+        both.register(self._wake_r, select.POLLIN)
+        wake = select.poll()
+        wake.register(self._wake_r, select.POLLIN)
+        hung_up = False
         try:
             while True:
-                poller.poll()
+                if hung_up:  # POLLHUP stays set until a host opens the slave: look now and then
+                    wake.poll(HUNG_UP_POLL_MS)
+                    events = dict(master.poll(0))
+                else:
+                    events = dict(both.poll())
                 with self._lock:
                     if self._closed:
                         return
+                    flags = events.get(self._master, 0)
+                    hung_up = bool(flags & select.POLLHUP)
+                    if hung_up:
+                        self._connected = False
+                    if not flags & (select.POLLIN | select.POLLPRI):
+                        continue
                     try:
                         packet = os.read(self._master, 4096)
                     except (BlockingIOError, InterruptedError):
                         continue
-                    except OSError:
-                        return
+                    except OSError:  # EIO: no process has the slave open
+                        hung_up, self._connected = True, False
+                        continue
+                if hung_up:
+                    continue  # what a host wrote before it closed the port
                 if not packet:
                     continue
                 if packet[0] == 0:
@@ -150,7 +180,7 @@ class PtyPort(ShoePort):
             if self._mode is not None:
                 with contextlib.suppress(OSError):
                     os.chmod(self.path, self._mode)
-            for fd in (self._busy_fd, self._master, self._slave):
+            for fd in (self._busy_fd, self._master):
                 if fd is not None:
                     with contextlib.suppress(OSError):
                         os.close(fd)

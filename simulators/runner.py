@@ -17,6 +17,13 @@ from collections.abc import Callable, Sequence
 
 from simulators.shoe import SimulatedShoe
 
+MIN_HEARTBEAT_MS = 50
+"""The shortest heartbeat period a runner keeps (a shorter one is raised to it)."""
+HOST_POLL_MS = 50
+"""While no host listens, how often a dealing runner looks whether one has opened the
+port: the rest of a round must follow the host's open by the interval, not by up to a
+heartbeat period more (a table that restarted mid-deal would open its next round first)."""
+
 
 class ShoeRunner:
     """Runs a shoe by itself: heartbeats, dealing at an interval, scheduled faults.
@@ -32,6 +39,9 @@ class ShoeRunner:
         on_deal: called with each card text dealt (e.g. to print it).
         round_cards: deal in rounds of this many cards (a Three Card Poker round: three
             to each seat and to the dealer, plus the burn cards); None for one endless run.
+            What counts is the cards the table puts in the round's positions (see below).
+        burn_cards: with ``round_cards``: the burn positions at the start of each round
+            (the table's ``burn_cards``).
         gap_ms: with ``round_cards``: the pause, in milliseconds, after the last card of a
             round (and after a host opens the port) before the next round's first card:
             the time the table has to settle, take the next bets and close them.
@@ -39,13 +49,27 @@ class ShoeRunner:
             every round after the first (a table that deals every round from a shuffled
             deck); 0 deals on from the cards in the shoe (a scripted deck).
 
+    Counting a round's cards the way the table fills its positions (the burn rules of
+    :mod:`controller.game.engine`), so that shoe and table stay in step through faults:
+    a card read in burn mode (a ``burn`` fault, an unreadable burn from ``misread``
+    with ``burn``) fills a position only while one of the round's ``burn_cards``
+    positions is next; any other is EXTRA to the round, which then deals one card more.
+    A game-mode misread fills nothing (the next card is taken as the card presented
+    again), nor does a ``duplicate_card`` or ``unknown_card`` (read without a card
+    leaving the shoe). A ``retract`` gives back the position its card filled.
+
     Timed dealing goes on only while a host listens: cards are not dealt into a port
-    nobody has open (they would all arrive at once when a host opens it). The thread
-    waits on an event between due times: it never busy-polls.
+    nobody has open (they would all arrive at once when a host opens it). When a host
+    opens the port again, the round goes on after ``interval_ms`` (the next round after
+    ``gap_ms``), as a dealer goes on dealing. The thread waits on an event between due
+    times: it never busy-polls (while no host listens it looks every
+    :data:`HOST_POLL_MS`).
 
     Attributes:
         dealt: cards this runner has dealt.
-        in_round: cards dealt in the current round (``round_cards``).
+        in_round: positions of the current round filled so far (``round_cards``).
+        extra: cards dealt in the current round that fill no position (flagged burns
+            outside the burn positions).
         rounds: rounds begun (``round_cards``).
     """
 
@@ -54,17 +78,21 @@ class ShoeRunner:
                  schedule: Sequence[tuple[tuple[str, float], str, dict[str, object]]] = (),
                  on_deal: Callable[[str | None], None] | None = None,
                  round_cards: int | None = None, gap_ms: int = 0,
-                 fresh_packs: int = 0) -> None:
+                 fresh_packs: int = 0, burn_cards: int = 0) -> None:
         self.shoe = shoe
         self.interval = (interval_ms or 0) / 1000
-        self.heartbeat = max(0.05, heartbeat_ms / 1000)
+        self.heartbeat = max(MIN_HEARTBEAT_MS, heartbeat_ms) / 1000
         self.schedule = list(schedule)
         self.on_deal = on_deal
         self.round_cards = round_cards if round_cards and round_cards > 0 else None
         self.gap = max(0, gap_ms) / 1000
         self.fresh_packs = max(0, fresh_packs)
+        self.burn_cards = max(0, burn_cards)
         self.dealt = 0
         self.in_round = 0
+        self.extra = 0
+        self._filled: list[bool] = []  # per card of this round: it filled a position
+        self._begun = False  # the runner has dealt a round's first card
         self.rounds = 0
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -84,12 +112,27 @@ class ShoeRunner:
     def _fire(self, kind: str, value: float) -> None:
         for item in [s for s in self.schedule if s[0] == (kind, value)]:
             self.schedule.remove(item)
+            burns = self.shoe.flagged_burns
             self.shoe.inject(item[1], **item[2])
+            for _ in range(self.shoe.flagged_burns - burns):  # unreadable burns
+                self._count(burn=True)
+            if item[1].replace("-", "_") == "retract" and self._filled:
+                self.in_round -= self._filled.pop()
+
+    def _count(self, *, burn: bool) -> None:
+        """One card read in this round: it fills a position unless it is an extra burn.
+
+        An extra burn is one the shoe flagged while no burn position is next.
+        """
+        filled = not burn or self.in_round < self.burn_cards
+        self.in_round += filled
+        self.extra += not filled
+        self._filled.append(filled)
 
     @property
     def round_done(self) -> bool:
         """True before a round's first card: every card of the last round is dealt."""
-        return self.round_cards is not None and (self.in_round == 0
+        return self.round_cards is not None and (not self._begun
                                                  or self.in_round >= self.round_cards)
 
     def deal(self) -> str | None:
@@ -103,11 +146,15 @@ class ShoeRunner:
                 if self.rounds and self.fresh_packs:
                     self.shoe.load_deck(packs=self.fresh_packs)
                 self.rounds += 1
-                self.in_round = 0
+                self.in_round = self.extra = 0
+                self._filled = []
+                self._begun = True
             self._fire("card", self.dealt + 1)
+            burns = self.shoe.flagged_burns
             card = self.shoe.deal()
             self.dealt += 1
-            self.in_round += 1
+            if card is not None:
+                self._count(burn=self.shoe.flagged_burns > burns)
         if self.on_deal is not None:
             self.on_deal(card)
         return card
@@ -143,4 +190,6 @@ class ShoeRunner:
                     next_deal = max(now, self.shoe.stalled_until) + self._pause_after()
             due = [next_hb] + ([next_deal] if next_deal is not None else []) + [
                 start + s[0][1] for s in self.schedule if s[0][0] == "time"]
+            if self.interval and not listening:
+                due.append(now + HOST_POLL_MS / 1000)
             self._stop.wait(max(0.0, min(due) - time.monotonic()))

@@ -114,6 +114,9 @@ class SimulatedShoe:
         dealt: canonical texts of the cards that left the shoe, in order (retracted cards
             removed); misreads are included as the card that was really there.
         sent: every event sent, with its seq (for tests).
+        flagged_burns: cards read in burn mode so far, readable or not (a card dealt
+            with ``burn``, or while a ``burn`` fault is pending; a ``misread`` in burn
+            mode); a runner counts a round's cards by it.
         stalled_until: clock time until which the runner deals no card (``stall``).
     """
 
@@ -148,6 +151,7 @@ class SimulatedShoe:
         self.sent: list[ShoeEvent] = []
         self.silent = False
         self.stalled_until = 0.0
+        self.flagged_burns = 0
         self._connected_once = False
         if Hello in self._says:
             self._emit(self._hello())
@@ -199,6 +203,7 @@ class SimulatedShoe:
             if self._mods.burn > 0:
                 self._mods.burn -= 1
                 burn = True
+            self.flagged_burns += bool(burn)
             sent = self._emit(CardRead(card=card, code=self._encoder.card_code(card),
                                        burn=burn))
             self.dealt.append(card)
@@ -356,6 +361,7 @@ class SimulatedShoe:
         if self._mods.burn > 0:
             self._mods.burn -= 1
             burn = True
+        self.flagged_burns += bool(burn)
         if self._pos < len(self._deck):
             self.dealt.append(self._deck[self._pos])
             self._pos += 1
