@@ -35,10 +35,6 @@ _SHOWN = frozenset({S.REVEAL, S.SETTLED})
 _PLAYER_BANNERS = frozenset({"void", "link_lost", "link_silent", "misread", "seq_gap",
                              "shoe_restart", "interrupted_round", "deck_blocked",
                              "journal_locked", "alarm"})
-_NAMES = {"straight_flush": "straight flush", "three_of_a_kind": "three of a kind",
-          "mini_royal": "mini royal", "royal_flush": "royal flush",
-          "four_of_a_kind": "four of a kind", "full_house": "full house",
-          "two_pair": "two pair", "high_card": "high card"}
 _RTP_LOCK = threading.Lock()
 _RTP: dict[str, tuple[tuple[str, int], ...]] = {}
 
@@ -61,10 +57,13 @@ def rtp_for(profile: RuleProfile) -> tuple[tuple[str, int], ...]:
 
 
 def paytables_for(profile: RuleProfile) -> Paytables:
-    """The rules in force as the player screen shows them (R14)."""
+    """The rules in force as the player screen shows them (R14).
+
+    Paytable rows carry the hand's key (``three_of_a_kind``), never a name: the display
+    translates it.
+    """
     def table(t: Any) -> tuple[tuple[str, int], ...]:
-        return tuple(sorted(((_NAMES.get(k, k), v) for k, v in t.items()),
-                            key=lambda kv: -kv[1]))
+        return tuple(sorted(t.items(), key=lambda kv: -kv[1]))
     return Paytables(
         profile=profile.name, ante_bonus=table(profile.ante_bonus),
         pair_plus=table(profile.pair_plus), six_card_bonus=table(profile.six_card_bonus),

@@ -90,7 +90,8 @@ class Paytables:
 
     Attributes:
         profile: profile name.
-        ante_bonus / pair_plus / six_card_bonus: hand name -> "X to 1", high to low.
+        ante_bonus / pair_plus / six_card_bonus: hand key (``three_of_a_kind``, which
+            the display translates) -> "X to 1", high to low.
         limits: bet type -> (min, max) minor units.
         rtp: bet type (``ante_play``, ``pair_plus``, ``six_card_bonus``) -> return to
             player in parts per million (966270 = 96.6270 %), from the par sheet.

@@ -183,7 +183,7 @@ def test_views_show_paytables_with_the_par_sheet_return(shift):
     d, p = shift.table.views()
     assert dict(p.paytables.rtp) == {"ante_play": 966270, "pair_plus": 955113,
                                      "six_card_bonus": 914386}
-    assert ("mini royal", 100) in p.paytables.pair_plus
+    assert ("mini_royal", 100) in p.paytables.pair_plus  # a key: the display translates
     assert ("ante", 100, 50000) in p.paytables.limits
     assert d.next_action_key == "place_bets" and "place_bet" in d.allowed
 

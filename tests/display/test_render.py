@@ -165,3 +165,20 @@ def test_pads_fit(fonts, pad, size):
         _check_texts(frame, f"pad {pad} {size} {lang}")
         # modal: only pad buttons take input
         assert frame.buttons and all(b.id.startswith("pad.") for b in frame.buttons)
+
+
+@pytest.mark.parametrize("lang", ["fr", "uk"])
+def test_player_paytables_name_every_hand_in_the_screen_language(screens, lang):
+    """The paytables show each hand in the screen's language, never the English name."""
+    from display.i18n import MESSAGES, Translator
+
+    view = build("settled").player
+    frame = screens[lang][1].draw(pygame.Surface((1920, 1080)), view)
+    shown = {t.text for t in frame.texts_in("paytables")}
+    pt = view.paytables
+    keys = {k for table in (pt.ante_bonus, pt.pair_plus, pt.six_card_bonus) for k, _ in table}
+    assert {"mini_royal", "three_of_a_kind", "royal_flush"} <= keys
+    tr = Translator(lang)
+    assert {tr.hand(k) for k in keys} <= shown
+    english = {MESSAGES["en"][f"hand.{k}"] for k in keys} - {tr.hand(k) for k in keys}
+    assert not english & shown, sorted(english & shown)
