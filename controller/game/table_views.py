@@ -2,7 +2,8 @@
 
 Pure functions of the game's state. The player view is built from data that never
 includes the dealer's cards before the reveal (docs/requirements.md R13); the dealer view does
-not carry them either, and the current round's recall entry is masked the same way.
+not carry them either (but for an alarm that names one, e.g. a card read twice), and the
+current round's recall entry is masked the same way.
 Parts that change only when a round ends (recall, meters, history, paytables) are
 cached on :attr:`Game.records_version`.
 """
@@ -11,12 +12,14 @@ from __future__ import annotations
 
 import functools
 import threading
+from collections.abc import Sequence
 from typing import Any
 
 from controller.game.engine import Game
 from controller.game.round import ALLOWED_COMMANDS, RoundState, position_name
 from controller.game.rules import PAY_ORDER, RuleProfile
 from controller.game.views import (
+    HIDDEN_CARD,
     Banner,
     BetLine,
     DealerView,
@@ -173,17 +176,19 @@ class ViewBuilder:
         else:
             dealer_cards = (None,) * len(g.dealer_cards)
             dhand = dq = None
+        # the dealer screen (and the log) name every card an alarm is about, e.g. a card
+        # read twice that is also a hole card: only the players' copy is redacted (R13)
         banners = [Banner(k, sev, msg, act, {p: str(x) for p, x in params.items()})
                    for k, (sev, msg, act, params) in g.notes.items()]
-        if not shown and g.dealer_cards:
-            banners = [_redact(b, g.dealer_cards) for b in banners]
         if locked:
             banners.insert(0, Banner("journal_locked", "error", locked,
                                      "Call a technician: the table stays locked"))
-        pbanners = tuple(Banner(b.kind, b.severity,
-                                _player_message(b, g) if b.kind != "void" else b.message,
-                                "", {k: v for k, v in b.params.items()
-                                     if k in ("refunds", "reason")})
+        pbanners = tuple(_redact(Banner(b.kind, b.severity,
+                                        _player_message(b, g) if b.kind != "void"
+                                        else b.message,
+                                        "", {k: v for k, v in b.params.items()
+                                             if k in ("refunds", "reason")}),
+                                 () if shown else g.dealer_cards)
                          for b in banners if b.kind in _PLAYER_BANNERS)
         payouts = tuple(PayoutLine(seat, b, "refund" if o == "refund" else o,
                                    st_ if o in ("refund", "push", "lose") else net)
@@ -228,17 +233,20 @@ class ViewBuilder:
         return dealer, player
 
 
-def _redact(b: Banner, hidden: list[str]) -> Banner:
-    """Remove the dealer's hole cards from a banner's text (R13)."""
-    text = b.message + "".join(b.params.values())
+def _redact(b: Banner, hidden: Sequence[str]) -> Banner:
+    """A player's copy of a banner without the dealer's hole cards (R13).
+
+    Each hole card in the texts becomes :data:`~controller.game.views.HIDDEN_CARD`
+    (``??``, a mark in no language).
+    """
+    text = b.message + b.action + "".join(b.params.values())
     if not any(c in text for c in hidden):
         return b
-    msg = b.message
-    params = dict(b.params)
+    msg, act, params = b.message, b.action, dict(b.params)
     for c in hidden:
-        msg = msg.replace(c, "a card")
-        params = {k: ("a card" if v == c else v.replace(c, "a card")) for k, v in params.items()}
-    return Banner(b.kind, b.severity, msg, b.action, params)
+        msg, act = msg.replace(c, HIDDEN_CARD), act.replace(c, HIDDEN_CARD)
+        params = {k: v.replace(c, HIDDEN_CARD) for k, v in params.items()}
+    return Banner(b.kind, b.severity, msg, act, params)
 
 
 @functools.lru_cache(maxsize=8192)

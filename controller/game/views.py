@@ -5,7 +5,8 @@ The :class:`~controller.game.table.Table` builds a new :class:`DealerView` and
 player view is built WITHOUT the dealer's hole cards until the reveal: the secret is
 absent from the data (docs/requirements.md R13), not hidden by the renderer. The dealer view
 does not carry them either before the reveal (the shoe has read them; the screen need
-not show them).
+not show them), except in the text of an alarm about that card (a card read twice): the
+dealer must find it.
 
 All money is integers in minor units. Card texts are canonical (``Qh``); ``None`` in a
 card list is a card dealt face down / not shown.
@@ -14,6 +15,10 @@ card list is a card dealt face down / not shown.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+HIDDEN_CARD = "??"
+"""What stands in a text for a card its audience may not see yet: in no language, as the
+game recall writes a hole card before the reveal."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -176,7 +176,7 @@ MESSAGES: dict[str, str] = {
     "banner.duplicate_card.act": "Round void, deck blocked: supervisor must unblock",
     "banner.unknown_card.msg": "Unknown card read",
     "banner.unknown_card.act": "Round void, deck blocked: supervisor must unblock",
-    "banner.deck_blocked.msg": "Deck blocked",
+    "banner.deck_blocked.msg": "Deck blocked: card {card}",
     "banner.deck_blocked.act": "Supervisor: check the deck, then Unblock deck",
     "banner.wrong_count.msg": "Wrong number of cards",
     "banner.wrong_count.act": "Void the round (supervisor)",

@@ -165,7 +165,7 @@ MESSAGES: dict[str, str] = {
     "banner.duplicate_card.act": "Coup annulé, jeu bloqué : déblocage superviseur",
     "banner.unknown_card.msg": "Carte inconnue lue",
     "banner.unknown_card.act": "Coup annulé, jeu bloqué : déblocage superviseur",
-    "banner.deck_blocked.msg": "Jeu bloqué",
+    "banner.deck_blocked.msg": "Jeu bloqué : carte {card}",
     "banner.deck_blocked.act": "Superviseur : vérifiez le jeu, puis Débloquer",
     "banner.wrong_count.msg": "Mauvais nombre de cartes",
     "banner.wrong_count.act": "Annulez le coup (superviseur)",

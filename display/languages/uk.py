@@ -165,7 +165,7 @@ MESSAGES: dict[str, str] = {
     "banner.duplicate_card.act": "Гру анульовано, колоду заблоковано: супервайзер",
     "banner.unknown_card.msg": "Прочитано невідому карту",
     "banner.unknown_card.act": "Гру анульовано, колоду заблоковано: супервайзер",
-    "banner.deck_blocked.msg": "Колоду заблоковано",
+    "banner.deck_blocked.msg": "Колоду заблоковано: карта {card}",
     "banner.deck_blocked.act": "Супервайзер: перевірте колоду і розблокуйте",
     "banner.wrong_count.msg": "Неправильна кількість карт",
     "banner.wrong_count.act": "Анулюйте гру (супервайзер)",
