@@ -343,8 +343,15 @@ class Daemon:
         self.screens_missing = [n for n in names if n not in opened]
 
     def _screens_note(self) -> str:
-        """``; player screen did not open`` for each configured screen not open, else ''."""
-        return "".join(f"; {n} screen did not open" for n in self.screens_missing)
+        """What STATUS adds about the screens; '' when all is well.
+
+        ``; player screen did not open`` for each configured screen not open, and
+        ``; screens shown nowhere (SDL video driver offscreen)`` when no one can see them.
+        """
+        note = "".join(f"; {n} screen did not open" for n in self.screens_missing)
+        if self.app is not None and self.app.shown_nowhere:
+            note += f"; screens shown nowhere (SDL video driver {self.app.driver})"
+        return note
 
     def _open_link(self) -> None:
         self.link = open_shoe(self.config, self.table.inbox)
