@@ -142,23 +142,24 @@ def main(argv: list[str] | None = None) -> int:
         argv: arguments without the program name; ``sys.argv[1:]`` when None.
 
     Returns:
-        The process exit status (0 success, 1 bad input seen, 2 usage error).
+        The process exit status (0 success, 1 bad input seen, 2 usage error, 130 stopped
+        by Ctrl+C at any point, the sub-command's import included: no traceback).
     """
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # keep stdout for output
     escape_unencodable(sys.stdout, sys.stderr)
     argv = sys.argv[1:] if argv is None else argv
-    parser = build_parser(argv)
-    args, unknown = parser.parse_known_args(argv)
-    if not getattr(args, "command", None):
-        if unknown:
-            parser.error(f"unrecognized arguments: {' '.join(unknown)}")
-        parser.print_help()
-        return 2
-    if unknown:  # the sub-command's usage, not the top level's
-        args._commands[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
-    module = importlib.import_module(args._module)
-    runner = getattr(module, f"run_{args._command.replace('-', '_')}", None) or module.run
     try:
+        parser = build_parser(argv)  # imports the sub-command's module
+        args, unknown = parser.parse_known_args(argv)
+        if not getattr(args, "command", None):
+            if unknown:
+                parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+            parser.print_help()
+            return 2
+        if unknown:  # the sub-command's usage, not the top level's
+            args._commands[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
+        module = importlib.import_module(args._module)
+        runner = getattr(module, f"run_{args._command.replace('-', '_')}", None) or module.run
         return int(runner(args) or 0)
     except KeyboardInterrupt:
         return 130

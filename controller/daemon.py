@@ -57,6 +57,8 @@ DEMO_PACE_MS = 900
 """The demo's pause between dealer steps with screens: a person can follow the deal."""
 DEMO_HEADLESS_PACE_MS = 100
 """The headless demo's pause: it prints one line per round, so rounds come quickly."""
+MAX_PACE_MS = 60_000
+"""The longest autoplay pause ``--pace-ms`` takes: a minute between dealer steps."""
 
 #: threads that may end on their own: the control channel ends with its input
 _MAY_END = frozenset({"control"})
@@ -91,9 +93,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="stop after N settled rounds (1 or more)")
     parser.add_argument("--lang", choices=("en", "fr", "uk"), help="screen language")
     parser.add_argument("--log-level", choices=("debug", "info", "warning", "error"))
-    parser.add_argument("--pace-ms", type=whole_number(0), default=None,
-                        help="autoplay pause between dealer steps, milliseconds (demo "
-                        f"default {DEMO_PACE_MS}, headless {DEMO_HEADLESS_PACE_MS})")
+    parser.add_argument("--pace-ms", type=whole_number(0, MAX_PACE_MS), default=None,
+                        help=f"autoplay pause between dealer steps, 0 to {MAX_PACE_MS:,} "
+                        f"milliseconds (demo default {DEMO_PACE_MS}, headless "
+                        f"{DEMO_HEADLESS_PACE_MS})")
     parser.add_argument("--supervisor-pin", default=None,
                         help="PIN autoplay uses for supervisor steps (demo only)")
     parser.add_argument("--control-stdin", action="store_true",
