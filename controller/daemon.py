@@ -542,7 +542,8 @@ def run(args: argparse.Namespace) -> int:
     _setup_logging(args.log_level or "info")
     try:
         config = load_config(args.config, **overrides)
-        check_shoe(config)
+        # the demo's own shoe names its dialect: the configured shoe's is not in question
+        check_shoe(config, warn_dialect=not (demo and args.shoe is None))
     except ConfigError as exc:
         print(f"threecard run: {exc}", file=sys.stderr)
         return 2
@@ -593,7 +594,7 @@ def run(args: argparse.Namespace) -> int:
             tmpdir.cleanup()
             log.info("demo journal %s deleted (run with --journal PATH to keep one)",
                      config.journal_path)
-        elif demo:
+        elif demo and daemon.table is not None and Path(config.journal_path).is_file():
             log.info("demo journal kept: %s (threecard recall --journal %s)",
                      config.journal_path, config.journal_path)
 

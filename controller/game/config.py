@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from controller.game.auth import parse_pin_hash
 from controller.game.engine import MAX_SEATS
 from controller.game.events import DEFAULT_DIALECT
 from controller.game.rules import RuleProfile, RuleProfileError, load_profile
@@ -52,6 +53,7 @@ class TableConfig:
         headless: no window at all (SDL dummy driver).
         roles: role -> PIN hash; ``lockout_after`` and ``lockout_seconds``.
         log_level: ``debug`` ... ``error``.
+        given: the fields the file or a flag set; the others are defaults.
     """
 
     source: str = "<defaults>"
@@ -78,6 +80,7 @@ class TableConfig:
     lockout_after: int = 5
     lockout_seconds: int = 300
     log_level: str = "info"
+    given: frozenset[str] = frozenset()
 
 
 _SCHEMA: dict[str, dict[str, tuple[str, type | tuple[type, ...]]]] = {
@@ -131,10 +134,15 @@ def _check(cfg: TableConfig) -> TableConfig:
     if cfg.lockout_after < 1 or cfg.lockout_seconds < 0:
         raise bad("roles.lockout_after", "must be at least 1 (lockout_seconds at least 0)")
     for role, digest in cfg.roles.items():
-        parts = digest.split("$")
-        if len(parts) != 6 or parts[0] != "scrypt":
-            raise bad(f"roles.{role}", "must be a PIN hash from `threecard hash-pin` "
-                      "(scrypt$...), never a PIN")
+        try:
+            parse_pin_hash(digest)
+        except ValueError as exc:
+            raise bad(f"roles.{role}", f"must be a PIN hash from `threecard hash-pin` "
+                      f"(scrypt$...), never a PIN: {exc}") from None
+    for key in ("dealer_output", "player_output"):
+        if getattr(cfg, key) < 0:
+            raise bad(f"display.{key}", f"must be 0 or more (outputs are numbered from 0), "
+                      f"got {getattr(cfg, key)}")
     if not cfg.journal_path:
         raise bad("journal.path", "must not be empty")
     try:
@@ -193,4 +201,4 @@ def load_config(path: str | Path | None, **overrides: Any) -> TableConfig:
     values.update({k: v for k, v in overrides.items() if v is not None})
     if "chip_values" in values:
         values["chip_values"] = tuple(values["chip_values"])
-    return _check(TableConfig(source=source, **values))
+    return _check(TableConfig(source=source, given=frozenset(values), **values))
