@@ -82,7 +82,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rules", help="rule profile: live, classic or a TOML path")
     parser.add_argument("--seats", type=whole_number(1, MAX_SEATS),
                         help=f"number of seats (1-{MAX_SEATS})")
-    parser.add_argument("--journal", help="journal file (SQLite)")
+    parser.add_argument("--journal", metavar="PATH",
+                        help="journal file (SQLite); default: [journal] path of --config, "
+                        "else ./journal.sqlite3 in the working folder. PATH.lock beside it "
+                        "is the one-writer lock: it stays after a stop, and is reused")
     parser.add_argument("--headless", action="store_true",
                         help="no window (SDL dummy driver); one log line per round")
     parser.add_argument("--autoplay", action="store_true",

@@ -352,6 +352,13 @@ class Journal:
         self._lock_fd = fd
 
     def _release_writer_lock(self) -> None:
+        """Let another writer in: close the lock's descriptor, which drops the flock.
+
+        The ``.lock`` file itself stays, by design: flock on a file that is never removed
+        is the safe pattern. Removing it would let a process that opened it just before
+        the removal lock the deleted file while a third creates and locks a new one: two
+        writers on one journal.
+        """
         if self._lock_fd is not None:
             with contextlib.suppress(OSError):
                 os.close(self._lock_fd)

@@ -3,8 +3,11 @@ terminal or journal whose encoding cannot write every character."""
 
 from __future__ import annotations
 
+import fnmatch
+import os
 import re
 import time
+from pathlib import Path
 
 TABLE_ID = "СТІЛ-1"                 # Cyrillic: Latin-1 cannot write it
 ESCAPED = TABLE_ID.encode("latin-1", "backslashreplace").decode("latin-1")
@@ -38,3 +41,33 @@ def test_logs_escape_what_the_terminal_cannot_encode(tmp_path, daemons):
     d.stop()
     assert not [x for x in d.lines if "Logging error" in x or "Traceback" in x], d.lines
     assert d.lines[-1].endswith("stopped: 1 rounds settled this run")
+
+
+def test_run_help_names_the_default_journal_and_its_lock(tmp_path):
+    import subprocess
+    import sys
+
+    from controller.game.config import TableConfig
+
+    p = subprocess.run([sys.executable, "-m", "controller.cli", "run", "--help"],
+                       capture_output=True, text=True, timeout=60, cwd=tmp_path,
+                       env={**os.environ, "COLUMNS": "200"})
+    assert p.returncode == 0
+    line = " ".join(p.stdout.split())
+    assert f"else ./{TableConfig().journal_path} in the working folder" in line
+    assert "PATH.lock beside it is the one-writer lock: it stays after a stop" in line
+
+
+def test_the_journal_lock_left_after_a_stop_is_ignored_by_git(tmp_path, daemons):
+    """The lock file stays (flock on a file never removed); a checkout ignores it."""
+    journal = tmp_path / "demo.sqlite3"
+    d = daemons(["--demo", "--headless", "--rounds", "1", "--journal", str(journal)])
+    assert d.proc.wait(60) == 0
+    d.stop()
+    lock = Path(str(journal) + ".lock")
+    assert lock.is_file()
+    ignored = (Path(__file__).resolve().parents[2] / ".gitignore").read_text().split()
+    assert any(fnmatch.fnmatch(lock.name, pattern) for pattern in ignored), ignored
+    again = daemons(["--demo", "--headless", "--rounds", "1", "--journal", str(journal)])
+    assert again.proc.wait(60) == 0                      # the lock is taken again
+    again.stop()
