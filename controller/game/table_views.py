@@ -39,11 +39,17 @@ _PLAYER_BANNERS = frozenset({"void", "link_lost", "link_silent", "misread", "seq
                              "shoe_restart", "interrupted_round", "deck_blocked",
                              "journal_locked", "alarm"})
 _RTP_LOCK = threading.Lock()
-_RTP: dict[str, tuple[tuple[str, int], ...]] = {}
+_RTP: dict[str, tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...], str]] = {}
 
 
-def rtp_for(profile: RuleProfile) -> tuple[tuple[str, int], ...]:
-    """Return to player per bet in ppm from the par sheet (computed once per profile)."""
+def _returns(profile: RuleProfile) -> tuple[tuple[tuple[str, int], ...],
+                                            tuple[tuple[str, int], ...], str]:
+    """Returns to player from the par sheet, computed once per profile.
+
+    Returns:
+        (the paytables' returns, the side bets' returns that differ for a player who
+        follows the strategy, that strategy's weakest played hand such as ``Q-6-4``).
+    """
     with _RTP_LOCK:
         got = _RTP.get(profile.source)
         if got is None:
@@ -51,28 +57,38 @@ def rtp_for(profile: RuleProfile) -> tuple[tuple[str, int], ...]:
                 from controller.game.enumeration import SIX_CARD_COUNTS
                 from controller.game.par_sheet import compute_par_sheet, rtp_ppm
             except ImportError:  # pragma: no cover - the par sheet is part of the product
-                got = ()
+                got = ((), (), "")
             else:
-                got = tuple(rtp_ppm(compute_par_sheet(profile, six_card_counts=SIX_CARD_COUNTS))
-                            .items())
+                sheet = compute_par_sheet(profile, six_card_counts=SIX_CARD_COUNTS)
+                plain, played = rtp_ppm(sheet), rtp_ppm(sheet, with_strategy=True)
+                got = (tuple(plain.items()),
+                       tuple((k, v) for k, v in played.items() if plain[k] != v),
+                       "-".join(sheet.strategy.min_play_hand))
             _RTP[profile.source] = got
         return got
+
+
+def rtp_for(profile: RuleProfile) -> tuple[tuple[str, int], ...]:
+    """Return to player per bet in ppm from the par sheet (computed once per profile)."""
+    return _returns(profile)[0]
 
 
 def paytables_for(profile: RuleProfile) -> Paytables:
     """The rules in force as the player screen shows them (R14).
 
     Paytable rows carry the hand's key (``three_of_a_kind``), never a name: the display
-    translates it.
+    translates it. Beside each paytable's return, a side bet's return for a player who
+    follows the strategy where a fold loses it (what such a player gets).
     """
     def table(t: Any) -> tuple[tuple[str, int], ...]:
         return tuple(sorted(t.items(), key=lambda kv: -kv[1]))
+    rtp, rtp_strategy, strategy = _returns(profile)
     return Paytables(
         profile=profile.name, ante_bonus=table(profile.ante_bonus),
         pair_plus=table(profile.pair_plus), six_card_bonus=table(profile.six_card_bonus),
         limits=tuple((k, v.min, v.max) for k, v in profile.limits.items()),
-        rtp=rtp_for(profile), qualifier=profile.qualifier.text,
-        player_cards_face_up=profile.player_cards_face_up)
+        rtp=rtp, rtp_strategy=rtp_strategy, strategy=strategy,
+        qualifier=profile.qualifier.text, player_cards_face_up=profile.player_cards_face_up)
 
 
 def _bet_lines(results: list[list[Any]] | None) -> tuple[BetLine, ...]:

@@ -99,7 +99,12 @@ class Paytables:
             the display translates) -> "X to 1", high to low.
         limits: bet type -> (min, max) minor units.
         rtp: bet type (``ante_play``, ``pair_plus``, ``six_card_bonus``) -> return to
-            player in parts per million (966270 = 96.6270 %), from the par sheet.
+            player in parts per million (966270 = 96.6270 %), from the par sheet: the
+            paytable's return, a side bet settled on its cards (the hand played).
+        rtp_strategy: the side bets whose return differs for a player who follows the
+            strategy (``strategy``), a fold losing the side bets: bet type -> that return
+            in parts per million (``six_card_bonus`` 717301 under the live rules).
+        strategy: the weakest hand that strategy plays, e.g. ``Q-6-4``.
         qualifier: e.g. ``Q-high``.
         player_cards_face_up: the profile deals player cards face up.
     """
@@ -110,6 +115,8 @@ class Paytables:
     six_card_bonus: tuple[tuple[str, int], ...] = ()
     limits: tuple[tuple[str, int, int], ...] = ()
     rtp: tuple[tuple[str, int], ...] = ()
+    rtp_strategy: tuple[tuple[str, int], ...] = ()
+    strategy: str = ""
     qualifier: str = "Q-high"
     player_cards_face_up: bool = True
 

@@ -149,6 +149,8 @@ MESSAGES: dict[str, str] = {
     "player.paytables": "Paytables",
     "player.limits": "Table limits",
     "player.rtp": "Return to player",
+    "player.rtp_played": "{bet}, played",
+    "player.rtp_strategy": "folding under {hand}",
     "player.recent": "Recent results",
     "player.place_bets": "Place your bets",
     "player.no_more_bets": "No more bets",

@@ -139,6 +139,8 @@ MESSAGES: dict[str, str] = {
     "player.paytables": "Tables de paiement",
     "player.limits": "Limites de la table",
     "player.rtp": "Retour au joueur",
+    "player.rtp_played": "{bet}, joué",
+    "player.rtp_strategy": "en passant sous {hand}",
     "player.recent": "Derniers résultats",
     "player.place_bets": "Faites vos jeux",
     "player.no_more_bets": "Rien ne va plus",

@@ -139,6 +139,8 @@ MESSAGES: dict[str, str] = {
     "player.paytables": "Таблиці виплат",
     "player.limits": "Ліміти столу",
     "player.rtp": "Повернення гравцю",
+    "player.rtp_played": "{bet}, зіграно",
+    "player.rtp_strategy": "пас нижче {hand}",
     "player.recent": "Останні результати",
     "player.place_bets": "Робіть ставки",
     "player.no_more_bets": "Ставок більше немає",

@@ -182,3 +182,22 @@ def test_player_paytables_name_every_hand_in_the_screen_language(screens, lang):
     assert {tr.hand(k) for k in keys} <= shown
     english = {MESSAGES["en"][f"hand.{k}"] for k in keys} - {tr.hand(k) for k in keys}
     assert not english & shown, sorted(english & shown)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_player_screen_says_what_each_6_card_bonus_return_assumes(screens, size, lang):
+    """A fold loses the 6 Card Bonus (live rules): the screen shows the paytable's return
+    as the return of a hand played, and beside it what a player folding below Q-6-4 gets
+    (docs/rules.md, the par sheet's two figures)."""
+    from display.i18n import Translator, format_rtp
+
+    view = build("settled").player
+    frame = screens[lang][1].draw(pygame.Surface(size), view)
+    tr = Translator(lang)
+    rows = [t.text for t in frame.texts_in("paytables")]
+    played = tr("player.rtp_played", bet=tr.bet("six_card_bonus"))
+    folding = tr("player.rtp_strategy", hand="Q-6-4")
+    assert played in rows and folding in rows
+    assert rows[rows.index(played) + 1] == format_rtp(914386) == "91.44\u00a0%"
+    assert rows[rows.index(folding) + 1] == format_rtp(717301) == "71.73\u00a0%"
