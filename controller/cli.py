@@ -43,7 +43,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         The parser; each sub-parser carries ``_module`` so ``main`` can dispatch, and
         ``parser.commands`` maps each sub-command's name to its parser.
     """
-    parser = argparse.ArgumentParser(prog="threecard", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="threecard",
+                                     description=__doc__.splitlines()[0].replace("``", ""))
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     chosen = _chosen_command(sys.argv[1:] if argv is None else argv)
     commands: dict[str, argparse.ArgumentParser] = {}
@@ -89,6 +90,11 @@ def whole_number(low: int, high: int | None = None) -> Callable[[str], int]:
         return value
 
     return convert
+
+
+def counted(n: int, noun: str) -> str:
+    """``1 round``, ``2 rounds``, ``0 rounds``: a count and its noun, singular for one."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def wagers(text: str) -> dict[str, int]:

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.autoplay import AutoPlayer, autoplay_loop
-from controller.cli import escape_unencodable, wagers, whole_number
+from controller.cli import counted, escape_unencodable, wagers, whole_number
 from controller.game import commands as cmd
 from controller.game.cards import parse_cards
 from controller.game.config import DEMO_SHOE, ConfigError, TableConfig, load_config
@@ -375,7 +375,7 @@ class Daemon:
             self.notifier.status(f"round {dv.round_id} {ended}; {self.roundlog.settled} "
                                  f"settled; shoe {dv.link_state}{self._screens_note()}")
             if self.rounds is not None and self.roundlog.settled >= self.rounds:
-                log.info("%d rounds settled: stopping", self.roundlog.settled)
+                log.info("%s settled: stopping", counted(self.roundlog.settled, "round"))
                 self.stop_event.set()
 
     # -- threads --------------------------------------------------------------------
@@ -414,7 +414,11 @@ class Daemon:
             try:
                 obj = json.loads(line)
                 name = obj.pop("command")
-                klass = types[name]
+                klass = types.get(name)
+                if klass is None:
+                    log.error("control: unknown command %r (known: %s)", name,
+                              ", ".join(sorted(types)))
+                    continue
                 command = klass(**obj)
             except (ValueError, KeyError, TypeError) as exc:
                 log.error("control: bad command %r: %s", line[:200], exc)
@@ -518,7 +522,7 @@ class Daemon:
             self.table.stop()
         if self.app is not None:
             self.app.close()
-        log.info("stopped: %d rounds settled this run", self.roundlog.settled)
+        log.info("stopped: %s settled this run", counted(self.roundlog.settled, "round"))
         self.notifier.close()
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.autoplay import AutoPlayer
-from controller.cli import wagers, whole_number
+from controller.cli import counted, wagers, whole_number
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
 from controller.game.commands import ManualCard, NoMoreBets
 from controller.game.engine import MAX_SEATS, TableConfig
@@ -340,7 +340,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_human(r: dict[str, Any]) -> None:
-    print(f"rules {r['rules']}, {r['seats']} seats: {r['rounds_settled']} rounds settled, "
+    print(f"rules {r['rules']}, {counted(r['seats'], 'seat')}: "
+          f"{counted(r['rounds_settled'], 'round')} settled, "
           f"{r['rounds_voided']} void; {r['rounds_this_run']} this run in {r['seconds']} s "
           f"({r['rounds_per_second']} rounds/s)")
     for bet, w in r["wagered"].items():

@@ -123,6 +123,9 @@ class Journal:
         self._lock_fd: int | None = None
         try:
             if readonly:
+                if Path(self.path).is_dir():
+                    raise JournalError(f"{self.path}: is a directory; give the journal "
+                                       "file's path")
                 if not Path(self.path).is_file():
                     raise JournalError(f"{self.path}: no such journal")
                 uri = Path(self.path).resolve().as_uri() + "?mode=ro"

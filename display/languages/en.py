@@ -127,7 +127,7 @@ MESSAGES: dict[str, str] = {
     "reason.duplicate_card": "Duplicate card cleared",
     # screens
     "screen.recall": "RECALL",
-    "screen.recall_round": "RECALL  Round {round} of the last {count}",
+    "screen.recall_round": "RECALL  Round {round} ({index} of {count})",
     "screen.meters": "Meters",
     "screen.payouts": "Payouts in pay order",
     "screen.refunds": "Refunds",

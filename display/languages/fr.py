@@ -118,7 +118,7 @@ MESSAGES: dict[str, str] = {
     "reason.other": "Autre irrégularité",
     "reason.duplicate_card": "Carte en double levée",
     "screen.recall": "HISTORIQUE",
-    "screen.recall_round": "HISTORIQUE  Coup {round} des {count} derniers",
+    "screen.recall_round": "HISTORIQUE  Coup {round} ({index} sur {count})",
     "screen.meters": "Compteurs",
     "screen.payouts": "Paiements dans l'ordre",
     "screen.refunds": "Remboursements",

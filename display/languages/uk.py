@@ -118,7 +118,7 @@ MESSAGES: dict[str, str] = {
     "reason.other": "Інше порушення",
     "reason.duplicate_card": "Дубль карти усунено",
     "screen.recall": "ІСТОРІЯ ІГОР",
-    "screen.recall_round": "ІСТОРІЯ  Гра {round} з останніх {count}",
+    "screen.recall_round": "ІСТОРІЯ  Гра {round} ({index} з {count})",
     "screen.meters": "Лічильники",
     "screen.payouts": "Виплати по черзі",
     "screen.refunds": "Повернення",

@@ -212,3 +212,11 @@ def test_ctrl_c_while_the_sub_command_imports_exits_130_quietly(tmp_path):
     out, err = p.communicate(timeout=30)
     assert p.returncode == 130
     assert (out, err) == ("", "")
+
+
+@pytest.mark.parametrize("command", ["recall", "meters", "verify-journal"])
+def test_a_folder_given_as_the_journal_is_named_a_directory(threecard, tmp_path, command):
+    p = threecard(command, "--journal", str(tmp_path))
+    assert p.returncode != 0 and "Traceback" not in p.stderr
+    assert f"{tmp_path}: is a directory; give the journal file's path" in p.stderr
+    assert "no such journal" not in p.stderr

@@ -40,7 +40,7 @@ def test_logs_escape_what_the_terminal_cannot_encode(tmp_path, daemons):
     assert d.proc.wait(60) == 0
     d.stop()
     assert not [x for x in d.lines if "Logging error" in x or "Traceback" in x], d.lines
-    assert d.lines[-1].endswith("stopped: 1 rounds settled this run")
+    assert d.lines[-1].endswith("stopped: 1 round settled this run")
 
 
 def test_run_help_names_the_default_journal_and_its_lock(tmp_path):
@@ -71,3 +71,25 @@ def test_the_journal_lock_left_after_a_stop_is_ignored_by_git(tmp_path, daemons)
     again = daemons(["--demo", "--headless", "--rounds", "1", "--journal", str(journal)])
     assert again.proc.wait(60) == 0                      # the lock is taken again
     again.stop()
+
+
+def test_an_unknown_control_command_is_named_as_such(table_config, daemons):
+    d = daemons(["--config", str(table_config), "--headless", "--control-stdin",
+                 "--shoe", "sim://?dialect=native"])
+    d.wait_for("READY")
+    d.send("bogus")
+    line = d.wait_for(r"ERROR +control: unknown command 'bogus' \(known: ").string
+    assert "no_more_bets" in line and "bad command" not in line
+    d.send("no_more_bets")                               # the channel goes on
+    d.wait_for(r"control: no_more_bets")
+    assert d.stop() == 0
+
+
+def test_top_level_help_is_plain_text(tmp_path):
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, "-m", "controller.cli", "--help"], capture_output=True,
+                       text=True, timeout=60, cwd=tmp_path)
+    assert p.returncode == 0
+    assert "The threecard command: one entry point" in p.stdout and "``" not in p.stdout

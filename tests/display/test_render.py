@@ -201,3 +201,21 @@ def test_player_screen_says_what_each_6_card_bonus_return_assumes(screens, size,
     assert played in rows and folding in rows
     assert rows[rows.index(played) + 1] == format_rtp(914386) == "91.44\u00a0%"
     assert rows[rows.index(folding) + 1] == format_rtp(717301) == "71.73\u00a0%"
+
+
+@pytest.mark.parametrize("lang, want", [
+    ("en", "RECALL  Round {r} ({i} of {n})"),
+    ("fr", "HISTORIQUE  Coup {r} ({i} sur {n})"),
+    ("uk", "ІСТОРІЯ  Гра {r} ({i} з {n})")])
+def test_recall_header_names_the_round_and_its_place_among_those_kept(fonts, lang, want):
+    """Not "Round 11 of the last 10": the round shown, then which of the rounds kept."""
+    sc = build("recall")
+    rounds = sc.dealer.recall
+    assert len(rounds) >= 3
+    for index in (0, 2):
+        screen = DealerScreen(fonts, lang)
+        screen.ui.screen = sc.dealer_screen
+        screen.ui.recall_index = index
+        frame = screen.draw(pygame.Surface((1280, 800)), sc.dealer)
+        (title,) = [t.text for t in frame.texts if t.role == "recall.title"]
+        assert title == want.format(r=rounds[index].round_id, i=index + 1, n=len(rounds))
