@@ -308,6 +308,8 @@ class Daemon:
         from controller.game.table import Table
 
         self.self_check()
+        if self.stop_event.is_set():  # a stop asked during the check: open nothing more
+            return
         try:
             self.table = Table(self.config.journal_path, self._table_config(),
                                on_publish=self._on_publish)
@@ -482,8 +484,16 @@ class Daemon:
 
     # -- main -----------------------------------------------------------------------
     def run(self) -> int:
-        """Run until SIGTERM/SIGINT or ``rounds`` settled rounds. Returns the exit status."""
+        """Run until SIGTERM/SIGINT or ``rounds`` settled rounds. Returns the exit status.
+
+        A stop asked during start-up (Ctrl+C in the self-check) stops cleanly: READY is
+        never sent.
+        """
         self.open()
+        if self.stop_event.is_set():
+            log.info("stop asked during start-up: not ready")
+            self.close()
+            return 0
         if self.autoplay is not None:
             self._spawn("autoplay", self._autoplay_loop)
         if self.control_stdin:
