@@ -43,7 +43,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         The parser; each sub-parser carries ``_module`` so ``main`` can dispatch, and
         ``parser.commands`` maps each sub-command's name to its parser.
     """
-    parser = argparse.ArgumentParser(prog="threecard", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="threecard",
+                                     description=__doc__.splitlines()[0].replace("``", ""))
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     chosen = _chosen_command(sys.argv[1:] if argv is None else argv)
     commands: dict[str, argparse.ArgumentParser] = {}
@@ -89,6 +90,11 @@ def whole_number(low: int, high: int | None = None) -> Callable[[str], int]:
         return value
 
     return convert
+
+
+def counted(n: int, noun: str) -> str:
+    """``1 round``, ``2 rounds``, ``0 rounds``: a count and its noun, singular for one."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def wagers(text: str) -> dict[str, int]:
@@ -146,23 +152,24 @@ def main(argv: list[str] | None = None) -> int:
         argv: arguments without the program name; ``sys.argv[1:]`` when None.
 
     Returns:
-        The process exit status (0 success, 1 bad input seen, 2 usage error).
+        The process exit status (0 success, 1 bad input seen, 2 usage error, 130 stopped
+        by Ctrl+C at any point, the sub-command's import included: no traceback).
     """
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # keep stdout for output
     escape_unencodable(sys.stdout, sys.stderr)
     argv = sys.argv[1:] if argv is None else argv
-    parser = build_parser(argv)
-    args, unknown = parser.parse_known_args(argv)
-    if not getattr(args, "command", None):
-        if unknown:
-            parser.error(f"unrecognized arguments: {' '.join(unknown)}")
-        parser.print_help()
-        return 2
-    if unknown:  # the sub-command's usage, not the top level's
-        args._commands[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
-    module = importlib.import_module(args._module)
-    runner = getattr(module, f"run_{args._command.replace('-', '_')}", None) or module.run
     try:
+        parser = build_parser(argv)  # imports the sub-command's module
+        args, unknown = parser.parse_known_args(argv)
+        if not getattr(args, "command", None):
+            if unknown:
+                parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+            parser.print_help()
+            return 2
+        if unknown:  # the sub-command's usage, not the top level's
+            args._commands[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
+        module = importlib.import_module(args._module)
+        runner = getattr(module, f"run_{args._command.replace('-', '_')}", None) or module.run
         return int(runner(args) or 0)
     except KeyboardInterrupt:
         return 130

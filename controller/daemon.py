@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.autoplay import QUIET_MS, AutoPlayer, autoplay_loop
-from controller.cli import escape_unencodable, wagers, whole_number
+from controller.cli import counted, escape_unencodable, wagers, whole_number
 from controller.game import commands as cmd
 from controller.game.cards import parse_cards
 from controller.game.config import (
@@ -64,6 +64,8 @@ DEMO_PACE_MS = 900
 """The demo's pause between dealer steps with screens: a person can follow the deal."""
 DEMO_HEADLESS_PACE_MS = 100
 """The headless demo's pause: it prints one line per round, so rounds come quickly."""
+MAX_PACE_MS = 60_000
+"""The longest autoplay pause ``--pace-ms`` takes: a minute between dealer steps."""
 
 #: threads that may end on their own: the control channel ends with its input
 _MAY_END = frozenset({"control"})
@@ -87,7 +89,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rules", help="rule profile: live, classic or a TOML path")
     parser.add_argument("--seats", type=whole_number(MIN_SEATS, MAX_SEATS),
                         help=f"number of seats ({MIN_SEATS}-{MAX_SEATS})")
-    parser.add_argument("--journal", help="journal file (SQLite)")
+    parser.add_argument("--journal", metavar="PATH",
+                        help="journal file (SQLite); default: [journal] path of --config, "
+                        "else ./journal.sqlite3 in the working folder. PATH.lock beside it "
+                        "is the one-writer lock: it stays after a stop, and is reused")
     parser.add_argument("--headless", action="store_true",
                         help="no window (SDL dummy driver); one log line per round")
     parser.add_argument("--autoplay", action="store_true",
@@ -98,9 +103,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="stop after N settled rounds (1 or more)")
     parser.add_argument("--lang", choices=("en", "fr", "uk"), help="screen language")
     parser.add_argument("--log-level", choices=("debug", "info", "warning", "error"))
-    parser.add_argument("--pace-ms", type=whole_number(0), default=None,
-                        help="autoplay pause between dealer steps, milliseconds (demo "
-                        f"default {DEMO_PACE_MS}, headless {DEMO_HEADLESS_PACE_MS})")
+    parser.add_argument("--pace-ms", type=whole_number(0, MAX_PACE_MS), default=None,
+                        help=f"autoplay pause between dealer steps, 0 to {MAX_PACE_MS:,} "
+                        f"milliseconds (demo default {DEMO_PACE_MS}, headless "
+                        f"{DEMO_HEADLESS_PACE_MS})")
     parser.add_argument("--supervisor-pin", default=None,
                         help="PIN autoplay uses for its supervisor steps (acknowledging a "
                         "void, voiding an interrupted round, unblocking the deck); with no "
@@ -308,6 +314,8 @@ class Daemon:
         from controller.game.table import Table
 
         self.self_check()
+        if self.stop_event.is_set():  # a stop asked during the check: open nothing more
+            return
         try:
             self.table = Table(self.config.journal_path, self._table_config(),
                                on_publish=self._on_publish)
@@ -349,8 +357,15 @@ class Daemon:
         self.screens_missing = [n for n in names if n not in opened]
 
     def _screens_note(self) -> str:
-        """``; player screen did not open`` for each configured screen not open, else ''."""
-        return "".join(f"; {n} screen did not open" for n in self.screens_missing)
+        """What STATUS adds about the screens; '' when all is well.
+
+        ``; player screen did not open`` for each configured screen not open, and
+        ``; screens shown nowhere (SDL video driver offscreen)`` when no one can see them.
+        """
+        note = "".join(f"; {n} screen did not open" for n in self.screens_missing)
+        if self.app is not None and self.app.shown_nowhere:
+            note += f"; screens shown nowhere (SDL video driver {self.app.driver})"
+        return note
 
     def _open_link(self) -> None:
         self.link = open_shoe(self.config, self.table.inbox)
@@ -368,7 +383,7 @@ class Daemon:
             self.notifier.status(f"round {dv.round_id} {ended}; {self.roundlog.settled} "
                                  f"settled; shoe {dv.link_state}{self._screens_note()}")
             if self.rounds is not None and self.roundlog.settled >= self.rounds:
-                log.info("%d rounds settled: stopping", self.roundlog.settled)
+                log.info("%s settled: stopping", counted(self.roundlog.settled, "round"))
                 self.stop_event.set()
 
     # -- threads --------------------------------------------------------------------
@@ -409,7 +424,11 @@ class Daemon:
             try:
                 obj = json.loads(line)
                 name = obj.pop("command")
-                klass = types[name]
+                klass = types.get(name)
+                if klass is None:
+                    log.error("control: unknown command %r (known: %s)", name,
+                              ", ".join(sorted(types)))
+                    continue
                 command = klass(**obj)
             except (ValueError, KeyError, TypeError) as exc:
                 log.error("control: bad command %r: %s", line[:200], exc)
@@ -473,8 +492,16 @@ class Daemon:
 
     # -- main -----------------------------------------------------------------------
     def run(self) -> int:
-        """Run until SIGTERM/SIGINT or ``rounds`` settled rounds. Returns the exit status."""
+        """Run until SIGTERM/SIGINT or ``rounds`` settled rounds. Returns the exit status.
+
+        A stop asked during start-up (Ctrl+C in the self-check) stops cleanly: READY is
+        never sent.
+        """
         self.open()
+        if self.stop_event.is_set():
+            log.info("stop asked during start-up: not ready")
+            self.close()
+            return 0
         if self.autoplay is not None:
             self._spawn("autoplay", self._autoplay_loop)
         if self.control_stdin:
@@ -513,7 +540,7 @@ class Daemon:
             self.table.stop()
         if self.app is not None:
             self.app.close()
-        log.info("stopped: %d rounds settled this run", self.roundlog.settled)
+        log.info("stopped: %s settled this run", counted(self.roundlog.settled, "round"))
         self.notifier.close()
 
 
@@ -540,7 +567,8 @@ def run(args: argparse.Namespace) -> int:
     _setup_logging(args.log_level or "info")
     try:
         config = load_config(args.config, **overrides)
-        check_shoe(config)
+        # the demo's own shoe names its dialect: the configured shoe's is not in question
+        check_shoe(config, warn_dialect=not (demo and args.shoe is None))
     except ConfigError as exc:
         print(f"threecard run: {exc}", file=sys.stderr)
         return 2
@@ -591,7 +619,7 @@ def run(args: argparse.Namespace) -> int:
             tmpdir.cleanup()
             log.info("demo journal %s deleted (run with --journal PATH to keep one)",
                      config.journal_path)
-        elif demo:
+        elif demo and daemon.table is not None and Path(config.journal_path).is_file():
             log.info("demo journal kept: %s (threecard recall --journal %s)",
                      config.journal_path, config.journal_path)
 

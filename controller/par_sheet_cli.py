@@ -57,6 +57,8 @@ def sheet_to_json(sheet: ParSheet) -> dict:
     out = {"profile": sheet.profile, "ante_play": ante, "pair_plus": _bet_json(sheet.pair_plus)}
     if sheet.six_card_bonus is not None:
         out["six_card_bonus"] = _bet_json(sheet.six_card_bonus)
+    # the side bets as a player following the derived strategy gets them (fold rule applied)
+    out["with_strategy"] = {k: _bet_json(a) for k, a in sheet.with_strategy.items()}
     return out
 
 
@@ -84,6 +86,11 @@ def _print_table(sheet: ParSheet) -> None:
         console.print(t)
         console.print(f"  return to player {float(a.rtp) * 100:.4f} %   "
                       f"EV {_frac(a.ev)} per unit")
+        played = sheet.with_strategy.get(key)
+        if played is not None and played.rtp != a.rtp:
+            console.print(f"  for a player who plays {'-'.join(sheet.strategy.min_play_hand)} "
+                          "or better and folds the rest, a fold losing this bet: return "
+                          f"{float(played.rtp) * 100:.4f} %   EV {_frac(played.ev)} per unit")
         if key == "ante_play":
             st = sheet.strategy
             console.print(f"  optimal strategy (derived): play {'-'.join(st.min_play_hand)} or "

@@ -15,6 +15,9 @@ from controller.cli import whole_number
 from controller.game import recall as rc
 from controller.game.journal import Journal, JournalError
 
+MAX_LAST = 1_000_000
+"""The most rounds ``recall --last`` shows (the journal's own numbers stay far below)."""
+
 
 def _journal_arg(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--journal", required=True, help="the journal file")
@@ -24,8 +27,8 @@ def _journal_arg(parser: argparse.ArgumentParser) -> None:
 def add_recall_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``recall``."""
     _journal_arg(parser)
-    parser.add_argument("--last", type=whole_number(1), default=10,
-                        help="rounds to show (default 10)")
+    parser.add_argument("--last", type=whole_number(1, MAX_LAST), default=10,
+                        help=f"rounds to show, 1 to {MAX_LAST:,} (default 10)")
 
 
 def add_meters_arguments(parser: argparse.ArgumentParser) -> None:

@@ -8,6 +8,7 @@ starts. The drivers are imported only when these functions run.
 
 from __future__ import annotations
 
+import logging
 import queue
 from typing import TYPE_CHECKING, Any
 
@@ -16,23 +17,45 @@ from controller.game.config import ConfigError, TableConfig
 if TYPE_CHECKING:
     from drivers.link import ShoeLink
 
+log = logging.getLogger(__name__)
 
-def check_shoe(config: TableConfig) -> None:
-    """Check the configured dialect and shoe URL against the drivers' registries.
+
+def check_shoe(config: TableConfig, warn_dialect: bool = True) -> None:
+    """Check the configured dialect and shoe URL before anything starts.
+
+    The dialect and the URL's scheme are looked up in the drivers' registries, and the
+    URL's connector is built (never opened), so that its scheme refuses a target or an
+    option it does not take now, not once the journal is open.
+
+    Args:
+        config: the table's configuration.
+        warn_dialect: log a warning naming both when the URL names a dialect other than
+            the one ``shoe.dialect`` (or ``--dialect``) sets: the URL's wins.
 
     Raises:
         ConfigError: naming the file and the key: a dialect not in the registry, a URL
-            whose scheme is not registered or that names an unknown dialect.
+            whose scheme is not registered, that names an unknown dialect, or whose
+            target or options its scheme refuses.
     """
     from drivers.dialects import dialect_named
-    from drivers.url import parse_shoe_url
+    from drivers.url import make_connector, parse_shoe_url
 
-    for key, check, value in (("shoe.dialect", dialect_named, config.dialect),
-                              ("shoe.url", parse_shoe_url, config.shoe_url)):
-        try:
-            check(value)
-        except ValueError as exc:
-            raise ConfigError(f"{config.source}: {key}: {exc}") from None
+    try:
+        dialect = dialect_named(config.dialect)
+    except ValueError as exc:
+        raise ConfigError(f"{config.source}: shoe.dialect: {exc}") from None
+    try:
+        parsed = parse_shoe_url(config.shoe_url)
+        if parsed.dialect is not None:
+            dialect = dialect_named(parsed.dialect)
+        # built, never opened, and closed again: a simulated shoe's runs from the start
+        make_connector(parsed, dialect).close()
+    except ValueError as exc:
+        raise ConfigError(f"{config.source}: shoe.url: {exc}") from None
+    if warn_dialect and "dialect" in config.given and parsed.dialect not in (None,
+                                                                            config.dialect):
+        log.warning("the shoe URL %s names dialect %s: it wins over shoe.dialect (or "
+                    "--dialect) %s", config.shoe_url, parsed.dialect, config.dialect)
 
 
 def open_shoe(config: TableConfig, inbox: queue.Queue[Any]) -> ShoeLink:

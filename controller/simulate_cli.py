@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.autoplay import AutoPlayer
-from controller.cli import wagers, whole_number
+from controller.cli import counted, wagers, whole_number
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
 from controller.game.commands import ManualCard, NoMoreBets
 from controller.game.config import MAX_SEATS, MIN_SEATS, TableConfig, profile_for
@@ -33,38 +33,22 @@ from simulators.event_shoe import EventShoe, parse_faults
 
 DEFAULT_BETS = '{"ante": 100, "pair_plus": 100, "six_card_bonus": 100}'
 
-#: 6 Card Bonus best-hand counts over every (folded hand, dealer hand) pair under the
-#: Q-6-4 rule: 7,200 folded hands x 18,424 dealer hands = 132,652,800 pairs (computed by
-#: full enumeration with :func:`controller.game.enumeration.classify_six`; a slow test
-#: recomputes them). Where a fold loses the side bets, these wins are never paid.
-FOLDED_SIX_COUNTS = {
-    "royal_flush": 84, "straight_flush": 6_444, "four_of_a_kind": 21_600,
-    "full_house": 388_800, "flush": 706_272, "straight": 3_107_376,
-    "three_of_a_kind": 2_880_000, "two_pair": 11_858_400, "pair": 61_485_336,
-    "high_card": 52_198_488,
-}
-_PAIRS = 22_100 * 18_424
-
 
 def expected_returns(profile: RuleProfile) -> dict[str, Fraction]:
-    """Exact expected return per bet under the Q-6-4 rule and the profile's fold rule.
+    """Exact expected return per bet for the Q-6-4 play of the autoplayer.
 
-    The par sheet's returns, except the 6 Card Bonus where a fold loses the side bets:
-    there the wins a folded hand would have had are taken off, exactly. (Pair Plus needs
-    no change: no folded hand holds a pair or better.)
+    The par sheet's returns for a player who follows its derived strategy (Q-6-4 for
+    both shipped profiles) under the profile's fold rule
+    (:attr:`~controller.game.par_sheet.ParSheet.with_strategy`): where a fold loses the
+    side bets, the 6 Card Bonus of every folded hand is lost. The same figures the player
+    screen shows beside the paytables' returns.
     """
     from controller.game.enumeration import SIX_CARD_COUNTS
     from controller.game.par_sheet import compute_par_sheet
 
     sheet = compute_par_sheet(profile, six_card_counts=SIX_CARD_COUNTS)
-    out = {"ante_play": sheet.ante_play.rtp, "pair_plus": sheet.pair_plus.rtp}
-    if sheet.six_card_bonus is not None:
-        six = sheet.six_card_bonus.rtp
-        if profile.fold_loses_side_bets:
-            lost = sum((profile.six_card_bonus.get(k, 0) + 1) * n
-                       for k, n in FOLDED_SIX_COUNTS.items() if profile.six_card_bonus.get(k))
-            six -= Fraction(lost, _PAIRS)
-        out["six_card_bonus"] = six
+    out = {"ante_play": sheet.ante_play.rtp}
+    out.update({k: a.rtp for k, a in sheet.with_strategy.items()})
     return out
 
 
@@ -355,7 +339,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_human(r: dict[str, Any]) -> None:
-    print(f"rules {r['rules']}, {r['seats']} seats: {r['rounds_settled']} rounds settled, "
+    print(f"rules {r['rules']}, {counted(r['seats'], 'seat')}: "
+          f"{counted(r['rounds_settled'], 'round')} settled, "
           f"{r['rounds_voided']} void; {r['rounds_this_run']} this run in {r['seconds']} s "
           f"({r['rounds_per_second']} rounds/s)")
     for bet, w in r["wagered"].items():
@@ -364,6 +349,6 @@ def _print_human(r: dict[str, Any]) -> None:
         exp, par = r["expected"].get(key), r["par"].get(key)
         line = f"  {key:15} return {ret:.4%}"
         if exp is not None:
-            line += (f" (expected {exp:.4%}; par sheet {par:.4%}; SE "
+            line += (f" (expected {exp:.4%} with Q-6-4 play; paytable {par:.4%}; SE "
                      f"{r['standard_error'][key]:.4%}; z {r['z'].get(key)})")
         print(line)

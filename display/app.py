@@ -39,6 +39,12 @@ log = logging.getLogger(__name__)
 
 DEFAULT_SIZES = {"dealer": (1280, 800), "player": (1920, 1080)}
 """Window sizes when none are given (windowed mode)."""
+MIN_WINDOW = (800, 480)
+"""The smallest size the layouts are made for: windows sharing an output in windowed mode
+are never shrunk below it."""
+SHOWN_NOWHERE = frozenset({"offscreen", "dummy"})
+"""SDL video drivers that draw into memory only: a window opened through them is seen by
+no one (SDL falls back to ``offscreen`` when it finds no display)."""
 INPUT_EVENTS = (pygame.MOUSEBUTTONDOWN, pygame.FINGERDOWN, pygame.KEYDOWN)
 
 
@@ -120,6 +126,55 @@ def place_screens(names: Iterable[str], outputs: Mapping[str, int],
     return placed
 
 
+def share_output(sizes: list[tuple[int, int]], area: tuple[int, int],
+                 minimum: tuple[int, int] = MIN_WINDOW) -> list[pygame.Rect]:
+    """Lay out windows that share one output (windowed mode) so that each can be seen.
+
+    Side by side when they fit there, shrunk alike (their shapes kept) down to
+    ``minimum``, a window already at the minimum giving its share to the others;
+    otherwise cascaded from the top left to the bottom right corner, each shrunk to
+    three quarters of the output at most, so that each shows a part of itself and its
+    title bar.
+
+    Args:
+        sizes: the windows' wanted sizes (width, height) in pixels, in order.
+        area: the output's size in pixels.
+        minimum: the smallest size a window is shrunk to.
+
+    Returns:
+        One rectangle per window, in the output's coordinates (its top left is 0, 0).
+    """
+    w_area, h_area = area
+    n = len(sizes)
+    widths = [float(w) for w, _ in sizes]
+    for _ in range(n):  # windows at the minimum keep it; the others share what is left
+        floor = [i for i, (w, _) in enumerate(sizes) if widths[i] <= minimum[0] < w]
+        free = [i for i in range(n) if i not in floor]
+        room = w_area - sum(widths[i] for i in floor)
+        f = min([1.0, room / max(1.0, sum(widths[i] for i in free))]
+                + [h_area * sizes[i][0] / (sizes[i][1] * widths[i]) for i in free])
+        widths = [widths[i] if i in floor else max(min(minimum[0], sizes[i][0]),
+                                                   widths[i] * f) for i in range(n)]
+    fitted = [(round(w), round(w * h / ow)) for w, (ow, h) in zip(widths, sizes, strict=True)]
+    if (sum(w for w, _ in fitted) <= w_area and all(h <= h_area for _, h in fitted)
+            and all(w >= min(minimum[0], ow) and h >= min(minimum[1], oh)
+                    for (w, h), (ow, oh) in zip(fitted, sizes, strict=True))):
+        x = (w_area - sum(w for w, _ in fitted)) // 2
+        rects = []
+        for w, h in fitted:
+            rects.append(pygame.Rect(x, (h_area - h) // 2, w, h))
+            x += w
+        return rects
+    rects = []
+    for i, (w, h) in enumerate(sizes):
+        g = min(1.0, 0.75 * w_area / w, 0.75 * h_area / h)
+        cw, ch = max(min(minimum[0], w), round(w * g)), max(min(minimum[1], h), round(h * g))
+        step = i / (n - 1) if n > 1 else 0.0
+        rects.append(pygame.Rect(round(step * max(0, w_area - cw)),
+                                 round(step * max(0, h_area - ch)), cw, ch))
+    return rects
+
+
 @dataclass(slots=True)
 class _Output:
     name: str
@@ -190,6 +245,7 @@ class DisplayApp:
         self.frames_run = 0
         self.outputs: dict[str, _Output] = {}
         self.failed: dict[str, str] = {}
+        self.driver = ""
         if headless:
             self.placements: dict[str, Placement] = {}
             for name in self.names:
@@ -197,15 +253,31 @@ class DisplayApp:
                 self.outputs[name] = _Output(name, None, pygame.Surface(size))
                 log.debug("%s screen off-screen, %dx%d", name, *size)
             return
+        self.driver = pygame.display.get_driver()
+        if self.driver in SHOWN_NOWHERE:
+            log.warning("SDL video driver %r: the screens are drawn but shown nowhere (no "
+                        "display found: set DISPLAY or WAYLAND_DISPLAY, or "
+                        "SDL_VIDEODRIVER=kmsdrm on a console; --headless runs without "
+                        "screens)", self.driver)
         desktops = pygame.display.get_desktop_sizes()
         self.placements = place_screens(self.names, outputs or {}, len(desktops))
         for name, place in self.placements.items():
             self._open_window(place, title, (sizes or {}).get(name), fullscreen, desktops)
+        if not fullscreen:
+            self._share_outputs(desktops)
         if not self.outputs:
             raise pygame.error("no screen opened: " + "; ".join(
                 f"{n}: {why}" for n, why in self.failed.items()))
 
     # -- public -------------------------------------------------------------------------
+
+    @property
+    def shown_nowhere(self) -> bool:
+        """Whether the windows were opened through a driver no one can see.
+
+        See :data:`SHOWN_NOWHERE`; False for off-screen surfaces asked for (``headless``).
+        """
+        return bool(self.outputs) and self.driver in SHOWN_NOWHERE
 
     @property
     def surfaces(self) -> dict[str, pygame.Surface]:
@@ -296,10 +368,32 @@ class DisplayApp:
         self.outputs[name] = _Output(name, win, None)
         w, h = win.size
         if place.found:
-            log.info("%s screen on output %d, %dx%d", name, output, w, h)
+            log.info("%s screen on output %d, %dx%d (SDL video driver %s)", name, output, w, h,
+                     self.driver)
         else:
-            log.warning("%s screen on output %d (output %d not found), %dx%d", name, output,
-                        place.wanted, w, h)
+            log.warning("%s screen on output %d (output %d not found), %dx%d (SDL video "
+                        "driver %s)", name, output, place.wanted, w, h, self.driver)
+
+    def _share_outputs(self, desktops: list[tuple[int, int]]) -> None:
+        """Windows on one output side by side or cascaded, not one over the other."""
+        by_output: dict[int, list[_Output]] = {}
+        for name, out in self.outputs.items():
+            by_output.setdefault(self.placements[name].output, []).append(out)
+        for output, outs in by_output.items():
+            if len(outs) < 2 or output >= len(desktops):
+                continue
+            wins = [o.window for o in outs if o.window is not None]
+            # a centred window gives the output's top left corner in desktop coordinates
+            (cx, cy), (w0, h0) = wins[0].position, wins[0].size
+            x0 = cx + w0 // 2 - desktops[output][0] // 2
+            y0 = cy + h0 // 2 - desktops[output][1] // 2
+            rects = share_output([w.size for w in wins], desktops[output])
+            for out, win, rect in zip(outs, wins, rects, strict=True):
+                win.size = rect.size
+                win.position = (x0 + rect.x, y0 + rect.y)
+                out.dirty = True
+                log.info("%s screen moved to %d,%d and %dx%d: it shares output %d",
+                         out.name, rect.x, rect.y, rect.w, rect.h, output)
 
     def _surface(self, out: _Output) -> pygame.Surface:
         if out.window is not None:

@@ -872,7 +872,7 @@ class DealerScreen:
         rounds = view.recall
         idx = max(0, min(self.ui.recall_index, len(rounds) - 1))
         cur = rounds[idx] if rounds else None
-        title = tr("screen.recall_round", round=cur.round_id if cur else "-",
+        title = tr("screen.recall_round", round=cur.round_id, index=idx + 1,
                    count=len(rounds)) if cur else tr("screen.recall")
         left_b, mid_b, right_b = cols(inset(band, band_h // 5, band_h // 8), [1.2, 4, 1.2], gap)
         p.button("recall.newer", left_b, "\u2190 " + tr("btn.newer"), ("recall", idx - 1),

@@ -257,7 +257,15 @@ class PlayerScreen:
                                                         for k, v in pt.six_card_bonus]))
         limits = [(tr.bet(b), f"{amount(lo)} \u2013 {amount(hi)}")
                   for b, lo, hi in pt.limits]
-        rtp = [(tr.bet(b), format_rtp(v)) for b, v in pt.rtp]
+        rtp = []
+        strategy = dict(pt.rtp_strategy)
+        for b, v in pt.rtp:
+            if b in strategy:  # a fold loses it: the paytable's return, and a Q-6-4 player's
+                rtp += [(tr("player.rtp_played", bet=tr.bet(b)), format_rtp(v)),
+                        (tr("player.rtp_strategy", bet=tr.bet(b), hand=pt.strategy),
+                         format_rtp(strategy[b]))]
+            else:
+                rtp.append((tr.bet(b), format_rtp(v)))
         if columns:
             body, foot = rows(inner, [11, 1.1] if inner.height > 200 else [8, 1.4], 0)
             pp = [x for x in sections if x[0] == tr("bet.pair_plus")]

@@ -8,6 +8,7 @@ Example::
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 from pathlib import Path
@@ -29,7 +30,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pad", choices=("reason", "card", "pin"), default=None,
                         help="dealer only: show a supervisor pad open")
     parser.add_argument("--out", required=True,
-                        help="PNG file to write (in a folder that exists)")
+                        help="PNG file to write, its name ending in .png (in a folder that "
+                        "exists)")
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -97,8 +99,9 @@ def check_out(text: str) -> Path:
     The folder is never created: a mistyped path is an error, not a new folder.
 
     Raises:
-        ValueError: the folder is missing or not a folder, the path is a folder, or
-            the folder cannot be written; the message names ``--out``.
+        ValueError: the name does not end in ``.png``, the folder is missing or not a
+            folder, the path is a folder, or the folder cannot be written; the message
+            names ``--out``.
     """
     out = Path(text)
     folder = out.parent
@@ -108,6 +111,8 @@ def check_out(text: str) -> Path:
         raise ValueError(f"--out: {folder} is not a folder")
     if out.is_dir():
         raise ValueError(f"--out: {out} is a folder; give the PNG file's path")
+    if out.suffix.lower() != ".png":
+        raise ValueError(f"--out: {text} does not end in .png (a screenshot is a PNG file)")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise ValueError(f"--out: folder {folder} is not writable")
     return out
@@ -117,21 +122,28 @@ def run(args: argparse.Namespace) -> int:
     """Render and write the PNG.
 
     Returns:
-        0 on success; 2 on a bad size or an ``--out`` that cannot be written (one line
-        on stderr says why).
+        0 on success; 2 on a bad size, a ``--pad`` on the player screen or an ``--out``
+        that is not a ``.png`` name or cannot be written (one line on stderr says why).
     """
     import pygame
 
+    pad = getattr(args, "pad", None)
     try:
         size = parse_size(args.size)
+        if pad and args.view != "dealer":
+            raise ValueError(f"--pad: the {pad} pad is on the dealer screen only "
+                             "(--view dealer)")
         out = check_out(args.out)
     except ValueError as exc:
         print(f"threecard screenshot: {exc}", file=sys.stderr)
         return 2
-    surface, _ = render(args.view, args.scenario, size, args.lang, getattr(args, "pad", None))
+    surface, _ = render(args.view, args.scenario, size, args.lang, pad)
+    # encoded in memory, written in one call: a failing write is one error, where
+    # pygame writing to a file object prints the exception of every chunk it writes
+    png = io.BytesIO()
     try:
-        with out.open("wb") as f:
-            pygame.image.save(surface, f, out.name)
+        pygame.image.save(surface, png, out.name)
+        out.write_bytes(png.getvalue())
     except (pygame.error, OSError) as exc:
         reason = getattr(exc, "strerror", None) or str(exc)
         print(f"threecard screenshot: --out: cannot write {out}: {reason}", file=sys.stderr)

@@ -65,8 +65,9 @@ class SimConnector(Connector):
         self.runner = ShoeRunner(self.shoe, interval_ms=interval_ms, heartbeat_ms=heartbeat_ms)
         self.runner.start()
         self._inner = MemoryConnector(f"{self.port.base}-*")
-        self.description = (f"sim://?dialect={dialect}&seed={seed}"
-                            + (f"&interval={interval_ms}" if interval_ms else ""))
+        self.description = "sim://?" + "&".join(  # the options set, none left unset
+            f"{k}={v}" for k, v in (("dialect", dialect), ("seed", seed),
+                                    ("interval", interval_ms or None)) if v is not None)
 
     def open(self) -> Transport:
         """Open the simulated shoe's current port."""

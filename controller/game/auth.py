@@ -52,17 +52,50 @@ def hash_pin(pin: str, salt: bytes | None = None) -> str:
     return f"scrypt${_N}${_R}${_P}${salt.hex()}${digest.hex()}"
 
 
+_MAX_MEM = 32 * 1024 * 1024
+"""The memory hashlib.scrypt allows by default (OpenSSL's limit): 128 * r * n bytes."""
+
+
+def parse_pin_hash(stored: str) -> tuple[int, int, int, bytes, bytes]:
+    """Split a stored PIN hash ``scrypt$n$r$p$salt_hex$hash_hex`` into its parts.
+
+    Args:
+        stored: the hash as :func:`hash_pin` writes it.
+
+    Returns:
+        ``(n, r, p, salt, digest)``: scrypt's cost (a power of two, 2 or more), block size
+        and parallelism, the salt (at least 8 bytes) and the 32-byte digest.
+
+    Raises:
+        ValueError: the text is not of that form; the message says which part is wrong.
+    """
+    parts = stored.split("$") if isinstance(stored, str) else []
+    if len(parts) != 6 or parts[0] != "scrypt":
+        raise ValueError("expected scrypt$n$r$p$salt$hash")
+    try:
+        n, r, p = (int(x) for x in parts[1:4])
+    except ValueError:
+        raise ValueError("n, r and p must be whole numbers") from None
+    if n < 2 or n & (n - 1) or r < 1 or p < 1 or 128 * r * n > _MAX_MEM:
+        raise ValueError(f"scrypt parameters n={n} r={r} p={p} cannot be used (n a power "
+                         "of two, 128*r*n at most 32 MiB)")
+    try:
+        salt, digest = bytes.fromhex(parts[4]), bytes.fromhex(parts[5])
+    except ValueError:
+        raise ValueError("salt and hash must be hexadecimal") from None
+    if len(salt) < 8 or len(digest) != 32:
+        raise ValueError("salt must be at least 8 bytes and the hash 32 bytes")
+    return n, r, p, salt, digest
+
+
 def verify_pin(pin: str, stored: str) -> bool:
     """True when ``pin`` matches the stored hash (constant-time comparison)."""
     try:
-        scheme, n, r, p, salt, digest = stored.split("$")
-        if scheme != "scrypt":
-            return False
-        got = hashlib.scrypt(pin.encode(), salt=bytes.fromhex(salt), n=int(n), r=int(r),
-                             p=int(p), dklen=32)
+        n, r, p, salt, digest = parse_pin_hash(stored)
+        got = hashlib.scrypt(pin.encode(), salt=salt, n=n, r=r, p=p, dklen=32)
     except (ValueError, TypeError):
         return False
-    return hmac.compare_digest(got.hex(), digest)
+    return hmac.compare_digest(got, digest)
 
 
 _DEMO_HASHES: dict[str, str] = {}

@@ -15,6 +15,7 @@ co-lexicographic table of 5-card combinations.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Iterator
 
@@ -40,6 +41,55 @@ SIX_CARD_COUNTS: dict[SixCardClass, int] = {
 """Best-five class counts of all C(52,6) sets as published in docs/rules.md. A property of the
 deck, not of any paytable: the exhaustive test proves :func:`six_card_class_counts`
 reproduces them, so start-up checks may use them instead of enumerating again."""
+
+
+N_HAND_PAIRS = math.comb(52, 3) * math.comb(49, 3)
+"""(player hand, dealer hand) pairs that share no card: 22,100 x 18,424 = 407,170,400, each
+six-card set split 20 ways (C(6,3))."""
+
+Q64_FOLDED_SIX_COUNTS: dict[SixCardClass, int] = {
+    _C.ROYAL_FLUSH: 84, _C.STRAIGHT_FLUSH: 6_444, _C.FOUR_OF_A_KIND: 21_600,
+    _C.FULL_HOUSE: 388_800, _C.FLUSH: 706_272, _C.STRAIGHT: 3_107_376,
+    _C.THREE_OF_A_KIND: 2_880_000, _C.TWO_PAIR: 11_858_400, _C.PAIR: 61_485_336,
+    _C.HIGH_CARD: 52_198_488,
+}
+"""Best-five class counts of the six cards of every (folded hand, dealer hand) pair, where
+the folded hands are the 7,200 below Q-6-4 (the hands the Q-6-4 strategy folds) and each
+meets the 18,424 dealer hands that share no card with it: 132,652,800 pairs. A property of
+the deck and of that set of hands: the tests prove :func:`hand_pair_six_card_counts`
+reproduces them (and a second, independent count over the six-card sets), so the par
+sheet's fast path may use them instead of enumerating again."""
+
+
+def hand_pair_six_card_counts(hands: np.ndarray) -> dict[SixCardClass, int]:
+    """Count the best-five class of every (hand, dealer hand) pair, for the given hands.
+
+    Each hand meets each of the 18,424 three-card hands that share no card with it. The
+    counts do not change when the suits are renamed, so one hand per suit-renaming class
+    is enumerated, weighted by how many of the given hands fall in that class.
+
+    Args:
+        hands: integer array of shape (K, 3): card indexes (``Card.index``), distinct
+            hands.
+
+    Returns:
+        Count per class; the counts sum to K x 18,424.
+    """
+    perms = list(itertools.permutations(range(4)))
+    orbits: dict[tuple[int, ...], int] = {}
+    for hand in np.asarray(hands, dtype=np.intp).tolist():
+        key = min(tuple(sorted(c // 4 * 4 + perm[c % 4] for c in hand)) for perm in perms)
+        orbits[key] = orbits.get(key, 0) + 1
+    every = _colex_combinations(52, 3).astype(np.intp)
+    every_bits = np.bitwise_or.reduce(np.uint64(1) << every.astype(np.uint64), axis=1)
+    totals = np.zeros(len(SixCardClass), dtype=np.int64)
+    for key, weight in orbits.items():
+        own = np.uint64(sum(1 << c for c in key))
+        dealers = every[(every_bits & own) == 0]
+        sets = np.hstack([np.broadcast_to(np.array(key, dtype=np.intp), (len(dealers), 3)),
+                          dealers])
+        totals += weight * np.bincount(classify_six(sets), minlength=len(SixCardClass))
+    return {c: int(totals[c]) for c in SixCardClass}
 
 
 def _colex_combinations(n: int, k: int) -> np.ndarray:

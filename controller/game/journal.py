@@ -123,6 +123,9 @@ class Journal:
         self._lock_fd: int | None = None
         try:
             if readonly:
+                if Path(self.path).is_dir():
+                    raise JournalError(f"{self.path}: is a directory; give the journal "
+                                       "file's path")
                 if not Path(self.path).is_file():
                     raise JournalError(f"{self.path}: no such journal")
                 uri = Path(self.path).resolve().as_uri() + "?mode=ro"
@@ -352,6 +355,13 @@ class Journal:
         self._lock_fd = fd
 
     def _release_writer_lock(self) -> None:
+        """Let another writer in: close the lock's descriptor, which drops the flock.
+
+        The ``.lock`` file itself stays, by design: flock on a file that is never removed
+        is the safe pattern. Removing it would let a process that opened it just before
+        the removal lock the deleted file while a third creates and locks a new one: two
+        writers on one journal.
+        """
         if self._lock_fd is not None:
             with contextlib.suppress(OSError):
                 os.close(self._lock_fd)

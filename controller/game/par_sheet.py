@@ -12,6 +12,13 @@ Nothing is sampled and nothing is assumed:
 * **6 Card Bonus**: the class counts of all 20,358,520 six-card sets
   (:mod:`controller.game.enumeration`).
 
+These are the returns of the paytables, the figures the rule documents publish: a side
+bet settled on the six cards whatever the player decides. Where a fold loses the side
+bets (``fold_loses_side_bets``, docs/rules.md "Round", step 4), a player who follows the
+derived strategy loses the side bets of every hand folded; the sheet also gives that
+return, what such a player gets (:attr:`ParSheet.with_strategy`): for the 6 Card Bonus
+by the class counts of every (folded hand, dealer hand) pair.
+
 Results are exact :class:`fractions.Fraction` values; returns are per unit staked. Counts
 are NumPy integers (they are bounded by the deck); every sum with a pay in it is a Python
 integer, exact whatever the pay (a rule profile file bounds pays to 10,000 to 1, a profile
@@ -25,11 +32,18 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
 from controller.game.cards import RANK_CHARS
-from controller.game.enumeration import N_SIX_CARD_SETS, six_card_class_counts
+from controller.game.enumeration import (
+    N_HAND_PAIRS,
+    N_SIX_CARD_SETS,
+    Q64_FOLDED_SIX_COUNTS,
+    hand_pair_six_card_counts,
+    six_card_class_counts,
+)
 from controller.game.hands import HandClass, SixCardClass, all_hands3
 from controller.game.rules import RuleProfile
 
@@ -110,6 +124,10 @@ class ParSheet:
         pair_plus: the Pair Plus analysis.
         six_card_bonus: the 6 Card Bonus analysis, or None when not offered.
         dealer_qualifies: how many of the 22,100 dealer hands qualify.
+        with_strategy: each side bet (``pair_plus``, ``six_card_bonus``) as a player who
+            follows :attr:`strategy` gets it under the profile's fold rule: where a fold
+            loses the side bets, a folded hand's side bet is lost (the line ``fold``),
+            whatever the cards; where it does not, the analysis above.
     """
 
     profile: str
@@ -118,10 +136,11 @@ class ParSheet:
     pair_plus: BetAnalysis
     six_card_bonus: BetAnalysis | None
     dealer_qualifies: int
+    with_strategy: dict[str, BetAnalysis]
 
 
 def _ante_play(profile: RuleProfile, hands: list, progress: Callable[[int], None] | None
-               ) -> tuple[BetAnalysis, AntePlayStrategy, int]:
+               ) -> tuple[BetAnalysis, AntePlayStrategy, int, np.ndarray]:
     idx = np.array([[c.index for c in cards] for cards, _ in hands], dtype=np.int64)
     strength = np.array([v.strength for _, v in hands], dtype=np.int64)
     qual = np.array([profile.qualifier.qualifies(v) for _, v in hands], dtype=bool)
@@ -195,7 +214,7 @@ def _ante_play(profile: RuleProfile, hands: list, progress: Callable[[int], None
     edge_wager = -ev / (1 + p_play)
     analysis = BetAnalysis("ante_play", tuple(lines), ev, 1 + ev, edge_wager, total)
     strategy = AntePlayStrategy(min_hand, played, p_play, threshold, ev, edge_wager)
-    return analysis, strategy, int(qual.sum())
+    return analysis, strategy, int(qual.sum()), play
 
 
 def _line(name: str, count: int, pay: int, total: int) -> PayLine:
@@ -203,14 +222,66 @@ def _line(name: str, count: int, pay: int, total: int) -> PayLine:
     return PayLine(name, count, Fraction(count, total), pay, Fraction(count * pay, total))
 
 
-def _paytable_analysis(bet: str, counts: dict[str, int], pays: dict[str, int], total: int
-                       ) -> BetAnalysis:
+def _paytable_analysis(bet: str, counts: dict[str, int], pays: dict[str, int], total: int,
+                       folded: int = 0) -> BetAnalysis:
+    """A side bet's analysis from the class counts of the cases where it is settled.
+
+    Args:
+        bet: the bet's name.
+        counts: class -> equally likely cases in which the bet is settled on that class.
+        pays: class -> "X to 1".
+        total: every case, ``folded`` included.
+        folded: the cases where a fold loses the bet before it is settled (a line
+            ``fold``, paying -1).
+    """
     lines = [_line(name, count, pays[name], total)
              for name, count in counts.items() if pays.get(name, 0)]
-    losing = total - sum(x.count for x in lines)
+    losing = total - folded - sum(x.count for x in lines)
     lines.append(_line("lose", losing, -1, total))
+    if folded:
+        lines.append(_line("fold", folded, -1, total))
     ev = sum((x.contribution for x in lines), Fraction(0))
     return BetAnalysis(bet, tuple(lines), ev, 1 + ev, -ev, total)
+
+
+def _is_q64(strategy: AntePlayStrategy) -> bool:
+    """The derived strategy folds exactly the 7,200 hands below Q-6-4."""
+    return strategy.threshold and strategy.min_play_hand == ("Q", "6", "4")
+
+
+def _with_strategy(profile: RuleProfile, hands: list, play: np.ndarray,
+                   strategy: AntePlayStrategy, pair_plus: BetAnalysis,
+                   six: BetAnalysis | None, pp_key: Callable[[Any], str],
+                   known: bool) -> dict[str, BetAnalysis]:
+    """The side bets as a player following ``strategy`` gets them (see :class:`ParSheet`)."""
+    if not profile.fold_loses_side_bets or bool(play.all()):
+        out = {"pair_plus": pair_plus}
+        if six is not None:
+            out["six_card_bonus"] = six
+        return out
+    pp_counts: dict[str, int] = {}
+    for (_, v), played in zip(hands, play.tolist(), strict=True):
+        if played:
+            pp_counts[pp_key(v)] = pp_counts.get(pp_key(v), 0) + 1
+    pp_counts = {x.name: pp_counts[x.name] for x in pair_plus.lines if x.name in pp_counts}
+    folded = int((~play).sum())
+    out = {"pair_plus": _paytable_analysis("pair_plus", pp_counts, dict(profile.pair_plus),
+                                           N_HANDS, folded)}
+    if six is not None:
+        if known and _is_q64(strategy):
+            lost = Q64_FOLDED_SIX_COUNTS
+        else:
+            lost = hand_pair_six_card_counts(np.array(
+                [[c.index for c in cards] for (cards, _), p in zip(hands, play.tolist(),
+                                                                   strict=True) if not p]))
+        # every six-card set is 20 (hand, dealer hand) pairs: all pairs, less the folded
+        lost_by_key = {c.key: n for c, n in lost.items()}
+        settled = {x.name: x.count * math.comb(6, 3) - lost_by_key[x.name]
+                   for x in six.lines if x.name != "lose"}
+        out["six_card_bonus"] = _paytable_analysis(
+            "six_card_bonus", settled, dict(profile.six_card_bonus), N_HAND_PAIRS,
+            folded * N_DEALER)
+    return out
 
 
 def compute_par_sheet(profile: RuleProfile,
@@ -226,19 +297,23 @@ def compute_par_sheet(profile: RuleProfile,
         six_card_counts: known 6 Card Bonus class counts (e.g.
             :data:`controller.game.enumeration.SIX_CARD_COUNTS`) to skip enumerating the
             20,358,520 sets again, as the daemon's start-up check does; None enumerates.
+            Given, the (folded hand, dealer hand) counts of a Q-6-4 strategy are taken
+            from :data:`~controller.game.enumeration.Q64_FOLDED_SIX_COUNTS` too.
 
     Returns:
         The exact analysis of every bet the profile offers.
     """
     hands = all_hands3()
-    ante_play, strategy, n_qual = _ante_play(
+    ante_play, strategy, n_qual, play = _ante_play(
         profile, hands, (lambda k: progress("ante_play", k, N_HANDS)) if progress else None)
+
+    def pp_key(v: Any) -> str:
+        return ("mini_royal" if v.mini_royal and "mini_royal" in profile.pair_plus
+                else v.hand_class.key)
 
     pp_counts: dict[str, int] = {}
     for _, v in hands:
-        key = "mini_royal" if v.mini_royal and "mini_royal" in profile.pair_plus \
-            else v.hand_class.key
-        pp_counts[key] = pp_counts.get(key, 0) + 1
+        pp_counts[pp_key(v)] = pp_counts.get(pp_key(v), 0) + 1
     order = ["mini_royal"] + [c.key for c in sorted(HandClass, reverse=True)]
     pp_counts = {k: pp_counts[k] for k in order if k in pp_counts}
     pair_plus = _paytable_analysis("pair_plus", pp_counts, dict(profile.pair_plus), N_HANDS)
@@ -250,14 +325,24 @@ def compute_par_sheet(profile: RuleProfile,
         ordered = {c.key: counts[c] for c in sorted(SixCardClass, reverse=True)}
         six = _paytable_analysis("six_card_bonus", ordered, dict(profile.six_card_bonus),
                                  N_SIX_CARD_SETS)
-    return ParSheet(profile.name, ante_play, strategy, pair_plus, six, n_qual)
+    with_strategy = _with_strategy(profile, hands, play, strategy, pair_plus, six, pp_key,
+                                   known=six_card_counts is not None)
+    return ParSheet(profile.name, ante_play, strategy, pair_plus, six, n_qual, with_strategy)
 
 
-def rtp_ppm(sheet: ParSheet) -> dict[str, int]:
-    """Returns to player in parts per million, rounded half up, per bet (for displays)."""
+def rtp_ppm(sheet: ParSheet, with_strategy: bool = False) -> dict[str, int]:
+    """Returns to player in parts per million, rounded half up, per bet (for displays).
+
+    Args:
+        sheet: the par sheet.
+        with_strategy: the side bets as a player following the strategy gets them
+            (:attr:`ParSheet.with_strategy`) instead of the paytables' returns.
+    """
     out = {"ante_play": sheet.ante_play.rtp, "pair_plus": sheet.pair_plus.rtp}
     if sheet.six_card_bonus is not None:
         out["six_card_bonus"] = sheet.six_card_bonus.rtp
+    if with_strategy:
+        out.update({k: a.rtp for k, a in sheet.with_strategy.items()})
     return {k: math.floor(v * 1_000_000 + Fraction(1, 2)) for k, v in out.items()}
 
 

@@ -2,7 +2,8 @@
 
 Pure functions of the game's state. The player view is built from data that never
 includes the dealer's cards before the reveal (docs/requirements.md R13); the dealer view does
-not carry them either, and the current round's recall entry is masked the same way.
+not carry them either (but for an alarm that names one, e.g. a card read twice), and the
+current round's recall entry is masked the same way.
 Parts that change only when a round ends (recall, meters, history, paytables) are
 cached on :attr:`Game.records_version`.
 """
@@ -11,12 +12,14 @@ from __future__ import annotations
 
 import functools
 import threading
+from collections.abc import Sequence
 from typing import Any
 
 from controller.game.engine import Game
 from controller.game.round import ALLOWED_COMMANDS, RoundState, position_name
 from controller.game.rules import PAY_ORDER, RuleProfile
 from controller.game.views import (
+    HIDDEN_CARD,
     Banner,
     BetLine,
     DealerView,
@@ -35,16 +38,18 @@ _SHOWN = frozenset({S.REVEAL, S.SETTLED})
 _PLAYER_BANNERS = frozenset({"void", "link_lost", "link_silent", "misread", "seq_gap",
                              "shoe_restart", "interrupted_round", "deck_blocked",
                              "journal_locked", "alarm"})
-_NAMES = {"straight_flush": "straight flush", "three_of_a_kind": "three of a kind",
-          "mini_royal": "mini royal", "royal_flush": "royal flush",
-          "four_of_a_kind": "four of a kind", "full_house": "full house",
-          "two_pair": "two pair", "high_card": "high card"}
 _RTP_LOCK = threading.Lock()
-_RTP: dict[str, tuple[tuple[str, int], ...]] = {}
+_RTP: dict[str, tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...], str]] = {}
 
 
-def rtp_for(profile: RuleProfile) -> tuple[tuple[str, int], ...]:
-    """Return to player per bet in ppm from the par sheet (computed once per profile)."""
+def _returns(profile: RuleProfile) -> tuple[tuple[tuple[str, int], ...],
+                                            tuple[tuple[str, int], ...], str]:
+    """Returns to player from the par sheet, computed once per profile.
+
+    Returns:
+        (the paytables' returns, the side bets' returns that differ for a player who
+        follows the strategy, that strategy's weakest played hand such as ``Q-6-4``).
+    """
     with _RTP_LOCK:
         got = _RTP.get(profile.source)
         if got is None:
@@ -52,25 +57,38 @@ def rtp_for(profile: RuleProfile) -> tuple[tuple[str, int], ...]:
                 from controller.game.enumeration import SIX_CARD_COUNTS
                 from controller.game.par_sheet import compute_par_sheet, rtp_ppm
             except ImportError:  # pragma: no cover - the par sheet is part of the product
-                got = ()
+                got = ((), (), "")
             else:
-                got = tuple(rtp_ppm(compute_par_sheet(profile, six_card_counts=SIX_CARD_COUNTS))
-                            .items())
+                sheet = compute_par_sheet(profile, six_card_counts=SIX_CARD_COUNTS)
+                plain, played = rtp_ppm(sheet), rtp_ppm(sheet, with_strategy=True)
+                got = (tuple(plain.items()),
+                       tuple((k, v) for k, v in played.items() if plain[k] != v),
+                       "-".join(sheet.strategy.min_play_hand))
             _RTP[profile.source] = got
         return got
 
 
+def rtp_for(profile: RuleProfile) -> tuple[tuple[str, int], ...]:
+    """Return to player per bet in ppm from the par sheet (computed once per profile)."""
+    return _returns(profile)[0]
+
+
 def paytables_for(profile: RuleProfile) -> Paytables:
-    """The rules in force as the player screen shows them (R14)."""
+    """The rules in force as the player screen shows them (R14).
+
+    Paytable rows carry the hand's key (``three_of_a_kind``), never a name: the display
+    translates it. Beside each paytable's return, a side bet's return for a player who
+    follows the strategy where a fold loses it (what such a player gets).
+    """
     def table(t: Any) -> tuple[tuple[str, int], ...]:
-        return tuple(sorted(((_NAMES.get(k, k), v) for k, v in t.items()),
-                            key=lambda kv: -kv[1]))
+        return tuple(sorted(t.items(), key=lambda kv: -kv[1]))
+    rtp, rtp_strategy, strategy = _returns(profile)
     return Paytables(
         profile=profile.name, ante_bonus=table(profile.ante_bonus),
         pair_plus=table(profile.pair_plus), six_card_bonus=table(profile.six_card_bonus),
         limits=tuple((k, v.min, v.max) for k, v in profile.limits.items()),
-        rtp=rtp_for(profile), qualifier=profile.qualifier.text,
-        player_cards_face_up=profile.player_cards_face_up)
+        rtp=rtp, rtp_strategy=rtp_strategy, strategy=strategy,
+        qualifier=profile.qualifier.text, player_cards_face_up=profile.player_cards_face_up)
 
 
 def _bet_lines(results: list[list[Any]] | None) -> tuple[BetLine, ...]:
@@ -174,17 +192,19 @@ class ViewBuilder:
         else:
             dealer_cards = (None,) * len(g.dealer_cards)
             dhand = dq = None
+        # the dealer screen (and the log) name every card an alarm is about, e.g. a card
+        # read twice that is also a hole card: only the players' copy is redacted (R13)
         banners = [Banner(k, sev, msg, act, {p: str(x) for p, x in params.items()})
                    for k, (sev, msg, act, params) in g.notes.items()]
-        if not shown and g.dealer_cards:
-            banners = [_redact(b, g.dealer_cards) for b in banners]
         if locked:
             banners.insert(0, Banner("journal_locked", "error", locked,
                                      "Call a technician: the table stays locked"))
-        pbanners = tuple(Banner(b.kind, b.severity,
-                                _player_message(b, g) if b.kind != "void" else b.message,
-                                "", {k: v for k, v in b.params.items()
-                                     if k in ("refunds", "reason")})
+        pbanners = tuple(_redact(Banner(b.kind, b.severity,
+                                        _player_message(b, g) if b.kind != "void"
+                                        else b.message,
+                                        "", {k: v for k, v in b.params.items()
+                                             if k in ("refunds", "reason")}),
+                                 () if shown else g.dealer_cards)
                          for b in banners if b.kind in _PLAYER_BANNERS)
         payouts = tuple(PayoutLine(seat, b, "refund" if o == "refund" else o,
                                    st_ if o in ("refund", "push", "lose") else net)
@@ -229,17 +249,20 @@ class ViewBuilder:
         return dealer, player
 
 
-def _redact(b: Banner, hidden: list[str]) -> Banner:
-    """Remove the dealer's hole cards from a banner's text (R13)."""
-    text = b.message + "".join(b.params.values())
+def _redact(b: Banner, hidden: Sequence[str]) -> Banner:
+    """A player's copy of a banner without the dealer's hole cards (R13).
+
+    Each hole card in the texts becomes :data:`~controller.game.views.HIDDEN_CARD`
+    (``??``, a mark in no language).
+    """
+    text = b.message + b.action + "".join(b.params.values())
     if not any(c in text for c in hidden):
         return b
-    msg = b.message
-    params = dict(b.params)
+    msg, act, params = b.message, b.action, dict(b.params)
     for c in hidden:
-        msg = msg.replace(c, "a card")
-        params = {k: ("a card" if v == c else v.replace(c, "a card")) for k, v in params.items()}
-    return Banner(b.kind, b.severity, msg, b.action, params)
+        msg, act = msg.replace(c, HIDDEN_CARD), act.replace(c, HIDDEN_CARD)
+        params = {k: v.replace(c, HIDDEN_CARD) for k, v in params.items()}
+    return Banner(b.kind, b.severity, msg, act, params)
 
 
 @functools.lru_cache(maxsize=8192)

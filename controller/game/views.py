@@ -5,7 +5,8 @@ The :class:`~controller.game.table.Table` builds a new :class:`DealerView` and
 player view is built WITHOUT the dealer's hole cards until the reveal: the secret is
 absent from the data (docs/requirements.md R13), not hidden by the renderer. The dealer view
 does not carry them either before the reveal (the shoe has read them; the screen need
-not show them).
+not show them), except in the text of an alarm about that card (a card read twice): the
+dealer must find it.
 
 All money is integers in minor units. Card texts are canonical (``Qh``); ``None`` in a
 card list is a card dealt face down / not shown.
@@ -14,6 +15,10 @@ card list is a card dealt face down / not shown.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+HIDDEN_CARD = "??"
+"""What stands in a text for a card its audience may not see yet: in no language, as the
+game recall writes a hole card before the reveal."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,10 +95,16 @@ class Paytables:
 
     Attributes:
         profile: profile name.
-        ante_bonus / pair_plus / six_card_bonus: hand name -> "X to 1", high to low.
+        ante_bonus / pair_plus / six_card_bonus: hand key (``three_of_a_kind``, which
+            the display translates) -> "X to 1", high to low.
         limits: bet type -> (min, max) minor units.
         rtp: bet type (``ante_play``, ``pair_plus``, ``six_card_bonus``) -> return to
-            player in parts per million (966270 = 96.6270 %), from the par sheet.
+            player in parts per million (966270 = 96.6270 %), from the par sheet: the
+            paytable's return, a side bet settled on its cards (the hand played).
+        rtp_strategy: the side bets whose return differs for a player who follows the
+            strategy (``strategy``), a fold losing the side bets: bet type -> that return
+            in parts per million (``six_card_bonus`` 717301 under the live rules).
+        strategy: the weakest hand that strategy plays, e.g. ``Q-6-4``.
         qualifier: e.g. ``Q-high``.
         player_cards_face_up: the profile deals player cards face up.
     """
@@ -104,6 +115,8 @@ class Paytables:
     six_card_bonus: tuple[tuple[str, int], ...] = ()
     limits: tuple[tuple[str, int, int], ...] = ()
     rtp: tuple[tuple[str, int], ...] = ()
+    rtp_strategy: tuple[tuple[str, int], ...] = ()
+    strategy: str = ""
     qualifier: str = "Q-high"
     player_cards_face_up: bool = True
 

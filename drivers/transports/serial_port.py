@@ -21,6 +21,7 @@ from __future__ import annotations
 import glob
 import os
 import socket
+import sys
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
@@ -54,10 +55,17 @@ def open_serial(url: ShoeUrl, dialect: Dialect, *, baudrate: int | None = None,
         The connector (not opened).
 
     Raises:
-        ValueError: no device, an unknown option or a bad number.
+        ValueError: no device, a target that is neither an absolute path nor a
+            well-formed ``VID:PID`` yet has a colon (``zzzz:7523``), an unknown option or
+            a bad number.
     """
     url.check(*_OPTIONS)
-    return _connector(url.target, url, dialect, baudrate, exclusive)
+    target = url.target
+    if ":" in target and not os.path.isabs(target) and parse_vid_pid(target) is None:
+        raise ValueError(f"shoe URL {url.text!r}: {target!r} is neither a device path (which "
+                         "starts with /) nor a USB adapter's VID:PID[:SERIAL], where VID and "
+                         "PID are four hex digits each (serial://1a86:7523)")
+    return _connector(target, url, dialect, baudrate, exclusive)
 
 
 def open_pyserial_url(url: ShoeUrl, dialect: Dialect, *, baudrate: int | None = None,
@@ -257,7 +265,7 @@ class SerialConnector(Connector):
         if not ports:
             raise TransportError(
                 f"no USB serial adapter {target} found: check the cable and the adapter "
-                f"(see 'python -m serial.tools.list_ports -v')", kind="absent")
+                f"(see '{sys.executable} -m serial.tools.list_ports -v')", kind="absent")
         if len(ports) > 1:
             raise TransportError(ambiguous_message(target, ports, serial_number), kind="config")
         return ports[0].device

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -191,3 +192,46 @@ def test_bad_faults_name_the_flag(threecard):
     p = threecard("simulate", "--faults", "bogus=1", "--rounds", "1")
     assert p.returncode == 2
     assert p.stderr.startswith("threecard simulate: --faults: unknown fault 'bogus'")
+
+
+@pytest.mark.parametrize("last", ["1000001", "100000000000000000000"])
+def test_recall_last_is_at_most_a_million(threecard, journal, last):
+    error = _usage_error(threecard("recall", "--journal", str(journal), "--last", last),
+                         "recall", "--last")
+    assert "1 to 1000000" in error
+    assert threecard("recall", "--journal", str(journal), "--last", "1000000").returncode == 0
+
+
+@pytest.mark.parametrize("pace", ["60001", "100000000000000000000", "-1"])
+def test_run_pace_is_0_to_a_minute(threecard, tmp_path, pace):
+    error = _usage_error(threecard("run", "--demo", "--headless", "--pace-ms", pace), "run",
+                         "--pace-ms")
+    assert "0 to 60000" in error
+    assert not list(tmp_path.iterdir())                              # nothing started
+
+
+def test_ctrl_c_while_the_sub_command_imports_exits_130_quietly(tmp_path):
+    """Ctrl+C in the first moments of a command, while its module (pygame, the game...)
+    is still being imported: status 130 and no traceback. A module stands in for a slow
+    import: it says it has begun, then waits for the signal."""
+    (tmp_path / "slow_import.py").write_text(
+        "import sys, time\nprint('importing', file=sys.stderr, flush=True)\ntime.sleep(30)\n")
+    code = ("import sys\nfrom controller import cli\n"
+            "cli.COMMANDS['recall'] = ('slow_import', 'a command slow to import')\n"
+            "sys.exit(cli.main(['recall']))\n")
+    path = os.pathsep.join([str(tmp_path), *sys.path])
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=dict(ENV, PYTHONPATH=path))
+    assert p.stderr.readline() == "importing\n"
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=30)
+    assert p.returncode == 130
+    assert (out, err) == ("", "")
+
+
+@pytest.mark.parametrize("command", ["recall", "meters", "verify-journal"])
+def test_a_folder_given_as_the_journal_is_named_a_directory(threecard, tmp_path, command):
+    p = threecard(command, "--journal", str(tmp_path))
+    assert p.returncode != 0 and "Traceback" not in p.stderr
+    assert f"{tmp_path}: is a directory; give the journal file's path" in p.stderr
+    assert "no such journal" not in p.stderr

@@ -279,3 +279,37 @@ def test_new_supervisor_pins_count_at_once_even_mid_round(shift):
     shift.ok(VoidRound(reason="interrupted deal", pin="4321"))  # the new one works now
     assert shift.game.config.burn_cards == 0              # game settings wait for the round
     assert shift.game.pending_config.burn_cards == 1
+
+
+def test_a_hole_card_read_twice_is_named_to_the_dealer_and_the_log_never_to_the_players(
+        shift, caplog):
+    """docs/rules.md, a duplicate card: the dealer must find the card read twice, so the
+    dealer screen and the log name it, even when it is one of the dealer's hole cards; the
+    player view never holds it before the reveal (R13), in any language."""
+    import logging
+    import re
+
+    from controller.daemon import _RoundLog
+
+    shift.bets()
+    shift.ok(shift.cards(DECK), Decide(seat=1, decision="play"), Decide(seat=2, decision="play"))
+    shift.ok(shift.cards("5d"))                            # the dealer's second card, again
+    dealer, player = shift.table.views()
+    assert dealer.state == "deciding" and dealer.deck_blocked
+    (b,) = [b for b in dealer.banners if b.kind == "deck_blocked"]
+    assert b.params["card"] == "5d" and "Card 5d seen twice" in b.message
+    assert not re.search(r"\b5d\b|a card", repr(player))
+    with caplog.at_level(logging.INFO, logger="controller.daemon"):
+        _RoundLog().update(dealer, player)
+    assert "deck_blocked: Card 5d seen twice in this deck" in caplog.text
+    assert "a card" not in caplog.text
+
+
+def test_a_hole_card_in_a_void_reason_reaches_the_players_as_a_mark_in_no_language(shift):
+    shift.bets()
+    shift.ok(shift.cards("Ah Kh 2c"), VoidRound(reason="dealer flashed 2c", pin=shift.SUP))
+    dealer, player = shift.table.views()
+    (b,) = [b for b in player.banners if b.kind == "void"]
+    assert "2c" not in repr(player) and "(dealer flashed ??)" in b.message
+    assert b.params["reason"] == "dealer flashed ??"
+    assert any("dealer flashed 2c" in b.message for b in dealer.banners)

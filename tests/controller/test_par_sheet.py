@@ -52,6 +52,10 @@ def test_live_json_six_decimals(capsys):
     assert out["pair_plus"]["rtp"] == round(1 - 248 / 5525, 6) == 0.955113
     assert out["six_card_bonus"]["rtp"] == round(1 - 12816 / 149695, 6) == 0.914386
     assert out["ante_play"]["min_play_hand"] == ["Q", "6", "4"]
+    played = out["with_strategy"]
+    assert Fraction(played["six_card_bonus"]["ev_fraction"]) == Fraction(-7194171, 25448150)
+    assert played["six_card_bonus"]["rtp"] == 0.717301
+    assert played["pair_plus"]["rtp"] == out["pair_plus"]["rtp"]
 
 
 def test_a_different_house_changes_the_strategy_not_the_code(tmp_path, capsys):
@@ -163,3 +167,172 @@ def test_run_refuses_a_paytable_past_the_bound_or_returning_more_than_staked(tmp
     assert p.returncode == 2
     assert says in p.stderr and len(p.stderr.splitlines()) == 1, p.stderr
     assert not (tmp_path / "j.sqlite3").exists()
+
+
+# -- the side bets as a player who folds below Q-6-4 gets them ---------------------------
+
+PAIRS = 22_100 * 18_424            # (player hand, dealer hand) pairs sharing no card
+
+
+def _q64_folded_hands():
+    """The hands the autoplayer folds (docs/rules.md: play Q-6-4 or better), as indexes."""
+    import itertools
+
+    import numpy as np
+
+    from controller.autoplay import Q64
+    from controller.game.cards import DECK
+    from controller.game.hands import evaluate3
+
+    return np.array([h for h in itertools.combinations(range(52), 3)
+                     if evaluate3([DECK[c] for c in h]).strength < Q64])
+
+
+def _six_card_return_with_folds(pays, six_counts, folded_counts) -> Fraction:
+    """Return per unit staked over every pair: each six-card set is C(6,3) = 20 pairs; a
+    folded pair's bet is lost, a settled one returns 1 + pay on a paying class."""
+    back = sum((20 * six_counts[c] - folded_counts[c]) * (1 + pays[c.key])
+               for c in six_counts if c.key in pays)
+    return Fraction(back, PAIRS)
+
+
+def test_six_card_bonus_for_a_player_who_folds_below_q64_is_exact():
+    """The live rules: a fold loses the 6 Card Bonus. Computed here from the class counts
+    by its own sum: 71.7301 % (docs/rules.md), not the paytable's 91.4386 %."""
+    from controller.game.enumeration import Q64_FOLDED_SIX_COUNTS, SIX_CARD_COUNTS
+    from controller.game.par_sheet import rtp_ppm
+
+    profile = load_profile("live")
+    sheet = compute_par_sheet(profile, six_card_counts=SIX_CARD_COUNTS)
+    want = _six_card_return_with_folds(dict(profile.six_card_bonus), SIX_CARD_COUNTS,
+                                       Q64_FOLDED_SIX_COUNTS)
+    got = sheet.with_strategy["six_card_bonus"]
+    assert got.rtp == want == Fraction(18253979, 25448150)
+    assert got.ev == Fraction(-7194171, 25448150) and got.total == PAIRS
+    assert sum(x.count for x in got.lines) == PAIRS
+    assert sum(x.contribution for x in got.lines) == got.ev
+    assert [x for x in got.lines if x.name == "fold"][0].count == 7_200 * 18_424
+    assert sheet.six_card_bonus.rtp == Fraction(149695 - 12816, 149695)   # unchanged
+    assert rtp_ppm(sheet)["six_card_bonus"] == 914386
+    assert rtp_ppm(sheet, with_strategy=True) == {"ante_play": 966270, "pair_plus": 955113,
+                                                  "six_card_bonus": 717301}
+
+
+def test_pair_plus_is_the_same_for_a_player_who_folds_below_q64():
+    """No hand below Q-6-4 holds a pair or better: folding them loses no Pair Plus win."""
+    from controller.game.cards import DECK
+    from controller.game.enumeration import SIX_CARD_COUNTS
+    from controller.game.hands import HandClass, evaluate3
+
+    folded = _q64_folded_hands()
+    assert len(folded) == 7_200
+    assert {evaluate3([DECK[c] for c in h]).hand_class for h in folded} == {HandClass.HIGH_CARD}
+    for name, ev in (("live", Fraction(-248, 5525)), ("classic", Fraction(-402, 5525))):
+        sheet = compute_par_sheet(load_profile(name), six_card_counts=SIX_CARD_COUNTS)
+        played = sheet.with_strategy["pair_plus"]
+        assert played.rtp == sheet.pair_plus.rtp == 1 + ev
+        assert [x.count for x in played.lines if x.name == "fold"] == [7_200]
+
+
+def test_q64_folded_six_card_counts_by_enumeration():
+    from controller.game.enumeration import Q64_FOLDED_SIX_COUNTS, hand_pair_six_card_counts
+
+    counts = hand_pair_six_card_counts(_q64_folded_hands())
+    assert counts == Q64_FOLDED_SIX_COUNTS
+    assert sum(counts.values()) == 7_200 * 18_424
+
+
+@pytest.mark.slow
+def test_q64_folded_six_card_counts_by_six_card_sets():
+    """The same counts another way: over all 20,358,520 six-card sets, each set's class
+    counted once for every one of its 20 three-card subsets that is a folded hand."""
+    import itertools
+    import math
+
+    import numpy as np
+
+    from controller.game.enumeration import (
+        Q64_FOLDED_SIX_COUNTS,
+        _colex_combinations,
+        classify_six,
+    )
+    from controller.game.hands import SixCardClass
+
+    folded = np.zeros(math.comb(52, 3), dtype=bool)       # by colex rank of a < b < c
+    for a, b, c in _q64_folded_hands().tolist():
+        folded[math.comb(c, 3) + math.comb(b, 2) + a] = True
+    binom = [np.array([math.comb(n, k) for n in range(52)], dtype=np.int64) for k in range(4)]
+    sets = _colex_combinations(52, 6)
+    assert len(sets) == 20_358_520
+    counts = np.zeros(len(SixCardClass), dtype=np.int64)
+    for i in range(0, len(sets), 1 << 20):
+        block = sets[i:i + (1 << 20)].astype(np.int64)
+        n = np.zeros(len(block), dtype=np.int64)
+        for x, y, z in itertools.combinations(range(6), 3):
+            n += folded[binom[3][block[:, z]] + binom[2][block[:, y]] + binom[1][block[:, x]]]
+        counts += np.bincount(classify_six(block), weights=n,
+                              minlength=len(SixCardClass)).astype(np.int64)
+    assert {c: int(counts[c]) for c in SixCardClass} == Q64_FOLDED_SIX_COUNTS
+
+
+@pytest.mark.slow
+def test_the_fast_path_agrees_with_full_enumeration(live):
+    from controller.game.enumeration import SIX_CARD_COUNTS
+
+    fast = compute_par_sheet(load_profile("live"), six_card_counts=SIX_CARD_COUNTS)
+    assert fast.with_strategy == live.with_strategy
+
+
+def test_a_fold_that_keeps_the_side_bets_keeps_their_return(tmp_path):
+    from importlib import resources
+
+    from controller.game.enumeration import SIX_CARD_COUNTS
+    from controller.game.rules import load_profile as load
+
+    body = (resources.files("controller.game") / "profiles" / "live.toml").read_text()
+    path = tmp_path / "keeps.toml"
+    path.write_text(body.replace("fold_loses_side_bets = true", "fold_loses_side_bets = false"))
+    sheet = compute_par_sheet(load(str(path)), six_card_counts=SIX_CARD_COUNTS)
+    assert sheet.with_strategy == {"pair_plus": sheet.pair_plus,
+                                   "six_card_bonus": sheet.six_card_bonus}
+
+
+def test_another_strategy_counts_its_own_folded_hands(tmp_path):
+    """A jack-high qualifier changes the strategy: its folded hands are enumerated."""
+    from importlib import resources
+
+    from controller.game.enumeration import SIX_CARD_COUNTS
+
+    body = (resources.files("controller.game") / "profiles" / "live.toml").read_text()
+    path = tmp_path / "j.toml"
+    path.write_text(body.replace('dealer_qualifier = "Q-high"', 'dealer_qualifier = "J-high"'))
+    profile = load_profile(str(path))
+    sheet = compute_par_sheet(profile, six_card_counts=SIX_CARD_COUNTS)
+    assert sheet.strategy.min_play_hand != ("Q", "6", "4")
+    six = sheet.with_strategy["six_card_bonus"]
+    folded = [x.count for x in six.lines if x.name == "fold"][0]
+    assert folded == (22_100 - sheet.strategy.hands_played) * 18_424
+    assert sum(x.count for x in six.lines) == PAIRS
+    assert six.rtp < sheet.six_card_bonus.rtp
+
+
+def test_docs_and_readme_state_the_q64_player_s_6_card_bonus_return():
+    """The money-facing figures in the documents are the par sheet's, to the digit."""
+    from pathlib import Path
+
+    from controller.game.enumeration import Q64_FOLDED_SIX_COUNTS, SIX_CARD_COUNTS
+
+    sheet = compute_par_sheet(load_profile("live"), six_card_counts=SIX_CARD_COUNTS)
+    played = sheet.with_strategy["six_card_bonus"]
+    percent = f"{float(played.rtp) * 100:.4f} %"
+    ev = f"{played.ev.numerator}/{played.ev.denominator}"
+    repo = Path(__file__).resolve().parents[2]
+    rules = " ".join((repo / "docs" / "rules.md").read_text(encoding="utf-8").split())
+    readme = " ".join((repo / "README.md").read_text(encoding="utf-8").split())
+    assert percent == "71.7301 %" and ev == "-7194171/25448150"
+    for text in (rules, readme):
+        assert percent in text and ev in text
+    paying = load_profile("live").six_card_bonus
+    for cls, count in Q64_FOLDED_SIX_COUNTS.items():      # the folded pairs that would pay
+        if cls.key in paying:
+            assert f"{cls.key.replace('_', ' ')} in {count:,}" in rules, cls

@@ -187,7 +187,10 @@ def test_views_show_paytables_with_the_par_sheet_return(shift):
     d, p = shift.table.views()
     assert dict(p.paytables.rtp) == {"ante_play": 966270, "pair_plus": 955113,
                                      "six_card_bonus": 914386}
-    assert ("mini royal", 100) in p.paytables.pair_plus
+    # a fold loses the 6 Card Bonus: what a player folding below Q-6-4 gets, beside it
+    assert p.paytables.rtp_strategy == (("six_card_bonus", 717301),)
+    assert p.paytables.strategy == "Q-6-4"
+    assert ("mini_royal", 100) in p.paytables.pair_plus  # a key: the display translates
     assert ("ante", 100, 50000) in p.paytables.limits
     assert d.next_action_key == "place_bets" and "place_bet" in d.allowed
 

@@ -128,7 +128,9 @@ def hole_cards_absent(table: Table) -> None:
     assert all(c is None for c in dealer.dealer_cards)
     here = repr(replace(player, history=()))
     cur = [r for r in dealer.recall if r.round_id == g.round_id]
-    there = repr(replace(dealer, recall=tuple(cur), meters=()))
+    # a card read twice is named to the dealer, who must find it, even if it is a hole card
+    alarms = tuple(b for b in dealer.banners if b.kind != "deck_blocked")
+    there = repr(replace(dealer, recall=tuple(cur), meters=(), banners=alarms))
     for card in g.dealer_cards:
         pat = re.compile(rf"\b{card}\b")
         assert not pat.search(here), f"hole card {card} in the player view"

@@ -23,8 +23,8 @@ class DaemonProcess:
     """``threecard run`` as a child process; its log lines are collected as they come."""
 
     def __init__(self, args: list[str], env: dict[str, str] | None = None) -> None:
-        full_env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy",
-                        PYTHONUNBUFFERED="1", **(env or {}))
+        full_env = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy",
+                    "PYTHONUNBUFFERED": "1", **(env or {})}
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "controller.cli", "run", *args],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

@@ -118,7 +118,7 @@ def test_a_table_plays_a_round_through_a_registered_dialect_and_scheme(tmp_path)
         assert proc.returncode == 0, (way, out, err)
         assert re.search(r"shoe link started: fake://by-\S+ \(fake dialect\)", out), (way, out)
         assert _round_cards(out) == FIRST_ROUND, (way, out)
-        assert out.rstrip().endswith("stopped: 1 rounds settled this run"), (way, out)
+        assert out.rstrip().endswith("stopped: 1 round settled this run"), (way, out)
     out, _ = helps.communicate(timeout=60)
     assert "--dialect {beetek,native,fake}" in out
 

@@ -23,7 +23,7 @@ from controller.game.config import load_config
 from controller.notify import Notifier
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "systemd" / "table.toml.example"
-SIZE = r"\d+x\d+"
+SIZE = r"\d+x\d+ \(SDL video driver dummy\)"
 
 
 @pytest.fixture
@@ -132,10 +132,40 @@ def test_status_names_a_screen_that_did_not_open(shipped_config, notify_socket, 
     daemon = Daemon(load_config(str(shipped_config)), notifier=Notifier(addr))
     ready = run_until_ready(daemon, sock)
     status = next(f for f in ready.split("\n") if f.startswith("STATUS="))
-    assert status.endswith("; player screen did not open")
+    assert status.endswith("; player screen did not open; screens shown nowhere (SDL video "
+                           "driver dummy)")
     assert "dealer" not in status
     assert daemon.screens_missing == ["player"]
     lines = screen_lines(caplog)
     assert re.fullmatch("dealer screen on output 0, " + SIZE, lines[0][1])
     assert lines[1][0] == logging.ERROR
     assert lines[1][1].startswith("player screen did not open on output 1: ")
+
+
+@pytest.mark.parametrize("driver", ["offscreen", "dummy"])
+def test_a_video_driver_that_shows_nothing_is_named_and_warned(driver, tmp_path, notify_socket,
+                                                              daemons):
+    """Without a display SDL falls back to its offscreen driver: the windows "open" and no
+    one sees them. The screen lines name the driver, a warning says so, and so does the
+    STATUS that READY carries, so that a table missing its kmsdrm drop-in does not look
+    healthy."""
+    addr, sock = notify_socket
+    d = daemons(["--shoe", "sim://", "--journal", str(tmp_path / "j.sqlite3")],
+                env={"SDL_VIDEODRIVER": driver, "NOTIFY_SOCKET": addr, "DISPLAY": "",
+                     "WAYLAND_DISPLAY": ""})
+    d.wait_for(rf"WARNING +SDL video driver '{driver}': the screens are drawn but shown "
+               r"nowhere \(no display found: set DISPLAY or WAYLAND_DISPLAY, or "
+               r"SDL_VIDEODRIVER=kmsdrm on a console; --headless runs without screens\)")
+    d.wait_for(rf"INFO +dealer screen on output 0, \d+x\d+ \(SDL video driver {driver}\)$")
+    ready = wait_ready(sock)
+    assert f"; screens shown nowhere (SDL video driver {driver})" in ready
+    assert d.stop() == 0
+
+
+def test_headless_asked_for_raises_no_warning_about_the_driver(tmp_path, daemons):
+    d = daemons(["--shoe", "sim://", "--headless", "--journal", str(tmp_path / "j.sqlite3")],
+                env={"SDL_VIDEODRIVER": "offscreen"})
+    d.wait_for(r"READY: ")
+    assert d.stop() == 0
+    log = "\n".join(d.lines)
+    assert "video driver" not in log and "shown nowhere" not in log

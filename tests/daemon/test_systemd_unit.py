@@ -59,3 +59,27 @@ def test_example_config_validates():
 
     cfg = load_config(ROOT / "systemd" / "table.toml.example")
     assert cfg.table_id == "TCP-01" and cfg.profile.name == "live"
+
+
+def test_the_unit_and_the_readme_say_how_to_allow_a_shoe_on_the_lan():
+    """socket:// and rfc2217:// shoes are blocked by IPAddressAllow=localhost: both the
+    unit and the README's deploy section say so and give the drop-in that allows one."""
+    text = UNIT.read_text()
+    assert "IPAddressDeny=any" in text and "IPAddressAllow=localhost" in text
+    comment = text[:text.index("IPAddressDeny=any")].rsplit("\n\n", 1)[-1]
+    assert "socket://" in comment and "systemctl edit threecard-table" in comment
+    assert re.search(r"^#\s+\[Service\]\n#\s+IPAddressAllow=\d+\.\d+\.\d+\.\d+$", comment,
+                     re.M), comment
+    readme = (ROOT / "README.md").read_text()
+    deploy = readme[readme.index("## Deploy on a table"):]
+    assert "IPAddressAllow=localhost" in deploy and "socket://" in deploy
+    assert re.search(r"\[Service\]\n\s*IPAddressAllow=\d+\.\d+\.\d+\.\d+", deploy)
+
+
+def test_readme_runs_threecard_from_the_virtual_environment():
+    """After `.venv/bin/pip install`, a bare `threecard` is not on PATH: the README says
+    once to activate the environment or prefix `.venv/bin/`."""
+    readme = (ROOT / "README.md").read_text()
+    assert "`. .venv/bin/activate`" in readme and "prefix each with\n`.venv/bin/`" in readme
+    first_bare = readme.index("\nthreecard ")                    # the first bare command
+    assert readme.index(". .venv/bin/activate") < first_bare

@@ -14,10 +14,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from display.app import DisplayApp, centered_on, place_screens
+from display.app import MIN_WINDOW, DisplayApp, centered_on, place_screens, share_output
 from display.scenarios import build
 
 LOGGER = "display.app"
+DRIVER = " (SDL video driver dummy)"  # each screen's line names the driver
 
 
 @pytest.fixture
@@ -73,8 +74,8 @@ def test_shipped_outputs_on_one_display_open_both_screens(views, apps, caplog):
     w, h = pygame.display.get_desktop_sizes()[0]
     assert set(app.outputs) == {"dealer", "player"} and app.failed == {}
     assert screen_lines(caplog) == [
-        (logging.INFO, f"dealer screen on output 0, {w}x{h}"),
-        (logging.WARNING, f"player screen on output 0 (output 1 not found), {w}x{h}"),
+        (logging.INFO, f"dealer screen on output 0, {w}x{h}{DRIVER}"),
+        (logging.WARNING, f"player screen on output 0 (output 1 not found), {w}x{h}{DRIVER}"),
     ]
     app.step(now=0.0, wait=False)
     assert app.frame("dealer").button("primary") is not None
@@ -108,8 +109,9 @@ def test_outputs_by_default_follow_the_displays(views, apps, caplog, monkeypatch
     app = DisplayApp(lambda: views, queue.Queue())
     apps.append(app)
     assert {n: p.output for n, p in app.placements.items()} == {"dealer": 0, "player": 1}
-    assert [m for _, m in screen_lines(caplog)] == ["dealer screen on output 0, 1280x800",
-                                                    "player screen on output 1, 1920x1080"]
+    assert [m for _, m in screen_lines(caplog)] == [
+        "dealer screen on output 0, 1280x800" + DRIVER,
+        "player screen on output 1, 1920x1080" + DRIVER]
 
 
 def test_one_screen_that_cannot_open_leaves_the_other(views, apps, caplog):
@@ -121,7 +123,7 @@ def test_one_screen_that_cannot_open_leaves_the_other(views, apps, caplog):
     assert list(app.outputs) == ["dealer"]
     assert "player" in app.failed
     lines = screen_lines(caplog)
-    assert lines[0] == (logging.INFO, "dealer screen on output 0, 1280x800")
+    assert lines[0] == (logging.INFO, "dealer screen on output 0, 1280x800" + DRIVER)
     assert lines[1][0] == logging.ERROR
     assert lines[1][1].startswith("player screen did not open on output 0: ")
     assert app.step(now=0.0, wait=False)
@@ -176,3 +178,49 @@ def test_sdl_is_asked_not_to_copy_touches_unless_the_operator_says(preset, expec
     out = subprocess.run([sys.executable, "-c", HINTS_PROBE], env=env, capture_output=True,
                          text=True, timeout=60, check=True).stdout
     assert out.split("\n")[-2] == expected
+
+
+SIZES2 = st.tuples(st.integers(320, 3840), st.integers(240, 2160))
+
+
+@given(st.lists(SIZES2, min_size=2, max_size=2), st.tuples(st.integers(1024, 7680),
+                                                          st.integers(768, 4320)))
+def test_windows_sharing_an_output_each_stay_in_sight(sizes, area):
+    """Laid out on one output: inside it, no smaller than the layouts allow, and neither
+    window hides the other (side by side they do not overlap at all)."""
+    rects = share_output(sizes, area, MIN_WINDOW)
+    screen = pygame.Rect((0, 0), area)
+    assert len(rects) == 2
+    for r, (w, h) in zip(rects, sizes, strict=True):
+        assert screen.contains(r), (r, area)
+        assert r.w >= min(w, MIN_WINDOW[0]) and r.h >= min(h, MIN_WINDOW[1])
+        assert r.w <= max(w, MIN_WINDOW[0]) and r.h <= max(h, MIN_WINDOW[1])
+    a, b = rects
+    assert not a.contains(b) and not b.contains(a)
+    if sum(w for w, _ in sizes) <= area[0] and max(h for _, h in sizes) <= area[1]:
+        assert [r.size for r in rects] == sizes and not a.colliderect(b)
+
+
+def test_default_windows_on_a_full_hd_output_go_side_by_side():
+    """1280x800 and 1920x1080 on one 1920x1080 output: the dealer window at the layouts'
+    smallest width (800 wide, 500 high, its shape kept), the player in the other 1120."""
+    dealer, player = share_output([(1280, 800), (1920, 1080)], (1920, 1080))
+    assert (dealer.size, player.size) == ((800, 500), (1120, 630))
+    assert dealer.right == player.left and dealer.left == 0 and player.right == 1920
+
+
+def test_two_windows_on_one_output_in_a_window_are_both_in_sight(views, apps, caplog):
+    """One display (the demo on a laptop): not both centred one over the other."""
+    caplog.set_level(logging.INFO, LOGGER)
+    app = DisplayApp(lambda: views, queue.Queue(), outputs={"dealer": 0, "player": 0})
+    apps.append(app)
+    desk = pygame.Rect((0, 0), pygame.display.get_desktop_sizes()[0])
+    dealer, player = (pygame.Rect(app.outputs[n].window.position, app.outputs[n].window.size)
+                      for n in ("dealer", "player"))
+    assert desk.contains(dealer) and desk.contains(player)
+    assert not dealer.contains(player) and not player.contains(dealer)
+    assert dealer.topleft != player.topleft
+    moved = [m for _, m in screen_lines(caplog) if "moved" in m]
+    assert len(moved) == 2 and all(m.endswith("it shares output 0") for m in moved)
+    app.step(now=0.0, wait=False)
+    assert app.surfaces["dealer"].get_size() == dealer.size

@@ -165,3 +165,57 @@ def test_pads_fit(fonts, pad, size):
         _check_texts(frame, f"pad {pad} {size} {lang}")
         # modal: only pad buttons take input
         assert frame.buttons and all(b.id.startswith("pad.") for b in frame.buttons)
+
+
+@pytest.mark.parametrize("lang", ["fr", "uk"])
+def test_player_paytables_name_every_hand_in_the_screen_language(screens, lang):
+    """The paytables show each hand in the screen's language, never the English name."""
+    from display.i18n import MESSAGES, Translator
+
+    view = build("settled").player
+    frame = screens[lang][1].draw(pygame.Surface((1920, 1080)), view)
+    shown = {t.text for t in frame.texts_in("paytables")}
+    pt = view.paytables
+    keys = {k for table in (pt.ante_bonus, pt.pair_plus, pt.six_card_bonus) for k, _ in table}
+    assert {"mini_royal", "three_of_a_kind", "royal_flush"} <= keys
+    tr = Translator(lang)
+    assert {tr.hand(k) for k in keys} <= shown
+    english = {MESSAGES["en"][f"hand.{k}"] for k in keys} - {tr.hand(k) for k in keys}
+    assert not english & shown, sorted(english & shown)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_player_screen_says_what_each_6_card_bonus_return_assumes(screens, size, lang):
+    """A fold loses the 6 Card Bonus (live rules): the screen shows the paytable's return
+    as the return of a hand played, and beside it what a player folding below Q-6-4 gets
+    (docs/rules.md, the par sheet's two figures)."""
+    from display.i18n import Translator, format_rtp
+
+    view = build("settled").player
+    frame = screens[lang][1].draw(pygame.Surface(size), view)
+    tr = Translator(lang)
+    rows = [t.text for t in frame.texts_in("paytables")]
+    played = tr("player.rtp_played", bet=tr.bet("six_card_bonus"))
+    folding = tr("player.rtp_strategy", hand="Q-6-4")
+    assert played in rows and folding in rows
+    assert rows[rows.index(played) + 1] == format_rtp(914386) == "91.44\u00a0%"
+    assert rows[rows.index(folding) + 1] == format_rtp(717301) == "71.73\u00a0%"
+
+
+@pytest.mark.parametrize("lang, want", [
+    ("en", "RECALL  Round {r} ({i} of {n})"),
+    ("fr", "HISTORIQUE  Coup {r} ({i} sur {n})"),
+    ("uk", "ІСТОРІЯ  Гра {r} ({i} з {n})")])
+def test_recall_header_names_the_round_and_its_place_among_those_kept(fonts, lang, want):
+    """Not "Round 11 of the last 10": the round shown, then which of the rounds kept."""
+    sc = build("recall")
+    rounds = sc.dealer.recall
+    assert len(rounds) >= 3
+    for index in (0, 2):
+        screen = DealerScreen(fonts, lang)
+        screen.ui.screen = sc.dealer_screen
+        screen.ui.recall_index = index
+        frame = screen.draw(pygame.Surface((1280, 800)), sc.dealer)
+        (title,) = [t.text for t in frame.texts if t.role == "recall.title"]
+        assert title == want.format(r=rounds[index].round_id, i=index + 1, n=len(rounds))

@@ -169,3 +169,29 @@ def test_screenshot_out_relative_to_the_working_folder(tmp_path):
     r = screenshot("--out", "shot.png", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "shot.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("name", ["s.jpg", "s", "s.png.bmp", "/dev/full"])
+def test_screenshot_out_must_be_a_png_name(tmp_path, name):
+    """pygame picks the format from the name: s.jpg would be a JPEG, s a TGA."""
+    out = name if name.startswith("/") else str(tmp_path / name)
+    line = one_line_about_out(screenshot("--out", out, cwd=tmp_path))
+    assert line == f"threecard screenshot: --out: {out} does not end in .png (a screenshot " \
+                   "is a PNG file)"
+    assert list(tmp_path.iterdir()) == []
+    r = screenshot("--out", str(tmp_path / "S.PNG"), cwd=tmp_path)
+    assert r.returncode == 0 and (tmp_path / "S.PNG").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_screenshot_to_a_full_disk_says_so_once(tmp_path):
+    full = tmp_path / "full.png"
+    full.symlink_to("/dev/full")
+    line = one_line_about_out(screenshot("--out", str(full), cwd=tmp_path))
+    assert line == f"threecard screenshot: --out: cannot write {full}: No space left on device"
+
+
+def test_screenshot_pad_is_for_the_dealer_screen_only(tmp_path):
+    r = screenshot("--pad", "pin", "--out", str(tmp_path / "p.png"), cwd=tmp_path)
+    assert r.returncode == 2 and r.stderr == ("threecard screenshot: --pad: the pin pad is on "
+                                              "the dealer screen only (--view dealer)\n")
+    assert list(tmp_path.iterdir()) == []

@@ -257,3 +257,17 @@ def test_a_crash_inside_the_link_is_reported_and_the_link_recovers(caplog):
             port.close()
     assert link.counters.crashes == 2
     assert any("bug in" in str(r.exc_info[1]) for r in caplog.records if r.exc_info)
+
+
+@pytest.mark.parametrize("url, named", [
+    ("sim://?dialect=native", "sim://?dialect=native"),
+    ("sim://", "sim://?dialect=beetek"),
+    ("sim://?seed=7&dialect=native", "sim://?dialect=native&seed=7"),
+    ("sim://?interval=500", "sim://?dialect=beetek&interval=500")])
+def test_a_simulated_shoe_is_named_by_the_options_set_only(url, named):
+    """The log names the shoe: never ``seed=None``."""
+    link = drivers.open_link(url, queue.Queue())
+    try:
+        assert link.connector.description == named
+    finally:
+        link.connector.close()

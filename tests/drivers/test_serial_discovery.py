@@ -206,3 +206,30 @@ def test_the_udev_example_matches_serial_less_adapters_by_usb_port():
     assert 'ATTRS{idVendor}=="1a86"' in rule and 'SYMLINK+="card-shoe"' in rule
     assert "ATTRS{serial}" not in rule
     assert "by-path" in rules and "without a serial number" in rules
+
+
+@pytest.mark.parametrize("target", ["zzzz:7523", "1a86:75", "1a8:7523", "usb:1a86"])
+def test_a_malformed_vid_pid_is_refused_not_opened_as_a_relative_path(target, no_open):
+    """serial://zzzz:7523 was opened as the file zzzz:7523 in the working folder."""
+    with pytest.raises(ValueError, match=r"neither a device path \(which starts with /\) nor a "
+                       r"USB adapter's VID:PID\[:SERIAL\], where VID and PID are four hex "
+                       r"digits each"):
+        drivers.open_link(f"serial://{target}", queue.Queue())
+    no_open.assert_not_called()
+
+
+@pytest.mark.parametrize("target", ["/dev/ttyUSB0", "1a86:7523", "1A86:7523:A50285BI",
+                                    "/dev/serial/by-path/pci-0000:00:14.0-usb-0:1.2:1.0",
+                                    "card-shoe"])
+def test_device_paths_and_vid_pids_are_still_taken(target):
+    drivers.open_link(f"serial://{target}", queue.Queue())
+
+
+def test_no_matching_adapter_names_the_python_that_lists_the_ports(mocker, no_open):
+    """The hint runs where pyserial is installed: the table's own Python (its venv)."""
+    import sys
+
+    mocker.patch("serial.tools.list_ports.comports", return_value=[])
+    with pytest.raises(TransportError) as err:
+        SerialConnector("1a86:7523").open()
+    assert f"(see '{sys.executable} -m serial.tools.list_ports -v')" in err.value.message
