@@ -185,10 +185,13 @@ def _pin_hashes(v: Any) -> str | None:
     for role, digest in v.items():
         if role not in ROLES:
             return f"{_show(role)}: is not a role (roles: {', '.join(ROLES)})"
-        parts = digest.split("$") if isinstance(digest, str) else []
-        if len(parts) != 6 or parts[0] != "scrypt":
+        from controller.game.auth import parse_pin_hash  # auth reads this module's bounds
+
+        try:
+            parse_pin_hash(digest if isinstance(digest, str) else "")
+        except ValueError as exc:
             return (f"{role}: must be a PIN hash from `threecard hash-pin` (scrypt$...), "
-                    "never a PIN")
+                    f"never a PIN: {exc}")
     return None
 
 
@@ -245,6 +248,7 @@ class TableConfig:
         headless: ``[display] headless``: no window at all (SDL dummy driver).
         log_level: ``[log] level``.
         source: the file it came from (names it in errors); empty when made in code.
+        given: the fields the file or a flag set; the others are defaults.
     """
 
     # game settings: journaled, compared
@@ -286,6 +290,7 @@ class TableConfig:
     headless: bool = _setting(False, "display", "headless", _flag, game=False)
     log_level: str = _setting("info", "log", "level", _one_of(LOG_LEVELS), game=False)
     source: str = field(default="", compare=False)
+    given: frozenset[str] = field(default=frozenset(), compare=False)
 
     @property
     def profile(self) -> RuleProfile:
@@ -491,7 +496,7 @@ def load_config(path: str | Path | None, **overrides: Any) -> TableConfig:
     values.update({k: v for k, v in overrides.items() if v is not None})
     if isinstance(values.get("chip_values"), list):
         values["chip_values"] = tuple(values["chip_values"])
-    return TableConfig(source=source, **values).validate()
+    return TableConfig(source=source, given=frozenset(values), **values).validate()
 
 
 __all__ = ["TableConfig", "ConfigError", "load_config", "profile_for", "changeable_setting",

@@ -235,8 +235,8 @@ def _run_config(tmp_path, text, shoe=("--shoe", "sim://")):
 @pytest.mark.parametrize("key", ["player_output", "dealer_output"])
 def test_a_negative_output_is_refused_at_load(tmp_path, key):
     line = _run_config(tmp_path, f"[display]\n{key} = -1\n")
-    assert line == (f"threecard run: {tmp_path / 'table.toml'}: display.{key}: must be 0 or "
-                    "more (outputs are numbered from 0), got -1")
+    assert line == (f"threecard run: {tmp_path / 'table.toml'}: [display] {key}: must be a "
+                    "whole number 0 to 15, got -1")
 
 
 @pytest.mark.parametrize("digest, why", [
@@ -249,7 +249,7 @@ def test_a_negative_output_is_refused_at_load(tmp_path, key):
 def test_a_pin_hash_that_no_pin_could_match_is_refused_at_load(tmp_path, digest, why):
     """Passed at load, such a hash made every PIN a "wrong PIN" at the table."""
     line = _run_config(tmp_path, f'[roles]\nsupervisor = "{digest}"\n')
-    assert line.startswith(f"threecard run: {tmp_path / 'table.toml'}: roles.supervisor: "
+    assert line.startswith(f"threecard run: {tmp_path / 'table.toml'}: [roles] supervisor: "
                            "must be a PIN hash from `threecard hash-pin`")
     assert why in line
 
