@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import logging
 import os
 import signal
@@ -38,12 +37,11 @@ from typing import Any
 
 from controller.autoplay import AutoPlayer, autoplay_loop
 from controller.cli import escape_unencodable, wagers, whole_number
-from controller.game import commands as cmd
 from controller.game.cards import parse_cards
 from controller.game.config import DEMO_SHOE, ConfigError, TableConfig, load_config
-from controller.game.engine import MAX_SEATS
 from controller.game.enumeration import SIX_CARD_COUNTS
 from controller.game.hands import evaluate3
+from controller.game.inputs import MAX_CONTROL_LINE, MAX_SEATS, InputError, parse_control_line
 from controller.game.par_sheet import compute_par_sheet, rtp_ppm
 from controller.game.settlement import BetError, bets_from_mapping, validate_bets
 from controller.game.views import DealerView, PlayerView, RecallRound
@@ -59,10 +57,6 @@ DEMO_HEADLESS_PACE_MS = 100
 
 #: threads that may end on their own: the control channel ends with its input
 _MAY_END = frozenset({"control"})
-
-
-def _command_types() -> dict[str, type[cmd.DealerCommand]]:
-    return {name: klass for klass, name in cmd._NAMES.items()}  # noqa: SLF001
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -241,6 +235,7 @@ class Daemon:
         self.app: Any = None
         self.screens_missing: list[str] = []  # configured screens that did not open
         self._threads: list[threading.Thread] = []
+        self._crashed: set[str] = set()  # threads that ended on an exception
         self.anchor_level = logging.INFO  # the demo lowers it: one line per round there
 
     # -- start-up -------------------------------------------------------------------
@@ -376,6 +371,7 @@ class Daemon:
             try:
                 target()
             except Exception:  # noqa: BLE001 - reported, and the watchdog stops
+                self._crashed.add(name)
                 log.exception("thread %s crashed", name)
             finally:
                 if not self.stop_event.is_set() and name not in _MAY_END:
@@ -397,23 +393,51 @@ class Daemon:
                       on_idle=deal_if_due if sim is not None else None,
                       on_betting=(lambda _v: sim.load_deck()) if sim is not None else None)
 
-    def _control_loop(self) -> None:
-        types = _command_types()
-        for line in sys.stdin:
-            line = line.strip()
+    def handle_control_line(self, line: str | bytes) -> bool:
+        """Take one control line: a dealer command as a JSON object (``--control-stdin``).
+
+        The line is parsed against the command's declaration
+        (:func:`controller.game.inputs.parse_control_line`); one that fails it is logged
+        at warning with the reason (naming the field) and never reaches the table.
+        Otherwise the command is submitted and this waits until the table applied it.
+
+        Returns:
+            True when a command was submitted.
+        """
+        line = line.strip()
+        if not line:
+            return False
+        try:
+            command = parse_control_line(line)
+        except InputError as exc:
+            log.warning("control: refused %r: %s", line[:200], exc)
+            return False
+        log.info("control: %s", command.name)
+        self.table.submit(command)
+        self.table.drain()
+        return True
+
+    def _control_loop(self, stream: Any = None) -> None:
+        """Read control lines until end of input (``stream``: default stdin's bytes).
+
+        A line longer than :data:`~controller.game.inputs.MAX_CONTROL_LINE` bytes is
+        refused whole; no line ends the loop but the end of input.
+        """
+        stream = sys.stdin.buffer if stream is None else stream
+        while True:
+            line = stream.readline(MAX_CONTROL_LINE + 1)
             if not line:
+                break
+            if len(line) > MAX_CONTROL_LINE and not line.endswith(b"\n"):
+                while (rest := stream.readline(MAX_CONTROL_LINE + 1)) and not \
+                        rest.endswith(b"\n"):
+                    pass
+                log.warning("control: refused a line longer than %d bytes", MAX_CONTROL_LINE)
                 continue
             try:
-                obj = json.loads(line)
-                name = obj.pop("command")
-                klass = types[name]
-                command = klass(**obj)
-            except (ValueError, KeyError, TypeError) as exc:
-                log.error("control: bad command %r: %s", line[:200], exc)
-                continue
-            log.info("control: %s", name)
-            self.table.submit(command)
-            self.table.drain()
+                self.handle_control_line(line)
+            except Exception:  # noqa: BLE001 - one line never ends the control channel
+                log.exception("control: line %r could not be handled", line[:200])
         log.info("control: end of input on stdin (no more dealer commands from it)")
 
     def _health(self) -> list[str]:
@@ -430,6 +454,8 @@ class Daemon:
             problems.append("shoe link thread ended")
         problems += [f"thread {t.name} ended" for t in self._threads
                      if t.name not in _MAY_END and not t.is_alive()]
+        problems += [f"thread {name} crashed" for name in sorted(self._crashed)
+                     if name in _MAY_END]
         return problems
 
     def _watchdog_loop(self) -> None:

@@ -76,7 +76,13 @@ def test_every_command_not_allowed_in_a_state_is_rejected_and_changes_nothing(sh
 def test_bets_are_checked_against_the_limits_and_the_rules(shift):
     assert "above the table maximum" in shift.rejected(
         PlaceBet(seat=1, bet="ante", amount=50001))
-    assert "no seat" in shift.rejected(PlaceBet(seat=9, bet="ante", amount=100))
+    assert "no seat 4 at this table (1-3)" in shift.rejected(
+        PlaceBet(seat=4, bet="ante", amount=100))
+    # past the most seats any table has: refused by the declaration, never journaled
+    seq = shift.table.journal.last_seq
+    (v,) = shift.table.process([PlaceBet(seat=9, bet="ante", amount=100)])
+    assert (v.seq, v.accepted) == (None, False) and "at `$.seat`" in v.reason
+    assert shift.table.journal.last_seq == seq
     shift.ok(PlaceBet(seat=1, bet="pair_plus", amount=100))
     assert "Ante" in shift.rejected(NoMoreBets())       # live: Pair Plus needs an Ante
     shift.ok(PlaceBet(seat=1, bet="ante", amount=50))
