@@ -31,6 +31,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,28 @@ DEMO_HEADLESS_PACE_MS = 100
 
 #: threads that may end on their own: the control channel ends with its input
 _MAY_END = frozenset({"control"})
+
+
+def _lines(fd: int, limit: int) -> Iterator[bytes | None]:
+    """The lines read from ``fd`` until end of input; None for a line over ``limit`` bytes."""
+    pending, skipping = b"", False
+    while chunk := os.read(fd, 65536):
+        pending += chunk
+        *lines, pending = pending.split(b"\n")
+        for line in lines:
+            if skipping:
+                skipping = False
+                yield None
+            elif len(line) > limit:
+                yield None
+            else:
+                yield line
+        if len(pending) > limit:
+            pending, skipping = b"", True
+    if skipping or len(pending) > limit:
+        yield None
+    elif pending:
+        yield pending
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -417,21 +440,17 @@ class Daemon:
         self.table.drain()
         return True
 
-    def _control_loop(self, stream: Any = None) -> None:
-        """Read control lines until end of input (``stream``: default stdin's bytes).
+    def _control_loop(self, fd: int | None = None) -> None:
+        """Read control lines until end of input (``fd``: default stdin's).
 
-        A line longer than :data:`~controller.game.inputs.MAX_CONTROL_LINE` bytes is
-        refused whole; no line ends the loop but the end of input.
+        Reads the file descriptor itself (no buffered reader whose lock a daemon thread
+        would hold at exit). A line longer than
+        :data:`~controller.game.inputs.MAX_CONTROL_LINE` bytes is refused whole; nothing
+        but the end of input ends the loop.
         """
-        stream = sys.stdin.buffer if stream is None else stream
-        while True:
-            line = stream.readline(MAX_CONTROL_LINE + 1)
-            if not line:
-                break
-            if len(line) > MAX_CONTROL_LINE and not line.endswith(b"\n"):
-                while (rest := stream.readline(MAX_CONTROL_LINE + 1)) and not \
-                        rest.endswith(b"\n"):
-                    pass
+        fd = sys.stdin.fileno() if fd is None else fd
+        for line in _lines(fd, MAX_CONTROL_LINE):
+            if line is None:
                 log.warning("control: refused a line longer than %d bytes", MAX_CONTROL_LINE)
                 continue
             try:

@@ -22,7 +22,9 @@ from controller.cli import main
 from controller.game import recall as rc
 from controller.game.auth import demo_pin_hashes
 from controller.game.cards import DECK
-from controller.game.commands import (
+from controller.game.engine import TableConfig
+from controller.game.events import Alarm, CardRead, LinkState, LinkStatus, Misread
+from controller.game.inputs import (
     ConfigChange,
     NextRound,
     NoMoreBets,
@@ -30,8 +32,6 @@ from controller.game.commands import (
     Resume,
     UnblockDeck,
 )
-from controller.game.engine import TableConfig
-from controller.game.events import Alarm, CardRead, LinkState, LinkStatus, Misread
 from controller.game.journal import Journal
 from controller.game.table import Table
 from controller.game.table_views import ViewBuilder

@@ -19,7 +19,9 @@ import pytest
 
 from controller.game import recall as rc
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
-from controller.game.commands import (
+from controller.game.engine import Game, TableConfig
+from controller.game.events import CardRead, LinkState, LinkStatus, Misread
+from controller.game.inputs import (
     ConfigChange,
     Decide,
     ManualCard,
@@ -33,8 +35,6 @@ from controller.game.commands import (
     UnblockDeck,
     VoidRound,
 )
-from controller.game.engine import Game, TableConfig
-from controller.game.events import CardRead, LinkState, LinkStatus, Misread
 from controller.game.table import Table
 
 SUP = DEMO_PINS["supervisor"]

@@ -4,7 +4,8 @@ Seats 1 and 2 bet; the deal is round robin: seat 1, seat 2, dealer, three passes
 Each scenario ends with the game recall the journal gives (``threecard recall --json``).
 """
 
-from controller.game.commands import (
+from controller.game.events import Alarm, CardRead, LinkState, LinkStatus, Misread, Retract, SeqGap
+from controller.game.inputs import (
     ConfigChange,
     Decide,
     ExposedCard,
@@ -18,7 +19,6 @@ from controller.game.commands import (
     UnblockDeck,
     VoidRound,
 )
-from controller.game.events import Alarm, CardRead, LinkState, LinkStatus, Misread, Retract, SeqGap
 
 # seat 1: Ah Qd 9c (ace high) | seat 2: Kh Qs 3s (king high) | dealer: 2c 5d 8h (no qualify)
 DECK = "Ah Kh 2c | Qd Qs 5d | 9c 3s 8h"

@@ -10,7 +10,7 @@ from controller.autoplay import AutoPlayer, should_play
 from controller.cli import main
 from controller.game import recall as rc
 from controller.game.auth import hash_pin, verify_pin
-from controller.game.commands import (
+from controller.game.inputs import (
     ChangePin,
     ConfigChange,
     Decide,

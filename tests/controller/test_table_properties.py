@@ -19,7 +19,18 @@ from controller.autoplay import AutoPlayer
 from controller.game import recall as rc
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
 from controller.game.cards import DECK
-from controller.game.commands import (
+from controller.game.engine import TableConfig
+from controller.game.events import (
+    Alarm,
+    CardRead,
+    Hello,
+    LinkState,
+    LinkStatus,
+    Misread,
+    Retract,
+    SeqGap,
+)
+from controller.game.inputs import (
     ClearBets,
     Decide,
     ExposedCard,
@@ -33,17 +44,6 @@ from controller.game.commands import (
     Settle,
     UnblockDeck,
     VoidRound,
-)
-from controller.game.engine import TableConfig
-from controller.game.events import (
-    Alarm,
-    CardRead,
-    Hello,
-    LinkState,
-    LinkStatus,
-    Misread,
-    Retract,
-    SeqGap,
 )
 from controller.game.round import RoundState
 from controller.game.table import Table

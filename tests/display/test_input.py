@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.game import commands as C
+from controller.game import inputs as C
 from display.app import DisplayApp
 from display.scenarios import SCENARIOS, build
 
