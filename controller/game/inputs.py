@@ -61,6 +61,12 @@ MAX_SETTING_NUMBER = 10**9
 """The largest whole-number value of a setting change."""
 MAX_SETTING_TEXT = 256
 """The longest text value of a setting change (a profile name or path), characters."""
+MAX_BURN_CARDS = 5
+"""The most burn cards before a deal."""
+MAX_PIN_FAILURES = 100
+"""The most wrong PINs in a row a table may allow before locking PIN entry."""
+MAX_LOCKOUT_SECONDS = 86_400
+"""The longest PIN lockout, seconds (a lockout lasts 1 s to a day)."""
 MAX_CONTROL_LINE = 4096
 """The longest control line taken, bytes."""
 
@@ -125,6 +131,9 @@ class DealerCommand(Struct, frozen=True, forbid_unknown_fields=True, kw_only=Tru
     body_type: ClassVar[type[Struct]]
 
     pin: Pin | None = None
+
+    def check_values(self) -> None:
+        """Raise InputError for a value its type allows but the command does not."""
 
 
 class PlaceBet(DealerCommand, tag="place_bet"):
@@ -221,18 +230,48 @@ class ExposedCard(DealerCommand, tag="exposed_card"):
     dealer_hand: bool = False
 
 
+#: setting -> its values: a tuple of the texts allowed, a range of whole numbers, or str
+SETTINGS: dict[str, tuple[str, ...] | range | type] = {
+    "deal_pattern": ("round_robin", "by_hand"),
+    "burn_cards": range(0, MAX_BURN_CARDS + 1),
+    "exposed_card_policy": ("burn", "void"),
+    "max_pin_failures": range(1, MAX_PIN_FAILURES + 1),
+    "lockout_seconds": range(1, MAX_LOCKOUT_SECONDS + 1),
+    "rules": str,
+}
+
+
+def _check_setting(key: str, value: object) -> None:
+    """Raise InputError when ``value`` is not one of the setting's."""
+    allowed = SETTINGS[key]
+    if isinstance(allowed, range):
+        if not isinstance(value, int) or value not in allowed:
+            raise InputError(f"{key} is a whole number {allowed.start} to "
+                             f"{allowed.stop - 1}, got {value!r} - at `$.value`")
+    elif isinstance(allowed, tuple):
+        if value not in allowed:
+            raise InputError(f"{key} is one of {', '.join(allowed)}, got {value!r} - at "
+                             "`$.value`")
+    elif not isinstance(value, str) or not value.strip():
+        raise InputError(f"{key} is a profile name or path, got {value!r} - at `$.value`")
+
+
 class ConfigChange(DealerCommand, tag="config_change"):
     """Change one table setting between rounds (supervisor or technician PIN).
 
-    Keys: ``deal_pattern``, ``burn_cards``, ``exposed_card_policy``, ``max_pin_failures``,
-    ``lockout_seconds``, ``rules`` (a profile name or path); a value is a whole number
-    0 to :data:`MAX_SETTING_NUMBER` or a text. The table checks the value against the
-    setting's own rule; old and new values are journaled (:class:`ConfigChanged`).
+    Keys and their values are :data:`SETTINGS`: ``deal_pattern``, ``burn_cards``,
+    ``exposed_card_policy``, ``max_pin_failures``, ``lockout_seconds``, ``rules`` (a
+    profile name or path, which the table loads). Old and new values are journaled
+    (:class:`ConfigChanged`).
     """
 
     needs = Role.SUPERVISOR
     key: SettingKey
     value: SettingValue
+
+    def check_values(self) -> None:
+        """Raise InputError when the value is not one of the setting's."""
+        _check_setting(self.key, self.value)
 
 
 class ChangePin(DealerCommand, tag="change_pin"):
@@ -246,6 +285,9 @@ class ChangePin(DealerCommand, tag="change_pin"):
 class _Body(Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
     """Base of the journal bodies declared apart from their command."""
 
+    def check_values(self) -> None:
+        """Raise InputError for a value its type allows but the input does not."""
+
 
 class ConfigChanged(_Body):
     """The journal body of a :class:`ConfigChange`: the key, the new and the old value."""
@@ -253,6 +295,10 @@ class ConfigChanged(_Body):
     key: SettingKey
     value: SettingValue
     old: SettingValue | bool | None = None
+
+    def check_values(self) -> None:
+        """Raise InputError when the value is not one of the setting's."""
+        _check_setting(self.key, self.value)
 
 
 class PinChanged(_Body):
@@ -344,9 +390,11 @@ def parse_control_line(line: str | bytes) -> DealerCommand:
         raise InputError(f"a control line is at most {MAX_CONTROL_LINE} bytes, "
                          f"got {len(data)}")
     try:
-        return _CONTROL.decode(data)
+        command = _CONTROL.decode(data)
     except msgspec.DecodeError as exc:
         raise InputError(str(exc)) from None
+    command.check_values()
+    return command
 
 
 def decode_body(kind: str, body: Any) -> Struct:
@@ -367,9 +415,16 @@ def decode_body(kind: str, body: Any) -> Struct:
     if cls is None:
         raise InputError(f"unknown input {kind!r}")
     try:
-        return msgspec.convert(body, cls)
+        item = msgspec.convert(body, cls)
     except msgspec.ValidationError as exc:
         raise InputError(f"{kind}: {exc}") from None
+    check_values = getattr(item, "check_values", None)
+    if check_values is not None:
+        try:
+            check_values()
+        except InputError as exc:
+            raise InputError(f"{kind}: {exc}") from None
+    return item
 
 
 def check(command: DealerCommand) -> DealerCommand:
@@ -382,9 +437,11 @@ def check(command: DealerCommand) -> DealerCommand:
         InputError: a field fails the declaration (the message names it).
     """
     try:
-        return msgspec.convert(msgspec.to_builtins(command), type(command))
-    except msgspec.ValidationError as exc:
+        checked = msgspec.convert(msgspec.to_builtins(command), type(command))
+        checked.check_values()
+    except (msgspec.ValidationError, InputError) as exc:
         raise InputError(f"{command.name}: {exc}") from None
+    return checked
 
 
 def journal_body(item: DealerCommand | ev.ShoeEvent) -> tuple[str, dict[str, Any]]:

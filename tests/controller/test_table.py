@@ -118,8 +118,10 @@ def test_repeated_wrong_pins_lock_pin_entry(make_shift):
 
 def test_config_changes_record_old_and_new_values(shift):
     assert "PIN" in shift.rejected(ConfigChange(key="deal_pattern", value="by_hand"))
-    assert "bad value" in shift.rejected(ConfigChange(key="deal_pattern", value="x",
-                                                      pin=shift.SUP))
+    assert "deal_pattern is one of round_robin, by_hand" in shift.rejected(
+        ConfigChange(key="deal_pattern", value="x", pin=shift.SUP))   # its declaration
+    assert "bad value for rules" in shift.rejected(
+        ConfigChange(key="rules", value="no-such-profile", pin=shift.SUP))  # the table's
     shift.ok(ConfigChange(key="deal_pattern", value="by_hand", pin=shift.SUP))
     (last,) = [json.loads(r.body) for r in shift.table.journal.records(shift.game.last_seq - 1)]
     assert last == {"key": "deal_pattern", "value": "by_hand", "old": "round_robin"}
