@@ -52,6 +52,8 @@ if TYPE_CHECKING:
     from controller.game.engine import Game
 
 S = RoundState
+EXPOSED = I.ExposedCard.name
+"""The notice and void reason of an exposed card: the name of the command reporting it."""
 #: notes a void or a resumed round clears (the round moved past them)
 PAUSE_NOTES = ("misread", "seq_gap", "shoe_restart", "alarm", "shoe_empty", "frame_error",
                "interrupted_round")
@@ -264,7 +266,7 @@ def on_exposed_card(g: Game, body: I.ExposedCard, actor: str) -> None:
     if body.dealer_hand:
         g.meters.count("exposed_cards")
         if fixed(g):
-            g.notes.put("exposed_card", "The dealer's cards were exposed after every "
+            g.notes.put(EXPOSED, "The dealer's cards were exposed after every "
                        "decision: the round goes on.", "Continue", severity="info")
             return
         g.void("dealer_cards_exposed", acknowledged=False)
@@ -280,10 +282,10 @@ def on_exposed_card(g: Game, body: I.ExposedCard, actor: str) -> None:
         g.void("dealer_cards_exposed", acknowledged=False, card=card)
         return
     if g.config.exposed_card_policy == "void":
-        g.void("exposed_card", acknowledged=False, card=card)
+        g.void(EXPOSED, acknowledged=False, card=card)
         return
     undo_position(g, I.ExposedCard.name)
     g.deal.burn_last()
-    g.notes.put("exposed_card", f"Exposed card {card} burned; the next card takes "
+    g.notes.put(EXPOSED, f"Exposed card {card} burned; the next card takes "
                "its place.", "Burn the exposed card and deal on", severity="info",
                card=str(card))

@@ -467,7 +467,7 @@ class Game:
         self.round.next_round(self._utc)
         self.wagers.seats = {}
         self.deal.reset(new_deck=self.config.deck_per_round)
-        self.notes.drop(S.VOID.value, "exposed_card", "extra_card", "interrupted_round",
+        self.notes.drop(S.VOID.value, dealing.EXPOSED, "extra_card", "interrupted_round",
                          "config")
         if self.pending_config is not None:
             self._set_config(self.pending_config)

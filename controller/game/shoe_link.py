@@ -1,4 +1,6 @@
-"""The shoe link's state and the shoe's own reports (docs/rules.md "Shoe unplugged or silent mid-deal").
+"""The shoe link's state and the shoe's own reports.
+
+docs/rules.md "Shoe unplugged or silent mid-deal" is the rule for a link lost mid-deal.
 
 Handlers of the :class:`~controller.game.engine.Game` for the shoe events that are not
 cards: the link going down or silent (the round pauses while cards are due) and coming
