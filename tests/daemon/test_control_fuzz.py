@@ -172,11 +172,13 @@ def test_ten_thousand_random_control_lines_never_harm_the_table(fast_dir, caplog
               suppress_health_check=list(HealthCheck))
     @given(st.lists(control_lines(), min_size=LINES_PER_BATCH, max_size=LINES_PER_BATCH))
     def batch(lines):
-        for line in lines:
+        for n, line in enumerate(lines):
             submitted = daemon.handle_control_line(line)  # nothing may escape
             stats["lines"] += 1
             stats["submitted" if submitted else "refused"] += 1
             shoe.feed(daemon.table)
+            if n % 3:
+                continue
             # a dealer plays the round on between the random lines, on the same channel
             for cmd in dealer.next_commands(daemon.table.views()[0])[:2]:
                 assert daemon.handle_control_line(msgspec.json.encode(cmd))
@@ -206,7 +208,7 @@ def test_ten_thousand_random_control_lines_never_harm_the_table(fast_dir, caplog
     assert any("at `$." in r.getMessage() for r in refusals)  # the field is named
     settled = rc.meters(path).rows.get("total", [0] * 6)[3]
     print(f"rounds settled: {settled}")
-    assert settled > 50  # rounds were played through, not only refused
+    assert settled > 20  # rounds were played through, not only refused
 
 
 def test_the_control_thread_lives_through_bad_lines_and_ends_at_eof(tmp_path, caplog):
