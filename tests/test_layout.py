@@ -60,3 +60,12 @@ def test_drivers_import_from_controller_only_the_vocabulary():
     bad = [(p.name, n) for p in _modules("drivers") for n in _imports(p)
            if _top(n) == "controller" and not n.startswith(leaves)]
     assert bad == []
+
+
+def test_the_input_declarations_are_a_leaf():
+    # every part of the table reads them: they import only msgspec and the shoe's vocabulary
+    names = _imports(REPO / "controller" / "game" / "inputs.py")
+    ours = {n for n in names if _top(n) == "controller"}
+    assert ours <= {"controller.game", "controller.game.events"}
+    assert {_top(n) for n in names} <= {"controller", "msgspec", "__future__", "dataclasses",
+                                        "enum", "json", "typing"}

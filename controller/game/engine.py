@@ -1,10 +1,19 @@
 """The table's recorded state and the one function that changes it: :meth:`Game.apply`.
 
-:class:`Game` is plain data plus deterministic handlers. It is fed journal records
-(``kind``, ``body``, ``actor``, ``utc``), never live objects, so replaying the journal
-rebuilds exactly the state the running table had (docs/requirements.md R1). It does no I/O:
-what the journal's derived tables need (round records, absolute meters, snapshots,
-rejections) is collected in :attr:`Game.derived` for the caller to write.
+:class:`Game` orchestrates typed parts and deterministic handlers. It is fed journal
+records (``kind``, ``body``, ``actor``, ``utc``), never live objects, so replaying the
+journal rebuilds exactly the state the running table had (docs/requirements.md R1). Each
+body is decoded through its input's one declaration (:mod:`controller.game.inputs`), and
+applying is total: a record is applied or rejected with a reason, never an exception. It
+does no I/O: what the journal's derived tables need (round records, absolute meters,
+snapshots, rejections) is collected in :attr:`Game.derived` for the caller to write.
+
+The parts, each in its own module: the round (:class:`~controller.game.round.Round`:
+state, pause, void), the wagers (:class:`~controller.game.bets.Wagers`), the deal
+(:class:`~controller.game.deal.Deal`), the meters (:class:`~controller.game.meters.Meters`),
+game recall (:class:`~controller.game.records.Recall`) and the role check
+(:class:`~controller.game.roles.Roles`). Their snapshot form is the one snapshots always
+had, so a snapshot written before reads.
 
 Irregularities follow docs/rules.md; each handler names the row it implements.
 
