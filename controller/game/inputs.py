@@ -89,6 +89,37 @@ class Role(enum.Enum):
 
 _RANKS = {r: i for i, r in enumerate(Role)}
 
+
+class InputError(ValueError):
+    """An input that fails its declaration; the message names the field."""
+
+
+#: setting -> its values: a tuple of the texts allowed, a range of whole numbers, or str
+SETTINGS: dict[str, tuple[str, ...] | range | type] = {
+    "deal_pattern": ("round_robin", "by_hand"),
+    "burn_cards": range(0, MAX_BURN_CARDS + 1),
+    "exposed_card_policy": ("burn", "void"),
+    "max_pin_failures": range(1, MAX_PIN_FAILURES + 1),
+    "lockout_seconds": range(1, MAX_LOCKOUT_SECONDS + 1),
+    "rules": str,
+}
+
+
+def _check_setting(key: str, value: object) -> None:
+    """Raise InputError when ``value`` is not one of the setting's."""
+    allowed = SETTINGS[key]
+    if isinstance(allowed, range):
+        if not isinstance(value, int) or value not in allowed:
+            raise InputError(f"{key} is a whole number {allowed.start} to "
+                             f"{allowed.stop - 1}, got {value!r} - at `$.value`")
+    elif isinstance(allowed, tuple):
+        if value not in allowed:
+            raise InputError(f"{key} is one of {', '.join(allowed)}, got {value!r} - at "
+                             "`$.value`")
+    elif not isinstance(value, str) or not value.strip():
+        raise InputError(f"{key} is a profile name or path, got {value!r} - at `$.value`")
+
+
 Seat = Annotated[int, Meta(ge=1, le=MAX_SEATS)]
 SeatOrEvery = Annotated[int, Meta(ge=0, le=MAX_SEATS)]
 Amount = Annotated[int, Meta(ge=MIN_AMOUNT, le=MAX_AMOUNT)]
@@ -97,16 +128,13 @@ Reason = Annotated[str, Meta(max_length=MAX_REASON)]
 CardText = Annotated[str, Meta(min_length=2, max_length=MAX_CARD_TEXT)]
 BetName = Literal["ante", "pair_plus", "six_card_bonus"]
 DecisionName = Literal["play", "fold"]
-SettingKey = Literal["deal_pattern", "burn_cards", "exposed_card_policy", "max_pin_failures",
-                     "lockout_seconds", "rules"]
 SettingValue = (Annotated[int, Meta(ge=0, le=MAX_SETTING_NUMBER)]
                 | Annotated[str, Meta(max_length=MAX_SETTING_TEXT)])
+SettingKey = Literal[tuple(SETTINGS)]  # type: ignore[valid-type] - the keys of SETTINGS
 PinRole = Literal["supervisor", "technician"]
 PinHash = Annotated[str, Meta(pattern=r"^scrypt\$", max_length=512)]
 
 
-class InputError(ValueError):
-    """An input that fails its declaration; the message names the field."""
 
 
 class DealerCommand(Struct, frozen=True, forbid_unknown_fields=True, kw_only=True,
@@ -228,32 +256,6 @@ class ExposedCard(DealerCommand, tag="exposed_card"):
     """
 
     dealer_hand: bool = False
-
-
-#: setting -> its values: a tuple of the texts allowed, a range of whole numbers, or str
-SETTINGS: dict[str, tuple[str, ...] | range | type] = {
-    "deal_pattern": ("round_robin", "by_hand"),
-    "burn_cards": range(0, MAX_BURN_CARDS + 1),
-    "exposed_card_policy": ("burn", "void"),
-    "max_pin_failures": range(1, MAX_PIN_FAILURES + 1),
-    "lockout_seconds": range(1, MAX_LOCKOUT_SECONDS + 1),
-    "rules": str,
-}
-
-
-def _check_setting(key: str, value: object) -> None:
-    """Raise InputError when ``value`` is not one of the setting's."""
-    allowed = SETTINGS[key]
-    if isinstance(allowed, range):
-        if not isinstance(value, int) or value not in allowed:
-            raise InputError(f"{key} is a whole number {allowed.start} to "
-                             f"{allowed.stop - 1}, got {value!r} - at `$.value`")
-    elif isinstance(allowed, tuple):
-        if value not in allowed:
-            raise InputError(f"{key} is one of {', '.join(allowed)}, got {value!r} - at "
-                             "`$.value`")
-    elif not isinstance(value, str) or not value.strip():
-        raise InputError(f"{key} is a profile name or path, got {value!r} - at `$.value`")
 
 
 class ConfigChange(DealerCommand, tag="config_change"):
