@@ -493,8 +493,9 @@ _STRICT_JSON = json.JSONEncoder(allow_nan=False, sort_keys=True, separators=(","
 
 
 __all__ = [
-    "BODY_TYPES", "COMMANDS", "COMMAND_NAMED", "EVENT_BODY", "EVENTS", "MAX_AMOUNT",
-    "MAX_SEATS", "MIN_AMOUNT", "PIN_MAX_DIGITS", "PIN_MIN_DIGITS", "STARTUP",
+    "BODY_TYPES", "BURN_RULE", "COMMANDS", "COMMAND_NAMED", "EVENT_BODY", "EVENTS",
+    "MAX_AMOUNT", "MAX_CONTROL_LINE", "MAX_SEATS", "MIN_AMOUNT", "PIN_MAX_DIGITS",
+    "PIN_MIN_DIGITS", "SETTINGS", "STARTUP",
     "ChangePin", "ClearBets", "ConfigChange", "ConfigChanged", "DealerCommand", "Decide",
     "ExposedCard", "InputError", "ManualCard", "NewDeck", "NextRound", "NoMoreBets",
     "PinChanged", "PlaceBet", "Rebet", "Resume", "Reveal", "Role", "Settle", "Startup",

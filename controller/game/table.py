@@ -261,8 +261,9 @@ class Table:
                 if batch:
                     verdicts += self._process(batch)
                     batch = []
-                verdicts.append(Verdict(None, getattr(item, "name", type(item).__name__),
-                                        False, str(exc)))
+                name = (item.name if isinstance(item, DealerCommand)
+                        else getattr(item, "type", type(item).__name__))
+                verdicts.append(Verdict(None, name, False, str(exc)))
                 continue
             batch.append((kind, body, actor, text))
             if isinstance(item, (ChangePin, ConfigChange)):  # later PINs: the new settings
