@@ -100,8 +100,9 @@ def wagers(text: str) -> dict[str, int]:
 
     Raises:
         argparse.ArgumentTypeError: not JSON, not an object, an unknown bet type or an
-            amount that is not a whole, non-negative number of minor units.
+            amount that is not 0 (no bet) or a whole 1 to 10^9 minor units.
     """
+    from controller.game.config import amount_problem
     from controller.game.settlement import BetError, bets_from_mapping
 
     try:
@@ -116,6 +117,9 @@ def wagers(text: str) -> dict[str, int]:
         bets_from_mapping(raw, ("ante", "pair_plus", "six_card_bonus"))
     except BetError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+    for bet, amount in raw.items():  # 0 is no bet; a bet is 1 to 10^9 minor units
+        if amount and amount_problem(amount):
+            raise argparse.ArgumentTypeError(f"bet {bet!r} {amount_problem(amount)}")
     return dict(raw)
 
 

@@ -32,21 +32,29 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from controller.autoplay import AutoPlayer, autoplay_loop
 from controller.cli import escape_unencodable, wagers, whole_number
-from controller.game.cards import parse_cards
-from controller.game.config import DEMO_SHOE, ConfigError, TableConfig, load_config
+from controller.game.config import (
+    DEMO_SHOE,
+    MAX_SEATS,
+    MIN_SEATS,
+    ConfigError,
+    TableConfig,
+    load_config,
+    pin_problem,
+)
 from controller.game.enumeration import SIX_CARD_COUNTS
-from controller.game.hands import evaluate3
-from controller.game.inputs import MAX_CONTROL_LINE, MAX_SEATS, InputError, parse_control_line
+from controller.game.inputs import MAX_CONTROL_LINE, InputError, parse_control_line
 from controller.game.par_sheet import compute_par_sheet, rtp_ppm
 from controller.game.settlement import BetError, bets_from_mapping, validate_bets
-from controller.game.views import DealerView, PlayerView, RecallRound
+from controller.game.views import DealerView, PlayerView
 from controller.notify import Heartbeats, Notifier, WatchdogTiming
+from controller.round_log import RoundLog
+from controller.shoe_link import check_shoe, open_shoe
 
 log = logging.getLogger("threecard")
 
@@ -84,15 +92,18 @@ def _lines(fd: int, limit: int) -> Iterator[bytes | None]:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``run``'s options (flags override the configuration file)."""
+    from drivers.dialects import DIALECTS
+
     parser.add_argument("--config", help="the table's TOML configuration file")
     parser.add_argument("--demo", action="store_true",
                         help="simulated shoe, autoplay at a human pace, a temporary journal "
                         "deleted at exit (--journal PATH keeps it); stop with Ctrl+C")
     parser.add_argument("--shoe", help="shoe URL, e.g. serial:///dev/card-shoe?dialect=beetek")
-    parser.add_argument("--dialect", choices=("beetek", "native"), help="shoe dialect")
+    parser.add_argument("--dialect", choices=DIALECTS,
+                        help="shoe dialect when the shoe URL names none")
     parser.add_argument("--rules", help="rule profile: live, classic or a TOML path")
-    parser.add_argument("--seats", type=whole_number(1, MAX_SEATS),
-                        help=f"number of seats (1-{MAX_SEATS})")
+    parser.add_argument("--seats", type=whole_number(MIN_SEATS, MAX_SEATS),
+                        help=f"number of seats ({MIN_SEATS}-{MAX_SEATS})")
     parser.add_argument("--journal", help="journal file (SQLite)")
     parser.add_argument("--headless", action="store_true",
                         help="no window (SDL dummy driver); one log line per round")
@@ -112,94 +123,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--control-stdin", action="store_true",
                         help="read dealer commands as JSON lines on stdin, e.g. "
                         '{"command": "void", "reason": "...", "pin": "2468"}')
-
-
-@dataclass
-class _RoundLog:
-    """Turns view changes into log lines: one per finished round, one per notable event.
-
-    Finished rounds are read from the view's game recall, so a round whose settle and
-    next round arrived in one batch is still logged exactly once.
-    """
-
-    profile: Any = None
-    last_state: str = ""
-    last_round: int = -1
-    last_link: str = ""
-    banners: frozenset = frozenset()
-    dealt: int = 0
-    settled: int = 0
-    last_logged: int | None = None
-    stopping: bool = False
-
-    def update(self, dv: DealerView, pv: PlayerView) -> str | None:
-        """Log what changed; returns ``settled``/``void`` when a round ended, else None.
-
-        Once ``stopping`` is set, the banners and pauses the stop itself causes (the shoe
-        link going down) are logged at debug level: a clean stop raises no alarm.
-        """
-        alarm = logging.DEBUG if self.stopping else logging.WARNING
-        if dv.link_state != self.last_link:  # the link logs the details itself
-            log.debug("shoe link %s", dv.link_state)
-            self.last_link = dv.link_state
-        dealt = sum(len(s.cards) for s in dv.seats) + len(dv.dealer_cards)
-        if dealt != self.dealt:
-            if dealt:
-                log.debug("round %d: %d cards dealt", dv.round_id, dealt)
-            self.dealt = dealt
-        keys = frozenset((b.kind, b.message) for b in dv.banners)
-        for kind, message in sorted(keys - self.banners):
-            log.log(alarm, "%s: %s", kind, message)
-        self.banners = keys
-        finished = [r for r in dv.recall if r.status in ("settled", "void")]
-        if self.last_logged is None:  # start-up: rounds already in the journal
-            self.last_logged = max((r.round_id for r in finished), default=0)
-        ended = None
-        for rec in sorted(finished, key=lambda r: r.round_id):
-            if rec.round_id > self.last_logged:
-                line = describe_round(rec, self.profile)
-                log.info("%s", line)
-                self.last_logged = rec.round_id
-                ended = rec.status
-                self.settled += rec.status == "settled"
-        if (dv.state, dv.round_id) != (self.last_state, self.last_round):
-            level = alarm if dv.state in ("paused", "locked") else logging.DEBUG
-            log.log(level, "round %d %s: %s", dv.round_id, dv.state, dv.next_action)
-            self.last_state, self.last_round = dv.state, dv.round_id
-        return ended
-
-
-def _money(minor: int) -> str:
-    sign = "-" if minor < 0 else "+"
-    return f"{sign}{abs(minor) // 100}.{abs(minor) % 100:02d}"
-
-
-def describe_round(rec: RecallRound, profile: Any = None) -> str:
-    """One readable line for a settled or voided round (the demo's headless output).
-
-    Args:
-        rec: the round's game recall record.
-        profile: the rule profile, to name the dealer's hand and whether it qualifies.
-    """
-    if rec.status == "void":
-        refunds = [f"seat {s.seat} refunded {_money(sum(s.bets.values()))[1:]}"
-                   for s in rec.seats if s.bets]
-        return (f"round {rec.round_id} VOID ({rec.void_reason or '-'}): "
-                + (", ".join(refunds) or "no wagers"))
-    dealer = " ".join(rec.dealer_cards)
-    head = f"round {rec.round_id}: dealer {dealer}"
-    if profile is not None and len(rec.dealer_cards) == 3:
-        value = evaluate3(parse_cards(rec.dealer_cards))
-        qual = "qualifies" if profile.qualifier.qualifies(value) else "does not qualify"
-        head += f" {value.hand_class.key.replace('_', ' ')} ({qual})"
-    parts = [head]
-    for s in rec.seats:
-        if not s.bets:
-            continue
-        cards = " ".join(c or "??" for c in s.cards)
-        what = "fold" if s.decision == "fold" else (s.hand or "").replace("_", " ")
-        parts.append(f"seat {s.seat} {cards} {what} {_money(s.net or 0)}")
-    return " | ".join(parts)
 
 
 def _setup_logging(level: str) -> None:
@@ -252,7 +175,7 @@ class Daemon:
         self.stop_event = threading.Event()
         self.watchdog = WatchdogTiming.from_environ()
         self.heartbeats = Heartbeats(max_age_ms=self.watchdog.stale_after_ms)
-        self.roundlog = _RoundLog(profile=config.profile)
+        self.roundlog = RoundLog(profile=config.profile)
         self.table: Any = None
         self.link: Any = None
         self.app: Any = None
@@ -286,14 +209,14 @@ class Daemon:
                  ", ".join(f"{k} {v / 10_000:.4f} %" for k, v in rtp.items()))
         return rtp
 
-    def _table_config(self) -> Any:
+    def _table_config(self) -> TableConfig:
+        """The configuration the table plays by, PIN hashes from ``[roles]`` or the flag."""
         import hashlib
 
         from controller.game.auth import DEMO_PINS, demo_pin_hashes, hash_pin
-        from controller.game.engine import TableConfig as GameConfig
 
         c = self.config
-        pins = dict(c.roles)
+        pins = dict(c.pin_hashes)
         if not pins and self.supervisor_pin == DEMO_PINS["supervisor"]:
             pins = demo_pin_hashes()  # the demo's documented PINs, nothing else
         elif not pins and self.supervisor_pin:
@@ -304,11 +227,7 @@ class Daemon:
             log.warning("no supervisor or technician PIN configured ([roles] in the "
                         "configuration): voids, manual cards and deck unblock cannot be "
                         "authorised")
-        return GameConfig(table_id=c.table_id, rules=c.rules, seats=c.seats,
-                          deal_pattern=c.deal_pattern, burn_cards=c.burn_cards,
-                          exposed_card_policy=c.exposed_card, pin_hashes=pins,
-                          max_pin_failures=c.lockout_after, lockout_seconds=c.lockout_seconds,
-                          chip_values=c.chip_values)
+        return replace(c, pin_hashes=pins)
 
     def open(self) -> None:
         """Self-check, open the journal and table, the screens, then the shoe link."""
@@ -361,18 +280,9 @@ class Daemon:
         return "".join(f"; {n} screen did not open" for n in self.screens_missing)
 
     def _open_link(self) -> None:
-        from drivers import open_link
-
-        url = self.config.shoe_url
-        if "dialect=" not in url:
-            url += ("&" if "?" in url else "?") + f"dialect={self.config.dialect}"
-        opts: dict[str, Any] = {"silence_timeout": self.config.silent_after_ms / 1000}
-        try:
-            self.link = open_link(url, self.table.inbox, **opts)
-        except (ValueError, OSError) as exc:
-            raise ConfigError(f"shoe {url}: {exc}") from None
+        self.link = open_shoe(self.config, self.table.inbox)
         self.link.start()
-        log.info("shoe link started: %s", url)
+        log.info("shoe link started: %s (%s dialect)", self.config.shoe_url, self.link.dialect)
 
     # -- views ----------------------------------------------------------------------
     def _on_publish(self, dv: DealerView, pv: PlayerView) -> None:
@@ -582,6 +492,7 @@ def run(args: argparse.Namespace) -> int:
     _setup_logging(args.log_level or "info")
     try:
         config = load_config(args.config, **overrides)
+        check_shoe(config)
     except ConfigError as exc:
         print(f"threecard run: {exc}", file=sys.stderr)
         return 2
@@ -596,8 +507,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"threecard run: --bets: {exc}", file=sys.stderr)
             return 2
     pin = args.supervisor_pin
-    if pin is not None and not (pin.isdigit() and 4 <= len(pin) <= 12):
-        print("threecard run: --supervisor-pin: a PIN is 4 to 12 digits", file=sys.stderr)
+    if pin is not None and pin_problem(pin):
+        print(f"threecard run: --supervisor-pin: {pin_problem(pin)}", file=sys.stderr)
         return 2
     if demo and pin is None:
         from controller.game.auth import DEMO_PINS

@@ -12,6 +12,7 @@ import getpass
 import sys
 
 from controller.game.auth import hash_pin
+from controller.game.config import pin_problem
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,8 +32,8 @@ def run(args: argparse.Namespace) -> int:
             return 1
     else:
         pin = sys.stdin.readline().strip()
-    if not (pin.isdigit() and 4 <= len(pin) <= 12):
-        print("threecard hash-pin: a PIN is 4 to 12 digits", file=sys.stderr)
+    if pin_problem(pin):
+        print(f"threecard hash-pin: {pin_problem(pin)}", file=sys.stderr)
         return 1
     print(hash_pin(pin))
     return 0

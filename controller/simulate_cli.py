@@ -21,7 +21,7 @@ from typing import Any
 from controller.autoplay import AutoPlayer
 from controller.cli import wagers, whole_number
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
-from controller.game.engine import MAX_SEATS, TableConfig
+from controller.game.config import MAX_SEATS, MIN_SEATS, TableConfig, profile_for
 from controller.game.events import LinkState, LinkStatus
 from controller.game.inputs import ManualCard, NoMoreBets
 from controller.game.journal import JournalError
@@ -70,8 +70,8 @@ def expected_returns(profile: RuleProfile) -> dict[str, Fraction]:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``simulate``'s options."""
     parser.add_argument("--rules", default="live", help="rule profile name or path")
-    parser.add_argument("--seats", type=whole_number(1, MAX_SEATS), default=MAX_SEATS,
-                        help=f"seats in play (1-{MAX_SEATS})")
+    parser.add_argument("--seats", type=whole_number(MIN_SEATS, MAX_SEATS), default=MAX_SEATS,
+                        help=f"seats in play ({MIN_SEATS}-{MAX_SEATS})")
     parser.add_argument("--rounds", type=whole_number(1), default=1000,
                         help="rounds to settle in total (1 or more)")
     parser.add_argument("--seed", type=int, default=1, help="random seed")
@@ -311,8 +311,6 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"--faults: {exc}") from None
         config = TableConfig(rules=args.rules, seats=args.seats, pin_hashes=demo_pin_hashes())
         config.validate()
-        from controller.game.engine import profile_for
-
         try:
             validate_bets(profile_for(args.rules), bets_from_mapping(bets))
         except BetError as exc:

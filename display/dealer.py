@@ -31,6 +31,7 @@ from typing import Any
 import pygame
 
 from controller.game import inputs as C  # noqa: N812 - the input declarations
+from controller.game.config import PIN_MAX_DIGITS
 from controller.game.views import DealerView, PayoutLine, RecallRound, SeatView
 from display import theme
 from display.cards import SUIT_SYMBOLS, CardArt, card_label
@@ -43,7 +44,8 @@ PAY_ORDER = ("play", "ante_bonus", "ante", "pair_plus", "six_card_bonus")
 RANKS = "AKQJT98765432"
 SUITS = "shdc"
 CHIP_KEYS = ("f1", "f2", "f3", "f4", "f12")
-PIN_MAX = C.PIN_MAX_DIGITS
+PIN_MAX = PIN_MAX_DIGITS
+"""The PIN pad takes as many digits as a PIN has at most (12)."""
 SDL_MOUSE_TOUCHID = -1
 """``touch_id`` of a touch SDL made up from a mouse click (``SDL_MOUSE_TOUCHID``)."""
 TAP_COPY_SECONDS = 0.5

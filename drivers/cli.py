@@ -68,7 +68,7 @@ def decode_stream(dialect: str, source: BinaryIO | int, out: TextIO) -> dict[str
     """Decode everything from ``source`` and print JSON lines to ``out`` as they come.
 
     Args:
-        dialect: ``native`` or ``beetek``.
+        dialect: a name of :data:`drivers.dialects.DIALECTS`.
         source: a binary file, or a file descriptor (read as data arrives).
         out: where the JSON lines go (flushed after each read).
 

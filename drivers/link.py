@@ -3,7 +3,8 @@
 The thread connects, reads, feeds the dialect and puts every event on the queue. On any
 error it reports :class:`~controller.game.events.LinkState` ``DISCONNECTED`` with an operator
 message, waits (bounded exponential back-off, no busy polling), finds the port again and
-reconnects, without a restart. With a heartbeat dialect (``native``) no line for
+reconnects, without a restart. With a heartbeat dialect (``native``:
+:attr:`drivers.dialects.Dialect.heartbeat`) no line for
 ``silence_timeout`` seconds makes the link ``SILENT`` (port open, shoe quiet: not the same
 as dead); the link then sends ``PING`` once per silence period, and the first line back
 makes it ``ONLINE`` again. A crash inside the thread is logged and reported as
@@ -35,12 +36,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.game.events import LinkState, LinkStatus, NoFrameDecoded, ShoeEvent
-from drivers.dialects import Decoder, DecoderStats, make_decoder
+from drivers.dialects import Decoder, DecoderStats, dialect_named, make_decoder, make_encoder
 from drivers.transports import Connector, Transport, TransportError
 
 log = logging.getLogger(__name__)
 
-HEARTBEAT_DIALECTS = frozenset({"native"})
 NO_FRAME_AFTER_MS = 5000
 """Milliseconds of bytes that decode to no frame before the link says so (dialect hint)."""
 NO_FRAME_MIN_BYTES = 16
@@ -87,13 +87,13 @@ class ShoeLink:
 
     Args:
         connector: finds and opens the port (anew at every connect).
-        dialect: ``native`` or ``beetek``.
+        dialect: a name of :data:`drivers.dialects.DIALECTS`.
         events: the queue that receives shoe events and :class:`LinkStatus` events.
         silence_timeout: seconds without any line before ``SILENT`` (heartbeat dialects
             only); 0 turns supervision off. Default 3.
         backoff_initial: first wait after a failure, seconds.
         backoff_max: longest wait between attempts, seconds.
-        ping_on_connect: send ``PING`` right after connecting (native only).
+        ping_on_connect: send ``PING`` right after connecting (heartbeat dialects only).
         name: thread name.
 
     Attributes:
@@ -108,10 +108,12 @@ class ShoeLink:
         self.dialect = dialect
         self.events = events
         self.decoder: Decoder = make_decoder(dialect)
-        self.silence_timeout = silence_timeout if dialect in HEARTBEAT_DIALECTS else 0.0
+        heartbeat = dialect_named(dialect).heartbeat
+        self._pinger: Any = make_encoder(dialect) if heartbeat else None
+        self.silence_timeout = silence_timeout if heartbeat else 0.0
         self.backoff_initial = max(0.01, backoff_initial)
         self.backoff_max = max(self.backoff_initial, backoff_max)
-        self.ping_on_connect = ping_on_connect and dialect == "native"
+        self.ping_on_connect = ping_on_connect and heartbeat
         self.counters = LinkCounters(decoder=self.decoder.stats)
         self.simulator: Any = None
         self._name = name or f"shoe-link {connector.description}"
@@ -175,21 +177,19 @@ class ShoeLink:
         return ended
 
     def ping(self) -> bool:
-        """Send ``PING`` (native); the shoe answers with a heartbeat.
+        """Send ``PING`` (heartbeat dialects); the shoe answers with a heartbeat.
 
         Returns:
             True if it was written.
         """
         transport = self._transport
-        if transport is None or self.dialect != "native":
+        if transport is None or self._pinger is None:
             return False
-        from drivers.dialects.native import NativeEncoder
-
         with self._lock:
             seq = self._ping_seq
             self._ping_seq = (seq + 1) % 65536
         try:
-            transport.write(NativeEncoder.ping(seq))
+            transport.write(self._pinger.ping(seq))
         except TransportError as exc:
             log.info("PING not sent: %s", exc.message)
             return False

@@ -1,7 +1,8 @@
 """Shoe URLs: one string names the shoe, its transport and its dialect.
 
-Forms (query options: ``dialect`` native|beetek, default native; ``baud``; ``silence``
-seconds; ``backoff_max`` seconds; ``exclusive`` 0|1):
+Every scheme is listed once, in :data:`SCHEMES` (scheme -> the opener that builds its
+connector, named by ``"module:function"`` and imported only when a URL of that scheme is
+opened). Forms:
 
 * ``serial:///dev/card-shoe?dialect=beetek&baud=9600`` or a bare ``/dev/...`` path;
   globs are allowed (``serial:///dev/serial/by-id/usb-1a86_*``);
@@ -11,21 +12,71 @@ seconds; ``backoff_max`` seconds; ``exclusive`` 0|1):
   ``spy://...``: handed to pyserial (its own options are kept);
 * ``usb://1209:7a01[:SERIAL]?dialect=native``: a vendor-class USB shoe (pyusb);
 * ``memory://NAME`` (glob allowed): an in-process pair (tests);
-* ``sim://?seed=7&dialect=native&interval=500&packs=1``: an in-process simulated shoe.
+* ``sim://?seed=7&dialect=native&interval=500&packs=1``: an in-process simulated shoe
+  (its opener lives with the simulators, :func:`simulators.sim_link.open_sim`).
+
+Query options of every scheme: ``dialect`` (a name of :data:`drivers.dialects.DIALECTS`;
+default :data:`controller.game.events.DEFAULT_DIALECT`), ``silence`` and ``backoff_max``
+(seconds). A scheme's own options: ``baud`` and ``exclusive`` (0|1) for serial ports;
+``seed``, ``interval``, ``heartbeat`` and ``packs`` for ``sim://``. Any other option is
+refused, except by pyserial's schemes, which receive it.
 """
 
 from __future__ import annotations
 
+import pkgutil
 import queue
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
-from urllib.parse import parse_qsl, urlencode
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qsl
 
-from drivers.dialects import DIALECTS
+from controller.game.events import DEFAULT_DIALECT
+from drivers.dialects import Dialect, dialect_named
 
-_OURS = frozenset({"dialect", "baud", "silence", "backoff_max", "exclusive", "seed",
-                   "interval", "heartbeat", "packs"})
-_PYSERIAL_SCHEMES = frozenset({"socket", "rfc2217", "loop", "spy", "alt", "hwgrep", "cp2110"})
+if TYPE_CHECKING:
+    from drivers.link import ShoeLink
+    from drivers.transports import Connector
+
+Opener = Callable[..., "Connector"]
+"""``opener(url: ShoeUrl, dialect: Dialect, **transport_options) -> Connector``: builds
+(never opens) the connector of one URL; raises ValueError for a target or an option its
+scheme does not take, and ignores transport options meant for other schemes."""
+
+SCHEMES: dict[str, str | Opener] = {
+    "serial": "drivers.transports.serial_port:open_serial",
+    **dict.fromkeys(("socket", "rfc2217", "loop", "spy", "alt", "hwgrep", "cp2110"),
+                    "drivers.transports.serial_port:open_pyserial_url"),
+    "usb": "drivers.transports.usb:open_usb",
+    "memory": "drivers.transports.memory:open_memory",
+    "sim": "simulators.sim_link:open_sim",
+}
+"""Every shoe URL scheme, by name: the one list every part reads."""
+
+LINK_OPTIONS = ("dialect", "silence", "backoff_max")
+"""Query options every scheme takes: they are the link's, not the transport's."""
+
+_LINK_KEYWORDS = frozenset({"silence_timeout", "backoff_initial", "backoff_max",
+                            "ping_on_connect", "name"})
+
+
+def register_scheme(scheme: str, opener: str | Opener) -> None:
+    """Add a URL scheme to :data:`SCHEMES`.
+
+    Args:
+        scheme: the scheme, lower case (``fake`` for ``fake://...``).
+        opener: the :data:`Opener`, or ``"module:function"`` naming it (imported when a
+            URL of this scheme is first opened).
+
+    Raises:
+        ValueError: a scheme that is not a lower-case word, or one already taken by
+            another opener.
+    """
+    if not (scheme.isascii() and scheme.isalnum() and scheme.islower()):
+        raise ValueError(f"bad URL scheme {scheme!r}: lower-case letters and digits")
+    if SCHEMES.get(scheme, opener) != opener:
+        raise ValueError(f"the shoe URL scheme {scheme!r} is already registered")
+    SCHEMES[scheme] = opener
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,16 +84,53 @@ class ShoeUrl:
     """A parsed shoe URL.
 
     Attributes:
-        scheme: ``serial``, ``usb``, ``memory``, ``sim`` or a pyserial scheme.
-        target: the path, ``VID:PID[:SERIAL]``, name pattern, or pyserial URL.
-        dialect: ``native`` or ``beetek``.
-        options: our query options (``baud``, ``silence``, ``seed``...), as text.
+        text: the URL as given (for messages).
+        scheme: a scheme of :data:`SCHEMES` (``serial`` for a bare path).
+        target: what follows ``scheme://`` up to ``?``: a path, ``VID:PID[:SERIAL]``,
+            ``host:port``, a name pattern, or nothing.
+        dialect: the dialect the URL names, or None when it names none.
+        options: the other query options, as text.
     """
 
+    text: str
     scheme: str
     target: str
-    dialect: str
+    dialect: str | None
     options: dict[str, str] = field(default_factory=dict)
+
+    def check(self, *known: str, target: bool = True) -> None:
+        """Refuse what this URL's scheme does not take.
+
+        Args:
+            *known: the scheme's own options (:data:`LINK_OPTIONS` are always taken).
+            target: the scheme needs a target (a device path, a name...).
+
+        Raises:
+            ValueError: an unknown option, or no target where one is needed.
+        """
+        unknown = self.others(*known)
+        if unknown:
+            raise ValueError(f"unknown option(s) {', '.join(unknown)} in {self.text!r}")
+        if target and not self.target:
+            raise ValueError(f"no device in shoe URL {self.text!r}")
+
+    def others(self, *known: str) -> dict[str, str]:
+        """The options that are neither the link's nor among ``known`` (the scheme's own)."""
+        return {k: v for k, v in self.options.items() if k not in known and k not in LINK_OPTIONS}
+
+    def number(self, key: str, kind: type, default: Any) -> Any:
+        """The option ``key`` read as ``kind`` (``int`` or ``float``), or ``default``.
+
+        Raises:
+            ValueError: the option is there but not a number of that kind.
+        """
+        if key not in self.options:
+            return default
+        try:
+            return kind(self.options[key])
+        except ValueError:
+            raise ValueError(f"bad value for {key}: {self.options[key]!r} in "
+                             f"{self.text!r}") from None
 
 
 def parse_shoe_url(url: str) -> ShoeUrl:
@@ -52,10 +140,10 @@ def parse_shoe_url(url: str) -> ShoeUrl:
         url: the URL or bare device path.
 
     Returns:
-        The parsed URL.
+        The parsed URL; the scheme's opener checks its target and options.
 
     Raises:
-        ValueError: unknown scheme or dialect, or a malformed URL.
+        ValueError: an empty URL, an unknown scheme or an unknown dialect.
     """
     text = url.strip()
     if not text:
@@ -65,106 +153,71 @@ def parse_shoe_url(url: str) -> ShoeUrl:
         scheme = scheme.lower()
     else:
         scheme, rest = "serial", text
+    if scheme not in SCHEMES:
+        raise ValueError(f"unknown shoe URL scheme {scheme!r} in {url!r} "
+                         f"(expected one of {', '.join(SCHEMES)})")
     target, _, query = rest.partition("?")
-    pairs = parse_qsl(query, keep_blank_values=True)
-    ours = {k: v for k, v in pairs if k in _OURS}
-    theirs = [(k, v) for k, v in pairs if k not in _OURS]
-    dialect = ours.pop("dialect", "native")
-    if dialect not in DIALECTS:
-        raise ValueError(f"unknown shoe dialect {dialect!r} in {url!r} "
-                         f"(expected one of {', '.join(DIALECTS)})")
-    if scheme in _PYSERIAL_SCHEMES:
-        target = f"{scheme}://{target}" + (f"?{urlencode(theirs)}" if theirs else "")
-    elif scheme in ("serial", "usb", "memory", "sim"):
-        if theirs:
-            raise ValueError(f"unknown option(s) {', '.join(k for k, _ in theirs)} in {url!r}")
-        if scheme in ("serial", "usb", "memory") and not target:
-            raise ValueError(f"no device in shoe URL {url!r}")
-    else:
-        raise ValueError(f"unknown shoe URL scheme {scheme!r} in {url!r}")
-    return ShoeUrl(scheme=scheme, target=target, dialect=dialect, options=ours)
+    options = dict(parse_qsl(query, keep_blank_values=True))
+    dialect = options.pop("dialect", None)
+    if dialect is not None:
+        try:
+            dialect_named(dialect)
+        except ValueError as exc:
+            raise ValueError(f"{exc} in {url!r}") from None
+    return ShoeUrl(text=text, scheme=scheme, target=target, dialect=dialect, options=options)
 
 
-def _num(options: dict[str, str], key: str, kind: type, default: Any) -> Any:
-    if key not in options:
-        return default
-    try:
-        return kind(options[key])
-    except ValueError:
-        raise ValueError(f"bad value for {key}: {options[key]!r}") from None
-
-
-def make_connector(parsed: ShoeUrl, **opts: Any) -> Any:
-    """The connector for a parsed URL (hardware libraries are imported here, lazily).
+def make_connector(parsed: ShoeUrl, dialect: Dialect, **opts: Any) -> Connector:
+    """The connector for a parsed URL, built by its scheme's opener (imported now).
 
     Args:
         parsed: the URL.
-        **opts: ``baudrate``, ``exclusive``, ``usb_backend`` override the URL.
+        dialect: the dialect the shoe speaks (its baud rate is the serial default).
+        **opts: transport options overriding the URL (``baudrate``, ``exclusive``,
+            ``usb_backend``); an opener ignores those of other schemes.
 
     Returns:
         A :class:`drivers.transports.Connector`.
 
     Raises:
-        ValueError: the target is not valid for its scheme.
+        ValueError: a target or an option the scheme does not take.
     """
-    o = parsed.options
-    if parsed.scheme == "usb":
-        from drivers.transports.serial_port import parse_vid_pid
-        from drivers.transports.usb import UsbConnector
-
-        ids = parse_vid_pid(parsed.target)
-        if ids is None:
-            raise ValueError(f"usb:// needs VID:PID[:SERIAL], got {parsed.target!r}")
-        return UsbConnector(*ids, backend=opts.get("usb_backend"))
-    if parsed.scheme == "memory":
-        from drivers.transports.memory import MemoryConnector
-
-        return MemoryConnector(parsed.target)
-    if parsed.scheme == "sim":
-        from simulators.sim_link import SimConnector
-
-        return SimConnector(dialect=parsed.dialect, seed=_num(o, "seed", int, None),
-                            interval_ms=_num(o, "interval", int, None),
-                            heartbeat_ms=_num(o, "heartbeat", int, 1000),
-                            packs=_num(o, "packs", int, 1))
-    from drivers.transports.serial_port import SerialConnector
-
-    default_baud = 9600 if parsed.dialect == "beetek" else 115200
-    baud = opts.get("baudrate") or _num(o, "baud", int, default_baud)
-    exclusive = opts.get("exclusive", _num(o, "exclusive", int, 1) != 0)
-    return SerialConnector(parsed.target, baudrate=baud, exclusive=exclusive)
+    opener = SCHEMES[parsed.scheme]
+    if isinstance(opener, str):
+        opener = pkgutil.resolve_name(opener)
+    return opener(parsed, dialect, **opts)  # type: ignore[operator, no-any-return]
 
 
-def open_link(url: str, events: queue.Queue[Any], **opts: Any) -> Any:
+def open_link(url: str, events: queue.Queue[Any], *, dialect: str = DEFAULT_DIALECT,
+              **opts: Any) -> ShoeLink:
     """Build (but do not start) the :class:`~drivers.link.ShoeLink` for a shoe URL.
 
     Args:
         url: the shoe URL (see the module docstring).
         events: the queue that receives shoe events and link status events.
-        **opts: ``dialect``, ``silence_timeout``, ``backoff_initial``, ``backoff_max``,
-            ``ping_on_connect``, ``name`` (ShoeLink options, overriding the URL);
-            ``baudrate``, ``exclusive``, ``usb_backend`` (transport options).
+        dialect: the dialect when the URL names none (``?dialect=`` wins).
+        **opts: ``silence_timeout``, ``backoff_initial``, ``backoff_max``,
+            ``ping_on_connect``, ``name`` (ShoeLink options, overriding the URL); any
+            other is a transport option for the scheme's opener (``baudrate``,
+            ``exclusive``, ``usb_backend``).
 
     Returns:
         The link; call ``start()`` then, at the end, ``stop()``.
 
     Raises:
-        ValueError: a malformed URL or option.
+        ValueError: a malformed URL or option, or an unknown dialect.
     """
     from drivers.link import ShoeLink
 
     parsed = parse_shoe_url(url)
-    dialect = opts.pop("dialect", None) or parsed.dialect
-    if dialect != parsed.dialect:
-        parsed = ShoeUrl(parsed.scheme, parsed.target, dialect, parsed.options)
-    transport_opts = {k: opts.pop(k) for k in ("baudrate", "exclusive", "usb_backend")
-                      if k in opts}
+    spec = dialect_named(parsed.dialect or dialect)
     link_opts: dict[str, Any] = {
-        "silence_timeout": _num(parsed.options, "silence", float, 3.0),
-        "backoff_max": _num(parsed.options, "backoff_max", float, 5.0),
+        "silence_timeout": parsed.number("silence", float, 3.0),
+        "backoff_max": parsed.number("backoff_max", float, 5.0),
     }
-    link_opts.update(opts)
-    connector = make_connector(parsed, **transport_opts)
-    link = ShoeLink(connector, dialect, events, **link_opts)
+    link_opts.update({k: v for k, v in opts.items() if k in _LINK_KEYWORDS})
+    connector = make_connector(parsed, spec, **{k: v for k, v in opts.items()
+                                                if k not in _LINK_KEYWORDS})
+    link = ShoeLink(connector, spec.name, events, **link_opts)
     link.simulator = getattr(connector, "shoe", None)
     return link

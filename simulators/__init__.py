@@ -1,15 +1,17 @@
 """Simulated card shoes that speak the real dialects over the real transports.
 
 * :mod:`simulators.shoe`: :class:`~simulators.shoe.SimulatedShoe` (deck, dialect,
-  firmware model, every fault by :meth:`~simulators.shoe.SimulatedShoe.inject`) and
-  :class:`~simulators.shoe.ShoeRunner` (heartbeats, timed dealing in rounds, scheduled
-  faults).
+  firmware model, every fault of :mod:`simulators.faults` by
+  :meth:`~simulators.shoe.SimulatedShoe.inject`);
+  :mod:`simulators.runner`: :class:`~simulators.runner.ShoeRunner` (heartbeats, timed
+  dealing in rounds, scheduled faults).
 * Ports, the device side of each transport: :class:`simulators.ports.MemoryPort`
   (in-memory pair), :class:`simulators.pty_shoe.PtyPort` (pseudo-terminal: the real
   pyserial path), :class:`simulators.tcp_shoe.TcpPort` (``socket://`` on 127.0.0.1) and
   :class:`simulators.usb_backend.UsbPort` on :class:`simulators.usb_backend.SimUsbBackend`
   (a pyusb backend, so ``usb://`` runs without hardware).
-* :mod:`simulators.sim_link`: the ``sim://`` shoe of :func:`drivers.open_link`.
+* :mod:`simulators.sim_link`: the ``sim://`` shoe of :func:`drivers.open_link` (its
+  opener, :func:`~simulators.sim_link.open_sim`, is named in :data:`drivers.url.SCHEMES`).
 * :mod:`simulators.event_shoe`: shoe events without bytes, for engine tests.
 * :mod:`simulators.cli`: ``threecard shoe-sim``.
 

@@ -34,7 +34,7 @@ mid-round. Dealing when the table asks does not work either: reading ``PING`` as
 would change the protocol, and a ``beetek`` table cannot ask at all.
 
 ``--fault NAME[:KEY=VALUE[,KEY=VALUE]][@WHEN]`` injects a fault of
-:data:`simulators.shoe.FAULTS`; ``WHEN`` is ``N`` (just before the N-th card) or ``Ns``
+:data:`simulators.faults.FAULTS`; ``WHEN`` is ``N`` (just before the N-th card) or ``Ns``
 (N seconds after start); without ``@WHEN`` the fault is injected at start. Examples:
 ``--fault bad_crc@3``, ``--fault silence@10s``, ``--fault stall:seconds=20@5``,
 ``--fault unknown_card:code=D12@4``. After a ``replug`` the new port's URL is printed as a
@@ -54,8 +54,10 @@ from typing import Any
 
 from controller.game.cards import CardError, parse_card
 from drivers.dialects import DIALECTS
+from simulators.faults import FAULTS, FaultNotSupported, fault_name
 from simulators.ports import ShoePort
-from simulators.shoe import FAULTS, NATIVE_ONLY, FaultNotSupported, ShoeRunner, SimulatedShoe
+from simulators.runner import ShoeRunner
+from simulators.shoe import SimulatedShoe
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -122,9 +124,7 @@ def parse_fault(spec: str) -> tuple[tuple[str, float] | None, str, dict[str, Any
     """
     body, _, when_text = spec.partition("@")
     name, _, opts_text = body.partition(":")
-    name = name.strip().replace("-", "_")
-    if name not in FAULTS:
-        raise ValueError(f"unknown fault {name!r}; known: {', '.join(FAULTS)}")
+    name = fault_name(name.strip())
     options: dict[str, Any] = {}
     for item in filter(None, opts_text.split(",")):
         key, eq, val = item.partition("=")
@@ -207,8 +207,7 @@ def run(args: argparse.Namespace) -> int:
         for _, name, _ in schedule:
             if name == "stall" and args.manual:
                 raise ValueError("stall needs --interval")
-            if name in NATIVE_ONLY and args.dialect != "native":
-                raise FaultNotSupported(f"fault {name!r} needs the native dialect")
+            shoe.check_fault(name)
     except (ValueError, OSError, CardError, FaultNotSupported) as exc:
         print(f"threecard shoe-sim: {exc}", file=sys.stderr)
         return 2

@@ -12,10 +12,13 @@ from __future__ import annotations
 import itertools
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+from typing import Any, TypeVar
 
 from drivers.transports.memory import MemoryDevice, PortGone
 
-__all__ = ["MemoryPort", "PortGone", "ShoePort"]
+__all__ = ["DevicePort", "MemoryPort", "PortGone", "ShoePort"]
+
+_Port = TypeVar("_Port", bound="ShoePort")
 
 
 class ShoePort(ABC):
@@ -52,6 +55,11 @@ class ShoePort(ABC):
     def replug(self) -> ShoePort:
         """Plug the shoe back in under a new name; returns the new port."""
 
+    def _hand_over(self, new: _Port) -> _Port:
+        """The port a replug made takes over this one's callbacks; returns it."""
+        new.on_host_open, new.on_host_data = self.on_host_open, self.on_host_data
+        return new
+
     def set_busy(self, busy: bool) -> None:  # noqa: B027 - optional fault
         """Make opening the port fail as "busy" (another program holds it)."""
 
@@ -63,7 +71,30 @@ class ShoePort(ABC):
         """Release everything the port holds; idempotent."""
 
 
-class MemoryPort(ShoePort):
+class DevicePort(ShoePort):
+    """The shoe's end of a simulated device that has ``busy`` and ``denied`` switches.
+
+    Attributes:
+        device: the device (:class:`~drivers.transports.memory.MemoryDevice`, or a
+            simulated USB device); closing the port unplugs it.
+    """
+
+    device: Any
+
+    def set_busy(self, busy: bool) -> None:
+        """Opening the device fails as busy while set."""
+        self.device.busy = busy
+
+    def set_denied(self, denied: bool) -> None:
+        """Opening the device fails with permission denied while set."""
+        self.device.denied = denied
+
+    def close(self) -> None:
+        """Unplug (the device's name goes)."""
+        self.unplug()
+
+
+class MemoryPort(DevicePort):
     """An in-memory port, found by links as ``memory://BASE-*``.
 
     Args:
@@ -73,7 +104,7 @@ class MemoryPort(ShoePort):
 
     _ids = itertools.count()
 
-    def __init__(self, base: str | None = None, *, dialect: str = "native",
+    def __init__(self, base: str | None = None, *, dialect: str,
                  index: int = 0) -> None:
         self.base = base or f"shoe{next(self._ids)}"
         self.dialect = dialect
@@ -107,18 +138,5 @@ class MemoryPort(ShoePort):
     def replug(self) -> MemoryPort:
         """A new port ``BASE-<n+1>``, with this port's callbacks."""
         self.unplug()
-        new = MemoryPort(self.base, dialect=self.dialect, index=self.index + 1)
-        new.on_host_open, new.on_host_data = self.on_host_open, self.on_host_data
-        return new
-
-    def set_busy(self, busy: bool) -> None:
-        """Opening fails as busy while set."""
-        self.device.busy = busy
-
-    def set_denied(self, denied: bool) -> None:
-        """Opening fails with permission denied while set."""
-        self.device.denied = denied
-
-    def close(self) -> None:
-        """Unplug (removes the name)."""
-        self.device.unplug()
+        return self._hand_over(MemoryPort(self.base, dialect=self.dialect,
+                                          index=self.index + 1))

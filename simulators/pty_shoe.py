@@ -54,7 +54,7 @@ class PtyPort(ShoePort):
         path: the pty slave path (``/dev/pts/N``): the device a host opens.
     """
 
-    def __init__(self, directory: str | None = None, *, dialect: str = "native", index: int = 0,
+    def __init__(self, directory: str | None = None, *, dialect: str, index: int = 0,
                  prefix: str = "ttySHOE", stable_name: str = "card-shoe") -> None:
         self.directory = directory
         self.dialect = dialect
@@ -164,10 +164,9 @@ class PtyPort(ShoePort):
     def replug(self) -> PtyPort:
         """Unplug, then a new pty under the next name (``ttySHOE<n+1>``)."""
         self.unplug()
-        new = PtyPort(self.directory, dialect=self.dialect, index=self.index + 1,
-                      prefix=self.prefix, stable_name=self.stable_name)
-        new.on_host_open, new.on_host_data = self.on_host_open, self.on_host_data
-        return new
+        return self._hand_over(PtyPort(self.directory, dialect=self.dialect,
+                                       index=self.index + 1, prefix=self.prefix,
+                                       stable_name=self.stable_name))
 
     def set_busy(self, busy: bool) -> None:
         """Hold (or release) an exclusive lock on the pty, as another program would."""

@@ -1,8 +1,9 @@
-"""A simulated card shoe that speaks ``native`` or ``beetek`` and can misbehave on demand.
+"""A simulated card shoe that speaks any registered dialect and can misbehave on demand.
 
 The shoe holds a deck (seeded shuffled packs, or a scripted list of cards), writes its
-frames to a :class:`~simulators.ports.ShoePort` (in-memory, pty, TCP or USB) and can
-inject every fault of the shoe protocol notes by name. Typical use::
+frames, made by its dialect's encoder, to a :class:`~simulators.ports.ShoePort`
+(in-memory, pty, TCP or USB) and can inject every fault of the shoe protocol notes by
+name (:data:`simulators.faults.FAULTS`). Typical use::
 
     from simulators.ports import MemoryPort
     from simulators.shoe import SimulatedShoe
@@ -17,16 +18,19 @@ inject every fault of the shoe protocol notes by name. Typical use::
     shoe.inject("unplug"); shoe.deal()               # half a frame, then the cable is out
     shoe.inject("replug")                            # back under another name
 
-Firmware model (what the host may rely on when testing against it):
+Firmware model (what the host may rely on when testing against it), by what the dialect
+has (:class:`drivers.dialects.Dialect`, and the events its encoder can say):
 
-* ``native``: every line the shoe sends gets the next seq (0..65535, wrapping); ``HELLO``
-  with seq 0 at power-up (and after ``restart``), ``HELLO`` with the next seq whenever a
-  host (re)opens the port; ``HB`` on :meth:`heartbeat` and in answer to ``PING``.
-* Store and forward: lines made while no host is listening (cable out, port closed) wait
+* numbered lines (``native``): every line the shoe sends gets the next seq (0..65535,
+  wrapping); a dialect with ``HELLO`` sends it with seq 0 at power-up (and after
+  ``restart``), and with the next seq whenever a host (re)opens the port;
+* heartbeats (``native``): ``HB`` on :meth:`heartbeat` and in answer to ``PING``;
+* ``EMPTY`` when the deck runs out and ``CUT`` at ``cut_at``, where the dialect has them;
+* store and forward: lines made while no host is listening (cable out, port closed) wait
   in an outbox and go out, in order, when a host opens the port again; a frame cut by an
-  unplug is resent whole. Heartbeats are not stored (and use no seq while nobody listens).
+  unplug is resent whole. Heartbeats are not stored (and use no seq while nobody listens);
 * ``beetek`` has no seq, heartbeat, hello, retract, lid, cut or empty: injecting a fault
-  that needs one raises :class:`FaultNotSupported`.
+  that needs one raises :class:`~simulators.faults.FaultNotSupported`.
 
 Thread safety: every public method may be called from any thread.
 """
@@ -38,7 +42,7 @@ import re
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from controller.game.cards import parse_card, shuffled_deck
@@ -55,52 +59,22 @@ from controller.game.events import (
     ShoeEvent,
     Warning,
 )
-from drivers.dialects import make_encoder
+from drivers.dialects import Encoder, UnsupportedEvent, dialect_named, make_encoder
 from drivers.dialects.native import encode_line, event_fields
+from simulators.faults import FAULT_NEEDS, NUMBERED, FaultNotSupported, fault_name
 from simulators.ports import PortGone, ShoePort
 
-FAULTS: dict[str, str] = {
-    "split": "next frame written in pieces (pieces=N, default 3; or at=[offsets])",
-    "coalesce": "next frames written in one write (count=N, default 3)",
-    "noise": "noise and non-ASCII bytes now, between frames (data=bytes to send)",
-    "lone_cr": "a lone CR now",
-    "lone_lf": "a lone LF now",
-    "bad_crc": "next line with a wrong CRC (native; resend=True sends it again, right)",
-    "seq_skip": "skip seq numbers before the next line (count=N, default 1) (native)",
-    "seq_repeat": "next line sent twice, same seq (native)",
-    "seq_reorder": "next two lines sent in swapped order (native)",
-    "misread": "a card leaves the shoe unidentified (uses the next card); in burn mode "
-               "(burn=True, or a pending burn) an unreadable burn",
-    "alarm": "a device alarm (code=, text=)",
-    "warning": "a device warning (code=)",
-    "retract": "the last card dealt is pushed back in; it will be dealt again (native)",
-    "unknown_card": "a card whose code is not one of the 52 (code=, default XX)",
-    "duplicate_card": "a card already out of this deck is read again (card=, default the last)",
-    "burn": "the next cards, misreads included, are read in burn mode (count=N, default 1)",
-    "cut": "the cut card is reached (native)",
-    "empty": "the shoe reports it is empty (native)",
-    "lid_open": "the lid opens mid-pack (native)",
-    "lid_close": "the lid closes (native)",
-    "silence": "heartbeats and PING answers stop while the port stays open",
-    "resume": "heartbeats and PING answers resume",
-    "unplug": "the cable is pulled mid-frame during the next line (at=byte offset); now=True "
-              "pulls it at once",
-    "replug": "the shoe comes back on a port under another name",
-    "busy": "opening the port fails as busy (busy=False undoes)",
-    "permission_denied": "opening the port fails with permission denied (denied=False undoes)",
-    "restart": "the shoe restarts mid-round: HELLO with seq 0 (native)",
-    "stall": "the dealer stalls: no card for a while (seconds=, default 30; runner only)",
-}
-"""Every fault :meth:`SimulatedShoe.inject` knows, with its options."""
-
-NATIVE_ONLY = frozenset({"bad_crc", "seq_skip", "seq_repeat", "seq_reorder", "retract", "cut",
-                         "empty", "lid_open", "lid_close", "restart"})
-
 _PING = re.compile(rb"\$(\d{1,5}),PING\*[0-9A-Fa-f]{4}")
+_ALARM = Alarm(code="E3", text="Card Not Read")
+"""The alarm of ``inject("alarm")`` without options: the beetek shoe's unread card."""
 
 
-class FaultNotSupported(ValueError):
-    """The fault cannot be expressed in the shoe's dialect, or is unknown."""
+def _can_say(encoder: Encoder, event: ShoeEvent) -> bool:
+    try:
+        encoder.encode(event)
+    except UnsupportedEvent:
+        return False
+    return True
 
 
 @dataclass(slots=True)
@@ -122,17 +96,17 @@ class SimulatedShoe:
     """A shoe with a deck, speaking one dialect to one port at a time.
 
     Args:
-        dialect: ``native`` or ``beetek``.
+        dialect: a name of :data:`drivers.dialects.DIALECTS`.
         seed: seed of the shuffle (reproducible); None for a random one.
         cards: a scripted deal order (card texts such as ``"As"``, ``"10h"``; several packs
             may follow one another); when given, ``seed`` and ``packs`` are unused.
         packs: shuffled 52-card packs in the shoe.
-        cut_at: send ``CUT`` (native) after this many cards, or None.
+        cut_at: send ``CUT`` (where the dialect has it) after this many cards, or None.
         model: HELLO model field.
         serial: HELLO serial field.
         firmware: HELLO firmware field.
-        beetek_style: ``rank-suit`` (``4S``) or ``suit-first`` (``S4``) card codes.
-        beetek_ten: ``10`` or ``T`` for tens in beetek codes.
+        encoder_options: options of the dialect's encoder, e.g. beetek's
+            ``{"style": "suit-first", "ten": "T"}`` (``S4``, ``ST`` card codes).
         clock: monotonic clock in seconds (heartbeat uptime).
 
     Attributes:
@@ -143,16 +117,16 @@ class SimulatedShoe:
         stalled_until: clock time until which the runner deals no card (``stall``).
     """
 
-    def __init__(self, dialect: str = "native", *, seed: int | None = None,
+    def __init__(self, dialect: str, *, seed: int | None = None,
                  cards: Sequence[str] | None = None, packs: int = 1, cut_at: int | None = None,
                  model: str = "SIM-3CP", serial: str = "SIM0001", firmware: str = "1.0",
-                 beetek_style: str = "rank-suit", beetek_ten: str = "10",
+                 encoder_options: Mapping[str, object] | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        if dialect not in ("native", "beetek"):
-            raise ValueError(f"unknown shoe dialect {dialect!r}")
         self.dialect = dialect
-        self._encoder = (make_encoder("beetek", style=beetek_style, ten=beetek_ten)
-                         if dialect == "beetek" else make_encoder("native"))
+        self._spec = dialect_named(dialect)
+        self._encoder = make_encoder(dialect, **(encoder_options or {}))
+        self._says = {type(ev) for ev in (Hello(), Cut(), Empty(), Lid(), Retract(card_seq=0))
+                      if _can_say(self._encoder, replace(ev, seq=0))}
         if cards is not None:
             self._deck = [str(parse_card(c)) for c in cards]
         else:
@@ -175,7 +149,7 @@ class SimulatedShoe:
         self.silent = False
         self.stalled_until = 0.0
         self._connected_once = False
-        if dialect == "native":
+        if Hello in self._says:
             self._emit(self._hello())
 
     # -- deck --------------------------------------------------------------------------
@@ -213,11 +187,11 @@ class SimulatedShoe:
 
         Returns:
             The card's canonical text, or None when the shoe is empty (``EMPTY`` is sent
-            in native).
+            where the dialect has it).
         """
         with self._lock:
             if self._pos >= len(self._deck):
-                if self.dialect == "native":
+                if Empty in self._says:
                     self._emit(Empty())
                 return None
             card = self._deck[self._pos]
@@ -225,12 +199,11 @@ class SimulatedShoe:
             if self._mods.burn > 0:
                 self._mods.burn -= 1
                 burn = True
-            code = self._encoder.card_code(card) if self.dialect == "beetek" else card
-            sent = self._emit(CardRead(card=card, code=code, burn=burn))
+            sent = self._emit(CardRead(card=card, code=self._encoder.card_code(card),
+                                       burn=burn))
             self.dealt.append(card)
             self._dealt_seq.append(sent.seq if sent else None)
-            if self.cut_at is not None and len(self.dealt) == self.cut_at \
-                    and self.dialect == "native":
+            if self.cut_at is not None and len(self.dealt) == self.cut_at and Cut in self._says:
                 self._emit(Cut())
             return card
 
@@ -241,7 +214,7 @@ class SimulatedShoe:
 
         Args:
             port: the device side of a transport; when a host opens it, the outbox and a
-                ``HELLO`` (native) go out.
+                ``HELLO`` (where the dialect has it) go out.
         """
         with self._lock:
             self.port = port
@@ -267,18 +240,18 @@ class SimulatedShoe:
                 except PortGone:
                     return
                 self._outbox.popleft()
-            if self.dialect == "native" and self._connected_once:
+            if Hello in self._says and self._connected_once:
                 self._emit(self._hello())
             self._connected_once = True
 
     def host_data(self, data: bytes) -> None:
         """Bytes from the host: a ``PING`` is answered with ``HB`` unless silenced."""
         for _ in _PING.finditer(data):
-            if self.dialect == "native" and not self.silent:
+            if self._spec.heartbeat and not self.silent:
                 self.heartbeat(force=True)
 
     def heartbeat(self, *, force: bool = False) -> bool:
-        """Send ``HB`` (native) if a host listens and the shoe is not silenced.
+        """Send ``HB`` (heartbeat dialects) if a host listens and the shoe is not silenced.
 
         Args:
             force: send even when silenced (a test's explicit heartbeat).
@@ -287,7 +260,7 @@ class SimulatedShoe:
             True if a heartbeat was sent.
         """
         with self._lock:
-            if self.dialect != "native" or (self.silent and not force):
+            if not self._spec.heartbeat or (self.silent and not force):
                 return False
             if self.port is None or not self.port.host_connected:
                 return False
@@ -308,12 +281,34 @@ class SimulatedShoe:
 
     # -- faults ------------------------------------------------------------------------
 
+    def check_fault(self, name: str) -> str:
+        """The fault's name if this shoe's dialect can express it.
+
+        Args:
+            name: a fault of :data:`simulators.faults.FAULTS` (``-`` and ``_`` are the same).
+
+        Returns:
+            The name as :data:`~simulators.faults.FAULTS` spells it.
+
+        Raises:
+            FaultNotSupported: unknown fault, or one the dialect cannot express.
+        """
+        name = fault_name(name)
+        need = FAULT_NEEDS.get(name)
+        if need == NUMBERED and not self._spec.numbered:
+            raise FaultNotSupported(f"fault {name!r} needs numbered lines with a CRC, which "
+                                    f"the {self.dialect} dialect has not")
+        if isinstance(need, type) and need not in self._says:
+            raise FaultNotSupported(f"fault {name!r} needs a {need.__name__} event, which the "
+                                    f"{self.dialect} dialect cannot say")
+        return name
+
     def inject(self, name: str, **kw: object) -> object:
-        """Inject one fault of :data:`FAULTS`.
+        """Inject one fault of :data:`simulators.faults.FAULTS`.
 
         Args:
             name: the fault (``-`` and ``_`` are the same).
-            **kw: the fault's options (see :data:`FAULTS`).
+            **kw: the fault's options (see :data:`~simulators.faults.FAULTS`).
 
         Returns:
             What the fault produced, if anything (``replug`` returns the new port).
@@ -321,11 +316,7 @@ class SimulatedShoe:
         Raises:
             FaultNotSupported: unknown fault, or one the dialect cannot express.
         """
-        name = name.replace("-", "_")
-        if name not in FAULTS:
-            raise FaultNotSupported(f"unknown fault {name!r}; known: {', '.join(FAULTS)}")
-        if name in NATIVE_ONLY and self.dialect != "native":
-            raise FaultNotSupported(f"fault {name!r} needs the native dialect")
+        name = self.check_fault(name)
         with self._lock:
             return getattr(self, f"_fault_{name}")(**kw)
 
@@ -374,10 +365,8 @@ class SimulatedShoe:
         return self._emit(Misread(burn=bool(burn)))
 
     def _fault_alarm(self, code: str | None = None, text: str | None = None) -> ShoeEvent | None:
-        native = self.dialect == "native"
-        return self._emit(Alarm(code=code or ("JAM" if native else "E3"),
-                                text=text if text is not None else (
-                                    "feed jam" if native else "Card Not Read")))
+        return self._emit(Alarm(code=code or _ALARM.code,
+                                text=_ALARM.text if text is None else text))
 
     def _fault_warning(self, code: str = "0x01") -> ShoeEvent | None:
         return self._emit(Warning(code=code))
@@ -396,8 +385,7 @@ class SimulatedShoe:
 
     def _fault_duplicate_card(self, card: str | None = None) -> ShoeEvent | None:
         text = str(parse_card(card)) if card else (self.dealt[-1] if self.dealt else "As")
-        code = self._encoder.card_code(text) if self.dialect == "beetek" else text
-        return self._emit(CardRead(card=text, code=code))
+        return self._emit(CardRead(card=text, code=self._encoder.card_code(text)))
 
     def _fault_burn(self, count: int = 1) -> None:
         self._mods.burn += max(1, int(count))
@@ -460,7 +448,7 @@ class SimulatedShoe:
     def _emit(self, event: ShoeEvent, *, keep: bool = True) -> ShoeEvent | None:
         """Assign a seq, encode, apply one-shot faults, transmit. Lock held by callers."""
         mods = self._mods
-        if self.dialect == "native":
+        if self._spec.numbered:
             self._seq = (self._seq + mods.seq_skip) % 65536
             mods.seq_skip = 0
             event = replace(event, seq=self._seq)
@@ -535,131 +523,3 @@ class SimulatedShoe:
         except PortGone:
             if keep:
                 self._outbox.append(frame)
-
-
-class ShoeRunner:
-    """Runs a shoe by itself: heartbeats, dealing at an interval, scheduled faults.
-
-    Args:
-        shoe: the shoe.
-        interval_ms: deal one card every this many milliseconds; None or 0 for none
-            (manual dealing through :meth:`deal`).
-        heartbeat_ms: heartbeat period (native), default 1000.
-        schedule: faults to inject, as ``(when, name, options)``: ``when`` is
-            ``("card", n)`` (just before the n-th card this runner deals) or
-            ``("time", seconds)`` after start.
-        on_deal: called with each card text dealt (e.g. to print it).
-        round_cards: deal in rounds of this many cards (a Three Card Poker round: three
-            to each seat and to the dealer, plus the burn cards); None for one endless run.
-        gap_ms: with ``round_cards``: the pause, in milliseconds, after the last card of a
-            round (and after a host opens the port) before the next round's first card:
-            the time the table has to settle, take the next bets and close them.
-        fresh_packs: with ``round_cards``: load this many freshly shuffled packs before
-            every round after the first (a table that deals every round from a shuffled
-            deck); 0 deals on from the cards in the shoe (a scripted deck).
-
-    Timed dealing goes on only while a host listens: cards are not dealt into a port
-    nobody has open (they would all arrive at once when a host opens it). The thread
-    waits on an event between due times: it never busy-polls.
-
-    Attributes:
-        dealt: cards this runner has dealt.
-        in_round: cards dealt in the current round (``round_cards``).
-        rounds: rounds begun (``round_cards``).
-    """
-
-    def __init__(self, shoe: SimulatedShoe, *, interval_ms: int | None = None,
-                 heartbeat_ms: int = 1000,
-                 schedule: Sequence[tuple[tuple[str, float], str, dict[str, object]]] = (),
-                 on_deal: Callable[[str | None], None] | None = None,
-                 round_cards: int | None = None, gap_ms: int = 0,
-                 fresh_packs: int = 0) -> None:
-        self.shoe = shoe
-        self.interval = (interval_ms or 0) / 1000
-        self.heartbeat = max(0.05, heartbeat_ms / 1000)
-        self.schedule = list(schedule)
-        self.on_deal = on_deal
-        self.round_cards = round_cards if round_cards and round_cards > 0 else None
-        self.gap = max(0, gap_ms) / 1000
-        self.fresh_packs = max(0, fresh_packs)
-        self.dealt = 0
-        self.in_round = 0
-        self.rounds = 0
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> None:
-        """Start the runner thread."""
-        self._thread = threading.Thread(target=self._run, name="shoe-sim", daemon=True)
-        self._thread.start()
-
-    def stop(self, timeout: float = 2.0) -> None:
-        """Stop the runner thread and wait for it."""
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
-
-    def _fire(self, kind: str, value: float) -> None:
-        for item in [s for s in self.schedule if s[0] == (kind, value)]:
-            self.schedule.remove(item)
-            self.shoe.inject(item[1], **item[2])
-
-    @property
-    def round_done(self) -> bool:
-        """True before a round's first card: every card of the last round is dealt."""
-        return self.round_cards is not None and (self.in_round == 0
-                                                 or self.in_round >= self.round_cards)
-
-    def deal(self) -> str | None:
-        """Deal one card now, first injecting faults scheduled for it.
-
-        The first card of a round (after the first) comes from freshly shuffled packs
-        when ``fresh_packs`` is set.
-        """
-        with self._lock:
-            if self.round_done:
-                if self.rounds and self.fresh_packs:
-                    self.shoe.load_deck(packs=self.fresh_packs)
-                self.rounds += 1
-                self.in_round = 0
-            self._fire("card", self.dealt + 1)
-            card = self.shoe.deal()
-            self.dealt += 1
-            self.in_round += 1
-        if self.on_deal is not None:
-            self.on_deal(card)
-        return card
-
-    def _pause_after(self) -> float:
-        """Seconds until the next timed card: the gap between rounds, else the interval."""
-        return self.gap if self.round_done else self.interval
-
-    def _run(self) -> None:
-        start = time.monotonic()
-        next_hb = start + self.heartbeat
-        next_deal: float | None = None
-        listening = False
-        while not self._stop.is_set():
-            now = time.monotonic()
-            for item in [s for s in self.schedule if s[0][0] == "time"]:
-                if now - start >= item[0][1]:
-                    self._fire("time", item[0][1])
-            if now >= next_hb:
-                self.shoe.heartbeat()
-                next_hb = now + self.heartbeat
-            if self.interval:
-                port = self.shoe.port
-                host = port is not None and port.host_connected
-                if host and not listening:  # a host opened the port (again)
-                    next_deal = now + self._pause_after()
-                listening = host
-                if not host:
-                    next_deal = None
-                elif next_deal is not None and now >= next_deal:
-                    if now >= self.shoe.stalled_until:
-                        self.deal()
-                    next_deal = max(now, self.shoe.stalled_until) + self._pause_after()
-            due = [next_hb] + ([next_deal] if next_deal is not None else []) + [
-                start + s[0][1] for s in self.schedule if s[0][0] == "time"]
-            self._stop.wait(max(0.0, min(due) - time.monotonic()))

@@ -1,6 +1,7 @@
 """The ``sim://`` shoe: a simulated shoe inside the process, over an in-memory pair.
 
-``drivers.open_link("sim://?seed=7&dialect=native&interval=500", inbox)`` builds a
+``drivers.open_link("sim://?seed=7&dialect=native&interval=500", inbox)`` calls
+:func:`open_sim`, the opener :data:`drivers.url.SCHEMES` names for ``sim``, which builds a
 :class:`SimConnector`; the link's ``simulator`` attribute is the
 :class:`~simulators.shoe.SimulatedShoe`, so a demo can deal on demand
 (``link.simulator.deal()``) when no ``interval`` is given.
@@ -8,17 +9,46 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from drivers.transports import Connector, Transport
 from drivers.transports.memory import MemoryConnector
 from simulators.ports import MemoryPort
-from simulators.shoe import ShoeRunner, SimulatedShoe
+from simulators.runner import ShoeRunner
+from simulators.shoe import SimulatedShoe
+
+if TYPE_CHECKING:
+    from drivers.dialects import Dialect
+    from drivers.url import ShoeUrl
+
+
+def open_sim(url: ShoeUrl, dialect: Dialect, **_: object) -> SimConnector:
+    """The opener of ``sim://?seed=N&interval=MS&heartbeat=MS&packs=N``.
+
+    Args:
+        url: the parsed URL: ``seed`` (shuffle), ``interval`` (deal a card every MS by
+            itself; none: on demand), ``heartbeat`` (MS, default 1000), ``packs``
+            (default 1).
+        dialect: the dialect the simulated shoe speaks.
+
+    Returns:
+        The connector; its simulated shoe is already running.
+
+    Raises:
+        ValueError: an unknown option or a bad number.
+    """
+    url.check("seed", "interval", "heartbeat", "packs", target=False)
+    return SimConnector(dialect=dialect.name, seed=url.number("seed", int, None),
+                        interval_ms=url.number("interval", int, None),
+                        heartbeat_ms=url.number("heartbeat", int, 1000),
+                        packs=url.number("packs", int, 1))
 
 
 class SimConnector(Connector):
     """Owns an in-process simulated shoe and opens its in-memory port.
 
     Args:
-        dialect: ``native`` or ``beetek``.
+        dialect: a name of :data:`drivers.dialects.DIALECTS`.
         seed: shuffle seed (None: random).
         interval_ms: deal a card every this many ms by itself; None for manual dealing.
         heartbeat_ms: heartbeat period (native).
@@ -26,7 +56,7 @@ class SimConnector(Connector):
         cards: a scripted deal order instead of shuffled packs.
     """
 
-    def __init__(self, *, dialect: str = "native", seed: int | None = None,
+    def __init__(self, *, dialect: str, seed: int | None = None,
                  interval_ms: int | None = None, heartbeat_ms: int = 1000, packs: int = 1,
                  cards: list[str] | None = None) -> None:
         self.shoe = SimulatedShoe(dialect, seed=seed, packs=packs, cards=cards)

@@ -5,8 +5,9 @@ closes the connection and stops listening (the host then gets "connection refuse
 replug listens again on the same address (a TCP shoe keeps its name).
 
 When the host is known to listen: pyserial discards what arrives during its open, so a
-``native`` shoe waits for the host's first bytes (the link's ``PING`` on connect) and a
-``beetek`` shoe, whose host never writes, trusts the accepted connection.
+shoe of a heartbeat dialect (``native``) waits for the host's first bytes (the link's
+``PING`` on connect) and any other (``beetek``), whose host never writes, trusts the
+accepted connection.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import select
 import socket
 import threading
 
+from drivers.dialects import dialect_named
 from simulators.ports import PortGone, ShoePort
 
 
@@ -30,10 +32,10 @@ class TcpPort(ShoePort):
     """
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, *,
-                 dialect: str = "native") -> None:
+                 dialect: str) -> None:
         self.host = host
         self.dialect = dialect
-        self._ready_on_data = dialect == "native"
+        self._ready_on_data = dialect_named(dialect).heartbeat  # the host pings on connect
         self._lock = threading.Lock()
         self._closed = False
         self._busy = False
@@ -147,9 +149,7 @@ class TcpPort(ShoePort):
         """Unplug, then listen again on the same address."""
         self.unplug()
         self._thread.join(2.0)
-        new = TcpPort(self.host, self.port, dialect=self.dialect)
-        new.on_host_open, new.on_host_data = self.on_host_open, self.on_host_data
-        return new
+        return self._hand_over(TcpPort(self.host, self.port, dialect=self.dialect))
 
     def set_busy(self, busy: bool) -> None:
         """While set, every new connection is closed at once."""

@@ -27,7 +27,7 @@ from typing import Any
 import usb.backend
 import usb.core
 
-from simulators.ports import PortGone, ShoePort
+from simulators.ports import DevicePort, PortGone
 
 EP_IN = 0x81
 EP_OUT = 0x01
@@ -252,7 +252,7 @@ class SimUsbBackend(usb.backend.IBackend):
         return n
 
 
-class UsbPort(ShoePort):
+class UsbPort(DevicePort):
     """A simulated USB shoe plugged into a :class:`SimUsbBackend`.
 
     Args:
@@ -260,11 +260,11 @@ class UsbPort(ShoePort):
         vid: vendor id.
         pid: product id.
         serial: serial number string.
-        dialect: put into :attr:`url` (lines on the bulk endpoints are native or beetek).
+        dialect: put into :attr:`url` (the lines on the bulk endpoints are in it).
     """
 
     def __init__(self, backend: SimUsbBackend, *, vid: int = 0x1209, pid: int = 0x7A01,
-                 serial: str = "SIM0001", dialect: str = "native") -> None:
+                 serial: str = "SIM0001", dialect: str) -> None:
         self.backend = backend
         self.vid, self.pid, self.serial, self.dialect = vid, pid, serial, dialect
         self.device = backend.plug(vid, pid, serial)
@@ -294,19 +294,5 @@ class UsbPort(ShoePort):
     def replug(self) -> UsbPort:
         """Unplug, then plug in again at a new address."""
         self.unplug()
-        new = UsbPort(self.backend, vid=self.vid, pid=self.pid, serial=self.serial,
-                      dialect=self.dialect)
-        new.on_host_open, new.on_host_data = self.on_host_open, self.on_host_data
-        return new
-
-    def set_busy(self, busy: bool) -> None:
-        """Claiming the interface fails with EBUSY while set."""
-        self.device.busy = busy
-
-    def set_denied(self, denied: bool) -> None:
-        """Opening the device fails with EACCES while set."""
-        self.device.denied = denied
-
-    def close(self) -> None:
-        """Unplug."""
-        self.unplug()
+        return self._hand_over(UsbPort(self.backend, vid=self.vid, pid=self.pid,
+                                       serial=self.serial, dialect=self.dialect))

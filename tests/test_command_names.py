@@ -28,9 +28,9 @@ OTHER_VOCABULARIES = {
     ("controller/cli.py", "<module>", "settle"): "the `threecard settle` sub-command",
     ("controller/game/config.py", "<module>", "exposed_card"):
         "the configuration file's key [table] exposed_card",
-    ("controller/game/config.py", "_check", "void"): "an exposed-card policy value",
-    ("controller/game/engine.py", "TableConfig.validate", "void"):
-        "an exposed-card policy value",
+    ("controller/game/config.py", "<module>", "void"): "an exposed-card policy value",
+    ("controller/game/config.py", "TableConfig", "exposed_card"):
+        "the configuration file's key [table] exposed_card",
     ("controller/game/dealing.py", "on_exposed_card", "void"):
         "an exposed-card policy value",
     ("display/scenarios.py", "<module>", "void"): "a scenario's name",

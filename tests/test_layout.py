@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -63,9 +65,59 @@ def test_drivers_import_from_controller_only_the_vocabulary():
 
 
 def test_the_input_declarations_are_a_leaf():
-    # every part of the table reads them: they import only msgspec and the shoe's vocabulary
+    # every part of the table reads them: they import only msgspec, the shoe's vocabulary
+    # and the configuration's bounds (which import no part of the game but that vocabulary)
     names = _imports(REPO / "controller" / "game" / "inputs.py")
     ours = {n for n in names if _top(n) == "controller"}
-    assert ours <= {"controller.game", "controller.game.events"}
+    assert {n.rsplit(".", 1)[0] if n.startswith("controller.game.config.") else n
+            for n in ours} <= {"controller.game", "controller.game.events",
+                               "controller.game.config"}
+    # config.py imports the shoe's vocabulary, and the rule profiles only when one loads
+    config = {".".join(n.split(".")[:3]) for n in _imports(REPO / "controller" / "game" /
+                                                           "config.py")
+              if _top(n) == "controller"}
+    assert config <= {"controller.game.events", "controller.game.rules"}
     assert {_top(n) for n in names} <= {"controller", "msgspec", "__future__", "dataclasses",
                                         "enum", "json", "typing"}
+
+
+def test_drivers_import_no_simulator_or_screen():
+    # sim:// is named in drivers.url.SCHEMES by "module:function", loaded only when opened
+    bad = [(p.name, n) for p in _modules("drivers") for n in _imports(p)
+           if _top(n) in ("simulators", "display", "pygame")]
+    assert bad == []
+
+
+def test_simulators_import_from_controller_only_the_vocabulary_and_the_views():
+    allowed = ("controller.game.cards", "controller.game.events", "controller.game.codes",
+               "controller.game.views")
+    bad = [(p.name, n) for p in _modules("simulators") for n in _imports(p)
+           if (_top(n) == "controller" and not n.startswith(allowed))
+           or _top(n) in ("display", "pygame")]
+    assert bad == []
+
+
+def test_opening_a_shoe_loads_no_simulator_unless_its_url_is_sim():
+    code = ("import queue, sys, drivers\n"
+            "drivers.open_link('memory://none?dialect=native', queue.Queue())\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'simulators', 'display'}))\n"
+            "drivers.open_link('sim://?dialect=native', queue.Queue()).connector.close()\n"
+            "print('simulators.sim_link' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60, check=True)
+    assert out.stdout.split("\n")[:2] == ["[]", "True"]
+
+
+LONGEST = 600
+"""Lines a module of the product may have: past it, split it by what it holds."""
+BEING_SPLIT = {
+    "display/dealer.py",  # being rebuilt as smaller screens
+}
+
+
+def test_no_module_is_longer_than_600_lines():
+    long = {str(p.relative_to(REPO)) for folder in ("controller", "drivers", "display",
+                                                     "simulators")
+            for p in _modules(folder)
+            if len(p.read_text(encoding="utf-8").splitlines()) > LONGEST}
+    assert long - BEING_SPLIT == set()

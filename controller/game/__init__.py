@@ -8,5 +8,5 @@ input (``inputs``), and the shared vocabulary (cards, shoe events).
 Nothing here imports ``drivers``, ``display``, ``simulators``, pygame, pyserial, pyusb or
 argparse: the daemon and the ``threecard`` subcommands in :mod:`controller` wire those parts
 to this core. ``events`` and ``codes`` are leaves every package may import; ``inputs`` imports only
-``events``.
+``events`` and the configuration's bounds (``config``).
 """

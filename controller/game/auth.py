@@ -14,9 +14,12 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from typing import Any
 
-ROLES = ("dealer", "supervisor", "technician")
-"""Roles, lowest to highest."""
+from controller.game.config import ROLES, pin_problem
+
 PRIVILEGED = frozenset({"supervisor", "technician"})
 """Roles whose credential voids, enters manual cards, unblocks the deck, changes config."""
 
@@ -37,10 +40,13 @@ def hash_pin(pin: str, salt: bytes | None = None) -> str:
         ``scrypt$n$r$p$salt_hex$hash_hex``.
 
     Raises:
-        ValueError: the PIN is shorter than 4 characters or not digits.
+        ValueError: the PIN is not 4 to 12 digits
+            (:data:`~controller.game.config.PIN_MIN_DIGITS`,
+            :data:`~controller.game.config.PIN_MAX_DIGITS`).
     """
-    if not isinstance(pin, str) or len(pin) < 4 or not pin.isdigit():
-        raise ValueError("a PIN is at least 4 digits")
+    problem = pin_problem(pin)
+    if problem:
+        raise ValueError(problem)
     salt = os.urandom(16) if salt is None else salt
     digest = hashlib.scrypt(pin.encode(), salt=salt, n=_N, r=_R, p=_P, dklen=32)
     return f"scrypt${_N}${_R}${_P}${salt.hex()}${digest.hex()}"
@@ -90,12 +96,15 @@ class PinChecker:
     def role_for(self, pin: str, hashes: dict[str, str]) -> str | None:
         """The highest role whose hash matches ``pin``, or None.
 
+        A dealer PIN identifies the dealer (``dealer``): it is no wrong PIN, and it never
+        authorises what needs a supervisor or technician (:data:`PRIVILEGED`).
+
         Args:
             pin: the typed PIN.
             hashes: role -> stored hash, as configured.
         """
         tag = hmac.new(self._key, pin.encode(), "sha256").digest()
-        for role in ("technician", "supervisor"):
+        for role in reversed(ROLES):
             stored = hashes.get(role)
             if not stored:
                 continue
@@ -107,3 +116,120 @@ class PinChecker:
             if known:
                 return known
         return None
+
+
+def _epoch(utc: str) -> float:
+    try:
+        return datetime.fromisoformat(utc).timestamp()
+    except (TypeError, ValueError):
+        return 0.0
+
+
+@dataclass(slots=True)
+class PinLockout:
+    """Wrong PINs in a row, and the lockout of PIN entry they lead to (R12).
+
+    A lockout is a duration, so it is measured in elapsed time: on the monotonic clock the
+    journal records with every event (``mono_ns``, nanoseconds since the machine booted),
+    never on the wall clock. A table without a real-time clock may run months off until
+    NTP steps its clock; such a step neither lengthens a lockout past its period nor ends
+    it early.
+
+    The monotonic clock starts again with the machine, and a journal does not say which
+    boot an event belongs to. The rule at every power-up (the ``startup`` record, time
+    ``m``): a lockout whose end ``until`` is not after ``m`` is over; one still running
+    ends at ``min(until, m + period)``. Within one boot this changes nothing (a lockout
+    began before ``m``); after a new boot, at least ``m`` has elapsed since the lockout
+    began, so it is never over early on account of the restart, and it never lasts longer
+    than its period from the restart. Every record's time is shown to the lockout
+    (:meth:`observe`), so one seen to be over before a restart stays over. Replay applies
+    the same records with the same times: it rebuilds the same lockout.
+
+    Journals written before (configuration version 1, :mod:`controller.game.config`)
+    timed lockouts on the wall clock: their records replay as they were applied then
+    (``clock`` ``"utc"``), until the first power-up of this version turns a lockout still
+    running by the wall clock into monotonic time (at most its period).
+
+    Attributes:
+        failures: wrong PINs since the last right one or the last lockout.
+        until_ns: the monotonic time the lockout ends, or None.
+        period_ns: the length of that lockout.
+        clock: ``"monotonic"``, or ``"utc"`` while replaying records written before.
+        wall_until: the end of a lockout on the wall clock, epoch seconds (``"utc"`` only).
+    """
+
+    failures: int = 0
+    until_ns: int | None = None
+    period_ns: int = 0
+    clock: str = "monotonic"
+    wall_until: float = 0.0
+
+    def locked(self, mono_ns: int, utc: str) -> bool:
+        """True while PIN entry is locked at this record's times."""
+        if self.clock == "utc":
+            return _epoch(utc) < self.wall_until
+        return self.until_ns is not None and mono_ns < self.until_ns
+
+    def observe(self, mono_ns: int) -> None:
+        """See a record's monotonic time: a lockout it is past is over."""
+        if self.until_ns is not None and mono_ns >= self.until_ns:
+            self.until_ns = None
+
+    def wrong_pin(self, mono_ns: int, utc: str, after: int, seconds: int) -> bool:
+        """Count a wrong PIN; the ``after``-th in a row locks PIN entry for ``seconds``.
+
+        Returns:
+            True when this wrong PIN started a lockout.
+        """
+        self.failures += 1
+        if self.failures < after:
+            return False
+        self.failures = 0
+        if self.clock == "utc":
+            self.wall_until = _epoch(utc) + seconds
+        else:
+            self.period_ns = seconds * 1_000_000_000
+            self.until_ns = mono_ns + self.period_ns
+        return True
+
+    def right_pin(self) -> None:
+        """A supervisor's or technician's PIN: the wrong ones in a row start again."""
+        self.failures = 0
+
+    def power_up(self, mono_ns: int, utc: str, monotonic: bool, seconds: int) -> None:
+        """Apply the power-up rule (class docstring) at a ``startup`` record.
+
+        Args:
+            mono_ns: the record's monotonic time.
+            utc: its wall-clock time.
+            monotonic: the record was written by a version timing lockouts on the
+                monotonic clock (configuration version 2 or later).
+            seconds: the lockout period configured now (the bound for a lockout carried
+                over from the wall clock).
+        """
+        if not monotonic:
+            self.clock = "utc"
+            return
+        if self.clock == "utc":
+            left = min(self.wall_until - _epoch(utc), seconds)
+            self.clock, self.wall_until = "monotonic", 0.0
+            self.until_ns = mono_ns + round(left * 1e9) if left > 0 else None
+            self.period_ns = seconds * 1_000_000_000
+            return
+        self.observe(mono_ns)
+        if self.until_ns is not None:
+            self.until_ns = min(self.until_ns, mono_ns + self.period_ns)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (journal snapshots)."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> PinLockout:
+        """Inverse of :meth:`to_dict`."""
+        return cls(**d)
+
+    @classmethod
+    def before(cls, failures: int, locked_until: float) -> PinLockout:
+        """The lockout of a state saved before (``pin_failures``, ``pin_locked_until``)."""
+        return cls(failures=failures, clock="utc", wall_until=locked_until)

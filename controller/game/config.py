@@ -1,152 +1,457 @@
-"""The table's configuration: one TOML file, validated, with command-line overrides.
+"""The table's configuration: one class, one TOML file, every bound stated once.
 
-See ``systemd/table.toml.example`` for every key. A bad file is a clear error naming
-the file and the key (:class:`ConfigError`); nothing starts with a configuration that
-does not validate (docs/requirements.md R3).
+:class:`TableConfig` holds every setting of one table. Its *game settings* (seats, rules,
+deal pattern, burns, exposed-card policy, chips, PIN hashes and lockout, recall depth,
+deck, snapshots) are what the :class:`~controller.game.engine.Game` plays by; they are
+journaled (:meth:`TableConfig.to_dict`) and they alone decide whether two configurations
+are equal. The other settings (shoe, journal path, screens, log) are how ``threecard run``
+wires the table; they never reach the journal.
+
+Every field names its place in the TOML file (``systemd/table.toml.example`` shows every
+key) and its check; every bound is a named constant below, read by the file loader, the
+game (a ``config_change``), the command-line flags, the rule profiles (amounts, paytable
+multiples) and the PIN pad alike. A bad file or value is a :class:`ConfigError` naming
+the file and the key (``table.toml: [table] seatz: unknown key``); nothing starts with a
+configuration that does not validate (docs/requirements.md R3).
+
+Journal form: :meth:`TableConfig.to_dict` writes ``config_version`` 2. Version 1 (written
+before, without ``config_version``) named ``exposed_card`` ``exposed_card_policy`` and
+``lockout_after`` ``max_pin_failures``; :meth:`TableConfig.from_dict` and
+:func:`changeable_setting` read the old names. A ``startup`` whose configuration is
+version 2 also tells the game its PIN lockouts are timed on the monotonic clock
+(:class:`controller.game.auth.PinLockout`).
 """
 
 from __future__ import annotations
 
+import re
 import tomllib
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from controller.game.engine import MAX_SEATS
-from controller.game.rules import RuleProfile, RuleProfileError, load_profile
+from controller.game.events import DEFAULT_DIALECT
 
+if TYPE_CHECKING:  # the profile loader is imported when a profile is loaded
+    from controller.game.rules import RuleProfile
+
+# ---------------------------------------------------------------------------- bounds
+MIN_SEATS = 1
+MAX_SEATS = 7
+"""Seats are numbered 1 to 7."""
+MIN_AMOUNT = 1
+MAX_AMOUNT = 10**9
+"""Amounts and limits (chips, table limits, wagers): 1 to 10^9 minor units."""
+MAX_MULTIPLE = 10_000
+"""Paytable pays are 0 to 10,000 "to 1"."""
+MIN_LOCKOUT_SECONDS = 1
+MAX_LOCKOUT_SECONDS = 86_400
+"""A PIN lockout lasts 1 s to one day."""
+MIN_LOCKOUT_AFTER = 1
+MAX_LOCKOUT_AFTER = 100
+"""Wrong PINs in a row before PIN entry locks."""
+MIN_SILENT_AFTER_MS = 500
+MAX_SILENT_AFTER_MS = 60_000
+"""No line for this long on a native link = silent."""
+TABLE_ID_MAX = 32
+TABLE_ID_PATTERN = re.compile(rf"[A-Za-z0-9_-]{{1,{TABLE_ID_MAX}}}")
+"""A table id: 1 to 32 characters of ``A-Z a-z 0-9 _ -``."""
+PIN_MIN_DIGITS = 4
+PIN_MAX_DIGITS = 12
+"""A PIN is 4 to 12 digits (configuration, ``hash-pin``, command line, PIN pad)."""
+MAX_BURN_CARDS = 5
+MAX_CHIP_VALUES = 8
+MAX_DISPLAY_INDEX = 15
+MIN_RECALL_DEPTH = 10
+"""Game recall keeps at least the last 10 rounds (docs/requirements.md R5)."""
+MAX_RECALL_DEPTH = 1000
+MIN_SNAPSHOT_EVERY = 1
+MAX_SNAPSHOT_EVERY = 100_000
+
+# ---------------------------------------------------------------------------- choices
+ROLES = ("dealer", "supervisor", "technician")
+"""Roles, lowest to highest (docs/requirements.md R12); each may have a PIN in ``[roles]``."""
 DEAL_PATTERNS = ("round_robin", "by_hand")
-DIALECTS = ("beetek", "native")
+EXPOSED_CARD_POLICIES = ("burn", "void")
 LANGUAGES = ("en", "fr", "uk")
 LOG_LEVELS = ("debug", "info", "warning", "error")
 DEMO_SHOE = "sim://?dialect=native"
 """The demo's shoe: simulated, in the process, dealing when autoplay pulls a card."""
+
+CONFIG_VERSION = 2
+"""The journal form written by :meth:`TableConfig.to_dict` (see the module docstring)."""
+RENAMED = {"exposed_card_policy": "exposed_card", "max_pin_failures": "lockout_after"}
+"""Journal form version 1 name -> name now."""
+CHANGEABLE = ("deal_pattern", "burn_cards", "exposed_card", "lockout_after",
+              "lockout_seconds", "rules")
+"""Settings a ``config_change`` may set (between rounds, supervisor or technician PIN)."""
 
 
 class ConfigError(ValueError):
     """A configuration that cannot be used; the message names the file and the key."""
 
 
+# ---------------------------------------------------------------------------- checks
+Check = Callable[[Any], "str | None"]
+"""A check returns what is wrong with a value, or None."""
+
+
+def _show(value: Any) -> str:
+    """A value as an error message quotes it: short, one line, never raising."""
+    if isinstance(value, int) and value.bit_length() > 128:
+        return f"a number of about {int(value.bit_length() * 0.30103) + 1} digits"
+    try:
+        text = repr(value)
+    except ValueError:  # e.g. an integer too long to write out, inside a list
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _whole(lo: int, hi: int) -> Check:
+    def check(v: Any) -> str | None:
+        if not _is_int(v) or not lo <= v <= hi:
+            return f"must be a whole number {lo} to {hi}, got {_show(v)}"
+        return None
+    return check
+
+
+def _one_of(choices: tuple[str, ...]) -> Check:
+    def check(v: Any) -> str | None:
+        if v not in choices or not isinstance(v, str):
+            return f"must be one of {', '.join(choices)}, got {_show(v)}"
+        return None
+    return check
+
+
+def _flag(v: Any) -> str | None:
+    return None if isinstance(v, bool) else f"must be true or false, got {_show(v)}"
+
+
+def _text(v: Any) -> str | None:
+    if not isinstance(v, str) or not v.strip():
+        return f"must be a non-empty string, got {_show(v)}"
+    return None
+
+
+def _table_id(v: Any) -> str | None:
+    if not isinstance(v, str) or not TABLE_ID_PATTERN.fullmatch(v):
+        return (f"must be 1 to {TABLE_ID_MAX} characters of A-Z a-z 0-9 _ -, "
+                f"got {_show(v)}")
+    return None
+
+
+def amount_problem(v: Any) -> str | None:
+    """What is wrong with an amount in minor units (None: a whole 1 to 10^9)."""
+    if not _is_int(v) or not MIN_AMOUNT <= v <= MAX_AMOUNT:
+        return f"must be a whole number of minor units {MIN_AMOUNT} to {MAX_AMOUNT}, " \
+               f"got {_show(v)}"
+    return None
+
+
+def multiple_problem(v: Any) -> str | None:
+    """What is wrong with a paytable pay "X to 1" (None: a whole 0 to 10,000)."""
+    if not _is_int(v) or not 0 <= v <= MAX_MULTIPLE:
+        return f"pay must be a whole 'X to 1' number 0 to {MAX_MULTIPLE}, got {_show(v)}"
+    return None
+
+
+def pin_problem(pin: Any) -> str | None:
+    """What is wrong with a PIN (None: 4 to 12 digits)."""
+    if not (isinstance(pin, str) and pin.isascii() and pin.isdigit()
+            and PIN_MIN_DIGITS <= len(pin) <= PIN_MAX_DIGITS):
+        return f"a PIN is {PIN_MIN_DIGITS} to {PIN_MAX_DIGITS} digits"
+    return None
+
+
+def _chips(v: Any) -> str | None:
+    if not isinstance(v, (tuple, list)) or not 1 <= len(v) <= MAX_CHIP_VALUES:
+        return f"must be a list of 1 to {MAX_CHIP_VALUES} amounts, got {_show(v)}"
+    for x in v:
+        problem = amount_problem(x)
+        if problem:
+            return f"each chip value {problem}"
+    return None
+
+
+def _pin_hashes(v: Any) -> str | None:
+    """Role -> PIN hash; a problem is worded ``<role>: <what is wrong>``."""
+    if not isinstance(v, dict):
+        return f"must map roles to PIN hashes, got {_show(v)}"
+    for role, digest in v.items():
+        if role not in ROLES:
+            return f"{_show(role)}: is not a role (roles: {', '.join(ROLES)})"
+        parts = digest.split("$") if isinstance(digest, str) else []
+        if len(parts) != 6 or parts[0] != "scrypt":
+            return (f"{role}: must be a PIN hash from `threecard hash-pin` (scrypt$...), "
+                    "never a PIN")
+    return None
+
+
+# ---------------------------------------------------------------------------- the class
+@dataclass(frozen=True, slots=True)
+class _Place:
+    """Where a setting lives in the file, how it is checked, whether it is journaled."""
+
+    section: str | None  # None: not in the file (set by the code, journaled)
+    key: str
+    check: Check
+    game: bool = True  # a game setting: journaled and compared
+
+
+def _setting(default: Any, section: str | None, key: str, check: Check, *,
+             game: bool = True) -> Any:
+    meta = {"place": _Place(section, key, check, game)}
+    if isinstance(default, dict):
+        return field(default_factory=dict, metadata=meta, compare=game)
+    return field(default=default, metadata=meta, compare=game)
+
+
 @dataclass(frozen=True, slots=True)
 class TableConfig:
-    """Everything ``threecard run`` needs.
+    """Every setting of one table (see the module docstring for the two kinds).
 
     Attributes:
-        source: the file it came from (or ``<defaults>``).
-        table_id: the table's name on screens and in the journal.
-        seats: number of seats, 1 to 7 (:data:`controller.game.engine.MAX_SEATS`).
-        rules: profile name or path; ``profile`` is the loaded profile.
-        deal_pattern: ``round_robin`` or ``by_hand``.
-        burn_cards: cards burnt before each deal.
-        exposed_card: policy for an accidentally exposed card: ``burn`` or ``void``.
-        chip_values: chip denominations for the dealer screen, minor units.
-        shoe_url: the shoe's URL (``serial://...``, ``usb://...``, ``socket://...``, ``sim://``).
-        dialect: ``beetek`` or ``native``.
-        silent_after_ms: no line for this long on a native link = silent.
-        journal_path: SQLite journal file (``:memory:`` only for tests).
-        dealer_screen / player_screen: which screens to open.
-        language: ``en``, ``fr`` or ``uk``.
-        fullscreen: open windows full screen.
-        dealer_output / player_output: display indexes.
-        headless: no window at all (SDL dummy driver).
-        roles: role -> PIN hash; ``lockout_after`` and ``lockout_seconds``.
-        log_level: ``debug`` ... ``error``.
+        table_id: ``[table] id``: the table's name on the screens and in the journal.
+        seats: ``[table] seats``: seats 1 to :data:`MAX_SEATS`.
+        rules: ``[table] rules``: rule profile name (``live``, ``classic``) or path.
+        deal_pattern: ``[table] deal_pattern``: ``round_robin`` or ``by_hand``.
+        burn_cards: ``[table] burn_cards``: cards burnt before each round's deal.
+        exposed_card: ``[table] exposed_card``: a card exposed by accident is burnt and
+            the deal goes on (``burn``), or the round is void (``void``).
+        chip_values: ``[table] chip_values``: the dealer's chip buttons, minor units.
+        pin_hashes: ``[roles] dealer``, ``supervisor``, ``technician``: role -> salted PIN
+            hash (:mod:`controller.game.auth`); never a PIN.
+        lockout_after: ``[roles] lockout_after``: wrong PINs in a row before PIN entry locks.
+        lockout_seconds: ``[roles] lockout_seconds``: how long it stays locked (elapsed time).
+        recall_depth: rounds kept for game recall in the views (not in the file).
+        deck_per_round: the deck is reshuffled every round (not in the file).
+        snapshot_every: rounds between journal snapshots (not in the file).
+        shoe_url: ``[shoe] url`` (``serial://...``, ``usb://...``, ``socket://...``, ``sim://``).
+        dialect: ``[shoe] dialect``: the shoe's dialect when the URL names none; checked
+            against the dialect registry (``drivers.dialects``) by the wiring.
+        silent_after_ms: ``[shoe] silent_after_ms``: no line this long on a native link =
+            silent.
+        journal_path: ``[journal] path``: the SQLite journal (``:memory:`` for tests).
+        dealer_screen, player_screen: ``[display] dealer``, ``player``: screens to open.
+        language: ``[display] language``: ``en``, ``fr`` or ``uk``.
+        fullscreen: ``[display] fullscreen``.
+        dealer_output, player_output: ``[display] dealer_output``, ``player_output``:
+            display indexes.
+        headless: ``[display] headless``: no window at all (SDL dummy driver).
+        log_level: ``[log] level``.
+        source: the file it came from (names it in errors); empty when made in code.
     """
 
-    source: str = "<defaults>"
-    table_id: str = "TABLE-1"
-    seats: int = 7
-    rules: str = "live"
-    profile: RuleProfile | None = None
-    deal_pattern: str = "round_robin"
-    burn_cards: int = 0
-    exposed_card: str = "burn"
-    chip_values: tuple[int, ...] = (100, 500, 2500, 10000)
-    shoe_url: str = "serial:///dev/card-shoe"
-    dialect: str = "beetek"
-    silent_after_ms: int = 3000
-    journal_path: str = "journal.sqlite3"
-    dealer_screen: bool = True
-    player_screen: bool = True
-    language: str = "en"
-    fullscreen: bool = False
-    dealer_output: int = 0
-    player_output: int = 1
-    headless: bool = False
-    roles: dict[str, str] = field(default_factory=dict)
-    lockout_after: int = 5
-    lockout_seconds: int = 300
-    log_level: str = "info"
+    # game settings: journaled, compared
+    table_id: str = _setting("TABLE-1", "table", "id", _table_id)
+    seats: int = _setting(MAX_SEATS, "table", "seats", _whole(MIN_SEATS, MAX_SEATS))
+    rules: str = _setting("live", "table", "rules", _text)
+    deal_pattern: str = _setting("round_robin", "table", "deal_pattern",
+                                 _one_of(DEAL_PATTERNS))
+    burn_cards: int = _setting(0, "table", "burn_cards", _whole(0, MAX_BURN_CARDS))
+    exposed_card: str = _setting("burn", "table", "exposed_card",
+                                 _one_of(EXPOSED_CARD_POLICIES))
+    chip_values: tuple[int, ...] = _setting((100, 500, 2500, 10000), "table", "chip_values",
+                                            _chips)
+    pin_hashes: dict[str, str] = _setting({}, "roles", "<role>", _pin_hashes)
+    lockout_after: int = _setting(5, "roles", "lockout_after",
+                                  _whole(MIN_LOCKOUT_AFTER, MAX_LOCKOUT_AFTER))
+    lockout_seconds: int = _setting(300, "roles", "lockout_seconds",
+                                    _whole(MIN_LOCKOUT_SECONDS, MAX_LOCKOUT_SECONDS))
+    recall_depth: int = _setting(10, None, "recall_depth",
+                                 _whole(MIN_RECALL_DEPTH, MAX_RECALL_DEPTH))
+    deck_per_round: bool = _setting(True, None, "deck_per_round", _flag)
+    snapshot_every: int = _setting(200, None, "snapshot_every",
+                                   _whole(MIN_SNAPSHOT_EVERY, MAX_SNAPSHOT_EVERY))
+    # wiring: how `threecard run` connects the table; never journaled
+    shoe_url: str = _setting("serial:///dev/card-shoe", "shoe", "url", _text, game=False)
+    dialect: str = _setting(DEFAULT_DIALECT, "shoe", "dialect", _text, game=False)
+    silent_after_ms: int = _setting(3000, "shoe", "silent_after_ms",
+                                    _whole(MIN_SILENT_AFTER_MS, MAX_SILENT_AFTER_MS),
+                                    game=False)
+    journal_path: str = _setting("journal.sqlite3", "journal", "path", _text, game=False)
+    dealer_screen: bool = _setting(True, "display", "dealer", _flag, game=False)
+    player_screen: bool = _setting(True, "display", "player", _flag, game=False)
+    language: str = _setting("en", "display", "language", _one_of(LANGUAGES), game=False)
+    fullscreen: bool = _setting(False, "display", "fullscreen", _flag, game=False)
+    dealer_output: int = _setting(0, "display", "dealer_output", _whole(0, MAX_DISPLAY_INDEX),
+                                  game=False)
+    player_output: int = _setting(1, "display", "player_output", _whole(0, MAX_DISPLAY_INDEX),
+                                  game=False)
+    headless: bool = _setting(False, "display", "headless", _flag, game=False)
+    log_level: str = _setting("info", "log", "level", _one_of(LOG_LEVELS), game=False)
+    source: str = field(default="", compare=False)
+
+    @property
+    def profile(self) -> RuleProfile:
+        """The rule profile named by :attr:`rules` (loaded once: :func:`profile_for`)."""
+        return profile_for(self.rules)
+
+    def validate(self) -> TableConfig:
+        """Check every setting, and that the rule profile loads.
+
+        Returns:
+            self, for chaining.
+
+        Raises:
+            ConfigError: the first bad setting, named by its place in the file
+                (``table.toml: [table] seats: must be a whole number 1 to 7, got 9``).
+        """
+        for name, place in _PLACES.items():
+            problem = self._problem(name)
+            if problem:
+                if name == "pin_hashes":  # the problem names the role
+                    where = f"[roles] {problem}"
+                elif place.section is None:
+                    where = f"{name}: {problem}"
+                else:
+                    where = f"[{place.section}] {place.key}: {problem}"
+                raise ConfigError(f"{self.source}: {where}" if self.source else where)
+        return self
+
+    def _problem(self, name: str) -> str | None:
+        """What is wrong with one setting (the rules: also whether the profile loads)."""
+        value = getattr(self, name)
+        problem = _PLACES[name].check(value)
+        if problem is None and name == "rules":
+            from controller.game.rules import RuleProfileError
+
+            try:
+                profile_for(value)
+            except RuleProfileError as exc:
+                return str(exc)
+        return problem
+
+    def changed(self, key: Any, value: Any) -> TableConfig:
+        """This configuration with one setting changed by a ``config_change``.
+
+        Args:
+            key: one of :data:`CHANGEABLE` (a name journaled before is read too).
+            value: the new value.
+
+        Returns:
+            The new configuration.
+
+        Raises:
+            ConfigError: not a changeable setting (``unknown setting ...``), or a bad
+                value (``bad value for <setting>: ...``).
+        """
+        name = changeable_setting(key)
+        new = replace(self, **{name: value})
+        problem = new._problem(name)
+        if problem:
+            raise ConfigError(f"bad value for {name}: {problem}")
+        return new
+
+    def to_dict(self) -> dict[str, Any]:
+        """The journal form: the game settings and ``config_version``, JSON-ready."""
+        d: dict[str, Any] = {"config_version": CONFIG_VERSION}
+        for name in _GAME:
+            v = getattr(self, name)
+            d[name] = list(v) if isinstance(v, tuple) else dict(v) if isinstance(v, dict) else v
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> TableConfig:
+        """Read the journal form (version 1 or 2); the values as recorded, not re-checked.
+
+        Raises:
+            TypeError: a key that is no game setting.
+        """
+        d = dict(d)
+        d.pop("config_version", None)
+        for old, new in RENAMED.items():
+            if old in d:
+                d[new] = d.pop(old)
+        unknown = set(d) - set(_GAME)
+        if unknown:
+            raise TypeError(f"not a game setting: {', '.join(sorted(map(str, unknown)))}")
+        if "chip_values" in d:
+            d["chip_values"] = tuple(d["chip_values"])
+        return cls(**d)
 
 
-_SCHEMA: dict[str, dict[str, tuple[str, type | tuple[type, ...]]]] = {
-    "table": {"id": ("table_id", str), "seats": ("seats", int), "rules": ("rules", str),
-              "deal_pattern": ("deal_pattern", str), "burn_cards": ("burn_cards", int),
-              "exposed_card": ("exposed_card", str), "chip_values": ("chip_values", list)},
-    "shoe": {"url": ("shoe_url", str), "dialect": ("dialect", str),
-             "silent_after_ms": ("silent_after_ms", int)},
-    "journal": {"path": ("journal_path", str)},
-    "display": {"dealer": ("dealer_screen", bool), "player": ("player_screen", bool),
-                "language": ("language", str), "fullscreen": ("fullscreen", bool),
-                "dealer_output": ("dealer_output", int), "player_output": ("player_output", int),
-                "headless": ("headless", bool)},
-    "roles": {"supervisor": ("supervisor", str), "technician": ("technician", str),
-              "dealer": ("dealer", str), "lockout_after": ("lockout_after", int),
-              "lockout_seconds": ("lockout_seconds", int)},
-    "log": {"level": ("log_level", str)},
-}
+_PLACES: dict[str, _Place] = {f.name: f.metadata["place"] for f in fields(TableConfig)
+                              if "place" in f.metadata}
+_GAME = tuple(name for name, place in _PLACES.items() if place.game)
 
 
-def _check(cfg: TableConfig) -> TableConfig:
-    """Validate values and load the rule profile; raise ConfigError naming the key."""
-    src = cfg.source
+def _file_keys() -> dict[str, dict[str, str]]:
+    """Section -> key -> field name, in the order of the fields ([roles] roles aside)."""
+    out: dict[str, dict[str, str]] = {}
+    for name, place in _PLACES.items():
+        if place.section is not None:
+            keys = out.setdefault(place.section, {})
+            if name != "pin_hashes":
+                keys[place.key] = name
+    return out
 
-    def bad(key: str, msg: str) -> ConfigError:
-        return ConfigError(f"{src}: {key}: {msg}")
 
-    if not cfg.table_id.strip():
-        raise bad("table.id", "must not be empty")
-    if not 1 <= cfg.seats <= MAX_SEATS:
-        raise bad("table.seats", f"must be 1 to {MAX_SEATS}, got {cfg.seats}")
-    if cfg.deal_pattern not in DEAL_PATTERNS:
-        raise bad("table.deal_pattern", f"must be one of {', '.join(DEAL_PATTERNS)}, "
-                  f"got {cfg.deal_pattern!r}")
-    if not 0 <= cfg.burn_cards <= 5:
-        raise bad("table.burn_cards", f"must be 0 to 5, got {cfg.burn_cards}")
-    if cfg.exposed_card not in ("burn", "void"):
-        raise bad("table.exposed_card", f"must be 'burn' or 'void', got {cfg.exposed_card!r}")
-    if not cfg.chip_values or any(not isinstance(v, int) or isinstance(v, bool) or v <= 0
-                                  for v in cfg.chip_values):
-        raise bad("table.chip_values", "must be a list of positive whole minor-unit amounts")
-    if cfg.dialect not in DIALECTS:
-        raise bad("shoe.dialect", f"must be one of {', '.join(DIALECTS)}, got {cfg.dialect!r}")
-    if not cfg.shoe_url.strip():
-        raise bad("shoe.url", "must not be empty")
-    if cfg.silent_after_ms < 100:
-        raise bad("shoe.silent_after_ms", f"must be at least 100, got {cfg.silent_after_ms}")
-    if cfg.language not in LANGUAGES:
-        raise bad("display.language", f"must be one of {', '.join(LANGUAGES)}, "
-                  f"got {cfg.language!r}")
-    if cfg.log_level not in LOG_LEVELS:
-        raise bad("log.level", f"must be one of {', '.join(LOG_LEVELS)}, got {cfg.log_level!r}")
-    if cfg.lockout_after < 1 or cfg.lockout_seconds < 0:
-        raise bad("roles.lockout_after", "must be at least 1 (lockout_seconds at least 0)")
-    for role, digest in cfg.roles.items():
-        parts = digest.split("$")
-        if len(parts) != 6 or parts[0] != "scrypt":
-            raise bad(f"roles.{role}", "must be a PIN hash from `threecard hash-pin` "
-                      "(scrypt$...), never a PIN")
-    if not cfg.journal_path:
-        raise bad("journal.path", "must not be empty")
-    try:
-        profile = load_profile(cfg.rules)
-    except RuleProfileError as exc:
-        raise bad("table.rules", str(exc)) from None
-    return replace(cfg, profile=profile, chip_values=tuple(cfg.chip_values))
+FILE_KEYS = _file_keys()
+"""The file's sections and keys: section -> key -> :class:`TableConfig` field. ``[roles]``
+also takes a PIN hash for each of :data:`ROLES`."""
+
+
+def config_version(d: dict[str, Any]) -> int:
+    """The journal form version of a journaled configuration (1 when not marked)."""
+    v = d.get("config_version", 1) if isinstance(d, dict) else 1
+    return v if _is_int(v) else 1
+
+
+def setting_problem(name: str, value: Any) -> str | None:
+    """What is wrong with ``value`` for the setting ``name``, by its own check, or None.
+
+    The rule profile a ``rules`` value names is not loaded here (:meth:`TableConfig.validate`
+    and :meth:`TableConfig.changed` load it).
+
+    Raises:
+        KeyError: ``name`` is no setting of :class:`TableConfig`.
+    """
+    return _PLACES[name].check(value)
+
+
+def changeable_setting(key: Any) -> str:
+    """The setting a ``config_change`` key names (a version 1 name is read too).
+
+    Raises:
+        ConfigError: not a setting a ``config_change`` may set.
+    """
+    name = RENAMED.get(key, key) if isinstance(key, str) else None
+    if name not in CHANGEABLE:
+        raise ConfigError(f"unknown setting {_show(key)} (known: {', '.join(CHANGEABLE)})")
+    return name
+
+
+_PROFILES: dict[str, RuleProfile] = {}
+
+
+def profile_for(rules: str) -> RuleProfile:
+    """Load (once per process) and return the rule profile named ``rules``.
+
+    Raises:
+        RuleProfileError: the profile does not load (:func:`controller.game.rules.load_profile`).
+    """
+    p = _PROFILES.get(rules)
+    if p is None:
+        from controller.game.rules import load_profile
+
+        p = _PROFILES[rules] = load_profile(rules)
+    return p
+
+
+def _key(key: str) -> str:
+    return key if re.fullmatch(r"[A-Za-z0-9_-]{1,40}", key) else _show(key)
 
 
 def load_config(path: str | Path | None, **overrides: Any) -> TableConfig:
     """Load and validate a configuration file, then apply command-line overrides.
+
+    The file is UTF-8 TOML; a byte-order mark (as some Windows editors save) is allowed.
 
     Args:
         path: the TOML file, or None for the built-in defaults.
@@ -154,44 +459,53 @@ def load_config(path: str | Path | None, **overrides: Any) -> TableConfig:
             (None values are ignored).
 
     Returns:
-        The validated configuration, its rule profile loaded.
+        The validated configuration.
 
     Raises:
-        ConfigError: the file is missing, not TOML, has an unknown key or a bad value.
+        ConfigError: the file is missing, not UTF-8, not TOML, has an unknown section or
+            key or a bad value; one line naming the file and the key.
     """
     values: dict[str, Any] = {}
-    source = "<defaults>"
+    source = ""
     if path is not None:
         source = str(path)
         try:
-            data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+            text = Path(path).read_bytes().decode("utf-8-sig")
         except FileNotFoundError:
             raise ConfigError(f"{source}: no such configuration file") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"{source}: cannot read: {exc}") from None
-        except tomllib.TOMLDecodeError as exc:
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"{source}: not UTF-8 text (byte {exc.start}): save it as "
+                              "UTF-8") from None
+        except OSError as exc:
+            raise ConfigError(f"{source}: cannot read: {exc.strerror or exc}") from None
+        try:
+            data = tomllib.loads(text)
+        except ValueError as exc:  # TOMLDecodeError, or an integer too long to read
             raise ConfigError(f"{source}: not valid TOML: {exc}") from None
-        roles: dict[str, str] = {}
+        pins: dict[str, Any] = {}
         for section, body in data.items():
-            if section not in _SCHEMA:
-                raise ConfigError(f"{source}: {section}: unknown section (known: "
-                                  + ", ".join(_SCHEMA) + ")")
+            if section not in FILE_KEYS:
+                raise ConfigError(f"{source}: [{_key(section)}]: unknown section (known: "
+                                  + ", ".join(FILE_KEYS) + ")")
             if not isinstance(body, dict):
-                raise ConfigError(f"{source}: {section}: must be a [{section}] table")
+                raise ConfigError(f"{source}: [{section}]: must be a table of keys, "
+                                  f"got {_show(body)}")
             for key, value in body.items():
-                if key not in _SCHEMA[section]:
-                    raise ConfigError(f"{source}: {section}.{key}: unknown key (known: "
-                                      + ", ".join(_SCHEMA[section]) + ")")
-                attr, kind = _SCHEMA[section][key]
-                if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-                    raise ConfigError(f"{source}: {section}.{key}: must be "
-                                      f"{kind.__name__}, got {value!r}")
-                if section == "roles" and attr in ("supervisor", "technician", "dealer"):
-                    roles[attr] = value
+                if section == "roles" and key in ROLES:
+                    pins[key] = value
+                elif key in FILE_KEYS[section]:
+                    values[FILE_KEYS[section][key]] = value
                 else:
-                    values[attr] = value
-        values["roles"] = roles
+                    known = list(FILE_KEYS[section]) + (list(ROLES) if section == "roles" else [])
+                    raise ConfigError(f"{source}: [{section}] {_key(key)}: unknown key "
+                                      f"(known: {', '.join(known)})")
+        values["pin_hashes"] = pins
     values.update({k: v for k, v in overrides.items() if v is not None})
-    if "chip_values" in values:
+    if isinstance(values.get("chip_values"), list):
         values["chip_values"] = tuple(values["chip_values"])
-    return _check(TableConfig(source=source, **values))
+    return TableConfig(source=source, **values).validate()
+
+
+__all__ = ["TableConfig", "ConfigError", "load_config", "profile_for", "changeable_setting",
+           "config_version", "setting_problem", "amount_problem", "multiple_problem",
+           "pin_problem", "ROLES", "CHANGEABLE", "MAX_SEATS", "MAX_AMOUNT", "MAX_MULTIPLE"]

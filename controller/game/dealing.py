@@ -281,7 +281,7 @@ def on_exposed_card(g: Game, body: I.ExposedCard, actor: str) -> None:
     if g.deal.positions[g.deal.index - 1].seat == 0:
         g.void("dealer_cards_exposed", acknowledged=False, card=card)
         return
-    if g.config.exposed_card_policy == "void":
+    if g.config.exposed_card == "void":
         g.void(EXPOSED, acknowledged=False, card=card)
         return
     undo_position(g, I.ExposedCard.name)

@@ -25,8 +25,7 @@ state by :mod:`controller.game.shoe_link`.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field, replace
-from datetime import datetime
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import msgspec
@@ -35,11 +34,20 @@ from controller.game import dealing
 from controller.game import events as ev
 from controller.game import inputs as I  # noqa: N812 - the input declarations
 from controller.game import shoe_link as link
+from controller.game.auth import PinLockout
 from controller.game.bets import SeatRound, Wagers
 from controller.game.cards import parse_card
+from controller.game.config import (
+    MAX_SEATS,
+    ConfigError,
+    TableConfig,
+    changeable_setting,
+    config_version,
+    profile_for,
+)
 from controller.game.deal import Deal
 from controller.game.hands import evaluate3
-from controller.game.inputs import MAX_SEATS, InputError, decode_body
+from controller.game.inputs import InputError, decode_body
 from controller.game.meters import Meters
 from controller.game.records import BetRecord, DealLine, Recall, RoundRecord, SeatRecord
 from controller.game.roles import Roles
@@ -53,90 +61,11 @@ from controller.game.round import (
     Round,
     RoundState,
 )
-from controller.game.rules import RuleProfile, load_profile
+from controller.game.rules import RuleProfile
 
 S = RoundState
 _B = I.EVENT_BODY
 __all__ = ["Derived", "Game", "MAX_SEATS", "Rejected", "SeatRound", "TableConfig", "profile_for"]
-
-
-@dataclass(frozen=True, slots=True)
-class TableConfig:
-    """Settings of one table; recorded in the journal, changed only by ``ConfigChange``.
-
-    Attributes:
-        table_id: the table's name.
-        rules: rule profile name (``live``, ``classic``) or path.
-        seats: number of seats, 1 to :data:`MAX_SEATS`.
-        deal_pattern: ``round_robin`` (default) or ``by_hand``.
-        burn_cards: burn cards expected before the first hand card of each round.
-        exposed_card_policy: ``burn`` (burn it and deal on) or ``void``.
-        pin_hashes: role -> salted PIN hash (see :mod:`controller.game.auth`).
-        max_pin_failures: wrong PINs in a row before PIN entry is locked.
-        lockout_seconds: how long PIN entry stays locked.
-        recall_depth: rounds kept for game recall in the views (at least 10).
-        deck_per_round: the deck is reshuffled every round (the inventory restarts).
-        snapshot_every: rounds between state snapshots in the journal.
-        chip_values: chip denominations for the dealer's bet buttons, minor units.
-    """
-
-    table_id: str = "table-1"
-    rules: str = "live"
-    seats: int = 7
-    deal_pattern: str = "round_robin"
-    burn_cards: int = 0
-    exposed_card_policy: str = "burn"
-    pin_hashes: dict[str, str] = field(default_factory=dict)
-    max_pin_failures: int = 5
-    lockout_seconds: int = 300
-    recall_depth: int = 10
-    deck_per_round: bool = True
-    snapshot_every: int = 200
-    chip_values: tuple[int, ...] = (100, 500, 2500, 10000)
-
-    def validate(self) -> None:
-        """Raise ValueError naming the first bad setting."""
-        if self.deal_pattern not in ("round_robin", "by_hand"):
-            raise ValueError(f"deal_pattern must be round_robin or by_hand, "
-                             f"got {self.deal_pattern!r}")
-        if self.exposed_card_policy not in ("burn", "void"):
-            raise ValueError(f"exposed_card_policy must be burn or void, "
-                             f"got {self.exposed_card_policy!r}")
-        for name in ("burn_cards", "seats", "max_pin_failures", "lockout_seconds",
-                     "recall_depth", "snapshot_every"):
-            v = getattr(self, name)
-            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-                raise ValueError(f"{name} must be a whole number >= 0, got {v!r}")
-        if not 1 <= self.seats <= MAX_SEATS:
-            raise ValueError(f"seats must be 1 to {MAX_SEATS}, got {self.seats}")
-        if self.recall_depth < 10:
-            raise ValueError("recall_depth must be at least 10 (docs/requirements.md R5)")
-        load_profile(self.rules)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form (as journaled)."""
-        d = asdict(self)
-        d["chip_values"] = list(self.chip_values)
-        return d
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> TableConfig:
-        """Inverse of :meth:`to_dict`."""
-        d = dict(d)
-        d["chip_values"] = tuple(d.get("chip_values", cls.chip_values))
-        return cls(**d)
-
-
-_PROFILES: dict[str, RuleProfile] = {}
-
-
-def profile_for(rules: str) -> RuleProfile:
-    """Load (once) and return the rule profile named ``rules``."""
-    p = _PROFILES.get(rules)
-    if p is None:
-        p = _PROFILES[rules] = load_profile(rules)
-    return p
-
 
 
 @dataclass(slots=True)
@@ -197,6 +126,7 @@ class Game:
         self.records_version = 0
         self.derived = Derived()
         self._utc = ""
+        self._mono = 0
         self._seq = 0
         self.shoe_seq: int | None = None  # the shoe's seq of the card being applied
         #: decoded body type -> handler(game, body, actor)
@@ -238,8 +168,14 @@ class Game:
         """Event counters by name."""
         return self.meters.counters
 
+    @property
+    def lockout(self) -> PinLockout:
+        """Wrong PINs in a row and the PIN lockout (the role check's)."""
+        return self.roles.lockout
+
     # ------------------------------------------------------------------ driving
-    def apply(self, seq: int, utc: str, kind: str, body: dict[str, Any], actor: str) -> str | None:
+    def apply(self, seq: int, utc: str, kind: str, body: dict[str, Any], actor: str, *,
+              mono_ns: int) -> str | None:
         """Apply one journal record. Total: it returns, whatever the record holds.
 
         The body is decoded through its input's declaration
@@ -253,6 +189,7 @@ class Game:
             body: its fields (no PIN).
             actor: ``shoe``, ``dealer``, ``supervisor``, ``technician``, ``system``, or
                 ``dealer!`` when a PIN was typed and matched no role.
+            mono_ns: its monotonic time (durations such as PIN lockouts are measured on it).
 
         Returns:
             None when applied, else the reason it was rejected (recorded; a rejection
@@ -261,7 +198,9 @@ class Game:
         self.last_seq = seq
         self.version += 1
         self._utc = utc
+        self._mono = mono_ns
         self._seq = seq
+        self.roles.lockout.observe(mono_ns)
         try:
             command = I.COMMAND_NAMED.get(kind)
             if command is not None:
@@ -308,7 +247,7 @@ class Game:
     def _admit(self, command: type[I.DealerCommand], actor: str) -> None:
         """The PIN lockout, the round's state, then the role the command needs."""
         cfg = self.config
-        self.roles.check_pin(actor, _epoch(self._utc), cfg.max_pin_failures,
+        self.roles.check_pin(actor, self._mono, self._utc, cfg.lockout_after,
                              cfg.lockout_seconds, self.meters)
         if command.name not in ALLOWED_COMMANDS[self.round.state]:
             raise Rejected(f"{command.name} is not allowed while {self.round.state.value}")
@@ -327,9 +266,11 @@ class Game:
                 # the game settings wait for the round to end; who may authorise takes
                 # effect now, or a round waiting for a supervisor could never end
                 self._set_config(replace(self.config, pin_hashes=cfg.pin_hashes,
-                                         max_pin_failures=cfg.max_pin_failures,
+                                         lockout_after=cfg.lockout_after,
                                          lockout_seconds=cfg.lockout_seconds))
                 self.pending_config = cfg if cfg != self.config else None
+        self.roles.lockout.power_up(self._mono, self._utc, config_version(body.config) >= 2,
+                                    self.config.lockout_seconds)
         self.link_state = "connecting"
         self.notes.drop("link_lost")
         # docs/rules.md "power loss or crash mid-round": continue if the record is complete
@@ -400,12 +341,12 @@ class Game:
         self.notes.drop("cut_card")
 
     def _config_change(self, body: I.ConfigChanged, actor: str) -> None:
-        key, value = body.key, body.value
+        value = body.value
         try:
-            cfg = replace(self.config, **{key: value})
-            cfg.validate()
-        except (ValueError, TypeError, OSError) as exc:
-            raise Rejected(f"bad value for {key}: {exc}") from None
+            key = changeable_setting(body.key)  # a name journaled before is read too
+            cfg = self.config.changed(key, value)
+        except ConfigError as exc:
+            raise Rejected(str(exc)) from None
         old = getattr(self.config, key)
         self._set_config(cfg)
         self.meters.count("config_changes")
@@ -520,7 +461,7 @@ class Game:
             "cut_reached": self.cut_reached,
             "notes": {k: msgspec.to_builtins(v) for k, v in sorted(self.notes.items())},
             "meters": self.meters_dict(), "recall": self.recall.snapshot(),
-            "pin_failures": self.roles.failures, "pin_locked_until": self.roles.locked_until,
+            "lockout": self.roles.lockout.to_dict(),
             "rounds_since_snapshot": self.rounds_since_snapshot, "last_seq": self.last_seq,
         }
 
@@ -543,7 +484,8 @@ class Game:
         g.meters = Meters.from_dict(d["meters"])
         g.recall = Recall(g.config.recall_depth,
                           [RoundRecord.from_dict(r) for r in d["recall"]])
-        g.roles = Roles(d["pin_failures"], d["pin_locked_until"])
+        g.roles = Roles(PinLockout.from_dict(d["lockout"]) if "lockout" in d  # saved before:
+                        else PinLockout.before(d["pin_failures"], d["pin_locked_until"]))
         g.rounds_since_snapshot = d["rounds_since_snapshot"]
         g.last_seq = d["last_seq"]
         return g
@@ -552,9 +494,3 @@ class Game:
 _SETTLED = S.SETTLED.value
 _IN_PROGRESS = "in_progress"
 
-
-def _epoch(utc: str) -> float:
-    try:
-        return datetime.fromisoformat(utc).timestamp()
-    except ValueError:
-        return 0.0

@@ -12,6 +12,11 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
+DEFAULT_DIALECT = "beetek"
+"""The dialect a shoe speaks unless its URL (``?dialect=``), ``--dialect`` or the
+configuration's ``shoe.dialect`` names another: beetek, the format of the shoes on the
+tables. Every dialect is listed once, in :data:`drivers.dialects.DIALECTS`."""
+
 
 @dataclass(frozen=True, slots=True)
 class ShoeEvent:
@@ -119,7 +124,12 @@ class Heartbeat(ShoeEvent):
 
 @dataclass(frozen=True, slots=True)
 class FrameError(ShoeEvent):
-    """Bytes were dropped: ``reason`` is ``crc``, ``malformed`` or ``oversize``."""
+    """A frame was dropped, or broke the line sequence.
+
+    ``reason`` is ``crc``, ``malformed`` or ``oversize``; in the native dialect also
+    ``seq_reuse``, ``seq_back`` or ``restart_without_hello`` (:mod:`drivers.dialects.native`,
+    rules 5, 7 and 8).
+    """
 
     reason: str = "malformed"
     detail: str = ""
@@ -184,7 +194,7 @@ class NoFrameDecoded(ShoeEvent):
 
     Attributes:
         nbytes: bytes received since the last decoded frame.
-        dialect: the dialect the link decodes (``native`` or ``beetek``).
+        dialect: the dialect the link decodes (a name of ``drivers.dialects.DIALECTS``).
         cleared: True when a frame decoded again: the episode is over.
     """
 

@@ -26,8 +26,9 @@ declaration); a card read in burn mode also carries ``"burn_rule": 2`` (see
 :mod:`controller.game.engine`, "Burn cards"). Bodies journaled by earlier versions have
 these same shapes and decode through the same declarations.
 
-This module is a leaf of :mod:`controller.game`: it imports only :mod:`msgspec` and the
-shoe-event vocabulary.
+This module is a leaf of :mod:`controller.game`: it imports only :mod:`msgspec`, the
+shoe-event vocabulary and the configuration's bounds (:mod:`controller.game.config`,
+which imports neither this module nor the game).
 """
 
 from __future__ import annotations
@@ -42,17 +43,24 @@ import msgspec
 from msgspec import Meta, Struct
 
 from controller.game import events as ev
+from controller.game.config import (
+    DEAL_PATTERNS,
+    EXPOSED_CARD_POLICIES,
+    MAX_AMOUNT,
+    MAX_BURN_CARDS,
+    MAX_LOCKOUT_AFTER,
+    MAX_LOCKOUT_SECONDS,
+    MAX_SEATS,
+    MIN_AMOUNT,
+    MIN_LOCKOUT_AFTER,
+    MIN_LOCKOUT_SECONDS,
+    MIN_SEATS,
+    PIN_MAX_DIGITS,
+    PIN_MIN_DIGITS,
+    RENAMED,
+    setting_problem,
+)
 
-MAX_SEATS = 7
-"""The most seats a table has (seats are numbered 1 to 7)."""
-MIN_AMOUNT = 1
-"""The smallest wager, minor units."""
-MAX_AMOUNT = 10**9
-"""The largest wager or setting amount, minor units."""
-PIN_MIN_DIGITS = 4
-"""The shortest PIN, digits."""
-PIN_MAX_DIGITS = 12
-"""The longest PIN, digits."""
 MAX_REASON = 200
 """The longest reason text of a void or a deck unblock, characters."""
 MAX_CARD_TEXT = 8
@@ -61,12 +69,6 @@ MAX_SETTING_NUMBER = 10**9
 """The largest whole-number value of a setting change."""
 MAX_SETTING_TEXT = 256
 """The longest text value of a setting change (a profile name or path), characters."""
-MAX_BURN_CARDS = 5
-"""The most burn cards before a deal."""
-MAX_PIN_FAILURES = 100
-"""The most wrong PINs in a row a table may allow before locking PIN entry."""
-MAX_LOCKOUT_SECONDS = 86_400
-"""The longest PIN lockout, seconds (a lockout lasts 1 s to a day)."""
 MAX_CONTROL_LINE = 4096
 """The longest control line taken, bytes."""
 
@@ -95,32 +97,31 @@ class InputError(ValueError):
 
 
 #: setting -> its values: a tuple of the texts allowed, a range of whole numbers, or str
+#: (the settings a ``config_change`` may set, :data:`controller.game.config.CHANGEABLE`)
 SETTINGS: dict[str, tuple[str, ...] | range | type] = {
-    "deal_pattern": ("round_robin", "by_hand"),
+    "deal_pattern": DEAL_PATTERNS,
     "burn_cards": range(0, MAX_BURN_CARDS + 1),
-    "exposed_card_policy": ("burn", "void"),
-    "max_pin_failures": range(1, MAX_PIN_FAILURES + 1),
-    "lockout_seconds": range(1, MAX_LOCKOUT_SECONDS + 1),
+    "exposed_card": EXPOSED_CARD_POLICIES,
+    "lockout_after": range(MIN_LOCKOUT_AFTER, MAX_LOCKOUT_AFTER + 1),
+    "lockout_seconds": range(MIN_LOCKOUT_SECONDS, MAX_LOCKOUT_SECONDS + 1),
     "rules": str,
 }
 
 
 def _check_setting(key: str, value: object) -> None:
-    """Raise InputError when ``value`` is not one of the setting's."""
-    allowed = SETTINGS[key]
-    if isinstance(allowed, range):
-        if not isinstance(value, int) or value not in allowed:
-            raise InputError(f"{key} is a whole number {allowed.start} to "
-                             f"{allowed.stop - 1}, got {value!r} - at `$.value`")
-    elif isinstance(allowed, tuple):
-        if value not in allowed:
-            raise InputError(f"{key} is one of {', '.join(allowed)}, got {value!r} - at "
-                             "`$.value`")
-    elif not isinstance(value, str) or not value.strip():
-        raise InputError(f"{key} is a profile name or path, got {value!r} - at `$.value`")
+    """Raise InputError when ``value`` is not one of the setting's.
+
+    The check is the configuration's own (:func:`controller.game.config.setting_problem`);
+    a setting's name in the configuration's journal form version 1
+    (:data:`controller.game.config.RENAMED`) is read too.
+    """
+    name = RENAMED.get(key, key)
+    problem = setting_problem(name, value)
+    if problem:
+        raise InputError(f"bad value for {name}: {problem} - at `$.value`")
 
 
-Seat = Annotated[int, Meta(ge=1, le=MAX_SEATS)]
+Seat = Annotated[int, Meta(ge=MIN_SEATS, le=MAX_SEATS)]
 SeatOrEvery = Annotated[int, Meta(ge=0, le=MAX_SEATS)]
 Amount = Annotated[int, Meta(ge=MIN_AMOUNT, le=MAX_AMOUNT)]
 Pin = Annotated[str, Meta(pattern=f"^[0-9]{{{PIN_MIN_DIGITS},{PIN_MAX_DIGITS}}}$")]
@@ -130,7 +131,8 @@ BetName = Literal["ante", "pair_plus", "six_card_bonus"]
 DecisionName = Literal["play", "fold"]
 SettingValue = (Annotated[int, Meta(ge=0, le=MAX_SETTING_NUMBER)]
                 | Annotated[str, Meta(max_length=MAX_SETTING_TEXT)])
-SettingKey = Literal[tuple(SETTINGS)]  # type: ignore[valid-type] - the keys of SETTINGS
+#: the keys of SETTINGS, and their names in the configuration's journal form version 1
+SettingKey = Literal[(*SETTINGS, *RENAMED)]  # type: ignore[valid-type]
 PinRole = Literal["supervisor", "technician"]
 PinHash = Annotated[str, Meta(pattern=r"^scrypt\$", max_length=512)]
 
@@ -251,7 +253,7 @@ class ExposedCard(DealerCommand, tag="exposed_card"):
     """The dealer reports a card exposed by accident.
 
     ``dealer_hand`` False: the last card read was exposed; the table burns it and deals
-    on, or voids, as its ``exposed_card_policy`` says. ``dealer_hand`` True: the dealer's
+    on, or voids, as its ``exposed_card`` setting says. ``dealer_hand`` True: the dealer's
     cards were exposed; before every decision is recorded this voids the round.
     """
 
@@ -262,9 +264,10 @@ class ConfigChange(DealerCommand, tag="config_change"):
     """Change one table setting between rounds (supervisor or technician PIN).
 
     Keys and their values are :data:`SETTINGS`: ``deal_pattern``, ``burn_cards``,
-    ``exposed_card_policy``, ``max_pin_failures``, ``lockout_seconds``, ``rules`` (a
-    profile name or path, which the table loads). Old and new values are journaled
-    (:class:`ConfigChanged`).
+    ``exposed_card``, ``lockout_after``, ``lockout_seconds``, ``rules`` (a profile name
+    or path, which the table loads); the names of the configuration's journal form
+    version 1 (``exposed_card_policy``, ``max_pin_failures``) are read too. Old and new
+    values are journaled (:class:`ConfigChanged`).
     """
 
     needs = Role.SUPERVISOR

@@ -12,7 +12,10 @@ Nothing is sampled and nothing is assumed:
 * **6 Card Bonus**: the class counts of all 20,358,520 six-card sets
   (:mod:`controller.game.enumeration`).
 
-Results are exact :class:`fractions.Fraction` values; returns are per unit staked.
+Results are exact :class:`fractions.Fraction` values; returns are per unit staked. Counts
+are NumPy integers (they are bounded by the deck); every sum with a pay in it is a Python
+integer, exact whatever the pay (a rule profile file bounds pays to 10,000 to 1, a profile
+made in code does not).
 """
 
 from __future__ import annotations
@@ -159,13 +162,15 @@ def _ante_play(profile: RuleProfile, hands: list, progress: Callable[[int], None
     if progress:
         progress(n - n // 2)
 
-    bonus = np.array([profile.ante_bonus_pay(v.hand_class) for _, v in hands], dtype=np.int64)
+    # Python integers (object arrays) from here: a pay times N_DEALER, summed over every
+    # hand, may pass int64 (an Ante Bonus of 2^62 to 1 would wrap); exact at any size
+    bonus = np.array([profile.ante_bonus_pay(v.hand_class) for _, v in hands], dtype=object)
     # net in Ante units times N_DEALER: no-qualify Ante +1 Play 0; win +2; tie 0; lose -2
-    play_value = nq + 2 * lt - 2 * gt + bonus * N_DEALER
+    play_value = (nq + 2 * lt - 2 * gt).astype(object) + bonus * N_DEALER
     fold_value = -N_DEALER
-    play = play_value > fold_value
+    play = (play_value > fold_value).astype(bool)
     total = N_HANDS * N_DEALER
-    ev = Fraction(int(np.where(play, play_value, fold_value).sum()), total)
+    ev = Fraction(sum(np.where(play, play_value, fold_value).tolist()), total)
     played = int(play.sum())
     p_play = Fraction(played, N_HANDS)
 

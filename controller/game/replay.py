@@ -75,7 +75,7 @@ def apply_records(game: Game, journal: Journal, after: int, upto: int | None = N
         if upto is not None and r.seq > upto:
             break
         try:
-            game.apply(r.seq, r.utc, r.kind, json.loads(r.body), r.actor)
+            game.apply(r.seq, r.utc, r.kind, json.loads(r.body), r.actor, mono_ns=r.mono_ns)
         except Exception as exc:  # noqa: BLE001 - any failure to replay is the same fault
             raise ReplayError(f"Journal replay failed at event {r.seq}: {exc}") from None
 

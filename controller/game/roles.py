@@ -2,13 +2,17 @@
 
 The table journals, for each command, the role its PIN belongs to (``supervisor``,
 ``technician``), ``dealer`` when no PIN was typed, or ``dealer!`` when a PIN was typed
-and matched no role. The role a command needs is its declaration's
-(:attr:`~controller.game.inputs.DealerCommand.needs`, or ``needs_when_asked`` while the
-table waits for a supervisor). Wrong PINs in a row lock PIN entry for a while.
+and matched no role; a dealer's PIN identifies the dealer (``dealer``): it is no wrong
+PIN and never authorises what needs a supervisor or technician. The role a command needs
+is its declaration's (:attr:`~controller.game.inputs.DealerCommand.needs`, or
+``needs_when_asked`` while the table waits for a supervisor). Wrong PINs in a row lock
+PIN entry for a while, measured in elapsed time
+(:class:`~controller.game.auth.PinLockout`).
 """
 
 from __future__ import annotations
 
+from controller.game.auth import PinLockout
 from controller.game.inputs import DealerCommand, Role
 from controller.game.meters import Meters
 from controller.game.round import Rejected
@@ -22,31 +26,40 @@ class Roles:
     """The role check and the PIN lockout of one table.
 
     Attributes:
-        failures: wrong PINs in a row.
-        locked_until: PIN entry is locked until this time (UTC epoch seconds).
+        lockout: wrong PINs in a row and the lockout they lead to, timed on the
+            journal's monotonic clock (:class:`~controller.game.auth.PinLockout`).
     """
 
-    def __init__(self, failures: int = 0, locked_until: float = 0.0) -> None:
-        self.failures = failures
-        self.locked_until = locked_until
+    def __init__(self, lockout: PinLockout | None = None) -> None:
+        self.lockout = lockout if lockout is not None else PinLockout()
 
-    def check_pin(self, actor: str, now: float, max_failures: int, lockout_seconds: int,
-                  meters: Meters) -> None:
+    def check_pin(self, actor: str, mono_ns: int, utc: str, lockout_after: int,
+                  lockout_seconds: int, meters: Meters) -> None:
         """Refuse a command while PIN entry is locked, or when its PIN matched no role.
 
-        A wrong PIN counts towards the lockout (``max_failures`` in a row lock PIN entry
-        for ``lockout_seconds``).
+        A dealer's PIN (actor ``dealer``) is no wrong PIN and is not locked out: it
+        identifies the dealer, whose commands need no PIN. A wrong PIN counts towards
+        the lockout (``lockout_after`` in a row lock PIN entry for ``lockout_seconds``
+        of elapsed time).
+
+        Args:
+            actor: the role the command's PIN belongs to, ``dealer``, or ``dealer!``.
+            mono_ns: the record's monotonic time, nanoseconds.
+            utc: its wall-clock time (lockouts of journals written before).
+            lockout_after: wrong PINs in a row that lock PIN entry.
+            lockout_seconds: how long it stays locked.
+            meters: where wrong PINs and lockouts are counted.
+
+        Raises:
+            Rejected: PIN entry is locked, or the PIN matched no role.
         """
         if actor != WRONG_PIN and _RANK.get(actor, 0) == 0:
             return
-        if now < self.locked_until:
+        if self.lockout.locked(mono_ns, utc):
             raise Rejected("PIN entry is locked after repeated wrong PINs; try later")
         if actor == WRONG_PIN:
-            self.failures += 1
             meters.count("pin_failures")
-            if self.failures >= max_failures:
-                self.locked_until = now + lockout_seconds
-                self.failures = 0
+            if self.lockout.wrong_pin(mono_ns, utc, lockout_after, lockout_seconds):
                 meters.count("pin_lockouts")
             raise Rejected("wrong PIN")
 
@@ -69,6 +82,6 @@ class Roles:
                     else "a supervisor or technician")
             raise Rejected(f"{command.name} needs {what} PIN")
         if rank > 0:
-            self.failures = 0
+            self.lockout.right_pin()
             if needed.rank > 0:
                 meters.count("overrides")

@@ -4,7 +4,9 @@ Two profiles ship with the product (``live`` and ``classic``, docs/rules.md "Rul
 any other house's rules are a TOML file of the same shape, loaded from its path. Every
 difference between houses is a setting here, never a code change.
 
-Pays are "X to 1" integers on the stake; all amounts (limits) are minor units (cents).
+Pays are "X to 1" integers on the stake, 0 to :data:`~controller.game.config.MAX_MULTIPLE`;
+all amounts (limits) are minor units (cents), 1 to :data:`~controller.game.config.MAX_AMOUNT`
+(the bounds of :mod:`controller.game.config`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from controller.game.config import amount_problem, multiple_problem
 from controller.game.hands import HandClass, Qualifier, SixCardClass
 
 BET_TYPES = ("ante", "play", "pair_plus", "six_card_bonus")
@@ -127,10 +130,9 @@ def _paytable(data: dict[str, Any], key: str, required: tuple[str, ...],
         if cls not in table:
             raise _err(source, f"{key}.{cls}", "missing hand class (use 0 if it does not pay)")
     for cls, pay in table.items():
-        if not isinstance(pay, int) or isinstance(pay, bool):
-            raise _err(source, f"{key}.{cls}", f"pay must be a whole 'X to 1' number, got {pay!r}")
-        if pay < 0:
-            raise _err(source, f"{key}.{cls}", f"pay must not be negative, got {pay}")
+        problem = multiple_problem(pay)
+        if problem:
+            raise _err(source, f"{key}.{cls}", problem)
     return MappingProxyType({k: v for k, v in table.items() if v > 0})
 
 
@@ -152,8 +154,9 @@ def profile_from_dict(data: dict[str, Any], source: str = "<profile>") -> RulePr
         The validated profile.
 
     Raises:
-        RuleProfileError: an unknown key, a missing hand class, a negative or non-integer
-            pay, a bad limit, a bad qualifier; the message names the file and the key.
+        RuleProfileError: an unknown key, a missing hand class, a pay that is not a whole
+            0 to 10,000, a limit that is not a whole 1 to 10^9 minor units or a min above
+            its max, a bad qualifier; the message names the file and the key.
     """
     for key in data:
         if key not in _TOP_KEYS:
@@ -187,9 +190,9 @@ def profile_from_dict(data: dict[str, Any], source: str = "<profile>") -> RulePr
             raise _err(source, key, "must have exactly 'min' and 'max' (minor units)")
         lo, hi = lim["min"], lim["max"]
         for k, v in (("min", lo), ("max", hi)):
-            if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
-                raise _err(source, f"{key}.{k}", f"must be a positive whole number of minor "
-                           f"units, got {v!r}")
+            problem = amount_problem(v)
+            if problem:
+                raise _err(source, f"{key}.{k}", problem)
         if lo > hi:
             raise _err(source, key, f"min {lo} is above max {hi}")
         limits[bet] = Limit(lo, hi)
@@ -239,7 +242,7 @@ def load_profile(name_or_path: str | Path) -> RuleProfile:
         path = Path(name_or_path)
         source = str(path)
         try:
-            raw = path.read_text(encoding="utf-8")
+            raw = path.read_text(encoding="utf-8-sig")  # a BOM is allowed
         except FileNotFoundError:
             raise RuleProfileError(f"{source}: no such rule profile (shipped: "
                                    + ", ".join(SHIPPED) + ")") from None
@@ -247,6 +250,6 @@ def load_profile(name_or_path: str | Path) -> RuleProfile:
             raise RuleProfileError(f"{source}: cannot read: {exc}") from None
     try:
         data = tomllib.loads(raw)
-    except tomllib.TOMLDecodeError as exc:
+    except ValueError as exc:  # TOMLDecodeError, or an integer too long to read
         raise RuleProfileError(f"{source}: not valid TOML: {exc}") from None
     return profile_from_dict(data, source)

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from controller.game.auth import PinChecker, hash_pin
+from controller.game.config import RENAMED
 from controller.game.engine import Game, TableConfig
 from controller.game.events import Heartbeat, ShoeEvent
 from controller.game.inputs import (
@@ -253,7 +254,7 @@ class Table:
                     actor = (self._pins.role_for(item.pin, self.game.config.pin_hashes)
                              or "dealer!")
                 if isinstance(item, ConfigChange):  # the event log keeps the old value (R7)
-                    old = getattr(self.game.config, item.key, None)
+                    old = getattr(self.game.config, RENAMED.get(item.key, item.key), None)
                     body["old"] = old if isinstance(old, (str, int, bool)) else None
                 text = encode_body(body)
             except (InputError, TypeError) as exc:  # refused: nothing of it is journaled
@@ -280,9 +281,9 @@ class Table:
             return [Verdict(None, k, False, self.locked) for k, _, _, _ in batch]
         g = self.game
         recs = [(k, a, text) for k, _, a, text in batch]
-        utc = self.clock.utc()
+        utc, mono = self.clock.utc(), self.clock.monotonic_ns()
         try:
-            seqs = self.journal.append(utc, self.clock.monotonic_ns(), recs, g.take_derived())
+            seqs = self.journal.append(utc, mono, recs, g.take_derived())
         except JournalError as exc:
             self._lock_table(str(exc))
             with self._changed:
@@ -291,7 +292,7 @@ class Table:
         out = []
         with self._lock:
             for seq, (kind, body, actor, _) in zip(seqs, batch, strict=True):
-                reason = g.apply(seq, utc, kind, body, actor)
+                reason = g.apply(seq, utc, kind, body, actor, mono_ns=mono)
                 out.append(Verdict(seq, kind, reason is None, reason))
             self.version += 1
             self._changed.notify_all()

@@ -8,21 +8,103 @@ counts what it drops in :class:`DecoderStats` and reports each dropped frame as 
 
 An *encoder* turns events back into bytes (the simulators and tests use it).
 
-Dialects are found by name, lazily::
+Every dialect is listed once, in :data:`DIALECTS`, and found by name; its modules are
+imported when it is first used::
 
     decoder = make_decoder("native")
     events = decoder.feed(b"$17,CARD,Qh*...\\r\\n")
+
+A new dialect is one :func:`register_dialect` call (or one entry in :data:`DIALECTS`):
+shoe URLs (``?dialect=``), ``--dialect`` and the configuration's ``shoe.dialect`` then
+take its name.
 """
 
 from __future__ import annotations
 
+import pkgutil
+import re
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from controller.game.events import FrameError, ShoeEvent
 
-DIALECTS: tuple[str, ...] = ("native", "beetek")
-"""The dialect names this product speaks."""
+
+@dataclass(frozen=True, slots=True)
+class Dialect:
+    """One shoe dialect: where its translators are, and what its shoes do.
+
+    Attributes:
+        name: its name in shoe URLs (``?dialect=NAME``), ``--dialect`` and the
+            configuration; lower-case letters, digits, ``-`` and ``_``.
+        decoder: its decoder class (a :class:`BaseDecoder`), or ``"module:Class"``
+            naming it, imported at first use.
+        encoder: its encoder class (an :class:`Encoder`), or ``"module:Class"``.
+        baud: the serial speed of its shoes, bits per second, unless the URL says ``baud=``.
+        heartbeat: its shoes send heartbeats and answer the host's ``PING`` (its encoder
+            has ``ping(seq) -> bytes``): the link calls a quiet shoe ``SILENT`` and pings it.
+        numbered: every line carries a sequence number and a CRC (a simulated shoe can
+            then skip, repeat or reorder numbers and corrupt a CRC).
+    """
+
+    name: str
+    decoder: str | type
+    encoder: str | type
+    baud: int = 9600
+    heartbeat: bool = False
+    numbered: bool = False
+
+
+DIALECTS: dict[str, Dialect] = {d.name: d for d in (
+    Dialect("beetek", "drivers.dialects.beetek:BeetekDecoder",
+            "drivers.dialects.beetek:BeetekEncoder", baud=9600),
+    Dialect("native", "drivers.dialects.native:NativeDecoder",
+            "drivers.dialects.native:NativeEncoder", baud=115200, heartbeat=True,
+            numbered=True),
+)}
+"""The dialects this product speaks, by name: the one list every part reads
+(:data:`controller.game.events.DEFAULT_DIALECT` names the one used when none is given)."""
+
+_NAME = re.compile(r"[a-z][a-z0-9_-]*")
+
+
+def register_dialect(dialect: Dialect) -> Dialect:
+    """Add a dialect to :data:`DIALECTS`.
+
+    Args:
+        dialect: the new dialect.
+
+    Returns:
+        The dialect, as registered.
+
+    Raises:
+        ValueError: a name that cannot stand in a URL, or one already taken by another
+            dialect.
+    """
+    if not _NAME.fullmatch(dialect.name):
+        raise ValueError(f"bad dialect name {dialect.name!r}: lower-case letters, digits, "
+                         f"'-' and '_', starting with a letter")
+    known = DIALECTS.get(dialect.name)
+    if known is not None and known != dialect:
+        raise ValueError(f"the shoe dialect {dialect.name!r} is already registered")
+    DIALECTS[dialect.name] = dialect
+    return dialect
+
+
+def dialect_named(name: str) -> Dialect:
+    """The registered dialect called ``name``.
+
+    Raises:
+        ValueError: no dialect of that name (the message lists the known ones).
+    """
+    try:
+        return DIALECTS[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown shoe dialect {name!r} "
+                         f"(expected one of {', '.join(DIALECTS)})") from None
+
+
+def _resolve(ref: str | type) -> Any:
+    return pkgutil.resolve_name(ref) if isinstance(ref, str) else ref
 
 
 @dataclass(slots=True)
@@ -117,8 +199,16 @@ class Encoder(Protocol):
 
     name: str
 
+    def card_code(self, card: str) -> str:
+        """The code a shoe of this dialect sends for a canonical card text (``Td``)."""
+        ...
+
     def encode(self, event: ShoeEvent) -> bytes:
-        """Encode one event as one frame, including its line end."""
+        """Encode one event as one frame, including its line end.
+
+        Raises:
+            UnsupportedEvent: the dialect has no way to say this event.
+        """
         ...
 
 
@@ -130,7 +220,7 @@ def make_decoder(name: str) -> Decoder:
     """A new decoder for the named dialect.
 
     Args:
-        name: ``native`` or ``beetek``.
+        name: a name in :data:`DIALECTS`.
 
     Returns:
         A fresh decoder with empty buffers and counters.
@@ -138,36 +228,22 @@ def make_decoder(name: str) -> Decoder:
     Raises:
         ValueError: unknown dialect name.
     """
-    if name == "native":
-        from drivers.dialects.native import NativeDecoder
-
-        return NativeDecoder()
-    if name == "beetek":
-        from drivers.dialects.beetek import BeetekDecoder
-
-        return BeetekDecoder()
-    raise ValueError(f"unknown shoe dialect {name!r} (expected one of {', '.join(DIALECTS)})")
+    return _resolve(dialect_named(name).decoder)()  # type: ignore[no-any-return]
 
 
 def make_encoder(name: str, **options: object) -> Encoder:
     """A new encoder for the named dialect.
 
     Args:
-        name: ``native`` or ``beetek``.
-        **options: dialect options, e.g. ``style="suit-first"`` or ``ten="T"`` for beetek.
+        name: a name in :data:`DIALECTS`.
+        **options: the dialect's encoder options, e.g. ``style="suit-first"`` or
+            ``ten="T"`` for beetek.
 
     Returns:
         An encoder.
 
     Raises:
         ValueError: unknown dialect name.
+        TypeError: an option the dialect's encoder does not take.
     """
-    if name == "native":
-        from drivers.dialects.native import NativeEncoder
-
-        return NativeEncoder()
-    if name == "beetek":
-        from drivers.dialects.beetek import BeetekEncoder
-
-        return BeetekEncoder(**options)  # type: ignore[arg-type]
-    raise ValueError(f"unknown shoe dialect {name!r} (expected one of {', '.join(DIALECTS)})")
+    return _resolve(dialect_named(name).encoder)(**options)  # type: ignore[no-any-return]

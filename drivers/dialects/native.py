@@ -12,20 +12,43 @@ in burn mode but not identified: an unreadable burn, never a misread to resolve)
 ``WARN,<code>`` (a device warning). ``BURN`` is always the last field, and the only
 word accepted there.
 
-Host rules applied here: a bad CRC or malformed line is dropped, counted and reported as a
-:class:`~controller.game.events.FrameError`; the same seq twice is a retransmission and is ignored;
-a forward jump in seq is reported as :class:`~controller.game.events.SeqGap` before the line that
-revealed it; ``HELLO`` with seq 0 is a shoe restart and resets the seq history. A line
-older than expected that was never seen (out of order) is delivered late and counted.
 Framing: a line starts at ``$`` and ends at CR or LF (so lone CRs, lone LFs and CR LF all
 work); bytes outside a frame are noise, counted but never an event; a ``$`` inside an
 unfinished frame abandons it (reported malformed) and starts a new one.
+
+Host rules applied here, to every line that passed its CRC and parsed (the decoder keeps
+the last 1,024 seq numbers the stream went through, each with its line, or as skipped):
+
+1. A bad CRC or a malformed line is dropped, counted and reported as a
+   :class:`~controller.game.events.FrameError`.
+2. ``HELLO`` with seq 0 is a shoe restart: the seq history starts again with it. The
+   same HELLO line again right after it is a retransmission.
+3. The expected seq (the last one + 1, wrapping at 65536) is delivered.
+4. The same seq with the same line (TYPE and fields) as before is a retransmission:
+   ignored and counted.
+5. The same seq with ANOTHER line is no retransmission: a ``FrameError``
+   ``seq_reuse`` naming both lines; the new line is not delivered (the round pauses
+   on the frame error, and rule 8 may still deliver it).
+6. A forward jump in seq is reported as :class:`~controller.game.events.SeqGap` before
+   the line that revealed it; the seq numbers it skipped are remembered as skipped.
+7. A skipped seq arriving afterwards is delivered late and counted. Any other line
+   behind the expected seq is a ``FrameError`` ``seq_back`` naming it, not delivered.
+8. HELLO resynchronisation: a shoe that restarts sends ``HELLO`` with seq 0, then 1,
+   2, ... When that HELLO is lost (a bad CRC, a cut frame), its next lines fall under
+   rules 5 and 7. Two consecutive such lines (seq n, n + 1, the first n below 64: a
+   run whose seq starts again near 0; a heartbeat comes at least once a second; the
+   line after the first belongs to the run even when it repeats an old line) are a
+   restart whose HELLO was lost: a ``FrameError`` ``restart_without_hello`` naming the
+   first line, a ``SeqGap`` from 0 to n when n > 0 (the lines of the new start that
+   were lost, the HELLO among them), then the lines of the run, delivered in order;
+   the seq history starts again with them. The lines of a run that does not reach two
+   stay reported as frame errors. So a line is never dropped silently: it is
+   delivered, or a retransmission of a line delivered, or named in a frame error.
 """
 
 from __future__ import annotations
 
 import re
-from collections import deque
 
 from controller.game.codes import normalise_code
 from controller.game.events import (
@@ -48,7 +71,13 @@ from drivers.dialects import BaseDecoder, UnsupportedEvent
 MAX_LINE = 200
 """Longest accepted line body (between ``$`` and the line end), in bytes."""
 SEQ_MODULO = 65536
-_SEEN_WINDOW = 1024
+HISTORY = 1024
+"""Seq numbers remembered (with their lines) for rules 4, 5 and 7."""
+RESTART_NEAR = 64
+"""A run that restarts the seq without a HELLO starts below this seq (rule 8)."""
+RESTART_RUN = 2
+"""Consecutive lines that make such a run (rule 8)."""
+_SKIPPED = None
 _SPECIAL = re.compile(rb"[$\r\n]")
 _HEX = frozenset(b"0123456789ABCDEFabcdef")
 
@@ -161,6 +190,11 @@ class NativeEncoder:
 
     name = "native"
 
+    @staticmethod
+    def card_code(card: str) -> str:
+        """A native shoe sends the canonical card text itself (``Td``)."""
+        return card
+
     def encode(self, event: ShoeEvent) -> bytes:
         """Encode one event (its ``seq`` must be set).
 
@@ -207,8 +241,10 @@ class NativeDecoder(BaseDecoder):
         self._in_frame = False
         self._discarding = False
         self._expected: int | None = None
-        self._seen: deque[int] = deque()
-        self._seen_set: set[int] = set()
+        # seq -> its line (the bytes between $ and the line end), or _SKIPPED; oldest first
+        self._history: dict[int, bytes | None] = {}
+        # lines behind the expected seq, consecutive, that may start a restart (rule 8)
+        self._run: list[tuple[int, bytes, ShoeEvent]] = []
 
     def reset(self) -> None:
         """Forget an unfinished frame (use after a reconnect); the seq history stays."""
@@ -220,8 +256,8 @@ class NativeDecoder(BaseDecoder):
         """Forget everything, seq history included (a new shoe)."""
         self.reset()
         self._expected = None
-        self._seen.clear()
-        self._seen_set.clear()
+        self._history.clear()
+        self._run.clear()
 
     # -- framing -----------------------------------------------------------------------
 
@@ -299,7 +335,7 @@ class NativeDecoder(BaseDecoder):
             self._bad(out, f"bad {typ[:12]!r} line", body)
             return
         self.stats.frames += 1
-        self._sequence(seq, event, out)
+        self._sequence(seq, event, body, out)
 
     @staticmethod
     def _event(seq: int, typ: str, fields: list[str]) -> ShoeEvent | None:
@@ -331,36 +367,95 @@ class NativeDecoder(BaseDecoder):
             return Hello(model=fields[0], serial=fields[1], firmware=fields[2], seq=seq)
         return None
 
-    # -- sequence ----------------------------------------------------------------------
+    # -- sequence (the rules of the module docstring) -----------------------------------
 
-    def _remember(self, seq: int) -> None:
-        if seq in self._seen_set:
-            return
-        self._seen.append(seq)
-        self._seen_set.add(seq)
-        if len(self._seen) > _SEEN_WINDOW:
-            self._seen_set.discard(self._seen.popleft())
+    def _keep(self, seq: int, line: bytes | None) -> None:
+        history = self._history
+        history[seq] = line
+        while len(history) > HISTORY:
+            del history[next(iter(history))]
 
-    def _sequence(self, seq: int, event: ShoeEvent, out: list[ShoeEvent]) -> None:
+    def _deliver(self, seq: int, line: bytes, event: ShoeEvent, out: list[ShoeEvent]) -> None:
+        self._keep(seq, line)
+        self._expected = (seq + 1) % SEQ_MODULO
+        self._run.clear()
+        out.append(event)
+
+    def _count(self, reason: str) -> None:
+        extra = self.stats.extra
+        extra[reason] = extra.get(reason, 0) + 1
+
+    def _sequence(self, seq: int, event: ShoeEvent, line: bytes, out: list[ShoeEvent]) -> None:
         expected = self._expected
-        if isinstance(event, Hello) and seq == 0:
-            if expected == 1 and self._seen and self._seen[-1] == 0:
+        history = self._history
+        if isinstance(event, Hello) and seq == 0:  # rule 2
+            if expected == 1 and _same(history.get(0), line):
                 self.stats.retransmissions += 1
                 return
-            self._seen.clear()
-            self._seen_set.clear()
-        elif expected is not None and seq != expected:
-            if seq in self._seen_set:
-                self.stats.retransmissions += 1
-                return
-            if (seq - expected) % SEQ_MODULO < SEQ_MODULO // 2:
-                self.stats.seq_gaps += 1
-                out.append(SeqGap(expected=expected, got=seq, seq=seq))
-            else:
+            history.clear()
+            self._deliver(seq, line, event, out)
+            return
+        if expected is None or seq == expected:  # rule 3
+            self._deliver(seq, line, event, out)
+            return
+        run = self._run
+        goes_on = bool(run) and seq == (run[-1][0] + 1) % SEQ_MODULO  # a run of rule 8
+        if seq in history:
+            known = history[seq]
+            if known is _SKIPPED and not goes_on:  # rule 7: late
                 self.stats.late += 1
-                self._remember(seq)
+                self._keep(seq, line)
+                run.clear()
                 out.append(event)
                 return
-        self._remember(seq)
-        self._expected = (seq + 1) % SEQ_MODULO
-        out.append(event)
+            if _same(known, line) and not goes_on:  # rule 4
+                self.stats.retransmissions += 1
+                return
+            if known is not _SKIPPED and not _same(known, line):  # rule 5
+                self._behind(seq, line, event, "seq_reuse",
+                             f"seq {seq} again with another line: {_show(known)} then "
+                             f"{_show(line)}", out)
+                return
+        elif not goes_on and (seq - expected) % SEQ_MODULO < SEQ_MODULO // 2:  # rule 6
+            self.stats.seq_gaps += 1
+            out.append(SeqGap(expected=expected, got=seq, seq=seq))
+            skipped = (seq - expected) % SEQ_MODULO
+            for back in range(min(skipped, HISTORY), 0, -1):
+                self._keep((seq - back) % SEQ_MODULO, _SKIPPED)
+            self._deliver(seq, line, event, out)
+            return
+        self._behind(seq, line, event, "seq_back",  # rule 7
+                     f"seq {seq} is behind the expected {expected}: {_show(line)}", out)
+
+    def _behind(self, seq: int, line: bytes, event: ShoeEvent, reason: str, detail: str,
+                out: list[ShoeEvent]) -> None:
+        """A line behind the expected seq: reported, and perhaps a restart (rule 8)."""
+        run = self._run
+        if not (run and seq == (run[-1][0] + 1) % SEQ_MODULO):
+            run.clear()
+        run.append((seq, line, event))
+        first = run[0][0]
+        if len(run) < RESTART_RUN or first >= RESTART_NEAR:
+            self._count(reason)
+            out.append(FrameError(reason=reason, detail=detail))
+            return
+        self._count("restart_without_hello")
+        out.append(FrameError(reason="restart_without_hello", detail=(
+            f"seq starts again at {first} without a HELLO, {_show(run[0][1])} after "
+            f"{(self._expected - 1) % SEQ_MODULO}: taken as a shoe restart whose HELLO "
+            "was lost")))
+        if first > 0:
+            self.stats.seq_gaps += 1
+            out.append(SeqGap(expected=0, got=first, seq=first))
+        lines, self._run = run, []
+        self._history.clear()
+        for s, ln, ev in lines:
+            self._deliver(s, ln, ev, out)
+
+
+def _same(known: bytes | None, line: bytes) -> bool:
+    """Two lines of one seq say the same (TYPE and fields; the seq's text may differ)."""
+    if known is None:
+        return False
+    return known[known.find(b",") + 1:known.rfind(b"*")] == line[line.find(b",") + 1:
+                                                                 line.rfind(b"*")]

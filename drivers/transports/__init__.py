@@ -8,8 +8,19 @@ Hardware libraries are imported only inside the modules that need them.
 from __future__ import annotations
 
 import errno
+import re
 from abc import ABC, abstractmethod
 from types import TracebackType
+
+_VIDPID = re.compile(r"^([0-9A-Fa-f]{4}):([0-9A-Fa-f]{4})(?::(.+))?$")
+
+
+def parse_vid_pid(text: str) -> tuple[int, int, str | None] | None:
+    """``(vid, pid, serial)`` from ``1a86:7523`` or ``1a86:7523:A50285BI``, else None."""
+    m = _VIDPID.match(text)
+    if not m:
+        return None
+    return int(m.group(1), 16), int(m.group(2), 16), m.group(3)
 
 
 class TransportError(Exception):

@@ -11,8 +11,13 @@ import errno
 import fnmatch
 import threading
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from drivers.transports import Connector, Transport, TransportError, open_error
+
+if TYPE_CHECKING:
+    from drivers.dialects import Dialect
+    from drivers.url import ShoeUrl
 
 _REGISTRY: dict[str, MemoryDevice] = {}
 _REGISTRY_LOCK = threading.Lock()
@@ -196,3 +201,13 @@ class MemoryConnector(Connector):
                 error = exc
         assert error is not None
         raise error
+
+
+def open_memory(url: ShoeUrl, dialect: Dialect, **_: object) -> MemoryConnector:
+    """The opener of ``memory://NAME`` (glob allowed; no options of its own).
+
+    Raises:
+        ValueError: no name, or an unknown option.
+    """
+    url.check()
+    return MemoryConnector(url.target)

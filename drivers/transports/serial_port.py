@@ -20,27 +20,64 @@ from __future__ import annotations
 
 import glob
 import os
-import re
 import socket
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
 
 import serial
 import serial.tools.list_ports
 from serial.tools.list_ports_common import numsplit
 
-from drivers.transports import Connector, Transport, TransportError, open_error
+from drivers.transports import Connector, Transport, TransportError, open_error, parse_vid_pid
 
-_VIDPID = re.compile(r"^([0-9A-Fa-f]{4}):([0-9A-Fa-f]{4})(?::(.+))?$")
+if TYPE_CHECKING:
+    from drivers.dialects import Dialect
+    from drivers.url import ShoeUrl
+
 BY_PATH = "/dev/serial/by-path"
 """Where udev names serial ports by the USB port they are plugged into."""
+_OPTIONS = ("baud", "exclusive")
 
 
-def parse_vid_pid(text: str) -> tuple[int, int, str | None] | None:
-    """``(vid, pid, serial)`` from ``1a86:7523`` or ``1a86:7523:A50285BI``, else None."""
-    m = _VIDPID.match(text)
-    if not m:
-        return None
-    return int(m.group(1), 16), int(m.group(2), 16), m.group(3)
+def open_serial(url: ShoeUrl, dialect: Dialect, *, baudrate: int | None = None,
+                exclusive: bool | None = None, **_: object) -> SerialConnector:
+    """The opener of ``serial://`` and bare device paths.
+
+    Args:
+        url: the parsed URL: a path (glob allowed) or ``VID:PID[:SERIAL]``; its options
+            ``baud`` (default: the dialect's) and ``exclusive`` (0|1, default 1).
+        dialect: the shoe's dialect.
+        baudrate: overrides the URL's ``baud``.
+        exclusive: overrides the URL's ``exclusive``.
+
+    Returns:
+        The connector (not opened).
+
+    Raises:
+        ValueError: no device, an unknown option or a bad number.
+    """
+    url.check(*_OPTIONS)
+    return _connector(url.target, url, dialect, baudrate, exclusive)
+
+
+def open_pyserial_url(url: ShoeUrl, dialect: Dialect, *, baudrate: int | None = None,
+                      exclusive: bool | None = None, **_: object) -> SerialConnector:
+    """The opener of pyserial's own URL schemes (``socket://``, ``rfc2217://``, ``loop://``...).
+
+    As :func:`open_serial`, but the URL goes to pyserial with every option that is neither
+    the link's nor ``baud`` or ``exclusive``: pyserial's handler reads and checks them.
+    """
+    theirs = url.others(*_OPTIONS)
+    target = f"{url.scheme}://{url.target}" + (f"?{urlencode(theirs)}" if theirs else "")
+    return _connector(target, url, dialect, baudrate, exclusive)
+
+
+def _connector(target: str, url: ShoeUrl, dialect: Dialect, baudrate: int | None,
+               exclusive: bool | None) -> SerialConnector:
+    baud = baudrate or url.number("baud", int, dialect.baud)
+    if exclusive is None:
+        exclusive = url.number("exclusive", int, 1) != 0
+    return SerialConnector(target, baudrate=baud, exclusive=exclusive)
 
 
 def by_path_names(directory: str | None = None) -> dict[str, str]:

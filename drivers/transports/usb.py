@@ -11,11 +11,16 @@ from __future__ import annotations
 import errno
 import threading
 import time
+from typing import TYPE_CHECKING
 
 import usb.core
 import usb.util
 
-from drivers.transports import Connector, Transport, TransportError, open_error
+from drivers.transports import Connector, Transport, TransportError, open_error, parse_vid_pid
+
+if TYPE_CHECKING:
+    from drivers.dialects import Dialect
+    from drivers.url import ShoeUrl
 
 _SLICE_MS = 100  # longest single bulk read, so cancel() is honoured promptly
 _VENDOR_CLASS = 0xFF
@@ -177,3 +182,25 @@ class UsbConnector(Connector):
             usb.util.dispose_resources(dev)
             raise
         return UsbTransport(dev, number, ep_in, ep_out, name)
+
+
+def open_usb(url: ShoeUrl, dialect: Dialect, *, usb_backend: object | None = None,
+             **_: object) -> UsbConnector:
+    """The opener of ``usb://VID:PID[:SERIAL]``.
+
+    Args:
+        url: the parsed URL (no options of its own).
+        dialect: the shoe's dialect (lines on the bulk endpoints are in it).
+        usb_backend: a pyusb backend, or None for pyusb's default (libusb).
+
+    Returns:
+        The connector (not opened).
+
+    Raises:
+        ValueError: no ``VID:PID``, or an unknown option.
+    """
+    url.check()
+    ids = parse_vid_pid(url.target)
+    if ids is None:
+        raise ValueError(f"usb:// needs VID:PID[:SERIAL], got {url.target!r}")
+    return UsbConnector(*ids, backend=usb_backend)

@@ -73,7 +73,7 @@ class Shift:
         (v,) = self.do(item)
         assert not v.accepted
         after = self.game.to_dict()
-        for k in ("notes", "meters", "last_seq", "pin_failures", "pin_locked_until"):
+        for k in ("notes", "meters", "last_seq", "lockout"):
             before.pop(k), after.pop(k)
         assert before == after
         return v.reason

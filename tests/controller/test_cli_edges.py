@@ -56,12 +56,27 @@ def test_seats_are_1_to_7(threecard, command, seats):
     assert "1 to 7" in error
 
 
+@pytest.mark.parametrize("command", ["run", "simulate"])
+def test_a_bet_above_10_to_the_9_minor_units_is_refused(threecard, command):
+    error = _usage_error(threecard(command, "--bets", '{"ante": 1000000001}'), command,
+                         "--bets")
+    assert "'ante' must be a whole number of minor units 1 to 1000000000" in error
+
+
+@pytest.mark.parametrize("pin", ["123", "1234567890123", "12a4"])
+def test_a_supervisor_pin_flag_is_4_to_12_digits(threecard, pin):
+    p = threecard("run", "--headless", "--supervisor-pin", pin, "--journal", "j.sqlite3")
+    assert p.returncode == 2
+    assert p.stderr == "threecard run: --supervisor-pin: a PIN is 4 to 12 digits\n"
+
+
 def test_a_configuration_with_9_seats_names_the_key(threecard, tmp_path):
     path = tmp_path / "table.toml"
     path.write_text("[table]\nseats = 9\n")
     p = threecard("run", "--config", str(path), "--headless")
     assert p.returncode == 2
-    assert "table.seats: must be 1 to 7" in p.stderr and str(path) in p.stderr
+    assert str(path) in p.stderr
+    assert "[table] seats: must be a whole number 1 to 7, got 9" in p.stderr
 
 
 def test_simulate_runs_seven_seats(threecard):

@@ -35,6 +35,8 @@ from controller.game.journal import Journal
 from controller.game.table import Table
 
 DATA = Path(__file__).resolve().parent / "data"
+SECOND = 1_000_000_000
+"""One second on the monotonic clock, nanoseconds."""
 SUP, TECH = DEMO_PINS["supervisor"], DEMO_PINS["technician"]
 
 #: (control line, what the refusal must say): the attack's examples, and their kin
@@ -260,7 +262,7 @@ BODY_VALUE = st.recursive(
                               "system"]))
 def test_apply_answers_any_record_it_reads_without_raising(kind, body, actor):
     g = Game(TableConfig(pin_hashes=demo_pin_hashes()))
-    out = g.apply(1, "2026-01-01T00:00:00+00:00", kind, body, actor)
+    out = g.apply(1, "2026-01-01T00:00:00+00:00", kind, body, actor, mono_ns=SECOND)
     assert out is None or isinstance(out, str)
     if out is not None:
         assert g.take_derived().rejections == [(1, out)]
@@ -269,7 +271,7 @@ def test_apply_answers_any_record_it_reads_without_raising(kind, body, actor):
 def test_a_body_that_fails_its_declaration_replays_as_a_rejection():
     g = Game(TableConfig(pin_hashes=demo_pin_hashes()))
     reason = g.apply(1, "2026-01-01T00:00:00+00:00", "place_bet",
-                     {"seat": True, "bet": "ante", "amount": 5}, "dealer")
+                     {"seat": True, "bet": "ante", "amount": 5}, "dealer", mono_ns=SECOND)
     assert reason == "place_bet: Expected `int`, got `bool` - at `$.seat`"
     assert g.counters["rejected"] == 1 and not g.seats
 
@@ -286,3 +288,19 @@ def test_decoded_bodies_round_trip_through_the_declaration():
         again.pop("pin", None), again.pop("command", None)
         defaults = {"card": {"burn_rule": 1}, "config_change": {"old": None}}.get(kind, {})
         assert json.loads(I.encode_body(again)) == defaults | json.loads(I.encode_body(body))
+
+
+def test_the_settings_a_config_change_declares_are_the_configurations_changeable_ones():
+    # one list of settings: the declaration's keys are the configuration's, old names read
+    from controller.game.config import CHANGEABLE, RENAMED
+
+    assert tuple(I.SETTINGS) == CHANGEABLE
+    for old, new in RENAMED.items():
+        assert I.parse_control_line(
+            f'{{"command": "config_change", "key": "{old}", "value": 3, "pin": "{SUP}"}}'
+            if new == "lockout_after" else
+            f'{{"command": "config_change", "key": "{old}", "value": "void", "pin": "{SUP}"}}'
+        ).key == old
+    with pytest.raises(I.InputError, match="bad value for lockout_after"):
+        I.parse_control_line('{"command": "config_change", "key": "max_pin_failures", '
+                             f'"value": {10**6}, "pin": "{SUP}"}}')

@@ -129,7 +129,7 @@ def test_exposed_card_is_burned_and_the_deal_continues_under_the_burn_policy(shi
 
 
 def test_exposed_card_voids_the_round_under_the_void_policy(shift):
-    shift.ok(ConfigChange(key="exposed_card_policy", value="void", pin=shift.SUP))
+    shift.ok(ConfigChange(key="exposed_card", value="void", pin=shift.SUP))
     shift.bets()
     shift.ok(shift.cards("Ah Td"), ExposedCard())
     (r1,) = shift.recall()
@@ -159,6 +159,32 @@ def test_link_lost_with_lines_missing_waits_for_a_supervisor_void(shift):
     shift.ok(VoidRound(reason="shoe lines lost", pin=shift.SUP))
     (r1,) = shift.recall()
     assert r1["void_reason"] == "shoe lines lost" and shift.deal_of(r1) == DEAL[:2]
+
+
+def test_a_shoe_restart_mid_deal_whose_hello_is_corrupt_pauses_and_loses_no_line(shift):
+    """The native shoe restarts after two cards; its HELLO arrives with a bad CRC. Its
+    next lines are taken as the restart (rule 8 of the native dialect): the round waits
+    for a supervisor, and the card read after the restart is in the journal, rejected
+    while paused, never lost."""
+    from drivers.dialects.native import NativeDecoder, encode_line
+
+    shoe = NativeDecoder()
+    shift.bets()
+    lines = [encode_line(0, "HELLO", "M", "1", "1.0"), encode_line(1, "CARD", "Ah"),
+             encode_line(2, "CARD", "Kh"), encode_line(3, "HB", "900")]
+    shift.ok(shoe.feed(b"".join(lines)))
+    restart = [encode_line(0, "HELLO", "M", "1", "1.0", crc=0),   # corrupt
+               encode_line(1, "HB", "20"), encode_line(2, "CARD", "2c")]
+    events = shoe.feed(b"".join(restart))
+    assert [e.type for e in events] == ["frame_error", "frame_error", "frame_error",
+                                        "seq_gap", "heartbeat", "card"]
+    verdicts = shift.do(events)
+    assert shift.view.state == "paused" and shift.view.awaiting_supervisor == "resume"
+    assert verdicts[-1].kind == "card" and "paused" in verdicts[-1].reason
+    assert shift.game.counters["frame_errors"] == 3 and shift.game.counters["seq_gaps"] == 1
+    shift.ok(VoidRound(reason="shoe restarted", pin=shift.SUP))
+    (r1,) = shift.recall()
+    assert r1["void_reason"] == "shoe restarted" and shift.deal_of(r1) == DEAL[:2]
 
 
 def test_retracted_card_is_undone(shift):

@@ -211,7 +211,8 @@ def test_a_rejected_input_stops_the_script(tmp_path):
 def test_bad_set_up_lines():
     with pytest.raises(ScriptError, match="empty script"):
         parse_script("# nothing\n", "one")
-    with pytest.raises(ScriptError, match="one:1: bad set-up line: .*seats must be 1 to 7"):
+    with pytest.raises(ScriptError,
+                       match="one:1: bad set-up line: .*seats: must be a whole number 1 to 7"):
         parse_script('{"table": {"seats": 12}, "start_utc": "2025-03-14T20:00:00+00:00"}',
                      "one")
     with pytest.raises(ScriptError, match="one:1: bad set-up line: start_utc must be UTC"):

@@ -95,7 +95,7 @@ class MinuteClock:
 
 class Driver:
     def __init__(self, rng_cards: list[str]) -> None:
-        cfg = TableConfig(seats=3, pin_hashes=demo_pin_hashes(), max_pin_failures=3)
+        cfg = TableConfig(seats=3, pin_hashes=demo_pin_hashes(), lockout_after=3)
         self.table = Table(":memory:", cfg, clock=MinuteClock())
         self.table.process([LinkStatus(state=LinkState.ONLINE)])
         self.player = AutoPlayer(bets={"ante": 100, "pair_plus": 100}, pin=SUP)
@@ -171,7 +171,7 @@ def test_random_interleavings_keep_the_invariants(order, steps):
             verdicts = drv.table.process([item])
             if verdicts and not verdicts[0].accepted:
                 after = drv.table.game.to_dict()
-                for k in ("notes", "meters", "last_seq", "pin_failures", "pin_locked_until"):
+                for k in ("notes", "meters", "last_seq", "lockout"):
                     before.pop(k), after.pop(k)
                 assert before == after, verdicts[0]
             assert drv.table.version > version

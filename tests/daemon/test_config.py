@@ -1,6 +1,25 @@
+"""The table's configuration file: every key known, every bound stated once, one-line
+errors naming the file and the key, exit status 2 for a bad file."""
+
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
 import pytest
 
-from controller.game.config import ConfigError, load_config
+from controller.game.config import (
+    FILE_KEYS,
+    MAX_AMOUNT,
+    MAX_SEATS,
+    ROLES,
+    ConfigError,
+    TableConfig,
+    load_config,
+)
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "systemd" / "table.toml.example"
 
 
 def write(tmp_path, text):
@@ -10,21 +29,88 @@ def write(tmp_path, text):
 
 
 @pytest.mark.parametrize("text, key", [
-    ("[table]\nseats = 12\n", "table.seats"),
-    ("[table]\nsetas = 3\n", "table.setas"),
-    ("[tabel]\nseats = 3\n", "tabel"),
-    ("[shoe]\ndialect = 'klingon'\n", "shoe.dialect"),
-    ("[display]\nlanguage = 'de'\n", "display.language"),
-    ("[table]\nrules = 'nowhere.toml'\n", "table.rules"),
-    ("[table]\nseats = '7'\n", "table.seats"),
-    ("[table]\nchip_values = [100, -5]\n", "table.chip_values"),
-    ("[roles]\nsupervisor = '2468'\n", "roles.supervisor"),
+    ("[table]\nseats = 12\n", "[table] seats: must be a whole number 1 to 7, got 12"),
+    ("[table]\nseats = 0\n", "[table] seats: must be a whole number 1 to 7, got 0"),
+    ("[table]\nsetas = 3\n", "[table] setas: unknown key"),
+    ("[tabel]\nseats = 3\n", "[tabel]: unknown section"),
+    ("table = 3\n", "[table]: must be a table of keys"),
+    ("[display]\nlanguage = 'de'\n", "[display] language: must be one of en, fr, uk"),
+    ("[table]\nrules = 'nowhere.toml'\n", "[table] rules: nowhere.toml: no such rule profile"),
+    ("[table]\nseats = '7'\n", "[table] seats: must be a whole number 1 to 7, got '7'"),
+    ("[table]\nseats = true\n", "[table] seats: must be a whole number 1 to 7, got True"),
+    ("[table]\nchip_values = [100, -5]\n", "[table] chip_values: each chip value must be"),
+    ("[table]\nchip_values = [100, 1_000_000_001]\n", "[table] chip_values: each chip"),
+    ("[table]\nchip_values = []\n", "[table] chip_values: must be a list of 1 to 8"),
+    ("[table]\nburn_cards = 6\n", "[table] burn_cards: must be a whole number 0 to 5"),
+    ("[table]\nid = ''\n", "[table] id: must be 1 to 32 characters"),
+    ("[table]\nid = 'TCP 01'\n", "[table] id: must be 1 to 32 characters"),
+    ("[table]\nid = 'СТІЛ-1'\n", "[table] id: must be 1 to 32 characters"),
+    (f"[table]\nid = '{'T' * 33}'\n", "[table] id: must be 1 to 32 characters"),
+    ("[shoe]\nsilent_after_ms = 499\n", "[shoe] silent_after_ms: must be a whole number 500 "
+     "to 60000, got 499"),
+    ("[shoe]\nsilent_after_ms = 60001\n", "[shoe] silent_after_ms: must be a whole number"),
+    ("[roles]\nlockout_seconds = 0\n", "[roles] lockout_seconds: must be a whole number 1 to "
+     "86400, got 0"),
+    ("[roles]\nlockout_seconds = 86401\n", "[roles] lockout_seconds: must be a whole number"),
+    ("[roles]\nlockout_after = 0\n", "[roles] lockout_after: must be a whole number 1 to"),
+    ("[display]\ndealer_output = -1\n", "[display] dealer_output: must be a whole number"),
+    ("[display]\nfullscreen = 1\n", "[display] fullscreen: must be true or false, got 1"),
+    ("[roles]\nsupervisor = '2468'\n", "[roles] supervisor: must be a PIN hash"),
+    ("[roles]\ndealer = '1111'\n", "[roles] dealer: must be a PIN hash"),
+    ("[roles]\nboss = 'scrypt$1$2$3$4$5'\n", "[roles] boss: unknown key"),
 ])
 def test_bad_config_names_file_and_key(tmp_path, text, key):
     path = write(tmp_path, text)
     with pytest.raises(ConfigError) as err:
         load_config(path)
-    assert str(path) in str(err.value) and key in str(err.value)
+    assert str(err.value).startswith(f"{path}: {key}"), str(err.value)
+    assert "\n" not in str(err.value)
+
+
+def test_an_unknown_key_is_named_with_its_file(tmp_path, monkeypatch):
+    """The example of the report: a misspelt key in table.toml."""
+    monkeypatch.chdir(tmp_path)
+    Path("table.toml").write_text("[table]\nseatz = 3\n")
+    with pytest.raises(ConfigError) as err:
+        load_config("table.toml")
+    assert str(err.value) == ("table.toml: [table] seatz: unknown key (known: id, seats, "
+                              "rules, deal_pattern, burn_cards, exposed_card, chip_values)")
+
+
+def test_the_bounds_themselves_are_accepted(tmp_path):
+    path = write(tmp_path, f"""
+[table]
+id = "{'A-z_9' * 6}Zz"
+seats = {MAX_SEATS}
+burn_cards = 5
+chip_values = [1, {MAX_AMOUNT}]
+[shoe]
+silent_after_ms = 500
+[roles]
+lockout_after = 1
+lockout_seconds = 86400
+""")
+    cfg = load_config(path)
+    assert len(cfg.table_id) == 32 and cfg.chip_values == (1, 10**9)
+    assert cfg.silent_after_ms == 500 and cfg.lockout_seconds == 86_400
+    path.write_text("[table]\nseats = 1\n[shoe]\nsilent_after_ms = 60000\n"
+                    "[roles]\nlockout_seconds = 1\n")
+    cfg = load_config(path)
+    assert (cfg.seats, cfg.silent_after_ms, cfg.lockout_seconds) == (1, 60_000, 1)
+
+
+def test_a_file_saved_with_a_byte_order_mark_is_read(tmp_path):
+    path = tmp_path / "table.toml"
+    path.write_bytes("\ufeff[table]\r\nid = \"TCP-02\"\r\nseats = 4\r\n".encode())
+    cfg = load_config(path)
+    assert (cfg.table_id, cfg.seats) == ("TCP-02", 4)
+
+
+def test_a_file_that_is_not_utf8_says_so(tmp_path):
+    path = tmp_path / "table.toml"
+    path.write_bytes("[table]\nid = \"TCP-02\"\n".encode("utf-16"))
+    with pytest.raises(ConfigError, match=r"table.toml: not UTF-8 text .*save it as UTF-8"):
+        load_config(path)
 
 
 def test_missing_and_garbled_files(tmp_path):
@@ -34,6 +120,52 @@ def test_missing_and_garbled_files(tmp_path):
         load_config(write(tmp_path, "[table\n"))
 
 
+BAD_FILES = {
+    "unknown key": (b"[table]\nseatz = 3\n", "table.toml: [table] seatz: unknown key"),
+    "bound": (b"[shoe]\nsilent_after_ms = 100\n", "table.toml: [shoe] silent_after_ms: "),
+    "not TOML": (b"[table\n", "table.toml: not valid TOML: "),
+    "not UTF-8": (b"[table]\nid = \"\xff\"\n", "table.toml: not UTF-8 text"),
+    "key with a line break": (b'[table]\n"se\\nats" = 3\n',
+                              "table.toml: [table] 'se\\nats': unknown key"),
+    "huge number": (b"[table]\nseats = " + b"9" * 400 + b"\n",
+                    "table.toml: [table] seats: must be a whole number 1 to 7, got a number"),
+    "number past reading": (b"[table]\nseats = " + b"9" * 5000 + b"\n",
+                            "table.toml: not valid TOML: Exceeds the limit"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_FILES))
+def test_a_bad_file_stops_run_with_status_2_and_one_line(tmp_path, name):
+    body, first = BAD_FILES[name]
+    (tmp_path / "table.toml").write_bytes(body)
+    p = subprocess.run([sys.executable, "-m", "controller.cli", "run", "--headless",
+                        "--config", "table.toml"], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode == 2
+    lines = p.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("threecard run: " + first), p.stderr
+    assert len(lines[0]) < 300
+    assert not (tmp_path / "journal.sqlite3").exists()        # nothing started (R3)
+
+
+def test_the_example_file_knows_every_key_and_loads():
+    text = EXAMPLE.read_text(encoding="utf-8")
+    assert load_config(EXAMPLE).table_id == "TCP-01"
+    # every key of the file is shown in the example, set or commented out, and no other
+    shown = tomllib.loads(re.sub(r"(?m)^# (\w+ = )", r"\1", text))
+    for section, keys in FILE_KEYS.items():
+        want = set(keys) | (set(ROLES) if section == "roles" else set())
+        assert set(shown.get(section, {})) == want, section
+    assert set(shown) == set(FILE_KEYS)
+
+
+def test_every_game_setting_has_one_default_and_the_file_keys_name_fields():
+    cfg = TableConfig()
+    assert cfg.validate() is cfg
+    names = {n for keys in FILE_KEYS.values() for n in keys.values()}
+    assert names <= set(TableConfig.__dataclass_fields__)
+
+
 def test_flags_override_the_file(tmp_path):
     path = write(tmp_path, "[table]\nseats = 5\nrules = 'classic'\n")
     cfg = load_config(path, seats=3, rules=None)
@@ -41,9 +173,6 @@ def test_flags_override_the_file(tmp_path):
 
 
 def test_hash_pin_command_output_is_accepted_by_the_config(tmp_path):
-    import subprocess
-    import sys
-
     from controller.game.auth import verify_pin
 
     p = subprocess.run([sys.executable, "-m", "controller.cli", "hash-pin"], input="8642\n",
@@ -52,15 +181,25 @@ def test_hash_pin_command_output_is_accepted_by_the_config(tmp_path):
     digest = p.stdout.strip()
     assert verify_pin("8642", digest) and not verify_pin("8641", digest)
     cfg = load_config(write(tmp_path, f'[roles]\nsupervisor = "{digest}"\n'))
-    assert cfg.roles == {"supervisor": digest}
-    bad = subprocess.run([sys.executable, "-m", "controller.cli", "hash-pin"], input="12\n",
-                         capture_output=True, text=True, timeout=60)
-    assert bad.returncode == 1 and "4 to 12 digits" in bad.stderr
+    assert cfg.pin_hashes == {"supervisor": digest}
+    for pin in ("12", "1234567890123", "12a4"):
+        bad = subprocess.run([sys.executable, "-m", "controller.cli", "hash-pin"],
+                             input=pin + "\n", capture_output=True, text=True, timeout=60)
+        assert bad.returncode == 1 and "4 to 12 digits" in bad.stderr
+    ok = subprocess.run([sys.executable, "-m", "controller.cli", "hash-pin"],
+                        input="123456789012\n", capture_output=True, text=True, timeout=60)
+    assert ok.returncode == 0 and verify_pin("123456789012", ok.stdout.strip())
+
+
+def test_a_dealer_pin_is_a_role_of_the_configuration(tmp_path):
+    from controller.game.auth import hash_pin
+
+    digest = hash_pin("5555")
+    cfg = load_config(write(tmp_path, f'[roles]\ndealer = "{digest}"\n'))
+    assert cfg.pin_hashes == {"dealer": digest}
 
 
 def test_self_check_refuses_a_paytable_that_does_not_match_its_published_return(tmp_path):
-    import subprocess
-    import sys
     from importlib import resources
 
     body = (resources.files("controller.game") / "profiles" / "live.toml").read_text()

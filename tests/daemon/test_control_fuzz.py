@@ -32,7 +32,7 @@ from controller.game import inputs as I  # noqa: N812
 from controller.game import recall as rc
 from controller.game.auth import DEMO_PINS
 from controller.game.cards import DECK
-from controller.game.config import load_config
+from controller.game.config import MAX_LOCKOUT_AFTER, load_config
 from controller.game.events import CardRead, LinkState, LinkStatus
 from controller.game.journal import Journal
 from controller.game.table import Table
@@ -63,7 +63,7 @@ FIELDS = {
     "void": {"reason": st.text(max_size=12)}, "unblock_deck": {"reason": st.text(max_size=12)},
     "manual_card": {"card": st.sampled_from(["Qh", "10s", "As", "Zz"])},
     "exposed_card": {"dealer_hand": st.booleans()},
-    "config_change": {"key": st.sampled_from(["deal_pattern", "burn_cards",
+    "config_change": {"key": st.sampled_from(["deal_pattern", "burn_cards", "exposed_card",
                                               "exposed_card_policy"]),
                       "value": st.sampled_from(["by_hand", "round_robin", "burn", "void", 0, 1,
                                                 2])},
@@ -170,8 +170,8 @@ def fast_dir(tmp_path):
 @pytest.mark.slow
 def test_ten_thousand_random_control_lines_never_harm_the_table(fast_dir, caplog):
     path = fast_dir / "journal.sqlite3"
-    config = load_config(None, journal_path=str(path), seats=3, lockout_after=1000,
-                         headless=True)
+    config = load_config(None, journal_path=str(path), seats=3,
+                         lockout_after=MAX_LOCKOUT_AFTER, headless=True)
     daemon = Daemon(config, supervisor_pin=SUP)
     daemon.table = _open(path, daemon)
     shoe = Shoe(7)

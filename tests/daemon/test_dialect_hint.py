@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 from simulators.pty_shoe import PtyPort
-from simulators.shoe import ShoeRunner, SimulatedShoe
+from simulators.runner import ShoeRunner
+from simulators.shoe import SimulatedShoe
 
 
 def test_a_native_shoe_on_a_beetek_table_is_named_in_the_log(daemons, table_config):

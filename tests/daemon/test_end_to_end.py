@@ -19,7 +19,8 @@ from controller.game.cards import parse_cards
 from controller.game.rules import load_profile
 from controller.game.settlement import Bets, Decision, settle
 from simulators.pty_shoe import PtyPort
-from simulators.shoe import ShoeRunner, SimulatedShoe
+from simulators.runner import ShoeRunner
+from simulators.shoe import SimulatedShoe
 from simulators.tcp_shoe import TcpPort
 
 SUP = "2468"

@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 import time
 
-TABLE_ID = "СТІЛ-1"                 # Cyrillic: Latin-1 cannot write it
-ESCAPED = TABLE_ID.encode("latin-1", "backslashreplace").decode("latin-1")
+# A journal named in Cyrillic, which Latin-1 cannot write (a table id is A-Z a-z 0-9 _ -).
+JOURNAL = "журнал.sqlite3"
+ESCAPED = JOURNAL.encode("latin-1", "backslashreplace").decode("latin-1")
 
 
 def test_the_end_of_control_input_is_no_error(table_config, daemons):
@@ -26,13 +27,13 @@ def test_the_end_of_control_input_is_no_error(table_config, daemons):
 
 def test_logs_escape_what_the_terminal_cannot_encode(tmp_path, daemons):
     config = tmp_path / "table.toml"
-    config.write_text(f'[table]\nid = "{TABLE_ID}"\nseats = 2\n'
-                      f'[journal]\npath = "{tmp_path / "journal.sqlite3"}"\n'
+    config.write_text('[table]\nid = "TCP-01"\nseats = 2\n'
+                      f'[journal]\npath = "{tmp_path / JOURNAL}"\n'
                       '[shoe]\nurl = "sim://?dialect=native"\n'
                       '[display]\nlanguage = "uk"\n')
     d = daemons(["--config", str(config), "--headless", "--autoplay", "--rounds", "1"],
                 env={"PYTHONIOENCODING": "latin-1"})
-    d.wait_for(rf"READY: table {re.escape(ESCAPED)}, 2 seats")
+    d.wait_for(rf"READY: table TCP-01, 2 seats, .* journal .*{re.escape(ESCAPED)}")
     d.wait_for(r"round 1: dealer")
     assert d.proc.wait(60) == 0
     d.stop()

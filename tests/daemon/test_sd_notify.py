@@ -6,7 +6,8 @@ import socket
 import time
 
 from simulators.pty_shoe import PtyPort
-from simulators.shoe import ShoeRunner, SimulatedShoe
+from simulators.runner import ShoeRunner
+from simulators.shoe import SimulatedShoe
 
 
 def test_ready_watchdog_and_stopping(tmp_path, table_config, daemons):

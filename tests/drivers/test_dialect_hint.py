@@ -26,7 +26,8 @@ from display.dealer import DealerScreen
 from display.theme import FontBook
 from drivers.dialects.native import encode_line
 from simulators.pty_shoe import PtyPort
-from simulators.shoe import ShoeRunner, SimulatedShoe
+from simulators.runner import ShoeRunner
+from simulators.shoe import SimulatedShoe
 
 CMD = [sys.executable, "-m", "controller.cli"]
 HINT = "is the dialect right?"

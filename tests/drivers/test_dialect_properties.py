@@ -13,13 +13,16 @@ from controller.game.events import (
     Empty,
     FrameError,
     Heartbeat,
+    Hello,
     Lid,
     Misread,
     Retract,
+    SeqGap,
     ShoeEvent,
     Warning,
 )
 from drivers.dialects import make_decoder, make_encoder
+from drivers.dialects.native import crc16, encode_line
 
 CARD_TEXTS = [str(c) for c in DECK]
 SETTINGS = settings(max_examples=150, deadline=None,
@@ -167,3 +170,69 @@ def test_feed_never_raises(dialect, data, cuts_frac):
         assert isinstance(ev, ShoeEvent)
         if isinstance(ev, CardRead):
             assert ev.card is None or ev.card in CARD_TEXTS
+
+
+# ------------------------------------------------------------------ native seq rules
+def _payload(frame: bytes) -> bytes:
+    body = frame.rstrip(b"\r\n")
+    return body[body.find(b",") + 1:body.rfind(b"*")]
+
+
+def _renumbered(events: list[ShoeEvent], first: int) -> list[ShoeEvent]:
+    from dataclasses import replace
+
+    return [replace(e, seq=(first + i) % 65536) for i, e in enumerate(events)]
+
+
+@SETTINGS
+@given(event_streams("native"), st.data())
+def test_native_a_seq_reused_with_another_line_is_named_and_nothing_else_changes(events,
+                                                                                data):
+    """A line repeating the seq of one of the last 64 with another card is one frame
+    error naming both lines; every line of the stream is delivered as before."""
+    frames = frames_of("native", events)
+    k = data.draw(st.integers(0, len(events) - 1), label="after line")
+    j = data.draw(st.integers(0, min(k, 63)), label="lines back")
+    card = data.draw(st.sampled_from(CARD_TEXTS), label="card")
+    seq = events[k - j].seq
+    dup = encode_line(seq, "CARD", card)
+    assume(_payload(dup) != _payload(frames[k - j]))
+    got = feed_split("native", b"".join(frames[:k + 1] + [dup] + frames[k + 1:]), [])
+    assert got[:k + 1] == events[:k + 1] and got[k + 2:] == events[k + 1:]
+    err = got[k + 1]
+    assert isinstance(err, FrameError) and err.reason == "seq_reuse"
+    for line in (frames[k - j], dup):
+        assert repr(line.rstrip(b"\r\n").decode()) in err.detail
+
+
+@SETTINGS
+@given(event_streams("native"), event_streams("native"), st.lists(st.floats(0, 1),
+                                                                  max_size=6))
+def test_native_a_restart_whose_hello_is_corrupt_loses_no_line(before, after, cuts_frac):
+    """A shoe restarts (HELLO with seq 0, then 1, 2, ...) and its HELLO arrives corrupt:
+    every line after it is still delivered, after a frame error and a seq gap."""
+    assume(len(after) >= 2)
+    after = _renumbered(after, 1)
+    frames_before, frames_after = frames_of("native", before), frames_of("native", after)
+    old = {e.seq: _payload(f) for e, f in zip(before, frames_before, strict=True)}
+    assume(all(old.get(e.seq) != _payload(f) for e, f in zip(after, frames_after,
+                                                               strict=True)))
+    assume((before[-1].seq + 1) % 65536 != 2)   # the old stream expecting 2: see below
+    hello = encode_line(0, "HELLO", "M", "S", "F")
+    bad = encode_line(0, "HELLO", "M", "S", "F",
+                      crc=crc16(hello[1:hello.index(b"*")]) ^ 0x0100)
+    data = b"".join(frames_before) + bad + b"".join(frames_after)
+    got = feed_split("native", data, [int(f * len(data)) for f in cuts_frac])
+    delivered = [e for e in got if not isinstance(e, (FrameError, SeqGap))]
+    assert delivered == before + after
+    assert not any(isinstance(e, Hello) for e in delivered)
+
+
+def test_native_a_restart_hello_lost_when_the_old_stream_expected_2():
+    """The case the property leaves out: the old stream had sent 0 and 1 only, so the
+    new line 2 is the one expected and the new line 1 before it stays a frame error."""
+    old = frames_of("native", _renumbered([Cut(), Cut()], 0))
+    new = frames_of("native", _renumbered([CardRead(card="As", code="As"), Empty()], 1))
+    got = make_decoder("native").feed(b"".join(old + new))
+    assert [e.type for e in got] == ["cut", "cut", "frame_error", "empty"]
+    assert got[2].reason == "seq_reuse" and "'$1,CARD,As*" in got[2].detail

@@ -160,3 +160,74 @@ def test_registry():
     assert make_encoder("beetek", style="suit-first").name == "beetek"
     with pytest.raises(ValueError, match="unknown shoe dialect"):
         make_decoder("klingon")
+
+
+def _lines(*specs) -> bytes:
+    return b"".join(encode_line(seq, *fields) for seq, *fields in specs)
+
+
+def test_native_a_seq_reused_with_another_card_is_a_frame_error_naming_both_lines():
+    d = NativeDecoder()
+    assert d.feed(_lines((4, "HB", "1"), (5, "CARD", "2c"))) == [
+        Heartbeat(uptime_ms=1, seq=4), CardRead(card="2c", code="2c", seq=5)]
+    (err,) = d.feed(_lines((5, "CARD", "3c")))               # the same seq, another card
+    assert err.reason == "seq_reuse" and d.stats.retransmissions == 0
+    assert "'$5,CARD,2c*" in err.detail and "'$5,CARD,3c*" in err.detail
+    assert d.feed(_lines((5, "CARD", "2c"))) == []           # the same line: a retransmission
+    assert d.stats.retransmissions == 1
+    assert d.feed(_lines((6, "CARD", "4c"))) == [CardRead(card="4c", code="4c", seq=6)]
+    assert d.stats.extra == {"seq_reuse": 1}
+
+
+def test_native_a_reuse_anywhere_in_the_last_64_lines_is_named():
+    d = NativeDecoder()
+    d.feed(b"".join(encode_line(s, "CARD", "As" if s == 140 else "Kd") for s in range(100, 200)))
+    for back in range(1, 65):
+        seq = 199 - back + 1
+        (err,) = d.feed(encode_line(seq, "CARD", "Qh"))
+        assert err.reason == "seq_reuse" and f"seq {seq} again" in err.detail
+    assert d.stats.extra["seq_reuse"] == 64 and d.stats.retransmissions == 0
+
+
+def test_native_a_restart_whose_hello_is_corrupt_loses_no_line():
+    d = NativeDecoder()
+    d.feed(_lines((0, "HELLO", "m", "s", "f"), *[(s, "HB", str(s)) for s in range(1, 41)]))
+    out = d.feed(encode_line(0, "HELLO", "m", "s", "f", crc=0)      # the restart's HELLO
+                 + _lines((1, "CARD", "As"), (2, "HB", "15"), (3, "CARD", "Kd")))
+    assert [e.type for e in out] == ["frame_error", "frame_error", "frame_error", "seq_gap",
+                                     "card", "heartbeat", "card"]
+    assert [e.reason for e in out[:3]] == ["crc", "seq_reuse", "restart_without_hello"]
+    assert "'$1,CARD,As*" in out[2].detail
+    assert out[3] == SeqGap(expected=0, got=1, seq=1)                 # the HELLO was lost
+    assert out[4:] == [CardRead(card="As", code="As", seq=1), Heartbeat(uptime_ms=15, seq=2),
+                       CardRead(card="Kd", code="Kd", seq=3)]
+    assert d.feed(_lines((4, "CARD", "Qh"))) == [CardRead(card="Qh", code="Qh", seq=4)]
+    assert d.stats.extra["restart_without_hello"] == 1
+
+
+def test_native_a_restart_after_a_long_session_and_its_first_lines_lost():
+    d = NativeDecoder()
+    d.feed(b"".join(encode_line(s, "HB", str(s)) for s in range(0, 3000)))
+    # HELLO and line 1 lost; lines 2 and 3 are older than anything remembered
+    out = d.feed(_lines((2, "CARD", "7s"), (3, "CARD", "8s")))
+    assert [e.type for e in out] == ["frame_error", "frame_error", "seq_gap", "card", "card"]
+    assert out[0].reason == "seq_back" and out[1].reason == "restart_without_hello"
+    assert out[2] == SeqGap(expected=0, got=2, seq=2)
+    assert [e.card for e in out[3:]] == ["7s", "8s"]
+
+
+def test_native_a_stray_line_is_reported_and_the_stream_goes_on():
+    d = NativeDecoder()
+    d.feed(_lines(*[(s, "HB", str(s)) for s in range(10, 20)]))
+    out = d.feed(_lines((3, "CARD", "2h"), (20, "CARD", "5h"), (21, "HB", "21")))
+    assert out[0].type == "frame_error" and out[0].reason == "seq_back"
+    assert "'$3,CARD,2h*" in out[0].detail
+    assert out[1:] == [CardRead(card="5h", code="5h", seq=20), Heartbeat(uptime_ms=21, seq=21)]
+
+
+def test_native_a_run_far_from_0_is_no_restart():
+    d = NativeDecoder()
+    d.feed(_lines(*[(s, "HB", str(s)) for s in range(0, 300)]))
+    out = d.feed(_lines((100, "CARD", "2h"), (101, "CARD", "3h"), (102, "CARD", "4h")))
+    assert [e.reason for e in out] == ["seq_reuse"] * 3
+    assert d.feed(_lines((300, "CARD", "5h"))) == [CardRead(card="5h", code="5h", seq=300)]

@@ -46,17 +46,16 @@ def status(state):
 @pytest.mark.parametrize(("url", "scheme", "target", "dialect", "options"), [
     ("serial:///dev/card-shoe?dialect=beetek&baud=9600", "serial", "/dev/card-shoe", "beetek",
      {"baud": "9600"}),
-    ("/dev/ttyUSB0", "serial", "/dev/ttyUSB0", "native", {}),
+    ("/dev/ttyUSB0", "serial", "/dev/ttyUSB0", None, {}),
     ("serial://1a86:7523?dialect=beetek", "serial", "1a86:7523", "beetek", {}),
     ("usb://1209:7a01?dialect=native", "usb", "1209:7a01", "native", {}),
-    ("socket://127.0.0.1:7100?dialect=native", "socket", "socket://127.0.0.1:7100", "native",
-     {}),
-    ("rfc2217://10.0.0.9:4001?ign_set_control&dialect=beetek", "rfc2217",
-     "rfc2217://10.0.0.9:4001?ign_set_control=", "beetek", {}),
-    ("loop://", "loop", "loop://", "native", {}),
+    ("socket://127.0.0.1:7100?dialect=native", "socket", "127.0.0.1:7100", "native", {}),
+    ("rfc2217://10.0.0.9:4001?ign_set_control&dialect=beetek", "rfc2217", "10.0.0.9:4001",
+     "beetek", {"ign_set_control": ""}),
+    ("loop://", "loop", "", None, {}),
     ("sim://?seed=7&dialect=native&interval=500", "sim", "", "native",
      {"seed": "7", "interval": "500"}),
-    ("memory://shoe-*?silence=1.5", "memory", "shoe-*", "native", {"silence": "1.5"}),
+    ("memory://shoe-*?silence=1.5", "memory", "shoe-*", None, {"silence": "1.5"}),
 ])
 def test_parse_shoe_url(url, scheme, target, dialect, options):
     parsed = parse_shoe_url(url)
@@ -64,11 +63,35 @@ def test_parse_shoe_url(url, scheme, target, dialect, options):
         scheme, target, dialect, options)
 
 
+@pytest.mark.parametrize(("url", "dialect", "target", "baud"), [
+    # no dialect named: beetek, the tables' shoes, at their 9600 baud
+    ("/dev/ttyUSB0", "beetek", "/dev/ttyUSB0", 9600),
+    ("serial:///dev/card-shoe?dialect=native", "native", "/dev/card-shoe", 115200),
+    ("serial:///dev/card-shoe?dialect=native&baud=19200", "native", "/dev/card-shoe", 19200),
+    ("socket://127.0.0.1:7100?dialect=native&silence=2", "native", "socket://127.0.0.1:7100",
+     115200),
+    ("rfc2217://10.0.0.9:4001?ign_set_control&dialect=beetek&baud=4800", "beetek",
+     "rfc2217://10.0.0.9:4001?ign_set_control=", 4800),
+])
+def test_serial_urls_become_serial_connectors(url, dialect, target, baud):
+    link = drivers.open_link(url, queue.Queue())
+    assert (link.dialect, link.connector.target, link.connector.baudrate) == (
+        dialect, target, baud)
+
+
+def test_the_dialect_given_to_open_link_is_used_only_when_the_url_names_none():
+    assert drivers.open_link("/dev/x", queue.Queue(), dialect="native").dialect == "native"
+    assert drivers.open_link("/dev/x?dialect=beetek", queue.Queue(),
+                             dialect="native").dialect == "beetek"
+
+
 @pytest.mark.parametrize("url", ["", "ftp://x", "serial:///dev/x?dialect=klingon",
-                                 "serial:///dev/x?colour=red", "usb://"])
+                                 "serial:///dev/x?colour=red", "serial:///dev/x?seed=3",
+                                 "usb://", "usb://12:34", "memory://", "sim://?colour=red",
+                                 "sim://?seed=seven", "serial:///dev/x?baud=fast"])
 def test_bad_urls_are_refused(url):
     with pytest.raises(ValueError):
-        parse_shoe_url(url)
+        drivers.open_link(url, queue.Queue())
 
 
 def test_drivers_package_imports_no_hardware_library():

@@ -22,8 +22,10 @@ from controller.game.events import (
 )
 from drivers.dialects import make_decoder
 from drivers.dialects.native import NativeEncoder
+from simulators.faults import FAULT_NEEDS, FAULTS, FaultNotSupported
 from simulators.ports import PortGone, ShoePort
-from simulators.shoe import FAULTS, NATIVE_ONLY, FaultNotSupported, ShoeRunner, SimulatedShoe
+from simulators.runner import ShoeRunner
+from simulators.shoe import SimulatedShoe
 
 
 class RecordingPort(ShoePort):
@@ -217,11 +219,11 @@ def test_open_faults_reach_the_port(native):
 
 
 def test_beetek_refuses_what_it_cannot_say():
-    shoe = SimulatedShoe("beetek", seed=1, beetek_style="suit-first", beetek_ten="T")
+    shoe = SimulatedShoe("beetek", seed=1, encoder_options={"style": "suit-first", "ten": "T"})
     port = RecordingPort()
     shoe.attach(port)
-    for name in NATIVE_ONLY:
-        with pytest.raises(FaultNotSupported, match="native"):
+    for name in FAULT_NEEDS:
+        with pytest.raises(FaultNotSupported, match="beetek dialect"):
             shoe.inject(name)
     shoe.inject("misread")
     shoe.inject("burn", count=2)         # burn mode for the next two cards, misreads included

@@ -20,7 +20,8 @@ import pytest
 
 from simulators.cli import round_cards
 from simulators.ports import ShoePort
-from simulators.shoe import ShoeRunner, SimulatedShoe
+from simulators.runner import ShoeRunner
+from simulators.shoe import SimulatedShoe
 
 CMD = [sys.executable, "-m", "controller.cli"]
 ROUND_LINE = re.compile(r"round (\d+): dealer ")

@@ -1,0 +1,4 @@
+"""The screens' labels, one module per language: ``en``, ``fr``, ``uk``.
+
+Read through :class:`display.i18n.Translator`.
+"""
