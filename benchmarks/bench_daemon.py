@@ -32,8 +32,8 @@ from common import emit, figure, parser, show, stats  # noqa: E402
 
 import drivers  # noqa: E402
 from controller.game.cards import DECK  # noqa: E402
-from controller.game.commands import Decide, NextRound, NoMoreBets, PlaceBet, Reveal, Settle  # noqa: E402
 from controller.game.engine import TableConfig  # noqa: E402
+from controller.game.inputs import Decide, NextRound, NoMoreBets, PlaceBet, Reveal, Settle  # noqa: E402
 from controller.game.table import Table  # noqa: E402
 from drivers.dialects.native import encode_line  # noqa: E402
 

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.game.cards import parse_card, parse_cards
-from controller.game.commands import (
+from controller.game.hands import evaluate3
+from controller.game.inputs import (
     DealerCommand,
     Decide,
     NextRound,
@@ -33,7 +34,6 @@ from controller.game.commands import (
     UnblockDeck,
     VoidRound,
 )
-from controller.game.hands import evaluate3
 from controller.game.views import DealerView
 
 Q64 = evaluate3(parse_cards("Qc 6d 4h")).strength
@@ -82,34 +82,34 @@ class AutoPlayer:
             chain: after settling, go on with the next round's bets and "no more bets"
                 in the same list (fewer journal commits; the simulator uses it).
         """
-        st = view.state
-        if st == "betting":
+        state = view.state
+        if state == "betting":
             out: list[DealerCommand] = []
             if view.deck_blocked and self.pin:
                 out.append(UnblockDeck(reason="autoplay", pin=self.pin))
             if not any(s.bets for s in view.seats):
                 out += self.bet_commands(view)
             return [*out, NoMoreBets()]
-        if st == "deciding":
+        if state == "deciding":
             out = [Decide(seat=s.seat, decision="play" if should_play(s.cards) else "fold")
                    for s in view.seats if s.bets.get("ante") and s.decision is None]
             out += [Reveal(), Settle(), NextRound()]
             if chain and not view.deck_blocked:
                 out += [*self.bet_commands(view, view.round_id + 1), NoMoreBets()]
             return out
-        if st == "reveal":
+        if state == "reveal":
             return [Settle(), NextRound()]
-        if st == "settled":
+        if state == "settled":
             return [NextRound()]
-        if st == "void":
+        if state == "void":
             out = []
             if view.deck_blocked and self.pin:
                 out.append(UnblockDeck(reason="autoplay", pin=self.pin))
-            if view.awaiting_supervisor == "void" or view.deck_blocked:
+            if view.awaiting_supervisor == VoidRound.name or view.deck_blocked:
                 return [*out, NextRound(pin=self.pin)] if self.pin else out
             return [*out, NextRound()]
-        if st == "paused":
-            if view.awaiting_supervisor == "resume":
+        if state == "paused":
+            if view.awaiting_supervisor == Resume.name:
                 return ([VoidRound(reason=f"autoplay: {view.pause_reason}", pin=self.pin)]
                         if self.pin else [])
             if view.pause_reason in ("alarm", "frame_error"):

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import logging
 import os
 import signal
@@ -32,14 +31,13 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, replace
+from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from controller.autoplay import QUIET_MS, AutoPlayer, autoplay_loop
 from controller.cli import counted, escape_unencodable, wagers, whole_number
-from controller.game import commands as cmd
-from controller.game.cards import parse_cards
 from controller.game.config import (
     DEMO_SHOE,
     MAX_SEATS,
@@ -50,11 +48,17 @@ from controller.game.config import (
     pin_problem,
 )
 from controller.game.enumeration import SIX_CARD_COUNTS
-from controller.game.hands import evaluate3
+from controller.game.inputs import (
+    MAX_CONTROL_LINE,
+    InputError,
+    UnknownCommand,
+    parse_control_line,
+)
 from controller.game.par_sheet import compute_par_sheet, rtp_ppm
 from controller.game.settlement import BetError, bets_from_mapping, validate_bets
-from controller.game.views import DealerView, PlayerView, RecallRound
+from controller.game.views import DealerView, PlayerView
 from controller.notify import Heartbeats, Notifier, WatchdogTiming
+from controller.round_log import RoundLog
 from controller.shoe_link import check_shoe, open_shoe
 
 log = logging.getLogger("threecard")
@@ -71,8 +75,26 @@ MAX_PACE_MS = 60_000
 _MAY_END = frozenset({"control"})
 
 
-def _command_types() -> dict[str, type[cmd.DealerCommand]]:
-    return {name: klass for klass, name in cmd._NAMES.items()}  # noqa: SLF001
+def _lines(fd: int, limit: int) -> Iterator[bytes | None]:
+    """The lines read from ``fd`` until end of input; None for a line over ``limit`` bytes."""
+    pending, skipping = b"", False
+    while chunk := os.read(fd, 65536):
+        pending += chunk
+        *lines, pending = pending.split(b"\n")
+        for line in lines:
+            if skipping:
+                skipping = False
+                yield None
+            elif len(line) > limit:
+                yield None
+            else:
+                yield line
+        if len(pending) > limit:
+            pending, skipping = b"", True
+    if skipping or len(pending) > limit:
+        yield None
+    elif pending:
+        yield pending
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -115,94 +137,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--control-stdin", action="store_true",
                         help="read dealer commands as JSON lines on stdin, e.g. "
                         '{"command": "void", "reason": "...", "pin": "2468"}')
-
-
-@dataclass
-class _RoundLog:
-    """Turns view changes into log lines: one per finished round, one per notable event.
-
-    Finished rounds are read from the view's game recall, so a round whose settle and
-    next round arrived in one batch is still logged exactly once.
-    """
-
-    profile: Any = None
-    last_state: str = ""
-    last_round: int = -1
-    last_link: str = ""
-    banners: frozenset = frozenset()
-    dealt: int = 0
-    settled: int = 0
-    last_logged: int | None = None
-    stopping: bool = False
-
-    def update(self, dv: DealerView, pv: PlayerView) -> str | None:
-        """Log what changed; returns ``settled``/``void`` when a round ended, else None.
-
-        Once ``stopping`` is set, the banners and pauses the stop itself causes (the shoe
-        link going down) are logged at debug level: a clean stop raises no alarm.
-        """
-        alarm = logging.DEBUG if self.stopping else logging.WARNING
-        if dv.link_state != self.last_link:  # the link logs the details itself
-            log.debug("shoe link %s", dv.link_state)
-            self.last_link = dv.link_state
-        dealt = sum(len(s.cards) for s in dv.seats) + len(dv.dealer_cards)
-        if dealt != self.dealt:
-            if dealt:
-                log.debug("round %d: %d cards dealt", dv.round_id, dealt)
-            self.dealt = dealt
-        keys = frozenset((b.kind, b.message) for b in dv.banners)
-        for kind, message in sorted(keys - self.banners):
-            log.log(alarm, "%s: %s", kind, message)
-        self.banners = keys
-        finished = [r for r in dv.recall if r.status in ("settled", "void")]
-        if self.last_logged is None:  # start-up: rounds already in the journal
-            self.last_logged = max((r.round_id for r in finished), default=0)
-        ended = None
-        for rec in sorted(finished, key=lambda r: r.round_id):
-            if rec.round_id > self.last_logged:
-                line = describe_round(rec, self.profile)
-                log.info("%s", line)
-                self.last_logged = rec.round_id
-                ended = rec.status
-                self.settled += rec.status == "settled"
-        if (dv.state, dv.round_id) != (self.last_state, self.last_round):
-            level = alarm if dv.state in ("paused", "locked") else logging.DEBUG
-            log.log(level, "round %d %s: %s", dv.round_id, dv.state, dv.next_action)
-            self.last_state, self.last_round = dv.state, dv.round_id
-        return ended
-
-
-def _money(minor: int) -> str:
-    sign = "-" if minor < 0 else "+"
-    return f"{sign}{abs(minor) // 100}.{abs(minor) % 100:02d}"
-
-
-def describe_round(rec: RecallRound, profile: Any = None) -> str:
-    """One readable line for a settled or voided round (the demo's headless output).
-
-    Args:
-        rec: the round's game recall record.
-        profile: the rule profile, to name the dealer's hand and whether it qualifies.
-    """
-    if rec.status == "void":
-        refunds = [f"seat {s.seat} refunded {_money(sum(s.bets.values()))[1:]}"
-                   for s in rec.seats if s.bets]
-        return (f"round {rec.round_id} VOID ({rec.void_reason or 'void'}): "
-                + (", ".join(refunds) or "no wagers"))
-    dealer = " ".join(rec.dealer_cards)
-    head = f"round {rec.round_id}: dealer {dealer}"
-    if profile is not None and len(rec.dealer_cards) == 3:
-        value = evaluate3(parse_cards(rec.dealer_cards))
-        qual = "qualifies" if profile.qualifier.qualifies(value) else "does not qualify"
-        head += f" {value.hand_class.key.replace('_', ' ')} ({qual})"
-    parts = [head]
-    for s in rec.seats:
-        if not s.bets:
-            continue
-        cards = " ".join(c or "??" for c in s.cards)
-        what = "fold" if s.decision == "fold" else (s.hand or "").replace("_", " ")
-        parts.append(f"seat {s.seat} {cards} {what} {_money(s.net or 0)}")
-    return " | ".join(parts)
 
 
 def _setup_logging(level: str) -> None:
@@ -255,12 +189,13 @@ class Daemon:
         self.stop_event = threading.Event()
         self.watchdog = WatchdogTiming.from_environ()
         self.heartbeats = Heartbeats(max_age_ms=self.watchdog.stale_after_ms)
-        self.roundlog = _RoundLog(profile=config.profile)
+        self.roundlog = RoundLog(profile=config.profile)
         self.table: Any = None
         self.link: Any = None
         self.app: Any = None
         self.screens_missing: list[str] = []  # configured screens that did not open
         self._threads: list[threading.Thread] = []
+        self._crashed: set[str] = set()  # threads that ended on an exception
         self.anchor_level = logging.INFO  # the demo lowers it: one line per round there
 
     # -- start-up -------------------------------------------------------------------
@@ -392,6 +327,7 @@ class Daemon:
             try:
                 target()
             except Exception:  # noqa: BLE001 - reported, and the watchdog stops
+                self._crashed.add(name)
                 log.exception("thread %s crashed", name)
             finally:
                 if not self.stop_event.is_set() and name not in _MAY_END:
@@ -415,27 +351,51 @@ class Daemon:
                       on_betting=(lambda _v: sim.load_deck()) if sim is not None else None,
                       quiet=QUIET_MS / 1000 if sim is None else 0.0)
 
-    def _control_loop(self) -> None:
-        types = _command_types()
-        for line in sys.stdin:
-            line = line.strip()
-            if not line:
+    def handle_control_line(self, line: str | bytes) -> bool:
+        """Take one control line: a dealer command as a JSON object (``--control-stdin``).
+
+        The line is parsed against the command's declaration
+        (:func:`controller.game.inputs.parse_control_line`); one that fails it is logged
+        at warning with the reason (naming the field), one naming no command at error
+        with the known ones; neither reaches the table.
+        Otherwise the command is submitted and this waits until the table applied it.
+
+        Returns:
+            True when a command was submitted.
+        """
+        line = line.strip()
+        if not line:
+            return False
+        try:
+            command = parse_control_line(line)
+        except UnknownCommand as exc:
+            log.error("control: %s", exc)
+            return False
+        except InputError as exc:
+            log.warning("control: refused %r: %s", line[:200], exc)
+            return False
+        log.info("control: %s", command.name)
+        self.table.submit(command)
+        self.table.drain()
+        return True
+
+    def _control_loop(self, fd: int | None = None) -> None:
+        """Read control lines until end of input (``fd``: default stdin's).
+
+        Reads the file descriptor itself (no buffered reader whose lock a daemon thread
+        would hold at exit). A line longer than
+        :data:`~controller.game.inputs.MAX_CONTROL_LINE` bytes is refused whole; nothing
+        but the end of input ends the loop.
+        """
+        fd = sys.stdin.fileno() if fd is None else fd
+        for line in _lines(fd, MAX_CONTROL_LINE):
+            if line is None:
+                log.warning("control: refused a line longer than %d bytes", MAX_CONTROL_LINE)
                 continue
             try:
-                obj = json.loads(line)
-                name = obj.pop("command")
-                klass = types.get(name)
-                if klass is None:
-                    log.error("control: unknown command %r (known: %s)", name,
-                              ", ".join(sorted(types)))
-                    continue
-                command = klass(**obj)
-            except (ValueError, KeyError, TypeError) as exc:
-                log.error("control: bad command %r: %s", line[:200], exc)
-                continue
-            log.info("control: %s", name)
-            self.table.submit(command)
-            self.table.drain()
+                self.handle_control_line(line)
+            except Exception:  # noqa: BLE001 - one line never ends the control channel
+                log.exception("control: line %r could not be handled", line[:200])
         log.info("control: end of input on stdin (no more dealer commands from it)")
 
     def _health(self) -> list[str]:
@@ -452,6 +412,8 @@ class Daemon:
             problems.append("shoe link thread ended")
         problems += [f"thread {t.name} ended" for t in self._threads
                      if t.name not in _MAY_END and not t.is_alive()]
+        problems += [f"thread {name} crashed" for name in sorted(self._crashed)
+                     if name in _MAY_END]
         return problems
 
     def _watchdog_loop(self) -> None:

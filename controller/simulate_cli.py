@@ -21,9 +21,9 @@ from typing import Any
 from controller.autoplay import AutoPlayer
 from controller.cli import counted, wagers, whole_number
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
-from controller.game.commands import ManualCard, NoMoreBets
 from controller.game.config import MAX_SEATS, MIN_SEATS, TableConfig, profile_for
 from controller.game.events import LinkState, LinkStatus
+from controller.game.inputs import ManualCard, NoMoreBets
 from controller.game.journal import JournalError
 from controller.game.rules import RuleProfile, RuleProfileError
 from controller.game.settlement import BetError, bets_from_mapping, validate_bets
@@ -162,7 +162,7 @@ def summarize(table: Table, elapsed: float, played: int, audit: RoundAudit) -> d
     seats of one round share the dealer's hand, so the round is the sample unit).
     """
     g = table.game
-    rows = g.meters
+    rows = g.meters_dict()["rows"]
     total = rows.get("total", [0] * 6)
     out: dict[str, Any] = {
         "rules": g.config.rules, "seats": g.config.seats,
@@ -228,17 +228,22 @@ def simulate(table: Table, player: AutoPlayer, shoe: EventShoe, rounds: int,
     """
     process = table.process
     g = table.game
-    start = g.meters.get("total", (0, 0, 0, 0))[3] + g.counters.get("voids", 0)
+    def settled() -> int:
+        total = g.meters.rows.get("total")
+        return total.rounds if total is not None else 0
+
+    start = settled() + g.counters.get("voids", 0)
     process([LinkStatus(state=LinkState.ONLINE, detail="simulated shoe")], flush=False)
     round_id = None
     stuck = 0
-    audited = max((r["round_id"] for r in g.recall), default=0)
-    while g.meters.get("total", (0, 0, 0, 0))[3] < rounds:
-        if audit is not None and g.recall and g.recall[0]["round_id"] > audited:
-            for rec in sorted((r for r in g.recall if r["round_id"] > audited),
-                              key=lambda r: r["round_id"]):
-                audit.observe(rec)
-            audited = g.recall[0]["round_id"]
+    audited = max((r.round_id for r in g.recall), default=0)
+    while settled() < rounds:
+        newest = g.recall.newest()
+        if audit is not None and newest is not None and newest.round_id > audited:
+            for rec in sorted((r for r in g.recall if r.round_id > audited),
+                              key=lambda r: r.round_id):
+                audit.observe(rec.to_dict())
+            audited = newest.round_id
         dealer = table.views()[0]
         if dealer.round_id != round_id:
             round_id = dealer.round_id
@@ -247,7 +252,7 @@ def simulate(table: Table, player: AutoPlayer, shoe: EventShoe, rounds: int,
         if st == "betting":
             cmds = player.next_commands(dealer)
             process([*cmds[:-1], *shoe.before_no_more_bets(), cmds[-1]], flush=False)
-        elif st == "deciding" and chain and g.meters.get("total", (0, 0, 0, 0))[3] + 1 < rounds:
+        elif st == "deciding" and chain and settled() + 1 < rounds:
             cmds = player.next_commands(dealer, chain=True)
             if isinstance(cmds[-1], NoMoreBets):  # the next round opens in the same commit
                 round_id = dealer.round_id + 1
@@ -275,10 +280,10 @@ def simulate(table: Table, player: AutoPlayer, shoe: EventShoe, rounds: int,
             raise RuntimeError(table.locked)
     table.process([], flush=True)
     if audit is not None:
-        for rec in sorted((r for r in g.recall if r["round_id"] > audited),
-                          key=lambda r: r["round_id"]):
-            audit.observe(rec)
-    return g.meters.get("total", (0, 0, 0, 0))[3] + g.counters.get("voids", 0) - start
+        for rec in sorted((r for r in g.recall if r.round_id > audited),
+                          key=lambda r: r.round_id):
+            audit.observe(rec.to_dict())
+    return settled() + g.counters.get("voids", 0) - start
 
 
 def run(args: argparse.Namespace) -> int:

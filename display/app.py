@@ -5,7 +5,7 @@ The daemon builds one :class:`DisplayApp` on the main thread and calls
 the app:
 
 1. drains pygame events (touches, clicks and keys go to the dealer screen, which turns
-   them into :class:`~controller.game.commands.DealerCommand` s posted with ``put_nowait``);
+   them into :class:`~controller.game.inputs.DealerCommand` s posted with ``put_nowait``);
 2. reads the newest ``(DealerView, PlayerView)`` from ``get_views()`` (a cheap
    non-blocking getter, e.g. a lock-free reference the controller thread replaces);
 3. redraws a window only when its view's ``version`` changed, the dealer touched the
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import pygame
 
-from controller.game.commands import DealerCommand
+from controller.game.inputs import DealerCommand
 from controller.game.views import DealerView, PlayerView
 from display.dealer import DealerScreen
 from display.painter import Frame

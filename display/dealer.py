@@ -5,7 +5,8 @@ Lifecycle (after Tuxemon's states): :meth:`DealerScreen.draw` only READS the new
 open pad) and returns a :class:`~display.painter.Frame` listing every button with its
 rectangle, action and shortcut keys. :meth:`DealerScreen.handle` takes one pygame event
 with the last frame, updates the UI state and returns the
-:class:`~controller.game.commands.DealerCommand` s to post. The screen never calls the
+:class:`~controller.game.inputs.DealerCommand` s to post (each checked against its
+declaration; a PIN pad entry that fails it stays open with the reason). The screen never calls the
 controller and never waits.
 
 Keyboard (every action has a key; the key is printed on its button):
@@ -29,7 +30,7 @@ from typing import Any
 
 import pygame
 
-from controller.game import commands as C
+from controller.game import inputs as C  # noqa: N812 - the input declarations
 from controller.game.config import PIN_MAX_DIGITS
 from controller.game.views import DealerView, PayoutLine, RecallRound, SeatView
 from display import theme
@@ -52,30 +53,25 @@ TAP_COPY_SECONDS = 0.5
 TAP_COPY_PIXELS = 40
 """How far apart (pixels, on each axis) a tap's finger and mouse copies may land."""
 
-#: primary next action: next_action_key -> (command name, label key, shortcut)
+#: primary next action: next_action_key -> the command's name
 _PRIMARY = {
-    "place_bets": "no_more_bets",
-    "no_more_bets": "no_more_bets",
-    "reveal": "reveal",
-    "decide": "reveal",
-    "settle": "settle",
-    "next_round": "next_round",
+    "place_bets": C.NoMoreBets.name,
+    C.NoMoreBets.name: C.NoMoreBets.name,
+    C.Reveal.name: C.Reveal.name,
+    C.Decide.name: C.Reveal.name,
+    C.Settle.name: C.Settle.name,
+    C.NextRound.name: C.NextRound.name,
 }
+#: primary button: command name -> (command, shortcut)
 _PRIMARY_CMD: dict[str, tuple[type[C.DealerCommand], str]] = {
-    "no_more_bets": (C.NoMoreBets, "n"),
-    "reveal": (C.Reveal, "r"),
-    "settle": (C.Settle, "s"),
-    "next_round": (C.NextRound, "g"),
-    "resume": (C.Resume, "f5"),
-}
-#: toolbar supervisor / service buttons: command name -> (label key, key, style)
-_TOOLS = (
-    ("void", "btn.void", "f9", "danger"),
-    ("manual_card", "btn.manual_card", "f10", "normal"),
-    ("unblock_deck", "btn.unblock_deck", "f11", "normal"),
-    ("resume", "btn.resume", "f5", "normal"),
-    ("new_deck", "btn.new_deck", "f6", "normal"),
-)
+    c.name: (c, key) for c, key in ((C.NoMoreBets, "n"), (C.Reveal, "r"), (C.Settle, "s"),
+                                    (C.NextRound, "g"), (C.Resume, "f5"))}
+#: toolbar supervisor / service buttons: (command name, label key, key, style)
+_TOOLS = tuple((c.name, f"btn.{c.name}", key, style) for c, key, style in (
+    (C.VoidRound, "f9", "danger"), (C.ManualCard, "f10", "normal"),
+    (C.UnblockDeck, "f11", "normal"), (C.Resume, "f5", "normal"), (C.NewDeck, "f6", "normal")))
+#: the pad a supervisor action opens first
+_FIRST_PAD = {C.VoidRound.name: "reason", C.ManualCard.name: "card"}
 _BET_KEYS = {"ante": "a", "pair_plus": "p", "six_card_bonus": "x"}
 _EN = Translator("en")
 
@@ -95,6 +91,7 @@ class DealerUI:
         chip: chip value in use (minor units), or None (the smallest).
         recall_index: which recall round is shown (0 = newest).
         flash: (button id, until monotonic seconds) of the last press, for feedback.
+        error: why the PIN pad's command was refused (its declaration), shown on the pad.
     """
 
     screen: str = "main"
@@ -108,6 +105,7 @@ class DealerUI:
     chip: int | None = None
     recall_index: int = 0
     flash: tuple[str, float] = ("", 0.0)
+    error: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -249,6 +247,8 @@ class DealerScreen:
         ui = self.ui
         kind = action[0]
         if kind == "cmd":
+            if isinstance(action[1], C.Decide):
+                ui.selected_seat = None
             return [action[1]]
         if kind == "seat":
             ui.selected_seat = action[1]
@@ -258,9 +258,6 @@ class DealerScreen:
             return []
         if kind == "bet":
             return [C.PlaceBet(seat=action[1], bet=action[2], amount=self.chip(view))]
-        if kind == "decide":
-            ui.selected_seat = None
-            return [C.Decide(seat=action[1], decision=action[2])]
         if kind == "screen":
             ui.screen = action[1]
             ui.recall_index = 0 if action[1] == "recall" else ui.recall_index
@@ -272,7 +269,7 @@ class DealerScreen:
             what = action[1]
             self._reset_pad()
             ui.pad_action = what
-            ui.pad = {"void": "reason", "manual_card": "card"}.get(what, "pin")
+            ui.pad = _FIRST_PAD.get(what, "pin")
             return []
         if kind == "reason":
             ui.reason = action[1]
@@ -302,6 +299,12 @@ class DealerScreen:
             if not ui.pin:
                 return []
             cmd = self._supervisor_command()
+            if cmd is not None:
+                try:
+                    C.check(cmd)
+                except C.InputError as exc:  # e.g. a PIN shorter than 4 digits
+                    ui.error, ui.pin = str(exc), ""
+                    return []
             self._reset_pad()
             return [cmd] if cmd is not None else []
         return []
@@ -309,21 +312,21 @@ class DealerScreen:
     def _supervisor_command(self) -> C.DealerCommand | None:
         ui = self.ui
         pin = ui.pin
-        if ui.pad_action == "void":
+        if ui.pad_action == C.VoidRound.name:
             reason = _EN(f"reason.{ui.reason or 'other'}")
             return C.VoidRound(reason=reason, pin=pin)
-        if ui.pad_action == "manual_card" and ui.card_rank and ui.card_suit:
+        if ui.pad_action == C.ManualCard.name and ui.card_rank and ui.card_suit:
             return C.ManualCard(card=ui.card_rank + ui.card_suit, pin=pin)
-        if ui.pad_action == "unblock_deck":
+        if ui.pad_action == C.UnblockDeck.name:
             return C.UnblockDeck(reason="deck checked by supervisor", pin=pin)
-        if ui.pad_action == "resume":
+        if ui.pad_action == C.Resume.name:
             return C.Resume(pin=pin)
         return None
 
     def _reset_pad(self) -> None:
         ui = self.ui
         ui.pad = ui.pad_action = ui.reason = ui.card_rank = ui.card_suit = None
-        ui.pin = ""
+        ui.pin = ui.error = ""
 
     # -- drawing ----------------------------------------------------------------------------
 
@@ -441,7 +444,7 @@ class DealerScreen:
         name = _PRIMARY.get(view.next_action_key)
         if name and name in view.allowed:
             return name
-        for cand in ("no_more_bets", "reveal", "settle", "next_round", "resume"):
+        for cand in _PRIMARY_CMD:
             if cand in view.allowed:
                 return cand
         return name
@@ -497,7 +500,7 @@ class DealerScreen:
     def _toolbar(self, p: Painter, rect: pygame.Rect, view: DealerView, portrait: bool) -> None:
         tr = self.tr
         g = max(3, rect.height // 10)
-        betting = "place_bet" in view.allowed
+        betting = C.PlaceBet.name in view.allowed
         chips = view.chip_values[:len(CHIP_KEYS)]
         if portrait:
             top, bottom = rows(rect, [1, 1], g)
@@ -509,21 +512,21 @@ class DealerScreen:
         for i, (v, cell) in enumerate(zip(chips, cells, strict=False)):
             self._chip_button(p, cell, v, CHIP_KEYS[i], betting, v == current)
         p.button("rebet_all", cells[-1], tr("btn.rebet_all"), ("cmd", C.Rebet(seat=0)),
-                 keys=("shift+b",), enabled="rebet" in view.allowed)
+                 keys=("shift+b",), enabled=C.Rebet.name in view.allowed)
         tcells = cols(tool_r, [1] * len(_TOOLS), g)
         tsize = p.common_size([tr(x[1]) for x in _TOOLS],
                               inset(tcells[0], tcells[0].height // 6, tcells[0].height // 5),
                               int(tcells[0].height * 0.4), bold=True)
         for (name, label, key, style), cell in zip(_TOOLS, tcells, strict=True):
             enabled = name in view.allowed
-            if name == "resume" and view.awaiting_supervisor != "resume":
+            if name == C.Resume.name and view.awaiting_supervisor != name:
                 action: tuple[Any, ...] = ("cmd", C.Resume())
-            elif name == "new_deck":
+            elif name == C.NewDeck.name:
                 action = ("cmd", C.NewDeck())
             else:
                 action = ("open", name)
-            if name == "unblock_deck":
-                enabled = enabled or (view.deck_blocked and "unblock_deck" in view.allowed)
+            if name == C.UnblockDeck.name:
+                enabled = enabled or (view.deck_blocked and name in view.allowed)
             p.button(f"tool.{name}", cell, tr(label), action, keys=(key,), enabled=enabled,
                      style=style if enabled else "normal", size=tsize,
                      selected=view.awaiting_supervisor == name)
@@ -607,7 +610,7 @@ class DealerScreen:
         p.outline(rect, theme.GOLD if selected else theme.PANEL_LINE,
                   max(2, rect.width // 60) if selected else 1, radius)
         inner = inset(rect, max(3, rect.width // 24), max(3, rect.height // 45))
-        betting = "place_bet" in view.allowed
+        betting = C.PlaceBet.name in view.allowed
         deciding = view.state == "deciding"
         bet_names = ["ante", "pair_plus"]
         if view.paytables.six_card_bonus or seat.bets.get("six_card_bonus"):
@@ -676,17 +679,19 @@ class DealerScreen:
         if betting:
             p.button(f"{role}.rebet", a, tr("btn.rebet"), ("cmd", C.Rebet(seat=seat.seat)),
                      keys=("b",) if selected else (), hint="b" if selected else "",
-                     enabled="rebet" in view.allowed)
+                     enabled=C.Rebet.name in view.allowed)
             p.button(f"{role}.clear", b, tr("btn.clear"), ("cmd", C.ClearBets(seat=seat.seat)),
                      keys=("c",) if selected else (), hint="c" if selected else "",
-                     enabled="clear_bets" in view.allowed and bool(seat.bets))
+                     enabled=C.ClearBets.name in view.allowed and bool(seat.bets))
         elif deciding and seat.bets.get("ante") and not seat.decision:
-            p.button(f"{role}.play", a, tr("btn.play"), ("decide", seat.seat, "play"),
+            p.button(f"{role}.play", a, tr("btn.play"),
+                     ("cmd", C.Decide(seat=seat.seat, decision="play")),
                      keys=("y",) if selected else (), hint="y" if selected else "",
-                     enabled="decide" in view.allowed, style="play")
-            p.button(f"{role}.fold", b, tr("btn.fold"), ("decide", seat.seat, "fold"),
+                     enabled=C.Decide.name in view.allowed, style="play")
+            p.button(f"{role}.fold", b, tr("btn.fold"),
+                     ("cmd", C.Decide(seat=seat.seat, decision="fold")),
                      keys=("f",) if selected else (), hint="f" if selected else "",
-                     enabled="decide" in view.allowed, style="fold")
+                     enabled=C.Decide.name in view.allowed, style="fold")
         elif seat.net is not None:
             if view.state == "void":
                 refund = sum(r.stake for r in seat.results if r.outcome == "refund")
@@ -827,9 +832,11 @@ class DealerScreen:
             return
         # PIN pad
         detail = ""
-        if ui.pad_action == "void":
+        if ui.error:
+            detail = ui.error
+        elif ui.pad_action == C.VoidRound.name:
             detail = tr(f"reason.{ui.reason or 'other'}")
-        elif ui.pad_action == "manual_card" and ui.card_rank and ui.card_suit:
+        elif ui.pad_action == C.ManualCard.name and ui.card_rank and ui.card_suit:
             detail = card_label(ui.card_rank + ui.card_suit)
         title = tr("pad.pin_title", action=action_label)
         p.text(title, title_r, title_r.height, bold=True, color=theme.GOLD, role="pad.title")

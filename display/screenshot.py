@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from controller.game.inputs import ManualCard, VoidRound
 from display.scenarios import SCENARIOS
 
 
@@ -83,7 +84,7 @@ def render(view: str, scenario: str, size: tuple[int, int], lang: str = "en",
         screen.ui.screen = sc.dealer_screen
         if pad:
             screen.ui.pad = pad
-            screen.ui.pad_action = {"reason": "void", "card": "manual_card"}.get(pad, "void")
+            screen.ui.pad_action = {"card": ManualCard.name}.get(pad, VoidRound.name)
             if pad == "pin":
                 screen.ui.reason = "shoe_fault"
                 screen.ui.pin = "1234"

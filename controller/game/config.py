@@ -408,6 +408,18 @@ def config_version(d: dict[str, Any]) -> int:
     return v if _is_int(v) else 1
 
 
+def setting_problem(name: str, value: Any) -> str | None:
+    """What is wrong with ``value`` for the setting ``name``, by its own check, or None.
+
+    The rule profile a ``rules`` value names is not loaded here (:meth:`TableConfig.validate`
+    and :meth:`TableConfig.changed` load it).
+
+    Raises:
+        KeyError: ``name`` is no setting of :class:`TableConfig`.
+    """
+    return _PLACES[name].check(value)
+
+
 def changeable_setting(key: Any) -> str:
     """The setting a ``config_change`` key names (a version 1 name is read too).
 
@@ -500,5 +512,5 @@ def load_config(path: str | Path | None, **overrides: Any) -> TableConfig:
 
 
 __all__ = ["TableConfig", "ConfigError", "load_config", "profile_for", "changeable_setting",
-           "config_version", "amount_problem", "multiple_problem", "pin_problem", "ROLES",
-           "CHANGEABLE", "MAX_SEATS", "MAX_AMOUNT", "MAX_MULTIPLE"]
+           "config_version", "setting_problem", "amount_problem", "multiple_problem",
+           "pin_problem", "ROLES", "CHANGEABLE", "MAX_SEATS", "MAX_AMOUNT", "MAX_MULTIPLE"]

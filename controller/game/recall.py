@@ -60,9 +60,9 @@ def recall(path: str | Path, last: int = 10) -> list[dict[str, Any]]:
     finally:
         j.close()
     for r in g.recall:
-        by_id[r["round_id"]] = r
+        by_id[r.round_id] = r.to_dict()
     if g.state in IN_PLAY or (g.state is RoundState.BETTING and g.seats):
-        by_id[g.round_id] = _masked(g.round_record("in_progress"))
+        by_id[g.round_id] = _masked(g.round_record("in_progress").to_dict())
     if 1 in by_id and not by_id[1]["started_utc"] and first is not None:
         by_id[1] = {**by_id[1], "started_utc": first[0]}
     return [by_id[k] for k in sorted(by_id, reverse=True)[:last]]
@@ -121,10 +121,11 @@ def meters(path: str | Path) -> MeterReport:
         rounds = j.stored_rounds()
     finally:
         j.close()
-    rep = MeterReport({k: list(v) for k, v in g.meters.items()}, dict(g.counters))
+    live = g.meters_dict()
+    rep = MeterReport(live["rows"], live["counters"])
     by_id = {r["round_id"]: r for r in rounds}
     for r in g.recall:
-        by_id[r["round_id"]] = r
+        by_id[r.round_id] = r.to_dict()
     if sum_rounds(list(by_id.values())) != rep.rows:
         rep.problems.append("meters differ from the sum of the round records")
     if stored["rows"] and stored["rows"] != rep.rows and len(by_id) == len(rounds):

@@ -12,6 +12,29 @@ voids the round, for instance).
 from __future__ import annotations
 
 import enum
+from typing import Any
+
+import msgspec
+from msgspec import Struct
+
+from controller.game.inputs import (
+    ChangePin,
+    ClearBets,
+    ConfigChange,
+    Decide,
+    ExposedCard,
+    ManualCard,
+    NewDeck,
+    NextRound,
+    NoMoreBets,
+    PlaceBet,
+    Rebet,
+    Resume,
+    Reveal,
+    Settle,
+    UnblockDeck,
+    VoidRound,
+)
 
 
 class RoundState(enum.Enum):
@@ -30,41 +53,47 @@ class RoundState(enum.Enum):
 
 S = RoundState
 
-#: (state, trigger) -> the states that trigger may lead to. The only moves there are.
+#: (state, trigger) -> the states that trigger may lead to. The only moves there are. A
+#: trigger is a command's name, a shoe event's type (``card``, ``retract``), or ``pause``.
 TRANSITIONS: dict[tuple[RoundState, str], frozenset[RoundState]] = {
-    (S.BETTING, "no_more_bets"): frozenset({S.NO_MORE_BETS}),
+    (S.BETTING, NoMoreBets.name): frozenset({S.NO_MORE_BETS}),
     (S.NO_MORE_BETS, "card"): frozenset({S.DEALING, S.DECIDING}),
     (S.DEALING, "card"): frozenset({S.DECIDING}),
     (S.DECIDING, "retract"): frozenset({S.DEALING, S.NO_MORE_BETS}),
     (S.DEALING, "retract"): frozenset({S.NO_MORE_BETS}),
-    (S.DECIDING, "exposed_card"): frozenset({S.DEALING, S.NO_MORE_BETS}),
-    (S.DEALING, "exposed_card"): frozenset({S.NO_MORE_BETS}),
-    (S.DECIDING, "reveal"): frozenset({S.REVEAL}),
-    (S.REVEAL, "settle"): frozenset({S.SETTLED}),
-    (S.SETTLED, "next_round"): frozenset({S.BETTING}),
-    (S.VOID, "next_round"): frozenset({S.BETTING}),
+    (S.DECIDING, ExposedCard.name): frozenset({S.DEALING, S.NO_MORE_BETS}),
+    (S.DEALING, ExposedCard.name): frozenset({S.NO_MORE_BETS}),
+    (S.DECIDING, Reveal.name): frozenset({S.REVEAL}),
+    (S.REVEAL, Settle.name): frozenset({S.SETTLED}),
+    (S.SETTLED, NextRound.name): frozenset({S.BETTING}),
+    (S.VOID, NextRound.name): frozenset({S.BETTING}),
     (S.NO_MORE_BETS, "pause"): frozenset({S.PAUSED}),
     (S.DEALING, "pause"): frozenset({S.PAUSED}),
-    (S.PAUSED, "resume"): frozenset({S.NO_MORE_BETS, S.DEALING, S.DECIDING}),
-    (S.BETTING, "void"): frozenset({S.VOID}),
-    (S.NO_MORE_BETS, "void"): frozenset({S.VOID}),
-    (S.DEALING, "void"): frozenset({S.VOID}),
-    (S.DECIDING, "void"): frozenset({S.VOID}),
-    (S.PAUSED, "void"): frozenset({S.VOID}),
+    (S.PAUSED, Resume.name): frozenset({S.NO_MORE_BETS, S.DEALING, S.DECIDING}),
+    (S.BETTING, VoidRound.name): frozenset({S.VOID}),
+    (S.NO_MORE_BETS, VoidRound.name): frozenset({S.VOID}),
+    (S.DEALING, VoidRound.name): frozenset({S.VOID}),
+    (S.DECIDING, VoidRound.name): frozenset({S.VOID}),
+    (S.PAUSED, VoidRound.name): frozenset({S.VOID}),
 }
 
-_BETWEEN_ROUNDS = frozenset({"config_change", "change_pin", "unblock_deck", "new_deck"})
+
+def _names(*commands: type) -> frozenset[str]:
+    return frozenset(c.name for c in commands)
+
+
+_BETWEEN_ROUNDS = _names(ConfigChange, ChangePin, UnblockDeck, NewDeck)
 
 #: state -> dealer command names it accepts (``DealerCommand.name``).
 ALLOWED_COMMANDS: dict[RoundState, frozenset[str]] = {
-    S.BETTING: frozenset({"place_bet", "clear_bets", "rebet", "no_more_bets"}) | _BETWEEN_ROUNDS,
-    S.NO_MORE_BETS: frozenset({"void"}),
-    S.DEALING: frozenset({"void", "exposed_card"}),
-    S.DECIDING: frozenset({"decide", "reveal", "void", "exposed_card"}),
-    S.REVEAL: frozenset({"settle"}),
-    S.SETTLED: frozenset({"next_round"}) | _BETWEEN_ROUNDS,
-    S.PAUSED: frozenset({"resume", "void", "manual_card", "unblock_deck"}),
-    S.VOID: frozenset({"next_round"}) | _BETWEEN_ROUNDS,
+    S.BETTING: _names(PlaceBet, ClearBets, Rebet, NoMoreBets) | _BETWEEN_ROUNDS,
+    S.NO_MORE_BETS: _names(VoidRound),
+    S.DEALING: _names(VoidRound, ExposedCard),
+    S.DECIDING: _names(Decide, Reveal, VoidRound, ExposedCard),
+    S.REVEAL: _names(Settle),
+    S.SETTLED: _names(NextRound) | _BETWEEN_ROUNDS,
+    S.PAUSED: _names(Resume, VoidRound, ManualCard, UnblockDeck),
+    S.VOID: _names(NextRound) | _BETWEEN_ROUNDS,
     S.LOCKED: frozenset(),
 }
 
@@ -123,3 +152,121 @@ def position_name(seat: int) -> str:
     if seat < 0:
         return "burn"
     return f"seat {seat}"
+
+
+class Rejected(Exception):
+    """An input not allowed now: rejected with this reason, recorded, nothing changed."""
+
+
+class Pause(Struct, omit_defaults=True):
+    """Why a round is paused, and where it goes on (snapshot form: a JSON object).
+
+    Attributes:
+        reason: ``misread``, ``link_lost``, ``seq_gap``, ``shoe_restart``, ``alarm``,
+            ``frame_error``, ``shoe_empty`` or ``interrupted``.
+        resume_to: the state value the round resumes to.
+        supervisor: resuming needs a supervisor's PIN.
+        position: the deal position a misread waits at (misreads only).
+    """
+
+    reason: str
+    resume_to: str
+    supervisor: bool
+    position: int | None = None
+
+
+class Note(Struct, array_like=True, frozen=True):
+    """A notice the views show as a banner (snapshot form: ``[severity, message, ...]``).
+
+    Attributes:
+        severity: ``info``, ``warning`` or ``error``.
+        message: what happened, in English.
+        action: what the dealer must do next, in English.
+        params: values for translation (card, code, reason...), as text.
+    """
+
+    severity: str
+    message: str
+    action: str = ""
+    params: dict[str, Any] = {}
+
+
+class Notes(dict[str, Note]):
+    """The banners in force, by kind (``void``, ``misread``, ``link_lost``...)."""
+
+    def put(self, kind: str, message: str, action: str = "", severity: str = "warning",
+            **params: str) -> None:
+        """Show (or replace) the notice of ``kind``."""
+        self[kind] = Note(severity, message, action, params)
+
+    def drop(self, *kinds: str) -> None:
+        """Take the notices of ``kinds`` down (those shown)."""
+        for k in kinds:
+            self.pop(k, None)
+
+
+class Round(Struct):
+    """The round in play: its number, state, dealer's hand, void and pause (mutable).
+
+    Attributes:
+        round_id: the round number, 1-based.
+        state: where the round stands.
+        started_utc: when betting opened (empty for round 1, which the journal opens).
+        dealer_hand: the dealer's hand name once revealed.
+        dealer_qualifies: whether the dealer qualifies, once revealed.
+        void_reason: why the round was voided, else None.
+        void_acknowledged: a supervisor (or the dealer, for a void asked for) saw it.
+        pause: why the round is paused, else None.
+        seq_broken: the shoe's card sequence broke mid-deal (a supervisor must check).
+    """
+
+    round_id: int = 1
+    state: RoundState = RoundState.BETTING
+    started_utc: str = ""
+    dealer_hand: str | None = None
+    dealer_qualifies: bool | None = None
+    void_reason: str | None = None
+    void_acknowledged: bool = False
+    pause: Pause | None = None
+    seq_broken: bool = False
+
+    def go(self, trigger: str, target: RoundState) -> None:
+        """Move to ``target`` by ``trigger`` (:func:`check_transition`)."""
+        self.state = check_transition(self.state, trigger, target)  # noqa: F821 - defined below
+
+    def paused_for(self, reason: str) -> bool:
+        """True when the round is paused for ``reason``."""
+        return self.pause is not None and self.pause.reason == reason
+
+    def start_pause(self, reason: str, supervisor: bool, position: int | None = None) -> None:
+        """Pause the round where it stands."""
+        resume_to = self.state.value
+        self.go("pause", RoundState.PAUSED)
+        self.pause = Pause(reason, resume_to, supervisor, position)
+
+    def next_round(self, utc: str) -> None:
+        """Open betting for the next round."""
+        self.go(NextRound.name, RoundState.BETTING)
+        self.round_id += 1
+        self.started_utc = utc
+        self.dealer_hand = self.dealer_qualifies = self.void_reason = None
+        self.void_acknowledged = self.seq_broken = False
+
+    def snapshot(self) -> dict[str, Any]:
+        """The snapshot's keys for the round (JSON-ready)."""
+        return {"state": self.state.value, "round_id": self.round_id,
+                "started_utc": self.started_utc, "dealer_hand": self.dealer_hand,
+                "dealer_qualifies": self.dealer_qualifies,
+                "pause": None if self.pause is None else msgspec.to_builtins(self.pause),
+                "void_reason": self.void_reason, "void_acknowledged": self.void_acknowledged,
+                "seq_broken": self.seq_broken}
+
+    @classmethod
+    def from_snapshot(cls, d: dict[str, Any]) -> Round:
+        """Inverse of :meth:`snapshot` (reads every snapshot written before)."""
+        return cls(round_id=d["round_id"], state=RoundState(d["state"]),
+                   started_utc=d["started_utc"], dealer_hand=d["dealer_hand"],
+                   dealer_qualifies=d["dealer_qualifies"],
+                   pause=None if d["pause"] is None else msgspec.convert(d["pause"], Pause),
+                   void_reason=d["void_reason"], void_acknowledged=d["void_acknowledged"],
+                   seq_broken=d["seq_broken"])

@@ -14,8 +14,8 @@ journal a script writes is the same on every run. Each later line is one step:
 ``{"event": "LinkStatus", "state": "online", "detail": "connected to /dev/card-shoe"}``
     a shoe event of :mod:`controller.game.events`, by class name, with its fields;
 ``{"command": "PlaceBet", "seat": 1, "bet": "ante", "amount": 2500}``
-    a dealer command of :mod:`controller.game.commands`, by class name (``pin`` for a
-    supervisor's or technician's action);
+    a dealer command of :mod:`controller.game.inputs`, by class name (``pin`` for a
+    supervisor's or technician's action), checked against its declaration;
 ``{"cards": "Ah 7c Tc"}``
     cards leaving the shoe in this order: one ``CardRead`` each, coded as the ``native``
     dialect sends them (add ``"burn": true`` for cards read in burn mode);
@@ -41,12 +41,14 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from controller.game import commands, events
+import msgspec
+
+from controller.game import events
 from controller.game.auth import demo_pin_hashes
 from controller.game.codes import normalise_code
-from controller.game.commands import DealerCommand
 from controller.game.engine import TableConfig
 from controller.game.events import CardRead, ShoeEvent
+from controller.game.inputs import COMMANDS, DealerCommand
 from controller.game.table import Table
 from controller.game.views import DealerView, PlayerView
 
@@ -146,7 +148,7 @@ def _registry(module: Any, base: type) -> dict[str, type]:
 
 
 _EVENTS = _registry(events, ShoeEvent)
-_COMMANDS = _registry(commands, DealerCommand)
+_COMMANDS = {c.__name__: c for c in COMMANDS}
 
 
 def _build(classes: dict[str, type], what: str, name: object, body: dict[str, Any]) -> Any:
@@ -163,6 +165,17 @@ def _build(classes: dict[str, type], what: str, name: object, body: dict[str, An
         kind = hints.get(k)
         args[k] = kind(v) if isinstance(kind, type) and issubclass(kind, enum.Enum) else v
     return cls(**args)
+
+
+def _command(name: object, body: dict[str, Any]) -> DealerCommand:
+    cls = _COMMANDS.get(name) if isinstance(name, str) else None
+    if cls is None:
+        raise ValueError(f"unknown dealer command {name!r} (known: "
+                         f"{', '.join(sorted(_COMMANDS))})")
+    try:
+        return msgspec.convert(body, cls)
+    except msgspec.ValidationError as exc:
+        raise ValueError(f"{name}: {exc}") from None
 
 
 def _cards(text: object, burn: object) -> tuple[Input, ...]:
@@ -185,7 +198,7 @@ def _step(n: int, obj: dict[str, Any]) -> Step:
     if "event" in obj:
         return Step(n, (_build(_EVENTS, "shoe event", obj.pop("event"), obj),))
     if "command" in obj:
-        return Step(n, (_build(_COMMANDS, "dealer command", obj.pop("command"), obj),))
+        return Step(n, (_command(obj.pop("command"), obj),))
     if "cards" in obj:
         text, burn = obj.pop("cards"), obj.pop("burn", False)
         if obj:

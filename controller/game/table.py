@@ -1,13 +1,15 @@
 """The :class:`Table`: the one writer of round state.
 
 Inputs (:class:`~controller.game.events.ShoeEvent`,
-:class:`~controller.game.commands.DealerCommand`,
-:class:`Tick`) arrive on :attr:`Table.inbox`. One thread (:meth:`Table.start`) takes
-them in order; for each: it is encoded (a PIN is checked and replaced by the role it
-belongs to: no PIN is ever journaled), appended to the journal and committed, then
-applied to the :class:`~controller.game.engine.Game`, then new views are published. Inputs
-already waiting share one commit (each keeps its own journal row); none is applied
-before its row is on disk.
+:class:`~controller.game.inputs.DealerCommand`,
+:class:`~controller.game.inputs.Tick`) arrive on :attr:`Table.inbox`. One thread
+(:meth:`Table.start`) takes them in order; for each: it is checked against its declaration
+(:mod:`controller.game.inputs`: an input that fails it is refused, logged and never
+journaled), encoded as strict JSON (a PIN is checked and replaced by the role it belongs
+to: no PIN is ever journaled), appended to the journal and committed, then applied to the
+:class:`~controller.game.engine.Game`, then new views are published. Inputs already
+waiting share one commit (each keeps its own journal row); none is applied before its
+row is on disk.
 
 Tests and the simulator may call :meth:`Table.process` directly instead of starting
 the thread (never both at once).
@@ -21,9 +23,8 @@ a supervisor (docs/rules.md "power loss or crash mid-round").
 
 from __future__ import annotations
 
-import dataclasses
-import enum
 import json
+import logging
 import queue
 import threading
 import time
@@ -34,18 +35,25 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from controller.game.auth import PinChecker, hash_pin
-from controller.game.commands import DealerCommand
+from controller.game.config import RENAMED
 from controller.game.engine import Game, TableConfig
-from controller.game.events import CardRead, Heartbeat, ShoeEvent
+from controller.game.events import Heartbeat, ShoeEvent
+from controller.game.inputs import (
+    STARTUP,
+    ChangePin,
+    ConfigChange,
+    DealerCommand,
+    InputError,
+    Tick,
+    encode_body,
+    journal_body,
+)
 from controller.game.journal import Journal, JournalError
 from controller.game.replay import ReplayError, apply_records, start_state
 from controller.game.table_views import ViewBuilder
 from controller.game.views import DealerView, PlayerView
 
-
-@dataclass(frozen=True, slots=True)
-class Tick:
-    """A clock tick for the table thread (keeps its heartbeat fresh; never journaled)."""
+log = logging.getLogger("threecard")
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,55 +95,21 @@ class SystemClock:
         return time.monotonic_ns()
 
 
-_FIELDS: dict[type, tuple[str, ...]] = {}
-_ENCODE = json.encoder.c_make_encoder(  # type: ignore[attr-defined]
-    None, None, json.encoder.encode_basestring_ascii, None, ":", ",", True, False, True) \
-    if getattr(json.encoder, "c_make_encoder", None) else None
-
-
-def dumps_compact(body: dict[str, Any]) -> str:
-    """Compact JSON of a journal body (the C encoder, built once)."""
-    if _ENCODE is not None:
-        return "".join(_ENCODE(body, 0))
-    return json.dumps(body, separators=(",", ":"))  # pragma: no cover
-_CHANGES_AUTH = frozenset({"change_pin", "config_change"})
-
-
 def encode_input(item: ShoeEvent | DealerCommand) -> tuple[str, dict[str, Any]]:
-    """The journal kind and body of an input (a command's PIN left out).
+    """The journal kind and body of an input, checked against its declaration.
 
-    The body of a card read in burn mode carries ``"burn_rule": 2``: the game fills a
-    burn position with it, where a body written without it (before) replays as it was
-    applied then (:mod:`controller.game.engine`, "Burn cards").
+    A command's PIN is left out; a PIN change journals the new PIN's salted hash
+    (:class:`~controller.game.inputs.PinChanged`). The body of a card read in burn mode
+    carries ``"burn_rule": 2`` (:func:`controller.game.inputs.journal_body`).
 
     Raises:
+        InputError: the input fails its declaration (the message names the field).
         TypeError: not a shoe event or dealer command.
     """
-    cls = type(item)
-    if cls is CardRead:  # the hot path: 24 of every round's inputs
-        body = {"card": item.card, "code": item.code, "burn": item.burn, "seq": item.seq}
-        if item.burn:
-            body["burn_rule"] = 2
-        return "card", body
-    names = _FIELDS.get(cls)
-    if names is None:
-        names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls) if f.name != "pin")
-    body = {}
-    for n in names:
-        v = getattr(item, n)
-        body[n] = v.value if isinstance(v, enum.Enum) else v
-    if isinstance(item, ShoeEvent):
-        return item.type, body
-    if isinstance(item, DealerCommand):
-        kind = item.name
-        if kind == "change_pin":
-            pin = body.pop("new_pin", "")
-            try:
-                body["pin_hash"] = hash_pin(pin)
-            except ValueError:
-                body["pin_hash"] = None
-        return kind, body
-    raise TypeError(f"not a table input: {item!r}")
+    kind, body = journal_body(item)
+    if isinstance(item, ChangePin):
+        body = {"role": item.role, "pin_hash": hash_pin(item.new_pin)}
+    return kind, body
 
 
 class _Fence:
@@ -215,7 +189,8 @@ class Table:
             return
         self.recovered = g.to_dict()
         self.journal.write_derived(g.take_derived())
-        self._process([("startup", {"config": self.config.to_dict()}, "system")])
+        body = {"config": self.config.to_dict()}
+        self._process([(STARTUP, body, "system", encode_body(body))])
 
     def _derived_problem(self, g: Game) -> str | None:
         """Compare the stored meters, counters and recent rounds with the replayed state.
@@ -232,7 +207,7 @@ class Table:
         n, lo, hi = self.journal.round_ids()
         if n and (lo != 1 or hi - lo + 1 != n):
             return f"round records are missing ({n} records for rounds {lo}..{hi})"
-        recent = {r["round_id"]: r for r in g.recall}
+        recent = {r.round_id: r.to_dict() for r in g.recall}
         for rid, text in self.journal.round_texts(last=len(recent) + 1):
             try:
                 rec = json.loads(text)
@@ -266,21 +241,33 @@ class Table:
         Raises:
             JournalError: the journal could not be written (the table is now locked).
         """
-        batch: list[tuple[str, dict[str, Any], str]] = []
+        batch: list[tuple[str, dict[str, Any], str, str]] = []
         verdicts: list[Verdict] = []
         for item in items:
             if isinstance(item, (Tick, Heartbeat)):
                 self.heartbeat = time.monotonic()
                 continue
-            kind, body = encode_input(item)
-            actor = "shoe" if isinstance(item, ShoeEvent) else "dealer"
-            if isinstance(item, DealerCommand) and item.pin is not None:
-                actor = self._pins.role_for(item.pin, self.game.config.pin_hashes) or "dealer!"
-            if kind == "config_change":  # the event log keeps the old value too (R7)
-                old = getattr(self.game.config, str(body.get("key")), None)
-                body["old"] = old if isinstance(old, (str, int, bool)) else None
-            batch.append((kind, body, actor))
-            if kind in _CHANGES_AUTH:  # later PINs are checked against the new settings
+            try:
+                kind, body = encode_input(item)
+                actor = "shoe" if isinstance(item, ShoeEvent) else "dealer"
+                if isinstance(item, DealerCommand) and item.pin is not None:
+                    actor = (self._pins.role_for(item.pin, self.game.config.pin_hashes)
+                             or "dealer!")
+                if isinstance(item, ConfigChange):  # the event log keeps the old value (R7)
+                    old = getattr(self.game.config, RENAMED.get(item.key, item.key), None)
+                    body["old"] = old if isinstance(old, (str, int, bool)) else None
+                text = encode_body(body)
+            except (InputError, TypeError) as exc:  # refused: nothing of it is journaled
+                log.warning("input refused, not journaled: %s", exc)
+                if batch:
+                    verdicts += self._process(batch)
+                    batch = []
+                name = (item.name if isinstance(item, DealerCommand)
+                        else getattr(item, "type", type(item).__name__))
+                verdicts.append(Verdict(None, name, False, str(exc)))
+                continue
+            batch.append((kind, body, actor, text))
+            if isinstance(item, (ChangePin, ConfigChange)):  # later PINs: the new settings
                 verdicts += self._process(batch)
                 batch = []
         if batch:
@@ -289,11 +276,11 @@ class Table:
             self.journal.write_derived(self.game.take_derived())
         return verdicts
 
-    def _process(self, batch: list[tuple[str, dict[str, Any], str]]) -> list[Verdict]:
+    def _process(self, batch: list[tuple[str, dict[str, Any], str, str]]) -> list[Verdict]:
         if self.locked:
-            return [Verdict(None, k, False, self.locked) for k, _, _ in batch]
+            return [Verdict(None, k, False, self.locked) for k, _, _, _ in batch]
         g = self.game
-        recs = [(k, a, dumps_compact(b)) for k, b, a in batch]
+        recs = [(k, a, text) for k, _, a, text in batch]
         utc, mono = self.clock.utc(), self.clock.monotonic_ns()
         try:
             seqs = self.journal.append(utc, mono, recs, g.take_derived())
@@ -304,7 +291,7 @@ class Table:
             raise
         out = []
         with self._lock:
-            for seq, (kind, body, actor) in zip(seqs, batch, strict=True):
+            for seq, (kind, body, actor, _) in zip(seqs, batch, strict=True):
                 reason = g.apply(seq, utc, kind, body, actor, mono_ns=mono)
                 out.append(Verdict(seq, kind, reason is None, reason))
             self.version += 1

@@ -15,7 +15,19 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from controller.game.bets import BetResult
 from controller.game.engine import Game
+from controller.game.inputs import (
+    Decide,
+    ManualCard,
+    NextRound,
+    Resume,
+    Reveal,
+    Settle,
+    UnblockDeck,
+    VoidRound,
+)
+from controller.game.records import RoundRecord
 from controller.game.round import ALLOWED_COMMANDS, RoundState, position_name
 from controller.game.rules import PAY_ORDER, RuleProfile
 from controller.game.views import (
@@ -35,7 +47,7 @@ from controller.game.views import (
 S = RoundState
 _SHOWN = frozenset({S.REVEAL, S.SETTLED})
 #: banner kinds the players see (without card parameters).
-_PLAYER_BANNERS = frozenset({"void", "link_lost", "link_silent", "misread", "seq_gap",
+_PLAYER_BANNERS = frozenset({S.VOID.value, "link_lost", "link_silent", "misread", "seq_gap",
                              "shoe_restart", "interrupted_round", "deck_blocked",
                              "journal_locked", "alarm"})
 _RTP_LOCK = threading.Lock()
@@ -91,8 +103,8 @@ def paytables_for(profile: RuleProfile) -> Paytables:
         qualifier=profile.qualifier.text, player_cards_face_up=profile.player_cards_face_up)
 
 
-def _bet_lines(results: list[list[Any]] | None) -> tuple[BetLine, ...]:
-    return tuple(BetLine(b, o, st, net, m) for b, o, st, m, net in results or ())
+def _bet_lines(results: list[BetResult] | None) -> tuple[BetLine, ...]:
+    return tuple(BetLine(r.bet, r.outcome, r.stake, r.net, r.multiple) for r in results or ())
 
 
 def _pay_rank(item: tuple[str, Any]) -> int:
@@ -100,19 +112,18 @@ def _pay_rank(item: tuple[str, Any]) -> int:
     return PAY_ORDER.index(item[0]) if item[0] in PAY_ORDER else len(PAY_ORDER)
 
 
-def _recall_round(rec: dict[str, Any], mask_dealer: bool) -> RecallRound:
-    deal = tuple((None if mask_dealer and pos == "dealer" else card, pos, manual)
-                 for card, pos, manual in rec["deal"])
-    seats = tuple(SeatView(seat=s["seat"], bets=dict(s["bets"]), cards=tuple(s["cards"]),
-                           hand=s["hand"], decision=s["decision"],
-                           results=tuple(BetLine(b, r["outcome"], r["stake"], r["net"],
-                                                 r["multiple"])
-                                         for b, r in sorted(s["results"].items(),
+def _recall_round(rec: RoundRecord, mask_dealer: bool) -> RecallRound:
+    deal = tuple((None if mask_dealer and d.where == "dealer" else d.card, d.where, d.manual)
+                 for d in rec.deal)
+    seats = tuple(SeatView(seat=s.seat, bets=dict(s.bets), cards=tuple(s.cards),
+                           hand=s.hand, decision=s.decision,
+                           results=tuple(BetLine(b, r.outcome, r.stake, r.net, r.multiple)
+                                         for b, r in sorted(s.results.items(),
                                                             key=_pay_rank)),
-                           net=s["net"], six_card_hand=s["six_card_hand"])
-                  for s in rec["seats"])
-    return RecallRound(rec["round_id"], rec["status"], rec["void_reason"], rec["started_utc"],
-                       deal, () if mask_dealer else tuple(rec["dealer_cards"]), seats)
+                           net=s.net, six_card_hand=s.six_card_hand)
+                  for s in rec.seats)
+    return RecallRound(rec.round_id, rec.status, rec.void_reason, rec.started_utc,
+                       deal, () if mask_dealer else tuple(rec.dealer_cards), seats)
 
 
 class ViewBuilder:
@@ -124,8 +135,8 @@ class ViewBuilder:
         self._recalled: dict[tuple[int, str, str | None, int], RecallRound] = {}
         self._paytables: dict[str, Paytables] = {}
 
-    def _recall_of(self, rec: dict[str, Any]) -> RecallRound:
-        key = (rec["round_id"], rec["status"], rec["ended_utc"], len(rec["deal"]))
+    def _recall_of(self, rec: RoundRecord) -> RecallRound:
+        key = (rec.round_id, rec.status, rec.ended_utc, len(rec.deal))
         got = self._recalled.get(key)
         if got is None:
             if len(self._recalled) > 64:
@@ -139,18 +150,18 @@ class ViewBuilder:
             self._key = key
             meters = []
             order = ["ante", "play", "ante_bonus", "pair_plus", "six_card_bonus",
-                     *sorted((k for k in g.meters if k.startswith("seat ")),
+                     *sorted((k for k in g.meters.rows if k.startswith("seat ")),
                              key=lambda k: int(k[5:])), "total"]
             for name in order:
-                m = g.meters.get(name)
+                m = g.meters.rows.get(name)
                 if m:
-                    meters.append(MeterRow(name, m[0], m[1], m[2], m[2] - m[1], m[3],
-                                           voids=m[4], refunded=m[5]))
+                    meters.append(MeterRow(name, m.wagered, m.paid, m.won, m.won - m.paid,
+                                           m.rounds, voids=m.voids, refunded=m.refunded))
+            settled = S.SETTLED.value
             history = tuple(HistoryEntry(
-                r["round_id"], r["status"],
-                tuple(r["dealer_cards"]) if r["status"] == "settled" else (),
-                r["dealer_hand"], r["dealer_qualifies"] if r["status"] == "settled" else None,
-                tuple((s["seat"], s["net"] or 0) for s in r["seats"])) for r in g.recall)
+                r.round_id, r.status, tuple(r.dealer_cards) if r.status == settled else (),
+                r.dealer_hand, r.dealer_qualifies if r.status == settled else None,
+                tuple((s.seat, s.net or 0) for s in r.seats)) for r in g.recall)
             pt = self._paytables.get(g.config.rules)
             if pt is None:
                 pt = self._paytables[g.config.rules] = paytables_for(g.profile)
@@ -186,50 +197,50 @@ class ViewBuilder:
                 player_seats.append(SeatView(seat, dict(sr.bets), (None,) * len(cards), None,
                                              sr.decision, _bet_lines(sr.results), sr.net,
                                              sr.six))
+        r, deal = g.round, g.deal
         if shown:
-            dealer_cards: tuple[str | None, ...] = tuple(g.dealer_cards)
-            dhand, dq = g.dealer_hand, g.dealer_qualifies
+            dealer_cards: tuple[str | None, ...] = tuple(deal.dealer_cards)
+            dhand, dq = r.dealer_hand, r.dealer_qualifies
         else:
-            dealer_cards = (None,) * len(g.dealer_cards)
+            dealer_cards = (None,) * len(deal.dealer_cards)
             dhand = dq = None
         # the dealer screen (and the log) name every card an alarm is about, e.g. a card
         # read twice that is also a hole card: only the players' copy is redacted (R13)
-        banners = [Banner(k, sev, msg, act, {p: str(x) for p, x in params.items()})
-                   for k, (sev, msg, act, params) in g.notes.items()]
+        banners = [Banner(k, n.severity, n.message, n.action,
+                          {p: str(x) for p, x in n.params.items()})
+                   for k, n in g.notes.items()]
         if locked:
             banners.insert(0, Banner("journal_locked", "error", locked,
                                      "Call a technician: the table stays locked"))
         pbanners = tuple(_redact(Banner(b.kind, b.severity,
-                                        _player_message(b, g) if b.kind != "void"
+                                        _player_message(b, g) if b.kind != S.VOID.value
                                         else b.message,
                                         "", {k: v for k, v in b.params.items()
                                              if k in ("refunds", "reason")}),
-                                 () if shown else g.dealer_cards)
+                                 () if shown else deal.dealer_cards)
                          for b in banners if b.kind in _PLAYER_BANNERS)
-        payouts = tuple(PayoutLine(seat, b, "refund" if o == "refund" else o,
-                                   st_ if o in ("refund", "push", "lose") else net)
-                        for seat in sorted(g.seats) for b, o, st_, _m, net
-                        in g.seats[seat].results or ())
+        payouts = tuple(PayoutLine(seat, b.bet, b.outcome,
+                                   b.stake if b.outcome in ("refund", "push", "lose") else b.net)
+                        for seat in sorted(g.seats) for b in g.seats[seat].results or ())
         if g.state in (S.SETTLED, S.VOID) and g.recall:
             recall = st["recall"]
         else:
             masked = not shown
             current = RecallRound(
-                g.round_id, "in_progress", None, g.started_utc,
-                tuple((None if masked and d[1] == "dealer" else d[0], d[1], d[2])
-                      for d in g.deal),
-                () if masked else tuple(g.dealer_cards),
+                g.round_id, "in_progress", None, r.started_utc,
+                tuple((None if masked and d.where == "dealer" else d.card, d.where, d.manual)
+                      for d in deal.entries),
+                () if masked else tuple(deal.dealer_cards),
                 tuple(v for v in dealer_seats if v.seat in g.seats))
             recall = (current, *st["recall"])
         key, action = _next_action(g, state)
-        cards_due = (len(g.positions) - g.deal_index
-                     if g.state in (S.NO_MORE_BETS, S.DEALING)
-                     or (g.state is S.PAUSED and g.pause and g.pause["reason"] == "misread")
+        cards_due = (len(deal.positions) - deal.index
+                     if g.state in (S.NO_MORE_BETS, S.DEALING) or r.paused_for("misread")
                      else 0)
         next_card = None
         if cards_due:
-            s, n = g.positions[g.deal_index]
-            next_card = (s, n)
+            pos = deal.positions[deal.index]
+            next_card = (pos.seat, pos.number)
         dealer = DealerView(
             table_id=g.config.table_id, round_id=g.round_id, state=state.value,
             next_action=action, next_action_key=key, next_card=next_card,
@@ -237,10 +248,10 @@ class ViewBuilder:
             dealer_qualifies=dq, link_state=g.link_state, link_detail=g.link_detail,
             banners=tuple(banners), payouts=payouts,
             allowed=frozenset() if locked else ALLOWED_COMMANDS[g.state],
-            awaiting_supervisor=_awaiting(g), deck_blocked=bool(g.deck_blocked),
+            awaiting_supervisor=_awaiting(g), deck_blocked=bool(deal.blocked),
             recall=recall, meters=st["meters"], paytables=st["paytables"],
             chip_values=g.config.chip_values, version=version, cards_due=cards_due,
-            pause_reason=g.pause["reason"] if g.pause else None, void_reason=g.void_reason)
+            pause_reason=r.pause.reason if r.pause else None, void_reason=r.void_reason)
         player = PlayerView(
             table_id=g.config.table_id, round_id=g.round_id, state=state.value,
             seats=tuple(player_seats), dealer_cards=dealer_cards, dealer_hand=dhand,
@@ -285,15 +296,17 @@ def _player_message(b: Banner, g: Game) -> str:
 
 
 def _awaiting(g: Game) -> str | None:
-    if g.pause:
-        if g.pause["reason"] == "misread":
-            return "manual_card"
-        if g.pause["supervisor"]:
-            return "resume"
-    if g.state is S.VOID and not g.void_acknowledged:
-        return "void"
-    if g.deck_blocked:
-        return "unblock_deck"
+    """The supervisor command the table waits for, by name, or None."""
+    pause = g.round.pause
+    if pause:
+        if pause.reason == "misread":
+            return ManualCard.name
+        if pause.supervisor:
+            return Resume.name
+    if g.state is S.VOID and not g.round.void_acknowledged:
+        return VoidRound.name
+    if g.deal.blocked:
+        return UnblockDeck.name
     return None
 
 
@@ -303,26 +316,25 @@ def _next_action(g: Game, state: RoundState) -> tuple[str, str]:
     if state is S.BETTING:
         return "place_bets", "Place bets, then press No more bets"
     if state in (S.NO_MORE_BETS, S.DEALING):
-        s, n = g.positions[g.deal_index]
-        return "deal", f"Deal card {n} to {position_name(s)}"
+        pos = g.deal.positions[g.deal.index]
+        return "deal", f"Deal card {pos.number} to {position_name(pos.seat)}"
     if state is S.DECIDING:
-        waiting = [s for s, sr in sorted(g.seats.items())
-                   if sr.bets.get("ante") and sr.decision is None]
+        waiting = g.wagers.undecided()
         if waiting:
-            return "decide", f"Seat {waiting[0]}: play or fold"
-        return "reveal", "Reveal the dealer's cards"
+            return Decide.name, f"Seat {waiting[0]}: play or fold"
+        return Reveal.name, "Reveal the dealer's cards"
     if state is S.REVEAL:
-        return "settle", "Settle the seats"
+        return Settle.name, "Settle the seats"
     if state is S.SETTLED:
-        return "next_round", "Pay the seats, then start the next round"
+        return NextRound.name, "Pay the seats, then start the next round"
     if state is S.VOID:
-        if not g.void_acknowledged:
+        if not g.round.void_acknowledged:
             return "supervisor", "Return every wager; a supervisor acknowledges the void"
-        return "next_round", "Return every wager, then start the next round"
-    reason = g.pause["reason"] if g.pause else ""
-    if reason == "misread":
+        return NextRound.name, "Return every wager, then start the next round"
+    pause = g.round.pause
+    if pause and pause.reason == "misread":
         return "resolve", "Re-present the card, or a supervisor enters it by hand"
-    if g.pause and g.pause["supervisor"]:
+    if pause and pause.supervisor:
         return "supervisor", "Supervisor: check the cards, then resume or void the round"
     return "resolve", "Fix the shoe, then resume"
 

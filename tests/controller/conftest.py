@@ -9,9 +9,9 @@ import pytest
 
 from controller.game import recall as rc
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
-from controller.game.commands import Decide, NoMoreBets, PlaceBet, Reveal, Settle
 from controller.game.engine import TableConfig
 from controller.game.events import CardRead, LinkState, LinkStatus
+from controller.game.inputs import Decide, NoMoreBets, PlaceBet, Reveal, Settle
 from controller.game.table import Table, Verdict
 
 SUP = DEMO_PINS["supervisor"]

@@ -12,7 +12,9 @@ import pytest
 
 from controller.game import recall as rc
 from controller.game.auth import DEMO_PINS, PinChecker, PinLockout, demo_pin_hashes, hash_pin
-from controller.game.commands import (
+from controller.game.config import TableConfig
+from controller.game.events import CardRead, LinkState, LinkStatus, Misread
+from controller.game.inputs import (
     ConfigChange,
     ManualCard,
     NoMoreBets,
@@ -20,8 +22,6 @@ from controller.game.commands import (
     UnblockDeck,
     VoidRound,
 )
-from controller.game.config import TableConfig
-from controller.game.events import CardRead, LinkState, LinkStatus, Misread
 from controller.game.journal import Journal
 from controller.game.replay import rebuild
 from controller.game.table import Table

@@ -22,7 +22,9 @@ from controller.cli import main
 from controller.game import recall as rc
 from controller.game.auth import demo_pin_hashes
 from controller.game.cards import DECK
-from controller.game.commands import (
+from controller.game.engine import Game, TableConfig
+from controller.game.events import Alarm, CardRead, LinkState, LinkStatus, Misread
+from controller.game.inputs import (
     ConfigChange,
     NextRound,
     NoMoreBets,
@@ -30,8 +32,6 @@ from controller.game.commands import (
     Resume,
     UnblockDeck,
 )
-from controller.game.engine import Game, TableConfig
-from controller.game.events import Alarm, CardRead, LinkState, LinkStatus, Misread
 from controller.game.journal import Journal
 from controller.game.table import Table
 from controller.game.table_views import ViewBuilder
@@ -93,7 +93,7 @@ def assert_right_hands(shift) -> None:
     """The seats and the dealer hold exactly the cards of HANDS."""
     g = shift.game
     assert {s: sr.cards for s, sr in g.seats.items()} == {1: HANDS[1], 2: HANDS[2]}
-    assert g.dealer_cards == HANDS[0]
+    assert g.deal.dealer_cards == HANDS[0]
 
 
 def settle_and_recall(shift) -> dict:
@@ -456,8 +456,8 @@ def test_any_burns_leave_every_hand_as_dealt(order, burns, seats, pattern, early
     g = t.game
     assert g.state.value == "deciding"
     assert {s: sr.cards for s, sr in g.seats.items()} == {s: hands[s] for s in seats}
-    assert g.dealer_cards == hands[0]
-    assert [d[:3] for d in g.deal] == want
+    assert g.deal.dealer_cards == hands[0]
+    assert [d.line() for d in g.deal.entries] == want
     assert json.loads(rc.replay(t.journal, full=True).dumps()) == json.loads(g.dumps())
     t.close()
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 
 from controller.game.auth import demo_pin_hashes
-from controller.game.commands import ConfigChange
 from controller.game.config import (
     CHANGEABLE,
     CONFIG_VERSION,
@@ -16,6 +15,7 @@ from controller.game.config import (
     changeable_setting,
     config_version,
 )
+from controller.game.inputs import ConfigChange
 
 # a startup body's configuration as the table journaled it before (version 1)
 VERSION_1 = {"table_id": "table-1", "rules": "classic", "seats": 5,

@@ -19,7 +19,9 @@ import pytest
 
 from controller.game import recall as rc
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
-from controller.game.commands import (
+from controller.game.engine import Game, TableConfig
+from controller.game.events import CardRead, LinkState, LinkStatus, Misread
+from controller.game.inputs import (
     ConfigChange,
     Decide,
     ManualCard,
@@ -33,8 +35,6 @@ from controller.game.commands import (
     UnblockDeck,
     VoidRound,
 )
-from controller.game.engine import Game, TableConfig
-from controller.game.events import CardRead, LinkState, LinkStatus, Misread
 from controller.game.table import Table
 
 SUP = DEMO_PINS["supervisor"]
@@ -115,7 +115,7 @@ def rounds_of(table: Table) -> list[dict]:
 @pytest.fixture(scope="module")
 def ref():
     states, seq_at_commit, t = reference()
-    yield states, seq_at_commit, rounds_of(t), {k: list(v) for k, v in t.game.meters.items()}
+    yield states, seq_at_commit, rounds_of(t), t.game.meters_dict()["rows"]
     t.close()
 
 
@@ -141,7 +141,7 @@ def run_child(path: Path, kill_at: str) -> int:
 def finish_shift(path: Path) -> Table:
     t = Table(path, CONFIG, clock=Clock(10_000))
     done = max(t.recovered["last_seq"] - 1, 0)  # the first record is the start-up
-    if t.game.pause and t.game.pause["reason"] == "interrupted":
+    if t.game.round.paused_for("interrupted"):
         assert t.process([Resume(pin=SUP)])[0].accepted
     for item in SHIFT[done:]:
         t.process([item])
@@ -182,8 +182,8 @@ def test_sigkill_at_every_journal_write_then_restart(ref, tmp_path):
             assert rebuilt["last_seq"] == durable, point
             assert rebuilt == states[durable], f"state rebuilt after a kill at {point}"
             assert rounds_of(t) == final_rounds, f"rounds after a kill at {point}"
-            assert t.game.meters == final_meters, f"meters after a kill at {point}"
-            assert rc.sum_rounds(t.journal.stored_rounds()) == t.game.meters
+            assert t.game.meters_dict()["rows"] == final_meters, f"meters after a kill at {point}"
+            assert rc.sum_rounds(t.journal.stored_rounds()) == t.game.meters_dict()["rows"]
             assert t.journal.verify().ok
             t.close()
             for p in base.glob(path.name + "*"):
@@ -201,7 +201,7 @@ def test_the_shift_without_a_kill_matches_the_reference(ref, tmp_path):
         (6, "settled", None), (5, "settled", None), (4, "void", "dispute"),
         (3, "void", "duplicate_card"), (2, "settled", None), (1, "settled", None)]
     t = finish_shift(tmp_path / "j.sqlite")
-    assert rounds_of(t) == final_rounds and t.game.meters == final_meters
+    assert rounds_of(t) == final_rounds and t.game.meters_dict()["rows"] == final_meters
     assert rc.recall(tmp_path / "j.sqlite")[0]["round_id"] == 6  # round 7: no bets yet
     (r6,) = [r for r in final_rounds if r["round_id"] == 6]
     assert [tuple(d) for d in r6["deal"][:5]] == [

@@ -4,7 +4,8 @@ Seats 1 and 2 bet; the deal is round robin: seat 1, seat 2, dealer, three passes
 Each scenario ends with the game recall the journal gives (``threecard recall --json``).
 """
 
-from controller.game.commands import (
+from controller.game.events import Alarm, CardRead, LinkState, LinkStatus, Misread, Retract, SeqGap
+from controller.game.inputs import (
     ConfigChange,
     Decide,
     ExposedCard,
@@ -18,7 +19,6 @@ from controller.game.commands import (
     UnblockDeck,
     VoidRound,
 )
-from controller.game.events import Alarm, CardRead, LinkState, LinkStatus, Misread, Retract, SeqGap
 
 # seat 1: Ah Qd 9c (ace high) | seat 2: Kh Qs 3s (king high) | dealer: 2c 5d 8h (no qualify)
 DECK = "Ah Kh 2c | Qd Qs 5d | 9c 3s 8h"
@@ -289,7 +289,7 @@ def test_a_hole_card_read_twice_is_named_to_the_dealer_and_the_log_never_to_the_
     import logging
     import re
 
-    from controller.daemon import _RoundLog
+    from controller.round_log import RoundLog
 
     shift.bets()
     shift.ok(shift.cards(DECK), Decide(seat=1, decision="play"), Decide(seat=2, decision="play"))
@@ -299,8 +299,8 @@ def test_a_hole_card_read_twice_is_named_to_the_dealer_and_the_log_never_to_the_
     (b,) = [b for b in dealer.banners if b.kind == "deck_blocked"]
     assert b.params["card"] == "5d" and "Card 5d seen twice" in b.message
     assert not re.search(r"\b5d\b|a card", repr(player))
-    with caplog.at_level(logging.INFO, logger="controller.daemon"):
-        _RoundLog().update(dealer, player)
+    with caplog.at_level(logging.INFO, logger="threecard"):
+        RoundLog().update(dealer, player)
     assert "deck_blocked: Card 5d seen twice in this deck" in caplog.text
     assert "a card" not in caplog.text
 

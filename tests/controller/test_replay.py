@@ -185,7 +185,8 @@ def test_table_start_up_uses_the_same_replay(shift, tmp_path):
 
 @pytest.mark.parametrize(("line", "message"), [
     ('{"command": "Deal"}', r"one:3: unknown dealer command 'Deal'"),
-    ('{"command": "PlaceBet", "seat": 1, "colour": "red"}', r"one:3: PlaceBet has no field colour"),
+    ('{"command": "PlaceBet", "seat": 1, "colour": "red"}',
+     r"one:3: PlaceBet: .*unknown field `colour`"),
     ('{"event": "LinkStatus", "state": "sleepy"}', r"one:3: 'sleepy' is not a valid LinkState"),
     ('{"cards": "Ah Zz"}', r"one:3: 'Zz' is not a card"),
     ('{"wait": -1}', r"one:3: a wait line"),

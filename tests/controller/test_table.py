@@ -11,7 +11,7 @@ from controller.autoplay import AutoPlayer, should_play
 from controller.cli import main
 from controller.game import recall as rc
 from controller.game.auth import hash_pin, verify_pin
-from controller.game.commands import (
+from controller.game.inputs import (
     ChangePin,
     ConfigChange,
     Decide,
@@ -77,7 +77,13 @@ def test_every_command_not_allowed_in_a_state_is_rejected_and_changes_nothing(sh
 def test_bets_are_checked_against_the_limits_and_the_rules(shift):
     assert "above the table maximum" in shift.rejected(
         PlaceBet(seat=1, bet="ante", amount=50001))
-    assert "no seat" in shift.rejected(PlaceBet(seat=9, bet="ante", amount=100))
+    assert "no seat 4 at this table (1-3)" in shift.rejected(
+        PlaceBet(seat=4, bet="ante", amount=100))
+    # past the most seats any table has: refused by the declaration, never journaled
+    seq = shift.table.journal.last_seq
+    (v,) = shift.table.process([PlaceBet(seat=9, bet="ante", amount=100)])
+    assert (v.seq, v.accepted) == (None, False) and "at `$.seat`" in v.reason
+    assert shift.table.journal.last_seq == seq
     shift.ok(PlaceBet(seat=1, bet="pair_plus", amount=100))
     assert "Ante" in shift.rejected(NoMoreBets())       # live: Pair Plus needs an Ante
     shift.ok(PlaceBet(seat=1, bet="ante", amount=50))
@@ -116,8 +122,10 @@ def test_repeated_wrong_pins_lock_pin_entry(make_shift):
 
 def test_config_changes_record_old_and_new_values(shift):
     assert "PIN" in shift.rejected(ConfigChange(key="deal_pattern", value="by_hand"))
-    assert "bad value" in shift.rejected(ConfigChange(key="deal_pattern", value="x",
-                                                      pin=shift.SUP))
+    assert "bad value for deal_pattern: must be one of round_robin, by_hand" in shift.rejected(
+        ConfigChange(key="deal_pattern", value="x", pin=shift.SUP))   # its declaration
+    assert "bad value for rules" in shift.rejected(
+        ConfigChange(key="rules", value="no-such-profile", pin=shift.SUP))  # the table's
     shift.ok(ConfigChange(key="deal_pattern", value="by_hand", pin=shift.SUP))
     (last,) = [json.loads(r.body) for r in shift.table.journal.records(shift.game.last_seq - 1)]
     assert last == {"key": "deal_pattern", "value": "by_hand", "old": "round_robin"}

@@ -19,7 +19,18 @@ from controller.autoplay import AutoPlayer
 from controller.game import recall as rc
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
 from controller.game.cards import DECK
-from controller.game.commands import (
+from controller.game.engine import TableConfig
+from controller.game.events import (
+    Alarm,
+    CardRead,
+    Hello,
+    LinkState,
+    LinkStatus,
+    Misread,
+    Retract,
+    SeqGap,
+)
+from controller.game.inputs import (
     ClearBets,
     Decide,
     ExposedCard,
@@ -33,17 +44,6 @@ from controller.game.commands import (
     Settle,
     UnblockDeck,
     VoidRound,
-)
-from controller.game.engine import TableConfig
-from controller.game.events import (
-    Alarm,
-    CardRead,
-    Hello,
-    LinkState,
-    LinkStatus,
-    Misread,
-    Retract,
-    SeqGap,
 )
 from controller.game.round import RoundState
 from controller.game.table import Table
@@ -106,10 +106,10 @@ class Driver:
         d = self.table.views()[0]
         g = self.table.game
         if d.cards_due and d.state != "paused":
-            fresh = [c for c in self.order if c not in g.seen]
+            fresh = [c for c in self.order if c not in g.deal.seen]
             return [CardRead(card=fresh[0], code=fresh[0])] if fresh else []
         if d.pause_reason == "misread":
-            fresh = [c for c in self.order if c not in g.seen]
+            fresh = [c for c in self.order if c not in g.deal.seen]
             return [CardRead(card=fresh[0], code=fresh[0])]
         if d.state == "paused" and d.link_state != "online":
             return [LinkStatus(state=LinkState.ONLINE)]
@@ -121,7 +121,7 @@ def hole_cards_absent(table: Table) -> None:
     """R13. A void round is over (no reveal comes): its record may show every card to the
     dealer's recall, but the players still never see them."""
     g = table.game
-    if g.state in (RoundState.REVEAL, RoundState.SETTLED) or not g.dealer_cards:
+    if g.state in (RoundState.REVEAL, RoundState.SETTLED) or not g.deal.dealer_cards:
         return
     dealer, player = table.views()
     assert all(c is None for c in player.dealer_cards)
@@ -131,7 +131,7 @@ def hole_cards_absent(table: Table) -> None:
     # a card read twice is named to the dealer, who must find it, even if it is a hole card
     alarms = tuple(b for b in dealer.banners if b.kind != "deck_blocked")
     there = repr(replace(dealer, recall=tuple(cur), meters=(), banners=alarms))
-    for card in g.dealer_cards:
+    for card in g.deal.dealer_cards:
         pat = re.compile(rf"\b{card}\b")
         assert not pat.search(here), f"hole card {card} in the player view"
         if g.state is not RoundState.VOID:
@@ -141,10 +141,10 @@ def hole_cards_absent(table: Table) -> None:
 def check_invariants(drv: Driver) -> None:
     g = drv.table.game
     S = RoundState
-    hands = [sr.cards for sr in g.seats.values()] + [g.dealer_cards]
+    hands = [sr.cards for sr in g.seats.values()] + [g.deal.dealer_cards]
     assert all(len(h) <= 3 for h in hands)
     dealt = [c for h in hands for c in h]
-    assert len(dealt) == len(set(dealt)) and set(dealt) <= g.seen
+    assert len(dealt) == len(set(dealt)) and set(dealt) <= g.deal.seen
     if g.state in (S.DECIDING, S.REVEAL, S.SETTLED):
         assert all(len(h) == 3 for h in hands)
     for sr in g.seats.values():
@@ -152,11 +152,12 @@ def check_invariants(drv: Driver) -> None:
             assert g.state in (S.SETTLED, S.VOID)
             if g.state is S.SETTLED and sr.bets.get("ante"):
                 assert sr.decision in ("play", "fold")
-    for name, row in g.meters.items():
+    rows = g.meters_dict()["rows"]
+    for name, row in rows.items():
         before = drv.prev_meters.get(name, [0] * 6)
         assert all(a >= b for a, b in zip(row, before, strict=True)), name
-    drv.prev_meters = {k: list(v) for k, v in g.meters.items()}
-    assert rc.sum_rounds(drv.table.journal.stored_rounds()) == g.meters
+    drv.prev_meters = rows
+    assert rc.sum_rounds(drv.table.journal.stored_rounds()) == rows
     hole_cards_absent(drv.table)
 
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.game import commands as C
+from controller.game import inputs as C
 from display.app import DisplayApp
 from display.scenarios import SCENARIOS, build
 
@@ -287,11 +287,29 @@ def test_void_needs_reason_and_pin(make_app):
     assert app.frame("dealer").notes["pad"] is None
 
 
-def test_the_pin_pad_takes_a_pin_of_4_to_12_digits(make_app):
+def test_a_pin_too_short_for_its_declaration_is_shown_on_the_pad_not_posted(make_app):
     app, _, inbox = make_app("dealing")
     key(app, "f9")
     key(app, "5")  # shoe fault
-    for d in "1234567890123":                     # one digit more than a PIN has
+    for d in "12":
+        key(app, d)
+    key(app, "return")
+    assert drain(inbox) == []                                  # nothing reaches the table
+    frame = app.frame("dealer")
+    assert frame.notes["pad"] == "pin"                         # the pad stays open
+    assert any("at `$.pin`" in t.text for t in frame.texts_in("pad"))  # saying why
+    for d in "2580":
+        key(app, d)
+    key(app, "return")
+    assert drain(inbox) == [C.VoidRound(reason="Shoe fault", pin="2580")]
+    assert app.frame("dealer").notes["pad"] is None
+
+
+def test_the_pin_pad_takes_the_longest_pin(make_app):
+    app, _, inbox = make_app("dealing")
+    key(app, "f9")
+    key(app, "5")
+    for d in "1234567890123":  # one digit more than a PIN may have: the pad stops at 12
         key(app, d)
     key(app, "return")
     assert drain(inbox) == [C.VoidRound(reason="Shoe fault", pin="123456789012")]

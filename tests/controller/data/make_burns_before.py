@@ -4,7 +4,7 @@ burn was a plain misread. Kept with the journal to show how it was made; run it 
 that table's code on the path: ``python make_burns_before.py burns_before.journal``.
 """
 
-from __future__ import annotations
+from __future__ import annotations  # noqa: I001 - the imports of the code it was run with
 
 import sys
 from datetime import UTC, datetime, timedelta

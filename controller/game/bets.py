@@ -1,0 +1,174 @@
+"""The seats' wagers of the round in play: placing, clearing, rebetting, deciding, settling.
+
+:class:`Wagers` holds every seat's part of the round (:class:`SeatRound`) and the wagers
+of the last round (for a rebet). A wager that breaks the rules raises
+:class:`~controller.game.round.Rejected` with the reason and changes nothing. Money is
+whole minor units.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from msgspec import Struct
+
+from controller.game.cards import parse_card
+from controller.game.round import Rejected
+from controller.game.rules import RuleProfile
+from controller.game.settlement import BetError, Bets, Decision, settle, validate_bets
+
+
+class BetResult(Struct, array_like=True, frozen=True):
+    """One bet's result (snapshot form: ``[bet, outcome, stake, multiple, net]``).
+
+    Attributes:
+        bet: ``ante``, ``play``, ``ante_bonus``, ``pair_plus`` or ``six_card_bonus``.
+        outcome: ``win``, ``lose``, ``push``, or ``refund`` (a void).
+        stake: the wager, minor units.
+        multiple: "X to 1" paid on a win, else 0.
+        net: won (+) or lost (-), the stake aside, minor units.
+    """
+
+    bet: str
+    outcome: str
+    stake: int
+    multiple: int
+    net: int
+
+
+class SeatRound(Struct):
+    """One seat's part of the round in play (mutable; owned by the table thread).
+
+    Attributes:
+        bets: bet type -> minor units (``play`` once the seat plays).
+        cards: the seat's cards in deal order.
+        decision: ``play``, ``fold`` or None.
+        results: the settled (or refunded) bets, else None.
+        net: the seat's net once settled, else None.
+        hand: the seat's 3-card hand name once settled.
+        six: the 6 Card Bonus hand name once settled, when bet.
+    """
+
+    bets: dict[str, int] = {}
+    cards: list[str | None] = []
+    decision: str | None = None
+    results: list[BetResult] | None = None
+    net: int | None = None
+    hand: str | None = None
+    six: str | None = None
+
+
+class Wagers:
+    """Every seat's wagers for the round, and the last round's for a rebet.
+
+    Attributes:
+        seats: seat number -> its part of the round (seats with a wager only).
+        last: seat number -> the wagers of the last finished round (no Play).
+    """
+
+    def __init__(self) -> None:
+        self.seats: dict[int, SeatRound] = {}
+        self.last: dict[int, dict[str, int]] = {}
+
+    def place(self, profile: RuleProfile, seat: int, bet: str, amount: int) -> None:
+        """Add ``amount`` to ``bet`` at ``seat`` (the table maximum is checked)."""
+        if bet == "six_card_bonus" and not profile.offers_six_card_bonus:
+            raise Rejected("the 6 Card Bonus is not offered under these rules")
+        sr = self.seats.get(seat)
+        new = dict(sr.bets) if sr else {}
+        new[bet] = new.get(bet, 0) + amount
+        _check_max(profile, seat, new)
+        if sr is None:
+            self.seats[seat] = SeatRound(new)
+        else:
+            sr.bets = new
+
+    def rebet(self, profile: RuleProfile, targets: list[int]) -> None:
+        """Place the last round's wagers again at ``targets``."""
+        if not targets or any(t not in self.last for t in targets):
+            raise Rejected("no wagers of a last round to place again")
+        for t in targets:
+            _check_max(profile, t, self.last[t])
+        for t in targets:
+            self.seats[t] = SeatRound(dict(self.last[t]))
+
+    def validate(self, profile: RuleProfile) -> None:
+        """Check every seat's wagers against the rules before the deal."""
+        if not self.seats:
+            raise Rejected("no wager on the table")
+        for seat in sorted(self.seats):
+            try:
+                validate_bets(profile, _bets(self.seats[seat].bets))
+            except BetError as exc:
+                raise Rejected(f"seat {seat}: {exc}") from None
+
+    def decide(self, seat: int, decision: str) -> None:
+        """Record ``play`` (a Play equal to the Ante) or ``fold`` for ``seat``."""
+        sr = self.seats.get(seat)
+        if sr is None or not sr.bets.get("ante"):
+            raise Rejected(f"seat {seat} has no Ante to decide on")
+        if sr.decision is not None:
+            raise Rejected(f"seat {seat} has already decided ({sr.decision})")
+        sr.decision = decision
+        if decision == "play":
+            sr.bets["play"] = sr.bets["ante"]
+
+    def undecided(self) -> list[int]:
+        """Seats with an Ante and no decision yet, in seat order."""
+        return [s for s, sr in sorted(self.seats.items())
+                if sr.bets.get("ante") and sr.decision is None]
+
+    def settle(self, profile: RuleProfile, dealer_cards: list[str | None]) -> None:
+        """Settle every seat against the dealer's cards (docs/rules.md)."""
+        dealer = [parse_card(c) for c in dealer_cards]
+        for sr in self.seats.values():
+            b = sr.bets
+            dec = Decision(sr.decision) if sr.decision else None
+            res = settle(profile, [parse_card(c) for c in sr.cards], dealer, _bets(b), dec)
+            sr.results = [BetResult(r.bet, r.outcome.value, r.stake, r.multiple, r.net)
+                          for r in res.results]
+            sr.net = res.net
+            sr.hand = res.player_hand.hand_class.key
+            sr.six = res.six_card_hand.key if b.get("six_card_bonus") else None
+
+    def refund(self) -> dict[int, int]:
+        """Return every wager (a void); seat -> minor units returned."""
+        for sr in self.seats.values():
+            sr.results = [BetResult(bet, "refund", v, 0, 0) for bet, v in sr.bets.items() if v]
+            sr.net = 0
+        return {s: sum(sr.bets.values()) for s, sr in self.seats.items()}
+
+    def close(self) -> None:
+        """Keep this round's wagers (Play aside) for a rebet."""
+        self.last = {s: {k: v for k, v in sr.bets.items() if k != "play"}
+                     for s, sr in self.seats.items()}
+
+    def results(self) -> list[tuple[int, BetResult]]:
+        """Every seat's results, ``(seat, result)``, seats in table order."""
+        return [(seat, r) for seat, sr in self.seats.items() for r in sr.results or ()]
+
+    def snapshot(self) -> dict[str, Any]:
+        """The snapshot's keys for the wagers (JSON-ready)."""
+        return {"seats": {str(k): msgspec.to_builtins(v) for k, v in sorted(self.seats.items())},
+                "last_bets": {str(k): v for k, v in sorted(self.last.items())}}
+
+    @classmethod
+    def from_snapshot(cls, d: dict[str, Any]) -> Wagers:
+        """Inverse of :meth:`snapshot` (reads every snapshot written before)."""
+        w = cls()
+        w.seats = {int(k): msgspec.convert(v, SeatRound) for k, v in d["seats"].items()}
+        w.last = {int(k): dict(v) for k, v in d["last_bets"].items()}
+        return w
+
+
+def _bets(b: dict[str, int]) -> Bets:
+    return Bets(b.get("ante", 0), b.get("pair_plus", 0), b.get("six_card_bonus", 0),
+                b.get("play", 0))
+
+
+def _check_max(profile: RuleProfile, seat: int, bets: dict[str, int]) -> None:
+    for bet, v in bets.items():
+        lim = profile.limits.get(bet)
+        if lim is not None and v > lim.max:
+            raise Rejected(f"seat {seat}: {bet} {v} is above the table maximum {lim.max}")

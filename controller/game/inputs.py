@@ -1,0 +1,525 @@
+"""Every input that can reach the table's journal, declared once.
+
+An input is a dealer command (what the dealer screen, the control channel, autoplay or a
+script asks the table to do), a shoe event (:mod:`controller.game.events`, what the card
+shoe and its link say), the table's own power-up record, or a clock tick (never
+journaled). Each command is declared here ONCE as a strict, frozen :class:`msgspec.Struct`:
+its name (the struct's tag, which is also its journal ``kind``), its fields, their types
+and ranges, and the role it needs. Everything that handles a command reads this
+declaration: the control-line parser (:func:`parse_control_line`), the dealer screen,
+the table's journal encoder (:func:`journal_body`), the journal decoder used by replay
+(:func:`decode_body`), and the role check (:attr:`DealerCommand.needs`).
+
+Strict means: no ``true`` where a number goes, no number where a PIN (text of digits)
+goes, no list where a card goes, no unknown field, whole numbers in their ranges (a seat
+1 to :data:`MAX_SEATS`, an amount 1 to :data:`MAX_AMOUNT` minor units), finite numbers
+only (a JSON ``NaN`` or ``1e400`` is refused). What fails its declaration is refused
+before it is journaled, with msgspec's message naming the field
+(``Expected `int`, got `bool` - at `$.seat```).
+
+Journal bodies. A command's body is its fields without the PIN (a PIN is never
+journaled: the table checks it and journals the role it belongs to). Two commands are
+journaled in another shape, declared beside them: a PIN change keeps only the salted
+hash (:class:`PinChanged`), a setting change keeps the old value too
+(:class:`ConfigChanged`). A shoe event's body is its fields (the event dataclass is its
+declaration); a card read in burn mode also carries ``"burn_rule": 2`` (see
+:mod:`controller.game.engine`, "Burn cards"). Bodies journaled by earlier versions have
+these same shapes and decode through the same declarations.
+
+This module is a leaf of :mod:`controller.game`: it imports only :mod:`msgspec`, the
+shoe-event vocabulary and the configuration's bounds (:mod:`controller.game.config`,
+which imports neither this module nor the game).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+import typing
+from typing import Annotated, Any, ClassVar, Literal
+
+import msgspec
+from msgspec import Meta, Struct
+
+from controller.game import events as ev
+from controller.game.config import (
+    DEAL_PATTERNS,
+    EXPOSED_CARD_POLICIES,
+    MAX_AMOUNT,
+    MAX_BURN_CARDS,
+    MAX_LOCKOUT_AFTER,
+    MAX_LOCKOUT_SECONDS,
+    MAX_SEATS,
+    MIN_AMOUNT,
+    MIN_LOCKOUT_AFTER,
+    MIN_LOCKOUT_SECONDS,
+    MIN_SEATS,
+    PIN_MAX_DIGITS,
+    PIN_MIN_DIGITS,
+    RENAMED,
+    setting_problem,
+)
+
+MAX_REASON = 200
+"""The longest reason text of a void or a deck unblock, characters."""
+MAX_CARD_TEXT = 8
+"""The longest card text (``As``, ``10h``, `` qs ``), characters."""
+MAX_SETTING_NUMBER = 10**9
+"""The largest whole-number value of a setting change."""
+MAX_SETTING_TEXT = 256
+"""The longest text value of a setting change (a profile name or path), characters."""
+MAX_CONTROL_LINE = 4096
+"""The longest control line taken, bytes."""
+
+
+class Role(enum.Enum):
+    """Who may give a command, lowest to highest (docs/requirements.md R12).
+
+    A role satisfies the roles below it: a technician may do what a supervisor may.
+    """
+
+    DEALER = "dealer"
+    SUPERVISOR = "supervisor"
+    TECHNICIAN = "technician"
+
+    @property
+    def rank(self) -> int:
+        """0 for the dealer, 1 for a supervisor, 2 for a technician."""
+        return _RANKS[self]
+
+
+_RANKS = {r: i for i, r in enumerate(Role)}
+
+
+class InputError(ValueError):
+    """An input that fails its declaration; the message names the field."""
+
+
+class UnknownCommand(InputError):
+    """A control line naming no dealer command; the message lists the known ones."""
+
+
+#: setting -> its values: a tuple of the texts allowed, a range of whole numbers, or str
+#: (the settings a ``config_change`` may set, :data:`controller.game.config.CHANGEABLE`)
+SETTINGS: dict[str, tuple[str, ...] | range | type] = {
+    "deal_pattern": DEAL_PATTERNS,
+    "burn_cards": range(0, MAX_BURN_CARDS + 1),
+    "exposed_card": EXPOSED_CARD_POLICIES,
+    "lockout_after": range(MIN_LOCKOUT_AFTER, MAX_LOCKOUT_AFTER + 1),
+    "lockout_seconds": range(MIN_LOCKOUT_SECONDS, MAX_LOCKOUT_SECONDS + 1),
+    "rules": str,
+}
+
+
+def _check_setting(key: str, value: object) -> None:
+    """Raise InputError when ``value`` is not one of the setting's.
+
+    The check is the configuration's own (:func:`controller.game.config.setting_problem`);
+    a setting's name in the configuration's journal form version 1
+    (:data:`controller.game.config.RENAMED`) is read too.
+    """
+    name = RENAMED.get(key, key)
+    problem = setting_problem(name, value)
+    if problem:
+        raise InputError(f"bad value for {name}: {problem} - at `$.value`")
+
+
+Seat = Annotated[int, Meta(ge=MIN_SEATS, le=MAX_SEATS)]
+SeatOrEvery = Annotated[int, Meta(ge=0, le=MAX_SEATS)]
+Amount = Annotated[int, Meta(ge=MIN_AMOUNT, le=MAX_AMOUNT)]
+Pin = Annotated[str, Meta(pattern=f"^[0-9]{{{PIN_MIN_DIGITS},{PIN_MAX_DIGITS}}}$")]
+Reason = Annotated[str, Meta(max_length=MAX_REASON)]
+CardText = Annotated[str, Meta(min_length=2, max_length=MAX_CARD_TEXT)]
+BetName = Literal["ante", "pair_plus", "six_card_bonus"]
+DecisionName = Literal["play", "fold"]
+SettingValue = (Annotated[int, Meta(ge=0, le=MAX_SETTING_NUMBER)]
+                | Annotated[str, Meta(max_length=MAX_SETTING_TEXT)])
+#: the keys of SETTINGS, and their names in the configuration's journal form version 1
+SettingKey = Literal[(*SETTINGS, *RENAMED)]  # type: ignore[valid-type]
+PinRole = Literal["supervisor", "technician"]
+PinHash = Annotated[str, Meta(pattern=r"^scrypt\$", max_length=512)]
+
+
+
+
+class DealerCommand(Struct, frozen=True, forbid_unknown_fields=True, kw_only=True,
+                    tag_field="command"):
+    """Base of every dealer command.
+
+    Class attributes (the declaration, read by the table's role check):
+        name: the command's name: its tag on a control line, its journal ``kind``, its
+            entry in ``DealerView.allowed``.
+        needs: the role it needs.
+        needs_when_asked: the role it needs while the table waits for a supervisor (an
+            unacknowledged void, a pause that needs one), when that is higher.
+        body_type: the shape it is journaled in (itself, unless declared otherwise).
+
+    Attributes:
+        pin: the PIN typed for the action (4 to 12 digits, as text), else None.
+    """
+
+    name: ClassVar[str]
+    needs: ClassVar[Role] = Role.DEALER
+    needs_when_asked: ClassVar[Role | None] = None
+    body_type: ClassVar[type[Struct]]
+
+    pin: Pin | None = None
+
+    def check_values(self) -> None:
+        """Raise InputError for a value its type allows but the command does not."""
+
+
+class PlaceBet(DealerCommand, tag="place_bet"):
+    """Add ``amount`` minor units to ``bet`` (ante, pair_plus, six_card_bonus) at ``seat``."""
+
+    seat: Seat
+    bet: BetName
+    amount: Amount
+
+
+class ClearBets(DealerCommand, tag="clear_bets"):
+    """Remove every wager of ``seat`` (betting open only)."""
+
+    seat: Seat
+
+
+class Rebet(DealerCommand, tag="rebet"):
+    """Place the seat's wagers of the last round again (``seat`` 0 = every seat)."""
+
+    seat: SeatOrEvery = 0
+
+
+class NoMoreBets(DealerCommand, tag="no_more_bets"):
+    """Close betting ("No more bets" / "Rien ne va plus"); dealing may start."""
+
+
+class Decide(DealerCommand, tag="decide"):
+    """Record a seat's decision: ``play`` (Play equal to the Ante) or ``fold``."""
+
+    seat: Seat
+    decision: DecisionName
+
+
+class Reveal(DealerCommand, tag="reveal"):
+    """Turn the dealer's cards (every decision must be recorded)."""
+
+
+class Settle(DealerCommand, tag="settle"):
+    """Settle every seat (after the reveal) and record the results."""
+
+
+class NextRound(DealerCommand, tag="next_round"):
+    """Open betting for the next round (after settlement or a void).
+
+    After a void the table did not ask a supervisor to acknowledge, the dealer may;
+    otherwise it needs a supervisor's PIN.
+    """
+
+    needs_when_asked = Role.SUPERVISOR
+
+
+class VoidRound(DealerCommand, tag="void"):
+    """Void the round: every wager is returned (supervisor PIN; ``reason`` recorded)."""
+
+    needs = Role.SUPERVISOR
+    reason: Reason = ""
+
+
+class ManualCard(DealerCommand, tag="manual_card"):
+    """Enter a card by hand for a misread (supervisor PIN; recorded as manual)."""
+
+    needs = Role.SUPERVISOR
+    card: CardText
+
+
+class UnblockDeck(DealerCommand, tag="unblock_deck"):
+    """Clear a blocked deck after a duplicate or unknown card (supervisor PIN)."""
+
+    needs = Role.SUPERVISOR
+    reason: Reason = ""
+
+
+class Resume(DealerCommand, tag="resume"):
+    """Continue a paused or interrupted round whose record is complete.
+
+    A supervisor PIN is needed where the pause asks for one.
+    """
+
+    needs_when_asked = Role.SUPERVISOR
+
+
+class NewDeck(DealerCommand, tag="new_deck"):
+    """A fresh deck (pack) is loaded: the seen-card inventory starts again."""
+
+
+class ExposedCard(DealerCommand, tag="exposed_card"):
+    """The dealer reports a card exposed by accident.
+
+    ``dealer_hand`` False: the last card read was exposed; the table burns it and deals
+    on, or voids, as its ``exposed_card`` setting says. ``dealer_hand`` True: the dealer's
+    cards were exposed; before every decision is recorded this voids the round.
+    """
+
+    dealer_hand: bool = False
+
+
+class ConfigChange(DealerCommand, tag="config_change"):
+    """Change one table setting between rounds (supervisor or technician PIN).
+
+    Keys and their values are :data:`SETTINGS`: ``deal_pattern``, ``burn_cards``,
+    ``exposed_card``, ``lockout_after``, ``lockout_seconds``, ``rules`` (a profile name
+    or path, which the table loads); the names of the configuration's journal form
+    version 1 (``exposed_card_policy``, ``max_pin_failures``) are read too. Old and new
+    values are journaled (:class:`ConfigChanged`).
+    """
+
+    needs = Role.SUPERVISOR
+    key: SettingKey
+    value: SettingValue
+
+    def check_values(self) -> None:
+        """Raise InputError when the value is not one of the setting's."""
+        _check_setting(self.key, self.value)
+
+
+class ChangePin(DealerCommand, tag="change_pin"):
+    """Set a role's PIN (technician PIN; the journal keeps only the salted hash)."""
+
+    needs = Role.TECHNICIAN
+    role: PinRole
+    new_pin: Pin
+
+
+class _Body(Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """Base of the journal bodies declared apart from their command."""
+
+    def check_values(self) -> None:
+        """Raise InputError for a value its type allows but the input does not."""
+
+
+class ConfigChanged(_Body):
+    """The journal body of a :class:`ConfigChange`: the key, the new and the old value."""
+
+    key: SettingKey
+    value: SettingValue
+    old: SettingValue | bool | None = None
+
+    def check_values(self) -> None:
+        """Raise InputError when the value is not one of the setting's."""
+        _check_setting(self.key, self.value)
+
+
+class PinChanged(_Body):
+    """The journal body of a :class:`ChangePin`: the role and its new PIN's salted hash."""
+
+    role: PinRole
+    pin_hash: PinHash
+
+
+class Startup(_Body):
+    """The table's power-up record (journaled by the table itself, actor ``system``).
+
+    Attributes:
+        config: the settings in force (``TableConfig.to_dict()``).
+    """
+
+    config: dict[str, Any]
+
+
+class Tick(Struct, frozen=True):
+    """A clock tick for the table thread (keeps its heartbeat fresh; never journaled)."""
+
+
+COMMANDS: tuple[type[DealerCommand], ...] = (
+    PlaceBet, ClearBets, Rebet, NoMoreBets, Decide, Reveal, Settle, NextRound, VoidRound,
+    ManualCard, UnblockDeck, Resume, NewDeck, ExposedCard, ConfigChange, ChangePin)
+"""Every dealer command, in the order the dealer meets them."""
+
+for _c in COMMANDS:
+    _c.name = _c.__struct_config__.tag  # type: ignore[assignment]
+    _c.body_type = _c
+ConfigChange.body_type = ConfigChanged
+ChangePin.body_type = PinChanged
+
+COMMAND_NAMED: dict[str, type[DealerCommand]] = {c.name: c for c in COMMANDS}
+"""Command name -> command class."""
+STARTUP = "startup"
+"""The journal kind of the table's power-up record."""
+
+
+def _event_body(cls: type[ev.ShoeEvent], extra: list[tuple[str, Any, Any]]) -> type[Struct]:
+    """The journal body struct of a shoe event: the dataclass's own fields (and ``extra``).
+
+    The event dataclass is the declaration; this only reads it, so the fields, types and
+    defaults are never written twice.
+    """
+    hints = typing.get_type_hints(cls, include_extras=True)
+    fields: list[Any] = []
+    for f in dataclasses.fields(cls):
+        default = f.default if f.default is not dataclasses.MISSING else msgspec.NODEFAULT
+        fields.append((f.name, hints[f.name], default))
+    return msgspec.defstruct(cls.__name__ + "Body", [*fields, *extra], frozen=True,
+                             forbid_unknown_fields=True, kw_only=True,
+                             module=__name__)
+
+
+EVENTS: tuple[type[ev.ShoeEvent], ...] = tuple(ev._TYPE_NAMES)  # noqa: SLF001 - the leaf's table
+"""Every shoe event that is journaled (heartbeats keep the link alive and are not)."""
+EVENT_BODY: dict[type[ev.ShoeEvent], type[Struct]] = {
+    cls: _event_body(cls, [("burn_rule", Annotated[int, Meta(ge=1, le=2)], 1)]
+                     if cls is ev.CardRead else [])
+    for cls in EVENTS if cls is not ev.Heartbeat}
+"""Shoe event class -> the struct its journal body decodes to (a card adds ``burn_rule``)."""
+BURN_RULE = 2
+"""The burn rule a flagged burn card is journaled under now (see the engine's docstring)."""
+
+BODY_TYPES: dict[str, type[Struct]] = {
+    **{c.name: c.body_type for c in COMMANDS},
+    **{ev._TYPE_NAMES[cls]: body for cls, body in EVENT_BODY.items()},  # noqa: SLF001
+    STARTUP: Startup,
+}
+"""Journal kind -> the struct its body decodes to: the one decoder of journal bodies."""
+
+_CONTROL = msgspec.json.Decoder(typing.Union[COMMANDS])  # noqa: UP007 - a runtime tuple
+
+
+def parse_control_line(line: str | bytes) -> DealerCommand:
+    """Parse one control line: a JSON object with ``command`` and that command's fields.
+
+    Example: ``{"command": "void", "reason": "shoe jam", "pin": "2468"}``.
+
+    Raises:
+        InputError: not JSON, not an object, an unknown command (:class:`UnknownCommand`,
+            naming the known ones), or a field that fails the command's declaration; the
+            message says which (msgspec's path, e.g. ``Expected `int`, got `bool` - at
+            `$.seat```).
+    """
+    data = line.encode() if isinstance(line, str) else line
+    if len(data) > MAX_CONTROL_LINE:
+        raise InputError(f"a control line is at most {MAX_CONTROL_LINE} bytes, "
+                         f"got {len(data)}")
+    try:
+        command = _CONTROL.decode(data)
+    except msgspec.DecodeError as exc:
+        name = _command_name(data)
+        if isinstance(name, str) and name not in COMMAND_NAMED:
+            raise UnknownCommand(f"unknown command {name!r} (known: "
+                                 f"{', '.join(sorted(COMMAND_NAMED))}); {exc}") from None
+        raise InputError(str(exc)) from None
+    command.check_values()
+    return command
+
+
+def _command_name(data: bytes) -> Any:
+    """The ``command`` of a JSON object (None when there is none, or no object)."""
+    try:
+        obj = msgspec.json.decode(data)
+    except msgspec.DecodeError:
+        return None
+    return obj.get("command") if isinstance(obj, dict) else None
+
+
+def decode_body(kind: str, body: Any) -> Struct:
+    """Decode a journal body through its input's declaration.
+
+    Args:
+        kind: the journal kind (``place_bet``, ``card``, ``startup``...).
+        body: the body as read (a JSON object, as a dict).
+
+    Returns:
+        The body as its declared struct (a command without its PIN).
+
+    Raises:
+        InputError: an unknown kind, or a body that fails the declaration (the message
+            names the field).
+    """
+    cls = BODY_TYPES.get(kind)
+    if cls is None:
+        raise InputError(f"unknown input {kind!r}")
+    try:
+        item = msgspec.convert(body, cls)
+    except msgspec.ValidationError as exc:
+        raise InputError(f"{kind}: {exc}") from None
+    check_values = getattr(item, "check_values", None)
+    if check_values is not None:
+        try:
+            check_values()
+        except InputError as exc:
+            raise InputError(f"{kind}: {exc}") from None
+    return item
+
+
+def check(command: DealerCommand) -> DealerCommand:
+    """Check a command built in code against its declaration (construction checks nothing).
+
+    Returns:
+        The command, checked.
+
+    Raises:
+        InputError: a field fails the declaration (the message names it).
+    """
+    try:
+        checked = msgspec.convert(msgspec.to_builtins(command), type(command))
+        checked.check_values()
+    except (msgspec.ValidationError, InputError) as exc:
+        raise InputError(f"{command.name}: {exc}") from None
+    return checked
+
+
+def journal_body(item: DealerCommand | ev.ShoeEvent) -> tuple[str, dict[str, Any]]:
+    """The journal kind and body of a command or a shoe event, checked.
+
+    A command's PIN is left out; a :class:`ChangePin`'s new PIN is left to the caller
+    (it journals the hash, :class:`PinChanged`). A card read in burn mode carries
+    ``"burn_rule": 2``.
+
+    Raises:
+        InputError: the item fails its declaration (a field of the wrong type or out of
+            range, a number that is not finite); nothing of it may be journaled.
+        TypeError: not a table input.
+    """
+    if isinstance(item, DealerCommand):
+        check(item)
+        body = msgspec.structs.asdict(item)
+        del body["pin"]
+        return item.name, body
+    body_type = EVENT_BODY.get(type(item))
+    if body_type is None:
+        raise TypeError(f"not a journaled table input: {item!r}")
+    body = msgspec.to_builtins(item)
+    if type(item) is ev.CardRead and item.burn:
+        body["burn_rule"] = BURN_RULE
+    kind = item.type
+    try:
+        msgspec.convert(body, body_type)
+    except msgspec.ValidationError as exc:
+        raise InputError(f"{kind}: {exc}") from None
+    return kind, body
+
+
+def encode_body(body: dict[str, Any]) -> str:
+    """A journal body as compact, strict JSON with sorted keys (never NaN or Infinity).
+
+    Raises:
+        InputError: a value JSON cannot hold (a number that is not finite, an object).
+    """
+    try:
+        return _STRICT_JSON.encode(body)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"not journalable: {exc}") from None
+
+
+_STRICT_JSON = json.JSONEncoder(allow_nan=False, sort_keys=True, separators=(",", ":"))
+
+
+__all__ = [
+    "BODY_TYPES", "BURN_RULE", "COMMANDS", "COMMAND_NAMED", "EVENT_BODY", "EVENTS",
+    "MAX_AMOUNT", "MAX_CONTROL_LINE", "MAX_SEATS", "MIN_AMOUNT", "PIN_MAX_DIGITS",
+    "PIN_MIN_DIGITS", "SETTINGS", "STARTUP",
+    "ChangePin", "ClearBets", "ConfigChange", "ConfigChanged", "DealerCommand", "Decide",
+    "ExposedCard", "InputError", "ManualCard", "NewDeck", "NextRound", "NoMoreBets",
+    "PinChanged", "PlaceBet", "Rebet", "Resume", "Reveal", "Role", "Settle", "Startup",
+    "Tick", "UnblockDeck", "VoidRound", "check", "decode_body", "encode_body",
+    "journal_body", "parse_control_line",
+]

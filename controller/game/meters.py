@@ -1,0 +1,90 @@
+"""Meters and event counters (docs/requirements.md R6).
+
+A meter row per bet type, per seat (``seat 3``) and ``total``: what was wagered, paid and
+won by the house, the rounds settled, and the voids with what they refunded. Event
+counters count what happened (power-ups, shoe disconnects, misreads, overrides...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import msgspec
+from msgspec import Struct
+from msgspec.structs import replace
+
+
+class MeterRow(Struct, array_like=True, frozen=True):
+    """One meter (journal and snapshot form: ``[wagered, paid, won, rounds, voids, refunded]``).
+
+    Attributes:
+        wagered: stakes taken, minor units (an Ante Bonus stakes nothing).
+        paid: paid to players beyond their stakes, minor units.
+        won: lost by players, minor units.
+        rounds: settled rounds with this meter in play.
+        voids: refunded bets.
+        refunded: refunded stakes, minor units.
+    """
+
+    wagered: int = 0
+    paid: int = 0
+    won: int = 0
+    rounds: int = 0
+    voids: int = 0
+    refunded: int = 0
+
+
+class Meters:
+    """The meter rows and event counters of a table.
+
+    Attributes:
+        rows: meter name -> row.
+        counters: event name -> how many times.
+    """
+
+    def __init__(self) -> None:
+        self.rows: dict[str, MeterRow] = {}
+        self.counters: dict[str, int] = {}
+
+    def count(self, name: str) -> None:
+        """Add one to the event counter ``name``."""
+        self.counters[name] = self.counters.get(name, 0) + 1
+
+    def close_round(self, results: Iterable[tuple[int, Any]], settled: bool) -> None:
+        """Add a finished round's results to the meters.
+
+        Args:
+            results: ``(seat, result)`` pairs; a result has ``bet``, ``outcome``,
+                ``stake`` and ``net`` (:class:`~controller.game.bets.BetResult`).
+            settled: the round was settled (not voided): it counts as a round played.
+        """
+        rows = self.rows
+        played = {"total"}
+        for seat, r in results:
+            for name in (r.bet, f"seat {seat}", "total"):
+                m = rows.get(name) or MeterRow()
+                if r.outcome == "refund":
+                    m = replace(m, voids=m.voids + 1, refunded=m.refunded + r.stake)
+                else:
+                    m = replace(m, wagered=m.wagered + (r.stake if r.bet != "ante_bonus" else 0),
+                                paid=m.paid + max(r.net, 0), won=m.won - min(r.net, 0))
+                rows[name] = m
+            played.update((r.bet, f"seat {seat}"))
+        if settled:
+            for name in played:
+                if name in rows:
+                    rows[name] = replace(rows[name], rounds=rows[name].rounds + 1)
+
+    def as_dict(self) -> dict[str, Any]:
+        """Meters as journaled: ``{"rows": {name: [6 ints]}, "counters": {name: n}}``."""
+        return {"rows": {k: list(msgspec.structs.astuple(v)) for k, v in self.rows.items()},
+                "counters": dict(self.counters)}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Meters:
+        """Inverse of :meth:`as_dict`."""
+        m = cls()
+        m.rows = {k: msgspec.convert(v, MeterRow) for k, v in d["rows"].items()}
+        m.counters = dict(d["counters"])
+        return m

@@ -1,0 +1,105 @@
+"""The daemon's log of the table: one line per finished round, one per notable event.
+
+:class:`RoundLog` reads the views the table publishes; :func:`describe_round` writes a
+finished round as one readable line (the headless demo's output).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from controller.game.cards import parse_cards
+from controller.game.hands import evaluate3
+from controller.game.views import DealerView, PlayerView, RecallRound
+
+log = logging.getLogger("threecard")
+
+
+@dataclass
+class RoundLog:
+    """Turns view changes into log lines: one per finished round, one per notable event.
+
+    Finished rounds are read from the view's game recall, so a round whose settle and
+    next round arrived in one batch is still logged exactly once.
+    """
+
+    profile: Any = None
+    last_state: str = ""
+    last_round: int = -1
+    last_link: str = ""
+    banners: frozenset = frozenset()
+    dealt: int = 0
+    settled: int = 0
+    last_logged: int | None = None
+    stopping: bool = False
+
+    def update(self, dv: DealerView, pv: PlayerView) -> str | None:
+        """Log what changed; returns ``settled``/``void`` when a round ended, else None.
+
+        Once ``stopping`` is set, the banners and pauses the stop itself causes (the shoe
+        link going down) are logged at debug level: a clean stop raises no alarm.
+        """
+        alarm = logging.DEBUG if self.stopping else logging.WARNING
+        if dv.link_state != self.last_link:  # the link logs the details itself
+            log.debug("shoe link %s", dv.link_state)
+            self.last_link = dv.link_state
+        dealt = sum(len(s.cards) for s in dv.seats) + len(dv.dealer_cards)
+        if dealt != self.dealt:
+            if dealt:
+                log.debug("round %d: %d cards dealt", dv.round_id, dealt)
+            self.dealt = dealt
+        keys = frozenset((b.kind, b.message) for b in dv.banners)
+        for kind, message in sorted(keys - self.banners):
+            log.log(alarm, "%s: %s", kind, message)
+        self.banners = keys
+        finished = [r for r in dv.recall if r.status in ("settled", "void")]
+        if self.last_logged is None:  # start-up: rounds already in the journal
+            self.last_logged = max((r.round_id for r in finished), default=0)
+        ended = None
+        for rec in sorted(finished, key=lambda r: r.round_id):
+            if rec.round_id > self.last_logged:
+                line = describe_round(rec, self.profile)
+                log.info("%s", line)
+                self.last_logged = rec.round_id
+                ended = rec.status
+                self.settled += rec.status == "settled"
+        if (dv.state, dv.round_id) != (self.last_state, self.last_round):
+            level = alarm if dv.state in ("paused", "locked") else logging.DEBUG
+            log.log(level, "round %d %s: %s", dv.round_id, dv.state, dv.next_action)
+            self.last_state, self.last_round = dv.state, dv.round_id
+        return ended
+
+
+def _money(minor: int) -> str:
+    sign = "-" if minor < 0 else "+"
+    return f"{sign}{abs(minor) // 100}.{abs(minor) % 100:02d}"
+
+
+def describe_round(rec: RecallRound, profile: Any = None) -> str:
+    """One readable line for a settled or voided round (the demo's headless output).
+
+    Args:
+        rec: the round's game recall record.
+        profile: the rule profile, to name the dealer's hand and whether it qualifies.
+    """
+    if rec.status == "void":
+        refunds = [f"seat {s.seat} refunded {_money(sum(s.bets.values()))[1:]}"
+                   for s in rec.seats if s.bets]
+        return (f"round {rec.round_id} VOID ({rec.void_reason or '-'}): "
+                + (", ".join(refunds) or "no wagers"))
+    dealer = " ".join(rec.dealer_cards)
+    head = f"round {rec.round_id}: dealer {dealer}"
+    if profile is not None and len(rec.dealer_cards) == 3:
+        value = evaluate3(parse_cards(rec.dealer_cards))
+        qual = "qualifies" if profile.qualifier.qualifies(value) else "does not qualify"
+        head += f" {value.hand_class.key.replace('_', ' ')} ({qual})"
+    parts = [head]
+    for s in rec.seats:
+        if not s.bets:
+            continue
+        cards = " ".join(c or "??" for c in s.cards)
+        what = "fold" if s.decision == "fold" else (s.hand or "").replace("_", " ")
+        parts.append(f"seat {s.seat} {cards} {what} {_money(s.net or 0)}")
+    return " | ".join(parts)

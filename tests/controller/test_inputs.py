@@ -1,0 +1,306 @@
+"""Every input is declared once (controller/game/inputs.py) and checked before it is journaled.
+
+The examples of the attack that found commands journaled before they were typed: each is
+refused with the field named, nothing of it reaches the journal, and the table goes on.
+Applying what passed the declaration is total: the game answers applied or a reason.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+
+import msgspec
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from controller.game import inputs as I  # noqa: N812
+from controller.game import recall as rc
+from controller.game.auth import DEMO_PINS, demo_pin_hashes
+from controller.game.cards import DECK
+from controller.game.engine import Game, TableConfig
+from controller.game.events import (
+    CardRead,
+    Hello,
+    LinkState,
+    LinkStatus,
+    Misread,
+    Retract,
+    SeqGap,
+)
+from controller.game.journal import Journal
+from controller.game.table import Table
+
+DATA = Path(__file__).resolve().parent / "data"
+SECOND = 1_000_000_000
+"""One second on the monotonic clock, nanoseconds."""
+SUP, TECH = DEMO_PINS["supervisor"], DEMO_PINS["technician"]
+
+#: (control line, what the refusal must say): the attack's examples, and their kin
+REFUSED = [
+    ('{"command": "place_bet", "seat": true, "bet": "ante", "amount": 100}',
+     "Expected `int`, got `bool` - at `$.seat`"),
+    ('{"command": "void", "reason": "jam", "pin": 2468}', "got `int` - at `$.pin`"),
+    ('{"command": "manual_card", "card": ["Qh"], "pin": "2468"}',
+     "Expected `str`, got `array` - at `$.card`"),
+    ('{"command": "place_bet", "seat": 1, "bet": "ante", "amount": NaN}', "malformed"),
+    ('{"command": "place_bet", "seat": 1, "bet": "ante", "amount": Infinity}', "malformed"),
+    ('{"command": "place_bet", "seat": 1, "bet": "ante", "amount": 1e400}',
+     "Number out of range - at `$.amount`"),
+    ('{"command": "place_bet", "seat": 1, "bet": "ante", "amount": 100000000000000000000000000000}',
+     "at `$.amount`"),
+    ('{"command": "place_bet", "seat": 1, "bet": "ante", "amount": 2.5}',
+     "Expected `int`, got `float` - at `$.amount`"),
+    ('{"command": "place_bet", "seat": 1, "bet": "ante", "amount": 0}',
+     "Expected `int` >= 1 - at `$.amount`"),
+    ('{"command": "place_bet", "seat": 8, "bet": "ante", "amount": 100}',
+     "Expected `int` <= 7 - at `$.seat`"),
+    ('{"command": "config_change", "key": "lockout_seconds", "value": ' + "9" * 400
+     + ', "pin": "2468"}', "at `$.value`"),
+    ('{"command": "config_change", "key": "burn_cards", "value": 1e400, "pin": "2468"}',
+     "at `$.value`"),
+    ('{"command": "config_change", "key": "colour", "value": 1, "pin": "2468"}', "at `$.key`"),
+    ('{"command": "decide", "seat": 1, "decision": "maybe"}', "at `$.decision`"),
+    ('{"command": "void", "reason": "jam", "pin": "12"}', "at `$.pin`"),
+    ('{"command": "settle", "tip": 5}', "unknown field `tip`"),
+    ('{"command": "deal"}', "Invalid value 'deal' - at `$.command`"),
+    ('{"seat": 1}', "missing required field `command`"),
+    ("123", "Expected `object`, got `int`"),
+    ('"void"', "Expected `object`, got `str`"),
+    ("null", "Expected `object`, got `null`"),
+    ("[]", "Expected `object`, got `array`"),
+    ("not json", "malformed"),
+]
+
+
+@pytest.mark.parametrize(("line", "why"), REFUSED)
+def test_a_control_line_that_fails_its_declaration_is_refused_naming_the_field(line, why):
+    with pytest.raises(I.InputError) as err:
+        I.parse_control_line(line)
+    assert why in str(err.value)
+
+
+#: the same mistakes in commands built in code (construction checks nothing)
+BUILT = [
+    (I.PlaceBet(seat=True, bet="ante", amount=100), "at `$.seat`"),
+    (I.VoidRound(reason="jam", pin=2468), "at `$.pin`"),
+    (I.ManualCard(card=["Qh"], pin=SUP), "at `$.card`"),
+    (I.PlaceBet(seat=1, bet="ante", amount=float("nan")), "at `$.amount`"),
+    (I.PlaceBet(seat=1, bet="ante", amount=10**29), "at `$.amount`"),
+    (I.ConfigChange(key="lockout_seconds", value=10**400, pin=SUP), "at `$.value`"),
+    (I.ChangePin(role="supervisor", new_pin="12", pin=TECH), "at `$.new_pin`"),
+    (CardRead(card=["Qh"], code="QH"), "at `$.card`"),
+]
+
+
+@pytest.mark.parametrize(("item", "why"), BUILT)
+def test_a_refused_input_never_reaches_the_journal(tmp_path, item, why):
+    t = Table(tmp_path / "j.sqlite3", TableConfig(pin_hashes=demo_pin_hashes()))
+    seq = t.journal.last_seq
+    (v,) = t.process([item])
+    assert v.seq is None and not v.accepted and why in v.reason
+    assert t.journal.last_seq == seq
+    (v,) = t.process([I.PlaceBet(seat=1, bet="ante", amount=100)])  # the table goes on
+    assert v.accepted
+    t.close()
+    assert rc.verify(tmp_path / "j.sqlite3").ok
+
+
+def test_non_finite_numbers_never_reach_a_journal_body(tmp_path):
+    for bad in (float("nan"), float("inf"), -math.inf):
+        with pytest.raises(I.InputError):
+            I.encode_body({"amount": bad})
+        with pytest.raises(I.InputError, match=r"\$\.amount"):
+            I.journal_body(I.PlaceBet(seat=1, bet="ante", amount=bad))
+    t = Table(tmp_path / "j.sqlite3", TableConfig(pin_hashes=demo_pin_hashes()))
+    (v,) = t.process([I.PlaceBet(seat=1, bet="ante", amount=float("nan"))])
+    assert v.seq is None and "at `$.amount`" in v.reason
+    t.process([I.PlaceBet(seat=1, bet="ante", amount=100), CardRead(card="Qh", code="QH")])
+    t.close()
+
+    def refuse(name: str) -> None:
+        raise AssertionError(f"{name} in a journal body")
+
+    db = Journal(tmp_path / "j.sqlite3", readonly=True)
+    for r in db.records():
+        json.loads(r.body, parse_constant=refuse)
+    db.close()
+
+
+def test_a_command_declares_its_name_fields_and_role():
+    assert I.VoidRound.name == "void" and I.COMMAND_NAMED["void"] is I.VoidRound
+    assert I.VoidRound.needs is I.Role.SUPERVISOR
+    assert I.ChangePin.needs is I.Role.TECHNICIAN
+    assert I.PlaceBet.needs is I.Role.DEALER
+    assert I.NextRound.needs_when_asked is I.Role.SUPERVISOR
+    assert I.ChangePin.body_type is I.PinChanged
+    assert {c.name for c in I.COMMANDS} <= set(I.BODY_TYPES)
+    assert len({c.name for c in I.COMMANDS}) == len(I.COMMANDS)
+
+
+def test_the_role_check_reads_the_declaration(tmp_path):
+    t = Table(tmp_path / "j.sqlite3", TableConfig(pin_hashes=demo_pin_hashes()))
+    t.process([LinkStatus(state=LinkState.ONLINE), I.PlaceBet(seat=1, bet="ante", amount=100),
+               I.NoMoreBets()])
+    (v,) = t.process([I.VoidRound(reason="test")])
+    assert "void needs a supervisor or technician PIN" in v.reason
+    (v,) = t.process([I.VoidRound(reason="test", pin=SUP)])
+    assert v.accepted
+    (v,) = t.process([I.ChangePin(role="supervisor", new_pin="97531", pin=SUP)])
+    assert "change_pin needs a technician PIN" in v.reason
+    (v,) = t.process([I.ChangePin(role="supervisor", new_pin="97531", pin=TECH)])
+    assert v.accepted
+    (v,) = t.process([I.NextRound(pin="97531")])  # the new PIN is a supervisor's
+    assert v.accepted and t.game.counters["overrides"] == 2
+    t.close()
+
+
+def test_bodies_journaled_before_decode_through_the_same_declarations(tmp_path):
+    path = tmp_path / "before.sqlite3"
+    shutil.copyfile(DATA / "burns_before.journal", path)
+    j = Journal(path, readonly=True)
+    kinds = set()
+    try:
+        for r in j.records():
+            kinds.add(r.kind)
+            body = json.loads(r.body)
+            decoded = I.decode_body(r.kind, body)
+            assert type(decoded) is I.BODY_TYPES[r.kind]
+    finally:
+        j.close()
+    assert {"startup", "card", "misread", "place_bet", "no_more_bets", "settle"} <= kinds
+    t = Table(path, TableConfig(seats=3, burn_cards=1, snapshot_every=1,
+                                pin_hashes=demo_pin_hashes()))
+    assert t.locked is None
+    t.close()
+    assert rc.verify(path).ok
+
+
+# -- apply is total ----------------------------------------------------------------------
+
+SEATS = st.integers(1, I.MAX_SEATS)
+PIN = st.sampled_from([None, SUP, TECH, "0000", "123456789012"])
+def setting_values(allowed):
+    """Values a setting's declaration allows (a profile that does not load included)."""
+    if isinstance(allowed, range):
+        return st.integers(allowed.start, allowed.stop - 1)
+    if isinstance(allowed, tuple):
+        return st.sampled_from(allowed)
+    return st.sampled_from(["classic", "live", "no-such-profile"])
+
+
+CARD_TEXT = st.sampled_from([str(c) for c in DECK] + ["10h", "Zz", "  "])
+COMMAND = st.one_of(
+    st.builds(I.PlaceBet, seat=SEATS, bet=st.sampled_from(["ante", "pair_plus",
+                                                           "six_card_bonus"]),
+              amount=st.integers(I.MIN_AMOUNT, I.MAX_AMOUNT), pin=PIN),
+    st.builds(I.ClearBets, seat=SEATS, pin=PIN),
+    st.builds(I.Rebet, seat=st.integers(0, I.MAX_SEATS), pin=PIN),
+    st.builds(I.NoMoreBets, pin=PIN),
+    st.builds(I.Decide, seat=SEATS, decision=st.sampled_from(["play", "fold"]), pin=PIN),
+    st.builds(I.Reveal, pin=PIN), st.builds(I.Settle, pin=PIN),
+    st.builds(I.NextRound, pin=PIN), st.builds(I.Resume, pin=PIN),
+    st.builds(I.NewDeck, pin=PIN),
+    st.builds(I.VoidRound, reason=st.text(max_size=20), pin=PIN),
+    st.builds(I.ManualCard, card=CARD_TEXT, pin=PIN),
+    st.builds(I.UnblockDeck, reason=st.text(max_size=20), pin=PIN),
+    st.builds(I.ExposedCard, dealer_hand=st.booleans(), pin=PIN),
+    st.builds(lambda kv, pin: I.ConfigChange(key=kv[0], value=kv[1], pin=pin),
+              st.sampled_from(sorted(I.SETTINGS)).flatmap(lambda k: st.tuples(
+                  st.just(k), setting_values(I.SETTINGS[k]))), PIN),
+)
+CARD = st.sampled_from([str(c) for c in DECK])
+EVENT = st.one_of(
+    st.builds(lambda c, b: CardRead(card=c, code=c, burn=b), CARD, st.booleans()),
+    st.builds(lambda b: CardRead(card=None, code="ZZ", burn=b), st.booleans()),
+    st.builds(Misread, burn=st.booleans()),
+    st.builds(Retract, card_seq=st.none() | st.integers(0, 65535)),
+    st.builds(LinkStatus, state=st.sampled_from(list(LinkState))),
+    st.builds(SeqGap, expected=st.integers(0, 65535), got=st.integers(0, 65535)),
+    st.builds(Hello, seq=st.sampled_from([None, 0, 5])),
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(COMMAND, EVENT, EVENT), min_size=1, max_size=60))
+def test_apply_is_total_for_whatever_passed_the_declaration(tmp_path_factory, items):
+    path = tmp_path_factory.mktemp("total") / "j.sqlite3"
+    t = Table(path, TableConfig(seats=4, burn_cards=1, pin_hashes=demo_pin_hashes()))
+    for item in items:
+        (v,) = t.process([item])
+        assert v.seq is not None, v  # every item passed its declaration: journaled
+        assert v.accepted or v.reason
+        assert "could not be applied" not in (v.reason or ""), v.reason
+    assert "faults" not in t.game.counters
+    live = json.loads(t.game.dumps())
+    t.close()
+    j = Journal(path, readonly=True)
+    try:
+        assert json.loads(rc.replay(j, full=True).dumps()) == live
+    finally:
+        j.close()
+    assert rc.verify(path).ok
+
+
+BODY_VALUE = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner,
+                                                                max_size=3),
+    max_leaves=6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(kind=st.sampled_from(sorted(I.BODY_TYPES) + ["deal", "tick"]),
+       body=st.dictionaries(st.sampled_from(["seat", "bet", "amount", "card", "code", "burn",
+                                             "seq", "reason", "key", "value", "role",
+                                             "pin_hash", "state", "config", "decision",
+                                             "x"]), BODY_VALUE, max_size=5),
+       actor=st.sampled_from(["dealer", "dealer!", "supervisor", "technician", "shoe",
+                              "system"]))
+def test_apply_answers_any_record_it_reads_without_raising(kind, body, actor):
+    g = Game(TableConfig(pin_hashes=demo_pin_hashes()))
+    out = g.apply(1, "2026-01-01T00:00:00+00:00", kind, body, actor, mono_ns=SECOND)
+    assert out is None or isinstance(out, str)
+    if out is not None:
+        assert g.take_derived().rejections == [(1, out)]
+
+
+def test_a_body_that_fails_its_declaration_replays_as_a_rejection():
+    g = Game(TableConfig(pin_hashes=demo_pin_hashes()))
+    reason = g.apply(1, "2026-01-01T00:00:00+00:00", "place_bet",
+                     {"seat": True, "bet": "ante", "amount": 5}, "dealer", mono_ns=SECOND)
+    assert reason == "place_bet: Expected `int`, got `bool` - at `$.seat`"
+    assert g.counters["rejected"] == 1 and not g.seats
+
+
+def test_decoded_bodies_round_trip_through_the_declaration():
+    for item in (I.PlaceBet(seat=3, bet="pair_plus", amount=2500, pin=SUP),
+                 I.ConfigChange(key="deal_pattern", value="by_hand"),
+                 CardRead(card="Td", code="10D", burn=True, seq=7),
+                 LinkStatus(state=LinkState.SILENT, detail="x")):
+        kind, body = I.journal_body(item)
+        assert "pin" not in body
+        decoded = I.decode_body(kind, json.loads(I.encode_body(body)))
+        again = msgspec.to_builtins(decoded)
+        again.pop("pin", None), again.pop("command", None)
+        defaults = {"card": {"burn_rule": 1}, "config_change": {"old": None}}.get(kind, {})
+        assert json.loads(I.encode_body(again)) == defaults | json.loads(I.encode_body(body))
+
+
+def test_the_settings_a_config_change_declares_are_the_configurations_changeable_ones():
+    # one list of settings: the declaration's keys are the configuration's, old names read
+    from controller.game.config import CHANGEABLE, RENAMED
+
+    assert tuple(I.SETTINGS) == CHANGEABLE
+    for old, new in RENAMED.items():
+        assert I.parse_control_line(
+            f'{{"command": "config_change", "key": "{old}", "value": 3, "pin": "{SUP}"}}'
+            if new == "lockout_after" else
+            f'{{"command": "config_change", "key": "{old}", "value": "void", "pin": "{SUP}"}}'
+        ).key == old
+    with pytest.raises(I.InputError, match="bad value for lockout_after"):
+        I.parse_control_line('{"command": "config_change", "key": "max_pin_failures", '
+                             f'"value": {10**6}, "pin": "{SUP}"}}')

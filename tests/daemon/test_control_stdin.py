@@ -1,0 +1,65 @@
+"""``threecard run --control-stdin``: a line that fails its declaration is refused and logged.
+
+The attack's examples, sent to a real daemon process: each is logged at warning with the
+field named, nothing of it is journaled, the control channel takes the next line, and the
+journal verifies afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+
+from controller.game.auth import DEMO_PINS
+
+SUP = DEMO_PINS["supervisor"]
+
+LINES = [
+    ('{"command": "place_bet", "seat": true, "bet": "ante", "amount": 100}',
+     r"Expected `int`, got `bool` - at `\$\.seat`"),
+    ('{"command": "void", "reason": "jam", "pin": 2468}', r"at `\$\.pin`"),
+    ('{"command": "manual_card", "card": ["Qh"], "pin": "2468"}', r"at `\$\.card`"),
+    ('{"command": "place_bet", "seat": 1, "bet": "ante", "amount": NaN}', r"malformed"),
+    ('{"command": "place_bet", "seat": 1, "bet": "ante", "amount": 1e400}',
+     r"out of range - at `\$\.amount`"),
+    ('{"command": "place_bet", "seat": 1, "bet": "ante", "amount": '
+     '100000000000000000000000000000}', r"at `\$\.amount`"),
+    ('{"command": "config_change", "key": "lockout_seconds", "value": ' + "9" * 400
+     + ', "pin": "2468"}', r"at `\$\.value`"),
+    ('{"command": "settle", "tip": 5}', r"unknown field `tip`"),
+    ("123", r"Expected `object`, got `int`"),
+    ('"void"', r"Expected `object`, got `str`"),
+    ("null", r"Expected `object`, got `null`"),
+]
+
+
+def test_control_stdin_refuses_what_fails_the_declaration_and_goes_on(daemons, table_config,
+                                                                      tmp_path):
+    journal = tmp_path / "journal.sqlite3"
+    d = daemons(["--config", str(table_config), "--shoe", "sim://?dialect=native",
+                 "--headless", "--control-stdin"])
+    d.wait_for(r"READY")
+    for line, why in LINES:
+        d.proc.stdin.write(line + "\n")
+        d.proc.stdin.flush()
+        d.wait_for(r" WARNING +control: refused .*" + why)
+    d.send("place_bet", seat=1, bet="ante", amount=100)   # the channel still listens
+    d.wait_for(r"control: place_bet")
+    d.send("place_bet", seat=2, bet="ante", amount=100, pin=SUP)
+    d.wait_for(r"control: place_bet")
+    assert d.proc.poll() is None
+    assert not [x for x in d.lines if "Traceback" in x or "crashed" in x]
+    assert d.stop() == 0
+    db = sqlite3.connect(journal)
+    bodies = [(k, b) for k, b in db.execute("SELECT kind, body FROM events")]
+    db.close()
+    bets = [json.loads(b) for k, b in bodies if k == "place_bet"]
+    assert bets == [{"seat": 1, "bet": "ante", "amount": 100},
+                    {"seat": 2, "bet": "ante", "amount": 100}]
+    for _, b in bodies:
+        json.loads(b, parse_constant=lambda c: (_ for _ in ()).throw(AssertionError(c)))
+    p = subprocess.run([sys.executable, "-m", "controller.cli", "verify-journal", "--journal",
+                        str(journal)], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stdout + p.stderr
