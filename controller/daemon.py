@@ -8,9 +8,10 @@ Start-up order (docs/requirements.md R3: nothing happens until the self-check pa
    (a broken chain locks the table: it still starts, shows why, and takes no input);
 3. the screens open; then the shoe link starts (it may be unplugged: the link keeps
    trying, the screens say so);
-4. systemd is told READY; the watchdog is fed at half of ``WATCHDOG_USEC``, and only
-   while the screen loop and the table thread beat and every thread is alive (a hung
-   loop stops the feeding within WatchdogSec/2: :class:`~controller.notify.WatchdogTiming`).
+4. systemd is told READY (never once a stop was asked); the watchdog is fed at half of
+   ``WATCHDOG_USEC``, and only while the screen loop and the table thread beat and every
+   thread is alive (a hung loop stops the feeding within WatchdogSec/2:
+   :class:`~controller.notify.WatchdogTiming`).
 
 SIGTERM (or SIGINT) stops cleanly: the link stops first, every input already queued is
 journaled and applied, the journal is closed, systemd is told STOPPING. The shoe link
@@ -39,7 +40,6 @@ from typing import Any
 from controller.autoplay import QUIET_MS, AutoPlayer, autoplay_loop
 from controller.cli import counted, escape_unencodable, wagers, whole_number
 from controller.game import commands as cmd
-from controller.game.cards import parse_cards
 from controller.game.config import (
     DEMO_SHOE,
     MAX_SEATS,
@@ -50,11 +50,11 @@ from controller.game.config import (
     pin_problem,
 )
 from controller.game.enumeration import SIX_CARD_COUNTS
-from controller.game.hands import evaluate3
 from controller.game.par_sheet import compute_par_sheet, rtp_ppm
 from controller.game.settlement import BetError, bets_from_mapping, validate_bets
-from controller.game.views import DealerView, PlayerView, RecallRound
+from controller.game.views import DealerView, PlayerView
 from controller.notify import Heartbeats, Notifier, WatchdogTiming
+from controller.round_lines import describe_round
 from controller.shoe_link import check_shoe, open_shoe
 
 log = logging.getLogger("threecard")
@@ -170,39 +170,6 @@ class _RoundLog:
             log.log(level, "round %d %s: %s", dv.round_id, dv.state, dv.next_action)
             self.last_state, self.last_round = dv.state, dv.round_id
         return ended
-
-
-def _money(minor: int) -> str:
-    sign = "-" if minor < 0 else "+"
-    return f"{sign}{abs(minor) // 100}.{abs(minor) % 100:02d}"
-
-
-def describe_round(rec: RecallRound, profile: Any = None) -> str:
-    """One readable line for a settled or voided round (the demo's headless output).
-
-    Args:
-        rec: the round's game recall record.
-        profile: the rule profile, to name the dealer's hand and whether it qualifies.
-    """
-    if rec.status == "void":
-        refunds = [f"seat {s.seat} refunded {_money(sum(s.bets.values()))[1:]}"
-                   for s in rec.seats if s.bets]
-        return (f"round {rec.round_id} VOID ({rec.void_reason or 'void'}): "
-                + (", ".join(refunds) or "no wagers"))
-    dealer = " ".join(rec.dealer_cards)
-    head = f"round {rec.round_id}: dealer {dealer}"
-    if profile is not None and len(rec.dealer_cards) == 3:
-        value = evaluate3(parse_cards(rec.dealer_cards))
-        qual = "qualifies" if profile.qualifier.qualifies(value) else "does not qualify"
-        head += f" {value.hand_class.key.replace('_', ' ')} ({qual})"
-    parts = [head]
-    for s in rec.seats:
-        if not s.bets:
-            continue
-        cards = " ".join(c or "??" for c in s.cards)
-        what = "fold" if s.decision == "fold" else (s.hand or "").replace("_", " ")
-        parts.append(f"seat {s.seat} {cards} {what} {_money(s.net or 0)}")
-    return " | ".join(parts)
 
 
 def _setup_logging(level: str) -> None:
@@ -357,15 +324,9 @@ class Daemon:
         self.screens_missing = [n for n in names if n not in opened]
 
     def _screens_note(self) -> str:
-        """What STATUS adds about the screens; '' when all is well.
-
-        ``; player screen did not open`` for each configured screen not open, and
-        ``; screens shown nowhere (SDL video driver offscreen)`` when no one can see them.
-        """
-        note = "".join(f"; {n} screen did not open" for n in self.screens_missing)
-        if self.app is not None and self.app.shown_nowhere:
-            note += f"; screens shown nowhere (SDL video driver {self.app.driver})"
-        return note
+        """``; player screen did not open`` per screen not open, and why none is seen."""
+        missing = "".join(f"; {n} screen did not open" for n in self.screens_missing)
+        return missing + (self.app.shown_nowhere_note if self.app is not None else "")
 
     def _open_link(self) -> None:
         self.link = open_shoe(self.config, self.table.inbox)
@@ -492,13 +453,9 @@ class Daemon:
 
     # -- main -----------------------------------------------------------------------
     def run(self) -> int:
-        """Run until SIGTERM/SIGINT or ``rounds`` settled rounds. Returns the exit status.
-
-        A stop asked during start-up (Ctrl+C in the self-check) stops cleanly: READY is
-        never sent.
-        """
+        """Run until SIGTERM/SIGINT or ``rounds`` settled rounds. Returns the exit status."""
         self.open()
-        if self.stop_event.is_set():
+        if self.stop_event.is_set():  # asked during start-up (Ctrl+C): no READY, a clean stop
             log.info("stop asked during start-up: not ready")
             self.close()
             return 0
