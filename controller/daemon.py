@@ -8,9 +8,10 @@ Start-up order (docs/requirements.md R3: nothing happens until the self-check pa
    (a broken chain locks the table: it still starts, shows why, and takes no input);
 3. the screens open; then the shoe link starts (it may be unplugged: the link keeps
    trying, the screens say so);
-4. systemd is told READY; the watchdog is fed at half of ``WATCHDOG_USEC``, and only
-   while the screen loop and the table thread beat and every thread is alive (a hung
-   loop stops the feeding within WatchdogSec/2: :class:`~controller.notify.WatchdogTiming`).
+4. systemd is told READY (never once a stop was asked); the watchdog is fed at half of
+   ``WATCHDOG_USEC``, and only while the screen loop and the table thread beat and every
+   thread is alive (a hung loop stops the feeding within WatchdogSec/2:
+   :class:`~controller.notify.WatchdogTiming`).
 
 SIGTERM (or SIGINT) stops cleanly: the link stops first, every input already queued is
 journaled and applied, the journal is closed, systemd is told STOPPING. The shoe link
@@ -292,15 +293,9 @@ class Daemon:
         self.screens_missing = [n for n in names if n not in opened]
 
     def _screens_note(self) -> str:
-        """What STATUS adds about the screens; '' when all is well.
-
-        ``; player screen did not open`` for each configured screen not open, and
-        ``; screens shown nowhere (SDL video driver offscreen)`` when no one can see them.
-        """
-        note = "".join(f"; {n} screen did not open" for n in self.screens_missing)
-        if self.app is not None and self.app.shown_nowhere:
-            note += f"; screens shown nowhere (SDL video driver {self.app.driver})"
-        return note
+        """``; player screen did not open`` per screen not open, and why none is seen."""
+        missing = "".join(f"; {n} screen did not open" for n in self.screens_missing)
+        return missing + (self.app.shown_nowhere_note if self.app is not None else "")
 
     def _open_link(self) -> None:
         self.link = open_shoe(self.config, self.table.inbox)
@@ -454,13 +449,9 @@ class Daemon:
 
     # -- main -----------------------------------------------------------------------
     def run(self) -> int:
-        """Run until SIGTERM/SIGINT or ``rounds`` settled rounds. Returns the exit status.
-
-        A stop asked during start-up (Ctrl+C in the self-check) stops cleanly: READY is
-        never sent.
-        """
+        """Run until SIGTERM/SIGINT or ``rounds`` settled rounds. Returns the exit status."""
         self.open()
-        if self.stop_event.is_set():
+        if self.stop_event.is_set():  # asked during start-up (Ctrl+C): no READY, a clean stop
             log.info("stop asked during start-up: not ready")
             self.close()
             return 0

@@ -272,12 +272,16 @@ class DisplayApp:
     # -- public -------------------------------------------------------------------------
 
     @property
-    def shown_nowhere(self) -> bool:
-        """Whether the windows were opened through a driver no one can see.
+    def shown_nowhere_note(self) -> str:
+        """What the daemon's STATUS says when no one can see the windows, else ''.
 
-        See :data:`SHOWN_NOWHERE`; False for off-screen surfaces asked for (``headless``).
+        ``; screens shown nowhere (SDL video driver offscreen)`` for windows opened through
+        a driver of :data:`SHOWN_NOWHERE`; '' for off-screen surfaces asked for
+        (``headless``).
         """
-        return bool(self.outputs) and self.driver in SHOWN_NOWHERE
+        if self.outputs and self.driver in SHOWN_NOWHERE:
+            return f"; screens shown nowhere (SDL video driver {self.driver})"
+        return ""
 
     @property
     def surfaces(self) -> dict[str, pygame.Surface]:

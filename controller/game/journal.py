@@ -12,9 +12,6 @@ round), ``meters`` and ``counters``, ``snapshots`` (the full state after a given
 event, so start-up replays only the tail) and ``rejections`` (why an input was
 refused). They ride in the next commit after the input that produced them, or in a
 commit of their own when the table goes idle; start-up rewrites them from the replay.
-
-Crash testing: with ``THREECARD_KILL_AT=N`` the process SIGKILLs itself just before
-its N-th commit; with ``N+`` just after it.
 """
 
 from __future__ import annotations
@@ -24,7 +21,6 @@ import fcntl
 import hashlib
 import json
 import os
-import signal
 import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -98,14 +94,6 @@ class Record:
     body: str
 
 
-def _kill_point() -> tuple[int, bool] | None:
-    spec = os.environ.get("THREECARD_KILL_AT", "").strip()
-    if not spec:
-        return None
-    after = spec.endswith("+")
-    return int(spec.rstrip("+")), after
-
-
 class Journal:
     """An open journal file (or ``:memory:``).
 
@@ -163,7 +151,6 @@ class Journal:
             raise
         self.last_seq, self.last_hash = row if row else (0, GENESIS)
         self.commits = 0
-        self._kill = _kill_point()
 
     # ------------------------------------------------------------------ writing
     def append(self, utc: str, mono_ns: int, records: Sequence[tuple[str, str, str]],
@@ -221,12 +208,7 @@ class Journal:
 
     def _commit(self) -> None:
         self.commits += 1
-        kill = self._kill
-        if kill and kill[0] == self.commits and not kill[1]:
-            os.kill(os.getpid(), signal.SIGKILL)
         self.db.execute("COMMIT")
-        if kill and kill[0] == self.commits and kill[1]:
-            os.kill(os.getpid(), signal.SIGKILL)
 
     def _write_derived(self, d: Any, upto: int) -> None:
         """Write derived rows that reflect the state after event ``upto``."""

@@ -1,7 +1,8 @@
 """SIGKILL at every journal write of a scripted shift, then restart (docs/requirements.md R1, R2).
 
 A real child process (forked) runs the shift on a journal file and kills itself with
-SIGKILL just before, or just after, its N-th commit (``THREECARD_KILL_AT``). The parent
+SIGKILL just before, or just after, its N-th commit (the test's own seam, KILL_AT_COMMIT,
+patched into the journal of that child only). The parent
 then starts a table on the same journal and proves: the rebuilt state equals the state
 the reference run had after the same events; finishing the shift gives exactly the
 reference's rounds and meters (none lost, none settled twice); the meters equal the sum
@@ -119,13 +120,31 @@ def ref():
     t.close()
 
 
+# The crash seam of these tests, patched in from outside the product: the journal SIGKILLs
+# its process just before its N-th commit (``at = "N"``) or just after it (``"N+"``).
+KILL_AT_COMMIT = """
+import os, signal
+from controller.game.journal import Journal
+n, after = int(at.rstrip("+")), at.endswith("+")
+commit = Journal._commit
+def _commit(self):
+    due = self.commits + 1 == n
+    if due and not after:
+        os.kill(os.getpid(), signal.SIGKILL)
+    commit(self)
+    if due and after:
+        os.kill(os.getpid(), signal.SIGKILL)
+Journal._commit = _commit
+"""
+
+
 def run_child(path: Path, kill_at: str) -> int:
     """Fork; the child runs the shift and is killed at ``kill_at``. Returns its signal."""
     pid = os.fork()
     if pid == 0:  # the child
         code = 0
         try:
-            os.environ["THREECARD_KILL_AT"] = kill_at
+            exec(KILL_AT_COMMIT, {"at": kill_at})  # in this forked child only
             t = Table(path, CONFIG, clock=Clock())
             for item in SHIFT:
                 t.process([item])
@@ -213,10 +232,23 @@ def test_the_shift_without_a_kill_matches_the_reference(ref, tmp_path):
     t.close()
 
 
-def threecard(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+def threecard(*args: str) -> subprocess.CompletedProcess:
     exe = Path(sys.executable).with_name("threecard")
-    return subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=300,
-                          env={**os.environ, **(env or {})})
+    return subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=300)
+
+
+_KILLED_CLI = """
+import sys
+from controller.cli import main
+at = sys.argv.pop(1)
+""" + KILL_AT_COMMIT + """
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def threecard_killed_at(kill_at: str, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", _KILLED_CLI, kill_at, *args],
+                          capture_output=True, text=True, timeout=300)
 
 
 @pytest.mark.slow
@@ -225,7 +257,7 @@ def test_simulate_killed_by_sigkill_recovers_and_settles_exactly_n_rounds(tmp_pa
     args = ["simulate", "--rules", "live", "--seats", "3", "--rounds", "40", "--seed", "5",
             "--faults", "all=0.04", "--journal", journal, "--json"]
     for kill in ("60", "70+"):
-        p = threecard(*args, env={"THREECARD_KILL_AT": kill})
+        p = threecard_killed_at(kill, *args)
         assert p.returncode == -signal.SIGKILL, p.stderr
     p = threecard(*args)
     assert p.returncode == 0, p.stderr
