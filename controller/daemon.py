@@ -4,8 +4,10 @@ Start-up order (docs/requirements.md R3: nothing happens until the self-check pa
 
 1. the configuration is loaded and validated (a bad file stops here, exit status 2);
 2. the rule profile's par sheet is computed (its return must be a true return, below
-   100 %) and the journal's hash chain is checked while the state is rebuilt from it
-   (a broken chain locks the table: it still starts, shows why, and takes no input);
+   100 %) and the journal is verified while the state is rebuilt from it
+   (:mod:`controller.game.verifier`, from the snapshot its anchor names; any problem
+   locks the table: it still starts, shows why, and takes no input); while that runs,
+   systemd's start timeout is extended as long as the check makes progress;
 3. the screens open; then the shoe link starts (it may be unplugged: the link keeps
    trying, the screens say so);
 4. systemd is told READY; the watchdog is fed at half of ``WATCHDOG_USEC``, and only
@@ -56,6 +58,10 @@ DEMO_PACE_MS = 900
 """The demo's pause between dealer steps with screens: a person can follow the deal."""
 DEMO_HEADLESS_PACE_MS = 100
 """The headless demo's pause: it prints one line per round, so rounds come quickly."""
+JOURNAL_CHECK_EXTEND_S = 15.0
+"""While start-up verifies the journal, each sign of progress (twice a second) asks systemd
+for this many more seconds (``EXTEND_TIMEOUT_USEC``); a check that stops progressing
+lets the start timeout run out."""
 
 #: threads that may end on their own: the control channel ends with its input
 _MAY_END = frozenset({"control"})
@@ -298,9 +304,14 @@ class Daemon:
         from controller.game.table import Table
 
         self.self_check()
+
+        def verifying(done: int, todo: int) -> None:  # start-up may outlast TimeoutStartSec
+            self.notifier.extend_timeout(JOURNAL_CHECK_EXTEND_S, f"verifying the journal: "
+                                         f"{done:,} of {todo:,} events")
+
         try:
             self.table = Table(self.config.journal_path, self._table_config(),
-                               on_publish=self._on_publish)
+                               on_publish=self._on_publish, progress=verifying)
         except JournalError as exc:
             raise ConfigError(f"journal: {exc}") from None
         if self.table.locked:

@@ -415,7 +415,16 @@ class Journal:
         self.db = sqlite3.connect(_readonly_uri(self.real), uri=True, isolation_level=None,
                                   check_same_thread=False)
         self.db.execute("PRAGMA busy_timeout=5000")
-        if self.db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] == 0:
+        try:
+            tables = self.db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0]
+        except sqlite3.OperationalError as exc:
+            if os.path.exists(self.real + "-wal") and not os.path.exists(self.real + "-shm"):
+                raise JournalError(
+                    f"{self.path}: its write-ahead log ({self.real}-wal) cannot be read "
+                    f"here without its -shm file ({exc}); copy the journal with its -wal "
+                    "file to a writable directory") from None
+            raise
+        if tables == 0:
             # an empty file (a journal emptied, or never written): read it as no events
             self.db.close()
             self.db = sqlite3.connect(":memory:", isolation_level=None,
