@@ -353,3 +353,33 @@ def test_simulate_killed_50_times_at_random_instants_then_finishes(tmp_path):
     ids = sorted(r["round_id"] for r in rec)
     assert ids == list(range(1, len(ids) + 1))           # every round id once
     assert sum(r["status"] == "settled" for r in rec) == target
+
+
+@pytest.mark.slow
+def test_the_daemon_killed_10_times_at_random_instants_then_plays_on(tmp_path):
+    """``threecard run --demo --headless`` (table thread, screens loop, autoplay) SIGKILLed
+    10 times in its first 5 s; then it plays 2 more rounds: never locked, and the journal
+    verifies."""
+    seed = int(os.environ.get("THREECARD_TEST_SEED", "0")) or random.randrange(1, 10**9)
+    rng = random.Random(seed)
+    journal = str(tmp_path / "run.sqlite3")
+    args = [str(THREECARD), "run", "--demo", "--headless", "--journal", journal]
+    env = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
+    for n in range(10):
+        p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             text=True, env=env)
+        try:
+            out, _ = p.communicate(timeout=rng.uniform(0.0, 5.0))
+        except subprocess.TimeoutExpired:
+            p.send_signal(signal.SIGKILL)
+            out, _ = p.communicate()
+        else:
+            pytest.fail(f"run {n} (seed {seed}) ended by itself: {out[-2000:]}")
+        assert "TABLE LOCKED" not in out, f"seed {seed}, run {n}: {out[-2000:]}"
+    p = subprocess.run([*args, "--rounds", "2"], capture_output=True, text=True, env=env,
+                       timeout=120)
+    assert p.returncode == 0 and "TABLE LOCKED" not in p.stdout + p.stderr, p.stdout[-2000:]
+    v = json.loads(threecard("verify-journal", "--journal", journal, "--json").stdout)
+    assert v["ok"] and v["notes"] == [], (seed, v)
+    m = json.loads(threecard("meters", "--journal", journal, "--json").stdout)
+    assert m["reconciled"], m

@@ -204,3 +204,33 @@ def test_simulate_on_a_full_disk_says_so_in_one_line_and_stops(tmp_path):
         assert lines[0].startswith(f"threecard simulate: {journal}: journal write failed: ")
     v = json.loads(threecard("verify-journal", "--journal", str(journal), "--json").stdout)
     assert v["ok"] and v["notes"] == [], v                  # what was written is sound
+
+
+def test_the_daemon_on_a_full_disk_locks_the_table_in_one_line_and_stops_cleanly(tmp_path):
+    """``threecard run --demo``: a real write failure locks the table (R2), said in one log
+    line; the daemon keeps showing it, and stops cleanly on SIGTERM, with no traceback."""
+    journal = tmp_path / "j.sqlite3"
+
+    def small_disk() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (400_000, 400_000))
+
+    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--demo",
+                             "--headless", "--journal", str(journal)], preexec_fn=small_disk,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env={**os.environ, "SDL_VIDEODRIVER": "dummy"})
+    lines: list[str] = []
+    try:
+        for line in proc.stdout:
+            lines.append(line)
+            if "TABLE LOCKED" in line or len(lines) > 2000:
+                break
+        locked = [x for x in lines if "TABLE LOCKED" in x]
+        assert locked and "journal write failed" in locked[0], "".join(lines[-20:])
+        proc.send_signal(signal.SIGTERM)
+        rest, _ = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0
+    assert "Traceback" not in "".join(lines) + rest
