@@ -94,6 +94,16 @@ def without_anchor(path: Path, copy: Path) -> float:
             p.unlink()
 
 
+def each(fn, n: int, scale: float) -> list[float]:
+    """The time of each of ``n`` calls ``fn(i)``, in seconds times ``scale``."""
+    out = []
+    for i in range(n):
+        t0 = time.perf_counter()
+        fn(i)
+        out.append((time.perf_counter() - t0) * scale)
+    return out
+
+
 def anchor_costs(tmp: Path, n: int) -> list[dict]:
     import sqlite3
 
@@ -103,36 +113,28 @@ def anchor_costs(tmp: Path, n: int) -> list[dict]:
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=FULL")
     db.execute("CREATE TABLE t (seq INTEGER PRIMARY KEY, body TEXT)")
-    commit = []
-    for i in range(n):
-        t0 = time.perf_counter()
+
+    def commit(i: int) -> None:
         db.execute("BEGIN IMMEDIATE")
         db.execute("INSERT INTO t VALUES (?, ?)", (i, "x" * 200))
         db.execute("COMMIT")
-        commit.append((time.perf_counter() - t0) * 1000)
-    db.close()
+
     f = AnchorFile(str(tmp / "a.anchor"))
-    write = []
-    for i in range(n):
-        t0 = time.perf_counter()
-        f.write(Anchor(i, "a" * 64, i, "b" * 64))
-        write.append((time.perf_counter() - t0) * 1000)
-    f.close()
     w = AnchorWriter(AnchorFile(str(tmp / "b.anchor")))
-    post = []
-    for i in range(n):
-        t0 = time.perf_counter()
-        w.post(Anchor(i, "a" * 64, i, "b" * 64))
-        post.append((time.perf_counter() - t0) * 1e6)
+    commits = each(commit, n, 1e3)
+    writes = each(lambda i: f.write(Anchor(i, "a" * 64, i, "b" * 64)), n, 1e3)
+    posts = each(lambda i: w.post(Anchor(i, "a" * 64, i, "b" * 64)), n, 1e6)
+    db.close()
+    f.close()
     w.close()
     return [
         figure("journal commit (WAL, synchronous=FULL), for comparison", "ms", "lower",
-               stats(commit, f"{n} commits of one 200-byte row")),
+               stats(commits, f"{n} commits of one 200-byte row")),
         figure("anchor write: one slot, then fdatasync", "ms", "lower",
-               stats(write, f"{n} writes"),
+               stats(writes, f"{n} writes"),
                note="on its own thread: a burst of commits is anchored at its newest head"),
         figure("anchor cost to the table thread per commit", "us", "lower",
-               stats(post, f"{n} posts to the anchor's thread")),
+               stats(posts, f"{n} posts to the anchor's thread")),
     ]
 
 

@@ -146,8 +146,8 @@ def _logged_heads(anchors: list[str]) -> list[tuple[int, str]]:
     heads = []
     for anchor in anchors:
         seq_text, _, want = anchor.partition(":")
-        if not (seq_text.isascii() and seq_text.isdigit()) or not want or any(
-                c not in "0123456789abcdefABCDEF" for c in want):
+        if not (seq_text.isascii() and seq_text.isdigit()) or int(seq_text) < 1 or not want \
+                or any(c not in "0123456789abcdefABCDEF" for c in want):
             raise ValueError(f"--anchor {anchor!r}: expected SEQ:HASH")
         heads.append((int(seq_text), want))
     return heads

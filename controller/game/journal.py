@@ -18,9 +18,12 @@ crash strikes (:mod:`controller.game.verifier` compares them there).
 
 The anchor: the journal's head (sequence number and hash) and its newest verified
 snapshot are also kept in a small file beside it, ``<journal>.anchor``
-(:class:`AnchorFile`), written and flushed to disk after each commit. It may lag the
-journal by the commit a crash interrupted, never lead it: a journal shorter than its
-anchor, or with another hash at the anchored event, was cut or rewritten.
+(:class:`AnchorFile`), written and flushed to disk after each commit by a thread of its
+own (:class:`AnchorWriter`: a flush costs about what a commit does, and the table thread
+does not wait for it; a burst of commits is anchored at its newest head). It may lag the
+journal by the commits of one flush, never lead it: a journal shorter than its anchor, or
+with another hash at the anchored event, was cut or rewritten. The table keeps it from
+the moment start-up has verified the journal; closing brings it to the head.
 
 One writer per journal, keyed by the real file (symlinks resolved); readers open the
 file read-only (SQLite ``mode=ro``, and ``immutable=1`` when no write-ahead log is
@@ -678,12 +681,6 @@ class Journal:
         except sqlite3.OperationalError:  # a journal from before this record was kept
             return None
         return row[0] if row else None
-
-    def round_ids(self) -> tuple[int, int, int]:
-        """(count, lowest, highest) round id in the ``rounds`` table (0s when empty)."""
-        n, lo, hi = self.db.execute("SELECT COUNT(*), MIN(round_id), MAX(round_id) "
-                                    "FROM rounds").fetchone()
-        return n, lo or 0, hi or 0
 
     def snapshot_ok(self, seq: int, seal: str, state: str) -> bool:
         """True when a snapshot's seal matches its state and the chain at ``seq``."""

@@ -162,22 +162,32 @@ def ref():
     t.close()
 
 
-def run_child(path: Path, at: int, when: str) -> int:
-    """Fork; the child runs the shift and is killed at commit ``at``. Returns its signal."""
+def in_child(run) -> int:
+    """Fork; the child calls ``run()`` and exits. Returns the signal that ended it (or
+    minus its exit status)."""
     pid = os.fork()
-    if pid == 0:  # the child
+    if pid == 0:
         code = 0
         try:
-            t = Table(CrashingJournal(path, at, when), CONFIG, clock=Clock())
-            for item in SHIFT:
-                t.process([item])
-            t.close()
+            run()
         except BaseException:  # noqa: BLE001 - report any failure through the exit code
             code = 3
         finally:
             os._exit(code)
     _, status = os.waitpid(pid, 0)
     return os.WTERMSIG(status) if os.WIFSIGNALED(status) else -os.WEXITSTATUS(status)
+
+
+def run_child(path: Path, at: int, when: str) -> int:
+    """Fork; the child runs the shift and is killed at commit ``at``. Returns its signal."""
+
+    def shift() -> None:
+        t = Table(CrashingJournal(path, at, when), CONFIG, clock=Clock())
+        for item in SHIFT:
+            t.process([item])
+        t.close()
+
+    return in_child(shift)
 
 
 def finish_shift(path: Path) -> Table:
@@ -255,22 +265,6 @@ def test_the_shift_without_a_kill_matches_the_reference(ref, tmp_path):
     assert {s["seat"]: s["cards"] for s in r6["seats"]} == {1: ["Kc", "Qc", "2h"],
                                                            2: ["Kd", "Qd", "2s"]}
     t.close()
-
-
-def in_child(run) -> int:
-    """Fork; the child calls ``run()`` and exits. Returns the signal that ended it (or
-    minus its exit status)."""
-    pid = os.fork()
-    if pid == 0:
-        code = 0
-        try:
-            run()
-        except BaseException:  # noqa: BLE001 - report any failure through the exit code
-            code = 3
-        finally:
-            os._exit(code)
-    _, status = os.waitpid(pid, 0)
-    return os.WTERMSIG(status) if os.WIFSIGNALED(status) else -os.WEXITSTATUS(status)
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
