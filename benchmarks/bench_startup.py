@@ -170,7 +170,7 @@ def main() -> int:
             print(f"measuring {size}...", file=sys.stderr)
             now = [open_table(path) for _ in range(runs)]
             before = [start_up_before(path) for _ in range(1 if rounds >= 50_000 else runs)]
-            first = [without_anchor(path, tmp / "copy.sqlite3")] if rounds <= 100_000 else []
+            first = [without_anchor(path, tmp / "copy.sqlite3")] if base <= 100_000 else []
             figures.append(figure(
                 f"start-up, {size}", "s", "lower",
                 stats(now, "from the verified snapshot the anchor names"),

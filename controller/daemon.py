@@ -518,7 +518,12 @@ class Daemon:
             if t.name != "control":
                 t.join(2.0)
         if self.table is not None:
-            self.table.stop()
+            from controller.game.journal import JournalError
+
+            try:
+                self.table.stop()
+            except JournalError as exc:  # the last write or the anchor failed: say so
+                log.error("journal: %s", exc)
         if self.app is not None:
             self.app.close()
         log.info("stopped: %d rounds settled this run", self.roundlog.settled)

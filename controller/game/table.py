@@ -23,6 +23,7 @@ supervisor (docs/rules.md "power loss or crash mid-round").
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import enum
 import json
@@ -172,6 +173,10 @@ class Table:
         locked: why the table is locked (broken journal), or None.
         verdict: start-up's verdict on the journal
             (:class:`~controller.game.verifier.JournalVerdict`).
+
+    Raises:
+        JournalError: the journal cannot be opened, or a start-up write failed (a
+            broken journal is no error: the table opens locked, see :attr:`locked`).
     """
 
     def __init__(self, journal: Journal | str | Path, config: TableConfig | None = None, *,
@@ -200,7 +205,13 @@ class Table:
         self.game = Game(self.config)
         self.recovered: dict[str, Any] = {}
         self.verdict = JournalVerdict()
-        self._recover(progress)
+        try:
+            self._recover(progress)
+        except JournalError:  # a write at start-up failed: let another process try
+            if self.journal is not journal:
+                with contextlib.suppress(JournalError):
+                    self.journal.close()
+            raise
 
     # ------------------------------------------------------------------ start-up
     def _recover(self, progress: Progress | None) -> None:
