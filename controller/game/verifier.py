@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import enum
 import json
+import sqlite3
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -62,7 +63,7 @@ class ProblemKind(enum.Enum):
     REWRITTEN = "rewritten"
     """An anchored or logged event carries another hash: the chain was recomputed."""
     UNREADABLE = "unreadable"
-    """SQLite cannot read the events."""
+    """SQLite cannot read the file (a damaged page)."""
     EVENT_MISSING = "event_missing"
     """An event is missing from the sequence."""
     EVENT_ALTERED = "event_altered"
@@ -244,6 +245,9 @@ class _Check:
             out.game, out.pending = self.replay(game)
         except _Stop:
             out.game, out.pending = None, []
+        except sqlite3.DatabaseError as exc:  # a damaged file: a verdict, not a traceback
+            what = "".join(c if c.isprintable() else "?" for c in str(exc))[:160]
+            self.add(ProblemKind.UNREADABLE, f"the journal cannot be read: {what}")
         out.verdict = JournalVerdict(
             tuple(self.problems), self.j.last_seq, self.start + 1, self.snapshots,
             self.rounds, self.anchor.seq if self.anchor is not None else None,

@@ -26,12 +26,21 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from controller.autoplay import AutoPlayer
+from controller.game import recall as rc
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
 from controller.game.commands import Reveal
 from controller.game.engine import TableConfig
-from controller.game.journal import AnchorFile, Journal, chain_hash, snapshot_hash
+from controller.game.journal import (
+    AnchorFile,
+    Journal,
+    JournalError,
+    chain_hash,
+    snapshot_hash,
+)
 from controller.game.table import Table
 from controller.game.verifier import ProblemKind
 from controller.simulate_cli import simulate
@@ -335,3 +344,23 @@ def test_the_anchor_lags_a_crash_never_leads_and_a_torn_slot_is_ignored(tmp_path
     os.truncate(anchor.path, 3)
     with pytest.raises(Exception, match="not readable"):
         AnchorFile(anchor.path).read()
+
+
+@settings(max_examples=30, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(offset=st.floats(0.0, 1.0), junk=st.binary(min_size=1, max_size=256))
+def test_a_damaged_file_gets_the_same_verdict_from_both_never_a_traceback(
+        journals, tmp_path_factory, offset, junk):
+    """Bytes overwritten anywhere in the file (a failing card): both checks answer alike."""
+    src = journals["no snapshot"]
+    path = copy_journal(src, tmp_path_factory.mktemp("damaged") / "j.sqlite3")
+    with open(path, "r+b") as fh:
+        fh.seek(int(offset * (path.stat().st_size - len(junk))))
+        fh.write(junk)
+    answers = []
+    for check in (lambda: start_up(path, 200)[1], lambda: rc.verify(path)):
+        try:
+            answers.append(check().key())
+        except JournalError as exc:                        # not even a journal any more
+            answers.append(("not a journal", "not a usable journal" in str(exc)))
+    assert answers[0] == answers[1]
