@@ -40,6 +40,8 @@ BENCHES: dict[str, tuple[str, str]] = {
     "bench_display.py": ("Display", "render time per frame, idle display CPU"),
     "bench_daemon.py": ("Daemon", "card frame to player view latency, start-up, idle CPU, "
                                   "memory"),
+    "bench_startup.py": ("Start-up", "table start-up time against journal size; the anchor's "
+                                     "cost"),
 }
 PEERS = ("pokerkit", "treys", "phevaluator")
 

@@ -4,8 +4,10 @@ Start-up order (docs/requirements.md R3: nothing happens until the self-check pa
 
 1. the configuration is loaded and validated (a bad file stops here, exit status 2);
 2. the rule profile's par sheet is computed (its return must be a true return, below
-   100 %) and the journal's hash chain is checked while the state is rebuilt from it
-   (a broken chain locks the table: it still starts, shows why, and takes no input);
+   100 %) and the journal is verified while the state is rebuilt from it
+   (:mod:`controller.game.verifier`, from the snapshot its anchor names; any problem
+   locks the table: it still starts, shows why, and takes no input); while that runs,
+   systemd's start timeout is extended as long as the check makes progress;
 3. the screens open; then the shoe link starts (it may be unplugged: the link keeps
    trying, the screens say so);
 4. systemd is told READY (never once a stop was asked); the watchdog is fed at half of
@@ -71,6 +73,10 @@ DEMO_HEADLESS_PACE_MS = 100
 """The headless demo's pause: it prints one line per round, so rounds come quickly."""
 MAX_PACE_MS = 60_000
 """The longest autoplay pause ``--pace-ms`` takes: a minute between dealer steps."""
+JOURNAL_CHECK_EXTEND_S = 15.0
+"""While start-up verifies the journal, each sign of progress (twice a second) asks systemd
+for this many more seconds (``EXTEND_TIMEOUT_USEC``); a check that stops progressing
+lets the start timeout run out."""
 
 #: threads that may end on their own: the control channel ends with its input
 _MAY_END = frozenset({"control"})
@@ -252,9 +258,14 @@ class Daemon:
         self.self_check()
         if self.stop_event.is_set():  # a stop asked during the check: open nothing more
             return
+
+        def verifying(done: int, todo: int) -> None:  # start-up may outlast TimeoutStartSec
+            self.notifier.extend_timeout(JOURNAL_CHECK_EXTEND_S, f"verifying the journal: "
+                                         f"{done:,} of {todo:,} events")
+
         try:
             self.table = Table(self.config.journal_path, self._table_config(),
-                               on_publish=self._on_publish)
+                               on_publish=self._on_publish, progress=verifying)
         except JournalError as exc:
             raise ConfigError(f"journal: {exc}") from None
         if self.table.locked:
@@ -490,7 +501,12 @@ class Daemon:
             if t.name != "control":
                 t.join(2.0)
         if self.table is not None:
-            self.table.stop()
+            from controller.game.journal import JournalError
+
+            try:
+                self.table.stop()
+            except JournalError as exc:  # the last write or the anchor failed: say so
+                log.error("journal: %s", exc)
         if self.app is not None:
             self.app.close()
         log.info("stopped: %s settled this run", counted(self.roundlog.settled, "round"))

@@ -67,6 +67,21 @@ class Notifier:
         """Tell systemd start-up is complete (``READY=1``)."""
         return self.notify("READY=1", *([f"STATUS={status}"] if status else []))
 
+    def extend_timeout(self, seconds: float, status: str = "") -> bool:
+        """Ask for ``seconds`` more before systemd gives up on the current phase.
+
+        ``EXTEND_TIMEOUT_USEC`` (``sd_notify(3)``): while starting, it pushes the start
+        timeout (``TimeoutStartSec=``) out to ``seconds`` from now; it must be sent again
+        within that time to keep it from running out. The daemon sends it while start-up
+        verifies the journal, as long as the check makes progress.
+
+        Args:
+            seconds: the time wanted from now.
+            status: a ``STATUS=`` line sent along (nothing when empty).
+        """
+        return self.notify(f"EXTEND_TIMEOUT_USEC={max(1, round(seconds * 1_000_000))}",
+                           *([f"STATUS={status}"] if status else []))
+
     def status(self, text: str) -> bool:
         """Set the one-line status shown by ``systemctl status``."""
         return self.notify(f"STATUS={text}")

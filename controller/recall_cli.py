@@ -1,7 +1,8 @@
 """``threecard recall``, ``threecard meters``, ``threecard verify-journal``.
 
-All three read the journal given by ``--journal PATH`` (read-only; the table may be
-running). Exit status: 0 fine, 1 the journal is broken or does not reconcile, 2 usage.
+All three read the journal given by ``--journal PATH`` read-only (the table may be
+running; the journal may sit on read-only media). Exit status: 0 fine, 1 the journal is
+broken or does not reconcile, 2 usage.
 """
 
 from __future__ import annotations
@@ -42,7 +43,8 @@ def add_verify_journal_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--anchor", action="append", default=[], metavar="SEQ:HASH",
                         help="a journal head the daemon logged (`journal head SEQ HASH` in "
                         "the system log): the event SEQ must still carry that hash, so a "
-                        "journal rewritten with a recomputed chain is caught")
+                        "journal rewritten with a recomputed chain is caught even without "
+                        "the anchor file beside it (<journal>.anchor, always checked)")
 
 
 def _fail(cmd: str, exc: Exception) -> int:
@@ -138,33 +140,47 @@ def run_meters(args: argparse.Namespace) -> int:
     return 0 if rep.reconciled and not broken else 1
 
 
+def _logged_heads(anchors: list[str]) -> list[tuple[int, str]]:
+    """``--anchor SEQ:HASH`` values as (seq, hash).
+
+    Raises:
+        ValueError: one is not SEQ:HASH (SEQ digits, HASH hexadecimal).
+    """
+    heads = []
+    for anchor in anchors:
+        seq_text, _, want = anchor.partition(":")
+        if not (seq_text.isascii() and seq_text.isdigit()) or int(seq_text) < 1 or not want \
+                or any(c not in "0123456789abcdefABCDEF" for c in want):
+            raise ValueError(f"--anchor {anchor!r}: expected SEQ:HASH")
+        heads.append((int(seq_text), want))
+    return heads
+
+
 def run_verify_journal(args: argparse.Namespace) -> int:
-    """Check the hash chain and replay the journal against its derived tables."""
+    """Verify the journal from its first event (:func:`controller.game.recall.verify`).
+
+    Prints the verdict: ``journal OK: ...`` or ``JOURNAL BROKEN: ...`` (with ``--json``
+    one object: ``ok``, ``verdict``, ``problems`` as kind, message, seq and key,
+    ``notes``, and what was checked). Exit status 0 when sound, 1 when not, 2 for a bad
+    ``--anchor``.
+    """
     try:
-        rep = rc.verify(args.journal)
-        for anchor in args.anchor:
-            seq_text, _, want = anchor.partition(":")
-            if not seq_text.isdigit() or not want:
-                return _fail("verify-journal", ValueError(f"--anchor {anchor!r}: expected "
-                                                          "SEQ:HASH"))
-            j = Journal(args.journal, readonly=True)
-            try:
-                got = j.event_hash(int(seq_text))
-            finally:
-                j.close()
-            if got is None or not got.startswith(want.lower()):
-                rep.problems.append(f"event {seq_text} does not carry the logged hash "
-                                    f"{want[:16]}: the journal was rewritten")
+        logged = _logged_heads(args.anchor)
+    except ValueError as exc:
+        print(f"threecard verify-journal: {exc}", file=sys.stderr)
+        return 2
+    try:
+        v = rc.verify(args.journal, logged)
     except JournalError as exc:
         return _fail("verify-journal", exc)
     if args.json:
-        print(json.dumps({"ok": rep.ok, "events": rep.chain.events,
-                          "bad_seq": rep.chain.bad_seq,
-                          "snapshots_checked": rep.snapshots_checked,
-                          "problems": rep.problems}))
-    elif rep.ok:
-        print(f"journal OK: {rep.chain.events} events, hash chain intact, "
-              f"{rep.snapshots_checked} snapshots and every round record match a replay")
+        print(json.dumps({"ok": v.ok, "verdict": v.summary(), "events": v.events,
+                          "checked_from": v.checked_from,
+                          "snapshots_checked": v.snapshots_checked,
+                          "rounds_checked": v.rounds_checked, "anchor_seq": v.anchor_seq,
+                          "notes": list(v.notes),
+                          "problems": [{"kind": p.kind.value, "message": p.message,
+                                        "seq": p.seq, "key": p.key} for p in v.problems]}))
     else:
-        print("JOURNAL BROKEN: " + "; ".join(rep.problems))
-    return 0 if rep.ok else 1
+        print(v.summary())
+    return 0 if v.ok else 1

@@ -9,6 +9,7 @@ recovers and continues until ``--rounds`` rounds are settled in total.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import sys
@@ -327,12 +328,23 @@ def run(args: argparse.Namespace) -> int:
             if rec["status"] in ("settled", "void"):
                 audit.observe(rec)
         t0 = time.perf_counter()
-        played = simulate(table, player, shoe, args.rounds, audit=audit)
+        try:
+            played = simulate(table, player, shoe, args.rounds, audit=audit)
+        except JournalError as exc:  # a full disk, a failing card: the table stops
+            with contextlib.suppress(JournalError):
+                table.close()
+            print(f"threecard simulate: {exc}; stopped (every input before the failed write "
+                  "is in the journal)", file=sys.stderr)
+            return 1
         elapsed = time.perf_counter() - t0
         result = summarize(table, elapsed, played, audit)
         result["journal"] = args.journal or "(temporary)"
         result["faults_injected"] = shoe.injected
-        table.close()
+        try:
+            table.close()
+        except JournalError as exc:
+            print(f"threecard simulate: {exc}", file=sys.stderr)
+            return 1
     finally:
         if tmp is not None:
             tmp.cleanup()

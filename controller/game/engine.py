@@ -228,11 +228,13 @@ class Game:
         """Hand over (and reset) what the derived tables need.
 
         Event counters change outside a round's close (rejections, PIN failures, shoe
-        events); when they did, the meter table goes along so the stored counters always
-        equal the replayed ones at the point they were written.
+        events); when they did, the meter table goes along. The meter table handed over
+        is the one of now, not of the round's close (a counter may have moved since in
+        the same batch), so the stored meters and counters always equal the replayed
+        ones at the event they were written after.
         """
         d, self.derived = self.derived, Derived()
-        if d.meters is None and self.meters.counters != self._counters_taken:
+        if d.meters is not None or self.meters.counters != self._counters_taken:
             d.meters = self.meters_dict()
         if d.meters is not None:
             self._counters_taken = dict(self.meters.counters)

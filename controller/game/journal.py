@@ -11,7 +11,23 @@ Derived tables, rebuilt from the events whenever needed and written as absolute 
 round), ``meters`` and ``counters``, ``snapshots`` (the full state after a given
 event, so start-up replays only the tail) and ``rejections`` (why an input was
 refused). They ride in the next commit after the input that produced them, or in a
-commit of their own when the table goes idle; start-up rewrites them from the replay.
+commit of their own when the table goes idle. ``derived_at`` names the event they
+reflect: every commit that carries derived rows moves it, in the same transaction, so
+the derived tables always equal the replayed state at that event, whatever instant a
+crash strikes (:mod:`controller.game.verifier` compares them there).
+
+The anchor: the journal's head (sequence number and hash) and its newest verified
+snapshot are also kept in a small file beside it, ``<journal>.anchor``
+(:class:`AnchorFile`), written and flushed to disk after each commit by a thread of its
+own (:class:`AnchorWriter`: a flush costs about what a commit does, and the table thread
+does not wait for it; a burst of commits is anchored at its newest head). It may lag the
+journal by the commits of one flush, never lead it: a journal shorter than its anchor, or
+with another hash at the anchored event, was cut or rewritten. The table keeps it from
+the moment start-up has verified the journal; closing brings it to the head.
+
+One writer per journal, keyed by the real file (symlinks resolved); readers open the
+file read-only (SQLite ``mode=ro``, and ``immutable=1`` when no write-ahead log is
+beside it), so a journal on read-only media can be read.
 """
 
 from __future__ import annotations
@@ -22,6 +38,8 @@ import hashlib
 import json
 import os
 import sqlite3
+import stat
+import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,12 +63,18 @@ CREATE TABLE IF NOT EXISTS rejections (seq INTEGER PRIMARY KEY, reason TEXT);
 CREATE TABLE IF NOT EXISTS derived_at (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER);
 """
 
+ANCHOR_SUFFIX = ".anchor"
+"""The anchor file's name is the journal's real path with this added."""
 
 _dumps = json.JSONEncoder(separators=(",", ":")).encode
 
 
 class JournalError(RuntimeError):
     """The journal cannot be used (not a database, a broken chain, a failed write)."""
+
+
+class AnchorError(JournalError):
+    """The anchor beside a journal cannot be read or written."""
 
 
 def chain_hash(prev: str, seq: int, utc: str, mono_ns: int, kind: str, actor: str,
@@ -74,12 +98,16 @@ class ChainReport:
         events: rows checked.
         bad_seq: the first bad row, or None.
         message: what is wrong, in English.
+        missing: True when the bad row is absent (a gap).
+        unreadable: True when SQLite could not read the rows.
     """
 
     ok: bool
     events: int
     bad_seq: int | None = None
     message: str = ""
+    missing: bool = False
+    unreadable: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,53 +122,265 @@ class Record:
     body: str
 
 
+@dataclass(frozen=True, slots=True)
+class Anchor:
+    """What the anchor file beside a journal holds.
+
+    Attributes:
+        seq: the journal's head when it was written: the newest committed event (0: none).
+        hash: that event's chain hash (:data:`GENESIS` for none).
+        verified_seq: the newest snapshot known good (verified at start-up, or written
+            by the table since): start-up replays from it. 0 when there is none.
+        verified_seal: that snapshot's seal (:func:`snapshot_hash`).
+    """
+
+    seq: int
+    hash: str
+    verified_seq: int = 0
+    verified_seal: str = ""
+
+
+def real_path(path: str | Path) -> str:
+    """The journal's real file: symlinks resolved (the key of its lock and its anchor)."""
+    return os.path.realpath(os.fspath(path))
+
+
+class AnchorFile:
+    """The anchor file: two fixed slots, each one self-checking JSON line.
+
+    A write goes to the slot not holding the newest anchor and is flushed to disk
+    (``fdatasync``) before it returns; a write torn by a power cut leaves the other slot,
+    the anchor before it, intact. Reading takes the newest slot whose check holds.
+
+    Args:
+        path: the anchor file (``<journal real path>.anchor``).
+    """
+
+    SLOT = 256
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._fd: int | None = None
+        self._next_slot = 0
+
+    @classmethod
+    def beside(cls, journal_path: str | Path) -> AnchorFile:
+        """The anchor file of a journal."""
+        return cls(real_path(journal_path) + ANCHOR_SUFFIX)
+
+    @staticmethod
+    def encode(anchor: Anchor) -> bytes:
+        """One slot: the anchor as JSON, a check of it, padded to :attr:`SLOT` bytes."""
+        text = json.dumps({"seq": anchor.seq, "hash": anchor.hash,
+                           "verified": [anchor.verified_seq, anchor.verified_seal]},
+                          separators=(",", ":"))
+        line = f"{text} {hashlib.sha256(text.encode()).hexdigest()[:16]}"
+        return line.encode("ascii").ljust(AnchorFile.SLOT - 1) + b"\n"
+
+    @staticmethod
+    def decode(slot: bytes) -> Anchor | None:
+        """The anchor in one slot, or None when the slot is empty, torn or altered."""
+        try:
+            text, _, check = slot.decode("ascii").strip().rpartition(" ")
+            if hashlib.sha256(text.encode()).hexdigest()[:16] != check:
+                return None
+            d = json.loads(text)
+            vseq, vseal = d["verified"]
+            fields = (d["seq"], vseq)
+            if any(type(v) is not int or v < 0 for v in fields) or not isinstance(
+                    d["hash"], str) or not isinstance(vseal, str):
+                return None
+            return Anchor(d["seq"], d["hash"], vseq, vseal)
+        except (UnicodeDecodeError, ValueError, KeyError, TypeError):
+            return None
+
+    def read(self) -> Anchor | None:
+        """The newest anchor in the file; None when there is no anchor file.
+
+        Raises:
+            AnchorError: the file exists but holds no readable anchor, or cannot be read.
+        """
+        try:
+            with open(self.path, "rb") as f:
+                data = f.read(2 * self.SLOT + 1)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise AnchorError(f"{self.path}: the anchor cannot be read: {exc.strerror}"
+                              ) from None
+        slots = [self.decode(data[i * self.SLOT:(i + 1) * self.SLOT]) for i in range(2)]
+        found = [(a.seq, a.verified_seq, i, a) for i, a in enumerate(slots) if a is not None]
+        if not found:
+            raise AnchorError(f"{self.path}: the anchor beside the journal is not readable")
+        newest = max(found)
+        self._next_slot = 1 - newest[2]
+        return newest[3]
+
+    def write(self, anchor: Anchor) -> None:
+        """Write ``anchor`` into the older slot and flush it to disk.
+
+        Raises:
+            AnchorError: the file cannot be created or written.
+        """
+        try:
+            if self._fd is None:
+                created = not os.path.exists(self.path)
+                if not created:
+                    with contextlib.suppress(AnchorError):
+                        self.read()  # the slot to write next
+                self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+                if created:  # the new name itself must survive a power cut
+                    dfd = os.open(os.path.dirname(self.path) or ".", os.O_RDONLY)
+                    try:
+                        os.fsync(dfd)
+                    finally:
+                        os.close(dfd)
+            os.pwrite(self._fd, self.encode(anchor), self._next_slot * self.SLOT)
+            os.fdatasync(self._fd)
+        except OSError as exc:
+            raise AnchorError(f"{self.path}: the anchor cannot be written: {exc.strerror}"
+                              ) from None
+        self._next_slot = 1 - self._next_slot
+
+    def close(self) -> None:
+        """Close the file."""
+        if self._fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._fd)
+            self._fd = None
+
+
+class AnchorWriter:
+    """Keeps an :class:`AnchorFile` at the journal's head, off the committing thread.
+
+    :meth:`post` hands over the newest head after a commit and returns at once; a thread
+    of its own writes it and flushes it to disk. A burst of commits is anchored at its
+    newest head (a write in progress is followed by one write of the newest), so the
+    anchor lags the journal by the commits of one disk flush at most, and never leads
+    it: nothing is posted before its commit returned.
+
+    Args:
+        file: the anchor file.
+    """
+
+    def __init__(self, file: AnchorFile) -> None:
+        self.file = file
+        self._cond = threading.Condition()
+        self._posted: Anchor | None = None
+        self._written: Anchor | None = None
+        self._busy = False
+        self._closing = False
+        self.error: AnchorError | None = None
+        self._thread = threading.Thread(target=self._run, name="journal-anchor", daemon=True)
+        self._thread.start()
+
+    def post(self, anchor: Anchor) -> None:
+        """Write ``anchor`` soon (a newer one posted before it is written replaces it)."""
+        with self._cond:
+            if anchor != self._posted:
+                self._posted = anchor
+                self._cond.notify_all()
+
+    def flush(self, timeout: float = 10.0) -> None:
+        """Wait until the newest posted anchor is on disk.
+
+        Raises:
+            AnchorError: a write failed, or did not finish within ``timeout`` seconds.
+        """
+        with self._cond:
+            done = self._cond.wait_for(lambda: self.error is not None or (
+                not self._busy and self._written == self._posted), timeout)
+            if self.error is not None:
+                raise self.error
+            if not done:
+                raise AnchorError(f"{self.file.path}: the anchor write did not finish")
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._closing or self._posted != self._written)
+                if self._posted == self._written:
+                    return  # closing, nothing left
+                anchor, self._busy = self._posted, True
+            try:
+                self.file.write(anchor)
+            except AnchorError as exc:
+                with self._cond:
+                    self.error, self._busy = exc, False
+                    self._cond.notify_all()
+                return
+            with self._cond:
+                self._written, self._busy = anchor, False
+                self._cond.notify_all()
+
+    def close(self) -> None:
+        """Write what was posted, stop the thread and close the file.
+
+        Raises:
+            AnchorError: the last write failed.
+        """
+        with self._cond:
+            self._closing = True
+            self._cond.notify_all()
+        self._thread.join(10.0)
+        self.file.close()
+        if self.error is not None:
+            raise self.error
+
+
+def _readonly_uri(path: str) -> str:
+    """The read-only SQLite URI of a journal file.
+
+    ``immutable=1`` when no write-ahead log is beside the file: SQLite then neither locks
+    nor creates ``-wal``/``-shm`` files, so read-only media can be read. With a log
+    beside it (a table running, or one that stopped without closing) ``mode=ro`` reads
+    the log too.
+    """
+    uri = Path(path).as_uri() + "?mode=ro"
+    if not os.path.exists(path + "-wal"):
+        uri += "&immutable=1"
+    return uri
+
+
 class Journal:
     """An open journal file (or ``:memory:``).
 
     Args:
         path: the SQLite file; created when missing. ``:memory:`` for a throw-away one.
-        readonly: open for reading only (recall, meters, verify).
+            A symlink is followed: the lock and the anchor belong to the real file.
+        readonly: open for reading only (recall, meters, verify): nothing is created or
+            changed beside the file, so read-only media can be read.
+
+    Attributes:
+        path: the path as given.
+        real: the real file (symlinks resolved), or ``:memory:``.
+        last_seq: the newest event's sequence number (0: none).
+        last_hash: its chain hash (:data:`GENESIS` for none).
+        anchor: the anchor read when a reader opened the journal (None: no anchor
+            file); see :meth:`read_anchor`.
+        commits: commits made by this object.
 
     Raises:
-        JournalError: the file is not a usable SQLite database.
+        JournalError: the file is not a regular file or not a usable SQLite database, or
+            another table process holds it.
     """
 
     def __init__(self, path: str | Path, readonly: bool = False) -> None:
         self.path = str(path)
         self.readonly = readonly
+        self.real = self.path if self.path == ":memory:" else real_path(self.path)
         self._lock_fd: int | None = None
+        self._anchor: AnchorWriter | None = None
+        self._verified: tuple[int, str] = (0, "")
+        self.anchor: Anchor | None = None
+        self.anchor_error: str | None = None
         try:
+            if self.real != ":memory:":
+                self._check_regular()
             if readonly:
-                if Path(self.path).is_dir():
-                    raise JournalError(f"{self.path}: is a directory; give the journal "
-                                       "file's path")
-                if not Path(self.path).is_file():
-                    raise JournalError(f"{self.path}: no such journal")
-                uri = Path(self.path).resolve().as_uri() + "?mode=ro"
-                self.db = sqlite3.connect(uri, uri=True, isolation_level=None,
-                                          check_same_thread=False)
-                self.db.execute("PRAGMA busy_timeout=5000")
-                # one read transaction: every read sees the same moment of a running table
-                self.db.execute("BEGIN")
+                self._open_reader()
             else:
-                if self.path != ":memory:":
-                    if Path(self.path).is_dir():
-                        raise JournalError(f"{self.path}: is a directory; give the journal "
-                                           "file's path")
-                    self._take_writer_lock()
-                self.db = sqlite3.connect(self.path, isolation_level=None,
-                                          check_same_thread=False)
-                self.db.execute("PRAGMA busy_timeout=5000")
-                tables = {r[0] for r in self.db.execute(
-                    "SELECT name FROM sqlite_master WHERE type='table'")}
-                if tables and "events" not in tables:
-                    raise JournalError(f"{self.path}: this SQLite file is not a table journal "
-                                       f"(it holds {', '.join(sorted(tables)[:5])}); "
-                                       "give another path")
-                if self.path != ":memory:":
-                    self.db.execute("PRAGMA journal_mode=WAL")
-                self.db.execute("PRAGMA synchronous=FULL")
-                self.db.executescript(SCHEMA)
+                self._open_writer()
             row = self.db.execute("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1"
                                   ).fetchone()
         except sqlite3.DatabaseError as exc:
@@ -152,6 +392,123 @@ class Journal:
         self.last_seq, self.last_hash = row if row else (0, GENESIS)
         self.commits = 0
 
+    def _check_regular(self) -> None:
+        try:
+            st = os.stat(self.real)
+        except FileNotFoundError:
+            if self.readonly:
+                raise JournalError(f"{self.path}: no such journal") from None
+            return
+        except OSError as exc:
+            raise JournalError(f"{self.path}: cannot open the journal: {exc.strerror}"
+                               ) from None
+        if stat.S_ISDIR(st.st_mode):
+            raise JournalError(f"{self.path}: is a directory; give the journal file's path")
+        if not stat.S_ISREG(st.st_mode):
+            raise JournalError(f"{self.path}: not a regular file; a journal is a file on a "
+                               "local disk")
+
+    def _open_reader(self) -> None:
+        # the anchor first: a running table writes it after its commit, so the read
+        # transaction begun below sees at least the events it names
+        try:
+            self.anchor = AnchorFile.beside(self.real).read()
+        except AnchorError as exc:
+            self.anchor_error = str(exc)
+        self.db = sqlite3.connect(_readonly_uri(self.real), uri=True, isolation_level=None,
+                                  check_same_thread=False)
+        self.db.execute("PRAGMA busy_timeout=5000")
+        try:
+            tables = self.db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0]
+        except sqlite3.OperationalError as exc:
+            if os.path.exists(self.real + "-wal") and not os.path.exists(self.real + "-shm"):
+                raise JournalError(
+                    f"{self.path}: its write-ahead log ({self.real}-wal) cannot be read "
+                    f"here without its -shm file ({exc}); copy the journal with its -wal "
+                    "file to a writable directory") from None
+            raise
+        if tables == 0:
+            # an empty file (a journal emptied, or never written): read it as no events
+            self.db.close()
+            self.db = sqlite3.connect(":memory:", isolation_level=None,
+                                      check_same_thread=False)
+            self.db.executescript(SCHEMA)
+        self._check_is_journal()
+        # one read transaction: every read sees the same moment of a running table
+        self.db.execute("BEGIN")
+
+    def _open_writer(self) -> None:
+        if self.real != ":memory:":
+            self._take_writer_lock()
+        self.db = sqlite3.connect(self.real, isolation_level=None, check_same_thread=False)
+        self.db.execute("PRAGMA busy_timeout=5000")
+        self._check_is_journal()
+        if self.real != ":memory:":
+            self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=FULL")
+        self.db.executescript(SCHEMA)
+        if self.db.execute("SELECT seq FROM events LIMIT 1").fetchone() is None:
+            # no events, so nothing derived: the derived tables are those of event 0
+            self.db.execute("INSERT OR IGNORE INTO derived_at VALUES (1, 0)")
+
+    def _check_is_journal(self) -> None:
+        tables = {r[0] for r in self.db.execute(
+            "SELECT name FROM sqlite_master WHERE type='table'")}
+        if tables and "events" not in tables:
+            raise JournalError(f"{self.path}: this SQLite file is not a table journal "
+                               f"(it holds {', '.join(sorted(tables)[:5])}); give another path")
+
+    # ------------------------------------------------------------------ anchor
+    def read_anchor(self) -> Anchor | None:
+        """The anchor beside the journal (None: no anchor file, or ``:memory:``).
+
+        Raises:
+            AnchorError: the anchor file exists but cannot be read.
+        """
+        if self.real == ":memory:":
+            return None
+        if self.readonly:
+            if self.anchor_error:
+                raise AnchorError(self.anchor_error)
+            return self.anchor
+        return AnchorFile.beside(self.real).read()
+
+    def start_anchoring(self, verified: tuple[int, str] | None) -> None:
+        """Keep the anchor beside the journal from now on; write it at once.
+
+        Called by the table once start-up has verified the journal: from then on every
+        commit is followed by an anchor write (:class:`AnchorWriter`: head and newest
+        verified snapshot).
+
+        Args:
+            verified: the newest verified snapshot (seq, seal), or None.
+
+        Raises:
+            AnchorError: the anchor cannot be written.
+        """
+        if self.readonly or self.real == ":memory:":
+            return
+        if verified is not None and verified[0] > self._verified[0]:
+            self._verified = verified
+        if self._anchor is None:
+            self._anchor = AnchorWriter(AnchorFile.beside(self.real))
+        self._write_anchor()
+        self._anchor.flush()
+
+    @property
+    def verified(self) -> tuple[int, str]:
+        """The newest verified snapshot (seq, seal) the anchor names; (0, "") for none."""
+        return self._verified
+
+    def _write_anchor(self) -> None:
+        if self._anchor is not None:
+            self._anchor.post(Anchor(self.last_seq, self.last_hash, *self._verified))
+
+    def _anchor_failed(self) -> None:
+        """Raise the anchor writer's error: the table must stop writing (R2)."""
+        if self._anchor is not None and self._anchor.error is not None:
+            raise JournalError(str(self._anchor.error))
+
     # ------------------------------------------------------------------ writing
     def append(self, utc: str, mono_ns: int, records: Sequence[tuple[str, str, str]],
                derived: Any = None) -> list[int]:
@@ -161,7 +518,10 @@ class Journal:
             utc: ISO 8601 UTC time of the batch.
             mono_ns: monotonic clock, nanoseconds.
             records: the inputs, in order.
-            derived: a :class:`~controller.game.engine.Derived` to write in the same commit.
+            derived: a :class:`~controller.game.engine.Derived` holding everything the
+                derived tables lack for the state after the newest event before this
+                batch: written in the same commit, and ``derived_at`` set to that event
+                (even when it is empty). None writes no derived rows.
 
         Returns:
             The sequence numbers given, in order.
@@ -169,6 +529,7 @@ class Journal:
         Raises:
             JournalError: the write failed (the table must stop: R2).
         """
+        self._anchor_failed()
         seq, prev = self.last_seq, self.last_hash
         rows = []
         for kind, actor, body in records:
@@ -178,7 +539,7 @@ class Journal:
             prev = h
         try:
             self.db.execute("BEGIN IMMEDIATE")
-            if derived:  # the state after the events before this batch
+            if derived is not None:  # the state after the events before this batch
                 self._write_derived(derived, self.last_seq)
             self.db.executemany("INSERT INTO events VALUES (?,?,?,?,?,?,?,?)", rows)
             self._commit()
@@ -186,19 +547,38 @@ class Journal:
             self._rollback()
             raise JournalError(f"{self.path}: journal write failed: {exc}") from None
         self.last_seq, self.last_hash = seq, prev
+        self._committed()
         return [r[0] for r in rows]
 
-    def write_derived(self, derived: Any) -> None:
-        """Write derived rows in a commit of their own (nothing to do when empty)."""
-        if not derived:
+    def write_derived(self, derived: Any, mark: bool = False) -> None:
+        """Write derived rows in a commit of their own.
+
+        Args:
+            derived: what the derived tables lack for the state after the newest event
+                (a :class:`~controller.game.engine.Derived`, or several, oldest first).
+            mark: set ``derived_at`` to the newest event even when there is nothing to
+                write (else an empty ``derived`` writes nothing).
+
+        Raises:
+            JournalError: the write failed.
+        """
+        parts = list(derived) if isinstance(derived, (list, tuple)) else [derived]
+        parts = [d for d in parts if d]
+        if not parts and not mark:
             return
+        self._anchor_failed()
+        verified = self._verified
         try:
             self.db.execute("BEGIN IMMEDIATE")
-            self._write_derived(derived, self.last_seq)
+            self.db.execute("INSERT OR REPLACE INTO derived_at VALUES (1, ?)", (self.last_seq,))
+            for d in parts:
+                self._write_derived(d, self.last_seq)
             self._commit()
         except sqlite3.Error as exc:
+            self._verified = verified
             self._rollback()
             raise JournalError(f"{self.path}: journal write failed: {exc}") from None
+        self._committed()
 
     def _rollback(self) -> None:
         try:
@@ -207,8 +587,13 @@ class Journal:
             pass
 
     def _commit(self) -> None:
+        """Commit the open transaction (a test simulating a crash overrides it)."""
         self.commits += 1
         self.db.execute("COMMIT")
+
+    def _committed(self) -> None:
+        """After a commit: bring the anchor to the new head (a crash test overrides it)."""
+        self._write_anchor()
 
     def _write_derived(self, d: Any, upto: int) -> None:
         """Write derived rows that reflect the state after event ``upto``."""
@@ -225,8 +610,11 @@ class Journal:
         if d.snapshot is not None:
             seq, state = d.snapshot
             row = self.db.execute("SELECT hash FROM events WHERE seq=?", (seq,)).fetchone()
+            seal = snapshot_hash(row[0] if row else "", state)
             self.db.execute("INSERT OR REPLACE INTO snapshots VALUES (?,?,?)",
-                            (seq, snapshot_hash(row[0] if row else "", state), state))
+                            (seq, seal, state))
+            if row and seq > self._verified[0]:
+                self._verified = (seq, seal)  # written by the table itself: known good
         if d.rejections:
             ex("INSERT OR REPLACE INTO rejections VALUES (?,?)", d.rejections)
 
@@ -238,22 +626,37 @@ class Journal:
         for row in cur:
             yield Record(*row)
 
-    def verify(self) -> ChainReport:
-        """Recompute the hash chain of every row (docs/requirements.md R4, R7)."""
-        prev, expect, n = GENESIS, 1, 0
+    def verify(self, start: int = 1, progress: Any = None) -> ChainReport:
+        """Recompute the hash chain (docs/requirements.md R4, R7).
+
+        Args:
+            start: the first event to check. From 1 the chain starts at
+                :data:`GENESIS`; from a later event, at the previous hash that event's
+                row holds (its own hash is pinned elsewhere: a snapshot's seal, the anchor).
+            progress: called with the number of rows checked, every 65,536 rows.
+
+        Returns:
+            The report; ``events`` counts the rows checked.
+        """
+        prev, expect, n = (GENESIS if start <= 1 else None), max(start, 1), 0
         try:
             cur = self.db.execute("SELECT seq, utc, mono_ns, kind, actor, body, prev, hash "
-                                  "FROM events ORDER BY seq")
+                                  "FROM events WHERE seq >= ? ORDER BY seq", (expect,))
             for seq, utc, mono, kind, actor, body, rprev, h in cur:
                 if seq != expect:
                     return ChainReport(False, n, expect, f"event {expect} is missing "
-                                       f"(next present is {seq})")
+                                       f"(next present is {seq})", missing=True)
+                if prev is None:
+                    prev = rprev
                 if rprev != prev or chain_hash(prev, seq, utc, mono, kind, actor, body) != h:
                     return ChainReport(False, n, seq, f"event {seq} was altered or torn: "
                                        "its hash does not match")
                 prev, expect, n = h, expect + 1, n + 1
+                if progress is not None and not n & 0xFFFF:
+                    progress(n)
         except sqlite3.DatabaseError as exc:
-            return ChainReport(False, n, expect, f"the journal cannot be read: {exc}")
+            return ChainReport(False, n, expect, f"the journal cannot be read: {exc}",
+                               unreadable=True)
         return ChainReport(True, n)
 
     def latest_snapshot(self, at_most: int | None = None) -> tuple[int, str, str] | None:
@@ -261,6 +664,11 @@ class Journal:
         limit = self.last_seq if at_most is None else at_most
         return self.db.execute("SELECT seq, hash, state FROM snapshots WHERE seq <= ? "
                                "ORDER BY seq DESC LIMIT 1", (limit,)).fetchone()
+
+    def snapshot(self, seq: int) -> tuple[int, str, str] | None:
+        """The snapshot after event ``seq`` (seq, seal, state JSON), or None."""
+        return self.db.execute("SELECT seq, hash, state FROM snapshots WHERE seq = ?",
+                               (seq,)).fetchone()
 
     def snapshots(self) -> list[tuple[int, str, str]]:
         """Every snapshot (seq, event hash, state JSON), oldest first."""
@@ -274,12 +682,6 @@ class Journal:
             return None
         return row[0] if row else None
 
-    def round_ids(self) -> tuple[int, int, int]:
-        """(count, lowest, highest) round id in the ``rounds`` table (0s when empty)."""
-        n, lo, hi = self.db.execute("SELECT COUNT(*), MIN(round_id), MAX(round_id) "
-                                    "FROM rounds").fetchone()
-        return n, lo or 0, hi or 0
-
     def snapshot_ok(self, seq: int, seal: str, state: str) -> bool:
         """True when a snapshot's seal matches its state and the chain at ``seq``."""
         h = self.event_hash(seq)
@@ -291,16 +693,30 @@ class Journal:
         return row[0] if row else None
 
     def stored_rounds(self, last: int | None = None) -> list[dict[str, Any]]:
-        """Round records from the ``rounds`` table, newest first."""
-        q = "SELECT record FROM rounds ORDER BY round_id DESC"
+        """Round records from the ``rounds`` table, newest first.
+
+        Raises:
+            JournalError: a record is not readable (``verify-journal`` says more).
+        """
+        q = "SELECT round_id, record FROM rounds ORDER BY round_id DESC"
         rows = (self.db.execute(q + " LIMIT ?", (last,)) if last is not None
                 else self.db.execute(q))
-        return [json.loads(r[0]) for r in rows]
+        out = []
+        for rid, text in rows:
+            try:
+                rec = json.loads(text)
+            except (TypeError, ValueError):
+                rec = None
+            if not isinstance(rec, dict):
+                raise JournalError(f"{self.path}: the record of round {rid} is not readable; "
+                                   "run `threecard verify-journal`")
+            out.append(rec)
+        return out
 
-    def round_texts(self, last: int) -> list[tuple[int, str]]:
-        """The newest ``last`` round records as stored: (round id, JSON text)."""
-        return self.db.execute("SELECT round_id, record FROM rounds ORDER BY round_id DESC "
-                               "LIMIT ?", (last,)).fetchall()
+    def round_row(self, round_id: int) -> tuple[Any, ...] | None:
+        """One ``rounds`` row as stored: (status, void reason, start, end, record text)."""
+        return self.db.execute("SELECT status, void_reason, started_utc, ended_utc, record "
+                               "FROM rounds WHERE round_id = ?", (round_id,)).fetchone()
 
     def stored_meters(self) -> dict[str, Any]:
         """The ``meters`` and ``counters`` tables, as :meth:`Game.meters_dict` shapes them."""
@@ -308,18 +724,32 @@ class Journal:
         counters = dict(self.db.execute("SELECT name, value FROM counters").fetchall())
         return {"rows": rows, "counters": counters}
 
-    def rejections(self) -> dict[int, str]:
-        """Map the seq of every rejected input to its reason."""
-        return dict(self.db.execute("SELECT seq, reason FROM rejections").fetchall())
+    def rejections(self, after: int = 0) -> dict[int, str]:
+        """Map the seq of every rejected input after event ``after`` to its reason."""
+        return dict(self.db.execute("SELECT seq, reason FROM rejections WHERE seq > ?",
+                                    (after,)).fetchall())
 
     def close(self) -> None:
-        """Close the database and let another writer open it."""
-        self.db.close()
-        self._release_writer_lock()
+        """Close the database, bring the anchor to the head, let another writer open it.
+
+        Raises:
+            AnchorError: the anchor could not be written (the journal is closed).
+        """
+        anchor, self._anchor = self._anchor, None
+        try:
+            self.db.close()
+            if anchor is not None:
+                anchor.close()
+        finally:
+            self._release_writer_lock()
 
     def _take_writer_lock(self) -> None:
-        """One writer per journal: a second table on the same file is refused, not raced."""
-        lock_path = self.path + ".lock"
+        """One writer per journal: a second table on the same file is refused, not raced.
+
+        The lock file sits beside the real file, so two paths to one journal (a symlink)
+        take the same lock.
+        """
+        lock_path = self.real + ".lock"
         try:
             fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         except OSError as exc:

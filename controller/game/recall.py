@@ -7,15 +7,16 @@ is the recorded state even when the derived tables lag behind a crash.
 
 from __future__ import annotations
 
-import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controller.game.engine import Game, TableConfig
-from controller.game.journal import ChainReport, Journal
+from controller.game.engine import Game
+from controller.game.journal import Journal
 from controller.game.replay import rebuild
 from controller.game.round import IN_PLAY, RoundState
+from controller.game.verifier import JournalVerdict, Progress, check
 
 HIDDEN = "??"
 """Shown in place of a dealer card of a round not yet revealed."""
@@ -134,101 +135,28 @@ def meters(path: str | Path) -> MeterReport:
     return rep
 
 
-@dataclass
-class VerifyReport:
-    """The result of :func:`verify`.
+def verify(path: str | Path, logged: Iterable[tuple[int, str]] = (),
+           progress: Progress | None = None) -> JournalVerdict:
+    """Verify a journal from its first event: the check start-up makes, and more.
 
-    Attributes:
-        chain: the hash-chain check.
-        snapshots_checked: snapshots compared with a full replay.
-        problems: every discrepancy found, in English.
+    The one verifier (:func:`controller.game.verifier.check`, ``full=True``): the anchor
+    beside the journal (its verdict notes "tail unchecked: no anchor" where there is
+    none), heads from the system log, the hash chain of every event, and a replay of
+    every event compared with every derived table.
+
+    Args:
+        path: the journal file (opened read-only).
+        logged: journal heads the daemon logged, (seq, hash or a prefix of it).
+        progress: called with (events done, events to do) while it runs.
+
+    Returns:
+        The verdict.
+
+    Raises:
+        JournalError: the file is not a journal (not SQLite, not a table journal).
     """
-
-    chain: ChainReport
-    snapshots_checked: int = 0
-    problems: list[str] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        """True when the chain holds and nothing disagrees."""
-        return self.chain.ok and not self.problems
-
-
-def verify(path: str | Path) -> VerifyReport:
-    """Check the hash chain, then replay every event and compare the derived tables."""
     j = Journal(path, readonly=True)
     try:
-        rep = VerifyReport(j.verify())
-        if not rep.chain.ok:
-            rep.problems.append(rep.chain.message)
-            return rep
-        snap_seqs = {seq for seq, in j.db.execute("SELECT seq FROM snapshots")}
-        g = Game(TableConfig())
-        open_rounds: dict[int, dict[str, Any]] = {}
-        seen: set[int] = set()
-
-        def compare(rid: int, rec: dict[str, Any]) -> None:
-            row = j.db.execute("SELECT record FROM rounds WHERE round_id = ?",
-                               (rid,)).fetchone()
-            if row is None or json.loads(row[0]) != rec:
-                rep.problems.append(f"round {rid}: stored record differs from the replay")
-
-        # the derived tables reflect the state after event ``upto`` (they are written one
-        # commit behind the events): compare with the replay at that point
-        upto = j.derived_seq()
-        upto = j.last_seq if upto is None else upto
-        meters_checked = False
-
-        def compare_meters() -> None:
-            sm = j.stored_meters()
-            if sm["rows"] and sm["rows"] != g.meters_dict()["rows"]:
-                rep.problems.append("stored meters differ from the replay")
-
-        # streaming: a finished round is compared once the table has moved past it (a burn
-        # read between rounds still adds to its record) and forgotten, so memory stays
-        # flat however long the journal is
-        for r in j.records():
-            g.apply(r.seq, r.utc, r.kind, json.loads(r.body), r.actor, mono_ns=r.mono_ns)
-            derived = g.take_derived()
-            if r.seq > upto:
-                continue
-            if r.seq == upto:
-                compare_meters()
-                meters_checked = True
-            for rid, rec in derived.rounds.items():
-                seen.add(rid)
-                open_rounds[rid] = rec
-            for rid in [k for k, v in open_rounds.items()
-                        if k < g.round_id and v["status"] in ("settled", "void")]:
-                compare(rid, open_rounds.pop(rid))
-            if r.seq in snap_seqs:
-                rep.snapshots_checked += 1
-                h, state = j.db.execute("SELECT hash, state FROM snapshots WHERE seq = ?",
-                                        (r.seq,)).fetchone()
-                if not j.snapshot_ok(r.seq, h, state):
-                    rep.problems.append(f"snapshot at event {r.seq} is not sealed to the chain")
-                if not _same_state(state, g):
-                    rep.problems.append(f"snapshot at event {r.seq} differs from the replay")
-        for rid, rec in open_rounds.items():
-            compare(rid, rec)
-        n_stored, _lo, _hi = j.round_ids()
-        if n_stored != len(seen):
-            rep.problems.append(f"{n_stored} round records stored, {len(seen)} replayed")
-        if not meters_checked:
-            compare_meters()
+        return check(j, full=True, logged=logged, progress=progress).verdict
     finally:
         j.close()
-    return rep
-
-
-def _same_state(saved: str, g: Game) -> bool:
-    """A snapshot's state equals the replayed one, read as this version reads it.
-
-    A snapshot saved by an earlier version is read by :meth:`Game.from_dict` (its older
-    keys mapped) before the comparison; one that cannot be read differs.
-    """
-    try:
-        read = Game.from_dict(json.loads(saved)).dumps()
-    except Exception:  # noqa: BLE001 - an unreadable snapshot is simply not the same
-        return False
-    return json.loads(read) == json.loads(g.dumps())

@@ -14,16 +14,18 @@ row is on disk.
 Tests and the simulator may call :meth:`Table.process` directly instead of starting
 the thread (never both at once).
 
-Start-up (in the constructor): check the journal's hash chain (a broken chain locks
-the table for good, R4); rebuild the state from the newest snapshot and the events
-after it; rewrite the derived tables; then journal a ``startup`` record that counts
-the power-up, adopts the configuration, and pauses a round interrupted mid-deal for
-a supervisor (docs/rules.md "power loss or crash mid-round").
+Start-up (in the constructor): :func:`controller.game.verifier.check` verifies the
+journal from the verified snapshot its anchor names (the anchor, the chain, a replay
+compared with every derived table) and rebuilds the state; any problem locks the table
+for good (R4). Then the derived rows a crash kept from being written are written, the
+anchor is kept from then on, and a ``startup`` record is journaled that counts the
+power-up, adopts the configuration, and pauses a round interrupted mid-deal for a
+supervisor (docs/rules.md "power loss or crash mid-round").
 """
 
 from __future__ import annotations
 
-import json
+import contextlib
 import logging
 import queue
 import threading
@@ -34,6 +36,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from controller.game import verifier
 from controller.game.auth import PinChecker, hash_pin
 from controller.game.config import RENAMED
 from controller.game.engine import Game, TableConfig
@@ -49,8 +52,8 @@ from controller.game.inputs import (
     journal_body,
 )
 from controller.game.journal import Journal, JournalError
-from controller.game.replay import ReplayError, apply_records, start_state
 from controller.game.table_views import ViewBuilder
+from controller.game.verifier import NO_ANCHOR, JournalVerdict, Progress
 from controller.game.views import DealerView, PlayerView
 
 log = logging.getLogger("threecard")
@@ -130,17 +133,26 @@ class Table:
         clock: the time source (default: the system clock).
         on_publish: called from the table thread with ``(dealer_view, player_view)``
             after every batch of inputs; keep it quick (e.g. post to a display queue).
+        progress: called while start-up verifies the journal, with (events done, events
+            to do), at most twice a second (the daemon extends its start timeout).
 
     Attributes:
         inbox: put inputs here (thread-safe), or use :meth:`submit`.
         recovered: the state rebuilt from the journal, before this start-up's record
             (``Game.to_dict()`` shape; the crash tests compare it).
         locked: why the table is locked (broken journal), or None.
+        verdict: start-up's verdict on the journal
+            (:class:`~controller.game.verifier.JournalVerdict`).
+
+    Raises:
+        JournalError: the journal cannot be opened, or a start-up write failed (a
+            broken journal is no error: the table opens locked, see :attr:`locked`).
     """
 
     def __init__(self, journal: Journal | str | Path, config: TableConfig | None = None, *,
                  clock: Clock | None = None,
-                 on_publish: Callable[[DealerView, PlayerView], None] | None = None) -> None:
+                 on_publish: Callable[[DealerView, PlayerView], None] | None = None,
+                 progress: Progress | None = None) -> None:
         self.config = config or TableConfig()
         self.config.validate()
         self.clock = clock or SystemClock()
@@ -162,60 +174,43 @@ class Table:
         self.journal = journal if isinstance(journal, Journal) else Journal(journal)
         self.game = Game(self.config)
         self.recovered: dict[str, Any] = {}
-        self._recover()
+        self.verdict = JournalVerdict()
+        try:
+            self._recover(progress)
+        except JournalError:  # a write at start-up failed: let another process try
+            if self.journal is not journal:
+                with contextlib.suppress(JournalError):
+                    self.journal.close()
+            raise
 
     # ------------------------------------------------------------------ start-up
-    def _recover(self) -> None:
-        report = self.journal.verify()
-        if not report.ok:
-            self._lock_table(f"Journal integrity check failed: {report.message}")
+    def _recover(self, progress: Progress | None) -> None:
+        """Verify the journal from its anchored snapshot, rebuild the state, go on.
+
+        :func:`controller.game.verifier.check` answers; any problem locks the table for
+        good (R4). Then the derived rows a crash kept from being written are written,
+        the anchor is kept from now on, and the ``startup`` record is journaled.
+        """
+        out = verifier.check(self.journal, full=False, config=self.config, progress=progress)
+        self.verdict = out.verdict
+        if not out.verdict.ok:
+            log.error("journal %s: %s", self.journal.path, out.verdict.summary())
+            self._lock_table(f"Journal integrity check failed: {out.verdict.message}")
             return
-        check_at = self.journal.derived_seq()
-        problem = None
-        try:
-            g, after = start_state(self.journal, config=self.config)
-            self.game = g
-            if check_at is not None and check_at > after:
-                apply_records(g, self.journal, after, check_at)
-                after = check_at
-            if check_at is not None:
-                problem = self._derived_problem(g)
-            apply_records(g, self.journal, after)
-        except ReplayError as exc:  # any failure to replay locks the table
-            self._lock_table(str(exc))
-            return
-        if problem:
-            self._lock_table(f"Journal records do not match its events: {problem}")
-            return
+        if NO_ANCHOR in out.verdict.notes and self.journal.last_seq:
+            log.warning("journal %s has no anchor beside it: its tail could not be checked; "
+                        "the anchor starts at event %d", self.journal.path,
+                        self.journal.last_seq)
+        g = self.game = out.game
         self.recovered = g.to_dict()
-        self.journal.write_derived(g.take_derived())
+        self.journal.write_derived([*out.pending, g.take_derived()], mark=True)
+        self.journal.start_anchoring(out.verified)
         body = {"config": self.config.to_dict()}
         self._process([(STARTUP, body, "system", encode_body(body))])
-
-    def _derived_problem(self, g: Game) -> str | None:
-        """Compare the stored meters, counters and recent rounds with the replayed state.
-
-        Called at the event after which they were last written, so a crash between an
-        event and its derived rows is never mistaken for tampering. Returns what differs.
-        """
-        stored = self.journal.stored_meters()
-        live = g.meters_dict()
-        if stored["rows"] != live["rows"]:
-            return "the meters were changed"
-        if stored["counters"] != live["counters"]:
-            return "the event counters were changed"
-        n, lo, hi = self.journal.round_ids()
-        if n and (lo != 1 or hi - lo + 1 != n):
-            return f"round records are missing ({n} records for rounds {lo}..{hi})"
-        recent = {r.round_id: r.to_dict() for r in g.recall}
-        for rid, text in self.journal.round_texts(last=len(recent) + 1):
-            try:
-                rec = json.loads(text)
-            except ValueError:
-                return f"the record of round {rid} is not readable"
-            if rid in recent and rec != recent[rid]:
-                return f"the record of round {rid} was changed"
-        return None
+        j = self.journal
+        log.info("journal %s verified from event %d (%d events); head %d %s",
+                 j.path, out.verdict.checked_from, out.verdict.events, j.last_seq,
+                 j.last_hash[:32])
 
     def _lock_table(self, reason: str) -> None:
         self.locked = reason

@@ -162,7 +162,7 @@ def test_a_deleted_event_is_detected(shift):
     db.commit()
     db.close()
     rep = rc.verify(shift.path)
-    assert not rep.ok and rep.chain.bad_seq == 3
+    assert not rep.ok and rep.problem.seq == 3 and rep.problem.kind.value == "event_missing"
     shift.table = Table(":memory:", shift.config)
 
 

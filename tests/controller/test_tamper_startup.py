@@ -1,96 +1,366 @@
-"""Start-up finds a journal whose derived records were edited, and locks the table (R4)."""
+"""The tamper table: every kind of edit, found alike by start-up and by ``verify-journal``.
 
+A journal is written by the real table (autoplay, misreads and duplicate cards, a
+rejected input), closed, and then edited behind the table's back, one kind of edit per
+case. For each: a table opened on it (start-up) locks itself, and again at the next
+start (it never clears itself, R4); ``threecard verify-journal --json`` (a subprocess)
+says the journal is broken; and both name the same problems (kind and place).
+
+Two journals: one without a snapshot, where start-up checks everything from the first
+event (so "an old round" is one older than game recall keeps, round 2 of 15), and one
+with snapshots every 5 rounds, where start-up replays from the verified snapshot its
+anchor names and the edits fall after it. Edits before that snapshot are verify-journal's
+(the last test): start-up's check is bounded by the snapshot interval, not by the
+journal's age.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
 import sqlite3
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
+from controller.game.commands import Reveal
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from controller.autoplay import AutoPlayer
+from controller.game import recall as rc
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
 from controller.game.engine import TableConfig
+from controller.game.journal import (
+    AnchorFile,
+    Journal,
+    JournalError,
+    chain_hash,
+    snapshot_hash,
+)
 from controller.game.table import Table
+from controller.game.verifier import ProblemKind
 from controller.simulate_cli import simulate
 from simulators.event_shoe import EventShoe, parse_faults
 
-
-def config():
-    return TableConfig(seats=3, pin_hashes=demo_pin_hashes(), snapshot_every=5)
+K = ProblemKind
 
 
-@pytest.fixture
-def journal(tmp_path):
-    path = tmp_path / "j.sqlite3"
-    t = Table(path, config())
-    simulate(t, AutoPlayer(bets={"ante": 100, "pair_plus": 100}, pin=DEMO_PINS["supervisor"]),
-             EventShoe(3, parse_faults("misread=0.2,duplicate=0.1")), 12)
+def config(snapshot_every: int) -> TableConfig:
+    return TableConfig(seats=3, pin_hashes=demo_pin_hashes(), snapshot_every=snapshot_every)
+
+
+def write_journal(path: Path, snapshot_every: int, rounds: int) -> None:
+    t = Table(path, config(snapshot_every))
+    player = AutoPlayer(bets={"ante": 100, "pair_plus": 100}, pin=DEMO_PINS["supervisor"])
+    t.process([Reveal()])                                 # a rejection near the start
+    simulate(t, player, EventShoe(3, parse_faults("misread=0.2,duplicate=0.1")), rounds)
+    t.process([Reveal()])                                 # and one at the end
     t.close()
-    return path
 
 
-def reopen(path):
-    t = Table(path, config())
-    reason = t.locked
-    t.close()
-    return reason
+@pytest.fixture(scope="module")
+def journals(tmp_path_factory) -> dict[str, Path]:
+    base = tmp_path_factory.mktemp("tamper")
+    out = {"no snapshot": base / "plain.sqlite3", "snapshots": base / "snap.sqlite3"}
+    write_journal(out["no snapshot"], 200, 15)
+    write_journal(out["snapshots"], 5, 13)
+    return out
 
 
-def edit(path, sql, *args):
+class Facts:
+    """What a tamper case needs to know of its journal (read before the edit)."""
+
+    def __init__(self, path: Path) -> None:
+        j = Journal(path, readonly=True)
+        try:
+            a = j.anchor
+            self.last = j.last_seq
+            self.start = a.verified_seq if a else 0          # start-up replays after it
+            snap = j.snapshot(self.start)
+            self.first_round = json.loads(snap[2])["round_id"] if snap else 1
+            rows = j.db.execute("SELECT seq, kind, body FROM events WHERE seq > ? "
+                                "ORDER BY seq", (self.start,)).fetchall()
+            self.card_seq = next(s for s, k, b in rows if k == "card")
+            self.middle_seq = rows[len(rows) // 2][0]
+            self.rounds = [r for (r,) in j.db.execute(
+                "SELECT round_id FROM rounds WHERE round_id >= ? ORDER BY round_id",
+                (self.first_round,))]
+            self.lost_round = j.db.execute(
+                "SELECT MAX(round_id) FROM rounds WHERE round_id >= ? AND record LIKE "
+                "'%\"outcome\":\"lose\"%'", (self.first_round,)).fetchone()[0]
+            self.rejection = max(j.rejections(after=self.start))
+        finally:
+            j.close()
+
+
+def sql(path: Path, statement: str, *args) -> None:
     db = sqlite3.connect(path)
-    db.execute(sql, args)
+    db.execute(statement, args)
     db.commit()
     db.close()
 
 
-def test_an_untouched_journal_opens_again_and_again(journal):
-    assert reopen(journal) is None
-    assert reopen(journal) is None
-
-
-@pytest.mark.parametrize("sql, args, words", [
-    ("UPDATE meters SET paid = paid + 1000 WHERE name = 'seat 1'", (), "meters"),
-    ("UPDATE counters SET value = 0 WHERE name = 'power_ups'", (), "counters"),
-    ("DELETE FROM rounds WHERE round_id = 5", (), "missing"),
-    ("UPDATE rounds SET record = replace(record, '\"outcome\":\"lose\"', "
-     "'\"outcome\":\"win\"') WHERE round_id = (SELECT MAX(round_id) FROM rounds "
-     "WHERE record LIKE '%\"outcome\":\"lose\"%')", (), "round"),
-    ("UPDATE rounds SET record = 'not json' WHERE round_id = 11", (), "round 11"),
-    ("UPDATE snapshots SET state = replace(state, '\"power_ups\":1', '\"power_ups\":2')", (),
-     "Snapshot"),
-])
-def test_an_edited_record_locks_the_table(journal, sql, args, words):
-    edit(journal, sql, *args)
-    reason = reopen(journal)
-    assert reason is not None and words in reason
-    assert reopen(journal) is not None          # it never clears itself
-
-
-def test_a_rewritten_chain_is_caught_by_an_anchor_from_the_log(journal, capsys):
-    from controller.cli import main
-    from controller.game.journal import chain_hash
-
-    db = sqlite3.connect(journal)
-    seq, logged = db.execute("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1").fetchone()
-    # a forger edits an early event and recomputes every hash after it
+def rewrite_chain_from(path: Path, seq: int, edit: Callable[[str], str]) -> None:
+    """A forger's edit: change event ``seq`` and recompute every hash after it."""
+    db = sqlite3.connect(path)
     rows = db.execute("SELECT seq, utc, mono_ns, kind, actor, body, prev FROM events "
-                      "ORDER BY seq").fetchall()
-    target = next(r[0] for r in rows if '"decision":"fold"' in r[5])
+                      "WHERE seq >= ? ORDER BY seq", (seq,)).fetchall()
     prev = rows[0][6]
     for s, utc, mono, kind, actor, body, _ in rows:
-        if s == target:
-            body = body.replace('"decision":"fold"', '"decision":"play"')
+        if s == seq:
+            body = edit(body)
         h = chain_hash(prev, s, utc, mono, kind, actor, body)
         db.execute("UPDATE events SET body=?, prev=?, hash=? WHERE seq=?", (body, prev, h, s))
         prev = h
     db.commit()
     db.close()
-    assert main(["verify-journal", "--journal", str(journal), "--anchor",
-                 f"{seq}:{logged[:32]}"]) == 1
-    assert "was rewritten" in capsys.readouterr().out
 
 
-def test_a_journal_from_before_the_derived_record_still_verifies_and_opens(journal, capsys):
-    from controller.cli import main
+def empty(path: Path) -> None:
+    path.write_bytes(b"")
 
-    edit(journal, "DROP TABLE derived_at")
-    assert main(["verify-journal", "--journal", str(journal)]) == 0
-    assert "journal OK" in capsys.readouterr().out
-    assert reopen(journal) is None
+
+def resealed_snapshot(path: Path, f: Facts) -> None:
+    """A forger's snapshot edit: the state changed and sealed again to the chain."""
+    db = sqlite3.connect(path)
+    (h,) = db.execute("SELECT hash FROM events WHERE seq = ?", (f.start,)).fetchone()
+    (state,) = db.execute("SELECT state FROM snapshots WHERE seq = ?", (f.start,)).fetchone()
+    state = state.replace('"power_ups":1', '"power_ups":5')
+    db.execute("UPDATE snapshots SET hash = ?, state = ? WHERE seq = ?",
+               (snapshot_hash(h, state), state, f.start))
+    db.commit()
+    db.close()
+
+
+# kind of edit -> (the edit, the problem kind both must name first, journals it applies to)
+BOTH = ("no snapshot", "snapshots")
+TAMPERS: dict[str, tuple[Callable[[Path, Facts], None], ProblemKind, tuple[str, ...]]] = {
+    "event edited": (lambda p, f: sql(
+        p, "UPDATE events SET body = replace(body, '\"card\":\"', '\"card\":\"9') "
+        "WHERE seq = ?", f.card_seq), K.EVENT_ALTERED, BOTH),
+    "event deleted in the middle": (lambda p, f: sql(
+        p, "DELETE FROM events WHERE seq = ?", f.middle_seq), K.EVENT_MISSING, BOTH),
+    "events deleted at the tail": (lambda p, f: sql(
+        p, "DELETE FROM events WHERE seq > ?", f.last - 3), K.TAIL_DELETED, BOTH),
+    "every event deleted": (lambda p, f: sql(p, "DELETE FROM events"), K.EMPTIED, BOTH),
+    "file emptied": (lambda p, f: empty(p), K.EMPTIED, BOTH),
+    "chain rewritten with recomputed hashes": (lambda p, f: rewrite_chain_from(
+        p, f.card_seq, lambda b: b.replace('"card":"', '"card":"9')), K.REWRITTEN, BOTH),
+    "counters edited": (lambda p, f: sql(
+        p, "UPDATE counters SET value = value + 1 WHERE name = 'power_ups'"), K.COUNTERS,
+        BOTH),
+    "meter row deleted": (lambda p, f: sql(
+        p, "DELETE FROM meters WHERE name = 'seat 1'"), K.METERS, BOTH),
+    "meter row edited": (lambda p, f: sql(
+        p, "UPDATE meters SET paid = paid + 1000 WHERE name = 'total'"), K.METERS, BOTH),
+    "round record edited": (lambda p, f: sql(
+        p, "UPDATE rounds SET record = replace(record, '\"outcome\":\"lose\"', "
+        "'\"outcome\":\"win\"') WHERE round_id = ?", f.lost_round), K.ROUND, BOTH),
+    "old round's status edited": (lambda p, f: sql(
+        p, "UPDATE rounds SET status = 'void' WHERE round_id = ?", f.rounds[0]), K.ROUND,
+        BOTH),
+    "round record deleted": (lambda p, f: sql(
+        p, "DELETE FROM rounds WHERE round_id = ?", f.rounds[-1]), K.ROUND, BOTH),
+    "round record added": (lambda p, f: sql(
+        p, "INSERT INTO rounds SELECT round_id + 1000, status, void_reason, started_utc, "
+        "ended_utc, record FROM rounds WHERE round_id = ?", f.rounds[-1]), K.ROUND, BOTH),
+    "unreadable round record": (lambda p, f: sql(
+        p, "UPDATE rounds SET record = 'not json' WHERE round_id = ?", f.rounds[-1]),
+        K.ROUND_UNREADABLE, BOTH),
+    "rejection edited": (lambda p, f: sql(
+        p, "UPDATE rejections SET reason = 'never mind' WHERE seq = ?", f.rejection),
+        K.REJECTION, BOTH),
+    "rejection deleted": (lambda p, f: sql(
+        p, "DELETE FROM rejections WHERE seq = ?", f.rejection), K.REJECTION, BOTH),
+    "derived mark edited": (lambda p, f: sql(
+        p, "UPDATE derived_at SET seq = ?", f.last + 50), K.DERIVED_MARK, BOTH),
+    "snapshot edited": (lambda p, f: sql(
+        p, "UPDATE snapshots SET state = replace(state, '\"power_ups\":1', "
+        "'\"power_ups\":2') WHERE seq = ?", f.start), K.SNAPSHOT, ("snapshots",)),
+    "snapshot edited and sealed again": (resealed_snapshot, K.SNAPSHOT, ("snapshots",)),
+    "snapshot deleted": (lambda p, f: sql(
+        p, "DELETE FROM snapshots WHERE seq = ?", f.start), K.SNAPSHOT, ("snapshots",)),
+    "anchor unreadable": (lambda p, f: Path(str(p) + ".anchor").write_text("x"),
+                          K.ANCHOR, BOTH),
+}
+CASES = [(kind, which) for kind, (_, _, whichs) in TAMPERS.items() for which in whichs]
+
+
+def copy_journal(src: Path, dst: Path) -> Path:
+    shutil.copyfile(src, dst)
+    shutil.copyfile(str(src) + ".anchor", str(dst) + ".anchor")
+    return dst
+
+
+def start_up(path: Path, snapshot_every: int):
+    t = Table(path, config(snapshot_every))
+    try:
+        return t.locked, t.verdict
+    finally:
+        t.close()
+
+
+def verify_journal(path: Path) -> dict:
+    p = subprocess.run([sys.executable, "-m", "controller.cli", "verify-journal", "--journal",
+                        str(path), "--json"], capture_output=True, text=True, timeout=120)
+    assert p.returncode in (0, 1), p.stderr
+    out = json.loads(p.stdout)
+    assert out["ok"] is (p.returncode == 0)
+    return out
+
+
+def problems_of(out: dict) -> tuple:
+    return tuple((p["kind"], p["seq"], p["key"]) for p in out["problems"])
+
+
+def test_an_untouched_journal_opens_again_and_again_and_verifies(journals, tmp_path):
+    for which, src in journals.items():
+        path = copy_journal(src, tmp_path / f"{which}.sqlite3")
+        every = 200 if which == "no snapshot" else 5
+        assert start_up(path, every)[0] is None
+        assert start_up(path, every)[0] is None
+        out = verify_journal(path)
+        assert out["ok"] and out["notes"] == [] and out["anchor_seq"] > 0, out
+
+
+@pytest.mark.parametrize("kind, which", CASES)
+def test_start_up_and_verify_journal_give_the_same_verdict(journals, tmp_path, kind, which):
+    edit, first, _ = TAMPERS[kind]
+    path = copy_journal(journals[which], tmp_path / "j.sqlite3")
+    facts = Facts(path)
+    edit(path, facts)
+    every = 200 if which == "no snapshot" else 5
+    locked, verdict = start_up(path, every)
+    assert locked is not None and not verdict.ok
+    assert locked == f"Journal integrity check failed: {verdict.message}"
+    assert verdict.problem.kind is first, verdict.summary()
+    assert start_up(path, every)[1].key() == verdict.key()    # it never clears itself
+    out = verify_journal(path)
+    assert not out["ok"] and out["verdict"].startswith("JOURNAL BROKEN")
+    assert problems_of(out) == verdict.key(), (out["verdict"], verdict.summary())
+    assert [p["message"] for p in out["problems"]] == [p.message for p in verdict.problems]
+    if which == "snapshots":                                # start-up began after a snapshot
+        assert facts.start > 0
+        if first not in (K.ANCHOR, K.EMPTIED, K.TAIL_DELETED, K.REWRITTEN, K.SNAPSHOT):
+            assert verdict.checked_from == facts.start + 1
+
+
+def test_the_tamper_table_names_every_kind_of_problem_a_journal_can_have():
+    named = {first for _, first, _ in TAMPERS.values()}
+    untampered = {K.UNREADABLE, K.EVENT_UNREADABLE, K.REPLAY}  # no edit reaches these
+    assert named | untampered == set(ProblemKind)           # (a chain that holds, below)
+
+
+def test_a_journal_without_its_anchor_verifies_with_its_tail_unchecked(journals, tmp_path):
+    path = tmp_path / "copy.sqlite3"
+    shutil.copyfile(journals["no snapshot"], path)          # an inspector's copy
+    out = verify_journal(path)
+    assert out["ok"] and out["notes"] == ["tail unchecked: no anchor"]
+    assert "tail unchecked: no anchor" in out["verdict"]
+    f = Facts(path)
+    sql(path, "DELETE FROM events WHERE seq > ?", f.last - 3)  # undetectable without it...
+    out = verify_journal(path)                              # ...but the derived mark is later
+    assert problems_of(out) == (("derived_mark", f.last - 2, None),)
+
+
+def test_a_chain_rewritten_is_caught_by_a_head_from_the_log(journals, tmp_path):
+    path = tmp_path / "copy.sqlite3"
+    shutil.copyfile(journals["no snapshot"], path)          # no anchor beside it
+    f = Facts(path)
+    j = Journal(path, readonly=True)
+    logged = j.event_hash(f.last)
+    j.close()
+    rewrite_chain_from(path, f.card_seq, lambda b: b.replace('"card":"', '"card":"9'))
+    p = subprocess.run([sys.executable, "-m", "controller.cli", "verify-journal", "--journal",
+                        str(path), "--anchor", f"{f.last}:{logged[:32]}"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 1 and "the journal was rewritten" in p.stdout
+    assert f"event {f.last} does not carry the hash the logged head holds" in p.stdout
+
+
+def test_event_bodies_that_cannot_be_replayed_are_a_verdict_not_a_traceback(journals, tmp_path):
+    for body, kind in (("not json", "event_unreadable"), ("[1, 2]", "event_unreadable")):
+        path = tmp_path / f"{len(body)}.sqlite3"
+        shutil.copyfile(journals["no snapshot"], path)
+        f = Facts(path)
+        rewrite_chain_from(path, f.card_seq, lambda b, body=body: body)
+        out = verify_journal(path)                          # no anchor: the chain holds
+        assert problems_of(out) == ((kind, f.card_seq, None),), out
+        locked, verdict = start_up(path, 200)
+        assert locked and verdict.key() == problems_of(out)
+
+
+def test_a_journal_from_before_the_derived_record_still_verifies_and_opens(journals, tmp_path):
+    path = tmp_path / "old.sqlite3"
+    shutil.copyfile(journals["no snapshot"], path)          # written before: no anchor...
+    sql(path, "DROP TABLE derived_at")                      # ...and no derived record
+    out = verify_journal(path)
+    assert out["ok"], out
+    assert start_up(path, 200)[0] is None
+    assert verify_journal(path)["notes"] == []              # anchored from then on
+
+
+def test_edits_before_the_verified_snapshot_are_found_by_verify_journal(journals, tmp_path):
+    """Start-up starts after the anchored snapshot; ``verify-journal`` starts at event 1."""
+    src = journals["snapshots"]
+    f = Facts(src)
+    j = Journal(src, readonly=True)
+    old_card = j.db.execute("SELECT MIN(seq) FROM events WHERE kind = 'card'").fetchone()[0]
+    old_snap = j.db.execute("SELECT MIN(seq) FROM snapshots").fetchone()[0]
+    j.close()
+    assert old_card < f.start and old_snap < f.start and f.first_round > 2
+    edits = {
+        "event": ("UPDATE events SET body = replace(body, '\"card\":\"', '\"card\":\"9') "
+                  "WHERE seq = ?", (old_card,), "event_altered"),
+        "snapshot": ("UPDATE snapshots SET state = replace(state, '\"power_ups\":1', "
+                     "'\"power_ups\":2') WHERE seq = ?", (old_snap,), "snapshot"),
+        "round": ("UPDATE rounds SET status = 'void' WHERE round_id = 2", (), "round"),
+    }
+    for name, (statement, args, kind) in edits.items():
+        path = copy_journal(src, tmp_path / f"{name}.sqlite3")
+        sql(path, statement, *args)
+        out = verify_journal(path)
+        assert out["problems"][0]["kind"] == kind, out
+        locked, verdict = start_up(path, 5)
+        assert verdict.checked_from == f.start + 1 > (args[0] if args else 0)
+
+
+def test_the_anchor_lags_a_crash_never_leads_and_a_torn_slot_is_ignored(tmp_path):
+    from controller.game.journal import Anchor
+
+    anchor = AnchorFile(str(tmp_path / "j.anchor"))
+    anchor.write(Anchor(5, "a" * 64))
+    anchor.write(Anchor(6, "b" * 64, 4, "c" * 64))
+    assert AnchorFile(anchor.path).read() == Anchor(6, "b" * 64, 4, "c" * 64)
+    anchor.close()
+    with open(anchor.path, "r+b") as fh:                    # the newer slot torn
+        fh.seek(AnchorFile.SLOT + 10)
+        fh.write(b"#")
+    assert AnchorFile(anchor.path).read() == Anchor(5, "a" * 64)
+    os.truncate(anchor.path, 3)
+    with pytest.raises(Exception, match="not readable"):
+        AnchorFile(anchor.path).read()
+
+
+@settings(max_examples=30, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(offset=st.floats(0.0, 1.0), junk=st.binary(min_size=1, max_size=256))
+def test_a_damaged_file_gets_the_same_verdict_from_both_never_a_traceback(
+        journals, tmp_path_factory, offset, junk):
+    """Bytes overwritten anywhere in the file (a failing card): both checks answer alike."""
+    src = journals["no snapshot"]
+    path = copy_journal(src, tmp_path_factory.mktemp("damaged") / "j.sqlite3")
+    with open(path, "r+b") as fh:
+        fh.seek(int(offset * (path.stat().st_size - len(junk))))
+        fh.write(junk)
+    answers = []
+    for check in (lambda: start_up(path, 200)[1], lambda: rc.verify(path)):
+        try:
+            answers.append(check().key())
+        except JournalError as exc:                        # not even a journal any more
+            answers.append(("not a journal", "not a usable journal" in str(exc)))
+    assert answers[0] == answers[1]

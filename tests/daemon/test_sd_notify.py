@@ -77,3 +77,36 @@ def test_a_reader_that_stops_reading_never_stalls_the_daemon(tmp_path):
     assert results[0] is True and results[-1] is False     # the queue filled, we went on
     n.close()
     sock.close()
+
+
+def test_start_up_extends_the_start_timeout_while_it_verifies_the_journal(
+        tmp_path, table_config, daemons):
+    """Each sign of progress of the journal check asks systemd for more time (before READY).
+
+    The second start has events to verify (those after the anchored snapshot); a journal
+    much larger than a test's (a hundred thousand rounds without an anchor) takes minutes
+    on a small computer, past the unit's TimeoutStartSec.
+    """
+    from controller.daemon import JOURNAL_CHECK_EXTEND_S
+
+    first = daemons(["--config", str(table_config), "--headless"])
+    first.wait_for("READY")
+    assert first.stop() == 0
+    addr = str(tmp_path / "notify.sock")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(addr)
+    sock.settimeout(20)
+    try:
+        d = daemons(["--config", str(table_config), "--headless"], env={"NOTIFY_SOCKET": addr})
+        messages: list[str] = []
+        while not any("READY=1" in m for m in messages):
+            messages.append(sock.recv(4096).decode())
+        ready = next(i for i, m in enumerate(messages) if "READY=1" in m)
+        extend = [m for m in messages[:ready] if m.startswith("EXTEND_TIMEOUT_USEC=")]
+        assert extend, messages
+        usec = int(extend[0].splitlines()[0].partition("=")[2])
+        assert usec == JOURNAL_CHECK_EXTEND_S * 1_000_000
+        assert "STATUS=verifying the journal:" in extend[0]
+        assert d.stop() == 0
+    finally:
+        sock.close()

@@ -1,0 +1,501 @@
+"""The one journal verifier: table start-up and ``threecard verify-journal`` (R3, R4, R7).
+
+Both ask :func:`check` and get a :class:`JournalVerdict`: a typed answer naming the kind
+of every problem and where it is, never a traceback. The checks, in this order (a stage
+that finds a problem ends the check, except the last, which lists every difference):
+
+1. **The anchor** (:class:`~controller.game.journal.AnchorFile`): the journal reaches the
+   event its anchor names, and that event still carries the anchored hash. A journal
+   emptied, cut short, or rewritten with a recomputed chain fails here. Without an anchor
+   (an inspector's copy) the verdict says "tail unchecked: no anchor". Heads logged by
+   the daemon (``--anchor SEQ:HASH``) are checked the same way.
+2. **The verified snapshot** the anchor names: still there, and still sealed with the
+   anchored seal.
+3. **The hash chain**, from the start point to the newest event.
+4. **The replay** from the start point, every event body parsed and applied, and every
+   derived table compared with it *at the event it was written after*
+   (``derived_at``): the meters and event counters, every round record (its columns and
+   its JSON), every rejection, every snapshot (seal and state). A crash between an event
+   and its derived rows leaves the tables at an earlier event, which they still equal:
+   it is never taken for an edit. Rows the replay has and the tables lack, and rows the
+   tables have and the replay lacks, are problems too.
+
+The start point is the difference between the two callers. ``verify-journal``
+(``full=True``) starts from the first event. Start-up starts from the verified snapshot
+the anchor names, so its cost is bounded by the events written since that snapshot (at
+most a snapshot interval and the tail), not by the journal's age: everything before the
+verified snapshot was checked by an earlier start-up or written by the table itself,
+the anchored seal pins the snapshot and the chain at it, and the anchored head pins the
+chain after it. An event before that snapshot changed in place, with its hash left
+broken, is the one edit only the full check (``verify-journal``) reaches; a rewrite
+that recomputes the hashes changes the anchored seal and the head, and start-up finds it.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import sqlite3
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from controller.game.engine import Derived, Game, TableConfig
+from controller.game.journal import AnchorError, Journal, snapshot_hash
+
+Progress = Callable[[int, int], None]
+"""Called while a check runs with (events done, events to do) at most twice a second."""
+
+NO_ANCHOR = "tail unchecked: no anchor"
+"""The note of a verdict on a journal with no anchor beside it."""
+
+
+class ProblemKind(enum.Enum):
+    """What is wrong with a journal."""
+
+    ANCHOR = "anchor"
+    """The anchor beside the journal cannot be read."""
+    EMPTIED = "emptied"
+    """The journal holds no events, but its anchor names one."""
+    TAIL_DELETED = "tail_deleted"
+    """The journal ends before the event its anchor (or a logged head) names."""
+    REWRITTEN = "rewritten"
+    """An anchored or logged event carries another hash: the chain was recomputed."""
+    UNREADABLE = "unreadable"
+    """SQLite cannot read the file (a damaged page)."""
+    EVENT_MISSING = "event_missing"
+    """An event is missing from the sequence."""
+    EVENT_ALTERED = "event_altered"
+    """An event's hash does not recompute or does not link to the one before."""
+    EVENT_UNREADABLE = "event_unreadable"
+    """An event's body is not a JSON object."""
+    REPLAY = "replay"
+    """An event cannot be applied."""
+    SNAPSHOT = "snapshot"
+    """A snapshot was changed, deleted or added, or is not sealed to the chain."""
+    DERIVED_MARK = "derived_mark"
+    """The record of the event the derived tables were written after was changed."""
+    METERS = "meters"
+    """The stored meters differ from the replay."""
+    COUNTERS = "counters"
+    """The stored event counters differ from the replay."""
+    ROUND = "round"
+    """A round record was changed, deleted or added."""
+    ROUND_UNREADABLE = "round_unreadable"
+    """A round record is not readable JSON."""
+    REJECTION = "rejection"
+    """A rejection was changed, deleted or added."""
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One thing wrong with a journal.
+
+    Attributes:
+        kind: what is wrong.
+        message: the same in English, naming where.
+        seq: the event where it is (an event, a snapshot, a rejection), or None.
+        key: the record where it is (a round id, meter or counter names), or None.
+    """
+
+    kind: ProblemKind
+    message: str
+    seq: int | None = None
+    key: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class JournalVerdict:
+    """The answer of :func:`check`.
+
+    Attributes:
+        problems: everything found, in the order found (empty: the journal is sound).
+        events: the journal's events (its newest sequence number).
+        checked_from: the first event checked: 1 from the first event, else the event
+            after the verified snapshot start-up replayed from.
+        snapshots_checked: snapshots compared with the replay.
+        rounds_checked: round records compared with the replay.
+        anchor_seq: the event the anchor names (None: no anchor).
+        notes: what was not checked, e.g. :data:`NO_ANCHOR`.
+    """
+
+    problems: tuple[Problem, ...] = ()
+    events: int = 0
+    checked_from: int = 1
+    snapshots_checked: int = 0
+    rounds_checked: int = 0
+    anchor_seq: int | None = None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing is wrong."""
+        return not self.problems
+
+    @property
+    def problem(self) -> Problem | None:
+        """The first problem found, or None."""
+        return self.problems[0] if self.problems else None
+
+    @property
+    def message(self) -> str:
+        """The problems in one line (empty when sound)."""
+        return "; ".join(p.message for p in self.problems)
+
+    def key(self) -> tuple[tuple[str, int | None, str | None], ...]:
+        """The verdict as comparable data: (kind, seq, key) of every problem."""
+        return tuple((p.kind.value, p.seq, p.key) for p in self.problems)
+
+    def summary(self) -> str:
+        """One line for an operator: OK with what was checked, or what is wrong."""
+        notes = "".join(f"; {n}" for n in self.notes)
+        if not self.ok:
+            return f"JOURNAL BROKEN: {self.message}{notes}"
+        anchor = (f"; anchor at event {self.anchor_seq} holds" if self.anchor_seq is not None
+                  else "")
+        return (f"journal OK: {self.events} events, hash chain intact from event "
+                f"{self.checked_from}, {self.snapshots_checked} snapshots and "
+                f"{self.rounds_checked} round records match a replay{anchor}{notes}")
+
+
+@dataclass
+class Recovery:
+    """A :func:`check` with what start-up needs to go on.
+
+    Attributes:
+        verdict: the verdict.
+        game: the state after the newest event (None when the verdict is not OK).
+        pending: derived rows for the events after ``derived_at`` (a crash came before
+            they were written), in order: start-up writes them.
+        verified: the newest snapshot found good (seq, seal), or None.
+    """
+
+    verdict: JournalVerdict
+    game: Game | None = None
+    pending: list[Derived] = field(default_factory=list)
+    verified: tuple[int, str] | None = None
+
+
+class _Stop(Exception):
+    """A stage found a problem: the check ends."""
+
+
+def check(journal: Journal, *, full: bool, config: TableConfig | None = None,
+          logged: Iterable[tuple[int, str]] = (), progress: Progress | None = None
+          ) -> Recovery:
+    """Check a journal (the module docstring lists the checks) and replay it.
+
+    Args:
+        journal: an open journal (a reader or the table's writer).
+        full: start from the first event (``verify-journal``); False starts from the
+            verified snapshot the anchor names, when there is one (start-up).
+        config: the settings of the empty table a replay from the first event starts
+            with (its first ``startup`` record sets the recorded ones).
+        logged: journal heads from the system log, (seq, hash or a prefix of it).
+        progress: see :data:`Progress`.
+
+    Returns:
+        The verdict, and the replayed state when it is OK.
+    """
+    return _Check(journal, full, config, progress).run(logged)
+
+
+class _Check:
+    def __init__(self, journal: Journal, full: bool, config: TableConfig | None,
+                 progress: Progress | None) -> None:
+        self.j = journal
+        self.full = full
+        self.config = config
+        self.progress = progress
+        self.problems: list[Problem] = []
+        self.notes: list[str] = []
+        self.anchor = None
+        self.start = 0
+        self.snapshots = 0
+        self.rounds = 0
+        self.verified: tuple[int, str] | None = None
+        self._done = 0
+        self._todo = 0
+        self._next_report = 0.0
+
+    def add(self, kind: ProblemKind, message: str, seq: int | None = None,
+            key: Any = None) -> None:
+        self.problems.append(Problem(kind, message, seq, None if key is None else str(key)))
+
+    def stop(self, kind: ProblemKind, message: str, seq: int | None = None) -> None:
+        self.add(kind, message, seq)
+        raise _Stop
+
+    def tick(self, n: int = 1) -> None:
+        self._done += n
+        if self.progress is not None:
+            now = time.monotonic()
+            if now >= self._next_report:
+                self._next_report = now + 0.5
+                self.progress(self._done, self._todo)
+
+    def run(self, logged: Iterable[tuple[int, str]]) -> Recovery:
+        out = Recovery(JournalVerdict())
+        try:
+            self.check_anchor(logged)
+            game = self.start_point()
+            self._todo = 2 * (self.j.last_seq - self.start)
+            self.check_chain()
+            out.game, out.pending = self.replay(game)
+        except _Stop:
+            out.game, out.pending = None, []
+        except sqlite3.DatabaseError as exc:  # a damaged file: a verdict, not a traceback
+            what = "".join(c if c.isprintable() else "?" for c in str(exc))[:160]
+            self.add(ProblemKind.UNREADABLE, f"the journal cannot be read: {what}")
+        out.verdict = JournalVerdict(
+            tuple(self.problems), self.j.last_seq, self.start + 1, self.snapshots,
+            self.rounds, self.anchor.seq if self.anchor is not None else None,
+            tuple(self.notes))
+        if out.verdict.ok:
+            out.verified = self.verified
+        else:
+            out.game, out.pending = None, []
+        return out
+
+    # ------------------------------------------------------------ 1. the anchor
+    def check_anchor(self, logged: Iterable[tuple[int, str]]) -> None:
+        j = self.j
+        try:
+            self.anchor = j.read_anchor()
+        except AnchorError as exc:
+            self.stop(ProblemKind.ANCHOR, str(exc))
+        heads = [(seq, h, "the logged head") for seq, h in logged]
+        if self.anchor is None:
+            if j.real != ":memory:":
+                self.notes.append(NO_ANCHOR)
+        elif self.anchor.seq:
+            heads.insert(0, (self.anchor.seq, self.anchor.hash, "its anchor"))
+        for seq, want, whose in heads:
+            if seq > j.last_seq:
+                if j.last_seq == 0:
+                    self.stop(ProblemKind.EMPTIED, f"the journal holds no events, but {whose} "
+                              f"names event {seq}: it was emptied or replaced", seq)
+                self.stop(ProblemKind.TAIL_DELETED, f"the journal ends at event {j.last_seq}, "
+                          f"but {whose} names event {seq}: events {j.last_seq + 1} to {seq} "
+                          "were deleted", j.last_seq + 1)
+            got = j.event_hash(seq)
+            if got is None:
+                self.stop(ProblemKind.EVENT_MISSING, f"event {seq} is missing ({whose} names "
+                          "it)", seq)
+            if not want or not got.startswith(want.lower()):
+                self.stop(ProblemKind.REWRITTEN, f"event {seq} does not carry the hash {whose} "
+                          f"holds ({want[:16]}): the journal was rewritten", seq)
+
+    # ------------------------------------------------------------ 2. the start point
+    def start_point(self) -> Game:
+        a = self.anchor
+        if a is not None and a.verified_seq:
+            s = a.verified_seq
+            row = self.j.snapshot(s)
+            if row is None:
+                self.stop(ProblemKind.SNAPSHOT, f"the snapshot after event {s}, which the "
+                          "anchor names, was deleted", s)
+            _, seal, state = row
+            h = self.j.event_hash(s)
+            if seal != a.verified_seal or h is None or snapshot_hash(h, state) != seal:
+                self.stop(ProblemKind.SNAPSHOT, f"the snapshot after event {s} does not match "
+                          "its anchor: it was changed", s)
+            self.verified = (s, seal)
+            if not self.full:
+                try:
+                    game = Game.from_dict(json.loads(state))
+                except Exception:  # noqa: BLE001 - sealed and anchored, so not an edit
+                    self.notes.append(f"the snapshot after event {s} cannot be loaded by this "
+                                      "version: checked from event 1")
+                else:
+                    self.start = s
+                    return game
+        return Game(self.config or TableConfig())
+
+    # ------------------------------------------------------------ 3. the chain
+    def check_chain(self) -> None:
+        base = self._done
+
+        def rows_checked(n: int) -> None:
+            self._done = base + n
+            self.tick(0)
+
+        rep = self.j.verify(max(self.start, 1), progress=rows_checked)
+        self._done = base + rep.events
+        if not rep.ok:
+            kind = (ProblemKind.EVENT_MISSING if rep.missing else
+                    ProblemKind.UNREADABLE if rep.unreadable else ProblemKind.EVENT_ALTERED)
+            self.stop(kind, rep.message, rep.bad_seq)
+
+    # ------------------------------------------------------------ 4. the replay
+    def replay(self, g: Game) -> tuple[Game, list[Derived]]:
+        j, start, last = self.j, self.start, self.j.last_seq
+        upto = j.derived_seq()
+        if upto is None:
+            if self.anchor is not None:
+                self.stop(ProblemKind.DERIVED_MARK, "the record of the event the derived "
+                          "tables were written after was deleted")
+            upto = last  # a journal from before that record: compared at its end
+        if upto > last:
+            self.stop(ProblemKind.DERIVED_MARK, f"the derived tables were written after event "
+                      f"{upto}, but the journal ends at event {last}: events {last + 1} to "
+                      f"{upto} were deleted", last + 1)
+        vseq = self.anchor.verified_seq if self.anchor is not None else 0
+        if upto < vseq:
+            self.stop(ProblemKind.DERIVED_MARK, f"the derived tables are marked as written after "
+                      f"event {upto}, before the verified snapshot after event {vseq}: the "
+                      "mark was changed", upto)
+        first_round = g.round_id
+        open_recs: dict[int, dict[str, Any]] = {}
+        seen_rounds: set[int] = set()
+        seen_snaps: set[int] = set()
+        rejected: dict[int, str] = {}
+        pending: list[Derived] = []
+        if upto == start:
+            self.compare_meters(g)
+        for r in j.records(start):
+            try:
+                body = json.loads(r.body)
+                if not isinstance(body, dict):
+                    raise ValueError("not an object")
+            except ValueError:
+                self.stop(ProblemKind.EVENT_UNREADABLE, f"event {r.seq} is not readable: its "
+                          "body is not a JSON object", r.seq)
+            try:
+                g.apply(r.seq, r.utc, r.kind, body, r.actor, mono_ns=r.mono_ns)
+            except Exception as exc:  # noqa: BLE001 - any failure to replay is one fault
+                self.stop(ProblemKind.REPLAY, f"Journal replay failed at event {r.seq}: {exc}",
+                          r.seq)
+            d = g.take_derived()
+            self.tick()
+            if r.seq > upto:
+                if d:
+                    pending.append(d)
+                continue
+            for rid, rec in d.rounds.items():
+                open_recs[rid] = rec
+            for seq, reason in d.rejections:
+                rejected[seq] = reason
+            if d.snapshot is not None:
+                self.compare_snapshot(*d.snapshot)
+                seen_snaps.add(d.snapshot[0])
+            if r.seq == upto:
+                self.compare_meters(g)
+                self.flush_rounds(open_recs, seen_rounds, None)
+            elif open_recs:
+                self.flush_rounds(open_recs, seen_rounds, g.round_id)
+        self.flush_rounds(open_recs, seen_rounds, None)
+        self.compare_rejections(rejected)
+        for (rid,) in j.db.execute("SELECT round_id FROM rounds WHERE round_id >= ? "
+                                   "ORDER BY round_id", (first_round,)):
+            if rid not in seen_rounds:
+                self.add(ProblemKind.ROUND, f"a record of round {rid} was added: the replay "
+                         "has none", key=rid)
+        for (seq,) in j.db.execute("SELECT seq FROM snapshots WHERE seq > ? ORDER BY seq",
+                                   (start,)):
+            if seq not in seen_snaps:
+                self.add(ProblemKind.SNAPSHOT, f"a snapshot after event {seq} was added: the "
+                         "replay has none", seq)
+        if self.problems:
+            raise _Stop
+        return g, pending
+
+    def compare_meters(self, g: Game) -> None:
+        stored, live = self.j.stored_meters(), g.meters_dict()
+        for what, kind, label in (("rows", ProblemKind.METERS, "meters"),
+                                  ("counters", ProblemKind.COUNTERS, "event counters")):
+            a, b = stored[what], live[what]
+            if a != b:
+                names = sorted(k for k in a.keys() | b.keys() if a.get(k) != b.get(k))
+                self.add(kind, f"the {label} were changed ({', '.join(names)})",
+                         key=", ".join(names))
+
+    def flush_rounds(self, open_recs: dict[int, dict[str, Any]], seen: set[int],
+                     below: int | None) -> None:
+        """Compare the rounds whose record can no longer change (ids below ``below``)."""
+        for rid in sorted(open_recs):
+            if below is not None and rid >= below:
+                continue
+            self.compare_round(rid, open_recs.pop(rid))
+            seen.add(rid)
+
+    def compare_round(self, rid: int, rec: dict[str, Any]) -> None:
+        self.rounds += 1
+        row = self.j.round_row(rid)
+        if row is None:
+            self.add(ProblemKind.ROUND, f"the record of round {rid} is missing: it was "
+                     "deleted", key=rid)
+            return
+        status, void_reason, started, ended, text = row
+        try:
+            stored = json.loads(text)
+        except (TypeError, ValueError):
+            self.add(ProblemKind.ROUND_UNREADABLE, f"the record of round {rid} is not "
+                     "readable", key=rid)
+            return
+        changed = [name for name, a, b in (
+            ("status", status, rec["status"]), ("void_reason", void_reason, rec["void_reason"]),
+            ("started_utc", started, rec["started_utc"]), ("ended_utc", ended, rec["ended_utc"]))
+            if a != b]
+        if stored != rec:
+            if isinstance(stored, dict):
+                changed += sorted(f"record {k}" for k in stored.keys() | rec.keys()
+                                  if stored.get(k) != rec.get(k))
+            else:
+                changed.append("record")
+        if changed:
+            self.add(ProblemKind.ROUND, f"the record of round {rid} was changed "
+                     f"({', '.join(changed)})", key=rid)
+
+    def compare_snapshot(self, seq: int, state: str) -> None:
+        self.snapshots += 1
+        row = self.j.snapshot(seq)
+        if row is None:
+            self.add(ProblemKind.SNAPSHOT, f"the snapshot after event {seq} is missing: it was "
+                     "deleted", seq)
+            return
+        _, seal, stored = row
+        if not self.j.snapshot_ok(seq, seal, stored):
+            self.add(ProblemKind.SNAPSHOT, f"the snapshot after event {seq} is not sealed to "
+                     "the chain: it was changed", seq)
+            return
+        same = _same_state(stored, state)
+        if not same:
+            self.add(ProblemKind.SNAPSHOT, f"the snapshot after event {seq} differs from the "
+                     "replay: it was changed", seq)
+            return
+        if self.verified is None or seq > self.verified[0]:
+            self.verified = (seq, seal)
+
+    def compare_rejections(self, expected: dict[int, str]) -> None:
+        stored = self.j.rejections(after=self.start)
+        for seq in sorted(expected.keys() | stored.keys()):
+            want, got = expected.get(seq), stored.get(seq)
+            if got == want:
+                continue
+            if got is None:
+                msg = f"the rejection of event {seq} is missing: it was deleted"
+            elif want is None:
+                msg = f"a rejection of event {seq} was added: the replay accepted it"
+            else:
+                msg = f"the rejection of event {seq} was changed"
+            self.add(ProblemKind.REJECTION, msg, seq)
+
+
+__all__ = ["JournalVerdict", "NO_ANCHOR", "Problem", "ProblemKind", "Progress", "Recovery",
+           "check"]
+
+
+def _same_state(stored: str, replayed: str) -> bool:
+    """A stored snapshot equals the replayed state, read as this version reads it.
+
+    A snapshot saved by an earlier version is read by :meth:`Game.from_dict` (its older
+    keys mapped) before the comparison; one that cannot be read differs.
+    """
+    try:
+        if json.loads(stored) == json.loads(replayed):
+            return True
+        return json.loads(Game.from_dict(json.loads(stored)).dumps()) == json.loads(replayed)
+    except Exception:  # noqa: BLE001 - an unreadable snapshot is simply not the same
+        return False
