@@ -107,7 +107,7 @@ def each(fn, n: int, scale: float) -> list[float]:
 def anchor_costs(tmp: Path, n: int) -> list[dict]:
     import sqlite3
 
-    from controller.game.journal import Anchor, AnchorFile, AnchorWriter
+    from controller.game.anchor import Anchor, AnchorFile, AnchorWriter
 
     db = sqlite3.connect(tmp / "commit.sqlite3", isolation_level=None)
     db.execute("PRAGMA journal_mode=WAL")

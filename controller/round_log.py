@@ -87,7 +87,7 @@ def describe_round(rec: RecallRound, profile: Any = None) -> str:
     if rec.status == "void":
         refunds = [f"seat {s.seat} refunded {_money(sum(s.bets.values()))[1:]}"
                    for s in rec.seats if s.bets]
-        return (f"round {rec.round_id} VOID ({rec.void_reason or 'void'}): "
+        return (f"round {rec.round_id} VOID ({rec.void_reason or '-'}): "
                 + (", ".join(refunds) or "no wagers"))
     dealer = " ".join(rec.dealer_cards)
     head = f"round {rec.round_id}: dealer {dealer}"

@@ -4,7 +4,7 @@ Both ask :func:`check` and get a :class:`JournalVerdict`: a typed answer naming 
 of every problem and where it is, never a traceback. The checks, in this order (a stage
 that finds a problem ends the check, except the last, which lists every difference):
 
-1. **The anchor** (:class:`~controller.game.journal.AnchorFile`): the journal reaches the
+1. **The anchor** (:class:`~controller.game.anchor.AnchorFile`): the journal reaches the
    event its anchor names, and that event still carries the anchored hash. A journal
    emptied, cut short, or rewritten with a recomputed chain fails here. Without an anchor
    (an inspector's copy) the verdict says "tail unchecked: no anchor". Heads logged by

@@ -16,10 +16,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from controller.game.commands import NoMoreBets, PlaceBet
 
 from controller.game.auth import demo_pin_hashes
 from controller.game.engine import TableConfig
+from controller.game.inputs import NoMoreBets, PlaceBet
 from controller.game.journal import Journal, JournalError
 from controller.game.table import Table
 

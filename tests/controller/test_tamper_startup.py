@@ -26,16 +26,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from controller.game.commands import Reveal
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from controller.autoplay import AutoPlayer
 from controller.game import recall as rc
+from controller.game.anchor import AnchorFile
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
 from controller.game.engine import TableConfig
+from controller.game.inputs import Reveal
 from controller.game.journal import (
-    AnchorFile,
     Journal,
     JournalError,
     chain_hash,
@@ -330,7 +330,7 @@ def test_edits_before_the_verified_snapshot_are_found_by_verify_journal(journals
 
 
 def test_the_anchor_lags_a_crash_never_leads_and_a_torn_slot_is_ignored(tmp_path):
-    from controller.game.journal import Anchor
+    from controller.game.anchor import Anchor
 
     anchor = AnchorFile(str(tmp_path / "j.anchor"))
     anchor.write(Anchor(5, "a" * 64))
