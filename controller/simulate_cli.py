@@ -210,6 +210,10 @@ def summarize(table: Table, elapsed: float, played: int, audit: RoundAudit) -> d
     return out
 
 
+class SimulationStuck(RuntimeError):
+    """The simulated dealer has no accepted step left (or the table locked)."""
+
+
 def simulate(table: Table, player: AutoPlayer, shoe: EventShoe, rounds: int,
              rng_manual: float = 0.3, chain: bool = True,
              audit: RoundAudit | None = None) -> int:
@@ -226,6 +230,10 @@ def simulate(table: Table, player: AutoPlayer, shoe: EventShoe, rounds: int,
 
     Returns:
         Rounds finished (settled or void) by this call.
+
+    Raises:
+        SimulationStuck: no step the table accepts is left, or the table locked.
+        JournalError: a journal write failed (the table stops).
     """
     process = table.process
     g = table.game
@@ -247,8 +255,9 @@ def simulate(table: Table, player: AutoPlayer, shoe: EventShoe, rounds: int,
             audited = newest.round_id
         dealer = table.views()[0]
         if dealer.round_id != round_id:
+            # a restart may find a round half dealt: those cards are out of the deck
+            shoe.new_round(seen=g.deal.seen if round_id is None else ())
             round_id = dealer.round_id
-            shoe.new_round()
         st = dealer.state
         if st == "betting":
             cmds = player.next_commands(dealer)
@@ -262,7 +271,8 @@ def simulate(table: Table, player: AutoPlayer, shoe: EventShoe, rounds: int,
             process(cmds, flush=False)
         elif dealer.cards_due and st != "paused":
             process(shoe.deal(dealer.cards_due), flush=False)
-        elif dealer.pause_reason == "misread" and shoe.pending:
+        elif dealer.pause_reason == "misread" and shoe.misread_before_restart():
+            # (a pending misread of this run, or one the journal kept from before a restart)
             if shoe.rng.random() < rng_manual:
                 card = shoe.take_pending()
                 process([ManualCard(card=card, pin=player.pin)], flush=False)
@@ -273,12 +283,12 @@ def simulate(table: Table, player: AutoPlayer, shoe: EventShoe, rounds: int,
             if not cmds:
                 stuck += 1
                 if stuck > 3:
-                    raise RuntimeError(f"simulation stuck in {st}: {dealer.next_action}")
+                    raise SimulationStuck(f"the simulation is stuck in {st}: {dealer.next_action}")
             else:
                 stuck = 0
             process(cmds, flush=False)
         if table.locked:
-            raise RuntimeError(table.locked)
+            raise SimulationStuck(table.locked)
     table.process([], flush=True)
     if audit is not None:
         for rec in sorted((r for r in g.recall if r.round_id > audited),
@@ -335,6 +345,12 @@ def run(args: argparse.Namespace) -> int:
                 table.close()
             print(f"threecard simulate: {exc}; stopped (every input before the failed write "
                   "is in the journal)", file=sys.stderr)
+            return 1
+        except SimulationStuck as exc:
+            with contextlib.suppress(JournalError):
+                table.close()
+            print(f"threecard simulate: {exc}; stopped (the journal keeps every round so "
+                  "far)", file=sys.stderr)
             return 1
         elapsed = time.perf_counter() - t0
         result = summarize(table, elapsed, played, audit)

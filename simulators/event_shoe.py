@@ -32,7 +32,7 @@ Faults (``--faults`` names; each rate is a per-round probability):
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from controller.game.cards import parse_cards, shuffled_deck
 from controller.game.events import (
@@ -122,14 +122,21 @@ class EventShoe:
     def _card(self, card: str) -> CardRead:
         return CardRead(card=card, code=card, seq=self._next_seq())
 
-    def new_round(self) -> None:
-        """Load the next deck and draw this round's faults."""
+    def new_round(self, seen: Collection[str] = ()) -> None:
+        """Load the next deck and draw this round's faults.
+
+        Args:
+            seen: cards already out of this deck (a table restarted in the middle of a
+                round has read them): they are not dealt again.
+        """
         if self.decks:
             given = [str(c) for c in parse_cards(self.decks[self._rounds % len(self.decks)])]
             rest = [str(c) for c in shuffled_deck(self.rng) if str(c) not in given]
             self.deck = given + rest
         else:
             self.deck = [str(c) for c in shuffled_deck(self.rng)]
+        if seen:
+            self.deck = [c for c in self.deck if c not in seen]
         self._rounds += 1
         self.dealt = []
         self.pending = None
@@ -239,6 +246,17 @@ class EventShoe:
             return []
         self.dealt.append(card)
         return [self._card(card)]
+
+    def misread_before_restart(self) -> bool:
+        """The table restarted while paused on a misread this shoe never made: the card
+        under the reader is the next of the deck (re-presented or entered by hand next).
+
+        Returns:
+            True when a card now waits to be re-presented.
+        """
+        if self.pending is None and self.deck:
+            self.pending = self.deck.pop(0)
+        return self.pending is not None
 
     def take_pending(self) -> str | None:
         """The misread card's identity, for a supervisor's manual entry."""

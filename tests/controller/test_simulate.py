@@ -84,3 +84,32 @@ def test_fault_spec_and_event_shoe_are_reproducible():
     a.new_round()
     b.new_round()
     assert a.deal(24) == b.deal(24)
+
+
+def test_a_restart_paused_on_a_misread_is_resolved_and_the_run_finishes(capsys, tmp_path):
+    """A run killed while the table waits for a misread card: the next run (a new shoe,
+    which never made that misread) resolves the pause and finishes, with no duplicate."""
+    from controller.autoplay import AutoPlayer
+    from controller.game.auth import DEMO_PINS, demo_pin_hashes
+    from controller.game.config import TableConfig
+    from controller.game.events import LinkState, LinkStatus
+    from controller.game.table import Table
+
+    journal = tmp_path / "j.sqlite"
+    table = Table(journal, TableConfig(seats=2, pin_hashes=demo_pin_hashes()))
+    player = AutoPlayer(bets={"ante": 100}, pin=DEMO_PINS["supervisor"])
+    shoe = EventShoe(9, {"misread": 1.0})
+    shoe.new_round()
+    table.process([LinkStatus(state=LinkState.ONLINE)])
+    table.process(player.next_commands(table.views()[0]))
+    for _ in range(20):
+        dealer = table.views()[0]
+        if dealer.pause_reason == "misread":
+            break
+        table.process(shoe.deal(dealer.cards_due))
+    assert table.views()[0].pause_reason == "misread" and 0 < len(table.game.deal.seen) < 9
+    table.close()                                    # the run ends here, paused
+    out = run_json(capsys, "--seats", "2", "--rounds", "2", "--seed", "4",
+                   "--journal", str(journal))
+    assert out["rounds_settled"] == 2 and out["invariant_violations"] == 0
+    assert main(["verify-journal", "--journal", str(journal)]) == 0
