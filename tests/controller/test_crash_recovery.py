@@ -242,6 +242,8 @@ def test_sigkill_at_every_journal_write_then_restart(ref, tmp_path):
             assert verdict.ok and not verdict.notes, (point, verdict.summary())
             for p in base.glob(path.name + "*"):
                 p.unlink()
+        print(f"\nkills survived: {len(points)} (every commit of the shift: before it, "
+              "after it, after its anchor)")
     finally:
         if base != tmp_path:
             for p in base.glob("*"):
