@@ -248,7 +248,9 @@ class EventShoe:
         return [self._card(card)]
 
     def misread_before_restart(self) -> bool:
-        """The table restarted while paused on a misread this shoe never made: the card
+        """Take the card a misread from before a restart left under the reader.
+
+        The table restarted while paused on a misread this shoe never made: the card
         under the reader is the next of the deck (re-presented or entered by hand next).
 
         Returns:
