@@ -43,7 +43,7 @@ def quick_hint(monkeypatch):
 @pytest.fixture
 def native_shoe_on_pty():
     """A native shoe on a real pty, sending HELLO and a heartbeat every 100 ms."""
-    shoe, port = shoe_on_pty("native", 11)
+    shoe, port = shoe_on_pty("native", seed=11)
     runner = ShoeRunner(shoe, heartbeat_ms=100)
     runner.start()
     yield shoe, port, runner
@@ -96,7 +96,7 @@ def test_hint_once_per_episode_then_cleared_by_a_right_frame(native_shoe_on_pty,
 
 def test_beetek_bytes_on_a_native_link(quick_hint, caplog):
     caplog.set_level(logging.WARNING, logger="drivers.link")
-    shoe, port = shoe_on_pty("beetek", 12)
+    shoe, port = shoe_on_pty("beetek", seed=12)
     seen: list = []
     try:
         with running_link(f"serial://{port.path}?dialect=native", silence_timeout=0) as (_, q):

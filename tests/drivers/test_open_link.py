@@ -113,7 +113,7 @@ def test_loop_url_connects_and_ignores_its_own_ping():
 
 
 def test_stable_symlink_follows_the_replug(tmp_path):
-    shoe, port = shoe_on_pty("native", 3, tmp_path)
+    shoe, port = shoe_on_pty("native", tmp_path, seed=3)
     try:
         with running_link(port.stable_url) as (_link, q):
             wait_for(q, state_is(LinkState.ONLINE))
@@ -129,7 +129,7 @@ def test_stable_symlink_follows_the_replug(tmp_path):
 
 
 def test_vid_pid_discovery_opens_the_matching_adapter(tmp_path, mocker):
-    shoe, port = shoe_on_pty("beetek", 3)
+    shoe, port = shoe_on_pty("beetek", seed=3)
     fake = [SimpleNamespace(device="/dev/ttyS99", vid=0x0403, pid=0x6001, serial_number="X"),
             SimpleNamespace(device=port.path, vid=0x1A86, pid=0x7523, serial_number="A5")]
     mocker.patch("serial.tools.list_ports.comports", return_value=fake)

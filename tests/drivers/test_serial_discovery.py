@@ -93,7 +93,7 @@ def test_two_adapters_with_one_serial_number_are_still_refused(mocker, no_open):
 
 
 def test_the_serial_number_picks_one_of_two_adapters_on_a_real_pty(mocker):
-    shoe, port = shoe_on_pty("beetek", 5)
+    shoe, port = shoe_on_pty("beetek", seed=5)
     mocker.patch("serial.tools.list_ports.comports", return_value=[
         adapter("/dev/ttyUSB0", 0x0403, 0x6001, "OTHER"),
         adapter(port.path, 0x0403, 0x6001, "SHOE")])
@@ -108,7 +108,7 @@ def test_the_serial_number_picks_one_of_two_adapters_on_a_real_pty(mocker):
 
 def test_the_by_path_name_the_message_gives_opens_the_shoe(mocker, tmp_path):
     """The refusal names each candidate's by-path link; that link opens the right port."""
-    shoe, port = shoe_on_pty("beetek", 6)
+    shoe, port = shoe_on_pty("beetek", seed=6)
     by_path = tmp_path / "by-path"
     by_path.mkdir()
     shoe_link = by_path / "platform-xhci-hcd.0-usb-0:1.2:1.0-port0"
@@ -130,7 +130,7 @@ def test_the_by_path_name_the_message_gives_opens_the_shoe(mocker, tmp_path):
 
 
 def test_one_matching_adapter_among_others_is_opened(mocker):
-    _shoe, port = shoe_on_pty("beetek", 8)
+    _shoe, port = shoe_on_pty("beetek", seed=8)
     mocker.patch("serial.tools.list_ports.comports", return_value=[
         adapter("/dev/ttyUSB0", 0x0403, 0x6001), adapter(port.path)])
     try:

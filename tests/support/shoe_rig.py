@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import drivers
 from controller.game.events import LinkState, LinkStatus, ShoeEvent
@@ -48,13 +49,14 @@ def state_is(state: LinkState) -> Callable[[ShoeEvent], bool]:
     return lambda ev: isinstance(ev, LinkStatus) and ev.state == state
 
 
-def shoe_on_pty(dialect: str, seed: int, folder: str | Path | None = None,
-                ) -> tuple[SimulatedShoe, PtyPort]:
+def shoe_on_pty(dialect: str, folder: str | Path | None = None,
+                **options: Any) -> tuple[SimulatedShoe, PtyPort]:
     """A simulated shoe of ``dialect`` plugged into a new pty (its stable link in ``folder``).
 
-    The caller closes the port.
+    ``options`` go to :class:`SimulatedShoe` (``seed=``, ``cards=``...). The caller
+    closes the port.
     """
-    shoe = SimulatedShoe(dialect, seed=seed)
+    shoe = SimulatedShoe(dialect, **options)
     port = PtyPort(None if folder is None else str(folder), dialect=dialect)
     shoe.attach(port)
     return shoe, port
