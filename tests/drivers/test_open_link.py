@@ -11,7 +11,7 @@ import sys
 from types import SimpleNamespace
 
 import pytest
-from shoe_rig import FAST, running_link, shoe_on_pty, state_is, wait_for
+from shoe_rig import FAST, card_arrives, running_link, shoe_on_pty, state_is, wait_for
 
 import drivers
 from controller.game.events import CardRead, Hello, LinkState
@@ -134,10 +134,7 @@ def test_vid_pid_discovery_opens_the_matching_adapter(tmp_path, mocker):
             SimpleNamespace(device=port.path, vid=0x1A86, pid=0x7523, serial_number="A5")]
     mocker.patch("serial.tools.list_ports.comports", return_value=fake)
     try:
-        with running_link("serial://1a86:7523:A5?dialect=beetek") as (_link, q):
-            assert port.path in wait_for(q, state_is(LinkState.ONLINE)).detail
-            card = shoe.deal()
-            assert wait_for(q, lambda ev: isinstance(ev, CardRead)).card == card
+        assert port.path in card_arrives("serial://1a86:7523:A5?dialect=beetek", shoe).detail
     finally:
         port.close()
     missing = drivers.open_link("serial://1a86:9999?dialect=beetek", queue.Queue()).connector

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from serial.tools.list_ports_common import ListPortInfo
-from shoe_rig import running_link, shoe_on_pty, state_is, wait_for
+from shoe_rig import card_arrives, running_link, shoe_on_pty, state_is, wait_for
 
 import drivers
-from controller.game.events import CardRead, LinkState
+from controller.game.events import LinkState
 from drivers.transports import TransportError, serial_port
 from drivers.transports.serial_port import SerialConnector
 
@@ -98,10 +98,7 @@ def test_the_serial_number_picks_one_of_two_adapters_on_a_real_pty(mocker):
         adapter("/dev/ttyUSB0", 0x0403, 0x6001, "OTHER"),
         adapter(port.path, 0x0403, 0x6001, "SHOE")])
     try:
-        with running_link("serial://0403:6001:SHOE?dialect=beetek") as (_link, q):
-            assert port.path in wait_for(q, state_is(LinkState.ONLINE)).detail
-            card = shoe.deal()
-            assert wait_for(q, lambda ev: isinstance(ev, CardRead)).card == card
+        assert port.path in card_arrives("serial://0403:6001:SHOE?dialect=beetek", shoe).detail
     finally:
         port.close()
 
@@ -121,10 +118,7 @@ def test_the_by_path_name_the_message_gives_opens_the_shoe(mocker, tmp_path):
             SerialConnector("1a86:7523").open()
         assert f"{port.path} ({shoe_link})" in err.value.message
         assert "/dev/ttyUSB9 (USB port 1-1.3)" in err.value.message
-        with running_link(f"serial://{shoe_link}?dialect=beetek") as (_link, q):
-            wait_for(q, state_is(LinkState.ONLINE))
-            card = shoe.deal()
-            assert wait_for(q, lambda ev: isinstance(ev, CardRead)).card == card
+        card_arrives(f"serial://{shoe_link}?dialect=beetek", shoe)
     finally:
         port.close()
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import drivers
-from controller.game.events import LinkState, LinkStatus, ShoeEvent
+from controller.game.events import CardRead, LinkState, LinkStatus, ShoeEvent
 from drivers.link import ShoeLink
 from simulators.pty_shoe import PtyPort
 from simulators.shoe import SimulatedShoe
@@ -77,3 +77,14 @@ def running_link(url: str, q: queue.Queue | None = None,
         link.stop()
         raise
     assert link.stop(), f"the link to {url} did not stop"
+
+
+def card_arrives(url: str, shoe: SimulatedShoe, **opts) -> LinkStatus:
+    """Run a link on ``url`` (as :func:`running_link`): it must come online, and the card
+    ``shoe`` deals then must arrive. Returns the link's ONLINE status (its detail names
+    the port it opened)."""
+    with running_link(url, **opts) as (_link, q):
+        online = wait_for(q, state_is(LinkState.ONLINE))
+        card = shoe.deal()
+        assert wait_for(q, lambda ev: isinstance(ev, CardRead)).card == card
+    return online
