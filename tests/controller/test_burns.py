@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from step_clock import StepClock
 
 from controller.cli import main
 from controller.game import recall as rc
@@ -407,7 +408,7 @@ def test_any_burns_leave_every_hand_as_dealt(order, burns, seats, pattern, early
     pauses or voids, and the deal lists every card in the order read."""
     cards = iter(order)
     t = Table(":memory:", TableConfig(seats=3, burn_cards=len(burns), deal_pattern=pattern,
-                                      pin_hashes=demo_pin_hashes()), clock=_Clock())
+                                      pin_hashes=demo_pin_hashes()), clock=StepClock())
     t.process([LinkStatus(state=LinkState.ONLINE)])
 
     def flagged(readable: bool):
@@ -460,15 +461,3 @@ def test_any_burns_leave_every_hand_as_dealt(order, burns, seats, pattern, early
     assert [d.line() for d in g.deal.entries] == want
     assert json.loads(rc.replay(t.journal, full=True).dumps()) == json.loads(g.dumps())
     t.close()
-
-
-class _Clock:
-    def __init__(self) -> None:
-        self.n = 0
-
-    def utc(self) -> str:
-        self.n += 1
-        return f"2026-01-01T00:{self.n // 60 % 60:02d}:{self.n % 60:02d}+00:00"
-
-    def monotonic_ns(self) -> int:
-        return self.n
