@@ -166,10 +166,7 @@ def main() -> int:
                note="target: under 150 MB"),
     ]
     notes = [f"latency max {max(lat):.2f} ms, mean {statistics.fmean(lat):.2f} ms"]
-    if args.json:
-        emit("daemon", figures, notes)
-    else:
-        show("daemon", figures, notes)
+    (emit if args.json else show)("daemon", figures, notes)
     return 0
 
 

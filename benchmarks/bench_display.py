@@ -112,10 +112,7 @@ def main() -> int:
             note="target: under 3 %"))
     notes = [f"SDL video driver: {os.environ.get('SDL_VIDEODRIVER')}; pygame-ce "
              f"{pygame.version.ver}"]
-    if args.json:
-        emit("display", figures, notes)
-    else:
-        show("display", figures, notes)
+    (emit if args.json else show)("display", figures, notes)
     return 0
 
 

@@ -18,6 +18,7 @@ import math
 import random
 import sys
 from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +62,14 @@ def _kev_class_table() -> list[int]:
 
 
 KEV_CLASS = _kev_class_table()
+
+
+def _kev_classes(evaluate: Callable[..., int], sets: Iterable[Sequence[int]]) -> Counter:
+    """Class counts of ``sets`` (card indices) by a Cactus Kev evaluator of six cards."""
+    c: Counter = Counter()
+    for s in sets:
+        c[KEV_CLASS[evaluate(*s)]] += 1
+    return c
 
 
 def _count_names(counts: dict[int, int] | Counter, enum: Any) -> dict[str, int]:
@@ -151,13 +160,7 @@ def six_card(runs: int, quick: bool, notes: list[str]) -> list[dict[str, Any]]:
     except ImportError as exc:
         peers["phevaluator"] = na(f"not installed ({exc})")
     else:
-        def ph() -> Counter:
-            c: Counter = Counter()
-            for s in sample:
-                c[KEV_CLASS[evaluate_cards(*s)]] += 1
-            return c
-
-        t, c = time_runs(ph, peer_runs)
+        t, c = time_runs(lambda: _kev_classes(evaluate_cards, sample), peer_runs)
         peers["phevaluator"] = rate_stats(
             t, n_big, f"evaluate_cards (6 cards); random sample of {n_big:,} sets, "
             f"extrapolated; {check('phevaluator', c, False)}")
@@ -167,26 +170,15 @@ def six_card(runs: int, quick: bool, notes: list[str]) -> list[dict[str, Any]]:
             pass
         else:
             ev6 = _pheval.evaluate_6cards
-
-            def ph_core() -> Counter:
-                c: Counter = Counter()
-                for s in sample:
-                    c[KEV_CLASS[ev6(*s)]] += 1
-                return c
-
-            t, c = time_runs(ph_core, peer_runs)
+            t, c = time_runs(lambda: _kev_classes(ev6, sample), peer_runs)
             peers["phevaluator C core"] = rate_stats(
                 t, n_big, f"private _pheval.evaluate_6cards, no argument conversion (its best "
                 f"case); random sample of {n_big:,} sets, extrapolated; "
                 f"{check('phevaluator core', c, False)}")
             if not quick:
-                def ph_full() -> Counter:
-                    c: Counter = Counter()
-                    for s in itertools.combinations(range(52), 6):
-                        c[KEV_CLASS[ev6(*s)]] += 1
-                    return c
-
-                t, c = time_runs(ph_full, 1, warmup=0)
+                t, c = time_runs(
+                    lambda: _kev_classes(ev6, itertools.combinations(range(52), 6)), 1,
+                    warmup=0)
                 full = _count_names(c, SixCardClass)
                 peers["phevaluator C core, all sets"] = rate_stats(
                     t, N6, "every one of the 20,358,520 sets via itertools, one run; counts "

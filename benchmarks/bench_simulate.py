@@ -9,7 +9,6 @@ Run: ``python benchmarks/bench_simulate.py [--json] [--quick]``.
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 import sys
@@ -20,7 +19,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import emit, figure, na, parser, show, stats  # noqa: E402
+from common import emit, figure, last_json, na, parser, show, stats  # noqa: E402
 
 
 def threecard() -> str:
@@ -43,21 +42,6 @@ def find_number(obj: Any, key: str) -> float | None:
             if found is not None:
                 return found
     return None
-
-
-def last_json(text: str) -> Any:
-    """The last line of ``text`` that parses as a JSON object."""
-    for line in reversed(text.strip().splitlines()):
-        line = line.strip()
-        if line.startswith("{"):
-            try:
-                return json.loads(line)
-            except json.JSONDecodeError:
-                continue
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return None
 
 
 def simulate(rounds: int, journal: str | None, seed: int, timeout: float = 900) -> dict[str, Any]:

@@ -95,6 +95,22 @@ def emit(bench: str, figures: list[dict[str, Any]], notes: Sequence[str] = ()) -
     print(json.dumps({"bench": bench, "figures": figures, "notes": list(notes)}))
 
 
+def last_json(text: str) -> Any:
+    """The last line of ``text`` that parses as a JSON object (a script's figures), else
+    the whole of ``text`` as JSON, else None."""
+    for line in reversed(text.strip().splitlines()):
+        line = line.strip()
+        if line.startswith("{"):
+            try:
+                return json.loads(line)
+            except json.JSONDecodeError:
+                continue
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return None
+
+
 def parser(description: str) -> argparse.ArgumentParser:
     """The common command line: ``--json`` and ``--quick``."""
     p = argparse.ArgumentParser(description=description)

@@ -23,7 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import machine  # noqa: E402
+from common import last_json, machine  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -47,17 +47,6 @@ PEERS = ("pokerkit", "treys", "phevaluator")
 
 
 # ------------------------------------------------------------------ running the scripts
-
-def _last_json(text: str) -> Any:
-    for line in reversed(text.strip().splitlines()):
-        line = line.strip()
-        if line.startswith("{"):
-            try:
-                return json.loads(line)
-            except json.JSONDecodeError:
-                continue
-    return None
-
 
 def _flat_figures(data: dict[str, Any], prefix: str = "") -> list[dict[str, Any]]:
     """Figures from an object of numbers or of stats (a script not following the convention):
@@ -119,7 +108,7 @@ def run_bench(script: str, quick: bool, timeout: float) -> dict[str, Any]:
         if p.returncode == 2 and "unrecognized arguments" in p.stderr:
             last_err = p.stderr.strip().splitlines()[-1]
             continue  # the script has no --quick: run it in full
-        data = _last_json(p.stdout)
+        data = last_json(p.stdout)
         if p.returncode != 0 or not isinstance(data, dict):
             err = (p.stderr or p.stdout).strip().splitlines()
             return {"error": f"not available: exit {p.returncode}"

@@ -194,6 +194,41 @@ class BaseDecoder:
         return out
 
 
+class ScanningDecoder(BaseDecoder):
+    r"""A decoder of a dialect whose frames are marked by a few special bytes.
+
+    ``_feed`` splits the bytes at each special byte: every run of other bytes goes to
+    ``_plain(data, pos, end, out)`` and every special byte, in order, to
+    ``_special(byte, out)``. Subclasses set ``SPECIAL`` and implement those two and
+    ``reset()``; how the runs and bytes make frames is theirs.
+
+    Attributes:
+        SPECIAL: a pattern matching one special byte (e.g. ``rb"[$\r\n]"``).
+    """
+
+    SPECIAL: re.Pattern[bytes]
+
+    def _plain(self, data: bytes, pos: int, end: int, out: list[ShoeEvent]) -> None:
+        raise NotImplementedError
+
+    def _special(self, byte: int, out: list[ShoeEvent]) -> None:
+        raise NotImplementedError
+
+    def _feed(self, data: bytes, out: list[ShoeEvent]) -> None:
+        pos = 0
+        n = len(data)
+        search = self.SPECIAL.search
+        while pos < n:
+            m = search(data, pos)
+            end = m.start() if m else n
+            if end > pos:
+                self._plain(data, pos, end, out)
+            if m is None:
+                return
+            self._special(data[end], out)
+            pos = end + 1
+
+
 class Encoder(Protocol):
     """Turns events into the bytes a shoe of one dialect would send."""
 

@@ -35,7 +35,7 @@ import re
 
 from controller.game.codes import normalise_code
 from controller.game.events import Alarm, CardRead, FrameError, Misread, ShoeEvent, Warning
-from drivers.dialects import BaseDecoder, UnsupportedEvent
+from drivers.dialects import ScanningDecoder, UnsupportedEvent
 
 MAX_MODE = 40
 """Longest accepted mode text between ``[`` and ``]``."""
@@ -55,7 +55,7 @@ def _show(data: bytes) -> str:
     return repr(data[:60].decode("ascii", "backslashreplace"))
 
 
-class BeetekDecoder(BaseDecoder):
+class BeetekDecoder(ScanningDecoder):
     """Incremental decoder of beetek tokens (see the module docstring for the rules).
 
     Attributes:
@@ -63,6 +63,7 @@ class BeetekDecoder(BaseDecoder):
     """
 
     name = "beetek"
+    SPECIAL = _SPECIAL
 
     def __init__(self) -> None:
         super().__init__()
@@ -95,19 +96,6 @@ class BeetekDecoder(BaseDecoder):
         self._mode.clear()
         self._body.clear()
         self._has_mode = False
-
-    def _feed(self, data: bytes, out: list[ShoeEvent]) -> None:
-        pos = 0
-        n = len(data)
-        while pos < n:
-            m = _SPECIAL.search(data, pos)
-            end = m.start() if m else n
-            if end > pos:
-                self._plain(data, pos, end, out)
-            if m is None:
-                return
-            self._special(data[end], out)
-            pos = end + 1
 
     def _plain(self, data: bytes, pos: int, end: int, out: list[ShoeEvent]) -> None:
         state = self._state

@@ -66,7 +66,7 @@ from controller.game.events import (
     ShoeEvent,
     Warning,
 )
-from drivers.dialects import BaseDecoder, UnsupportedEvent
+from drivers.dialects import ScanningDecoder, UnsupportedEvent
 
 MAX_LINE = 200
 """Longest accepted line body (between ``$`` and the line end), in bytes."""
@@ -225,7 +225,7 @@ def _u16(text: str) -> int | None:
     return None
 
 
-class NativeDecoder(BaseDecoder):
+class NativeDecoder(ScanningDecoder):
     """Incremental decoder of native lines (see the module docstring for the rules).
 
     Attributes:
@@ -233,6 +233,7 @@ class NativeDecoder(BaseDecoder):
     """
 
     name = "native"
+    SPECIAL = _SPECIAL
 
     def __init__(self, *, max_line: int = MAX_LINE) -> None:
         self.max_line = max_line
@@ -261,39 +262,32 @@ class NativeDecoder(BaseDecoder):
 
     # -- framing -----------------------------------------------------------------------
 
-    def _feed(self, data: bytes, out: list[ShoeEvent]) -> None:
-        pos = 0
-        n = len(data)
-        while pos < n:
-            m = _SPECIAL.search(data, pos)
-            end = m.start() if m else n
-            if end > pos:
-                if not self._in_frame:
-                    self.stats.noise_bytes += end - pos
-                elif not self._discarding:
-                    if len(self._frame) + (end - pos) > self.max_line:
-                        self._discarding = True
-                        self._frame.clear()
-                        self.stats.oversize += 1
-                        out.append(FrameError(reason="oversize",
-                                              detail=f"line longer than {self.max_line} bytes"))
-                    else:
-                        self._frame += data[pos:end]
-            if m is None:
-                return
-            if data[end] == 0x24:  # '$'
-                if self._in_frame and not self._discarding:
-                    self.stats.malformed += 1
-                    out.append(FrameError(reason="malformed",
-                                          detail=f"frame cut short: {_show(bytes(self._frame))}"))
-                self._in_frame = True
-            else:  # CR or LF
-                if self._in_frame and not self._discarding:
-                    self._line(bytes(self._frame), out)
-                self._in_frame = False
-            self._discarding = False
-            self._frame.clear()
-            pos = end + 1
+    def _plain(self, data: bytes, pos: int, end: int, out: list[ShoeEvent]) -> None:
+        if not self._in_frame:
+            self.stats.noise_bytes += end - pos
+        elif not self._discarding:
+            if len(self._frame) + (end - pos) > self.max_line:
+                self._discarding = True
+                self._frame.clear()
+                self.stats.oversize += 1
+                out.append(FrameError(reason="oversize",
+                                      detail=f"line longer than {self.max_line} bytes"))
+            else:
+                self._frame += data[pos:end]
+
+    def _special(self, byte: int, out: list[ShoeEvent]) -> None:
+        if byte == 0x24:  # '$'
+            if self._in_frame and not self._discarding:
+                self.stats.malformed += 1
+                out.append(FrameError(reason="malformed",
+                                      detail=f"frame cut short: {_show(bytes(self._frame))}"))
+            self._in_frame = True
+        else:  # CR or LF
+            if self._in_frame and not self._discarding:
+                self._line(bytes(self._frame), out)
+            self._in_frame = False
+        self._discarding = False
+        self._frame.clear()
 
     def _bad(self, out: list[ShoeEvent], why: str, body: bytes) -> None:
         self.stats.malformed += 1

@@ -1,11 +1,11 @@
-"""Helpers for the engine's tests: a fixed clock and a readable dealer's shift."""
+"""Helpers for the engine's tests: a readable dealer's shift on a step clock."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from step_clock import StepClock
 
 from controller.game import recall as rc
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
@@ -16,20 +16,6 @@ from controller.game.table import Table, Verdict
 
 SUP = DEMO_PINS["supervisor"]
 TECH = DEMO_PINS["technician"]
-
-
-class FakeClock:
-    """One second per batch, from 2026-01-01T00:00:00Z: reproducible journals."""
-
-    def __init__(self) -> None:
-        self.n = 0
-
-    def utc(self) -> str:
-        self.n += 1
-        return (datetime(2026, 1, 1, tzinfo=UTC) + timedelta(seconds=self.n)).isoformat()
-
-    def monotonic_ns(self) -> int:
-        return self.n * 1_000_000_000
 
 
 def cards(text: str, burn: bool = False) -> list[CardRead]:
@@ -47,7 +33,7 @@ class Shift:
         config.setdefault("seats", 3)
         self.path = path
         self.config = TableConfig(pin_hashes=demo_pin_hashes(), **config)
-        self.clock = FakeClock()
+        self.clock = StepClock()  # one second per batch
         self.table = Table(path, self.config, clock=self.clock)
         self.table.process([LinkStatus(state=LinkState.ONLINE)])
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from step_clock import StepClock
 
 from controller.cli import main
 from controller.game import recall as rc
@@ -83,6 +84,18 @@ class Shoe:
         return events
 
 
+@pytest.fixture
+def betting(make_shift):
+    """Make a shift (``make_shift(**config)``) with a beetek shoe on it, seats 1 and 2's
+    antes placed and no more bets called; returns the shift and the shoe."""
+    def make(**config):
+        s = make_shift(**config)
+        shoe = Shoe(s)
+        s.bets()
+        return s, shoe
+    return make
+
+
 def never_paused_nor_void(view) -> None:
     assert view.state not in ("paused", "void"), (view.state, view.banners)
     assert view.pause_reason is None and view.void_reason is None
@@ -108,10 +121,8 @@ def settle_and_recall(shift) -> dict:
     return r
 
 
-def test_a_burn_flagged_by_the_shoe_fills_the_configured_burn(make_shift):
-    s = make_shift(burn_cards=1)
-    shoe = Shoe(s)
-    s.bets()
+def test_a_burn_flagged_by_the_shoe_fills_the_configured_burn(betting):
+    s, shoe = betting(burn_cards=1)
     assert s.view.next_card == (-1, 1)                     # the screen asks for the burn
     (ev,) = shoe.send(burn_tokens("9s"))
     assert ev == CardRead(card="9s", code="9S", burn=True)
@@ -123,10 +134,8 @@ def test_a_burn_flagged_by_the_shoe_fills_the_configured_burn(make_shift):
     assert shown.deal == (("9s", "burn", False), *DEAL)
 
 
-def test_an_unreadable_burn_fills_the_configured_burn_without_a_pause(make_shift, capsys):
-    s = make_shift(burn_cards=1)
-    shoe = Shoe(s)
-    s.bets()
+def test_an_unreadable_burn_fills_the_configured_burn_without_a_pause(betting, capsys):
+    s, shoe = betting(burn_cards=1)
     (ev,) = shoe.send(UNREADABLE_BURN, watch=never_paused_nor_void)
     assert ev == Misread(burn=True)
     assert s.view.next_card == (1, 1) and s.view.cards_due == 9
@@ -175,29 +184,23 @@ def test_burns_flagged_mid_deal_are_set_aside_and_never_pause(shift):
                                 ("Jh", "burn", False), *DEAL[5:]]
 
 
-def test_a_flagged_burn_after_the_configured_burns_is_set_aside(make_shift):
-    s = make_shift(burn_cards=1)
-    shoe = Shoe(s)
-    s.bets()
+def test_a_flagged_burn_after_the_configured_burns_is_set_aside(betting):
+    s, shoe = betting(burn_cards=1)
     shoe.send(burn_tokens("9s") + UNREADABLE_BURN + game_tokens(ORDER),
               watch=never_paused_nor_void)
     r = settle_and_recall(s)
     assert s.deal_of(r) == [("9s", "burn", False), (None, "burn", False), *DEAL]
 
 
-def test_a_game_mode_card_while_the_burn_is_due_is_the_burn(make_shift):
-    s = make_shift(burn_cards=1)
-    shoe = Shoe(s)
-    s.bets()
+def test_a_game_mode_card_while_the_burn_is_due_is_the_burn(betting):
+    s, shoe = betting(burn_cards=1)
     shoe.send(game_tokens("9s " + ORDER), watch=never_paused_nor_void)
     r = settle_and_recall(s)
     assert s.deal_of(r) == [("9s", "burn", False), *DEAL]
 
 
-def test_flagged_and_unflagged_burns_together_fill_the_configured_burns(make_shift):
-    s = make_shift(burn_cards=3)
-    shoe = Shoe(s)
-    s.bets()
+def test_flagged_and_unflagged_burns_together_fill_the_configured_burns(betting):
+    s, shoe = betting(burn_cards=3)
     shoe.send(UNREADABLE_BURN + game_tokens("Td") + burn_tokens("9s"),
               watch=never_paused_nor_void)
     assert s.view.next_card == (1, 1)
@@ -207,20 +210,16 @@ def test_flagged_and_unflagged_burns_together_fill_the_configured_burns(make_shi
                             ("9s", "burn", False), *DEAL]
 
 
-def test_by_hand_deal_with_a_flagged_burn(make_shift):
-    s = make_shift(burn_cards=1, deal_pattern="by_hand")
-    shoe = Shoe(s)
-    s.bets()
+def test_by_hand_deal_with_a_flagged_burn(betting):
+    s, shoe = betting(burn_cards=1, deal_pattern="by_hand")
     by_hand = " ".join(HANDS[1] + HANDS[2] + HANDS[0])
     shoe.send(burn_tokens("9s") + game_tokens(by_hand), watch=never_paused_nor_void)
     r = settle_and_recall(s)
     assert s.deal_of(r)[:2] == [("9s", "burn", False), ("Ah", "seat 1", False)]
 
 
-def test_a_burn_between_rounds_is_added_to_the_finished_rounds_record(make_shift):
-    s = make_shift(burn_cards=1)
-    shoe = Shoe(s)
-    s.bets()
+def test_a_burn_between_rounds_is_added_to_the_finished_rounds_record(betting):
+    s, shoe = betting(burn_cards=1)
     shoe.send(burn_tokens("9s") + game_tokens(ORDER))
     r1 = settle_and_recall(s)
     shoe.send(burn_tokens("Jh") + UNREADABLE_BURN)          # the round is settled
@@ -241,10 +240,8 @@ def test_a_burn_between_rounds_is_added_to_the_finished_rounds_record(make_shift
     replay_matches(s)
 
 
-def test_a_misread_at_the_burn_position_is_resolved_by_the_burn_read_again(make_shift):
-    s = make_shift(burn_cards=1)
-    shoe = Shoe(s)
-    s.bets()
+def test_a_misread_at_the_burn_position_is_resolved_by_the_burn_read_again(betting):
+    s, shoe = betting(burn_cards=1)
     shoe.send(b"[Game]<Game>\r\n")                          # the dealer forgot burn mode
     assert s.view.state == "paused" and s.view.pause_reason == "misread"
     shoe.send(burn_tokens("9s"))                            # re-presented, in burn mode
@@ -255,10 +252,8 @@ def test_a_misread_at_the_burn_position_is_resolved_by_the_burn_read_again(make_
     assert s.deal_of(r) == [("9s", "burn", False), *DEAL]
 
 
-def test_a_misread_at_a_hand_position_is_not_resolved_by_a_burn(make_shift):
-    s = make_shift(burn_cards=1)
-    shoe = Shoe(s)
-    s.bets()
+def test_a_misread_at_a_hand_position_is_not_resolved_by_a_burn(betting):
+    s, shoe = betting(burn_cards=1)
     shoe.send(burn_tokens("9s") + b"[Game]<Game>\r\n")      # seat 1's first card misread
     assert s.view.pause_reason == "misread"
     shoe.send(UNREADABLE_BURN + burn_tokens("Jh"))
@@ -269,10 +264,8 @@ def test_a_misread_at_a_hand_position_is_not_resolved_by_a_burn(make_shift):
                             ("Jh", "burn", False), *DEAL]
 
 
-def test_a_burn_flagged_while_paused_at_the_burn_fills_it_and_the_pause_stays(make_shift):
-    s = make_shift(burn_cards=1)
-    shoe = Shoe(s)
-    s.bets()
+def test_a_burn_flagged_while_paused_at_the_burn_fills_it_and_the_pause_stays(betting):
+    s, shoe = betting(burn_cards=1)
     (alarm,) = shoe.send(b"[GameAlarm]<Alarm:E3 Card Not Read>\r\n")
     assert alarm == Alarm(code="E3", text="Card Not Read")
     assert s.view.pause_reason == "alarm"
@@ -286,10 +279,8 @@ def test_a_burn_flagged_while_paused_at_the_burn_fills_it_and_the_pause_stays(ma
     assert ev == Misread(burn=True)
 
 
-def test_a_burned_card_dealt_again_is_a_duplicate(make_shift):
-    s = make_shift(burn_cards=1)
-    shoe = Shoe(s)
-    s.bets()
+def test_a_burned_card_dealt_again_is_a_duplicate(betting):
+    s, shoe = betting(burn_cards=1)
     shoe.send(burn_tokens("Ah") + game_tokens("Ah"))        # the burn is out of the deck
     v = s.view
     assert v.state == "void" and v.deck_blocked and v.void_reason == "duplicate_card"
@@ -328,10 +319,8 @@ def replay_matches(shift, views: bool = True) -> None:
     assert report.ok, report.problems
 
 
-def test_replaying_the_journal_gives_the_same_state_and_views(make_shift):
-    s = make_shift(burn_cards=2, snapshot_every=1)
-    shoe = Shoe(s)
-    s.bets()
+def test_replaying_the_journal_gives_the_same_state_and_views(betting):
+    s, shoe = betting(burn_cards=2, snapshot_every=1)
     shoe.send(UNREADABLE_BURN + burn_tokens("9s") + game_tokens(ORDER))
     settle_and_recall(s)
     shoe.send(burn_tokens("Jh"))                            # between rounds
@@ -407,7 +396,7 @@ def test_any_burns_leave_every_hand_as_dealt(order, burns, seats, pattern, early
     pauses or voids, and the deal lists every card in the order read."""
     cards = iter(order)
     t = Table(":memory:", TableConfig(seats=3, burn_cards=len(burns), deal_pattern=pattern,
-                                      pin_hashes=demo_pin_hashes()), clock=_Clock())
+                                      pin_hashes=demo_pin_hashes()), clock=StepClock())
     t.process([LinkStatus(state=LinkState.ONLINE)])
 
     def flagged(readable: bool):
@@ -460,15 +449,3 @@ def test_any_burns_leave_every_hand_as_dealt(order, burns, seats, pattern, early
     assert [d.line() for d in g.deal.entries] == want
     assert json.loads(rc.replay(t.journal, full=True).dumps()) == json.loads(g.dumps())
     t.close()
-
-
-class _Clock:
-    def __init__(self) -> None:
-        self.n = 0
-
-    def utc(self) -> str:
-        self.n += 1
-        return f"2026-01-01T00:{self.n // 60 % 60:02d}:{self.n % 60:02d}+00:00"
-
-    def monotonic_ns(self) -> int:
-        return self.n

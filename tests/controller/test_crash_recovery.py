@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from step_clock import StepClock
 
 from controller.game import recall as rc
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
@@ -44,18 +45,6 @@ from controller.game.table import Table
 
 SUP = DEMO_PINS["supervisor"]
 CONFIG = TableConfig(seats=3, pin_hashes=demo_pin_hashes())
-
-
-class Clock:
-    def __init__(self, start: int = 0) -> None:
-        self.n = start
-
-    def utc(self) -> str:
-        self.n += 1
-        return f"2026-01-01T{self.n // 3600:02d}:{self.n // 60 % 60:02d}:{self.n % 60:02d}+00:00"
-
-    def monotonic_ns(self) -> int:
-        return self.n
 
 
 def cards(text: str) -> list[CardRead]:
@@ -138,7 +127,7 @@ class RecordingJournal(Journal):
 
 def reference() -> tuple[dict[int, dict], dict[int, int], Table]:
     """States by journal seq, commit number -> last seq, and the finished table."""
-    t = Table(RecordingJournal(":memory:"), CONFIG, clock=Clock())
+    t = Table(RecordingJournal(":memory:"), CONFIG, clock=StepClock())
     states = {0: Game(CONFIG).to_dict(), t.game.last_seq: t.game.to_dict()}
     for item in SHIFT:
         t.process([item])
@@ -182,7 +171,7 @@ def run_child(path: Path, at: int, when: str) -> int:
     """Fork; the child runs the shift and is killed at commit ``at``. Returns its signal."""
 
     def shift() -> None:
-        t = Table(CrashingJournal(path, at, when), CONFIG, clock=Clock())
+        t = Table(CrashingJournal(path, at, when), CONFIG, clock=StepClock())
         for item in SHIFT:
             t.process([item])
         t.close()
@@ -191,7 +180,7 @@ def run_child(path: Path, at: int, when: str) -> int:
 
 
 def finish_shift(path: Path) -> Table:
-    t = Table(path, CONFIG, clock=Clock(10_000))
+    t = Table(path, CONFIG, clock=StepClock(start=10_000))
     done = max(t.recovered["last_seq"] - 1, 0)  # the first record is the start-up
     if t.game.round.paused_for("interrupted"):
         assert t.process([Resume(pin=SUP)])[0].accepted
@@ -281,7 +270,7 @@ def test_a_crash_after_a_round_closes_and_a_counter_moves_in_one_batch_never_loc
     path = tmp_path / "j.sqlite"
 
     def shift_then_crash() -> None:
-        t = Table(path, CONFIG, clock=Clock())
+        t = Table(path, CONFIG, clock=StepClock())
         t.process([LinkStatus(state=LinkState.ONLINE), PlaceBet(seat=1, bet="ante", amount=100),
                    NoMoreBets(), *cards("Ah Kh 2c Qd 5d 9c")])
         # the close, the next round, and a rejected input (a counter) in one commit
@@ -290,11 +279,11 @@ def test_a_crash_after_a_round_closes_and_a_counter_moves_in_one_batch_never_loc
         os.kill(os.getpid(), signal.SIGKILL)             # before the derived rows are written
 
     def restart_then_crash() -> None:
-        Table(CrashingJournal(path, 2, "after"), CONFIG, clock=Clock(100))
+        Table(CrashingJournal(path, 2, "after"), CONFIG, clock=StepClock(start=100))
 
     assert in_child(shift_then_crash) == signal.SIGKILL
     assert in_child(restart_then_crash) == signal.SIGKILL  # right after its start-up record
-    t = Table(path, CONFIG, clock=Clock(200))
+    t = Table(path, CONFIG, clock=StepClock(start=200))
     assert t.locked is None
     assert t.game.meters.counters["rejected"] == 1 and t.game.meters.counters["power_ups"] == 3
     t.close()

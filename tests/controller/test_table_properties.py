@@ -10,10 +10,11 @@ of the journal rebuilds the same state.
 import json
 import re
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from step_clock import StepClock
 
 from controller.autoplay import AutoPlayer
 from controller.game import recall as rc
@@ -79,24 +80,11 @@ STEP = st.tuples(st.sampled_from(["auto"] * 10 + ["command", "shoe"]), COMMANDS,
     lambda t: "auto" if t[0] == "auto" else t[1] if t[0] == "command" else t[2])
 
 
-class MinuteClock:
-    """A minute per batch: a PIN lockout (5 minutes) ends within a few steps."""
-
-    def __init__(self) -> None:
-        self.n = 0
-
-    def utc(self) -> str:
-        self.n += 1
-        return (datetime(2026, 1, 1, tzinfo=UTC) + timedelta(minutes=self.n)).isoformat()
-
-    def monotonic_ns(self) -> int:
-        return self.n * 60_000_000_000
-
-
 class Driver:
     def __init__(self, rng_cards: list[str]) -> None:
         cfg = TableConfig(seats=3, pin_hashes=demo_pin_hashes(), lockout_after=3)
-        self.table = Table(":memory:", cfg, clock=MinuteClock())
+        # a minute per batch: a PIN lockout (5 minutes) ends within a few steps
+        self.table = Table(":memory:", cfg, clock=StepClock(timedelta(minutes=1)))
         self.table.process([LinkStatus(state=LinkState.ONLINE)])
         self.player = AutoPlayer(bets={"ante": 100, "pair_plus": 100}, pin=SUP)
         self.order = rng_cards

@@ -14,13 +14,13 @@ import re
 import subprocess
 import sys
 
+from shoe_rig import shoe_on_pty
+
 from controller.game.auth import hash_pin
 from controller.game.cards import parse_cards
 from controller.game.rules import load_profile
 from controller.game.settlement import Bets, Decision, settle
-from simulators.pty_shoe import PtyPort
 from simulators.runner import ShoeRunner
-from simulators.shoe import SimulatedShoe
 
 SUP = "2468"
 BETS = {"ante": 100}
@@ -64,9 +64,7 @@ def test_burns_on_the_running_daemon(tmp_path, daemons):
     for n, (burn, order, _) in enumerate(ROUNDS):
         cards = order.split()
         script += [burn, *cards[:3], "7c", *cards[3:]] if n == 3 else [burn, *cards]
-    shoe = SimulatedShoe("beetek", cards=script)
-    port = PtyPort(str(tmp_path), dialect="beetek")
-    shoe.attach(port)
+    shoe, port = shoe_on_pty("beetek", tmp_path, cards=script)
     runner = ShoeRunner(shoe)
     runner.start()
     args = ["--config", str(config), "--shoe", port.stable_url, "--headless", "--autoplay",

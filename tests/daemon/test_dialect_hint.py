@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import re
 
-from simulators.pty_shoe import PtyPort
+from shoe_rig import shoe_on_pty
+
 from simulators.runner import ShoeRunner
-from simulators.shoe import SimulatedShoe
 
 
 def test_a_native_shoe_on_a_beetek_table_is_named_in_the_log(daemons, table_config):
-    shoe = SimulatedShoe("native", seed=3)
-    port = PtyPort(None, dialect="native")
-    shoe.attach(port)
+    shoe, port = shoe_on_pty("native", seed=3)
     runner = ShoeRunner(shoe, heartbeat_ms=200)  # a native shoe's heartbeats: bytes flow
     runner.start()
     try:

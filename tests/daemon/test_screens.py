@@ -97,6 +97,19 @@ def run_until_ready(daemon: Daemon, sock: socket.socket) -> str:
     return got[0]
 
 
+def ready_with_a_second_output(size: tuple[int, int], shipped_config, notify_socket, caplog,
+                               monkeypatch) -> tuple[Daemon, str]:
+    """The shipped configuration run here, the machine's outputs and one more of ``size``
+    reported by SDL, until READY; returns the daemon and READY's message."""
+    addr, sock = notify_socket
+    caplog.set_level(logging.INFO)
+    pygame.display.init()
+    real = pygame.display.get_desktop_sizes()
+    monkeypatch.setattr(pygame.display, "get_desktop_sizes", lambda: [*real, size])
+    daemon = Daemon(load_config(str(shipped_config)), notifier=Notifier(addr))
+    return daemon, run_until_ready(daemon, sock)
+
+
 def screen_lines(caplog) -> list[tuple[int, str]]:
     return [(r.levelno, r.getMessage()) for r in caplog.records
             if r.name == "display.app" and " screen " in r.getMessage()]
@@ -104,13 +117,8 @@ def screen_lines(caplog) -> list[tuple[int, str]]:
 
 def test_two_outputs_put_the_player_screen_on_output_1(shipped_config, notify_socket,
                                                        caplog, monkeypatch):
-    addr, sock = notify_socket
-    caplog.set_level(logging.INFO)
-    pygame.display.init()
-    real = pygame.display.get_desktop_sizes()
-    monkeypatch.setattr(pygame.display, "get_desktop_sizes", lambda: [*real, (1920, 1080)])
-    daemon = Daemon(load_config(str(shipped_config)), notifier=Notifier(addr))
-    ready = run_until_ready(daemon, sock)
+    daemon, ready = ready_with_a_second_output((1920, 1080), shipped_config, notify_socket,
+                                               caplog, monkeypatch)
     assert {n: p.output for n, p in daemon.app.placements.items()} == {"dealer": 0,
                                                                         "player": 1}
     lines = screen_lines(caplog)
@@ -124,13 +132,8 @@ def test_status_names_a_screen_that_did_not_open(shipped_config, notify_socket, 
                                                  monkeypatch):
     """A second output that reports no size: pygame refuses a 0x0 fullscreen player
     window; the dealer screen opens all the same and READY's STATUS says what is missing."""
-    addr, sock = notify_socket
-    caplog.set_level(logging.INFO)
-    pygame.display.init()
-    real = pygame.display.get_desktop_sizes()
-    monkeypatch.setattr(pygame.display, "get_desktop_sizes", lambda: [*real, (0, 0)])
-    daemon = Daemon(load_config(str(shipped_config)), notifier=Notifier(addr))
-    ready = run_until_ready(daemon, sock)
+    daemon, ready = ready_with_a_second_output((0, 0), shipped_config, notify_socket, caplog,
+                                               monkeypatch)
     status = next(f for f in ready.split("\n") if f.startswith("STATUS="))
     assert status.endswith("; player screen did not open; screens shown nowhere (SDL video "
                            "driver dummy)")

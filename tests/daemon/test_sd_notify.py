@@ -5,9 +5,9 @@ from __future__ import annotations
 import socket
 import time
 
-from simulators.pty_shoe import PtyPort
+from shoe_rig import shoe_on_pty
+
 from simulators.runner import ShoeRunner
-from simulators.shoe import SimulatedShoe
 
 
 def test_ready_watchdog_and_stopping(tmp_path, table_config, daemons):
@@ -15,9 +15,7 @@ def test_ready_watchdog_and_stopping(tmp_path, table_config, daemons):
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     sock.bind(addr)
     sock.settimeout(20)
-    shoe = SimulatedShoe("native", seed=1)
-    port = PtyPort(str(tmp_path), dialect="native")
-    shoe.attach(port)
+    shoe, port = shoe_on_pty("native", tmp_path, seed=1)
     runner = ShoeRunner(shoe, heartbeat_ms=500)
     runner.start()
     try:

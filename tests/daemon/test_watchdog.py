@@ -114,34 +114,64 @@ def _config_under_watchdog(tmp_path: Path, monkeypatch):
                        journal_path=str(tmp_path / "journal.sqlite3"))
 
 
-def _observe_hang(pings: _Pings, daemon: Daemon, hang: threading.Event,
-                  release: threading.Event, hung_at: list[float], phase: float) -> None:
+class _Hang:
+    """A supervised loop that blocks once told to: the test sets ``begin``; the loop calls
+    ``block_if_begun()`` on every pass, which records when it blocked and waits for
+    ``release``."""
+
+    def __init__(self) -> None:
+        self.begin = threading.Event()
+        self.release = threading.Event()
+        self.at: list[float] = []
+
+    def block_if_begun(self) -> None:
+        if self.begin.is_set() and not self.at:
+            self.at.append(time.monotonic())
+            self.release.wait(30)
+
+
+def _observe_hang(pings: _Pings, daemon: Daemon, hang: _Hang, phase: float) -> None:
     """After three pings and ``phase`` seconds, hang; watch for an interval and more; stop."""
     try:
         pings.wait_for("READY=1", 1)
         first = len(pings.times("WATCHDOG=1"))
         pings.wait_for("WATCHDOG=1", first + 3)
         time.sleep(phase)
-        hang.set()
+        hang.begin.set()
         deadline = time.monotonic() + 10
-        while not hung_at and time.monotonic() < deadline:
+        while not hang.at and time.monotonic() < deadline:
             time.sleep(0.01)
         time.sleep(INTERVAL_S + 1.0)
     finally:
         daemon.stop_event.set()
-        release.set()
+        hang.release.set()
 
 
-def _assert_no_ping_after_half_interval(pings: _Pings, hung_at: list[float]) -> None:
-    assert hung_at, "the hang never began"
-    all_pings = pings.times("WATCHDOG=1")
-    before = [t for t in all_pings if t <= hung_at[0]]
-    after = [t - hung_at[0] for t in all_pings if t > hung_at[0]]
-    assert len(before) >= 3
-    assert all(dt <= HALF_S for dt in after), after
-    # hung shortly before a feeding, that one may still go out (the loop beat just
-    # before); never the next
-    assert len(after) <= 1, after
+def _run_until_hung(daemon_class: type[Daemon], hang: _Hang, tmp_path: Path, monkeypatch,
+                    phase: float) -> None:
+    """Run ``daemon_class`` under a 2 s watchdog; hang it (``phase`` s after a ping) and
+    check that no ping goes out more than half an interval after the hang began."""
+    pings = _Pings(tmp_path)
+    daemon = daemon_class(_config_under_watchdog(tmp_path, monkeypatch),
+                          notifier=Notifier(pings.address))
+    watcher = threading.Thread(target=_observe_hang, args=(pings, daemon, hang, phase),
+                               daemon=True)
+    watcher.start()
+    try:
+        assert daemon.run() == 0
+        watcher.join(5)
+        assert hang.at, "the hang never began"
+        all_pings = pings.times("WATCHDOG=1")
+        before = [t for t in all_pings if t <= hang.at[0]]
+        after = [t - hang.at[0] for t in all_pings if t > hang.at[0]]
+        assert len(before) >= 3
+        assert all(dt <= HALF_S for dt in after), after
+        # hung shortly before a feeding, that one may still go out (the loop beat just
+        # before); never the next
+        assert len(after) <= 1, after
+    finally:
+        hang.release.set()
+        pings.close()
 
 
 #: when the hang begins, seconds after a ping: at once, and shortly before the next feeding
@@ -151,9 +181,7 @@ PHASES = [0.0, 0.6 * HALF_S]
 @pytest.mark.parametrize("phase", PHASES)
 def test_a_hung_screen_loop_stops_the_pings_within_half_an_interval(tmp_path, monkeypatch,
                                                                      caplog, phase):
-    pings = _Pings(tmp_path)
-    hang, release = threading.Event(), threading.Event()
-    hung_at: list[float] = []
+    hang = _Hang()
 
     class HangingScreens(Daemon):
         """The real daemon and screens; the screen loop blocks once told to."""
@@ -164,34 +192,19 @@ def test_a_hung_screen_loop_stops_the_pings_within_half_an_interval(tmp_path, mo
             real_step = self.app.step
 
             def step() -> None:
-                if hang.is_set() and not hung_at:
-                    hung_at.append(time.monotonic())
-                    release.wait(30)
+                hang.block_if_begun()
                 real_step()
 
             self.app.step = step
 
-    daemon = HangingScreens(_config_under_watchdog(tmp_path, monkeypatch),
-                            notifier=Notifier(pings.address))
-    watcher = threading.Thread(target=_observe_hang,
-                               args=(pings, daemon, hang, release, hung_at, phase), daemon=True)
-    watcher.start()
-    try:
-        with caplog.at_level(logging.INFO):
-            assert daemon.run() == 0
-        watcher.join(5)
-        _assert_no_ping_after_half_interval(pings, hung_at)
-        assert "watchdog withheld: main loop silent" in caplog.text
-    finally:
-        release.set()
-        pings.close()
+    with caplog.at_level(logging.INFO):
+        _run_until_hung(HangingScreens, hang, tmp_path, monkeypatch, phase)
+    assert "watchdog withheld: main loop silent" in caplog.text
 
 
 def test_a_hung_table_thread_stops_the_pings_within_half_an_interval(tmp_path, monkeypatch,
                                                                       caplog, phase=PHASES[1]):
-    pings = _Pings(tmp_path)
-    hang, release = threading.Event(), threading.Event()
-    hung_at: list[float] = []
+    hang = _Hang()
 
     class HangingTable(Daemon):
         """The real daemon; the table thread blocks on its next input once told to."""
@@ -201,24 +214,12 @@ def test_a_hung_table_thread_stops_the_pings_within_half_an_interval(tmp_path, m
             real_process = self.table.process
 
             def process(items, flush=True):
-                if hang.is_set() and not hung_at and threading.current_thread().name == "table":
-                    hung_at.append(time.monotonic())
-                    release.wait(30)
+                if threading.current_thread().name == "table":
+                    hang.block_if_begun()
                 return real_process(items, flush)
 
             self.table.process = process
 
-    daemon = HangingTable(_config_under_watchdog(tmp_path, monkeypatch),
-                          notifier=Notifier(pings.address))
-    watcher = threading.Thread(target=_observe_hang,
-                               args=(pings, daemon, hang, release, hung_at, phase), daemon=True)
-    watcher.start()
-    try:
-        with caplog.at_level(logging.INFO):
-            assert daemon.run() == 0
-        watcher.join(5)
-        _assert_no_ping_after_half_interval(pings, hung_at)
-        assert "watchdog withheld: table thread silent" in caplog.text
-    finally:
-        release.set()
-        pings.close()
+    with caplog.at_level(logging.INFO):
+        _run_until_hung(HangingTable, hang, tmp_path, monkeypatch, phase)
+    assert "watchdog withheld: table thread silent" in caplog.text

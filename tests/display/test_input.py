@@ -287,21 +287,23 @@ def test_void_needs_reason_and_pin(make_app):
     assert app.frame("dealer").notes["pad"] is None
 
 
+def enter_pin(app, inbox, digits: str) -> list:
+    """Type ``digits`` on the open PIN pad's keys and press Enter; returns what was posted."""
+    for d in digits:
+        key(app, d)
+    key(app, "return")
+    return drain(inbox)
+
+
 def test_a_pin_too_short_for_its_declaration_is_shown_on_the_pad_not_posted(make_app):
     app, _, inbox = make_app("dealing")
     key(app, "f9")
     key(app, "5")  # shoe fault
-    for d in "12":
-        key(app, d)
-    key(app, "return")
-    assert drain(inbox) == []                                  # nothing reaches the table
+    assert enter_pin(app, inbox, "12") == []                   # nothing reaches the table
     frame = app.frame("dealer")
     assert frame.notes["pad"] == "pin"                         # the pad stays open
     assert any("at `$.pin`" in t.text for t in frame.texts_in("pad"))  # saying why
-    for d in "2580":
-        key(app, d)
-    key(app, "return")
-    assert drain(inbox) == [C.VoidRound(reason="Shoe fault", pin="2580")]
+    assert enter_pin(app, inbox, "2580") == [C.VoidRound(reason="Shoe fault", pin="2580")]
     assert app.frame("dealer").notes["pad"] is None
 
 
@@ -309,10 +311,9 @@ def test_the_pin_pad_takes_the_longest_pin(make_app):
     app, _, inbox = make_app("dealing")
     key(app, "f9")
     key(app, "5")
-    for d in "1234567890123":  # one digit more than a PIN may have: the pad stops at 12
-        key(app, d)
-    key(app, "return")
-    assert drain(inbox) == [C.VoidRound(reason="Shoe fault", pin="123456789012")]
+    # one digit more than a PIN may have: the pad stops at 12
+    assert enter_pin(app, inbox, "1234567890123") == [
+        C.VoidRound(reason="Shoe fault", pin="123456789012")]
 
 
 def test_pad_cancel(make_app):

@@ -9,13 +9,13 @@ turns it into a dealer banner, and the first frame that decodes clears it.
 from __future__ import annotations
 
 import logging
-import queue
 import subprocess
 import sys
 import time
 
 import pygame
 import pytest
+from shoe_rig import running_link, shoe_on_pty, state_is, wait_for
 
 import drivers
 import drivers.link
@@ -27,28 +27,10 @@ from display.theme import FontBook
 from drivers.dialects.native import encode_line
 from simulators.pty_shoe import PtyPort
 from simulators.runner import ShoeRunner
-from simulators.shoe import SimulatedShoe
 
 CMD = [sys.executable, "-m", "controller.cli"]
 HINT = "is the dialect right?"
-FAST = {"backoff_initial": 0.02, "backoff_max": 0.2}
-
-
-def wait_for(q, pred, timeout=10.0, seen=None):
-    deadline = time.monotonic() + timeout
-    log = [] if seen is None else seen
-    while True:
-        try:
-            ev = q.get(timeout=max(0.0, deadline - time.monotonic()))
-        except queue.Empty:
-            raise AssertionError(f"timed out; seen {log[-20:]}") from None
-        log.append(ev)
-        if pred(ev):
-            return ev
-
-
-def online(ev):
-    return isinstance(ev, LinkStatus) and ev.state == LinkState.ONLINE
+online = state_is(LinkState.ONLINE)
 
 
 @pytest.fixture
@@ -61,9 +43,7 @@ def quick_hint(monkeypatch):
 @pytest.fixture
 def native_shoe_on_pty():
     """A native shoe on a real pty, sending HELLO and a heartbeat every 100 ms."""
-    shoe = SimulatedShoe("native", seed=11)
-    port = PtyPort(None, dialect="native")
-    shoe.attach(port)
+    shoe, port = shoe_on_pty("native", seed=11)
     runner = ShoeRunner(shoe, heartbeat_ms=100)
     runner.start()
     yield shoe, port, runner
@@ -76,16 +56,11 @@ def test_native_bytes_on_a_beetek_link_after_the_stated_five_seconds(native_shoe
     _shoe, port, _runner = native_shoe_on_pty
     assert drivers.link.NO_FRAME_AFTER_MS == 5000
     caplog.set_level(logging.INFO, logger="drivers.link")
-    q: queue.Queue = queue.Queue()
-    link = drivers.open_link(f"serial://{port.path}?dialect=beetek", q, **FAST)
-    link.start()
-    try:
+    with running_link(f"serial://{port.path}?dialect=beetek") as (link, q):
         wait_for(q, online)
         connected = time.monotonic()
         hint = wait_for(q, lambda ev: isinstance(ev, NoFrameDecoded), timeout=10)
         waited = time.monotonic() - connected
-    finally:
-        link.stop()
     assert 5.0 <= waited < 7.0, waited
     assert hint.dialect == "beetek" and not hint.cleared
     # about 5 s of heartbeats, every byte of them undecoded
@@ -100,11 +75,8 @@ def test_hint_once_per_episode_then_cleared_by_a_right_frame(native_shoe_on_pty,
                                                              caplog):
     _shoe, port, runner = native_shoe_on_pty
     caplog.set_level(logging.INFO, logger="drivers.link")
-    q: queue.Queue = queue.Queue()
-    link = drivers.open_link(f"serial://{port.path}?dialect=beetek", q, **FAST)
-    link.start()
     seen: list = []
-    try:
+    with running_link(f"serial://{port.path}?dialect=beetek") as (link, q):
         wait_for(q, online, seen=seen)
         hint = wait_for(q, lambda ev: isinstance(ev, NoFrameDecoded), seen=seen)
         assert hint.nbytes >= drivers.link.NO_FRAME_MIN_BYTES
@@ -112,8 +84,6 @@ def test_hint_once_per_episode_then_cleared_by_a_right_frame(native_shoe_on_pty,
         runner.stop()
         port.write(b"[Game]<Card:4S>\r\n")  # a beetek frame: the right dialect at last
         card = wait_for(q, lambda ev: isinstance(ev, CardRead), seen=seen)
-    finally:
-        link.stop()
     assert card.card == "4s"
     hints = [ev for ev in seen if isinstance(ev, NoFrameDecoded)]
     assert [h.cleared for h in hints] == [False, True]
@@ -126,23 +96,17 @@ def test_hint_once_per_episode_then_cleared_by_a_right_frame(native_shoe_on_pty,
 
 def test_beetek_bytes_on_a_native_link(quick_hint, caplog):
     caplog.set_level(logging.WARNING, logger="drivers.link")
-    shoe = SimulatedShoe("beetek", seed=12)
-    port = PtyPort(None, dialect="beetek")
-    shoe.attach(port)
-    q: queue.Queue = queue.Queue()
-    link = drivers.open_link(f"serial://{port.path}?dialect=native", q, silence_timeout=0,
-                             **FAST)
-    link.start()
+    shoe, port = shoe_on_pty("beetek", seed=12)
     seen: list = []
     try:
-        wait_for(q, online, seen=seen)
-        dealt = [shoe.deal() for _ in range(3)]  # three beetek card tokens
-        hint = wait_for(q, lambda ev: isinstance(ev, NoFrameDecoded), seen=seen)
-        assert not any(isinstance(ev, CardRead) for ev in seen)  # never a guessed card
-        port.write(encode_line(0, "HB", "10"))
-        wait_for(q, lambda ev: isinstance(ev, Heartbeat), seen=seen)
+        with running_link(f"serial://{port.path}?dialect=native", silence_timeout=0) as (_, q):
+            wait_for(q, online, seen=seen)
+            dealt = [shoe.deal() for _ in range(3)]  # three beetek card tokens
+            hint = wait_for(q, lambda ev: isinstance(ev, NoFrameDecoded), seen=seen)
+            assert not any(isinstance(ev, CardRead) for ev in seen)  # never a guessed card
+            port.write(encode_line(0, "HB", "10"))
+            wait_for(q, lambda ev: isinstance(ev, Heartbeat), seen=seen)
     finally:
-        link.stop()
         port.close()
     sent = sum(len(f"[Game]<Card:{shoe._encoder.card_code(c)}>\r\n") for c in dealt)
     assert hint.nbytes == sent and hint.dialect == "native"
@@ -154,18 +118,15 @@ def test_beetek_bytes_on_a_native_link(quick_hint, caplog):
 def test_a_few_noise_bytes_are_no_wrong_dialect(quick_hint):
     """A power-up glitch of an adapter (a few bytes, then quiet) raises no hint."""
     port = PtyPort(None, dialect="beetek")
-    q: queue.Queue = queue.Queue()
-    link = drivers.open_link(f"serial://{port.path}?dialect=beetek", q, **FAST)
-    link.start()
     seen: list = []
     try:
-        wait_for(q, online, seen=seen)
-        port.write(b"\x00\xff\x00")
-        time.sleep(2.5 * quick_hint)
-        while not q.empty():
-            seen.append(q.get_nowait())
+        with running_link(f"serial://{port.path}?dialect=beetek") as (link, q):
+            wait_for(q, online, seen=seen)
+            port.write(b"\x00\xff\x00")
+            time.sleep(2.5 * quick_hint)
+            while not q.empty():
+                seen.append(q.get_nowait())
     finally:
-        link.stop()
         port.close()
     assert not any(isinstance(ev, NoFrameDecoded) for ev in seen)
     assert link.counters.undecoded_bytes == 3
@@ -188,36 +149,34 @@ def test_the_dealer_screen_shows_the_hint_until_a_frame_decodes(native_shoe_on_p
     """Native shoe, beetek link, a real table: the banner comes, then goes."""
     _shoe, port, runner = native_shoe_on_pty
     table = Table(tmp_path / "journal.sqlite3", TableConfig(seats=2)).start()
-    link = drivers.open_link(f"serial://{port.path}?dialect=beetek", table.inbox, **FAST)
-    link.start()
     try:
-        deadline = time.monotonic() + 10
-        while not any(b.kind == "no_frame" for b in table.views()[0].banners):
-            assert time.monotonic() < deadline, table.views()[0].banners
-            table.wait_for_version(table.version, 0.2)
-        dealer, player = table.views()
-        (banner,) = [b for b in dealer.banners if b.kind == "no_frame"]
-        nbytes = int(banner.params["bytes"])
-        assert nbytes >= drivers.link.NO_FRAME_MIN_BYTES
-        assert banner.message == f"no frame decoded from {nbytes} bytes: {HINT}"
-        assert banner.severity == "warning" and "dialect" in banner.action
-        assert dealer.state == "betting"  # no card was read: the round is untouched
-        assert not any(b.kind == "no_frame" for b in player.banners)  # a technician's matter
-        for size in ((1920, 1080), (800, 480)):
-            frame, texts = banner_texts(dealer_screen, dealer, size)
-            shown = [t for t in texts if HINT in t.text]
-            assert shown and not any(t.truncated for t in shown), size
-            assert shown[0].text == f"no frame decoded from {nbytes} bytes: {HINT}"
-        runner.stop()
-        port.write(b"[Game]<Game>\r\n")  # a beetek misread token: a frame decodes
-        deadline = time.monotonic() + 10
-        while any(b.kind == "no_frame" for b in table.views()[0].banners):
-            assert time.monotonic() < deadline
-            table.wait_for_version(table.version, 0.2)
-        _frame, texts = banner_texts(dealer_screen, table.views()[0])
-        assert not any(HINT in t.text for t in texts)
+        with running_link(f"serial://{port.path}?dialect=beetek", table.inbox):
+            deadline = time.monotonic() + 10
+            while not any(b.kind == "no_frame" for b in table.views()[0].banners):
+                assert time.monotonic() < deadline, table.views()[0].banners
+                table.wait_for_version(table.version, 0.2)
+            dealer, player = table.views()
+            (banner,) = [b for b in dealer.banners if b.kind == "no_frame"]
+            nbytes = int(banner.params["bytes"])
+            assert nbytes >= drivers.link.NO_FRAME_MIN_BYTES
+            assert banner.message == f"no frame decoded from {nbytes} bytes: {HINT}"
+            assert banner.severity == "warning" and "dialect" in banner.action
+            assert dealer.state == "betting"  # no card was read: the round is untouched
+            assert not any(b.kind == "no_frame" for b in player.banners)  # a technician's matter
+            for size in ((1920, 1080), (800, 480)):
+                frame, texts = banner_texts(dealer_screen, dealer, size)
+                shown = [t for t in texts if HINT in t.text]
+                assert shown and not any(t.truncated for t in shown), size
+                assert shown[0].text == f"no frame decoded from {nbytes} bytes: {HINT}"
+            runner.stop()
+            port.write(b"[Game]<Game>\r\n")  # a beetek misread token: a frame decodes
+            deadline = time.monotonic() + 10
+            while any(b.kind == "no_frame" for b in table.views()[0].banners):
+                assert time.monotonic() < deadline
+                table.wait_for_version(table.version, 0.2)
+            _frame, texts = banner_texts(dealer_screen, table.views()[0])
+            assert not any(HINT in t.text for t in texts)
     finally:
-        link.stop()
         table.stop()
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from shoe_rig import FAST, state_is, wait_for
 
 import drivers
 from controller.game.events import CardRead, LinkState, LinkStatus, Warning
@@ -24,9 +25,6 @@ from simulators.pty_shoe import PtyPort
 from simulators.shoe import SimulatedShoe
 from simulators.tcp_shoe import TcpPort
 from simulators.usb_backend import SimUsbBackend, UsbPort
-
-TIMEOUT = 5.0
-FAST = {"backoff_initial": 0.02, "backoff_max": 0.2}
 
 
 def _fds() -> set[int]:
@@ -82,25 +80,6 @@ class Rig:
         for link in self.links:
             assert link.stop(2.0)
         self.shoe.port.close()
-
-
-def wait_for(q: queue.Queue, pred, timeout: float = TIMEOUT, seen: list | None = None):
-    """Events until one matches ``pred``; returns it (appends all to ``seen``)."""
-    deadline = time.monotonic() + timeout
-    log = [] if seen is None else seen
-    while True:
-        left = deadline - time.monotonic()
-        try:
-            ev = q.get(timeout=max(0.0, left))
-        except queue.Empty:
-            raise AssertionError(f"timed out; events seen: {log}") from None
-        log.append(ev)
-        if pred(ev):
-            return ev
-
-
-def state_is(state: LinkState):
-    return lambda ev: isinstance(ev, LinkStatus) and ev.state == state
 
 
 def collect_cards_until_sentinel(rig: Rig, q: queue.Queue, seen: list) -> list[str | None]:

@@ -8,13 +8,13 @@ import os
 import queue
 import subprocess
 import sys
-import time
 from types import SimpleNamespace
 
 import pytest
+from shoe_rig import FAST, card_arrives, running_link, shoe_on_pty, state_is, wait_for
 
 import drivers
-from controller.game.events import CardRead, Hello, LinkState, LinkStatus
+from controller.game.events import CardRead, Hello, LinkState
 from drivers.link import ShoeLink
 from drivers.transports import Connector, TransportError, open_error
 from drivers.transports.memory import MemoryConnector
@@ -22,25 +22,6 @@ from drivers.url import parse_shoe_url
 from simulators.ports import MemoryPort
 from simulators.pty_shoe import PtyPort
 from simulators.shoe import SimulatedShoe
-
-FAST = {"backoff_initial": 0.02, "backoff_max": 0.2}
-
-
-def wait_for(q, pred, timeout=5.0, seen=None):
-    deadline = time.monotonic() + timeout
-    log = [] if seen is None else seen
-    while True:
-        try:
-            ev = q.get(timeout=max(0.0, deadline - time.monotonic()))
-        except queue.Empty:
-            raise AssertionError(f"timed out; seen {log}") from None
-        log.append(ev)
-        if pred(ev):
-            return ev
-
-
-def status(state):
-    return lambda ev: isinstance(ev, LinkStatus) and ev.state == state
 
 
 @pytest.mark.parametrize(("url", "scheme", "target", "dialect", "options"), [
@@ -117,69 +98,46 @@ def test_operator_messages(err, kind, words):
 
 
 def test_sim_url_deals_by_itself():
-    q: queue.Queue = queue.Queue()
-    link = drivers.open_link("sim://?seed=7&dialect=native&interval=5", q)
-    assert link.simulator is not None
-    link.start()
-    try:
+    with running_link("sim://?seed=7&dialect=native&interval=5") as (link, q):
+        assert link.simulator is not None
         assert isinstance(wait_for(q, lambda ev: isinstance(ev, Hello)), Hello)
         cards = [wait_for(q, lambda ev: isinstance(ev, CardRead)).card for _ in range(3)]
         assert cards == SimulatedShoe("native", seed=7)._deck[:3]
-    finally:
-        assert link.stop()
 
 
 def test_loop_url_connects_and_ignores_its_own_ping():
-    q: queue.Queue = queue.Queue()
-    link = drivers.open_link("loop://?dialect=native", q, silence_timeout=0, **FAST)
-    link.start()
-    try:
-        wait_for(q, status(LinkState.ONLINE))
+    with running_link("loop://?dialect=native", silence_timeout=0) as (link, q):
+        wait_for(q, state_is(LinkState.ONLINE))
         assert link.ping()
-    finally:
-        assert link.stop()
     assert link.counters.frame_errors == {"crc": 0, "malformed": 0, "oversize": 0}
 
 
 def test_stable_symlink_follows_the_replug(tmp_path):
-    shoe = SimulatedShoe("native", seed=3)
-    port = PtyPort(str(tmp_path), dialect="native")
-    shoe.attach(port)
-    q: queue.Queue = queue.Queue()
-    link = drivers.open_link(port.stable_url, q, **FAST)
-    link.start()
+    shoe, port = shoe_on_pty("native", tmp_path, seed=3)
     try:
-        wait_for(q, status(LinkState.ONLINE))
-        shoe.inject("unplug", now=True)
-        wait_for(q, status(LinkState.DISCONNECTED))
-        new = shoe.inject("replug")
-        back = wait_for(q, status(LinkState.ONLINE))
-        assert "card-shoe" in back.detail and new.path in back.detail
-        card = shoe.deal()
-        assert wait_for(q, lambda ev: isinstance(ev, CardRead)).card == card
+        with running_link(port.stable_url) as (_link, q):
+            wait_for(q, state_is(LinkState.ONLINE))
+            shoe.inject("unplug", now=True)
+            wait_for(q, state_is(LinkState.DISCONNECTED))
+            new = shoe.inject("replug")
+            back = wait_for(q, state_is(LinkState.ONLINE))
+            assert "card-shoe" in back.detail and new.path in back.detail
+            card = shoe.deal()
+            assert wait_for(q, lambda ev: isinstance(ev, CardRead)).card == card
     finally:
-        link.stop()
         shoe.port.close()
 
 
 def test_vid_pid_discovery_opens_the_matching_adapter(tmp_path, mocker):
-    shoe = SimulatedShoe("beetek", seed=3)
-    port = PtyPort(None, dialect="beetek")
-    shoe.attach(port)
+    shoe, port = shoe_on_pty("beetek", seed=3)
     fake = [SimpleNamespace(device="/dev/ttyS99", vid=0x0403, pid=0x6001, serial_number="X"),
             SimpleNamespace(device=port.path, vid=0x1A86, pid=0x7523, serial_number="A5")]
     mocker.patch("serial.tools.list_ports.comports", return_value=fake)
-    q: queue.Queue = queue.Queue()
-    link = drivers.open_link("serial://1a86:7523:A5?dialect=beetek", q, **FAST)
-    link.start()
     try:
-        assert port.path in wait_for(q, status(LinkState.ONLINE)).detail
-        card = shoe.deal()
-        assert wait_for(q, lambda ev: isinstance(ev, CardRead)).card == card
+        assert port.path in card_arrives("serial://1a86:7523:A5?dialect=beetek", shoe).detail
     finally:
-        link.stop()
         port.close()
-    missing = drivers.open_link("serial://1a86:9999?dialect=beetek", q).connector
+    missing = drivers.open_link("serial://1a86:9999?dialect=beetek", queue.Queue()).connector
     with pytest.raises(TransportError, match="no USB serial adapter 1a86:9999"):
         missing.open()
 
@@ -197,15 +155,12 @@ def test_permission_denied_on_a_real_pty_tells_about_dialout(mocker):
             return real_open(path, *a, **kw)
 
         mocker.patch("serial.serialposix.os.open", side_effect=deny)
-    q: queue.Queue = queue.Queue()
-    link = drivers.open_link(f"serial://{port.path}?dialect=beetek", q, **FAST)
-    link.start()
     try:
-        down = wait_for(q, status(LinkState.DISCONNECTED))
-        assert down.detail.startswith(f"permission denied on {port.path}")
-        assert "dialout" in down.detail
+        with running_link(f"serial://{port.path}?dialect=beetek") as (_link, q):
+            down = wait_for(q, state_is(LinkState.DISCONNECTED))
+            assert down.detail.startswith(f"permission denied on {port.path}")
+            assert "dialout" in down.detail
     finally:
-        link.stop()
         port.close()
 
 
@@ -244,14 +199,14 @@ def test_a_crash_inside_the_link_is_reported_and_the_link_recovers(caplog):
     with caplog.at_level(logging.ERROR, logger="drivers.link"):
         link.start()
         try:
-            crash = wait_for(q, status(LinkState.DISCONNECTED), seen=seen)
+            crash = wait_for(q, state_is(LinkState.DISCONNECTED), seen=seen)
             assert "internal error" in crash.detail and "bug in discovery" in crash.detail
-            wait_for(q, status(LinkState.ONLINE), seen=seen)
+            wait_for(q, state_is(LinkState.ONLINE), seen=seen)
             wait_for(q, lambda ev: isinstance(ev, Hello), seen=seen)
             shoe.deal()
-            crash2 = wait_for(q, status(LinkState.DISCONNECTED), seen=seen)
+            crash2 = wait_for(q, state_is(LinkState.DISCONNECTED), seen=seen)
             assert "bug in feed" in crash2.detail
-            wait_for(q, status(LinkState.ONLINE), seen=seen)
+            wait_for(q, state_is(LinkState.ONLINE), seen=seen)
         finally:
             link.stop()
             port.close()

@@ -5,23 +5,20 @@ from __future__ import annotations
 import os
 import queue
 import re
-import time
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from serial.tools.list_ports_common import ListPortInfo
+from shoe_rig import card_arrives, running_link, shoe_on_pty, state_is, wait_for
 
 import drivers
-from controller.game.events import CardRead, LinkState, LinkStatus
+from controller.game.events import LinkState
 from drivers.transports import TransportError, serial_port
 from drivers.transports.serial_port import SerialConnector
-from simulators.pty_shoe import PtyPort
-from simulators.shoe import SimulatedShoe
 
 ROOT = Path(__file__).resolve().parents[2]
-FAST = {"backoff_initial": 0.02, "backoff_max": 0.2}
 
 
 def adapter(device: str, vid: int = 0x1A86, pid: int = 0x7523, serial: str | None = None,
@@ -31,19 +28,6 @@ def adapter(device: str, vid: int = 0x1A86, pid: int = 0x7523, serial: str | Non
     info.vid, info.pid, info.serial_number, info.location = vid, pid, serial, location
     info.apply_usb_info()
     return info
-
-
-def wait_for(q, pred, timeout=5.0):
-    deadline = time.monotonic() + timeout
-    seen = []
-    while True:
-        try:
-            ev = q.get(timeout=max(0.0, deadline - time.monotonic()))
-        except queue.Empty:
-            raise AssertionError(f"timed out; seen {seen}") from None
-        seen.append(ev)
-        if pred(ev):
-            return ev
 
 
 @pytest.fixture
@@ -77,14 +61,8 @@ def test_two_serial_less_adapters_are_refused_and_both_named(mocker, no_open):
 def test_ambiguity_reaches_the_operator_through_the_link(mocker, no_open):
     mocker.patch("serial.tools.list_ports.comports", return_value=[
         adapter("/dev/ttyUSB0", location="3-1:1.0"), adapter("/dev/ttyUSB1", location="3-2:1.0")])
-    q: queue.Queue = queue.Queue()
-    link = drivers.open_link("serial://1a86:7523?dialect=beetek", q, **FAST)
-    link.start()
-    try:
-        status = wait_for(q, lambda ev: isinstance(ev, LinkStatus)
-                          and ev.state == LinkState.DISCONNECTED)
-    finally:
-        link.stop()
+    with running_link("serial://1a86:7523?dialect=beetek") as (_link, q):
+        status = wait_for(q, state_is(LinkState.DISCONNECTED))
     assert "refusing to guess" in status.detail and "/dev/ttyUSB0" in status.detail
     assert "/dev/ttyUSB1" in status.detail and "/dev/serial/by-path" in status.detail
     no_open.assert_not_called()
@@ -115,30 +93,19 @@ def test_two_adapters_with_one_serial_number_are_still_refused(mocker, no_open):
 
 
 def test_the_serial_number_picks_one_of_two_adapters_on_a_real_pty(mocker):
-    shoe = SimulatedShoe("beetek", seed=5)
-    port = PtyPort(None, dialect="beetek")
-    shoe.attach(port)
+    shoe, port = shoe_on_pty("beetek", seed=5)
     mocker.patch("serial.tools.list_ports.comports", return_value=[
         adapter("/dev/ttyUSB0", 0x0403, 0x6001, "OTHER"),
         adapter(port.path, 0x0403, 0x6001, "SHOE")])
-    q: queue.Queue = queue.Queue()
-    link = drivers.open_link("serial://0403:6001:SHOE?dialect=beetek", q, **FAST)
-    link.start()
     try:
-        assert port.path in wait_for(q, lambda ev: isinstance(ev, LinkStatus)
-                                     and ev.state == LinkState.ONLINE).detail
-        card = shoe.deal()
-        assert wait_for(q, lambda ev: isinstance(ev, CardRead)).card == card
+        assert port.path in card_arrives("serial://0403:6001:SHOE?dialect=beetek", shoe).detail
     finally:
-        link.stop()
         port.close()
 
 
 def test_the_by_path_name_the_message_gives_opens_the_shoe(mocker, tmp_path):
     """The refusal names each candidate's by-path link; that link opens the right port."""
-    shoe = SimulatedShoe("beetek", seed=6)
-    port = PtyPort(None, dialect="beetek")
-    shoe.attach(port)
+    shoe, port = shoe_on_pty("beetek", seed=6)
     by_path = tmp_path / "by-path"
     by_path.mkdir()
     shoe_link = by_path / "platform-xhci-hcd.0-usb-0:1.2:1.0-port0"
@@ -146,28 +113,18 @@ def test_the_by_path_name_the_message_gives_opens_the_shoe(mocker, tmp_path):
     mocker.patch.object(serial_port, "BY_PATH", str(by_path))
     mocker.patch("serial.tools.list_ports.comports", return_value=[
         adapter(port.path, location="1-1.2:1.0"), adapter("/dev/ttyUSB9", location="1-1.3:1.0")])
-    q: queue.Queue = queue.Queue()
     try:
         with pytest.raises(TransportError) as err:
             SerialConnector("1a86:7523").open()
         assert f"{port.path} ({shoe_link})" in err.value.message
         assert "/dev/ttyUSB9 (USB port 1-1.3)" in err.value.message
-        link = drivers.open_link(f"serial://{shoe_link}?dialect=beetek", q, **FAST)
-        link.start()
-        try:
-            wait_for(q, lambda ev: isinstance(ev, LinkStatus) and ev.state == LinkState.ONLINE)
-            card = shoe.deal()
-            assert wait_for(q, lambda ev: isinstance(ev, CardRead)).card == card
-        finally:
-            link.stop()
+        card_arrives(f"serial://{shoe_link}?dialect=beetek", shoe)
     finally:
         port.close()
 
 
 def test_one_matching_adapter_among_others_is_opened(mocker):
-    shoe = SimulatedShoe("beetek", seed=8)
-    port = PtyPort(None, dialect="beetek")
-    shoe.attach(port)
+    _shoe, port = shoe_on_pty("beetek", seed=8)
     mocker.patch("serial.tools.list_ports.comports", return_value=[
         adapter("/dev/ttyUSB0", 0x0403, 0x6001), adapter(port.path)])
     try:

@@ -3,34 +3,19 @@
 from __future__ import annotations
 
 import json
-import queue
 import re
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
+from shoe_rig import running_link, state_is, wait_for
 
-import drivers
 from controller.cli import main
-from controller.game.events import CardRead, LinkState, LinkStatus
+from controller.game.events import CardRead, LinkState
 from drivers.dialects.native import encode_line
 
 CMD = [sys.executable, "-m", "controller.cli"]
-
-
-def wait_for(q, pred, timeout=10.0):
-    deadline = time.monotonic() + timeout
-    seen = []
-    while True:
-        try:
-            ev = q.get(timeout=max(0.0, deadline - time.monotonic()))
-        except queue.Empty:
-            raise AssertionError(f"timed out; seen {seen}") from None
-        seen.append(ev)
-        if pred(ev):
-            return ev
 
 
 def test_decode_prints_one_json_line_per_event(tmp_path, capsys):
@@ -76,21 +61,16 @@ def test_shoe_sim_serves_a_link_and_stops_on_sigterm(where):
                              "--interval", "20", "--gap", "0",
                              "--fault", "unknown_card:code=D12@2"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    q: queue.Queue = queue.Queue()
-    link = None
     try:
         url = proc.stdout.readline().strip()
         assert re.fullmatch(r"serial:///dev/pts/\d+\?dialect=native" if where == "pty"
                             else r"socket://127\.0\.0\.1:[1-9]\d*\?dialect=native", url), url
-        link = drivers.open_link(url, q)
-        link.start()
-        wait_for(q, lambda ev: isinstance(ev, LinkStatus) and ev.state == LinkState.ONLINE)
-        cards = [wait_for(q, lambda ev: isinstance(ev, CardRead)) for _ in range(3)]
+        with running_link(url) as (_link, q):
+            wait_for(q, state_is(LinkState.ONLINE))
+            cards = [wait_for(q, lambda ev: isinstance(ev, CardRead)) for _ in range(3)]
         assert all(c.seq is not None for c in cards)
         assert any(c.card is None and c.code == "D12" for c in cards)
     finally:
-        if link is not None:
-            link.stop()
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(20) == 0
         proc.stdout.close()
@@ -101,21 +81,16 @@ def test_shoe_sim_manual_deals_on_enter():
     proc = subprocess.Popen([*CMD, "shoe-sim", "--dialect", "beetek", "--pty", "--manual",
                              "--seed", "2"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
-    q: queue.Queue = queue.Queue()
-    link = None
     try:
         url = proc.stdout.readline().strip()
         assert re.fullmatch(r"serial:///dev/pts/\d+\?dialect=beetek", url), url
-        link = drivers.open_link(url, q)
-        link.start()
-        wait_for(q, lambda ev: isinstance(ev, LinkStatus) and ev.state == LinkState.ONLINE)
-        proc.stdin.write("\n\n")
-        proc.stdin.flush()
-        cards = [wait_for(q, lambda ev: isinstance(ev, CardRead)) for _ in range(2)]
+        with running_link(url) as (_link, q):
+            wait_for(q, state_is(LinkState.ONLINE))
+            proc.stdin.write("\n\n")
+            proc.stdin.flush()
+            cards = [wait_for(q, lambda ev: isinstance(ev, CardRead)) for _ in range(2)]
         assert all(c.card for c in cards) and cards[0].card != cards[1].card
     finally:
-        if link is not None:
-            link.stop()
         proc.stdin.close()
         assert proc.wait(20) == 0
         proc.stdout.close()
