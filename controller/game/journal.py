@@ -174,7 +174,7 @@ class Journal:
                 self._open_writer()
             row = self.db.execute("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1"
                                   ).fetchone()
-        except sqlite3.DatabaseError as exc:
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:  # damaged, not a journal
             self._release_writer_lock()
             raise JournalError(f"{self.path}: not a usable journal: {exc}") from None
         except JournalError:

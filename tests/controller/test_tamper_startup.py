@@ -364,3 +364,16 @@ def test_a_damaged_file_gets_the_same_verdict_from_both_never_a_traceback(
         except JournalError as exc:                        # not even a journal any more
             answers.append(("not a journal", "not a usable journal" in str(exc)))
     assert answers[0] == answers[1]
+
+
+def test_a_table_name_damaged_in_the_schema_is_not_a_usable_journal(journals, tmp_path):
+    """A byte that is not UTF-8 in the schema's table names (page 1) is a clear refusal
+    from both checks, never a decoding traceback."""
+    path = copy_journal(journals["no snapshot"], tmp_path / "j.sqlite3")
+    data = bytearray(path.read_bytes())
+    at = data.index(b"rejections", 0, 4096)              # a name in the schema's page
+    data[at] = 0x80
+    path.write_bytes(bytes(data))
+    for check in (lambda: start_up(path, 200), lambda: rc.verify(path)):
+        with pytest.raises(JournalError, match="not a usable journal"):
+            check()
