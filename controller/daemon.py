@@ -57,6 +57,7 @@ from controller.game.inputs import (
     UnknownCommand,
     parse_control_line,
 )
+from controller.game.numbers import format_ppm
 from controller.game.par_sheet import compute_par_sheet, rtp_ppm
 from controller.game.settlement import BetError, bets_from_mapping, validate_bets
 from controller.game.views import DealerView, PlayerView
@@ -219,15 +220,15 @@ class Daemon:
         src = self.config.profile.source
         for bet, ppm in rtp.items():
             if ppm >= 1_000_000:
-                raise ConfigError(f"{src}: {bet} returns {ppm / 10_000:.4f} % to the player "
+                raise ConfigError(f"{src}: {bet} returns {format_ppm(ppm, digits=4)} to the player "
                                   "(100 % or more)")
             published = self.config.profile.published_rtp.get(bet)
             if published is not None and (ppm + 50) // 100 != published:
                 raise ConfigError(f"{src}: published_rtp.{bet}: the paytable returns "
-                                  f"{ppm / 10_000:.4f} %, not the published "
-                                  f"{published / 100:.2f} %")
+                                  f"{format_ppm(ppm, digits=4)}, not the published "
+                                  f"{format_ppm(published * 100)}")
         log.info("self-check: rules %s, return to player %s", self.config.profile.name,
-                 ", ".join(f"{k} {v / 10_000:.4f} %" for k, v in rtp.items()))
+                 ", ".join(f"{k} {format_ppm(v, digits=4)}" for k, v in rtp.items()))
         return rtp
 
     def _table_config(self) -> TableConfig:

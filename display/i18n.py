@@ -11,6 +11,8 @@ from __future__ import annotations
 import string
 from collections.abc import Mapping
 
+from controller.game import numbers
+from controller.game.numbers import DEFAULT_CURRENCY
 from display.languages import en, fr, uk
 
 LANGUAGES = ("en", "fr", "uk")
@@ -70,6 +72,19 @@ class Translator:
             self._cache[ck] = hit
         return hit
 
+    def money(self, minor: int, currency: str = DEFAULT_CURRENCY, *, sign: bool = False,
+              whole: bool = False) -> str:
+        """An amount in minor units written in this language (:func:`format_money`)."""
+        return numbers.format_money(minor, self.lang, currency, sign=sign, whole=whole)
+
+    def number(self, n: int) -> str:
+        """A whole number with this language's grouping (``1,234`` / ``1 234``)."""
+        return numbers.format_number(n, self.lang)
+
+    def percent(self, ppm: int) -> str:
+        """Parts per million as a percentage in this language (``96.63%`` / ``96,63 %``)."""
+        return numbers.format_ppm(ppm, self.lang)
+
     def hand(self, name: str | None) -> str:
         """A hand name (``three_of_a_kind``) in this language; empty for None."""
         if not name:
@@ -107,28 +122,26 @@ class Translator:
         return self(key, **params)
 
 
-def format_money(minor: int, sign: bool = False) -> str:
-    """Format minor units as a decimal amount: ``12500`` -> ``125.00``.
+def format_money(minor: int, sign: bool = False, lang: str = "en",
+                 currency: str = DEFAULT_CURRENCY, whole: bool = False) -> str:
+    """Minor units written as an amount in the screen's language (Babel).
+
+    The one formatter of :mod:`controller.game.numbers`: ``123450`` is ``1,234.50`` in
+    English, ``1 234,50`` in French and Ukrainian (their own grouping spaces).
 
     Args:
-        minor: an integer amount in minor units (cents).
-        sign: prefix ``+`` for positive amounts (negative ones always get ``-``).
+        minor: an integer amount in minor units.
+        sign: prefix ``+`` for positive amounts (negative ones always get their sign).
+        lang: ``en``, ``fr`` or ``uk``.
+        currency: the view's ISO 4217 code (its digits place the decimal separator).
+        whole: leave out the decimals of an amount that has none.
 
     Returns:
-        The text, with a thin grouping space every three digits (``1 250.00``).
+        The text, without a currency sign.
     """
-    neg = minor < 0
-    whole, cents = divmod(abs(int(minor)), 100)
-    digits = f"{whole:,}".replace(",", "\u202f")
-    text = f"{digits}.{cents:02d}"
-    if neg:
-        return "\u2212" + text
-    if sign and minor > 0:
-        return "+" + text
-    return text
+    return numbers.format_money(minor, lang, currency, sign=sign, whole=whole)
 
 
-def format_rtp(ppm: int) -> str:
-    """Format a return to player in parts per million: ``966270`` -> ``96.63 %``."""
-    hundredths = (int(ppm) + 50) // 100
-    return f"{hundredths // 100}.{hundredths % 100:02d}\u00a0%"
+def format_rtp(ppm: int, lang: str = "en") -> str:
+    """A return to player in parts per million: ``966270`` -> ``96.63%`` (``96,63 %``)."""
+    return numbers.format_ppm(ppm, lang)

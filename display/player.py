@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import pygame
 
+from controller.game.numbers import DEFAULT_CURRENCY
 from controller.game.views import PlayerView, SeatView
 from display import theme
 from display.cards import CardArt, card_label
 from display.common import banner_strip, dealer_hand, felt, link_pill
-from display.i18n import Translator, format_money, format_rtp
+from display.i18n import Translator
 from display.painter import Frame, Painter, cols, grid, inset, rows
 from display.theme import FontBook
 
@@ -40,6 +41,11 @@ class PlayerScreen:
         self.art = CardArt(fonts)
         self.tr = Translator(lang)
         self._line_cache: dict[tuple[object, ...], int] = {}
+        self.currency = DEFAULT_CURRENCY
+
+    def money(self, minor: int, sign: bool = False, whole: bool = False) -> str:
+        """An amount of the view being drawn, in the screen's language and currency."""
+        return self.tr.money(minor, self.currency, sign=sign, whole=whole)
 
     def needs_animation(self, view: PlayerView) -> bool:
         """Whether the screen animates (blinks) in this view, so it must be redrawn."""
@@ -57,6 +63,7 @@ class PlayerScreen:
             What was drawn (texts, regions).
         """
         tr = self.tr
+        self.currency = view.currency
         w, h = surface.get_size()
         p = Painter(surface, self.fonts, min_text=max(7, min(w, h) // 90))
         surface.blit(felt((w, h), surface), (0, 0))
@@ -122,7 +129,7 @@ class PlayerScreen:
             if not total and s.bets and not s.results:
                 total = sum(s.bets.values())
             if total:
-                parts.append(f"{self.tr('word.seat_n', seat=s.seat)}: {format_money(total)}")
+                parts.append(f"{self.tr('word.seat_n', seat=s.seat)}: {self.money(total)}")
         return "  \u2022  ".join(parts)
 
     def _seats(self, p: Painter, rect: pygame.Rect, view: PlayerView, ncols: int) -> None:
@@ -179,11 +186,18 @@ class PlayerScreen:
     def _seat_lines(self, seat: SeatView) -> list[tuple[str, str, theme.Color]]:
         tr = self.tr
         if seat.results:
-            return [(tr.bet(r.bet), _outcome_amount(r.outcome, r.net, r.stake),
+            return [(tr.bet(r.bet), self._outcome_amount(r.outcome, r.net, r.stake),
                      theme.OUTCOME_COLORS.get(r.outcome, theme.TEXT)) for r in seat.results]
-        return [(tr.bet(b), format_money(v), theme.TEXT)
+        return [(tr.bet(b), self.money(v), theme.TEXT)
                 for b in ("ante", "play", "pair_plus", "six_card_bonus")
                 if (v := seat.bets.get(b))]
+
+    def _outcome_amount(self, outcome: str, net: int, stake: int) -> str:
+        if outcome == "win":
+            return self.money(net, sign=True)
+        if outcome == "lose":
+            return self.money(net)
+        return self.money(stake)
 
     def _seat(self, p: Painter, rect: pygame.Rect, seat: SeatView, view: PlayerView,
               lines: list[tuple[str, str, theme.Color]], n: int, sizes: dict[str, int]) -> None:
@@ -219,9 +233,9 @@ class PlayerScreen:
         if seat.net is not None:
             if view.state == "void":
                 refund = sum(r.stake for r in seat.results if r.outcome == "refund")
-                text, color = "\u21a9 " + format_money(refund), theme.PUSH
+                text, color = "\u21a9 " + self.money(refund), theme.PUSH
             else:
-                text = format_money(seat.net, sign=True)
+                text = self.money(seat.net, sign=True)
                 color = theme.WIN if seat.net > 0 else theme.LOSE if seat.net < 0 else theme.PUSH
             pill = inset(net_r, 0, max(1, net_r.height // 12))
             p.fill(pill, theme.FELT_DARK, pill.height // 3)
@@ -243,7 +257,7 @@ class PlayerScreen:
             return f"{x}:1" if compact else tr("word.to_one", x=x)
 
         def amount(v: int) -> str:
-            return format_money(v)[:-3] if compact and v % 100 == 0 else format_money(v)
+            return self.money(v, whole=compact)
 
         sections: list[tuple[str, list[tuple[str, str]]]] = []
         if pt.ante_bonus:
@@ -261,11 +275,11 @@ class PlayerScreen:
         strategy = dict(pt.rtp_strategy)
         for b, v in pt.rtp:
             if b in strategy:  # a fold loses it: the paytable's return, and a Q-6-4 player's
-                rtp += [(tr("player.rtp_played", bet=tr.bet(b)), format_rtp(v)),
+                rtp += [(tr("player.rtp_played", bet=tr.bet(b)), tr.percent(v)),
                         (tr("player.rtp_strategy", bet=tr.bet(b), hand=pt.strategy),
-                         format_rtp(strategy[b]))]
+                         tr.percent(strategy[b]))]
             else:
-                rtp.append((tr.bet(b), format_rtp(v)))
+                rtp.append((tr.bet(b), tr.percent(v)))
         if columns:
             body, foot = rows(inner, [11, 1.1] if inner.height > 200 else [8, 1.4], 0)
             pp = [x for x in sections if x[0] == tr("bet.pair_plus")]
@@ -353,14 +367,6 @@ class PlayerScreen:
             label = tr.hand(h.dealer_hand) + (" \u2713" if q else " \u2717")
             p.text(label, bot, bot.height, color=theme.GOLD if q else theme.TEXT_DIM,
                    role="history.result")
-
-
-def _outcome_amount(outcome: str, net: int, stake: int) -> str:
-    if outcome == "win":
-        return format_money(net, sign=True)
-    if outcome == "lose":
-        return format_money(net)
-    return format_money(stake)
 
 
 def _q(tr: Translator, qualifier: str) -> str:
