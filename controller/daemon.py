@@ -64,6 +64,7 @@ from controller.game.views import DealerView, PlayerView
 from controller.notify import Heartbeats, Notifier, WatchdogTiming
 from controller.round_log import RoundLog
 from controller.shoe_link import check_shoe, open_shoe
+from display.i18n import Translator  # the screens' words only: no screen library
 
 log = logging.getLogger("threecard")
 
@@ -365,7 +366,8 @@ class Daemon:
         (:func:`controller.game.inputs.parse_control_line`); one that fails it is logged
         at warning with the reason (naming the field), one naming no command at error
         with the known ones; neither reaches the table.
-        Otherwise the command is submitted and this waits until the table applied it.
+        Otherwise the command is submitted and applied; a refusal is logged at warning in
+        words, in the screens' language (``control: refused reveal: ...``).
 
         Returns:
             True when a command was submitted.
@@ -382,8 +384,10 @@ class Daemon:
             log.warning("control: refused %r: %s", line[:200], exc)
             return False
         log.info("control: %s", command.name)
-        self.table.submit(command)
-        self.table.drain()
+        for v in self.table.ask(command) or ():
+            if not v.accepted:  # why, in words, in the screens' language
+                words = Translator(self.config.language).refusal(v.refusal, self.config.currency)
+                log.warning("control: refused %s: %s", command.name, words)
         return True
 
     def _control_loop(self, fd: int | None = None) -> None:

@@ -98,6 +98,9 @@ def banner_strip(p: Painter, rect: pygame.Rect, banner: Banner, tr: Translator, 
         msg = tr.banner(banner.kind, "player", "", banner.params) or tr.banner(
             banner.kind, "msg", banner.message, banner.params)
         second = extra
+    elif banner.kind == "rejected":  # why, in words, with the table's money
+        msg = tr.rejection(banner)
+        second = tr("banner.rejected.act")
     else:
         msg = tr.banner(banner.kind, "msg", banner.message, banner.params)
         second = tr.banner(banner.kind, "act", banner.action, banner.params)
