@@ -21,7 +21,6 @@ import pytest
 from controller.game.script import run_script
 from display.player import PlayerScreen
 from display.scenarios import SCENARIOS, build, script
-from display.theme import FontBook
 
 LANGS = ["en", "fr", "uk"]
 FLOORS = {
@@ -41,13 +40,6 @@ def kind(role: str) -> str | None:
     if role.startswith("dealer.qualifies"):
         return "qualifies"
     return None
-
-
-@pytest.fixture(scope="module")
-def fonts():
-    pygame.display.init()
-    pygame.font.init()
-    return FontBook()
 
 
 @pytest.fixture(scope="module")

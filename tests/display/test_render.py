@@ -6,19 +6,11 @@ import pytest
 from display.dealer import DealerScreen
 from display.player import PlayerScreen
 from display.scenarios import SCENARIOS, build
-from display.theme import FontBook
 
 SIZES = [(800, 480), (1920, 1080), (1080, 1920)]
 LANGS = ["en", "fr", "uk"]
 # the dealer's hand is turned in these rounds; results and payouts exist once settled
 REVEALED = {"reveal", "settled"}
-
-
-@pytest.fixture(scope="module")
-def fonts():
-    pygame.display.init()
-    pygame.font.init()
-    return FontBook()
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,6 @@ from display.dealer import DealerScreen
 from display.i18n import MESSAGES, SAME_AS_ENGLISH, Translator
 from display.player import PlayerScreen
 from display.scenarios import SCENARIOS, build
-from display.theme import FontBook
 
 WORD = re.compile(r"[^\W\d_]{2,}")
 EN = MESSAGES["en"]
@@ -37,13 +36,6 @@ def _allowed(lang: str) -> set[str]:
     table = MESSAGES[lang]
     return set().union(*(_words(v) for k, v in table.items()
                          if v != EN.get(k) or k in SAME_AS_ENGLISH[lang]))
-
-
-@pytest.fixture(scope="module")
-def fonts():
-    pygame.display.init()
-    pygame.font.init()
-    return FontBook()
 
 
 @pytest.mark.parametrize("lang", ["fr", "uk"])
