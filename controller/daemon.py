@@ -57,12 +57,14 @@ from controller.game.inputs import (
     UnknownCommand,
     parse_control_line,
 )
+from controller.game.numbers import format_ppm
 from controller.game.par_sheet import compute_par_sheet, rtp_ppm
 from controller.game.settlement import BetError, bets_from_mapping, validate_bets
 from controller.game.views import DealerView, PlayerView
 from controller.notify import Heartbeats, Notifier, WatchdogTiming
 from controller.round_log import RoundLog
 from controller.shoe_link import check_shoe, open_shoe
+from display.i18n import Translator  # the screens' words only: no screen library
 
 log = logging.getLogger("threecard")
 
@@ -219,15 +221,15 @@ class Daemon:
         src = self.config.profile.source
         for bet, ppm in rtp.items():
             if ppm >= 1_000_000:
-                raise ConfigError(f"{src}: {bet} returns {ppm / 10_000:.4f} % to the player "
+                raise ConfigError(f"{src}: {bet} returns {format_ppm(ppm, digits=4)} to the player "
                                   "(100 % or more)")
             published = self.config.profile.published_rtp.get(bet)
             if published is not None and (ppm + 50) // 100 != published:
                 raise ConfigError(f"{src}: published_rtp.{bet}: the paytable returns "
-                                  f"{ppm / 10_000:.4f} %, not the published "
-                                  f"{published / 100:.2f} %")
+                                  f"{format_ppm(ppm, digits=4)}, not the published "
+                                  f"{format_ppm(published * 100)}")
         log.info("self-check: rules %s, return to player %s", self.config.profile.name,
-                 ", ".join(f"{k} {v / 10_000:.4f} %" for k, v in rtp.items()))
+                 ", ".join(f"{k} {format_ppm(v, digits=4)}" for k, v in rtp.items()))
         return rtp
 
     def _table_config(self) -> TableConfig:
@@ -364,7 +366,8 @@ class Daemon:
         (:func:`controller.game.inputs.parse_control_line`); one that fails it is logged
         at warning with the reason (naming the field), one naming no command at error
         with the known ones; neither reaches the table.
-        Otherwise the command is submitted and this waits until the table applied it.
+        Otherwise the command is submitted and applied; a refusal is logged at warning in
+        words, in the screens' language (``control: refused reveal: ...``).
 
         Returns:
             True when a command was submitted.
@@ -381,8 +384,10 @@ class Daemon:
             log.warning("control: refused %r: %s", line[:200], exc)
             return False
         log.info("control: %s", command.name)
-        self.table.submit(command)
-        self.table.drain()
+        for v in self.table.ask(command) or ():
+            if not v.accepted:  # why, in words, in the screens' language
+                words = Translator(self.config.language).refusal(v.refusal, self.config.currency)
+                log.warning("control: refused %s: %s", command.name, words)
         return True
 
     def _control_loop(self, fd: int | None = None) -> None:

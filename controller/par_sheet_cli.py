@@ -7,6 +7,8 @@ import json
 import sys
 from fractions import Fraction
 
+from controller.game.numbers import format_number, format_percent
+from controller.game.par_sheet import N_HANDS as HANDS
 from controller.game.par_sheet import BetAnalysis, ParSheet, compute_par_sheet
 from controller.game.rules import RuleProfileError, load_profile
 
@@ -81,23 +83,27 @@ def _print_table(sheet: ParSheet) -> None:
                 pay = f"{x.pay:+d}"
             else:
                 pay = "lose" if x.name == "lose" else f"{x.pay} to 1"
-            t.add_row(x.name.replace("_", " "), f"{x.count:,}", f"{float(x.probability):.8f}",
+            t.add_row(x.name.replace("_", " "), format_number(x.count),
+                      f"{float(x.probability):.8f}",
                       pay, f"{float(x.contribution):+.6f}")
         console.print(t)
-        console.print(f"  return to player {float(a.rtp) * 100:.4f} %   "
+        console.print(f"  return to player {format_percent(a.rtp, digits=4)}   "
                       f"EV {_frac(a.ev)} per unit")
         played = sheet.with_strategy.get(key)
         if played is not None and played.rtp != a.rtp:
             console.print(f"  for a player who plays {'-'.join(sheet.strategy.min_play_hand)} "
                           "or better and folds the rest, a fold losing this bet: return "
-                          f"{float(played.rtp) * 100:.4f} %   EV {_frac(played.ev)} per unit")
+                          f"{format_percent(played.rtp, digits=4)}   EV {_frac(played.ev)} "
+                          "per unit")
         if key == "ante_play":
             st = sheet.strategy
             console.print(f"  optimal strategy (derived): play {'-'.join(st.min_play_hand)} or "
-                          f"better ({st.hands_played:,} of 22,100 hands, "
-                          f"P(play) {float(st.play_probability):.4f}); house edge per total "
-                          f"wagered {float(st.house_edge_per_wager) * 100:.4f} %; dealer "
-                          f"qualifies in {sheet.dealer_qualifies:,} of 22,100 hands")
+                          f"better ({format_number(st.hands_played)} of "
+                          f"{format_number(HANDS)} hands, P(play) "
+                          f"{float(st.play_probability):.4f}); house edge per total wagered "
+                          f"{format_percent(st.house_edge_per_wager, digits=4)}; dealer "
+                          f"qualifies in {format_number(sheet.dealer_qualifies)} of "
+                          f"{format_number(HANDS)} hands")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -133,6 +139,6 @@ def run(args: argparse.Namespace) -> int:
         a = getattr(sheet, key)
         if a is not None and a.rtp >= 1:
             print(f"threecard par-sheet: WARNING: {BET_TITLES[key]} returns "
-                  f"{float(a.rtp) * 100:.4f} % to the player (100 % or more); the table "
+                  f"{format_percent(a.rtp, digits=4)} to the player (100 % or more); the table "
                   "will refuse these rules", file=sys.stderr)
     return 0

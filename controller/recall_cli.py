@@ -15,6 +15,7 @@ from typing import Any
 from controller.cli import whole_number
 from controller.game import recall as rc
 from controller.game.journal import Journal, JournalError
+from controller.game.numbers import format_money, format_number
 
 MAX_LAST = 1_000_000
 """The most rounds ``recall --last`` shows (the journal's own numbers stay far below)."""
@@ -73,8 +74,8 @@ def _warn_if_broken(cmd: str, path: str) -> bool:
     return not report.ok
 
 
-def _money(v: int | None) -> str:
-    return "-" if v is None else f"{v:+,}"
+def _money(v: int | None, currency: str, sign: bool = True) -> str:
+    return "-" if v is None else format_money(v, "en", currency, sign=sign)
 
 
 def run_recall(args: argparse.Namespace) -> int:
@@ -89,12 +90,15 @@ def run_recall(args: argparse.Namespace) -> int:
     else:
         if not rounds:
             print("no rounds recorded")
-        for r in rounds:
-            print(_format_round(r))
+        else:
+            cur = rc.currency(args.journal)
+            print(f"amounts in {cur}")
+            for r in rounds:
+                print(_format_round(r, cur))
     return 1 if broken else 0
 
 
-def _format_round(r: dict[str, Any]) -> str:
+def _format_round(r: dict[str, Any], currency: str) -> str:
     head = f"GAME RECALL  round {r['round_id']}  {r['status'].upper()}"
     if r["void_reason"]:
         head += f"  void: {r['void_reason']}"
@@ -108,10 +112,11 @@ def _format_round(r: dict[str, Any]) -> str:
                                                else "does not qualify")
     lines.append(f"  dealer: {dealer}")
     for s in r["seats"]:
-        bets = ", ".join(f"{k} {v}" for k, v in s["bets"].items())
-        res = ", ".join(f"{k} {x['outcome']} {_money(x['net'])}" for k, x in s["results"].items())
+        bets = ", ".join(f"{k} {_money(v, currency, False)}" for k, v in s["bets"].items())
+        res = ", ".join(f"{k} {x['outcome']} {_money(x['net'], currency)}"
+                        for k, x in s["results"].items())
         lines.append(f"  seat {s['seat']}: {' '.join(s['cards']) or '-'}  bets {bets}  "
-                     f"decision {s['decision'] or '-'}  {res}  net {_money(s['net'])}")
+                     f"decision {s['decision'] or '-'}  {res}  net {_money(s['net'], currency)}")
     return "\n".join(lines)
 
 
@@ -129,10 +134,14 @@ def run_meters(args: argparse.Namespace) -> int:
                           "counters": rep.counters, "reconciled": rep.reconciled,
                           "problems": rep.problems}))
     else:
-        print(f"{'meter':15} {'wagered':>14} {'paid':>14} {'won':>14} {'house net':>14} "
-              f"{'rounds':>8} {'voids':>6} {'refunded':>10}")
+        cur = rc.currency(args.journal)
+        print(f"amounts in {cur}")
+        print(f"{'meter':15} {'wagered':>16} {'paid':>16} {'won':>16} {'house net':>16} "
+              f"{'rounds':>8} {'voids':>6} {'refunded':>14}")
         for k, (w, p, won, n, v, rf) in rep.rows.items():
-            print(f"{k:15} {w:>14,} {p:>14,} {won:>14,} {won - p:>+14,} {n:>8} {v:>6} {rf:>10,}")
+            m = [_money(x, cur, False) for x in (w, p, won, rf)]
+            print(f"{k:15} {m[0]:>16} {m[1]:>16} {m[2]:>16} {_money(won - p, cur):>16} "
+                  f"{format_number(n):>8} {format_number(v):>6} {m[3]:>14}")
         for k, v in sorted(rep.counters.items()):
             print(f"  {k}: {v}")
         print("reconciled with the round records" if rep.reconciled

@@ -12,6 +12,7 @@ from typing import Any
 
 from controller.game.cards import parse_cards
 from controller.game.hands import evaluate3
+from controller.game.numbers import DEFAULT_CURRENCY, format_money
 from controller.game.views import DealerView, PlayerView, RecallRound
 
 log = logging.getLogger("threecard")
@@ -60,7 +61,7 @@ class RoundLog:
         ended = None
         for rec in sorted(finished, key=lambda r: r.round_id):
             if rec.round_id > self.last_logged:
-                line = describe_round(rec, self.profile)
+                line = describe_round(rec, self.profile, dv.currency)
                 log.info("%s", line)
                 self.last_logged = rec.round_id
                 ended = rec.status
@@ -72,20 +73,18 @@ class RoundLog:
         return ended
 
 
-def _money(minor: int) -> str:
-    sign = "-" if minor < 0 else "+"
-    return f"{sign}{abs(minor) // 100}.{abs(minor) % 100:02d}"
-
-
-def describe_round(rec: RecallRound, profile: Any = None) -> str:
+def describe_round(rec: RecallRound, profile: Any = None,
+                   currency: str = DEFAULT_CURRENCY) -> str:
     """One readable line for a settled or voided round (the demo's headless output).
 
     Args:
         rec: the round's game recall record.
         profile: the rule profile, to name the dealer's hand and whether it qualifies.
+        currency: the table's currency: amounts are written with its digits, in English
+            (``+1,250.00``).
     """
     if rec.status == "void":
-        refunds = [f"seat {s.seat} refunded {_money(sum(s.bets.values()))[1:]}"
+        refunds = [f"seat {s.seat} refunded {format_money(sum(s.bets.values()), 'en', currency)}"
                    for s in rec.seats if s.bets]
         return (f"round {rec.round_id} VOID ({rec.void_reason or '-'}): "
                 + (", ".join(refunds) or "no wagers"))
@@ -101,5 +100,6 @@ def describe_round(rec: RecallRound, profile: Any = None) -> str:
             continue
         cards = " ".join(c or "??" for c in s.cards)
         what = "fold" if s.decision == "fold" else (s.hand or "").replace("_", " ")
-        parts.append(f"seat {s.seat} {cards} {what} {_money(s.net or 0)}")
+        net = format_money(s.net or 0, "en", currency, sign=True)
+        parts.append(f"seat {s.seat} {cards} {what} {net}")
     return " | ".join(parts)

@@ -26,6 +26,7 @@ from controller.game.config import MAX_SEATS, MIN_SEATS, TableConfig, profile_fo
 from controller.game.events import LinkState, LinkStatus
 from controller.game.inputs import ManualCard, NoMoreBets
 from controller.game.journal import JournalError
+from controller.game.numbers import DEFAULT_CURRENCY, format_money, format_percent
 from controller.game.rules import RuleProfile, RuleProfileError
 from controller.game.settlement import BetError, bets_from_mapping, validate_bets
 from controller.game.table import Table
@@ -166,7 +167,7 @@ def summarize(table: Table, elapsed: float, played: int, audit: RoundAudit) -> d
     rows = g.meters_dict()["rows"]
     total = rows.get("total", [0] * 6)
     out: dict[str, Any] = {
-        "rules": g.config.rules, "seats": g.config.seats,
+        "rules": g.config.rules, "seats": g.config.seats, "currency": g.config.currency,
         "rounds_settled": total[3], "rounds_voided": g.counters.get("voids", 0),
         "rounds_this_run": played, "seconds": round(elapsed, 3),
         "rounds_per_second": round(played / elapsed, 1) if elapsed > 0 else None,
@@ -376,12 +377,17 @@ def _print_human(r: dict[str, Any]) -> None:
           f"{counted(r['rounds_settled'], 'round')} settled, "
           f"{r['rounds_voided']} void; {r['rounds_this_run']} this run in {r['seconds']} s "
           f"({r['rounds_per_second']} rounds/s)")
+    cur = r.get("currency", DEFAULT_CURRENCY)
+    print(f"  amounts in {cur}")
     for bet, w in r["wagered"].items():
-        print(f"  {bet:15} wagered {w:>14,}  player net {r['net'][bet]:>+14,}")
+        net = format_money(r["net"][bet], "en", cur, sign=True)
+        print(f"  {bet:15} wagered {format_money(w, 'en', cur):>16}  player net {net:>16}")
     for key, ret in r["return"].items():
         exp, par = r["expected"].get(key), r["par"].get(key)
-        line = f"  {key:15} return {ret:.4%}"
+        line = f"  {key:15} return {format_percent(ret, digits=4)}"
         if exp is not None:
-            line += (f" (expected {exp:.4%} with Q-6-4 play; paytable {par:.4%}; SE "
-                     f"{r['standard_error'][key]:.4%}; z {r['z'].get(key)})")
+            line += (f" (expected {format_percent(exp, digits=4)} with Q-6-4 play; paytable "
+                     f"{format_percent(par, digits=4)}; SE "
+                     f"{format_percent(r['standard_error'][key], digits=4)}; "
+                     f"z {r['z'].get(key)})")
         print(line)

@@ -98,6 +98,9 @@ def banner_strip(p: Painter, rect: pygame.Rect, banner: Banner, tr: Translator, 
         msg = tr.banner(banner.kind, "player", "", banner.params) or tr.banner(
             banner.kind, "msg", banner.message, banner.params)
         second = extra
+    elif banner.kind == "rejected":  # why, in words, with the table's money
+        msg = tr.rejection(banner)
+        second = tr("banner.rejected.act")
     else:
         msg = tr.banner(banner.kind, "msg", banner.message, banner.params)
         second = tr.banner(banner.kind, "act", banner.action, banner.params)
@@ -120,7 +123,7 @@ def banner_strip(p: Painter, rect: pygame.Rect, banner: Banner, tr: Translator, 
 
 def dealer_hand(p: Painter, art: CardArt, rect: pygame.Rect, cards: tuple[str | None, ...],
                 hand: str | None, qualifies: bool | None, tr: Translator,
-                role: str = "dealer") -> None:
+                role: str = "dealer", side_by_side: bool = False) -> None:
     """The dealer's place: label, three card places, hand name and qualification.
 
     Args:
@@ -132,6 +135,8 @@ def dealer_hand(p: Painter, art: CardArt, rect: pygame.Rect, cards: tuple[str | 
         qualifies: after the reveal.
         tr: translator.
         role: region / role prefix.
+        side_by_side: in a box neither wide nor tall, the label above and the cards beside
+            the hand and the qualification (else the three one under the other).
     """
     radius = max(6, rect.height // 10)
     p.fill(rect, theme.PANEL, radius)
@@ -146,6 +151,13 @@ def dealer_hand(p: Painter, art: CardArt, rect: pygame.Rect, cards: tuple[str | 
         art.row(p.surface, inset(mid, 0, max(2, mid.height // 20)), cards)
         p.region(f"{role}.cards", mid)
         info = right
+    elif side_by_side and inner.width > inner.height * 1.3:
+        top, rest = rows(inner, [0.8, 3.2], max(2, inner.height // 30))
+        p.text(tr("word.dealer"), top, top.height, bold=True, color=theme.GOLD,
+               role=f"{role}.label")
+        mid, info = cols(rest, [1.05, 1], max(4, inner.height // 12))
+        art.row(p.surface, mid, cards)
+        p.region(f"{role}.cards", mid)
     else:
         top, mid, info = rows(inner, [0.7, 2.4, 1.2], max(2, inner.height // 30))
         p.text(tr("word.dealer"), top, top.height, bold=True, color=theme.GOLD,

@@ -385,8 +385,8 @@ class DealerScreen:
         lp, ld = rows(link_r, [1.6, 1])
         link_pill(p, inset(lp, 0, max(1, lp.height // 14)), view.link_state, tr,
                   blink=int(now * 2) % 2 == 1)
-        p.text(view.link_detail, ld, ld.height, color=theme.TEXT_DIM, role="link.detail",
-               min_size=6)
+        p.text(tr.link_detail(view.link_detail), ld, ld.height, color=theme.TEXT_DIM,
+               role="link.detail", min_size=6)
         r1, r2 = cols(tools, [1, 1], g)
         recall = self.ui.screen == "recall"
         meters = self.ui.screen == "meters"
@@ -459,7 +459,7 @@ class DealerScreen:
             act_r, card_r, btn_r = cols(rect, [44, 26, 30], g)
         p.fill(act_r, theme.PANEL, max(6, rect.height // 8))
         p.outline(act_r, theme.GOLD_DARK, 1, max(6, rect.height // 8))
-        key = f"next.{view.next_action_key}"
+        key = tr.next_key(view.next_action_key, view.state)
         text = tr(key) if view.next_action_key and tr.has(key) and not (
             tr.lang == "en" and view.next_action) else (view.next_action or tr(key))
         p.text(text, inset(act_r, act_r.height // 6, act_r.height // 6), int(act_r.height * 0.34),

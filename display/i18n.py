@@ -8,9 +8,16 @@ translated by the banner's ``kind``; the controller's English text is the fallba
 
 from __future__ import annotations
 
+import functools
+import re
 import string
 from collections.abc import Mapping
 
+from controller.game import numbers
+from controller.game import refusals as R
+from controller.game.numbers import DEFAULT_CURRENCY
+from controller.game.refusals import Refusal
+from controller.game.views import Banner
 from display.languages import en, fr, uk
 
 LANGUAGES = ("en", "fr", "uk")
@@ -21,6 +28,12 @@ MESSAGES: Mapping[str, Mapping[str, str]] = {"en": en.MESSAGES, "fr": fr.MESSAGE
 """Language code -> key -> text template (``str.format`` fields); each language's labels
 are in its module of :mod:`display.languages`."""
 _EN = MESSAGES["en"]
+
+SAME_AS_ENGLISH: Mapping[str, frozenset[str]] = {"en": en.SAME_AS_ENGLISH,
+                                                 "fr": fr.SAME_AS_ENGLISH,
+                                                 "uk": uk.SAME_AS_ENGLISH}
+"""Language code -> the keys whose text is the English one by right (``Ante``, ``OK``);
+any other key with the English text is a label left untranslated."""
 
 VOID_REASONS = ("card_before_no_more_bets", "wrong_count", "dealer_exposed",
                 "misread_unresolved", "shoe_fault", "other")
@@ -70,6 +83,89 @@ class Translator:
             self._cache[ck] = hit
         return hit
 
+    def money(self, minor: int, currency: str = DEFAULT_CURRENCY, *, sign: bool = False,
+              whole: bool = False) -> str:
+        """An amount in minor units written in this language (:func:`format_money`)."""
+        return numbers.format_money(minor, self.lang, currency, sign=sign, whole=whole)
+
+    def number(self, n: int) -> str:
+        """A whole number with this language's grouping (``1,234`` / ``1 234``)."""
+        return numbers.format_number(n, self.lang)
+
+    def percent(self, ppm: int) -> str:
+        """Parts per million as a percentage in this language (``96.63%`` / ``96,63 %``)."""
+        return numbers.format_ppm(ppm, self.lang)
+
+    def refusal(self, refusal: Refusal, currency: str = DEFAULT_CURRENCY) -> str:
+        """Why an input was refused, in words: ``6 Card Bonus 50.00 is above ...``.
+
+        Each parameter is written by its kind (:mod:`controller.game.refusals`): money in
+        this language with the table's currency, bets, commands, states and settings by
+        their names. A refusal about one seat's wagers names the seat first. An undeclared
+        code is English text from the game, shown as it is.
+
+        Args:
+            refusal: the code and typed parameters.
+            currency: the table's currency (ISO 4217).
+        """
+        kind = refusal.kind
+        if kind is None:
+            return refusal.code
+        values = {name: self._param(kind.params.get(name, R.TEXT), value, currency)
+                  for name, value in refusal.params.items()}
+        key = f"refusal.{refusal.code}"
+        text = self(key, **values)
+        if refusal.code in R.BET_ERRORS and "seat" in values and "{seat}" not in _EN[key]:
+            text = self("refusal.seat", seat=values["seat"], text=text)
+        return text
+
+    def rejection(self, banner: Banner) -> str:
+        """The words of a ``rejected`` banner (its message when it carries no code)."""
+        refusal = Refusal.from_params(banner.params)
+        if refusal is None:
+            return banner.message
+        return self.refusal(refusal, banner.params.get("currency", DEFAULT_CURRENCY))
+
+    def _param(self, kind: str, value: object, currency: str) -> str:
+        if kind == R.MONEY and isinstance(value, int):
+            return self.money(value, currency)
+        if kind == R.SEATS and isinstance(value, (tuple, list)):
+            return ", ".join(map(str, value))
+        if kind == R.BET:
+            return self.bet(str(value))
+        if kind == R.STATE:
+            return self.state(str(value))
+        if kind == R.DECISION:
+            return self("word.played" if value == "play" else "word.folded")
+        if kind in (R.COMMAND, R.SETTING):
+            key = f"{kind}.{value}"
+            return self(key) if self.has(key) else str(value).replace("_", " ")
+        return str(value)
+
+    def next_key(self, key: str, state: str) -> str:
+        """The label key of a next action: its own text in ``state`` where there is one.
+
+        ``next_round`` after a void (``next.next_round.void``: return every wager) is not
+        ``next_round`` after a settled round (pay the seats).
+        """
+        own = f"next.{key}.{state}"
+        return own if self.has(own) else f"next.{key}"
+
+    def link_detail(self, text: str) -> str:
+        """The shoe link's detail (the drivers' English) in this language.
+
+        The detail is matched against the English ``linkdetail.*`` templates; a match is
+        written with this language's template (the device kept, the operating system's
+        own error text left to the log). A detail no template matches is shown as it is.
+        """
+        if self.lang == "en" or not text:
+            return text
+        for key, pattern in _link_patterns():
+            m = pattern.fullmatch(text)
+            if m and key in self._table:
+                return self(key, **m.groupdict())
+        return text
+
     def hand(self, name: str | None) -> str:
         """A hand name (``three_of_a_kind``) in this language; empty for None."""
         if not name:
@@ -107,28 +203,39 @@ class Translator:
         return self(key, **params)
 
 
-def format_money(minor: int, sign: bool = False) -> str:
-    """Format minor units as a decimal amount: ``12500`` -> ``125.00``.
+@functools.lru_cache(maxsize=1)
+def _link_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """The English ``linkdetail.*`` templates as patterns (a field matches any text)."""
+    out = []
+    for key, template in _EN.items():
+        if key.startswith("linkdetail."):
+            parts = re.split(r"\{(\w+)\}", template)
+            rx = "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>.+?)"
+                         for i, p in enumerate(parts))
+            out.append((key, re.compile(rx, re.DOTALL)))
+    return tuple(out)
+
+
+def format_money(minor: int, sign: bool = False, lang: str = "en",
+                 currency: str = DEFAULT_CURRENCY, whole: bool = False) -> str:
+    """Minor units written as an amount in the screen's language (Babel).
+
+    The one formatter of :mod:`controller.game.numbers`: ``123450`` is ``1,234.50`` in
+    English, ``1 234,50`` in French and Ukrainian (their own grouping spaces).
 
     Args:
-        minor: an integer amount in minor units (cents).
-        sign: prefix ``+`` for positive amounts (negative ones always get ``-``).
+        minor: an integer amount in minor units.
+        sign: prefix ``+`` for positive amounts (negative ones always get their sign).
+        lang: ``en``, ``fr`` or ``uk``.
+        currency: the view's ISO 4217 code (its digits place the decimal separator).
+        whole: leave out the decimals of an amount that has none.
 
     Returns:
-        The text, with a thin grouping space every three digits (``1 250.00``).
+        The text, without a currency sign.
     """
-    neg = minor < 0
-    whole, cents = divmod(abs(int(minor)), 100)
-    digits = f"{whole:,}".replace(",", "\u202f")
-    text = f"{digits}.{cents:02d}"
-    if neg:
-        return "\u2212" + text
-    if sign and minor > 0:
-        return "+" + text
-    return text
+    return numbers.format_money(minor, lang, currency, sign=sign, whole=whole)
 
 
-def format_rtp(ppm: int) -> str:
-    """Format a return to player in parts per million: ``966270`` -> ``96.63 %``."""
-    hundredths = (int(ppm) + 50) // 100
-    return f"{hundredths // 100}.{hundredths % 100:02d}\u00a0%"
+def format_rtp(ppm: int, lang: str = "en") -> str:
+    """A return to player in parts per million: ``966270`` -> ``96.63%`` (``96,63 %``)."""
+    return numbers.format_ppm(ppm, lang)

@@ -9,13 +9,18 @@ from __future__ import annotations
 
 import pygame
 
+from controller.game.numbers import DEFAULT_CURRENCY
 from controller.game.views import PlayerView, SeatView
 from display import theme
 from display.cards import CardArt, card_label
 from display.common import banner_strip, dealer_hand, felt, link_pill
-from display.i18n import Translator, format_money, format_rtp
+from display.i18n import Translator
 from display.painter import Frame, Painter, cols, grid, inset, rows
-from display.theme import FontBook
+from display.player_seats import SeatPlan, draw_seat, plan_seats
+from display.theme import LINE_HEIGHT, FontBook
+
+Blocks = list[tuple[str, tuple[str, list[tuple[str, str]]]]]
+"""Titled tables of a column: (role, (title, [(name, value), ...]))."""
 
 _STATUS = {
     "betting": "player.place_bets",
@@ -39,7 +44,11 @@ class PlayerScreen:
         self.fonts = fonts
         self.art = CardArt(fonts)
         self.tr = Translator(lang)
-        self._line_cache: dict[tuple[object, ...], int] = {}
+        self.currency = DEFAULT_CURRENCY
+
+    def money(self, minor: int, sign: bool = False, whole: bool = False) -> str:
+        """An amount of the view being drawn, in the screen's language and currency."""
+        return self.tr.money(minor, self.currency, sign=sign, whole=whole)
 
     def needs_animation(self, view: PlayerView) -> bool:
         """Whether the screen animates (blinks) in this view, so it must be redrawn."""
@@ -57,6 +66,7 @@ class PlayerScreen:
             What was drawn (texts, regions).
         """
         tr = self.tr
+        self.currency = view.currency
         w, h = surface.get_size()
         p = Painter(surface, self.fonts, min_text=max(7, min(w, h) // 90))
         surface.blit(felt((w, h), surface), (0, 0))
@@ -66,14 +76,23 @@ class PlayerScreen:
         outer = inset(surface.get_rect(), gap)
         banner = next((b for b in view.banners if b.kind in ("void", "link_lost", "link_silent")),
                       view.banners[0] if view.banners else None)
-        weights = [9.0]
-        if banner is not None:
-            weights.append(13.0)
+        span = outer.height - gap * (4 if banner is not None else 3)
+        target = max(p.min_text, round(min(w, h) / 54))  # the paytables' text: 20 px at 1080
+        head_h = int(h * (0.06 if portrait else 0.075))
+        banner_h = int(h * (0.08 if portrait else 0.10)) if banner is not None else 0
+        strip_h = int(h * (0.06 if portrait else 0.085))
         if portrait:
-            weights += [19.0, 54.0, 36.0, 11.0]
+            dealer_h = int(h * 0.11)
+            tables_h = min(int(h * 0.3), self._pt_height(view, w, target, 3))
+            seats_h = span - head_h - banner_h - strip_h - dealer_h - tables_h - gap
+            heights = [head_h, dealer_h, seats_h, tables_h, strip_h]
         else:
-            weights += [30.0, 48.0, 11.0]
-        parts = rows(outer, weights, gap)
+            top_h = min(int(h * 0.36), max(int(h * 0.2), self._pt_height(
+                view, int(w * 0.7), target, 4)))
+            heights = [head_h, top_h, span - head_h - banner_h - strip_h - top_h, strip_h]
+        if banner is not None:
+            heights.insert(1, banner_h)
+        parts = rows(outer, heights, gap)
         header = parts.pop(0)
         self._header(p, header, view, now)
         if banner is not None:
@@ -85,14 +104,17 @@ class PlayerScreen:
             dealer_hand(p, self.art, dealer_r, view.dealer_cards, view.dealer_hand,
                         view.dealer_qualifies, tr)
             self._seats(p, seats_r, view, ncols=4)
-            self._paytables(p, tables_r, view, columns=True)
+            self._paytables(p, tables_r, view, ncols=3)
         else:
             top, seats_r, strip_r = parts
-            dealer_r, tables_r = cols(top, [40, 60] if w >= 1280 else [33, 67], gap)
+            groups = self._pt_groups(view, w < 1000, 4)
+            want = sum(self._pt_widths(groups, target)) + 5 * max(6, w // 60)
+            tables_w = min(int(top.width * 0.74), max(int(top.width * 0.6), want))
+            dealer_r, tables_r = cols(top, [top.width - tables_w - gap, tables_w], gap)
             dealer_hand(p, self.art, dealer_r, view.dealer_cards, view.dealer_hand,
-                        view.dealer_qualifies, tr)
+                        view.dealer_qualifies, tr, side_by_side=True)
             self._seats(p, seats_r, view, ncols=len(view.seats) or 1)
-            self._paytables(p, tables_r, view, columns=True)
+            self._paytables(p, tables_r, view, ncols=4)
         self._history(p, strip_r, view)
         p.frame.notes["portrait"] = portrait
         return p.frame
@@ -122,7 +144,7 @@ class PlayerScreen:
             if not total and s.bets and not s.results:
                 total = sum(s.bets.values())
             if total:
-                parts.append(f"{self.tr('word.seat_n', seat=s.seat)}: {format_money(total)}")
+                parts.append(f"{self.tr('word.seat_n', seat=s.seat)}: {self.money(total)}")
         return "  \u2022  ".join(parts)
 
     def _seats(self, p: Painter, rect: pygame.Rect, view: PlayerView, ncols: int) -> None:
@@ -130,45 +152,14 @@ class PlayerScreen:
         cells = grid(rect, len(view.seats), ncols, gap)
         if not cells:
             return
-        g = self._seat_geom(cells[0])
         lines = {s.seat: self._seat_lines(s) for s in view.seats}
         n = max([4, *(len(v) for v in lines.values())])
-        line = rows(g["results"], [1] * n, 0)[0]
-        pairs = [(x[0], x[1]) for v in lines.values() for x in v]
-        sizes = {
-            "line": self._line_size(pairs, line.width - max(2, line.width // 30),
-                                    int(line.height * 0.8)),
-            "hand": p.common_size([self._hand_text(s) for s in view.seats], g["hand"],
-                                  g["hand"].height, bold=True),
-        }
+        seats = tuple(tuple((x[0], x[1]) for x in v) for v in lines.values())
+        hands = tuple(self._hand_text(s) for s in view.seats)
+        plan = plan_seats(self.fonts, cells[0], seats, hands, n, p.min_text)
+        p.frame.notes["seat_plan"] = plan
         for seat, cell in zip(view.seats, cells, strict=False):
-            self._seat(p, cell, seat, view, lines[seat.seat], n, sizes)
-
-    def _line_size(self, pairs: list[tuple[str, str]], width: int, size: int) -> int:
-        """Largest size at which every (name, amount) pair fits side by side in ``width``."""
-        key = (tuple(pairs), width, size)
-        hit = self._line_cache.get(key)
-        if hit is not None:
-            return hit
-        lo, hi = 4, max(4, size)
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            f, fb = self.fonts.font(mid), self.fonts.font(mid, True)
-            if all(f.size(a)[0] + fb.size(b)[0] + mid // 2 <= width for a, b in pairs):
-                lo = mid
-            else:
-                hi = mid - 1
-        if len(self._line_cache) > 256:
-            self._line_cache.clear()
-        self._line_cache[key] = lo
-        return lo
-
-    @staticmethod
-    def _seat_geom(rect: pygame.Rect) -> dict[str, pygame.Rect]:
-        inner = inset(rect, max(3, rect.width // 22), max(3, rect.height // 40))
-        head, cards_r, hand_r, res_r, net_r = rows(inner, [1.0, 3.2, 0.85, 3.6, 1.25],
-                                                   max(2, inner.height // 60))
-        return {"head": head, "cards": cards_r, "hand": hand_r, "results": res_r, "net": net_r}
+            self._seat(p, cell, seat, view, lines[seat.seat], plan)
 
     def _hand_text(self, seat: SeatView) -> str:
         hand = self.tr.hand(seat.hand)
@@ -179,14 +170,21 @@ class PlayerScreen:
     def _seat_lines(self, seat: SeatView) -> list[tuple[str, str, theme.Color]]:
         tr = self.tr
         if seat.results:
-            return [(tr.bet(r.bet), _outcome_amount(r.outcome, r.net, r.stake),
+            return [(tr.bet(r.bet), self._outcome_amount(r.outcome, r.net, r.stake),
                      theme.OUTCOME_COLORS.get(r.outcome, theme.TEXT)) for r in seat.results]
-        return [(tr.bet(b), format_money(v), theme.TEXT)
+        return [(tr.bet(b), self.money(v), theme.TEXT)
                 for b in ("ante", "play", "pair_plus", "six_card_bonus")
                 if (v := seat.bets.get(b))]
 
+    def _outcome_amount(self, outcome: str, net: int, stake: int) -> str:
+        if outcome == "win":
+            return self.money(net, sign=True)
+        if outcome == "lose":
+            return self.money(net)
+        return self.money(stake)
+
     def _seat(self, p: Painter, rect: pygame.Rect, seat: SeatView, view: PlayerView,
-              lines: list[tuple[str, str, theme.Color]], n: int, sizes: dict[str, int]) -> None:
+              lines: list[tuple[str, str, theme.Color]], plan: SeatPlan) -> None:
         tr = self.tr
         role = f"seat.{seat.seat}"
         active = bool(seat.bets or seat.cards)
@@ -194,134 +192,124 @@ class PlayerScreen:
         p.fill(rect, theme.PANEL if active else theme.FELT_DARK, radius)
         p.outline(rect, theme.PANEL_LINE if active else theme.FELT, 1, radius)
         p.region(role, rect)
-        g = self._seat_geom(rect)
-        p.text(tr("word.seat_n", seat=seat.seat), g["head"], g["head"].height, bold=True,
-               color=theme.GOLD if active else theme.TEXT_DIM, role=f"{role}.label")
+        label = tr("word.seat_n", seat=seat.seat)
         if not active:
-            p.text(tr("word.empty_seat"), g["results"], int(g["results"].height * 0.2),
-                   color=theme.TEXT_DIM, role=f"{role}.open")
+            inner = inset(rect, plan.pad_x, plan.pad_y)
+            head = pygame.Rect(inner.left, inner.top, inner.width, plan.heights[0])
+            p.text(label, head, plan.label, bold=True, color=theme.TEXT_DIM,
+                   role=f"{role}.label")
+            p.text(tr("word.empty_seat"), inner, plan.amount, color=theme.TEXT_DIM,
+                   role=f"{role}.open")
             return
-        self.art.row(p.surface, g["cards"], seat.cards)
-        p.region(f"{role}.cards", g["cards"])
-        p.text(self._hand_text(seat), g["hand"], sizes["hand"], bold=True, role=f"{role}.hand")
-        res_r = g["results"]
-        p.region(f"{role}.results", res_r)
-        size = sizes["line"]
-        for (name, amount, color), line in zip(lines, rows(res_r, [1] * n, 0), strict=False):
-            amount_w = min(line.width, self.fonts.font(size, True).size(amount)[0] + 1)
-            b = pygame.Rect(line.right - amount_w, line.top, amount_w, line.height)
-            a = pygame.Rect(line.left, line.top, max(1, b.left - line.left - 2), line.height)
-            p.text(name, a, size, align="left", color=theme.TEXT_DIM, role=f"{role}.bet")
-            p.text(amount, b, size, bold=True, align="right", color=color,
-                   role=f"{role}.amount")
-        net_r = g["net"]
-        p.region(f"{role}.net", net_r)
+        net = None
         if seat.net is not None:
             if view.state == "void":
                 refund = sum(r.stake for r in seat.results if r.outcome == "refund")
-                text, color = "\u21a9 " + format_money(refund), theme.PUSH
+                net = ("\u21a9 " + self.money(refund), theme.PUSH)
             else:
-                text = format_money(seat.net, sign=True)
-                color = theme.WIN if seat.net > 0 else theme.LOSE if seat.net < 0 else theme.PUSH
-            pill = inset(net_r, 0, max(1, net_r.height // 12))
-            p.fill(pill, theme.FELT_DARK, pill.height // 3)
-            p.text(text, inset(pill, pill.height // 4, 1), pill.height, bold=True, color=color,
-                   role=f"{role}.net")
+                net = (self.money(seat.net, sign=True),
+                       theme.WIN if seat.net > 0 else theme.LOSE if seat.net < 0 else theme.PUSH)
+        draw_seat(p, self.art, rect, plan, role, label, seat.cards, self._hand_text(seat),
+                  lines, net)
 
-    def _paytables(self, p: Painter, rect: pygame.Rect, view: PlayerView, columns: bool) -> None:
+    def _pt_groups(self, view: PlayerView, compact: bool, ncols: int) -> list[Blocks]:
+        """The paytables, limits and returns as titled blocks, in ``ncols`` columns."""
+        tr = self.tr
+        pt = view.paytables
+
+        def pays(x: int) -> str:
+            return f"{x}:1" if compact else tr("word.to_one", x=x)
+
+        def amount(v: int) -> str:
+            return self.money(v, whole=compact)
+
+        def table(role: str, bet: str, rows_: tuple[tuple[str, int], ...]) -> Blocks:
+            return [(role, (tr(f"bet.{bet}"), [(tr.hand(k), pays(v)) for k, v in rows_]))
+                    ] if rows_ else []
+
+        limits = [(tr.bet(b), f"{amount(lo)} \u2013 {amount(hi)}") for b, lo, hi in pt.limits]
+        rtp = []
+        strategy = dict(pt.rtp_strategy)
+        for b, v in pt.rtp:
+            if b in strategy:  # a fold loses it: the paytable's return, and a Q-6-4 player's
+                rtp += [(tr("player.rtp_played", bet=tr.bet(b)), tr.percent(v)),
+                        (tr("player.rtp_strategy", bet=tr.bet(b), hand=pt.strategy),
+                         tr.percent(strategy[b]))]
+            else:
+                rtp.append((tr.bet(b), tr.percent(v)))
+        pp = table("pt", "pair_plus", pt.pair_plus)
+        ab = table("pt", "ante_bonus", pt.ante_bonus)
+        six = table("pt6", "six_card_bonus", pt.six_card_bonus)
+        lim: Blocks = [("limits", (tr("player.limits"), limits))]
+        ret: Blocks = [("rtp", (tr("player.rtp"), rtp))]
+        if ncols == 4:
+            return [pp, six, ab + lim, ret]
+        if ncols == 3:
+            return [pp + ab, six, lim + ret]
+        return [pp + ab + six + lim + ret]
+
+    @staticmethod
+    def _pt_rows(groups: list[Blocks]) -> float:
+        """Lines the tallest column needs (a title counts 1.25)."""
+        return max(sum(1.25 + len(items) for _, (_, items) in g) for g in groups)
+
+    def _pt_widths(self, groups: list[Blocks], size: int) -> list[int]:
+        """Each column's widest line (name, a space, value) at text of ``size``."""
+        f, fb = self.fonts.font(size), self.fonts.font(size, True)
+        return [max([f.size(a)[0] + fb.size(b)[0] + size // 2
+                     for _, (_, items) in g for a, b in items] or [1]) for g in groups]
+
+    def _pt_height(self, view: PlayerView, width: int, size: int, ncols: int) -> int:
+        """The paytables' height at text of ``size``: every line and the footer."""
+        groups = self._pt_groups(view, width < 1000, ncols)
+        return int((self._pt_rows(groups) + 1.3) * (size + 1) * LINE_HEIGHT * 1.08
+                   + 2 * max(4, size // 3))
+
+    def _paytables(self, p: Painter, rect: pygame.Rect, view: PlayerView, ncols: int) -> None:
         tr = self.tr
         pt = view.paytables
         radius = max(6, min(rect.width, rect.height) // 30)
         p.fill(rect, theme.PANEL, radius)
         p.outline(rect, theme.GOLD_DARK, max(1, rect.width // 300), radius)
         p.region("paytables", rect)
-        inner = inset(rect, max(4, rect.width // 40 if not columns else rect.width // 90),
-                      max(4, rect.height // 60))
-        compact = p.surface.get_width() < 1280 and not columns or p.surface.get_width() < 1000
-
-        def pays(x: int) -> str:
-            return f"{x}:1" if compact else tr("word.to_one", x=x)
-
-        def amount(v: int) -> str:
-            return format_money(v)[:-3] if compact and v % 100 == 0 else format_money(v)
-
-        sections: list[tuple[str, list[tuple[str, str]]]] = []
-        if pt.ante_bonus:
-            sections.append((tr("bet.ante_bonus"), [(tr.hand(k), pays(v))
-                                                    for k, v in pt.ante_bonus]))
-        if pt.pair_plus:
-            sections.append((tr("bet.pair_plus"), [(tr.hand(k), pays(v))
-                                                   for k, v in pt.pair_plus]))
-        if pt.six_card_bonus:
-            sections.append((tr("bet.six_card_bonus"), [(tr.hand(k), pays(v))
-                                                        for k, v in pt.six_card_bonus]))
-        limits = [(tr.bet(b), f"{amount(lo)} \u2013 {amount(hi)}")
-                  for b, lo, hi in pt.limits]
-        rtp = []
-        strategy = dict(pt.rtp_strategy)
-        for b, v in pt.rtp:
-            if b in strategy:  # a fold loses it: the paytable's return, and a Q-6-4 player's
-                rtp += [(tr("player.rtp_played", bet=tr.bet(b)), format_rtp(v)),
-                        (tr("player.rtp_strategy", bet=tr.bet(b), hand=pt.strategy),
-                         format_rtp(strategy[b]))]
-            else:
-                rtp.append((tr.bet(b), format_rtp(v)))
-        if columns:
-            body, foot = rows(inner, [11, 1.1] if inner.height > 200 else [8, 1.4], 0)
-            pp = [x for x in sections if x[0] == tr("bet.pair_plus")]
-            ab = [x for x in sections if x[0] == tr("bet.ante_bonus")]
-            rest = [x for x in sections if x not in pp and x not in ab]
-            lim = [(tr("player.limits"), limits)]
-            ret = [(tr("player.rtp"), rtp)]
-            four = body.height / 11 < p.min_text * 1.6 and body.width > body.height * 2
-            if four:
-                groups = [(pp, "pt"), (rest, "pt6"), (ab + ret, "rtp"), (lim, "limits")]
-            else:
-                groups = [(pp + ab, "pt"), (rest, "pt6"), (lim + ret, "limits")]
-            widths = [0.95, 1.25, 1.15, 1.05] if four else [1, 1.1, 1.1]
-            for (blocks, name), col in zip(groups, cols(body, widths, max(6, inner.width // 40)),
-                                           strict=True):
-                self._table_block(p, col, blocks, name, min_rows=8 if four else 11)
-            p.text(tr("player.rules", q=_q(tr, pt.qualifier)), foot, foot.height,
-                   color=theme.TEXT_DIM, role="pt.footer")
-        else:
-            blocks = [*sections, (tr("player.limits"), limits), (tr("player.rtp"), rtp)]
-            self._table_block(p, inner, blocks, "pt",
-                              footer=tr("player.rules", q=_q(tr, pt.qualifier)))
+        inner = inset(rect, max(4, rect.width // 90), max(4, rect.height // 60))
+        groups = self._pt_groups(view, p.surface.get_width() < 1000, ncols)
+        widths = self._pt_widths(groups, max(p.min_text, 20))
+        n_rows = self._pt_rows(groups)
+        row_h = inner.height / (n_rows + 1.3)
+        size = max(p.min_text, int(row_h / (LINE_HEIGHT * 1.08)))
+        body = pygame.Rect(inner.left, inner.top, inner.width, int(row_h * n_rows))
+        foot = pygame.Rect(inner.left, body.bottom, inner.width, inner.bottom - body.bottom)
+        columns = cols(body, widths, max(6, inner.width // 40))
+        for blocks, col in zip(groups, columns, strict=True):  # one size: the largest that fits
+            while size > p.min_text and any(
+                    self.fonts.font(size).size(a)[0] + self.fonts.font(size, True).size(b)[0]
+                    + size // 2 > col.width for _, (_, items) in blocks for a, b in items):
+                size -= 1
+        for blocks, col in zip(groups, columns, strict=True):
+            self._table_block(p, col, blocks, row_h, size)
+        p.text(tr("player.rules", q=_q(tr, pt.qualifier)), foot, size, color=theme.TEXT_DIM,
+               role="pt.footer")
 
     def _table_block(self, p: Painter, rect: pygame.Rect,
-                     blocks: list[tuple[str, list[tuple[str, str]]]], role: str,
-                     footer: str = "", min_rows: int = 11) -> None:
-        n_lines = sum(1 + len(items) for _, items in blocks) + (1 if footer else 0)
-        weights: list[float] = []
-        for _, items in blocks:
-            weights += [1.25] + [1.0] * len(items)
-        if footer:
-            weights.append(1.1)
-        n_rows = max(min_rows, len(weights))
-        lines = rows(pygame.Rect(rect.left, rect.top, rect.width,
-                                 int(rect.height * len(weights) / n_rows)), weights or [1], 0)
-        if n_lines == 0:
-            return
-        i = 0
-        size = max(8, int(min(ln.height for ln in lines) * 0.74))
-        for title, items in blocks:
-            t = lines[i]
-            p.text(title, t, int(t.height * 0.8), bold=True, color=theme.GOLD, align="left",
+                     blocks: Blocks, row_h: float, size: int) -> None:
+        """Titled tables one under the other, ``row_h`` pixels a line, text of ``size``."""
+        y = float(rect.top)
+        for role, (title, items) in blocks:
+            t = pygame.Rect(rect.left, int(y), rect.width, int(row_h * 1.25))
+            y += row_h * 1.25
+            p.text(title, t, int(size * 1.15), bold=True, color=theme.GOLD, align="left",
                    role=f"{role}.title")
             pygame.draw.line(p.surface, theme.GOLD_DARK, (t.left, t.bottom - 1),
                              (t.right, t.bottom - 1), 1)
-            i += 1
             for name, value in items:
-                ln = lines[i]
+                ln = pygame.Rect(rect.left, int(y), rect.width, int(row_h))
+                y += row_h
                 vw = min(ln.width, self.fonts.font(size, True).size(value)[0] + 1)
                 b = pygame.Rect(ln.right - vw, ln.top, vw, ln.height)
                 a = pygame.Rect(ln.left, ln.top, max(1, b.left - ln.left - size // 2), ln.height)
                 p.text(name, a, size, align="left", role=f"{role}.name")
                 p.text(value, b, size, bold=True, align="right", role=f"{role}.value")
-                i += 1
-        if footer:
-            p.text(footer, lines[i], size, color=theme.TEXT_DIM, role=f"{role}.footer")
 
     def _history(self, p: Painter, rect: pygame.Rect, view: PlayerView) -> None:
         tr = self.tr
@@ -353,14 +341,6 @@ class PlayerScreen:
             label = tr.hand(h.dealer_hand) + (" \u2713" if q else " \u2717")
             p.text(label, bot, bot.height, color=theme.GOLD if q else theme.TEXT_DIM,
                    role="history.result")
-
-
-def _outcome_amount(outcome: str, net: int, stake: int) -> str:
-    if outcome == "win":
-        return format_money(net, sign=True)
-    if outcome == "lose":
-        return format_money(net)
-    return format_money(stake)
 
 
 def _q(tr: Translator, qualifier: str) -> str:

@@ -74,7 +74,7 @@ class Wagers:
     def place(self, profile: RuleProfile, seat: int, bet: str, amount: int) -> None:
         """Add ``amount`` to ``bet`` at ``seat`` (the table maximum is checked)."""
         if bet == "six_card_bonus" and not profile.offers_six_card_bonus:
-            raise Rejected("the 6 Card Bonus is not offered under these rules")
+            raise Rejected("six_card_bonus_not_offered")
         sr = self.seats.get(seat)
         new = dict(sr.bets) if sr else {}
         new[bet] = new.get(bet, 0) + amount
@@ -87,7 +87,7 @@ class Wagers:
     def rebet(self, profile: RuleProfile, targets: list[int]) -> None:
         """Place the last round's wagers again at ``targets``."""
         if not targets or any(t not in self.last for t in targets):
-            raise Rejected("no wagers of a last round to place again")
+            raise Rejected("nothing_to_rebet")
         for t in targets:
             _check_max(profile, t, self.last[t])
         for t in targets:
@@ -96,20 +96,20 @@ class Wagers:
     def validate(self, profile: RuleProfile) -> None:
         """Check every seat's wagers against the rules before the deal."""
         if not self.seats:
-            raise Rejected("no wager on the table")
+            raise Rejected("no_wager")
         for seat in sorted(self.seats):
             try:
                 validate_bets(profile, _bets(self.seats[seat].bets))
             except BetError as exc:
-                raise Rejected(f"seat {seat}: {exc}") from None
+                raise Rejected(exc.refusal.code, seat=seat, **exc.refusal.params) from None
 
     def decide(self, seat: int, decision: str) -> None:
         """Record ``play`` (a Play equal to the Ante) or ``fold`` for ``seat``."""
         sr = self.seats.get(seat)
         if sr is None or not sr.bets.get("ante"):
-            raise Rejected(f"seat {seat} has no Ante to decide on")
+            raise Rejected("no_ante_to_decide", seat=seat)
         if sr.decision is not None:
-            raise Rejected(f"seat {seat} has already decided ({sr.decision})")
+            raise Rejected("already_decided", seat=seat, decision=sr.decision)
         sr.decision = decision
         if decision == "play":
             sr.bets["play"] = sr.bets["ante"]
@@ -171,4 +171,4 @@ def _check_max(profile: RuleProfile, seat: int, bets: dict[str, int]) -> None:
     for bet, v in bets.items():
         lim = profile.limits.get(bet)
         if lim is not None and v > lim.max:
-            raise Rejected(f"seat {seat}: {bet} {v} is above the table maximum {lim.max}")
+            raise Rejected("above_maximum", seat=seat, bet=bet, amount=v, maximum=lim.max)

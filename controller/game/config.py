@@ -138,6 +138,12 @@ def _text(v: Any) -> str | None:
     return None
 
 
+def _currency(v: Any) -> str | None:
+    from controller.game.numbers import currency_problem  # Babel, loaded when checked
+
+    return currency_problem(v)
+
+
 def _table_id(v: Any) -> str | None:
     if not isinstance(v, str) or not TABLE_ID_PATTERN.fullmatch(v):
         return (f"must be 1 to {TABLE_ID_MAX} characters of A-Z a-z 0-9 _ -, "
@@ -227,6 +233,9 @@ class TableConfig:
         exposed_card: ``[table] exposed_card``: a card exposed by accident is burnt and
             the deal goes on (``burn``), or the round is void (``void``).
         chip_values: ``[table] chip_values``: the dealer's chip buttons, minor units.
+        currency: ``[table] currency``: the ISO 4217 code of the money on the table
+            (default ``EUR``); every amount is in its minor units, written with its
+            digits (``controller.game.numbers``).
         pin_hashes: ``[roles] dealer``, ``supervisor``, ``technician``: role -> salted PIN
             hash (:mod:`controller.game.auth`); never a PIN.
         lockout_after: ``[roles] lockout_after``: wrong PINs in a row before PIN entry locks.
@@ -262,6 +271,7 @@ class TableConfig:
                                  _one_of(EXPOSED_CARD_POLICIES))
     chip_values: tuple[int, ...] = _setting((100, 500, 2500, 10000), "table", "chip_values",
                                             _chips)
+    currency: str = _setting("EUR", "table", "currency", _currency)
     pin_hashes: dict[str, str] = _setting({}, "roles", "<role>", _pin_hashes)
     lockout_after: int = _setting(5, "roles", "lockout_after",
                                   _whole(MIN_LOCKOUT_AFTER, MAX_LOCKOUT_AFTER))

@@ -101,8 +101,7 @@ def on_card(g: Game, body: Any, actor: str) -> None:
         deal_card(g, card, False)
     elif st is S.PAUSED:
         if not g.round.paused_for("misread"):
-            raise Rejected("a card was read while the round is paused: retract it and "
-                           "deal it again after resuming")
+            raise Rejected("card_while_paused")
         resolve_misread(g, card, False)
     elif st is S.BETTING:
         g.deal.set_aside(card, "exposed", g.shoe_seq)
@@ -217,13 +216,13 @@ def on_misread(g: Game, body: Any, actor: str) -> None:
 def on_manual_card(g: Game, body: I.ManualCard, actor: str) -> None:
     """A supervisor enters the misread card by hand (recorded as manual)."""
     if not g.round.paused_for("misread"):
-        raise Rejected("a manual card is only for a misread")
+        raise Rejected("manual_card_not_misread")
     try:
         card = str(parse_card(body.card))
     except ValueError as exc:
-        raise Rejected(str(exc)) from None
+        raise Rejected("not_a_card", card=str(body.card), detail=str(exc)) from None
     if card in g.deal.seen:
-        raise Rejected(f"{card} was already dealt from this deck")
+        raise Rejected("card_already_dealt", card=card)
     g.shoe_seq = None
     g.meters.count("manual_cards")
     resolve_misread(g, card, True)
@@ -236,15 +235,15 @@ def on_retract(g: Game, body: Any, actor: str) -> None:
         unpause(g)
         return
     if st not in (S.NO_MORE_BETS, S.DEALING, S.DECIDING) or not g.deal.entries:
-        raise Rejected("no card to undo")
+        raise Rejected("nothing_to_undo")
     if any(sr.decision for sr in g.seats.values()):
-        raise Rejected("decisions are recorded: the deal can no longer be undone")
+        raise Rejected("undo_after_decisions")
     last = g.deal.entries[-1]
     want = body.card_seq
     if want is not None and last.seq is not None and want != last.seq:
-        raise Rejected(f"only the last card (seq {last.seq}) can be undone, not seq {want}")
+        raise Rejected("undo_not_last", last=last.seq, want=want)
     if last.where in ("rejected", "exposed", "extra"):
-        raise Rejected("the last card was not dealt to a position")
+        raise Rejected("undo_not_dealt")
     g.deal.pop_last()
     g.meters.count("retracts")
     if last.dealt:
@@ -273,10 +272,10 @@ def on_exposed_card(g: Game, body: I.ExposedCard, actor: str) -> None:
         return
     entries = g.deal.entries
     if g.deal.index == 0 or fixed(g) or not entries or not entries[-1].dealt:
-        raise Rejected("no dealt card to mark as exposed")
+        raise Rejected("nothing_to_expose")
     card = entries[-1].card
     if g.deal.positions[g.deal.index - 1].seat < 0:
-        raise Rejected("the last card was a burn")
+        raise Rejected("last_card_burn")
     g.meters.count("exposed_cards")
     if g.deal.positions[g.deal.index - 1].seat == 0:
         g.void("dealer_cards_exposed", acknowledged=False, card=card)

@@ -50,6 +50,7 @@ from controller.game.hands import evaluate3
 from controller.game.inputs import InputError, decode_body
 from controller.game.meters import Meters
 from controller.game.records import BetRecord, DealLine, Recall, RoundRecord, SeatRecord
+from controller.game.refusals import Refusal
 from controller.game.roles import Roles
 from controller.game.round import (
     ALLOWED_COMMANDS,
@@ -103,6 +104,7 @@ class Game:
         notes: banners by kind.
         version: increases with every applied record (views carry it).
         records_version: increases when recall or meters change (view caches key on it).
+        refusal: why the last record applied was rejected (code and parameters), or None.
     """
 
     def __init__(self, config: TableConfig | None = None) -> None:
@@ -116,6 +118,7 @@ class Game:
         self.recall = Recall(self.config.recall_depth)
         self.roles = Roles()
         self.notes = Notes()
+        self.refusal: Refusal | None = None
         self.link_state = "connecting"
         self.link_detail = ""
         self.cut_reached = False
@@ -197,6 +200,7 @@ class Game:
         """
         self.last_seq = seq
         self.version += 1
+        self.refusal = None
         self._utc = utc
         self._mono = mono_ns
         self._seq = seq
@@ -209,18 +213,22 @@ class Game:
             try:
                 item = decode_body(kind, body)
             except InputError as exc:
-                raise Rejected(str(exc)) from None
+                raise Rejected("input_unreadable", detail=str(exc)) from None
             self._handlers[type(item)](self, item, actor)
         except Rejected as exc:
-            return self._reject(seq, kind, str(exc))
+            return self._reject(seq, kind, exc.refusal)
         except Exception as exc:  # noqa: BLE001 - apply is total: a fault is recorded, not raised
             self.meters.count("faults")
-            return self._reject(seq, kind, f"{kind} could not be applied: {exc!r}")
+            return self._reject(seq, kind, Refusal("fault", {"input": kind,
+                                                             "detail": repr(exc)}))
         return None
 
-    def _reject(self, seq: int, kind: str, reason: str) -> str:
+    def _reject(self, seq: int, kind: str, refusal: Refusal) -> str:
+        reason = refusal.journal_text()
         self.meters.count("rejected")
-        self.notes["rejected"] = Note("warning", reason, "", {"input": kind})
+        self.refusal = refusal
+        self.notes["rejected"] = Note("warning", reason, "", {
+            "input": kind, "currency": self.config.currency, **refusal.as_params()})
         self.derived.rejections.append((seq, reason))
         return reason
 
@@ -252,7 +260,7 @@ class Game:
         self.roles.check_pin(actor, self._mono, self._utc, cfg.lockout_after,
                              cfg.lockout_seconds, self.meters)
         if command.name not in ALLOWED_COMMANDS[self.round.state]:
-            raise Rejected(f"{command.name} is not allowed while {self.round.state.value}")
+            raise Rejected("not_allowed_now", command=command.name, state=self.round.state.value)
         self.roles.check_role(command, actor, self.waits_for_supervisor(), self.meters)
 
     # ------------------------------------------------------------------ start-up
@@ -297,7 +305,7 @@ class Game:
     # ------------------------------------------------------------------ bets
     def _seat_no(self, seat: int) -> int:
         if not 1 <= seat <= self.config.seats:
-            raise Rejected(f"no seat {seat!r} at this table (1-{self.config.seats})")
+            raise Rejected("no_such_seat", seat=seat, seats=self.config.seats)
         return seat
 
     def _place_bet(self, body: I.PlaceBet, actor: str) -> None:
@@ -312,8 +320,7 @@ class Game:
 
     def _no_more_bets(self, body: I.NoMoreBets, actor: str) -> None:
         if self.deal.blocked:
-            raise Rejected(f"the deck is blocked ({self.deal.blocked}): a supervisor must "
-                           "clear it first")
+            raise Rejected("deck_blocked_clear", why=self.deal.blocked)
         self.wagers.validate(self.profile)
         self.deal.open(sorted(self.seats), self.config.deal_pattern, self.config.burn_cards)
         self.round.go(I.NoMoreBets.name, S.NO_MORE_BETS)
@@ -323,21 +330,21 @@ class Game:
     # ------------------------------------------------------------------ supervisor
     def _resume(self, body: I.Resume, actor: str) -> None:
         if self.round.paused_for("misread"):
-            raise Rejected("re-present the card, or a supervisor enters it by hand (or voids)")
+            raise Rejected("misread_waiting")
         if self.link_state in link.LINK_DOWN:
-            raise Rejected("the shoe link is still down")
+            raise Rejected("link_down")
         self.round.seq_broken = False
         dealing.unpause(self)
 
     def _unblock_deck(self, body: I.UnblockDeck, actor: str) -> None:
         if not self.deal.blocked:
-            raise Rejected("the deck is not blocked")
+            raise Rejected("deck_not_blocked")
         self.deal.blocked = None
         self.notes.drop("deck_blocked")
 
     def _new_deck(self, body: I.NewDeck, actor: str) -> None:
         if self.deal.blocked:
-            raise Rejected("the deck is blocked: a supervisor must unblock it")
+            raise Rejected("deck_blocked")
         self.deal.seen = set()
         self.cut_reached = False
         self.notes.drop("cut_card")
@@ -346,9 +353,13 @@ class Game:
         value = body.value
         try:
             key = changeable_setting(body.key)  # a name journaled before is read too
+        except ConfigError as exc:
+            raise Rejected("unknown_setting", setting=str(body.key), detail=str(exc)) from None
+        try:
             cfg = self.config.changed(key, value)
         except ConfigError as exc:
-            raise Rejected(str(exc)) from None
+            raise Rejected("bad_setting_value", setting=key, value=str(value),
+                           detail=str(exc)) from None
         old = getattr(self.config, key)
         self._set_config(cfg)
         self.meters.count("config_changes")
@@ -367,7 +378,7 @@ class Game:
     def _reveal(self, body: I.Reveal, actor: str) -> None:
         waiting = self.wagers.undecided()
         if waiting:
-            raise Rejected("seats still to decide: " + ", ".join(map(str, waiting)))
+            raise Rejected("seats_undecided", seats=tuple(waiting))
         d = evaluate3([parse_card(c) for c in self.deal.dealer_cards])
         self.round.dealer_hand = d.hand_class.key
         self.round.dealer_qualifies = self.profile.qualifier.qualifies(d)
@@ -381,8 +392,7 @@ class Game:
     # ------------------------------------------------------------------ void / next
     def _void_cmd(self, body: I.VoidRound, actor: str) -> None:
         if dealing.fixed(self):
-            raise Rejected("every card and decision is recorded: settle the round, "
-                           "it cannot be voided (docs/rules.md)")
+            raise Rejected("outcome_fixed")
         self.void(body.reason or "supervisor", acknowledged=True, by=actor)
 
     def void(self, reason: str, acknowledged: bool, by: str = "table",

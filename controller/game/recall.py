@@ -7,13 +7,16 @@ is the recorded state even when the derived tables lag behind a crash.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from controller.game.engine import Game
+from controller.game.inputs import STARTUP
 from controller.game.journal import Journal
+from controller.game.numbers import DEFAULT_CURRENCY, currency_problem
 from controller.game.replay import rebuild
 from controller.game.round import IN_PLAY, RoundState
 from controller.game.verifier import JournalVerdict, Progress, check
@@ -30,6 +33,26 @@ def replay(journal: Journal, full: bool = False) -> Game:
             :class:`~controller.game.journal.JournalError`).
     """
     return rebuild(journal, use_snapshots=not full)
+
+
+def currency(path: str | Path) -> str:
+    """The currency of the journal's amounts: the newest start-up's ``[table] currency``.
+
+    A journal written before the setting existed is in the default currency
+    (:data:`~controller.game.numbers.DEFAULT_CURRENCY`).
+    """
+    j = Journal(path, readonly=True)
+    try:
+        row = j.db.execute("SELECT body FROM events WHERE kind = ? ORDER BY seq DESC LIMIT 1",
+                           (STARTUP,)).fetchone()
+    finally:
+        j.close()
+    try:
+        code = json.loads(row[0])["config"].get("currency") if row else None
+    except (ValueError, TypeError, KeyError, AttributeError):
+        code = None
+    return code if isinstance(code, str) and currency_problem(code) is None \
+        else DEFAULT_CURRENCY
 
 
 def _masked(rec: dict[str, Any]) -> dict[str, Any]:

@@ -56,12 +56,12 @@ class Roles:
         if actor != WRONG_PIN and _RANK.get(actor, 0) == 0:
             return
         if self.lockout.locked(mono_ns, utc):
-            raise Rejected("PIN entry is locked after repeated wrong PINs; try later")
+            raise Rejected("pin_locked")
         if actor == WRONG_PIN:
             meters.count("pin_failures")
             if self.lockout.wrong_pin(mono_ns, utc, lockout_after, lockout_seconds):
                 meters.count("pin_lockouts")
-            raise Rejected("wrong PIN")
+            raise Rejected("wrong_pin")
 
     def check_role(self, command: type[DealerCommand], actor: str, asked: bool,
                    meters: Meters) -> None:
@@ -78,9 +78,8 @@ class Roles:
             needed = max(needed, command.needs_when_asked, key=lambda r: r.rank)
         rank = _RANK.get(actor, 0)
         if rank < needed.rank:
-            what = ("a technician" if needed is Role.TECHNICIAN
-                    else "a supervisor or technician")
-            raise Rejected(f"{command.name} needs {what} PIN")
+            raise Rejected("needs_technician" if needed is Role.TECHNICIAN
+                           else "needs_supervisor", command=command.name)
         if rank > 0:
             self.lockout.right_pin()
             if needed.rank > 0:

@@ -35,6 +35,7 @@ from controller.game.inputs import (
     UnblockDeck,
     VoidRound,
 )
+from controller.game.refusals import Refusal
 
 
 class RoundState(enum.Enum):
@@ -155,7 +156,20 @@ def position_name(seat: int) -> str:
 
 
 class Rejected(Exception):
-    """An input not allowed now: rejected with this reason, recorded, nothing changed."""
+    """An input not allowed now: rejected with this reason, recorded, nothing changed.
+
+    Args:
+        code: a refusal code of :data:`controller.game.refusals.REFUSALS` (undeclared:
+            the English reason itself).
+        **params: its typed parameters (money in minor units).
+
+    Attributes:
+        refusal: the code and parameters; ``str(exc)`` is the journal's English reason.
+    """
+
+    def __init__(self, code: str, /, **params: Any) -> None:
+        self.refusal = Refusal(code, params)
+        super().__init__(self.refusal.journal_text())
 
 
 class Pause(Struct, omit_defaults=True):

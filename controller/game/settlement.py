@@ -12,9 +12,11 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from controller.game.cards import Card, CardError, ensure_distinct
 from controller.game.hands import HandValue, SixCardClass, best_five_of_six, evaluate3
+from controller.game.refusals import REFUSALS, Refusal
 from controller.game.rules import RuleProfile
 
 
@@ -36,12 +38,23 @@ class Decision(enum.Enum):
 class BetError(ValueError):
     """Bets that the table may not accept (limits, Play not equal to Ante, ...).
 
+    Args:
+        code: a refusal code of :data:`controller.game.refusals.REFUSALS` (undeclared:
+            the English message itself).
+        bet: the bet type concerned (a parameter of the code where it names one).
+        **params: the code's other parameters.
+
     Attributes:
         bet: the bet type concerned (``ante``, ``play``, ``pair_plus``, ``six_card_bonus``).
+        refusal: the code and parameters; ``str(exc)`` is the English message.
     """
 
-    def __init__(self, message: str, bet: str = "") -> None:
-        super().__init__(message)
+    def __init__(self, code: str, bet: str = "", **params: Any) -> None:
+        kind = REFUSALS.get(code)
+        if bet and kind is not None and "bet" in kind.params:
+            params = {"bet": bet, **params}
+        self.refusal = Refusal(code, params)
+        super().__init__(self.refusal.journal_text())
         self.bet = bet
 
 
@@ -141,13 +154,12 @@ def bets_from_mapping(raw: object, allowed: tuple[str, ...] = ("ante", "pair_plu
             non-negative number of minor units.
     """
     if not isinstance(raw, dict):
-        raise BetError("bets must be an object such as {\"ante\": 100}")
+        raise BetError("bets_not_an_object")
     for key, value in raw.items():
         if key not in allowed:
-            raise BetError(f"unknown bet {key!r} (known: {', '.join(allowed)})", str(key))
+            raise BetError("unknown_bet", str(key), known=", ".join(allowed))
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise BetError(f"bet {key!r} must be a whole, non-negative number of minor "
-                           f"units, got {value!r}", key)
+            raise BetError("bet_not_whole", key, value=repr(value))
     return Bets(**raw)
 
 
@@ -167,28 +179,27 @@ def validate_bets(profile: RuleProfile, bets: Bets, apply_limits: bool = True) -
     for name in ("ante", "play", "pair_plus", "six_card_bonus"):
         v = getattr(bets, name)
         if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-            raise BetError(f"{name} must be a whole, non-negative number of minor units, "
-                           f"got {v!r}", name)
+            raise BetError("amount_not_whole", name, value=repr(v))
     if bets.play and not bets.ante:
-        raise BetError("no Play without an Ante", "play")
+        raise BetError("play_without_ante", "play")
     if bets.play and bets.play != bets.ante:
-        raise BetError(f"Play must equal the Ante ({bets.ante}), got {bets.play}", "play")
+        raise BetError("play_not_ante", "play", ante=bets.ante, play=bets.play)
     if bets.pair_plus and not bets.ante and profile.pair_plus_requires_ante:
-        raise BetError("Pair Plus needs an Ante under these rules", "pair_plus")
+        raise BetError("pair_plus_needs_ante", "pair_plus")
     if bets.six_card_bonus:
         if not profile.offers_six_card_bonus:
-            raise BetError("the 6 Card Bonus is not offered under these rules", "six_card_bonus")
+            raise BetError("six_card_bonus_not_offered", "six_card_bonus")
         if not bets.ante and profile.six_card_bonus_requires_ante:
-            raise BetError("the 6 Card Bonus needs an Ante under these rules", "six_card_bonus")
+            raise BetError("six_card_bonus_needs_ante", "six_card_bonus")
     if not bets.placed:
-        raise BetError("no wager placed", "ante")
+        raise BetError("no_wager_placed", "ante")
     if apply_limits:
         for name in ("ante", "pair_plus", "six_card_bonus"):
             v = getattr(bets, name)
             lim = profile.limits.get(name)
             if v and lim is not None and not lim.min <= v <= lim.max:
-                raise BetError(f"{name} {v} is outside the table limits {lim.min}-{lim.max}",
-                               name)
+                raise BetError("outside_limits", name, amount=v, minimum=lim.min,
+                               maximum=lim.max)
 
 
 def _win(bet: str, stake: int, multiple: int) -> BetResult:
@@ -229,11 +240,11 @@ def settle(profile: RuleProfile, player: Sequence[Card], dealer: Sequence[Card],
     ensure_distinct((*player, *dealer))
     if bets.ante:
         if decision is None:
-            raise BetError("a decision (play or fold) is required with an Ante", "play")
+            raise BetError("decision_needed", "play")
         if decision is Decision.PLAY and not bets.play:
             bets = Bets(bets.ante, bets.pair_plus, bets.six_card_bonus, play=bets.ante)
         elif decision is Decision.FOLD and bets.play:
-            raise BetError("a folded seat has no Play wager", "play")
+            raise BetError("folded_with_play", "play")
     validate_bets(profile, bets, apply_limits)
 
     p = evaluate3(player)

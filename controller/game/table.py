@@ -52,6 +52,7 @@ from controller.game.inputs import (
     journal_body,
 )
 from controller.game.journal import Journal, JournalError
+from controller.game.refusals import Refusal
 from controller.game.table_views import ViewBuilder
 from controller.game.verifier import NO_ANCHOR, JournalVerdict, Progress
 from controller.game.views import DealerView, PlayerView
@@ -67,13 +68,17 @@ class Verdict:
         seq: its journal sequence number (None when it was not journaled).
         kind: the input's type name.
         accepted: True when applied.
-        reason: why it was rejected, else None.
+        reason: why it was rejected (the journal's English), else None.
+        refusal: the rejection's code and typed parameters, for words in the screen's
+            language (:mod:`controller.game.refusals`; a locked table's reason or an
+            input that fails its declaration: English text), else None.
     """
 
     seq: int | None
     kind: str
     accepted: bool
     reason: str | None = None
+    refusal: Refusal | None = None
 
 
 class Clock(Protocol):
@@ -120,6 +125,17 @@ class _Fence:
 
     def __init__(self) -> None:
         self.event = threading.Event()
+
+
+class _Ask(_Fence):
+    """One input whose verdicts someone waits for (set before :attr:`event`)."""
+
+    __slots__ = ("item", "verdicts")
+
+    def __init__(self, item: ShoeEvent | DealerCommand) -> None:
+        super().__init__()
+        self.item = item
+        self.verdicts: list[Verdict] = []
 
 
 class Table:
@@ -259,7 +275,7 @@ class Table:
                     batch = []
                 name = (item.name if isinstance(item, DealerCommand)
                         else getattr(item, "type", type(item).__name__))
-                verdicts.append(Verdict(None, name, False, str(exc)))
+                verdicts.append(Verdict(None, name, False, str(exc), Refusal(str(exc))))
                 continue
             batch.append((kind, body, actor, text))
             if isinstance(item, (ChangePin, ConfigChange)):  # later PINs: the new settings
@@ -273,7 +289,8 @@ class Table:
 
     def _process(self, batch: list[tuple[str, dict[str, Any], str, str]]) -> list[Verdict]:
         if self.locked:
-            return [Verdict(None, k, False, self.locked) for k, _, _, _ in batch]
+            return [Verdict(None, k, False, self.locked, Refusal(self.locked))
+                    for k, _, _, _ in batch]
         g = self.game
         recs = [(k, a, text) for k, _, a, text in batch]
         utc, mono = self.clock.utc(), self.clock.monotonic_ns()
@@ -288,7 +305,8 @@ class Table:
         with self._lock:
             for seq, (kind, body, actor, _) in zip(seqs, batch, strict=True):
                 reason = g.apply(seq, utc, kind, body, actor, mono_ns=mono)
-                out.append(Verdict(seq, kind, reason is None, reason))
+                out.append(Verdict(seq, kind, reason is None, reason,
+                                   g.refusal if reason is not None else None))
             self.version += 1
             self._changed.notify_all()
         if self._subscribers:
@@ -332,7 +350,11 @@ class Table:
                 self.heartbeat = time.monotonic()
                 continue
             batch, fences = [], []
+            ask = None
             while True:
+                if isinstance(item, _Ask):
+                    ask = item  # answered alone, after what came before it
+                    break
                 if isinstance(item, _Fence):
                     fences.append(item)
                 elif item is not None:
@@ -343,14 +365,33 @@ class Table:
                     item = inbox.get_nowait()
                 except queue.Empty:
                     break
-            if batch:
-                try:
-                    self.process(batch)
-                except JournalError:
-                    pass  # locked; views show it
+            for items in (batch, [ask.item] if ask else []):
+                if items:
+                    try:
+                        out = self.process(items)
+                    except JournalError:
+                        out = []  # locked; views show it
+                    if ask is not None and items is not batch:
+                        ask.verdicts = out
             self.heartbeat = time.monotonic()
-            for f in fences:
+            for f in (*fences, *([ask] if ask else [])):
                 f.event.set()
+
+    def ask(self, item: ShoeEvent | DealerCommand,
+            timeout: float = 5.0) -> list[Verdict] | None:
+        """Queue one input and wait until the table thread applied it.
+
+        Args:
+            item: the input.
+            timeout: seconds to wait.
+
+        Returns:
+            Its verdicts (empty when it was not journaled: the table is locked), or None
+            when the table thread did not answer in time.
+        """
+        a = _Ask(item)
+        self.inbox.put(a)
+        return a.verdicts if a.event.wait(timeout) else None
 
     def drain(self, timeout: float = 5.0) -> bool:
         """Wait until everything queued before this call has been processed."""

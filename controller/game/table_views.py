@@ -187,9 +187,9 @@ class ViewBuilder:
                 player_seats.append(v)
                 continue
             cards = tuple(sr.cards)
-            dv = SeatView(seat, dict(sr.bets), cards, sr.hand if shown or g.state is S.SETTLED
-                          else _hand_name(cards), sr.decision, _bet_lines(sr.results),
-                          sr.net, sr.six)
+            # the hand's name from its third card on: dealing, decisions, reveal, settled
+            dv = SeatView(seat, dict(sr.bets), cards, sr.hand or _hand_name(cards),
+                          sr.decision, _bet_lines(sr.results), sr.net, sr.six)
             dealer_seats.append(dv)
             if face_up or g.state is S.SETTLED:
                 player_seats.append(dv)
@@ -251,12 +251,14 @@ class ViewBuilder:
             awaiting_supervisor=_awaiting(g), deck_blocked=bool(deal.blocked),
             recall=recall, meters=st["meters"], paytables=st["paytables"],
             chip_values=g.config.chip_values, version=version, cards_due=cards_due,
-            pause_reason=r.pause.reason if r.pause else None, void_reason=r.void_reason)
+            pause_reason=r.pause.reason if r.pause else None, void_reason=r.void_reason,
+            currency=g.config.currency)
         player = PlayerView(
             table_id=g.config.table_id, round_id=g.round_id, state=state.value,
             seats=tuple(player_seats), dealer_cards=dealer_cards, dealer_hand=dhand,
             dealer_qualifies=dq, banners=pbanners, history=st["history"],
-            paytables=st["paytables"], link_state=g.link_state, version=version)
+            paytables=st["paytables"], link_state=g.link_state, version=version,
+            currency=g.config.currency)
         return dealer, player
 
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from controller.game.numbers import DEFAULT_CURRENCY
+
 HIDDEN_CARD = "??"
 """What stands in a text for a card its audience may not see yet: in no language, as the
 game recall writes a hole card before the reveal."""
@@ -230,6 +232,7 @@ class PlayerView:
         paytables: rules in force with limits and return to player.
         link_state: ``connecting``, ``online``, ``silent`` or ``disconnected``.
         version: increases with every snapshot; a display redraws when it changes.
+        currency: the ISO 4217 code of every amount (minor units), from the configuration.
     """
 
     table_id: str = ""
@@ -244,6 +247,7 @@ class PlayerView:
     paytables: Paytables = field(default_factory=Paytables)
     link_state: str = "connecting"
     version: int = 0
+    currency: str = DEFAULT_CURRENCY
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,6 +286,7 @@ class DealerView:
             ``shoe_restart``, ``alarm``, ``frame_error``, ``shoe_empty``,
             ``interrupted``), or None.
         void_reason: why the round was voided, or None.
+        currency: the ISO 4217 code of every amount (minor units), from the configuration.
     """
 
     table_id: str = ""
@@ -309,3 +314,4 @@ class DealerView:
     cards_due: int = 0
     pause_reason: str | None = None
     void_reason: str | None = None
+    currency: str = DEFAULT_CURRENCY

@@ -12,7 +12,8 @@ import sqlite3
 import subprocess
 import sys
 
-from controller.game.auth import DEMO_PINS
+from controller.game.auth import DEMO_PINS, hash_pin
+from controller.game.inputs import PlaceBet, Reveal
 
 SUP = DEMO_PINS["supervisor"]
 
@@ -63,3 +64,25 @@ def test_control_stdin_refuses_what_fails_the_declaration_and_goes_on(daemons, t
     p = subprocess.run([sys.executable, "-m", "controller.cli", "verify-journal", "--journal",
                         str(journal)], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stdout + p.stderr
+
+
+def test_a_command_the_table_refuses_on_the_control_channel_is_answered_in_words(
+        daemons, tmp_path):
+    """``--control-stdin``: the refusal is logged in the screens' language and money."""
+    config = tmp_path / "table.toml"
+    config.write_text('[table]\nid = "FR-1"\nseats = 2\nrules = "live"\n'
+                      f'[journal]\npath = "{tmp_path / "journal.sqlite3"}"\n'
+                      f'[roles]\nsupervisor = "{hash_pin(SUP)}"\n'
+                      '[display]\nlanguage = "fr"\n', encoding="utf-8")
+    d = daemons(["--config", str(config), "--shoe", "sim://?dialect=native", "--headless",
+                 "--control-stdin"])
+    d.wait_for(r"READY")
+    d.send(PlaceBet.name, seat=1, bet="six_card_bonus", amount=5000)
+    m = d.wait_for(r"WARNING +control: refused place_bet: (.*)$")
+    assert m.group(1) == ("Place 1 : Bonus 6 cartes 50,00 dépasse le maximum de la table "
+                          "25,00")
+    d.send(Reveal.name)  # while bets are open
+    m = d.wait_for(r"WARNING +control: refused reveal: (.*)$")
+    assert m.group(1) == "Révéler est impossible maintenant (Faites vos jeux)"
+    assert "_" not in m.group(1)
+    assert d.stop() == 0
