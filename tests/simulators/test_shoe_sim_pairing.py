@@ -351,10 +351,11 @@ class SimProcess:
     def stop(self) -> str:
         """SIGTERM; the whole of standard error."""
         self.proc.send_signal(signal.SIGTERM)
-        assert self.proc.wait(20) == 0
+        code = self.proc.wait(20)
         self._reader.join(5)
         self.proc.stdout.close()
         self.proc.stderr.close()
+        assert code == 0, "".join(self.err)[-3000:]  # what it said, if it did not stop cleanly
         return "".join(self.err)
 
 
