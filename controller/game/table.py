@@ -284,8 +284,26 @@ class Table:
         if batch:
             verdicts += self._process(batch)
         if flush and self.game.derived and not self.locked:
-            self.journal.write_derived(self.game.take_derived())
+            self._flush_derived()
         return verdicts
+
+    def _flush_derived(self) -> None:
+        """Write the pending derived rows in a commit of their own.
+
+        A failed write (a full disk) locks the table like a failed event write: the rows
+        it held are gone from memory, so no later commit may move ``derived_at`` past
+        them; a restart on a disk with room rebuilds them from the events (R2).
+
+        Raises:
+            JournalError: the write failed (the table is now locked).
+        """
+        try:
+            self.journal.write_derived(self.game.take_derived())
+        except JournalError as exc:
+            self._lock_table(str(exc))
+            with self._changed:
+                self._changed.notify_all()
+            raise
 
     def _process(self, batch: list[tuple[str, dict[str, Any], str, str]]) -> list[Verdict]:
         if self.locked:

@@ -368,3 +368,38 @@ def test_the_daemon_killed_10_times_at_random_instants_then_plays_on(tmp_path):
     assert v["ok"] and v["notes"] == [], (seed, v)
     m = json.loads(threecard("meters", "--journal", journal, "--json").stdout)
     assert m["reconciled"], m
+
+
+class DiskFullOnce(Journal):
+    """A journal whose next derived-rows commit fails as on a full disk."""
+
+    fail_next_derived = False
+
+    def write_derived(self, derived, mark: bool = False) -> None:
+        if self.fail_next_derived:
+            self.fail_next_derived = False
+            from controller.game.journal import JournalError
+            raise JournalError(f"{self.path}: journal write failed: database or disk is full")
+        super().write_derived(derived, mark)
+
+
+def test_a_derived_write_lost_to_a_full_disk_locks_the_table_and_never_the_journal(tmp_path):
+    """The rows a failed derived write held are lost from memory: the table stops there
+    (no later commit may mark them written), and a restart with room rebuilds them."""
+    path = tmp_path / "j.sqlite"
+    j = DiskFullOnce(path)
+    t = Table(j, CONFIG, clock=StepClock())
+    t.process([LinkStatus(state=LinkState.ONLINE), PlaceBet(seat=1, bet="ante", amount=100),
+               NoMoreBets(), *cards("Ah Kh 2c Qd 5d 9c"), Decide(seat=1, decision="play"),
+               Reveal()])
+    j.fail_next_derived = True
+    with pytest.raises(Exception, match="disk is full"):
+        t.process([Settle()])                            # the round's record was in that write
+    assert t.locked and "disk is full" in t.locked
+    assert [v.accepted for v in t.process([NextRound()])] == [False]   # nothing more written
+    t.close()
+    t = Table(path, CONFIG, clock=StepClock(start=100))  # the disk has room again
+    assert t.locked is None
+    assert [r.round_id for r in t.game.recall if r.status == "settled"] == [1]
+    t.close()
+    assert rc.verify(path).ok
