@@ -161,6 +161,7 @@ class Journal:
         self.readonly = readonly
         self.real = self.path if self.path == ":memory:" else real_path(self.path)
         self._lock_fd: int | None = None
+        self._file_lock_fd: int | None = None
         self._anchor: AnchorWriter | None = None
         self._verified: tuple[int, str] = (0, "")
         self.anchor: Anchor | None = None
@@ -538,7 +539,11 @@ class Journal:
         """One writer per journal: a second table on the same file is refused, not raced.
 
         The lock file sits beside the real file, so two paths to one journal (a symlink)
-        take the same lock.
+        take the same lock; the journal file is locked too, so a hard link (another name
+        for the same file) is refused as well.
+
+        Raises:
+            JournalError: another writer holds the journal, or it cannot be opened.
         """
         lock_path = self.real + ".lock"
         try:
@@ -553,9 +558,27 @@ class Journal:
             os.close(fd)
             raise JournalError(f"{self.path}: the journal is in use by another table "
                                f"process (pid {holder}); stop it first") from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            # the journal file itself too: a hard link is another path (and lock file)
+            # to the same file, and flock holds on the file, not on its name (SQLite's own
+            # locks are POSIX record locks, which flock leaves alone)
+            file_fd = os.open(self.real, os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            os.close(fd)
+            raise JournalError(f"{self.path}: cannot open the journal: {exc.strerror}"
+                               ) from None
+        try:
+            fcntl.flock(file_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(file_fd)
+            os.close(fd)
+            raise JournalError(f"{self.path}: the journal file is in use by another table "
+                               "process under another name (a hard link); stop it first"
+                               ) from None
         self._lock_fd = fd
+        self._file_lock_fd = file_fd
 
     def _release_writer_lock(self) -> None:
         """Let another writer in: close the lock's descriptor, which drops the flock.
@@ -565,7 +588,9 @@ class Journal:
         the removal lock the deleted file while a third creates and locks a new one: two
         writers on one journal.
         """
-        if self._lock_fd is not None:
-            with contextlib.suppress(OSError):
-                os.close(self._lock_fd)
-            self._lock_fd = None
+        for name in ("_file_lock_fd", "_lock_fd"):
+            fd = getattr(self, name, None)
+            if fd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+                setattr(self, name, None)

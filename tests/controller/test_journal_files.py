@@ -37,6 +37,25 @@ def simulate(journal: Path | str, rounds: int = 5, **kw) -> subprocess.Completed
 
 
 # ---------------------------------------------------------------- one writer per real file
+def test_a_second_writer_through_a_hard_link_is_refused(tmp_path):
+    """A hard link is another name for the same file (its own lock file beside it): the
+    lock on the journal file itself refuses the second writer."""
+    path = tmp_path / "journal.sqlite3"
+    t = Table(path, CONFIG)
+    link = tmp_path / "hard.sqlite3"
+    os.link(path, link)
+    try:
+        with pytest.raises(JournalError, match="under another name"):
+            Journal(link)
+        p = simulate(link)                                 # the real command, another process
+        assert p.returncode == 2 and "under another name" in p.stderr, p.stderr
+        assert "Traceback" not in p.stderr
+    finally:
+        t.close()
+    p = simulate(link)                                     # once free, the link opens it
+    assert p.returncode == 0, p.stderr
+
+
 def test_a_second_writer_through_a_symlink_is_refused(tmp_path):
     path = tmp_path / "journal.sqlite3"
     (tmp_path / "elsewhere").mkdir()
