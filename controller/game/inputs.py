@@ -128,7 +128,7 @@ def _check_setting(key: str, value: object) -> None:
 Seat = Annotated[int, Meta(ge=MIN_SEATS, le=MAX_SEATS)]
 SeatOrEvery = Annotated[int, Meta(ge=0, le=MAX_SEATS)]
 Amount = Annotated[int, Meta(ge=MIN_AMOUNT, le=MAX_AMOUNT)]
-Pin = Annotated[str, Meta(pattern=f"^[0-9]{{{PIN_MIN_DIGITS},{PIN_MAX_DIGITS}}}$")]
+Pin = Annotated[str, Meta(pattern=f"^[0-9]{{{PIN_MIN_DIGITS},{PIN_MAX_DIGITS}}}\\Z")]
 Reason = Annotated[str, Meta(max_length=MAX_REASON)]
 CardText = Annotated[str, Meta(min_length=2, max_length=MAX_CARD_TEXT)]
 BetName = Literal["ante", "pair_plus", "six_card_bonus"]

@@ -337,6 +337,10 @@ class _Check:
                 self.stop(ProblemKind.DERIVED_MARK, "the record of the event the derived "
                           "tables were written after was deleted")
             upto = last  # a journal from before that record: compared at its end
+        if type(upto) is not int or upto < 0:
+            self.stop(ProblemKind.DERIVED_MARK, f"the record of the event the derived tables "
+                      f"were written after holds {str(upto)[:40]!r}, not an event number: it "
+                      "was changed")
         if upto > last:
             self.stop(ProblemKind.DERIVED_MARK, f"the derived tables were written after event "
                       f"{upto}, but the journal ends at event {last}: events {last + 1} to "

@@ -65,6 +65,7 @@ REFUSED = [
     ('{"command": "config_change", "key": "colour", "value": 1, "pin": "2468"}', "at `$.key`"),
     ('{"command": "decide", "seat": 1, "decision": "maybe"}', "at `$.decision`"),
     ('{"command": "void", "reason": "jam", "pin": "12"}', "at `$.pin`"),
+    ('{"command": "void", "reason": "jam", "pin": "2468\\n"}', "at `$.pin`"),  # digits only
     ('{"command": "settle", "tip": 5}', "unknown field `tip`"),
     ('{"command": "deal"}', "Invalid value 'deal' - at `$.command`"),
     ('{"seat": 1}', "missing required field `command`"),

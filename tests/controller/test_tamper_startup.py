@@ -377,3 +377,12 @@ def test_a_table_name_damaged_in_the_schema_is_not_a_usable_journal(journals, tm
     for check in (lambda: start_up(path, 200), lambda: rc.verify(path)):
         with pytest.raises(JournalError, match="not a usable journal"):
             check()
+
+
+def test_a_derived_mark_that_is_not_a_number_is_a_verdict_not_a_traceback(journals, tmp_path):
+    path = copy_journal(journals["no snapshot"], tmp_path / "j.sqlite3")
+    sql(path, "UPDATE derived_at SET seq = 'abc'")
+    locked, verdict = start_up(path, 200)
+    assert locked and verdict.problem.kind is K.DERIVED_MARK, verdict.summary()
+    out = verify_journal(path)
+    assert not out["ok"] and problems_of(out) == verdict.key()
