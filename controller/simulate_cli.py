@@ -335,9 +335,15 @@ def run(args: argparse.Namespace) -> int:
         player = AutoPlayer(bets=bets, pin=DEMO_PINS["supervisor"])
         shoe = EventShoe(args.seed + table.game.round_id, faults, decks)
         audit = RoundAudit()
-        for rec in table.journal.stored_rounds():  # a resumed run: the rounds before it
-            if rec["status"] in ("settled", "void"):
-                audit.observe(rec)
+        try:
+            for rec in table.journal.stored_rounds():  # a resumed run: the rounds before it
+                if rec["status"] in ("settled", "void"):
+                    audit.observe(rec)
+        except JournalError as exc:  # a record edited past reading: say so, run nothing
+            with contextlib.suppress(JournalError):
+                table.close()
+            print(f"threecard simulate: {exc}", file=sys.stderr)
+            return 1
         t0 = time.perf_counter()
         try:
             played = simulate(table, player, shoe, args.rounds, audit=audit)
