@@ -350,7 +350,9 @@ class _Check:
             self.stop(ProblemKind.DERIVED_MARK, f"the derived tables are marked as written after "
                       f"event {upto}, before the verified snapshot after event {vseq}: the "
                       "mark was changed", upto)
-        first_round = g.round_id
+        # from the first event, every stored round and rejection is compared, even one with
+        # an id or seq no event can have (0 or below: forged)
+        first_round = g.round_id if start else -(2**63)
         open_recs: dict[int, dict[str, Any]] = {}
         seen_rounds: set[int] = set()
         seen_snaps: set[int] = set()
@@ -473,7 +475,7 @@ class _Check:
             self.verified = (seq, seal)
 
     def compare_rejections(self, expected: dict[int, str]) -> None:
-        stored = self.j.rejections(after=self.start)
+        stored = self.j.rejections(after=self.start if self.start else -(2**63))
         for seq in sorted(expected.keys() | stored.keys()):
             want, got = expected.get(seq), stored.get(seq)
             if got == want:

@@ -386,3 +386,19 @@ def test_a_derived_mark_that_is_not_a_number_is_a_verdict_not_a_traceback(journa
     assert locked and verdict.problem.kind is K.DERIVED_MARK, verdict.summary()
     out = verify_journal(path)
     assert not out["ok"] and problems_of(out) == verdict.key()
+
+
+@pytest.mark.parametrize("forge", [
+    "INSERT INTO rounds SELECT 0, 'void', 'supervisor: marked cards', started_utc, "
+    "ended_utc, record FROM rounds WHERE round_id = 1",
+    "INSERT INTO rounds SELECT -5, status, void_reason, started_utc, ended_utc, record "
+    "FROM rounds WHERE round_id = 1",
+    "INSERT INTO rejections VALUES (0, 'forged')",
+], ids=["round 0", "round -5", "rejection at event 0"])
+def test_a_record_no_event_could_have_made_is_caught_by_both(journals, tmp_path, forge):
+    path = copy_journal(journals["no snapshot"], tmp_path / "j.sqlite3")
+    sql(path, forge)
+    locked, verdict = start_up(path, 200)
+    assert locked and not verdict.ok, verdict.summary()
+    out = verify_journal(path)
+    assert not out["ok"] and problems_of(out) == verdict.key()
