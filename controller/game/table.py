@@ -229,8 +229,11 @@ class Table:
                  j.last_hash[:32])
 
     def _lock_table(self, reason: str) -> None:
-        self.locked = reason
-        self.version += 1
+        """Lock the table for good (``reason`` shown) and wake whoever waits for a view."""
+        with self._changed:
+            self.locked = reason
+            self.version += 1
+            self._changed.notify_all()
 
     # ------------------------------------------------------------------ inputs
     def submit(self, item: ShoeEvent | DealerCommand | Tick) -> None:
@@ -301,8 +304,6 @@ class Table:
             self.journal.write_derived(self.game.take_derived())
         except JournalError as exc:
             self._lock_table(str(exc))
-            with self._changed:
-                self._changed.notify_all()
             raise
 
     def _process(self, batch: list[tuple[str, dict[str, Any], str, str]]) -> list[Verdict]:
@@ -316,8 +317,6 @@ class Table:
             seqs = self.journal.append(utc, mono, recs, g.take_derived())
         except JournalError as exc:
             self._lock_table(str(exc))
-            with self._changed:
-                self._changed.notify_all()
             raise
         out = []
         with self._lock:
