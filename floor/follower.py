@@ -29,7 +29,16 @@ from controller.game.anchor import GENESIS
 from controller.game.engine import Game
 from controller.game.journal import Journal
 from controller.game.recall import as_recalled
+from controller.game.records import RoundRecord
 from controller.game.replay import ReplayError, start_state
+from floor.messages import (
+    Alarm,
+    EventMessage,
+    Message,
+    MetersMessage,
+    RoundMessage,
+    StateMessage,
+)
 
 PAGE = 500
 """Events read and replayed per :meth:`Follower.poll`."""
@@ -47,15 +56,18 @@ class Outgoing:
 
     Attributes:
         seq: the journal event it comes from (the cursor passes it once acknowledged).
-        name: its topic name (``round``, ``event``, ``meters``, ``state``).
-        body: the payload, without the table id, journal and send time.
+        body: the payload (its ``name`` is the topic's), without its send time.
         retain: the broker keeps it for new subscribers (``meters``, ``state``).
     """
 
     seq: int
-    name: str
-    body: dict[str, Any]
+    body: Message
     retain: bool = False
+
+    @property
+    def name(self) -> str:
+        """The topic name: ``round``, ``event``, ``meters`` or ``state``."""
+        return self.body.name
 
 
 class Follower:
@@ -63,6 +75,7 @@ class Follower:
 
     Args:
         path: the journal file (a running table's: its write-ahead log is read too).
+        table_id: the table's id, which every message carries.
         after: make messages for the events after this one.
         rounds_from: a resend: only ``round`` messages, for rounds from this id on, and
             only up to event ``until``; None: the live feed (every topic).
@@ -77,8 +90,9 @@ class Follower:
         ReplayError: a snapshot or an event cannot be replayed (a broken journal).
     """
 
-    def __init__(self, path: str | Path, after: int = 0, rounds_from: int | None = None,
-                 until: int | None = None) -> None:
+    def __init__(self, path: str | Path, table_id: str, after: int = 0,
+                 rounds_from: int | None = None, until: int | None = None) -> None:
+        self.table_id = table_id
         self.journal = Journal(path, readonly=True)
         self.db = self.journal.db
         self.db.execute("COMMIT")  # the reader's own transaction: one per read from now on
@@ -191,9 +205,10 @@ class Follower:
                 self.pairs[rid] = (seq, h)
                 self.last_round = max(self.last_round, rid)
                 if report and (self.live or rid >= self.rounds_from):
-                    out.append(Outgoing(seq, "round", {
-                        "round_id": rid, "seq": seq, "hash": h, "prev_seq": prev[0],
-                        "prev_hash": prev[1], "record": as_recalled(rec, self.first_utc)}))
+                    out.append(Outgoing(seq, RoundMessage(
+                        table=self.table_id, journal=self.genesis, round_id=rid, seq=seq,
+                        hash=h, prev_seq=prev[0], prev_hash=prev[1],
+                        record=RoundRecord.from_dict(as_recalled(rec, self.first_utc)))))
                     rounds_closed = True
             if self.live:
                 out += self._events(seq, h, kind, actor, reason, report)
@@ -206,10 +221,10 @@ class Follower:
 
     def latest(self, meters: bool = True) -> list[Outgoing]:
         """The retained messages of the newest event replayed: ``meters`` and ``state``."""
-        out = [Outgoing(self.position, "meters", {"seq": self.position,
-                                                  "meters": self.game.meters_dict()},
-                        retain=True)] if meters else []
-        return out + [Outgoing(self.position, "state", self.state(), retain=True)]
+        out = [Outgoing(self.position, MetersMessage(
+            table=self.table_id, journal=self.genesis, seq=self.position,
+            meters=self.game.meters_dict()), retain=True)] if meters else []
+        return out + [Outgoing(self.position, self.state(), retain=True)]
 
     def _events(self, seq: int, h: str, kind: str, actor: str, reason: str | None,
                 report: bool) -> list[Outgoing]:
@@ -219,28 +234,30 @@ class Follower:
         if notes != self._notes:
             for name, note in notes.items():
                 if self._notes.get(name) != note and report:
-                    out.append(Outgoing(seq, "event", {
-                        "seq": seq, "hash": h, "round_id": self.game.round_id, "kind": name,
-                        "severity": note.severity, "message": note.message,
-                        "action": note.action, "params": dict(note.params), "input": kind,
-                        "actor": actor}))
+                    out.append(Outgoing(seq, EventMessage(
+                        table=self.table_id, journal=self.genesis, seq=seq, hash=h,
+                        round_id=self.game.round_id, kind=name, severity=note.severity,
+                        message=note.message, action=note.action, params=dict(note.params),
+                        input=kind, actor=actor)))
             self._notes = dict(notes)
         if actor in ROLES and report:
-            out.append(Outgoing(seq, "event", {
-                "seq": seq, "hash": h, "round_id": self.game.round_id, "kind": "role_action",
-                "severity": "info" if reason is None else "warning", "input": kind,
-                "actor": actor, "accepted": reason is None, "reason": reason}))
+            out.append(Outgoing(seq, EventMessage(
+                table=self.table_id, journal=self.genesis, seq=seq, hash=h,
+                round_id=self.game.round_id, kind="role_action",
+                severity="info" if reason is None else "warning", input=kind, actor=actor,
+                accepted=reason is None, reason=reason)))
         return out
 
-    def state(self) -> dict[str, Any]:
+    def state(self) -> StateMessage:
         """The ``state`` payload: the newest finished round and what the table shows."""
         g = self.game
         seq, h = self.pairs.get(self.last_round, (0, GENESIS))
-        return {"seq": self.position, "last_round": self.last_round, "last_round_seq": seq,
-                "last_round_hash": h, "round_in_play": g.round_id, "round_state": g.state.value,
-                "open_alarms": [{"kind": k, "severity": n.severity, "message": n.message}
-                                for k, n in sorted(g.notes.items())
-                                if n.severity in ALARM_SEVERITIES]}
+        return StateMessage(
+            table=self.table_id, journal=self.genesis, seq=self.position,
+            last_round=self.last_round, last_round_seq=seq, last_round_hash=h,
+            round_in_play=g.round_id, round_state=g.state.value,
+            open_alarms=[Alarm(k, n.severity, n.message) for k, n in sorted(g.notes.items())
+                         if n.severity in ALARM_SEVERITIES])
 
     def close(self) -> None:
         """Close the journal reader."""

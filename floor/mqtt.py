@@ -7,7 +7,6 @@ publish it refused (an ACL) from one it took.
 
 from __future__ import annotations
 
-import json
 import ssl
 from dataclasses import dataclass
 from pathlib import Path
@@ -140,33 +139,25 @@ class FloorSettings:
         c.reconnect_delay_set(min_delay=1, max_delay=5)
         return c
 
-    def connect(self, client: mqtt.Client, *, clean_start: bool,
-                session_expiry_s: int = 0) -> None:
-        """Open the connection (blocking while the socket connects; CONNACK comes later).
+    def connect(self, client: mqtt.Client, *, clean_start: bool, session_expiry_s: int = 0,
+                wait: bool = True) -> None:
+        """Open the connection (CONNACK comes later, to ``on_connect``).
+
+        Args:
+            client: a client from :meth:`client`.
+            clean_start: start a new session (the table's), or resume one (the recorder's).
+            session_expiry_s: how long the broker keeps the session while disconnected.
+            wait: connect the socket now (else paho's network loop does, and retries).
 
         Raises:
-            OSError: the broker cannot be reached (refused, unreachable, TLS handshake).
+            OSError: ``wait`` and the broker cannot be reached (refused, unreachable, TLS).
         """
         _, host, port = parse_broker_url(self.broker)
         props = Properties(PacketTypes.CONNECT)
         if session_expiry_s:
             props.SessionExpiryInterval = session_expiry_s
-        client.connect(host, port, keepalive=KEEPALIVE_S, clean_start=clean_start,
-                       properties=props)
-
-
-def encode(body: dict[str, Any]) -> bytes:
-    """A payload: compact JSON, UTF-8."""
-    return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
-
-
-def decode(payload: bytes) -> dict[str, Any] | None:
-    """A payload read back, or None when it is not a JSON object."""
-    try:
-        body = json.loads(payload)
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        return None
-    return body if isinstance(body, dict) else None
+        (client.connect if wait else client.connect_async)(
+            host, port, keepalive=KEEPALIVE_S, clean_start=clean_start, properties=props)
 
 
 def settings_from(config: Any) -> FloorSettings:

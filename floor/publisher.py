@@ -32,12 +32,14 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 from paho.mqtt.client import MQTT_ERR_SUCCESS
 
 from controller.game.journal import JournalError
 from controller.game.replay import ReplayError
 from floor.follower import PAGE, Follower, Outgoing
-from floor.mqtt import FloorSettings, decode, encode
+from floor.messages import Message, ResendRequest, StatusMessage, decode, encode
+from floor.mqtt import FloorSettings
 from floor.outbox import Outbox
 
 log = logging.getLogger("threecard.floor")
@@ -153,10 +155,10 @@ class FloorPublisher:
         try:
             outbox = Outbox(self.path)
             cursor, journal = outbox.read()
-            follower = Follower(self.path, after=cursor)
+            follower = Follower(self.path, self.table_id, after=cursor)
             if journal and journal != follower.genesis:  # another journal's cursor
                 follower.close()
-                cursor, follower = 0, Follower(self.path)
+                cursor, follower = 0, Follower(self.path, self.table_id)
         except (JournalError, ReplayError, OSError) as exc:
             log.error("floor: cannot read the journal %s: %s; no floor feed", self.path, exc)
             return
@@ -247,8 +249,8 @@ class FloorPublisher:
             return
         s = self.settings
         c = s.client(self.client_id, table_id=self.table_id, reconnect_on_failure=False)
-        c.will_set(s.topic(self.table_id, "status"), self._payload({"status": "offline"}),
-                   qos=1, retain=True)
+        c.will_set(s.topic(self.table_id, "status"), self._status("offline"), qos=1,
+                   retain=True)
         c.max_inflight_messages_set(WINDOW)
         c.on_connect = lambda cl, _u, _f, rc, _p: self._post("connect", cl, rc)
         c.on_disconnect = lambda cl, _u, _f, rc, _p: self._post("lost", cl, rc)
@@ -295,8 +297,7 @@ class FloorPublisher:
         self._quiet.discard("connect")
         log.info("floor: connected to %s as %s", self.settings.broker, self.client_id)
         s, c = self.settings, self._client
-        c.publish(s.topic(self.table_id, "status"), self._payload({"status": "online"}),
-                  qos=1, retain=True)
+        c.publish(s.topic(self.table_id, "status"), self._status("online"), qos=1, retain=True)
         c.subscribe(s.topic(self.table_id, "resend"), qos=1)
         for e in (*self._resent, *self._live):
             e.mid = None  # everything not acknowledged goes again, in order
@@ -333,15 +334,15 @@ class FloorPublisher:
         self._moved_cursor()
 
     def _on_message(self, m: Any) -> None:
-        body = decode(m.payload)
-        from_round = body.get("from_round") if body else None
-        if not isinstance(from_round, int) or isinstance(from_round, bool) or from_round < 1:
-            log.warning("floor: resend request refused: expected {\"journal\": ..., "
-                        "\"from_round\": N >= 1}, got %r", m.payload[:200])
+        try:
+            ask = decode(ResendRequest.name, m.payload)
+        except ValueError as exc:
+            log.warning("floor: resend request refused: %s", exc)
             return
-        if body.get("journal") != self.genesis:
+        from_round = ask.from_round
+        if ask.journal != self.genesis:
             log.info("floor: resend asked for another journal (%s): not this table's",
-                     str(body.get("journal"))[:16])
+                     ask.journal[:16])
             return
         r = self._resend
         if r is not None and r.rounds_from <= from_round:
@@ -350,15 +351,20 @@ class FloorPublisher:
             r.close()
         log.info("floor: the floor asks for rounds from %d again", from_round)
         try:
-            self._resend = Follower(self.path, rounds_from=from_round,
+            self._resend = Follower(self.path, self.table_id, rounds_from=from_round,
                                     until=self.follower.position)
         except (JournalError, ReplayError) as exc:
             log.error("floor: cannot read the journal to send rounds again: %s", exc)
             self._resend = None
 
-    def _payload(self, body: dict[str, Any]) -> bytes:
-        return encode({"table": self.table_id, "journal": self.genesis, **body,
-                       "sent_us": time.time_ns() // 1000})
+    def _status(self, status: str) -> bytes:
+        return self._payload(StatusMessage(table=self.table_id, journal=self.genesis,
+                                           status=status))
+
+    @staticmethod
+    def _payload(body: Message) -> bytes:
+        """The payload of a message, stamped with the time it is sent."""
+        return encode(msgspec.structs.replace(body, sent_us=time.time_ns() // 1000))
 
     def _send(self) -> bool:
         """Publish the messages not in flight, resent rounds first, up to the window."""
@@ -387,7 +393,7 @@ class FloorPublisher:
         if c is not None:
             if self.connected:
                 info = c.publish(self.settings.topic(self.table_id, "status"),
-                                 self._payload({"status": "offline"}), qos=1, retain=True)
+                                 self._status("offline"), qos=1, retain=True)
                 try:
                     info.wait_for_publish(1.0)
                 except (RuntimeError, ValueError):
