@@ -136,7 +136,7 @@ class FloorSettings:
                           keyfile=self.client_key or None, cert_reqs=ssl.CERT_REQUIRED)
             except (OSError, ssl.SSLError, ValueError) as exc:
                 raise FloorError(f"floor TLS files: {exc}") from None
-        c.reconnect_delay_set(min_delay=1, max_delay=5)
+        c.reconnect_delay_set(min_delay=1, max_delay=2)
         return c
 
     def connect(self, client: mqtt.Client, *, clean_start: bool, session_expiry_s: int = 0,

@@ -50,7 +50,7 @@ AHEAD = 2000
 """Messages made from the journal and not yet acknowledged, at most, per follower."""
 SAVE_EVERY_S = 0.5
 """The cursor is written at most this often (and when the feed stops)."""
-RETRY_S = (0.25, 5.0)
+RETRY_S = (0.25, 2.0)
 """Seconds before connecting again: the first wait, and the longest (it doubles)."""
 IDLE_POLL_S = 0.5
 """With nothing to do, the journal is read again at least this often."""
