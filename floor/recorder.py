@@ -276,10 +276,20 @@ def serve(settings: FloorSettings, store_path: str, client_id: str = "threecard-
 
     client.on_connect, client.on_message = on_connect, on_message
     client.on_disconnect = on_disconnect
-    settings.connect(client, clean_start=False, session_expiry_s=SESSION_EXPIRY_S,
-                     wait=False)
-    client.loop_start()
     log.info("floor: recorder storing to %s from %s", store_path, settings.broker)
+    wait_s = 0.5
+    while True:  # the first connection here, so that why it fails is said
+        try:
+            settings.connect(client, clean_start=False, session_expiry_s=SESSION_EXPIRY_S)
+            break
+        except OSError as exc:
+            log.warning("floor: broker %s unreachable (%s); trying again", settings.broker,
+                        exc)
+        if stop.wait(wait_s):
+            store.close()
+            return 0
+        wait_s = min(wait_s * 2, 5.0)
+    client.loop_start()  # from here paho's network loop reconnects by itself
     try:
         while not stop.wait(CHECK_EVERY_S):
             with lock:
