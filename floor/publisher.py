@@ -104,6 +104,7 @@ class FloorPublisher:
         self._stop = threading.Event()
         self._drain_until = 0.0
         self._client: Any = None
+        self._unreachable = False  # the last attempt to connect failed
         self._retry_at = 0.0
         self._retry_s = RETRY_S[0]
         self._saved_at = 0.0
@@ -121,7 +122,10 @@ class FloorPublisher:
         self._wake.set()
 
     def stop(self, drain_s: float | None = None) -> None:
-        """Stop: send what is left while connected, set ``status`` offline, keep the cursor.
+        """Stop: send what is left, set ``status`` offline, keep the cursor.
+
+        What is left is sent for up to ``drain_s`` seconds, unless the broker cannot be
+        reached (then at once: the journal keeps it for the next start).
 
         Args:
             drain_s: seconds allowed for sending what is left (default :attr:`drain_s`).
@@ -172,7 +176,7 @@ class FloorPublisher:
         try:
             while True:
                 busy = self._step(outbox)
-                if self._stop.is_set() and (not self.connected or self._drained()
+                if self._stop.is_set() and (self._drained() or self._unreachable
                                             or time.monotonic() >= self._drain_until):
                     break
                 if not busy:
@@ -245,7 +249,7 @@ class FloorPublisher:
         self._wake.set()
 
     def _keep_connected(self) -> None:
-        if self._client is not None or self._stop.is_set() or time.monotonic() < self._retry_at:
+        if self._client is not None or time.monotonic() < self._retry_at:
             return
         s = self.settings
         c = s.client(self.client_id, table_id=self.table_id, reconnect_on_failure=False)
@@ -261,6 +265,7 @@ class FloorPublisher:
         except (OSError, ValueError) as exc:
             self._warn("connect", "floor: broker %s unreachable (%s); the journal keeps the "
                        "feed, trying again", s.broker, exc)
+            self._unreachable = True
             self._later()
             return
         c.loop_start()
@@ -293,6 +298,7 @@ class FloorPublisher:
             self._retry_s = RETRY_S[1]
             return  # the broker closes it: "lost" follows
         self.connected = True
+        self._unreachable = False
         self._retry_s = RETRY_S[0]
         self._quiet.discard("connect")
         log.info("floor: connected to %s as %s", self.settings.broker, self.client_id)
@@ -311,6 +317,7 @@ class FloorPublisher:
             log.warning("floor: connection to %s lost (%s); the journal keeps the feed",
                         self.settings.broker, rc)
         self.connected = False
+        self._unreachable = True
         self._by_mid.clear()
         for e in (*self._resent, *self._live):
             e.mid = None
