@@ -17,6 +17,7 @@ from pathlib import Path
 from controller.game.inputs import STARTUP
 from controller.game.journal import Journal
 from controller.game.recall import as_recalled
+from floor.follower import FINISHED
 from floor.store import Store
 
 
@@ -82,8 +83,8 @@ def _compare(j: Journal, store: Store) -> FloorVerdict:
     first = j.db.execute("SELECT hash, utc FROM events WHERE seq = 1").fetchone()
     genesis, first_utc = first if first else ("", "")
     journals = store.journals(table)
-    finished = j.db.execute("SELECT MAX(round_id) FROM rounds WHERE status IN "
-                            "('settled', 'void')").fetchone()[0] or 0
+    finished = j.db.execute("SELECT MAX(round_id) FROM rounds WHERE status IN (?, ?)",
+                            FINISHED).fetchone()[0] or 0
     if genesis not in journals:
         if not journals:
             if finished == 0:
