@@ -79,19 +79,20 @@ def wait_until(cond: Callable[[], Any], timeout: float, what: str, every: float 
 class Broker:
     """Mosquitto with a generated configuration on a loopback port."""
 
-    def __init__(self, folder: Path, lines: list[str], tls: bool) -> None:
+    def __init__(self, folder: Path, lines: list[str], tls: bool, port: int | None = None
+                 ) -> None:
         self.folder = folder
-        self.port = free_port()
+        self.port = port or free_port()
         self.tls = tls
         self.conf = folder / "mosquitto.conf"
-        # as root mosquitto drops to a user of its own, which cannot read the test's files
-        user = pwd.getpwuid(os.getuid()).pw_name
         tls_files = [f"cafile {folder / 'ca.pem'}", f"certfile {folder / 'broker.pem'}",
                      f"keyfile {folder / 'broker.key'}"] if tls else []
+        listener = [] if port else [f"listener {self.port} 127.0.0.1", *tls_files]
+        # as root mosquitto drops to a user of its own, which cannot read the test's files
+        user = pwd.getpwuid(os.getuid()).pw_name
         self.conf.write_text("\n".join([
             f"user {user}", "per_listener_settings false", "persistence false",
-            "max_queued_messages 100000", *lines, f"listener {self.port} 127.0.0.1",
-            *tls_files]) + "\n")
+            "max_queued_messages 100000", *lines, *listener]) + "\n")
         self.proc: subprocess.Popen | None = None
 
     @property
@@ -167,10 +168,13 @@ class Floor:
         self.brokers: list[Broker] = []
         self.procs: list[Proc] = []
 
-    def broker(self, lines: list[str] | None = None, tls: bool = False) -> Broker:
+    def broker(self, lines: list[str] | None = None, tls: bool = False,
+               port: int | None = None) -> Broker:
+        """A broker (not started); ``port``: its ``lines`` open their own listeners."""
         folder = self.folder / f"broker{len(self.brokers)}"
         folder.mkdir()
-        b = Broker(folder, lines if lines is not None else ["allow_anonymous true"], tls)
+        b = Broker(folder, lines if lines is not None else ["allow_anonymous true"], tls,
+                   port)
         self.brokers.append(b)
         return b
 
@@ -200,6 +204,8 @@ class Floor:
             subprocess.run([MOSQUITTO_PASSWD, *(["-c"] if i == 0 else []), "-b", str(path),
                             user, password], check=True, capture_output=True, timeout=30)
         return path
+
+    free_port = staticmethod(free_port)
 
     @staticmethod
     def finished(journal: Path) -> list[dict]:

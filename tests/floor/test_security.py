@@ -4,7 +4,9 @@ The broker runs with the ACL shipped in systemd/mosquitto-threecard.acl and a pa
 file made by ``mosquitto_passwd``: a table logged in as itself cannot publish as another
 table (the broker refuses it: PUBACK "Not authorized"), nor ask another table to resend;
 a wrong password and no password are refused; the recorder reads every table. Then a
-whole feed runs over TLS (``mqtts://``) with those credentials: a table whose ``[floor]``
+whole feed runs over TLS (``mqtts://``), the broker on the shipped configuration
+(systemd/mosquitto-threecard.conf, its files made here), with those credentials: a table
+whose ``[floor]``
 names the CA that signed the broker's certificate (and its password file, its user being
 its table id) reaches the recorder; a recorder trusting another CA refuses the broker and
 says why.
@@ -161,14 +163,34 @@ def _secret(path: Path, text: str) -> Path:
     return path
 
 
+def _shipped_conf(floor, folder: Path, port: int) -> list[str]:
+    """systemd/mosquitto-threecard.conf, its files in ``folder``, on loopback ports."""
+    text = (ACL.parent / "mosquitto-threecard.conf").read_text()
+    for shipped, here in (("/etc/mosquitto/threecard.passwd", floor.passwords(**PASSWORDS)),
+                          ("/etc/mosquitto/threecard.acl", ACL),
+                          ("/etc/mosquitto/certs/floor-ca.pem", folder / "ca.pem"),
+                          ("/etc/mosquitto/certs/broker.pem", folder / "broker.pem"),
+                          ("/etc/mosquitto/certs/broker.key", folder / "broker.key"),
+                          ("/var/lib/mosquitto/", f"{folder}/"),
+                          ("listener 8883", f"listener {port} 127.0.0.1"),
+                          ("listener 1883 127.0.0.1", f"listener {floor.free_port()} 127.0.0.1")):
+        assert shipped in text, shipped
+        text = text.replace(shipped, str(here))
+    return text.splitlines()
+
+
 def test_a_feed_over_tls_with_per_table_credentials(floor, tmp_path):
-    broker = _secured(floor, tls=True)
+    # the broker runs the shipped configuration: TLS, password file, ACL, persistence
+    port = floor.free_port()
+    folder = tmp_path / "certs"
+    folder.mkdir()
+    broker = floor.broker(_shipped_conf(floor, folder, port), tls=True, port=port)
     ca_key, ca = _ca("floor test CA")
     _, other = _ca("another CA")
     key, cert = _server(ca_key, ca)
-    ca_file = _pem(broker.folder / "ca.pem", cert=ca)
-    _pem(broker.folder / "broker.pem", cert=cert)
-    _pem(broker.folder / "broker.key", key=key)
+    ca_file = _pem(folder / "ca.pem", cert=ca)
+    _pem(folder / "broker.pem", cert=cert)
+    _pem(folder / "broker.key", key=key)
     wrong_ca = _pem(tmp_path / "other-ca.pem", cert=other)
     broker.start()
     assert broker.url.startswith("mqtts://localhost:")
