@@ -14,6 +14,7 @@ import logging
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -108,29 +109,36 @@ def _serve(args: argparse.Namespace) -> int:
         return _fail(exc)
 
 
-def _open(path: str) -> Any:
+def _read(path: str, what: Callable[[Any], Any]) -> Any:
+    """``what(store)`` on the store opened read-only.
+
+    Raises:
+        StoreError: the store cannot be opened or read.
+    """
     from floor.store import Store
 
-    return Store(path, readonly=True)
+    store = Store(path, readonly=True)
+    try:
+        return what(store)
+    finally:
+        store.close()
 
 
 def _rounds(args: argparse.Namespace) -> int:
     from floor.store import StoreError
 
+    def read(store: Any) -> tuple[list[str], list[dict[str, Any]]]:
+        journals = [j for j in store.journals(args.table)
+                    if j.startswith((args.journal or "").lower())]
+        return journals, store.rounds(args.table, journals[-1], args.last) if journals else []
+
     try:
-        store = _open(args.store)
+        journals, rounds = _read(args.store, read)
     except StoreError as exc:
         return _fail(exc)
-    try:
-        journals = store.journals(args.table)
-        if args.journal:
-            journals = [j for j in journals if j.startswith(args.journal.lower())]
-        if not journals:
-            return _fail(ValueError(f"the floor holds no round of table {args.table}"
-                                    + (f" in journal {args.journal}" if args.journal else "")))
-        rounds = store.rounds(args.table, journals[-1], args.last)
-    finally:
-        store.close()
+    if not journals:
+        return _fail(ValueError(f"the floor holds no round of table {args.table}"
+                                + (f" in journal {args.journal}" if args.journal else "")))
     if args.json:
         print(json.dumps(rounds))
     else:
@@ -145,13 +153,9 @@ def _status(args: argparse.Namespace) -> int:
     from floor.store import StoreError
 
     try:
-        store = _open(args.store)
+        rows = _read(args.store, lambda store: floor_status(store, datetime.now(UTC)))
     except StoreError as exc:
         return _fail(exc)
-    try:
-        rows = floor_status(store, datetime.now(UTC))
-    finally:
-        store.close()
     if args.json:
         print(json.dumps([r.to_dict() for r in rows]))
     else:

@@ -112,20 +112,22 @@ class FloorSettings:
             raise FloorError("floor client_cert and client_key go together")
         self.password()
 
-    def client(self, client_id: str, *, table_id: str = "",
-               reconnect_on_failure: bool = True) -> mqtt.Client:
+    def client(self, client_id: str, *, table_id: str = "", reconnect_on_failure: bool = True,
+               manual_ack: bool = False) -> mqtt.Client:
         """A paho client (MQTT 5) with TLS and credentials set, not connected.
 
         Args:
             client_id: the client identifier (one per table, one per recorder).
             table_id: the table's id: the user when none is set and a password is.
             reconnect_on_failure: let paho's network loop reconnect by itself.
+            manual_ack: acknowledge a message received only when ``client.ack`` is called.
 
         Raises:
             FloorError: a file cannot be read or TLS cannot be set up with it.
         """
         c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id,
-                        protocol=mqtt.MQTTv5, reconnect_on_failure=reconnect_on_failure)
+                        protocol=mqtt.MQTTv5, reconnect_on_failure=reconnect_on_failure,
+                        manual_ack=manual_ack)
         password = self.password()
         user = self.username or (table_id if password is not None else "")
         if user:

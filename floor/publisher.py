@@ -294,13 +294,16 @@ class FloorPublisher:
 
     def _on_connect(self, rc: Any) -> None:
         if rc.is_failure:
-            log.error("floor: broker %s refused the connection: %s", self.settings.broker, rc)
+            log.log(logging.DEBUG if "refused" in self._quiet else logging.ERROR,
+                    "floor: broker %s refused the connection of table %s: %s (check its "
+                    "user and password)", self.settings.broker, self.table_id, rc)
+            self._quiet.add("refused")
             self._retry_s = RETRY_S[1]
             return  # the broker closes it: "lost" follows
         self.connected = True
         self._unreachable = False
         self._retry_s = RETRY_S[0]
-        self._quiet.discard("connect")
+        self._quiet -= {"connect", "refused"}
         log.info("floor: connected to %s as %s", self.settings.broker, self.client_id)
         s, c = self.settings, self._client
         c.publish(s.topic(self.table_id, "status"), self._status("online"), qos=1, retain=True)

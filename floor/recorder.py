@@ -21,12 +21,14 @@ marked broken, logged at error, and ``threecard floor status`` shows it.
 :func:`serve` connects it to the broker with a persistent session (the broker keeps the
 messages of a recorder that is down), subscribes to every table, and checks every series
 four times a second. Each message is committed to the store before its acknowledgement
-goes back to the broker.
+goes back to the broker (paho's manual acknowledgement): a store that cannot be written
+stops the recorder with what it could not store still held by the broker.
 """
 
 from __future__ import annotations
 
 import logging
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -238,7 +240,8 @@ def serve(settings: FloorSettings, store_path: str, client_id: str = "threecard-
         stop: set to stop.
 
     Returns:
-        0 after a clean stop.
+        0 after a clean stop, 1 when the store cannot be written (what was not stored is
+        not acknowledged: the broker keeps it for the next start).
 
     Raises:
         StoreError: the store cannot be opened.
@@ -248,7 +251,8 @@ def serve(settings: FloorSettings, store_path: str, client_id: str = "threecard-
     stop = stop or threading.Event()
     store = Store(store_path)
     lock = threading.Lock()
-    client = settings.client(client_id)
+    failed: list[str] = []
+    client = settings.client(client_id, manual_ack=True)
 
     def ask(table: str, req: ResendRequest) -> None:
         client.publish(settings.topic(table, "resend"), encode(req), qos=1)
@@ -263,12 +267,17 @@ def serve(settings: FloorSettings, store_path: str, client_id: str = "threecard-
                  client_id, "resumed" if flags.session_present else "new")
         c.subscribe([(settings.wildcard(n), 1) for n in SUBSCRIBED])
 
-    def on_message(_c, _u, m) -> None:  # noqa: ANN001
+    def on_message(c, _u, m) -> None:  # noqa: ANN001
         where = settings.split(m.topic)
-        if where is None or where[1] not in SUBSCRIBED:
-            return
-        with lock:
-            recorder.on_message(where[0], where[1], m.payload)
+        if where is not None and where[1] in SUBSCRIBED:
+            try:
+                with lock:
+                    recorder.on_message(where[0], where[1], m.payload)
+            except sqlite3.Error as exc:  # not acknowledged: the broker keeps it for us
+                failed.append(f"the store {store_path} cannot be written: {exc}")
+                stop.set()
+                return
+        c.ack(m.mid, m.qos)  # stored (or refused for good): the broker may drop it
 
     def on_disconnect(_c, _u, _f, rc, _p) -> None:  # noqa: ANN001
         if not stop.is_set():
@@ -294,6 +303,8 @@ def serve(settings: FloorSettings, store_path: str, client_id: str = "threecard-
         while not stop.wait(CHECK_EVERY_S):
             with lock:
                 recorder.check()
+    except sqlite3.Error as exc:
+        failed.append(f"the store {store_path} cannot be read: {exc}")
     finally:
         client.disconnect()
         client.loop_stop()
@@ -301,4 +312,6 @@ def serve(settings: FloorSettings, store_path: str, client_id: str = "threecard-
             store.close()
         log.info("floor: recorder stopped: %s", ", ".join(f"{v} {k}" for k, v in
                                                           recorder.counts.items()))
-    return 0
+    for why in failed[:1]:
+        log.error("floor: recorder stopped: %s", why)
+    return 1 if failed else 0
