@@ -112,8 +112,9 @@ class Follower:
         finally:
             self._end_read()
         self._notes = dict(self.game.notes)
-        while self.position < after and self.poll(min(PAGE * 20, after - self.position)):
-            pass  # rebuild up to the cursor: nothing is made for these events
+        while self.position < after:  # rebuild up to the cursor: nothing is made for these
+            if self.poll(min(PAGE * 20, after - self.position)) is None:
+                break
 
     @property
     def live(self) -> bool:
