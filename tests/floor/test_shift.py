@@ -19,8 +19,8 @@ import time
 from datetime import datetime
 
 OUTAGE_S = 20.0
-BEFORE_S = 5.0
-PACE_MS = 20  # about four rounds a second with two seats
+BEFORE_S = 10.0  # the pace before the outage: from round 2 on, the recorder joining
+PACE_MS = 80  # a round about every second with two seats: the pace, not the CPU, sets it
 
 
 def _rate(rounds: list[dict], t0: float, t1: float) -> float:
@@ -41,6 +41,7 @@ def test_three_tables_through_a_broker_outage_and_a_recorder_crash(floor, tmp_pa
     tables = {t: floor.table(broker, t, journals[t], PACE_MS) for t in ids}
     for t in ids:
         tables[t].wait_for(r"round 2: dealer", 60)
+    before = time.time()  # the pace is measured from here to the outage
 
     # the recorder never heard rounds 1-2: the retained state names them, it asks
     recorder = floor.recorder(broker, store)
@@ -49,8 +50,7 @@ def test_three_tables_through_a_broker_outage_and_a_recorder_crash(floor, tmp_pa
     _wait_caught_up(floor, store, journals, 20)
 
     # the broker dies, and everything it held with it, for OUTAGE_S seconds
-    before = time.time()
-    time.sleep(BEFORE_S)
+    time.sleep(max(0.0, before + BEFORE_S - time.time()))
     killed = time.time()
     broker.kill()
     time.sleep(OUTAGE_S)
@@ -84,8 +84,9 @@ def test_three_tables_through_a_broker_outage_and_a_recorder_crash(floor, tmp_pa
     # the table never waited for the floor: its pace held while the broker was down
     rounds = floor.finished(journals["TCP-03"])
     rate_before, rate_during = _rate(rounds, before, killed), _rate(rounds, killed, back)
+    print(f"pace before the outage {rate_before:.3f} rounds/s, during it {rate_during:.3f}")
     assert rate_during >= 0.9 * rate_before, (rate_before, rate_during)
-    assert rate_before > 1.0  # the table was dealing at all
+    assert rate_before > 0.5  # the table was dealing at all
 
 
 def _wait_caught_up(floor, store, journals, timeout: float, exact: bool = False) -> None:
