@@ -199,10 +199,13 @@ def main() -> int:
     p.add_argument("--tables", type=int, default=50)
     p.add_argument("--seconds", type=float, default=None)
     p.add_argument("--round-ms", type=int, default=200)
-    p.add_argument("--workers", type=int, default=5)
+    p.add_argument("--workers", type=int, default=os.cpu_count() or 2,
+                   help="processes the tables are spread over (default: one per core)")
     args = p.parse_args()
     seconds = args.seconds or (10.0 if args.quick else 30.0)
+    load0 = os.getloadavg()[0]
     r = run(args.tables, seconds, args.round_ms, args.workers)
+    load1 = os.getloadavg()[0]
     pub, end = r["publish_to_store_ms"], r["end_to_store_ms"]
     how = (f"{r['tables']} tables in {args.workers} processes, one round (2 seats) every "
            f"{r['round_ms']} ms each, for {seconds:.0f} s; one Mosquitto, one recorder")
@@ -225,7 +228,10 @@ def main() -> int:
     ]
     notes = [f"mean publish-to-store latency {statistics.fmean(pub):.1f} ms" if pub else
              "no round recorded", "journals on /dev/shm (tmpfs): the floor's cost, not the "
-             "disk's"]
+             "disk's", f"floor feed: {os.cpu_count()} cores, load average (1 min) "
+             f"{load0:.1f} at the start and {load1:.1f} at the end: where the tables deal "
+             "fewer rounds than their target, they (not the floor) ran out of CPU, and every "
+             "round they dealt was recorded"]
     if args.json:
         emit("floor", figures, notes)
     else:
