@@ -252,6 +252,7 @@ class _Check:
     def run(self, logged: Iterable[tuple[int, str]]) -> Recovery:
         out = Recovery(JournalVerdict())
         try:
+            self.note_other_tables()
             self.check_anchor(logged)
             game = self.start_point()
             self._todo = 2 * (self.j.last_seq - self.start)
@@ -271,6 +272,17 @@ class _Check:
         else:
             out.game, out.pending = None, []
         return out
+
+    def note_other_tables(self) -> None:
+        """Name in the notes every table of the file that is not the journal's.
+
+        :data:`UNCHECKED_TABLES` (the floor feed's cursor) are left out without a word:
+        they belong beside the journal by design. Any other table is noted as unchecked.
+        """
+        names = {r[0] for r in self.j.db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        for name in sorted(names - CHECKED_TABLES - UNCHECKED_TABLES):
+            self.notes.append(f"table {name[:40]!r} is no part of the journal: not checked")
 
     # ------------------------------------------------------------ 1. the anchor
     def check_anchor(self, logged: Iterable[tuple[int, str]]) -> None:

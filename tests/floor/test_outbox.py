@@ -68,7 +68,8 @@ def test_the_verifier_checks_the_journal_and_leaves_the_cursor_out(journal):
     assert _tables(journal) == CHECKED_TABLES | UNCHECKED_TABLES
     assert UNCHECKED_TABLES == {OUTBOX_TABLE} and not CHECKED_TABLES & UNCHECKED_TABLES
     assert _cursor(journal) == (head, genesis)
-    assert rc.verify(journal).ok
+    verdict = rc.verify(journal)
+    assert verdict.ok and verdict.notes == ()  # left out without a word
     # a cursor edited behind the table's back is no edit of the journal: it only makes
     # the feed send again (or skip, which the recorder's chain check sees)
     db = sqlite3.connect(journal)
@@ -76,6 +77,15 @@ def test_the_verifier_checks_the_journal_and_leaves_the_cursor_out(journal):
     db.commit()
     db.close()
     assert rc.verify(journal).ok
+    # any other table in the file is named as unchecked (it is no part of the journal)
+    db = sqlite3.connect(journal)
+    db.execute("CREATE TABLE notes_of_a_visitor (x)")
+    db.commit()
+    db.close()
+    verdict = rc.verify(journal)
+    assert verdict.ok
+    assert verdict.notes == ("table 'notes_of_a_visitor' is no part of the journal: not "
+                             "checked",)
     t = Table(journal, TableConfig(seats=3, pin_hashes=demo_pin_hashes(), snapshot_every=3))
     try:
         assert t.locked is None
