@@ -104,8 +104,9 @@ class Recorder:
         self.ask = ask
         self.clock = clock
         self.counts = {"stored": 0, "duplicate": 0, "refused": 0, "asked": 0}
-        self.online: dict[str, bool] = {}
-        self.current: dict[str, str] = {t.table_id: t.journal for t in store.tables()}
+        tables = store.tables()
+        self.online: dict[str, bool] = {t.table_id: t.status == "online" for t in tables}
+        self.current: dict[str, str] = {t.table_id: t.journal for t in tables}
         self._newest_us: dict[str, int] = {}
         self.series: dict[tuple[str, str], _Series] = {}
         for table, journal, contiguous, announced, newest, broken in store.series():
