@@ -42,6 +42,8 @@ BENCHES: dict[str, tuple[str, str]] = {
                                   "memory"),
     "bench_startup.py": ("Start-up", "table start-up time against journal size; the anchor's "
                                      "cost"),
+    "bench_floor.py": ("Floor feed", "50 paced tables through one Mosquitto to the recorder: "
+                                     "rounds recorded per second, latency, recorder CPU"),
 }
 PEERS = ("pokerkit", "treys", "phevaluator")
 

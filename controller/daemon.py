@@ -41,6 +41,7 @@ from typing import Any
 
 from controller.autoplay import QUIET_MS, AutoPlayer, autoplay_loop
 from controller.cli import counted, escape_unencodable, wagers, whole_number
+from controller.floor_link import NO_FEED, add_floor_arguments, floor_overrides, open_floor
 from controller.game.config import (
     DEMO_SHOE,
     MAX_SEATS,
@@ -146,6 +147,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--control-stdin", action="store_true",
                         help="read dealer commands as JSON lines on stdin, e.g. "
                         '{"command": "void", "reason": "...", "pin": "2468"}')
+    add_floor_arguments(parser)
 
 
 def _setup_logging(level: str) -> None:
@@ -202,6 +204,7 @@ class Daemon:
         self.table: Any = None
         self.link: Any = None
         self.app: Any = None
+        self.floor: Any = NO_FEED  # the floor feed (controller.floor_link)
         self.screens_missing: list[str] = []  # configured screens that did not open
         self._threads: list[threading.Thread] = []
         self._crashed: set[str] = set()  # threads that ended on an exception
@@ -275,6 +278,7 @@ class Daemon:
         self.table.start()
         self._open_screens()
         self._open_link()
+        self.floor = open_floor(self.config, self.table)
         self._on_publish(*self.table.views())
 
     def _open_screens(self) -> None:
@@ -512,6 +516,7 @@ class Daemon:
                 self.table.stop()
             except JournalError as exc:  # the last write or the anchor failed: say so
                 log.error("journal: %s", exc)
+        self.floor.stop()  # after the table: every round is in the journal
         if self.app is not None:
             self.app.close()
         log.info("stopped: %s settled this run", counted(self.roundlog.settled, "round"))
@@ -537,7 +542,7 @@ def run(args: argparse.Namespace) -> int:
     overrides = {"shoe_url": shoe,
                  "dialect": args.dialect, "rules": args.rules, "seats": args.seats,
                  "journal_path": journal, "headless": headless, "language": args.lang,
-                 "log_level": args.log_level}
+                 "log_level": args.log_level, **floor_overrides(args)}
     _setup_logging(args.log_level or "info")
     try:
         config = load_config(args.config, **overrides)

@@ -46,6 +46,11 @@ def add_verify_journal_arguments(parser: argparse.ArgumentParser) -> None:
                         "the system log): the event SEQ must still carry that hash, so a "
                         "journal rewritten with a recomputed chain is caught even without "
                         "the anchor file beside it (<journal>.anchor, always checked)")
+    parser.add_argument("--floor-store", metavar="PATH",
+                        help="the floor's store (`threecard floor serve --store`): every round "
+                        "the floor recorded of this journal must still end at the same event "
+                        "with the same hash and the same record, so a journal cut, rewritten "
+                        "or replaced at the table is caught")
 
 
 def _fail(cmd: str, exc: Exception) -> int:
@@ -74,8 +79,12 @@ def _warn_if_broken(cmd: str, path: str) -> bool:
     return not report.ok
 
 
-def _money(v: int | None, currency: str, sign: bool = True) -> str:
-    return "-" if v is None else format_money(v, "en", currency, sign=sign)
+def _money(v: int | None, currency: str | None, sign: bool = True) -> str:
+    if v is None:
+        return "-"
+    if currency is None:
+        return f"{v:+d}" if sign else str(v)
+    return format_money(v, "en", currency, sign=sign)
 
 
 def run_recall(args: argparse.Namespace) -> int:
@@ -94,11 +103,18 @@ def run_recall(args: argparse.Namespace) -> int:
             cur = rc.currency(args.journal)
             print(f"amounts in {cur}")
             for r in rounds:
-                print(_format_round(r, cur))
+                print(format_round(r, cur))
     return 1 if broken else 0
 
 
-def _format_round(r: dict[str, Any], currency: str) -> str:
+def format_round(r: dict[str, Any], currency: str | None) -> str:
+    """A round record (``recall --json``'s shape) as game recall prints it.
+
+    Args:
+        r: the round record.
+        currency: ISO 4217 code the amounts are written in; None writes them as plain
+            minor units (a record whose table's currency is not known here).
+    """
     head = f"GAME RECALL  round {r['round_id']}  {r['status'].upper()}"
     if r["void_reason"]:
         head += f"  void: {r['void_reason']}"
@@ -170,8 +186,10 @@ def run_verify_journal(args: argparse.Namespace) -> int:
 
     Prints the verdict: ``journal OK: ...`` or ``JOURNAL BROKEN: ...`` (with ``--json``
     one object: ``ok``, ``verdict``, ``problems`` as kind, message, seq and key,
-    ``notes``, and what was checked). Exit status 0 when sound, 1 when not, 2 for a bad
-    ``--anchor``.
+    ``notes``, and what was checked). With ``--floor-store`` a second line compares the
+    journal with what the floor recorded (:func:`floor.anchors.compare`): ``floor OK:
+    ...`` or ``FLOOR MISMATCH: ...`` (``floor`` in the JSON). Exit status 0 when sound
+    (and matching), 1 when not, 2 for a bad ``--anchor``.
     """
     try:
         logged = _logged_heads(args.anchor)
@@ -180,7 +198,10 @@ def run_verify_journal(args: argparse.Namespace) -> int:
         return 2
     try:
         v = rc.verify(args.journal, logged)
+        floor = _floor_verdict(args.journal, args.floor_store)
     except JournalError as exc:
+        return _fail("verify-journal", exc)
+    except ValueError as exc:  # the floor's store cannot be read
         return _fail("verify-journal", exc)
     if args.json:
         print(json.dumps({"ok": v.ok, "verdict": v.summary(), "events": v.events,
@@ -189,7 +210,32 @@ def run_verify_journal(args: argparse.Namespace) -> int:
                           "rounds_checked": v.rounds_checked, "anchor_seq": v.anchor_seq,
                           "notes": list(v.notes),
                           "problems": [{"kind": p.kind.value, "message": p.message,
-                                        "seq": p.seq, "key": p.key} for p in v.problems]}))
+                                        "seq": p.seq, "key": p.key} for p in v.problems],
+                          **({"floor": {"ok": floor.ok, "verdict": floor.summary(),
+                                        "table": floor.table_id,
+                                        "rounds_checked": floor.rounds_checked,
+                                        "problems": list(floor.problems),
+                                        "notes": list(floor.notes)}} if floor else {})}))
     else:
         print(v.summary())
-    return 0 if v.ok else 1
+        if floor is not None:
+            print(floor.summary())
+    return 0 if v.ok and (floor is None or floor.ok) else 1
+
+
+def _floor_verdict(journal: str, store: str | None) -> Any:
+    """The journal compared with the floor's store (None without ``--floor-store``).
+
+    Raises:
+        ValueError: the store cannot be read (:class:`floor.store.StoreError`).
+        JournalError: the journal cannot be read.
+    """
+    if store is None:
+        return None
+    from floor.anchors import compare
+    from floor.store import StoreError
+
+    try:
+        return compare(journal, store)
+    except StoreError as exc:
+        raise ValueError(str(exc)) from None

@@ -21,6 +21,7 @@ from typing import Any
 
 from controller.autoplay import AutoPlayer
 from controller.cli import counted, wagers, whole_number
+from controller.floor_link import add_floor_arguments, open_floor
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
 from controller.game.config import MAX_SEATS, MIN_SEATS, TableConfig, profile_for
 from controller.game.events import LinkState, LinkStatus
@@ -34,6 +35,8 @@ from simulators.deck_file import read_deck_file
 from simulators.event_shoe import EventShoe, parse_faults
 
 DEFAULT_BETS = '{"ante": 100, "pair_plus": 100, "six_card_bonus": 100}'
+FLOOR_DRAIN_S = 60.0
+"""With ``--floor``, how long the run may go on sending to a connected broker at its end."""
 
 
 def expected_returns(profile: RuleProfile) -> dict[str, Fraction]:
@@ -70,6 +73,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--journal", help="journal path (:memory: for none); default: a "
                         "temporary file")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    add_floor_arguments(parser)
 
 
 def _bet_net(rows: dict[str, list[int]], bet: str) -> tuple[int, int]:
@@ -306,7 +310,8 @@ def run(args: argparse.Namespace) -> int:
             faults = parse_faults(args.faults)
         except ValueError as exc:
             raise ValueError(f"--faults: {exc}") from None
-        config = TableConfig(rules=args.rules, seats=args.seats, pin_hashes=demo_pin_hashes())
+        config = TableConfig(rules=args.rules, seats=args.seats, pin_hashes=demo_pin_hashes(),
+                             table_id=args.table_id or "TABLE-1", floor_broker=args.floor or "")
         config.validate()
         try:
             validate_bets(profile_for(args.rules), bets_from_mapping(bets))
@@ -332,6 +337,7 @@ def run(args: argparse.Namespace) -> int:
         if table.locked:
             print(f"threecard simulate: {table.locked}", file=sys.stderr)
             return 1
+        feed = open_floor(config, table, drain_s=FLOOR_DRAIN_S)
         player = AutoPlayer(bets=bets, pin=DEMO_PINS["supervisor"])
         shoe = EventShoe(args.seed + table.game.round_id, faults, decks)
         audit = RoundAudit()
@@ -348,6 +354,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             played = simulate(table, player, shoe, args.rounds, audit=audit)
         except JournalError as exc:  # a full disk, a failing card: the table stops
+            feed.stop()
             with contextlib.suppress(JournalError):
                 table.close()
             print(f"threecard simulate: {exc}; stopped (every input before the failed write "
@@ -363,6 +370,7 @@ def run(args: argparse.Namespace) -> int:
         result = summarize(table, elapsed, played, audit)
         result["journal"] = args.journal or "(temporary)"
         result["faults_injected"] = shoe.injected
+        feed.stop()  # what is left goes to the floor before the journal closes
         try:
             table.close()
         except JournalError as exc:

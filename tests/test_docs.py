@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-PACKAGES = ("controller", "drivers", "display", "simulators")
+PACKAGES = ("controller", "drivers", "display", "simulators", "floor")
 
 
 def _headings(name: str) -> list[str]:

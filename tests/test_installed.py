@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-PACKAGES = ("controller", "drivers", "display", "simulators")
+PACKAGES = ("controller", "drivers", "display", "simulators", "floor")
 
 
 def _in_ci() -> bool:

@@ -37,7 +37,7 @@ def test_the_game_core_imports_no_hardware_screen_simulator_or_wiring():
     bad = []
     for path in _modules("controller/game"):
         for name in _imports(path):
-            if _top(name) in ("drivers", "display", "simulators", *FOREIGN):
+            if _top(name) in ("drivers", "display", "simulators", "floor", "paho", *FOREIGN):
                 bad.append((path.name, name))
             elif _top(name) == "controller" and name != "controller" and not name.startswith(
                     "controller.game"):
@@ -49,6 +49,29 @@ def test_display_imports_no_driver_or_simulator():
     bad = [(p.name, n) for p in _modules("display") for n in _imports(p)
            if _top(n) in ("drivers", "simulators", "serial", "usb")]
     assert bad == []
+
+
+def test_the_floor_feed_reads_the_game_core_and_nothing_of_the_table_besides():
+    # floor/ publishes and records what journals hold: it may read the game core (the
+    # journal, its replay, the records, the configuration's bounds), never write through
+    # the table, and never load the wiring, a shoe, a screen or a simulator
+    bad = [(p.name, n) for p in _modules("floor") for n in _imports(p)
+           if _top(n) in ("drivers", "display", "simulators", *FOREIGN)
+           or (_top(n) == "controller" and not n.startswith("controller.game."))
+           or n.startswith("controller.game.table")]
+    assert bad == []
+    # and the game core and the shoe side never load the floor
+    assert [(p.name, n) for folder in ("drivers", "display", "simulators")
+            for p in _modules(folder) for n in _imports(p) if _top(n) in ("floor", "paho")] == []
+
+
+def test_the_daemon_loads_the_floor_only_when_a_broker_is_configured():
+    code = ("import sys\n"
+            "from controller.daemon import Daemon\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('floor', 'paho')))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60, check=True)
+    assert out.stdout.strip() == "[]"
 
 
 def test_controller_wiring_imports_no_pygame_serial_or_usb():
@@ -127,7 +150,7 @@ BEING_SPLIT = {
 
 def test_no_module_is_longer_than_600_lines():
     long = {str(p.relative_to(REPO)) for folder in ("controller", "drivers", "display",
-                                                     "simulators")
+                                                     "simulators", "floor")
             for p in _modules(folder)
             if len(p.read_text(encoding="utf-8").splitlines()) > LONGEST}
     assert long - BEING_SPLIT == set()

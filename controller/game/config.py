@@ -4,8 +4,8 @@
 deal pattern, burns, exposed-card policy, chips, PIN hashes and lockout, recall depth,
 deck, snapshots) are what the :class:`~controller.game.engine.Game` plays by; they are
 journaled (:meth:`TableConfig.to_dict`) and they alone decide whether two configurations
-are equal. The other settings (shoe, journal path, screens, log) are how ``threecard run``
-wires the table; they never reach the journal.
+are equal. The other settings (shoe, journal path, screens, log, floor feed) are how
+``threecard run`` wires the table; they never reach the journal.
 
 Every field names its place in the TOML file (``systemd/table.toml.example`` shows every
 key) and its check; every bound is a named constant below, read by the file loader, the
@@ -151,6 +151,54 @@ def _table_id(v: Any) -> str | None:
     return None
 
 
+BROKER_SCHEMES = {"mqtt": 1883, "mqtts": 8883}
+"""The floor broker's URL schemes and their default ports (``mqtts``: MQTT over TLS)."""
+
+
+def parse_broker_url(url: str) -> tuple[str, str, int]:
+    """The scheme, host and port of a floor broker URL (``mqtt://host:1883``).
+
+    Raises:
+        ValueError: not ``mqtt://`` or ``mqtts://``, no host, a bad port, or a path,
+            query, user or password in the URL (credentials go in files, never in URLs).
+    """
+    from urllib.parse import urlsplit
+
+    if not isinstance(url, str):
+        raise ValueError(f"must be an mqtt:// or mqtts:// URL, got {_show(url)}")
+    parts = urlsplit(url.strip())
+    if parts.scheme not in BROKER_SCHEMES:
+        raise ValueError(f"must be an mqtt:// or mqtts:// URL, got {_show(url)}")
+    try:
+        port = parts.port or BROKER_SCHEMES[parts.scheme]
+    except ValueError:
+        raise ValueError(f"bad port in {_show(url)}") from None
+    if not parts.hostname or parts.path not in ("", "/") or parts.query or parts.username:
+        raise ValueError(f"must be {parts.scheme}://HOST[:PORT] with nothing else (put the "
+                         f"user and password in [floor]), got {_show(url)}")
+    return parts.scheme, parts.hostname, port
+
+
+def _broker(v: Any) -> str | None:
+    if v == "":
+        return None  # no floor feed
+    try:
+        parse_broker_url(v)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def _topic_prefix(v: Any) -> str | None:
+    if not isinstance(v, str) or not re.fullmatch(r"[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*", v):
+        return f"must be topic levels of A-Z a-z 0-9 _ - joined by /, got {_show(v)}"
+    return None
+
+
+def _optional_path(v: Any) -> str | None:
+    return None if v == "" else _text(v)
+
+
 def amount_problem(v: Any) -> str | None:
     """What is wrong with an amount in minor units (None: a whole 1 to 10^9)."""
     if not _is_int(v) or not MIN_AMOUNT <= v <= MAX_AMOUNT:
@@ -256,6 +304,14 @@ class TableConfig:
             display indexes.
         headless: ``[display] headless``: no window at all (SDL dummy driver).
         log_level: ``[log] level``.
+        floor_broker: ``[floor] broker``: the floor's MQTT broker (``mqtt://host:1883``,
+            ``mqtts://host:8883``); empty: no floor feed.
+        floor_ca_file, floor_client_cert, floor_client_key: ``[floor] ca_file``,
+            ``client_cert``, ``client_key``: TLS files (PEM) for ``mqtts://``.
+        floor_username, floor_password_file: ``[floor] username``, ``password_file``: the
+            table's credentials on the broker (the user defaults to the table id).
+        floor_topic_prefix: ``[floor] topic_prefix``: topics are
+            ``<prefix>/<table id>/...``.
         source: the file it came from (names it in errors); empty when made in code.
         given: the fields the file or a flag set; the others are defaults.
     """
@@ -299,6 +355,15 @@ class TableConfig:
                                   game=False)
     headless: bool = _setting(False, "display", "headless", _flag, game=False)
     log_level: str = _setting("info", "log", "level", _one_of(LOG_LEVELS), game=False)
+    floor_broker: str = _setting("", "floor", "broker", _broker, game=False)
+    floor_ca_file: str = _setting("", "floor", "ca_file", _optional_path, game=False)
+    floor_client_cert: str = _setting("", "floor", "client_cert", _optional_path, game=False)
+    floor_client_key: str = _setting("", "floor", "client_key", _optional_path, game=False)
+    floor_username: str = _setting("", "floor", "username", _optional_path, game=False)
+    floor_password_file: str = _setting("", "floor", "password_file", _optional_path,
+                                        game=False)
+    floor_topic_prefix: str = _setting("threecard", "floor", "topic_prefix", _topic_prefix,
+                                       game=False)
     source: str = field(default="", compare=False)
     given: frozenset[str] = field(default=frozenset(), compare=False)
 

@@ -71,6 +71,10 @@ CREATE TABLE IF NOT EXISTS rejections (seq INTEGER PRIMARY KEY, reason TEXT);
 CREATE TABLE IF NOT EXISTS derived_at (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER);
 """
 
+OUTBOX_TABLE = "floor_outbox"
+"""The floor feed's cursor, kept in the journal's file but no part of the journal: the
+verifier leaves it out (:data:`controller.game.verifier.UNCHECKED_TABLES` says why)."""
+
 _dumps = json.JSONEncoder(separators=(",", ":")).encode
 
 

@@ -87,9 +87,20 @@ def recall(path: str | Path, last: int = 10) -> list[dict[str, Any]]:
         by_id[r.round_id] = r.to_dict()
     if g.state in IN_PLAY or (g.state is RoundState.BETTING and g.seats):
         by_id[g.round_id] = _masked(g.round_record("in_progress").to_dict())
-    if 1 in by_id and not by_id[1]["started_utc"] and first is not None:
-        by_id[1] = {**by_id[1], "started_utc": first[0]}
+    if 1 in by_id and first is not None:
+        by_id[1] = as_recalled(by_id[1], first[0])
     return [by_id[k] for k in sorted(by_id, reverse=True)[:last]]
+
+
+def as_recalled(rec: dict[str, Any], first_utc: str) -> dict[str, Any]:
+    """A round record as game recall shows it.
+
+    Round 1, which no ``next_round`` opens, opened with the journal: recall gives it the
+    time of the journal's first event (``first_utc``) when it has no start time of its own.
+    """
+    if rec["round_id"] == 1 and not rec["started_utc"] and first_utc:
+        return {**rec, "started_utc": first_utc}
+    return rec
 
 
 @dataclass

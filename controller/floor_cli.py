@@ -1,0 +1,164 @@
+"""``threecard floor serve | rounds | status``: the casino floor's side of the feed.
+
+``serve`` runs the recorder (:func:`floor.recorder.serve`): every table's rounds, state,
+meters and events from the broker into a SQLite store, each table's continuity checked and
+mended. ``rounds`` and ``status`` read the store read-only (the recorder may be running).
+Exit status: 0 fine, 1 a store or broker problem, 2 usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import signal
+import sys
+import threading
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from controller.cli import escape_unencodable, whole_number
+from controller.game.config import TABLE_ID_PATTERN
+from controller.recall_cli import MAX_LAST, format_round
+
+
+def _table_id(text: str) -> str:
+    if not TABLE_ID_PATTERN.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"must be 1 to 32 of A-Z a-z 0-9 _ -, got {text!r}")
+    return text
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the ``serve``, ``rounds`` and ``status`` sub-commands."""
+    sub = parser.add_subparsers(dest="floor_command", metavar="FLOOR_COMMAND", required=True)
+    serve = sub.add_parser("serve", help="record every table's feed into a store",
+                           description="Record every table's rounds, state, meters and "
+                           "events from the broker into a SQLite store (persistent session); "
+                           "ask a table to send again the rounds the store lacks. Stop with "
+                           "SIGTERM or Ctrl+C.")
+    serve.add_argument("--broker", required=True, metavar="URL",
+                       help="mqtt://HOST[:1883] or mqtts://HOST[:8883]")
+    serve.add_argument("--store", required=True, metavar="PATH",
+                       help="the floor's SQLite store (created when missing)")
+    serve.add_argument("--ca-file", default="", help="PEM of the CA of the broker's certificate")
+    serve.add_argument("--client-cert", default="", help="PEM client certificate, if asked")
+    serve.add_argument("--client-key", default="", help="its PEM key")
+    serve.add_argument("--username", default="", help="the recorder's user on the broker")
+    serve.add_argument("--password-file", default="",
+                       help="a file whose first line is the recorder's password")
+    serve.add_argument("--topic-prefix", default="threecard",
+                       help="the topics' first levels (default threecard)")
+    serve.add_argument("--client-id", default="threecard-floor",
+                       help="the recorder's client id: its session on the broker")
+    serve.add_argument("--log-level", choices=("debug", "info", "warning", "error"),
+                       default="info")
+    rounds = sub.add_parser("rounds", help="a table's rounds from the store",
+                            description="A table's rounds as the floor recorded them, newest "
+                            "first (--json: the JSON of `threecard recall --json`).")
+    rounds.add_argument("--store", required=True, metavar="PATH", help="the floor's store")
+    rounds.add_argument("--table", required=True, type=_table_id, help="the table id")
+    rounds.add_argument("--journal", metavar="HASH",
+                        help="the journal (its first event's hash, or a prefix); default the "
+                        "table's newest")
+    rounds.add_argument("--last", type=whole_number(1, MAX_LAST),
+                        help="the newest N rounds only")
+    rounds.add_argument("--json", action="store_true", help="print JSON")
+    status = sub.add_parser("status", help="one line a table: online, last round, "
+                            "rounds per hour, hold, open alarms",
+                            description="One line a table: online, last round, rounds in the "
+                            "last hour, hold, open alarms, and what the floor lacks.")
+    status.add_argument("--store", required=True, metavar="PATH", help="the floor's store")
+    status.add_argument("--json", action="store_true", help="print JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the chosen floor sub-command. Returns the exit status."""
+    return {"serve": _serve, "rounds": _rounds, "status": _status}[args.floor_command](args)
+
+
+def _fail(exc: Exception) -> int:
+    print(f"threecard floor: {exc}", file=sys.stderr)
+    return 1
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from floor.mqtt import FloorError, FloorSettings
+    from floor.recorder import serve
+    from floor.store import StoreError
+
+    escape_unencodable(sys.stdout)
+    logging.basicConfig(stream=sys.stdout, level=getattr(logging, args.log_level.upper()),
+                        format="%(asctime)s %(levelname)-7s %(message)s",
+                        datefmt="%Y-%m-%dT%H:%M:%S")
+    settings = FloorSettings(args.broker, args.ca_file, args.client_cert, args.client_key,
+                             args.username, args.password_file, args.topic_prefix)
+    stop = threading.Event()
+
+    def on_signal(_signum: int, _frame: Any) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    try:
+        return serve(settings, args.store, args.client_id, stop)
+    except FloorError as exc:
+        print(f"threecard floor serve: {exc}", file=sys.stderr)
+        return 2
+    except StoreError as exc:
+        return _fail(exc)
+
+
+def _read(path: str, what: Callable[[Any], Any]) -> Any:
+    """``what(store)`` on the store opened read-only.
+
+    Raises:
+        StoreError: the store cannot be opened or read.
+    """
+    from floor.store import Store
+
+    store = Store(path, readonly=True)
+    try:
+        return what(store)
+    finally:
+        store.close()
+
+
+def _rounds(args: argparse.Namespace) -> int:
+    from floor.store import StoreError
+
+    def read(store: Any) -> tuple[list[str], list[dict[str, Any]]]:
+        journals = [j for j in store.journals(args.table)
+                    if j.startswith((args.journal or "").lower())]
+        return journals, store.rounds(args.table, journals[-1], args.last) if journals else []
+
+    try:
+        journals, rounds = _read(args.store, read)
+    except StoreError as exc:
+        return _fail(exc)
+    if not journals:
+        return _fail(ValueError(f"the floor holds no round of table {args.table}"
+                                + (f" in journal {args.journal}" if args.journal else "")))
+    if args.json:
+        print(json.dumps(rounds))
+    else:
+        print(f"table {args.table}, journal {journals[-1][:16]}: {len(rounds)} round(s),"
+              " amounts in minor units")
+        for r in rounds:
+            print(format_round(r, None))
+    return 0
+
+
+def _status(args: argparse.Namespace) -> int:
+    from floor.report import floor_status
+    from floor.store import StoreError
+
+    try:
+        rows = _read(args.store, lambda store: floor_status(store, datetime.now(UTC)))
+    except StoreError as exc:
+        return _fail(exc)
+    if args.json:
+        print(json.dumps([r.to_dict() for r in rows]))
+    else:
+        print("\n".join(r.line() for r in rows) if rows else "no table heard yet")
+    return 0

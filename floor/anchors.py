@@ -1,0 +1,125 @@
+"""The floor as the journal's anchor outside the table (``verify-journal --floor-store``).
+
+Every round the floor recorded names its journal (the hash of the first event) and its
+last event (sequence number and hash). A journal at the table must still hold each of
+those events with those hashes, and the record of each of those rounds: a journal cut
+short, emptied, rewritten with a recomputed chain, or replaced by another is caught, even
+with its anchor file deleted beside it. Rounds the journal holds and the floor has not yet
+recorded are noted, not faulted (the feed may lag, or the floor may have been down).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from controller.game.inputs import STARTUP
+from controller.game.journal import Journal
+from controller.game.recall import as_recalled
+from floor.follower import FINISHED
+from floor.store import Store
+
+
+@dataclass(frozen=True, slots=True)
+class FloorVerdict:
+    """A journal compared with the floor's record.
+
+    Attributes:
+        table_id: the table the journal belongs to (its ``startup`` records say).
+        journal: the hash of the journal's first event ("" for an empty journal).
+        rounds_checked: rounds the floor recorded and the journal was checked against.
+        problems: what does not match, in English (empty: it matches).
+        notes: what was not compared.
+    """
+
+    table_id: str
+    journal: str
+    rounds_checked: int
+    problems: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        """True when the journal holds everything the floor recorded of it."""
+        return not self.problems
+
+    def summary(self) -> str:
+        """One line for an operator."""
+        notes = "".join(f"; {n}" for n in self.notes)
+        if not self.ok:
+            return f"FLOOR MISMATCH: {'; '.join(self.problems)}{notes}"
+        return (f"floor OK: the {self.rounds_checked} rounds the floor recorded of table "
+                f"{self.table_id} match the journal{notes}")
+
+
+def _table_id(j: Journal) -> str:
+    row = j.db.execute("SELECT body FROM events WHERE kind = ? ORDER BY seq DESC LIMIT 1",
+                       (STARTUP,)).fetchone()
+    try:
+        return str(json.loads(row[0])["config"]["table_id"]) if row else ""
+    except (ValueError, KeyError, TypeError):
+        return ""
+
+
+def compare(journal_path: str | Path, store_path: str | Path) -> FloorVerdict:
+    """Compare a journal with the floor's store (both opened read-only).
+
+    Raises:
+        JournalError: the journal cannot be read.
+        StoreError: the store cannot be read.
+    """
+    store = Store(store_path, readonly=True)
+    j = Journal(journal_path, readonly=True)
+    try:
+        return _compare(j, store)
+    finally:
+        j.close()
+        store.close()
+
+
+def _compare(j: Journal, store: Store) -> FloorVerdict:
+    table = _table_id(j)
+    first = j.db.execute("SELECT hash, utc FROM events WHERE seq = 1").fetchone()
+    genesis, first_utc = first if first else ("", "")
+    journals = store.journals(table)
+    finished = j.db.execute("SELECT MAX(round_id) FROM rounds WHERE status IN (?, ?)",
+                            FINISHED).fetchone()[0] or 0
+    if genesis not in journals:
+        if not journals:
+            if finished == 0:
+                return FloorVerdict(table, genesis, 0, notes=("no round to compare",))
+            return FloorVerdict(table, genesis, 0, (
+                f"the floor holds nothing of table {table!r}: it never recorded this "
+                "table, or the journal names another table",))
+        return FloorVerdict(table, genesis, 0, (
+            f"the floor recorded {len(journals)} journal(s) of table {table!r}, none starting "
+            "with this journal's first event: the journal was replaced or rewritten from "
+            "its start" + ("" if genesis else " (it holds no events)"),))
+    problems: list[str] = []
+    links = store.links(table, genesis)
+    stored = {r["round_id"]: r for r in store.rounds(table, genesis)}
+    differ = []
+    for rid, seq, h in links:
+        got = j.event_hash(seq)
+        if got is None:
+            problems.append(f"the journal ends at event {j.last_seq}, but the floor recorded "
+                            f"round {rid} ending at event {seq}: events were deleted")
+            break
+        if got != h:
+            problems.append(f"event {seq}, where round {rid} ended, carries another hash "
+                            "than the floor recorded: the journal was rewritten")
+            break
+        row = j.round_row(rid)
+        rec = as_recalled(json.loads(row[4]), first_utc) if row else None
+        if rec != stored[rid]:
+            differ.append(rid)
+    if differ:
+        problems.append(f"the journal's record of {len(differ)} round(s) differs from the "
+                        f"floor's: round {', '.join(map(str, differ[:10]))}"
+                        + (" ..." if len(differ) > 10 else ""))
+    notes = []
+    newest = links[-1][0] if links else 0
+    if finished > newest:
+        notes.append(f"rounds {newest + 1} to {finished} not on the floor yet")
+    return FloorVerdict(table, genesis, len(links), tuple(problems), tuple(notes))

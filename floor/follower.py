@@ -1,0 +1,267 @@
+"""What the floor hears of a table, made from its journal alone.
+
+A :class:`Follower` opens the journal read-only and replays it in a game of its own
+(:meth:`controller.game.engine.Game.apply`, exactly as start-up and game recall do), so
+each message names the event that made it: a round's record comes with the sequence
+number and hash of its last event, and the previous round's. A round's last event is the
+newest event that changed its record: its settlement or void, or a burn card read between
+rounds, which joins the finished round's deal (the round is then sent again, and the
+recorder keeps the newer record).
+
+The follower never writes: it reads the committed events after its position, page by
+page, and each read is a short transaction of its own (a running table's write-ahead log
+is never held back).
+
+Where it starts: messages are made for the events after ``after`` (the outbox cursor);
+the game is first rebuilt from a sealed snapshot taken in a round BEFORE the first round
+it may report, so that the previous round's last event is known too
+(:meth:`Follower._start_snapshot`). A resend follows the same way from the round asked for.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from controller.game.anchor import GENESIS
+from controller.game.engine import Game
+from controller.game.journal import Journal
+from controller.game.recall import as_recalled
+from controller.game.records import RoundRecord
+from controller.game.replay import ReplayError, start_state
+from controller.game.round import RoundState
+from floor.messages import (
+    Alarm,
+    EventMessage,
+    Message,
+    MetersMessage,
+    RoundMessage,
+    StateMessage,
+)
+
+PAGE = 500
+"""Events read and replayed per :meth:`Follower.poll`."""
+ROLES = ("supervisor", "technician", "dealer!")
+"""Actors whose inputs are role actions on the ``event`` topic (``dealer!``: a PIN that
+matched no role)."""
+ALARM_SEVERITIES = ("warning", "error")
+"""Notices counted as open alarms in ``state``."""
+FINISHED = (RoundState.SETTLED.value, RoundState.VOID.value)
+"""The status of a finished round's record."""
+
+
+@dataclass(frozen=True, slots=True)
+class Outgoing:
+    """One message the follower made.
+
+    Attributes:
+        seq: the journal event it comes from (the cursor passes it once acknowledged).
+        body: the payload (its ``name`` is the topic's), without its send time.
+        retain: the broker keeps it for new subscribers (``meters``, ``state``).
+    """
+
+    seq: int
+    body: Message
+    retain: bool = False
+
+    @property
+    def name(self) -> str:
+        """The topic name: ``round``, ``event``, ``meters`` or ``state``."""
+        return self.body.name
+
+
+class Follower:
+    """Replays a journal read-only and turns what happens into floor messages.
+
+    Args:
+        path: the journal file (a running table's: its write-ahead log is read too).
+        table_id: the table's id, which every message carries.
+        after: make messages for the events after this one.
+        rounds_from: a resend: only ``round`` messages, for rounds from this id on, and
+            only up to event ``until``; None: the live feed (every topic).
+        until: the last event a resend reads.
+
+    Attributes:
+        position: the newest event replayed.
+        genesis: the hash of the journal's first event (empty before it exists).
+
+    Raises:
+        JournalError: the file is not a journal.
+        ReplayError: a snapshot or an event cannot be replayed (a broken journal).
+    """
+
+    def __init__(self, path: str | Path, table_id: str, after: int = 0,
+                 rounds_from: int | None = None, until: int | None = None) -> None:
+        self.table_id = table_id
+        self.journal = Journal(path, readonly=True)
+        self.db = self.journal.db
+        self.db.execute("COMMIT")  # the reader's own transaction: one per read from now on
+        self.rounds_from = rounds_from
+        self.until = until
+        self.emit_after = after
+        self.pairs: dict[int, tuple[int, str]] = {}
+        self.genesis, self.first_utc = self._first()
+        self.last_round = 0
+        self._notes: dict[str, Any] = {}
+        start = self._start_snapshot(after, rounds_from)
+        try:
+            self.game, self.position = (start_state(self.journal, start) if start
+                                        else (Game(), 0))
+        finally:
+            self._end_read()
+        self._notes = dict(self.game.notes)
+        while self.position < after:  # rebuild up to the cursor: nothing is made for these
+            if self.poll(min(PAGE * 20, after - self.position)) is None:
+                break
+
+    @property
+    def live(self) -> bool:
+        """True for the live feed (every topic), False for a resend."""
+        return self.rounds_from is None
+
+    @property
+    def done(self) -> bool:
+        """A resend read every event it was asked to."""
+        return self.until is not None and self.position >= self.until
+
+    def _end_read(self) -> None:
+        if self.db.in_transaction:
+            self.db.execute("COMMIT")
+
+    def _first(self) -> tuple[str, str]:
+        row = self.db.execute("SELECT hash, utc FROM events WHERE seq = 1").fetchone()
+        self._end_read()
+        return (row[0], row[1]) if row else ("", "")
+
+    def _start_snapshot(self, after: int, rounds_from: int | None) -> int:
+        """The sealed snapshot to rebuild from (its event; 0: the journal's start).
+
+        The newest at or before event ``after`` taken in a round before the first round
+        this follower may report. Snapshots are taken as a round opens. The first round
+        reported is the first finished after ``after`` (at least the round of the newest
+        snapshot before it) or ``rounds_from``; a snapshot of an earlier round also sees
+        its previous round end.
+        """
+        db = self.db
+        try:
+            below = rounds_from
+            if below is None:
+                row = db.execute("SELECT json_extract(state, '$.round_id') FROM snapshots "
+                                 "WHERE seq <= ? ORDER BY seq DESC LIMIT 1", (after,)).fetchone()
+                if row is None:
+                    return 0
+                below = row[0]
+            limit = after if rounds_from is None else (self.until or after)
+            row = db.execute("SELECT seq FROM snapshots WHERE seq <= ? AND "
+                             "json_extract(state, '$.round_id') < ? ORDER BY seq DESC LIMIT 1",
+                             (limit, below)).fetchone()
+            return row[0] if row else 0
+        finally:
+            self._end_read()
+
+    def head(self) -> int:
+        """The journal's newest event (a read of its own)."""
+        try:
+            row = self.db.execute("SELECT MAX(seq) FROM events").fetchone()
+        finally:
+            self._end_read()
+        return row[0] or 0
+
+    def poll(self, limit: int = PAGE) -> list[Outgoing] | None:
+        """Replay the next events (at most ``limit``) and return the messages they make.
+
+        Returns:
+            The messages, in journal order (a live feed adds the ``meters`` and ``state``
+            of the newest event when anything changed); None when no event was read.
+
+        Raises:
+            ReplayError: an event body cannot be read (a broken journal).
+        """
+        if self.until is not None:
+            limit = min(limit, self.until - self.position)
+            if limit <= 0:
+                return None
+        try:
+            rows = self.db.execute("SELECT seq, utc, mono_ns, kind, actor, body, hash FROM "
+                                   "events WHERE seq > ? ORDER BY seq LIMIT ?",
+                                   (self.position, limit)).fetchall()
+        finally:
+            self._end_read()
+        if not rows:
+            return None
+        out: list[Outgoing] = []
+        rounds_closed = False
+        for seq, utc, mono, kind, actor, body, h in rows:
+            if seq == 1:
+                self.genesis, self.first_utc = h, utc
+            try:
+                reason = self.game.apply(seq, utc, kind, json.loads(body), actor, mono_ns=mono)
+            except ValueError:
+                raise ReplayError(f"event {seq} cannot be read: its body is not JSON") from None
+            report = seq > self.emit_after
+            for rid, rec in sorted(self.game.take_derived().rounds.items()):
+                if rec["status"] not in FINISHED:
+                    continue
+                prev = self.pairs.get(rid - 1, (0, GENESIS))
+                self.pairs[rid] = (seq, h)
+                self.last_round = max(self.last_round, rid)
+                if report and (self.live or rid >= self.rounds_from):
+                    out.append(Outgoing(seq, RoundMessage(
+                        table=self.table_id, journal=self.genesis, round_id=rid, seq=seq,
+                        hash=h, prev_seq=prev[0], prev_hash=prev[1],
+                        record=RoundRecord.from_dict(as_recalled(rec, self.first_utc)))))
+                    rounds_closed = True
+            if self.live:
+                out += self._events(seq, h, kind, actor, reason, report)
+            self.position = seq
+        for rid in [r for r in self.pairs if r < self.last_round - 1]:
+            del self.pairs[rid]
+        if self.live and (rounds_closed or out):
+            out += self.latest(meters=rounds_closed)
+        return out
+
+    def latest(self, meters: bool = True) -> list[Outgoing]:
+        """The retained messages of the newest event replayed: ``meters`` and ``state``."""
+        out = [Outgoing(self.position, MetersMessage(
+            table=self.table_id, journal=self.genesis, seq=self.position,
+            meters=self.game.meters_dict()), retain=True)] if meters else []
+        return out + [Outgoing(self.position, self.state(), retain=True)]
+
+    def _events(self, seq: int, h: str, kind: str, actor: str, reason: str | None,
+                report: bool) -> list[Outgoing]:
+        """The ``event`` messages of one event: notices new or changed, a role action."""
+        out = []
+        notes = self.game.notes
+        if notes != self._notes:
+            for name, note in notes.items():
+                if self._notes.get(name) != note and report:
+                    out.append(Outgoing(seq, EventMessage(
+                        table=self.table_id, journal=self.genesis, seq=seq, hash=h,
+                        round_id=self.game.round_id, kind=name, severity=note.severity,
+                        message=note.message, action=note.action, params=dict(note.params),
+                        input=kind, actor=actor)))
+            self._notes = dict(notes)
+        if actor in ROLES and report:
+            out.append(Outgoing(seq, EventMessage(
+                table=self.table_id, journal=self.genesis, seq=seq, hash=h,
+                round_id=self.game.round_id, kind="role_action",
+                severity="info" if reason is None else "warning", input=kind, actor=actor,
+                accepted=reason is None, reason=reason)))
+        return out
+
+    def state(self) -> StateMessage:
+        """The ``state`` payload: the newest finished round and what the table shows."""
+        g = self.game
+        seq, h = self.pairs.get(self.last_round, (0, GENESIS))
+        return StateMessage(
+            table=self.table_id, journal=self.genesis, seq=self.position,
+            last_round=self.last_round, last_round_seq=seq, last_round_hash=h,
+            round_in_play=g.round_id, round_state=g.state.value,
+            open_alarms=[Alarm(k, n.severity, n.message) for k, n in sorted(g.notes.items())
+                         if n.severity in ALARM_SEVERITIES])
+
+    def close(self) -> None:
+        """Close the journal reader."""
+        self.journal.close()

@@ -1,0 +1,421 @@
+"""The table's side of the floor feed: at least once, from the journal, never in the way.
+
+A :class:`FloorPublisher` runs in a thread of its own. It reads the journal through a
+:class:`~floor.follower.Follower` (read-only), publishes what it makes at QoS 1, and moves
+the outbox cursor (:class:`~floor.outbox.Outbox`) only once the broker acknowledged every
+message of an event (PUBACK). The table never calls it and never waits for it: the table
+only wakes it after a commit (:meth:`FloorPublisher.wake`, which sets an event), and a
+broker that is down, slow or refusing leaves the backlog where it is safe, in the journal.
+After a restart, a broker outage or a crash the feed resumes at the cursor; what was
+published but not acknowledged is sent again (the recorder drops duplicates).
+
+At most :data:`AHEAD` messages are made ahead of the acknowledgements, and at most
+:data:`WINDOW` are in flight, so memory stays flat through an outage of any length.
+Each connection is a fresh MQTT 5 client with a clean start: nothing is resent behind our
+back. Its last will sets ``status`` to ``offline`` (retained); once connected it sets
+``online``, listens on its ``resend`` topic and sends everything not yet acknowledged,
+then the newest ``meters`` and ``state`` (retained), which a broker restarted without
+persistence has lost.
+
+A resend request (``{"journal": <first event hash>, "from_round": N}``) starts a second
+follower that replays the journal from before round N and publishes its rounds up to where
+the live feed stood; the live feed and its cursor go on as they were.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+from paho.mqtt.client import MQTT_ERR_SUCCESS
+
+from controller.game.journal import JournalError
+from controller.game.replay import ReplayError
+from floor.follower import PAGE, Follower, Outgoing
+from floor.messages import Message, ResendRequest, StatusMessage, decode, encode
+from floor.mqtt import FloorSettings
+from floor.outbox import Outbox
+
+log = logging.getLogger("threecard.floor")
+
+WINDOW = 50
+"""Messages in flight (published, not yet acknowledged) at most."""
+AHEAD = 2000
+"""Messages made from the journal and not yet acknowledged, at most, per follower."""
+SAVE_EVERY_S = 0.5
+"""The cursor is written at most this often (and when the feed stops)."""
+RETRY_S = (0.25, 2.0)
+"""Seconds before connecting again: the first wait, and the longest (it doubles)."""
+IDLE_POLL_S = 0.5
+"""With nothing to do, the journal is read again at least this often."""
+
+
+@dataclass(slots=True)
+class _Entry:
+    """A message made and not yet acknowledged."""
+
+    msg: Outgoing
+    mid: int | None = None  # the MQTT message id while in flight
+    acked: bool = False
+
+
+class FloorPublisher:
+    """Publishes one table's journal to the floor's broker (see the module docstring).
+
+    Args:
+        settings: the broker, TLS files, credentials and topic prefix.
+        journal_path: the table's journal (the table has it open).
+        table_id: the table's id: its topics and its client id.
+        drain_s: how long :meth:`stop` goes on sending what is left, by default.
+
+    Attributes:
+        cursor: the newest event whose messages were all acknowledged.
+        connected: the broker accepted the connection and it stands.
+        published, acknowledged, refused: message counts since the start.
+
+    Raises:
+        FloorError: a setting cannot be used (checked before the thread starts).
+    """
+
+    def __init__(self, settings: FloorSettings, journal_path: str, table_id: str,
+                 drain_s: float = 2.0) -> None:
+        settings.check()
+        self.drain_s = drain_s
+        self.settings = settings
+        self.path = journal_path
+        self.table_id = table_id
+        self.client_id = f"threecard-table-{table_id}"
+        self.cursor = 0
+        self.connected = False
+        self.published = self.acknowledged = self.refused = 0
+        self.follower: Follower | None = None
+        self._resend: Follower | None = None
+        self._live: deque[_Entry] = deque()
+        self._resent: deque[_Entry] = deque()
+        self._by_mid: dict[int, _Entry] = {}
+        self._inbox: queue.SimpleQueue[tuple[Any, ...]] = queue.SimpleQueue()
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._drain_until = 0.0
+        self._client: Any = None
+        self._unreachable = False  # the last attempt to connect failed
+        self._retry_at = 0.0
+        self._retry_s = RETRY_S[0]
+        self._saved_at = 0.0
+        self._quiet: set[str] = set()  # problems already logged at warning
+        self._thread = threading.Thread(target=self._guarded, name="floor", daemon=True)
+
+    # ------------------------------------------------------------------ the table's side
+    def start(self) -> FloorPublisher:
+        """Start the feed's thread. Returns self."""
+        self._thread.start()
+        return self
+
+    def wake(self, *_args: Any) -> None:
+        """Read the journal now (the table calls it after a commit; it only sets an event)."""
+        self._wake.set()
+
+    def stop(self, drain_s: float | None = None) -> None:
+        """Stop: send what is left, set ``status`` offline, keep the cursor.
+
+        What is left is sent for up to ``drain_s`` seconds, unless the broker cannot be
+        reached (then at once: the journal keeps it for the next start).
+
+        Args:
+            drain_s: seconds allowed for sending what is left (default :attr:`drain_s`).
+        """
+        drain_s = self.drain_s if drain_s is None else drain_s
+        self._drain_until = time.monotonic() + drain_s
+        self._stop.set()
+        self._wake.set()
+        if self._thread.is_alive():
+            self._thread.join(drain_s + 10.0)
+
+    @property
+    def alive(self) -> bool:
+        """The feed's thread runs."""
+        return self._thread.is_alive()
+
+    @property
+    def genesis(self) -> str:
+        """The hash of the journal's first event: the journal's name on the floor."""
+        return self.follower.genesis if self.follower is not None else ""
+
+    # ------------------------------------------------------------------ the thread
+    def _guarded(self) -> None:
+        try:
+            self._run()
+        except Exception:  # noqa: BLE001 - the feed stops; the table goes on
+            log.exception("floor: the feed stopped on an error; the table goes on, and the "
+                          "feed resumes from the journal at the next start")
+
+    def _run(self) -> None:
+        try:
+            outbox = Outbox(self.path)
+            cursor, journal = outbox.read()
+            follower = Follower(self.path, self.table_id, after=cursor)
+            if journal and journal != follower.genesis:  # another journal's cursor
+                follower.close()
+                cursor, follower = 0, Follower(self.path, self.table_id)
+        except (JournalError, ReplayError, OSError) as exc:
+            log.error("floor: cannot read the journal %s: %s; no floor feed", self.path, exc)
+            return
+        except Exception as exc:  # noqa: BLE001 - sqlite3.Error: the cursor cannot be kept
+            log.error("floor: cannot keep the feed's cursor in %s: %s; no floor feed",
+                      self.path, exc)
+            return
+        self.follower, self.cursor = follower, cursor
+        log.info("floor: table %s feeds %s from journal event %d", self.table_id,
+                 self.settings.broker, cursor)
+        try:
+            while True:
+                busy = self._step(outbox)
+                if self._stop.is_set() and (self._drained() or self._unreachable
+                                            or time.monotonic() >= self._drain_until):
+                    break
+                if not busy:
+                    self._wake.wait(IDLE_POLL_S)
+                self._wake.clear()
+        finally:
+            self._close(outbox)
+
+    def _step(self, outbox: Outbox) -> bool:
+        """One turn: callbacks, connection, journal, sends, cursor. True when busy."""
+        busy = self._take_callbacks()
+        self._keep_connected()
+        busy |= self._fill()
+        busy |= self._send()
+        if time.monotonic() - self._saved_at >= SAVE_EVERY_S or self._stop.is_set():
+            self._save(outbox)
+        return busy
+
+    def _drained(self) -> bool:
+        return not self._live and not self._resent and self.follower is not None \
+            and self.follower.head() <= self.follower.position
+
+    # ------------------------------------------------------------------ the journal
+    def _fill(self) -> bool:
+        """Make messages from the journal while fewer than :data:`AHEAD` wait."""
+        made = False
+        f = self.follower
+        for _ in range(4):
+            if f is None or len(self._live) >= AHEAD:
+                break
+            msgs = f.poll(PAGE)
+            if msgs is None:
+                break
+            self._live.extend(_Entry(m) for m in msgs)
+            made = True
+        r = self._resend
+        if r is not None and len(self._resent) < AHEAD:
+            msgs = r.poll(PAGE)
+            self._resent.extend(_Entry(m) for m in msgs or ())
+            made = True
+            if msgs is None or r.done:
+                log.info("floor: rounds from %d up to event %d sent again", r.rounds_from,
+                         r.position)
+                r.close()
+                self._resend = None
+        return made
+
+    def _moved_cursor(self) -> None:
+        """Drop the acknowledged messages at the head; the cursor follows."""
+        for q in (self._live, self._resent):
+            while q and q[0].acked:
+                q.popleft()
+        if self._live:
+            self.cursor = max(self.cursor, self._live[0].msg.seq - 1)
+        elif self.follower is not None:
+            self.cursor = max(self.cursor, self.follower.position)
+
+    def _save(self, outbox: Outbox) -> None:
+        self._saved_at = time.monotonic()
+        try:
+            outbox.write(self.cursor, self.genesis)
+        except Exception as exc:  # noqa: BLE001 - sqlite3.Error: kept in memory, tried again
+            self._warn("cursor", "floor: the feed's cursor could not be written (%s); tried "
+                       "again shortly", exc)
+
+    # ------------------------------------------------------------------ the broker
+    def _post(self, *item: Any) -> None:
+        """From paho's network thread: hand a callback to the feed's thread."""
+        self._inbox.put(item)
+        self._wake.set()
+
+    def _keep_connected(self) -> None:
+        if self._client is not None or time.monotonic() < self._retry_at:
+            return
+        s = self.settings
+        c = s.client(self.client_id, table_id=self.table_id, reconnect_on_failure=False)
+        c.will_set(s.topic(self.table_id, "status"), self._status("offline"), qos=1,
+                   retain=True)
+        c.max_inflight_messages_set(WINDOW)
+        c.on_connect = lambda cl, _u, _f, rc, _p: self._post("connect", cl, rc)
+        c.on_disconnect = lambda cl, _u, _f, rc, _p: self._post("lost", cl, rc)
+        c.on_publish = lambda cl, _u, mid, rc, _p: self._post("ack", cl, mid, rc)
+        c.on_message = lambda cl, _u, m: self._post("message", cl, m)
+        try:
+            s.connect(c, clean_start=True)
+        except (OSError, ValueError) as exc:
+            self._warn("connect", "floor: broker %s unreachable (%s); the journal keeps the "
+                       "feed, trying again", s.broker, exc)
+            self._unreachable = True
+            self._later()
+            return
+        c.loop_start()
+        self._client = c
+
+    def _later(self) -> None:
+        self._retry_at = time.monotonic() + self._retry_s
+        self._retry_s = min(self._retry_s * 2, RETRY_S[1])
+
+    def _warn(self, kind: str, msg: str, *args: Any) -> None:
+        """Log a problem at warning once, then at debug until it clears."""
+        log.log(logging.DEBUG if kind in self._quiet else logging.WARNING, msg, *args)
+        self._quiet.add(kind)
+
+    def _take_callbacks(self) -> bool:
+        busy = False
+        while True:
+            try:
+                kind, client, *rest = self._inbox.get_nowait()
+            except queue.Empty:
+                return busy
+            busy = True
+            if client is not self._client:
+                continue  # from a connection already dropped
+            getattr(self, f"_on_{kind}")(*rest)
+
+    def _on_connect(self, rc: Any) -> None:
+        if rc.is_failure:
+            log.log(logging.DEBUG if "refused" in self._quiet else logging.ERROR,
+                    "floor: broker %s refused the connection of table %s: %s (check its "
+                    "user and password)", self.settings.broker, self.table_id, rc)
+            self._quiet.add("refused")
+            self._retry_s = RETRY_S[1]
+            return  # the broker closes it: "lost" follows
+        self.connected = True
+        self._unreachable = False
+        self._retry_s = RETRY_S[0]
+        self._quiet -= {"connect", "refused"}
+        log.info("floor: connected to %s as %s", self.settings.broker, self.client_id)
+        s, c = self.settings, self._client
+        c.publish(s.topic(self.table_id, "status"), self._status("online"), qos=1, retain=True)
+        c.subscribe(s.topic(self.table_id, "resend"), qos=1)
+        for e in (*self._resent, *self._live):
+            e.mid = None  # everything not acknowledged goes again, in order
+        self._by_mid.clear()
+        if self.follower is not None and self.follower.position:
+            self._live.extend(_Entry(m) for m in self.follower.latest())
+
+    def _on_lost(self, rc: Any) -> None:
+        c, self._client = self._client, None
+        if self.connected:
+            log.warning("floor: connection to %s lost (%s); the journal keeps the feed",
+                        self.settings.broker, rc)
+        self.connected = False
+        self._unreachable = True
+        self._by_mid.clear()
+        for e in (*self._resent, *self._live):
+            e.mid = None
+        c.loop_stop()
+        self._later()
+
+    def _on_ack(self, mid: int, rc: Any) -> None:
+        e = self._by_mid.pop(mid, None)
+        if e is None:
+            return
+        if rc.is_failure:
+            self.refused += 1
+            self._warn("refused", "floor: broker refused a %s message (%s): check the ACL "
+                       "lets table %s publish under %s", e.msg.name, rc, self.table_id,
+                       self.settings.topic(self.table_id, "#"))
+            self._client.disconnect()  # not acknowledged: it goes again after a pause
+            self._retry_s = RETRY_S[1]
+            return
+        e.acked = True
+        self.acknowledged += 1
+        self._moved_cursor()
+
+    def _on_message(self, m: Any) -> None:
+        try:
+            ask = decode(ResendRequest.name, m.payload)
+        except ValueError as exc:
+            log.warning("floor: resend request refused: %s", exc)
+            return
+        from_round = ask.from_round
+        if ask.journal != self.genesis:
+            log.info("floor: resend asked for another journal (%s): not this table's",
+                     ask.journal[:16])
+            return
+        r = self._resend
+        if r is not None and r.rounds_from <= from_round:
+            return  # already on its way
+        if r is not None:
+            r.close()
+        log.info("floor: the floor asks for rounds from %d again", from_round)
+        try:
+            self._resend = Follower(self.path, self.table_id, rounds_from=from_round,
+                                    until=self.follower.position)
+        except (JournalError, ReplayError) as exc:
+            log.error("floor: cannot read the journal to send rounds again: %s", exc)
+            self._resend = None
+
+    def _status(self, status: str) -> bytes:
+        return self._payload(StatusMessage(table=self.table_id, journal=self.genesis,
+                                           status=status))
+
+    @staticmethod
+    def _payload(body: Message) -> bytes:
+        """The payload of a message, stamped with the time it is sent."""
+        return encode(msgspec.structs.replace(body, sent_us=time.time_ns() // 1000))
+
+    def _send(self) -> bool:
+        """Publish the messages not in flight, resent rounds first, up to the window."""
+        c = self._client
+        if c is None or not self.connected:
+            return False
+        sent = False
+        for q in (self._resent, self._live):
+            for e in q:
+                if len(self._by_mid) >= WINDOW:
+                    return sent
+                if e.acked or e.mid is not None:
+                    continue
+                info = c.publish(self.settings.topic(self.table_id, e.msg.name),
+                                 self._payload(e.msg.body), qos=1, retain=e.msg.retain)
+                if info.rc != MQTT_ERR_SUCCESS:
+                    return sent
+                e.mid = info.mid
+                self._by_mid[info.mid] = e
+                self.published += 1
+                sent = True
+        return sent
+
+    def _close(self, outbox: Outbox) -> None:
+        c = self._client
+        if c is not None:
+            if self.connected:
+                info = c.publish(self.settings.topic(self.table_id, "status"),
+                                 self._status("offline"), qos=1, retain=True)
+                try:
+                    info.wait_for_publish(1.0)
+                except (RuntimeError, ValueError):
+                    pass  # the connection went: the last will says it
+            c.disconnect()
+            c.loop_stop()
+        self.connected = False
+        self._moved_cursor()
+        self._save(outbox)
+        outbox.close()
+        for f in (self.follower, self._resend):
+            if f is not None:
+                f.close()
+        log.info("floor: feed stopped at journal event %d (%d messages acknowledged)",
+                 self.cursor, self.acknowledged)

@@ -1,0 +1,318 @@
+"""The floor recorder: every table's feed into the store, its continuity checked and mended.
+
+:class:`Recorder` takes each payload (checked against its declaration,
+:mod:`floor.messages`), stores it (:class:`~floor.store.Store`) and follows each series
+(a table's journal) as a chain: round N must name round N-1's last event as its previous
+round, from round 1 (which names the chain's genesis). A series lacks rounds when
+
+- a round id is missing below the newest stored or announced (``state``'s last round:
+  a round lost at the end of a shift is noticed too);
+- a round names another previous event than the one stored (the stored record is an older
+  version: a burn joined its deal after it ended and the newer record was lost);
+- the ``state`` names a newer last event for a round than the one stored.
+
+After :data:`GRACE_S` (messages may still be on their way) it asks the table, on
+``<prefix>/<table>/resend``, for the rounds from the first one lacking; the table answers
+from its journal. It asks again every :data:`RETRY_S` while the table is online and the
+rounds still lack. A previous-round link a resend does not mend after :data:`MAX_ASKS`
+asks means the journal at the table is not the one the floor recorded: the series is
+marked broken, logged at error, and ``threecard floor status`` shows it.
+
+:func:`serve` connects it to the broker with a persistent session (the broker keeps the
+messages of a recorder that is down), subscribes to every table, and checks every series
+four times a second. Each message is committed to the store before its acknowledgement
+goes back to the broker (paho's manual acknowledgement): a store that cannot be written
+stops the recorder with what it could not store still held by the broker.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from controller.game.anchor import GENESIS
+from floor.messages import (
+    EventMessage,
+    MetersMessage,
+    ResendRequest,
+    RoundMessage,
+    StateMessage,
+    StatusMessage,
+    decode,
+    encode,
+)
+from floor.mqtt import FloorSettings
+from floor.store import Store
+
+log = logging.getLogger("threecard.floor")
+
+GRACE_S = 1.0
+"""Seconds a lack must last before the table is asked (messages may be on their way)."""
+RETRY_S = 3.0
+"""Seconds before the same rounds are asked for again."""
+MAX_ASKS = 5
+"""Asks that leave a previous-round link unmended before a series is marked broken."""
+CHECK_EVERY_S = 0.25
+SESSION_EXPIRY_S = 7 * 24 * 3600
+"""How long the broker keeps the recorder's session (and its messages) while it is down."""
+SUBSCRIBED = ("round", "event", "meters", "state", "status")
+
+
+@dataclass
+class _Series:
+    """What the recorder follows of one table's journal."""
+
+    table: str
+    journal: str
+    contiguous: int = 0  # rounds 1..contiguous are stored, each linked to the one before
+    announced: int = 0  # the newest finished round a state named
+    newest: int = 0  # the newest round id stored
+    mismatch: int | None = None  # a stored round its successor disowns
+    stale: tuple[int, int] | None = None  # (round, seq): a state names a newer last event
+    broken: str | None = None
+    gap_since: float | None = None
+    asked: tuple[int, float] | None = None  # (from round, when)
+    asks: int = 0
+
+    def lacking(self) -> int | None:
+        """The first round to ask for, or None."""
+        wants = [r for r in (self.mismatch, self.stale[0] if self.stale else None) if r]
+        if self.contiguous < max(self.newest, self.announced):
+            wants.append(self.contiguous + 1)
+        return min(wants, default=None)
+
+
+class Recorder:
+    """Stores the feed and keeps each series whole (see the module docstring).
+
+    Args:
+        store: the open store.
+        ask: publishes a resend request: ``ask(table_id, request)``.
+        clock: seconds, monotonic.
+
+    Attributes:
+        counts: messages by outcome: ``stored``, ``duplicate``, ``refused``, ``asked``.
+    """
+
+    def __init__(self, store: Store, ask: Callable[[str, ResendRequest], None],
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.store = store
+        self.ask = ask
+        self.clock = clock
+        self.counts = {"stored": 0, "duplicate": 0, "refused": 0, "asked": 0}
+        tables = store.tables()
+        self.online: dict[str, bool] = {t.table_id: t.status == "online" for t in tables}
+        self.current: dict[str, str] = {t.table_id: t.journal for t in tables}
+        self._newest_us: dict[str, int] = {}
+        self.series: dict[tuple[str, str], _Series] = {}
+        for table, journal, contiguous, announced, newest, broken in store.series():
+            self.series[table, journal] = _Series(table, journal, contiguous, announced,
+                                                  newest, broken=broken)
+
+    def _series(self, table: str, journal: str) -> _Series:
+        s = self.series.get((table, journal))
+        if s is None:
+            s = self.series[table, journal] = _Series(table, journal)
+        return s
+
+    # ------------------------------------------------------------------ messages
+    def on_message(self, table: str, name: str, payload: bytes) -> None:
+        """Take one payload from ``<prefix>/<table>/<name>``.
+
+        A payload that fails its declaration, or names another table than its topic's,
+        is refused (logged at warning) and nothing of it is stored.
+        """
+        try:
+            m = decode(name, payload)
+        except ValueError as exc:
+            self._refuse(table, str(exc))
+            return
+        if m.table != table:
+            self._refuse(table, f"a {name} message names table {m.table!r}")
+            return
+        now_us = time.time_ns() // 1000
+        if m.sent_us >= self._newest_us.get(table, 0):
+            self._newest_us[table] = m.sent_us
+            self.current[table] = m.journal
+        if isinstance(m, RoundMessage):
+            self._round(m, now_us)
+        elif isinstance(m, EventMessage):
+            self._count(self.store.put_event(m, now_us))
+        elif isinstance(m, StateMessage):
+            self._state(m, now_us)
+        elif isinstance(m, (MetersMessage, StatusMessage)):
+            self.store.put_latest(m, now_us)
+            if isinstance(m, StatusMessage) and self.current.get(table) == m.journal:
+                self.online[table] = m.status == "online"
+
+    def _refuse(self, table: str, why: str) -> None:
+        self.counts["refused"] += 1
+        log.warning("floor: refused a message on table %s's topic: %s", table, why[:300])
+
+    def _count(self, stored: bool) -> None:
+        self.counts["stored" if stored else "duplicate"] += 1
+
+    def _round(self, m: RoundMessage, now_us: int) -> None:
+        outcome = self.store.put_round(m, now_us)
+        self._count(outcome in ("new", "newer"))
+        s = self._series(m.table, m.journal)
+        s.newest = max(s.newest, m.round_id)
+        if outcome in ("new", "newer"):
+            self._advance(s)
+
+    def _state(self, m: StateMessage, now_us: int) -> None:
+        self.store.put_latest(m, now_us)
+        s = self._series(m.table, m.journal)
+        s.announced = max(s.announced, m.last_round)
+        if m.last_round:
+            link = self.store.link(m.table, m.journal, m.last_round)
+            if link is not None and link.seq < m.last_round_seq:
+                s.stale = (m.last_round, m.last_round_seq)
+
+    def _advance(self, s: _Series) -> None:
+        """Move ``contiguous`` over every stored round that names the one before it."""
+        start = s.contiguous
+        st = self.store
+        s.mismatch = None
+        while (nxt := st.link(s.table, s.journal, s.contiguous + 1)) is not None:
+            cur = st.link(s.table, s.journal, s.contiguous) if s.contiguous else None
+            want = (cur.seq, cur.hash) if cur is not None else (0, GENESIS)
+            if (nxt.prev_seq, nxt.prev_hash) != want:
+                s.mismatch = max(s.contiguous, 1)
+                break
+            s.contiguous += 1
+        if s.stale is not None:
+            link = st.link(s.table, s.journal, s.stale[0])
+            if link is not None and link.seq >= s.stale[1]:
+                s.stale = None
+        if s.contiguous != start:
+            st.set_contiguous(s.table, s.journal, s.contiguous)
+            s.asks = 0
+            if s.broken is not None:
+                s.broken = None
+                st.set_broken(s.table, s.journal, None)
+
+    # ------------------------------------------------------------------ continuity
+    def check(self) -> None:
+        """Ask each online table for the rounds its newest journal lacks (module docstring)."""
+        now = self.clock()
+        for s in self.series.values():
+            want = s.lacking()
+            if want is None or s.broken:
+                s.gap_since = None
+                continue
+            if self.current.get(s.table) != s.journal or not self.online.get(s.table):
+                continue  # only a running table answers, from its newest journal
+            if s.gap_since is None:
+                s.gap_since = now
+            if now - s.gap_since < GRACE_S:
+                continue
+            if s.asked is not None and s.asked[0] == want and now - s.asked[1] < RETRY_S:
+                continue
+            if want == s.mismatch:
+                s.asks += 1
+                if s.asks > MAX_ASKS:
+                    s.broken = (f"round {want + 1} does not follow round {want} as recorded: "
+                                "the journal at the table differs from the floor's record")
+                    self.store.set_broken(s.table, s.journal, s.broken)
+                    log.error("floor: table %s journal %s: %s", s.table, s.journal[:16],
+                              s.broken)
+                    continue
+            log.info("floor: asking table %s for rounds from %d again (journal %s: %d in a "
+                     "row stored, newest %d, announced %d)", s.table, want, s.journal[:16],
+                     s.contiguous, s.newest, s.announced)
+            self.counts["asked"] += 1
+            s.asked = (want, now)
+            self.ask(s.table, ResendRequest(journal=s.journal, from_round=want))
+
+
+def serve(settings: FloorSettings, store_path: str, client_id: str = "threecard-floor",
+          stop: threading.Event | None = None) -> int:
+    """Run the recorder until ``stop`` is set (the command sets it on SIGTERM or SIGINT).
+
+    Args:
+        settings: the broker, TLS files, credentials and topic prefix.
+        store_path: the store file (created when missing).
+        client_id: the recorder's client id: its persistent session on the broker.
+        stop: set to stop.
+
+    Returns:
+        0 after a clean stop, 1 when the store cannot be written (what was not stored is
+        not acknowledged: the broker keeps it for the next start).
+
+    Raises:
+        StoreError: the store cannot be opened.
+        FloorError: a setting cannot be used.
+    """
+    settings.check()
+    stop = stop or threading.Event()
+    store = Store(store_path)
+    lock = threading.Lock()
+    failed: list[str] = []
+    client = settings.client(client_id, manual_ack=True)
+
+    def ask(table: str, req: ResendRequest) -> None:
+        client.publish(settings.topic(table, "resend"), encode(req), qos=1)
+
+    recorder = Recorder(store, ask)
+
+    def on_connect(c, _u, flags, rc, _p) -> None:  # noqa: ANN001 - paho's callback
+        if rc.is_failure:
+            log.error("floor: broker %s refused the recorder: %s", settings.broker, rc)
+            return
+        log.info("floor: recorder connected to %s as %s (session %s)", settings.broker,
+                 client_id, "resumed" if flags.session_present else "new")
+        c.subscribe([(settings.wildcard(n), 1) for n in SUBSCRIBED])
+
+    def on_message(c, _u, m) -> None:  # noqa: ANN001
+        where = settings.split(m.topic)
+        if where is not None and where[1] in SUBSCRIBED:
+            try:
+                with lock:
+                    recorder.on_message(where[0], where[1], m.payload)
+            except sqlite3.Error as exc:  # not acknowledged: the broker keeps it for us
+                failed.append(f"the store {store_path} cannot be written: {exc}")
+                stop.set()
+                return
+        c.ack(m.mid, m.qos)  # stored (or refused for good): the broker may drop it
+
+    def on_disconnect(_c, _u, _f, rc, _p) -> None:  # noqa: ANN001
+        if not stop.is_set():
+            log.warning("floor: recorder lost the broker (%s); reconnecting", rc)
+
+    client.on_connect, client.on_message = on_connect, on_message
+    client.on_disconnect = on_disconnect
+    log.info("floor: recorder storing to %s from %s", store_path, settings.broker)
+    wait_s = 0.5
+    while True:  # the first connection here, so that why it fails is said
+        try:
+            settings.connect(client, clean_start=False, session_expiry_s=SESSION_EXPIRY_S)
+            break
+        except OSError as exc:
+            log.warning("floor: broker %s unreachable (%s); trying again", settings.broker,
+                        exc)
+        if stop.wait(wait_s):
+            store.close()
+            return 0
+        wait_s = min(wait_s * 2, 5.0)
+    client.loop_start()  # from here paho's network loop reconnects by itself
+    try:
+        while not stop.wait(CHECK_EVERY_S):
+            with lock:
+                recorder.check()
+    except sqlite3.Error as exc:
+        failed.append(f"the store {store_path} cannot be read: {exc}")
+    finally:
+        client.disconnect()
+        client.loop_stop()
+        with lock:
+            store.close()
+        log.info("floor: recorder stopped: %s", ", ".join(f"{v} {k}" for k, v in
+                                                          recorder.counts.items()))
+    for why in failed[:1]:
+        log.error("floor: recorder stopped: %s", why)
+    return 1 if failed else 0

@@ -1,0 +1,252 @@
+"""The floor's store: every table's rounds, state, meters and events in one SQLite file.
+
+Rounds are keyed by table, journal (the hash of its first event) and round id, so a
+duplicate changes nothing and a table's new journal is a new series. A round sent again
+with a newer last event (a burn card joined its deal after it ended) replaces the older
+record; an older one changes nothing. ``series`` keeps, per table and journal, how far the
+rounds follow each other without a gap (``contiguous``: every round from 1 to it is here,
+each naming the one before it as its previous round) and the newest round the table
+announced in its ``state``.
+
+SQLite in WAL mode with ``synchronous=NORMAL``: a process killed loses nothing committed;
+a power cut may lose the newest commits, which the continuity check then asks for again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from floor.messages import (
+    EventMessage,
+    MetersMessage,
+    RoundMessage,
+    StateMessage,
+    StatusMessage,
+    encode,
+)
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS rounds (
+    table_id TEXT NOT NULL, journal TEXT NOT NULL, round_id INTEGER NOT NULL,
+    seq INTEGER NOT NULL, hash TEXT NOT NULL, prev_seq INTEGER NOT NULL,
+    prev_hash TEXT NOT NULL, status TEXT NOT NULL, ended_utc TEXT, record TEXT NOT NULL,
+    sent_us INTEGER NOT NULL, stored_us INTEGER NOT NULL,
+    PRIMARY KEY (table_id, journal, round_id));
+CREATE TABLE IF NOT EXISTS series (
+    table_id TEXT NOT NULL, journal TEXT NOT NULL, first_us INTEGER NOT NULL,
+    last_us INTEGER NOT NULL, contiguous INTEGER NOT NULL DEFAULT 0,
+    announced INTEGER NOT NULL DEFAULT 0, broken TEXT,
+    PRIMARY KEY (table_id, journal));
+CREATE TABLE IF NOT EXISTS tables (
+    table_id TEXT PRIMARY KEY, journal TEXT NOT NULL, last_us INTEGER NOT NULL,
+    status TEXT, status_us INTEGER NOT NULL DEFAULT 0, state TEXT,
+    state_us INTEGER NOT NULL DEFAULT 0, meters TEXT, meters_us INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS events (
+    table_id TEXT NOT NULL, journal TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL,
+    severity TEXT NOT NULL, body TEXT NOT NULL, stored_us INTEGER NOT NULL,
+    PRIMARY KEY (table_id, journal, seq, kind));
+"""
+_TABLES = {"rounds", "series", "tables", "events"}
+
+
+class StoreError(Exception):
+    """The store cannot be opened or read (the message names the file)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A stored round's place in its chain: its last event and its previous round's."""
+
+    seq: int
+    hash: str
+    prev_seq: int
+    prev_hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class TableRow:
+    """What the floor knows of one table (``threecard floor status``).
+
+    Attributes:
+        table_id: the table.
+        journal: its newest journal (the hash of its first event).
+        status: ``online``, ``offline`` or None (never heard).
+        state: its newest ``state`` payload, or None.
+        meters: its newest ``meters`` payload, or None.
+    """
+
+    table_id: str
+    journal: str
+    status: str | None
+    state: dict[str, Any] | None
+    meters: dict[str, Any] | None
+
+
+class Store:
+    """An open store file.
+
+    Args:
+        path: the SQLite file (created when missing, unless ``readonly``).
+        readonly: open for reading only (``floor rounds``, ``floor status``, anchors).
+
+    Raises:
+        StoreError: not a floor store, or it cannot be opened.
+    """
+
+    def __init__(self, path: str | Path, readonly: bool = False) -> None:
+        self.path = str(path)
+        try:
+            if readonly:
+                if not os.path.isfile(self.path):
+                    raise StoreError(f"{self.path}: no such floor store")
+                self.db = sqlite3.connect(Path(self.path).resolve().as_uri() + "?mode=ro",
+                                          uri=True, isolation_level=None,
+                                          check_same_thread=False)
+            else:
+                self.db = sqlite3.connect(self.path, isolation_level=None,
+                                          check_same_thread=False, timeout=10.0)
+            self.db.execute("PRAGMA busy_timeout=10000")
+            names = {r[0] for r in self.db.execute(
+                "SELECT name FROM sqlite_master WHERE type='table'")}
+            if names and not _TABLES <= names:
+                raise StoreError(f"{self.path}: not a floor store (it holds "
+                                 f"{', '.join(sorted(names)[:5])})")
+            if not readonly:
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=NORMAL")
+                self.db.executescript(SCHEMA)
+            elif not names:
+                raise StoreError(f"{self.path}: an empty floor store (no recorder wrote it)")
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot open the floor store: {exc}") from None
+
+    # ------------------------------------------------------------------ writing
+    def _seen(self, table: str, journal: str, sent_us: int, now_us: int) -> None:
+        """A message of this table and journal: the series exists, the newest journal wins."""
+        self.db.execute("INSERT INTO series (table_id, journal, first_us, last_us) "
+                        "VALUES (?,?,?,?) ON CONFLICT DO UPDATE SET "
+                        "last_us = max(last_us, excluded.last_us)",
+                        (table, journal, now_us, sent_us))
+        self.db.execute("INSERT INTO tables (table_id, journal, last_us) VALUES (?,?,?) "
+                        "ON CONFLICT DO UPDATE SET journal = excluded.journal, "
+                        "last_us = excluded.last_us WHERE excluded.last_us >= last_us",
+                        (table, journal, sent_us))
+
+    def put_round(self, m: RoundMessage, now_us: int) -> str:
+        """Store a round.
+
+        Returns:
+            ``new``, ``newer`` (it replaced an older record of the round), ``duplicate``
+            or ``older`` (nothing changed).
+        """
+        row = self.db.execute("SELECT seq FROM rounds WHERE table_id=? AND journal=? AND "
+                              "round_id=?", (m.table, m.journal, m.round_id)).fetchone()
+        if row is not None and row[0] >= m.seq:
+            return "duplicate" if row[0] == m.seq else "older"
+        rec = m.record
+        with self.db:
+            self.db.execute("BEGIN")
+            self._seen(m.table, m.journal, m.sent_us, now_us)
+            self.db.execute("INSERT OR REPLACE INTO rounds VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                            (m.table, m.journal, m.round_id, m.seq, m.hash, m.prev_seq,
+                             m.prev_hash, rec.status, rec.ended_utc, encode(rec).decode(),
+                             m.sent_us, now_us))
+        return "new" if row is None else "newer"
+
+    def put_event(self, m: EventMessage, now_us: int) -> bool:
+        """Store an event; False for a duplicate."""
+        with self.db:
+            self.db.execute("BEGIN")
+            self._seen(m.table, m.journal, m.sent_us, now_us)
+            cur = self.db.execute("INSERT OR IGNORE INTO events VALUES (?,?,?,?,?,?,?)",
+                                  (m.table, m.journal, m.seq, m.kind, m.severity,
+                                   encode(m).decode(), now_us))
+        return cur.rowcount > 0
+
+    def put_latest(self, m: StateMessage | MetersMessage | StatusMessage, now_us: int) -> None:
+        """Keep the newest ``state``, ``meters`` or ``status`` of a table (by send time)."""
+        col = m.name
+        with self.db:
+            self.db.execute("BEGIN")
+            self._seen(m.table, m.journal, m.sent_us, now_us)
+            value = m.status if isinstance(m, StatusMessage) else encode(m).decode()
+            self.db.execute(f"UPDATE tables SET {col} = ?, {col}_us = ? WHERE table_id = ? "
+                            f"AND {col}_us <= ?", (value, m.sent_us, m.table, m.sent_us))
+            if isinstance(m, StateMessage):
+                self.db.execute("UPDATE series SET announced = max(announced, ?) WHERE "
+                                "table_id = ? AND journal = ?",
+                                (m.last_round, m.table, m.journal))
+
+    def set_contiguous(self, table: str, journal: str, contiguous: int) -> None:
+        """Record how far the series' rounds follow each other without a gap."""
+        self.db.execute("UPDATE series SET contiguous = ? WHERE table_id = ? AND journal = ?",
+                        (contiguous, table, journal))
+
+    def set_broken(self, table: str, journal: str, why: str | None) -> None:
+        """Record (or clear, with None) why a series' chain cannot be completed."""
+        self.db.execute("UPDATE series SET broken = ? WHERE table_id = ? AND journal = ?",
+                        (why, table, journal))
+
+    # ------------------------------------------------------------------ reading
+    def link(self, table: str, journal: str, round_id: int) -> Link | None:
+        """A stored round's :class:`Link`, or None."""
+        row = self.db.execute("SELECT seq, hash, prev_seq, prev_hash FROM rounds WHERE "
+                              "table_id=? AND journal=? AND round_id=?",
+                              (table, journal, round_id)).fetchone()
+        return Link(*row) if row else None
+
+    def series(self) -> list[tuple[str, str, int, int, int, str | None]]:
+        """Every series: (table, journal, contiguous, announced, newest round id, broken)."""
+        return self.db.execute(
+            "SELECT s.table_id, s.journal, s.contiguous, s.announced, "
+            "(SELECT COALESCE(MAX(round_id), 0) FROM rounds r WHERE r.table_id = s.table_id "
+            "AND r.journal = s.journal), s.broken FROM series s ORDER BY s.table_id, "
+            "s.first_us").fetchall()
+
+    def tables(self) -> list[TableRow]:
+        """Every table the floor heard of, by id."""
+        out = []
+        for tid, journal, status, state, meters in self.db.execute(
+                "SELECT table_id, journal, status, state, meters FROM tables ORDER BY table_id"):
+            out.append(TableRow(tid, journal, status, json.loads(state) if state else None,
+                                json.loads(meters) if meters else None))
+        return out
+
+    def journals(self, table: str) -> list[str]:
+        """The table's journals, oldest first."""
+        return [r[0] for r in self.db.execute(
+            "SELECT journal FROM series WHERE table_id = ? ORDER BY first_us", (table,))]
+
+    def rounds(self, table: str, journal: str, last: int | None = None) -> list[dict[str, Any]]:
+        """The stored round records of one series, newest first (``recall --json``'s shape)."""
+        q = ("SELECT record FROM rounds WHERE table_id = ? AND journal = ? "
+             "ORDER BY round_id DESC")
+        args: tuple[Any, ...] = (table, journal)
+        if last is not None:
+            q += " LIMIT ?"
+            args += (last,)
+        return [json.loads(r[0]) for r in self.db.execute(q, args)]
+
+    def links(self, table: str, journal: str) -> list[tuple[int, int, str]]:
+        """(round id, seq, hash) of every stored round of one series, oldest first."""
+        return self.db.execute("SELECT round_id, seq, hash FROM rounds WHERE table_id = ? "
+                               "AND journal = ? ORDER BY round_id", (table, journal)).fetchall()
+
+    def rounds_since(self, table: str, journal: str, since_utc: str) -> int:
+        """Rounds of a series that ended at or after ``since_utc`` (ISO 8601 UTC)."""
+        return self.db.execute("SELECT COUNT(*) FROM rounds WHERE table_id = ? AND journal = ? "
+                               "AND ended_utc >= ?", (table, journal, since_utc)).fetchone()[0]
+
+    def latencies_us(self) -> list[int]:
+        """Send-to-store time of every stored round, microseconds (the benchmark's figure)."""
+        return [r[0] for r in self.db.execute(
+            "SELECT stored_us - sent_us FROM rounds WHERE sent_us > 0")]
+
+    def close(self) -> None:
+        """Close the file."""
+        self.db.close()

@@ -1,0 +1,254 @@
+"""A real Eclipse Mosquitto, the real recorder and real tables, as processes.
+
+``floor`` starts Mosquitto on a free loopback port with a configuration generated in the
+test's folder (no persistence: a broker killed loses what it held), ``threecard floor
+serve``, ``threecard run --demo`` tables and ``threecard simulate`` runs, and stops every
+one of them at the end. Without mosquitto installed the tests are skipped, with the
+reason, except in CI, where they fail: CI installs it (.ci/run).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.game import recall as rc
+
+REPO = Path(__file__).resolve().parents[2]
+ACL = REPO / "systemd" / "mosquitto-threecard.acl"
+
+
+def _find(name: str, *dirs: str) -> str | None:
+    found = shutil.which(name)
+    if found:
+        return found
+    for d in dirs:
+        p = os.path.join(d, name)
+        if os.access(p, os.X_OK):
+            return p
+    return None
+
+
+MOSQUITTO = _find("mosquitto", "/usr/sbin", "/usr/local/sbin")
+MOSQUITTO_PASSWD = _find("mosquitto_passwd", "/usr/bin", "/usr/local/bin")
+
+
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def need_mosquitto() -> None:
+    """Skip without mosquitto (fail in CI, which must have it)."""
+    if MOSQUITTO is None or MOSQUITTO_PASSWD is None:
+        why = "mosquitto is not installed (Debian package mosquitto)"
+        if _in_ci():
+            pytest.fail(f"{why}: CI installs it (.ci/run)")
+        pytest.skip(why)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_until(cond: Callable[[], Any], timeout: float, what: str, every: float = 0.1) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = cond()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(every)
+
+
+class Broker:
+    """Mosquitto with a generated configuration on a loopback port."""
+
+    def __init__(self, folder: Path, lines: list[str], tls: bool, port: int | None = None
+                 ) -> None:
+        self.folder = folder
+        self.port = port or free_port()
+        self.tls = tls
+        self.conf = folder / "mosquitto.conf"
+        tls_files = [f"cafile {folder / 'ca.pem'}", f"certfile {folder / 'broker.pem'}",
+                     f"keyfile {folder / 'broker.key'}"] if tls else []
+        listener = [] if port else [f"listener {self.port} 127.0.0.1", *tls_files]
+        # as root mosquitto drops to a user of its own, which cannot read the test's files
+        user = pwd.getpwuid(os.getuid()).pw_name
+        self.conf.write_text("\n".join([
+            f"user {user}", "per_listener_settings false", "persistence false",
+            "max_queued_messages 100000", *lines, *listener]) + "\n")
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"mqtts://localhost:{self.port}" if self.tls else f"mqtt://127.0.0.1:{self.port}"
+
+    def start(self) -> Broker:
+        log = open(self.folder / "mosquitto.log", "ab")  # noqa: SIM115 - the child keeps it
+        self.proc = subprocess.Popen([MOSQUITTO, "-c", str(self.conf)], stdout=log,
+                                     stderr=subprocess.STDOUT)
+        log.close()
+
+        def up() -> bool:
+            assert self.proc.poll() is None, (self.folder / "mosquitto.log").read_text()
+            try:
+                socket.create_connection(("127.0.0.1", self.port), 0.2).close()
+                return True
+            except OSError:
+                return False
+        wait_until(up, 10, "mosquitto to listen", every=0.05)
+        return self
+
+    def kill(self) -> None:
+        """SIGKILL: everything the broker held (sessions, queues, retained) is lost."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+
+
+class Proc:
+    """A ``threecard`` sub-command as a child process, its output in a file."""
+
+    def __init__(self, args: list[str], log: Path) -> None:
+        self.log = log
+        self.args = args
+        env = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy",
+               "PYTHONUNBUFFERED": "1"}
+        with open(log, "ab") as out:
+            self.proc = subprocess.Popen([sys.executable, "-m", "controller.cli", *args],
+                                         stdout=out, stderr=subprocess.STDOUT, env=env)
+
+    def text(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def wait_for(self, pattern: str, timeout: float = 30.0) -> re.Match:
+        rx = re.compile(pattern)
+
+        def seen() -> re.Match | None:
+            m = rx.search(self.text())
+            if m is None and self.proc.poll() is not None:
+                raise AssertionError(f"exited ({self.proc.returncode}) before {pattern!r}:\n"
+                                     + self.text()[-4000:])
+            return m
+        return wait_until(seen, timeout, f"{pattern!r} in {self.log.name}")
+
+    def stop(self, timeout: float = 30.0) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        return self.proc.wait(timeout)
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(10)
+
+
+class Floor:
+    """Brokers, recorders, tables and simulations for one test; all stopped at the end."""
+
+    def __init__(self, folder: Path) -> None:
+        need_mosquitto()
+        self.folder = folder
+        self.brokers: list[Broker] = []
+        self.procs: list[Proc] = []
+
+    def broker(self, lines: list[str] | None = None, tls: bool = False,
+               port: int | None = None) -> Broker:
+        """A broker (not started); ``port``: its ``lines`` open their own listeners."""
+        folder = self.folder / f"broker{len(self.brokers)}"
+        folder.mkdir()
+        b = Broker(folder, lines if lines is not None else ["allow_anonymous true"], tls,
+                   port)
+        self.brokers.append(b)
+        return b
+
+    def run(self, name: str, *args: str) -> Proc:
+        p = Proc(list(args), self.folder / f"{name}.log")
+        self.procs.append(p)
+        return p
+
+    def recorder(self, broker: Broker, store: Path, *extra: str, name: str = "recorder",
+                 wait: bool = True) -> Proc:
+        p = self.run(name, "floor", "serve", "--broker", broker.url, "--store", str(store),
+                     *extra)
+        if wait:
+            p.wait_for("recorder connected")
+        return p
+
+    def table(self, broker: Broker, table_id: str, journal: Path, pace_ms: int,
+              *extra: str) -> Proc:
+        """``threecard run --demo`` (simulated shoe, autoplay) feeding the floor."""
+        return self.run(table_id, "run", "--demo", "--headless", "--seats", "2",
+                        "--pace-ms", str(pace_ms), "--journal", str(journal),
+                        "--floor", broker.url, "--table-id", table_id, *extra)
+
+    def passwords(self, **users: str) -> Path:
+        path = self.folder / "passwd"
+        for i, (user, password) in enumerate(users.items()):
+            subprocess.run([MOSQUITTO_PASSWD, *(["-c"] if i == 0 else []), "-b", str(path),
+                            user, password], check=True, capture_output=True, timeout=30)
+        return path
+
+    free_port = staticmethod(free_port)
+
+    @staticmethod
+    def finished(journal: Path) -> list[dict]:
+        """The journal's settled and voided rounds as ``recall --json`` shows them."""
+        return [r for r in rc.recall(journal, 1_000_000) if r["status"] in ("settled", "void")]
+
+    @staticmethod
+    def stored(store: Path, table: str) -> list[dict]:
+        """The table's rounds in the store (its newest journal), newest first."""
+        from floor.store import Store, StoreError
+
+        try:
+            s = Store(store, readonly=True)
+        except StoreError:
+            return []
+        try:
+            journals = s.journals(table)
+            return s.rounds(table, journals[-1]) if journals else []
+        finally:
+            s.close()
+
+    @staticmethod
+    def cli_json(*commands: list[str]) -> list[Any]:
+        """The JSON output of ``threecard`` commands run side by side (each must succeed)."""
+        procs = [subprocess.Popen([sys.executable, "-m", "controller.cli", *args],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for args in commands]
+        out = []
+        for p in procs:
+            stdout, stderr = p.communicate(timeout=120)
+            assert p.returncode == 0, stderr
+            out.append(json.loads(stdout))
+        return out
+
+    def close(self) -> None:
+        for p in self.procs:
+            p.kill()
+        for b in self.brokers:
+            b.kill()
+
+
+@pytest.fixture
+def floor(tmp_path):
+    f = Floor(tmp_path)
+    yield f
+    f.close()

@@ -1,0 +1,269 @@
+"""Reading the floor, and the floor as the journal's anchor, through the real commands.
+
+The store is the one the recorder writes (:class:`floor.recorder.Recorder` fed the
+messages a real journal makes); ``threecard verify-journal --floor-store`` then catches a
+journal cut short or rewritten at the table, its anchor file deleted with it, from the
+floor's record alone, and ``threecard floor status`` shows each table's
+line, its hold computed from the journal's meters here. Bad settings and files get one
+line and an exit status, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from controller.autoplay import AutoPlayer
+from controller.game.auth import DEMO_PINS, demo_pin_hashes
+from controller.game.config import ConfigError, load_config
+from controller.game.engine import TableConfig
+from controller.game.events import Alarm
+from controller.game.journal import chain_hash
+from controller.game.table import Table
+from controller.simulate_cli import simulate
+from floor.follower import Follower
+from floor.messages import StatusMessage, encode
+from floor.mqtt import FloorError, FloorSettings
+from floor.recorder import Recorder
+from floor.store import Store
+from simulators.event_shoe import EventShoe, parse_faults
+
+TABLE = "TCP-11"
+
+
+def cli(*commands: list[str]) -> list[subprocess.CompletedProcess]:
+    """``threecard`` commands, run side by side; their results in the same order."""
+    procs = [(args, subprocess.Popen([sys.executable, "-m", "controller.cli", *args],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True)) for args in commands]
+    out = []
+    for args, p in procs:
+        stdout, stderr = p.communicate(timeout=120)
+        out.append(subprocess.CompletedProcess(args, p.returncode, stdout, stderr))
+    return out
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory) -> tuple[Path, Path]:
+    """A journal (12 rounds, then a shoe alarm) and the store the floor made of it."""
+    folder = tmp_path_factory.mktemp("cli")
+    journal, store_path = folder / "journal.sqlite3", folder / "floor.sqlite3"
+    t = Table(journal, TableConfig(seats=3, pin_hashes=demo_pin_hashes(), table_id=TABLE))
+    simulate(t, AutoPlayer(bets={"ante": 100, "pair_plus": 100},
+                           pin=DEMO_PINS["supervisor"]),
+             EventShoe(21, parse_faults("misread=0.1")), 12)
+    t.process([Alarm(code="JAM", text="feed jam")])
+    t.close()
+    store = Store(store_path)
+    rec = Recorder(store, lambda *_: None)
+    f = Follower(journal, TABLE)
+    msgs = []
+    while (batch := f.poll()) is not None:
+        msgs += [m.body for m in batch]
+    f.close()
+    msgs.append(StatusMessage(table=TABLE, journal=msgs[0].journal, status="online"))
+    for m in msgs:
+        rec.on_message(TABLE, m.name, encode(m))
+    store.close()
+    return journal, store_path
+
+
+def _copy(journal: Path, to: Path, anchor: bool = True) -> Path:
+    shutil.copyfile(journal, to)
+    if anchor:
+        shutil.copyfile(str(journal) + ".anchor", str(to) + ".anchor")
+    return to
+
+
+def _verify(store: Path, *journals: Path) -> list[tuple[int, dict]]:
+    out = []
+    for p in cli(*[["verify-journal", "--journal", str(j), "--floor-store", str(store),
+                    "--json"] for j in journals]):
+        assert p.returncode in (0, 1), p.stderr
+        out.append((p.returncode, json.loads(p.stdout)))
+    return out
+
+
+def test_a_journal_equal_to_the_floor_verifies(recorded):
+    journal, store = recorded
+    as_json, as_text = cli(["verify-journal", "--journal", str(journal), "--floor-store",
+                            str(store), "--json"],
+                           ["verify-journal", "--journal", str(journal), "--floor-store",
+                            str(store)])
+    out = json.loads(as_json.stdout)
+    assert as_json.returncode == 0 and out["ok"] and out["floor"]["ok"]
+    assert out["floor"]["table"] == TABLE and out["floor"]["rounds_checked"] >= 12
+    assert as_text.returncode == 0
+    assert as_text.stdout.splitlines()[1].startswith(
+        f"floor OK: the {out['floor']['rounds_checked']} rounds the floor recorded of table "
+        f"{TABLE}")
+
+
+def _last_events(journal: Path) -> int:
+    db = sqlite3.connect(journal)
+    try:
+        return db.execute("SELECT MAX(seq) FROM events").fetchone()[0]
+    finally:
+        db.close()
+
+
+def _cut(path: Path, keep: int) -> None:
+    db = sqlite3.connect(path)
+    db.execute("DELETE FROM events WHERE seq > ?", (keep,))
+    db.commit()
+    db.close()
+
+
+def _rewrite(path: Path, seq: int) -> None:
+    """A forger's edit: an event's body changed and every hash after it recomputed."""
+    db = sqlite3.connect(path)
+    rows = db.execute("SELECT seq, utc, mono_ns, kind, actor, body, prev FROM events "
+                      "WHERE seq >= ? ORDER BY seq", (seq,)).fetchall()
+    prev = rows[0][6]
+    for s, utc, mono, kind, actor, body, _ in rows:
+        if s == seq:
+            body = body.replace("}", ',"x":1}', 1)
+        h = chain_hash(prev, s, utc, mono, kind, actor, body)
+        db.execute("UPDATE events SET body=?, prev=?, hash=? WHERE seq=?", (body, prev, h, s))
+        prev = h
+    db.commit()
+    db.close()
+
+
+def test_a_journal_cut_or_rewritten_without_its_anchor_is_caught_by_the_floor(
+        recorded, tmp_path):
+    journal, store = recorded
+    s = Store(store, readonly=True)
+    links = {rid: seq for rid, seq, _h in s.links(TABLE, s.journals(TABLE)[-1])}
+    s.close()
+    middle = sorted(links)[len(links) // 2]
+
+    # the tail cut at the table, the anchor deleted with it: the floor recorded where each
+    # round ended, outside the table
+    cut = _copy(journal, tmp_path / "cut.sqlite3", anchor=False)
+    _cut(cut, links[middle] - 1)
+
+    # an event rewritten, the chain recomputed, the anchor deleted
+    forged = _copy(journal, tmp_path / "forged.sqlite3", anchor=False)
+    db = sqlite3.connect(forged)
+    card = db.execute("SELECT MIN(seq) FROM events WHERE kind = 'card' AND seq > ?",
+                      (links[middle],)).fetchone()[0]
+    db.close()
+    _rewrite(forged, card)
+
+    # another journal under the same table id (replaced, or rewritten from event 1)
+    other = tmp_path / "other.sqlite3"
+    t = Table(other, TableConfig(seats=3, pin_hashes=demo_pin_hashes(), table_id=TABLE))
+    simulate(t, AutoPlayer(bets={"ante": 100}, pin=DEMO_PINS["supervisor"]),
+             EventShoe(5, {}), 2)
+    t.close()
+
+    (cut_status, cut_out), (forged_status, forged_out), (other_status, other_out) = \
+        _verify(store, cut, forged, other)
+    assert "tail unchecked: no anchor" in cut_out["notes"]
+    assert cut_status == 1 and not cut_out["floor"]["ok"]
+    assert f"round {middle} ending at event {links[middle]}: events were deleted" in \
+        cut_out["floor"]["problems"][0]
+    assert forged_status == 1 and not forged_out["floor"]["ok"]
+    assert "carries another hash than the floor recorded: the journal was rewritten" in \
+        forged_out["floor"]["verdict"]
+    assert other_status == 1 and "none starting with this journal's first event" in \
+        other_out["floor"]["problems"][0]
+
+
+def test_rounds_the_floor_has_not_yet_recorded_are_noted_not_faulted(recorded, tmp_path):
+    journal, store = recorded
+    partial = tmp_path / "partial.sqlite3"
+    shutil.copyfile(store, partial)
+    db = sqlite3.connect(partial)
+    newest = db.execute("SELECT MAX(round_id) FROM rounds").fetchone()[0]
+    db.execute("DELETE FROM rounds WHERE round_id > ?", (newest - 2,))
+    db.commit()
+    db.close()
+    ((status, out),) = _verify(partial, journal)
+    assert status == 0 and out["floor"]["ok"]
+    assert out["floor"]["notes"] == [f"rounds {newest - 1} to {newest} not on the floor yet"]
+
+
+def test_floor_status_shows_each_table_its_hold_and_its_open_alarms(recorded):
+    journal, store = recorded
+    status_json, status_text, meters, recall = cli(
+        ["floor", "status", "--store", str(store), "--json"],
+        ["floor", "status", "--store", str(store)],
+        ["meters", "--journal", str(journal), "--json"],
+        ["recall", "--journal", str(journal), "--json", "--last", "2"])
+    assert status_json.returncode == 0, status_json.stderr
+    (row,) = json.loads(status_json.stdout)
+    total = json.loads(meters.stdout)["rows"]["total"]
+    house = total["won"] - total["paid"]
+    newest = json.loads(recall.stdout)
+    last = next(r for r in newest if r["status"] in ("settled", "void"))
+    assert row["table_id"] == TABLE and row["status"] == "online"
+    assert row["last_round"] == last["round_id"]
+    assert row["last_round_utc"] == last["ended_utc"]
+    assert row["rounds_last_hour"] == last["round_id"]  # dealt just now
+    assert abs(row["hold_ppm"] - house * 1_000_000 / total["wagered"]) <= 0.5
+    assert row["open_alarms"] == ["alarm"] and row["lacking"] is None
+    line = status_text.stdout
+    assert line.startswith(f"{TABLE:12} ONLINE   last round {last['round_id']} ended ")
+    assert f"hold {row['hold_ppm'] / 10_000:.2f} %" in line and "alarms: alarm" in line
+
+
+BAD = [
+    (["run", "--demo", "--headless", "--floor", "http://floor:1883"], 2,
+     "[floor] broker: must be an mqtt:// or mqtts:// URL, got 'http://floor:1883'"),
+    (["simulate", "--floor", "mqtt://user:pw@floor", "--rounds", "1"], 2,
+     "must be mqtt://HOST[:PORT] with nothing else (put the user and password in [floor])"),
+    (["floor", "serve", "--broker", "mqtt://x", "--store", "s", "--password-file", "/nope"],
+     2, "floor password_file /nope: cannot read"),
+    (["floor", "rounds", "--store", "/nowhere/floor.sqlite3", "--table", "T 1"], 2,
+     "argument --table: must be"),
+    (["floor", "rounds", "--store", "/nowhere/floor.sqlite3", "--table", "T1"], 1,
+     "/nowhere/floor.sqlite3: no such floor store"),
+]
+
+
+def test_bad_settings_get_one_line_and_an_exit_status(recorded):
+    journal, _ = recorded
+    results = cli(*[args for args, _, _ in BAD], ["floor", "status", "--store", str(journal)])
+    for (args, status, says), p in zip(BAD, results, strict=False):
+        assert p.returncode == status, (args, p.stdout + p.stderr)
+        assert says in p.stderr and "Traceback" not in p.stderr, (args, p.stderr)
+    # a journal is not a floor store
+    assert results[-1].returncode == 1 and "not a floor store (it holds" in results[-1].stderr
+
+
+def test_the_floor_section_of_the_configuration_is_checked(tmp_path):
+    path = tmp_path / "table.toml"
+    path.write_text('[floor]\nbroker = "mqtts://floor.lan"\nca_file = "/etc/ca.pem"\n'
+                    'topic_prefix = "casino/pit-2"\n')
+    c = load_config(path)
+    assert (c.floor_broker, c.floor_ca_file, c.floor_topic_prefix) == (
+        "mqtts://floor.lan", "/etc/ca.pem", "casino/pit-2")
+    for text, says in (('[floor]\nbrokr = "mqtt://x"\n', "[floor] brokr: unknown key"),
+                       ('[floor]\ntopic_prefix = "a/#"\n', "[floor] topic_prefix: must be"),
+                       ('[floor]\nbroker = "mqtt://x:99999"\n', "[floor] broker: bad port"),
+                       ('[floor]\nbroker = "mqtt://floor/x"\n',
+                        "[floor] broker: must be mqtt://HOST[:PORT] with nothing else"),
+                       ('[floor]\nbroker = "tcp://floor"\n',
+                        "[floor] broker: must be an mqtt:// or mqtts:// URL")):
+        path.write_text(text)
+        with pytest.raises(ConfigError, match=r".*") as err:
+            load_config(path)
+        assert says in str(err.value)
+    # files named in [floor] are checked before the feed starts, naming the setting
+    missing = FloorSettings("mqtts://floor.lan", ca_file=str(tmp_path / "none.pem"))
+    with pytest.raises(FloorError, match="floor ca_file .*none.pem: no such file"):
+        missing.check()
+    empty = tmp_path / "empty.pw"
+    empty.write_text("")
+    with pytest.raises(FloorError, match="the first line must hold the password"):
+        FloorSettings("mqtt://floor.lan", password_file=str(empty)).check()
+    with pytest.raises(FloorError, match="client_cert and client_key go together"):
+        FloorSettings("mqtts://floor.lan", client_cert=str(empty)).check()

@@ -1,0 +1,225 @@
+"""Per-table credentials, the shipped ACL, and TLS with a CA made for the test.
+
+The broker runs with the ACL shipped in systemd/mosquitto-threecard.acl and a password
+file made by ``mosquitto_passwd``: a table logged in as itself cannot publish as another
+table (the broker refuses it: PUBACK "Not authorized"), nor ask another table to resend;
+a wrong password and no password are refused; the recorder reads every table. Then a
+whole feed runs over TLS (``mqtts://``), the broker on the shipped configuration
+(systemd/mosquitto-threecard.conf, its files made here), with those credentials: a table
+whose ``[floor]``
+names the CA that signed the broker's certificate (and its password file, its user being
+its table id) reaches the recorder; a recorder trusting another CA refuses the broker and
+says why.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import ipaddress
+import os
+import threading
+import time
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+from paho.mqtt.enums import CallbackAPIVersion
+
+ACL = Path(__file__).resolve().parents[2] / "systemd" / "mosquitto-threecard.acl"
+PASSWORDS = {"floor": "floor-secret", "TCP-A": "a-secret", "TCP-B": "b-secret"}
+
+
+def _secured(floor, tls: bool = False):
+    pw = floor.passwords(**PASSWORDS)
+    return floor.broker(["allow_anonymous false", f"password_file {pw}", f"acl_file {ACL}"],
+                        tls=tls)
+
+
+class Client:
+    """A bare MQTT 5 client: what a table or a recorder could send, nothing filtered."""
+
+    def __init__(self, broker, user: str | None, password: str | None) -> None:
+        self.c = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+        if user:
+            self.c.username_pw_set(user, password)
+        self.connack = None
+        self.acks: dict[int, int] = {}
+        self.got: list[str] = []
+        self.ready = threading.Event()
+        self.c.on_connect = self._on_connect
+        self.c.on_publish = lambda _c, _u, mid, rc, _p: self.acks.__setitem__(mid, rc.value)
+        self.c.on_message = lambda _c, _u, m: self.got.append(m.topic)
+        self.c.on_subscribe = lambda *_a: self.ready.set()
+        self.c.connect("127.0.0.1", broker.port)
+        self.c.loop_start()
+        deadline = time.monotonic() + 10
+        while self.connack is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+
+    def _on_connect(self, _c, _u, _f, rc, _p) -> None:
+        self.connack = rc.value
+
+    def publish(self, topic: str) -> int:
+        info = self.c.publish(topic, b"{}", qos=1)
+        deadline = time.monotonic() + 10
+        while info.mid not in self.acks and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return self.acks[info.mid]
+
+    def close(self) -> None:
+        self.c.disconnect()
+        self.c.loop_stop()
+
+
+NOT_AUTHORIZED = 135
+
+
+def test_the_broker_refuses_a_table_publishing_as_another(floor):
+    broker = _secured(floor).start()
+    recorder = Client(broker, "floor", PASSWORDS["floor"])
+    recorder.c.subscribe("threecard/#", qos=1)
+    assert recorder.connack == 0 and recorder.ready.wait(5)
+    a = Client(broker, "TCP-A", PASSWORDS["TCP-A"])
+    a.c.subscribe("threecard/+/resend", qos=1)  # it reads only its own
+    try:
+        assert a.connack == 0 and a.ready.wait(5)
+        assert a.publish("threecard/TCP-B/round") == NOT_AUTHORIZED
+        assert a.publish("threecard/TCP-B/status") == NOT_AUTHORIZED
+        assert a.publish("threecard/TCP-B/resend") == NOT_AUTHORIZED  # only the floor asks
+        assert a.publish("threecard/TCP-A/resend") == NOT_AUTHORIZED
+        assert a.publish("threecard/TCP-A/round") == 0
+        assert recorder.publish("threecard/TCP-B/resend") == 0
+        assert recorder.publish("threecard/TCP-A/resend") == 0
+        time.sleep(0.3)
+        assert recorder.got == ["threecard/TCP-A/round", "threecard/TCP-B/resend",
+                                "threecard/TCP-A/resend"]
+        assert a.got == ["threecard/TCP-A/resend"]
+    finally:
+        a.close()
+        recorder.close()
+    for user, password in (("TCP-B", "a-secret"), ("TCP-B", None), (None, None)):
+        c = Client(broker, user, password)
+        assert c.connack is not None and c.connack >= 128, (user, password, c.connack)
+        c.close()
+
+
+def _ca(name: str):
+    key = ec.generate_private_key(ec.SECP256R1())
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
+    now = dt.datetime.now(dt.UTC)
+    cert = (x509.CertificateBuilder().subject_name(subject).issuer_name(subject)
+            .public_key(key.public_key()).serial_number(x509.random_serial_number())
+            .not_valid_before(now - dt.timedelta(days=1))
+            .not_valid_after(now + dt.timedelta(days=1))
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .add_extension(x509.KeyUsage(digital_signature=True, content_commitment=False,
+                                         key_encipherment=False, data_encipherment=False,
+                                         key_agreement=False, key_cert_sign=True,
+                                         crl_sign=True, encipher_only=False,
+                                         decipher_only=False), critical=True)
+            .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()),
+                           critical=False)
+            .sign(key, hashes.SHA256()))
+    return key, cert
+
+
+def _server(ca_key, ca_cert):
+    key = ec.generate_private_key(ec.SECP256R1())
+    now = dt.datetime.now(dt.UTC)
+    cert = (x509.CertificateBuilder()
+            .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")]))
+            .issuer_name(ca_cert.subject).public_key(key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - dt.timedelta(days=1))
+            .not_valid_after(now + dt.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([
+                x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                critical=False)
+            .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+            .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]),
+                           critical=False)
+            .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(
+                ca_key.public_key()), critical=False)
+            .sign(ca_key, hashes.SHA256()))
+    return key, cert
+
+
+def _pem(path: Path, cert=None, key=None) -> Path:
+    if cert is not None:
+        path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    else:
+        path.write_bytes(key.private_bytes(serialization.Encoding.PEM,
+                                           serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    return path
+
+
+def _secret(path: Path, text: str) -> Path:
+    path.write_text(text + "\n")
+    os.chmod(path, 0o600)
+    return path
+
+
+def _shipped_conf(floor, folder: Path, port: int) -> list[str]:
+    """systemd/mosquitto-threecard.conf, its files in ``folder``, on loopback ports."""
+    text = (ACL.parent / "mosquitto-threecard.conf").read_text()
+    for shipped, here in (("/etc/mosquitto/threecard.passwd", floor.passwords(**PASSWORDS)),
+                          ("/etc/mosquitto/threecard.acl", ACL),
+                          ("/etc/mosquitto/certs/floor-ca.pem", folder / "ca.pem"),
+                          ("/etc/mosquitto/certs/broker.pem", folder / "broker.pem"),
+                          ("/etc/mosquitto/certs/broker.key", folder / "broker.key"),
+                          ("/var/lib/mosquitto/", f"{folder}/"),
+                          ("listener 8883", f"listener {port} 127.0.0.1"),
+                          ("listener 1883 127.0.0.1", f"listener {floor.free_port()} 127.0.0.1")):
+        assert shipped in text, shipped
+        text = text.replace(shipped, str(here))
+    return text.splitlines()
+
+
+def test_a_feed_over_tls_with_per_table_credentials(floor, tmp_path):
+    # the broker runs the shipped configuration: TLS, password file, ACL, persistence
+    port = floor.free_port()
+    folder = tmp_path / "certs"
+    folder.mkdir()
+    broker = floor.broker(_shipped_conf(floor, folder, port), tls=True, port=port)
+    ca_key, ca = _ca("floor test CA")
+    _, other = _ca("another CA")
+    key, cert = _server(ca_key, ca)
+    ca_file = _pem(folder / "ca.pem", cert=ca)
+    _pem(folder / "broker.pem", cert=cert)
+    _pem(folder / "broker.key", key=key)
+    wrong_ca = _pem(tmp_path / "other-ca.pem", cert=other)
+    broker.start()
+    assert broker.url.startswith("mqtts://localhost:")
+
+    store = tmp_path / "floor.sqlite3"
+    floor_pw = _secret(tmp_path / "floor.pw", PASSWORDS["floor"])
+    floor.recorder(broker, store, "--ca-file", str(ca_file), "--username", "floor",
+                   "--password-file", str(floor_pw))
+    # a recorder trusting another CA refuses the broker, and says why
+    wrong = floor.recorder(broker, tmp_path / "other.sqlite3", "--ca-file", str(wrong_ca),
+                           "--username", "floor", "--password-file", str(floor_pw),
+                           "--client-id", "other-recorder", name="wrong-ca", wait=False)
+    journal = tmp_path / "TCP-A.sqlite3"
+    config = tmp_path / "TCP-A.toml"
+    config.write_text(
+        f'[table]\nid = "TCP-A"\n[journal]\npath = "{journal}"\n'
+        f'[floor]\nbroker = "{broker.url}"\nca_file = "{ca_file}"\n'
+        f'password_file = "{_secret(tmp_path / "TCP-A.pw", PASSWORDS["TCP-A"])}"\n')
+    table = floor.run("TCP-A", "run", "--demo", "--config", str(config), "--headless",
+                      "--seats", "2", "--pace-ms", "20")
+    wrong.wait_for(r"broker mqtts://localhost:\d+ unreachable \(.*certificate verify failed",
+                   30)
+    table.wait_for(r"floor: connected to mqtts://localhost:\d+ as threecard-table-TCP-A", 60)
+    table.wait_for(r"round 3: dealer", 30)
+    assert table.stop() == 0
+
+    deadline = time.monotonic() + 15
+    while floor.stored(store, "TCP-A") != floor.finished(journal):
+        assert time.monotonic() < deadline, "the TLS feed did not reach the store"
+        time.sleep(0.2)
+    assert floor.stored(tmp_path / "other.sqlite3", "TCP-A") == []
+    assert PASSWORDS["TCP-A"] not in table.text()  # the password is never logged
