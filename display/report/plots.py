@@ -1,0 +1,147 @@
+"""The shift report's plots (matplotlib, no window): PNG images for the PDF.
+
+Text on the plots is set in the DejaVu fonts the screens bundle (``display/fonts``), so
+French and Ukrainian labels read the same as on the PDF's pages. Money stays integer minor
+units up to the axis, whose labels are formatted by the screens' money format.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from controller.game.shift import ReturnLine, Shift, parse_utc
+from display.report.labels import ReportText
+
+FONTS = Path(__file__).resolve().parent.parent / "fonts"
+"""The screens' bundled fonts."""
+DPI = 200
+"""Image resolution: sharp on paper at the size the PDF prints them."""
+HOUSE = "#1f5c3a"
+"""The felt green of the house result line."""
+VOID = "#b3261e"
+ALARM = "#d08a00"
+BAND = "#c9d8ef"
+EXACT = "#1d4e89"
+OBSERVED = "#222222"
+
+
+def _fonts() -> tuple[Any, Any]:
+    from matplotlib.font_manager import FontProperties
+
+    return (FontProperties(fname=str(FONTS / "DejaVuSans.ttf"), size=8),
+            FontProperties(fname=str(FONTS / "DejaVuSans-Bold.ttf"), size=9))
+
+
+def _figure(width_in: float, height_in: float) -> Any:
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width_in, height_in), dpi=DPI, layout="constrained")
+    return fig
+
+
+def _finish(fig: Any, ax: Any, regular: Any) -> bytes:
+    for label in (*ax.get_xticklabels(), *ax.get_yticklabels()):
+        label.set_fontproperties(regular)
+    for text in (ax.xaxis.label, ax.yaxis.label):
+        text.set_fontproperties(regular)
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.grid(True, color="#dddddd", linewidth=0.5)
+    ax.set_axisbelow(True)
+    out = io.BytesIO()
+    fig.savefig(out, format="png", dpi=DPI)
+    return out.getvalue()
+
+
+def house_plot(sh: Shift, text: ReportText, money: Callable[[int], str],
+               size: tuple[float, float] = (7.0, 2.6)) -> bytes:
+    """The house result over the period (step line), with voids and alarms marked.
+
+    Args:
+        sh: the shift's figures.
+        text: the report's texts.
+        money: formats minor units for the axis.
+        size: inches (width, height).
+
+    Returns:
+        A PNG image.
+    """
+    from matplotlib import dates as mdates
+    from matplotlib.ticker import FuncFormatter
+
+    regular, bold = _fonts()
+    fig = _figure(*size)
+    ax = fig.add_subplot()
+    start, end = parse_utc(sh.period_from), parse_utc(sh.period_to)
+    times: list[datetime] = [start] + [parse_utc(t) for t, _, _ in sh.house]
+    values = [0] + [v for _, _, v in sh.house]
+    times.append(max(end, times[-1]))
+    values.append(values[-1])
+    ax.step(times, values, where="post", color=HOUSE, linewidth=1.4,
+            label=text("plot.house"))
+    ax.fill_between(times, values, step="post", color=HOUSE, alpha=0.08)
+    ax.axhline(0, color="#888888", linewidth=0.6)
+    for i, v in enumerate(sh.voids):
+        ax.axvline(parse_utc(v.utc), color=VOID, linewidth=0.9, linestyle="--",
+                   label=text("plot.void") if i == 0 else None)
+        ax.annotate(f"#{v.round_id}", (parse_utc(v.utc), 1.0), xycoords=("data", "axes fraction"),
+                    xytext=(2, -2), textcoords="offset points", va="top", color=VOID,
+                    fontproperties=regular)
+    if sh.alarms:
+        ax.plot([parse_utc(a.utc) for a in sh.alarms], [0.02] * len(sh.alarms), "^",
+                transform=ax.get_xaxis_transform(), color=ALARM, markersize=5,
+                label=text("plot.alarm"), clip_on=False)
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _pos: money(round(y))))
+    locator = mdates.AutoDateLocator(tz=start.tzinfo)
+    ax.xaxis.set_major_locator(locator)
+    ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator, tz=start.tzinfo))
+    ax.set_xlim(start, max(end, start))
+    ax.set_xlabel(text("plot.time"))
+    fig.legend(prop=regular, loc="outside upper right", frameon=False, ncols=3)
+    return _finish(fig, ax, regular)
+
+
+def return_plot(line: ReturnLine, text: ReportText, size: tuple[float, float] = (3.4, 2.4)
+                ) -> bytes:
+    """One bet's observed return after each settled round, its exact return and ±3 SE.
+
+    Args:
+        line: the bet's return line.
+        text: the report's texts.
+        size: inches (width, height).
+
+    Returns:
+        A PNG image.
+    """
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+    regular, bold = _fonts()
+    fig = _figure(*size)
+    ax = fig.add_subplot()
+    exact = float(line.exact)
+    ax.set_title(f"{text.bet(line.group)}", fontproperties=bold, loc="left")
+    if not line.points:
+        ax.text(0.5, 0.5, text("plot.empty"), ha="center", va="center",
+                transform=ax.transAxes, fontproperties=regular)
+        return _finish(fig, ax, regular)
+    n = [p[0] for p in line.points]
+    observed = [p[1] for p in line.points]
+    se = [p[2] for p in line.points]
+    low = [exact - 3 * s for s in se]
+    high = [exact + 3 * s for s in se]
+    ax.fill_between(n, low, high, color=BAND, step="post", label=text("plot.band"))
+    ax.axhline(exact, color=EXACT, linewidth=1.0,
+               label=text("plot.exact", value=f"{exact:.2%}"))
+    ax.step(n, observed, where="post", color=OBSERVED, linewidth=1.1,
+            label=text("plot.observed"))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _pos: f"{y:.0%}"))
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=5))
+    ax.set_xlim(1, max(n[-1], 2))
+    ax.set_xlabel(text("plot.rounds"))
+    small = regular.copy()
+    small.set_size(6.5)
+    fig.legend(prop=small, loc="outside lower center", frameon=False, ncols=2)
+    return _finish(fig, ax, regular)
