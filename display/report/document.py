@@ -56,7 +56,8 @@ def _styles() -> dict[str, Any]:
                                 textColor=HexColor(GREEN)),
         "sub": ParagraphStyle("sub", base, fontSize=10, leading=13),
         "h2": ParagraphStyle("h2", base, fontName=BOLD, fontSize=11.5, leading=15,
-                             spaceBefore=8, spaceAfter=4, textColor=HexColor(GREEN)),
+                             spaceBefore=8, spaceAfter=4, textColor=HexColor(GREEN),
+                             keepWithNext=1),
         "alert": ParagraphStyle("alert", base, fontName=BOLD, textColor=HexColor(RED)),
         "kpi": ParagraphStyle("kpi", base, fontName=BOLD, fontSize=15, leading=18,
                               alignment=1),
@@ -80,9 +81,13 @@ def _hold(house: int, wagered: int) -> str:
 
 def _detail(values: dict[str, str], t: ReportText) -> str:
     """An event's values as one line: ``code JAM; feed jam`` (a text or detail bare)."""
-    return "; ".join(v if k in ("detail", "text", "reason") else
-                     f"{t.either(f'field.{k}', k.replace('_', ' '))} {v}"
-                     for k, v in values.items())
+    def one(k: str, v: str) -> str:
+        if k in ("detail", "text", "reason"):
+            return v
+        name = t.either(f"field.{k}", k.replace("_", " "))
+        return name if v == "True" else f"{name} {v}"
+
+    return "; ".join(one(k, v) for k, v in values.items())
 
 
 class _Builder:
@@ -182,7 +187,8 @@ class _Builder:
         tab.setStyle(TableStyle([
             ("BACKGROUND", (0, 0), (-1, -1), HexColor(LIGHT)),
             ("LINEAFTER", (0, 0), (-2, -1), 2, HexColor("#ffffff")),
-            ("FONTNAME", (0, 0), (-1, 0), BOLD), ("FONTSIZE", (0, 0), (-1, 0), size),
+            ("FONTNAME", (0, 0), (-1, -1), REGULAR), ("FONTNAME", (0, 0), (-1, 0), BOLD),
+            ("FONTSIZE", (0, 0), (-1, 0), size),
             ("ALIGN", (0, 0), (-1, 0), "CENTER"), ("VALIGN", (0, 0), (-1, 0), "BOTTOM"),
             ("TOPPADDING", (0, 0), (-1, 0), 6), ("BOTTOMPADDING", (0, 1), (-1, 1), 6),
             ("TEXTCOLOR", (4, 0), (4, 0), HexColor(RED if house < 0 else GREEN))]))
@@ -209,7 +215,7 @@ class _Builder:
         return self.t("word.seat_n", seat=name.split()[1])
 
     def returns(self) -> list[Any]:
-        from reportlab.platypus import Table
+        from reportlab.platypus import Table, TableStyle
 
         sh, t = self.sh, self.t
         strategy = "-".join(sh.sheet.strategy.min_play_hand)
@@ -228,7 +234,9 @@ class _Builder:
         grid = [images[i:i + 2] for i in range(0, len(images), 2)]
         if len(grid[-1]) == 1:
             grid[-1].append("")
-        out.append(Table(grid, colWidths=[self.width / 2] * 2))
+        tab = Table(grid, colWidths=[self.width / 2] * 2)
+        tab.setStyle(TableStyle([("FONTNAME", (0, 0), (-1, -1), REGULAR)]))
+        out.append(tab)
         return out
 
     def rules(self) -> list[Any]:
@@ -247,6 +255,7 @@ class _Builder:
                                          right=[1]))
         row = Table([blocks], colWidths=[self.width / 3] * len(blocks), hAlign="LEFT")
         row.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"),
+                                 ("FONTNAME", (0, 0), (-1, -1), REGULAR),
                                  ("LEFTPADDING", (0, 0), (-1, -1), 0)]))
         strategy = "-".join(sheet.strategy.min_play_hand)
         ret_rows = []
@@ -364,6 +373,7 @@ class _Builder:
                                      60 * self.mm],
                     rowHeights=[None] + [11 * self.mm] * 3, hAlign="LEFT")
         tab.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "BOTTOM"),
+                                 ("FONTNAME", (0, 0), (-1, -1), REGULAR),
                                  ("SPAN", (0, 0), (1, 0)), ("SPAN", (3, 0), (4, 0)),
                                  ("LINEBELOW", (1, 1), (1, -1), 0.6, HexColor(GREY)),
                                  ("LINEBELOW", (4, 1), (4, -1), 0.6, HexColor(GREY))]))
@@ -430,7 +440,8 @@ def write_pdf(sh: Shift, out: Path, lang: str = "en", made_by: str = "",
                             title=f"{text('title')} · {sh.table_id}", author=sh.table_id,
                             subject=text("period", start=_time(sh.period_from),
                                          end=_time(sh.period_to), hours=f"{sh.hours:.2f}"),
-                            creator=f"threecard-table {made_by}".strip(), lang=lang)
+                            creator=f"threecard-table {made_by}".strip(), lang=lang,
+                            initialFontName=REGULAR)
     doc.build(builder.story(), onFirstPage=footer, onLaterPages=footer)
     out.write_bytes(buf.getvalue())
     return doc.page

@@ -26,6 +26,8 @@ VOID = "#b3261e"
 ALARM = "#d08a00"
 BAND = "#c9d8ef"
 EXACT = "#1d4e89"
+MAX_NAMED_VOIDS = 12
+"""Voids whose round number the house plot writes beside their line (more would blur)."""
 OBSERVED = "#222222"
 
 
@@ -84,12 +86,16 @@ def house_plot(sh: Shift, text: ReportText, money: Callable[[int], str],
             label=text("plot.house"))
     ax.fill_between(times, values, step="post", color=HOUSE, alpha=0.08)
     ax.axhline(0, color="#888888", linewidth=0.6)
+    few = len(sh.voids) <= MAX_NAMED_VOIDS
     for i, v in enumerate(sh.voids):
-        ax.axvline(parse_utc(v.utc), color=VOID, linewidth=0.9, linestyle="--",
+        ax.axvline(parse_utc(v.utc), color=VOID, linewidth=0.9 if few else 0.4,
+                   linestyle="--", alpha=1.0 if few else 0.5,
                    label=text("plot.void") if i == 0 else None)
-        ax.annotate(f"#{v.round_id}", (parse_utc(v.utc), 1.0), xycoords=("data", "axes fraction"),
-                    xytext=(2, -2), textcoords="offset points", va="top", color=VOID,
-                    fontproperties=regular)
+        if few:  # round numbers while they can be read
+            ax.annotate(f"#{v.round_id}", (parse_utc(v.utc), 1.0),
+                        xycoords=("data", "axes fraction"), xytext=(2, -2),
+                        textcoords="offset points", va="top", color=VOID,
+                        fontproperties=regular)
     if sh.alarms:
         ax.plot([parse_utc(a.utc) for a in sh.alarms], [0.02] * len(sh.alarms), "^",
                 transform=ax.get_xaxis_transform(), color=ALARM, markersize=5,
@@ -97,7 +103,10 @@ def house_plot(sh: Shift, text: ReportText, money: Callable[[int], str],
     ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _pos: money(round(y))))
     locator = mdates.AutoDateLocator(tz=start.tzinfo)
     ax.xaxis.set_major_locator(locator)
-    ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator, tz=start.tzinfo))
+    ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(  # numbers: in no language
+        locator, tz=start.tzinfo, formats=["%Y", "%m", "%d", "%H:%M", "%H:%M", "%S.%f"],
+        zero_formats=["", "%Y", "%m", "%m-%d", "%H:%M", "%H:%M"],
+        offset_formats=["", "%Y", "%Y-%m", "%Y-%m-%d", "%Y-%m-%d", "%Y-%m-%d %H:%M"]))
     ax.set_xlim(start, max(end, start))
     ax.set_xlabel(text("plot.time"))
     fig.legend(prop=regular, loc="outside upper right", frameon=False, ncols=3)
@@ -137,6 +146,11 @@ def return_plot(line: ReturnLine, text: ReportText, size: tuple[float, float] = 
                label=text("plot.exact", value=f"{exact:.2%}"))
     ax.step(n, observed, where="post", color=OBSERVED, linewidth=1.1,
             label=text("plot.observed"))
+    # the first rounds swing widely: the axis frames the rest, and the exact return
+    settled = len(n) // 20
+    shown = [*observed[settled:], *low[settled:], *high[settled:], exact]
+    pad = (max(shown) - min(shown)) * 0.08 or 0.05
+    ax.set_ylim(min(shown) - pad, max(shown) + pad)
     ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _pos: f"{y:.0%}"))
     ax.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=5))
     ax.set_xlim(1, max(n[-1], 2))
