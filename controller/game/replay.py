@@ -157,4 +157,41 @@ def views_at(journal: Journal | str | Path, seq: int) -> tuple[DealerView, Playe
     return ViewBuilder().build(game, seq)
 
 
-__all__ = ["ReplayError", "apply_each", "apply_records", "rebuild", "start_state", "views_at"]
+def views_after(journal: Journal, seqs: Iterable[int]
+                ) -> Iterator[tuple[int, DealerView, PlayerView]]:
+    """:func:`views_at` for several events of an open journal, in one replay.
+
+    Each pair equals what :func:`views_at` gives for its event (the same rebuild and view
+    builder); the state is rebuilt once, from the newest snapshot before the first event.
+    The caller checks the hash chain first (:meth:`Journal.verify`).
+
+    Args:
+        journal: an open journal.
+        seqs: events, in increasing order.
+
+    Yields:
+        (seq, dealer view, player view) for each event.
+
+    Raises:
+        ReplayError: the replay fails (see :func:`rebuild`).
+    """
+    wanted = sorted(set(seqs))
+    if not wanted:
+        return
+    game = rebuild(journal, wanted[0])
+    builder = ViewBuilder()
+    pending = iter(wanted[1:])
+    yield (wanted[0], *builder.build(game, wanted[0]))
+    nxt = next(pending, None)
+    if nxt is None:
+        return
+    for r, _ in apply_each(game, journal.records(wanted[0]), wanted[-1]):
+        if r.seq == nxt:
+            yield (r.seq, *builder.build(game, r.seq))
+            nxt = next(pending, None)
+            if nxt is None:
+                return
+
+
+__all__ = ["ReplayError", "apply_each", "apply_records", "rebuild", "start_state", "views_after",
+           "views_at"]
