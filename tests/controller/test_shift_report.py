@@ -26,9 +26,14 @@ IDENTITY_A = {"version": "0.1.0", "sha256": hashlib.sha256(b"build A").hexdigest
               "files": 90, "altered": 0, "named": [], "problem": ""}
 IDENTITY_B = {"version": "0.1.0", "sha256": hashlib.sha256(b"build B").hexdigest(),
               "files": 91, "altered": 1, "named": ["changed display/theme.py"], "problem": ""}
-BET_LABELS = {"ante": "Ante", "play": "Play", "ante_bonus": "Ante Bonus",
-              "pair_plus": "Pair Plus", "six_card_bonus": "6 Card Bonus", "total": "Total"}
-MONEY = re.compile(r"[\u2212-]?\d{1,3}(?:[\u202f\u00a0 ,]\d{3})*\.\d{2}(?![\s\u00a0]*%)")
+LABELS = {  # the screens' words for the meters, as the report prints them
+    "en": {"ante": "Ante", "play": "Play", "ante_bonus": "Ante Bonus", "pair_plus": "Pair Plus",
+           "six_card_bonus": "6 Card Bonus", "total": "Total", "seat": "Seat {}"},
+    "uk": {"ante": "Анте", "play": "Гра", "ante_bonus": "Анте бонус", "pair_plus": "Пара Плюс",
+           "six_card_bonus": "Бонус 6 карт", "total": "Разом", "seat": "Місце {}"},
+}
+# an amount: digits in groups of three (any separator), two decimals; never a percentage
+MONEY = re.compile(r"[\u2212-]?\d{1,3}(?:[\u202f\u00a0 .,]\d{3})*[.,]\d{2}(?![\s\u00a0]*%)")
 
 
 def _in_ci() -> bool:
@@ -95,9 +100,10 @@ def expected(rows: dict[str, dict[str, int]], before: dict[str, dict[str, int]] 
     return out
 
 
-def labels_for(rows: dict[str, object]) -> dict[str, str]:
-    labels = {k: v for k, v in BET_LABELS.items() if k in rows}
-    labels.update({k: f"Seat {k.split()[1]}" for k in rows if k.startswith("seat ")})
+def labels_for(rows: dict[str, object], lang: str = "en") -> dict[str, str]:
+    words = LABELS[lang]
+    labels = {k: v for k, v in words.items() if k in rows}
+    labels.update({k: words["seat"].format(k.split()[1]) for k in rows if k.startswith("seat ")})
     return labels
 
 
@@ -120,21 +126,29 @@ def test_the_whole_journal_totals_equal_the_meters(shift, whole):
     assert re.search(r"\b9\s+2\s+", text)  # tiles: 9 rounds settled, 2 voided
 
 
-def test_a_sub_period_equals_the_difference_of_the_readings(shift, tmp_path):
-    journal, stops = shift
-    first, second = stops[0], stops[1]
-    text = report(journal, tmp_path / "part.pdf", "--from", first.utc, "--to", second.utc)
-    now, then = second.meters["rows"], first.meters["rows"]
+@pytest.fixture(scope="module")
+def part(shift, tmp_path_factory):
+    """The report of the part between the two stops, in Ukrainian: (its PDF, its text)."""
+    _, stops = shift
+    pdf = tmp_path_factory.mktemp("part") / "part.pdf"
+    return pdf, report(shift[0], pdf, "--from", stops[0].utc, "--to", stops[1].utc,
+                       "--lang", "uk")
+
+
+def test_a_sub_period_equals_the_difference_of_the_readings(shift, part):
+    _, stops = shift
+    _, text = part
+    now, then = stops[1].meters["rows"], stops[0].meters["rows"]
     want = expected(now, then)
-    got = meter_lines(text, labels_for(now))
+    got = meter_lines(text, labels_for(now, "uk"))
     assert set(got) == set(want)
     for name, lines in got.items():
         assert all(line == want[name] for line in lines), (name, lines, want[name])
     # a part of the shift is not the whole: the difference is not the end reading
     assert want["total"] != expected(now)["total"]
-    # the identity recorded at the restart inside the period; the one in force before
-    assert IDENTITY_A["sha256"] in text.replace("\n", " ").replace(" ", "")
-    assert IDENTITY_B["sha256"] not in text.replace("\n", " ").replace(" ", "")
+    # the identity recorded at the restart inside the period; not the one after it
+    flat = re.sub(r"\s", "", text)
+    assert IDENTITY_A["sha256"] in flat and IDENTITY_B["sha256"] not in flat
 
 
 def test_the_void_list_equals_recall_and_names_who_approved(shift, whole):
@@ -158,10 +172,8 @@ def test_the_void_list_equals_recall_and_names_who_approved(shift, whole):
         assert alarm in text
 
 
-def test_every_page_renders_and_the_fonts_are_embedded(shift, tmp_path):
-    journal, stops = shift
-    pdf = tmp_path / "uk.pdf"
-    text = report(journal, pdf, "--lang", "uk")
+def test_every_page_renders_and_the_fonts_are_embedded(part, tmp_path):
+    pdf, text = part
     assert "Звіт за зміну" in text and "Підпис" in text and "Супервайзер" in text
     fonts = subprocess.run(["pdffonts", str(pdf)], capture_output=True, text=True,
                            check=True).stdout.splitlines()[2:]
@@ -175,23 +187,24 @@ def test_every_page_renders_and_the_fonts_are_embedded(shift, tmp_path):
         assert page.stat().st_size > 4000, page
 
 
-def test_bad_periods_and_outputs_are_refused(shift, tmp_path):
+def test_bad_periods_and_outputs_are_refused(shift, tmp_path, capsys):
+    from controller.cli import main
+
     journal, _ = shift
-
-    def run(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "controller.cli", "report", "shift",
-                               "--journal", str(journal), *args], capture_output=True,
-                              text=True, timeout=120)
-
-    backwards = run("--from", "2025-03-14T21:00Z", "--to", "2025-03-14T20:00Z",
-                    "--out", str(tmp_path / "x.pdf"))
+    base = ["report", "shift", "--journal", str(journal)]
+    backwards = subprocess.run([sys.executable, "-m", "controller.cli", *base, "--from",
+                                "2025-03-14T21:00Z", "--to", "2025-03-14T20:00Z", "--out",
+                                str(tmp_path / "x.pdf")], capture_output=True, text=True,
+                               timeout=120)
     assert backwards.returncode == 2 and "ends before it starts" in backwards.stderr
-    both = run("--from", "2025-03-14T20:00Z", "--to", "2025-03-14T21:00Z", "--hours", "2",
-               "--out", str(tmp_path / "x.pdf"))
-    assert both.returncode == 2 and "--hours" in both.stderr
-    not_pdf = run("--out", str(tmp_path / "x.txt"))
-    assert not_pdf.returncode == 2 and ".pdf" in not_pdf.stderr
-    bad_time = run("--from", "yesterday", "--out", str(tmp_path / "x.pdf"))
-    assert bad_time.returncode == 2 and "ISO 8601" in bad_time.stderr
+    assert "Traceback" not in backwards.stderr
+    pdf = ["--out", str(tmp_path / "x.pdf")]
+    assert main([*base, "--from", "2025-03-14T20:00Z", "--to", "2025-03-14T21:00Z",
+                 "--hours", "2", *pdf]) == 2
+    assert "--hours goes with --from or --to" in capsys.readouterr().err
+    assert main([*base, "--out", str(tmp_path / "x.txt")]) == 2
+    assert "does not end in .pdf" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as usage:  # argparse: the flag and why
+        main([*base, "--from", "yesterday", *pdf])
+    assert usage.value.code == 2 and "ISO 8601" in capsys.readouterr().err
     assert not (tmp_path / "x.pdf").exists()
-    assert "Traceback" not in backwards.stderr + both.stderr + not_pdf.stderr
