@@ -24,10 +24,12 @@ from controller.game.engine import Game
 from controller.game.inputs import ClearBets, PlaceBet, Rebet
 from controller.game.journal import Journal, Record, chain_hash
 from controller.game.replay import ReplayError, apply_each, start_state
+from controller.game.round import RoundState
 
 NOT_STEPS = frozenset({PlaceBet.name, ClearBets.name, Rebet.name})
 """Inputs no picture is made after: the bets (the first picture, "no more bets", shows them)."""
-CLOSED = ("settled", "void")
+CLOSED = (RoundState.SETTLED.value, RoundState.VOID.value)
+"""The statuses of a finished round's record."""
 
 
 class DisputeError(ValueError):

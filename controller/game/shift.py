@@ -29,7 +29,16 @@ from typing import Any
 
 from controller.game.anchor import GENESIS
 from controller.game.engine import Game
-from controller.game.inputs import COMMAND_NAMED, STARTUP, ManualCard, NextRound, Role
+from controller.game.inputs import (
+    COMMAND_NAMED,
+    STARTUP,
+    ExposedCard,
+    ManualCard,
+    NextRound,
+    Resume,
+    Role,
+    UnblockDeck,
+)
 from controller.game.journal import Journal, Record
 from controller.game.par_sheet import ParSheet
 from controller.game.replay import apply_each, rebuild
@@ -383,10 +392,10 @@ class _Pass:
             self.voids[self._pending_void] = VoidLine(v.round_id, v.seq, v.utc, v.reason,
                                                       v.declared_by, actor, v.refunded)
             self._pending_void = None
-        if kind == ManualCard.name or kind in ("exposed_card", "unblock_deck"):
-            name = {"unblock_deck": "deck_unblocked"}.get(kind, kind)
+        if kind in (ManualCard.name, ExposedCard.name, UnblockDeck.name):
+            name = "deck_unblocked" if kind == UnblockDeck.name else kind
             add(Incident(r.seq, r.utc, rid, name, actor, _text(body)))
-        elif kind == "resume" and self.asked:
+        elif kind == Resume.name and self.asked:
             add(Incident(r.seq, r.utc, rid, "resumed", actor))
         if g.deal.blocked and not self.blocked:
             add(Incident(r.seq, r.utc, rid, "deck_blocked", "", {"reason": g.deal.blocked}))

@@ -165,8 +165,8 @@ def test_the_void_list_equals_recall_and_names_who_approved(shift, whole):
     # the script: round 3 a card before "no more bets" (the table voids it, a supervisor's
     # PIN on "next round" acknowledges it); round 10 a jam, voided by a supervisor
     (_, card_line), (_, jam_line) = listed
-    assert re.search(r"Card before no more bets\s+table\s+supervisor", card_line)
-    assert re.search(r"Shoe fault\s+supervisor\s+supervisor", jam_line)
+    assert re.search(r"Card before no more bets\s+Table\s+Supervisor", card_line)
+    assert re.search(r"Shoe fault\s+Supervisor\s+Supervisor", jam_line)
     assert dict(voids)[10] == "Shoe fault"
     for alarm in ("Shoe link lost", "Shoe alarm", "Misread", "Card entered by hand"):
         assert alarm in text
