@@ -45,15 +45,9 @@ class DisputeError(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
-class EventRow:
-    """One journal event with its chain hashes, as a bundle keeps it."""
+class EventRow(Record):
+    """One journal event with its chain hashes (``prev``, ``hash``), as a bundle keeps it."""
 
-    seq: int
-    utc: str
-    mono_ns: int
-    kind: str
-    actor: str
-    body: str
     prev: str
     hash: str
 
@@ -75,10 +69,6 @@ class EventRow:
                 type(d[k]) is not t for k, t in types.items()):
             raise ValueError("an event is an object with " + ", ".join(types))
         return cls(**d)
-
-    def record(self) -> Record:
-        """The event as the table replays it."""
-        return Record(self.seq, self.utc, self.mono_ns, self.kind, self.actor, self.body)
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,7 +202,7 @@ def replay_round(snapshot: str, events: list[EventRow], before: tuple[int, str],
                            "snapshot.json")
     record = None
     try:
-        for _r, _verdict in apply_each(g, (e.record() for e in events)):
+        for _r, _verdict in apply_each(g, events):
             rec = g.take_derived().rounds.get(round_id)
             if rec is not None and rec["status"] in CLOSED:
                 record = rec

@@ -38,11 +38,12 @@ def _fonts() -> tuple[Any, Any]:
             FontProperties(fname=str(FONTS / "DejaVuSans-Bold.ttf"), size=9))
 
 
-def _figure(width_in: float, height_in: float) -> Any:
+def _axes(size: tuple[float, float]) -> tuple[Any, Any, Any, Any]:
+    """A new figure of ``size`` inches with one plot: (figure, axes, regular, bold font)."""
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(width_in, height_in), dpi=DPI, layout="constrained")
-    return fig
+    fig = Figure(figsize=size, dpi=DPI, layout="constrained")
+    return (fig, fig.add_subplot(), *_fonts())
 
 
 def _finish(fig: Any, ax: Any, regular: Any) -> bytes:
@@ -74,9 +75,7 @@ def house_plot(sh: Shift, text: ReportText, money: Callable[[int], str],
     from matplotlib import dates as mdates
     from matplotlib.ticker import FuncFormatter
 
-    regular, bold = _fonts()
-    fig = _figure(*size)
-    ax = fig.add_subplot()
+    fig, ax, regular, bold = _axes(size)
     start, end = parse_utc(sh.period_from), parse_utc(sh.period_to)
     times: list[datetime] = [start] + [parse_utc(t) for t, _, _ in sh.house]
     values = [0] + [v for _, _, v in sh.house]
@@ -127,9 +126,7 @@ def return_plot(line: ReturnLine, text: ReportText, size: tuple[float, float] = 
     """
     from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-    regular, bold = _fonts()
-    fig = _figure(*size)
-    ax = fig.add_subplot()
+    fig, ax, regular, bold = _axes(size)
     exact = float(line.exact)
     ax.set_title(f"{text.bet(line.group)}", fontproperties=bold, loc="left")
     if not line.points:
