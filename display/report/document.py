@@ -358,7 +358,7 @@ class _Builder:
                 [t("journal.end"), str(sh.end.seq), sh.end.hash]]
         return [self.p(t("sec.journal"), "h2"), verdict,
                 self.table([t("journal.anchor"), t("journal.event"), t("journal.hash")], rows,
-                           [40, 20, 118], right=[1])]
+                           [38, 24, 116], right=[1])]
 
     def signatures(self) -> list[Any]:
         from reportlab.lib.colors import HexColor

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -73,10 +73,11 @@ def house_plot(sh: Shift, text: ReportText, money: Callable[[int], str],
         A PNG image.
     """
     from matplotlib import dates as mdates
-    from matplotlib.ticker import FuncFormatter
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
 
     fig, ax, regular, bold = _axes(size)
     start, end = parse_utc(sh.period_from), parse_utc(sh.period_to)
+    end = max(end, start + timedelta(minutes=1))  # a period of one instant: a minute's axis
     times: list[datetime] = [start] + [parse_utc(t) for t, _, _ in sh.house]
     values = [0] + [v for _, _, v in sh.house]
     times.append(max(end, times[-1]))
@@ -99,14 +100,17 @@ def house_plot(sh: Shift, text: ReportText, money: Callable[[int], str],
         ax.plot([parse_utc(a.utc) for a in sh.alarms], [0.02] * len(sh.alarms), "^",
                 transform=ax.get_xaxis_transform(), color=ALARM, markersize=5,
                 label=text("plot.alarm"), clip_on=False)
+    ax.yaxis.set_major_locator(MaxNLocator(nbins=6, integer=True, steps=[1, 2, 2.5, 5, 10]))
     ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _pos: money(round(y))))
+    if max(values) - min(values) < 200:  # nothing won or lost: an axis of a few units
+        ax.set_ylim(min(values) - 100, max(values) + 100)
     locator = mdates.AutoDateLocator(tz=start.tzinfo)
     ax.xaxis.set_major_locator(locator)
     ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(  # numbers: in no language
         locator, tz=start.tzinfo, formats=["%Y", "%m", "%d", "%H:%M", "%H:%M", "%S.%f"],
         zero_formats=["", "%Y", "%m", "%m-%d", "%H:%M", "%H:%M"],
         offset_formats=["", "%Y", "%Y-%m", "%Y-%m-%d", "%Y-%m-%d", "%Y-%m-%d %H:%M"]))
-    ax.set_xlim(start, max(end, start))
+    ax.set_xlim(start, end)
     ax.set_xlabel(text("plot.time"))
     fig.legend(prop=regular, loc="outside upper right", frameon=False, ncols=3)
     return _finish(fig, ax, regular)
@@ -132,6 +136,8 @@ def return_plot(line: ReturnLine, text: ReportText, size: tuple[float, float] = 
     if not line.points:
         ax.text(0.5, 0.5, text("plot.empty"), ha="center", va="center",
                 transform=ax.transAxes, fontproperties=regular)
+        ax.set_xticks([])
+        ax.set_yticks([])
         return _finish(fig, ax, regular)
     n = [p[0] for p in line.points]
     observed = [p[1] for p in line.points]
