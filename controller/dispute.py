@@ -134,6 +134,7 @@ def write_bundle(out: Path, files: dict[str, bytes], facts: dict[str, Any], key:
     when = _zip_time(facts["closed_utc"])
     fd, tmp = tempfile.mkstemp(prefix=".dispute-", suffix=".zip", dir=out.parent)
     try:
+        os.fchmod(fd, 0o644)  # evidence to hand over: readable, as a copied file would be
         with os.fdopen(fd, "wb") as f, zipfile.ZipFile(f, "w") as z:
             for name, data in members.items():
                 info = zipfile.ZipInfo(name, when)
