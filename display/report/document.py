@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
@@ -73,7 +74,7 @@ def _time(utc: str) -> str:
 def _hold(house: int, wagered: int) -> str:
     if not wagered:
         return "–"
-    hundredths = round(house * 10_000 / wagered)  # integers to the last step
+    hundredths = round(Fraction(house * 10_000, wagered))  # exact to the last step
     sign = "\u2212" if hundredths < 0 else ""
     whole, frac = divmod(abs(hundredths), 100)
     return f"{sign}{whole}.{frac:02d}\u00a0%"
@@ -161,6 +162,14 @@ class _Builder:
                self.p(t("subtitle", table=sh.table_id, rules=sh.profile.name), "sub"),
                self.p(t("period", start=_time(sh.period_from), end=_time(sh.period_to),
                         hours=f"{sh.hours:.2f}"), "sub")]
+        recorded = {i.software["sha256"] for i in sh.identities
+                    if i.software and i.software.get("sha256")}
+        last = sh.identities[-1].software if sh.identities else None
+        if last and last.get("sha256"):
+            line = t("software.header", version=last["version"], sha256=last["sha256"])
+            if len(recorded) > 1:
+                line += " " + t("software.more", n=len(recorded))
+            out.append(self.p(line, "small"))
         if not sh.chain_ok:
             out.append(self.p(t("journal.broken", message=sh.chain_message), "alert"))
         out.append(Spacer(1, 3 * self.mm))
