@@ -103,7 +103,8 @@ class Evidence:
 
 def _base(journal: Journal, round_id: int) -> tuple[Game, int]:
     """The newest sealed snapshot taken before the round opened (else an empty table)."""
-    for seq, _seal, state in reversed(journal.snapshots()):
+    newest_first = journal.db.execute("SELECT seq, state FROM snapshots ORDER BY seq DESC")
+    for seq, state in newest_first:  # read one by one: a long journal holds thousands
         if json.loads(state).get("round_id", 0) < round_id:
             return start_state(journal, seq)
     return start_state(journal, 0)
