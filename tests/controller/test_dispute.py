@@ -12,6 +12,7 @@ import hashlib
 import io
 import json
 import os
+import sqlite3
 import stat
 import subprocess
 import sys
@@ -33,7 +34,9 @@ def cli(*args: str) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="module")
 def table(tmp_path_factory):
     folder = tmp_path_factory.mktemp("dispute")
-    journal, _ = run_shift(folder, stop_after=(3,))  # copy-0: a journal as round 4 opened
+    # snapshots every other round: a round is taken out from the one before it; copy-0 is
+    # the journal as round 4 opened
+    journal, _ = run_shift(folder, stop_after=(3,), snapshot_every=2)
     config = folder / "table.toml"
     config.write_text('[table]\nid = "TCP-03"\n')
     made = cli("keygen", "--config", str(config))
@@ -117,6 +120,10 @@ def test_a_bundle_verifies_and_its_replay_gives_recalls_nets(table, bundle):
     assert events[-1]["hash"] == anchors["after"]["hash"]
     assert {"manual_card", "misread", "reveal", "settle"} <= {e["kind"] for e in events}
     assert json.loads(files["snapshot.json"])["round_id"] == 11
+    db = sqlite3.connect(journal)  # the journal's own snapshots came before the round
+    assert db.execute("SELECT COUNT(*) FROM snapshots WHERE seq < ?",
+                      (events[0]["seq"],)).fetchone()[0] >= 4
+    db.close()
 
 
 def test_another_key_fails_the_check(table, bundle, tmp_path):

@@ -14,7 +14,7 @@ import json
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +51,8 @@ def meters_json(journal: Path) -> dict[str, Any]:
 
 
 def run_shift(folder: Path, stop_after: tuple[int, ...] = (),
-              software: tuple[dict[str, Any] | None, ...] = ()) -> tuple[Path, list[Stop]]:
+              software: tuple[dict[str, Any] | None, ...] = (),
+              **settings: Any) -> tuple[Path, list[Stop]]:
     """Run the scripted shift into ``folder/journal.sqlite3``.
 
     Args:
@@ -60,18 +61,20 @@ def run_shift(folder: Path, stop_after: tuple[int, ...] = (),
             ``3`` stops once round 4 opens), read the meters, start it again.
         software: the identity the table journals at each start (the first, then one per
             restart); None records none.
+        **settings: table settings other than the script's (``snapshot_every=2``).
 
     Returns:
         The journal, and a :class:`Stop` for each stop and for the end.
     """
     sc = script()
+    config = replace(sc.config, **settings)
     journal = folder / "journal.sqlite3"
     clock = ScriptClock(sc.start_utc)
     idents = list(software) + [None] * (len(stop_after) + 1 - len(software))
     stops: list[Stop] = []
 
     def start() -> Table:
-        return Table(journal, sc.config, clock=clock, software=idents[len(stops)])
+        return Table(journal, config, clock=clock, software=idents[len(stops)])
 
     def stop(table: Table) -> None:
         seq = table.journal.last_seq
