@@ -293,6 +293,8 @@ class _Builder:
                                  self.role(v.approved_by)]))
         for i in sh.irregularities:
             detail = _detail(i.detail, t)
+            if i.kind == "deck_blocked":  # why: a card seen twice, an unknown card
+                detail = t.either(f"void.{detail}", detail)
             rows.append((i.seq, [_time(i.utc), str(i.round_id), t(f"kind.{i.kind}"), detail,
                                  "" if i.by else self.role("table"), self.role(i.by) if i.by
                                  else ""]))
