@@ -110,6 +110,9 @@ class Identity:
         missing: files the manifest lists that are not installed.
         added: files of the packages that the manifest does not list.
         problem: why the check could not be made (no manifest, an unreadable one), or "".
+        installed: the packages were installed from a built package (its metadata lies
+            beside them); False for a source tree run in place (an editable install),
+            which has no manifest to miss.
     """
 
     version: str
@@ -119,6 +122,7 @@ class Identity:
     missing: tuple[str, ...] = ()
     added: tuple[str, ...] = ()
     problem: str = ""
+    installed: bool = True
 
     @property
     def ok(self) -> bool:
@@ -149,14 +153,18 @@ def installed_root() -> Path:
     return Path(__file__).resolve().parent.parent
 
 
+def _metadata(root: Path) -> list[Path]:
+    """The distribution's metadata folders beside the packages (none for a source tree)."""
+    return sorted(root.glob(f"{DISTRIBUTION.replace('-', '_')}-*.dist-info"))
+
+
 def _version(root: Path) -> str:
     """The distribution's version, from its metadata beside the packages.
 
     Read directly: importing :mod:`importlib.metadata` alone costs a start-up about 0.1 s.
     Where there is none beside them (an editable install), wherever that finds it.
     """
-    name = DISTRIBUTION.replace("-", "_")
-    for info in sorted(root.glob(f"{name}-*.dist-info")):
+    for info in _metadata(root):
         try:
             with open(info / "METADATA", encoding="utf-8") as f:
                 for line in f:
@@ -188,8 +196,12 @@ def identify(root: Path | None = None) -> Identity:
     try:
         data = (root / MANIFEST).read_bytes()
     except FileNotFoundError:
-        return Identity(version, "", problem="no manifest: this is not an installed wheel "
-                        "(an editable or source install); its files cannot be checked")
+        if _metadata(root):  # installed from a wheel, yet the manifest is gone
+            return Identity(version, "", problem=f"{MANIFEST} is missing from this "
+                            "installation: its files cannot be checked")
+        return Identity(version, "", installed=False,
+                        problem="no manifest: a source tree run in place (an editable "
+                        "install), not a built package; its files are not checked")
     except OSError as exc:
         return Identity(version, "", problem=f"{MANIFEST} cannot be read: {exc.strerror}")
     digest = hashlib.sha256(data).hexdigest()
@@ -225,7 +237,8 @@ def startup_identity() -> dict[str, Any]:
     log = logging.getLogger("threecard")
     ident = identify()
     if ident.problem:
-        log.warning("software %s: %s", ident.version, ident.problem)
+        log.log(logging.WARNING if ident.installed else logging.INFO, "software %s: %s",
+                ident.version, ident.problem)
     elif not ident.ok:
         log.error("SOFTWARE ALTERED: %d installed files differ from the manifest of identity "
                   "sha256 %s (threecard identify names them)", len(ident.altered()),

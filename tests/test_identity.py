@@ -107,6 +107,10 @@ def test_one_changed_file_is_named(install, tmp_path):
     assert (got["changed"], got["missing"], got["added"]) == (
         ["display/theme.py"], ["drivers/cli.py"], ["controller/extra.py"])
     assert not got["ok"] and got["altered"] == 3
+    # an installation whose manifest was taken away cannot be checked, and says so
+    (target / "controller" / "MANIFEST.sha256").unlink()
+    gone = from_install(target, "identify")
+    assert gone.returncode == 1 and "MANIFEST.sha256 is missing" in gone.stderr
 
 
 def test_the_daemon_journals_the_identity_at_start_up(install, tmp_path):
