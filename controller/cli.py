@@ -30,6 +30,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "decode": ("drivers.cli", "decode raw shoe bytes into one JSON line per event"),
     "screenshot": ("display.screenshot", "render a named scenario of a screen to PNG"),
     "hash-pin": ("controller.pin_cli", "hash a supervisor or technician PIN for the config"),
+    "report": ("controller.report_cli", "shift report as a PDF: meters, returns, voids, alarms"),
+    "dispute": ("controller.dispute", "a signed bundle of one round for a dispute; or verify one"),
+    "keygen": ("controller.signing", "make the table's signing key beside its configuration"),
+    "identify": ("controller.identity", "the installed software's identity; check every file"),
 }
 
 

@@ -259,6 +259,7 @@ class Daemon:
         """Self-check, open the journal and table, the screens, then the shoe link."""
         from controller.game.journal import JournalError
         from controller.game.table import Table
+        from controller.identity import startup_identity
 
         self.self_check()
         if self.stop_event.is_set():  # a stop asked during the check: open nothing more
@@ -270,7 +271,8 @@ class Daemon:
 
         try:
             self.table = Table(self.config.journal_path, self._table_config(),
-                               on_publish=self._on_publish, progress=verifying)
+                               on_publish=self._on_publish, progress=verifying,
+                               software=startup_identity())
         except JournalError as exc:
             raise ConfigError(f"journal: {exc}") from None
         if self.table.locked:

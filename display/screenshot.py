@@ -64,34 +64,85 @@ def render(view: str, scenario: str, size: tuple[int, int], lang: str = "en",
     Returns:
         (the surface, the frame drawn).
     """
-    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
-    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    from display.scenarios import build
+
+    painter = ViewPainter(size, lang)
+    sc = build(scenario)
+    if view != "dealer":
+        return painter.draw("player", sc.player)
     import pygame
 
     from display.dealer import DealerScreen
-    from display.player import PlayerScreen
-    from display.scenarios import build
-    from display.theme import FontBook
 
-    if not pygame.display.get_init():
-        pygame.display.init()
-    pygame.font.init()
-    sc = build(scenario)
     surface = pygame.Surface(size)
-    fonts = FontBook()
-    if view == "dealer":
-        screen = DealerScreen(fonts, lang)
-        screen.ui.screen = sc.dealer_screen
-        if pad:
-            screen.ui.pad = pad
-            screen.ui.pad_action = {"card": ManualCard.name}.get(pad, VoidRound.name)
-            if pad == "pin":
-                screen.ui.reason = "shoe_fault"
-                screen.ui.pin = "1234"
-        frame = screen.draw(surface, sc.dealer)
-    else:
-        frame = PlayerScreen(fonts, lang).draw(surface, sc.player)
-    return surface, frame
+    screen = DealerScreen(painter.fonts, lang)
+    screen.ui.screen = sc.dealer_screen
+    if pad:
+        screen.ui.pad = pad
+        screen.ui.pad_action = {"card": ManualCard.name}.get(pad, VoidRound.name)
+        if pad == "pin":
+            screen.ui.reason = "shoe_fault"
+            screen.ui.pin = "1234"
+    return surface, screen.draw(surface, sc.dealer)
+
+
+class ViewPainter:
+    """Draws given dealer and player views off-screen, as the table's screens draw them.
+
+    The public way to turn views (those :func:`controller.game.replay.views_at` rebuilds
+    from a journal, say) into images: the dealer's main screen and the player screen,
+    headless (``SDL_VIDEODRIVER=dummy`` unless set), one size and language for all.
+
+    Args:
+        size: (width, height) in pixels.
+        lang: ``en``, ``fr`` or ``uk``.
+    """
+
+    def __init__(self, size: tuple[int, int], lang: str = "en") -> None:
+        os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+        os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+        import pygame
+
+        from display.theme import FontBook
+
+        if not pygame.display.get_init():
+            pygame.display.init()
+        pygame.font.init()
+        self.size, self.lang = size, lang
+        self.fonts = FontBook()
+
+    def draw(self, screen: str, view: Any) -> tuple[Any, Any]:
+        """Draw one view on a new surface.
+
+        Args:
+            screen: ``dealer`` (its main screen) or ``player``.
+            view: a :class:`~controller.game.views.DealerView` or
+                :class:`~controller.game.views.PlayerView`.
+
+        Returns:
+            (the surface, the frame drawn: its texts and named regions).
+        """
+        import pygame
+
+        from display.dealer import DealerScreen
+        from display.player import PlayerScreen
+
+        surface = pygame.Surface(self.size)
+        painter = DealerScreen if screen == "dealer" else PlayerScreen
+        return surface, painter(self.fonts, self.lang).draw(surface, view)
+
+    def png(self, screen: str, view: Any) -> bytes:
+        """:meth:`draw`, encoded as a PNG file's bytes."""
+        return png_bytes(self.draw(screen, view)[0])
+
+
+def png_bytes(surface: Any) -> bytes:
+    """A surface as a PNG file's bytes (encoded in memory)."""
+    import pygame
+
+    png = io.BytesIO()
+    pygame.image.save(surface, png, "screen.png")
+    return png.getvalue()
 
 
 def check_out(text: str) -> Path:

@@ -317,14 +317,43 @@ class PinChanged(_Body):
     pin_hash: PinHash
 
 
+MAX_NAMED_FILES = 50
+"""The most altered files a start-up record names (``Software.altered`` counts them all)."""
+Text = Annotated[str, Meta(max_length=512)]
+
+
+class Software(_Body):
+    """The running software's identity, as ``threecard identify`` finds it at power-up.
+
+    Attributes:
+        version: the package's version.
+        sha256: the SHA-256 of the manifest written when the package was built; empty
+            when there is none (an editable or source install).
+        files: files the manifest lists.
+        altered: installed files that do not match it (changed, missing or added).
+        named: the first :data:`MAX_NAMED_FILES` of them, e.g. ``changed controller/cli.py``.
+        problem: why the files could not be checked, or empty.
+    """
+
+    version: Annotated[str, Meta(max_length=64)]
+    sha256: Annotated[str, Meta(pattern="^([0-9a-f]{64})?$")]
+    files: Annotated[int, Meta(ge=0)] = 0
+    altered: Annotated[int, Meta(ge=0)] = 0
+    named: Annotated[tuple[Text, ...], Meta(max_length=MAX_NAMED_FILES)] = ()
+    problem: Text = ""
+
+
 class Startup(_Body):
     """The table's power-up record (journaled by the table itself, actor ``system``).
 
     Attributes:
         config: the settings in force (``TableConfig.to_dict()``).
+        software: the running software's identity (the daemon's; None where the table
+            was started by other code, such as a test or ``threecard simulate``).
     """
 
     config: dict[str, Any]
+    software: Software | None = None
 
 
 class Tick(Struct, frozen=True):
@@ -515,11 +544,12 @@ _STRICT_JSON = json.JSONEncoder(allow_nan=False, sort_keys=True, separators=(","
 
 __all__ = [
     "BODY_TYPES", "BURN_RULE", "COMMANDS", "COMMAND_NAMED", "EVENT_BODY", "EVENTS",
-    "MAX_AMOUNT", "MAX_CONTROL_LINE", "MAX_SEATS", "MIN_AMOUNT", "PIN_MAX_DIGITS",
-    "PIN_MIN_DIGITS", "SETTINGS", "STARTUP",
+    "MAX_AMOUNT", "MAX_CONTROL_LINE", "MAX_NAMED_FILES", "MAX_SEATS", "MIN_AMOUNT",
+    "PIN_MAX_DIGITS", "PIN_MIN_DIGITS", "SETTINGS", "STARTUP",
     "ChangePin", "ClearBets", "ConfigChange", "ConfigChanged", "DealerCommand", "Decide",
     "ExposedCard", "InputError", "ManualCard", "NewDeck", "NextRound", "NoMoreBets",
-    "PinChanged", "PlaceBet", "Rebet", "Resume", "Reveal", "Role", "Settle", "Startup",
+    "PinChanged", "PlaceBet", "Rebet", "Resume", "Reveal", "Role", "Settle", "Software",
+    "Startup",
     "Tick", "UnblockDeck", "VoidRound", "check", "decode_body", "encode_body",
     "journal_body", "parse_control_line",
 ]

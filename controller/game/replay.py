@@ -13,10 +13,11 @@ writes to the journal.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from controller.game.engine import Game, TableConfig
-from controller.game.journal import Journal, JournalError
+from controller.game.journal import Journal, JournalError, Record
 from controller.game.table_views import ViewBuilder
 from controller.game.views import DealerView, PlayerView
 
@@ -59,6 +60,32 @@ def start_state(journal: Journal, upto: int | None = None, use_snapshots: bool =
         raise ReplayError(f"Snapshot at event {seq} cannot be loaded: {exc}") from None
 
 
+def apply_each(game: Game, records: Iterable[Record], upto: int | None = None
+               ) -> Iterator[tuple[Record, str | None]]:
+    """Apply records to ``game`` in order, yielding each once it is applied.
+
+    Args:
+        game: the state before the first record (changed in place).
+        records: journal records in order (from a journal, or a dispute bundle).
+        upto: the last event to apply (None: every record).
+
+    Yields:
+        (the record, None when applied or the reason it was rejected, as on the table).
+
+    Raises:
+        ReplayError: a record cannot be read or applied (its seq is named).
+    """
+    for r in records:
+        if upto is not None and r.seq > upto:
+            break
+        try:
+            verdict = game.apply(r.seq, r.utc, r.kind, json.loads(r.body), r.actor,
+                                 mono_ns=r.mono_ns)
+        except Exception as exc:  # noqa: BLE001 - any failure to replay is the same fault
+            raise ReplayError(f"Journal replay failed at event {r.seq}: {exc}") from None
+        yield r, verdict
+
+
 def apply_records(game: Game, journal: Journal, after: int, upto: int | None = None) -> None:
     """Apply the journal's records ``after < seq <= upto`` to ``game``, in order.
 
@@ -71,13 +98,8 @@ def apply_records(game: Game, journal: Journal, after: int, upto: int | None = N
     Raises:
         ReplayError: a record cannot be read or applied (its seq is named).
     """
-    for r in journal.records(after):
-        if upto is not None and r.seq > upto:
-            break
-        try:
-            game.apply(r.seq, r.utc, r.kind, json.loads(r.body), r.actor, mono_ns=r.mono_ns)
-        except Exception as exc:  # noqa: BLE001 - any failure to replay is the same fault
-            raise ReplayError(f"Journal replay failed at event {r.seq}: {exc}") from None
+    for _ in apply_each(game, journal.records(after), upto):
+        pass
 
 
 def rebuild(journal: Journal, upto: int | None = None, use_snapshots: bool = True) -> Game:
@@ -135,4 +157,41 @@ def views_at(journal: Journal | str | Path, seq: int) -> tuple[DealerView, Playe
     return ViewBuilder().build(game, seq)
 
 
-__all__ = ["ReplayError", "apply_records", "rebuild", "start_state", "views_at"]
+def views_after(journal: Journal, seqs: Iterable[int]
+                ) -> Iterator[tuple[int, DealerView, PlayerView]]:
+    """:func:`views_at` for several events of an open journal, in one replay.
+
+    Each pair equals what :func:`views_at` gives for its event (the same rebuild and view
+    builder); the state is rebuilt once, from the newest snapshot before the first event.
+    The caller checks the hash chain first (:meth:`Journal.verify`).
+
+    Args:
+        journal: an open journal.
+        seqs: events, in increasing order.
+
+    Yields:
+        (seq, dealer view, player view) for each event.
+
+    Raises:
+        ReplayError: the replay fails (see :func:`rebuild`).
+    """
+    wanted = sorted(set(seqs))
+    if not wanted:
+        return
+    game = rebuild(journal, wanted[0])
+    builder = ViewBuilder()
+    pending = iter(wanted[1:])
+    yield (wanted[0], *builder.build(game, wanted[0]))
+    nxt = next(pending, None)
+    if nxt is None:
+        return
+    for r, _ in apply_each(game, journal.records(wanted[0]), wanted[-1]):
+        if r.seq == nxt:
+            yield (r.seq, *builder.build(game, r.seq))
+            nxt = next(pending, None)
+            if nxt is None:
+                return
+
+
+__all__ = ["ReplayError", "apply_each", "apply_records", "rebuild", "start_state", "views_after",
+           "views_at"]

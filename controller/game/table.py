@@ -48,6 +48,7 @@ from controller.game.inputs import (
     DealerCommand,
     InputError,
     Tick,
+    decode_body,
     encode_body,
     journal_body,
 )
@@ -151,6 +152,8 @@ class Table:
             after every batch of inputs; keep it quick (e.g. post to a display queue).
         progress: called while start-up verifies the journal, with (events done, events
             to do), at most twice a second (the daemon extends its start timeout).
+        software: the running software's identity, journaled in the ``startup`` record
+            (:class:`~controller.game.inputs.Software`'s fields), or None.
 
     Attributes:
         inbox: put inputs here (thread-safe), or use :meth:`submit`.
@@ -163,14 +166,20 @@ class Table:
     Raises:
         JournalError: the journal cannot be opened, or a start-up write failed (a
             broken journal is no error: the table opens locked, see :attr:`locked`).
+        InputError: ``software`` does not fit its declaration.
     """
 
     def __init__(self, journal: Journal | str | Path, config: TableConfig | None = None, *,
                  clock: Clock | None = None,
                  on_publish: Callable[[DealerView, PlayerView], None] | None = None,
-                 progress: Progress | None = None) -> None:
+                 progress: Progress | None = None,
+                 software: dict[str, Any] | None = None) -> None:
         self.config = config or TableConfig()
         self.config.validate()
+        self._startup_body: dict[str, Any] = {"config": self.config.to_dict()}
+        if software is not None:
+            self._startup_body["software"] = software
+        decode_body(STARTUP, self._startup_body)  # a bad one is refused before anything
         self.clock = clock or SystemClock()
         self.inbox: queue.Queue = queue.Queue()
         self.locked: str | None = None
@@ -221,7 +230,7 @@ class Table:
         self.recovered = g.to_dict()
         self.journal.write_derived([*out.pending, g.take_derived()], mark=True)
         self.journal.start_anchoring(out.verified)
-        body = {"config": self.config.to_dict()}
+        body = self._startup_body
         self._process([(STARTUP, body, "system", encode_body(body))])
         j = self.journal
         log.info("journal %s verified from event %d (%d events); head %d %s",

@@ -1,0 +1,217 @@
+"""A disputed round, out of the journal and back: its events, its starting state, its replay.
+
+:func:`evidence` takes one round out of a journal whose hash chain verifies: the state the
+table was in when the round opened (the snapshot it starts from: configuration, deck,
+meters), every event from then until the next round opened (so a supervisor's
+acknowledgement of a void is there too) with its sequence number and chain hash, the chain
+hashes around them (the anchors before and after), the round's game recall record, and the
+events worth a picture (every accepted input from the opening to the close, bets aside).
+
+:func:`replay_round` is the other side: from that snapshot and those events alone it
+checks that the events chain to the anchors and replays them through the table's own
+:meth:`~controller.game.engine.Game.apply`, giving the round's record again. A bundle whose
+replay gives the recorded result holds the round as it was played.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from controller.game.anchor import GENESIS
+from controller.game.engine import Game
+from controller.game.inputs import ClearBets, PlaceBet, Rebet
+from controller.game.journal import Journal, Record, chain_hash
+from controller.game.replay import ReplayError, apply_each, start_state
+from controller.game.round import RoundState
+
+NOT_STEPS = frozenset({PlaceBet.name, ClearBets.name, Rebet.name})
+"""Inputs no picture is made after: the bets (the first picture, "no more bets", shows them)."""
+CLOSED = (RoundState.SETTLED.value, RoundState.VOID.value)
+"""The statuses of a finished round's record."""
+
+
+class DisputeError(ValueError):
+    """A round that cannot be taken out, or evidence that does not hold.
+
+    Attributes:
+        member: the bundle file at fault (``events.jsonl``...), or empty.
+    """
+
+    def __init__(self, message: str, member: str = "") -> None:
+        super().__init__(f"{member}: {message}" if member else message)
+        self.member = member
+
+
+@dataclass(frozen=True, slots=True)
+class EventRow(Record):
+    """One journal event with its chain hashes (``prev``, ``hash``), as a bundle keeps it."""
+
+    prev: str
+    hash: str
+
+    def to_json(self) -> dict[str, Any]:
+        """The row as a JSON object (``body`` the journaled text, byte for byte)."""
+        return {"seq": self.seq, "utc": self.utc, "mono_ns": self.mono_ns, "kind": self.kind,
+                "actor": self.actor, "body": self.body, "prev": self.prev, "hash": self.hash}
+
+    @classmethod
+    def from_json(cls, d: Any) -> EventRow:
+        """Inverse of :meth:`to_json`.
+
+        Raises:
+            ValueError: not an object with those fields and types.
+        """
+        types = {"seq": int, "utc": str, "mono_ns": int, "kind": str, "actor": str,
+                 "body": str, "prev": str, "hash": str}
+        if not isinstance(d, dict) or set(d) != set(types) or any(
+                type(d[k]) is not t for k, t in types.items()):
+            raise ValueError("an event is an object with " + ", ".join(types))
+        return cls(**d)
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """One round as taken out of the journal.
+
+    Attributes:
+        round_id: the round.
+        table_id: the table, as configured when the round opened.
+        snapshot: the state after event ``before[0]`` (canonical JSON, :meth:`Game.dumps`).
+        before: (seq, chain hash) of the event before the round's first (0 and the
+            genesis hash for round 1).
+        after: (seq, chain hash) of the last event taken.
+        head: (seq, chain hash) of the journal's newest event then.
+        events: the events after ``before`` up to ``after``.
+        record: the round's game recall record.
+        close_seq: the event that settled or voided it.
+        steps: the events after which both screens are pictured, in order.
+    """
+
+    round_id: int
+    table_id: str
+    snapshot: str
+    before: tuple[int, str]
+    after: tuple[int, str]
+    head: tuple[int, str]
+    events: tuple[EventRow, ...]
+    record: dict[str, Any]
+    close_seq: int
+    steps: tuple[int, ...]
+
+
+def _base(journal: Journal, round_id: int) -> tuple[Game, int]:
+    """The newest sealed snapshot taken before the round opened (else an empty table)."""
+    newest_first = journal.db.execute("SELECT seq, state FROM snapshots ORDER BY seq DESC")
+    for seq, state in newest_first:  # read one by one: a long journal holds thousands
+        if json.loads(state).get("round_id", 0) < round_id:
+            return start_state(journal, seq)
+    return start_state(journal, 0)
+
+
+def evidence(journal: Journal, round_id: int) -> Evidence:
+    """Take one round out of a journal (see the module docstring).
+
+    Args:
+        journal: an open journal.
+        round_id: the round.
+
+    Returns:
+        The evidence.
+
+    Raises:
+        ReplayError: the journal's hash chain is broken, or it cannot be replayed.
+        DisputeError: no such round, or it is still in play.
+    """
+    report = journal.verify()
+    if not report.ok:
+        raise ReplayError(f"Journal integrity check failed: {report.message}")
+    g, at = _base(journal, round_id)
+    opened = at if g.round_id == round_id else None
+    snapshot = g.dumps() if opened is not None else ""
+    record: dict[str, Any] | None = None
+    close_seq = end_seq = 0
+    steps: list[int] = []
+    for r, verdict in apply_each(g, journal.records(at)):
+        derived = g.take_derived()
+        if opened is None:
+            if g.round_id == round_id:
+                opened, snapshot = r.seq, g.dumps()
+            continue
+        end_seq = r.seq
+        if g.round_id > round_id:  # the next round opened: the round's story is told
+            break
+        if record is None:
+            if verdict is None and r.kind not in NOT_STEPS:
+                steps.append(r.seq)
+            rec = derived.rounds.get(round_id)
+            if rec is not None and rec["status"] in CLOSED:
+                record, close_seq = rec, r.seq
+    if opened is None:
+        raise DisputeError(f"no round {round_id} in this journal (the last is {g.round_id})")
+    if record is None:
+        raise DisputeError(f"round {round_id} is still in play: a bundle is made once it is "
+                           "settled or void")
+    rows = tuple(EventRow(*row) for row in journal.db.execute(
+        "SELECT seq, utc, mono_ns, kind, actor, body, prev, hash FROM events "
+        "WHERE seq > ? AND seq <= ? ORDER BY seq", (opened, end_seq)))
+    table_id = json.loads(snapshot)["config"]["table_id"]
+    return Evidence(round_id, table_id, snapshot,
+                    (opened, journal.event_hash(opened) or GENESIS), (end_seq, rows[-1].hash),
+                    (journal.last_seq, journal.last_hash), rows, record, close_seq,
+                    tuple(steps))
+
+
+def replay_round(snapshot: str, events: list[EventRow], before: tuple[int, str],
+                 after: tuple[int, str], round_id: int) -> dict[str, Any]:
+    """Check that ``events`` chain from ``before`` to ``after``, replay them, give the record.
+
+    Args:
+        snapshot: the state the round starts from (``snapshot.json``).
+        events: the events (``events.jsonl``), in order.
+        before: the anchor before them: (seq, chain hash).
+        after: the anchor after them.
+        round_id: the round.
+
+    Returns:
+        The round's game recall record, as the replay makes it.
+
+    Raises:
+        DisputeError: an event does not chain (``events.jsonl``), the snapshot does not
+            load or is not the state at ``before`` (``snapshot.json``), the replay fails
+            or does not close the round.
+    """
+    prev, expect = before[1], before[0] + 1
+    for e in events:
+        if e.seq != expect:
+            raise DisputeError(f"event {expect} is missing (found {e.seq})", "events.jsonl")
+        if e.prev != prev or chain_hash(prev, e.seq, e.utc, e.mono_ns, e.kind, e.actor,
+                                        e.body) != e.hash:
+            raise DisputeError(f"event {e.seq} does not chain: its hash does not match",
+                               "events.jsonl")
+        prev, expect = e.hash, expect + 1
+    if (expect - 1, prev) != tuple(after):
+        raise DisputeError(f"the events end at {expect - 1} {prev[:16]}, not at the anchor "
+                           f"after the round ({after[0]} {after[1][:16]})", "events.jsonl")
+    try:
+        g = Game.from_dict(json.loads(snapshot))
+    except Exception as exc:  # noqa: BLE001 - any unreadable snapshot is the same fault
+        raise DisputeError(f"the state cannot be loaded: {exc}", "snapshot.json") from None
+    if g.last_seq != before[0]:
+        raise DisputeError(f"the state is after event {g.last_seq}, not {before[0]}",
+                           "snapshot.json")
+    record = None
+    try:
+        for _r, _verdict in apply_each(g, events):
+            rec = g.take_derived().rounds.get(round_id)
+            if rec is not None and rec["status"] in CLOSED:
+                record = rec
+    except ReplayError as exc:
+        raise DisputeError(str(exc), "events.jsonl") from None
+    if record is None:
+        raise DisputeError(f"the replay does not close round {round_id}", "events.jsonl")
+    return record
+
+
+__all__ = ["DisputeError", "EventRow", "Evidence", "evidence", "replay_round"]

@@ -1,0 +1,515 @@
+"""A shift's figures from the journal: what ``threecard report shift`` shows, as numbers.
+
+A period runs from one instant to another (UTC). A meter *reading* at an instant is the
+meters of the state the table had after its last event at or before that instant,
+rebuilt as ``threecard meters`` rebuilds it (:func:`controller.game.replay.rebuild`); a
+period's meter figures are the reading at its end minus the reading at its start, so over
+the whole journal they are the meters themselves.
+
+One pass replays the period's events from the start reading (the table's own
+:meth:`~controller.game.engine.Game.apply`) and collects what the meters do not hold: the
+rounds closed, as game recall records them; each void with its reason, who declared it
+and the role that approved it; the irregularities and the shoe's alarms; every action
+that needed a supervisor or technician, and every PIN that matched no role; the software
+identities recorded at start-ups; the house result after each settled round; and each
+bet's observed return, round by round, beside its exact return from the par sheet.
+
+Nothing here is text for people: keys and numbers only (the report's renderer translates).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from controller.game.anchor import GENESIS
+from controller.game.engine import Game
+from controller.game.inputs import (
+    COMMAND_NAMED,
+    STARTUP,
+    ExposedCard,
+    ManualCard,
+    NextRound,
+    Resume,
+    Role,
+    UnblockDeck,
+)
+from controller.game.journal import Journal, Record
+from controller.game.par_sheet import ParSheet
+from controller.game.replay import apply_each, rebuild
+from controller.game.round import RoundState
+from controller.game.rules import RuleProfile
+
+METER_FIELDS = ("wagered", "paid", "won", "rounds", "voids", "refunded")
+"""The fields of a meter row, in journal order."""
+BET_GROUPS: dict[str, tuple[str, ...]] = {
+    "ante_play": ("ante", "play", "ante_bonus"), "pair_plus": ("pair_plus",),
+    "six_card_bonus": ("six_card_bonus",)}
+"""The bets whose return the par sheet gives, and the meters each one's result is made of.
+A group's return is per unit of its first bet's stake (Ante/Play: per unit of Ante)."""
+ALARM_KINDS = frozenset({"alarm", "misread", "seq_gap", "frame_error", "warning", "empty",
+                         "no_frame", "retract"})
+"""Shoe events listed as alarms (besides a link lost or silent, and a lid opened)."""
+ROLES = frozenset({Role.SUPERVISOR.value, Role.TECHNICIAN.value})
+"""The roles whose every action the report lists."""
+WRONG_PIN = "dealer!"
+"""The actor of a command whose PIN matched no role."""
+
+
+def parse_utc(text: str) -> datetime:
+    """An ISO 8601 time (``2025-03-14T21:00``, ``...Z``, ``...+01:00``) as an aware UTC time.
+
+    A time without an offset is UTC.
+
+    Raises:
+        ValueError: not an ISO 8601 date and time.
+    """
+    try:
+        t = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise ValueError(f"not an ISO 8601 time: {text!r} (e.g. 2025-03-14T21:00Z)") from None
+    return t.replace(tzinfo=UTC) if t.tzinfo is None else t.astimezone(UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """The meters as they stood after one event.
+
+    Attributes:
+        seq: the event (0: before the first).
+        utc: its time (empty for 0).
+        hash: its chain hash (the genesis hash for 0): the journal's anchor there.
+        rows: meter name -> [wagered, paid, won, rounds, voids, refunded].
+        counters: event counter -> count.
+    """
+
+    seq: int
+    utc: str
+    hash: str
+    rows: dict[str, list[int]]
+    counters: dict[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class VoidLine:
+    """One voided round.
+
+    Attributes:
+        round_id: the round.
+        seq: the event that voided it; utc its time.
+        reason: the void reason as recorded (a key such as ``card_before_no_more_bets``,
+            or the text a supervisor gave).
+        declared_by: ``table`` (an irregularity the table saw) or the role that voided it.
+        approved_by: the role that approved or acknowledged the void; empty while none has.
+        refunded: stakes returned, minor units.
+    """
+
+    round_id: int
+    seq: int
+    utc: str
+    reason: str
+    declared_by: str
+    approved_by: str
+    refunded: int
+
+
+@dataclass(frozen=True, slots=True)
+class Incident:
+    """An irregularity or a shoe alarm.
+
+    Attributes:
+        seq: the event; utc its time; round_id the round in play.
+        kind: ``manual_card``, ``exposed_card``, ``deck_blocked``, ``deck_unblocked``,
+            ``interrupted_round``, ``resumed`` (irregularities); ``link_disconnected``,
+            ``link_silent``, ``lid_open`` or a shoe event kind of :data:`ALARM_KINDS`
+            (alarms).
+        by: the role that acted or approved (empty for what the shoe or table reported).
+        detail: values, as text (``card``, ``code``, ``text``, ``reason``...).
+    """
+
+    seq: int
+    utc: str
+    round_id: int
+    kind: str
+    by: str = ""
+    detail: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class RoleAction:
+    """A command given with a supervisor's or technician's PIN, or a PIN that matched none.
+
+    Attributes:
+        seq: the event; utc its time; round_id the round in play.
+        actor: ``supervisor``, ``technician`` or :data:`WRONG_PIN`.
+        command: the command's name.
+        detail: its fields, as text.
+        rejected: why the table refused it, or empty when it was applied.
+    """
+
+    seq: int
+    utc: str
+    round_id: int
+    actor: str
+    command: str
+    detail: dict[str, str]
+    rejected: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class IdentityLine:
+    """A software identity the table journaled at a start-up.
+
+    Attributes:
+        seq: the start-up record; utc its time.
+        software: its ``software`` fields (version, sha256, files, altered, named,
+            problem); None when that start-up recorded none.
+        before: True for the last start-up before the period (the identity in force when
+            it began).
+    """
+
+    seq: int
+    utc: str
+    software: dict[str, Any] | None
+    before: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ReturnLine:
+    """One bet's observed return over the period's settled rounds, and its exact return.
+
+    Attributes:
+        group: a key of :data:`BET_GROUPS`.
+        exact: the exact return of a player who follows the par sheet's strategy under
+            the profile's fold rule (for a side bet a fold loses).
+        paytable: the paytable's own return (the bet settled on its cards).
+        stake: minor units staked on it (Ante/Play: the Antes).
+        net: the players' net on it, minor units.
+        points: after each settled round with this bet: (rounds so far, observed return,
+            its standard error), the round the sampling unit (the seats of one round
+            share the dealer's cards).
+    """
+
+    group: str
+    exact: Fraction
+    paytable: Fraction
+    stake: int
+    net: int
+    points: tuple[tuple[int, float, float], ...]
+
+    @property
+    def observed(self) -> float | None:
+        """The return over the period (None when nothing was staked)."""
+        return 1 + self.net / self.stake if self.stake else None
+
+
+@dataclass
+class Shift:
+    """Everything ``threecard report shift`` shows (see the module docstring).
+
+    Attributes:
+        table_id: the table, as configured at the period's end.
+        profile: the rule profile in force at the end; sheet its exact analysis.
+        start: the reading at the period's start; end at its end.
+        period_from, period_to: the period's instants (UTC, ISO 8601).
+        rows: meter name -> the period's [wagered, paid, won, rounds, voids, refunded].
+        counters: event counter -> the period's count.
+        rounds: the rounds closed in the period, as game recall records them, in order.
+        voids, irregularities, alarms, role_actions, identities: see the classes.
+        house: after each settled round: (utc, round id, house result since the start,
+            minor units).
+        returns: bet group -> its :class:`ReturnLine` (groups staked in the period).
+        chain_ok: the journal's hash chain verifies; chain_message says why not.
+        events: events in the journal.
+    """
+
+    table_id: str
+    profile: RuleProfile
+    sheet: ParSheet
+    start: Reading
+    end: Reading
+    period_from: str
+    period_to: str
+    rows: dict[str, list[int]]
+    counters: dict[str, int]
+    rounds: list[dict[str, Any]]
+    voids: list[VoidLine]
+    irregularities: list[Incident]
+    alarms: list[Incident]
+    role_actions: list[RoleAction]
+    identities: list[IdentityLine]
+    house: list[tuple[str, int, int]]
+    returns: dict[str, ReturnLine]
+    chain_ok: bool = True
+    chain_message: str = ""
+    events: int = 0
+
+    @property
+    def settled(self) -> int:
+        """Rounds settled in the period (the ``total`` meter's rounds)."""
+        return self.rows.get("total", [0] * 6)[3]
+
+    @property
+    def voided(self) -> int:
+        """Rounds voided in the period (the ``voids`` counter)."""
+        return self.counters.get("voids", 0)
+
+    @property
+    def hours(self) -> float:
+        """The period's length in hours."""
+        if not self.period_from or not self.period_to:
+            return 0.0
+        span = parse_utc(self.period_to) - parse_utc(self.period_from)
+        return max(span.total_seconds(), 0.0) / 3600
+
+
+def _reading(g: Game, seq: int, utc: str, event_hash: str) -> Reading:
+    m = g.meters_dict()
+    return Reading(seq, utc, event_hash, {k: list(v) for k, v in m["rows"].items()},
+                   dict(m["counters"]))
+
+
+def difference(end: Reading, start: Reading) -> tuple[dict[str, list[int]], dict[str, int]]:
+    """The meter rows and counters of ``end`` minus those of ``start`` (a missing one is 0)."""
+    rows = {k: [a - b for a, b in zip(v, start.rows.get(k, [0] * 6), strict=True)]
+            for k, v in end.rows.items()}
+    counters = {k: v - start.counters.get(k, 0) for k, v in end.counters.items()
+                if v - start.counters.get(k, 0)}
+    return rows, counters
+
+
+def period_bounds(journal: Journal, start: datetime | None, end: datetime | None
+                  ) -> tuple[int, int, str, str]:
+    """The events a period's readings are taken after, and its instants.
+
+    Args:
+        journal: an open journal.
+        start: the period's start (None: before the first event).
+        end: its end (None: the newest event).
+
+    Returns:
+        (start seq, end seq, from, to): the last event at or before ``start`` (0 for
+        none) and at or before ``end``; the instants as ISO 8601 (the first and the
+        newest event's times where not given).
+    """
+    s_seq, e_seq, first, last = 0, 0, "", ""
+    for seq, utc in journal.db.execute("SELECT seq, utc FROM events ORDER BY seq"):
+        t = parse_utc(utc)
+        first = first or utc
+        if start is not None and t <= start:
+            s_seq = seq
+        if end is None or t <= end:
+            e_seq, last = seq, utc
+    return (s_seq, e_seq, start.isoformat() if start else first,
+            end.isoformat() if end else last)
+
+
+def newest_time(path: str | Path) -> datetime | None:
+    """The time of a journal's newest event (None: no event).
+
+    Raises:
+        JournalError: the file is not a usable journal.
+    """
+    j = Journal(path, readonly=True)
+    try:
+        row = j.db.execute("SELECT utc FROM events ORDER BY seq DESC LIMIT 1").fetchone()
+    finally:
+        j.close()
+    return parse_utc(row[0]) if row else None
+
+
+def _text(body: dict[str, Any]) -> dict[str, str]:
+    return {k: str(v) for k, v in body.items() if v not in (None, "", False)}
+
+
+class _Pass:
+    """The one replay pass over a period: what each event did (see the module docstring)."""
+
+    def __init__(self, g: Game, start: Reading) -> None:
+        self.g = g
+        self.start = start
+        self.rounds: list[dict[str, Any]] = []
+        self.voids: list[VoidLine] = []
+        self.irregularities: list[Incident] = []
+        self.alarms: list[Incident] = []
+        self.actions: list[RoleAction] = []
+        self.identities: list[IdentityLine] = []
+        self.house: list[tuple[str, int, int]] = []
+        self._pending_void: int | None = None  # index in voids awaiting approval
+        self._before()
+
+    def _before(self) -> None:
+        g = self.g
+        self.round_id = g.round_id
+        self.asked = g.waits_for_supervisor()
+        self.blocked = g.deal.blocked
+
+    def take(self, r: Record, verdict: str | None) -> None:
+        g = self.g
+        body = json.loads(r.body)
+        kind, actor, rid = r.kind, r.actor, self.round_id
+        for rec in g.take_derived().rounds.values():
+            if rec["status"] in ("settled", "void"):
+                self._closed(r, rec)
+        if kind in COMMAND_NAMED and (actor in ROLES or actor == WRONG_PIN):
+            self.actions.append(RoleAction(r.seq, r.utc, rid, actor, kind, _text(body),
+                                           verdict or ""))
+        if verdict is None:
+            self._irregularity(r, kind, actor, rid, body)
+            self._alarm(r, kind, rid, body)
+            if kind == STARTUP:
+                self.identities.append(IdentityLine(r.seq, r.utc, body.get("software")))
+        self._before()
+
+    def _closed(self, r: Record, rec: dict[str, Any]) -> None:
+        self.rounds.append(rec)
+        g = self.g
+        if rec["status"] == "settled":
+            total = g.meters.rows.get("total")
+            start = self.start.rows.get("total", [0] * 6)
+            house = (total.won - total.paid) - (start[2] - start[1]) if total else 0
+            self.house.append((r.utc, rec["round_id"], house))
+            return
+        note = g.notes.get(RoundState.VOID.value)
+        by = note.params.get("by", "table") if note else "table"
+        refunded = sum(x["stake"] for s in rec["seats"] for x in s["results"].values()
+                       if x["outcome"] == "refund")
+        approved = by if g.round.void_acknowledged and by in ROLES else ""
+        self.voids.append(VoidLine(rec["round_id"], r.seq, r.utc, rec["void_reason"] or "",
+                                   by, approved, refunded))
+        self._pending_void = None if approved else len(self.voids) - 1
+
+    def _irregularity(self, r: Record, kind: str, actor: str, rid: int,
+                      body: dict[str, Any]) -> None:
+        g, add = self.g, self.irregularities.append
+        if kind == NextRound.name and self._pending_void is not None:
+            v = self.voids[self._pending_void]
+            self.voids[self._pending_void] = VoidLine(v.round_id, v.seq, v.utc, v.reason,
+                                                      v.declared_by, actor, v.refunded)
+            self._pending_void = None
+        if kind in (ManualCard.name, ExposedCard.name, UnblockDeck.name):
+            name = "deck_unblocked" if kind == UnblockDeck.name else kind
+            add(Incident(r.seq, r.utc, rid, name, actor, _text(body)))
+        elif kind == Resume.name and self.asked:
+            add(Incident(r.seq, r.utc, rid, "resumed", actor))
+        if g.deal.blocked and not self.blocked:
+            add(Incident(r.seq, r.utc, rid, "deck_blocked", "", {"reason": g.deal.blocked}))
+        if kind == STARTUP and g.round.pause and g.round.pause.reason == "interrupted":
+            add(Incident(r.seq, r.utc, rid, "interrupted_round", ""))
+
+    def _alarm(self, r: Record, kind: str, rid: int, body: dict[str, Any]) -> None:
+        if kind == "link" and body.get("state") in ("disconnected", "silent"):
+            name = f"link_{body['state']}"
+        elif kind == "lid" and body.get("open"):
+            name = "lid_open"
+        elif kind in ALARM_KINDS:
+            name = kind
+        else:
+            return
+        detail = {k: v for k, v in _text(body).items()
+                  if k not in ("seq", "state", "open", "burn_rule")}
+        self.alarms.append(Incident(r.seq, r.utc, rid, name, "", detail))
+
+
+def returns(rounds: list[dict[str, Any]], sheet: ParSheet) -> dict[str, ReturnLine]:
+    """Each bet's observed return, round by round, beside its exact return.
+
+    Args:
+        rounds: round records (game recall form), in order; only settled ones count.
+        sheet: the rule profile's par sheet.
+
+    Returns:
+        Bet group -> its line, for the groups staked in these rounds.
+    """
+    sums: dict[str, list[float]] = {}  # group -> [rounds, stake, sum net, sum net^2]
+    points: dict[str, list[tuple[int, float, float]]] = {}
+    for rec in rounds:
+        if rec["status"] != "settled":
+            continue
+        for group, bets in BET_GROUPS.items():
+            results = [s["results"] for s in rec["seats"] if bets[0] in s["results"]]
+            if not results:
+                continue
+            stake = sum(x[bets[0]]["stake"] for x in results)
+            net = sum(x[b]["net"] for x in results for b in bets if b in x)
+            s = sums.setdefault(group, [0, 0, 0, 0])
+            s[0] += 1
+            s[1] += stake
+            s[2] += net
+            s[3] += net * net
+            n, staked = int(s[0]), s[1]
+            var = max(s[3] / n - (s[2] / n) ** 2, 0.0)
+            se = math.sqrt(var / n) / (staked / n) if staked else 0.0
+            points.setdefault(group, []).append((n, 1 + s[2] / staked, se))
+    out = {}
+    for group, s in sums.items():
+        paytable = sheet.ante_play if group == "ante_play" else getattr(sheet, group)
+        exact = sheet.with_strategy.get(group, paytable)
+        out[group] = ReturnLine(group, exact.rtp, paytable.rtp, int(s[1]), int(s[2]),
+                                tuple(points[group]))
+    return out
+
+
+def _identity_before(journal: Journal, seq: int) -> IdentityLine | None:
+    row = journal.db.execute("SELECT seq, utc, body FROM events WHERE kind = ? AND seq <= ? "
+                             "ORDER BY seq DESC LIMIT 1", (STARTUP, seq)).fetchone()
+    if row is None:
+        return None
+    return IdentityLine(row[0], row[1], json.loads(row[2]).get("software"), before=True)
+
+
+def shift(path: str | Path, start: datetime | None = None, end: datetime | None = None
+          ) -> Shift:
+    """A shift's figures from a journal (see the module docstring).
+
+    Args:
+        path: the journal file (opened read-only).
+        start: the period's start (None: the journal's beginning).
+        end: its end (None: the newest event).
+
+    Returns:
+        The figures.
+
+    Raises:
+        JournalError: the file is not a usable journal, or cannot be replayed
+            (:class:`~controller.game.replay.ReplayError`).
+        ValueError: the period ends before it starts.
+    """
+    from controller.game.enumeration import SIX_CARD_COUNTS
+    from controller.game.par_sheet import compute_par_sheet
+
+    if start is not None and end is not None and end < start:
+        raise ValueError("the period ends before it starts")
+    j = Journal(path, readonly=True)
+    try:
+        chain = j.verify()
+        s_seq, e_seq, period_from, period_to = period_bounds(j, start, end)
+        g = rebuild(j, s_seq)
+        g.take_derived()
+        begin = _reading(g, s_seq, "", j.event_hash(s_seq) or GENESIS)
+        walk = _Pass(g, begin)
+        last = None
+        for r, verdict in apply_each(g, j.records(s_seq), e_seq):
+            walk.take(r, verdict)
+            last = r
+        finish = _reading(g, e_seq, last.utc if last else begin.utc,
+                          j.event_hash(e_seq) or GENESIS)
+        before = _identity_before(j, s_seq)
+    finally:
+        j.close()
+    rows, counters = difference(finish, begin)
+    sheet = compute_par_sheet(g.profile, six_card_counts=SIX_CARD_COUNTS)
+    return Shift(g.config.table_id, g.profile, sheet, begin, finish, period_from, period_to,
+                 rows, counters, walk.rounds, walk.voids, walk.irregularities, walk.alarms,
+                 walk.actions, ([before] if before else []) + walk.identities, walk.house,
+                 returns(walk.rounds, sheet), chain.ok, chain.message, chain.events)
+
+
+__all__ = ["BET_GROUPS", "METER_FIELDS", "IdentityLine", "Incident", "Reading", "ReturnLine",
+           "RoleAction", "Shift", "VoidLine", "difference", "newest_time", "parse_utc",
+           "period_bounds", "returns", "shift"]

@@ -1,0 +1,285 @@
+"""``threecard identify``: the installed software's identity, and a check of every file.
+
+GLI-11 asks that the software running on a gaming device can be verified in the field.
+When the wheel is built, a build step (``setup.py``) writes :data:`MANIFEST` into the
+package: one line per file of the installed packages, ``<sha256>  <path>``, paths relative
+to the folder that holds the packages (the format ``sha256sum --check`` reads there). The
+software's identity is the SHA-256 of that manifest. :func:`identify` reads it and checks
+every installed file against it: a file changed, missing, or present but not in the
+manifest is named. Byte code caches (``__pycache__``) are not part of the software.
+
+The daemon journals the identity at each start-up (the ``startup`` record's ``software``,
+declared in :mod:`controller.game.inputs`); ``threecard report shift`` prints the
+identities recorded in its period.
+
+This module uses the standard library only: the build step loads it by its path, before
+the package is installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+DISTRIBUTION = "threecard-table"
+"""The distribution whose version is reported."""
+MANIFEST = "controller/MANIFEST.sha256"
+"""The manifest, relative to the folder holding the packages."""
+_NOT_SOFTWARE_DIRS = frozenset({"__pycache__"})
+_NOT_SOFTWARE_SUFFIXES = frozenset({".pyc", ".pyo"})
+
+
+def package_files(root: Path, packages: list[str] | tuple[str, ...]) -> list[str]:
+    """Every file of ``packages`` below ``root``, as sorted POSIX paths relative to it.
+
+    Byte code caches and the manifest itself are left out.
+
+    Args:
+        root: the folder holding the packages (``site-packages``, a build folder).
+        packages: top-level package names (``controller``, ``display``...).
+    """
+    out = []
+    for name in packages:
+        base = root / name
+        if not base.is_dir():
+            continue
+        for path in base.rglob("*"):
+            rel = path.relative_to(root)
+            if (path.is_dir() or _NOT_SOFTWARE_DIRS.intersection(rel.parts)
+                    or path.suffix in _NOT_SOFTWARE_SUFFIXES):
+                continue
+            text = rel.as_posix()
+            if text != MANIFEST:
+                out.append(text)
+    return sorted(out)
+
+
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a file's bytes, as 64 lowercase hexadecimal digits."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def make_manifest(root: Path, packages: list[str] | tuple[str, ...]) -> bytes:
+    """The manifest of ``packages`` below ``root``: ``<sha256>  <path>`` per line, sorted."""
+    return "".join(f"{file_sha256(root / p)}  {p}\n"
+                   for p in package_files(root, packages)).encode("utf-8")
+
+
+def write_manifest(root: Path, packages: list[str] | tuple[str, ...]) -> Path:
+    """Write :data:`MANIFEST` below ``root`` (the build step). Returns its path."""
+    path = root / MANIFEST
+    path.write_bytes(make_manifest(root, packages))
+    return path
+
+
+def parse_manifest(data: bytes) -> dict[str, str]:
+    """A manifest's lines as path -> SHA-256.
+
+    Raises:
+        ValueError: a line is not ``<64 hex digits>  <relative path>``.
+    """
+    out = {}
+    for n, line in enumerate(data.decode("utf-8").splitlines(), start=1):
+        digest, sep, path = line.partition("  ")
+        if (not sep or len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest)
+                or not path or PurePosixPath(path).is_absolute() or ".." in path.split("/")):
+            raise ValueError(f"{MANIFEST}: line {n} is not '<sha256>  <path>'")
+        out[path] = digest
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """The installed software's identity and what the check found.
+
+    Attributes:
+        version: the distribution's version (``unknown`` when it has no metadata).
+        sha256: the SHA-256 of the manifest; empty when there is none (an editable or
+            source install: nothing was built, nothing can be checked).
+        files: files the manifest lists.
+        changed: files whose bytes differ from the manifest.
+        missing: files the manifest lists that are not installed.
+        added: files of the packages that the manifest does not list.
+        problem: why the check could not be made (no manifest, an unreadable one), or "".
+        installed: the packages were installed from a built package (its metadata lies
+            beside them); False for a source tree run in place (an editable install),
+            which has no manifest to miss.
+    """
+
+    version: str
+    sha256: str
+    files: int = 0
+    changed: tuple[str, ...] = ()
+    missing: tuple[str, ...] = ()
+    added: tuple[str, ...] = ()
+    problem: str = ""
+    installed: bool = True
+
+    @property
+    def ok(self) -> bool:
+        """A manifest was found and every installed file matches it."""
+        return bool(self.sha256) and not (self.problem or self.changed or self.missing
+                                          or self.added)
+
+    def altered(self) -> list[tuple[str, str]]:
+        """(what, path) for every file that does not match: changed, missing, added."""
+        return ([("changed", p) for p in self.changed] + [("missing", p) for p in self.missing]
+                + [("added", p) for p in self.added])
+
+    def journal_form(self, most: int = 50) -> dict[str, Any]:
+        """The identity as the start-up record keeps it (``software``).
+
+        Args:
+            most: how many altered files to name (``altered`` counts them all).
+        """
+        named = self.altered()
+        return {"version": self.version[:64], "sha256": self.sha256, "files": self.files,
+                "altered": len(named),
+                "named": [f"{what} {path}"[:512] for what, path in named[:most]],
+                "problem": self.problem[:512]}
+
+
+def installed_root() -> Path:
+    """The folder holding the installed packages (``site-packages``, a ``--target``)."""
+    return Path(__file__).resolve().parent.parent
+
+
+def _metadata(root: Path) -> list[Path]:
+    """The distribution's metadata folders beside the packages (none for a source tree)."""
+    return sorted(root.glob(f"{DISTRIBUTION.replace('-', '_')}-*.dist-info"))
+
+
+def _version(root: Path) -> str:
+    """The distribution's version, from its metadata beside the packages.
+
+    Read directly: importing :mod:`importlib.metadata` alone costs a start-up about 0.1 s.
+    Where there is none beside them (an editable install), wherever that finds it.
+    """
+    for info in _metadata(root):
+        try:
+            with open(info / "METADATA", encoding="utf-8") as f:
+                for line in f:
+                    if line.startswith("Version:"):
+                        return line.split(":", 1)[1].strip()
+                    if not line.strip():
+                        break
+        except OSError:
+            continue
+    from importlib import metadata
+
+    try:
+        return metadata.version(DISTRIBUTION)
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def identify(root: Path | None = None) -> Identity:
+    """Read the manifest and check every installed file against it.
+
+    Args:
+        root: the folder holding the packages (default: where this module is installed).
+
+    Returns:
+        The identity; never raises for a missing or damaged manifest (``problem`` says).
+    """
+    root = installed_root() if root is None else root
+    version = _version(root)
+    try:
+        data = (root / MANIFEST).read_bytes()
+    except FileNotFoundError:
+        if _metadata(root):  # installed from a wheel, yet the manifest is gone
+            return Identity(version, "", problem=f"{MANIFEST} is missing from this "
+                            "installation: its files cannot be checked")
+        return Identity(version, "", installed=False,
+                        problem="no manifest: a source tree run in place (an editable "
+                        "install), not a built package; its files are not checked")
+    except OSError as exc:
+        return Identity(version, "", problem=f"{MANIFEST} cannot be read: {exc.strerror}")
+    digest = hashlib.sha256(data).hexdigest()
+    try:
+        listed = parse_manifest(data)
+    except (ValueError, UnicodeDecodeError) as exc:
+        return Identity(version, digest, problem=str(exc))
+    packages = sorted({p.split("/")[0] for p in listed})
+    present = set(package_files(root, packages))
+    changed, missing = [], []
+    for path, want in listed.items():
+        if path not in present:
+            missing.append(path)
+        elif file_sha256(root / path) != want:
+            changed.append(path)
+    return Identity(version, digest, len(listed), tuple(changed), tuple(missing),
+                    tuple(sorted(present - listed.keys())))
+
+
+def startup_identity() -> dict[str, Any]:
+    """The identity as the daemon journals it at start-up, logged.
+
+    An altered file is logged as an error (``threecard identify`` names them all); the
+    table still starts, and its start-up record keeps what was found.
+
+    Returns:
+        :meth:`Identity.journal_form` (:class:`controller.game.inputs.Software`'s fields).
+    """
+    import logging
+
+    from controller.game.inputs import MAX_NAMED_FILES
+
+    log = logging.getLogger("threecard")
+    ident = identify()
+    if ident.problem:
+        log.log(logging.WARNING if ident.installed else logging.INFO, "software %s: %s",
+                ident.version, ident.problem)
+    elif not ident.ok:
+        log.error("SOFTWARE ALTERED: %d installed files differ from the manifest of identity "
+                  "sha256 %s (threecard identify names them)", len(ident.altered()),
+                  ident.sha256)
+    else:
+        log.info("software %s, identity sha256 %s: %d files checked", ident.version,
+                 ident.sha256, ident.files)
+    return ident.journal_form(MAX_NAMED_FILES)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """``identify [--json]``."""
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the identity and the check's verdict.
+
+    Returns:
+        0 when every installed file matches the manifest; 1 when one does not, or there
+        is no manifest to check against.
+    """
+    ident = identify()
+    if args.json:
+        print(json.dumps({"ok": ident.ok, **ident.journal_form(),
+                          "changed": list(ident.changed), "missing": list(ident.missing),
+                          "added": list(ident.added)}))
+        return 0 if ident.ok else 1
+    print(f"{DISTRIBUTION} {ident.version}")
+    if ident.sha256:
+        print(f"identity: sha256 {ident.sha256}")
+        print(f"manifest: {ident.files} files, written when the package was built ({MANIFEST})")
+    if ident.problem:
+        print(f"threecard identify: {ident.problem}", file=sys.stderr)
+        return 1
+    named = ident.altered()
+    if named:
+        print(f"ALTERED: {len(named)} installed file{'s' if len(named) != 1 else ''} "
+              "differ from the manifest")
+        for what, path in named:
+            print(f"  {what:8} {path}")
+        return 1
+    print("OK: every installed file matches the manifest")
+    return 0

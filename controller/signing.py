@@ -1,0 +1,189 @@
+"""``threecard keygen``: the table's Ed25519 signing key, kept beside its configuration.
+
+The key signs what the table hands over (``threecard dispute``). ``threecard keygen
+--config /etc/threecard/table.toml`` writes the private key to ``table.key`` beside the
+configuration (PEM, PKCS #8; mode 0600, created new: an existing key is never overwritten,
+or the bundles it signed could no longer be told from forgeries) and the public key to
+``table.pub`` (PEM), which is what a verifier needs. Both are named by the key's
+fingerprint: the SHA-256 of its 32 raw public bytes, printed by ``keygen``, by ``dispute``
+and by ``dispute verify``, for a person to compare with the one on file.
+
+``cryptography`` is imported only when a key is made or used: never by the running table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import stat
+import sys
+from pathlib import Path
+from typing import Any
+
+KEY_SUFFIX = ".key"
+PUBLIC_SUFFIX = ".pub"
+
+
+class SigningKeyError(ValueError):
+    """A key that cannot be made, read or trusted; the message says which file and why."""
+
+
+def key_path(config: str | Path) -> Path:
+    """The private key beside a configuration file (``table.toml`` -> ``table.key``)."""
+    return Path(config).with_suffix(KEY_SUFFIX)
+
+
+def public_path(config: str | Path) -> Path:
+    """The public key beside a configuration file (``table.toml`` -> ``table.pub``)."""
+    return Path(config).with_suffix(PUBLIC_SUFFIX)
+
+
+def raw_public(key: Any) -> bytes:
+    """The 32 raw bytes of an Ed25519 public key (or of a private key's public half)."""
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+    public = key.public_key() if hasattr(key, "public_key") else key
+    return public.public_bytes(Encoding.Raw, PublicFormat.Raw)
+
+
+def fingerprint(public: bytes) -> str:
+    """A public key's fingerprint: the SHA-256 of its raw bytes, hexadecimal."""
+    return hashlib.sha256(public).hexdigest()
+
+
+def make_key(config: str | Path) -> tuple[Path, Path, str]:
+    """Make the table's key pair beside ``config``.
+
+    Returns:
+        (private key file, public key file, fingerprint).
+
+    Raises:
+        SigningKeyError: the configuration file is missing, or a key is already there, or the
+            files cannot be written.
+    """
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import (
+        Encoding,
+        NoEncryption,
+        PrivateFormat,
+        PublicFormat,
+    )
+
+    config = Path(config)
+    if not config.is_file():
+        raise SigningKeyError(f"{config}: no such configuration file (the key is kept beside it)")
+    private, public = key_path(config), public_path(config)
+    key = Ed25519PrivateKey.generate()
+    pem = key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption())
+    try:
+        fd = os.open(private, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    except FileExistsError:
+        raise SigningKeyError(f"{private}: a key is already there; it is never overwritten (move "
+                        "it away first if it must be replaced)") from None
+    except OSError as exc:
+        raise SigningKeyError(f"{private}: cannot write the key: {exc.strerror}") from None
+    try:
+        os.fchmod(fd, 0o600)  # whatever the umask
+        os.write(fd, pem)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    try:
+        public.write_bytes(key.public_key().public_bytes(Encoding.PEM,
+                                                         PublicFormat.SubjectPublicKeyInfo))
+    except OSError as exc:
+        raise SigningKeyError(f"{public}: cannot write the public key: {exc.strerror}") from None
+    return private, public, fingerprint(raw_public(key))
+
+
+def load_private(path: str | Path) -> Any:
+    """The table's private key.
+
+    Raises:
+        SigningKeyError: missing, unreadable, readable by others than its owner (mode must be
+            0600 or stricter), or not an Ed25519 private key in PEM.
+    """
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import load_pem_private_key
+
+    path = Path(path)
+    try:
+        mode = path.stat().st_mode
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise SigningKeyError(f"{path}: no key here; make one with `threecard keygen --config "
+                        "<the table's configuration>`") from None
+    except OSError as exc:
+        raise SigningKeyError(f"{path}: cannot read the key: {exc.strerror}") from None
+    if mode & (stat.S_IRWXG | stat.S_IRWXO):
+        raise SigningKeyError(f"{path}: others may read this key (mode {stat.S_IMODE(mode):04o}); "
+                        "chmod 600 it")
+    try:
+        key = load_pem_private_key(data, password=None)
+    except (ValueError, TypeError) as exc:
+        raise SigningKeyError(f"{path}: not a private key in PEM: {exc}") from None
+    if not isinstance(key, Ed25519PrivateKey):
+        raise SigningKeyError(f"{path}: not an Ed25519 key")
+    return key
+
+
+def load_public(path: str | Path) -> bytes:
+    """A public key file's 32 raw bytes.
+
+    Raises:
+        SigningKeyError: missing, unreadable, or not an Ed25519 public key in PEM.
+    """
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    from cryptography.hazmat.primitives.serialization import load_pem_public_key
+
+    try:
+        key = load_pem_public_key(Path(path).read_bytes())
+    except OSError as exc:
+        raise SigningKeyError(f"{path}: cannot read the public key: {exc.strerror}") from None
+    except (ValueError, TypeError) as exc:
+        raise SigningKeyError(f"{path}: not a public key in PEM: {exc}") from None
+    if not isinstance(key, Ed25519PublicKey):
+        raise SigningKeyError(f"{path}: not an Ed25519 public key")
+    return raw_public(key)
+
+
+def sign(key: Any, data: bytes) -> bytes:
+    """The Ed25519 signature of ``data`` (64 bytes)."""
+    return key.sign(data)
+
+
+def signature_ok(public: bytes, signature: bytes, data: bytes) -> bool:
+    """Whether ``signature`` is the key's signature of ``data``."""
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    try:
+        Ed25519PublicKey.from_public_bytes(public).verify(signature, data)
+    except (InvalidSignature, ValueError):
+        return False
+    return True
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """``keygen --config PATH``."""
+    parser.add_argument("--config", required=True,
+                        help="the table's configuration file: the key is written beside it "
+                        "(table.toml -> table.key, mode 0600, and table.pub)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Make the key pair and print where it is and its fingerprint.
+
+    Returns:
+        0 when made; 1 when it cannot be (a key already there, a missing configuration).
+    """
+    try:
+        private, public, print_ = make_key(args.config)
+    except SigningKeyError as exc:
+        print(f"threecard keygen: {exc}", file=sys.stderr)
+        return 1
+    print(f"private key {private} (mode 0600: keep it with the configuration)")
+    print(f"public key  {public} (give it to whoever verifies the table's bundles)")
+    print(f"fingerprint sha256 {print_}")
+    return 0

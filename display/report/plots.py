@@ -1,0 +1,164 @@
+"""The shift report's plots (matplotlib, no window): PNG images for the PDF.
+
+Text on the plots is set in the DejaVu fonts the screens bundle (``display/fonts``), so
+French and Ukrainian labels read the same as on the PDF's pages. Money stays integer minor
+units up to the axis, whose labels are formatted by the screens' money format.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from controller.game.shift import ReturnLine, Shift, parse_utc
+from display.report.labels import ReportText
+
+FONTS = Path(__file__).resolve().parent.parent / "fonts"
+"""The screens' bundled fonts."""
+DPI = 200
+"""Image resolution: sharp on paper at the size the PDF prints them."""
+HOUSE = "#1f5c3a"
+"""The felt green of the house result line."""
+VOID = "#b3261e"
+ALARM = "#d08a00"
+BAND = "#c9d8ef"
+EXACT = "#1d4e89"
+MAX_NAMED_VOIDS = 12
+"""Voids whose round number the house plot writes beside their line (more would blur)."""
+OBSERVED = "#222222"
+
+
+def _fonts() -> tuple[Any, Any]:
+    from matplotlib.font_manager import FontProperties
+
+    return (FontProperties(fname=str(FONTS / "DejaVuSans.ttf"), size=8),
+            FontProperties(fname=str(FONTS / "DejaVuSans-Bold.ttf"), size=9))
+
+
+def _axes(size: tuple[float, float]) -> tuple[Any, Any, Any, Any]:
+    """A new figure of ``size`` inches with one plot: (figure, axes, regular, bold font)."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=size, dpi=DPI, layout="constrained")
+    return (fig, fig.add_subplot(), *_fonts())
+
+
+def _finish(fig: Any, ax: Any, regular: Any) -> bytes:
+    for label in (*ax.get_xticklabels(), *ax.get_yticklabels()):
+        label.set_fontproperties(regular)
+    for text in (ax.xaxis.label, ax.yaxis.label):
+        text.set_fontproperties(regular)
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.grid(True, color="#dddddd", linewidth=0.5)
+    ax.set_axisbelow(True)
+    out = io.BytesIO()
+    fig.savefig(out, format="png", dpi=DPI)
+    return out.getvalue()
+
+
+def house_plot(sh: Shift, text: ReportText, money: Callable[[int], str],
+               size: tuple[float, float] = (7.0, 2.6)) -> bytes:
+    """The house result over the period (step line), with voids and alarms marked.
+
+    Args:
+        sh: the shift's figures.
+        text: the report's texts.
+        money: formats minor units for the axis.
+        size: inches (width, height).
+
+    Returns:
+        A PNG image.
+    """
+    from matplotlib import dates as mdates
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+    fig, ax, regular, bold = _axes(size)
+    start, end = parse_utc(sh.period_from), parse_utc(sh.period_to)
+    end = max(end, start + timedelta(minutes=1))  # a period of one instant: a minute's axis
+    times: list[datetime] = [start] + [parse_utc(t) for t, _, _ in sh.house]
+    values = [0] + [v for _, _, v in sh.house]
+    times.append(max(end, times[-1]))
+    values.append(values[-1])
+    ax.step(times, values, where="post", color=HOUSE, linewidth=1.4,
+            label=text("plot.house"))
+    ax.fill_between(times, values, step="post", color=HOUSE, alpha=0.08)
+    ax.axhline(0, color="#888888", linewidth=0.6)
+    few = len(sh.voids) <= MAX_NAMED_VOIDS
+    for i, v in enumerate(sh.voids):
+        ax.axvline(parse_utc(v.utc), color=VOID, linewidth=0.9 if few else 0.4,
+                   linestyle="--", alpha=1.0 if few else 0.5,
+                   label=text("plot.void") if i == 0 else None)
+        if few:  # round numbers while they can be read
+            ax.annotate(f"#{v.round_id}", (parse_utc(v.utc), 1.0),
+                        xycoords=("data", "axes fraction"), xytext=(2, -2),
+                        textcoords="offset points", va="top", color=VOID,
+                        fontproperties=regular)
+    if sh.alarms:
+        ax.plot([parse_utc(a.utc) for a in sh.alarms], [0.02] * len(sh.alarms), "^",
+                transform=ax.get_xaxis_transform(), color=ALARM, markersize=5,
+                label=text("plot.alarm"), clip_on=False)
+    ax.yaxis.set_major_locator(MaxNLocator(nbins=6, integer=True, steps=[1, 2, 2.5, 5, 10]))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _pos: money(round(y))))
+    if max(values) - min(values) < 200:  # nothing won or lost: an axis of a few units
+        ax.set_ylim(min(values) - 100, max(values) + 100)
+    locator = mdates.AutoDateLocator(tz=start.tzinfo)
+    ax.xaxis.set_major_locator(locator)
+    ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(  # numbers: in no language
+        locator, tz=start.tzinfo, formats=["%Y", "%m", "%d", "%H:%M", "%H:%M", "%S.%f"],
+        zero_formats=["", "%Y", "%m", "%m-%d", "%H:%M", "%H:%M"],
+        offset_formats=["", "%Y", "%Y-%m", "%Y-%m-%d", "%Y-%m-%d", "%Y-%m-%d %H:%M"]))
+    ax.set_xlim(start, end)
+    ax.set_xlabel(text("plot.time"))
+    fig.legend(prop=regular, loc="outside upper right", frameon=False, ncols=3)
+    return _finish(fig, ax, regular)
+
+
+def return_plot(line: ReturnLine, text: ReportText, size: tuple[float, float] = (3.4, 2.4)
+                ) -> bytes:
+    """One bet's observed return after each settled round, its exact return and ±3 SE.
+
+    Args:
+        line: the bet's return line.
+        text: the report's texts.
+        size: inches (width, height).
+
+    Returns:
+        A PNG image.
+    """
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+    fig, ax, regular, bold = _axes(size)
+    exact = float(line.exact)
+    ax.set_title(f"{text.bet(line.group)}", fontproperties=bold, loc="left")
+    if not line.points:
+        ax.text(0.5, 0.5, text("plot.empty"), ha="center", va="center",
+                transform=ax.transAxes, fontproperties=regular)
+        ax.set_xticks([])
+        ax.set_yticks([])
+        return _finish(fig, ax, regular)
+    n = [p[0] for p in line.points]
+    observed = [p[1] for p in line.points]
+    se = [p[2] for p in line.points]
+    low = [exact - 3 * s for s in se]
+    high = [exact + 3 * s for s in se]
+    ax.fill_between(n, low, high, color=BAND, step="post", label=text("plot.band"))
+    ax.axhline(exact, color=EXACT, linewidth=1.0,
+               label=text("plot.exact", value=f"{exact:.2%}"))
+    ax.step(n, observed, where="post", color=OBSERVED, linewidth=1.1,
+            label=text("plot.observed"))
+    # the first rounds swing widely: the axis frames the rest, and the exact return
+    settled = len(n) // 20
+    shown = [*observed[settled:], *low[settled:], *high[settled:], exact]
+    pad = (max(shown) - min(shown)) * 0.08 or 0.05
+    ax.set_ylim(min(shown) - pad, max(shown) + pad)
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _pos: f"{y:.0%}"))
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=5))
+    ax.set_xlim(1, max(n[-1], 2))
+    ax.set_xlabel(text("plot.rounds"))
+    small = regular.copy()
+    small.set_size(6.5)
+    fig.legend(prop=small, loc="outside lower center", frameon=False, ncols=2)
+    return _finish(fig, ax, regular)

@@ -1,0 +1,287 @@
+"""``threecard keygen``, ``threecard dispute`` and ``dispute verify``: a round that holds up.
+
+The scripted evening (round 11: five seats, a misread entered by hand by a supervisor;
+round 10: a jam, voided by a supervisor) is written to a journal; the table's key is made
+by the real ``keygen``; bundles are made and checked by the real commands, and one byte
+changed in any file of a bundle must fail its check, naming that file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import sqlite3
+import stat
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from shift_journal import run_shift
+
+SIZE = (640, 360)
+"""Small screens keep the bundles quick; the layout is the table's at any size."""
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "controller.cli", *args],
+                          capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("dispute")
+    # snapshots every other round: a round is taken out from the one before it; copy-0 is
+    # the journal as round 4 opened
+    journal, _ = run_shift(folder, stop_after=(3,), snapshot_every=2)
+    config = folder / "table.toml"
+    config.write_text('[table]\nid = "TCP-03"\n')
+    made = cli("keygen", "--config", str(config))
+    assert made.returncode == 0, made.stderr
+    return folder, journal, config, made.stdout
+
+
+@pytest.fixture(scope="module")
+def bundle(table):
+    folder, journal, config, _ = table
+    out = folder / "round-11.zip"
+    made = cli("dispute", "--journal", str(journal), "--round", "11", "--config", str(config),
+               "--size", f"{SIZE[0]}x{SIZE[1]}", "--out", str(out))
+    assert made.returncode == 0, made.stderr
+    return out
+
+
+def members(path: Path) -> dict[str, bytes]:
+    with zipfile.ZipFile(path) as z:
+        return {name: z.read(name) for name in z.namelist()}
+
+
+def rezip(path: Path, files: dict[str, bytes]) -> None:
+    with zipfile.ZipFile(path, "w") as z:
+        for name, data in files.items():
+            z.writestr(name, data)
+
+
+def test_keygen_keeps_a_private_key_beside_the_configuration(table):
+    from cryptography.hazmat.primitives.serialization import (
+        Encoding,
+        PublicFormat,
+        load_pem_public_key,
+    )
+
+    folder, _, config, printed = table
+    key, public = folder / "table.key", folder / "table.pub"
+    assert stat.S_IMODE(key.stat().st_mode) == 0o600
+    raw = load_pem_public_key(public.read_bytes()).public_bytes(Encoding.Raw, PublicFormat.Raw)
+    assert f"sha256 {hashlib.sha256(raw).hexdigest()}" in printed
+    before = key.read_bytes()
+    again = cli("keygen", "--config", str(config))
+    assert again.returncode == 1 and "never overwritten" in again.stderr
+    assert key.read_bytes() == before
+
+
+def test_a_key_others_may_read_is_refused(table, tmp_path):
+    folder, journal, _, _ = table
+    loose = tmp_path / "loose.key"
+    loose.write_bytes((folder / "table.key").read_bytes())
+    os.chmod(loose, 0o644)
+    run = cli("dispute", "--journal", str(journal), "--round", "2", "--key", str(loose),
+              "--out", str(tmp_path / "x.zip"))
+    assert run.returncode == 1 and "chmod 600" in run.stderr
+    assert not (tmp_path / "x.zip").exists()
+
+
+def test_a_bundle_verifies_and_its_replay_gives_recalls_nets(table, bundle):
+    from controller.dispute import verify_bundle
+    from controller.signing import load_public
+
+    folder, journal, _, _ = table
+    checked = cli("dispute", "verify", str(bundle), "--public-key", str(folder / "table.pub"))
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "bundle OK: round 11 of table TCP-03" in checked.stdout
+    recalled = json.loads(cli("recall", "--journal", str(journal), "--json", "--last",
+                              "20").stdout)
+    (r11,) = [r for r in recalled if r["round_id"] == 11]
+    verdict = verify_bundle(bundle, load_public(folder / "table.pub"))
+    assert verdict.ok, verdict.problems
+    assert [(s["seat"], s["net"]) for s in verdict.record["seats"]] == \
+        [(s["seat"], s["net"]) for s in r11["seats"]]
+    assert verdict.record == r11
+    nets = ", ".join(f"seat {s['seat']} {s['net']:+}" for s in r11["seats"])
+    assert nets in checked.stdout
+    # what the bundle holds besides the screens
+    files = members(bundle)
+    events = [json.loads(line) for line in files["events.jsonl"].decode().splitlines()]
+    anchors = json.loads(files["anchors.json"])
+    assert events[0]["prev"] == anchors["before"]["hash"]
+    assert events[-1]["hash"] == anchors["after"]["hash"]
+    assert {"manual_card", "misread", "reveal", "settle"} <= {e["kind"] for e in events}
+    assert json.loads(files["snapshot.json"])["round_id"] == 11
+    db = sqlite3.connect(journal)  # the journal's own snapshots came before the round
+    assert db.execute("SELECT COUNT(*) FROM snapshots WHERE seq < ?",
+                      (events[0]["seq"],)).fetchone()[0] >= 4
+    db.close()
+
+
+def test_another_key_fails_the_check(table, bundle, tmp_path):
+    other = tmp_path / "other.toml"
+    other.write_text("")
+    assert cli("keygen", "--config", str(other)).returncode == 0
+    run = cli("dispute", "verify", str(bundle), "--public-key", str(tmp_path / "other.pub"))
+    assert run.returncode == 1 and "signed by another key" in run.stdout
+
+
+def test_one_changed_byte_in_any_member_fails_naming_it(table, bundle, tmp_path):
+    from controller.dispute import verify_bundle
+    from controller.signing import load_public
+
+    public = load_public(table[0] / "table.pub")
+    files = members(bundle)
+    assert len(files) > 20
+    forged = tmp_path / "forged.zip"
+    for name, data in files.items():
+        changed = bytearray(data)
+        changed[len(changed) // 2] ^= 0x01
+        rezip(forged, {**files, name: bytes(changed)})
+        verdict = verify_bundle(forged, public)
+        assert not verdict.ok, name
+        assert any(p.startswith(name) or f" {name}" in p or f"or {name}" in p
+                   for p in verdict.problems), (name, verdict.problems)
+    # from the command, as an inspector runs it
+    png = next(n for n in files if n.endswith("-player.png"))
+    changed = bytearray(files[png])
+    changed[-20] ^= 0x80
+    rezip(forged, {**files, png: bytes(changed)})
+    run = cli("dispute", "verify", str(forged), "--public-key", str(table[0] / "table.pub"))
+    assert run.returncode == 1 and f"{png}: changed" in run.stdout
+    # a byte changed in the zip file itself, inside a stored image: its CRC fails, named
+    raw = bytearray(bundle.read_bytes())
+    with zipfile.ZipFile(bundle) as z:
+        info = z.getinfo(png)
+    raw[info.header_offset + 30 + len(png.encode()) + 100] ^= 0x01
+    forged.write_bytes(bytes(raw))
+    verdict = verify_bundle(forged, public)
+    assert not verdict.ok and any(p.startswith(png) for p in verdict.problems)
+
+
+def test_a_forged_result_with_recomputed_hashes_fails_the_signature(table, bundle, tmp_path):
+    from controller.dispute import MANIFEST, verify_bundle
+    from controller.signing import load_public
+
+    files = members(bundle)
+    record = json.loads(files["recall.json"])
+    record["seats"][0]["net"] += 100
+    files["recall.json"] = json.dumps(record).encode()
+    manifest = json.loads(files[MANIFEST])
+    manifest["files"]["recall.json"]["sha256"] = hashlib.sha256(files["recall.json"]
+                                                                ).hexdigest()
+    files[MANIFEST] = json.dumps(manifest).encode()
+    rezip(tmp_path / "f.zip", files)
+    verdict = verify_bundle(tmp_path / "f.zip", load_public(table[0] / "table.pub"))
+    assert not verdict.ok and "signature does not match" in verdict.problems[0]
+
+
+def _card_places(region, fit_card, rect_type):
+    """Every place three cards could stand in ``region``, as the screens lay a row out."""
+    for d in range(region.height // 4):
+        box = region.inflate(0, -2 * d)
+        w, h, gap = fit_card(box, 3)
+        x = box.centerx - (3 * w + 2 * gap) // 2
+        y = box.centery - h // 2
+        yield [rect_type(x + i * (w + gap), y, w, h) for i in range(3)]
+
+
+def test_player_screens_before_the_reveal_show_no_dealer_card_face(table, bundle):
+    import numpy as np
+    import pygame
+
+    from controller.game.replay import views_at
+    from display.cards import CardArt, fit_card
+    from display.screenshot import ViewPainter
+
+    _, journal, _, _ = table
+    files = members(bundle)
+    steps = json.loads(files["steps.json"])
+    painter = ViewPainter(tuple(steps["size"]), steps["lang"])
+    art = CardArt(painter.fonts)
+
+    def backs(image, places, n):
+        """How many of the first ``n`` places show exactly a card back."""
+        pixels = pygame.surfarray.array3d(image)
+        found = 0
+        for r in places[:n]:
+            back = art.image(None, r.width, r.height)
+            solid = pygame.surfarray.array_alpha(back) == 255
+            shown = pixels[r.left:r.right, r.top:r.bottom]
+            if shown.shape[:2] == solid.shape and np.array_equal(
+                    shown[solid], pygame.surfarray.array3d(back)[solid]):
+                found += 1
+        return found
+
+    before = after = 0
+    for step in steps["steps"]:
+        dealer_view, player_view = views_at(journal, step["seq"])
+        n = len(player_view.dealer_cards)
+        if not n:
+            continue
+        image = pygame.image.load(io.BytesIO(files[step["player"]]), "step.png")
+        region = painter.draw("player", player_view)[1].regions["dealer.cards"]
+        best = max(backs(image, places, n)
+                   for places in _card_places(region, fit_card, pygame.Rect))
+        if step["state"] in ("reveal", "settled"):
+            assert best == 0, step  # the faces are shown: no back anywhere
+            after += 1
+        else:
+            assert player_view.dealer_cards == (None,) * n, step  # absent from the data
+            assert best == n, step  # every dealer card drawn as a back, pixel for pixel
+            before += 1
+    assert before >= 15 and after == 2
+
+
+def test_views_after_equals_views_at(table, bundle):
+    from controller.game.journal import Journal
+    from controller.game.replay import views_after, views_at
+
+    _, journal, _, _ = table
+    seqs = [s["seq"] for s in json.loads(members(bundle)["steps.json"])["steps"]]
+    j = Journal(journal, readonly=True)
+    try:
+        got = list(views_after(j, seqs))
+    finally:
+        j.close()
+    assert [seq for seq, _, _ in got] == seqs
+    for seq, dealer, player in got:
+        assert (dealer, player) == views_at(journal, seq)
+
+
+def test_a_void_round_bundles_and_a_round_in_play_or_missing_does_not(table, tmp_path):
+    from controller.dispute import bundle_files, verify_bundle, write_bundle
+    from controller.game.dispute import DisputeError, evidence
+    from controller.game.journal import Journal
+    from controller.signing import load_private
+
+    folder, journal, config, _ = table
+    files, facts = bundle_files(journal, 10, SIZE, "fr")
+    out = tmp_path / "round-10.zip"
+    write_bundle(out, files, facts, load_private(folder / "table.key"), {})
+    verdict = verify_bundle(out)
+    assert verdict.ok, verdict.problems
+    assert verdict.record["status"] == "void" and verdict.record["void_reason"] == "Shoe fault"
+    # the supervisor's void is among the round's events, with its role
+    events = [json.loads(line) for line in files["events.jsonl"].decode().splitlines()]
+    assert ("void", "supervisor") in {(e["kind"], e["actor"]) for e in events}
+    for path, round_id, reason in ((journal, 99, "no round 99"),
+                                   (folder / "copy-0.sqlite3", 4, "round 4 is still in play")):
+        j = Journal(path, readonly=True)
+        try:
+            with pytest.raises(DisputeError, match=reason):
+                evidence(j, round_id)
+        finally:
+            j.close()
+    usage = cli("dispute", "--journal", str(journal), "--round", "3", "--out",
+                str(tmp_path / "x.zip"))
+    assert usage.returncode == 2 and "--config" in usage.stderr
+    assert "Traceback" not in usage.stderr

@@ -1,0 +1,103 @@
+"""A scripted shift written to a journal in parts, with the meters read between the parts.
+
+The evening at table TCP-03 (``display/scenes/shift.jsonl``, the screenshots' script: eleven
+rounds, two voids, a lost shoe link, a jam, a misread entered by hand) runs through a real
+:class:`~controller.game.table.Table`. The table is stopped after chosen rounds; the journal
+is copied and read with ``threecard meters --json``, as a pit boss reads the meters at that
+moment; then the table starts again, journaling a start-up record with the software
+identity given for it.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from controller.game.inputs import NextRound
+from controller.game.script import ScriptClock
+from controller.game.table import Table
+from display.scenarios import script
+
+RESTART_SECONDS = 120
+"""How long the table is off between two parts of the shift."""
+
+
+@dataclass(frozen=True)
+class Stop:
+    """Where a part of the shift ended.
+
+    Attributes:
+        seq: the journal's newest event then.
+        utc: its time.
+        meters: ``threecard meters --json`` run on a copy of the journal taken then.
+    """
+
+    seq: int
+    utc: str
+    meters: dict[str, Any]
+
+
+def meters_json(journal: Path) -> dict[str, Any]:
+    """``threecard meters --json`` of a journal, as parsed JSON."""
+    out = subprocess.run([sys.executable, "-m", "controller.cli", "meters", "--journal",
+                          str(journal), "--json"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def run_shift(folder: Path, stop_after: tuple[int, ...] = (),
+              software: tuple[dict[str, Any] | None, ...] = (),
+              **settings: Any) -> tuple[Path, list[Stop]]:
+    """Run the scripted shift into ``folder/journal.sqlite3``.
+
+    Args:
+        folder: an empty folder.
+        stop_after: stop the table once betting opens on the round after these (1-based:
+            ``3`` stops once round 4 opens), read the meters, start it again.
+        software: the identity the table journals at each start (the first, then one per
+            restart); None records none.
+        **settings: table settings other than the script's (``snapshot_every=2``).
+
+    Returns:
+        The journal, and a :class:`Stop` for each stop and for the end.
+    """
+    sc = script()
+    config = replace(sc.config, **settings)
+    journal = folder / "journal.sqlite3"
+    clock = ScriptClock(sc.start_utc)
+    idents = list(software) + [None] * (len(stop_after) + 1 - len(software))
+    stops: list[Stop] = []
+
+    def start() -> Table:
+        return Table(journal, config, clock=clock, software=idents[len(stops)])
+
+    def stop(table: Table) -> None:
+        seq = table.journal.last_seq
+        utc = table.journal.db.execute("SELECT utc FROM events WHERE seq = ?",
+                                       (seq,)).fetchone()[0]
+        table.close()
+        copy = folder / f"copy-{len(stops)}.sqlite3"
+        shutil.copyfile(journal, copy)
+        stops.append(Stop(seq, utc, meters_json(copy)))
+
+    table = start()
+    opened = 0
+    for step in sc.steps:
+        clock.advance(step.wait)
+        for item in step.inputs:
+            clock.advance(sc.step_seconds)
+            for verdict in table.process([item]):
+                assert verdict.accepted, (step.line, verdict)
+            if isinstance(item, NextRound):
+                opened += 1
+                if opened in stop_after:
+                    stop(table)
+                    clock.advance(RESTART_SECONDS)
+                    table = start()
+    stop(table)
+    return journal, stops

@@ -1,0 +1,146 @@
+"""``threecard identify``: the software in the field is the software that was built.
+
+A wheel (the one CI built, ``THREECARD_WHEEL``, else one built here from a copy of the
+source tree) is installed into a throwaway folder with ``pip install --target``; the
+command is run from that install. Its identity is the SHA-256 of the manifest the build
+wrote; one changed, removed or added file is named. The daemon run from the same install
+journals that identity at start-up, and the shift report's figures carry it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SOURCES = ("pyproject.toml", "setup.py", "README.md", "controller", "drivers", "display",
+           "simulators")
+
+
+def _wheel(folder: Path) -> Path:
+    given = os.environ.get("THREECARD_WHEEL")
+    if given:
+        return Path(given)
+    tree = folder / "source"
+    tree.mkdir()
+    for name in SOURCES:
+        src = REPO / name
+        if src.is_dir():
+            shutil.copytree(src, tree / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(src, tree / name)
+    try:
+        from setuptools import __version__ as setuptools_version
+        isolation = [] if int(setuptools_version.split(".")[0]) < 68 else [
+            "--no-build-isolation"]
+    except ImportError:
+        isolation = []
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", *isolation,
+                    "-w", str(folder / "dist"), str(tree)], check=True, timeout=600)
+    (wheel,) = (folder / "dist").glob("threecard_table-*.whl")
+    return wheel
+
+
+@pytest.fixture(scope="module")
+def install(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("install")
+    target = folder / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target",
+                    str(target), str(_wheel(folder))], check=True, timeout=600)
+    return target
+
+
+def from_install(target: Path, *args: str, timeout: float = 120
+                 ) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(target)}
+    return subprocess.run([sys.executable, "-P", "-m", "controller.cli", *args],
+                          capture_output=True, text=True, env=env, cwd=target.parent,
+                          timeout=timeout)
+
+
+def test_an_intact_install_matches_its_manifest(install):
+    manifest = install / "controller" / "MANIFEST.sha256"
+    run = from_install(install, "identify", "--json")
+    assert run.returncode == 0, run.stdout + run.stderr
+    got = json.loads(run.stdout)
+    assert got["ok"] and got["sha256"] == hashlib.sha256(manifest.read_bytes()).hexdigest()
+    # the manifest names every file of the four packages, with its SHA-256
+    listed = dict(reversed(line.split("  ", 1)) for line in manifest.read_text().splitlines())
+    files = {p.relative_to(install).as_posix() for name in ("controller", "drivers",
+                                                             "display", "simulators")
+             for p in (install / name).rglob("*")
+             if p.is_file() and "__pycache__" not in p.parts}
+    assert set(listed) == files - {"controller/MANIFEST.sha256"}
+    assert "display/fonts/DejaVuSans.ttf" in listed and got["files"] == len(listed) > 50
+    for path, digest in listed.items():
+        assert hashlib.sha256((install / path).read_bytes()).hexdigest() == digest, path
+    if shutil.which("sha256sum"):  # the format coreutils checks, from the install's folder
+        subprocess.run(["sha256sum", "--check", "--quiet", "controller/MANIFEST.sha256"],
+                       cwd=install, check=True)
+
+
+def test_one_changed_file_is_named(install, tmp_path):
+    target = tmp_path / "site"
+    shutil.copytree(install, target)
+    theme = target / "display" / "theme.py"
+    data = bytearray(theme.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    theme.write_bytes(bytes(data))
+    run = from_install(target, "identify")
+    assert run.returncode == 1
+    assert "ALTERED: 1 installed file differ" in run.stdout
+    assert "changed  display/theme.py" in run.stdout
+    # removed and added files are named too; byte code caches are not software
+    (target / "drivers" / "cli.py").unlink()
+    (target / "controller" / "extra.py").write_text("print('not ours')\n")
+    (target / "controller" / "__pycache__").mkdir(exist_ok=True)
+    (target / "controller" / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"\0")
+    got = json.loads(from_install(target, "identify", "--json").stdout)
+    assert (got["changed"], got["missing"], got["added"]) == (
+        ["display/theme.py"], ["drivers/cli.py"], ["controller/extra.py"])
+    assert not got["ok"] and got["altered"] == 3
+    # an installation whose manifest was taken away cannot be checked, and says so
+    (target / "controller" / "MANIFEST.sha256").unlink()
+    gone = from_install(target, "identify")
+    assert gone.returncode == 1 and "MANIFEST.sha256 is missing" in gone.stderr
+
+
+def test_the_daemon_journals_the_identity_at_start_up(install, tmp_path):
+    from controller.game.shift import shift
+
+    want = json.loads(from_install(install, "identify", "--json").stdout)["sha256"]
+    journal = tmp_path / "journal.sqlite3"
+    run = from_install(install, "run", "--demo", "--headless", "--rounds", "1", "--journal",
+                       str(journal), "--pace-ms", "0", timeout=300)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert f"identity sha256 {want}" in run.stdout
+    db = sqlite3.connect(journal)
+    (body,) = db.execute("SELECT body FROM events WHERE kind = 'startup'").fetchone()
+    db.close()
+    software = json.loads(body)["software"]
+    assert software["sha256"] == want and software["altered"] == 0
+    # the shift report's figures carry the identity recorded in the period
+    (line,) = shift(journal).identities
+    assert line.software["sha256"] == want and not line.before
+
+
+def test_the_running_table_loads_no_report_pdf_plot_or_signing_library():
+    # what `threecard run` imports to start (the identity check included): none of the
+    # libraries of the shift report, the dispute bundle or the signing key
+    code = ("import sys\n"
+            "import controller.daemon, controller.identity, controller.game.table\n"
+            "import display.app, drivers\n"
+            "controller.identity.identify()\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & "
+            "{'reportlab', 'matplotlib', 'cryptography', 'PIL'}))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, check=True)
+    assert out.stdout.strip() == "[]"
