@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import enum
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from controller.game.cards import DECK, Card, CardError, parse_card
 
@@ -115,6 +116,8 @@ def _build_table() -> dict[int, HandValue]:
 
 
 _TABLE3: dict[int, HandValue] = _build_table()
+VALUES_BY_MASK: Mapping[int, HandValue] = MappingProxyType(_TABLE3)
+"""The value of every 3-card hand, keyed by :func:`card_mask` (read-only)."""
 
 
 def card_mask(cards: Sequence[Card]) -> int:
