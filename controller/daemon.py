@@ -50,7 +50,7 @@ from controller.game.config import (
     load_config,
     pin_problem,
 )
-from controller.game.enumeration import SIX_CARD_COUNTS
+from controller.game.deck_counts import DeckCountsError, stored_counts
 from controller.game.inputs import (
     MAX_CONTROL_LINE,
     InputError,
@@ -209,12 +209,20 @@ class Daemon:
     def self_check(self) -> dict[str, int]:
         """Compute the profile's exact return (R3) and check it before anything starts.
 
+        The return is computed from the deck's stored counts, themselves checked against
+        their SHA-256 (:func:`controller.game.deck_counts.stored_counts`): nothing is
+        counted or enumerated at start-up.
+
         Raises:
             ConfigError: a bet returns 100 % or more to the player, or its exact return
                 does not round to the return the profile publishes (a paytable edited
-                without its published return, or the wrong file).
+                without its published return, or the wrong file), or the stored counts
+                are damaged.
         """
-        sheet = compute_par_sheet(self.config.profile, six_card_counts=SIX_CARD_COUNTS)
+        try:
+            sheet = compute_par_sheet(self.config.profile, stored_counts())
+        except DeckCountsError as exc:
+            raise ConfigError(f"self-check: {exc}") from None
         rtp = rtp_ppm(sheet)
         src = self.config.profile.source
         for bet, ppm in rtp.items():

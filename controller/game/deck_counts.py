@@ -215,9 +215,20 @@ class StoredCounts:
             six.append(tuple(six_row))
             if len(nq) != len(QUALIFIERS) or sum(six_row) != N_DEALER:
                 raise ValueError(f"the counts of {text} do not add up")
-        totals = [sum(k.weight * s[i] for k, s in zip(kinds, six, strict=True))
+        # each (hand, dealer hand) pair seen from both sides: as many pairs where the
+        # hand is the weaker as where it is the stronger; every hand that does not
+        # qualify is a dealer hand to 18,424 hands; every six-card set is 20 pairs
+        weights = [k.weight for k in kinds]
+        weaker = sum(w * r[0] for w, r in zip(weights, rows, strict=True))
+        stronger = sum(w * (N_DEALER - r[0] - r[1]) for w, r in zip(weights, rows, strict=True))
+        for i, q in enumerate(QUALIFIERS):
+            low = Qualifier(q).min_strength
+            below = sum(w for w, k in zip(weights, kinds, strict=True) if k.value.strength < low)
+            if sum(w * r[2][i] for w, r in zip(weights, rows, strict=True)) != below * N_DEALER:
+                raise ValueError(f"the counts under the qualifier {q} do not add up")
+        totals = [sum(w * s[i] for w, s in zip(weights, six, strict=True))
                   for i in range(len(SixCardClass))]
-        if (sum(k.weight for k in kinds) != N_HANDS or self._six != SIX_CARD_COUNTS
+        if (sum(weights) != N_HANDS or weaker != stronger or self._six != SIX_CARD_COUNTS
                 or totals != [20 * SIX_CARD_COUNTS[c] for c in SixCardClass]):
             raise ValueError("the counts do not add up to the deck's")
         self._kinds, self._rows, self._six_by_kind = tuple(kinds), rows, six

@@ -122,6 +122,7 @@ class Enumerated:
 
     def __init__(self, kinds: Iterable[HandKind]) -> None:
         self._kinds = tuple(kinds)
+        self._six: dict[SixCardClass, int] | None = None
 
     def kinds(self) -> Sequence[HandKind]:
         """See :class:`~controller.game.deck_counts.DeckCounts`."""
@@ -129,24 +130,32 @@ class Enumerated:
 
     def dealer_counts(self, qualifier: Qualifier) -> Sequence[DealerCounts]:
         """See :class:`~controller.game.deck_counts.DeckCounts`."""
+        return [d for (d,) in self.dealer_counts_for([qualifier])]
+
+    def dealer_counts_for(self, qualifiers: Sequence[Qualifier]
+                          ) -> list[tuple[DealerCounts, ...]]:
+        """For each kind, its :class:`DealerCounts` under each of ``qualifiers``."""
         _, bits, _ = _every_hand()
         strength = np.array([VALUES_BY_MASK[int(m)].strength for m in bits], dtype=np.int64)
+        below = [strength < q.min_strength for q in qualifiers]
         out = []
         for i in range(0, len(self._kinds), 64):
             chunk = self._kinds[i:i + 64]
             own = np.array([sum(1 << c.index for c in k.cards) for k in chunk], dtype=np.uint64)
             s = np.array([k.value.strength for k in chunk], dtype=np.int64)[:, None]
             apart = (bits[None, :] & own[:, None]) == 0
-            weaker = ((strength[None, :] < s) & apart).sum(axis=1)
-            tied = ((strength[None, :] == s) & apart).sum(axis=1)
-            nq = ((strength < qualifier.min_strength)[None, :] & apart).sum(axis=1)
-            out += [DealerCounts(int(w), int(t), int(n)) for w, t, n in zip(weaker, tied, nq,
-                                                                             strict=True)]
+            weaker = ((strength[None, :] < s) & apart).sum(axis=1).tolist()
+            tied = ((strength[None, :] == s) & apart).sum(axis=1).tolist()
+            nq = [(b[None, :] & apart).sum(axis=1).tolist() for b in below]
+            out += [tuple(DealerCounts(weaker[j], tied[j], n[j]) for n in nq)
+                    for j in range(len(chunk))]
         return out
 
     def six_card(self) -> Mapping[SixCardClass, int]:
-        """See :class:`~controller.game.deck_counts.DeckCounts`."""
-        return six_card_class_counts()
+        """See :class:`~controller.game.deck_counts.DeckCounts` (enumerated once)."""
+        if self._six is None:
+            self._six = six_card_class_counts()
+        return dict(self._six)
 
     def dealer_six_card(self, kinds: Iterable[int]) -> Mapping[SixCardClass, int]:
         """See :class:`~controller.game.deck_counts.DeckCounts`."""
