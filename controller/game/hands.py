@@ -107,11 +107,17 @@ def _evaluate_ranks(r: tuple[int, int, int], flush: bool) -> HandValue:
 
 
 def _build_table() -> dict[int, HandValue]:
+    """Every hand's value by card mask; hands of the same ranks and suitedness share one."""
     table: dict[int, HandValue] = {}
-    for x, y, z in itertools.combinations(DECK, 3):
-        ranks = tuple(sorted((x.rank, y.rank, z.rank), reverse=True))
-        flush = x.suit == y.suit == z.suit
-        table[(1 << x.index) | (1 << y.index) | (1 << z.index)] = _evaluate_ranks(ranks, flush)
+    values: dict[tuple[int, int, int, bool], HandValue] = {}
+    rank = [c.rank for c in DECK]  # in index order, so x < y < z has ascending ranks
+    suit = [c.suit for c in DECK]
+    for x, y, z in itertools.combinations(range(52), 3):
+        key = (rank[z], rank[y], rank[x], suit[x] == suit[y] == suit[z])
+        value = values.get(key)
+        if value is None:
+            value = values[key] = _evaluate_ranks(key[:3], key[3])
+        table[(1 << x) | (1 << y) | (1 << z)] = value
     return table
 
 
@@ -200,17 +206,25 @@ ROYAL_MASK = 0b1111100000000
 """Ranks T J Q K A as bits (bit rank - 2) of a 13-bit rank mask."""
 
 
-def _straight_top(mask: int) -> int:
-    """Top rank of the best 5-card straight in a 13-bit rank mask, or 0 (A-5 counts)."""
-    for top in range(14, 5, -1):
-        run = 0b11111 << (top - 6)
-        if mask & run == run:
-            return top
-    wheel = 0b1000000001111  # A 2 3 4 5
-    return 5 if mask & wheel == wheel else 0
+STRAIGHT_RUNS: tuple[int, ...] = (*(0b11111 << low for low in range(8, -1, -1)),
+                                   0b1000000001111)
+"""The ten 5-card straights as 13-bit rank masks (bit rank - 2), A-K-Q-J-T down to
+5-4-3-2-A (the ace low)."""
 
 
-IS_STRAIGHT: list[bool] = [_straight_top(m) > 0 for m in range(1 << 13)]
+def _straight_table() -> list[bool]:
+    table = [False] * (1 << 13)
+    for run in STRAIGHT_RUNS:
+        rest = sub = 0x1FFF & ~run
+        while True:  # every mask holding the run: the run plus each subset of the rest
+            table[run | sub] = True
+            if not sub:
+                break
+            sub = (sub - 1) & rest
+    return table
+
+
+IS_STRAIGHT: list[bool] = _straight_table()
 """For each 13-bit rank mask: does it hold a 5-card straight (A-2-3-4-5 included)?"""
 SUIT_MAJOR_POS: tuple[int, ...] = tuple((i & 3) * 13 + (i >> 2) for i in range(52))
 """Bit of each card (by ``Card.index``) in a 52-bit suit-major mask, ``suit * 13 + rank - 2``:
