@@ -21,15 +21,19 @@ Whatever can give them is a :class:`DeckCounts`:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
+import operator
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Protocol
 
-from controller.game.cards import Card, CardError, parse_cards
+import msgspec
+
+from controller.game.cards import Card, CardError, parse_card
 from controller.game.hands import HandValue, Qualifier, SixCardClass, evaluate3
 
 _C = SixCardClass
@@ -195,9 +199,9 @@ class StoredCounts:
             raise DeckCountsError(f"{name}: does not match its SHA-256: the file was changed "
                                   "or damaged; reinstall the package")
         try:
-            doc = json.loads(data)
-            self._load(doc)
-        except (ValueError, KeyError, TypeError, IndexError, CardError) as exc:
+            self._load(msgspec.json.decode(data))
+        except (ValueError, KeyError, TypeError, IndexError, CardError,
+                msgspec.DecodeError) as exc:
             raise DeckCountsError(f"{name}: not readable: {exc}") from None
 
     def _load(self, doc: dict[str, Any]) -> None:
@@ -209,7 +213,7 @@ class StoredCounts:
         self._six = dict(zip(SixCardClass, head["six_card_sets"], strict=True))
         kinds, rows, six = [], [], []
         for text, weight, weaker, tied, nq, six_row in doc["kinds"]:
-            cards = parse_cards(text, 3)
+            cards = tuple(parse_card(t) for t in text.split(" "))
             kinds.append(HandKind(cards, weight, evaluate3(cards)))  # type: ignore[arg-type]
             rows.append((weaker, tied, tuple(nq)))
             six.append(tuple(six_row))
@@ -219,16 +223,21 @@ class StoredCounts:
         # hand is the weaker as where it is the stronger; every hand that does not
         # qualify is a dealer hand to 18,424 hands; every six-card set is 20 pairs
         weights = [k.weight for k in kinds]
-        weaker = sum(w * r[0] for w, r in zip(weights, rows, strict=True))
-        stronger = sum(w * (N_DEALER - r[0] - r[1]) for w, r in zip(weights, rows, strict=True))
-        for i, q in enumerate(QUALIFIERS):
+
+        def weighted(column: Iterable[int]) -> int:
+            return sum(map(operator.mul, weights, column))
+
+        weaker, tied, nq_rows = zip(*rows, strict=True)
+        if weighted(weaker) != N_HANDS * N_DEALER - weighted(weaker) - weighted(tied):
+            raise ValueError("the weaker and the stronger dealer hands do not add up")
+        strengths = [k.value.strength for k in kinds]
+        for q, column in zip(QUALIFIERS, zip(*nq_rows, strict=True), strict=True):
             low = Qualifier(q).min_strength
-            below = sum(w for w, k in zip(weights, kinds, strict=True) if k.value.strength < low)
-            if sum(w * r[2][i] for w, r in zip(weights, rows, strict=True)) != below * N_DEALER:
+            below = sum(w for w, s in zip(weights, strengths, strict=True) if s < low)
+            if weighted(column) != below * N_DEALER:
                 raise ValueError(f"the counts under the qualifier {q} do not add up")
-        totals = [sum(w * s[i] for w, s in zip(weights, six, strict=True))
-                  for i in range(len(SixCardClass))]
-        if (sum(weights) != N_HANDS or weaker != stronger or self._six != SIX_CARD_COUNTS
+        totals = [weighted(column) for column in zip(*six, strict=True)]
+        if (sum(weights) != N_HANDS or self._six != SIX_CARD_COUNTS
                 or totals != [20 * SIX_CARD_COUNTS[c] for c in SixCardClass]):
             raise ValueError("the counts do not add up to the deck's")
         self._kinds, self._rows, self._six_by_kind = tuple(kinds), rows, six
@@ -256,8 +265,9 @@ class StoredCounts:
         return dict(zip(SixCardClass, totals, strict=True))
 
 
+@functools.cache
 def stored_counts() -> StoredCounts:
-    """The counts shipped with the package (read and checked on every call).
+    """The counts shipped with the package, read and checked once per process.
 
     Raises:
         DeckCountsError: see :class:`StoredCounts`.
