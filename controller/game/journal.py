@@ -25,6 +25,12 @@ commits of one flush, never lead it: a journal shorter than its anchor, or with 
 hash at the anchored event, was cut or rewritten. The table keeps it from the moment
 start-up has verified the journal; closing brings it to the head.
 
+The write-ahead log stays small: a reader (recall, a backup) holding a read transaction
+keeps it from being emptied, and it grows while it does; once the readers leave, the table
+empties it when idle (:meth:`Journal.checkpoint`, SQLite's ``wal_checkpoint(TRUNCATE)``,
+which never waits for a reader), and a checkpoint SQLite makes by itself cuts it back to
+:data:`WAL_SIZE_LIMIT` (``journal_size_limit``).
+
 One writer per journal, keyed by the real file (symlinks resolved); readers open the
 file read-only (SQLite ``mode=ro``, and ``immutable=1`` when no write-ahead log is
 beside it), so a journal on read-only media can be read.
@@ -72,6 +78,11 @@ CREATE TABLE IF NOT EXISTS derived_at (id INTEGER PRIMARY KEY CHECK (id = 1), se
 """
 
 _dumps = json.JSONEncoder(separators=(",", ":")).encode
+
+WAL_SIZE_LIMIT = 4 * 1024 * 1024
+"""Bytes the write-ahead log is cut back to when a checkpoint resets it (SQLite's
+``journal_size_limit``): about what it holds between SQLite's own checkpoints (1,000
+pages)."""
 
 
 def chain_hash(prev: str, seq: int, utc: str, mono_ns: int, kind: str, actor: str,
@@ -236,6 +247,7 @@ class Journal:
         self._check_is_journal()
         if self.real != ":memory:":
             self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute(f"PRAGMA journal_size_limit={WAL_SIZE_LIMIT}")
         self.db.execute("PRAGMA synchronous=FULL")
         self.db.executescript(SCHEMA)
         if self.db.execute("SELECT seq FROM events LIMIT 1").fetchone() is None:
@@ -370,6 +382,33 @@ class Journal:
             self._rollback()
             raise JournalError(f"{self.path}: journal write failed: {exc}") from None
         self._committed()
+
+    def checkpoint(self) -> bool:
+        """Copy the write-ahead log into the journal and empty it, waiting for no reader.
+
+        A reader whose read transaction began before the newest commits keeps the log
+        from being emptied (they are copied as far as it allows): try again later.
+
+        Returns:
+            True when the log is empty now (or there is none: ``:memory:``, a reader).
+        """
+        if self.readonly or self.real == ":memory:":
+            return True
+        try:
+            self.db.execute("PRAGMA busy_timeout=0")  # a busy reader: answer at once
+            busy = self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+        except sqlite3.Error:
+            busy = 1
+        finally:
+            self.db.execute("PRAGMA busy_timeout=5000")
+        return not busy
+
+    def wal_bytes(self) -> int:
+        """The size of the write-ahead log beside the journal, in bytes (0: none)."""
+        try:
+            return os.path.getsize(self.real + "-wal")
+        except OSError:
+            return 0
 
     def _rollback(self) -> None:
         try:
