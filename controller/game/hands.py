@@ -230,6 +230,8 @@ SUIT_MAJOR_POS: tuple[int, ...] = tuple((i & 3) * 13 + (i >> 2) for i in range(5
 """Bit of each card (by ``Card.index``) in a 52-bit suit-major mask, ``suit * 13 + rank - 2``:
 each 13-bit field of the mask is one suit's rank mask. Shared with the vectorised
 classifier of :mod:`controller.game.enumeration`."""
+SUIT_MAJOR_BIT: tuple[int, ...] = tuple(1 << p for p in SUIT_MAJOR_POS)
+"""Each card's bit (by ``Card.index``) in a suit-major mask (:func:`six_card_class`)."""
 
 
 def pairing_class(twice: int, thrice: int, quads: bool) -> SixCardClass:
@@ -267,7 +269,19 @@ def best_five_of_six(cards: Sequence[Card]) -> SixCardClass:
         raise CardError("the 6 Card Bonus needs six distinct cards", cards)
     m = 0
     for c in cards:
-        m |= 1 << SUIT_MAJOR_POS[c.index]
+        m |= SUIT_MAJOR_BIT[c.index]
+    return six_card_class(m)
+
+
+def six_card_class(m: int) -> SixCardClass:
+    """Classify the best five of six cards given as a suit-major mask.
+
+    Args:
+        m: the OR of the six cards' :data:`SUIT_MAJOR_BIT` (six bits set; not checked).
+
+    Returns:
+        The class of the best five, as :func:`best_five_of_six`.
+    """
     a, b, c_, d = m & 0x1FFF, (m >> 13) & 0x1FFF, (m >> 26) & 0x1FFF, m >> 39
     for suited in (a, b, c_, d):
         if suited.bit_count() >= 5:
