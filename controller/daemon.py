@@ -207,17 +207,13 @@ class Daemon:
 
     # -- start-up -------------------------------------------------------------------
     def self_check(self) -> dict[str, int]:
-        """Compute the profile's exact return (R3) and check it before anything starts.
-
-        The return is computed from the deck's stored counts, themselves checked against
-        their SHA-256 (:func:`controller.game.deck_counts.stored_counts`): nothing is
-        counted or enumerated at start-up.
+        """Compute the profile's exact return (R3) from the stored counts, and check it.
 
         Raises:
             ConfigError: a bet returns 100 % or more to the player, or its exact return
                 does not round to the return the profile publishes (a paytable edited
                 without its published return, or the wrong file), or the stored counts
-                are damaged.
+                (:func:`~controller.game.deck_counts.stored_counts`) are damaged.
         """
         try:
             sheet = compute_par_sheet(self.config.profile, stored_counts())

@@ -25,11 +25,8 @@ commits of one flush, never lead it: a journal shorter than its anchor, or with 
 hash at the anchored event, was cut or rewritten. The table keeps it from the moment
 start-up has verified the journal; closing brings it to the head.
 
-The write-ahead log stays small: a reader (recall, a backup) holding a read transaction
-keeps it from being emptied, and it grows while it does; once the readers leave, the table
-empties it when idle (:meth:`Journal.checkpoint`, SQLite's ``wal_checkpoint(TRUNCATE)``,
-which never waits for a reader), and a checkpoint SQLite makes by itself cuts it back to
-:data:`WAL_SIZE_LIMIT` (``journal_size_limit``).
+The write-ahead log grows while a reader holds a read transaction; once readers leave, the
+idle table empties it (:meth:`Journal.checkpoint`; SQLite's own cut it to WAL_SIZE_LIMIT).
 
 One writer per journal, keyed by the real file (symlinks resolved); readers open the
 file read-only (SQLite ``mode=ro``, and ``immutable=1`` when no write-ahead log is
@@ -80,9 +77,7 @@ CREATE TABLE IF NOT EXISTS derived_at (id INTEGER PRIMARY KEY CHECK (id = 1), se
 _dumps = json.JSONEncoder(separators=(",", ":")).encode
 
 WAL_SIZE_LIMIT = 4 * 1024 * 1024
-"""Bytes the write-ahead log is cut back to when a checkpoint resets it (SQLite's
-``journal_size_limit``): about what it holds between SQLite's own checkpoints (1,000
-pages)."""
+"""``journal_size_limit``: about what the log holds between SQLite's own checkpoints."""
 
 
 def chain_hash(prev: str, seq: int, utc: str, mono_ns: int, kind: str, actor: str,
@@ -386,29 +381,24 @@ class Journal:
     def checkpoint(self) -> bool:
         """Copy the write-ahead log into the journal and empty it, waiting for no reader.
 
-        A reader whose read transaction began before the newest commits keeps the log
-        from being emptied (they are copied as far as it allows): try again later.
-
         Returns:
-            True when the log is empty now (or there is none: ``:memory:``, a reader).
+            True when the log is empty now; False when a reader holds it (try later).
         """
         if self.readonly or self.real == ":memory:":
             return True
         try:
             self.db.execute("PRAGMA busy_timeout=0")  # a busy reader: answer at once
-            busy = self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+            return not self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
         except sqlite3.Error:
-            busy = 1
+            return False
         finally:
             self.db.execute("PRAGMA busy_timeout=5000")
-        return not busy
 
     def wal_bytes(self) -> int:
         """The size of the write-ahead log beside the journal, in bytes (0: none)."""
-        try:
+        with contextlib.suppress(OSError):
             return os.path.getsize(self.real + "-wal")
-        except OSError:
-            return 0
+        return 0
 
     def _rollback(self) -> None:
         try:
