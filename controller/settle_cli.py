@@ -69,23 +69,34 @@ class SettleLine(msgspec.Struct, forbid_unknown_fields=True):
     decision: Literal["play", "fold"] | None = None
 
 
+class BetAnswer(msgspec.Struct):
+    """One bet's result in an output line: win, lose or push, and its net (minor units)."""
+
+    outcome: Outcome
+    net: int
+
+
+class Answer(msgspec.Struct):
+    """One output line: a settled seat (see the module docstring), keys in this order."""
+
+    player_hand: str
+    dealer_hand: str
+    dealer_qualifies: bool
+    six_card_hand: str
+    results: dict[str, BetAnswer]
+    net: int
+
+
 # one table per enum: members of the two IntEnums are equal when their values are
 _KEYS3 = {c: c.key for c in HandClass}
 _KEYS6 = {c: c.key for c in SixCardClass}
-_OUTCOMES = {o: o.value for o in Outcome}
 
 
-def _result(s: SeatSettlement) -> dict[str, Any]:
-    """The output object of one settled seat (see the module docstring)."""
-    keys, outcomes = _KEYS3, _OUTCOMES
-    return {
-        "player_hand": keys[s.player_hand.hand_class],
-        "dealer_hand": keys[s.dealer_hand.hand_class],
-        "dealer_qualifies": s.dealer_qualifies,
-        "six_card_hand": _KEYS6[s.six_card_hand],
-        "results": {r.bet: {"outcome": outcomes[r.outcome], "net": r.net} for r in s.results},
-        "net": s.net,
-    }
+def _answer(s: SeatSettlement) -> Answer:
+    """The output line of one settled seat."""
+    return Answer(_KEYS3[s.player_hand.hand_class], _KEYS3[s.dealer_hand.hand_class],
+                  s.dealer_qualifies, _KEYS6[s.six_card_hand],
+                  {r.bet: BetAnswer(r.outcome, r.net) for r in s.results}, s.net)
 
 
 def settle_line(profile: RuleProfile, text: str, apply_limits: bool = False) -> dict[str, Any]:
@@ -133,7 +144,8 @@ def settle_line(profile: RuleProfile, text: str, apply_limits: bool = False) -> 
             raise InputError(f"decision must be 'play' or 'fold', got {raw_decision!r}") from None
     if bets.ante and decision is None:
         raise InputError("missing decision: 'play' or 'fold' is required with an Ante")
-    return _result(settle(profile, player, dealer, bets, decision, apply_limits=apply_limits))
+    return msgspec.to_builtins(_answer(settle(profile, player, dealer, bets, decision,
+                                              apply_limits=apply_limits)))
 
 
 def settle_stream(profile: RuleProfile, lines: BinaryIO, out: BinaryIO,
@@ -162,7 +174,7 @@ def settle_stream(profile: RuleProfile, lines: BinaryIO, out: BinaryIO,
             line = decode(raw)
             s = settle(profile, tuple(map(card, line.player)), tuple(map(card, line.dealer)),
                        line.bets, line.decision and DECISIONS[line.decision], apply_limits)
-            out.write(spaced(encode(_result(s)), indent=0) + b"\n")
+            out.write(spaced(encode(_answer(s)), indent=0) + b"\n")
             continue
         except (msgspec.DecodeError, KeyError, CardError, BetError):
             if not raw.strip():
