@@ -18,21 +18,24 @@ _VIGNETTE = (48, 27)  # the gradient's own size, smoothly scaled to the screen's
 _GRAIN = 64  # side of the square tile of grain laid over the felt
 _GRAIN_FLOOR = 8  # the tile holds grain + 8 (never below 0), taken off again after
 _grain_tile: pygame.Surface | None = None
+_vignette_image: pygame.Surface | None = None
 
 
 def _vignette(size: tuple[int, int]) -> pygame.Surface:
     """The felt's colour from the middle (``theme.FELT``) to the edges (``FELT_EDGE``)."""
-    gw, gh = _VIGNETTE
-    rgb = bytearray()
-    for j in range(gh):
-        y = -1.0 + 2.0 * j / (gh - 1)
-        for i in range(gw):
-            x = -1.0 + 2.0 * i / (gw - 1)
-            d = min(math.sqrt(x * x * 0.8 + y * y * 1.1) / 1.25, 1.0) ** 2
-            rgb += bytes([*(round(a * (1 - d) + b * d)
-                            for a, b in zip(theme.FELT, theme.FELT_EDGE, strict=True)), 255])
-    small = pygame.image.frombuffer(bytes(rgb), _VIGNETTE, "RGBX")
-    return pygame.transform.smoothscale(small, size)
+    global _vignette_image
+    if _vignette_image is None:
+        gw, gh = _VIGNETTE
+        rgb = bytearray()
+        for j in range(gh):
+            y = -1.0 + 2.0 * j / (gh - 1)
+            for i in range(gw):
+                x = -1.0 + 2.0 * i / (gw - 1)
+                d = min(math.sqrt(x * x * 0.8 + y * y * 1.1) / 1.25, 1.0) ** 2
+                rgb += bytes([*(round(a * (1 - d) + b * d)
+                                for a, b in zip(theme.FELT, theme.FELT_EDGE, strict=True)), 255])
+        _vignette_image = pygame.image.frombuffer(bytes(rgb), _VIGNETTE, "RGBX")
+    return pygame.transform.smoothscale(_vignette_image, size)
 
 
 def _grain() -> pygame.Surface:

@@ -109,15 +109,18 @@ def _evaluate_ranks(r: tuple[int, int, int], flush: bool) -> HandValue:
 def _build_table() -> dict[int, HandValue]:
     """Every hand's value by card mask; hands of the same ranks and suitedness share one."""
     table: dict[int, HandValue] = {}
-    values: dict[tuple[int, int, int, bool], HandValue] = {}
-    rank = [c.rank for c in DECK]  # in index order, so x < y < z has ascending ranks
-    suit = [c.suit for c in DECK]
-    for x, y, z in itertools.combinations(range(52), 3):
-        key = (rank[z], rank[y], rank[x], suit[x] == suit[y] == suit[z])
-        value = values.get(key)
-        if value is None:
-            value = values[key] = _evaluate_ranks(key[:3], key[3])
-        table[(1 << x) | (1 << y) | (1 << z)] = value
+    bit = {r: [1 << ((r - 2) * 4 + s) for s in range(4)] for r in range(2, 15)}
+    for a, b, c in itertools.combinations_with_replacement(range(14, 1, -1), 3):
+        plain = _evaluate_ranks((a, b, c), False)
+        suited = _evaluate_ranks((a, b, c), True) if a != b != c else plain
+        for s1, x in enumerate(bit[a]):
+            for s2, y in enumerate(bit[b]):
+                if x == y:
+                    continue
+                xy = x | y
+                for s3, z in enumerate(bit[c]):
+                    if not xy & z:
+                        table[xy | z] = suited if s1 == s2 == s3 else plain
     return table
 
 

@@ -135,18 +135,18 @@ class ParSheet:
 def _ante_play(profile: RuleProfile, kinds: Sequence[HandKind],
                dealer: Sequence[DealerCounts]
                ) -> tuple[BetAnalysis, AntePlayStrategy, int, list[bool]]:
-    qualifier = profile.qualifier
+    lowest = profile.qualifier.min_strength
     total = N_HANDS * N_DEALER
     play: list[bool] = []
     ev_sum = folded = nq_sum = lt_sum = eq_sum = gt_sum = n_qual = 0
     bonus_hands: dict[HandClass, int] = {}
+    bonus_pay = {c: profile.ante_bonus_pay(c) * N_DEALER for c in HandClass}
     for k, d in zip(kinds, dealer, strict=True):
-        qualifies = qualifier.qualifies(k.value)
+        qualifies = k.value.strength >= lowest  # as the qualifier says of a dealer hand
         n_qual += k.weight * qualifies
         nq, lt, eq, gt = d.outcomes(qualifies)
         # net in Ante units times N_DEALER: no-qualify Ante +1 Play 0; win +2; tie 0; lose -2
-        bonus = profile.ante_bonus_pay(k.value.hand_class)
-        value = nq + 2 * lt - 2 * gt + bonus * N_DEALER
+        value = nq + 2 * lt - 2 * gt + bonus_pay[k.value.hand_class]
         played = value > -N_DEALER
         play.append(played)
         if played:
@@ -213,10 +213,20 @@ def _paytable_analysis(bet: str, counts: dict[str, int], pays: dict[str, int], t
     return BetAnalysis(bet, tuple(lines), ev, 1 + ev, -ev, total)
 
 
-def _pp_key(profile: RuleProfile, kind: HandKind) -> str:
-    """The Pair Plus line a hand pays on (a mini royal only where the paytable names it)."""
-    v = kind.value
-    return "mini_royal" if v.mini_royal and "mini_royal" in profile.pair_plus else v.hand_class.key
+def _pp_counts(profile: RuleProfile, kinds: Sequence[HandKind],
+               play: Sequence[bool] | None = None) -> dict[str, int]:
+    """Hands per Pair Plus line, of every kind or of those ``play`` marks.
+
+    A mini royal has its own line only where the paytable names it.
+    """
+    mini = "mini_royal" in profile.pair_plus
+    counts: dict[str, int] = {}
+    for i, k in enumerate(kinds):
+        if play is None or play[i]:
+            v = k.value
+            key = "mini_royal" if mini and v.mini_royal else v.hand_class.key
+            counts[key] = counts.get(key, 0) + k.weight
+    return counts
 
 
 def _with_strategy(profile: RuleProfile, counts: DeckCounts, play: list[bool],
@@ -228,11 +238,7 @@ def _with_strategy(profile: RuleProfile, counts: DeckCounts, play: list[bool],
             out["six_card_bonus"] = six
         return out
     kinds = counts.kinds()
-    pp_counts: dict[str, int] = {}
-    for k, played in zip(kinds, play, strict=True):
-        if played:
-            key = _pp_key(profile, k)
-            pp_counts[key] = pp_counts.get(key, 0) + k.weight
+    pp_counts = _pp_counts(profile, kinds, play)
     pp_counts = {x.name: pp_counts[x.name] for x in pair_plus.lines if x.name in pp_counts}
     folded = sum(k.weight for k, p in zip(kinds, play, strict=True) if not p)
     out = {"pair_plus": _paytable_analysis("pair_plus", pp_counts, dict(profile.pair_plus),
@@ -273,10 +279,7 @@ def compute_par_sheet(profile: RuleProfile, counts: DeckCounts | None = None) ->
     kinds = counts.kinds()
     ante_play, strategy, n_qual, play = _ante_play(profile, kinds,
                                                    counts.dealer_counts(profile.qualifier))
-    pp_counts: dict[str, int] = {}
-    for k in kinds:
-        key = _pp_key(profile, k)
-        pp_counts[key] = pp_counts.get(key, 0) + k.weight
+    pp_counts = _pp_counts(profile, kinds)
     order = ["mini_royal"] + [c.key for c in sorted(HandClass, reverse=True)]
     pp_counts = {k: pp_counts[k] for k in order if k in pp_counts}
     pair_plus = _paytable_analysis("pair_plus", pp_counts, dict(profile.pair_plus), N_HANDS)
