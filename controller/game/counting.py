@@ -119,17 +119,17 @@ class _Strengths:
                                                       for z in range(52) if z not in (x, y)])
 
     def below(self, hand: Sequence[Card], strengths: Sequence[int]) -> list[int]:
-        """Hands sharing no card with ``hand`` below each of ``strengths``."""
-        plus = [self.every]
-        minus = [self.one[c.rank] for c in hand]
-        for x, y in itertools.combinations(hand, 2):
-            hi, lo = (x, y) if x.rank >= y.rank else (y, x)
-            plus.append(self.two[hi.rank, lo.rank, hi.suit == lo.suit])
-        own = VALUES_BY_MASK[card_mask(hand)].strength
-        left = bisect.bisect_left
+        """Hands sharing no card with ``hand`` (ranks high to low) below each strength."""
+        a, b, c = hand
+        one, two, left = self.one, self.two, bisect.bisect_left
+        o1, o2, o3 = one[a.rank], one[b.rank], one[c.rank]
+        t1 = two[a.rank, b.rank, a.suit == b.suit and a.rank != b.rank]
+        t2 = two[a.rank, c.rank, a.suit == c.suit and a.rank != c.rank]
+        t3 = two[b.rank, c.rank, b.suit == c.suit and b.rank != c.rank]
+        every, own = self.every, VALUES_BY_MASK[card_mask(hand)].strength
         # the hand itself: once in every hand, three times held one card, three times two
-        return [sum([left(a, s) for a in plus]) - sum([left(a, s) for a in minus]) - (own < s)
-                for s in strengths]
+        return [left(every, s) - left(o1, s) - left(o2, s) - left(o3, s) + left(t1, s)
+                + left(t2, s) + left(t3, s) - (own < s) for s in strengths]
 
 
 def dealer_counts(kinds: Sequence[HandKind], qualifiers: Sequence[Qualifier]
