@@ -21,7 +21,6 @@ from controller.game.hands import (
     VALUES_BY_MASK,
     HandValue,
     SixCardClass,
-    card_mask,
     six_card_class,
 )
 from controller.game.rules import RuleProfile
@@ -230,7 +229,10 @@ def settle(profile: RuleProfile, player: Sequence[Card], dealer: Sequence[Card],
     """
     if len(player) != 3 or len(dealer) != 3:
         raise CardError(f"a hand is 3 cards: player has {len(player)}, dealer has {len(dealer)}")
-    pm, dm = card_mask(player), card_mask(dealer)
+    p1, p2, p3 = player
+    d1, d2, d3 = dealer
+    pm = (1 << p1.index) | (1 << p2.index) | (1 << p3.index)
+    dm = (1 << d1.index) | (1 << d2.index) | (1 << d3.index)
     if (pm | dm).bit_count() != 6:
         ensure_distinct((*player, *dealer))  # says which card is there twice
     if bets.ante:
@@ -244,10 +246,9 @@ def settle(profile: RuleProfile, player: Sequence[Card], dealer: Sequence[Card],
 
     p, d = VALUES_BY_MASK[pm], VALUES_BY_MASK[dm]
     qualifies = profile.qualifier.qualifies(d)
-    m = 0
-    for c in (*player, *dealer):
-        m |= SUIT_MAJOR_BIT[c.index]
-    six = six_card_class(m)
+    sm = SUIT_MAJOR_BIT
+    six = six_card_class(sm[p1.index] | sm[p2.index] | sm[p3.index] | sm[d1.index]
+                         | sm[d2.index] | sm[d3.index])
     folded = bool(bets.ante) and decision is Decision.FOLD
     results: list[BetResult] = []
     add = results.append
