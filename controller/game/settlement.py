@@ -175,9 +175,10 @@ def validate_bets(profile: RuleProfile, bets: Bets, apply_limits: bool = True) -
             it; a side bet without an Ante where the profile requires one; a bet the
             profile does not offer; an amount outside the table limits.
     """
-    for name, v in (("ante", bets.ante), ("play", bets.play), ("pair_plus", bets.pair_plus),
-                    ("six_card_bonus", bets.six_card_bonus)):
-        if type(v) is not int or v < 0:
+    amounts = (bets.ante, bets.play, bets.pair_plus, bets.six_card_bonus)
+    if not all(type(v) is int and v >= 0 for v in amounts):  # no bool, no float
+        for name, v in zip(("ante", "play", "pair_plus", "six_card_bonus"), amounts,
+                           strict=True):
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise BetError(f"{name} must be a whole, non-negative number of minor "
                                f"units, got {v!r}", name)
@@ -276,15 +277,16 @@ def settle(profile: RuleProfile, player: Sequence[Card], dealer: Sequence[Card],
             add(won)
 
     side_lost = folded and profile.fold_loses_side_bets
-    for bet, stake, mult in (("pair_plus", bets.pair_plus, 0), ("six_card_bonus",
-                                                                bets.six_card_bonus, 0)):
-        if not stake:
-            continue
-        if not side_lost:
-            mult = (profile.pair_plus_pay(p.hand_class, p.mini_royal) if bet == "pair_plus"
-                    else profile.six_card_pay(six))
-        add(BetResult(bet, _WIN, stake, mult, stake * mult) if mult
-            else BetResult(bet, _LOSE, stake, 0, -stake))
+    stake = bets.pair_plus
+    if stake:
+        mult = 0 if side_lost else profile.pair_plus_pay(p.hand_class, p.mini_royal)
+        add(BetResult("pair_plus", _WIN, stake, mult, stake * mult) if mult
+            else BetResult("pair_plus", _LOSE, stake, 0, -stake))
+    stake = bets.six_card_bonus
+    if stake:
+        mult = 0 if side_lost else profile.six_card_pay(six)
+        add(BetResult("six_card_bonus", _WIN, stake, mult, stake * mult) if mult
+            else BetResult("six_card_bonus", _LOSE, stake, 0, -stake))
 
     net = 0
     for r in results:
