@@ -7,6 +7,8 @@ import logging
 import random
 import time
 
+from polling import until
+
 from controller.game.cards import DECK
 from controller.game.engine import TableConfig
 from controller.game.events import CardRead, LinkState, LinkStatus
@@ -32,15 +34,6 @@ def play_round(table: Table, rng: random.Random) -> None:
     assert table.drain(30)
 
 
-def wait_until(check, timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
-
-
 def test_a_reader_held_across_rounds_keeps_the_log_and_once_it_leaves_the_log_shrinks(
         tmp_path, caplog):
     caplog.set_level(logging.INFO, logger="threecard")
@@ -52,7 +45,7 @@ def test_a_reader_held_across_rounds_keeps_the_log_and_once_it_leaves_the_log_sh
     table.start()
     try:
         play_round(table, rng)
-        assert wait_until(lambda: table.journal.wal_bytes() == 0)    # idle: emptied
+        assert until(lambda: table.journal.wal_bytes() == 0)    # idle: emptied
         rounds = len(table.journal.stored_rounds())
 
         reader = Journal(path, readonly=True)        # recall, a backup: one read transaction
@@ -68,8 +61,8 @@ def test_a_reader_held_across_rounds_keeps_the_log_and_once_it_leaves_the_log_sh
         assert reader.last_seq < table.journal.last_seq              # its moment is old
 
         reader.close()
-        assert wait_until(lambda: table.journal.wal_bytes() == 0), table.journal.wal_bytes()
-        assert wait_until(lambda: any("write-ahead log is back to 0 bytes" in r.getMessage()
+        assert until(lambda: table.journal.wal_bytes() == 0), table.journal.wal_bytes()
+        assert until(lambda: any("write-ahead log is back to 0 bytes" in r.getMessage()
                                       for r in caplog.records))
     finally:
         table.stop()
