@@ -10,7 +10,6 @@ import hashlib
 import itertools
 import json
 from importlib import resources
-from pathlib import Path
 
 import pytest
 
@@ -29,7 +28,7 @@ from controller.game.hands import Qualifier, SixCardClass, evaluate3
 from controller.game.par_sheet import compute_par_sheet
 from controller.game.rules import load_profile
 
-PROFILES = Path(__file__).resolve().parents[2] / "controller" / "game" / "profiles"
+PROFILES = resources.files("controller.game") / "profiles"    # every profile shipped
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +64,8 @@ def test_six_card_sets_counted_by_rank_pattern_are_the_published_counts():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("variant", [
-    *(p.stem for p in sorted(PROFILES.glob("*.toml"))),
+    *sorted(p.name.removesuffix(".toml") for p in PROFILES.iterdir()
+            if p.name.endswith(".toml")),
     "live, dealer qualifies with J-high",   # another strategy: other folded hands
     "live, dealer qualifies with a pair",
     "classic, pays 2 on a pair and 5 on a flush's Ante Bonus",
