@@ -66,7 +66,7 @@ Q64_FOLDED_SIX_COUNTS: dict[SixCardClass, int] = {
 """Best-five class counts of the six cards of every (folded hand, dealer hand) pair, where
 the folded hands are the 7,200 below Q-6-4 (the hands the Q-6-4 strategy folds) and each
 meets the 18,424 dealer hands that share no card with it: 132,652,800 pairs (docs/rules.md
-quotes the paying ones). The tests prove the counting and two enumerations reproduce them."""
+quotes the paying ones). The tests prove the counting and the enumeration reproduce them."""
 
 STORED_SHA256 = "06ab03cbb4d7735ce8a4af88d0c009dc0795efb156f4536c1867c904798e4c05"
 """SHA-256 of ``deck_counts.json`` as the tests proved it."""

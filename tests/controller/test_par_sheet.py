@@ -247,39 +247,6 @@ def test_q64_folded_six_card_counts_by_enumeration_and_by_counting():
     assert dealer_six_card_counts(folded) == Q64_FOLDED_SIX_COUNTS
 
 
-@pytest.mark.slow
-def test_q64_folded_six_card_counts_by_six_card_sets():
-    """The same counts another way: over all 20,358,520 six-card sets, each set's class
-    counted once for every one of its 20 three-card subsets that is a folded hand."""
-    import itertools
-    import math
-
-    import numpy as np
-
-    from controller.game.enumeration import (
-        Q64_FOLDED_SIX_COUNTS,
-        _colex_combinations,
-        classify_six,
-    )
-    from controller.game.hands import SixCardClass
-
-    folded = np.zeros(math.comb(52, 3), dtype=bool)       # by colex rank of a < b < c
-    for a, b, c in _q64_folded_hands().tolist():
-        folded[math.comb(c, 3) + math.comb(b, 2) + a] = True
-    binom = [np.array([math.comb(n, k) for n in range(52)], dtype=np.int64) for k in range(4)]
-    sets = _colex_combinations(52, 6)
-    assert len(sets) == 20_358_520
-    counts = np.zeros(len(SixCardClass), dtype=np.int64)
-    for i in range(0, len(sets), 1 << 20):
-        block = sets[i:i + (1 << 20)].astype(np.int64)
-        n = np.zeros(len(block), dtype=np.int64)
-        for x, y, z in itertools.combinations(range(6), 3):
-            n += folded[binom[3][block[:, z]] + binom[2][block[:, y]] + binom[1][block[:, x]]]
-        counts += np.bincount(classify_six(block), weights=n,
-                              minlength=len(SixCardClass)).astype(np.int64)
-    assert {c: int(counts[c]) for c in SixCardClass} == Q64_FOLDED_SIX_COUNTS
-
-
 def test_a_fold_that_keeps_the_side_bets_keeps_their_return(tmp_path):
     from importlib import resources
 
