@@ -46,6 +46,7 @@ from controller.game.deck_counts import (
 from controller.game.hands import (
     IS_STRAIGHT,
     ROYAL_MASK,
+    STRAIGHT_RUNS,
     VALUES_BY_MASK,
     Qualifier,
     SixCardClass,
@@ -230,45 +231,37 @@ def _pattern_counts(ranks: tuple[int, ...]) -> dict[SixCardClass, int]:
     return counts
 
 
-def _count_straights(mask: int, others: Sequence[int], k: int) -> int:
-    """How many k-sets of the rank bits ``others`` make a straight with the ranks ``mask``."""
-    return sum([IS_STRAIGHT[mask | sum(t)] for t in itertools.combinations(others, k)])
+def _runs_holding(ranks: int) -> int:
+    """How many of the ten 5-card straights hold every rank of ``ranks`` (a rank mask)."""
+    return sum(run & ranks == ranks for run in STRAIGHT_RUNS)
 
 
-def _rank_counts(ranks: tuple[int, ...], pattern: dict[SixCardClass, int]
-                 ) -> dict[SixCardClass, int]:
-    """Dealer hands per class of the six ranks (no flush), for a hand of these ranks.
+def _sixes_holding() -> dict[int, int]:
+    """Six-rank sets holding a straight, per set of three ranks they hold (rank masks).
 
-    Six distinct ranks are a high card unless they hold a straight; five with one paired
-    a pair unless they do. Three ranks held: three new ranks give six (4^3 = 64 dealer
-    hands a rank set); two new ranks with one of the hand's (3 x 3 x 16) or with one of
-    them paired (2 x 6 x 4) give five: 192. A pair held: three new ranks give five (64).
+    Counted once from the 71 six-rank sets that hold a straight.
     """
-    counts = dict(pattern)
-    mask = _bits(ranks)
-    others = [1 << i for i in range(13) if not mask >> i & 1]
-    moves: list[tuple[SixCardClass, int]] = []
-    if len(others) == 10:
-        moves = [(_C.HIGH_CARD, 64 * _count_straights(mask, others, 3)),
-                 (_C.PAIR, 192 * _count_straights(mask, others, 2))]
-    elif len(others) == 11:
-        moves = [(_C.PAIR, 64 * _count_straights(mask, others, 3))]
-    for cls, n in moves:
-        counts[cls] -= n
-        counts[_C.STRAIGHT] += n
-    return counts
+    held: dict[int, int] = {}
+    rank_bits = [1 << i for i in range(13)]
+    sixes = {run | extra for run in STRAIGHT_RUNS for extra in rank_bits if not run & extra}
+    for six in sixes:
+        for t in itertools.combinations([b for b in rank_bits if six & b], 3):
+            key = t[0] | t[1] | t[2]
+            held[key] = held.get(key, 0) + 1
+    return held
 
 
 class _SixCounter:
     """Dealer hands per 6 Card Bonus class for hands of given kinds.
 
-    What does not depend on the suits is counted once per rank pattern and per rank set.
+    What does not depend on the suits is counted once per rank pattern and per rank set;
+    straights and straight flushes by the runs of five ranks that hold the hand's ranks.
     """
 
     def __init__(self) -> None:
         self.patterns: dict[tuple[int, ...], dict[SixCardClass, int]] = {}
         self.by_ranks: dict[tuple[int, ...], dict[SixCardClass, int]] = {}
-        self.suited: dict[int, tuple[list[int], dict[SixCardClass, int]]] = {}
+        self.sixes = _sixes_holding()
 
     def counts(self, kind: HandKind) -> dict[SixCardClass, int]:
         """Dealer hands per class for one hand of the kind (they sum to 18,424)."""
@@ -278,35 +271,46 @@ class _SixCounter:
             shape = tuple(sorted((ranks.count(r) for r in set(ranks)), reverse=True))
             if shape not in self.patterns:
                 self.patterns[shape] = _pattern_counts(ranks)
-            got = self.by_ranks[ranks] = _rank_counts(ranks, self.patterns[shape])
+            got = self.by_ranks[ranks] = self._rank_counts(ranks, self.patterns[shape])
         counts = dict(got)
         self._flush_moves(kind.cards, counts)
         return counts
 
-    def _five_suited(self, mine: int) -> tuple[list[int], dict[SixCardClass, int]]:
-        """The dealer's three ranks beside two suited ranks of the hand (a rank mask).
+    def _rank_counts(self, ranks: tuple[int, ...], pattern: dict[SixCardClass, int]
+                     ) -> dict[SixCardClass, int]:
+        """Dealer hands per class of the six ranks (no flush), for a hand of these ranks.
 
-        Returns:
-            The five suited ranks of each, and how many are of each flush class.
+        Six distinct ranks are a high card unless they hold a straight; five with one
+        paired a pair unless they do. Three ranks held: three new ranks give six (4^3 =
+        64 dealer hands a rank set); two new ranks with one of the hand's (3 x 3 x 16) or
+        with one of them paired (2 x 6 x 4) give five: 192 a rank set, a straight when
+        the five are a run. A pair held: three new ranks give five (64).
         """
-        got = self.suited.get(mine)
-        if got is None:
-            others = [1 << i for i in range(13) if not mine >> i & 1]
-            fives = [mine | a | b | c for a, b, c in itertools.combinations(others, 3)]
-            tally = dict.fromkeys((_C.FLUSH, _C.STRAIGHT_FLUSH, _C.ROYAL_FLUSH), 0)
-            for f in fives:
-                tally[_flush_class(f)] += 1
-            got = self.suited[mine] = (fives, tally)
-        return got
+        counts = dict(pattern)
+        mask = _bits(ranks)
+        distinct = mask.bit_count()
+        moves: list[tuple[SixCardClass, int]] = []
+        if distinct == 3:
+            moves = [(_C.HIGH_CARD, 64 * self.sixes.get(mask, 0)),
+                     (_C.PAIR, 192 * _runs_holding(mask))]
+        elif distinct == 2:
+            moves = [(_C.PAIR, 64 * _runs_holding(mask))]
+        for cls, n in moves:
+            counts[cls] -= n
+            counts[_C.STRAIGHT] += n
+        return counts
 
     def _flush_moves(self, hand: tuple[Card, Card, Card],
                      counts: dict[SixCardClass, int]) -> None:
         """Move the dealer hands that make five or six of one suit to their flush class.
 
         They were counted above by their ranks alone.
-        Two of the hand's cards in one suit: the dealer's three all in it. Three: at
-        least two of the dealer's in it (three; or two and one card of another suit, 3 x
-        13 of them). One of each: no flush.
+        Two of the hand's cards in one suit: the dealer's three all in it (165 rank sets;
+        the five suited ranks are a royal or straight flush when they are a run). As
+        ranks they were counted a pair when the hand's third card pairs one of them (45,
+        or all where the hand is a pair), else six ranks (120): a straight where they
+        hold a run. Three: at least two of the dealer's in it (three; or two and one card
+        of another suit, 3 x 13 of them). One of each: no flush.
         """
         by_suit: dict[str, list[int]] = {}
         for c in hand:
@@ -317,16 +321,20 @@ class _SixCounter:
         mine = _bits(suited)
         if len(suited) == 2:
             odd = _bits(c.rank for c in hand if c.suit != suit)
-            fives, tally = self._five_suited(mine)
-            for cls, n in tally.items():
-                counts[cls] += n
-            paired = [f for f in fives if f & odd]  # the odd card's rank among the five
-            apart = [f | odd for f in fives if not f & odd]
-            straight_paired = sum([IS_STRAIGHT[f] for f in paired])
-            straight_apart = sum([IS_STRAIGHT[f] for f in apart])
-            counts[_C.STRAIGHT] -= straight_paired + straight_apart
-            counts[_C.PAIR] -= len(paired) - straight_paired
-            counts[_C.HIGH_CARD] -= len(apart) - straight_apart
+            runs = _runs_holding(mine)
+            royal = int(mine & ROYAL_MASK == mine)
+            counts[_C.ROYAL_FLUSH] += royal
+            counts[_C.STRAIGHT_FLUSH] += runs - royal
+            counts[_C.FLUSH] += 165 - runs
+            if mine & odd:  # a pair: the odd card pairs one of the suited ones
+                counts[_C.STRAIGHT] -= runs
+                counts[_C.PAIR] -= 165 - runs
+                return
+            three = mine | odd
+            paired, apart = _runs_holding(three), self.sixes.get(three, 0)
+            counts[_C.STRAIGHT] -= paired + apart
+            counts[_C.PAIR] -= 45 - paired
+            counts[_C.HIGH_CARD] -= 120 - apart
             return
         others = [1 << i for i in range(13) if not mine >> i & 1]
         for t in itertools.combinations(others, 3):
