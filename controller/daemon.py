@@ -57,8 +57,8 @@ from controller.game.inputs import (
     UnknownCommand,
     parse_control_line,
 )
-from controller.game.par_sheet import compute_par_sheet, rtp_ppm
 from controller.game.settlement import BetError, bets_from_mapping, validate_bets
+from controller.game.table_views import rtp_for
 from controller.game.views import DealerView, PlayerView
 from controller.notify import Heartbeats, Notifier, WatchdogTiming
 from controller.round_log import RoundLog
@@ -216,10 +216,10 @@ class Daemon:
                 (:func:`~controller.game.deck_counts.stored_counts`) are damaged.
         """
         try:
-            sheet = compute_par_sheet(self.config.profile, stored_counts())
+            stored_counts()  # read and checked once: the returns below come from it
         except DeckCountsError as exc:
             raise ConfigError(f"self-check: {exc}") from None
-        rtp = rtp_ppm(sheet)
+        rtp = dict(rtp_for(self.config.profile))  # as the player screen shows them
         src = self.config.profile.source
         for bet, ppm in rtp.items():
             if ppm >= 1_000_000:
