@@ -33,8 +33,14 @@ from typing import Any, Protocol
 
 import msgspec
 
-from controller.game.cards import Card, CardError, parse_card
-from controller.game.hands import HandValue, Qualifier, SixCardClass, evaluate3
+from controller.game.cards import CARDS_BY_TEXT, Card, CardError
+from controller.game.hands import (
+    VALUES_BY_MASK,
+    HandValue,
+    Qualifier,
+    SixCardClass,
+    card_mask,
+)
 
 _C = SixCardClass
 N_HANDS = math.comb(52, 3)
@@ -212,9 +218,11 @@ class StoredCounts:
         self._qualifiers = {Qualifier(q).min_strength: i for i, q in enumerate(QUALIFIERS)}
         self._six = dict(zip(SixCardClass, head["six_card_sets"], strict=True))
         kinds, rows, six = [], [], []
+        # a KeyError: not a card's text, or not three distinct cards
+        card, value = CARDS_BY_TEXT.__getitem__, VALUES_BY_MASK.__getitem__
         for text, weight, weaker, tied, nq, six_row in doc["kinds"]:
-            cards = tuple(parse_card(t) for t in text.split(" "))
-            kinds.append(HandKind(cards, weight, evaluate3(cards)))  # type: ignore[arg-type]
+            cards: Any = tuple(map(card, text.split(" ")))
+            kinds.append(HandKind(cards, weight, value(card_mask(cards))))
             rows.append((weaker, tied, tuple(nq)))
             six.append(tuple(six_row))
             if len(nq) != len(QUALIFIERS) or sum(six_row) != N_DEALER:
