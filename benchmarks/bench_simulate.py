@@ -2,7 +2,9 @@
 
 Runs ``threecard simulate --rules live --seats 7 --rounds N --seed S --json`` once with
 ``--journal :memory:`` and once with a journal file in a fresh temporary directory (every
-event committed before it is applied), and reads ``rounds_per_second`` from its JSON.
+event committed before it is applied), and reads ``rounds_per_second`` from its JSON. The
+durable runs also give the journal's size per settled round (the file and its write-ahead
+log once the command has ended).
 
 Run: ``python benchmarks/bench_simulate.py [--json] [--quick]``.
 """
@@ -57,6 +59,8 @@ def simulate(rounds: int, journal: str | None, seed: int, timeout: float = 900) 
         except (OSError, subprocess.SubprocessError) as exc:
             return {"_error": f"not runnable: {exc}"}
         wall = time.perf_counter() - t0
+        size = sum(f.stat().st_size for f in Path(tmp).glob("journal.db*")
+                   if f.suffix not in (".lock", ".anchor")) if journal is None else None
     if p.returncode != 0:
         err = (p.stderr or p.stdout).strip().splitlines()
         return {"_error": f"exit {p.returncode}: {err[-1] if err else ''}"[:240]}
@@ -64,13 +68,15 @@ def simulate(rounds: int, journal: str | None, seed: int, timeout: float = 900) 
     if not isinstance(data, dict):
         return {"_error": "printed no JSON object"}
     data["_wall"] = wall
+    data["_journal_bytes"] = size
     return data
 
 
-def measure(rounds: int, journal: str | None, runs: int, label: str,
-            budget: float) -> dict[str, Any]:
+def measure(rounds: int, journal: str | None, runs: int, label: str, budget: float,
+            sizes: list[float] | None = None) -> dict[str, Any]:
     """Rounds per second over ``runs`` runs of at most ``rounds`` rounds, sized by a short
-    trial run so that one run takes about ``budget`` seconds."""
+    trial run so that one run takes about ``budget`` seconds; a durable run's journal bytes
+    per settled round go to ``sizes``."""
     trial = simulate(50, journal, seed=99)
     if "_error" in trial:
         return na(f"`threecard simulate` {trial['_error']}")
@@ -87,6 +93,8 @@ def measure(rounds: int, journal: str | None, runs: int, label: str,
             rps = (settled or rounds) / data["_wall"]
             label += "; rounds_per_second missing from its JSON, wall time used"
         rates.append(rps)
+        if sizes is not None and data.get("_journal_bytes"):
+            sizes.append(data["_journal_bytes"] / (settled or rounds))
     return stats(rates, f"{rounds:,} rounds of 7 seats per run, {label}")
 
 
@@ -96,14 +104,19 @@ def main() -> int:
     mem_rounds = 2_000 if args.quick else 10_000
     disk_rounds = 300 if args.quick else 1_500
     budget = 5.0 if args.quick else 20.0
+    sizes: list[float] = []
     figures = [
         figure("`threecard simulate` throughput, journal in memory", "rounds/s", "higher",
                measure(mem_rounds, ":memory:", runs, "--journal :memory:", budget),
                note="7 seats, Ante + Pair Plus + 6 Card Bonus, Q-6-4 play; target 2,000+"),
         figure("`threecard simulate` throughput, durable journal", "rounds/s", "higher",
                measure(disk_rounds, None, runs, "journal file in a temporary directory",
-                       budget),
+                       budget, sizes),
                note="every event committed before it is applied; target 100+"),
+        figure("journal bytes per settled 7-seat round", "bytes", "lower",
+               stats(sizes, "the journal file (and any write-ahead log) after a durable run, "
+                     "over its settled rounds") if sizes else na("no durable run"),
+               note="target: at most 2,000"),
     ]
     (emit if args.json else show)("simulate", figures)
     return 0

@@ -20,7 +20,7 @@ from typing import TextIO
 COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("controller.daemon", "run the table (shoe, engine, screens) until SIGTERM"),
     "settle": ("controller.settle_cli", "settle rounds given as JSON Lines on stdin"),
-    "par-sheet": ("controller.par_sheet_cli", "exact return of a rule profile by full enumeration"),
+    "par-sheet": ("controller.par_sheet_cli", "exact return of a rule profile, every case counted"),
     "simulate": ("controller.simulate_cli", "run the engine against a simulated shoe"),
     "recall": ("controller.recall_cli", "game recall: the last rounds from the journal"),
     "meters": ("controller.recall_cli", "meters per bet type and per seat from the journal"),

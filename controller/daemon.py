@@ -51,7 +51,7 @@ from controller.game.config import (
     load_config,
     pin_problem,
 )
-from controller.game.enumeration import SIX_CARD_COUNTS
+from controller.game.deck_counts import DeckCountsError, stored_counts
 from controller.game.inputs import (
     MAX_CONTROL_LINE,
     InputError,
@@ -59,8 +59,8 @@ from controller.game.inputs import (
     parse_control_line,
 )
 from controller.game.numbers import format_ppm
-from controller.game.par_sheet import compute_par_sheet, rtp_ppm
 from controller.game.settlement import BetError, bets_from_mapping, validate_bets
+from controller.game.table_views import rtp_for
 from controller.game.views import DealerView, PlayerView
 from controller.notify import Heartbeats, Notifier, WatchdogTiming
 from controller.round_log import RoundLog
@@ -212,15 +212,19 @@ class Daemon:
 
     # -- start-up -------------------------------------------------------------------
     def self_check(self) -> dict[str, int]:
-        """Compute the profile's exact return (R3) and check it before anything starts.
+        """Compute the profile's exact return (R3) from the stored counts, and check it.
 
         Raises:
             ConfigError: a bet returns 100 % or more to the player, or its exact return
                 does not round to the return the profile publishes (a paytable edited
-                without its published return, or the wrong file).
+                without its published return, or the wrong file), or the stored counts
+                (:func:`~controller.game.deck_counts.stored_counts`) are damaged.
         """
-        sheet = compute_par_sheet(self.config.profile, six_card_counts=SIX_CARD_COUNTS)
-        rtp = rtp_ppm(sheet)
+        try:
+            stored_counts()  # read and checked once: the returns below come from it
+        except DeckCountsError as exc:
+            raise ConfigError(f"self-check: {exc}") from None
+        rtp = dict(rtp_for(self.config.profile))  # as the player screen shows them
         src = self.config.profile.source
         for bet, ppm in rtp.items():
             if ppm >= 1_000_000:

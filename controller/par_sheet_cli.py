@@ -1,4 +1,8 @@
-"""``threecard par-sheet``: print the exact par sheet of a rule profile."""
+"""``threecard par-sheet``: print the exact par sheet of a rule profile.
+
+The deck's counts are counted afresh on every run (:mod:`controller.game.counting`), so a
+changed paytable is answered at once and exactly, from nothing stored.
+"""
 
 from __future__ import annotations
 
@@ -69,7 +73,7 @@ def _print_table(sheet: ParSheet) -> None:
     from rich.table import Table
 
     console = Console()
-    console.print(f"[bold]Par sheet: {sheet.profile}[/bold] (exact, full enumeration)")
+    console.print(f"[bold]Par sheet: {sheet.profile}[/bold] (exact, every case counted)")
     for key in ("ante_play", "pair_plus", "six_card_bonus"):
         a: BetAnalysis | None = getattr(sheet, key)
         if a is None:
@@ -117,20 +121,7 @@ def run(args: argparse.Namespace) -> int:
     except RuleProfileError as exc:
         print(f"threecard par-sheet: {exc}", file=sys.stderr)
         return 2
-    if args.json or not sys.stderr.isatty():
-        sheet = compute_par_sheet(profile)
-    else:
-        from rich.progress import Progress
-
-        with Progress(transient=True) as bar:
-            tasks: dict[str, int] = {}
-
-            def progress(task: str, done: int, total: int) -> None:
-                if task not in tasks:
-                    tasks[task] = bar.add_task(BET_TITLES.get(task, task), total=total)
-                bar.advance(tasks[task], done)
-
-            sheet = compute_par_sheet(profile, progress)
+    sheet = compute_par_sheet(profile)  # counted now: exact, never a stored copy
     if args.json:
         print(json.dumps(sheet_to_json(sheet)))
     else:

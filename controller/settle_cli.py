@@ -9,6 +9,11 @@ Output line: the hands, whether the dealer qualifies, the 6 Card Bonus hand, one
 per bet placed (plus the Ante Bonus when it pays) in pay order, and the seat's net, all
 in minor units. A bad line gives ``{"error": "...", "line": N}``; the other lines are
 still settled and the exit status is 1. A blank line is skipped.
+
+Each line is decoded by msgspec against its declaration (:class:`SettleLine`, its wagers
+a :class:`~controller.game.settlement.Bets`) and the result encoded by msgspec; a line the
+declaration refuses, or that does not settle, is read again by :func:`settle_line`, which
+says exactly what is wrong with it.
 """
 
 from __future__ import annotations
@@ -16,11 +21,24 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, TextIO
+from typing import Any, BinaryIO, Literal
 
-from controller.game.cards import CardError, parse_cards
+import msgspec
+
+from controller.game.cards import CARDS_BY_TEXT, CardError, parse_cards
+from controller.game.hands import HandClass, SixCardClass
 from controller.game.rules import RuleProfile, RuleProfileError, load_profile
-from controller.game.settlement import BetError, Decision, bets_from_mapping, settle
+from controller.game.settlement import (
+    BetError,
+    Bets,
+    Decision,
+    Outcome,
+    SeatSettlement,
+    bets_from_mapping,
+    settle,
+)
+
+DECISIONS = {d.value: d for d in Decision}
 
 
 class InputError(ValueError):
@@ -33,6 +51,52 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="rule profile: live, classic or a TOML file path (default live)")
     parser.add_argument("--limits", action="store_true",
                         help="also reject bets outside the profile's table limits")
+
+
+class SettleLine(msgspec.Struct, forbid_unknown_fields=True):
+    """One input line: the declaration every line is decoded against.
+
+    Attributes:
+        player: the seat's three cards (``As``, ``10h``...).
+        dealer: the dealer's three cards.
+        bets: the wagers (a bet type not declared there is refused).
+        decision: ``play`` or ``fold``; required with an Ante.
+    """
+
+    player: list[str]
+    dealer: list[str]
+    bets: Bets
+    decision: Literal["play", "fold"] | None = None
+
+
+class BetAnswer(msgspec.Struct):
+    """One bet's result in an output line: win, lose or push, and its net (minor units)."""
+
+    outcome: Outcome
+    net: int
+
+
+class Answer(msgspec.Struct):
+    """One output line: a settled seat (see the module docstring), keys in this order."""
+
+    player_hand: str
+    dealer_hand: str
+    dealer_qualifies: bool
+    six_card_hand: str
+    results: dict[str, BetAnswer]
+    net: int
+
+
+# one table per enum: members of the two IntEnums are equal when their values are
+_KEYS3 = {c: c.key for c in HandClass}
+_KEYS6 = {c: c.key for c in SixCardClass}
+
+
+def _answer(s: SeatSettlement) -> Answer:
+    """The output line of one settled seat."""
+    return Answer(_KEYS3[s.player_hand.hand_class], _KEYS3[s.dealer_hand.hand_class],
+                  s.dealer_qualifies, _KEYS6[s.six_card_hand],
+                  {r.bet: BetAnswer(r.outcome, r.net) for r in s.results}, s.net)
 
 
 def settle_line(profile: RuleProfile, text: str, apply_limits: bool = False) -> dict[str, Any]:
@@ -80,37 +144,47 @@ def settle_line(profile: RuleProfile, text: str, apply_limits: bool = False) -> 
             raise InputError(f"decision must be 'play' or 'fold', got {raw_decision!r}") from None
     if bets.ante and decision is None:
         raise InputError("missing decision: 'play' or 'fold' is required with an Ante")
-    s = settle(profile, player, dealer, bets, decision, apply_limits=apply_limits)
-    return {
-        "player_hand": s.player_hand.hand_class.key,
-        "dealer_hand": s.dealer_hand.hand_class.key,
-        "dealer_qualifies": s.dealer_qualifies,
-        "six_card_hand": s.six_card_hand.key,
-        "results": {r.bet: {"outcome": r.outcome.value, "net": r.net} for r in s.results},
-        "net": s.net,
-    }
+    return msgspec.to_builtins(_answer(settle(profile, player, dealer, bets, decision,
+                                              apply_limits=apply_limits)))
 
 
-def settle_stream(profile: RuleProfile, lines: TextIO, out: TextIO,
+def settle_stream(profile: RuleProfile, lines: BinaryIO, out: BinaryIO,
                   apply_limits: bool = False) -> int:
     """Settle every line of ``lines``, writing one JSON line each to ``out`` in order.
 
     Blank lines (a trailing newline, a gap between rounds) are skipped: they answer
     nothing and are no error. An error names its input line number.
 
+    Args:
+        profile: the rules in force.
+        lines: the input, binary (UTF-8 JSON Lines).
+        out: where the answers go, binary; each is JSON as ``json.dumps`` spaces it.
+        apply_limits: also check the table limits.
+
     Returns:
         The number of bad lines.
     """
+    decode = msgspec.json.Decoder(SettleLine).decode
+    encode = msgspec.json.Encoder().encode
+    spaced = msgspec.json.format
+    card = CARDS_BY_TEXT.__getitem__
     bad = 0
-    for n, text in enumerate(lines, start=1):
-        if not text.strip():
-            continue
+    for n, raw in enumerate(lines, start=1):
         try:
-            result = settle_line(profile, text, apply_limits)
+            line = decode(raw)
+            s = settle(profile, tuple(map(card, line.player)), tuple(map(card, line.dealer)),
+                       line.bets, line.decision and DECISIONS[line.decision], apply_limits)
+            out.write(spaced(encode(_answer(s)), indent=0) + b"\n")
+            continue
+        except (msgspec.DecodeError, KeyError, CardError, BetError):
+            if not raw.strip():
+                continue
+        try:  # read again, to say what is wrong (or settle what it reads otherwise)
+            result = settle_line(profile, raw.decode("utf-8", "replace"), apply_limits)
         except (InputError, CardError, BetError) as exc:
             result = {"error": str(exc), "line": n}
             bad += 1
-        out.write(json.dumps(result) + "\n")
+        out.write(json.dumps(result).encode() + b"\n")
     out.flush()
     return bad
 
@@ -126,4 +200,5 @@ def run(args: argparse.Namespace) -> int:
     except RuleProfileError as exc:
         print(f"threecard settle: {exc}", file=sys.stderr)
         return 2
-    return 1 if settle_stream(profile, sys.stdin, sys.stdout, args.limits) else 0
+    sys.stdout.flush()
+    return 1 if settle_stream(profile, sys.stdin.buffer, sys.stdout.buffer, args.limits) else 0

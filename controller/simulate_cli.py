@@ -48,10 +48,10 @@ def expected_returns(profile: RuleProfile) -> dict[str, Fraction]:
     side bets, the 6 Card Bonus of every folded hand is lost. The same figures the player
     screen shows beside the paytables' returns.
     """
-    from controller.game.enumeration import SIX_CARD_COUNTS
+    from controller.game.deck_counts import stored_counts
     from controller.game.par_sheet import compute_par_sheet
 
-    sheet = compute_par_sheet(profile, six_card_counts=SIX_CARD_COUNTS)
+    sheet = compute_par_sheet(profile, stored_counts())
     out = {"ante_play": sheet.ante_play.rtp}
     out.update({k: a.rtp for k, a in sheet.with_strategy.items()})
     return out

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-import numpy as np
+import array
+import math
+import random
+
 import pygame
 
 from controller.game.views import Banner
@@ -12,10 +15,47 @@ from display.i18n import Translator
 from display.painter import Painter, cols, inset, rows
 
 _FELT_CACHE: dict[tuple[int, int], pygame.Surface] = {}
+_VIGNETTE = (48, 27)  # the gradient's own size, smoothly scaled to the screen's
+_GRAIN = 64  # side of the square tile of grain laid over the felt
+_GRAIN_FLOOR = 8  # the tile holds grain + 8 (never below 0), taken off again after
+_grain_tile: pygame.Surface | None = None
+_vignette_image: pygame.Surface | None = None
+
+
+def _vignette(size: tuple[int, int]) -> pygame.Surface:
+    """The felt's colour from the middle (``theme.FELT``) to the edges (``FELT_EDGE``)."""
+    global _vignette_image
+    if _vignette_image is None:
+        gw, gh = _VIGNETTE
+        rgb = bytearray()
+        for j in range(gh):
+            y = -1.0 + 2.0 * j / (gh - 1)
+            for i in range(gw):
+                x = -1.0 + 2.0 * i / (gw - 1)
+                d = min(math.sqrt(x * x * 0.8 + y * y * 1.1) / 1.25, 1.0) ** 2
+                rgb += bytes([*(round(a * (1 - d) + b * d)
+                                for a, b in zip(theme.FELT, theme.FELT_EDGE, strict=True)), 255])
+        _vignette_image = pygame.image.frombuffer(bytes(rgb), _VIGNETTE, "RGBX")
+    return pygame.transform.smoothscale(_vignette_image, size)
+
+
+def _grain() -> pygame.Surface:
+    """A tile of fixed grain: ten seeded coin flips a pixel, less five (1.58 grey levels).
+
+    Every channel holds the grain plus :data:`_GRAIN_FLOOR`, so the tile is never below 0.
+    """
+    global _grain_tile
+    if _grain_tile is None:
+        flips = array.array("H", random.Random(7).randbytes(2 * _GRAIN * _GRAIN))
+        grey = bytes([(f & 0x3FF).bit_count() - 5 + _GRAIN_FLOOR for f in flips])
+        rgb = bytearray(3 * len(grey))
+        rgb[0::3] = rgb[1::3] = rgb[2::3] = grey
+        _grain_tile = pygame.image.frombuffer(bytes(rgb), (_GRAIN, _GRAIN), "RGB")
+    return _grain_tile
 
 
 def felt(size: tuple[int, int], like: pygame.Surface | None = None) -> pygame.Surface:
-    """A green felt background with a soft vignette, cached per size.
+    """A green felt background with a soft vignette and a fine grain, cached per size.
 
     Args:
         size: (width, height).
@@ -27,17 +67,13 @@ def felt(size: tuple[int, int], like: pygame.Surface | None = None) -> pygame.Su
     surf = _FELT_CACHE.get(size)
     if surf is None:
         w, h = size
-        x = np.linspace(-1.0, 1.0, w, dtype=np.float32)[:, None]
-        y = np.linspace(-1.0, 1.0, h, dtype=np.float32)[None, :]
-        d = np.clip(np.sqrt(x * x * 0.8 + y * y * 1.1) / 1.25, 0.0, 1.0)
-        d = d * d
-        inner = np.array(theme.FELT, dtype=np.float32)
-        outer = np.array(theme.FELT_EDGE, dtype=np.float32)
-        rgb = inner[None, None, :] * (1 - d[..., None]) + outer[None, None, :] * d[..., None]
-        rng = np.random.default_rng(7)
-        rgb += rng.normal(0.0, 1.6, size=(w, h, 1)).astype(np.float32)
-        arr = np.clip(rgb, 0, 255).astype(np.uint8)
-        surf = pygame.surfarray.make_surface(arr)
+        surf = _vignette(size)
+        tile = pygame.Surface((_GRAIN, _GRAIN), 0, surf)  # the felt's own pixel format
+        tile.blit(_grain(), (0, 0))
+        surf.blits([(tile, (x, y), None, pygame.BLEND_RGB_ADD)
+                    for x in range(0, w, _GRAIN) for y in range(0, h, _GRAIN)],
+                   doreturn=False)
+        surf.fill((_GRAIN_FLOOR,) * 3, special_flags=pygame.BLEND_RGB_SUB)
         if like is not None:
             surf = surf.convert(like)
         if len(_FELT_CACHE) > 6:

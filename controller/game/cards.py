@@ -8,8 +8,9 @@ Canonical text is rank then lower-case suit: ``As``, ``Td``, ``2c``. Parsing acc
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 RANK_CHARS = "23456789TJQKA"
 """Rank characters, low to high; rank value = index + 2 (2..14, ace = 14)."""
@@ -76,6 +77,9 @@ _SPELLINGS: dict[object, Card] = {
     for s in (c.suit, c.suit.upper())
 }
 """Every exact spelling parse_card accepts without trimming (the fast path)."""
+CARDS_BY_TEXT: Mapping[object, Card] = MappingProxyType(_SPELLINGS)
+"""The card of each exact text :func:`parse_card` accepts without trimming (``As``,
+``AS``, ``as``, ``10h``...), read-only."""
 
 
 def parse_card(text: object) -> Card:

@@ -1,7 +1,9 @@
-"""Vectorised, table-driven enumeration of six-card sets (the 6 Card Bonus).
+"""Vectorised, table-driven enumeration of six-card sets (the 6 Card Bonus): the oracle.
 
 Every one of the C(52,6) = 20,358,520 six-card sets is classified in NumPy, a block at a
-time, with no Python loop per set.
+time, with no Python loop per set. The par sheet counts instead
+(:mod:`controller.game.counting`); the tests hold every count it gives against this
+enumeration (:class:`Enumerated`), so nothing the table runs imports NumPy.
 
 Method: a set is one 52-bit mask with bit ``suit * 13 + rank`` (rank 0 = deuce), so each
 13-bit field is one suit's rank mask. The ranks held in at least 1, 2, 3 and 4 suits are
@@ -15,50 +17,32 @@ co-lexicographic table of 5-card combinations.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
+from controller.game.deck_counts import (  # noqa: F401 - the published counts, also here
+    N_HAND_PAIRS,
+    N_SIX_CARD_SETS,
+    Q64_FOLDED_SIX_COUNTS,
+    SIX_CARD_COUNTS,
+    DealerCounts,
+    HandKind,
+)
 from controller.game.hands import (
     IS_STRAIGHT,
     ROYAL_MASK,
     SUIT_MAJOR_POS,
+    VALUES_BY_MASK,
+    Qualifier,
     SixCardClass,
     pairing_class,
 )
 
 _C = SixCardClass
-N_SIX_CARD_SETS = math.comb(52, 6)
-
-SIX_CARD_COUNTS: dict[SixCardClass, int] = {
-    _C.ROYAL_FLUSH: 188, _C.STRAIGHT_FLUSH: 1_656, _C.FOUR_OF_A_KIND: 14_664,
-    _C.FULL_HOUSE: 165_984, _C.FLUSH: 205_792, _C.STRAIGHT: 361_620,
-    _C.THREE_OF_A_KIND: 732_160, _C.TWO_PAIR: 2_532_816, _C.PAIR: 9_730_740,
-    _C.HIGH_CARD: 6_612_900,
-}
-"""Best-five class counts of all C(52,6) sets as published in docs/rules.md. A property of the
-deck, not of any paytable: the exhaustive test proves :func:`six_card_class_counts`
-reproduces them, so start-up checks may use them instead of enumerating again."""
-
-
-N_HAND_PAIRS = math.comb(52, 3) * math.comb(49, 3)
-"""(player hand, dealer hand) pairs that share no card: 22,100 x 18,424 = 407,170,400, each
-six-card set split 20 ways (C(6,3))."""
-
-Q64_FOLDED_SIX_COUNTS: dict[SixCardClass, int] = {
-    _C.ROYAL_FLUSH: 84, _C.STRAIGHT_FLUSH: 6_444, _C.FOUR_OF_A_KIND: 21_600,
-    _C.FULL_HOUSE: 388_800, _C.FLUSH: 706_272, _C.STRAIGHT: 3_107_376,
-    _C.THREE_OF_A_KIND: 2_880_000, _C.TWO_PAIR: 11_858_400, _C.PAIR: 61_485_336,
-    _C.HIGH_CARD: 52_198_488,
-}
-"""Best-five class counts of the six cards of every (folded hand, dealer hand) pair, where
-the folded hands are the 7,200 below Q-6-4 (the hands the Q-6-4 strategy folds) and each
-meets the 18,424 dealer hands that share no card with it: 132,652,800 pairs. A property of
-the deck and of that set of hands: the tests prove :func:`hand_pair_six_card_counts`
-reproduces them (and a second, independent count over the six-card sets), so the par
-sheet's fast path may use them instead of enumerating again."""
 
 
 def hand_pair_six_card_counts(hands: np.ndarray) -> dict[SixCardClass, int]:
@@ -80,16 +64,106 @@ def hand_pair_six_card_counts(hands: np.ndarray) -> dict[SixCardClass, int]:
     for hand in np.asarray(hands, dtype=np.intp).tolist():
         key = min(tuple(sorted(c // 4 * 4 + perm[c % 4] for c in hand)) for perm in perms)
         orbits[key] = orbits.get(key, 0) + 1
-    every = _colex_combinations(52, 3).astype(np.intp)
-    every_bits = np.bitwise_or.reduce(np.uint64(1) << every.astype(np.uint64), axis=1)
-    totals = np.zeros(len(SixCardClass), dtype=np.int64)
-    for key, weight in orbits.items():
-        own = np.uint64(sum(1 << c for c in key))
-        dealers = every[(every_bits & own) == 0]
-        sets = np.hstack([np.broadcast_to(np.array(key, dtype=np.intp), (len(dealers), 3)),
-                          dealers])
-        totals += weight * np.bincount(classify_six(sets), minlength=len(SixCardClass))
+    weights = np.array(list(orbits.values()), dtype=np.int64)
+    totals = (weights[:, None] * hand_six_card_counts(list(orbits))).sum(axis=0)
     return {c: int(totals[c]) for c in SixCardClass}
+
+
+@functools.cache
+def _every_hand() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """All 22,100 three-card hands.
+
+    Returns:
+        Card indexes (22,100 x 3), card masks (bit ``Card.index``) and suit-major masks
+        (as :func:`classify_masks` reads them).
+    """
+    every = _colex_combinations(52, 3).astype(np.intp)
+    bits = np.bitwise_or.reduce(np.uint64(1) << every.astype(np.uint64), axis=1)
+    return every, bits, np.bitwise_or.reduce(_SUIT_MAJOR_BIT[every], axis=1)
+
+
+def hand_six_card_counts(hands: Sequence[Sequence[int]]) -> np.ndarray:
+    """The best-five classes of each hand with each of its 18,424 dealer hands.
+
+    Args:
+        hands: hands of three card indexes (``Card.index``).
+
+    Returns:
+        int64 array (len(hands) x 10): count per hand and :class:`SixCardClass` value
+        (each row sums to 18,424).
+    """
+    _, bits, suit_major = _every_hand()
+    n = len(SixCardClass)
+    out = np.zeros((len(hands), n), dtype=np.int64)
+    for i in range(0, len(hands), 32):
+        block = np.array(hands[i:i + 32], dtype=np.intp)
+        own = np.bitwise_or.reduce(np.uint64(1) << block.astype(np.uint64), axis=1)
+        own_sm = np.bitwise_or.reduce(_SUIT_MAJOR_BIT[block], axis=1)
+        which, dealer = np.nonzero((bits[None, :] & own[:, None]) == 0)
+        classes = classify_masks(own_sm[which] | suit_major[dealer])
+        out[i:i + len(block)] = np.bincount(which * n + classes,
+                                            minlength=len(block) * n).reshape(-1, n)
+    return out
+
+
+class Enumerated:
+    """The deck's counts by visiting every case: the tests' oracle for the counting.
+
+    A :class:`~controller.game.deck_counts.DeckCounts`, as
+    :class:`controller.game.counting.Counted` is. For each kind's hand: every one of the
+    22,100 hands is compared with it as a dealer hand (those sharing a card left out), and
+    every six-card set it makes with its 18,424 dealer hands is classified; every one of
+    the 20,358,520 six-card sets is classified.
+
+    Args:
+        kinds: the suit classes of hands to report (e.g.
+            :func:`controller.game.counting.hand_kinds`).
+    """
+
+    def __init__(self, kinds: Iterable[HandKind]) -> None:
+        self._kinds = tuple(kinds)
+        self._six: dict[SixCardClass, int] | None = None
+
+    def kinds(self) -> Sequence[HandKind]:
+        """See :class:`~controller.game.deck_counts.DeckCounts`."""
+        return self._kinds
+
+    def dealer_counts(self, qualifier: Qualifier) -> Sequence[DealerCounts]:
+        """See :class:`~controller.game.deck_counts.DeckCounts`."""
+        return [d for (d,) in self.dealer_counts_for([qualifier])]
+
+    def dealer_counts_for(self, qualifiers: Sequence[Qualifier]
+                          ) -> list[tuple[DealerCounts, ...]]:
+        """For each kind, its :class:`DealerCounts` under each of ``qualifiers``."""
+        _, bits, _ = _every_hand()
+        strength = np.array([VALUES_BY_MASK[int(m)].strength for m in bits], dtype=np.int64)
+        below = [strength < q.min_strength for q in qualifiers]
+        out = []
+        for i in range(0, len(self._kinds), 64):
+            chunk = self._kinds[i:i + 64]
+            own = np.array([sum(1 << c.index for c in k.cards) for k in chunk], dtype=np.uint64)
+            s = np.array([k.value.strength for k in chunk], dtype=np.int64)[:, None]
+            apart = (bits[None, :] & own[:, None]) == 0
+            weaker = ((strength[None, :] < s) & apart).sum(axis=1).tolist()
+            tied = ((strength[None, :] == s) & apart).sum(axis=1).tolist()
+            nq = [(b[None, :] & apart).sum(axis=1).tolist() for b in below]
+            out += [tuple(DealerCounts(weaker[j], tied[j], n[j]) for n in nq)
+                    for j in range(len(chunk))]
+        return out
+
+    def six_card(self) -> Mapping[SixCardClass, int]:
+        """See :class:`~controller.game.deck_counts.DeckCounts` (enumerated once)."""
+        if self._six is None:
+            self._six = six_card_class_counts()
+        return dict(self._six)
+
+    def dealer_six_card(self, kinds: Iterable[int]) -> Mapping[SixCardClass, int]:
+        """See :class:`~controller.game.deck_counts.DeckCounts`."""
+        chosen = [self._kinds[i] for i in kinds]
+        weights = np.array([k.weight for k in chosen], dtype=np.int64).reshape(-1, 1)
+        counts = hand_six_card_counts([[c.index for c in k.cards] for k in chosen])
+        totals = (weights * counts).sum(axis=0)
+        return {c: int(totals[c]) for c in SixCardClass}
 
 
 def _colex_combinations(n: int, k: int) -> np.ndarray:

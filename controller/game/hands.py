@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import enum
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from controller.game.cards import DECK, Card, CardError, parse_card
 
@@ -106,15 +107,26 @@ def _evaluate_ranks(r: tuple[int, int, int], flush: bool) -> HandValue:
 
 
 def _build_table() -> dict[int, HandValue]:
+    """Every hand's value by card mask; hands of the same ranks and suitedness share one."""
     table: dict[int, HandValue] = {}
-    for x, y, z in itertools.combinations(DECK, 3):
-        ranks = tuple(sorted((x.rank, y.rank, z.rank), reverse=True))
-        flush = x.suit == y.suit == z.suit
-        table[(1 << x.index) | (1 << y.index) | (1 << z.index)] = _evaluate_ranks(ranks, flush)
+    bit = {r: [1 << ((r - 2) * 4 + s) for s in range(4)] for r in range(2, 15)}
+    for a, b, c in itertools.combinations_with_replacement(range(14, 1, -1), 3):
+        plain = _evaluate_ranks((a, b, c), False)
+        suited = _evaluate_ranks((a, b, c), True) if a != b != c else plain
+        for s1, x in enumerate(bit[a]):
+            for s2, y in enumerate(bit[b]):
+                if x == y:
+                    continue
+                xy = x | y
+                for s3, z in enumerate(bit[c]):
+                    if not xy & z:
+                        table[xy | z] = suited if s1 == s2 == s3 else plain
     return table
 
 
 _TABLE3: dict[int, HandValue] = _build_table()
+VALUES_BY_MASK: Mapping[int, HandValue] = MappingProxyType(_TABLE3)
+"""The value of every 3-card hand, keyed by :func:`card_mask` (read-only)."""
 
 
 def card_mask(cards: Sequence[Card]) -> int:
@@ -197,22 +209,32 @@ ROYAL_MASK = 0b1111100000000
 """Ranks T J Q K A as bits (bit rank - 2) of a 13-bit rank mask."""
 
 
-def _straight_top(mask: int) -> int:
-    """Top rank of the best 5-card straight in a 13-bit rank mask, or 0 (A-5 counts)."""
-    for top in range(14, 5, -1):
-        run = 0b11111 << (top - 6)
-        if mask & run == run:
-            return top
-    wheel = 0b1000000001111  # A 2 3 4 5
-    return 5 if mask & wheel == wheel else 0
+STRAIGHT_RUNS: tuple[int, ...] = (*(0b11111 << low for low in range(8, -1, -1)),
+                                   0b1000000001111)
+"""The ten 5-card straights as 13-bit rank masks (bit rank - 2), A-K-Q-J-T down to
+5-4-3-2-A (the ace low)."""
 
 
-IS_STRAIGHT: list[bool] = [_straight_top(m) > 0 for m in range(1 << 13)]
+def _straight_table() -> list[bool]:
+    table = [False] * (1 << 13)
+    for run in STRAIGHT_RUNS:
+        rest = sub = 0x1FFF & ~run
+        while True:  # every mask holding the run: the run plus each subset of the rest
+            table[run | sub] = True
+            if not sub:
+                break
+            sub = (sub - 1) & rest
+    return table
+
+
+IS_STRAIGHT: list[bool] = _straight_table()
 """For each 13-bit rank mask: does it hold a 5-card straight (A-2-3-4-5 included)?"""
 SUIT_MAJOR_POS: tuple[int, ...] = tuple((i & 3) * 13 + (i >> 2) for i in range(52))
 """Bit of each card (by ``Card.index``) in a 52-bit suit-major mask, ``suit * 13 + rank - 2``:
 each 13-bit field of the mask is one suit's rank mask. Shared with the vectorised
 classifier of :mod:`controller.game.enumeration`."""
+SUIT_MAJOR_BIT: tuple[int, ...] = tuple(1 << p for p in SUIT_MAJOR_POS)
+"""Each card's bit (by ``Card.index``) in a suit-major mask (:func:`six_card_class`)."""
 
 
 def pairing_class(twice: int, thrice: int, quads: bool) -> SixCardClass:
@@ -250,7 +272,19 @@ def best_five_of_six(cards: Sequence[Card]) -> SixCardClass:
         raise CardError("the 6 Card Bonus needs six distinct cards", cards)
     m = 0
     for c in cards:
-        m |= 1 << SUIT_MAJOR_POS[c.index]
+        m |= SUIT_MAJOR_BIT[c.index]
+    return six_card_class(m)
+
+
+def six_card_class(m: int) -> SixCardClass:
+    """Classify the best five of six cards given as a suit-major mask.
+
+    Args:
+        m: the OR of the six cards' :data:`SUIT_MAJOR_BIT` (six bits set; not checked).
+
+    Returns:
+        The class of the best five, as :func:`best_five_of_six`.
+    """
     a, b, c_, d = m & 0x1FFF, (m >> 13) & 0x1FFF, (m >> 26) & 0x1FFF, m >> 39
     for suited in (a, b, c_, d):
         if suited.bit_count() >= 5:

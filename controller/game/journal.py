@@ -25,6 +25,9 @@ commits of one flush, never lead it: a journal shorter than its anchor, or with 
 hash at the anchored event, was cut or rewritten. The table keeps it from the moment
 start-up has verified the journal; closing brings it to the head.
 
+The write-ahead log grows while a reader holds a read transaction; once readers leave, the
+idle table empties it (:meth:`Journal.checkpoint`; SQLite's own cut it to WAL_SIZE_LIMIT).
+
 One writer per journal, keyed by the real file (symlinks resolved); readers open the
 file read-only (SQLite ``mode=ro``, and ``immutable=1`` when no write-ahead log is
 beside it), so a journal on read-only media can be read.
@@ -76,6 +79,9 @@ OUTBOX_TABLE = "floor_outbox"
 verifier leaves it out (:data:`controller.game.verifier.UNCHECKED_TABLES` says why)."""
 
 _dumps = json.JSONEncoder(separators=(",", ":")).encode
+
+WAL_SIZE_LIMIT = 4 * 1024 * 1024
+"""``journal_size_limit``: about what the log holds between SQLite's own checkpoints."""
 
 
 def chain_hash(prev: str, seq: int, utc: str, mono_ns: int, kind: str, actor: str,
@@ -241,6 +247,7 @@ class Journal:
         self._check_is_journal()
         if self.real != ":memory:":
             self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute(f"PRAGMA journal_size_limit={WAL_SIZE_LIMIT}")
         self.db.execute("PRAGMA synchronous=FULL")
         self.db.executescript(SCHEMA)
         if self.db.execute("SELECT seq FROM events LIMIT 1").fetchone() is None:
@@ -375,6 +382,28 @@ class Journal:
             self._rollback()
             raise JournalError(f"{self.path}: journal write failed: {exc}") from None
         self._committed()
+
+    def checkpoint(self) -> bool:
+        """Copy the write-ahead log into the journal and empty it, waiting for no reader.
+
+        Returns:
+            True when the log is empty now; False when a reader holds it (try later).
+        """
+        if self.readonly or self.real == ":memory:":
+            return True
+        try:
+            self.db.execute("PRAGMA busy_timeout=0")  # a busy reader: answer at once
+            return not self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+        except sqlite3.Error:
+            return False
+        finally:
+            self.db.execute("PRAGMA busy_timeout=5000")
+
+    def wal_bytes(self) -> int:
+        """The size of the write-ahead log beside the journal, in bytes (0: none)."""
+        with contextlib.suppress(OSError):
+            return os.path.getsize(self.real + "-wal")
+        return 0
 
     def _rollback(self) -> None:
         try:

@@ -1,16 +1,15 @@
-"""The par sheet: the exact return of every bet of a rule profile, by full enumeration.
+"""The par sheet: the exact return of every bet of a rule profile, from the deck's counts.
 
-Nothing is sampled and nothing is assumed:
+Nothing is sampled and nothing is assumed; every case is counted (the counts come from a
+:class:`~controller.game.deck_counts.DeckCounts`: counted now by default, see
+:mod:`controller.game.counting`):
 
-* **Ante/Play**: for each of the 22,100 player hands, the expected value of playing is
-  computed over all 18,424 dealer hands that share no card with it, and compared with
-  folding (-1 Ante). The strategy is DERIVED from that comparison. Counting the dealer
-  hands by outcome uses inclusion-exclusion over shared cards (all hands, minus hands
-  holding one of the player's cards, plus hands holding two of them, minus the player's
-  own hand) with sorted strength arrays, so no pair of hands is compared one by one.
+* **Ante/Play**: for each of the 22,100 player hands (in 1,755 suit classes that share
+  every count), the expected value of playing over all 18,424 dealer hands that share no
+  card with it, compared with folding (-1 Ante). The strategy is DERIVED from that
+  comparison.
 * **Pair Plus**: the class counts of the 22,100 hands.
-* **6 Card Bonus**: the class counts of all 20,358,520 six-card sets
-  (:mod:`controller.game.enumeration`).
+* **6 Card Bonus**: the class counts of all 20,358,520 six-card sets.
 
 These are the returns of the paytables, the figures the rule documents publish: a side
 bet settled on the six cards whatever the player decides. Where a fold loses the side
@@ -19,36 +18,30 @@ derived strategy loses the side bets of every hand folded; the sheet also gives 
 return, what such a player gets (:attr:`ParSheet.with_strategy`): for the 6 Card Bonus
 by the class counts of every (folded hand, dealer hand) pair.
 
-Results are exact :class:`fractions.Fraction` values; returns are per unit staked. Counts
-are NumPy integers (they are bounded by the deck); every sum with a pay in it is a Python
-integer, exact whatever the pay (a rule profile file bounds pays to 10,000 to 1, a profile
-made in code does not).
+Results are exact :class:`fractions.Fraction` values; returns are per unit staked. Every
+count and every sum is a Python integer, exact whatever the pay (a rule profile file
+bounds pays to 10,000 to 1, a profile made in code does not).
 """
 
 from __future__ import annotations
 
-import itertools
 import math
-from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
-
-import numpy as np
 
 from controller.game.cards import RANK_CHARS
-from controller.game.enumeration import (
+from controller.game.deck_counts import (
+    N_DEALER,
     N_HAND_PAIRS,
+    N_HANDS,
     N_SIX_CARD_SETS,
-    Q64_FOLDED_SIX_COUNTS,
-    hand_pair_six_card_counts,
-    six_card_class_counts,
+    DealerCounts,
+    DeckCounts,
+    HandKind,
 )
-from controller.game.hands import HandClass, SixCardClass, all_hands3
+from controller.game.hands import HandClass, SixCardClass
 from controller.game.rules import RuleProfile
-
-N_HANDS = math.comb(52, 3)  # 22,100
-N_DEALER = math.comb(49, 3)  # 18,424 dealer hands disjoint from a player hand
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,82 +132,58 @@ class ParSheet:
     with_strategy: dict[str, BetAnalysis]
 
 
-def _ante_play(profile: RuleProfile, hands: list, progress: Callable[[int], None] | None
-               ) -> tuple[BetAnalysis, AntePlayStrategy, int, np.ndarray]:
-    idx = np.array([[c.index for c in cards] for cards, _ in hands], dtype=np.int64)
-    strength = np.array([v.strength for _, v in hands], dtype=np.int64)
-    qual = np.array([profile.qualifier.qualifies(v) for _, v in hands], dtype=bool)
-    n = len(hands)
-
-    def outcome_counts(group: np.ndarray, queries: np.ndarray) -> tuple[np.ndarray, ...]:
-        """Dealer hands in ``group``: (not qualifying, qualifying weaker, equal)."""
-        qs = np.sort(strength[group][qual[group]])
-        nq = np.full(len(queries), len(group) - len(qs), dtype=np.int64)
-        lt = np.searchsorted(qs, strength[queries], side="left")
-        le = np.searchsorted(qs, strength[queries], side="right")
-        return nq, lt.astype(np.int64), (le - lt).astype(np.int64)
-
-    everyone = np.arange(n)
-    nq, lt, eq = outcome_counts(everyone, everyone)
-    # minus dealer hands that hold one of the player's cards
-    holders = [np.nonzero((idx == c).any(axis=1))[0] for c in range(52)]
-    for c in range(52):
-        g = holders[c]
-        a, b, d = outcome_counts(g, g)
-        np.subtract.at(nq, g, a)
-        np.subtract.at(lt, g, b)
-        np.subtract.at(eq, g, d)
-    if progress:
-        progress(n // 2)
-    # plus dealer hands that hold two of them (each was subtracted twice)
-    for c1, c2 in itertools.combinations(range(52), 2):
-        g = np.intersect1d(holders[c1], holders[c2], assume_unique=True)
-        a, b, d = outcome_counts(g, g)
-        np.add.at(nq, g, a)
-        np.add.at(lt, g, b)
-        np.add.at(eq, g, d)
-    # minus the player's own hand (added back three times, subtracted three times)
-    nq -= ~qual
-    eq -= qual
-    gt = N_DEALER - nq - lt - eq
-    assert (gt >= 0).all() and (nq + lt + eq + gt == N_DEALER).all()
-    if progress:
-        progress(n - n // 2)
-
-    # Python integers (object arrays) from here: a pay times N_DEALER, summed over every
-    # hand, may pass int64 (an Ante Bonus of 2^62 to 1 would wrap); exact at any size
-    bonus = np.array([profile.ante_bonus_pay(v.hand_class) for _, v in hands], dtype=object)
-    # net in Ante units times N_DEALER: no-qualify Ante +1 Play 0; win +2; tie 0; lose -2
-    play_value = (nq + 2 * lt - 2 * gt).astype(object) + bonus * N_DEALER
-    fold_value = -N_DEALER
-    play = (play_value > fold_value).astype(bool)
+def _ante_play(profile: RuleProfile, kinds: Sequence[HandKind],
+               dealer: Sequence[DealerCounts]
+               ) -> tuple[BetAnalysis, AntePlayStrategy, int, list[bool]]:
+    lowest = profile.qualifier.min_strength
     total = N_HANDS * N_DEALER
-    ev = Fraction(sum(np.where(play, play_value, fold_value).tolist()), total)
-    played = int(play.sum())
-    p_play = Fraction(played, N_HANDS)
+    play: list[bool] = []
+    ev_sum = folded = nq_sum = lt_sum = eq_sum = gt_sum = n_qual = 0
+    bonus_hands: dict[HandClass, int] = {}
+    bonus_pay = {c: profile.ante_bonus_pay(c) * N_DEALER for c in HandClass}
+    for k, d in zip(kinds, dealer, strict=True):
+        qualifies = k.value.strength >= lowest  # as the qualifier says of a dealer hand
+        n_qual += k.weight * qualifies
+        nq, lt, eq, gt = d.outcomes(qualifies)
+        # net in Ante units times N_DEALER: no-qualify Ante +1 Play 0; win +2; tie 0; lose -2
+        value = nq + 2 * lt - 2 * gt + bonus_pay[k.value.hand_class]
+        played = value > -N_DEALER
+        play.append(played)
+        if played:
+            ev_sum += k.weight * value
+            nq_sum, lt_sum = nq_sum + k.weight * nq, lt_sum + k.weight * lt
+            eq_sum, gt_sum = eq_sum + k.weight * eq, gt_sum + k.weight * gt
+            cls = k.value.hand_class
+            bonus_hands[cls] = bonus_hands.get(cls, 0) + k.weight
+        else:
+            ev_sum -= k.weight * N_DEALER
+            folded += k.weight
+    ev = Fraction(ev_sum, total)
+    played_hands = N_HANDS - folded
+    p_play = Fraction(played_hands, N_HANDS)
 
-    weakest = int(np.argmin(np.where(play, strength, np.iinfo(np.int64).max)))
-    threshold = bool((play == (strength >= strength[weakest])).all())
-    ranks = sorted((c.rank for c in hands[weakest][0]), reverse=True)
-    min_hand = tuple(RANK_CHARS[r - 2] for r in ranks)
+    strengths = [k.value.strength for k in kinds]
+    weakest = min((i for i, p in enumerate(play) if p), key=strengths.__getitem__,
+                  default=min(range(len(kinds)), key=strengths.__getitem__))
+    threshold = all(p == (s >= strengths[weakest]) for p, s in zip(play, strengths, strict=True))
+    min_hand = tuple(RANK_CHARS[r - 2] for r in kinds[weakest].ranks)
 
     cases = [
-        ("fold", int((~play).sum()) * N_DEALER, -1),
-        ("dealer_does_not_qualify", int(nq[play].sum()), 1),
-        ("win", int(lt[play].sum()), 2),
-        ("push", int(eq[play].sum()), 0),
-        ("lose", int(gt[play].sum()), -2),
+        ("fold", folded * N_DEALER, -1),
+        ("dealer_does_not_qualify", nq_sum, 1),
+        ("win", lt_sum, 2),
+        ("push", eq_sum, 0),
+        ("lose", gt_sum, -2),
     ]
     for cls in (HandClass.STRAIGHT_FLUSH, HandClass.THREE_OF_A_KIND, HandClass.STRAIGHT):
         pay = profile.ante_bonus_pay(cls)
         if pay:
-            count = sum(1 for i, (_, v) in enumerate(hands) if v.hand_class is cls and play[i])
-            cases.append((f"ante_bonus_{cls.key}", count * N_DEALER, pay))
+            cases.append((f"ante_bonus_{cls.key}", bonus_hands.get(cls, 0) * N_DEALER, pay))
     lines = [_line(name, count, pay, total) for name, count, pay in cases]
     edge_wager = -ev / (1 + p_play)
     analysis = BetAnalysis("ante_play", tuple(lines), ev, 1 + ev, edge_wager, total)
-    strategy = AntePlayStrategy(min_hand, played, p_play, threshold, ev, edge_wager)
-    return analysis, strategy, int(qual.sum()), play
+    strategy = AntePlayStrategy(min_hand, played_hands, p_play, threshold, ev, edge_wager)
+    return analysis, strategy, n_qual, play
 
 
 def _line(name: str, count: int, pay: int, total: int) -> PayLine:
@@ -244,36 +213,38 @@ def _paytable_analysis(bet: str, counts: dict[str, int], pays: dict[str, int], t
     return BetAnalysis(bet, tuple(lines), ev, 1 + ev, -ev, total)
 
 
-def _is_q64(strategy: AntePlayStrategy) -> bool:
-    """The derived strategy folds exactly the 7,200 hands below Q-6-4."""
-    return strategy.threshold and strategy.min_play_hand == ("Q", "6", "4")
+def _pp_counts(profile: RuleProfile, kinds: Sequence[HandKind],
+               play: Sequence[bool] | None = None) -> dict[str, int]:
+    """Hands per Pair Plus line, of every kind or of those ``play`` marks.
+
+    A mini royal has its own line only where the paytable names it.
+    """
+    mini = "mini_royal" in profile.pair_plus
+    counts: dict[str, int] = {}
+    for i, k in enumerate(kinds):
+        if play is None or play[i]:
+            v = k.value
+            key = "mini_royal" if mini and v.mini_royal else v.hand_class.key
+            counts[key] = counts.get(key, 0) + k.weight
+    return counts
 
 
-def _with_strategy(profile: RuleProfile, hands: list, play: np.ndarray,
-                   strategy: AntePlayStrategy, pair_plus: BetAnalysis,
-                   six: BetAnalysis | None, pp_key: Callable[[Any], str],
-                   known: bool) -> dict[str, BetAnalysis]:
-    """The side bets as a player following ``strategy`` gets them (see :class:`ParSheet`)."""
-    if not profile.fold_loses_side_bets or bool(play.all()):
+def _with_strategy(profile: RuleProfile, counts: DeckCounts, play: list[bool],
+                   pair_plus: BetAnalysis, six: BetAnalysis | None) -> dict[str, BetAnalysis]:
+    """The side bets as a player following the strategy gets them (see :class:`ParSheet`)."""
+    if not profile.fold_loses_side_bets or all(play):
         out = {"pair_plus": pair_plus}
         if six is not None:
             out["six_card_bonus"] = six
         return out
-    pp_counts: dict[str, int] = {}
-    for (_, v), played in zip(hands, play.tolist(), strict=True):
-        if played:
-            pp_counts[pp_key(v)] = pp_counts.get(pp_key(v), 0) + 1
+    kinds = counts.kinds()
+    pp_counts = _pp_counts(profile, kinds, play)
     pp_counts = {x.name: pp_counts[x.name] for x in pair_plus.lines if x.name in pp_counts}
-    folded = int((~play).sum())
+    folded = sum(k.weight for k, p in zip(kinds, play, strict=True) if not p)
     out = {"pair_plus": _paytable_analysis("pair_plus", pp_counts, dict(profile.pair_plus),
                                            N_HANDS, folded)}
     if six is not None:
-        if known and _is_q64(strategy):
-            lost = Q64_FOLDED_SIX_COUNTS
-        else:
-            lost = hand_pair_six_card_counts(np.array(
-                [[c.index for c in cards] for (cards, _), p in zip(hands, play.tolist(),
-                                                                   strict=True) if not p]))
+        lost = counts.dealer_six_card(i for i, p in enumerate(play) if not p)
         # every six-card set is 20 (hand, dealer hand) pairs: all pairs, less the folded
         lost_by_key = {c.key: n for c, n in lost.items()}
         settled = {x.name: x.count * math.comb(6, 3) - lost_by_key[x.name]
@@ -284,49 +255,42 @@ def _with_strategy(profile: RuleProfile, hands: list, play: np.ndarray,
     return out
 
 
-def compute_par_sheet(profile: RuleProfile,
-                      progress: Callable[[str, int, int], None] | None = None,
-                      six_card_counts: dict[SixCardClass, int] | None = None) -> ParSheet:
+def compute_par_sheet(profile: RuleProfile, counts: DeckCounts | None = None) -> ParSheet:
     """Compute the exact par sheet of a profile.
 
     Args:
         profile: the rules.
-        progress: called as ``progress(task, done_now, task_total)`` while working, for a
-            progress bar; tasks are ``ante_play`` (22,100) and ``six_card_bonus``
-            (20,358,520).
-        six_card_counts: known 6 Card Bonus class counts (e.g.
-            :data:`controller.game.enumeration.SIX_CARD_COUNTS`) to skip enumerating the
-            20,358,520 sets again, as the daemon's start-up check does; None enumerates.
-            Given, the (folded hand, dealer hand) counts of a Q-6-4 strategy are taken
-            from :data:`~controller.game.enumeration.Q64_FOLDED_SIX_COUNTS` too.
+        counts: where the deck's counts come from: None counts them now
+            (:class:`controller.game.counting.Counted`, exact, about a tenth of a second);
+            the table's start-up reads the stored ones
+            (:func:`controller.game.deck_counts.stored_counts`); the tests give the
+            enumeration's.
 
     Returns:
         The exact analysis of every bet the profile offers.
+
+    Raises:
+        DeckCountsError: stored counts that are missing or damaged.
     """
-    hands = all_hands3()
-    ante_play, strategy, n_qual, play = _ante_play(
-        profile, hands, (lambda k: progress("ante_play", k, N_HANDS)) if progress else None)
+    if counts is None:
+        from controller.game.counting import Counted
 
-    def pp_key(v: Any) -> str:
-        return ("mini_royal" if v.mini_royal and "mini_royal" in profile.pair_plus
-                else v.hand_class.key)
-
-    pp_counts: dict[str, int] = {}
-    for _, v in hands:
-        pp_counts[pp_key(v)] = pp_counts.get(pp_key(v), 0) + 1
+        counts = Counted()
+    kinds = counts.kinds()
+    ante_play, strategy, n_qual, play = _ante_play(profile, kinds,
+                                                   counts.dealer_counts(profile.qualifier))
+    pp_counts = _pp_counts(profile, kinds)
     order = ["mini_royal"] + [c.key for c in sorted(HandClass, reverse=True)]
     pp_counts = {k: pp_counts[k] for k in order if k in pp_counts}
     pair_plus = _paytable_analysis("pair_plus", pp_counts, dict(profile.pair_plus), N_HANDS)
 
     six = None
     if profile.offers_six_card_bonus:
-        counts = six_card_counts or six_card_class_counts(
-            (lambda k: progress("six_card_bonus", k, N_SIX_CARD_SETS)) if progress else None)
-        ordered = {c.key: counts[c] for c in sorted(SixCardClass, reverse=True)}
+        six_counts = counts.six_card()
+        ordered = {c.key: six_counts[c] for c in sorted(SixCardClass, reverse=True)}
         six = _paytable_analysis("six_card_bonus", ordered, dict(profile.six_card_bonus),
                                  N_SIX_CARD_SETS)
-    with_strategy = _with_strategy(profile, hands, play, strategy, pair_plus, six, pp_key,
-                                   known=six_card_counts is not None)
+    with_strategy = _with_strategy(profile, counts, play, pair_plus, six)
     return ParSheet(profile.name, ante_play, strategy, pair_plus, six, n_qual, with_strategy)
 
 

@@ -11,13 +11,23 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
+
+from msgspec import Meta, Struct
 
 from controller.game.cards import Card, CardError, ensure_distinct
-from controller.game.hands import HandValue, SixCardClass, best_five_of_six, evaluate3
+from controller.game.hands import (
+    SUIT_MAJOR_BIT,
+    VALUES_BY_MASK,
+    HandValue,
+    SixCardClass,
+    six_card_class,
+)
 from controller.game.refusals import REFUSALS, Refusal
 from controller.game.rules import RuleProfile
+
+Stake = Annotated[int, Meta(ge=0)]
+"""A wager in minor units, 0 for none (checked where a line is decoded against it)."""
 
 
 class Outcome(enum.Enum):
@@ -58,9 +68,11 @@ class BetError(ValueError):
         self.bet = bet
 
 
-@dataclass(frozen=True, slots=True)
-class Bets:
+class Bets(Struct, frozen=True, forbid_unknown_fields=True):
     """One seat's wagers, in minor units (0 = not placed).
+
+    Also the declaration a JSON object of wagers is decoded against (``threecard
+    settle``): whole, non-negative numbers, no other bet type.
 
     Attributes:
         ante: the Ante.
@@ -69,10 +81,10 @@ class Bets:
         play: the Play wager, only after the seat plays; always equal to ``ante``.
     """
 
-    ante: int = 0
-    pair_plus: int = 0
-    six_card_bonus: int = 0
-    play: int = 0
+    ante: Stake = 0
+    pair_plus: Stake = 0
+    six_card_bonus: Stake = 0
+    play: Stake = 0
 
     @property
     def total(self) -> int:
@@ -91,8 +103,7 @@ class Bets:
                                   ("six_card_bonus", self.six_card_bonus)) if v}
 
 
-@dataclass(frozen=True, slots=True)
-class BetResult:
+class BetResult(Struct, frozen=True):
     """The result of one bet.
 
     Attributes:
@@ -110,8 +121,7 @@ class BetResult:
     net: int
 
 
-@dataclass(frozen=True, slots=True)
-class SeatSettlement:
+class SeatSettlement(Struct, frozen=True):
     """Everything the dealer pays or takes at one seat.
 
     Attributes:
@@ -176,10 +186,12 @@ def validate_bets(profile: RuleProfile, bets: Bets, apply_limits: bool = True) -
             it; a side bet without an Ante where the profile requires one; a bet the
             profile does not offer; an amount outside the table limits.
     """
-    for name in ("ante", "play", "pair_plus", "six_card_bonus"):
-        v = getattr(bets, name)
-        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-            raise BetError("amount_not_whole", name, value=repr(v))
+    amounts = (bets.ante, bets.play, bets.pair_plus, bets.six_card_bonus)
+    if not all(type(v) is int and v >= 0 for v in amounts):  # no bool, no float
+        for name, v in zip(("ante", "play", "pair_plus", "six_card_bonus"), amounts,
+                           strict=True):
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                raise BetError("amount_not_whole", name, value=repr(v))
     if bets.play and not bets.ante:
         raise BetError("play_without_ante", "play")
     if bets.play and bets.play != bets.ante:
@@ -202,16 +214,7 @@ def validate_bets(profile: RuleProfile, bets: Bets, apply_limits: bool = True) -
                                maximum=lim.max)
 
 
-def _win(bet: str, stake: int, multiple: int) -> BetResult:
-    return BetResult(bet, Outcome.WIN, stake, multiple, stake * multiple)
-
-
-def _lose(bet: str, stake: int) -> BetResult:
-    return BetResult(bet, Outcome.LOSE, stake, 0, -stake)
-
-
-def _push(bet: str, stake: int) -> BetResult:
-    return BetResult(bet, Outcome.PUSH, stake, 0, 0)
+_WIN, _LOSE, _PUSH = Outcome.WIN, Outcome.LOSE, Outcome.PUSH
 
 
 def settle(profile: RuleProfile, player: Sequence[Card], dealer: Sequence[Card], bets: Bets,
@@ -237,7 +240,12 @@ def settle(profile: RuleProfile, player: Sequence[Card], dealer: Sequence[Card],
     """
     if len(player) != 3 or len(dealer) != 3:
         raise CardError(f"a hand is 3 cards: player has {len(player)}, dealer has {len(dealer)}")
-    ensure_distinct((*player, *dealer))
+    p1, p2, p3 = player
+    d1, d2, d3 = dealer
+    pm = (1 << p1.index) | (1 << p2.index) | (1 << p3.index)
+    dm = (1 << d1.index) | (1 << d2.index) | (1 << d3.index)
+    if (pm | dm).bit_count() != 6:
+        ensure_distinct((*player, *dealer))  # says which card is there twice
     if bets.ante:
         if decision is None:
             raise BetError("decision_needed", "play")
@@ -247,47 +255,50 @@ def settle(profile: RuleProfile, player: Sequence[Card], dealer: Sequence[Card],
             raise BetError("folded_with_play", "play")
     validate_bets(profile, bets, apply_limits)
 
-    p = evaluate3(player)
-    d = evaluate3(dealer)
+    p, d = VALUES_BY_MASK[pm], VALUES_BY_MASK[dm]
     qualifies = profile.qualifier.qualifies(d)
-    six = best_five_of_six((*player, *dealer))
+    sm = SUIT_MAJOR_BIT
+    six = six_card_class(sm[p1.index] | sm[p2.index] | sm[p3.index] | sm[d1.index]
+                         | sm[d2.index] | sm[d3.index])
     folded = bool(bets.ante) and decision is Decision.FOLD
     results: list[BetResult] = []
+    add = results.append
 
     if bets.ante:
+        ante = bets.ante
         if folded:
-            ante = _lose("ante", bets.ante)
+            add(BetResult("ante", _LOSE, ante, 0, -ante))
         else:
-            play = bets.play
             if not qualifies:
-                results.append(_push("play", play))
-                ante = _win("ante", bets.ante, 1)
+                add(BetResult("play", _PUSH, ante, 0, 0))
+                won = BetResult("ante", _WIN, ante, 1, ante)
             elif p.strength > d.strength:
-                results.append(_win("play", play, 1))
-                ante = _win("ante", bets.ante, 1)
+                add(BetResult("play", _WIN, ante, 1, ante))
+                won = BetResult("ante", _WIN, ante, 1, ante)
             elif p.strength < d.strength:
-                results.append(_lose("play", play))
-                ante = _lose("ante", bets.ante)
+                add(BetResult("play", _LOSE, ante, 0, -ante))
+                won = BetResult("ante", _LOSE, ante, 0, -ante)
             else:
-                results.append(_push("play", play))
-                ante = _push("ante", bets.ante)
+                add(BetResult("play", _PUSH, ante, 0, 0))
+                won = BetResult("ante", _PUSH, ante, 0, 0)
             bonus = profile.ante_bonus_pay(p.hand_class)
             if bonus:
-                results.append(_win("ante_bonus", bets.ante, bonus))
-        results.append(ante)
+                add(BetResult("ante_bonus", _WIN, ante, bonus, ante * bonus))
+            add(won)
 
     side_lost = folded and profile.fold_loses_side_bets
-    if bets.pair_plus:
-        mult = profile.pair_plus_pay(p.hand_class, p.mini_royal)
-        if side_lost or not mult:
-            results.append(_lose("pair_plus", bets.pair_plus))
-        else:
-            results.append(_win("pair_plus", bets.pair_plus, mult))
-    if bets.six_card_bonus:
-        mult = profile.six_card_pay(six)
-        if side_lost or not mult:
-            results.append(_lose("six_card_bonus", bets.six_card_bonus))
-        else:
-            results.append(_win("six_card_bonus", bets.six_card_bonus, mult))
+    stake = bets.pair_plus
+    if stake:
+        mult = 0 if side_lost else profile.pair_plus_pay(p.hand_class, p.mini_royal)
+        add(BetResult("pair_plus", _WIN, stake, mult, stake * mult) if mult
+            else BetResult("pair_plus", _LOSE, stake, 0, -stake))
+    stake = bets.six_card_bonus
+    if stake:
+        mult = 0 if side_lost else profile.six_card_pay(six)
+        add(BetResult("six_card_bonus", _WIN, stake, mult, stake * mult) if mult
+            else BetResult("six_card_bonus", _LOSE, stake, 0, -stake))
 
-    return SeatSettlement(p, d, qualifies, six, tuple(results), sum(r.net for r in results))
+    net = 0
+    for r in results:
+        net += r.net
+    return SeatSettlement(p, d, qualifies, six, tuple(results), net)

@@ -11,6 +11,12 @@ to: no PIN is ever journaled), appended to the journal and committed, then appli
 waiting share one commit (each keeps its own journal row); none is applied before its
 row is on disk.
 
+When no input has been journaled for :attr:`Table.checkpoint_idle_s`, the thread empties
+the journal's write-ahead log (:meth:`~controller.game.journal.Journal.checkpoint`; a reader
+still holding it: again every :attr:`Table.checkpoint_retry_s`), and logs a warning while the
+log is larger than :attr:`Table.wal_warn_bytes` (a reader that never lets go), then when it
+is back to its size.
+
 Tests and the simulator may call :meth:`Table.process` directly instead of starting
 the thread (never both at once).
 
@@ -28,6 +34,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import queue
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -52,7 +59,7 @@ from controller.game.inputs import (
     encode_body,
     journal_body,
 )
-from controller.game.journal import Journal, JournalError
+from controller.game.journal import WAL_SIZE_LIMIT, Journal, JournalError
 from controller.game.refusals import Refusal
 from controller.game.table_views import ViewBuilder
 from controller.game.verifier import NO_ANCHOR, JournalVerdict, Progress
@@ -121,6 +128,17 @@ def encode_input(item: ShoeEvent | DealerCommand) -> tuple[str, dict[str, Any]]:
     return kind, body
 
 
+@dataclass(slots=True)
+class _WalKeeper:
+    """What the table thread knows of the journal's write-ahead log (see ``_when_idle``)."""
+
+    commits: int = -1  # the journal's commit count when last seen
+    since: float = 0.0  # when that count was first seen (monotonic)
+    emptied: int = -1  # the commit count at the last emptying
+    retry_at: float = 0.0  # no new try before this (monotonic)
+    warned: bool = False  # a warning about its size stands
+
+
 class _Fence:
     __slots__ = ("event",)
 
@@ -157,6 +175,10 @@ class Table:
 
     Attributes:
         inbox: put inputs here (thread-safe), or use :meth:`submit`.
+        checkpoint_idle_s: seconds without a journaled input before the write-ahead log is
+            emptied.
+        checkpoint_retry_s: seconds between tries while a reader keeps it from emptying.
+        wal_warn_bytes: a write-ahead log larger than this is logged as a warning.
         recovered: the state rebuilt from the journal, before this start-up's record
             (``Game.to_dict()`` shape; the crash tests compare it).
         locked: why the table is locked (broken journal), or None.
@@ -168,6 +190,10 @@ class Table:
             broken journal is no error: the table opens locked, see :attr:`locked`).
         InputError: ``software`` does not fit its declaration.
     """
+
+    checkpoint_idle_s = 1.0
+    checkpoint_retry_s = 5.0
+    wal_warn_bytes = 2 * WAL_SIZE_LIMIT
 
     def __init__(self, journal: Journal | str | Path, config: TableConfig | None = None, *,
                  clock: Clock | None = None,
@@ -197,6 +223,7 @@ class Table:
         self.heartbeat = time.monotonic()
         self.version = 0
         self.journal = journal if isinstance(journal, Journal) else Journal(journal)
+        self._wal = _WalKeeper()
         self.game = Game(self.config)
         self.recovered: dict[str, Any] = {}
         self.verdict = JournalVerdict()
@@ -374,6 +401,7 @@ class Table:
                 item = inbox.get(timeout=0.5)
             except queue.Empty:
                 self.heartbeat = time.monotonic()
+                self._when_idle()
                 continue
             batch, fences = [], []
             ask = None
@@ -402,6 +430,38 @@ class Table:
             self.heartbeat = time.monotonic()
             for f in (*fences, *([ask] if ask else [])):
                 f.event.set()
+            self._when_idle()
+
+    def _when_idle(self) -> None:
+        """Empty the write-ahead log once no input was journaled for a while; log a large one.
+
+        Called by the table thread between inputs; quick when there is nothing to do.
+        """
+        j, w, now = self.journal, self._wal, time.monotonic()
+        if j.commits != w.commits:
+            w.commits, w.since = j.commits, now
+            return
+        if (self.locked or w.emptied == j.commits or now - w.since < self.checkpoint_idle_s
+                or now < w.retry_at):
+            return
+        try:
+            emptied = j.checkpoint()
+        except sqlite3.Error as exc:  # the journal's own writes will say more
+            log.warning("journal %s: write-ahead log not emptied: %s", j.path, exc)
+            emptied = False
+        if emptied:
+            w.emptied = j.commits
+        else:
+            w.retry_at = now + self.checkpoint_retry_s
+        size = j.wal_bytes()
+        if size > self.wal_warn_bytes and not w.warned:
+            log.warning("journal %s: its write-ahead log is %d bytes: a reader (recall, a "
+                        "backup) has held it for a long time; it is emptied once the reader "
+                        "lets go", j.path, size)
+            w.warned = True
+        elif size <= self.wal_warn_bytes and w.warned:
+            log.info("journal %s: its write-ahead log is back to %d bytes", j.path, size)
+            w.warned = False
 
     def ask(self, item: ShoeEvent | DealerCommand,
             timeout: float = 5.0) -> list[Verdict] | None:

@@ -65,13 +65,14 @@ def _returns(profile: RuleProfile) -> tuple[tuple[tuple[str, int], ...],
     with _RTP_LOCK:
         got = _RTP.get(profile.source)
         if got is None:
+            from controller.game.deck_counts import DeckCountsError, stored_counts
+            from controller.game.par_sheet import compute_par_sheet, rtp_ppm
+
             try:
-                from controller.game.enumeration import SIX_CARD_COUNTS
-                from controller.game.par_sheet import compute_par_sheet, rtp_ppm
-            except ImportError:  # pragma: no cover - the par sheet is part of the product
+                sheet = compute_par_sheet(profile, stored_counts())
+            except DeckCountsError:  # the self-check refused to start on it already
                 got = ((), (), "")
             else:
-                sheet = compute_par_sheet(profile, six_card_counts=SIX_CARD_COUNTS)
                 plain, played = rtp_ppm(sheet), rtp_ppm(sheet, with_strategy=True)
                 got = (tuple(plain.items()),
                        tuple((k, v) for k, v in played.items() if plain[k] != v),

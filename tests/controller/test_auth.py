@@ -11,7 +11,14 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from controller.game import recall as rc
-from controller.game.auth import DEMO_PINS, PinChecker, PinLockout, demo_pin_hashes, hash_pin
+from controller.game.auth import (
+    DEMO_PINS,
+    PinChecker,
+    PinLockout,
+    demo_pin_hashes,
+    demo_pin_salt,
+    hash_pin,
+)
 from controller.game.config import TableConfig
 from controller.game.events import CardRead, LinkState, LinkStatus, Misread
 from controller.game.inputs import (
@@ -123,6 +130,12 @@ def replays_to_the_same_lockout(table) -> None:
     assert rebuild(table.journal, use_snapshots=False).lockout == table.game.lockout
     report = rc.verify(table.journal.path)
     assert report.ok, report.problems
+
+
+def test_the_written_out_demo_hashes_are_the_demo_pins_hashed_with_their_salts():
+    assert set(demo_pin_hashes()) == set(DEMO_PINS)
+    for role, pin in DEMO_PINS.items():
+        assert demo_pin_hashes()[role] == hash_pin(pin, demo_pin_salt(role))
 
 
 # ------------------------------------------------------------------ dealer PIN (R12)

@@ -15,7 +15,6 @@ def live():
     return compute_par_sheet(load_profile("live"))
 
 
-@pytest.mark.slow
 def test_live_par_sheet_is_exact(live):
     assert live.ante_play.ev == Fraction(-686689, 20358520)
     assert live.pair_plus.ev == Fraction(-248, 5525)
@@ -26,7 +25,6 @@ def test_live_par_sheet_is_exact(live):
     assert round(float(live.strategy.house_edge_per_wager), 4) == 0.0201
 
 
-@pytest.mark.slow
 def test_par_sheet_lines_add_up(live):
     for a in (live.ante_play, live.pair_plus, live.six_card_bonus):
         assert sum(x.contribution for x in a.lines) == a.ev
@@ -44,7 +42,6 @@ def test_classic_pair_plus(capsys):
     assert out["ante_play"]["min_play_hand"] == ["Q", "6", "4"]
 
 
-@pytest.mark.slow
 def test_live_json_six_decimals(capsys):
     assert main(["par-sheet", "--rules", "live", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
@@ -111,14 +108,13 @@ def _expected(ante_bonus: dict, pair_plus: dict) -> tuple[Fraction, Fraction]:
 
 @pytest.mark.parametrize("pay", [2**62, 10_000], ids=["2^62", "bound"])
 def test_huge_pays_give_exact_returns(pay):
-    from controller.game.enumeration import SIX_CARD_COUNTS
+    from controller.game.deck_counts import stored_counts
     from controller.game.par_sheet import rtp_ppm
 
     ante_bonus = dict(LIVE_ANTE_BONUS, straight_flush=pay)
     pair_plus = {"mini_royal": pay, "straight_flush": 40, "three_of_a_kind": 30,
                  "straight": 5, "flush": 4, "pair": 1}
-    sheet = compute_par_sheet(_with_pays(ante_bonus, pair_plus),
-                              six_card_counts=SIX_CARD_COUNTS)
+    sheet = compute_par_sheet(_with_pays(ante_bonus, pair_plus), stored_counts())
     ante_play, pp = _expected(ante_bonus, pair_plus)
     assert sheet.ante_play.rtp == ante_play
     assert sheet.pair_plus.rtp == pp
@@ -199,11 +195,16 @@ def _six_card_return_with_folds(pays, six_counts, folded_counts) -> Fraction:
 def test_six_card_bonus_for_a_player_who_folds_below_q64_is_exact():
     """The live rules: a fold loses the 6 Card Bonus. Computed here from the class counts
     by its own sum: 71.7301 % (docs/rules.md), not the paytable's 91.4386 %."""
-    from controller.game.enumeration import Q64_FOLDED_SIX_COUNTS, SIX_CARD_COUNTS
+    from controller.game.deck_counts import (
+        Q64_FOLDED_SIX_COUNTS,
+        SIX_CARD_COUNTS,
+        stored_counts,
+    )
     from controller.game.par_sheet import rtp_ppm
 
     profile = load_profile("live")
-    sheet = compute_par_sheet(profile, six_card_counts=SIX_CARD_COUNTS)
+    sheet = compute_par_sheet(profile, stored_counts())
+    assert compute_par_sheet(profile) == sheet                  # counted: the same
     want = _six_card_return_with_folds(dict(profile.six_card_bonus), SIX_CARD_COUNTS,
                                        Q64_FOLDED_SIX_COUNTS)
     got = sheet.with_strategy["six_card_bonus"]
@@ -221,93 +222,56 @@ def test_six_card_bonus_for_a_player_who_folds_below_q64_is_exact():
 def test_pair_plus_is_the_same_for_a_player_who_folds_below_q64():
     """No hand below Q-6-4 holds a pair or better: folding them loses no Pair Plus win."""
     from controller.game.cards import DECK
-    from controller.game.enumeration import SIX_CARD_COUNTS
     from controller.game.hands import HandClass, evaluate3
 
     folded = _q64_folded_hands()
     assert len(folded) == 7_200
     assert {evaluate3([DECK[c] for c in h]).hand_class for h in folded} == {HandClass.HIGH_CARD}
     for name, ev in (("live", Fraction(-248, 5525)), ("classic", Fraction(-402, 5525))):
-        sheet = compute_par_sheet(load_profile(name), six_card_counts=SIX_CARD_COUNTS)
+        sheet = compute_par_sheet(load_profile(name))
         played = sheet.with_strategy["pair_plus"]
         assert played.rtp == sheet.pair_plus.rtp == 1 + ev
         assert [x.count for x in played.lines if x.name == "fold"] == [7_200]
 
 
-def test_q64_folded_six_card_counts_by_enumeration():
+def test_q64_folded_six_card_counts_by_enumeration_and_by_counting():
+    from controller.autoplay import Q64
+    from controller.game.counting import dealer_six_card_counts, hand_kinds
     from controller.game.enumeration import Q64_FOLDED_SIX_COUNTS, hand_pair_six_card_counts
 
     counts = hand_pair_six_card_counts(_q64_folded_hands())
     assert counts == Q64_FOLDED_SIX_COUNTS
     assert sum(counts.values()) == 7_200 * 18_424
-
-
-@pytest.mark.slow
-def test_q64_folded_six_card_counts_by_six_card_sets():
-    """The same counts another way: over all 20,358,520 six-card sets, each set's class
-    counted once for every one of its 20 three-card subsets that is a folded hand."""
-    import itertools
-    import math
-
-    import numpy as np
-
-    from controller.game.enumeration import (
-        Q64_FOLDED_SIX_COUNTS,
-        _colex_combinations,
-        classify_six,
-    )
-    from controller.game.hands import SixCardClass
-
-    folded = np.zeros(math.comb(52, 3), dtype=bool)       # by colex rank of a < b < c
-    for a, b, c in _q64_folded_hands().tolist():
-        folded[math.comb(c, 3) + math.comb(b, 2) + a] = True
-    binom = [np.array([math.comb(n, k) for n in range(52)], dtype=np.int64) for k in range(4)]
-    sets = _colex_combinations(52, 6)
-    assert len(sets) == 20_358_520
-    counts = np.zeros(len(SixCardClass), dtype=np.int64)
-    for i in range(0, len(sets), 1 << 20):
-        block = sets[i:i + (1 << 20)].astype(np.int64)
-        n = np.zeros(len(block), dtype=np.int64)
-        for x, y, z in itertools.combinations(range(6), 3):
-            n += folded[binom[3][block[:, z]] + binom[2][block[:, y]] + binom[1][block[:, x]]]
-        counts += np.bincount(classify_six(block), weights=n,
-                              minlength=len(SixCardClass)).astype(np.int64)
-    assert {c: int(counts[c]) for c in SixCardClass} == Q64_FOLDED_SIX_COUNTS
-
-
-@pytest.mark.slow
-def test_the_fast_path_agrees_with_full_enumeration(live):
-    from controller.game.enumeration import SIX_CARD_COUNTS
-
-    fast = compute_par_sheet(load_profile("live"), six_card_counts=SIX_CARD_COUNTS)
-    assert fast.with_strategy == live.with_strategy
+    folded = [k for k in hand_kinds() if k.value.strength < Q64]
+    assert sum(k.weight for k in folded) == 7_200
+    assert dealer_six_card_counts(folded) == Q64_FOLDED_SIX_COUNTS
 
 
 def test_a_fold_that_keeps_the_side_bets_keeps_their_return(tmp_path):
     from importlib import resources
 
-    from controller.game.enumeration import SIX_CARD_COUNTS
     from controller.game.rules import load_profile as load
 
     body = (resources.files("controller.game") / "profiles" / "live.toml").read_text()
     path = tmp_path / "keeps.toml"
     path.write_text(body.replace("fold_loses_side_bets = true", "fold_loses_side_bets = false"))
-    sheet = compute_par_sheet(load(str(path)), six_card_counts=SIX_CARD_COUNTS)
+    sheet = compute_par_sheet(load(str(path)))
     assert sheet.with_strategy == {"pair_plus": sheet.pair_plus,
                                    "six_card_bonus": sheet.six_card_bonus}
 
 
 def test_another_strategy_counts_its_own_folded_hands(tmp_path):
-    """A jack-high qualifier changes the strategy: its folded hands are enumerated."""
+    """A jack-high qualifier changes the strategy: its folded hands are counted."""
     from importlib import resources
 
-    from controller.game.enumeration import SIX_CARD_COUNTS
+    from controller.game.deck_counts import stored_counts
 
     body = (resources.files("controller.game") / "profiles" / "live.toml").read_text()
     path = tmp_path / "j.toml"
     path.write_text(body.replace('dealer_qualifier = "Q-high"', 'dealer_qualifier = "J-high"'))
     profile = load_profile(str(path))
-    sheet = compute_par_sheet(profile, six_card_counts=SIX_CARD_COUNTS)
+    sheet = compute_par_sheet(profile)
+    assert compute_par_sheet(profile, stored_counts()) == sheet
     assert sheet.strategy.min_play_hand != ("Q", "6", "4")
     six = sheet.with_strategy["six_card_bonus"]
     folded = [x.count for x in six.lines if x.name == "fold"][0]
@@ -320,9 +284,9 @@ def test_docs_and_readme_state_the_q64_player_s_6_card_bonus_return():
     """The money-facing figures in the documents are the par sheet's, to the digit."""
     from pathlib import Path
 
-    from controller.game.enumeration import Q64_FOLDED_SIX_COUNTS, SIX_CARD_COUNTS
+    from controller.game.deck_counts import Q64_FOLDED_SIX_COUNTS
 
-    sheet = compute_par_sheet(load_profile("live"), six_card_counts=SIX_CARD_COUNTS)
+    sheet = compute_par_sheet(load_profile("live"))
     played = sheet.with_strategy["six_card_bonus"]
     percent = f"{float(played.rtp) * 100:.4f} %"
     ev = f"{played.ev.numerator}/{played.ev.denominator}"

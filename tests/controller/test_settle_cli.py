@@ -72,3 +72,92 @@ def test_hostile_lines_are_errors_in_place_not_tracebacks():
     assert "nested too deeply" in out[0]["error"] and out[0]["line"] == 1
     assert "too long" in out[1]["error"] and out[1]["line"] == 2
     assert out[2]["net"] == 1590
+
+
+# -- the declared reading (msgspec) answers every line as the full check does ------------
+
+def _json_value():
+    from hypothesis import strategies as st
+
+    return st.one_of(st.none(), st.booleans(), st.integers(-5, 10**20), st.floats(
+        allow_nan=False), st.text(max_size=4), st.lists(st.integers(0, 3), max_size=2))
+
+
+def _lines():
+    from hypothesis import strategies as st
+
+    from controller.game.cards import DECK
+
+    texts = st.sampled_from([str(c) for c in DECK] + ["AS", "as", "10h", " As", "Xs", "", "1"])
+    cards = st.lists(texts, min_size=2, max_size=4)
+    dealt = st.permutations([str(c) for c in DECK]).map(lambda d: (d[:3], d[3:6]))
+    amounts = st.one_of(st.integers(0, 3000), _json_value())
+    bets = st.dictionaries(st.sampled_from(["ante", "pair_plus", "six_card_bonus", "play",
+                                            "banker"]), amounts, max_size=4)
+    decision = st.sampled_from(["play", "fold", None, "PLAY", 1, "missing"])
+
+    @st.composite
+    def line(draw):
+        player, dealer = draw(dealt)
+        if draw(st.booleans()):
+            player = draw(cards)
+        if draw(st.booleans()):
+            dealer = draw(st.one_of(cards, _json_value()))
+        obj = {"player": player, "dealer": dealer, "bets": draw(st.one_of(bets, _json_value()))}
+        d = draw(decision)
+        if d != "missing":
+            obj["decision"] = d
+        if draw(st.integers(0, 9)) == 0:
+            obj[draw(st.sampled_from(["extra", "player", "bets"]))] = draw(_json_value())
+        text = json.dumps(obj)
+        return draw(st.sampled_from([text, text, text, text[:-3], "[" + text + "]", "  ",
+                                     text.replace(" ", "")]))
+
+    return st.lists(line(), min_size=1, max_size=8)
+
+
+def test_the_declared_reading_answers_every_line_as_the_full_check_does():
+    """Each line is read by its msgspec declaration first; what that reading settles or
+    refuses must be, to the byte, what the full check (settle_line) answers."""
+    import io
+
+    from hypothesis import given, settings
+
+    from controller.game.cards import CardError, parse_cards
+    from controller.game.hands import best_five_of_six, evaluate3
+    from controller.game.rules import load_profile
+    from controller.game.settlement import BetError
+    from controller.settle_cli import InputError, settle_line, settle_stream
+
+    profile = load_profile("live")
+
+    @settings(max_examples=100, deadline=None)
+    @given(_lines())
+    def check(lines):
+        data = "\n".join(lines).encode() + b"\n"
+        for limits in (False, True):
+            out = io.BytesIO()
+            bad = settle_stream(profile, io.BytesIO(data), out, limits)
+            want, errors = [], 0
+            for n, raw in enumerate(io.BytesIO(data), start=1):
+                text = raw.decode()
+                if not text.strip():
+                    continue
+                try:
+                    want.append(json.dumps(settle_line(profile, text, limits)))
+                except (InputError, CardError, BetError) as exc:
+                    want.append(json.dumps({"error": str(exc), "line": n}))
+                    errors += 1
+            got = out.getvalue().decode().splitlines()
+            assert got == want
+            assert bad == errors
+            for text, answer in zip([t for t in lines if t.strip()], got, strict=True):
+                answer = json.loads(answer)
+                if "error" not in answer:   # the hands named as the evaluator names them
+                    obj = json.loads(text)
+                    player, dealer = parse_cards(obj["player"]), parse_cards(obj["dealer"])
+                    assert answer["player_hand"] == evaluate3(player).hand_class.key
+                    assert answer["dealer_hand"] == evaluate3(dealer).hand_class.key
+                    assert answer["six_card_hand"] == best_five_of_six(player + dealer).key
+
+    check()

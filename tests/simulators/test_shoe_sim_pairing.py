@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 import serial
+from polling import until
 
 from controller.autoplay import QUIET_MS
 from controller.game.config import ConfigError, load_config
@@ -120,14 +121,14 @@ def test_a_round_goes_on_one_interval_after_a_host_opens_the_port_again():
     runner.start()
     try:
         port.connected = True
-        assert _until(lambda: len(times) >= 3)
+        assert until(lambda: len(times) >= 3)
         port.connected = False
         time.sleep(1.0)
         dealt = len(times)
         assert dealt < 9 and runner.in_round == dealt  # mid-round, nothing dealt meanwhile
         port.connected = True
         opened = time.monotonic()
-        assert _until(lambda: len(times) > dealt)
+        assert until(lambda: len(times) > dealt)
     finally:
         runner.stop()
     assert 0.3 <= times[dealt] - opened <= 0.3 + 0.25
@@ -246,7 +247,7 @@ def test_the_quiet_period_shoe_sim_advises_is_autoplays_and_its_defaults_keep_to
 ])
 def test_shoe_sim_says_when_autoplay_cannot_keep_in_step(pace, warned):
     sim = SimProcess("--dialect", "beetek", "--tcp", "127.0.0.1:0", *pace)
-    assert _until(lambda: any("without --autoplay" in line for line in sim.err))
+    assert until(lambda: any("without --autoplay" in line for line in sim.err))
     err = sim.stop()
     assert ("note: run --autoplay opens the next round once no card has come for 1500 ms; it "
             "needs --interval under 1500 and --gap of 2000 or more to keep in step" in err
@@ -300,15 +301,6 @@ def test_a_flagged_burn_at_a_burn_position_is_that_burn():
 
 # -- a pty nobody holds open -------------------------------------------------------------
 
-def _until(pred, timeout: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while not pred():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
-    return True
-
-
 def test_a_pty_stops_listening_when_its_host_closes_it_and_listens_again_at_reopen():
     port = PtyPort(None, dialect="native")
     opened = []
@@ -316,11 +308,11 @@ def test_a_pty_stops_listening_when_its_host_closes_it_and_listens_again_at_reop
     try:
         assert not port.host_connected
         host = serial.Serial(port.path, 115200, timeout=1)
-        assert _until(lambda: port.host_connected) and opened == [1]
+        assert until(lambda: port.host_connected) and opened == [1]
         host.close()
-        assert _until(lambda: not port.host_connected)
+        assert until(lambda: not port.host_connected)
         host = serial.Serial(port.path, 115200, timeout=1)
-        assert _until(lambda: port.host_connected) and opened == [1, 1]
+        assert until(lambda: port.host_connected) and opened == [1, 1]
         port.write(b"HB\r\n")
         assert host.read(4) == b"HB\r\n"
         host.close()
@@ -365,7 +357,7 @@ def test_shoe_sim_on_a_pty_deals_nothing_once_the_table_has_closed_it():
     try:
         host = serial.Serial(sim.url.split("?")[0].removeprefix("serial://"), 115200,
                              timeout=0.2)
-        assert _until(lambda: len(sim.dealt()) >= 5)
+        assert until(lambda: len(sim.dealt()) >= 5)
         host.close()
         time.sleep(0.3)  # the close is seen within a poll; a card may be on its way
         before = len(sim.dealt())
@@ -373,7 +365,7 @@ def test_shoe_sim_on_a_pty_deals_nothing_once_the_table_has_closed_it():
         assert len(sim.dealt()) == before  # 100 cards' time, none dealt into nothing
         host = serial.Serial(sim.url.split("?")[0].removeprefix("serial://"), 115200,
                              timeout=0.2)
-        assert _until(lambda: len(sim.dealt()) >= before + 5)  # open again: dealing goes on
+        assert until(lambda: len(sim.dealt()) >= before + 5)  # open again: dealing goes on
         host.close()
     finally:
         sim.stop()
@@ -465,7 +457,7 @@ def test_a_table_stopped_mid_deal_and_started_again_is_in_step_after_one_void(tm
                                   str(tmp_path / "j.sqlite3")], env=env,
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
-            assert _until(lambda: len(sim.dealt()) >= 11, 60)  # round 2 is being dealt
+            assert until(lambda: len(sim.dealt()) >= 11, 60)  # round 2 is being dealt
         finally:
             first.send_signal(signal.SIGTERM)
             assert first.wait(30) == 0
