@@ -94,10 +94,20 @@ def run_recall(args: argparse.Namespace) -> int:
     return 1 if broken else 0
 
 
+def _outcome(x: dict[str, Any]) -> str:
+    """An outcome-mode result in words: ``pays 30 to 1 (three_of_a_kind)``, ``push``."""
+    if x["outcome"] == "win":
+        return f"pays {x['multiple']} to 1" + (f" ({x['line']})" if x.get("line") else "")
+    return {"lose": "loses", "push": "push", "refund": "returned"}.get(x["outcome"],
+                                                                     x["outcome"])
+
+
 def _format_round(r: dict[str, Any]) -> str:
     head = f"GAME RECALL  round {r['round_id']}  {r['status'].upper()}"
     if r["void_reason"]:
         head += f"  void: {r['void_reason']}"
+    outcomes = r.get("bet_entry") == "outcomes"
+    head += "  bets as outcomes" if outcomes else "  bets in amounts"
     lines = [head, f"  opened {r['started_utc'] or '-'}"]
     deal = "  ".join(f"{c or ('unreadable' if p == 'burn' else 'misread')}->{p}"
                      f"{' (manual)' if m else ''}" for c, p, m in r["deal"])
@@ -108,10 +118,17 @@ def _format_round(r: dict[str, Any]) -> str:
                                                else "does not qualify")
     lines.append(f"  dealer: {dealer}")
     for s in r["seats"]:
-        bets = ", ".join(f"{k} {v}" for k, v in s["bets"].items())
-        res = ", ".join(f"{k} {x['outcome']} {_money(x['net'])}" for k, x in s["results"].items())
+        if outcomes:  # marked bets: no amounts, each result an outcome
+            bets = ", ".join(s["bets"])
+            res = ", ".join(f"{k} {_outcome(x)}" for k, x in s["results"].items())
+            net = ""
+        else:
+            bets = ", ".join(f"{k} {v}" for k, v in s["bets"].items())
+            res = ", ".join(f"{k} {x['outcome']} {_money(x['net'])}"
+                            for k, x in s["results"].items())
+            net = f"  net {_money(s['net'])}"
         lines.append(f"  seat {s['seat']}: {' '.join(s['cards']) or '-'}  bets {bets}  "
-                     f"decision {s['decision'] or '-'}  {res}  net {_money(s['net'])}")
+                     f"decision {s['decision'] or '-'}  {res}{net}")
     return "\n".join(lines)
 
 
@@ -126,7 +143,8 @@ def run_meters(args: argparse.Namespace) -> int:
         print(json.dumps({"rows": {k: dict(zip(("wagered", "paid", "won", "rounds", "voids",
                                                 "refunded"), v, strict=True))
                                    for k, v in rep.rows.items()},
-                          "counters": rep.counters, "reconciled": rep.reconciled,
+                          "counters": rep.counters, "outcomes": rep.outcomes,
+                          "reconciled": rep.reconciled,
                           "problems": rep.problems}))
     else:
         print(f"{'meter':15} {'wagered':>14} {'paid':>14} {'won':>14} {'house net':>14} "
@@ -135,6 +153,10 @@ def run_meters(args: argparse.Namespace) -> int:
             print(f"{k:15} {w:>14,} {p:>14,} {won:>14,} {won - p:>+14,} {n:>8} {v:>6} {rf:>10,}")
         for k, v in sorted(rep.counters.items()):
             print(f"  {k}: {v}")
+        if rep.outcomes:
+            print("outcome meters (rounds dealt as outcomes):")
+            for k, v in sorted(rep.outcomes.items()):
+                print(f"  {k}: {v}")
         print("reconciled with the round records" if rep.reconciled
               else "DOES NOT RECONCILE: " + "; ".join(rep.problems))
     return 0 if rep.reconciled and not broken else 1

@@ -9,7 +9,10 @@ not show them), except in the text of an alarm about that card (a card read twic
 dealer must find it.
 
 All money is integers in minor units. Card texts are canonical (``Qh``); ``None`` in a
-card list is a card dealt face down / not shown.
+card list is a card dealt face down / not shown. A round dealt in outcome mode
+(``bet_entry`` ``outcomes``) holds no money: its bets are marks (a stake of 1 unit) and
+its results outcomes (``outcome`` and ``multiple``; a net in units), which the screens
+give as "pays X to 1", "push" or "loses".
 """
 
 from __future__ import annotations
@@ -152,13 +155,15 @@ class PayoutLine:
             ``six_card_bonus``).
         outcome: ``win``, ``lose``, ``push`` or ``refund``.
         amount: minor units to pay (win: the winnings; push/refund: the stake returned;
-            lose: the stake taken).
+            lose: the stake taken); in outcome mode a count of units.
+        multiple: "X to 1" paid on a win, else 0 (outcome mode: what the dealer pays).
     """
 
     seat: int
     bet: str
     outcome: str
     amount: int
+    multiple: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +180,7 @@ class RecallRound:
             code.
         dealer_cards: the dealer's cards.
         seats: each seat's record (cards, bets, decision, results, net).
+        bet_entry: how its bets were taken: ``amounts`` or ``outcomes``.
     """
 
     round_id: int
@@ -184,6 +190,7 @@ class RecallRound:
     deal: tuple[tuple[str | None, str, bool], ...] = ()
     dealer_cards: tuple[str, ...] = ()
     seats: tuple[SeatView, ...] = ()
+    bet_entry: str = "amounts"
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,6 +237,8 @@ class PlayerView:
         paytables: rules in force with limits and return to player.
         link_state: ``connecting``, ``online``, ``silent`` or ``disconnected``.
         version: increases with every snapshot; a display redraws when it changes.
+        bet_entry: how the round shown takes its bets: ``amounts`` or ``outcomes``
+            (marks and outcomes, no money).
     """
 
     table_id: str = ""
@@ -244,6 +253,7 @@ class PlayerView:
     paytables: Paytables = field(default_factory=Paytables)
     link_state: str = "connecting"
     version: int = 0
+    bet_entry: str = "amounts"
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,6 +292,10 @@ class DealerView:
             ``shoe_restart``, ``alarm``, ``frame_error``, ``shoe_empty``,
             ``interrupted``), or None.
         void_reason: why the round was voided, or None.
+        bet_entry: how the round shown takes its bets: ``amounts`` or ``outcomes`` (the
+            dealer marks bets; results are outcomes, never money).
+        outcome_meters: the outcome meters of the rounds dealt in outcome mode
+            (:func:`controller.game.meters.outcome_key` -> count), sorted by name.
     """
 
     table_id: str = ""
@@ -309,3 +323,5 @@ class DealerView:
     cards_due: int = 0
     pause_reason: str | None = None
     void_reason: str | None = None
+    bet_entry: str = "amounts"
+    outcome_meters: tuple[tuple[str, int], ...] = ()
