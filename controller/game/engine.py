@@ -139,7 +139,8 @@ class Game:
             _B[ev.Cut]: link.on_cut, _B[ev.Empty]: link.on_empty,
             _B[ev.Warning]: link.on_warning, _B[ev.FrameError]: link.on_frame_error,
             _B[ev.NoFrameDecoded]: link.on_no_frame,
-            I.PlaceBet: Game._place_bet, I.MarkBet: Game._mark_bet, I.ClearBets: Game._clear_bets, I.Rebet: Game._rebet,
+            I.PlaceBet: Game._place_bet, I.MarkBet: Game._mark_bet,
+            I.ClearBets: Game._clear_bets, I.Rebet: Game._rebet,
             I.NoMoreBets: Game._no_more_bets, I.Decide: Game._decide, I.Reveal: Game._reveal,
             I.Settle: Game._settle, I.NextRound: Game._next_round, I.VoidRound: Game._void_cmd,
             I.ManualCard: dealing.on_manual_card, I.UnblockDeck: Game._unblock_deck,
@@ -397,8 +398,11 @@ class Game:
     def _settle(self, body: I.Settle, actor: str) -> None:
         done = self.wagers.settle(self.profile, self.deal.dealer_cards, self.outcomes)
         self.round.go(I.Settle.name, S.SETTLED)
+        # the paytable lines are recorded for outcomes only: records of amounts keep their
+        # shape, so journals written before replay to the very same records
         self._close_round(settled=True, lines={
-            seat: {r.bet: r.line for r in res.results if r.line} for seat, res in done.items()})
+            seat: {r.bet: r.line for r in res.results if r.line} for seat, res in done.items()
+        } if self.outcomes else None)
 
     # ------------------------------------------------------------------ void / next
     def _void_cmd(self, body: I.VoidRound, actor: str) -> None:

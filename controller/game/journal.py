@@ -513,9 +513,11 @@ class Journal:
                                "FROM rounds WHERE round_id = ?", (round_id,)).fetchone()
 
     def stored_meters(self) -> dict[str, Any]:
-        """The ``meters``, ``counters`` and ``outcome_meters`` tables, as
-        :meth:`Game.meters_dict` shapes them (``outcomes`` only when there are some; a
-        journal written before outcome meters existed has none)."""
+        """The ``meters``, ``counters`` and ``outcome_meters`` tables, as meters are journaled.
+
+        ``outcomes`` only when there are some (:meth:`Game.meters_dict` shapes them so); a
+        journal written before outcome meters existed has none.
+        """
         rows = {r[0]: list(r[1:]) for r in self.db.execute("SELECT * FROM meters")}
         counters = dict(self.db.execute("SELECT name, value FROM counters").fetchall())
         d = {"rows": rows, "counters": counters}

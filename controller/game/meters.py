@@ -128,8 +128,10 @@ class Meters:
             counts[key] = counts.get(key, 0) + 1
 
     def as_dict(self) -> dict[str, Any]:
-        """Meters as journaled: ``{"rows": {name: [6 ints]}, "counters": {name: n}}``, and
-        ``"outcomes": {name: n}`` once a round was dealt in outcome mode."""
+        """Meters as journaled: ``{"rows": {name: [6 ints]}, "counters": {name: n}}``.
+
+        ``"outcomes": {name: n}`` joins them once a round was dealt in outcome mode.
+        """
         d = {"rows": {k: list(msgspec.structs.astuple(v)) for k, v in self.rows.items()},
              "counters": dict(self.counters)}
         if self.outcomes:

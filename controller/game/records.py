@@ -15,7 +15,6 @@ from typing import Any
 import msgspec
 from msgspec import Struct
 
-
 AMOUNTS = "amounts"
 """The ``bet_entry`` of a round whose bets were amounts (every round before it existed)."""
 

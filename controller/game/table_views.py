@@ -267,8 +267,10 @@ class ViewBuilder:
 
 
 def _bet_entry(g: Game) -> str:
-    """How the round on the layout takes its bets: a finished round keeps its own mode
-    (the setting may change between rounds, before its wagers are cleared)."""
+    """How the round on the layout takes its bets: a finished round keeps its own mode.
+
+    The setting may change between rounds, before the finished round's wagers are cleared.
+    """
     rec = g.recall.newest()
     if g.state in (S.SETTLED, S.VOID) and rec is not None and rec.round_id == g.round_id:
         return rec.bet_entry
