@@ -20,7 +20,9 @@ from controller.game.engine import Game
 from controller.game.inputs import (
     Decide,
     ManualCard,
+    MarkBet,
     NextRound,
+    PlaceBet,
     Resume,
     Reveal,
     Settle,
@@ -251,7 +253,8 @@ class ViewBuilder:
             seats=tuple(dealer_seats), dealer_cards=dealer_cards, dealer_hand=dhand,
             dealer_qualifies=dq, link_state=g.link_state, link_detail=g.link_detail,
             banners=tuple(banners), payouts=payouts,
-            allowed=frozenset() if locked else ALLOWED_COMMANDS[g.state],
+            allowed=frozenset() if locked else ALLOWED_COMMANDS[g.state] - {
+                PlaceBet.name if g.outcomes else MarkBet.name},
             awaiting_supervisor=_awaiting(g), deck_blocked=bool(deal.blocked),
             recall=recall, meters=st["meters"], paytables=st["paytables"],
             chip_values=g.config.chip_values, version=version, cards_due=cards_due,
