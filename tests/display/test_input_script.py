@@ -56,7 +56,8 @@ def test_every_step_kind_reads(tmp_path):
     ('{"kye": "F9"}', r"Object contains unknown field `kye`"),
     ('{}', r"one action a line"),
     ('{"screenshot": "shot.jpg"}', r"'shot.jpg' does not end in .png - at `\$.screenshot`"),
-    ('{"screenshot": "no/such/folder/s.png"}', r"folder .*/no/such/folder does not exist - at `\$.screenshot`"),
+    ('{"screenshot": "no/such/folder/s.png"}',
+     r"folder .*/no/such/folder does not exist - at `\$.screenshot`"),
     ('["key", "F9"]', r"Expected `object`, got `array`"),
     ('{"key": "F9"', r"Input data was truncated"),
 ])
