@@ -10,6 +10,7 @@ from __future__ import annotations
 import pygame
 
 from controller.game.views import PlayerView, SeatView
+from display import outcome_mode as om
 from display import theme
 from display.cards import CardArt, card_label
 from display.common import banner_strip, dealer_hand, felt, link_pill
@@ -116,6 +117,8 @@ class PlayerScreen:
         link_pill(p, pill, view.link_state, tr, blink=int(now * 2) % 2 == 1)
 
     def _refunds(self, view: PlayerView) -> str:
+        if om.on(view):  # the bets returned, not amounts
+            return om.refunds_text(self.tr, view.seats)
         parts = []
         for s in view.seats:
             total = sum(r.stake for r in s.results if r.outcome == "refund")
@@ -131,7 +134,8 @@ class PlayerScreen:
         if not cells:
             return
         g = self._seat_geom(cells[0])
-        lines = {s.seat: self._seat_lines(s) for s in view.seats}
+        compact = p.surface.get_width() < 1000  # as the paytables: "30:1"
+        lines = {s.seat: self._seat_lines(s, om.on(view), compact) for s in view.seats}
         n = max([4, *(len(v) for v in lines.values())])
         line = rows(g["results"], [1] * n, 0)[0]
         pairs = [(x[0], x[1]) for v in lines.values() for x in v]
@@ -176,8 +180,15 @@ class PlayerScreen:
             hand = f"{hand} \u2022 {self.tr('word.folded')}" if hand else self.tr("word.folded")
         return hand
 
-    def _seat_lines(self, seat: SeatView) -> list[tuple[str, str, theme.Color]]:
+    def _seat_lines(self, seat: SeatView, outcomes: bool = False, compact: bool = False
+                    ) -> list[tuple[str, str, theme.Color]]:
         tr = self.tr
+        if outcomes:  # marks, then outcomes in words: never an amount
+            if seat.results:
+                return [(tr.bet(r.bet), om.result_text(tr, r.outcome, r.multiple, compact),
+                         theme.OUTCOME_COLORS.get(r.outcome, theme.TEXT)) for r in seat.results]
+            return [(tr.bet(b), om.MARKED, theme.TEXT)
+                    for b in ("ante", "play", "pair_plus", "six_card_bonus") if seat.bets.get(b)]
         if seat.results:
             return [(tr.bet(r.bet), _outcome_amount(r.outcome, r.net, r.stake),
                      theme.OUTCOME_COLORS.get(r.outcome, theme.TEXT)) for r in seat.results]
@@ -217,7 +228,9 @@ class PlayerScreen:
         net_r = g["net"]
         p.region(f"{role}.net", net_r)
         if seat.net is not None:
-            if view.state == "void":
+            if om.on(view):
+                text, color = om.seat_summary(tr, seat, view.state == "void", "player")
+            elif view.state == "void":
                 refund = sum(r.stake for r in seat.results if r.outcome == "refund")
                 text, color = "\u21a9 " + format_money(refund), theme.PUSH
             else:

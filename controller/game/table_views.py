@@ -334,6 +334,8 @@ def _next_action(g: Game, state: RoundState) -> tuple[str, str]:
     if state is S.LOCKED:
         return "locked", "The table is locked: call a technician"
     if state is S.BETTING:
+        if g.outcomes:
+            return "mark_bets", "Mark the bets each seat plays, then press No more bets"
         return "place_bets", "Place bets, then press No more bets"
     if state in (S.NO_MORE_BETS, S.DEALING):
         pos = g.deal.positions[g.deal.index]

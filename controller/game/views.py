@@ -266,9 +266,9 @@ class DealerView:
         state: round state name (see :class:`PlayerView`).
         next_action: the one next thing the dealer does, in English
             (``Place bets, then press No more bets``).
-        next_action_key: stable key for translation (``place_bets``, ``no_more_bets``,
-            ``deal``, ``decide``, ``reveal``, ``settle``, ``next_round``, ``resolve``,
-            ``supervisor``, ``locked``).
+        next_action_key: stable key for translation (``place_bets``, ``mark_bets``,
+            ``no_more_bets``, ``deal``, ``decide``, ``reveal``, ``settle``, ``next_round``,
+            ``resolve``, ``supervisor``, ``locked``).
         next_card: where the next card goes, e.g. ``(3, 2)`` = seat 3 card 2,
             ``(0, 1)`` = dealer card 1, ``(-1, 1)`` = the first burn; None when no card is
             due.
