@@ -777,7 +777,7 @@ class DealerScreen:
                 if outcomes:  # the outcome in words where the amount goes: "pays 5 to 1"
                     c = pygame.Rect(b.left, c.top, c.right - b.left, c.height)
                     p.text(om.result_text(tr, x.outcome, x.multiple), c, int(r.height * 0.7),
-                           bold=True, color=color, align="right", role="payouts.outcome")
+                           bold=True, color=color, align="right", role="payouts.amount")
                     continue
                 p.text(tr(f"pay.{x.outcome}"), b, int(r.height * 0.62), bold=True, color=color,
                        align="left", role="payouts.outcome")

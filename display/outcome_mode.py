@@ -75,16 +75,16 @@ def seat_summary(tr: Translator, seat: SeatView, void: bool,
     """A settled seat's one-word summary in place of a net amount.
 
     For the dealer what to do (``PAY`` when a bet wins, ``RETURN`` when the others
-    push, ``TAKE`` when every bet loses, ``REFUND`` for a void); for the players what
+    push, ``TAKE`` when every bet loses, ``RETURN`` for a void); for the players what
     happened (``WIN``, ``PUSH``, ``LOSE``, ``RETURNED``).
 
     Returns:
         (text, colour).
     """
-    words = {"dealer": ("pay.win", "pay.push", "pay.lose", "pay.refund"),
+    words = {"dealer": ("pay.win", "pay.push", "pay.lose", "pay.push"),
              "player": ("seat.win", "seat.push", "seat.lose", "seat.returned")}[audience]
     if void:
-        return "\u21a9 " + tr(words[3]), theme.PUSH
+        return tr(words[3]), theme.PUSH
     outcomes = {r.outcome for r in seat.results}
     if "win" in outcomes:
         return tr(words[0]), theme.WIN
@@ -100,15 +100,12 @@ def recall_results(tr: Translator, seat: SeatView) -> str:
 
 
 def refunds_text(tr: Translator, seats: Iterable[SeatView]) -> str:
-    """The bets a void returns, seat by seat: ``Seat 1: Ante, Pair Plus``."""
-    parts = []
-    for s in seats:
-        bets = [r.bet for r in s.results if r.outcome == "refund"] or [
-            b for b in s.bets if b != "play"]
-        if bets:
-            parts.append(f"{tr('word.seat_n', seat=s.seat)}: "
-                         + ", ".join(tr.bet(b) for b in bets))
-    return "  \u2022  ".join(parts)
+    """What a void returns: ``Seats 1, 3, 6: every bet returned``.
+
+    Each seat's own lines name its bets.
+    """
+    numbers = [str(s.seat) for s in seats if s.bets or s.results]
+    return tr("result.returned_seats", seats=", ".join(numbers)) if numbers else ""
 
 
 # ----------------------------------------------------------------------- dealer: actions

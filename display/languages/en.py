@@ -223,4 +223,5 @@ MESSAGES: dict[str, str] = {
     "seat.returned": "RETURNED",
     "meter.voided": "voided",
     "short.ante_bonus": "AB",
+    "result.returned_seats": "Seats {seats}: every bet returned",
 }

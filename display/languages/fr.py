@@ -212,4 +212,5 @@ MESSAGES: dict[str, str] = {
     "seat.returned": "RENDU",
     "meter.voided": "annulés",
     "short.ante_bonus": "BA",
+    "result.returned_seats": "Places {seats} : toutes les mises rendues",
 }

@@ -212,4 +212,5 @@ MESSAGES: dict[str, str] = {
     "seat.returned": "ПОВЕРНУТО",
     "meter.voided": "анульовано",
     "short.ante_bonus": "БА",
+    "result.returned_seats": "Місця {seats}: усі ставки повернуто",
 }
