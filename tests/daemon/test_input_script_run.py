@@ -2,51 +2,17 @@
 
 The daemon runs headless (SDL's dummy driver); the script's keys become real KEYDOWN
 events for the real dealer screen, whose commands go to the real table. The shoe is a
-simulated one on TCP, dealt by the test when the round's log says no more bets.
+simulated one on TCP (``scripted_shoe``), dealt by the test when the round's log says no
+more bets.
 """
 
 from __future__ import annotations
 
-import json
-import sqlite3
-
 import pygame
 
-from simulators.runner import ShoeRunner
-from simulators.shoe import SimulatedShoe
-from simulators.tcp_shoe import TcpPort
 
-
-class Shoe:
-    """A simulated native shoe on TCP dealing ``cards`` in order when asked."""
-
-    def __init__(self, cards: str) -> None:
-        self.shoe = SimulatedShoe("native", cards=cards.split())
-        self.port = TcpPort(dialect="native")
-        self.url = self.port.url
-        self.shoe.attach(self.port)
-        self.runner = ShoeRunner(self.shoe, heartbeat_ms=500)
-        self.runner.start()
-
-    def deal(self, n: int) -> None:
-        for _ in range(n):
-            assert self.shoe.deal() is not None
-
-    def close(self) -> None:
-        self.runner.stop()
-        self.port.close()
-
-
-def events(journal) -> list[tuple[str, str, dict]]:
-    db = sqlite3.connect(journal)
-    try:
-        return [(k, a, json.loads(b)) for k, a, b in
-                db.execute("SELECT kind, actor, body FROM events ORDER BY seq")]
-    finally:
-        db.close()
-
-
-def test_a_round_played_by_a_script_of_keys(daemons, table_config, tmp_path):
+def test_a_round_played_by_a_script_of_keys(daemons, table_config, tmp_path, scripted_shoe,
+                                            journal_events):
     script = tmp_path / "round.jsonl"
     script.write_text("\n".join([
         "# two antes of 100 (the first chip), no more bets, then the shoe deals",
@@ -55,22 +21,19 @@ def test_a_round_played_by_a_script_of_keys(daemons, table_config, tmp_path):
         '{"keys": "1 Y F"}', '{"key": "R"}', '{"key": "S"}',
         '{"screenshot": "settled.png"}', '{"screenshot": "player.png", "screen": "player"}',
         '{"key": "Enter"}']) + "\n")
-    shoe = Shoe("Ah 7s Qh Kd 7d 5s 9c 2c 3d")                # seat 1, seat 2, dealer x3
+    shoe = scripted_shoe("Ah 7s Qh Kd 7d 5s 9c 2c 3d")       # seat 1, seat 2, dealer x3
     journal = tmp_path / "journal.sqlite3"
-    try:
-        d = daemons(["--config", str(table_config), "--shoe", shoe.url, "--headless",
-                     "--control-stdin", "--input-script", str(script)])
-        d.wait_for(r"input script .*round.jsonl: 10 steps")
-        d.wait_for(r"round 1 no_more_bets", timeout=60)
-        shoe.deal(9)
-        d.wait_for(r"input script .*round.jsonl: done, 10 steps played", timeout=120)
-        d.send("no_more_bets")  # the control channel works beside it: round 2 has no bet
-        d.wait_for(r"control: no_more_bets")
-        assert d.stop() == 0
-    finally:
-        shoe.close()
+    d = daemons(["--config", str(table_config), "--shoe", shoe.url, "--headless",
+                 "--control-stdin", "--input-script", str(script)])
+    d.wait_for(r"input script .*round.jsonl: 10 steps")
+    d.wait_for(r"round 1 no_more_bets", timeout=60)
+    shoe.deal(9)
+    d.wait_for(r"input script .*round.jsonl: done, 10 steps played", timeout=120)
+    d.send("no_more_bets")  # the control channel works beside it: round 2 has no bet
+    d.wait_for(r"control: no_more_bets")
+    assert d.stop() == 0
     assert not [x for x in d.lines if "Traceback" in x or "script stops" in x]
-    commands = [(k, a, b) for k, a, b in events(journal) if a != "shoe" and k != "startup"]
+    commands = [(k, a, b) for k, a, b in journal_events(journal) if a != "shoe" and k != "startup"]
     assert commands[:8] == [
         ("place_bet", "dealer", {"seat": 1, "bet": "ante", "amount": 100}),
         ("place_bet", "dealer", {"seat": 2, "bet": "ante", "amount": 100}),
