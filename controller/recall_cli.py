@@ -15,6 +15,7 @@ from typing import Any
 from controller.cli import whole_number
 from controller.game import recall as rc
 from controller.game.journal import Journal, JournalError
+from controller.round_log import outcome_words
 
 MAX_LAST = 1_000_000
 """The most rounds ``recall --last`` shows (the journal's own numbers stay far below)."""
@@ -96,10 +97,8 @@ def run_recall(args: argparse.Namespace) -> int:
 
 def _outcome(x: dict[str, Any]) -> str:
     """An outcome-mode result in words: ``pays 30 to 1 (three_of_a_kind)``, ``push``."""
-    if x["outcome"] == "win":
-        return f"pays {x['multiple']} to 1" + (f" ({x['line']})" if x.get("line") else "")
-    return {"lose": "loses", "push": "push", "refund": "returned"}.get(x["outcome"],
-                                                                     x["outcome"])
+    return outcome_words(x["outcome"], x["multiple"]) + (f" ({x['line']})" if x.get("line")
+                                                         else "")
 
 
 def _format_round(r: dict[str, Any]) -> str:

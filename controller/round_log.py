@@ -77,6 +77,16 @@ def _money(minor: int) -> str:
     return f"{sign}{abs(minor) // 100}.{abs(minor) % 100:02d}"
 
 
+def outcome_words(outcome: str, multiple: int) -> str:
+    """An outcome-mode result in words (logs, ``threecard recall``).
+
+    ``pays 30 to 1``, ``push``, ``loses``, ``returned`` (a void).
+    """
+    if outcome == "win":
+        return f"pays {multiple} to 1"
+    return {"lose": "loses", "refund": "returned"}.get(outcome, outcome)
+
+
 def describe_round(rec: RecallRound, profile: Any = None) -> str:
     """One readable line for a settled or voided round (the demo's headless output).
 
@@ -84,8 +94,10 @@ def describe_round(rec: RecallRound, profile: Any = None) -> str:
         rec: the round's game recall record.
         profile: the rule profile, to name the dealer's hand and whether it qualifies.
     """
+    outcomes = rec.bet_entry == "outcomes"  # marks and outcomes: no money in the record
     if rec.status == "void":
-        refunds = [f"seat {s.seat} refunded {_money(sum(s.bets.values()))[1:]}"
+        refunds = [f"seat {s.seat} refunded "
+                   + (" ".join(s.bets) if outcomes else _money(sum(s.bets.values()))[1:])
                    for s in rec.seats if s.bets]
         return (f"round {rec.round_id} VOID ({rec.void_reason or '-'}): "
                 + (", ".join(refunds) or "no wagers"))
@@ -101,5 +113,8 @@ def describe_round(rec: RecallRound, profile: Any = None) -> str:
             continue
         cards = " ".join(c or "??" for c in s.cards)
         what = "fold" if s.decision == "fold" else (s.hand or "").replace("_", " ")
-        parts.append(f"seat {s.seat} {cards} {what} {_money(s.net or 0)}")
+        result = (", ".join(f"{r.bet} {outcome_words(r.outcome, r.multiple)}"
+                            for r in s.results)
+                  if outcomes else _money(s.net or 0))
+        parts.append(f"seat {s.seat} {cards} {what} {result}")
     return " | ".join(parts)

@@ -245,3 +245,31 @@ def test_a_mark_on_the_control_channel_is_read_through_its_declaration():
                          "$.on")):
         with pytest.raises(InputError, match=re.escape(where)):
             parse_control_line(line)
+
+
+def test_recall_and_meters_commands_give_outcomes(outcomes):
+    import subprocess
+    import sys
+
+    s = outcomes
+    s.ok(MarkBet(seat=1, bet="ante"), MarkBet(seat=1, bet="pair_plus"),
+         MarkBet(seat=2, bet="ante"), MarkBet(seat=2, bet="six_card_bonus"),
+         MarkBet(seat=3, bet="ante"), NoMoreBets(), s.cards(ROUND))
+    s.play_out("play", "play", "fold")
+    s.table.process([])
+
+    def cli(*args: str) -> str:
+        p = subprocess.run([sys.executable, "-m", "controller.cli", *args, "--journal",
+                            str(s.path)], capture_output=True, text=True, timeout=60)
+        assert p.returncode == 0, p.stderr
+        return p.stdout
+
+    text = cli("recall", "--last", "1")
+    assert "round 1  SETTLED  bets as outcomes" in text
+    assert ("bets ante, pair_plus, play  decision play  play pays 1 to 1, ante_bonus pays 5 to 1 "
+            "(straight_flush), ante pays 1 to 1, pair_plus pays 100 to 1 (mini_royal)") in text
+    assert "six_card_bonus loses" in text and "net" not in text
+    meters = json.loads(cli("meters", "--json"))
+    assert meters["reconciled"] and meters["rows"] == {}
+    assert meters["outcomes"]["pair_plus win mini_royal"] == 1
+    assert "outcome meters (rounds dealt as outcomes):" in cli("meters")

@@ -134,6 +134,11 @@ def test_two_outcome_rounds_by_touch(daemons, tmp_path, taps, scripted_shoe, jou
     d.wait_for(rf"input script .*: done, {len(lines)} steps played", timeout=180)
     assert d.stop() == 0
     assert not [x for x in d.lines if "Traceback" in x or "script stops" in x]
+    # the round's log line gives outcomes, not amounts (rules: A-K-Q suited beats K-K-8;
+    # Ante Bonus straight flush 5 to 1, Pair Plus mini royal 100 to 1)
+    assert [x for x in d.lines if "round 1: dealer Kd Ks 8c pair (qualifies) | seat 1 Ah Kh "
+            "Qh straight flush play pays 1 to 1, ante_bonus pays 5 to 1, ante pays 1 to 1, "
+            "pair_plus pays 100 to 1 |" in x]
     for n, touches in rounds.items():
         print(f"outcome mode, {SEATS} seats, round {n} "
               f"({'every bet marked' if n == 1 else 'bets repeated'}): {len(touches)} touches")
