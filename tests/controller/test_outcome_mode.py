@@ -273,3 +273,12 @@ def test_recall_and_meters_commands_give_outcomes(outcomes):
     assert meters["reconciled"] and meters["rows"] == {}
     assert meters["outcomes"]["pair_plus win mini_royal"] == 1
     assert "outcome meters (rounds dealt as outcomes):" in cli("meters")
+
+
+def test_autoplay_marks_the_bets_it_would_place(outcomes):
+    from controller.autoplay import AutoPlayer
+
+    player = AutoPlayer(bets={"ante": 500, "pair_plus": 100, "six_card_bonus": 0})
+    cmds = player.bet_commands(outcomes.view)
+    assert cmds == [MarkBet(seat=s, bet=b) for s in (1, 2, 3) for b in ("ante", "pair_plus")]
+    outcomes.ok(*cmds, NoMoreBets())                       # the table takes them
