@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -175,11 +174,9 @@ def test_a_restart_keeps_outcome_mode_and_its_meters(outcomes):
 
 
 @pytest.fixture
-def amounts_before(tmp_path):
+def amounts_before(journal_from_before):
     """A copy of a five-seat amounts journal written before outcome mode existed."""
-    path = tmp_path / "before.sqlite3"
-    shutil.copyfile(DATA / "amounts_before.journal", path)
-    return path
+    return journal_from_before("amounts_before")
 
 
 def test_a_journal_written_before_outcome_mode_replays_as_it_was(amounts_before):

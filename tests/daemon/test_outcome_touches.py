@@ -10,7 +10,6 @@ decisions and outcomes those touches asked for, as the rules settle them.
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime, timedelta
 
 import pygame
 import pytest
@@ -44,18 +43,6 @@ def deal_order(hands: dict[int, str]) -> list[str]:
     return [split[s][i] for i in range(3) for s in (*range(1, SEATS + 1), 0)]
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.n = 0
-
-    def utc(self) -> str:
-        self.n += 1
-        return (datetime(2026, 3, 1, tzinfo=UTC) + timedelta(seconds=self.n)).isoformat()
-
-    def monotonic_ns(self) -> int:
-        return self.n * 1_000_000_000
-
-
 @pytest.fixture(scope="module")
 def taps(tmp_path_factory):
     """Where each button is, as fractions of the dealer window, state by state: the real
@@ -67,7 +54,7 @@ def taps(tmp_path_factory):
     surface = pygame.Surface(size)
     path = tmp_path_factory.mktemp("layout") / "journal.sqlite3"
     t = Table(path, TableConfig(seats=SEATS, bet_entry="outcomes",
-                                pin_hashes=demo_pin_hashes()), clock=Clock())
+                                pin_hashes=demo_pin_hashes()))
     out: dict[str, dict[str, tuple[float, float]]] = {}
 
     def at(name: str) -> None:
