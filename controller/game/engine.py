@@ -17,6 +17,13 @@ had, so a snapshot written before reads.
 
 Irregularities follow docs/rules.md; each handler names the row it implements.
 
+Bet entry: a table whose ``bet_entry`` is ``outcomes`` takes ``mark_bet`` (and refuses
+``place_bet``); a mark is a stake of one unit, settled by
+:func:`~controller.game.settlement.settle_outcomes`, checked against no table limit, and
+counted in the outcome meters; its round record names the mode and each win's paytable
+line. The setting changes between rounds like any other, never while wagers are placed
+for the next round; a rebet never carries wagers across a change of mode.
+
 Cards, burns and the irregularities of the deal are handled by
 :mod:`controller.game.dealing` (its docstring states the burn-card rules); the shoe link's
 state by :mod:`controller.game.shoe_link`.
