@@ -44,3 +44,15 @@ def test_a_round_played_by_a_script_of_keys(daemons, table_config, tmp_path, scr
     assert commands[8][0] == "no_more_bets"                   # from the control channel
     for name, size in (("settled.png", (1280, 800)), ("player.png", (1920, 1080))):
         assert pygame.image.load(str(tmp_path / name)).get_size() == size
+
+
+def test_an_input_script_plays_beside_the_demo(daemons, tmp_path):
+    script = tmp_path / "demo.jsonl"
+    script.write_text('{"key": "F8"}\n{"screenshot": "meters.png"}\n{"key": "Esc"}\n'
+                      '{"wait": 60, "until": "settled"}\n{"screenshot": "settled.png"}\n')
+    d = daemons(["--demo", "--headless", "--journal", str(tmp_path / "demo.sqlite3"),
+                 "--input-script", str(script)])
+    d.wait_for(r"input script .*demo.jsonl: done, 5 steps played", timeout=120)
+    assert d.stop() == 0
+    for name in ("meters.png", "settled.png"):
+        assert pygame.image.load(str(tmp_path / name)).get_size() == (1280, 800)
