@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.autoplay import QUIET_MS, AutoPlayer, autoplay_loop
-from controller.cli import counted, escape_unencodable, wagers, whole_number
+from controller.cli import counted, escape_unencodable, input_script, wagers, whole_number
 from controller.game.config import (
     DEMO_SHOE,
     MAX_SEATS,
@@ -146,6 +146,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--control-stdin", action="store_true",
                         help="read dealer commands as JSON lines on stdin, e.g. "
                         '{"command": "void", "reason": "...", "pin": "2468"}')
+    parser.add_argument("--input-script", metavar="FILE", type=input_script, help="play dealer "
+                        "touches and keys from a JSON-lines file (README: Input scripts)")
 
 
 def _setup_logging(level: str) -> None:
@@ -185,6 +187,7 @@ class Daemon:
         notifier: the systemd notifier (a disabled one when not under systemd).
     """
 
+    input_script: Any = None  # touches and keys played on the dealer screen (run() sets it)
     def __init__(self, config: TableConfig, *, autoplay: dict[str, int] | None = None,
                  rounds: int | None = None, pace_ms: int = 0, supervisor_pin: str | None = None,
                  control_stdin: bool = False, notifier: Notifier | None = None) -> None:
@@ -295,7 +298,8 @@ class Daemon:
                                           outputs={"dealer": c.dealer_output,
                                                    "player": c.player_output},
                                           fps=10 if headless else 30,
-                                          title=f"Three Card Poker {c.table_id}")
+                                          title=f"Three Card Poker {c.table_id}",
+                                          input_script=self.input_script, fence=self.table.fence)
             self.app.step(wait=False)  # the first frame is up before READY
         except Exception as exc:  # noqa: BLE001 - a screen problem must not stop the table
             log.error("screens could not open (%s); running without them", exc)
@@ -567,6 +571,7 @@ def run(args: argparse.Namespace) -> int:
         0 if not demo else DEMO_HEADLESS_PACE_MS if config.headless else DEMO_PACE_MS)
     daemon = Daemon(config, autoplay=autoplay, rounds=args.rounds, pace_ms=pace,
                     supervisor_pin=pin, control_stdin=args.control_stdin)
+    daemon.input_script = args.input_script
     if demo:
         daemon.anchor_level = logging.DEBUG
 

@@ -5,12 +5,18 @@ Plus, 6 Card Bonus, in that pay order. Money is integers in minor units; a resul
 ``net`` is what the seat gains (+) or loses (-) on that bet, the stake aside: a win of
 X to 1 on a stake S has net ``X * S`` (the stake is also returned), a push has net 0, a
 loss has net ``-S``.
+
+Outcome mode (``bet_entry = "outcomes"``): the table knows which bets a seat plays, not
+how much; each bet is settled on a stake of one unit (:data:`UNIT`,
+:func:`settle_outcomes`), so a result's net is its outcome per unit staked
+(:attr:`BetResult.units`: ``X`` for "pays X to 1", 0 for a push, -1 for a loss), and the
+same rules give, for any stake S, a net of ``S`` times that.
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,6 +107,10 @@ class BetResult:
         stake: the wager it was paid on, minor units.
         multiple: the "X to 1" paid on a win, 0 otherwise.
         net: minor units won (+) or lost (-), the stake aside.
+        line: the paytable line a win of the Ante Bonus, Pair Plus or 6 Card Bonus was
+            paid on: the hand's key (``three_of_a_kind``, ``full_house``; ``mini_royal``
+            where the Pair Plus paytable names it); empty for the Ante and Play (paid even
+            money) and for what did not win.
     """
 
     bet: str
@@ -108,6 +118,12 @@ class BetResult:
     stake: int
     multiple: int
     net: int
+    line: str = ""
+
+    @property
+    def units(self) -> int:
+        """The outcome per unit staked: ``multiple`` for a win, 0 for a push, -1 for a loss."""
+        return {Outcome.WIN: self.multiple, Outcome.PUSH: 0, Outcome.LOSE: -1}[self.outcome]
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,8 +218,8 @@ def validate_bets(profile: RuleProfile, bets: Bets, apply_limits: bool = True) -
                                maximum=lim.max)
 
 
-def _win(bet: str, stake: int, multiple: int) -> BetResult:
-    return BetResult(bet, Outcome.WIN, stake, multiple, stake * multiple)
+def _win(bet: str, stake: int, multiple: int, line: str = "") -> BetResult:
+    return BetResult(bet, Outcome.WIN, stake, multiple, stake * multiple, line)
 
 
 def _lose(bet: str, stake: int) -> BetResult:
@@ -273,7 +289,7 @@ def settle(profile: RuleProfile, player: Sequence[Card], dealer: Sequence[Card],
                 ante = _push("ante", bets.ante)
             bonus = profile.ante_bonus_pay(p.hand_class)
             if bonus:
-                results.append(_win("ante_bonus", bets.ante, bonus))
+                results.append(_win("ante_bonus", bets.ante, bonus, p.hand_class.key))
         results.append(ante)
 
     side_lost = folded and profile.fold_loses_side_bets
@@ -282,12 +298,47 @@ def settle(profile: RuleProfile, player: Sequence[Card], dealer: Sequence[Card],
         if side_lost or not mult:
             results.append(_lose("pair_plus", bets.pair_plus))
         else:
-            results.append(_win("pair_plus", bets.pair_plus, mult))
+            line = ("mini_royal" if p.mini_royal and "mini_royal" in profile.pair_plus
+                    else p.hand_class.key)
+            results.append(_win("pair_plus", bets.pair_plus, mult, line))
     if bets.six_card_bonus:
         mult = profile.six_card_pay(six)
         if side_lost or not mult:
             results.append(_lose("six_card_bonus", bets.six_card_bonus))
         else:
-            results.append(_win("six_card_bonus", bets.six_card_bonus, mult))
+            results.append(_win("six_card_bonus", bets.six_card_bonus, mult, six.key))
 
     return SeatSettlement(p, d, qualifies, six, tuple(results), sum(r.net for r in results))
+
+
+UNIT = 1
+"""The stake a bet marked in outcome mode is settled on: one unit, so that a result's net
+is its outcome per unit (:attr:`BetResult.units`)."""
+
+
+def settle_outcomes(profile: RuleProfile, player: Sequence[Card], dealer: Sequence[Card],
+                    marked: Iterable[str], decision: Decision | None) -> SeatSettlement:
+    """Settle the bets a seat plays in outcome mode: which bets, not how much.
+
+    Each marked bet is settled by :func:`settle` on a stake of :data:`UNIT` (no table
+    limits: the table does not know the amounts), so each result gives the outcome
+    itself: ``outcome``, ``multiple`` ("pays X to 1") and the paytable ``line``; its
+    ``net`` is :attr:`BetResult.units`. For a stake S the amounts settlement of the same
+    cards and decision nets S times that, bet by bet.
+
+    Args:
+        profile: the rules in force.
+        player: the seat's three cards.
+        dealer: the dealer's three cards.
+        marked: the bets the seat plays (``ante``, ``pair_plus``, ``six_card_bonus``).
+        decision: PLAY or FOLD; required with an Ante.
+
+    Returns:
+        The settlement on unit stakes.
+
+    Raises:
+        CardError, BetError: as :func:`settle` (an unknown bet name is a BetError).
+    """
+    bets = bets_from_mapping({name: UNIT for name in marked},
+                             ("ante", "pair_plus", "six_card_bonus"))
+    return settle(profile, player, dealer, bets, decision)
