@@ -34,7 +34,6 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -64,6 +63,7 @@ from controller.game.views import DealerView, PlayerView
 from controller.notify import Heartbeats, Notifier, WatchdogTiming
 from controller.round_log import RoundLog
 from controller.shoe_link import check_shoe, open_shoe
+from controller.stdin_lines import read_lines
 from display.i18n import Translator  # the screens' words only: no screen library
 
 log = logging.getLogger("threecard")
@@ -82,28 +82,6 @@ lets the start timeout run out."""
 
 #: threads that may end on their own: the control channel ends with its input
 _MAY_END = frozenset({"control"})
-
-
-def _lines(fd: int, limit: int) -> Iterator[bytes | None]:
-    """The lines read from ``fd`` until end of input; None for a line over ``limit`` bytes."""
-    pending, skipping = b"", False
-    while chunk := os.read(fd, 65536):
-        pending += chunk
-        *lines, pending = pending.split(b"\n")
-        for line in lines:
-            if skipping:
-                skipping = False
-                yield None
-            elif len(line) > limit:
-                yield None
-            else:
-                yield line
-        if len(pending) > limit:
-            pending, skipping = b"", True
-    if skipping or len(pending) > limit:
-        yield None
-    elif pending:
-        yield pending
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -188,6 +166,7 @@ class Daemon:
     """
 
     input_script: Any = None  # touches and keys played on the dealer screen (run() sets it)
+
     def __init__(self, config: TableConfig, *, autoplay: dict[str, int] | None = None,
                  rounds: int | None = None, pace_ms: int = 0, supervisor_pin: str | None = None,
                  control_stdin: bool = False, notifier: Notifier | None = None) -> None:
@@ -403,7 +382,7 @@ class Daemon:
         but the end of input ends the loop.
         """
         fd = sys.stdin.fileno() if fd is None else fd
-        for line in _lines(fd, MAX_CONTROL_LINE):
+        for line in read_lines(fd, MAX_CONTROL_LINE):
             if line is None:
                 log.warning("control: refused a line longer than %d bytes", MAX_CONTROL_LINE)
                 continue
