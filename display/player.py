@@ -215,7 +215,7 @@ class PlayerScreen:
         net = None
         if seat.net is not None:
             if om.on(view):
-                text, color = om.seat_summary(tr, seat, view.state == "void", "player")
+                net = om.seat_summary(tr, seat, view.state == "void", "player")
             elif view.state == "void":
                 refund = sum(r.stake for r in seat.results if r.outcome == "refund")
                 net = ("\u21a9 " + self.money(refund), theme.PUSH)

@@ -105,7 +105,7 @@ class Wagers:
         unmarked one) changes nothing.
         """
         if bet == "six_card_bonus" and not profile.offers_six_card_bonus:
-            raise Rejected("the 6 Card Bonus is not offered under these rules")
+            raise Rejected("six_card_bonus_not_offered")
         sr = self.seats.get(seat)
         new = dict(sr.bets) if sr else {}
         if on:

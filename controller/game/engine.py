@@ -326,14 +326,12 @@ class Game:
 
     def _place_bet(self, body: I.PlaceBet, actor: str) -> None:
         if self.outcomes:
-            raise Rejected(f"this table marks bets (bet_entry {OUTCOMES}): mark the bet "
-                           f"with {I.MarkBet.name}, its amount stays on the layout")
+            raise Rejected("bets_are_marked", command=I.MarkBet.name)
         self.wagers.place(self.profile, self._seat_no(body.seat), body.bet, body.amount)
 
     def _mark_bet(self, body: I.MarkBet, actor: str) -> None:
         if not self.outcomes:
-            raise Rejected(f"this table takes amounts (bet_entry {self.config.bet_entry}): "
-                           f"place the bet with {I.PlaceBet.name}")
+            raise Rejected("bets_are_amounts", command=I.PlaceBet.name)
         self.wagers.mark(self.profile, self._seat_no(body.seat), body.bet, body.on)
 
     def _clear_bets(self, body: I.ClearBets, actor: str) -> None:
@@ -378,8 +376,7 @@ class Game:
         value = body.value
         if (body.key == "bet_entry" and self.seats and self.state is S.BETTING
                 and value != self.config.bet_entry):
-            raise Rejected("bets are placed for the next round: clear them before bet_entry "
-                           "changes")
+            raise Rejected("bet_entry_with_bets")
         try:
             key = changeable_setting(body.key)  # a name journaled before is read too
         except ConfigError as exc:

@@ -204,6 +204,7 @@ MESSAGES: dict[str, str] = {
     "next.next_round.void": "Return every wager, then open the next round",
     # commands, as refusals name them
     "command.place_bet": "Place bet",
+    "command.mark_bet": "Mark a bet",
     "command.clear_bets": "Clear",
     "command.rebet": "Rebet",
     "command.no_more_bets": "No more bets",
@@ -245,6 +246,10 @@ MESSAGES: dict[str, str] = {
     "refusal.no_such_seat": "There is no seat {seat} at this table (seats 1 to {seats})",
     "refusal.deck_blocked_clear": "The deck is blocked: a supervisor must clear it first",
     "refusal.deck_blocked": "The deck is blocked: a supervisor must unblock it",
+    "refusal.bets_are_marked": "This table marks bets: use {command}; the chips stay on the layout",
+    "refusal.bets_are_amounts": "This table takes amounts: use {command}",
+    "refusal.bet_entry_with_bets": "Bets are placed for the next round: clear them before the bet "
+                                    "entry changes",
     "refusal.deck_not_blocked": "The deck is not blocked",
     "refusal.misread_waiting": "Re-present the card, or a supervisor enters it by hand (or voids)",
     "refusal.link_down": "The shoe link is still down",

@@ -191,6 +191,7 @@ MESSAGES: dict[str, str] = {
     "banner.rejected.act": "Lisez la raison et réessayez",
     "next.next_round.void": "Rendez toutes les mises, puis ouvrez le coup suivant",
     "command.place_bet": "Miser",
+    "command.mark_bet": "Marquer une mise",
     "command.clear_bets": "Effacer",
     "command.rebet": "Remiser",
     "command.no_more_bets": "Rien ne va plus",
@@ -231,6 +232,11 @@ MESSAGES: dict[str, str] = {
     "refusal.no_such_seat": "Il n'y a pas de place {seat} à cette table (places 1 à {seats})",
     "refusal.deck_blocked_clear": "Le jeu est bloqué : un superviseur doit d'abord le débloquer",
     "refusal.deck_blocked": "Le jeu est bloqué : un superviseur doit le débloquer",
+    "refusal.bets_are_marked": "Cette table marque les mises : utilisez {command} ; les jetons "
+                                "restent sur le tapis",
+    "refusal.bets_are_amounts": "Cette table prend des montants : utilisez {command}",
+    "refusal.bet_entry_with_bets": "Des mises sont placées pour le coup suivant : effacez-les "
+                                    "avant de changer la saisie des mises",
     "refusal.deck_not_blocked": "Le jeu n'est pas bloqué",
     "refusal.misread_waiting": "Présentez de nouveau la carte, ou un superviseur la saisit (ou "
                                "annule)",

@@ -191,6 +191,7 @@ MESSAGES: dict[str, str] = {
     "banner.rejected.act": "Прочитайте причину і спробуйте ще раз",
     "next.next_round.void": "Поверніть усі ставки і відкрийте нову гру",
     "command.place_bet": "Ставка",
+    "command.mark_bet": "Позначити ставку",
     "command.clear_bets": "Очистити",
     "command.rebet": "Повторити ставку",
     "command.no_more_bets": "Ставок більше немає",
@@ -230,6 +231,11 @@ MESSAGES: dict[str, str] = {
     "refusal.no_such_seat": "За цим столом немає місця {seat} (місця від 1 до {seats})",
     "refusal.deck_blocked_clear": "Колоду заблоковано: спершу її має розблокувати супервайзер",
     "refusal.deck_blocked": "Колоду заблоковано: її має розблокувати супервайзер",
+    "refusal.bets_are_marked": "Цей стіл позначає ставки: використайте {command}; фішки лишаються "
+                                "на полі",
+    "refusal.bets_are_amounts": "Цей стіл приймає суми: використайте {command}",
+    "refusal.bet_entry_with_bets": "Ставки на наступний раунд уже зроблено: зніміть їх, перш ніж "
+                                    "змінювати спосіб ставок",
     "refusal.deck_not_blocked": "Колоду не заблоковано",
     "refusal.misread_waiting": "Покажіть карту знову, або супервайзер введе її вручну (чи анулює "
                                "гру)",
