@@ -24,6 +24,7 @@ from controller.game.hands import evaluate3
 from controller.game.inputs import (
     DealerCommand,
     Decide,
+    MarkBet,
     NextRound,
     NoMoreBets,
     PlaceBet,
@@ -63,7 +64,8 @@ class AutoPlayer:
     def bet_commands(self, view: DealerView, round_id: int | None = None) -> list[DealerCommand]:
         """The wagers of a round with no bets yet (``round_id``: default the view's).
 
-        The first round places every bet; later ones repeat them with one ``Rebet``.
+        The first round places every bet (marks it, on a table taking bets as outcomes);
+        later ones repeat them with one ``Rebet``.
         """
         round_id = view.round_id if round_id is None else round_id
         if self._rebet_round and self._rebet_round != round_id:
@@ -71,6 +73,8 @@ class AutoPlayer:
             return [Rebet(seat=0)]
         self._rebet_round = round_id
         seats = self.seats or tuple(s.seat for s in view.seats)
+        if view.bet_entry == "outcomes":
+            return [MarkBet(seat=s, bet=b) for s in seats for b, a in self.bets.items() if a]
         return [PlaceBet(seat=s, bet=b, amount=a) for s in seats for b, a in self.bets.items()
                 if a]
 

@@ -14,7 +14,7 @@ import json
 import os
 import sys
 from collections.abc import Callable
-from typing import TextIO
+from typing import Any, TextIO
 
 #: sub-command name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -132,6 +132,19 @@ def wagers(text: str) -> dict[str, int]:
         if amount and amount_problem(amount):
             raise argparse.ArgumentTypeError(f"bet {bet!r} {amount_problem(amount)}")
     return dict(raw)
+
+
+def input_script(path: str) -> Any:
+    """An argparse ``type`` for ``--input-script``: the script read and checked.
+
+    Loads :mod:`display.input_script` (by name: the wiring imports no screen library) and
+    returns its :class:`~display.input_script.InputScript`.
+
+    Raises:
+        argparse.ArgumentTypeError: the file cannot be read or a line is bad (the message
+            names the file, the line and the field).
+    """
+    return importlib.import_module("display.input_script").argument(path)
 
 
 def escape_unencodable(*streams: TextIO) -> None:

@@ -34,13 +34,12 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from controller.autoplay import QUIET_MS, AutoPlayer, autoplay_loop
-from controller.cli import counted, escape_unencodable, wagers, whole_number
+from controller.cli import counted, escape_unencodable, input_script, wagers, whole_number
 from controller.floor_link import NO_FEED, add_floor_arguments, floor_overrides, open_floor
 from controller.game.config import (
     DEMO_SHOE,
@@ -65,6 +64,7 @@ from controller.game.views import DealerView, PlayerView
 from controller.notify import Heartbeats, Notifier, WatchdogTiming
 from controller.round_log import RoundLog
 from controller.shoe_link import check_shoe, open_shoe
+from controller.stdin_lines import read_lines
 from display.i18n import Translator  # the screens' words only: no screen library
 
 log = logging.getLogger("threecard")
@@ -83,28 +83,6 @@ lets the start timeout run out."""
 
 #: threads that may end on their own: the control channel ends with its input
 _MAY_END = frozenset({"control"})
-
-
-def _lines(fd: int, limit: int) -> Iterator[bytes | None]:
-    """The lines read from ``fd`` until end of input; None for a line over ``limit`` bytes."""
-    pending, skipping = b"", False
-    while chunk := os.read(fd, 65536):
-        pending += chunk
-        *lines, pending = pending.split(b"\n")
-        for line in lines:
-            if skipping:
-                skipping = False
-                yield None
-            elif len(line) > limit:
-                yield None
-            else:
-                yield line
-        if len(pending) > limit:
-            pending, skipping = b"", True
-    if skipping or len(pending) > limit:
-        yield None
-    elif pending:
-        yield pending
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -147,6 +125,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--control-stdin", action="store_true",
                         help="read dealer commands as JSON lines on stdin, e.g. "
                         '{"command": "void", "reason": "...", "pin": "2468"}')
+    parser.add_argument("--input-script", metavar="FILE", type=input_script, help="play dealer "
+                        "touches and keys from a JSON-lines file (README: Input scripts)")
     add_floor_arguments(parser)
 
 
@@ -186,6 +166,8 @@ class Daemon:
         control_stdin: read dealer commands as JSON lines from stdin.
         notifier: the systemd notifier (a disabled one when not under systemd).
     """
+
+    input_script: Any = None  # touches and keys played on the dealer screen (run() sets it)
 
     def __init__(self, config: TableConfig, *, autoplay: dict[str, int] | None = None,
                  rounds: int | None = None, pace_ms: int = 0, supervisor_pin: str | None = None,
@@ -305,7 +287,8 @@ class Daemon:
                                           outputs={"dealer": c.dealer_output,
                                                    "player": c.player_output},
                                           fps=10 if headless else 30,
-                                          title=f"Three Card Poker {c.table_id}")
+                                          title=f"Three Card Poker {c.table_id}",
+                                          input_script=self.input_script, fence=self.table.fence)
             self.app.step(wait=False)  # the first frame is up before READY
         except Exception as exc:  # noqa: BLE001 - a screen problem must not stop the table
             log.error("screens could not open (%s); running without them", exc)
@@ -409,7 +392,7 @@ class Daemon:
         but the end of input ends the loop.
         """
         fd = sys.stdin.fileno() if fd is None else fd
-        for line in _lines(fd, MAX_CONTROL_LINE):
+        for line in read_lines(fd, MAX_CONTROL_LINE):
             if line is None:
                 log.warning("control: refused a line longer than %d bytes", MAX_CONTROL_LINE)
                 continue
@@ -578,6 +561,7 @@ def run(args: argparse.Namespace) -> int:
         0 if not demo else DEMO_HEADLESS_PACE_MS if config.headless else DEMO_PACE_MS)
     daemon = Daemon(config, autoplay=autoplay, rounds=args.rounds, pace_ms=pace,
                     supervisor_pin=pin, control_stdin=args.control_stdin)
+    daemon.input_script = args.input_script
     if demo:
         daemon.anchor_level = logging.DEBUG
 

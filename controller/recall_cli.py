@@ -16,6 +16,7 @@ from controller.cli import whole_number
 from controller.game import recall as rc
 from controller.game.journal import Journal, JournalError
 from controller.game.numbers import format_money, format_number
+from controller.round_log import outcome_words
 
 MAX_LAST = 1_000_000
 """The most rounds ``recall --last`` shows (the journal's own numbers stay far below)."""
@@ -107,6 +108,12 @@ def run_recall(args: argparse.Namespace) -> int:
     return 1 if broken else 0
 
 
+def _outcome(x: dict[str, Any]) -> str:
+    """An outcome-mode result in words: ``pays 30 to 1 (three_of_a_kind)``, ``push``."""
+    return outcome_words(x["outcome"], x["multiple"]) + (f" ({x['line']})" if x.get("line")
+                                                         else "")
+
+
 def format_round(r: dict[str, Any], currency: str | None) -> str:
     """A round record (``recall --json``'s shape) as game recall prints it.
 
@@ -118,6 +125,8 @@ def format_round(r: dict[str, Any], currency: str | None) -> str:
     head = f"GAME RECALL  round {r['round_id']}  {r['status'].upper()}"
     if r["void_reason"]:
         head += f"  void: {r['void_reason']}"
+    outcomes = r.get("bet_entry") == "outcomes"
+    head += "  bets as outcomes" if outcomes else "  bets in amounts"
     lines = [head, f"  opened {r['started_utc'] or '-'}"]
     deal = "  ".join(f"{c or ('unreadable' if p == 'burn' else 'misread')}->{p}"
                      f"{' (manual)' if m else ''}" for c, p, m in r["deal"])
@@ -128,11 +137,17 @@ def format_round(r: dict[str, Any], currency: str | None) -> str:
                                                else "does not qualify")
     lines.append(f"  dealer: {dealer}")
     for s in r["seats"]:
-        bets = ", ".join(f"{k} {_money(v, currency, False)}" for k, v in s["bets"].items())
-        res = ", ".join(f"{k} {x['outcome']} {_money(x['net'], currency)}"
-                        for k, x in s["results"].items())
+        if outcomes:  # marked bets: no amounts, each result an outcome
+            bets = ", ".join(s["bets"])
+            res = ", ".join(f"{k} {_outcome(x)}" for k, x in s["results"].items())
+            net = ""
+        else:
+            bets = ", ".join(f"{k} {_money(v, currency, False)}" for k, v in s["bets"].items())
+            res = ", ".join(f"{k} {x['outcome']} {_money(x['net'], currency)}"
+                            for k, x in s["results"].items())
+            net = f"  net {_money(s['net'], currency)}"
         lines.append(f"  seat {s['seat']}: {' '.join(s['cards']) or '-'}  bets {bets}  "
-                     f"decision {s['decision'] or '-'}  {res}  net {_money(s['net'], currency)}")
+                     f"decision {s['decision'] or '-'}  {res}{net}")
     return "\n".join(lines)
 
 
@@ -147,7 +162,8 @@ def run_meters(args: argparse.Namespace) -> int:
         print(json.dumps({"rows": {k: dict(zip(("wagered", "paid", "won", "rounds", "voids",
                                                 "refunded"), v, strict=True))
                                    for k, v in rep.rows.items()},
-                          "counters": rep.counters, "reconciled": rep.reconciled,
+                          "counters": rep.counters, "outcomes": rep.outcomes,
+                          "reconciled": rep.reconciled,
                           "problems": rep.problems}))
     else:
         cur = rc.currency(args.journal)
@@ -160,6 +176,10 @@ def run_meters(args: argparse.Namespace) -> int:
                   f"{format_number(n):>8} {format_number(v):>6} {m[3]:>14}")
         for k, v in sorted(rep.counters.items()):
             print(f"  {k}: {v}")
+        if rep.outcomes:
+            print("outcome meters (rounds dealt as outcomes):")
+            for k, v in sorted(rep.outcomes.items()):
+                print(f"  {k}: {v}")
         print("reconciled with the round records" if rep.reconciled
               else "DOES NOT RECONCILE: " + "; ".join(rep.problems))
     return 0 if rep.reconciled and not broken else 1

@@ -73,6 +73,16 @@ class RoundLog:
         return ended
 
 
+def outcome_words(outcome: str, multiple: int) -> str:
+    """An outcome-mode result in words (logs, ``threecard recall``).
+
+    ``pays 30 to 1``, ``push``, ``loses``, ``returned`` (a void).
+    """
+    if outcome == "win":
+        return f"pays {multiple} to 1"
+    return {"lose": "loses", "refund": "returned"}.get(outcome, outcome)
+
+
 def describe_round(rec: RecallRound, profile: Any = None,
                    currency: str = DEFAULT_CURRENCY) -> str:
     """One readable line for a settled or voided round (the demo's headless output).
@@ -83,8 +93,11 @@ def describe_round(rec: RecallRound, profile: Any = None,
         currency: the table's currency: amounts are written with its digits, in English
             (``+1,250.00``).
     """
+    outcomes = rec.bet_entry == "outcomes"  # marks and outcomes: no money in the record
     if rec.status == "void":
-        refunds = [f"seat {s.seat} refunded {format_money(sum(s.bets.values()), 'en', currency)}"
+        refunds = [f"seat {s.seat} refunded "
+                   + (" ".join(s.bets) if outcomes
+                      else format_money(sum(s.bets.values()), "en", currency))
                    for s in rec.seats if s.bets]
         return (f"round {rec.round_id} VOID ({rec.void_reason or '-'}): "
                 + (", ".join(refunds) or "no wagers"))
@@ -100,6 +113,8 @@ def describe_round(rec: RecallRound, profile: Any = None,
             continue
         cards = " ".join(c or "??" for c in s.cards)
         what = "fold" if s.decision == "fold" else (s.hand or "").replace("_", " ")
-        net = format_money(s.net or 0, "en", currency, sign=True)
-        parts.append(f"seat {s.seat} {cards} {what} {net}")
+        result = (", ".join(f"{r.bet} {outcome_words(r.outcome, r.multiple)}"
+                            for r in s.results)
+                  if outcomes else format_money(s.net or 0, "en", currency, sign=True))
+        parts.append(f"seat {s.seat} {cards} {what} {result}")
     return " | ".join(parts)

@@ -31,6 +31,7 @@ import pygame
 from controller.game.inputs import DealerCommand
 from controller.game.views import DealerView, PlayerView
 from display.dealer import DealerScreen
+from display.input_script import Fence, InputScript, ScriptPlayer
 from display.painter import Frame
 from display.player import PlayerScreen
 from display.theme import FontBook
@@ -205,6 +206,10 @@ class DisplayApp:
             display there is, with a warning (see :func:`place_screens`).
         fps: frame rate of the loop.
         title: window title prefix.
+        input_script: touches and keys to play on the dealer screen
+            (:mod:`display.input_script`), or None.
+        fence: the table's fence the script waits on between steps (see
+            :mod:`display.input_script`), or None.
 
     Each window opened logs one line naming the screen, its output and its size
     (``dealer screen on output 0, 1920x1080``). A screen that cannot open is logged and
@@ -220,7 +225,8 @@ class DisplayApp:
                  lang: str = "en", sizes: Mapping[str, tuple[int, int]] | None = None,
                  fullscreen: bool = False, headless: bool = False,
                  outputs: Mapping[str, int] | None = None, fps: int = 30,
-                 title: str = "Three Card Poker") -> None:
+                 title: str = "Three Card Poker", input_script: InputScript | None = None,
+                 fence: Fence | None = None) -> None:
         self.get_views = get_views
         self.inbox = inbox
         self.names = tuple(v for v in views if v in ("dealer", "player"))
@@ -246,6 +252,10 @@ class DisplayApp:
         self.outputs: dict[str, _Output] = {}
         self.failed: dict[str, str] = {}
         self.driver = ""
+        self.script = ScriptPlayer(input_script, fence) if input_script is not None else None
+        if self.script is not None and "dealer" not in self.names:
+            log.error("input script %s not played: the dealer screen is not open",
+                      input_script.path)
         if headless:
             self.placements: dict[str, Placement] = {}
             for name in self.names:
@@ -305,9 +315,13 @@ class DisplayApp:
         """
         now = time.monotonic() if now is None else now
         views = self._read_views()
+        if self.script is not None and "dealer" in self.outputs:
+            self.script.tick(now, views[0].state if views is not None else None)
         for event in pygame.event.get():
             self._event(event, views, now)
         self._flush()
+        if self.script is not None:
+            self.script.flushed()
         if views is not None:
             dv, pv = views
             for name, out in self.outputs.items():
@@ -327,6 +341,8 @@ class DisplayApp:
                     self.redraws[name] += 1
                     if out.window is not None:
                         out.window.flip()
+        if self.script is not None and "dealer" in self.outputs:
+            self.script.drawn(self.surfaces)
         self.frames_run += 1
         if wait:
             self._clock.tick(self.fps)

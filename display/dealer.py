@@ -33,6 +33,7 @@ import pygame
 from controller.game import inputs as C  # noqa: N812 - the input declarations
 from controller.game.config import PIN_MAX_DIGITS
 from controller.game.views import DealerView, PayoutLine, RecallRound, SeatView
+from display import outcome_mode as om
 from display import theme
 from display.cards import SUIT_SYMBOLS, CardArt, card_label
 from display.common import banner_strip, dealer_hand, felt, link_pill
@@ -56,6 +57,7 @@ TAP_COPY_PIXELS = 40
 #: primary next action: next_action_key -> the command's name
 _PRIMARY = {
     "place_bets": C.NoMoreBets.name,
+    "mark_bets": C.NoMoreBets.name,
     C.NoMoreBets.name: C.NoMoreBets.name,
     C.Reveal.name: C.Reveal.name,
     C.Decide.name: C.Reveal.name,
@@ -257,7 +259,11 @@ class DealerScreen:
             ui.chip = action[1]
             return []
         if kind == "bet":
+            if om.on(view):  # outcome mode: a touch marks the bet (or takes the mark off)
+                return [om.mark(view, action[1], action[2])]
             return [C.PlaceBet(seat=action[1], bet=action[2], amount=self.chip(view))]
+        if kind == "all_play":
+            return om.all_play(view)
         if kind == "screen":
             ui.screen = action[1]
             ui.recall_index = 0 if action[1] == "recall" else ui.recall_index
@@ -438,7 +444,7 @@ class DealerScreen:
         self._compact = show_pay and seats_r.width / max(1, ncols) < 190
         self._seats(p, seats_r, view, ncols)
         if pay_r is not None:
-            self._payouts(p, pay_r, view.payouts)
+            self._payouts(p, pay_r, view.payouts, om.on(view))
 
     def _primary(self, view: DealerView) -> str | None:
         name = _PRIMARY.get(view.next_action_key)
@@ -507,12 +513,15 @@ class DealerScreen:
             chip_r, tool_r = top, bottom
         else:
             chip_r, tool_r = cols(rect, [42, 58], g * 2)
-        cells = cols(chip_r, [1] * len(chips) + [1.5], g)
-        current = self.chip(view)
-        for i, (v, cell) in enumerate(zip(chips, cells, strict=False)):
-            self._chip_button(p, cell, v, CHIP_KEYS[i], betting, v == current)
-        p.button("rebet_all", cells[-1], tr("btn.rebet_all"), ("cmd", C.Rebet(seat=0)),
-                 keys=("shift+b",), enabled=C.Rebet.name in view.allowed)
+        if om.on(view):  # no chips to count: Rebet all and All play in their place
+            om.tray(p, chip_r, view, tr)
+        else:
+            cells = cols(chip_r, [1] * len(chips) + [1.5], g)
+            current = self.chip(view)
+            for i, (v, cell) in enumerate(zip(chips, cells, strict=False)):
+                self._chip_button(p, cell, v, CHIP_KEYS[i], betting, v == current)
+            p.button("rebet_all", cells[-1], tr("btn.rebet_all"), ("cmd", C.Rebet(seat=0)),
+                     keys=("shift+b",), enabled=C.Rebet.name in view.allowed)
         tcells = cols(tool_r, [1] * len(_TOOLS), g)
         tsize = p.common_size([tr(x[1]) for x in _TOOLS],
                               inset(tcells[0], tcells[0].height // 6, tcells[0].height // 5),
@@ -573,8 +582,10 @@ class DealerScreen:
         nbets = 0 if self._compact else 4
         units = 1.05 + (3.05 if show_cards else 0) + 0.9 * nbets + 1.3
         line_h = int(inner.height * 0.9 / units)
-        pairs = tuple((self.tr.bet(b), "+" + format_money(max([1000, *(
-            abs(r.net) for s in view.seats for r in s.results)])))
+        sample = (om.widest_value(self.tr, view.seats) if om.on(view)
+                  else "+" + format_money(max([1000, *(
+                      abs(r.net) for s in view.seats for r in s.results)])))
+        pairs = tuple((self.tr.bet(b), sample)
                       for b in ("ante", "play", "pair_plus", "six_card_bonus"))
         width = inner.width - 2 * max(3, line_h // 6) - line_h // 3
         hand_h = int(inner.height * 0.75 / units * 0.95)
@@ -610,7 +621,7 @@ class DealerScreen:
         p.outline(rect, theme.GOLD if selected else theme.PANEL_LINE,
                   max(2, rect.width // 60) if selected else 1, radius)
         inner = inset(rect, max(3, rect.width // 24), max(3, rect.height // 45))
-        betting = C.PlaceBet.name in view.allowed
+        betting = bool({C.PlaceBet.name, C.MarkBet.name} & view.allowed)  # amounts or marks
         deciding = view.state == "deciding"
         bet_names = ["ante", "pair_plus"]
         if view.paytables.six_card_bonus or seat.bets.get("six_card_bonus"):
@@ -650,11 +661,15 @@ class DealerScreen:
                 value = format_money(r.net, sign=True) if r.outcome == "win" else (
                     format_money(r.net) if r.outcome == "lose" else format_money(r.stake))
                 color = theme.OUTCOME_COLORS.get(r.outcome, theme.TEXT)
+            if om.on(view):  # a mark, then the outcome: no amounts
+                value = (om.result_text(tr, r.outcome, r.multiple) if r is not None and
+                         view.state in ("reveal", "settled") else om.mark_text(amount))
             if betting and name != "play":
                 key = _BET_KEYS[name]
                 p.button(f"{role}.bet.{name}", line, f"{label}  {value}",
                          ("bet", seat.seat, name), keys=(key,) if selected else (),
-                         hint=key if selected else "", style="flat", show_label=False)
+                         hint=key if selected else "", show_label=False,
+                         style=om.mark_style(amount) if om.on(view) else "flat")
                 face = inset(line, max(3, line.height // 6), max(2, line.height // 5))
                 if selected:
                     face.width -= line.height // 3
@@ -693,7 +708,9 @@ class DealerScreen:
                      keys=("f",) if selected else (), hint="f" if selected else "",
                      enabled=C.Decide.name in view.allowed, style="fold")
         elif seat.net is not None:
-            if view.state == "void":
+            if om.on(view):
+                text, color = om.seat_summary(tr, seat, view.state == "void")
+            elif view.state == "void":
                 refund = sum(r.stake for r in seat.results if r.outcome == "refund")
                 text, color = "\u21a9 " + format_money(refund), theme.PUSH
             else:
@@ -714,7 +731,8 @@ class DealerScreen:
             hand = f"{hand} \u2022 {word}" if hand else word
         return hand
 
-    def _payouts(self, p: Painter, rect: pygame.Rect, payouts: tuple[PayoutLine, ...]) -> None:
+    def _payouts(self, p: Painter, rect: pygame.Rect, payouts: tuple[PayoutLine, ...],
+                 outcomes: bool = False) -> None:
         tr = self.tr
         radius = max(6, rect.width // 40)
         p.fill(rect, theme.PANEL, radius)
@@ -724,8 +742,10 @@ class DealerScreen:
         refunds = all(x.outcome == "refund" for x in payouts)
         title_h = max(int(p.min_text * 1.6), inner.height // 14)
         title = pygame.Rect(inner.left, inner.top, inner.width, title_h)
-        p.text(tr("screen.refunds") if refunds else tr("screen.payouts"), title, title_h,
-               bold=True, color=theme.GOLD, align="left", role="payouts.title")
+        heading = ("screen.refunds" if refunds else "screen.outcomes" if outcomes
+                   else "screen.payouts")
+        p.text(tr(heading), title, title_h, bold=True, color=theme.GOLD, align="left",
+               role="payouts.title")
         body = pygame.Rect(inner.left, title.bottom + 2, inner.width,
                            inner.bottom - title.bottom - 2)
         entries: list[tuple[str, Any]] = []
@@ -754,6 +774,11 @@ class DealerScreen:
                 color = theme.OUTCOME_COLORS.get(x.outcome, theme.TEXT)
                 p.text(tr("word.seat_n", seat=x.seat), a, int(r.height * 0.7), align="left",
                        role="payouts.seat")
+                if outcomes:  # the outcome in words where the amount goes: "pays 5 to 1"
+                    c = pygame.Rect(b.left, c.top, c.right - b.left, c.height)
+                    p.text(om.result_text(tr, x.outcome, x.multiple), c, int(r.height * 0.7),
+                           bold=True, color=color, align="right", role="payouts.amount")
+                    continue
                 p.text(tr(f"pay.{x.outcome}"), b, int(r.height * 0.62), bold=True, color=color,
                        align="left", role="payouts.outcome")
                 amount = format_money(x.amount)
@@ -921,6 +946,7 @@ class DealerScreen:
                                                max(3, inner.height // 80))
         a, b = cols(head, [1, 1], 4)
         status = tr.state(rr.status) if rr.status != "void" else tr("word.void")
+        status += f" \u2022 {tr('recall.mode.' + rr.bet_entry)}"  # which mode it was dealt in
         p.text(f"{tr('word.round')} {rr.round_id} \u2022 {status}", a, a.height, bold=True,
                color=theme.LOSE if rr.status == "void" else theme.GOLD, align="left",
                role="recall.head")
@@ -962,10 +988,16 @@ class DealerScreen:
                    role="recall.th")
         # one size per column, so the table reads as a table
         texts = []
+        outcomes = om.on(rr)
         for s in rr.seats:
-            bets = "  ".join(f"{tr('short.' + k)} {format_money(v)}" for k, v in s.bets.items())
+            bets = "  ".join(tr("short." + k) if outcomes else f"{tr('short.' + k)} "
+                             f"{format_money(v)}" for k, v in s.bets.items())
+            if outcomes and s.results:  # each bet's outcome: "A 1:1  PP 30:1  P loses"
+                bets = om.recall_results(tr, s)
             dec = {"play": tr("btn.play"), "fold": tr("btn.fold")}.get(s.decision or "", "")
             net = format_money(s.net, sign=True) if s.net is not None else ""
+            if outcomes and s.net is not None:
+                net = om.seat_summary(tr, s, rr.status == "void")[0]
             texts.append([str(s.seat), " ".join(card_label(c) for c in s.cards if c), bets,
                           dec, net])
         shape = cols(lines[1], widths, 4) if len(lines) > 1 else []
@@ -977,12 +1009,24 @@ class DealerScreen:
                 color = theme.TEXT
                 if j == 4 and s.net is not None:
                     color = theme.WIN if s.net > 0 else theme.LOSE if s.net < 0 else theme.PUSH
+                    if outcomes:
+                        color = om.seat_summary(tr, s, rr.status == "void")[1]
                 p.text(text, cell, sizes[j], bold=j in (0, 4), color=color, align="left",
                        role=("recall.seat", "recall.cards", "recall.bets", "recall.decision",
                              "recall.net")[j])
 
     def _meters(self, p: Painter, body: pygame.Rect, view: DealerView, gap: int) -> None:
         tr = self.tr
+        if view.outcome_meters:  # rounds dealt as outcomes: counted apart, without money
+            if view.meters:  # and rounds dealt in amounts before: both tables
+                body, out_r = rows(body, [len(view.meters) + 2.6, om.meter_lines(view)], gap)
+            else:
+                body, out_r = None, body
+            p.fill(out_r, theme.PANEL, 10)
+            p.outline(out_r, theme.GOLD_DARK, 1, 10)
+            om.draw_meters(p, inset(out_r, max(6, out_r.width // 60)), view, tr)
+            if body is None:
+                return
         p.fill(body, theme.PANEL, 10)
         p.outline(body, theme.GOLD_DARK, 1, 10)
         p.region("meters", body)

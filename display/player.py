@@ -11,6 +11,7 @@ import pygame
 
 from controller.game.numbers import DEFAULT_CURRENCY
 from controller.game.views import PlayerView, SeatView
+from display import outcome_mode as om
 from display import theme
 from display.cards import CardArt, card_label
 from display.common import banner_strip, dealer_hand, felt, link_pill
@@ -138,6 +139,8 @@ class PlayerScreen:
         link_pill(p, pill, view.link_state, tr, blink=int(now * 2) % 2 == 1)
 
     def _refunds(self, view: PlayerView) -> str:
+        if om.on(view):  # the bets returned, not amounts
+            return om.refunds_text(self.tr, view.seats)
         parts = []
         for s in view.seats:
             total = sum(r.stake for r in s.results if r.outcome == "refund")
@@ -152,7 +155,8 @@ class PlayerScreen:
         cells = grid(rect, len(view.seats), ncols, gap)
         if not cells:
             return
-        lines = {s.seat: self._seat_lines(s) for s in view.seats}
+        compact = p.surface.get_width() < 1000  # as the paytables: "30:1"
+        lines = {s.seat: self._seat_lines(s, om.on(view), compact) for s in view.seats}
         n = max([4, *(len(v) for v in lines.values())])
         seats = tuple(tuple((x[0], x[1]) for x in v) for v in lines.values())
         hands = tuple(self._hand_text(s) for s in view.seats)
@@ -167,8 +171,15 @@ class PlayerScreen:
             hand = f"{hand} \u2022 {self.tr('word.folded')}" if hand else self.tr("word.folded")
         return hand
 
-    def _seat_lines(self, seat: SeatView) -> list[tuple[str, str, theme.Color]]:
+    def _seat_lines(self, seat: SeatView, outcomes: bool = False, compact: bool = False
+                    ) -> list[tuple[str, str, theme.Color]]:
         tr = self.tr
+        if outcomes:  # marks, then outcomes in words: never an amount
+            if seat.results:
+                return [(tr.bet(r.bet), om.result_text(tr, r.outcome, r.multiple, compact),
+                         theme.OUTCOME_COLORS.get(r.outcome, theme.TEXT)) for r in seat.results]
+            return [(tr.bet(b), om.MARKED, theme.TEXT)
+                    for b in ("ante", "play", "pair_plus", "six_card_bonus") if seat.bets.get(b)]
         if seat.results:
             return [(tr.bet(r.bet), self._outcome_amount(r.outcome, r.net, r.stake),
                      theme.OUTCOME_COLORS.get(r.outcome, theme.TEXT)) for r in seat.results]
@@ -203,7 +214,9 @@ class PlayerScreen:
             return
         net = None
         if seat.net is not None:
-            if view.state == "void":
+            if om.on(view):
+                net = om.seat_summary(tr, seat, view.state == "void", "player")
+            elif view.state == "void":
                 refund = sum(r.stake for r in seat.results if r.outcome == "refund")
                 net = ("\u21a9 " + self.money(refund), theme.PUSH)
             else:

@@ -19,8 +19,11 @@ from controller.game.script import Mark, Script, ScriptError, load_script, run_s
 from controller.game.views import DealerView, PlayerView
 
 SCENARIOS = ("betting", "dealing", "decisions", "reveal-qualify", "reveal-no-qualify",
-             "settled", "void", "link-lost", "misread-paused", "recall", "meters")
-"""Scenario names, in the order of a round and its irregularities."""
+             "settled", "void", "link-lost", "misread-paused", "recall", "meters",
+             "outcomes-betting", "outcomes-decisions", "outcomes-settled", "outcomes-recall",
+             "outcomes-void", "outcomes-meters")
+"""Scenario names, in the order of a round and its irregularities; then the same table
+taking bets as outcomes (``bet_entry = "outcomes"``)."""
 
 SCRIPT = Path(__file__).resolve().with_name("scenes") / "shift.jsonl"
 """The scripted shift whose marks are the scenarios."""

@@ -4,6 +4,11 @@
 of the last round (for a rebet). A wager that breaks the rules raises
 :class:`~controller.game.round.Rejected` with the reason and changes nothing. Money is
 whole minor units.
+
+Outcome mode (``bet_entry = "outcomes"``): a bet is marked, not placed (:meth:`Wagers.mark`);
+it is held as a stake of :data:`~controller.game.settlement.UNIT` and settled by
+:func:`~controller.game.settlement.settle_outcomes`, so every amount of such a round
+(stake, net, refund) is a count of units: the outcome, never money.
 """
 
 from __future__ import annotations
@@ -16,7 +21,16 @@ from msgspec import Struct
 from controller.game.cards import parse_card
 from controller.game.round import Rejected
 from controller.game.rules import RuleProfile
-from controller.game.settlement import BetError, Bets, Decision, settle, validate_bets
+from controller.game.settlement import (
+    UNIT,
+    BetError,
+    Bets,
+    Decision,
+    SeatSettlement,
+    settle,
+    settle_outcomes,
+    validate_bets,
+)
 
 
 class BetResult(Struct, array_like=True, frozen=True):
@@ -84,6 +98,27 @@ class Wagers:
         else:
             sr.bets = new
 
+    def mark(self, profile: RuleProfile, seat: int, bet: str, on: bool) -> None:
+        """Mark ``bet`` at ``seat`` as played (outcome mode), or take the mark off.
+
+        A seat left with no bet leaves the round. Marking a marked bet (or unmarking an
+        unmarked one) changes nothing.
+        """
+        if bet == "six_card_bonus" and not profile.offers_six_card_bonus:
+            raise Rejected("six_card_bonus_not_offered")
+        sr = self.seats.get(seat)
+        new = dict(sr.bets) if sr else {}
+        if on:
+            new[bet] = UNIT
+        else:
+            new.pop(bet, None)
+        if not new:
+            self.seats.pop(seat, None)
+        elif sr is None:
+            self.seats[seat] = SeatRound(new)
+        else:
+            sr.bets = new
+
     def rebet(self, profile: RuleProfile, targets: list[int]) -> None:
         """Place the last round's wagers again at ``targets``."""
         if not targets or any(t not in self.last for t in targets):
@@ -93,13 +128,18 @@ class Wagers:
         for t in targets:
             self.seats[t] = SeatRound(dict(self.last[t]))
 
-    def validate(self, profile: RuleProfile) -> None:
-        """Check every seat's wagers against the rules before the deal."""
+    def validate(self, profile: RuleProfile, limits: bool = True) -> None:
+        """Check every seat's wagers against the rules before the deal.
+
+        Args:
+            profile: the rules in force.
+            limits: check the table limits too (not in outcome mode: no amounts).
+        """
         if not self.seats:
             raise Rejected("no_wager")
         for seat in sorted(self.seats):
             try:
-                validate_bets(profile, _bets(self.seats[seat].bets))
+                validate_bets(profile, _bets(self.seats[seat].bets), limits)
             except BetError as exc:
                 raise Rejected(exc.refusal.code, seat=seat, **exc.refusal.params) from None
 
@@ -119,18 +159,37 @@ class Wagers:
         return [s for s, sr in sorted(self.seats.items())
                 if sr.bets.get("ante") and sr.decision is None]
 
-    def settle(self, profile: RuleProfile, dealer_cards: list[str | None]) -> None:
-        """Settle every seat against the dealer's cards (docs/rules.md)."""
+    def settle(self, profile: RuleProfile, dealer_cards: list[str | None],
+               outcomes: bool = False) -> dict[int, SeatSettlement]:
+        """Settle every seat against the dealer's cards (docs/rules.md).
+
+        Args:
+            profile: the rules in force.
+            dealer_cards: the dealer's three cards.
+            outcomes: the bets were marked (outcome mode):
+                :func:`~controller.game.settlement.settle_outcomes`.
+
+        Returns:
+            Seat -> its settlement (with each win's paytable line).
+        """
         dealer = [parse_card(c) for c in dealer_cards]
-        for sr in self.seats.values():
+        out = {}
+        for seat, sr in self.seats.items():
             b = sr.bets
             dec = Decision(sr.decision) if sr.decision else None
-            res = settle(profile, [parse_card(c) for c in sr.cards], dealer, _bets(b), dec)
+            cards = [parse_card(c) for c in sr.cards]
+            if outcomes:
+                res = settle_outcomes(profile, cards, dealer, [k for k in b if k != "play"],
+                                      dec)
+            else:
+                res = settle(profile, cards, dealer, _bets(b), dec)
             sr.results = [BetResult(r.bet, r.outcome.value, r.stake, r.multiple, r.net)
                           for r in res.results]
             sr.net = res.net
             sr.hand = res.player_hand.hand_class.key
             sr.six = res.six_card_hand.key if b.get("six_card_bonus") else None
+            out[seat] = res
+        return out
 
     def refund(self) -> dict[int, int]:
         """Return every wager (a void); seat -> minor units returned."""

@@ -74,6 +74,10 @@ ROLES = ("dealer", "supervisor", "technician")
 """Roles, lowest to highest (docs/requirements.md R12); each may have a PIN in ``[roles]``."""
 DEAL_PATTERNS = ("round_robin", "by_hand")
 EXPOSED_CARD_POLICIES = ("burn", "void")
+BET_ENTRIES = ("amounts", "outcomes")
+"""How the dealer enters bets: ``amounts`` (every wager in minor units, results paid in
+money) or ``outcomes`` (the dealer marks which seats play which bets; results are given as
+"pays X to 1", "push", "loses" and the dealer pays from the chips on the layout)."""
 LANGUAGES = ("en", "fr", "uk")
 LOG_LEVELS = ("debug", "info", "warning", "error")
 DEMO_SHOE = "sim://?dialect=native"
@@ -84,7 +88,7 @@ CONFIG_VERSION = 2
 RENAMED = {"exposed_card_policy": "exposed_card", "max_pin_failures": "lockout_after"}
 """Journal form version 1 name -> name now."""
 CHANGEABLE = ("deal_pattern", "burn_cards", "exposed_card", "lockout_after",
-              "lockout_seconds", "rules")
+              "lockout_seconds", "rules", "bet_entry")
 """Settings a ``config_change`` may set (between rounds, supervisor or technician PIN)."""
 
 
@@ -280,6 +284,9 @@ class TableConfig:
         burn_cards: ``[table] burn_cards``: cards burnt before each round's deal.
         exposed_card: ``[table] exposed_card``: a card exposed by accident is burnt and
             the deal goes on (``burn``), or the round is void (``void``).
+        bet_entry: ``[table] bet_entry``: ``amounts`` or ``outcomes``
+            (:data:`BET_ENTRIES`). Journaled with the other game settings; a
+            configuration journaled before it existed plays ``amounts``.
         chip_values: ``[table] chip_values``: the dealer's chip buttons, minor units.
         currency: ``[table] currency``: the ISO 4217 code of the money on the table
             (default ``EUR``); every amount is in its minor units, written with its
@@ -328,6 +335,7 @@ class TableConfig:
     chip_values: tuple[int, ...] = _setting((100, 500, 2500, 10000), "table", "chip_values",
                                             _chips)
     currency: str = _setting("EUR", "table", "currency", _currency)
+    bet_entry: str = _setting("amounts", "table", "bet_entry", _one_of(BET_ENTRIES))
     pin_hashes: dict[str, str] = _setting({}, "roles", "<role>", _pin_hashes)
     lockout_after: int = _setting(5, "roles", "lockout_after",
                                   _whole(MIN_LOCKOUT_AFTER, MAX_LOCKOUT_AFTER))
@@ -588,4 +596,5 @@ def load_config(path: str | Path | None, **overrides: Any) -> TableConfig:
 
 __all__ = ["TableConfig", "ConfigError", "load_config", "profile_for", "changeable_setting",
            "config_version", "setting_problem", "amount_problem", "multiple_problem",
-           "pin_problem", "ROLES", "CHANGEABLE", "MAX_SEATS", "MAX_AMOUNT", "MAX_MULTIPLE"]
+           "pin_problem", "ROLES", "CHANGEABLE", "BET_ENTRIES", "MAX_SEATS", "MAX_AMOUNT",
+           "MAX_MULTIPLE"]

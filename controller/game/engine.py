@@ -17,6 +17,13 @@ had, so a snapshot written before reads.
 
 Irregularities follow docs/rules.md; each handler names the row it implements.
 
+Bet entry: a table whose ``bet_entry`` is ``outcomes`` takes ``mark_bet`` (and refuses
+``place_bet``); a mark is a stake of one unit, settled by
+:func:`~controller.game.settlement.settle_outcomes`, checked against no table limit, and
+counted in the outcome meters; its round record names the mode and each win's paytable
+line. The setting changes between rounds like any other, never while wagers are placed
+for the next round; a rebet never carries wagers across a change of mode.
+
 Cards, burns and the irregularities of the deal are handled by
 :mod:`controller.game.dealing` (its docstring states the burn-card rules); the shoe link's
 state by :mod:`controller.game.shoe_link`.
@@ -38,6 +45,7 @@ from controller.game.auth import PinLockout
 from controller.game.bets import SeatRound, Wagers
 from controller.game.cards import parse_card
 from controller.game.config import (
+    BET_ENTRIES,
     MAX_SEATS,
     ConfigError,
     TableConfig,
@@ -141,7 +149,8 @@ class Game:
             _B[ev.Cut]: link.on_cut, _B[ev.Empty]: link.on_empty,
             _B[ev.Warning]: link.on_warning, _B[ev.FrameError]: link.on_frame_error,
             _B[ev.NoFrameDecoded]: link.on_no_frame,
-            I.PlaceBet: Game._place_bet, I.ClearBets: Game._clear_bets, I.Rebet: Game._rebet,
+            I.PlaceBet: Game._place_bet, I.MarkBet: Game._mark_bet,
+            I.ClearBets: Game._clear_bets, I.Rebet: Game._rebet,
             I.NoMoreBets: Game._no_more_bets, I.Decide: Game._decide, I.Reveal: Game._reveal,
             I.Settle: Game._settle, I.NextRound: Game._next_round, I.VoidRound: Game._void_cmd,
             I.ManualCard: dealing.on_manual_card, I.UnblockDeck: Game._unblock_deck,
@@ -170,6 +179,11 @@ class Game:
     def counters(self) -> dict[str, int]:
         """Event counters by name."""
         return self.meters.counters
+
+    @property
+    def outcomes(self) -> bool:
+        """Bets are marked, not placed (``bet_entry = "outcomes"``): results are outcomes."""
+        return self.config.bet_entry == OUTCOMES
 
     @property
     def lockout(self) -> PinLockout:
@@ -297,6 +311,8 @@ class Game:
                        "Continue the round", severity="info")
 
     def _set_config(self, cfg: TableConfig) -> None:
+        if cfg.bet_entry != self.config.bet_entry:
+            self.wagers.last = {}  # amounts are no marks, marks no amounts: no rebet across
         self.config = cfg
         self.profile = profile_for(cfg.rules)
         self.recall.resize(cfg.recall_depth)
@@ -309,7 +325,14 @@ class Game:
         return seat
 
     def _place_bet(self, body: I.PlaceBet, actor: str) -> None:
+        if self.outcomes:
+            raise Rejected("bets_are_marked", command=I.MarkBet.name)
         self.wagers.place(self.profile, self._seat_no(body.seat), body.bet, body.amount)
+
+    def _mark_bet(self, body: I.MarkBet, actor: str) -> None:
+        if not self.outcomes:
+            raise Rejected("bets_are_amounts", command=I.PlaceBet.name)
+        self.wagers.mark(self.profile, self._seat_no(body.seat), body.bet, body.on)
 
     def _clear_bets(self, body: I.ClearBets, actor: str) -> None:
         self.seats.pop(self._seat_no(body.seat), None)
@@ -321,7 +344,7 @@ class Game:
     def _no_more_bets(self, body: I.NoMoreBets, actor: str) -> None:
         if self.deal.blocked:
             raise Rejected("deck_blocked_clear", why=self.deal.blocked)
-        self.wagers.validate(self.profile)
+        self.wagers.validate(self.profile, limits=not self.outcomes)
         self.deal.open(sorted(self.seats), self.config.deal_pattern, self.config.burn_cards)
         self.round.go(I.NoMoreBets.name, S.NO_MORE_BETS)
         if self.link_state in link.LINK_DOWN:
@@ -351,6 +374,9 @@ class Game:
 
     def _config_change(self, body: I.ConfigChanged, actor: str) -> None:
         value = body.value
+        if (body.key == "bet_entry" and self.seats and self.state is S.BETTING
+                and value != self.config.bet_entry):
+            raise Rejected("bet_entry_with_bets")
         try:
             key = changeable_setting(body.key)  # a name journaled before is read too
         except ConfigError as exc:
@@ -385,9 +411,13 @@ class Game:
         self.round.go(I.Reveal.name, S.REVEAL)
 
     def _settle(self, body: I.Settle, actor: str) -> None:
-        self.wagers.settle(self.profile, self.deal.dealer_cards)
+        done = self.wagers.settle(self.profile, self.deal.dealer_cards, self.outcomes)
         self.round.go(I.Settle.name, S.SETTLED)
-        self._close_round(settled=True)
+        # the paytable lines are recorded for outcomes only: records of amounts keep their
+        # shape, so journals written before replay to the very same records
+        self._close_round(settled=True, lines={
+            seat: {r.bet: r.line for r in res.results if r.line} for seat, res in done.items()
+        } if self.outcomes else None)
 
     # ------------------------------------------------------------------ void / next
     def _void_cmd(self, body: I.VoidRound, actor: str) -> None:
@@ -411,16 +441,31 @@ class Game:
                    "every wager is returned.",
                    "Return every wager" + ("" if acknowledged else
                                           "; a supervisor acknowledges the void"),
-                   severity="error", **params,
-                   refunds=", ".join(f"seat {s}: {v}" for s, v in sorted(refunds.items())))
+                   severity="error", **params, refunds=self._refunds_text(refunds))
         self.notes.drop(*dealing.PAUSE_NOTES)
         self._close_round(settled=False)
 
-    def _close_round(self, settled: bool) -> None:
-        rec = self.round_record(_SETTLED if settled else S.VOID.value)
+    def _refunds_text(self, refunds: dict[int, int]) -> str:
+        """``seat 1: 600, seat 3: 100``; in outcome mode the bets (``seat 1: ante pair_plus``)."""
+        if self.outcomes:
+            return ", ".join(f"seat {s}: {' '.join(self.seats[s].bets)}" for s in sorted(refunds))
+        return ", ".join(f"seat {s}: {v}" for s, v in sorted(refunds.items()))
+
+    def _close_round(self, settled: bool, lines: dict[int, dict[str, str]] | None = None
+                     ) -> None:
+        """Record the finished round, count it in the meters, keep its wagers for a rebet.
+
+        Args:
+            settled: settled (else voided).
+            lines: outcome mode: seat -> bet -> the paytable line of its win.
+        """
+        rec = self.round_record(_SETTLED if settled else S.VOID.value, lines)
         self.recall.add(rec)
         self.derived.rounds[rec.round_id] = rec.to_dict()
-        self.meters.close_round(self.wagers.results(), settled)
+        if self.outcomes:
+            self.meters.close_outcome_round(self.wagers.results(), lines or {}, settled)
+        else:
+            self.meters.close_round(self.wagers.results(), settled)
         self.derived.meters = self.meters_dict()
         self.wagers.close()
         self.records_version += 1
@@ -440,20 +485,28 @@ class Game:
             self.derived.snapshot = (self._seq, self.dumps())
 
     # ------------------------------------------------------------------ records
-    def round_record(self, status: str | None = None) -> RoundRecord:
-        """The current round as game recall shows it (complete, dealer cards included)."""
+    def round_record(self, status: str | None = None,
+                     lines: dict[int, dict[str, str]] | None = None) -> RoundRecord:
+        """The current round as game recall shows it (complete, dealer cards included).
+
+        Args:
+            status: ``settled``, ``void`` or ``in_progress`` (default: from the state).
+            lines: outcome mode: seat -> bet -> the paytable line of its win.
+        """
         r = self.round
+        lines = lines or {}
         if status is None:
             status = {S.SETTLED: _SETTLED, S.VOID: S.VOID.value}.get(r.state, _IN_PROGRESS)
         seats = [SeatRecord(seat, list(sr.cards), dict(sr.bets), sr.decision, sr.hand, sr.six,
-                            {b.bet: BetRecord(b.outcome, b.net, b.stake, b.multiple)
+                            {b.bet: BetRecord(b.outcome, b.net, b.stake, b.multiple,
+                                              lines.get(seat, {}).get(b.bet, ""))
                              for b in sr.results or ()}, sr.net)
                  for seat, sr in sorted(self.seats.items())]
         return RoundRecord(r.round_id, status, r.void_reason, r.started_utc,
                            self._utc if status != _IN_PROGRESS else None, r.state.value,
                            [DealLine(*e.line()) for e in self.deal.entries],
                            list(self.deal.dealer_cards), r.dealer_hand, r.dealer_qualifies,
-                           seats)
+                           seats, self.config.bet_entry)
 
     def meters_dict(self) -> dict[str, Any]:
         """Meters as journaled: rows by name and event counters."""
@@ -504,5 +557,7 @@ class Game:
 
 
 _SETTLED = S.SETTLED.value
+OUTCOMES = BET_ENTRIES[1]
+"""The ``bet_entry`` of a table that marks bets."""
 _IN_PROGRESS = "in_progress"
 

@@ -44,6 +44,7 @@ from msgspec import Meta, Struct
 
 from controller.game import events as ev
 from controller.game.config import (
+    BET_ENTRIES,
     DEAL_PATTERNS,
     EXPOSED_CARD_POLICIES,
     MAX_AMOUNT,
@@ -109,6 +110,7 @@ SETTINGS: dict[str, tuple[str, ...] | range | type] = {
     "lockout_after": range(MIN_LOCKOUT_AFTER, MAX_LOCKOUT_AFTER + 1),
     "lockout_seconds": range(MIN_LOCKOUT_SECONDS, MAX_LOCKOUT_SECONDS + 1),
     "rules": str,
+    "bet_entry": BET_ENTRIES,
 }
 
 
@@ -176,6 +178,20 @@ class PlaceBet(DealerCommand, tag="place_bet"):
     seat: Seat
     bet: BetName
     amount: Amount
+
+
+class MarkBet(DealerCommand, tag="mark_bet"):
+    """Mark ``bet`` at ``seat`` as played (``on`` false: take the mark off).
+
+    A table whose ``bet_entry`` is ``outcomes`` takes bets this way: the chips stay on
+    the layout and the table records only which seats play which bets; results are
+    given per bet as "pays X to 1", "push" or "loses". A table taking ``amounts``
+    refuses it (and an ``outcomes`` table refuses :class:`PlaceBet`).
+    """
+
+    seat: Seat
+    bet: BetName
+    on: bool = True
 
 
 class ClearBets(DealerCommand, tag="clear_bets"):
@@ -269,7 +285,8 @@ class ConfigChange(DealerCommand, tag="config_change"):
 
     Keys and their values are :data:`SETTINGS`: ``deal_pattern``, ``burn_cards``,
     ``exposed_card``, ``lockout_after``, ``lockout_seconds``, ``rules`` (a profile name
-    or path, which the table loads); the names of the configuration's journal form
+    or path, which the table loads), ``bet_entry`` (not while wagers are placed for the
+    next round); the names of the configuration's journal form
     version 1 (``exposed_card_policy``, ``max_pin_failures``) are read too. Old and new
     values are journaled (:class:`ConfigChanged`).
     """
@@ -361,8 +378,8 @@ class Tick(Struct, frozen=True):
 
 
 COMMANDS: tuple[type[DealerCommand], ...] = (
-    PlaceBet, ClearBets, Rebet, NoMoreBets, Decide, Reveal, Settle, NextRound, VoidRound,
-    ManualCard, UnblockDeck, Resume, NewDeck, ExposedCard, ConfigChange, ChangePin)
+    PlaceBet, MarkBet, ClearBets, Rebet, NoMoreBets, Decide, Reveal, Settle, NextRound,
+    VoidRound, ManualCard, UnblockDeck, Resume, NewDeck, ExposedCard, ConfigChange, ChangePin)
 """Every dealer command, in the order the dealer meets them."""
 
 for _c in COMMANDS:
@@ -547,7 +564,7 @@ __all__ = [
     "MAX_AMOUNT", "MAX_CONTROL_LINE", "MAX_NAMED_FILES", "MAX_SEATS", "MIN_AMOUNT",
     "PIN_MAX_DIGITS", "PIN_MIN_DIGITS", "SETTINGS", "STARTUP",
     "ChangePin", "ClearBets", "ConfigChange", "ConfigChanged", "DealerCommand", "Decide",
-    "ExposedCard", "InputError", "ManualCard", "NewDeck", "NextRound", "NoMoreBets",
+    "ExposedCard", "InputError", "ManualCard", "MarkBet", "NewDeck", "NextRound", "NoMoreBets",
     "PinChanged", "PlaceBet", "Rebet", "Resume", "Reveal", "Role", "Settle", "Software",
     "Startup",
     "Tick", "UnblockDeck", "VoidRound", "check", "decode_body", "encode_body",

@@ -69,6 +69,7 @@ CREATE TABLE IF NOT EXISTS meters (
     name TEXT PRIMARY KEY, wagered INTEGER, paid INTEGER, won INTEGER, rounds INTEGER,
     voids INTEGER, refunded INTEGER);
 CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER);
+CREATE TABLE IF NOT EXISTS outcome_meters (name TEXT PRIMARY KEY, value INTEGER);
 CREATE TABLE IF NOT EXISTS snapshots (seq INTEGER PRIMARY KEY, hash TEXT, state TEXT);
 CREATE TABLE IF NOT EXISTS rejections (seq INTEGER PRIMARY KEY, reason TEXT);
 CREATE TABLE IF NOT EXISTS derived_at (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER);
@@ -432,6 +433,8 @@ class Journal:
             ex("INSERT OR REPLACE INTO meters VALUES (?,?,?,?,?,?,?)",
                [(k, *v) for k, v in d.meters["rows"].items()])
             ex("INSERT OR REPLACE INTO counters VALUES (?,?)", d.meters["counters"].items())
+            ex("INSERT OR REPLACE INTO outcome_meters VALUES (?,?)",
+               d.meters.get("outcomes", {}).items())
         if d.snapshot is not None:
             seq, state = d.snapshot
             row = self.db.execute("SELECT hash FROM events WHERE seq=?", (seq,)).fetchone()
@@ -544,10 +547,21 @@ class Journal:
                                "FROM rounds WHERE round_id = ?", (round_id,)).fetchone()
 
     def stored_meters(self) -> dict[str, Any]:
-        """The ``meters`` and ``counters`` tables, as :meth:`Game.meters_dict` shapes them."""
+        """The ``meters``, ``counters`` and ``outcome_meters`` tables, as meters are journaled.
+
+        ``outcomes`` only when there are some (:meth:`Game.meters_dict` shapes them so); a
+        journal written before outcome meters existed has none.
+        """
         rows = {r[0]: list(r[1:]) for r in self.db.execute("SELECT * FROM meters")}
         counters = dict(self.db.execute("SELECT name, value FROM counters").fetchall())
-        return {"rows": rows, "counters": counters}
+        d = {"rows": rows, "counters": counters}
+        try:
+            outcomes = dict(self.db.execute("SELECT name, value FROM outcome_meters"))
+        except sqlite3.OperationalError:  # read-only, written before: no such table
+            outcomes = {}
+        if outcomes:
+            d["outcomes"] = outcomes
+        return d
 
     def rejections(self, after: int = 0) -> dict[int, str]:
         """Map the seq of every rejected input after event ``after`` to its reason."""

@@ -3,6 +3,11 @@
 A meter row per bet type, per seat (``seat 3``) and ``total``: what was wagered, paid and
 won by the house, the rounds settled, and the voids with what they refunded. Event
 counters count what happened (power-ups, shoe disconnects, misreads, overrides...).
+
+Rounds dealt in outcome mode (``bet_entry = "outcomes"``) hold no money: they leave the
+meter rows alone and are counted in the outcome meters instead (:func:`outcome_key`):
+rounds settled and voided, and per bet its wins by paytable line, pushes, losses and
+refunds.
 """
 
 from __future__ import annotations
@@ -35,17 +40,48 @@ class MeterRow(Struct, array_like=True, frozen=True):
     refunded: int = 0
 
 
+ROUNDS_SETTLED = "rounds settled"
+ROUNDS_VOID = "rounds void"
+"""Outcome meters of the rounds dealt in outcome mode: settled, voided."""
+
+
+def outcome_key(bet: str, outcome: str, line: str = "") -> str:
+    """The outcome meter of one bet's outcome: ``pair_plus win flush``, ``ante push``.
+
+    Args:
+        bet: ``ante``, ``play``, ``ante_bonus``, ``pair_plus``, ``six_card_bonus``.
+        outcome: ``win``, ``push``, ``lose`` or ``refund``.
+        line: a win's paytable line (the hand's key), empty for an even-money win.
+    """
+    return f"{bet} {outcome} {line}" if line else f"{bet} {outcome}"
+
+
+def parse_outcome_key(key: str) -> tuple[str, str, str]:
+    """Inverse of :func:`outcome_key`: ``(bet, outcome, line)``.
+
+    Raises:
+        ValueError: a rounds meter (:data:`ROUNDS_SETTLED`, :data:`ROUNDS_VOID`).
+    """
+    bet, outcome, *line = key.split(" ", 2)
+    if bet == "rounds":
+        raise ValueError(f"{key!r} counts rounds, not a bet's outcome")
+    return bet, outcome, line[0] if line else ""
+
+
 class Meters:
-    """The meter rows and event counters of a table.
+    """The meter rows, outcome meters and event counters of a table.
 
     Attributes:
         rows: meter name -> row.
         counters: event name -> how many times.
+        outcomes: outcome meter (:func:`outcome_key`, :data:`ROUNDS_SETTLED`,
+            :data:`ROUNDS_VOID`) -> how many times.
     """
 
     def __init__(self) -> None:
         self.rows: dict[str, MeterRow] = {}
         self.counters: dict[str, int] = {}
+        self.outcomes: dict[str, int] = {}
 
     def count(self, name: str) -> None:
         """Add one to the event counter ``name``."""
@@ -76,10 +112,31 @@ class Meters:
                 if name in rows:
                     rows[name] = replace(rows[name], rounds=rows[name].rounds + 1)
 
+    def close_outcome_round(self, results: Iterable[tuple[int, Any]], lines: dict[int, Any],
+                            settled: bool) -> None:
+        """Count a finished outcome-mode round in the outcome meters.
+
+        Args:
+            results: ``(seat, result)`` pairs, as :meth:`close_round` takes them.
+            lines: seat -> bet -> the paytable line of its win (empty when none).
+            settled: the round was settled (else voided).
+        """
+        counts = self.outcomes
+        for key in [ROUNDS_SETTLED if settled else ROUNDS_VOID,
+                    *(outcome_key(r.bet, r.outcome, lines.get(seat, {}).get(r.bet, ""))
+                      for seat, r in results)]:
+            counts[key] = counts.get(key, 0) + 1
+
     def as_dict(self) -> dict[str, Any]:
-        """Meters as journaled: ``{"rows": {name: [6 ints]}, "counters": {name: n}}``."""
-        return {"rows": {k: list(msgspec.structs.astuple(v)) for k, v in self.rows.items()},
-                "counters": dict(self.counters)}
+        """Meters as journaled: ``{"rows": {name: [6 ints]}, "counters": {name: n}}``.
+
+        ``"outcomes": {name: n}`` joins them once a round was dealt in outcome mode.
+        """
+        d = {"rows": {k: list(msgspec.structs.astuple(v)) for k, v in self.rows.items()},
+             "counters": dict(self.counters)}
+        if self.outcomes:
+            d["outcomes"] = dict(self.outcomes)
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Meters:
@@ -87,4 +144,5 @@ class Meters:
         m = cls()
         m.rows = {k: msgspec.convert(v, MeterRow) for k, v in d["rows"].items()}
         m.counters = dict(d["counters"])
+        m.outcomes = dict(d.get("outcomes", {}))
         return m

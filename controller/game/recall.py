@@ -16,6 +16,7 @@ from typing import Any
 from controller.game.engine import Game
 from controller.game.inputs import STARTUP
 from controller.game.journal import Journal
+from controller.game.meters import ROUNDS_SETTLED, ROUNDS_VOID, outcome_key
 from controller.game.numbers import DEFAULT_CURRENCY, currency_problem
 from controller.game.replay import rebuild
 from controller.game.round import IN_PLAY, RoundState
@@ -75,6 +76,8 @@ def recall(path: str | Path, last: int = 10) -> list[dict[str, Any]]:
         Round records (see :meth:`Game.round_record`); the dealer's cards of a round in
         play before its reveal are :data:`HIDDEN`. Round 1, which no ``next_round``
         opens, opened with the journal: its ``started_utc`` is the first event's time.
+        Each names how its bets were taken (``bet_entry``: ``amounts`` or ``outcomes``;
+        the journal stores it for outcome rounds only).
     """
     j = Journal(path, readonly=True)
     try:
@@ -87,9 +90,8 @@ def recall(path: str | Path, last: int = 10) -> list[dict[str, Any]]:
         by_id[r.round_id] = r.to_dict()
     if g.state in IN_PLAY or (g.state is RoundState.BETTING and g.seats):
         by_id[g.round_id] = _masked(g.round_record("in_progress").to_dict())
-    if 1 in by_id and first is not None:
-        by_id[1] = as_recalled(by_id[1], first[0])
-    return [by_id[k] for k in sorted(by_id, reverse=True)[:last]]
+    first_utc = first[0] if first is not None else ""
+    return [as_recalled(by_id[k], first_utc) for k in sorted(by_id, reverse=True)[:last]]
 
 
 def as_recalled(rec: dict[str, Any], first_utc: str) -> dict[str, Any]:
@@ -97,9 +99,12 @@ def as_recalled(rec: dict[str, Any], first_utc: str) -> dict[str, Any]:
 
     Round 1, which no ``next_round`` opens, opened with the journal: recall gives it the
     time of the journal's first event (``first_utc``) when it has no start time of its own.
+    Every record says how its bets were taken (``bet_entry``; a record the journal stores
+    without it was dealt in ``amounts``).
     """
+    rec = {**rec, "bet_entry": rec.get("bet_entry", AMOUNTS)}
     if rec["round_id"] == 1 and not rec["started_utc"] and first_utc:
-        return {**rec, "started_utc": first_utc}
+        rec["started_utc"] = first_utc
     return rec
 
 
@@ -110,6 +115,8 @@ class MeterReport:
     Attributes:
         rows: name -> [wagered, paid, won, rounds, voids, refunded].
         counters: event counters (power-ups, shoe disconnects, lid opens, overrides...).
+        outcomes: the outcome meters of rounds dealt in outcome mode
+            (:func:`controller.game.meters.outcome_key`): name -> count.
         reconciled: the stored meters equal the recorded state's and the sum of the
             stored round records.
         problems: what does not reconcile.
@@ -117,14 +124,36 @@ class MeterReport:
 
     rows: dict[str, list[int]]
     counters: dict[str, int]
+    outcomes: dict[str, int] = field(default_factory=dict)
     reconciled: bool = True
     problems: list[str] = field(default_factory=list)
 
 
+def _outcome_round(rec: dict[str, Any]) -> bool:
+    return rec.get("bet_entry", "amounts") == "outcomes"
+
+
+def sum_outcomes(rounds: list[dict[str, Any]]) -> dict[str, int]:
+    """Outcome meters recomputed from the records of rounds dealt in outcome mode."""
+    counts: dict[str, int] = {}
+    for rec in filter(_outcome_round, rounds):
+        keys = [ROUNDS_SETTLED if rec["status"] == "settled" else ROUNDS_VOID]
+        keys += [outcome_key(bet, r["outcome"], r.get("line", ""))
+                 for s in rec["seats"] for bet, r in s["results"].items()]
+        for key in keys:
+            counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
 def sum_rounds(rounds: list[dict[str, Any]]) -> dict[str, list[int]]:
-    """Meter rows recomputed from round records (the reconciliation R6 asks for)."""
+    """Meter rows recomputed from round records (the reconciliation R6 asks for).
+
+    Rounds dealt in outcome mode hold no money: :func:`sum_outcomes` counts them.
+    """
     rows: dict[str, list[int]] = {}
     for rec in rounds:
+        if _outcome_round(rec):
+            continue
         names_seen: set[str] = set()
         for s in rec["seats"]:
             for bet, r in s["results"].items():
@@ -157,14 +186,19 @@ def meters(path: str | Path) -> MeterReport:
     finally:
         j.close()
     live = g.meters_dict()
-    rep = MeterReport(live["rows"], live["counters"])
+    rep = MeterReport(live["rows"], live["counters"], live.get("outcomes", {}))
     by_id = {r["round_id"]: r for r in rounds}
     for r in g.recall:
         by_id[r.round_id] = r.to_dict()
     if sum_rounds(list(by_id.values())) != rep.rows:
         rep.problems.append("meters differ from the sum of the round records")
-    if stored["rows"] and stored["rows"] != rep.rows and len(by_id) == len(rounds):
-        rep.problems.append("stored meters differ from the recorded state")
+    if sum_outcomes(list(by_id.values())) != rep.outcomes:
+        rep.problems.append("outcome meters differ from the sum of the round records")
+    if len(by_id) == len(rounds):
+        if stored["rows"] and stored["rows"] != rep.rows:
+            rep.problems.append("stored meters differ from the recorded state")
+        if stored.get("outcomes", {}) != rep.outcomes:
+            rep.problems.append("stored outcome meters differ from the recorded state")
     rep.reconciled = not rep.problems
     return rep
 

@@ -15,6 +15,9 @@ from typing import Any
 import msgspec
 from msgspec import Struct
 
+AMOUNTS = "amounts"
+"""The ``bet_entry`` of a round whose bets were amounts (every round before it existed)."""
+
 
 class DealLine(Struct, array_like=True, frozen=True):
     """A card of the round's deal (JSON form: ``[card, where, manual]``)."""
@@ -24,13 +27,23 @@ class DealLine(Struct, array_like=True, frozen=True):
     manual: bool
 
 
-class BetRecord(Struct, frozen=True):
-    """One bet's result as recorded (minor units)."""
+class BetRecord(Struct, frozen=True, omit_defaults=True):
+    """One bet's result as recorded (minor units; units of the bet in outcome mode).
+
+    Attributes:
+        outcome: ``win``, ``lose``, ``push`` or ``refund``.
+        net: won (+) or lost (-), the stake aside.
+        stake: the wager.
+        multiple: "X to 1" paid on a win, else 0.
+        line: outcome mode: the paytable line a win was paid on (``flush``), else empty
+            and not stored (records of amounts keep the shape they always had).
+    """
 
     outcome: str
     net: int
     stake: int
     multiple: int
+    line: str = ""
 
 
 class SeatRecord(Struct, frozen=True):
@@ -46,7 +59,7 @@ class SeatRecord(Struct, frozen=True):
     net: int | None
 
 
-class RoundRecord(Struct, frozen=True):
+class RoundRecord(Struct, frozen=True, omit_defaults=True):
     """A round as game recall shows it.
 
     Attributes:
@@ -59,6 +72,10 @@ class RoundRecord(Struct, frozen=True):
         dealer_cards: the dealer's cards.
         dealer_hand / dealer_qualifies: once revealed, else None.
         seats: the seats with a wager, in seat order.
+        bet_entry: how its bets were taken: ``amounts`` (minor units) or ``outcomes``
+            (marked; every amount of the record is then a count of units: the stake 1,
+            the net the outcome per unit). Stored only for ``outcomes``: a record
+            without it was dealt in amounts, as every record before it existed.
     """
 
     round_id: int
@@ -72,10 +89,14 @@ class RoundRecord(Struct, frozen=True):
     dealer_hand: str | None
     dealer_qualifies: bool | None
     seats: list[SeatRecord]
+    bet_entry: str = AMOUNTS
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form the journal stores."""
-        return msgspec.to_builtins(self)
+        """The JSON form the journal stores (``bet_entry`` only for ``outcomes``)."""
+        d = msgspec.to_builtins(self)
+        if d.get("bet_entry") == AMOUNTS:  # omit_defaults compares text by identity
+            del d["bet_entry"]
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RoundRecord:

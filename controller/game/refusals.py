@@ -99,6 +99,12 @@ REFUSALS: dict[str, RefusalKind] = {
                              why=TEXT),
     "deck_blocked": _k("the deck is blocked: a supervisor must unblock it"),
     "deck_not_blocked": _k("the deck is not blocked"),
+    "bets_are_marked": _k("this table marks bets (bet_entry outcomes): mark the bet with "
+                          "{command}, its amount stays on the layout", command=COMMAND),
+    "bets_are_amounts": _k("this table takes amounts (bet_entry amounts): place the bet with "
+                           "{command}", command=COMMAND),
+    "bet_entry_with_bets": _k("bets are placed for the next round: clear them before "
+                              "bet_entry changes"),
     "misread_waiting": _k("re-present the card, or a supervisor enters it by hand (or voids)"),
     "link_down": _k("the shoe link is still down"),
     "seats_undecided": _k("seats still to decide: {seats}", seats=SEATS),

@@ -24,6 +24,7 @@ from controller.game.inputs import (
     Decide,
     ExposedCard,
     ManualCard,
+    MarkBet,
     NewDeck,
     NextRound,
     NoMoreBets,
@@ -87,7 +88,7 @@ _BETWEEN_ROUNDS = _names(ConfigChange, ChangePin, UnblockDeck, NewDeck)
 
 #: state -> dealer command names it accepts (``DealerCommand.name``).
 ALLOWED_COMMANDS: dict[RoundState, frozenset[str]] = {
-    S.BETTING: _names(PlaceBet, ClearBets, Rebet, NoMoreBets) | _BETWEEN_ROUNDS,
+    S.BETTING: _names(PlaceBet, MarkBet, ClearBets, Rebet, NoMoreBets) | _BETWEEN_ROUNDS,
     S.NO_MORE_BETS: _names(VoidRound),
     S.DEALING: _names(VoidRound, ExposedCard),
     S.DECIDING: _names(Decide, Reveal, VoidRound, ExposedCard),

@@ -5,12 +5,18 @@ Plus, 6 Card Bonus, in that pay order. Money is integers in minor units; a resul
 ``net`` is what the seat gains (+) or loses (-) on that bet, the stake aside: a win of
 X to 1 on a stake S has net ``X * S`` (the stake is also returned), a push has net 0, a
 loss has net ``-S``.
+
+Outcome mode (``bet_entry = "outcomes"``): the table knows which bets a seat plays, not
+how much; each bet is settled on a stake of one unit (:data:`UNIT`,
+:func:`settle_outcomes`), so a result's net is its outcome per unit staked
+(:attr:`BetResult.units`: ``X`` for "pays X to 1", 0 for a push, -1 for a loss), and the
+same rules give, for any stake S, a net of ``S`` times that.
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Annotated, Any
 
 from msgspec import Meta, Struct
@@ -112,6 +118,10 @@ class BetResult(Struct, frozen=True):
         stake: the wager it was paid on, minor units.
         multiple: the "X to 1" paid on a win, 0 otherwise.
         net: minor units won (+) or lost (-), the stake aside.
+        line: the paytable line a win of the Ante Bonus, Pair Plus or 6 Card Bonus was
+            paid on: the hand's key (``three_of_a_kind``, ``full_house``; ``mini_royal``
+            where the Pair Plus paytable names it); empty for the Ante and Play (paid even
+            money) and for what did not win.
     """
 
     bet: str
@@ -119,6 +129,12 @@ class BetResult(Struct, frozen=True):
     stake: int
     multiple: int
     net: int
+    line: str = ""
+
+    @property
+    def units(self) -> int:
+        """The outcome per unit staked: ``multiple`` for a win, 0 for a push, -1 for a loss."""
+        return {Outcome.WIN: self.multiple, Outcome.PUSH: 0, Outcome.LOSE: -1}[self.outcome]
 
 
 class SeatSettlement(Struct, frozen=True):
@@ -283,22 +299,59 @@ def settle(profile: RuleProfile, player: Sequence[Card], dealer: Sequence[Card],
                 won = BetResult("ante", _PUSH, ante, 0, 0)
             bonus = profile.ante_bonus_pay(p.hand_class)
             if bonus:
-                add(BetResult("ante_bonus", _WIN, ante, bonus, ante * bonus))
+                add(BetResult("ante_bonus", _WIN, ante, bonus, ante * bonus, p.hand_class.key))
             add(won)
 
     side_lost = folded and profile.fold_loses_side_bets
     stake = bets.pair_plus
     if stake:
         mult = 0 if side_lost else profile.pair_plus_pay(p.hand_class, p.mini_royal)
-        add(BetResult("pair_plus", _WIN, stake, mult, stake * mult) if mult
-            else BetResult("pair_plus", _LOSE, stake, 0, -stake))
+        if mult:
+            line = ("mini_royal" if p.mini_royal and "mini_royal" in profile.pair_plus
+                    else p.hand_class.key)
+            add(BetResult("pair_plus", _WIN, stake, mult, stake * mult, line))
+        else:
+            add(BetResult("pair_plus", _LOSE, stake, 0, -stake))
     stake = bets.six_card_bonus
     if stake:
         mult = 0 if side_lost else profile.six_card_pay(six)
-        add(BetResult("six_card_bonus", _WIN, stake, mult, stake * mult) if mult
+        add(BetResult("six_card_bonus", _WIN, stake, mult, stake * mult, six.key) if mult
             else BetResult("six_card_bonus", _LOSE, stake, 0, -stake))
 
     net = 0
     for r in results:
         net += r.net
     return SeatSettlement(p, d, qualifies, six, tuple(results), net)
+
+
+UNIT = 1
+"""The stake a bet marked in outcome mode is settled on: one unit, so that a result's net
+is its outcome per unit (:attr:`BetResult.units`)."""
+
+
+def settle_outcomes(profile: RuleProfile, player: Sequence[Card], dealer: Sequence[Card],
+                    marked: Iterable[str], decision: Decision | None) -> SeatSettlement:
+    """Settle the bets a seat plays in outcome mode: which bets, not how much.
+
+    Each marked bet is settled by :func:`settle` on a stake of :data:`UNIT` (no table
+    limits: the table does not know the amounts), so each result gives the outcome
+    itself: ``outcome``, ``multiple`` ("pays X to 1") and the paytable ``line``; its
+    ``net`` is :attr:`BetResult.units`. For a stake S the amounts settlement of the same
+    cards and decision nets S times that, bet by bet.
+
+    Args:
+        profile: the rules in force.
+        player: the seat's three cards.
+        dealer: the dealer's three cards.
+        marked: the bets the seat plays (``ante``, ``pair_plus``, ``six_card_bonus``).
+        decision: PLAY or FOLD; required with an Ante.
+
+    Returns:
+        The settlement on unit stakes.
+
+    Raises:
+        CardError, BetError: as :func:`settle` (an unknown bet name is a BetError).
+    """
+    bets = bets_from_mapping({name: UNIT for name in marked},
+                             ("ante", "pair_plus", "six_card_bonus"))
+    return settle(profile, player, dealer, bets, decision)

@@ -481,9 +481,17 @@ class Table:
 
     def drain(self, timeout: float = 5.0) -> bool:
         """Wait until everything queued before this call has been processed."""
+        return self.fence().wait(timeout)
+
+    def fence(self) -> threading.Event:
+        """An event set once everything queued before this call has been processed.
+
+        Its views are published by then. Returns at once: a screen polls the event
+        without blocking (:mod:`display.input_script` waits on it between steps).
+        """
         f = _Fence()
         self.inbox.put(f)
-        return f.event.wait(timeout)
+        return f.event
 
     def stop(self, timeout: float = 5.0) -> None:
         """Finish the queued inputs, stop the thread and close the journal."""

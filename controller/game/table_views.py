@@ -20,7 +20,9 @@ from controller.game.engine import Game
 from controller.game.inputs import (
     Decide,
     ManualCard,
+    MarkBet,
     NextRound,
+    PlaceBet,
     Resume,
     Reveal,
     Settle,
@@ -124,7 +126,8 @@ def _recall_round(rec: RoundRecord, mask_dealer: bool) -> RecallRound:
                            net=s.net, six_card_hand=s.six_card_hand)
                   for s in rec.seats)
     return RecallRound(rec.round_id, rec.status, rec.void_reason, rec.started_utc,
-                       deal, () if mask_dealer else tuple(rec.dealer_cards), seats)
+                       deal, () if mask_dealer else tuple(rec.dealer_cards), seats,
+                       rec.bet_entry)
 
 
 class ViewBuilder:
@@ -169,6 +172,7 @@ class ViewBuilder:
             self._static = {
                 "recall": tuple(self._recall_of(r) for r in g.recall),
                 "meters": tuple(meters), "history": history, "paytables": pt,
+                "outcome_meters": tuple(sorted(g.meters.outcomes.items())),
             }
         return self._static
 
@@ -221,8 +225,10 @@ class ViewBuilder:
                                  () if shown else deal.dealer_cards)
                          for b in banners if b.kind in _PLAYER_BANNERS)
         payouts = tuple(PayoutLine(seat, b.bet, b.outcome,
-                                   b.stake if b.outcome in ("refund", "push", "lose") else b.net)
+                                   b.stake if b.outcome in ("refund", "push", "lose") else b.net,
+                                   b.multiple)
                         for seat in sorted(g.seats) for b in g.seats[seat].results or ())
+        bet_entry = _bet_entry(g)
         if g.state in (S.SETTLED, S.VOID) and g.recall:
             recall = st["recall"]
         else:
@@ -232,7 +238,7 @@ class ViewBuilder:
                 tuple((None if masked and d.where == "dealer" else d.card, d.where, d.manual)
                       for d in deal.entries),
                 () if masked else tuple(deal.dealer_cards),
-                tuple(v for v in dealer_seats if v.seat in g.seats))
+                tuple(v for v in dealer_seats if v.seat in g.seats), g.config.bet_entry)
             recall = (current, *st["recall"])
         key, action = _next_action(g, state)
         cards_due = (len(deal.positions) - deal.index
@@ -248,19 +254,33 @@ class ViewBuilder:
             seats=tuple(dealer_seats), dealer_cards=dealer_cards, dealer_hand=dhand,
             dealer_qualifies=dq, link_state=g.link_state, link_detail=g.link_detail,
             banners=tuple(banners), payouts=payouts,
-            allowed=frozenset() if locked else ALLOWED_COMMANDS[g.state],
+            allowed=frozenset() if locked else ALLOWED_COMMANDS[g.state] - {
+                PlaceBet.name if g.outcomes else MarkBet.name},
             awaiting_supervisor=_awaiting(g), deck_blocked=bool(deal.blocked),
             recall=recall, meters=st["meters"], paytables=st["paytables"],
             chip_values=g.config.chip_values, version=version, cards_due=cards_due,
             pause_reason=r.pause.reason if r.pause else None, void_reason=r.void_reason,
-            currency=g.config.currency)
+            currency=g.config.currency,
+            bet_entry=bet_entry, outcome_meters=st["outcome_meters"])
         player = PlayerView(
             table_id=g.config.table_id, round_id=g.round_id, state=state.value,
             seats=tuple(player_seats), dealer_cards=dealer_cards, dealer_hand=dhand,
             dealer_qualifies=dq, banners=pbanners, history=st["history"],
             paytables=st["paytables"], link_state=g.link_state, version=version,
-            currency=g.config.currency)
+            currency=g.config.currency,
+            bet_entry=bet_entry)
         return dealer, player
+
+
+def _bet_entry(g: Game) -> str:
+    """How the round on the layout takes its bets: a finished round keeps its own mode.
+
+    The setting may change between rounds, before the finished round's wagers are cleared.
+    """
+    rec = g.recall.newest()
+    if g.state in (S.SETTLED, S.VOID) and rec is not None and rec.round_id == g.round_id:
+        return rec.bet_entry
+    return g.config.bet_entry
 
 
 def _redact(b: Banner, hidden: Sequence[str]) -> Banner:
@@ -317,6 +337,8 @@ def _next_action(g: Game, state: RoundState) -> tuple[str, str]:
     if state is S.LOCKED:
         return "locked", "The table is locked: call a technician"
     if state is S.BETTING:
+        if g.outcomes:
+            return "mark_bets", "Mark the bets each seat plays, then press No more bets"
         return "place_bets", "Place bets, then press No more bets"
     if state in (S.NO_MORE_BETS, S.DEALING):
         pos = g.deal.positions[g.deal.index]

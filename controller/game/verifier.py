@@ -436,8 +436,9 @@ class _Check:
     def compare_meters(self, g: Game) -> None:
         stored, live = self.j.stored_meters(), g.meters_dict()
         for what, kind, label in (("rows", ProblemKind.METERS, "meters"),
-                                  ("counters", ProblemKind.COUNTERS, "event counters")):
-            a, b = stored[what], live[what]
+                                  ("counters", ProblemKind.COUNTERS, "event counters"),
+                                  ("outcomes", ProblemKind.METERS, "outcome meters")):
+            a, b = stored.get(what, {}), live.get(what, {})
             if a != b:
                 names = sorted(k for k in a.keys() | b.keys() if a.get(k) != b.get(k))
                 self.add(kind, f"the {label} were changed ({', '.join(names)})",

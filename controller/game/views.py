@@ -9,7 +9,10 @@ not show them), except in the text of an alarm about that card (a card read twic
 dealer must find it.
 
 All money is integers in minor units. Card texts are canonical (``Qh``); ``None`` in a
-card list is a card dealt face down / not shown.
+card list is a card dealt face down / not shown. A round dealt in outcome mode
+(``bet_entry`` ``outcomes``) holds no money: its bets are marks (a stake of 1 unit) and
+its results outcomes (``outcome`` and ``multiple``; a net in units), which the screens
+give as "pays X to 1", "push" or "loses".
 """
 
 from __future__ import annotations
@@ -154,13 +157,15 @@ class PayoutLine:
             ``six_card_bonus``).
         outcome: ``win``, ``lose``, ``push`` or ``refund``.
         amount: minor units to pay (win: the winnings; push/refund: the stake returned;
-            lose: the stake taken).
+            lose: the stake taken); in outcome mode a count of units.
+        multiple: "X to 1" paid on a win, else 0 (outcome mode: what the dealer pays).
     """
 
     seat: int
     bet: str
     outcome: str
     amount: int
+    multiple: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,6 +182,7 @@ class RecallRound:
             code.
         dealer_cards: the dealer's cards.
         seats: each seat's record (cards, bets, decision, results, net).
+        bet_entry: how its bets were taken: ``amounts`` or ``outcomes``.
     """
 
     round_id: int
@@ -186,6 +192,7 @@ class RecallRound:
     deal: tuple[tuple[str | None, str, bool], ...] = ()
     dealer_cards: tuple[str, ...] = ()
     seats: tuple[SeatView, ...] = ()
+    bet_entry: str = "amounts"
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,6 +240,8 @@ class PlayerView:
         link_state: ``connecting``, ``online``, ``silent`` or ``disconnected``.
         version: increases with every snapshot; a display redraws when it changes.
         currency: the ISO 4217 code of every amount (minor units), from the configuration.
+        bet_entry: how the round shown takes its bets: ``amounts`` or ``outcomes``
+            (marks and outcomes, no money).
     """
 
     table_id: str = ""
@@ -248,6 +257,7 @@ class PlayerView:
     link_state: str = "connecting"
     version: int = 0
     currency: str = DEFAULT_CURRENCY
+    bet_entry: str = "amounts"
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,9 +270,9 @@ class DealerView:
         state: round state name (see :class:`PlayerView`).
         next_action: the one next thing the dealer does, in English
             (``Place bets, then press No more bets``).
-        next_action_key: stable key for translation (``place_bets``, ``no_more_bets``,
-            ``deal``, ``decide``, ``reveal``, ``settle``, ``next_round``, ``resolve``,
-            ``supervisor``, ``locked``).
+        next_action_key: stable key for translation (``place_bets``, ``mark_bets``,
+            ``no_more_bets``, ``deal``, ``decide``, ``reveal``, ``settle``, ``next_round``,
+            ``resolve``, ``supervisor``, ``locked``).
         next_card: where the next card goes, e.g. ``(3, 2)`` = seat 3 card 2,
             ``(0, 1)`` = dealer card 1, ``(-1, 1)`` = the first burn; None when no card is
             due.
@@ -287,6 +297,10 @@ class DealerView:
             ``interrupted``), or None.
         void_reason: why the round was voided, or None.
         currency: the ISO 4217 code of every amount (minor units), from the configuration.
+        bet_entry: how the round shown takes its bets: ``amounts`` or ``outcomes`` (the
+            dealer marks bets; results are outcomes, never money).
+        outcome_meters: the outcome meters of the rounds dealt in outcome mode
+            (:func:`controller.game.meters.outcome_key` -> count), sorted by name.
     """
 
     table_id: str = ""
@@ -315,3 +329,5 @@ class DealerView:
     pause_reason: str | None = None
     void_reason: str | None = None
     currency: str = DEFAULT_CURRENCY
+    bet_entry: str = "amounts"
+    outcome_meters: tuple[tuple[str, int], ...] = ()

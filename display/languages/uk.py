@@ -191,6 +191,7 @@ MESSAGES: dict[str, str] = {
     "banner.rejected.act": "Прочитайте причину і спробуйте ще раз",
     "next.next_round.void": "Поверніть усі ставки і відкрийте нову гру",
     "command.place_bet": "Ставка",
+    "command.mark_bet": "Позначити ставку",
     "command.clear_bets": "Очистити",
     "command.rebet": "Повторити ставку",
     "command.no_more_bets": "Ставок більше немає",
@@ -230,6 +231,11 @@ MESSAGES: dict[str, str] = {
     "refusal.no_such_seat": "За цим столом немає місця {seat} (місця від 1 до {seats})",
     "refusal.deck_blocked_clear": "Колоду заблоковано: спершу її має розблокувати супервайзер",
     "refusal.deck_blocked": "Колоду заблоковано: її має розблокувати супервайзер",
+    "refusal.bets_are_marked": "Цей стіл позначає ставки: використайте {command}; фішки лишаються "
+                                "на полі",
+    "refusal.bets_are_amounts": "Цей стіл приймає суми: використайте {command}",
+    "refusal.bet_entry_with_bets": "Ставки на наступний раунд уже зроблено: зніміть їх, перш ніж "
+                                    "змінювати спосіб ставок",
     "refusal.deck_not_blocked": "Колоду не заблоковано",
     "refusal.misread_waiting": "Покажіть карту знову, або супервайзер введе її вручну (чи анулює "
                                "гру)",
@@ -269,6 +275,30 @@ MESSAGES: dict[str, str] = {
     "linkdetail.not_found": "шуз не знайдено на {where}",
     "linkdetail.denied": "доступ до {where} заборонено: викличте техніка",
     "linkdetail.stopped": "зв'язок із шузом зупинено",
+    # режим результатів (bet_entry = "outcomes"): ставки позначено, результати без сум
+    "result.pays": "виплата {x} до 1",
+    "result.push": "нічия",
+    "result.loses": "програш",
+    "result.returned": "повернуто",
+    "result.even": "1 до 1",
+    "btn.all_play": "Усі грають",
+    "next.mark_bets": "Позначте ставки кожного місця, потім «Ставок більше немає»",
+    "screen.outcomes": "Результати в порядку виплати",
+    "screen.outcome_meters": "Лічильники результатів (ігри в результатах)",
+    "meter.wins": "Виграші за рядком таблиці",
+    "meter.pushes": "Нічиї",
+    "meter.losses": "Програші",
+    "meter.returned": "Повернуто",
+    "meter.settled": "завершено",
+    "recall.mode.amounts": "ставки сумами",
+    "recall.mode.outcomes": "ставки результатами",
+    "seat.win": "ВИГРАШ",
+    "seat.push": "НІЧИЯ",
+    "seat.lose": "ПРОГРАШ",
+    "seat.returned": "ПОВЕРНУТО",
+    "meter.voided": "анульовано",
+    "short.ante_bonus": "БА",
+    "result.returned_seats": "Місця {seats}: усі ставки повернуто",
 }
 
 SAME_AS_ENGLISH = frozenset({"btn.ok"})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -99,6 +100,16 @@ def shift(tmp_path):
     s = Shift(tmp_path / "journal.sqlite")
     yield s
     s.close()
+
+
+@pytest.fixture
+def journal_from_before(tmp_path):
+    """Copy a journal kept in ``data/`` (written by an earlier version) into tmp_path."""
+    def copy(name: str) -> Path:
+        path = tmp_path / f"{name}.sqlite3"
+        shutil.copyfile(Path(__file__).resolve().parent / "data" / f"{name}.journal", path)
+        return path
+    return copy
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ qualify), so both seats win the Ante and push the Play: +100 each.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -342,11 +341,9 @@ def test_replaying_the_journal_gives_the_same_state_and_views(betting):
 
 
 @pytest.fixture
-def burns_before(tmp_path):
+def burns_before(journal_from_before):
     """A copy of a journal of flagged burns written when they were always set aside."""
-    path = tmp_path / "before.sqlite3"
-    shutil.copyfile(DATA / "burns_before.journal", path)
-    return path
+    return journal_from_before("burns_before")
 
 
 def test_a_journal_written_before_replays_to_the_state_it_had(burns_before):

@@ -80,7 +80,8 @@ def test_a_huge_value_is_named_short(value):
 
 def test_every_changeable_setting_takes_a_good_value_under_its_name_then_and_now():
     good = {"deal_pattern": "by_hand", "burn_cards": 2, "exposed_card": "void",
-            "lockout_after": 3, "lockout_seconds": 60, "rules": "classic"}
+            "lockout_after": 3, "lockout_seconds": 60, "rules": "classic",
+            "bet_entry": "outcomes"}
     assert set(good) == set(CHANGEABLE)
     for key, value in good.items():
         assert getattr(TableConfig().changed(key, value), key) == value

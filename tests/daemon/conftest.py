@@ -117,3 +117,57 @@ def daemons():
             d.proc.kill()
             d.proc.wait(10)
             d._close()
+
+
+class ScriptedShoe:
+    """A simulated native shoe on TCP dealing the cards given, in order, when asked."""
+
+    def __init__(self, cards: str) -> None:
+        from simulators.runner import ShoeRunner
+        from simulators.shoe import SimulatedShoe
+        from simulators.tcp_shoe import TcpPort
+
+        self.shoe = SimulatedShoe("native", cards=cards.split())
+        self.port = TcpPort(dialect="native")
+        self.url = self.port.url
+        self.shoe.attach(self.port)
+        self.runner = ShoeRunner(self.shoe, heartbeat_ms=500)  # heartbeats only
+        self.runner.start()
+
+    def deal(self, n: int) -> None:
+        for _ in range(n):
+            assert self.shoe.deal() is not None
+
+    def close(self) -> None:
+        self.runner.stop()
+        self.port.close()
+
+
+@pytest.fixture
+def scripted_shoe():
+    """Make shoes on TCP that deal a given order of cards; each is closed at the end."""
+    made: list[ScriptedShoe] = []
+
+    def make(cards: str) -> ScriptedShoe:
+        made.append(ScriptedShoe(cards))
+        return made[-1]
+
+    yield make
+    for s in made:
+        s.close()
+
+
+@pytest.fixture
+def journal_events():
+    """The journal's events as (kind, actor, body), in order."""
+    import sqlite3
+
+    def read(path) -> list[tuple[str, str, dict]]:
+        db = sqlite3.connect(path)
+        try:
+            return [(k, a, json.loads(b)) for k, a, b in
+                    db.execute("SELECT kind, actor, body FROM events ORDER BY seq")]
+        finally:
+            db.close()
+
+    return read

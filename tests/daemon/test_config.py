@@ -77,7 +77,7 @@ def test_an_unknown_key_is_named_with_its_file(tmp_path, monkeypatch):
         load_config("table.toml")
     assert str(err.value) == ("table.toml: [table] seatz: unknown key (known: id, seats, "
                               "rules, deal_pattern, burn_cards, exposed_card, chip_values, "
-                              "currency)")
+                              "currency, bet_entry)")
 
 
 def test_the_bounds_themselves_are_accepted(tmp_path):
