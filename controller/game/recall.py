@@ -17,8 +17,8 @@ from controller.game.engine import Game
 from controller.game.inputs import STARTUP
 from controller.game.journal import Journal
 from controller.game.meters import ROUNDS_SETTLED, ROUNDS_VOID, outcome_key
-from controller.game.records import AMOUNTS
 from controller.game.numbers import DEFAULT_CURRENCY, currency_problem
+from controller.game.records import AMOUNTS
 from controller.game.replay import rebuild
 from controller.game.round import IN_PLAY, RoundState
 from controller.game.verifier import JournalVerdict, Progress, check
