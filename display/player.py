@@ -354,32 +354,38 @@ class PlayerScreen:
         p.region("history", rect)
         title_w = rect.width // 7 if rect.width > rect.height * 8 else rect.width // 5
         title = pygame.Rect(rect.left, rect.top, title_w, rect.height)
-        p.text(tr("player.recent"), title, int(rect.height * 0.3), bold=True, color=theme.GOLD,
-               align="left", role="history.title")
+        p.text2(tr("player.recent"), title, int(rect.height * 0.3), bold=True, color=theme.GOLD,
+                role="history.title")  # on two lines rather than small
         items = view.history[:8]
         if not items:
             return
         area = pygame.Rect(title.right + 4, rect.top, rect.width - title_w - 4, rect.height)
         n = min(len(items), max(3, area.width // max(1, int(area.height * 2.4))))
-        for h, cell in zip(items[:n], cols(area, [1] * n, max(3, area.height // 10)),
-                           strict=False):
+        cells = cols(area, [1] * n, max(3, area.height // 10))
+        parts = [rows(inset(c, max(3, c.height // 10), max(2, c.height // 14)), [1, 1])
+                 for c in cells]
+        top, bot = parts[0]
+        head_r = cols(top, [1, 1.6], 2)[1]
+        # the cells side by side share their sizes: the dealer's cards, the hands
+        cards = [" ".join(card_label(c) for c in h.dealer_cards) for h in items[:n]]
+        labels = [tr.hand(h.dealer_hand) + (" \u2713" if h.dealer_qualifies else " \u2717")
+                  for h in items[:n]]
+        live = [i for i, h in enumerate(items[:n]) if h.status != "void"]
+        cards_size = p.common_size([cards[i] for i in live], head_r, top.height, bold=True)
+        label_size = p.common_size([labels[i] for i in live], bot, bot.height)
+        for i, (h, cell, (top, bot)) in enumerate(zip(items[:n], cells, parts, strict=False)):
             void = h.status == "void"
             p.fill(cell, theme.RED_DARK if void else theme.PANEL, max(4, cell.height // 6))
-            top, bot = rows(inset(cell, max(3, cell.height // 10), max(2, cell.height // 14)),
-                            [1, 1])
             head_l, head_r = cols(top, [1, 1.6], 2)
             p.text(f"#{h.round_id}", head_l, top.height, color=theme.TEXT_DIM, align="left",
                    role="history.round")
             if void:
                 p.text(tr("word.void"), bot, bot.height, bold=True, role="history.status")
                 continue
-            p.text(" ".join(card_label(c) for c in h.dealer_cards), head_r, top.height,
-                   bold=True, align="right", role="history.cards")
-            q = h.dealer_qualifies
-            label = tr.hand(h.dealer_hand) + (" \u2713" if q else " \u2717")
-            p.text(label, bot, bot.height, color=theme.GOLD if q else theme.TEXT_DIM,
+            p.text(cards[i], head_r, cards_size, bold=True, align="right", role="history.cards")
+            p.text(labels[i], bot, label_size,
+                   color=theme.GOLD if h.dealer_qualifies else theme.TEXT_DIM,
                    role="history.result")
-
 
 def _q(tr: Translator, qualifier: str) -> str:
     if tr.lang == "en":
