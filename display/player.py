@@ -387,6 +387,7 @@ class PlayerScreen:
                    color=theme.GOLD if h.dealer_qualifies else theme.TEXT_DIM,
                    role="history.result")
 
+
 def _q(tr: Translator, qualifier: str) -> str:
     if tr.lang == "en":
         return qualifier
