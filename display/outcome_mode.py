@@ -40,13 +40,18 @@ def on(view: Any) -> bool:
     return getattr(view, "bet_entry", "") == OUTCOMES
 
 
-def result_text(tr: Translator, outcome: str, multiple: int, compact: bool = False) -> str:
+def result_text(tr: Translator, outcome: str, multiple: int, compact: bool = False,
+                short: bool = False) -> str:
     """One bet's result in words: ``pays 30 to 1``, ``push``, ``loses``, ``returned``.
 
-    ``compact`` (a narrow screen, as its paytables do): a win as ``30:1``.
+    ``compact`` (a narrow screen, as its paytables do): a win as ``30:1``; ``short`` (a
+    seat too narrow for the verb at a readable size): a win as its paytable line says it,
+    ``30 to 1``.
     """
     if outcome == "win":
-        return f"{multiple}:1" if compact else tr("result.pays", x=multiple)
+        if compact:
+            return f"{multiple}:1"
+        return tr("word.to_one" if short else "result.pays", x=multiple)
     return tr({"push": "result.push", "lose": "result.loses",
                "refund": "result.returned"}.get(outcome, "result.push"))
 

@@ -155,15 +155,31 @@ class PlayerScreen:
         cells = grid(rect, len(view.seats), ncols, gap)
         if not cells:
             return
-        compact = p.surface.get_width() < 1000  # as the paytables: "30:1"
-        lines = {s.seat: self._seat_lines(s, om.on(view), compact) for s in view.seats}
-        n = max([4, *(len(v) for v in lines.values())])
-        seats = tuple(tuple((x[0], x[1]) for x in v) for v in lines.values())
+        # a win in words ("pays 30 to 1") while that keeps the amounts readable, else as
+        # the paytables say it ("30 to 1"); a narrow screen as its paytables: "30:1"
+        w, h = p.surface.get_size()
+        readable = max(p.min_text, round(min(w, h) / 38))  # 28 px at 1080
+        forms = ("compact",) if w < 1000 else ("words", "short") if om.on(view) else ("words",)
         hands = tuple(self._hand_text(s) for s in view.seats)
-        plan = plan_seats(self.fonts, cells[0], seats, hands, n, p.min_text)
+        nets = {s.seat: self._net(s, view) for s in view.seats if s.bets or s.cards}
+        net_texts = tuple(x[0] for x in nets.values() if x is not None)
+        # the grid's cells differ by a pixel: plan for the narrowest and the shortest
+        smallest = pygame.Rect(0, 0, min(c.width for c in cells), min(c.height for c in cells))
+        best = None
+        for form in forms:
+            lines = {s.seat: self._seat_lines(s, om.on(view), form) for s in view.seats}
+            n = max([4, *(len(v) for v in lines.values())])
+            seats = tuple(tuple((x[0], x[1]) for x in v) for v in lines.values())
+            plan = plan_seats(self.fonts, smallest, seats, hands, n, p.min_text, net_texts,
+                              readable)
+            if best is None or plan.amount > best[1].amount:
+                best = (lines, plan)
+            if plan.amount >= readable:
+                break
+        lines, plan = best
         p.frame.notes["seat_plan"] = plan
         for seat, cell in zip(view.seats, cells, strict=False):
-            self._seat(p, cell, seat, view, lines[seat.seat], plan)
+            self._seat(p, cell, seat, lines[seat.seat], plan, nets.get(seat.seat))
 
     def _hand_text(self, seat: SeatView) -> str:
         hand = self.tr.hand(seat.hand)
@@ -171,12 +187,18 @@ class PlayerScreen:
             hand = f"{hand} \u2022 {self.tr('word.folded')}" if hand else self.tr("word.folded")
         return hand
 
-    def _seat_lines(self, seat: SeatView, outcomes: bool = False, compact: bool = False
+    def _seat_lines(self, seat: SeatView, outcomes: bool = False, form: str = "words"
                     ) -> list[tuple[str, str, theme.Color]]:
+        """A seat's (bet name, amount or outcome, colour) lines.
+
+        ``form`` words a win in outcome mode: ``words`` ("pays 30 to 1"), ``short``
+        ("30 to 1") or ``compact`` ("30:1").
+        """
         tr = self.tr
         if outcomes:  # marks, then outcomes in words: never an amount
             if seat.results:
-                return [(tr.bet(r.bet), om.result_text(tr, r.outcome, r.multiple, compact),
+                return [(tr.bet(r.bet), om.result_text(tr, r.outcome, r.multiple,
+                                                       form == "compact", form == "short"),
                          theme.OUTCOME_COLORS.get(r.outcome, theme.TEXT)) for r in seat.results]
             return [(tr.bet(b), om.MARKED, theme.TEXT)
                     for b in ("ante", "play", "pair_plus", "six_card_bonus") if seat.bets.get(b)]
@@ -194,8 +216,21 @@ class PlayerScreen:
             return self.money(net)
         return self.money(stake)
 
-    def _seat(self, p: Painter, rect: pygame.Rect, seat: SeatView, view: PlayerView,
-              lines: list[tuple[str, str, theme.Color]], plan: SeatPlan) -> None:
+    def _net(self, seat: SeatView, view: PlayerView) -> tuple[str, theme.Color] | None:
+        """A settled or voided seat's pill: its net amount (or outcome) and colour."""
+        if seat.net is None:
+            return None
+        if om.on(view):
+            return om.seat_summary(self.tr, seat, view.state == "void", "player")
+        if view.state == "void":
+            refund = sum(r.stake for r in seat.results if r.outcome == "refund")
+            return "\u21a9 " + self.money(refund), theme.PUSH
+        return (self.money(seat.net, sign=True),
+                theme.WIN if seat.net > 0 else theme.LOSE if seat.net < 0 else theme.PUSH)
+
+    def _seat(self, p: Painter, rect: pygame.Rect, seat: SeatView,
+              lines: list[tuple[str, str, theme.Color]], plan: SeatPlan,
+              net: tuple[str, theme.Color] | None) -> None:
         tr = self.tr
         role = f"seat.{seat.seat}"
         active = bool(seat.bets or seat.cards)
@@ -212,16 +247,6 @@ class PlayerScreen:
             p.text(tr("word.empty_seat"), inner, plan.amount, color=theme.TEXT_DIM,
                    role=f"{role}.open")
             return
-        net = None
-        if seat.net is not None:
-            if om.on(view):
-                net = om.seat_summary(tr, seat, view.state == "void", "player")
-            elif view.state == "void":
-                refund = sum(r.stake for r in seat.results if r.outcome == "refund")
-                net = ("\u21a9 " + self.money(refund), theme.PUSH)
-            else:
-                net = (self.money(seat.net, sign=True),
-                       theme.WIN if seat.net > 0 else theme.LOSE if seat.net < 0 else theme.PUSH)
         draw_seat(p, self.art, rect, plan, role, label, seat.cards, self._hand_text(seat),
                   lines, net)
 
@@ -329,30 +354,37 @@ class PlayerScreen:
         p.region("history", rect)
         title_w = rect.width // 7 if rect.width > rect.height * 8 else rect.width // 5
         title = pygame.Rect(rect.left, rect.top, title_w, rect.height)
-        p.text(tr("player.recent"), title, int(rect.height * 0.3), bold=True, color=theme.GOLD,
-               align="left", role="history.title")
+        p.text2(tr("player.recent"), title, int(rect.height * 0.3), bold=True, color=theme.GOLD,
+                role="history.title")  # on two lines rather than small
         items = view.history[:8]
         if not items:
             return
         area = pygame.Rect(title.right + 4, rect.top, rect.width - title_w - 4, rect.height)
         n = min(len(items), max(3, area.width // max(1, int(area.height * 2.4))))
-        for h, cell in zip(items[:n], cols(area, [1] * n, max(3, area.height // 10)),
-                           strict=False):
+        cells = cols(area, [1] * n, max(3, area.height // 10))
+        parts = [rows(inset(c, max(3, c.height // 10), max(2, c.height // 14)), [1, 1])
+                 for c in cells]
+        top, bot = parts[0]
+        head_r = cols(top, [1, 1.6], 2)[1]
+        # the cells side by side share their sizes: the dealer's cards, the hands
+        cards = [" ".join(card_label(c) for c in h.dealer_cards) for h in items[:n]]
+        labels = [tr.hand(h.dealer_hand) + (" \u2713" if h.dealer_qualifies else " \u2717")
+                  for h in items[:n]]
+        live = [i for i, h in enumerate(items[:n]) if h.status != "void"]
+        cards_size = p.common_size([cards[i] for i in live], head_r, top.height, bold=True)
+        label_size = p.common_size([labels[i] for i in live], bot, bot.height)
+        for i, (h, cell, (top, bot)) in enumerate(zip(items[:n], cells, parts, strict=False)):
             void = h.status == "void"
             p.fill(cell, theme.RED_DARK if void else theme.PANEL, max(4, cell.height // 6))
-            top, bot = rows(inset(cell, max(3, cell.height // 10), max(2, cell.height // 14)),
-                            [1, 1])
             head_l, head_r = cols(top, [1, 1.6], 2)
             p.text(f"#{h.round_id}", head_l, top.height, color=theme.TEXT_DIM, align="left",
                    role="history.round")
             if void:
                 p.text(tr("word.void"), bot, bot.height, bold=True, role="history.status")
                 continue
-            p.text(" ".join(card_label(c) for c in h.dealer_cards), head_r, top.height,
-                   bold=True, align="right", role="history.cards")
-            q = h.dealer_qualifies
-            label = tr.hand(h.dealer_hand) + (" \u2713" if q else " \u2717")
-            p.text(label, bot, bot.height, color=theme.GOLD if q else theme.TEXT_DIM,
+            p.text(cards[i], head_r, cards_size, bold=True, align="right", role="history.cards")
+            p.text(labels[i], bot, label_size,
+                   color=theme.GOLD if h.dealer_qualifies else theme.TEXT_DIM,
                    role="history.result")
 
 

@@ -3,8 +3,9 @@
 The seats share one plan (:func:`plan_seats`): the sizes at which every seat's texts fit
 its cell, largest first. The amounts and the hand names come first (the player reads them
 from the table's distance); a bet's name stands beside its amount when both fit at a
-readable size, else above it; a hand name too long for one line takes two; the cards take
-the height that is left.
+readable size, else above it; a hand name too long for one line takes two; the net
+amount (or outcome) fits its pill at the amounts' size or larger; the cards take the
+height that is left.
 """
 
 from __future__ import annotations
@@ -58,6 +59,11 @@ def _h(size: int) -> int:
     return math.ceil(size * LINE_HEIGHT) + 1
 
 
+def _pill_h(size: int) -> int:
+    """The net pill's height for its text of ``size`` (the text stands ``height // 4`` in)."""
+    return math.ceil(_h(size) * 1.2)
+
+
 def split_two(text: str) -> tuple[str, str]:
     """``text`` in two lines, split at the space nearest its middle (``("", text)``: none)."""
     words = text.split(" ")
@@ -70,7 +76,7 @@ def split_two(text: str) -> tuple[str, str]:
 
 def plan_seats(fonts: FontBook, cell: pygame.Rect,
                seats: tuple[tuple[tuple[str, str], ...], ...], hands: tuple[str, ...], n: int,
-               floor: int) -> SeatPlan:
+               floor: int, nets: tuple[str, ...] = (), want: int = 0) -> SeatPlan:
     """The largest sizes at which every seat's texts fit ``cell``.
 
     Args:
@@ -80,11 +86,14 @@ def plan_seats(fonts: FontBook, cell: pygame.Rect,
         hands: every seat's hand text.
         n: result lines a seat has room for at the least.
         floor: the smallest size the plan goes down to.
+        nets: every seat's net text (its pill, bold), if any.
+        want: the amounts' readable size: to reach it, the seat label and the net pill
+            give up their larger sizes first (0: they never do).
 
     Returns:
         The plan.
     """
-    return _plan(fonts, cell.width, cell.height, seats, hands, n, floor)
+    return _plan(fonts, cell.width, cell.height, seats, hands, n, floor, nets, want)
 
 
 def inline(fonts: FontBook, plan: SeatPlan, width: int, name: str, amount: str) -> bool:
@@ -96,7 +105,7 @@ def inline(fonts: FontBook, plan: SeatPlan, width: int, name: str, amount: str) 
 @functools.lru_cache(maxsize=256)
 def _plan(fonts: FontBook, width: int, height: int,
           seats: tuple[tuple[tuple[str, str], ...], ...], hands: tuple[str, ...], n: int,
-          floor: int) -> SeatPlan:
+          floor: int, nets: tuple[str, ...], want: int) -> SeatPlan:
     pad_x, pad_y = max(3, width // 28), max(3, height // 50)
     w, h = width - 2 * pad_x, height - 2 * pad_y
     gap = max(2, h // 80)
@@ -116,19 +125,27 @@ def _plan(fonts: FontBook, width: int, height: int,
             if any(max(wide(a, hand, True), wide(b, hand, True)) > w
                    for a, b in map(split_two, hands)):
                 continue
-        label = min(int(amount * 1.15), max(floor, int(h / 14)))
-        net = min(int(amount * 1.3), max(floor, int(h / 11)))
-        trial = SeatPlan(amount, name, False, hand, lines, label, net, pad_x, pad_y,
-                         (0, 0, 0, 0, 0), gap)
-        one, two = math.ceil(_h(amount) * LINE), _h(name) + _h(amount)
-        res = max([n * one, *(sum(one if inline(fonts, trial, w, a, b) else two
-                                  for a, b in seat) for seat in seats)])
-        net_h = math.ceil(_h(net) * 1.2)
-        cards = h - (_h(label) + lines * _h(hand) + res + net_h + 4 * gap)
-        plan = SeatPlan(amount, name, False, hand, lines, label, net, pad_x, pad_y,
-                        (_h(label), cards, lines * _h(hand), res, net_h), gap)
-        if cards >= h * 0.15:
-            return plan
+        # the seat label and the net pill above the amounts' size, the cards at least 15 %
+        # of the height while the amounts reach ``want``; to reach it, the label and the
+        # pill come down to the amounts' size and the cards to 12 % first
+        for tight in (False, True) if amount <= want else (False,):
+            label = amount if tight else min(int(amount * 1.15), max(floor, int(h / 14)))
+            top = amount if tight else min(int(amount * 1.3), max(floor, int(h / 11)))
+            net = next((s for s in range(top, min(top, amount) - 1, -1)
+                        if all(wide(x, s, True) <= w - 2 * (_pill_h(s) // 4) for x in nets)), 0)
+            if not net:
+                break
+            trial = SeatPlan(amount, name, False, hand, lines, label, net, pad_x, pad_y,
+                             (0, 0, 0, 0, 0), gap)
+            one, two = math.ceil(_h(amount) * LINE), _h(name) + _h(amount)
+            res = max([n * one, *(sum(one if inline(fonts, trial, w, a, b) else two
+                                      for a, b in seat) for seat in seats)])
+            net_h = _pill_h(net)
+            cards = h - (_h(label) + lines * _h(hand) + res + net_h + 4 * gap)
+            plan = SeatPlan(amount, name, False, hand, lines, label, net, pad_x, pad_y,
+                            (_h(label), cards, lines * _h(hand), res, net_h), gap)
+            if cards >= h * (0.12 if tight else 0.15):
+                return plan
     return plan or SeatPlan(floor, floor, True, floor, 2, floor, floor, pad_x, pad_y,
                             (_h(floor), max(0, h // 5), 2 * _h(floor), n * 2 * _h(floor),
                              _h(floor)), gap)

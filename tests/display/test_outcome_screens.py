@@ -126,3 +126,18 @@ def test_recall_and_meters_name_the_outcome_rounds(fonts):
     assert "Three of a kind: 1, Pair: 1" in cells             # Pair Plus wins by line
     # the money meters beside them are the rounds dealt in amounts, unchanged
     assert len([t for t in frame.texts if t.role == "meters.cell"]) == 6 * len(view.meters)
+
+
+def test_a_win_too_long_for_its_seat_reads_as_its_paytable_line(fonts):
+    """Seven Ukrainian seats at 1920x1080 have no room for "виплата 30 до 1" at 28 px.
+
+    The win then reads as the paytables beside it write it ("30 до 1", trips on the
+    Pair Plus) rather than shrink under the minimum; English keeps its verb (above).
+    """
+    sc = build("outcomes-settled")
+    frame = PlayerScreen(fonts, "uk").draw(pygame.Surface((1920, 1080)), sc.player)
+    seat1 = frame.texts_in("seat.1.results")
+    assert [t.text for t in seat1] == ["Гра", "1 до 1", "Анте бонус", "4 до 1", "Анте",
+                                       "1 до 1", "Пара Плюс", "30 до 1"]
+    assert min(t.size for t in seat1 if t.role == "seat.1.amount") >= 28
+    assert "30 до 1" in [t.text for t in frame.texts if t.role == "pt.value"]

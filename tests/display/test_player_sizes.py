@@ -8,17 +8,26 @@ At 1920x1080 and 1080x1920 a seat's hand name and amounts are at least 28 px and
 paytables, limits and returns at least 20 px. At 800x480 (seven seats side by side on a
 7-inch panel, 108 px each) what fits is less: amounts and hand names at least 12 px, the
 paytables 9 px, the dealer's qualification 9 px.
+
+Nothing is cut and no two texts overlap. Beyond the scripted rounds, any settled table
+(seven seats, every bet, any paytable line won, in amounts or as outcomes) must read the
+same way.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 from pathlib import Path
 
 import pygame
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from controller.game.hands import HandClass
 from controller.game.script import run_script
+from controller.game.views import BetLine, SeatView
 from display.player import PlayerScreen
 from display.scenarios import SCENARIOS, build, script
 
@@ -72,6 +81,11 @@ def _check(frame, smallest, view, size, where):
     low = {k: v for k, v in smallest.items() if v[0] < floors[k]}
     assert not low, f"{where}: under {floors}: {low}"
     assert not [t for t in frame.texts if t.truncated], where
+    drawn = [t for t in frame.texts if t.text and t.rect.width]
+    for i, t in enumerate(drawn):
+        over = [(t.text, drawn[i + 1 + j].text) for j in t.rect.collidelistall(
+            [u.rect for u in drawn[i + 1:]])]
+        assert not over, f"{where}: texts overlap: {over}"
     # every seat with three cards names its hand: dealing done, decisions, reveal, settled
     for s in view.seats:
         if len(s.cards) == 3 and all(s.cards):
@@ -108,3 +122,65 @@ def test_hand_names_stay_at_the_reveal():
         view = build(name).player
         assert view.state == "reveal"
         assert all(s.hand for s in view.seats if len(s.cards) == 3), name
+
+
+BASE = build("outcomes-settled").player
+PT = BASE.paytables
+LIMITS = {bet: (lo, hi) for bet, lo, hi in PT.limits}
+
+
+@st.composite
+def settled_seat(draw, seat: int, outcomes: bool) -> SeatView:
+    """A settled seat with an Ante and any side bets; each bet won on any paytable line."""
+
+    def stake(bet: str) -> int:
+        return 1 if outcomes else draw(st.integers(*LIMITS[bet]))
+
+    def side(bet: str, table: tuple[tuple[str, int], ...]) -> BetLine:
+        s = stake(bet)
+        x = draw(st.sampled_from([0, *(m for _, m in table)]))
+        return BetLine(bet, "win", s, s * x, x) if x else BetLine(bet, "lose", s, -s)
+
+    def even(bet: str, s: int) -> BetLine:
+        return draw(st.sampled_from([BetLine(bet, "win", s, s, 1), BetLine(bet, "push", s, 0),
+                                     BetLine(bet, "lose", s, -s)]))
+
+    ante = stake("ante")
+    play = draw(st.booleans())
+    results: list[BetLine] = []
+    if play:
+        results.append(even("play", ante))
+        x = draw(st.sampled_from([0, *(m for _, m in PT.ante_bonus)]))
+        if x:
+            results.append(BetLine("ante_bonus", "win", ante, ante * x, x))
+        results.append(even("ante", ante))
+    else:
+        results.append(BetLine("ante", "lose", ante, -ante))
+    bets = {"ante": ante, **({"play": ante} if play else {})}
+    for bet, table in (("pair_plus", PT.pair_plus), ("six_card_bonus", PT.six_card_bonus)):
+        if draw(st.booleans()):
+            results.append(side(bet, table))
+            bets[bet] = results[-1].stake
+    hand = draw(st.sampled_from([h.key for h in HandClass]))
+    return SeatView(seat, bets, ("As", "Kd", "7c"), hand, "play" if play else "fold",
+                    tuple(results), sum(r.net for r in results))
+
+
+@st.composite
+def settled_tables(draw):
+    """The outcome scenario's settled round with seven seats of any settled bets."""
+    outcomes = draw(st.booleans())
+    seats = tuple(draw(settled_seat(n, outcomes)) for n in range(1, 8))
+    return dataclasses.replace(BASE, seats=seats,
+                               bet_entry="outcomes" if outcomes else "amounts")
+
+
+@settings(max_examples=15, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(view=settled_tables())
+def test_any_settled_table_is_readable(fonts, view):
+    for lang in LANGS:
+        screen = PlayerScreen(fonts, lang)
+        for size in FLOORS:
+            frame, smallest = _measure(screen, view, size)
+            _check(frame, smallest, view, size, f"{view.bet_entry} {size} {lang}")

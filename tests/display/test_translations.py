@@ -8,6 +8,7 @@ right (``SAME_AS_ENGLISH`` beside the language's labels).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import pygame
@@ -103,3 +104,29 @@ def test_the_shoe_link_s_detail_is_written_in_the_language(lang):
         out = tr.link_detail(text)
         assert out != text and not (_words(out) & ENGLISH) - _allowed(lang), out
     assert tr.link_detail("something new") == "something new"  # shown as it is
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "uk"])
+def test_every_banner_the_players_see_is_worded_for_them(fonts, lang):
+    """The player screen's banners are the players' words in the screen's language.
+
+    Never the dealer's message (a blocked deck's card, the journal), an untranslated
+    English line, or a template field left unfilled: the table sends players a banner's
+    kind without the dealer's parameters.
+    """
+    from controller.game.table_views import _PLAYER_BANNERS
+    from controller.game.views import Banner
+
+    tr = Translator(lang)
+    base = build("misread-paused").player
+    screen = PlayerScreen(fonts, lang)
+    for kind in sorted(_PLAYER_BANNERS - {"void"}):
+        view = dataclasses.replace(base, banners=(Banner(kind, "warning",
+                                                         "The round waits for the dealer."),))
+        frame = screen.draw(pygame.Surface((1920, 1080)), view)
+        shown = [t.text for t in frame.texts if t.role.startswith("banner.")
+                 and t.role != "banner.icon"]
+        assert shown == [tr(f"banner.{kind}.player")], (kind, shown)
+        assert "{" not in shown[0] and shown[0] != tr(f"banner.{kind}.msg"), (kind, shown)
+        if lang != "en":
+            assert not _english_left(frame, lang), (kind, _english_left(frame, lang))
