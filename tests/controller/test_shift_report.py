@@ -276,6 +276,29 @@ def test_outcome_meters_of_a_period_equal_the_difference_of_the_readings(shift, 
     assert re.search(r"dont 0 en résultats\s+dont 1 en résultats", text)
 
 
+def test_the_money_figures_leave_the_outcome_rounds_out(shift):
+    """The house result and each bet's observed return are money: over the whole journal
+    they equal the money meters of ``meters --json``, and no round recall gives as dealt
+    as outcomes is on the house result's curve (an outcome round's figures are units)."""
+    from controller.game.shift import shift as figures
+
+    journal, stops = shift
+    rows = stops[-1].meters["rows"]
+    sh = figures(journal)
+
+    def net(*bets: str) -> int:
+        return sum(rows[b]["paid"] - rows[b]["won"] for b in bets if b in rows)
+
+    assert sh.house[-1][2] == rows["total"]["won"] - rows["total"]["paid"]
+    dealt = {r["round_id"] for r in recall_json(journal) if r["bet_entry"] == "outcomes"}
+    assert dealt == {12, 13} and not dealt & {rid for _, rid, _ in sh.house}
+    for group, bets in (("ante_play", ("ante", "play", "ante_bonus")),
+                        ("pair_plus", ("pair_plus",)), ("six_card_bonus", ("six_card_bonus",))):
+        line = sh.returns[group]
+        assert (line.stake, line.net) == (rows[bets[0]]["wagered"], net(*bets)), group
+        assert line.points[-1][0] == rows[bets[0]]["rounds"]
+
+
 def test_the_void_list_equals_recall_and_names_who_approved(shift, whole):
     journal, _ = shift
     text = whole
