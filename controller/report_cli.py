@@ -124,8 +124,10 @@ def run(args: argparse.Namespace) -> int:
         pages = write_pdf(sh, out, args.lang, made_by=identify().version)
     except OSError as exc:
         return _fail(f"--out: cannot write {out}: {exc.strerror or exc}", 2)
+    dealt = (f" ({sh.settled_as_outcomes} settled and {sh.voided_as_outcomes} voided dealt "
+             "as outcomes)" if sh.outcomes else "")
     print(f"{out}: {pages} pages; table {sh.table_id}, {sh.period_from} to {sh.period_to}: "
-          f"{sh.settled} rounds settled, {sh.voided} voided")
+          f"{sh.settled} rounds settled, {sh.voided} voided{dealt}")
     if not sh.chain_ok:
         return _fail(f"WARNING: the journal's hash chain is broken ({sh.chain_message}); "
                      "the report says so", 1)

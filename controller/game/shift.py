@@ -14,6 +14,12 @@ that needed a supervisor or technician, and every PIN that matched no role; the 
 identities recorded at start-ups; the house result after each settled round; and each
 bet's observed return, round by round, beside its exact return from the par sheet.
 
+A shift may mix the two ways a table takes bets (``[table] bet_entry``). Rounds dealt in
+amounts fill the money meters; rounds dealt as outcomes hold no money and fill the outcome
+meters (:mod:`controller.game.meters`), whose period figures are taken the same way (end
+minus start). Rounds settled and voided count both; the money figures (meter rows, house
+result, observed returns) count only rounds dealt in amounts.
+
 Nothing here is text for people: keys and numbers only (the report's renderer translates).
 """
 
@@ -40,7 +46,9 @@ from controller.game.inputs import (
     UnblockDeck,
 )
 from controller.game.journal import Journal, Record
+from controller.game.meters import ROUNDS_SETTLED, ROUNDS_VOID
 from controller.game.par_sheet import ParSheet
+from controller.game.records import AMOUNTS
 from controller.game.replay import apply_each, rebuild
 from controller.game.round import RoundState
 from controller.game.rules import RuleProfile
@@ -86,6 +94,8 @@ class Reading:
         hash: its chain hash (the genesis hash for 0): the journal's anchor there.
         rows: meter name -> [wagered, paid, won, rounds, voids, refunded].
         counters: event counter -> count.
+        outcomes: outcome meter (:func:`controller.game.meters.outcome_key`) -> count: the
+            rounds dealt as outcomes.
     """
 
     seq: int
@@ -93,6 +103,7 @@ class Reading:
     hash: str
     rows: dict[str, list[int]]
     counters: dict[str, int]
+    outcomes: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +117,9 @@ class VoidLine:
             or the text a supervisor gave).
         declared_by: ``table`` (an irregularity the table saw) or the role that voided it.
         approved_by: the role that approved or acknowledged the void; empty while none has.
-        refunded: stakes returned, minor units.
+        refunded: stakes returned, minor units (0 for a round dealt as outcomes: its bets
+            returned are counted in the outcome meters).
+        bet_entry: how the round's bets were taken: ``amounts`` or ``outcomes``.
     """
 
     round_id: int
@@ -116,6 +129,7 @@ class VoidLine:
     declared_by: str
     approved_by: str
     refunded: int
+    bet_entry: str = AMOUNTS
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,13 +231,17 @@ class Shift:
         profile: the rule profile in force at the end; sheet its exact analysis.
         start: the reading at the period's start; end at its end.
         period_from, period_to: the period's instants (UTC, ISO 8601).
-        rows: meter name -> the period's [wagered, paid, won, rounds, voids, refunded].
+        rows: meter name -> the period's [wagered, paid, won, rounds, voids, refunded]
+            (rounds dealt in amounts only).
         counters: event counter -> the period's count.
+        outcomes: outcome meter -> the period's count (rounds dealt as outcomes; only
+            those that changed).
         rounds: the rounds closed in the period, as game recall records them, in order.
         voids, irregularities, alarms, role_actions, identities: see the classes.
-        house: after each settled round: (utc, round id, house result since the start,
-            minor units).
-        returns: bet group -> its :class:`ReturnLine` (groups staked in the period).
+        house: after each settled round dealt in amounts: (utc, round id, house result
+            since the start, minor units).
+        returns: bet group -> its :class:`ReturnLine` (groups staked in the period, in
+            rounds dealt in amounts).
         chain_ok: the journal's hash chain verifies; chain_message says why not.
         events: events in the journal.
     """
@@ -245,19 +263,34 @@ class Shift:
     identities: list[IdentityLine]
     house: list[tuple[str, int, int]]
     returns: dict[str, ReturnLine]
+    outcomes: dict[str, int] = field(default_factory=dict)
     chain_ok: bool = True
     chain_message: str = ""
     events: int = 0
 
     @property
     def settled(self) -> int:
-        """Rounds settled in the period (the ``total`` meter's rounds)."""
-        return self.rows.get("total", [0] * 6)[3]
+        """Rounds settled in the period, dealt either way.
+
+        The ``total`` meter's rounds and the outcome meters'
+        :data:`~controller.game.meters.ROUNDS_SETTLED`.
+        """
+        return self.rows.get("total", [0] * 6)[3] + self.settled_as_outcomes
 
     @property
     def voided(self) -> int:
-        """Rounds voided in the period (the ``voids`` counter)."""
+        """Rounds voided in the period, dealt either way (the ``voids`` counter)."""
         return self.counters.get("voids", 0)
+
+    @property
+    def settled_as_outcomes(self) -> int:
+        """Of the rounds settled, those dealt as outcomes."""
+        return self.outcomes.get(ROUNDS_SETTLED, 0)
+
+    @property
+    def voided_as_outcomes(self) -> int:
+        """Of the rounds voided, those dealt as outcomes."""
+        return self.outcomes.get(ROUNDS_VOID, 0)
 
     @property
     def hours(self) -> float:
@@ -271,16 +304,25 @@ class Shift:
 def _reading(g: Game, seq: int, utc: str, event_hash: str) -> Reading:
     m = g.meters_dict()
     return Reading(seq, utc, event_hash, {k: list(v) for k, v in m["rows"].items()},
-                   dict(m["counters"]))
+                   dict(m["counters"]), dict(m.get("outcomes", {})))
 
 
-def difference(end: Reading, start: Reading) -> tuple[dict[str, list[int]], dict[str, int]]:
-    """The meter rows and counters of ``end`` minus those of ``start`` (a missing one is 0)."""
+def _counts_minus(end: dict[str, int], start: dict[str, int]) -> dict[str, int]:
+    return {k: v - start.get(k, 0) for k, v in end.items() if v - start.get(k, 0)}
+
+
+def difference(end: Reading, start: Reading
+               ) -> tuple[dict[str, list[int]], dict[str, int], dict[str, int]]:
+    """The meters of ``end`` minus those of ``start`` (a missing one is 0).
+
+    Returns:
+        (meter rows, event counters, outcome meters); counters and outcome meters only
+        where they changed.
+    """
     rows = {k: [a - b for a, b in zip(v, start.rows.get(k, [0] * 6), strict=True)]
             for k, v in end.rows.items()}
-    counters = {k: v - start.counters.get(k, 0) for k, v in end.counters.items()
-                if v - start.counters.get(k, 0)}
-    return rows, counters
+    return (rows, _counts_minus(end.counters, start.counters),
+            _counts_minus(end.outcomes, start.outcomes))
 
 
 def period_bounds(journal: Journal, start: datetime | None, end: datetime | None
@@ -369,7 +411,10 @@ class _Pass:
     def _closed(self, r: Record, rec: dict[str, Any]) -> None:
         self.rounds.append(rec)
         g = self.g
+        entry = rec.get("bet_entry", AMOUNTS)
         if rec["status"] == "settled":
+            if entry != AMOUNTS:  # no money: the house result stands
+                return
             total = g.meters.rows.get("total")
             start = self.start.rows.get("total", [0] * 6)
             house = (total.won - total.paid) - (start[2] - start[1]) if total else 0
@@ -378,10 +423,10 @@ class _Pass:
         note = g.notes.get(RoundState.VOID.value)
         by = note.params.get("by", "table") if note else "table"
         refunded = sum(x["stake"] for s in rec["seats"] for x in s["results"].values()
-                       if x["outcome"] == "refund")
+                       if x["outcome"] == "refund") if entry == AMOUNTS else 0
         approved = by if g.round.void_acknowledged and by in ROLES else ""
         self.voids.append(VoidLine(rec["round_id"], r.seq, r.utc, rec["void_reason"] or "",
-                                   by, approved, refunded))
+                                   by, approved, refunded, entry))
         self._pending_void = None if approved else len(self.voids) - 1
 
     def _irregularity(self, r: Record, kind: str, actor: str, rid: int,
@@ -390,7 +435,8 @@ class _Pass:
         if kind == NextRound.name and self._pending_void is not None:
             v = self.voids[self._pending_void]
             self.voids[self._pending_void] = VoidLine(v.round_id, v.seq, v.utc, v.reason,
-                                                      v.declared_by, actor, v.refunded)
+                                                      v.declared_by, actor, v.refunded,
+                                                      v.bet_entry)
             self._pending_void = None
         if kind in (ManualCard.name, ExposedCard.name, UnblockDeck.name):
             name = "deck_unblocked" if kind == UnblockDeck.name else kind
@@ -420,7 +466,8 @@ def returns(rounds: list[dict[str, Any]], sheet: ParSheet) -> dict[str, ReturnLi
     """Each bet's observed return, round by round, beside its exact return.
 
     Args:
-        rounds: round records (game recall form), in order; only settled ones count.
+        rounds: round records (game recall form), in order; only settled rounds dealt in
+            amounts count (an outcome round's figures are units, not money).
         sheet: the rule profile's par sheet.
 
     Returns:
@@ -429,7 +476,7 @@ def returns(rounds: list[dict[str, Any]], sheet: ParSheet) -> dict[str, ReturnLi
     sums: dict[str, list[float]] = {}  # group -> [rounds, stake, sum net, sum net^2]
     points: dict[str, list[tuple[int, float, float]]] = {}
     for rec in rounds:
-        if rec["status"] != "settled":
+        if rec["status"] != "settled" or rec.get("bet_entry", AMOUNTS) != AMOUNTS:
             continue
         for group, bets in BET_GROUPS.items():
             results = [s["results"] for s in rec["seats"] if bets[0] in s["results"]]
@@ -501,12 +548,12 @@ def shift(path: str | Path, start: datetime | None = None, end: datetime | None 
         before = _identity_before(j, s_seq)
     finally:
         j.close()
-    rows, counters = difference(finish, begin)
+    rows, counters, outcomes = difference(finish, begin)
     sheet = compute_par_sheet(g.profile)
     return Shift(g.config.table_id, g.profile, sheet, begin, finish, period_from, period_to,
                  rows, counters, walk.rounds, walk.voids, walk.irregularities, walk.alarms,
                  walk.actions, ([before] if before else []) + walk.identities, walk.house,
-                 returns(walk.rounds, sheet), chain.ok, chain.message, chain.events)
+                 returns(walk.rounds, sheet), outcomes, chain.ok, chain.message, chain.events)
 
 
 __all__ = ["BET_GROUPS", "METER_FIELDS", "IdentityLine", "Incident", "Reading", "ReturnLine",

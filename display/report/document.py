@@ -1,7 +1,10 @@
 """The shift report as a PDF (reportlab), from a shift's figures.
 
 Page one is for looking, not reading: the key figures as tiles, the house result over the
-shift with its voids and alarms, and the meters by bet and by seat. Then each bet's
+shift with its voids and alarms, and the meters by bet and by seat. Rounds dealt as
+outcomes (bets marked, no amounts) count in the rounds settled and voided; the money
+figures leave them out, a note under the money tables says so, and their outcome meters
+follow, as ``threecard meters`` and the dealer screen give them. Then each bet's
 observed return against its exact one, the rule profile with its paytables and exact
 returns, every void and irregularity with the role that approved it, the shoe's alarms,
 the supervisors' and technicians' actions, the event counters, the software identities
@@ -190,7 +193,10 @@ class _Builder:
 
         room = self.width / 6 - 8
         size = min([16.0] + [16.0 * room / stringWidth(v, BOLD, 16) for _, v in figures])
-        small = [self.p(k, "kpi_label") for k, _ in figures]
+        small: list[Any] = [self.p(k, "kpi_label") for k, _ in figures]
+        if sh.outcomes:  # how many of the rounds were dealt as outcomes
+            for i, n in ((0, sh.settled_as_outcomes), (1, sh.voided_as_outcomes)):
+                small[i] = [small[i], self.p(t("kpi.as_outcomes", n=n), "kpi_label")]
         tab = Table([[v for _, v in figures], small], colWidths=[self.width / 6] * 6,
                     rowHeights=[26, None])
         tab.setStyle(TableStyle([
@@ -214,6 +220,33 @@ class _Builder:
                          _hold(won - paid, w), str(rounds), self.money(refunded)])
         return [self.table(header, rows, [30, 28, 26, 26, 21, 16, 31], right=range(1, 7),
                            bold_last=True)]
+
+    def outcomes_note(self) -> list[Any]:
+        """Under the money tables, when rounds were dealt as outcomes: what they leave out."""
+        from reportlab.platypus import Spacer
+
+        sh = self.sh
+        if not sh.outcomes:
+            return []
+        return [Spacer(1, 1.5 * self.mm),
+                self.p(self.t("outcomes.note", settled=sh.settled_as_outcomes,
+                              voided=sh.voided_as_outcomes), "small")]
+
+    def outcome_meters(self) -> list[Any]:
+        """The period's outcome meters, when rounds were dealt as outcomes.
+
+        The table the dealer screen shows of them (:func:`display.outcome_mode.meter_table`).
+        """
+        from controller.game.table_views import paytables_for
+        from display.outcome_mode import meter_table
+
+        sh, t = self.sh, self.t
+        if not sh.outcomes:
+            return []
+        heads, body = meter_table(t, tuple(sorted(sh.outcomes.items())),
+                                  paytables_for(sh.profile))
+        return [self.p(t("screen.outcome_meters"), "h2"),
+                self.table(heads, body, [30, 82, 20, 22, 24], right=range(2, 5))]
 
     def bet_label(self, name: str) -> str:
         return self.t("word.total") if name == "total" else self.t.bet(name)
@@ -286,24 +319,28 @@ class _Builder:
     def voids(self) -> list[Any]:
         sh, t = self.sh, self.t
         out = [self.p(t("sec.voids"), "h2")]
+        mixed = bool(sh.outcomes)  # rounds dealt as outcomes: each void says how it was dealt
         rows = []
         for v in sh.voids:
-            rows.append((v.seq, [_time(v.utc), str(v.round_id), t("kind.void"),
+            entry = [t(f"entry.{v.bet_entry}")] if mixed else []
+            rows.append((v.seq, [_time(v.utc), str(v.round_id), *entry, t("kind.void"),
                                  t.either(f"void.{v.reason}", v.reason), self.role(v.declared_by),
                                  self.role(v.approved_by)]))
         for i in sh.irregularities:
             detail = _detail(i.detail, t)
             if i.kind == "deck_blocked":  # why: a card seen twice, an unknown card
                 detail = t.either(f"void.{detail}", detail)
-            rows.append((i.seq, [_time(i.utc), str(i.round_id), t(f"kind.{i.kind}"), detail,
+            rows.append((i.seq, [_time(i.utc), str(i.round_id), *([""] if mixed else []),
+                                 t(f"kind.{i.kind}"), detail,
                                  "" if i.by else self.role("table"), self.role(i.by) if i.by
                                  else ""]))
         if not rows:
             return [*out, self.p(t("none"))]
         rows.sort(key=lambda r: r[0])
-        header = [t("col.time"), t("col.round"), t("col.what"), t("col.reason"),
-                  t("col.declared"), t("col.approved")]
-        return [*out, self.table(header, [r for _, r in rows], [33, 14, 36, 49, 23, 23])]
+        header = [t("col.time"), t("col.round"), *([t("col.bet_entry")] if mixed else []),
+                  t("col.what"), t("col.reason"), t("col.declared"), t("col.approved")]
+        widths = [33, 14, 24, 34, 27, 23, 23] if mixed else [33, 14, 36, 49, 23, 23]
+        return [*out, self.table(header, [r for _, r in rows], widths)]
 
     def alarms(self) -> list[Any]:
         sh, t = self.sh, self.t
@@ -362,14 +399,17 @@ class _Builder:
                                  [33, 28, 117])]
 
     def journal(self) -> list[Any]:
+        from reportlab.platypus import KeepTogether
+
         sh, t = self.sh, self.t
         verdict = (self.p(t("journal.ok", events=sh.events)) if sh.chain_ok else
                    self.p(t("journal.broken", message=sh.chain_message), "alert"))
         rows = [[t("journal.start"), str(sh.start.seq), sh.start.hash],
                 [t("journal.end"), str(sh.end.seq), sh.end.hash]]
-        return [self.p(t("sec.journal"), "h2"), verdict,
-                self.table([t("journal.anchor"), t("journal.event"), t("journal.hash")], rows,
-                           [38, 24, 116], right=[1])]
+        return [KeepTogether([  # the anchors under their heading
+            self.p(t("sec.journal"), "h2"), verdict,
+            self.table([t("journal.anchor"), t("journal.event"), t("journal.hash")], rows,
+                       [38, 24, 116], right=[1])])]
 
     def signatures(self) -> list[Any]:
         from reportlab.lib.colors import HexColor
@@ -402,8 +442,8 @@ class _Builder:
                  self.p(t("sec.bets"), "h2"),
                  *self.meters([b for b in BETS if b in sh.rows], self.bet_label, "col.bet"),
                  CondPageBreak(60 * mm), self.p(t("sec.seats"), "h2"),
-                 *self.meters(seats, self.seat_label, "col.seat"),
-                 PageBreak(), *self.returns(), *self.rules(),
+                 *self.meters(seats, self.seat_label, "col.seat"), *self.outcomes_note(),
+                 PageBreak(), *self.outcome_meters(), *self.returns(), *self.rules(),
                  *self.voids(), *self.alarms(), *self.actions(), *self.counters(),
                  *self.software(), *self.journal(), Spacer(1, 6 * mm), *self.signatures()]
         return story

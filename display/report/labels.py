@@ -22,6 +22,14 @@ EN: dict[str, str] = {
     "kpi.house": "House win",
     "kpi.hold": "Hold",
     "col.bet": "Bet",
+    "kpi.as_outcomes": "{n} as outcomes",
+    "outcomes.note": "Rounds dealt as outcomes ({settled} settled, {voided} voided) hold no "
+                     "money: the tables above, the drop, house win and hold, the house result "
+                     "and the observed returns count only rounds dealt in amounts. Their "
+                     "outcome meters follow.",
+    "col.bet_entry": "Bets",
+    "entry.amounts": "in amounts",
+    "entry.outcomes": "as outcomes",
     "col.seat": "Seat",
     "col.wagered": "Wagered (drop)",
     "col.paid": "Paid",
@@ -195,6 +203,15 @@ FR: dict[str, str] = {
     "kpi.house": "Gain maison",
     "kpi.hold": "Hold",
     "col.bet": "Mise",
+    "kpi.as_outcomes": "dont {n} en résultats",
+    "outcomes.note": "Les coups joués en résultats (réglés : {settled}, annulés : {voided}) ne "
+                     "portent aucun montant : les tableaux ci-dessus, le drop, le gain maison "
+                     "et le hold, le résultat de la maison et les retours observés ne "
+                     "comptent que les coups joués en montants. Leurs compteurs de résultats "
+                     "suivent.",
+    "col.bet_entry": "Mises",
+    "entry.amounts": "en montants",
+    "entry.outcomes": "en résultats",
     "col.seat": "Place",
     "col.wagered": "Misé (drop)",
     "col.paid": "Payé",
@@ -367,6 +384,14 @@ UK: dict[str, str] = {
     "kpi.drop": "Ставки (дроп)",
     "kpi.house": "Виграш закладу",
     "kpi.hold": "Утримання",
+    "kpi.as_outcomes": "з них результатами: {n}",
+    "outcomes.note": "Ігри в результатах (розраховано: {settled}, анульовано: {voided}) не "
+                     "містять сум: таблиці вище, дроп, виграш закладу й утримання, результат "
+                     "закладу та фактичне повернення враховують лише ігри, зіграні сумами. "
+                     "Їхні лічильники результатів — нижче.",
+    "col.bet_entry": "Ставки",
+    "entry.amounts": "сумами",
+    "entry.outcomes": "результатами",
     "col.bet": "Ставка",
     "col.seat": "Місце",
     "col.wagered": "Поставлено (дроп)",

@@ -1,10 +1,11 @@
 """``threecard report shift``: the PDF a pit boss signs tells the journal's truth.
 
-A scripted evening (two voids, a lost shoe link, a jam, a misread entered by hand) is
-written in three parts with two restarts between them; the meters are read with
-``threecard meters --json`` at each stop. The report is made by the real command, its
-pages turned into PNG (``pdftoppm``) and its text read back (``pdftotext``), as a person
-or an auditor would.
+A scripted evening (two voids, a lost shoe link, a jam, a misread entered by hand, then
+two rounds with bets taken as outcomes, the second voided) is written in three parts with
+two restarts between them; the meters are read with ``threecard meters --json`` at each
+stop, and once more while the table runs between the two outcome rounds. The report is
+made by the real command, its pages turned into PNG (``pdftoppm``) and its text read back
+(``pdftotext``), as a person or an auditor would.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import re
 import shutil
 import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -31,6 +33,18 @@ LABELS = {  # the screens' words for the meters, as the report prints them
            "six_card_bonus": "6 Card Bonus", "total": "Total", "seat": "Seat {}"},
     "uk": {"ante": "Анте", "play": "Гра", "ante_bonus": "Анте бонус", "pair_plus": "Пара Плюс",
            "six_card_bonus": "Бонус 6 карт", "total": "Разом", "seat": "Місце {}"},
+}
+OUTCOME_WORDS = {  # the screens' words for the outcome meters, as the report prints them
+    "en": {"title": "Outcome meters (rounds dealt as outcomes)", "rounds": "Rounds",
+           "settled": "settled", "voided": "voided", "": "1 to 1",
+           "three_of_a_kind": "Three of a kind", "straight_flush": "Straight flush",
+           "pair": "Pair", "next": "Observed return against the exact return"},
+    "fr": {"title": "Compteurs de résultats (coups joués en résultats)", "rounds": "Coups",
+           "settled": "réglés", "voided": "annulés", "": "1 pour 1",
+           "three_of_a_kind": "Brelan", "straight_flush": "Quinte couleur", "pair": "Paire",
+           "next": "Retour observé et retour exact",
+           "ante": "Ante", "play": "Jeu", "ante_bonus": "Bonus Ante", "pair_plus": "Paire Plus",
+           "six_card_bonus": "Bonus 6 cartes"},
 }
 # an amount: digits in groups of three (any separator), two decimals; never a percentage
 MONEY = re.compile(r"[\u2212-]?\d{1,3}(?:[\u202f\u00a0 .,]\d{3})*[.,]\d{2}(?![\s\u00a0]*%)")
@@ -52,9 +66,17 @@ def _poppler():
 @pytest.fixture(scope="module")
 def shift(tmp_path_factory):
     folder = tmp_path_factory.mktemp("shift")
-    journal, stops = run_shift(folder, stop_after=(3, 7),
+    journal, stops = run_shift(folder, stop_after=(3, 7), read_after=(12,),
                                software=(None, IDENTITY_A, IDENTITY_B))
     return journal, stops
+
+
+def recall_json(journal: Path) -> list[dict]:
+    """``threecard recall --json`` of every round, newest first."""
+    out = subprocess.run([sys.executable, "-m", "controller.cli", "recall", "--journal",
+                          str(journal), "--json", "--last", "100"], capture_output=True,
+                         text=True, check=True).stdout
+    return json.loads(out)
 
 
 def report(journal: Path, out: Path, *args: str) -> str:
@@ -123,8 +145,31 @@ def test_the_whole_journal_totals_equal_the_meters(shift, whole):
     for name, lines in got.items():
         assert all(line == want[name] for line in lines), (name, lines, want[name])
     assert len(got["total"]) == 2  # the bet table's total and the seat table's
-    assert re.search(r"\b9\s+2\s+", text)  # tiles: 9 rounds settled, 2 voided
 
+
+def test_rounds_count_both_ways_of_taking_bets_and_money_counts_amounts_only(shift, whole):
+    """Rounds settled and voided, and rounds per hour, count every round, those dealt as
+    outcomes said apart; the money tables (checked against the money meters above) leave
+    the outcome rounds out, and a note under them says so."""
+    journal, stops = shift
+    text = whole
+    end = stops[-1].meters
+    outcomes = end["outcomes"]
+    settled = end["rows"]["total"]["rounds"] + outcomes["rounds settled"]
+    voided = end["counters"]["voids"]
+    rounds = recall_json(journal)
+    assert settled == sum(r["status"] == "settled" for r in rounds) == 10
+    assert voided == sum(r["status"] == "void" for r in rounds) == 3
+    dealt = [r["status"] for r in rounds if r["bet_entry"] == "outcomes"]
+    assert dealt.count("settled") == outcomes["rounds settled"] == 1
+    assert dealt.count("void") == outcomes["rounds void"] == 1
+    first = datetime.fromisoformat(min(r["started_utc"] for r in rounds))
+    hours = (datetime.fromisoformat(stops[-1].utc) - first).total_seconds() / 3600
+    per_hour = re.escape(f"{settled / hours:.1f}")
+    assert re.search(rf"\b{settled}\s+{voided}\s+{per_hour}\s", text)  # the tiles
+    assert re.search(r"\b1 as outcomes\s+1 as outcomes\b", text)
+    note = re.sub(r"\s+", " ", text)
+    assert "Rounds dealt as outcomes (1 settled, 1 voided) hold no money" in note
 
 @pytest.fixture(scope="module")
 def part(shift, tmp_path_factory):
@@ -149,25 +194,133 @@ def test_a_sub_period_equals_the_difference_of_the_readings(shift, part):
     # the identity recorded at the restart inside the period; not the one after it
     flat = re.sub(r"\s", "", text)
     assert IDENTITY_A["sha256"] in flat and IDENTITY_B["sha256"] not in flat
+    # no round dealt as outcomes in it: no note, no outcome meters, no column of bet entry
+    assert not stops[1].meters["outcomes"]
+    assert "Ігри в результатах" not in text and "Лічильники результатів" not in text
+    assert "результатами" not in text and "сумами" not in text
+
+
+@pytest.fixture(scope="module")
+def last(shift, tmp_path_factory):
+    """The French report from the reading between the two outcome rounds to the end."""
+    _, stops = shift
+    pdf = tmp_path_factory.mktemp("last") / "last.pdf"
+    return report(shift[0], pdf, "--from", stops[2].utc, "--lang", "fr")
+
+
+def outcome_table(text: str, lang: str) -> dict[str, object]:
+    """The outcome meters the report prints: ``rounds`` -> (settled, voided); bet name ->
+    (wins: {paytable line key: n}, pushes, losses, returned)."""
+    words = OUTCOME_WORDS[lang]
+    body = text.split(words["title"], 1)[1].split(words["next"], 1)[0]
+    bets = {**LABELS["en"], **{k: v for k, v in words.items() if k in LABELS["en"]}}
+    by_label = {v: k for k, v in bets.items() if k in OUTCOME_BETS}
+    lines = {v: k for k, v in words.items() if k in ("", "three_of_a_kind", "straight_flush",
+                                                    "pair")}
+    found: dict[str, object] = {}
+    for line in body.splitlines():
+        cells = re.split(r"\s{2,}", line.strip())
+        if cells[0] == words["rounds"]:
+            m = re.fullmatch(rf"(\d+) {words['settled']}\s+(\d+) {words['voided']}",
+                             "  ".join(cells[1:]))
+            found["rounds"] = (int(m[1]), int(m[2]))
+        elif cells[0] in by_label:
+            wins = {} if cells[1] == "0" else {
+                lines[name]: int(n) for name, n in
+                (part.rsplit(": ", 1) for part in cells[1].split(", "))}
+            found[by_label[cells[0]]] = (wins, *map(int, cells[2:]))
+    return found
+
+
+OUTCOME_BETS = ("ante", "play", "ante_bonus", "pair_plus", "six_card_bonus")
+
+
+def expected_outcomes(now: dict[str, int], then: dict[str, int]) -> dict[str, object]:
+    """From ``meters --json``'s outcome meters (``now`` minus ``then``; keys ``rounds
+    settled``, ``rounds void``, ``BET OUTCOME [LINE]``): the table the report prints."""
+    diff = {k: v - then.get(k, 0) for k, v in now.items() if v - then.get(k, 0)}
+    want: dict[str, object] = {"rounds": (diff.pop("rounds settled", 0),
+                                          diff.pop("rounds void", 0))}
+    per_bet: dict[str, list] = {}
+    for key, n in diff.items():
+        bet, outcome, *line = key.split(" ", 2)
+        row = per_bet.setdefault(bet, [{}, 0, 0, 0])
+        if outcome == "win":
+            row[0][line[0] if line else ""] = n
+        else:
+            row[["push", "lose", "refund"].index(outcome) + 1] += n
+    want.update({bet: tuple(row) for bet, row in per_bet.items()})
+    return want
+
+
+@pytest.mark.parametrize("period", ["whole", "last"])
+def test_outcome_meters_of_a_period_equal_the_difference_of_the_readings(shift, period,
+                                                                        request):
+    """The outcome meters the report prints for a period are the outcome meters of
+    ``threecard meters --json`` at its end minus those at its start: over the whole
+    journal the end reading; from the reading between the two outcome rounds, the void
+    of the last one alone."""
+    _, stops = shift
+    text = request.getfixturevalue(period)
+    lang, then = ("en", {}) if period == "whole" else ("fr", stops[2].meters["outcomes"])
+    want = expected_outcomes(stops[-1].meters["outcomes"], then)
+    assert outcome_table(text, lang) == want
+    if period == "whole":
+        assert want["rounds"] == (1, 1) and want["pair_plus"][0] == {"three_of_a_kind": 1,
+                                                                     "pair": 1}
+        return
+    # a part: the difference, not the end reading; the tiles count the void
+    assert want == {"rounds": (0, 1), "ante": ({}, 0, 0, 5), "pair_plus": ({}, 0, 0, 3),
+                    "six_card_bonus": ({}, 0, 0, 2)}
+    assert re.search(r"\b0\s+1\s+0\.0\s", text)  # settled, voided, per hour
+    assert re.search(r"dont 0 en résultats\s+dont 1 en résultats", text)
+
+
+def test_the_money_figures_leave_the_outcome_rounds_out(shift):
+    """The house result and each bet's observed return are money: over the whole journal
+    they equal the money meters of ``meters --json``, and no round recall gives as dealt
+    as outcomes is on the house result's curve (an outcome round's figures are units)."""
+    from controller.game.shift import shift as figures
+
+    journal, stops = shift
+    rows = stops[-1].meters["rows"]
+    sh = figures(journal)
+
+    def net(*bets: str) -> int:
+        return sum(rows[b]["paid"] - rows[b]["won"] for b in bets if b in rows)
+
+    assert sh.house[-1][2] == rows["total"]["won"] - rows["total"]["paid"]
+    dealt = {r["round_id"] for r in recall_json(journal) if r["bet_entry"] == "outcomes"}
+    assert dealt == {12, 13} and not dealt & {rid for _, rid, _ in sh.house}
+    for group, bets in (("ante_play", ("ante", "play", "ante_bonus")),
+                        ("pair_plus", ("pair_plus",)), ("six_card_bonus", ("six_card_bonus",))):
+        line = sh.returns[group]
+        assert (line.stake, line.net) == (rows[bets[0]]["wagered"], net(*bets)), group
+        assert line.points[-1][0] == rows[bets[0]]["rounds"]
 
 
 def test_the_void_list_equals_recall_and_names_who_approved(shift, whole):
     journal, _ = shift
     text = whole
-    out = subprocess.run([sys.executable, "-m", "controller.cli", "recall", "--journal",
-                          str(journal), "--json", "--last", "100"], capture_output=True,
-                         text=True, check=True).stdout
-    voids = sorted((r["round_id"], r["void_reason"]) for r in json.loads(out)
-                   if r["status"] == "void")
-    lines = [line for line in text.splitlines() if "Round void" in line]
-    listed = sorted((int(re.split(r"\s{2,}", line.strip())[1]), line) for line in lines)
-    assert [rid for rid, _ in listed] == [rid for rid, _ in voids] == [3, 10]
+    voids = sorted((r["round_id"], r["void_reason"], r["bet_entry"])
+                   for r in recall_json(journal) if r["status"] == "void")
+    rows = sorted(re.split(r"\s{2,}", line.strip()) for line in text.splitlines()
+                  if "Round void" in line)
+    listed = {int(cells[1]): cells for cells in rows}
+    assert sorted(listed) == [rid for rid, _, _ in voids] == [3, 10, 13]
+    # each void with the way its round took bets, as recall says
+    mode = {"amounts": "in amounts", "outcomes": "as outcomes"}
+    assert {rid: listed[rid][2] for rid in listed} == {rid: mode[e] for rid, _, e in voids}
     # the script: round 3 a card before "no more bets" (the table voids it, a supervisor's
-    # PIN on "next round" acknowledges it); round 10 a jam, voided by a supervisor
-    (_, card_line), (_, jam_line) = listed
-    assert re.search(r"Card before no more bets\s+Table\s+Supervisor", card_line)
-    assert re.search(r"Shoe fault\s+Supervisor\s+Supervisor", jam_line)
-    assert dict(voids)[10] == "Shoe fault"
+    # PIN on "next round" acknowledges it); rounds 10 (bets in amounts) and 13 (bets as
+    # outcomes) a jam, voided by a supervisor
+    reason = listed[3][4]  # its first line: the reason may wrap
+    assert len(reason) > 10 and "Card before no more bets".startswith(reason)
+    assert listed[3][-2:] == ["Table", "Supervisor"]
+    for rid in (10, 13):
+        assert listed[rid][3:] == ["Round void", "Shoe fault", "Supervisor", "Supervisor"]
+    assert {rid: reason for rid, reason, _ in voids if rid != 3} == {10: "Shoe fault",
+                                                                     13: "Shoe fault"}
     for alarm in ("Shoe link lost", "Shoe alarm", "Misread", "Card entered by hand"):
         assert alarm in text
 

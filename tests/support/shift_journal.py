@@ -1,11 +1,13 @@
 """A scripted shift written to a journal in parts, with the meters read between the parts.
 
-The evening at table TCP-03 (``display/scenes/shift.jsonl``, the screenshots' script: eleven
-rounds, two voids, a lost shoe link, a jam, a misread entered by hand) runs through a real
-:class:`~controller.game.table.Table`. The table is stopped after chosen rounds; the journal
-is copied and read with ``threecard meters --json``, as a pit boss reads the meters at that
-moment; then the table starts again, journaling a start-up record with the software
-identity given for it.
+The evening at table TCP-03 (``display/scenes/shift.jsonl``, the screenshots' script:
+eleven rounds with bets in amounts, two voids, a lost shoe link, a jam, a misread entered by
+hand; then two rounds with bets as outcomes, the second voided after a jam) runs through a
+real :class:`~controller.game.table.Table`. The table is stopped after chosen rounds; the
+journal is copied and read with ``threecard meters --json``, as a pit boss reads the meters
+at that moment; then the table starts again, journaling a start-up record with the software
+identity given for it. After other chosen rounds the meters are read while the table runs
+(a restart forgets last round's bets, which the script's last round bets again).
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ def meters_json(journal: Path) -> dict[str, Any]:
 
 def run_shift(folder: Path, stop_after: tuple[int, ...] = (),
               software: tuple[dict[str, Any] | None, ...] = (),
+              read_after: tuple[int, ...] = (),
               **settings: Any) -> tuple[Path, list[Stop]]:
     """Run the scripted shift into ``folder/journal.sqlite3``.
 
@@ -61,10 +64,13 @@ def run_shift(folder: Path, stop_after: tuple[int, ...] = (),
             ``3`` stops once round 4 opens), read the meters, start it again.
         software: the identity the table journals at each start (the first, then one per
             restart); None records none.
+        read_after: read the meters once betting opens on the round after these, the
+            table running (``threecard meters --json`` on the live journal).
         **settings: table settings other than the script's (``snapshot_every=2``).
 
     Returns:
-        The journal, and a :class:`Stop` for each stop and for the end.
+        The journal, and a :class:`Stop` for each stop, each reading and the end, in
+        order.
     """
     sc = script()
     config = replace(sc.config, **settings)
@@ -72,14 +78,20 @@ def run_shift(folder: Path, stop_after: tuple[int, ...] = (),
     clock = ScriptClock(sc.start_utc)
     idents = list(software) + [None] * (len(stop_after) + 1 - len(software))
     stops: list[Stop] = []
+    starts = 0
 
     def start() -> Table:
-        return Table(journal, config, clock=clock, software=idents[len(stops)])
+        nonlocal starts
+        starts += 1
+        return Table(journal, config, clock=clock, software=idents[starts - 1])
+
+    def newest(table: Table) -> tuple[int, str]:
+        seq = table.journal.last_seq
+        return seq, table.journal.db.execute("SELECT utc FROM events WHERE seq = ?",
+                                             (seq,)).fetchone()[0]
 
     def stop(table: Table) -> None:
-        seq = table.journal.last_seq
-        utc = table.journal.db.execute("SELECT utc FROM events WHERE seq = ?",
-                                       (seq,)).fetchone()[0]
+        seq, utc = newest(table)
         table.close()
         copy = folder / f"copy-{len(stops)}.sqlite3"
         shutil.copyfile(journal, copy)
@@ -99,5 +111,7 @@ def run_shift(folder: Path, stop_after: tuple[int, ...] = (),
                     stop(table)
                     clock.advance(RESTART_SECONDS)
                     table = start()
+                elif opened in read_after:
+                    stops.append(Stop(*newest(table), meters_json(journal)))
     stop(table)
     return journal, stops
