@@ -1,4 +1,4 @@
-"""The seats' wagers of the round in play: placing, clearing, rebetting, deciding, settling.
+"""The seats' wagers of the round in play: placing, taking off, rebetting, deciding, settling.
 
 :class:`Wagers` holds every seat's part of the round (:class:`SeatRound`) and the wagers
 of the last round (for a rebet). A wager that breaks the rules raises
@@ -84,10 +84,46 @@ class Wagers:
         else:
             sr.bets = new
 
-    def rebet(self, profile: RuleProfile, targets: list[int]) -> None:
-        """Place the last round's wagers again at ``targets``."""
+    def remove(self, seat: int, bet: str, amount: int) -> None:
+        """Take ``amount`` off ``bet`` at ``seat``; a wager brought to nothing is gone."""
+        sr = self.seats.get(seat)
+        have = sr.bets.get(bet, 0) if sr else 0
+        if amount > have:
+            raise Rejected(f"seat {seat}: {bet} holds {have}, less than the {amount} to "
+                           "take off")
+        assert sr is not None
+        new = dict(sr.bets)
+        new[bet] = have - amount
+        if not new[bet]:
+            del new[bet]
+        if new:
+            sr.bets = new
+        else:
+            del self.seats[seat]
+
+    def rebet(self, profile: RuleProfile, targets: list[int], fill_only: bool = True,
+              every: bool = False) -> None:
+        """Place the last round's wagers again at ``targets``.
+
+        Args:
+            profile: the rules (the table maximum is checked).
+            targets: seat numbers.
+            fill_only: fill empty seats only (rule 2); False replaces a seat's wagers
+                (rule 1, as journals written before replay).
+            every: the rebet is for every seat: a seat holding a wager is skipped rather
+                than refused (rule 2).
+        """
         if not targets or any(t not in self.last for t in targets):
             raise Rejected("no wagers of a last round to place again")
+        if fill_only:
+            held = [t for t in targets if self.seats.get(t) and self.seats[t].bets]
+            if held and not every:
+                raise Rejected(f"seat {held[0]} holds a wager: a rebet fills empty seats "
+                               "only (clear it first)")
+            targets = [t for t in targets if t not in held]
+            if not targets:
+                raise Rejected("every seat of the last round holds a wager: nothing to "
+                               "rebet")
         for t in targets:
             _check_max(profile, t, self.last[t])
         for t in targets:
@@ -113,6 +149,14 @@ class Wagers:
         sr.decision = decision
         if decision == "play":
             sr.bets["play"] = sr.bets["ante"]
+
+    def undecide(self, seat: int) -> None:
+        """Take back ``seat``'s decision (before the reveal): its Play wager goes too."""
+        sr = self.seats.get(seat)
+        if sr is None or sr.decision is None:
+            raise Rejected(f"seat {seat} has no decision to take back")
+        sr.decision = None
+        sr.bets.pop("play", None)
 
     def undecided(self) -> list[int]:
         """Seats with an Ante and no decision yet, in seat order."""

@@ -29,10 +29,12 @@ from controller.game.inputs import (
     NoMoreBets,
     PlaceBet,
     Rebet,
+    RemoveChip,
     Resume,
     Reveal,
     Settle,
     UnblockDeck,
+    UndoDecision,
     VoidRound,
 )
 
@@ -86,10 +88,10 @@ _BETWEEN_ROUNDS = _names(ConfigChange, ChangePin, UnblockDeck, NewDeck)
 
 #: state -> dealer command names it accepts (``DealerCommand.name``).
 ALLOWED_COMMANDS: dict[RoundState, frozenset[str]] = {
-    S.BETTING: _names(PlaceBet, ClearBets, Rebet, NoMoreBets) | _BETWEEN_ROUNDS,
+    S.BETTING: _names(PlaceBet, RemoveChip, ClearBets, Rebet, NoMoreBets) | _BETWEEN_ROUNDS,
     S.NO_MORE_BETS: _names(VoidRound),
     S.DEALING: _names(VoidRound, ExposedCard),
-    S.DECIDING: _names(Decide, Reveal, VoidRound, ExposedCard),
+    S.DECIDING: _names(Decide, UndoDecision, Reveal, VoidRound, ExposedCard),
     S.REVEAL: _names(Settle),
     S.SETTLED: _names(NextRound) | _BETWEEN_ROUNDS,
     S.PAUSED: _names(Resume, VoidRound, ManualCard, UnblockDeck),
