@@ -314,9 +314,7 @@ class DisplayApp:
                 view = dv if name == "dealer" else pv
                 screen = self.dealer if name == "dealer" else self.player
                 if name == "dealer":
-                    anim = (self.dealer.needs_animation(dv, now), int(now * 2)
-                            if dv.link_state != "online" else 0,
-                            now < self.dealer.ui.flash[1])
+                    anim = self.dealer.animation_key(dv, now)
                 else:
                     anim = (int(now * 2) if self.player.needs_animation(pv) else 0,)
                 if out.dirty or view.version != out.version or anim != out.anim_key or (
