@@ -36,6 +36,8 @@ def undo_target(view: DealerView, ui: DealerUI) -> C.DealerCommand | None:
                 return C.RemoveChip(seat=seat, bet=bet, amount=amount)
     if view.state == "deciding" and C.UndoDecision.name in view.allowed:
         decided = {s.seat for s in view.seats if s.decision}
+        if ui.decide_seat in decided:  # the seat named: its decision
+            return C.UndoDecision(seat=ui.decide_seat)
         for seat in reversed(ui.decided):
             if seat in decided:
                 return C.UndoDecision(seat=seat)

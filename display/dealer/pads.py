@@ -98,12 +98,15 @@ def _reason(c: Ctx, title_r: pygame.Rect, body: pygame.Rect) -> None:
 def _card(c: Ctx, title_r: pygame.Rect, body: pygame.Rect) -> None:
     sc, tr, ui = c.sc, c.tr, c.ui
     _title(c, title_r, tr("pad.card_title"))
+    hint_r = pygame.Rect(body.left, body.top, body.width, sc.line(sc.small))
+    c.p.text(tr("pad.card_hint"), hint_r, sc.small, color=theme.TEXT_DIM, role="pad.hint")
+    body = pygame.Rect(body.left, hint_r.bottom + sc.px(4), body.width,
+                       body.bottom - hint_r.bottom - sc.px(4))
     preview_w = sc.px(90)
-    preview_r, keys_r = cols(body, [preview_w, body.width - preview_w - sc.gap], sc.gap)
+    card_r, keys_r = cols(body, [preview_w, body.width - preview_w - sc.gap], sc.gap)
     chosen = (ui.card_rank or "") + (ui.card_suit or "")
-    card_r, hint_r = rows(preview_r, [3, 1], sc.px(4))
-    cards(c, card_r, (chosen,) if len(chosen) == 2 else (), "pad", slots=1)
-    c.p.text2(tr("pad.card_hint"), hint_r, sc.small, color=theme.TEXT_DIM, role="pad.hint")
+    cards(c, inset(card_r, 0, card_r.height // 6), (chosen,) if len(chosen) == 2 else (),
+          "pad", slots=1)
     rank_r, suit_r, ok_r = rows(keys_r, [2, 1, 1], sc.gap)
     for r_, cell in zip(RANKS, grid(rank_r, 13, 7, sc.gap), strict=True):
         button(c, f"pad.rank.{r_}", cell, "10" if r_ == "T" else r_, PadRank(r_),

@@ -105,8 +105,7 @@ class DealerScreen:
         return (int(now * 2) if view.link_state in LINK_DOWN else 0, now < ui.flash[1],
                 shown_refusal(view, ui, now) is not None,
                 lock_left(view, ui, now) if ui.pad else 0,
-                ui.sent is not None and now - ui.sent.at > ANSWER_SECONDS,
-                now - ui.primary[1] < ARM_SECONDS)
+                ui.sent is not None and now - ui.sent.at > ANSWER_SECONDS)
 
     def needs_animation(self, view: DealerView, now: float) -> bool:
         """Whether something moves now (feedback, a blinking alarm, a timed message)."""

@@ -22,7 +22,7 @@ from display.dealer.draw import Ctx, button, cards, lines, panel
 from display.dealer.payouts import Line, pay_button, result_lines
 from display.dealer.state import PAYING
 from display.i18n import format_money
-from display.painter import cols, inset, rows
+from display.painter import Button, cols, inset, rows
 
 BET_KEYS = {"ante": "a", "pair_plus": "p", "six_card_bonus": "x"}
 """The key of each bet spot (acting on the seat the screen names)."""
@@ -139,6 +139,10 @@ def _betting(c: Ctx, body: pygame.Rect, seat: SeatView, focus: bool, row: bool) 
     button(c, f"seat.{seat.seat}.clear", tail[-1], c.tr("btn.clear"),
            C.ClearBets(seat=seat.seat), keys=("c",) if focus else (),
            enabled=C.ClearBets.name in view.allowed and has)
+    if len(tail) == 1 and focus and C.Rebet.name in view.allowed:
+        # no room for the seat's Rebet button: its key still works on the seat named
+        c.p.frame.buttons.append(Button(f"seat.{seat.seat}.rebet", pygame.Rect(
+            tail[0].topleft, (0, 0)), c.tr("btn.rebet"), C.Rebet(seat=seat.seat), ("b",)))
 
 
 def _spot(c: Ctx, r: pygame.Rect, seat: SeatView, name: str, focus: bool,
@@ -296,6 +300,7 @@ def _decision(c: Ctx, r: pygame.Rect, seat: SeatView, focus: bool) -> None:
         word = tr("word.played") if decided == "play" else tr("word.folded")
         button(c, f"seat.{seat.seat}.undo", r, word,
                C.UndoDecision(seat=seat.seat) if seat.decision else None,
+               keys=("u",) if focus else (), hint="",
                enabled=C.UndoDecision.name in view.allowed, style="flat",
                sub="\u21b6 " + tr("btn.undo"),
                sub_color=theme.WIN if decided == "play" else theme.LOSE)

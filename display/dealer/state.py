@@ -230,14 +230,14 @@ def focus_seat(view: DealerView, ui: DealerUI) -> int | None:
     """The seat the screen names and outlines, and the seat keys act on.
 
     Betting: the seat last touched or chosen by its digit (seat 1 at first). Deciding:
-    the seat chosen by its digit while it is undecided, else the first undecided seat.
+    the seat chosen by its digit, else the first undecided seat (a decision moves on).
     Paying: the next seat to pay. Otherwise none.
     """
     numbers = [s.seat for s in view.seats]
     if view.state == "deciding":
         waiting = undecided(view, ui)
-        if ui.decide_seat in waiting:
-            return ui.decide_seat
+        if ui.decide_seat in {s.seat for s in view.seats if s.bets.get("ante")}:
+            return ui.decide_seat  # chosen by its digit, decided or not (Undo acts on it)
         return waiting[0] if waiting else None
     if view.state in PAYING:
         return next_to_pay(view, ui)
