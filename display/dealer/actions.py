@@ -37,6 +37,11 @@ class AddChip:
 
 
 @dataclass(frozen=True, slots=True)
+class PlayRest:
+    """Record Play for every seat still undecided (one :class:`Decide` each)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Undo:
     """Take back the last chip placed (betting) or the last decision (deciding)."""
 
@@ -130,7 +135,7 @@ class DismissRefusal:
     """The refusal on show was read."""
 
 
-ScreenAction = (SelectSeat | PickChip | AddChip | Undo | Show | ShowRecall | OpenPad
+ScreenAction = (SelectSeat | PickChip | AddChip | PlayRest | Undo | Show | ShowRecall | OpenPad
                 | PadReason | PadRank | PadSuit | PadCardDone | PadDigit | PadDelete | PadCancel
                 | PadSend | MarkPaid | AllPaid | DismissRefusal)
 """Every screen action."""

@@ -13,7 +13,7 @@ import pygame
 
 from controller.game.views import Banner
 from display import theme
-from display.dealer.draw import Ctx, panel
+from display.dealer.draw import Ctx, lines, panel
 from display.dealer.state import REJECTED
 from display.painter import cols, inset, rows
 
@@ -36,7 +36,7 @@ def draw_alarms(c: Ctx) -> None:
     if not shown:
         panel(c, rect, theme.FELT_DARK, None)
         return
-    boxes = cols(rect, [2 if i == 0 and len(shown) > 2 else 1 for i in range(len(shown))],
+    boxes = cols(rect, [1.4 if i == 0 and len(shown) > 1 else 1 for i in range(len(shown))],
                  sc.px(6))
     for i, (b, box) in enumerate(zip(shown, boxes, strict=True)):
         role = f"banner.{i}"
@@ -52,10 +52,12 @@ def draw_alarms(c: Ctx) -> None:
         body = pygame.Rect(icon.right, inner.top, inner.width - icon_w, inner.height)
         msg = tr.banner(b.kind, "msg", b.message, b.params)
         act = tr.banner(b.kind, "act", b.action, b.params)
-        if act:
+        f = p.fonts.font(sc.small, True)
+        if act and f.size(msg)[0] <= body.width:
             top, bottom = rows(body, [1, 1])
             p.text(msg, top, sc.small, bold=True, color=fg, align="left", role=f"{role}.msg")
             p.text(act, bottom, sc.small, color=fg, align="left", role=f"{role}.act")
-        else:
-            p.text2(msg, body, sc.small, bold=True, color=fg, role=f"{role}.msg")
+        else:  # narrow: what happened, on two lines if it must (the action when it fits)
+            lines(c, msg, body, sc.small, bold=True, color=fg, align="left",
+                  role=f"{role}.msg")
         p.region(role, box)

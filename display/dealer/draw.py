@@ -23,6 +23,8 @@ from display.i18n import Translator
 from display.painter import Button, Painter, TextRecord, inset, rows
 from display.theme import Color
 
+MIN_CARD = 36
+"""The shortest card drawn at ``u`` = 1, pixels: its rank is printed at 14 pixels or more."""
 STYLES: dict[str, tuple[Color, Color, Color]] = {
     "normal": (theme.BTN, theme.TEXT, theme.BTN_LINE),
     "primary": (theme.GOLD, theme.TEXT_DARK, theme.GOLD_DARK),

@@ -80,7 +80,9 @@ def draw_next_action(c: Ctx, primary: bool = True) -> None:
         draw_primary(c, primary_step(c.view, c.ui))
     refusal = shown_refusal(c.view, c.ui, c.now)
     if refusal is not None:
-        spot = lay.next_action.union(lay.next_card)
+        spot = lay.next_action  # over the next step; beside it the next card, on its row
+        if lay.next_card.top == spot.top:
+            spot = spot.union(lay.next_card)
         button(c, "refusal", spot, "", DismissRefusal(), style="flat")
         p.fill(spot, theme.AMBER, max(4, sc.px(6)))
         p.outline(spot, theme.TEXT_DARK, max(1, sc.px(2)), max(4, sc.px(6)))
@@ -100,11 +102,11 @@ def draw_primary(c: Ctx, step: Step) -> None:
     if ui.primary[0] != seen:
         ui.primary = (seen, c.now)  # a press on it waits ARM_SECONDS from now
     label = tr(step.label, **step.params)
+    p.region("primary", rect)
     if step.action is None:
         panel(c, rect, theme.BTN_OFF, theme.PANEL_LINE)
         p.text2(label, inset(rect, sc.px(8), sc.px(4)), sc.large, bold=True,
                 color=theme.TEXT_DIM, role="primary.status")
-        p.region("primary", rect)
         return
     button(c, "primary", rect, label, step.action, keys=step.keys, enabled=step.enabled,
            style="primary", size=sc.large, sub=tr("word.pin_needed") if step.pin else "",

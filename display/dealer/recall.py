@@ -12,7 +12,7 @@ from controller.game.views import RecallRound
 from display import theme
 from display.cards import card_label
 from display.dealer.actions import ShowRecall
-from display.dealer.draw import Ctx, button, cards, panel
+from display.dealer.draw import MIN_CARD, Ctx, button, cards, panel
 from display.i18n import format_money
 from display.painter import cols, grid, inset, rows
 
@@ -47,7 +47,7 @@ def draw_recall(c: Ctx) -> None:
     panel(c, detail, theme.PANEL, theme.RECALL, max(1, sc.px(2)))
     p.region("recall.detail", detail)
     inner = inset(detail, sc.px(8), sc.px(5))
-    head = pygame.Rect(inner.left, inner.top, inner.width, max(sc.px(34), sc.line(sc.large)))
+    head = pygame.Rect(inner.left, inner.top, inner.width, max(sc.px(MIN_CARD), sc.line(sc.large)))
     title_w = min(head.width // 2, p.fonts.font(sc.large, True).size(title)[0] + sc.px(4))
     if c.lay.portrait:  # the title on a line of its own, the round's facts under it
         title_w = head.width
@@ -70,7 +70,7 @@ def _detail(c: Ctx, head: pygame.Rect, rect: pygame.Rect, rr: RecallRound) -> No
     p, sc, tr = c.p, c.sc, c.tr
     lh = sc.line(sc.small)
     status = tr.state(rr.status) if rr.status != "void" else tr("word.void")
-    when = rr.started_utc.replace("T", " ").replace("Z", "")[:19]
+    when = rr.started_utc.replace("T", " ").replace("Z", "")[:16]
     label_w = p.fonts.font(sc.small, True).size(tr("word.dealer"))[0] + sc.px(6)
     card_w = int(head.height * 0.7 * 3.3)
     info, lab, cr = cols(head, [head.width - label_w - card_w - 2 * sc.px(4), label_w, card_w],

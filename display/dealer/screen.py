@@ -17,7 +17,7 @@ Keyboard (every action has a key; the key is printed on its button):
   ``X`` add it to the seat's Ante / Pair Plus / 6 Card Bonus; ``B`` rebet the seat,
   ``Shift+B`` rebet every empty seat; ``C`` clear the seat; ``U`` or ``Backspace`` undo
   the last chip or decision.
-* ``Y`` Play / ``F`` Fold for the seat named.
+* ``Y`` Play / ``F`` Fold for the seat named; ``Shift+Y`` Play for every seat left.
 * ``Enter`` the large button's step: ``N`` no more bets, ``R`` reveal, ``S`` settle,
   ``G`` next round; ``A`` all paid once settled.
 * ``F5`` resume, ``F10`` manual card, ``F11`` unblock deck (when that is the step), ``F6``
@@ -61,6 +61,7 @@ from display.dealer.state import (
     payout_seats,
     shown_refusal,
     sync,
+    undecided,
 )
 from display.dealer.tools import draw_records_tabs, draw_tools
 from display.i18n import Translator
@@ -153,6 +154,11 @@ class DealerScreen:
             cmd = C.PlaceBet(seat=action.seat, bet=action.bet, amount=self.chip(view))
             ui.chips_placed.append((cmd.seat, cmd.bet, cmd.amount))
             return [cmd]
+        if isinstance(action, A.PlayRest):
+            out: list[C.DealerCommand] = []
+            for seat in undecided(view, ui):
+                out += self._command(C.Decide(seat=seat, decision="play"), view)
+            return out
         if isinstance(action, A.Undo):
             target = undo_target(view, ui)
             return self._command(target, view) if target is not None else []

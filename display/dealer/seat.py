@@ -18,7 +18,7 @@ from controller.game import inputs as C  # noqa: N812 - the input declarations
 from controller.game.views import SeatView
 from display import theme
 from display.dealer.actions import AddChip
-from display.dealer.draw import Ctx, button, cards, lines, panel
+from display.dealer.draw import MIN_CARD, Ctx, button, cards, lines, panel
 from display.dealer.payouts import Line, pay_button, result_lines
 from display.dealer.state import PAYING
 from display.i18n import format_money
@@ -200,7 +200,7 @@ def _played(c: Ctx, body: pygame.Rect, seat: SeatView, lines: list[Line], row: b
     hand_h = lh * (2 if two else 1)
     room = act.top - g - body.top
     need = hand_h + g + sum(_line_fit(c, ln, text.width)[0] for ln in lines) * lh + g
-    card_h = max(sc.px(32), min(sc.px(44), room - need))
+    card_h = max(sc.px(MIN_CARD), min(sc.px(44), room - need))
     if room - need < card_h:  # every line must show: the cards give way (the hand stays)
         card_h = 0
     cards_r = pygame.Rect(text.left, body.top, text.width, card_h)

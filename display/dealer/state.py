@@ -16,7 +16,7 @@ from typing import Any
 from controller.game import inputs as C  # noqa: N812 - the input declarations
 from controller.game.round import RoundState
 from controller.game.views import Banner, DealerView
-from display.dealer.actions import Action, OpenPad
+from display.dealer.actions import Action, OpenPad, PlayRest
 
 ARM_SECONDS = 0.5
 """A large button that changed what it offers takes no tap for this long (a double tap on
@@ -267,8 +267,9 @@ def _command_step(view: DealerView, command: C.DealerCommand, key: str) -> Step:
 def primary_step(view: DealerView, ui: DealerUI) -> Step:
     """The one step the large button offers: the one the table will accept now.
 
-    When no press can move the round on (cards are due from the shoe, the shoe link is
-    down, seats still to pay) it is a status, not a button.
+    While seats are undecided it plays the rest (the dealer folds the folding seats
+    first). When no press can move the round on (cards are due from the shoe, the shoe
+    link is down, seats still to pay) it is a status, not a button.
     """
     state, allowed = view.state, view.allowed
     if state == "locked":
@@ -287,6 +288,10 @@ def primary_step(view: DealerView, ui: DealerUI) -> Step:
     if state in ("no_more_bets", "dealing"):
         return Step("status.dealing")
     if state == "deciding":
+        waiting = undecided(view, ui)
+        if waiting and C.Decide.name in allowed:
+            return Step("btn.play_rest", PlayRest(), ("shift+y", "return"), True,
+                        params={"n": len(waiting)})
         return Step("btn.reveal", C.Reveal(), ("r", "return"),
                     C.Reveal.name in allowed and not ui.pending)
     if state == "reveal":

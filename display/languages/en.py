@@ -211,6 +211,7 @@ MESSAGES: dict[str, str] = {
     "status.dealing": "Deal from the shoe",
     "status.pay": "Pay seat {seat}",
     "status.return": "Return seat {seat}",
+    "btn.play_rest": "Play the rest ({n})",
     "btn.undo": "Undo",
     "btn.all_paid": "All paid",
     "btn.paid": "Paid",

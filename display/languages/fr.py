@@ -200,6 +200,7 @@ MESSAGES: dict[str, str] = {
     "status.dealing": "Distribuez du sabot",
     "status.pay": "Payer place {seat}",
     "status.return": "Rendre place {seat}",
+    "btn.play_rest": "Jouer le reste ({n})",
     "btn.undo": "Défaire",
     "btn.all_paid": "Tout payé",
     "btn.paid": "Payé",

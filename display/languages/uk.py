@@ -200,6 +200,7 @@ MESSAGES: dict[str, str] = {
     "status.dealing": "Роздавайте з шуза",
     "status.pay": "Виплата місцю {seat}",
     "status.return": "Повернення місцю {seat}",
+    "btn.play_rest": "Решта грає ({n})",
     "btn.undo": "Відмінити",
     "btn.all_paid": "Усе виплачено",
     "btn.paid": "Виплачено",
