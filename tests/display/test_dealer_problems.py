@@ -6,7 +6,7 @@ the screen offers and what the table records.
 """
 
 from controller.game import inputs as C  # noqa: N812 - the input declarations
-from controller.game.events import Alarm, CardRead, Cut, LinkState, LinkStatus, Lid, Misread
+from controller.game.events import Alarm, CardRead, Cut, Lid, LinkState, LinkStatus, Misread
 from display.dealer.actions import OpenPad
 
 SUP = "2468"
