@@ -61,6 +61,7 @@ class DealerShift:
         self.touches = 0
         self.keys = 0
         self.fold_counts: list[int] = []
+        self.fold_sets: list[set[int]] = []
         self.verdicts: list[Verdict] = []
         self.step()
 
@@ -236,6 +237,7 @@ class DealerShift:
         self.key("n")
         self.deal()
         folds = set(self.folds())
+        self.fold_sets.append(folds)
         for s in self.view.seats:
             if s.bets.get("ante"):
                 self.key("f" if s.seat in folds else "y")

@@ -5,9 +5,10 @@ events, 5 seats, 800x480) into one of the situations a dealer reported, and chec
 the screen offers and what the table records.
 """
 
+import re
+
 from controller.game import inputs as C  # noqa: N812 - the input declarations
 from controller.game.events import Alarm, CardRead, Cut, Lid, LinkState, LinkStatus, Misread
-from display.dealer.actions import OpenPad
 
 SUP = "2468"
 ONE = {1: {"ante": 500}, 2: {"ante": 500}, 3: {"ante": 500}, 4: {"ante": 500},
@@ -53,12 +54,17 @@ def test_the_keys_act_on_the_seat_the_screen_names_and_outlines(dealer_shift):
     shift.chips_by_key(ONE)                      # the keys end on seat 5
     shift.key("n")
     shift.deal()
-    assert shift.texts("next_action") == ["Seat 1: Play or Fold"]
-    assert shift.frame.notes["selected_seat"] == 1  # the outlined seat
     for k, seat in zip("yyfyy", (1, 2, 3, 4, 5), strict=True):
-        assert shift.frame.notes["selected_seat"] == seat
+        assert named(shift) == seat                   # the step names the seat ...
+        assert shift.frame.notes["selected_seat"] == seat  # ... the outline is on it
         shift.key(k)
     assert decisions(shift) == {1: "play", 2: "play", 3: "fold", 4: "play", 5: "play"}
+
+
+def named(shift) -> int:
+    """The seat the next step names (``Seat 3: ...``)."""
+    (text,) = shift.texts("next_action")
+    return int(re.match(r"Seat (\d)", text).group(1))
 
 
 def test_a_seat_chosen_by_its_digit_takes_the_keys_and_the_name(dealer_shift):
@@ -67,7 +73,7 @@ def test_a_seat_chosen_by_its_digit_takes_the_keys_and_the_name(dealer_shift):
     shift.tap("primary")
     shift.deal()
     shift.key("4")
-    assert shift.texts("next_action") == ["Seat 4: Play or Fold"]
+    assert named(shift) == 4 and shift.frame.notes["selected_seat"] == 4
     shift.key("f")
     assert decisions(shift)[4] == "fold" and shift.frame.notes["selected_seat"] == 1
 
@@ -102,7 +108,12 @@ def test_a_fold_is_taken_back_until_the_reveal(dealer_shift):
 
 def test_rebet_all_fills_the_empty_seats_and_keeps_a_new_bet(dealer_shift):
     shift = dealer_shift()
-    shift.round_by_touch(bets=ONE)
+    shift.chips_by_touch(ONE)
+    shift.tap("primary")
+    shift.deal()  # the round is played out at the table; the next one opens
+    shift.shoe(*[C.Decide(seat=n, decision="play") for n in ONE], C.Reveal(), C.Settle(),
+               C.NextRound())
+    assert shift.view.state == "betting"
     shift.tap("chip.2500")
     shift.tap("seat.2.bet.ante")                 # seat 2 bets more this round
     shift.tap("rebet_all")
@@ -151,7 +162,7 @@ def offered(shift) -> set[str]:
         if b.enabled:
             if isinstance(b.action, C.DealerCommand):
                 out.add(b.action.name)
-            elif isinstance(b.action, OpenPad):
+            elif getattr(b.action, "command", None):  # a pad opened for that command
                 out.add(b.action.command)
     return out
 
@@ -163,7 +174,7 @@ def test_during_a_misread_the_large_button_offers_the_card_by_hand(dealer_shift)
     shift.shoe(CardRead(card="2c", code="2c"), Misread())
     assert shift.view.pause_reason == "misread"
     assert C.Resume.name not in offered(shift)
-    assert shift.button("primary").action == OpenPad(C.ManualCard.name)
+    assert shift.button("primary").action.command == C.ManualCard.name  # its pad
     shift.key("return")
     assert shift.frame.notes["pad"] == "card"
 
@@ -189,6 +200,12 @@ def test_manual_card_and_unblock_are_offered_only_when_they_are_the_step(dealer_
     shift.chips_by_touch({1: {"ante": 500}})
     shift.tap("primary")
     assert not offered(shift) & pointless
+    shift.shoe(CardRead(card="2c", code="2c"), Misread())   # a misread: the card by hand
+    assert offered(shift) & pointless == {C.ManualCard.name}
+    shift.shoe(CardRead(card="Kh", code="Kh"))               # re-presented
+    shift.shoe(LinkStatus(state=LinkState.SILENT, detail="quiet"))  # the link goes silent
+    assert shift.view.state == "paused" and not offered(shift) & pointless
+    shift.shoe(LinkStatus(state=LinkState.ONLINE, detail="back"))
     shift.deal()
     assert not offered(shift) & pointless
 
@@ -245,12 +262,13 @@ def test_a_double_tap_never_reaches_the_next_round_and_the_list_stays(dealer_shi
     shift.chips_by_touch({1: {"ante": 500}, 2: {"ante": 500}, 3: {"ante": 500}})
     shift.tap("primary")
     shift.deal()
-    shift.tap("primary")                          # play the rest
+    for seat in (1, 2, 3):
+        shift.tap(f"seat.{seat}.play")
     shift.tap("primary")                          # reveal ...
-    shift.tap_at(shift.frame.regions["primary"].center, dt=0.07)  # ... and again, 70 ms on
+    shift.tap_at(spot_of_primary(shift), dt=0.07)  # ... and again, 70 ms on
     assert shift.view.state == "reveal"
     shift.tap("primary")                          # settle ...
-    spot = shift.frame.regions["primary"].center
+    spot = spot_of_primary(shift)
     shift.tap_at(spot, dt=0.07)                   # ... and again, 70 ms on
     shift.tap_at(spot, dt=0.07)
     assert shift.view.state == "settled"          # still: the payout list stays
@@ -265,6 +283,11 @@ def test_a_double_tap_never_reaches_the_next_round_and_the_list_stays(dealer_shi
     assert shift.button("primary").action == C.NextRound()
     shift.tap("primary")
     assert shift.view.state == "betting"
+
+
+def spot_of_primary(shift) -> tuple[int, int]:
+    """Where the large button is (its place, whatever it shows now)."""
+    return (shift.frame.regions.get("primary") or shift.button("primary").rect).center
 
 
 # 8 --------------------------------------------------------------------------------------------
