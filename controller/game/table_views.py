@@ -196,9 +196,8 @@ class ViewBuilder:
                 player_seats.append(v)
                 continue
             cards = tuple(sr.cards)
-            dv = SeatView(seat, dict(sr.bets), cards, sr.hand if shown or g.state is S.SETTLED
-                          else _hand_name(cards), sr.decision, _bet_lines(sr.results),
-                          sr.net, sr.six)
+            dv = SeatView(seat, dict(sr.bets), cards, sr.hand or _hand_name(cards),
+                          sr.decision, _bet_lines(sr.results), sr.net, sr.six)
             dealer_seats.append(dv)
             if face_up or g.state is S.SETTLED:
                 player_seats.append(dv)

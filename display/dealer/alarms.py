@@ -35,6 +35,8 @@ def draw_alarms(c: Ctx) -> None:
     p.region("alarms", rect)
     if not shown:
         panel(c, rect, theme.FELT_DARK, None)
+        p.text("\u2713 " + tr("alarm.none"), inset(rect, sc.px(10), 0), sc.small,
+               color=theme.PANEL_LINE, align="left", role="alarms.none")
         return
     boxes = cols(rect, [1.4 if i == 0 and len(shown) > 1 else 1 for i in range(len(shown))],
                  sc.px(6))

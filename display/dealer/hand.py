@@ -31,6 +31,8 @@ def draw_dealer(c: Ctx, rect: pygame.Rect) -> None:
     p.region("dealer.cards", cards_r)
     p.region("dealer.result", info)
     if view.dealer_qualifies is None:
+        if view.state == "void":
+            return  # no hand will be played
         text = tr("dealer.qualifier", q=QUALIFIER.get(tr.lang, view.paytables.qualifier))
         p.text2(text, info, sc.medium, color=theme.TEXT_DIM, role="dealer.qualifier")
         return

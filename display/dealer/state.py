@@ -231,7 +231,8 @@ def focus_seat(view: DealerView, ui: DealerUI) -> int | None:
 
     Betting: the seat last touched or chosen by its digit (seat 1 at first). Deciding:
     the seat chosen by its digit, else the first undecided seat (a decision moves on).
-    Paying: the next seat to pay. Otherwise none.
+    Paying: the next seat to pay. Dealing: the seat the next card goes to. Otherwise
+    none.
     """
     numbers = [s.seat for s in view.seats]
     if view.state == "deciding":
@@ -241,6 +242,9 @@ def focus_seat(view: DealerView, ui: DealerUI) -> int | None:
         return waiting[0] if waiting else None
     if view.state in PAYING:
         return next_to_pay(view, ui)
+    due = view.next_card or view.waiting_card
+    if due is not None:  # dealing: the seat the next card goes to
+        return due[0] if due[0] > 0 else None
     if view.state == "betting":
         if ui.selected_seat in numbers:
             return ui.selected_seat

@@ -212,6 +212,7 @@ MESSAGES: dict[str, str] = {
     "status.pay": "Pay seat {seat}",
     "status.return": "Return seat {seat}",
     "btn.play_rest": "Play the rest ({n})",
+    "alarm.none": "No alarm",
     "btn.undo": "Undo",
     "btn.all_paid": "All paid",
     "btn.paid": "Paid",

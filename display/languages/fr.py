@@ -201,6 +201,7 @@ MESSAGES: dict[str, str] = {
     "status.pay": "Payer place {seat}",
     "status.return": "Rendre place {seat}",
     "btn.play_rest": "Jouer le reste ({n})",
+    "alarm.none": "Aucune alarme",
     "btn.undo": "Défaire",
     "btn.all_paid": "Tout payé",
     "btn.paid": "Payé",

@@ -201,6 +201,7 @@ MESSAGES: dict[str, str] = {
     "status.pay": "Виплата місцю {seat}",
     "status.return": "Повернення місцю {seat}",
     "btn.play_rest": "Решта грає ({n})",
+    "alarm.none": "Тривог немає",
     "btn.undo": "Відмінити",
     "btn.all_paid": "Усе виплачено",
     "btn.paid": "Виплачено",
