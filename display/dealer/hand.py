@@ -43,6 +43,9 @@ def draw_dealer(c: Ctx, rect: pygame.Rect) -> None:
     q = view.dealer_qualifies
     label = tr("dealer.qualifies") if q else tr("dealer.not_qualify")
     pill = inset(b, 0, max(1, sc.px(4)))
+    want = p.fonts.font(sc.medium, True).size(label)[0] + pill.height
+    if wide and want < pill.width:  # as wide as its words
+        pill.width = want
     p.fill(pill, theme.GOLD if q else theme.BLUE, pill.height // 2)
     p.text2(label, inset(pill, pill.height // 3, 1), sc.medium, bold=True,
             color=theme.TEXT_DARK if q else theme.TEXT, role="dealer.qualifies")

@@ -193,10 +193,7 @@ def shown_refusal(view: DealerView, ui: DealerUI, now: float) -> Banner | None:
     if b is None or since is None or since[0] != view.refusal_seq or (
             view.refusal_seq == ui.refusal_read):
         return None
-    lo, per, hi = READ_SECONDS
-    if now - since[1] > min(hi, lo + per * len(b.message)):
-        return None
-    return b
+    return None if now - since[1] > read_time(b.message) else b
 
 
 def lock_left(view: DealerView, ui: DealerUI, now: float) -> int:
