@@ -19,7 +19,7 @@ from controller.game.script import Mark, Script, ScriptError, load_script, run_s
 from controller.game.views import DealerView, PlayerView
 
 SCENARIOS = ("betting", "dealing", "decisions", "reveal-qualify", "reveal-no-qualify",
-             "settled", "void", "link-lost", "misread-paused", "recall", "meters")
+             "settled", "void", "auto-void", "link-lost", "misread-paused", "recall", "meters")
 """Scenario names, in the order of a round and its irregularities."""
 
 SCRIPT = Path(__file__).resolve().with_name("scenes") / "shift.jsonl"

@@ -201,8 +201,8 @@ def _played(c: Ctx, body: pygame.Rect, seat: SeatView, lines: list[Line], row: b
     room = act.top - g - body.top
     need = hand_h + g + sum(_line_fit(c, ln, text.width)[0] for ln in lines) * lh + g
     card_h = max(sc.px(MIN_CARD), min(sc.px(44), room - need))
-    if room - need < card_h:  # every line must show: the cards give way (the hand stays)
-        card_h = 0
+    if room - need < card_h or not seat.cards and c.view.state == "void":
+        card_h = 0  # every line must show: the cards give way (the hand stays)
     cards_r = pygame.Rect(text.left, body.top, text.width, card_h)
     if card_h:
         cards(c, cards_r, seat.cards, f"seat.{seat.seat}")
