@@ -15,7 +15,7 @@ import pygame
 
 from controller.game.views import DealerView
 from display import theme
-from display.cards import CardArt, card_label, fit_card
+from display.cards import CardArt, card_label
 from display.dealer.actions import Action
 from display.dealer.layout import Layout, Scale
 from display.dealer.state import DealerUI
@@ -199,8 +199,3 @@ def cards(c: Ctx, box: pygame.Rect, shown: tuple[str | None, ...], role: str,
             c.p.frame.texts.append(TextRecord(card_label(card), pygame.Rect(r), pygame.Rect(r),
                                               f"{role}.card.{i}", size, False))
     return places
-
-
-def card_box_height(c: Ctx, width: int, height: int, count: int = 3) -> int:
-    """The height of ``count`` cards fitted in ``width`` x ``height``."""
-    return fit_card(pygame.Rect(0, 0, width, height), count)[1]

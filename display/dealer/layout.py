@@ -14,7 +14,7 @@ under :data:`SMALL` pixels.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import pygame
 
@@ -115,7 +115,6 @@ class Layout:
     tray: list[pygame.Rect]
     tools: list[pygame.Rect]
     body: pygame.Rect
-    notes: dict[str, int] = field(default_factory=dict)
 
 
 def scale_for(size: tuple[int, int]) -> Scale:
