@@ -174,19 +174,22 @@ def _played(c: Ctx, body: pygame.Rect, seat: SeatView, lines: list[Line], row: b
             action: Callable[[pygame.Rect], None]) -> None:
     """Cards, hand, lines and the action of a seat in a dealt round."""
     sc, g = c.sc, max(2, c.sc.px(4))
-    pad = sc.px(4)
+    pad = sc.px(3)
     hand = _hand_text(c, seat)
     if row:
         lh = sc.line(sc.small)
         act_w = sc.touch * 2 + sc.gap
-        card_w = int((body.height - 2 * sc.px(3)) * 0.7 * 3.3)
+        card_h = min(body.height - 2 * sc.px(3), sc.px(72))
+        card_w = int(card_h * 0.7 * 3.3) if seat.cards or c.view.state != "void" else 0
         text_w = body.width - card_w - act_w - 2 * g
         room = max(1, (body.height - lh - sc.px(2)) // lh)
         if _row_lines(c, lines, text_w) > room:  # no room for the cards: the lines first
             card_w, text_w = 0, body.width - act_w - g
         cards_r, text_r, act_r = cols(body, [card_w, text_w, act_w], g if card_w else 0)
         if card_w:
-            cards(c, inset(cards_r, 0, max(1, sc.px(3))), seat.cards, f"seat.{seat.seat}")
+            card_box = pygame.Rect(cards_r.left, cards_r.centery - card_h // 2, cards_r.width,
+                                   card_h)
+            cards(c, card_box, seat.cards, f"seat.{seat.seat}")
         hand_r = pygame.Rect(text_r.left, text_r.top + sc.px(2), text_r.width, lh)
         _hand(c, hand_r, seat, hand)
         flow(c, pygame.Rect(text_r.left, hand_r.bottom, text_r.width,
