@@ -200,6 +200,9 @@ COMMAND = st.one_of(
               amount=st.integers(I.MIN_AMOUNT, I.MAX_AMOUNT), pin=PIN),
     st.builds(I.ClearBets, seat=SEATS, pin=PIN),
     st.builds(I.Rebet, seat=st.integers(0, I.MAX_SEATS), pin=PIN),
+    st.builds(I.RemoveChip, seat=SEATS, bet=st.sampled_from(["ante", "pair_plus"]),
+              amount=st.integers(I.MIN_AMOUNT, I.MAX_AMOUNT), pin=PIN),
+    st.builds(I.UndoDecision, seat=SEATS, pin=PIN),
     st.builds(I.NoMoreBets, pin=PIN),
     st.builds(I.Decide, seat=SEATS, decision=st.sampled_from(["play", "fold"]), pin=PIN),
     st.builds(I.Reveal, pin=PIN), st.builds(I.Settle, pin=PIN),
@@ -280,6 +283,7 @@ def test_a_body_that_fails_its_declaration_replays_as_a_rejection():
 def test_decoded_bodies_round_trip_through_the_declaration():
     for item in (I.PlaceBet(seat=3, bet="pair_plus", amount=2500, pin=SUP),
                  I.ConfigChange(key="deal_pattern", value="by_hand"),
+                 I.Rebet(seat=2), I.RemoveChip(seat=1, bet="ante", amount=100),
                  CardRead(card="Td", code="10D", burn=True, seq=7),
                  LinkStatus(state=LinkState.SILENT, detail="x")):
         kind, body = I.journal_body(item)

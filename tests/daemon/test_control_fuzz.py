@@ -56,7 +56,9 @@ SEAT = st.integers(0, I.MAX_SEATS + 1)
 FIELDS = {
     "place_bet": {"seat": SEAT, "bet": st.sampled_from(["ante", "pair_plus", "six_card_bonus"]),
                   "amount": st.sampled_from([1, 5, 100, 500, 2500, 50_000, I.MAX_AMOUNT])},
-    "clear_bets": {"seat": SEAT}, "rebet": {"seat": SEAT},
+    "remove_chip": {"seat": SEAT, "bet": st.sampled_from(["ante", "pair_plus"]),
+                    "amount": st.sampled_from([1, 100, 500])},
+    "clear_bets": {"seat": SEAT}, "rebet": {"seat": SEAT}, "undo_decision": {"seat": SEAT},
     "no_more_bets": {}, "reveal": {}, "settle": {}, "next_round": {}, "resume": {},
     "new_deck": {},
     "decide": {"seat": SEAT, "decision": st.sampled_from(["play", "fold"])},
