@@ -6,9 +6,9 @@ shoe and its link say), the table's own power-up record, or a clock tick (never
 journaled). Each command is declared here ONCE as a strict, frozen :class:`msgspec.Struct`:
 its name (the struct's tag, which is also its journal ``kind``), its fields, their types
 and ranges, and the role it needs. Everything that handles a command reads this
-declaration: the control-line parser (:func:`parse_control_line`), the dealer screen,
-the table's journal encoder (:func:`journal_body`), the journal decoder used by replay
-(:func:`decode_body`), and the role check (:attr:`DealerCommand.needs`).
+declaration: the control-line parser (:mod:`controller.game.control_line`), the dealer
+screen, the table's journal encoder (:func:`journal_body`), the journal decoder used by
+replay (:func:`decode_body`), and the role check (:attr:`DealerCommand.needs`).
 
 Strict means: no ``true`` where a number goes, no number where a PIN (text of digits)
 goes, no list where a card goes, no unknown field, whole numbers in their ranges (a seat
@@ -71,10 +71,6 @@ MAX_SETTING_NUMBER = 10**9
 """The largest whole-number value of a setting change."""
 MAX_SETTING_TEXT = 256
 """The longest text value of a setting change (a profile name or path), characters."""
-MAX_CONTROL_LINE = 4096
-"""The longest control line taken, bytes."""
-
-
 class Role(enum.Enum):
     """Who may give a command, lowest to highest (docs/requirements.md R12).
 
@@ -96,10 +92,6 @@ _RANKS = {r: i for i, r in enumerate(Role)}
 
 class InputError(ValueError):
     """An input that fails its declaration; the message names the field."""
-
-
-class UnknownCommand(InputError):
-    """A control line naming no dealer command; the message lists the known ones."""
 
 
 #: setting -> its values: a tuple of the texts allowed, a range of whole numbers, or str
@@ -467,45 +459,6 @@ BODY_TYPES: dict[str, type[Struct]] = {
 }
 """Journal kind -> the struct its body decodes to: the one decoder of journal bodies."""
 
-_CONTROL = msgspec.json.Decoder(typing.Union[COMMANDS])  # noqa: UP007 - a runtime tuple
-
-
-def parse_control_line(line: str | bytes) -> DealerCommand:
-    """Parse one control line: a JSON object with ``command`` and that command's fields.
-
-    Example: ``{"command": "void", "reason": "shoe jam", "pin": "2468"}``.
-
-    Raises:
-        InputError: not JSON, not an object, an unknown command (:class:`UnknownCommand`,
-            naming the known ones), or a field that fails the command's declaration; the
-            message says which (msgspec's path, e.g. ``Expected `int`, got `bool` - at
-            `$.seat```).
-    """
-    data = line.encode() if isinstance(line, str) else line
-    if len(data) > MAX_CONTROL_LINE:
-        raise InputError(f"a control line is at most {MAX_CONTROL_LINE} bytes, "
-                         f"got {len(data)}")
-    try:
-        command = _CONTROL.decode(data)
-    except msgspec.DecodeError as exc:
-        name = _command_name(data)
-        if isinstance(name, str) and name not in COMMAND_NAMED:
-            raise UnknownCommand(f"unknown command {name!r} (known: "
-                                 f"{', '.join(sorted(COMMAND_NAMED))}); {exc}") from None
-        raise InputError(str(exc)) from None
-    command.check_values()
-    return command
-
-
-def _command_name(data: bytes) -> Any:
-    """The ``command`` of a JSON object (None when there is none, or no object)."""
-    try:
-        obj = msgspec.json.decode(data)
-    except msgspec.DecodeError:
-        return None
-    return obj.get("command") if isinstance(obj, dict) else None
-
-
 def decode_body(kind: str, body: Any) -> Struct:
     """Decode a journal body through its input's declaration.
 
@@ -603,11 +556,11 @@ _STRICT_JSON = json.JSONEncoder(allow_nan=False, sort_keys=True, separators=(","
 
 __all__ = [
     "BODY_TYPES", "BURN_RULE", "COMMANDS", "COMMAND_NAMED", "EVENT_BODY", "EVENTS",
-    "MAX_AMOUNT", "MAX_CONTROL_LINE", "MAX_NAMED_FILES", "MAX_SEATS", "MIN_AMOUNT",
+    "MAX_AMOUNT", "MAX_NAMED_FILES", "MAX_SEATS", "MIN_AMOUNT",
     "PIN_MAX_DIGITS", "PIN_MIN_DIGITS", "REBET_RULE", "SETTINGS", "STARTUP",
     "ChangePin", "ClearBets", "ConfigChange", "ConfigChanged", "DealerCommand", "Decide",
     "ExposedCard", "InputError", "ManualCard", "MarkBet", "NewDeck", "NextRound", "NoMoreBets",
     "PinChanged", "PlaceBet", "Rebet", "RebetRecord", "RemoveChip", "Resume", "Reveal", "Role",
     "Settle", "Software", "Startup", "Tick", "UndoDecision", "UnblockDeck", "VoidRound",
-    "check", "decode_body", "encode_body", "journal_body", "parse_control_line",
+    "check", "decode_body", "encode_body", "journal_body",
 ]

@@ -21,6 +21,7 @@ from controller.game import inputs as I  # noqa: N812
 from controller.game import recall as rc
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
 from controller.game.cards import DECK
+from controller.game.control_line import parse_control_line
 from controller.game.engine import Game, TableConfig
 from controller.game.events import (
     CardRead,
@@ -80,7 +81,7 @@ REFUSED = [
 @pytest.mark.parametrize(("line", "why"), REFUSED)
 def test_a_control_line_that_fails_its_declaration_is_refused_naming_the_field(line, why):
     with pytest.raises(I.InputError) as err:
-        I.parse_control_line(line)
+        parse_control_line(line)
     assert why in str(err.value)
 
 
@@ -301,11 +302,11 @@ def test_the_settings_a_config_change_declares_are_the_configurations_changeable
 
     assert tuple(I.SETTINGS) == CHANGEABLE
     for old, new in RENAMED.items():
-        assert I.parse_control_line(
+        assert parse_control_line(
             f'{{"command": "config_change", "key": "{old}", "value": 3, "pin": "{SUP}"}}'
             if new == "lockout_after" else
             f'{{"command": "config_change", "key": "{old}", "value": "void", "pin": "{SUP}"}}'
         ).key == old
     with pytest.raises(I.InputError, match="bad value for lockout_after"):
-        I.parse_control_line('{"command": "config_change", "key": "max_pin_failures", '
+        parse_control_line('{"command": "config_change", "key": "max_pin_failures", '
                              f'"value": {10**6}, "pin": "{SUP}"}}')
