@@ -3,7 +3,8 @@
 The strip is reserved on every dealer screen (main, recall, meters), so no control moves
 when an alarm comes or goes, and an alarm is never hidden behind another screen. Every
 alarm the view carries is drawn (side by side, the most severe first), each saying what
-happened and what to do. A refusal of the table is no alarm: it shows beside the large
+happened and what to do; a lost or silent shoe link also what the link said, where it
+fits. A refusal of the table is no alarm: it shows beside the large
 button (:mod:`display.dealer.next_action`).
 """
 
@@ -19,12 +20,23 @@ from display.painter import cols, inset, rows
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 """Most severe first."""
+LINK_BANNERS = frozenset({"link_lost", "link_silent"})
+"""Alarms about the shoe link: they say what the link said too (its detail), in words."""
 
 
 def alarms(c: Ctx) -> list[Banner]:
     """The alarms to show, most severe first (a refusal is not one)."""
     shown = [b for b in c.view.banners if b.kind != REJECTED]
     return sorted(shown, key=lambda b: SEVERITY_ORDER.get(b.severity, 1))
+
+
+def _with_detail(c: Ctx, act: str, detail: str, width: int) -> str:
+    """The action with the link's detail after it, or the detail alone, where it fits."""
+    f = c.p.fonts.font(c.sc.small)
+    for text in (f"{act} \u2014 {detail}", detail):
+        if f.size(text)[0] <= width:
+            return text
+    return act
 
 
 def draw_alarms(c: Ctx) -> None:
@@ -54,6 +66,8 @@ def draw_alarms(c: Ctx) -> None:
         body = pygame.Rect(icon.right, inner.top, inner.width - icon_w, inner.height)
         msg = tr.banner(b.kind, "msg", b.message, b.params)
         act = tr.banner(b.kind, "act", b.action, b.params)
+        if b.kind in LINK_BANNERS and c.view.link_detail:  # what the shoe link said
+            act = _with_detail(c, act, tr.link_detail(c.view.link_detail), body.width)
         f = p.fonts.font(sc.small, True)
         if act and f.size(msg)[0] <= body.width:
             top, bottom = rows(body, [1, 1])

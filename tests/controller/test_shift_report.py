@@ -123,7 +123,11 @@ def test_the_whole_journal_totals_equal_the_meters(shift, whole):
     for name, lines in got.items():
         assert all(line == want[name] for line in lines), (name, lines, want[name])
     assert len(got["total"]) == 2  # the bet table's total and the seat table's
-    assert re.search(r"\b9\s+2\s+", text)  # tiles: 9 rounds settled, 2 voided
+    # tiles: the rounds settled (the total meter's) and voided (the voids counter), as the
+    # meters read them: 9 and 3 (the table's void of round 3, the shoe faults of 10 and 13)
+    settled, voided = meters["total"]["rounds"], stops[-1].meters["counters"]["voids"]
+    assert (settled, voided) == (9, 3)
+    assert re.search(rf"\b{settled}\s+{voided}\s+", text)
 
 
 @pytest.fixture(scope="module")
@@ -161,13 +165,14 @@ def test_the_void_list_equals_recall_and_names_who_approved(shift, whole):
                    if r["status"] == "void")
     lines = [line for line in text.splitlines() if "Round void" in line]
     listed = sorted((int(re.split(r"\s{2,}", line.strip())[1]), line) for line in lines)
-    assert [rid for rid, _ in listed] == [rid for rid, _ in voids] == [3, 10]
+    assert [rid for rid, _ in listed] == [rid for rid, _ in voids] == [3, 10, 13]
     # the script: round 3 a card before "no more bets" (the table voids it, a supervisor's
-    # PIN on "next round" acknowledges it); round 10 a jam, voided by a supervisor
-    (_, card_line), (_, jam_line) = listed
+    # PIN on "next round" acknowledges it); rounds 10 and 13 a jam, voided by a supervisor
+    (_, card_line), (_, jam_line), (_, outcome_jam_line) = listed
     assert re.search(r"Card before no more bets\s+Table\s+Supervisor", card_line)
-    assert re.search(r"Shoe fault\s+Supervisor\s+Supervisor", jam_line)
-    assert dict(voids)[10] == "Shoe fault"
+    for line in (jam_line, outcome_jam_line):
+        assert re.search(r"Shoe fault\s+Supervisor\s+Supervisor", line)
+    assert dict(voids)[10] == dict(voids)[13] == "Shoe fault"
     for alarm in ("Shoe link lost", "Shoe alarm", "Misread", "Card entered by hand"):
         assert alarm in text
 
