@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from controller.game.records import AMOUNTS
 from floor.messages import (
     EventMessage,
     MetersMessage,
@@ -230,7 +231,9 @@ class Store:
         if last is not None:
             q += " LIMIT ?"
             args += (last,)
-        return [json.loads(r[0]) for r in self.db.execute(q, args)]
+        # a round dealt in amounts is stored without its bet entry; recall names it
+        return [{**rec, "bet_entry": rec.get("bet_entry", AMOUNTS)}
+                for rec in (json.loads(r[0]) for r in self.db.execute(q, args))]
 
     def links(self, table: str, journal: str) -> list[tuple[int, int, str]]:
         """(round id, seq, hash) of every stored round of one series, oldest first."""

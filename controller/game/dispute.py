@@ -23,6 +23,7 @@ from controller.game.anchor import GENESIS
 from controller.game.engine import Game
 from controller.game.inputs import ClearBets, PlaceBet, Rebet
 from controller.game.journal import Journal, Record, chain_hash
+from controller.game.recall import as_recalled
 from controller.game.replay import ReplayError, apply_each, start_state
 from controller.game.round import RoundState
 
@@ -147,7 +148,7 @@ def evidence(journal: Journal, round_id: int) -> Evidence:
                 steps.append(r.seq)
             rec = derived.rounds.get(round_id)
             if rec is not None and rec["status"] in CLOSED:
-                record, close_seq = rec, r.seq
+                record, close_seq = as_recalled(rec, ""), r.seq
     if opened is None:
         raise DisputeError(f"no round {round_id} in this journal (the last is {g.round_id})")
     if record is None:
@@ -206,7 +207,7 @@ def replay_round(snapshot: str, events: list[EventRow], before: tuple[int, str],
         for _r, _verdict in apply_each(g, events):
             rec = g.take_derived().rounds.get(round_id)
             if rec is not None and rec["status"] in CLOSED:
-                record = rec
+                record = as_recalled(rec, "")
     except ReplayError as exc:
         raise DisputeError(str(exc), "events.jsonl") from None
     if record is None:

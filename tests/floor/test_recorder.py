@@ -84,11 +84,16 @@ class Clock:
         return self.now
 
 
+def shown(record) -> dict:
+    """A round record sent to the floor as recall shows it (naming its bet entry)."""
+    return rc.as_recalled(record.to_dict(), "")
+
+
 def test_the_follower_sends_each_round_as_recall_shows_it_chained_to_the_one_before(journal):
     rounds = [m.body for m in _messages(journal) if m.name == "round"]
     newest = {m.round_id: m for m in rounds}  # the later version of a round wins
     want = _finished(journal)
-    assert [newest[r["round_id"]].record.to_dict() for r in want] == want
+    assert [shown(newest[r["round_id"]].record) for r in want] == want
     assert sorted(newest) == list(range(1, len(want) + 1))
     # exactly one round was sent twice: first when it ended, again when the burn joined it
     twice = [rid for rid in newest if sum(m.round_id == rid for m in rounds) == 2]
@@ -171,7 +176,7 @@ def test_whatever_the_broker_delivers_the_recorder_ends_equal_to_the_journal(jou
                 latest[m.round_id] = m
         genesis = rounds[0].journal
         assert {r["round_id"]: r for r in store.rounds(TABLE, genesis)} == {
-            rid: m.record.to_dict() for rid, m in latest.items()}
+            rid: shown(m.record) for rid, m in latest.items()}
         series = rec.series.get((TABLE, genesis))
         assert (series.contiguous if series else 0) == _expected_contiguous(latest)
 
@@ -324,4 +329,4 @@ def test_a_state_with_a_newer_end_for_a_stored_round_gets_that_round_again(journ
     clock.now += RETRY_S + GRACE_S
     rec.check()
     assert asked == [old.round_id]
-    assert store.rounds(TABLE, old.journal, last=1) == [new.record.to_dict()]
+    assert store.rounds(TABLE, old.journal, last=1) == [shown(new.record)]
