@@ -156,11 +156,18 @@ class PlayerScreen:
         if not cells:
             return
         compact = p.surface.get_width() < 1000  # as the paytables: "30:1"
-        lines = {s.seat: self._seat_lines(s, om.on(view), compact) for s in view.seats}
-        n = max([4, *(len(v) for v in lines.values())])
-        seats = tuple(tuple((x[0], x[1]) for x in v) for v in lines.values())
         hands = tuple(self._hand_text(s) for s in view.seats)
-        plan = plan_seats(self.fonts, cells[0], seats, hands, n, p.min_text)
+        nets = tuple(x[0] for x in (self._net(s, view) for s in view.seats) if x)
+        # an outcome in words ("pays 30 to 1") where it leaves the seat's texts readable
+        # (28 px at 1080 lines), else as the paytables write it ("30:1")
+        readable = min(p.surface.get_size()) * 28 // 1080
+        for short in ((compact,) if compact or not om.on(view) else (False, True)):
+            lines = {s.seat: self._seat_lines(s, om.on(view), short) for s in view.seats}
+            n = max([4, *(len(v) for v in lines.values())])
+            seats = tuple(tuple((x[0], x[1]) for x in v) for v in lines.values())
+            plan = plan_seats(self.fonts, cells[0], seats, hands, n, p.min_text, nets)
+            if plan.amount >= readable:
+                break
         p.frame.notes["seat_plan"] = plan
         for seat, cell in zip(view.seats, cells, strict=False):
             self._seat(p, cell, seat, view, lines[seat.seat], plan)
@@ -212,18 +219,20 @@ class PlayerScreen:
             p.text(tr("word.empty_seat"), inner, plan.amount, color=theme.TEXT_DIM,
                    role=f"{role}.open")
             return
-        net = None
-        if seat.net is not None:
-            if om.on(view):
-                net = om.seat_summary(tr, seat, view.state == "void", "player")
-            elif view.state == "void":
-                refund = sum(r.stake for r in seat.results if r.outcome == "refund")
-                net = ("\u21a9 " + self.money(refund), theme.PUSH)
-            else:
-                net = (self.money(seat.net, sign=True),
-                       theme.WIN if seat.net > 0 else theme.LOSE if seat.net < 0 else theme.PUSH)
         draw_seat(p, self.art, rect, plan, role, label, seat.cards, self._hand_text(seat),
-                  lines, net)
+                  lines, self._net(seat, view))
+
+    def _net(self, seat: SeatView, view: PlayerView) -> tuple[str, theme.Color] | None:
+        """A seat's net and its colour (its outcome in a word in outcome mode), or None."""
+        if seat.net is None:
+            return None
+        if om.on(view):
+            return om.seat_summary(self.tr, seat, view.state == "void", "player")
+        if view.state == "void":
+            refund = sum(r.stake for r in seat.results if r.outcome == "refund")
+            return ("\u21a9 " + self.money(refund), theme.PUSH)
+        return (self.money(seat.net, sign=True),
+                theme.WIN if seat.net > 0 else theme.LOSE if seat.net < 0 else theme.PUSH)
 
     def _pt_groups(self, view: PlayerView, compact: bool, ncols: int) -> list[Blocks]:
         """The paytables, limits and returns as titled blocks, in ``ncols`` columns."""

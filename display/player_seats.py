@@ -70,7 +70,7 @@ def split_two(text: str) -> tuple[str, str]:
 
 def plan_seats(fonts: FontBook, cell: pygame.Rect,
                seats: tuple[tuple[tuple[str, str], ...], ...], hands: tuple[str, ...], n: int,
-               floor: int) -> SeatPlan:
+               floor: int, nets: tuple[str, ...] = ()) -> SeatPlan:
     """The largest sizes at which every seat's texts fit ``cell``.
 
     Args:
@@ -80,11 +80,12 @@ def plan_seats(fonts: FontBook, cell: pygame.Rect,
         hands: every seat's hand text.
         n: result lines a seat has room for at the least.
         floor: the smallest size the plan goes down to.
+        nets: every seat's net text (an amount, or a word such as ``RETURNED``).
 
     Returns:
         The plan.
     """
-    return _plan(fonts, cell.width, cell.height, seats, hands, n, floor)
+    return _plan(fonts, cell.width, cell.height, seats, hands, n, floor, nets)
 
 
 def inline(fonts: FontBook, plan: SeatPlan, width: int, name: str, amount: str) -> bool:
@@ -96,7 +97,7 @@ def inline(fonts: FontBook, plan: SeatPlan, width: int, name: str, amount: str) 
 @functools.lru_cache(maxsize=256)
 def _plan(fonts: FontBook, width: int, height: int,
           seats: tuple[tuple[tuple[str, str], ...], ...], hands: tuple[str, ...], n: int,
-          floor: int) -> SeatPlan:
+          floor: int, nets: tuple[str, ...] = ()) -> SeatPlan:
     pad_x, pad_y = max(3, width // 28), max(3, height // 50)
     w, h = width - 2 * pad_x, height - 2 * pad_y
     gap = max(2, h // 80)
@@ -118,6 +119,9 @@ def _plan(fonts: FontBook, width: int, height: int,
                 continue
         label = min(int(amount * 1.15), max(floor, int(h / 14)))
         net = min(int(amount * 1.3), max(floor, int(h / 11)))
+        while net > floor and any(  # every net fits its pill (inside a quarter its height)
+                wide(x, net, True) > w - 2 * (math.ceil(_h(net) * 1.2) // 4) for x in nets):
+            net -= 1
         trial = SeatPlan(amount, name, False, hand, lines, label, net, pad_x, pad_y,
                          (0, 0, 0, 0, 0), gap)
         one, two = math.ceil(_h(amount) * LINE), _h(name) + _h(amount)
@@ -194,4 +198,4 @@ def draw_seat(p: Painter, art: CardArt, cell: pygame.Rect, plan: SeatPlan, role:
         pill = pygame.Rect(net_r)
         p.fill(pill, theme.FELT_DARK, pill.height // 3)
         p.text(text, inset(pill, pill.height // 4, 0), plan.net, bold=True, color=color,
-               role=f"{role}.net", min_size=plan.amount)
+               role=f"{role}.net", min_size=min(plan.net, plan.amount))
