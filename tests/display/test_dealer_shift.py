@@ -73,6 +73,38 @@ def test_a_shift_by_keys(dealer_shift, capsys):
         assert {s.seat for s in r.seats if s.decision == "fold"} == folds
 
 
+MARKS = {1: ("ante", "pair_plus"), 2: ("ante",), 3: ("ante", "six_card_bonus"), 4: ("ante",),
+         5: ("ante", "pair_plus")}
+"""Outcome mode: the bets each seat plays (the chips stay on the layout)."""
+
+
+def test_an_outcome_shift_by_touches(dealer_shift, capsys):
+    """Outcome mode at 800x480: the first round's bets marked one touch each, the next
+    round's by Rebet all; each round is decided, settled, paid and closed by touches."""
+    shift = dealer_shift(bet_entry="outcomes")
+    start = shift.touches
+    for seat, bets in MARKS.items():
+        for bet in bets:
+            shift.tap(f"seat.{seat}.bet.{bet}")
+    shift.round_by_touch()
+    first = shift.touches - start
+    repeat = shift.round_by_touch(rebet=True)
+    assert shift.refused() == []
+    for r in [r for r in shift.view.recall if r.status == "settled"][:2]:
+        assert r.bet_entry == "outcomes"
+        assert {s.seat: tuple(k for k in ("ante", "pair_plus", "six_card_bonus")
+                              if k in s.bets) for s in r.seats} == MARKS
+        assert all(b.stake == 1 for s in r.seats for b in s.results)  # marks, no money
+    folds = shift.fold_counts[-1]
+    with capsys.disabled():
+        print(f"\ndealer screen 800x480, outcome mode, touches per 5-seat round: every bet "
+              f"marked {first}, bets repeat {repeat} (seats folding: "
+              f"{', '.join(map(str, shift.fold_counts))})")
+    # Rebet all, No more bets, a touch per fold, Play the rest, Reveal, Settle, All paid,
+    # Next round: at most 8 with one seat folding
+    assert repeat - folds <= 7
+
+
 def test_a_shift_with_its_exceptions(dealer_shift):
     """A card before No more bets, a misread entered by hand, a lost shoe link, a void:
     every one is resolved from the screen, and the table never stops."""
