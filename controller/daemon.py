@@ -50,13 +50,9 @@ from controller.game.config import (
     load_config,
     pin_problem,
 )
+from controller.game.control_line import MAX_CONTROL_LINE, UnknownCommand, parse_control_line
 from controller.game.deck_counts import DeckCountsError, stored_counts
-from controller.game.inputs import (
-    MAX_CONTROL_LINE,
-    InputError,
-    UnknownCommand,
-    parse_control_line,
-)
+from controller.game.inputs import InputError
 from controller.game.numbers import format_ppm
 from controller.game.settlement import BetError, bets_from_mapping, validate_bets
 from controller.game.table_views import rtp_for
@@ -356,7 +352,7 @@ class Daemon:
         """Take one control line: a dealer command as a JSON object (``--control-stdin``).
 
         The line is parsed against the command's declaration
-        (:func:`controller.game.inputs.parse_control_line`); one that fails it is logged
+        (:func:`controller.game.control_line.parse_control_line`); one that fails it is logged
         at warning with the reason (naming the field), one naming no command at error
         with the known ones; neither reaches the table.
         Otherwise the command is submitted and applied; a refusal is logged at warning in
@@ -388,7 +384,7 @@ class Daemon:
 
         Reads the file descriptor itself (no buffered reader whose lock a daemon thread
         would hold at exit). A line longer than
-        :data:`~controller.game.inputs.MAX_CONTROL_LINE` bytes is refused whole; nothing
+        :data:`~controller.game.control_line.MAX_CONTROL_LINE` bytes is refused whole; nothing
         but the end of input ends the loop.
         """
         fd = sys.stdin.fileno() if fd is None else fd

@@ -326,16 +326,21 @@ class ScriptPlayer:
             self._ready_at = self._frames + SETTLE_FRAMES
         return self._frames >= self._ready_at
 
-    def tick(self, now: float, state: str | None) -> None:
+    def tick(self, now: float, state: str | None, armed: bool = True) -> None:
         """Play the current step if the screen is ready (before pygame's events are read).
 
         Args:
             now: monotonic seconds.
             state: the round's state in the newest dealer view (None before the first).
+            armed: the dealer screen takes a press on its large button now (it drops one
+                in the moment after that button changed, as a double tap); a tap or a key
+                waits for it, as a dealer's finger would.
         """
         if self.done or not self._ready():
             return
         a = self._action
+        if a.kind in ("tap", "keys") and not armed:
+            return
         if a.kind == "wait":
             if self._deadline is None:
                 self._deadline = now + a.seconds

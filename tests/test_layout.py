@@ -143,9 +143,8 @@ def test_opening_a_shoe_loads_no_simulator_unless_its_url_is_sim():
 
 LONGEST = 600
 """Lines a module of the product may have: past it, split it by what it holds."""
-BEING_SPLIT = {
-    "display/dealer.py",  # being rebuilt as smaller screens
-}
+DEALER_LONGEST = 400
+"""Lines a module of the dealer screen may have: one panel, or one part of the screen."""
 
 
 def test_no_module_is_longer_than_600_lines():
@@ -153,4 +152,15 @@ def test_no_module_is_longer_than_600_lines():
                                                      "simulators", "floor")
             for p in _modules(folder)
             if len(p.read_text(encoding="utf-8").splitlines()) > LONGEST}
-    assert long - BEING_SPLIT == set()
+    assert long == set()
+
+
+def test_the_dealer_screen_is_panels_of_at_most_400_lines():
+    modules = _modules("display/dealer")
+    assert {p.stem for p in modules} >= {"screen", "next_action", "header", "alarms", "hand",
+                                         "seat", "chips", "pads", "payouts", "recall",
+                                         "meters"}
+    long = {p.name: n for p in modules
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > DEALER_LONGEST}
+    assert long == {}
+    assert not (REPO / "display" / "dealer.py").exists()

@@ -228,7 +228,8 @@ def test_bet_entry_is_a_table_setting_of_the_file(tmp_path):
 
 
 def test_a_mark_on_the_control_channel_is_read_through_its_declaration():
-    from controller.game.inputs import InputError, parse_control_line
+    from controller.game.control_line import parse_control_line
+    from controller.game.inputs import InputError
 
     assert parse_control_line('{"command": "mark_bet", "seat": 2, "bet": "pair_plus"}') == \
         MarkBet(seat=2, bet="pair_plus")

@@ -40,10 +40,12 @@ from controller.game.inputs import (
     NoMoreBets,
     PlaceBet,
     Rebet,
+    RemoveChip,
     Resume,
     Reveal,
     Settle,
     UnblockDeck,
+    UndoDecision,
     VoidRound,
 )
 from controller.game.round import RoundState
@@ -58,6 +60,9 @@ COMMANDS = st.one_of(
     st.builds(PlaceBet, seat=SEATS, bet=st.sampled_from(["ante", "pair_plus", "six_card_bonus"]),
               amount=st.sampled_from([100, 500, 100000])),
     st.builds(ClearBets, seat=SEATS), st.builds(Rebet, seat=st.integers(0, 3)),
+    st.builds(RemoveChip, seat=SEATS, bet=st.sampled_from(["ante", "pair_plus"]),
+              amount=st.sampled_from([100, 500])),
+    st.builds(UndoDecision, seat=SEATS),
     st.just(NoMoreBets()), st.builds(Decide, seat=SEATS, decision=st.sampled_from(["play",
                                                                                   "fold"])),
     st.just(Reveal()), st.just(Settle()), st.builds(NextRound, pin=PINS),

@@ -20,15 +20,16 @@ def test_a_round_played_by_a_script_of_keys(daemons, table_config, tmp_path, scr
         '{"wait": 60, "until": "deciding"}',
         '{"keys": "1 Y F"}', '{"key": "R"}', '{"key": "S"}',
         '{"screenshot": "settled.png"}', '{"screenshot": "player.png", "screen": "player"}',
-        '{"key": "Enter"}']) + "\n")
+        "# the payout list ticked off (all paid), then the next round",
+        '{"key": "A"}', '{"key": "Enter"}']) + "\n")
     shoe = scripted_shoe("Ah 7s Qh Kd 7d 5s 9c 2c 3d")       # seat 1, seat 2, dealer x3
     journal = tmp_path / "journal.sqlite3"
     d = daemons(["--config", str(table_config), "--shoe", shoe.url, "--headless",
                  "--control-stdin", "--input-script", str(script)])
-    d.wait_for(r"input script .*round.jsonl: 10 steps")
+    d.wait_for(r"input script .*round.jsonl: 11 steps")
     d.wait_for(r"round 1 no_more_bets", timeout=60)
     shoe.deal(9)
-    d.wait_for(r"input script .*round.jsonl: done, 10 steps played", timeout=120)
+    d.wait_for(r"input script .*round.jsonl: done, 11 steps played", timeout=120)
     d.send("no_more_bets")  # the control channel works beside it: round 2 has no bet
     d.wait_for(r"control: no_more_bets")
     assert d.stop() == 0
