@@ -68,6 +68,15 @@ MIN_RECALL_DEPTH = 10
 MAX_RECALL_DEPTH = 1000
 MIN_SNAPSHOT_EVERY = 1
 MAX_SNAPSHOT_EVERY = 100_000
+SCRYPT_N = (2**10, 2**16)
+SCRYPT_R = (1, 16)
+SCRYPT_P = (1, 4)
+SCRYPT_MAX_WORK = 2**18
+"""A PIN hash's scrypt cost ``n`` (a power of two), block size ``r`` and parallelism ``p``,
+and at most ``n * r * p`` (twice what ``hash-pin`` uses, 2^14 * 8 * 1): a PIN check takes
+a fraction of a second, never seconds (``p = 64`` took 8 s)."""
+MAX_PROFILE_BYTES = 64 * 1024
+"""The largest rule profile file read (the shipped ones are about 2 KiB)."""
 
 # ---------------------------------------------------------------------------- choices
 ROLES = ("dealer", "supervisor", "technician")
@@ -139,6 +148,12 @@ def _flag(v: Any) -> str | None:
 def _text(v: Any) -> str | None:
     if not isinstance(v, str) or not v.strip():
         return f"must be a non-empty string, got {_show(v)}"
+    return None
+
+
+def _profile_text(v: Any) -> str | None:
+    if not isinstance(v, str) or len(v.encode("utf-8", "replace")) > MAX_PROFILE_BYTES:
+        return f"must be the text of a rule profile of at most {MAX_PROFILE_BYTES} bytes"
     return None
 
 
@@ -233,6 +248,18 @@ def _chips(v: Any) -> str | None:
         problem = amount_problem(x)
         if problem:
             return f"each chip value {problem}"
+    if len(set(v)) != len(v):
+        return f"must not repeat a chip value, got {_show(list(v))}"
+    return None
+
+
+def scrypt_problem(n: int, r: int, p: int) -> str | None:
+    """What is wrong with a PIN hash's scrypt parameters (None: within :data:`SCRYPT_N`...)."""
+    if (n & (n - 1) or not SCRYPT_N[0] <= n <= SCRYPT_N[1] or not SCRYPT_R[0] <= r <= SCRYPT_R[1]
+            or not SCRYPT_P[0] <= p <= SCRYPT_P[1] or n * r * p > SCRYPT_MAX_WORK):
+        return (f"scrypt parameters n={_show(n)} r={_show(r)} p={_show(p)} cannot be used (n a "
+                f"power of two {SCRYPT_N[0]} to {SCRYPT_N[1]}, r {SCRYPT_R[0]} to {SCRYPT_R[1]}, "
+                f"p {SCRYPT_P[0]} to {SCRYPT_P[1]}, n*r*p at most {SCRYPT_MAX_WORK})")
     return None
 
 
@@ -280,6 +307,11 @@ class TableConfig:
         table_id: ``[table] id``: the table's name on the screens and in the journal.
         seats: ``[table] seats``: seats 1 to :data:`MAX_SEATS`.
         rules: ``[table] rules``: rule profile name (``live``, ``classic``) or path.
+        rules_text: the text of the profile file :attr:`rules` names (not in the file):
+            read once (:meth:`pinned`) and journaled with the settings, so a replay plays
+            by the profile the table played by, whatever became of the file since. Empty
+            for a shipped profile, and in settings journaled before it existed (their
+            file is read).
         deal_pattern: ``[table] deal_pattern``: ``round_robin`` or ``by_hand``.
         burn_cards: ``[table] burn_cards``: cards burnt before each round's deal.
         exposed_card: ``[table] exposed_card``: a card exposed by accident is burnt and
@@ -327,6 +359,7 @@ class TableConfig:
     table_id: str = _setting("TABLE-1", "table", "id", _table_id)
     seats: int = _setting(MAX_SEATS, "table", "seats", _whole(MIN_SEATS, MAX_SEATS))
     rules: str = _setting("live", "table", "rules", _text)
+    rules_text: str = _setting("", None, "rules_text", _profile_text)
     deal_pattern: str = _setting("round_robin", "table", "deal_pattern",
                                  _one_of(DEAL_PATTERNS))
     burn_cards: int = _setting(0, "table", "burn_cards", _whole(0, MAX_BURN_CARDS))
@@ -377,8 +410,23 @@ class TableConfig:
 
     @property
     def profile(self) -> RuleProfile:
-        """The rule profile named by :attr:`rules` (loaded once: :func:`profile_for`)."""
-        return profile_for(self.rules)
+        """The rule profile of :attr:`rules` and :attr:`rules_text` (:func:`profile_for`)."""
+        return profile_for(self.rules, self.rules_text)
+
+    def pinned(self) -> TableConfig:
+        """This configuration with the text of its profile file read (:attr:`rules_text`).
+
+        Raises:
+            ConfigError: the file cannot be read (:func:`profile_text`), named by its key.
+        """
+        if self.rules_text:
+            return self
+        try:
+            text = profile_text(self.rules)
+        except ConfigError as exc:
+            raise ConfigError(f"{self.source}: [table] rules: {exc}" if self.source
+                              else f"[table] rules: {exc}") from None
+        return replace(self, rules_text=text) if text else self
 
     def validate(self) -> TableConfig:
         """Check every setting, and that the rule profile loads.
@@ -410,17 +458,24 @@ class TableConfig:
             from controller.game.rules import RuleProfileError
 
             try:
-                profile_for(value)
+                profile_for(value, self.rules_text)
             except RuleProfileError as exc:
                 return str(exc)
+        if (problem is None and name == "player_output" and self.dealer_screen
+                and self.player_screen and value == self.dealer_output):
+            return (f"must differ from dealer_output ({value}): each screen needs a display "
+                    "of its own")
         return problem
 
-    def changed(self, key: Any, value: Any) -> TableConfig:
+    def changed(self, key: Any, value: Any, rules_text: str | None = None) -> TableConfig:
         """This configuration with one setting changed by a ``config_change``.
 
         Args:
             key: one of :data:`CHANGEABLE` (a name journaled before is read too).
             value: the new value.
+            rules_text: a ``rules`` change: the profile's text journaled with it (empty for
+                a shipped profile; None for a change journaled before it was kept: the
+                file is read).
 
         Returns:
             The new configuration.
@@ -431,6 +486,8 @@ class TableConfig:
         """
         name = changeable_setting(key)
         new = replace(self, **{name: value})
+        if name == "rules":
+            new = replace(new, rules_text=rules_text or "")
         problem = new._problem(name)
         if problem:
             raise ConfigError(f"bad value for {name}: {problem}")
@@ -442,6 +499,8 @@ class TableConfig:
         for name in _GAME:
             v = getattr(self, name)
             d[name] = list(v) if isinstance(v, tuple) else dict(v) if isinstance(v, dict) else v
+        if not self.rules_text:
+            del d["rules_text"]  # a shipped profile: the form journaled before it existed
         return d
 
     @classmethod
@@ -515,21 +574,44 @@ def changeable_setting(key: Any) -> str:
     return name
 
 
-_PROFILES: dict[str, RuleProfile] = {}
+_PROFILES: dict[tuple[str, str], RuleProfile] = {}
 
 
-def profile_for(rules: str) -> RuleProfile:
-    """Load (once per process) and return the rule profile named ``rules``.
+def profile_for(rules: str, text: str = "") -> RuleProfile:
+    """The rule profile ``rules`` names, from its ``text`` when given (loaded once each).
+
+    Without a text, a shipped profile is loaded by name and a path is read (once per
+    process; :func:`controller.game.rules.load_profile`).
 
     Raises:
-        RuleProfileError: the profile does not load (:func:`controller.game.rules.load_profile`).
+        RuleProfileError: the profile does not load.
     """
-    p = _PROFILES.get(rules)
+    p = _PROFILES.get((rules, text))
     if p is None:
-        from controller.game.rules import load_profile
+        from controller.game.rules import load_profile, profile_from_text
 
-        p = _PROFILES[rules] = load_profile(rules)
+        p = profile_from_text(text, rules) if text else load_profile(rules)
+        _PROFILES[(rules, text)] = p
     return p
+
+
+def profile_text(rules: Any) -> str:
+    """The text a ``rules`` value journals beside it: its file's, or "" (a shipped profile).
+
+    The file is read without waiting on it (a FIFO or a device is refused, not opened for
+    reading), and at most :data:`MAX_PROFILE_BYTES` of it.
+
+    Raises:
+        ConfigError: the file is missing, not a regular file, too large or not UTF-8.
+    """
+    from controller.game.rules import SHIPPED, RuleProfileError, read_profile_file
+
+    if not isinstance(rules, str) or rules in SHIPPED:
+        return ""
+    try:
+        return read_profile_file(rules)
+    except RuleProfileError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def _key(key: str) -> str:
@@ -591,7 +673,7 @@ def load_config(path: str | Path | None, **overrides: Any) -> TableConfig:
     values.update({k: v for k, v in overrides.items() if v is not None})
     if isinstance(values.get("chip_values"), list):
         values["chip_values"] = tuple(values["chip_values"])
-    return TableConfig(source=source, given=frozenset(values), **values).validate()
+    return TableConfig(source=source, given=frozenset(values), **values).pinned().validate()
 
 
 __all__ = ["TableConfig", "ConfigError", "load_config", "profile_for", "changeable_setting",

@@ -117,7 +117,7 @@ class Game:
 
     def __init__(self, config: TableConfig | None = None) -> None:
         self.config: TableConfig = config or TableConfig()
-        self.profile: RuleProfile = profile_for(self.config.rules)
+        self.profile: RuleProfile = self.config.profile
         self.pending_config: TableConfig | None = None
         self.round = Round()
         self.wagers = Wagers()
@@ -314,7 +314,7 @@ class Game:
         if cfg.bet_entry != self.config.bet_entry:
             self.wagers.last = {}  # amounts are no marks, marks no amounts: no rebet across
         self.config = cfg
-        self.profile = profile_for(cfg.rules)
+        self.profile = cfg.profile
         self.recall.resize(cfg.recall_depth)
         self.records_version += 1
 
@@ -382,7 +382,7 @@ class Game:
         except ConfigError as exc:
             raise Rejected("unknown_setting", setting=str(body.key), detail=str(exc)) from None
         try:
-            cfg = self.config.changed(key, value)
+            cfg = self.config.changed(key, value, body.rules_text)
         except ConfigError as exc:
             raise Rejected("bad_setting_value", setting=key, value=str(value),
                            detail=str(exc)) from None

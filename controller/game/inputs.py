@@ -51,6 +51,7 @@ from controller.game.config import (
     MAX_BURN_CARDS,
     MAX_LOCKOUT_AFTER,
     MAX_LOCKOUT_SECONDS,
+    MAX_PROFILE_BYTES,
     MAX_SEATS,
     MIN_AMOUNT,
     MIN_LOCKOUT_AFTER,
@@ -316,11 +317,17 @@ class _Body(Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
 
 
 class ConfigChanged(_Body):
-    """The journal body of a :class:`ConfigChange`: the key, the new and the old value."""
+    """The journal body of a :class:`ConfigChange`: the key, the new and the old value.
+
+    A ``rules`` change also carries the profile file's text (``rules_text``; empty for a
+    shipped profile), read when the change was taken: replay plays by it, never by the
+    file. A change journaled before it was kept has none (replay reads the file).
+    """
 
     key: SettingKey
     value: SettingValue
     old: SettingValue | bool | None = None
+    rules_text: Annotated[str, Meta(max_length=MAX_PROFILE_BYTES)] | None = None
 
     def check_values(self) -> None:
         """Raise InputError when the value is not one of the setting's."""

@@ -45,7 +45,7 @@ from typing import Any, Protocol
 
 from controller.game import verifier
 from controller.game.auth import PinChecker, hash_pin
-from controller.game.config import RENAMED
+from controller.game.config import RENAMED, ConfigError, profile_text
 from controller.game.engine import Game, TableConfig
 from controller.game.events import Heartbeat, ShoeEvent
 from controller.game.inputs import (
@@ -128,6 +128,18 @@ def encode_input(item: ShoeEvent | DealerCommand) -> tuple[str, dict[str, Any]]:
     return kind, body
 
 
+def _rules_text(rules: Any) -> str:
+    """The text journaled with a ``rules`` change (:func:`~controller.game.config.profile_text`).
+
+    Raises:
+        InputError: the file cannot be read: the change is refused, nothing journaled.
+    """
+    try:
+        return profile_text(rules)
+    except ConfigError as exc:
+        raise InputError(f"bad value for rules: {exc} - at `$.value`") from None
+
+
 @dataclass(slots=True)
 class _WalKeeper:
     """What the table thread knows of the journal's write-ahead log (see ``_when_idle``)."""
@@ -200,8 +212,7 @@ class Table:
                  on_publish: Callable[[DealerView, PlayerView], None] | None = None,
                  progress: Progress | None = None,
                  software: dict[str, Any] | None = None) -> None:
-        self.config = config or TableConfig()
-        self.config.validate()
+        self.config = (config or TableConfig()).pinned().validate()  # its profile's text too
         self._startup_body: dict[str, Any] = {"config": self.config.to_dict()}
         if software is not None:
             self._startup_body["software"] = software
@@ -304,8 +315,11 @@ class Table:
                     actor = (self._pins.role_for(item.pin, self.game.config.pin_hashes)
                              or "dealer!")
                 if isinstance(item, ConfigChange):  # the event log keeps the old value (R7)
-                    old = getattr(self.game.config, RENAMED.get(item.key, item.key), None)
+                    name = RENAMED.get(item.key, item.key)
+                    old = getattr(self.game.config, name, None)
                     body["old"] = old if isinstance(old, (str, int, bool)) else None
+                    if name == "rules":  # and the profile's text: replay never reads the file
+                        body["rules_text"] = _rules_text(item.value)
                 text = encode_body(body)
             except (InputError, TypeError) as exc:  # refused: nothing of it is journaled
                 log.warning("input refused, not journaled: %s", exc)
