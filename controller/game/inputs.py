@@ -73,6 +73,9 @@ MAX_SETTING_TEXT = 256
 """The longest text value of a setting change (a profile name or path), characters."""
 MAX_CONTROL_LINE = 4096
 """The longest control line taken, bytes."""
+MAX_CONTROL_DEPTH = 8
+"""The deepest nesting of arrays and objects a control line may have (a command is one
+flat object): checked before the line is decoded, which would recurse that deep."""
 
 
 class Role(enum.Enum):
@@ -452,6 +455,10 @@ def parse_control_line(line: str | bytes) -> DealerCommand:
     if len(data) > MAX_CONTROL_LINE:
         raise InputError(f"a control line is at most {MAX_CONTROL_LINE} bytes, "
                          f"got {len(data)}")
+    depth = _depth(data)
+    if depth > MAX_CONTROL_DEPTH:
+        raise InputError(f"a control line nests arrays and objects at most "
+                         f"{MAX_CONTROL_DEPTH} deep, got {depth}")
     try:
         command = _CONTROL.decode(data)
     except msgspec.DecodeError as exc:
@@ -462,6 +469,25 @@ def parse_control_line(line: str | bytes) -> DealerCommand:
         raise InputError(str(exc)) from None
     command.check_values()
     return command
+
+
+def _depth(data: bytes) -> int:
+    """How deep the arrays and objects of a JSON text nest (brackets in strings left out)."""
+    if data.count(b"[") + data.count(b"{") <= MAX_CONTROL_DEPTH:
+        return 0  # too few brackets to nest too deep: the common case, at once
+    depth = deepest = 0
+    in_text = escaped = False
+    for b in data:
+        if in_text:
+            escaped, in_text = (False, True) if escaped else (b == 0x5C, b != 0x22)
+        elif b == 0x22:  # "
+            in_text = True
+        elif b in b"[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif b in b"]}":
+            depth -= 1
+    return deepest
 
 
 def _command_name(data: bytes) -> Any:
