@@ -208,8 +208,8 @@ class Journal:
         if stat.S_ISDIR(st.st_mode):
             raise JournalError(f"{self.path}: is a directory; give the journal file's path")
         if not stat.S_ISREG(st.st_mode):
-            raise JournalError(f"{self.path}: not a regular file; a journal is a file on a "
-                               "local disk")
+            raise JournalError(f"{self.path}: not a journal: not a regular file; a journal is "
+                               "a file on a local disk")
 
     def _open_reader(self) -> None:
         # the anchor first: a running table writes it after its commit, so the read
@@ -231,8 +231,10 @@ class Journal:
                     "file to a writable directory") from None
             raise
         if tables == 0:
-            # an empty file (a journal emptied, or never written): read it as no events
             self.db.close()
+            if self.anchor is None and self.anchor_error is None:  # nothing says it was one
+                raise JournalError(f"{self.path}: not a journal: it reads as an empty file")
+            # a journal emptied (an anchor beside it names events): read it as no events
             self.db = sqlite3.connect(":memory:", isolation_level=None,
                                       check_same_thread=False)
             self.db.executescript(SCHEMA)

@@ -50,8 +50,8 @@ Progress = Callable[[int, int], None]
 NO_ANCHOR = "tail unchecked: no anchor"
 """The note of a verdict on a journal with no anchor beside it."""
 
-CHECKED_TABLES = frozenset({"events", "rounds", "meters", "counters", "snapshots",
-                            "rejections", "derived_at"})
+CHECKED_TABLES = frozenset({"events", "rounds", "meters", "counters", "outcome_meters",
+                            "snapshots", "rejections", "derived_at"})
 """The journal: the hash chain (``events``) and every table derived from it."""
 # The floor feed's outbox cursor sits in the journal's file, beside the hash chain, and is
 # left out of every check ON PURPOSE: it is not a record of the table but the position up
