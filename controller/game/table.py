@@ -270,10 +270,11 @@ class Table:
         self.journal.start_anchoring(out.verified)
         body = self._startup_body
         self._process([(STARTUP, body, "system", encode_body(body))])
-        j = self.journal
-        log.info("journal %s verified from event %d (%d events); head %d %s",
-                 j.path, out.verdict.checked_from, out.verdict.events, j.last_seq,
-                 j.last_hash[:32])
+        j, v = self.journal, out.verdict
+        log.log(logging.WARNING if v.after_anchor else logging.INFO,
+                "journal %s verified from event %d (%d events); head %d %s%s", j.path,
+                v.checked_from, v.events, j.last_seq, j.last_hash[:32],
+                "".join(f"; {n}" for n in v.notes if n != NO_ANCHOR))
 
     def _lock_table(self, reason: str) -> None:
         """Lock the table for good (``reason`` shown) and wake whoever waits for a view."""

@@ -33,7 +33,6 @@ that recomputes the hashes changes the anchored seal and the head, and start-up 
 
 from __future__ import annotations
 
-import enum
 import json
 import sqlite3
 import time
@@ -43,12 +42,10 @@ from typing import Any
 
 from controller.game.engine import Derived, Game, TableConfig
 from controller.game.journal import OUTBOX_TABLE, AnchorError, Journal, snapshot_hash
+from controller.game.verdict import NO_ANCHOR, JournalVerdict, Problem, ProblemKind
 
 Progress = Callable[[int, int], None]
 """Called while a check runs with (events done, events to do) at most twice a second."""
-
-NO_ANCHOR = "tail unchecked: no anchor"
-"""The note of a verdict on a journal with no anchor beside it."""
 
 CHECKED_TABLES = frozenset({"events", "rounds", "meters", "counters", "outcome_meters",
                             "snapshots", "rejections", "derived_at"})
@@ -64,113 +61,9 @@ CHECKED_TABLES = frozenset({"events", "rounds", "meters", "counters", "outcome_m
 UNCHECKED_TABLES = frozenset({OUTBOX_TABLE})
 """Tables a journal's file may hold that are no part of the journal (see the comment)."""
 
-
-class ProblemKind(enum.Enum):
-    """What is wrong with a journal."""
-
-    ANCHOR = "anchor"
-    """The anchor beside the journal cannot be read."""
-    EMPTIED = "emptied"
-    """The journal holds no events, but its anchor names one."""
-    TAIL_DELETED = "tail_deleted"
-    """The journal ends before the event its anchor (or a logged head) names."""
-    REWRITTEN = "rewritten"
-    """An anchored or logged event carries another hash: the chain was recomputed."""
-    UNREADABLE = "unreadable"
-    """SQLite cannot read the file (a damaged page)."""
-    EVENT_MISSING = "event_missing"
-    """An event is missing from the sequence."""
-    EVENT_ALTERED = "event_altered"
-    """An event's hash does not recompute or does not link to the one before."""
-    EVENT_UNREADABLE = "event_unreadable"
-    """An event's body is not a JSON object."""
-    REPLAY = "replay"
-    """An event cannot be applied."""
-    SNAPSHOT = "snapshot"
-    """A snapshot was changed, deleted or added, or is not sealed to the chain."""
-    DERIVED_MARK = "derived_mark"
-    """The record of the event the derived tables were written after was changed."""
-    METERS = "meters"
-    """The stored meters differ from the replay."""
-    COUNTERS = "counters"
-    """The stored event counters differ from the replay."""
-    ROUND = "round"
-    """A round record was changed, deleted or added."""
-    ROUND_UNREADABLE = "round_unreadable"
-    """A round record is not readable JSON."""
-    REJECTION = "rejection"
-    """A rejection was changed, deleted or added."""
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """One thing wrong with a journal.
-
-    Attributes:
-        kind: what is wrong.
-        message: the same in English, naming where.
-        seq: the event where it is (an event, a snapshot, a rejection), or None.
-        key: the record where it is (a round id, meter or counter names), or None.
-    """
-
-    kind: ProblemKind
-    message: str
-    seq: int | None = None
-    key: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class JournalVerdict:
-    """The answer of :func:`check`.
-
-    Attributes:
-        problems: everything found, in the order found (empty: the journal is sound).
-        events: the journal's events (its newest sequence number).
-        checked_from: the first event checked: 1 from the first event, else the event
-            after the verified snapshot start-up replayed from.
-        snapshots_checked: snapshots compared with the replay.
-        rounds_checked: round records compared with the replay.
-        anchor_seq: the event the anchor names (None: no anchor).
-        notes: what was not checked, e.g. :data:`NO_ANCHOR`.
-    """
-
-    problems: tuple[Problem, ...] = ()
-    events: int = 0
-    checked_from: int = 1
-    snapshots_checked: int = 0
-    rounds_checked: int = 0
-    anchor_seq: int | None = None
-    notes: tuple[str, ...] = ()
-
-    @property
-    def ok(self) -> bool:
-        """True when nothing is wrong."""
-        return not self.problems
-
-    @property
-    def problem(self) -> Problem | None:
-        """The first problem found, or None."""
-        return self.problems[0] if self.problems else None
-
-    @property
-    def message(self) -> str:
-        """The problems in one line (empty when sound)."""
-        return "; ".join(p.message for p in self.problems)
-
-    def key(self) -> tuple[tuple[str, int | None, str | None], ...]:
-        """The verdict as comparable data: (kind, seq, key) of every problem."""
-        return tuple((p.kind.value, p.seq, p.key) for p in self.problems)
-
-    def summary(self) -> str:
-        """One line for an operator: OK with what was checked, or what is wrong."""
-        notes = "".join(f"; {n}" for n in self.notes)
-        if not self.ok:
-            return f"JOURNAL BROKEN: {self.message}{notes}"
-        anchor = (f"; anchor at event {self.anchor_seq} holds" if self.anchor_seq is not None
-                  else "")
-        return (f"journal OK: {self.events} events, hash chain intact from event "
-                f"{self.checked_from}, {self.snapshots_checked} snapshots and "
-                f"{self.rounds_checked} round records match a replay{anchor}{notes}")
+HISTORY_SECONDS = 2.0
+"""What start-up spends at most on the history before its start point and on the file's
+pages (the cheap checks of stage 3); what it did not finish is named in the verdict."""
 
 
 @dataclass
@@ -255,14 +148,14 @@ class _Check:
             self.note_other_tables()
             self.check_anchor(logged)
             game = self.start_point()
+            self.check_file(game)
             self._todo = 2 * (self.j.last_seq - self.start)
             self.check_chain()
             out.game, out.pending = self.replay(game)
         except _Stop:
             out.game, out.pending = None, []
         except sqlite3.DatabaseError as exc:  # a damaged file: a verdict, not a traceback
-            what = "".join(c if c.isprintable() else "?" for c in str(exc))[:160]
-            self.add(ProblemKind.UNREADABLE, f"the journal cannot be read: {what}")
+            self.add(ProblemKind.UNREADABLE, f"the journal cannot be read: {_line(exc)}")
         out.verdict = JournalVerdict(
             tuple(self.problems), self.j.last_seq, self.start + 1, self.snapshots,
             self.rounds, self.anchor.seq if self.anchor is not None else None,
@@ -312,6 +205,11 @@ class _Check:
             if not want or not got.startswith(want.lower()):
                 self.stop(ProblemKind.REWRITTEN, f"event {seq} does not carry the hash {whose} "
                           f"holds ({want[:16]}): the journal was rewritten", seq)
+        a = self.anchor
+        if a is not None and a.seq < j.last_seq:  # a crash leaves a few; a forger more
+            self.notes.append(f"events {a.seq + 1} to {j.last_seq} "
+                              f"({j.last_seq - a.seq}) are after the anchor (event {a.seq}): "
+                              "the anchor does not cover them")
 
     # ------------------------------------------------------------ 2. the start point
     def start_point(self) -> Game:
@@ -336,8 +234,130 @@ class _Check:
                                       "version: checked from event 1")
                 else:
                     self.start = s
+                    game.take_derived()  # its own state is no row a crash kept back
                     return game
         return Game(self.config or TableConfig())
+
+    # ------------------------------------------------------------ 3. the file, cheaply
+    def check_file(self, g: Game) -> None:
+        """The cheap checks: events numbered without a gap, history, pages.
+
+        Both callers count the events (1 to the newest, none missing or added) and have
+        SQLite check every page (``PRAGMA quick_check``). Start-up, which neither rehashes
+        nor replays what lies before its start point, also checks the records there for
+        what needs no replay (:meth:`check_history`). It spends at most
+        :data:`HISTORY_SECONDS` on them; what it did not finish is noted.
+        """
+        db, deadline = self.j.db, time.monotonic() + HISTORY_SECONDS
+        if not self.full:
+            db.set_progress_handler(lambda: time.monotonic() > deadline, 10_000)
+        unfinished: list[str] = []
+        try:
+            for what, check in (("the count of the events", self.count_events),
+                                ("the records before the start point", self.check_history),
+                                ("the file's pages", self.check_pages)):
+                try:
+                    check(g)
+                except sqlite3.OperationalError as exc:
+                    if self.full or "interrupt" not in str(exc):
+                        raise
+                    unfinished.append(what)
+        finally:
+            db.set_progress_handler(None, 0)
+        if self.start:
+            self.notes.append(f"events 1 to {self.start} were not rehashed or replayed at "
+                              "start-up (counted, their records checked for form): `threecard "
+                              "verify-journal` checks them")
+        if unfinished:
+            self.notes.append(f"start-up did not finish {' and '.join(unfinished)} in "
+                              f"{HISTORY_SECONDS:g} s: `threecard verify-journal` checks them")
+        if self.problems:
+            raise _Stop
+
+    def count_events(self, _g: Game) -> None:
+        db, last = self.j.db, self.j.last_seq
+        n, first = db.execute("SELECT COUNT(*), MIN(seq) FROM events").fetchone()
+        if n == last and first in (1, None):
+            return
+        if first < 1:
+            self.stop(ProblemKind.EVENT_ALTERED, f"an event numbered {first} was added: events "
+                      "are numbered from 1", first)
+        gap = 1 if first > 1 else db.execute(
+            "SELECT a.seq + 1 FROM events a WHERE a.seq < ? AND NOT EXISTS (SELECT 1 FROM "
+            "events b WHERE b.seq = a.seq + 1) ORDER BY a.seq LIMIT 1", (last,)).fetchone()[0]
+        after = db.execute("SELECT MIN(seq) FROM events WHERE seq > ?", (gap,)).fetchone()[0]
+        self.stop(ProblemKind.EVENT_MISSING, f"event {gap} is missing (next present is "
+                  f"{after})", gap)
+
+    def check_pages(self, _g: Game) -> None:
+        found = [r[0] for r in self.j.db.execute("PRAGMA quick_check(4)") if r[0] != "ok"]
+        if found:
+            self.stop(ProblemKind.UNREADABLE, "the journal's file is damaged: "
+                      + _line("; ".join(map(str, found))))
+
+    def check_history(self, g: Game) -> None:
+        """What start-up can check before its start point without a replay.
+
+        Round records before the snapshot's round: one for every round from 1, each
+        readable, its columns those of its JSON; the ones game recall keeps equal to the
+        snapshot's. Rejections: their count the snapshot's ``rejected`` counter, each a
+        text. Older snapshots: each still sealed to the chain.
+        """
+        if not self.start:
+            return
+        db, s, first = self.j.db, self.start, g.round_id
+        n, lo = db.execute("SELECT COUNT(*), MIN(round_id) FROM rounds WHERE round_id < ?",
+                           (first,)).fetchone()
+        if lo is not None and lo < 1:
+            self.add(ProblemKind.ROUND, f"a record of round {lo} was added: the replay has "
+                     "none", key=lo)
+        elif n != first - 1:
+            (rid,) = db.execute(
+                "SELECT MIN(a.round_id) + 1 FROM (SELECT 0 AS round_id UNION ALL SELECT "
+                "round_id FROM rounds WHERE round_id < ?) a WHERE NOT EXISTS (SELECT 1 FROM "
+                "rounds b WHERE b.round_id = a.round_id + 1)", (first,)).fetchone()
+            self.add(ProblemKind.ROUND, f"the record of round {rid} is missing: it was "
+                     "deleted", key=rid)
+        cols = ("status", "void_reason", "started_utc", "ended_utc")
+        differ = " OR ".join(f"json_extract(record, '$.{c}') IS NOT {c}" for c in cols)
+        reported = {int(p.key) for p in self.problems if p.kind is ProblemKind.ROUND}
+        for rid, *row, text in db.execute(
+                "SELECT round_id, status, void_reason, started_utc, ended_utc, record FROM "
+                "rounds WHERE round_id < ? AND CASE WHEN json_valid(record) THEN "
+                "json_type(record) != 'object' OR json_extract(record, '$.round_id') IS NOT "
+                f"round_id OR {differ} ELSE 1 END ORDER BY round_id", (first,)):
+            reported.add(rid)
+            stored = _loads(text)
+            if not isinstance(stored, dict):
+                self.add(ProblemKind.ROUND_UNREADABLE if stored is None else ProblemKind.ROUND,
+                         f"the record of round {rid} is not readable" if stored is None
+                         else f"the record of round {rid} was changed (record)", key=rid)
+                continue
+            changed = [c for c, v in zip(cols, row, strict=True) if stored.get(c) != v]
+            changed += ["record round_id"] if stored.get("round_id") != rid else []
+            if changed:
+                self.add(ProblemKind.ROUND, f"the record of round {rid} was changed "
+                         f"({', '.join(changed)})", key=rid)
+        for rec in g.recall:  # the newest rounds before it: held whole by the snapshot
+            if rec.round_id not in reported:
+                self.compare_round(rec.round_id, rec.to_dict())
+        n, lo, texts = db.execute("SELECT COUNT(*), MIN(seq), SUM(typeof(reason) = 'text') "
+                                  "FROM rejections WHERE seq <= ?", (s,)).fetchone()
+        counted = g.meters.counters.get("rejected", n)
+        if lo is not None and lo < 1:
+            self.add(ProblemKind.REJECTION, f"a rejection of event {lo} was added: the replay "
+                     "accepted it", lo)
+        elif n != counted:
+            self.add(ProblemKind.REJECTION, f"{n} rejections of events 1 to {s} are stored, but "
+                     f"the verified snapshot counts {counted}: one was deleted or added")
+        elif n != (texts or 0):
+            self.add(ProblemKind.REJECTION, f"a rejection of events 1 to {s} is not text: it "
+                     "was changed")
+        for seq, seal, state in db.execute("SELECT seq, hash, state FROM snapshots WHERE "
+                                           "seq < ? ORDER BY seq", (s,)):
+            if not self.j.snapshot_ok(seq, seal, state):
+                self.add(ProblemKind.SNAPSHOT, f"the snapshot after event {seq} is not sealed "
+                         "to the chain: it was changed", seq)
 
     # ------------------------------------------------------------ 3. the chain
     def check_chain(self) -> None:
@@ -376,6 +396,13 @@ class _Check:
             self.stop(ProblemKind.DERIVED_MARK, f"the derived tables are marked as written after "
                       f"event {upto}, before the verified snapshot after event {vseq}: the "
                       "mark was changed", upto)
+        # rows derived from an event before the newest commit's were written by then: a mark
+        # before such an event was rolled back (events of one commit share their times)
+        newest = j.db.execute("SELECT utc, mono_ns FROM events WHERE seq = ?", (last,)).fetchone()
+        row = newest and j.db.execute(
+            "SELECT seq FROM events WHERE seq < ? AND (utc IS NOT ? OR mono_ns IS NOT ?) "
+            "ORDER BY seq DESC LIMIT 1", (last, *newest)).fetchone()
+        committed = row[0] if row else 0
         # from the first event, every stored round and rejection is compared, even one with
         # an id or seq no event can have (0 or below: forged)
         first_round = g.round_id if start else -(2**63)
@@ -387,11 +414,8 @@ class _Check:
         if upto == start:
             self.compare_meters(g)
         for r in j.records(start):
-            try:
-                body = json.loads(r.body)
-                if not isinstance(body, dict):
-                    raise ValueError("not an object")
-            except ValueError:
+            body = _loads(r.body)
+            if not isinstance(body, dict):
                 self.stop(ProblemKind.EVENT_UNREADABLE, f"event {r.seq} is not readable: its "
                           "body is not a JSON object", r.seq)
             try:
@@ -402,6 +426,11 @@ class _Check:
             d = g.take_derived()
             self.tick()
             if r.seq > upto:
+                if d and r.seq <= committed:
+                    self.stop(ProblemKind.DERIVED_MARK, f"the derived tables are marked as "
+                              f"written after event {upto}, but the rows derived from event "
+                              f"{r.seq} were committed with later events: they were rolled "
+                              "back", r.seq)
                 if d:
                     pending.append(d)
                 continue
@@ -461,9 +490,8 @@ class _Check:
                      "deleted", key=rid)
             return
         status, void_reason, started, ended, text = row
-        try:
-            stored = json.loads(text)
-        except (TypeError, ValueError):
+        stored = _loads(text)
+        if stored is None:
             self.add(ProblemKind.ROUND_UNREADABLE, f"the record of round {rid} is not "
                      "readable", key=rid)
             return
@@ -518,6 +546,19 @@ class _Check:
 
 __all__ = ["CHECKED_TABLES", "JournalVerdict", "NO_ANCHOR", "Problem", "ProblemKind", "Progress",
            "Recovery", "UNCHECKED_TABLES", "check"]
+
+
+def _line(what: object) -> str:
+    """Text from SQLite or a file as one short printable line."""
+    return "".join(c if c.isprintable() else "?" for c in str(what))[:160]
+
+
+def _loads(text: Any) -> Any:
+    """A stored record's JSON, or None when it is not readable."""
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError, RecursionError):
+        return None
 
 
 def _same_state(stored: str, replayed: str) -> bool:

@@ -1,0 +1,133 @@
+"""What the journal verifier answers: the kinds of problem, and the verdict.
+
+:mod:`controller.game.verifier` makes every check and answers a :class:`JournalVerdict`
+(re-exported there); table start-up and ``threecard verify-journal`` read it.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+NO_ANCHOR = "tail unchecked: no anchor"
+"""The note of a verdict on a journal with no anchor beside it."""
+
+
+class ProblemKind(enum.Enum):
+    """What is wrong with a journal."""
+
+    ANCHOR = "anchor"
+    """The anchor beside the journal cannot be read."""
+    EMPTIED = "emptied"
+    """The journal holds no events, but its anchor names one."""
+    TAIL_DELETED = "tail_deleted"
+    """The journal ends before the event its anchor (or a logged head) names."""
+    REWRITTEN = "rewritten"
+    """An anchored or logged event carries another hash: the chain was recomputed."""
+    UNREADABLE = "unreadable"
+    """SQLite cannot read the file (a damaged page)."""
+    EVENT_MISSING = "event_missing"
+    """An event is missing from the sequence."""
+    EVENT_ALTERED = "event_altered"
+    """An event's hash does not recompute or does not link to the one before."""
+    EVENT_UNREADABLE = "event_unreadable"
+    """An event's body is not a JSON object."""
+    REPLAY = "replay"
+    """An event cannot be applied."""
+    SNAPSHOT = "snapshot"
+    """A snapshot was changed, deleted or added, or is not sealed to the chain."""
+    DERIVED_MARK = "derived_mark"
+    """The record of the event the derived tables were written after was changed."""
+    METERS = "meters"
+    """The stored meters differ from the replay."""
+    COUNTERS = "counters"
+    """The stored event counters differ from the replay."""
+    ROUND = "round"
+    """A round record was changed, deleted or added."""
+    ROUND_UNREADABLE = "round_unreadable"
+    """A round record is not readable JSON."""
+    REJECTION = "rejection"
+    """A rejection was changed, deleted or added."""
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One thing wrong with a journal.
+
+    Attributes:
+        kind: what is wrong.
+        message: the same in English, naming where.
+        seq: the event where it is (an event, a snapshot, a rejection), or None.
+        key: the record where it is (a round id, meter or counter names), or None.
+    """
+
+    kind: ProblemKind
+    message: str
+    seq: int | None = None
+    key: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class JournalVerdict:
+    """The answer of :func:`check`.
+
+    Attributes:
+        problems: everything found, in the order found (empty: the journal is sound).
+        events: the journal's events (its newest sequence number).
+        checked_from: the first event checked: 1 from the first event, else the event
+            after the verified snapshot start-up replayed from.
+        snapshots_checked: snapshots compared with the replay.
+        rounds_checked: round records compared with the replay.
+        anchor_seq: the event the anchor names (None: no anchor).
+        notes: what was not checked, e.g. :data:`NO_ANCHOR`.
+    """
+
+    problems: tuple[Problem, ...] = ()
+    events: int = 0
+    checked_from: int = 1
+    snapshots_checked: int = 0
+    rounds_checked: int = 0
+    anchor_seq: int | None = None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing is wrong."""
+        return not self.problems
+
+    @property
+    def after_anchor(self) -> int:
+        """Events after the one the anchor names: the anchor does not cover them.
+
+        A crash leaves those of the last commits before it; more were appended behind
+        the table's back.
+        """
+        return max(0, self.events - self.anchor_seq) if self.anchor_seq is not None else 0
+
+    @property
+    def problem(self) -> Problem | None:
+        """The first problem found, or None."""
+        return self.problems[0] if self.problems else None
+
+    @property
+    def message(self) -> str:
+        """The problems in one line (empty when sound)."""
+        return "; ".join(p.message for p in self.problems)
+
+    def key(self) -> tuple[tuple[str, int | None, str | None], ...]:
+        """The verdict as comparable data: (kind, seq, key) of every problem."""
+        return tuple((p.kind.value, p.seq, p.key) for p in self.problems)
+
+    def summary(self) -> str:
+        """One line for an operator: OK with what was checked, or what is wrong."""
+        notes = "".join(f"; {n}" for n in self.notes)
+        if not self.ok:
+            return f"JOURNAL BROKEN: {self.message}{notes}"
+        anchor = (f"; anchor at event {self.anchor_seq} holds" if self.anchor_seq is not None
+                  else "")
+        return (f"journal OK: {self.events} events, hash chain intact from event "
+                f"{self.checked_from}, {self.snapshots_checked} snapshots and "
+                f"{self.rounds_checked} round records match a replay{anchor}{notes}")
+
+
+__all__ = ["JournalVerdict", "NO_ANCHOR", "Problem", "ProblemKind"]
