@@ -22,11 +22,13 @@ the thread (never both at once).
 
 Start-up (in the constructor): :func:`controller.game.verifier.check` verifies the
 journal from the verified snapshot its anchor names (the anchor, the chain, a replay
-compared with every derived table) and rebuilds the state; any problem locks the table
-for good (R4). Then the derived rows a crash kept from being written are written, the
-anchor is kept from then on, and a ``startup`` record is journaled that counts the
-power-up, adopts the configuration, and pauses a round interrupted mid-deal for a
-supervisor (docs/rules.md "power loss or crash mid-round").
+compared with every derived table; what lies before the snapshot counted and checked
+for form in bounded time) and rebuilds the state; any problem locks the table for good
+(R4), and what it did not check is logged with the verdict. Then the derived rows a
+crash kept from being written are written, the anchor is kept from then on, and a
+``startup`` record is journaled that counts the power-up, adopts the configuration, and
+pauses a round interrupted mid-deal for a supervisor (docs/rules.md "power loss or
+crash mid-round").
 """
 
 from __future__ import annotations

@@ -8,35 +8,49 @@ that finds a problem ends the check, except the last, which lists every differen
    event its anchor names, and that event still carries the anchored hash. A journal
    emptied, cut short, or rewritten with a recomputed chain fails here. Without an anchor
    (an inspector's copy) the verdict says "tail unchecked: no anchor". Heads logged by
-   the daemon (``--anchor SEQ:HASH``) are checked the same way.
+   the daemon (``--anchor SEQ:HASH``) are checked the same way. Events after the
+   anchored one are named in a note: the anchor does not cover them (a crash leaves a
+   few; events appended behind the table's back with their chain recomputed are more).
 2. **The verified snapshot** the anchor names: still there, and still sealed with the
    anchored seal.
-3. **The hash chain**, from the start point to the newest event.
-4. **The replay** from the start point, every event body parsed and applied, and every
+3. **The file, cheaply**: the events numbered 1 to the newest with none missing or
+   added (``COUNT(*)``), SQLite's ``PRAGMA quick_check`` of every page, and, at
+   start-up, the records before its start point as far as no replay is needed: a round
+   record for every round, each readable with its columns those of its JSON, the ones
+   game recall keeps equal to the snapshot's; the rejections as many as the snapshot
+   counts; older snapshots still sealed. Start-up spends at most
+   :data:`HISTORY_SECONDS` here and names in its notes what it did not finish.
+4. **The hash chain**, from the start point to the newest event.
+5. **The replay** from the start point, every event body parsed and applied, and every
    derived table compared with it *at the event it was written after*
    (``derived_at``): the meters and event counters, every round record (its columns and
    its JSON), every rejection, every snapshot (seal and state). A crash between an event
    and its derived rows leaves the tables at an earlier event, which they still equal:
-   it is never taken for an edit. Rows the replay has and the tables lack, and rows the
-   tables have and the replay lacks, are problems too.
+   it is never taken for an edit. But rows derived from an event before the newest
+   commit were written by then (they ride in the next commit): a mark before such an
+   event is derived tables rolled back. Rows the replay has and the tables lack, and
+   rows the tables have and the replay lacks, are problems too.
 
 The start point is the difference between the two callers. ``verify-journal``
 (``full=True``) starts from the first event. Start-up starts from the verified snapshot
 the anchor names, so its cost is bounded by the events written since that snapshot (at
-most a snapshot interval and the tail), not by the journal's age: everything before the
-verified snapshot was checked by an earlier start-up or written by the table itself,
-the anchored seal pins the snapshot and the chain at it, and the anchored head pins the
-chain after it. An event before that snapshot changed in place, with its hash left
-broken, is the one edit only the full check (``verify-journal``) reaches; a rewrite
-that recomputes the hashes changes the anchored seal and the head, and start-up finds it.
+most a snapshot interval and the tail) and by the cheap checks of stage 3, not by a
+rehash and a replay of the journal's whole age: the anchored seal pins the snapshot and
+the chain at it, and the anchored head pins the chain after it. An event before that
+snapshot changed in place, with its hash left broken, or a round record changed in its
+JSON and columns alike, is what only the full check (``verify-journal``) reaches: the
+verdict of start-up says so in a note. A rewrite that recomputes the hashes changes the
+anchored seal and the head, and start-up finds it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
+import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -248,28 +262,28 @@ class _Check:
         what needs no replay (:meth:`check_history`). It spends at most
         :data:`HISTORY_SECONDS` on them; what it did not finish is noted.
         """
-        db, deadline = self.j.db, time.monotonic() + HISTORY_SECONDS
-        if not self.full:
-            db.set_progress_handler(lambda: time.monotonic() > deadline, 10_000)
+        deadline = time.monotonic() + HISTORY_SECONDS
         unfinished: list[str] = []
-        try:
+        with contextlib.nullcontext() if self.full else _interrupted(self.j.db, deadline):
             for what, check in (("the count of the events", self.count_events),
                                 ("the records before the start point", self.check_history),
                                 ("the file's pages", self.check_pages)):
+                if not self.full and time.monotonic() >= deadline:
+                    unfinished.append(what)
+                    continue
                 try:
                     check(g)
                 except sqlite3.OperationalError as exc:
                     if self.full or "interrupt" not in str(exc):
                         raise
                     unfinished.append(what)
-        finally:
-            db.set_progress_handler(None, 0)
         if self.start:
             self.notes.append(f"events 1 to {self.start} were not rehashed or replayed at "
                               "start-up (counted, their records checked for form): `threecard "
                               "verify-journal` checks them")
         if unfinished:
-            self.notes.append(f"start-up did not finish {' and '.join(unfinished)} in "
+            what = ", ".join(unfinished[:-1]) + " and " if unfinished[1:] else ""
+            self.notes.append(f"start-up did not finish {what}{unfinished[-1]} in "
                               f"{HISTORY_SECONDS:g} s: `threecard verify-journal` checks them")
         if self.problems:
             raise _Stop
@@ -546,6 +560,31 @@ class _Check:
 
 __all__ = ["CHECKED_TABLES", "JournalVerdict", "NO_ANCHOR", "Problem", "ProblemKind", "Progress",
            "Recovery", "UNCHECKED_TABLES", "check"]
+
+
+@contextlib.contextmanager
+def _interrupted(db: sqlite3.Connection, deadline: float) -> Iterator[None]:
+    """Interrupt what runs on ``db`` at ``deadline`` (monotonic), and nothing after.
+
+    SQLite's interrupt stops a statement between its steps, ``PRAGMA quick_check``
+    included; the statement raises ``sqlite3.OperationalError`` ("interrupted").
+    """
+    lock, live = threading.Lock(), [True]
+
+    def interrupt() -> None:
+        with lock:
+            if live[0]:
+                db.interrupt()
+
+    timer = threading.Timer(max(0.0, deadline - time.monotonic()), interrupt)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        with lock:
+            live[0] = False
+        timer.cancel()
 
 
 def _line(what: object) -> str:

@@ -392,17 +392,54 @@ def test_an_old_event_edited_in_place_is_verify_journals_and_start_up_says_so(jo
             ) in verdict.notes
 
 
+def test_start_up_bounds_its_cheap_checks_in_time_and_says_what_it_did_not_finish(
+        journals, tmp_path, monkeypatch):
+    from controller.game import verifier
+
+    path = copy_journal(journals["snapshots"], tmp_path / "j.sqlite3")
+    monkeypatch.setattr(verifier, "HISTORY_SECONDS", -1.0)  # spent before it starts
+    sql(path, "UPDATE rounds SET status = 'void' WHERE round_id = 2")   # so not seen
+    locked, verdict = start_up(path, 5)
+    assert locked is None
+    assert [n for n in verdict.notes if n.startswith("start-up did not finish")] == [
+        "start-up did not finish the count of the events, the records before the start "
+        "point and the file's pages in -1 s: `threecard verify-journal` checks them"]
+    assert problems_of(verify_journal(path)) == (("round", None, "2"),)  # no such bound
+
+
+def test_a_quick_check_that_outlasts_the_budget_is_interrupted_not_waited_for(tmp_path):
+    """SQLite's interrupt stops ``PRAGMA quick_check`` mid-way (a journal of some size)."""
+    import time
+
+    from controller.game import verifier
+
+    db = sqlite3.connect(tmp_path / "big.sqlite3")
+    db.execute("CREATE TABLE t (x TEXT)")
+    db.executemany("INSERT INTO t VALUES (?)", ((str(i) * 50,) for i in range(500_000)))
+    db.commit()
+    t0 = time.monotonic()
+    db.execute("PRAGMA quick_check").fetchall()
+    whole = time.monotonic() - t0
+    with pytest.raises(sqlite3.OperationalError, match="interrupt"):
+        with verifier._interrupted(db, time.monotonic() + whole / 4):
+            db.execute("PRAGMA quick_check").fetchall()
+    assert db.execute("SELECT COUNT(*) FROM t").fetchone() == (500_000,)  # nothing after
+    db.close()
+
+
 def test_a_damaged_page_before_the_snapshot_is_caught_by_both(journals, tmp_path):
+    """A page of old events start-up never reads (it replays after the snapshot)."""
     path = copy_journal(journals["snapshots"], tmp_path / "j.sqlite3")
     old = Old(path)
     db = sqlite3.connect(path)
-    (page,) = db.execute("SELECT rootpage FROM sqlite_master WHERE name = 'rounds'"
-                         ).fetchone()
+    (h,) = db.execute("SELECT hash FROM events WHERE seq = ?", (old.middle,)).fetchone()
     (size,) = db.execute("PRAGMA page_size").fetchone()
     db.close()
-    assert old.start > 0
-    with open(path, "r+b") as fh:                           # the rounds table's root page
-        fh.seek((page - 1) * size)
+    data = path.read_bytes()
+    page = data.index(h.encode()) // size                  # the page that holds the event
+    assert page > 0
+    with open(path, "r+b") as fh:                           # its header overwritten
+        fh.seek(page * size)
         fh.write(b"\xff" * 16)
     locked, verdict = start_up(path, 5)
     assert locked and verdict.problem.kind is K.UNREADABLE, verdict.summary()
