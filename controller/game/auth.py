@@ -18,7 +18,14 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
-from controller.game.config import ROLES, pin_problem, scrypt_problem
+from controller.game.config import (
+    ROLES,
+    SCRYPT_MAX_WORK,
+    SCRYPT_N,
+    SCRYPT_P,
+    SCRYPT_R,
+    pin_problem,
+)
 
 PRIVILEGED = frozenset({"supervisor", "technician"})
 """Roles whose credential voids, enters manual cards, unblocks the deck, changes config."""
@@ -61,8 +68,8 @@ def parse_pin_hash(stored: str) -> tuple[int, int, int, bytes, bytes]:
     Returns:
         ``(n, r, p, salt, digest)``: scrypt's cost (a power of two), block size and
         parallelism, within the configuration's bounds
-        (:func:`~controller.game.config.scrypt_problem`), the salt (at least 8 bytes) and
-        the 32-byte digest.
+        (:data:`~controller.game.config.SCRYPT_N` and beside it), the salt (at least 8
+        bytes) and the 32-byte digest.
 
     Raises:
         ValueError: the text is not of that form; the message says which part is wrong.
@@ -74,9 +81,11 @@ def parse_pin_hash(stored: str) -> tuple[int, int, int, bytes, bytes]:
         n, r, p = (int(x) for x in parts[1:4])
     except ValueError:
         raise ValueError("n, r and p must be whole numbers") from None
-    problem = scrypt_problem(n, r, p)
-    if problem:
-        raise ValueError(problem)
+    if (n & (n - 1) or not SCRYPT_N[0] <= n <= SCRYPT_N[1] or not SCRYPT_R[0] <= r <= SCRYPT_R[1]
+            or not SCRYPT_P[0] <= p <= SCRYPT_P[1] or n * r * p > SCRYPT_MAX_WORK):
+        raise ValueError(f"scrypt parameters n={n} r={r} p={p} cannot be used (n a power of "
+                         f"two {SCRYPT_N[0]} to {SCRYPT_N[1]}, r {SCRYPT_R[0]} to {SCRYPT_R[1]}, "
+                         f"p {SCRYPT_P[0]} to {SCRYPT_P[1]}, n*r*p at most {SCRYPT_MAX_WORK})")
     try:
         salt, digest = bytes.fromhex(parts[4]), bytes.fromhex(parts[5])
     except ValueError:

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from controller.game.broker import parse_broker_url
 from controller.game.events import DEFAULT_DIALECT
 
 if TYPE_CHECKING:  # the profile loader is imported when a profile is loaded
@@ -170,34 +171,6 @@ def _table_id(v: Any) -> str | None:
     return None
 
 
-BROKER_SCHEMES = {"mqtt": 1883, "mqtts": 8883}
-"""The floor broker's URL schemes and their default ports (``mqtts``: MQTT over TLS)."""
-
-
-def parse_broker_url(url: str) -> tuple[str, str, int]:
-    """The scheme, host and port of a floor broker URL (``mqtt://host:1883``).
-
-    Raises:
-        ValueError: not ``mqtt://`` or ``mqtts://``, no host, a bad port, or a path,
-            query, user or password in the URL (credentials go in files, never in URLs).
-    """
-    from urllib.parse import urlsplit
-
-    if not isinstance(url, str):
-        raise ValueError(f"must be an mqtt:// or mqtts:// URL, got {_show(url)}")
-    parts = urlsplit(url.strip())
-    if parts.scheme not in BROKER_SCHEMES:
-        raise ValueError(f"must be an mqtt:// or mqtts:// URL, got {_show(url)}")
-    try:
-        port = parts.port or BROKER_SCHEMES[parts.scheme]
-    except ValueError:
-        raise ValueError(f"bad port in {_show(url)}") from None
-    if not parts.hostname or parts.path not in ("", "/") or parts.query or parts.username:
-        raise ValueError(f"must be {parts.scheme}://HOST[:PORT] with nothing else (put the "
-                         f"user and password in [floor]), got {_show(url)}")
-    return parts.scheme, parts.hostname, port
-
-
 def _broker(v: Any) -> str | None:
     if v == "":
         return None  # no floor feed
@@ -253,16 +226,6 @@ def _chips(v: Any) -> str | None:
     return None
 
 
-def scrypt_problem(n: int, r: int, p: int) -> str | None:
-    """What is wrong with a PIN hash's scrypt parameters (None: within :data:`SCRYPT_N`...)."""
-    if (n & (n - 1) or not SCRYPT_N[0] <= n <= SCRYPT_N[1] or not SCRYPT_R[0] <= r <= SCRYPT_R[1]
-            or not SCRYPT_P[0] <= p <= SCRYPT_P[1] or n * r * p > SCRYPT_MAX_WORK):
-        return (f"scrypt parameters n={_show(n)} r={_show(r)} p={_show(p)} cannot be used (n a "
-                f"power of two {SCRYPT_N[0]} to {SCRYPT_N[1]}, r {SCRYPT_R[0]} to {SCRYPT_R[1]}, "
-                f"p {SCRYPT_P[0]} to {SCRYPT_P[1]}, n*r*p at most {SCRYPT_MAX_WORK})")
-    return None
-
-
 def _pin_hashes(v: Any) -> str | None:
     """Role -> PIN hash; a problem is worded ``<role>: <what is wrong>``."""
     if not isinstance(v, dict):
@@ -308,10 +271,9 @@ class TableConfig:
         seats: ``[table] seats``: seats 1 to :data:`MAX_SEATS`.
         rules: ``[table] rules``: rule profile name (``live``, ``classic``) or path.
         rules_text: the text of the profile file :attr:`rules` names (not in the file):
-            read once (:meth:`pinned`) and journaled with the settings, so a replay plays
-            by the profile the table played by, whatever became of the file since. Empty
-            for a shipped profile, and in settings journaled before it existed (their
-            file is read).
+            read once (:meth:`pinned`) and journaled, so a replay plays by the profile the
+            table played by, whatever became of the file since. Empty for a shipped
+            profile, and in settings journaled before it existed (the file is read).
         deal_pattern: ``[table] deal_pattern``: ``round_robin`` or ``by_hand``.
         burn_cards: ``[table] burn_cards``: cards burnt before each round's deal.
         exposed_card: ``[table] exposed_card``: a card exposed by accident is burnt and
@@ -410,23 +372,26 @@ class TableConfig:
 
     @property
     def profile(self) -> RuleProfile:
-        """The rule profile of :attr:`rules` and :attr:`rules_text` (:func:`profile_for`)."""
+        """The rule profile of :attr:`rules` and :attr:`rules_text` (loaded once each)."""
+        from controller.game.rules import profile_for
+
         return profile_for(self.rules, self.rules_text)
 
     def pinned(self) -> TableConfig:
         """This configuration with the text of its profile file read (:attr:`rules_text`).
 
         Raises:
-            ConfigError: the file cannot be read (:func:`profile_text`), named by its key.
+            ConfigError: the file cannot be read
+                (:func:`controller.game.rules.profile_text`), named by its key.
         """
-        if self.rules_text:
-            return self
+        from controller.game.rules import RuleProfileError, profile_text
+
         try:
-            text = profile_text(self.rules)
-        except ConfigError as exc:
+            text = self.rules_text or profile_text(self.rules)
+        except RuleProfileError as exc:
             raise ConfigError(f"{self.source}: [table] rules: {exc}" if self.source
                               else f"[table] rules: {exc}") from None
-        return replace(self, rules_text=text) if text else self
+        return replace(self, rules_text=text) if text != self.rules_text else self
 
     def validate(self) -> TableConfig:
         """Check every setting, and that the rule profile loads.
@@ -455,7 +420,7 @@ class TableConfig:
         value = getattr(self, name)
         problem = _PLACES[name].check(value)
         if problem is None and name == "rules":
-            from controller.game.rules import RuleProfileError
+            from controller.game.rules import RuleProfileError, profile_for
 
             try:
                 profile_for(value, self.rules_text)
@@ -528,20 +493,11 @@ _PLACES: dict[str, _Place] = {f.name: f.metadata["place"] for f in fields(TableC
 _GAME = tuple(name for name, place in _PLACES.items() if place.game)
 
 
-def _file_keys() -> dict[str, dict[str, str]]:
-    """Section -> key -> field name, in the order of the fields ([roles] roles aside)."""
-    out: dict[str, dict[str, str]] = {}
-    for name, place in _PLACES.items():
-        if place.section is not None:
-            keys = out.setdefault(place.section, {})
-            if name != "pin_hashes":
-                keys[place.key] = name
-    return out
-
-
-FILE_KEYS = _file_keys()
-"""The file's sections and keys: section -> key -> :class:`TableConfig` field. ``[roles]``
-also takes a PIN hash for each of :data:`ROLES`."""
+FILE_KEYS: dict[str, dict[str, str]] = {
+    section: {p.key: n for n, p in _PLACES.items() if p.section == section and n != "pin_hashes"}
+    for section in dict.fromkeys(p.section for p in _PLACES.values() if p.section)}
+"""The file's sections and keys, in the order of the fields: section -> key ->
+:class:`TableConfig` field. ``[roles]`` also takes a PIN hash for each of :data:`ROLES`."""
 
 
 def config_version(d: dict[str, Any]) -> int:
@@ -572,46 +528,6 @@ def changeable_setting(key: Any) -> str:
     if name not in CHANGEABLE:
         raise ConfigError(f"unknown setting {_show(key)} (known: {', '.join(CHANGEABLE)})")
     return name
-
-
-_PROFILES: dict[tuple[str, str], RuleProfile] = {}
-
-
-def profile_for(rules: str, text: str = "") -> RuleProfile:
-    """The rule profile ``rules`` names, from its ``text`` when given (loaded once each).
-
-    Without a text, a shipped profile is loaded by name and a path is read (once per
-    process; :func:`controller.game.rules.load_profile`).
-
-    Raises:
-        RuleProfileError: the profile does not load.
-    """
-    p = _PROFILES.get((rules, text))
-    if p is None:
-        from controller.game.rules import load_profile, profile_from_text
-
-        p = profile_from_text(text, rules) if text else load_profile(rules)
-        _PROFILES[(rules, text)] = p
-    return p
-
-
-def profile_text(rules: Any) -> str:
-    """The text a ``rules`` value journals beside it: its file's, or "" (a shipped profile).
-
-    The file is read without waiting on it (a FIFO or a device is refused, not opened for
-    reading), and at most :data:`MAX_PROFILE_BYTES` of it.
-
-    Raises:
-        ConfigError: the file is missing, not a regular file, too large or not UTF-8.
-    """
-    from controller.game.rules import SHIPPED, RuleProfileError, read_profile_file
-
-    if not isinstance(rules, str) or rules in SHIPPED:
-        return ""
-    try:
-        return read_profile_file(rules)
-    except RuleProfileError as exc:
-        raise ConfigError(str(exc)) from None
 
 
 def _key(key: str) -> str:
@@ -676,7 +592,7 @@ def load_config(path: str | Path | None, **overrides: Any) -> TableConfig:
     return TableConfig(source=source, given=frozenset(values), **values).pinned().validate()
 
 
-__all__ = ["TableConfig", "ConfigError", "load_config", "profile_for", "changeable_setting",
+__all__ = ["TableConfig", "ConfigError", "load_config", "changeable_setting",
            "config_version", "setting_problem", "amount_problem", "multiple_problem",
            "pin_problem", "ROLES", "CHANGEABLE", "BET_ENTRIES", "MAX_SEATS", "MAX_AMOUNT",
            "MAX_MULTIPLE"]

@@ -51,7 +51,6 @@ from controller.game.config import (
     TableConfig,
     changeable_setting,
     config_version,
-    profile_for,
 )
 from controller.game.deal import Deal
 from controller.game.hands import evaluate3
@@ -70,7 +69,7 @@ from controller.game.round import (
     Round,
     RoundState,
 )
-from controller.game.rules import RuleProfile
+from controller.game.rules import RuleProfile, profile_for
 
 S = RoundState
 _B = I.EVENT_BODY

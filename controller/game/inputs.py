@@ -74,8 +74,8 @@ MAX_SETTING_TEXT = 256
 MAX_CONTROL_LINE = 4096
 """The longest control line taken, bytes."""
 MAX_CONTROL_DEPTH = 8
-"""The deepest nesting of arrays and objects a control line may have (a command is one
-flat object): checked before the line is decoded, which would recurse that deep."""
+"""The deepest a control line's arrays and objects may nest (a command is one flat
+object), checked before the line is decoded (which would recurse that deep)."""
 
 
 class Role(enum.Enum):
@@ -145,8 +145,6 @@ SettingValue = (Annotated[int, Meta(ge=0, le=MAX_SETTING_NUMBER)]
 SettingKey = Literal[(*SETTINGS, *RENAMED)]  # type: ignore[valid-type]
 PinRole = Literal["supervisor", "technician"]
 PinHash = Annotated[str, Meta(pattern=r"^scrypt\$", max_length=512)]
-
-
 
 
 class DealerCommand(Struct, frozen=True, forbid_unknown_fields=True, kw_only=True,
@@ -323,8 +321,8 @@ class ConfigChanged(_Body):
     """The journal body of a :class:`ConfigChange`: the key, the new and the old value.
 
     A ``rules`` change also carries the profile file's text (``rules_text``; empty for a
-    shipped profile), read when the change was taken: replay plays by it, never by the
-    file. A change journaled before it was kept has none (replay reads the file).
+    shipped profile), read when the change was taken: replay plays by it, not by the file
+    (which it reads for a change journaled before the text was kept).
     """
 
     key: SettingKey
@@ -475,18 +473,16 @@ def _depth(data: bytes) -> int:
     """How deep the arrays and objects of a JSON text nest (brackets in strings left out)."""
     if data.count(b"[") + data.count(b"{") <= MAX_CONTROL_DEPTH:
         return 0  # too few brackets to nest too deep: the common case, at once
-    depth = deepest = 0
-    in_text = escaped = False
+    depth, deepest, in_text, escaped = 0, 0, False, False
     for b in data:
-        if in_text:
+        if in_text:  # inside a string: a backslash escapes the next byte, a quote ends it
             escaped, in_text = (False, True) if escaped else (b == 0x5C, b != 0x22)
-        elif b == 0x22:  # "
-            in_text = True
         elif b in b"[{":
             depth += 1
             deepest = max(deepest, depth)
-        elif b in b"]}":
-            depth -= 1
+        else:
+            depth -= b in b"]}"
+            in_text = b == 0x22
     return deepest
 
 
@@ -594,12 +590,11 @@ _STRICT_JSON = json.JSONEncoder(allow_nan=False, sort_keys=True, separators=(","
 
 __all__ = [
     "BODY_TYPES", "BURN_RULE", "COMMANDS", "COMMAND_NAMED", "EVENT_BODY", "EVENTS",
-    "MAX_AMOUNT", "MAX_CONTROL_LINE", "MAX_NAMED_FILES", "MAX_SEATS", "MIN_AMOUNT",
-    "PIN_MAX_DIGITS", "PIN_MIN_DIGITS", "SETTINGS", "STARTUP",
+    "MAX_AMOUNT", "MAX_CONTROL_DEPTH", "MAX_CONTROL_LINE", "MAX_NAMED_FILES", "MAX_SEATS",
+    "MIN_AMOUNT", "PIN_MAX_DIGITS", "PIN_MIN_DIGITS", "SETTINGS", "STARTUP",
     "ChangePin", "ClearBets", "ConfigChange", "ConfigChanged", "DealerCommand", "Decide",
     "ExposedCard", "InputError", "ManualCard", "MarkBet", "NewDeck", "NextRound", "NoMoreBets",
     "PinChanged", "PlaceBet", "Rebet", "Resume", "Reveal", "Role", "Settle", "Software",
-    "Startup",
-    "Tick", "UnblockDeck", "VoidRound", "check", "decode_body", "encode_body",
+    "Startup", "Tick", "UnblockDeck", "VoidRound", "check", "decode_body", "encode_body",
     "journal_body", "parse_control_line",
 ]

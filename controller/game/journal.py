@@ -28,7 +28,8 @@ start-up has verified the journal; closing brings it to the head.
 The write-ahead log grows while a reader holds a read transaction; once readers leave, the
 idle table empties it (:meth:`Journal.checkpoint`; SQLite's own cut it to WAL_SIZE_LIMIT).
 
-One writer per journal, keyed by the real file (symlinks resolved); readers open the
+One writer per journal, keyed by the real file (symlinks resolved:
+:class:`~controller.game.journal_lock.WriterLock`); readers open the
 file read-only (SQLite ``mode=ro``, and ``immutable=1`` when no write-ahead log is
 beside it), so a journal on read-only media can be read.
 """
@@ -36,7 +37,6 @@ beside it), so a journal on read-only media can be read.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import os
@@ -56,6 +56,7 @@ from controller.game.anchor import (
     JournalError,
     real_path,
 )
+from controller.game.journal_lock import WriterLock
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -171,8 +172,7 @@ class Journal:
         self.path = str(path)
         self.readonly = readonly
         self.real = self.path if self.path == ":memory:" else real_path(self.path)
-        self._lock_fd: int | None = None
-        self._file_lock_fd: int | None = None
+        self._writer_lock: WriterLock | None = None
         self._anchor: AnchorWriter | None = None
         self._verified: tuple[int, str] = (0, "")
         self.anchor: Anchor | None = None
@@ -244,7 +244,7 @@ class Journal:
 
     def _open_writer(self) -> None:
         if self.real != ":memory:":
-            self._take_writer_lock()
+            self._writer_lock = WriterLock(self.real, self.path)
         self.db = sqlite3.connect(self.real, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA busy_timeout=5000")
         self._check_is_journal()
@@ -584,62 +584,8 @@ class Journal:
         finally:
             self._release_writer_lock()
 
-    def _take_writer_lock(self) -> None:
-        """One writer per journal: a second table on the same file is refused, not raced.
-
-        The lock file sits beside the real file, so two paths to one journal (a symlink)
-        take the same lock; the journal file is locked too, so a hard link (another name
-        for the same file) is refused as well.
-
-        Raises:
-            JournalError: another writer holds the journal, or it cannot be opened.
-        """
-        lock_path = self.real + ".lock"
-        try:
-            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        except OSError as exc:
-            raise JournalError(f"{self.path}: cannot open the journal: {exc.strerror}"
-                               ) from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "?"
-            os.close(fd)
-            raise JournalError(f"{self.path}: the journal is in use by another table "
-                               f"process (pid {holder}); stop it first") from None
-        try:
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-            # the journal file itself too: a hard link is another path (and lock file)
-            # to the same file, and flock holds on the file, not on its name (SQLite's own
-            # locks are POSIX record locks, which flock leaves alone)
-            file_fd = os.open(self.real, os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
-        except OSError as exc:
-            os.close(fd)
-            raise JournalError(f"{self.path}: cannot open the journal: {exc.strerror}"
-                               ) from None
-        try:
-            fcntl.flock(file_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(file_fd)
-            os.close(fd)
-            raise JournalError(f"{self.path}: the journal file is in use by another table "
-                               "process under another name (a hard link); stop it first"
-                               ) from None
-        self._lock_fd = fd
-        self._file_lock_fd = file_fd
-
     def _release_writer_lock(self) -> None:
-        """Let another writer in: close the lock's descriptor, which drops the flock.
-
-        The ``.lock`` file itself stays, by design: flock on a file that is never removed
-        is the safe pattern. Removing it would let a process that opened it just before
-        the removal lock the deleted file while a third creates and locks a new one: two
-        writers on one journal.
-        """
-        for name in ("_file_lock_fd", "_lock_fd"):
-            fd = getattr(self, name, None)
-            if fd is not None:
-                with contextlib.suppress(OSError):
-                    os.close(fd)
-                setattr(self, name, None)
+        """Let another writer in (:meth:`~controller.game.journal_lock.WriterLock.release`)."""
+        if self._writer_lock is not None:
+            self._writer_lock.release()
+            self._writer_lock = None

@@ -284,6 +284,36 @@ def profile_from_text(text: str, source: str) -> RuleProfile:
     return profile_from_dict(data, source)
 
 
+_PROFILES: dict[tuple[str, str], RuleProfile] = {}
+
+
+def profile_for(rules: str, text: str = "") -> RuleProfile:
+    """The rule profile ``rules`` names, from its ``text`` when given (loaded once each).
+
+    Without a text, a shipped profile is loaded by name and a path is read (once per
+    process; :func:`load_profile`).
+
+    Raises:
+        RuleProfileError: the profile does not load.
+    """
+    p = _PROFILES.get((rules, text))
+    if p is None:
+        p = _PROFILES[(rules, text)] = (profile_from_text(text, rules) if text
+                                        else load_profile(rules))
+    return p
+
+
+def profile_text(rules: Any) -> str:
+    """The text a ``rules`` value journals beside it: its file's, or "" (a shipped profile).
+
+    Raises:
+        RuleProfileError: the file cannot be read (:func:`read_profile_file`).
+    """
+    if not isinstance(rules, str) or rules in SHIPPED:
+        return ""
+    return read_profile_file(rules)
+
+
 def load_profile(name_or_path: str | Path) -> RuleProfile:
     """Load a shipped profile by name (``live``, ``classic``) or any profile file by path.
 

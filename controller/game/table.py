@@ -47,7 +47,7 @@ from typing import Any, Protocol
 
 from controller.game import verifier
 from controller.game.auth import PinChecker, hash_pin
-from controller.game.config import RENAMED, ConfigError, profile_text
+from controller.game.config import RENAMED
 from controller.game.engine import Game, TableConfig
 from controller.game.events import Heartbeat, ShoeEvent
 from controller.game.inputs import (
@@ -63,6 +63,7 @@ from controller.game.inputs import (
 )
 from controller.game.journal import WAL_SIZE_LIMIT, Journal, JournalError
 from controller.game.refusals import Refusal
+from controller.game.rules import RuleProfileError, profile_text
 from controller.game.table_views import ViewBuilder
 from controller.game.verifier import NO_ANCHOR, JournalVerdict, Progress
 from controller.game.views import DealerView, PlayerView
@@ -131,14 +132,14 @@ def encode_input(item: ShoeEvent | DealerCommand) -> tuple[str, dict[str, Any]]:
 
 
 def _rules_text(rules: Any) -> str:
-    """The text journaled with a ``rules`` change (:func:`~controller.game.config.profile_text`).
+    """The text journaled with a ``rules`` change (:func:`~controller.game.rules.profile_text`).
 
     Raises:
         InputError: the file cannot be read: the change is refused, nothing journaled.
     """
     try:
         return profile_text(rules)
-    except ConfigError as exc:
+    except RuleProfileError as exc:
         raise InputError(f"bad value for rules: {exc} - at `$.value`") from None
 
 

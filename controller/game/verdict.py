@@ -1,13 +1,18 @@
-"""What the journal verifier answers: the kinds of problem, and the verdict.
+"""What the journal verifier answers: the kinds of problem, the verdict, the recovery.
 
 :mod:`controller.game.verifier` makes every check and answers a :class:`JournalVerdict`
-(re-exported there); table start-up and ``threecard verify-journal`` read it.
+(in a :class:`Recovery` for start-up; both re-exported there); table start-up and
+``threecard verify-journal`` read it.
 """
 
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # what a recovery holds: the verifier replays into them
+    from controller.game.engine import Derived, Game
 
 NO_ANCHOR = "tail unchecked: no anchor"
 """The note of a verdict on a journal with no anchor beside it."""
@@ -130,4 +135,22 @@ class JournalVerdict:
                 f"{self.rounds_checked} round records match a replay{anchor}{notes}")
 
 
-__all__ = ["JournalVerdict", "NO_ANCHOR", "Problem", "ProblemKind"]
+@dataclass
+class Recovery:
+    """A :func:`check` with what start-up needs to go on.
+
+    Attributes:
+        verdict: the verdict.
+        game: the state after the newest event (None when the verdict is not OK).
+        pending: derived rows for the events after ``derived_at`` (a crash came before
+            they were written), in order: start-up writes them.
+        verified: the newest snapshot found good (seq, seal), or None.
+    """
+
+    verdict: JournalVerdict
+    game: Game | None = None
+    pending: list[Derived] = field(default_factory=list)
+    verified: tuple[int, str] | None = None
+
+
+__all__ = ["JournalVerdict", "NO_ANCHOR", "Problem", "ProblemKind", "Recovery"]

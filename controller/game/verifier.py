@@ -51,12 +51,11 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 from controller.game.engine import Derived, Game, TableConfig
 from controller.game.journal import OUTBOX_TABLE, AnchorError, Journal, snapshot_hash
-from controller.game.verdict import NO_ANCHOR, JournalVerdict, Problem, ProblemKind
+from controller.game.verdict import NO_ANCHOR, JournalVerdict, Problem, ProblemKind, Recovery
 
 Progress = Callable[[int, int], None]
 """Called while a check runs with (events done, events to do) at most twice a second."""
@@ -78,24 +77,6 @@ UNCHECKED_TABLES = frozenset({OUTBOX_TABLE})
 HISTORY_SECONDS = 2.0
 """What start-up spends at most on the history before its start point and on the file's
 pages (the cheap checks of stage 3); what it did not finish is named in the verdict."""
-
-
-@dataclass
-class Recovery:
-    """A :func:`check` with what start-up needs to go on.
-
-    Attributes:
-        verdict: the verdict.
-        game: the state after the newest event (None when the verdict is not OK).
-        pending: derived rows for the events after ``derived_at`` (a crash came before
-            they were written), in order: start-up writes them.
-        verified: the newest snapshot found good (seq, seal), or None.
-    """
-
-    verdict: JournalVerdict
-    game: Game | None = None
-    pending: list[Derived] = field(default_factory=list)
-    verified: tuple[int, str] | None = None
 
 
 class _Stop(Exception):

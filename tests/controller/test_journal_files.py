@@ -179,7 +179,9 @@ def test_recall_meters_and_verify_read_a_journal_on_read_only_media(tmp_path):
             journal = str(media / name)
             v = threecard("verify-journal", "--journal", journal, "--json", **kw)
             assert v.returncode == 0, v.stdout + v.stderr
-            assert json.loads(v.stdout)["notes"] == []      # the anchor was read too
+            notes = json.loads(v.stdout)["notes"]             # the anchor was read too:
+            assert notes == [] if name == "clean.sqlite3" else [  # a crash left it behind
+                n for n in notes if not n.startswith("events ")] == [], notes
             m = threecard("meters", "--journal", journal, "--json", **kw)
             assert m.returncode == 0 and json.loads(m.stdout)["reconciled"], m.stderr
             r = threecard("recall", "--journal", journal, "--json", **kw)
