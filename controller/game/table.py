@@ -27,8 +27,8 @@ for form in bounded time) and rebuilds the state; any problem locks the table fo
 (R4), and what it did not check is logged with the verdict. Then the derived rows a
 crash kept from being written are written, the anchor is kept from then on, and a
 ``startup`` record is journaled that counts the power-up, adopts the configuration, and
-pauses a round interrupted mid-deal for a supervisor (docs/rules.md "power loss or
-crash mid-round").
+pauses a round interrupted mid-deal for a supervisor
+(docs/rules.md "power loss or crash mid-round").
 """
 
 from __future__ import annotations
