@@ -1,4 +1,4 @@
-"""What the journal verifier answers: the kinds of problem, the verdict, the recovery.
+"""What the journal verifier checks and answers: tables, problems, verdict, recovery.
 
 :mod:`controller.game.verifier` makes every check and answers a :class:`JournalVerdict`
 (in a :class:`Recovery` for start-up; both re-exported there); table start-up and
@@ -11,8 +11,24 @@ import enum
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from controller.game.journal import OUTBOX_TABLE
+
 if TYPE_CHECKING:  # what a recovery holds: the verifier replays into them
     from controller.game.engine import Derived, Game
+
+CHECKED_TABLES = frozenset({"events", "rounds", "meters", "counters", "outcome_meters",
+                            "snapshots", "rejections", "derived_at"})
+"""The journal: the hash chain (``events``) and every table derived from it."""
+# The floor feed's outbox cursor sits in the journal's file, beside the hash chain, and is
+# left out of every check ON PURPOSE: it is not a record of the table but the position up
+# to which the floor's broker acknowledged the feed, moved by the publisher's own
+# connection whenever an acknowledgement comes, at any moment, outside the table's
+# commits. Nothing of the game is derived from it or replayed into it. A cursor edited
+# or deleted changes no record: the feed sends rounds again (the recorder drops the
+# duplicates) or skips some (the recorder sees the gap in the round chain and asks the
+# table to send them again from this journal). Checking it would lock a sound table.
+UNCHECKED_TABLES = frozenset({OUTBOX_TABLE})
+"""Tables a journal's file may hold that are no part of the journal (see the comment)."""
 
 NO_ANCHOR = "tail unchecked: no anchor"
 """The note of a verdict on a journal with no anchor beside it."""
@@ -153,4 +169,5 @@ class Recovery:
     verified: tuple[int, str] | None = None
 
 
-__all__ = ["JournalVerdict", "NO_ANCHOR", "Problem", "ProblemKind", "Recovery"]
+__all__ = ["CHECKED_TABLES", "JournalVerdict", "NO_ANCHOR", "Problem", "ProblemKind", "Recovery",
+           "UNCHECKED_TABLES"]

@@ -48,31 +48,26 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
-import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from controller.game.engine import Derived, Game, TableConfig
-from controller.game.journal import OUTBOX_TABLE, AnchorError, Journal, snapshot_hash
-from controller.game.verdict import NO_ANCHOR, JournalVerdict, Problem, ProblemKind, Recovery
+from controller.game.journal import AnchorError, Journal, JournalError, snapshot_hash
+from controller.game.verdict import (
+    CHECKED_TABLES,
+    NO_ANCHOR,
+    UNCHECKED_TABLES,
+    JournalVerdict,
+    Problem,
+    ProblemKind,
+    Recovery,
+)
+from controller.game.verifier_support import in_background, interrupted_at, loads_or_none, one_line
 
 Progress = Callable[[int, int], None]
 """Called while a check runs with (events done, events to do) at most twice a second."""
-
-CHECKED_TABLES = frozenset({"events", "rounds", "meters", "counters", "outcome_meters",
-                            "snapshots", "rejections", "derived_at"})
-"""The journal: the hash chain (``events``) and every table derived from it."""
-# The floor feed's outbox cursor sits in the journal's file, beside the hash chain, and is
-# left out of every check ON PURPOSE: it is not a record of the table but the position up
-# to which the floor's broker acknowledged the feed, moved by the publisher's own
-# connection whenever an acknowledgement comes, at any moment, outside the table's
-# commits. Nothing of the game is derived from it or replayed into it. A cursor edited
-# or deleted changes no record: the feed sends rounds again (the recorder drops the
-# duplicates) or skips some (the recorder sees the gap in the round chain and asks the
-# table to send them again from this journal). Checking it would lock a sound table.
-UNCHECKED_TABLES = frozenset({OUTBOX_TABLE})
-"""Tables a journal's file may hold that are no part of the journal (see the comment)."""
 
 HISTORY_SECONDS = 2.0
 """What start-up spends at most on the history before its start point and on the file's
@@ -81,6 +76,18 @@ pages (the cheap checks of stage 3); what it did not finish is named in the verd
 
 class _Stop(Exception):
     """A stage found a problem: the check ends."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Seen:
+    """What the cheap checks read of the start point's state, before the replay changes it.
+
+    Its round, the round records game recall keeps, and its count of rejections.
+    """
+
+    round_id: int
+    recall: list[tuple[int, dict[str, Any]]]
+    rejected: int | None
 
 
 def check(journal: Journal, *, full: bool, config: TableConfig | None = None,
@@ -143,14 +150,17 @@ class _Check:
             self.note_other_tables()
             self.check_anchor(logged)
             game = self.start_point()
-            self.check_file(game)
-            self._todo = 2 * (self.j.last_seq - self.start)
-            self.check_chain()
-            out.game, out.pending = self.replay(game)
+            checked = self.start_file_checks(game)
+            try:
+                self._todo = 2 * (self.j.last_seq - self.start)
+                self.check_chain()
+                out.game, out.pending = self.replay(game)
+            finally:
+                checked()  # what it found comes first: its stage comes first
         except _Stop:
             out.game, out.pending = None, []
         except sqlite3.DatabaseError as exc:  # a damaged file: a verdict, not a traceback
-            self.add(ProblemKind.UNREADABLE, f"the journal cannot be read: {_line(exc)}")
+            self.add(ProblemKind.UNREADABLE, f"the journal cannot be read: {one_line(exc)}")
         out.verdict = JournalVerdict(
             tuple(self.problems), self.j.last_seq, self.start + 1, self.snapshots,
             self.rounds, self.anchor.seq if self.anchor is not None else None,
@@ -234,7 +244,40 @@ class _Check:
         return Game(self.config or TableConfig())
 
     # ------------------------------------------------------------ 3. the file, cheaply
-    def check_file(self, g: Game) -> None:
+    def start_file_checks(self, g: Game) -> Callable[[], None]:
+        """Start the cheap checks (:meth:`check_file`); returns what waits for them.
+
+        At start-up they run on a connection and a thread of their own beside the chain
+        and the replay (SQLite works without Python's lock: their time is mostly hidden).
+        """
+        seen = _Seen(g.round_id, [(r.round_id, r.to_dict()) for r in g.recall],
+                     g.meters.counters.get("rejected"))
+        if self.full or self.j.real == ":memory:":
+            self.check_file(seen)
+            return lambda: None
+        try:
+            sub = _Check(Journal(self.j.real, readonly=True), False, None, None)
+        except JournalError:  # not readable a second time: here, then
+            self.check_file(seen)
+            return lambda: None
+        sub.start = self.start
+        waited = in_background(lambda: sub.check_file(seen), "journal-check")
+
+        def checked() -> None:
+            try:
+                waited()
+            except _Stop:
+                pass
+            finally:
+                sub.j.close()
+            self.notes += sub.notes
+            self.rounds += sub.rounds
+            if sub.problems:
+                self.problems[:] = sub.problems
+                raise _Stop
+        return checked
+
+    def check_file(self, seen: _Seen) -> None:
         """The cheap checks: events numbered without a gap, history, pages.
 
         Both callers count the events (1 to the newest, none missing or added) and have
@@ -245,7 +288,7 @@ class _Check:
         """
         deadline = time.monotonic() + HISTORY_SECONDS
         unfinished: list[str] = []
-        with contextlib.nullcontext() if self.full else _interrupted(self.j.db, deadline):
+        with contextlib.nullcontext() if self.full else interrupted_at(self.j.db, deadline):
             for what, check in (("the count of the events", self.count_events),
                                 ("the records before the start point", self.check_history),
                                 ("the file's pages", self.check_pages)):
@@ -253,7 +296,7 @@ class _Check:
                     unfinished.append(what)
                     continue
                 try:
-                    check(g)
+                    check(seen)
                 except sqlite3.OperationalError as exc:
                     if self.full or "interrupt" not in str(exc):
                         raise
@@ -269,7 +312,7 @@ class _Check:
         if self.problems:
             raise _Stop
 
-    def count_events(self, _g: Game) -> None:
+    def count_events(self, _seen: _Seen) -> None:
         db, last = self.j.db, self.j.last_seq
         n, first = db.execute("SELECT COUNT(*), MIN(seq) FROM events").fetchone()
         if n == last and first in (1, None):
@@ -284,13 +327,13 @@ class _Check:
         self.stop(ProblemKind.EVENT_MISSING, f"event {gap} is missing (next present is "
                   f"{after})", gap)
 
-    def check_pages(self, _g: Game) -> None:
+    def check_pages(self, _seen: _Seen) -> None:
         found = [r[0] for r in self.j.db.execute("PRAGMA quick_check(4)") if r[0] != "ok"]
         if found:
             self.stop(ProblemKind.UNREADABLE, "the journal's file is damaged: "
-                      + _line("; ".join(map(str, found))))
+                      + one_line("; ".join(map(str, found))))
 
-    def check_history(self, g: Game) -> None:
+    def check_history(self, seen: _Seen) -> None:
         """What start-up can check before its start point without a replay.
 
         Round records before the snapshot's round: one for every round from 1, each
@@ -300,7 +343,7 @@ class _Check:
         """
         if not self.start:
             return
-        db, s, first = self.j.db, self.start, g.round_id
+        db, s, first = self.j.db, self.start, seen.round_id
         n, lo = db.execute("SELECT COUNT(*), MIN(round_id) FROM rounds WHERE round_id < ?",
                            (first,)).fetchone()
         if lo is not None and lo < 1:
@@ -322,7 +365,7 @@ class _Check:
                 "json_type(record) != 'object' OR json_extract(record, '$.round_id') IS NOT "
                 f"round_id OR {differ} ELSE 1 END ORDER BY round_id", (first,)):
             reported.add(rid)
-            stored = _loads(text)
+            stored = loads_or_none(text)
             if not isinstance(stored, dict):
                 self.add(ProblemKind.ROUND_UNREADABLE if stored is None else ProblemKind.ROUND,
                          f"the record of round {rid} is not readable" if stored is None
@@ -333,12 +376,12 @@ class _Check:
             if changed:
                 self.add(ProblemKind.ROUND, f"the record of round {rid} was changed "
                          f"({', '.join(changed)})", key=rid)
-        for rec in g.recall:  # the newest rounds before it: held whole by the snapshot
-            if rec.round_id not in reported:
-                self.compare_round(rec.round_id, rec.to_dict())
+        for rid, rec in seen.recall:  # the newest rounds before it: held whole by the snapshot
+            if rid not in reported:
+                self.compare_round(rid, rec)
         n, lo, texts = db.execute("SELECT COUNT(*), MIN(seq), SUM(typeof(reason) = 'text') "
                                   "FROM rejections WHERE seq <= ?", (s,)).fetchone()
-        counted = g.meters.counters.get("rejected", n)
+        counted = n if seen.rejected is None else seen.rejected
         if lo is not None and lo < 1:
             self.add(ProblemKind.REJECTION, f"a rejection of event {lo} was added: the replay "
                      "accepted it", lo)
@@ -409,7 +452,7 @@ class _Check:
         if upto == start:
             self.compare_meters(g)
         for r in j.records(start):
-            body = _loads(r.body)
+            body = loads_or_none(r.body)
             if not isinstance(body, dict):
                 self.stop(ProblemKind.EVENT_UNREADABLE, f"event {r.seq} is not readable: its "
                           "body is not a JSON object", r.seq)
@@ -485,7 +528,7 @@ class _Check:
                      "deleted", key=rid)
             return
         status, void_reason, started, ended, text = row
-        stored = _loads(text)
+        stored = loads_or_none(text)
         if stored is None:
             self.add(ProblemKind.ROUND_UNREADABLE, f"the record of round {rid} is not "
                      "readable", key=rid)
@@ -541,44 +584,6 @@ class _Check:
 
 __all__ = ["CHECKED_TABLES", "JournalVerdict", "NO_ANCHOR", "Problem", "ProblemKind", "Progress",
            "Recovery", "UNCHECKED_TABLES", "check"]
-
-
-@contextlib.contextmanager
-def _interrupted(db: sqlite3.Connection, deadline: float) -> Iterator[None]:
-    """Interrupt what runs on ``db`` at ``deadline`` (monotonic), and nothing after.
-
-    SQLite's interrupt stops a statement between its steps, ``PRAGMA quick_check``
-    included; the statement raises ``sqlite3.OperationalError`` ("interrupted").
-    """
-    lock, live = threading.Lock(), [True]
-
-    def interrupt() -> None:
-        with lock:
-            if live[0]:
-                db.interrupt()
-
-    timer = threading.Timer(max(0.0, deadline - time.monotonic()), interrupt)
-    timer.daemon = True
-    timer.start()
-    try:
-        yield
-    finally:
-        with lock:
-            live[0] = False
-        timer.cancel()
-
-
-def _line(what: object) -> str:
-    """Text from SQLite or a file as one short printable line."""
-    return "".join(c if c.isprintable() else "?" for c in str(what))[:160]
-
-
-def _loads(text: Any) -> Any:
-    """A stored record's JSON, or None when it is not readable."""
-    try:
-        return json.loads(text)
-    except (TypeError, ValueError, RecursionError):
-        return None
 
 
 def _same_state(stored: str, replayed: str) -> bool:

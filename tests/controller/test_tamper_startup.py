@@ -411,7 +411,7 @@ def test_a_quick_check_that_outlasts_the_budget_is_interrupted_not_waited_for(tm
     """SQLite's interrupt stops ``PRAGMA quick_check`` mid-way (a journal of some size)."""
     import time
 
-    from controller.game import verifier
+    from controller.game.verifier_support import interrupted_at
 
     db = sqlite3.connect(tmp_path / "big.sqlite3")
     db.execute("CREATE TABLE t (x TEXT)")
@@ -421,7 +421,7 @@ def test_a_quick_check_that_outlasts_the_budget_is_interrupted_not_waited_for(tm
     db.execute("PRAGMA quick_check").fetchall()
     whole = time.monotonic() - t0
     with pytest.raises(sqlite3.OperationalError, match="interrupt"):
-        with verifier._interrupted(db, time.monotonic() + whole / 4):
+        with interrupted_at(db, time.monotonic() + whole / 4):
             db.execute("PRAGMA quick_check").fetchall()
     assert db.execute("SELECT COUNT(*) FROM t").fetchone() == (500_000,)  # nothing after
     db.close()
