@@ -80,10 +80,7 @@ class _Stop(Exception):
 
 @dataclass(frozen=True, slots=True)
 class _Seen:
-    """What the cheap checks read of the start point's state, before the replay changes it.
-
-    Its round, the round records game recall keeps, and its count of rejections.
-    """
+    """The start point's round, recall and rejection count, read before the replay."""
 
     round_id: int
     recall: list[tuple[int, dict[str, Any]]]
@@ -268,6 +265,9 @@ class _Check:
                 waited()
             except _Stop:
                 pass
+            except sqlite3.DatabaseError:
+                self.problems[:] = sub.problems  # its stage comes first, as in one thread
+                raise
             finally:
                 sub.j.close()
             self.notes += sub.notes
