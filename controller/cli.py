@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import logging
 import os
 import sys
 from collections.abc import Callable
@@ -161,6 +162,38 @@ def escape_unencodable(*streams: TextIO) -> None:
                 reconfigure(errors="backslashreplace")
             except (ValueError, OSError):  # closed or not a text stream: leave it
                 pass
+
+
+class LineFormatter(logging.Formatter):
+    r"""One log record, one line: what cannot be printed in its message is escaped.
+
+    A line break, an ANSI escape sequence or any other character that is not printable
+    (``str.isprintable``) in a message, such as a void reason typed on the control
+    channel, is written as its backslash escape (``\n``, ``\x1b``): free text never
+    starts a line of its own or rewrites the terminal, so it cannot forge a log record.
+    A traceback (our own code's) still follows on its lines.
+    """
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        """The record's line, its message escaped."""
+        text = record.message
+        if not text.isprintable():
+            record.message = "".join(c if c.isprintable() else
+                                     c.encode("unicode_escape").decode("ascii") for c in text)
+        return super().formatMessage(record)
+
+
+def line_handler(stream: TextIO) -> logging.Handler:
+    """A log handler writing each record as one line (time, level, message) to ``stream``.
+
+    The message is escaped (:class:`LineFormatter`); what the stream's encoding cannot
+    write is written as backslash escapes (:func:`escape_unencodable`).
+    """
+    escape_unencodable(stream)
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(LineFormatter("%(asctime)s %(levelname)-7s %(message)s",
+                                       "%Y-%m-%dT%H:%M:%S"))
+    return handler
 
 
 def main(argv: list[str] | None = None) -> int:

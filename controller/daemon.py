@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.autoplay import QUIET_MS, AutoPlayer, autoplay_loop
-from controller.cli import counted, escape_unencodable, input_script, wagers, whole_number
+from controller.cli import counted, input_script, line_handler, wagers, whole_number
 from controller.floor_link import NO_FEED, add_floor_arguments, floor_overrides, open_floor
 from controller.game.config import (
     DEMO_SHOE,
@@ -129,13 +129,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _setup_logging(level: str) -> None:
     """Log to stdout (the system journal under systemd), one line per record.
 
-    What the stream's encoding cannot write (a table id or a label in Cyrillic on a
-    Latin-1 terminal) is written as backslash escapes: a line is never dropped.
+    Free text in a message is escaped (:class:`~controller.cli.LineFormatter`). What the
+    stream's encoding cannot write (a table id or a label in Cyrillic on a Latin-1
+    terminal) is written as backslash escapes: a line is never dropped.
     """
-    escape_unencodable(sys.stdout)
-    handler = logging.StreamHandler(sys.stdout)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)-7s %(message)s",
-                                           "%Y-%m-%dT%H:%M:%S"))
+    handler = line_handler(sys.stdout)
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(getattr(logging, level.upper()))

@@ -23,7 +23,7 @@ from controller.autoplay import AutoPlayer
 from controller.cli import counted, wagers, whole_number
 from controller.floor_link import add_floor_arguments, open_floor
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
-from controller.game.config import MAX_SEATS, MIN_SEATS, TableConfig, profile_for
+from controller.game.config import MAX_SEATS, MIN_SEATS, TableConfig
 from controller.game.events import LinkState, LinkStatus
 from controller.game.inputs import ManualCard, NoMoreBets
 from controller.game.journal import JournalError
@@ -311,10 +311,10 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as exc:
             raise ValueError(f"--faults: {exc}") from None
         config = TableConfig(rules=args.rules, seats=args.seats, pin_hashes=demo_pin_hashes(),
-                             table_id=args.table_id or "TABLE-1", floor_broker=args.floor or "")
-        config.validate()
+                             table_id=args.table_id or "TABLE-1", floor_broker=args.floor or ""
+                             ).pinned().validate()  # the profile's text read once, journaled
         try:
-            validate_bets(profile_for(args.rules), bets_from_mapping(bets))
+            validate_bets(config.profile, bets_from_mapping(bets))
         except BetError as exc:
             raise BetError(f"--bets: {exc}") from None
         decks = ([" ".join(line) for line in read_deck_file(args.deck_file,

@@ -95,17 +95,19 @@ def test_the_input_declarations_are_a_leaf():
     assert {n.rsplit(".", 1)[0] if n.startswith("controller.game.config.") else n
             for n in ours} <= {"controller.game", "controller.game.events",
                                "controller.game.config"}
-    # config.py imports the shoe's vocabulary, the rule profiles only when one loads, and
-    # the PIN hash format and the currency codes only when a configuration is checked
-    # (auth imports only config; numbers imports nothing of the game)
+    # config.py imports the shoe's vocabulary, the floor broker's URL form (a leaf), the
+    # rule profiles only when one loads, and the PIN hash format and the currency codes
+    # only when a configuration is checked (auth imports only config; numbers and broker
+    # import nothing of the game)
     config = {".".join(n.split(".")[:3]) for n in _imports(REPO / "controller" / "game" /
                                                            "config.py")
               if _top(n) == "controller"}
     assert config <= {"controller.game.events", "controller.game.rules",
-                      "controller.game.auth", "controller.game.numbers"}
-    numbers = {n for n in _imports(REPO / "controller" / "game" / "numbers.py")
-               if _top(n) == "controller"}
-    assert numbers == set()
+                      "controller.game.auth", "controller.game.numbers",
+                      "controller.game.broker"}
+    for leaf in ("numbers.py", "broker.py"):
+        assert {n for n in _imports(REPO / "controller" / "game" / leaf)
+                if _top(n) == "controller"} == set()
     auth = {".".join(n.split(".")[:3]) for n in _imports(REPO / "controller" / "game" /
                                                          "auth.py")
             if _top(n) == "controller"}

@@ -51,7 +51,6 @@ from controller.game.config import (
     TableConfig,
     changeable_setting,
     config_version,
-    profile_for,
 )
 from controller.game.deal import Deal
 from controller.game.hands import evaluate3
@@ -70,7 +69,7 @@ from controller.game.round import (
     Round,
     RoundState,
 )
-from controller.game.rules import RuleProfile
+from controller.game.rules import RuleProfile, profile_for
 
 S = RoundState
 _B = I.EVENT_BODY
@@ -120,7 +119,7 @@ class Game:
 
     def __init__(self, config: TableConfig | None = None) -> None:
         self.config: TableConfig = config or TableConfig()
-        self.profile: RuleProfile = profile_for(self.config.rules)
+        self.profile: RuleProfile = self.config.profile
         self.pending_config: TableConfig | None = None
         self.round = Round()
         self.wagers = Wagers()
@@ -324,7 +323,7 @@ class Game:
         if cfg.bet_entry != self.config.bet_entry:
             self.wagers.last = {}  # amounts are no marks, marks no amounts: no rebet across
         self.config = cfg
-        self.profile = profile_for(cfg.rules)
+        self.profile = cfg.profile
         self.recall.resize(cfg.recall_depth)
         self.records_version += 1
 
@@ -399,7 +398,7 @@ class Game:
         except ConfigError as exc:
             raise Rejected("unknown_setting", setting=str(body.key), detail=str(exc)) from None
         try:
-            cfg = self.config.changed(key, value)
+            cfg = self.config.changed(key, value, body.rules_text)
         except ConfigError as exc:
             raise Rejected("bad_setting_value", setting=key, value=str(value),
                            detail=str(exc)) from None

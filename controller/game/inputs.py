@@ -52,6 +52,7 @@ from controller.game.config import (
     MAX_BURN_CARDS,
     MAX_LOCKOUT_AFTER,
     MAX_LOCKOUT_SECONDS,
+    MAX_PROFILE_BYTES,
     MAX_SEATS,
     MIN_AMOUNT,
     MIN_LOCKOUT_AFTER,
@@ -134,8 +135,6 @@ SettingValue = (Annotated[int, Meta(ge=0, le=MAX_SETTING_NUMBER)]
 SettingKey = Literal[(*SETTINGS, *RENAMED)]  # type: ignore[valid-type]
 PinRole = Literal["supervisor", "technician"]
 PinHash = Annotated[str, Meta(pattern=r"^scrypt\$", max_length=512)]
-
-
 
 
 class DealerCommand(Struct, frozen=True, forbid_unknown_fields=True, kw_only=True,
@@ -332,11 +331,17 @@ class _Body(Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
 
 
 class ConfigChanged(_Body):
-    """The journal body of a :class:`ConfigChange`: the key, the new and the old value."""
+    """The journal body of a :class:`ConfigChange`: the key, the new and the old value.
+
+    A ``rules`` change also carries the profile file's text (``rules_text``; empty for a
+    shipped profile), read when the change was taken: replay plays by it, not by the file
+    (which it reads for a change journaled before the text was kept).
+    """
 
     key: SettingKey
     value: SettingValue
     old: SettingValue | bool | None = None
+    rules_text: Annotated[str, Meta(max_length=MAX_PROFILE_BYTES)] | None = None
 
     def check_values(self) -> None:
         """Raise InputError when the value is not one of the setting's."""

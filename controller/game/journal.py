@@ -28,7 +28,8 @@ start-up has verified the journal; closing brings it to the head.
 The write-ahead log grows while a reader holds a read transaction; once readers leave, the
 idle table empties it (:meth:`Journal.checkpoint`; SQLite's own cut it to WAL_SIZE_LIMIT).
 
-One writer per journal, keyed by the real file (symlinks resolved); readers open the
+One writer per journal, keyed by the real file (symlinks resolved:
+:class:`~controller.game.journal_lock.WriterLock`); readers open the
 file read-only (SQLite ``mode=ro``, and ``immutable=1`` when no write-ahead log is
 beside it), so a journal on read-only media can be read.
 """
@@ -55,7 +56,7 @@ from controller.game.anchor import (
     JournalError,
     real_path,
 )
-from controller.game.writer_lock import WriterLock, release
+from controller.game.journal_lock import WriterLock
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -186,10 +187,10 @@ class Journal:
             row = self.db.execute("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1"
                                   ).fetchone()
         except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:  # damaged, not a journal
-            self._writer_lock = release(self._writer_lock)
+            self._release_writer_lock()
             raise JournalError(f"{self.path}: not a usable journal: {exc}") from None
         except JournalError:
-            self._writer_lock = release(self._writer_lock)
+            self._release_writer_lock()
             raise
         self.last_seq, self.last_hash = row if row else (0, GENESIS)
         self.commits = 0
@@ -207,8 +208,8 @@ class Journal:
         if stat.S_ISDIR(st.st_mode):
             raise JournalError(f"{self.path}: is a directory; give the journal file's path")
         if not stat.S_ISREG(st.st_mode):
-            raise JournalError(f"{self.path}: not a regular file; a journal is a file on a "
-                               "local disk")
+            raise JournalError(f"{self.path}: not a journal: not a regular file; a journal is "
+                               "a file on a local disk")
 
     def _open_reader(self) -> None:
         # the anchor first: a running table writes it after its commit, so the read
@@ -230,8 +231,10 @@ class Journal:
                     "file to a writable directory") from None
             raise
         if tables == 0:
-            # an empty file (a journal emptied, or never written): read it as no events
             self.db.close()
+            if self.anchor is None and self.anchor_error is None:  # nothing says it was one
+                raise JournalError(f"{self.path}: not a journal: it reads as an empty file")
+            # a journal emptied (an anchor beside it names events): read it as no events
             self.db = sqlite3.connect(":memory:", isolation_level=None,
                                       check_same_thread=False)
             self.db.executescript(SCHEMA)
@@ -241,7 +244,7 @@ class Journal:
 
     def _open_writer(self) -> None:
         if self.real != ":memory:":
-            self._writer_lock = WriterLock(self.path, self.real)
+            self._writer_lock = WriterLock(self.real, self.path)
         self.db = sqlite3.connect(self.real, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA busy_timeout=5000")
         self._check_is_journal()
@@ -579,4 +582,10 @@ class Journal:
             if anchor is not None:
                 anchor.close()
         finally:
-            self._writer_lock = release(self._writer_lock)
+            self._release_writer_lock()
+
+    def _release_writer_lock(self) -> None:
+        """Let another writer in (:meth:`~controller.game.journal_lock.WriterLock.release`)."""
+        if self._writer_lock is not None:
+            self._writer_lock.release()
+            self._writer_lock = None

@@ -175,9 +175,10 @@ class ViewBuilder:
                 r.round_id, r.status, tuple(r.dealer_cards) if r.status == settled else (),
                 r.dealer_hand, r.dealer_qualifies if r.status == settled else None,
                 tuple((s.seat, s.net or 0) for s in r.seats)) for r in g.recall)
-            pt = self._paytables.get(g.config.rules)
+            rules = (g.config.rules, g.config.rules_text)
+            pt = self._paytables.get(rules)
             if pt is None:
-                pt = self._paytables[g.config.rules] = paytables_for(g.profile)
+                pt = self._paytables[rules] = paytables_for(g.profile)
             self._static = {
                 "recall": tuple(self._recall_of(r) for r in g.recall),
                 "meters": tuple(meters), "history": history, "paytables": pt,

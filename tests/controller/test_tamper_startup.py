@@ -304,29 +304,217 @@ def test_a_journal_from_before_the_derived_record_still_verifies_and_opens(journ
     assert verify_journal(path)["notes"] == []              # anchored from then on
 
 
-def test_edits_before_the_verified_snapshot_are_found_by_verify_journal(journals, tmp_path):
-    """Start-up starts after the anchored snapshot; ``verify-journal`` starts at event 1."""
-    src = journals["snapshots"]
-    f = Facts(src)
-    j = Journal(src, readonly=True)
-    old_card = j.db.execute("SELECT MIN(seq) FROM events WHERE kind = 'card'").fetchone()[0]
-    old_snap = j.db.execute("SELECT MIN(seq) FROM snapshots").fetchone()[0]
-    j.close()
-    assert old_card < f.start and old_snap < f.start and f.first_round > 2
-    edits = {
-        "event": ("UPDATE events SET body = replace(body, '\"card\":\"', '\"card\":\"9') "
-                  "WHERE seq = ?", (old_card,), "event_altered"),
-        "snapshot": ("UPDATE snapshots SET state = replace(state, '\"power_ups\":1', "
-                     "'\"power_ups\":2') WHERE seq = ?", (old_snap,), "snapshot"),
-        "round": ("UPDATE rounds SET status = 'void' WHERE round_id = 2", (), "round"),
-    }
-    for name, (statement, args, kind) in edits.items():
-        path = copy_journal(src, tmp_path / f"{name}.sqlite3")
-        sql(path, statement, *args)
-        out = verify_journal(path)
-        assert out["problems"][0]["kind"] == kind, out
-        locked, verdict = start_up(path, 5)
-        assert verdict.checked_from == f.start + 1 > (args[0] if args else 0)
+class Old:
+    """What lies before the verified snapshot of the "snapshots" journal (read before an edit)."""
+
+    def __init__(self, path: Path) -> None:
+        f = Facts(path)
+        db = sqlite3.connect(path)
+        try:
+            q = lambda sql, *a: db.execute(sql, a).fetchone()[0]  # noqa: E731
+            self.start = f.start
+            self.card = q("SELECT MIN(seq) FROM events WHERE kind = 'card'")
+            self.middle = f.start // 2
+            self.snapshot = q("SELECT MIN(seq) FROM snapshots")
+            self.rejection = q("SELECT MIN(seq) FROM rejections")
+            self.recalled = f.first_round - 1                   # held whole by the snapshot
+            self.lost = q("SELECT MAX(round_id) FROM rounds WHERE round_id < ? AND record "
+                          "LIKE '%\"outcome\":\"lose\"%'", f.first_round)
+        finally:
+            db.close()
+        assert 0 < self.card < self.middle < self.start and self.snapshot < self.start
+        assert 0 < self.rejection < self.start and 2 < self.recalled
+
+
+# edits before the verified snapshot, where start-up neither rehashes nor replays: the
+# edit, the problem kind both name, and whether both name the same problems (a count of
+# the rejections cannot say which one was deleted)
+OLD: dict[str, tuple[Callable[[Path, Old], None], ProblemKind, bool]] = {
+    "old event deleted": (lambda p, o: sql(p, "DELETE FROM events WHERE seq = ?", o.middle),
+                          K.EVENT_MISSING, True),
+    "first event deleted": (lambda p, o: sql(p, "DELETE FROM events WHERE seq = 1"),
+                            K.EVENT_MISSING, True),
+    "event 0 added": (lambda p, o: sql(p, "INSERT INTO events SELECT 0, utc, mono_ns, kind, "
+                                       "actor, body, prev, hash FROM events WHERE seq = 1"),
+                      K.EVENT_ALTERED, True),
+    "old round's status edited": (lambda p, o: sql(
+        p, "UPDATE rounds SET status = 'void' WHERE round_id = 2"), K.ROUND, True),
+    "old round record unreadable": (lambda p, o: sql(
+        p, "UPDATE rounds SET record = 'not json' WHERE round_id = 2"), K.ROUND_UNREADABLE,
+        True),
+    "old round record deleted": (lambda p, o: sql(
+        p, "DELETE FROM rounds WHERE round_id = 2"), K.ROUND, True),
+    "old round record that is no object": (lambda p, o: sql(
+        p, "UPDATE rounds SET record = '[1]' WHERE round_id = 2"), K.ROUND, True),
+    "recalled round's result edited": (lambda p, o: sql(
+        p, "UPDATE rounds SET record = replace(record, '\"outcome\":\"lose\"', "
+        "'\"outcome\":\"win\"') WHERE round_id = ?", o.lost), K.ROUND, True),
+    "old rejection deleted": (lambda p, o: sql(
+        p, "DELETE FROM rejections WHERE seq = ?", o.rejection), K.REJECTION, False),
+    "old rejection added": (lambda p, o: sql(
+        p, "INSERT INTO rejections VALUES (?, 'forged')", o.card), K.REJECTION, False),
+    "old snapshot edited": (lambda p, o: sql(
+        p, "UPDATE snapshots SET state = replace(state, '\"power_ups\":1', "
+        "'\"power_ups\":2') WHERE seq = ?", o.snapshot), K.SNAPSHOT, True),
+}
+
+
+@pytest.mark.parametrize("kind", list(OLD))
+def test_edits_before_the_verified_snapshot_are_caught_by_start_up_too(journals, tmp_path,
+                                                                       kind):
+    """Start-up starts after the anchored snapshot, and checks cheaply what lies before."""
+    edit, first, same = OLD[kind]
+    path = copy_journal(journals["snapshots"], tmp_path / "j.sqlite3")
+    old = Old(path)
+    edit(path, old)
+    locked, verdict = start_up(path, 5)
+    assert locked == f"Journal integrity check failed: {verdict.message}"
+    assert verdict.problem.kind is first, verdict.summary()
+    assert start_up(path, 5)[1].key() == verdict.key()      # it never clears itself
+    out = verify_journal(path)
+    assert not out["ok"] and out["problems"][0]["kind"] == first.value, out["verdict"]
+    if same:
+        assert problems_of(out) == verdict.key(), (out["verdict"], verdict.summary())
+
+
+def test_an_old_event_edited_in_place_is_verify_journals_and_start_up_says_so(journals,
+                                                                             tmp_path):
+    """Only a rehash finds it: start-up's verdict names what it did not rehash."""
+    path = copy_journal(journals["snapshots"], tmp_path / "j.sqlite3")
+    old = Old(path)
+    sql(path, "UPDATE events SET body = replace(body, '\"card\":\"', '\"card\":\"9') "
+        "WHERE seq = ?", old.card)
+    assert problems_of(verify_journal(path)) == (("event_altered", old.card, None),)
+    locked, verdict = start_up(path, 5)
+    assert locked is None and verdict.checked_from == old.start + 1
+    assert (f"events 1 to {old.start} were not rehashed or replayed at start-up (counted, "
+            "their records checked for form): `threecard verify-journal` checks them"
+            ) in verdict.notes
+
+
+def test_start_up_bounds_its_cheap_checks_in_time_and_says_what_it_did_not_finish(
+        journals, tmp_path, monkeypatch):
+    from controller.game import verifier
+
+    path = copy_journal(journals["snapshots"], tmp_path / "j.sqlite3")
+    monkeypatch.setattr(verifier, "HISTORY_SECONDS", -1.0)  # spent before it starts
+    sql(path, "UPDATE rounds SET status = 'void' WHERE round_id = 2")   # so not seen
+    locked, verdict = start_up(path, 5)
+    assert locked is None
+    assert [n for n in verdict.notes if n.startswith("start-up did not finish")] == [
+        "start-up did not finish the count of the events, the records before the start "
+        "point and the file's pages in -1 s: `threecard verify-journal` checks them"]
+    assert problems_of(verify_journal(path)) == (("round", None, "2"),)  # no such bound
+
+
+def test_a_quick_check_that_outlasts_the_budget_is_interrupted_not_waited_for(tmp_path):
+    """SQLite's interrupt stops ``PRAGMA quick_check`` mid-way (a journal of some size)."""
+    import time
+
+    from controller.game.verifier_support import interrupted_at
+
+    db = sqlite3.connect(tmp_path / "big.sqlite3")
+    db.execute("CREATE TABLE t (x TEXT)")
+    db.executemany("INSERT INTO t VALUES (?)", ((str(i) * 50,) for i in range(500_000)))
+    db.commit()
+    t0 = time.monotonic()
+    db.execute("PRAGMA quick_check").fetchall()
+    whole = time.monotonic() - t0
+    with pytest.raises(sqlite3.OperationalError, match="interrupt"):
+        with interrupted_at(db, time.monotonic() + whole / 4):
+            db.execute("PRAGMA quick_check").fetchall()
+    assert db.execute("SELECT COUNT(*) FROM t").fetchone() == (500_000,)  # nothing after
+    db.close()
+
+
+def test_a_damaged_page_before_the_snapshot_is_caught_by_both(journals, tmp_path):
+    """A page of old events start-up never reads (it replays after the snapshot)."""
+    path = copy_journal(journals["snapshots"], tmp_path / "j.sqlite3")
+    old = Old(path)
+    db = sqlite3.connect(path)
+    (h,) = db.execute("SELECT hash FROM events WHERE seq = ?", (old.middle,)).fetchone()
+    (size,) = db.execute("PRAGMA page_size").fetchone()
+    db.close()
+    data = path.read_bytes()
+    page = data.index(h.encode()) // size                  # the page that holds the event
+    assert page > 0
+    with open(path, "r+b") as fh:                           # its header overwritten
+        fh.seek(page * size)
+        fh.write(b"\xff" * 16)
+    locked, verdict = start_up(path, 5)
+    assert locked and verdict.problem.kind is K.UNREADABLE, verdict.summary()
+    out = verify_journal(path)
+    assert problems_of(out) == verdict.key() == (("unreadable", None, None),)
+
+
+def roll_back_derived_tables(path: Path) -> None:
+    """A forger's edit: the derived tables put back to the verified snapshot, and the
+    rounds, rejections and snapshots written after it deleted (as a crash right after the
+    snapshot would have left them, but the events go on for rounds)."""
+    f = Facts(path)
+    db = sqlite3.connect(path)
+    (state,) = db.execute("SELECT state FROM snapshots WHERE seq = ?", (f.start,)).fetchone()
+    meters = json.loads(state)["meters"]
+    db.execute("DELETE FROM meters")
+    db.executemany("INSERT INTO meters VALUES (?,?,?,?,?,?,?)",
+                   [(k, *v) for k, v in meters["rows"].items()])
+    db.execute("DELETE FROM counters")
+    db.executemany("INSERT INTO counters VALUES (?,?)", meters["counters"].items())
+    db.execute("DELETE FROM rounds WHERE round_id >= ?", (f.first_round,))
+    db.execute("DELETE FROM rejections WHERE seq > ?", (f.start,))
+    db.execute("DELETE FROM snapshots WHERE seq > ?", (f.start,))
+    db.execute("UPDATE derived_at SET seq = ?", (f.start,))
+    db.commit()
+    db.close()
+
+
+def test_derived_tables_rolled_back_to_the_snapshot_are_caught_by_both(journals, tmp_path):
+    path = copy_journal(journals["snapshots"], tmp_path / "j.sqlite3")
+    roll_back_derived_tables(path)
+    locked, verdict = start_up(path, 5)
+    assert locked and verdict.problem.kind is K.DERIVED_MARK, verdict.summary()
+    assert "they were rolled back" in verdict.message
+    out = verify_journal(path)
+    assert problems_of(out) == verdict.key(), (out["verdict"], verdict.summary())
+
+
+def append_behind_the_table(path: Path, n: int, one_commit: bool) -> int:
+    """A forger's edit: ``n`` events appended after the anchor, their chain recomputed."""
+    db = sqlite3.connect(path)
+    last, prev, utc, mono = db.execute("SELECT seq, hash, utc, mono_ns FROM events ORDER BY "
+                                       "seq DESC LIMIT 1").fetchone()
+    for i in range(1, n + 1):
+        at = mono + (1 if one_commit else i) * 10**9
+        h = chain_hash(prev, last + i, utc, at, "reveal", "dealer", "{}")
+        db.execute("INSERT INTO events VALUES (?,?,?,?,?,?,?,?)",
+                   (last + i, utc, at, "reveal", "dealer", "{}", prev, h))
+        prev = h
+    db.commit()
+    db.close()
+    return last
+
+
+@pytest.mark.parametrize("which", BOTH)
+def test_events_appended_after_the_anchor_are_named_as_not_covered_by_it(journals, tmp_path,
+                                                                         which):
+    path = copy_journal(journals[which], tmp_path / "j.sqlite3")
+    last = append_behind_the_table(path, 7, one_commit=True)
+    note = (f"events {last + 1} to {last + 7} (7) are after the anchor (event {last}): the "
+            "anchor does not cover them")
+    out = verify_journal(path)
+    assert out["ok"] and note in out["notes"] and note in out["verdict"], out
+    every = 200 if which == "no snapshot" else 5
+    locked, verdict = start_up(path, every)
+    assert locked is None and note in verdict.notes and verdict.after_anchor == 7
+
+
+def test_events_appended_after_the_anchor_in_several_commits_are_caught(journals, tmp_path):
+    """Rows derived from them would have been written by the commits after them."""
+    path = copy_journal(journals["snapshots"], tmp_path / "j.sqlite3")
+    last = append_behind_the_table(path, 3, one_commit=False)
+    locked, verdict = start_up(path, 5)
+    assert locked and verdict.key() == (("derived_mark", last + 1, None),), verdict.summary()
+    assert problems_of(verify_journal(path)) == verdict.key()
 
 
 def test_the_anchor_lags_a_crash_never_leads_and_a_torn_slot_is_ignored(tmp_path):
