@@ -37,7 +37,8 @@ def parse_control_line(line: str | bytes) -> DealerCommand:
     Raises:
         InputError: longer than :data:`MAX_CONTROL_LINE` bytes, nested deeper than
             :data:`MAX_CONTROL_DEPTH`, not JSON, not an object, an unknown command
-            (:class:`UnknownCommand`, naming the known ones), or a field that fails the command's declaration; the message says which
+            (:class:`UnknownCommand`, naming the known ones), or a field that fails the
+            command's declaration; the message says which
             (msgspec's path, e.g. ``Expected `int`, got `bool` - at `$.seat```).
     """
     data = line.encode() if isinstance(line, str) else line
