@@ -22,7 +22,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 SOURCES = ("pyproject.toml", "setup.py", "README.md", "controller", "drivers", "display",
-           "simulators")
+           "simulators", "floor")
 
 
 def _wheel(folder: Path) -> Path:
@@ -72,10 +72,10 @@ def test_an_intact_install_matches_its_manifest(install):
     assert run.returncode == 0, run.stdout + run.stderr
     got = json.loads(run.stdout)
     assert got["ok"] and got["sha256"] == hashlib.sha256(manifest.read_bytes()).hexdigest()
-    # the manifest names every file of the four packages, with its SHA-256
+    # the manifest names every file of the five packages, with its SHA-256
     listed = dict(reversed(line.split("  ", 1)) for line in manifest.read_text().splitlines())
-    files = {p.relative_to(install).as_posix() for name in ("controller", "drivers",
-                                                             "display", "simulators")
+    files = {p.relative_to(install).as_posix() for name in ("controller", "drivers", "display",
+                                                             "simulators", "floor")
              for p in (install / name).rglob("*")
              if p.is_file() and "__pycache__" not in p.parts}
     assert set(listed) == files - {"controller/MANIFEST.sha256"}
