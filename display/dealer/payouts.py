@@ -64,7 +64,11 @@ def seat_total(c: Ctx, seat: SeatView) -> tuple[str, str, Color]:
 
 
 def pay_button(c: Ctx, rect: pygame.Rect, seat: SeatView) -> None:
-    """The button that ticks ``seat`` as paid (a second press unticks it)."""
+    """The button that ticks ``seat`` as paid (a second press unticks it).
+
+    Its key is the seat's digit; the next seat to pay (outlined) takes ``Enter`` too,
+    since the large button is a status while seats are still to pay.
+    """
     ui, view = c.ui, c.view
     paid = seat.seat in ui.paid
     verb, amount, color = seat_total(c, seat)
@@ -74,6 +78,7 @@ def pay_button(c: Ctx, rect: pygame.Rect, seat: SeatView) -> None:
                MarkPaid(seat.seat), keys=keys, style="flat", sub=amount, sub_color=color)
     else:
         nxt = next_to_pay(view, ui) == seat.seat
+        keys += ("return",) if nxt else ()  # Enter ticks the seat outlined, next to pay
         button(c, f"seat.{seat.seat}.paid", rect, c.tr(verb), MarkPaid(seat.seat), keys=keys,
                style="primary" if nxt else "normal", sub=amount,
                sub_color=theme.TEXT_DARK if nxt else color)

@@ -21,7 +21,8 @@ Keyboard (every action has a key; the key is printed on its button):
 * Outcome mode (``bet_entry = "outcomes"``): ``A`` / ``P`` / ``X`` mark the seat's bet
   (again: take the mark off); no chips; All play (``Shift+Y``) in their place.
 * ``Enter`` the large button's step: ``N`` no more bets, ``R`` reveal, ``S`` settle,
-  ``G`` next round; ``A`` all paid once settled.
+  ``G`` next round; while seats are still to pay (the large button is a status then)
+  ``Enter`` ticks the outlined seat paid, the next to pay; ``A`` all paid once settled.
 * ``F5`` resume, ``F10`` manual card, ``F11`` unblock deck (when that is the step), ``F6``
   new deck, ``F9`` void, ``F7`` recall, ``F8`` meters, ``Esc`` back / cancel.
 * Pads: digits, ``Backspace``, ``Enter``; card pad ranks ``A K Q J T 9``-``2`` and suits

@@ -67,3 +67,16 @@ def test_the_next_step_and_the_status_use_the_seats_own_verb(dealer_shift, lang)
         assert said(shift, f"seat.{seat}.paid.label") == words["button"][i]
         shift.tap(f"seat.{seat}.paid")
     assert shift.frame.notes["selected_seat"] is None
+
+
+def test_enter_ticks_the_outlined_seat_paid_then_opens_the_next_round(dealer_shift):
+    shift = dealer_shift()
+    settled(shift)
+    for seat in (1, 2, 3):
+        assert shift.frame.notes["selected_seat"] == seat
+        shift.key("return")                       # the seat outlined, next to pay
+        assert seat in shift.app.dealer.ui.paid
+    assert shift.view.state == "settled"          # the list stayed until the last tick
+    assert shift.frame.notes["selected_seat"] is None
+    shift.key("return")                           # now the large button: Next round
+    assert shift.view.state == "betting" and shift.refused() == []
