@@ -141,13 +141,15 @@ class Step:
 def sync(ui: DealerUI, view: DealerView, now: float, tr: Translator | None = None) -> None:
     """Bring the screen's state up to ``view`` (a new round, state or answer).
 
-    A new round forgets the chips, decisions and ticks of the last; a new state forgets
-    the seat chosen for deciding. A supervisor action refused by the table opens its pad
+    A new round forgets the chips, decisions and ticks of the last and the seat chosen
+    (the outline goes back to the first seat); a new state forgets the seat chosen for
+    deciding. A supervisor action refused by the table opens its pad
     again with what was typed (the PIN aside) and why, in words (``tr``: the screen's
     language); one answered otherwise closes it.
     """
     key = (view.round_id, view.state)
     if ui.round_key is None or ui.round_key[0] != key[0]:
+        ui.selected_seat = None  # a new round starts on the first seat, as a table does
         ui.paid.clear()
         ui.chips_placed.clear()
         ui.decided.clear()

@@ -8,6 +8,7 @@ taken), seat 2 wins (it is paid), seat 3 ties the dealer (its bets are returned)
 import pytest
 
 from controller.game.events import CardRead
+from display import theme
 
 BETS = {1: {"ante": 500}, 2: {"ante": 500}, 3: {"ante": 500}}
 # round robin: seats 1, 2, 3, then the dealer; three passes
@@ -80,3 +81,27 @@ def test_enter_ticks_the_outlined_seat_paid_then_opens_the_next_round(dealer_shi
     assert shift.frame.notes["selected_seat"] is None
     shift.key("return")                           # now the large button: Next round
     assert shift.view.state == "betting" and shift.refused() == []
+
+
+def test_the_next_round_after_a_void_starts_with_the_outline_where_a_round_starts(
+        dealer_shift):
+    shift = dealer_shift()
+    fresh = shift.frame.notes["selected_seat"]       # where a new table starts
+    shift.chips_by_key({3: {"ante": 500}})            # seat 3 outlined
+    assert shift.frame.notes["selected_seat"] == 3
+    shift.shoe(CardRead(card="7d", code="7d"))        # a card before No more bets: void
+    assert shift.view.state == "void"
+    shift.key("a")                                    # every wager returned
+    shift.key("return")                               # Next round, with the PIN
+    shift.type("2468")
+    shift.key("return")
+    assert shift.view.state == "betting" and shift.view.round_id == 2
+    assert shift.frame.notes["selected_seat"] == fresh
+    assert outline(shift, fresh) and not outline(shift, 3)
+
+
+def outline(shift, seat: int) -> bool:
+    """The seat's edge is drawn in gold (the outline of the seat the keys act on)."""
+    rect = shift.frame.regions[f"seat.{seat}"]
+    pixel = shift.app.surfaces["dealer"].get_at((rect.left + 1, rect.centery))
+    return tuple(pixel)[:3] == theme.GOLD
