@@ -95,8 +95,9 @@ class Layout:
         seat_rows: seats are laid out as rows (portrait) rather than columns.
         chips: one place per chip.
         tray: the bulk action (Rebet all / All paid) and Undo.
-        tools: Void, New deck, Recall (on the recall and meters screens: Recall, Meters,
-            Back).
+        tools: Void, New deck, Recall, and Meters where the row has room (portrait; at
+            800x480 six buttons would be too narrow for their words); on the recall and
+            meters screens the tabs (Recall, Meters, Outcomes) and Back.
         body: the area the recall and meters screens use.
     """
 
@@ -158,7 +159,7 @@ def layout(size: tuple[int, int], nseats: int, nchips: int, with_dealer: bool,
         tools_row = pygame.Rect(outer.left, outer.bottom - tool_h, outer.width, tool_h)
         chips_row = pygame.Rect(outer.left, tools_row.top - g - tool_h, outer.width, tool_h)
         chip_cells, tray = _chips(chips_row, nchips, sc, portrait=True)
-        tools = cols(tools_row, [1, 1, 1], g)
+        tools = cols(tools_row, [1, 1, 1, 1], g)  # room for the meters too
         middle = pygame.Rect(outer.left, alarms.bottom + g, outer.width,
                              chips_row.top - g - alarms.bottom - g)
     else:
