@@ -4,8 +4,9 @@ Every scenario, at 800x480 (a 7-inch panel: 9 mm = 47 px), 1920x1080 and 1080x19
 English, French and Ukrainian, with each pad open too: every touch target at least 47x47
 pixels with at least 8 pixels between targets; no text under 14 pixels at 800x480, nor
 under 18 at 1920x1080 and 1080x1920 (the pixel size given to the font, card ranks
-included); no text cut or out of its box. And the places hold: no control moves when
-alarms or a refusal appear, and every alarm is drawn, on every screen.
+included); no text cut or out of its box; every key printed on its button. And the
+places hold: no control moves when alarms or a refusal appear, and every alarm is drawn,
+on every screen.
 """
 
 from dataclasses import replace
@@ -75,6 +76,14 @@ def check_sizes(frame, size, where):
     assert not close, f"{where}: targets closer than {GAP} px: {close[:6]}"
 
 
+def check_keys_printed(frame, where):
+    """Every touch target with a key prints it (its hint); a key without a place on
+    screen has no button to print it on."""
+    hints = {t.role for t in frame.texts if t.text}
+    unprinted = [b.id for b in targets(frame) if b.keys and f"{b.id}.hint" not in hints]
+    assert not unprinted, f"{where}: keys not printed on their buttons: {unprinted}"
+
+
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("name", SCENARIOS)
@@ -82,6 +91,7 @@ def test_every_scenario_meets_the_minimum_sizes(fonts, name, size, lang):
     sc = build(name)
     frame = draw(fonts, sc.dealer, size, lang, sc.dealer_screen)
     check_sizes(frame, size, f"{name} {size} {lang}")
+    check_keys_printed(frame, f"{name} {size} {lang}")
 
 
 @pytest.mark.parametrize("lang", LANGS)
