@@ -92,6 +92,45 @@ def test_every_scenario_meets_the_minimum_sizes(fonts, name, size, lang):
     frame = draw(fonts, sc.dealer, size, lang, sc.dealer_screen)
     check_sizes(frame, size, f"{name} {size} {lang}")
     check_keys_printed(frame, f"{name} {size} {lang}")
+    check_seat_margins(frame, size, f"{name} {size} {lang}")
+
+
+SEAT_MARGIN = {(800, 480): 5, (1920, 1080): 11, (1080, 1920): 9}
+"""How far a seat's texts keep from its edge: the outline of the seat named (3 pixels at
+800x480) and 2 pixels of felt, scaled."""
+SEAT_TEXTS = ("bet", "amount", "hand", "hand2", "label", "mark", "open", "decision")
+
+
+def check_seat_margins(frame, size, where):
+    """A seat's own texts keep off its left and right edges: none runs into them."""
+    close = []
+    m = SEAT_MARGIN[size]
+    for name, rect in frame.regions.items():
+        if name.count(".") != 1 or not name.startswith("seat."):
+            continue
+        close += [(t.text, t.role) for t in frame.texts
+                  if t.text and t.role.startswith(name + ".") and t.role.count(".") == 2
+                  and t.role.split(".")[-1] in SEAT_TEXTS  # not its buttons' labels
+                  and not (rect.left + m <= t.rect.left and t.rect.right <= rect.right - m
+                           and rect.contains(t.rect))]
+    assert not close, f"{where}: seat texts on the seat's edge: {close[:6]}"
+
+
+@pytest.mark.parametrize("seats", range(1, 7))
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_every_scenario_meets_the_minimum_sizes_at_every_table_size(fonts, size, lang,
+                                                                      seats):
+    """The scenarios' table has 7 seats; a table of fewer seats has wider ones (at 5 at
+    800x480, seat buttons side by side): the same views with the seats the table has."""
+    for name in SCENARIOS:
+        sc = build(name)
+        view = replace(sc.dealer, seats=sc.dealer.seats[:seats])
+        frame = draw(fonts, view, size, lang, sc.dealer_screen)
+        where = f"{name} {size} {lang} {seats} seats"
+        check_sizes(frame, size, where)
+        check_keys_printed(frame, where)
+        check_seat_margins(frame, size, where)
 
 
 @pytest.mark.parametrize("lang", LANGS)
