@@ -174,6 +174,8 @@ MESSAGES: dict[str, str] = {
     "banner.void.msg": "Round void: every bet is returned",
     "banner.void.act": "Return every wager, then open the next round",
     "banner.void.player": "Round void: all bets returned",
+    "banner.extra_card.msg": "Extra card set aside",
+    "banner.extra_card.act": "Set it aside as a burn",
     "banner.link_silent.player": "Shoe link silent: the round waits",
     "banner.misread.player": "A card is being checked: the round waits",
     "banner.deck_blocked.player": "The deck is being checked by a supervisor",

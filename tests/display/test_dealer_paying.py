@@ -6,6 +6,7 @@ taken), seat 2 wins (it is paid), seat 3 ties the dealer (its bets are returned)
 """
 
 import pytest
+from dealer_frames import alarm_lines
 
 from controller.game.events import CardRead
 from display import theme
@@ -105,3 +106,27 @@ def outline(shift, seat: int) -> bool:
     rect = shift.frame.regions[f"seat.{seat}"]
     pixel = shift.app.surfaces["dealer"].get_at((rect.left + 1, rect.centery))
     return tuple(pixel)[:3] == theme.GOLD
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "uk"])
+def test_a_void_and_an_extra_card_each_say_what_to_do(dealer_shift, lang):
+    shift = dealer_shift(lang=lang)
+    shift.chips_by_touch({1: {"ante": 500}, 2: {"ante": 500}})
+    strip = shift.frame.regions["alarms"]
+    places = {b.id: tuple(b.rect) for b in shift.frame.buttons if b.id.startswith("chip.")}
+    shift.shoe(CardRead(card="7d", code="7d"))   # before No more bets: the round is void
+    shift.shoe(CardRead(card="8d", code="8d"))   # then an extra card, set aside
+    assert [b.kind for b in shift.view.banners] == ["void", "extra_card"]
+    assert shift.frame.regions["alarms"] == strip  # the reserved strip, no larger
+    assert {b.id: tuple(b.rect) for b in shift.frame.buttons if b.id in places} == places
+    said = alarm_lines(shift.frame, 2, lang)
+    assert said[1] == EXTRA_CARD[lang]            # in the screen's language
+    assert said[0][1] != said[1][1]               # each its own step
+
+
+EXTRA_CARD = {
+    "en": ("An extra card 8d was read and set aside.", "Set the card aside as a burn"),
+    "fr": ("Carte en trop mise de côté", "Écartez-la comme une carte brûlée"),
+    "uk": ("Зайву карту відкладено", "Відкладіть її як спалену"),
+}
+"""The extra card's alarm: in English the table's words (they name the card)."""
