@@ -136,8 +136,9 @@ class DealerScreen:
 
         One tap is one press (:class:`~display.dealer.input.Presses`). A press on the
         large button within :data:`~display.dealer.state.ARM_SECONDS` of its step changing
-        is dropped: a double tap on Reveal does not settle. A press reads the refusal on
-        show.
+        is dropped: a double tap on Reveal does not settle; so is one on a large button
+        drawn for a round state the table has left since (a second tap on Settle read
+        before the settled round is drawn). A press reads the refusal on show.
         """
         if frame is None:
             return []
@@ -145,8 +146,9 @@ class DealerScreen:
         button = self._presses.button(event, frame, now)
         if button is None:
             return []
-        if button.id == "primary" and now - self.ui.primary[1] < ARM_SECONDS:
-            return []
+        left = frame.notes.get("step") != (view.round_id, view.state)
+        if button.id == "primary" and (left or now - self.ui.primary[1] < ARM_SECONDS):
+            return []  # a second tap, or one on a step the table has left since it was drawn
         self.ui.flash = (button.id, now + FLASH_SECONDS)
         if view.refusal_seq is not None:
             self.ui.refusal_read = view.refusal_seq
@@ -300,7 +302,8 @@ class DealerScreen:
         c = Ctx(p, view, ui, self.tr, self.art, lay, now)
         focus = focus_seat(view, ui)
         p.frame.notes.update(mode=ui.screen, pad=ui.pad, portrait=lay.portrait,
-                             selected_seat=focus, chip=self.chip(view))
+                             selected_seat=focus, chip=self.chip(view),
+                             step=(view.round_id, view.state))
         draw_next_action(c, primary=main)
         draw_header(c, lay.header)
         draw_alarms(c)
