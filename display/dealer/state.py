@@ -143,9 +143,9 @@ def sync(ui: DealerUI, view: DealerView, now: float, tr: Translator | None = Non
 
     A new round forgets the chips, decisions and ticks of the last and the seat chosen
     (the outline goes back to the first seat); a new state forgets the seat chosen for
-    deciding. A supervisor action refused by the table opens its pad
-    again with what was typed (the PIN aside) and why, in words (``tr``: the screen's
-    language); one answered otherwise closes it.
+    deciding. A supervisor action refused by the table opens its pad again with what was
+    typed (the PIN aside) and why, in words (``tr``: the screen's language); one
+    answered otherwise closes it.
     """
     key = (view.round_id, view.state)
     if ui.round_key is None or ui.round_key[0] != key[0]:
