@@ -19,7 +19,7 @@ from controller.game.journal import Journal
 from controller.game.meters import ROUNDS_SETTLED, ROUNDS_VOID, outcome_key
 from controller.game.numbers import DEFAULT_CURRENCY, currency_problem
 from controller.game.records import AMOUNTS
-from controller.game.replay import rebuild
+from controller.game.replay import apply_each, rebuild, round_records, start_state
 from controller.game.round import IN_PLAY, RoundState
 from controller.game.verifier import JournalVerdict, Progress, check
 
@@ -45,12 +45,11 @@ def currency(path: str | Path) -> str:
     """
     j = Journal(path, readonly=True)
     try:
-        row = j.db.execute("SELECT body FROM events WHERE kind = ? ORDER BY seq DESC LIMIT 1",
-                           (STARTUP,)).fetchone()
+        rec = j.newest(STARTUP)
     finally:
         j.close()
     try:
-        code = json.loads(row[0])["config"].get("currency") if row else None
+        code = json.loads(rec.body)["config"].get("currency") if rec else None
     except (ValueError, TypeError, KeyError, AttributeError):
         code = None
     return code if isinstance(code, str) and currency_problem(code) is None \
@@ -83,15 +82,15 @@ def recall(path: str | Path, last: int = 10) -> list[dict[str, Any]]:
     j = Journal(path, readonly=True)
     try:
         g = replay(j)
-        by_id = {r["round_id"]: r for r in j.stored_rounds(last)}
-        first = j.db.execute("SELECT utc FROM events ORDER BY seq LIMIT 1").fetchone()
+        by_id = {r.round_id: r.to_dict() for r in g.recall}
+        if last > len(by_id):  # older than the state keeps: made again by a replay
+            older = round_records(j, last, upto=g.last_seq)
+            by_id = {r["round_id"]: r for r in older} | by_id
+        first_utc = j.genesis()[1]
     finally:
         j.close()
-    for r in g.recall:
-        by_id[r.round_id] = r.to_dict()
     if g.state in IN_PLAY or (g.state is RoundState.BETTING and g.seats):
         by_id[g.round_id] = _masked(g.round_record("in_progress").to_dict())
-    first_utc = first[0] if first is not None else ""
     return [as_recalled(by_id[k], first_utc) for k in sorted(by_id, reverse=True)[:last]]
 
 
@@ -178,30 +177,76 @@ def sum_rounds(rounds: list[dict[str, Any]]) -> dict[str, list[int]]:
 
 
 def meters(path: str | Path) -> MeterReport:
-    """Meters from the journal, checked against the stored meters and round records."""
+    """Meters from the journal, checked against the stored meters and the round records.
+
+    The round records are those a replay of the journal makes (a compact journal keeps
+    none whole): from the first event (or the snapshot after the cut, when the archive
+    before it is not here), the meters at that start plus every round finished since must
+    give the meters of now.
+    """
     j = Journal(path, readonly=True)
     try:
         g = replay(j)
         stored = j.stored_meters()
-        rounds = j.stored_rounds()
+        upto = j.derived_seq()
+        start, rows, outcomes = _summed_rounds(j)
     finally:
         j.close()
     live = g.meters_dict()
     rep = MeterReport(live["rows"], live["counters"], live.get("outcomes", {}))
-    by_id = {r["round_id"]: r for r in rounds}
-    for r in g.recall:
-        by_id[r.round_id] = r.to_dict()
-    if sum_rounds(list(by_id.values())) != rep.rows:
+    if _added(start.get("rows", {}), rows) != rep.rows:
         rep.problems.append("meters differ from the sum of the round records")
-    if sum_outcomes(list(by_id.values())) != rep.outcomes:
+    if _added(start.get("outcomes", {}), outcomes) != rep.outcomes:
         rep.problems.append("outcome meters differ from the sum of the round records")
-    if len(by_id) == len(rounds):
+    if upto is None or upto >= g.last_seq:  # else they wait for a crash's rows (start-up)
         if stored["rows"] and stored["rows"] != rep.rows:
             rep.problems.append("stored meters differ from the recorded state")
         if stored.get("outcomes", {}) != rep.outcomes:
             rep.problems.append("stored outcome meters differ from the recorded state")
     rep.reconciled = not rep.problems
     return rep
+
+
+def _added(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    """Meter rows (lists) or counts added name by name."""
+    out = {k: list(v) if isinstance(v, list) else v for k, v in a.items()}
+    for k, v in b.items():
+        if k not in out:
+            out[k] = v
+        elif isinstance(v, list):
+            out[k] = [x + y for x, y in zip(out[k], v, strict=True)]
+        else:
+            out[k] += v
+    return out
+
+
+def _summed_rounds(j: Journal) -> tuple[dict[str, Any], dict[str, list[int]], dict[str, int]]:
+    """The meters where the readable journal starts, and the sums of every round since.
+
+    One replay, a thousand finished rounds summed at a time (memory stays flat).
+    """
+    g, at = start_state(j, j.first_seq - 1)
+    start = g.meters_dict()
+    rows: dict[str, list[int]] = {}
+    outcomes: dict[str, int] = {}
+    open_recs: dict[int, dict[str, Any]] = {}
+    done: list[dict[str, Any]] = []
+
+    def fold() -> None:
+        nonlocal rows, outcomes
+        rows = _added(rows, sum_rounds(done))
+        outcomes = _added(outcomes, sum_outcomes(done))
+        done.clear()
+
+    for _r, _ in apply_each(g, j.records(at)):
+        open_recs.update(g.take_derived().rounds)
+        for rid in [r for r in open_recs if r < g.round_id]:  # no longer changes
+            done.append(open_recs.pop(rid))
+        if len(done) >= 1000:
+            fold()
+    done += open_recs.values()
+    fold()
+    return start, rows, outcomes
 
 
 def verify(path: str | Path, logged: Iterable[tuple[int, str]] = (),

@@ -298,7 +298,7 @@ def period_bounds(journal: Journal, start: datetime | None, end: datetime | None
         newest event's times where not given).
     """
     s_seq, e_seq, first, last = 0, 0, "", ""
-    for seq, utc in journal.db.execute("SELECT seq, utc FROM events ORDER BY seq"):
+    for seq, utc in journal.times():
         t = parse_utc(utc)
         first = first or utc
         if start is not None and t <= start:
@@ -317,10 +317,10 @@ def newest_time(path: str | Path) -> datetime | None:
     """
     j = Journal(path, readonly=True)
     try:
-        row = j.db.execute("SELECT utc FROM events ORDER BY seq DESC LIMIT 1").fetchone()
+        newest = next(j.records(j.last_seq - 1), None) if j.last_seq else None
     finally:
         j.close()
-    return parse_utc(row[0]) if row else None
+    return parse_utc(newest.utc) if newest else None
 
 
 def _text(body: dict[str, Any]) -> dict[str, str]:
@@ -456,11 +456,10 @@ def returns(rounds: list[dict[str, Any]], sheet: ParSheet) -> dict[str, ReturnLi
 
 
 def _identity_before(journal: Journal, seq: int) -> IdentityLine | None:
-    row = journal.db.execute("SELECT seq, utc, body FROM events WHERE kind = ? AND seq <= ? "
-                             "ORDER BY seq DESC LIMIT 1", (STARTUP, seq)).fetchone()
-    if row is None:
+    rec = journal.newest(STARTUP, seq)
+    if rec is None:
         return None
-    return IdentityLine(row[0], row[1], json.loads(row[2]).get("software"), before=True)
+    return IdentityLine(rec.seq, rec.utc, json.loads(rec.body).get("software"), before=True)
 
 
 def shift(path: str | Path, start: datetime | None = None, end: datetime | None = None

@@ -50,9 +50,10 @@ Progress = Callable[[int, int], None]
 NO_ANCHOR = "tail unchecked: no anchor"
 """The note of a verdict on a journal with no anchor beside it."""
 
-CHECKED_TABLES = frozenset({"events", "rounds", "meters", "counters", "snapshots",
-                            "rejections", "derived_at"})
-"""The journal: the hash chain (``events``) and every table derived from it."""
+CHECKED_TABLES = frozenset({"events", "rounds", "meters", "counters", "outcome_meters",
+                            "snapshots", "rejections", "derived_at", "meta"})
+"""The journal: the hash chain (``events``), every table derived from it, and ``meta`` (its
+cut, which the chain checks: the events after it chain to the hash it keeps)."""
 # The floor feed's outbox cursor sits in the journal's file, beside the hash chain, and is
 # left out of every check ON PURPOSE: it is not a record of the table but the position up
 # to which the floor's broker acknowledged the feed, moved by the publisher's own
@@ -279,9 +280,7 @@ class _Check:
         :data:`UNCHECKED_TABLES` (the floor feed's cursor) are left out without a word:
         they belong beside the journal by design. Any other table is noted as unchecked.
         """
-        names = {r[0] for r in self.j.db.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table'")}
-        for name in sorted(names - CHECKED_TABLES - UNCHECKED_TABLES):
+        for name in sorted(self.j.table_names() - CHECKED_TABLES - UNCHECKED_TABLES):
             self.notes.append(f"table {name[:40]!r} is no part of the journal: not checked")
 
     # ------------------------------------------------------------ 1. the anchor
@@ -337,7 +336,28 @@ class _Check:
                 else:
                     self.start = s
                     return game
+        if self.j.first_seq > 1:
+            return self.start_after_cut()
         return Game(self.config or TableConfig())
+
+    def start_after_cut(self) -> Game:
+        """Start from the snapshot after the cut (the archive before it was not found).
+
+        The archive is checked on its own (:mod:`controller.game.archive`).
+        """
+        j, s = self.j, self.j.first_seq - 1
+        self.notes.append(j.archive_missing + ": not checked")
+        row = j.snapshot(s)
+        if row is None or not j.snapshot_ok(*row):
+            self.stop(ProblemKind.SNAPSHOT, f"the snapshot after event {s}, where the journal "
+                      "was cut, is missing or not sealed to the cut: it was changed", s)
+        try:
+            game = Game.from_dict(json.loads(row[2]))
+        except Exception:  # noqa: BLE001 - sealed to the cut, but this version cannot read it
+            self.stop(ProblemKind.SNAPSHOT, f"the snapshot after event {s}, where the journal "
+                      "was cut, cannot be loaded by this version", s)
+        self.start = s
+        return game
 
     # ------------------------------------------------------------ 3. the chain
     def check_chain(self) -> None:
@@ -379,7 +399,7 @@ class _Check:
         # from the first event, every stored round and rejection is compared, even one with
         # an id or seq no event can have (0 or below: forged)
         first_round = g.round_id if start else -(2**63)
-        open_recs: dict[int, dict[str, Any]] = {}
+        open_recs: dict[int, tuple[dict[str, Any], int]] = {}
         seen_rounds: set[int] = set()
         seen_snaps: set[int] = set()
         rejected: dict[int, str] = {}
@@ -406,9 +426,11 @@ class _Check:
                     pending.append(d)
                 continue
             for rid, rec in d.rounds.items():
-                open_recs[rid] = rec
+                open_recs[rid] = (rec, d.ends.get(rid, r.seq))
             for seq, reason in d.rejections:
                 rejected[seq] = reason
+            if d.snapshot is None and r.seq == j.base_seq:  # the cut's own snapshot
+                d.snapshot = (r.seq, g.dumps())
             if d.snapshot is not None:
                 self.compare_snapshot(*d.snapshot)
                 seen_snaps.add(d.snapshot[0])
@@ -419,13 +441,11 @@ class _Check:
                 self.flush_rounds(open_recs, seen_rounds, g.round_id)
         self.flush_rounds(open_recs, seen_rounds, None)
         self.compare_rejections(rejected)
-        for (rid,) in j.db.execute("SELECT round_id FROM rounds WHERE round_id >= ? "
-                                   "ORDER BY round_id", (first_round,)):
+        for rid, _, _ in j.round_ends(first_round):
             if rid not in seen_rounds:
                 self.add(ProblemKind.ROUND, f"a record of round {rid} was added: the replay "
                          "has none", key=rid)
-        for (seq,) in j.db.execute("SELECT seq FROM snapshots WHERE seq > ? ORDER BY seq",
-                                   (start,)):
+        for seq in j.snapshot_seqs(start):
             if seq not in seen_snaps:
                 self.add(ProblemKind.SNAPSHOT, f"a snapshot after event {seq} was added: the "
                          "replay has none", seq)
@@ -444,40 +464,26 @@ class _Check:
                 self.add(kind, f"the {label} were changed ({', '.join(names)})",
                          key=", ".join(names))
 
-    def flush_rounds(self, open_recs: dict[int, dict[str, Any]], seen: set[int],
+    def flush_rounds(self, open_recs: dict[int, tuple[dict[str, Any], int]], seen: set[int],
                      below: int | None) -> None:
         """Compare the rounds whose record can no longer change (ids below ``below``)."""
         for rid in sorted(open_recs):
             if below is not None and rid >= below:
                 continue
-            self.compare_round(rid, open_recs.pop(rid))
+            self.compare_round(rid, *open_recs.pop(rid))
             seen.add(rid)
 
-    def compare_round(self, rid: int, rec: dict[str, Any]) -> None:
+    def compare_round(self, rid: int, rec: dict[str, Any], seq: int) -> None:
+        """The stored row of a round against the replay's record, made at event ``seq``."""
         self.rounds += 1
-        row = self.j.round_row(rid)
-        if row is None:
+        state, changed = self.j.compare_round(rid, rec, seq)
+        if state == "missing":
             self.add(ProblemKind.ROUND, f"the record of round {rid} is missing: it was "
                      "deleted", key=rid)
-            return
-        status, void_reason, started, ended, text = row
-        try:
-            stored = json.loads(text)
-        except (TypeError, ValueError):
+        elif state == "unreadable":
             self.add(ProblemKind.ROUND_UNREADABLE, f"the record of round {rid} is not "
                      "readable", key=rid)
-            return
-        changed = [name for name, a, b in (
-            ("status", status, rec["status"]), ("void_reason", void_reason, rec["void_reason"]),
-            ("started_utc", started, rec["started_utc"]), ("ended_utc", ended, rec["ended_utc"]))
-            if a != b]
-        if stored != rec:
-            if isinstance(stored, dict):
-                changed += sorted(f"record {k}" for k in stored.keys() | rec.keys()
-                                  if stored.get(k) != rec.get(k))
-            else:
-                changed.append("record")
-        if changed:
+        elif changed:
             self.add(ProblemKind.ROUND, f"the record of round {rid} was changed "
                      f"({', '.join(changed)})", key=rid)
 

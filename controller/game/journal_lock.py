@@ -1,0 +1,81 @@
+"""One writer per journal: the lock a table (or ``journal archive``) holds while it writes.
+
+A second table on the same file is refused, not raced. The lock file sits beside the
+real file (``<journal>.lock``), so two paths to one journal (a symlink) take the same
+lock; the journal file is locked too, so a hard link (another name for the same file) is
+refused as well.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+
+from controller.game.anchor import JournalError
+
+
+class WriterLock:
+    """The writer's lock on one journal file.
+
+    Args:
+        path: the journal as given (named in messages).
+        real: its real file (symlinks resolved).
+
+    Raises:
+        JournalError: another writer holds the journal, or it cannot be opened.
+    """
+
+    def __init__(self, path: str, real: str) -> None:
+        self._lock_fd: int | None = None
+        self._file_lock_fd: int | None = None
+        lock_path = real + ".lock"
+        try:
+            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        except OSError as exc:
+            raise JournalError(f"{path}: cannot open the journal: {exc.strerror}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "?"
+            os.close(fd)
+            raise JournalError(f"{path}: the journal is in use by another table "
+                               f"process (pid {holder}); stop it first") from None
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            # the journal file itself too: a hard link is another path (and lock file)
+            # to the same file, and flock holds on the file, not on its name (SQLite's own
+            # locks are POSIX record locks, which flock leaves alone)
+            file_fd = os.open(real, os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            os.close(fd)
+            raise JournalError(f"{path}: cannot open the journal: {exc.strerror}") from None
+        try:
+            fcntl.flock(file_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(file_fd)
+            os.close(fd)
+            raise JournalError(f"{path}: the journal file is in use by another table "
+                               "process under another name (a hard link); stop it first"
+                               ) from None
+        self._lock_fd = fd
+        self._file_lock_fd = file_fd
+
+    def release(self) -> None:
+        """Let another writer in: close the lock's descriptor, which drops the flock.
+
+        The ``.lock`` file itself stays, by design: flock on a file that is never removed
+        is the safe pattern. Removing it would let a process that opened it just before
+        the removal lock the deleted file while a third creates and locks a new one: two
+        writers on one journal.
+        """
+        for name in ("_file_lock_fd", "_lock_fd"):
+            fd = getattr(self, name, None)
+            if fd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+                setattr(self, name, None)
+
+
+__all__ = ["WriterLock"]
