@@ -79,6 +79,10 @@ OUTBOX_TABLE = "floor_outbox"
 """The floor feed's cursor, kept in the journal's file but no part of the journal: the
 verifier leaves it out (:data:`controller.game.verifier.UNCHECKED_TABLES` says why)."""
 
+ARCHIVE_OF = "archive_of"
+"""The ``meta`` key of an archive: the hash of the first event of the journal it belongs to
+(a table refuses to write to such a file)."""
+
 WAL_SIZE_LIMIT = 4 * 1024 * 1024
 """``journal_size_limit``: about what the log holds between SQLite's own checkpoints."""
 
@@ -109,6 +113,8 @@ class Journal(JournalReading):
             the format of earlier versions). A journal that exists keeps its own.
         archive: a reader's archive file, for history moved out of the journal (default:
             the one ``meta`` names, beside the journal, when it is there).
+        as_archive: open an archive for writing (:mod:`controller.game.archive` only: a
+            table never writes to an archive).
 
     Attributes:
         path: the path as given.
@@ -129,7 +135,7 @@ class Journal(JournalReading):
     """
 
     def __init__(self, path: str | Path, readonly: bool = False, *, fmt: int | None = None,
-                 archive: str | Path | None = None) -> None:
+                 archive: str | Path | None = None, as_archive: bool = False) -> None:
         self.path = str(path)
         self.readonly = readonly
         self.real = self.path if self.path == ":memory:" else real_path(self.path)
@@ -155,6 +161,10 @@ class Journal(JournalReading):
         except JournalError:
             self._release_writer_lock()
             raise
+        if not readonly and meta.get(ARCHIVE_OF) and not as_archive:
+            self.close()
+            raise JournalError(f"{self.path}: this file is the archive of a journal: it is "
+                               "only read (recall, verify-journal); give the journal itself")
         self.meta = meta
         self.base_seq = meta.get("base_seq", 0) if type(meta.get("base_seq", 0)) is int else 0
         self.base_hash = codec.hash_text(meta.get("base_hash")) or GENESIS
@@ -384,6 +394,26 @@ class Journal(JournalReading):
             raise JournalError(f"{self.path}: journal write failed: {exc}") from None
         self._committed()
 
+    def copy_in(self, rows: list[tuple[Any, ...]], derived: Any) -> None:
+        """Insert events read from another journal, with their own hashes, in one commit.
+
+        The archive's writing (:mod:`controller.game.archive`): ``rows`` are
+        :meth:`rows` of the journal the history comes from; ``derived`` what the replay
+        of them gives the derived tables (``derived_at`` moves to the last row).
+
+        Raises:
+            JournalError: the write failed.
+        """
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+            self.store.insert(rows)
+            self._write_derived(derived, rows[-1][0])
+            self._commit()
+        except sqlite3.Error as exc:
+            self._rollback()
+            raise JournalError(f"{self.path}: archive write failed: {exc}") from None
+        self.last_seq, self.last_hash = rows[-1][0], rows[-1][7]
+
     def checkpoint(self) -> bool:
         """Copy the write-ahead log into the journal and empty it, waiting for no reader.
 
@@ -462,5 +492,5 @@ class Journal(JournalReading):
             self._lock = None
 
 
-__all__ = ["ChainReport", "GENESIS", "Journal", "JournalError", "AnchorError", "OUTBOX_TABLE",
-           "Record", "WAL_SIZE_LIMIT", "chain_hash", "snapshot_hash"]
+__all__ = ["ARCHIVE_OF", "AnchorError", "ChainReport", "GENESIS", "Journal", "JournalError",
+           "OUTBOX_TABLE", "Record", "WAL_SIZE_LIMIT", "chain_hash", "snapshot_hash"]

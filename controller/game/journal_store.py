@@ -195,13 +195,50 @@ class Store:
         return [s for (s,) in self.db.execute(
             "SELECT seq FROM snapshots WHERE seq > ? ORDER BY seq", (after,))]
 
-    # ------------------------------------------------------------------ meta
+    # ------------------------------------------------------------------ meta and the cut
     def meta(self) -> dict[str, Any]:
         """The ``meta`` rows ({} when the table is missing)."""
         try:
             return dict(self.db.execute("SELECT key, value FROM meta"))
         except sqlite3.OperationalError:
             return {}
+
+    def set_meta(self, items: dict[str, Any]) -> None:
+        """Write ``meta`` rows (a transaction is open)."""
+        self.db.execute(META)
+        self.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", items.items())
+
+    def seqs_of(self, kind: str) -> list[int]:
+        """The events of ``kind``, oldest first."""
+        raise NotImplementedError
+
+    def delete_through(self, seq: int, round_below: int) -> None:
+        """Delete the events up to ``seq``, their derived rows and the rounds below a round.
+
+        History moved to an archive: ``round_below`` is the round in play after ``seq``
+        (a transaction is open).
+        """
+        for table in ("events", "snapshots", "rejections"):
+            self.db.execute(f"DELETE FROM {table} WHERE seq <= ?", (seq,))
+        self.db.execute("DELETE FROM rounds WHERE round_id < ?", (round_below,))
+
+    def delete_after(self, seq: int) -> None:
+        """Delete the events after ``seq`` and their derived rows.
+
+        An archive's rows that a crash left beyond its journal's cut (a transaction is open).
+        """
+        for table in ("events", "snapshots", "rejections"):
+            self.db.execute(f"DELETE FROM {table} WHERE seq > ?", (seq,))
+        self.db.execute("DELETE FROM rounds WHERE seq > ?", (seq,))
+        self.writing = None
+
+    def store_absolute(self, seq: int, utc: str, mono: int) -> None:
+        """Store event ``seq``'s times whole: it is now the file's first.
+
+        Format 1 always stores them whole (a transaction is open).
+        """
+
+    writing: codec.Times | None = None
 
 
 class V1Store(Store):
@@ -244,6 +281,11 @@ class V1Store(Store):
             "SELECT seq, utc, mono_ns, kind, actor, body, prev, hash FROM events "
             "WHERE kind = ? AND seq <= ? ORDER BY seq DESC LIMIT 1", (kind, at_most)
         ).fetchone()
+
+    def seqs_of(self, kind: str) -> list[int]:
+        """See :meth:`Store.seqs_of`."""
+        return [s for (s,) in self.db.execute("SELECT seq FROM events WHERE kind = ? "
+                                              "ORDER BY seq", (kind,))]
 
     def write_rounds(self, rounds: dict[int, dict[str, Any]], ends: dict[int, int]) -> None:
         """See :meth:`Store.write_rounds`."""
@@ -412,13 +454,21 @@ class V2Store(Store):
         row = self.db.execute("SELECT seq, h FROM events ORDER BY seq DESC LIMIT 1").fetchone()
         return (row[0], codec.hash_text(row[1])) if row else None
 
+    def seqs_of(self, kind: str) -> list[int]:
+        """See :meth:`Store.seqs_of`."""
+        lo, hi = codec.kind_codes(kind)
+        return [s for (s,) in self.db.execute(
+            "SELECT seq FROM events WHERE (k >= ? AND k < ? AND typeof(k) = 'integer') OR "
+            "(typeof(k) = 'text' AND substr(k, 1, ?) = ?) ORDER BY seq",
+            (lo, hi, *_text_kind(kind)))]
+
     def newest_of_kind(self, kind: str, at_most: int) -> Row | None:
         """See :meth:`Store.newest_of_kind`."""
         lo, hi = codec.kind_codes(kind)
         row = self.db.execute("SELECT seq FROM events WHERE seq <= ? AND ((k >= ? AND k < ? "
-                              "AND typeof(k) = 'integer') OR (typeof(k) = 'text' AND k LIKE ?)) "
-                              "ORDER BY seq DESC LIMIT 1",
-                              (at_most, lo, hi, f'["{kind}",%')).fetchone()
+                              "AND typeof(k) = 'integer') OR (typeof(k) = 'text' AND "
+                              "substr(k, 1, ?) = ?)) ORDER BY seq DESC LIMIT 1",
+                              (at_most, lo, hi, *_text_kind(kind))).fetchone()
         if row is None:
             return None
         found = next(self.rows(row[0], row[0]), None)
@@ -469,19 +519,21 @@ class V2Store(Store):
         return self._snap(self.db.execute("SELECT seq, seal, state FROM snapshots WHERE seq <= ? "
                                           "ORDER BY seq DESC LIMIT 1", (at_most,)).fetchone())
 
-    def rewrite_first_times(self) -> None:
-        """Store the file's first event with absolute times (its history moved away).
+    def store_absolute(self, seq: int, utc: str, mono: int) -> None:
+        """Store event ``seq``'s times absolute: it is now the file's first.
 
-        The chain hash covers the times, not how they are stored: nothing else changes.
+        Its history moved to an archive; the chain hash covers the times, not how they
+        are stored, so nothing else changes (a transaction is open).
         """
-        first = self.first_seq()
-        if first is None:
-            return
-        row = next(self.rows(first, first), None)
-        if row is not None:
-            t, m = codec.Times().encode(first, row[1], row[2])
-            self.db.execute("UPDATE events SET t = ?, m = ? WHERE seq = ?", (t, m, first))
+        t, m = codec.Times().encode(seq, utc, mono)
+        self.db.execute("UPDATE events SET t = ?, m = ? WHERE seq = ?", (t, m, seq))
         self.writing = None
+
+
+def _text_kind(kind: str) -> tuple[int, str]:
+    """How a ``k`` stored as text (``["kind","actor"]``) begins for ``kind``: (length, text)."""
+    head = json.dumps([kind])[:-1] + ","
+    return len(head), head
 
 
 def open_store(db: sqlite3.Connection, fmt: int) -> Store:

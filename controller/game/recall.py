@@ -189,11 +189,15 @@ def meters(path: str | Path) -> MeterReport:
         g = replay(j)
         stored = j.stored_meters()
         upto = j.derived_seq()
-        start, rows, outcomes = _summed_rounds(j)
+        kept = dict(j.stored_records())  # whole records: a journal of format 1 keeps them
+        start, rows, outcomes, differ = _summed_rounds(j, kept)
     finally:
         j.close()
     live = g.meters_dict()
     rep = MeterReport(live["rows"], live["counters"], live.get("outcomes", {}))
+    if differ:
+        rep.problems.append(f"the stored records of {len(differ)} round(s) differ from the "
+                            f"replay: round {', '.join(map(str, differ[:10]))}")
     if _added(start.get("rows", {}), rows) != rep.rows:
         rep.problems.append("meters differ from the sum of the round records")
     if _added(start.get("outcomes", {}), outcomes) != rep.outcomes:
@@ -220,11 +224,22 @@ def _added(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _summed_rounds(j: Journal) -> tuple[dict[str, Any], dict[str, list[int]], dict[str, int]]:
+def _summed_rounds(j: Journal, kept: dict[int, str]
+                   ) -> tuple[dict[str, Any], dict[str, list[int]], dict[str, int], list[int]]:
     """The meters where the readable journal starts, and the sums of every round since.
 
     One replay, a thousand finished rounds summed at a time (memory stays flat).
+
+    Args:
+        j: the journal.
+        kept: whole records the journal stores (format 1), JSON by round id: each is
+            compared with the replay's.
+
+    Returns:
+        (the meters at the start, meter rows and outcome counts of the rounds since,
+        the rounds whose stored record differs).
     """
+    differ: list[int] = []
     g, at = start_state(j, j.first_seq - 1)
     start = g.meters_dict()
     rows: dict[str, list[int]] = {}
@@ -234,6 +249,13 @@ def _summed_rounds(j: Journal) -> tuple[dict[str, Any], dict[str, list[int]], di
 
     def fold() -> None:
         nonlocal rows, outcomes
+        for rec in done:
+            text = kept.get(rec["round_id"])
+            try:
+                if text is not None and json.loads(text) != rec:
+                    differ.append(rec["round_id"])
+            except ValueError:
+                differ.append(rec["round_id"])
         rows = _added(rows, sum_rounds(done))
         outcomes = _added(outcomes, sum_outcomes(done))
         done.clear()
@@ -246,7 +268,7 @@ def _summed_rounds(j: Journal) -> tuple[dict[str, Any], dict[str, list[int]], di
             fold()
     done += open_recs.values()
     fold()
-    return start, rows, outcomes
+    return start, rows, outcomes, differ
 
 
 def verify(path: str | Path, logged: Iterable[tuple[int, str]] = (),

@@ -78,8 +78,7 @@ def run_shift(folder: Path, stop_after: tuple[int, ...] = (),
 
     def stop(table: Table) -> None:
         seq = table.journal.last_seq
-        utc = table.journal.db.execute("SELECT utc FROM events WHERE seq = ?",
-                                       (seq,)).fetchone()[0]
+        utc = next(table.journal.records(seq - 1)).utc
         table.close()
         copy = folder / f"copy-{len(stops)}.sqlite3"
         shutil.copyfile(journal, copy)
