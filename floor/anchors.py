@@ -71,15 +71,19 @@ def _records(j: Journal, links: list[tuple[int, int, str]]) -> list[dict[str, An
     return round_records(j, first=max(first, 1))
 
 
-def compare(journal_path: str | Path, store_path: str | Path) -> FloorVerdict:
+def compare(journal_path: str | Path, store_path: str | Path,
+            archive: str | Path | None = None) -> FloorVerdict:
     """Compare a journal with the floor's store (both opened read-only).
+
+    The journal is read with its archive (``archive``, else the one beside it): rounds
+    moved there are compared too.
 
     Raises:
         JournalError: the journal cannot be read.
         StoreError: the store cannot be read.
     """
     store = Store(store_path, readonly=True)
-    j = Journal(journal_path, readonly=True)
+    j = Journal(journal_path, readonly=True, archive=archive)
     try:
         return _compare(j, store)
     finally:

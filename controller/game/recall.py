@@ -37,13 +37,13 @@ def replay(journal: Journal, full: bool = False) -> Game:
     return rebuild(journal, use_snapshots=not full)
 
 
-def currency(path: str | Path) -> str:
+def currency(path: str | Path, archive: str | Path | None = None) -> str:
     """The currency of the journal's amounts: the newest start-up's ``[table] currency``.
 
     A journal written before the setting existed is in the default currency
     (:data:`~controller.game.numbers.DEFAULT_CURRENCY`).
     """
-    j = Journal(path, readonly=True)
+    j = Journal(path, readonly=True, archive=archive)
     try:
         rec = j.newest(STARTUP)
     finally:
@@ -65,12 +65,14 @@ def _masked(rec: dict[str, Any]) -> dict[str, Any]:
     return rec
 
 
-def recall(path: str | Path, last: int = 10) -> list[dict[str, Any]]:
+def recall(path: str | Path, last: int = 10, archive: str | Path | None = None
+           ) -> list[dict[str, Any]]:
     """Game recall: the newest ``last`` rounds, newest first, the one in play included.
 
     Args:
         path: the journal file.
         last: how many rounds.
+        archive: the archive its history was moved to (default: the one beside it).
 
     Returns:
         Round records (see :meth:`Game.round_record`); the dealer's cards of a round in
@@ -79,7 +81,7 @@ def recall(path: str | Path, last: int = 10) -> list[dict[str, Any]]:
         Each names how its bets were taken (``bet_entry``: ``amounts`` or ``outcomes``;
         the journal stores it for outcome rounds only).
     """
-    j = Journal(path, readonly=True)
+    j = Journal(path, readonly=True, archive=archive)
     try:
         g = replay(j)
         by_id = {r.round_id: r.to_dict() for r in g.recall}
@@ -176,7 +178,7 @@ def sum_rounds(rounds: list[dict[str, Any]]) -> dict[str, list[int]]:
     return rows
 
 
-def meters(path: str | Path) -> MeterReport:
+def meters(path: str | Path, archive: str | Path | None = None) -> MeterReport:
     """Meters from the journal, checked against the stored meters and the round records.
 
     The round records are those a replay of the journal makes (a compact journal keeps
@@ -184,7 +186,7 @@ def meters(path: str | Path) -> MeterReport:
     before it is not here), the meters at that start plus every round finished since must
     give the meters of now.
     """
-    j = Journal(path, readonly=True)
+    j = Journal(path, readonly=True, archive=archive)
     try:
         g = replay(j)
         stored = j.stored_meters()
@@ -272,7 +274,8 @@ def _summed_rounds(j: Journal, kept: dict[int, str]
 
 
 def verify(path: str | Path, logged: Iterable[tuple[int, str]] = (),
-           progress: Progress | None = None) -> JournalVerdict:
+           progress: Progress | None = None, archive: str | Path | None = None
+           ) -> JournalVerdict:
     """Verify a journal from its first event: the check start-up makes, and more.
 
     The one verifier (:func:`controller.game.verifier.check`, ``full=True``): the anchor
@@ -284,6 +287,8 @@ def verify(path: str | Path, logged: Iterable[tuple[int, str]] = (),
         path: the journal file (opened read-only).
         logged: journal heads the daemon logged, (seq, hash or a prefix of it).
         progress: called with (events done, events to do) while it runs.
+        archive: the archive its history was moved to (default: the one beside it, by
+            the name the journal keeps); checked with it, across the cut.
 
     Returns:
         The verdict.
@@ -291,7 +296,7 @@ def verify(path: str | Path, logged: Iterable[tuple[int, str]] = (),
     Raises:
         JournalError: the file is not a journal (not SQLite, not a table journal).
     """
-    j = Journal(path, readonly=True)
+    j = Journal(path, readonly=True, archive=archive)
     try:
         return check(j, full=True, logged=logged, progress=progress).verdict
     finally:

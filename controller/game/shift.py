@@ -309,13 +309,13 @@ def period_bounds(journal: Journal, start: datetime | None, end: datetime | None
             end.isoformat() if end else last)
 
 
-def newest_time(path: str | Path) -> datetime | None:
+def newest_time(path: str | Path, archive: str | Path | None = None) -> datetime | None:
     """The time of a journal's newest event (None: no event).
 
     Raises:
         JournalError: the file is not a usable journal.
     """
-    j = Journal(path, readonly=True)
+    j = Journal(path, readonly=True, archive=archive)
     try:
         newest = next(j.records(j.last_seq - 1), None) if j.last_seq else None
     finally:
@@ -462,14 +462,16 @@ def _identity_before(journal: Journal, seq: int) -> IdentityLine | None:
     return IdentityLine(rec.seq, rec.utc, json.loads(rec.body).get("software"), before=True)
 
 
-def shift(path: str | Path, start: datetime | None = None, end: datetime | None = None
-          ) -> Shift:
+def shift(path: str | Path, start: datetime | None = None, end: datetime | None = None,
+          archive: str | Path | None = None) -> Shift:
     """A shift's figures from a journal (see the module docstring).
 
     Args:
         path: the journal file (opened read-only).
         start: the period's start (None: the journal's beginning).
         end: its end (None: the newest event).
+        archive: the archive the journal's history was moved to (default: the one beside
+            it); a period before the cut is read from it.
 
     Returns:
         The figures.
@@ -484,7 +486,7 @@ def shift(path: str | Path, start: datetime | None = None, end: datetime | None 
 
     if start is not None and end is not None and end < start:
         raise ValueError("the period ends before it starts")
-    j = Journal(path, readonly=True)
+    j = Journal(path, readonly=True, archive=archive)
     try:
         chain = j.verify()
         s_seq, e_seq, period_from, period_to = period_bounds(j, start, end)
