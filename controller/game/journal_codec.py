@@ -49,18 +49,20 @@ from typing import Any
 
 import msgspec
 
+from controller.game import inputs as I  # noqa: N812 - the input declarations
+
 FORMAT = 2
 """The format written by this version (``PRAGMA user_version``); format 1 is all text."""
 KEYFRAME = 64
 """Every event with ``seq % KEYFRAME == 1`` stores absolute times."""
 
 KINDS: tuple[str, ...] = (
-    "card", "decide", "place_bet", "rebet", "no_more_bets", "reveal", "settle",
-    "next_round", "mark_bet", "clear_bets", "void", "manual_card", "unblock_deck", "resume",
-    "new_deck", "exposed_card", "config_change", "change_pin", "startup", "misread",
-    "retract", "link", "seq_gap", "hello", "alarm", "lid", "cut", "empty", "warning",
-    "frame_error", "no_frame")
-"""Journal kinds by code (append only)."""
+    "card", I.Decide.name, I.PlaceBet.name, I.Rebet.name, I.NoMoreBets.name, I.Reveal.name,
+    I.Settle.name, I.NextRound.name, I.MarkBet.name, I.ClearBets.name, I.VoidRound.name,
+    I.ManualCard.name, I.UnblockDeck.name, I.Resume.name, I.NewDeck.name, I.ExposedCard.name,
+    I.ConfigChange.name, I.ChangePin.name, I.STARTUP, "misread", "retract", "link",
+    "seq_gap", "hello", "alarm", "lid", "cut", "empty", "warning", "frame_error", "no_frame")
+"""Journal kinds by code (append only; commands named through their declaration)."""
 ACTORS: tuple[str, ...] = ("shoe", "dealer", "system", "supervisor", "technician", "dealer!")
 """Actors by code (append only; at most 8)."""
 SHOE_KINDS = frozenset({"card", "misread", "retract", "link", "seq_gap", "hello", "alarm",
@@ -79,8 +81,8 @@ IMPLIED: dict[str, dict[str, Any]] = {
     **{kind: {"seq": None} for kind in SHOE_KINDS},
     "card": {"seq": None, "burn": False},
     "misread": {"seq": None, "burn": False},
-    "rebet": {"seat": 0},
-    "mark_bet": {"on": True},
+    I.Rebet.name: {"seat": 0},
+    I.MarkBet.name: {"on": True},
 }
 """Kind -> fields left out of a stored body while they hold these values."""
 

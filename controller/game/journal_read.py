@@ -270,11 +270,12 @@ class JournalReading:
 
     def event_hash(self, seq: int) -> str | None:
         """The stored hash of event ``seq`` (the cut's kept hash for the cut)."""
+        if seq and seq == self.base_seq:
+            return self.base_hash  # the journal's own record of it, whatever an archive says
         h = self.store.event_hash(seq)
-        if h is None and seq and seq <= self.base_seq:
+        if h is None and seq and seq < self.base_seq:
             older = self._older(seq)
-            h = older.event_hash(seq) if older is not None else (
-                self.base_hash if seq == self.base_seq else None)
+            h = older.event_hash(seq) if older is not None else None
         return h
 
     def round_ends(self, first: int = -(2**63)) -> list[tuple[int, str, int | None]]:

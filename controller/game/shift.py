@@ -481,7 +481,7 @@ def shift(path: str | Path, start: datetime | None = None, end: datetime | None 
             (:class:`~controller.game.replay.ReplayError`).
         ValueError: the period ends before it starts.
     """
-    from controller.game.enumeration import SIX_CARD_COUNTS
+    from controller.game.deck_counts import stored_counts
     from controller.game.par_sheet import compute_par_sheet
 
     if start is not None and end is not None and end < start:
@@ -504,7 +504,7 @@ def shift(path: str | Path, start: datetime | None = None, end: datetime | None 
     finally:
         j.close()
     rows, counters = difference(finish, begin)
-    sheet = compute_par_sheet(g.profile, six_card_counts=SIX_CARD_COUNTS)
+    sheet = compute_par_sheet(g.profile, stored_counts())
     return Shift(g.config.table_id, g.profile, sheet, begin, finish, period_from, period_to,
                  rows, counters, walk.rounds, walk.voids, walk.irregularities, walk.alarms,
                  walk.actions, ([before] if before else []) + walk.identities, walk.house,

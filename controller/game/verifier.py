@@ -429,8 +429,9 @@ class _Check:
                 open_recs[rid] = (rec, d.ends.get(rid, r.seq))
             for seq, reason in d.rejections:
                 rejected[seq] = reason
-            if d.snapshot is None and r.seq == j.base_seq:  # the cut's own snapshot
-                d.snapshot = (r.seq, g.dumps())
+            if r.seq == j.base_seq:  # the cut: its own snapshot, the archive's meters
+                d.snapshot = d.snapshot or (r.seq, g.dumps())
+                self.compare_archive_meters(g)
             if d.snapshot is not None:
                 self.compare_snapshot(*d.snapshot)
                 seen_snaps.add(d.snapshot[0])
@@ -453,8 +454,19 @@ class _Check:
             raise _Stop
         return g, pending
 
-    def compare_meters(self, g: Game) -> None:
-        stored, live = self.j.stored_meters(), g.meters_dict()
+    def compare_archive_meters(self, g: Game) -> None:
+        """The archive's meters, which it keeps as they were at the journal's cut."""
+        a = self.j.archive
+        if a is None:
+            return
+        if a.derived_seq() == self.j.base_seq:
+            self.compare_meters(g, a)
+        else:
+            self.notes.append(f"the archive runs past the cut at event {self.j.base_seq} (an "
+                              "archive run that did not finish): its rows after it not read")
+
+    def compare_meters(self, g: Game, journal: Journal | None = None) -> None:
+        stored, live = (journal or self.j).stored_meters(), g.meters_dict()
         for what, kind, label in (("rows", ProblemKind.METERS, "meters"),
                                   ("counters", ProblemKind.COUNTERS, "event counters"),
                                   ("outcomes", ProblemKind.METERS, "outcome meters")):
