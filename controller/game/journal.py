@@ -170,8 +170,13 @@ class Journal(JournalReading):
         self.base_hash = codec.hash_text(meta.get("base_hash")) or GENESIS
         self.last_seq, self.last_hash = head if head else (self.base_seq, self.base_hash)
         self.commits = 0
-        if readonly and self.base_seq:
-            self._open_archive(archive)
+        if self.base_seq:
+            name = meta.get("archive")
+            self.archive_missing = (f"events 1 to {self.base_seq} were moved to an archive "
+                                    f"({name if isinstance(name, str) else 'unnamed'}) not "
+                                    "found beside the journal")
+            if readonly:
+                self._open_archive(archive)
 
     @property
     def format(self) -> int:
@@ -259,13 +264,9 @@ class Journal(JournalReading):
         if given is None and isinstance(name, str) and name and self.real != ":memory:":
             found = os.path.join(os.path.dirname(self.real), os.path.basename(name))
             given = found if os.path.exists(found) else None
-        if given is None:
-            self.archive_missing = (f"events 1 to {self.base_seq} were moved to an archive "
-                                    f"({name or 'unnamed'}) not found beside the journal")
-            return
-        self.archive = Journal(given, readonly=True)
-        if self.archive.last_seq < self.base_seq:
-            self.archive_missing = ""  # a short archive: the chain check says where
+        if given is not None:
+            self.archive = Journal(given, readonly=True)
+            self.archive_missing = ""
 
     def table_names(self) -> set[str]:
         """The tables of the journal's file."""
