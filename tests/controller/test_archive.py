@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import json
 import shutil
-import sqlite3
 import subprocess
 import sys
 from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
-from journal_edit import edit_body, events, first_of, rewrite_chain_from
+from journal_edit import edit_body, events, first_of, rewrite_chain_from, sql
 from step_clock import START, StepClock
 
 from controller.autoplay import AutoPlayer
@@ -233,11 +232,11 @@ def test_an_archive_edited_or_replaced_is_caught(journal, tmp_path):
     edited(lambda: edit_body(archive, card, card_edit), "event_altered", card)
     edited(lambda: rewrite_chain_from(archive, card, card_edit), "event_altered", done.cut)
     assert Journal(journal, readonly=True).store.head()[0] > done.cut  # (the head not moved)
-    edited(lambda: _sql(archive, "DELETE FROM events WHERE seq > ?", done.cut - 4),
+    edited(lambda: sql(archive, "DELETE FROM events WHERE seq > ?", done.cut - 4),
            "event_missing", done.cut - 3)
-    edited(lambda: _sql(archive, "UPDATE rounds SET status = 'void' WHERE round_id = 2"),
+    edited(lambda: sql(archive, "UPDATE rounds SET status = 'void' WHERE round_id = 2"),
            "round", None)
-    edited(lambda: _sql(archive, "UPDATE counters SET value = 9 WHERE name = 'power_ups'"),
+    edited(lambda: sql(archive, "UPDATE counters SET value = 9 WHERE name = 'power_ups'"),
            "counters", None)                                # its meters at the cut too
     other = tmp_path / "other.sqlite3"                      # another journal's archive
     play(other, 15, start=50)
@@ -262,7 +261,7 @@ def test_the_cut_kept_in_the_journal_is_checked(journal):
                             ("DELETE FROM meta WHERE key = 'base_seq'", "event_missing")):
         path = journal.with_name("cut.sqlite3")
         shutil.copyfile(journal, path)
-        _sql(path, statement)
+        sql(path, statement)
         out = verify(path)
         assert not out["ok"] and out["problems"][0]["kind"] == kind, (statement, out)
 
@@ -312,10 +311,3 @@ def test_a_journal_of_format_1_is_archived_into_the_compact_format(tmp_path):
     t = Table(path, CONFIG)
     assert t.locked is None
     t.close()
-
-
-def _sql(path: Path, statement: str, *args) -> None:
-    db = sqlite3.connect(path)
-    db.execute(statement, args)
-    db.commit()
-    db.close()

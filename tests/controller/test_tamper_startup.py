@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable
@@ -36,6 +35,7 @@ from journal_edit import (
     rewrite_chain_from,
     set_snapshot_state,
     snapshot_state,
+    sql,
 )
 
 from controller.autoplay import AutoPlayer
@@ -104,13 +104,6 @@ class Facts:
             self.rejection = max(j.rejections(after=self.start))
         finally:
             j.close()
-
-
-def sql(path: Path, statement: str, *args) -> None:
-    db = sqlite3.connect(path)
-    db.execute(statement, args)
-    db.commit()
-    db.close()
 
 
 def empty(path: Path) -> None:

@@ -16,6 +16,14 @@ from controller.game import journal_codec as codec
 from controller.game.journal import Journal, chain_hash, snapshot_hash
 
 
+def sql(path: Path | str, statement: str, *args) -> None:
+    """Run one statement on the journal file and commit it (an edit with sqlite3)."""
+    db = sqlite3.connect(path)
+    db.execute(statement, args)
+    db.commit()
+    db.close()
+
+
 def file_format(path: Path | str) -> int:
     """1 or 2."""
     j = Journal(path, readonly=True)
