@@ -161,7 +161,8 @@ class JournalReading:
         row = next(self.store.rows(1, 1), None)
         return (row[7], row[1]) if row else ("", "")
 
-    def verify(self, start: int = 1, progress: Any = None) -> ChainReport:
+    def verify(self, start: int = 1, progress: Any = None, last: int | None = None
+               ) -> ChainReport:
         """Recompute the hash chain (docs/requirements.md R4, R7), archive first.
 
         Args:
@@ -171,6 +172,7 @@ class JournalReading:
                 seal, the anchor). Events in an archive not found here are not checked:
                 the check starts after the cut.
             progress: called with the number of rows checked, every 65,536 rows.
+            last: the last event to check (None: the newest).
 
         Returns:
             The report; ``events`` counts the rows checked.
@@ -181,7 +183,7 @@ class JournalReading:
             if self.archive is None:
                 start = self.base_seq + 1
             else:
-                rep = self.archive.verify_range(start, self.base_seq, progress)
+                rep = self.archive.verify(start, progress, self.base_seq)
                 if not rep.ok:
                     return rep
                 if self.archive.event_hash(self.base_seq) != self.base_hash:
@@ -190,11 +192,9 @@ class JournalReading:
                                        "carry the hash the journal's cut holds: the archive "
                                        "was rewritten or replaced")
                 n, start = rep.events, self.base_seq + 1
-        rep = self.verify_range(start, None, progress, n)
-        return ChainReport(rep.ok, rep.events, rep.bad_seq, rep.message, rep.missing,
-                           rep.unreadable)
+        return self._verify_file(start, last, progress, n)
 
-    def verify_range(self, start: int, last: int | None, progress: Any = None,
+    def _verify_file(self, start: int, last: int | None, progress: Any = None,
                      done: int = 0) -> ChainReport:
         """Check this file's chain from ``start`` to ``last`` (None: its newest)."""
         first = max(start, self.base_seq + 1)

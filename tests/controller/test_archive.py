@@ -143,6 +143,10 @@ def test_a_second_run_extends_the_archive_and_a_new_file_chains_to_it(journal, t
     assert alone["ok"] and alone["checked_from"] == 1, alone
     ids = [r["round_id"] for r in rc.recall(journal, 100)]
     assert ids == list(range(ids[0], 0, -1)) and ids[0] > 32
+    card = first_of(first.archive, "card")                 # the oldest archive, edited
+    edit_body(first.archive, card, lambda body: body.replace('"card":"', '"card":"9'))
+    out = verify(journal)
+    assert not out["ok"] and out["problems"][0]["seq"] == card, out
 
 
 def test_the_cut_stops_short_of_what_the_floor_feed_has_not_delivered(journal):
