@@ -188,8 +188,27 @@ def _named(live: Journal) -> str | None:
     return os.path.join(os.path.dirname(live.real), os.path.basename(name))
 
 
+def _verdict(journal: str, cut: int, archive: str | None = None) -> str:
+    """What is wrong with the journal from its cut on ("": nothing).
+
+    The check start-up makes (anchor, verified snapshot, the chain and replay after it),
+    and the chain from the cut on.
+    """
+    reader = Journal(journal, readonly=True, archive=archive)
+    try:
+        verdict = check(reader, full=False).verdict
+        chain = reader.verify(cut + 1)
+    finally:
+        reader.close()
+    return verdict.message if not verdict.ok else "" if chain.ok else chain.message
+
+
 def _move(live: Journal, cut: int, path: str) -> tuple[int, int]:
     """Write and verify the archive, then cut the journal. Returns (events, rounds) moved."""
+    wrong = _verdict(live.path, cut)
+    if wrong:
+        raise ArchiveError(f"{live.path}: the journal does not verify, nothing moved: {wrong}; "
+                           "run `threecard verify-journal`")
     genesis, genesis_utc = live.genesis()
     out = _open_archive(live, path, genesis)
     base = out.last_seq
@@ -228,6 +247,9 @@ def _move(live: Journal, cut: int, path: str) -> tuple[int, int]:
         db.execute("ROLLBACK")
         raise
     db.executescript("PRAGMA incremental_vacuum;")  # to the end: every page freed (format 2)
+    wrong = _verdict(live.path, cut, path)
+    if wrong:  # cut, and then not sound: never seen; say so, loudly
+        raise ArchiveError(f"{live.path}: cut after event {cut}, then did not verify: {wrong}")
     return cut - base, rounds
 
 

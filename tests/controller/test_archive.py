@@ -283,6 +283,14 @@ def test_an_archive_is_never_written_by_a_table_nor_archived_while_one_runs(jour
         t.close()
 
 
+def test_a_journal_that_does_not_verify_is_not_archived(journal):
+    last_card = [e[0] for e in events(journal) if e[3] == "card"][-1]
+    edit_body(journal, last_card, lambda body: body.replace('"card":"', '"card":"9'))
+    p = threecard("journal", "archive", "--journal", journal, "--older-than", 0)
+    assert p.returncode == 1 and "the journal does not verify, nothing moved" in p.stderr
+    assert f"event {last_card}" in p.stderr and not Path(f"{journal}.archive").exists()
+
+
 def test_a_run_stopped_after_writing_the_archive_is_finished_by_the_next(journal):
     """The archive written, the journal not yet cut (a power cut): both stay sound."""
     live = Journal(journal)
