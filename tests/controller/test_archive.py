@@ -283,12 +283,23 @@ def test_an_archive_is_never_written_by_a_table_nor_archived_while_one_runs(jour
         t.close()
 
 
-def test_a_journal_that_does_not_verify_is_not_archived(journal):
-    last_card = [e[0] for e in events(journal) if e[3] == "card"][-1]
-    edit_body(journal, last_card, lambda body: body.replace('"card":"', '"card":"9'))
+def test_a_journal_that_does_not_verify_is_not_archived(journal, tmp_path):
+    rows = events(journal)
+    copy = tmp_path / "copy.sqlite3"
+    shutil.copyfile(journal, copy)
+    shutil.copyfile(f"{journal}.anchor", f"{copy}.anchor")
+    # after the snapshot start-up replays from: the journal's own check refuses
+    edit_body(journal, rows[-1][0], lambda body: body.replace('"amount":500', '"amount":900'))
     p = threecard("journal", "archive", "--journal", journal, "--older-than", 0)
     assert p.returncode == 1 and "the journal does not verify, nothing moved" in p.stderr
-    assert f"event {last_card}" in p.stderr and not Path(f"{journal}.archive").exists()
+    assert f"event {rows[-1][0]}" in p.stderr and not Path(f"{journal}.archive").exists()
+    # before it: the archive's check refuses, and nothing leaves the journal
+    card = first_of(copy, "card")
+    edit_body(copy, card, lambda body: body.replace('"card":"', '"card":"9'))
+    p = threecard("journal", "archive", "--journal", copy, "--older-than", 0)
+    assert p.returncode == 1 and "the archive did not verify, nothing deleted" in p.stderr
+    assert f"event {card}" in p.stderr and len(events(copy)) == len(rows)
+    assert Journal(f"{copy}.archive", readonly=True).last_seq == 0
 
 
 def test_a_run_stopped_after_writing_the_archive_is_finished_by_the_next(journal):
