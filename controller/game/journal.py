@@ -166,7 +166,9 @@ class Journal(JournalReading):
             raise JournalError(f"{self.path}: this file is the archive of a journal: it is "
                                "only read (recall, verify-journal); give the journal itself")
         self.meta = meta
-        self.base_seq = meta.get("base_seq", 0) if type(meta.get("base_seq", 0)) is int else 0
+        base = meta.get("base_seq", 0)
+        self.base_seq = base if type(base) is int and base > 0 else 0  # else: none (the
+        # chain then misses the events before the first one here, and says so)
         self.base_hash = codec.hash_text(meta.get("base_hash")) or GENESIS
         self.last_seq, self.last_hash = head if head else (self.base_seq, self.base_hash)
         self.commits = 0
