@@ -62,7 +62,8 @@ KINDS: tuple[str, ...] = (
     I.Settle.name, I.NextRound.name, I.MarkBet.name, I.ClearBets.name, I.VoidRound.name,
     I.ManualCard.name, I.UnblockDeck.name, I.Resume.name, I.NewDeck.name, I.ExposedCard.name,
     I.ConfigChange.name, I.ChangePin.name, I.STARTUP, "misread", "retract", "link",
-    "seq_gap", "hello", "alarm", "lid", "cut", "empty", "warning", "frame_error", "no_frame")
+    "seq_gap", "hello", "alarm", "lid", "cut", "empty", "warning", "frame_error", "no_frame",
+    I.RemoveChip.name, I.UndoDecision.name)
 """Journal kinds by code (append only; commands named through their declaration)."""
 ACTORS: tuple[str, ...] = ("shoe", "dealer", "system", "supervisor", "technician", "dealer!")
 """Actors by code (append only; at most 8)."""
@@ -71,7 +72,7 @@ SHOE_KINDS = frozenset({"card", "misread", "retract", "link", "seq_gap", "hello"
 """Kinds whose body is a shoe event's: each has a ``seq`` (None unless the shoe numbers)."""
 
 KEYS: dict[str, int] = {"seat": 0, "bet": 1, "amount": 2, "decision": 3, "card": 4, "code": 5,
-                        "seq": 6, "burn": 7, "burn_rule": 8, "on": 9}
+                        "seq": 6, "burn": 7, "burn_rule": 8, "on": 9, "rule": 10}
 """Body field -> the number that stands for it as a stored key (one byte)."""
 CARD_TEXTS: tuple[str, ...] = tuple(r + s for r in "23456789TJQKA" for s in "cdhs")
 VALUES: dict[str, tuple[str, ...]] = {

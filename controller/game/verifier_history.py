@@ -24,13 +24,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from controller.game.round import RoundState
 from controller.game.verdict import Problem, ProblemKind
 from controller.game.verifier_support import loads_or_none, one_line
 
 if TYPE_CHECKING:
     from controller.game.journal import Journal
 
-FINISHED = ("settled", "void")
+FINISHED = (RoundState.SETTLED.value, RoundState.VOID.value)
 """The status of every stored round (a round in play has no row)."""
 
 

@@ -270,6 +270,52 @@ def test_the_cut_kept_in_the_journal_is_checked(journal):
         assert not out["ok"] and out["problems"][0]["kind"] == kind, (statement, out)
 
 
+def test_start_up_checks_the_history_between_the_cut_and_its_snapshot(journal, tmp_path):
+    """Start-up replays from its anchored snapshot; the rounds and rejections between the
+    cut and that snapshot are counted from the state at the cut, which the journal keeps."""
+    done = arc.archive(journal, timedelta(0))
+    settled = rc.meters(journal).rows["total"][3]
+    play(journal, settled + 15, start=10_000)               # a rejection, then 15 rounds
+    j = Journal(journal, readonly=True)
+    start = j.anchor.verified_seq
+    cut_round = json.loads(j.snapshot(done.cut)[2])["round_id"]
+    rejection = min(s for s in j.rejections() if s > done.cut)
+    first = json.loads(j.snapshot(start)[2])["round_id"]
+    j.close()
+    assert done.cut < rejection < start
+    assert cut_round + 1 < first - CONFIG.recall_depth      # not held whole by the snapshot
+    t = Table(journal, CONFIG)
+    assert t.locked is None, t.locked
+    assert (f"events {done.cut + 1} to {start} were not rehashed or replayed at start-up "
+            "(counted, their records checked for form): `threecard verify-journal` checks "
+            "them") in t.verdict.notes
+    t.close()
+    edits = {
+        "round deleted": ("DELETE FROM rounds WHERE round_id = ?", (cut_round + 1,), "round",
+                          f"the record of round {cut_round + 1} is missing"),
+        "status turned": ("UPDATE rounds SET status = CASE status WHEN 'void' THEN 'settled' "
+                          "ELSE 'void' END WHERE round_id = ?", (cut_round + 1,), "round",
+                          "the status of one was changed"),
+        "rejection deleted": ("DELETE FROM rejections WHERE seq = ?", (rejection,),
+                              "rejection", "one was deleted or added"),
+        "round before the cut added": ("INSERT INTO rounds SELECT round_id - 1, status, seq "
+                                       "FROM rounds WHERE round_id = ?", (cut_round,),
+                                       "round", f"a record of round {cut_round - 1} was added"),
+    }
+    for name, (statement, args, kind, said) in edits.items():
+        path = tmp_path / f"{name}.sqlite3"
+        shutil.copyfile(journal, path)
+        shutil.copyfile(f"{journal}.anchor", f"{path}.anchor")
+        sql(path, statement, *args)
+        t = Table(path, CONFIG)
+        verdict = t.verdict
+        t.close()
+        assert t.locked and verdict.problem.kind.value == kind, (name, verdict.summary())
+        assert said in verdict.message, (name, verdict.message)
+        out = verify(path, "--archive", done.archive)       # the full check finds it too
+        assert not out["ok"] and out["problems"][0]["kind"] == kind, (name, out)
+
+
 def test_an_archive_is_never_written_by_a_table_nor_archived_while_one_runs(journal):
     done = arc.archive(journal, timedelta(0))
     with pytest.raises(JournalError, match="archive of a journal"):

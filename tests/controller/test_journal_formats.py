@@ -201,17 +201,17 @@ def test_a_settled_7_seat_round_costs_at_most_2000_bytes_of_journal(tmp_path):
 def test_the_code_tables_of_format_2_never_change():
     """Stored codes are read with these tables for ever: a kind, an actor, a key or a value
     is only appended (a new one at the end), never moved or renamed."""
-    assert codec.KINDS[:31] == (
+    assert codec.KINDS[:33] == (
         "card", "decide", "place_bet", "rebet", "no_more_bets", "reveal", "settle",
         "next_round", "mark_bet", "clear_bets", "void", "manual_card", "unblock_deck",
         "resume", "new_deck", "exposed_card", "config_change", "change_pin", "startup",
         "misread", "retract", "link", "seq_gap", "hello", "alarm", "lid", "cut", "empty",
-        "warning", "frame_error", "no_frame")
+        "warning", "frame_error", "no_frame", "remove_chip", "undo_decision")
     assert codec.ACTORS[:6] == ("shoe", "dealer", "system", "supervisor", "technician",
                                 "dealer!")
-    assert list(codec.KEYS.items())[:10] == [
+    assert list(codec.KEYS.items())[:11] == [
         ("seat", 0), ("bet", 1), ("amount", 2), ("decision", 3), ("card", 4), ("code", 5),
-        ("seq", 6), ("burn", 7), ("burn_rule", 8), ("on", 9)]
+        ("seq", 6), ("burn", 7), ("burn_rule", 8), ("on", 9), ("rule", 10)]
     assert codec.VALUES["bet"][:3] == ("ante", "pair_plus", "six_card_bonus")
     assert codec.VALUES["decision"][:2] == ("play", "fold")
     assert codec.VALUES["card"] == tuple(r + s for r in "23456789TJQKA" for s in "cdhs")

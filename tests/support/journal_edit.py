@@ -69,13 +69,17 @@ def edit_body(path: Path | str, seq: int, edit: Callable[[str], str]) -> None:
 
 def rewrite_chain_from(path: Path | str, seq: int, edit: Callable[[str], str]) -> None:
     """A forger's edit: change event ``seq`` and recompute every hash after it."""
+    rewrite_bodies(path, lambda s, body: edit(body) if s == seq else body, seq)
+
+
+def rewrite_bodies(path: Path | str, edit: Callable[[int, str], str], first: int = 1) -> None:
+    """Every body from event ``first`` on made ``edit(seq, body)``, every hash recomputed."""
     fmt = file_format(path)
-    rows = events(path, seq)
+    rows = events(path, first)
     db = sqlite3.connect(path)
     prev = rows[0][6]
     for s, utc, mono, kind, actor, body, _, _ in rows:
-        if s == seq:
-            body = edit(body)
+        body = edit(s, body)
         h = chain_hash(prev, s, utc, mono, kind, actor, body)
         _write(db, fmt, s, kind, body, prev, h)
         prev = h
