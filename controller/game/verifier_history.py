@@ -64,6 +64,7 @@ class HistoryChecks:
     j: Journal
     start: int
     problems: list[Problem]
+    notes: list[str]
     add: Callable[..., None]
     """Report a problem: (kind, message, seq=None, key=None)."""
     stop: Callable[..., None]
@@ -125,8 +126,8 @@ class HistoryChecks:
         if j.format != 1 and seen.voids is not None and not any(
                 p.kind in (ProblemKind.ROUND, ProblemKind.ROUND_UNREADABLE)
                 for p in self.problems):
-            voids = db.execute("SELECT COUNT(*) FROM rounds WHERE round_id < ? AND status = "
-                               "'void'", (first,)).fetchone()[0]
+            voids = db.execute("SELECT COUNT(*) FROM rounds WHERE round_id < ? AND status = ?",
+                               (first, RoundState.VOID.value)).fetchone()[0]
             if voids != seen.voids - cut.voids:
                 self.add(ProblemKind.ROUND, f"{voids} rounds before round {first} are stored as "
                          f"void, but the verified snapshot counts {seen.voids - cut.voids}: the "
@@ -141,7 +142,7 @@ class HistoryChecks:
                          "to the chain: it was changed", seq)
 
     def _cut(self) -> _Cut | None:
-        """The state at the journal's cut (None: it cannot be read, and is reported)."""
+        """The state at the journal's cut (None: it cannot be read; a problem or a note says so)."""
         b = self.j.base_seq
         if not b:
             return _Cut()
@@ -155,8 +156,11 @@ class HistoryChecks:
             counters = state["meters"]["counters"]
             return _Cut(int(state["round_id"]), int(counters.get("rejected", 0)),
                         int(counters.get("voids", 0)))
-        except (TypeError, KeyError, ValueError, AttributeError):
-            return None  # sealed to the cut, so no edit: a state this version cannot read
+        except (TypeError, KeyError, ValueError, AttributeError):  # sealed: no edit
+            self.notes.append(f"the snapshot after event {b}, where the journal was cut, "
+                              "cannot be read by this version: the records before the start "
+                              "point were not checked")
+            return None
 
     def _records(self, first: int, reported: set[int]) -> None:
         """Format 1: every stored record before ``first`` readable, its columns its JSON's."""
