@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "recall": ("controller.recall_cli", "game recall: the last rounds from the journal"),
     "meters": ("controller.recall_cli", "meters per bet type and per seat from the journal"),
     "verify-journal": ("controller.recall_cli", "check the journal's hash chain"),
+    "journal": ("controller.journal_cli", "move settled history to a verified archive file"),
     "floor": ("controller.floor_cli", "the casino floor: record every table's feed, read it"),
     "shoe-sim": ("simulators.cli", "run a simulated card shoe on a pty or TCP port"),
     "decode": ("drivers.cli", "decode raw shoe bytes into one JSON line per event"),
