@@ -2,8 +2,8 @@
 
 The follower builds them, the publisher stamps them with the table, its journal and the
 send time, and the recorder decodes each against its declaration: a payload that fails
-(a field missing or of the wrong type, a round id below 1, a journal name that is not a
-SHA-256 hash) is refused whole, named, and nothing of it is stored.
+(a field missing or of the wrong type, a round id below 1, a number SQLite cannot hold, a
+journal name that is not a SHA-256 hash) is refused whole, named, and nothing of it is stored.
 """
 
 from __future__ import annotations
@@ -16,9 +16,15 @@ from msgspec import Meta, Struct
 from controller.game.config import TABLE_ID_PATTERN
 from controller.game.records import RoundRecord
 
+INT_MAX = 2**63 - 1
+"""The largest integer the store (SQLite) holds: every count and id is at most this."""
+SENT_US_MAX = 4_102_444_800_000_000
+"""The latest send time a payload may carry: 2100-01-01T00:00:00Z in microseconds."""
+
 Hash = Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]
-Seq = Annotated[int, Meta(ge=0)]
-RoundId = Annotated[int, Meta(ge=1)]
+Seq = Annotated[int, Meta(ge=0, le=INT_MAX)]
+RoundId = Annotated[int, Meta(ge=1, le=INT_MAX)]
+SentUs = Annotated[int, Meta(ge=0, le=SENT_US_MAX)]
 TableId = Annotated[str, Meta(pattern=f"^{TABLE_ID_PATTERN.pattern}$")]
 
 
@@ -35,7 +41,7 @@ class Message(Struct, frozen=True, kw_only=True):
     name: ClassVar[str]
     table: TableId
     journal: Hash
-    sent_us: int = 0
+    sent_us: SentUs = 0
 
 
 class RoundMessage(Message, frozen=True, kw_only=True):

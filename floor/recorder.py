@@ -33,6 +33,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from controller.game.anchor import GENESIS
 from floor.messages import (
@@ -129,10 +130,10 @@ class Recorder:
         try:
             m = decode(name, payload)
         except ValueError as exc:
-            self._refuse(table, str(exc))
+            self.refuse(table, str(exc))
             return
         if m.table != table:
-            self._refuse(table, f"a {name} message names table {m.table!r}")
+            self.refuse(table, f"a {name} message names table {m.table!r}")
             return
         now_us = time.time_ns() // 1000
         if m.sent_us >= self._newest_us.get(table, 0):
@@ -149,7 +150,8 @@ class Recorder:
             if isinstance(m, StatusMessage) and self.current.get(table) == m.journal:
                 self.online[table] = m.status == "online"
 
-    def _refuse(self, table: str, why: str) -> None:
+    def refuse(self, table: str, why: str) -> None:
+        """Count a message refused on ``table``'s topic and log why, at warning."""
         self.counts["refused"] += 1
         log.warning("floor: refused a message on table %s's topic: %s", table, why[:300])
 
@@ -230,6 +232,12 @@ class Recorder:
             self.ask(s.table, ResendRequest(journal=s.journal, from_round=want))
 
 
+def _message_fault(exc: sqlite3.Error) -> bool:
+    """True when the message, not the store, is at fault (a value SQLite cannot hold)."""
+    return isinstance(exc, (sqlite3.IntegrityError, sqlite3.DataError,
+                            sqlite3.InterfaceError, sqlite3.ProgrammingError))
+
+
 def serve(settings: FloorSettings, store_path: str, client_id: str = "threecard-floor",
           stop: threading.Event | None = None) -> int:
     """Run the recorder until ``stop`` is set (the command sets it on SIGTERM or SIGINT).
@@ -242,7 +250,9 @@ def serve(settings: FloorSettings, store_path: str, client_id: str = "threecard-
 
     Returns:
         0 after a clean stop, 1 when the store cannot be written (what was not stored is
-        not acknowledged: the broker keeps it for the next start).
+        not acknowledged: the broker keeps it for the next start) or the recorder failed.
+        A message the store refuses for what it holds (a number too large...) is refused
+        and acknowledged: it never stops the recorder nor comes back at the next start.
 
     Raises:
         StoreError: the store cannot be opened.
@@ -260,6 +270,17 @@ def serve(settings: FloorSettings, store_path: str, client_id: str = "threecard-
 
     recorder = Recorder(store, ask)
 
+    def guarded(fn: Callable[..., None]) -> Callable[..., None]:
+        """A paho callback that never dies quietly: an error stops the recorder (exit 1)."""
+        def call(*args: Any) -> None:
+            try:
+                fn(*args)
+            except Exception as exc:  # noqa: BLE001 - paho's thread must not die deaf
+                log.error("floor: the recorder failed", exc_info=exc)
+                failed.append(f"an error in the recorder: {exc!r}")
+                stop.set()
+        return call
+
     def on_connect(c, _u, flags, rc, _p) -> None:  # noqa: ANN001 - paho's callback
         if rc.is_failure:
             log.error("floor: broker %s refused the recorder: %s", settings.broker, rc)
@@ -274,18 +295,24 @@ def serve(settings: FloorSettings, store_path: str, client_id: str = "threecard-
             try:
                 with lock:
                     recorder.on_message(where[0], where[1], m.payload)
-            except sqlite3.Error as exc:  # not acknowledged: the broker keeps it for us
-                failed.append(f"the store {store_path} cannot be written: {exc}")
-                stop.set()
-                return
+            except sqlite3.Error as exc:
+                if not _message_fault(exc):  # not acknowledged: the broker keeps it for us
+                    failed.append(f"the store {store_path} cannot be written: {exc}")
+                    stop.set()
+                    return
+                recorder.refuse(where[0], f"the store cannot hold it: {exc}")
+            except Exception as exc:  # noqa: BLE001 - one message never stops the recorder
+                log.error("floor: a message on %s could not be stored; refused", m.topic,
+                          exc_info=exc)
+                recorder.counts["refused"] += 1
         c.ack(m.mid, m.qos)  # stored (or refused for good): the broker may drop it
 
     def on_disconnect(_c, _u, _f, rc, _p) -> None:  # noqa: ANN001
         if not stop.is_set():
             log.warning("floor: recorder lost the broker (%s); reconnecting", rc)
 
-    client.on_connect, client.on_message = on_connect, on_message
-    client.on_disconnect = on_disconnect
+    client.on_connect, client.on_message = guarded(on_connect), guarded(on_message)
+    client.on_disconnect = guarded(on_disconnect)
     log.info("floor: recorder storing to %s from %s", store_path, settings.broker)
     wait_s = 0.5
     while True:  # the first connection here, so that why it fails is said
@@ -306,6 +333,9 @@ def serve(settings: FloorSettings, store_path: str, client_id: str = "threecard-
                 recorder.check()
     except sqlite3.Error as exc:
         failed.append(f"the store {store_path} cannot be read: {exc}")
+    except Exception as exc:  # noqa: BLE001 - stop with a reason, never linger
+        log.error("floor: the recorder failed", exc_info=exc)
+        failed.append(f"an error in the recorder: {exc!r}")
     finally:
         client.disconnect()
         client.loop_stop()

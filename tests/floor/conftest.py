@@ -18,12 +18,15 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import paho.mqtt.client as mqtt
 import pytest
+from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.game import recall as rc
 
@@ -159,14 +162,59 @@ class Proc:
         self.proc.wait(10)
 
 
+class BareClient:
+    """A bare MQTT 5 client: what a table or a recorder could send, nothing filtered."""
+
+    def __init__(self, broker: Broker, user: str | None, password: str | None) -> None:
+        self.c = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+        if user:
+            self.c.username_pw_set(user, password)
+        self.connack = None
+        self.acks: dict[int, int] = {}
+        self.got: list[str] = []
+        self.payloads: list[tuple[str, bytes]] = []
+        self.ready = threading.Event()
+        self.c.on_connect = self._on_connect
+        self.c.on_publish = lambda _c, _u, mid, rc, _p: self.acks.__setitem__(mid, rc.value)
+        self.c.on_message = self._on_message
+        self.c.on_subscribe = lambda *_a: self.ready.set()
+        self.c.connect("127.0.0.1", broker.port)
+        self.c.loop_start()
+        wait_until(lambda: self.connack is not None, 10, "the broker's CONNACK", every=0.02)
+
+    def _on_connect(self, _c, _u, _f, rc, _p) -> None:
+        self.connack = rc.value
+
+    def _on_message(self, _c, _u, m) -> None:
+        self.got.append(m.topic)
+        self.payloads.append((m.topic, m.payload))
+
+    def publish(self, topic: str, payload: bytes = b"{}", retain: bool = False) -> int:
+        """Publish at QoS 1; the broker's reason code (0: taken)."""
+        info = self.c.publish(topic, payload, qos=1, retain=retain)
+        wait_until(lambda: info.mid in self.acks, 10, f"PUBACK of {topic}", every=0.02)
+        return self.acks[info.mid]
+
+    def close(self) -> None:
+        self.c.disconnect()
+        self.c.loop_stop()
+
+
+PASSWORDS = {"floor.recorder": "floor-secret", "TCP-A": "a-secret", "TCP-B": "b-secret"}
+"""The broker's users in the secured tests: the recorder and two tables."""
+
+
 class Floor:
     """Brokers, recorders, tables and simulations for one test; all stopped at the end."""
+
+    users = PASSWORDS
 
     def __init__(self, folder: Path) -> None:
         need_mosquitto()
         self.folder = folder
         self.brokers: list[Broker] = []
         self.procs: list[Proc] = []
+        self.clients: list[BareClient] = []
 
     def broker(self, lines: list[str] | None = None, tls: bool = False,
                port: int | None = None) -> Broker:
@@ -177,6 +225,26 @@ class Floor:
                    port)
         self.brokers.append(b)
         return b
+
+    def secured(self, tls: bool = False) -> Broker:
+        """A broker (not started) with :data:`PASSWORDS` and the shipped ACL."""
+        pw = self.passwords(**PASSWORDS)
+        return self.broker(["allow_anonymous false", f"password_file {pw}", f"acl_file {ACL}"],
+                           tls=tls)
+
+    def client(self, broker: Broker, user: str | None = None, password: str | None = None
+               ) -> BareClient:
+        """A bare client connected to ``broker`` (closed at the end)."""
+        c = BareClient(broker, user, password)
+        self.clients.append(c)
+        return c
+
+    def secret(self, name: str, text: str) -> Path:
+        """A password file (mode 0600) holding ``text``."""
+        path = self.folder / name
+        path.write_text(text + "\n")
+        os.chmod(path, 0o600)
+        return path
 
     def run(self, name: str, *args: str) -> Proc:
         p = Proc(list(args), self.folder / f"{name}.log")
@@ -206,6 +274,7 @@ class Floor:
         return path
 
     free_port = staticmethod(free_port)
+    wait_until = staticmethod(wait_until)
 
     @staticmethod
     def finished(journal: Path) -> list[dict]:
@@ -241,6 +310,8 @@ class Floor:
         return out
 
     def close(self) -> None:
+        for c in self.clients:
+            c.close()
         for p in self.procs:
             p.kill()
         for b in self.brokers:

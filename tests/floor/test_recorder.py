@@ -211,16 +211,22 @@ def test_whatever_the_broker_delivers_the_recorder_ends_equal_to_the_journal(jou
     ("status", b'{"table": "TCP-07", "journal": "' + b"a" * 64 + b'", "status": "maybe"}',
      "status"),
     ("round", None, "names table 'TCP-08'"),
-    ("round", "round_id 0", "round_id"),
+    ("round", {"round_id": 0}, "round_id"),
+    # numbers SQLite cannot hold (it stops at 2**63 - 1), and a send time past 2100
+    ("round", {"seq": 2**63}, "seq"),
+    ("round", {"prev_seq": 2**64}, "prev_seq"),
+    ("round", {"round_id": 2**63}, "round_id"),
+    ("round", {"sent_us": 2**63}, "sent_us"),
+    ("round", {"sent_us": 4_102_444_800_000_001}, "sent_us"),
 ])
 def test_a_payload_that_fails_its_declaration_is_refused_and_nothing_is_stored(
         journal, tmp_path, caplog, name, payload, why):
     sample = next(m.body for m in _messages(journal) if m.name == "round")
     if payload is None:  # a table publishing as another (the ACL forbids it too)
         payload = encode(msgspec.structs.replace(sample, table="TCP-08"))
-    elif payload == "round_id 0":
+    elif isinstance(payload, dict):
         raw = msgspec.to_builtins(sample)
-        payload = json.dumps({**raw, "round_id": 0}).encode()
+        payload = json.dumps({**raw, **payload}).encode()
     store = Store(tmp_path / "floor.sqlite3")
     rec = Recorder(store, lambda *_: None)
     rec.on_message(TABLE, name, payload)

@@ -16,73 +16,27 @@ from __future__ import annotations
 
 import datetime as dt
 import ipaddress
-import os
-import threading
 import time
 from pathlib import Path
 
-import paho.mqtt.client as mqtt
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
-from paho.mqtt.enums import CallbackAPIVersion
 
 ACL = Path(__file__).resolve().parents[2] / "systemd" / "mosquitto-threecard.acl"
-PASSWORDS = {"floor": "floor-secret", "TCP-A": "a-secret", "TCP-B": "b-secret"}
-
-
-def _secured(floor, tls: bool = False):
-    pw = floor.passwords(**PASSWORDS)
-    return floor.broker(["allow_anonymous false", f"password_file {pw}", f"acl_file {ACL}"],
-                        tls=tls)
-
-
-class Client:
-    """A bare MQTT 5 client: what a table or a recorder could send, nothing filtered."""
-
-    def __init__(self, broker, user: str | None, password: str | None) -> None:
-        self.c = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
-        if user:
-            self.c.username_pw_set(user, password)
-        self.connack = None
-        self.acks: dict[int, int] = {}
-        self.got: list[str] = []
-        self.ready = threading.Event()
-        self.c.on_connect = self._on_connect
-        self.c.on_publish = lambda _c, _u, mid, rc, _p: self.acks.__setitem__(mid, rc.value)
-        self.c.on_message = lambda _c, _u, m: self.got.append(m.topic)
-        self.c.on_subscribe = lambda *_a: self.ready.set()
-        self.c.connect("127.0.0.1", broker.port)
-        self.c.loop_start()
-        deadline = time.monotonic() + 10
-        while self.connack is None and time.monotonic() < deadline:
-            time.sleep(0.02)
-
-    def _on_connect(self, _c, _u, _f, rc, _p) -> None:
-        self.connack = rc.value
-
-    def publish(self, topic: str) -> int:
-        info = self.c.publish(topic, b"{}", qos=1)
-        deadline = time.monotonic() + 10
-        while info.mid not in self.acks and time.monotonic() < deadline:
-            time.sleep(0.02)
-        return self.acks[info.mid]
-
-    def close(self) -> None:
-        self.c.disconnect()
-        self.c.loop_stop()
+RECORDER = "floor.recorder"
 
 
 NOT_AUTHORIZED = 135
 
 
 def test_the_broker_refuses_a_table_publishing_as_another(floor):
-    broker = _secured(floor).start()
-    recorder = Client(broker, "floor", PASSWORDS["floor"])
+    broker = floor.secured().start()
+    recorder = floor.client(broker, RECORDER, floor.users[RECORDER])
     recorder.c.subscribe("threecard/#", qos=1)
     assert recorder.connack == 0 and recorder.ready.wait(5)
-    a = Client(broker, "TCP-A", PASSWORDS["TCP-A"])
+    a = floor.client(broker, "TCP-A", floor.users["TCP-A"])
     a.c.subscribe("threecard/+/resend", qos=1)  # it reads only its own
     try:
         assert a.connack == 0 and a.ready.wait(5)
@@ -93,6 +47,11 @@ def test_the_broker_refuses_a_table_publishing_as_another(floor):
         assert a.publish("threecard/TCP-A/round") == 0
         assert recorder.publish("threecard/TCP-B/resend") == 0
         assert recorder.publish("threecard/TCP-A/resend") == 0
+        # the recorder publishes nothing but resend requests: the pattern lines give its
+        # user only topics no table id can name (it holds a dot)
+        for topic in ("threecard/TCP-A/round", "threecard/floor/round",
+                      "threecard/floor/status"):
+            assert recorder.publish(topic) == NOT_AUTHORIZED, topic
         time.sleep(0.3)
         assert recorder.got == ["threecard/TCP-A/round", "threecard/TCP-B/resend",
                                 "threecard/TCP-A/resend"]
@@ -101,7 +60,7 @@ def test_the_broker_refuses_a_table_publishing_as_another(floor):
         a.close()
         recorder.close()
     for user, password in (("TCP-B", "a-secret"), ("TCP-B", None), (None, None)):
-        c = Client(broker, user, password)
+        c = floor.client(broker, user, password)
         assert c.connack is not None and c.connack >= 128, (user, password, c.connack)
         c.close()
 
@@ -157,16 +116,10 @@ def _pem(path: Path, cert=None, key=None) -> Path:
     return path
 
 
-def _secret(path: Path, text: str) -> Path:
-    path.write_text(text + "\n")
-    os.chmod(path, 0o600)
-    return path
-
-
 def _shipped_conf(floor, folder: Path, port: int) -> list[str]:
     """systemd/mosquitto-threecard.conf, its files in ``folder``, on loopback ports."""
     text = (ACL.parent / "mosquitto-threecard.conf").read_text()
-    for shipped, here in (("/etc/mosquitto/threecard.passwd", floor.passwords(**PASSWORDS)),
+    for shipped, here in (("/etc/mosquitto/threecard.passwd", floor.passwords(**floor.users)),
                           ("/etc/mosquitto/threecard.acl", ACL),
                           ("/etc/mosquitto/certs/floor-ca.pem", folder / "ca.pem"),
                           ("/etc/mosquitto/certs/broker.pem", folder / "broker.pem"),
@@ -196,19 +149,19 @@ def test_a_feed_over_tls_with_per_table_credentials(floor, tmp_path):
     assert broker.url.startswith("mqtts://localhost:")
 
     store = tmp_path / "floor.sqlite3"
-    floor_pw = _secret(tmp_path / "floor.pw", PASSWORDS["floor"])
-    floor.recorder(broker, store, "--ca-file", str(ca_file), "--username", "floor",
+    floor_pw = floor.secret("floor.pw", floor.users[RECORDER])
+    floor.recorder(broker, store, "--ca-file", str(ca_file), "--username", RECORDER,
                    "--password-file", str(floor_pw))
     # a recorder trusting another CA refuses the broker, and says why
     wrong = floor.recorder(broker, tmp_path / "other.sqlite3", "--ca-file", str(wrong_ca),
-                           "--username", "floor", "--password-file", str(floor_pw),
+                           "--username", RECORDER, "--password-file", str(floor_pw),
                            "--client-id", "other-recorder", name="wrong-ca", wait=False)
     journal = tmp_path / "TCP-A.sqlite3"
     config = tmp_path / "TCP-A.toml"
     config.write_text(
         f'[table]\nid = "TCP-A"\n[journal]\npath = "{journal}"\n'
         f'[floor]\nbroker = "{broker.url}"\nca_file = "{ca_file}"\n'
-        f'password_file = "{_secret(tmp_path / "TCP-A.pw", PASSWORDS["TCP-A"])}"\n')
+        f'password_file = "{floor.secret("TCP-A.pw", floor.users["TCP-A"])}"\n')
     table = floor.run("TCP-A", "run", "--demo", "--config", str(config), "--headless",
                       "--seats", "2", "--pace-ms", "20")
     wrong.wait_for(r"broker mqtts://localhost:\d+ unreachable \(.*certificate verify failed",
@@ -222,4 +175,4 @@ def test_a_feed_over_tls_with_per_table_credentials(floor, tmp_path):
         assert time.monotonic() < deadline, "the TLS feed did not reach the store"
         time.sleep(0.2)
     assert floor.stored(tmp_path / "other.sqlite3", "TCP-A") == []
-    assert PASSWORDS["TCP-A"] not in table.text()  # the password is never logged
+    assert floor.users["TCP-A"] not in table.text()  # the password is never logged
