@@ -21,8 +21,11 @@ from controller.game.config import TABLE_ID_PATTERN, parse_broker_url
 
 NAMES = ("round", "event", "meters", "state", "status", "resend")
 """The topic names under ``<prefix>/<table id>/`` (:mod:`floor` describes each)."""
-KEEPALIVE_S = 10
-"""Seconds between keep-alive pings: a dead connection is noticed within 1.5 times this."""
+KEEPALIVE_S = 5
+"""Seconds between keep-alive pings: the broker notices a connection gone silent (a hung
+table, a power cut, a pulled cable) after 1.5 times this, and publishes the table's last
+will (``offline``). Mosquitto counts in whole seconds and looks every 5 or 6 seconds: the
+floor hears it within 14 seconds."""
 MAX_PASSWORD_BYTES = 4096
 
 

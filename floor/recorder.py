@@ -108,7 +108,7 @@ class Recorder:
         tables = store.tables()
         self.online: dict[str, bool] = {t.table_id: t.status == "online" for t in tables}
         self.current: dict[str, str] = {t.table_id: t.journal for t in tables}
-        self._newest_us: dict[str, int] = {}
+        self._received_us = store.newest_us()  # never backwards: the order of arrival
         self.series: dict[tuple[str, str], _Series] = {}
         for table, journal, contiguous, announced, newest, broken in store.series():
             self.series[table, journal] = _Series(table, journal, contiguous, announced,
@@ -135,10 +135,8 @@ class Recorder:
         if m.table != table:
             self.refuse(table, f"a {name} message names table {m.table!r}")
             return
-        now_us = time.time_ns() // 1000
-        if m.sent_us >= self._newest_us.get(table, 0):
-            self._newest_us[table] = m.sent_us
-            self.current[table] = m.journal
+        now_us = self._received_us = max(time.time_ns() // 1000, self._received_us + 1)
+        self.current[table] = m.journal  # the newest message received names the journal
         if isinstance(m, RoundMessage):
             self._round(m, now_us)
         elif isinstance(m, EventMessage):
@@ -147,7 +145,7 @@ class Recorder:
             self._state(m, now_us)
         elif isinstance(m, (MetersMessage, StatusMessage)):
             self.store.put_latest(m, now_us)
-            if isinstance(m, StatusMessage) and self.current.get(table) == m.journal:
+            if isinstance(m, StatusMessage):
                 self.online[table] = m.status == "online"
 
     def refuse(self, table: str, why: str) -> None:

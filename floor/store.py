@@ -127,16 +127,19 @@ class Store:
             raise StoreError(f"{self.path}: cannot open the floor store: {exc}") from None
 
     # ------------------------------------------------------------------ writing
-    def _seen(self, table: str, journal: str, sent_us: int, now_us: int) -> None:
-        """A message of this table and journal: the series exists, the newest journal wins."""
+    def _seen(self, table: str, journal: str, now_us: int) -> None:
+        """A message of this table and journal received at ``now_us`` (the recorder's clock).
+
+        The series exists from now on, and the journal of the newest message received is
+        the table's.
+        """
         self.db.execute("INSERT INTO series (table_id, journal, first_us, last_us) "
                         "VALUES (?,?,?,?) ON CONFLICT DO UPDATE SET "
                         "last_us = max(last_us, excluded.last_us)",
-                        (table, journal, now_us, sent_us))
+                        (table, journal, now_us, now_us))
         self.db.execute("INSERT INTO tables (table_id, journal, last_us) VALUES (?,?,?) "
                         "ON CONFLICT DO UPDATE SET journal = excluded.journal, "
-                        "last_us = excluded.last_us WHERE excluded.last_us >= last_us",
-                        (table, journal, sent_us))
+                        "last_us = excluded.last_us", (table, journal, now_us))
 
     def put_round(self, m: RoundMessage, now_us: int) -> str:
         """Store a round.
@@ -152,7 +155,7 @@ class Store:
         rec = m.record
         with self.db:
             self.db.execute("BEGIN")
-            self._seen(m.table, m.journal, m.sent_us, now_us)
+            self._seen(m.table, m.journal, now_us)
             self.db.execute("INSERT OR REPLACE INTO rounds VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                             (m.table, m.journal, m.round_id, m.seq, m.hash, m.prev_seq,
                              m.prev_hash, rec.status, rec.ended_utc, encode(rec).decode(),
@@ -163,21 +166,26 @@ class Store:
         """Store an event; False for a duplicate."""
         with self.db:
             self.db.execute("BEGIN")
-            self._seen(m.table, m.journal, m.sent_us, now_us)
+            self._seen(m.table, m.journal, now_us)
             cur = self.db.execute("INSERT OR IGNORE INTO events VALUES (?,?,?,?,?,?,?)",
                                   (m.table, m.journal, m.seq, m.kind, m.severity,
                                    encode(m).decode(), now_us))
         return cur.rowcount > 0
 
     def put_latest(self, m: StateMessage | MetersMessage | StatusMessage, now_us: int) -> None:
-        """Keep the newest ``state``, ``meters`` or ``status`` of a table (by send time)."""
+        """Keep a table's ``state``, ``meters`` or ``status``: the one received last.
+
+        The broker delivers a topic's messages in the order it took them, the last will
+        after the ``online`` of the same connection, so the order of arrival is the order
+        of truth; the table's own clock (``sent_us``) orders nothing.
+        """
         col = m.name
         with self.db:
             self.db.execute("BEGIN")
-            self._seen(m.table, m.journal, m.sent_us, now_us)
+            self._seen(m.table, m.journal, now_us)
             value = m.status if isinstance(m, StatusMessage) else encode(m).decode()
-            self.db.execute(f"UPDATE tables SET {col} = ?, {col}_us = ? WHERE table_id = ? "
-                            f"AND {col}_us <= ?", (value, m.sent_us, m.table, m.sent_us))
+            self.db.execute(f"UPDATE tables SET {col} = ?, {col}_us = ? WHERE table_id = ?",
+                            (value, now_us, m.table))
             if isinstance(m, StateMessage):
                 self.db.execute("UPDATE series SET announced = max(announced, ?) WHERE "
                                 "table_id = ? AND journal = ?",
@@ -242,6 +250,10 @@ class Store:
         """Rounds of a series that ended at or after ``since_utc`` (ISO 8601 UTC)."""
         return self.db.execute("SELECT COUNT(*) FROM rounds WHERE table_id = ? AND journal = ? "
                                "AND ended_utc >= ?", (table, journal, since_utc)).fetchone()[0]
+
+    def newest_us(self) -> int:
+        """When the newest message was received (the recorder's clock, microseconds; 0)."""
+        return self.db.execute("SELECT COALESCE(MAX(last_us), 0) FROM tables").fetchone()[0]
 
     def latencies_us(self) -> list[int]:
         """Send-to-store time of every stored round, microseconds (the benchmark's figure)."""
