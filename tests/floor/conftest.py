@@ -82,8 +82,8 @@ def wait_until(cond: Callable[[], Any], timeout: float, what: str, every: float 
 class Broker:
     """Mosquitto with a generated configuration on a loopback port."""
 
-    def __init__(self, folder: Path, lines: list[str], tls: bool, port: int | None = None
-                 ) -> None:
+    def __init__(self, folder: Path, lines: list[str], tls: bool, port: int | None = None,
+                 main: str | None = None) -> None:
         self.folder = folder
         self.port = port or free_port()
         self.tls = tls
@@ -93,9 +93,12 @@ class Broker:
         listener = [] if port else [f"listener {self.port} 127.0.0.1", *tls_files]
         # as root mosquitto drops to a user of its own, which cannot read the test's files
         user = pwd.getpwuid(os.getuid()).pw_name
-        self.conf.write_text("\n".join([
-            f"user {user}", "per_listener_settings false", "persistence false",
-            "max_queued_messages 100000", *lines, *listener]) + "\n")
+        if main is not None:  # a whole configuration of its own (the user aside)
+            self.conf.write_text(f"user {user}\n{main}")
+        else:
+            self.conf.write_text("\n".join([
+                f"user {user}", "per_listener_settings false", "persistence false",
+                "max_queued_messages 100000", *lines, *listener]) + "\n")
         self.proc: subprocess.Popen | None = None
 
     @property
@@ -217,12 +220,13 @@ class Floor:
         self.clients: list[BareClient] = []
 
     def broker(self, lines: list[str] | None = None, tls: bool = False,
-               port: int | None = None) -> Broker:
-        """A broker (not started); ``port``: its ``lines`` open their own listeners."""
+               port: int | None = None, main: str | None = None) -> Broker:
+        """A broker (not started); ``port``: its ``lines`` (or ``main``, a whole
+        configuration) open their own listeners."""
         folder = self.folder / f"broker{len(self.brokers)}"
         folder.mkdir()
         b = Broker(folder, lines if lines is not None else ["allow_anonymous true"], tls,
-                   port)
+                   port, main)
         self.brokers.append(b)
         return b
 

@@ -5,8 +5,8 @@ file made by ``mosquitto_passwd``: a table logged in as itself cannot publish as
 table (the broker refuses it: PUBACK "Not authorized"), nor ask another table to resend;
 a wrong password and no password are refused; the recorder reads every table. Then a
 whole feed runs over TLS (``mqtts://``), the broker on the shipped configuration
-(systemd/mosquitto-threecard.conf, its files made here), with those credentials: a table
-whose ``[floor]``
+(systemd/mosquitto-threecard.conf, its files made here) installed as it says, in the
+conf.d of Debian's own mosquitto.conf, with those credentials: a table whose ``[floor]``
 names the CA that signed the broker's certificate (and its password file, its user being
 its table id) reaches the recorder; a recorder trusting another CA refuses the broker and
 says why.
@@ -116,28 +116,59 @@ def _pem(path: Path, cert=None, key=None) -> Path:
     return path
 
 
-def _shipped_conf(floor, folder: Path, port: int) -> list[str]:
-    """systemd/mosquitto-threecard.conf, its files in ``folder``, on loopback ports."""
-    text = (ACL.parent / "mosquitto-threecard.conf").read_text()
-    for shipped, here in (("/etc/mosquitto/threecard.passwd", floor.passwords(**floor.users)),
-                          ("/etc/mosquitto/threecard.acl", ACL),
-                          ("/etc/mosquitto/certs/floor-ca.pem", folder / "ca.pem"),
-                          ("/etc/mosquitto/certs/broker.pem", folder / "broker.pem"),
-                          ("/etc/mosquitto/certs/broker.key", folder / "broker.key"),
-                          ("/var/lib/mosquitto/", f"{folder}/"),
-                          ("listener 8883", f"listener {port} 127.0.0.1"),
-                          ("listener 1883 127.0.0.1", f"listener {floor.free_port()} 127.0.0.1")):
+DEBIAN_MOSQUITTO_CONF = """\
+# Place your local configuration in /etc/mosquitto/conf.d/
+#
+# A full description of the configuration file is at
+# /usr/share/doc/mosquitto/examples/mosquitto.conf.example
+
+pid_file /run/mosquitto/mosquitto.pid
+
+persistence true
+persistence_location /var/lib/mosquitto/
+
+log_dest file /var/log/mosquitto/mosquitto.log
+
+include_dir /etc/mosquitto/conf.d
+"""
+"""/etc/mosquitto/mosquitto.conf as Debian's package ``mosquitto`` installs it."""
+
+
+def _replaced(text: str, pairs) -> str:
+    for shipped, here in pairs:
         assert shipped in text, shipped
         text = text.replace(shipped, str(here))
-    return text.splitlines()
+    return text
+
+
+def _shipped_conf(floor, folder: Path, port: int) -> str:
+    """Debian's mosquitto.conf with systemd/mosquitto-threecard.conf in its conf.d, as the
+    example says to install it: its files in ``folder``, on loopback ports."""
+    conf_d = folder / "conf.d"
+    conf_d.mkdir()
+    (conf_d / "threecard.conf").write_text(_replaced(
+        (ACL.parent / "mosquitto-threecard.conf").read_text(),
+        (("/etc/mosquitto/threecard.passwd", floor.passwords(**floor.users)),
+         ("/etc/mosquitto/threecard.acl", ACL),
+         ("/etc/mosquitto/certs/floor-ca.pem", folder / "ca.pem"),
+         ("/etc/mosquitto/certs/broker.pem", folder / "broker.pem"),
+         ("/etc/mosquitto/certs/broker.key", folder / "broker.key"),
+         ("listener 8883", f"listener {port} 127.0.0.1"),
+         ("listener 1883 127.0.0.1", f"listener {floor.free_port()} 127.0.0.1"))))
+    return _replaced(DEBIAN_MOSQUITTO_CONF, (
+        ("/run/mosquitto/mosquitto.pid", folder / "mosquitto.pid"),
+        ("/var/lib/mosquitto/", f"{folder}/"),
+        ("/var/log/mosquitto/mosquitto.log", folder / "mosquitto.log"),
+        ("/etc/mosquitto/conf.d", conf_d)))
 
 
 def test_a_feed_over_tls_with_per_table_credentials(floor, tmp_path):
-    # the broker runs the shipped configuration: TLS, password file, ACL, persistence
+    # the broker runs the shipped configuration in Debian's: TLS, password file, ACL,
+    # persistence
     port = floor.free_port()
     folder = tmp_path / "certs"
     folder.mkdir()
-    broker = floor.broker(_shipped_conf(floor, folder, port), tls=True, port=port)
+    broker = floor.broker(tls=True, port=port, main=_shipped_conf(floor, folder, port))
     ca_key, ca = _ca("floor test CA")
     _, other = _ca("another CA")
     key, cert = _server(ca_key, ca)
