@@ -31,8 +31,8 @@ from controller.game.journal import Journal
 from controller.game.recall import as_recalled
 from controller.game.records import RoundRecord
 from controller.game.replay import ReplayError, start_state
-from controller.game.round import RoundState
 from floor.messages import (
+    FINISHED,
     Alarm,
     EventMessage,
     Message,
@@ -48,8 +48,6 @@ ROLES = ("supervisor", "technician", "dealer!")
 matched no role)."""
 ALARM_SEVERITIES = ("warning", "error")
 """Notices counted as open alarms in ``state``."""
-FINISHED = (RoundState.SETTLED.value, RoundState.VOID.value)
-"""The status of a finished round's record."""
 
 
 @dataclass(frozen=True, slots=True)

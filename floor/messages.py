@@ -8,18 +8,29 @@ journal name that is not a SHA-256 hash) is refused whole, named, and nothing of
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Annotated, Any, ClassVar, Literal
 
 import msgspec
 from msgspec import Meta, Struct
 
-from controller.game.config import TABLE_ID_PATTERN
+from controller.game.anchor import GENESIS
+from controller.game.cards import RANK_CHARS, SUITS
+from controller.game.config import MAX_SEATS, TABLE_ID_PATTERN
 from controller.game.records import RoundRecord
+from controller.game.round import RoundState
 
 INT_MAX = 2**63 - 1
 """The largest integer the store (SQLite) holds: every count and id is at most this."""
 SENT_US_MAX = 4_102_444_800_000_000
 """The latest send time a payload may carry: 2100-01-01T00:00:00Z in microseconds."""
+
+FINISHED = (RoundState.SETTLED.value, RoundState.VOID.value)
+"""The status of a finished round's record."""
+CARD_TEXTS = frozenset(r + s for r in RANK_CHARS for s in SUITS)
+"""A card as a record holds it (``As``, ``Th``)."""
+SEVERITIES = ("info", "warning", "error")
+"""An event's severities."""
 
 Hash = Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]
 Seq = Annotated[int, Meta(ge=0, le=INT_MAX)]
@@ -164,18 +175,78 @@ def encode(msg: Struct) -> bytes:
     return _encoder.encode(msg)
 
 
+def _time(what: str, text: str | None) -> str | None:
+    """Why ``text`` is not an ISO 8601 UTC time with its offset (None: it is)."""
+    try:
+        if text is None or datetime.fromisoformat(text).utcoffset() != timedelta(0):
+            raise ValueError
+    except (ValueError, TypeError):
+        return f"{what} must be an ISO 8601 time with its offset, UTC, got {text!r}"
+    return None
+
+
+def _round_problem(m: RoundMessage) -> str | None:
+    """What a round message says that no journal can (None: nothing)."""
+    r = m.record
+    if r.round_id != m.round_id:
+        return f"its record is of round {r.round_id}, not {m.round_id}"
+    if r.status not in FINISHED:
+        return f"record status {r.status!r}: a finished round is settled or void"
+    if (m.round_id == 1) != (m.prev_seq == 0) or m.prev_seq >= m.seq:
+        return (f"round {m.round_id} ends at event {m.seq} after the previous round's end "
+                f"at event {m.prev_seq}: no journal runs so")
+    if m.prev_seq == 0 and m.prev_hash != GENESIS:
+        return "round 1 must name the chain's genesis as the previous round's end"
+    cards = [line.card for line in r.deal] + list(r.dealer_cards) \
+        + [c for seat in r.seats for c in seat.cards]
+    bad = [c for c in cards if c is not None and c not in CARD_TEXTS]
+    if bad:
+        return f"not a card: {bad[0]!r}"
+    if any(not 1 <= seat.seat <= MAX_SEATS for seat in r.seats):
+        return f"a seat number out of 1 to {MAX_SEATS}"
+    return _time("started_utc", r.started_utc) or _time("ended_utc", r.ended_utc)
+
+
+def _state_problem(m: StateMessage) -> str | None:
+    if m.last_round_seq > m.seq or m.last_round > m.round_in_play:
+        return (f"last round {m.last_round} (ending at event {m.last_round_seq}) is past "
+                f"the round in play {m.round_in_play} or event {m.seq}")
+    if (m.last_round == 0) != (m.last_round_seq == 0):
+        return "last_round and last_round_seq are 0 together or not at all"
+    return None
+
+
+def _event_problem(m: EventMessage) -> str | None:
+    if m.severity not in SEVERITIES:
+        return f"severity {m.severity!r}: one of {', '.join(SEVERITIES)}"
+    return None
+
+
+_PROBLEMS = {RoundMessage: _round_problem, StateMessage: _state_problem,
+             EventMessage: _event_problem}
+
+
 def decode(name: str, payload: bytes) -> Struct:
-    """A payload of topic ``name`` checked against its declaration.
+    """A payload of topic ``name`` checked against its declaration and what a journal says.
+
+    A journal's round record is of its own round id, finished, with cards and ISO 8601
+    times; a round ends after the round before it; a state's last round is not past the
+    round in play.
 
     Raises:
-        ValueError: not JSON, or a field missing, unknown in type or out of range (the
-            message names it); ``KeyError`` is never raised: an unknown name is a
-            ValueError too.
+        ValueError: not JSON, or a field missing, unknown in type or out of range, or a
+            payload no journal makes (the message names it); ``KeyError`` is never raised:
+            an unknown name is a ValueError too.
     """
     cls = BY_NAME.get(name)
     if cls is None:
         raise ValueError(f"no payload is declared for topic {name!r}")
     try:
-        return msgspec.json.decode(payload, type=cls)
+        m = msgspec.json.decode(payload, type=cls)
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
         raise ValueError(f"{name}: {exc}") from None
+    check = _PROBLEMS.get(cls)
+    problem = check(m) if check is not None else None
+    if problem:
+        raise ValueError(f"{name}: {problem}")
+    return m

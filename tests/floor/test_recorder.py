@@ -218,6 +218,17 @@ def test_whatever_the_broker_delivers_the_recorder_ends_equal_to_the_journal(jou
     ("round", {"round_id": 2**63}, "round_id"),
     ("round", {"sent_us": 2**63}, "sent_us"),
     ("round", {"sent_us": 4_102_444_800_000_001}, "sent_us"),
+    # a record no journal holds
+    ("round", {"record": {"round_id": 81}}, "its record is of round 81, not 1"),
+    ("round", {"record": {"status": "weird"}}, "record status 'weird'"),
+    ("round", {"record": {"status": "in_progress"}}, "record status 'in_progress'"),
+    ("round", {"record": {"ended_utc": "yesterday"}}, "ended_utc must be an ISO 8601"),
+    ("round", {"record": {"ended_utc": None}}, "ended_utc must be an ISO 8601"),
+    ("round", {"record": {"started_utc": "2026-01-01T10:00:00"}}, "with its offset"),
+    ("round", {"record": {"started_utc": "2026-01-01T10:00:00+02:00"}}, "UTC"),
+    ("round", {"record": {"dealer_cards": ["Zz", None, "1x"]}}, "not a card: 'Zz'"),
+    ("round", {"record": {"deal": [["AS", "dealer", False]]}}, "not a card: 'AS'"),
+    ("round", {"prev_seq": 3}, "round 1 ends at event"),
 ])
 def test_a_payload_that_fails_its_declaration_is_refused_and_nothing_is_stored(
         journal, tmp_path, caplog, name, payload, why):
@@ -226,7 +237,8 @@ def test_a_payload_that_fails_its_declaration_is_refused_and_nothing_is_stored(
         payload = encode(msgspec.structs.replace(sample, table="TCP-08"))
     elif isinstance(payload, dict):
         raw = msgspec.to_builtins(sample)
-        payload = json.dumps({**raw, **payload}).encode()
+        record = {**raw["record"], **payload.pop("record", {})}
+        payload = json.dumps({**raw, **payload, "record": record}).encode()
     store = Store(tmp_path / "floor.sqlite3")
     rec = Recorder(store, lambda *_: None)
     rec.on_message(TABLE, name, payload)
