@@ -5,11 +5,20 @@
 (a table's journal) as a chain: round N must name round N-1's last event as its previous
 round, from round 1 (which names the chain's genesis). A series lacks rounds when
 
-- a round id is missing below the newest stored or announced (``state``'s last round:
-  a round lost at the end of a shift is noticed too);
+- a round id is missing below the newest stored or announced (the newest ``state``'s last
+  round: a round lost at the end of a shift is noticed too);
 - a round names another previous event than the one stored (the stored record is an older
-  version: a burn joined its deal after it ended and the newer record was lost);
-- the ``state`` names a newer last event for a round than the one stored.
+  version: a burn joined its deal after it ended and the newer record was lost; or it was
+  not sent from the table's journal);
+- the newest ``state`` names another last event for its last round than the one stored.
+
+Which record of a round is kept: the one the chain names (the previous-round event of the
+round after it, or the newest state's last-round event), else the one ending later. A
+record sent under a table's name but not from its journal thus gives way to the journal's
+when the table sends it again. What the recorder receives is ordered by its arrival (the
+broker keeps a topic's order), never by the sender's clock: the newest ``state``,
+``meters`` and ``status`` (per journal: the last will after the ``online``) are the ones
+received last, and so is the table's current journal.
 
 After :data:`GRACE_S` (messages may still be on their way) it asks the table, on
 ``<prefix>/<table>/resend``, for the rounds from the first one lacking; the table answers
@@ -70,18 +79,20 @@ class _Series:
     table: str
     journal: str
     contiguous: int = 0  # rounds 1..contiguous are stored, each linked to the one before
-    announced: int = 0  # the newest finished round a state named
+    announced: int = 0  # the last finished round the newest state named
     newest: int = 0  # the newest round id stored
-    mismatch: int | None = None  # a stored round its successor disowns
-    stale: tuple[int, int] | None = None  # (round, seq): a state names a newer last event
     broken: str | None = None
+    status: str | None = None  # as the newest status of this journal said
+    announced_end: tuple[int, str] | None = None  # (seq, hash) of the announced round
+    mismatch: int | None = None  # a stored round its successor disowns
+    stale: int | None = None  # a stored round that ends elsewhere than the state says
     gap_since: float | None = None
     asked: tuple[int, float] | None = None  # (from round, when)
     asks: int = 0
 
     def lacking(self) -> int | None:
         """The first round to ask for, or None."""
-        wants = [r for r in (self.mismatch, self.stale[0] if self.stale else None) if r]
+        wants = [r for r in (self.mismatch, self.stale) if r]
         if self.contiguous < max(self.newest, self.announced):
             wants.append(self.contiguous + 1)
         return min(wants, default=None)
@@ -105,14 +116,14 @@ class Recorder:
         self.ask = ask
         self.clock = clock
         self.counts = {"stored": 0, "duplicate": 0, "refused": 0, "asked": 0}
-        tables = store.tables()
-        self.online: dict[str, bool] = {t.table_id: t.status == "online" for t in tables}
-        self.current: dict[str, str] = {t.table_id: t.journal for t in tables}
+        self.current: dict[str, str] = {t.table_id: t.journal for t in store.tables()}
         self._received_us = store.newest_us()  # never backwards: the order of arrival
         self.series: dict[tuple[str, str], _Series] = {}
-        for table, journal, contiguous, announced, newest, broken in store.series():
-            self.series[table, journal] = _Series(table, journal, contiguous, announced,
-                                                  newest, broken=broken)
+        for r in store.series():
+            s = self.series[r.table, r.journal] = _Series(
+                r.table, r.journal, r.contiguous, r.announced, r.newest, r.broken, r.status,
+                (r.announced_seq, r.announced_hash) if r.announced_hash else None)
+            self._advance(s)  # a link the store holds unmended is sought again
 
     def _series(self, table: str, journal: str) -> _Series:
         s = self.series.get((table, journal))
@@ -146,7 +157,7 @@ class Recorder:
         elif isinstance(m, (MetersMessage, StatusMessage)):
             self.store.put_latest(m, now_us)
             if isinstance(m, StatusMessage):
-                self.online[table] = m.status == "online"
+                self._series(table, m.journal).status = m.status
 
     def refuse(self, table: str, why: str) -> None:
         """Count a message refused on ``table``'s topic and log why, at warning."""
@@ -157,25 +168,41 @@ class Recorder:
         self.counts["stored" if stored else "duplicate"] += 1
 
     def _round(self, m: RoundMessage, now_us: int) -> None:
-        outcome = self.store.put_round(m, now_us)
-        self._count(outcome in ("new", "newer"))
         s = self._series(m.table, m.journal)
+        outcome = self.store.put_round(m, now_us, self._named(s, m.round_id))
+        self._count(outcome in ("new", "newer"))
         s.newest = max(s.newest, m.round_id)
         if outcome in ("new", "newer"):
-            self._advance(s)
+            self._advance(s, m.round_id)
+
+    def _named(self, s: _Series, round_id: int) -> tuple[int, str] | None:
+        """The (seq, hash) the chain names as a round's last event (None: nothing names it).
+
+        The previous-round pair of the round after it, else the newest state's last-round
+        pair when it names this round.
+        """
+        nxt = self.store.link(s.table, s.journal, round_id + 1)
+        if nxt is not None:
+            return nxt.prev_seq, nxt.prev_hash
+        return s.announced_end if s.announced == round_id else None
 
     def _state(self, m: StateMessage, now_us: int) -> None:
         self.store.put_latest(m, now_us)
         s = self._series(m.table, m.journal)
-        s.announced = max(s.announced, m.last_round)
-        if m.last_round:
-            link = self.store.link(m.table, m.journal, m.last_round)
-            if link is not None and link.seq < m.last_round_seq:
-                s.stale = (m.last_round, m.last_round_seq)
+        s.announced = m.last_round  # the newest state says it: an older claim is gone
+        s.announced_end = (m.last_round_seq, m.last_round_hash) if m.last_round else None
+        self._advance(s)
 
-    def _advance(self, s: _Series) -> None:
-        """Move ``contiguous`` over every stored round that names the one before it."""
+    def _advance(self, s: _Series, changed: int | None = None) -> None:
+        """Move ``contiguous`` over every stored round that names the one before it.
+
+        Args:
+            s: the series.
+            changed: a round just stored: the chain is checked again from it.
+        """
         start = s.contiguous
+        if changed is not None and changed <= s.contiguous:
+            s.contiguous = changed - 1
         st = self.store
         s.mismatch = None
         while (nxt := st.link(s.table, s.journal, s.contiguous + 1)) is not None:
@@ -185,10 +212,11 @@ class Recorder:
                 s.mismatch = max(s.contiguous, 1)
                 break
             s.contiguous += 1
-        if s.stale is not None:
-            link = st.link(s.table, s.journal, s.stale[0])
-            if link is not None and link.seq >= s.stale[1]:
-                s.stale = None
+        s.stale = None
+        if s.announced_end is not None:
+            link = st.link(s.table, s.journal, s.announced)
+            if link is not None and (link.seq, link.hash) != s.announced_end:
+                s.stale = s.announced
         if s.contiguous != start:
             st.set_contiguous(s.table, s.journal, s.contiguous)
             s.asks = 0
@@ -205,7 +233,7 @@ class Recorder:
             if want is None or s.broken:
                 s.gap_since = None
                 continue
-            if self.current.get(s.table) != s.journal or not self.online.get(s.table):
+            if self.current.get(s.table) != s.journal or s.status != "online":
                 continue  # only a running table answers, from its newest journal
             if s.gap_since is None:
                 s.gap_since = now

@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from floor.store import Store
+from floor.store import SeriesRow, Store
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,18 +79,18 @@ def floor_status(store: Store, now: datetime) -> list[TableStatus]:
         now: the time "the last hour" ends at (aware, UTC).
     """
     since = (now - timedelta(hours=1)).isoformat()
-    series = {(t, j): (c, a, n, b) for t, j, c, a, n, b in store.series()}
+    series = {(r.table, r.journal): r for r in store.series()}
     out = []
     for t in store.tables():
         newest = store.rounds(t.table_id, t.journal, last=1)
-        contiguous, announced, stored, broken = series.get((t.table_id, t.journal),
-                                                           (0, 0, 0, None))
-        want = max(announced, stored)
-        lacking = broken or (f"rounds {contiguous + 1} to {want} (or part of them)"
-                             if contiguous < want else None)
+        s = series.get((t.table_id, t.journal)) or SeriesRow(t.table_id, t.journal, 0, 0, 0,
+                                                              None)
+        want = max(s.announced, s.newest)
+        lacking = s.broken or (f"rounds {s.contiguous + 1} to {want} (or part of them)"
+                               if s.contiguous < want else None)
         alarms = [a["kind"] for a in (t.state or {}).get("open_alarms", [])]
         out.append(TableStatus(
-            t.table_id, t.status or "unknown", t.journal,
+            t.table_id, s.status or "unknown", t.journal,
             newest[0]["round_id"] if newest else 0,
             newest[0]["ended_utc"] if newest else None,
             store.rounds_since(t.table_id, t.journal, since), hold_ppm(t.meters), alarms,

@@ -19,7 +19,7 @@ import os
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from controller.game.recall import as_recalled
 from floor.messages import (
@@ -41,7 +41,8 @@ CREATE TABLE IF NOT EXISTS rounds (
 CREATE TABLE IF NOT EXISTS series (
     table_id TEXT NOT NULL, journal TEXT NOT NULL, first_us INTEGER NOT NULL,
     last_us INTEGER NOT NULL, contiguous INTEGER NOT NULL DEFAULT 0,
-    announced INTEGER NOT NULL DEFAULT 0, broken TEXT,
+    announced INTEGER NOT NULL DEFAULT 0, broken TEXT, status TEXT,
+    announced_seq INTEGER NOT NULL DEFAULT 0, announced_hash TEXT,
     PRIMARY KEY (table_id, journal));
 CREATE TABLE IF NOT EXISTS tables (
     table_id TEXT PRIMARY KEY, journal TEXT NOT NULL, last_us INTEGER NOT NULL,
@@ -53,6 +54,9 @@ CREATE TABLE IF NOT EXISTS events (
     PRIMARY KEY (table_id, journal, seq, kind));
 """
 _TABLES = {"rounds", "series", "tables", "events"}
+_ADDED = {"series": ("status TEXT", "announced_seq INTEGER NOT NULL DEFAULT 0",
+                     "announced_hash TEXT")}
+"""Columns a store written by an earlier recorder lacks: added when a recorder opens it."""
 
 
 class StoreError(Exception):
@@ -67,6 +71,32 @@ class Link:
     hash: str
     prev_seq: int
     prev_hash: str
+
+
+class SeriesRow(NamedTuple):
+    """What the floor holds of one table's journal.
+
+    Attributes:
+        table, journal: the table and its journal (the hash of its first event).
+        contiguous: rounds 1 to this are stored, each naming the one before it.
+        announced: the last round the newest ``state`` of this journal named (0: none).
+        newest: the newest round id stored.
+        broken: why the chain cannot be completed, or None.
+        status: ``online`` or ``offline`` as the newest ``status`` of this journal said,
+            or None.
+        announced_seq, announced_hash: the last event of the ``announced`` round, as that
+            state named it (0 and None: none).
+    """
+
+    table: str
+    journal: str
+    contiguous: int
+    announced: int
+    newest: int
+    broken: str | None
+    status: str | None = None
+    announced_seq: int = 0
+    announced_hash: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,8 +151,14 @@ class Store:
                 self.db.execute("PRAGMA journal_mode=WAL")
                 self.db.execute("PRAGMA synchronous=NORMAL")
                 self.db.executescript(SCHEMA)
+                for table, columns in _ADDED.items():
+                    have = {r[1] for r in self.db.execute(f"PRAGMA table_info({table})")}
+                    for col in columns:
+                        if col.split()[0] not in have:
+                            self.db.execute(f"ALTER TABLE {table} ADD COLUMN {col}")
             elif not names:
                 raise StoreError(f"{self.path}: an empty floor store (no recorder wrote it)")
+            self._series_cols = {r[1] for r in self.db.execute("PRAGMA table_info(series)")}
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: cannot open the floor store: {exc}") from None
 
@@ -141,17 +177,35 @@ class Store:
                         "ON CONFLICT DO UPDATE SET journal = excluded.journal, "
                         "last_us = excluded.last_us", (table, journal, now_us))
 
-    def put_round(self, m: RoundMessage, now_us: int) -> str:
-        """Store a round.
+    def put_round(self, m: RoundMessage, now_us: int, named: tuple[int, str] | None = None
+                  ) -> str:
+        """Store a round, unless the store holds a version of it that its chain confirms.
+
+        A round is sent again with a newer last event when a burn card joins its deal
+        after it ended; the next round then names that newer end as its previous round.
+        So the version of a round that the chain names (``named``: the previous-round
+        pair of the round after it, or the last-round pair of the table's state) wins,
+        whatever its ``seq``; without one, the newer ``seq`` wins.
+
+        Args:
+            m: the round.
+            now_us: when it was received (the recorder's clock).
+            named: (seq, hash) the chain names as this round's last event, or None.
 
         Returns:
-            ``new``, ``newer`` (it replaced an older record of the round), ``duplicate``
+            ``new``, ``newer`` (it replaced another record of the round), ``duplicate``
             or ``older`` (nothing changed).
         """
-        row = self.db.execute("SELECT seq FROM rounds WHERE table_id=? AND journal=? AND "
-                              "round_id=?", (m.table, m.journal, m.round_id)).fetchone()
-        if row is not None and row[0] >= m.seq:
-            return "duplicate" if row[0] == m.seq else "older"
+        row = self.db.execute("SELECT seq, hash FROM rounds WHERE table_id=? AND journal=? "
+                              "AND round_id=?", (m.table, m.journal, m.round_id)).fetchone()
+        if row is not None:
+            if tuple(row) == (m.seq, m.hash):
+                return "duplicate"
+            if named is None or named not in (tuple(row), (m.seq, m.hash)):
+                if row[0] >= m.seq:  # no word from the chain: the newer end wins
+                    return "older"
+            elif named == tuple(row):
+                return "older"
         rec = m.record
         with self.db:
             self.db.execute("BEGIN")
@@ -187,9 +241,13 @@ class Store:
             self.db.execute(f"UPDATE tables SET {col} = ?, {col}_us = ? WHERE table_id = ?",
                             (value, now_us, m.table))
             if isinstance(m, StateMessage):
-                self.db.execute("UPDATE series SET announced = max(announced, ?) WHERE "
-                                "table_id = ? AND journal = ?",
-                                (m.last_round, m.table, m.journal))
+                self.db.execute("UPDATE series SET announced = ?, announced_seq = ?, "
+                                "announced_hash = ? WHERE table_id = ? AND journal = ?",
+                                (m.last_round, m.last_round_seq, m.last_round_hash, m.table,
+                                 m.journal))
+            elif isinstance(m, StatusMessage):
+                self.db.execute("UPDATE series SET status = ? WHERE table_id = ? AND "
+                                "journal = ?", (m.status, m.table, m.journal))
 
     def set_contiguous(self, table: str, journal: str, contiguous: int) -> None:
         """Record how far the series' rounds follow each other without a gap."""
@@ -209,13 +267,15 @@ class Store:
                               (table, journal, round_id)).fetchone()
         return Link(*row) if row else None
 
-    def series(self) -> list[tuple[str, str, int, int, int, str | None]]:
-        """Every series: (table, journal, contiguous, announced, newest round id, broken)."""
-        return self.db.execute(
+    def series(self) -> list[SeriesRow]:
+        """Every series, by table, oldest journal first (the order the floor first heard)."""
+        extra = ", ".join(f"s.{c}" if c in self._series_cols else d for c, d in (
+            ("status", "NULL"), ("announced_seq", "0"), ("announced_hash", "NULL")))
+        return [SeriesRow(*r) for r in self.db.execute(
             "SELECT s.table_id, s.journal, s.contiguous, s.announced, "
             "(SELECT COALESCE(MAX(round_id), 0) FROM rounds r WHERE r.table_id = s.table_id "
-            "AND r.journal = s.journal), s.broken FROM series s ORDER BY s.table_id, "
-            "s.first_us").fetchall()
+            f"AND r.journal = s.journal), s.broken, {extra} FROM series s ORDER BY "
+            "s.table_id, s.first_us")]
 
     def tables(self) -> list[TableRow]:
         """Every table the floor heard of, by id."""

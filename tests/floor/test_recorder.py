@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+from datetime import UTC, datetime
 from pathlib import Path
 
 import msgspec
@@ -343,3 +344,104 @@ def test_a_state_with_a_newer_end_for_a_stored_round_gets_that_round_again(journ
     rec.check()
     assert asked == [old.round_id]
     assert store.rounds(TABLE, old.journal, last=1) == [rc.as_recalled(new.record.to_dict(), "")]
+
+
+def _newest_versions(journal: Path) -> dict[int, RoundMessage]:
+    out: dict[int, RoundMessage] = {}
+    for m in _messages(journal):
+        if m.name == "round":
+            out[m.body.round_id] = m.body
+    return out
+
+
+def _forged(m: RoundMessage) -> RoundMessage:
+    """Round ``m`` as a client with the table's credentials could send it: its end a
+    million events later, another hash, and the first seat's net changed."""
+    seat = msgspec.structs.replace(m.record.seats[0], net=(m.record.seats[0].net or 0) + 5000)
+    return msgspec.structs.replace(
+        m, seq=m.seq + 1_000_000, hash="b" * 64,
+        record=msgspec.structs.replace(m.record, seats=[seat, *m.record.seats[1:]]))
+
+
+def test_a_round_forged_under_the_tables_name_gives_way_to_the_journals(journal, tmp_path):
+    from floor.anchors import compare
+
+    rounds = _newest_versions(journal)
+    state = [m.body for m in _messages(journal) if m.name == "state"][-1]
+    last = max(rounds)
+    store_path = tmp_path / "floor.sqlite3"
+    store = Store(store_path)
+    asked = []
+    clock = Clock()
+    rec = Recorder(store, lambda _t, req: asked.append(req.from_round), clock)
+    _online(rec, rounds[1])
+    # a round in the middle: the round after it names the journal's end of it
+    _deliver(rec, [rounds[r] for r in range(1, last)] + [_forged(rounds[5])])
+    assert store.link(TABLE, rounds[1].journal, 5).seq == rounds[5].seq
+    # the newest round, forged before the table's own: nothing names either yet, the
+    # later end is kept, until the table's state names the journal's end
+    _deliver(rec, [_forged(rounds[last]), rounds[last]])
+    assert store.link(TABLE, rounds[1].journal, last).hash == "b" * 64
+    _deliver(rec, [state])
+    store.close()
+    # meanwhile verify-journal does not accuse the table: the floor's record is disowned
+    verdict = compare(journal, store_path)
+    assert verdict.ok, verdict.problems
+    assert f"record of round {last} is disowned" in " ".join(verdict.notes)
+    store = rec.store = Store(store_path)
+    rec.check()
+    clock.now += GRACE_S
+    rec.check()
+    assert asked == [last]
+    _deliver(rec, [m.body for m in _messages(journal, rounds_from=last, until=state.seq)])
+    assert store.rounds(TABLE, rounds[1].journal) == _finished(journal)
+    assert rec.series[TABLE, rounds[1].journal].contiguous == last
+    clock.now += RETRY_S + GRACE_S
+    rec.check()
+    assert asked == [last]
+    store.close()
+    assert compare(journal, store_path).notes == ()
+
+
+def test_a_state_announcing_rounds_no_journal_holds_is_forgotten_at_the_next(journal, tmp_path):
+    rounds = _newest_versions(journal)
+    state = [m.body for m in _messages(journal) if m.name == "state"][-1]
+    store = Store(tmp_path / "floor.sqlite3")
+    asked = []
+    clock = Clock()
+    rec = Recorder(store, lambda _t, req: asked.append(req.from_round), clock)
+    _online(rec, rounds[1])
+    _deliver(rec, list(rounds.values()))
+    claim = msgspec.structs.replace(state, last_round=1_000_000, round_in_play=1_000_001,
+                                    last_round_seq=state.seq + 5, seq=state.seq + 5)
+    _deliver(rec, [claim])
+    rec.check()
+    clock.now += GRACE_S
+    rec.check()
+    assert asked == [max(rounds) + 1]  # the table is asked once, and sends nothing more
+    _deliver(rec, [state])  # the table's next state
+    for _ in range(3):
+        clock.now += RETRY_S + GRACE_S
+        rec.check()
+    assert asked == [max(rounds) + 1]
+    from floor.report import floor_status
+
+    (row,) = floor_status(store, datetime.now(UTC))
+    assert row.lacking is None and row.last_round == max(rounds)
+    store.close()
+
+
+def test_a_status_under_another_journal_leaves_the_tables_own(journal, tmp_path):
+    from floor.messages import SENT_US_MAX
+    from floor.report import floor_status
+
+    rounds = _newest_versions(journal)
+    store = Store(tmp_path / "floor.sqlite3")
+    rec = Recorder(store, lambda *_: None)
+    _online(rec, rounds[1])
+    _deliver(rec, [StatusMessage(table=TABLE, journal="c" * 64, status="offline",
+                                 sent_us=SENT_US_MAX)])
+    _deliver(rec, [rounds[1], rounds[2]])  # the table goes on with its journal
+    (row,) = floor_status(store, datetime.now(UTC))
+    assert (row.status, row.journal, row.last_round) == ("online", rounds[1].journal, 2)
+    store.close()
