@@ -537,6 +537,8 @@ def run(args: argparse.Namespace) -> int:
         config = load_config(args.config, **overrides)
         # the demo's own shoe names its dialect: the configured shoe's is not in question
         check_shoe(config, warn_dialect=not (demo and args.shoe is None))
+        from controller.floor_link import check_floor
+        check_floor(config)  # its files before the journal opens
     except ConfigError as exc:
         print(f"threecard run: {exc}", file=sys.stderr)
         return 2

@@ -103,7 +103,7 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         return serve(settings, args.store, args.client_id, stop)
     except FloorError as exc:
-        print(f"threecard floor serve: {exc}", file=sys.stderr)
+        print(f"threecard floor serve: {exc.as_option()}", file=sys.stderr)
         return 2
     except StoreError as exc:
         return _fail(exc)

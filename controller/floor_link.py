@@ -41,6 +41,22 @@ class _NoFeed:
 NO_FEED = _NoFeed()
 
 
+def check_floor(config: TableConfig) -> None:
+    """Check ``[floor]`` before the journal opens: its files can be read and used.
+
+    Raises:
+        ConfigError: naming the setting (``[floor] ca_file ...: not a PEM file ...``).
+    """
+    if not config.floor_broker:
+        return
+    from floor.mqtt import FloorError, settings_from
+
+    try:
+        settings_from(config).check()
+    except FloorError as exc:
+        raise ConfigError(f"{config.source}: {exc}" if config.source else str(exc)) from None
+
+
 def open_floor(config: TableConfig, table: Any, drain_s: float = DRAIN_S) -> Any:
     """Start the floor feed of an open table (:data:`NO_FEED` when no broker is set).
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from controller.autoplay import AutoPlayer
 from controller.cli import counted, wagers, whole_number
-from controller.floor_link import add_floor_arguments, open_floor
+from controller.floor_link import add_floor_arguments, check_floor, open_floor
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
 from controller.game.config import MAX_SEATS, MIN_SEATS, TableConfig, profile_for
 from controller.game.events import LinkState, LinkStatus
@@ -313,6 +313,7 @@ def run(args: argparse.Namespace) -> int:
         config = TableConfig(rules=args.rules, seats=args.seats, pin_hashes=demo_pin_hashes(),
                              table_id=args.table_id or "TABLE-1", floor_broker=args.floor or "")
         config.validate()
+        check_floor(config)
         try:
             validate_bets(profile_for(args.rules), bets_from_mapping(bets))
         except BetError as exc:

@@ -39,7 +39,7 @@ from controller.game.journal import JournalError
 from controller.game.replay import ReplayError
 from floor.follower import PAGE, Follower, Outgoing
 from floor.messages import Message, ResendRequest, StatusMessage, decode, encode
-from floor.mqtt import FloorSettings
+from floor.mqtt import FloorError, FloorSettings, Throttle
 from floor.outbox import Outbox
 
 log = logging.getLogger("threecard.floor")
@@ -54,6 +54,8 @@ RETRY_S = (0.25, 2.0)
 """Seconds before connecting again: the first wait, and the longest (it doubles)."""
 IDLE_POLL_S = 0.5
 """With nothing to do, the journal is read again at least this often."""
+RESTART_S = 5.0
+"""Seconds before the feed starts again after an error."""
 
 
 @dataclass(slots=True)
@@ -108,7 +110,7 @@ class FloorPublisher:
         self._retry_at = 0.0
         self._retry_s = RETRY_S[0]
         self._saved_at = 0.0
-        self._quiet: set[str] = set()  # problems already logged at warning
+        self._throttle = Throttle(log)  # problems that recur: once a minute
         self._thread = threading.Thread(target=self._guarded, name="floor", daemon=True)
 
     # ------------------------------------------------------------------ the table's side
@@ -149,11 +151,17 @@ class FloorPublisher:
 
     # ------------------------------------------------------------------ the thread
     def _guarded(self) -> None:
-        try:
-            self._run()
-        except Exception:  # noqa: BLE001 - the feed stops; the table goes on
-            log.exception("floor: the feed stopped on an error; the table goes on, and the "
-                          "feed resumes from the journal at the next start")
+        """Run the feed; after an error, run it again from the cursor (the table goes on)."""
+        while True:
+            try:
+                self._run()
+                return
+            except Exception as exc:  # noqa: BLE001 - the feed starts again; the table goes on
+                self._throttle.log("error", logging.ERROR, "floor: the feed stopped on an "
+                                   "error (%r); it starts again from the journal in %.0f s",
+                                   exc, RESTART_S, exc_info=exc)
+            if self._stop.wait(RESTART_S):
+                return
 
     def _run(self) -> None:
         try:
@@ -252,7 +260,14 @@ class FloorPublisher:
         if self._client is not None or time.monotonic() < self._retry_at:
             return
         s = self.settings
-        c = s.client(self.client_id, table_id=self.table_id, reconnect_on_failure=False)
+        try:  # the password file and TLS files are read again at each connection
+            c = s.client(self.client_id, table_id=self.table_id, reconnect_on_failure=False)
+        except FloorError as exc:  # a file replaced or unreadable for a moment: try again
+            self._warn("settings", "floor: %s; the journal keeps the feed, trying again", exc)
+            self._unreachable = True
+            self._retry_s = RETRY_S[1]
+            self._later()
+            return
         c.will_set(s.topic(self.table_id, "status"), self._status("offline"), qos=1,
                    retain=True)
         c.max_inflight_messages_set(WINDOW)
@@ -276,9 +291,8 @@ class FloorPublisher:
         self._retry_s = min(self._retry_s * 2, RETRY_S[1])
 
     def _warn(self, kind: str, msg: str, *args: Any) -> None:
-        """Log a problem at warning once, then at debug until it clears."""
-        log.log(logging.DEBUG if kind in self._quiet else logging.WARNING, msg, *args)
-        self._quiet.add(kind)
+        """Log a problem at warning, at most once a minute while it lasts (:class:`Throttle`)."""
+        self._throttle.log(kind, logging.WARNING, msg, *args)
 
     def _take_callbacks(self) -> bool:
         busy = False
@@ -294,16 +308,15 @@ class FloorPublisher:
 
     def _on_connect(self, rc: Any) -> None:
         if rc.is_failure:
-            log.log(logging.DEBUG if "refused" in self._quiet else logging.ERROR,
-                    "floor: broker %s refused the connection of table %s: %s (check its "
-                    "user and password)", self.settings.broker, self.table_id, rc)
-            self._quiet.add("refused")
+            self._throttle.log("refused", logging.ERROR, "floor: broker %s refused the "
+                               "connection of table %s: %s (check its user and password)",
+                               self.settings.broker, self.table_id, rc)
             self._retry_s = RETRY_S[1]
             return  # the broker closes it: "lost" follows
         self.connected = True
         self._unreachable = False
         self._retry_s = RETRY_S[0]
-        self._quiet -= {"connect", "refused"}
+        self._throttle.clear("connect", "refused", "closed", "settings")
         log.info("floor: connected to %s as %s", self.settings.broker, self.client_id)
         s, c = self.settings, self._client
         c.publish(s.topic(self.table_id, "status"), self._status("online"), qos=1, retain=True)
@@ -417,5 +430,8 @@ class FloorPublisher:
         for f in (self.follower, self._resend):
             if f is not None:
                 f.close()
+        self._client = self._resend = None  # a start again begins afresh, from the cursor
+        for q in (self._live, self._resent, self._by_mid):
+            q.clear()
         log.info("floor: feed stopped at journal event %d (%d messages acknowledged)",
                  self.cursor, self.acknowledged)

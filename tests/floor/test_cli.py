@@ -221,7 +221,7 @@ BAD = [
     (["simulate", "--floor", "mqtt://user:pw@floor", "--rounds", "1"], 2,
      "must be mqtt://HOST[:PORT] with nothing else (put the user and password in [floor])"),
     (["floor", "serve", "--broker", "mqtt://x", "--store", "s", "--password-file", "/nope"],
-     2, "floor password_file /nope: cannot read"),
+     2, "threecard floor serve: --password-file /nope: cannot read"),
     (["floor", "rounds", "--store", "/nowhere/floor.sqlite3", "--table", "T 1"], 2,
      "argument --table: must be"),
     (["floor", "rounds", "--store", "/nowhere/floor.sqlite3", "--table", "T1"], 1,
@@ -259,11 +259,11 @@ def test_the_floor_section_of_the_configuration_is_checked(tmp_path):
         assert says in str(err.value)
     # files named in [floor] are checked before the feed starts, naming the setting
     missing = FloorSettings("mqtts://floor.lan", ca_file=str(tmp_path / "none.pem"))
-    with pytest.raises(FloorError, match="floor ca_file .*none.pem: no such file"):
+    with pytest.raises(FloorError, match=r"\[floor\] ca_file .*none.pem: no such file"):
         missing.check()
     empty = tmp_path / "empty.pw"
     empty.write_text("")
     with pytest.raises(FloorError, match="the first line must hold the password"):
         FloorSettings("mqtt://floor.lan", password_file=str(empty)).check()
-    with pytest.raises(FloorError, match="client_cert and client_key go together"):
+    with pytest.raises(FloorError, match=r"\[floor\] client_cert: goes with client_key"):
         FloorSettings("mqtts://floor.lan", client_cert=str(empty)).check()

@@ -1,0 +1,85 @@
+"""The floor's settings through the real commands: checked whole before anything opens,
+files read again at each connection, and problems said once, not thousands of times.
+
+``threecard run --demo --headless`` with a ``[floor]`` section, ``threecard floor serve``
+and a real Mosquitto: a CA file that is not a certificate, or a password file that cannot
+be read, stops ``run`` with one line naming the setting before the journal is opened; a
+password file unreadable for a moment while the table reconnects only delays the feed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+
+ENV = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "controller.cli", *args], env=ENV,
+                          capture_output=True, text=True, timeout=120)
+
+
+def _config(path, journal, **floor: str):
+    lines = "".join(f'{k} = "{v}"\n' for k, v in floor.items())
+    path.write_text(f'[table]\nid = "TCP-A"\n[journal]\npath = "{journal}"\n[floor]\n{lines}')
+    return path
+
+
+def test_floor_files_that_cannot_be_used_stop_run_before_the_journal_opens(tmp_path):
+    not_pem = tmp_path / "ca.pem"
+    not_pem.write_text("this is no certificate\n")
+    journal = tmp_path / "journal.sqlite3"
+    cases = [
+        ({"broker": "mqtts://floor.lan", "ca_file": str(not_pem)},
+         f"[floor] ca_file {not_pem}: not a PEM file of CA certificates"),
+        ({"broker": "mqtts://floor.lan", "client_cert": str(not_pem),
+          "client_key": str(not_pem)},
+         f"[floor] client_cert {not_pem} with client_key {not_pem}: not a PEM certificate"),
+        ({"broker": "mqtt://floor.lan", "password_file": str(tmp_path / "none.pw")},
+         f"[floor] password_file {tmp_path / 'none.pw'}: cannot read"),
+    ]
+    for i, (floor, says) in enumerate(cases):
+        config = _config(tmp_path / f"table{i}.toml", journal, **floor)
+        p = _run("run", "--demo", "--headless", "--config", str(config), "--rounds", "1")
+        assert p.returncode == 2, p.stdout + p.stderr
+        lines = p.stderr.strip().splitlines()
+        assert len(lines) == 1 and says in lines[0], p.stderr
+        assert not journal.exists()  # refused before the journal was opened
+        assert "Traceback" not in p.stdout + p.stderr
+
+
+def test_a_password_file_unreadable_for_a_moment_only_delays_the_feed(floor, tmp_path):
+    broker = floor.secured().start()
+    store = tmp_path / "floor.sqlite3"
+    pw = floor.secret("recorder.pw", floor.users["floor.recorder"])
+    floor.recorder(broker, store, "--username", "floor.recorder", "--password-file", str(pw))
+    secret = floor.secret("TCP-A.pw", floor.users["TCP-A"])
+    journal = tmp_path / "journal.sqlite3"
+    config = _config(tmp_path / "table.toml", journal, broker=broker.url,
+                     password_file=str(secret))
+    table = floor.run("TCP-A", "run", "--demo", "--config", str(config), "--headless",
+                      "--seats", "2", "--pace-ms", "20")
+    table.wait_for(r"floor: connected to", 60)
+    table.wait_for(r"round 2: dealer", 30)
+    # the password file goes away for a moment, just as the broker restarts
+    secret.rename(tmp_path / "moved.pw")
+    broker.kill()
+    broker.start()
+    table.wait_for(rf"\[floor\] password_file {re.escape(str(secret))}: cannot read.*"
+                   "trying again", 30)
+    (tmp_path / "moved.pw").rename(secret)
+    floor.wait_until(lambda: table.text().count("floor: connected to") >= 2, 30,
+                     "the table connected again")
+    before = len(floor.stored(store, "TCP-A"))
+    floor.wait_until(lambda: len(floor.stored(store, "TCP-A")) > before + 2, 30,
+                     "rounds reaching the floor again")
+    assert table.stop() == 0
+    deadline = time.monotonic() + 20
+    while floor.stored(store, "TCP-A") != floor.finished(journal):
+        assert time.monotonic() < deadline, "the store does not equal the journal"
+        time.sleep(0.2)
+    assert "the feed stopped on an error" not in table.text()
