@@ -32,7 +32,9 @@ def floor_overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 
 class _NoFeed:
-    """No floor configured: nothing to stop."""
+    """No floor configured: nothing to stop, nothing left to send."""
+
+    left = 0
 
     def stop(self, drain_s: float = 0.0) -> None:
         """Nothing to do."""
@@ -41,8 +43,13 @@ class _NoFeed:
 NO_FEED = _NoFeed()
 
 
-def check_floor(config: TableConfig) -> None:
+def check_floor(config: TableConfig, journal: str | None = None) -> None:
     """Check ``[floor]`` before the journal opens: its files can be read and used.
+
+    Args:
+        config: the configuration.
+        journal: the journal's path (default the configuration's): the feed reads it, so
+            it must be a file, not ``:memory:``.
 
     Raises:
         ConfigError: naming the setting (``[floor] ca_file ...: not a PEM file ...``).
@@ -50,6 +57,10 @@ def check_floor(config: TableConfig) -> None:
     if not config.floor_broker:
         return
     from floor.mqtt import FloorError, settings_from
+
+    if (journal or config.journal_path) == ":memory:":
+        raise ConfigError("the floor feed reads the journal: it needs a "
+                          "journal file, not :memory:")
 
     try:
         settings_from(config).check()

@@ -78,6 +78,7 @@ class FloorPublisher:
 
     Attributes:
         cursor: the newest event whose messages were all acknowledged.
+        left: once stopped, the journal's events past the cursor (0: the floor has all).
         connected: the broker accepted the connection and it stands.
         published, acknowledged, refused: message counts since the start.
 
@@ -96,6 +97,7 @@ class FloorPublisher:
         self.cursor = 0
         self.connected = False
         self.published = self.acknowledged = self.refused = 0
+        self.left = 0
         self.follower: Follower | None = None
         self._resend: Follower | None = None
         self._live: deque[_Entry] = deque()
@@ -427,6 +429,8 @@ class FloorPublisher:
         self._moved_cursor()
         self._save(outbox)
         outbox.close()
+        if self.follower is not None:
+            self.left = max(0, self.follower.head() - self.cursor)
         for f in (self.follower, self._resend):
             if f is not None:
                 f.close()

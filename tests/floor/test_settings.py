@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 ENV = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
 
@@ -83,3 +85,35 @@ def test_a_password_file_unreadable_for_a_moment_only_delays_the_feed(floor, tmp
         assert time.monotonic() < deadline, "the store does not equal the journal"
         time.sleep(0.2)
     assert "the feed stopped on an error" not in table.text()
+
+
+def test_simulate_keeps_a_temporary_journal_the_floor_did_not_take(floor, tmp_path):
+    broker = floor.broker()  # made, not started: nothing listens on its port yet
+    p = _run("simulate", "--rounds", "5", "--floor", broker.url)
+    assert p.returncode == 1, p.stdout + p.stderr
+    m = re.search(r"did not acknowledge the last \d+ journal event\(s\); the journal keeps "
+                  r"them: (\S+) \(kept, not deleted\); `threecard simulate --journal \S+ "
+                  r"--rounds 1 --floor (\S+)` sends them", p.stderr)
+    assert m, p.stderr
+    journal = Path(m.group(1))
+    try:
+        _send_kept(floor, broker, journal, m.group(2), tmp_path)
+    finally:
+        shutil.rmtree(journal.parent)
+    # a journal in memory cannot be read by the feed: said before anything runs
+    p = _run("simulate", "--rounds", "5", "--journal", ":memory:", "--floor", broker.url)
+    assert p.returncode == 2 and p.stderr.strip().splitlines() == [
+        "threecard simulate: the floor feed reads the journal: it needs a journal file, "
+        "not :memory:"], p.stderr
+
+
+def _send_kept(floor, broker, journal: Path, url: str, tmp_path: Path) -> None:
+    assert len(floor.finished(journal)) == 5  # nothing lost
+    # the command it names sends them, once the broker is there
+    broker.start()
+    store = tmp_path / "floor.sqlite3"
+    floor.recorder(broker, store)
+    sent = _run("simulate", "--journal", str(journal), "--rounds", "1", "--floor", url)
+    assert sent.returncode == 0, sent.stderr
+    floor.wait_until(lambda: floor.stored(store, "TABLE-1") == floor.finished(journal), 15,
+                     "the kept rounds on the floor")
