@@ -149,10 +149,18 @@ class StateMessage(Message, frozen=True, kw_only=True):
 
 
 class StatusMessage(Message, frozen=True, kw_only=True):
-    """``online``, or ``offline`` (also the last will) (topic ``status``, retained)."""
+    """``online``, or ``offline`` (also the last will) (topic ``status``, retained).
+
+    Attributes:
+        status: ``online`` or ``offline``.
+        connection: when the table's connection that says it was opened (microseconds
+            since the epoch, its will included): a table tells its own status from that
+            of another table running with its id.
+    """
 
     name: ClassVar[str] = "status"
     status: Literal["online", "offline"]
+    connection: SentUs = 0
 
 
 class ResendRequest(Struct, frozen=True, kw_only=True):

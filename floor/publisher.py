@@ -26,10 +26,12 @@ from __future__ import annotations
 
 import logging
 import queue
+import secrets
 import threading
 import time
 from collections import deque
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
@@ -54,8 +56,15 @@ RETRY_S = (0.25, 2.0)
 """Seconds before connecting again: the first wait, and the longest (it doubles)."""
 IDLE_POLL_S = 0.5
 """With nothing to do, the journal is read again at least this often."""
+YIELD_S = 60.0
+"""Seconds a table that found another online with its id waits before connecting again."""
 RESTART_S = 5.0
 """Seconds before the feed starts again after an error."""
+
+
+def _utc(us: int) -> str:
+    """Microseconds since the epoch as an ISO 8601 UTC time, to the second."""
+    return datetime.fromtimestamp(us / 1e6, UTC).isoformat(timespec="seconds")
 
 
 @dataclass(slots=True)
@@ -93,7 +102,8 @@ class FloorPublisher:
         self.settings = settings
         self.path = journal_path
         self.table_id = table_id
-        self.client_id = f"threecard-table-{table_id}"
+        self.client_id = f"threecard-table-{table_id}-{secrets.token_hex(3)}"
+        self._connection = 0  # when the current connection was opened (its status says)
         self.cursor = 0
         self.connected = False
         self.published = self.acknowledged = self.refused = 0
@@ -109,6 +119,8 @@ class FloorPublisher:
         self._drain_until = 0.0
         self._client: Any = None
         self._unreachable = False  # the last attempt to connect failed
+        self._refused = False  # the broker refused this connection (said already)
+        self._yielded = False  # this connection was closed for another table with our id
         self._retry_at = 0.0
         self._retry_s = RETRY_S[0]
         self._saved_at = 0.0
@@ -270,6 +282,7 @@ class FloorPublisher:
             self._retry_s = RETRY_S[1]
             self._later()
             return
+        self._connection = time.time_ns() // 1000
         c.will_set(s.topic(self.table_id, "status"), self._status("offline"), qos=1,
                    retain=True)
         c.max_inflight_messages_set(WINDOW)
@@ -313,6 +326,7 @@ class FloorPublisher:
             self._throttle.log("refused", logging.ERROR, "floor: broker %s refused the "
                                "connection of table %s: %s (check its user and password)",
                                self.settings.broker, self.table_id, rc)
+            self._refused = True
             self._retry_s = RETRY_S[1]
             return  # the broker closes it: "lost" follows
         self.connected = True
@@ -322,7 +336,8 @@ class FloorPublisher:
         log.info("floor: connected to %s as %s", self.settings.broker, self.client_id)
         s, c = self.settings, self._client
         c.publish(s.topic(self.table_id, "status"), self._status("online"), qos=1, retain=True)
-        c.subscribe(s.topic(self.table_id, "resend"), qos=1)
+        c.subscribe([(s.topic(self.table_id, "resend"), 1), (s.topic(self.table_id, "status"),
+                                                             1)])
         for e in (*self._resent, *self._live):
             e.mid = None  # everything not acknowledged goes again, in order
         self._by_mid.clear()
@@ -331,9 +346,17 @@ class FloorPublisher:
 
     def _on_lost(self, rc: Any) -> None:
         c, self._client = self._client, None
-        if self.connected:
+        s = self.settings
+        if self._yielded:
+            self._retry_s = YIELD_S
+        elif self.connected:
             log.warning("floor: connection to %s lost (%s); the journal keeps the feed",
-                        self.settings.broker, rc)
+                        s.broker, rc)
+        elif not self._refused:
+            self._warn("closed", "floor: broker %s closed the connection before accepting it "
+                       "(%s): is the port a TLS one (mqtts://), or no MQTT broker's? The "
+                       "journal keeps the feed, trying again", s.broker, rc)
+        self._refused = self._yielded = False
         self.connected = False
         self._unreachable = True
         self._by_mid.clear()
@@ -359,6 +382,9 @@ class FloorPublisher:
         self._moved_cursor()
 
     def _on_message(self, m: Any) -> None:
+        if m.topic.endswith("/status"):
+            self._on_status(m.payload)
+            return
         try:
             ask = decode(ResendRequest.name, m.payload)
         except ValueError as exc:
@@ -382,9 +408,41 @@ class FloorPublisher:
             log.error("floor: cannot read the journal to send rounds again: %s", exc)
             self._resend = None
 
+    def _on_status(self, payload: bytes) -> None:
+        """A status on our own topic: ours, a last will of our own, or another table's.
+
+        Another table online with our id and another journal, connected before us: this
+        table says so, marks its own journal offline and waits :data:`YIELD_S` (the first
+        one keeps the floor). Anything else not ours (a will of our own previous
+        connection, the newer table's online) is answered with our ``online`` again, so
+        the retained status stays ours.
+        """
+        try:
+            other = decode(StatusMessage.name, payload)
+        except ValueError:
+            return
+        if other.connection == self._connection or not self.connected:
+            return  # our own
+        s, c = self.settings, self._client
+        if other.status == "online" and other.journal != self.genesis:
+            first = (other.connection, other.journal) < (self._connection, self.genesis)
+            self._throttle.log("duplicate", logging.ERROR, "floor: another table is online "
+                               "on %s as table %s (journal %s, connected %s): each table "
+                               "needs an id of its own; %s", s.broker, self.table_id,
+                               other.journal[:16], _utc(other.connection),
+                               f"this table's feed waits and tries again in {YIELD_S:.0f} s"
+                               if first else "it waits, this table goes on")
+            if first:
+                c.publish(s.topic(self.table_id, "status"), self._status("offline"), qos=1,
+                          retain=True)
+                self._yielded = True
+                c.disconnect()
+                return
+        c.publish(s.topic(self.table_id, "status"), self._status("online"), qos=1, retain=True)
+
     def _status(self, status: str) -> bytes:
         return self._payload(StatusMessage(table=self.table_id, journal=self.genesis,
-                                           status=status))
+                                           status=status, connection=self._connection))
 
     @staticmethod
     def _payload(body: Message) -> bytes:

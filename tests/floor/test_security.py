@@ -207,3 +207,26 @@ def test_a_feed_over_tls_with_per_table_credentials(floor, tmp_path):
         time.sleep(0.2)
     assert floor.stored(tmp_path / "other.sqlite3", "TCP-A") == []
     assert floor.users["TCP-A"] not in table.text()  # the password is never logged
+
+
+def test_a_plain_connection_to_a_tls_port_is_said_once_a_minute(floor, tmp_path):
+    tls = floor.broker(tls=True)
+    ca_key, ca = _ca("floor test CA")
+    key, cert = _server(ca_key, ca)
+    _pem(tls.folder / "ca.pem", cert=ca)
+    _pem(tls.folder / "broker.pem", cert=cert)
+    _pem(tls.folder / "broker.key", key=key)
+    tls.start()
+    plain = f"mqtt://127.0.0.1:{tls.port}"
+    table = floor.run("TCP-T", "run", "--demo", "--headless", "--seats", "2", "--pace-ms",
+                      "50", "--journal", str(tmp_path / "journal.sqlite3"), "--floor", plain,
+                      "--table-id", "TCP-T")
+    store = tmp_path / "floor.sqlite3"
+    recorder = floor.run("recorder", "floor", "serve", "--broker", plain, "--store", str(store))
+    table.wait_for(r"round 3: dealer", 60)
+    table.wait_for(r"WARNING +floor: broker mqtt://\S+ closed the connection before accepting "
+                   r"it .*is the port a TLS one \(mqtts://\)", 15)
+    time.sleep(8.0)
+    for p in (table, recorder):
+        warned = [line for line in p.text().splitlines() if "WARNING" in line or "ERROR" in line]
+        assert 1 <= len(warned) <= 2, "\n".join(warned)

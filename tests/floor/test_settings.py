@@ -17,6 +17,8 @@ import sys
 import time
 from pathlib import Path
 
+from floor.follower import Follower
+
 ENV = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
 
 
@@ -117,3 +119,30 @@ def _send_kept(floor, broker, journal: Path, url: str, tmp_path: Path) -> None:
     assert sent.returncode == 0, sent.stderr
     floor.wait_until(lambda: floor.stored(store, "TABLE-1") == floor.finished(journal), 15,
                      "the kept rounds on the floor")
+
+
+def test_two_tables_with_one_id_are_named_and_the_first_keeps_the_floor(floor, tmp_path):
+    broker = floor.broker().start()
+    store = tmp_path / "floor.sqlite3"
+    floor.recorder(broker, store)
+    first_journal = tmp_path / "first.sqlite3"
+    first = floor.run("first", "run", "--demo", "--headless", "--seats", "2", "--pace-ms",
+                      "50", "--journal", str(first_journal), "--floor", broker.url,
+                      "--table-id", "TCP-D")
+    first.wait_for(r"floor: connected to", 60)
+    second = floor.run("second", "run", "--demo", "--headless", "--seats", "2", "--pace-ms",
+                       "50", "--journal", str(tmp_path / "second.sqlite3"), "--floor",
+                       broker.url, "--table-id", "TCP-D")
+    says = (r"ERROR +floor: another table is online on mqtt://\S+ as table TCP-D \(journal "
+            r"[0-9a-f]{16}, connected \S+\): each table needs an id of its own; ")
+    second.wait_for(says + r"this table's feed waits and tries again in 60 s", 60)
+    first.wait_for(says + r"it waits, this table goes on", 15)
+    time.sleep(8.0)  # no fight: one error each, two connections of the tables
+    log = (broker.folder / "mosquitto.log").read_text()
+    assert log.count("as threecard-table-TCP-D-") == 2, log
+    assert second.text().count("another table is online") == 1
+    assert first.text().count("another table is online") == 1
+    first_genesis = Follower(first_journal, "TCP-D").genesis
+    (rows,) = floor.cli_json(["floor", "status", "--store", str(store), "--json"])
+    assert [(r["table_id"], r["status"], r["journal"]) for r in rows] == [
+        ("TCP-D", "online", first_genesis)]
