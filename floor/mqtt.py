@@ -56,6 +56,8 @@ class Throttle:
     def log(self, kind: str, level: int, msg: str, *args: Any) -> None:
         """Log ``msg % args`` at ``level``, unless ``kind`` was logged less than a minute ago."""
         now = self.clock()
+        if len(self._last) > 1000:  # kinds made of what arrives: never more than this
+            self._last = {k: v for k, v in self._last.items() if now - v[0] < self.every_s}
         last = self._last.get(kind)
         if last is not None and now - last[0] < self.every_s:
             self._last[kind] = (last[0], last[1] + 1)

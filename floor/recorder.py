@@ -55,7 +55,7 @@ from floor.messages import (
     decode,
     encode,
 )
-from floor.mqtt import FloorSettings
+from floor.mqtt import FloorSettings, Throttle
 from floor.store import Store
 
 log = logging.getLogger("threecard.floor")
@@ -116,6 +116,7 @@ class Recorder:
         self.ask = ask
         self.clock = clock
         self.counts = {"stored": 0, "duplicate": 0, "refused": 0, "asked": 0}
+        self.throttle = Throttle(log)  # the same refusal again: once a minute
         self.current: dict[str, str] = {t.table_id: t.journal for t in store.tables()}
         self._received_us = store.newest_us()  # never backwards: the order of arrival
         self.series: dict[tuple[str, str], _Series] = {}
@@ -162,7 +163,8 @@ class Recorder:
     def refuse(self, table: str, why: str) -> None:
         """Count a message refused on ``table``'s topic and log why, at warning."""
         self.counts["refused"] += 1
-        log.warning("floor: refused a message on table %s's topic: %s", table, why[:300])
+        self.throttle.log(f"refused {table} {why[:40]}", logging.WARNING,
+                          "floor: refused a message on table %s's topic: %s", table, why[:300])
 
     def _count(self, stored: bool) -> None:
         self.counts["stored" if stored else "duplicate"] += 1
@@ -307,10 +309,18 @@ def serve(settings: FloorSettings, store_path: str, client_id: str = "threecard-
                 stop.set()
         return call
 
+    throttle = Throttle(log)  # a broker refusing or away: said once a minute, not each try
+    state = {"connected": False, "refused": False}
+
     def on_connect(c, _u, flags, rc, _p) -> None:  # noqa: ANN001 - paho's callback
         if rc.is_failure:
-            log.error("floor: broker %s refused the recorder: %s", settings.broker, rc)
+            throttle.log("refused", logging.ERROR, "floor: broker %s refused the recorder: %s "
+                         "(check --username and --password-file); trying again",
+                         settings.broker, rc)
+            state["refused"] = True
             return
+        state["connected"] = True
+        throttle.clear("refused", "lost", "closed", "unreachable")
         log.info("floor: recorder connected to %s as %s (session %s)", settings.broker,
                  client_id, "resumed" if flags.session_present else "new")
         c.subscribe([(settings.wildcard(n), 1) for n in SUBSCRIBED])
@@ -334,11 +344,24 @@ def serve(settings: FloorSettings, store_path: str, client_id: str = "threecard-
         c.ack(m.mid, m.qos)  # stored (or refused for good): the broker may drop it
 
     def on_disconnect(_c, _u, _f, rc, _p) -> None:  # noqa: ANN001
-        if not stop.is_set():
-            log.warning("floor: recorder lost the broker (%s); reconnecting", rc)
+        if stop.is_set():
+            return
+        if state["connected"]:
+            throttle.log("lost", logging.WARNING, "floor: recorder lost the broker (%s); "
+                         "reconnecting", rc)
+        elif not state["refused"]:
+            throttle.log("closed", logging.WARNING, "floor: broker %s closed the connection "
+                         "before accepting it (%s): is the port a TLS one (mqtts://), or no "
+                         "MQTT broker's? Trying again", settings.broker, rc)
+        state["connected"] = state["refused"] = False
+
+    def on_connect_fail(_c, _u) -> None:  # noqa: ANN001
+        throttle.log("unreachable", logging.WARNING, "floor: broker %s unreachable; trying "
+                     "again", settings.broker)
 
     client.on_connect, client.on_message = guarded(on_connect), guarded(on_message)
     client.on_disconnect = guarded(on_disconnect)
+    client.on_connect_fail = guarded(on_connect_fail)
     log.info("floor: recorder storing to %s from %s", store_path, settings.broker)
     wait_s = 0.5
     while True:  # the first connection here, so that why it fails is said
@@ -346,8 +369,8 @@ def serve(settings: FloorSettings, store_path: str, client_id: str = "threecard-
             settings.connect(client, clean_start=False, session_expiry_s=SESSION_EXPIRY_S)
             break
         except OSError as exc:
-            log.warning("floor: broker %s unreachable (%s); trying again", settings.broker,
-                        exc)
+            throttle.log("unreachable", logging.WARNING, "floor: broker %s unreachable (%s); "
+                         "trying again", settings.broker, exc)
         if stop.wait(wait_s):
             store.close()
             return 0
