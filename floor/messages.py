@@ -156,11 +156,13 @@ class StatusMessage(Message, frozen=True, kw_only=True):
         connection: when the table's connection that says it was opened (microseconds
             since the epoch, its will included): a table tells its own status from that
             of another table running with its id.
+        stopped: ``offline`` because the table stopped (not its last will).
     """
 
     name: ClassVar[str] = "status"
     status: Literal["online", "offline"]
     connection: SentUs = 0
+    stopped: bool = False
 
 
 class ResendRequest(Struct, frozen=True, kw_only=True):

@@ -440,9 +440,10 @@ class FloorPublisher:
                 return
         c.publish(s.topic(self.table_id, "status"), self._status("online"), qos=1, retain=True)
 
-    def _status(self, status: str) -> bytes:
+    def _status(self, status: str, stopped: bool = False) -> bytes:
         return self._payload(StatusMessage(table=self.table_id, journal=self.genesis,
-                                           status=status, connection=self._connection))
+                                           status=status, connection=self._connection,
+                                           stopped=stopped))
 
     @staticmethod
     def _payload(body: Message) -> bytes:
@@ -476,7 +477,7 @@ class FloorPublisher:
         if c is not None:
             if self.connected:
                 info = c.publish(self.settings.topic(self.table_id, "status"),
-                                 self._status("offline"), qos=1, retain=True)
+                                 self._status("offline", stopped=True), qos=1, retain=True)
                 try:
                     info.wait_for_publish(1.0)
                 except (RuntimeError, ValueError):

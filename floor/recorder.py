@@ -36,6 +36,7 @@ stops the recorder with what it could not store still held by the broker.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sqlite3
 import threading
@@ -56,7 +57,7 @@ from floor.messages import (
     encode,
 )
 from floor.mqtt import FloorSettings, Throttle
-from floor.store import Store
+from floor.store import Store, status_of
 
 log = logging.getLogger("threecard.floor")
 
@@ -67,6 +68,8 @@ RETRY_S = 3.0
 MAX_ASKS = 5
 """Asks that leave a previous-round link unmended before a series is marked broken."""
 CHECK_EVERY_S = 0.25
+HEARTBEAT_S = 5.0
+"""The recorder writes in the store that it runs this often (``floor status`` reads it)."""
 SESSION_EXPIRY_S = 7 * 24 * 3600
 """How long the broker keeps the recorder's session (and its messages) while it is down."""
 SUBSCRIBED = ("round", "event", "meters", "state", "status")
@@ -158,7 +161,7 @@ class Recorder:
         elif isinstance(m, (MetersMessage, StatusMessage)):
             self.store.put_latest(m, now_us)
             if isinstance(m, StatusMessage):
-                self._series(table, m.journal).status = m.status
+                self._series(table, m.journal).status = status_of(m)
 
     def refuse(self, table: str, why: str) -> None:
         """Count a message refused on ``table``'s topic and log why, at warning."""
@@ -371,15 +374,23 @@ def serve(settings: FloorSettings, store_path: str, client_id: str = "threecard-
         except OSError as exc:
             throttle.log("unreachable", logging.WARNING, "floor: broker %s unreachable (%s); "
                          "trying again", settings.broker, exc)
+        with contextlib.suppress(sqlite3.Error):  # a store that cannot be written: said later
+            store.beat(client_id, time.time_ns() // 1000)
         if stop.wait(wait_s):
+            with contextlib.suppress(sqlite3.Error):
+                store.beat(client_id, time.time_ns() // 1000, stopped=True)
             store.close()
             return 0
         wait_s = min(wait_s * 2, 5.0)
     client.loop_start()  # from here paho's network loop reconnects by itself
+    beaten = 0.0
     try:
         while not stop.wait(CHECK_EVERY_S):
             with lock:
                 recorder.check()
+                if time.monotonic() - beaten >= HEARTBEAT_S:
+                    beaten = time.monotonic()
+                    store.beat(client_id, time.time_ns() // 1000)
     except sqlite3.Error as exc:
         failed.append(f"the store {store_path} cannot be read: {exc}")
     except Exception as exc:  # noqa: BLE001 - stop with a reason, never linger
@@ -388,6 +399,8 @@ def serve(settings: FloorSettings, store_path: str, client_id: str = "threecard-
     finally:
         client.disconnect()
         client.loop_stop()
+        with lock, contextlib.suppress(sqlite3.Error):
+            store.beat(client_id, time.time_ns() // 1000, stopped=True)
         with lock:
             store.close()
         log.info("floor: recorder stopped: %s", ", ".join(f"{v} {k}" for k, v in

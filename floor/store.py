@@ -48,6 +48,9 @@ CREATE TABLE IF NOT EXISTS tables (
     table_id TEXT PRIMARY KEY, journal TEXT NOT NULL, last_us INTEGER NOT NULL,
     status TEXT, status_us INTEGER NOT NULL DEFAULT 0, state TEXT,
     state_us INTEGER NOT NULL DEFAULT 0, meters TEXT, meters_us INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS recorder (
+    id INTEGER PRIMARY KEY CHECK (id = 1), client_id TEXT NOT NULL,
+    alive_us INTEGER NOT NULL, stopped INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS events (
     table_id TEXT NOT NULL, journal TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL,
     severity TEXT NOT NULL, body TEXT NOT NULL, stored_us INTEGER NOT NULL,
@@ -57,6 +60,15 @@ _TABLES = {"rounds", "series", "tables", "events"}
 _ADDED = {"series": ("status TEXT", "announced_seq INTEGER NOT NULL DEFAULT 0",
                      "announced_hash TEXT")}
 """Columns a store written by an earlier recorder lacks: added when a recorder opens it."""
+
+
+def status_of(m: StatusMessage) -> str:
+    """What the floor calls a table's status message.
+
+    ``online``; ``stopped``: an ``offline`` the table sent as it stopped; ``offline``: its
+    last will (it vanished).
+    """
+    return "stopped" if m.status == "offline" and m.stopped else m.status
 
 
 class StoreError(Exception):
@@ -106,9 +118,12 @@ class TableRow:
     Attributes:
         table_id: the table.
         journal: its newest journal (the hash of its first event).
-        status: ``online``, ``offline`` or None (never heard).
+        status: ``online``, ``offline`` (its last will), ``stopped`` (it said so) or
+            None (never heard).
         state: its newest ``state`` payload, or None.
         meters: its newest ``meters`` payload, or None.
+        heard_us: when the recorder received its newest message (the recorder's clock,
+            microseconds since the epoch).
     """
 
     table_id: str
@@ -116,6 +131,22 @@ class TableRow:
     status: str | None
     state: dict[str, Any] | None
     meters: dict[str, Any] | None
+    heard_us: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class RecorderRow:
+    """The recorder that writes the store, as it last said.
+
+    Attributes:
+        client_id: its client id on the broker.
+        alive_us: when it last said it runs (microseconds since the epoch).
+        stopped: it stopped cleanly then.
+    """
+
+    client_id: str
+    alive_us: int
+    stopped: bool
 
 
 class Store:
@@ -237,7 +268,7 @@ class Store:
         with self.db:
             self.db.execute("BEGIN")
             self._seen(m.table, m.journal, now_us)
-            value = m.status if isinstance(m, StatusMessage) else encode(m).decode()
+            value = status_of(m) if isinstance(m, StatusMessage) else encode(m).decode()
             self.db.execute(f"UPDATE tables SET {col} = ?, {col}_us = ? WHERE table_id = ?",
                             (value, now_us, m.table))
             if isinstance(m, StateMessage):
@@ -247,7 +278,7 @@ class Store:
                                  m.journal))
             elif isinstance(m, StatusMessage):
                 self.db.execute("UPDATE series SET status = ? WHERE table_id = ? AND "
-                                "journal = ?", (m.status, m.table, m.journal))
+                                "journal = ?", (value, m.table, m.journal))
 
     def set_contiguous(self, table: str, journal: str, contiguous: int) -> None:
         """Record how far the series' rounds follow each other without a gap."""
@@ -280,11 +311,26 @@ class Store:
     def tables(self) -> list[TableRow]:
         """Every table the floor heard of, by id."""
         out = []
-        for tid, journal, status, state, meters in self.db.execute(
-                "SELECT table_id, journal, status, state, meters FROM tables ORDER BY table_id"):
+        for tid, journal, status, state, meters, heard in self.db.execute(
+                "SELECT table_id, journal, status, state, meters, last_us FROM tables "
+                "ORDER BY table_id"):
             out.append(TableRow(tid, journal, status, json.loads(state) if state else None,
-                                json.loads(meters) if meters else None))
+                                json.loads(meters) if meters else None, heard))
         return out
+
+    def beat(self, client_id: str, now_us: int, stopped: bool = False) -> None:
+        """The recorder says it runs (or, ``stopped``, that it stopped cleanly)."""
+        self.db.execute("INSERT OR REPLACE INTO recorder VALUES (1, ?, ?, ?)",
+                        (client_id, now_us, int(stopped)))
+
+    def recorder(self) -> RecorderRow | None:
+        """The recorder as it last said (None: none said it, or an earlier one's store)."""
+        try:
+            row = self.db.execute("SELECT client_id, alive_us, stopped FROM recorder "
+                                  "WHERE id = 1").fetchone()
+        except sqlite3.OperationalError:  # written before the recorder said it runs
+            return None
+        return RecorderRow(row[0], row[1], bool(row[2])) if row else None
 
     def journals(self, table: str) -> list[str]:
         """The table's journals, oldest first."""

@@ -199,7 +199,7 @@ def test_floor_status_shows_each_table_its_hold_and_its_open_alarms(recorded):
         ["meters", "--journal", str(journal), "--json"],
         ["recall", "--journal", str(journal), "--json", "--last", "2"])
     assert status_json.returncode == 0, status_json.stderr
-    (row,) = json.loads(status_json.stdout)
+    (row,) = json.loads(status_json.stdout)["tables"]
     total = json.loads(meters.stdout)["rows"]["total"]
     house = total["won"] - total["paid"]
     newest = json.loads(recall.stdout)
@@ -210,7 +210,7 @@ def test_floor_status_shows_each_table_its_hold_and_its_open_alarms(recorded):
     assert row["rounds_last_hour"] == last["round_id"]  # dealt just now
     assert abs(row["hold_ppm"] - house * 1_000_000 / total["wagered"]) <= 0.5
     assert row["open_alarms"] == ["alarm"] and row["lacking"] is None
-    line = status_text.stdout
+    line = status_text.stdout.splitlines()[1]
     assert line.startswith(f"{TABLE:12} ONLINE   last round {last['round_id']} ended ")
     assert f"hold {row['hold_ppm'] / 10_000:.2f} %" in line and "alarms: alarm" in line
 

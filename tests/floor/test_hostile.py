@@ -112,7 +112,8 @@ def test_a_round_record_no_journal_holds_is_refused_and_floor_reads_the_rest(flo
         ["floor", "rounds", "--store", str(store), "--table", "TCP-A", "--json"],
         ["floor", "status", "--store", str(store), "--json"])
     assert got == [as_recalled(r1.record.to_dict(), "")]
-    assert status[0]["last_round"] == 1 and status[0]["last_round_utc"] == r1.record.ended_utc
+    row = status["tables"][0]
+    assert row["last_round"] == 1 and row["last_round_utc"] == r1.record.ended_utc
     text = subprocess.run([sys.executable, "-m", "controller.cli", "floor", "rounds",
                            "--store", str(store), "--table", "TCP-A"], capture_output=True,
                           text=True, timeout=60)

@@ -445,3 +445,46 @@ def test_a_status_under_another_journal_leaves_the_tables_own(journal, tmp_path)
     (row,) = floor_status(store, datetime.now(UTC))
     assert (row.status, row.journal, row.last_round) == ("online", rounds[1].journal, 2)
     store.close()
+
+
+def test_rounds_and_status_agree_on_the_current_journal_and_older_gaps_show(journal, tmp_path):
+    from floor.report import floor_status
+
+    other = tmp_path / "second.sqlite3"
+    t = Table(other, TableConfig(seats=2, pin_hashes=demo_pin_hashes(), table_id=TABLE))
+    _play(t, 3, 99)
+    t.close()
+    store_path = tmp_path / "floor.sqlite3"
+    store = Store(store_path)
+    rec = Recorder(store, lambda *_: None)
+    first = [m.body for m in _messages(journal) if m.name in ("round", "state")]
+    second = [m.body for m in _messages(other) if m.name == "round"]
+    newest = max(m.round_id for m in first if m.name == "round")
+    _deliver(rec, [m for m in first if getattr(m, "round_id", 0) != 3])  # round 3 lost
+    _deliver(rec, second)
+
+    def rounds_json() -> list:
+        import contextlib
+        import io
+
+        from controller.cli import main
+
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            assert main(["floor", "rounds", "--store", str(store_path), "--table", TABLE,
+                         "--json"]) == 0
+        return json.loads(out.getvalue())
+
+    (row,) = floor_status(store, datetime.now(UTC))
+    assert row.journal == second[0].journal and rounds_json() == _finished(other)
+    assert row.older_lacking == [
+        f"journal {first[0].journal[:16]}: rounds 3 to {newest} (or part of them)"]
+    # the table runs on its first journal again: both name that one now
+    _deliver(rec, [m for m in first if m.name == "state"][-1:])
+    (row,) = floor_status(store, datetime.now(UTC))
+    assert row.journal == first[0].journal
+    assert [r["round_id"] for r in rounds_json()] == [
+        r for r in range(newest, 0, -1) if r != 3]
+    assert row.lacking == f"rounds 3 to {newest} (or part of them)"
+    assert row.older_lacking == []
+    store.close()

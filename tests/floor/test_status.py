@@ -5,15 +5,20 @@ recorder: a table killed (SIGKILL: a crash) or hung (SIGSTOP: a frozen machine, 
 cable, nothing more on the wire) is OFFLINE on the floor within the broker's keep-alive
 limit (1.5 times the keep-alive interval, and Mosquitto's whole seconds): within 15 s, by
 its last will, although the will was made when the table connected, before its
-``online``.
+``online``. A table stopped cleanly is STOPPED, its alarms none; and the first line says
+whether the recorder runs, stopped, or fell silent.
 """
 
 from __future__ import annotations
 
+import re
 import signal
+import subprocess
+import sys
 import time
 
 from floor.mqtt import KEEPALIVE_S
+from floor.report import SILENT_AFTER_S
 from floor.store import Store
 
 
@@ -50,6 +55,40 @@ def test_a_table_killed_or_hung_is_offline_within_the_keep_alive_limit(floor, tm
     # Mosquitto counts the keep-alive in whole seconds and checks it now and then: a few
     # seconds beyond the limit, within 15 s
     assert took <= 15.0, f"the hung table went offline after {took:.1f} s"
-    (rows,) = floor.cli_json(["floor", "status", "--store", str(store), "--json"])
-    assert {r["table_id"]: r["status"] for r in rows} == {"TCP-H": "offline",
-                                                          "TCP-K": "offline"}
+    (status,) = floor.cli_json(["floor", "status", "--store", str(store), "--json"])
+    assert {r["table_id"]: r["status"] for r in status["tables"]} == {
+        "TCP-H": "offline", "TCP-K": "offline"}
+    for line in _status_text(store)[1:]:  # its alarms are the ones it showed last
+        assert " OFFLINE " in line and "(when last heard)  heard " in line, line
+
+
+def _status_text(store) -> list[str]:
+    p = subprocess.run([sys.executable, "-m", "controller.cli", "floor", "status", "--store",
+                        str(store)], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    return p.stdout.splitlines()
+
+
+def test_floor_status_says_whether_the_recorder_runs_and_which_table_stopped(floor, tmp_path):
+    broker = floor.broker().start()
+    store = tmp_path / "floor.sqlite3"
+    recorder = floor.recorder(broker, store)
+    table = floor.table(broker, "TCP-S", tmp_path / "s.sqlite3", 50)
+    table.wait_for(r"round 2: dealer", 60)
+    assert table.stop() == 0  # a clean stop: its shoe link closes, and it says so
+    floor.wait_until(lambda: _statuses(store).get("TCP-S") == "stopped", 15, "TCP-S stopped")
+    head, line = _status_text(store)
+    assert re.fullmatch(r"recorder threecard-floor: running \(heard \d+ s ago\)", head), head
+    assert line.startswith("TCP-S        STOPPED  last round "), line
+    assert "alarms: none" in line and re.search(r"  heard \d+ s ago", line), line
+    assert recorder.stop() == 0
+    head, _ = _status_text(store)
+    assert re.fullmatch(r"recorder threecard-floor: STOPPED at \S+: what follows is the floor "
+                        r"as it stood then", head), head
+    # a recorder killed, or its machine down, writes nothing more: after 15 s it is silent
+    s = Store(store)
+    s.beat("threecard-floor", time.time_ns() // 1000 - (SILENT_AFTER_S + 1) * 1_000_000)
+    s.close()
+    (status,) = floor.cli_json(["floor", "status", "--store", str(store), "--json"])
+    assert status["recorder"]["state"] == "silent"
+    assert "SILENT since" in _status_text(store)[0]
