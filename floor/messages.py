@@ -2,8 +2,9 @@
 
 The follower builds them, the publisher stamps them with the table, its journal and the
 send time, and the recorder decodes each against its declaration: a payload that fails
-(a field missing or of the wrong type, a round id below 1, a number SQLite cannot hold, a
-journal name that is not a SHA-256 hash) is refused whole, named, and nothing of it is stored.
+(a field missing, unknown or of the wrong type, a round id below 1, a number SQLite cannot
+hold, a journal name that is not a SHA-256 hash, more than :data:`MAX_PAYLOAD_BYTES`) is
+refused whole, named, and nothing of it is stored.
 """
 
 from __future__ import annotations
@@ -17,9 +18,12 @@ from msgspec import Meta, Struct
 from controller.game.anchor import GENESIS
 from controller.game.cards import RANK_CHARS, SUITS
 from controller.game.config import MAX_SEATS, TABLE_ID_PATTERN
-from controller.game.records import RoundRecord
+from controller.game.records import BetRecord, RoundRecord, SeatRecord
 from controller.game.round import RoundState
 
+MAX_PAYLOAD_BYTES = 192 * 1024
+"""The largest payload the recorder takes (a round of seven seats is about 4 KiB); the
+example broker configuration refuses packets over 256 KiB before they reach it."""
 INT_MAX = 2**63 - 1
 """The largest integer the store (SQLite) holds: every count and id is at most this."""
 SENT_US_MAX = 4_102_444_800_000_000
@@ -39,7 +43,7 @@ SentUs = Annotated[int, Meta(ge=0, le=SENT_US_MAX)]
 TableId = Annotated[str, Meta(pattern=f"^{TABLE_ID_PATTERN.pattern}$")]
 
 
-class Message(Struct, frozen=True, kw_only=True):
+class Message(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """What every payload carries.
 
     Attributes:
@@ -119,7 +123,7 @@ class MetersMessage(Message, frozen=True, kw_only=True):
     meters: dict[str, Any]
 
 
-class Alarm(Struct, frozen=True):
+class Alarm(Struct, frozen=True, forbid_unknown_fields=True):
     """A notice of severity warning or error the table shows now."""
 
     kind: str
@@ -165,7 +169,7 @@ class StatusMessage(Message, frozen=True, kw_only=True):
     stopped: bool = False
 
 
-class ResendRequest(Struct, frozen=True, kw_only=True):
+class ResendRequest(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Recorder to table (topic ``resend``): send the rounds from ``from_round`` again."""
 
     name: ClassVar[str] = "resend"
@@ -217,6 +221,19 @@ def _round_problem(m: RoundMessage) -> str | None:
     return _time("started_utc", r.started_utc) or _time("ended_utc", r.ended_utc)
 
 
+def _unknown_in_record(raw: dict[str, Any]) -> str | None:
+    """A field of a round's record (its seats, their results) that no record declares."""
+    parts = [(raw, RoundRecord, "record")]
+    for seat in raw.get("seats") or ():
+        parts.append((seat, SeatRecord, "record seat"))
+        parts += [(r, BetRecord, "record result") for r in (seat.get("results") or {}).values()]
+    for obj, cls, what in parts:
+        unknown = sorted(set(obj) - set(cls.__struct_fields__))
+        if unknown:
+            return f"unknown field {unknown[0]!r} in the {what}"
+    return None
+
+
 def _state_problem(m: StateMessage) -> str | None:
     if m.last_round_seq > m.seq or m.last_round > m.round_in_play:
         return (f"last round {m.last_round} (ending at event {m.last_round_seq}) is past "
@@ -251,12 +268,17 @@ def decode(name: str, payload: bytes) -> Struct:
     cls = BY_NAME.get(name)
     if cls is None:
         raise ValueError(f"no payload is declared for topic {name!r}")
+    if len(payload) > MAX_PAYLOAD_BYTES:
+        raise ValueError(f"{name}: a payload of {len(payload)} bytes, more than the "
+                         f"{MAX_PAYLOAD_BYTES} a table sends")
     try:
         m = msgspec.json.decode(payload, type=cls)
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
         raise ValueError(f"{name}: {exc}") from None
     check = _PROBLEMS.get(cls)
     problem = check(m) if check is not None else None
+    if problem is None and cls is RoundMessage:
+        problem = _unknown_in_record(msgspec.json.decode(payload)["record"])
     if problem:
         raise ValueError(f"{name}: {problem}")
     return m

@@ -168,7 +168,7 @@ class Proc:
 class BareClient:
     """A bare MQTT 5 client: what a table or a recorder could send, nothing filtered."""
 
-    def __init__(self, broker: Broker, user: str | None, password: str | None) -> None:
+    def __init__(self, broker: Any, user: str | None, password: str | None) -> None:
         self.c = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
         if user:
             self.c.username_pw_set(user, password)
@@ -181,6 +181,8 @@ class BareClient:
         self.c.on_publish = lambda _c, _u, mid, rc, _p: self.acks.__setitem__(mid, rc.value)
         self.c.on_message = self._on_message
         self.c.on_subscribe = lambda *_a: self.ready.set()
+        self.gone = threading.Event()  # the broker closed the connection
+        self.c.on_disconnect = lambda *_a: self.gone.set()
         self.c.connect("127.0.0.1", broker.port)
         self.c.loop_start()
         wait_until(lambda: self.connack is not None, 10, "the broker's CONNACK", every=0.02)

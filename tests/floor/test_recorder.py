@@ -230,6 +230,12 @@ def test_whatever_the_broker_delivers_the_recorder_ends_equal_to_the_journal(jou
     ("round", {"record": {"dealer_cards": ["Zz", None, "1x"]}}, "not a card: 'Zz'"),
     ("round", {"record": {"deal": [["AS", "dealer", False]]}}, "not a card: 'AS'"),
     ("round", {"prev_seq": 3}, "round 1 ends at event"),
+    # fields no payload declares, and more than a table ever sends
+    ("status", b'{"table": "TCP-07", "journal": "' + b"a" * 64 + b'", "status": "online", '
+     b'"note": "hi"}', "unknown field `note`"),
+    ("round", {"extra": 1}, "unknown field `extra`"),
+    ("round", {"record": {"extra": 1}}, "unknown field 'extra' in the record"),
+    ("round", {"pad": "x" * 200_000}, "more than the 196608 a table sends"),
 ])
 def test_a_payload_that_fails_its_declaration_is_refused_and_nothing_is_stored(
         journal, tmp_path, caplog, name, payload, why):

@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import datetime as dt
 import ipaddress
+import json
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
@@ -26,6 +28,16 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 ACL = Path(__file__).resolve().parents[2] / "systemd" / "mosquitto-threecard.acl"
 RECORDER = "floor.recorder"
+
+
+def _tables(store: Path) -> list[tuple[str, str | None]]:
+    from floor.store import Store
+
+    s = Store(store, readonly=True)
+    try:
+        return [(t.table_id, t.status) for t in s.tables()]
+    finally:
+        s.close()
 
 
 NOT_AUTHORIZED = 135
@@ -147,7 +159,7 @@ def _replaced(text: str, pairs) -> str:
     return text
 
 
-def _shipped_conf(floor, folder: Path, port: int) -> str:
+def _shipped_conf(floor, folder: Path, port: int, plain: int) -> str:
     """Debian's mosquitto.conf with systemd/mosquitto-threecard.conf in its conf.d, as the
     example says to install it: its files in ``folder``, on loopback ports."""
     conf_d = folder / "conf.d"
@@ -160,7 +172,7 @@ def _shipped_conf(floor, folder: Path, port: int) -> str:
          ("/etc/mosquitto/certs/broker.pem", folder / "broker.pem"),
          ("/etc/mosquitto/certs/broker.key", folder / "broker.key"),
          ("listener 8883", f"listener {port} 127.0.0.1"),
-         ("listener 1883 127.0.0.1", f"listener {floor.free_port()} 127.0.0.1"))))
+         ("listener 1883 127.0.0.1", f"listener {plain} 127.0.0.1"))))
     return _replaced(DEBIAN_MOSQUITTO_CONF, (
         ("/run/mosquitto/mosquitto.pid", folder / "mosquitto.pid"),
         ("/var/lib/mosquitto/", f"{folder}/"),
@@ -171,10 +183,10 @@ def _shipped_conf(floor, folder: Path, port: int) -> str:
 def test_a_feed_over_tls_with_per_table_credentials(floor, tmp_path):
     # the broker runs the shipped configuration in Debian's: TLS, password file, ACL,
     # persistence
-    port = floor.free_port()
+    port, plain = floor.free_port(), floor.free_port()
     folder = tmp_path / "certs"
     folder.mkdir()
-    broker = floor.broker(tls=True, port=port, main=_shipped_conf(floor, folder, port))
+    broker = floor.broker(tls=True, port=port, main=_shipped_conf(floor, folder, port, plain))
     ca_key, ca = _ca("floor test CA")
     _, other = _ca("another CA")
     key, cert = _server(ca_key, ca)
@@ -213,6 +225,15 @@ def test_a_feed_over_tls_with_per_table_credentials(floor, tmp_path):
         time.sleep(0.2)
     assert floor.stored(tmp_path / "other.sqlite3", "TCP-A") == []
     assert floor.users["TCP-A"] not in table.text()  # the password is never logged
+
+    # a packet over 256 KiB never reaches the recorder: the broker closes the connection
+    b = floor.client(SimpleNamespace(port=plain), "TCP-B", floor.users["TCP-B"])
+    assert b.connack == 0
+    status = {"table": "TCP-B", "journal": "b" * 64, "status": "online", "pad": "x" * 300_000}
+    b.c.publish("threecard/TCP-B/status", json.dumps(status).encode(), qos=1)
+    assert b.gone.wait(10)
+    time.sleep(0.5)
+    assert "TCP-B" not in {t for t, _ in _tables(store)}
 
 
 def test_a_plain_connection_to_a_tls_port_or_a_wrong_password_is_said_once_a_minute(
