@@ -21,6 +21,8 @@ it may report, so that the previous round's last event is known too
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -80,6 +82,8 @@ class Follower:
         rounds_from: a resend: only ``round`` messages, for rounds from this id on, and
             only up to event ``until``; None: the live feed (every topic).
         until: the last event a resend reads.
+        pause: called with the seconds each stretch of the rebuild took (the feed's pacing:
+            the table's thread keeps its pace).
 
     Attributes:
         position: the newest event replayed.
@@ -91,7 +95,8 @@ class Follower:
     """
 
     def __init__(self, path: str | Path, table_id: str, after: int = 0,
-                 rounds_from: int | None = None, until: int | None = None) -> None:
+                 rounds_from: int | None = None, until: int | None = None,
+                 pause: Callable[[float], None] | None = None) -> None:
         self.table_id = table_id
         self.journal = Journal(path, readonly=True)
         self.db = self.journal.db
@@ -111,8 +116,11 @@ class Follower:
             self._end_read()
         self._notes = dict(self.game.notes)
         while self.position < after:  # rebuild up to the cursor: nothing is made for these
-            if self.poll(min(PAGE * 20, after - self.position)) is None:
+            t = time.perf_counter()
+            if self.poll(min(PAGE, after - self.position)) is None:
                 break
+            if pause is not None:
+                pause(time.perf_counter() - t)
 
     @property
     def live(self) -> bool:

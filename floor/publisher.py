@@ -10,16 +10,25 @@ After a restart, a broker outage or a crash the feed resumes at the cursor; what
 published but not acknowledged is sent again (the recorder drops duplicates).
 
 At most :data:`AHEAD` messages are made ahead of the acknowledgements, and at most
-:data:`WINDOW` are in flight, so memory stays flat through an outage of any length.
-Each connection is a fresh MQTT 5 client with a clean start: nothing is resent behind our
-back. Its last will sets ``status`` to ``offline`` (retained); once connected it sets
-``online``, listens on its ``resend`` topic and sends everything not yet acknowledged,
-then the newest ``meters`` and ``state`` (retained), which a broker restarted without
-persistence has lost.
+:data:`WINDOW` are in flight, so memory stays flat through an outage of any length. The
+journal is read :data:`CHUNK` events at a time, and while the feed catches up (a backlog,
+a resend) it rests between chunks so that it works :data:`FEED_SHARE` of the time at most:
+the table's own thread, in the same process, keeps its pace.
+
+Each connection is a fresh MQTT 5 client (a client id of its own) with a clean start:
+nothing is resent behind our back. Its last will sets ``status`` to ``offline``
+(retained); once connected it sets ``online``, listens on its ``resend`` and ``status``
+topics and sends everything not yet acknowledged, then the newest ``meters`` and
+``state`` (retained), which a broker restarted without persistence has lost. A status on
+its own topic from another table online with its id is said, and the table that came
+second waits (:meth:`FloorPublisher._on_status`). A file that cannot be read at a
+reconnection (a password file being replaced) is tried again; an error in the feed starts
+it again from the cursor after :data:`RESTART_S`: the feed never stops for the run.
 
 A resend request (``{"journal": <first event hash>, "from_round": N}``) starts a second
 follower that replays the journal from before round N and publishes its rounds up to where
-the live feed stood; the live feed and its cursor go on as they were.
+the live feed stood (:mod:`floor.resend`: one at a time, at most one started every
+:data:`~floor.resend.RESEND_EVERY_S`); the live feed and its cursor go on as they were.
 """
 
 from __future__ import annotations
@@ -39,10 +48,11 @@ from paho.mqtt.client import MQTT_ERR_SUCCESS
 
 from controller.game.journal import JournalError
 from controller.game.replay import ReplayError
-from floor.follower import PAGE, Follower, Outgoing
+from floor.follower import Follower, Outgoing
 from floor.messages import Message, ResendRequest, StatusMessage, decode, encode
 from floor.mqtt import FloorError, FloorSettings, Throttle
 from floor.outbox import Outbox
+from floor.resend import Resends
 
 log = logging.getLogger("threecard.floor")
 
@@ -54,6 +64,12 @@ SAVE_EVERY_S = 0.5
 """The cursor is written at most this often (and when the feed stops)."""
 RETRY_S = (0.25, 2.0)
 """Seconds before connecting again: the first wait, and the longest (it doubles)."""
+CHUNK = 200
+"""Journal events read (and replayed) per turn, by the live feed and by a resend."""
+FEED_SHARE = 0.25
+"""While it catches up (a backlog, a resend), the feed works at most this share of the
+time and rests the rest (:meth:`FloorPublisher._pace`): the table's own thread, in the
+same process, keeps its pace."""
 IDLE_POLL_S = 0.5
 """With nothing to do, the journal is read again at least this often."""
 YIELD_S = 60.0
@@ -109,7 +125,7 @@ class FloorPublisher:
         self.published = self.acknowledged = self.refused = 0
         self.left = 0
         self.follower: Follower | None = None
-        self._resend: Follower | None = None
+        self._resends = Resends(journal_path, table_id)
         self._live: deque[_Entry] = deque()
         self._resent: deque[_Entry] = deque()
         self._by_mid: dict[int, _Entry] = {}
@@ -181,7 +197,7 @@ class FloorPublisher:
         try:
             outbox = Outbox(self.path)
             cursor, journal = outbox.read()
-            follower = Follower(self.path, self.table_id, after=cursor)
+            follower = Follower(self.path, self.table_id, after=cursor, pause=self._pace)
             if journal and journal != follower.genesis:  # another journal's cursor
                 follower.close()
                 cursor, follower = 0, Follower(self.path, self.table_id)
@@ -197,15 +213,27 @@ class FloorPublisher:
                  self.settings.broker, cursor)
         try:
             while True:
+                t = time.perf_counter()
                 busy = self._step(outbox)
                 if self._stop.is_set() and (self._drained() or self._unreachable
                                             or time.monotonic() >= self._drain_until):
                     break
                 if not busy:
                     self._wake.wait(IDLE_POLL_S)
+                else:
+                    self._pace(time.perf_counter() - t)
                 self._wake.clear()
         finally:
             self._close(outbox)
+
+    def _pace(self, work_s: float) -> None:
+        """Rest after ``work_s`` seconds of work: the feed takes :data:`FEED_SHARE` at most.
+
+        The table's thread, in the same process, keeps its pace through a backlog or a
+        resend. Not at a stop: the table has stopped then.
+        """
+        if not self._stop.is_set():
+            self._stop.wait(work_s * (1.0 / FEED_SHARE - 1.0))
 
     def _step(self, outbox: Outbox) -> bool:
         """One turn: callbacks, connection, journal, sends, cursor. True when busy."""
@@ -226,24 +254,16 @@ class FloorPublisher:
         """Make messages from the journal while fewer than :data:`AHEAD` wait."""
         made = False
         f = self.follower
-        for _ in range(4):
-            if f is None or len(self._live) >= AHEAD:
-                break
-            msgs = f.poll(PAGE)
-            if msgs is None:
-                break
-            self._live.extend(_Entry(m) for m in msgs)
-            made = True
-        r = self._resend
-        if r is not None and len(self._resent) < AHEAD:
-            msgs = r.poll(PAGE)
-            self._resent.extend(_Entry(m) for m in msgs or ())
-            made = True
-            if msgs is None or r.done:
-                log.info("floor: rounds from %d up to event %d sent again", r.rounds_from,
-                         r.position)
-                r.close()
-                self._resend = None
+        if f is not None and len(self._live) < AHEAD:
+            msgs = f.poll(CHUNK)
+            if msgs is not None:
+                self._live.extend(_Entry(m) for m in msgs)
+                made = True
+        if len(self._resent) < AHEAD:
+            msgs = self._resends.poll(CHUNK, self._pace)
+            if msgs is not None:
+                self._resent.extend(_Entry(m) for m in msgs)
+                made = True
         return made
 
     def _moved_cursor(self) -> None:
@@ -390,23 +410,8 @@ class FloorPublisher:
         except ValueError as exc:
             log.warning("floor: resend request refused: %s", exc)
             return
-        from_round = ask.from_round
-        if ask.journal != self.genesis:
-            log.info("floor: resend asked for another journal (%s): not this table's",
-                     ask.journal[:16])
-            return
-        r = self._resend
-        if r is not None and r.rounds_from <= from_round:
-            return  # already on its way
-        if r is not None:
-            r.close()
-        log.info("floor: the floor asks for rounds from %d again", from_round)
-        try:
-            self._resend = Follower(self.path, self.table_id, rounds_from=from_round,
-                                    until=self.follower.position)
-        except (JournalError, ReplayError) as exc:
-            log.error("floor: cannot read the journal to send rounds again: %s", exc)
-            self._resend = None
+        if self.follower is not None:
+            self._resends.ask(ask, self.genesis, self.follower.position)
 
     def _on_status(self, payload: bytes) -> None:
         """A status on our own topic: ours, a last will of our own, or another table's.
@@ -490,10 +495,10 @@ class FloorPublisher:
         outbox.close()
         if self.follower is not None:
             self.left = max(0, self.follower.head() - self.cursor)
-        for f in (self.follower, self._resend):
-            if f is not None:
-                f.close()
-        self._client = self._resend = None  # a start again begins afresh, from the cursor
+        if self.follower is not None:
+            self.follower.close()
+        self._resends.close()
+        self._client = None  # a start again begins afresh, from the cursor
         for q in (self._live, self._resent, self._by_mid):
             q.clear()
         log.info("floor: feed stopped at journal event %d (%d messages acknowledged)",

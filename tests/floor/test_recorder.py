@@ -494,3 +494,31 @@ def test_rounds_and_status_agree_on_the_current_journal_and_older_gaps_show(jour
     assert row.lacking == f"rounds 3 to {newest} (or part of them)"
     assert row.older_lacking == []
     store.close()
+
+
+def test_a_table_replays_for_the_floor_once_at_a_time_and_not_more_often_than_it_may(journal):
+    from floor.messages import ResendRequest
+    from floor.resend import RESEND_EVERY_S, Resends
+
+    whole = _messages(journal)
+    genesis, head = whole[0].body.journal, whole[-1].seq
+    rounds = [m for m in whole if m.name == "round"]
+    clock = Clock()
+    r = Resends(str(journal), TABLE, clock)
+
+    def drained() -> list:
+        out = []
+        while (msgs := r.poll(100)) is not None:
+            out += msgs
+        return out
+
+    r.ask(ResendRequest(journal="e" * 64, from_round=1), genesis, head)  # not this journal
+    assert r.poll(100) is None
+    r.ask(ResendRequest(journal=genesis, from_round=3), genesis, head)
+    r.ask(ResendRequest(journal=genesis, from_round=1), genesis, head)  # the lowest counts
+    assert drained() == [m for m in rounds if m.body.round_id >= 1]
+    # asked again at once (a recorder asking every few seconds): it waits its turn
+    r.ask(ResendRequest(journal=genesis, from_round=2), genesis, head)
+    assert r.poll(100) is None
+    clock.now += RESEND_EVERY_S
+    assert drained() == [m for m in rounds if m.body.round_id >= 2]
