@@ -292,11 +292,31 @@ def test_a_stored_round_its_successor_disowns_is_asked_again_then_marked_broken(
     assert "round 3 does not follow round 2" in store.series()[0][5]
 
 
-def test_a_new_journal_is_a_new_series_and_rounds_shows_the_newest(journal, tmp_path):
+def _second_journal(tmp_path: Path) -> Path:
+    """Another journal of the same table: 3 rounds."""
     other = tmp_path / "second.sqlite3"
     t = Table(other, TableConfig(seats=2, pin_hashes=demo_pin_hashes(), table_id=TABLE))
     _play(t, 3, 99)
     t.close()
+    return other
+
+
+def _rounds_json(store_path: Path, *extra: str) -> list:
+    """``threecard floor rounds --json`` of the table."""
+    import contextlib
+    import io
+
+    from controller.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["floor", "rounds", "--store", str(store_path), "--table", TABLE,
+                     "--json", *extra]) == 0
+    return json.loads(out.getvalue())
+
+
+def test_a_new_journal_is_a_new_series_and_rounds_shows_the_newest(journal, tmp_path):
+    other = _second_journal(tmp_path)
     store_path = tmp_path / "floor.sqlite3"
     store = Store(store_path)
     rec = Recorder(store, lambda *_: None)
@@ -307,21 +327,9 @@ def test_a_new_journal_is_a_new_series_and_rounds_shows_the_newest(journal, tmp_
     assert [s[0:2] for s in store.series()] == [(TABLE, first[0].journal),
                                                 (TABLE, second[0].journal)]
     store.close()
-    from controller.cli import main
-
-    def rounds_json(*extra: str) -> list:
-        import contextlib
-        import io
-
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out):
-            assert main(["floor", "rounds", "--store", str(store_path), "--table", TABLE,
-                         "--json", *extra]) == 0
-        return json.loads(out.getvalue())
-
-    assert rounds_json() == _finished(other)
-    assert rounds_json("--journal", first[0].journal[:12]) == _finished(journal)
-    assert rounds_json("--journal", first[0].journal[:12], "--last", "2") == \
+    assert _rounds_json(store_path) == _finished(other)
+    assert _rounds_json(store_path, "--journal", first[0].journal[:12]) == _finished(journal)
+    assert _rounds_json(store_path, "--journal", first[0].journal[:12], "--last", "2") == \
         _finished(journal)[:2]
 
 
@@ -456,10 +464,7 @@ def test_a_status_under_another_journal_leaves_the_tables_own(journal, tmp_path)
 def test_rounds_and_status_agree_on_the_current_journal_and_older_gaps_show(journal, tmp_path):
     from floor.report import floor_status
 
-    other = tmp_path / "second.sqlite3"
-    t = Table(other, TableConfig(seats=2, pin_hashes=demo_pin_hashes(), table_id=TABLE))
-    _play(t, 3, 99)
-    t.close()
+    other = _second_journal(tmp_path)
     store_path = tmp_path / "floor.sqlite3"
     store = Store(store_path)
     rec = Recorder(store, lambda *_: None)
@@ -468,28 +473,15 @@ def test_rounds_and_status_agree_on_the_current_journal_and_older_gaps_show(jour
     newest = max(m.round_id for m in first if m.name == "round")
     _deliver(rec, [m for m in first if getattr(m, "round_id", 0) != 3])  # round 3 lost
     _deliver(rec, second)
-
-    def rounds_json() -> list:
-        import contextlib
-        import io
-
-        from controller.cli import main
-
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out):
-            assert main(["floor", "rounds", "--store", str(store_path), "--table", TABLE,
-                         "--json"]) == 0
-        return json.loads(out.getvalue())
-
     (row,) = floor_status(store, datetime.now(UTC))
-    assert row.journal == second[0].journal and rounds_json() == _finished(other)
+    assert row.journal == second[0].journal and _rounds_json(store_path) == _finished(other)
     assert row.older_lacking == [
         f"journal {first[0].journal[:16]}: rounds 3 to {newest} (or part of them)"]
     # the table runs on its first journal again: both name that one now
     _deliver(rec, [m for m in first if m.name == "state"][-1:])
     (row,) = floor_status(store, datetime.now(UTC))
     assert row.journal == first[0].journal
-    assert [r["round_id"] for r in rounds_json()] == [
+    assert [r["round_id"] for r in _rounds_json(store_path)] == [
         r for r in range(newest, 0, -1) if r != 3]
     assert row.lacking == f"rounds 3 to {newest} (or part of them)"
     assert row.older_lacking == []
