@@ -52,8 +52,9 @@ def test_a_backlog_and_resends_from_round_1_leave_the_table_its_pace(floor, tmp_
     simulate(t, AutoPlayer(bets={"ante": 100}, pin=DEMO_PINS["supervisor"]),
              EventShoe(7, parse_faults("")), 2000)
     t.close()
-    genesis = sqlite3.connect(backlog).execute("SELECT hash FROM events WHERE seq = 1"
-                                               ).fetchone()[0]
+    db = sqlite3.connect(backlog)
+    genesis = db.execute("SELECT hash FROM events WHERE seq = 1").fetchone()[0]
+    db.close()
     broker = floor.broker().start()  # no recorder: it runs on a machine of its own
 
     def table(name: str, table_id: str, journal) -> object:

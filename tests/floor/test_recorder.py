@@ -252,6 +252,7 @@ def test_a_payload_that_fails_its_declaration_is_refused_and_nothing_is_stored(
     assert rec.counts["refused"] == 1 and rec.counts["stored"] == 0
     assert store.tables() == [] and store.series() == []
     assert why in caplog.text
+    store.close()
 
 
 def test_a_round_lost_at_the_end_of_a_shift_is_asked_for_from_the_state(journal, tmp_path):
@@ -270,6 +271,7 @@ def test_a_round_lost_at_the_end_of_a_shift_is_asked_for_from_the_state(journal,
     clock.now += GRACE_S
     rec.check()
     assert asked == [last]
+    store.close()
 
 
 def test_a_stored_round_its_successor_disowns_is_asked_again_then_marked_broken(
@@ -290,6 +292,7 @@ def test_a_stored_round_its_successor_disowns_is_asked_again_then_marked_broken(
     s = rec.series[TABLE, rounds[1].journal]
     assert s.contiguous == 2 and "does not follow round 2" in s.broken
     assert "round 3 does not follow round 2" in store.series()[0][5]
+    store.close()
 
 
 def _second_journal(tmp_path: Path) -> Path:
@@ -358,6 +361,7 @@ def test_a_state_with_a_newer_end_for_a_stored_round_gets_that_round_again(journ
     rec.check()
     assert asked == [old.round_id]
     assert store.rounds(TABLE, old.journal, last=1) == [rc.as_recalled(new.record.to_dict(), "")]
+    store.close()
 
 
 def _newest_versions(journal: Path) -> dict[int, RoundMessage]:

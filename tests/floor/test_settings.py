@@ -142,7 +142,9 @@ def test_two_tables_with_one_id_are_named_and_the_first_keeps_the_floor(floor, t
     assert log.count("as threecard-table-TCP-D-") == 2, log
     assert second.text().count("another table is online") == 1
     assert first.text().count("another table is online") == 1
-    first_genesis = Follower(first_journal, "TCP-D").genesis
+    f = Follower(first_journal, "TCP-D")
+    first_genesis = f.genesis
+    f.close()
     (status,) = floor.cli_json(["floor", "status", "--store", str(store), "--json"])
     assert [(r["table_id"], r["status"], r["journal"]) for r in status["tables"]] == [
         ("TCP-D", "online", first_genesis)]
