@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import logging
 import os
 import sys
 from collections.abc import Callable
@@ -25,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "recall": ("controller.recall_cli", "game recall: the last rounds from the journal"),
     "meters": ("controller.recall_cli", "meters per bet type and per seat from the journal"),
     "verify-journal": ("controller.recall_cli", "check the journal's hash chain"),
+    "journal": ("controller.journal_cli", "move settled history to a verified archive file"),
     "floor": ("controller.floor_cli", "the casino floor: record every table's feed, read it"),
     "shoe-sim": ("simulators.cli", "run a simulated card shoe on a pty or TCP port"),
     "decode": ("drivers.cli", "decode raw shoe bytes into one JSON line per event"),
@@ -134,6 +136,51 @@ def wagers(text: str) -> dict[str, int]:
     return dict(raw)
 
 
+def window_size(text: str) -> str:
+    """An argparse ``type`` for ``--dealer-size``: ``WIDTHxHEIGHT``, checked, as given.
+
+    Raises:
+        argparse.ArgumentTypeError: not ``WIDTHxHEIGHT`` with both 200 to 8000 pixels.
+    """
+    try:
+        _parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def dealer_window(config: Any) -> tuple[int, int] | None:
+    """The dealer window's size that ``[display] dealer_size`` (or ``--dealer-size``) sets.
+
+    Args:
+        config: the table's configuration.
+
+    Returns:
+        (width, height) in pixels, or None: the default (1280x800 in a window, the
+        output's size in fullscreen, where the window takes the whole output).
+
+    Raises:
+        ConfigError: not ``WIDTHxHEIGHT`` (200 to 8000 pixels each), named by its key.
+    """
+    if not config.dealer_size:
+        return None
+    try:
+        return _parse_size(config.dealer_size)
+    except ValueError as exc:
+        from controller.game.config import ConfigError
+
+        where = f"{config.source}: " if config.source else ""
+        raise ConfigError(f"{where}[display] dealer_size: {exc}") from None
+
+
+def _parse_size(text: str) -> tuple[int, int]:
+    """``800x480`` as (800, 480), as the screens read a size; ValueError if it does not.
+
+    By name: the wiring imports no screen library.
+    """
+    return importlib.import_module("display.screenshot").parse_size(text)
+
+
 def input_script(path: str) -> Any:
     """An argparse ``type`` for ``--input-script``: the script read and checked.
 
@@ -161,6 +208,38 @@ def escape_unencodable(*streams: TextIO) -> None:
                 reconfigure(errors="backslashreplace")
             except (ValueError, OSError):  # closed or not a text stream: leave it
                 pass
+
+
+class LineFormatter(logging.Formatter):
+    r"""One log record, one line: what cannot be printed in its message is escaped.
+
+    A line break, an ANSI escape sequence or any other character that is not printable
+    (``str.isprintable``) in a message, such as a void reason typed on the control
+    channel, is written as its backslash escape (``\n``, ``\x1b``): free text never
+    starts a line of its own or rewrites the terminal, so it cannot forge a log record.
+    A traceback (our own code's) still follows on its lines.
+    """
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        """The record's line, its message escaped."""
+        text = record.message
+        if not text.isprintable():
+            record.message = "".join(c if c.isprintable() else
+                                     c.encode("unicode_escape").decode("ascii") for c in text)
+        return super().formatMessage(record)
+
+
+def line_handler(stream: TextIO) -> logging.Handler:
+    """A log handler writing each record as one line (time, level, message) to ``stream``.
+
+    The message is escaped (:class:`LineFormatter`); what the stream's encoding cannot
+    write is written as backslash escapes (:func:`escape_unencodable`).
+    """
+    escape_unencodable(stream)
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(LineFormatter("%(asctime)s %(levelname)-7s %(message)s",
+                                       "%Y-%m-%dT%H:%M:%S"))
+    return handler
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -38,8 +38,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from controller import cli
 from controller.autoplay import QUIET_MS, AutoPlayer, autoplay_loop
-from controller.cli import counted, escape_unencodable, input_script, wagers, whole_number
+from controller.cli import counted, input_script, line_handler, wagers, whole_number
 from controller.floor_link import NO_FEED, add_floor_arguments, floor_overrides, open_floor
 from controller.game.config import (
     DEMO_SHOE,
@@ -50,13 +51,9 @@ from controller.game.config import (
     load_config,
     pin_problem,
 )
+from controller.game.control_line import MAX_CONTROL_LINE, UnknownCommand, parse_control_line
 from controller.game.deck_counts import DeckCountsError, stored_counts
-from controller.game.inputs import (
-    MAX_CONTROL_LINE,
-    InputError,
-    UnknownCommand,
-    parse_control_line,
-)
+from controller.game.inputs import InputError
 from controller.game.numbers import format_ppm
 from controller.game.settlement import BetError, bets_from_mapping, validate_bets
 from controller.game.table_views import rtp_for
@@ -112,6 +109,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rounds", type=whole_number(1),
                         help="stop after N settled rounds (1 or more)")
     parser.add_argument("--lang", choices=("en", "fr", "uk"), help="screen language")
+    parser.add_argument("--dealer-size", metavar="WIDTHxHEIGHT", type=cli.window_size,
+                        help="dealer window size, e.g. 800x480 for a 7-inch panel")
     parser.add_argument("--log-level", choices=("debug", "info", "warning", "error"))
     parser.add_argument("--pace-ms", type=whole_number(0, MAX_PACE_MS), default=None,
                         help=f"autoplay pause between dealer steps, 0 to {MAX_PACE_MS:,} "
@@ -133,13 +132,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _setup_logging(level: str) -> None:
     """Log to stdout (the system journal under systemd), one line per record.
 
-    What the stream's encoding cannot write (a table id or a label in Cyrillic on a
-    Latin-1 terminal) is written as backslash escapes: a line is never dropped.
+    Free text in a message is escaped (:class:`~controller.cli.LineFormatter`). What the
+    stream's encoding cannot write (a table id or a label in Cyrillic on a Latin-1
+    terminal) is written as backslash escapes: a line is never dropped.
     """
-    escape_unencodable(sys.stdout)
-    handler = logging.StreamHandler(sys.stdout)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)-7s %(message)s",
-                                           "%Y-%m-%dT%H:%M:%S"))
+    handler = line_handler(sys.stdout)
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(getattr(logging, level.upper()))
@@ -279,11 +276,13 @@ class Daemon:
         if headless:
             os.environ["SDL_VIDEODRIVER"] = "dummy"
         os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+        size = cli.dealer_window(c)
+        sizes = {"dealer": size} if size else None
         try:
             app_mod = importlib.import_module("display.app")
             self.app = app_mod.DisplayApp(self.table.views, self.table.inbox, views=names,
                                           lang=c.language, fullscreen=c.fullscreen and
-                                          not headless, headless=headless,
+                                          not headless, headless=headless, sizes=sizes,
                                           outputs={"dealer": c.dealer_output,
                                                    "player": c.player_output},
                                           fps=10 if headless else 30,
@@ -356,7 +355,7 @@ class Daemon:
         """Take one control line: a dealer command as a JSON object (``--control-stdin``).
 
         The line is parsed against the command's declaration
-        (:func:`controller.game.inputs.parse_control_line`); one that fails it is logged
+        (:func:`controller.game.control_line.parse_control_line`); one that fails it is logged
         at warning with the reason (naming the field), one naming no command at error
         with the known ones; neither reaches the table.
         Otherwise the command is submitted and applied; a refusal is logged at warning in
@@ -388,7 +387,7 @@ class Daemon:
 
         Reads the file descriptor itself (no buffered reader whose lock a daemon thread
         would hold at exit). A line longer than
-        :data:`~controller.game.inputs.MAX_CONTROL_LINE` bytes is refused whole; nothing
+        :data:`~controller.game.control_line.MAX_CONTROL_LINE` bytes is refused whole; nothing
         but the end of input ends the loop.
         """
         fd = sys.stdin.fileno() if fd is None else fd
@@ -531,12 +530,14 @@ def run(args: argparse.Namespace) -> int:
     overrides = {"shoe_url": shoe,
                  "dialect": args.dialect, "rules": args.rules, "seats": args.seats,
                  "journal_path": journal, "headless": headless, "language": args.lang,
-                 "log_level": args.log_level, **floor_overrides(args)}
+                 "log_level": args.log_level, "dealer_size": args.dealer_size,
+                 **floor_overrides(args)}
     _setup_logging(args.log_level or "info")
     try:
         config = load_config(args.config, **overrides)
         # the demo's own shoe names its dialect: the configured shoe's is not in question
         check_shoe(config, warn_dialect=not (demo and args.shoe is None))
+        cli.dealer_window(config)  # a size that does not read stops the run now
         from controller.floor_link import check_floor
         check_floor(config)  # its files before the journal opens
     except ConfigError as exc:

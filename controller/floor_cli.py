@@ -18,7 +18,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from controller.cli import escape_unencodable, whole_number
+from controller.cli import line_handler, whole_number
 from controller.game.config import TABLE_ID_PATTERN
 from controller.recall_cli import MAX_LAST, format_round
 
@@ -90,10 +90,8 @@ def _serve(args: argparse.Namespace) -> int:
     from floor.recorder import serve
     from floor.store import StoreError
 
-    escape_unencodable(sys.stdout)
-    logging.basicConfig(stream=sys.stdout, level=getattr(logging, args.log_level.upper()),
-                        format="%(asctime)s %(levelname)-7s %(message)s",
-                        datefmt="%Y-%m-%dT%H:%M:%S")
+    logging.basicConfig(level=getattr(logging, args.log_level.upper()),
+                        handlers=[line_handler(sys.stdout)])
     settings = FloorSettings(args.broker, args.ca_file, args.client_cert, args.client_key,
                              args.username, args.password_file, args.topic_prefix)
     stop = threading.Event()

@@ -24,11 +24,12 @@ from controller.autoplay import AutoPlayer
 from controller.cli import counted, wagers, whole_number
 from controller.floor_link import add_floor_arguments, check_floor, open_floor
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
-from controller.game.config import MAX_SEATS, MIN_SEATS, TableConfig, profile_for
+from controller.game.config import MAX_SEATS, MIN_SEATS, TableConfig
 from controller.game.events import LinkState, LinkStatus
 from controller.game.inputs import ManualCard, NoMoreBets
 from controller.game.journal import JournalError
 from controller.game.numbers import DEFAULT_CURRENCY, format_money, format_percent
+from controller.game.replay import round_records, start_state
 from controller.game.rules import RuleProfile, RuleProfileError
 from controller.game.settlement import BetError, bets_from_mapping, validate_bets
 from controller.game.table import Table
@@ -312,11 +313,11 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as exc:
             raise ValueError(f"--faults: {exc}") from None
         config = TableConfig(rules=args.rules, seats=args.seats, pin_hashes=demo_pin_hashes(),
-                             table_id=args.table_id or "TABLE-1", floor_broker=args.floor or "")
-        config.validate()
+                             table_id=args.table_id or "TABLE-1", floor_broker=args.floor or ""
+                             ).pinned().validate()  # the profile's text read once, journaled
         check_floor(config, args.journal)
         try:
-            validate_bets(profile_for(args.rules), bets_from_mapping(bets))
+            validate_bets(config.profile, bets_from_mapping(bets))
         except BetError as exc:
             raise BetError(f"--bets: {exc}") from None
         decks = ([" ".join(line) for line in read_deck_file(args.deck_file,
@@ -345,9 +346,13 @@ def run(args: argparse.Namespace) -> int:
         shoe = EventShoe(args.seed + table.game.round_id, faults, decks)
         audit = RoundAudit()
         try:
-            for rec in table.journal.stored_rounds():  # a resumed run: the rounds before it
+            for rec in round_records(table.journal):  # a resumed run: the rounds before it
                 if rec["status"] in ("settled", "void"):
                     audit.observe(rec)
+            if table.journal.base_seq:  # rounds moved to an archive: their net, from meters
+                moved = start_state(table.journal, table.journal.base_seq)[0]
+                total = moved.meters_dict()["rows"].get("total", [0] * 6)
+                audit.seat_net += total[1] - total[2]
         except JournalError as exc:  # a record edited past reading: say so, run nothing
             with contextlib.suppress(JournalError):
                 table.close()

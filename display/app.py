@@ -316,7 +316,8 @@ class DisplayApp:
         now = time.monotonic() if now is None else now
         views = self._read_views()
         if self.script is not None and "dealer" in self.outputs:
-            self.script.tick(now, views[0].state if views is not None else None)
+            self.script.tick(now, views[0].state if views is not None else None,
+                             armed=self.dealer.armed(now))
         for event in pygame.event.get():
             self._event(event, views, now)
         self._flush()
@@ -328,9 +329,7 @@ class DisplayApp:
                 view = dv if name == "dealer" else pv
                 screen = self.dealer if name == "dealer" else self.player
                 if name == "dealer":
-                    anim = (self.dealer.needs_animation(dv, now), int(now * 2)
-                            if dv.link_state != "online" else 0,
-                            now < self.dealer.ui.flash[1])
+                    anim = self.dealer.animation_key(dv, now)
                 else:
                     anim = (int(now * 2) if self.player.needs_animation(pv) else 0,)
                 if out.dirty or view.version != out.version or anim != out.anim_key or (

@@ -55,11 +55,23 @@ class CardArt:
 
     Args:
         fonts: the shared font book.
+        compact_below: a face shorter than this many pixels shows its rank over its suit,
+            as large as the card allows, rather than in the corner.
     """
 
-    def __init__(self, fonts: FontBook) -> None:
+    def __init__(self, fonts: FontBook, compact_below: int = 56) -> None:
         self.fonts = fonts
+        self.compact_below = compact_below
         self._cache: dict[tuple[str, int, int], pygame.Surface] = {}
+
+    def rank_size(self, card: str, w: int, h: int) -> int:
+        """The pixel size of the rank printed on a ``w`` x ``h`` face of ``card``."""
+        rank = rank_label(card)
+        if h < self.compact_below:
+            box, size = (w, int(h * 0.48)), int(h * 0.46)
+        else:
+            box, size = (int(w * 0.36), int(h * 0.24)), int(h * 0.22)
+        return self.fonts.fit(rank, True, max(4, size), box[0], box[1], 4)[0]
 
     def image(self, card: str | None, w: int, h: int, kind: str = "face") -> pygame.Surface:
         """The image of a card.
@@ -127,7 +139,7 @@ class CardArt:
         color = theme.CARD_RED if suit in RED_SUITS else theme.CARD_BLACK
         sym = SUIT_SYMBOLS.get(suit, "?")
         rank = rank_label(card)
-        if h < 56:
+        if h < self.compact_below:
             # Small: rank over suit, centred, as large as possible.
             top = pygame.Rect(0, int(h * 0.06), w, int(h * 0.48))
             bot = pygame.Rect(0, int(h * 0.50), w, int(h * 0.46))

@@ -48,15 +48,18 @@ class Button:
         id: stable identifier (``seat.3.play``).
         rect: where it is on screen.
         label: its text.
-        action: what it does; a tuple interpreted by the screen.
+        action: what it does, interpreted by the screen (the dealer screen's typed
+            actions, :mod:`display.dealer.actions`).
         keys: keyboard shortcuts (``pygame.key.name`` spelling, ``shift+b``).
         enabled: whether it accepts input now.
+
+    A key binding with no place on screen has an empty ``rect`` (no touch reaches it).
     """
 
     id: str
     rect: pygame.Rect
     label: str
-    action: tuple[Any, ...]
+    action: Any
     keys: tuple[str, ...] = ()
     enabled: bool = True
 

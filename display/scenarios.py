@@ -19,7 +19,7 @@ from controller.game.script import Mark, Script, ScriptError, load_script, run_s
 from controller.game.views import DealerView, PlayerView
 
 SCENARIOS = ("betting", "dealing", "decisions", "reveal-qualify", "reveal-no-qualify",
-             "settled", "void", "link-lost", "misread-paused", "recall", "meters",
+             "settled", "void", "auto-void", "link-lost", "misread-paused", "recall", "meters",
              "outcomes-betting", "outcomes-decisions", "outcomes-settled", "outcomes-recall",
              "outcomes-void", "outcomes-meters")
 """Scenario names, in the order of a round and its irregularities; then the same table
@@ -28,7 +28,7 @@ taking bets as outcomes (``bet_entry = "outcomes"``)."""
 SCRIPT = Path(__file__).resolve().with_name("scenes") / "shift.jsonl"
 """The scripted shift whose marks are the scenarios."""
 
-DEALER_SCREENS = ("main", "recall", "meters")
+DEALER_SCREENS = ("main", "recall", "meters", "outcomes")
 """Dealer screens a scenario may open (``dealer_screen`` on its mark)."""
 
 
@@ -40,7 +40,8 @@ class Scenario:
         name: scenario name.
         dealer: the dealer view the table published at the mark.
         player: the player view the table published at the mark.
-        dealer_screen: which dealer screen to open (``main``, ``recall``, ``meters``).
+        dealer_screen: which dealer screen to open (``main``, ``recall``, ``meters``,
+            ``outcomes``: the outcome meters).
         seq: the journal event after which the views were published.
     """
 

@@ -7,6 +7,8 @@ unchanged screen blits surfaces instead of rasterising glyphs.
 
 from __future__ import annotations
 
+import functools
+import io
 from collections import OrderedDict
 from importlib import resources
 from pathlib import Path
@@ -81,6 +83,18 @@ def font_path(bold: bool = False) -> Path:
     return Path(str(resources.files("display") / "fonts" / name))
 
 
+@functools.lru_cache(maxsize=2)
+def font_bytes(bold: bool = False) -> bytes:
+    """The bundled font file's bytes, read once.
+
+    Every size of a face is made from these bytes in memory: a font opened from its path
+    keeps a file descriptor open for as long as it lives, one per size, and a screen that
+    fits text tries many sizes; hundreds of descriptors would push the shoe's serial port
+    past what ``select()`` can watch (1024).
+    """
+    return font_path(bold).read_bytes()
+
+
 class FontBook:
     """Fonts by (bold, pixel size), fitted sizes and rendered text, all cached.
 
@@ -101,7 +115,7 @@ class FontBook:
         key = (bold, max(4, int(size)))
         f = self._fonts.get(key)
         if f is None:
-            f = pygame.font.Font(font_path(bold), key[1])
+            f = pygame.font.Font(io.BytesIO(font_bytes(bold)), key[1])
             self._fonts[key] = f
         return f
 

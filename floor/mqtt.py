@@ -21,7 +21,8 @@ from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
-from controller.game.config import TABLE_ID_PATTERN, parse_broker_url
+from controller.game.broker import parse_broker_url
+from controller.game.config import TABLE_ID_PATTERN
 
 NAMES = ("round", "event", "meters", "state", "status", "resend")
 """The topic names under ``<prefix>/<table id>/`` (:mod:`floor` describes each)."""

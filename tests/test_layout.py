@@ -95,17 +95,19 @@ def test_the_input_declarations_are_a_leaf():
     assert {n.rsplit(".", 1)[0] if n.startswith("controller.game.config.") else n
             for n in ours} <= {"controller.game", "controller.game.events",
                                "controller.game.config"}
-    # config.py imports the shoe's vocabulary, the rule profiles only when one loads, and
-    # the PIN hash format and the currency codes only when a configuration is checked
-    # (auth imports only config; numbers imports nothing of the game)
+    # config.py imports the shoe's vocabulary, the floor broker's URL form (a leaf), the
+    # rule profiles only when one loads, and the PIN hash format and the currency codes
+    # only when a configuration is checked (auth imports only config; numbers and broker
+    # import nothing of the game)
     config = {".".join(n.split(".")[:3]) for n in _imports(REPO / "controller" / "game" /
                                                            "config.py")
               if _top(n) == "controller"}
     assert config <= {"controller.game.events", "controller.game.rules",
-                      "controller.game.auth", "controller.game.numbers"}
-    numbers = {n for n in _imports(REPO / "controller" / "game" / "numbers.py")
-               if _top(n) == "controller"}
-    assert numbers == set()
+                      "controller.game.auth", "controller.game.numbers",
+                      "controller.game.broker"}
+    for leaf in ("numbers.py", "broker.py"):
+        assert {n for n in _imports(REPO / "controller" / "game" / leaf)
+                if _top(n) == "controller"} == set()
     auth = {".".join(n.split(".")[:3]) for n in _imports(REPO / "controller" / "game" /
                                                          "auth.py")
             if _top(n) == "controller"}
@@ -143,9 +145,8 @@ def test_opening_a_shoe_loads_no_simulator_unless_its_url_is_sim():
 
 LONGEST = 600
 """Lines a module of the product may have: past it, split it by what it holds."""
-BEING_SPLIT = {
-    "display/dealer.py",  # being rebuilt as smaller screens
-}
+DEALER_LONGEST = 400
+"""Lines a module of the dealer screen may have: one panel, or one part of the screen."""
 
 
 def test_no_module_is_longer_than_600_lines():
@@ -153,4 +154,15 @@ def test_no_module_is_longer_than_600_lines():
                                                      "simulators", "floor")
             for p in _modules(folder)
             if len(p.read_text(encoding="utf-8").splitlines()) > LONGEST}
-    assert long - BEING_SPLIT == set()
+    assert long == set()
+
+
+def test_the_dealer_screen_is_panels_of_at_most_400_lines():
+    modules = _modules("display/dealer")
+    assert {p.stem for p in modules} >= {"screen", "next_action", "header", "alarms", "hand",
+                                         "seat", "chips", "pads", "payouts", "recall",
+                                         "meters"}
+    long = {p.name: n for p in modules
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > DEALER_LONGEST}
+    assert long == {}
+    assert not (REPO / "display" / "dealer.py").exists()

@@ -18,7 +18,14 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
-from controller.game.config import ROLES, pin_problem
+from controller.game.config import (
+    ROLES,
+    SCRYPT_MAX_WORK,
+    SCRYPT_N,
+    SCRYPT_P,
+    SCRYPT_R,
+    pin_problem,
+)
 
 PRIVILEGED = frozenset({"supervisor", "technician"})
 """Roles whose credential voids, enters manual cards, unblocks the deck, changes config."""
@@ -52,10 +59,6 @@ def hash_pin(pin: str, salt: bytes | None = None) -> str:
     return f"scrypt${_N}${_R}${_P}${salt.hex()}${digest.hex()}"
 
 
-_MAX_MEM = 32 * 1024 * 1024
-"""The memory hashlib.scrypt allows by default (OpenSSL's limit): 128 * r * n bytes."""
-
-
 def parse_pin_hash(stored: str) -> tuple[int, int, int, bytes, bytes]:
     """Split a stored PIN hash ``scrypt$n$r$p$salt_hex$hash_hex`` into its parts.
 
@@ -63,8 +66,10 @@ def parse_pin_hash(stored: str) -> tuple[int, int, int, bytes, bytes]:
         stored: the hash as :func:`hash_pin` writes it.
 
     Returns:
-        ``(n, r, p, salt, digest)``: scrypt's cost (a power of two, 2 or more), block size
-        and parallelism, the salt (at least 8 bytes) and the 32-byte digest.
+        ``(n, r, p, salt, digest)``: scrypt's cost (a power of two), block size and
+        parallelism, within the configuration's bounds
+        (:data:`~controller.game.config.SCRYPT_N` and beside it), the salt (at least 8
+        bytes) and the 32-byte digest.
 
     Raises:
         ValueError: the text is not of that form; the message says which part is wrong.
@@ -76,9 +81,11 @@ def parse_pin_hash(stored: str) -> tuple[int, int, int, bytes, bytes]:
         n, r, p = (int(x) for x in parts[1:4])
     except ValueError:
         raise ValueError("n, r and p must be whole numbers") from None
-    if n < 2 or n & (n - 1) or r < 1 or p < 1 or 128 * r * n > _MAX_MEM:
-        raise ValueError(f"scrypt parameters n={n} r={r} p={p} cannot be used (n a power "
-                         "of two, 128*r*n at most 32 MiB)")
+    if (n & (n - 1) or not SCRYPT_N[0] <= n <= SCRYPT_N[1] or not SCRYPT_R[0] <= r <= SCRYPT_R[1]
+            or not SCRYPT_P[0] <= p <= SCRYPT_P[1] or n * r * p > SCRYPT_MAX_WORK):
+        raise ValueError(f"scrypt parameters n={n} r={r} p={p} cannot be used (n a power of "
+                         f"two {SCRYPT_N[0]} to {SCRYPT_N[1]}, r {SCRYPT_R[0]} to {SCRYPT_R[1]}, "
+                         f"p {SCRYPT_P[0]} to {SCRYPT_P[1]}, n*r*p at most {SCRYPT_MAX_WORK})")
     try:
         salt, digest = bytes.fromhex(parts[4]), bytes.fromhex(parts[5])
     except ValueError:
@@ -210,6 +217,15 @@ class PinLockout:
         if self.clock == "utc":
             return _epoch(utc) < self.wall_until
         return self.until_ns is not None and mono_ns < self.until_ns
+
+    def seconds_left(self, mono_ns: int, utc: str) -> int:
+        """Whole seconds the lockout still runs at these times (rounded up), 0 when none."""
+        if self.clock == "utc":
+            left = self.wall_until - _epoch(utc)
+            return max(0, int(-(-left // 1)))
+        if self.until_ns is None or mono_ns >= self.until_ns:
+            return 0
+        return -(-(self.until_ns - mono_ns) // 1_000_000_000)
 
     def observe(self, mono_ns: int) -> None:
         """See a record's monotonic time: a lockout it is past is over."""

@@ -1,4 +1,4 @@
-"""The seats' wagers of the round in play: placing, clearing, rebetting, deciding, settling.
+"""The seats' wagers of the round in play: placing, taking off, rebetting, deciding, settling.
 
 :class:`Wagers` holds every seat's part of the round (:class:`SeatRound`) and the wagers
 of the last round (for a rebet). A wager that breaks the rules raises
@@ -119,10 +119,43 @@ class Wagers:
         else:
             sr.bets = new
 
-    def rebet(self, profile: RuleProfile, targets: list[int]) -> None:
-        """Place the last round's wagers again at ``targets``."""
+    def remove(self, seat: int, bet: str, amount: int) -> None:
+        """Take ``amount`` off ``bet`` at ``seat``; a wager brought to nothing is gone."""
+        sr = self.seats.get(seat)
+        have = sr.bets.get(bet, 0) if sr else 0
+        if amount > have:
+            raise Rejected("chip_not_held", seat=seat, bet=bet, held=have, amount=amount)
+        assert sr is not None
+        new = dict(sr.bets)
+        new[bet] = have - amount
+        if not new[bet]:
+            del new[bet]
+        if new:
+            sr.bets = new
+        else:
+            del self.seats[seat]
+
+    def rebet(self, profile: RuleProfile, targets: list[int], fill_only: bool = True,
+              every: bool = False) -> None:
+        """Place the last round's wagers again at ``targets``.
+
+        Args:
+            profile: the rules (the table maximum is checked).
+            targets: seat numbers.
+            fill_only: fill empty seats only (rule 2); False replaces a seat's wagers
+                (rule 1, as journals written before replay).
+            every: the rebet is for every seat: a seat holding a wager is skipped rather
+                than refused (rule 2).
+        """
         if not targets or any(t not in self.last for t in targets):
             raise Rejected("nothing_to_rebet")
+        if fill_only:
+            held = [t for t in targets if self.seats.get(t) and self.seats[t].bets]
+            if held and not every:
+                raise Rejected("rebet_seat_held", seat=held[0])
+            targets = [t for t in targets if t not in held]
+            if not targets:
+                raise Rejected("rebet_every_seat_held")
         for t in targets:
             _check_max(profile, t, self.last[t])
         for t in targets:
@@ -153,6 +186,14 @@ class Wagers:
         sr.decision = decision
         if decision == "play":
             sr.bets["play"] = sr.bets["ante"]
+
+    def undecide(self, seat: int) -> None:
+        """Take back ``seat``'s decision (before the reveal): its Play wager goes too."""
+        sr = self.seats.get(seat)
+        if sr is None or sr.decision is None:
+            raise Rejected("no_decision_to_undo", seat=seat)
+        sr.decision = None
+        sr.bets.pop("play", None)
 
     def undecided(self) -> list[int]:
         """Seats with an Ante and no decision yet, in seat order."""

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from controller.game.broker import parse_broker_url
 from controller.game.events import DEFAULT_DIALECT
 
 if TYPE_CHECKING:  # the profile loader is imported when a profile is loaded
@@ -68,6 +69,15 @@ MIN_RECALL_DEPTH = 10
 MAX_RECALL_DEPTH = 1000
 MIN_SNAPSHOT_EVERY = 1
 MAX_SNAPSHOT_EVERY = 100_000
+SCRYPT_N = (2**10, 2**16)
+SCRYPT_R = (1, 16)
+SCRYPT_P = (1, 4)
+SCRYPT_MAX_WORK = 2**18
+"""A PIN hash's scrypt cost ``n`` (a power of two), block size ``r`` and parallelism ``p``,
+and at most ``n * r * p`` (twice what ``hash-pin`` uses, 2^14 * 8 * 1): a PIN check takes
+a fraction of a second, never seconds (``p = 64`` took 8 s)."""
+MAX_PROFILE_BYTES = 64 * 1024
+"""The largest rule profile file read (the shipped ones are about 2 KiB)."""
 
 # ---------------------------------------------------------------------------- choices
 ROLES = ("dealer", "supervisor", "technician")
@@ -142,6 +152,12 @@ def _text(v: Any) -> str | None:
     return None
 
 
+def _profile_text(v: Any) -> str | None:
+    if not isinstance(v, str) or len(v.encode("utf-8", "replace")) > MAX_PROFILE_BYTES:
+        return f"must be the text of a rule profile of at most {MAX_PROFILE_BYTES} bytes"
+    return None
+
+
 def _currency(v: Any) -> str | None:
     from controller.game.numbers import currency_problem  # Babel, loaded when checked
 
@@ -153,34 +169,6 @@ def _table_id(v: Any) -> str | None:
         return (f"must be 1 to {TABLE_ID_MAX} characters of A-Z a-z 0-9 _ -, "
                 f"got {_show(v)}")
     return None
-
-
-BROKER_SCHEMES = {"mqtt": 1883, "mqtts": 8883}
-"""The floor broker's URL schemes and their default ports (``mqtts``: MQTT over TLS)."""
-
-
-def parse_broker_url(url: str) -> tuple[str, str, int]:
-    """The scheme, host and port of a floor broker URL (``mqtt://host:1883``).
-
-    Raises:
-        ValueError: not ``mqtt://`` or ``mqtts://``, no host, a bad port, or a path,
-            query, user or password in the URL (credentials go in files, never in URLs).
-    """
-    from urllib.parse import urlsplit
-
-    if not isinstance(url, str):
-        raise ValueError(f"must be an mqtt:// or mqtts:// URL, got {_show(url)}")
-    parts = urlsplit(url.strip())
-    if parts.scheme not in BROKER_SCHEMES:
-        raise ValueError(f"must be an mqtt:// or mqtts:// URL, got {_show(url)}")
-    try:
-        port = parts.port or BROKER_SCHEMES[parts.scheme]
-    except ValueError:
-        raise ValueError(f"bad port in {_show(url)}") from None
-    if not parts.hostname or parts.path not in ("", "/") or parts.query or parts.username:
-        raise ValueError(f"must be {parts.scheme}://HOST[:PORT] with nothing else (put the "
-                         f"user and password in [floor]), got {_show(url)}")
-    return parts.scheme, parts.hostname, port
 
 
 def _broker(v: Any) -> str | None:
@@ -233,6 +221,8 @@ def _chips(v: Any) -> str | None:
         problem = amount_problem(x)
         if problem:
             return f"each chip value {problem}"
+    if len(set(v)) != len(v):
+        return f"must not repeat a chip value, got {_show(list(v))}"
     return None
 
 
@@ -280,6 +270,10 @@ class TableConfig:
         table_id: ``[table] id``: the table's name on the screens and in the journal.
         seats: ``[table] seats``: seats 1 to :data:`MAX_SEATS`.
         rules: ``[table] rules``: rule profile name (``live``, ``classic``) or path.
+        rules_text: the text of the profile file :attr:`rules` names (not in the file):
+            read once (:meth:`pinned`) and journaled, so a replay plays by the profile the
+            table played by, whatever became of the file since. Empty for a shipped
+            profile, and in settings journaled before it existed (the file is read).
         deal_pattern: ``[table] deal_pattern``: ``round_robin`` or ``by_hand``.
         burn_cards: ``[table] burn_cards``: cards burnt before each round's deal.
         exposed_card: ``[table] exposed_card``: a card exposed by accident is burnt and
@@ -306,7 +300,8 @@ class TableConfig:
         journal_path: ``[journal] path``: the SQLite journal (``:memory:`` for tests).
         dealer_screen, player_screen: ``[display] dealer``, ``player``: screens to open.
         language: ``[display] language``: ``en``, ``fr`` or ``uk``.
-        fullscreen: ``[display] fullscreen``.
+        fullscreen, dealer_size: ``[display] fullscreen``; ``dealer_size``, the dealer
+            window's ``WIDTHxHEIGHT`` (empty: the default), checked by the wiring.
         dealer_output, player_output: ``[display] dealer_output``, ``player_output``:
             display indexes.
         headless: ``[display] headless``: no window at all (SDL dummy driver).
@@ -327,6 +322,7 @@ class TableConfig:
     table_id: str = _setting("TABLE-1", "table", "id", _table_id)
     seats: int = _setting(MAX_SEATS, "table", "seats", _whole(MIN_SEATS, MAX_SEATS))
     rules: str = _setting("live", "table", "rules", _text)
+    rules_text: str = _setting("", None, "rules_text", _profile_text)
     deal_pattern: str = _setting("round_robin", "table", "deal_pattern",
                                  _one_of(DEAL_PATTERNS))
     burn_cards: int = _setting(0, "table", "burn_cards", _whole(0, MAX_BURN_CARDS))
@@ -357,6 +353,7 @@ class TableConfig:
     player_screen: bool = _setting(True, "display", "player", _flag, game=False)
     language: str = _setting("en", "display", "language", _one_of(LANGUAGES), game=False)
     fullscreen: bool = _setting(False, "display", "fullscreen", _flag, game=False)
+    dealer_size: str = _setting("", "display", "dealer_size", _optional_path, game=False)
     dealer_output: int = _setting(0, "display", "dealer_output", _whole(0, MAX_DISPLAY_INDEX),
                                   game=False)
     player_output: int = _setting(1, "display", "player_output", _whole(0, MAX_DISPLAY_INDEX),
@@ -377,8 +374,26 @@ class TableConfig:
 
     @property
     def profile(self) -> RuleProfile:
-        """The rule profile named by :attr:`rules` (loaded once: :func:`profile_for`)."""
-        return profile_for(self.rules)
+        """The rule profile of :attr:`rules` and :attr:`rules_text` (loaded once each)."""
+        from controller.game.rules import profile_for
+
+        return profile_for(self.rules, self.rules_text)
+
+    def pinned(self) -> TableConfig:
+        """This configuration with the text of its profile file read (:attr:`rules_text`).
+
+        Raises:
+            ConfigError: the file cannot be read
+                (:func:`controller.game.rules.profile_text`), named by its key.
+        """
+        from controller.game.rules import RuleProfileError, profile_text
+
+        try:
+            text = self.rules_text or profile_text(self.rules)
+        except RuleProfileError as exc:
+            raise ConfigError(f"{self.source}: [table] rules: {exc}" if self.source
+                              else f"[table] rules: {exc}") from None
+        return replace(self, rules_text=text) if text != self.rules_text else self
 
     def validate(self) -> TableConfig:
         """Check every setting, and that the rule profile loads.
@@ -407,20 +422,27 @@ class TableConfig:
         value = getattr(self, name)
         problem = _PLACES[name].check(value)
         if problem is None and name == "rules":
-            from controller.game.rules import RuleProfileError
+            from controller.game.rules import RuleProfileError, profile_for
 
             try:
-                profile_for(value)
+                profile_for(value, self.rules_text)
             except RuleProfileError as exc:
                 return str(exc)
+        if (problem is None and name == "player_output" and self.dealer_screen
+                and self.player_screen and value == self.dealer_output):
+            return (f"must differ from dealer_output ({value}): each screen needs a display "
+                    "of its own")
         return problem
 
-    def changed(self, key: Any, value: Any) -> TableConfig:
+    def changed(self, key: Any, value: Any, rules_text: str | None = None) -> TableConfig:
         """This configuration with one setting changed by a ``config_change``.
 
         Args:
             key: one of :data:`CHANGEABLE` (a name journaled before is read too).
             value: the new value.
+            rules_text: a ``rules`` change: the profile's text journaled with it (empty for
+                a shipped profile; None for a change journaled before it was kept: the
+                file is read).
 
         Returns:
             The new configuration.
@@ -431,6 +453,8 @@ class TableConfig:
         """
         name = changeable_setting(key)
         new = replace(self, **{name: value})
+        if name == "rules":
+            new = replace(new, rules_text=rules_text or "")
         problem = new._problem(name)
         if problem:
             raise ConfigError(f"bad value for {name}: {problem}")
@@ -442,6 +466,8 @@ class TableConfig:
         for name in _GAME:
             v = getattr(self, name)
             d[name] = list(v) if isinstance(v, tuple) else dict(v) if isinstance(v, dict) else v
+        if not self.rules_text:
+            del d["rules_text"]  # a shipped profile: the form journaled before it existed
         return d
 
     @classmethod
@@ -469,20 +495,11 @@ _PLACES: dict[str, _Place] = {f.name: f.metadata["place"] for f in fields(TableC
 _GAME = tuple(name for name, place in _PLACES.items() if place.game)
 
 
-def _file_keys() -> dict[str, dict[str, str]]:
-    """Section -> key -> field name, in the order of the fields ([roles] roles aside)."""
-    out: dict[str, dict[str, str]] = {}
-    for name, place in _PLACES.items():
-        if place.section is not None:
-            keys = out.setdefault(place.section, {})
-            if name != "pin_hashes":
-                keys[place.key] = name
-    return out
-
-
-FILE_KEYS = _file_keys()
-"""The file's sections and keys: section -> key -> :class:`TableConfig` field. ``[roles]``
-also takes a PIN hash for each of :data:`ROLES`."""
+FILE_KEYS: dict[str, dict[str, str]] = {
+    section: {p.key: n for n, p in _PLACES.items() if p.section == section and n != "pin_hashes"}
+    for section in dict.fromkeys(p.section for p in _PLACES.values() if p.section)}
+"""The file's sections and keys, in the order of the fields: section -> key ->
+:class:`TableConfig` field. ``[roles]`` also takes a PIN hash for each of :data:`ROLES`."""
 
 
 def config_version(d: dict[str, Any]) -> int:
@@ -513,23 +530,6 @@ def changeable_setting(key: Any) -> str:
     if name not in CHANGEABLE:
         raise ConfigError(f"unknown setting {_show(key)} (known: {', '.join(CHANGEABLE)})")
     return name
-
-
-_PROFILES: dict[str, RuleProfile] = {}
-
-
-def profile_for(rules: str) -> RuleProfile:
-    """Load (once per process) and return the rule profile named ``rules``.
-
-    Raises:
-        RuleProfileError: the profile does not load (:func:`controller.game.rules.load_profile`).
-    """
-    p = _PROFILES.get(rules)
-    if p is None:
-        from controller.game.rules import load_profile
-
-        p = _PROFILES[rules] = load_profile(rules)
-    return p
 
 
 def _key(key: str) -> str:
@@ -591,10 +591,10 @@ def load_config(path: str | Path | None, **overrides: Any) -> TableConfig:
     values.update({k: v for k, v in overrides.items() if v is not None})
     if isinstance(values.get("chip_values"), list):
         values["chip_values"] = tuple(values["chip_values"])
-    return TableConfig(source=source, given=frozenset(values), **values).validate()
+    return TableConfig(source=source, given=frozenset(values), **values).pinned().validate()
 
 
-__all__ = ["TableConfig", "ConfigError", "load_config", "profile_for", "changeable_setting",
+__all__ = ["TableConfig", "ConfigError", "load_config", "changeable_setting",
            "config_version", "setting_problem", "amount_problem", "multiple_problem",
            "pin_problem", "ROLES", "CHANGEABLE", "BET_ENTRIES", "MAX_SEATS", "MAX_AMOUNT",
            "MAX_MULTIPLE"]

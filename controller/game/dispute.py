@@ -24,7 +24,7 @@ from controller.game.engine import Game
 from controller.game.inputs import ClearBets, PlaceBet, Rebet
 from controller.game.journal import Journal, Record, chain_hash
 from controller.game.recall import as_recalled
-from controller.game.replay import ReplayError, apply_each, start_state
+from controller.game.replay import ReplayError, apply_each, state_before_round
 from controller.game.round import RoundState
 
 NOT_STEPS = frozenset({PlaceBet.name, ClearBets.name, Rebet.name})
@@ -102,15 +102,6 @@ class Evidence:
     steps: tuple[int, ...]
 
 
-def _base(journal: Journal, round_id: int) -> tuple[Game, int]:
-    """The newest sealed snapshot taken before the round opened (else an empty table)."""
-    newest_first = journal.db.execute("SELECT seq, state FROM snapshots ORDER BY seq DESC")
-    for seq, state in newest_first:  # read one by one: a long journal holds thousands
-        if json.loads(state).get("round_id", 0) < round_id:
-            return start_state(journal, seq)
-    return start_state(journal, 0)
-
-
 def evidence(journal: Journal, round_id: int) -> Evidence:
     """Take one round out of a journal (see the module docstring).
 
@@ -128,7 +119,7 @@ def evidence(journal: Journal, round_id: int) -> Evidence:
     report = journal.verify()
     if not report.ok:
         raise ReplayError(f"Journal integrity check failed: {report.message}")
-    g, at = _base(journal, round_id)
+    g, at = state_before_round(journal, round_id)
     opened = at if g.round_id == round_id else None
     snapshot = g.dumps() if opened is not None else ""
     record: dict[str, Any] | None = None
@@ -154,9 +145,7 @@ def evidence(journal: Journal, round_id: int) -> Evidence:
     if record is None:
         raise DisputeError(f"round {round_id} is still in play: a bundle is made once it is "
                            "settled or void")
-    rows = tuple(EventRow(*row) for row in journal.db.execute(
-        "SELECT seq, utc, mono_ns, kind, actor, body, prev, hash FROM events "
-        "WHERE seq > ? AND seq <= ? ORDER BY seq", (opened, end_seq)))
+    rows = tuple(EventRow(*row) for row in journal.rows(opened + 1, end_seq))
     table_id = json.loads(snapshot)["config"]["table_id"]
     return Evidence(round_id, table_id, snapshot,
                     (opened, journal.event_hash(opened) or GENESIS), (end_seq, rows[-1].hash),

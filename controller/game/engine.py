@@ -51,7 +51,6 @@ from controller.game.config import (
     TableConfig,
     changeable_setting,
     config_version,
-    profile_for,
 )
 from controller.game.deal import Deal
 from controller.game.hands import evaluate3
@@ -70,7 +69,7 @@ from controller.game.round import (
     Round,
     RoundState,
 )
-from controller.game.rules import RuleProfile
+from controller.game.rules import RuleProfile, profile_for
 
 S = RoundState
 _B = I.EVENT_BODY
@@ -83,12 +82,14 @@ class Derived:
 
     Attributes:
         rounds: round records (recall JSON) finished or changed, by round id.
+        ends: the event that last changed each of those records, by round id.
         meters: the full meter table when it changed, else None.
         snapshot: the state after the record of seq ``snapshot[0]``, or None.
         rejections: (seq, reason) of rejected inputs.
     """
 
     rounds: dict[int, dict[str, Any]] = field(default_factory=dict)
+    ends: dict[int, int] = field(default_factory=dict)
     meters: dict[str, Any] | None = None
     snapshot: tuple[int, str] | None = None
     rejections: list[tuple[int, str]] = field(default_factory=list)
@@ -113,11 +114,14 @@ class Game:
         version: increases with every applied record (views carry it).
         records_version: increases when recall or meters change (view caches key on it).
         refusal: why the last record applied was rejected (code and parameters), or None.
+        refused_seq: the journal seq of the last input rejected (what the ``rejected``
+            notice is about while it is up); not part of a snapshot, which is only taken
+            after an accepted command has taken that notice down.
     """
 
     def __init__(self, config: TableConfig | None = None) -> None:
         self.config: TableConfig = config or TableConfig()
-        self.profile: RuleProfile = profile_for(self.config.rules)
+        self.profile: RuleProfile = self.config.profile
         self.pending_config: TableConfig | None = None
         self.round = Round()
         self.wagers = Wagers()
@@ -140,6 +144,7 @@ class Game:
         self._mono = 0
         self._seq = 0
         self.shoe_seq: int | None = None  # the shoe's seq of the card being applied
+        self.refused_seq: int | None = None  # the input the "rejected" notice is about
         #: decoded body type -> handler(game, body, actor)
         self._handlers: dict[type, Any] = {
             I.Startup: Game._startup, _B[ev.CardRead]: dealing.on_card,
@@ -150,8 +155,9 @@ class Game:
             _B[ev.Warning]: link.on_warning, _B[ev.FrameError]: link.on_frame_error,
             _B[ev.NoFrameDecoded]: link.on_no_frame,
             I.PlaceBet: Game._place_bet, I.MarkBet: Game._mark_bet,
-            I.ClearBets: Game._clear_bets, I.Rebet: Game._rebet,
-            I.NoMoreBets: Game._no_more_bets, I.Decide: Game._decide, I.Reveal: Game._reveal,
+            I.RemoveChip: Game._remove_chip, I.ClearBets: Game._clear_bets,
+            I.RebetRecord: Game._rebet, I.NoMoreBets: Game._no_more_bets, I.Decide: Game._decide,
+            I.UndoDecision: Game._undo_decision, I.Reveal: Game._reveal,
             I.Settle: Game._settle, I.NextRound: Game._next_round, I.VoidRound: Game._void_cmd,
             I.ManualCard: dealing.on_manual_card, I.UnblockDeck: Game._unblock_deck,
             I.Resume: Game._resume, I.NewDeck: Game._new_deck,
@@ -239,6 +245,7 @@ class Game:
 
     def _reject(self, seq: int, kind: str, refusal: Refusal) -> str:
         reason = refusal.journal_text()
+        self.refused_seq = seq
         self.meters.count("rejected")
         self.refusal = refusal
         self.notes["rejected"] = Note("warning", reason, "", {
@@ -261,6 +268,10 @@ class Game:
         if d.meters is not None:
             self._counters_taken = dict(self.meters.counters)
         return d
+
+    def pin_lockout_seconds(self) -> int:
+        """Seconds PIN entry stays locked, as of the last record applied (0: not locked)."""
+        return self.roles.lockout.seconds_left(self._mono, self._utc)
 
     def waits_for_supervisor(self) -> bool:
         """The table asks for a supervisor: an unacknowledged void, or such a pause."""
@@ -314,7 +325,7 @@ class Game:
         if cfg.bet_entry != self.config.bet_entry:
             self.wagers.last = {}  # amounts are no marks, marks no amounts: no rebet across
         self.config = cfg
-        self.profile = profile_for(cfg.rules)
+        self.profile = cfg.profile
         self.recall.resize(cfg.recall_depth)
         self.records_version += 1
 
@@ -334,12 +345,19 @@ class Game:
             raise Rejected("bets_are_amounts", command=I.PlaceBet.name)
         self.wagers.mark(self.profile, self._seat_no(body.seat), body.bet, body.on)
 
+    def _remove_chip(self, body: I.RemoveChip, actor: str) -> None:
+        if self.outcomes:
+            raise Rejected("bets_are_marked", command=I.MarkBet.name)
+        self.wagers.remove(self._seat_no(body.seat), body.bet, body.amount)
+
     def _clear_bets(self, body: I.ClearBets, actor: str) -> None:
         self.seats.pop(self._seat_no(body.seat), None)
 
-    def _rebet(self, body: I.Rebet, actor: str) -> None:
-        targets = sorted(self.wagers.last) if body.seat == 0 else [self._seat_no(body.seat)]
-        self.wagers.rebet(self.profile, targets)
+    def _rebet(self, body: I.RebetRecord, actor: str) -> None:
+        every = body.seat == 0
+        targets = sorted(self.wagers.last) if every else [self._seat_no(body.seat)]
+        self.wagers.rebet(self.profile, targets, fill_only=body.rule >= I.REBET_RULE,
+                          every=every)
 
     def _no_more_bets(self, body: I.NoMoreBets, actor: str) -> None:
         if self.deal.blocked:
@@ -382,7 +400,7 @@ class Game:
         except ConfigError as exc:
             raise Rejected("unknown_setting", setting=str(body.key), detail=str(exc)) from None
         try:
-            cfg = self.config.changed(key, value)
+            cfg = self.config.changed(key, value, body.rules_text)
         except ConfigError as exc:
             raise Rejected("bad_setting_value", setting=key, value=str(value),
                            detail=str(exc)) from None
@@ -400,6 +418,9 @@ class Game:
     # ------------------------------------------------------------------ decisions
     def _decide(self, body: I.Decide, actor: str) -> None:
         self.wagers.decide(self._seat_no(body.seat), body.decision)
+
+    def _undo_decision(self, body: I.UndoDecision, actor: str) -> None:
+        self.wagers.undecide(self._seat_no(body.seat))
 
     def _reveal(self, body: I.Reveal, actor: str) -> None:
         waiting = self.wagers.undecided()
@@ -462,6 +483,7 @@ class Game:
         rec = self.round_record(_SETTLED if settled else S.VOID.value, lines)
         self.recall.add(rec)
         self.derived.rounds[rec.round_id] = rec.to_dict()
+        self.derived.ends[rec.round_id] = self._seq
         if self.outcomes:
             self.meters.close_outcome_round(self.wagers.results(), lines or {}, settled)
         else:

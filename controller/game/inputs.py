@@ -6,9 +6,9 @@ shoe and its link say), the table's own power-up record, or a clock tick (never
 journaled). Each command is declared here ONCE as a strict, frozen :class:`msgspec.Struct`:
 its name (the struct's tag, which is also its journal ``kind``), its fields, their types
 and ranges, and the role it needs. Everything that handles a command reads this
-declaration: the control-line parser (:func:`parse_control_line`), the dealer screen,
-the table's journal encoder (:func:`journal_body`), the journal decoder used by replay
-(:func:`decode_body`), and the role check (:attr:`DealerCommand.needs`).
+declaration: the control-line parser (:mod:`controller.game.control_line`), the dealer
+screen, the table's journal encoder (:func:`journal_body`), the journal decoder used by
+replay (:func:`decode_body`), and the role check (:attr:`DealerCommand.needs`).
 
 Strict means: no ``true`` where a number goes, no number where a PIN (text of digits)
 goes, no list where a card goes, no unknown field, whole numbers in their ranges (a seat
@@ -18,10 +18,11 @@ before it is journaled, with msgspec's message naming the field
 (``Expected `int`, got `bool` - at `$.seat```).
 
 Journal bodies. A command's body is its fields without the PIN (a PIN is never
-journaled: the table checks it and journals the role it belongs to). Two commands are
+journaled: the table checks it and journals the role it belongs to). Three commands are
 journaled in another shape, declared beside them: a PIN change keeps only the salted
 hash (:class:`PinChanged`), a setting change keeps the old value too
-(:class:`ConfigChanged`). A shoe event's body is its fields (the event dataclass is its
+(:class:`ConfigChanged`), a rebet names the rule it was given under
+(:class:`RebetRecord`). A shoe event's body is its fields (the event dataclass is its
 declaration); a card read in burn mode also carries ``"burn_rule": 2`` (see
 :mod:`controller.game.engine`, "Burn cards"). Bodies journaled by earlier versions have
 these same shapes and decode through the same declarations.
@@ -51,6 +52,7 @@ from controller.game.config import (
     MAX_BURN_CARDS,
     MAX_LOCKOUT_AFTER,
     MAX_LOCKOUT_SECONDS,
+    MAX_PROFILE_BYTES,
     MAX_SEATS,
     MIN_AMOUNT,
     MIN_LOCKOUT_AFTER,
@@ -70,10 +72,6 @@ MAX_SETTING_NUMBER = 10**9
 """The largest whole-number value of a setting change."""
 MAX_SETTING_TEXT = 256
 """The longest text value of a setting change (a profile name or path), characters."""
-MAX_CONTROL_LINE = 4096
-"""The longest control line taken, bytes."""
-
-
 class Role(enum.Enum):
     """Who may give a command, lowest to highest (docs/requirements.md R12).
 
@@ -95,10 +93,6 @@ _RANKS = {r: i for i, r in enumerate(Role)}
 
 class InputError(ValueError):
     """An input that fails its declaration; the message names the field."""
-
-
-class UnknownCommand(InputError):
-    """A control line naming no dealer command; the message lists the known ones."""
 
 
 #: setting -> its values: a tuple of the texts allowed, a range of whole numbers, or str
@@ -141,8 +135,6 @@ SettingValue = (Annotated[int, Meta(ge=0, le=MAX_SETTING_NUMBER)]
 SettingKey = Literal[(*SETTINGS, *RENAMED)]  # type: ignore[valid-type]
 PinRole = Literal["supervisor", "technician"]
 PinHash = Annotated[str, Meta(pattern=r"^scrypt\$", max_length=512)]
-
-
 
 
 class DealerCommand(Struct, frozen=True, forbid_unknown_fields=True, kw_only=True,
@@ -200,8 +192,25 @@ class ClearBets(DealerCommand, tag="clear_bets"):
     seat: Seat
 
 
+class RemoveChip(DealerCommand, tag="remove_chip"):
+    """Take ``amount`` minor units off ``bet`` at ``seat`` (betting open only).
+
+    The dealer's undo of a chip placed by mistake: the wager keeps the rest, and is gone
+    when nothing is left of it. More than the wager holds is refused.
+    """
+
+    seat: Seat
+    bet: BetName
+    amount: Amount
+
+
 class Rebet(DealerCommand, tag="rebet"):
-    """Place the seat's wagers of the last round again (``seat`` 0 = every seat)."""
+    """Place the seat's wagers of the last round again (``seat`` 0 = every seat).
+
+    A rebet fills empty seats only: a seat that holds a wager keeps it (``seat`` 0
+    skips it; a rebet of that one seat is refused). Journaled with ``"rule": 2``
+    (:class:`RebetRecord`).
+    """
 
     seat: SeatOrEvery = 0
 
@@ -215,6 +224,12 @@ class Decide(DealerCommand, tag="decide"):
 
     seat: Seat
     decision: DecisionName
+
+
+class UndoDecision(DealerCommand, tag="undo_decision"):
+    """Take back a seat's decision before the reveal (its Play wager goes with it)."""
+
+    seat: Seat
 
 
 class Reveal(DealerCommand, tag="reveal"):
@@ -316,15 +331,33 @@ class _Body(Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
 
 
 class ConfigChanged(_Body):
-    """The journal body of a :class:`ConfigChange`: the key, the new and the old value."""
+    """The journal body of a :class:`ConfigChange`: the key, the new and the old value.
+
+    A ``rules`` change also carries the profile file's text (``rules_text``; empty for a
+    shipped profile), read when the change was taken: replay plays by it, not by the file
+    (which it reads for a change journaled before the text was kept).
+    """
 
     key: SettingKey
     value: SettingValue
     old: SettingValue | bool | None = None
+    rules_text: Annotated[str, Meta(max_length=MAX_PROFILE_BYTES)] | None = None
 
     def check_values(self) -> None:
         """Raise InputError when the value is not one of the setting's."""
         _check_setting(self.key, self.value)
+
+
+class RebetRecord(_Body):
+    """The journal body of a :class:`Rebet`: the seat (0 = every seat) and its rule.
+
+    ``rule`` 2 (:data:`REBET_RULE`, written now) fills empty seats only; a body without
+    it was journaled by an earlier version, whose rebet replaced a seat's wagers, and
+    replays so.
+    """
+
+    seat: SeatOrEvery = 0
+    rule: Annotated[int, Meta(ge=1, le=2)] = 1
 
 
 class PinChanged(_Body):
@@ -378,8 +411,9 @@ class Tick(Struct, frozen=True):
 
 
 COMMANDS: tuple[type[DealerCommand], ...] = (
-    PlaceBet, MarkBet, ClearBets, Rebet, NoMoreBets, Decide, Reveal, Settle, NextRound,
-    VoidRound, ManualCard, UnblockDeck, Resume, NewDeck, ExposedCard, ConfigChange, ChangePin)
+    PlaceBet, MarkBet, RemoveChip, ClearBets, Rebet, NoMoreBets, Decide, UndoDecision, Reveal,
+    Settle, NextRound, VoidRound, ManualCard, UnblockDeck, Resume, NewDeck, ExposedCard,
+    ConfigChange, ChangePin)
 """Every dealer command, in the order the dealer meets them."""
 
 for _c in COMMANDS:
@@ -387,6 +421,9 @@ for _c in COMMANDS:
     _c.body_type = _c
 ConfigChange.body_type = ConfigChanged
 ChangePin.body_type = PinChanged
+Rebet.body_type = RebetRecord
+REBET_RULE = 2
+"""The rebet rule a :class:`Rebet` is journaled under now: fill empty seats only."""
 
 COMMAND_NAMED: dict[str, type[DealerCommand]] = {c.name: c for c in COMMANDS}
 """Command name -> command class."""
@@ -426,45 +463,6 @@ BODY_TYPES: dict[str, type[Struct]] = {
     STARTUP: Startup,
 }
 """Journal kind -> the struct its body decodes to: the one decoder of journal bodies."""
-
-_CONTROL = msgspec.json.Decoder(typing.Union[COMMANDS])  # noqa: UP007 - a runtime tuple
-
-
-def parse_control_line(line: str | bytes) -> DealerCommand:
-    """Parse one control line: a JSON object with ``command`` and that command's fields.
-
-    Example: ``{"command": "void", "reason": "shoe jam", "pin": "2468"}``.
-
-    Raises:
-        InputError: not JSON, not an object, an unknown command (:class:`UnknownCommand`,
-            naming the known ones), or a field that fails the command's declaration; the
-            message says which (msgspec's path, e.g. ``Expected `int`, got `bool` - at
-            `$.seat```).
-    """
-    data = line.encode() if isinstance(line, str) else line
-    if len(data) > MAX_CONTROL_LINE:
-        raise InputError(f"a control line is at most {MAX_CONTROL_LINE} bytes, "
-                         f"got {len(data)}")
-    try:
-        command = _CONTROL.decode(data)
-    except msgspec.DecodeError as exc:
-        name = _command_name(data)
-        if isinstance(name, str) and name not in COMMAND_NAMED:
-            raise UnknownCommand(f"unknown command {name!r} (known: "
-                                 f"{', '.join(sorted(COMMAND_NAMED))}); {exc}") from None
-        raise InputError(str(exc)) from None
-    command.check_values()
-    return command
-
-
-def _command_name(data: bytes) -> Any:
-    """The ``command`` of a JSON object (None when there is none, or no object)."""
-    try:
-        obj = msgspec.json.decode(data)
-    except msgspec.DecodeError:
-        return None
-    return obj.get("command") if isinstance(obj, dict) else None
-
 
 def decode_body(kind: str, body: Any) -> Struct:
     """Decode a journal body through its input's declaration.
@@ -518,7 +516,7 @@ def journal_body(item: DealerCommand | ev.ShoeEvent) -> tuple[str, dict[str, Any
 
     A command's PIN is left out; a :class:`ChangePin`'s new PIN is left to the caller
     (it journals the hash, :class:`PinChanged`). A card read in burn mode carries
-    ``"burn_rule": 2``.
+    ``"burn_rule": 2``; a rebet ``"rule": 2`` (:data:`REBET_RULE`).
 
     Raises:
         InputError: the item fails its declaration (a field of the wrong type or out of
@@ -529,6 +527,8 @@ def journal_body(item: DealerCommand | ev.ShoeEvent) -> tuple[str, dict[str, Any
         check(item)
         body = msgspec.structs.asdict(item)
         del body["pin"]
+        if type(item) is Rebet:
+            body["rule"] = REBET_RULE
         return item.name, body
     body_type = EVENT_BODY.get(type(item))
     if body_type is None:
@@ -561,12 +561,11 @@ _STRICT_JSON = json.JSONEncoder(allow_nan=False, sort_keys=True, separators=(","
 
 __all__ = [
     "BODY_TYPES", "BURN_RULE", "COMMANDS", "COMMAND_NAMED", "EVENT_BODY", "EVENTS",
-    "MAX_AMOUNT", "MAX_CONTROL_LINE", "MAX_NAMED_FILES", "MAX_SEATS", "MIN_AMOUNT",
-    "PIN_MAX_DIGITS", "PIN_MIN_DIGITS", "SETTINGS", "STARTUP",
+    "MAX_AMOUNT", "MAX_NAMED_FILES", "MAX_SEATS", "MIN_AMOUNT",
+    "PIN_MAX_DIGITS", "PIN_MIN_DIGITS", "REBET_RULE", "SETTINGS", "STARTUP",
     "ChangePin", "ClearBets", "ConfigChange", "ConfigChanged", "DealerCommand", "Decide",
     "ExposedCard", "InputError", "ManualCard", "MarkBet", "NewDeck", "NextRound", "NoMoreBets",
-    "PinChanged", "PlaceBet", "Rebet", "Resume", "Reveal", "Role", "Settle", "Software",
-    "Startup",
-    "Tick", "UnblockDeck", "VoidRound", "check", "decode_body", "encode_body",
-    "journal_body", "parse_control_line",
+    "PinChanged", "PlaceBet", "Rebet", "RebetRecord", "RemoveChip", "Resume", "Reveal", "Role",
+    "Settle", "Software", "Startup", "Tick", "UndoDecision", "UnblockDeck", "VoidRound",
+    "check", "decode_body", "encode_body", "journal_body",
 ]

@@ -117,6 +117,13 @@ REFUSALS: dict[str, RefusalKind] = {
     # wagers
     "nothing_to_rebet": _k("no wagers of a last round to place again"),
     "no_wager": _k("no wager on the table"),
+    "chip_not_held": _k("seat {seat}: {bet} holds {held}, less than the {amount} to take off",
+                        seat=SEAT, bet=BET, held=MONEY, amount=MONEY),
+    "rebet_seat_held": _k("seat {seat} holds a wager: a rebet fills empty seats only (clear "
+                          "it first)", seat=SEAT),
+    "rebet_every_seat_held": _k("every seat of the last round holds a wager: nothing to "
+                                "rebet"),
+    "no_decision_to_undo": _k("seat {seat} has no decision to take back", seat=SEAT),
     "no_ante_to_decide": _k("seat {seat} has no Ante to decide on", seat=SEAT),
     "already_decided": _k("seat {seat} has already decided ({decision})", seat=SEAT,
                           decision=DECISION),

@@ -30,10 +30,12 @@ from controller.game.inputs import (
     NoMoreBets,
     PlaceBet,
     Rebet,
+    RemoveChip,
     Resume,
     Reveal,
     Settle,
     UnblockDeck,
+    UndoDecision,
     VoidRound,
 )
 from controller.game.refusals import Refusal
@@ -88,10 +90,11 @@ _BETWEEN_ROUNDS = _names(ConfigChange, ChangePin, UnblockDeck, NewDeck)
 
 #: state -> dealer command names it accepts (``DealerCommand.name``).
 ALLOWED_COMMANDS: dict[RoundState, frozenset[str]] = {
-    S.BETTING: _names(PlaceBet, MarkBet, ClearBets, Rebet, NoMoreBets) | _BETWEEN_ROUNDS,
+    S.BETTING: _names(PlaceBet, MarkBet, RemoveChip, ClearBets, Rebet, NoMoreBets)
+    | _BETWEEN_ROUNDS,
     S.NO_MORE_BETS: _names(VoidRound),
     S.DEALING: _names(VoidRound, ExposedCard),
-    S.DECIDING: _names(Decide, Reveal, VoidRound, ExposedCard),
+    S.DECIDING: _names(Decide, UndoDecision, Reveal, VoidRound, ExposedCard),
     S.REVEAL: _names(Settle),
     S.SETTLED: _names(NextRound) | _BETWEEN_ROUNDS,
     S.PAUSED: _names(Resume, VoidRound, ManualCard, UnblockDeck),

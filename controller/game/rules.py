@@ -11,6 +11,8 @@ all amounts (limits) are minor units (cents), 1 to :data:`~controller.game.confi
 
 from __future__ import annotations
 
+import os
+import stat
 import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
@@ -18,7 +20,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from controller.game.config import amount_problem, multiple_problem
+from controller.game.config import MAX_PROFILE_BYTES, amount_problem, multiple_problem
 from controller.game.hands import HandClass, Qualifier, SixCardClass
 
 BET_TYPES = ("ante", "play", "pair_plus", "six_card_bonus")
@@ -227,29 +229,101 @@ def profile_from_dict(data: dict[str, Any], source: str = "<profile>") -> RulePr
     )
 
 
+def read_profile_file(path: str | Path) -> str:
+    """The text of a rule profile file, read without waiting on it.
+
+    Opened non-blocking and checked before it is read: a FIFO, a device or a directory is
+    refused (a FIFO would wait for a writer for ever); at most
+    :data:`~controller.game.config.MAX_PROFILE_BYTES` are read. UTF-8, a BOM allowed.
+
+    Raises:
+        RuleProfileError: the file is missing, not a regular file, too large or not UTF-8.
+    """
+    source = str(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise RuleProfileError(f"{source}: no such rule profile (shipped: "
+                               + ", ".join(SHIPPED) + ")") from None
+    except (OSError, ValueError) as exc:
+        raise RuleProfileError(f"{source}: cannot read: {getattr(exc, 'strerror', exc)}"
+                               ) from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise RuleProfileError(f"{source}: not a regular file: a rule profile is a TOML "
+                                   "file")
+        data = b""
+        while len(data) <= MAX_PROFILE_BYTES:
+            chunk = os.read(fd, MAX_PROFILE_BYTES + 1 - len(data))
+            if not chunk:
+                break
+            data += chunk
+    except OSError as exc:
+        raise RuleProfileError(f"{source}: cannot read: {exc.strerror}") from None
+    finally:
+        os.close(fd)
+    if len(data) > MAX_PROFILE_BYTES:
+        raise RuleProfileError(f"{source}: larger than {MAX_PROFILE_BYTES} bytes: not a rule "
+                               "profile")
+    try:
+        return data.decode("utf-8-sig")  # a BOM is allowed
+    except UnicodeDecodeError as exc:
+        raise RuleProfileError(f"{source}: cannot read: not UTF-8 (byte {exc.start})") from None
+
+
+def profile_from_text(text: str, source: str) -> RuleProfile:
+    """Build and validate a profile from the text of its TOML file.
+
+    Raises:
+        RuleProfileError: not TOML, or not a valid profile (:func:`profile_from_dict`).
+    """
+    try:
+        data = tomllib.loads(text)
+    except ValueError as exc:  # TOMLDecodeError, or an integer too long to read
+        raise RuleProfileError(f"{source}: not valid TOML: {exc}") from None
+    return profile_from_dict(data, source)
+
+
+_PROFILES: dict[tuple[str, str], RuleProfile] = {}
+
+
+def profile_for(rules: str, text: str = "") -> RuleProfile:
+    """The rule profile ``rules`` names, from its ``text`` when given (loaded once each).
+
+    Without a text, a shipped profile is loaded by name and a path is read (once per
+    process; :func:`load_profile`).
+
+    Raises:
+        RuleProfileError: the profile does not load.
+    """
+    p = _PROFILES.get((rules, text))
+    if p is None:
+        p = _PROFILES[(rules, text)] = (profile_from_text(text, rules) if text
+                                        else load_profile(rules))
+    return p
+
+
+def profile_text(rules: Any) -> str:
+    """The text a ``rules`` value journals beside it: its file's, or "" (a shipped profile).
+
+    Raises:
+        RuleProfileError: the file cannot be read (:func:`read_profile_file`).
+    """
+    if not isinstance(rules, str) or rules in SHIPPED:
+        return ""
+    return read_profile_file(rules)
+
+
 def load_profile(name_or_path: str | Path) -> RuleProfile:
     """Load a shipped profile by name (``live``, ``classic``) or any profile file by path.
 
     Raises:
-        RuleProfileError: the file is missing, not TOML, or not a valid profile.
+        RuleProfileError: the file cannot be read (:func:`read_profile_file`), is not
+            TOML, or not a valid profile.
     """
     text_name = str(name_or_path)
     if text_name in SHIPPED:
         ref = resources.files("controller.game") / "profiles" / f"{text_name}.toml"
-        source = f"{text_name} (shipped profile)"
-        raw = ref.read_text(encoding="utf-8")
-    else:
-        path = Path(name_or_path)
-        source = str(path)
-        try:
-            raw = path.read_text(encoding="utf-8-sig")  # a BOM is allowed
-        except FileNotFoundError:
-            raise RuleProfileError(f"{source}: no such rule profile (shipped: "
-                                   + ", ".join(SHIPPED) + ")") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise RuleProfileError(f"{source}: cannot read: {exc}") from None
-    try:
-        data = tomllib.loads(raw)
-    except ValueError as exc:  # TOMLDecodeError, or an integer too long to read
-        raise RuleProfileError(f"{source}: not valid TOML: {exc}") from None
-    return profile_from_dict(data, source)
+        return profile_from_text(ref.read_text(encoding="utf-8"),
+                                 f"{text_name} (shipped profile)")
+    return profile_from_text(read_profile_file(name_or_path), text_name)

@@ -340,7 +340,7 @@ def period_bounds(journal: Journal, start: datetime | None, end: datetime | None
         newest event's times where not given).
     """
     s_seq, e_seq, first, last = 0, 0, "", ""
-    for seq, utc in journal.db.execute("SELECT seq, utc FROM events ORDER BY seq"):
+    for seq, utc in journal.times():
         t = parse_utc(utc)
         first = first or utc
         if start is not None and t <= start:
@@ -351,18 +351,18 @@ def period_bounds(journal: Journal, start: datetime | None, end: datetime | None
             end.isoformat() if end else last)
 
 
-def newest_time(path: str | Path) -> datetime | None:
+def newest_time(path: str | Path, archive: str | Path | None = None) -> datetime | None:
     """The time of a journal's newest event (None: no event).
 
     Raises:
         JournalError: the file is not a usable journal.
     """
-    j = Journal(path, readonly=True)
+    j = Journal(path, readonly=True, archive=archive)
     try:
-        row = j.db.execute("SELECT utc FROM events ORDER BY seq DESC LIMIT 1").fetchone()
+        newest = next(j.records(j.last_seq - 1), None) if j.last_seq else None
     finally:
         j.close()
-    return parse_utc(row[0]) if row else None
+    return parse_utc(newest.utc) if newest else None
 
 
 def _text(body: dict[str, Any]) -> dict[str, str]:
@@ -503,21 +503,22 @@ def returns(rounds: list[dict[str, Any]], sheet: ParSheet) -> dict[str, ReturnLi
 
 
 def _identity_before(journal: Journal, seq: int) -> IdentityLine | None:
-    row = journal.db.execute("SELECT seq, utc, body FROM events WHERE kind = ? AND seq <= ? "
-                             "ORDER BY seq DESC LIMIT 1", (STARTUP, seq)).fetchone()
-    if row is None:
+    rec = journal.newest(STARTUP, seq)
+    if rec is None:
         return None
-    return IdentityLine(row[0], row[1], json.loads(row[2]).get("software"), before=True)
+    return IdentityLine(rec.seq, rec.utc, json.loads(rec.body).get("software"), before=True)
 
 
-def shift(path: str | Path, start: datetime | None = None, end: datetime | None = None
-          ) -> Shift:
+def shift(path: str | Path, start: datetime | None = None, end: datetime | None = None,
+          archive: str | Path | None = None) -> Shift:
     """A shift's figures from a journal (see the module docstring).
 
     Args:
         path: the journal file (opened read-only).
         start: the period's start (None: the journal's beginning).
         end: its end (None: the newest event).
+        archive: the archive the journal's history was moved to (default: the one beside
+            it); a period before the cut is read from it.
 
     Returns:
         The figures.
@@ -527,11 +528,12 @@ def shift(path: str | Path, start: datetime | None = None, end: datetime | None 
             (:class:`~controller.game.replay.ReplayError`).
         ValueError: the period ends before it starts.
     """
+    from controller.game.deck_counts import stored_counts
     from controller.game.par_sheet import compute_par_sheet
 
     if start is not None and end is not None and end < start:
         raise ValueError("the period ends before it starts")
-    j = Journal(path, readonly=True)
+    j = Journal(path, readonly=True, archive=archive)
     try:
         chain = j.verify()
         s_seq, e_seq, period_from, period_to = period_bounds(j, start, end)
@@ -549,7 +551,7 @@ def shift(path: str | Path, start: datetime | None = None, end: datetime | None 
     finally:
         j.close()
     rows, counters, outcomes = difference(finish, begin)
-    sheet = compute_par_sheet(g.profile)
+    sheet = compute_par_sheet(g.profile, stored_counts())
     return Shift(g.config.table_id, g.profile, sheet, begin, finish, period_from, period_to,
                  rows, counters, walk.rounds, walk.voids, walk.irregularities, walk.alarms,
                  walk.actions, ([before] if before else []) + walk.identities, walk.house,

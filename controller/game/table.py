@@ -22,11 +22,13 @@ the thread (never both at once).
 
 Start-up (in the constructor): :func:`controller.game.verifier.check` verifies the
 journal from the verified snapshot its anchor names (the anchor, the chain, a replay
-compared with every derived table) and rebuilds the state; any problem locks the table
-for good (R4). Then the derived rows a crash kept from being written are written, the
-anchor is kept from then on, and a ``startup`` record is journaled that counts the
-power-up, adopts the configuration, and pauses a round interrupted mid-deal for a
-supervisor (docs/rules.md "power loss or crash mid-round").
+compared with every derived table; what lies before the snapshot counted and checked
+for form in bounded time) and rebuilds the state; any problem locks the table for good
+(R4), and what it did not check is logged with the verdict. Then the derived rows a
+crash kept from being written are written, the anchor is kept from then on, and a
+``startup`` record is journaled that counts the power-up, adopts the configuration, and
+pauses a round interrupted mid-deal for a supervisor
+(docs/rules.md "power loss or crash mid-round").
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ from controller.game.inputs import (
 )
 from controller.game.journal import WAL_SIZE_LIMIT, Journal, JournalError
 from controller.game.refusals import Refusal
+from controller.game.rules import RuleProfileError, profile_text
 from controller.game.table_views import ViewBuilder
 from controller.game.verifier import NO_ANCHOR, JournalVerdict, Progress
 from controller.game.views import DealerView, PlayerView
@@ -126,6 +129,18 @@ def encode_input(item: ShoeEvent | DealerCommand) -> tuple[str, dict[str, Any]]:
     if isinstance(item, ChangePin):
         body = {"role": item.role, "pin_hash": hash_pin(item.new_pin)}
     return kind, body
+
+
+def _rules_text(rules: Any) -> str:
+    """The text journaled with a ``rules`` change (:func:`~controller.game.rules.profile_text`).
+
+    Raises:
+        InputError: the file cannot be read: the change is refused, nothing journaled.
+    """
+    try:
+        return profile_text(rules)
+    except RuleProfileError as exc:
+        raise InputError(f"bad value for rules: {exc} - at `$.value`") from None
 
 
 @dataclass(slots=True)
@@ -200,8 +215,7 @@ class Table:
                  on_publish: Callable[[DealerView, PlayerView], None] | None = None,
                  progress: Progress | None = None,
                  software: dict[str, Any] | None = None) -> None:
-        self.config = config or TableConfig()
-        self.config.validate()
+        self.config = (config or TableConfig()).pinned().validate()  # its profile's text too
         self._startup_body: dict[str, Any] = {"config": self.config.to_dict()}
         if software is not None:
             self._startup_body["software"] = software
@@ -259,10 +273,11 @@ class Table:
         self.journal.start_anchoring(out.verified)
         body = self._startup_body
         self._process([(STARTUP, body, "system", encode_body(body))])
-        j = self.journal
-        log.info("journal %s verified from event %d (%d events); head %d %s",
-                 j.path, out.verdict.checked_from, out.verdict.events, j.last_seq,
-                 j.last_hash[:32])
+        j, v = self.journal, out.verdict
+        log.log(logging.WARNING if v.after_anchor else logging.INFO,
+                "journal %s verified from event %d (%d events); head %d %s%s", j.path,
+                v.checked_from, v.events, j.last_seq, j.last_hash[:32],
+                "".join(f"; {n}" for n in v.notes if n != NO_ANCHOR))
 
     def _lock_table(self, reason: str) -> None:
         """Lock the table for good (``reason`` shown) and wake whoever waits for a view."""
@@ -304,8 +319,11 @@ class Table:
                     actor = (self._pins.role_for(item.pin, self.game.config.pin_hashes)
                              or "dealer!")
                 if isinstance(item, ConfigChange):  # the event log keeps the old value (R7)
-                    old = getattr(self.game.config, RENAMED.get(item.key, item.key), None)
+                    name = RENAMED.get(item.key, item.key)
+                    old = getattr(self.game.config, name, None)
                     body["old"] = old if isinstance(old, (str, int, bool)) else None
+                    if name == "rules":  # and the profile's text: replay never reads the file
+                        body["rules_text"] = _rules_text(item.value)
                 text = encode_body(body)
             except (InputError, TypeError) as exc:  # refused: nothing of it is journaled
                 log.warning("input refused, not journaled: %s", exc)

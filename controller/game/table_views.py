@@ -16,22 +16,31 @@ from collections.abc import Sequence
 from typing import Any
 
 from controller.game.bets import BetResult
+from controller.game.dealing import fixed
 from controller.game.engine import Game
 from controller.game.inputs import (
+    COMMANDS,
+    ClearBets,
     Decide,
     ManualCard,
     MarkBet,
+    NewDeck,
     NextRound,
+    NoMoreBets,
     PlaceBet,
+    Rebet,
+    RemoveChip,
     Resume,
     Reveal,
     Settle,
     UnblockDeck,
+    UndoDecision,
     VoidRound,
 )
 from controller.game.records import RoundRecord
 from controller.game.round import ALLOWED_COMMANDS, RoundState, position_name
 from controller.game.rules import PAY_ORDER, RuleProfile
+from controller.game.shoe_link import LINK_DOWN
 from controller.game.views import (
     HIDDEN_CARD,
     Banner,
@@ -166,9 +175,10 @@ class ViewBuilder:
                 r.round_id, r.status, tuple(r.dealer_cards) if r.status == settled else (),
                 r.dealer_hand, r.dealer_qualifies if r.status == settled else None,
                 tuple((s.seat, s.net or 0) for s in r.seats)) for r in g.recall)
-            pt = self._paytables.get(g.config.rules)
+            rules = (g.config.rules, g.config.rules_text)
+            pt = self._paytables.get(rules)
             if pt is None:
-                pt = self._paytables[g.config.rules] = paytables_for(g.profile)
+                pt = self._paytables[rules] = paytables_for(g.profile)
             self._static = {
                 "recall": tuple(self._recall_of(r) for r in g.recall),
                 "meters": tuple(meters), "history": history, "paytables": pt,
@@ -244,24 +254,32 @@ class ViewBuilder:
         cards_due = (len(deal.positions) - deal.index
                      if g.state in (S.NO_MORE_BETS, S.DEALING) or r.paused_for("misread")
                      else 0)
-        next_card = None
+        next_card = waiting_card = None
         if cards_due:
             pos = deal.positions[deal.index]
             next_card = (pos.seat, pos.number)
+        elif (r.pause is not None and r.pause.resume_to in _MID_DEAL
+              and deal.index < len(deal.positions)):
+            pos = deal.positions[deal.index]
+            waiting_card = (pos.seat, pos.number)
+        allowed = frozenset() if locked else accepted(g)
         dealer = DealerView(
             table_id=g.config.table_id, round_id=g.round_id, state=state.value,
             next_action=action, next_action_key=key, next_card=next_card,
             seats=tuple(dealer_seats), dealer_cards=dealer_cards, dealer_hand=dhand,
             dealer_qualifies=dq, link_state=g.link_state, link_detail=g.link_detail,
             banners=tuple(banners), payouts=payouts,
-            allowed=frozenset() if locked else ALLOWED_COMMANDS[g.state] - {
-                PlaceBet.name if g.outcomes else MarkBet.name},
+            allowed=allowed, pin_needed=_pin_needed(g, allowed),
             awaiting_supervisor=_awaiting(g), deck_blocked=bool(deal.blocked),
             recall=recall, meters=st["meters"], paytables=st["paytables"],
             chip_values=g.config.chip_values, version=version, cards_due=cards_due,
             pause_reason=r.pause.reason if r.pause else None, void_reason=r.void_reason,
             currency=g.config.currency,
-            bet_entry=bet_entry, outcome_meters=st["outcome_meters"])
+            bet_entry=bet_entry, outcome_meters=st["outcome_meters"],
+            waiting_card=waiting_card,
+            refusal_seq=g.refused_seq if "rejected" in g.notes else None,
+            pin_attempts_left=max(0, g.config.lockout_after - g.lockout.failures),
+            pin_locked_seconds=g.pin_lockout_seconds())
         player = PlayerView(
             table_id=g.config.table_id, round_id=g.round_id, state=state.value,
             seats=tuple(player_seats), dealer_cards=dealer_cards, dealer_hand=dhand,
@@ -318,6 +336,51 @@ def _player_message(b: Banner, g: Game) -> str:
             }.get(b.kind, "The round waits for the dealer.")
 
 
+_MID_DEAL = frozenset({S.NO_MORE_BETS.value, S.DEALING.value})
+
+
+def accepted(g: Game) -> frozenset[str]:
+    """The dealer commands the table accepts now, by name.
+
+    Those its state accepts (:data:`~controller.game.round.ALLOWED_COMMANDS`), less those
+    its situation refuses: a command here may still be refused for its fields (a seat
+    without a wager, an amount above the table maximum) or its PIN.
+    """
+    names = set(ALLOWED_COMMANDS[g.state])
+    r, deal, wagers = g.round, g.deal, g.wagers
+    if g.outcomes:  # bets are marked: no amounts to place, no chip to take off
+        names -= {PlaceBet.name, RemoveChip.name}
+    else:
+        names.discard(MarkBet.name)
+    if r.paused_for("misread") or g.link_state in LINK_DOWN:
+        names.discard(Resume.name)
+    if not r.paused_for("misread"):
+        names.discard(ManualCard.name)
+    if deal.blocked:
+        names -= {NoMoreBets.name, NewDeck.name}
+    else:
+        names.discard(UnblockDeck.name)
+    if not wagers.seats:
+        names -= {NoMoreBets.name, ClearBets.name, RemoveChip.name}
+    if not set(wagers.last) - {s for s, sr in wagers.seats.items() if sr.bets}:
+        names.discard(Rebet.name)
+    if wagers.undecided():
+        names.discard(Reveal.name)
+    if not any(sr.decision for sr in wagers.seats.values()):
+        names.discard(UndoDecision.name)
+    if VoidRound.name in names and fixed(g):
+        names.discard(VoidRound.name)
+    return frozenset(names)
+
+
+def _pin_needed(g: Game, allowed: frozenset[str]) -> frozenset[str]:
+    """Of ``allowed``, the commands that need a supervisor's or technician's PIN now."""
+    asked = g.waits_for_supervisor()
+    return frozenset(c.name for c in COMMANDS if c.name in allowed and (
+        c.needs.rank > 0 or (asked and c.needs_when_asked is not None
+                             and c.needs_when_asked.rank > 0)))
+
+
 def _awaiting(g: Game) -> str | None:
     """The supervisor command the table waits for, by name, or None."""
     pause = g.round.pause
@@ -364,4 +427,4 @@ def _next_action(g: Game, state: RoundState) -> tuple[str, str]:
     return "resolve", "Fix the shoe, then resume"
 
 
-__all__ = ["ViewBuilder", "paytables_for", "rtp_for", "position_name"]
+__all__ = ["ViewBuilder", "accepted", "paytables_for", "rtp_for", "position_name"]

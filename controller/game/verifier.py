@@ -8,191 +8,77 @@ that finds a problem ends the check, except the last, which lists every differen
    event its anchor names, and that event still carries the anchored hash. A journal
    emptied, cut short, or rewritten with a recomputed chain fails here. Without an anchor
    (an inspector's copy) the verdict says "tail unchecked: no anchor". Heads logged by
-   the daemon (``--anchor SEQ:HASH``) are checked the same way.
+   the daemon (``--anchor SEQ:HASH``) are checked the same way. Events after the
+   anchored one are named in a note: the anchor does not cover them (a crash leaves a
+   few; events appended behind the table's back with their chain recomputed are more).
 2. **The verified snapshot** the anchor names: still there, and still sealed with the
    anchored seal.
-3. **The hash chain**, from the start point to the newest event.
-4. **The replay** from the start point, every event body parsed and applied, and every
+3. **The file, cheaply** (:mod:`controller.game.verifier_history`): the events numbered
+   from the first to the newest with none missing or added (``COUNT(*)``), SQLite's
+   ``PRAGMA quick_check`` of every page, and, at start-up, the records before its start
+   point as far as no replay is needed: a round row for every round, each readable and
+   consistent (format 1: its columns those of its JSON; format 2: a finished round's
+   status, events in round order, the void rounds the snapshot counts), the ones game
+   recall keeps equal to the snapshot's; the rejections as many as the snapshot counts;
+   older snapshots still sealed. Start-up spends at most :data:`HISTORY_SECONDS` here
+   and names in its notes what it did not finish.
+4. **The hash chain**, from the start point to the newest event.
+5. **The replay** from the start point, every event body parsed and applied, and every
    derived table compared with it *at the event it was written after*
-   (``derived_at``): the meters and event counters, every round record (its columns and
-   its JSON), every rejection, every snapshot (seal and state). A crash between an event
+   (``derived_at``): the meters and event counters, every round row (format 1: its
+   columns and its whole record; format 2: its status and the event that made its
+   record), every rejection, every snapshot (seal and state). A crash between an event
    and its derived rows leaves the tables at an earlier event, which they still equal:
-   it is never taken for an edit. Rows the replay has and the tables lack, and rows the
-   tables have and the replay lacks, are problems too.
+   it is never taken for an edit. But rows derived from an event before the newest
+   commit were written by then (they ride in the next commit): a mark before such an
+   event is derived tables rolled back. Rows the replay has and the tables lack, and
+   rows the tables have and the replay lacks, are problems too.
 
 The start point is the difference between the two callers. ``verify-journal``
 (``full=True``) starts from the first event. Start-up starts from the verified snapshot
 the anchor names, so its cost is bounded by the events written since that snapshot (at
-most a snapshot interval and the tail), not by the journal's age: everything before the
-verified snapshot was checked by an earlier start-up or written by the table itself,
-the anchored seal pins the snapshot and the chain at it, and the anchored head pins the
-chain after it. An event before that snapshot changed in place, with its hash left
-broken, is the one edit only the full check (``verify-journal``) reaches; a rewrite
-that recomputes the hashes changes the anchored seal and the head, and start-up finds it.
+most a snapshot interval and the tail) and by the cheap checks of stage 3, not by a
+rehash and a replay of the journal's whole age: the anchored seal pins the snapshot and
+the chain at it, and the anchored head pins the chain after it. An event before that
+snapshot changed in place, with its hash left broken, or a round record changed in its
+JSON and columns alike (format 2: a round's event moved within its order, or the
+statuses of two rounds swapped), is what only the full check (``verify-journal``)
+reaches: the verdict of start-up says so in a note. A rewrite that recomputes the hashes
+changes the anchored seal and the head, and start-up finds it.
+
+A journal cut by ``journal archive`` (:mod:`controller.game.archive`) is checked through
+its archive when the archive is at hand, and from its cut when it is not.
 """
 
 from __future__ import annotations
 
-import enum
+import contextlib
 import json
 import sqlite3
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
 from controller.game.engine import Derived, Game, TableConfig
-from controller.game.journal import OUTBOX_TABLE, AnchorError, Journal, snapshot_hash
+from controller.game.journal import AnchorError, Journal, JournalError, snapshot_hash
+from controller.game.verdict import (
+    CHECKED_TABLES,
+    NO_ANCHOR,
+    UNCHECKED_TABLES,
+    JournalVerdict,
+    Problem,
+    ProblemKind,
+    Recovery,
+)
+from controller.game.verifier_history import HistoryChecks, Seen, Stop
+from controller.game.verifier_support import in_background, interrupted_at, loads_or_none, one_line
 
 Progress = Callable[[int, int], None]
 """Called while a check runs with (events done, events to do) at most twice a second."""
 
-NO_ANCHOR = "tail unchecked: no anchor"
-"""The note of a verdict on a journal with no anchor beside it."""
-
-CHECKED_TABLES = frozenset({"events", "rounds", "meters", "outcome_meters", "counters", "snapshots",
-                            "rejections", "derived_at"})
-"""The journal: the hash chain (``events``) and every table derived from it."""
-# The floor feed's outbox cursor sits in the journal's file, beside the hash chain, and is
-# left out of every check ON PURPOSE: it is not a record of the table but the position up
-# to which the floor's broker acknowledged the feed, moved by the publisher's own
-# connection whenever an acknowledgement comes, at any moment, outside the table's
-# commits. Nothing of the game is derived from it or replayed into it. A cursor edited
-# or deleted changes no record: the feed sends rounds again (the recorder drops the
-# duplicates) or skips some (the recorder sees the gap in the round chain and asks the
-# table to send them again from this journal). Checking it would lock a sound table.
-UNCHECKED_TABLES = frozenset({OUTBOX_TABLE})
-"""Tables a journal's file may hold that are no part of the journal (see the comment)."""
-
-
-class ProblemKind(enum.Enum):
-    """What is wrong with a journal."""
-
-    ANCHOR = "anchor"
-    """The anchor beside the journal cannot be read."""
-    EMPTIED = "emptied"
-    """The journal holds no events, but its anchor names one."""
-    TAIL_DELETED = "tail_deleted"
-    """The journal ends before the event its anchor (or a logged head) names."""
-    REWRITTEN = "rewritten"
-    """An anchored or logged event carries another hash: the chain was recomputed."""
-    UNREADABLE = "unreadable"
-    """SQLite cannot read the file (a damaged page)."""
-    EVENT_MISSING = "event_missing"
-    """An event is missing from the sequence."""
-    EVENT_ALTERED = "event_altered"
-    """An event's hash does not recompute or does not link to the one before."""
-    EVENT_UNREADABLE = "event_unreadable"
-    """An event's body is not a JSON object."""
-    REPLAY = "replay"
-    """An event cannot be applied."""
-    SNAPSHOT = "snapshot"
-    """A snapshot was changed, deleted or added, or is not sealed to the chain."""
-    DERIVED_MARK = "derived_mark"
-    """The record of the event the derived tables were written after was changed."""
-    METERS = "meters"
-    """The stored meters differ from the replay."""
-    COUNTERS = "counters"
-    """The stored event counters differ from the replay."""
-    ROUND = "round"
-    """A round record was changed, deleted or added."""
-    ROUND_UNREADABLE = "round_unreadable"
-    """A round record is not readable JSON."""
-    REJECTION = "rejection"
-    """A rejection was changed, deleted or added."""
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """One thing wrong with a journal.
-
-    Attributes:
-        kind: what is wrong.
-        message: the same in English, naming where.
-        seq: the event where it is (an event, a snapshot, a rejection), or None.
-        key: the record where it is (a round id, meter or counter names), or None.
-    """
-
-    kind: ProblemKind
-    message: str
-    seq: int | None = None
-    key: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class JournalVerdict:
-    """The answer of :func:`check`.
-
-    Attributes:
-        problems: everything found, in the order found (empty: the journal is sound).
-        events: the journal's events (its newest sequence number).
-        checked_from: the first event checked: 1 from the first event, else the event
-            after the verified snapshot start-up replayed from.
-        snapshots_checked: snapshots compared with the replay.
-        rounds_checked: round records compared with the replay.
-        anchor_seq: the event the anchor names (None: no anchor).
-        notes: what was not checked, e.g. :data:`NO_ANCHOR`.
-    """
-
-    problems: tuple[Problem, ...] = ()
-    events: int = 0
-    checked_from: int = 1
-    snapshots_checked: int = 0
-    rounds_checked: int = 0
-    anchor_seq: int | None = None
-    notes: tuple[str, ...] = ()
-
-    @property
-    def ok(self) -> bool:
-        """True when nothing is wrong."""
-        return not self.problems
-
-    @property
-    def problem(self) -> Problem | None:
-        """The first problem found, or None."""
-        return self.problems[0] if self.problems else None
-
-    @property
-    def message(self) -> str:
-        """The problems in one line (empty when sound)."""
-        return "; ".join(p.message for p in self.problems)
-
-    def key(self) -> tuple[tuple[str, int | None, str | None], ...]:
-        """The verdict as comparable data: (kind, seq, key) of every problem."""
-        return tuple((p.kind.value, p.seq, p.key) for p in self.problems)
-
-    def summary(self) -> str:
-        """One line for an operator: OK with what was checked, or what is wrong."""
-        notes = "".join(f"; {n}" for n in self.notes)
-        if not self.ok:
-            return f"JOURNAL BROKEN: {self.message}{notes}"
-        anchor = (f"; anchor at event {self.anchor_seq} holds" if self.anchor_seq is not None
-                  else "")
-        return (f"journal OK: {self.events} events, hash chain intact from event "
-                f"{self.checked_from}, {self.snapshots_checked} snapshots and "
-                f"{self.rounds_checked} round records match a replay{anchor}{notes}")
-
-
-@dataclass
-class Recovery:
-    """A :func:`check` with what start-up needs to go on.
-
-    Attributes:
-        verdict: the verdict.
-        game: the state after the newest event (None when the verdict is not OK).
-        pending: derived rows for the events after ``derived_at`` (a crash came before
-            they were written), in order: start-up writes them.
-        verified: the newest snapshot found good (seq, seal), or None.
-    """
-
-    verdict: JournalVerdict
-    game: Game | None = None
-    pending: list[Derived] = field(default_factory=list)
-    verified: tuple[int, str] | None = None
-
-
-class _Stop(Exception):
-    """A stage found a problem: the check ends."""
+HISTORY_SECONDS = 2.0
+"""What start-up spends at most on the history before its start point and on the file's
+pages (the cheap checks of stage 3); what it did not finish is named in the verdict."""
 
 
 def check(journal: Journal, *, full: bool, config: TableConfig | None = None,
@@ -215,7 +101,7 @@ def check(journal: Journal, *, full: bool, config: TableConfig | None = None,
     return _Check(journal, full, config, progress).run(logged)
 
 
-class _Check:
+class _Check(HistoryChecks):
     def __init__(self, journal: Journal, full: bool, config: TableConfig | None,
                  progress: Progress | None) -> None:
         self.j = journal
@@ -239,7 +125,7 @@ class _Check:
 
     def stop(self, kind: ProblemKind, message: str, seq: int | None = None) -> None:
         self.add(kind, message, seq)
-        raise _Stop
+        raise Stop
 
     def tick(self, n: int = 1) -> None:
         self._done += n
@@ -255,14 +141,17 @@ class _Check:
             self.note_other_tables()
             self.check_anchor(logged)
             game = self.start_point()
-            self._todo = 2 * (self.j.last_seq - self.start)
-            self.check_chain()
-            out.game, out.pending = self.replay(game)
-        except _Stop:
+            checked = self.start_file_checks(game)
+            try:
+                self._todo = 2 * (self.j.last_seq - self.start)
+                self.check_chain()
+                out.game, out.pending = self.replay(game)
+            finally:
+                checked()  # what it found comes first: its stage comes first
+        except Stop:
             out.game, out.pending = None, []
         except sqlite3.DatabaseError as exc:  # a damaged file: a verdict, not a traceback
-            what = "".join(c if c.isprintable() else "?" for c in str(exc))[:160]
-            self.add(ProblemKind.UNREADABLE, f"the journal cannot be read: {what}")
+            self.add(ProblemKind.UNREADABLE, f"the journal cannot be read: {one_line(exc)}")
         out.verdict = JournalVerdict(
             tuple(self.problems), self.j.last_seq, self.start + 1, self.snapshots,
             self.rounds, self.anchor.seq if self.anchor is not None else None,
@@ -279,9 +168,7 @@ class _Check:
         :data:`UNCHECKED_TABLES` (the floor feed's cursor) are left out without a word:
         they belong beside the journal by design. Any other table is noted as unchecked.
         """
-        names = {r[0] for r in self.j.db.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table'")}
-        for name in sorted(names - CHECKED_TABLES - UNCHECKED_TABLES):
+        for name in sorted(self.j.table_names() - CHECKED_TABLES - UNCHECKED_TABLES):
             self.notes.append(f"table {name[:40]!r} is no part of the journal: not checked")
 
     # ------------------------------------------------------------ 1. the anchor
@@ -312,6 +199,11 @@ class _Check:
             if not want or not got.startswith(want.lower()):
                 self.stop(ProblemKind.REWRITTEN, f"event {seq} does not carry the hash {whose} "
                           f"holds ({want[:16]}): the journal was rewritten", seq)
+        a = self.anchor
+        if a is not None and a.seq < j.last_seq:  # a crash leaves a few; a forger more
+            self.notes.append(f"events {a.seq + 1} to {j.last_seq} "
+                              f"({j.last_seq - a.seq}) are after the anchor (event {a.seq}): "
+                              "the anchor does not cover them")
 
     # ------------------------------------------------------------ 2. the start point
     def start_point(self) -> Game:
@@ -336,8 +228,104 @@ class _Check:
                                       "version: checked from event 1")
                 else:
                     self.start = s
+                    game.take_derived()  # its own state is no row a crash kept back
                     return game
+        if self.j.first_seq > 1:
+            return self.start_after_cut()
         return Game(self.config or TableConfig())
+
+    def start_after_cut(self) -> Game:
+        """Start from the snapshot after the cut (the archive before it was not found).
+
+        The archive is checked on its own (:mod:`controller.game.archive`).
+        """
+        j, s = self.j, self.j.first_seq - 1
+        self.notes.append(j.archive_missing + ": not checked")
+        row = j.snapshot(s)
+        if row is None or not j.snapshot_ok(*row):
+            self.stop(ProblemKind.SNAPSHOT, f"the snapshot after event {s}, where the journal "
+                      "was cut, is missing or not sealed to the cut: it was changed", s)
+        try:
+            game = Game.from_dict(json.loads(row[2]))
+        except Exception:  # noqa: BLE001 - sealed to the cut, but this version cannot read it
+            self.stop(ProblemKind.SNAPSHOT, f"the snapshot after event {s}, where the journal "
+                      "was cut, cannot be loaded by this version", s)
+        self.start = s
+        return game
+
+    # ------------------------------------------------------------ 3. the file, cheaply
+    def start_file_checks(self, g: Game) -> Callable[[], None]:
+        """Start the cheap checks (:meth:`check_file`); returns what waits for them.
+
+        At start-up they run on a connection and a thread of their own beside the chain
+        and the replay (SQLite works without Python's lock: their time is mostly hidden).
+        """
+        counters = g.meters.counters
+        seen = Seen(g.round_id, [(r.round_id, r.to_dict()) for r in g.recall],
+                    counters.get("rejected"), counters.get("voids"))
+        if self.full or self.j.real == ":memory:":
+            self.check_file(seen)
+            return lambda: None
+        try:
+            sub = _Check(Journal(self.j.real, readonly=True), False, None, None)
+        except JournalError:  # not readable a second time: here, then
+            self.check_file(seen)
+            return lambda: None
+        sub.start = self.start
+        waited = in_background(lambda: sub.check_file(seen), "journal-check")
+
+        def checked() -> None:
+            try:
+                waited()
+            except Stop:
+                pass
+            except sqlite3.DatabaseError:
+                self.problems[:] = sub.problems  # its stage comes first, as in one thread
+                raise
+            finally:
+                sub.j.close()
+            self.notes += sub.notes
+            self.rounds += sub.rounds
+            if sub.problems:
+                self.problems[:] = sub.problems
+                raise Stop
+        return checked
+
+    def check_file(self, seen: Seen) -> None:
+        """The cheap checks: events numbered without a gap, history, pages.
+
+        Both callers count the events (the file's first to the newest, none missing or
+        added) and have
+        SQLite check every page (``PRAGMA quick_check``). Start-up, which neither rehashes
+        nor replays what lies before its start point, also checks the records there for
+        what needs no replay (:meth:`check_history`). It spends at most
+        :data:`HISTORY_SECONDS` on them; what it did not finish is noted.
+        """
+        deadline = time.monotonic() + HISTORY_SECONDS
+        unfinished: list[str] = []
+        with contextlib.nullcontext() if self.full else interrupted_at(self.j.db, deadline):
+            for what, check in (("the count of the events", self.count_events),
+                                ("the records before the start point", self.check_history),
+                                ("the file's pages", self.check_pages)):
+                if not self.full and time.monotonic() >= deadline:
+                    unfinished.append(what)
+                    continue
+                try:
+                    check(seen)
+                except sqlite3.OperationalError as exc:
+                    if self.full or "interrupt" not in str(exc):
+                        raise
+                    unfinished.append(what)
+        if self.start > self.j.base_seq:
+            self.notes.append(f"events {self.j.base_seq + 1} to {self.start} were not rehashed "
+                              "or replayed at start-up (counted, their records checked for "
+                              "form): `threecard verify-journal` checks them")
+        if unfinished:
+            what = ", ".join(unfinished[:-1]) + " and " if unfinished[1:] else ""
+            self.notes.append(f"start-up did not finish {what}{unfinished[-1]} in "
+                              f"{HISTORY_SECONDS:g} s: `threecard verify-journal` checks them")
+        if self.problems:
+            raise Stop
 
     # ------------------------------------------------------------ 3. the chain
     def check_chain(self) -> None:
@@ -376,10 +364,13 @@ class _Check:
             self.stop(ProblemKind.DERIVED_MARK, f"the derived tables are marked as written after "
                       f"event {upto}, before the verified snapshot after event {vseq}: the "
                       "mark was changed", upto)
+        # rows derived from an event before the newest commit's were written by then: a mark
+        # before such an event was rolled back (events of one commit share their times)
+        committed = j.commit_before(last)
         # from the first event, every stored round and rejection is compared, even one with
         # an id or seq no event can have (0 or below: forged)
         first_round = g.round_id if start else -(2**63)
-        open_recs: dict[int, dict[str, Any]] = {}
+        open_recs: dict[int, tuple[dict[str, Any], int]] = {}
         seen_rounds: set[int] = set()
         seen_snaps: set[int] = set()
         rejected: dict[int, str] = {}
@@ -387,11 +378,8 @@ class _Check:
         if upto == start:
             self.compare_meters(g)
         for r in j.records(start):
-            try:
-                body = json.loads(r.body)
-                if not isinstance(body, dict):
-                    raise ValueError("not an object")
-            except ValueError:
+            body = loads_or_none(r.body)
+            if not isinstance(body, dict):
                 self.stop(ProblemKind.EVENT_UNREADABLE, f"event {r.seq} is not readable: its "
                           "body is not a JSON object", r.seq)
             try:
@@ -402,13 +390,21 @@ class _Check:
             d = g.take_derived()
             self.tick()
             if r.seq > upto:
+                if d and r.seq <= committed:
+                    self.stop(ProblemKind.DERIVED_MARK, f"the derived tables are marked as "
+                              f"written after event {upto}, but the rows derived from event "
+                              f"{r.seq} were committed with later events: they were rolled "
+                              "back", r.seq)
                 if d:
                     pending.append(d)
                 continue
             for rid, rec in d.rounds.items():
-                open_recs[rid] = rec
+                open_recs[rid] = (rec, d.ends.get(rid, r.seq))
             for seq, reason in d.rejections:
                 rejected[seq] = reason
+            if r.seq == j.base_seq:  # the cut: its own snapshot, the archive's meters
+                d.snapshot = d.snapshot or (r.seq, g.dumps())
+                self.compare_archive_meters(g)
             if d.snapshot is not None:
                 self.compare_snapshot(*d.snapshot)
                 seen_snaps.add(d.snapshot[0])
@@ -419,22 +415,31 @@ class _Check:
                 self.flush_rounds(open_recs, seen_rounds, g.round_id)
         self.flush_rounds(open_recs, seen_rounds, None)
         self.compare_rejections(rejected)
-        for (rid,) in j.db.execute("SELECT round_id FROM rounds WHERE round_id >= ? "
-                                   "ORDER BY round_id", (first_round,)):
+        for rid, _, _ in j.round_ends(first_round):
             if rid not in seen_rounds:
                 self.add(ProblemKind.ROUND, f"a record of round {rid} was added: the replay "
                          "has none", key=rid)
-        for (seq,) in j.db.execute("SELECT seq FROM snapshots WHERE seq > ? ORDER BY seq",
-                                   (start,)):
+        for seq in j.snapshot_seqs(start):
             if seq not in seen_snaps:
                 self.add(ProblemKind.SNAPSHOT, f"a snapshot after event {seq} was added: the "
                          "replay has none", seq)
         if self.problems:
-            raise _Stop
+            raise Stop
         return g, pending
 
-    def compare_meters(self, g: Game) -> None:
-        stored, live = self.j.stored_meters(), g.meters_dict()
+    def compare_archive_meters(self, g: Game) -> None:
+        """The archive's meters, which it keeps as they were at the journal's cut."""
+        a = self.j.archive
+        if a is None:
+            return
+        if a.derived_seq() == self.j.base_seq:
+            self.compare_meters(g, a)
+        else:
+            self.notes.append(f"the archive runs past the cut at event {self.j.base_seq} (an "
+                              "archive run that did not finish): its rows after it not read")
+
+    def compare_meters(self, g: Game, journal: Journal | None = None) -> None:
+        stored, live = (journal or self.j).stored_meters(), g.meters_dict()
         for what, kind, label in (("rows", ProblemKind.METERS, "meters"),
                                   ("counters", ProblemKind.COUNTERS, "event counters"),
                                   ("outcomes", ProblemKind.METERS, "outcome meters")):
@@ -444,40 +449,26 @@ class _Check:
                 self.add(kind, f"the {label} were changed ({', '.join(names)})",
                          key=", ".join(names))
 
-    def flush_rounds(self, open_recs: dict[int, dict[str, Any]], seen: set[int],
+    def flush_rounds(self, open_recs: dict[int, tuple[dict[str, Any], int]], seen: set[int],
                      below: int | None) -> None:
         """Compare the rounds whose record can no longer change (ids below ``below``)."""
         for rid in sorted(open_recs):
             if below is not None and rid >= below:
                 continue
-            self.compare_round(rid, open_recs.pop(rid))
+            self.compare_round(rid, *open_recs.pop(rid))
             seen.add(rid)
 
-    def compare_round(self, rid: int, rec: dict[str, Any]) -> None:
+    def compare_round(self, rid: int, rec: dict[str, Any], seq: int) -> None:
+        """The stored row of a round against the replay's record, made at event ``seq``."""
         self.rounds += 1
-        row = self.j.round_row(rid)
-        if row is None:
+        state, changed = self.j.compare_round(rid, rec, seq)
+        if state == "missing":
             self.add(ProblemKind.ROUND, f"the record of round {rid} is missing: it was "
                      "deleted", key=rid)
-            return
-        status, void_reason, started, ended, text = row
-        try:
-            stored = json.loads(text)
-        except (TypeError, ValueError):
+        elif state == "unreadable":
             self.add(ProblemKind.ROUND_UNREADABLE, f"the record of round {rid} is not "
                      "readable", key=rid)
-            return
-        changed = [name for name, a, b in (
-            ("status", status, rec["status"]), ("void_reason", void_reason, rec["void_reason"]),
-            ("started_utc", started, rec["started_utc"]), ("ended_utc", ended, rec["ended_utc"]))
-            if a != b]
-        if stored != rec:
-            if isinstance(stored, dict):
-                changed += sorted(f"record {k}" for k in stored.keys() | rec.keys()
-                                  if stored.get(k) != rec.get(k))
-            else:
-                changed.append("record")
-        if changed:
+        elif changed:
             self.add(ProblemKind.ROUND, f"the record of round {rid} was changed "
                      f"({', '.join(changed)})", key=rid)
 

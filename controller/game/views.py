@@ -282,7 +282,11 @@ class DealerView:
         link_state: shoe link state; link_detail: the operator message.
         banners: alarms and irregularities, each naming what to do.
         payouts: after settlement (or void), the payout list in pay order.
-        allowed: command names accepted in the current state (to enable buttons).
+        allowed: command names the table accepts now (to enable buttons): those of the
+            current state, less those its situation refuses (Resume while a misread or a
+            lost link holds the round, Manual card without a misread, Unblock deck without
+            a blocked deck, No more bets on a blocked deck, Reveal with seats undecided).
+        pin_needed: command names that need a supervisor's or technician's PIN now.
         awaiting_supervisor: the supervisor action pending (``void``, ``manual_card``,
             ``unblock_deck``, ``resume``), or None.
         deck_blocked: the deck is blocked until a supervisor clears it.
@@ -301,6 +305,13 @@ class DealerView:
             dealer marks bets; results are outcomes, never money).
         outcome_meters: the outcome meters of the rounds dealt in outcome mode
             (:func:`controller.game.meters.outcome_key` -> count), sorted by name.
+        waiting_card: where the card the deal waits for goes, while the round is paused
+            mid-deal (the shoe sends it once the round goes on), else None.
+        refusal_seq: the journal seq of the input the ``rejected`` banner is about, while
+            that banner is up, else None (a screen tells a new refusal by it).
+        pin_attempts_left: wrong PINs still taken before PIN entry locks.
+        pin_locked_seconds: seconds PIN entry stays locked, as of the last event (0: not
+            locked).
     """
 
     table_id: str = ""
@@ -318,6 +329,7 @@ class DealerView:
     banners: tuple[Banner, ...] = ()
     payouts: tuple[PayoutLine, ...] = ()
     allowed: frozenset[str] = frozenset()
+    pin_needed: frozenset[str] = frozenset()
     awaiting_supervisor: str | None = None
     deck_blocked: bool = False
     recall: tuple[RecallRound, ...] = ()
@@ -331,3 +343,7 @@ class DealerView:
     currency: str = DEFAULT_CURRENCY
     bet_entry: str = "amounts"
     outcome_meters: tuple[tuple[str, int], ...] = ()
+    waiting_card: tuple[int, int] | None = None
+    refusal_seq: int | None = None
+    pin_attempts_left: int = 5
+    pin_locked_seconds: int = 0

@@ -5,10 +5,10 @@ restarts, and the journal replays to the same lockout."""
 from __future__ import annotations
 
 import json
-import sqlite3
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from journal_edit import events
 
 from controller.game import recall as rc
 from controller.game.auth import (
@@ -20,6 +20,7 @@ from controller.game.auth import (
     hash_pin,
 )
 from controller.game.config import TableConfig
+from controller.game.engine import Game
 from controller.game.events import CardRead, LinkState, LinkStatus, Misread
 from controller.game.inputs import (
     ConfigChange,
@@ -168,8 +169,8 @@ def test_a_dealer_pin_identifies_the_dealer_and_authorises_no_supervisor_action(
         assert "wrong PIN" not in verdict(t, UnblockDeck(pin=DEALER))
     assert t.game.counters.get("pin_failures", 0) == 0
     assert verdict(t, VoidRound(reason="dealer error", pin=SUP)) == "ok"
-    actors = [a for (a,) in sqlite3.connect(t.journal.path).execute(
-        "SELECT actor FROM events WHERE kind IN ('place_bet', 'void', 'unblock_deck')")]
+    actors = [e[4] for e in events(t.journal.path)
+              if e[3] in ("place_bet", "void", "unblock_deck")]
     assert actors[0] == "dealer" and actors[-1] == "supervisor" and "dealer!" not in actors
 
 
@@ -272,11 +273,13 @@ def _old_journal(path) -> None:
               "recall_depth": 10, "deck_per_round": True, "snapshot_every": 200,
               "chip_values": [100, 500, 2500, 10000]}
     j = Journal(path)
+    g = Game()  # what the table kept beside the events: the derived rows, one commit late
     t0 = datetime(2026, 1, 1, tzinfo=UTC)
 
     def at(seconds: int, kind: str, actor: str, body: dict) -> None:
-        j.append((t0 + timedelta(seconds=seconds)).isoformat(), seconds * 10 * SECOND,
-                 [(kind, actor, json.dumps(body))])
+        utc, mono = (t0 + timedelta(seconds=seconds)).isoformat(), seconds * 10 * SECOND
+        (seq,) = j.append(utc, mono, [(kind, actor, json.dumps(body))], g.take_derived())
+        g.apply(seq, utc, kind, body, actor, mono_ns=mono)
 
     at(1, "startup", "system", {"config": config})
     for s in (2, 3, 4):
@@ -284,6 +287,7 @@ def _old_journal(path) -> None:
     change = {"key": "exposed_card_policy", "value": "void", "old": "burn"}
     at(100, "config_change", "supervisor", change)          # wall: locked (mono: not)
     at(700, "config_change", "supervisor", change)          # wall: free
+    j.write_derived(g.take_derived())
     j.close()
 
 

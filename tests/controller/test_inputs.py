@@ -21,6 +21,7 @@ from controller.game import inputs as I  # noqa: N812
 from controller.game import recall as rc
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
 from controller.game.cards import DECK
+from controller.game.control_line import parse_control_line
 from controller.game.engine import Game, TableConfig
 from controller.game.events import (
     CardRead,
@@ -80,7 +81,7 @@ REFUSED = [
 @pytest.mark.parametrize(("line", "why"), REFUSED)
 def test_a_control_line_that_fails_its_declaration_is_refused_naming_the_field(line, why):
     with pytest.raises(I.InputError) as err:
-        I.parse_control_line(line)
+        parse_control_line(line)
     assert why in str(err.value)
 
 
@@ -200,6 +201,9 @@ COMMAND = st.one_of(
               amount=st.integers(I.MIN_AMOUNT, I.MAX_AMOUNT), pin=PIN),
     st.builds(I.ClearBets, seat=SEATS, pin=PIN),
     st.builds(I.Rebet, seat=st.integers(0, I.MAX_SEATS), pin=PIN),
+    st.builds(I.RemoveChip, seat=SEATS, bet=st.sampled_from(["ante", "pair_plus"]),
+              amount=st.integers(I.MIN_AMOUNT, I.MAX_AMOUNT), pin=PIN),
+    st.builds(I.UndoDecision, seat=SEATS, pin=PIN),
     st.builds(I.NoMoreBets, pin=PIN),
     st.builds(I.Decide, seat=SEATS, decision=st.sampled_from(["play", "fold"]), pin=PIN),
     st.builds(I.Reveal, pin=PIN), st.builds(I.Settle, pin=PIN),
@@ -280,6 +284,7 @@ def test_a_body_that_fails_its_declaration_replays_as_a_rejection():
 def test_decoded_bodies_round_trip_through_the_declaration():
     for item in (I.PlaceBet(seat=3, bet="pair_plus", amount=2500, pin=SUP),
                  I.ConfigChange(key="deal_pattern", value="by_hand"),
+                 I.Rebet(seat=2), I.RemoveChip(seat=1, bet="ante", amount=100),
                  CardRead(card="Td", code="10D", burn=True, seq=7),
                  LinkStatus(state=LinkState.SILENT, detail="x")):
         kind, body = I.journal_body(item)
@@ -287,7 +292,8 @@ def test_decoded_bodies_round_trip_through_the_declaration():
         decoded = I.decode_body(kind, json.loads(I.encode_body(body)))
         again = msgspec.to_builtins(decoded)
         again.pop("pin", None), again.pop("command", None)
-        defaults = {"card": {"burn_rule": 1}, "config_change": {"old": None}}.get(kind, {})
+        defaults = {"card": {"burn_rule": 1},
+                    "config_change": {"old": None, "rules_text": None}}.get(kind, {})
         assert json.loads(I.encode_body(again)) == defaults | json.loads(I.encode_body(body))
 
 
@@ -297,11 +303,11 @@ def test_the_settings_a_config_change_declares_are_the_configurations_changeable
 
     assert tuple(I.SETTINGS) == CHANGEABLE
     for old, new in RENAMED.items():
-        assert I.parse_control_line(
+        assert parse_control_line(
             f'{{"command": "config_change", "key": "{old}", "value": 3, "pin": "{SUP}"}}'
             if new == "lockout_after" else
             f'{{"command": "config_change", "key": "{old}", "value": "void", "pin": "{SUP}"}}'
         ).key == old
     with pytest.raises(I.InputError, match="bad value for lockout_after"):
-        I.parse_control_line('{"command": "config_change", "key": "max_pin_failures", '
+        parse_control_line('{"command": "config_change", "key": "max_pin_failures", '
                              f'"value": {10**6}, "pin": "{SUP}"}}')

@@ -31,6 +31,7 @@ from controller.game.inputs import (
     VoidRound,
 )
 from controller.game.journal import Journal
+from controller.game.replay import round_records
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -153,7 +154,7 @@ def test_bet_entry_changes_between_rounds_and_never_over_placed_bets(shift):
     assert report.rows["ante"][0] == 500 and report.outcomes["rounds settled"] == 1
     j = Journal(s.path, readonly=True)
     try:
-        stored = {r["round_id"]: r for r in j.stored_rounds()}
+        stored = {r["round_id"]: r for r in round_records(j)}
         assert "bet_entry" not in stored[2] and stored[1]["bet_entry"] == "outcomes"
         replayed = rc.replay(j, full=True)
     finally:
@@ -228,7 +229,8 @@ def test_bet_entry_is_a_table_setting_of_the_file(tmp_path):
 
 
 def test_a_mark_on_the_control_channel_is_read_through_its_declaration():
-    from controller.game.inputs import InputError, parse_control_line
+    from controller.game.control_line import parse_control_line
+    from controller.game.inputs import InputError
 
     assert parse_control_line('{"command": "mark_bet", "seat": 2, "bet": "pair_plus"}') == \
         MarkBet(seat=2, bet="pair_plus")

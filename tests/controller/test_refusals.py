@@ -119,7 +119,8 @@ def test_a_refusal_survives_the_banner_as_text_and_comes_back_typed():
 
 def test_the_table_refuses_with_a_code_and_the_screen_writes_it(make_shift):
     """A real table: the verdict and the banner carry the code; the dealer screen shows words
-    with formatted money in each language (never ``six_card_bonus 5000``)."""
+    with formatted money in each language (never ``six_card_bonus 5000``), beside its large
+    button."""
     from display.dealer import DealerScreen
     from display.theme import FontBook
 
@@ -137,6 +138,6 @@ def test_the_table_refuses_with_a_code_and_the_screen_writes_it(make_shift):
     for lang in LANGUAGES:
         tr = Translator(lang)
         frame = DealerScreen(fonts, lang).draw(pygame.Surface((1920, 1080)), s.view)
-        shown = " ".join(t.text for t in frame.texts if t.role.startswith("banner"))
+        shown = " ".join(t.text for t in frame.texts if t.role.startswith("refusal"))
         assert tr.refusal(v.refusal) in shown, shown
         assert "_" not in shown and "5000" not in shown and tr.money(5000) in shown

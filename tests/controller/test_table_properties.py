@@ -40,12 +40,15 @@ from controller.game.inputs import (
     NoMoreBets,
     PlaceBet,
     Rebet,
+    RemoveChip,
     Resume,
     Reveal,
     Settle,
     UnblockDeck,
+    UndoDecision,
     VoidRound,
 )
+from controller.game.replay import round_records
 from controller.game.round import RoundState
 from controller.game.table import Table
 
@@ -58,6 +61,9 @@ COMMANDS = st.one_of(
     st.builds(PlaceBet, seat=SEATS, bet=st.sampled_from(["ante", "pair_plus", "six_card_bonus"]),
               amount=st.sampled_from([100, 500, 100000])),
     st.builds(ClearBets, seat=SEATS), st.builds(Rebet, seat=st.integers(0, 3)),
+    st.builds(RemoveChip, seat=SEATS, bet=st.sampled_from(["ante", "pair_plus"]),
+              amount=st.sampled_from([100, 500])),
+    st.builds(UndoDecision, seat=SEATS),
     st.just(NoMoreBets()), st.builds(Decide, seat=SEATS, decision=st.sampled_from(["play",
                                                                                   "fold"])),
     st.just(Reveal()), st.just(Settle()), st.builds(NextRound, pin=PINS),
@@ -145,7 +151,7 @@ def check_invariants(drv: Driver) -> None:
         before = drv.prev_meters.get(name, [0] * 6)
         assert all(a >= b for a, b in zip(row, before, strict=True)), name
     drv.prev_meters = rows
-    assert rc.sum_rounds(drv.table.journal.stored_rounds()) == rows
+    assert rc.sum_rounds(round_records(drv.table.journal)) == rows
     hole_cards_absent(drv.table)
 
 

@@ -134,6 +134,9 @@ BAD_FILES = {
                     "table.toml: [table] seats: must be a whole number 1 to 7, got a number"),
     "number past reading": (b"[table]\nseats = " + b"9" * 5000 + b"\n",
                             "table.toml: not valid TOML: Exceeds the limit"),
+    "dealer window size": (b'[display]\ndealer_size = "800 by 480"\n',
+                           "table.toml: [display] dealer_size: size must be WIDTHxHEIGHT, "
+                           "got '800 by 480'"),
 }
 
 
@@ -233,6 +236,27 @@ def _run_config(tmp_path, text, shoe=("--shoe", "sim://")):
     return p.stderr.strip()
 
 
+def test_a_chip_value_given_twice_is_refused_at_load(tmp_path):
+    """Two buttons for one chip: a list of chips that repeats one is a typing error."""
+    line = _run_config(tmp_path, "[table]\nchip_values = [100, 500, 100]\n")
+    assert line == (f"threecard run: {tmp_path / 'table.toml'}: [table] chip_values: must not "
+                    "repeat a chip value, got [100, 500, 100]")
+
+
+@pytest.mark.parametrize("outputs", ["dealer_output = 1\nplayer_output = 1",
+                                     "player_output = 0"])
+def test_both_screens_on_one_output_are_refused_at_load(tmp_path, outputs):
+    line = _run_config(tmp_path, f"[display]\n{outputs}\n")
+    n = 1 if "dealer_output = 1" in outputs else 0
+    assert line == (f"threecard run: {tmp_path / 'table.toml'}: [display] player_output: must "
+                    f"differ from dealer_output ({n}): each screen needs a display of its own")
+
+
+def test_one_output_is_taken_when_only_one_screen_is_shown(tmp_path):
+    cfg = load_config(write(tmp_path, "[display]\nplayer = false\nplayer_output = 0\n"))
+    assert cfg.dealer_output == cfg.player_output == 0
+
+
 @pytest.mark.parametrize("key", ["player_output", "dealer_output"])
 def test_a_negative_output_is_refused_at_load(tmp_path, key):
     line = _run_config(tmp_path, f"[display]\n{key} = -1\n")
@@ -245,7 +269,7 @@ def test_a_negative_output_is_refused_at_load(tmp_path, key):
     ("scrypt$16384$8$1$zz$" + "00" * 32, "salt and hash must be hexadecimal"),
     ("scrypt$16384$8$1$" + "00" * 16 + "$" + "00" * 31, "the hash 32 bytes"),
     ("scrypt$16383$8$1$" + "00" * 16 + "$" + "00" * 32, "n a power of two"),
-    ("scrypt$1048576$8$1$" + "00" * 16 + "$" + "00" * 32, "at most 32 MiB"),
+    ("scrypt$1048576$8$1$" + "00" * 16 + "$" + "00" * 32, "n a power of two 1024 to 65536"),
 ])
 def test_a_pin_hash_that_no_pin_could_match_is_refused_at_load(tmp_path, digest, why):
     """Passed at load, such a hash made every PIN a "wrong PIN" at the table."""
@@ -253,6 +277,31 @@ def test_a_pin_hash_that_no_pin_could_match_is_refused_at_load(tmp_path, digest,
     assert line.startswith(f"threecard run: {tmp_path / 'table.toml'}: [roles] supervisor: "
                            "must be a PIN hash from `threecard hash-pin`")
     assert why in line
+
+
+@pytest.mark.parametrize("nrp", ["16384$8$64", "16384$8$5", "16384$32$1", "65536$16$1",
+                                 "512$8$1", "16384$8$0"])
+def test_a_pin_hash_whose_check_would_take_seconds_is_refused_at_load(tmp_path, nrp):
+    """``p = 64`` made every PIN check take 8 s: n, r and p are bounded, and their work."""
+    digest = f"scrypt${nrp}$" + "00" * 16 + "$" + "00" * 32
+    line = _run_config(tmp_path, f'[roles]\nsupervisor = "{digest}"\n')
+    n, r, p = nrp.split("$")
+    assert line == (f"threecard run: {tmp_path / 'table.toml'}: [roles] supervisor: must be a "
+                    "PIN hash from `threecard hash-pin` (scrypt$...), never a PIN: scrypt "
+                    f"parameters n={n} r={r} p={p} cannot be used (n a power of two 1024 to "
+                    "65536, r 1 to 16, p 1 to 4, n*r*p at most 262144)")
+
+
+def test_the_costliest_pin_hash_taken_is_checked_in_well_under_a_second():
+    import time
+
+    from controller.game.auth import parse_pin_hash, verify_pin
+
+    stored = "scrypt$16384$8$2$" + "00" * 16 + "$" + "00" * 32   # n*r*p at the bound
+    assert parse_pin_hash(stored)[:3] == (16384, 8, 2)
+    t0 = time.perf_counter()
+    assert not verify_pin("2468", stored)
+    assert time.perf_counter() - t0 < 1.0
 
 
 @settings(max_examples=10, deadline=None)
@@ -308,3 +357,12 @@ def test_a_demo_whose_journal_cannot_open_does_not_say_it_kept_one(tmp_path, dae
     assert "cannot open the journal" in log
     assert "journal kept" not in log and not missing.exists()
     assert "names dialect" not in log          # the demo's shoe brings its own dialect
+
+
+def test_a_bad_dealer_size_flag_stops_run_before_anything_starts(tmp_path):
+    p = subprocess.run([sys.executable, "-m", "controller.cli", "run", "--headless",
+                        "--dealer-size", "800x48000"], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode == 2
+    assert "argument --dealer-size: size out of range: '800x48000'" in p.stderr
+    assert not (tmp_path / "journal.sqlite3").exists()

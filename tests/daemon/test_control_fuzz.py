@@ -33,6 +33,7 @@ from controller.game import recall as rc
 from controller.game.auth import DEMO_PINS
 from controller.game.cards import DECK
 from controller.game.config import MAX_LOCKOUT_AFTER, load_config
+from controller.game.control_line import MAX_CONTROL_LINE
 from controller.game.events import CardRead, LinkState, LinkStatus
 from controller.game.journal import Journal
 from controller.game.table import Table
@@ -56,7 +57,9 @@ SEAT = st.integers(0, I.MAX_SEATS + 1)
 FIELDS = {
     "place_bet": {"seat": SEAT, "bet": st.sampled_from(["ante", "pair_plus", "six_card_bonus"]),
                   "amount": st.sampled_from([1, 5, 100, 500, 2500, 50_000, I.MAX_AMOUNT])},
-    "clear_bets": {"seat": SEAT}, "rebet": {"seat": SEAT},
+    "remove_chip": {"seat": SEAT, "bet": st.sampled_from(["ante", "pair_plus"]),
+                    "amount": st.sampled_from([1, 100, 500])},
+    "clear_bets": {"seat": SEAT}, "rebet": {"seat": SEAT}, "undo_decision": {"seat": SEAT},
     "no_more_bets": {}, "reveal": {}, "settle": {}, "next_round": {}, "resume": {},
     "new_deck": {},
     "decide": {"seat": SEAT, "decision": st.sampled_from(["play", "fold"])},
@@ -232,7 +235,7 @@ def test_the_control_thread_lives_through_bad_lines_and_ends_at_eof(tmp_path, ca
     r, w = os.pipe()
     daemon._spawn("control", lambda: daemon._control_loop(r))  # noqa: SLF001
     lines = [b"123", b'"void"', b"null", b"\xff\xfe", b'{"command": "place_bet", "seat": true, '
-             b'"bet": "ante", "amount": 100}', b"x" * (I.MAX_CONTROL_LINE + 10),
+             b'"bet": "ante", "amount": 100}', b"x" * (MAX_CONTROL_LINE + 10),
              b'{"command": "place_bet", "seat": 1, "bet": "ante", "amount": 100}']
     os.write(w, b"\n".join(lines) + b"\n")
     deadline = time.monotonic() + 10

@@ -8,9 +8,10 @@ journal verifies afterwards.
 from __future__ import annotations
 
 import json
-import sqlite3
 import subprocess
 import sys
+
+from journal_edit import events
 
 from controller.game.auth import DEMO_PINS, hash_pin
 from controller.game.inputs import PlaceBet, Reveal
@@ -53,9 +54,7 @@ def test_control_stdin_refuses_what_fails_the_declaration_and_goes_on(daemons, t
     assert d.proc.poll() is None
     assert not [x for x in d.lines if "Traceback" in x or "crashed" in x]
     assert d.stop() == 0
-    db = sqlite3.connect(journal)
-    bodies = [(k, b) for k, b in db.execute("SELECT kind, body FROM events")]
-    db.close()
+    bodies = [(e[3], e[5]) for e in events(journal)]
     bets = [json.loads(b) for k, b in bodies if k == "place_bet"]
     assert bets == [{"seat": 1, "bet": "ante", "amount": 100},
                     {"seat": 2, "bet": "ante", "amount": 100}]
@@ -86,3 +85,38 @@ def test_a_command_the_table_refuses_on_the_control_channel_is_answered_in_words
     assert m.group(1) == "Révéler est impossible maintenant (Faites vos jeux)"
     assert "_" not in m.group(1)
     assert d.stop() == 0
+
+
+def test_free_text_cannot_forge_a_log_line(daemons, table_config):
+    """A void reason with a line break and ANSI escapes is logged escaped, on its own line."""
+    forged = "2026-12-01T00:00:00 ERROR   TABLE LOCKED: forged"
+    d = daemons(["--config", str(table_config), "--shoe", "sim://?dialect=native",
+                 "--headless", "--control-stdin"])
+    d.wait_for(r"READY")
+    d.send("place_bet", seat=1, bet="ante", amount=100)
+    d.send("no_more_bets")
+    d.wait_for(r"control: no_more_bets")
+    d.send("void", reason=f"jam\n{forged}\x1b[2J\x1b[31m", pin=SUP)
+    d.wait_for(r"VOID")
+    d.send("next_round", pin=SUP)
+    d.wait_for(r"control: next_round")
+    assert d.stop() == 0
+    assert not [x for x in d.lines if x.startswith(forged) or "\x1b" in x]
+    voided = [x for x in d.lines if "VOID" in x]
+    assert voided and all(r"jam\n" + forged + r"\x1b[2J\x1b[31m" in x for x in voided), voided
+
+
+def test_a_control_line_nested_too_deep_is_refused_in_words(daemons, table_config):
+    """3,000 ``[`` made the decoder recurse until a RecursionError was logged at ERROR."""
+    d = daemons(["--config", str(table_config), "--shoe", "sim://?dialect=native",
+                 "--headless", "--control-stdin"])
+    d.wait_for(r"READY")
+    for line in ("[" * 3000, '{"command": "void", "reason": ' + "[" * 2000 + "}"):
+        d.proc.stdin.write(line + "\n")
+        d.proc.stdin.flush()
+        d.wait_for(r" WARNING +control: refused .*: a control line nests arrays and objects at "
+                   r"most 8 deep, got \d+$")
+    d.send("place_bet", seat=1, bet="ante", amount=100)   # the channel still listens
+    d.wait_for(r"control: place_bet")
+    assert d.stop() == 0
+    assert not [x for x in d.lines if "Traceback" in x or " ERROR " in x or "Recursion" in x]

@@ -80,6 +80,8 @@ def taps(tmp_path_factory):
     at("reveal")
     t.process([Settle()])
     at("settled")
+    press(screen, surface, t.views()[0], "all_paid")   # the payout list ticked off
+    at("paid")
     t.process([NextRound()])
     at("betting again")
     t.process([Rebet(seat=0)])
@@ -88,13 +90,24 @@ def taps(tmp_path_factory):
     return out
 
 
+def press(screen, surface, view, button_id: str) -> None:
+    """A finger on a button of the screen drawn from ``view`` (a screen-only action)."""
+    frame = screen.draw(surface, view)
+    rect = frame.button(button_id).rect
+    w, h = frame.size
+    assert screen.handle(pygame.event.Event(pygame.FINGERDOWN, x=rect.centerx / w,
+                                            y=rect.centery / h, touch_id=1, finger_id=0,
+                                            dx=0.0, dy=0.0, pressure=1.0),
+                         frame, view, now=10.0) == []
+
+
 def tap(where: tuple[float, float]) -> str:
     return json.dumps({"tap": list(where)})
 
 
 def test_two_outcome_rounds_by_touch(daemons, tmp_path, taps, scripted_shoe, journal_events):
     closing = [tap(taps["decided"]["primary"]), tap(taps["reveal"]["primary"])]  # reveal, settle
-    next_round = [tap(taps["settled"]["primary"])]
+    next_round = [tap(taps["settled"]["all_paid"]), tap(taps["paid"]["primary"])]  # paid
     bets = {  # round 1: every bet marked by a touch on its line; round 2: the same, one touch
         1: [tap(taps["betting"][f"seat.{s}.bet.{b}"]) for s, bets in MARKS.items()
             for b in bets] + [tap(taps["marked"]["primary"])],           # No more bets

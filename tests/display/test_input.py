@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from controller.game import inputs as C
 from display.app import DisplayApp
+from display.dealer.actions import DismissRefusal, ShowRecall
 from display.scenarios import SCENARIOS, build
 
 SIZE = (1280, 800)
@@ -271,8 +272,15 @@ def test_decisions(make_app):
     assert drain(inbox) == [C.Decide(seat=5, decision="fold"), C.Decide(seat=6, decision="play")]
 
 
+def answered(app, holder, now=3.0):
+    """The table answered (a new view without a refusal): the pad waiting for it closes."""
+    assert app.frame("dealer").notes["pad"] == "wait"  # the pad waits for the table
+    holder.bump()
+    app.step(now=now, wait=False)
+
+
 def test_void_needs_reason_and_pin(make_app):
-    app, _, inbox = make_app("dealing")
+    app, holder, inbox = make_app("dealing")
     key(app, "f9")
     assert app.frame("dealer").notes["pad"] == "reason"
     key(app, "5")  # shoe fault
@@ -284,6 +292,7 @@ def test_void_needs_reason_and_pin(make_app):
     key(app, "0")
     key(app, "return")
     assert drain(inbox) == [C.VoidRound(reason="Shoe fault", pin="2580")]
+    answered(app, holder)
     assert app.frame("dealer").notes["pad"] is None
 
 
@@ -296,7 +305,7 @@ def enter_pin(app, inbox, digits: str) -> list:
 
 
 def test_a_pin_too_short_for_its_declaration_is_shown_on_the_pad_not_posted(make_app):
-    app, _, inbox = make_app("dealing")
+    app, holder, inbox = make_app("dealing")
     key(app, "f9")
     key(app, "5")  # shoe fault
     assert enter_pin(app, inbox, "12") == []                   # nothing reaches the table
@@ -304,6 +313,7 @@ def test_a_pin_too_short_for_its_declaration_is_shown_on_the_pad_not_posted(make
     assert frame.notes["pad"] == "pin"                         # the pad stays open
     assert any("at `$.pin`" in t.text for t in frame.texts_in("pad"))  # saying why
     assert enter_pin(app, inbox, "2580") == [C.VoidRound(reason="Shoe fault", pin="2580")]
+    answered(app, holder)
     assert app.frame("dealer").notes["pad"] is None
 
 
@@ -329,7 +339,7 @@ def test_pad_cancel(make_app):
 
 def test_manual_card_entry(make_app):
     app, _, inbox = make_app("misread-paused")
-    touch(app, "tool.manual_card")
+    touch(app, "primary")  # the step the table accepts: a card entered by hand
     assert app.frame("dealer").notes["pad"] == "card"
     key(app, "q")
     touch(app, "pad.suit.h")
@@ -342,11 +352,16 @@ def test_manual_card_entry(make_app):
 
 
 def test_primary_actions(make_app):
-    for name, cmd in (("reveal-qualify", C.Settle()), ("settled", C.NextRound()),
-                      ("void", C.NextRound())):
+    app, _, inbox = make_app("reveal-qualify")
+    key(app, "return")
+    assert drain(inbox) == [C.Settle()]
+    for name in ("settled", "void"):
         app, _, inbox = make_app(name)
-        key(app, "return")
-        assert drain(inbox) == [cmd], name
+        key(app, "return")  # the payout list first: the large button waits for it
+        assert drain(inbox) == [], name
+        key(app, "a", now=1.0)  # all paid
+        key(app, "return", now=2.0)
+        assert drain(inbox) == [C.NextRound()], name
 
 
 def test_recall_and_meters_screens(make_app):
@@ -361,9 +376,13 @@ def test_recall_and_meters_screens(make_app):
     assert app.frame("dealer").notes["recall_round"] == holder.views[0].recall[3].round_id
     key(app, "escape")
     assert app.frame("dealer").notes["mode"] == "main"
+    key(app, "f8")
+    assert app.frame("dealer").notes["mode"] == "meters"
+    touch(app, "recall")
+    assert app.frame("dealer").notes["mode"] == "recall"
     touch(app, "meters")
     assert app.frame("dealer").notes["mode"] == "meters"
-    key(app, "f8")
+    touch(app, "back")
     assert app.frame("dealer").notes["mode"] == "main"
     assert drain(inbox) == []
 
@@ -378,16 +397,21 @@ def test_every_action_has_a_key(make_app, name):
     app.step(now=1.0, wait=False)
     frame = app.frame("dealer")
     for b in frame.buttons:
-        if not b.enabled or b.keys or b.action[0] in ("recall",):
+        # a recall round is reached by Older / Newer; the refusal is read by any press
+        if not b.enabled or b.keys or isinstance(b.action, (ShowRecall, DismissRefusal)):
             continue
         seat = b.id.split(".")[1] if b.id.startswith("seat.") else None
         assert seat is not None, f"{name}: {b.id} has no key"
-        app.dealer.ui.selected_seat = int(seat)
+        if sc.dealer.state == "deciding":
+            app.dealer.ui.decide_seat = int(seat)
+        else:
+            app.dealer.ui.selected_seat = int(seat)
         app.outputs["dealer"].dirty = True
         app.step(now=1.0, wait=False)
         again = app.frame("dealer").button(b.id)
-        assert again.keys or not again.enabled, f"{name}: {b.id} has no key when selected"
-        app.dealer.ui.selected_seat = None
+        assert again is None or again.keys or not again.enabled, (
+            f"{name}: {b.id} has no key when its seat is chosen")
+        app.dealer.ui.selected_seat = app.dealer.ui.decide_seat = None
 
 
 def test_player_window_input_ignored_and_views_error_tolerated(make_app):

@@ -56,7 +56,9 @@ def test_one_touch_marks_a_bet_and_another_takes_the_mark_off(fonts):
     # no chips in outcome mode: Rebet all and All play in their place
     assert frame.button("rebet_all") is not None and frame.button("all_play") is not None
     assert not [b for b in frame.buttons if b.id.startswith("chip.")]
-    assert key(dealer, frame, view, "b", shift=True) == [C.Rebet(seat=0)]
+    # the round before was dealt in amounts: amounts are no marks, so nothing to rebet
+    assert not frame.button("rebet_all").enabled
+    assert key(dealer, frame, view, "b", shift=True) == []
 
 
 def test_keys_mark_the_selected_seats_bets(fonts):
@@ -71,25 +73,32 @@ def test_all_play_decides_every_seat_still_to_decide(fonts):
     dealer, frame, view = draw(fonts, "outcomes-decisions")
     want = [C.Decide(seat=s, decision="play") for s in (1, 2, 3, 6)]   # seat 5 folded
     assert touch(dealer, frame, view, "all_play") == want
+    # posted, not yet in the view: a second press does not post them again
+    assert touch(dealer, frame, view, "all_play") == []
+    dealer, frame, view = draw(fonts, "outcomes-decisions")
     assert key(dealer, frame, view, "y", shift=True) == want
+    assert frame.button("primary").action == frame.button("all_play").action  # the step
     betting = draw(fonts, "outcomes-betting")[1]
     assert not betting.button("all_play").enabled                   # nothing to decide
 
 
-@pytest.mark.parametrize("size", [(800, 480), (1920, 1080)])
-def test_the_payout_list_gives_outcomes_never_amounts(fonts, size):
+@pytest.mark.parametrize(("size", "wins"), [
+    ((800, 480), {"30:1", "4:1", "7:1", "1:1"}),       # 7 narrow seats: as paytables read
+    ((1920, 1080), {"30:1", "4:1", "7:1", "1:1"}),
+    ((1080, 1920), {"pays 30 to 1", "pays 4 to 1", "pays 7 to 1", "pays 1 to 1"})])
+def test_the_payout_list_gives_outcomes_never_amounts(fonts, size, wins):
     _, frame, view = draw(fonts, "outcomes-settled", size)
-    pay = [t.text for t in frame.texts if t.role == "payouts.amount"]
+    # each seat's results in pay order, in the seat, with the button that ticks it paid
+    pay = [t.text for s in view.seats for t in frame.texts if t.role == f"seat.{s.seat}.amount"]
     assert len(pay) == len(view.payouts)
     # round 12 of the shift (live rules): seat 1's trips pay 30 to 1 on the Pair Plus and
     # 4 to 1 on the Ante Bonus, seat 2's 6 Card Bonus (three kings) 7 to 1; seat 3 loses
-    assert {"pays 30 to 1", "pays 4 to 1", "pays 7 to 1", "pays 1 to 1", "loses"} <= set(pay)
+    assert wins | {"loses"} <= set(pay)
     money = [t.text for t in frame.texts if ".00" in t.text]
     assert money == []
-    assert [t.text for t in frame.texts if t.role == "payouts.title"] == [
-        "Outcomes in pay order"]
-    nets = {t.role: t.text for t in frame.texts if t.role.endswith(".net")}
-    assert nets["seat.1.net"] == "PAY" and nets["seat.3.net"] == "TAKE"
+    verbs = {b.id: b.label for b in frame.buttons if b.id.endswith(".paid")}
+    assert verbs["seat.1.paid"] == "Pay" and verbs["seat.3.paid"] == "Take"
+    assert not [t for t in frame.texts if t.role.endswith(".paid.sub")]   # no amount
 
 
 def test_the_player_screen_gives_outcomes_never_amounts(fonts):
@@ -117,15 +126,22 @@ def test_a_void_returns_the_marked_bets(fonts):
 def test_recall_and_meters_name_the_outcome_rounds(fonts):
     _, frame, view = draw(fonts, "outcomes-recall")
     head = [t.text for t in frame.texts if t.role == "recall.head"]
-    assert head == ["Round 12 \u2022 Settled \u2022 bets as outcomes"]
+    assert head == ["Settled"]
+    assert [t.text for t in frame.texts if t.role == "recall.mode"] == ["bets as outcomes"]
+    assert "Round 12 " in [t.text for t in frame.texts if t.role == "recall.title"][0]
     bets = [t.text for t in frame.texts if t.role == "recall.bets"]
     assert bets[0] == "P 1:1  AB 4:1  A 1:1  PP 30:1"
-    _, frame, view = draw(fonts, "outcomes-meters")
+    dealer, frame, view = draw(fonts, "outcomes-meters")        # the Outcomes tab
+    assert frame.notes["mode"] == "outcomes" and frame.button("outcomes").enabled
     cells = [t.text for t in frame.texts if t.role == "meters.outcomes.cell"]
     assert cells[:3] == ["Rounds", "1 settled", "1 voided"]          # blanks draw nothing
     assert "Three of a kind: 1, Pair: 1" in cells             # Pair Plus wins by line
-    # the money meters beside them are the rounds dealt in amounts, unchanged
-    assert len([t for t in frame.texts if t.role == "meters.cell"]) == 6 * len(view.meters)
+    assert not [t for t in frame.texts if t.role == "meters.cell"]
+    # the money meters, a tab away, are the rounds dealt in amounts, unchanged (8 columns)
+    touch(dealer, frame, view, "meters")
+    frame = dealer.draw(pygame.Surface(SIZE), view)
+    assert len([t for t in frame.texts if t.role == "meters.cell"]) == 8 * len(view.meters)
+    assert not [t for t in frame.texts if t.role == "meters.outcomes.cell"]
 
 
 def test_a_win_too_long_for_its_seat_reads_as_its_paytable_line(fonts):

@@ -87,6 +87,9 @@ def test_scenarios_are_what_their_names_say():
     for s in d["void"].seats:
         assert all(b.outcome == "refund" for b in s.results) and s.net in (None, 0)
     assert [b.kind for b in p["void"].banners] == ["void"]
+    # a card before No more bets: the table voids the round and asks for a supervisor
+    assert d["auto-void"].state == "void" and "next_round" in d["auto-void"].pin_needed
+    assert d["auto-void"].void_reason == "card_before_no_more_bets"
     # a lost shoe link shows on both screens at once (R15); the round waits
     assert d["link-lost"].state == p["link-lost"].state == "paused"
     assert d["link-lost"].link_state == p["link-lost"].link_state == "disconnected"

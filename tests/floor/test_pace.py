@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 import threading
 import time
 
@@ -21,6 +20,7 @@ import pytest
 from controller.autoplay import AutoPlayer
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
 from controller.game.engine import TableConfig
+from controller.game.journal import Journal
 from controller.game.table import Table
 from controller.simulate_cli import simulate
 from simulators.event_shoe import EventShoe, parse_faults
@@ -52,9 +52,9 @@ def test_a_backlog_and_resends_from_round_1_leave_the_table_its_pace(floor, tmp_
     simulate(t, AutoPlayer(bets={"ante": 100}, pin=DEMO_PINS["supervisor"]),
              EventShoe(7, parse_faults("")), 2000)
     t.close()
-    db = sqlite3.connect(backlog)
-    genesis = db.execute("SELECT hash FROM events WHERE seq = 1").fetchone()[0]
-    db.close()
+    j = Journal(backlog, readonly=True)
+    genesis = j.genesis()[0]
+    j.close()
     broker = floor.broker().start()  # no recorder: it runs on a machine of its own
 
     def table(name: str, table_id: str, journal) -> object:

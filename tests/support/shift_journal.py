@@ -87,8 +87,7 @@ def run_shift(folder: Path, stop_after: tuple[int, ...] = (),
 
     def newest(table: Table) -> tuple[int, str]:
         seq = table.journal.last_seq
-        return seq, table.journal.db.execute("SELECT utc FROM events WHERE seq = ?",
-                                             (seq,)).fetchone()[0]
+        return seq, next(table.journal.records(seq - 1)).utc
 
     def stop(table: Table) -> None:
         seq, utc = newest(table)

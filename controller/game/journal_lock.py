@@ -1,8 +1,8 @@
-"""One writer per journal file: the lock a table takes before it writes a journal.
+"""One writer per journal: the lock a table holds on its journal while it writes (R2).
 
-The lock file sits beside the real file, so two paths to one journal (a symlink) take the
-same lock; the journal file is locked too, so a hard link (another name for the same file)
-is refused as well.
+A second table on the same file is refused, not raced. The lock is keyed by the real
+file (symlinks resolved by the caller): a lock file beside it, ``<journal>.lock``,
+holding the writer's pid, and the journal file itself, both under ``flock``.
 """
 
 from __future__ import annotations
@@ -10,27 +10,28 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-from pathlib import Path
 
 from controller.game.anchor import JournalError
 
 
 class WriterLock:
-    """The writer's hold on one journal file, taken when made, dropped by :meth:`release`.
+    """The writer's lock on one journal, taken when made.
+
+    The lock file sits beside the real file, so two paths to one journal (a symlink)
+    take the same lock; the journal file is locked too, so a hard link (another name
+    for the same file) is refused as well.
 
     Args:
-        path: the journal's path as given (named in messages).
-        real: the journal's real path (symlinks resolved).
+        real: the journal's real file (symlinks resolved).
+        path: the journal's path as given (named in errors).
 
     Raises:
         JournalError: another writer holds the journal, or it cannot be opened.
     """
 
-    def __init__(self, path: str | Path, real: str) -> None:
-        self.path = path
-        lock_path = real + ".lock"
+    def __init__(self, real: str, path: str) -> None:
         try:
-            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            fd = os.open(real + ".lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         except OSError as exc:
             raise JournalError(f"{path}: cannot open the journal: {exc.strerror}") from None
         try:
@@ -73,7 +74,4 @@ class WriterLock:
                 os.close(self._fds.pop(0))
 
 
-def release(lock: WriterLock | None) -> None:
-    """Release ``lock`` if there is one; always None (the journal's field after it)."""
-    if lock is not None:
-        lock.release()
+__all__ = ["WriterLock"]

@@ -1,0 +1,45 @@
+"""The floor broker's URL, as ``[floor] broker`` and ``--floor`` give it.
+
+``mqtt://HOST[:PORT]`` (port 1883 by default) or ``mqtts://HOST[:PORT]`` (MQTT over TLS,
+port 8883): nothing else, no user or password (they go in files, never in URLs). Read by
+the configuration's check (:mod:`controller.game.config`) and by the floor feed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+BROKER_SCHEMES = {"mqtt": 1883, "mqtts": 8883}
+"""The floor broker's URL schemes and their default ports (``mqtts``: MQTT over TLS)."""
+
+
+def parse_broker_url(url: str) -> tuple[str, str, int]:
+    """The scheme, host and port of a floor broker URL (``mqtt://host:1883``).
+
+    Raises:
+        ValueError: not ``mqtt://`` or ``mqtts://``, no host, a bad port, or a path,
+            query, user or password in the URL (credentials go in files, never in URLs).
+    """
+    if not isinstance(url, str):
+        raise ValueError(f"must be an mqtt:// or mqtts:// URL, got {_quoted(url)}")
+    parts = urlsplit(url.strip())
+    if parts.scheme not in BROKER_SCHEMES:
+        raise ValueError(f"must be an mqtt:// or mqtts:// URL, got {_quoted(url)}")
+    try:
+        port = parts.port or BROKER_SCHEMES[parts.scheme]
+    except ValueError:
+        raise ValueError(f"bad port in {_quoted(url)}") from None
+    if not parts.hostname or parts.path not in ("", "/") or parts.query or parts.username:
+        raise ValueError(f"must be {parts.scheme}://HOST[:PORT] with nothing else (put the "
+                         f"user and password in [floor]), got {_quoted(url)}")
+    return parts.scheme, parts.hostname, port
+
+
+def _quoted(value: Any) -> str:
+    """A value as an error message quotes it: short, one line."""
+    text = repr(value) if isinstance(value, str) else f"<{type(value).__name__}>"
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+__all__ = ["BROKER_SCHEMES", "parse_broker_url"]

@@ -1,0 +1,174 @@
+"""What the journal verifier checks and answers: tables, problems, verdict, recovery.
+
+:mod:`controller.game.verifier` makes every check and answers a :class:`JournalVerdict`
+(in a :class:`Recovery` for start-up; both re-exported there); table start-up and
+``threecard verify-journal`` read it.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from controller.game.journal import OUTBOX_TABLE
+
+if TYPE_CHECKING:  # what a recovery holds: the verifier replays into them
+    from controller.game.engine import Derived, Game
+
+CHECKED_TABLES = frozenset({"events", "rounds", "meters", "counters", "outcome_meters",
+                            "snapshots", "rejections", "derived_at", "meta"})
+"""The journal: the hash chain (``events``), every table derived from it, and ``meta`` (its
+cut, which the chain checks: the events after it chain to the hash it keeps)."""
+# The floor feed's outbox cursor sits in the journal's file, beside the hash chain, and is
+# left out of every check ON PURPOSE: it is not a record of the table but the position up
+# to which the floor's broker acknowledged the feed, moved by the publisher's own
+# connection whenever an acknowledgement comes, at any moment, outside the table's
+# commits. Nothing of the game is derived from it or replayed into it. A cursor edited
+# or deleted changes no record: the feed sends rounds again (the recorder drops the
+# duplicates) or skips some (the recorder sees the gap in the round chain and asks the
+# table to send them again from this journal). Checking it would lock a sound table.
+UNCHECKED_TABLES = frozenset({OUTBOX_TABLE})
+"""Tables a journal's file may hold that are no part of the journal (see the comment)."""
+
+NO_ANCHOR = "tail unchecked: no anchor"
+"""The note of a verdict on a journal with no anchor beside it."""
+
+
+class ProblemKind(enum.Enum):
+    """What is wrong with a journal."""
+
+    ANCHOR = "anchor"
+    """The anchor beside the journal cannot be read."""
+    EMPTIED = "emptied"
+    """The journal holds no events, but its anchor names one."""
+    TAIL_DELETED = "tail_deleted"
+    """The journal ends before the event its anchor (or a logged head) names."""
+    REWRITTEN = "rewritten"
+    """An anchored or logged event carries another hash: the chain was recomputed."""
+    UNREADABLE = "unreadable"
+    """SQLite cannot read the file (a damaged page)."""
+    EVENT_MISSING = "event_missing"
+    """An event is missing from the sequence."""
+    EVENT_ALTERED = "event_altered"
+    """An event's hash does not recompute or does not link to the one before."""
+    EVENT_UNREADABLE = "event_unreadable"
+    """An event's body is not a JSON object."""
+    REPLAY = "replay"
+    """An event cannot be applied."""
+    SNAPSHOT = "snapshot"
+    """A snapshot was changed, deleted or added, or is not sealed to the chain."""
+    DERIVED_MARK = "derived_mark"
+    """The record of the event the derived tables were written after was changed."""
+    METERS = "meters"
+    """The stored meters differ from the replay."""
+    COUNTERS = "counters"
+    """The stored event counters differ from the replay."""
+    ROUND = "round"
+    """A round record was changed, deleted or added."""
+    ROUND_UNREADABLE = "round_unreadable"
+    """A round record is not readable JSON."""
+    REJECTION = "rejection"
+    """A rejection was changed, deleted or added."""
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One thing wrong with a journal.
+
+    Attributes:
+        kind: what is wrong.
+        message: the same in English, naming where.
+        seq: the event where it is (an event, a snapshot, a rejection), or None.
+        key: the record where it is (a round id, meter or counter names), or None.
+    """
+
+    kind: ProblemKind
+    message: str
+    seq: int | None = None
+    key: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class JournalVerdict:
+    """The answer of :func:`check`.
+
+    Attributes:
+        problems: everything found, in the order found (empty: the journal is sound).
+        events: the journal's events (its newest sequence number).
+        checked_from: the first event checked: 1 from the first event, else the event
+            after the verified snapshot start-up replayed from.
+        snapshots_checked: snapshots compared with the replay.
+        rounds_checked: round records compared with the replay.
+        anchor_seq: the event the anchor names (None: no anchor).
+        notes: what was not checked, e.g. :data:`NO_ANCHOR`.
+    """
+
+    problems: tuple[Problem, ...] = ()
+    events: int = 0
+    checked_from: int = 1
+    snapshots_checked: int = 0
+    rounds_checked: int = 0
+    anchor_seq: int | None = None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing is wrong."""
+        return not self.problems
+
+    @property
+    def after_anchor(self) -> int:
+        """Events after the one the anchor names: the anchor does not cover them.
+
+        A crash leaves those of the last commits before it; more were appended behind
+        the table's back.
+        """
+        return max(0, self.events - self.anchor_seq) if self.anchor_seq is not None else 0
+
+    @property
+    def problem(self) -> Problem | None:
+        """The first problem found, or None."""
+        return self.problems[0] if self.problems else None
+
+    @property
+    def message(self) -> str:
+        """The problems in one line (empty when sound)."""
+        return "; ".join(p.message for p in self.problems)
+
+    def key(self) -> tuple[tuple[str, int | None, str | None], ...]:
+        """The verdict as comparable data: (kind, seq, key) of every problem."""
+        return tuple((p.kind.value, p.seq, p.key) for p in self.problems)
+
+    def summary(self) -> str:
+        """One line for an operator: OK with what was checked, or what is wrong."""
+        notes = "".join(f"; {n}" for n in self.notes)
+        if not self.ok:
+            return f"JOURNAL BROKEN: {self.message}{notes}"
+        anchor = (f"; anchor at event {self.anchor_seq} holds" if self.anchor_seq is not None
+                  else "")
+        return (f"journal OK: {self.events} events, hash chain intact from event "
+                f"{self.checked_from}, {self.snapshots_checked} snapshots and "
+                f"{self.rounds_checked} round records match a replay{anchor}{notes}")
+
+
+@dataclass
+class Recovery:
+    """A :func:`check` with what start-up needs to go on.
+
+    Attributes:
+        verdict: the verdict.
+        game: the state after the newest event (None when the verdict is not OK).
+        pending: derived rows for the events after ``derived_at`` (a crash came before
+            they were written), in order: start-up writes them.
+        verified: the newest snapshot found good (seq, seal), or None.
+    """
+
+    verdict: JournalVerdict
+    game: Game | None = None
+    pending: list[Derived] = field(default_factory=list)
+    verified: tuple[int, str] | None = None
+
+
+__all__ = ["CHECKED_TABLES", "JournalVerdict", "NO_ANCHOR", "Problem", "ProblemKind", "Recovery",
+           "UNCHECKED_TABLES"]

@@ -1,0 +1,115 @@
+"""The chip tray: the chips, the bulk action (Rebet all, or All paid) and Undo.
+
+A chip picked is the one each touch on a bet spot adds. Rebet all fills the empty seats
+with their last round's wagers (a seat given a new bet keeps it). Undo takes back the
+last chip placed while betting, or the last decision while deciding. Once the round is
+settled or void the bulk action is All paid (:mod:`display.dealer.payouts`).
+
+In outcome mode (``bet_entry = "outcomes"``) there are no chips to count: All play
+(Play for every seat still to decide) takes their place, and Undo takes back the last
+mark made.
+"""
+
+from __future__ import annotations
+
+import pygame
+
+from controller.game import inputs as C  # noqa: N812 - the input declarations
+from controller.game.views import DealerView
+from display import outcome_mode as om
+from display import theme
+from display.dealer.actions import PickChip, PlayRest, Undo
+from display.dealer.draw import Ctx, button, key_label
+from display.dealer.payouts import all_paid_button
+from display.dealer.state import PAYING, DealerUI, chip_in_use, undecided
+from display.painter import Button
+
+CHIP_KEYS = ("f1", "f2", "f3", "f4", "f12")
+"""The keys of the chips, smallest first."""
+CHIP_COLORS = {100: (235, 235, 235), 500: (200, 40, 40), 2500: (40, 150, 70),
+               10000: (30, 30, 30)}
+"""Chip value (minor units) -> colour; other values are blue."""
+
+
+def undo_target(view: DealerView, ui: DealerUI) -> C.DealerCommand | None:
+    """The command Undo sends now: the last chip off (or mark), or the last decision back."""
+    bets = {s.seat: s.bets for s in view.seats}
+    if view.state == "betting" and C.MarkBet.name in view.allowed:
+        for seat, bet, _ in reversed(ui.chips_placed):
+            if bets.get(seat, {}).get(bet):
+                return C.MarkBet(seat=seat, bet=bet, on=False)  # type: ignore[arg-type]
+    if view.state == "betting" and C.RemoveChip.name in view.allowed:
+        for seat, bet, amount in reversed(ui.chips_placed):
+            if bets.get(seat, {}).get(bet, 0) >= amount:
+                return C.RemoveChip(seat=seat, bet=bet, amount=amount)
+    if view.state == "deciding" and C.UndoDecision.name in view.allowed:
+        decided = {s.seat for s in view.seats if s.decision}
+        if ui.decide_seat in decided:  # the seat named: its decision
+            return C.UndoDecision(seat=ui.decide_seat)
+        for seat in reversed(ui.decided):
+            if seat in decided:
+                return C.UndoDecision(seat=seat)
+    return None
+
+
+def draw_chip_tray(c: Ctx) -> None:
+    """Draw the chips, Rebet all / All paid, and Undo."""
+    view, tr = c.view, c.tr
+    if c.outcomes:
+        _all_play(c)
+    else:
+        betting = C.PlaceBet.name in view.allowed
+        current = chip_in_use(view, c.ui)
+        for i, (value, cell) in enumerate(zip(view.chip_values[:len(CHIP_KEYS)], c.lay.chips,
+                                              strict=False)):
+            _chip(c, cell, value, CHIP_KEYS[i], betting, value == current)
+    bulk, undo = c.lay.tray[0], c.lay.tray[1]
+    if view.state in PAYING:
+        all_paid_button(c, bulk)
+    else:
+        button(c, "rebet_all", bulk, tr("btn.rebet_all"), C.Rebet(seat=0), keys=("shift+b",),
+               enabled=C.Rebet.name in view.allowed)
+    target = undo_target(view, c.ui)
+    button(c, "undo", undo, tr("btn.undo"), Undo() if target else None,
+           keys=("u", "backspace"), enabled=target is not None)
+
+
+def _all_play(c: Ctx) -> None:
+    """All play, in the chips' place: Play for every seat still to decide.
+
+    The folds are touched first; the large button offers the same step.
+    """
+    if not c.lay.chips:
+        return
+    rect = c.lay.chips[0].unionall(c.lay.chips[1:])
+    waiting = undecided(c.view, c.ui)
+    ok = c.view.state == "deciding" and C.Decide.name in c.view.allowed and bool(waiting)
+    button(c, "all_play", rect, c.tr("btn.all_play"), PlayRest() if ok else None,
+           keys=(om.ALL_PLAY_KEY,), enabled=ok, style="play")
+
+
+def _chip(c: Ctx, rect: pygame.Rect, value: int, key: str, enabled: bool,
+          selected: bool) -> None:
+    p, sc = c.p, c.sc
+    label = c.money(value, whole=True)
+    key_h = sc.line(sc.small)
+    d = min(rect.width, rect.height - key_h)
+    center = (rect.centerx, rect.top + d // 2)
+    base = CHIP_COLORS.get(value, (60, 90, 200)) if enabled else theme.BTN_OFF
+    if selected:
+        pygame.draw.rect(p.surface, theme.PANEL_HI, rect, 0, border_radius=max(4, sc.px(6)))
+        pygame.draw.rect(p.surface, theme.GOLD, rect, max(2, sc.px(2)),
+                         border_radius=max(4, sc.px(6)))
+    pygame.draw.circle(p.surface, base, center, d // 2)
+    pygame.draw.circle(p.surface, theme.CARD_FACE if enabled else theme.BTN_OFF_TEXT, center,
+                       d // 2, max(2, d // 10))
+    dark = sum(base) < 380
+    box = pygame.Rect(0, 0, int(d * 0.8), int(d * 0.6))
+    box.center = center
+    p.text(label, box, sc.small, bold=True, color=theme.TEXT if dark else theme.TEXT_DARK,
+           role=f"chip.{value}")
+    hint = pygame.Rect(rect.left, rect.bottom - key_h, rect.width, key_h)
+    p.text(key_label(key), hint, sc.small, bold=selected,
+           color=theme.GOLD if selected else theme.TEXT_DIM, role=f"chip.{value}.hint")
+    p.frame.buttons.append(Button(f"chip.{value}", pygame.Rect(rect), label, PickChip(value),
+                                  (key,), enabled))

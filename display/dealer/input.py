@@ -1,0 +1,93 @@
+"""Pointer and key input of the dealer screen: one tap is one press, keys by name."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pygame
+
+from display.painter import Button, Frame
+
+SDL_MOUSE_TOUCHID = -1
+"""``touch_id`` of a touch SDL made up from a mouse click (``SDL_MOUSE_TOUCHID``)."""
+TAP_COPY_SECONDS = 0.5
+"""A finger press and a mouse press this close in time at one place are one tap."""
+TAP_COPY_PIXELS = 40
+"""How far apart (pixels, on each axis) a tap's finger and mouse copies may land."""
+
+
+def key_name(event: pygame.event.Event) -> str:
+    """The shortcut name of a KEYDOWN event: ``n``, ``f9``, ``return``, ``shift+b``."""
+    name = pygame.key.name(event.key).lower()
+    if name.startswith("keypad "):
+        name = name[7:]
+        name = {"enter": "return", "period": ".", "minus": "-", "plus": "+"}.get(name, name)
+    elif name.startswith("[") and name.endswith("]"):
+        name = name[1:-1]
+        name = {"enter": "return"}.get(name, name)
+    if name == "enter":
+        name = "return"
+    mod = getattr(event, "mod", 0)
+    if mod & pygame.KMOD_SHIFT and len(name) == 1 and name.isalpha():
+        return "shift+" + name
+    return name
+
+
+@dataclass(slots=True)
+class _Press:
+    """A pointer press acted on: ``finger`` or ``mouse``, where and when."""
+
+    kind: str
+    pos: tuple[int, int]
+    at: float
+    copied: bool = False
+
+
+class Presses:
+    """Finds the button an input event presses, dropping the copies of a tap.
+
+    One tap is one press: SDL's own copies are dropped (a click marked ``touch``, a touch
+    from :data:`SDL_MOUSE_TOUCHID`), and so is a press of the other kind (finger after
+    mouse, mouse after finger) within :data:`TAP_COPY_SECONDS` and
+    :data:`TAP_COPY_PIXELS` of the one acted on, since some touchscreen drivers send a
+    mouse click of their own with each touch. Only one copy is dropped per press.
+    """
+
+    def __init__(self) -> None:
+        self._last: _Press | None = None
+
+    def button(self, event: pygame.event.Event, frame: Frame, now: float) -> Button | None:
+        """The enabled button ``event`` presses on ``frame``, or None."""
+        if event.type == pygame.MOUSEBUTTONDOWN:
+            if getattr(event, "button", 1) != 1 or getattr(event, "touch", False):
+                return None  # touches arrive as FINGERDOWN; ignore SDL's mouse copy
+            if self._copy("mouse", event.pos, now):
+                return None
+            return frame.button_at(event.pos)
+        if event.type == pygame.FINGERDOWN:
+            if getattr(event, "touch_id", 0) == SDL_MOUSE_TOUCHID:
+                return None  # SDL's touch copy of a mouse click; the click itself counts
+            w, h = frame.size
+            pos = (int(event.x * w), int(event.y * h))
+            if self._copy("finger", pos, now):
+                return None
+            return frame.button_at(pos)
+        if event.type == pygame.KEYDOWN:
+            name = key_name(event)
+            found = frame.button_for_key(name)
+            if found is None and name.startswith("shift+"):
+                found = frame.button_for_key(name[6:])
+            return found
+        return None
+
+    def _copy(self, kind: str, pos: tuple[int, int], now: float) -> bool:
+        """True when this press is the other-kind copy of the last press acted on."""
+        last = self._last
+        if (last is not None and not last.copied and last.kind != kind
+                and 0 <= now - last.at <= TAP_COPY_SECONDS
+                and abs(pos[0] - last.pos[0]) <= TAP_COPY_PIXELS
+                and abs(pos[1] - last.pos[1]) <= TAP_COPY_PIXELS):
+            last.copied = True
+            return True
+        self._last = _Press(kind, (int(pos[0]), int(pos[1])), now)
+        return False

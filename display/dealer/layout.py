@@ -1,0 +1,211 @@
+"""Where every part of the dealer screen goes, for one screen size: fixed places.
+
+The layout is drawn for a 7-inch 800x480 panel and scaled by ``u`` (a length in pixels
+per base pixel, ``min(width / 800, height / 480)``; a portrait screen is laid out on a
+600x1000 base). Its places depend on the screen size, the number of seats and whether
+the dealer's hand is shown (from No more bets on), never on the alarms: the alarm strip
+has its own reserved place, so no control moves when an alarm comes or goes.
+
+Base sizes (at ``u`` = 1): every touch target at least :data:`TOUCH` pixels on each side
+(9 mm on a 7-inch 800x480 panel) with :data:`GAP` pixels between targets, and no text
+under :data:`SMALL` pixels.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pygame
+
+from display.painter import cols, grid, rows
+
+TOUCH = 47
+"""The smallest side of a touch target at ``u`` = 1, pixels (9 mm at 800x480 on 7")."""
+GAP = 8
+"""The space between touch targets (and the screen's margin) at ``u`` = 1, pixels."""
+SMALL = 14
+"""The smallest text at ``u`` = 1, pixels (the font's pixel size)."""
+MEDIUM = 16
+"""Body text at ``u`` = 1."""
+LARGE = 20
+"""Headings and the large next step at ``u`` = 1."""
+
+
+@dataclass(frozen=True, slots=True)
+class Scale:
+    """Lengths for one screen size.
+
+    Attributes:
+        u: pixels per base pixel.
+        gap: margin and space between targets.
+        touch: the smallest side of a touch target.
+        small / medium / large: text sizes (pixels).
+    """
+
+    u: float
+
+    @property
+    def gap(self) -> int:
+        """Margin and space between targets, pixels."""
+        return max(GAP, round(GAP * self.u))
+
+    @property
+    def touch(self) -> int:
+        """The smallest side of a touch target, pixels."""
+        return max(TOUCH, math.ceil(TOUCH * self.u))
+
+    @property
+    def small(self) -> int:
+        """The smallest text size, pixels."""
+        return max(SMALL, math.floor(SMALL * self.u))
+
+    @property
+    def medium(self) -> int:
+        """Body text size, pixels."""
+        return max(MEDIUM, math.floor(MEDIUM * self.u))
+
+    @property
+    def large(self) -> int:
+        """Heading text size, pixels."""
+        return max(LARGE, math.floor(LARGE * self.u))
+
+    def px(self, base: float) -> int:
+        """``base`` pixels at ``u`` = 1, in pixels of this screen."""
+        return round(base * self.u)
+
+    def line(self, size: int) -> int:
+        """The height of one line of text of ``size`` pixels."""
+        return math.ceil(size * 1.2)
+
+
+@dataclass(slots=True)
+class Layout:
+    """The places of one dealer screen.
+
+    Attributes:
+        size: the screen size.
+        portrait: taller than wide.
+        scale: lengths.
+        next_action / next_card / header / primary: the top row (the next step, where the
+            next card goes, the shoe link with table and round, the large button).
+        alarms: the reserved alarm strip: :attr:`alarm_rows` rows of alarms, each alarm
+            on two lines (what happened, what to do).
+        dealer: the dealer's hand (None while betting).
+        seats: one cell per seat, in seat order.
+        seat_rows: seats are laid out as rows (portrait) rather than columns.
+        chips: one place per chip.
+        tray: the bulk action (Rebet all / All paid) and Undo.
+        tools: Void, New deck, Recall, and Meters where the row has room (portrait; at
+            800x480 six buttons would be too narrow for their words); on the recall and
+            meters screens the tabs (Recall, Meters, Outcomes) and Back.
+        body: the area the recall and meters screens use.
+        alarm_rows: rows of alarms the strip holds (1 landscape, 2 portrait).
+    """
+
+    size: tuple[int, int]
+    portrait: bool
+    scale: Scale
+    next_action: pygame.Rect
+    next_card: pygame.Rect
+    header: pygame.Rect
+    primary: pygame.Rect
+    alarms: pygame.Rect
+    dealer: pygame.Rect | None
+    seats: list[pygame.Rect]
+    seat_rows: bool
+    chips: list[pygame.Rect]
+    tray: list[pygame.Rect]
+    tools: list[pygame.Rect]
+    body: pygame.Rect
+    alarm_rows: int = 1
+
+
+def scale_for(size: tuple[int, int]) -> Scale:
+    """The scale of a screen: ``u`` = min(width / 800, height / 480).
+
+    A portrait screen is laid out on a 600x1000 base (1080x1920 at ``u`` = 1.8).
+    """
+    w, h = size
+    if h > w:
+        return Scale(min(w / 600, h / 1000))
+    return Scale(min(w / 800, h / 480))
+
+
+def layout(size: tuple[int, int], nseats: int, nchips: int, with_dealer: bool,
+           in_play: tuple[bool, ...] = ()) -> Layout:
+    """The places of the dealer screen.
+
+    Args:
+        size: (width, height) in pixels.
+        nseats: seats at the table.
+        nchips: chips in the tray.
+        with_dealer: show the dealer's hand (every state but betting).
+        in_play: which seats are in the round, once betting is closed (their set is
+            fixed until the next round): in portrait a seat out of it gets a low row.
+
+    Returns:
+        The layout.
+    """
+    w, h = size
+    sc = scale_for(size)
+    g = sc.gap
+    outer = pygame.Rect(g, g, w - 2 * g, h - 2 * g)
+    portrait = h > w
+    top_h, tool_h = sc.px(56), sc.px(56)
+    alarm_rows = 2 if portrait else 1  # a portrait screen is narrow: two rows of alarms
+    alarm_h = max(sc.px(40), alarm_rows * (2 * sc.line(sc.small) + 2 * max(1, sc.px(2)))
+                  + (alarm_rows - 1) * sc.px(6))
+    if portrait:
+        row1 = pygame.Rect(outer.left, outer.top, outer.width, top_h)
+        row2 = pygame.Rect(outer.left, row1.bottom + g, outer.width, top_h)
+        next_action = row1
+        next_card, header, primary = cols(row2, [190, 200, 190], g)
+        alarms = pygame.Rect(outer.left, row2.bottom + g, outer.width, alarm_h)
+        tools_row = pygame.Rect(outer.left, outer.bottom - tool_h, outer.width, tool_h)
+        chips_row = pygame.Rect(outer.left, tools_row.top - g - tool_h, outer.width, tool_h)
+        chip_cells, tray = _chips(chips_row, nchips, sc, portrait=True)
+        tools = cols(tools_row, [1, 1, 1, 1], g)  # room for the meters too
+        middle = pygame.Rect(outer.left, alarms.bottom + g, outer.width,
+                             chips_row.top - g - alarms.bottom - g)
+    else:
+        row1 = pygame.Rect(outer.left, outer.top, outer.width, top_h)
+        rest = row1.width - sc.px(150) - sc.px(180) - sc.px(160) - 3 * g
+        next_action, next_card, header, primary = cols(
+            row1, [rest, sc.px(150), sc.px(180), sc.px(160)], g)
+        alarms = pygame.Rect(outer.left, row1.bottom + g, outer.width, alarm_h)
+        tools_row = pygame.Rect(outer.left, outer.bottom - tool_h, outer.width, tool_h)
+        chip_cells, (right,) = _chips(tools_row, nchips, sc, portrait=False)
+        buttons = cols(right, [1] * 5, g)
+        tray, tools = buttons[:2], buttons[2:]
+        middle = pygame.Rect(outer.left, alarms.bottom + g, outer.width,
+                             tools_row.top - g - alarms.bottom - g)
+    body = pygame.Rect(middle)
+    dealer = None
+    if with_dealer:
+        dealer_h = sc.px(48 if not portrait else 64)
+        dealer = pygame.Rect(middle.left, middle.top, middle.width, dealer_h)
+        middle = pygame.Rect(middle.left, dealer.bottom + g, middle.width,
+                             middle.bottom - dealer.bottom - g)
+    n = max(1, nseats)
+    if portrait:
+        weights = [1.0 if not in_play or in_play[i] else 0.45 for i in range(n)]
+        seats = rows(middle, weights, max(2, g // 2))
+    else:
+        seats = grid(middle, n, n, g)
+    return Layout(size, portrait, sc, next_action, next_card, header, primary, alarms,
+                  dealer, seats[:nseats], portrait, chip_cells, tray, tools, body, alarm_rows)
+
+
+def _chips(row: pygame.Rect, nchips: int, sc: Scale, portrait: bool
+           ) -> tuple[list[pygame.Rect], list[pygame.Rect]]:
+    """The chip places at the left of ``row`` and what is left of it (split for the tray)."""
+    g = sc.gap
+    d = max(sc.touch, sc.px(52))  # the chip and its key under it
+    cells = [pygame.Rect(row.left + i * (d + g), row.top, d, row.height)
+             for i in range(nchips)]
+    left = (cells[-1].right + g) if cells else row.left
+    right = pygame.Rect(left, row.top, row.right - left, row.height)
+    if portrait:
+        return cells, cols(right, [1, 1], g)
+    return cells, [right]

@@ -1,0 +1,120 @@
+"""The top row: the one next step in words, where the next card goes, the large button.
+
+The large button offers the one step the table will accept now
+(:func:`~display.dealer.state.primary_step`); when no press can move the round on it
+is a status. A refusal of the table shows over the next step, beside the large button
+where the dealer looks, until it is read (a press, or its reading time).
+"""
+
+from __future__ import annotations
+
+from controller.game import inputs as C  # noqa: N812 - the input declarations
+from display import theme
+from display.dealer.actions import DismissRefusal
+from display.dealer.draw import Ctx, button, lines, panel
+from display.dealer.state import (
+    Step,
+    focus_seat,
+    primary_step,
+    seat_verb,
+    seat_view,
+    shown_refusal,
+)
+from display.painter import inset, rows
+
+PAUSE_ACTIONS = {"link_lost": "next.shoe"}
+"""Pause reason -> the next step's key, where it is not the view's."""
+
+
+def next_text(c: Ctx) -> str:
+    """The next step in words, naming the seat the screen names."""
+    tr, view, ui = c.tr, c.view, c.ui
+    seat = focus_seat(view, ui)
+    if view.state == "deciding":
+        return tr("next.decide_seat", seat=seat) if seat else tr("next.reveal")
+    if view.state in ("settled", "void"):
+        if seat is not None:  # the seat's own verb: pay, take or return
+            return tr(f"next.{seat_verb(view, seat_view(view, seat))}_seat", seat=seat)
+        pin = C.NextRound.name in view.pin_needed  # after a void: every wager returned
+        key = C.NextRound.name + ("_pin" if pin else "")
+        return tr(tr.next_key(key, view.state))
+    if view.state == "paused" and view.pause_reason in PAUSE_ACTIONS:
+        return tr(PAUSE_ACTIONS[view.pause_reason])
+    key = tr.next_key(view.next_action_key, view.state)
+    if view.next_action_key and tr.has(key) and not (tr.lang == "en" and view.next_action):
+        return tr(key)
+    return view.next_action or tr(key)
+
+
+def next_card_text(c: Ctx) -> tuple[str, str, bool]:
+    """(caption, where the next card goes, a card is due now)."""
+    tr, view = c.tr, c.view
+    nc, due = view.next_card, True
+    if nc is None and view.waiting_card is not None:
+        nc, due = view.waiting_card, False
+    if nc is None:
+        return tr("card.next"), tr("card.none"), False
+    seat, n = nc
+    if seat > 0:
+        where = tr("card.seat", seat=seat, n=n)
+    elif seat == 0:
+        where = tr("card.dealer", n=n)
+    else:
+        where = tr("card.burn")
+    return (tr("card.next") if due else tr("card.waits")), where, due
+
+
+def draw_next_action(c: Ctx, primary: bool = True) -> None:
+    """Draw the next step, the next card and (``primary``) the large button."""
+    p, sc, lay = c.p, c.sc, c.lay
+    panel(c, lay.next_action, theme.PANEL, theme.GOLD_DARK)
+    p.region("next_action", lay.next_action)
+    p.text2(next_text(c), inset(lay.next_action, sc.px(8), sc.px(4)), sc.large, bold=True,
+            role="next_action")
+    caption, where, due = next_card_text(c)
+    panel(c, lay.next_card, theme.PANEL, theme.GOLD if due else theme.PANEL_LINE,
+          max(1, sc.px(2)) if due else 1)
+    p.region("next_card", lay.next_card)
+    inner = inset(lay.next_card, sc.px(6), sc.px(4))
+    color = theme.GOLD if due else theme.TEXT_DIM
+    if p.fonts.font(sc.small, True).size(where)[0] <= inner.width:
+        a, b = rows(inner, [1, 1.3])
+        p.text(caption, a, sc.small, color=theme.TEXT_DIM, role="next_card.label")
+        p.text(where, b, sc.medium, bold=True, color=color, role="next_card")
+    else:  # a long "no card due": on two lines, without the caption
+        lines(c, where, inner, sc.small, bold=True, color=color, role="next_card")
+    if primary:
+        draw_primary(c, primary_step(c.view, c.ui))
+    refusal = shown_refusal(c.view, c.ui, c.now)
+    if refusal is not None:
+        spot = lay.next_action  # over the next step; beside it the next card, on its row
+        if lay.next_card.top == spot.top:
+            spot = spot.union(lay.next_card)
+        button(c, "refusal", spot, "", DismissRefusal(), style="flat")
+        p.fill(spot, theme.AMBER, max(4, sc.px(6)))
+        p.outline(spot, theme.TEXT_DARK, max(1, sc.px(2)), max(4, sc.px(6)))
+        top, bottom = rows(inset(spot, sc.px(8), sc.px(3)), [1, 1.2])
+        p.text("! " + c.tr("banner.rejected.msg"), top, sc.small, bold=True,
+               color=theme.TEXT_DARK, align="left", role="refusal.title")
+        p.text(c.tr.rejection(refusal), bottom, sc.small, color=theme.TEXT_DARK, align="left",
+               role="refusal.reason")
+        p.region("refusal", spot)
+
+
+def draw_primary(c: Ctx, step: Step) -> None:
+    """The large button, or a status in its place when there is nothing to press."""
+    p, sc, tr, ui = c.p, c.sc, c.tr, c.ui
+    rect = c.lay.primary
+    seen = (step.label, type(step.action), step.enabled)
+    if ui.primary[0] != seen:
+        ui.primary = (seen, c.now)  # a press on it waits ARM_SECONDS from now
+    label = tr(step.label, **step.params)
+    p.region("primary", rect)
+    if step.action is None:
+        panel(c, rect, theme.BTN_OFF, theme.PANEL_LINE)
+        p.text2(label, inset(rect, sc.px(8), sc.px(4)), sc.large, bold=True,
+                color=theme.TEXT_DIM, role="primary.status")
+        return
+    button(c, "primary", rect, label, step.action, keys=step.keys, enabled=step.enabled,
+           style="primary", size=sc.large, sub=tr("word.pin_needed") if step.pin else "",
+           selected=c.flashing("primary"))

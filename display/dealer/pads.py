@@ -1,0 +1,186 @@
+"""The supervisor's pads: the void reason, the card entered by hand, the PIN.
+
+A pad is modal: while one is open only its buttons take input. It opens below the alarm
+strip, which stays in sight. What was chosen before the PIN (the reason, the card) is
+kept when the table refuses the PIN: the pad opens again saying why, with the attempts
+left before PIN entry locks, and while it is locked, the time left.
+"""
+
+from __future__ import annotations
+
+import pygame
+
+from controller.game import inputs as C  # noqa: N812 - the input declarations
+from display import theme
+from display.cards import SUIT_SYMBOLS, card_label
+from display.dealer.actions import (
+    PadCancel,
+    PadCardDone,
+    PadDelete,
+    PadDigit,
+    PadRank,
+    PadReason,
+    PadSend,
+    PadSuit,
+)
+from display.dealer.alarms import draw_alarms
+from display.dealer.draw import Ctx, button, cards
+from display.dealer.state import lock_left
+from display.i18n import VOID_REASONS
+from display.painter import cols, grid, inset, rows
+
+RANKS = "AKQJT98765432"
+SUITS = "shdc"
+_SHADE: dict[tuple[int, int], pygame.Surface] = {}
+
+
+def pad_rect(c: Ctx) -> pygame.Rect:
+    """Where the pads go: below the alarm strip, over the rest of the screen."""
+    sc, lay = c.sc, c.lay
+    w, h = lay.size
+    top = lay.alarms.bottom + sc.gap
+    width = w - 2 * sc.gap if lay.portrait else min(w - 2 * sc.gap, sc.px(640))
+    rect = pygame.Rect(0, top, width, h - sc.gap - top)
+    rect.centerx = w // 2
+    return rect
+
+
+def draw_pad(c: Ctx) -> None:
+    """Shade the screen, draw the open pad, and the alarm strip again on top."""
+    p, sc, ui = c.p, c.sc, c.ui
+    size = p.surface.get_size()
+    shade = _SHADE.get(size)
+    if shade is None:
+        shade = pygame.Surface(size, pygame.SRCALPHA)
+        shade.fill((0, 0, 0, 160))
+        _SHADE.clear()
+        _SHADE[size] = shade
+    p.surface.blit(shade, (0, 0))
+    p.frame.buttons.clear()  # modal: only the pad's buttons take input
+    draw_alarms(c)
+    rect = pad_rect(c)
+    p.fill(rect, theme.PANEL, max(6, sc.px(10)))
+    p.outline(rect, theme.GOLD, max(2, sc.px(2)), max(6, sc.px(10)))
+    p.region("pad", rect)
+    inner = inset(rect, sc.px(10), sc.px(8))
+    title_r = pygame.Rect(inner.left, inner.top, inner.width, sc.line(sc.large))
+    body = pygame.Rect(inner.left, title_r.bottom + sc.gap, inner.width,
+                       inner.bottom - title_r.bottom - sc.gap)
+    if ui.pad == "reason":
+        _reason(c, title_r, body)
+    elif ui.pad == "card":
+        _card(c, title_r, body)
+    else:
+        _pin(c, title_r, body)
+
+
+def _title(c: Ctx, rect: pygame.Rect, text: str) -> None:
+    c.p.text(text, rect, c.sc.large, bold=True, color=theme.GOLD, role="pad.title")
+
+
+def _cancel(c: Ctx, rect: pygame.Rect) -> None:
+    button(c, "pad.cancel", rect, c.tr("btn.cancel"), PadCancel(), keys=("escape",),
+           style="fold")
+
+
+def _reason(c: Ctx, title_r: pygame.Rect, body: pygame.Rect) -> None:
+    sc, tr = c.sc, c.tr
+    _title(c, title_r, tr("pad.reason_title"))
+    ncols = 1 if c.lay.portrait else 2
+    n = len(VOID_REASONS) + 1
+    cells = grid(body, n, ncols, sc.gap)
+    for i, (key, cell) in enumerate(zip(VOID_REASONS, cells, strict=False)):
+        button(c, f"pad.reason.{key}", cell, tr(f"reason.{key}"), PadReason(key),
+               keys=(str(i + 1),))
+    _cancel(c, cells[-1])
+
+
+def _card(c: Ctx, title_r: pygame.Rect, body: pygame.Rect) -> None:
+    sc, tr, ui = c.sc, c.tr, c.ui
+    _title(c, title_r, tr("pad.card_title"))
+    hint_r = pygame.Rect(body.left, body.top, body.width, sc.line(sc.small))
+    c.p.text(tr("pad.card_hint"), hint_r, sc.small, color=theme.TEXT_DIM, role="pad.hint")
+    body = pygame.Rect(body.left, hint_r.bottom + sc.px(4), body.width,
+                       body.bottom - hint_r.bottom - sc.px(4))
+    preview_w = sc.px(90)
+    card_r, keys_r = cols(body, [preview_w, body.width - preview_w - sc.gap], sc.gap)
+    chosen = (ui.card_rank or "") + (ui.card_suit or "")
+    cards(c, inset(card_r, 0, card_r.height // 6), (chosen,) if len(chosen) == 2 else (),
+          "pad", slots=1)
+    rank_r, suit_r, ok_r = rows(keys_r, [2, 1, 1], sc.gap)
+    for r_, cell in zip(RANKS, grid(rank_r, 13, 7, sc.gap), strict=True):
+        button(c, f"pad.rank.{r_}", cell, "10" if r_ == "T" else r_, PadRank(r_),
+               keys=(r_.lower(),), selected=ui.card_rank == r_, style="flat",
+               size=sc.large, hint="")
+    for s_, cell in zip(SUITS, cols(suit_r, [1] * 4, sc.gap), strict=True):
+        b = button(c, f"pad.suit.{s_}", cell, "" if s_ in "hd" else SUIT_SYMBOLS[s_],
+                   PadSuit(s_), keys=(s_,), selected=ui.card_suit == s_, style="flat",
+                   size=sc.large, hint="")
+        if s_ in "hd":  # the red suits in red on the key face
+            c.p.text(SUIT_SYMBOLS[s_], inset(b.rect, sc.px(4)), sc.large, bold=True,
+                     color=theme.CARD_RED, role=f"pad.suit.{s_}.sym")
+    cancel_r, ok = cols(ok_r, [1, 1], sc.gap)
+    _cancel(c, cancel_r)
+    button(c, "pad.ok", ok, tr("btn.ok"), PadCardDone(), keys=("return",),
+           enabled=len(chosen) == 2, style="primary")
+
+
+def _pin(c: Ctx, title_r: pygame.Rect, body: pygame.Rect) -> None:
+    p, sc, tr, ui, view = c.p, c.sc, c.tr, c.ui, c.view
+    action = tr(f"btn.{ui.pad_action}") if ui.pad_action else ""
+    _title(c, title_r, tr("pad.pin_title", action=action))
+    waiting = ui.pad == "wait"
+    locked = lock_left(view, ui, c.now)
+    if c.lay.portrait:
+        info_r, keys_r = rows(body, [1, 2.4], sc.gap)
+    else:
+        info_r, keys_r = cols(body, [1, 1.15], sc.gap)
+    detail = ""
+    if ui.pad_action == C.VoidRound.name:
+        detail = tr(f"reason.{ui.reason or 'other'}")
+    elif ui.pad_action == C.ManualCard.name and ui.card_rank and ui.card_suit:
+        detail = tr("pad.card_chosen", card=card_label(ui.card_rank + ui.card_suit))
+    lh = sc.line(sc.medium)
+    y = info_r.top
+    if detail:
+        p.text2(detail, pygame.Rect(info_r.left, y, info_r.width, 2 * lh), sc.medium, bold=True,
+                role="pad.detail")
+        y += 2 * lh
+    box = pygame.Rect(info_r.left, y + sc.px(4), info_r.width, sc.touch)
+    p.fill(box, theme.FELT_DARK, box.height // 4)
+    p.outline(box, theme.PANEL_LINE, 1, box.height // 4)
+    shown = "\u25cf " * len(ui.pin) if ui.pin else tr("pad.pin_hint")
+    p.text(shown.strip(), inset(box, sc.px(6), sc.px(2)), sc.large if ui.pin else sc.small,
+           bold=bool(ui.pin), color=theme.TEXT if ui.pin else theme.TEXT_DIM, role="pad.pin")
+    notes = []
+    if waiting:
+        notes.append((tr("pad.checking"), theme.TEXT))
+    elif locked:
+        notes.append((tr("pad.locked", time=_duration(locked)), theme.LOSE))
+    elif ui.error:
+        notes.append((ui.error, theme.LOSE))
+    if not locked:
+        notes.append((tr("pad.attempts", n=view.pin_attempts_left), theme.TEXT_DIM))
+    y = box.bottom + sc.px(6)
+    for text, color in notes:
+        r = pygame.Rect(info_r.left, y, info_r.width, 2 * sc.line(sc.small))
+        p.text2(text, r, sc.small, bold=color is not theme.TEXT_DIM, color=color,
+                role="pad.error" if color is theme.LOSE else "pad.note")
+        y = r.bottom
+    live = not waiting and not locked
+    cells = grid(keys_r, 15, 3, sc.gap)
+    labels = [(d, PadDigit(d), (d,)) for d in "123456789"]
+    labels += [(tr("btn.del"), PadDelete(), ("backspace",)), ("0", PadDigit("0"), ("0",)),
+               (tr("btn.ok"), PadSend(), ("return",))]
+    for i, ((label, act, keys), cell) in enumerate(zip(labels, cells, strict=False)):
+        is_ok = isinstance(act, PadSend)
+        button(c, f"pad.key.{i}", cell, label, act, keys=keys,
+               style="primary" if is_ok else "normal", size=sc.large,
+               enabled=live and (bool(ui.pin) or not is_ok), hint="")
+    last = cells[12]
+    _cancel(c, pygame.Rect(last.left, last.top, cells[14].right - last.left, last.height))
+
+
+def _duration(seconds: int) -> str:
+    """``4:05`` for 245 seconds."""
+    return f"{seconds // 60}:{seconds % 60:02d}"

@@ -1,0 +1,101 @@
+"""The payout list: what each seat is paid, takes or gets back, ticked off seat by seat.
+
+After the settlement (or a void) each seat shows its results in pay order (Play, Ante
+Bonus, Ante, Pair Plus, 6 Card Bonus) and one button that ticks it as paid; the next seat
+to pay is marked. The list stays until every seat is ticked (one by one, or all at once
+with All paid); only then does the large button offer the next round. Ticks are the
+screen's own: they guard the dealer's payout, the table records the results.
+"""
+
+from __future__ import annotations
+
+import pygame
+
+from controller.game.views import SeatView
+from display import outcome_mode as om
+from display import theme
+from display.dealer.actions import AllPaid, MarkPaid
+from display.dealer.draw import Ctx, button
+from display.dealer.state import next_to_pay, payout_seats, seat_verb
+from display.theme import Color
+
+PAY_ORDER = ("play", "ante_bonus", "ante", "pair_plus", "six_card_bonus")
+"""Bets in the order they are settled and paid (docs/rules.md)."""
+Line = tuple[str, str, Color]
+"""One line of a seat: (bet, amount text, colour)."""
+
+
+def result_lines(c: Ctx, seat: SeatView, compact: bool = False) -> list[Line]:
+    """A seat's results in pay order: won amounts signed, pushes and refunds as returned.
+
+    In outcome mode each result in words: ``pays 30 to 1``, ``push``, ``loses``,
+    ``returned`` (``compact``, a narrow seat: a win as ``30:1``, as the paytables write it).
+    """
+    order = {b: i for i, b in enumerate(PAY_ORDER)}
+    out = []
+    for r in sorted(seat.results, key=lambda r: order.get(r.bet, len(order))):
+        if c.outcomes:
+            text = om.result_text(c.tr, r.outcome, r.multiple, compact)
+        elif r.outcome == "win":
+            text = c.money(r.net, sign=True)
+        elif r.outcome == "lose":
+            text = c.money(r.net)
+        else:
+            text = "\u21a9 " + c.money(r.stake)
+        out.append((r.bet, text, theme.OUTCOME_COLORS.get(r.outcome, theme.TEXT)))
+    return out
+
+
+def seat_total(c: Ctx, seat: SeatView) -> tuple[str, str, Color]:
+    """What the dealer does at a seat: (verb key, amount, colour).
+
+    The verb is :func:`~display.dealer.state.seat_verb`'s; in outcome mode there is no
+    amount.
+    """
+    verb = seat_verb(c.view, seat)
+    color = {"pay": theme.WIN, "take": theme.LOSE}.get(verb, theme.PUSH)
+    if c.outcomes:
+        amount = ""
+    elif c.view.state == "void":
+        amount = c.money(sum(r.stake for r in seat.results if r.outcome == "refund"))
+    else:
+        amount = c.money(seat.net or 0, sign=verb == "pay")
+    return f"btn.{verb}", amount, color
+
+
+def pay_button(c: Ctx, rect: pygame.Rect, seat: SeatView) -> None:
+    """The button that ticks ``seat`` as paid (a second press unticks it).
+
+    Its key is the seat's digit; the next seat to pay (outlined) takes ``Enter`` too,
+    since the large button is a status while seats are still to pay.
+    """
+    ui, view = c.ui, c.view
+    paid = seat.seat in ui.paid
+    verb, amount, color = seat_total(c, seat)
+    keys = (str(seat.seat),) if seat.seat <= 9 else ()
+    if paid:
+        button(c, f"seat.{seat.seat}.paid", rect, c.tr("btn.paid") + " \u2713",
+               MarkPaid(seat.seat), keys=keys, style="flat", sub=amount, sub_color=color)
+    else:
+        nxt = next_to_pay(view, ui) == seat.seat
+        keys += ("return",) if nxt else ()  # Enter ticks the seat outlined, next to pay
+        button(c, f"seat.{seat.seat}.paid", rect, c.tr(verb), MarkPaid(seat.seat), keys=keys,
+               style="primary" if nxt else "normal", sub=amount,
+               sub_color=theme.TEXT_DARK if nxt else color)
+    c.p.region(f"seat.{seat.seat}.results", rect)
+
+
+def all_paid_button(c: Ctx, rect: pygame.Rect) -> None:
+    """All paid: tick every seat at once (enabled while one is still to pay)."""
+    seats = payout_seats(c.view)
+    left = [s for s in seats if s not in c.ui.paid]
+    button(c, "all_paid", rect, c.tr("btn.all_paid"), AllPaid() if left else None,
+           keys=("a",), enabled=bool(left))
+
+
+def mark_paid(ui_paid: set[int], seat: int) -> None:
+    """Tick ``seat`` as paid, or untick it."""
+    if seat in ui_paid:
+        ui_paid.discard(seat)
+    else:
+        ui_paid.add(seat)

@@ -1,0 +1,332 @@
+"""The dealer-facing screen: run the round from a touchscreen, a mouse or the keyboard.
+
+Lifecycle (after Tuxemon's states): :meth:`DealerScreen.draw` only READS the newest
+:class:`~controller.game.views.DealerView` and the screen's own state
+(:class:`~display.dealer.state.DealerUI`), draws the panels in their fixed places
+(:mod:`display.dealer.layout`) and returns a :class:`~display.painter.Frame` listing every
+button with its rectangle, typed action (:mod:`display.dealer.actions`) and shortcut keys.
+:meth:`DealerScreen.handle` takes one pygame event with the last frame, applies the
+button's action to the screen's state and returns the
+:class:`~controller.game.inputs.DealerCommand` s to post. The screen never calls the
+controller and never waits.
+
+Keyboard (every action has a key; the key is printed on its button):
+
+* ``1``-``7`` choose the seat the keys act on (the outlined seat, the one the next step
+  names); once settled, tick that seat paid. ``F1``-``F4`` pick a chip; ``A`` / ``P`` /
+  ``X`` add it to the seat's Ante / Pair Plus / 6 Card Bonus; ``B`` rebet the seat,
+  ``Shift+B`` rebet every empty seat; ``C`` clear the seat; ``U`` or ``Backspace`` undo
+  the last chip or decision.
+* ``Y`` Play / ``F`` Fold for the seat named; ``Shift+Y`` Play for every seat left.
+* Outcome mode (``bet_entry = "outcomes"``): ``A`` / ``P`` / ``X`` mark the seat's bet
+  (again: take the mark off); no chips; All play (``Shift+Y``) in their place.
+* ``Enter`` the large button's step: ``N`` no more bets, ``R`` reveal, ``S`` settle,
+  ``G`` next round; while seats are still to pay (the large button is a status then)
+  ``Enter`` ticks the outlined seat paid, the next to pay; ``A`` all paid once settled.
+* ``F5`` resume, ``F10`` manual card, ``F11`` unblock deck (when that is the step), ``F6``
+  new deck, ``F9`` void, ``F7`` recall, ``F8`` meters, ``Esc`` back / cancel.
+* Pads: digits, ``Backspace``, ``Enter``; card pad ranks ``A K Q J T 9``-``2`` and suits
+  ``S H D C``.
+"""
+
+from __future__ import annotations
+
+import pygame
+
+from controller.game import inputs as C  # noqa: N812 - the input declarations
+from controller.game.config import PIN_MAX_DIGITS
+from controller.game.views import DealerView
+from display import theme
+from display.cards import CardArt
+from display.common import felt
+from display.dealer import actions as A  # noqa: N812 - the screen actions
+from display.dealer.alarms import draw_alarms
+from display.dealer.chips import draw_chip_tray, undo_target
+from display.dealer.draw import Ctx
+from display.dealer.hand import draw_dealer
+from display.dealer.header import LINK_DOWN, draw_header
+from display.dealer.input import Presses
+from display.dealer.layout import layout
+from display.dealer.meters import draw_meters
+from display.dealer.next_action import draw_next_action
+from display.dealer.pads import draw_pad
+from display.dealer.payouts import mark_paid
+from display.dealer.recall import draw_recall
+from display.dealer.seat import draw_seat
+from display.dealer.state import (
+    ANSWER_SECONDS,
+    ARM_SECONDS,
+    DealerUI,
+    Sent,
+    chip_in_use,
+    focus_seat,
+    lock_left,
+    payout_seats,
+    shown_refusal,
+    sync,
+    undecided,
+)
+from display.dealer.tools import draw_records_tabs, draw_tools
+from display.i18n import Translator
+from display.painter import Button, Frame, Painter, inset
+from display.theme import FontBook
+
+FLASH_SECONDS = 0.18
+"""How long a pressed button shows it was pressed."""
+CORNER_RANK_FROM = 120
+"""Cards this tall or taller print their rank in the corner; smaller ones rank over suit."""
+_EN = Translator("en")
+
+
+class DealerScreen:
+    """Draws dealer views and turns touches, clicks and keys into dealer commands.
+
+    Args:
+        fonts: shared font book.
+        lang: ``en``, ``fr`` or ``uk``.
+    """
+
+    def __init__(self, fonts: FontBook, lang: str = "en") -> None:
+        self.fonts = fonts
+        self.art = CardArt(fonts, compact_below=CORNER_RANK_FROM)
+        self.tr = Translator(lang)
+        self.ui = DealerUI()
+        self._presses = Presses()
+
+    # -- what the screen makes of a view ----------------------------------------------------
+
+    def chip(self, view: DealerView) -> int:
+        """The chip value in use."""
+        return chip_in_use(view, self.ui)
+
+    def selected_seat(self, view: DealerView) -> int | None:
+        """The seat the screen names and the seat keys act on (outlined)."""
+        return focus_seat(view, self.ui)
+
+    def animation_key(self, view: DealerView, now: float) -> tuple[object, ...]:
+        """What moves on screen now; the screen is drawn again when it changes."""
+        ui = self.ui
+        return (int(now * 2) if view.link_state in LINK_DOWN else 0, now < ui.flash[1],
+                shown_refusal(view, ui, now) is not None,
+                lock_left(view, ui, now) if ui.pad else 0,
+                ui.sent is not None and now - ui.sent.at > ANSWER_SECONDS)
+
+    def armed(self, now: float) -> bool:
+        """The large button takes a press now (not in the moment after it changed)."""
+        return now - self.ui.primary[1] >= ARM_SECONDS
+
+    def needs_animation(self, view: DealerView, now: float) -> bool:
+        """Whether something moves now (feedback, a blinking alarm, a timed message)."""
+        return any(self.animation_key(view, now))
+
+    # -- input ------------------------------------------------------------------------------
+
+    def handle(self, event: pygame.event.Event, frame: Frame | None, view: DealerView,
+               now: float = 0.0) -> list[C.DealerCommand]:
+        """Apply one input event.
+
+        Args:
+            event: a pygame event (MOUSEBUTTONDOWN, FINGERDOWN, KEYDOWN; others ignored).
+            frame: the frame last drawn (its buttons are what the dealer saw).
+            view: the view that frame was drawn from.
+            now: monotonic seconds (press feedback, the large button's arming).
+
+        Returns:
+            Commands to post to the controller inbox (often none).
+
+        One tap is one press (:class:`~display.dealer.input.Presses`). A press on the
+        large button within :data:`~display.dealer.state.ARM_SECONDS` of its step changing
+        is dropped: a double tap on Reveal does not settle; so is one on a large button
+        drawn for a round state the table has left since (a second tap on Settle read
+        before the settled round is drawn). A press reads the refusal on show.
+        """
+        if frame is None:
+            return []
+        sync(self.ui, view, now, self.tr)
+        button = self._presses.button(event, frame, now)
+        if button is None:
+            return []
+        left = frame.notes.get("step") != (view.round_id, view.state)
+        if button.id == "primary" and (left or now - self.ui.primary[1] < ARM_SECONDS):
+            return []  # a second tap, or one on a step the table has left since it was drawn
+        self.ui.flash = (button.id, now + FLASH_SECONDS)
+        if view.refusal_seq is not None:
+            self.ui.refusal_read = view.refusal_seq
+        return self._act(button.action, view, now)
+
+    def _act(self, action: object, view: DealerView, now: float) -> list[C.DealerCommand]:
+        ui = self.ui
+        if isinstance(action, C.DealerCommand):
+            return self._command(action, view)
+        if isinstance(action, A.AddChip):
+            ui.selected_seat = action.seat
+            cmd = C.PlaceBet(seat=action.seat, bet=action.bet, amount=self.chip(view))
+            ui.chips_placed.append((cmd.seat, cmd.bet, cmd.amount))
+            return [cmd]
+        if isinstance(action, A.PlayRest):
+            out: list[C.DealerCommand] = []
+            for seat in undecided(view, ui):
+                out += self._command(C.Decide(seat=seat, decision="play"), view)
+            return out
+        if isinstance(action, A.Undo):
+            target = undo_target(view, ui)
+            return self._command(target, view) if target is not None else []
+        if isinstance(action, A.SelectSeat):
+            if view.state == "deciding":
+                ui.decide_seat = action.seat
+            else:
+                ui.selected_seat = action.seat
+        elif isinstance(action, A.PickChip):
+            ui.chip = action.value
+        elif isinstance(action, A.Show):
+            ui.screen = action.screen
+            ui.recall_index = 0 if action.screen == "recall" else ui.recall_index
+        elif isinstance(action, A.ShowRecall):
+            ui.recall_index = max(0, min(action.index, len(view.recall) - 1))
+        elif isinstance(action, A.MarkPaid):
+            mark_paid(ui.paid, action.seat)
+        elif isinstance(action, A.AllPaid):
+            ui.paid.update(payout_seats(view))
+        elif isinstance(action, A.DismissRefusal):
+            ui.refusal_read = view.refusal_seq
+        else:
+            return self._pad(action, view, now)
+        return []
+
+    def _command(self, cmd: C.DealerCommand, view: DealerView) -> list[C.DealerCommand]:
+        """Post a command; remember what Undo and fast keys need."""
+        ui = self.ui
+        ui.posted_version = view.version
+        if isinstance(cmd, C.Decide):
+            ui.pending[cmd.seat] = cmd.decision
+            ui.decided.append(cmd.seat)
+            ui.decide_seat = None
+        elif isinstance(cmd, C.UndoDecision):
+            ui.decided = [s for s in ui.decided if s != cmd.seat]
+        elif isinstance(cmd, C.RemoveChip):
+            for i in range(len(ui.chips_placed) - 1, -1, -1):
+                if ui.chips_placed[i] == (cmd.seat, cmd.bet, cmd.amount):
+                    del ui.chips_placed[i]
+                    break
+        elif isinstance(cmd, C.MarkBet):  # outcome mode: a mark made is what Undo takes back
+            ui.chips_placed = [x for x in ui.chips_placed if x[:2] != (cmd.seat, cmd.bet)]
+            if cmd.on:
+                ui.chips_placed.append((cmd.seat, cmd.bet, 0))
+        elif isinstance(cmd, C.ClearBets):
+            ui.chips_placed = [x for x in ui.chips_placed if x[0] != cmd.seat]
+        return [cmd]
+
+    def _pad(self, action: object, view: DealerView, now: float) -> list[C.DealerCommand]:
+        ui = self.ui
+        if isinstance(action, A.OpenPad):
+            ui.reset_pad()
+            ui.sent = None
+            ui.pad_action = action.command
+            ui.pad = {C.VoidRound.name: "reason", C.ManualCard.name: "card"}.get(
+                action.command, "pin")
+        elif isinstance(action, A.PadReason):
+            ui.reason, ui.pad = action.key, "pin"
+        elif isinstance(action, A.PadRank):
+            ui.card_rank = action.rank
+        elif isinstance(action, A.PadSuit):
+            ui.card_suit = action.suit
+        elif isinstance(action, A.PadCardDone):
+            if ui.card_rank and ui.card_suit:
+                ui.pad = "pin"
+        elif isinstance(action, A.PadDigit):
+            if len(ui.pin) < PIN_MAX_DIGITS:
+                ui.pin += action.digit
+        elif isinstance(action, A.PadDelete):
+            ui.pin = ui.pin[:-1]
+        elif isinstance(action, A.PadCancel):
+            ui.reset_pad()
+            ui.sent = None
+        elif isinstance(action, A.PadSend) and ui.pin:
+            return self._send(view, now)
+        return []
+
+    def _send(self, view: DealerView, now: float) -> list[C.DealerCommand]:
+        """The supervisor action with its PIN, checked against its declaration."""
+        ui = self.ui
+        cmd = self._supervisor_command()
+        if cmd is None:
+            return []
+        try:
+            C.check(cmd)
+        except C.InputError as exc:  # e.g. a PIN shorter than 4 digits: the pad says why
+            ui.error, ui.pin = str(exc), ""
+            return []
+        ui.sent = Sent(cmd.name, ui.reason, ui.card_rank, ui.card_suit, view.version,
+                       view.refusal_seq, now)
+        ui.pad, ui.pin, ui.error = "wait", "", ""
+        ui.posted_version = view.version
+        return [cmd]
+
+    def _supervisor_command(self) -> C.DealerCommand | None:
+        ui = self.ui
+        pin = ui.pin
+        if ui.pad_action == C.VoidRound.name:
+            return C.VoidRound(reason=_EN(f"reason.{ui.reason or 'other'}"), pin=pin)
+        if ui.pad_action == C.ManualCard.name and ui.card_rank and ui.card_suit:
+            return C.ManualCard(card=ui.card_rank + ui.card_suit, pin=pin)
+        if ui.pad_action == C.UnblockDeck.name:
+            return C.UnblockDeck(reason="deck checked by supervisor", pin=pin)
+        command = C.COMMAND_NAMED.get(ui.pad_action or "")
+        if command is None or command in (C.VoidRound, C.ManualCard):
+            return None
+        return command(pin=pin)  # Resume, NextRound: a PIN and nothing more
+
+    # -- drawing ----------------------------------------------------------------------------
+
+    def draw(self, surface: pygame.Surface, view: DealerView, now: float = 0.0) -> Frame:
+        """Draw one frame of the dealer screen (reads the view and the screen's state).
+
+        Args:
+            surface: target surface, 800x480 to 3840x2160, landscape or portrait.
+            view: the newest dealer view.
+            now: monotonic seconds (press feedback, alarm blink, timed messages).
+
+        Returns:
+            The frame: texts (with their font sizes), regions and buttons.
+        """
+        ui = self.ui
+        sync(ui, view, now, self.tr)
+        w, h = surface.get_size()
+        main = ui.screen == "main"
+        dealt = main and view.state != "betting"
+        lay = layout((w, h), len(view.seats), min(len(view.chip_values), 5), with_dealer=dealt,
+                     in_play=tuple(bool(s.bets or s.cards) for s in view.seats) if dealt
+                     else ())
+        p = Painter(surface, self.fonts, min_text=lay.scale.small)
+        surface.blit(felt((w, h), surface), (0, 0))
+        c = Ctx(p, view, ui, self.tr, self.art, lay, now)
+        focus = focus_seat(view, ui)
+        p.frame.notes.update(mode=ui.screen, pad=ui.pad, portrait=lay.portrait,
+                             selected_seat=focus, chip=self.chip(view),
+                             step=(view.round_id, view.state))
+        draw_next_action(c, primary=main)
+        draw_header(c, lay.header)
+        draw_alarms(c)
+        if main:
+            if lay.dealer is not None:
+                draw_dealer(c, lay.dealer)
+            for seat, cell in zip(view.seats, lay.seats, strict=False):
+                draw_seat(c, cell, seat, seat.seat == focus, lay.seat_rows)
+                if seat.seat <= 9 and view.state in ("betting", "deciding"):
+                    p.frame.buttons.append(Button(f"seat.{seat.seat}.select",
+                                                  pygame.Rect(cell.topleft, (0, 0)),
+                                                  str(seat.seat), A.SelectSeat(seat.seat),
+                                                  (str(seat.seat),)))
+            draw_chip_tray(c)
+            draw_tools(c)
+        else:
+            label = self.tr({"recall": "screen.recall", "outcomes": "btn.outcome_meters"}.get(
+                ui.screen, "screen.meters"))
+            p.fill(lay.primary, theme.RECALL, max(4, lay.scale.px(6)))
+            p.text(label, inset(lay.primary, lay.scale.px(8)), lay.scale.large, bold=True,
+                   color=theme.TEXT_DARK, role="primary.status")
+            (draw_recall if ui.screen == "recall" else draw_meters)(c)
+            draw_records_tabs(c)
+        if ui.pad:
+            draw_pad(c)
+        return p.frame

@@ -1,0 +1,350 @@
+"""One seat of the dealer screen: its bets, cards, decision and payout.
+
+A column (landscape) or a row (portrait). While betting it holds a touch spot per bet
+(the chip in use is added to it), Rebet (where there is room) and Clear; while deciding,
+Play and Fold, and once decided the decision, which a press takes back (until the
+reveal); once settled or void, its results in pay order and the button that ticks it
+paid (:mod:`display.dealer.payouts`). The seat the screen names (the keys act on it) is
+outlined in gold. Buttons take the seat's whole width; texts keep a margin.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pygame
+
+from controller.game import inputs as C  # noqa: N812 - the input declarations
+from controller.game.views import SeatView
+from display import outcome_mode as om
+from display import theme
+from display.dealer.actions import Action, AddChip
+from display.dealer.draw import MIN_CARD, Ctx, button, cards, lines, panel
+from display.dealer.payouts import Line, pay_button, result_lines
+from display.dealer.state import PAYING
+from display.painter import Button, cols, inset, rows
+
+BET_KEYS = {"ante": "a", "pair_plus": "p", "six_card_bonus": "x"}
+"""The key of each bet spot (acting on the seat the screen names)."""
+FULL_NAMES_FROM = 150
+"""A seat at least this wide (at ``u`` = 1) writes bet names in full, else short."""
+TEXT_MARGIN = 6
+"""How far a seat's texts keep from its left and right edges at ``u`` = 1: clear of the
+outline of the seat named (3) by 3 pixels of felt."""
+
+
+def bet_names(c: Ctx, seat: SeatView) -> list[str]:
+    """The bet spots of a seat: Ante, Pair Plus, and the 6 Card Bonus where offered."""
+    names = ["ante", "pair_plus"]
+    if c.view.paytables.six_card_bonus or seat.bets.get("six_card_bonus"):
+        names.append("six_card_bonus")
+    return names
+
+
+def bet_lines(c: Ctx, seat: SeatView) -> list[Line]:
+    """A seat's wagers as lines (Play once it plays); in outcome mode, its marks."""
+    return [(name, om.mark_text(seat.bets[name]) if c.outcomes else c.money(seat.bets[name]),
+             theme.TEXT)
+            for name in ("ante", "play", "pair_plus", "six_card_bonus") if seat.bets.get(name)]
+
+
+def bet_name(c: Ctx, name: str, width: int) -> str:
+    """A bet's name in full in a wide seat, else short (``PP``): one style per screen."""
+    full = width >= c.sc.px(FULL_NAMES_FROM)
+    return c.tr.bet(name) if full else c.tr(f"short.{name}")
+
+
+def draw_seat(c: Ctx, rect: pygame.Rect, seat: SeatView, focus: bool, row: bool) -> None:
+    """Draw one seat in ``rect`` (a column, or a row when ``row``)."""
+    p, sc, view = c.p, c.sc, c.view
+    role = f"seat.{seat.seat}"
+    p.region(role, rect)
+    active = bool(seat.bets or seat.cards)
+    panel(c, rect, theme.PANEL if active else theme.FELT_DARK,
+          theme.GOLD if focus else theme.PANEL_LINE, max(2, sc.px(3)) if focus else 1)
+    g = max(2, sc.px(4))
+    if row and not active and view.state != "betting":  # a low row: out of this round
+        p.text(f"{c.tr('word.seat_n', seat=seat.seat)} \u00b7 {c.tr('word.empty_seat')}",
+               inset(rect, sc.px(8), 0), sc.small, color=theme.TEXT_DIM, align="left",
+               role=f"{role}.open")
+        return
+    if row:
+        head_w = sc.px(64)
+        head = inset(pygame.Rect(rect.left, rect.top, head_w, rect.height),
+                     sc.px(TEXT_MARGIN), g)
+        body = pygame.Rect(rect.left + head_w, rect.top, rect.width - head_w, rect.height)
+    else:
+        head = pygame.Rect(rect.left + sc.px(TEXT_MARGIN), rect.top + g,
+                           rect.width - 2 * sc.px(TEXT_MARGIN), sc.line(sc.medium))
+        body = pygame.Rect(rect.left, head.bottom + g, rect.width, rect.bottom - head.bottom - g)
+    _head(c, head, seat, focus, row)
+    state = view.state
+    if state == "betting":
+        _betting(c, body, seat, focus, row)
+    elif state in PAYING and seat.results:
+        _played(c, body, seat, _results(c, seat, body.width, row), row,
+                lambda r: pay_button(c, r, seat))
+    elif state == "deciding" and seat.bets.get("ante"):
+        _played(c, body, seat, bet_lines(c, seat), row, lambda r: _decision(c, r, seat, focus))
+    elif active:
+        _played(c, body, seat, bet_lines(c, seat), row, lambda r: _status(c, r, seat))
+    else:
+        p.text(c.tr("word.empty_seat"), body, sc.medium, color=theme.TEXT_DIM,
+               role=f"{role}.open")
+
+
+def _head(c: Ctx, rect: pygame.Rect, seat: SeatView, focus: bool, row: bool) -> None:
+    p, sc = c.p, c.sc
+    label = c.tr("word.seat_n", seat=seat.seat)
+    mark = ""
+    if focus and c.view.state in PAYING:
+        mark = "\u25b6"  # the next seat to pay
+    elif seat.seat <= 9 and c.view.state in ("betting", "deciding"):
+        mark = str(seat.seat)
+    if row:
+        label = c.tr("word.seat")
+        mark = str(seat.seat) + (" \u25b6" if mark == "\u25b6" else "")
+        a, b = rows(rect, [1, 1.3])
+    else:
+        mw = p.fonts.font(sc.small, True).size(mark)[0] + sc.px(2) if mark else 0
+        a = pygame.Rect(rect.left, rect.top, rect.width - mw, rect.height)
+        b = pygame.Rect(a.right, rect.top, mw, rect.height)
+    p.text(label, a, sc.small if row else sc.medium, bold=not row,
+           color=theme.GOLD if focus else theme.TEXT_DIM if row else theme.TEXT, align="left",
+           role=f"seat.{seat.seat}.label")
+    if row:
+        p.text(mark, b, sc.large, bold=True, color=theme.GOLD if focus else theme.TEXT,
+               align="left", role=f"seat.{seat.seat}.mark")
+    elif mark:
+        p.text(mark, b, sc.small, bold=focus, color=theme.GOLD if focus else theme.TEXT_DIM,
+               align="right", role=f"seat.{seat.seat}.mark")
+
+
+def _betting(c: Ctx, body: pygame.Rect, seat: SeatView, focus: bool, row: bool) -> None:
+    sc, view, g = c.sc, c.view, c.sc.gap
+    names = bet_names(c, seat)
+    if row:
+        cells = cols(inset(body, 0, max(2, sc.px(3))), [1.0] * (len(names) + 2), g)
+        spots, tail = cells[:len(names)], cells[len(names):]
+    else:
+        n = len(names)
+        tail_r = pygame.Rect(body.left, body.bottom - sc.touch, body.width, sc.touch)
+        room = tail_r.top - g - body.top - (n - 1) * g
+        spot_h = max(sc.touch, min(room // n, sc.px(56)))
+        spots = [pygame.Rect(body.left, body.top + i * (spot_h + g), body.width, spot_h)
+                 for i in range(n)]
+        tail = cols(tail_r, [1, 1], g) if body.width >= sc.px(FULL_NAMES_FROM) else [tail_r]
+    enabled = (C.MarkBet if c.outcomes else C.PlaceBet).name in view.allowed
+    for name, r in zip(names, spots, strict=True):
+        _spot(c, r, seat, name, focus, enabled)
+    has = bool(seat.bets)
+    if len(tail) == 2:
+        button(c, f"seat.{seat.seat}.rebet", tail[0], c.tr("btn.rebet"),
+               C.Rebet(seat=seat.seat), keys=("b",) if focus else (),
+               enabled=C.Rebet.name in view.allowed and not has)
+    button(c, f"seat.{seat.seat}.clear", tail[-1], c.tr("btn.clear"),
+           C.ClearBets(seat=seat.seat), keys=("c",) if focus else (),
+           enabled=C.ClearBets.name in view.allowed and has)
+    if len(tail) == 1 and focus and C.Rebet.name in view.allowed:
+        # no room for the seat's Rebet button: its key still works on the seat named
+        c.p.frame.buttons.append(Button(f"seat.{seat.seat}.rebet", pygame.Rect(
+            tail[0].topleft, (0, 0)), c.tr("btn.rebet"), C.Rebet(seat=seat.seat), ("b",)))
+
+
+def _spot(c: Ctx, r: pygame.Rect, seat: SeatView, name: str, focus: bool,
+          enabled: bool) -> None:
+    p, sc = c.p, c.sc
+    amount = seat.bets.get(name, 0)
+    key = BET_KEYS[name]
+    if c.outcomes:  # a touch marks the bet, another takes the mark off (marked: green)
+        action: Action = om.mark(c.view, seat.seat, name)
+        style, value = om.mark_style(amount) if enabled else "flat", om.mark_text(amount)
+    else:
+        action, style = AddChip(seat.seat, name), "flat"
+        value = c.money(amount) if amount else "\u2013"
+    button(c, f"seat.{seat.seat}.bet.{name}", r, "", action,
+           keys=(key,) if focus else (), enabled=enabled, style=style)
+    face = inset(r, max(3, sc.px(6)), max(2, sc.px(3)))
+    if focus:
+        face.width -= p.fonts.font(sc.small).size(key.upper())[0] + sc.px(6)
+    label = bet_name(c, name, r.width)
+    vf = p.fonts.font(sc.small, True)
+    one_line = p.fonts.font(sc.small).size(label + "  ")[0] + vf.size(value)[0] <= face.width
+    if one_line or face.height < 2 * sc.line(sc.small):
+        vw = min(face.width, vf.size(value)[0] + 1)
+        a = pygame.Rect(face.left, face.top, face.width - vw, face.height)
+        b = pygame.Rect(face.right - vw, face.top, vw, face.height)
+    else:
+        a, b = rows(face, [1, 1])
+    p.text(label, a, sc.small, color=theme.TEXT_DIM, align="left", role=f"seat.{seat.seat}.bet")
+    p.text(value, b, sc.small, bold=True, color=theme.TEXT if amount else theme.TEXT_DIM,
+           align="right", role=f"seat.{seat.seat}.amount")
+
+
+def _played(c: Ctx, body: pygame.Rect, seat: SeatView, lines: list[Line], row: bool,
+            action: Callable[[pygame.Rect], None]) -> None:
+    """Cards, hand, lines and the action of a seat in a dealt round."""
+    sc, g = c.sc, max(2, c.sc.px(4))
+    pad = sc.px(TEXT_MARGIN)
+    hand = _hand_text(c, seat)
+    if row:
+        lh = sc.line(sc.small)
+        act_w = sc.touch * 2 + sc.gap
+        card_h = min(body.height - 2 * sc.px(3), sc.px(72))
+        card_w = int(card_h * 0.7 * 3.3) if seat.cards or c.view.state != "void" else 0
+        text_w = body.width - card_w - act_w - 2 * g
+        room = max(1, (body.height - lh - sc.px(2)) // lh)
+        if _row_lines(c, lines, text_w) > room:  # no room for the cards: the lines first
+            card_w, text_w = 0, body.width - act_w - g
+        cards_r, text_r, act_r = cols(body, [card_w, text_w, act_w], g if card_w else 0)
+        if card_w:
+            card_box = pygame.Rect(cards_r.left, cards_r.centery - card_h // 2, cards_r.width,
+                                   card_h)
+            cards(c, card_box, seat.cards, f"seat.{seat.seat}")
+        hand_r = pygame.Rect(text_r.left, text_r.top + sc.px(2), text_r.width, lh)
+        _hand(c, hand_r, seat, hand)
+        flow(c, pygame.Rect(text_r.left, hand_r.bottom, text_r.width,
+                            text_r.bottom - hand_r.bottom), lines, seat.seat)
+        action(inset(act_r, 0, max(2, sc.px(3))))
+        return
+    lh = sc.line(sc.small)
+    text = inset(body, pad, 0)
+    act = pygame.Rect(body.left, body.bottom - sc.touch, body.width, sc.touch)
+    two = hand and c.p.fonts.font(sc.small).size(hand)[0] > text.width
+    hand_h = lh * (2 if two else 1)
+    room = act.top - g - body.top
+    need = hand_h + g + sum(_line_fit(c, ln, text.width)[0] for ln in lines) * lh + g
+    card_h = max(sc.px(MIN_CARD), min(sc.px(44), room - need))
+    if room - need < card_h or not seat.cards and c.view.state == "void":
+        card_h = 0  # every line must show: the cards give way (the hand stays)
+    cards_r = pygame.Rect(text.left, body.top, text.width, card_h)
+    if card_h:
+        cards(c, cards_r, seat.cards, f"seat.{seat.seat}")
+        c.p.region(f"seat.{seat.seat}.cards", cards_r)
+    hand_r = pygame.Rect(text.left, cards_r.bottom + (g if card_h else 0), text.width, hand_h)
+    _hand(c, hand_r, seat, hand)
+    flow(c, pygame.Rect(text.left, hand_r.bottom, text.width, act.top - g - hand_r.bottom),
+         lines, seat.seat)
+    action(act)
+
+
+def _results(c: Ctx, seat: SeatView, width: int, row: bool) -> list[Line]:
+    """A seat's results; in outcome mode a win as ``30:1`` where its words leave no line."""
+    full = result_lines(c, seat)
+    if not c.outcomes or row:
+        return full
+    text_w = width - 2 * c.sc.px(TEXT_MARGIN)
+    if all(_line_fit(c, line, text_w) == (1, True) for line in full):
+        return full
+    return result_lines(c, seat, compact=True)
+
+
+def _hand(c: Ctx, rect: pygame.Rect, seat: SeatView, hand: str) -> None:
+    color = theme.LOSE if seat.decision == "fold" else theme.TEXT
+    lines(c, hand, rect, c.sc.small, bold=True, color=color, role=f"seat.{seat.seat}.hand")
+
+
+def _line_fit(c: Ctx, line: Line, width: int) -> tuple[int, bool]:
+    """(1 or 2 text lines, amount in bold) for a line's name and amount in ``width``.
+
+    One line with a bold amount, else with a regular one, else the amount under the name.
+    """
+    name, value, _ = line
+    label = c.p.fonts.font(c.sc.small).size(bet_name(c, name, width) + " ")[0]
+    for bold in (True, False):
+        if label + c.p.fonts.font(c.sc.small, bold).size(value)[0] <= width:
+            return 1, bold
+    return 2, True
+
+
+def _row_lines(c: Ctx, lines: list[Line], width: int) -> int:
+    """How many text lines ``lines`` take side by side in ``width`` (a seat row)."""
+    f, fb = c.p.fonts.font(c.sc.small), c.p.fonts.font(c.sc.small, True)
+    count, x = (1 if lines else 0), 0
+    for name, value, _ in lines:
+        w = f.size(c.tr(f"short.{name}") + " ")[0] + fb.size(value)[0] + 1
+        if x and x + w > width:
+            count, x = count + 1, 0
+        x += w + c.sc.px(10)
+    return count
+
+
+def flow(c: Ctx, box: pygame.Rect, lines: list[Line], seat: int) -> None:
+    """Bet lines in ``box``, one per line: name left, amount right (or under it).
+
+    In a seat row (portrait) the lines sit side by side.
+    """
+    p, sc = c.p, c.sc
+    if not lines or box.height <= 0:
+        return
+    lh = sc.line(sc.small)
+    fb = p.fonts.font(sc.small, True)
+    role = f"seat.{seat}"
+    if c.lay.seat_rows:
+        items = [(c.tr(f"short.{n}"), v, col) for n, v, col in lines]
+        x, y, gap = box.left, box.top, sc.px(10)
+        f = p.fonts.font(sc.small)
+        for label, value, color in items:
+            lw, vw = f.size(label + " ")[0], fb.size(value)[0] + 1
+            if x > box.left and x + lw + vw > box.right:
+                x, y = box.left, y + lh
+            p.text(label, pygame.Rect(x, y, lw, lh), sc.small, color=theme.TEXT_DIM,
+                   align="left", role=f"{role}.bet")
+            p.text(value, pygame.Rect(x + lw, y, min(vw, box.right - x - lw), lh), sc.small,
+                   bold=True, color=color, align="left", role=f"{role}.amount")
+            x += lw + vw + gap
+        return
+    y = box.top
+    fits = [_line_fit(c, line, box.width) for line in lines]
+    bold = all(b for _, b in fits)  # one weight for the whole seat
+    for line, (n, _) in zip(lines, fits, strict=True):
+        name, value, color = line
+        r = pygame.Rect(box.left, y, box.width, n * lh)
+        vw = min(r.width, p.fonts.font(sc.small, bold).size(value)[0] + 1)
+        a = pygame.Rect(r.left, r.top, r.width - vw if n == 1 else r.width, lh)
+        b = pygame.Rect(r.right - vw, r.bottom - lh, vw, lh)
+        p.text(bet_name(c, name, box.width), a, sc.small, color=theme.TEXT_DIM, align="left",
+               role=f"{role}.bet")
+        p.text(value, b, sc.small, bold=bold, color=color, align="right",
+               role=f"{role}.amount")
+        y = r.bottom
+
+
+def _hand_text(c: Ctx, seat: SeatView) -> str:
+    hand = c.tr.hand(seat.hand)
+    if seat.decision == "fold":
+        word = c.tr("word.folded")
+        hand = f"{hand} \u2022 {word}" if hand else word
+    return hand
+
+
+def _decision(c: Ctx, r: pygame.Rect, seat: SeatView, focus: bool) -> None:
+    """Play and Fold; once decided, the decision, which a press takes back."""
+    view, tr, sc = c.view, c.tr, c.sc
+    decided = seat.decision or c.ui.pending.get(seat.seat)
+    if decided:
+        word = tr("word.played") if decided == "play" else tr("word.folded")
+        button(c, f"seat.{seat.seat}.undo", r, word,
+               C.UndoDecision(seat=seat.seat) if seat.decision else None,
+               keys=("u",) if focus else (), hint="",
+               enabled=C.UndoDecision.name in view.allowed, style="flat",
+               sub="\u21b6 " + tr("btn.undo"),
+               sub_color=theme.WIN if decided == "play" else theme.LOSE)
+        return
+    a, b = cols(r, [1, 1], sc.gap)
+    ok = C.Decide.name in view.allowed
+    button(c, f"seat.{seat.seat}.play", a, tr("btn.play"),
+           C.Decide(seat=seat.seat, decision="play"), keys=("y",) if focus else (),
+           enabled=ok, style="play", pad=1)
+    button(c, f"seat.{seat.seat}.fold", b, tr("btn.fold"),
+           C.Decide(seat=seat.seat, decision="fold"), keys=("f",) if focus else (),
+           enabled=ok, style="fold", pad=1)
+
+
+def _status(c: Ctx, r: pygame.Rect, seat: SeatView) -> None:
+    if seat.decision:
+        word = c.tr("word.played") if seat.decision == "play" else c.tr("word.folded")
+        c.p.text(word, r, c.sc.medium, bold=True,
+                 color=theme.WIN if seat.decision == "play" else theme.LOSE,
+                 role=f"seat.{seat.seat}.decision")
+    c.p.region(f"seat.{seat.seat}.results", r)

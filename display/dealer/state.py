@@ -1,0 +1,350 @@
+"""The dealer screen's own state, and what it makes of a view with it.
+
+:class:`DealerUI` holds what the screen remembers and the table does not (the seat the
+keys act on, the chip in use, an open pad, the seats ticked as paid). The functions here
+read a :class:`~controller.game.views.DealerView` with that state and say what the screen
+offers: the seat it names (:func:`focus_seat`), the one step its large button offers
+(:func:`primary_step`), the next seat to pay (:func:`next_to_pay`), the refusal on show.
+They never change the table; :func:`sync` brings the state up to a newer view.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from controller.game import inputs as C  # noqa: N812 - the input declarations
+from controller.game.round import RoundState
+from controller.game.views import Banner, DealerView, SeatView
+from display import outcome_mode as om
+from display.dealer.actions import Action, OpenPad, PlayRest
+from display.i18n import Translator
+
+ARM_SECONDS = 0.5
+"""A large button that changed what it offers takes no tap for this long (a double tap on
+Reveal does not settle the round)."""
+ANSWER_SECONDS = 3.0
+"""How long a supervisor action sent from the PIN pad waits for the table's answer: a
+refusal in that time opens the pad again with what was typed."""
+READ_SECONDS = (3.0, 0.06, 10.0)
+"""A refusal stays on show (minimum, per character, maximum) seconds, or until a press."""
+REJECTED = "rejected"
+"""The banner kind of a refusal."""
+PAYING = frozenset({RoundState.SETTLED.value, RoundState.VOID.value})
+"""States whose payout list the dealer ticks off."""
+
+
+@dataclass(slots=True)
+class Sent:
+    """A supervisor action sent from the pads, waiting for the table's answer.
+
+    Attributes:
+        command: the command's name.
+        reason / card_rank / card_suit: what was chosen on the pads before the PIN.
+        version: the view's version when it was sent.
+        refusal: the refusal on show then (its journal seq), or None.
+        at: when, monotonic seconds.
+    """
+
+    command: str
+    reason: str | None
+    card_rank: str | None
+    card_suit: str | None
+    version: int
+    refusal: int | None
+    at: float
+
+
+@dataclass(slots=True)
+class DealerUI:
+    """The dealer screen's own state (never game state).
+
+    Attributes:
+        screen: ``main``, ``recall`` or ``meters``.
+        pad: open pad: None, ``reason``, ``card``, ``pin`` or ``wait`` (sent, waiting for
+            the table's answer).
+        pad_action: the supervisor action the pads are for (a command's name).
+        reason: the void reason key chosen.
+        card_rank / card_suit: the card being entered.
+        pin: digits typed.
+        error: why the last PIN was refused, shown on the pad.
+        sent: the supervisor action waiting for the table's answer.
+        selected_seat: the seat chosen while betting (keys and touches), or None.
+        decide_seat: the seat chosen while deciding, or None (the first undecided).
+        chip: chip value in use (minor units), or None (the smallest).
+        recall_index: which recall round is shown (0 = newest).
+        flash: (button id, until monotonic seconds) of the last press, for feedback.
+        chips_placed: (seat, bet, amount) of each chip placed this round, for Undo.
+        decided: seats decided from this screen this round, for Undo.
+        pending: seat -> decision posted but not yet in the view (fast keys).
+        posted_version: the view's version when the last command was posted.
+        paid: seats ticked as paid this round.
+        round_key: (round id, state) of the last view seen.
+        refusal_read: the journal seq of the refusal read (it is not shown again).
+        refusal_since: (seq, monotonic seconds) the refusal on show was first seen.
+        primary: what the large button offered, and since when.
+        lock_seen: (view version, seconds locked, monotonic seconds first seen).
+    """
+
+    screen: str = "main"
+    pad: str | None = None
+    pad_action: str | None = None
+    reason: str | None = None
+    card_rank: str | None = None
+    card_suit: str | None = None
+    pin: str = ""
+    error: str = ""
+    sent: Sent | None = None
+    selected_seat: int | None = None
+    decide_seat: int | None = None
+    chip: int | None = None
+    recall_index: int = 0
+    flash: tuple[str, float] = ("", 0.0)
+    chips_placed: list[tuple[int, str, int]] = field(default_factory=list)
+    decided: list[int] = field(default_factory=list)
+    pending: dict[int, str] = field(default_factory=dict)
+    posted_version: int = -1
+    paid: set[int] = field(default_factory=set)
+    round_key: tuple[int, str] | None = None
+    refusal_read: int | None = None
+    refusal_since: tuple[int, float] | None = None
+    primary: tuple[Any, float] = (None, 0.0)
+    lock_seen: tuple[int, int, float] = (-1, 0, 0.0)
+
+    def reset_pad(self) -> None:
+        """Close the pads and forget what was typed on them."""
+        self.pad = self.pad_action = self.reason = self.card_rank = self.card_suit = None
+        self.pin = self.error = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """What the large button offers.
+
+    Attributes:
+        label: the label's key (``btn.settle``), or a status key when it is no button.
+        action: what a press does, or None (a status: nothing to press now).
+        keys: its shortcuts (``return`` always among them when it acts).
+        enabled: it takes a press now.
+        pin: it asks for a supervisor's PIN first.
+        params: values for the label.
+    """
+
+    label: str
+    action: Action | None = None
+    keys: tuple[str, ...] = ()
+    enabled: bool = False
+    pin: bool = False
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+def sync(ui: DealerUI, view: DealerView, now: float, tr: Translator | None = None) -> None:
+    """Bring the screen's state up to ``view`` (a new round, state or answer).
+
+    A new round forgets the chips, decisions and ticks of the last and the seat chosen
+    (the outline goes back to the first seat); a new state forgets the seat chosen for
+    deciding. A supervisor action refused by the table opens its pad again with what was
+    typed (the PIN aside) and why, in words (``tr``: the screen's language); one
+    answered otherwise closes it.
+    """
+    key = (view.round_id, view.state)
+    if ui.round_key is None or ui.round_key[0] != key[0]:
+        ui.selected_seat = None  # a new round starts on the first seat, as a table does
+        ui.paid.clear()
+        ui.chips_placed.clear()
+        ui.decided.clear()
+    if ui.round_key != key:
+        ui.decide_seat = None
+        ui.pending.clear()
+    ui.round_key = key
+    if view.version != ui.posted_version:
+        ui.pending.clear()
+    if view.refusal_seq is not None and view.refusal_seq != ui.refusal_read and (
+            ui.refusal_since is None or ui.refusal_since[0] != view.refusal_seq):
+        ui.refusal_since = (view.refusal_seq, now)
+    if ui.lock_seen[:2] != (view.version, view.pin_locked_seconds):
+        ui.lock_seen = (view.version, view.pin_locked_seconds, now)
+    sent = ui.sent
+    if sent is None:
+        return
+    refusal = refusal_banner(view)
+    if (refusal is not None and view.refusal_seq != sent.refusal
+            and refusal.params.get("input") == sent.command):
+        ui.reset_pad()
+        ui.pad, ui.pad_action = "pin", sent.command
+        ui.reason, ui.card_rank, ui.card_suit = sent.reason, sent.card_rank, sent.card_suit
+        ui.error = tr.rejection(refusal) if tr is not None else refusal.message
+        ui.refusal_read = view.refusal_seq  # told on the pad, where the eye is
+        ui.sent = None
+    elif view.version != sent.version or now - sent.at > ANSWER_SECONDS:
+        if ui.pad == "wait":
+            ui.reset_pad()
+        if now - sent.at > ANSWER_SECONDS:
+            ui.sent = None
+
+
+def refusal_banner(view: DealerView) -> Banner | None:
+    """The refusal the view carries, if any."""
+    for b in view.banners:
+        if b.kind == REJECTED:
+            return b
+    return None
+
+
+def shown_refusal(view: DealerView, ui: DealerUI, now: float) -> Banner | None:
+    """The refusal to show now: new, not yet read, and not on show past its reading time."""
+    b = refusal_banner(view)
+    since = ui.refusal_since
+    if b is None or since is None or since[0] != view.refusal_seq or (
+            view.refusal_seq == ui.refusal_read):
+        return None
+    return None if now - since[1] > read_time(b.message) else b
+
+
+def lock_left(view: DealerView, ui: DealerUI, now: float) -> int:
+    """Seconds PIN entry stays locked, counted down from the view's figure."""
+    _, seconds, seen = ui.lock_seen
+    return max(0, -int(-(seconds - (now - seen)) // 1)) if seconds else 0
+
+
+def undecided(view: DealerView, ui: DealerUI) -> list[int]:
+    """Seats with an Ante and no decision (nor one just posted), in seat order."""
+    return [s.seat for s in view.seats
+            if s.bets.get("ante") and not s.decision and s.seat not in ui.pending]
+
+
+def payout_seats(view: DealerView) -> list[int]:
+    """Seats with something to pay, take or return, in seat order."""
+    if view.state not in PAYING:
+        return []
+    return [s.seat for s in view.seats if s.results]
+
+
+def seat_verb(view: DealerView, seat: SeatView) -> str:
+    """What the dealer does at a settled or void seat: ``pay``, ``take`` or ``return``.
+
+    A void returns every wager. Bets in amounts follow the seat's net: paid when it is
+    won, taken when it is lost, returned when it is nil. Bets as outcomes follow the
+    outcomes: paid when a bet wins, returned when none wins and one pushes (or is
+    refunded), taken when every bet loses. The seat's button, the next step and the
+    large button's status all say this verb.
+    """
+    if view.state == RoundState.VOID.value:
+        return "return"
+    if om.on(view):
+        outcomes = {r.outcome for r in seat.results}
+        if "win" in outcomes:
+            return "pay"
+        return "return" if outcomes & {"push", "refund"} else "take"
+    net = seat.net or 0
+    return "pay" if net > 0 else "take" if net < 0 else "return"
+
+
+def next_to_pay(view: DealerView, ui: DealerUI) -> int | None:
+    """The first seat not ticked as paid, or None."""
+    for seat in payout_seats(view):
+        if seat not in ui.paid:
+            return seat
+    return None
+
+
+def seat_view(view: DealerView, number: int) -> SeatView:
+    """The view of seat ``number``.
+
+    Raises:
+        KeyError: no such seat at the table.
+    """
+    for s in view.seats:
+        if s.seat == number:
+            return s
+    raise KeyError(f"no seat {number}")
+
+
+def focus_seat(view: DealerView, ui: DealerUI) -> int | None:
+    """The seat the screen names and outlines, and the seat keys act on.
+
+    Betting: the seat last touched or chosen by its digit (seat 1 at first). Deciding:
+    the seat chosen by its digit, else the first undecided seat (a decision moves on).
+    Paying: the next seat to pay. Dealing: the seat the next card goes to. Otherwise
+    none.
+    """
+    numbers = [s.seat for s in view.seats]
+    if view.state == "deciding":
+        waiting = undecided(view, ui)
+        if ui.decide_seat in {s.seat for s in view.seats if s.bets.get("ante")}:
+            return ui.decide_seat  # chosen by its digit, decided or not (Undo acts on it)
+        return waiting[0] if waiting else None
+    if view.state in PAYING:
+        return next_to_pay(view, ui)
+    due = view.next_card or view.waiting_card
+    if due is not None:  # dealing: the seat the next card goes to
+        return due[0] if due[0] > 0 else None
+    if view.state == "betting":
+        if ui.selected_seat in numbers:
+            return ui.selected_seat
+        return numbers[0] if numbers else None
+    return None
+
+
+def chip_in_use(view: DealerView, ui: DealerUI) -> int:
+    """The chip value in use (the smallest until one is picked)."""
+    chips = view.chip_values or (100,)
+    return ui.chip if ui.chip in chips else chips[0]
+
+
+def _pad_step(label: str, command: type[C.DealerCommand], key: str) -> Step:
+    return Step(label, OpenPad(command.name), (key, "return"), True, pin=True)
+
+
+def _command_step(view: DealerView, command: C.DealerCommand, key: str) -> Step:
+    if command.name in view.pin_needed:
+        return _pad_step(f"btn.{command.name}", type(command), key)
+    return Step(f"btn.{command.name}", command, (key, "return"), command.name in view.allowed)
+
+
+def primary_step(view: DealerView, ui: DealerUI) -> Step:
+    """The one step the large button offers: the one the table will accept now.
+
+    While seats are undecided it plays the rest (the dealer folds the folding seats
+    first). When no press can move the round on (cards are due from the shoe, the shoe
+    link is down, seats still to pay) it is a status, not a button.
+    """
+    state, allowed = view.state, view.allowed
+    if state == "locked":
+        return Step("next.locked")
+    if state == "paused":
+        if C.ManualCard.name in allowed:
+            return _pad_step("btn.manual_card", C.ManualCard, "f10")
+        if C.Resume.name in allowed:
+            return _command_step(view, C.Resume(), "f5")
+        return Step("status.shoe" if view.link_state != "online" else "status.waiting")
+    if state == "betting":
+        if view.deck_blocked and C.UnblockDeck.name in allowed:
+            return _pad_step("btn.unblock_deck", C.UnblockDeck, "f11")
+        return Step("btn.no_more_bets", C.NoMoreBets(), ("n", "return"),
+                    C.NoMoreBets.name in allowed)
+    if state in ("no_more_bets", "dealing"):
+        return Step("status.dealing")
+    if state == "deciding":
+        waiting = undecided(view, ui)
+        if waiting and C.Decide.name in allowed:
+            return Step("btn.play_rest", PlayRest(), ("shift+y", "return"), True,
+                        params={"n": len(waiting)})
+        return Step("btn.reveal", C.Reveal(), ("r", "return"),
+                    C.Reveal.name in allowed and not ui.pending)
+    if state == "reveal":
+        return _command_step(view, C.Settle(), "s")
+    if state in PAYING:
+        seat = next_to_pay(view, ui)
+        if seat is not None:
+            return Step(f"status.{seat_verb(view, seat_view(view, seat))}",
+                        params={"seat": seat})
+        if C.NextRound.name in allowed:
+            return _command_step(view, C.NextRound(), "g")
+    return Step("status.waiting")
+
+
+def read_time(text: str) -> float:
+    """Seconds a refusal of ``text`` stays on show."""
+    lo, per, hi = READ_SECONDS
+    return min(hi, lo + per * len(text))
