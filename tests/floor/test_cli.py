@@ -25,7 +25,6 @@ from controller.game.auth import DEMO_PINS, demo_pin_hashes
 from controller.game.config import ConfigError, load_config
 from controller.game.engine import TableConfig
 from controller.game.events import Alarm
-from controller.game.journal import Journal
 from controller.game.table import Table
 from controller.simulate_cli import simulate
 from floor.follower import Follower
@@ -104,14 +103,6 @@ def test_a_journal_equal_to_the_floor_verifies(recorded):
     assert as_text.stdout.splitlines()[1].startswith(
         f"floor OK: the {out['floor']['rounds_checked']} rounds the floor recorded of table "
         f"{TABLE}")
-
-
-def _last_events(journal: Path) -> int:
-    j = Journal(journal, readonly=True)
-    try:
-        return j.last_seq
-    finally:
-        j.close()
 
 
 def _cut(path: Path, keep: int) -> None:
