@@ -16,6 +16,12 @@ Where it starts: messages are made for the events after ``after`` (the outbox cu
 the game is first rebuilt from a sealed snapshot taken in a round BEFORE the first round
 it may report, so that the previous round's last event is known too
 (:meth:`Follower._start_snapshot`). A resend follows the same way from the round asked for.
+
+The journal is read through its reading API, in either format, with the archive its
+history was moved to (:mod:`controller.game.archive`): a resend of archived rounds is
+answered from the archive. Without the archive beside the journal the follower starts at
+the cut, and a round whose previous round ended before the cut is not sent (no previous
+round is made up): :attr:`Follower.withheld` names it, and the floor goes on lacking it.
 """
 
 from __future__ import annotations
@@ -97,6 +103,8 @@ class Follower:
     Attributes:
         position: the newest event replayed.
         genesis: the hash of the journal's first event (empty before it exists).
+        withheld: the newest round not sent because the round before it ended where the
+            follower cannot read (an archive not found beside the journal); 0: none.
 
     Raises:
         JournalError: the file is not a journal.
@@ -115,9 +123,10 @@ class Follower:
         self.emit_after = after
         self.pairs: dict[int, tuple[int, str]] = {}
         self.genesis, self.first_utc = self._first()
-        self.last_round = 0
+        self.last_round = self.withheld = self._withheld_said = 0
         self._notes: dict[str, Any] = {}
-        start = self._start_snapshot(after, rounds_from)
+        # events moved to an archive not found here cannot be read: start at the cut
+        start = self._start_snapshot(max(after, self.journal.first_seq - 1), rounds_from)
         try:
             self.game, self.position = (start_state(self.journal, start) if start
                                         else (Game(), 0))
@@ -177,6 +186,19 @@ class Follower:
         finally:
             self._end_read()
 
+    def withheld_note(self) -> str | None:
+        """What to log of the rounds not sent (:attr:`withheld`): once, when it changes.
+
+        Returns:
+            The line to log, or None: nothing new withheld since the last call.
+        """
+        if self.withheld == self._withheld_said:
+            return None
+        self._withheld_said = self.withheld
+        return (f"floor: round {self.withheld} and those before it cannot be sent to the "
+                f"floor: {self.journal.archive_missing or 'the journal does not hold them'}"
+                " (the floor gets them once the archive is back beside the journal)")
+
     def head(self) -> int:
         """The journal's newest event (a read of its own)."""
         try:
@@ -220,10 +242,13 @@ class Follower:
             for rid, rec in sorted(self.game.take_derived().rounds.items()):
                 if rec["status"] not in FINISHED:
                     continue
-                prev = self.pairs.get(rid - 1, (0, GENESIS))
+                prev = self.pairs.get(rid - 1, (0, GENESIS) if rid == 1 else None)
                 self.pairs[rid] = (seq, h)
                 self.last_round = max(self.last_round, rid)
                 if report and (self.live or rid >= self.rounds_from):
+                    if prev is None:  # the round before it ended where we cannot read
+                        self.withheld = rid
+                        continue
                     out.append(Outgoing(seq, RoundMessage(
                         table=self.table_id, journal=self.genesis, round_id=rid, seq=seq,
                         hash=h, prev_seq=prev[0], prev_hash=prev[1],

@@ -259,6 +259,8 @@ class FloorPublisher:
             if msgs is not None:
                 self._live.extend(_Entry(m) for m in msgs)
                 made = True
+            if (note := f.withheld_note()) is not None:
+                self._warn("withheld", "%s", note)
         if len(self._resent) < AHEAD:
             msgs = self._resends.poll(CHUNK, self._pace)
             if msgs is not None:

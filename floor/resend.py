@@ -19,6 +19,7 @@ from controller.game.journal import JournalError
 from controller.game.replay import ReplayError
 from floor.follower import Follower, Outgoing
 from floor.messages import ResendRequest
+from floor.mqtt import Throttle
 
 log = logging.getLogger("threecard.floor")
 
@@ -48,6 +49,7 @@ class Resends:
         self.pending: int | None = None
         self._until = 0
         self._next_start = 0.0
+        self._throttle = Throttle(log)  # rounds it cannot send: said once a minute
 
     def ask(self, req: ResendRequest, genesis: str, position: int) -> None:
         """A request from the floor: remember it (it starts in :meth:`poll`).
@@ -95,6 +97,8 @@ class Resends:
         if r is None:
             return None
         msgs = r.poll(limit)
+        if (note := r.withheld_note()) is not None:
+            self._throttle.log("withheld", logging.WARNING, "%s", note)
         if msgs is None or r.done:
             log.info("floor: rounds from %d up to event %d sent again", r.rounds_from,
                      r.position)

@@ -205,8 +205,10 @@ class BareClient:
         self.c.loop_stop()
 
 
-PASSWORDS = {"floor.recorder": "floor-secret", "TCP-A": "a-secret", "TCP-B": "b-secret"}
-"""The broker's users in the secured tests: the recorder and two tables."""
+PASSWORDS = {"floor.recorder": "floor-secret", "TCP-A": "a-secret", "TCP-B": "b-secret",
+             "floor": "f-secret"}
+"""The broker's users in the secured tests: the recorder and three tables (one named
+``floor``)."""
 
 
 class Floor:

@@ -52,8 +52,11 @@ def test_the_broker_refuses_a_table_publishing_as_another(floor):
     # it reads only its own resend requests and status
     a.c.subscribe([("threecard/+/resend", 1), ("threecard/+/status", 1)])
     b = floor.client(broker, "TCP-B", floor.users["TCP-B"])
+    named_floor = floor.client(broker, "floor", floor.users["floor"])
+    named_floor.c.subscribe("threecard/#", qos=1)
     try:
         assert a.connack == 0 and a.ready.wait(5)
+        assert named_floor.connack == 0 and named_floor.ready.wait(5)
         assert b.publish("threecard/TCP-B/status") == 0
         assert a.publish("threecard/TCP-A/status") == 0
         assert a.publish("threecard/TCP-B/round") == NOT_AUTHORIZED
@@ -68,14 +71,21 @@ def test_the_broker_refuses_a_table_publishing_as_another(floor):
         for topic in ("threecard/TCP-A/round", "threecard/floor/round",
                       "threecard/floor/status"):
             assert recorder.publish(topic) == NOT_AUTHORIZED, topic
+        # a table named "floor" is a table like any other: none of the recorder's rights
+        assert named_floor.publish("threecard/floor/round") == 0
+        for topic in ("threecard/TCP-A/resend", "threecard/TCP-A/round",
+                      "threecard/floor/resend"):
+            assert named_floor.publish(topic) == NOT_AUTHORIZED, topic
         time.sleep(0.3)
         assert recorder.got == ["threecard/TCP-B/status", "threecard/TCP-A/status",
                                 "threecard/TCP-A/round", "threecard/TCP-B/resend",
-                                "threecard/TCP-A/resend"]
+                                "threecard/TCP-A/resend", "threecard/floor/round"]
         assert a.got == ["threecard/TCP-A/status", "threecard/TCP-A/resend"]
+        assert named_floor.got == []  # it reads no other table
     finally:
         a.close()
         b.close()
+        named_floor.close()
         recorder.close()
     for user, password in (("TCP-B", "a-secret"), ("TCP-B", None), (None, None)):
         c = floor.client(broker, user, password)

@@ -45,6 +45,8 @@ def test_floor_files_that_cannot_be_used_stop_run_before_the_journal_opens(tmp_p
          f"[floor] client_cert {not_pem} with client_key {not_pem}: not a PEM certificate"),
         ({"broker": "mqtt://floor.lan", "password_file": str(tmp_path / "none.pw")},
          f"[floor] password_file {tmp_path / 'none.pw'}: cannot read"),
+        ({"broker": "mqtts://floor.lan", "ca_file": str(tmp_path / "none.pem")},
+         f"[floor] ca_file {tmp_path / 'none.pem'}: no such file"),
     ]
     for i, (floor, says) in enumerate(cases):
         config = _config(tmp_path / f"table{i}.toml", journal, **floor)

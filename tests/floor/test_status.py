@@ -6,7 +6,8 @@ cable, nothing more on the wire) is OFFLINE on the floor within the broker's kee
 limit (1.5 times the keep-alive interval, and Mosquitto's whole seconds): within 15 s, by
 its last will, although the will was made when the table connected, before its
 ``online``. A table stopped cleanly is STOPPED, its alarms none; and the first line says
-whether the recorder runs, stopped, or fell silent.
+whether the recorder runs, stopped, or fell silent. An ``offline`` forged under a running
+table's journal is answered by the table's ``online``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import subprocess
 import sys
 import time
 
+from controller.game.journal import Journal
+from floor.messages import StatusMessage, decode, encode
 from floor.mqtt import KEEPALIVE_S
 from floor.report import SILENT_AFTER_S
 from floor.store import Store
@@ -92,3 +95,33 @@ def test_floor_status_says_whether_the_recorder_runs_and_which_table_stopped(flo
     (status,) = floor.cli_json(["floor", "status", "--store", str(store), "--json"])
     assert status["recorder"]["state"] == "silent"
     assert "SILENT since" in _status_text(store)[0]
+
+
+def test_an_offline_forged_under_a_running_tables_journal_is_answered_by_the_table(
+        floor, tmp_path):
+    # on a broker without an ACL anyone may write on a table's status topic: an "offline"
+    # naming the table's own journal is believed for a moment, and the table, which reads
+    # its own status, answers it with its online
+    broker = floor.broker().start()
+    store = tmp_path / "floor.sqlite3"
+    floor.recorder(broker, store)
+    journal = tmp_path / "f.sqlite3"
+    table = floor.table(broker, "TCP-F", journal, 50)
+    table.wait_for(r"round 2: dealer", 60)
+    floor.wait_until(lambda: _statuses(store).get("TCP-F") == "online", 15, "TCP-F online")
+    j = Journal(journal, readonly=True)
+    genesis = j.genesis()[0]
+    j.close()
+    forger = floor.client(broker, None, None)
+    forged = StatusMessage(table="TCP-F", journal=genesis, status="offline",
+                           connection=time.time_ns() // 1000, sent_us=time.time_ns() // 1000)
+    assert forger.publish("threecard/TCP-F/status", encode(forged), retain=True) == 0
+    time.sleep(2.0)
+    floor.wait_until(lambda: _statuses(store).get("TCP-F") == "online", 10,
+                     "the table's online again")
+    # and the broker keeps the table's word for whoever subscribes next
+    reader = floor.client(broker, None, None)
+    reader.c.subscribe("threecard/TCP-F/status", qos=1)
+    floor.wait_until(lambda: reader.payloads, 10, "the retained status")
+    assert decode("status", reader.payloads[-1][1]).status == "online"
+    assert table.stop() == 0
