@@ -26,9 +26,8 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
+from floor_feed import finished
 from paho.mqtt.enums import CallbackAPIVersion
-
-from controller.game import recall as rc
 
 REPO = Path(__file__).resolve().parents[2]
 ACL = REPO / "systemd" / "mosquitto-threecard.acl"
@@ -284,10 +283,7 @@ class Floor:
     free_port = staticmethod(free_port)
     wait_until = staticmethod(wait_until)
 
-    @staticmethod
-    def finished(journal: Path) -> list[dict]:
-        """The journal's settled and voided rounds as ``recall --json`` shows them."""
-        return [r for r in rc.recall(journal, 1_000_000) if r["status"] in ("settled", "void")]
+    finished = staticmethod(finished)
 
     @staticmethod
     def stored(store: Path, table: str) -> list[dict]:

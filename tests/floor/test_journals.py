@@ -21,6 +21,7 @@ import sys
 from datetime import timedelta
 from pathlib import Path
 
+from floor_feed import feed_messages, finished
 from step_clock import StepClock
 
 from controller.autoplay import AutoPlayer
@@ -56,18 +57,7 @@ def _play(table: Table, rounds: int, seed: int = 5) -> None:
 
 
 def _messages(journal: Path, table: str = TABLE, **kw) -> list:
-    f = Follower(journal, table, **kw)
-    out = []
-    try:
-        while (batch := f.poll()) is not None:
-            out += batch
-    finally:
-        f.close()
-    return out
-
-
-def _finished(journal: Path) -> list[dict]:
-    return [r for r in rc.recall(journal, 10_000) if r["status"] in ("settled", "void")]
+    return feed_messages(journal, table, **kw)
 
 
 def _recorded(journal: Path, store_path: Path) -> None:
@@ -102,14 +92,14 @@ def test_the_floor_hears_a_format_1_journal_as_it_hears_a_format_2_one(tmp_path)
     _recorded(one, store)
     for path in (one, two):
         verdict = compare(path, store)
-        assert verdict.ok and verdict.rounds_checked == len(_finished(path)), verdict
+        assert verdict.ok and verdict.rounds_checked == len(finished(path)), verdict
     # a journal written by the last version that wrote format 1
     old = tmp_path / "old.sqlite3"
     shutil.copyfile(DATA / "format1.journal", old)
     shutil.copyfile(DATA / "format1.journal.anchor", f"{old}.anchor")
     rounds = {m.body.round_id: m.body for m in _messages(old, "TABLE-1") if m.name == "round"}
     assert [rc.as_recalled(rounds[r["round_id"]].record.to_dict(), "") for r in
-            _finished(old)] == _finished(old)
+            finished(old)] == finished(old)
 
 
 def _threecard(*args: str) -> subprocess.CompletedProcess:
@@ -126,7 +116,7 @@ def test_an_archived_journal_answers_the_floor_from_its_archive(floor, tmp_path)
     table = Table(journal, config)
     feed = open_floor(config, table, drain_s=30)
     _play(table, 12)
-    floor.wait_until(lambda: floor.stored(first_store, TABLE) == _finished(journal), 30,
+    floor.wait_until(lambda: floor.stored(first_store, TABLE) == finished(journal), 30,
                      "the rounds on the first floor")
     feed.stop()
     table.close()
@@ -148,14 +138,14 @@ def test_an_archived_journal_answers_the_floor_from_its_archive(floor, tmp_path)
     floor.wait_until(lambda: len(floor.stored(store, TABLE)) > moved["rounds"] + 2, 60,
                      "the archived rounds and new ones on the floor")
     assert dealer.stop() == 0
-    floor.wait_until(lambda: floor.stored(store, TABLE) == _finished(journal), 30,
+    floor.wait_until(lambda: floor.stored(store, TABLE) == finished(journal), 30,
                      "the store equal to the journal with its archive")
-    assert [r["round_id"] for r in _finished(journal)][-1] == 1
+    assert [r["round_id"] for r in finished(journal)][-1] == 1
     checked = _threecard("verify-journal", "--journal", journal, "--floor-store", store,
                          "--json")
     out = json.loads(checked.stdout)
     assert checked.returncode == 0 and out["floor"]["ok"], out
-    assert out["floor"]["rounds_checked"] == len(_finished(journal))
+    assert out["floor"]["rounds_checked"] == len(finished(journal))
     assert out["floor"]["notes"] == [], out["floor"]
 
 

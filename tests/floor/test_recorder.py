@@ -19,6 +19,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from floor_feed import feed_messages, finished
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -30,7 +31,6 @@ from controller.game.events import CardRead
 from controller.game.inputs import Decide, NextRound, NoMoreBets, PlaceBet, Reveal, Settle
 from controller.game.table import Table
 from controller.simulate_cli import simulate
-from floor.follower import Follower
 from floor.messages import RoundMessage, StateMessage, StatusMessage, encode
 from floor.recorder import GRACE_S, MAX_ASKS, RETRY_S, Recorder
 from floor.store import Store
@@ -63,18 +63,7 @@ def journal(tmp_path_factory) -> Path:
 
 
 def _messages(journal: Path, **kw) -> list:
-    f = Follower(journal, TABLE, **kw)
-    out = []
-    try:
-        while (batch := f.poll()) is not None:
-            out += batch
-    finally:
-        f.close()
-    return out
-
-
-def _finished(journal: Path) -> list[dict]:
-    return [r for r in rc.recall(journal, 10_000) if r["status"] in ("settled", "void")]
+    return feed_messages(journal, TABLE, **kw)
 
 
 class Clock:
@@ -88,7 +77,7 @@ class Clock:
 def test_the_follower_sends_each_round_as_recall_shows_it_chained_to_the_one_before(journal):
     rounds = [m.body for m in _messages(journal) if m.name == "round"]
     newest = {m.round_id: m for m in rounds}  # the later version of a round wins
-    want = _finished(journal)
+    want = finished(journal)
     assert [rc.as_recalled(newest[r["round_id"]].record.to_dict(), "") for r in want] == want
     assert sorted(newest) == list(range(1, len(want) + 1))
     # exactly one round was sent twice: first when it ended, again when the burn joined it
@@ -200,7 +189,7 @@ def test_whatever_the_broker_delivers_the_recorder_ends_equal_to_the_journal(jou
             # it came (its successor, once here, disowns it: asked for next)
             assert asked[0][1].from_round in (lacking[0], lacking[0] + 1)
             assert 1 <= len(asked) <= 2
-        assert store.rounds(TABLE, genesis) == _finished(journal)
+        assert store.rounds(TABLE, genesis) == finished(journal)
         assert rec.series[TABLE, genesis].contiguous == len(newest)
         store.close()
 
@@ -330,10 +319,10 @@ def test_a_new_journal_is_a_new_series_and_rounds_shows_the_newest(journal, tmp_
     assert [s[0:2] for s in store.series()] == [(TABLE, first[0].journal),
                                                 (TABLE, second[0].journal)]
     store.close()
-    assert _rounds_json(store_path) == _finished(other)
-    assert _rounds_json(store_path, "--journal", first[0].journal[:12]) == _finished(journal)
+    assert _rounds_json(store_path) == finished(other)
+    assert _rounds_json(store_path, "--journal", first[0].journal[:12]) == finished(journal)
     assert _rounds_json(store_path, "--journal", first[0].journal[:12], "--last", "2") == \
-        _finished(journal)[:2]
+        finished(journal)[:2]
 
 
 def test_a_state_with_a_newer_end_for_a_stored_round_gets_that_round_again(journal, tmp_path):
@@ -412,7 +401,7 @@ def test_a_round_forged_under_the_tables_name_gives_way_to_the_journals(journal,
     rec.check()
     assert asked == [last]
     _deliver(rec, [m.body for m in _messages(journal, rounds_from=last, until=state.seq)])
-    assert store.rounds(TABLE, rounds[1].journal) == _finished(journal)
+    assert store.rounds(TABLE, rounds[1].journal) == finished(journal)
     assert rec.series[TABLE, rounds[1].journal].contiguous == last
     clock.now += RETRY_S + GRACE_S
     rec.check()
@@ -478,7 +467,7 @@ def test_rounds_and_status_agree_on_the_current_journal_and_older_gaps_show(jour
     _deliver(rec, [m for m in first if getattr(m, "round_id", 0) != 3])  # round 3 lost
     _deliver(rec, second)
     (row,) = floor_status(store, datetime.now(UTC))
-    assert row.journal == second[0].journal and _rounds_json(store_path) == _finished(other)
+    assert row.journal == second[0].journal and _rounds_json(store_path) == finished(other)
     assert row.older_lacking == [
         f"journal {first[0].journal[:16]}: rounds 3 to {newest} (or part of them)"]
     # the table runs on its first journal again: both name that one now
