@@ -538,6 +538,8 @@ def run(args: argparse.Namespace) -> int:
         # the demo's own shoe names its dialect: the configured shoe's is not in question
         check_shoe(config, warn_dialect=not (demo and args.shoe is None))
         cli.dealer_window(config)  # a size that does not read stops the run now
+        from controller.floor_link import check_floor
+        check_floor(config)  # its files before the journal opens
     except ConfigError as exc:
         print(f"threecard run: {exc}", file=sys.stderr)
         return 2

@@ -60,14 +60,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     rounds.add_argument("--table", required=True, type=_table_id, help="the table id")
     rounds.add_argument("--journal", metavar="HASH",
                         help="the journal (its first event's hash, or a prefix); default the "
-                        "table's newest")
+                        "table's current one (the journal of its newest message, as floor "
+                        "status shows)")
     rounds.add_argument("--last", type=whole_number(1, MAX_LAST),
                         help="the newest N rounds only")
     rounds.add_argument("--json", action="store_true", help="print JSON")
     status = sub.add_parser("status", help="one line a table: online, last round, "
                             "rounds per hour, hold, open alarms",
-                            description="One line a table: online, last round, rounds in the "
-                            "last hour, hold, open alarms, and what the floor lacks.")
+                            description="Whether the recorder runs, then one line a table: "
+                            "online, stopped or offline, last round, rounds in the last hour, "
+                            "hold, open alarms, when it was last heard, and what the floor "
+                            "lacks. --json: {\"recorder\": ..., \"tables\": [...]}.")
     status.add_argument("--store", required=True, metavar="PATH", help="the floor's store")
     status.add_argument("--json", action="store_true", help="print JSON")
 
@@ -101,7 +104,7 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         return serve(settings, args.store, args.client_id, stop)
     except FloorError as exc:
-        print(f"threecard floor serve: {exc}", file=sys.stderr)
+        print(f"threecard floor serve: {exc.as_option()}", file=sys.stderr)
         return 2
     except StoreError as exc:
         return _fail(exc)
@@ -128,6 +131,9 @@ def _rounds(args: argparse.Namespace) -> int:
     def read(store: Any) -> tuple[list[str], list[dict[str, Any]]]:
         journals = [j for j in store.journals(args.table)
                     if j.startswith((args.journal or "").lower())]
+        current = next((t.journal for t in store.tables() if t.table_id == args.table), None)
+        if args.journal is None and current in journals:  # the one floor status shows
+            journals.append(current)
         return journals, store.rounds(args.table, journals[-1], args.last) if journals else []
 
     try:
@@ -148,15 +154,19 @@ def _rounds(args: argparse.Namespace) -> int:
 
 
 def _status(args: argparse.Namespace) -> int:
-    from floor.report import floor_status
+    from floor.report import floor_status, recorder_status
     from floor.store import StoreError
 
+    now = datetime.now(UTC)
     try:
-        rows = _read(args.store, lambda store: floor_status(store, datetime.now(UTC)))
+        recorder, rows = _read(args.store, lambda store: (recorder_status(store, now),
+                                                          floor_status(store, now)))
     except StoreError as exc:
         return _fail(exc)
     if args.json:
-        print(json.dumps([r.to_dict() for r in rows]))
+        print(json.dumps({"recorder": recorder.to_dict(),
+                          "tables": [r.to_dict() for r in rows]}))
     else:
-        print("\n".join(r.line() for r in rows) if rows else "no table heard yet")
+        print(recorder.line(now))
+        print("\n".join(r.line(now) for r in rows) if rows else "no table heard yet")
     return 0

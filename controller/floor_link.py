@@ -32,13 +32,40 @@ def floor_overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 
 class _NoFeed:
-    """No floor configured: nothing to stop."""
+    """No floor configured: nothing to stop, nothing left to send."""
+
+    left = 0
 
     def stop(self, drain_s: float = 0.0) -> None:
         """Nothing to do."""
 
 
 NO_FEED = _NoFeed()
+
+
+def check_floor(config: TableConfig, journal: str | None = None) -> None:
+    """Check ``[floor]`` before the journal opens: its files can be read and used.
+
+    Args:
+        config: the configuration.
+        journal: the journal's path (default the configuration's): the feed reads it, so
+            it must be a file, not ``:memory:``.
+
+    Raises:
+        ConfigError: naming the setting (``[floor] ca_file ...: not a PEM file ...``).
+    """
+    if not config.floor_broker:
+        return
+    from floor.mqtt import FloorError, settings_from
+
+    if (journal or config.journal_path) == ":memory:":
+        raise ConfigError("the floor feed reads the journal: it needs a "
+                          "journal file, not :memory:")
+
+    try:
+        settings_from(config).check()
+    except FloorError as exc:
+        raise ConfigError(f"{config.source}: {exc}" if config.source else str(exc)) from None
 
 
 def open_floor(config: TableConfig, table: Any, drain_s: float = DRAIN_S) -> Any:

@@ -12,6 +12,7 @@ import argparse
 import contextlib
 import json
 import math
+import shutil
 import sys
 import tempfile
 import time
@@ -21,7 +22,7 @@ from typing import Any
 
 from controller.autoplay import AutoPlayer
 from controller.cli import counted, wagers, whole_number
-from controller.floor_link import add_floor_arguments, open_floor
+from controller.floor_link import add_floor_arguments, check_floor, open_floor
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
 from controller.game.config import MAX_SEATS, MIN_SEATS, TableConfig
 from controller.game.events import LinkState, LinkStatus
@@ -314,6 +315,7 @@ def run(args: argparse.Namespace) -> int:
         config = TableConfig(rules=args.rules, seats=args.seats, pin_hashes=demo_pin_hashes(),
                              table_id=args.table_id or "TABLE-1", floor_broker=args.floor or ""
                              ).pinned().validate()  # the profile's text read once, journaled
+        check_floor(config, args.journal)
         try:
             validate_bets(config.profile, bets_from_mapping(bets))
         except BetError as exc:
@@ -325,10 +327,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"threecard simulate: {exc}", file=sys.stderr)
         return 2
     tmp = None
+    unsent = 0  # journal events the floor did not acknowledge (the journal is then kept)
     path = args.journal
     if not path:
-        tmp = tempfile.TemporaryDirectory(prefix="threecard-sim-")
-        path = str(Path(tmp.name) / "journal.sqlite")
+        tmp = tempfile.mkdtemp(prefix="threecard-sim-")
+        path = str(Path(tmp) / "journal.sqlite")
     try:
         try:
             table = Table(path, config)
@@ -376,18 +379,26 @@ def run(args: argparse.Namespace) -> int:
         result["journal"] = args.journal or "(temporary)"
         result["faults_injected"] = shoe.injected
         feed.stop()  # what is left goes to the floor before the journal closes
+        unsent = feed.left
         try:
             table.close()
         except JournalError as exc:
             print(f"threecard simulate: {exc}", file=sys.stderr)
             return 1
     finally:
-        if tmp is not None:
-            tmp.cleanup()
+        if tmp is not None and not unsent:
+            shutil.rmtree(tmp, ignore_errors=True)
     if args.json:
         print(json.dumps(result, sort_keys=True))
     else:
         _print_human(result)
+    if unsent:
+        print(f"threecard simulate: the floor's broker did not acknowledge the last {unsent} "
+              f"journal event(s); the journal keeps them: {path}"
+              + (" (kept, not deleted)" if tmp is not None else "")
+              + f"; `threecard simulate --journal {path} --rounds 1 --floor {args.floor}` "
+              "sends them", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -16,7 +16,8 @@ hash of the journal's first event, so a table's new journal is a new series):
     QoS 1. Every settled or voided round: ``round_id``, ``record`` (the record game recall
     shows), ``seq`` and ``hash`` of the round's last event (the newest event that changed
     its record), ``prev_seq`` and ``prev_hash`` of the previous round's last event (0 and
-    the chain's genesis hash before round 1), ``sent_us`` (publisher's clock, microseconds).
+    the chain's genesis hash before round 1), ``sent_us`` (publisher's clock, microseconds:
+    for the latency figures only; the recorder orders what it receives by its arrival).
 ``event``
     QoS 1. Alarms, voids, irregularities (each notice the table shows, when it appears or
     changes) and role actions (an input made with a supervisor's or technician's PIN, or a
@@ -27,7 +28,9 @@ hash of the journal's first event, so a table's new journal is a new series):
     QoS 1, retained. ``last_round`` (the newest finished round, so a round lost at the end
     of a shift is noticed), its ``seq`` and ``hash``, the round in play and the open alarms.
 ``status``
-    QoS 1, retained. ``online``, or ``offline`` (also the last will: a table that vanishes).
+    QoS 1, retained. ``online``, or ``offline`` (also the last will: a table that vanishes;
+    the broker publishes it after the ``online`` of the same connection, and the recorder
+    keeps the status it received last, per journal).
 ``resend``
     Recorder to table: ``{"journal": ..., "from_round": N}``; the table sends its rounds from
     N again, read from its journal.

@@ -20,7 +20,7 @@ from controller.game.journal import Journal
 from controller.game.recall import as_recalled
 from controller.game.replay import round_records
 from floor.follower import FINISHED
-from floor.store import Store
+from floor.store import SeriesRow, Store
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +61,23 @@ def _table_id(j: Journal) -> str:
         return str(json.loads(rec.body)["config"]["table_id"]) if rec else ""
     except (ValueError, KeyError, TypeError):
         return ""
+
+
+def _disowned(store: Store, series: SeriesRow | None, round_id: int,
+              end: tuple[int, str]) -> bool:
+    """True when the table's chain names another end for a stored round.
+
+    The round after it names another previous-round event, or (the newest round) the
+    table's newest state names another last-round event. Such a record is not the
+    table's word (a message sent under its name, not from its journal); the recorder asks
+    the table for the round again.
+    """
+    nxt = store.link(series.table, series.journal, round_id + 1) if series else None
+    if nxt is not None:
+        return (nxt.prev_seq, nxt.prev_hash) != end
+    return series is not None and series.announced == round_id \
+        and series.announced_hash is not None \
+        and (series.announced_seq, series.announced_hash) != end
 
 
 def _records(j: Journal, links: list[tuple[int, int, str]]) -> list[dict[str, Any]]:
@@ -111,10 +128,15 @@ def _compare(j: Journal, store: Store) -> FloorVerdict:
     problems: list[str] = []
     links = store.links(table, genesis)
     stored = {r["round_id"]: r for r in store.rounds(table, genesis)}
-    differ = []
+    series = next((r for r in store.series() if (r.table, r.journal) == (table, genesis)),
+                  None)
+    differ, disowned = [], []
     mine = {r["round_id"]: as_recalled(r, first_utc) for r in _records(j, links)}
     archived = 0
     for rid, seq, h in links:
+        if _disowned(store, series, rid, (seq, h)):
+            disowned.append(rid)
+            continue
         if seq < j.first_seq:  # in an archive not found here
             archived += 1
             continue
@@ -135,6 +157,10 @@ def _compare(j: Journal, store: Store) -> FloorVerdict:
                         + (" ..." if len(differ) > 10 else ""))
     notes = [f"{archived} round(s) in an archive not found here: not compared"
              ] if archived else []
+    if disowned:
+        notes.append(f"the floor's record of round {', '.join(map(str, disowned[:10]))} is "
+                     "disowned by the table's own chain (the round after it, or its state, "
+                     "names another end): not compared until the table sends it again")
     newest = links[-1][0] if links else 0
     if finished > newest:
         notes.append(f"rounds {newest + 1} to {finished} not on the floor yet")

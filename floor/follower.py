@@ -16,11 +16,19 @@ Where it starts: messages are made for the events after ``after`` (the outbox cu
 the game is first rebuilt from a sealed snapshot taken in a round BEFORE the first round
 it may report, so that the previous round's last event is known too
 (:meth:`Follower._start_snapshot`). A resend follows the same way from the round asked for.
+
+The journal is read through its reading API, in either format, with the archive its
+history was moved to (:mod:`controller.game.archive`): a resend of archived rounds is
+answered from the archive. Without the archive beside the journal the follower starts at
+the cut, and a round whose previous round ended before the cut is not sent (no previous
+round is made up): :attr:`Follower.withheld` names it, and the floor goes on lacking it.
 """
 
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,8 +39,8 @@ from controller.game.journal import Journal, JournalError
 from controller.game.recall import as_recalled
 from controller.game.records import RoundRecord
 from controller.game.replay import ReplayError, start_state
-from controller.game.round import RoundState
 from floor.messages import (
+    FINISHED,
     Alarm,
     EventMessage,
     Message,
@@ -48,8 +56,6 @@ ROLES = ("supervisor", "technician", "dealer!")
 matched no role)."""
 ALARM_SEVERITIES = ("warning", "error")
 """Notices counted as open alarms in ``state``."""
-FINISHED = (RoundState.SETTLED.value, RoundState.VOID.value)
-"""The status of a finished round's record."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,10 +97,14 @@ class Follower:
         rounds_from: a resend: only ``round`` messages, for rounds from this id on, and
             only up to event ``until``; None: the live feed (every topic).
         until: the last event a resend reads.
+        pause: called with the seconds each stretch of the rebuild took (the feed's pacing:
+            the table's thread keeps its pace).
 
     Attributes:
         position: the newest event replayed.
         genesis: the hash of the journal's first event (empty before it exists).
+        withheld: the newest round not sent because the round before it ended where the
+            follower cannot read (an archive not found beside the journal); 0: none.
 
     Raises:
         JournalError: the file is not a journal.
@@ -102,7 +112,8 @@ class Follower:
     """
 
     def __init__(self, path: str | Path, table_id: str, after: int = 0,
-                 rounds_from: int | None = None, until: int | None = None) -> None:
+                 rounds_from: int | None = None, until: int | None = None,
+                 pause: Callable[[float], None] | None = None) -> None:
         self.table_id = table_id
         self.journal = Journal(path, readonly=True)
         self.db = self.journal.db
@@ -112,9 +123,10 @@ class Follower:
         self.emit_after = after
         self.pairs: dict[int, tuple[int, str]] = {}
         self.genesis, self.first_utc = self._first()
-        self.last_round = 0
+        self.last_round = self.withheld = self._withheld_said = 0
         self._notes: dict[str, Any] = {}
-        start = self._start_snapshot(after, rounds_from)
+        # events moved to an archive not found here cannot be read: start at the cut
+        start = self._start_snapshot(max(after, self.journal.first_seq - 1), rounds_from)
         try:
             self.game, self.position = (start_state(self.journal, start) if start
                                         else (Game(), 0))
@@ -122,8 +134,11 @@ class Follower:
             self._end_read()
         self._notes = dict(self.game.notes)
         while self.position < after:  # rebuild up to the cursor: nothing is made for these
-            if self.poll(min(PAGE * 20, after - self.position)) is None:
+            t = time.perf_counter()
+            if self.poll(min(PAGE, after - self.position)) is None:
                 break
+            if pause is not None:
+                pause(time.perf_counter() - t)
 
     @property
     def live(self) -> bool:
@@ -171,6 +186,19 @@ class Follower:
         finally:
             self._end_read()
 
+    def withheld_note(self) -> str | None:
+        """What to log of the rounds not sent (:attr:`withheld`): once, when it changes.
+
+        Returns:
+            The line to log, or None: nothing new withheld since the last call.
+        """
+        if self.withheld == self._withheld_said:
+            return None
+        self._withheld_said = self.withheld
+        return (f"floor: round {self.withheld} and those before it cannot be sent to the "
+                f"floor: {self.journal.archive_missing or 'the journal does not hold them'}"
+                " (the floor gets them once the archive is back beside the journal)")
+
     def head(self) -> int:
         """The journal's newest event (a read of its own)."""
         try:
@@ -214,10 +242,13 @@ class Follower:
             for rid, rec in sorted(self.game.take_derived().rounds.items()):
                 if rec["status"] not in FINISHED:
                     continue
-                prev = self.pairs.get(rid - 1, (0, GENESIS))
+                prev = self.pairs.get(rid - 1, (0, GENESIS) if rid == 1 else None)
                 self.pairs[rid] = (seq, h)
                 self.last_round = max(self.last_round, rid)
                 if report and (self.live or rid >= self.rounds_from):
+                    if prev is None:  # the round before it ended where we cannot read
+                        self.withheld = rid
+                        continue
                     out.append(Outgoing(seq, RoundMessage(
                         table=self.table_id, journal=self.genesis, round_id=rid, seq=seq,
                         hash=h, prev_seq=prev[0], prev_hash=prev[1],

@@ -7,7 +7,11 @@ publish it refused (an ACL) from one it took.
 
 from __future__ import annotations
 
+import logging
+import re
 import ssl
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,13 +26,71 @@ from controller.game.config import TABLE_ID_PATTERN
 
 NAMES = ("round", "event", "meters", "state", "status", "resend")
 """The topic names under ``<prefix>/<table id>/`` (:mod:`floor` describes each)."""
-KEEPALIVE_S = 10
-"""Seconds between keep-alive pings: a dead connection is noticed within 1.5 times this."""
+KEEPALIVE_S = 5
+"""Seconds between keep-alive pings: the broker notices a connection gone silent (a hung
+table, a power cut, a pulled cable) after 1.5 times this, and publishes the table's last
+will (``offline``). Mosquitto counts in whole seconds and looks every 5 or 6 seconds: the
+floor hears it within 14 seconds."""
 MAX_PASSWORD_BYTES = 4096
 
 
+class Throttle:
+    """Logs a problem that recurs (a broker refusing, unreachable) at most once a minute.
+
+    The first time at its level, then at most once every ``every_s`` with how many times
+    it happened since; in between at debug. :meth:`clear` when it is over: the next time
+    is logged at once again.
+
+    Args:
+        logger: where to log.
+        every_s: seconds between two lines of the same problem at its level.
+        clock: seconds, monotonic.
+    """
+
+    def __init__(self, logger: logging.Logger, every_s: float = 60.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.logger = logger
+        self.every_s = every_s
+        self.clock = clock
+        self._last: dict[str, tuple[float, int]] = {}  # kind -> (logged at, repeats since)
+
+    def log(self, kind: str, level: int, msg: str, *args: Any) -> None:
+        """Log ``msg % args`` at ``level``, unless ``kind`` was logged less than a minute ago."""
+        now = self.clock()
+        if len(self._last) > 1000:  # kinds made of what arrives: never more than this
+            self._last = {k: v for k, v in self._last.items() if now - v[0] < self.every_s}
+        last = self._last.get(kind)
+        if last is not None and now - last[0] < self.every_s:
+            self._last[kind] = (last[0], last[1] + 1)
+            self.logger.debug(msg, *args)
+            return
+        if last is not None and last[1]:
+            msg += f" ({last[1]} more time(s) in the last {now - last[0]:.0f} s)"
+        self._last[kind] = (now, 0)
+        self.logger.log(level, msg, *args)
+
+    def clear(self, *kinds: str) -> None:
+        """The problems are over: log each again at once when it recurs."""
+        for kind in kinds:
+            self._last.pop(kind, None)
+
+
 class FloorError(ValueError):
-    """A floor setting that cannot be used (the message names the setting)."""
+    """A floor setting that cannot be used; its text names the setting as ``[floor]`` does.
+
+    Args:
+        setting: the setting's name in ``[floor]`` (``ca_file``).
+        detail: what is wrong, as it follows the name (`` /etc/ca.pem: no such file``).
+    """
+
+    def __init__(self, setting: str, detail: str) -> None:
+        super().__init__(f"[floor] {setting}{detail}")
+        self.setting = setting
+        self.detail = detail
+
+    def as_option(self) -> str:
+        """The same text naming the command-line option (``--ca-file``) instead."""
+        return f"--{self.setting.replace('_', '-')}{self.detail}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,16 +149,20 @@ class FloorSettings:
         try:
             data = Path(self.password_file).read_bytes()[:MAX_PASSWORD_BYTES + 1]
         except OSError as exc:
-            raise FloorError(f"floor password_file {self.password_file}: cannot read: "
+            raise FloorError("password_file", f" {self.password_file}: cannot read: "
                              f"{exc.strerror or exc}") from None
         lines = data.decode("utf-8", "replace").splitlines()
         if not lines or not lines[0] or len(data) > MAX_PASSWORD_BYTES:
-            raise FloorError(f"floor password_file {self.password_file}: the first line must "
+            raise FloorError("password_file", f" {self.password_file}: the first line must "
                              "hold the password")
         return lines[0]
 
     def check(self) -> None:
-        """Check the URL and that every file named can be read, before anything starts.
+        """Check the URL, and every file named as TLS and the password will read it.
+
+        Run before anything starts: a CA file that holds no certificate, a client
+        certificate its key does not match, a password file that cannot be read are
+        refused here, never later in the feed's thread.
 
         Raises:
             FloorError: naming the setting.
@@ -104,13 +170,27 @@ class FloorSettings:
         try:
             parse_broker_url(self.broker)
         except ValueError as exc:
-            raise FloorError(f"floor broker: {exc}") from None
+            raise FloorError("broker", f": {exc}") from None
         for name in ("ca_file", "client_cert", "client_key"):
             path = getattr(self, name)
             if path and not Path(path).is_file():
-                raise FloorError(f"floor {name} {path}: no such file")
+                raise FloorError(name, f" {path}: no such file")
         if bool(self.client_cert) != bool(self.client_key):
-            raise FloorError("floor client_cert and client_key go together")
+            raise FloorError("client_cert", ": goes with client_key (set both or neither)")
+        if self.ca_file:
+            try:
+                ssl.create_default_context(cafile=self.ca_file)
+            except (OSError, ssl.SSLError, ValueError) as exc:
+                raise FloorError("ca_file", f" {self.ca_file}: not a PEM file of CA "
+                                 f"certificates ({_reason(exc)})") from None
+        if self.client_cert:
+            try:
+                ssl.create_default_context().load_cert_chain(self.client_cert,
+                                                             self.client_key)
+            except (OSError, ssl.SSLError, ValueError) as exc:
+                raise FloorError("client_cert", f" {self.client_cert} with client_key "
+                                 f"{self.client_key}: not a PEM certificate and its key "
+                                 f"({_reason(exc)})") from None
         self.password()
 
     def client(self, client_id: str, *, table_id: str = "", reconnect_on_failure: bool = True,
@@ -138,7 +218,9 @@ class FloorSettings:
                 c.tls_set(ca_certs=self.ca_file or None, certfile=self.client_cert or None,
                           keyfile=self.client_key or None, cert_reqs=ssl.CERT_REQUIRED)
             except (OSError, ssl.SSLError, ValueError) as exc:
-                raise FloorError(f"floor TLS files: {exc}") from None
+                raise FloorError("ca_file", f" {self.ca_file or '(the system CAs)'}, "
+                                 f"client_cert, client_key: TLS cannot use them "
+                                 f"({_reason(exc)})") from None
         c.reconnect_delay_set(min_delay=1, max_delay=2)
         return c
 
@@ -161,6 +243,15 @@ class FloorSettings:
             props.SessionExpiryInterval = session_expiry_s
         (client.connect if wait else client.connect_async)(
             host, port, keepalive=KEEPALIVE_S, clean_start=clean_start, properties=props)
+
+
+def _reason(exc: Exception) -> str:
+    """An SSL or OS error in a few words."""
+    if isinstance(exc, ssl.SSLError):
+        text = str(exc.reason or "") or re.sub(r"^\[\w+\]\s*|\s*\(_ssl\.c:\d+\)$", "",
+                                               exc.args[-1] if exc.args else str(exc))
+        return text.replace("_", " ").lower()
+    return getattr(exc, "strerror", None) or str(exc)
 
 
 def settings_from(config: Any) -> FloorSettings:

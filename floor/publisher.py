@@ -10,26 +10,37 @@ After a restart, a broker outage or a crash the feed resumes at the cursor; what
 published but not acknowledged is sent again (the recorder drops duplicates).
 
 At most :data:`AHEAD` messages are made ahead of the acknowledgements, and at most
-:data:`WINDOW` are in flight, so memory stays flat through an outage of any length.
-Each connection is a fresh MQTT 5 client with a clean start: nothing is resent behind our
-back. Its last will sets ``status`` to ``offline`` (retained); once connected it sets
-``online``, listens on its ``resend`` topic and sends everything not yet acknowledged,
-then the newest ``meters`` and ``state`` (retained), which a broker restarted without
-persistence has lost.
+:data:`WINDOW` are in flight, so memory stays flat through an outage of any length. The
+journal is read :data:`CHUNK` events at a time, and while the feed catches up (a backlog,
+a resend) it rests between chunks so that it works :data:`FEED_SHARE` of the time at most:
+the table's own thread, in the same process, keeps its pace.
+
+Each connection is a fresh MQTT 5 client (a client id of its own) with a clean start:
+nothing is resent behind our back. Its last will sets ``status`` to ``offline``
+(retained); once connected it sets ``online``, listens on its ``resend`` and ``status``
+topics and sends everything not yet acknowledged, then the newest ``meters`` and
+``state`` (retained), which a broker restarted without persistence has lost. A status on
+its own topic from another table online with its id is said, and the table that came
+second waits (:meth:`FloorPublisher._on_status`). A file that cannot be read at a
+reconnection (a password file being replaced) is tried again; an error in the feed starts
+it again from the cursor after :data:`RESTART_S`: the feed never stops for the run.
 
 A resend request (``{"journal": <first event hash>, "from_round": N}``) starts a second
 follower that replays the journal from before round N and publishes its rounds up to where
-the live feed stood; the live feed and its cursor go on as they were.
+the live feed stood (:mod:`floor.resend`: one at a time, at most one started every
+:data:`~floor.resend.RESEND_EVERY_S`); the live feed and its cursor go on as they were.
 """
 
 from __future__ import annotations
 
 import logging
 import queue
+import secrets
 import threading
 import time
 from collections import deque
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
@@ -37,10 +48,11 @@ from paho.mqtt.client import MQTT_ERR_SUCCESS
 
 from controller.game.journal import JournalError
 from controller.game.replay import ReplayError
-from floor.follower import PAGE, Follower, Outgoing
+from floor.follower import Follower, Outgoing
 from floor.messages import Message, ResendRequest, StatusMessage, decode, encode
-from floor.mqtt import FloorSettings
+from floor.mqtt import FloorError, FloorSettings, Throttle
 from floor.outbox import Outbox
+from floor.resend import Resends
 
 log = logging.getLogger("threecard.floor")
 
@@ -52,8 +64,23 @@ SAVE_EVERY_S = 0.5
 """The cursor is written at most this often (and when the feed stops)."""
 RETRY_S = (0.25, 2.0)
 """Seconds before connecting again: the first wait, and the longest (it doubles)."""
+CHUNK = 200
+"""Journal events read (and replayed) per turn, by the live feed and by a resend."""
+FEED_SHARE = 0.25
+"""While it catches up (a backlog, a resend), the feed works at most this share of the
+time and rests the rest (:meth:`FloorPublisher._pace`): the table's own thread, in the
+same process, keeps its pace."""
 IDLE_POLL_S = 0.5
 """With nothing to do, the journal is read again at least this often."""
+YIELD_S = 60.0
+"""Seconds a table that found another online with its id waits before connecting again."""
+RESTART_S = 5.0
+"""Seconds before the feed starts again after an error."""
+
+
+def _utc(us: int) -> str:
+    """Microseconds since the epoch as an ISO 8601 UTC time, to the second."""
+    return datetime.fromtimestamp(us / 1e6, UTC).isoformat(timespec="seconds")
 
 
 @dataclass(slots=True)
@@ -76,6 +103,7 @@ class FloorPublisher:
 
     Attributes:
         cursor: the newest event whose messages were all acknowledged.
+        left: once stopped, the journal's events past the cursor (0: the floor has all).
         connected: the broker accepted the connection and it stands.
         published, acknowledged, refused: message counts since the start.
 
@@ -90,12 +118,14 @@ class FloorPublisher:
         self.settings = settings
         self.path = journal_path
         self.table_id = table_id
-        self.client_id = f"threecard-table-{table_id}"
+        self.client_id = f"threecard-table-{table_id}-{secrets.token_hex(3)}"
+        self._connection = 0  # when the current connection was opened (its status says)
         self.cursor = 0
         self.connected = False
         self.published = self.acknowledged = self.refused = 0
+        self.left = 0
         self.follower: Follower | None = None
-        self._resend: Follower | None = None
+        self._resends = Resends(journal_path, table_id)
         self._live: deque[_Entry] = deque()
         self._resent: deque[_Entry] = deque()
         self._by_mid: dict[int, _Entry] = {}
@@ -105,10 +135,12 @@ class FloorPublisher:
         self._drain_until = 0.0
         self._client: Any = None
         self._unreachable = False  # the last attempt to connect failed
+        self._refused = False  # the broker refused this connection (said already)
+        self._yielded = False  # this connection was closed for another table with our id
         self._retry_at = 0.0
         self._retry_s = RETRY_S[0]
         self._saved_at = 0.0
-        self._quiet: set[str] = set()  # problems already logged at warning
+        self._throttle = Throttle(log)  # problems that recur: once a minute
         self._thread = threading.Thread(target=self._guarded, name="floor", daemon=True)
 
     # ------------------------------------------------------------------ the table's side
@@ -149,17 +181,23 @@ class FloorPublisher:
 
     # ------------------------------------------------------------------ the thread
     def _guarded(self) -> None:
-        try:
-            self._run()
-        except Exception:  # noqa: BLE001 - the feed stops; the table goes on
-            log.exception("floor: the feed stopped on an error; the table goes on, and the "
-                          "feed resumes from the journal at the next start")
+        """Run the feed; after an error, run it again from the cursor (the table goes on)."""
+        while True:
+            try:
+                self._run()
+                return
+            except Exception as exc:  # noqa: BLE001 - the feed starts again; the table goes on
+                self._throttle.log("error", logging.ERROR, "floor: the feed stopped on an "
+                                   "error (%r); it starts again from the journal in %.0f s",
+                                   exc, RESTART_S, exc_info=exc)
+            if self._stop.wait(RESTART_S):
+                return
 
     def _run(self) -> None:
         try:
             outbox = Outbox(self.path)
             cursor, journal = outbox.read()
-            follower = Follower(self.path, self.table_id, after=cursor)
+            follower = Follower(self.path, self.table_id, after=cursor, pause=self._pace)
             if journal and journal != follower.genesis:  # another journal's cursor
                 follower.close()
                 cursor, follower = 0, Follower(self.path, self.table_id)
@@ -175,15 +213,27 @@ class FloorPublisher:
                  self.settings.broker, cursor)
         try:
             while True:
+                t = time.perf_counter()
                 busy = self._step(outbox)
                 if self._stop.is_set() and (self._drained() or self._unreachable
                                             or time.monotonic() >= self._drain_until):
                     break
                 if not busy:
                     self._wake.wait(IDLE_POLL_S)
+                else:
+                    self._pace(time.perf_counter() - t)
                 self._wake.clear()
         finally:
             self._close(outbox)
+
+    def _pace(self, work_s: float) -> None:
+        """Rest after ``work_s`` seconds of work: the feed takes :data:`FEED_SHARE` at most.
+
+        The table's thread, in the same process, keeps its pace through a backlog or a
+        resend. Not at a stop: the table has stopped then.
+        """
+        if not self._stop.is_set():
+            self._stop.wait(work_s * (1.0 / FEED_SHARE - 1.0))
 
     def _step(self, outbox: Outbox) -> bool:
         """One turn: callbacks, connection, journal, sends, cursor. True when busy."""
@@ -204,24 +254,18 @@ class FloorPublisher:
         """Make messages from the journal while fewer than :data:`AHEAD` wait."""
         made = False
         f = self.follower
-        for _ in range(4):
-            if f is None or len(self._live) >= AHEAD:
-                break
-            msgs = f.poll(PAGE)
-            if msgs is None:
-                break
-            self._live.extend(_Entry(m) for m in msgs)
-            made = True
-        r = self._resend
-        if r is not None and len(self._resent) < AHEAD:
-            msgs = r.poll(PAGE)
-            self._resent.extend(_Entry(m) for m in msgs or ())
-            made = True
-            if msgs is None or r.done:
-                log.info("floor: rounds from %d up to event %d sent again", r.rounds_from,
-                         r.position)
-                r.close()
-                self._resend = None
+        if f is not None and len(self._live) < AHEAD:
+            msgs = f.poll(CHUNK)
+            if msgs is not None:
+                self._live.extend(_Entry(m) for m in msgs)
+                made = True
+            if (note := f.withheld_note()) is not None:
+                self._warn("withheld", "%s", note)
+        if len(self._resent) < AHEAD:
+            msgs = self._resends.poll(CHUNK, self._pace)
+            if msgs is not None:
+                self._resent.extend(_Entry(m) for m in msgs)
+                made = True
         return made
 
     def _moved_cursor(self) -> None:
@@ -252,7 +296,15 @@ class FloorPublisher:
         if self._client is not None or time.monotonic() < self._retry_at:
             return
         s = self.settings
-        c = s.client(self.client_id, table_id=self.table_id, reconnect_on_failure=False)
+        try:  # the password file and TLS files are read again at each connection
+            c = s.client(self.client_id, table_id=self.table_id, reconnect_on_failure=False)
+        except FloorError as exc:  # a file replaced or unreadable for a moment: try again
+            self._warn("settings", "floor: %s; the journal keeps the feed, trying again", exc)
+            self._unreachable = True
+            self._retry_s = RETRY_S[1]
+            self._later()
+            return
+        self._connection = time.time_ns() // 1000
         c.will_set(s.topic(self.table_id, "status"), self._status("offline"), qos=1,
                    retain=True)
         c.max_inflight_messages_set(WINDOW)
@@ -276,9 +328,8 @@ class FloorPublisher:
         self._retry_s = min(self._retry_s * 2, RETRY_S[1])
 
     def _warn(self, kind: str, msg: str, *args: Any) -> None:
-        """Log a problem at warning once, then at debug until it clears."""
-        log.log(logging.DEBUG if kind in self._quiet else logging.WARNING, msg, *args)
-        self._quiet.add(kind)
+        """Log a problem at warning, at most once a minute while it lasts (:class:`Throttle`)."""
+        self._throttle.log(kind, logging.WARNING, msg, *args)
 
     def _take_callbacks(self) -> bool:
         busy = False
@@ -294,20 +345,21 @@ class FloorPublisher:
 
     def _on_connect(self, rc: Any) -> None:
         if rc.is_failure:
-            log.log(logging.DEBUG if "refused" in self._quiet else logging.ERROR,
-                    "floor: broker %s refused the connection of table %s: %s (check its "
-                    "user and password)", self.settings.broker, self.table_id, rc)
-            self._quiet.add("refused")
+            self._throttle.log("refused", logging.ERROR, "floor: broker %s refused the "
+                               "connection of table %s: %s (check its user and password)",
+                               self.settings.broker, self.table_id, rc)
+            self._refused = True
             self._retry_s = RETRY_S[1]
             return  # the broker closes it: "lost" follows
         self.connected = True
         self._unreachable = False
         self._retry_s = RETRY_S[0]
-        self._quiet -= {"connect", "refused"}
+        self._throttle.clear("connect", "refused", "closed", "settings")
         log.info("floor: connected to %s as %s", self.settings.broker, self.client_id)
         s, c = self.settings, self._client
         c.publish(s.topic(self.table_id, "status"), self._status("online"), qos=1, retain=True)
-        c.subscribe(s.topic(self.table_id, "resend"), qos=1)
+        c.subscribe([(s.topic(self.table_id, "resend"), 1), (s.topic(self.table_id, "status"),
+                                                             1)])
         for e in (*self._resent, *self._live):
             e.mid = None  # everything not acknowledged goes again, in order
         self._by_mid.clear()
@@ -316,9 +368,17 @@ class FloorPublisher:
 
     def _on_lost(self, rc: Any) -> None:
         c, self._client = self._client, None
-        if self.connected:
+        s = self.settings
+        if self._yielded:
+            self._retry_s = YIELD_S
+        elif self.connected:
             log.warning("floor: connection to %s lost (%s); the journal keeps the feed",
-                        self.settings.broker, rc)
+                        s.broker, rc)
+        elif not self._refused:
+            self._warn("closed", "floor: broker %s closed the connection before accepting it "
+                       "(%s): is the port a TLS one (mqtts://), or no MQTT broker's? The "
+                       "journal keeps the feed, trying again", s.broker, rc)
+        self._refused = self._yielded = False
         self.connected = False
         self._unreachable = True
         self._by_mid.clear()
@@ -344,32 +404,53 @@ class FloorPublisher:
         self._moved_cursor()
 
     def _on_message(self, m: Any) -> None:
+        if m.topic.endswith("/status"):
+            self._on_status(m.payload)
+            return
         try:
             ask = decode(ResendRequest.name, m.payload)
         except ValueError as exc:
             log.warning("floor: resend request refused: %s", exc)
             return
-        from_round = ask.from_round
-        if ask.journal != self.genesis:
-            log.info("floor: resend asked for another journal (%s): not this table's",
-                     ask.journal[:16])
-            return
-        r = self._resend
-        if r is not None and r.rounds_from <= from_round:
-            return  # already on its way
-        if r is not None:
-            r.close()
-        log.info("floor: the floor asks for rounds from %d again", from_round)
-        try:
-            self._resend = Follower(self.path, self.table_id, rounds_from=from_round,
-                                    until=self.follower.position)
-        except (JournalError, ReplayError) as exc:
-            log.error("floor: cannot read the journal to send rounds again: %s", exc)
-            self._resend = None
+        if self.follower is not None:
+            self._resends.ask(ask, self.genesis, self.follower.position)
 
-    def _status(self, status: str) -> bytes:
+    def _on_status(self, payload: bytes) -> None:
+        """A status on our own topic: ours, a last will of our own, or another table's.
+
+        Another table online with our id and another journal, connected before us: this
+        table says so, marks its own journal offline and waits :data:`YIELD_S` (the first
+        one keeps the floor). Anything else not ours (a will of our own previous
+        connection, the newer table's online) is answered with our ``online`` again, so
+        the retained status stays ours.
+        """
+        try:
+            other = decode(StatusMessage.name, payload)
+        except ValueError:
+            return
+        if other.connection == self._connection or not self.connected:
+            return  # our own
+        s, c = self.settings, self._client
+        if other.status == "online" and other.journal != self.genesis:
+            first = (other.connection, other.journal) < (self._connection, self.genesis)
+            self._throttle.log("duplicate", logging.ERROR, "floor: another table is online "
+                               "on %s as table %s (journal %s, connected %s): each table "
+                               "needs an id of its own; %s", s.broker, self.table_id,
+                               other.journal[:16], _utc(other.connection),
+                               f"this table's feed waits and tries again in {YIELD_S:.0f} s"
+                               if first else "it waits, this table goes on")
+            if first:
+                c.publish(s.topic(self.table_id, "status"), self._status("offline"), qos=1,
+                          retain=True)
+                self._yielded = True
+                c.disconnect()
+                return
+        c.publish(s.topic(self.table_id, "status"), self._status("online"), qos=1, retain=True)
+
+    def _status(self, status: str, stopped: bool = False) -> bytes:
         return self._payload(StatusMessage(table=self.table_id, journal=self.genesis,
-                                           status=status))
+                                           status=status, connection=self._connection,
+                                           stopped=stopped))
 
     @staticmethod
     def _payload(body: Message) -> bytes:
@@ -403,7 +484,7 @@ class FloorPublisher:
         if c is not None:
             if self.connected:
                 info = c.publish(self.settings.topic(self.table_id, "status"),
-                                 self._status("offline"), qos=1, retain=True)
+                                 self._status("offline", stopped=True), qos=1, retain=True)
                 try:
                     info.wait_for_publish(1.0)
                 except (RuntimeError, ValueError):
@@ -414,8 +495,13 @@ class FloorPublisher:
         self._moved_cursor()
         self._save(outbox)
         outbox.close()
-        for f in (self.follower, self._resend):
-            if f is not None:
-                f.close()
+        if self.follower is not None:
+            self.left = max(0, self.follower.head() - self.cursor)
+        if self.follower is not None:
+            self.follower.close()
+        self._resends.close()
+        self._client = None  # a start again begins afresh, from the cursor
+        for q in (self._live, self._resent, self._by_mid):
+            q.clear()
         log.info("floor: feed stopped at journal event %d (%d messages acknowledged)",
                  self.cursor, self.acknowledged)

@@ -5,11 +5,20 @@
 (a table's journal) as a chain: round N must name round N-1's last event as its previous
 round, from round 1 (which names the chain's genesis). A series lacks rounds when
 
-- a round id is missing below the newest stored or announced (``state``'s last round:
-  a round lost at the end of a shift is noticed too);
+- a round id is missing below the newest stored or announced (the newest ``state``'s last
+  round: a round lost at the end of a shift is noticed too);
 - a round names another previous event than the one stored (the stored record is an older
-  version: a burn joined its deal after it ended and the newer record was lost);
-- the ``state`` names a newer last event for a round than the one stored.
+  version: a burn joined its deal after it ended and the newer record was lost; or it was
+  not sent from the table's journal);
+- the newest ``state`` names another last event for its last round than the one stored.
+
+Which record of a round is kept: the one the chain names (the previous-round event of the
+round after it, or the newest state's last-round event), else the one ending later. A
+record sent under a table's name but not from its journal thus gives way to the journal's
+when the table sends it again. What the recorder receives is ordered by its arrival (the
+broker keeps a topic's order), never by the sender's clock: the newest ``state``,
+``meters`` and ``status`` (per journal: the last will after the ``online``) are the ones
+received last, and so is the table's current journal.
 
 After :data:`GRACE_S` (messages may still be on their way) it asks the table, on
 ``<prefix>/<table>/resend``, for the rounds from the first one lacking; the table answers
@@ -27,12 +36,14 @@ stops the recorder with what it could not store still held by the broker.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sqlite3
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from controller.game.anchor import GENESIS
 from floor.messages import (
@@ -45,8 +56,8 @@ from floor.messages import (
     decode,
     encode,
 )
-from floor.mqtt import FloorSettings
-from floor.store import Store
+from floor.mqtt import FloorSettings, Throttle
+from floor.store import Store, status_of
 
 log = logging.getLogger("threecard.floor")
 
@@ -57,6 +68,8 @@ RETRY_S = 3.0
 MAX_ASKS = 5
 """Asks that leave a previous-round link unmended before a series is marked broken."""
 CHECK_EVERY_S = 0.25
+HEARTBEAT_S = 5.0
+"""The recorder writes in the store that it runs this often (``floor status`` reads it)."""
 SESSION_EXPIRY_S = 7 * 24 * 3600
 """How long the broker keeps the recorder's session (and its messages) while it is down."""
 SUBSCRIBED = ("round", "event", "meters", "state", "status")
@@ -69,18 +82,20 @@ class _Series:
     table: str
     journal: str
     contiguous: int = 0  # rounds 1..contiguous are stored, each linked to the one before
-    announced: int = 0  # the newest finished round a state named
+    announced: int = 0  # the last finished round the newest state named
     newest: int = 0  # the newest round id stored
-    mismatch: int | None = None  # a stored round its successor disowns
-    stale: tuple[int, int] | None = None  # (round, seq): a state names a newer last event
     broken: str | None = None
+    status: str | None = None  # as the newest status of this journal said
+    announced_end: tuple[int, str] | None = None  # (seq, hash) of the announced round
+    mismatch: int | None = None  # a stored round its successor disowns
+    stale: int | None = None  # a stored round that ends elsewhere than the state says
     gap_since: float | None = None
     asked: tuple[int, float] | None = None  # (from round, when)
     asks: int = 0
 
     def lacking(self) -> int | None:
         """The first round to ask for, or None."""
-        wants = [r for r in (self.mismatch, self.stale[0] if self.stale else None) if r]
+        wants = [r for r in (self.mismatch, self.stale) if r]
         if self.contiguous < max(self.newest, self.announced):
             wants.append(self.contiguous + 1)
         return min(wants, default=None)
@@ -104,14 +119,15 @@ class Recorder:
         self.ask = ask
         self.clock = clock
         self.counts = {"stored": 0, "duplicate": 0, "refused": 0, "asked": 0}
-        tables = store.tables()
-        self.online: dict[str, bool] = {t.table_id: t.status == "online" for t in tables}
-        self.current: dict[str, str] = {t.table_id: t.journal for t in tables}
-        self._newest_us: dict[str, int] = {}
+        self.throttle = Throttle(log)  # the same refusal again: once a minute
+        self.current: dict[str, str] = {t.table_id: t.journal for t in store.tables()}
+        self._received_us = store.newest_us()  # never backwards: the order of arrival
         self.series: dict[tuple[str, str], _Series] = {}
-        for table, journal, contiguous, announced, newest, broken in store.series():
-            self.series[table, journal] = _Series(table, journal, contiguous, announced,
-                                                  newest, broken=broken)
+        for r in store.series():
+            s = self.series[r.table, r.journal] = _Series(
+                r.table, r.journal, r.contiguous, r.announced, r.newest, r.broken, r.status,
+                (r.announced_seq, r.announced_hash) if r.announced_hash else None)
+            self._advance(s)  # a link the store holds unmended is sought again
 
     def _series(self, table: str, journal: str) -> _Series:
         s = self.series.get((table, journal))
@@ -129,15 +145,13 @@ class Recorder:
         try:
             m = decode(name, payload)
         except ValueError as exc:
-            self._refuse(table, str(exc))
+            self.refuse(table, str(exc))
             return
         if m.table != table:
-            self._refuse(table, f"a {name} message names table {m.table!r}")
+            self.refuse(table, f"a {name} message names table {m.table!r}")
             return
-        now_us = time.time_ns() // 1000
-        if m.sent_us >= self._newest_us.get(table, 0):
-            self._newest_us[table] = m.sent_us
-            self.current[table] = m.journal
+        now_us = self._received_us = max(time.time_ns() // 1000, self._received_us + 1)
+        self.current[table] = m.journal  # the newest message received names the journal
         if isinstance(m, RoundMessage):
             self._round(m, now_us)
         elif isinstance(m, EventMessage):
@@ -146,36 +160,54 @@ class Recorder:
             self._state(m, now_us)
         elif isinstance(m, (MetersMessage, StatusMessage)):
             self.store.put_latest(m, now_us)
-            if isinstance(m, StatusMessage) and self.current.get(table) == m.journal:
-                self.online[table] = m.status == "online"
+            if isinstance(m, StatusMessage):
+                self._series(table, m.journal).status = status_of(m)
 
-    def _refuse(self, table: str, why: str) -> None:
+    def refuse(self, table: str, why: str) -> None:
+        """Count a message refused on ``table``'s topic and log why, at warning."""
         self.counts["refused"] += 1
-        log.warning("floor: refused a message on table %s's topic: %s", table, why[:300])
+        self.throttle.log(f"refused {table} {why[:40]}", logging.WARNING,
+                          "floor: refused a message on table %s's topic: %s", table, why[:300])
 
     def _count(self, stored: bool) -> None:
         self.counts["stored" if stored else "duplicate"] += 1
 
     def _round(self, m: RoundMessage, now_us: int) -> None:
-        outcome = self.store.put_round(m, now_us)
-        self._count(outcome in ("new", "newer"))
         s = self._series(m.table, m.journal)
+        outcome = self.store.put_round(m, now_us, self._named(s, m.round_id))
+        self._count(outcome in ("new", "newer"))
         s.newest = max(s.newest, m.round_id)
         if outcome in ("new", "newer"):
-            self._advance(s)
+            self._advance(s, m.round_id)
+
+    def _named(self, s: _Series, round_id: int) -> tuple[int, str] | None:
+        """The (seq, hash) the chain names as a round's last event (None: nothing names it).
+
+        The previous-round pair of the round after it, else the newest state's last-round
+        pair when it names this round.
+        """
+        nxt = self.store.link(s.table, s.journal, round_id + 1)
+        if nxt is not None:
+            return nxt.prev_seq, nxt.prev_hash
+        return s.announced_end if s.announced == round_id else None
 
     def _state(self, m: StateMessage, now_us: int) -> None:
         self.store.put_latest(m, now_us)
         s = self._series(m.table, m.journal)
-        s.announced = max(s.announced, m.last_round)
-        if m.last_round:
-            link = self.store.link(m.table, m.journal, m.last_round)
-            if link is not None and link.seq < m.last_round_seq:
-                s.stale = (m.last_round, m.last_round_seq)
+        s.announced = m.last_round  # the newest state says it: an older claim is gone
+        s.announced_end = (m.last_round_seq, m.last_round_hash) if m.last_round else None
+        self._advance(s)
 
-    def _advance(self, s: _Series) -> None:
-        """Move ``contiguous`` over every stored round that names the one before it."""
+    def _advance(self, s: _Series, changed: int | None = None) -> None:
+        """Move ``contiguous`` over every stored round that names the one before it.
+
+        Args:
+            s: the series.
+            changed: a round just stored: the chain is checked again from it.
+        """
         start = s.contiguous
+        if changed is not None and changed <= s.contiguous:
+            s.contiguous = changed - 1
         st = self.store
         s.mismatch = None
         while (nxt := st.link(s.table, s.journal, s.contiguous + 1)) is not None:
@@ -185,10 +217,11 @@ class Recorder:
                 s.mismatch = max(s.contiguous, 1)
                 break
             s.contiguous += 1
-        if s.stale is not None:
-            link = st.link(s.table, s.journal, s.stale[0])
-            if link is not None and link.seq >= s.stale[1]:
-                s.stale = None
+        s.stale = None
+        if s.announced_end is not None:
+            link = st.link(s.table, s.journal, s.announced)
+            if link is not None and (link.seq, link.hash) != s.announced_end:
+                s.stale = s.announced
         if s.contiguous != start:
             st.set_contiguous(s.table, s.journal, s.contiguous)
             s.asks = 0
@@ -205,7 +238,7 @@ class Recorder:
             if want is None or s.broken:
                 s.gap_since = None
                 continue
-            if self.current.get(s.table) != s.journal or not self.online.get(s.table):
+            if self.current.get(s.table) != s.journal or s.status != "online":
                 continue  # only a running table answers, from its newest journal
             if s.gap_since is None:
                 s.gap_since = now
@@ -230,6 +263,12 @@ class Recorder:
             self.ask(s.table, ResendRequest(journal=s.journal, from_round=want))
 
 
+def _message_fault(exc: sqlite3.Error) -> bool:
+    """True when the message, not the store, is at fault (a value SQLite cannot hold)."""
+    return isinstance(exc, (sqlite3.IntegrityError, sqlite3.DataError,
+                            sqlite3.InterfaceError, sqlite3.ProgrammingError))
+
+
 def serve(settings: FloorSettings, store_path: str, client_id: str = "threecard-floor",
           stop: threading.Event | None = None) -> int:
     """Run the recorder until ``stop`` is set (the command sets it on SIGTERM or SIGINT).
@@ -242,7 +281,9 @@ def serve(settings: FloorSettings, store_path: str, client_id: str = "threecard-
 
     Returns:
         0 after a clean stop, 1 when the store cannot be written (what was not stored is
-        not acknowledged: the broker keeps it for the next start).
+        not acknowledged: the broker keeps it for the next start) or the recorder failed.
+        A message the store refuses for what it holds (a number too large...) is refused
+        and acknowledged: it never stops the recorder nor comes back at the next start.
 
     Raises:
         StoreError: the store cannot be opened.
@@ -260,10 +301,29 @@ def serve(settings: FloorSettings, store_path: str, client_id: str = "threecard-
 
     recorder = Recorder(store, ask)
 
+    def guarded(fn: Callable[..., None]) -> Callable[..., None]:
+        """A paho callback that never dies quietly: an error stops the recorder (exit 1)."""
+        def call(*args: Any) -> None:
+            try:
+                fn(*args)
+            except Exception as exc:  # noqa: BLE001 - paho's thread must not die deaf
+                log.error("floor: the recorder failed", exc_info=exc)
+                failed.append(f"an error in the recorder: {exc!r}")
+                stop.set()
+        return call
+
+    throttle = Throttle(log)  # a broker refusing or away: said once a minute, not each try
+    state = {"connected": False, "refused": False}
+
     def on_connect(c, _u, flags, rc, _p) -> None:  # noqa: ANN001 - paho's callback
         if rc.is_failure:
-            log.error("floor: broker %s refused the recorder: %s", settings.broker, rc)
+            throttle.log("refused", logging.ERROR, "floor: broker %s refused the recorder: %s "
+                         "(check --username and --password-file); trying again",
+                         settings.broker, rc)
+            state["refused"] = True
             return
+        state["connected"] = True
+        throttle.clear("refused", "lost", "closed", "unreachable")
         log.info("floor: recorder connected to %s as %s (session %s)", settings.broker,
                  client_id, "resumed" if flags.session_present else "new")
         c.subscribe([(settings.wildcard(n), 1) for n in SUBSCRIBED])
@@ -274,18 +334,37 @@ def serve(settings: FloorSettings, store_path: str, client_id: str = "threecard-
             try:
                 with lock:
                     recorder.on_message(where[0], where[1], m.payload)
-            except sqlite3.Error as exc:  # not acknowledged: the broker keeps it for us
-                failed.append(f"the store {store_path} cannot be written: {exc}")
-                stop.set()
-                return
+            except sqlite3.Error as exc:
+                if not _message_fault(exc):  # not acknowledged: the broker keeps it for us
+                    failed.append(f"the store {store_path} cannot be written: {exc}")
+                    stop.set()
+                    return
+                recorder.refuse(where[0], f"the store cannot hold it: {exc}")
+            except Exception as exc:  # noqa: BLE001 - one message never stops the recorder
+                log.error("floor: a message on %s could not be stored; refused", m.topic,
+                          exc_info=exc)
+                recorder.counts["refused"] += 1
         c.ack(m.mid, m.qos)  # stored (or refused for good): the broker may drop it
 
     def on_disconnect(_c, _u, _f, rc, _p) -> None:  # noqa: ANN001
-        if not stop.is_set():
-            log.warning("floor: recorder lost the broker (%s); reconnecting", rc)
+        if stop.is_set():
+            return
+        if state["connected"]:
+            throttle.log("lost", logging.WARNING, "floor: recorder lost the broker (%s); "
+                         "reconnecting", rc)
+        elif not state["refused"]:
+            throttle.log("closed", logging.WARNING, "floor: broker %s closed the connection "
+                         "before accepting it (%s): is the port a TLS one (mqtts://), or no "
+                         "MQTT broker's? Trying again", settings.broker, rc)
+        state["connected"] = state["refused"] = False
 
-    client.on_connect, client.on_message = on_connect, on_message
-    client.on_disconnect = on_disconnect
+    def on_connect_fail(_c, _u) -> None:  # noqa: ANN001
+        throttle.log("unreachable", logging.WARNING, "floor: broker %s unreachable; trying "
+                     "again", settings.broker)
+
+    client.on_connect, client.on_message = guarded(on_connect), guarded(on_message)
+    client.on_disconnect = guarded(on_disconnect)
+    client.on_connect_fail = guarded(on_connect_fail)
     log.info("floor: recorder storing to %s from %s", store_path, settings.broker)
     wait_s = 0.5
     while True:  # the first connection here, so that why it fails is said
@@ -293,22 +372,35 @@ def serve(settings: FloorSettings, store_path: str, client_id: str = "threecard-
             settings.connect(client, clean_start=False, session_expiry_s=SESSION_EXPIRY_S)
             break
         except OSError as exc:
-            log.warning("floor: broker %s unreachable (%s); trying again", settings.broker,
-                        exc)
+            throttle.log("unreachable", logging.WARNING, "floor: broker %s unreachable (%s); "
+                         "trying again", settings.broker, exc)
+        with contextlib.suppress(sqlite3.Error):  # a store that cannot be written: said later
+            store.beat(client_id, time.time_ns() // 1000)
         if stop.wait(wait_s):
+            with contextlib.suppress(sqlite3.Error):
+                store.beat(client_id, time.time_ns() // 1000, stopped=True)
             store.close()
             return 0
         wait_s = min(wait_s * 2, 5.0)
     client.loop_start()  # from here paho's network loop reconnects by itself
+    beaten = 0.0
     try:
         while not stop.wait(CHECK_EVERY_S):
             with lock:
                 recorder.check()
+                if time.monotonic() - beaten >= HEARTBEAT_S:
+                    beaten = time.monotonic()
+                    store.beat(client_id, time.time_ns() // 1000)
     except sqlite3.Error as exc:
         failed.append(f"the store {store_path} cannot be read: {exc}")
+    except Exception as exc:  # noqa: BLE001 - stop with a reason, never linger
+        log.error("floor: the recorder failed", exc_info=exc)
+        failed.append(f"an error in the recorder: {exc!r}")
     finally:
         client.disconnect()
         client.loop_stop()
+        with lock, contextlib.suppress(sqlite3.Error):
+            store.beat(client_id, time.time_ns() // 1000, stopped=True)
         with lock:
             store.close()
         log.info("floor: recorder stopped: %s", ", ".join(f"{v} {k}" for k, v in

@@ -1,19 +1,88 @@
-"""Reading the floor: one line a table (``threecard floor status``).
+"""Reading the floor: the recorder, then one line a table (``threecard floor status``).
 
-Each line: whether the table is online (its retained ``status``, the last will saying
-``offline`` for a table that vanished), its newest round on the floor and when it ended,
-the rounds of the last hour, the hold (the house's win over the amount wagered, from the
-table's meters: won minus paid, over wagered) and the alarms it shows now; and, when the
-floor lacks rounds of the table's newest journal or its chain is broken, what.
+First whether the recorder runs: it writes in the store every few seconds that it does
+(:data:`floor.recorder.HEARTBEAT_S`), and that it stopped when it stops; a store nobody
+writes any more says nothing new, and the floor status says so. Then each table: whether
+it is online, ``stopped`` (it said so) or ``offline`` (its last will: it vanished), when
+the recorder last heard from it, its newest round on the floor and when it ended, the
+rounds of the last hour, the hold (the house's win over the amount wagered, from the
+table's meters: won minus paid, over wagered) and the alarms it shows now (for a table
+offline, the ones it showed last; none for a table stopped); and, when the floor lacks
+rounds of any of the table's journals or a chain is broken, what.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from floor.store import Store
+from floor.store import SeriesRow, Store
+
+SILENT_AFTER_S = 15
+"""A recorder that has not written for this long is not running (3 heartbeats)."""
+
+
+def _utc(us: int | None) -> str | None:
+    """Microseconds since the epoch as ISO 8601 UTC, or None."""
+    return datetime.fromtimestamp(us // 1_000_000, UTC).isoformat() if us else None
+
+
+def _ago(utc: str | None, now: datetime) -> str:
+    """How long ago ``utc`` was, in words (``12 s``, ``5 min``, ``3 h``, ``2 d``)."""
+    if utc is None:
+        return "never"
+    s = max(0, int((now - datetime.fromisoformat(utc)).total_seconds()))
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if s >= 2 * size:
+            return f"{s // size} {unit} ago"
+    return f"{s} s ago"
+
+
+@dataclass(frozen=True, slots=True)
+class RecorderStatus:
+    """Whether the recorder writing the store runs.
+
+    Attributes:
+        state: ``running``, ``stopped`` (it said so), ``silent`` (it wrote nothing for
+            :data:`SILENT_AFTER_S`: killed, hung, or its machine down) or ``unknown`` (no
+            recorder ever said: a store of an earlier recorder).
+        client_id: its client id on the broker ("" for unknown).
+        heard_utc: when it last wrote that it runs, ISO 8601 UTC, or None.
+    """
+
+    state: str
+    client_id: str
+    heard_utc: str | None
+
+    def line(self, now: datetime) -> str:
+        """The recorder as one line of text."""
+        who = f"recorder {self.client_id}" if self.client_id else "recorder"
+        if self.state == "running":
+            return f"{who}: running (heard {_ago(self.heard_utc, now)})"
+        if self.state == "stopped":
+            return (f"{who}: STOPPED at {self.heard_utc}: what follows is the floor as it "
+                    "stood then")
+        if self.state == "silent":
+            return (f"{who}: SILENT since {self.heard_utc} ({_ago(self.heard_utc, now)}): is "
+                    "`threecard floor serve` running? What follows may be out of date")
+        return f"{who}: never heard (a store written before the recorder said it runs)"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The status as JSON-ready data."""
+        return asdict(self)
+
+
+def recorder_status(store: Store, now: datetime) -> RecorderStatus:
+    """Whether the recorder writing ``store`` runs, as of ``now`` (aware, UTC)."""
+    r = store.recorder()
+    if r is None:
+        return RecorderStatus("unknown", "", None)
+    heard = _utc(r.alive_us)
+    if r.stopped:
+        return RecorderStatus("stopped", r.client_id, heard)
+    silent = now.timestamp() * 1_000_000 - r.alive_us > SILENT_AFTER_S * 1_000_000
+    return RecorderStatus("silent" if silent else "running", r.client_id, heard)
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,15 +91,20 @@ class TableStatus:
 
     Attributes:
         table_id: the table.
-        status: ``online``, ``offline``, or ``unknown`` (never heard).
+        status: ``online``, ``stopped`` (it said so), ``offline`` (its last will: it
+            vanished), or ``unknown`` (no status heard).
         journal: the hash of its newest journal's first event.
         last_round: its newest round on the floor (0: none).
         last_round_utc: when that round ended, ISO 8601 UTC, or None.
         rounds_last_hour: rounds that ended in the hour before now.
         hold_ppm: the hold in parts per million of the amount wagered (None: nothing
             wagered yet).
-        open_alarms: the kinds of the warnings and errors the table shows.
+        open_alarms: the kinds of the warnings and errors the table shows (offline: the
+            ones it showed last; stopped: none).
         lacking: what the floor lacks of the newest journal, or None.
+        heard_utc: when the recorder last received a message of the table, ISO 8601 UTC.
+        older_lacking: what the floor lacks of the table's earlier journals (the table
+            sends those again only once it runs on that journal).
     """
 
     table_id: str
@@ -42,15 +116,22 @@ class TableStatus:
     hold_ppm: int | None
     open_alarms: list[str]
     lacking: str | None
+    heard_utc: str | None = None
+    older_lacking: list[str] | None = None
 
-    def line(self) -> str:
-        """The status as one line of text."""
+    def line(self, now: datetime | None = None) -> str:
+        """The status as one line of text (``now``: for "heard ... ago")."""
         hold = "-" if self.hold_ppm is None else f"{self.hold_ppm / 10_000:.2f} %"
         alarms = ", ".join(self.open_alarms) or "none"
+        if self.status == "offline":
+            alarms = f"{alarms} (when last heard)"
         ended = f" ended {self.last_round_utc[:19]}Z" if self.last_round_utc else ""
+        heard = f"  heard {_ago(self.heard_utc, now or datetime.now(UTC))}"
         text = (f"{self.table_id:12} {self.status.upper():8} last round {self.last_round}"
-                f"{ended}  {self.rounds_last_hour} rounds/h  hold {hold}  alarms: {alarms}")
-        return text + (f"  LACKING: {self.lacking}" if self.lacking else "")
+                f"{ended}  {self.rounds_last_hour} rounds/h  hold {hold}  alarms: {alarms}"
+                f"{heard}")
+        text += f"  LACKING: {self.lacking}" if self.lacking else ""
+        return text + "".join(f"  LACKING in {x}" for x in self.older_lacking or ())
 
     def to_dict(self) -> dict[str, Any]:
         """The status as JSON-ready data."""
@@ -71,6 +152,12 @@ def hold_ppm(meters: dict[str, Any] | None) -> int | None:
     return (2 * num + wagered) // (2 * wagered)  # rounded half up, integers only
 
 
+def _lacking(s: SeriesRow) -> str | None:
+    want = max(s.announced, s.newest)
+    return s.broken or (f"rounds {s.contiguous + 1} to {want} (or part of them)"
+                        if s.contiguous < want else None)
+
+
 def floor_status(store: Store, now: datetime) -> list[TableStatus]:
     """Every table the floor heard of, by id.
 
@@ -79,20 +166,22 @@ def floor_status(store: Store, now: datetime) -> list[TableStatus]:
         now: the time "the last hour" ends at (aware, UTC).
     """
     since = (now - timedelta(hours=1)).isoformat()
-    series = {(t, j): (c, a, n, b) for t, j, c, a, n, b in store.series()}
+    series = store.series()
     out = []
     for t in store.tables():
         newest = store.rounds(t.table_id, t.journal, last=1)
-        contiguous, announced, stored, broken = series.get((t.table_id, t.journal),
-                                                           (0, 0, 0, None))
-        want = max(announced, stored)
-        lacking = broken or (f"rounds {contiguous + 1} to {want} (or part of them)"
-                             if contiguous < want else None)
-        alarms = [a["kind"] for a in (t.state or {}).get("open_alarms", [])]
+        s = next((r for r in series if (r.table, r.journal) == (t.table_id, t.journal)),
+                 SeriesRow(t.table_id, t.journal, 0, 0, 0, None))
+        status = s.status or "unknown"
+        alarms = [] if status == "stopped" else [
+            a["kind"] for a in (t.state or {}).get("open_alarms", [])]
+        older = [f"journal {r.journal[:16]}: {why}" for r in series
+                 if r.table == t.table_id and r.journal != t.journal
+                 and (why := _lacking(r)) is not None]
         out.append(TableStatus(
-            t.table_id, t.status or "unknown", t.journal,
+            t.table_id, status, t.journal,
             newest[0]["round_id"] if newest else 0,
             newest[0]["ended_utc"] if newest else None,
             store.rounds_since(t.table_id, t.journal, since), hold_ppm(t.meters), alarms,
-            lacking))
+            _lacking(s), _utc(t.heard_us), older))
     return out

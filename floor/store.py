@@ -19,7 +19,7 @@ import os
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from controller.game.recall import as_recalled
 from floor.messages import (
@@ -41,18 +41,34 @@ CREATE TABLE IF NOT EXISTS rounds (
 CREATE TABLE IF NOT EXISTS series (
     table_id TEXT NOT NULL, journal TEXT NOT NULL, first_us INTEGER NOT NULL,
     last_us INTEGER NOT NULL, contiguous INTEGER NOT NULL DEFAULT 0,
-    announced INTEGER NOT NULL DEFAULT 0, broken TEXT,
+    announced INTEGER NOT NULL DEFAULT 0, broken TEXT, status TEXT,
+    announced_seq INTEGER NOT NULL DEFAULT 0, announced_hash TEXT,
     PRIMARY KEY (table_id, journal));
 CREATE TABLE IF NOT EXISTS tables (
     table_id TEXT PRIMARY KEY, journal TEXT NOT NULL, last_us INTEGER NOT NULL,
     status TEXT, status_us INTEGER NOT NULL DEFAULT 0, state TEXT,
     state_us INTEGER NOT NULL DEFAULT 0, meters TEXT, meters_us INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS recorder (
+    id INTEGER PRIMARY KEY CHECK (id = 1), client_id TEXT NOT NULL,
+    alive_us INTEGER NOT NULL, stopped INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS events (
     table_id TEXT NOT NULL, journal TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL,
     severity TEXT NOT NULL, body TEXT NOT NULL, stored_us INTEGER NOT NULL,
     PRIMARY KEY (table_id, journal, seq, kind));
 """
 _TABLES = {"rounds", "series", "tables", "events"}
+_ADDED = {"series": ("status TEXT", "announced_seq INTEGER NOT NULL DEFAULT 0",
+                     "announced_hash TEXT")}
+"""Columns a store written by an earlier recorder lacks: added when a recorder opens it."""
+
+
+def status_of(m: StatusMessage) -> str:
+    """What the floor calls a table's status message.
+
+    ``online``; ``stopped``: an ``offline`` the table sent as it stopped; ``offline``: its
+    last will (it vanished).
+    """
+    return "stopped" if m.status == "offline" and m.stopped else m.status
 
 
 class StoreError(Exception):
@@ -69,6 +85,32 @@ class Link:
     prev_hash: str
 
 
+class SeriesRow(NamedTuple):
+    """What the floor holds of one table's journal.
+
+    Attributes:
+        table, journal: the table and its journal (the hash of its first event).
+        contiguous: rounds 1 to this are stored, each naming the one before it.
+        announced: the last round the newest ``state`` of this journal named (0: none).
+        newest: the newest round id stored.
+        broken: why the chain cannot be completed, or None.
+        status: ``online`` or ``offline`` as the newest ``status`` of this journal said,
+            or None.
+        announced_seq, announced_hash: the last event of the ``announced`` round, as that
+            state named it (0 and None: none).
+    """
+
+    table: str
+    journal: str
+    contiguous: int
+    announced: int
+    newest: int
+    broken: str | None
+    status: str | None = None
+    announced_seq: int = 0
+    announced_hash: str | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class TableRow:
     """What the floor knows of one table (``threecard floor status``).
@@ -76,9 +118,12 @@ class TableRow:
     Attributes:
         table_id: the table.
         journal: its newest journal (the hash of its first event).
-        status: ``online``, ``offline`` or None (never heard).
+        status: ``online``, ``offline`` (its last will), ``stopped`` (it said so) or
+            None (never heard).
         state: its newest ``state`` payload, or None.
         meters: its newest ``meters`` payload, or None.
+        heard_us: when the recorder received its newest message (the recorder's clock,
+            microseconds since the epoch).
     """
 
     table_id: str
@@ -86,6 +131,22 @@ class TableRow:
     status: str | None
     state: dict[str, Any] | None
     meters: dict[str, Any] | None
+    heard_us: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class RecorderRow:
+    """The recorder that writes the store, as it last said.
+
+    Attributes:
+        client_id: its client id on the broker.
+        alive_us: when it last said it runs (microseconds since the epoch).
+        stopped: it stopped cleanly then.
+    """
+
+    client_id: str
+    alive_us: int
+    stopped: bool
 
 
 class Store:
@@ -121,38 +182,65 @@ class Store:
                 self.db.execute("PRAGMA journal_mode=WAL")
                 self.db.execute("PRAGMA synchronous=NORMAL")
                 self.db.executescript(SCHEMA)
+                for table, columns in _ADDED.items():
+                    have = {r[1] for r in self.db.execute(f"PRAGMA table_info({table})")}
+                    for col in columns:
+                        if col.split()[0] not in have:
+                            self.db.execute(f"ALTER TABLE {table} ADD COLUMN {col}")
             elif not names:
                 raise StoreError(f"{self.path}: an empty floor store (no recorder wrote it)")
+            self._series_cols = {r[1] for r in self.db.execute("PRAGMA table_info(series)")}
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: cannot open the floor store: {exc}") from None
 
     # ------------------------------------------------------------------ writing
-    def _seen(self, table: str, journal: str, sent_us: int, now_us: int) -> None:
-        """A message of this table and journal: the series exists, the newest journal wins."""
+    def _seen(self, table: str, journal: str, now_us: int) -> None:
+        """A message of this table and journal received at ``now_us`` (the recorder's clock).
+
+        The series exists from now on, and the journal of the newest message received is
+        the table's.
+        """
         self.db.execute("INSERT INTO series (table_id, journal, first_us, last_us) "
                         "VALUES (?,?,?,?) ON CONFLICT DO UPDATE SET "
                         "last_us = max(last_us, excluded.last_us)",
-                        (table, journal, now_us, sent_us))
+                        (table, journal, now_us, now_us))
         self.db.execute("INSERT INTO tables (table_id, journal, last_us) VALUES (?,?,?) "
                         "ON CONFLICT DO UPDATE SET journal = excluded.journal, "
-                        "last_us = excluded.last_us WHERE excluded.last_us >= last_us",
-                        (table, journal, sent_us))
+                        "last_us = excluded.last_us", (table, journal, now_us))
 
-    def put_round(self, m: RoundMessage, now_us: int) -> str:
-        """Store a round.
+    def put_round(self, m: RoundMessage, now_us: int, named: tuple[int, str] | None = None
+                  ) -> str:
+        """Store a round, unless the store holds a version of it that its chain confirms.
+
+        A round is sent again with a newer last event when a burn card joins its deal
+        after it ended; the next round then names that newer end as its previous round.
+        So the version of a round that the chain names (``named``: the previous-round
+        pair of the round after it, or the last-round pair of the table's state) wins,
+        whatever its ``seq``; without one, the newer ``seq`` wins.
+
+        Args:
+            m: the round.
+            now_us: when it was received (the recorder's clock).
+            named: (seq, hash) the chain names as this round's last event, or None.
 
         Returns:
-            ``new``, ``newer`` (it replaced an older record of the round), ``duplicate``
+            ``new``, ``newer`` (it replaced another record of the round), ``duplicate``
             or ``older`` (nothing changed).
         """
-        row = self.db.execute("SELECT seq FROM rounds WHERE table_id=? AND journal=? AND "
-                              "round_id=?", (m.table, m.journal, m.round_id)).fetchone()
-        if row is not None and row[0] >= m.seq:
-            return "duplicate" if row[0] == m.seq else "older"
+        row = self.db.execute("SELECT seq, hash FROM rounds WHERE table_id=? AND journal=? "
+                              "AND round_id=?", (m.table, m.journal, m.round_id)).fetchone()
+        if row is not None:
+            if tuple(row) == (m.seq, m.hash):
+                return "duplicate"
+            if named is None or named not in (tuple(row), (m.seq, m.hash)):
+                if row[0] >= m.seq:  # no word from the chain: the newer end wins
+                    return "older"
+            elif named == tuple(row):
+                return "older"
         rec = m.record
         with self.db:
             self.db.execute("BEGIN")
-            self._seen(m.table, m.journal, m.sent_us, now_us)
+            self._seen(m.table, m.journal, now_us)
             self.db.execute("INSERT OR REPLACE INTO rounds VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                             (m.table, m.journal, m.round_id, m.seq, m.hash, m.prev_seq,
                              m.prev_hash, rec.status, rec.ended_utc, encode(rec).decode(),
@@ -163,25 +251,34 @@ class Store:
         """Store an event; False for a duplicate."""
         with self.db:
             self.db.execute("BEGIN")
-            self._seen(m.table, m.journal, m.sent_us, now_us)
+            self._seen(m.table, m.journal, now_us)
             cur = self.db.execute("INSERT OR IGNORE INTO events VALUES (?,?,?,?,?,?,?)",
                                   (m.table, m.journal, m.seq, m.kind, m.severity,
                                    encode(m).decode(), now_us))
         return cur.rowcount > 0
 
     def put_latest(self, m: StateMessage | MetersMessage | StatusMessage, now_us: int) -> None:
-        """Keep the newest ``state``, ``meters`` or ``status`` of a table (by send time)."""
+        """Keep a table's ``state``, ``meters`` or ``status``: the one received last.
+
+        The broker delivers a topic's messages in the order it took them, the last will
+        after the ``online`` of the same connection, so the order of arrival is the order
+        of truth; the table's own clock (``sent_us``) orders nothing.
+        """
         col = m.name
         with self.db:
             self.db.execute("BEGIN")
-            self._seen(m.table, m.journal, m.sent_us, now_us)
-            value = m.status if isinstance(m, StatusMessage) else encode(m).decode()
-            self.db.execute(f"UPDATE tables SET {col} = ?, {col}_us = ? WHERE table_id = ? "
-                            f"AND {col}_us <= ?", (value, m.sent_us, m.table, m.sent_us))
+            self._seen(m.table, m.journal, now_us)
+            value = status_of(m) if isinstance(m, StatusMessage) else encode(m).decode()
+            self.db.execute(f"UPDATE tables SET {col} = ?, {col}_us = ? WHERE table_id = ?",
+                            (value, now_us, m.table))
             if isinstance(m, StateMessage):
-                self.db.execute("UPDATE series SET announced = max(announced, ?) WHERE "
-                                "table_id = ? AND journal = ?",
-                                (m.last_round, m.table, m.journal))
+                self.db.execute("UPDATE series SET announced = ?, announced_seq = ?, "
+                                "announced_hash = ? WHERE table_id = ? AND journal = ?",
+                                (m.last_round, m.last_round_seq, m.last_round_hash, m.table,
+                                 m.journal))
+            elif isinstance(m, StatusMessage):
+                self.db.execute("UPDATE series SET status = ? WHERE table_id = ? AND "
+                                "journal = ?", (value, m.table, m.journal))
 
     def set_contiguous(self, table: str, journal: str, contiguous: int) -> None:
         """Record how far the series' rounds follow each other without a gap."""
@@ -201,22 +298,39 @@ class Store:
                               (table, journal, round_id)).fetchone()
         return Link(*row) if row else None
 
-    def series(self) -> list[tuple[str, str, int, int, int, str | None]]:
-        """Every series: (table, journal, contiguous, announced, newest round id, broken)."""
-        return self.db.execute(
+    def series(self) -> list[SeriesRow]:
+        """Every series, by table, oldest journal first (the order the floor first heard)."""
+        extra = ", ".join(f"s.{c}" if c in self._series_cols else d for c, d in (
+            ("status", "NULL"), ("announced_seq", "0"), ("announced_hash", "NULL")))
+        return [SeriesRow(*r) for r in self.db.execute(
             "SELECT s.table_id, s.journal, s.contiguous, s.announced, "
             "(SELECT COALESCE(MAX(round_id), 0) FROM rounds r WHERE r.table_id = s.table_id "
-            "AND r.journal = s.journal), s.broken FROM series s ORDER BY s.table_id, "
-            "s.first_us").fetchall()
+            f"AND r.journal = s.journal), s.broken, {extra} FROM series s ORDER BY "
+            "s.table_id, s.first_us")]
 
     def tables(self) -> list[TableRow]:
         """Every table the floor heard of, by id."""
         out = []
-        for tid, journal, status, state, meters in self.db.execute(
-                "SELECT table_id, journal, status, state, meters FROM tables ORDER BY table_id"):
+        for tid, journal, status, state, meters, heard in self.db.execute(
+                "SELECT table_id, journal, status, state, meters, last_us FROM tables "
+                "ORDER BY table_id"):
             out.append(TableRow(tid, journal, status, json.loads(state) if state else None,
-                                json.loads(meters) if meters else None))
+                                json.loads(meters) if meters else None, heard))
         return out
+
+    def beat(self, client_id: str, now_us: int, stopped: bool = False) -> None:
+        """The recorder says it runs (or, ``stopped``, that it stopped cleanly)."""
+        self.db.execute("INSERT OR REPLACE INTO recorder VALUES (1, ?, ?, ?)",
+                        (client_id, now_us, int(stopped)))
+
+    def recorder(self) -> RecorderRow | None:
+        """The recorder as it last said (None: none said it, or an earlier one's store)."""
+        try:
+            row = self.db.execute("SELECT client_id, alive_us, stopped FROM recorder "
+                                  "WHERE id = 1").fetchone()
+        except sqlite3.OperationalError:  # written before the recorder said it runs
+            return None
+        return RecorderRow(row[0], row[1], bool(row[2])) if row else None
 
     def journals(self, table: str) -> list[str]:
         """The table's journals, oldest first."""
@@ -242,6 +356,10 @@ class Store:
         """Rounds of a series that ended at or after ``since_utc`` (ISO 8601 UTC)."""
         return self.db.execute("SELECT COUNT(*) FROM rounds WHERE table_id = ? AND journal = ? "
                                "AND ended_utc >= ?", (table, journal, since_utc)).fetchone()[0]
+
+    def newest_us(self) -> int:
+        """When the newest message was received (the recorder's clock, microseconds; 0)."""
+        return self.db.execute("SELECT COALESCE(MAX(last_us), 0) FROM tables").fetchone()[0]
 
     def latencies_us(self) -> list[int]:
         """Send-to-store time of every stored round, microseconds (the benchmark's figure)."""

@@ -18,14 +18,16 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import paho.mqtt.client as mqtt
 import pytest
-
-from controller.game import recall as rc
+from floor_feed import finished
+from paho.mqtt.enums import CallbackAPIVersion
 
 REPO = Path(__file__).resolve().parents[2]
 ACL = REPO / "systemd" / "mosquitto-threecard.acl"
@@ -79,8 +81,8 @@ def wait_until(cond: Callable[[], Any], timeout: float, what: str, every: float 
 class Broker:
     """Mosquitto with a generated configuration on a loopback port."""
 
-    def __init__(self, folder: Path, lines: list[str], tls: bool, port: int | None = None
-                 ) -> None:
+    def __init__(self, folder: Path, lines: list[str], tls: bool, port: int | None = None,
+                 main: str | None = None) -> None:
         self.folder = folder
         self.port = port or free_port()
         self.tls = tls
@@ -90,9 +92,12 @@ class Broker:
         listener = [] if port else [f"listener {self.port} 127.0.0.1", *tls_files]
         # as root mosquitto drops to a user of its own, which cannot read the test's files
         user = pwd.getpwuid(os.getuid()).pw_name
-        self.conf.write_text("\n".join([
-            f"user {user}", "per_listener_settings false", "persistence false",
-            "max_queued_messages 100000", *lines, *listener]) + "\n")
+        if main is not None:  # a whole configuration of its own (the user aside)
+            self.conf.write_text(f"user {user}\n{main}")
+        else:
+            self.conf.write_text("\n".join([
+                f"user {user}", "per_listener_settings false", "persistence false",
+                "max_queued_messages 100000", *lines, *listener]) + "\n")
         self.proc: subprocess.Popen | None = None
 
     @property
@@ -159,24 +164,94 @@ class Proc:
         self.proc.wait(10)
 
 
+class BareClient:
+    """A bare MQTT 5 client: what a table or a recorder could send, nothing filtered."""
+
+    def __init__(self, broker: Any, user: str | None, password: str | None) -> None:
+        self.c = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+        if user:
+            self.c.username_pw_set(user, password)
+        self.connack = None
+        self.acks: dict[int, int] = {}
+        self.got: list[str] = []
+        self.payloads: list[tuple[str, bytes]] = []
+        self.ready = threading.Event()
+        self.c.on_connect = self._on_connect
+        self.c.on_publish = lambda _c, _u, mid, rc, _p: self.acks.__setitem__(mid, rc.value)
+        self.c.on_message = self._on_message
+        self.c.on_subscribe = lambda *_a: self.ready.set()
+        self.gone = threading.Event()  # the broker closed the connection
+        self.c.on_disconnect = lambda *_a: self.gone.set()
+        self.c.connect("127.0.0.1", broker.port)
+        self.c.loop_start()
+        wait_until(lambda: self.connack is not None, 10, "the broker's CONNACK", every=0.02)
+
+    def _on_connect(self, _c, _u, _f, rc, _p) -> None:
+        self.connack = rc.value
+
+    def _on_message(self, _c, _u, m) -> None:
+        self.got.append(m.topic)
+        self.payloads.append((m.topic, m.payload))
+
+    def publish(self, topic: str, payload: bytes = b"{}", retain: bool = False) -> int:
+        """Publish at QoS 1; the broker's reason code (0: taken)."""
+        info = self.c.publish(topic, payload, qos=1, retain=retain)
+        wait_until(lambda: info.mid in self.acks, 10, f"PUBACK of {topic}", every=0.02)
+        return self.acks[info.mid]
+
+    def close(self) -> None:
+        self.c.disconnect()
+        self.c.loop_stop()
+
+
+PASSWORDS = {"floor.recorder": "floor-secret", "TCP-A": "a-secret", "TCP-B": "b-secret",
+             "floor": "f-secret"}
+"""The broker's users in the secured tests: the recorder and three tables (one named
+``floor``)."""
+
+
 class Floor:
     """Brokers, recorders, tables and simulations for one test; all stopped at the end."""
+
+    users = PASSWORDS
 
     def __init__(self, folder: Path) -> None:
         need_mosquitto()
         self.folder = folder
         self.brokers: list[Broker] = []
         self.procs: list[Proc] = []
+        self.clients: list[BareClient] = []
 
     def broker(self, lines: list[str] | None = None, tls: bool = False,
-               port: int | None = None) -> Broker:
-        """A broker (not started); ``port``: its ``lines`` open their own listeners."""
+               port: int | None = None, main: str | None = None) -> Broker:
+        """A broker (not started); ``port``: its ``lines`` (or ``main``, a whole
+        configuration) open their own listeners."""
         folder = self.folder / f"broker{len(self.brokers)}"
         folder.mkdir()
         b = Broker(folder, lines if lines is not None else ["allow_anonymous true"], tls,
-                   port)
+                   port, main)
         self.brokers.append(b)
         return b
+
+    def secured(self, tls: bool = False) -> Broker:
+        """A broker (not started) with :data:`PASSWORDS` and the shipped ACL."""
+        pw = self.passwords(**PASSWORDS)
+        return self.broker(["allow_anonymous false", f"password_file {pw}", f"acl_file {ACL}"],
+                           tls=tls)
+
+    def client(self, broker: Broker, user: str | None = None, password: str | None = None
+               ) -> BareClient:
+        """A bare client connected to ``broker`` (closed at the end)."""
+        c = BareClient(broker, user, password)
+        self.clients.append(c)
+        return c
+
+    def secret(self, name: str, text: str) -> Path:
+        """A password file (mode 0600) holding ``text``."""
+        path = self.folder / name
+        path.write_text(text + "\n")
+        os.chmod(path, 0o600)
+        return path
 
     def run(self, name: str, *args: str) -> Proc:
         p = Proc(list(args), self.folder / f"{name}.log")
@@ -206,11 +281,9 @@ class Floor:
         return path
 
     free_port = staticmethod(free_port)
+    wait_until = staticmethod(wait_until)
 
-    @staticmethod
-    def finished(journal: Path) -> list[dict]:
-        """The journal's settled and voided rounds as ``recall --json`` shows them."""
-        return [r for r in rc.recall(journal, 1_000_000) if r["status"] in ("settled", "void")]
+    finished = staticmethod(finished)
 
     @staticmethod
     def stored(store: Path, table: str) -> list[dict]:
@@ -241,6 +314,8 @@ class Floor:
         return out
 
     def close(self) -> None:
+        for c in self.clients:
+            c.close()
         for p in self.procs:
             p.kill()
         for b in self.brokers:

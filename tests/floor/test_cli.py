@@ -105,14 +105,6 @@ def test_a_journal_equal_to_the_floor_verifies(recorded):
         f"{TABLE}")
 
 
-def _last_events(journal: Path) -> int:
-    db = sqlite3.connect(journal)
-    try:
-        return db.execute("SELECT MAX(seq) FROM events").fetchone()[0]
-    finally:
-        db.close()
-
-
 def _cut(path: Path, keep: int) -> None:
     db = sqlite3.connect(path)
     db.execute("DELETE FROM events WHERE seq > ?", (keep,))
@@ -184,7 +176,7 @@ def test_floor_status_shows_each_table_its_hold_and_its_open_alarms(recorded):
         ["meters", "--journal", str(journal), "--json"],
         ["recall", "--journal", str(journal), "--json", "--last", "2"])
     assert status_json.returncode == 0, status_json.stderr
-    (row,) = json.loads(status_json.stdout)
+    (row,) = json.loads(status_json.stdout)["tables"]
     total = json.loads(meters.stdout)["rows"]["total"]
     house = total["won"] - total["paid"]
     newest = json.loads(recall.stdout)
@@ -195,7 +187,7 @@ def test_floor_status_shows_each_table_its_hold_and_its_open_alarms(recorded):
     assert row["rounds_last_hour"] == last["round_id"]  # dealt just now
     assert abs(row["hold_ppm"] - house * 1_000_000 / total["wagered"]) <= 0.5
     assert row["open_alarms"] == ["alarm"] and row["lacking"] is None
-    line = status_text.stdout
+    line = status_text.stdout.splitlines()[1]
     assert line.startswith(f"{TABLE:12} ONLINE   last round {last['round_id']} ended ")
     assert f"hold {row['hold_ppm'] / 10_000:.2f} %" in line and "alarms: alarm" in line
 
@@ -206,7 +198,7 @@ BAD = [
     (["simulate", "--floor", "mqtt://user:pw@floor", "--rounds", "1"], 2,
      "must be mqtt://HOST[:PORT] with nothing else (put the user and password in [floor])"),
     (["floor", "serve", "--broker", "mqtt://x", "--store", "s", "--password-file", "/nope"],
-     2, "floor password_file /nope: cannot read"),
+     2, "threecard floor serve: --password-file /nope: cannot read"),
     (["floor", "rounds", "--store", "/nowhere/floor.sqlite3", "--table", "T 1"], 2,
      "argument --table: must be"),
     (["floor", "rounds", "--store", "/nowhere/floor.sqlite3", "--table", "T1"], 1,
@@ -244,11 +236,11 @@ def test_the_floor_section_of_the_configuration_is_checked(tmp_path):
         assert says in str(err.value)
     # files named in [floor] are checked before the feed starts, naming the setting
     missing = FloorSettings("mqtts://floor.lan", ca_file=str(tmp_path / "none.pem"))
-    with pytest.raises(FloorError, match="floor ca_file .*none.pem: no such file"):
+    with pytest.raises(FloorError, match=r"\[floor\] ca_file .*none.pem: no such file"):
         missing.check()
     empty = tmp_path / "empty.pw"
     empty.write_text("")
     with pytest.raises(FloorError, match="the first line must hold the password"):
         FloorSettings("mqtt://floor.lan", password_file=str(empty)).check()
-    with pytest.raises(FloorError, match="client_cert and client_key go together"):
+    with pytest.raises(FloorError, match=r"\[floor\] client_cert: goes with client_key"):
         FloorSettings("mqtts://floor.lan", client_cert=str(empty)).check()

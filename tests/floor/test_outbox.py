@@ -109,9 +109,16 @@ def test_the_cursor_moves_only_on_acknowledgement_and_the_backlog_drains(floor, 
     shoe = EventShoe(9, parse_faults("misread=0.1"))
 
     def deal(rounds: int) -> int:
-        """Deal with a feed (as ``simulate --floor`` does); the cursor it left."""
+        """Deal with a feed (as ``simulate --floor`` does); the cursor it left.
+
+        The feed is stopped once it has read the whole journal (a feed resting between
+        its chunks on a busy machine may not have: its cursor then stands even earlier).
+        """
         feed = open_floor(config, table, drain_s=30)
         simulate(table, player, shoe, rounds)
+        floor.wait_until(lambda: feed.follower is not None
+                         and feed.follower.position >= table.journal.last_seq, 60,
+                         "the feed to read the journal")
         feed.stop()
         return _cursor(journal)[0]
 

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import json
 import tempfile
+from datetime import UTC, datetime
 from pathlib import Path
 
 import msgspec
 import pytest
+from floor_feed import feed_messages, finished
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -29,7 +31,6 @@ from controller.game.events import CardRead
 from controller.game.inputs import Decide, NextRound, NoMoreBets, PlaceBet, Reveal, Settle
 from controller.game.table import Table
 from controller.simulate_cli import simulate
-from floor.follower import Follower
 from floor.messages import RoundMessage, StateMessage, StatusMessage, encode
 from floor.recorder import GRACE_S, MAX_ASKS, RETRY_S, Recorder
 from floor.store import Store
@@ -62,18 +63,7 @@ def journal(tmp_path_factory) -> Path:
 
 
 def _messages(journal: Path, **kw) -> list:
-    f = Follower(journal, TABLE, **kw)
-    out = []
-    try:
-        while (batch := f.poll()) is not None:
-            out += batch
-    finally:
-        f.close()
-    return out
-
-
-def _finished(journal: Path) -> list[dict]:
-    return [r for r in rc.recall(journal, 10_000) if r["status"] in ("settled", "void")]
+    return feed_messages(journal, TABLE, **kw)
 
 
 class Clock:
@@ -87,7 +77,7 @@ class Clock:
 def test_the_follower_sends_each_round_as_recall_shows_it_chained_to_the_one_before(journal):
     rounds = [m.body for m in _messages(journal) if m.name == "round"]
     newest = {m.round_id: m for m in rounds}  # the later version of a round wins
-    want = _finished(journal)
+    want = finished(journal)
     assert [rc.as_recalled(newest[r["round_id"]].record.to_dict(), "") for r in want] == want
     assert sorted(newest) == list(range(1, len(want) + 1))
     # exactly one round was sent twice: first when it ended, again when the burn joined it
@@ -199,7 +189,7 @@ def test_whatever_the_broker_delivers_the_recorder_ends_equal_to_the_journal(jou
             # it came (its successor, once here, disowns it: asked for next)
             assert asked[0][1].from_round in (lacking[0], lacking[0] + 1)
             assert 1 <= len(asked) <= 2
-        assert store.rounds(TABLE, genesis) == _finished(journal)
+        assert store.rounds(TABLE, genesis) == finished(journal)
         assert rec.series[TABLE, genesis].contiguous == len(newest)
         store.close()
 
@@ -211,22 +201,47 @@ def test_whatever_the_broker_delivers_the_recorder_ends_equal_to_the_journal(jou
     ("status", b'{"table": "TCP-07", "journal": "' + b"a" * 64 + b'", "status": "maybe"}',
      "status"),
     ("round", None, "names table 'TCP-08'"),
-    ("round", "round_id 0", "round_id"),
+    ("round", {"round_id": 0}, "round_id"),
+    # numbers SQLite cannot hold (it stops at 2**63 - 1), and a send time past 2100
+    ("round", {"seq": 2**63}, "seq"),
+    ("round", {"prev_seq": 2**64}, "prev_seq"),
+    ("round", {"round_id": 2**63}, "round_id"),
+    ("round", {"sent_us": 2**63}, "sent_us"),
+    ("round", {"sent_us": 4_102_444_800_000_001}, "sent_us"),
+    # a record no journal holds
+    ("round", {"record": {"round_id": 81}}, "its record is of round 81, not 1"),
+    ("round", {"record": {"status": "weird"}}, "record status 'weird'"),
+    ("round", {"record": {"status": "in_progress"}}, "record status 'in_progress'"),
+    ("round", {"record": {"ended_utc": "yesterday"}}, "ended_utc must be an ISO 8601"),
+    ("round", {"record": {"ended_utc": None}}, "ended_utc must be an ISO 8601"),
+    ("round", {"record": {"started_utc": "2026-01-01T10:00:00"}}, "with its offset"),
+    ("round", {"record": {"started_utc": "2026-01-01T10:00:00+02:00"}}, "UTC"),
+    ("round", {"record": {"dealer_cards": ["Zz", None, "1x"]}}, "not a card: 'Zz'"),
+    ("round", {"record": {"deal": [["AS", "dealer", False]]}}, "not a card: 'AS'"),
+    ("round", {"prev_seq": 3}, "round 1 ends at event"),
+    # fields no payload declares, and more than a table ever sends
+    ("status", b'{"table": "TCP-07", "journal": "' + b"a" * 64 + b'", "status": "online", '
+     b'"note": "hi"}', "unknown field `note`"),
+    ("round", {"extra": 1}, "unknown field `extra`"),
+    ("round", {"record": {"extra": 1}}, "unknown field 'extra' in the record"),
+    ("round", {"pad": "x" * 200_000}, "more than the 196608 a table sends"),
 ])
 def test_a_payload_that_fails_its_declaration_is_refused_and_nothing_is_stored(
         journal, tmp_path, caplog, name, payload, why):
     sample = next(m.body for m in _messages(journal) if m.name == "round")
     if payload is None:  # a table publishing as another (the ACL forbids it too)
         payload = encode(msgspec.structs.replace(sample, table="TCP-08"))
-    elif payload == "round_id 0":
+    elif isinstance(payload, dict):
         raw = msgspec.to_builtins(sample)
-        payload = json.dumps({**raw, "round_id": 0}).encode()
+        record = {**raw["record"], **payload.pop("record", {})}
+        payload = json.dumps({**raw, **payload, "record": record}).encode()
     store = Store(tmp_path / "floor.sqlite3")
     rec = Recorder(store, lambda *_: None)
     rec.on_message(TABLE, name, payload)
     assert rec.counts["refused"] == 1 and rec.counts["stored"] == 0
     assert store.tables() == [] and store.series() == []
     assert why in caplog.text
+    store.close()
 
 
 def test_a_round_lost_at_the_end_of_a_shift_is_asked_for_from_the_state(journal, tmp_path):
@@ -245,6 +260,7 @@ def test_a_round_lost_at_the_end_of_a_shift_is_asked_for_from_the_state(journal,
     clock.now += GRACE_S
     rec.check()
     assert asked == [last]
+    store.close()
 
 
 def test_a_stored_round_its_successor_disowns_is_asked_again_then_marked_broken(
@@ -265,13 +281,34 @@ def test_a_stored_round_its_successor_disowns_is_asked_again_then_marked_broken(
     s = rec.series[TABLE, rounds[1].journal]
     assert s.contiguous == 2 and "does not follow round 2" in s.broken
     assert "round 3 does not follow round 2" in store.series()[0][5]
+    store.close()
 
 
-def test_a_new_journal_is_a_new_series_and_rounds_shows_the_newest(journal, tmp_path):
+def _second_journal(tmp_path: Path) -> Path:
+    """Another journal of the same table: 3 rounds."""
     other = tmp_path / "second.sqlite3"
     t = Table(other, TableConfig(seats=2, pin_hashes=demo_pin_hashes(), table_id=TABLE))
     _play(t, 3, 99)
     t.close()
+    return other
+
+
+def _rounds_json(store_path: Path, *extra: str) -> list:
+    """``threecard floor rounds --json`` of the table."""
+    import contextlib
+    import io
+
+    from controller.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["floor", "rounds", "--store", str(store_path), "--table", TABLE,
+                     "--json", *extra]) == 0
+    return json.loads(out.getvalue())
+
+
+def test_a_new_journal_is_a_new_series_and_rounds_shows_the_newest(journal, tmp_path):
+    other = _second_journal(tmp_path)
     store_path = tmp_path / "floor.sqlite3"
     store = Store(store_path)
     rec = Recorder(store, lambda *_: None)
@@ -282,22 +319,10 @@ def test_a_new_journal_is_a_new_series_and_rounds_shows_the_newest(journal, tmp_
     assert [s[0:2] for s in store.series()] == [(TABLE, first[0].journal),
                                                 (TABLE, second[0].journal)]
     store.close()
-    from controller.cli import main
-
-    def rounds_json(*extra: str) -> list:
-        import contextlib
-        import io
-
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out):
-            assert main(["floor", "rounds", "--store", str(store_path), "--table", TABLE,
-                         "--json", *extra]) == 0
-        return json.loads(out.getvalue())
-
-    assert rounds_json() == _finished(other)
-    assert rounds_json("--journal", first[0].journal[:12]) == _finished(journal)
-    assert rounds_json("--journal", first[0].journal[:12], "--last", "2") == \
-        _finished(journal)[:2]
+    assert _rounds_json(store_path) == finished(other)
+    assert _rounds_json(store_path, "--journal", first[0].journal[:12]) == finished(journal)
+    assert _rounds_json(store_path, "--journal", first[0].journal[:12], "--last", "2") == \
+        finished(journal)[:2]
 
 
 def test_a_state_with_a_newer_end_for_a_stored_round_gets_that_round_again(journal, tmp_path):
@@ -325,3 +350,160 @@ def test_a_state_with_a_newer_end_for_a_stored_round_gets_that_round_again(journ
     rec.check()
     assert asked == [old.round_id]
     assert store.rounds(TABLE, old.journal, last=1) == [rc.as_recalled(new.record.to_dict(), "")]
+    store.close()
+
+
+def _newest_versions(journal: Path) -> dict[int, RoundMessage]:
+    out: dict[int, RoundMessage] = {}
+    for m in _messages(journal):
+        if m.name == "round":
+            out[m.body.round_id] = m.body
+    return out
+
+
+def _forged(m: RoundMessage) -> RoundMessage:
+    """Round ``m`` as a client with the table's credentials could send it: its end a
+    million events later, another hash, and the first seat's net changed."""
+    seat = msgspec.structs.replace(m.record.seats[0], net=(m.record.seats[0].net or 0) + 5000)
+    return msgspec.structs.replace(
+        m, seq=m.seq + 1_000_000, hash="b" * 64,
+        record=msgspec.structs.replace(m.record, seats=[seat, *m.record.seats[1:]]))
+
+
+def test_a_round_forged_under_the_tables_name_gives_way_to_the_journals(journal, tmp_path):
+    from floor.anchors import compare
+
+    rounds = _newest_versions(journal)
+    state = [m.body for m in _messages(journal) if m.name == "state"][-1]
+    last = max(rounds)
+    store_path = tmp_path / "floor.sqlite3"
+    store = Store(store_path)
+    asked = []
+    clock = Clock()
+    rec = Recorder(store, lambda _t, req: asked.append(req.from_round), clock)
+    _online(rec, rounds[1])
+    # a round in the middle: the round after it names the journal's end of it
+    _deliver(rec, [rounds[r] for r in range(1, last)] + [_forged(rounds[5])])
+    assert store.link(TABLE, rounds[1].journal, 5).seq == rounds[5].seq
+    # the newest round, forged before the table's own: nothing names either yet, the
+    # later end is kept, until the table's state names the journal's end
+    _deliver(rec, [_forged(rounds[last]), rounds[last]])
+    assert store.link(TABLE, rounds[1].journal, last).hash == "b" * 64
+    _deliver(rec, [state])
+    store.close()
+    # meanwhile verify-journal does not accuse the table: the floor's record is disowned
+    verdict = compare(journal, store_path)
+    assert verdict.ok, verdict.problems
+    assert f"record of round {last} is disowned" in " ".join(verdict.notes)
+    store = rec.store = Store(store_path)
+    rec.check()
+    clock.now += GRACE_S
+    rec.check()
+    assert asked == [last]
+    _deliver(rec, [m.body for m in _messages(journal, rounds_from=last, until=state.seq)])
+    assert store.rounds(TABLE, rounds[1].journal) == finished(journal)
+    assert rec.series[TABLE, rounds[1].journal].contiguous == last
+    clock.now += RETRY_S + GRACE_S
+    rec.check()
+    assert asked == [last]
+    store.close()
+    assert compare(journal, store_path).notes == ()
+
+
+def test_a_state_announcing_rounds_no_journal_holds_is_forgotten_at_the_next(journal, tmp_path):
+    rounds = _newest_versions(journal)
+    state = [m.body for m in _messages(journal) if m.name == "state"][-1]
+    store = Store(tmp_path / "floor.sqlite3")
+    asked = []
+    clock = Clock()
+    rec = Recorder(store, lambda _t, req: asked.append(req.from_round), clock)
+    _online(rec, rounds[1])
+    _deliver(rec, list(rounds.values()))
+    claim = msgspec.structs.replace(state, last_round=1_000_000, round_in_play=1_000_001,
+                                    last_round_seq=state.seq + 5, seq=state.seq + 5)
+    _deliver(rec, [claim])
+    rec.check()
+    clock.now += GRACE_S
+    rec.check()
+    assert asked == [max(rounds) + 1]  # the table is asked once, and sends nothing more
+    _deliver(rec, [state])  # the table's next state
+    for _ in range(3):
+        clock.now += RETRY_S + GRACE_S
+        rec.check()
+    assert asked == [max(rounds) + 1]
+    from floor.report import floor_status
+
+    (row,) = floor_status(store, datetime.now(UTC))
+    assert row.lacking is None and row.last_round == max(rounds)
+    store.close()
+
+
+def test_a_status_under_another_journal_leaves_the_tables_own(journal, tmp_path):
+    from floor.messages import SENT_US_MAX
+    from floor.report import floor_status
+
+    rounds = _newest_versions(journal)
+    store = Store(tmp_path / "floor.sqlite3")
+    rec = Recorder(store, lambda *_: None)
+    _online(rec, rounds[1])
+    _deliver(rec, [StatusMessage(table=TABLE, journal="c" * 64, status="offline",
+                                 sent_us=SENT_US_MAX)])
+    _deliver(rec, [rounds[1], rounds[2]])  # the table goes on with its journal
+    (row,) = floor_status(store, datetime.now(UTC))
+    assert (row.status, row.journal, row.last_round) == ("online", rounds[1].journal, 2)
+    store.close()
+
+
+def test_rounds_and_status_agree_on_the_current_journal_and_older_gaps_show(journal, tmp_path):
+    from floor.report import floor_status
+
+    other = _second_journal(tmp_path)
+    store_path = tmp_path / "floor.sqlite3"
+    store = Store(store_path)
+    rec = Recorder(store, lambda *_: None)
+    first = [m.body for m in _messages(journal) if m.name in ("round", "state")]
+    second = [m.body for m in _messages(other) if m.name == "round"]
+    newest = max(m.round_id for m in first if m.name == "round")
+    _deliver(rec, [m for m in first if getattr(m, "round_id", 0) != 3])  # round 3 lost
+    _deliver(rec, second)
+    (row,) = floor_status(store, datetime.now(UTC))
+    assert row.journal == second[0].journal and _rounds_json(store_path) == finished(other)
+    assert row.older_lacking == [
+        f"journal {first[0].journal[:16]}: rounds 3 to {newest} (or part of them)"]
+    # the table runs on its first journal again: both name that one now
+    _deliver(rec, [m for m in first if m.name == "state"][-1:])
+    (row,) = floor_status(store, datetime.now(UTC))
+    assert row.journal == first[0].journal
+    assert [r["round_id"] for r in _rounds_json(store_path)] == [
+        r for r in range(newest, 0, -1) if r != 3]
+    assert row.lacking == f"rounds 3 to {newest} (or part of them)"
+    assert row.older_lacking == []
+    store.close()
+
+
+def test_a_table_replays_for_the_floor_once_at_a_time_and_not_more_often_than_it_may(journal):
+    from floor.messages import ResendRequest
+    from floor.resend import RESEND_EVERY_S, Resends
+
+    whole = _messages(journal)
+    genesis, head = whole[0].body.journal, whole[-1].seq
+    rounds = [m for m in whole if m.name == "round"]
+    clock = Clock()
+    r = Resends(str(journal), TABLE, clock)
+
+    def drained() -> list:
+        out = []
+        while (msgs := r.poll(100)) is not None:
+            out += msgs
+        return out
+
+    r.ask(ResendRequest(journal="e" * 64, from_round=1), genesis, head)  # not this journal
+    assert r.poll(100) is None
+    r.ask(ResendRequest(journal=genesis, from_round=3), genesis, head)
+    r.ask(ResendRequest(journal=genesis, from_round=1), genesis, head)  # the lowest counts
+    assert drained() == [m for m in rounds if m.body.round_id >= 1]
+    # asked again at once (a recorder asking every few seconds): it waits its turn
+    r.ask(ResendRequest(journal=genesis, from_round=2), genesis, head)
+    assert r.poll(100) is None
+    clock.now += RESEND_EVERY_S
+    assert drained() == [m for m in rounds if m.body.round_id >= 2]

@@ -5,8 +5,8 @@ file made by ``mosquitto_passwd``: a table logged in as itself cannot publish as
 table (the broker refuses it: PUBACK "Not authorized"), nor ask another table to resend;
 a wrong password and no password are refused; the recorder reads every table. Then a
 whole feed runs over TLS (``mqtts://``), the broker on the shipped configuration
-(systemd/mosquitto-threecard.conf, its files made here), with those credentials: a table
-whose ``[floor]``
+(systemd/mosquitto-threecard.conf, its files made here) installed as it says, in the
+conf.d of Debian's own mosquitto.conf, with those credentials: a table whose ``[floor]``
 names the CA that signed the broker's certificate (and its password file, its user being
 its table id) reaches the recorder; a recorder trusting another CA refuses the broker and
 says why.
@@ -16,76 +16,49 @@ from __future__ import annotations
 
 import datetime as dt
 import ipaddress
-import os
-import threading
+import json
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
-import paho.mqtt.client as mqtt
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
-from paho.mqtt.enums import CallbackAPIVersion
 
 ACL = Path(__file__).resolve().parents[2] / "systemd" / "mosquitto-threecard.acl"
-PASSWORDS = {"floor": "floor-secret", "TCP-A": "a-secret", "TCP-B": "b-secret"}
+RECORDER = "floor.recorder"
 
 
-def _secured(floor, tls: bool = False):
-    pw = floor.passwords(**PASSWORDS)
-    return floor.broker(["allow_anonymous false", f"password_file {pw}", f"acl_file {ACL}"],
-                        tls=tls)
+def _tables(store: Path) -> list[tuple[str, str | None]]:
+    from floor.store import Store
 
-
-class Client:
-    """A bare MQTT 5 client: what a table or a recorder could send, nothing filtered."""
-
-    def __init__(self, broker, user: str | None, password: str | None) -> None:
-        self.c = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
-        if user:
-            self.c.username_pw_set(user, password)
-        self.connack = None
-        self.acks: dict[int, int] = {}
-        self.got: list[str] = []
-        self.ready = threading.Event()
-        self.c.on_connect = self._on_connect
-        self.c.on_publish = lambda _c, _u, mid, rc, _p: self.acks.__setitem__(mid, rc.value)
-        self.c.on_message = lambda _c, _u, m: self.got.append(m.topic)
-        self.c.on_subscribe = lambda *_a: self.ready.set()
-        self.c.connect("127.0.0.1", broker.port)
-        self.c.loop_start()
-        deadline = time.monotonic() + 10
-        while self.connack is None and time.monotonic() < deadline:
-            time.sleep(0.02)
-
-    def _on_connect(self, _c, _u, _f, rc, _p) -> None:
-        self.connack = rc.value
-
-    def publish(self, topic: str) -> int:
-        info = self.c.publish(topic, b"{}", qos=1)
-        deadline = time.monotonic() + 10
-        while info.mid not in self.acks and time.monotonic() < deadline:
-            time.sleep(0.02)
-        return self.acks[info.mid]
-
-    def close(self) -> None:
-        self.c.disconnect()
-        self.c.loop_stop()
+    s = Store(store, readonly=True)
+    try:
+        return [(t.table_id, t.status) for t in s.tables()]
+    finally:
+        s.close()
 
 
 NOT_AUTHORIZED = 135
 
 
 def test_the_broker_refuses_a_table_publishing_as_another(floor):
-    broker = _secured(floor).start()
-    recorder = Client(broker, "floor", PASSWORDS["floor"])
+    broker = floor.secured().start()
+    recorder = floor.client(broker, RECORDER, floor.users[RECORDER])
     recorder.c.subscribe("threecard/#", qos=1)
     assert recorder.connack == 0 and recorder.ready.wait(5)
-    a = Client(broker, "TCP-A", PASSWORDS["TCP-A"])
-    a.c.subscribe("threecard/+/resend", qos=1)  # it reads only its own
+    a = floor.client(broker, "TCP-A", floor.users["TCP-A"])
+    # it reads only its own resend requests and status
+    a.c.subscribe([("threecard/+/resend", 1), ("threecard/+/status", 1)])
+    b = floor.client(broker, "TCP-B", floor.users["TCP-B"])
+    named_floor = floor.client(broker, "floor", floor.users["floor"])
+    named_floor.c.subscribe("threecard/#", qos=1)
     try:
         assert a.connack == 0 and a.ready.wait(5)
+        assert named_floor.connack == 0 and named_floor.ready.wait(5)
+        assert b.publish("threecard/TCP-B/status") == 0
+        assert a.publish("threecard/TCP-A/status") == 0
         assert a.publish("threecard/TCP-B/round") == NOT_AUTHORIZED
         assert a.publish("threecard/TCP-B/status") == NOT_AUTHORIZED
         assert a.publish("threecard/TCP-B/resend") == NOT_AUTHORIZED  # only the floor asks
@@ -93,15 +66,29 @@ def test_the_broker_refuses_a_table_publishing_as_another(floor):
         assert a.publish("threecard/TCP-A/round") == 0
         assert recorder.publish("threecard/TCP-B/resend") == 0
         assert recorder.publish("threecard/TCP-A/resend") == 0
+        # the recorder publishes nothing but resend requests: the pattern lines give its
+        # user only topics no table id can name (it holds a dot)
+        for topic in ("threecard/TCP-A/round", "threecard/floor/round",
+                      "threecard/floor/status"):
+            assert recorder.publish(topic) == NOT_AUTHORIZED, topic
+        # a table named "floor" is a table like any other: none of the recorder's rights
+        assert named_floor.publish("threecard/floor/round") == 0
+        for topic in ("threecard/TCP-A/resend", "threecard/TCP-A/round",
+                      "threecard/floor/resend"):
+            assert named_floor.publish(topic) == NOT_AUTHORIZED, topic
         time.sleep(0.3)
-        assert recorder.got == ["threecard/TCP-A/round", "threecard/TCP-B/resend",
-                                "threecard/TCP-A/resend"]
-        assert a.got == ["threecard/TCP-A/resend"]
+        assert recorder.got == ["threecard/TCP-B/status", "threecard/TCP-A/status",
+                                "threecard/TCP-A/round", "threecard/TCP-B/resend",
+                                "threecard/TCP-A/resend", "threecard/floor/round"]
+        assert a.got == ["threecard/TCP-A/status", "threecard/TCP-A/resend"]
+        assert named_floor.got == []  # it reads no other table
     finally:
         a.close()
+        b.close()
+        named_floor.close()
         recorder.close()
     for user, password in (("TCP-B", "a-secret"), ("TCP-B", None), (None, None)):
-        c = Client(broker, user, password)
+        c = floor.client(broker, user, password)
         assert c.connack is not None and c.connack >= 128, (user, password, c.connack)
         c.close()
 
@@ -157,34 +144,59 @@ def _pem(path: Path, cert=None, key=None) -> Path:
     return path
 
 
-def _secret(path: Path, text: str) -> Path:
-    path.write_text(text + "\n")
-    os.chmod(path, 0o600)
-    return path
+DEBIAN_MOSQUITTO_CONF = """\
+# Place your local configuration in /etc/mosquitto/conf.d/
+#
+# A full description of the configuration file is at
+# /usr/share/doc/mosquitto/examples/mosquitto.conf.example
+
+pid_file /run/mosquitto/mosquitto.pid
+
+persistence true
+persistence_location /var/lib/mosquitto/
+
+log_dest file /var/log/mosquitto/mosquitto.log
+
+include_dir /etc/mosquitto/conf.d
+"""
+"""/etc/mosquitto/mosquitto.conf as Debian's package ``mosquitto`` installs it."""
 
 
-def _shipped_conf(floor, folder: Path, port: int) -> list[str]:
-    """systemd/mosquitto-threecard.conf, its files in ``folder``, on loopback ports."""
-    text = (ACL.parent / "mosquitto-threecard.conf").read_text()
-    for shipped, here in (("/etc/mosquitto/threecard.passwd", floor.passwords(**PASSWORDS)),
-                          ("/etc/mosquitto/threecard.acl", ACL),
-                          ("/etc/mosquitto/certs/floor-ca.pem", folder / "ca.pem"),
-                          ("/etc/mosquitto/certs/broker.pem", folder / "broker.pem"),
-                          ("/etc/mosquitto/certs/broker.key", folder / "broker.key"),
-                          ("/var/lib/mosquitto/", f"{folder}/"),
-                          ("listener 8883", f"listener {port} 127.0.0.1"),
-                          ("listener 1883 127.0.0.1", f"listener {floor.free_port()} 127.0.0.1")):
+def _replaced(text: str, pairs) -> str:
+    for shipped, here in pairs:
         assert shipped in text, shipped
         text = text.replace(shipped, str(here))
-    return text.splitlines()
+    return text
+
+
+def _shipped_conf(floor, folder: Path, port: int, plain: int) -> str:
+    """Debian's mosquitto.conf with systemd/mosquitto-threecard.conf in its conf.d, as the
+    example says to install it: its files in ``folder``, on loopback ports."""
+    conf_d = folder / "conf.d"
+    conf_d.mkdir()
+    (conf_d / "threecard.conf").write_text(_replaced(
+        (ACL.parent / "mosquitto-threecard.conf").read_text(),
+        (("/etc/mosquitto/threecard.passwd", floor.passwords(**floor.users)),
+         ("/etc/mosquitto/threecard.acl", ACL),
+         ("/etc/mosquitto/certs/floor-ca.pem", folder / "ca.pem"),
+         ("/etc/mosquitto/certs/broker.pem", folder / "broker.pem"),
+         ("/etc/mosquitto/certs/broker.key", folder / "broker.key"),
+         ("listener 8883", f"listener {port} 127.0.0.1"),
+         ("listener 1883 127.0.0.1", f"listener {plain} 127.0.0.1"))))
+    return _replaced(DEBIAN_MOSQUITTO_CONF, (
+        ("/run/mosquitto/mosquitto.pid", folder / "mosquitto.pid"),
+        ("/var/lib/mosquitto/", f"{folder}/"),
+        ("/var/log/mosquitto/mosquitto.log", folder / "mosquitto.log"),
+        ("/etc/mosquitto/conf.d", conf_d)))
 
 
 def test_a_feed_over_tls_with_per_table_credentials(floor, tmp_path):
-    # the broker runs the shipped configuration: TLS, password file, ACL, persistence
-    port = floor.free_port()
+    # the broker runs the shipped configuration in Debian's: TLS, password file, ACL,
+    # persistence
+    port, plain = floor.free_port(), floor.free_port()
     folder = tmp_path / "certs"
     folder.mkdir()
-    broker = floor.broker(_shipped_conf(floor, folder, port), tls=True, port=port)
+    broker = floor.broker(tls=True, port=port, main=_shipped_conf(floor, folder, port, plain))
     ca_key, ca = _ca("floor test CA")
     _, other = _ca("another CA")
     key, cert = _server(ca_key, ca)
@@ -196,19 +208,19 @@ def test_a_feed_over_tls_with_per_table_credentials(floor, tmp_path):
     assert broker.url.startswith("mqtts://localhost:")
 
     store = tmp_path / "floor.sqlite3"
-    floor_pw = _secret(tmp_path / "floor.pw", PASSWORDS["floor"])
-    floor.recorder(broker, store, "--ca-file", str(ca_file), "--username", "floor",
+    floor_pw = floor.secret("floor.pw", floor.users[RECORDER])
+    floor.recorder(broker, store, "--ca-file", str(ca_file), "--username", RECORDER,
                    "--password-file", str(floor_pw))
     # a recorder trusting another CA refuses the broker, and says why
     wrong = floor.recorder(broker, tmp_path / "other.sqlite3", "--ca-file", str(wrong_ca),
-                           "--username", "floor", "--password-file", str(floor_pw),
+                           "--username", RECORDER, "--password-file", str(floor_pw),
                            "--client-id", "other-recorder", name="wrong-ca", wait=False)
     journal = tmp_path / "TCP-A.sqlite3"
     config = tmp_path / "TCP-A.toml"
     config.write_text(
         f'[table]\nid = "TCP-A"\n[journal]\npath = "{journal}"\n'
         f'[floor]\nbroker = "{broker.url}"\nca_file = "{ca_file}"\n'
-        f'password_file = "{_secret(tmp_path / "TCP-A.pw", PASSWORDS["TCP-A"])}"\n')
+        f'password_file = "{floor.secret("TCP-A.pw", floor.users["TCP-A"])}"\n')
     table = floor.run("TCP-A", "run", "--demo", "--config", str(config), "--headless",
                       "--seats", "2", "--pace-ms", "20")
     wrong.wait_for(r"broker mqtts://localhost:\d+ unreachable \(.*certificate verify failed",
@@ -222,4 +234,47 @@ def test_a_feed_over_tls_with_per_table_credentials(floor, tmp_path):
         assert time.monotonic() < deadline, "the TLS feed did not reach the store"
         time.sleep(0.2)
     assert floor.stored(tmp_path / "other.sqlite3", "TCP-A") == []
-    assert PASSWORDS["TCP-A"] not in table.text()  # the password is never logged
+    assert floor.users["TCP-A"] not in table.text()  # the password is never logged
+
+    # a packet over 256 KiB never reaches the recorder: the broker closes the connection
+    b = floor.client(SimpleNamespace(port=plain), "TCP-B", floor.users["TCP-B"])
+    assert b.connack == 0
+    status = {"table": "TCP-B", "journal": "b" * 64, "status": "online", "pad": "x" * 300_000}
+    b.c.publish("threecard/TCP-B/status", json.dumps(status).encode(), qos=1)
+    assert b.gone.wait(10)
+    time.sleep(0.5)
+    assert "TCP-B" not in {t for t, _ in _tables(store)}
+
+
+def test_a_plain_connection_to_a_tls_port_or_a_wrong_password_is_said_once_a_minute(
+        floor, tmp_path):
+    tls = floor.broker(tls=True)
+    ca_key, ca = _ca("floor test CA")
+    key, cert = _server(ca_key, ca)
+    _pem(tls.folder / "ca.pem", cert=ca)
+    _pem(tls.folder / "broker.pem", cert=cert)
+    _pem(tls.folder / "broker.key", key=key)
+    tls.start()
+    plain = f"mqtt://127.0.0.1:{tls.port}"
+    secured = floor.secured().start()
+    wrong = floor.secret("wrong.pw", "not the password")
+    procs = [
+        floor.run("TCP-T", "run", "--demo", "--headless", "--seats", "2", "--pace-ms", "50",
+                  "--journal", str(tmp_path / "journal.sqlite3"), "--floor", plain,
+                  "--table-id", "TCP-T"),
+        floor.run("recorder-tls", "floor", "serve", "--broker", plain, "--store",
+                  str(tmp_path / "a.sqlite3")),
+        floor.run("recorder-pw", "floor", "serve", "--broker", secured.url, "--store",
+                  str(tmp_path / "b.sqlite3"), "--username", RECORDER, "--password-file",
+                  str(wrong)),
+    ]
+    procs[0].wait_for(r"round 3: dealer", 60)
+    for p in procs[:2]:
+        p.wait_for(r"WARNING +floor: broker mqtt://\S+ closed the connection before "
+                   r"accepting it .*is the port a TLS one \(mqtts://\)", 15)
+    procs[2].wait_for(r"ERROR +floor: broker mqtt://\S+ refused the recorder: Not "
+                      r"authorized \(check --username and --password-file\)", 15)
+    time.sleep(8.0)  # paho tries again every second or two: said once, not each time
+    for p in procs:
+        warned = [line for line in p.text().splitlines() if "WARNING" in line or "ERROR" in line]
+        assert len(warned) == 1, "\n".join(warned)

@@ -1,0 +1,127 @@
+"""What ``threecard floor status`` says of a table is what happened to it, and when.
+
+Real tables (``threecard run --demo --headless --floor``), a real Mosquitto and the real
+recorder: a table killed (SIGKILL: a crash) or hung (SIGSTOP: a frozen machine, a pulled
+cable, nothing more on the wire) is OFFLINE on the floor within the broker's keep-alive
+limit (1.5 times the keep-alive interval, and Mosquitto's whole seconds): within 15 s, by
+its last will, although the will was made when the table connected, before its
+``online``. A table stopped cleanly is STOPPED, its alarms none; and the first line says
+whether the recorder runs, stopped, or fell silent. An ``offline`` forged under a running
+table's journal is answered by the table's ``online``.
+"""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import sys
+import time
+
+from controller.game.journal import Journal
+from floor.messages import StatusMessage, decode, encode
+from floor.mqtt import KEEPALIVE_S
+from floor.report import SILENT_AFTER_S
+from floor.store import Store
+
+
+def _statuses(store_path) -> dict[str, str | None]:
+    try:
+        s = Store(store_path, readonly=True)
+    except Exception:  # noqa: BLE001 - not written yet
+        return {}
+    try:
+        return {t.table_id: t.status for t in s.tables()}
+    finally:
+        s.close()
+
+
+def test_a_table_killed_or_hung_is_offline_within_the_keep_alive_limit(floor, tmp_path):
+    broker = floor.broker().start()
+    store = tmp_path / "floor.sqlite3"
+    floor.recorder(broker, store)
+    killed = floor.table(broker, "TCP-K", tmp_path / "k.sqlite3", 50)
+    hung = floor.table(broker, "TCP-H", tmp_path / "h.sqlite3", 50)
+    for t in (killed, hung):
+        t.wait_for(r"round 2: dealer", 60)
+    floor.wait_until(lambda: _statuses(store) == {"TCP-K": "online", "TCP-H": "online"}, 15,
+                     "both tables online")
+    killed.proc.send_signal(signal.SIGKILL)
+    hung.proc.send_signal(signal.SIGSTOP)
+    t0 = time.monotonic()
+    limit = 1.5 * KEEPALIVE_S
+    floor.wait_until(lambda: _statuses(store).get("TCP-K") == "offline", limit + 5,
+                     "the killed table offline", every=0.05)
+    floor.wait_until(lambda: _statuses(store).get("TCP-H") == "offline", limit + 5,
+                     "the hung table offline", every=0.05)
+    took = time.monotonic() - t0
+    # Mosquitto counts the keep-alive in whole seconds and checks it now and then: a few
+    # seconds beyond the limit, within 15 s
+    assert took <= 15.0, f"the hung table went offline after {took:.1f} s"
+    (status,) = floor.cli_json(["floor", "status", "--store", str(store), "--json"])
+    assert {r["table_id"]: r["status"] for r in status["tables"]} == {
+        "TCP-H": "offline", "TCP-K": "offline"}
+    for line in _status_text(store)[1:]:  # its alarms are the ones it showed last
+        assert " OFFLINE " in line and "(when last heard)  heard " in line, line
+
+
+def _status_text(store) -> list[str]:
+    p = subprocess.run([sys.executable, "-m", "controller.cli", "floor", "status", "--store",
+                        str(store)], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    return p.stdout.splitlines()
+
+
+def test_floor_status_says_whether_the_recorder_runs_and_which_table_stopped(floor, tmp_path):
+    broker = floor.broker().start()
+    store = tmp_path / "floor.sqlite3"
+    recorder = floor.recorder(broker, store)
+    table = floor.table(broker, "TCP-S", tmp_path / "s.sqlite3", 50)
+    table.wait_for(r"round 2: dealer", 60)
+    assert table.stop() == 0  # a clean stop: its shoe link closes, and it says so
+    floor.wait_until(lambda: _statuses(store).get("TCP-S") == "stopped", 15, "TCP-S stopped")
+    head, line = _status_text(store)
+    assert re.fullmatch(r"recorder threecard-floor: running \(heard \d+ s ago\)", head), head
+    assert line.startswith("TCP-S        STOPPED  last round "), line
+    assert "alarms: none" in line and re.search(r"  heard \d+ s ago", line), line
+    assert recorder.stop() == 0
+    head, _ = _status_text(store)
+    assert re.fullmatch(r"recorder threecard-floor: STOPPED at \S+: what follows is the floor "
+                        r"as it stood then", head), head
+    # a recorder killed, or its machine down, writes nothing more: after 15 s it is silent
+    s = Store(store)
+    s.beat("threecard-floor", time.time_ns() // 1000 - (SILENT_AFTER_S + 1) * 1_000_000)
+    s.close()
+    (status,) = floor.cli_json(["floor", "status", "--store", str(store), "--json"])
+    assert status["recorder"]["state"] == "silent"
+    assert "SILENT since" in _status_text(store)[0]
+
+
+def test_an_offline_forged_under_a_running_tables_journal_is_answered_by_the_table(
+        floor, tmp_path):
+    # on a broker without an ACL anyone may write on a table's status topic: an "offline"
+    # naming the table's own journal is believed for a moment, and the table, which reads
+    # its own status, answers it with its online
+    broker = floor.broker().start()
+    store = tmp_path / "floor.sqlite3"
+    floor.recorder(broker, store)
+    journal = tmp_path / "f.sqlite3"
+    table = floor.table(broker, "TCP-F", journal, 50)
+    table.wait_for(r"round 2: dealer", 60)
+    floor.wait_until(lambda: _statuses(store).get("TCP-F") == "online", 15, "TCP-F online")
+    j = Journal(journal, readonly=True)
+    genesis = j.genesis()[0]
+    j.close()
+    forger = floor.client(broker, None, None)
+    forged = StatusMessage(table="TCP-F", journal=genesis, status="offline",
+                           connection=time.time_ns() // 1000, sent_us=time.time_ns() // 1000)
+    assert forger.publish("threecard/TCP-F/status", encode(forged), retain=True) == 0
+    time.sleep(2.0)
+    floor.wait_until(lambda: _statuses(store).get("TCP-F") == "online", 10,
+                     "the table's online again")
+    # and the broker keeps the table's word for whoever subscribes next
+    reader = floor.client(broker, None, None)
+    reader.c.subscribe("threecard/TCP-F/status", qos=1)
+    floor.wait_until(lambda: reader.payloads, 10, "the retained status")
+    assert decode("status", reader.payloads[-1][1]).status == "online"
+    assert table.stop() == 0
