@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import ast
-import subprocess
-import sys
 from pathlib import Path
+
+from fresh_python import modules_after, packages_after
 
 REPO = Path(__file__).resolve().parents[1]
 FOREIGN = ("pygame", "serial", "usb", "argparse")
@@ -66,12 +66,7 @@ def test_the_floor_feed_reads_the_game_core_and_nothing_of_the_table_besides():
 
 
 def test_the_daemon_loads_the_floor_only_when_a_broker_is_configured():
-    code = ("import sys\n"
-            "from controller.daemon import Daemon\n"
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('floor', 'paho')))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=60, check=True)
-    assert out.stdout.strip() == "[]"
+    assert packages_after("from controller.daemon import Daemon", among=("floor", "paho")) == []
 
 
 def test_controller_wiring_imports_no_pygame_serial_or_usb():
@@ -133,14 +128,9 @@ def test_simulators_import_from_controller_only_the_vocabulary_and_the_views():
 
 
 def test_opening_a_shoe_loads_no_simulator_unless_its_url_is_sim():
-    code = ("import queue, sys, drivers\n"
-            "drivers.open_link('memory://none?dialect=native', queue.Queue())\n"
-            "print(sorted({m.split('.')[0] for m in sys.modules} & {'simulators', 'display'}))\n"
-            "drivers.open_link('sim://?dialect=native', queue.Queue()).connector.close()\n"
-            "print('simulators.sim_link' in sys.modules)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=60, check=True)
-    assert out.stdout.split("\n")[:2] == ["[]", "True"]
+    opening = "import queue, drivers\ndrivers.open_link('{}?dialect=native', queue.Queue())"
+    assert packages_after(opening.format("memory://none"), among=("simulators", "display")) == []
+    assert "simulators.sim_link" in modules_after(opening.format("sim://") + ".connector.close()")
 
 
 LONGEST = 600

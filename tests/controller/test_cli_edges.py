@@ -9,13 +9,12 @@ from __future__ import annotations
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from journal_edit import events
+from journal_edit import copy_journal, events, sql
 
 ENV = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
 
@@ -153,15 +152,9 @@ def test_recall_last_must_be_1_or_more(threecard, journal):
 
 def test_meters_exit_1_when_they_do_not_reconcile(threecard, journal, tmp_path):
     assert threecard("meters", "--journal", str(journal)).returncode == 0
-    bad = tmp_path / "bad.sqlite3"
-    src = sqlite3.connect(journal)
-    dst = sqlite3.connect(bad)
-    src.backup(dst)
-    src.close()
+    bad = copy_journal(journal, tmp_path / "bad.sqlite3")
     # the stored meters pay 1.00 more than the rounds
-    dst.execute("UPDATE meters SET paid = paid + 100 WHERE name = 'total'")
-    dst.commit()
-    dst.close()
+    sql(bad, "UPDATE meters SET paid = paid + 100 WHERE name = 'total'")
     text = threecard("meters", "--journal", str(bad))
     assert "DOES NOT RECONCILE" in text.stdout
     assert text.returncode == 1

@@ -6,7 +6,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from journal_edit import edit_body, events
+from journal_edit import copy_journal, edit_body, events
 
 from controller.game import recall as rc
 from controller.game.journal import Journal, JournalError
@@ -152,12 +152,7 @@ def test_views_at_refuses_what_it_cannot_show(shift, tmp_path):
             views_at(path, bad)
     with pytest.raises(JournalError, match="no such journal"):
         views_at(tmp_path / "missing.sqlite", 1)
-    copy = tmp_path / "tampered.sqlite"
-    src = sqlite3.connect(path)
-    dst = sqlite3.connect(copy)
-    src.backup(dst)
-    src.close()
-    dst.close()
+    copy = copy_journal(path, tmp_path / "tampered.sqlite")
     edit_body(copy, 20, lambda body: body + " ")
     with pytest.raises(ReplayError, match="integrity check failed: event 20"):
         views_at(copy, 30)
@@ -166,12 +161,7 @@ def test_views_at_refuses_what_it_cannot_show(shift, tmp_path):
 def test_table_start_up_uses_the_same_replay(shift, tmp_path):
     """A table restarted on the shift's journal recovers the state views_at rebuilds."""
     path, _marks, published = shift
-    copy = tmp_path / "restart.sqlite"
-    src = sqlite3.connect(path)
-    dst = sqlite3.connect(copy)
-    src.backup(dst)
-    src.close()
-    dst.close()
+    copy = copy_journal(path, tmp_path / "restart.sqlite")
     j = Journal(copy, readonly=True)
     try:
         expected = rebuild(j).to_dict()

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import binascii
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from controller.game.codes import normalise_code
 from controller.game.events import (
@@ -28,10 +32,16 @@ def test_crc_check_value():
     assert crc16(b"123456789") == 0x29B1
 
 
+@given(st.binary(max_size=300))
+def test_crc_is_the_ccitt_false_of_the_standard_library(data):
+    # binascii.crc_hqx is CRC-CCITT (poly 0x1021, no reflection, no final xor) from its init
+    assert crc16(data) == binascii.crc_hqx(data, 0xFFFF)
+
+
 def test_example_line():
     line = encode_line(17, "CARD", "Qh")
     assert line.startswith(b"$17,CARD,Qh*") and line.endswith(b"\r\n")
-    assert line[12:16] == f"{crc16(b'17,CARD,Qh'):04X}".encode()
+    assert line[12:16] == f"{binascii.crc_hqx(b'17,CARD,Qh', 0xFFFF):04X}".encode()
     assert NativeDecoder().feed(line) == [CardRead(card="Qh", code="Qh", seq=17)]
 
 

@@ -24,6 +24,17 @@ def sql(path: Path | str, statement: str, *args) -> None:
     db.close()
 
 
+def copy_journal(path: Path | str, copy: Path | str) -> Path:
+    """Copy the journal file to ``copy`` the way sqlite3 does it (an online backup)."""
+    src, dst = sqlite3.connect(path), sqlite3.connect(copy)
+    try:
+        src.backup(dst)
+    finally:
+        src.close()
+        dst.close()
+    return Path(copy)
+
+
 def file_format(path: Path | str) -> int:
     """1 or 2."""
     j = Journal(path, readonly=True)
