@@ -48,6 +48,7 @@ the last 1,024 seq numbers the stream went through, each with its line, or as sk
 
 from __future__ import annotations
 
+import binascii
 import re
 
 from controller.game.codes import normalise_code
@@ -86,19 +87,6 @@ def _show(body: bytes) -> str:
     return repr("$" + body[:60].decode("ascii", "backslashreplace"))
 
 
-def _crc_table() -> tuple[int, ...]:
-    table = []
-    for byte in range(256):
-        crc = byte << 8
-        for _ in range(8):
-            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else (crc << 1)
-        table.append(crc & 0xFFFF)
-    return tuple(table)
-
-
-_TABLE = _crc_table()
-
-
 def crc16(data: bytes) -> int:
     """CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF, no reflection, no final xor).
 
@@ -106,13 +94,10 @@ def crc16(data: bytes) -> int:
         data: the bytes strictly between ``$`` and ``*``.
 
     Returns:
-        The CRC as an int 0..0xFFFF; ``crc16(b"123456789") == 0x29B1``.
+        The CRC as an int 0..0xFFFF; ``crc16(b"123456789") == 0x29B1``. The standard
+        library's ``binascii.crc_hqx`` (CRC-CCITT, MSB first) from the initial value 0xFFFF.
     """
-    crc = 0xFFFF
-    table = _TABLE
-    for b in data:
-        crc = ((crc << 8) & 0xFFFF) ^ table[(crc >> 8) ^ b]
-    return crc
+    return binascii.crc_hqx(data, 0xFFFF)
 
 
 def _clean(text: str, *, allow_commas: bool = False) -> str:
