@@ -100,13 +100,14 @@ class ShoeRunner:
 
     def start(self) -> None:
         """Start the runner thread."""
-        self._thread = threading.Thread(target=self._run, name="shoe-sim", daemon=True)
-        self._thread.start()
+        thread = threading.Thread(target=self._run, name="shoe-sim", daemon=True)
+        thread.start()
+        self._thread = thread  # only once started: a stop in between has nothing to join
 
     def stop(self, timeout: float = 2.0) -> None:
         """Stop the runner thread and wait for it."""
         self._stop.set()
-        if self._thread is not None:
+        if self._thread is not None and self._thread.ident is not None:
             self._thread.join(timeout)
 
     def _fire(self, kind: str, value: float) -> None:
