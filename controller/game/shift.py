@@ -52,6 +52,7 @@ from controller.game.records import AMOUNTS
 from controller.game.replay import apply_each, rebuild
 from controller.game.round import RoundState
 from controller.game.rules import RuleProfile
+from controller.game.verifier import JournalVerdict, check
 
 METER_FIELDS = ("wagered", "paid", "won", "rounds", "voids", "refunded")
 """The fields of a meter row, in journal order."""
@@ -242,8 +243,9 @@ class Shift:
             since the start, minor units).
         returns: bet group -> its :class:`ReturnLine` (groups staked in the period, in
             rounds dealt in amounts).
-        chain_ok: the journal's hash chain verifies; chain_message says why not.
-        events: events in the journal.
+        verdict: the one verifier's verdict on the whole journal
+            (:func:`controller.game.verifier.check`, as ``threecard verify-journal``
+            makes it): anchor, hash chain, and every derived record against a replay.
     """
 
     table_id: str
@@ -264,9 +266,12 @@ class Shift:
     house: list[tuple[str, int, int]]
     returns: dict[str, ReturnLine]
     outcomes: dict[str, int] = field(default_factory=dict)
-    chain_ok: bool = True
-    chain_message: str = ""
-    events: int = 0
+    verdict: JournalVerdict = field(default_factory=JournalVerdict)
+
+    @property
+    def trusted(self) -> bool:
+        """The journal passes the one verifier: its figures can be trusted."""
+        return self.verdict.ok
 
     @property
     def settled(self) -> int:
@@ -524,7 +529,9 @@ def shift(path: str | Path, start: datetime | None = None, end: datetime | None 
 
     Raises:
         JournalError: the file is not a usable journal, or cannot be replayed
-            (:class:`~controller.game.replay.ReplayError`).
+            (:class:`~controller.game.replay.ReplayError`). A journal that replays but
+            fails the verifier gives its figures, with the verdict saying why they
+            cannot be trusted.
         ValueError: the period ends before it starts.
     """
     from controller.game.deck_counts import stored_counts
@@ -534,7 +541,7 @@ def shift(path: str | Path, start: datetime | None = None, end: datetime | None 
         raise ValueError("the period ends before it starts")
     j = Journal(path, readonly=True)
     try:
-        chain = j.verify()
+        verdict = check(j, full=True).verdict
         s_seq, e_seq, period_from, period_to = period_bounds(j, start, end)
         g = rebuild(j, s_seq)
         g.take_derived()
@@ -554,7 +561,7 @@ def shift(path: str | Path, start: datetime | None = None, end: datetime | None 
     return Shift(g.config.table_id, g.profile, sheet, begin, finish, period_from, period_to,
                  rows, counters, walk.rounds, walk.voids, walk.irregularities, walk.alarms,
                  walk.actions, ([before] if before else []) + walk.identities, walk.house,
-                 returns(walk.rounds, sheet), outcomes, chain.ok, chain.message, chain.events)
+                 returns(walk.rounds, sheet), outcomes, verdict)
 
 
 __all__ = ["BET_GROUPS", "METER_FIELDS", "IdentityLine", "Incident", "Reading", "ReturnLine",

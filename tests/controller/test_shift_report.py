@@ -21,7 +21,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from shift_journal import run_shift
+from shift_journal import forged_copy, run_shift
 
 POPPLER = ("pdftoppm", "pdftotext", "pdffonts")
 IDENTITY_A = {"version": "0.1.0", "sha256": hashlib.sha256(b"build A").hexdigest(),
@@ -361,3 +361,35 @@ def test_bad_periods_and_outputs_are_refused(shift, tmp_path, capsys):
         main([*base, "--from", "yesterday", *pdf])
     assert usage.value.code == 2 and "ISO 8601" in capsys.readouterr().err
     assert not (tmp_path / "x.pdf").exists()
+
+
+def pages_text(pdf: Path) -> list[str]:
+    """The text of each page of a PDF (``pdftotext``; pages end in a form feed)."""
+    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True,
+                          text=True, check=True).stdout
+    return [page for page in text.split("\f") if page.strip()]
+
+
+def test_a_rewritten_journal_is_marked_untrustworthy_on_every_page(shift, tmp_path):
+    """A forger's journal: one bet made ten times larger and every chain hash after it
+    recomputed, its anchor copied beside it. ``verify-journal`` finds it; the report runs
+    the same check, says so on every page and exits 1, naming the problem."""
+    journal, _ = shift
+    forged = forged_copy(journal, tmp_path, "place_bet",
+                         lambda body: {**body, "amount": body["amount"] * 10})
+    check = subprocess.run([sys.executable, "-m", "controller.cli", "verify-journal",
+                            "--journal", str(forged)], capture_output=True, text=True,
+                           timeout=300)
+    assert check.returncode == 1 and "JOURNAL BROKEN" in check.stdout
+    pdf = tmp_path / "forged.pdf"
+    run = subprocess.run([sys.executable, "-m", "controller.cli", "report", "shift",
+                          "--journal", str(forged), "--out", str(pdf)], capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "fails verification" in run.stderr and "rewritten" in run.stderr
+    assert "Traceback" not in run.stderr
+    pages = pages_text(pdf)
+    assert len(pages) >= 3
+    for n, page in enumerate(pages, start=1):
+        assert "JOURNAL FAILS VERIFICATION" in page, n
+    assert "Hash chain verified" not in "".join(pages)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 import subprocess
 import sys
 from dataclasses import dataclass, replace
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.game.inputs import NextRound
+from controller.game.journal import chain_hash
 from controller.game.script import ScriptClock
 from controller.game.table import Table
 from display.scenarios import script
@@ -115,3 +117,33 @@ def run_shift(folder: Path, stop_after: tuple[int, ...] = (),
                     stops.append(Stop(*newest(table), meters_json(journal)))
     stop(table)
     return journal, stops
+
+
+def forged_copy(journal: Path, folder: Path, edit_kind: str, edit: Any) -> Path:
+    """A forger's copy of ``journal`` (its anchor copied beside it): the first event of
+    ``edit_kind`` has its body changed by ``edit`` (JSON object in, JSON object out) and
+    every chain hash from there on is recomputed, as ``chain_hash`` makes them.
+
+    Returns:
+        The forged journal, in ``folder``.
+    """
+    out = folder / journal.name
+    shutil.copyfile(journal, out)
+    anchor = journal.with_name(journal.name + ".anchor")
+    if anchor.exists():
+        shutil.copyfile(anchor, out.with_name(out.name + ".anchor"))
+    db = sqlite3.connect(out)
+    (seq,) = db.execute("SELECT MIN(seq) FROM events WHERE kind = ?", (edit_kind,)).fetchone()
+    rows = db.execute("SELECT seq, utc, mono_ns, kind, actor, body, prev FROM events "
+                      "WHERE seq >= ? ORDER BY seq", (seq,)).fetchall()
+    prev = rows[0][6]
+    for s, utc, mono, kind, actor, body, _ in rows:
+        if s == seq:
+            body = json.dumps(edit(json.loads(body)), separators=(",", ":"), sort_keys=True)
+        h = chain_hash(prev, s, utc, mono, kind, actor, body)
+        db.execute("UPDATE events SET body = ?, prev = ?, hash = ? WHERE seq = ?",
+                   (body, prev, h, s))
+        prev = h
+    db.commit()
+    db.close()
+    return out
