@@ -21,7 +21,9 @@ The bundle (a zip file) holds:
     the round's events, with their sequence numbers and chain hashes, from the opening
     of betting until the next round opened;
 ``anchors.json``
-    the chain hashes before and after those events, and the journal's head then;
+    the chain hashes before and after those events, the journal's head then, and the
+    verdict of the one verifier on the journal (a bundle is made only from a journal that
+    passes it: ``threecard verify-journal``'s check);
 ``snapshot.json``
     the state the round started from (configuration, deck, meters);
 ``steps.json``
@@ -108,7 +110,7 @@ def bundle_files(journal: str | Path, round_id: int, size: tuple[int, int], lang
         "before": {"seq": ev.before[0], "hash": ev.before[1]},
         "after": {"seq": ev.after[0], "hash": ev.after[1]},
         "journal_head": {"seq": ev.head[0], "hash": ev.head[1]},
-        "closed_at": ev.close_seq})
+        "closed_at": ev.close_seq, "journal_verdict": ev.verified})
     files["snapshot.json"] = ev.snapshot.encode()
     files["steps.json"] = _json({"size": list(size), "lang": lang, "steps": steps})
     return files, {"table_id": ev.table_id, "round": round_id, "closed_utc": close_utc}

@@ -97,9 +97,10 @@ def run(args: argparse.Namespace) -> int:
     """Make the report.
 
     Returns:
-        0 when written; 1 when the journal cannot be read, or its hash chain is broken
-        (the report is written all the same, saying so on its first page); 2 for a bad
-        period or ``--out``.
+        0 when written; 1 when the journal cannot be read, or fails the one verifier
+        (:mod:`controller.game.verifier`, as ``threecard verify-journal``: anchor, hash
+        chain, every derived record against a replay; the report is written all the
+        same, saying so on every page); 2 for a bad period or ``--out``.
     """
     from controller.game.journal import JournalError
     from controller.game.shift import shift
@@ -128,7 +129,8 @@ def run(args: argparse.Namespace) -> int:
              "as outcomes)" if sh.outcomes else "")
     print(f"{out}: {pages} pages; table {sh.table_id}, {sh.period_from} to {sh.period_to}: "
           f"{sh.settled} rounds settled, {sh.voided} voided{dealt}")
-    if not sh.chain_ok:
-        return _fail(f"WARNING: the journal's hash chain is broken ({sh.chain_message}); "
-                     "the report says so", 1)
+    if not sh.trusted:
+        return _fail(f"WARNING: the journal fails verification ({sh.verdict.message}); "
+                     "these figures cannot be trusted, and every page of the report says so "
+                     "(threecard verify-journal names every problem)", 1)
     return 0

@@ -1,6 +1,9 @@
 """A disputed round, out of the journal and back: its events, its starting state, its replay.
 
-:func:`evidence` takes one round out of a journal whose hash chain verifies: the state the
+:func:`evidence` takes one round out of a journal that passes the one verifier
+(:func:`controller.game.verifier.check`, from the first event, as ``threecard
+verify-journal`` checks it: its anchor, its hash chain, and every derived record against a
+replay; a journal rewritten with a recomputed chain is refused, never signed): the state the
 table was in when the round opened (the snapshot it starts from: configuration, deck,
 meters), every event from then until the next round opened (so a supervisor's
 acknowledgement of a void is there too) with its sequence number and chain hash, the chain
@@ -26,6 +29,7 @@ from controller.game.journal import Journal, Record, chain_hash
 from controller.game.recall import as_recalled
 from controller.game.replay import ReplayError, apply_each, start_state
 from controller.game.round import RoundState
+from controller.game.verifier import check
 
 NOT_STEPS = frozenset({PlaceBet.name, ClearBets.name, Rebet.name})
 """Inputs no picture is made after: the bets (the first picture, "no more bets", shows them)."""
@@ -88,6 +92,8 @@ class Evidence:
         record: the round's game recall record.
         close_seq: the event that settled or voided it.
         steps: the events after which both screens are pictured, in order.
+        verified: the verifier's verdict on the journal, one line (what was checked,
+            and its notes, such as "tail unchecked: no anchor").
     """
 
     round_id: int
@@ -100,6 +106,7 @@ class Evidence:
     record: dict[str, Any]
     close_seq: int
     steps: tuple[int, ...]
+    verified: str = ""
 
 
 def _base(journal: Journal, round_id: int) -> tuple[Game, int]:
@@ -122,12 +129,13 @@ def evidence(journal: Journal, round_id: int) -> Evidence:
         The evidence.
 
     Raises:
-        ReplayError: the journal's hash chain is broken, or it cannot be replayed.
+        ReplayError: the journal fails the verifier, or it cannot be replayed.
         DisputeError: no such round, or it is still in play.
     """
-    report = journal.verify()
-    if not report.ok:
-        raise ReplayError(f"Journal integrity check failed: {report.message}")
+    checked = check(journal, full=True).verdict
+    if not checked.ok:
+        raise ReplayError(f"the journal fails verification: {checked.message} (threecard "
+                          "verify-journal names every problem); nothing is signed")
     g, at = _base(journal, round_id)
     opened = at if g.round_id == round_id else None
     snapshot = g.dumps() if opened is not None else ""
@@ -161,7 +169,7 @@ def evidence(journal: Journal, round_id: int) -> Evidence:
     return Evidence(round_id, table_id, snapshot,
                     (opened, journal.event_hash(opened) or GENESIS), (end_seq, rows[-1].hash),
                     (journal.last_seq, journal.last_hash), rows, record, close_seq,
-                    tuple(steps))
+                    tuple(steps), checked.summary())
 
 
 def replay_round(snapshot: str, events: list[EventRow], before: tuple[int, str],

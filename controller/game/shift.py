@@ -541,7 +541,7 @@ def shift(path: str | Path, start: datetime | None = None, end: datetime | None 
         raise ValueError("the period ends before it starts")
     j = Journal(path, readonly=True)
     try:
-        verdict = check(j, full=True).verdict
+        checked = check(j, full=True).verdict
         s_seq, e_seq, period_from, period_to = period_bounds(j, start, end)
         g = rebuild(j, s_seq)
         g.take_derived()
@@ -561,7 +561,7 @@ def shift(path: str | Path, start: datetime | None = None, end: datetime | None 
     return Shift(g.config.table_id, g.profile, sheet, begin, finish, period_from, period_to,
                  rows, counters, walk.rounds, walk.voids, walk.irregularities, walk.alarms,
                  walk.actions, ([before] if before else []) + walk.identities, walk.house,
-                 returns(walk.rounds, sheet), outcomes, verdict)
+                 returns(walk.rounds, sheet), outcomes, checked)
 
 
 __all__ = ["BET_GROUPS", "METER_FIELDS", "IdentityLine", "Incident", "Reading", "ReturnLine",

@@ -173,8 +173,8 @@ class _Builder:
             if len(recorded) > 1:
                 line += " " + t("software.more", n=len(recorded))
             out.append(self.p(line, "small"))
-        if not sh.chain_ok:
-            out.append(self.p(t("journal.broken", message=sh.chain_message), "alert"))
+        if not sh.trusted:
+            out.append(self.p(t("journal.broken", message=sh.verdict.message), "alert"))
         out.append(Spacer(1, 3 * self.mm))
         return out
 
@@ -402,12 +402,17 @@ class _Builder:
         from reportlab.platypus import KeepTogether
 
         sh, t = self.sh, self.t
-        verdict = (self.p(t("journal.ok", events=sh.events)) if sh.chain_ok else
-                   self.p(t("journal.broken", message=sh.chain_message), "alert"))
+        v = sh.verdict
+        verdict = [self.p(t("journal.ok", events=v.events, snapshots=v.snapshots_checked,
+                            rounds=v.rounds_checked)) if v.ok else
+                   self.p(t("journal.broken", message=v.message), "alert")]
+        if v.ok and v.anchor_seq is not None:
+            verdict.append(self.p(t("journal.anchored", seq=v.anchor_seq)))
+        verdict += [self.p(note, "small") for note in v.notes]  # the verifier's own words
         rows = [[t("journal.start"), str(sh.start.seq), sh.start.hash],
                 [t("journal.end"), str(sh.end.seq), sh.end.hash]]
         return [KeepTogether([  # the anchors under their heading
-            self.p(t("sec.journal"), "h2"), verdict,
+            self.p(t("sec.journal"), "h2"), *verdict,
             self.table([t("journal.anchor"), t("journal.event"), t("journal.hash")], rows,
                        [38, 24, 116], right=[1])])]
 
@@ -483,6 +488,10 @@ def write_pdf(sh: Shift, out: Path, lang: str = "en", made_by: str = "",
         canvas.setFillColor(HexColor(GREY))
         canvas.drawString(16 * mm, 10 * mm, text("page", table=sh.table_id, page=doc.page))
         canvas.drawRightString(A4[0] - 16 * mm, 10 * mm, made)
+        if not sh.trusted:  # on every page: a page taken alone still says it
+            canvas.setFont(BOLD, 9)
+            canvas.setFillColor(HexColor(RED))
+            canvas.drawCentredString(A4[0] / 2, A4[1] - 9 * mm, text("journal.banner"))
         canvas.restoreState()
 
     buf = io.BytesIO()

@@ -84,8 +84,13 @@ EN: dict[str, str] = {
     "software.ok": "{version}, sha256 {sha256}: all {files} files match",
     "software.altered": "{version}, sha256 {sha256}: files ALTERED: {n} ({names})",
     "software.problem": "{version}: {problem}",
-    "journal.ok": "Hash chain verified: {events} events.",
-    "journal.broken": "HASH CHAIN BROKEN: {message}. These figures cannot be trusted.",
+    "journal.ok": "Journal verified from its first event, as `threecard verify-journal` verifies "
+                  "it: {events} events, the hash chain, {snapshots} snapshots and {rounds} round "
+                  "records equal a replay.",
+    "journal.anchored": "The anchor beside the journal (event {seq}) holds.",
+    "journal.broken": "JOURNAL FAILS VERIFICATION: {message}. These figures cannot be trusted.",
+    "journal.banner": "JOURNAL FAILS VERIFICATION: these figures cannot be trusted (page 1 says "
+                      "why)",
     "journal.start": "At the start",
     "journal.end": "At the end",
     "journal.anchor": "Anchor",

@@ -85,8 +85,14 @@ FR: dict[str, str] = {
     "software.ok": "{version}, sha256 {sha256} : les {files} fichiers sont conformes",
     "software.altered": "{version}, sha256 {sha256} : fichiers MODIFIÉS : {n} ({names})",
     "software.problem": "{version} : {problem}",
-    "journal.ok": "Chaîne de hachage vérifiée : {events} événements.",
-    "journal.broken": "CHAÎNE DE HACHAGE ROMPUE : {message}. Ces chiffres ne sont pas fiables.",
+    "journal.ok": "Journal vérifié depuis son premier événement, comme le vérifie `threecard "
+                  "verify-journal` : {events} événements, la chaîne de hachage, {snapshots} "
+                  "instantanés et {rounds} fiches de coups égaux à une relecture.",
+    "journal.anchored": "L'ancre à côté du journal (événement {seq}) tient.",
+    "journal.broken": "LE JOURNAL ÉCHOUE À LA VÉRIFICATION : {message}. Ces chiffres ne sont pas "
+                      "fiables.",
+    "journal.banner": "LE JOURNAL ÉCHOUE À LA VÉRIFICATION : ces chiffres ne sont pas fiables "
+                      "(voir page 1)",
     "journal.start": "Au début",
     "journal.end": "À la fin",
     "journal.anchor": "Ancre",

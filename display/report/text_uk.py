@@ -84,8 +84,12 @@ UK: dict[str, str] = {
     "software.ok": "{version}, sha256 {sha256}: усі {files} файлів збігаються",
     "software.altered": "{version}, sha256 {sha256}: ЗМІНЕНО файлів: {n} ({names})",
     "software.problem": "{version}: {problem}",
-    "journal.ok": "Ланцюжок гешів перевірено: подій {events}.",
-    "journal.broken": "ЛАНЦЮЖОК ГЕШІВ ПОРУШЕНО: {message}. Цим цифрам довіряти не можна.",
+    "journal.ok": "Журнал перевірено від першої події, як перевіряє `threecard verify-journal`: "
+                  "подій {events}; ланцюжок гешів, знімків {snapshots} і записів ігор {rounds} "
+                  "збігаються з повторним відтворенням.",
+    "journal.anchored": "Якір поруч із журналом (подія {seq}) збігається.",
+    "journal.broken": "ЖУРНАЛ НЕ ПРОЙШОВ ПЕРЕВІРКУ: {message}. Цим цифрам довіряти не можна.",
+    "journal.banner": "ЖУРНАЛ НЕ ПРОЙШОВ ПЕРЕВІРКУ: цим цифрам довіряти не можна (див. стор. 1)",
     "journal.start": "На початку",
     "journal.end": "Наприкінці",
     "journal.anchor": "Якір",

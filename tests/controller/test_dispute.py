@@ -20,7 +20,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from shift_journal import run_shift
+from shift_journal import forged_copy, run_shift
 
 SIZE = (640, 360)
 """Small screens keep the bundles quick; the layout is the table's at any size."""
@@ -285,3 +285,21 @@ def test_a_void_round_bundles_and_a_round_in_play_or_missing_does_not(table, tmp
                 str(tmp_path / "x.zip"))
     assert usage.returncode == 2 and "--config" in usage.stderr
     assert "Traceback" not in usage.stderr
+
+
+def test_a_rewritten_journal_is_refused_and_nothing_is_signed(table, tmp_path):
+    """A forger's journal (a bet ten times larger, every chain hash after it recomputed,
+    its anchor copied): ``dispute`` runs the check ``verify-journal`` runs, refuses it,
+    naming why, and signs nothing."""
+    _, journal, config, _ = table
+    forged = forged_copy(journal, tmp_path, "place_bet",
+                         lambda body: {**body, "amount": body["amount"] * 10})
+    check = cli("verify-journal", "--journal", str(forged))
+    assert check.returncode == 1 and "rewritten" in check.stdout
+    out = tmp_path / "r11.zip"
+    run = cli("dispute", "--journal", str(forged), "--round", "11", "--config", str(config),
+              "--size", f"{SIZE[0]}x{SIZE[1]}", "--out", str(out))
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "fails verification" in run.stderr and "rewritten" in run.stderr
+    assert "Traceback" not in run.stderr
+    assert not list(tmp_path.glob("*.zip"))

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.game.inputs import NextRound
-from controller.game.journal import chain_hash
+from controller.game.journal import chain_hash, snapshot_hash
 from controller.game.script import ScriptClock
 from controller.game.table import Table
 from display.scenarios import script
@@ -122,7 +122,8 @@ def run_shift(folder: Path, stop_after: tuple[int, ...] = (),
 def forged_copy(journal: Path, folder: Path, edit_kind: str, edit: Any) -> Path:
     """A forger's copy of ``journal`` (its anchor copied beside it): the first event of
     ``edit_kind`` has its body changed by ``edit`` (JSON object in, JSON object out) and
-    every chain hash from there on is recomputed, as ``chain_hash`` makes them.
+    every chain hash from there on is recomputed, as ``chain_hash`` makes them; every
+    snapshot after it is sealed again to the new chain (``snapshot_hash``).
 
     Returns:
         The forged journal, in ``folder``.
@@ -144,6 +145,10 @@ def forged_copy(journal: Path, folder: Path, edit_kind: str, edit: Any) -> Path:
         db.execute("UPDATE events SET body = ?, prev = ?, hash = ? WHERE seq = ?",
                    (body, prev, h, s))
         prev = h
+    for s, state in db.execute("SELECT seq, state FROM snapshots WHERE seq >= ?",
+                               (seq,)).fetchall():
+        (h,) = db.execute("SELECT hash FROM events WHERE seq = ?", (s,)).fetchone()
+        db.execute("UPDATE snapshots SET hash = ? WHERE seq = ?", (snapshot_hash(h, state), s))
     db.commit()
     db.close()
     return out
