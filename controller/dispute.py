@@ -19,13 +19,17 @@ The bundle (a zip file) holds:
     screen exactly as the players saw it, with no dealer card before the reveal;
 ``events.jsonl``
     the round's events, with their sequence numbers and chain hashes, from the opening
-    of betting until the next round opened;
+    of betting until the next round opened; a bundle holds no secret, so a start-up's
+    configuration and a new PIN's record come with their PIN hashes taken out (marked
+    ``redacted``: the events chain through their journaled hashes, which cannot be
+    recomputed from the redacted text);
 ``anchors.json``
     the chain hashes before and after those events, the journal's head then, and the
     verdict of the one verifier on the journal (a bundle is made only from a journal that
     passes it: ``threecard verify-journal``'s check);
 ``snapshot.json``
-    the state the round started from (configuration, deck, meters);
+    the state the round started from (configuration without its PIN hashes, deck,
+    meters);
 ``steps.json``
     the pictured steps: event, kind, the two images;
 ``manifest.json``, ``manifest.sig``

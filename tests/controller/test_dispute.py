@@ -1,7 +1,8 @@
 """``threecard keygen``, ``threecard dispute`` and ``dispute verify``: a round that holds up.
 
-The scripted evening (round 11: five seats, a misread entered by hand by a supervisor;
-round 10: a jam, voided by a supervisor) is written to a journal; the table's key is made
+The scripted evening (round 11: five seats, a misread entered by hand by a supervisor,
+then a technician's new PIN before round 12 opens; round 10: a jam, voided by a
+supervisor; round 4: the table restarted in it) is written to a journal; the table's key is made
 by the real ``keygen``; bundles are made and checked by the real commands, and one byte
 changed in any file of a bundle must fail its check, naming that file.
 """
@@ -22,6 +23,9 @@ from pathlib import Path
 import pytest
 from shift_journal import forged_copy, run_shift
 
+from controller.game.auth import DEMO_PINS
+from controller.game.inputs import ChangePin
+
 SIZE = (640, 360)
 """Small screens keep the bundles quick; the layout is the table's at any size."""
 
@@ -36,7 +40,8 @@ def table(tmp_path_factory):
     folder = tmp_path_factory.mktemp("dispute")
     # snapshots every other round: a round is taken out from the one before it; copy-0 is
     # the journal as round 4 opened
-    journal, _ = run_shift(folder, stop_after=(3,), snapshot_every=2)
+    new_pin = ChangePin(role="technician", new_pin="97531", pin=DEMO_PINS["technician"])
+    journal, _ = run_shift(folder, stop_after=(3,), snapshot_every=2, between={11: [new_pin]})
     config = folder / "table.toml"
     config.write_text('[table]\nid = "TCP-03"\n')
     made = cli("keygen", "--config", str(config))
@@ -303,3 +308,46 @@ def test_a_rewritten_journal_is_refused_and_nothing_is_signed(table, tmp_path):
     assert "fails verification" in run.stderr and "rewritten" in run.stderr
     assert "Traceback" not in run.stderr
     assert not list(tmp_path.glob("*.zip"))
+
+
+def pin_secrets(journal: Path) -> set[str]:
+    """Every PIN hash the journal holds, with its salt and its digest apart."""
+    db = sqlite3.connect(journal)
+    found = set()
+    for (body,) in db.execute("SELECT body FROM events WHERE kind IN ('startup', "
+                              "'change_pin')"):
+        b = json.loads(body)
+        hashes = [*b.get("config", {}).get("pin_hashes", {}).values(), b.get("pin_hash")]
+        for h in filter(None, hashes):
+            found |= {h, *h.split("$")[4:]}  # scrypt$N$r$p$SALT$DIGEST
+    db.close()
+    return found
+
+
+def test_a_bundle_gives_away_no_pin_hash_and_still_replays(table, bundle, tmp_path):
+    """No PIN hash (nor its salt or digest) in any file of a bundle: not in the state
+    the round starts from, not in a start-up record (round 4: the table restarted in it),
+    not in a new PIN's record (round 11: a technician's, before round 12 opened). Those
+    records are bundled with the hashes taken out and their chain hashes as journaled;
+    the bundles still verify and replay to recall's result."""
+    folder, journal, config, _ = table
+    secrets = pin_secrets(journal)
+    assert len(secrets) >= 9  # two roles at start-up (twice), one new PIN: hash, salt, digest
+    r4 = tmp_path / "round-4.zip"
+    made = cli("dispute", "--journal", str(journal), "--round", "4", "--config", str(config),
+               "--size", f"{SIZE[0]}x{SIZE[1]}", "--out", str(r4))
+    assert made.returncode == 0, made.stderr
+    recalled = {r["round_id"]: r for r in json.loads(cli("recall", "--journal", str(journal),
+                                                         "--json", "--last", "20").stdout)}
+    for path, round_id, kind in ((bundle, 11, "change_pin"), (r4, 4, "startup")):
+        files = members(path)
+        events = [json.loads(line) for line in files["events.jsonl"].decode().splitlines()]
+        assert kind in {e["kind"] for e in events}, round_id
+        for name, data in files.items():
+            leaked = [s for s in secrets if s.encode() in data]
+            assert not leaked, (round_id, name, leaked)
+        snapshot = json.loads(files["snapshot.json"])
+        assert not snapshot["config"].get("pin_hashes"), round_id
+        checked = cli("dispute", "verify", str(path), "--public-key", str(folder / "table.pub"))
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+        assert json.loads(files["recall.json"]) == recalled[round_id]

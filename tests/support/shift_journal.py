@@ -57,6 +57,7 @@ def meters_json(journal: Path) -> dict[str, Any]:
 def run_shift(folder: Path, stop_after: tuple[int, ...] = (),
               software: tuple[dict[str, Any] | None, ...] = (),
               read_after: tuple[int, ...] = (),
+              between: dict[int, list[Any]] | None = None,
               **settings: Any) -> tuple[Path, list[Stop]]:
     """Run the scripted shift into ``folder/journal.sqlite3``.
 
@@ -68,6 +69,8 @@ def run_shift(folder: Path, stop_after: tuple[int, ...] = (),
             restart); None records none.
         read_after: read the meters once betting opens on the round after these, the
             table running (``threecard meters --json`` on the live journal).
+        between: round -> inputs given after it closed, before the next one opens
+            (``{11: [ChangePin(...)]}``); each must be accepted.
         **settings: table settings other than the script's (``snapshot_every=2``).
 
     Returns:
@@ -105,6 +108,10 @@ def run_shift(folder: Path, stop_after: tuple[int, ...] = (),
         clock.advance(step.wait)
         for item in step.inputs:
             clock.advance(sc.step_seconds)
+            if isinstance(item, NextRound):
+                for extra in (between or {}).get(opened + 1, ()):
+                    for verdict in table.process([extra]):
+                        assert verdict.accepted, (extra, verdict)
             for verdict in table.process([item]):
                 assert verdict.accepted, (step.line, verdict)
             if isinstance(item, NextRound):
