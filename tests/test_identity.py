@@ -10,7 +10,9 @@ journals that identity at start-up, and the shift report's figures carry it.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
+import marshal
 import os
 import shutil
 import sqlite3
@@ -98,15 +100,16 @@ def test_one_changed_file_is_named(install, tmp_path):
     assert run.returncode == 1
     assert "ALTERED: 1 installed file differ" in run.stdout
     assert "changed  display/theme.py" in run.stdout
-    # removed and added files are named too; byte code caches are not software
+    # removed and added files are named too; so is cached byte code with no source
     (target / "drivers" / "cli.py").unlink()
     (target / "controller" / "extra.py").write_text("print('not ours')\n")
     (target / "controller" / "__pycache__").mkdir(exist_ok=True)
-    (target / "controller" / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"\0")
+    stray = f"controller/__pycache__/x.{sys.implementation.cache_tag}.pyc"
+    (target / stray).write_bytes(b"\0")
     got = json.loads(from_install(target, "identify", "--json").stdout)
     assert (got["changed"], got["missing"], got["added"]) == (
-        ["display/theme.py"], ["drivers/cli.py"], ["controller/extra.py"])
-    assert not got["ok"] and got["altered"] == 3
+        ["display/theme.py"], ["drivers/cli.py"], [stray, "controller/extra.py"])
+    assert not got["ok"] and got["altered"] == 4
     # an installation whose manifest was taken away cannot be checked, and says so
     (target / "controller" / "MANIFEST.sha256").unlink()
     gone = from_install(target, "identify")
@@ -144,3 +147,49 @@ def test_the_running_table_loads_no_report_pdf_plot_or_signing_library():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_byte_code_not_made_from_its_source_is_named(install, tmp_path):
+    """Tampered code under the genuine source's header (its modification time and size):
+    Python loads it, the source's bytes still match the manifest. ``identify`` compiles
+    the source again and names the byte code; byte code dropped beside the sources (which
+    Python loads without any source) is an added file; a ``.pth`` file in the site folder
+    is listed."""
+    target = tmp_path / "site"
+    shutil.copytree(install, target)  # times kept: the install's byte code stays valid
+    source = target / "controller" / "game" / "settlement.py"
+    cached = Path(importlib.util.cache_from_source(str(source)))
+    assert cached.is_file()  # pip compiled it at install
+    rel = cached.relative_to(target).as_posix()
+    tampered = compile(source.read_text() + "\nTAMPERED = True\n", str(source), "exec",
+                       dont_inherit=True)
+    st = source.stat()
+    cached.write_bytes(importlib.util.MAGIC_NUMBER + (0).to_bytes(4, "little")
+                       + (int(st.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little")
+                       + (st.st_size & 0xFFFFFFFF).to_bytes(4, "little")
+                       + marshal.dumps(tampered))
+    env = {**os.environ, "PYTHONPATH": str(target)}
+    loaded = subprocess.run([sys.executable, "-P", "-c", "import controller.game.settlement "
+                             "as m; print(getattr(m, 'TAMPERED', False))"], env=env,
+                            capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert loaded.stdout.strip() == "True", loaded.stderr  # the tampered code is what runs
+    run = from_install(target, "identify")
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert f"bytecode {rel}" in " ".join(run.stdout.split())
+    # byte code beside the sources, where Python imports it with no source; a .pth
+    (target / "controller" / "game" / "extra.pyc").write_bytes(
+        cached.read_bytes())
+    (target / "zz-hook.pth").write_text("import os\n")
+    got = json.loads(from_install(target, "identify", "--json").stdout)
+    assert got["bytecode"] == [rel] and got["added"] == ["controller/game/extra.pyc"]
+    assert str((target / "zz-hook.pth").resolve()) in got["pth"]
+    listed = from_install(target, "identify").stdout
+    assert f"pth      {(target / 'zz-hook.pth').resolve()}" in listed
+
+
+def test_an_intact_install_byte_code_matches_its_sources(install):
+    """What pip compiled at install is what the sources compile to: nothing is named."""
+    caches = list(install.rglob(f"*.{sys.implementation.cache_tag}.pyc"))
+    assert len(caches) > 50
+    got = json.loads(from_install(install, "identify", "--json").stdout)
+    assert got["ok"] and got["bytecode"] == [] and got["added"] == []
