@@ -264,7 +264,7 @@ class Identity:
         return {"version": self.version[:64], "sha256": self.sha256, "files": self.files,
                 "altered": len(named),
                 "named": [f"{what} {path}"[:512] for what, path in named[:most]],
-                "problem": self.problem[:512]}
+                "problem": self.problem[:512], "alarm": self.installed and not self.ok}
 
 
 def installed_root() -> Path:
@@ -308,7 +308,8 @@ def identify(root: Path | None = None) -> Identity:
         root: the folder holding the packages (default: where this module is installed).
 
     Returns:
-        The identity; never raises for a missing or damaged manifest (``problem`` says).
+        The identity; never raises for a missing or damaged manifest (``problem`` says,
+        and the manifest itself is named missing or changed: an installation altered).
     """
     root = installed_root() if root is None else root
     version = _version(root)
@@ -316,18 +317,19 @@ def identify(root: Path | None = None) -> Identity:
         data = (root / MANIFEST).read_bytes()
     except FileNotFoundError:
         if _metadata(root):  # installed from a wheel, yet the manifest is gone
-            return Identity(version, "", problem=f"{MANIFEST} is missing from this "
-                            "installation: its files cannot be checked")
+            return Identity(version, "", missing=(MANIFEST,), problem=f"{MANIFEST} is "
+                            "missing from this installation: its files cannot be checked")
         return Identity(version, "", installed=False,
                         problem="no manifest: a source tree run in place (an editable "
                         "install), not a built package; its files are not checked")
     except OSError as exc:
-        return Identity(version, "", problem=f"{MANIFEST} cannot be read: {exc.strerror}")
+        return Identity(version, "", changed=(MANIFEST,),
+                        problem=f"{MANIFEST} cannot be read: {exc.strerror}")
     digest = hashlib.sha256(data).hexdigest()
     try:
         listed = parse_manifest(data)
     except (ValueError, UnicodeDecodeError) as exc:
-        return Identity(version, digest, problem=str(exc))
+        return Identity(version, digest, changed=(MANIFEST,), problem=str(exc))
     packages = sorted({p.split("/")[0] for p in listed})
     present = set(package_files(root, packages))
     changed, missing = [], []
@@ -345,8 +347,10 @@ def identify(root: Path | None = None) -> Identity:
 def startup_identity() -> dict[str, Any]:
     """The identity as the daemon journals it at start-up, logged.
 
-    An altered file is logged as an error (``threecard identify`` names them all); the
-    table still starts, and its start-up record keeps what was found.
+    An altered file, or an installation whose manifest is missing or unreadable, is
+    logged as an error (``threecard identify`` names them all); the table still starts,
+    its start-up record keeps what was found with ``alarm`` set, and the table holds the
+    deck, the alarm on the dealer screen, until a supervisor acknowledges (Unblock deck).
 
     Returns:
         :meth:`Identity.journal_form` (:class:`controller.game.inputs.Software`'s fields).
@@ -357,13 +361,15 @@ def startup_identity() -> dict[str, Any]:
 
     log = logging.getLogger("threecard")
     ident = identify()
-    if ident.problem:
-        log.log(logging.WARNING if ident.installed else logging.INFO, "software %s: %s",
-                ident.version, ident.problem)
+    if ident.problem and ident.installed:
+        log.error("SOFTWARE NOT VERIFIED: %s %s (the table holds the deck until a "
+                  "supervisor acknowledges)", ident.version, ident.problem)
+    elif ident.problem:
+        log.info("software %s: %s", ident.version, ident.problem)
     elif not ident.ok:
         log.error("SOFTWARE ALTERED: %d installed files differ from the manifest of identity "
-                  "sha256 %s (threecard identify names them)", len(ident.altered()),
-                  ident.sha256)
+                  "sha256 %s (threecard identify names them; the table holds the deck until "
+                  "a supervisor acknowledges)", len(ident.altered()), ident.sha256)
     else:
         log.info("software %s, identity sha256 %s: %d files checked", ident.version,
                  ident.sha256, ident.files)

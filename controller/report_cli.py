@@ -97,7 +97,9 @@ def run(args: argparse.Namespace) -> int:
     """Make the report.
 
     Returns:
-        0 when written; 1 when the journal cannot be read, or fails the one verifier
+        0 when written; 1 when software altered ran in the period (the report is written,
+        saying so on its first page), or when the journal cannot be read, or fails the one
+        verifier
         (:mod:`controller.game.verifier`, as ``threecard verify-journal``: anchor, hash
         chain, every derived record against a replay; the report is written all the
         same, saying so on every page); 2 for a bad period or ``--out``.
@@ -129,8 +131,15 @@ def run(args: argparse.Namespace) -> int:
              "as outcomes)" if sh.outcomes else "")
     print(f"{out}: {pages} pages; table {sh.table_id}, {sh.period_from} to {sh.period_to}: "
           f"{sh.settled} rounds settled, {sh.voided} voided{dealt}")
+    status = 0
+    for ident in sh.altered:
+        sw = ident.software or {}
+        status = _fail(f"WARNING: SOFTWARE ALTERED: the software recorded at {ident.utc} "
+                       f"({sw.get('version')}, sha256 {sw.get('sha256') or '-'}) has "
+                       f"{sw.get('altered', 0)} files that differ from its build; the "
+                       "report's first page says so", 1)
     if not sh.trusted:
-        return _fail(f"WARNING: the journal fails verification ({sh.verdict.message}); "
-                     "these figures cannot be trusted, and every page of the report says so "
-                     "(threecard verify-journal names every problem)", 1)
-    return 0
+        status = _fail(f"WARNING: the journal fails verification ({sh.verdict.message}); "
+                       "these figures cannot be trusted, and every page of the report says "
+                       "so (threecard verify-journal names every problem)", 1)
+    return status

@@ -193,3 +193,111 @@ def test_an_intact_install_byte_code_matches_its_sources(install):
     assert len(caches) > 50
     got = json.loads(from_install(install, "identify", "--json").stdout)
     assert got["ok"] and got["bytecode"] == [] and got["added"] == []
+
+
+def _altered_copy(install: Path, folder: Path) -> Path:
+    """A copy of the install with one byte of ``display/theme.py`` changed."""
+    target = folder / "site"
+    shutil.copytree(install, target)
+    theme = target / "display" / "theme.py"
+    data = bytearray(theme.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    theme.write_bytes(bytes(data))
+    return target
+
+
+class _Daemon:
+    """``threecard run --control-stdin`` from an install; its log lines as they come."""
+
+    def __init__(self, target: Path, *args: str) -> None:
+        import threading
+
+        env = {**os.environ, "PYTHONPATH": str(target), "SDL_VIDEODRIVER": "dummy",
+               "SDL_AUDIODRIVER": "dummy", "PYTHONUNBUFFERED": "1"}
+        self.proc = subprocess.Popen([sys.executable, "-P", "-m", "controller.cli", "run",
+                                      *args, "--control-stdin"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                     text=True, bufsize=1, env=env, cwd=target.parent)
+        self.lines: list[str] = []
+        self.cursor = 0
+        self.reader = threading.Thread(target=lambda: self.lines.extend(
+            line.rstrip("\n") for line in self.proc.stdout), daemon=True)
+        self.reader.start()
+
+    def wait_for(self, text: str, timeout: float = 60) -> str:
+        import time
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for i in range(self.cursor, len(self.lines)):
+                if text in self.lines[i]:
+                    self.cursor = i + 1
+                    return self.lines[i]
+            time.sleep(0.05)
+        raise AssertionError(f"no line with {text!r}:\n" + "\n".join(self.lines[-40:]))
+
+    def send(self, command: str, **fields: object) -> None:
+        self.proc.stdin.write(json.dumps({"command": command, **fields}) + "\n")
+        self.proc.stdin.flush()
+
+    def stop(self) -> int:
+        import signal
+
+        self.proc.send_signal(signal.SIGTERM)
+        code = self.proc.wait(30)
+        self.reader.join(5)
+        return code
+
+
+def test_altered_software_holds_the_table_until_a_supervisor_acknowledges(install, tmp_path):
+    """The daemon run from an altered install journals the identity, shows an alarm on
+    the dealer screen and refuses to deal (No more bets refused) until a supervisor
+    acknowledges it with Unblock deck, their PIN journaled as their role; then the round
+    goes on."""
+    from controller.game.auth import DEMO_PINS, hash_pin
+    from controller.game.replay import views_at
+    from display.screenshot import ViewPainter
+
+    target = _altered_copy(install, tmp_path)
+    journal = tmp_path / "journal.sqlite3"
+    config = tmp_path / "table.toml"
+    config.write_text('[table]\nid = "ID-1"\nseats = 2\n'
+                      f'[journal]\npath = "{journal}"\n'
+                      f'[roles]\nsupervisor = "{hash_pin(DEMO_PINS["supervisor"])}"\n')
+    d = _Daemon(target, "--config", str(config), "--shoe", "sim://?dialect=native",
+                "--headless")
+    try:
+        d.wait_for("SOFTWARE ALTERED")
+        d.wait_for("READY")
+        d.send("place_bet", seat=1, bet="ante", amount=100)
+        d.send("no_more_bets")
+        refused = d.wait_for("control: refused no_more_bets")
+        assert "blocked" in refused
+        d.send("unblock_deck", reason="technician called", pin=DEMO_PINS["supervisor"])
+        d.wait_for("control: unblock_deck")
+        d.send("no_more_bets")
+        d.wait_for("control: no_more_bets")
+    finally:
+        assert d.stop() == 0
+    assert not [line for line in d.lines if "control: refused no_more_bets" in line][1:]
+    db = sqlite3.connect(journal)
+    rows = db.execute("SELECT seq, kind, actor, body FROM events ORDER BY seq").fetchall()
+    refused = {seq for (seq,) in db.execute("SELECT seq FROM rejections")}
+    db.close()
+    (startup,) = [r for r in rows if r[1] == "startup"]
+    software = json.loads(startup[3])["software"]
+    assert software["altered"] == 1 and software["alarm"] is True
+    assert "changed display/theme.py" in software["named"]
+    steps = [(k, a, seq in refused) for seq, k, a, _ in rows
+             if k in ("unblock_deck", "no_more_bets")]
+    assert steps == [("no_more_bets", "dealer", True), ("unblock_deck", "supervisor", False),
+                     ("no_more_bets", "dealer", False)]
+    # the dealer screen, as it stood after the start-up: an alarm, the next step a
+    # supervisor's Unblock deck
+    dealer, _player = views_at(journal, startup[0])
+    assert dealer.awaiting_supervisor == "unblock_deck" and dealer.deck_blocked
+    painter = ViewPainter((1280, 720), "en")
+    _image, drawn = painter.draw("dealer", dealer)
+    alarm = " ".join(t.text for t in drawn.texts_in("alarms"))
+    assert "Software altered: files that differ from the build: 1" in alarm, alarm
+    assert "call a technician" in alarm, alarm

@@ -383,6 +383,10 @@ class Software(_Body):
         altered: installed files that do not match it (changed, missing or added).
         named: the first :data:`MAX_NAMED_FILES` of them, e.g. ``changed controller/cli.py``.
         problem: why the files could not be checked, or empty.
+        alarm: an installed package whose files do not match its manifest, or cannot be
+            checked against it (GLI-11): the table holds the deck (No more bets refused)
+            until a supervisor acknowledges with Unblock deck. False for a source tree
+            run in place, and in records made before the field was (they replay so).
     """
 
     version: Annotated[str, Meta(max_length=64)]
@@ -391,6 +395,7 @@ class Software(_Body):
     altered: Annotated[int, Meta(ge=0)] = 0
     named: Annotated[tuple[Text, ...], Meta(max_length=MAX_NAMED_FILES)] = ()
     problem: Text = ""
+    alarm: bool = False
 
 
 class Startup(_Body):

@@ -269,6 +269,16 @@ class Shift:
     verdict: JournalVerdict = field(default_factory=JournalVerdict)
 
     @property
+    def altered(self) -> list[IdentityLine]:
+        """The identities recorded for the period whose software was altered.
+
+        Files that differ from the build's manifest, or an installation that could not be
+        checked (``alarm``, or ``altered`` files in a record from before ``alarm`` was).
+        """
+        return [i for i in self.identities if i.software is not None
+                and (i.software.get("alarm") or i.software.get("altered"))]
+
+    @property
     def trusted(self) -> bool:
         """The journal passes the one verifier: its figures can be trusted."""
         return self.verdict.ok

@@ -173,6 +173,14 @@ class _Builder:
             if len(recorded) > 1:
                 line += " " + t("software.more", n=len(recorded))
             out.append(self.p(line, "small"))
+        for ident in sh.altered:  # GLI-11: altered software, on the page that is read
+            sw = ident.software or {}
+            out.append(self.p(t("software.alarm", time=_time(ident.utc), n=sw.get("altered", 0),
+                                when=t("software.before" if ident.before
+                                       else "software.started"),
+                                version=sw.get("version", "?"), sha256=sw.get("sha256") or "–",
+                                names=", ".join(sw.get("named", ())) or sw.get("problem", "")),
+                              "alert"))
         if not sh.trusted:
             out.append(self.p(t("journal.broken", message=sh.verdict.message), "alert"))
         out.append(Spacer(1, 3 * self.mm))

@@ -84,6 +84,9 @@ EN: dict[str, str] = {
     "software.ok": "{version}, sha256 {sha256}: all {files} files match",
     "software.altered": "{version}, sha256 {sha256}: files ALTERED: {n} ({names})",
     "software.problem": "{version}: {problem}",
+    "software.alarm": "SOFTWARE ALTERED ({when}, {time}): {version}, sha256 {sha256}: {n} files "
+                      "differ from the build ({names}). A technician must check it before these "
+                      "figures are signed.",
     "journal.ok": "Journal verified from its first event, as `threecard verify-journal` verifies "
                   "it: {events} events, the hash chain, {snapshots} snapshots and {rounds} round "
                   "records equal a replay.",

@@ -85,6 +85,9 @@ FR: dict[str, str] = {
     "software.ok": "{version}, sha256 {sha256} : les {files} fichiers sont conformes",
     "software.altered": "{version}, sha256 {sha256} : fichiers MODIFIÉS : {n} ({names})",
     "software.problem": "{version} : {problem}",
+    "software.alarm": "LOGICIEL MODIFIÉ ({when}, {time}) : {version}, sha256 {sha256} : {n} "
+                      "fichiers diffèrent de la version livrée ({names}). Un technicien doit le "
+                      "vérifier avant que ces chiffres soient signés.",
     "journal.ok": "Journal vérifié depuis son premier événement, comme le vérifie `threecard "
                   "verify-journal` : {events} événements, la chaîne de hachage, {snapshots} "
                   "instantanés et {rounds} fiches de coups égaux à une relecture.",

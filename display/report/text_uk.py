@@ -84,6 +84,9 @@ UK: dict[str, str] = {
     "software.ok": "{version}, sha256 {sha256}: усі {files} файлів збігаються",
     "software.altered": "{version}, sha256 {sha256}: ЗМІНЕНО файлів: {n} ({names})",
     "software.problem": "{version}: {problem}",
+    "software.alarm": "ПРОГРАМУ ЗМІНЕНО ({when}, {time}): {version}, sha256 {sha256}: файлів, що "
+                      "відрізняються від збірки: {n} ({names}). Технік має перевірити її, перш "
+                      "ніж ці цифри буде підписано.",
     "journal.ok": "Журнал перевірено від першої події, як перевіряє `threecard verify-journal`: "
                   "подій {events}; ланцюжок гешів, знімків {snapshots} і записів ігор {rounds} "
                   "збігаються з повторним відтворенням.",

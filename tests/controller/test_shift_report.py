@@ -79,11 +79,14 @@ def recall_json(journal: Path) -> list[dict]:
     return json.loads(out)
 
 
-def report(journal: Path, out: Path, *args: str) -> str:
+def report(journal: Path, out: Path, *args: str, altered: bool = False) -> str:
+    """The report's text; the command exits 1 (and says why) when software that ran in
+    the period was altered (``altered``), else 0."""
     run = subprocess.run([sys.executable, "-m", "controller.cli", "report", "shift",
                           "--journal", str(journal), "--out", str(out), *args],
                          capture_output=True, text=True, timeout=300)
-    assert run.returncode == 0, run.stderr
+    assert run.returncode == (1 if altered else 0), run.stderr
+    assert ("SOFTWARE ALTERED" in run.stderr) == altered, run.stderr
     assert out.read_bytes().startswith(b"%PDF-")
     return subprocess.run(["pdftotext", "-layout", str(out), "-"], capture_output=True,
                           text=True, check=True).stdout
@@ -131,8 +134,8 @@ def labels_for(rows: dict[str, object], lang: str = "en") -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def whole(shift, tmp_path_factory):
-    """The English report of the whole journal, as text."""
-    return report(shift[0], tmp_path_factory.mktemp("whole") / "shift.pdf")
+    """The English report of the whole journal, as text (build B, altered, ran in it)."""
+    return report(shift[0], tmp_path_factory.mktemp("whole") / "shift.pdf", altered=True)
 
 
 def test_the_whole_journal_totals_equal_the_meters(shift, whole):
@@ -205,7 +208,7 @@ def last(shift, tmp_path_factory):
     """The French report from the reading between the two outcome rounds to the end."""
     _, stops = shift
     pdf = tmp_path_factory.mktemp("last") / "last.pdf"
-    return report(shift[0], pdf, "--from", stops[2].utc, "--lang", "fr")
+    return report(shift[0], pdf, "--from", stops[2].utc, "--lang", "fr", altered=True)
 
 
 def outcome_table(text: str, lang: str) -> dict[str, object]:
@@ -393,3 +396,14 @@ def test_a_rewritten_journal_is_marked_untrustworthy_on_every_page(shift, tmp_pa
     for n, page in enumerate(pages, start=1):
         assert "JOURNAL FAILS VERIFICATION" in page, n
     assert "Hash chain verified" not in "".join(pages)
+
+
+def test_altered_software_is_flagged_on_page_one(shift, whole, part):
+    """Build B (one file changed) ran from the second restart: the report of a period it
+    ran in says so on its first page, in red words, naming the file, and the command
+    exits 1 (``report`` checks both); a period only build A ran in says nothing of it."""
+    first = re.sub(r"\s+", " ", whole.split("\f")[0])
+    assert "SOFTWARE ALTERED" in first and "changed display/theme.py" in first
+    assert IDENTITY_B["sha256"] in re.sub(r"\s", "", whole.split("\f")[0])
+    _, text = part
+    assert "ЗМІНЕНО" not in text.split("\f")[0] and "ALTERED" not in text
