@@ -50,6 +50,7 @@ import os
 import sys
 import tempfile
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -175,10 +176,16 @@ class Verdict:
         return not self.problems
 
 
+ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError,
+              NotImplementedError, RuntimeError, UnicodeDecodeError)
+"""What a damaged zip file raises while read: a bad header or CRC, a stream the inflater
+cannot take, a cut file, an unknown method, an encrypted member, an undecodable name."""
+
+
 def _read_members(path: Path, v: Verdict) -> dict[str, bytes]:
     try:
         z = zipfile.ZipFile(path)
-    except (OSError, zipfile.BadZipFile) as exc:
+    except ZIP_ERRORS as exc:
         v.problems.append(f"{path}: not a readable zip file ({exc})")
         return {}
     members: dict[str, bytes] = {}
@@ -186,8 +193,9 @@ def _read_members(path: Path, v: Verdict) -> dict[str, bytes]:
         for info in z.infolist():
             try:
                 members[info.filename] = z.read(info)
-            except (zipfile.BadZipFile, OSError, ValueError) as exc:  # a CRC or a header
-                v.problems.append(f"{info.filename}: damaged in the zip file ({exc})")
+            except ZIP_ERRORS as exc:
+                v.problems.append(f"{info.filename}: damaged in the zip file "
+                                  f"({type(exc).__name__}: {exc})")
     return members
 
 
