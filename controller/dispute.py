@@ -190,7 +190,14 @@ def _read_members(path: Path, v: Verdict) -> dict[str, bytes]:
         return {}
     members: dict[str, bytes] = {}
     with z:
+        seen: set[str] = set()
         for info in z.infolist():
+            if info.filename in seen:
+                v.problems.append(f"{info.filename}: in the bundle twice (which copy a tool "
+                                  "shows differs from tool to tool)")
+                members.pop(info.filename, None)
+                continue
+            seen.add(info.filename)
             try:
                 members[info.filename] = z.read(info)
             except ZIP_ERRORS as exc:

@@ -389,3 +389,27 @@ def test_a_changed_byte_in_the_zip_file_never_crashes_the_check(table, bundle, t
     run = cli("dispute", "verify", str(forged), "--public-key", str(table[0] / "table.pub"))
     assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
     assert f"  {name}: " in run.stdout
+
+
+def test_a_name_twice_in_the_zip_file_fails(table, bundle, tmp_path):
+    """A zip file may hold two members of one name; tools differ on which one they show.
+    A bundle holding a name twice fails, naming it, whichever copy comes first."""
+    import warnings
+
+    files = members(bundle)
+    record = json.loads(files["recall.json"])
+    record["seats"][0]["net"] += 100
+    other = json.dumps(record).encode()
+    for order in ((files["recall.json"], other), (other, files["recall.json"])):
+        dup = tmp_path / "dup.zip"
+        with warnings.catch_warnings(), zipfile.ZipFile(dup, "w") as z:
+            warnings.simplefilter("ignore")  # zipfile warns of the name given twice
+            for name, data in files.items():
+                if name == "recall.json":
+                    for copy in order:
+                        z.writestr(name, copy)
+                else:
+                    z.writestr(name, data)
+        run = cli("dispute", "verify", str(dup), "--public-key", str(table[0] / "table.pub"))
+        assert run.returncode == 1, run.stdout
+        assert "recall.json: in the bundle twice" in run.stdout
