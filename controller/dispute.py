@@ -60,6 +60,9 @@ from controller.cli import whole_number
 FORMAT = "threecard-dispute/1"
 """The bundle's format, in its manifest."""
 MANIFEST, SIGNATURE = "manifest.json", "manifest.sig"
+UNAUTHENTICATED = 3
+"""``dispute verify``'s status for a bundle that holds together, checked without the
+table's public key: whose key signed it is not known."""
 DEFAULT_SIZE = "1920x1080"
 MAX_ROUND = 10**9
 
@@ -309,7 +312,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                            "of every file, and a replay of the round to its recorded result.")
     check.add_argument("bundle", help="the bundle (.zip)")
     check.add_argument("--public-key", help="the table's public key (table.pub); without it "
-                       "the bundle's own key is used, and its fingerprint printed to compare")
+                       "the bundle's own key is used, its fingerprint printed to compare, "
+                       f"and a bundle that holds together exits {UNAUTHENTICATED}, not 0")
 
 
 def _fail(message: str, status: int) -> int:
@@ -321,7 +325,9 @@ def run(args: argparse.Namespace) -> int:
     """Make a bundle, or (``verify``) check one.
 
     Returns:
-        0 done (a bundle that verifies); 1 a journal, key or bundle problem; 2 usage.
+        0 done (a bundle that verifies against the table's key); 1 a journal, key or
+        bundle problem; 2 usage; 3 (:data:`UNAUTHENTICATED`) a bundle that holds together
+        but was checked without ``--public-key``: anyone may have signed it.
     """
     if args.action == "verify":
         return _run_verify(args)
@@ -381,12 +387,18 @@ def _run_verify(args: argparse.Namespace) -> int:
             print(f"  {problem}")
         return 1
     m, rec = v.manifest, v.record or {}
-    trust = "the table's key" if public else "the key it names (compare the fingerprint)"
-    print(f"bundle OK: round {m['round']} of table {m['table_id']}, {len(m['files']) + 2} "
-          f"files, every SHA-256 as signed; signed by {trust}, sha256 {m['key_fingerprint']}")
+    files = f"{len(m['files']) + 2} files, every SHA-256 as signed"
+    if public:
+        print(f"bundle OK: round {m['round']} of table {m['table_id']}, {files}; signed by "
+              f"the table's key, sha256 {m['key_fingerprint']}")
+    else:  # anyone may sign with a key of their own and name it
+        print(f"bundle holds together, NOT CHECKED against the table's key: round "
+              f"{m['round']} of table {m['table_id']}, {files} by the key the bundle names, "
+              f"sha256 {m['key_fingerprint']}; compare that fingerprint with the table's, "
+              "or give --public-key")
     print(f"replay from snapshot.json and events.jsonl: round {rec.get('status')}, "
           f"{_nets(rec)} (as recall.json records)")
-    return 0
+    return 0 if public else UNAUTHENTICATED
 
 
 __all__ = ["FORMAT", "Verdict", "bundle_files", "verify_bundle", "write_bundle"]

@@ -413,3 +413,33 @@ def test_a_name_twice_in_the_zip_file_fails(table, bundle, tmp_path):
         run = cli("dispute", "verify", str(dup), "--public-key", str(table[0] / "table.pub"))
         assert run.returncode == 1, run.stdout
         assert "recall.json: in the bundle twice" in run.stdout
+
+
+def test_without_the_tables_key_no_bundle_passes(table, bundle, tmp_path):
+    """Anyone can sign a manifest with a key of their own and name it in the manifest.
+    Without ``--public-key`` the check cannot tell such a key from the table's: it exits
+    3, never 0, saying so and printing the fingerprint a person must compare; with the
+    table's key the genuine bundle passes (0) and the re-signed one fails (1)."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from controller.dispute import MANIFEST, SIGNATURE
+    from controller.signing import fingerprint, raw_public
+
+    files = members(bundle)
+    manifest = json.loads(files[MANIFEST])
+    forger = Ed25519PrivateKey.generate()
+    manifest["public_key"] = raw_public(forger).hex()
+    manifest["key_fingerprint"] = fingerprint(raw_public(forger))
+    files[MANIFEST] = json.dumps(manifest).encode()
+    files[SIGNATURE] = forger.sign(files[MANIFEST]).hex().encode()
+    resigned = tmp_path / "resigned.zip"
+    rezip(resigned, files)
+    public = str(table[0] / "table.pub")
+    for path in (bundle, resigned):
+        run = cli("dispute", "verify", str(path))
+        assert run.returncode == 3, run.stdout + run.stderr
+        assert "NOT CHECKED against the table's key" in run.stdout
+        assert json.loads(members(path)[MANIFEST])["key_fingerprint"] in run.stdout
+    assert cli("dispute", "verify", str(bundle), "--public-key", public).returncode == 0
+    with_key = cli("dispute", "verify", str(resigned), "--public-key", public)
+    assert with_key.returncode == 1 and "signed by another key" in with_key.stdout
