@@ -187,6 +187,8 @@ def evidence(journal: Journal, round_id: int) -> Evidence:
         ReplayError: the journal fails the verifier, or it cannot be replayed.
         DisputeError: no such round, or it is still in play.
     """
+    if journal.last_seq == 0:
+        raise DisputeError(f"no round {round_id} in this journal: it holds no events")
     checked = check(journal, full=True).verdict
     if not checked.ok:
         raise ReplayError(f"the journal fails verification: {checked.message} (threecard "

@@ -45,7 +45,7 @@ from controller.game.inputs import (
     Role,
     UnblockDeck,
 )
-from controller.game.journal import Journal, Record
+from controller.game.journal import Journal, JournalError, Record
 from controller.game.meters import ROUNDS_SETTLED, ROUNDS_VOID
 from controller.game.par_sheet import ParSheet
 from controller.game.records import AMOUNTS
@@ -538,8 +538,8 @@ def shift(path: str | Path, start: datetime | None = None, end: datetime | None 
         The figures.
 
     Raises:
-        JournalError: the file is not a usable journal, or cannot be replayed
-            (:class:`~controller.game.replay.ReplayError`). A journal that replays but
+        JournalError: the file is not a usable journal, holds no events, or cannot be
+            replayed (:class:`~controller.game.replay.ReplayError`). A journal that replays but
             fails the verifier gives its figures, with the verdict saying why they
             cannot be trusted.
         ValueError: the period ends before it starts.
@@ -551,6 +551,8 @@ def shift(path: str | Path, start: datetime | None = None, end: datetime | None 
         raise ValueError("the period ends before it starts")
     j = Journal(path, readonly=True)
     try:
+        if j.last_seq == 0:
+            raise JournalError(f"{path}: the journal holds no events: nothing to report")
         checked = check(j, full=True).verdict
         s_seq, e_seq, period_from, period_to = period_bounds(j, start, end)
         g = rebuild(j, s_seq)

@@ -443,3 +443,19 @@ def test_without_the_tables_key_no_bundle_passes(table, bundle, tmp_path):
     assert cli("dispute", "verify", str(bundle), "--public-key", public).returncode == 0
     with_key = cli("dispute", "verify", str(resigned), "--public-key", public)
     assert with_key.returncode == 1 and "signed by another key" in with_key.stdout
+
+
+def test_an_empty_file_or_a_journal_without_events_gives_no_bundle(table, tmp_path):
+    from controller.game.journal import Journal
+
+    _, _, config, _ = table
+    empty = tmp_path / "empty.sqlite3"
+    empty.write_bytes(b"")
+    blank = tmp_path / "blank.sqlite3"
+    Journal(blank).close()
+    for journal, why in ((empty, "not a journal"), (blank, "no round 1 in this journal")):
+        run = cli("dispute", "--journal", str(journal), "--round", "1", "--config",
+                  str(config), "--out", str(tmp_path / "r1.zip"))
+        assert run.returncode == 1 and why in run.stderr, run.stderr
+        assert "still in play" not in run.stderr and "Traceback" not in run.stderr
+        assert not (tmp_path / "r1.zip").exists()

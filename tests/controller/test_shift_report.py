@@ -407,3 +407,25 @@ def test_altered_software_is_flagged_on_page_one(shift, whole, part):
     assert IDENTITY_B["sha256"] in re.sub(r"\s", "", whole.split("\f")[0])
     _, text = part
     assert "ЗМІНЕНО" not in text.split("\f")[0] and "ALTERED" not in text
+
+
+def test_an_empty_file_or_a_journal_without_events_gives_no_report(tmp_path):
+    """A zero-byte file is not a journal, as recall, meters and verify-journal say; a
+    journal that holds no event has nothing to report. Either way: one line, exit 1, no
+    PDF, whatever the period asked."""
+    from controller.game.journal import Journal
+
+    empty = tmp_path / "empty.sqlite3"
+    empty.write_bytes(b"")
+    blank = tmp_path / "blank.sqlite3"
+    Journal(blank).close()
+    pdf = tmp_path / "x.pdf"
+    for journal, why in ((empty, "not a journal"), (blank, "holds no events")):
+        for period in ([], ["--hours", "2"], ["--to", "2025-01-01T00:00Z"]):
+            run = subprocess.run([sys.executable, "-m", "controller.cli", "report", "shift",
+                                  "--journal", str(journal), "--out", str(pdf), *period],
+                                 capture_output=True, text=True, timeout=120)
+            assert run.returncode == 1, (journal.name, period, run.stderr)
+            assert why in run.stderr and "Traceback" not in run.stderr, run.stderr
+            assert len(run.stderr.strip().splitlines()) == 1, run.stderr
+            assert not pdf.exists()
