@@ -46,9 +46,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import sys
-import tempfile
 import zipfile
 import zlib
 from dataclasses import dataclass, field
@@ -56,6 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.cli import whole_number
+from controller.files import new_file
 
 FORMAT = "threecard-dispute/1"
 """The bundle's format, in its manifest."""
@@ -142,20 +141,14 @@ def write_bundle(out: Path, files: dict[str, bytes], facts: dict[str, Any], key:
     members = {MANIFEST: manifest_bytes, SIGNATURE: (sign(key, manifest_bytes).hex() + "\n"
                                                      ).encode(), **files}
     when = _zip_time(facts["closed_utc"])
-    fd, tmp = tempfile.mkstemp(prefix=".dispute-", suffix=".zip", dir=out.parent)
-    try:
-        os.fchmod(fd, 0o644)  # evidence to hand over: readable, as a copied file would be
-        with os.fdopen(fd, "wb") as f, zipfile.ZipFile(f, "w") as z:
-            for name, data in members.items():
-                info = zipfile.ZipInfo(name, when)
-                info.compress_type = (zipfile.ZIP_STORED if name.endswith(".png")
-                                      else zipfile.ZIP_DEFLATED)
-                info.external_attr = 0o644 << 16
-                z.writestr(info, data)
-        os.replace(tmp, out)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    # evidence to hand over: readable, as a copied file would be; whole or not at all
+    with new_file(out, 0o644) as f, zipfile.ZipFile(f, "w") as z:
+        for name, data in members.items():
+            info = zipfile.ZipInfo(name, when)
+            info.compress_type = (zipfile.ZIP_STORED if name.endswith(".png")
+                                  else zipfile.ZIP_DEFLATED)
+            info.external_attr = 0o644 << 16
+            z.writestr(info, data)
     return manifest["key_fingerprint"]
 
 

@@ -102,7 +102,8 @@ def run(args: argparse.Namespace) -> int:
         verifier
         (:mod:`controller.game.verifier`, as ``threecard verify-journal``: anchor, hash
         chain, every derived record against a replay; the report is written all the
-        same, saying so on every page); 2 for a bad period or ``--out``.
+        same, saying so on every page), or the PDF cannot be written (a full disk: it is
+        written whole or not at all); 2 for a bad period or ``--out``.
     """
     from controller.game.journal import JournalError
     from controller.game.shift import shift
@@ -125,8 +126,9 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         pages = write_pdf(sh, out, args.lang, made_by=identify().version)
-    except OSError as exc:
-        return _fail(f"--out: cannot write {out}: {exc.strerror or exc}", 2)
+    except OSError as exc:  # a full disk, a folder gone: the file there stays as it was
+        return _fail(f"--out: cannot write {out}: {exc.strerror or exc}; nothing was written",
+                     1)
     dealt = (f" ({sh.settled_as_outcomes} settled and {sh.voided_as_outcomes} voided dealt "
              "as outcomes)" if sh.outcomes else "")
     print(f"{out}: {pages} pages; table {sh.table_id}, {sh.period_from} to {sh.period_to}: "

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
 
+from controller.files import write_new_file
 from controller.game.shift import BET_GROUPS, Shift, parse_utc
 from display.i18n import format_money, format_rtp
 from display.report.labels import ReportText
@@ -511,5 +512,5 @@ def write_pdf(sh: Shift, out: Path, lang: str = "en", made_by: str = "",
                             creator=f"threecard-table {made_by}".strip(), lang=lang,
                             initialFontName=REGULAR)
     doc.build(builder.story(), onFirstPage=footer, onLaterPages=footer)
-    out.write_bytes(buf.getvalue())
+    write_new_file(out, buf.getvalue())  # whole, or not at all (the file there stays)
     return doc.page

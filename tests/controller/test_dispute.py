@@ -459,3 +459,27 @@ def test_an_empty_file_or_a_journal_without_events_gives_no_bundle(table, tmp_pa
         assert run.returncode == 1 and why in run.stderr, run.stderr
         assert "still in play" not in run.stderr and "Traceback" not in run.stderr
         assert not (tmp_path / "r1.zip").exists()
+
+
+def _file_size_limit(n: int):
+    """For ``preexec_fn``: the child may write files of at most ``n`` bytes (a full disk,
+    as the writer sees it: a write past it fails)."""
+    import resource
+
+    return lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (n, n))
+
+
+def test_keygen_on_a_full_disk_leaves_nothing_and_can_be_run_again(tmp_path):
+    config = tmp_path / "table.toml"
+    config.write_text("")
+    full = subprocess.run([sys.executable, "-m", "controller.cli", "keygen", "--config",
+                           str(config)], capture_output=True, text=True, timeout=120,
+                          preexec_fn=_file_size_limit(0))
+    assert full.returncode == 1 and "Traceback" not in full.stderr, full.stderr
+    assert "cannot write" in full.stderr and len(full.stderr.strip().splitlines()) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["table.toml"]  # nothing half made
+    again = cli("keygen", "--config", str(config))
+    assert again.returncode == 0, again.stderr
+    assert stat.S_IMODE((tmp_path / "table.key").stat().st_mode) == 0o600
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["table.key", "table.pub",
+                                                          "table.toml"]

@@ -429,3 +429,23 @@ def test_an_empty_file_or_a_journal_without_events_gives_no_report(tmp_path):
             assert why in run.stderr and "Traceback" not in run.stderr, run.stderr
             assert len(run.stderr.strip().splitlines()) == 1, run.stderr
             assert not pdf.exists()
+
+
+def test_a_full_disk_leaves_the_previous_report_whole(shift, tmp_path):
+    """The PDF is written whole or not at all: on a full disk (a write past a size
+    limit fails) the command says so in one line, exits 1, and the file that was there
+    is as it was, with nothing beside it."""
+    import resource
+
+    journal, _ = shift
+    pdf = tmp_path / "shift.pdf"
+    pdf.write_bytes(b"%PDF- the previous report")
+    run = subprocess.run([sys.executable, "-m", "controller.cli", "report", "shift",
+                          "--journal", str(journal), "--out", str(pdf)],
+                         capture_output=True, text=True, timeout=300,
+                         preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE,
+                                                               (20_000, 20_000)))
+    assert run.returncode == 1, run.stderr
+    assert "cannot write" in run.stderr and "Traceback" not in run.stderr
+    assert pdf.read_bytes() == b"%PDF- the previous report"
+    assert [p.name for p in tmp_path.iterdir()] == ["shift.pdf"]
