@@ -7,12 +7,14 @@ period's meter figures are the reading at its end minus the reading at its start
 the whole journal they are the meters themselves.
 
 One pass replays the period's events from the start reading (the table's own
-:meth:`~controller.game.engine.Game.apply`) and collects what the meters do not hold: the
-rounds closed, as game recall records them; each void with its reason, who declared it
-and the role that approved it; the irregularities and the shoe's alarms; every action
-that needed a supervisor or technician, and every PIN that matched no role; the software
+:meth:`~controller.game.engine.Game.apply`) and collects what the meters do not hold:
+each table id and rule profile in force; each void with its reason, who declared it and
+the role that approved it; the irregularities and the shoe's alarms; every action that
+needed a supervisor or technician, and every PIN that matched no role; the software
 identities recorded at start-ups; the house result after each settled round; and each
-bet's observed return, round by round, beside its exact return from the par sheet.
+bet's observed return, round by round, beside its exact return from the par sheet of the
+profile the round was settled under (:mod:`controller.game.shift_returns`). It keeps no
+round records: a long journal's report holds no more than its lists and plots need.
 
 A shift may mix the two ways a table takes bets (``[table] bet_entry``). Rounds dealt in
 amounts fill the money meters; rounds dealt as outcomes hold no money and fill the outcome
@@ -26,10 +28,8 @@ Nothing here is text for people: keys and numbers only (the report's renderer tr
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -52,15 +52,11 @@ from controller.game.records import AMOUNTS
 from controller.game.replay import apply_each, rebuild
 from controller.game.round import RoundState
 from controller.game.rules import RuleProfile
+from controller.game.shift_returns import BET_GROUPS, ReturnLine, ReturnTally
 from controller.game.verifier import JournalVerdict, check
 
 METER_FIELDS = ("wagered", "paid", "won", "rounds", "voids", "refunded")
 """The fields of a meter row, in journal order."""
-BET_GROUPS: dict[str, tuple[str, ...]] = {
-    "ante_play": ("ante", "play", "ante_bonus"), "pair_plus": ("pair_plus",),
-    "six_card_bonus": ("six_card_bonus",)}
-"""The bets whose return the par sheet gives, and the meters each one's result is made of.
-A group's return is per unit of its first bet's stake (Ante/Play: per unit of Ante)."""
 ALARM_KINDS = frozenset({"alarm", "misread", "seq_gap", "frame_error", "warning", "empty",
                          "no_frame", "retract"})
 """Shoe events listed as alarms (besides a link lost or silent, and a lid opened)."""
@@ -195,32 +191,24 @@ class IdentityLine:
 
 
 @dataclass(frozen=True, slots=True)
-class ReturnLine:
-    """One bet's observed return over the period's settled rounds, and its exact return.
+class RulesLine:
+    """A table id and rule profile in force from one event of the period on.
 
     Attributes:
-        group: a key of :data:`BET_GROUPS`.
-        exact: the exact return of a player who follows the par sheet's strategy under
-            the profile's fold rule (for a side bet a fold loses).
-        paytable: the paytable's own return (the bet settled on its cards).
-        stake: minor units staked on it (Ante/Play: the Antes).
-        net: the players' net on it, minor units.
-        points: after each settled round with this bet: (rounds so far, observed return,
-            its standard error), the round the sampling unit (the seats of one round
-            share the dealer's cards).
+        seq: the event from which on (the period's start reading's for the first).
+        utc: its time (the period's start for the first).
+        table_id: the table's id.
+        profile: the rule profile.
+        label: the profile's name (``name (2)`` for a second profile of the same name).
+        sheet: the profile's exact analysis (par sheet).
     """
 
-    group: str
-    exact: Fraction
-    paytable: Fraction
-    stake: int
-    net: int
-    points: tuple[tuple[int, float, float], ...]
-
-    @property
-    def observed(self) -> float | None:
-        """The return over the period (None when nothing was staked)."""
-        return 1 + self.net / self.stake if self.stake else None
+    seq: int
+    utc: str
+    table_id: str
+    profile: RuleProfile
+    label: str
+    sheet: ParSheet
 
 
 @dataclass
@@ -228,8 +216,9 @@ class Shift:
     """Everything ``threecard report shift`` shows (see the module docstring).
 
     Attributes:
-        table_id: the table, as configured at the period's end.
-        profile: the rule profile in force at the end; sheet its exact analysis.
+        rules: each table id and rule profile in force over the period, from the one in
+            force at its start, in order (:class:`RulesLine`); ``table_id``, ``profile``
+            and ``sheet`` are those at its end.
         start: the reading at the period's start; end at its end.
         period_from, period_to: the period's instants (UTC, ISO 8601).
         rows: meter name -> the period's [wagered, paid, won, rounds, voids, refunded]
@@ -237,36 +226,59 @@ class Shift:
         counters: event counter -> the period's count.
         outcomes: outcome meter -> the period's count (rounds dealt as outcomes; only
             those that changed).
-        rounds: the rounds closed in the period, as game recall records them, in order.
         voids, irregularities, alarms, role_actions, identities: see the classes.
         house: after each settled round dealt in amounts: (utc, round id, house result
             since the start, minor units).
-        returns: bet group -> its :class:`ReturnLine` (groups staked in the period, in
-            rounds dealt in amounts).
+        returns: a :class:`ReturnLine` per profile and bet staked under it in rounds
+            dealt in amounts, profile by profile (the order of ``rules``).
         verdict: the one verifier's verdict on the whole journal
             (:func:`controller.game.verifier.check`, as ``threecard verify-journal``
             makes it): anchor, hash chain, and every derived record against a replay.
     """
 
-    table_id: str
-    profile: RuleProfile
-    sheet: ParSheet
+    rules: list[RulesLine]
     start: Reading
     end: Reading
     period_from: str
     period_to: str
     rows: dict[str, list[int]]
     counters: dict[str, int]
-    rounds: list[dict[str, Any]]
     voids: list[VoidLine]
     irregularities: list[Incident]
     alarms: list[Incident]
     role_actions: list[RoleAction]
     identities: list[IdentityLine]
     house: list[tuple[str, int, int]]
-    returns: dict[str, ReturnLine]
+    returns: list[ReturnLine]
     outcomes: dict[str, int] = field(default_factory=dict)
     verdict: JournalVerdict = field(default_factory=JournalVerdict)
+
+    @property
+    def table_id(self) -> str:
+        """The table's id at the period's end."""
+        return self.rules[-1].table_id
+
+    @property
+    def profile(self) -> RuleProfile:
+        """The rule profile in force at the period's end."""
+        return self.rules[-1].profile
+
+    @property
+    def sheet(self) -> ParSheet:
+        """The exact analysis of the profile in force at the period's end."""
+        return self.rules[-1].sheet
+
+    def profiles(self) -> list[RulesLine]:
+        """Each rule profile in force over the period, once (its first line), in order."""
+        out: list[RulesLine] = []
+        for line in self.rules:
+            if all(line.label != seen.label for seen in out):
+                out.append(line)
+        return out
+
+    def table_ids(self) -> list[str]:
+        """Each table id in force over the period, once, in order."""
+        return list(dict.fromkeys(line.table_id for line in self.rules))
 
     @property
     def altered(self) -> list[IdentityLine]:
@@ -387,10 +399,11 @@ def _text(body: dict[str, Any]) -> dict[str, str]:
 class _Pass:
     """The one replay pass over a period: what each event did (see the module docstring)."""
 
-    def __init__(self, g: Game, start: Reading) -> None:
+    def __init__(self, g: Game, start: Reading, period_from: str) -> None:
         self.g = g
         self.start = start
-        self.rounds: list[dict[str, Any]] = []
+        self.tally = ReturnTally()
+        self.rules: list[RulesLine] = []
         self.voids: list[VoidLine] = []
         self.irregularities: list[Incident] = []
         self.alarms: list[Incident] = []
@@ -398,7 +411,43 @@ class _Pass:
         self.identities: list[IdentityLine] = []
         self.house: list[tuple[str, int, int]] = []
         self._pending_void: int | None = None  # index in voids awaiting approval
+        self._profiles: list[RuleProfile] = []  # each distinct profile, in order
+        self._profile = 0
+        if start.seq:  # before the first event the table has no configuration of its own
+            self._rules(start.seq, period_from)
         self._before()
+
+    def _rules(self, seq: int, utc: str) -> None:
+        """A new line of :attr:`rules` when the table id or the profile changed."""
+        from controller.game.deck_counts import stored_counts
+        from controller.game.par_sheet import compute_par_sheet
+
+        g, last = self.g, self.rules[-1] if self.rules else None
+        if last is not None and last.table_id == g.config.table_id and (
+                g.profile is last.profile or g.profile == last.profile):
+            return
+        index = next((i for i, p in enumerate(self._profiles) if p == g.profile), None)
+        if index is None:
+            index = len(self._profiles)
+            self._profiles.append(g.profile)
+        same_name = sum(p.name == g.profile.name for p in self._profiles[:index + 1])
+        label = g.profile.name + (f" ({same_name})" if same_name > 1 else "")
+        sheet = next((x.sheet for x in self.rules if x.label == label), None)
+        if sheet is None:
+            sheet = compute_par_sheet(g.profile, stored_counts())
+        self.rules.append(RulesLine(seq, utc, g.config.table_id, g.profile, label, sheet))
+        self._profile = index
+
+    def finish(self, utc: str) -> None:
+        """Close the pass: a period with no event still has the table's rules."""
+        if not self.rules:
+            self._rules(self.start.seq, utc)
+
+    def returns(self) -> list[ReturnLine]:
+        """Each profile's observed returns (:class:`ReturnTally`)."""
+        sheets = {x.label: x.sheet for x in self.rules}
+        labels = list(dict.fromkeys(x.label for x in self.rules))
+        return self.tally.lines([(label, sheets[label]) for label in labels])
 
     def _before(self) -> None:
         g = self.g
@@ -421,10 +470,11 @@ class _Pass:
             self._alarm(r, kind, rid, body)
             if kind == STARTUP:
                 self.identities.append(IdentityLine(r.seq, r.utc, body.get("software")))
+        self._rules(r.seq, r.utc)
         self._before()
 
     def _closed(self, r: Record, rec: dict[str, Any]) -> None:
-        self.rounds.append(rec)
+        self.tally.add(rec, self._profile)
         g = self.g
         entry = rec.get("bet_entry", AMOUNTS)
         if rec["status"] == "settled":
@@ -477,46 +527,6 @@ class _Pass:
         self.alarms.append(Incident(r.seq, r.utc, rid, name, "", detail))
 
 
-def returns(rounds: list[dict[str, Any]], sheet: ParSheet) -> dict[str, ReturnLine]:
-    """Each bet's observed return, round by round, beside its exact return.
-
-    Args:
-        rounds: round records (game recall form), in order; only settled rounds dealt in
-            amounts count (an outcome round's figures are units, not money).
-        sheet: the rule profile's par sheet.
-
-    Returns:
-        Bet group -> its line, for the groups staked in these rounds.
-    """
-    sums: dict[str, list[float]] = {}  # group -> [rounds, stake, sum net, sum net^2]
-    points: dict[str, list[tuple[int, float, float]]] = {}
-    for rec in rounds:
-        if rec["status"] != "settled" or rec.get("bet_entry", AMOUNTS) != AMOUNTS:
-            continue
-        for group, bets in BET_GROUPS.items():
-            results = [s["results"] for s in rec["seats"] if bets[0] in s["results"]]
-            if not results:
-                continue
-            stake = sum(x[bets[0]]["stake"] for x in results)
-            net = sum(x[b]["net"] for x in results for b in bets if b in x)
-            s = sums.setdefault(group, [0, 0, 0, 0])
-            s[0] += 1
-            s[1] += stake
-            s[2] += net
-            s[3] += net * net
-            n, staked = int(s[0]), s[1]
-            var = max(s[3] / n - (s[2] / n) ** 2, 0.0)
-            se = math.sqrt(var / n) / (staked / n) if staked else 0.0
-            points.setdefault(group, []).append((n, 1 + s[2] / staked, se))
-    out = {}
-    for group, s in sums.items():
-        paytable = sheet.ante_play if group == "ante_play" else getattr(sheet, group)
-        exact = sheet.with_strategy.get(group, paytable)
-        out[group] = ReturnLine(group, exact.rtp, paytable.rtp, int(s[1]), int(s[2]),
-                                tuple(points[group]))
-    return out
-
-
 def _identity_before(journal: Journal, seq: int) -> IdentityLine | None:
     row = journal.db.execute("SELECT seq, utc, body FROM events WHERE kind = ? AND seq <= ? "
                              "ORDER BY seq DESC LIMIT 1", (STARTUP, seq)).fetchone()
@@ -544,9 +554,6 @@ def shift(path: str | Path, start: datetime | None = None, end: datetime | None 
             cannot be trusted.
         ValueError: the period ends before it starts.
     """
-    from controller.game.deck_counts import stored_counts
-    from controller.game.par_sheet import compute_par_sheet
-
     if start is not None and end is not None and end < start:
         raise ValueError("the period ends before it starts")
     j = Journal(path, readonly=True)
@@ -558,24 +565,24 @@ def shift(path: str | Path, start: datetime | None = None, end: datetime | None 
         g = rebuild(j, s_seq)
         g.take_derived()
         begin = _reading(g, s_seq, "", j.event_hash(s_seq) or GENESIS)
-        walk = _Pass(g, begin)
+        walk = _Pass(g, begin, period_from)
         last = None
         for r, verdict in apply_each(g, j.records(s_seq), e_seq):
             walk.take(r, verdict)
             last = r
         finish = _reading(g, e_seq, last.utc if last else begin.utc,
                           j.event_hash(e_seq) or GENESIS)
+        walk.finish(period_from)
         before = _identity_before(j, s_seq)
     finally:
         j.close()
     rows, counters, outcomes = difference(finish, begin)
-    sheet = compute_par_sheet(g.profile, stored_counts())
-    return Shift(g.config.table_id, g.profile, sheet, begin, finish, period_from, period_to,
-                 rows, counters, walk.rounds, walk.voids, walk.irregularities, walk.alarms,
-                 walk.actions, ([before] if before else []) + walk.identities, walk.house,
-                 returns(walk.rounds, sheet), outcomes, checked)
+    return Shift(walk.rules, begin, finish, period_from, period_to, rows, counters,
+                 walk.voids, walk.irregularities, walk.alarms, walk.actions,
+                 ([before] if before else []) + walk.identities, walk.house, walk.returns(),
+                 outcomes, checked)
 
 
 __all__ = ["BET_GROUPS", "METER_FIELDS", "IdentityLine", "Incident", "Reading", "ReturnLine",
-           "RoleAction", "Shift", "VoidLine", "difference", "newest_time", "parse_utc",
-           "period_bounds", "returns", "shift"]
+           "RoleAction", "RulesLine", "Shift", "VoidLine", "difference", "newest_time",
+           "parse_utc", "period_bounds", "shift"]

@@ -23,7 +23,9 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 from controller.files import write_new_file
-from controller.game.shift import BET_GROUPS, Shift, parse_utc
+from controller.game.par_sheet import ParSheet
+from controller.game.rules import RuleProfile
+from controller.game.shift import BET_GROUPS, ReturnLine, Shift, parse_utc
 from display.i18n import format_money, format_rtp
 from display.report.labels import ReportText
 from display.report.plots import FONTS, house_plot, return_plot
@@ -163,9 +165,14 @@ class _Builder:
 
         sh, t = self.sh, self.t
         out = [self.p(t("title"), "title"),
-               self.p(t("subtitle", table=sh.table_id, rules=sh.profile.name), "sub"),
+               self.p(t("subtitle", table=", ".join(sh.table_ids()),
+                        rules=", ".join(x.label for x in sh.profiles())), "sub"),
                self.p(t("period", start=_time(sh.period_from), end=_time(sh.period_to),
                         hours=f"{sh.hours:.2f}"), "sub")]
+        if len(sh.rules) > 1:  # what was in force when, each change of table id or rules
+            out.append(self.p(t("rules.in_force", lines="; ".join(
+                t("rules.from", time=_time(x.utc), table=x.table_id, rules=x.label)
+                for x in sh.rules)), "small"))
         recorded = {i.software["sha256"] for i in sh.identities
                     if i.software and i.software.get("sha256")}
         last = sh.identities[-1].software if sh.identities else None
@@ -269,19 +276,16 @@ class _Builder:
         from reportlab.platypus import Table, TableStyle
 
         sh, t = self.sh, self.t
-        strategy = "-".join(sh.sheet.strategy.min_play_hand)
+        strategy = ", ".join(dict.fromkeys("-".join(x.sheet.strategy.min_play_hand)
+                                           for x in sh.profiles()))
         out = [self.p(t("sec.returns"), "h2"), self.p(t("returns.note", strategy=strategy),
                                                        "small")]
-        groups = [g for g in BET_GROUPS if g in sh.returns] or ["ante_play"]
+        lines = sh.returns or [ReturnLine("ante_play", sh.sheet.ante_play.rtp,
+                                          sh.sheet.ante_play.rtp, 0, 0, (), sh.rules[-1].label)]
+        named = len(sh.profiles()) > 1  # each plot says the profile it compares with
         half = self.width / 2 - 2 * self.mm
-        images = []
-        for g in groups:
-            line = sh.returns.get(g)
-            if line is None:
-                from controller.game.shift import ReturnLine
-
-                line = ReturnLine(g, sh.sheet.ante_play.rtp, sh.sheet.ante_play.rtp, 0, 0, ())
-            images.append(self.image(return_plot(line, t), half))
+        images = [self.image(return_plot(line, t, f"{t.bet(line.group)} · {line.profile}"
+                                         if named else None), half) for line in lines]
         grid = [images[i:i + 2] for i in range(0, len(images), 2)]
         if len(grid[-1]) == 1:
             grid[-1].append("")
@@ -291,11 +295,17 @@ class _Builder:
         return out
 
     def rules(self) -> list[Any]:
+        """Each rule profile in force over the period: paytables and exact returns."""
+        out: list[Any] = []
+        for line in self.sh.profiles():
+            out += self.profile(line.profile, line.label, line.sheet)
+        return out
+
+    def profile(self, prof: RuleProfile, label: str, sheet: ParSheet) -> list[Any]:
         from reportlab.platypus import Spacer, Table, TableStyle
 
-        sh, t = self.sh, self.t
-        prof, sheet = sh.profile, sh.sheet
-        out = [self.p(t("sec.rules", name=prof.name), "h2"),
+        t = self.t
+        out = [self.p(t("sec.rules", name=label), "h2"),
                self.p(t("rules.qualifier", q=prof.qualifier.text)), Spacer(1, 2 * self.mm)]
         blocks = []
         for bet in ("ante_bonus", "pair_plus", "six_card_bonus"):

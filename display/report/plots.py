@@ -116,13 +116,14 @@ def house_plot(sh: Shift, text: ReportText, money: Callable[[int], str],
     return _finish(fig, ax, regular)
 
 
-def return_plot(line: ReturnLine, text: ReportText, size: tuple[float, float] = (3.4, 2.4)
-                ) -> bytes:
+def return_plot(line: ReturnLine, text: ReportText, title: str | None = None,
+                size: tuple[float, float] = (3.4, 2.4)) -> bytes:
     """One bet's observed return after each settled round, its exact return and ±3 SE.
 
     Args:
         line: the bet's return line.
         text: the report's texts.
+        title: the plot's title (default: the bet's name).
         size: inches (width, height).
 
     Returns:
@@ -132,7 +133,7 @@ def return_plot(line: ReturnLine, text: ReportText, size: tuple[float, float] = 
 
     fig, ax, regular, bold = _axes(size)
     exact = float(line.exact)
-    ax.set_title(f"{text.bet(line.group)}", fontproperties=bold, loc="left")
+    ax.set_title(title or text.bet(line.group), fontproperties=bold, loc="left")
     if not line.points:
         ax.text(0.5, 0.5, text("plot.empty"), ha="center", va="center",
                 transform=ax.transAxes, fontproperties=regular)

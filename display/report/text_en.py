@@ -50,6 +50,8 @@ EN: dict[str, str] = {
                     "for a player who plays the par sheet's strategy ({strategy}); the band "
                     "is ±3 standard errors, the round the sample unit.",
     "sec.rules": "Rule profile {name}",
+    "rules.in_force": "In force: {lines}.",
+    "rules.from": "from {time} table {table}, rules {rules}",
     "rules.qualifier": "The dealer qualifies with {q} or better.",
     "rules.returns": "Exact returns (full enumeration)",
     "rules.paytable": "Paytable",

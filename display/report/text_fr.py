@@ -51,6 +51,8 @@ FR: dict[str, str] = {
                     "pour un joueur qui suit la stratégie de la fiche ({strategy}) ; la bande "
                     "vaut ±3 erreurs types, le coup étant l'unité d'échantillon.",
     "sec.rules": "Profil de règles {name}",
+    "rules.in_force": "En vigueur : {lines}.",
+    "rules.from": "dès {time} table {table}, règles {rules}",
     "rules.qualifier": "Le croupier se qualifie avec {q} ou mieux.",
     "rules.returns": "Retours exacts (énumération complète)",
     "rules.paytable": "Table de paiement",

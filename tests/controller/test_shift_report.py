@@ -295,9 +295,11 @@ def test_the_money_figures_leave_the_outcome_rounds_out(shift):
     assert sh.house[-1][2] == rows["total"]["won"] - rows["total"]["paid"]
     dealt = {r["round_id"] for r in recall_json(journal) if r["bet_entry"] == "outcomes"}
     assert dealt == {12, 13} and not dealt & {rid for _, rid, _ in sh.house}
+    returns = {line.group: line for line in sh.returns}
+    assert {line.profile for line in sh.returns} == {"live"}
     for group, bets in (("ante_play", ("ante", "play", "ante_bonus")),
                         ("pair_plus", ("pair_plus",)), ("six_card_bonus", ("six_card_bonus",))):
-        line = sh.returns[group]
+        line = returns[group]
         assert (line.stake, line.net) == (rows[bets[0]]["wagered"], net(*bets)), group
         assert line.points[-1][0] == rows[bets[0]]["rounds"]
 
@@ -449,3 +451,57 @@ def test_a_full_disk_leaves_the_previous_report_whole(shift, tmp_path):
     assert "cannot write" in run.stderr and "Traceback" not in run.stderr
     assert pdf.read_bytes() == b"%PDF- the previous report"
     assert [p.name for p in tmp_path.iterdir()] == ["shift.pdf"]
+
+
+@pytest.fixture(scope="module")
+def changes(tmp_path_factory):
+    """The evening with its rules and table id changed on the way: the table restarts as
+    TCP-04 once round 4 opens; a supervisor puts the house's rules (Pair Plus's straight
+    flush paying 35, not 40) in force before round 8 opens, and the classic rules (no 6
+    Card Bonus) after the last round."""
+    from controller.game.auth import DEMO_PINS
+    from controller.game.inputs import ConfigChange
+
+    folder = tmp_path_factory.mktemp("changes")
+    live = (Path(__file__).resolve().parents[2] / "controller" / "game" / "profiles"
+            / "live.toml").read_text()
+    house = folder / "house.toml"
+    house.write_text(live.replace('name = "live"', 'name = "house"')
+                     .replace("straight_flush = 40\n", "straight_flush = 35\n")
+                     .replace("pair_plus = 9551\n", ""))  # its own published return: none
+    assert "straight_flush = 35" in house.read_text()
+    sup = DEMO_PINS["supervisor"]
+    journal, _ = run_shift(folder, stop_after=(3,), restart_settings={"table_id": "TCP-04"},
+                           between={7: [ConfigChange(key="rules", value=str(house), pin=sup)]},
+                           at_end=(ConfigChange(key="rules", value="classic", pin=sup),))
+    return journal
+
+
+def test_each_rule_profile_and_table_id_of_the_period_is_shown(changes, tmp_path):
+    """Every profile and table id in force over the period is named on page one and
+    in the rules section (each profile with its paytables and exact returns), and the
+    observed returns are compared per profile: the rounds settled under each, against
+    that profile's exact return."""
+    from controller.game.shift import shift as figures
+
+    text = report(changes, tmp_path / "changes.pdf")
+    first = re.sub(r"\s+", " ", text.split("\f")[0])
+    assert "TCP-03" in first and "TCP-04" in first and "TABLE-1" not in first
+    assert all(name in first for name in ("live", "house", "classic"))
+    flat = re.sub(r"\s+", " ", text)
+    for name in ("live", "house", "classic"):
+        assert f"Rule profile {name}" in flat
+    assert "40 to 1" in flat and "35 to 1" in flat  # each Pair Plus paytable
+    # the figures: rounds 1 to 7 under live, 8 to 11 under house, each to its own return
+    sh = figures(changes)
+    rounds = {r["round_id"]: r for r in recall_json(changes)}
+
+    def staked(bet: str, ids: range) -> int:
+        return sum(s["bets"].get(bet, 0) for i in ids for s in rounds[i]["seats"]
+                   if rounds[i]["status"] == "settled" and rounds[i]["bet_entry"] == "amounts")
+
+    lines = {(line.profile, line.group): line for line in sh.returns}
+    assert {p for p, _ in lines} == {"live", "house"}
+    assert lines["live", "pair_plus"].stake == staked("pair_plus", range(1, 8))
+    assert lines["house", "pair_plus"].stake == staked("pair_plus", range(8, 12))
+    assert lines["live", "pair_plus"].exact != lines["house", "pair_plus"].exact

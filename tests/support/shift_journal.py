@@ -58,6 +58,8 @@ def run_shift(folder: Path, stop_after: tuple[int, ...] = (),
               software: tuple[dict[str, Any] | None, ...] = (),
               read_after: tuple[int, ...] = (),
               between: dict[int, list[Any]] | None = None,
+              at_end: tuple[Any, ...] = (),
+              restart_settings: dict[str, Any] | None = None,
               **settings: Any) -> tuple[Path, list[Stop]]:
     """Run the scripted shift into ``folder/journal.sqlite3``.
 
@@ -71,6 +73,8 @@ def run_shift(folder: Path, stop_after: tuple[int, ...] = (),
             table running (``threecard meters --json`` on the live journal).
         between: round -> inputs given after it closed, before the next one opens
             (``{11: [ChangePin(...)]}``); each must be accepted.
+        at_end: inputs given after the script's last one, before the last stop.
+        restart_settings: settings the table restarts with (``table_id``...).
         **settings: table settings other than the script's (``snapshot_every=2``).
 
     Returns:
@@ -86,8 +90,10 @@ def run_shift(folder: Path, stop_after: tuple[int, ...] = (),
     starts = 0
 
     def start() -> Table:
-        nonlocal starts
+        nonlocal starts, config
         starts += 1
+        if starts > 1 and restart_settings:
+            config = replace(config, **restart_settings)
         return Table(journal, config, clock=clock, software=idents[starts - 1])
 
     def newest(table: Table) -> tuple[int, str]:
@@ -122,6 +128,10 @@ def run_shift(folder: Path, stop_after: tuple[int, ...] = (),
                     table = start()
                 elif opened in read_after:
                     stops.append(Stop(*newest(table), meters_json(journal)))
+    for item in at_end:
+        clock.advance(sc.step_seconds)
+        for verdict in table.process([item]):
+            assert verdict.accepted, (item, verdict)
     stop(table)
     return journal, stops
 
