@@ -47,8 +47,10 @@ from controller.game.inputs import (
 )
 from controller.game.journal import Journal, JournalError, Record
 from controller.game.meters import ROUNDS_SETTLED, ROUNDS_VOID
+from controller.game.numbers import DEFAULT_CURRENCY
 from controller.game.par_sheet import ParSheet
 from controller.game.records import AMOUNTS
+from controller.game.refusals import Refusal
 from controller.game.replay import apply_each, rebuild
 from controller.game.round import RoundState
 from controller.game.rules import RuleProfile
@@ -160,7 +162,10 @@ class RoleAction:
         actor: ``supervisor``, ``technician`` or :data:`WRONG_PIN`.
         command: the command's name.
         detail: its fields, as text.
-        rejected: why the table refused it, or empty when it was applied.
+        rejected: why the table refused it (the journal's English text), or empty when
+            it was applied.
+        refusal: the refusal's code and typed values (written in any language by
+            :meth:`display.i18n.Translator.refusal`), or None.
     """
 
     seq: int
@@ -170,6 +175,7 @@ class RoleAction:
     command: str
     detail: dict[str, str]
     rejected: str = ""
+    refusal: Refusal | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,6 +237,7 @@ class Shift:
             since the start, minor units).
         returns: a :class:`ReturnLine` per profile and bet staked under it in rounds
             dealt in amounts, profile by profile (the order of ``rules``).
+        currency: the ISO 4217 code of every amount (the table's at the period's end).
         verdict: the one verifier's verdict on the whole journal
             (:func:`controller.game.verifier.check`, as ``threecard verify-journal``
             makes it): anchor, hash chain, and every derived record against a replay.
@@ -252,6 +259,7 @@ class Shift:
     returns: list[ReturnLine]
     outcomes: dict[str, int] = field(default_factory=dict)
     verdict: JournalVerdict = field(default_factory=JournalVerdict)
+    currency: str = DEFAULT_CURRENCY
 
     @property
     def table_id(self) -> str:
@@ -464,7 +472,7 @@ class _Pass:
                 self._closed(r, rec)
         if kind in COMMAND_NAMED and (actor in ROLES or actor == WRONG_PIN):
             self.actions.append(RoleAction(r.seq, r.utc, rid, actor, kind, _text(body),
-                                           verdict or ""))
+                                           verdict or "", g.refusal if verdict else None))
         if verdict is None:
             self._irregularity(r, kind, actor, rid, body)
             self._alarm(r, kind, rid, body)
@@ -580,7 +588,7 @@ def shift(path: str | Path, start: datetime | None = None, end: datetime | None 
     return Shift(walk.rules, begin, finish, period_from, period_to, rows, counters,
                  walk.voids, walk.irregularities, walk.alarms, walk.actions,
                  ([before] if before else []) + walk.identities, walk.house, walk.returns(),
-                 outcomes, checked)
+                 outcomes, checked, g.config.currency)
 
 
 __all__ = ["BET_GROUPS", "METER_FIELDS", "IdentityLine", "Incident", "Reading", "ReturnLine",

@@ -23,6 +23,7 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 from controller.files import write_new_file
+from controller.game.numbers import format_decimal, format_number, format_percent
 from controller.game.par_sheet import ParSheet
 from controller.game.rules import RuleProfile
 from controller.game.shift import BET_GROUPS, ReturnLine, Shift, parse_utc
@@ -77,13 +78,9 @@ def _time(utc: str) -> str:
     return parse_utc(utc).strftime("%Y-%m-%d %H:%M:%S") if utc else "–"
 
 
-def _hold(house: int, wagered: int) -> str:
-    if not wagered:
-        return "–"
-    hundredths = round(Fraction(house * 10_000, wagered))  # exact to the last step
-    sign = "\u2212" if hundredths < 0 else ""
-    whole, frac = divmod(abs(hundredths), 100)
-    return f"{sign}{whole}.{frac:02d}\u00a0%"
+def _hold(house: int, wagered: int, lang: str) -> str:
+    """The house's share of the drop, exact to the last digit shown (Babel's percent)."""
+    return format_percent(Fraction(house, wagered), lang) if wagered else "–"
 
 
 def _detail(values: dict[str, str], t: ReportText) -> str:
@@ -107,7 +104,9 @@ class _Builder:
         self.st = _styles()
         self.mm = mm
         self.width = 178 * mm
-        self.money: Callable[[int], str] = format_money
+        self.lang = text.lang
+        self.money: Callable[[int], str] = lambda minor: format_money(
+            minor, lang=text.lang, currency=sh.currency)  # the table's currency, its digits
 
     # -- pieces --------------------------------------------------------------------------
     def p(self, text: str, style: str = "body") -> Any:
@@ -166,9 +165,10 @@ class _Builder:
         sh, t = self.sh, self.t
         out = [self.p(t("title"), "title"),
                self.p(t("subtitle", table=", ".join(sh.table_ids()),
-                        rules=", ".join(x.label for x in sh.profiles())), "sub"),
+                        rules=", ".join(x.label for x in sh.profiles()))
+                      + " · " + t("amounts", currency=sh.currency), "sub"),
                self.p(t("period", start=_time(sh.period_from), end=_time(sh.period_to),
-                        hours=f"{sh.hours:.2f}"), "sub")]
+                        hours=format_decimal(sh.hours, self.lang, 2)), "sub")]
         if len(sh.rules) > 1:  # what was in force when, each change of table id or rules
             out.append(self.p(t("rules.in_force", lines="; ".join(
                 t("rules.from", time=_time(x.utc), table=x.table_id, rules=x.label)
@@ -201,10 +201,13 @@ class _Builder:
         sh, t = self.sh, self.t
         total = sh.rows.get("total", [0] * 6)
         house = total[2] - total[1]
-        per_hour = f"{sh.settled / sh.hours:.1f}" if sh.hours > 0 else "–"
-        figures = [(t("kpi.settled"), str(sh.settled)), (t("kpi.voided"), str(sh.voided)),
+        lang = self.lang
+        per_hour = format_decimal(sh.settled / sh.hours, lang, 1) if sh.hours > 0 else "–"
+        figures = [(t("kpi.settled"), format_number(sh.settled, lang)),
+                   (t("kpi.voided"), format_number(sh.voided, lang)),
                    (t("kpi.per_hour"), per_hour), (t("kpi.drop"), self.money(total[0])),
-                   (t("kpi.house"), self.money(house)), (t("kpi.hold"), _hold(house, total[0]))]
+                   (t("kpi.house"), self.money(house)),
+                   (t("kpi.hold"), _hold(house, total[0], lang))]
         from reportlab.pdfbase.pdfmetrics import stringWidth
 
         room = self.width / 6 - 8
@@ -233,7 +236,8 @@ class _Builder:
         for name in [*names, "total"]:
             w, paid, won, rounds, _voids, refunded = self.sh.rows.get(name, [0] * 6)
             rows.append([label(name), self.money(w), self.money(paid), self.money(won - paid),
-                         _hold(won - paid, w), str(rounds), self.money(refunded)])
+                         _hold(won - paid, w, self.lang), format_number(rounds, self.lang),
+                         self.money(refunded)])
         return [self.table(header, rows, [30, 28, 26, 26, 21, 16, 31], right=range(1, 7),
                            bold_last=True)]
 
@@ -325,11 +329,11 @@ class _Builder:
             if paytable is None:
                 continue
             played = sheet.with_strategy.get(group, paytable)
-            ret_rows.append([t.bet(group), format_rtp(round(paytable.rtp * 1_000_000)),
-                             format_rtp(round(played.rtp * 1_000_000))])
+            ret_rows.append([t.bet(group), format_rtp(round(paytable.rtp * 1_000_000), t.lang),
+                             format_rtp(round(played.rtp * 1_000_000), t.lang)])
         edge = round(sheet.strategy.house_edge_per_wager * 1_000_000)
         ret_rows.append([t("bet.ante_play") + ", " + t("rules.edge"), "",
-                         format_rtp(edge)])
+                         format_rtp(edge, t.lang)])
         returns = self.table([t("rules.returns"), t("rules.paytable"),
                               t("rules.strategy", strategy=strategy)], ret_rows,
                              [70, 30, 30], right=[1, 2])
@@ -379,7 +383,8 @@ class _Builder:
         rows = [[_time(a.utc), str(a.round_id), self.role(a.actor),
                  t.either(f"cmd.{a.command}", a.command),
                  _detail(a.detail, t),
-                 t("result.refused", reason=a.rejected) if a.rejected else t("result.done")]
+                 t("result.refused", reason=t.refusal(a.refusal, sh.currency) if a.refusal
+                   else a.rejected) if a.rejected else t("result.done")]
                 for a in sh.role_actions]
         header = [t("col.time"), t("col.round"), t("col.role"), t("col.command"),
                   t("col.detail"), t("col.result")]
@@ -390,7 +395,7 @@ class _Builder:
         out = [self.p(t("sec.counters"), "h2")]
         if not sh.counters:
             return [*out, self.p(t("none"))]
-        rows = [[t.either(f"counter.{k}", k.replace("_", " ")), str(v)]
+        rows = [[t.either(f"counter.{k}", k.replace("_", " ")), format_number(v, self.lang)]
                 for k, v in sorted(sh.counters.items())]
         return [*out, self.table([t("col.counter"), t("col.count")], rows, [70, 20], right=[1])]
 
@@ -518,7 +523,8 @@ def write_pdf(sh: Shift, out: Path, lang: str = "en", made_by: str = "",
                             topMargin=14 * mm, bottomMargin=16 * mm,
                             title=f"{text('title')} · {sh.table_id}", author=sh.table_id,
                             subject=text("period", start=_time(sh.period_from),
-                                         end=_time(sh.period_to), hours=f"{sh.hours:.2f}"),
+                                         end=_time(sh.period_to),
+                                         hours=format_decimal(sh.hours, lang, 2)),
                             creator=f"threecard-table {made_by}".strip(), lang=lang,
                             initialFontName=REGULAR)
     doc.build(builder.story(), onFirstPage=footer, onLaterPages=footer)

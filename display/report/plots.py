@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from controller.game.numbers import format_percent
 from controller.game.shift import ReturnLine, Shift, parse_utc
 from display.report.labels import ReportText
 
@@ -147,7 +148,7 @@ def return_plot(line: ReturnLine, text: ReportText, title: str | None = None,
     high = [exact + 3 * s for s in se]
     ax.fill_between(n, low, high, color=BAND, step="post", label=text("plot.band"))
     ax.axhline(exact, color=EXACT, linewidth=1.0,
-               label=text("plot.exact", value=f"{exact:.2%}"))
+               label=text("plot.exact", value=format_percent(line.exact, text.lang)))
     ax.step(n, observed, where="post", color=OBSERVED, linewidth=1.1,
             label=text("plot.observed"))
     # the first rounds swing widely: the axis frames the rest, and the exact return
@@ -155,7 +156,8 @@ def return_plot(line: ReturnLine, text: ReportText, title: str | None = None,
     shown = [*observed[settled:], *low[settled:], *high[settled:], exact]
     pad = (max(shown) - min(shown)) * 0.08 or 0.05
     ax.set_ylim(min(shown) - pad, max(shown) + pad)
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _pos: f"{y:.0%}"))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _pos: format_percent(y, text.lang,
+                                                                              0)))
     ax.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=5))
     ax.set_xlim(1, max(n[-1], 2))
     ax.set_xlabel(text("plot.rounds"))

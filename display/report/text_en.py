@@ -3,6 +3,7 @@
 EN: dict[str, str] = {
     "title": "Shift report",
     "subtitle": "Table {table} · rules {rules}",
+    "amounts": "amounts in {currency}",
     "period": "{start} – {end} UTC ({hours} h)",
     "made": "Made {time} UTC by threecard-table {version}",
     "page": "Table {table} · shift report · page {page}",

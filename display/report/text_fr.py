@@ -3,6 +3,7 @@
 FR: dict[str, str] = {
     "title": "Rapport de service",
     "subtitle": "Table {table} · règles {rules}",
+    "amounts": "montants en {currency}",
     "period": "{start} – {end} UTC ({hours} h)",
     "made": "Établi le {time} UTC par threecard-table {version}",
     "page": "Table {table} · rapport de service · page {page}",

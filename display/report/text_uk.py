@@ -3,6 +3,7 @@
 UK: dict[str, str] = {
     "title": "Звіт за зміну",
     "subtitle": "Стіл {table} · правила {rules}",
+    "amounts": "суми в {currency}",
     "period": "{start} – {end} UTC ({hours} год)",
     "made": "Складено {time} UTC програмою threecard-table {version}",
     "page": "Стіл {table} · звіт за зміну · сторінка {page}",

@@ -21,7 +21,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from shift_journal import forged_copy, run_shift
+from shift_journal import Refused, forged_copy, run_shift
 
 POPPLER = ("pdftoppm", "pdftotext", "pdffonts")
 IDENTITY_A = {"version": "0.1.0", "sha256": hashlib.sha256(b"build A").hexdigest(),
@@ -275,7 +275,7 @@ def test_outcome_meters_of_a_period_equal_the_difference_of_the_readings(shift, 
     # a part: the difference, not the end reading; the tiles count the void
     assert want == {"rounds": (0, 1), "ante": ({}, 0, 0, 5), "pair_plus": ({}, 0, 0, 3),
                     "six_card_bonus": ({}, 0, 0, 2)}
-    assert re.search(r"\b0\s+1\s+0\.0\s", text)  # settled, voided, per hour
+    assert re.search(r"\b0\s+1\s+0,0\s", text)  # settled, voided, per hour (in French)
     assert re.search(r"dont 0 en résultats\s+dont 1 en résultats", text)
 
 
@@ -505,3 +505,47 @@ def test_each_rule_profile_and_table_id_of_the_period_is_shown(changes, tmp_path
     assert lines["live", "pair_plus"].stake == staked("pair_plus", range(1, 8))
     assert lines["house", "pair_plus"].stake == staked("pair_plus", range(8, 12))
     assert lines["live", "pair_plus"].exact != lines["house", "pair_plus"].exact
+
+
+@pytest.fixture(scope="module")
+def yen(tmp_path_factory):
+    """The evening at a table that plays in yen (no minor unit), a supervisor's Unblock
+    deck refused (the deck is not blocked) before round 3 opens."""
+    from controller.game.auth import DEMO_PINS
+    from controller.game.inputs import UnblockDeck
+
+    folder = tmp_path_factory.mktemp("yen")
+    refused = Refused(UnblockDeck(reason="check", pin=DEMO_PINS["supervisor"]))
+    journal, stops = run_shift(folder, currency="JPY", between={2: [refused]})
+    return journal, stops[-1].meters
+
+
+@pytest.mark.parametrize(("lang", "locale", "refusal"), [
+    ("fr", "fr_FR", "Refusé : Le jeu n'est pas bloqué"),
+    ("uk", "uk_UA", "Відхилено: Колоду не заблоковано")])
+def test_amounts_numbers_and_refusals_are_written_in_the_tables_currency_and_language(
+        yen, tmp_path, lang, locale, refusal):
+    """Yen have no minor unit: 432,100 minor units are 432 100 yen, written with the
+    language's grouping and no decimals; percentages and rates with the language's
+    decimal comma; a refusal in the language's words, from the refusal's code."""
+    from babel.numbers import format_decimal
+
+    journal, meters = yen
+    text = report(journal, tmp_path / f"yen-{lang}.pdf", "--lang", lang)
+    assert "JPY" in text.split("\f")[0]
+    total = meters["rows"]["total"]
+    def spaced(x: str) -> str:  # pdftotext writes the grouping spaces as spaces
+        return re.sub("[\u00a0\u202f]", " ", x)
+
+    for amount in (total["wagered"], total["paid"], total["won"] - total["paid"]):
+        # 226 000 yen, not 2 260,00
+        assert spaced(format_decimal(amount, locale=locale)) in spaced(text), amount
+    assert "," not in format_decimal(total["wagered"], locale=locale)
+    figures = [line for line in text.split("\f")[0].splitlines()
+               if "threecard-table" not in line]  # the footer's version number aside
+    assert not re.search(r"\d\.\d", "\n".join(figures)), "a decimal point in " + lang
+    holds = re.findall(r"-?\d+,\d{2}[\s\u00a0\u202f]?%", text)
+    assert holds and "\u2212" not in text  # one minus sign, Babel's, throughout
+    cells = subprocess.run(["pdftotext", str(tmp_path / f"yen-{lang}.pdf"), "-"],
+                           capture_output=True, text=True, check=True).stdout  # cell by cell
+    assert refusal in re.sub(r"\s+", " ", cells)

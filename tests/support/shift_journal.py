@@ -32,6 +32,20 @@ RESTART_SECONDS = 120
 
 
 @dataclass(frozen=True)
+class Refused:
+    """An input that must be refused (given in ``between`` or ``at_end``)."""
+
+    item: Any
+
+
+def _give(table: Table, item: Any) -> None:
+    """Give one input: accepted, or refused when wrapped in :class:`Refused`."""
+    refused = isinstance(item, Refused)
+    for verdict in table.process([item.item if refused else item]):
+        assert verdict.accepted != refused, (item, verdict)
+
+
+@dataclass(frozen=True)
 class Stop:
     """Where a part of the shift ended.
 
@@ -72,7 +86,8 @@ def run_shift(folder: Path, stop_after: tuple[int, ...] = (),
         read_after: read the meters once betting opens on the round after these, the
             table running (``threecard meters --json`` on the live journal).
         between: round -> inputs given after it closed, before the next one opens
-            (``{11: [ChangePin(...)]}``); each must be accepted.
+            (``{11: [ChangePin(...)]}``); each must be accepted, or refused when
+            wrapped in :class:`Refused`.
         at_end: inputs given after the script's last one, before the last stop.
         restart_settings: settings the table restarts with (``table_id``...).
         **settings: table settings other than the script's (``snapshot_every=2``).
@@ -116,8 +131,7 @@ def run_shift(folder: Path, stop_after: tuple[int, ...] = (),
             clock.advance(sc.step_seconds)
             if isinstance(item, NextRound):
                 for extra in (between or {}).get(opened + 1, ()):
-                    for verdict in table.process([extra]):
-                        assert verdict.accepted, (extra, verdict)
+                    _give(table, extra)
             for verdict in table.process([item]):
                 assert verdict.accepted, (step.line, verdict)
             if isinstance(item, NextRound):
@@ -130,8 +144,7 @@ def run_shift(folder: Path, stop_after: tuple[int, ...] = (),
                     stops.append(Stop(*newest(table), meters_json(journal)))
     for item in at_end:
         clock.advance(sc.step_seconds)
-        for verdict in table.process([item]):
-            assert verdict.accepted, (item, verdict)
+        _give(table, item)
     stop(table)
     return journal, stops
 
