@@ -48,7 +48,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     s.add_argument("--to", dest="end", type=_utc, metavar="UTC",
                    help="the period's end (default: the journal's newest event)")
     s.add_argument("--hours", type=whole_number(1, MAX_HOURS), metavar="N",
-                   help="the N hours before --to (or after --from)")
+                   help="the N hours up to the journal's newest event (before --to, or "
+                   "after --from, when given)")
     s.add_argument("--lang", choices=LANGUAGES, default="en", help="language (default en)")
     s.add_argument("--out", required=True, help="the PDF file to write (ending in .pdf)")
 
@@ -61,23 +62,39 @@ def _fail(message: str, status: int) -> int:
 def _period(args: argparse.Namespace) -> tuple[datetime | None, datetime | None]:
     """The period the flags name: (start, end), None for an open end.
 
-    Raises:
-        ValueError: --hours with both --from and --to.
-    """
-    start, end, hours = args.start, args.end, args.hours
-    if hours is None:
-        return start, end
-    if start is not None and end is not None:
-        raise ValueError("--hours goes with --from or --to, not both")
-    if start is not None:
-        return start, start + timedelta(hours=hours)
-    if end is None:
-        from controller.game.shift import newest_time
+    ``--hours N`` alone is the N hours up to the journal's newest event; with ``--to``,
+    the N hours before it; with ``--from``, the N hours after it.
 
-        end = newest_time(args.journal)
-        if end is None:
-            return None, None
-    return end - timedelta(hours=hours), end
+    Raises:
+        ValueError: --hours with both --from and --to; a period that ends before it
+            starts, or holds none of the journal's time (an empty report, which nobody
+            should sign).
+        JournalError: the journal cannot be read.
+    """
+    from controller.game.shift import journal_span
+
+    start, end, hours = args.start, args.end, args.hours
+    if hours is not None and start is not None and end is not None:
+        raise ValueError("--hours goes with --from or --to, not both")
+    span = journal_span(args.journal)
+    if span is None:  # no event: shift() says so
+        return start, end
+    first, newest = span
+    if hours is not None:
+        if start is not None:
+            end = start + timedelta(hours=hours)
+        else:
+            end = end if end is not None else newest
+            start = end - timedelta(hours=hours)
+    if start is not None and end is not None and end < start:
+        raise ValueError("the period ends before it starts (--to before --from)")
+    if start is not None and start > newest:
+        raise ValueError(f"the period starts after the journal's newest event "
+                         f"({newest.isoformat()}): it holds nothing to report")
+    if end is not None and end < first:
+        raise ValueError(f"the period ends before the journal's first event "
+                         f"({first.isoformat()}): it holds nothing to report")
+    return start, end
 
 
 def _check_out(text: str) -> Path:
@@ -112,8 +129,6 @@ def run(args: argparse.Namespace) -> int:
     try:
         out = _check_out(args.out)
         start, end = _period(args)
-        if start is not None and end is not None and end < start:
-            raise ValueError("the period ends before it starts (--to before --from)")
     except ValueError as exc:
         return _fail(str(exc), 2)
     except JournalError as exc:

@@ -259,18 +259,19 @@ def period_bounds(journal: Journal, start: datetime | None, end: datetime | None
             end.isoformat() if end else last)
 
 
-def newest_time(path: str | Path) -> datetime | None:
-    """The time of a journal's newest event (None: no event).
+def journal_span(path: str | Path) -> tuple[datetime, datetime] | None:
+    """The times of a journal's first and newest events (None: no event).
 
     Raises:
         JournalError: the file is not a usable journal.
     """
     j = Journal(path, readonly=True)
     try:
-        row = j.db.execute("SELECT utc FROM events ORDER BY seq DESC LIMIT 1").fetchone()
+        first = j.db.execute("SELECT utc FROM events ORDER BY seq LIMIT 1").fetchone()
+        newest = j.db.execute("SELECT utc FROM events ORDER BY seq DESC LIMIT 1").fetchone()
     finally:
         j.close()
-    return parse_utc(row[0]) if row else None
+    return (parse_utc(first[0]), parse_utc(newest[0])) if first and newest else None
 
 
 def _text(body: dict[str, Any]) -> dict[str, str]:
@@ -465,5 +466,5 @@ def shift(path: str | Path, start: datetime | None = None, end: datetime | None 
 
 
 __all__ = ["BET_GROUPS", "METER_FIELDS", "IdentityLine", "Incident", "Reading", "ReturnLine",
-           "RoleAction", "RulesLine", "Shift", "VoidLine", "difference", "newest_time",
+           "RoleAction", "RulesLine", "Shift", "VoidLine", "difference", "journal_span",
            "parse_utc", "period_bounds", "shift"]

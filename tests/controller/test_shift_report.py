@@ -17,7 +17,7 @@ import re
 import shutil
 import subprocess
 import sys
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -549,3 +549,34 @@ def test_amounts_numbers_and_refusals_are_written_in_the_tables_currency_and_lan
     cells = subprocess.run(["pdftotext", str(tmp_path / f"yen-{lang}.pdf"), "-"],
                            capture_output=True, text=True, check=True).stdout  # cell by cell
     assert refusal in re.sub(r"\s+", " ", cells)
+
+
+def test_a_period_outside_the_journal_is_refused_and_hours_end_at_the_newest_event(
+        shift, tmp_path):
+    """A period that holds none of the journal's time would make an empty report a pit
+    boss could sign: refused (exit 2, one line, no PDF), with one end given or both.
+    ``--hours N`` alone is the N hours up to the journal's newest event, as README and
+    the help say."""
+    journal, stops = shift
+    pdf = tmp_path / "x.pdf"
+    base = [sys.executable, "-m", "controller.cli", "report", "shift", "--journal",
+            str(journal), "--out", str(pdf)]
+    for period, why in ((["--from", "2030-01-01T00:00Z"], "after the journal's newest event"),
+                        (["--to", "2020-01-01T00:00Z"], "before the journal's first event"),
+                        (["--from", "2020-01-01T00:00Z", "--to", "2020-01-02T00:00Z"],
+                         "before the journal's first event"),
+                        (["--from", "2030-01-01T00:00Z", "--hours", "2"],
+                         "after the journal's newest event")):
+        run = subprocess.run([*base, *period], capture_output=True, text=True, timeout=120)
+        assert run.returncode == 2, (period, run.stderr)
+        assert why in run.stderr and len(run.stderr.strip().splitlines()) == 1, run.stderr
+        assert not pdf.exists()
+    newest = datetime.fromisoformat(stops[-1].utc)
+    run = subprocess.run([*base, "--hours", "1"], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 1, run.stderr  # build B, altered, ran in the last hour
+    start = (newest - timedelta(hours=1)).isoformat()
+    assert f"{start} to {newest.isoformat()}" in run.stdout
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    helped = subprocess.run([*base[:5], "--help"], capture_output=True, text=True).stdout
+    for said in (re.sub(r"\s+", " ", readme), re.sub(r"\s+", " ", helped)):
+        assert "hours up to the journal's newest event" in said
