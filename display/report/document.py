@@ -229,16 +229,17 @@ class _Builder:
         return tab
 
     def meters(self, names: list[str], label: Callable[[str], str], title: str) -> list[Any]:
+        """A meter table whose rows reconcile on their face: house win = won - paid."""
         t = self.t
-        header = [t(title), t("col.wagered"), t("col.paid"), t("col.house"), t("col.hold"),
-                  t("col.rounds"), t("col.refunded")]
+        header = [t(title), t("col.wagered"), t("col.won"), t("col.paid"), t("col.house"),
+                  t("col.hold"), t("col.rounds"), t("col.refunded")]
         rows = []
         for name in [*names, "total"]:
             w, paid, won, rounds, _voids, refunded = self.sh.rows.get(name, [0] * 6)
-            rows.append([label(name), self.money(w), self.money(paid), self.money(won - paid),
-                         _hold(won - paid, w, self.lang), format_number(rounds, self.lang),
-                         self.money(refunded)])
-        return [self.table(header, rows, [30, 28, 26, 26, 21, 16, 31], right=range(1, 7),
+            rows.append([label(name), self.money(w), self.money(won), self.money(paid),
+                         self.money(won - paid), _hold(won - paid, w, self.lang),
+                         format_number(rounds, self.lang), self.money(refunded)])
+        return [self.table(header, rows, [27, 22, 24, 22, 22, 18, 16, 27], right=range(1, 8),
                            bold_last=True)]
 
     def outcomes_note(self) -> list[Any]:
@@ -470,6 +471,7 @@ class _Builder:
                  self.image(house_plot(sh, t, self.money), self.width),
                  self.p(t("sec.bets"), "h2"),
                  *self.meters([b for b in BETS if b in sh.rows], self.bet_label, "col.bet"),
+                 self.p(t("meters.note"), "small"),
                  CondPageBreak(60 * mm), self.p(t("sec.seats"), "h2"),
                  *self.meters(seats, self.seat_label, "col.seat"), *self.outcomes_note(),
                  PageBreak(), *self.outcome_meters(), *self.returns(), *self.rules(),

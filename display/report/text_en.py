@@ -24,7 +24,11 @@ EN: dict[str, str] = {
     "entry.outcomes": "as outcomes",
     "col.seat": "Seat",
     "col.wagered": "Wagered (drop)",
-    "col.paid": "Paid",
+    "col.paid": "Paid (winnings)",
+    "col.won": "Won (lost by players)",
+    "meters.note": "House win = Won − Paid. Won: stakes the players lost; paid: the winnings "
+                   "paid on top of the stakes returned. A stake pushed or returned with a win "
+                   "counts in neither; Hold = House win ÷ Wagered.",
     "col.house": "House win",
     "col.hold": "Hold",
     "col.rounds": "Rounds",

@@ -25,7 +25,11 @@ FR: dict[str, str] = {
     "entry.outcomes": "en résultats",
     "col.seat": "Place",
     "col.wagered": "Misé (drop)",
-    "col.paid": "Payé",
+    "col.paid": "Payé (gains)",
+    "col.won": "Gagné (perdu par les joueurs)",
+    "meters.note": "Gain maison = Gagné − Payé. Gagné : les mises perdues par les joueurs ; payé "
+                   ": les gains versés en plus des mises rendues. Une mise à égalité ou rendue "
+                   "avec un gain ne compte dans aucun des deux ; Hold = Gain maison ÷ Misé.",
     "col.house": "Gain maison",
     "col.hold": "Hold",
     "col.rounds": "Coups",

@@ -99,7 +99,7 @@ def minor(text: str) -> int:
 
 def meter_lines(text: str, labels: dict[str, str]) -> dict[str, list[list[int]]]:
     """Every table line whose first cell is one of ``labels``: name -> its money cells
-    (wagered, paid, house win, refunded), in page order."""
+    (wagered, won by the house, paid, house win, refunded), in page order."""
     found: dict[str, list[list[int]]] = {}
     by_label = {v: k for k, v in labels.items()}
     for line in text.splitlines():
@@ -108,20 +108,20 @@ def meter_lines(text: str, labels: dict[str, str]) -> dict[str, list[list[int]]]
         if name is None:
             continue
         cells = [minor(m) for m in MONEY.findall(line[line.index(first) + len(first):])]
-        if len(cells) == 4:
+        if len(cells) == 5:
             found.setdefault(name, []).append(cells)
     return found
 
 
 def expected(rows: dict[str, dict[str, int]], before: dict[str, dict[str, int]] | None = None
              ) -> dict[str, list[int]]:
-    """From ``meters --json`` rows (minus ``before``): name -> [wagered, paid, house win,
-    refunded], the columns the report prints."""
+    """From ``meters --json`` rows (minus ``before``): name -> [wagered, won, paid, house
+    win, refunded], the columns the report prints."""
     out = {}
     for name, row in rows.items():
         b = (before or {}).get(name, {})
         d = {k: row[k] - b.get(k, 0) for k in row}
-        out[name] = [d["wagered"], d["paid"], d["won"] - d["paid"], d["refunded"]]
+        out[name] = [d["wagered"], d["won"], d["paid"], d["won"] - d["paid"], d["refunded"]]
     return out
 
 
@@ -545,7 +545,7 @@ def test_amounts_numbers_and_refusals_are_written_in_the_tables_currency_and_lan
                if "threecard-table" not in line]  # the footer's version number aside
     assert not re.search(r"\d\.\d", "\n".join(figures)), "a decimal point in " + lang
     holds = re.findall(r"-?\d+,\d{2}[\s\u00a0\u202f]?%", text)
-    assert holds and "\u2212" not in text  # one minus sign, Babel's, throughout
+    assert holds and not re.search("\u2212\\d", text)  # one minus sign, Babel's
     cells = subprocess.run(["pdftotext", str(tmp_path / f"yen-{lang}.pdf"), "-"],
                            capture_output=True, text=True, check=True).stdout  # cell by cell
     assert refusal in re.sub(r"\s+", " ", cells)
@@ -580,3 +580,20 @@ def test_a_period_outside_the_journal_is_refused_and_hours_end_at_the_newest_eve
     helped = subprocess.run([*base[:5], "--help"], capture_output=True, text=True).stdout
     for said in (re.sub(r"\s+", " ", readme), re.sub(r"\s+", " ", helped)):
         assert "hours up to the journal's newest event" in said
+
+
+def test_the_money_columns_reconcile(shift, whole):
+    """Each money row of the report reconciles on its face, as ``meters`` does: the
+    house win is what the house won (stakes lost by players) minus what it paid
+    (winnings); the header says which column is which."""
+    _, stops = shift
+    meters = stops[-1].meters["rows"]
+    got = meter_lines(whole, labels_for(meters))
+    assert got and all(len(lines) >= 1 for lines in got.values())
+    for name, lines in got.items():
+        for _wagered, won, paid, house, _refunded in lines:
+            assert house == won - paid, (name, lines)
+            assert (won, paid) == (meters[name]["won"], meters[name]["paid"]), name
+    header = re.sub(r"\s+", " ", whole)
+    assert "Won (lost by" in header and "(winnings)" in header  # headers wrap
+    assert "House win = Won − Paid" in header
