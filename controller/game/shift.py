@@ -73,6 +73,9 @@ ROLES = frozenset({Role.SUPERVISOR.value, Role.TECHNICIAN.value})
 """The roles whose every action the report lists."""
 WRONG_PIN = "dealer!"
 """The actor of a command whose PIN matched no role."""
+BODY_KINDS = ALARM_KINDS | {STARTUP, "link", "lid", ManualCard.name, ExposedCard.name,
+                            UnblockDeck.name}
+"""The events whose body a line of the report is made of (besides role actions)."""
 
 
 def parse_utc(text: str) -> datetime:
@@ -233,6 +236,11 @@ def difference(end: Reading, start: Reading
             _counts_minus(end.outcomes, start.outcomes))
 
 
+_UTC_GLOB = "[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9]*+00:00"
+"""The times the table writes: UTC, ISO 8601, in one form, so that text order is time order
+(seconds' fractions, when there are, written to the same number of digits)."""
+
+
 def period_bounds(journal: Journal, start: datetime | None, end: datetime | None
                   ) -> tuple[int, int, str, str]:
     """The events a period's readings are taken after, and its instants.
@@ -247,8 +255,24 @@ def period_bounds(journal: Journal, start: datetime | None, end: datetime | None
         none) and at or before ``end``; the instants as ISO 8601 (the first and the
         newest event's times where not given).
     """
+    db = journal.db
+    if db.execute("SELECT COUNT(*) FROM events WHERE utc NOT GLOB ?", (_UTC_GLOB,)
+                  ).fetchone()[0] == 0:  # every time in UTC, ISO 8601: compared as text
+        row = db.execute("SELECT utc FROM events ORDER BY seq LIMIT 1").fetchone()
+        first = row[0] if row else ""
+        s_seq = 0
+        if start is not None:
+            (s_seq,) = db.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE utc <= ?",
+                                  (start.astimezone(UTC).isoformat(),)).fetchone()
+        row = db.execute("SELECT seq, utc FROM events WHERE utc <= ? ORDER BY seq DESC "
+                         "LIMIT 1", (end.astimezone(UTC).isoformat(),)).fetchone() \
+            if end is not None else db.execute("SELECT seq, utc FROM events ORDER BY seq "
+                                               "DESC LIMIT 1").fetchone()
+        e_seq, last = row if row else (0, "")
+        return (s_seq, e_seq, start.isoformat() if start else first,
+                end.isoformat() if end else last)
     s_seq, e_seq, first, last = 0, 0, "", ""
-    for seq, utc in journal.db.execute("SELECT seq, utc FROM events ORDER BY seq"):
+    for seq, utc in db.execute("SELECT seq, utc FROM events ORDER BY seq"):
         t = parse_utc(utc)
         first = first or utc
         if start is not None and t <= start:
@@ -295,6 +319,7 @@ class _Pass:
         self._pending_void: int | None = None  # index in voids awaiting approval
         self._profiles: list[RuleProfile] = []  # each distinct profile, in order
         self._profile = 0
+        self._config = g.config
         if start.seq:  # before the first event the table has no configuration of its own
             self._rules(start.seq, period_from)
         self._before()
@@ -305,6 +330,9 @@ class _Pass:
         from controller.game.par_sheet import compute_par_sheet
 
         g, last = self.g, self.rules[-1] if self.rules else None
+        if last is not None and g.config is self._config:  # set anew only on a change
+            return
+        self._config = g.config
         if last is not None and last.table_id == g.config.table_id and (
                 g.profile is last.profile or g.profile == last.profile):
             return
@@ -339,8 +367,10 @@ class _Pass:
 
     def take(self, r: Record, verdict: str | None) -> None:
         g = self.g
-        body = json.loads(r.body)
         kind, actor, rid = r.kind, r.actor, self.round_id
+        # the body is read again only where a line is made of it (most events: cards, bets)
+        body = json.loads(r.body) if kind in BODY_KINDS or actor in ROLES or \
+            actor == WRONG_PIN else {}
         for rec in g.take_derived().rounds.values():
             if rec["status"] in ("settled", "void"):
                 self._closed(r, rec)
