@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "recall": ("controller.recall_cli", "game recall: the last rounds from the journal"),
     "meters": ("controller.recall_cli", "meters per bet type and per seat from the journal"),
     "verify-journal": ("controller.recall_cli", "check the journal's hash chain"),
+    "journal": ("controller.journal_cli", "move settled history to a verified archive file"),
     "floor": ("controller.floor_cli", "the casino floor: record every table's feed, read it"),
     "shoe-sim": ("simulators.cli", "run a simulated card shoe on a pty or TCP port"),
     "decode": ("drivers.cli", "decode raw shoe bytes into one JSON line per event"),
@@ -133,6 +134,51 @@ def wagers(text: str) -> dict[str, int]:
         if amount and amount_problem(amount):
             raise argparse.ArgumentTypeError(f"bet {bet!r} {amount_problem(amount)}")
     return dict(raw)
+
+
+def window_size(text: str) -> str:
+    """An argparse ``type`` for ``--dealer-size``: ``WIDTHxHEIGHT``, checked, as given.
+
+    Raises:
+        argparse.ArgumentTypeError: not ``WIDTHxHEIGHT`` with both 200 to 8000 pixels.
+    """
+    try:
+        _parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def dealer_window(config: Any) -> tuple[int, int] | None:
+    """The dealer window's size that ``[display] dealer_size`` (or ``--dealer-size``) sets.
+
+    Args:
+        config: the table's configuration.
+
+    Returns:
+        (width, height) in pixels, or None: the default (1280x800 in a window, the
+        output's size in fullscreen, where the window takes the whole output).
+
+    Raises:
+        ConfigError: not ``WIDTHxHEIGHT`` (200 to 8000 pixels each), named by its key.
+    """
+    if not config.dealer_size:
+        return None
+    try:
+        return _parse_size(config.dealer_size)
+    except ValueError as exc:
+        from controller.game.config import ConfigError
+
+        where = f"{config.source}: " if config.source else ""
+        raise ConfigError(f"{where}[display] dealer_size: {exc}") from None
+
+
+def _parse_size(text: str) -> tuple[int, int]:
+    """``800x480`` as (800, 480), as the screens read a size; ValueError if it does not.
+
+    By name: the wiring imports no screen library.
+    """
+    return importlib.import_module("display.screenshot").parse_size(text)
 
 
 def input_script(path: str) -> Any:

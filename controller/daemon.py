@@ -38,6 +38,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from controller import cli
 from controller.autoplay import QUIET_MS, AutoPlayer, autoplay_loop
 from controller.cli import counted, input_script, line_handler, wagers, whole_number
 from controller.floor_link import NO_FEED, add_floor_arguments, floor_overrides, open_floor
@@ -108,6 +109,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rounds", type=whole_number(1),
                         help="stop after N settled rounds (1 or more)")
     parser.add_argument("--lang", choices=("en", "fr", "uk"), help="screen language")
+    parser.add_argument("--dealer-size", metavar="WIDTHxHEIGHT", type=cli.window_size,
+                        help="dealer window size, e.g. 800x480 for a 7-inch panel")
     parser.add_argument("--log-level", choices=("debug", "info", "warning", "error"))
     parser.add_argument("--pace-ms", type=whole_number(0, MAX_PACE_MS), default=None,
                         help=f"autoplay pause between dealer steps, 0 to {MAX_PACE_MS:,} "
@@ -273,11 +276,13 @@ class Daemon:
         if headless:
             os.environ["SDL_VIDEODRIVER"] = "dummy"
         os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+        size = cli.dealer_window(c)
+        sizes = {"dealer": size} if size else None
         try:
             app_mod = importlib.import_module("display.app")
             self.app = app_mod.DisplayApp(self.table.views, self.table.inbox, views=names,
                                           lang=c.language, fullscreen=c.fullscreen and
-                                          not headless, headless=headless,
+                                          not headless, headless=headless, sizes=sizes,
                                           outputs={"dealer": c.dealer_output,
                                                    "player": c.player_output},
                                           fps=10 if headless else 30,
@@ -525,12 +530,14 @@ def run(args: argparse.Namespace) -> int:
     overrides = {"shoe_url": shoe,
                  "dialect": args.dialect, "rules": args.rules, "seats": args.seats,
                  "journal_path": journal, "headless": headless, "language": args.lang,
-                 "log_level": args.log_level, **floor_overrides(args)}
+                 "log_level": args.log_level, "dealer_size": args.dealer_size,
+                 **floor_overrides(args)}
     _setup_logging(args.log_level or "info")
     try:
         config = load_config(args.config, **overrides)
         # the demo's own shoe names its dialect: the configured shoe's is not in question
         check_shoe(config, warn_dialect=not (demo and args.shoe is None))
+        cli.dealer_window(config)  # a size that does not read stops the run now
     except ConfigError as exc:
         print(f"threecard run: {exc}", file=sys.stderr)
         return 2

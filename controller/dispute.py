@@ -77,8 +77,8 @@ def _zip_time(utc: str) -> tuple[int, int, int, int, int, int]:
     return (max(t.year, 1980), t.month, t.day, t.hour, t.minute, t.second)
 
 
-def bundle_files(journal: str | Path, round_id: int, size: tuple[int, int], lang: str
-                 ) -> tuple[dict[str, bytes], dict[str, Any]]:
+def bundle_files(journal: str | Path, round_id: int, size: tuple[int, int], lang: str,
+                 archive: str | Path | None = None) -> tuple[dict[str, bytes], dict[str, Any]]:
     """Every file of a bundle but the manifest and its signature.
 
     Returns:
@@ -94,7 +94,7 @@ def bundle_files(journal: str | Path, round_id: int, size: tuple[int, int], lang
     from controller.game.replay import views_after
     from display.screenshot import ViewPainter
 
-    j = Journal(journal, readonly=True)
+    j = Journal(journal, readonly=True, archive=archive)
     try:
         ev = evidence(j, round_id)
         kinds = {e.seq: e.kind for e in ev.events}
@@ -290,6 +290,8 @@ def verify_bundle(path: str | Path, public_key: bytes | None = None) -> Verdict:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """``dispute --journal J --round N --out F.zip (--config C | --key K)``; ``dispute verify``."""
     parser.add_argument("--journal", help="the journal file (read-only)")
+    parser.add_argument("--archive", metavar="FILE", help="the archive the journal's settled "
+                        "history was moved to (default: the one beside the journal)")
     parser.add_argument("--round", type=whole_number(1, MAX_ROUND), help="the round number")
     parser.add_argument("--out", help="the bundle to write (a .zip file)")
     parser.add_argument("--config", help="the table's configuration: its key is beside it "
@@ -347,7 +349,8 @@ def run(args: argparse.Namespace) -> int:
         return _fail(str(exc), 2)
     try:
         key = load_private(args.key or key_path(args.config))
-        files, facts = bundle_files(args.journal, args.round, size, args.lang)
+        files, facts = bundle_files(args.journal, args.round, size, args.lang,
+                                    args.archive)
         ident = identify()
         printed = write_bundle(out, files, facts, key,
                                {"version": ident.version, "sha256": ident.sha256})

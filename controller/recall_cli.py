@@ -24,7 +24,15 @@ MAX_LAST = 1_000_000
 
 def _journal_arg(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--journal", required=True, help="the journal file")
+    archive_arg(parser)
     parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def archive_arg(parser: argparse.ArgumentParser) -> None:
+    """``--archive FILE``: where the journal's moved history is, if not beside it."""
+    parser.add_argument("--archive", metavar="FILE",
+                        help="the archive the journal's settled history was moved to "
+                        "(`threecard journal archive`); default: the one beside the journal")
 
 
 def add_recall_arguments(parser: argparse.ArgumentParser) -> None:
@@ -59,14 +67,14 @@ def _fail(cmd: str, exc: Exception) -> int:
     return 1
 
 
-def _warn_if_broken(cmd: str, path: str) -> bool:
+def _warn_if_broken(cmd: str, path: str, archive: str | None = None) -> bool:
     """Say so on stderr when the journal's hash chain is broken: nothing here is trusted.
 
     Returns:
         True when the chain is broken.
     """
     try:
-        j = Journal(path, readonly=True)
+        j = Journal(path, readonly=True, archive=archive)
     except JournalError:
         return False
     try:
@@ -91,17 +99,17 @@ def _money(v: int | None, currency: str | None, sign: bool = True) -> str:
 def run_recall(args: argparse.Namespace) -> int:
     """Print game recall, newest first."""
     try:
-        rounds = rc.recall(args.journal, args.last)
+        rounds = rc.recall(args.journal, args.last, args.archive)
     except JournalError as exc:
         return _fail("recall", exc)
-    broken = _warn_if_broken("recall", args.journal)
+    broken = _warn_if_broken("recall", args.journal, args.archive)
     if args.json:
         print(json.dumps(rounds))
     else:
         if not rounds:
             print("no rounds recorded")
         else:
-            cur = rc.currency(args.journal)
+            cur = rc.currency(args.journal, args.archive)
             print(f"amounts in {cur}")
             for r in rounds:
                 print(format_round(r, cur))
@@ -154,10 +162,10 @@ def format_round(r: dict[str, Any], currency: str | None) -> str:
 def run_meters(args: argparse.Namespace) -> int:
     """Print meters per bet type and seat, and the event counters."""
     try:
-        rep = rc.meters(args.journal)
+        rep = rc.meters(args.journal, args.archive)
     except JournalError as exc:
         return _fail("meters", exc)
-    broken = _warn_if_broken("meters", args.journal)
+    broken = _warn_if_broken("meters", args.journal, args.archive)
     if args.json:
         print(json.dumps({"rows": {k: dict(zip(("wagered", "paid", "won", "rounds", "voids",
                                                 "refunded"), v, strict=True))
@@ -166,7 +174,7 @@ def run_meters(args: argparse.Namespace) -> int:
                           "reconciled": rep.reconciled,
                           "problems": rep.problems}))
     else:
-        cur = rc.currency(args.journal)
+        cur = rc.currency(args.journal, args.archive)
         print(f"amounts in {cur}")
         print(f"{'meter':15} {'wagered':>16} {'paid':>16} {'won':>16} {'house net':>16} "
               f"{'rounds':>8} {'voids':>6} {'refunded':>14}")
@@ -217,8 +225,8 @@ def run_verify_journal(args: argparse.Namespace) -> int:
         print(f"threecard verify-journal: {exc}", file=sys.stderr)
         return 2
     try:
-        v = rc.verify(args.journal, logged)
-        floor = _floor_verdict(args.journal, args.floor_store)
+        v = rc.verify(args.journal, logged, archive=args.archive)
+        floor = _floor_verdict(args.journal, args.floor_store, args.archive)
     except JournalError as exc:
         return _fail("verify-journal", exc)
     except ValueError as exc:  # the floor's store cannot be read
@@ -243,7 +251,7 @@ def run_verify_journal(args: argparse.Namespace) -> int:
     return 0 if v.ok and (floor is None or floor.ok) else 1
 
 
-def _floor_verdict(journal: str, store: str | None) -> Any:
+def _floor_verdict(journal: str, store: str | None, archive: str | None = None) -> Any:
     """The journal compared with the floor's store (None without ``--floor-store``).
 
     Raises:
@@ -256,6 +264,6 @@ def _floor_verdict(journal: str, store: str | None) -> Any:
     from floor.store import StoreError
 
     try:
-        return compare(journal, store)
+        return compare(journal, store, archive)
     except StoreError as exc:
         raise ValueError(str(exc)) from None

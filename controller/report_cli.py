@@ -43,6 +43,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        "software identities and the journal's anchors, lines to sign. "
                        "Default period: the whole journal.")
     s.add_argument("--journal", required=True, help="the journal file (read-only)")
+    s.add_argument("--archive", metavar="FILE", help="the archive the journal's settled "
+                   "history was moved to (default: the one beside the journal)")
     s.add_argument("--from", dest="start", type=_utc, metavar="UTC",
                    help="the period's start, ISO 8601 (2025-03-14T18:00Z; no offset: UTC)")
     s.add_argument("--to", dest="end", type=_utc, metavar="UTC",
@@ -76,7 +78,7 @@ def _period(args: argparse.Namespace) -> tuple[datetime | None, datetime | None]
     start, end, hours = args.start, args.end, args.hours
     if hours is not None and start is not None and end is not None:
         raise ValueError("--hours goes with --from or --to, not both")
-    span = journal_span(args.journal)
+    span = journal_span(args.journal, args.archive)
     if span is None:  # no event: shift() says so
         return start, end
     first, newest = span
@@ -134,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
     except JournalError as exc:
         return _fail(str(exc), 1)
     try:
-        sh = shift(args.journal, start, end)
+        sh = shift(args.journal, start, end, args.archive)
     except JournalError as exc:
         return _fail(str(exc), 1)
     from display.report.document import write_pdf

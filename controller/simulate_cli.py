@@ -28,6 +28,7 @@ from controller.game.events import LinkState, LinkStatus
 from controller.game.inputs import ManualCard, NoMoreBets
 from controller.game.journal import JournalError
 from controller.game.numbers import DEFAULT_CURRENCY, format_money, format_percent
+from controller.game.replay import round_records, start_state
 from controller.game.rules import RuleProfile, RuleProfileError
 from controller.game.settlement import BetError, bets_from_mapping, validate_bets
 from controller.game.table import Table
@@ -342,9 +343,13 @@ def run(args: argparse.Namespace) -> int:
         shoe = EventShoe(args.seed + table.game.round_id, faults, decks)
         audit = RoundAudit()
         try:
-            for rec in table.journal.stored_rounds():  # a resumed run: the rounds before it
+            for rec in round_records(table.journal):  # a resumed run: the rounds before it
                 if rec["status"] in ("settled", "void"):
                     audit.observe(rec)
+            if table.journal.base_seq:  # rounds moved to an archive: their net, from meters
+                moved = start_state(table.journal, table.journal.base_seq)[0]
+                total = moved.meters_dict()["rows"].get("total", [0] * 6)
+                audit.seat_net += total[1] - total[2]
         except JournalError as exc:  # a record edited past reading: say so, run nothing
             with contextlib.suppress(JournalError):
                 table.close()

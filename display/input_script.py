@@ -12,6 +12,10 @@ for training, bug reports and tests. The steps::
     {"keys": "1 F2 A"}            key presses in order, names separated by spaces
     {"tap": [0.5, 0.9]}           a finger on the dealer window (FINGERDOWN, FINGERUP) at x,
                                   y as fractions of its width and height (0 to 1)
+    {"taps": [[0.9, 0.1], [0.9, 0.1]], "gap_ms": 70}
+                                  raw touches: the first as a tap, each next one
+                                  ``gap_ms`` milliseconds after the one before, without
+                                  waiting for the table or the screen (a double tap)
     {"text": "2468"}              each character typed: letters, digits, spaces
     {"wait": 0.5}                 wait this many seconds
     {"wait": 30, "until": "deciding"}
@@ -32,8 +36,11 @@ Timing: nothing is played before the dealer screen's first frame. Each key press
 each tap is played on the screen as it is then, and the next one only once the table has
 applied every command it produced and the screen has drawn the result (the wiring gives
 a *fence*: a callable returning an event set once the inputs queued before it are
-applied), as a dealer presses a key only after seeing the last one's effect. A wait is
-measured on the monotonic clock.
+applied), as a dealer presses a key only after seeing the last one's effect. The raw
+touches of a ``taps`` step are the exception: after the first, each is posted on the
+first frame at or after its time (the screen reads its events once a frame: 33 ms in a
+window, 100 ms headless), whatever the screen shows then. A wait is measured on the
+monotonic clock.
 
 This module imports pygame only to play a script, never to read one.
 """
@@ -63,6 +70,10 @@ MAX_KEYS = 64
 """The most key names a ``keys`` step presses."""
 MAX_LINE = 4096
 """The longest line read, bytes."""
+MAX_TAPS = 16
+"""The most touches a ``taps`` step posts."""
+MAX_GAP_MS = 10_000
+"""The longest gap between the touches of a ``taps`` step, milliseconds."""
 SETTLE_FRAMES = 2
 """Frames drawn after a step's commands were applied before the next step is played (the
 first one reads the new views, the second shows them)."""
@@ -94,6 +105,8 @@ class Step(Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
         key: one key name.
         keys: key names separated by spaces.
         tap: (x, y), fractions 0 to 1 of the dealer window's width and height.
+        taps: raw touches (x, y), each ``gap_ms`` after the one before.
+        gap_ms: with ``taps``: milliseconds between touches (0 by default).
         text: characters to type.
         wait: seconds to wait (0 to :data:`MAX_WAIT_SECONDS`).
         until: with ``wait``: the round state that ends the wait early.
@@ -104,6 +117,9 @@ class Step(Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
     key: Annotated[str, Meta(min_length=1, max_length=32)] | None = None
     keys: Annotated[str, Meta(min_length=1, max_length=MAX_KEYS * 16)] | None = None
     tap: tuple[Fraction, Fraction] | None = None
+    taps: Annotated[list[tuple[Fraction, Fraction]],
+                    Meta(min_length=1, max_length=MAX_TAPS)] | None = None
+    gap_ms: Annotated[int, Meta(ge=0, le=MAX_GAP_MS)] | None = None
     text: Annotated[str, Meta(min_length=1, max_length=MAX_TEXT)] | None = None
     wait: Annotated[float, Meta(ge=0.0, le=MAX_WAIT_SECONDS)] | None = None
     until: StateName | None = None
@@ -111,8 +127,8 @@ class Step(Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
     screen: Literal["dealer", "player"] | None = None
 
 
-_ACTIONS = ("key", "keys", "tap", "text", "wait", "screenshot")
-_OPTIONS = {"until": "wait", "screen": "screenshot"}
+_ACTIONS = ("key", "keys", "tap", "taps", "text", "wait", "screenshot")
+_OPTIONS = {"until": "wait", "screen": "screenshot", "gap_ms": "taps"}
 _DECODER = msgspec.json.Decoder(Step)
 
 
@@ -130,10 +146,13 @@ class Action:
 
     Attributes:
         line: its line number in the file.
-        kind: ``keys`` (key, keys and text), ``tap``, ``wait`` or ``screenshot``.
+        kind: ``keys`` (key, keys and text), ``tap``, ``taps``, ``wait`` or
+            ``screenshot``.
         presses: the key presses of a ``keys`` action.
         tap: (x, y) of a ``tap``.
-        seconds: a ``wait``'s length; until: the state that ends it early, or None.
+        taps: the touches (x, y) of a ``taps`` action.
+        seconds: a ``wait``'s length, or the gap between ``taps``; until: the state
+            that ends a wait early, or None.
         path: a ``screenshot``'s PNG; screen: ``dealer`` or ``player``.
         text: the line as written (for the log).
     """
@@ -142,6 +161,7 @@ class Action:
     kind: str
     presses: tuple[Press, ...] = ()
     tap: tuple[float, float] = (0.0, 0.0)
+    taps: tuple[tuple[float, float], ...] = ()
     seconds: float = 0.0
     until: str | None = None
     path: Path | None = None
@@ -174,7 +194,7 @@ def _action(step: Step, line: int, folder: Path, text: str) -> Action:
     """Check one decoded line's values. Raises ValueError naming the field."""
     given = [f for f in _ACTIONS if getattr(step, f) is not None]
     if len(given) != 1:
-        raise ValueError("one action a line: key, keys, tap, text, wait or screenshot"
+        raise ValueError("one action a line: key, keys, tap, taps, text, wait or screenshot"
                          + (f" (this line has {', '.join(given)})" if given else ""))
     (kind,) = given
     for option, owner in _OPTIONS.items():
@@ -199,6 +219,9 @@ def _action(step: Step, line: int, folder: Path, text: str) -> Action:
         return Action(line, "keys", presses=tuple(presses), text=text)
     if kind == "tap":
         return Action(line, "tap", tap=step.tap, text=text)  # type: ignore[arg-type]
+    if kind == "taps":
+        return Action(line, "taps", taps=tuple(map(tuple, step.taps)),  # type: ignore[arg-type]
+                      seconds=(step.gap_ms or 0) / 1000, text=text)
     if kind == "wait":
         return Action(line, "wait", seconds=step.wait, until=step.until,  # type: ignore[arg-type]
                       text=text)
@@ -265,6 +288,15 @@ def argument(path: str) -> InputScript:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def _touch(x: float, y: float) -> None:
+    """A finger down and up at (x, y), fractions of the dealer window."""
+    import pygame
+
+    for kind in (pygame.FINGERDOWN, pygame.FINGERUP):
+        pygame.event.post(pygame.event.Event(kind, x=x, y=y, dx=0.0, dy=0.0, touch_id=1,
+                                             finger_id=0, pressure=1.0))
+
+
 Fence = Callable[[], threading.Event]
 """Returns an event set once every input queued before the call has been applied."""
 
@@ -298,6 +330,7 @@ class ScriptPlayer:
         self._posted = False
         self._pending: threading.Event | None = None
         self._deadline: float | None = None
+        self._tap_at = 0.0            # when the first touch of a ``taps`` step was posted
         log.info("input script %s: %d steps", script.path, len(script.actions))
 
     @property
@@ -334,12 +367,16 @@ class ScriptPlayer:
             state: the round's state in the newest dealer view (None before the first).
             armed: the dealer screen takes a press on its large button now (it drops one
                 in the moment after that button changed, as a double tap); a tap or a key
-                waits for it, as a dealer's finger would.
+                waits for it, as a dealer's finger would (the touches after the first of
+                a ``taps`` step do not: they are the double tap).
         """
-        if self.done or not self._ready():
+        if self.done:
             return
         a = self._action
-        if a.kind in ("tap", "keys") and not armed:
+        raw = a.kind == "taps" and self._press > 0  # a touch of a double tap: no waiting
+        if not raw and not self._ready():
+            return
+        if a.kind in ("tap", "taps", "keys") and not armed and not raw:
             return
         if a.kind == "wait":
             if self._deadline is None:
@@ -358,16 +395,24 @@ class ScriptPlayer:
             return  # taken after the next frame is drawn
         if self._press == 0:
             log.debug("input script line %d: %s", a.line, a.text)
+        if a.kind == "tap":
+            self._posted = True
+            _touch(*a.tap)
+            self._next()
+            return
+        if a.kind == "taps":
+            if raw and now < self._tap_at + self._press * a.seconds:
+                return
+            self._tap_at = now if not raw else self._tap_at
+            _touch(*a.taps[self._press])
+            self._press += 1
+            if self._press == len(a.taps):  # the last: what they did is waited for
+                self._posted = True
+                self._next()
+            return
         import pygame
 
         self._posted = True
-        if a.kind == "tap":
-            x, y = a.tap
-            for kind in (pygame.FINGERDOWN, pygame.FINGERUP):
-                pygame.event.post(pygame.event.Event(kind, x=x, y=y, dx=0.0, dy=0.0,
-                                                     touch_id=1, finger_id=0, pressure=1.0))
-            self._next()
-            return
         p = a.presses[self._press]  # one press a frame, as a dealer types
         code = getattr(pygame, p.key)
         mod = pygame.KMOD_LSHIFT if p.shift else pygame.KMOD_NONE

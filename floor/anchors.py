@@ -13,10 +13,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from controller.game.inputs import STARTUP
 from controller.game.journal import Journal
 from controller.game.recall import as_recalled
+from controller.game.replay import round_records
 from floor.follower import FINISHED
 from floor.store import Store
 
@@ -54,23 +56,34 @@ class FloorVerdict:
 
 
 def _table_id(j: Journal) -> str:
-    row = j.db.execute("SELECT body FROM events WHERE kind = ? ORDER BY seq DESC LIMIT 1",
-                       (STARTUP,)).fetchone()
+    rec = j.newest(STARTUP)
     try:
-        return str(json.loads(row[0])["config"]["table_id"]) if row else ""
+        return str(json.loads(rec.body)["config"]["table_id"]) if rec else ""
     except (ValueError, KeyError, TypeError):
         return ""
 
 
-def compare(journal_path: str | Path, store_path: str | Path) -> FloorVerdict:
+def _records(j: Journal, links: list[tuple[int, int, str]]) -> list[dict[str, Any]]:
+    """The journal's records of the rounds the floor recorded (one replay)."""
+    if not links:
+        return []
+    first = min(rid for rid, _, _ in links)
+    return round_records(j, first=max(first, 1))
+
+
+def compare(journal_path: str | Path, store_path: str | Path,
+            archive: str | Path | None = None) -> FloorVerdict:
     """Compare a journal with the floor's store (both opened read-only).
+
+    The journal is read with its archive (``archive``, else the one beside it): rounds
+    moved there are compared too.
 
     Raises:
         JournalError: the journal cannot be read.
         StoreError: the store cannot be read.
     """
     store = Store(store_path, readonly=True)
-    j = Journal(journal_path, readonly=True)
+    j = Journal(journal_path, readonly=True, archive=archive)
     try:
         return _compare(j, store)
     finally:
@@ -80,11 +93,10 @@ def compare(journal_path: str | Path, store_path: str | Path) -> FloorVerdict:
 
 def _compare(j: Journal, store: Store) -> FloorVerdict:
     table = _table_id(j)
-    first = j.db.execute("SELECT hash, utc FROM events WHERE seq = 1").fetchone()
-    genesis, first_utc = first if first else ("", "")
+    genesis, first_utc = j.genesis()
     journals = store.journals(table)
-    finished = j.db.execute("SELECT MAX(round_id) FROM rounds WHERE status IN (?, ?)",
-                            FINISHED).fetchone()[0] or 0
+    finished = max((rid for rid, status, _ in j.round_ends() if status in FINISHED),
+                   default=0)
     if genesis not in journals:
         if not journals:
             if finished == 0:
@@ -100,7 +112,12 @@ def _compare(j: Journal, store: Store) -> FloorVerdict:
     links = store.links(table, genesis)
     stored = {r["round_id"]: r for r in store.rounds(table, genesis)}
     differ = []
+    mine = {r["round_id"]: as_recalled(r, first_utc) for r in _records(j, links)}
+    archived = 0
     for rid, seq, h in links:
+        if seq < j.first_seq:  # in an archive not found here
+            archived += 1
+            continue
         got = j.event_hash(seq)
         if got is None:
             problems.append(f"the journal ends at event {j.last_seq}, but the floor recorded "
@@ -110,15 +127,14 @@ def _compare(j: Journal, store: Store) -> FloorVerdict:
             problems.append(f"event {seq}, where round {rid} ended, carries another hash "
                             "than the floor recorded: the journal was rewritten")
             break
-        row = j.round_row(rid)
-        rec = as_recalled(json.loads(row[4]), first_utc) if row else None
-        if rec != stored[rid]:
+        if mine.get(rid) != stored[rid]:
             differ.append(rid)
     if differ:
         problems.append(f"the journal's record of {len(differ)} round(s) differs from the "
                         f"floor's: round {', '.join(map(str, differ[:10]))}"
                         + (" ..." if len(differ) > 10 else ""))
-    notes = []
+    notes = [f"{archived} round(s) in an archive not found here: not compared"
+             ] if archived else []
     newest = links[-1][0] if links else 0
     if finished > newest:
         notes.append(f"rounds {newest + 1} to {finished} not on the floor yet")

@@ -27,7 +27,7 @@ from typing import Any
 
 from controller.game.anchor import GENESIS
 from controller.game.engine import Game
-from controller.game.journal import Journal
+from controller.game.journal import Journal, JournalError
 from controller.game.recall import as_recalled
 from controller.game.records import RoundRecord
 from controller.game.replay import ReplayError, start_state
@@ -70,6 +70,15 @@ class Outgoing:
     def name(self) -> str:
         """The topic name: ``round``, ``event``, ``meters`` or ``state``."""
         return self.body.name
+
+
+def _round_of(snapshot: tuple[int, str, str] | None) -> int | None:
+    """The round in play in a snapshot's state (None: no snapshot, or not readable)."""
+    try:
+        rid = json.loads(snapshot[2]).get("round_id") if snapshot else None
+    except (ValueError, AttributeError):
+        return None
+    return rid if isinstance(rid, int) else None
 
 
 class Follower:
@@ -131,9 +140,10 @@ class Follower:
             self.db.execute("COMMIT")
 
     def _first(self) -> tuple[str, str]:
-        row = self.db.execute("SELECT hash, utc FROM events WHERE seq = 1").fetchone()
-        self._end_read()
-        return (row[0], row[1]) if row else ("", "")
+        try:
+            return self.journal.genesis()
+        finally:
+            self._end_read()
 
     def _start_snapshot(self, after: int, rounds_from: int | None) -> int:
         """The sealed snapshot to rebuild from (its event; 0: the journal's start).
@@ -144,30 +154,30 @@ class Follower:
         snapshot before it) or ``rounds_from``; a snapshot of an earlier round also sees
         its previous round end.
         """
-        db = self.db
+        j = self.journal
         try:
             below = rounds_from
             if below is None:
-                row = db.execute("SELECT json_extract(state, '$.round_id') FROM snapshots "
-                                 "WHERE seq <= ? ORDER BY seq DESC LIMIT 1", (after,)).fetchone()
-                if row is None:
+                below = _round_of(j.latest_snapshot(after))
+                if below is None:
                     return 0
-                below = row[0]
             limit = after if rounds_from is None else (self.until or after)
-            row = db.execute("SELECT seq FROM snapshots WHERE seq <= ? AND "
-                             "json_extract(state, '$.round_id') < ? ORDER BY seq DESC LIMIT 1",
-                             (limit, below)).fetchone()
-            return row[0] if row else 0
+            for seq in reversed(j.snapshot_seqs()):  # read one by one, newest first
+                if seq <= limit:
+                    rid = _round_of(j.snapshot(seq))
+                    if rid is not None and rid < below:
+                        return seq
+            return j.first_seq - 1
         finally:
             self._end_read()
 
     def head(self) -> int:
         """The journal's newest event (a read of its own)."""
         try:
-            row = self.db.execute("SELECT MAX(seq) FROM events").fetchone()
+            head = self.journal.store.head()
         finally:
             self._end_read()
-        return row[0] or 0
+        return head[0] if head else self.journal.base_seq
 
     def poll(self, limit: int = PAGE) -> list[Outgoing] | None:
         """Replay the next events (at most ``limit``) and return the messages they make.
@@ -184,16 +194,16 @@ class Follower:
             if limit <= 0:
                 return None
         try:
-            rows = self.db.execute("SELECT seq, utc, mono_ns, kind, actor, body, hash FROM "
-                                   "events WHERE seq > ? ORDER BY seq LIMIT ?",
-                                   (self.position, limit)).fetchall()
+            rows = list(self.journal.rows(self.position + 1, self.position + limit))
+        except JournalError as exc:
+            raise ReplayError(str(exc)) from None
         finally:
             self._end_read()
         if not rows:
             return None
         out: list[Outgoing] = []
         rounds_closed = False
-        for seq, utc, mono, kind, actor, body, h in rows:
+        for seq, utc, mono, kind, actor, body, _, h in rows:
             if seq == 1:
                 self.genesis, self.first_utc = h, utc
             try:

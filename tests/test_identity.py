@@ -15,16 +15,17 @@ import json
 import marshal
 import os
 import shutil
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from controller.game.journal import Journal
+
 REPO = Path(__file__).resolve().parents[1]
 SOURCES = ("pyproject.toml", "setup.py", "README.md", "controller", "drivers", "display",
-           "simulators")
+           "simulators", "floor")
 
 
 def _wheel(folder: Path) -> Path:
@@ -74,10 +75,10 @@ def test_an_intact_install_matches_its_manifest(install):
     assert run.returncode == 0, run.stdout + run.stderr
     got = json.loads(run.stdout)
     assert got["ok"] and got["sha256"] == hashlib.sha256(manifest.read_bytes()).hexdigest()
-    # the manifest names every file of the four packages, with its SHA-256
+    # the manifest names every file of the five packages, with its SHA-256
     listed = dict(reversed(line.split("  ", 1)) for line in manifest.read_text().splitlines())
-    files = {p.relative_to(install).as_posix() for name in ("controller", "drivers",
-                                                             "display", "simulators")
+    files = {p.relative_to(install).as_posix() for name in ("controller", "drivers", "display",
+                                                             "simulators", "floor")
              for p in (install / name).rglob("*")
              if p.is_file() and "__pycache__" not in p.parts}
     assert set(listed) == files - {"controller/MANIFEST.sha256"}
@@ -125,10 +126,11 @@ def test_the_daemon_journals_the_identity_at_start_up(install, tmp_path):
                        str(journal), "--pace-ms", "0", timeout=300)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     assert f"identity sha256 {want}" in run.stdout
-    db = sqlite3.connect(journal)
-    (body,) = db.execute("SELECT body FROM events WHERE kind = 'startup'").fetchone()
-    db.close()
-    software = json.loads(body)["software"]
+    j = Journal(journal, readonly=True)
+    try:
+        software = json.loads(j.newest("startup").body)["software"]
+    finally:
+        j.close()
     assert software["sha256"] == want and software["altered"] == 0
     # the shift report's figures carry the identity recorded in the period
     (line,) = shift(journal).identities
@@ -280,10 +282,12 @@ def test_altered_software_holds_the_table_until_a_supervisor_acknowledges(instal
     finally:
         assert d.stop() == 0
     assert not [line for line in d.lines if "control: refused no_more_bets" in line][1:]
-    db = sqlite3.connect(journal)
-    rows = db.execute("SELECT seq, kind, actor, body FROM events ORDER BY seq").fetchall()
-    refused = {seq for (seq,) in db.execute("SELECT seq FROM rejections")}
-    db.close()
+    j = Journal(journal, readonly=True)
+    try:
+        rows = [(r.seq, r.kind, r.actor, r.body) for r in j.records()]
+        refused = set(j.rejections())
+    finally:
+        j.close()
     (startup,) = [r for r in rows if r[1] == "startup"]
     software = json.loads(startup[3])["software"]
     assert software["altered"] == 1 and software["alarm"] is True

@@ -300,7 +300,8 @@ class TableConfig:
         journal_path: ``[journal] path``: the SQLite journal (``:memory:`` for tests).
         dealer_screen, player_screen: ``[display] dealer``, ``player``: screens to open.
         language: ``[display] language``: ``en``, ``fr`` or ``uk``.
-        fullscreen: ``[display] fullscreen``.
+        fullscreen, dealer_size: ``[display] fullscreen``; ``dealer_size``, the dealer
+            window's ``WIDTHxHEIGHT`` (empty: the default), checked by the wiring.
         dealer_output, player_output: ``[display] dealer_output``, ``player_output``:
             display indexes.
         headless: ``[display] headless``: no window at all (SDL dummy driver).
@@ -352,6 +353,7 @@ class TableConfig:
     player_screen: bool = _setting(True, "display", "player", _flag, game=False)
     language: str = _setting("en", "display", "language", _one_of(LANGUAGES), game=False)
     fullscreen: bool = _setting(False, "display", "fullscreen", _flag, game=False)
+    dealer_size: str = _setting("", "display", "dealer_size", _optional_path, game=False)
     dealer_output: int = _setting(0, "display", "dealer_output", _whole(0, MAX_DISPLAY_INDEX),
                                   game=False)
     player_output: int = _setting(1, "display", "player_output", _whole(0, MAX_DISPLAY_INDEX),

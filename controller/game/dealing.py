@@ -148,6 +148,7 @@ def flagged_burn(g: Game, card: str | None) -> None:
         rec = msgspec.structs.replace(rec, deal=[*rec.deal, DealLine(*entry.line())])
         g.recall.replace_newest(rec)
         g.derived.rounds[r.round_id] = rec.to_dict()
+        g.derived.ends[r.round_id] = g.last_seq
         g.records_version += 1
 
 

@@ -27,7 +27,7 @@ from controller.game.engine import Game
 from controller.game.inputs import STARTUP, ChangePin, ClearBets, PlaceBet, Rebet
 from controller.game.journal import Journal, Record, chain_hash
 from controller.game.recall import as_recalled
-from controller.game.replay import ReplayError, apply_each, start_state
+from controller.game.replay import ReplayError, apply_each, state_before_round
 from controller.game.round import RoundState
 from controller.game.verifier import check
 
@@ -164,15 +164,6 @@ class Evidence:
     verified: str = ""
 
 
-def _base(journal: Journal, round_id: int) -> tuple[Game, int]:
-    """The newest sealed snapshot taken before the round opened (else an empty table)."""
-    newest_first = journal.db.execute("SELECT seq, state FROM snapshots ORDER BY seq DESC")
-    for seq, state in newest_first:  # read one by one: a long journal holds thousands
-        if json.loads(state).get("round_id", 0) < round_id:
-            return start_state(journal, seq)
-    return start_state(journal, 0)
-
-
 def evidence(journal: Journal, round_id: int) -> Evidence:
     """Take one round out of a journal (see the module docstring).
 
@@ -193,7 +184,7 @@ def evidence(journal: Journal, round_id: int) -> Evidence:
     if not checked.ok:
         raise ReplayError(f"the journal fails verification: {checked.message} (threecard "
                           "verify-journal names every problem); nothing is signed")
-    g, at = _base(journal, round_id)
+    g, at = state_before_round(journal, round_id)
     opened = at if g.round_id == round_id else None
     snapshot = g.dumps() if opened is not None else ""
     record: dict[str, Any] | None = None
@@ -219,9 +210,8 @@ def evidence(journal: Journal, round_id: int) -> Evidence:
     if record is None:
         raise DisputeError(f"round {round_id} is still in play: a bundle is made once it is "
                            "settled or void")
-    rows = tuple(without_secrets(EventRow(*row)) for row in journal.db.execute(
-        "SELECT seq, utc, mono_ns, kind, actor, body, prev, hash FROM events "
-        "WHERE seq > ? AND seq <= ? ORDER BY seq", (opened, end_seq)))
+    rows = tuple(without_secrets(EventRow(*row))
+                 for row in journal.rows(opened + 1, end_seq))
     table_id = json.loads(snapshot)["config"]["table_id"]
     return Evidence(round_id, table_id, state_without_secrets(snapshot),
                     (opened, journal.event_hash(opened) or GENESIS), (end_seq, rows[-1].hash),

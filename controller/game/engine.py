@@ -85,12 +85,14 @@ class Derived:
 
     Attributes:
         rounds: round records (recall JSON) finished or changed, by round id.
+        ends: the event that last changed each of those records, by round id.
         meters: the full meter table when it changed, else None.
         snapshot: the state after the record of seq ``snapshot[0]``, or None.
         rejections: (seq, reason) of rejected inputs.
     """
 
     rounds: dict[int, dict[str, Any]] = field(default_factory=dict)
+    ends: dict[int, int] = field(default_factory=dict)
     meters: dict[str, Any] | None = None
     snapshot: tuple[int, str] | None = None
     rejections: list[tuple[int, str]] = field(default_factory=list)
@@ -490,6 +492,7 @@ class Game:
         rec = self.round_record(_SETTLED if settled else S.VOID.value, lines)
         self.recall.add(rec)
         self.derived.rounds[rec.round_id] = rec.to_dict()
+        self.derived.ends[rec.round_id] = self._seq
         if self.outcomes:
             self.meters.close_outcome_round(self.wagers.results(), lines or {}, settled)
         else:

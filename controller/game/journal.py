@@ -1,20 +1,31 @@
 """The journal: an append-only, hash-chained SQLite record of every input (R1, R4, R7).
 
-One row per input in ``events`` (sequence number, UTC and monotonic times, kind,
-actor, JSON body, previous hash, hash), written and committed BEFORE the input is
-applied. SQLite runs in WAL mode with ``synchronous=FULL``, so a commit is on disk
-when it returns. Several inputs already waiting may share one commit (group commit);
-each keeps its own row and hash, and none is applied before its commit.
+One row per input in ``events`` (sequence number, UTC and monotonic times, kind, actor,
+body, chain hash), written and committed BEFORE the input is applied. SQLite runs in WAL
+mode with ``synchronous=FULL``, so a commit is on disk when it returns. Several inputs
+already waiting may share one commit (group commit); each keeps its own row and hash,
+and none is applied before its commit. How the rows are stored is the file's format
+(:mod:`controller.game.journal_store`): a new journal is written compact (format 2,
+:mod:`controller.game.journal_codec`), a journal of an earlier version goes on in its own
+(format 1). The chain hash is the same in both: it is taken over the event, not over its
+storage (:func:`chain_hash`).
 
 Derived tables, rebuilt from the events whenever needed and written as absolute values
-(so writing them twice is harmless): ``rounds`` (one game-recall record per finished
-round), ``meters`` and ``counters``, ``snapshots`` (the full state after a given
-event, so start-up replays only the tail) and ``rejections`` (why an input was
-refused). They ride in the next commit after the input that produced them, or in a
-commit of their own when the table goes idle. ``derived_at`` names the event they
-reflect: every commit that carries derived rows moves it, in the same transaction, so
-the derived tables always equal the replayed state at that event, whatever instant a
-crash strikes (:mod:`controller.game.verifier` compares them there).
+(so writing them twice is harmless): ``rounds`` (a finished round: format 1 its whole
+game-recall record, format 2 its status and the event that made it), ``meters`` and
+``counters``, ``snapshots`` (the full state after a given event, so start-up replays only
+the tail) and ``rejections`` (why an input was refused). They ride in the next commit
+after the input that produced them, or in a commit of their own when the table goes
+idle. ``derived_at`` names the event they reflect: every commit that carries derived rows
+moves it, in the same transaction, so the derived tables always equal the replayed state
+at that event, whatever instant a crash strikes (:mod:`controller.game.verifier`
+compares them there).
+
+History moved to an archive (:mod:`controller.game.archive`): the journal then starts
+after its cut, whose event and hash ``meta`` keeps (with a snapshot after it, so it
+replays and verifies alone). A reader finds the archive beside the journal by the name
+``meta`` gives (or is given one) and reads both as one journal: events, snapshots, round
+rows and rejections from the first event on.
 
 The anchor: the journal's head (sequence number and hash) and its newest verified
 snapshot are also kept in a small file beside it, ``<journal>.anchor``
@@ -28,25 +39,23 @@ start-up has verified the journal; closing brings it to the head.
 The write-ahead log grows while a reader holds a read transaction; once readers leave, the
 idle table empties it (:meth:`Journal.checkpoint`; SQLite's own cut it to WAL_SIZE_LIMIT).
 
-One writer per journal, keyed by the real file (symlinks resolved:
-:class:`~controller.game.journal_lock.WriterLock`); readers open the
-file read-only (SQLite ``mode=ro``, and ``immutable=1`` when no write-ahead log is
-beside it), so a journal on read-only media can be read.
+One writer per journal, keyed by the real file (symlinks resolved,
+:class:`~controller.game.journal_lock.WriterLock`); readers open the file read-only
+(SQLite ``mode=ro``, and ``immutable=1`` when no write-ahead log is beside it), so a
+journal on read-only media can be read.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
 import os
 import sqlite3
 import stat
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from controller.game import journal_codec as codec
 from controller.game.anchor import (
     GENESIS,
     Anchor,
@@ -57,78 +66,25 @@ from controller.game.anchor import (
     real_path,
 )
 from controller.game.journal_lock import WriterLock
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS events (
-    seq INTEGER PRIMARY KEY, utc TEXT NOT NULL, mono_ns INTEGER NOT NULL,
-    kind TEXT NOT NULL, actor TEXT NOT NULL, body TEXT NOT NULL,
-    prev TEXT NOT NULL, hash TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS rounds (
-    round_id INTEGER PRIMARY KEY, status TEXT NOT NULL, void_reason TEXT,
-    started_utc TEXT, ended_utc TEXT, record TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS meters (
-    name TEXT PRIMARY KEY, wagered INTEGER, paid INTEGER, won INTEGER, rounds INTEGER,
-    voids INTEGER, refunded INTEGER);
-CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER);
-CREATE TABLE IF NOT EXISTS outcome_meters (name TEXT PRIMARY KEY, value INTEGER);
-CREATE TABLE IF NOT EXISTS snapshots (seq INTEGER PRIMARY KEY, hash TEXT, state TEXT);
-CREATE TABLE IF NOT EXISTS rejections (seq INTEGER PRIMARY KEY, reason TEXT);
-CREATE TABLE IF NOT EXISTS derived_at (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER);
-"""
+from controller.game.journal_read import (
+    ChainReport,
+    JournalReading,
+    Record,
+    chain_hash,
+    snapshot_hash,
+)
+from controller.game.journal_store import detect, open_store
 
 OUTBOX_TABLE = "floor_outbox"
 """The floor feed's cursor, kept in the journal's file but no part of the journal: the
 verifier leaves it out (:data:`controller.game.verifier.UNCHECKED_TABLES` says why)."""
 
-_dumps = json.JSONEncoder(separators=(",", ":")).encode
+ARCHIVE_OF = "archive_of"
+"""The ``meta`` key of an archive: the hash of the first event of the journal it belongs to
+(a table refuses to write to such a file)."""
 
 WAL_SIZE_LIMIT = 4 * 1024 * 1024
 """``journal_size_limit``: about what the log holds between SQLite's own checkpoints."""
-
-
-def chain_hash(prev: str, seq: int, utc: str, mono_ns: int, kind: str, actor: str,
-               body: str) -> str:
-    """The hash of one event row, chained to the previous row's hash."""
-    return hashlib.sha256(f"{prev}\n{seq}\t{utc}\t{mono_ns}\t{kind}\t{actor}\t{body}"
-                          .encode()).hexdigest()
-
-
-def snapshot_hash(event_hash: str, state: str) -> str:
-    """A snapshot's seal: its state bound to the chain hash of the event it follows."""
-    return hashlib.sha256(f"{event_hash}\n{state}".encode()).hexdigest()
-
-
-@dataclass(frozen=True, slots=True)
-class ChainReport:
-    """The result of checking the hash chain.
-
-    Attributes:
-        ok: every row's hash recomputes and links to the row before it.
-        events: rows checked.
-        bad_seq: the first bad row, or None.
-        message: what is wrong, in English.
-        missing: True when the bad row is absent (a gap).
-        unreadable: True when SQLite could not read the rows.
-    """
-
-    ok: bool
-    events: int
-    bad_seq: int | None = None
-    message: str = ""
-    missing: bool = False
-    unreadable: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Record:
-    """One journaled input as read back."""
-
-    seq: int
-    utc: str
-    mono_ns: int
-    kind: str
-    actor: str
-    body: str
 
 
 def _readonly_uri(path: str) -> str:
@@ -145,30 +101,41 @@ def _readonly_uri(path: str) -> str:
     return uri
 
 
-class Journal:
-    """An open journal file (or ``:memory:``).
+class Journal(JournalReading):
+    """An open journal file (or ``:memory:``), and its archive when a reader finds one.
 
     Args:
         path: the SQLite file; created when missing. ``:memory:`` for a throw-away one.
             A symlink is followed: the lock and the anchor belong to the real file.
         readonly: open for reading only (recall, meters, verify): nothing is created or
             changed beside the file, so read-only media can be read.
+        fmt: the format of a journal created here (default: the compact format 2; 1 is
+            the format of earlier versions). A journal that exists keeps its own.
+        archive: a reader's archive file, for history moved out of the journal (default:
+            the one ``meta`` names, beside the journal, when it is there).
+        as_archive: open an archive for writing (:mod:`controller.game.archive` only: a
+            table never writes to an archive).
 
     Attributes:
         path: the path as given.
         real: the real file (symlinks resolved), or ``:memory:``.
+        store: the file's rows (:mod:`controller.game.journal_store`).
         last_seq: the newest event's sequence number (0: none).
         last_hash: its chain hash (:data:`GENESIS` for none).
+        base_seq: the last event moved to an archive (0: none); ``base_hash`` its hash.
+        archive: the archive a reader opened (None: none, or not found: see
+            ``archive_missing``).
         anchor: the anchor read when a reader opened the journal (None: no anchor
             file); see :meth:`read_anchor`.
         commits: commits made by this object.
 
     Raises:
         JournalError: the file is not a regular file or not a usable SQLite database, or
-            another table process holds it.
+            another table process holds it, or a given archive cannot be opened.
     """
 
-    def __init__(self, path: str | Path, readonly: bool = False) -> None:
+    def __init__(self, path: str | Path, readonly: bool = False, *, fmt: int | None = None,
+                 archive: str | Path | None = None, as_archive: bool = False) -> None:
         self.path = str(path)
         self.readonly = readonly
         self.real = self.path if self.path == ":memory:" else real_path(self.path)
@@ -177,23 +144,46 @@ class Journal:
         self._verified: tuple[int, str] = (0, "")
         self.anchor: Anchor | None = None
         self.anchor_error: str | None = None
+        self.archive: Journal | None = None
+        self.archive_missing = ""
         try:
             if self.real != ":memory:":
                 self._check_regular()
             if readonly:
                 self._open_reader()
             else:
-                self._open_writer()
-            row = self.db.execute("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1"
-                                  ).fetchone()
+                self._open_writer(fmt)
+            meta = self.store.meta()
+            head = self.store.head()
         except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:  # damaged, not a journal
             self._release_writer_lock()
             raise JournalError(f"{self.path}: not a usable journal: {exc}") from None
         except JournalError:
             self._release_writer_lock()
             raise
-        self.last_seq, self.last_hash = row if row else (0, GENESIS)
+        if not readonly and meta.get(ARCHIVE_OF) and not as_archive:
+            self.close()
+            raise JournalError(f"{self.path}: this file is the archive of a journal: it is "
+                               "only read (recall, verify-journal); give the journal itself")
+        self.meta = meta
+        base = meta.get("base_seq", 0)
+        self.base_seq = base if type(base) is int and base > 0 else 0  # else: none (the
+        # chain then misses the events before the first one here, and says so)
+        self.base_hash = codec.hash_text(meta.get("base_hash")) or GENESIS
+        self.last_seq, self.last_hash = head if head else (self.base_seq, self.base_hash)
         self.commits = 0
+        if self.base_seq:
+            name = meta.get("archive")
+            self.archive_missing = (f"events 1 to {self.base_seq} were moved to an archive "
+                                    f"({name if isinstance(name, str) else 'unnamed'}) not "
+                                    "found beside the journal")
+            if readonly:
+                self._open_archive(archive)
+
+    @property
+    def format(self) -> int:
+        """The file's format: 1 (earlier versions) or 2 (compact)."""
+        return self.store.format
 
     def _check_regular(self) -> None:
         try:
@@ -230,29 +220,37 @@ class Journal:
                     f"here without its -shm file ({exc}); copy the journal with its -wal "
                     "file to a writable directory") from None
             raise
-        if tables == 0:
+        self._check_is_journal()
+        fmt = detect(self.db) if tables else None
+        if fmt is None:
             self.db.close()
             if self.anchor is None and self.anchor_error is None:  # nothing says it was one
                 raise JournalError(f"{self.path}: not a journal: it reads as an empty file")
             # a journal emptied (an anchor beside it names events): read it as no events
             self.db = sqlite3.connect(":memory:", isolation_level=None,
                                       check_same_thread=False)
-            self.db.executescript(SCHEMA)
-        self._check_is_journal()
+            self.store = open_store(self.db, codec.FORMAT)
+            self.store.create(True)
+        else:
+            self.store = open_store(self.db, fmt)
         # one read transaction: every read sees the same moment of a running table
         self.db.execute("BEGIN")
 
-    def _open_writer(self) -> None:
+    def _open_writer(self, fmt: int | None) -> None:
         if self.real != ":memory:":
             self._writer_lock = WriterLock(self.real, self.path)
         self.db = sqlite3.connect(self.real, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA busy_timeout=5000")
         self._check_is_journal()
+        found = detect(self.db)
+        self.store = open_store(self.db, found or fmt or codec.FORMAT)
+        if found is None:
+            self.store.create(True)  # before the log: a new file's settings come first
         if self.real != ":memory:":
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute(f"PRAGMA journal_size_limit={WAL_SIZE_LIMIT}")
         self.db.execute("PRAGMA synchronous=FULL")
-        self.db.executescript(SCHEMA)
+        self.store.create(False)
         if self.db.execute("SELECT seq FROM events LIMIT 1").fetchone() is None:
             # no events, so nothing derived: the derived tables are those of event 0
             self.db.execute("INSERT OR IGNORE INTO derived_at VALUES (1, 0)")
@@ -263,6 +261,21 @@ class Journal:
         if tables and "events" not in tables:
             raise JournalError(f"{self.path}: this SQLite file is not a table journal "
                                f"(it holds {', '.join(sorted(tables)[:5])}); give another path")
+
+    def _open_archive(self, given: str | Path | None) -> None:
+        """Open the archive holding the events up to the cut (a reader's)."""
+        name = self.meta.get("archive")
+        if given is None and isinstance(name, str) and name and self.real != ":memory:":
+            found = os.path.join(os.path.dirname(self.real), os.path.basename(name))
+            given = found if os.path.exists(found) else None
+        if given is not None:
+            self.archive = Journal(given, readonly=True)
+            self.archive_missing = ""
+
+    def table_names(self) -> set[str]:
+        """The tables of the journal's file."""
+        return {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE "
+                                              "type = 'table'")}
 
     # ------------------------------------------------------------------ anchor
     def read_anchor(self) -> Anchor | None:
@@ -347,7 +360,7 @@ class Journal:
             self.db.execute("BEGIN IMMEDIATE")
             if derived is not None:  # the state after the events before this batch
                 self._write_derived(derived, self.last_seq)
-            self.db.executemany("INSERT INTO events VALUES (?,?,?,?,?,?,?,?)", rows)
+            self.store.insert(rows)
             self._commit()
         except sqlite3.Error as exc:
             self._rollback()
@@ -386,6 +399,26 @@ class Journal:
             raise JournalError(f"{self.path}: journal write failed: {exc}") from None
         self._committed()
 
+    def copy_in(self, rows: list[tuple[Any, ...]], derived: Any) -> None:
+        """Insert events read from another journal, with their own hashes, in one commit.
+
+        The archive's writing (:mod:`controller.game.archive`): ``rows`` are
+        :meth:`rows` of the journal the history comes from; ``derived`` what the replay
+        of them gives the derived tables (``derived_at`` moves to the last row).
+
+        Raises:
+            JournalError: the write failed.
+        """
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+            self.store.insert(rows)
+            self._write_derived(derived, rows[-1][0])
+            self._commit()
+        except sqlite3.Error as exc:
+            self._rollback()
+            raise JournalError(f"{self.path}: archive write failed: {exc}") from None
+        self.last_seq, self.last_hash = rows[-1][0], rows[-1][7]
+
     def checkpoint(self) -> bool:
         """Copy the write-ahead log into the journal and empty it, waiting for no reader.
 
@@ -409,6 +442,7 @@ class Journal:
         return 0
 
     def _rollback(self) -> None:
+        self.store.writing = None  # the time state is read again from the head
         try:
             self.db.execute("ROLLBACK")
         except sqlite3.Error:
@@ -425,153 +459,23 @@ class Journal:
 
     def _write_derived(self, d: Any, upto: int) -> None:
         """Write derived rows that reflect the state after event ``upto``."""
-        ex = self.db.executemany
         self.db.execute("INSERT OR REPLACE INTO derived_at VALUES (1, ?)", (upto,))
         if d.rounds:
-            ex("INSERT OR REPLACE INTO rounds VALUES (?,?,?,?,?,?)",
-               [(rid, r["status"], r["void_reason"], r["started_utc"], r["ended_utc"],
-                 _dumps(r)) for rid, r in d.rounds.items()])
+            self.store.write_rounds(d.rounds, d.ends)
         if d.meters is not None:
-            ex("INSERT OR REPLACE INTO meters VALUES (?,?,?,?,?,?,?)",
-               [(k, *v) for k, v in d.meters["rows"].items()])
-            ex("INSERT OR REPLACE INTO counters VALUES (?,?)", d.meters["counters"].items())
-            ex("INSERT OR REPLACE INTO outcome_meters VALUES (?,?)",
-               d.meters.get("outcomes", {}).items())
+            self.store.write_meters(d.meters)
         if d.snapshot is not None:
             seq, state = d.snapshot
-            row = self.db.execute("SELECT hash FROM events WHERE seq=?", (seq,)).fetchone()
-            seal = snapshot_hash(row[0] if row else "", state)
-            self.db.execute("INSERT OR REPLACE INTO snapshots VALUES (?,?,?)",
-                            (seq, seal, state))
-            if row and seq > self._verified[0]:
+            h = self.store.event_hash(seq)
+            seal = snapshot_hash(h or "", state)
+            self.store.write_snapshot(seq, seal, state)
+            if h and seq > self._verified[0]:
                 self._verified = (seq, seal)  # written by the table itself: known good
         if d.rejections:
-            ex("INSERT OR REPLACE INTO rejections VALUES (?,?)", d.rejections)
-
-    # ------------------------------------------------------------------ reading
-    def records(self, after: int = 0) -> Iterator[Record]:
-        """Event rows with ``seq > after``, in order."""
-        cur = self.db.execute("SELECT seq, utc, mono_ns, kind, actor, body FROM events "
-                              "WHERE seq > ? ORDER BY seq", (after,))
-        for row in cur:
-            yield Record(*row)
-
-    def verify(self, start: int = 1, progress: Any = None) -> ChainReport:
-        """Recompute the hash chain (docs/requirements.md R4, R7).
-
-        Args:
-            start: the first event to check. From 1 the chain starts at
-                :data:`GENESIS`; from a later event, at the previous hash that event's
-                row holds (its own hash is pinned elsewhere: a snapshot's seal, the anchor).
-            progress: called with the number of rows checked, every 65,536 rows.
-
-        Returns:
-            The report; ``events`` counts the rows checked.
-        """
-        prev, expect, n = (GENESIS if start <= 1 else None), max(start, 1), 0
-        try:
-            cur = self.db.execute("SELECT seq, utc, mono_ns, kind, actor, body, prev, hash "
-                                  "FROM events WHERE seq >= ? ORDER BY seq", (expect,))
-            for seq, utc, mono, kind, actor, body, rprev, h in cur:
-                if seq != expect:
-                    return ChainReport(False, n, expect, f"event {expect} is missing "
-                                       f"(next present is {seq})", missing=True)
-                if prev is None:
-                    prev = rprev
-                if rprev != prev or chain_hash(prev, seq, utc, mono, kind, actor, body) != h:
-                    return ChainReport(False, n, seq, f"event {seq} was altered or torn: "
-                                       "its hash does not match")
-                prev, expect, n = h, expect + 1, n + 1
-                if progress is not None and not n & 0xFFFF:
-                    progress(n)
-        except sqlite3.DatabaseError as exc:
-            return ChainReport(False, n, expect, f"the journal cannot be read: {exc}",
-                               unreadable=True)
-        return ChainReport(True, n)
-
-    def latest_snapshot(self, at_most: int | None = None) -> tuple[int, str, str] | None:
-        """The newest snapshot (seq, event hash at that seq, state JSON), or None."""
-        limit = self.last_seq if at_most is None else at_most
-        return self.db.execute("SELECT seq, hash, state FROM snapshots WHERE seq <= ? "
-                               "ORDER BY seq DESC LIMIT 1", (limit,)).fetchone()
-
-    def snapshot(self, seq: int) -> tuple[int, str, str] | None:
-        """The snapshot after event ``seq`` (seq, seal, state JSON), or None."""
-        return self.db.execute("SELECT seq, hash, state FROM snapshots WHERE seq = ?",
-                               (seq,)).fetchone()
-
-    def snapshots(self) -> list[tuple[int, str, str]]:
-        """Every snapshot (seq, event hash, state JSON), oldest first."""
-        return self.db.execute("SELECT seq, hash, state FROM snapshots ORDER BY seq").fetchall()
-
-    def derived_seq(self) -> int | None:
-        """The event after which the derived tables were last written, or None."""
-        try:
-            row = self.db.execute("SELECT seq FROM derived_at WHERE id = 1").fetchone()
-        except sqlite3.OperationalError:  # a journal from before this record was kept
-            return None
-        return row[0] if row else None
-
-    def snapshot_ok(self, seq: int, seal: str, state: str) -> bool:
-        """True when a snapshot's seal matches its state and the chain at ``seq``."""
-        h = self.event_hash(seq)
-        return h is not None and snapshot_hash(h, state) == seal
-
-    def event_hash(self, seq: int) -> str | None:
-        """The stored hash of event ``seq``."""
-        row = self.db.execute("SELECT hash FROM events WHERE seq=?", (seq,)).fetchone()
-        return row[0] if row else None
-
-    def stored_rounds(self, last: int | None = None) -> list[dict[str, Any]]:
-        """Round records from the ``rounds`` table, newest first.
-
-        Raises:
-            JournalError: a record is not readable (``verify-journal`` says more).
-        """
-        q = "SELECT round_id, record FROM rounds ORDER BY round_id DESC"
-        rows = (self.db.execute(q + " LIMIT ?", (last,)) if last is not None
-                else self.db.execute(q))
-        out = []
-        for rid, text in rows:
-            try:
-                rec = json.loads(text)
-            except (TypeError, ValueError):
-                rec = None
-            if not isinstance(rec, dict):
-                raise JournalError(f"{self.path}: the record of round {rid} is not readable; "
-                                   "run `threecard verify-journal`")
-            out.append(rec)
-        return out
-
-    def round_row(self, round_id: int) -> tuple[Any, ...] | None:
-        """One ``rounds`` row as stored: (status, void reason, start, end, record text)."""
-        return self.db.execute("SELECT status, void_reason, started_utc, ended_utc, record "
-                               "FROM rounds WHERE round_id = ?", (round_id,)).fetchone()
-
-    def stored_meters(self) -> dict[str, Any]:
-        """The ``meters``, ``counters`` and ``outcome_meters`` tables, as meters are journaled.
-
-        ``outcomes`` only when there are some (:meth:`Game.meters_dict` shapes them so); a
-        journal written before outcome meters existed has none.
-        """
-        rows = {r[0]: list(r[1:]) for r in self.db.execute("SELECT * FROM meters")}
-        counters = dict(self.db.execute("SELECT name, value FROM counters").fetchall())
-        d = {"rows": rows, "counters": counters}
-        try:
-            outcomes = dict(self.db.execute("SELECT name, value FROM outcome_meters"))
-        except sqlite3.OperationalError:  # read-only, written before: no such table
-            outcomes = {}
-        if outcomes:
-            d["outcomes"] = outcomes
-        return d
-
-    def rejections(self, after: int = 0) -> dict[int, str]:
-        """Map the seq of every rejected input after event ``after`` to its reason."""
-        return dict(self.db.execute("SELECT seq, reason FROM rejections WHERE seq > ?",
-                                    (after,)).fetchall())
+            self.db.executemany("INSERT OR REPLACE INTO rejections VALUES (?,?)", d.rejections)
 
     def close(self) -> None:
-        """Close the database, bring the anchor to the head, let another writer open it.
+        """Close the database and the archive; bring the anchor to the head; free the lock.
 
         Raises:
             AnchorError: the anchor could not be written (the journal is closed).
@@ -579,6 +483,8 @@ class Journal:
         anchor, self._anchor = self._anchor, None
         try:
             self.db.close()
+            if self.archive is not None:
+                self.archive.close()
             if anchor is not None:
                 anchor.close()
         finally:
@@ -589,3 +495,7 @@ class Journal:
         if self._writer_lock is not None:
             self._writer_lock.release()
             self._writer_lock = None
+
+
+__all__ = ["ARCHIVE_OF", "AnchorError", "ChainReport", "GENESIS", "Journal", "JournalError",
+           "OUTBOX_TABLE", "Record", "WAL_SIZE_LIMIT", "chain_hash", "snapshot_hash"]

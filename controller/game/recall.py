@@ -19,7 +19,7 @@ from controller.game.journal import Journal
 from controller.game.meters import ROUNDS_SETTLED, ROUNDS_VOID, outcome_key
 from controller.game.numbers import DEFAULT_CURRENCY, currency_problem
 from controller.game.records import AMOUNTS
-from controller.game.replay import rebuild
+from controller.game.replay import apply_each, rebuild, round_records, start_state
 from controller.game.round import IN_PLAY, RoundState
 from controller.game.verifier import JournalVerdict, Progress, check
 
@@ -37,20 +37,19 @@ def replay(journal: Journal, full: bool = False) -> Game:
     return rebuild(journal, use_snapshots=not full)
 
 
-def currency(path: str | Path) -> str:
+def currency(path: str | Path, archive: str | Path | None = None) -> str:
     """The currency of the journal's amounts: the newest start-up's ``[table] currency``.
 
     A journal written before the setting existed is in the default currency
     (:data:`~controller.game.numbers.DEFAULT_CURRENCY`).
     """
-    j = Journal(path, readonly=True)
+    j = Journal(path, readonly=True, archive=archive)
     try:
-        row = j.db.execute("SELECT body FROM events WHERE kind = ? ORDER BY seq DESC LIMIT 1",
-                           (STARTUP,)).fetchone()
+        rec = j.newest(STARTUP)
     finally:
         j.close()
     try:
-        code = json.loads(row[0])["config"].get("currency") if row else None
+        code = json.loads(rec.body)["config"].get("currency") if rec else None
     except (ValueError, TypeError, KeyError, AttributeError):
         code = None
     return code if isinstance(code, str) and currency_problem(code) is None \
@@ -66,12 +65,14 @@ def _masked(rec: dict[str, Any]) -> dict[str, Any]:
     return rec
 
 
-def recall(path: str | Path, last: int = 10) -> list[dict[str, Any]]:
+def recall(path: str | Path, last: int = 10, archive: str | Path | None = None
+           ) -> list[dict[str, Any]]:
     """Game recall: the newest ``last`` rounds, newest first, the one in play included.
 
     Args:
         path: the journal file.
         last: how many rounds.
+        archive: the archive its history was moved to (default: the one beside it).
 
     Returns:
         Round records (see :meth:`Game.round_record`); the dealer's cards of a round in
@@ -80,18 +81,18 @@ def recall(path: str | Path, last: int = 10) -> list[dict[str, Any]]:
         Each names how its bets were taken (``bet_entry``: ``amounts`` or ``outcomes``;
         the journal stores it for outcome rounds only).
     """
-    j = Journal(path, readonly=True)
+    j = Journal(path, readonly=True, archive=archive)
     try:
         g = replay(j)
-        by_id = {r["round_id"]: r for r in j.stored_rounds(last)}
-        first = j.db.execute("SELECT utc FROM events ORDER BY seq LIMIT 1").fetchone()
+        by_id = {r.round_id: r.to_dict() for r in g.recall}
+        if last > len(by_id):  # older than the state keeps: made again by a replay
+            older = round_records(j, last, upto=g.last_seq)
+            by_id = {r["round_id"]: r for r in older} | by_id
+        first_utc = j.genesis()[1]
     finally:
         j.close()
-    for r in g.recall:
-        by_id[r.round_id] = r.to_dict()
     if g.state in IN_PLAY or (g.state is RoundState.BETTING and g.seats):
         by_id[g.round_id] = _masked(g.round_record("in_progress").to_dict())
-    first_utc = first[0] if first is not None else ""
     return [as_recalled(by_id[k], first_utc) for k in sorted(by_id, reverse=True)[:last]]
 
 
@@ -177,25 +178,33 @@ def sum_rounds(rounds: list[dict[str, Any]]) -> dict[str, list[int]]:
     return rows
 
 
-def meters(path: str | Path) -> MeterReport:
-    """Meters from the journal, checked against the stored meters and round records."""
-    j = Journal(path, readonly=True)
+def meters(path: str | Path, archive: str | Path | None = None) -> MeterReport:
+    """Meters from the journal, checked against the stored meters and the round records.
+
+    The round records are those a replay of the journal makes (a compact journal keeps
+    none whole): from the first event (or the snapshot after the cut, when the archive
+    before it is not here), the meters at that start plus every round finished since must
+    give the meters of now.
+    """
+    j = Journal(path, readonly=True, archive=archive)
     try:
         g = replay(j)
         stored = j.stored_meters()
-        rounds = j.stored_rounds()
+        upto = j.derived_seq()
+        kept = dict(j.stored_records())  # whole records: a journal of format 1 keeps them
+        start, rows, outcomes, differ = _summed_rounds(j, kept)
     finally:
         j.close()
     live = g.meters_dict()
     rep = MeterReport(live["rows"], live["counters"], live.get("outcomes", {}))
-    by_id = {r["round_id"]: r for r in rounds}
-    for r in g.recall:
-        by_id[r.round_id] = r.to_dict()
-    if sum_rounds(list(by_id.values())) != rep.rows:
+    if differ:
+        rep.problems.append(f"the stored records of {len(differ)} round(s) differ from the "
+                            f"replay: round {', '.join(map(str, differ[:10]))}")
+    if _added(start.get("rows", {}), rows) != rep.rows:
         rep.problems.append("meters differ from the sum of the round records")
-    if sum_outcomes(list(by_id.values())) != rep.outcomes:
+    if _added(start.get("outcomes", {}), outcomes) != rep.outcomes:
         rep.problems.append("outcome meters differ from the sum of the round records")
-    if len(by_id) == len(rounds):
+    if upto is None or upto >= g.last_seq:  # else they wait for a crash's rows (start-up)
         if stored["rows"] and stored["rows"] != rep.rows:
             rep.problems.append("stored meters differ from the recorded state")
         if stored.get("outcomes", {}) != rep.outcomes:
@@ -204,8 +213,69 @@ def meters(path: str | Path) -> MeterReport:
     return rep
 
 
+def _added(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    """Meter rows (lists) or counts added name by name."""
+    out = {k: list(v) if isinstance(v, list) else v for k, v in a.items()}
+    for k, v in b.items():
+        if k not in out:
+            out[k] = v
+        elif isinstance(v, list):
+            out[k] = [x + y for x, y in zip(out[k], v, strict=True)]
+        else:
+            out[k] += v
+    return out
+
+
+def _summed_rounds(j: Journal, kept: dict[int, str]
+                   ) -> tuple[dict[str, Any], dict[str, list[int]], dict[str, int], list[int]]:
+    """The meters where the readable journal starts, and the sums of every round since.
+
+    One replay, a thousand finished rounds summed at a time (memory stays flat).
+
+    Args:
+        j: the journal.
+        kept: whole records the journal stores (format 1), JSON by round id: each is
+            compared with the replay's.
+
+    Returns:
+        (the meters at the start, meter rows and outcome counts of the rounds since,
+        the rounds whose stored record differs).
+    """
+    differ: list[int] = []
+    g, at = start_state(j, j.first_seq - 1)
+    start = g.meters_dict()
+    rows: dict[str, list[int]] = {}
+    outcomes: dict[str, int] = {}
+    open_recs: dict[int, dict[str, Any]] = {}
+    done: list[dict[str, Any]] = []
+
+    def fold() -> None:
+        nonlocal rows, outcomes
+        for rec in done:
+            text = kept.get(rec["round_id"])
+            try:
+                if text is not None and json.loads(text) != rec:
+                    differ.append(rec["round_id"])
+            except ValueError:
+                differ.append(rec["round_id"])
+        rows = _added(rows, sum_rounds(done))
+        outcomes = _added(outcomes, sum_outcomes(done))
+        done.clear()
+
+    for _r, _ in apply_each(g, j.records(at)):
+        open_recs.update(g.take_derived().rounds)
+        for rid in [r for r in open_recs if r < g.round_id]:  # no longer changes
+            done.append(open_recs.pop(rid))
+        if len(done) >= 1000:
+            fold()
+    done += open_recs.values()
+    fold()
+    return start, rows, outcomes, differ
+
+
 def verify(path: str | Path, logged: Iterable[tuple[int, str]] = (),
-           progress: Progress | None = None) -> JournalVerdict:
+           progress: Progress | None = None, archive: str | Path | None = None
+           ) -> JournalVerdict:
     """Verify a journal from its first event: the check start-up makes, and more.
 
     The one verifier (:func:`controller.game.verifier.check`, ``full=True``): the anchor
@@ -217,6 +287,8 @@ def verify(path: str | Path, logged: Iterable[tuple[int, str]] = (),
         path: the journal file (opened read-only).
         logged: journal heads the daemon logged, (seq, hash or a prefix of it).
         progress: called with (events done, events to do) while it runs.
+        archive: the archive its history was moved to (default: the one beside it, by
+            the name the journal keeps); checked with it, across the cut.
 
     Returns:
         The verdict.
@@ -224,7 +296,7 @@ def verify(path: str | Path, logged: Iterable[tuple[int, str]] = (),
     Raises:
         JournalError: the file is not a journal (not SQLite, not a table journal).
     """
-    j = Journal(path, readonly=True)
+    j = Journal(path, readonly=True, archive=archive)
     try:
         return check(j, full=True, logged=logged, progress=progress).verdict
     finally:

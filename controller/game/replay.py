@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 from controller.game.engine import Game, TableConfig
 from controller.game.journal import Journal, JournalError, Record
@@ -121,6 +122,68 @@ def rebuild(journal: Journal, upto: int | None = None, use_snapshots: bool = Tru
     return game
 
 
+def state_before_round(journal: Journal, round_id: int) -> tuple[Game, int]:
+    """The newest sealed snapshot taken before round ``round_id`` opened (else the first).
+
+    Returns:
+        (the state, the event it is the state after): from it, replaying the events tells
+        the round's whole story. Without a snapshot early enough, the journal's start (an
+        empty table, or the snapshot after the cut when the history before it is not here).
+
+    Raises:
+        ReplayError: the snapshot's seal does not match the journal, or it cannot be loaded.
+    """
+    for seq in reversed(journal.snapshot_seqs()):  # read one by one: thousands in a long one
+        snap = journal.snapshot(seq)
+        try:
+            rid = json.loads(snap[2]).get("round_id", 0) if snap else None
+        except ValueError:
+            rid = None
+        if isinstance(rid, int) and rid < round_id:
+            return start_state(journal, seq)
+    return start_state(journal, journal.first_seq - 1)
+
+
+def round_records(journal: Journal, last: int | None = None, first: int | None = None,
+                  upto: int | None = None) -> list[dict[str, Any]]:
+    """Finished rounds' game-recall records, newest first, made by replaying the journal.
+
+    A compact journal keeps no whole record (only each round's status and the event that
+    closed it); a journal of format 1 keeps them, and they equal these
+    (``verify-journal`` compares them). The replay starts from the newest snapshot taken
+    before the first round wanted.
+
+    Args:
+        journal: an open journal.
+        last: the newest ``last`` finished rounds (None: every one).
+        first: only rounds from this id on.
+        upto: only rounds finished at or before this event.
+
+    Returns:
+        The records, newest first.
+
+    Raises:
+        ReplayError: the journal cannot be replayed.
+        JournalError: the rounds wanted are in an archive not found here.
+    """
+    ids = [rid for rid, _, end in journal.round_ends(first if first is not None else -(2**63))
+           if upto is None or end is None or end <= upto]
+    if last is not None:
+        ids = ids[-last:] if last > 0 else []
+    if not ids:
+        return []
+    wanted, top = set(ids), ids[-1]
+    game, at = state_before_round(journal, ids[0])
+    found: dict[int, dict[str, Any]] = {}
+    for _r, _ in apply_each(game, journal.records(at), upto):
+        for rid, rec in game.take_derived().rounds.items():
+            if rid in wanted:
+                found[rid] = rec
+        if game.round_id > top:  # the newest wanted can change no more
+            break
+    return [found[rid] for rid in sorted(found, reverse=True)]
+
+
 def views_at(journal: Journal | str | Path, seq: int) -> tuple[DealerView, PlayerView]:
     """The dealer and player views of the table right after event ``seq`` was applied.
 
@@ -147,9 +210,10 @@ def views_at(journal: Journal | str | Path, seq: int) -> tuple[DealerView, Playe
         report = j.verify()
         if not report.ok:
             raise ReplayError(f"Journal integrity check failed: {report.message}")
-        if isinstance(seq, bool) or not isinstance(seq, int) or not 1 <= seq <= report.events:
-            raise ValueError(f"event {seq!r} is not in this journal (events 1 to "
-                             f"{report.events})")
+        if isinstance(seq, bool) or not isinstance(seq, int) or \
+                not j.first_seq <= seq <= j.last_seq:
+            raise ValueError(f"event {seq!r} is not in this journal (events {j.first_seq} "
+                             f"to {j.last_seq})")
         game = rebuild(j, seq)
     finally:
         if j is not journal:
@@ -193,5 +257,5 @@ def views_after(journal: Journal, seqs: Iterable[int]
                 return
 
 
-__all__ = ["ReplayError", "apply_each", "apply_records", "rebuild", "start_state", "views_after",
-           "views_at"]
+__all__ = ["ReplayError", "apply_each", "apply_records", "rebuild", "round_records",
+           "start_state", "state_before_round", "views_after", "views_at"]

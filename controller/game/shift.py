@@ -236,9 +236,31 @@ def difference(end: Reading, start: Reading
             _counts_minus(end.outcomes, start.outcomes))
 
 
-_UTC_GLOB = "[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9]*+00:00"
-"""The times the table writes: UTC, ISO 8601, in one form, so that text order is time order
-(seconds' fractions, when there are, written to the same number of digits)."""
+def _utc_of(journal: Journal, seq: int) -> datetime:
+    return parse_utc(next(journal.records(seq - 1, seq)).utc)
+
+
+def last_at_or_before(journal: Journal, when: datetime) -> int:
+    """The newest event whose time is at or before ``when`` (0: none).
+
+    A binary search over the events' numbers, reading one event a step (format 2 reads it
+    from the nearest event that stores its time whole): the table writes times in event
+    order, so an event's number orders it in time. (A clock set back while the table
+    dealt makes the events around the step fall on either side of ``when``; readings at
+    the same event still make consecutive periods add up to the whole.)
+    """
+    lo, hi = journal.first_seq, journal.last_seq
+    if hi < lo:
+        return 0
+    if _utc_of(journal, lo) > when:
+        return lo - 1  # before the first event here (or the cut's, its archive not found)
+    while lo < hi:  # the time at lo is at or before when
+        mid = (lo + hi + 1) // 2
+        if _utc_of(journal, mid) <= when:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
 
 
 def period_bounds(journal: Journal, start: datetime | None, end: datetime | None
@@ -252,50 +274,33 @@ def period_bounds(journal: Journal, start: datetime | None, end: datetime | None
 
     Returns:
         (start seq, end seq, from, to): the last event at or before ``start`` (0 for
-        none) and at or before ``end``; the instants as ISO 8601 (the first and the
-        newest event's times where not given).
+        none) and at or before ``end`` (:func:`last_at_or_before`); the instants as ISO
+        8601 (the first and the newest event's times where not given).
     """
-    db = journal.db
-    if db.execute("SELECT COUNT(*) FROM events WHERE utc NOT GLOB ?", (_UTC_GLOB,)
-                  ).fetchone()[0] == 0:  # every time in UTC, ISO 8601: compared as text
-        row = db.execute("SELECT utc FROM events ORDER BY seq LIMIT 1").fetchone()
-        first = row[0] if row else ""
-        s_seq = 0
-        if start is not None:
-            (s_seq,) = db.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE utc <= ?",
-                                  (start.astimezone(UTC).isoformat(),)).fetchone()
-        row = db.execute("SELECT seq, utc FROM events WHERE utc <= ? ORDER BY seq DESC "
-                         "LIMIT 1", (end.astimezone(UTC).isoformat(),)).fetchone() \
-            if end is not None else db.execute("SELECT seq, utc FROM events ORDER BY seq "
-                                               "DESC LIMIT 1").fetchone()
-        e_seq, last = row if row else (0, "")
-        return (s_seq, e_seq, start.isoformat() if start else first,
-                end.isoformat() if end else last)
-    s_seq, e_seq, first, last = 0, 0, "", ""
-    for seq, utc in db.execute("SELECT seq, utc FROM events ORDER BY seq"):
-        t = parse_utc(utc)
-        first = first or utc
-        if start is not None and t <= start:
-            s_seq = seq
-        if end is None or t <= end:
-            e_seq, last = seq, utc
-    return (s_seq, e_seq, start.isoformat() if start else first,
-            end.isoformat() if end else last)
+    if journal.last_seq == 0:
+        return 0, 0, start.isoformat() if start else "", end.isoformat() if end else ""
+    s_seq = 0 if start is None else last_at_or_before(journal, start)
+    e_seq = journal.last_seq if end is None else last_at_or_before(journal, end)
+    first = journal.genesis()[1] if start is None else start.isoformat()
+    last = end.isoformat() if end is not None else \
+        next(journal.records(e_seq - 1, e_seq)).utc
+    return s_seq, e_seq, first, last
 
 
-def journal_span(path: str | Path) -> tuple[datetime, datetime] | None:
+def journal_span(path: str | Path, archive: str | Path | None = None
+                 ) -> tuple[datetime, datetime] | None:
     """The times of a journal's first and newest events (None: no event).
 
     Raises:
         JournalError: the file is not a usable journal.
     """
-    j = Journal(path, readonly=True)
+    j = Journal(path, readonly=True, archive=archive)
     try:
-        first = j.db.execute("SELECT utc FROM events ORDER BY seq LIMIT 1").fetchone()
-        newest = j.db.execute("SELECT utc FROM events ORDER BY seq DESC LIMIT 1").fetchone()
+        first = j.genesis()[1] if j.last_seq else ""
+        newest = next(j.records(j.last_seq - 1), None) if j.last_seq else None
     finally:
         j.close()
-    return (parse_utc(first[0]), parse_utc(newest[0])) if first and newest else None
+    return (parse_utc(first), parse_utc(newest.utc)) if first and newest else None
 
 
 def _text(body: dict[str, Any]) -> dict[str, str]:
@@ -440,21 +445,22 @@ class _Pass:
 
 
 def _identity_before(journal: Journal, seq: int) -> IdentityLine | None:
-    row = journal.db.execute("SELECT seq, utc, body FROM events WHERE kind = ? AND seq <= ? "
-                             "ORDER BY seq DESC LIMIT 1", (STARTUP, seq)).fetchone()
-    if row is None:
+    rec = journal.newest(STARTUP, seq)
+    if rec is None:
         return None
-    return IdentityLine(row[0], row[1], json.loads(row[2]).get("software"), before=True)
+    return IdentityLine(rec.seq, rec.utc, json.loads(rec.body).get("software"), before=True)
 
 
-def shift(path: str | Path, start: datetime | None = None, end: datetime | None = None
-          ) -> Shift:
+def shift(path: str | Path, start: datetime | None = None, end: datetime | None = None,
+          archive: str | Path | None = None) -> Shift:
     """A shift's figures from a journal (see the module docstring).
 
     Args:
         path: the journal file (opened read-only).
         start: the period's start (None: the journal's beginning).
         end: its end (None: the newest event).
+        archive: the archive the journal's history was moved to (default: the one beside
+            it); a period before the cut is read from it.
 
     Returns:
         The figures.
@@ -468,7 +474,7 @@ def shift(path: str | Path, start: datetime | None = None, end: datetime | None 
     """
     if start is not None and end is not None and end < start:
         raise ValueError("the period ends before it starts")
-    j = Journal(path, readonly=True)
+    j = Journal(path, readonly=True, archive=archive)
     try:
         if j.last_seq == 0:
             raise JournalError(f"{path}: the journal holds no events: nothing to report")
@@ -497,4 +503,4 @@ def shift(path: str | Path, start: datetime | None = None, end: datetime | None 
 
 __all__ = ["BET_GROUPS", "METER_FIELDS", "IdentityLine", "Incident", "Reading", "ReturnLine",
            "RoleAction", "RulesLine", "Shift", "VoidLine", "difference", "journal_span",
-           "parse_utc", "period_bounds", "shift"]
+           "last_at_or_before", "parse_utc", "period_bounds", "shift"]

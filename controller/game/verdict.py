@@ -17,8 +17,9 @@ if TYPE_CHECKING:  # what a recovery holds: the verifier replays into them
     from controller.game.engine import Derived, Game
 
 CHECKED_TABLES = frozenset({"events", "rounds", "meters", "counters", "outcome_meters",
-                            "snapshots", "rejections", "derived_at"})
-"""The journal: the hash chain (``events``) and every table derived from it."""
+                            "snapshots", "rejections", "derived_at", "meta"})
+"""The journal: the hash chain (``events``), every table derived from it, and ``meta`` (its
+cut, which the chain checks: the events after it chain to the hash it keeps)."""
 # The floor feed's outbox cursor sits in the journal's file, beside the hash chain, and is
 # left out of every check ON PURPOSE: it is not a record of the table but the position up
 # to which the floor's broker acknowledged the feed, moved by the publisher's own

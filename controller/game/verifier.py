@@ -13,18 +13,21 @@ that finds a problem ends the check, except the last, which lists every differen
    few; events appended behind the table's back with their chain recomputed are more).
 2. **The verified snapshot** the anchor names: still there, and still sealed with the
    anchored seal.
-3. **The file, cheaply**: the events numbered 1 to the newest with none missing or
-   added (``COUNT(*)``), SQLite's ``PRAGMA quick_check`` of every page, and, at
-   start-up, the records before its start point as far as no replay is needed: a round
-   record for every round, each readable with its columns those of its JSON, the ones
-   game recall keeps equal to the snapshot's; the rejections as many as the snapshot
-   counts; older snapshots still sealed. Start-up spends at most
-   :data:`HISTORY_SECONDS` here and names in its notes what it did not finish.
+3. **The file, cheaply** (:mod:`controller.game.verifier_history`): the events numbered
+   from the first to the newest with none missing or added (``COUNT(*)``), SQLite's
+   ``PRAGMA quick_check`` of every page, and, at start-up, the records before its start
+   point as far as no replay is needed: a round row for every round, each readable and
+   consistent (format 1: its columns those of its JSON; format 2: a finished round's
+   status, events in round order, the void rounds the snapshot counts), the ones game
+   recall keeps equal to the snapshot's; the rejections as many as the snapshot counts;
+   older snapshots still sealed. Start-up spends at most :data:`HISTORY_SECONDS` here
+   and names in its notes what it did not finish.
 4. **The hash chain**, from the start point to the newest event.
 5. **The replay** from the start point, every event body parsed and applied, and every
    derived table compared with it *at the event it was written after*
-   (``derived_at``): the meters and event counters, every round record (its columns and
-   its JSON), every rejection, every snapshot (seal and state). A crash between an event
+   (``derived_at``): the meters and event counters, every round row (format 1: its
+   columns and its whole record; format 2: its status and the event that made its
+   record), every rejection, every snapshot (seal and state). A crash between an event
    and its derived rows leaves the tables at an earlier event, which they still equal:
    it is never taken for an edit. But rows derived from an event before the newest
    commit were written by then (they ride in the next commit): a mark before such an
@@ -38,9 +41,13 @@ most a snapshot interval and the tail) and by the cheap checks of stage 3, not b
 rehash and a replay of the journal's whole age: the anchored seal pins the snapshot and
 the chain at it, and the anchored head pins the chain after it. An event before that
 snapshot changed in place, with its hash left broken, or a round record changed in its
-JSON and columns alike, is what only the full check (``verify-journal``) reaches: the
-verdict of start-up says so in a note. A rewrite that recomputes the hashes changes the
-anchored seal and the head, and start-up finds it.
+JSON and columns alike (format 2: a round's event moved within its order, or the
+statuses of two rounds swapped), is what only the full check (``verify-journal``)
+reaches: the verdict of start-up says so in a note. A rewrite that recomputes the hashes
+changes the anchored seal and the head, and start-up finds it.
+
+A journal cut by ``journal archive`` (:mod:`controller.game.archive`) is checked through
+its archive when the archive is at hand, and from its cut when it is not.
 """
 
 from __future__ import annotations
@@ -50,7 +57,6 @@ import json
 import sqlite3
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from controller.game.engine import Derived, Game, TableConfig
@@ -64,6 +70,7 @@ from controller.game.verdict import (
     ProblemKind,
     Recovery,
 )
+from controller.game.verifier_history import HistoryChecks, Seen, Stop
 from controller.game.verifier_support import in_background, interrupted_at, loads_or_none, one_line
 
 Progress = Callable[[int, int], None]
@@ -72,19 +79,6 @@ Progress = Callable[[int, int], None]
 HISTORY_SECONDS = 2.0
 """What start-up spends at most on the history before its start point and on the file's
 pages (the cheap checks of stage 3); what it did not finish is named in the verdict."""
-
-
-class _Stop(Exception):
-    """A stage found a problem: the check ends."""
-
-
-@dataclass(frozen=True, slots=True)
-class _Seen:
-    """The start point's round, recall and rejection count, read before the replay."""
-
-    round_id: int
-    recall: list[tuple[int, dict[str, Any]]]
-    rejected: int | None
 
 
 def check(journal: Journal, *, full: bool, config: TableConfig | None = None,
@@ -107,7 +101,7 @@ def check(journal: Journal, *, full: bool, config: TableConfig | None = None,
     return _Check(journal, full, config, progress).run(logged)
 
 
-class _Check:
+class _Check(HistoryChecks):
     def __init__(self, journal: Journal, full: bool, config: TableConfig | None,
                  progress: Progress | None) -> None:
         self.j = journal
@@ -131,7 +125,7 @@ class _Check:
 
     def stop(self, kind: ProblemKind, message: str, seq: int | None = None) -> None:
         self.add(kind, message, seq)
-        raise _Stop
+        raise Stop
 
     def tick(self, n: int = 1) -> None:
         self._done += n
@@ -154,7 +148,7 @@ class _Check:
                 out.game, out.pending = self.replay(game)
             finally:
                 checked()  # what it found comes first: its stage comes first
-        except _Stop:
+        except Stop:
             out.game, out.pending = None, []
         except sqlite3.DatabaseError as exc:  # a damaged file: a verdict, not a traceback
             self.add(ProblemKind.UNREADABLE, f"the journal cannot be read: {one_line(exc)}")
@@ -174,9 +168,7 @@ class _Check:
         :data:`UNCHECKED_TABLES` (the floor feed's cursor) are left out without a word:
         they belong beside the journal by design. Any other table is noted as unchecked.
         """
-        names = {r[0] for r in self.j.db.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table'")}
-        for name in sorted(names - CHECKED_TABLES - UNCHECKED_TABLES):
+        for name in sorted(self.j.table_names() - CHECKED_TABLES - UNCHECKED_TABLES):
             self.notes.append(f"table {name[:40]!r} is no part of the journal: not checked")
 
     # ------------------------------------------------------------ 1. the anchor
@@ -238,7 +230,28 @@ class _Check:
                     self.start = s
                     game.take_derived()  # its own state is no row a crash kept back
                     return game
+        if self.j.first_seq > 1:
+            return self.start_after_cut()
         return Game(self.config or TableConfig())
+
+    def start_after_cut(self) -> Game:
+        """Start from the snapshot after the cut (the archive before it was not found).
+
+        The archive is checked on its own (:mod:`controller.game.archive`).
+        """
+        j, s = self.j, self.j.first_seq - 1
+        self.notes.append(j.archive_missing + ": not checked")
+        row = j.snapshot(s)
+        if row is None or not j.snapshot_ok(*row):
+            self.stop(ProblemKind.SNAPSHOT, f"the snapshot after event {s}, where the journal "
+                      "was cut, is missing or not sealed to the cut: it was changed", s)
+        try:
+            game = Game.from_dict(json.loads(row[2]))
+        except Exception:  # noqa: BLE001 - sealed to the cut, but this version cannot read it
+            self.stop(ProblemKind.SNAPSHOT, f"the snapshot after event {s}, where the journal "
+                      "was cut, cannot be loaded by this version", s)
+        self.start = s
+        return game
 
     # ------------------------------------------------------------ 3. the file, cheaply
     def start_file_checks(self, g: Game) -> Callable[[], None]:
@@ -247,8 +260,9 @@ class _Check:
         At start-up they run on a connection and a thread of their own beside the chain
         and the replay (SQLite works without Python's lock: their time is mostly hidden).
         """
-        seen = _Seen(g.round_id, [(r.round_id, r.to_dict()) for r in g.recall],
-                     g.meters.counters.get("rejected"))
+        counters = g.meters.counters
+        seen = Seen(g.round_id, [(r.round_id, r.to_dict()) for r in g.recall],
+                    counters.get("rejected"), counters.get("voids"))
         if self.full or self.j.real == ":memory:":
             self.check_file(seen)
             return lambda: None
@@ -263,7 +277,7 @@ class _Check:
         def checked() -> None:
             try:
                 waited()
-            except _Stop:
+            except Stop:
                 pass
             except sqlite3.DatabaseError:
                 self.problems[:] = sub.problems  # its stage comes first, as in one thread
@@ -274,13 +288,14 @@ class _Check:
             self.rounds += sub.rounds
             if sub.problems:
                 self.problems[:] = sub.problems
-                raise _Stop
+                raise Stop
         return checked
 
-    def check_file(self, seen: _Seen) -> None:
+    def check_file(self, seen: Seen) -> None:
         """The cheap checks: events numbered without a gap, history, pages.
 
-        Both callers count the events (1 to the newest, none missing or added) and have
+        Both callers count the events (the file's first to the newest, none missing or
+        added) and have
         SQLite check every page (``PRAGMA quick_check``). Start-up, which neither rehashes
         nor replays what lies before its start point, also checks the records there for
         what needs no replay (:meth:`check_history`). It spends at most
@@ -301,101 +316,16 @@ class _Check:
                     if self.full or "interrupt" not in str(exc):
                         raise
                     unfinished.append(what)
-        if self.start:
-            self.notes.append(f"events 1 to {self.start} were not rehashed or replayed at "
-                              "start-up (counted, their records checked for form): `threecard "
-                              "verify-journal` checks them")
+        if self.start > self.j.base_seq:
+            self.notes.append(f"events {self.j.base_seq + 1} to {self.start} were not rehashed "
+                              "or replayed at start-up (counted, their records checked for "
+                              "form): `threecard verify-journal` checks them")
         if unfinished:
             what = ", ".join(unfinished[:-1]) + " and " if unfinished[1:] else ""
             self.notes.append(f"start-up did not finish {what}{unfinished[-1]} in "
                               f"{HISTORY_SECONDS:g} s: `threecard verify-journal` checks them")
         if self.problems:
-            raise _Stop
-
-    def count_events(self, _seen: _Seen) -> None:
-        db, last = self.j.db, self.j.last_seq
-        n, first = db.execute("SELECT COUNT(*), MIN(seq) FROM events").fetchone()
-        if n == last and first in (1, None):
-            return
-        if first < 1:
-            self.stop(ProblemKind.EVENT_ALTERED, f"an event numbered {first} was added: events "
-                      "are numbered from 1", first)
-        gap = 1 if first > 1 else db.execute(
-            "SELECT a.seq + 1 FROM events a WHERE a.seq < ? AND NOT EXISTS (SELECT 1 FROM "
-            "events b WHERE b.seq = a.seq + 1) ORDER BY a.seq LIMIT 1", (last,)).fetchone()[0]
-        after = db.execute("SELECT MIN(seq) FROM events WHERE seq > ?", (gap,)).fetchone()[0]
-        self.stop(ProblemKind.EVENT_MISSING, f"event {gap} is missing (next present is "
-                  f"{after})", gap)
-
-    def check_pages(self, _seen: _Seen) -> None:
-        found = [r[0] for r in self.j.db.execute("PRAGMA quick_check(4)") if r[0] != "ok"]
-        if found:
-            self.stop(ProblemKind.UNREADABLE, "the journal's file is damaged: "
-                      + one_line("; ".join(map(str, found))))
-
-    def check_history(self, seen: _Seen) -> None:
-        """What start-up can check before its start point without a replay.
-
-        Round records before the snapshot's round: one for every round from 1, each
-        readable, its columns those of its JSON; the ones game recall keeps equal to the
-        snapshot's. Rejections: their count the snapshot's ``rejected`` counter, each a
-        text. Older snapshots: each still sealed to the chain.
-        """
-        if not self.start:
-            return
-        db, s, first = self.j.db, self.start, seen.round_id
-        n, lo = db.execute("SELECT COUNT(*), MIN(round_id) FROM rounds WHERE round_id < ?",
-                           (first,)).fetchone()
-        if lo is not None and lo < 1:
-            self.add(ProblemKind.ROUND, f"a record of round {lo} was added: the replay has "
-                     "none", key=lo)
-        elif n != first - 1:
-            (rid,) = db.execute(
-                "SELECT MIN(a.round_id) + 1 FROM (SELECT 0 AS round_id UNION ALL SELECT "
-                "round_id FROM rounds WHERE round_id < ?) a WHERE NOT EXISTS (SELECT 1 FROM "
-                "rounds b WHERE b.round_id = a.round_id + 1)", (first,)).fetchone()
-            self.add(ProblemKind.ROUND, f"the record of round {rid} is missing: it was "
-                     "deleted", key=rid)
-        cols = ("status", "void_reason", "started_utc", "ended_utc")
-        differ = " OR ".join(f"json_extract(record, '$.{c}') IS NOT {c}" for c in cols)
-        reported = {int(p.key) for p in self.problems if p.kind is ProblemKind.ROUND}
-        for rid, *row, text in db.execute(
-                "SELECT round_id, status, void_reason, started_utc, ended_utc, record FROM "
-                "rounds WHERE round_id < ? AND CASE WHEN json_valid(record) THEN "
-                "json_type(record) != 'object' OR json_extract(record, '$.round_id') IS NOT "
-                f"round_id OR {differ} ELSE 1 END ORDER BY round_id", (first,)):
-            reported.add(rid)
-            stored = loads_or_none(text)
-            if not isinstance(stored, dict):
-                self.add(ProblemKind.ROUND_UNREADABLE if stored is None else ProblemKind.ROUND,
-                         f"the record of round {rid} is not readable" if stored is None
-                         else f"the record of round {rid} was changed (record)", key=rid)
-                continue
-            changed = [c for c, v in zip(cols, row, strict=True) if stored.get(c) != v]
-            changed += ["record round_id"] if stored.get("round_id") != rid else []
-            if changed:
-                self.add(ProblemKind.ROUND, f"the record of round {rid} was changed "
-                         f"({', '.join(changed)})", key=rid)
-        for rid, rec in seen.recall:  # the newest rounds before it: held whole by the snapshot
-            if rid not in reported:
-                self.compare_round(rid, rec)
-        n, lo, texts = db.execute("SELECT COUNT(*), MIN(seq), SUM(typeof(reason) = 'text') "
-                                  "FROM rejections WHERE seq <= ?", (s,)).fetchone()
-        counted = n if seen.rejected is None else seen.rejected
-        if lo is not None and lo < 1:
-            self.add(ProblemKind.REJECTION, f"a rejection of event {lo} was added: the replay "
-                     "accepted it", lo)
-        elif n != counted:
-            self.add(ProblemKind.REJECTION, f"{n} rejections of events 1 to {s} are stored, but "
-                     f"the verified snapshot counts {counted}: one was deleted or added")
-        elif n != (texts or 0):
-            self.add(ProblemKind.REJECTION, f"a rejection of events 1 to {s} is not text: it "
-                     "was changed")
-        for seq, seal, state in db.execute("SELECT seq, hash, state FROM snapshots WHERE "
-                                           "seq < ? ORDER BY seq", (s,)):
-            if not self.j.snapshot_ok(seq, seal, state):
-                self.add(ProblemKind.SNAPSHOT, f"the snapshot after event {seq} is not sealed "
-                         "to the chain: it was changed", seq)
+            raise Stop
 
     # ------------------------------------------------------------ 3. the chain
     def check_chain(self) -> None:
@@ -436,15 +366,11 @@ class _Check:
                       "mark was changed", upto)
         # rows derived from an event before the newest commit's were written by then: a mark
         # before such an event was rolled back (events of one commit share their times)
-        newest = j.db.execute("SELECT utc, mono_ns FROM events WHERE seq = ?", (last,)).fetchone()
-        row = newest and j.db.execute(
-            "SELECT seq FROM events WHERE seq < ? AND (utc IS NOT ? OR mono_ns IS NOT ?) "
-            "ORDER BY seq DESC LIMIT 1", (last, *newest)).fetchone()
-        committed = row[0] if row else 0
+        committed = j.commit_before(last)
         # from the first event, every stored round and rejection is compared, even one with
         # an id or seq no event can have (0 or below: forged)
         first_round = g.round_id if start else -(2**63)
-        open_recs: dict[int, dict[str, Any]] = {}
+        open_recs: dict[int, tuple[dict[str, Any], int]] = {}
         seen_rounds: set[int] = set()
         seen_snaps: set[int] = set()
         rejected: dict[int, str] = {}
@@ -473,9 +399,12 @@ class _Check:
                     pending.append(d)
                 continue
             for rid, rec in d.rounds.items():
-                open_recs[rid] = rec
+                open_recs[rid] = (rec, d.ends.get(rid, r.seq))
             for seq, reason in d.rejections:
                 rejected[seq] = reason
+            if r.seq == j.base_seq:  # the cut: its own snapshot, the archive's meters
+                d.snapshot = d.snapshot or (r.seq, g.dumps())
+                self.compare_archive_meters(g)
             if d.snapshot is not None:
                 self.compare_snapshot(*d.snapshot)
                 seen_snaps.add(d.snapshot[0])
@@ -486,22 +415,31 @@ class _Check:
                 self.flush_rounds(open_recs, seen_rounds, g.round_id)
         self.flush_rounds(open_recs, seen_rounds, None)
         self.compare_rejections(rejected)
-        for (rid,) in j.db.execute("SELECT round_id FROM rounds WHERE round_id >= ? "
-                                   "ORDER BY round_id", (first_round,)):
+        for rid, _, _ in j.round_ends(first_round):
             if rid not in seen_rounds:
                 self.add(ProblemKind.ROUND, f"a record of round {rid} was added: the replay "
                          "has none", key=rid)
-        for (seq,) in j.db.execute("SELECT seq FROM snapshots WHERE seq > ? ORDER BY seq",
-                                   (start,)):
+        for seq in j.snapshot_seqs(start):
             if seq not in seen_snaps:
                 self.add(ProblemKind.SNAPSHOT, f"a snapshot after event {seq} was added: the "
                          "replay has none", seq)
         if self.problems:
-            raise _Stop
+            raise Stop
         return g, pending
 
-    def compare_meters(self, g: Game) -> None:
-        stored, live = self.j.stored_meters(), g.meters_dict()
+    def compare_archive_meters(self, g: Game) -> None:
+        """The archive's meters, which it keeps as they were at the journal's cut."""
+        a = self.j.archive
+        if a is None:
+            return
+        if a.derived_seq() == self.j.base_seq:
+            self.compare_meters(g, a)
+        else:
+            self.notes.append(f"the archive runs past the cut at event {self.j.base_seq} (an "
+                              "archive run that did not finish): its rows after it not read")
+
+    def compare_meters(self, g: Game, journal: Journal | None = None) -> None:
+        stored, live = (journal or self.j).stored_meters(), g.meters_dict()
         for what, kind, label in (("rows", ProblemKind.METERS, "meters"),
                                   ("counters", ProblemKind.COUNTERS, "event counters"),
                                   ("outcomes", ProblemKind.METERS, "outcome meters")):
@@ -511,39 +449,26 @@ class _Check:
                 self.add(kind, f"the {label} were changed ({', '.join(names)})",
                          key=", ".join(names))
 
-    def flush_rounds(self, open_recs: dict[int, dict[str, Any]], seen: set[int],
+    def flush_rounds(self, open_recs: dict[int, tuple[dict[str, Any], int]], seen: set[int],
                      below: int | None) -> None:
         """Compare the rounds whose record can no longer change (ids below ``below``)."""
         for rid in sorted(open_recs):
             if below is not None and rid >= below:
                 continue
-            self.compare_round(rid, open_recs.pop(rid))
+            self.compare_round(rid, *open_recs.pop(rid))
             seen.add(rid)
 
-    def compare_round(self, rid: int, rec: dict[str, Any]) -> None:
+    def compare_round(self, rid: int, rec: dict[str, Any], seq: int) -> None:
+        """The stored row of a round against the replay's record, made at event ``seq``."""
         self.rounds += 1
-        row = self.j.round_row(rid)
-        if row is None:
+        state, changed = self.j.compare_round(rid, rec, seq)
+        if state == "missing":
             self.add(ProblemKind.ROUND, f"the record of round {rid} is missing: it was "
                      "deleted", key=rid)
-            return
-        status, void_reason, started, ended, text = row
-        stored = loads_or_none(text)
-        if stored is None:
+        elif state == "unreadable":
             self.add(ProblemKind.ROUND_UNREADABLE, f"the record of round {rid} is not "
                      "readable", key=rid)
-            return
-        changed = [name for name, a, b in (
-            ("status", status, rec["status"]), ("void_reason", void_reason, rec["void_reason"]),
-            ("started_utc", started, rec["started_utc"]), ("ended_utc", ended, rec["ended_utc"]))
-            if a != b]
-        if stored != rec:
-            if isinstance(stored, dict):
-                changed += sorted(f"record {k}" for k in stored.keys() | rec.keys()
-                                  if stored.get(k) != rec.get(k))
-            else:
-                changed.append("record")
-        if changed:
+        elif changed:
             self.add(ProblemKind.ROUND, f"the record of round {rid} was changed "
                      f"({', '.join(changed)})", key=rid)
 

@@ -2,10 +2,12 @@
 
 The strip is reserved on every dealer screen (main, recall, meters), so no control moves
 when an alarm comes or goes, and an alarm is never hidden behind another screen. Every
-alarm the view carries is drawn (side by side, the most severe first), each saying what
-happened and what to do; a lost or silent shoe link also what the link said, where it
-fits. A refusal of the table is no alarm: it shows beside the large
-button (:mod:`display.dealer.next_action`).
+alarm the view carries is drawn (side by side, the most severe first, each as wide as
+its words), each saying what happened and what to do, on two lines; where the table's
+own words are too long for the room (English), the screen's shorter label of the alarm
+says it. A lost or silent shoe link also says what the link said, where it fits. A
+refusal of the table is no alarm: it shows beside the large button
+(:mod:`display.dealer.next_action`).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from controller.game.views import Banner
 from display import theme
 from display.dealer.draw import Ctx, lines, panel
 from display.dealer.state import REJECTED
-from display.painter import cols, inset, rows
+from display.painter import inset, rows
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 """Most severe first."""
@@ -31,16 +33,66 @@ def alarms(c: Ctx) -> list[Banner]:
 
 
 def _with_detail(c: Ctx, act: str, detail: str, width: int) -> str:
-    """The action with the link's detail after it, or the detail alone, where it fits."""
-    f = c.p.fonts.font(c.sc.small)
-    for text in (f"{act} \u2014 {detail}", detail):
-        if f.size(text)[0] <= width:
-            return text
-    return act
+    """The action with the link's detail after it where it fits, else the action alone.
+
+    What to do is never given up for what the link said.
+    """
+    text = f"{act} \u2014 {detail}" if act else detail
+    return text if c.p.fonts.font(c.sc.small).size(text)[0] <= width else act
+
+
+def wordings(c: Ctx, b: Banner) -> list[tuple[str, str]]:
+    """What an alarm says happened and what to do, longest first.
+
+    In English the table's own words come first (they may name a card or a code), then
+    the screen's shorter label of the alarm's kind; in French and Ukrainian the label.
+    """
+    tr = c.tr
+    out = [(tr.banner(b.kind, "msg", b.message, b.params),
+            tr.banner(b.kind, "act", b.action, b.params))]
+    msg_key, act_key = f"banner.{b.kind}.msg", f"banner.{b.kind}.act"
+    short = (tr(msg_key, **b.params) if tr.has(msg_key) else out[0][0],
+             tr(act_key, **b.params) if tr.has(act_key) and out[0][1] else out[0][1])
+    return out if short == out[0] else [*out, short]
+
+
+def _need(c: Ctx, msg: str, act: str) -> int:
+    """The width an alarm takes to say both lines whole: icon, margins, the longer line."""
+    sc, fonts = c.sc, c.p.fonts
+    return (2 * sc.px(6) + fonts.font(sc.large, True).size("!")[0] + sc.px(6)
+            + max(fonts.font(sc.small, True).size(msg)[0], fonts.font(sc.small).size(act)[0])
+            + 1)
+
+
+def _widths(c: Ctx, texts: list[list[tuple[str, str]]], room: int) -> tuple[list[int], list[int]]:
+    """(each alarm's wording, each alarm's width): the fullest wordings that fit ``room``.
+
+    The widest alarm takes its shorter wording first, until all fit; the room left is
+    shared in proportion. When even the shortest do not fit, in proportion to their need.
+    """
+    choice = [0] * len(texts)
+    needs = [_need(c, *t[0]) for t in texts]
+    while sum(needs) > room:
+        shorter = [i for i, t in enumerate(texts) if choice[i] + 1 < len(t)]
+        if not shorter:
+            break
+        i = max(shorter, key=lambda k: needs[k])
+        choice[i] += 1
+        needs[i] = _need(c, *texts[i][choice[i]])
+    total = sum(needs) or 1
+    spare = max(0, room - total)
+    widths = [n + spare * n // total if total <= room else room * n // total for n in needs]
+    widths[-1] += room - sum(widths)  # rounding: the strip is filled to its end
+    return choice, widths
 
 
 def draw_alarms(c: Ctx) -> None:
-    """Draw every alarm in the reserved strip (an empty strip when there is none)."""
+    """Draw every alarm in the reserved strip (an empty strip when there is none).
+
+    The alarms share the strip's rows (one landscape, two portrait) in order; in a row,
+    each takes a width after its words (:func:`_widths`) and says what happened and, on
+    a second line, what to do.
+    """
     p, sc, tr = c.p, c.sc, c.tr
     rect = c.lay.alarms
     shown = alarms(c)
@@ -50,30 +102,42 @@ def draw_alarms(c: Ctx) -> None:
         p.text("\u2713 " + tr("alarm.none"), inset(rect, sc.px(10), 0), sc.small,
                color=theme.PANEL_LINE, align="left", role="alarms.none")
         return
-    boxes = cols(rect, [1.4 if i == 0 and len(shown) > 1 else 1 for i in range(len(shown))],
-                 sc.px(6))
-    for i, (b, box) in enumerate(zip(shown, boxes, strict=True)):
-        role = f"banner.{i}"
-        bg, fg = theme.SEVERITY_COLORS.get(b.severity, theme.SEVERITY_COLORS["warning"])
-        c.p.fill(box, bg, max(4, sc.px(6)))
-        c.p.outline(box, theme.TEXT if b.severity == "error" else theme.GOLD_DARK,
-                    max(1, sc.px(1)), max(4, sc.px(6)))
-        inner = inset(box, sc.px(6), max(1, sc.px(2)))
-        icon_w = p.fonts.font(sc.large, True).size("!")[0] + sc.px(6)
-        icon = pygame.Rect(inner.left, inner.top, icon_w, inner.height)
-        p.text("!" if b.severity != "info" else "i", icon, sc.large, bold=True, color=fg,
-               role=f"{role}.icon")
-        body = pygame.Rect(icon.right, inner.top, inner.width - icon_w, inner.height)
-        msg = tr.banner(b.kind, "msg", b.message, b.params)
-        act = tr.banner(b.kind, "act", b.action, b.params)
-        if b.kind in LINK_BANNERS and c.view.link_detail:  # what the shoe link said
-            act = _with_detail(c, act, tr.link_detail(c.view.link_detail), body.width)
-        f = p.fonts.font(sc.small, True)
-        if act and f.size(msg)[0] <= body.width:
-            top, bottom = rows(body, [1, 1])
-            p.text(msg, top, sc.small, bold=True, color=fg, align="left", role=f"{role}.msg")
-            p.text(act, bottom, sc.small, color=fg, align="left", role=f"{role}.act")
-        else:  # narrow: what happened, on two lines if it must (the action when it fits)
-            lines(c, msg, body, sc.small, bold=True, color=fg, align="left",
-                  role=f"{role}.msg")
-        p.region(role, box)
+    gap, n = sc.px(6), len(shown)
+    nrows = min(c.lay.alarm_rows, n)
+    i = 0
+    for r, row in enumerate(rows(rect, [1] * nrows, gap)):
+        group = shown[r * n // nrows:(r + 1) * n // nrows]
+        texts = [wordings(c, b) for b in group]
+        choice, widths = _widths(c, texts, row.width - gap * (len(group) - 1))
+        x = row.left
+        for b, t, k, width in zip(group, texts, choice, widths, strict=True):
+            box = pygame.Rect(x, row.top, width, row.height)
+            x = box.right + gap
+            _draw_alarm(c, b, box, t[k], f"banner.{i}")
+            i += 1
+
+
+def _draw_alarm(c: Ctx, b: Banner, box: pygame.Rect, said: tuple[str, str],
+                role: str) -> None:
+    """One alarm in ``box``: its icon, what happened and (a second line) what to do."""
+    p, sc = c.p, c.sc
+    bg, fg = theme.SEVERITY_COLORS.get(b.severity, theme.SEVERITY_COLORS["warning"])
+    p.fill(box, bg, max(4, sc.px(6)))
+    p.outline(box, theme.TEXT if b.severity == "error" else theme.GOLD_DARK,
+              max(1, sc.px(1)), max(4, sc.px(6)))
+    inner = inset(box, sc.px(6), max(1, sc.px(2)))
+    icon_w = p.fonts.font(sc.large, True).size("!")[0] + sc.px(6)
+    icon = pygame.Rect(inner.left, inner.top, icon_w, inner.height)
+    p.text("!" if b.severity != "info" else "i", icon, sc.large, bold=True, color=fg,
+           role=f"{role}.icon")
+    body = pygame.Rect(icon.right, inner.top, inner.width - icon_w, inner.height)
+    msg, act = said
+    if b.kind in LINK_BANNERS and c.view.link_detail:  # what the shoe link said
+        act = _with_detail(c, act, c.tr.link_detail(c.view.link_detail), body.width)
+    if act and p.fonts.font(sc.small, True).size(msg)[0] <= body.width:
+        top, bottom = rows(body, [1, 1])
+        p.text(msg, top, sc.small, bold=True, color=fg, align="left", role=f"{role}.msg")
+        p.text(act, bottom, sc.small, color=fg, align="left", role=f"{role}.act")
+    else:  # too narrow for both: what happened, on two lines if it must
+        lines(c, msg, body, sc.small, bold=True, color=fg, align="left", role=f"{role}.msg")
+    p.region(role, box)

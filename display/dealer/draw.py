@@ -18,6 +18,7 @@ from display import outcome_mode as om
 from display import theme
 from display.cards import CardArt, card_label
 from display.dealer.actions import Action
+from display.dealer.faces import arrange, split_two
 from display.dealer.layout import Layout, Scale
 from display.dealer.state import DealerUI
 from display.i18n import Translator
@@ -97,9 +98,11 @@ def button(c: Ctx, id_: str, rect: pygame.Rect, label: str, action: Action | Non
     """Draw a button and record it (disabled when ``action`` is None).
 
     The label is fitted at ``size`` (the medium size by default) down to the smallest
-    text size, on one line or two, bold where it fits, else regular; the shortcut is
-    printed at the right unless there is no room for both. ``sub`` is a second, smaller
-    line under the label; ``pad`` the margin inside (a few pixels by default).
+    text size, on one line or two, bold where it fits, else regular; its shortcut (the
+    first of ``keys``, or ``hint``; ``hint=""`` for none) is printed where it leaves the
+    label largest: beside it, under it, or beside its second line
+    (:func:`~display.dealer.faces.arrange`). ``sub`` is a second, smaller line under the
+    label; ``pad`` the margin inside (a few pixels by default).
     """
     p, sc = c.p, c.sc
     enabled = enabled and action is not None
@@ -111,58 +114,31 @@ def button(c: Ctx, id_: str, rect: pygame.Rect, label: str, action: Action | Non
     p.outline(rect, line, max(2, sc.px(2)) if selected else 1, radius)
     inner = inset(rect, max(2, sc.px(4)) if pad is None else pad, max(2, sc.px(3)))
     hint_text = key_label((keys[0] if keys else "") if hint is None else hint)
-    want = size or sc.medium
-    face, bold, show_hint = inner, False, False
-    hw = p.fonts.font(sc.small).size(hint_text)[0] + sc.px(4) if hint_text else 0
-    with_hint = pygame.Rect(inner.left, inner.top, inner.width - hw, inner.height)
-    for boxed, bolded, hinted in ((with_hint, True, True), (inner, True, False),
-                                  (with_hint, False, True), (inner, False, False)):
-        if (hinted and not hint_text) or not _fits(p, label, boxed, sc.small, bolded, sub):
-            continue
-        face, bold, show_hint = boxed, bolded, hinted
-        break
-    if show_hint:
-        hbox = pygame.Rect(inner.right - hw, inner.top, hw, inner.height)
-        p.text(hint_text, hbox, sc.small, color=_mix(fg, bg), align="right", role=f"{id_}.hint")
+    face = arrange(p, label, sub, inner, hint_text, size or sc.medium, sc.line(sc.small),
+                   sc.px(4))
+    if face.hint is not None:
+        p.text(hint_text, face.hint, sc.small, color=_mix(fg, bg), align=face.hint_align,
+               role=f"{id_}.hint")
     if sub:
-        top, bottom = rows(face, [1.4, 1])
-        p.text(label, top, want, bold=bold, color=fg, role=f"{id_}.label")
-        p.text(sub, bottom, sc.small, color=sub_color or fg, role=f"{id_}.sub")
+        p.text(label, face.label, face.size, bold=face.bold, color=fg, role=f"{id_}.label")
+        p.text(sub, face.sub or face.label, sc.small, color=sub_color or fg,
+               role=f"{id_}.sub")
+    elif face.second is not None:  # on two lines, the key beside the second
+        top, bottom = split_two(label)
+        p.text(top, face.label, face.size, bold=face.bold, color=fg, role=f"{id_}.label")
+        p.text(bottom, face.second, face.size, bold=face.bold, color=fg,
+               role=f"{id_}.label2")
     else:
-        p.text2(label, face, want, bold=bold, color=fg, role=f"{id_}.label")
+        p.text2(label, face.label, size or sc.medium, bold=face.bold, color=fg,
+                role=f"{id_}.label")
     b = Button(id_, pygame.Rect(rect), label, action, tuple(keys), enabled)
     p.frame.buttons.append(b)
     return b
 
 
-def _fits(p: Painter, label: str, box: pygame.Rect, small: int, bold: bool, sub: str) -> bool:
-    """The label (and ``sub``) fit ``box`` at the smallest size (the label on two lines)."""
-    if box.width <= 0:
-        return False
-    f = p.fonts.font(small, bold)
-    if sub:
-        return f.size(label)[0] <= box.width and p.fonts.font(small).size(sub)[0] <= box.width
-    if f.size(label)[0] <= box.width:
-        return True
-    top, bottom = split_two(label)
-    if not bottom or box.height < 2 * f.get_linesize():
-        return False
-    return f.size(top)[0] <= box.width and f.size(bottom)[0] <= box.width
-
-
 def _mix(a: Color, b: Color, t: float = 0.4) -> Color:
     return (int(a[0] * (1 - t) + b[0] * t), int(a[1] * (1 - t) + b[1] * t),
             int(a[2] * (1 - t) + b[2] * t))
-
-
-def split_two(text: str) -> tuple[str, str]:
-    """``text`` cut at the space nearest its middle."""
-    words = text.split(" ")
-    if len(words) < 2:
-        return text, ""
-    best = min(range(1, len(words)), key=lambda i: abs(
-        len(" ".join(words[:i])) - len(" ".join(words[i:]))))
-    return " ".join(words[:best]), " ".join(words[best:])
 
 
 def lines(c: Ctx, text: str, box: pygame.Rect, size: int, *, bold: bool = False,

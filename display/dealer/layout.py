@@ -89,15 +89,18 @@ class Layout:
         scale: lengths.
         next_action / next_card / header / primary: the top row (the next step, where the
             next card goes, the shoe link with table and round, the large button).
-        alarms: the reserved alarm strip.
+        alarms: the reserved alarm strip: :attr:`alarm_rows` rows of alarms, each alarm
+            on two lines (what happened, what to do).
         dealer: the dealer's hand (None while betting).
         seats: one cell per seat, in seat order.
         seat_rows: seats are laid out as rows (portrait) rather than columns.
         chips: one place per chip.
         tray: the bulk action (Rebet all / All paid) and Undo.
-        tools: Void, New deck, Recall (on the recall and meters screens: Recall, Meters,
-            Back).
+        tools: Void, New deck, Recall, and Meters where the row has room (portrait; at
+            800x480 six buttons would be too narrow for their words); on the recall and
+            meters screens the tabs (Recall, Meters, Outcomes) and Back.
         body: the area the recall and meters screens use.
+        alarm_rows: rows of alarms the strip holds (1 landscape, 2 portrait).
     """
 
     size: tuple[int, int]
@@ -115,6 +118,7 @@ class Layout:
     tray: list[pygame.Rect]
     tools: list[pygame.Rect]
     body: pygame.Rect
+    alarm_rows: int = 1
 
 
 def scale_for(size: tuple[int, int]) -> Scale:
@@ -148,7 +152,10 @@ def layout(size: tuple[int, int], nseats: int, nchips: int, with_dealer: bool,
     g = sc.gap
     outer = pygame.Rect(g, g, w - 2 * g, h - 2 * g)
     portrait = h > w
-    top_h, alarm_h, tool_h = sc.px(56), sc.px(40 if not portrait else 48), sc.px(56)
+    top_h, tool_h = sc.px(56), sc.px(56)
+    alarm_rows = 2 if portrait else 1  # a portrait screen is narrow: two rows of alarms
+    alarm_h = max(sc.px(40), alarm_rows * (2 * sc.line(sc.small) + 2 * max(1, sc.px(2)))
+                  + (alarm_rows - 1) * sc.px(6))
     if portrait:
         row1 = pygame.Rect(outer.left, outer.top, outer.width, top_h)
         row2 = pygame.Rect(outer.left, row1.bottom + g, outer.width, top_h)
@@ -158,7 +165,7 @@ def layout(size: tuple[int, int], nseats: int, nchips: int, with_dealer: bool,
         tools_row = pygame.Rect(outer.left, outer.bottom - tool_h, outer.width, tool_h)
         chips_row = pygame.Rect(outer.left, tools_row.top - g - tool_h, outer.width, tool_h)
         chip_cells, tray = _chips(chips_row, nchips, sc, portrait=True)
-        tools = cols(tools_row, [1, 1, 1], g)
+        tools = cols(tools_row, [1, 1, 1, 1], g)  # room for the meters too
         middle = pygame.Rect(outer.left, alarms.bottom + g, outer.width,
                              chips_row.top - g - alarms.bottom - g)
     else:
@@ -187,7 +194,7 @@ def layout(size: tuple[int, int], nseats: int, nchips: int, with_dealer: bool,
     else:
         seats = grid(middle, n, n, g)
     return Layout(size, portrait, sc, next_action, next_card, header, primary, alarms,
-                  dealer, seats[:nseats], portrait, chip_cells, tray, tools, body)
+                  dealer, seats[:nseats], portrait, chip_cells, tray, tools, body, alarm_rows)
 
 
 def _chips(row: pygame.Rect, nchips: int, sc: Scale, portrait: bool

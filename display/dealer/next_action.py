@@ -12,7 +12,14 @@ from controller.game import inputs as C  # noqa: N812 - the input declarations
 from display import theme
 from display.dealer.actions import DismissRefusal
 from display.dealer.draw import Ctx, button, lines, panel
-from display.dealer.state import Step, focus_seat, primary_step, shown_refusal
+from display.dealer.state import (
+    Step,
+    focus_seat,
+    primary_step,
+    seat_verb,
+    seat_view,
+    shown_refusal,
+)
 from display.painter import inset, rows
 
 PAUSE_ACTIONS = {"link_lost": "next.shoe"}
@@ -26,9 +33,8 @@ def next_text(c: Ctx) -> str:
     if view.state == "deciding":
         return tr("next.decide_seat", seat=seat) if seat else tr("next.reveal")
     if view.state in ("settled", "void"):
-        if seat is not None:
-            return tr("next.return_seat" if view.state == "void" else "next.pay_seat",
-                      seat=seat)
+        if seat is not None:  # the seat's own verb: pay, take or return
+            return tr(f"next.{seat_verb(view, seat_view(view, seat))}_seat", seat=seat)
         pin = C.NextRound.name in view.pin_needed  # after a void: every wager returned
         key = C.NextRound.name + ("_pin" if pin else "")
         return tr(tr.next_key(key, view.state))

@@ -16,7 +16,7 @@ from display import outcome_mode as om
 from display import theme
 from display.dealer.actions import AllPaid, MarkPaid
 from display.dealer.draw import Ctx, button
-from display.dealer.state import next_to_pay, payout_seats
+from display.dealer.state import next_to_pay, payout_seats, seat_verb
 from display.theme import Color
 
 PAY_ORDER = ("play", "ante_bonus", "ante", "pair_plus", "six_card_bonus")
@@ -46,40 +46,39 @@ def result_lines(c: Ctx, seat: SeatView, compact: bool = False) -> list[Line]:
     return out
 
 
-def seat_total(c: Ctx, seat: SeatView, void: bool) -> tuple[str, str, Color]:
+def seat_total(c: Ctx, seat: SeatView) -> tuple[str, str, Color]:
     """What the dealer does at a seat: (verb key, amount, colour).
 
-    In outcome mode there is no amount: the verb follows the outcomes (pay when a bet
-    wins, return when the others push, take when every bet loses).
+    The verb is :func:`~display.dealer.state.seat_verb`'s; in outcome mode there is no
+    amount.
     """
+    verb = seat_verb(c.view, seat)
+    color = {"pay": theme.WIN, "take": theme.LOSE}.get(verb, theme.PUSH)
     if c.outcomes:
-        outcomes = {r.outcome for r in seat.results}
-        if void or "win" not in outcomes and outcomes & {"push", "refund"}:
-            return "btn.return", "", theme.PUSH
-        return ("btn.pay", "", theme.WIN) if "win" in outcomes else ("btn.take", "",
-                                                                     theme.LOSE)
-    if void:
-        refund = sum(r.stake for r in seat.results if r.outcome == "refund")
-        return "btn.return", c.money(refund), theme.PUSH
-    net = seat.net or 0
-    if net > 0:
-        return "btn.pay", c.money(net, sign=True), theme.WIN
-    if net < 0:
-        return "btn.take", c.money(net), theme.LOSE
-    return "btn.return", c.money(0), theme.PUSH
+        amount = ""
+    elif c.view.state == "void":
+        amount = c.money(sum(r.stake for r in seat.results if r.outcome == "refund"))
+    else:
+        amount = c.money(seat.net or 0, sign=verb == "pay")
+    return f"btn.{verb}", amount, color
 
 
 def pay_button(c: Ctx, rect: pygame.Rect, seat: SeatView) -> None:
-    """The button that ticks ``seat`` as paid (a second press unticks it)."""
+    """The button that ticks ``seat`` as paid (a second press unticks it).
+
+    Its key is the seat's digit; the next seat to pay (outlined) takes ``Enter`` too,
+    since the large button is a status while seats are still to pay.
+    """
     ui, view = c.ui, c.view
     paid = seat.seat in ui.paid
-    verb, amount, color = seat_total(c, seat, view.state == "void")
+    verb, amount, color = seat_total(c, seat)
     keys = (str(seat.seat),) if seat.seat <= 9 else ()
     if paid:
         button(c, f"seat.{seat.seat}.paid", rect, c.tr("btn.paid") + " \u2713",
                MarkPaid(seat.seat), keys=keys, style="flat", sub=amount, sub_color=color)
     else:
         nxt = next_to_pay(view, ui) == seat.seat
+        keys += ("return",) if nxt else ()  # Enter ticks the seat outlined, next to pay
         button(c, f"seat.{seat.seat}.paid", rect, c.tr(verb), MarkPaid(seat.seat), keys=keys,
                style="primary" if nxt else "normal", sub=amount,
                sub_color=theme.TEXT_DARK if nxt else color)

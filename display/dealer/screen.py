@@ -21,7 +21,8 @@ Keyboard (every action has a key; the key is printed on its button):
 * Outcome mode (``bet_entry = "outcomes"``): ``A`` / ``P`` / ``X`` mark the seat's bet
   (again: take the mark off); no chips; All play (``Shift+Y``) in their place.
 * ``Enter`` the large button's step: ``N`` no more bets, ``R`` reveal, ``S`` settle,
-  ``G`` next round; ``A`` all paid once settled.
+  ``G`` next round; while seats are still to pay (the large button is a status then)
+  ``Enter`` ticks the outlined seat paid, the next to pay; ``A`` all paid once settled.
 * ``F5`` resume, ``F10`` manual card, ``F11`` unblock deck (when that is the step), ``F6``
   new deck, ``F9`` void, ``F7`` recall, ``F8`` meters, ``Esc`` back / cancel.
 * Pads: digits, ``Backspace``, ``Enter``; card pad ranks ``A K Q J T 9``-``2`` and suits
@@ -135,8 +136,9 @@ class DealerScreen:
 
         One tap is one press (:class:`~display.dealer.input.Presses`). A press on the
         large button within :data:`~display.dealer.state.ARM_SECONDS` of its step changing
-        is dropped: a double tap on Reveal does not settle. A press reads the refusal on
-        show.
+        is dropped: a double tap on Reveal does not settle; so is one on a large button
+        drawn for a round state the table has left since (a second tap on Settle read
+        before the settled round is drawn). A press reads the refusal on show.
         """
         if frame is None:
             return []
@@ -144,8 +146,9 @@ class DealerScreen:
         button = self._presses.button(event, frame, now)
         if button is None:
             return []
-        if button.id == "primary" and now - self.ui.primary[1] < ARM_SECONDS:
-            return []
+        left = frame.notes.get("step") != (view.round_id, view.state)
+        if button.id == "primary" and (left or now - self.ui.primary[1] < ARM_SECONDS):
+            return []  # a second tap, or one on a step the table has left since it was drawn
         self.ui.flash = (button.id, now + FLASH_SECONDS)
         if view.refusal_seq is not None:
             self.ui.refusal_read = view.refusal_seq
@@ -299,7 +302,8 @@ class DealerScreen:
         c = Ctx(p, view, ui, self.tr, self.art, lay, now)
         focus = focus_seat(view, ui)
         p.frame.notes.update(mode=ui.screen, pad=ui.pad, portrait=lay.portrait,
-                             selected_seat=focus, chip=self.chip(view))
+                             selected_seat=focus, chip=self.chip(view),
+                             step=(view.round_id, view.state))
         draw_next_action(c, primary=main)
         draw_header(c, lay.header)
         draw_alarms(c)

@@ -28,6 +28,9 @@ BET_KEYS = {"ante": "a", "pair_plus": "p", "six_card_bonus": "x"}
 """The key of each bet spot (acting on the seat the screen names)."""
 FULL_NAMES_FROM = 150
 """A seat at least this wide (at ``u`` = 1) writes bet names in full, else short."""
+TEXT_MARGIN = 6
+"""How far a seat's texts keep from its left and right edges at ``u`` = 1: clear of the
+outline of the seat named (3) by 3 pixels of felt."""
 
 
 def bet_names(c: Ctx, seat: SeatView) -> list[str]:
@@ -67,11 +70,12 @@ def draw_seat(c: Ctx, rect: pygame.Rect, seat: SeatView, focus: bool, row: bool)
         return
     if row:
         head_w = sc.px(64)
-        head = inset(pygame.Rect(rect.left, rect.top, head_w, rect.height), sc.px(5), g)
+        head = inset(pygame.Rect(rect.left, rect.top, head_w, rect.height),
+                     sc.px(TEXT_MARGIN), g)
         body = pygame.Rect(rect.left + head_w, rect.top, rect.width - head_w, rect.height)
     else:
-        head = pygame.Rect(rect.left + sc.px(5), rect.top + g, rect.width - 2 * sc.px(5),
-                           sc.line(sc.medium))
+        head = pygame.Rect(rect.left + sc.px(TEXT_MARGIN), rect.top + g,
+                           rect.width - 2 * sc.px(TEXT_MARGIN), sc.line(sc.medium))
         body = pygame.Rect(rect.left, head.bottom + g, rect.width, rect.bottom - head.bottom - g)
     _head(c, head, seat, focus, row)
     state = view.state
@@ -181,7 +185,7 @@ def _played(c: Ctx, body: pygame.Rect, seat: SeatView, lines: list[Line], row: b
             action: Callable[[pygame.Rect], None]) -> None:
     """Cards, hand, lines and the action of a seat in a dealt round."""
     sc, g = c.sc, max(2, c.sc.px(4))
-    pad = sc.px(3)
+    pad = sc.px(TEXT_MARGIN)
     hand = _hand_text(c, seat)
     if row:
         lh = sc.line(sc.small)
@@ -229,7 +233,7 @@ def _results(c: Ctx, seat: SeatView, width: int, row: bool) -> list[Line]:
     full = result_lines(c, seat)
     if not c.outcomes or row:
         return full
-    text_w = width - 2 * c.sc.px(3)
+    text_w = width - 2 * c.sc.px(TEXT_MARGIN)
     if all(_line_fit(c, line, text_w) == (1, True) for line in full):
         return full
     return result_lines(c, seat, compact=True)

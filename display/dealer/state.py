@@ -15,7 +15,8 @@ from typing import Any
 
 from controller.game import inputs as C  # noqa: N812 - the input declarations
 from controller.game.round import RoundState
-from controller.game.views import Banner, DealerView
+from controller.game.views import Banner, DealerView, SeatView
+from display import outcome_mode as om
 from display.dealer.actions import Action, OpenPad, PlayRest
 from display.i18n import Translator
 
@@ -140,13 +141,15 @@ class Step:
 def sync(ui: DealerUI, view: DealerView, now: float, tr: Translator | None = None) -> None:
     """Bring the screen's state up to ``view`` (a new round, state or answer).
 
-    A new round forgets the chips, decisions and ticks of the last; a new state forgets
-    the seat chosen for deciding. A supervisor action refused by the table opens its pad
-    again with what was typed (the PIN aside) and why, in words (``tr``: the screen's
-    language); one answered otherwise closes it.
+    A new round forgets the chips, decisions and ticks of the last and the seat chosen
+    (the outline goes back to the first seat); a new state forgets the seat chosen for
+    deciding. A supervisor action refused by the table opens its pad again with what was
+    typed (the PIN aside) and why, in words (``tr``: the screen's language); one
+    answered otherwise closes it.
     """
     key = (view.round_id, view.state)
     if ui.round_key is None or ui.round_key[0] != key[0]:
+        ui.selected_seat = None  # a new round starts on the first seat, as a table does
         ui.paid.clear()
         ui.chips_placed.clear()
         ui.decided.clear()
@@ -217,12 +220,44 @@ def payout_seats(view: DealerView) -> list[int]:
     return [s.seat for s in view.seats if s.results]
 
 
+def seat_verb(view: DealerView, seat: SeatView) -> str:
+    """What the dealer does at a settled or void seat: ``pay``, ``take`` or ``return``.
+
+    A void returns every wager. Bets in amounts follow the seat's net: paid when it is
+    won, taken when it is lost, returned when it is nil. Bets as outcomes follow the
+    outcomes: paid when a bet wins, returned when none wins and one pushes (or is
+    refunded), taken when every bet loses. The seat's button, the next step and the
+    large button's status all say this verb.
+    """
+    if view.state == RoundState.VOID.value:
+        return "return"
+    if om.on(view):
+        outcomes = {r.outcome for r in seat.results}
+        if "win" in outcomes:
+            return "pay"
+        return "return" if outcomes & {"push", "refund"} else "take"
+    net = seat.net or 0
+    return "pay" if net > 0 else "take" if net < 0 else "return"
+
+
 def next_to_pay(view: DealerView, ui: DealerUI) -> int | None:
     """The first seat not ticked as paid, or None."""
     for seat in payout_seats(view):
         if seat not in ui.paid:
             return seat
     return None
+
+
+def seat_view(view: DealerView, number: int) -> SeatView:
+    """The view of seat ``number``.
+
+    Raises:
+        KeyError: no such seat at the table.
+    """
+    for s in view.seats:
+        if s.seat == number:
+            return s
+    raise KeyError(f"no seat {number}")
 
 
 def focus_seat(view: DealerView, ui: DealerUI) -> int | None:
@@ -302,7 +337,7 @@ def primary_step(view: DealerView, ui: DealerUI) -> Step:
     if state in PAYING:
         seat = next_to_pay(view, ui)
         if seat is not None:
-            return Step("status.return" if state == "void" else "status.pay",
+            return Step(f"status.{seat_verb(view, seat_view(view, seat))}",
                         params={"seat": seat})
         if C.NextRound.name in allowed:
             return _command_step(view, C.NextRound(), "g")

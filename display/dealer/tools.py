@@ -1,9 +1,11 @@
-"""The tools: Void round (supervisor), New deck, and the records (Recall, Meters).
+"""The tools: Void round (supervisor), New deck, and the records (Recall, Meters, Outcomes).
 
 The supervisor's other actions (a card by hand, unblocking the deck, resuming a round
 that needs a PIN) are offered by the large button when they are the step the table
 accepts (:func:`~display.dealer.state.primary_step`), with their keys F10, F11 and F5.
-Meters open from the recall screen (and by F8 from anywhere).
+Every record opens from the main screen by its key (F7 recall, F8 meters, O the outcome
+meters once rounds were dealt as outcomes); Recall has a button there, and Meters too
+where the tools' row has room for it (portrait). On the records screens they are tabs.
 """
 
 from __future__ import annotations
@@ -16,11 +18,17 @@ from display.dealer.draw import Ctx, button
 from display.dealer.meters import outcome_tab
 from display.painter import Button
 
+OUTCOMES_KEY = "o"
+"""The key of the outcome meters."""
+
 
 def draw_tools(c: Ctx) -> None:
-    """Draw the tools of the main screen: Void, New deck, Recall (F8 opens the meters)."""
+    """Draw the tools of the main screen: Void, New deck, Recall, Meters where it fits.
+
+    A record without a button of its own is still opened by its key.
+    """
     view, tr = c.view, c.tr
-    void_r, deck_r, recall_r = c.lay.tools
+    void_r, deck_r, recall_r, *more = c.lay.tools
     ok = C.VoidRound.name in view.allowed
     button(c, f"tool.{C.VoidRound.name}", void_r, tr(f"btn.{C.VoidRound.name}"),
            OpenPad(C.VoidRound.name), keys=("f9",), enabled=ok,
@@ -28,28 +36,37 @@ def draw_tools(c: Ctx) -> None:
     button(c, f"tool.{C.NewDeck.name}", deck_r, tr(f"btn.{C.NewDeck.name}"), C.NewDeck(),
            keys=("f6",), enabled=C.NewDeck.name in view.allowed)
     button(c, "recall", recall_r, tr("btn.recall"), Show("recall"), keys=("f7",))
-    c.p.frame.buttons.append(Button("meters", pygame.Rect(recall_r.topleft, (0, 0)),
-                                    tr("btn.meters"), Show("meters"), ("f8",)))
+    if more:
+        button(c, "meters", more[0], tr("btn.meters"), Show("meters"), keys=("f8",))
+    else:
+        _key_only(c, "meters", recall_r, tr("btn.meters"), Show("meters"), "f8")
+    if outcome_tab(view):
+        _key_only(c, "outcomes", recall_r, tr("btn.outcome_meters"), Show("outcomes"),
+                  OUTCOMES_KEY)
+
+
+def _key_only(c: Ctx, id_: str, near: pygame.Rect, label: str, action: Show,
+              key: str) -> None:
+    """A record opened by its key alone (no place on screen, so no touch reaches it)."""
+    c.p.frame.buttons.append(Button(id_, pygame.Rect(near.topleft, (0, 0)), label, action,
+                                    (key,)))
 
 
 def draw_records_tabs(c: Ctx) -> None:
-    """On the recall and meters screens: Recall and Meters as tabs, and Back.
+    """On the records screens: Recall, Meters (and Outcomes) as tabs, and Back.
 
-    While rounds dealt as outcomes are counted, their meters are a tab too (Outcomes),
-    in the tray's place beside the others.
+    The tabs take the tools' places, Back the last; while rounds dealt as outcomes are
+    counted their meters are a tab too (Outcomes), and when the tools' row has no room
+    for four the tray's place beside it is taken too (Recall, Meters, Outcomes, Back).
     """
     tr, ui = c.tr, c.ui
-    recall_r, meters_r, back_r = c.lay.tools
+    tabs = [("recall", "btn.recall", "f7"), ("meters", "btn.meters", "f8")]
     if outcome_tab(c.view):
-        places = [c.lay.tray[-1], *c.lay.tools]
-        if not c.lay.portrait:  # one row: Recall, Meters, Outcomes, Back
-            recall_r, meters_r, outcomes_r, back_r = places
-        else:  # the tray's row above the tools' row
-            outcomes_r, recall_r, meters_r, back_r = places
-        button(c, "outcomes", outcomes_r, tr("btn.outcome_meters"), Show("outcomes"),
-               keys=("o",), selected=ui.screen == "outcomes", style="flat")
-    button(c, "recall", recall_r, tr("btn.recall"), Show("recall"), keys=("f7",),
-           selected=ui.screen == "recall", style="flat")
-    button(c, "meters", meters_r, tr("btn.meters"), Show("meters"), keys=("f8",),
-           selected=ui.screen == "meters", style="flat")
-    button(c, "back", back_r, tr("btn.back"), Show("main"), keys=("escape",))
+        tabs.append(("outcomes", "btn.outcome_meters", OUTCOMES_KEY))
+    places = list(c.lay.tools)
+    if len(places) <= len(tabs):  # one row (landscape): the tray's place first
+        places = [c.lay.tray[-1], *places]
+    for (screen, label, key), place in zip(tabs, places, strict=False):
+        button(c, screen, place, tr(label), Show(screen), keys=(key,),
+               selected=ui.screen == screen, style="flat")
+    button(c, "back", places[-1], tr("btn.back"), Show("main"), keys=("escape",))

@@ -5,10 +5,10 @@ restarts, and the journal replays to the same lockout."""
 from __future__ import annotations
 
 import json
-import sqlite3
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from journal_edit import events
 
 from controller.game import recall as rc
 from controller.game.auth import (
@@ -169,8 +169,8 @@ def test_a_dealer_pin_identifies_the_dealer_and_authorises_no_supervisor_action(
         assert "wrong PIN" not in verdict(t, UnblockDeck(pin=DEALER))
     assert t.game.counters.get("pin_failures", 0) == 0
     assert verdict(t, VoidRound(reason="dealer error", pin=SUP)) == "ok"
-    actors = [a for (a,) in sqlite3.connect(t.journal.path).execute(
-        "SELECT actor FROM events WHERE kind IN ('place_bet', 'void', 'unblock_deck')")]
+    actors = [e[4] for e in events(t.journal.path)
+              if e[3] in ("place_bet", "void", "unblock_deck")]
     assert actors[0] == "dealer" and actors[-1] == "supervisor" and "dealer!" not in actors
 
 

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from journal_edit import events
 
 ENV = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
 
@@ -138,9 +139,7 @@ def test_recall_shows_when_round_1_opened(threecard, journal):
     opened = [rounds[i]["started_utc"] for i in range(1, 15)]
     assert all(opened), opened
     assert opened == sorted(opened)                          # round 1 opened first
-    db = sqlite3.connect(journal)
-    first_event = db.execute("SELECT utc FROM events ORDER BY seq LIMIT 1").fetchone()[0]
-    db.close()
+    first_event = events(journal)[0][1]
     assert opened[0] == first_event                          # with the table's first event
     text = threecard("recall", "--journal", str(journal), "--last", "14").stdout
     round_1 = text.split("GAME RECALL  round 1  ")[1]
@@ -159,13 +158,8 @@ def test_meters_exit_1_when_they_do_not_reconcile(threecard, journal, tmp_path):
     dst = sqlite3.connect(bad)
     src.backup(dst)
     src.close()
-    # an old round's stored record (outside the replayed recall) that pays 1.00 more
-    record = json.loads(dst.execute("SELECT record FROM rounds WHERE round_id = 1")
-                        .fetchone()[0])
-    seat = record["seats"][0]
-    seat["results"]["ante"]["net"] += 100
-    seat["net"] += 100
-    dst.execute("UPDATE rounds SET record = ? WHERE round_id = 1", (json.dumps(record),))
+    # the stored meters pay 1.00 more than the rounds
+    dst.execute("UPDATE meters SET paid = paid + 100 WHERE name = 'total'")
     dst.commit()
     dst.close()
     text = threecard("meters", "--journal", str(bad))

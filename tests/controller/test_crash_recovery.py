@@ -41,6 +41,7 @@ from controller.game.inputs import (
     VoidRound,
 )
 from controller.game.journal import Journal
+from controller.game.replay import round_records
 from controller.game.table import Table
 
 SUP = DEMO_PINS["supervisor"]
@@ -137,7 +138,7 @@ def reference() -> tuple[dict[int, dict], dict[int, int], Table]:
 
 def rounds_of(table: Table) -> list[dict]:
     out = []
-    for r in table.journal.stored_rounds():
+    for r in round_records(table.journal):
         r = dict(r)
         r.pop("started_utc"), r.pop("ended_utc")
         out.append(r)
@@ -225,7 +226,7 @@ def test_sigkill_at_every_journal_write_then_restart(ref, tmp_path):
             assert rebuilt == states[durable], f"state rebuilt after a kill at {point}"
             assert rounds_of(t) == final_rounds, f"rounds after a kill at {point}"
             assert t.game.meters_dict()["rows"] == final_meters, f"meters after a kill at {point}"
-            assert rc.sum_rounds(t.journal.stored_rounds()) == t.game.meters_dict()["rows"]
+            assert rc.sum_rounds(round_records(t.journal)) == t.game.meters_dict()["rows"]
             t.close()
             verdict = rc.verify(path)
             assert verdict.ok and not verdict.notes, (point, verdict.summary())

@@ -31,6 +31,7 @@ from controller.game.inputs import (
     VoidRound,
 )
 from controller.game.journal import Journal
+from controller.game.replay import round_records
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -153,7 +154,7 @@ def test_bet_entry_changes_between_rounds_and_never_over_placed_bets(shift):
     assert report.rows["ante"][0] == 500 and report.outcomes["rounds settled"] == 1
     j = Journal(s.path, readonly=True)
     try:
-        stored = {r["round_id"]: r for r in j.stored_rounds()}
+        stored = {r["round_id"]: r for r in round_records(j)}
         assert "bet_entry" not in stored[2] and stored[1]["bet_entry"] == "outcomes"
         replayed = rc.replay(j, full=True)
     finally:

@@ -12,16 +12,17 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 from importlib import resources
 from pathlib import Path
 
 import pytest
+from journal_edit import rewrite_bodies
 
 from controller.game.config import MAX_PROFILE_BYTES
-from controller.game.journal import chain_hash
+from controller.game.inputs import STARTUP
+from controller.game.journal import Journal
 
 LIVE = (resources.files("controller.game") / "profiles" / "live.toml").read_text()
 
@@ -37,12 +38,11 @@ def simulate(journal: Path, rules: Path | str, rounds: int) -> subprocess.Comple
 
 
 def startup_configs(journal: Path) -> list[dict]:
-    db = sqlite3.connect(journal)
+    j = Journal(journal, readonly=True)
     try:
-        return [json.loads(b)["config"] for (b,) in db.execute(
-            "SELECT body FROM events WHERE kind = 'startup' ORDER BY seq")]
+        return [json.loads(r.body)["config"] for r in j.records() if r.kind == STARTUP]
     finally:
-        db.close()
+        j.close()
 
 
 def test_a_profile_file_edited_or_deleted_leaves_its_journal_sound(tmp_path):
@@ -92,31 +92,24 @@ def test_a_profile_that_is_no_regular_file_or_too_large_is_refused_before_anythi
 
 
 def as_written_before(journal: Path) -> None:
-    """The journal as the earlier version wrote it: bodies name the profile by path only."""
-    db = sqlite3.connect(journal)
-    rows = db.execute("SELECT seq, utc, mono_ns, kind, actor, body FROM events ORDER BY seq"
-                      ).fetchall()
-    prev = "0" * 64
-    for seq, utc, mono, kind, actor, body in rows:
+    """The journal's bodies as the earlier version wrote them: they name the profile by
+    path only (the chain recomputed over them)."""
+
+    def by_path(_seq: int, body: str) -> str:
         b = json.loads(body)
         b.get("config", {}).pop("rules_text", None)
         b.pop("rules_text", None)
-        body = json.dumps(b, sort_keys=True, separators=(",", ":"))
-        h = chain_hash(prev, seq, utc, mono, kind, actor, body)
-        db.execute("UPDATE events SET body = ?, prev = ?, hash = ? WHERE seq = ?",
-                   (body, prev, h, seq))
-        prev = h
-    assert not db.execute("SELECT COUNT(*) FROM snapshots").fetchone()[0]
-    db.commit()
-    db.close()
+        return json.dumps(b, sort_keys=True, separators=(",", ":"))
+
+    j = Journal(journal, readonly=True)
+    assert not j.snapshot_seqs()
+    j.close()
+    rewrite_bodies(journal, by_path)
     Path(f"{journal}.anchor").unlink()                      # an inspector's copy
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs mkfifo")
 def test_a_journal_naming_its_profile_by_path_only_replays_from_the_file(tmp_path):
-    from controller.game.anchor import GENESIS
-
-    assert GENESIS == "0" * 64
     profile, journal = tmp_path / "house.toml", tmp_path / "j.sqlite3"
     profile.write_text(LIVE)
     assert simulate(journal, profile, 10).returncode == 0

@@ -6,6 +6,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from journal_edit import edit_body, events
 
 from controller.game import recall as rc
 from controller.game.journal import Journal, JournalError
@@ -87,6 +88,7 @@ def test_the_same_script_writes_the_same_journal(tmp_path):
             db.close()
 
     assert rows(tmp_path / "a.sqlite") == rows(tmp_path / "b.sqlite")
+    assert events(tmp_path / "a.sqlite") == events(tmp_path / "b.sqlite")
 
 
 def test_views_at_every_event_equal_what_the_table_published(shift):
@@ -155,9 +157,8 @@ def test_views_at_refuses_what_it_cannot_show(shift, tmp_path):
     dst = sqlite3.connect(copy)
     src.backup(dst)
     src.close()
-    dst.execute("UPDATE events SET body = body || ' ' WHERE seq = 20")
-    dst.commit()
     dst.close()
+    edit_body(copy, 20, lambda body: body + " ")
     with pytest.raises(ReplayError, match="integrity check failed: event 20"):
         views_at(copy, 30)
 

@@ -115,17 +115,21 @@ def test_a_restart_paused_on_a_misread_is_resolved_and_the_run_finishes(capsys, 
     assert main(["verify-journal", "--journal", str(journal)]) == 0
 
 
-def test_a_round_record_edited_past_reading_stops_simulate_with_a_message(capsys, tmp_path):
-    """An old round (before the snapshot start-up verifies from: 200 rounds) edited past
-    reading: start-up does not reach it, the resumed run's audit does, and says so."""
+def test_an_old_event_edited_past_reading_stops_simulate_with_a_message(capsys, tmp_path):
+    """An event of an old round (before the snapshot start-up verifies from: 200 rounds)
+    edited past reading: start-up does not reach it, the resumed run's audit (which replays
+    the rounds before it) does, and says so."""
     import sqlite3
+
+    from journal_edit import first_of
 
     journal = str(tmp_path / "j.sqlite")
     run_json(capsys, "--seats", "1", "--rounds", "205", "--seed", "2", "--journal", journal)
+    card = first_of(journal, "card")
     db = sqlite3.connect(journal)
-    db.execute("UPDATE rounds SET record = 'garbage' WHERE round_id = 1")
+    db.execute("UPDATE events SET b = x'c1' WHERE seq = ?", (card,))  # not MessagePack
     db.commit()
     db.close()
     assert main(["simulate", "--seats", "1", "--rounds", "210", "--journal", journal]) == 1
     err = capsys.readouterr().err
-    assert "threecard simulate:" in err and "round 1" in err and "Traceback" not in err
+    assert "threecard simulate:" in err and f"event {card}" in err and "Traceback" not in err

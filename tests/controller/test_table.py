@@ -6,6 +6,7 @@ import sqlite3
 import threading
 
 import pytest
+from journal_edit import edit_body, events, first_of
 
 from controller.autoplay import AutoPlayer, should_play
 from controller.cli import main
@@ -98,9 +99,9 @@ def test_pins_are_hashed_and_never_journaled(shift):
     assert "technician" in shift.rejected(ChangePin(role="supervisor", new_pin="1111",
                                                    pin="80808080"))
     shift.ok(ConfigChange(key="burn_cards", value=0, pin="80808080"))
-    db = sqlite3.connect(shift.path)
-    bodies = " ".join(r[0] for r in db.execute("SELECT body FROM events"))
-    actors = {r[0] for r in db.execute("SELECT actor FROM events")}
+    rows = events(shift.path)
+    bodies = " ".join(r[5] for r in rows)
+    actors = {r[4] for r in rows}
     # outside the hashes (whose random hex digits may spell anything)
     bodies = re.sub(r"scrypt\$[0-9a-f$]+", "scrypt$...", bodies)
     assert bodies.count("scrypt$...") == 4                  # two demo PINs, two changes
@@ -138,11 +139,8 @@ def test_an_edited_journal_locks_the_table_for_good(shift):
     shift.bets()
     shift.ok(shift.cards(DECK))
     shift.table.journal.close()
-    db = sqlite3.connect(shift.path)
-    db.execute("UPDATE events SET body = replace(body, '\"amount\":100', '\"amount\":900') "
-               "WHERE kind = 'place_bet'")
-    db.commit()
-    db.close()
+    edit_body(shift.path, first_of(shift.path, "place_bet"),
+              lambda body: body.replace('"amount":100', '"amount":900'))
     for _ in range(2):                                   # never clears itself (R4)
         t = Table(shift.path, shift.config)
         d, p = t.views()

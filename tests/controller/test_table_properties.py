@@ -48,6 +48,7 @@ from controller.game.inputs import (
     UndoDecision,
     VoidRound,
 )
+from controller.game.replay import round_records
 from controller.game.round import RoundState
 from controller.game.table import Table
 
@@ -150,7 +151,7 @@ def check_invariants(drv: Driver) -> None:
         before = drv.prev_meters.get(name, [0] * 6)
         assert all(a >= b for a, b in zip(row, before, strict=True)), name
     drv.prev_meters = rows
-    assert rc.sum_rounds(drv.table.journal.stored_rounds()) == rows
+    assert rc.sum_rounds(round_records(drv.table.journal)) == rows
     hole_cards_absent(drv.table)
 
 

@@ -11,7 +11,9 @@ event (so "an old round" is one older than game recall keeps, round 2 of 15), an
 with snapshots every 5 rounds, where start-up replays from the verified snapshot its
 anchor names and the edits fall after it. Edits before that snapshot are verify-journal's
 (the last test): start-up's check is bounded by the snapshot interval, not by the
-journal's age.
+journal's age. Each is written in the compact format a new journal has (2) and in the
+format of earlier versions (1), which a table goes on writing in: every edit is caught in
+both.
 """
 
 from __future__ import annotations
@@ -28,6 +30,14 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from journal_edit import (
+    edit_body,
+    file_format,
+    rewrite_chain_from,
+    set_snapshot_state,
+    snapshot_state,
+    sql,
+)
 
 from controller.autoplay import AutoPlayer
 from controller.game import recall as rc
@@ -35,12 +45,8 @@ from controller.game.anchor import AnchorFile
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
 from controller.game.engine import TableConfig
 from controller.game.inputs import Reveal
-from controller.game.journal import (
-    Journal,
-    JournalError,
-    chain_hash,
-    snapshot_hash,
-)
+from controller.game.journal import Journal, JournalError
+from controller.game.replay import round_records
 from controller.game.table import Table
 from controller.game.verifier import ProblemKind
 from controller.simulate_cli import simulate
@@ -53,8 +59,8 @@ def config(snapshot_every: int) -> TableConfig:
     return TableConfig(seats=3, pin_hashes=demo_pin_hashes(), snapshot_every=snapshot_every)
 
 
-def write_journal(path: Path, snapshot_every: int, rounds: int) -> None:
-    t = Table(path, config(snapshot_every))
+def write_journal(path: Path, snapshot_every: int, rounds: int, fmt: int = 2) -> None:
+    t = Table(Journal(path, fmt=fmt), config(snapshot_every))
     player = AutoPlayer(bets={"ante": 100, "pair_plus": 100}, pin=DEMO_PINS["supervisor"])
     t.process([Reveal()])                                 # a rejection near the start
     simulate(t, player, EventShoe(3, parse_faults("misread=0.2,duplicate=0.1")), rounds)
@@ -65,10 +71,17 @@ def write_journal(path: Path, snapshot_every: int, rounds: int) -> None:
 @pytest.fixture(scope="module")
 def journals(tmp_path_factory) -> dict[str, Path]:
     base = tmp_path_factory.mktemp("tamper")
-    out = {"no snapshot": base / "plain.sqlite3", "snapshots": base / "snap.sqlite3"}
-    write_journal(out["no snapshot"], 200, 15)
-    write_journal(out["snapshots"], 5, 13)
+    out = {}
+    for fmt, suffix in ((2, ""), (1, ", format 1")):
+        out["no snapshot" + suffix] = base / f"plain{fmt}.sqlite3"
+        out["snapshots" + suffix] = base / f"snap{fmt}.sqlite3"
+        write_journal(out["no snapshot" + suffix], 200, 15, fmt)
+        write_journal(out["snapshots" + suffix], 5, 13, fmt)
     return out
+
+
+def every(which: str) -> int:
+    return 200 if which.startswith("no snapshot") else 5
 
 
 class Facts:
@@ -78,70 +91,64 @@ class Facts:
         j = Journal(path, readonly=True)
         try:
             a = j.anchor
+            self.format = j.format
             self.last = j.last_seq
             self.start = a.verified_seq if a else 0          # start-up replays after it
             snap = j.snapshot(self.start)
             self.first_round = json.loads(snap[2])["round_id"] if snap else 1
-            rows = j.db.execute("SELECT seq, kind, body FROM events WHERE seq > ? "
-                                "ORDER BY seq", (self.start,)).fetchall()
-            self.card_seq = next(s for s, k, b in rows if k == "card")
-            self.middle_seq = rows[len(rows) // 2][0]
-            self.rounds = [r for (r,) in j.db.execute(
-                "SELECT round_id FROM rounds WHERE round_id >= ? ORDER BY round_id",
-                (self.first_round,))]
-            self.lost_round = j.db.execute(
-                "SELECT MAX(round_id) FROM rounds WHERE round_id >= ? AND record LIKE "
-                "'%\"outcome\":\"lose\"%'", (self.first_round,)).fetchone()[0]
+            rows = list(j.records(self.start))
+            self.card_seq = next(r.seq for r in rows if r.kind == "card")
+            self.middle_seq = rows[len(rows) // 2].seq
+            self.rounds = [r for r, _, _ in j.round_ends(self.first_round)]
+            self.lost_round = max(r["round_id"] for r in round_records(j, first=self.first_round)
+                                  if '"outcome": "lose"' in json.dumps(r))
             self.rejection = max(j.rejections(after=self.start))
         finally:
             j.close()
-
-
-def sql(path: Path, statement: str, *args) -> None:
-    db = sqlite3.connect(path)
-    db.execute(statement, args)
-    db.commit()
-    db.close()
-
-
-def rewrite_chain_from(path: Path, seq: int, edit: Callable[[str], str]) -> None:
-    """A forger's edit: change event ``seq`` and recompute every hash after it."""
-    db = sqlite3.connect(path)
-    rows = db.execute("SELECT seq, utc, mono_ns, kind, actor, body, prev FROM events "
-                      "WHERE seq >= ? ORDER BY seq", (seq,)).fetchall()
-    prev = rows[0][6]
-    for s, utc, mono, kind, actor, body, _ in rows:
-        if s == seq:
-            body = edit(body)
-        h = chain_hash(prev, s, utc, mono, kind, actor, body)
-        db.execute("UPDATE events SET body=?, prev=?, hash=? WHERE seq=?", (body, prev, h, s))
-        prev = h
-    db.commit()
-    db.close()
 
 
 def empty(path: Path) -> None:
     path.write_bytes(b"")
 
 
-def resealed_snapshot(path: Path, f: Facts) -> None:
-    """A forger's snapshot edit: the state changed and sealed again to the chain."""
-    db = sqlite3.connect(path)
-    (h,) = db.execute("SELECT hash FROM events WHERE seq = ?", (f.start,)).fetchone()
-    (state,) = db.execute("SELECT state FROM snapshots WHERE seq = ?", (f.start,)).fetchone()
-    state = state.replace('"power_ups":1', '"power_ups":5')
-    db.execute("UPDATE snapshots SET hash = ?, state = ? WHERE seq = ?",
-               (snapshot_hash(h, state), state, f.start))
-    db.commit()
-    db.close()
+def edited_snapshot(path: Path, seq: int, power_ups: int, reseal: bool = False) -> None:
+    """A snapshot's state changed (``reseal``: a forger's, sealed again to the chain)."""
+    state = snapshot_state(path, seq)
+    set_snapshot_state(path, seq, state.replace('"power_ups":1', f'"power_ups":{power_ups}'),
+                       reseal)
+
+
+def round_edited(path: Path, f: Facts) -> None:
+    """A round's stored row changed: format 1 its record, format 2 the event it names."""
+    if f.format == 1:
+        sql(path, "UPDATE rounds SET record = replace(record, '\"outcome\":\"lose\"', "
+            "'\"outcome\":\"win\"') WHERE round_id = ?", f.lost_round)
+    else:
+        sql(path, "UPDATE rounds SET seq = seq - 1 WHERE round_id = ?", f.lost_round)
+
+
+def round_added(path: Path, f: Facts) -> None:
+    cols = ("status, void_reason, started_utc, ended_utc, record" if f.format == 1
+            else "status, seq")
+    sql(path, f"INSERT INTO rounds SELECT round_id + 1000, {cols} FROM rounds "
+        "WHERE round_id = ?", f.rounds[-1])
+
+
+def round_unreadable(path: Path, f: Facts) -> None:
+    column = "record" if f.format == 1 else "seq"
+    sql(path, f"UPDATE rounds SET {column} = 'not json' WHERE round_id = ?", f.rounds[-1])
+
+
+def card_edited(body: str) -> str:
+    return body.replace('"card":"', '"card":"9')
 
 
 # kind of edit -> (the edit, the problem kind both must name first, journals it applies to)
-BOTH = ("no snapshot", "snapshots")
+BOTH = ("no snapshot", "snapshots", "no snapshot, format 1", "snapshots, format 1")
+SNAPSHOTS = ("snapshots", "snapshots, format 1")
 TAMPERS: dict[str, tuple[Callable[[Path, Facts], None], ProblemKind, tuple[str, ...]]] = {
-    "event edited": (lambda p, f: sql(
-        p, "UPDATE events SET body = replace(body, '\"card\":\"', '\"card\":\"9') "
-        "WHERE seq = ?", f.card_seq), K.EVENT_ALTERED, BOTH),
+    "event edited": (lambda p, f: edit_body(p, f.card_seq, card_edited), K.EVENT_ALTERED,
+                     BOTH),
     "event deleted in the middle": (lambda p, f: sql(
         p, "DELETE FROM events WHERE seq = ?", f.middle_seq), K.EVENT_MISSING, BOTH),
     "events deleted at the tail": (lambda p, f: sql(
@@ -149,7 +156,7 @@ TAMPERS: dict[str, tuple[Callable[[Path, Facts], None], ProblemKind, tuple[str, 
     "every event deleted": (lambda p, f: sql(p, "DELETE FROM events"), K.EMPTIED, BOTH),
     "file emptied": (lambda p, f: empty(p), K.EMPTIED, BOTH),
     "chain rewritten with recomputed hashes": (lambda p, f: rewrite_chain_from(
-        p, f.card_seq, lambda b: b.replace('"card":"', '"card":"9')), K.REWRITTEN, BOTH),
+        p, f.card_seq, card_edited), K.REWRITTEN, BOTH),
     "counters edited": (lambda p, f: sql(
         p, "UPDATE counters SET value = value + 1 WHERE name = 'power_ups'"), K.COUNTERS,
         BOTH),
@@ -157,20 +164,14 @@ TAMPERS: dict[str, tuple[Callable[[Path, Facts], None], ProblemKind, tuple[str, 
         p, "DELETE FROM meters WHERE name = 'seat 1'"), K.METERS, BOTH),
     "meter row edited": (lambda p, f: sql(
         p, "UPDATE meters SET paid = paid + 1000 WHERE name = 'total'"), K.METERS, BOTH),
-    "round record edited": (lambda p, f: sql(
-        p, "UPDATE rounds SET record = replace(record, '\"outcome\":\"lose\"', "
-        "'\"outcome\":\"win\"') WHERE round_id = ?", f.lost_round), K.ROUND, BOTH),
+    "round record edited": (round_edited, K.ROUND, BOTH),
     "old round's status edited": (lambda p, f: sql(
         p, "UPDATE rounds SET status = 'void' WHERE round_id = ?", f.rounds[0]), K.ROUND,
         BOTH),
     "round record deleted": (lambda p, f: sql(
         p, "DELETE FROM rounds WHERE round_id = ?", f.rounds[-1]), K.ROUND, BOTH),
-    "round record added": (lambda p, f: sql(
-        p, "INSERT INTO rounds SELECT round_id + 1000, status, void_reason, started_utc, "
-        "ended_utc, record FROM rounds WHERE round_id = ?", f.rounds[-1]), K.ROUND, BOTH),
-    "unreadable round record": (lambda p, f: sql(
-        p, "UPDATE rounds SET record = 'not json' WHERE round_id = ?", f.rounds[-1]),
-        K.ROUND_UNREADABLE, BOTH),
+    "round record added": (round_added, K.ROUND, BOTH),
+    "unreadable round record": (round_unreadable, K.ROUND_UNREADABLE, BOTH),
     "rejection edited": (lambda p, f: sql(
         p, "UPDATE rejections SET reason = 'never mind' WHERE seq = ?", f.rejection),
         K.REJECTION, BOTH),
@@ -178,12 +179,11 @@ TAMPERS: dict[str, tuple[Callable[[Path, Facts], None], ProblemKind, tuple[str, 
         p, "DELETE FROM rejections WHERE seq = ?", f.rejection), K.REJECTION, BOTH),
     "derived mark edited": (lambda p, f: sql(
         p, "UPDATE derived_at SET seq = ?", f.last + 50), K.DERIVED_MARK, BOTH),
-    "snapshot edited": (lambda p, f: sql(
-        p, "UPDATE snapshots SET state = replace(state, '\"power_ups\":1', "
-        "'\"power_ups\":2') WHERE seq = ?", f.start), K.SNAPSHOT, ("snapshots",)),
-    "snapshot edited and sealed again": (resealed_snapshot, K.SNAPSHOT, ("snapshots",)),
+    "snapshot edited": (lambda p, f: edited_snapshot(p, f.start, 2), K.SNAPSHOT, SNAPSHOTS),
+    "snapshot edited and sealed again": (lambda p, f: edited_snapshot(p, f.start, 5, True),
+                                         K.SNAPSHOT, SNAPSHOTS),
     "snapshot deleted": (lambda p, f: sql(
-        p, "DELETE FROM snapshots WHERE seq = ?", f.start), K.SNAPSHOT, ("snapshots",)),
+        p, "DELETE FROM snapshots WHERE seq = ?", f.start), K.SNAPSHOT, SNAPSHOTS),
     "anchor unreadable": (lambda p, f: Path(str(p) + ".anchor").write_text("x"),
                           K.ANCHOR, BOTH),
 }
@@ -220,9 +220,9 @@ def problems_of(out: dict) -> tuple:
 def test_an_untouched_journal_opens_again_and_again_and_verifies(journals, tmp_path):
     for which, src in journals.items():
         path = copy_journal(src, tmp_path / f"{which}.sqlite3")
-        every = 200 if which == "no snapshot" else 5
-        assert start_up(path, every)[0] is None
-        assert start_up(path, every)[0] is None
+        assert file_format(path) == (1 if "format 1" in which else 2)
+        assert start_up(path, every(which))[0] is None
+        assert start_up(path, every(which))[0] is None
         out = verify_journal(path)
         assert out["ok"] and out["notes"] == [] and out["anchor_seq"] > 0, out
 
@@ -233,17 +233,16 @@ def test_start_up_and_verify_journal_give_the_same_verdict(journals, tmp_path, k
     path = copy_journal(journals[which], tmp_path / "j.sqlite3")
     facts = Facts(path)
     edit(path, facts)
-    every = 200 if which == "no snapshot" else 5
-    locked, verdict = start_up(path, every)
+    locked, verdict = start_up(path, every(which))
     assert locked is not None and not verdict.ok
     assert locked == f"Journal integrity check failed: {verdict.message}"
     assert verdict.problem.kind is first, verdict.summary()
-    assert start_up(path, every)[1].key() == verdict.key()    # it never clears itself
+    assert start_up(path, every(which))[1].key() == verdict.key()  # it never clears itself
     out = verify_journal(path)
     assert not out["ok"] and out["verdict"].startswith("JOURNAL BROKEN")
     assert problems_of(out) == verdict.key(), (out["verdict"], verdict.summary())
     assert [p["message"] for p in out["problems"]] == [p.message for p in verdict.problems]
-    if which == "snapshots":                                # start-up began after a snapshot
+    if which in SNAPSHOTS:                                  # start-up began after a snapshot
         assert facts.start > 0
         if first not in (K.ANCHOR, K.EMPTIED, K.TAIL_DELETED, K.REWRITTEN, K.SNAPSHOT):
             assert verdict.checked_from == facts.start + 1
@@ -274,7 +273,7 @@ def test_a_chain_rewritten_is_caught_by_a_head_from_the_log(journals, tmp_path):
     j = Journal(path, readonly=True)
     logged = j.event_hash(f.last)
     j.close()
-    rewrite_chain_from(path, f.card_seq, lambda b: b.replace('"card":"', '"card":"9'))
+    rewrite_chain_from(path, f.card_seq, card_edited)
     p = subprocess.run([sys.executable, "-m", "controller.cli", "verify-journal", "--journal",
                         str(path), "--anchor", f"{f.last}:{logged[:32]}"],
                        capture_output=True, text=True, timeout=120)
@@ -282,10 +281,12 @@ def test_a_chain_rewritten_is_caught_by_a_head_from_the_log(journals, tmp_path):
     assert f"event {f.last} does not carry the hash the logged head holds" in p.stdout
 
 
-def test_event_bodies_that_cannot_be_replayed_are_a_verdict_not_a_traceback(journals, tmp_path):
+@pytest.mark.parametrize("which", ["no snapshot", "no snapshot, format 1"])
+def test_event_bodies_that_cannot_be_replayed_are_a_verdict_not_a_traceback(journals, tmp_path,
+                                                                             which):
     for body, kind in (("not json", "event_unreadable"), ("[1, 2]", "event_unreadable")):
         path = tmp_path / f"{len(body)}.sqlite3"
-        shutil.copyfile(journals["no snapshot"], path)
+        shutil.copyfile(journals[which], path)
         f = Facts(path)
         rewrite_chain_from(path, f.card_seq, lambda b, body=body: body)
         out = verify_journal(path)                          # no anchor: the chain holds
@@ -305,66 +306,93 @@ def test_a_journal_from_before_the_derived_record_still_verifies_and_opens(journ
 
 
 class Old:
-    """What lies before the verified snapshot of the "snapshots" journal (read before an edit)."""
+    """What lies before the verified snapshot of a "snapshots" journal (read before an edit)."""
 
     def __init__(self, path: Path) -> None:
         f = Facts(path)
-        db = sqlite3.connect(path)
+        j = Journal(path, readonly=True)
         try:
-            q = lambda sql, *a: db.execute(sql, a).fetchone()[0]  # noqa: E731
+            self.format = f.format
             self.start = f.start
-            self.card = q("SELECT MIN(seq) FROM events WHERE kind = 'card'")
+            self.card = next(r.seq for r in j.records() if r.kind == "card")
             self.middle = f.start // 2
-            self.snapshot = q("SELECT MIN(seq) FROM snapshots")
-            self.rejection = q("SELECT MIN(seq) FROM rejections")
+            self.snapshot = j.snapshot_seqs()[0]
+            self.rejection = min(j.rejections())
             self.recalled = f.first_round - 1                   # held whole by the snapshot
-            self.lost = q("SELECT MAX(round_id) FROM rounds WHERE round_id < ? AND record "
-                          "LIKE '%\"outcome\":\"lose\"%'", f.first_round)
+            self.lost = max(r["round_id"] for r in round_records(j, upto=f.start)
+                            if r["round_id"] < f.first_round
+                            and '"outcome": "lose"' in json.dumps(r))
         finally:
-            db.close()
+            j.close()
         assert 0 < self.card < self.middle < self.start and self.snapshot < self.start
         assert 0 < self.rejection < self.start and 2 < self.recalled
 
 
+def event_copied(path: Path, seq: int, to: int) -> None:
+    """Event ``seq``'s row inserted again as event ``to``, as it is stored."""
+    db = sqlite3.connect(path)
+    cols = ", ".join(r[1] for r in db.execute("PRAGMA table_info(events)") if r[1] != "seq")
+    db.close()
+    sql(path, f"INSERT INTO events SELECT ?, {cols} FROM events WHERE seq = ?", to, seq)
+
+
+def status_flipped(path: Path, rid: int) -> None:
+    """A round's stored status turned: settled to void, void to settled."""
+    sql(path, "UPDATE rounds SET status = CASE status WHEN 'void' THEN 'settled' ELSE 'void' "
+        "END WHERE round_id = ?", rid)
+
+
+def old_round_unreadable(path: Path, o: Old) -> None:
+    sql(path, f"UPDATE rounds SET {'record' if o.format == 1 else 'seq'} = 'not json' "
+        "WHERE round_id = 2")
+
+
 # edits before the verified snapshot, where start-up neither rehashes nor replays: the
-# edit, the problem kind both name, and whether both name the same problems (a count of
-# the rejections cannot say which one was deleted)
-OLD: dict[str, tuple[Callable[[Path, Old], None], ProblemKind, bool]] = {
+# edit, the problem kind both name, the formats it applies to, and those in which both
+# name the same problems (a count cannot say which rejection was deleted, nor, in format
+# 2, which round's status was turned)
+F1, F12 = (1,), (1, 2)
+OLD: dict[str, tuple[Callable[[Path, Old], None], ProblemKind, tuple[int, ...],
+                     tuple[int, ...]]] = {
     "old event deleted": (lambda p, o: sql(p, "DELETE FROM events WHERE seq = ?", o.middle),
-                          K.EVENT_MISSING, True),
+                          K.EVENT_MISSING, F12, F12),
     "first event deleted": (lambda p, o: sql(p, "DELETE FROM events WHERE seq = 1"),
-                            K.EVENT_MISSING, True),
-    "event 0 added": (lambda p, o: sql(p, "INSERT INTO events SELECT 0, utc, mono_ns, kind, "
-                                       "actor, body, prev, hash FROM events WHERE seq = 1"),
-                      K.EVENT_ALTERED, True),
-    "old round's status edited": (lambda p, o: sql(
-        p, "UPDATE rounds SET status = 'void' WHERE round_id = 2"), K.ROUND, True),
-    "old round record unreadable": (lambda p, o: sql(
-        p, "UPDATE rounds SET record = 'not json' WHERE round_id = 2"), K.ROUND_UNREADABLE,
-        True),
+                            K.EVENT_MISSING, F12, F12),
+    "event 0 added": (lambda p, o: event_copied(p, 1, 0), K.EVENT_ALTERED, F12, F12),
+    "old round's status edited": (lambda p, o: status_flipped(p, 2), K.ROUND, F12, F1),
+    "old round record unreadable": (old_round_unreadable, K.ROUND_UNREADABLE, F12, F12),
     "old round record deleted": (lambda p, o: sql(
-        p, "DELETE FROM rounds WHERE round_id = 2"), K.ROUND, True),
+        p, "DELETE FROM rounds WHERE round_id = 2"), K.ROUND, F12, F12),
     "old round record that is no object": (lambda p, o: sql(
-        p, "UPDATE rounds SET record = '[1]' WHERE round_id = 2"), K.ROUND, True),
+        p, "UPDATE rounds SET record = '[1]' WHERE round_id = 2"), K.ROUND, F1, F1),
+    "old round's status no finished round's": (lambda p, o: sql(
+        p, "UPDATE rounds SET status = 'in_progress' WHERE round_id = 2"), K.ROUND, (2,),
+        (2,)),
+    "old round's event moved before the round before's": (lambda p, o: sql(
+        p, "UPDATE rounds SET seq = (SELECT seq FROM rounds WHERE round_id = 2) WHERE "
+        "round_id = 3"), K.ROUND, (2,), (2,)),
     "recalled round's result edited": (lambda p, o: sql(
         p, "UPDATE rounds SET record = replace(record, '\"outcome\":\"lose\"', "
-        "'\"outcome\":\"win\"') WHERE round_id = ?", o.lost), K.ROUND, True),
+        "'\"outcome\":\"win\"') WHERE round_id = ?", o.lost), K.ROUND, F1, F1),
+    "recalled round's status edited": (lambda p, o: status_flipped(p, o.recalled), K.ROUND,
+                                       F12, F12),
     "old rejection deleted": (lambda p, o: sql(
-        p, "DELETE FROM rejections WHERE seq = ?", o.rejection), K.REJECTION, False),
+        p, "DELETE FROM rejections WHERE seq = ?", o.rejection), K.REJECTION, F12, ()),
     "old rejection added": (lambda p, o: sql(
-        p, "INSERT INTO rejections VALUES (?, 'forged')", o.card), K.REJECTION, False),
-    "old snapshot edited": (lambda p, o: sql(
-        p, "UPDATE snapshots SET state = replace(state, '\"power_ups\":1', "
-        "'\"power_ups\":2') WHERE seq = ?", o.snapshot), K.SNAPSHOT, True),
+        p, "INSERT INTO rejections VALUES (?, 'forged')", o.card), K.REJECTION, F12, ()),
+    "old snapshot edited": (lambda p, o: edited_snapshot(p, o.snapshot, 2), K.SNAPSHOT, F12,
+                            F12),
 }
+OLD_CASES = [(kind, which) for kind, (_, _, formats, _) in OLD.items() for which in SNAPSHOTS
+             if (1 if "format 1" in which else 2) in formats]
 
 
-@pytest.mark.parametrize("kind", list(OLD))
+@pytest.mark.parametrize("kind, which", OLD_CASES)
 def test_edits_before_the_verified_snapshot_are_caught_by_start_up_too(journals, tmp_path,
-                                                                       kind):
+                                                                       kind, which):
     """Start-up starts after the anchored snapshot, and checks cheaply what lies before."""
-    edit, first, same = OLD[kind]
-    path = copy_journal(journals["snapshots"], tmp_path / "j.sqlite3")
+    edit, first, _, same = OLD[kind]
+    path = copy_journal(journals[which], tmp_path / "j.sqlite3")
     old = Old(path)
     edit(path, old)
     locked, verdict = start_up(path, 5)
@@ -373,17 +401,17 @@ def test_edits_before_the_verified_snapshot_are_caught_by_start_up_too(journals,
     assert start_up(path, 5)[1].key() == verdict.key()      # it never clears itself
     out = verify_journal(path)
     assert not out["ok"] and out["problems"][0]["kind"] == first.value, out["verdict"]
-    if same:
+    if old.format in same:
         assert problems_of(out) == verdict.key(), (out["verdict"], verdict.summary())
 
 
+@pytest.mark.parametrize("which", SNAPSHOTS)
 def test_an_old_event_edited_in_place_is_verify_journals_and_start_up_says_so(journals,
-                                                                             tmp_path):
+                                                                             tmp_path, which):
     """Only a rehash finds it: start-up's verdict names what it did not rehash."""
-    path = copy_journal(journals["snapshots"], tmp_path / "j.sqlite3")
+    path = copy_journal(journals[which], tmp_path / "j.sqlite3")
     old = Old(path)
-    sql(path, "UPDATE events SET body = replace(body, '\"card\":\"', '\"card\":\"9') "
-        "WHERE seq = ?", old.card)
+    edit_body(path, old.card, card_edited)
     assert problems_of(verify_journal(path)) == (("event_altered", old.card, None),)
     locked, verdict = start_up(path, 5)
     assert locked is None and verdict.checked_from == old.start + 1
@@ -392,13 +420,14 @@ def test_an_old_event_edited_in_place_is_verify_journals_and_start_up_says_so(jo
             ) in verdict.notes
 
 
+@pytest.mark.parametrize("which", SNAPSHOTS)
 def test_start_up_bounds_its_cheap_checks_in_time_and_says_what_it_did_not_finish(
-        journals, tmp_path, monkeypatch):
+        journals, tmp_path, monkeypatch, which):
     from controller.game import verifier
 
-    path = copy_journal(journals["snapshots"], tmp_path / "j.sqlite3")
+    path = copy_journal(journals[which], tmp_path / "j.sqlite3")
     monkeypatch.setattr(verifier, "HISTORY_SECONDS", -1.0)  # spent before it starts
-    sql(path, "UPDATE rounds SET status = 'void' WHERE round_id = 2")   # so not seen
+    sql(path, "UPDATE rounds SET status = 'in_progress' WHERE round_id = 2")  # so not seen
     locked, verdict = start_up(path, 5)
     assert locked is None
     assert [n for n in verdict.notes if n.startswith("start-up did not finish")] == [
@@ -427,16 +456,20 @@ def test_a_quick_check_that_outlasts_the_budget_is_interrupted_not_waited_for(tm
     db.close()
 
 
-def test_a_damaged_page_before_the_snapshot_is_caught_by_both(journals, tmp_path):
+@pytest.mark.parametrize("which", SNAPSHOTS)
+def test_a_damaged_page_before_the_snapshot_is_caught_by_both(journals, tmp_path, which):
     """A page of old events start-up never reads (it replays after the snapshot)."""
-    path = copy_journal(journals["snapshots"], tmp_path / "j.sqlite3")
+    path = copy_journal(journals[which], tmp_path / "j.sqlite3")
     old = Old(path)
+    j = Journal(path, readonly=True)
+    h = j.event_hash(old.middle)
+    j.close()
     db = sqlite3.connect(path)
-    (h,) = db.execute("SELECT hash FROM events WHERE seq = ?", (old.middle,)).fetchone()
     (size,) = db.execute("PRAGMA page_size").fetchone()
     db.close()
     data = path.read_bytes()
-    page = data.index(h.encode()) // size                  # the page that holds the event
+    stored = h.encode() if old.format == 1 else bytes.fromhex(h)   # hex text, or 32 bytes
+    page = data.index(stored) // size                      # the page that holds the event
     assert page > 0
     with open(path, "r+b") as fh:                           # its header overwritten
         fh.seek(page * size)
@@ -452,9 +485,8 @@ def roll_back_derived_tables(path: Path) -> None:
     rounds, rejections and snapshots written after it deleted (as a crash right after the
     snapshot would have left them, but the events go on for rounds)."""
     f = Facts(path)
+    meters = json.loads(snapshot_state(path, f.start))["meters"]
     db = sqlite3.connect(path)
-    (state,) = db.execute("SELECT state FROM snapshots WHERE seq = ?", (f.start,)).fetchone()
-    meters = json.loads(state)["meters"]
     db.execute("DELETE FROM meters")
     db.executemany("INSERT INTO meters VALUES (?,?,?,?,?,?,?)",
                    [(k, *v) for k, v in meters["rows"].items()])
@@ -468,8 +500,10 @@ def roll_back_derived_tables(path: Path) -> None:
     db.close()
 
 
-def test_derived_tables_rolled_back_to_the_snapshot_are_caught_by_both(journals, tmp_path):
-    path = copy_journal(journals["snapshots"], tmp_path / "j.sqlite3")
+@pytest.mark.parametrize("which", SNAPSHOTS)
+def test_derived_tables_rolled_back_to_the_snapshot_are_caught_by_both(journals, tmp_path,
+                                                                       which):
+    path = copy_journal(journals[which], tmp_path / "j.sqlite3")
     roll_back_derived_tables(path)
     locked, verdict = start_up(path, 5)
     assert locked and verdict.problem.kind is K.DERIVED_MARK, verdict.summary()
@@ -479,18 +513,19 @@ def test_derived_tables_rolled_back_to_the_snapshot_are_caught_by_both(journals,
 
 
 def append_behind_the_table(path: Path, n: int, one_commit: bool) -> int:
-    """A forger's edit: ``n`` events appended after the anchor, their chain recomputed."""
-    db = sqlite3.connect(path)
-    last, prev, utc, mono = db.execute("SELECT seq, hash, utc, mono_ns FROM events ORDER BY "
-                                       "seq DESC LIMIT 1").fetchone()
-    for i in range(1, n + 1):
-        at = mono + (1 if one_commit else i) * 10**9
-        h = chain_hash(prev, last + i, utc, at, "reveal", "dealer", "{}")
-        db.execute("INSERT INTO events VALUES (?,?,?,?,?,?,?,?)",
-                   (last + i, utc, at, "reveal", "dealer", "{}", prev, h))
-        prev = h
-    db.commit()
-    db.close()
+    """A forger's edit: ``n`` events appended after the anchor, their chain recomputed (by
+    a journal opened without the table, which keeps no anchor)."""
+    j = Journal(path)
+    try:
+        last = j.last_seq
+        newest = next(j.records(last - 1))
+        reveal = ("reveal", "dealer", "{}")
+        if one_commit:
+            j.append(newest.utc, newest.mono_ns + 10**9, [reveal] * n)
+        for i in range(1, n + 1 if not one_commit else 1):
+            j.append(newest.utc, newest.mono_ns + i * 10**9, [reveal])
+    finally:
+        j.close()
     return last
 
 
@@ -503,14 +538,15 @@ def test_events_appended_after_the_anchor_are_named_as_not_covered_by_it(journal
             "anchor does not cover them")
     out = verify_journal(path)
     assert out["ok"] and note in out["notes"] and note in out["verdict"], out
-    every = 200 if which == "no snapshot" else 5
-    locked, verdict = start_up(path, every)
+    locked, verdict = start_up(path, every(which))
     assert locked is None and note in verdict.notes and verdict.after_anchor == 7
 
 
-def test_events_appended_after_the_anchor_in_several_commits_are_caught(journals, tmp_path):
+@pytest.mark.parametrize("which", SNAPSHOTS)
+def test_events_appended_after_the_anchor_in_several_commits_are_caught(journals, tmp_path,
+                                                                        which):
     """Rows derived from them would have been written by the commits after them."""
-    path = copy_journal(journals["snapshots"], tmp_path / "j.sqlite3")
+    path = copy_journal(journals[which], tmp_path / "j.sqlite3")
     last = append_behind_the_table(path, 3, one_commit=False)
     locked, verdict = start_up(path, 5)
     assert locked and verdict.key() == (("derived_mark", last + 1, None),), verdict.summary()
@@ -576,15 +612,18 @@ def test_a_derived_mark_that_is_not_a_number_is_a_verdict_not_a_traceback(journa
     assert not out["ok"] and problems_of(out) == verdict.key()
 
 
-@pytest.mark.parametrize("forge", [
-    "INSERT INTO rounds SELECT 0, 'void', 'supervisor: marked cards', started_utc, "
-    "ended_utc, record FROM rounds WHERE round_id = 1",
-    "INSERT INTO rounds SELECT -5, status, void_reason, started_utc, ended_utc, record "
-    "FROM rounds WHERE round_id = 1",
-    "INSERT INTO rejections VALUES (0, 'forged')",
-], ids=["round 0", "round -5", "rejection at event 0"])
-def test_a_record_no_event_could_have_made_is_caught_by_both(journals, tmp_path, forge):
-    path = copy_journal(journals["no snapshot"], tmp_path / "j.sqlite3")
+@pytest.mark.parametrize("forge, which", [
+    ("INSERT INTO rounds SELECT 0, 'void', 'supervisor: marked cards', started_utc, "
+     "ended_utc, record FROM rounds WHERE round_id = 1", "no snapshot, format 1"),
+    ("INSERT INTO rounds SELECT -5, status, void_reason, started_utc, ended_utc, record "
+     "FROM rounds WHERE round_id = 1", "no snapshot, format 1"),
+    ("INSERT INTO rounds SELECT 0, 'void', seq FROM rounds WHERE round_id = 1", "no snapshot"),
+    ("INSERT INTO rounds SELECT -5, status, seq FROM rounds WHERE round_id = 1", "no snapshot"),
+    ("INSERT INTO rejections VALUES (0, 'forged')", "no snapshot"),
+], ids=["round 0, format 1", "round -5, format 1", "round 0", "round -5",
+        "rejection at event 0"])
+def test_a_record_no_event_could_have_made_is_caught_by_both(journals, tmp_path, forge, which):
+    path = copy_journal(journals[which], tmp_path / "j.sqlite3")
     sql(path, forge)
     locked, verdict = start_up(path, 200)
     assert locked and not verdict.ok, verdict.summary()

@@ -46,7 +46,7 @@ def test_a_reader_held_across_rounds_keeps_the_log_and_once_it_leaves_the_log_sh
     try:
         play_round(table, rng)
         assert until(lambda: table.journal.wal_bytes() == 0)    # idle: emptied
-        rounds = len(table.journal.stored_rounds())
+        rounds = len(table.journal.round_ends())
 
         reader = Journal(path, readonly=True)        # recall, a backup: one read transaction
         sizes = []
@@ -55,7 +55,7 @@ def test_a_reader_held_across_rounds_keeps_the_log_and_once_it_leaves_the_log_sh
             time.sleep(1.0)                          # idle: the table tries, the reader holds
             sizes.append(table.journal.wal_bytes())
         assert sizes == sorted(sizes) and sizes[-1] > table.wal_warn_bytes, sizes
-        assert len(table.journal.stored_rounds()) == rounds + 3      # play went on
+        assert len(table.journal.round_ends()) == rounds + 3      # play went on
         assert any("write-ahead log is" in r.getMessage() and r.levelno == logging.WARNING
                    for r in caplog.records)
         assert reader.last_seq < table.journal.last_seq              # its moment is old

@@ -160,14 +160,9 @@ def scripted_shoe():
 @pytest.fixture
 def journal_events():
     """The journal's events as (kind, actor, body), in order."""
-    import sqlite3
+    from journal_edit import events
 
     def read(path) -> list[tuple[str, str, dict]]:
-        db = sqlite3.connect(path)
-        try:
-            return [(k, a, json.loads(b)) for k, a, b in
-                    db.execute("SELECT kind, actor, body FROM events ORDER BY seq")]
-        finally:
-            db.close()
+        return [(e[3], e[4], json.loads(e[5])) for e in events(path)]
 
     return read

@@ -134,6 +134,9 @@ BAD_FILES = {
                     "table.toml: [table] seats: must be a whole number 1 to 7, got a number"),
     "number past reading": (b"[table]\nseats = " + b"9" * 5000 + b"\n",
                             "table.toml: not valid TOML: Exceeds the limit"),
+    "dealer window size": (b'[display]\ndealer_size = "800 by 480"\n',
+                           "table.toml: [display] dealer_size: size must be WIDTHxHEIGHT, "
+                           "got '800 by 480'"),
 }
 
 
@@ -354,3 +357,12 @@ def test_a_demo_whose_journal_cannot_open_does_not_say_it_kept_one(tmp_path, dae
     assert "cannot open the journal" in log
     assert "journal kept" not in log and not missing.exists()
     assert "names dialect" not in log          # the demo's shoe brings its own dialect
+
+
+def test_a_bad_dealer_size_flag_stops_run_before_anything_starts(tmp_path):
+    p = subprocess.run([sys.executable, "-m", "controller.cli", "run", "--headless",
+                        "--dealer-size", "800x48000"], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode == 2
+    assert "argument --dealer-size: size out of range: '800x48000'" in p.stderr
+    assert not (tmp_path / "journal.sqlite3").exists()

@@ -8,9 +8,10 @@ journal verifies afterwards.
 from __future__ import annotations
 
 import json
-import sqlite3
 import subprocess
 import sys
+
+from journal_edit import events
 
 from controller.game.auth import DEMO_PINS, hash_pin
 from controller.game.inputs import PlaceBet, Reveal
@@ -53,9 +54,7 @@ def test_control_stdin_refuses_what_fails_the_declaration_and_goes_on(daemons, t
     assert d.proc.poll() is None
     assert not [x for x in d.lines if "Traceback" in x or "crashed" in x]
     assert d.stop() == 0
-    db = sqlite3.connect(journal)
-    bodies = [(k, b) for k, b in db.execute("SELECT kind, body FROM events")]
-    db.close()
+    bodies = [(e[3], e[5]) for e in events(journal)]
     bets = [json.loads(b) for k, b in bodies if k == "place_bet"]
     assert bets == [{"seat": 1, "bet": "ante", "amount": 100},
                     {"seat": 2, "bet": "ante", "amount": 100}]

@@ -57,3 +57,61 @@ def test_an_input_script_plays_beside_the_demo(daemons, tmp_path):
     assert d.stop() == 0
     for name in ("meters.png", "settled.png"):
         assert pygame.image.load(str(tmp_path / name)).get_size() == (1280, 800)
+
+
+def test_two_taps_on_settle_70_ms_apart_never_open_the_next_round(daemons, table_config,
+                                                                  tmp_path, scripted_shoe,
+                                                                  journal_events):
+    """An 800x480 dealer window (``--dealer-size``); after Reveal a finger taps Settle twice,
+    70 ms apart, without waiting: the round is settled once, its payout list stays, and
+    the next round is not opened."""
+    size = (800, 480)
+    x, y = primary_spot(size)
+    script = tmp_path / "double.jsonl"
+    script.write_text("\n".join([
+        '{"keys": "1 F1 A"}', '{"keys": "2 A"}', '{"key": "N"}',
+        '{"wait": 60, "until": "deciding"}', '{"keys": "1 Y Y"}', '{"key": "R"}',
+        f'{{"taps": [[{x}, {y}], [{x}, {y}]], "gap_ms": 70}}',
+        '{"wait": 1.5}', '{"screenshot": "after.png"}']) + "\n")
+    shoe = scripted_shoe("Ah 7s Qh Kd 7d 5s 9c 2c 3d")
+    d = daemons(["--config", str(table_config), "--shoe", shoe.url, "--headless",
+                 "--dealer-size", "800x480", "--input-script", str(script)])
+    d.wait_for(r"input script .*double.jsonl: 9 steps")
+    d.wait_for(r"round 1 no_more_bets", timeout=60)
+    shoe.deal(9)
+    d.wait_for(r"input script .*double.jsonl: done, 9 steps played", timeout=120)
+    assert d.stop() == 0
+    assert not [x for x in d.lines if "Traceback" in x or "script stops" in x]
+    kinds = [k for k, a, _ in journal_events(tmp_path / "journal.sqlite3") if a == "dealer"]
+    # settled once; the second tap, on a Settle the table has left, is dropped by the
+    # screen: nothing refused, and no next round
+    assert kinds[-2:] == ["reveal", "settle"], kinds
+    assert refused(tmp_path / "journal.sqlite3") == []
+    assert pygame.image.load(str(tmp_path / "after.png")).get_size() == size
+
+
+def primary_spot(size: tuple[int, int]) -> tuple[float, float]:
+    """Where the large button is (fractions of the dealer window): read from the real
+    dealer screen drawn at ``size`` from a real table's views after the reveal."""
+    from display.dealer import DealerScreen
+    from display.scenarios import build
+    from display.theme import FontBook
+
+    pygame.display.init()
+    pygame.font.init()
+    frame = DealerScreen(FontBook(), "en").draw(pygame.Surface(size),
+                                                build("reveal-qualify").dealer)
+    button = frame.button("primary")
+    assert button.label == "Settle"
+    return (round(button.rect.centerx / size[0], 4), round(button.rect.centery / size[1], 4))
+
+
+def refused(journal) -> list[str]:
+    """The inputs the table refused (journaled, with why)."""
+    import sqlite3
+
+    db = sqlite3.connect(journal)
+    try:
+        return [r for (r,) in db.execute("SELECT reason FROM rejections")]
+    finally:
+        db.close()

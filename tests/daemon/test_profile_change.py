@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 from importlib import resources
@@ -19,6 +18,8 @@ from importlib import resources
 import pytest
 
 from controller.game.auth import DEMO_PINS
+from controller.game.inputs import ConfigChange
+from controller.game.journal import Journal
 
 SUP = DEMO_PINS["supervisor"]
 LIVE = (resources.files("controller.game") / "profiles" / "live.toml").read_text()
@@ -44,11 +45,10 @@ def test_a_rules_change_to_a_fifo_is_refused_and_a_file_is_journaled_by_its_text
     assert d.stop() == 0
     assert not [x for x in d.lines if "TABLE LOCKED" in x or "Traceback" in x]
     journal = tmp_path / "journal.sqlite3"
-    db = sqlite3.connect(journal)
-    changes = [json.loads(b) for (b,) in db.execute(
-        "SELECT body FROM events WHERE kind = 'config_change'")]
-    rejected = db.execute("SELECT COUNT(*) FROM rejections").fetchone()[0]
-    db.close()
+    j = Journal(journal, readonly=True)
+    changes = [json.loads(r.body) for r in j.records() if r.kind == ConfigChange.name]
+    rejected = len(j.rejections())
+    j.close()
     assert changes == [{"key": "rules", "value": str(house), "old": "live",
                         "rules_text": house.read_text()}] and rejected == 0
     house.write_text(LIVE.replace("\npair = 1\n", "\npair = 3\n"))   # edited afterwards

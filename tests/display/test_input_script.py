@@ -17,8 +17,10 @@ import pytest
 
 from controller.game import inputs as C
 from display.app import DisplayApp
+from display.dealer import DealerScreen
 from display.input_script import InputScriptError, ScriptPlayer, load, parse
 from display.scenarios import build
+from display.theme import FontBook
 
 
 def test_every_step_kind_reads(tmp_path):
@@ -58,6 +60,10 @@ def test_every_step_kind_reads(tmp_path):
     ('{"screenshot": "shot.jpg"}', r"'shot.jpg' does not end in .png - at `\$.screenshot`"),
     ('{"screenshot": "no/such/folder/s.png"}',
      r"folder .*/no/such/folder does not exist - at `\$.screenshot`"),
+    ('{"taps": []}', r"Expected `array` of length >= 1 - at `\$.taps`"),
+    ('{"taps": [[0.5, 2]]}', r"Expected `float` <= 1.0 - at `\$.taps\[0\]\[1\]`"),
+    ('{"taps": [[0.5, 0.5]], "gap_ms": 10001}', r"Expected `int` <= 10000 - at `\$.gap_ms`"),
+    ('{"tap": [0.5, 0.5], "gap_ms": 70}', r"`gap_ms` goes with `taps` only - at `\$.gap_ms`"),
     ('["key", "F9"]', r"Expected `object`, got `array`"),
     ('{"key": "F9"', r"Input data was truncated"),
 ])
@@ -173,3 +179,34 @@ def test_the_next_step_waits_for_the_table(tmp_path):
         player.drawn({})
     assert player.done
     pygame.event.clear()
+
+
+def test_raw_taps_are_posted_without_waiting_for_the_table(tmp_path):
+    """Two touches on Settle 70 ms apart: the second is played though the table has not
+    applied the first (its fence is never set), as a finger that taps twice."""
+    pygame.display.init()
+    pygame.event.clear()
+    table = Table("reveal-qualify")
+    size = (800, 480)
+    screen = DealerScreen(FontBook(), "en")
+    settle = screen.draw(pygame.Surface(size), table.views[0]).button("primary")
+    assert settle.action == C.Settle()
+    x, y = settle.rect.centerx / size[0], settle.rect.centery / size[1]
+    script = parse(f'{{"taps": [[{x}, {y}], [{x}, {y}]], "gap_ms": 70}}\n{{"key": "A"}}',
+                   tmp_path / "s.jsonl")
+    assert script.actions[0].kind == "taps" and script.actions[0].seconds == 0.07
+    app = DisplayApp(lambda: table.views, table.inbox, headless=True,
+                     sizes={"dealer": size, "player": (960, 540)}, input_script=script,
+                     fence=table.fence)
+    posted = []
+    try:
+        for i in range(24):
+            app.step(now=1.0 + i * 0.05, wait=False)
+            while not table.inbox.empty():  # taken, never applied: no fence is set
+                posted.append((round(i * 0.05, 2), table.inbox.get_nowait()))
+    finally:
+        app.close()
+        pygame.event.clear()
+    assert [cmd for _, cmd in posted] == [C.Settle(), C.Settle()]
+    assert round(posted[1][0] - posted[0][0], 2) == 0.1  # the first frame after 70 ms
+    assert app.script._i == 1 and not app.script.done  # the next step waits for the table

@@ -18,13 +18,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from journal_edit import first_of, rewrite_chain_from
 
 from controller.autoplay import AutoPlayer
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
 from controller.game.config import ConfigError, load_config
 from controller.game.engine import TableConfig
 from controller.game.events import Alarm
-from controller.game.journal import chain_hash
 from controller.game.table import Table
 from controller.simulate_cli import simulate
 from floor.follower import Follower
@@ -122,18 +122,7 @@ def _cut(path: Path, keep: int) -> None:
 
 def _rewrite(path: Path, seq: int) -> None:
     """A forger's edit: an event's body changed and every hash after it recomputed."""
-    db = sqlite3.connect(path)
-    rows = db.execute("SELECT seq, utc, mono_ns, kind, actor, body, prev FROM events "
-                      "WHERE seq >= ? ORDER BY seq", (seq,)).fetchall()
-    prev = rows[0][6]
-    for s, utc, mono, kind, actor, body, _ in rows:
-        if s == seq:
-            body = body.replace("}", ',"x":1}', 1)
-        h = chain_hash(prev, s, utc, mono, kind, actor, body)
-        db.execute("UPDATE events SET body=?, prev=?, hash=? WHERE seq=?", (body, prev, h, s))
-        prev = h
-    db.commit()
-    db.close()
+    rewrite_chain_from(path, seq, lambda body: body.replace("}", ',"x":1}', 1))
 
 
 def test_a_journal_cut_or_rewritten_without_its_anchor_is_caught_by_the_floor(
@@ -151,11 +140,7 @@ def test_a_journal_cut_or_rewritten_without_its_anchor_is_caught_by_the_floor(
 
     # an event rewritten, the chain recomputed, the anchor deleted
     forged = _copy(journal, tmp_path / "forged.sqlite3", anchor=False)
-    db = sqlite3.connect(forged)
-    card = db.execute("SELECT MIN(seq) FROM events WHERE kind = 'card' AND seq > ?",
-                      (links[middle],)).fetchone()[0]
-    db.close()
-    _rewrite(forged, card)
+    _rewrite(forged, first_of(forged, "card", links[middle]))
 
     # another journal under the same table id (replaced, or rewritten from event 1)
     other = tmp_path / "other.sqlite3"

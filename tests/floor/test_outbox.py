@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from journal_edit import edit_body, first_of
 
 from controller.autoplay import AutoPlayer
 from controller.floor_link import open_floor
@@ -92,12 +93,8 @@ def test_the_verifier_checks_the_journal_and_leaves_the_cursor_out(journal):
     finally:
         t.close()
     # and the journal itself is still checked: an edited event is found
-    db = sqlite3.connect(journal)
-    db.execute("UPDATE events SET body = replace(body, '\"seat\":1', '\"seat\":2') "
-               "WHERE kind = 'place_bet' AND seq = (SELECT MIN(seq) FROM events "
-               "WHERE kind = 'place_bet')")
-    db.commit()
-    db.close()
+    edit_body(journal, first_of(journal, "place_bet"),
+              lambda body: body.replace('"seat":1', '"seat":2'))
     assert rc.verify(journal).problem.kind is ProblemKind.EVENT_ALTERED
 
 

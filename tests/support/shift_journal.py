@@ -14,15 +14,21 @@ from __future__ import annotations
 
 import json
 import shutil
-import sqlite3
 import subprocess
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from journal_edit import (
+    first_of,
+    rewrite_chain_from,
+    set_snapshot_state,
+    snapshot_state,
+)
+
 from controller.game.inputs import NextRound
-from controller.game.journal import chain_hash, snapshot_hash
+from controller.game.journal import Journal
 from controller.game.script import ScriptClock
 from controller.game.table import Table
 from display.scenarios import script
@@ -113,8 +119,7 @@ def run_shift(folder: Path, stop_after: tuple[int, ...] = (),
 
     def newest(table: Table) -> tuple[int, str]:
         seq = table.journal.last_seq
-        return seq, table.journal.db.execute("SELECT utc FROM events WHERE seq = ?",
-                                             (seq,)).fetchone()[0]
+        return seq, next(table.journal.records(seq - 1)).utc
 
     def stop(table: Table) -> None:
         seq, utc = newest(table)
@@ -163,22 +168,14 @@ def forged_copy(journal: Path, folder: Path, edit_kind: str, edit: Any) -> Path:
     anchor = journal.with_name(journal.name + ".anchor")
     if anchor.exists():
         shutil.copyfile(anchor, out.with_name(out.name + ".anchor"))
-    db = sqlite3.connect(out)
-    (seq,) = db.execute("SELECT MIN(seq) FROM events WHERE kind = ?", (edit_kind,)).fetchone()
-    rows = db.execute("SELECT seq, utc, mono_ns, kind, actor, body, prev FROM events "
-                      "WHERE seq >= ? ORDER BY seq", (seq,)).fetchall()
-    prev = rows[0][6]
-    for s, utc, mono, kind, actor, body, _ in rows:
-        if s == seq:
-            body = json.dumps(edit(json.loads(body)), separators=(",", ":"), sort_keys=True)
-        h = chain_hash(prev, s, utc, mono, kind, actor, body)
-        db.execute("UPDATE events SET body = ?, prev = ?, hash = ? WHERE seq = ?",
-                   (body, prev, h, s))
-        prev = h
-    for s, state in db.execute("SELECT seq, state FROM snapshots WHERE seq >= ?",
-                               (seq,)).fetchall():
-        (h,) = db.execute("SELECT hash FROM events WHERE seq = ?", (s,)).fetchone()
-        db.execute("UPDATE snapshots SET hash = ? WHERE seq = ?", (snapshot_hash(h, state), s))
-    db.commit()
-    db.close()
+    seq = first_of(out, edit_kind)
+    rewrite_chain_from(out, seq, lambda body: json.dumps(
+        edit(json.loads(body)), separators=(",", ":"), sort_keys=True))
+    j = Journal(out, readonly=True)
+    try:
+        after = [s for s in j.snapshot_seqs() if s >= seq]
+    finally:
+        j.close()
+    for s in after:
+        set_snapshot_state(out, s, snapshot_state(out, s), reseal=True)
     return out

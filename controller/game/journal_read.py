@@ -1,0 +1,365 @@
+"""Reading a journal: its events, chain, snapshots and derived rows, archive first.
+
+:class:`JournalReading` is the reading half of :class:`~controller.game.journal.Journal`:
+every question a reader asks of the journal, answered from the journal's file through its
+store (:mod:`controller.game.journal_store`) and, for events up to the cut, from the
+archive the history was moved to (:mod:`controller.game.archive`), so a reader sees one
+journal from its first event. The chain hash (:func:`chain_hash`) is defined here, once,
+for every format.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from controller.game import journal_codec as codec
+from controller.game.anchor import GENESIS, JournalError
+from controller.game.journal_store import RowError, Store, V1Store
+
+
+def chain_hash(prev: str, seq: int, utc: str, mono_ns: int, kind: str, actor: str,
+               body: str) -> str:
+    """The hash of one event, chained to the previous event's hash (every format)."""
+    return hashlib.sha256(f"{prev}\n{seq}\t{utc}\t{mono_ns}\t{kind}\t{actor}\t{body}"
+                          .encode()).hexdigest()
+
+
+def snapshot_hash(event_hash: str, state: str) -> str:
+    """A snapshot's seal: its state bound to the chain hash of the event it follows."""
+    return hashlib.sha256(f"{event_hash}\n{state}".encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class ChainReport:
+    """The result of checking the hash chain.
+
+    Attributes:
+        ok: every row's hash recomputes and links to the row before it.
+        events: rows checked.
+        bad_seq: the first bad row, or None.
+        message: what is wrong, in English.
+        missing: True when the bad row is absent (a gap).
+        unreadable: True when SQLite could not read the rows.
+    """
+
+    ok: bool
+    events: int
+    bad_seq: int | None = None
+    message: str = ""
+    missing: bool = False
+    unreadable: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One journaled input as read back (``body``: its JSON text, as hashed)."""
+
+    seq: int
+    utc: str
+    mono_ns: int
+    kind: str
+    actor: str
+    body: str
+
+
+class JournalReading:
+    """The reading half of a journal (see the module docstring).
+
+    Attributes (set by :class:`~controller.game.journal.Journal`):
+        path: the path as given.
+        db: the open SQLite connection.
+        store: the file's rows.
+        meta: the file's ``meta`` rows.
+        last_seq: the newest event.
+        base_seq: the last event moved to an archive (0: none); ``base_hash`` its hash.
+        archive: the archive opened by a reader (None: none, or not found:
+            ``archive_missing`` says so).
+    """
+
+    path: str
+    db: sqlite3.Connection
+    store: Store
+    meta: dict[str, Any]
+    last_seq: int
+    base_seq: int
+    base_hash: str
+    archive: JournalReading | None
+    archive_missing: str
+
+    @property
+    def first_seq(self) -> int:
+        """The first event readable here: 1, or the one after the cut (archive not found)."""
+        if not self.base_seq:
+            return 1
+        return self.archive.first_seq if self.archive is not None else self.base_seq + 1
+
+    def _older(self, seq: int) -> JournalReading | None:
+        """The archive, when event ``seq`` is one it holds."""
+        return self.archive if self.archive is not None and seq <= self.base_seq else None
+
+    def rows(self, first: int = 1, last: int | None = None) -> Iterator[tuple[Any, ...]]:
+        """Event rows ``first <= seq <= last`` with their hashes, archive first.
+
+        Yields:
+            (seq, utc, mono_ns, kind, actor, body, prev, hash); ``prev`` is the hash
+            before (format 1 stores it; else the row before's, or the cut's).
+
+        Raises:
+            JournalError: an event cannot be read, or is in an archive not found here.
+        """
+        if first <= self.base_seq:
+            if self.archive is None:
+                raise JournalError(f"{self.path}: {self.archive_missing}; give the archive")
+            top = self.base_seq if last is None else min(last, self.base_seq)
+            yield from self.archive.rows(first, top)
+        prev = None
+        try:
+            for row in self.store.rows(max(first, self.base_seq + 1), last):
+                if row[6] is None:
+                    if prev is None:
+                        prev = (self.base_hash if row[0] == self.base_seq + 1
+                                else self.event_hash(row[0] - 1) or GENESIS)
+                    row = (*row[:6], prev, row[7])
+                prev = row[7]
+                yield row
+        except RowError as exc:
+            raise JournalError(f"{self.path}: {exc}: not readable; run "
+                               "`threecard verify-journal`") from None
+
+    def records(self, after: int = 0, upto: int | None = None) -> Iterator[Record]:
+        """Event records with ``after < seq (<= upto)``, in order (archive first)."""
+        for row in self.rows(after + 1, upto):
+            yield Record(*row[:6])
+
+    def times(self) -> Iterator[tuple[int, str]]:
+        """(seq, utc) of every event, in order (archive first)."""
+        if self.archive is not None:
+            for seq, utc in self.archive.times():
+                if seq > self.base_seq:
+                    break
+                yield seq, utc
+        yield from self.store.times(self.base_seq + 1)
+
+    def newest(self, kind: str, at_most: int | None = None) -> Record | None:
+        """The newest event of ``kind`` at or before ``at_most`` (default: the newest)."""
+        limit = self.last_seq if at_most is None else at_most
+        row = self.store.newest_of_kind(kind, limit)
+        if row is None and self.archive is not None:
+            return self.archive.newest(kind, min(limit, self.base_seq))
+        return Record(*row[:6]) if row else None
+
+    def genesis(self) -> tuple[str, str]:
+        """The first event's (hash, utc); ("", "") for an empty journal."""
+        if self.base_seq:
+            g = codec.hash_text(self.meta.get("genesis"))
+            utc = self.meta.get("genesis_utc")
+            return g, utc if isinstance(utc, str) else ""
+        row = next(self.store.rows(1, 1), None)
+        return (row[7], row[1]) if row else ("", "")
+
+    def verify(self, start: int = 1, progress: Any = None, last: int | None = None
+               ) -> ChainReport:
+        """Recompute the hash chain (docs/requirements.md R4, R7), archive first.
+
+        Args:
+            start: the first event to check. From 1 the chain starts at
+                :data:`GENESIS`; from a later event, at the hash before it (the row
+                before's, or the cut's); that hash is pinned elsewhere (a snapshot's
+                seal, the anchor). Events in an archive not found here are not checked:
+                the check starts after the cut.
+            progress: called with the number of rows checked, every 65,536 rows.
+            last: the last event to check (None: the newest).
+
+        Returns:
+            The report; ``events`` counts the rows checked.
+        """
+        start = max(start, 1)
+        n = 0
+        if start <= self.base_seq:
+            if self.archive is None:
+                start = self.base_seq + 1
+            else:
+                rep = self.archive.verify(start, progress, self.base_seq)
+                if not rep.ok:
+                    return rep
+                if self.archive.event_hash(self.base_seq) != self.base_hash:
+                    return ChainReport(False, rep.events, self.base_seq, f"event "
+                                       f"{self.base_seq}, the last of the archive, does not "
+                                       "carry the hash the journal's cut holds: the archive "
+                                       "was rewritten or replaced")
+                n, start = rep.events, self.base_seq + 1
+        return self._verify_file(start, last, progress, n)
+
+    def _verify_file(self, start: int, last: int | None, progress: Any = None,
+                     done: int = 0) -> ChainReport:
+        """Check this file's chain from ``start`` to ``last`` (None: its newest)."""
+        first = max(start, self.base_seq + 1)
+        prev = (GENESIS if first == 1 else self.base_hash if first == self.base_seq + 1
+                else None)
+        expect, n = first, done
+        try:
+            if prev is None and self.store.format != 1:
+                prev = self.store.event_hash(first - 1)
+                if prev is None:
+                    return ChainReport(False, n, first - 1, f"event {first - 1} is missing",
+                                       missing=True)
+            for seq, utc, mono, kind, actor, body, rprev, h in self.store.rows(first, last):
+                if seq != expect:
+                    return ChainReport(False, n, expect, f"event {expect} is missing "
+                                       f"(next present is {seq})", missing=True)
+                if prev is None:
+                    prev = rprev
+                if (rprev is not None and rprev != prev) or \
+                        chain_hash(prev, seq, utc, mono, kind, actor, body) != h:
+                    return ChainReport(False, n, seq, f"event {seq} was altered or torn: "
+                                       "its hash does not match")
+                prev, expect, n = h, expect + 1, n + 1
+                if progress is not None and not n & 0xFFFF:
+                    progress(n)
+        except RowError as exc:
+            return ChainReport(False, n, exc.seq, f"event {exc.seq} was altered or torn: it "
+                               f"cannot be decoded ({exc})")
+        except sqlite3.DatabaseError as exc:
+            return ChainReport(False, n, expect, f"the journal cannot be read: {exc}",
+                               unreadable=True)
+        if last is not None and expect <= last:
+            return ChainReport(False, n, expect, f"event {expect} is missing (the archive "
+                               f"ends at event {expect - 1})", missing=True)
+        return ChainReport(True, n)
+
+    def commit_before(self, seq: int) -> int:
+        """The newest event of this file before the commit event ``seq`` was in (0: none).
+
+        Events of one commit share their times: it is the newest event before ``seq`` whose
+        times are not ``seq``'s. A row that cannot be decoded ends the search (0).
+        """
+        span = 64
+        try:
+            while True:
+                lo = max(seq - span, self.base_seq + 1)
+                rows = list(self.store.rows(lo, seq))
+                if not rows or rows[-1][0] != seq:
+                    return 0
+                times = rows[-1][1:3]
+                for row in reversed(rows[:-1]):
+                    if row[1:3] != times:
+                        return row[0]
+                if lo <= (self.store.first_seq() or seq):
+                    return 0
+                span *= 4
+        except RowError:
+            return 0
+
+    def latest_snapshot(self, at_most: int | None = None) -> tuple[int, str, str] | None:
+        """The newest snapshot (seq, seal, state JSON) at or before ``at_most``, or None."""
+        limit = self.last_seq if at_most is None else at_most
+        found = self.store.latest_snapshot(limit)
+        if found is None and self.archive is not None:
+            return self.archive.latest_snapshot(min(limit, self.base_seq))
+        return found
+
+    def snapshot(self, seq: int) -> tuple[int, str, str] | None:
+        """The snapshot after event ``seq`` (seq, seal, state JSON), or None."""
+        found = self.store.snapshot(seq)
+        older = self._older(seq)
+        return older.snapshot(seq) if found is None and older is not None else found
+
+    def snapshot_seqs(self, after: int = -(2**63)) -> list[int]:
+        """The events snapshots were taken after (``> after``), oldest first."""
+        older = self.archive.snapshot_seqs(after) if self.archive is not None else []
+        return sorted({*[s for s in older if s <= self.base_seq],
+                       *self.store.snapshot_seqs(after)})
+
+    def snapshots(self) -> list[tuple[int, str, str]]:
+        """Every snapshot (seq, seal, state JSON), oldest first (read one by one)."""
+        return [s for s in map(self.snapshot, self.snapshot_seqs()) if s is not None]
+
+    def derived_seq(self) -> int | None:
+        """The event after which the derived tables were last written, or None."""
+        try:
+            row = self.db.execute("SELECT seq FROM derived_at WHERE id = 1").fetchone()
+        except sqlite3.OperationalError:  # a journal from before this record was kept
+            return None
+        return row[0] if row else None
+
+    def snapshot_ok(self, seq: int, seal: str, state: str) -> bool:
+        """True when a snapshot's seal matches its state and the chain at ``seq``."""
+        h = self.event_hash(seq)
+        return h is not None and snapshot_hash(h, state) == seal
+
+    def event_hash(self, seq: int) -> str | None:
+        """The stored hash of event ``seq`` (the cut's kept hash for the cut)."""
+        if seq and seq == self.base_seq:
+            return self.base_hash  # the journal's own record of it, whatever an archive says
+        h = self.store.event_hash(seq)
+        if h is None and seq and seq < self.base_seq:
+            older = self._older(seq)
+            h = older.event_hash(seq) if older is not None else None
+        return h
+
+    def round_ends(self, first: int = -(2**63)) -> list[tuple[int, str, int | None]]:
+        """Finished rounds from ``first``, archive first.
+
+        Returns:
+            (id, status, the event that last changed its record: None where format 1 does
+            not keep it), by id.
+        """
+        live = self.store.round_ends(first)
+        if self.archive is None:
+            return live
+        ids = {r[0] for r in live}
+        return [r for r in self.archive.round_ends(first) if r[0] not in ids] + live
+
+    def compare_round(self, rid: int, rec: dict[str, Any], seq: int
+                      ) -> tuple[str, list[str]]:
+        """The stored row of round ``rid`` against the replay's record made at ``seq``.
+
+        See :meth:`controller.game.journal_store.Store.compare_round`.
+        """
+        state, changed = self.store.compare_round(rid, rec, seq)
+        if state == "missing" and self.archive is not None:
+            return self.archive.compare_round(rid, rec, seq)
+        return state, changed
+
+    def stored_records(self, last: int | None = None) -> list[tuple[int, Any]]:
+        """(round id, record JSON), newest first, where the file keeps whole records.
+
+        Format 1 keeps them; format 2 keeps none (:func:`controller.game.replay.round_records`
+        makes them again).
+        """
+        live = self.store.stored_records(last) if isinstance(self.store, V1Store) else []
+        if self.archive is not None and (last is None or len(live) < last):
+            live += self.archive.stored_records(None if last is None else last - len(live))
+        return live
+
+    def stored_meters(self) -> dict[str, Any]:
+        """The ``meters``, ``counters`` and ``outcome_meters`` tables, as meters are journaled.
+
+        ``outcomes`` only when there are some (:meth:`Game.meters_dict` shapes them so); a
+        journal written before outcome meters existed has none.
+        """
+        rows = {r[0]: list(r[1:]) for r in self.db.execute("SELECT * FROM meters")}
+        counters = dict(self.db.execute("SELECT name, value FROM counters").fetchall())
+        d = {"rows": rows, "counters": counters}
+        try:
+            outcomes = dict(self.db.execute("SELECT name, value FROM outcome_meters"))
+        except sqlite3.OperationalError:  # read-only, written before: no such table
+            outcomes = {}
+        if outcomes:
+            d["outcomes"] = outcomes
+        return d
+
+    def rejections(self, after: int = 0) -> dict[int, str]:
+        """Map the seq of every rejected input after event ``after`` to its reason."""
+        out = self.archive.rejections(after) if self.archive is not None else {}
+        out = {k: v for k, v in out.items() if k <= self.base_seq}
+        out.update(self.db.execute("SELECT seq, reason FROM rejections WHERE seq > ?",
+                                   (after,)).fetchall())
+        return out
+
+
+__all__ = ["ChainReport", "JournalReading", "Record", "chain_hash", "snapshot_hash"]

@@ -1,0 +1,179 @@
+"""The face of a dealer button: where its label, its second line and its key go.
+
+Every action of the dealer screen has a key, and the key is printed on its button.
+:func:`arrange` tries each way to place the key and keeps the one that leaves the label
+largest (bold before regular at one size):
+
+* beside the label, at the button's right;
+* on a line of its own under the label (a single word keeps the button's whole width:
+  ``Historique`` over ``F7``, ``Passer`` over ``F``);
+* beside the second line of a label on two lines (``Анулювати`` over ``гру  F9``);
+* with a second line of text (``sub``, an amount): beside both lines, at the right of
+  the second line, or at the right of the label's line.
+
+The label is fitted from the size wanted down to the smallest text size; only when no
+way leaves room for it at the smallest size is the key left out (the key still works).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pygame
+
+from display import theme
+from display.painter import Painter, rows
+
+
+@dataclass(frozen=True, slots=True)
+class Face:
+    """Where one button's texts go.
+
+    Attributes:
+        label: the label's box (a label on two lines: its first line's box).
+        second: the box of the label's second line when the face splits the label itself,
+            else None (the label is drawn in ``label``, on two lines if it must).
+        size: the label's pixel size.
+        bold: the label in bold.
+        sub: the box of the second line of text, or None.
+        hint: the key's box, or None (the key is left out).
+        hint_align: ``right`` (beside) or ``center`` (under the label).
+    """
+
+    label: pygame.Rect
+    second: pygame.Rect | None
+    size: int
+    bold: bool
+    sub: pygame.Rect | None
+    hint: pygame.Rect | None
+    hint_align: str = "right"
+
+
+def split_two(text: str) -> tuple[str, str]:
+    """``text`` cut at the space nearest its middle."""
+    words = text.split(" ")
+    if len(words) < 2:
+        return text, ""
+    best = min(range(1, len(words)), key=lambda i: abs(
+        len(" ".join(words[:i])) - len(" ".join(words[i:]))))
+    return " ".join(words[:best]), " ".join(words[best:])
+
+
+def arrange(p: Painter, label: str, sub: str, inner: pygame.Rect, hint: str, want: int,
+            line: int, gap: int) -> Face:
+    """The face that prints ``hint`` and leaves ``label`` largest.
+
+    Args:
+        p: the painter (its fonts; its smallest text size, ``p.min_text``).
+        label: the button's label ("" when the caller draws the face itself).
+        sub: a second line of text under the label, or "".
+        inner: the button's inside.
+        hint: the key as printed (``F7``), or "" for none.
+        want: the label's size wanted, pixels.
+        line: the height of a line of the smallest text.
+        gap: the space between the label and the key beside it.
+
+    Returns:
+        The face: with the key where one fits the label at the smallest size or more,
+        else without it.
+    """
+    small = p.min_text
+    hw = p.fonts.font(small).size(hint)[0] + gap if hint else 0
+    for places in (_with_key(inner, hw, line, label, sub) if hint else iter(()),
+                   _without_key(inner, sub)):
+        best: tuple[tuple[int, bool, int], Face] | None = None
+        for order, face in enumerate(places):
+            for bold in (True, False):
+                size = _size(p, label, sub, face, want, bold)
+                if size and (best is None or (size, bold, -order) > best[0]):
+                    best = (size, bold, -order), _replace(face, size, bold)
+        if best is not None:
+            return best[1]
+    return Face(pygame.Rect(inner), None, want, False, rows(inner, [1.4, 1])[1] if sub
+                else None, None)
+
+
+def _replace(face: Face, size: int, bold: bool) -> Face:
+    return Face(face.label, face.second, size, bold, face.sub, face.hint, face.hint_align)
+
+
+def _with_key(inner: pygame.Rect, hw: int, line: int, label: str, sub: str
+              ) -> Iterator[Face]:
+    """The places of the label and the key, in order of preference.
+
+    Beside, under, beside the second line; with a ``sub`` line: beside both, beside the
+    ``sub`` line, beside the label's line.
+    """
+    narrow = pygame.Rect(inner.left, inner.top, inner.width - hw, inner.height)
+    beside = pygame.Rect(inner.right - hw, inner.top, hw, inner.height)
+    if sub:
+        top, bottom = rows(narrow, [1.4, 1])
+        yield Face(top, None, 0, False, bottom, beside)
+        top, bottom = rows(inner, [1.4, 1])
+        yield Face(top, None, 0, False, pygame.Rect(bottom.left, bottom.top, bottom.width - hw,
+                                                    bottom.height),
+                   pygame.Rect(bottom.right - hw, bottom.top, hw, bottom.height))
+        yield Face(pygame.Rect(top.left, top.top, top.width - hw, top.height), None, 0, False,
+                   bottom, pygame.Rect(top.right - hw, top.top, hw, top.height))
+        return
+    yield Face(narrow, None, 0, False, None, beside)
+    if inner.height - line >= line:
+        yield Face(pygame.Rect(inner.left, inner.top, inner.width, inner.height - line), None,
+                   0, False, None, pygame.Rect(inner.left, inner.bottom - line, inner.width,
+                                               line), "center")
+    if " " in label.strip() and inner.height >= 2 * line:
+        top, bottom = rows(inner, [1, 1])
+        yield Face(top, pygame.Rect(bottom.left, bottom.top, bottom.width - hw, bottom.height),
+                   0, False, None, pygame.Rect(bottom.right - hw, bottom.top, hw, bottom.height))
+
+
+def _without_key(inner: pygame.Rect, sub: str) -> Iterator[Face]:
+    if sub:
+        top, bottom = rows(inner, [1.4, 1])
+        yield Face(top, None, 0, False, bottom, None)
+    else:
+        yield Face(pygame.Rect(inner), None, 0, False, None, None)
+
+
+def _size(p: Painter, label: str, sub: str, face: Face, want: int, bold: bool) -> int:
+    """The label's size on ``face`` (as the painter will draw it), or 0: it would be cut."""
+    small = min(p.min_text, want)
+    if face.label.width <= 0 or face.hint is not None and face.hint.width <= 0:
+        return 0
+    if sub and (face.sub is None or _fit(p, sub, face.sub, p.min_text, False, p.min_text) == 0):
+        return 0
+    if not label:
+        return want
+    if face.second is not None:  # the face splits the label: both lines at one size
+        top, bottom = split_two(label)
+        return min(_fit(p, top, face.label, want, bold, small),
+                   _fit(p, bottom, face.second, want, bold, small))
+    if sub:
+        return _fit(p, label, face.label, want, bold, small)
+    return _text2_size(p, label, face.label, want, bold)
+
+
+def _fit(p: Painter, text: str, box: pygame.Rect, size: int, bold: bool, small: int) -> int:
+    """The size ``text`` is drawn at in ``box`` on one line, or 0 when it is cut."""
+    s, _, cut = p.fonts.fit(text, bold, size, box.width, box.height, small)
+    return 0 if cut else s
+
+
+def _text2_size(p: Painter, text: str, box: pygame.Rect, size: int, bold: bool) -> int:
+    """The size :meth:`~display.painter.Painter.text2` draws ``text`` at, or 0 (cut).
+
+    One line, unless it would be cut or shrunk below 60 % of ``size`` and the box holds
+    two lines: then two, at one size.
+    """
+    small = min(p.min_text, size)
+    fitted, _, cut = p.fonts.fit(text, bold, size, box.width, box.height, small)
+    two_lines = (" " in text and (cut or fitted < size * 0.6)
+                 and box.height >= 2.3 * p.min_text * theme.LINE_HEIGHT)
+    if not two_lines:
+        return 0 if cut else fitted
+    top, bottom = rows(box, [1, 1], 0)
+    first, second = split_two(text)
+    s2 = min(p.common_size([first, second], top, size, bold=bold), size)
+    small = min(p.min_text, s2)
+    return min(_fit(p, first, top, s2, bold, small), _fit(p, second, bottom, s2, bold, small))

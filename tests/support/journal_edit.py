@@ -1,0 +1,116 @@
+"""Reading and editing a journal file behind the table's back, in whatever format it is stored.
+
+Tests tamper with journals the way a forger with sqlite3 would: a body changed in place
+(its hash left as it was), or changed with every hash after it computed again. These
+helpers do it for a journal of format 1 (every column text) and of format 2 (compact rows,
+:mod:`controller.game.journal_codec`) alike.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+from controller.game import journal_codec as codec
+from controller.game.journal import Journal, chain_hash, snapshot_hash
+
+
+def sql(path: Path | str, statement: str, *args) -> None:
+    """Run one statement on the journal file and commit it (an edit with sqlite3)."""
+    db = sqlite3.connect(path)
+    db.execute(statement, args)
+    db.commit()
+    db.close()
+
+
+def file_format(path: Path | str) -> int:
+    """1 or 2."""
+    j = Journal(path, readonly=True)
+    try:
+        return j.format
+    finally:
+        j.close()
+
+
+def events(path: Path | str, first: int = 1) -> list[tuple]:
+    """Every event: (seq, utc, mono_ns, kind, actor, body, prev, hash)."""
+    j = Journal(path, readonly=True)
+    try:
+        return list(j.rows(first))
+    finally:
+        j.close()
+
+
+def first_of(path: Path | str, kind: str, after: int = 0) -> int:
+    """The first event of ``kind`` after event ``after``."""
+    return next(e[0] for e in events(path, after + 1) if e[3] == kind)
+
+
+def _write(db: sqlite3.Connection, fmt: int, seq: int, kind: str, body: str, prev: str,
+           h: str) -> None:
+    if fmt == 1:
+        db.execute("UPDATE events SET body = ?, prev = ?, hash = ? WHERE seq = ?",
+                   (body, prev, h, seq))
+    else:
+        db.execute("UPDATE events SET b = ?, h = ? WHERE seq = ?",
+                   (codec.encode_body(kind, body), codec.hash_bytes(h), seq))
+
+
+def edit_body(path: Path | str, seq: int, edit: Callable[[str], str]) -> None:
+    """Change event ``seq``'s body in place; its hash stays as it was (a broken chain)."""
+    fmt = file_format(path)
+    (row,) = events(path, seq)[:1]
+    db = sqlite3.connect(path)
+    _write(db, fmt, seq, row[3], edit(row[5]), row[6], row[7])
+    db.commit()
+    db.close()
+
+
+def rewrite_chain_from(path: Path | str, seq: int, edit: Callable[[str], str]) -> None:
+    """A forger's edit: change event ``seq`` and recompute every hash after it."""
+    rewrite_bodies(path, lambda s, body: edit(body) if s == seq else body, seq)
+
+
+def rewrite_bodies(path: Path | str, edit: Callable[[int, str], str], first: int = 1) -> None:
+    """Every body from event ``first`` on made ``edit(seq, body)``, every hash recomputed."""
+    fmt = file_format(path)
+    rows = events(path, first)
+    db = sqlite3.connect(path)
+    prev = rows[0][6]
+    for s, utc, mono, kind, actor, body, _, _ in rows:
+        body = edit(s, body)
+        h = chain_hash(prev, s, utc, mono, kind, actor, body)
+        _write(db, fmt, s, kind, body, prev, h)
+        prev = h
+    db.commit()
+    db.close()
+
+
+def snapshot_state(path: Path | str, seq: int) -> str:
+    """The state JSON of the snapshot after event ``seq``."""
+    j = Journal(path, readonly=True)
+    try:
+        return j.snapshot(seq)[2]
+    finally:
+        j.close()
+
+
+def set_snapshot_state(path: Path | str, seq: int, state: str, reseal: bool = False) -> None:
+    """Replace a snapshot's state (``reseal``: and seal it again to the chain)."""
+    fmt = file_format(path)
+    j = Journal(path, readonly=True)
+    try:
+        seal = j.snapshot(seq)[1]
+        if reseal:
+            seal = snapshot_hash(j.event_hash(seq), state)
+    finally:
+        j.close()
+    db = sqlite3.connect(path)
+    if fmt == 1:
+        db.execute("UPDATE snapshots SET hash = ?, state = ? WHERE seq = ?", (seal, state, seq))
+    else:
+        db.execute("UPDATE snapshots SET seal = ?, state = ? WHERE seq = ?",
+                   (codec.hash_bytes(seal), codec.pack_state(state), seq))
+    db.commit()
+    db.close()
