@@ -26,7 +26,8 @@ The bundle (a zip file) holds:
 ``anchors.json``
     the chain hashes before and after those events, the journal's head then, and the
     verdict of the one verifier on the journal (a bundle is made only from a journal that
-    passes it: ``threecard verify-journal``'s check);
+    passes it: from the snapshot the round's replay starts from to the anchored head, or
+    with ``--full-check`` from the first event, as ``threecard verify-journal``);
 ``snapshot.json``
     the state the round started from (configuration without its PIN hashes, deck,
     meters);
@@ -78,8 +79,11 @@ def _zip_time(utc: str) -> tuple[int, int, int, int, int, int]:
 
 
 def bundle_files(journal: str | Path, round_id: int, size: tuple[int, int], lang: str,
-                 archive: str | Path | None = None) -> tuple[dict[str, bytes], dict[str, Any]]:
+                 archive: str | Path | None = None, full_check: bool = False
+                 ) -> tuple[dict[str, bytes], dict[str, Any]]:
     """Every file of a bundle but the manifest and its signature.
+
+    ``archive`` and ``full_check``: see :func:`controller.game.dispute.evidence`.
 
     Returns:
         (name -> bytes, facts for the manifest: table, round, close time).
@@ -96,7 +100,7 @@ def bundle_files(journal: str | Path, round_id: int, size: tuple[int, int], lang
 
     j = Journal(journal, readonly=True, archive=archive)
     try:
-        ev = evidence(j, round_id)
+        ev = evidence(j, round_id, full_check)
         kinds = {e.seq: e.kind for e in ev.events}
         painter = ViewPainter(size, lang)
         files: dict[str, bytes] = {}
@@ -176,47 +180,92 @@ ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError,
               NotImplementedError, RuntimeError, UnicodeDecodeError)
 """What a damaged zip file raises while read: a bad header or CRC, a stream the inflater
 cannot take, a cut file, an unknown method, an encrypted member, an undecodable name."""
+MAX_MANIFEST = 1 << 20
+"""The largest manifest or signature read (bytes, inflated): a manifest lists a few dozen
+files in a few kilobytes."""
+MAX_MEMBER = 64 << 20
+"""The largest bundle file read (bytes, inflated): a screen is a few hundred kilobytes, a
+round's events fewer. A member the manifest lists larger than this is refused unread."""
+REPLAYED = frozenset({"anchors.json", "events.jsonl", "recall.json", "snapshot.json"})
+"""The files the replay reads: the only ones kept in memory (the rest are hashed as read)."""
+_CHUNK = 1 << 16
 
 
-def _read_members(path: Path, v: Verdict) -> dict[str, bytes]:
-    try:
-        z = zipfile.ZipFile(path)
-    except ZIP_ERRORS as exc:
-        v.problems.append(f"{path}: not a readable zip file ({exc})")
-        return {}
-    members: dict[str, bytes] = {}
-    with z:
-        seen: set[str] = set()
-        for info in z.infolist():
-            if info.filename in seen:
+def _members(z: zipfile.ZipFile, v: Verdict) -> dict[str, zipfile.ZipInfo | None]:
+    """The zip's members by name, from its central directory (nothing inflated).
+
+    A name held twice is a problem (which copy a tool shows differs from tool to tool),
+    and neither copy is read (None).
+    """
+    found: dict[str, zipfile.ZipInfo] = {}
+    twice: set[str] = set()
+    for info in z.infolist():
+        if info.filename in found:
+            if info.filename not in twice:
                 v.problems.append(f"{info.filename}: in the bundle twice (which copy a tool "
                                   "shows differs from tool to tool)")
-                members.pop(info.filename, None)
-                continue
-            seen.add(info.filename)
-            try:
-                members[info.filename] = z.read(info)
-            except ZIP_ERRORS as exc:
-                v.problems.append(f"{info.filename}: damaged in the zip file "
-                                  f"({type(exc).__name__}: {exc})")
-    return members
+            twice.add(info.filename)
+        found[info.filename] = info
+    return {name: None if name in twice else info for name, info in found.items()}
 
 
-def _check_manifest(members: dict[str, bytes], public_key: bytes | None, v: Verdict) -> None:
+def _read(z: zipfile.ZipFile, info: zipfile.ZipInfo, size: int, v: Verdict,
+          keep: bool = True) -> tuple[str, bytes] | None:
+    """Inflate one member: its SHA-256 and (``keep``) its bytes; None when it fails.
+
+    The member is inflated at most ``size`` bytes and one, in chunks, whatever its header
+    says, so a member made to inflate to gigabytes costs no more than ``size`` to read.
+    """
+    name, digest, kept, n = info.filename, hashlib.sha256(), [], 0
+    try:
+        with z.open(info) as f:
+            while chunk := f.read(min(_CHUNK, size + 1 - n)):
+                n += len(chunk)
+                if n > size:
+                    v.problems.append(f"{name}: larger than its {size} bytes (changed)")
+                    return None
+                digest.update(chunk)
+                if keep:
+                    kept.append(chunk)
+    except ZIP_ERRORS as exc:
+        v.problems.append(f"{name}: damaged in the zip file ({type(exc).__name__}: {exc})")
+        return None
+    return digest.hexdigest(), b"".join(kept)
+
+
+def _signed_manifest(z: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo | None],
+                     public_key: bytes | None, v: Verdict) -> dict[str, Any] | None:
+    """The manifest, once its signature holds (None: a problem was noted)."""
     from controller.signing import fingerprint, signature_ok
 
-    data, sig = members.get(MANIFEST), members.get(SIGNATURE)
-    if data is None or sig is None:
-        v.problems.append(f"{MANIFEST if data is None else SIGNATURE}: missing")
-        return
+    read: dict[str, bytes] = {}
+    for name in (MANIFEST, SIGNATURE):
+        info = members.get(name)
+        if info is None:  # (a name held twice is noted already)
+            if name not in members:
+                v.problems.append(f"{name}: missing")
+            return None
+        if info.file_size > MAX_MANIFEST:
+            v.problems.append(f"{name}: {info.file_size} bytes, more than a bundle's "
+                              f"{name} ever holds ({MAX_MANIFEST}): not read")
+            return None
+        got = _read(z, info, MAX_MANIFEST, v)
+        if got is None:
+            return None
+        read[name] = got[1]
+    data, sig = read[MANIFEST], read[SIGNATURE]
     try:
         manifest = json.loads(data)
-        listed = {name: entry["sha256"] for name, entry in manifest["files"].items()}
+        listed = {name: (entry["sha256"], entry["bytes"])
+                  for name, entry in manifest["files"].items()}
+        if not all(isinstance(h, str) and type(n) is int and n >= 0
+                   for h, n in listed.values()):
+            raise ValueError("a file's sha256 or bytes is not one")
         bundled_key = bytes.fromhex(manifest["public_key"])
         signature = bytes.fromhex(sig.decode("ascii").strip())
     except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError) as exc:
         v.problems.append(f"{MANIFEST} or {SIGNATURE}: unreadable ({exc})")
-        return
+        return None
     key = public_key if public_key is not None else bundled_key
     if public_key is not None and public_key != bundled_key:
         v.problems.append(f"{MANIFEST}: signed by another key (fingerprint "
@@ -224,16 +273,42 @@ def _check_manifest(members: dict[str, bytes], public_key: bytes | None, v: Verd
     if not signature_ok(key, signature, data):
         v.problems.append(f"{MANIFEST} or {SIGNATURE}: the signature does not match (one of "
                           "them was changed, or another key signed it)")
-        return
+        return None
     v.manifest = manifest
-    for name, want in sorted(listed.items()):
-        got = members.get(name)
-        if got is None:
-            v.problems.append(f"{name}: missing from the bundle")
-        elif hashlib.sha256(got).hexdigest() != want:
-            v.problems.append(f"{name}: changed (its SHA-256 is not the manifest's)")
-    for name in sorted(set(members) - set(listed) - {MANIFEST, SIGNATURE}):
+    return manifest
+
+
+def _check_members(z: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo | None],
+                   manifest: dict[str, Any], v: Verdict) -> dict[str, bytes]:
+    """Every listed file against the signed manifest: its size first, then its SHA-256.
+
+    A member whose size in the zip's directory is not the manifest's is changed, and is
+    not inflated; one the manifest lists larger than :data:`MAX_MEMBER` is not read.
+
+    Returns:
+        The bytes of the files the replay reads (:data:`REPLAYED`) that hold.
+    """
+    kept: dict[str, bytes] = {}
+    for name, entry in sorted(manifest["files"].items()):
+        want, size = entry["sha256"], entry["bytes"]
+        info = members.get(name)
+        if info is None or name in (MANIFEST, SIGNATURE):
+            if name not in members or name in (MANIFEST, SIGNATURE):
+                v.problems.append(f"{name}: missing from the bundle")
+        elif info.file_size != size:
+            v.problems.append(f"{name}: changed ({info.file_size} bytes, the manifest's "
+                              f"{size}; not inflated)")
+        elif size > MAX_MEMBER:
+            v.problems.append(f"{name}: {size} bytes, more than a bundle's file ever holds "
+                              f"({MAX_MEMBER}): not read")
+        elif (got := _read(z, info, size, v, keep=name in REPLAYED)) is not None:
+            if got[0] != want:
+                v.problems.append(f"{name}: changed (its SHA-256 is not the manifest's)")
+            elif name in REPLAYED:
+                kept[name] = got[1]
+    for name in sorted(set(members) - set(manifest["files"]) - {MANIFEST, SIGNATURE}):
         v.problems.append(f"{name}: not in the manifest")
+    return kept
 
 
 def _replay(members: dict[str, bytes], v: Verdict) -> None:
@@ -276,14 +351,24 @@ def verify_bundle(path: str | Path, public_key: bytes | None = None) -> Verdict:
             bundle names (its fingerprint is then what a person compares).
 
     Returns:
-        The verdict; the replay runs only once the signature and every hash hold.
+        The verdict; the replay runs only once the signature and every hash hold. The
+        manifest and its signature are read first; a file is inflated only once its
+        size in the zip's directory is the signed manifest's (an altered member made to
+        inflate to gigabytes is refused unread), and only the files the replay reads
+        are kept in memory.
     """
     v = Verdict()
-    members = _read_members(Path(path), v)
-    if members:
-        _check_manifest(members, public_key, v)
+    try:
+        z = zipfile.ZipFile(path)
+    except ZIP_ERRORS as exc:
+        v.problems.append(f"{path}: not a readable zip file ({exc})")
+        return v
+    with z:
+        members = _members(z, v)
+        manifest = _signed_manifest(z, members, public_key, v)
+        kept = _check_members(z, members, manifest, v) if manifest is not None else {}
     if v.ok:
-        _replay(members, v)
+        _replay(kept, v)
     return v
 
 
@@ -301,6 +386,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"the screens' size, WIDTHxHEIGHT (default {DEFAULT_SIZE})")
     parser.add_argument("--lang", choices=("en", "fr", "uk"), default="en",
                         help="the screens' language (default en)")
+    parser.add_argument("--full-check", action="store_true",
+                        help="check the whole journal from its first event, as verify-journal "
+                        "does (default: from the snapshot the round's replay starts from to "
+                        "the anchored head; anchors.json says which)")
     sub = parser.add_subparsers(dest="action", metavar="verify")
     check = sub.add_parser("verify", help="check a bundle: signature, every file, the replay",
                            description="Check a dispute bundle: its signature, the SHA-256 "
@@ -350,7 +439,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         key = load_private(args.key or key_path(args.config))
         files, facts = bundle_files(args.journal, args.round, size, args.lang,
-                                    args.archive)
+                                    args.archive, args.full_check)
         ident = identify()
         printed = write_bundle(out, files, facts, key,
                                {"version": ident.version, "sha256": ident.sha256})

@@ -53,6 +53,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="the N hours up to the journal's newest event (before --to, or "
                    "after --from, when given)")
     s.add_argument("--lang", choices=LANGUAGES, default="en", help="language (default en)")
+    s.add_argument("--full-check", action="store_true",
+                   help="check the whole journal from its first event, as verify-journal "
+                   "does (default: from the snapshot the period's figures start from to the "
+                   "anchored head; the report says which)")
     s.add_argument("--out", required=True, help="the PDF file to write (ending in .pdf)")
 
 
@@ -118,11 +122,11 @@ def run(args: argparse.Namespace) -> int:
     Returns:
         0 when written; 1 when software altered ran in the period (the report is written,
         saying so on its first page), or when the journal cannot be read, or fails the one
-        verifier
-        (:mod:`controller.game.verifier`, as ``threecard verify-journal``: anchor, hash
-        chain, every derived record against a replay; the report is written all the
-        same, saying so on every page), or the PDF cannot be written (a full disk: it is
-        written whole or not at all); 2 for a bad period or ``--out``.
+        verifier (:mod:`controller.game.verifier`: anchor, hash chain, every derived
+        record against a replay, from the snapshot the period starts from, or from the
+        first event with ``--full-check`` as ``threecard verify-journal``; the report is
+        written all the same, saying so on every page), or the PDF cannot be written (a
+        full disk: it is written whole or not at all); 2 for a bad period or ``--out``.
     """
     from controller.game.journal import JournalError
     from controller.game.shift import shift
@@ -136,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
     except JournalError as exc:
         return _fail(str(exc), 1)
     try:
-        sh = shift(args.journal, start, end, args.archive)
+        sh = shift(args.journal, start, end, args.archive, args.full_check)
     except JournalError as exc:
         return _fail(str(exc), 1)
     from display.report.document import write_pdf

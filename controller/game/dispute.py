@@ -164,12 +164,15 @@ class Evidence:
     verified: str = ""
 
 
-def evidence(journal: Journal, round_id: int) -> Evidence:
+def evidence(journal: Journal, round_id: int, full_check: bool = False) -> Evidence:
     """Take one round out of a journal (see the module docstring).
 
     Args:
         journal: an open journal.
         round_id: the round.
+        full_check: check the whole journal, as ``verify-journal`` does; else (with an
+            anchor beside it) from the snapshot the round's replay starts from to the
+            anchored head (:func:`controller.game.verifier.check`, ``since``).
 
     Returns:
         The evidence.
@@ -180,11 +183,11 @@ def evidence(journal: Journal, round_id: int) -> Evidence:
     """
     if journal.last_seq == 0:
         raise DisputeError(f"no round {round_id} in this journal: it holds no events")
-    checked = check(journal, full=True).verdict
+    g, at = state_before_round(journal, round_id)
+    checked = check(journal, full=full_check, since=at).verdict
     if not checked.ok:
         raise ReplayError(f"the journal fails verification: {checked.message} (threecard "
                           "verify-journal names every problem); nothing is signed")
-    g, at = state_before_round(journal, round_id)
     opened = at if g.round_id == round_id else None
     snapshot = g.dumps() if opened is not None else ""
     record: dict[str, Any] | None = None

@@ -6,8 +6,10 @@ rebuilt as ``threecard meters`` rebuilds it (:func:`controller.game.replay.rebui
 period's meter figures are the reading at its end minus the reading at its start, so over
 the whole journal they are the meters themselves.
 
-One pass replays the period's events from the start reading (the table's own
-:meth:`~controller.game.engine.Game.apply`) and collects what the meters do not hold:
+One pass over the period's events, riding on the replay the one verifier makes to check
+the journal (:func:`controller.game.verifier.check`, from the snapshot the period starts
+from: the table's own :meth:`~controller.game.engine.Game.apply`; a replay of its own
+when the check stops short), collects what the meters do not hold:
 each table id and rule profile in force; each void with its reason, who declared it and
 the role that approved it; the irregularities and the shoe's alarms; every action that
 needed a supervisor or technician, and every PIN that matched no role; the software
@@ -34,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.game.anchor import GENESIS
-from controller.game.engine import Game
+from controller.game.engine import Derived, Game
 from controller.game.inputs import (
     COMMAND_NAMED,
     STARTUP,
@@ -61,7 +63,7 @@ from controller.game.shift_lines import (
     RulesLine,
     VoidLine,
 )
-from controller.game.shift_returns import BET_GROUPS, ReturnLine, ReturnTally
+from controller.game.shift_returns import BET_GROUPS, ReturnLine, ReturnTally, Thinned
 from controller.game.verifier import JournalVerdict, check
 
 METER_FIELDS = ("wagered", "paid", "won", "rounds", "voids", "refunded")
@@ -109,8 +111,9 @@ class Shift:
         outcomes: outcome meter -> the period's count (rounds dealt as outcomes; only
             those that changed).
         voids, irregularities, alarms, role_actions, identities: see the classes.
-        house: after each settled round dealt in amounts: (utc, round id, house result
-            since the start, minor units).
+        house: after settled rounds dealt in amounts: (utc, round id, house result
+            since the start, minor units); every round's, or evenly thinned to at most
+            :data:`~controller.game.shift_returns.PLOT_POINTS` and the last.
         returns: a :class:`ReturnLine` per profile and bet staked under it in rounds
             dealt in amounts, profile by profile (the order of ``rules``).
         currency: the ISO 4217 code of every amount (the table's at the period's end).
@@ -320,7 +323,7 @@ class _Pass:
         self.alarms: list[Incident] = []
         self.actions: list[RoleAction] = []
         self.identities: list[IdentityLine] = []
-        self.house: list[tuple[str, int, int]] = []
+        self.house = Thinned()  # (utc, round id, house result since the start)
         self._pending_void: int | None = None  # index in voids awaiting approval
         self._profiles: list[RuleProfile] = []  # each distinct profile, in order
         self._profile = 0
@@ -331,12 +334,12 @@ class _Pass:
 
     def _rules(self, seq: int, utc: str) -> None:
         """A new line of :attr:`rules` when the table id or the profile changed."""
-        from controller.game.deck_counts import stored_counts
-        from controller.game.par_sheet import compute_par_sheet
-
         g, last = self.g, self.rules[-1] if self.rules else None
         if last is not None and g.config is self._config:  # set anew only on a change
             return
+        from controller.game.deck_counts import stored_counts
+        from controller.game.par_sheet import compute_par_sheet
+
         self._config = g.config
         if last is not None and last.table_id == g.config.table_id and (
                 g.profile is last.profile or g.profile == last.profile):
@@ -370,13 +373,13 @@ class _Pass:
         self.asked = g.waits_for_supervisor()
         self.blocked = g.deal.blocked
 
-    def take(self, r: Record, verdict: str | None) -> None:
+    def take(self, r: Record, verdict: str | None, derived: Derived) -> None:
         g = self.g
         kind, actor, rid = r.kind, r.actor, self.round_id
         # the body is read again only where a line is made of it (most events: cards, bets)
         body = json.loads(r.body) if kind in BODY_KINDS or actor in ROLES or \
             actor == WRONG_PIN else {}
-        for rec in g.take_derived().rounds.values():
+        for rec in derived.rounds.values():
             if rec["status"] in ("settled", "void"):
                 self._closed(r, rec)
         if kind in COMMAND_NAMED and (actor in ROLES or actor == WRONG_PIN):
@@ -400,7 +403,7 @@ class _Pass:
             total = g.meters.rows.get("total")
             start = self.start.rows.get("total", [0] * 6)
             house = (total.won - total.paid) - (start[2] - start[1]) if total else 0
-            self.house.append((r.utc, rec["round_id"], house))
+            self.house.add((r.utc, rec["round_id"], house))
             return
         note = g.notes.get(RoundState.VOID.value)
         by = note.params.get("by", "table") if note else "table"
@@ -452,7 +455,7 @@ def _identity_before(journal: Journal, seq: int) -> IdentityLine | None:
 
 
 def shift(path: str | Path, start: datetime | None = None, end: datetime | None = None,
-          archive: str | Path | None = None) -> Shift:
+          archive: str | Path | None = None, full_check: bool = False) -> Shift:
     """A shift's figures from a journal (see the module docstring).
 
     Args:
@@ -461,6 +464,9 @@ def shift(path: str | Path, start: datetime | None = None, end: datetime | None 
         end: its end (None: the newest event).
         archive: the archive the journal's history was moved to (default: the one beside
             it); a period before the cut is read from it.
+        full_check: check the whole journal, as ``verify-journal`` does; else (with an
+            anchor beside the journal) from the snapshot the period's figures start from
+            to the anchored head (:func:`controller.game.verifier.check`, ``since``).
 
     Returns:
         The figures.
@@ -478,27 +484,62 @@ def shift(path: str | Path, start: datetime | None = None, end: datetime | None 
     try:
         if j.last_seq == 0:
             raise JournalError(f"{path}: the journal holds no events: nothing to report")
-        checked = check(j, full=True).verdict
         s_seq, e_seq, period_from, period_to = period_bounds(j, start, end)
-        g = rebuild(j, s_seq)
-        g.take_derived()
-        begin = _reading(g, s_seq, "", j.event_hash(s_seq) or GENESIS)
-        walk = _Pass(g, begin, period_from)
-        last = None
-        for r, verdict in apply_each(g, j.records(s_seq), e_seq):
-            walk.take(r, verdict)
-            last = r
-        finish = _reading(g, e_seq, last.utc if last else begin.utc,
-                          j.event_hash(e_seq) or GENESIS)
-        walk.finish(period_from)
+        period = _Period(j, s_seq, e_seq, period_from)
+        checked = check(j, full=full_check, since=s_seq, observe=period).verdict
+        if period.walk is None or period.finish is None:  # the check stopped before the end
+            period = _Period(j, s_seq, e_seq, period_from)
+            g = rebuild(j, s_seq)
+            g.take_derived()  # the rows of events before the period
+            period(s_seq, g, None, None, None)
+            for r, verdict in apply_each(g, j.records(s_seq), e_seq):
+                period(r.seq, g, r, verdict, g.take_derived())
         before = _identity_before(j, s_seq)
     finally:
         j.close()
+    walk, begin, finish = period.walk, period.begin, period.finish
+    assert walk is not None and begin is not None and finish is not None
     rows, counters, outcomes = difference(finish, begin)
     return Shift(walk.rules, begin, finish, period_from, period_to, rows, counters,
                  walk.voids, walk.irregularities, walk.alarms, walk.actions,
-                 ([before] if before else []) + walk.identities, walk.house, walk.returns(),
-                 outcomes, checked, g.config.currency)
+                 ([before] if before else []) + walk.identities, walk.house.points(),
+                 walk.returns(), outcomes, checked, period.currency)
+
+
+class _Period:
+    """The report's pass over a period, riding on a replay (a verifier's ``Observer``).
+
+    The reading at the period's start is taken once the replay has applied its event
+    ``s_seq`` (or starts there), the pass runs over the events after it, and the reading
+    at its end is taken at ``e_seq``; the events before and after are passed over.
+    """
+
+    def __init__(self, j: Journal, s_seq: int, e_seq: int, period_from: str) -> None:
+        self.j, self.s_seq, self.e_seq, self.period_from = j, s_seq, e_seq, period_from
+        self.begin: Reading | None = None
+        self.finish: Reading | None = None
+        self.walk: _Pass | None = None
+        self.currency = DEFAULT_CURRENCY
+        self._utc = ""
+
+    def __call__(self, seq: int, g: Game, r: Record | None, verdict: str | None,
+                 derived: Derived | None) -> None:
+        if self.finish is not None or seq < self.s_seq:
+            return
+        if self.walk is None:
+            if seq != self.s_seq:  # the replay began after the period's start
+                return
+            self.begin = _reading(g, seq, "", self.j.event_hash(seq) or GENESIS)
+            self.walk = _Pass(g, self.begin, self.period_from)
+        elif r is not None and derived is not None:
+            self.walk.take(r, verdict, derived)
+            self._utc = r.utc
+        if seq == self.e_seq:
+            assert self.begin is not None
+            self.finish = _reading(g, seq, self._utc or self.begin.utc,
+                                   self.j.event_hash(seq) or GENESIS)
+            self.walk.finish(self.period_from)
+            self.currency = g.config.currency
 
 
 __all__ = ["BET_GROUPS", "METER_FIELDS", "IdentityLine", "Incident", "Reading", "ReturnLine",

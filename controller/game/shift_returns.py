@@ -6,8 +6,9 @@ observed return is compared with that profile's own exact return (its par sheet)
 rounds dealt in amounts count (an outcome round's figures are units, not money).
 
 :class:`ReturnTally` takes the rounds one at a time as the shift's replay closes them and
-keeps only running sums and the points of the plots, never the rounds themselves: a
-report of a long journal holds no more than its plots need.
+keeps only running sums and the points of the plots (at most :data:`PLOT_POINTS` a
+series), never the rounds themselves: a report of a long journal holds no more than a
+short one's plots need.
 """
 
 from __future__ import annotations
@@ -38,9 +39,10 @@ class ReturnLine:
         paytable: the paytable's own return (the bet settled on its cards).
         stake: minor units staked on it (Ante/Play: the Antes).
         net: the players' net on it, minor units.
-        points: after each settled round with this bet: (rounds so far, observed return,
+        points: after settled rounds with this bet: (rounds so far, observed return,
             its standard error), the round the sampling unit (the seats of one round
-            share the dealer's cards).
+            share the dealer's cards); every round's, or evenly thinned to at most
+            :data:`PLOT_POINTS` and the last (:class:`Thinned`).
         profile: the rule profile's label (its name; ``name (2)`` for a second profile
             of the same name in the period).
     """
@@ -72,13 +74,55 @@ def exact_returns(sheet: ParSheet, group: str) -> tuple[Fraction, Fraction] | No
     return sheet.with_strategy.get(group, paytable).rtp, paytable.rtp
 
 
+PLOT_POINTS = 2000
+"""The most points a plot's series keeps (:class:`Thinned`): more than a page's plot can
+show, and a year's journal holds no more of them in memory than a shift's."""
+
+
+class Thinned:
+    """A series' points, evenly spread over it and at most :data:`PLOT_POINTS` and one.
+
+    Every point is kept until the series holds :data:`PLOT_POINTS` and one; then every
+    other one is dropped and, from then on, only one point in two (in four, ...) is
+    kept. The newest point is always there (:meth:`points`), so a plot ends where the
+    series ends.
+    """
+
+    def __init__(self, limit: int = PLOT_POINTS) -> None:
+        self._limit = limit + limit % 2  # even: the last kept point survives a halving
+        self._step = 1
+        self._n = 0
+        self._kept: list[Any] = []
+        self._last: Any = None
+
+    def add(self, point: Any) -> None:
+        """Add the series' next point."""
+        if self._n % self._step == 0:
+            self._kept.append(point)
+            if len(self._kept) > self._limit:
+                del self._kept[1::2]
+                self._step *= 2
+        self._n += 1
+        self._last = point
+
+    def points(self) -> list[Any]:
+        """The points kept, oldest first, ending with the newest point added."""
+        if self._kept and self._kept[-1] is not self._last:
+            return [*self._kept, self._last]
+        return list(self._kept)
+
+    def __len__(self) -> int:
+        """Points added in all (kept or not)."""
+        return self._n
+
+
 class ReturnTally:
     """Running sums of each bet's result per rule profile, one settled round at a time."""
 
     def __init__(self) -> None:
         # (profile index, group) -> [rounds, stake, sum of nets, sum of squared nets]
         self._sums: dict[tuple[int, str], list[int]] = {}
-        self._points: dict[tuple[int, str], list[tuple[int, float, float]]] = {}
+        self._points: dict[tuple[int, str], Thinned] = {}
 
     def add(self, rec: dict[str, Any], profile: int) -> None:
         """Count one closed round (game recall form) under the profile ``profile``.
@@ -101,7 +145,7 @@ class ReturnTally:
             n, staked = s[0], s[1]
             var = max(s[3] / n - (s[2] / n) ** 2, 0.0)
             se = math.sqrt(var / n) / (staked / n) if staked else 0.0
-            self._points.setdefault((profile, group), []).append(
+            self._points.setdefault((profile, group), Thinned()).add(
                 (n, 1 + s[2] / staked if staked else 1.0, se))
 
     def lines(self, profiles: list[tuple[str, ParSheet]]) -> list[ReturnLine]:
@@ -118,8 +162,8 @@ class ReturnTally:
                 if s is None or exact is None:
                     continue
                 out.append(ReturnLine(group, exact[0], exact[1], s[1], s[2],
-                                      tuple(self._points[i, group]), label))
+                                      tuple(self._points[i, group].points()), label))
         return out
 
 
-__all__ = ["BET_GROUPS", "ReturnLine", "ReturnTally", "exact_returns"]
+__all__ = ["BET_GROUPS", "PLOT_POINTS", "ReturnLine", "ReturnTally", "Thinned", "exact_returns"]

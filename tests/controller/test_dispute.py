@@ -174,6 +174,94 @@ def test_one_changed_byte_in_any_member_fails_naming_it(table, bundle, tmp_path)
     assert not verdict.ok and any(p.startswith(png) for p in verdict.problems)
 
 
+BOMB = 256 << 20
+"""Bytes of zeros in a member made to inflate far past anything a bundle holds (its
+deflated form is a few hundred kilobytes)."""
+
+
+def _with_zeros(path: Path, files: dict[str, bytes], name: str, declared: int | None = None
+                ) -> None:
+    """``files`` zipped with ``name`` holding :data:`BOMB` zeros (written in pieces);
+    ``declared``: the size the zip's directory then claims for it instead."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for n, data in files.items():
+            if n != name:
+                z.writestr(n, data)
+                continue
+            with z.open(n, "w") as f:
+                zeros = bytes(1 << 20)
+                for _ in range(BOMB >> 20):
+                    f.write(zeros)
+    if declared is not None:  # the central directory's uncompressed size, rewritten
+        raw = bytearray(path.read_bytes())
+        end = raw.rindex(b"PK\x05\x06")  # the end record: where the directory starts
+        at = int.from_bytes(raw[end + 16:end + 20], "little")
+        while True:
+            n, m, k = (int.from_bytes(raw[at + i:at + i + 2], "little") for i in (28, 30, 32))
+            if raw[at + 46:at + 46 + n] == name.encode():
+                break
+            at += 46 + n + m + k
+        raw[at + 24:at + 28] = declared.to_bytes(4, "little")
+        path.write_bytes(bytes(raw))
+
+
+def _verify_peak(path: Path, *args: str) -> tuple[int, str, int]:
+    """``dispute verify`` in a process of its own: (status, output, peak RSS in KiB)."""
+    p = subprocess.Popen([sys.executable, "-m", "controller.cli", "dispute", "verify",
+                          str(path), *args], stdout=subprocess.PIPE, text=True)
+    out = p.stdout.read()
+    _, status, usage = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    p.stdout.close()
+    return p.returncode, out, usage.ru_maxrss
+
+
+def test_a_member_made_to_inflate_to_gigabytes_is_refused_unread(table, bundle, tmp_path):
+    """A member is inflated only once its size in the zip's directory is the signed
+    manifest's, and never past it: one replaced by a quarter of a gigabyte of zeros
+    (deflated to a few hundred kilobytes) fails, named, without the check holding it in
+    memory; so does one whose directory claims the manifest's size (the inflater stops
+    there and the CRC fails), and one a forger's own manifest lists at that size (more
+    than any bundle file: refused unread)."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from controller.dispute import MANIFEST, MAX_MEMBER, SIGNATURE
+    from controller.signing import fingerprint, raw_public
+
+    public = str(table[0] / "table.pub")
+    files = members(bundle)
+    listed = json.loads(files[MANIFEST])["files"]
+    png = next(n for n in files if n.endswith("-player.png"))
+    status, out, genuine_peak = _verify_peak(bundle, "--public-key", public)
+    assert status == 0, out
+    bomb = tmp_path / "bomb.zip"
+    _with_zeros(bomb, files, png)
+    assert bomb.stat().st_size < 4 << 20
+    status, out, peak = _verify_peak(bomb, "--public-key", public)
+    assert status == 1
+    assert f"{png}: changed ({BOMB} bytes, the manifest's {listed[png]['bytes']}; not " \
+        "inflated)" in out
+    assert peak < genuine_peak + (32 << 10), (peak, genuine_peak)  # KiB: not read whole
+    # the directory made to claim the manifest's size: inflated that far, and no further
+    _with_zeros(bomb, files, png, declared=listed[png]["bytes"])
+    status, out, peak = _verify_peak(bomb, "--public-key", public)
+    assert status == 1 and f"{png}: damaged in the zip file" in out, out
+    assert peak < genuine_peak + (32 << 10), (peak, genuine_peak)
+    # a forger's manifest, signed with a key of their own, that lists the zeros' size
+    manifest = json.loads(files[MANIFEST])
+    manifest["files"][png]["bytes"] = BOMB
+    forger = Ed25519PrivateKey.generate()
+    manifest["public_key"] = raw_public(forger).hex()
+    manifest["key_fingerprint"] = fingerprint(raw_public(forger))
+    forged = {**files, MANIFEST: json.dumps(manifest).encode()}
+    forged[SIGNATURE] = forger.sign(forged[MANIFEST]).hex().encode()
+    _with_zeros(bomb, forged, png)
+    status, out, peak = _verify_peak(bomb)
+    assert status == 1 and f"{png}: {BOMB} bytes, more than a bundle's file ever holds " \
+        f"({MAX_MEMBER}): not read" in out, out
+    assert peak < genuine_peak + (32 << 10), (peak, genuine_peak)
+
+
 def test_a_forged_result_with_recomputed_hashes_fails_the_signature(table, bundle, tmp_path):
     from controller.dispute import MANIFEST, verify_bundle
     from controller.signing import load_public
