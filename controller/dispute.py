@@ -64,6 +64,7 @@ UNAUTHENTICATED = 3
 """``dispute verify``'s status for a bundle that holds together, checked without the
 table's public key: whose key signed it is not known."""
 DEFAULT_SIZE = "1920x1080"
+LANGUAGES = ("en", "fr", "uk")
 MAX_ROUND = 10**9
 
 
@@ -78,15 +79,52 @@ def _zip_time(utc: str) -> tuple[int, int, int, int, int, int]:
     return (max(t.year, 1980), t.month, t.day, t.hour, t.minute, t.second)
 
 
-def bundle_files(journal: str | Path, round_id: int, size: tuple[int, int], lang: str,
-                 archive: str | Path | None = None, full_check: bool = False
-                 ) -> tuple[dict[str, bytes], dict[str, Any]]:
-    """Every file of a bundle but the manifest and its signature.
+SCREENS_FROM = {"given": "the command (--lang, --size)",
+                "table": "the table's start-up record in force in the round",
+                "default": "the default: the table recorded none"}
+"""Where a bundle's screens took their language and size from (the manifest's words)."""
 
-    ``archive`` and ``full_check``: see :func:`controller.game.dispute.evidence`.
+
+def screens_used(recorded: dict[str, Any] | None, size: tuple[int, int] | None,
+                 lang: str | None) -> dict[str, Any]:
+    """The language and size a bundle draws the screens in, and where each came from.
+
+    Args:
+        recorded: the screens the start-up record in force names
+            (:class:`~controller.game.inputs.Screens`' fields), or None.
+        size: the size the command gives, or None.
+        lang: the language the command gives, or None.
 
     Returns:
-        (name -> bytes, facts for the manifest: table, round, close time).
+        The manifest's ``screens``: ``language``, ``size`` (``WIDTHxHEIGHT``), where each
+        came from (:data:`SCREENS_FROM`) and the ``table``'s record as journaled. Both
+        screens are drawn at that one size: a screen filling its display was as large as
+        that display, which the journal does not record.
+    """
+    from display.screenshot import parse_size
+
+    rec = recorded or {}
+    lang_from = "given" if lang else "table" if rec.get("language") in LANGUAGES else "default"
+    lang = lang or (rec["language"] if lang_from == "table" else "en")
+    size_from = "given" if size else "table" if rec.get("dealer_size") else "default"
+    if size is None:
+        size = parse_size(rec["dealer_size"] if size_from == "table" else DEFAULT_SIZE)
+    return {"language": lang, "language_from": SCREENS_FROM[lang_from],
+            "size": f"{size[0]}x{size[1]}", "size_from": SCREENS_FROM[size_from],
+            "table": recorded}
+
+
+def bundle_files(journal: str | Path, round_id: int, size: tuple[int, int] | None = None,
+                 lang: str | None = None, archive: str | Path | None = None,
+                 full_check: bool = False) -> tuple[dict[str, bytes], dict[str, Any]]:
+    """Every file of a bundle but the manifest and its signature.
+
+    ``size`` and ``lang``: the screens' (None: as the table recorded them,
+    :func:`screens_used`). ``archive`` and ``full_check``: see
+    :func:`controller.game.dispute.evidence`.
+
+    Returns:
+        (name -> bytes, facts for the manifest: table, round, close time, screens).
 
     Raises:
         JournalError: the journal cannot be read, its chain is broken, or it cannot be
@@ -96,12 +134,14 @@ def bundle_files(journal: str | Path, round_id: int, size: tuple[int, int], lang
     from controller.game.dispute import evidence
     from controller.game.journal import Journal
     from controller.game.replay import views_after
-    from display.screenshot import ViewPainter
+    from display.screenshot import ViewPainter, parse_size
 
     j = Journal(journal, readonly=True, archive=archive)
     try:
         ev = evidence(j, round_id, full_check)
         kinds = {e.seq: e.kind for e in ev.events}
+        screens = screens_used(ev.screens, size, lang)
+        size, lang = parse_size(screens["size"]), screens["language"]
         painter = ViewPainter(size, lang)
         files: dict[str, bytes] = {}
         steps = []
@@ -124,7 +164,8 @@ def bundle_files(journal: str | Path, round_id: int, size: tuple[int, int], lang
         "closed_at": ev.close_seq, "journal_verdict": ev.verified})
     files["snapshot.json"] = ev.snapshot.encode()
     files["steps.json"] = _json({"size": list(size), "lang": lang, "steps": steps})
-    return files, {"table_id": ev.table_id, "round": round_id, "closed_utc": close_utc}
+    return files, {"table_id": ev.table_id, "round": round_id, "closed_utc": close_utc,
+                   "screens": screens}
 
 
 def write_bundle(out: Path, files: dict[str, bytes], facts: dict[str, Any], key: Any,
@@ -164,11 +205,14 @@ class Verdict:
         problems: one line per problem, each naming the bundle file at fault.
         manifest: the manifest, once it could be read.
         record: the round's record as the replay gives it (when it ran).
+        currency: the ISO 4217 code of its amounts (the bundled state's ``[table]
+            currency``).
     """
 
     problems: list[str] = field(default_factory=list)
     manifest: dict[str, Any] = field(default_factory=dict)
     record: dict[str, Any] | None = None
+    currency: str = "EUR"
 
     @property
     def ok(self) -> bool:
@@ -340,6 +384,11 @@ def _replay(members: dict[str, bytes], v: Verdict) -> None:
     if v.record != recorded:
         v.problems.append("recall.json: the replay from snapshot.json and events.jsonl gives "
                           "another result")
+    from controller.game.numbers import currency_problem
+
+    code = json.loads(members["snapshot.json"]).get("config", {}).get("currency")
+    if isinstance(code, str) and currency_problem(code) is None:
+        v.currency = code
 
 
 def verify_bundle(path: str | Path, public_key: bytes | None = None) -> Verdict:
@@ -382,10 +431,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", help="the table's configuration: its key is beside it "
                         "(threecard keygen)")
     parser.add_argument("--key", help="the signing key file, if not beside --config")
-    parser.add_argument("--size", default=DEFAULT_SIZE,
-                        help=f"the screens' size, WIDTHxHEIGHT (default {DEFAULT_SIZE})")
-    parser.add_argument("--lang", choices=("en", "fr", "uk"), default="en",
-                        help="the screens' language (default en)")
+    parser.add_argument("--size", help="the screens' size, WIDTHxHEIGHT (default: the dealer "
+                        "window's size the table recorded at start-up, else "
+                        f"{DEFAULT_SIZE})")
+    parser.add_argument("--lang", choices=LANGUAGES, help="the screens' language (default: "
+                        "the one the table recorded at start-up, else en)")
     parser.add_argument("--full-check", action="store_true",
                         help="check the whole journal from its first event, as verify-journal "
                         "does (default: from the snapshot the round's replay starts from to "
@@ -429,7 +479,7 @@ def run(args: argparse.Namespace) -> int:
 
     out = Path(args.out)
     try:
-        size = parse_size(args.size)
+        size = parse_size(args.size) if args.size else None
         if out.suffix.lower() != ".zip":
             raise ValueError(f"--out: {out} does not end in .zip")
         if not out.parent.is_dir():
@@ -447,15 +497,24 @@ def run(args: argparse.Namespace) -> int:
         return _fail(str(exc), 1)
     except OSError as exc:
         return _fail(f"--out: cannot write {out}: {exc.strerror or exc}", 1)
-    screens = sum(1 for n in files if n.startswith("screens/"))
-    print(f"{out}: round {args.round} of table {facts['table_id']}, {screens} screens, "
-          f"{len(files) + 2} files; signed by key sha256 {printed}")
+    pictures = sum(1 for n in files if n.startswith("screens/"))
+    print(f"{out}: round {args.round} of table {facts['table_id']}, {pictures} screens "
+          f"({_screens(facts['screens'])}), {len(files) + 2} files; signed by key sha256 "
+          f"{printed}")
     return 0
 
 
-def _nets(record: dict[str, Any]) -> str:
-    return ", ".join(f"seat {s['seat']} {s['net']:+}" for s in record["seats"]
-                     if s["net"] is not None) or "no seat"
+def _screens(s: dict[str, Any]) -> str:
+    return (f"in {s['language']} from {s['language_from']}, {s['size']} from "
+            f"{s['size_from']}")
+
+
+def _nets(record: dict[str, Any], currency: str) -> str:
+    """Each seat's net, as an amount in the round's currency (``seat 1 +12.50 EUR``)."""
+    from controller.game.numbers import format_money
+
+    return ", ".join(f"seat {s['seat']} {format_money(s['net'], currency=currency, sign=True)} "
+                     f"{currency}" for s in record["seats"] if s["net"] is not None) or "no seat"
 
 
 def _run_verify(args: argparse.Namespace) -> int:
@@ -482,7 +541,9 @@ def _run_verify(args: argparse.Namespace) -> int:
               f"sha256 {m['key_fingerprint']}; compare that fingerprint with the table's, "
               "or give --public-key")
     print(f"replay from snapshot.json and events.jsonl: round {rec.get('status')}, "
-          f"{_nets(rec)} (as recall.json records)")
+          f"players' nets {_nets(rec, v.currency)} (as recall.json records)")
+    if isinstance(m.get("screens"), dict):
+        print(f"screens drawn {_screens(m['screens'])}")
     return 0 if public else UNAUTHENTICATED
 
 

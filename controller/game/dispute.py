@@ -149,6 +149,9 @@ class Evidence:
         steps: the events after which both screens are pictured, in order.
         verified: the verifier's verdict on the journal, one line (what was checked,
             and its notes, such as "tail unchecked: no anchor").
+        screens: the screens' language and size as the start-up record in force when
+            the round closed gives them (:class:`~controller.game.inputs.Screens`'
+            fields); None where it records none.
     """
 
     round_id: int
@@ -162,6 +165,7 @@ class Evidence:
     close_seq: int
     steps: tuple[int, ...]
     verified: str = ""
+    screens: dict[str, Any] | None = None
 
 
 def evidence(journal: Journal, round_id: int, full_check: bool = False) -> Evidence:
@@ -216,10 +220,12 @@ def evidence(journal: Journal, round_id: int, full_check: bool = False) -> Evide
     rows = tuple(without_secrets(EventRow(*row))
                  for row in journal.rows(opened + 1, end_seq))
     table_id = json.loads(snapshot)["config"]["table_id"]
+    started = journal.newest(STARTUP, close_seq)
+    screens = json.loads(started.body).get("screens") if started is not None else None
     return Evidence(round_id, table_id, state_without_secrets(snapshot),
                     (opened, journal.event_hash(opened) or GENESIS), (end_seq, rows[-1].hash),
                     (journal.last_seq, journal.last_hash), rows, record, close_seq,
-                    tuple(steps), checked.summary())
+                    tuple(steps), checked.summary(), screens)
 
 
 def replay_round(snapshot: str, events: list[EventRow], before: tuple[int, str],

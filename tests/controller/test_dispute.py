@@ -116,8 +116,9 @@ def test_a_bundle_verifies_and_its_replay_gives_recalls_nets(table, bundle):
     assert [(s["seat"], s["net"]) for s in verdict.record["seats"]] == \
         [(s["seat"], s["net"]) for s in r11["seats"]]
     assert verdict.record == r11
-    nets = ", ".join(f"seat {s['seat']} {s['net']:+}" for s in r11["seats"])
-    assert nets in checked.stdout
+    # the nets as amounts in the table's currency (euros: two decimals), labelled
+    nets = ", ".join(f"seat {s['seat']} {s['net'] / 100:+,.2f} EUR" for s in r11["seats"])
+    assert f"players' nets {nets} (as recall.json records)" in checked.stdout
     # what the bundle holds besides the screens
     files = members(bundle)
     events = [json.loads(line) for line in files["events.jsonl"].decode().splitlines()]
@@ -126,6 +127,12 @@ def test_a_bundle_verifies_and_its_replay_gives_recalls_nets(table, bundle):
     assert events[-1]["hash"] == anchors["after"]["hash"]
     assert {"manual_card", "misread", "reveal", "settle"} <= {e["kind"] for e in events}
     assert json.loads(files["snapshot.json"])["round_id"] == 11
+    # a table started by other code than the daemon records no screens: the manifest
+    # says the language is the default, and the size the command's
+    assert json.loads(files["manifest.json"])["screens"] == {
+        "language": "en", "language_from": "the default: the table recorded none",
+        "size": f"{SIZE[0]}x{SIZE[1]}", "size_from": "the command (--lang, --size)",
+        "table": None}
     j = Journal(journal, readonly=True)  # the journal's own snapshots came before the round
     try:
         assert len([s for s in j.snapshot_seqs() if s < events[0]["seq"]]) >= 4
