@@ -111,12 +111,18 @@ def _remove(paths: list[Path]) -> None:
 def load_private(path: str | Path) -> Any:
     """The table's private key.
 
+    What the file holds is looked at before its mode: a public key given where the private
+    one belongs (``--key table.pub``) is named as such, not taken for a loose private key.
+
     Raises:
-        SigningKeyError: missing, unreadable, readable by others than its owner (mode must be
-            0600 or stricter), or not an Ed25519 private key in PEM.
+        SigningKeyError: missing, unreadable, a public key, readable by others than its
+            owner (mode must be 0600 or stricter), or not an Ed25519 private key in PEM.
     """
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-    from cryptography.hazmat.primitives.serialization import load_pem_private_key
+    from cryptography.hazmat.primitives.serialization import (
+        load_pem_private_key,
+        load_pem_public_key,
+    )
 
     path = Path(path)
     try:
@@ -127,6 +133,14 @@ def load_private(path: str | Path) -> Any:
                         "<the table's configuration>`") from None
     except OSError as exc:
         raise SigningKeyError(f"{path}: cannot read the key: {exc.strerror}") from None
+    try:
+        load_pem_public_key(data)
+    except (ValueError, TypeError):
+        pass  # not a public key: the private key's checks follow
+    else:
+        raise SigningKeyError(f"{path}: a public key; signing needs the private key "
+                              f"({KEY_SUFFIX}, beside the configuration, made by `threecard "
+                              "keygen`)")
     if mode & (stat.S_IRWXG | stat.S_IRWXO):
         raise SigningKeyError(f"{path}: others may read this key (mode {stat.S_IMODE(mode):04o}); "
                         "chmod 600 it")

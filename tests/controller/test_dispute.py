@@ -13,6 +13,7 @@ import hashlib
 import io
 import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -98,6 +99,25 @@ def test_a_key_others_may_read_is_refused(table, tmp_path):
               "--out", str(tmp_path / "x.zip"))
     assert run.returncode == 1 and "chmod 600" in run.stderr
     assert not (tmp_path / "x.zip").exists()
+
+
+def test_the_public_key_given_to_sign_is_named_and_never_overwritten(table, tmp_path):
+    """``--key table.pub`` (mode 0644, as keygen writes it) is named a public key, not
+    taken for a private key others may read; and keygen beside a ``table.pub`` whose
+    ``table.key`` is gone refuses, leaving it as it was (a verifier may hold it)."""
+    folder, journal, _, _ = table
+    run = cli("dispute", "--journal", str(journal), "--round", "2", "--key",
+              str(folder / "table.pub"), "--out", str(tmp_path / "x.zip"))
+    assert run.returncode == 1 and "a public key; signing needs the private key" in run.stderr
+    assert "chmod" not in run.stderr and not (tmp_path / "x.zip").exists()
+    config = tmp_path / "table.toml"
+    config.write_text("")
+    public = tmp_path / "table.pub"
+    shutil.copyfile(folder / "table.pub", public)
+    before = public.read_bytes()
+    again = cli("keygen", "--config", str(config))
+    assert again.returncode == 1 and "a public key is already there" in again.stderr
+    assert public.read_bytes() == before and not (tmp_path / "table.key").exists()
 
 
 def test_a_bundle_verifies_and_its_replay_gives_recalls_nets(table, bundle):
