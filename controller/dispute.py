@@ -34,8 +34,13 @@ The bundle (a zip file) holds:
 ``steps.json``
     the pictured steps: event, kind, the two images;
 ``manifest.json``, ``manifest.sig``
-    the SHA-256 of every other file, signed with the table's Ed25519 key
-    (:mod:`controller.signing`).
+    the SHA-256 and size of every other file, signed with the table's Ed25519 key
+    (:mod:`controller.signing`); with the table and round, the software that made the
+    bundle (``software``) and the one that played the round (``round_software``, as its
+    start-up record names it: None where it names none), and the language and size the
+    screens were drawn in and where each came from (``screens``). The signature covers
+    every file's name and bytes; the zip file's own dates, comment and the order of its
+    members are not covered (they carry nothing of the round).
 
 ``verify`` checks the signature, every file's hash (a changed byte anywhere fails, naming
 the file), that the events chain to the anchors, and replays the round from the bundled
@@ -165,7 +170,7 @@ def bundle_files(journal: str | Path, round_id: int, size: tuple[int, int] | Non
     files["snapshot.json"] = ev.snapshot.encode()
     files["steps.json"] = _json({"size": list(size), "lang": lang, "steps": steps})
     return files, {"table_id": ev.table_id, "round": round_id, "closed_utc": close_utc,
-                   "screens": screens}
+                   "screens": screens, "round_software": ev.software}
 
 
 def write_bundle(out: Path, files: dict[str, bytes], facts: dict[str, Any], key: Any,

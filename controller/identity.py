@@ -367,9 +367,9 @@ def startup_identity() -> dict[str, Any]:
     elif ident.problem:
         log.info("software %s: %s", ident.version, ident.problem)
     elif not ident.ok:
-        log.error("SOFTWARE ALTERED: %d installed files differ from the manifest of identity "
-                  "sha256 %s (threecard identify names them; the table holds the deck until "
-                  "a supervisor acknowledges)", len(ident.altered()), ident.sha256)
+        log.error("SOFTWARE ALTERED: %s from the manifest of identity sha256 %s (threecard "
+                  "identify names them; the table holds the deck until a supervisor "
+                  "acknowledges)", _files_differ(len(ident.altered())), ident.sha256)
     else:
         log.info("software %s, identity sha256 %s: %d files checked", ident.version,
                  ident.sha256, ident.files)
@@ -378,6 +378,11 @@ def startup_identity() -> dict[str, Any]:
         log.info("start-up files in the site folders (run by Python at every start, no "
                  "manifest covers them): %s", ", ".join(hooks))
     return ident.journal_form(MAX_NAMED_FILES)
+
+
+def _files_differ(n: int) -> str:
+    """``1 installed file differs``, ``2 installed files differ``."""
+    return "1 installed file differs" if n == 1 else f"{n} installed files differ"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -403,7 +408,7 @@ def run(args: argparse.Namespace) -> int:
                           "pth": hooks}))
         return 0 if ident.ok else 1
     print(f"{DISTRIBUTION} {ident.version}")
-    if ident.sha256:
+    if ident.sha256 and not ident.problem:  # a manifest that cannot be read is no identity
         print(f"identity: sha256 {ident.sha256}")
         print(f"manifest: {ident.files} files, written when the package was built ({MANIFEST})")
     if hooks:
@@ -416,8 +421,7 @@ def run(args: argparse.Namespace) -> int:
         return 1
     named = ident.altered()
     if named:
-        print(f"ALTERED: {len(named)} installed file{'s' if len(named) != 1 else ''} "
-              "differ from the manifest")
+        print(f"ALTERED: {_files_differ(len(named))} from the manifest")
         for what, path in named:
             print(f"  {what:8} {path}")
         return 1

@@ -99,7 +99,7 @@ def test_one_changed_file_is_named(install, tmp_path):
     theme.write_bytes(bytes(data))
     run = from_install(target, "identify")
     assert run.returncode == 1
-    assert "ALTERED: 1 installed file differ" in run.stdout
+    assert "ALTERED: 1 installed file differs from the manifest" in run.stdout
     assert "changed  display/theme.py" in run.stdout
     # removed and added files are named too; so is cached byte code with no source
     (target / "drivers" / "cli.py").unlink()
@@ -111,6 +111,11 @@ def test_one_changed_file_is_named(install, tmp_path):
     assert (got["changed"], got["missing"], got["added"]) == (
         ["display/theme.py"], ["drivers/cli.py"], [stray, "controller/extra.py"])
     assert not got["ok"] and got["altered"] == 4
+    # a manifest made garbage names no identity and counts no file: only its problem
+    (target / "controller" / "MANIFEST.sha256").write_bytes(b"\x00not a manifest\n")
+    garbage = from_install(target, "identify")
+    assert garbage.returncode == 1 and "MANIFEST.sha256" in garbage.stderr
+    assert "identity:" not in garbage.stdout and "files, written" not in garbage.stdout
     # an installation whose manifest was taken away cannot be checked, and says so
     (target / "controller" / "MANIFEST.sha256").unlink()
     gone = from_install(target, "identify")

@@ -152,6 +152,9 @@ class Evidence:
         screens: the screens' language and size as the start-up record in force when
             the round closed gives them (:class:`~controller.game.inputs.Screens`'
             fields); None where it records none.
+        software: the software identity that start-up record names (the one that played
+            the round, :class:`~controller.game.inputs.Software`'s fields); None where it
+            records none.
     """
 
     round_id: int
@@ -166,6 +169,7 @@ class Evidence:
     steps: tuple[int, ...]
     verified: str = ""
     screens: dict[str, Any] | None = None
+    software: dict[str, Any] | None = None
 
 
 def evidence(journal: Journal, round_id: int, full_check: bool = False) -> Evidence:
@@ -221,11 +225,12 @@ def evidence(journal: Journal, round_id: int, full_check: bool = False) -> Evide
                  for row in journal.rows(opened + 1, end_seq))
     table_id = json.loads(snapshot)["config"]["table_id"]
     started = journal.newest(STARTUP, close_seq)
-    screens = json.loads(started.body).get("screens") if started is not None else None
+    recorded = json.loads(started.body) if started is not None else {}
     return Evidence(round_id, table_id, state_without_secrets(snapshot),
                     (opened, journal.event_hash(opened) or GENESIS), (end_seq, rows[-1].hash),
                     (journal.last_seq, journal.last_hash), rows, record, close_seq,
-                    tuple(steps), checked.summary(), screens)
+                    tuple(steps), checked.summary(), recorded.get("screens"),
+                    recorded.get("software"))
 
 
 def replay_round(snapshot: str, events: list[EventRow], before: tuple[int, str],

@@ -37,6 +37,7 @@ from typing import Any
 
 from controller.game.anchor import GENESIS
 from controller.game.engine import Derived, Game
+from controller.game.events import LINK_STOPPED
 from controller.game.inputs import (
     COMMAND_NAMED,
     STARTUP,
@@ -73,6 +74,9 @@ ALARM_KINDS = frozenset({"alarm", "misread", "seq_gap", "frame_error", "warning"
 """Shoe events listed as alarms (besides a link lost or silent, and a lid opened)."""
 ROLES = frozenset({Role.SUPERVISOR.value, Role.TECHNICIAN.value})
 """The roles whose every action the report lists."""
+IN_PLAY = frozenset({RoundState.NO_MORE_BETS, RoundState.DEALING, RoundState.DECIDING,
+                     RoundState.REVEAL, RoundState.PAUSED})
+"""Round states between "no more bets" and the settlement or void."""
 WRONG_PIN = "dealer!"
 """The actor of a command whose PIN matched no role."""
 BODY_KINDS = ALARM_KINDS | {STARTUP, "link", "lid", ManualCard.name, ExposedCard.name,
@@ -117,6 +121,9 @@ class Shift:
         returns: a :class:`ReturnLine` per profile and bet staked under it in rounds
             dealt in amounts, profile by profile (the order of ``rules``).
         currency: the ISO 4217 code of every amount (the table's at the period's end).
+        in_play: the round in play at the period's end (bets taken, or past "no more
+            bets", not yet settled or void), or None: its bets and results count in the
+            period that closes it.
         verdict: the one verifier's verdict on the whole journal
             (:func:`controller.game.verifier.check`, as ``threecard verify-journal``
             makes it): anchor, hash chain, and every derived record against a replay.
@@ -139,6 +146,7 @@ class Shift:
     outcomes: dict[str, int] = field(default_factory=dict)
     verdict: JournalVerdict = field(default_factory=JournalVerdict)
     currency: str = DEFAULT_CURRENCY
+    in_play: int | None = None
 
     @property
     def table_id(self) -> str:
@@ -435,6 +443,8 @@ class _Pass:
 
     def _alarm(self, r: Record, kind: str, rid: int, body: dict[str, Any]) -> None:
         if kind == "link" and body.get("state") in ("disconnected", "silent"):
+            if body.get("detail") == LINK_STOPPED:  # the table stopping: no alarm
+                return
             name = f"link_{body['state']}"
         elif kind == "lid" and body.get("open"):
             name = "lid_open"
@@ -503,7 +513,7 @@ def shift(path: str | Path, start: datetime | None = None, end: datetime | None 
     return Shift(walk.rules, begin, finish, period_from, period_to, rows, counters,
                  walk.voids, walk.irregularities, walk.alarms, walk.actions,
                  ([before] if before else []) + walk.identities, walk.house.points(),
-                 walk.returns(), outcomes, checked, period.currency)
+                 walk.returns(), outcomes, checked, period.currency, period.in_play)
 
 
 class _Period:
@@ -520,6 +530,7 @@ class _Period:
         self.finish: Reading | None = None
         self.walk: _Pass | None = None
         self.currency = DEFAULT_CURRENCY
+        self.in_play: int | None = None
         self._utc = ""
 
     def __call__(self, seq: int, g: Game, r: Record | None, verdict: str | None,
@@ -540,6 +551,9 @@ class _Period:
                                    self.j.event_hash(seq) or GENESIS)
             self.walk.finish(self.period_from)
             self.currency = g.config.currency
+            state = g.round.state
+            if state in IN_PLAY or (state is RoundState.BETTING and g.wagers.seats):
+                self.in_play = g.round_id
 
 
 __all__ = ["BET_GROUPS", "METER_FIELDS", "IdentityLine", "Incident", "Reading", "ReturnLine",

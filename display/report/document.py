@@ -78,6 +78,28 @@ def _time(utc: str) -> str:
     return parse_utc(utc).strftime("%Y-%m-%d %H:%M:%S") if utc else "–"
 
 
+ALPHABETS = {"uk": "абвгґдеєжзиіїйклмнопрстуфхцчшщьюя"}
+"""Alphabets whose letters the code points do not order (Ukrainian і, ї, є, ґ)."""
+
+
+def alphabetical(text: str, lang: str) -> tuple[Any, ...]:
+    """A sort key: ``text``'s place in the report language's alphabetical order.
+
+    Case is ignored; French accented letters sort with their letter (``é`` with ``e``),
+    Ukrainian letters in the Ukrainian alphabet's order.
+    """
+    import unicodedata
+
+    folded = text.casefold()
+    letters = ALPHABETS.get(lang)
+    if letters is not None:
+        return tuple(letters.index(c) if c in letters else len(letters) + ord(c)
+                     for c in folded), text
+    bare = "".join(c for c in unicodedata.normalize("NFD", folded)
+                   if not unicodedata.combining(c))
+    return bare, folded, text
+
+
 def _hold(house: int, wagered: int, lang: str) -> str:
     """The house's share of the drop, exact to the last digit shown (Babel's percent)."""
     return format_percent(Fraction(house, wagered), lang) if wagered else "–"
@@ -169,6 +191,8 @@ class _Builder:
                       + " · " + t("amounts", currency=sh.currency), "sub"),
                self.p(t("period", start=_time(sh.period_from), end=_time(sh.period_to),
                         hours=format_decimal(sh.hours, self.lang, 2)), "sub")]
+        if sh.in_play is not None:
+            out.append(self.p(t("period.in_play", round=sh.in_play), "small"))
         if len(sh.rules) > 1:  # what was in force when, each change of table id or rules
             out.append(self.p(t("rules.in_force", lines="; ".join(
                 t("rules.from", time=_time(x.utc), table=x.table_id, rules=x.label)
@@ -396,8 +420,9 @@ class _Builder:
         out = [self.p(t("sec.counters"), "h2")]
         if not sh.counters:
             return [*out, self.p(t("none"))]
-        rows = [[t.either(f"counter.{k}", k.replace("_", " ")), format_number(v, self.lang)]
-                for k, v in sorted(sh.counters.items())]
+        rows = sorted(([t.either(f"counter.{k}", k.replace("_", " ")),
+                        format_number(v, self.lang)] for k, v in sh.counters.items()),
+                      key=lambda row: alphabetical(row[0], self.lang))  # as the reader reads
         return [*out, self.table([t("col.counter"), t("col.count")], rows, [70, 20], right=[1])]
 
     def software(self) -> list[Any]:

@@ -5,6 +5,8 @@ EN: dict[str, str] = {
     "subtitle": "Table {table} · rules {rules}",
     "amounts": "amounts in {currency}",
     "period": "{start} – {end} UTC ({hours} h)",
+    "period.in_play": "Round {round} was still in play at the end of the period: its bets "
+                      "and results count in the period in which it is settled or voided.",
     "made": "Made {time} UTC by threecard-table {version}",
     "page": "Table {table} · shift report · page {page}",
     "kpi.settled": "Rounds settled",

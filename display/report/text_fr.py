@@ -5,6 +5,9 @@ FR: dict[str, str] = {
     "subtitle": "Table {table} · règles {rules}",
     "amounts": "montants en {currency}",
     "period": "{start} – {end} UTC ({hours} h)",
+    "period.in_play": "Le coup {round} était encore en jeu à la fin de la période : ses "
+                      "mises et ses résultats comptent dans la période où il est réglé ou "
+                      "annulé.",
     "made": "Établi le {time} UTC par threecard-table {version}",
     "page": "Table {table} · rapport de service · page {page}",
     "kpi.settled": "Coups réglés",

@@ -5,6 +5,8 @@ UK: dict[str, str] = {
     "subtitle": "Стіл {table} · правила {rules}",
     "amounts": "суми в {currency}",
     "period": "{start} – {end} UTC ({hours} год)",
+    "period.in_play": "Гра {round} ще тривала наприкінці періоду: її ставки й результати "
+                      "враховано в періоді, у якому її розраховано або анульовано.",
     "made": "Складено {time} UTC програмою threecard-table {version}",
     "page": "Стіл {table} · звіт за зміну · сторінка {page}",
     "kpi.settled": "Розраховано ігор",

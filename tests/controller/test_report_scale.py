@@ -257,3 +257,27 @@ def test_archived_history_is_reported_and_disputed(dealt, tmp_path):
                     if r["status"] == "settled" and r["round_id"] <= 3)
     record = dispute_verified(journal, archived["round_id"], tmp_path)
     assert nets(record) == nets(archived)
+
+
+def test_a_round_in_play_at_the_periods_end_is_named(dealt, tmp_path):
+    """A period ending between "no more bets" and the settlement leaves that round's
+    bets to the next period: the report says which round, in the report's language."""
+    every = [(r.seq, r.utc, r.kind) for r in Journal(dealt, readonly=True).records()]
+    closed = next(seq for seq, _, kind in every[len(every) // 2:] if kind == "no_more_bets")
+    utc = next(u for seq, u, _ in every if seq == closed)
+    sh = shift(dealt, end=parse_utc(utc))
+    rounds = rc.recall(dealt, ROUNDS + 5)
+    open_then = [r["round_id"] for r in rounds
+                 if r["started_utc"] <= utc < (r["ended_utc"] or "9")]
+    assert sh.in_play is not None and open_then == [sh.in_play]
+    # at power-up round 1 takes bets, and has none yet: nothing is left over
+    assert shift(dealt, end=parse_utc(every[0][1])).in_play is None
+    if shutil.which("pdftotext") is None:
+        return
+    out = tmp_path / "fr.pdf"
+    run = cli("report", "shift", "--journal", dealt, "--to", utc, "--lang", "fr", "--out", out)
+    assert run.returncode == 0, run.stderr
+    text = subprocess.run(["pdftotext", str(out), "-"], capture_output=True, text=True,
+                          check=True).stdout
+    assert f"Le coup {sh.in_play} était encore en jeu à la fin de la période" in \
+        " ".join(text.split())

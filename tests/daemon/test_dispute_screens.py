@@ -3,8 +3,9 @@
 A real daemon deals two demo rounds with French screens and a 800x480 dealer window; its
 start-up record says so, and ``threecard dispute`` (no ``--lang``, no ``--size``) draws
 both screens of a round in French at 800x480, its signed manifest saying where the
-language and the size came from. Given on the command line, they are the command's, and
-the manifest says that instead.
+language and the size came from, and which software played the round. Given on the
+command line, they are the command's, and the manifest says that instead. The table's
+normal stop (its shoe link told to stop) is no alarm in the shift report.
 """
 
 from __future__ import annotations
@@ -17,8 +18,11 @@ import zipfile
 from pathlib import Path
 
 import pygame
+from journal_edit import events
 
+from controller.game.events import LINK_STOPPED
 from controller.game.journal import Journal
+from controller.game.shift import shift
 
 
 def cli(*args: object, timeout: float = 300) -> subprocess.CompletedProcess:
@@ -65,6 +69,8 @@ def test_the_screens_are_journaled_and_a_bundle_draws_them_as_the_players_saw_th
         "size": "800x480", "size_from": "the table's start-up record in force in the round",
         "table": recorded}
     assert (steps["lang"], steps["size"]) == ("fr", [800, 480])
+    # the software that played the round, as its start-up record names it
+    assert manifest["round_software"] == started["software"] and started["software"]
     assert pygame.image.load(str(png)).get_size() == (800, 480)
     # given on the command line: the command's, and the manifest says so
     manifest, steps, png = bundle(journal, config, tmp_path / "given.zip", "--lang", "uk",
@@ -73,3 +79,9 @@ def test_the_screens_are_journaled_and_a_bundle_draws_them_as_the_players_saw_th
         "language": "uk", "size": "640x360", "language_from": "the command (--lang, --size)"}
     assert manifest["screens"]["table"] == recorded
     assert pygame.image.load(str(png)).get_size() == (640, 360)
+    # the link stopped with the table is journaled, and is no "shoe link lost" alarm
+    stopped = [e for e in events(journal) if e[3] == "link" and
+               json.loads(e[5]).get("detail") == LINK_STOPPED]
+    assert stopped
+    alarms = shift(journal).alarms
+    assert not [a for a in alarms if a.seq in {e[0] for e in stopped}], alarms
