@@ -84,9 +84,9 @@ def _zip_time(utc: str) -> tuple[int, int, int, int, int, int]:
     return (max(t.year, 1980), t.month, t.day, t.hour, t.minute, t.second)
 
 
-SCREENS_FROM = {"given": "the command (--lang, --size)",
-                "table": "the table's start-up record in force in the round",
-                "default": "the default: the table recorded none"}
+SCREENS_FROM = {"given": "given on the command line",
+                "table": "recorded by the table at start-up",
+                "default": "the default, the table recorded none"}
 """Where a bundle's screens took their language and size from (the manifest's words)."""
 
 
@@ -510,8 +510,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _screens(s: dict[str, Any]) -> str:
-    return (f"in {s['language']} from {s['language_from']}, {s['size']} from "
-            f"{s['size_from']}")
+    return (f"in {s['language']} ({s['language_from']}) at {s['size']} "
+            f"({s['size_from']})")
 
 
 def _nets(record: dict[str, Any], currency: str) -> str:

@@ -150,8 +150,8 @@ def test_a_bundle_verifies_and_its_replay_gives_recalls_nets(table, bundle):
     # a table started by other code than the daemon records no screens: the manifest
     # says the language is the default, and the size the command's
     assert json.loads(files["manifest.json"])["screens"] == {
-        "language": "en", "language_from": "the default: the table recorded none",
-        "size": f"{SIZE[0]}x{SIZE[1]}", "size_from": "the command (--lang, --size)",
+        "language": "en", "language_from": "the default, the table recorded none",
+        "size": f"{SIZE[0]}x{SIZE[1]}", "size_from": "given on the command line",
         "table": None}
     j = Journal(journal, readonly=True)  # the journal's own snapshots came before the round
     try:

@@ -65,8 +65,8 @@ def test_the_screens_are_journaled_and_a_bundle_draws_them_as_the_players_saw_th
     assert cli("keygen", "--config", config).returncode == 0
     manifest, steps, png = bundle(journal, config, tmp_path / "as-recorded.zip")
     assert manifest["screens"] == {
-        "language": "fr", "language_from": "the table's start-up record in force in the round",
-        "size": "800x480", "size_from": "the table's start-up record in force in the round",
+        "language": "fr", "language_from": "recorded by the table at start-up",
+        "size": "800x480", "size_from": "recorded by the table at start-up",
         "table": recorded}
     assert (steps["lang"], steps["size"]) == ("fr", [800, 480])
     # the software that played the round, as its start-up record names it
@@ -76,7 +76,7 @@ def test_the_screens_are_journaled_and_a_bundle_draws_them_as_the_players_saw_th
     manifest, steps, png = bundle(journal, config, tmp_path / "given.zip", "--lang", "uk",
                                   "--size", "640x360")
     assert {k: manifest["screens"][k] for k in ("language", "size", "language_from")} == {
-        "language": "uk", "size": "640x360", "language_from": "the command (--lang, --size)"}
+        "language": "uk", "size": "640x360", "language_from": "given on the command line"}
     assert manifest["screens"]["table"] == recorded
     assert pygame.image.load(str(png)).get_size() == (640, 360)
     # the link stopped with the table is journaled, and is no "shoe link lost" alarm
