@@ -255,7 +255,8 @@ class Daemon:
         try:
             self.table = Table(self.config.journal_path, self._table_config(),
                                on_publish=self._on_publish, progress=verifying,
-                               software=startup_identity(), screens=self._screens_record())
+                               software=startup_identity(),
+                               screens=cli.screens_record(self.config))
         except JournalError as exc:
             raise ConfigError(f"journal: {exc}") from None
         if self.table.locked:
@@ -265,15 +266,6 @@ class Daemon:
         self._open_link()
         self.floor = open_floor(self.config, self.table)
         self._on_publish(*self.table.views())
-
-    def _screens_record(self) -> dict[str, Any] | None:
-        """The screens' language and size for the start-up record (None: no screen)."""
-        c = self.config
-        if not (c.dealer_screen or c.player_screen):
-            return None
-        size = cli.dealer_window(c)
-        return {"language": c.language, "dealer_size": f"{size[0]}x{size[1]}" if size else "",
-                "fullscreen": c.fullscreen}
 
     def _open_screens(self) -> None:
         c = self.config

@@ -91,12 +91,7 @@ def test_an_intact_install_matches_its_manifest(install):
 
 
 def test_one_changed_file_is_named(install, tmp_path):
-    target = tmp_path / "site"
-    shutil.copytree(install, target)
-    theme = target / "display" / "theme.py"
-    data = bytearray(theme.read_bytes())
-    data[len(data) // 2] ^= 0x01
-    theme.write_bytes(bytes(data))
+    target = _altered_copy(install, tmp_path)
     run = from_install(target, "identify")
     assert run.returncode == 1
     assert "ALTERED: 1 installed file differs from the manifest" in run.stdout
