@@ -124,9 +124,12 @@ class Shift:
         in_play: the round in play at the period's end (bets taken, or past "no more
             bets", not yet settled or void), or None: its bets and results count in the
             period that closes it.
-        verdict: the one verifier's verdict on the whole journal
-            (:func:`controller.game.verifier.check`, as ``threecard verify-journal``
-            makes it): anchor, hash chain, and every derived record against a replay.
+        verdict: the one verifier's verdict on the journal
+            (:func:`controller.game.verifier.check`): anchor, hash chain, and every
+            derived record against a replay, from the snapshot the period's figures start
+            from to the newest event, or from the first event (``full_check``, as
+            ``threecard verify-journal``; or without an anchor); ``checked_from`` says
+            which.
     """
 
     rules: list[RulesLine]

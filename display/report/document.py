@@ -456,8 +456,7 @@ class _Builder:
         counts = {"snapshots": v.snapshots_checked, "rounds": v.rounds_checked}
         verdict = [self.p(t("journal.broken", message=v.message), "alert") if not v.ok else
                    self.p(t("journal.ok", events=v.events, **counts)) if v.checked_from <= 1
-                   else self.p(t("journal.ok_from", first=v.checked_from,
-                                 before=v.checked_from - 1, **counts))]
+                   else self.p(t("journal.ok_from", before=v.checked_from - 1, **counts))]
         if v.ok and v.anchor_seq is not None:
             verdict.append(self.p(t("journal.anchored", seq=v.anchor_seq)))
         verdict += [self.p(note, "small") for note in v.notes]  # the verifier's own words

@@ -99,12 +99,12 @@ EN: dict[str, str] = {
     "journal.ok": "Journal verified from its first event, as `threecard verify-journal` verifies "
                   "it: {events} events, the hash chain, {snapshots} snapshots and {rounds} round "
                   "records equal a replay.",
-    "journal.ok_from": "Journal verified from event {first}, where the snapshot this period's "
-                       "figures start from stands, to its newest event, as the table verifies "
-                       "it at start-up: the hash chain, the anchor, and {snapshots} snapshots "
-                       "and {rounds} round records equal a replay. Events 1 to {before} are "
-                       "verified by `threecard verify-journal` (or this report with "
-                       "--full-check).",
+    "journal.ok_from": "Journal verified from the snapshot after event {before}, which this "
+                       "period's figures start from, to its newest event, as the table "
+                       "verifies it at start-up: the hash chain, the anchor, and the snapshots "
+                       "({snapshots}) and round records ({rounds}) after it equal a replay. "
+                       "Events 1 to {before} are verified by `threecard verify-journal` (or "
+                       "this report with --full-check).",
     "journal.anchored": "The anchor beside the journal (event {seq}) holds.",
     "journal.broken": "JOURNAL FAILS VERIFICATION: {message}. These figures cannot be trusted.",
     "journal.banner": "JOURNAL FAILS VERIFICATION: these figures cannot be trusted (page 1 says "

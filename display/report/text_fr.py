@@ -101,12 +101,13 @@ FR: dict[str, str] = {
     "journal.ok": "Journal vérifié depuis son premier événement, comme le vérifie `threecard "
                   "verify-journal` : {events} événements, la chaîne de hachage, {snapshots} "
                   "instantanés et {rounds} fiches de coups égaux à une relecture.",
-    "journal.ok_from": "Journal vérifié de l'événement {first}, où se trouve l'instantané d'où "
-                       "partent les chiffres de cette période, à son dernier événement, comme "
-                       "la table le vérifie au démarrage : la chaîne de hachage, l'ancre, et "
-                       "{snapshots} instantanés et {rounds} fiches de coups égaux à une "
-                       "relecture. Les événements 1 à {before} sont vérifiés par `threecard "
-                       "verify-journal` (ou ce rapport avec --full-check).",
+    "journal.ok_from": "Journal vérifié depuis l'instantané pris après l'événement {before}, "
+                       "d'où partent les chiffres de cette période, jusqu'à son dernier "
+                       "événement, comme la table le vérifie au démarrage : la chaîne de "
+                       "hachage, l'ancre, et les instantanés ({snapshots}) et fiches de coups "
+                       "({rounds}) qui le suivent égaux à une relecture. Les événements 1 à "
+                       "{before} sont vérifiés par `threecard verify-journal` (ou ce rapport "
+                       "avec --full-check).",
     "journal.anchored": "L'ancre à côté du journal (événement {seq}) tient.",
     "journal.broken": "LE JOURNAL ÉCHOUE À LA VÉRIFICATION : {message}. Ces chiffres ne sont pas "
                       "fiables.",

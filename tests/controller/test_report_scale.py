@@ -281,3 +281,25 @@ def test_a_round_in_play_at_the_periods_end_is_named(dealt, tmp_path):
                           check=True).stdout
     assert f"Le coup {sh.in_play} était encore en jeu à la fin de la période" in \
         " ".join(text.split())
+
+
+def test_the_report_says_from_where_it_verified_the_journal(dealt, tmp_path):
+    if shutil.which("pdftotext") is None:
+        pytest.skip("pdftotext missing (Debian: apt-get install poppler-utils)")
+    start, _, snap = last_quarter(dealt)
+
+    def text(*args: object) -> str:
+        out = tmp_path / "r.pdf"
+        run = cli("report", "shift", "--journal", dealt, "--from", start.isoformat(),
+                  "--out", out, *args)
+        assert run.returncode == 0, run.stderr
+        return " ".join(subprocess.run(["pdftotext", str(out), "-"], capture_output=True,
+                                       text=True, check=True).stdout.split())
+
+    part = text()
+    assert f"Journal verified from the snapshot after event {snap}, which this period's " \
+        "figures start from" in part
+    assert f"Events 1 to {snap} are verified by `threecard verify-journal`" in part
+    whole = text("--full-check")
+    assert "Journal verified from its first event" in whole
+    assert "verified from the snapshot" not in whole
