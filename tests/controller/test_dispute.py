@@ -13,6 +13,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -144,6 +145,9 @@ def test_a_bundle_verifies_and_its_replay_gives_recalls_nets(table, bundle):
     events = [json.loads(line) for line in files["events.jsonl"].decode().splitlines()]
     anchors = json.loads(files["anchors.json"])
     assert events[0]["prev"] == anchors["before"]["hash"]
+    # the journal checked from the snapshot the round's replay starts from, not its start
+    checked_from = int(re.search(r"intact from event (\d+)", anchors["journal_verdict"])[1])
+    assert 1 < checked_from <= events[0]["seq"], anchors["journal_verdict"]
     assert events[-1]["hash"] == anchors["after"]["hash"]
     assert {"manual_card", "misread", "reveal", "settle"} <= {e["kind"] for e in events}
     assert json.loads(files["snapshot.json"])["round_id"] == 11
