@@ -173,6 +173,23 @@ def dealer_window(config: Any) -> tuple[int, int] | None:
         raise ConfigError(f"{where}[display] dealer_size: {exc}") from None
 
 
+def screens_record(config: Any) -> dict[str, Any] | None:
+    """The screens' language and size as the start-up record journals them.
+
+    Args:
+        config: the table's configuration.
+
+    Returns:
+        :class:`~controller.game.inputs.Screens`' fields; None when no screen is set to
+        open.
+    """
+    if not (config.dealer_screen or config.player_screen):
+        return None
+    size = dealer_window(config)
+    return {"language": config.language, "fullscreen": config.fullscreen,
+            "dealer_size": f"{size[0]}x{size[1]}" if size else ""}
+
+
 def _parse_size(text: str) -> tuple[int, int]:
     """``800x480`` as (800, 480), as the screens read a size; ValueError if it does not.
 

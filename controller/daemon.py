@@ -255,7 +255,8 @@ class Daemon:
         try:
             self.table = Table(self.config.journal_path, self._table_config(),
                                on_publish=self._on_publish, progress=verifying,
-                               software=startup_identity())
+                               software=startup_identity(),
+                               screens=cli.screens_record(self.config))
         except JournalError as exc:
             raise ConfigError(f"journal: {exc}") from None
         if self.table.locked:

@@ -19,16 +19,28 @@ The bundle (a zip file) holds:
     screen exactly as the players saw it, with no dealer card before the reveal;
 ``events.jsonl``
     the round's events, with their sequence numbers and chain hashes, from the opening
-    of betting until the next round opened;
+    of betting until the next round opened; a bundle holds no secret, so a start-up's
+    configuration and a new PIN's record come with their PIN hashes taken out (marked
+    ``redacted``: the events chain through their journaled hashes, which cannot be
+    recomputed from the redacted text);
 ``anchors.json``
-    the chain hashes before and after those events, and the journal's head then;
+    the chain hashes before and after those events, the journal's head then, and the
+    verdict of the one verifier on the journal (a bundle is made only from a journal that
+    passes it: from the snapshot the round's replay starts from to the anchored head, or
+    with ``--full-check`` from the first event, as ``threecard verify-journal``);
 ``snapshot.json``
-    the state the round started from (configuration, deck, meters);
+    the state the round started from (configuration without its PIN hashes, deck,
+    meters);
 ``steps.json``
     the pictured steps: event, kind, the two images;
 ``manifest.json``, ``manifest.sig``
-    the SHA-256 of every other file, signed with the table's Ed25519 key
-    (:mod:`controller.signing`).
+    the SHA-256 and size of every other file, signed with the table's Ed25519 key
+    (:mod:`controller.signing`); with the table and round, the software that made the
+    bundle (``software``) and the one that played the round (``round_software``, as its
+    start-up record names it: None where it names none), and the language and size the
+    screens were drawn in and where each came from (``screens``). The signature covers
+    every file's name and bytes; the zip file's own dates, comment and the order of its
+    members are not covered (they carry nothing of the round).
 
 ``verify`` checks the signature, every file's hash (a changed byte anywhere fails, naming
 the file), that the events chain to the anchors, and replays the round from the bundled
@@ -40,20 +52,24 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import sys
-import tempfile
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from controller.cli import whole_number
+from controller.files import new_file
 
 FORMAT = "threecard-dispute/1"
 """The bundle's format, in its manifest."""
 MANIFEST, SIGNATURE = "manifest.json", "manifest.sig"
+UNAUTHENTICATED = 3
+"""``dispute verify``'s status for a bundle that holds together, checked without the
+table's public key: whose key signed it is not known."""
 DEFAULT_SIZE = "1920x1080"
+LANGUAGES = ("en", "fr", "uk")
 MAX_ROUND = 10**9
 
 
@@ -68,12 +84,52 @@ def _zip_time(utc: str) -> tuple[int, int, int, int, int, int]:
     return (max(t.year, 1980), t.month, t.day, t.hour, t.minute, t.second)
 
 
-def bundle_files(journal: str | Path, round_id: int, size: tuple[int, int], lang: str,
-                 archive: str | Path | None = None) -> tuple[dict[str, bytes], dict[str, Any]]:
-    """Every file of a bundle but the manifest and its signature.
+SCREENS_FROM = {"given": "given on the command line",
+                "table": "recorded by the table at start-up",
+                "default": "the default, the table recorded none"}
+"""Where a bundle's screens took their language and size from (the manifest's words)."""
+
+
+def screens_used(recorded: dict[str, Any] | None, size: tuple[int, int] | None,
+                 lang: str | None) -> dict[str, Any]:
+    """The language and size a bundle draws the screens in, and where each came from.
+
+    Args:
+        recorded: the screens the start-up record in force names
+            (:class:`~controller.game.inputs.Screens`' fields), or None.
+        size: the size the command gives, or None.
+        lang: the language the command gives, or None.
 
     Returns:
-        (name -> bytes, facts for the manifest: table, round, close time).
+        The manifest's ``screens``: ``language``, ``size`` (``WIDTHxHEIGHT``), where each
+        came from (:data:`SCREENS_FROM`) and the ``table``'s record as journaled. Both
+        screens are drawn at that one size: a screen filling its display was as large as
+        that display, which the journal does not record.
+    """
+    from display.screenshot import parse_size
+
+    rec = recorded or {}
+    lang_from = "given" if lang else "table" if rec.get("language") in LANGUAGES else "default"
+    lang = lang or (rec["language"] if lang_from == "table" else "en")
+    size_from = "given" if size else "table" if rec.get("dealer_size") else "default"
+    if size is None:
+        size = parse_size(rec["dealer_size"] if size_from == "table" else DEFAULT_SIZE)
+    return {"language": lang, "language_from": SCREENS_FROM[lang_from],
+            "size": f"{size[0]}x{size[1]}", "size_from": SCREENS_FROM[size_from],
+            "table": recorded}
+
+
+def bundle_files(journal: str | Path, round_id: int, size: tuple[int, int] | None = None,
+                 lang: str | None = None, archive: str | Path | None = None,
+                 full_check: bool = False) -> tuple[dict[str, bytes], dict[str, Any]]:
+    """Every file of a bundle but the manifest and its signature.
+
+    ``size`` and ``lang``: the screens' (None: as the table recorded them,
+    :func:`screens_used`). ``archive`` and ``full_check``: see
+    :func:`controller.game.dispute.evidence`.
+
+    Returns:
+        (name -> bytes, facts for the manifest: table, round, close time, screens).
 
     Raises:
         JournalError: the journal cannot be read, its chain is broken, or it cannot be
@@ -83,12 +139,14 @@ def bundle_files(journal: str | Path, round_id: int, size: tuple[int, int], lang
     from controller.game.dispute import evidence
     from controller.game.journal import Journal
     from controller.game.replay import views_after
-    from display.screenshot import ViewPainter
+    from display.screenshot import ViewPainter, parse_size
 
     j = Journal(journal, readonly=True, archive=archive)
     try:
-        ev = evidence(j, round_id)
+        ev = evidence(j, round_id, full_check)
         kinds = {e.seq: e.kind for e in ev.events}
+        screens = screens_used(ev.screens, size, lang)
+        size, lang = parse_size(screens["size"]), screens["language"]
         painter = ViewPainter(size, lang)
         files: dict[str, bytes] = {}
         steps = []
@@ -108,10 +166,11 @@ def bundle_files(journal: str | Path, round_id: int, size: tuple[int, int], lang
         "before": {"seq": ev.before[0], "hash": ev.before[1]},
         "after": {"seq": ev.after[0], "hash": ev.after[1]},
         "journal_head": {"seq": ev.head[0], "hash": ev.head[1]},
-        "closed_at": ev.close_seq})
+        "closed_at": ev.close_seq, "journal_verdict": ev.verified})
     files["snapshot.json"] = ev.snapshot.encode()
     files["steps.json"] = _json({"size": list(size), "lang": lang, "steps": steps})
-    return files, {"table_id": ev.table_id, "round": round_id, "closed_utc": close_utc}
+    return files, {"table_id": ev.table_id, "round": round_id, "closed_utc": close_utc,
+                   "screens": screens, "round_software": ev.software}
 
 
 def write_bundle(out: Path, files: dict[str, bytes], facts: dict[str, Any], key: Any,
@@ -132,20 +191,14 @@ def write_bundle(out: Path, files: dict[str, bytes], facts: dict[str, Any], key:
     members = {MANIFEST: manifest_bytes, SIGNATURE: (sign(key, manifest_bytes).hex() + "\n"
                                                      ).encode(), **files}
     when = _zip_time(facts["closed_utc"])
-    fd, tmp = tempfile.mkstemp(prefix=".dispute-", suffix=".zip", dir=out.parent)
-    try:
-        os.fchmod(fd, 0o644)  # evidence to hand over: readable, as a copied file would be
-        with os.fdopen(fd, "wb") as f, zipfile.ZipFile(f, "w") as z:
-            for name, data in members.items():
-                info = zipfile.ZipInfo(name, when)
-                info.compress_type = (zipfile.ZIP_STORED if name.endswith(".png")
-                                      else zipfile.ZIP_DEFLATED)
-                info.external_attr = 0o644 << 16
-                z.writestr(info, data)
-        os.replace(tmp, out)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    # evidence to hand over: readable, as a copied file would be; whole or not at all
+    with new_file(out, 0o644) as f, zipfile.ZipFile(f, "w") as z:
+        for name, data in members.items():
+            info = zipfile.ZipInfo(name, when)
+            info.compress_type = (zipfile.ZIP_STORED if name.endswith(".png")
+                                  else zipfile.ZIP_DEFLATED)
+            info.external_attr = 0o644 << 16
+            z.writestr(info, data)
     return manifest["key_fingerprint"]
 
 
@@ -157,11 +210,14 @@ class Verdict:
         problems: one line per problem, each naming the bundle file at fault.
         manifest: the manifest, once it could be read.
         record: the round's record as the replay gives it (when it ran).
+        currency: the ISO 4217 code of its amounts (the bundled state's ``[table]
+            currency``).
     """
 
     problems: list[str] = field(default_factory=list)
     manifest: dict[str, Any] = field(default_factory=dict)
     record: dict[str, Any] | None = None
+    currency: str = "EUR"
 
     @property
     def ok(self) -> bool:
@@ -169,37 +225,96 @@ class Verdict:
         return not self.problems
 
 
-def _read_members(path: Path, v: Verdict) -> dict[str, bytes]:
+ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError,
+              NotImplementedError, RuntimeError, UnicodeDecodeError)
+"""What a damaged zip file raises while read: a bad header or CRC, a stream the inflater
+cannot take, a cut file, an unknown method, an encrypted member, an undecodable name."""
+MAX_MANIFEST = 1 << 20
+"""The largest manifest or signature read (bytes, inflated): a manifest lists a few dozen
+files in a few kilobytes."""
+MAX_MEMBER = 64 << 20
+"""The largest bundle file read (bytes, inflated): a screen is a few hundred kilobytes, a
+round's events fewer. A member the manifest lists larger than this is refused unread."""
+REPLAYED = frozenset({"anchors.json", "events.jsonl", "recall.json", "snapshot.json"})
+"""The files the replay reads: the only ones kept in memory (the rest are hashed as read)."""
+_CHUNK = 1 << 16
+
+
+def _members(z: zipfile.ZipFile, v: Verdict) -> dict[str, zipfile.ZipInfo | None]:
+    """The zip's members by name, from its central directory (nothing inflated).
+
+    A name held twice is a problem (which copy a tool shows differs from tool to tool),
+    and neither copy is read (None).
+    """
+    found: dict[str, zipfile.ZipInfo] = {}
+    twice: set[str] = set()
+    for info in z.infolist():
+        if info.filename in found:
+            if info.filename not in twice:
+                v.problems.append(f"{info.filename}: in the bundle twice (which copy a tool "
+                                  "shows differs from tool to tool)")
+            twice.add(info.filename)
+        found[info.filename] = info
+    return {name: None if name in twice else info for name, info in found.items()}
+
+
+def _read(z: zipfile.ZipFile, info: zipfile.ZipInfo, size: int, v: Verdict,
+          keep: bool = True) -> tuple[str, bytes] | None:
+    """Inflate one member: its SHA-256 and (``keep``) its bytes; None when it fails.
+
+    The member is inflated at most ``size`` bytes and one, in chunks, whatever its header
+    says, so a member made to inflate to gigabytes costs no more than ``size`` to read.
+    """
+    name, digest, kept, n = info.filename, hashlib.sha256(), [], 0
     try:
-        z = zipfile.ZipFile(path)
-    except (OSError, zipfile.BadZipFile) as exc:
-        v.problems.append(f"{path}: not a readable zip file ({exc})")
-        return {}
-    members: dict[str, bytes] = {}
-    with z:
-        for info in z.infolist():
-            try:
-                members[info.filename] = z.read(info)
-            except (zipfile.BadZipFile, OSError, ValueError) as exc:  # a CRC or a header
-                v.problems.append(f"{info.filename}: damaged in the zip file ({exc})")
-    return members
+        with z.open(info) as f:
+            while chunk := f.read(min(_CHUNK, size + 1 - n)):
+                n += len(chunk)
+                if n > size:
+                    v.problems.append(f"{name}: larger than its {size} bytes (changed)")
+                    return None
+                digest.update(chunk)
+                if keep:
+                    kept.append(chunk)
+    except ZIP_ERRORS as exc:
+        v.problems.append(f"{name}: damaged in the zip file ({type(exc).__name__}: {exc})")
+        return None
+    return digest.hexdigest(), b"".join(kept)
 
 
-def _check_manifest(members: dict[str, bytes], public_key: bytes | None, v: Verdict) -> None:
+def _signed_manifest(z: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo | None],
+                     public_key: bytes | None, v: Verdict) -> dict[str, Any] | None:
+    """The manifest, once its signature holds (None: a problem was noted)."""
     from controller.signing import fingerprint, signature_ok
 
-    data, sig = members.get(MANIFEST), members.get(SIGNATURE)
-    if data is None or sig is None:
-        v.problems.append(f"{MANIFEST if data is None else SIGNATURE}: missing")
-        return
+    read: dict[str, bytes] = {}
+    for name in (MANIFEST, SIGNATURE):
+        info = members.get(name)
+        if info is None:  # (a name held twice is noted already)
+            if name not in members:
+                v.problems.append(f"{name}: missing")
+            return None
+        if info.file_size > MAX_MANIFEST:
+            v.problems.append(f"{name}: {info.file_size} bytes, more than a bundle's "
+                              f"{name} ever holds ({MAX_MANIFEST}): not read")
+            return None
+        got = _read(z, info, MAX_MANIFEST, v)
+        if got is None:
+            return None
+        read[name] = got[1]
+    data, sig = read[MANIFEST], read[SIGNATURE]
     try:
         manifest = json.loads(data)
-        listed = {name: entry["sha256"] for name, entry in manifest["files"].items()}
+        listed = {name: (entry["sha256"], entry["bytes"])
+                  for name, entry in manifest["files"].items()}
+        if not all(isinstance(h, str) and type(n) is int and n >= 0
+                   for h, n in listed.values()):
+            raise ValueError("a file's sha256 or bytes is not one")
         bundled_key = bytes.fromhex(manifest["public_key"])
         signature = bytes.fromhex(sig.decode("ascii").strip())
     except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError) as exc:
         v.problems.append(f"{MANIFEST} or {SIGNATURE}: unreadable ({exc})")
-        return
+        return None
     key = public_key if public_key is not None else bundled_key
     if public_key is not None and public_key != bundled_key:
         v.problems.append(f"{MANIFEST}: signed by another key (fingerprint "
@@ -207,16 +322,42 @@ def _check_manifest(members: dict[str, bytes], public_key: bytes | None, v: Verd
     if not signature_ok(key, signature, data):
         v.problems.append(f"{MANIFEST} or {SIGNATURE}: the signature does not match (one of "
                           "them was changed, or another key signed it)")
-        return
+        return None
     v.manifest = manifest
-    for name, want in sorted(listed.items()):
-        got = members.get(name)
-        if got is None:
-            v.problems.append(f"{name}: missing from the bundle")
-        elif hashlib.sha256(got).hexdigest() != want:
-            v.problems.append(f"{name}: changed (its SHA-256 is not the manifest's)")
-    for name in sorted(set(members) - set(listed) - {MANIFEST, SIGNATURE}):
+    return manifest
+
+
+def _check_members(z: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo | None],
+                   manifest: dict[str, Any], v: Verdict) -> dict[str, bytes]:
+    """Every listed file against the signed manifest: its size first, then its SHA-256.
+
+    A member whose size in the zip's directory is not the manifest's is changed, and is
+    not inflated; one the manifest lists larger than :data:`MAX_MEMBER` is not read.
+
+    Returns:
+        The bytes of the files the replay reads (:data:`REPLAYED`) that hold.
+    """
+    kept: dict[str, bytes] = {}
+    for name, entry in sorted(manifest["files"].items()):
+        want, size = entry["sha256"], entry["bytes"]
+        info = members.get(name)
+        if info is None or name in (MANIFEST, SIGNATURE):
+            if name not in members or name in (MANIFEST, SIGNATURE):
+                v.problems.append(f"{name}: missing from the bundle")
+        elif info.file_size != size:
+            v.problems.append(f"{name}: changed ({info.file_size} bytes, the manifest's "
+                              f"{size}; not inflated)")
+        elif size > MAX_MEMBER:
+            v.problems.append(f"{name}: {size} bytes, more than a bundle's file ever holds "
+                              f"({MAX_MEMBER}): not read")
+        elif (got := _read(z, info, size, v, keep=name in REPLAYED)) is not None:
+            if got[0] != want:
+                v.problems.append(f"{name}: changed (its SHA-256 is not the manifest's)")
+            elif name in REPLAYED:
+                kept[name] = got[1]
+    for name in sorted(set(members) - set(manifest["files"]) - {MANIFEST, SIGNATURE}):
         v.problems.append(f"{name}: not in the manifest")
+    return kept
 
 
 def _replay(members: dict[str, bytes], v: Verdict) -> None:
@@ -248,6 +389,11 @@ def _replay(members: dict[str, bytes], v: Verdict) -> None:
     if v.record != recorded:
         v.problems.append("recall.json: the replay from snapshot.json and events.jsonl gives "
                           "another result")
+    from controller.game.numbers import currency_problem
+
+    code = json.loads(members["snapshot.json"]).get("config", {}).get("currency")
+    if isinstance(code, str) and currency_problem(code) is None:
+        v.currency = code
 
 
 def verify_bundle(path: str | Path, public_key: bytes | None = None) -> Verdict:
@@ -259,14 +405,24 @@ def verify_bundle(path: str | Path, public_key: bytes | None = None) -> Verdict:
             bundle names (its fingerprint is then what a person compares).
 
     Returns:
-        The verdict; the replay runs only once the signature and every hash hold.
+        The verdict; the replay runs only once the signature and every hash hold. The
+        manifest and its signature are read first; a file is inflated only once its
+        size in the zip's directory is the signed manifest's (an altered member made to
+        inflate to gigabytes is refused unread), and only the files the replay reads
+        are kept in memory.
     """
     v = Verdict()
-    members = _read_members(Path(path), v)
-    if members:
-        _check_manifest(members, public_key, v)
+    try:
+        z = zipfile.ZipFile(path)
+    except ZIP_ERRORS as exc:
+        v.problems.append(f"{path}: not a readable zip file ({exc})")
+        return v
+    with z:
+        members = _members(z, v)
+        manifest = _signed_manifest(z, members, public_key, v)
+        kept = _check_members(z, members, manifest, v) if manifest is not None else {}
     if v.ok:
-        _replay(members, v)
+        _replay(kept, v)
     return v
 
 
@@ -280,17 +436,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", help="the table's configuration: its key is beside it "
                         "(threecard keygen)")
     parser.add_argument("--key", help="the signing key file, if not beside --config")
-    parser.add_argument("--size", default=DEFAULT_SIZE,
-                        help=f"the screens' size, WIDTHxHEIGHT (default {DEFAULT_SIZE})")
-    parser.add_argument("--lang", choices=("en", "fr", "uk"), default="en",
-                        help="the screens' language (default en)")
+    parser.add_argument("--size", help="the screens' size, WIDTHxHEIGHT (default: the dealer "
+                        "window's size the table recorded at start-up, else "
+                        f"{DEFAULT_SIZE})")
+    parser.add_argument("--lang", choices=LANGUAGES, help="the screens' language (default: "
+                        "the one the table recorded at start-up, else en)")
+    parser.add_argument("--full-check", action="store_true",
+                        help="check the whole journal from its first event, as verify-journal "
+                        "does (default: from the snapshot the round's replay starts from to "
+                        "the anchored head; anchors.json says which)")
     sub = parser.add_subparsers(dest="action", metavar="verify")
     check = sub.add_parser("verify", help="check a bundle: signature, every file, the replay",
                            description="Check a dispute bundle: its signature, the SHA-256 "
                            "of every file, and a replay of the round to its recorded result.")
     check.add_argument("bundle", help="the bundle (.zip)")
     check.add_argument("--public-key", help="the table's public key (table.pub); without it "
-                       "the bundle's own key is used, and its fingerprint printed to compare")
+                       "the bundle's own key is used, its fingerprint printed to compare, "
+                       f"and a bundle that holds together exits {UNAUTHENTICATED}, not 0")
 
 
 def _fail(message: str, status: int) -> int:
@@ -302,7 +464,9 @@ def run(args: argparse.Namespace) -> int:
     """Make a bundle, or (``verify``) check one.
 
     Returns:
-        0 done (a bundle that verifies); 1 a journal, key or bundle problem; 2 usage.
+        0 done (a bundle that verifies against the table's key); 1 a journal, key or
+        bundle problem; 2 usage; 3 (:data:`UNAUTHENTICATED`) a bundle that holds together
+        but was checked without ``--public-key``: anyone may have signed it.
     """
     if args.action == "verify":
         return _run_verify(args)
@@ -320,7 +484,7 @@ def run(args: argparse.Namespace) -> int:
 
     out = Path(args.out)
     try:
-        size = parse_size(args.size)
+        size = parse_size(args.size) if args.size else None
         if out.suffix.lower() != ".zip":
             raise ValueError(f"--out: {out} does not end in .zip")
         if not out.parent.is_dir():
@@ -330,7 +494,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         key = load_private(args.key or key_path(args.config))
         files, facts = bundle_files(args.journal, args.round, size, args.lang,
-                                    args.archive)
+                                    args.archive, args.full_check)
         ident = identify()
         printed = write_bundle(out, files, facts, key,
                                {"version": ident.version, "sha256": ident.sha256})
@@ -338,15 +502,24 @@ def run(args: argparse.Namespace) -> int:
         return _fail(str(exc), 1)
     except OSError as exc:
         return _fail(f"--out: cannot write {out}: {exc.strerror or exc}", 1)
-    screens = sum(1 for n in files if n.startswith("screens/"))
-    print(f"{out}: round {args.round} of table {facts['table_id']}, {screens} screens, "
-          f"{len(files) + 2} files; signed by key sha256 {printed}")
+    pictures = sum(1 for n in files if n.startswith("screens/"))
+    print(f"{out}: round {args.round} of table {facts['table_id']}, {pictures} screens "
+          f"({_screens(facts['screens'])}), {len(files) + 2} files; signed by key sha256 "
+          f"{printed}")
     return 0
 
 
-def _nets(record: dict[str, Any]) -> str:
-    return ", ".join(f"seat {s['seat']} {s['net']:+}" for s in record["seats"]
-                     if s["net"] is not None) or "no seat"
+def _screens(s: dict[str, Any]) -> str:
+    return (f"in {s['language']} ({s['language_from']}) at {s['size']} "
+            f"({s['size_from']})")
+
+
+def _nets(record: dict[str, Any], currency: str) -> str:
+    """Each seat's net, as an amount in the round's currency (``seat 1 +12.50 EUR``)."""
+    from controller.game.numbers import format_money
+
+    return ", ".join(f"seat {s['seat']} {format_money(s['net'], currency=currency, sign=True)} "
+                     f"{currency}" for s in record["seats"] if s["net"] is not None) or "no seat"
 
 
 def _run_verify(args: argparse.Namespace) -> int:
@@ -363,12 +536,20 @@ def _run_verify(args: argparse.Namespace) -> int:
             print(f"  {problem}")
         return 1
     m, rec = v.manifest, v.record or {}
-    trust = "the table's key" if public else "the key it names (compare the fingerprint)"
-    print(f"bundle OK: round {m['round']} of table {m['table_id']}, {len(m['files']) + 2} "
-          f"files, every SHA-256 as signed; signed by {trust}, sha256 {m['key_fingerprint']}")
+    files = f"{len(m['files']) + 2} files, every SHA-256 as signed"
+    if public:
+        print(f"bundle OK: round {m['round']} of table {m['table_id']}, {files}; signed by "
+              f"the table's key, sha256 {m['key_fingerprint']}")
+    else:  # anyone may sign with a key of their own and name it
+        print(f"bundle holds together, NOT CHECKED against the table's key: round "
+              f"{m['round']} of table {m['table_id']}, {files} by the key the bundle names, "
+              f"sha256 {m['key_fingerprint']}; compare that fingerprint with the table's, "
+              "or give --public-key")
     print(f"replay from snapshot.json and events.jsonl: round {rec.get('status')}, "
-          f"{_nets(rec)} (as recall.json records)")
-    return 0
+          f"players' nets {_nets(rec, v.currency)} (as recall.json records)")
+    if isinstance(m.get("screens"), dict):
+        print(f"screens drawn {_screens(m['screens'])}")
+    return 0 if public else UNAUTHENTICATED
 
 
 __all__ = ["FORMAT", "Verdict", "bundle_files", "verify_bundle", "write_bundle"]

@@ -6,7 +6,16 @@ package: one line per file of the installed packages, ``<sha256>  <path>``, path
 to the folder that holds the packages (the format ``sha256sum --check`` reads there). The
 software's identity is the SHA-256 of that manifest. :func:`identify` reads it and checks
 every installed file against it: a file changed, missing, or present but not in the
-manifest is named. Byte code caches (``__pycache__``) are not part of the software.
+manifest is named.
+
+Byte code is what Python runs, so it is checked too, though no manifest can list it (it is
+made at install time, by the Python that runs it): every cached ``.pyc`` this Python would
+load (``__pycache__/NAME.<this Python's tag>[.opt-N].pyc``) must hold the code its source
+compiles to, compiled again here and compared; one that does not is named (``bytecode``),
+and byte code with no source in the manifest, or outside ``__pycache__`` (where Python
+loads it without any source), is an added file. Files Python runs at every start
+whatever it is asked to run (``.pth`` files in the site folders) belong to no package:
+they are listed, for a person to check.
 
 The daemon journals the identity at each start-up (the ``startup`` record's ``software``,
 declared in :mod:`controller.game.inputs`); ``threecard report shift`` prints the
@@ -30,14 +39,15 @@ DISTRIBUTION = "threecard-table"
 """The distribution whose version is reported."""
 MANIFEST = "controller/MANIFEST.sha256"
 """The manifest, relative to the folder holding the packages."""
-_NOT_SOFTWARE_DIRS = frozenset({"__pycache__"})
-_NOT_SOFTWARE_SUFFIXES = frozenset({".pyc", ".pyo"})
+CACHE_DIR = "__pycache__"
+"""Where Python keeps the byte code it compiled (not listed in the manifest: checked apart)."""
 
 
 def package_files(root: Path, packages: list[str] | tuple[str, ...]) -> list[str]:
     """Every file of ``packages`` below ``root``, as sorted POSIX paths relative to it.
 
-    Byte code caches and the manifest itself are left out.
+    Byte code caches (``__pycache__``) and the manifest itself are left out; byte code
+    anywhere else is listed, as Python would load it.
 
     Args:
         root: the folder holding the packages (``site-packages``, a build folder).
@@ -50,8 +60,7 @@ def package_files(root: Path, packages: list[str] | tuple[str, ...]) -> list[str
             continue
         for path in base.rglob("*"):
             rel = path.relative_to(root)
-            if (path.is_dir() or _NOT_SOFTWARE_DIRS.intersection(rel.parts)
-                    or path.suffix in _NOT_SOFTWARE_SUFFIXES):
+            if path.is_dir() or CACHE_DIR in rel.parts:
                 continue
             text = rel.as_posix()
             if text != MANIFEST:
@@ -81,6 +90,109 @@ def write_manifest(root: Path, packages: list[str] | tuple[str, ...]) -> Path:
     return path
 
 
+def _opt_level(cached: Path) -> int:
+    """The optimisation level a cached file's name says (``NAME.TAG.opt-2.pyc`` -> 2)."""
+    parts = cached.name.split(".")
+    return int(parts[2][4:]) if len(parts) == 4 and parts[2][4:].isdigit() else 0
+
+
+def made_from_source(cached: Path, source: Path) -> bool:
+    """Whether a byte code file holds the code ``source`` compiles to.
+
+    Python loads a cached file whose header matches its source (time-stamped: the source's
+    modification time and size; hash-based: unchecked, or the source's hash), so a header
+    proves nothing: the code itself is compared with a fresh compilation. Code objects
+    compare equal when their byte code, constants, names and line tables do, the file name
+    they were compiled under aside. A file Python would not load (another magic number, a
+    header for other source bytes: it compiles the source instead) is harmless: True.
+    """
+    import importlib.util
+    import marshal
+
+    data = cached.read_bytes()
+    text = source.read_bytes()
+    if data[:4] != importlib.util.MAGIC_NUMBER or len(data) < 16:
+        return True  # this Python ignores it (and compiles the source)
+    flags = int.from_bytes(data[4:8], "little")
+    if flags == 0:  # time-stamped: loaded while the source's time and size are the same
+        st = source.stat()
+        if data[8:16] != ((int(st.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little")
+                          + (st.st_size & 0xFFFFFFFF).to_bytes(4, "little")):
+            return True
+    elif flags & 0b10 and data[8:16] != importlib.util.source_hash(text):
+        return True  # hash-based, checked: loaded while the source's hash is the same
+    try:
+        code = marshal.loads(data[16:])
+    except (EOFError, ValueError, TypeError):
+        return False
+    try:
+        compiled = compile(text, str(source), "exec", dont_inherit=True,
+                           optimize=_opt_level(cached))
+    except (SyntaxError, ValueError):
+        return False
+    return code == compiled
+
+
+def check_bytecode(root: Path, packages: list[str] | tuple[str, ...],
+                   listed: dict[str, str]) -> tuple[list[str], list[str]]:
+    """Check every cached byte code file of ``packages`` this Python would load.
+
+    Args:
+        root: the folder holding the packages.
+        packages: top-level package names.
+        listed: the manifest (path -> SHA-256).
+
+    Returns:
+        (files whose code is not their source's, files whose source the manifest does
+        not list), as paths relative to ``root``. Files for another Python (another tag)
+        are never loaded by this one, nor those of a missing source: left alone.
+    """
+    import importlib.util
+
+    tag = sys.implementation.cache_tag
+    wrong, stray = [], []
+    for name in packages:
+        for cached in sorted((root / name).rglob(f"{CACHE_DIR}/*")):
+            rel = cached.relative_to(root).as_posix()
+            if cached.is_dir() or cached.suffix not in (".pyc", ".pyo"):
+                continue
+            try:
+                source = Path(importlib.util.source_from_cache(str(cached)))
+            except ValueError:  # a name Python never asks for: junk, but not code it runs
+                stray.append(rel)
+                continue
+            if cached.name.split(".")[1] != tag:
+                continue
+            if source.relative_to(root).as_posix() not in listed:
+                stray.append(rel)
+            elif not source.is_file():
+                continue  # never loaded without its source, which is named missing
+            elif not made_from_source(cached, source):
+                wrong.append(rel)
+    return wrong, stray
+
+
+def startup_files() -> list[str]:
+    """The ``.pth`` files of the site folders, which no package's manifest lists.
+
+    Python runs their ``import`` lines at every start, whatever it was asked to run.
+
+    Returns:
+        Their paths, sorted (those of the folder holding the packages too).
+    """
+    import site
+
+    folders = {installed_root()}
+    try:
+        folders.update(Path(p) for p in site.getsitepackages())
+    except AttributeError:  # a Python started without the site module's full API
+        pass
+    user = site.getusersitepackages() if hasattr(site, "getusersitepackages") else None
+    if user:
+        folders.add(Path(user))
+    return sorted({str(p.resolve()) for f in folders if f.is_dir() for p in f.glob("*.pth")})
+
+
 def parse_manifest(data: bytes) -> dict[str, str]:
     """A manifest's lines as path -> SHA-256.
 
@@ -108,7 +220,10 @@ class Identity:
         files: files the manifest lists.
         changed: files whose bytes differ from the manifest.
         missing: files the manifest lists that are not installed.
-        added: files of the packages that the manifest does not list.
+        added: files of the packages that the manifest does not list (byte code with no
+            source in the manifest included).
+        bytecode: cached byte code files whose code is not what their source compiles
+            to (:func:`check_bytecode`).
         problem: why the check could not be made (no manifest, an unreadable one), or "".
         installed: the packages were installed from a built package (its metadata lies
             beside them); False for a source tree run in place (an editable install),
@@ -123,17 +238,21 @@ class Identity:
     added: tuple[str, ...] = ()
     problem: str = ""
     installed: bool = True
+    bytecode: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
         """A manifest was found and every installed file matches it."""
-        return bool(self.sha256) and not (self.problem or self.changed or self.missing
-                                          or self.added)
+        return bool(self.sha256) and not (self.problem or self.altered())
 
     def altered(self) -> list[tuple[str, str]]:
-        """(what, path) for every file that does not match: changed, missing, added."""
+        """(what, path) for every file that does not match.
+
+        ``changed``, ``missing``, ``added``, and ``bytecode`` (not made from its source).
+        """
         return ([("changed", p) for p in self.changed] + [("missing", p) for p in self.missing]
-                + [("added", p) for p in self.added])
+                + [("added", p) for p in self.added]
+                + [("bytecode", p) for p in self.bytecode])
 
     def journal_form(self, most: int = 50) -> dict[str, Any]:
         """The identity as the start-up record keeps it (``software``).
@@ -145,7 +264,7 @@ class Identity:
         return {"version": self.version[:64], "sha256": self.sha256, "files": self.files,
                 "altered": len(named),
                 "named": [f"{what} {path}"[:512] for what, path in named[:most]],
-                "problem": self.problem[:512]}
+                "problem": self.problem[:512], "alarm": self.installed and not self.ok}
 
 
 def installed_root() -> Path:
@@ -189,7 +308,8 @@ def identify(root: Path | None = None) -> Identity:
         root: the folder holding the packages (default: where this module is installed).
 
     Returns:
-        The identity; never raises for a missing or damaged manifest (``problem`` says).
+        The identity; never raises for a missing or damaged manifest (``problem`` says,
+        and the manifest itself is named missing or changed: an installation altered).
     """
     root = installed_root() if root is None else root
     version = _version(root)
@@ -197,18 +317,19 @@ def identify(root: Path | None = None) -> Identity:
         data = (root / MANIFEST).read_bytes()
     except FileNotFoundError:
         if _metadata(root):  # installed from a wheel, yet the manifest is gone
-            return Identity(version, "", problem=f"{MANIFEST} is missing from this "
-                            "installation: its files cannot be checked")
+            return Identity(version, "", missing=(MANIFEST,), problem=f"{MANIFEST} is "
+                            "missing from this installation: its files cannot be checked")
         return Identity(version, "", installed=False,
                         problem="no manifest: a source tree run in place (an editable "
                         "install), not a built package; its files are not checked")
     except OSError as exc:
-        return Identity(version, "", problem=f"{MANIFEST} cannot be read: {exc.strerror}")
+        return Identity(version, "", changed=(MANIFEST,),
+                        problem=f"{MANIFEST} cannot be read: {exc.strerror}")
     digest = hashlib.sha256(data).hexdigest()
     try:
         listed = parse_manifest(data)
     except (ValueError, UnicodeDecodeError) as exc:
-        return Identity(version, digest, problem=str(exc))
+        return Identity(version, digest, changed=(MANIFEST,), problem=str(exc))
     packages = sorted({p.split("/")[0] for p in listed})
     present = set(package_files(root, packages))
     changed, missing = [], []
@@ -217,15 +338,19 @@ def identify(root: Path | None = None) -> Identity:
             missing.append(path)
         elif file_sha256(root / path) != want:
             changed.append(path)
+    wrong, stray = check_bytecode(root, packages, listed)
     return Identity(version, digest, len(listed), tuple(changed), tuple(missing),
-                    tuple(sorted(present - listed.keys())))
+                    tuple(sorted((present - listed.keys()) | set(stray))),
+                    bytecode=tuple(wrong))
 
 
 def startup_identity() -> dict[str, Any]:
     """The identity as the daemon journals it at start-up, logged.
 
-    An altered file is logged as an error (``threecard identify`` names them all); the
-    table still starts, and its start-up record keeps what was found.
+    An altered file, or an installation whose manifest is missing or unreadable, is
+    logged as an error (``threecard identify`` names them all); the table still starts,
+    its start-up record keeps what was found with ``alarm`` set, and the table holds the
+    deck, the alarm on the dealer screen, until a supervisor acknowledges (Unblock deck).
 
     Returns:
         :meth:`Identity.journal_form` (:class:`controller.game.inputs.Software`'s fields).
@@ -236,17 +361,28 @@ def startup_identity() -> dict[str, Any]:
 
     log = logging.getLogger("threecard")
     ident = identify()
-    if ident.problem:
-        log.log(logging.WARNING if ident.installed else logging.INFO, "software %s: %s",
-                ident.version, ident.problem)
+    if ident.problem and ident.installed:
+        log.error("SOFTWARE NOT VERIFIED: %s %s (the table holds the deck until a "
+                  "supervisor acknowledges)", ident.version, ident.problem)
+    elif ident.problem:
+        log.info("software %s: %s", ident.version, ident.problem)
     elif not ident.ok:
-        log.error("SOFTWARE ALTERED: %d installed files differ from the manifest of identity "
-                  "sha256 %s (threecard identify names them)", len(ident.altered()),
-                  ident.sha256)
+        log.error("SOFTWARE ALTERED: %s from the manifest of identity sha256 %s (threecard "
+                  "identify names them; the table holds the deck until a supervisor "
+                  "acknowledges)", _files_differ(len(ident.altered())), ident.sha256)
     else:
         log.info("software %s, identity sha256 %s: %d files checked", ident.version,
                  ident.sha256, ident.files)
+    hooks = startup_files()
+    if hooks and ident.installed:
+        log.info("start-up files in the site folders (run by Python at every start, no "
+                 "manifest covers them): %s", ", ".join(hooks))
     return ident.journal_form(MAX_NAMED_FILES)
+
+
+def _files_differ(n: int) -> str:
+    """``1 installed file differs``, ``2 installed files differ``."""
+    return "1 installed file differs" if n == 1 else f"{n} installed files differ"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -257,27 +393,35 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print the identity and the check's verdict.
 
+    The ``.pth`` files of the site folders are listed (:func:`startup_files`).
+
     Returns:
-        0 when every installed file matches the manifest; 1 when one does not, or there
-        is no manifest to check against.
+        0 when every installed file matches the manifest (its byte code its sources);
+        1 when one does not, or there is no manifest to check against.
     """
     ident = identify()
+    hooks = startup_files()
     if args.json:
         print(json.dumps({"ok": ident.ok, **ident.journal_form(),
                           "changed": list(ident.changed), "missing": list(ident.missing),
-                          "added": list(ident.added)}))
+                          "added": list(ident.added), "bytecode": list(ident.bytecode),
+                          "pth": hooks}))
         return 0 if ident.ok else 1
     print(f"{DISTRIBUTION} {ident.version}")
-    if ident.sha256:
+    if ident.sha256 and not ident.problem:  # a manifest that cannot be read is no identity
         print(f"identity: sha256 {ident.sha256}")
         print(f"manifest: {ident.files} files, written when the package was built ({MANIFEST})")
+    if hooks:
+        print(f"start-up files in the site folders ({len(hooks)}; Python runs their import "
+              "lines at every start; no manifest covers them: check each):")
+        for path in hooks:
+            print(f"  pth      {path}")
     if ident.problem:
         print(f"threecard identify: {ident.problem}", file=sys.stderr)
         return 1
     named = ident.altered()
     if named:
-        print(f"ALTERED: {len(named)} installed file{'s' if len(named) != 1 else ''} "
-              "differ from the manifest")
+        print(f"ALTERED: {_files_differ(len(named))} from the manifest")
         for what, path in named:
             print(f"  {what:8} {path}")
         return 1

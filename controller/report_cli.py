@@ -50,8 +50,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     s.add_argument("--to", dest="end", type=_utc, metavar="UTC",
                    help="the period's end (default: the journal's newest event)")
     s.add_argument("--hours", type=whole_number(1, MAX_HOURS), metavar="N",
-                   help="the N hours before --to (or after --from)")
+                   help="the N hours up to the journal's newest event (before --to, or "
+                   "after --from, when given)")
     s.add_argument("--lang", choices=LANGUAGES, default="en", help="language (default en)")
+    s.add_argument("--full-check", action="store_true",
+                   help="check the whole journal from its first event, as verify-journal "
+                   "does (default: from the snapshot the period's figures start from to the "
+                   "anchored head; the report says which)")
     s.add_argument("--out", required=True, help="the PDF file to write (ending in .pdf)")
 
 
@@ -63,23 +68,39 @@ def _fail(message: str, status: int) -> int:
 def _period(args: argparse.Namespace) -> tuple[datetime | None, datetime | None]:
     """The period the flags name: (start, end), None for an open end.
 
-    Raises:
-        ValueError: --hours with both --from and --to.
-    """
-    start, end, hours = args.start, args.end, args.hours
-    if hours is None:
-        return start, end
-    if start is not None and end is not None:
-        raise ValueError("--hours goes with --from or --to, not both")
-    if start is not None:
-        return start, start + timedelta(hours=hours)
-    if end is None:
-        from controller.game.shift import newest_time
+    ``--hours N`` alone is the N hours up to the journal's newest event; with ``--to``,
+    the N hours before it; with ``--from``, the N hours after it.
 
-        end = newest_time(args.journal, args.archive)
-        if end is None:
-            return None, None
-    return end - timedelta(hours=hours), end
+    Raises:
+        ValueError: --hours with both --from and --to; a period that ends before it
+            starts, or holds none of the journal's time (an empty report, which nobody
+            should sign).
+        JournalError: the journal cannot be read.
+    """
+    from controller.game.shift import journal_span
+
+    start, end, hours = args.start, args.end, args.hours
+    if hours is not None and start is not None and end is not None:
+        raise ValueError("--hours goes with --from or --to, not both")
+    span = journal_span(args.journal, args.archive)
+    if span is None:  # no event: shift() says so
+        return start, end
+    first, newest = span
+    if hours is not None:
+        if start is not None:
+            end = start + timedelta(hours=hours)
+        else:
+            end = end if end is not None else newest
+            start = end - timedelta(hours=hours)
+    if start is not None and end is not None and end < start:
+        raise ValueError("the period ends before it starts (--to before --from)")
+    if start is not None and start > newest:
+        raise ValueError(f"the period starts after the journal's newest event "
+                         f"({newest.isoformat()}): it holds nothing to report")
+    if end is not None and end < first:
+        raise ValueError(f"the period ends before the journal's first event "
+                         f"({first.isoformat()}): it holds nothing to report")
+    return start, end
 
 
 def _check_out(text: str) -> Path:
@@ -99,9 +120,13 @@ def run(args: argparse.Namespace) -> int:
     """Make the report.
 
     Returns:
-        0 when written; 1 when the journal cannot be read, or its hash chain is broken
-        (the report is written all the same, saying so on its first page); 2 for a bad
-        period or ``--out``.
+        0 when written; 1 when software altered ran in the period (the report is written,
+        saying so on its first page), or when the journal cannot be read, or fails the one
+        verifier (:mod:`controller.game.verifier`: anchor, hash chain, every derived
+        record against a replay, from the snapshot the period starts from, or from the
+        first event with ``--full-check`` as ``threecard verify-journal``; the report is
+        written all the same, saying so on every page), or the PDF cannot be written (a
+        full disk: it is written whole or not at all); 2 for a bad period or ``--out``.
     """
     from controller.game.journal import JournalError
     from controller.game.shift import shift
@@ -110,27 +135,34 @@ def run(args: argparse.Namespace) -> int:
     try:
         out = _check_out(args.out)
         start, end = _period(args)
-        if start is not None and end is not None and end < start:
-            raise ValueError("the period ends before it starts (--to before --from)")
     except ValueError as exc:
         return _fail(str(exc), 2)
     except JournalError as exc:
         return _fail(str(exc), 1)
     try:
-        sh = shift(args.journal, start, end, args.archive)
+        sh = shift(args.journal, start, end, args.archive, args.full_check)
     except JournalError as exc:
         return _fail(str(exc), 1)
     from display.report.document import write_pdf
 
     try:
         pages = write_pdf(sh, out, args.lang, made_by=identify().version)
-    except OSError as exc:
-        return _fail(f"--out: cannot write {out}: {exc.strerror or exc}", 2)
+    except OSError as exc:  # a full disk, a folder gone: the file there stays as it was
+        return _fail(f"--out: cannot write {out}: {exc.strerror or exc}; nothing was written",
+                     1)
     dealt = (f" ({sh.settled_as_outcomes} settled and {sh.voided_as_outcomes} voided dealt "
              "as outcomes)" if sh.outcomes else "")
     print(f"{out}: {pages} pages; table {sh.table_id}, {sh.period_from} to {sh.period_to}: "
           f"{sh.settled} rounds settled, {sh.voided} voided{dealt}")
-    if not sh.chain_ok:
-        return _fail(f"WARNING: the journal's hash chain is broken ({sh.chain_message}); "
-                     "the report says so", 1)
-    return 0
+    status = 0
+    for ident in sh.altered:
+        sw = ident.software or {}
+        status = _fail(f"WARNING: SOFTWARE ALTERED: the software recorded at {ident.utc} "
+                       f"({sw.get('version')}, sha256 {sw.get('sha256') or '-'}) has "
+                       f"{sw.get('altered', 0)} files that differ from its build; the "
+                       "report's first page says so", 1)
+    if not sh.trusted:
+        status = _fail(f"WARNING: the journal fails verification ({sh.verdict.message}); "
+                       "these figures cannot be trusted, and every page of the report says "
+                       "so (threecard verify-journal names every problem)", 1)
+    return status

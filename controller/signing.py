@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import os
 import stat
 import sys
 from pathlib import Path
 from typing import Any
+
+from controller.files import write_new_file
 
 KEY_SUFFIX = ".key"
 PUBLIC_SUFFIX = ".pub"
@@ -58,9 +59,12 @@ def make_key(config: str | Path) -> tuple[Path, Path, str]:
     Returns:
         (private key file, public key file, fingerprint).
 
+    Both files are written whole or not at all (:mod:`controller.files`): a full disk
+    leaves neither, and keygen can be run again.
+
     Raises:
-        SigningKeyError: the configuration file is missing, or a key is already there, or the
-            files cannot be written.
+        SigningKeyError: the configuration file is missing, or a key (private or public)
+            is already there, or the files cannot be written.
     """
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
     from cryptography.hazmat.primitives.serialization import (
@@ -74,38 +78,51 @@ def make_key(config: str | Path) -> tuple[Path, Path, str]:
     if not config.is_file():
         raise SigningKeyError(f"{config}: no such configuration file (the key is kept beside it)")
     private, public = key_path(config), public_path(config)
+    for path, what in ((private, "a key"), (public, "a public key")):
+        if path.exists() or path.is_symlink():
+            raise SigningKeyError(f"{path}: {what} is already there; it is never overwritten "
+                                  "(move it away first if it must be replaced)")
     key = Ed25519PrivateKey.generate()
     pem = key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption())
+    pub = key.public_key().public_bytes(Encoding.PEM, PublicFormat.SubjectPublicKeyInfo)
+    made: list[Path] = []
     try:
-        fd = os.open(private, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-    except FileExistsError:
-        raise SigningKeyError(f"{private}: a key is already there; it is never overwritten (move "
-                        "it away first if it must be replaced)") from None
+        for path, data, mode in ((private, pem, 0o600), (public, pub, 0o644)):
+            write_new_file(path, data, mode, replace=False)  # whole or not at all
+            made.append(path)
+    except FileExistsError as exc:
+        _remove(made)
+        raise SigningKeyError(f"{exc.filename}: a key is already there; it is never "
+                              "overwritten (move it away first if it must be replaced)"
+                              ) from None
     except OSError as exc:
-        raise SigningKeyError(f"{private}: cannot write the key: {exc.strerror}") from None
-    try:
-        os.fchmod(fd, 0o600)  # whatever the umask
-        os.write(fd, pem)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    try:
-        public.write_bytes(key.public_key().public_bytes(Encoding.PEM,
-                                                         PublicFormat.SubjectPublicKeyInfo))
-    except OSError as exc:
-        raise SigningKeyError(f"{public}: cannot write the public key: {exc.strerror}") from None
+        _remove(made)
+        raise SigningKeyError(f"{config.parent}: cannot write the key files: "
+                              f"{exc.strerror or exc}; nothing was written") from None
     return private, public, fingerprint(raw_public(key))
+
+
+def _remove(paths: list[Path]) -> None:
+    """Take away the files this run made, so that a failed keygen leaves none."""
+    for path in paths:
+        path.unlink(missing_ok=True)
 
 
 def load_private(path: str | Path) -> Any:
     """The table's private key.
 
+    What the file holds is looked at before its mode: a public key given where the private
+    one belongs (``--key table.pub``) is named as such, not taken for a loose private key.
+
     Raises:
-        SigningKeyError: missing, unreadable, readable by others than its owner (mode must be
-            0600 or stricter), or not an Ed25519 private key in PEM.
+        SigningKeyError: missing, unreadable, a public key, readable by others than its
+            owner (mode must be 0600 or stricter), or not an Ed25519 private key in PEM.
     """
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-    from cryptography.hazmat.primitives.serialization import load_pem_private_key
+    from cryptography.hazmat.primitives.serialization import (
+        load_pem_private_key,
+        load_pem_public_key,
+    )
 
     path = Path(path)
     try:
@@ -116,6 +133,14 @@ def load_private(path: str | Path) -> Any:
                         "<the table's configuration>`") from None
     except OSError as exc:
         raise SigningKeyError(f"{path}: cannot read the key: {exc.strerror}") from None
+    try:
+        load_pem_public_key(data)
+    except (ValueError, TypeError):
+        pass  # not a public key: the private key's checks follow
+    else:
+        raise SigningKeyError(f"{path}: a public key; signing needs the private key "
+                              f"({KEY_SUFFIX}, beside the configuration, made by `threecard "
+                              "keygen`)")
     if mode & (stat.S_IRWXG | stat.S_IRWXO):
         raise SigningKeyError(f"{path}: others may read this key (mode {stat.S_IMODE(mode):04o}); "
                         "chmod 600 it")

@@ -35,7 +35,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.game.events import LinkState, LinkStatus, NoFrameDecoded, ShoeEvent
+from controller.game.events import (
+    LINK_STOPPED,
+    LinkState,
+    LinkStatus,
+    NoFrameDecoded,
+    ShoeEvent,
+)
 from drivers.dialects import Decoder, DecoderStats, dialect_named, make_decoder, make_encoder
 from drivers.transports import Connector, Transport, TransportError
 
@@ -227,7 +233,7 @@ class ShoeLink:
             self._set_state(LinkState.DISCONNECTED, f"shoe link stopped by an internal "
                                                     f"error: {exc!r}")
             return
-        self._set_state(LinkState.DISCONNECTED, "shoe link stopped")
+        self._set_state(LinkState.DISCONNECTED, LINK_STOPPED)
 
     def _run(self) -> None:
         delay = self.backoff_initial

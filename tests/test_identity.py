@@ -10,7 +10,9 @@ journals that identity at start-up, and the shift report's figures carry it.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
+import marshal
 import os
 import shutil
 import subprocess
@@ -90,25 +92,26 @@ def test_an_intact_install_matches_its_manifest(install):
 
 
 def test_one_changed_file_is_named(install, tmp_path):
-    target = tmp_path / "site"
-    shutil.copytree(install, target)
-    theme = target / "display" / "theme.py"
-    data = bytearray(theme.read_bytes())
-    data[len(data) // 2] ^= 0x01
-    theme.write_bytes(bytes(data))
+    target = _altered_copy(install, tmp_path)
     run = from_install(target, "identify")
     assert run.returncode == 1
-    assert "ALTERED: 1 installed file differ" in run.stdout
+    assert "ALTERED: 1 installed file differs from the manifest" in run.stdout
     assert "changed  display/theme.py" in run.stdout
-    # removed and added files are named too; byte code caches are not software
+    # removed and added files are named too; so is cached byte code with no source
     (target / "drivers" / "cli.py").unlink()
     (target / "controller" / "extra.py").write_text("print('not ours')\n")
     (target / "controller" / "__pycache__").mkdir(exist_ok=True)
-    (target / "controller" / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"\0")
+    stray = f"controller/__pycache__/x.{sys.implementation.cache_tag}.pyc"
+    (target / stray).write_bytes(b"\0")
     got = json.loads(from_install(target, "identify", "--json").stdout)
     assert (got["changed"], got["missing"], got["added"]) == (
-        ["display/theme.py"], ["drivers/cli.py"], ["controller/extra.py"])
-    assert not got["ok"] and got["altered"] == 3
+        ["display/theme.py"], ["drivers/cli.py"], [stray, "controller/extra.py"])
+    assert not got["ok"] and got["altered"] == 4
+    # a manifest made garbage names no identity and counts no file: only its problem
+    (target / "controller" / "MANIFEST.sha256").write_bytes(b"\x00not a manifest\n")
+    garbage = from_install(target, "identify")
+    assert garbage.returncode == 1 and "MANIFEST.sha256" in garbage.stderr
+    assert "identity:" not in garbage.stdout and "files, written" not in garbage.stdout
     # an installation whose manifest was taken away cannot be checked, and says so
     (target / "controller" / "MANIFEST.sha256").unlink()
     gone = from_install(target, "identify")
@@ -142,3 +145,160 @@ def test_the_running_table_loads_no_report_pdf_plot_or_signing_library():
             "import display.app, drivers\n"
             "controller.identity.identify()\n")
     assert packages_after(code, among=("reportlab", "matplotlib", "cryptography", "PIL")) == []
+
+
+
+def test_byte_code_not_made_from_its_source_is_named(install, tmp_path):
+    """Tampered code under the genuine source's header (its modification time and size):
+    Python loads it, the source's bytes still match the manifest. ``identify`` compiles
+    the source again and names the byte code; byte code dropped beside the sources (which
+    Python loads without any source) is an added file; a ``.pth`` file in the site folder
+    is listed."""
+    target = tmp_path / "site"
+    shutil.copytree(install, target)  # times kept: the install's byte code stays valid
+    source = target / "controller" / "game" / "settlement.py"
+    cached = Path(importlib.util.cache_from_source(str(source)))
+    assert cached.is_file()  # pip compiled it at install
+    rel = cached.relative_to(target).as_posix()
+    tampered = compile(source.read_text() + "\nTAMPERED = True\n", str(source), "exec",
+                       dont_inherit=True)
+    st = source.stat()
+    cached.write_bytes(importlib.util.MAGIC_NUMBER + (0).to_bytes(4, "little")
+                       + (int(st.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little")
+                       + (st.st_size & 0xFFFFFFFF).to_bytes(4, "little")
+                       + marshal.dumps(tampered))
+    env = {**os.environ, "PYTHONPATH": str(target)}
+    loaded = subprocess.run([sys.executable, "-P", "-c", "import controller.game.settlement "
+                             "as m; print(getattr(m, 'TAMPERED', False))"], env=env,
+                            capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert loaded.stdout.strip() == "True", loaded.stderr  # the tampered code is what runs
+    run = from_install(target, "identify")
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert f"bytecode {rel}" in " ".join(run.stdout.split())
+    # byte code beside the sources, where Python imports it with no source; a .pth
+    (target / "controller" / "game" / "extra.pyc").write_bytes(
+        cached.read_bytes())
+    (target / "zz-hook.pth").write_text("import os\n")
+    got = json.loads(from_install(target, "identify", "--json").stdout)
+    assert got["bytecode"] == [rel] and got["added"] == ["controller/game/extra.pyc"]
+    assert str((target / "zz-hook.pth").resolve()) in got["pth"]
+    listed = from_install(target, "identify").stdout
+    assert f"pth      {(target / 'zz-hook.pth').resolve()}" in listed
+
+
+def test_an_intact_install_byte_code_matches_its_sources(install):
+    """What pip compiled at install is what the sources compile to: nothing is named."""
+    caches = list(install.rglob(f"*.{sys.implementation.cache_tag}.pyc"))
+    assert len(caches) > 50
+    got = json.loads(from_install(install, "identify", "--json").stdout)
+    assert got["ok"] and got["bytecode"] == [] and got["added"] == []
+
+
+def _altered_copy(install: Path, folder: Path) -> Path:
+    """A copy of the install with one byte of ``display/theme.py`` changed."""
+    target = folder / "site"
+    shutil.copytree(install, target)
+    theme = target / "display" / "theme.py"
+    data = bytearray(theme.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    theme.write_bytes(bytes(data))
+    return target
+
+
+class _Daemon:
+    """``threecard run --control-stdin`` from an install; its log lines as they come."""
+
+    def __init__(self, target: Path, *args: str) -> None:
+        import threading
+
+        env = {**os.environ, "PYTHONPATH": str(target), "SDL_VIDEODRIVER": "dummy",
+               "SDL_AUDIODRIVER": "dummy", "PYTHONUNBUFFERED": "1"}
+        self.proc = subprocess.Popen([sys.executable, "-P", "-m", "controller.cli", "run",
+                                      *args, "--control-stdin"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                     text=True, bufsize=1, env=env, cwd=target.parent)
+        self.lines: list[str] = []
+        self.cursor = 0
+        self.reader = threading.Thread(target=lambda: self.lines.extend(
+            line.rstrip("\n") for line in self.proc.stdout), daemon=True)
+        self.reader.start()
+
+    def wait_for(self, text: str, timeout: float = 60) -> str:
+        import time
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for i in range(self.cursor, len(self.lines)):
+                if text in self.lines[i]:
+                    self.cursor = i + 1
+                    return self.lines[i]
+            time.sleep(0.05)
+        raise AssertionError(f"no line with {text!r}:\n" + "\n".join(self.lines[-40:]))
+
+    def send(self, command: str, **fields: object) -> None:
+        self.proc.stdin.write(json.dumps({"command": command, **fields}) + "\n")
+        self.proc.stdin.flush()
+
+    def stop(self) -> int:
+        import signal
+
+        self.proc.send_signal(signal.SIGTERM)
+        code = self.proc.wait(30)
+        self.reader.join(5)
+        return code
+
+
+def test_altered_software_holds_the_table_until_a_supervisor_acknowledges(install, tmp_path):
+    """The daemon run from an altered install journals the identity, shows an alarm on
+    the dealer screen and refuses to deal (No more bets refused) until a supervisor
+    acknowledges it with Unblock deck, their PIN journaled as their role; then the round
+    goes on."""
+    from controller.game.auth import DEMO_PINS, hash_pin
+    from controller.game.replay import views_at
+    from display.screenshot import ViewPainter
+
+    target = _altered_copy(install, tmp_path)
+    journal = tmp_path / "journal.sqlite3"
+    config = tmp_path / "table.toml"
+    config.write_text('[table]\nid = "ID-1"\nseats = 2\n'
+                      f'[journal]\npath = "{journal}"\n'
+                      f'[roles]\nsupervisor = "{hash_pin(DEMO_PINS["supervisor"])}"\n')
+    d = _Daemon(target, "--config", str(config), "--shoe", "sim://?dialect=native",
+                "--headless")
+    try:
+        d.wait_for("SOFTWARE ALTERED")
+        d.wait_for("READY")
+        d.send("place_bet", seat=1, bet="ante", amount=100)
+        d.send("no_more_bets")
+        refused = d.wait_for("control: refused no_more_bets")
+        assert "blocked" in refused
+        d.send("unblock_deck", reason="technician called", pin=DEMO_PINS["supervisor"])
+        d.wait_for("control: unblock_deck")
+        d.send("no_more_bets")
+        d.wait_for("control: no_more_bets")
+    finally:
+        assert d.stop() == 0
+    assert not [line for line in d.lines if "control: refused no_more_bets" in line][1:]
+    j = Journal(journal, readonly=True)
+    try:
+        rows = [(r.seq, r.kind, r.actor, r.body) for r in j.records()]
+        refused = set(j.rejections())
+    finally:
+        j.close()
+    (startup,) = [r for r in rows if r[1] == "startup"]
+    software = json.loads(startup[3])["software"]
+    assert software["altered"] == 1 and software["alarm"] is True
+    assert "changed display/theme.py" in software["named"]
+    steps = [(k, a, seq in refused) for seq, k, a, _ in rows
+             if k in ("unblock_deck", "no_more_bets")]
+    assert steps == [("no_more_bets", "dealer", True), ("unblock_deck", "supervisor", False),
+                     ("no_more_bets", "dealer", False)]
+    # the dealer screen, as it stood after the start-up: an alarm, the next step a
+    # supervisor's Unblock deck
+    dealer, _player = views_at(journal, startup[0])
+    assert dealer.awaiting_supervisor == "unblock_deck" and dealer.deck_blocked
+    painter = ViewPainter((1280, 720), "en")
+    _image, drawn = painter.draw("dealer", dealer)
+    alarm = " ".join(t.text for t in drawn.texts_in("alarms"))
+    assert "Software altered: files that differ from the build: 1" in alarm, alarm
+    assert "call a technician" in alarm, alarm

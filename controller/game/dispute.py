@@ -1,6 +1,9 @@
 """A disputed round, out of the journal and back: its events, its starting state, its replay.
 
-:func:`evidence` takes one round out of a journal whose hash chain verifies: the state the
+:func:`evidence` takes one round out of a journal that passes the one verifier
+(:func:`controller.game.verifier.check`, from the first event, as ``threecard
+verify-journal`` checks it: its anchor, its hash chain, and every derived record against a
+replay; a journal rewritten with a recomputed chain is refused, never signed): the state the
 table was in when the round opened (the snapshot it starts from: configuration, deck,
 meters), every event from then until the next round opened (so a supervisor's
 acknowledgement of a void is there too) with its sequence number and chain hash, the chain
@@ -16,21 +19,26 @@ replay gives the recorded result holds the round as it was played.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from controller.game.anchor import GENESIS
 from controller.game.engine import Game
-from controller.game.inputs import ClearBets, PlaceBet, Rebet
+from controller.game.inputs import STARTUP, ChangePin, ClearBets, PlaceBet, Rebet
 from controller.game.journal import Journal, Record, chain_hash
 from controller.game.recall import as_recalled
 from controller.game.replay import ReplayError, apply_each, state_before_round
 from controller.game.round import RoundState
+from controller.game.verifier import check
 
 NOT_STEPS = frozenset({PlaceBet.name, ClearBets.name, Rebet.name})
 """Inputs no picture is made after: the bets (the first picture, "no more bets", shows them)."""
 CLOSED = (RoundState.SETTLED.value, RoundState.VOID.value)
 """The statuses of a finished round's record."""
+SECRET_KINDS = frozenset({STARTUP, ChangePin.name})
+"""The records that hold PIN hashes: a start-up's configuration, a new PIN."""
+TAKEN_OUT = "scrypt$taken-out"
+"""What a bundled new PIN's record holds in place of the PIN's hash."""
 
 
 class DisputeError(ValueError):
@@ -47,15 +55,26 @@ class DisputeError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class EventRow(Record):
-    """One journal event with its chain hashes (``prev``, ``hash``), as a bundle keeps it."""
+    """One journal event with its chain hashes (``prev``, ``hash``), as a bundle keeps it.
+
+    Attributes:
+        redacted: the body is not the journaled text: its PIN hashes were taken out
+            (:func:`without_secrets`), so its chain hash, as journaled, cannot be
+            recomputed from it; the events around it still chain through that hash.
+    """
 
     prev: str
     hash: str
+    redacted: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        """The row as a JSON object (``body`` the journaled text, byte for byte)."""
+        """The row as a JSON object.
+
+        ``body`` is the journaled text, byte for byte, unless ``redacted`` is there (true).
+        """
         return {"seq": self.seq, "utc": self.utc, "mono_ns": self.mono_ns, "kind": self.kind,
-                "actor": self.actor, "body": self.body, "prev": self.prev, "hash": self.hash}
+                "actor": self.actor, "body": self.body, "prev": self.prev, "hash": self.hash,
+                **({"redacted": True} if self.redacted else {})}
 
     @classmethod
     def from_json(cls, d: Any) -> EventRow:
@@ -66,10 +85,48 @@ class EventRow(Record):
         """
         types = {"seq": int, "utc": str, "mono_ns": int, "kind": str, "actor": str,
                  "body": str, "prev": str, "hash": str}
-        if not isinstance(d, dict) or set(d) != set(types) or any(
-                type(d[k]) is not t for k, t in types.items()):
-            raise ValueError("an event is an object with " + ", ".join(types))
+        fields = set(d) - {"redacted"} if isinstance(d, dict) else set()
+        if not isinstance(d, dict) or fields != set(types) or any(
+                type(d[k]) is not t for k, t in types.items()) or d.get("redacted", True
+                                                                        ) is not True:
+            raise ValueError("an event is an object with " + ", ".join(types)
+                             + " (and redacted: true, or not at all)")
         return cls(**d)
+
+
+def _config_without_pins(config: Any) -> bool:
+    """Take the PIN hashes out of a configuration (a dict); whether it held any."""
+    if isinstance(config, dict) and "pin_hashes" in config:
+        held = bool(config["pin_hashes"])
+        config["pin_hashes"] = {}
+        return held
+    return False
+
+
+def without_secrets(row: EventRow) -> EventRow:
+    """The row as a bundle may show it: no PIN hash (nor its salt), however old.
+
+    A start-up record's configuration loses its ``pin_hashes``; a new PIN's record holds
+    :data:`TAKEN_OUT` in place of the hash. A replay needs neither: each command's role
+    is journaled with it. Such a row is marked ``redacted``; any other is returned as is.
+    """
+    if row.kind not in SECRET_KINDS:
+        return row
+    body = json.loads(row.body)
+    if row.kind == ChangePin.name:
+        body["pin_hash"] = TAKEN_OUT
+    elif not _config_without_pins(body.get("config")):
+        return row
+    return replace(row, body=json.dumps(body, sort_keys=True, separators=(",", ":")),
+                   redacted=True)
+
+
+def state_without_secrets(state: str) -> str:
+    """A saved state (:meth:`Game.dumps`) with no PIN hash in its configurations."""
+    d = json.loads(state)
+    _config_without_pins(d.get("config"))
+    _config_without_pins(d.get("pending_config"))
+    return json.dumps(d, sort_keys=True, separators=(",", ":"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,15 +136,25 @@ class Evidence:
     Attributes:
         round_id: the round.
         table_id: the table, as configured when the round opened.
-        snapshot: the state after event ``before[0]`` (canonical JSON, :meth:`Game.dumps`).
+        snapshot: the state after event ``before[0]`` (canonical JSON, :meth:`Game.dumps`),
+            its PIN hashes taken out (:func:`state_without_secrets`).
         before: (seq, chain hash) of the event before the round's first (0 and the
             genesis hash for round 1).
         after: (seq, chain hash) of the last event taken.
         head: (seq, chain hash) of the journal's newest event then.
-        events: the events after ``before`` up to ``after``.
+        events: the events after ``before`` up to ``after``, those holding PIN hashes
+            redacted (:func:`without_secrets`).
         record: the round's game recall record.
         close_seq: the event that settled or voided it.
         steps: the events after which both screens are pictured, in order.
+        verified: the verifier's verdict on the journal, one line (what was checked,
+            and its notes, such as "tail unchecked: no anchor").
+        screens: the screens' language and size as the start-up record in force when
+            the round closed gives them (:class:`~controller.game.inputs.Screens`'
+            fields); None where it records none.
+        software: the software identity that start-up record names (the one that played
+            the round, :class:`~controller.game.inputs.Software`'s fields); None where it
+            records none.
     """
 
     round_id: int
@@ -100,26 +167,35 @@ class Evidence:
     record: dict[str, Any]
     close_seq: int
     steps: tuple[int, ...]
+    verified: str = ""
+    screens: dict[str, Any] | None = None
+    software: dict[str, Any] | None = None
 
 
-def evidence(journal: Journal, round_id: int) -> Evidence:
+def evidence(journal: Journal, round_id: int, full_check: bool = False) -> Evidence:
     """Take one round out of a journal (see the module docstring).
 
     Args:
         journal: an open journal.
         round_id: the round.
+        full_check: check the whole journal, as ``verify-journal`` does; else (with an
+            anchor beside it) from the snapshot the round's replay starts from to the
+            anchored head (:func:`controller.game.verifier.check`, ``since``).
 
     Returns:
         The evidence.
 
     Raises:
-        ReplayError: the journal's hash chain is broken, or it cannot be replayed.
+        ReplayError: the journal fails the verifier, or it cannot be replayed.
         DisputeError: no such round, or it is still in play.
     """
-    report = journal.verify()
-    if not report.ok:
-        raise ReplayError(f"Journal integrity check failed: {report.message}")
+    if journal.last_seq == 0:
+        raise DisputeError(f"no round {round_id} in this journal: it holds no events")
     g, at = state_before_round(journal, round_id)
+    checked = check(journal, full=full_check, since=at).verdict
+    if not checked.ok:
+        raise ReplayError(f"the journal fails verification: {checked.message} (threecard "
+                          "verify-journal names every problem); nothing is signed")
     opened = at if g.round_id == round_id else None
     snapshot = g.dumps() if opened is not None else ""
     record: dict[str, Any] | None = None
@@ -145,12 +221,16 @@ def evidence(journal: Journal, round_id: int) -> Evidence:
     if record is None:
         raise DisputeError(f"round {round_id} is still in play: a bundle is made once it is "
                            "settled or void")
-    rows = tuple(EventRow(*row) for row in journal.rows(opened + 1, end_seq))
+    rows = tuple(without_secrets(EventRow(*row))
+                 for row in journal.rows(opened + 1, end_seq))
     table_id = json.loads(snapshot)["config"]["table_id"]
-    return Evidence(round_id, table_id, snapshot,
+    started = journal.newest(STARTUP, close_seq)
+    recorded = json.loads(started.body) if started is not None else {}
+    return Evidence(round_id, table_id, state_without_secrets(snapshot),
                     (opened, journal.event_hash(opened) or GENESIS), (end_seq, rows[-1].hash),
                     (journal.last_seq, journal.last_hash), rows, record, close_seq,
-                    tuple(steps))
+                    tuple(steps), checked.summary(), recorded.get("screens"),
+                    recorded.get("software"))
 
 
 def replay_round(snapshot: str, events: list[EventRow], before: tuple[int, str],
@@ -167,6 +247,10 @@ def replay_round(snapshot: str, events: list[EventRow], before: tuple[int, str],
     Returns:
         The round's game recall record, as the replay makes it.
 
+    A ``redacted`` event (a PIN hash taken out, :func:`without_secrets`) cannot be
+    rehashed: it must follow the event before it (its ``prev``), and the next event must
+    follow its hash.
+
     Raises:
         DisputeError: an event does not chain (``events.jsonl``), the snapshot does not
             load or is not the state at ``before`` (``snapshot.json``), the replay fails
@@ -176,8 +260,11 @@ def replay_round(snapshot: str, events: list[EventRow], before: tuple[int, str],
     for e in events:
         if e.seq != expect:
             raise DisputeError(f"event {expect} is missing (found {e.seq})", "events.jsonl")
-        if e.prev != prev or chain_hash(prev, e.seq, e.utc, e.mono_ns, e.kind, e.actor,
-                                        e.body) != e.hash:
+        if e.redacted and e.kind not in SECRET_KINDS:
+            raise DisputeError(f"event {e.seq} is marked redacted, but a {e.kind} record "
+                               "holds no PIN hash", "events.jsonl")
+        if e.prev != prev or (not e.redacted and chain_hash(
+                prev, e.seq, e.utc, e.mono_ns, e.kind, e.actor, e.body) != e.hash):
             raise DisputeError(f"event {e.seq} does not chain: its hash does not match",
                                "events.jsonl")
         prev, expect = e.hash, expect + 1
@@ -204,4 +291,5 @@ def replay_round(snapshot: str, events: list[EventRow], before: tuple[int, str],
     return record
 
 
-__all__ = ["DisputeError", "EventRow", "Evidence", "evidence", "replay_round"]
+__all__ = ["DisputeError", "EventRow", "Evidence", "SECRET_KINDS", "TAKEN_OUT", "evidence",
+           "replay_round", "state_without_secrets", "without_secrets"]

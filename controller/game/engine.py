@@ -73,6 +73,9 @@ from controller.game.rules import RuleProfile, profile_for
 
 S = RoundState
 _B = I.EVENT_BODY
+SOFTWARE_ALTERED = "software_altered"
+"""Why the deck is held after a start-up whose software is altered (``Software.alarm``),
+and the kind of its alarm."""
 __all__ = ["Derived", "Game", "MAX_SEATS", "Rejected", "SeatRound", "TableConfig", "profile_for"]
 
 
@@ -306,6 +309,12 @@ class Game:
                 self.pending_config = cfg if cfg != self.config else None
         self.roles.lockout.power_up(self._mono, self._utc, config_version(body.config) >= 2,
                                     self.config.lockout_seconds)
+        sw = body.software
+        if sw is not None and sw.alarm:  # GLI-11: dealt on only once a supervisor knows
+            self.deal.blocked = SOFTWARE_ALTERED
+            self.notes.put(SOFTWARE_ALTERED, f"Software altered: files that differ from the "
+                           f"build: {sw.altered}", "Supervisor: call a technician, then "
+                           "Unblock deck to deal on", severity="error", files=str(sw.altered))
         self.link_state = "connecting"
         self.notes.drop("link_lost")
         # docs/rules.md "power loss or crash mid-round": continue if the record is complete
@@ -381,7 +390,7 @@ class Game:
         if not self.deal.blocked:
             raise Rejected("deck_not_blocked")
         self.deal.blocked = None
-        self.notes.drop("deck_blocked")
+        self.notes.drop("deck_blocked", SOFTWARE_ALTERED)
 
     def _new_deck(self, body: I.NewDeck, actor: str) -> None:
         if self.deal.blocked:

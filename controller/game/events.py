@@ -152,6 +152,11 @@ class LinkState(enum.Enum):
     DISCONNECTED = "disconnected"
 
 
+LINK_STOPPED = "shoe link stopped"
+"""The ``detail`` of the :class:`LinkStatus` ``DISCONNECTED`` a link sends when it was told
+to stop (the table stopping): no alarm, unlike a link lost."""
+
+
 @dataclass(frozen=True, slots=True)
 class LinkStatus(ShoeEvent):
     """The link changed state.

@@ -383,6 +383,10 @@ class Software(_Body):
         altered: installed files that do not match it (changed, missing or added).
         named: the first :data:`MAX_NAMED_FILES` of them, e.g. ``changed controller/cli.py``.
         problem: why the files could not be checked, or empty.
+        alarm: an installed package whose files do not match its manifest, or cannot be
+            checked against it (GLI-11): the table holds the deck (No more bets refused)
+            until a supervisor acknowledges with Unblock deck. False for a source tree
+            run in place, and in records made before the field was (they replay so).
     """
 
     version: Annotated[str, Meta(max_length=64)]
@@ -391,6 +395,26 @@ class Software(_Body):
     altered: Annotated[int, Meta(ge=0)] = 0
     named: Annotated[tuple[Text, ...], Meta(max_length=MAX_NAMED_FILES)] = ()
     problem: Text = ""
+    alarm: bool = False
+
+
+class Screens(_Body):
+    """The screens the daemon drives, as its settings (``[display]``) give them at power-up.
+
+    A dispute bundle draws the screens again in this language (and this size, when one is
+    set), as the players saw them.
+
+    Attributes:
+        language: the screens' language (``en``, ``fr``, ``uk``).
+        dealer_size: the dealer window's size, ``WIDTHxHEIGHT``; empty for the default
+            (1280x800 in a window; the display's own size in full screen, which is not
+            known here).
+        fullscreen: each screen fills its display.
+    """
+
+    language: Annotated[str, Meta(pattern="^[a-z]{2}$")]
+    dealer_size: Annotated[str, Meta(pattern="^([0-9]{3,4}x[0-9]{3,4})?$")] = ""
+    fullscreen: bool = False
 
 
 class Startup(_Body):
@@ -400,10 +424,13 @@ class Startup(_Body):
         config: the settings in force (``TableConfig.to_dict()``).
         software: the running software's identity (the daemon's; None where the table
             was started by other code, such as a test or ``threecard simulate``).
+        screens: the screens the daemon drives (None: none, or a record made before the
+            field was).
     """
 
     config: dict[str, Any]
     software: Software | None = None
+    screens: Screens | None = None
 
 
 class Tick(Struct, frozen=True):
@@ -566,6 +593,6 @@ __all__ = [
     "ChangePin", "ClearBets", "ConfigChange", "ConfigChanged", "DealerCommand", "Decide",
     "ExposedCard", "InputError", "ManualCard", "MarkBet", "NewDeck", "NextRound", "NoMoreBets",
     "PinChanged", "PlaceBet", "Rebet", "RebetRecord", "RemoveChip", "Resume", "Reveal", "Role",
-    "Settle", "Software", "Startup", "Tick", "UndoDecision", "UnblockDeck", "VoidRound",
+    "Screens", "Settle", "Software", "Startup", "Tick", "UndoDecision", "UnblockDeck", "VoidRound",
     "check", "decode_body", "encode_body", "journal_body",
 ]

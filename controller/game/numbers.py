@@ -116,6 +116,28 @@ def format_number(n: int, lang: str = "en") -> str:
     return _pattern(lang, "decimal", 0).apply(Decimal(int(n)), _locale(lang))
 
 
+def _decimal(value: Decimal | Fraction | float | int) -> Decimal:
+    """An exact decimal of a number (a float through its shortest decimal text)."""
+    if isinstance(value, Fraction):
+        return Decimal(value.numerator) / Decimal(value.denominator)
+    if isinstance(value, float):  # a subclass (NumPy's) may write its repr otherwise
+        return Decimal(float.__repr__(value))
+    return Decimal(value)
+
+
+def format_decimal(value: Decimal | Fraction | float | int, lang: str = "en",
+                   digits: int = 1) -> str:
+    """A number with ``digits`` decimals in ``lang``: ``21.74`` -> ``21.7``/``21,7``.
+
+    Args:
+        value: the number (a float is read through its shortest decimal text).
+        lang: ``en``, ``fr`` or ``uk``.
+        digits: decimals, rounded half up.
+    """
+    exact = _decimal(value).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
+    return _pattern(lang, "decimal", digits).apply(exact, _locale(lang))
+
+
 def format_percent(ratio: Decimal | Fraction | float | int, lang: str = "en",
                    digits: int = 2) -> str:
     """A ratio written as a percentage in ``lang``: ``0.96627`` -> ``96.63%``/``96,63 %``.
@@ -125,13 +147,7 @@ def format_percent(ratio: Decimal | Fraction | float | int, lang: str = "en",
         lang: ``en``, ``fr`` or ``uk``.
         digits: decimals of the percentage, rounded half up.
     """
-    if isinstance(ratio, Fraction):
-        value = Decimal(ratio.numerator) / Decimal(ratio.denominator)
-    elif isinstance(ratio, float):
-        value = Decimal(repr(ratio))
-    else:
-        value = Decimal(ratio)
-    value = value.quantize(Decimal(1).scaleb(-(digits + 2)), rounding=ROUND_HALF_UP)
+    value = _decimal(ratio).quantize(Decimal(1).scaleb(-(digits + 2)), rounding=ROUND_HALF_UP)
     return _pattern(lang, "percent", digits).apply(value, _locale(lang))
 
 
@@ -141,4 +157,5 @@ def format_ppm(ppm: int, lang: str = "en", digits: int = 2) -> str:
 
 
 __all__ = ["DEFAULT_CURRENCY", "LANGUAGES", "currency_digits", "currency_problem",
-           "format_money", "format_number", "format_percent", "format_ppm", "money_value"]
+           "format_decimal", "format_money", "format_number", "format_percent", "format_ppm",
+           "money_value"]

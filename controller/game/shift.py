@@ -6,13 +6,17 @@ rebuilt as ``threecard meters`` rebuilds it (:func:`controller.game.replay.rebui
 period's meter figures are the reading at its end minus the reading at its start, so over
 the whole journal they are the meters themselves.
 
-One pass replays the period's events from the start reading (the table's own
-:meth:`~controller.game.engine.Game.apply`) and collects what the meters do not hold: the
-rounds closed, as game recall records them; each void with its reason, who declared it
-and the role that approved it; the irregularities and the shoe's alarms; every action
-that needed a supervisor or technician, and every PIN that matched no role; the software
+One pass over the period's events, riding on the replay the one verifier makes to check
+the journal (:func:`controller.game.verifier.check`, from the snapshot the period starts
+from: the table's own :meth:`~controller.game.engine.Game.apply`; a replay of its own
+when the check stops short), collects what the meters do not hold:
+each table id and rule profile in force; each void with its reason, who declared it and
+the role that approved it; the irregularities and the shoe's alarms; every action that
+needed a supervisor or technician, and every PIN that matched no role; the software
 identities recorded at start-ups; the house result after each settled round; and each
-bet's observed return, round by round, beside its exact return from the par sheet.
+bet's observed return, round by round, beside its exact return from the par sheet of the
+profile the round was settled under (:mod:`controller.game.shift_returns`). It keeps no
+round records: a long journal's report holds no more than its lists and plots need.
 
 A shift may mix the two ways a table takes bets (``[table] bet_entry``). Rounds dealt in
 amounts fill the money meters; rounds dealt as outcomes hold no money and fill the outcome
@@ -26,15 +30,14 @@ Nothing here is text for people: keys and numbers only (the report's renderer tr
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from controller.game.anchor import GENESIS
-from controller.game.engine import Game
+from controller.game.engine import Derived, Game
+from controller.game.events import LINK_STOPPED
 from controller.game.inputs import (
     COMMAND_NAMED,
     STARTUP,
@@ -45,28 +48,40 @@ from controller.game.inputs import (
     Role,
     UnblockDeck,
 )
-from controller.game.journal import Journal, Record
+from controller.game.journal import Journal, JournalError, Record
 from controller.game.meters import ROUNDS_SETTLED, ROUNDS_VOID
+from controller.game.numbers import DEFAULT_CURRENCY
 from controller.game.par_sheet import ParSheet
 from controller.game.records import AMOUNTS
 from controller.game.replay import apply_each, rebuild
 from controller.game.round import RoundState
 from controller.game.rules import RuleProfile
+from controller.game.shift_lines import (
+    IdentityLine,
+    Incident,
+    Reading,
+    RoleAction,
+    RulesLine,
+    VoidLine,
+)
+from controller.game.shift_returns import BET_GROUPS, ReturnLine, ReturnTally, Thinned
+from controller.game.verifier import JournalVerdict, check
 
 METER_FIELDS = ("wagered", "paid", "won", "rounds", "voids", "refunded")
 """The fields of a meter row, in journal order."""
-BET_GROUPS: dict[str, tuple[str, ...]] = {
-    "ante_play": ("ante", "play", "ante_bonus"), "pair_plus": ("pair_plus",),
-    "six_card_bonus": ("six_card_bonus",)}
-"""The bets whose return the par sheet gives, and the meters each one's result is made of.
-A group's return is per unit of its first bet's stake (Ante/Play: per unit of Ante)."""
 ALARM_KINDS = frozenset({"alarm", "misread", "seq_gap", "frame_error", "warning", "empty",
                          "no_frame", "retract"})
 """Shoe events listed as alarms (besides a link lost or silent, and a lid opened)."""
 ROLES = frozenset({Role.SUPERVISOR.value, Role.TECHNICIAN.value})
 """The roles whose every action the report lists."""
+IN_PLAY = frozenset({RoundState.NO_MORE_BETS, RoundState.DEALING, RoundState.DECIDING,
+                     RoundState.REVEAL, RoundState.PAUSED})
+"""Round states between "no more bets" and the settlement or void."""
 WRONG_PIN = "dealer!"
 """The actor of a command whose PIN matched no role."""
+BODY_KINDS = ALARM_KINDS | {STARTUP, "link", "lid", ManualCard.name, ExposedCard.name,
+                            UnblockDeck.name}
+"""The events whose body a line of the report is made of (besides role actions)."""
 
 
 def parse_utc(text: str) -> datetime:
@@ -84,151 +99,14 @@ def parse_utc(text: str) -> datetime:
     return t.replace(tzinfo=UTC) if t.tzinfo is None else t.astimezone(UTC)
 
 
-@dataclass(frozen=True, slots=True)
-class Reading:
-    """The meters as they stood after one event.
-
-    Attributes:
-        seq: the event (0: before the first).
-        utc: its time (empty for 0).
-        hash: its chain hash (the genesis hash for 0): the journal's anchor there.
-        rows: meter name -> [wagered, paid, won, rounds, voids, refunded].
-        counters: event counter -> count.
-        outcomes: outcome meter (:func:`controller.game.meters.outcome_key`) -> count: the
-            rounds dealt as outcomes.
-    """
-
-    seq: int
-    utc: str
-    hash: str
-    rows: dict[str, list[int]]
-    counters: dict[str, int]
-    outcomes: dict[str, int] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class VoidLine:
-    """One voided round.
-
-    Attributes:
-        round_id: the round.
-        seq: the event that voided it; utc its time.
-        reason: the void reason as recorded (a key such as ``card_before_no_more_bets``,
-            or the text a supervisor gave).
-        declared_by: ``table`` (an irregularity the table saw) or the role that voided it.
-        approved_by: the role that approved or acknowledged the void; empty while none has.
-        refunded: stakes returned, minor units (0 for a round dealt as outcomes: its bets
-            returned are counted in the outcome meters).
-        bet_entry: how the round's bets were taken: ``amounts`` or ``outcomes``.
-    """
-
-    round_id: int
-    seq: int
-    utc: str
-    reason: str
-    declared_by: str
-    approved_by: str
-    refunded: int
-    bet_entry: str = AMOUNTS
-
-
-@dataclass(frozen=True, slots=True)
-class Incident:
-    """An irregularity or a shoe alarm.
-
-    Attributes:
-        seq: the event; utc its time; round_id the round in play.
-        kind: ``manual_card``, ``exposed_card``, ``deck_blocked``, ``deck_unblocked``,
-            ``interrupted_round``, ``resumed`` (irregularities); ``link_disconnected``,
-            ``link_silent``, ``lid_open`` or a shoe event kind of :data:`ALARM_KINDS`
-            (alarms).
-        by: the role that acted or approved (empty for what the shoe or table reported).
-        detail: values, as text (``card``, ``code``, ``text``, ``reason``...).
-    """
-
-    seq: int
-    utc: str
-    round_id: int
-    kind: str
-    by: str = ""
-    detail: dict[str, str] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class RoleAction:
-    """A command given with a supervisor's or technician's PIN, or a PIN that matched none.
-
-    Attributes:
-        seq: the event; utc its time; round_id the round in play.
-        actor: ``supervisor``, ``technician`` or :data:`WRONG_PIN`.
-        command: the command's name.
-        detail: its fields, as text.
-        rejected: why the table refused it, or empty when it was applied.
-    """
-
-    seq: int
-    utc: str
-    round_id: int
-    actor: str
-    command: str
-    detail: dict[str, str]
-    rejected: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class IdentityLine:
-    """A software identity the table journaled at a start-up.
-
-    Attributes:
-        seq: the start-up record; utc its time.
-        software: its ``software`` fields (version, sha256, files, altered, named,
-            problem); None when that start-up recorded none.
-        before: True for the last start-up before the period (the identity in force when
-            it began).
-    """
-
-    seq: int
-    utc: str
-    software: dict[str, Any] | None
-    before: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class ReturnLine:
-    """One bet's observed return over the period's settled rounds, and its exact return.
-
-    Attributes:
-        group: a key of :data:`BET_GROUPS`.
-        exact: the exact return of a player who follows the par sheet's strategy under
-            the profile's fold rule (for a side bet a fold loses).
-        paytable: the paytable's own return (the bet settled on its cards).
-        stake: minor units staked on it (Ante/Play: the Antes).
-        net: the players' net on it, minor units.
-        points: after each settled round with this bet: (rounds so far, observed return,
-            its standard error), the round the sampling unit (the seats of one round
-            share the dealer's cards).
-    """
-
-    group: str
-    exact: Fraction
-    paytable: Fraction
-    stake: int
-    net: int
-    points: tuple[tuple[int, float, float], ...]
-
-    @property
-    def observed(self) -> float | None:
-        """The return over the period (None when nothing was staked)."""
-        return 1 + self.net / self.stake if self.stake else None
-
-
 @dataclass
 class Shift:
     """Everything ``threecard report shift`` shows (see the module docstring).
 
     Attributes:
-        table_id: the table, as configured at the period's end.
-        profile: the rule profile in force at the end; sheet its exact analysis.
+        rules: each table id and rule profile in force over the period, from the one in
+            force at its start, in order (:class:`RulesLine`); ``table_id``, ``profile``
+            and ``sheet`` are those at its end.
         start: the reading at the period's start; end at its end.
         period_from, period_to: the period's instants (UTC, ISO 8601).
         rows: meter name -> the period's [wagered, paid, won, rounds, voids, refunded]
@@ -236,37 +114,84 @@ class Shift:
         counters: event counter -> the period's count.
         outcomes: outcome meter -> the period's count (rounds dealt as outcomes; only
             those that changed).
-        rounds: the rounds closed in the period, as game recall records them, in order.
         voids, irregularities, alarms, role_actions, identities: see the classes.
-        house: after each settled round dealt in amounts: (utc, round id, house result
-            since the start, minor units).
-        returns: bet group -> its :class:`ReturnLine` (groups staked in the period, in
-            rounds dealt in amounts).
-        chain_ok: the journal's hash chain verifies; chain_message says why not.
-        events: events in the journal.
+        house: after settled rounds dealt in amounts: (utc, round id, house result
+            since the start, minor units); every round's, or evenly thinned to at most
+            :data:`~controller.game.shift_returns.PLOT_POINTS` and the last.
+        returns: a :class:`ReturnLine` per profile and bet staked under it in rounds
+            dealt in amounts, profile by profile (the order of ``rules``).
+        currency: the ISO 4217 code of every amount (the table's at the period's end).
+        in_play: the round in play at the period's end (bets taken, or past "no more
+            bets", not yet settled or void), or None: its bets and results count in the
+            period that closes it.
+        verdict: the one verifier's verdict on the journal
+            (:func:`controller.game.verifier.check`): anchor, hash chain, and every
+            derived record against a replay, from the snapshot the period's figures start
+            from to the newest event, or from the first event (``full_check``, as
+            ``threecard verify-journal``; or without an anchor); ``checked_from`` says
+            which.
     """
 
-    table_id: str
-    profile: RuleProfile
-    sheet: ParSheet
+    rules: list[RulesLine]
     start: Reading
     end: Reading
     period_from: str
     period_to: str
     rows: dict[str, list[int]]
     counters: dict[str, int]
-    rounds: list[dict[str, Any]]
     voids: list[VoidLine]
     irregularities: list[Incident]
     alarms: list[Incident]
     role_actions: list[RoleAction]
     identities: list[IdentityLine]
     house: list[tuple[str, int, int]]
-    returns: dict[str, ReturnLine]
+    returns: list[ReturnLine]
     outcomes: dict[str, int] = field(default_factory=dict)
-    chain_ok: bool = True
-    chain_message: str = ""
-    events: int = 0
+    verdict: JournalVerdict = field(default_factory=JournalVerdict)
+    currency: str = DEFAULT_CURRENCY
+    in_play: int | None = None
+
+    @property
+    def table_id(self) -> str:
+        """The table's id at the period's end."""
+        return self.rules[-1].table_id
+
+    @property
+    def profile(self) -> RuleProfile:
+        """The rule profile in force at the period's end."""
+        return self.rules[-1].profile
+
+    @property
+    def sheet(self) -> ParSheet:
+        """The exact analysis of the profile in force at the period's end."""
+        return self.rules[-1].sheet
+
+    def profiles(self) -> list[RulesLine]:
+        """Each rule profile in force over the period, once (its first line), in order."""
+        out: list[RulesLine] = []
+        for line in self.rules:
+            if all(line.label != seen.label for seen in out):
+                out.append(line)
+        return out
+
+    def table_ids(self) -> list[str]:
+        """Each table id in force over the period, once, in order."""
+        return list(dict.fromkeys(line.table_id for line in self.rules))
+
+    @property
+    def altered(self) -> list[IdentityLine]:
+        """The identities recorded for the period whose software was altered.
+
+        Files that differ from the build's manifest, or an installation that could not be
+        checked (``alarm``, or ``altered`` files in a record from before ``alarm`` was).
+        """
+        return [i for i in self.identities if i.software is not None
+                and (i.software.get("alarm") or i.software.get("altered"))]
+
+    @property
+    def trusted(self) -> bool:
+        """The journal passes the one verifier: its figures can be trusted."""
+        return self.verdict.ok
 
     @property
     def settled(self) -> int:
@@ -325,6 +250,33 @@ def difference(end: Reading, start: Reading
             _counts_minus(end.outcomes, start.outcomes))
 
 
+def _utc_of(journal: Journal, seq: int) -> datetime:
+    return parse_utc(next(journal.records(seq - 1, seq)).utc)
+
+
+def last_at_or_before(journal: Journal, when: datetime) -> int:
+    """The newest event whose time is at or before ``when`` (0: none).
+
+    A binary search over the events' numbers, reading one event a step (format 2 reads it
+    from the nearest event that stores its time whole): the table writes times in event
+    order, so an event's number orders it in time. (A clock set back while the table
+    dealt makes the events around the step fall on either side of ``when``; readings at
+    the same event still make consecutive periods add up to the whole.)
+    """
+    lo, hi = journal.first_seq, journal.last_seq
+    if hi < lo:
+        return 0
+    if _utc_of(journal, lo) > when:
+        return lo - 1  # before the first event here (or the cut's, its archive not found)
+    while lo < hi:  # the time at lo is at or before when
+        mid = (lo + hi + 1) // 2
+        if _utc_of(journal, mid) <= when:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
 def period_bounds(journal: Journal, start: datetime | None, end: datetime | None
                   ) -> tuple[int, int, str, str]:
     """The events a period's readings are taken after, and its instants.
@@ -336,33 +288,33 @@ def period_bounds(journal: Journal, start: datetime | None, end: datetime | None
 
     Returns:
         (start seq, end seq, from, to): the last event at or before ``start`` (0 for
-        none) and at or before ``end``; the instants as ISO 8601 (the first and the
-        newest event's times where not given).
+        none) and at or before ``end`` (:func:`last_at_or_before`); the instants as ISO
+        8601 (the first and the newest event's times where not given).
     """
-    s_seq, e_seq, first, last = 0, 0, "", ""
-    for seq, utc in journal.times():
-        t = parse_utc(utc)
-        first = first or utc
-        if start is not None and t <= start:
-            s_seq = seq
-        if end is None or t <= end:
-            e_seq, last = seq, utc
-    return (s_seq, e_seq, start.isoformat() if start else first,
-            end.isoformat() if end else last)
+    if journal.last_seq == 0:
+        return 0, 0, start.isoformat() if start else "", end.isoformat() if end else ""
+    s_seq = 0 if start is None else last_at_or_before(journal, start)
+    e_seq = journal.last_seq if end is None else last_at_or_before(journal, end)
+    first = journal.genesis()[1] if start is None else start.isoformat()
+    last = end.isoformat() if end is not None else \
+        next(journal.records(e_seq - 1, e_seq)).utc
+    return s_seq, e_seq, first, last
 
 
-def newest_time(path: str | Path, archive: str | Path | None = None) -> datetime | None:
-    """The time of a journal's newest event (None: no event).
+def journal_span(path: str | Path, archive: str | Path | None = None
+                 ) -> tuple[datetime, datetime] | None:
+    """The times of a journal's first and newest events (None: no event).
 
     Raises:
         JournalError: the file is not a usable journal.
     """
     j = Journal(path, readonly=True, archive=archive)
     try:
+        first = j.genesis()[1] if j.last_seq else ""
         newest = next(j.records(j.last_seq - 1), None) if j.last_seq else None
     finally:
         j.close()
-    return parse_utc(newest.utc) if newest else None
+    return (parse_utc(first), parse_utc(newest.utc)) if first and newest else None
 
 
 def _text(body: dict[str, Any]) -> dict[str, str]:
@@ -372,18 +324,59 @@ def _text(body: dict[str, Any]) -> dict[str, str]:
 class _Pass:
     """The one replay pass over a period: what each event did (see the module docstring)."""
 
-    def __init__(self, g: Game, start: Reading) -> None:
+    def __init__(self, g: Game, start: Reading, period_from: str) -> None:
         self.g = g
         self.start = start
-        self.rounds: list[dict[str, Any]] = []
+        self.tally = ReturnTally()
+        self.rules: list[RulesLine] = []
         self.voids: list[VoidLine] = []
         self.irregularities: list[Incident] = []
         self.alarms: list[Incident] = []
         self.actions: list[RoleAction] = []
         self.identities: list[IdentityLine] = []
-        self.house: list[tuple[str, int, int]] = []
+        self.house = Thinned()  # (utc, round id, house result since the start)
         self._pending_void: int | None = None  # index in voids awaiting approval
+        self._profiles: list[RuleProfile] = []  # each distinct profile, in order
+        self._profile = 0
+        self._config = g.config
+        if start.seq:  # before the first event the table has no configuration of its own
+            self._rules(start.seq, period_from)
         self._before()
+
+    def _rules(self, seq: int, utc: str) -> None:
+        """A new line of :attr:`rules` when the table id or the profile changed."""
+        g, last = self.g, self.rules[-1] if self.rules else None
+        if last is not None and g.config is self._config:  # set anew only on a change
+            return
+        from controller.game.deck_counts import stored_counts
+        from controller.game.par_sheet import compute_par_sheet
+
+        self._config = g.config
+        if last is not None and last.table_id == g.config.table_id and (
+                g.profile is last.profile or g.profile == last.profile):
+            return
+        index = next((i for i, p in enumerate(self._profiles) if p == g.profile), None)
+        if index is None:
+            index = len(self._profiles)
+            self._profiles.append(g.profile)
+        same_name = sum(p.name == g.profile.name for p in self._profiles[:index + 1])
+        label = g.profile.name + (f" ({same_name})" if same_name > 1 else "")
+        sheet = next((x.sheet for x in self.rules if x.label == label), None)
+        if sheet is None:
+            sheet = compute_par_sheet(g.profile, stored_counts())
+        self.rules.append(RulesLine(seq, utc, g.config.table_id, g.profile, label, sheet))
+        self._profile = index
+
+    def finish(self, utc: str) -> None:
+        """Close the pass: a period with no event still has the table's rules."""
+        if not self.rules:
+            self._rules(self.start.seq, utc)
+
+    def returns(self) -> list[ReturnLine]:
+        """Each profile's observed returns (:class:`ReturnTally`)."""
+        sheets = {x.label: x.sheet for x in self.rules}
+        labels = list(dict.fromkeys(x.label for x in self.rules))
+        return self.tally.lines([(label, sheets[label]) for label in labels])
 
     def _before(self) -> None:
         g = self.g
@@ -391,25 +384,28 @@ class _Pass:
         self.asked = g.waits_for_supervisor()
         self.blocked = g.deal.blocked
 
-    def take(self, r: Record, verdict: str | None) -> None:
+    def take(self, r: Record, verdict: str | None, derived: Derived) -> None:
         g = self.g
-        body = json.loads(r.body)
         kind, actor, rid = r.kind, r.actor, self.round_id
-        for rec in g.take_derived().rounds.values():
+        # the body is read again only where a line is made of it (most events: cards, bets)
+        body = json.loads(r.body) if kind in BODY_KINDS or actor in ROLES or \
+            actor == WRONG_PIN else {}
+        for rec in derived.rounds.values():
             if rec["status"] in ("settled", "void"):
                 self._closed(r, rec)
         if kind in COMMAND_NAMED and (actor in ROLES or actor == WRONG_PIN):
             self.actions.append(RoleAction(r.seq, r.utc, rid, actor, kind, _text(body),
-                                           verdict or ""))
+                                           verdict or "", g.refusal if verdict else None))
         if verdict is None:
             self._irregularity(r, kind, actor, rid, body)
             self._alarm(r, kind, rid, body)
             if kind == STARTUP:
                 self.identities.append(IdentityLine(r.seq, r.utc, body.get("software")))
+        self._rules(r.seq, r.utc)
         self._before()
 
     def _closed(self, r: Record, rec: dict[str, Any]) -> None:
-        self.rounds.append(rec)
+        self.tally.add(rec, self._profile)
         g = self.g
         entry = rec.get("bet_entry", AMOUNTS)
         if rec["status"] == "settled":
@@ -418,7 +414,7 @@ class _Pass:
             total = g.meters.rows.get("total")
             start = self.start.rows.get("total", [0] * 6)
             house = (total.won - total.paid) - (start[2] - start[1]) if total else 0
-            self.house.append((r.utc, rec["round_id"], house))
+            self.house.add((r.utc, rec["round_id"], house))
             return
         note = g.notes.get(RoundState.VOID.value)
         by = note.params.get("by", "table") if note else "table"
@@ -450,6 +446,8 @@ class _Pass:
 
     def _alarm(self, r: Record, kind: str, rid: int, body: dict[str, Any]) -> None:
         if kind == "link" and body.get("state") in ("disconnected", "silent"):
+            if body.get("detail") == LINK_STOPPED:  # the table stopping: no alarm
+                return
             name = f"link_{body['state']}"
         elif kind == "lid" and body.get("open"):
             name = "lid_open"
@@ -462,46 +460,6 @@ class _Pass:
         self.alarms.append(Incident(r.seq, r.utc, rid, name, "", detail))
 
 
-def returns(rounds: list[dict[str, Any]], sheet: ParSheet) -> dict[str, ReturnLine]:
-    """Each bet's observed return, round by round, beside its exact return.
-
-    Args:
-        rounds: round records (game recall form), in order; only settled rounds dealt in
-            amounts count (an outcome round's figures are units, not money).
-        sheet: the rule profile's par sheet.
-
-    Returns:
-        Bet group -> its line, for the groups staked in these rounds.
-    """
-    sums: dict[str, list[float]] = {}  # group -> [rounds, stake, sum net, sum net^2]
-    points: dict[str, list[tuple[int, float, float]]] = {}
-    for rec in rounds:
-        if rec["status"] != "settled" or rec.get("bet_entry", AMOUNTS) != AMOUNTS:
-            continue
-        for group, bets in BET_GROUPS.items():
-            results = [s["results"] for s in rec["seats"] if bets[0] in s["results"]]
-            if not results:
-                continue
-            stake = sum(x[bets[0]]["stake"] for x in results)
-            net = sum(x[b]["net"] for x in results for b in bets if b in x)
-            s = sums.setdefault(group, [0, 0, 0, 0])
-            s[0] += 1
-            s[1] += stake
-            s[2] += net
-            s[3] += net * net
-            n, staked = int(s[0]), s[1]
-            var = max(s[3] / n - (s[2] / n) ** 2, 0.0)
-            se = math.sqrt(var / n) / (staked / n) if staked else 0.0
-            points.setdefault(group, []).append((n, 1 + s[2] / staked, se))
-    out = {}
-    for group, s in sums.items():
-        paytable = sheet.ante_play if group == "ante_play" else getattr(sheet, group)
-        exact = sheet.with_strategy.get(group, paytable)
-        out[group] = ReturnLine(group, exact.rtp, paytable.rtp, int(s[1]), int(s[2]),
-                                tuple(points[group]))
-    return out
-
-
 def _identity_before(journal: Journal, seq: int) -> IdentityLine | None:
     rec = journal.newest(STARTUP, seq)
     if rec is None:
@@ -510,7 +468,7 @@ def _identity_before(journal: Journal, seq: int) -> IdentityLine | None:
 
 
 def shift(path: str | Path, start: datetime | None = None, end: datetime | None = None,
-          archive: str | Path | None = None) -> Shift:
+          archive: str | Path | None = None, full_check: bool = False) -> Shift:
     """A shift's figures from a journal (see the module docstring).
 
     Args:
@@ -519,45 +477,88 @@ def shift(path: str | Path, start: datetime | None = None, end: datetime | None 
         end: its end (None: the newest event).
         archive: the archive the journal's history was moved to (default: the one beside
             it); a period before the cut is read from it.
+        full_check: check the whole journal, as ``verify-journal`` does; else (with an
+            anchor beside the journal) from the snapshot the period's figures start from
+            to the anchored head (:func:`controller.game.verifier.check`, ``since``).
 
     Returns:
         The figures.
 
     Raises:
-        JournalError: the file is not a usable journal, or cannot be replayed
-            (:class:`~controller.game.replay.ReplayError`).
+        JournalError: the file is not a usable journal, holds no events, or cannot be
+            replayed (:class:`~controller.game.replay.ReplayError`). A journal that replays but
+            fails the verifier gives its figures, with the verdict saying why they
+            cannot be trusted.
         ValueError: the period ends before it starts.
     """
-    from controller.game.deck_counts import stored_counts
-    from controller.game.par_sheet import compute_par_sheet
-
     if start is not None and end is not None and end < start:
         raise ValueError("the period ends before it starts")
     j = Journal(path, readonly=True, archive=archive)
     try:
-        chain = j.verify()
+        if j.last_seq == 0:
+            raise JournalError(f"{path}: the journal holds no events: nothing to report")
         s_seq, e_seq, period_from, period_to = period_bounds(j, start, end)
-        g = rebuild(j, s_seq)
-        g.take_derived()
-        begin = _reading(g, s_seq, "", j.event_hash(s_seq) or GENESIS)
-        walk = _Pass(g, begin)
-        last = None
-        for r, verdict in apply_each(g, j.records(s_seq), e_seq):
-            walk.take(r, verdict)
-            last = r
-        finish = _reading(g, e_seq, last.utc if last else begin.utc,
-                          j.event_hash(e_seq) or GENESIS)
+        period = _Period(j, s_seq, e_seq, period_from)
+        checked = check(j, full=full_check, since=s_seq, observe=period).verdict
+        if period.walk is None or period.finish is None:  # the check stopped before the end
+            period = _Period(j, s_seq, e_seq, period_from)
+            g = rebuild(j, s_seq)
+            g.take_derived()  # the rows of events before the period
+            period(s_seq, g, None, None, None)
+            for r, verdict in apply_each(g, j.records(s_seq), e_seq):
+                period(r.seq, g, r, verdict, g.take_derived())
         before = _identity_before(j, s_seq)
     finally:
         j.close()
+    walk, begin, finish = period.walk, period.begin, period.finish
+    assert walk is not None and begin is not None and finish is not None
     rows, counters, outcomes = difference(finish, begin)
-    sheet = compute_par_sheet(g.profile, stored_counts())
-    return Shift(g.config.table_id, g.profile, sheet, begin, finish, period_from, period_to,
-                 rows, counters, walk.rounds, walk.voids, walk.irregularities, walk.alarms,
-                 walk.actions, ([before] if before else []) + walk.identities, walk.house,
-                 returns(walk.rounds, sheet), outcomes, chain.ok, chain.message, chain.events)
+    return Shift(walk.rules, begin, finish, period_from, period_to, rows, counters,
+                 walk.voids, walk.irregularities, walk.alarms, walk.actions,
+                 ([before] if before else []) + walk.identities, walk.house.points(),
+                 walk.returns(), outcomes, checked, period.currency, period.in_play)
+
+
+class _Period:
+    """The report's pass over a period, riding on a replay (a verifier's ``Observer``).
+
+    The reading at the period's start is taken once the replay has applied its event
+    ``s_seq`` (or starts there), the pass runs over the events after it, and the reading
+    at its end is taken at ``e_seq``; the events before and after are passed over.
+    """
+
+    def __init__(self, j: Journal, s_seq: int, e_seq: int, period_from: str) -> None:
+        self.j, self.s_seq, self.e_seq, self.period_from = j, s_seq, e_seq, period_from
+        self.begin: Reading | None = None
+        self.finish: Reading | None = None
+        self.walk: _Pass | None = None
+        self.currency = DEFAULT_CURRENCY
+        self.in_play: int | None = None
+        self._utc = ""
+
+    def __call__(self, seq: int, g: Game, r: Record | None, verdict: str | None,
+                 derived: Derived | None) -> None:
+        if self.finish is not None or seq < self.s_seq:
+            return
+        if self.walk is None:
+            if seq != self.s_seq:  # the replay began after the period's start
+                return
+            self.begin = _reading(g, seq, "", self.j.event_hash(seq) or GENESIS)
+            self.walk = _Pass(g, self.begin, self.period_from)
+        elif r is not None and derived is not None:
+            self.walk.take(r, verdict, derived)
+            self._utc = r.utc
+        if seq == self.e_seq:
+            assert self.begin is not None
+            self.finish = _reading(g, seq, self._utc or self.begin.utc,
+                                   self.j.event_hash(seq) or GENESIS)
+            self.walk.finish(self.period_from)
+            self.currency = g.config.currency
+            state = g.round.state
+            if state in IN_PLAY or (state is RoundState.BETTING and g.wagers.seats):
+                self.in_play = g.round_id
 
 
 __all__ = ["BET_GROUPS", "METER_FIELDS", "IdentityLine", "Incident", "Reading", "ReturnLine",
-           "RoleAction", "Shift", "VoidLine", "difference", "newest_time", "parse_utc",
-           "period_bounds", "returns", "shift"]
+           "RoleAction", "RulesLine", "Shift", "VoidLine", "difference", "journal_span",
+           "last_at_or_before", "parse_utc", "period_bounds", "shift"]

@@ -187,6 +187,8 @@ class Table:
             to do), at most twice a second (the daemon extends its start timeout).
         software: the running software's identity, journaled in the ``startup`` record
             (:class:`~controller.game.inputs.Software`'s fields), or None.
+        screens: the screens the daemon drives, journaled in the ``startup`` record
+            (:class:`~controller.game.inputs.Screens`' fields), or None.
 
     Attributes:
         inbox: put inputs here (thread-safe), or use :meth:`submit`.
@@ -214,11 +216,14 @@ class Table:
                  clock: Clock | None = None,
                  on_publish: Callable[[DealerView, PlayerView], None] | None = None,
                  progress: Progress | None = None,
-                 software: dict[str, Any] | None = None) -> None:
+                 software: dict[str, Any] | None = None,
+                 screens: dict[str, Any] | None = None) -> None:
         self.config = (config or TableConfig()).pinned().validate()  # its profile's text too
         self._startup_body: dict[str, Any] = {"config": self.config.to_dict()}
         if software is not None:
             self._startup_body["software"] = software
+        if screens is not None:
+            self._startup_body["screens"] = screens
         decode_body(STARTUP, self._startup_body)  # a bad one is refused before anything
         self.clock = clock or SystemClock()
         self.inbox: queue.Queue = queue.Queue()

@@ -34,7 +34,7 @@ that finds a problem ends the check, except the last, which lists every differen
    event is derived tables rolled back. Rows the replay has and the tables lack, and
    rows the tables have and the replay lacks, are problems too.
 
-The start point is the difference between the two callers. ``verify-journal``
+The start point is the difference between the callers. ``verify-journal``
 (``full=True``) starts from the first event. Start-up starts from the verified snapshot
 the anchor names, so its cost is bounded by the events written since that snapshot (at
 most a snapshot interval and the tail) and by the cheap checks of stage 3, not by a
@@ -45,6 +45,14 @@ JSON and columns alike (format 2: a round's event moved within its order, or the
 statuses of two rounds swapped), is what only the full check (``verify-journal``)
 reaches: the verdict of start-up says so in a note. A rewrite that recomputes the hashes
 changes the anchored seal and the head, and start-up finds it.
+
+A reader of part of the journal (the shift report of a period, the dispute bundle of a
+round) starts from the snapshot its own figures start from (``since``: the newest one at
+or before that event, never after the anchored one) and checks from there to the anchored
+head as start-up does: its chain, and every derived record, snapshot (the anchored one
+too) and meter against a replay. Its cost is that of the journal after the period's start,
+not of the journal's whole age; what lies before it is left to ``verify-journal``, and the
+verdict's notes say so.
 
 A journal cut by ``journal archive`` (:mod:`controller.game.archive`) is checked through
 its archive when the archive is at hand, and from its cut when it is not.
@@ -60,7 +68,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from controller.game.engine import Derived, Game, TableConfig
-from controller.game.journal import AnchorError, Journal, JournalError, snapshot_hash
+from controller.game.journal import AnchorError, Journal, JournalError, Record, snapshot_hash
 from controller.game.verdict import (
     CHECKED_TABLES,
     NO_ANCHOR,
@@ -75,6 +83,11 @@ from controller.game.verifier_support import in_background, interrupted_at, load
 
 Progress = Callable[[int, int], None]
 """Called while a check runs with (events done, events to do) at most twice a second."""
+Observer = Callable[[int, Game, Record | None, str | None, Derived | None], None]
+"""Called with the replay's state as it goes: at its start point (the event, the state,
+None, None, None), then after each event applied (the event, the state, its record, None
+or the reason it was refused, the rows it derived). A reader that needs the same replay
+(the shift report) rides on it instead of replaying the journal a second time."""
 
 HISTORY_SECONDS = 2.0
 """What start-up spends at most on the history before its start point and on the file's
@@ -82,8 +95,8 @@ pages (the cheap checks of stage 3); what it did not finish is named in the verd
 
 
 def check(journal: Journal, *, full: bool, config: TableConfig | None = None,
-          logged: Iterable[tuple[int, str]] = (), progress: Progress | None = None
-          ) -> Recovery:
+          logged: Iterable[tuple[int, str]] = (), progress: Progress | None = None,
+          since: int | None = None, observe: Observer | None = None) -> Recovery:
     """Check a journal (the module docstring lists the checks) and replay it.
 
     Args:
@@ -94,18 +107,29 @@ def check(journal: Journal, *, full: bool, config: TableConfig | None = None,
             with (its first ``startup`` record sets the recorded ones).
         logged: journal heads from the system log, (seq, hash or a prefix of it).
         progress: see :data:`Progress`.
+        since: with ``full`` False, start from the newest sealed snapshot at or before
+            this event when it is older than the anchored one (a reader of a period
+            checks what its figures start from); without an anchored snapshot, or with no
+            snapshot that early, the check starts from the first event.
+        observe: see :data:`Observer` (the state it is given is the replay's own: it must
+            not be changed).
 
     Returns:
         The verdict, and the replayed state when it is OK.
     """
-    return _Check(journal, full, config, progress).run(logged)
+    c = _Check(journal, full, config, progress, since)
+    c.observe = observe
+    return c.run(logged)
 
 
 class _Check(HistoryChecks):
+    observe: Observer | None = None
+
     def __init__(self, journal: Journal, full: bool, config: TableConfig | None,
-                 progress: Progress | None) -> None:
+                 progress: Progress | None, since: int | None = None) -> None:
         self.j = journal
         self.full = full
+        self.since = since
         self.config = config
         self.progress = progress
         self.problems: list[Problem] = []
@@ -220,6 +244,14 @@ class _Check(HistoryChecks):
                 self.stop(ProblemKind.SNAPSHOT, f"the snapshot after event {s} does not match "
                           "its anchor: it was changed", s)
             self.verified = (s, seal)
+            if not self.full and self.since is not None and self.since < s:
+                found = self.j.latest_snapshot(self.since)
+                if found is None or found[0] < self.j.first_seq - 1:
+                    return self.start_from_first()
+                s, _, state = found
+                if not self.j.snapshot_ok(*found):
+                    self.stop(ProblemKind.SNAPSHOT, f"the snapshot after event {s} is not "
+                              "sealed to the chain: it was changed", s)
             if not self.full:
                 try:
                     game = Game.from_dict(json.loads(state))
@@ -230,6 +262,10 @@ class _Check(HistoryChecks):
                     self.start = s
                     game.take_derived()  # its own state is no row a crash kept back
                     return game
+        return self.start_from_first()
+
+    def start_from_first(self) -> Game:
+        """The empty table before the first event (the cut's snapshot: archive not found)."""
         if self.j.first_seq > 1:
             return self.start_after_cut()
         return Game(self.config or TableConfig())
@@ -267,7 +303,9 @@ class _Check(HistoryChecks):
             self.check_file(seen)
             return lambda: None
         try:
-            sub = _Check(Journal(self.j.real, readonly=True), False, None, None)
+            older = self.j.archive.path if self.j.archive is not None else None
+            sub = _Check(Journal(self.j.real, readonly=True, archive=older), False, None, None,
+                         self.since)
         except JournalError:  # not readable a second time: here, then
             self.check_file(seen)
             return lambda: None
@@ -316,13 +354,15 @@ class _Check(HistoryChecks):
                     if self.full or "interrupt" not in str(exc):
                         raise
                     unfinished.append(what)
+        where = "at start-up" if self.since is None else "here"
         if self.start > self.j.base_seq:
             self.notes.append(f"events {self.j.base_seq + 1} to {self.start} were not rehashed "
-                              "or replayed at start-up (counted, their records checked for "
+                              f"or replayed {where} (counted, their records checked for "
                               "form): `threecard verify-journal` checks them")
         if unfinished:
             what = ", ".join(unfinished[:-1]) + " and " if unfinished[1:] else ""
-            self.notes.append(f"start-up did not finish {what}{unfinished[-1]} in "
+            who = "start-up" if self.since is None else "this check"
+            self.notes.append(f"{who} did not finish {what}{unfinished[-1]} in "
                               f"{HISTORY_SECONDS:g} s: `threecard verify-journal` checks them")
         if self.problems:
             raise Stop
@@ -377,17 +417,22 @@ class _Check(HistoryChecks):
         pending: list[Derived] = []
         if upto == start:
             self.compare_meters(g)
+        observe = self.observe
+        if observe is not None:
+            observe(start, g, None, None, None)
         for r in j.records(start):
             body = loads_or_none(r.body)
             if not isinstance(body, dict):
                 self.stop(ProblemKind.EVENT_UNREADABLE, f"event {r.seq} is not readable: its "
                           "body is not a JSON object", r.seq)
             try:
-                g.apply(r.seq, r.utc, r.kind, body, r.actor, mono_ns=r.mono_ns)
+                refused = g.apply(r.seq, r.utc, r.kind, body, r.actor, mono_ns=r.mono_ns)
             except Exception as exc:  # noqa: BLE001 - any failure to replay is one fault
                 self.stop(ProblemKind.REPLAY, f"Journal replay failed at event {r.seq}: {exc}",
                           r.seq)
             d = g.take_derived()
+            if observe is not None:
+                observe(r.seq, g, r, refused, d)
             self.tick()
             if r.seq > upto:
                 if d and r.seq <= committed:

@@ -190,6 +190,8 @@ MESSAGES: dict[str, str] = {
     "banner.unknown_card.act": "Round void, deck blocked: supervisor must unblock",
     "banner.deck_blocked.msg": "Deck blocked: card {card}",
     "banner.deck_blocked.act": "Supervisor: check the deck, then Unblock deck",
+    "banner.software_altered.msg": "Software altered: files that differ from the build: {files}",
+    "banner.software_altered.act": "Supervisor: call a technician, then Unblock deck to deal on",
     "banner.wrong_count.msg": "Wrong number of cards",
     "banner.wrong_count.act": "Void the round (supervisor)",
     "banner.card_before_no_more_bets.msg": "Card read before no more bets",

@@ -179,6 +179,10 @@ MESSAGES: dict[str, str] = {
     "banner.unknown_card.act": "Coup annulé, jeu bloqué : déblocage superviseur",
     "banner.deck_blocked.msg": "Jeu bloqué : carte {card}",
     "banner.deck_blocked.act": "Superviseur : vérifiez le jeu, puis Débloquer",
+    "banner.software_altered.msg": ("Logiciel modifié : fichiers différents de la version "
+                                    "livrée : {files}"),
+    "banner.software_altered.act": ("Superviseur : appelez un technicien, puis Débloquer "
+                                    "pour continuer"),
     "banner.wrong_count.msg": "Mauvais nombre de cartes",
     "banner.wrong_count.act": "Annulez le coup (superviseur)",
     "banner.card_before_no_more_bets.msg": "Carte lue avant rien ne va plus",

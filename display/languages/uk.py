@@ -179,6 +179,10 @@ MESSAGES: dict[str, str] = {
     "banner.unknown_card.act": "Гру анульовано, колоду заблоковано: супервайзер",
     "banner.deck_blocked.msg": "Колоду заблоковано: карта {card}",
     "banner.deck_blocked.act": "Супервайзер: перевірте колоду і розблокуйте",
+    "banner.software_altered.msg": ("Програму змінено: файлів, що відрізняються від "
+                                    "збірки: {files}"),
+    "banner.software_altered.act": ("Супервайзер: викличте техніка, потім розблокуйте, "
+                                    "щоб грати далі"),
     "banner.wrong_count.msg": "Неправильна кількість карт",
     "banner.wrong_count.act": "Анулюйте гру (супервайзер)",
     "banner.card_before_no_more_bets.msg": "Карту прочитано до закриття ставок",

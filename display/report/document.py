@@ -22,7 +22,11 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
 
-from controller.game.shift import BET_GROUPS, Shift, parse_utc
+from controller.files import write_new_file
+from controller.game.numbers import format_decimal, format_number, format_percent
+from controller.game.par_sheet import ParSheet
+from controller.game.rules import RuleProfile
+from controller.game.shift import BET_GROUPS, ReturnLine, Shift, parse_utc
 from display.i18n import format_money, format_rtp
 from display.report.labels import ReportText
 from display.report.plots import FONTS, house_plot, return_plot
@@ -74,13 +78,31 @@ def _time(utc: str) -> str:
     return parse_utc(utc).strftime("%Y-%m-%d %H:%M:%S") if utc else "–"
 
 
-def _hold(house: int, wagered: int) -> str:
-    if not wagered:
-        return "–"
-    hundredths = round(Fraction(house * 10_000, wagered))  # exact to the last step
-    sign = "\u2212" if hundredths < 0 else ""
-    whole, frac = divmod(abs(hundredths), 100)
-    return f"{sign}{whole}.{frac:02d}\u00a0%"
+ALPHABETS = {"uk": "абвгґдеєжзиіїйклмнопрстуфхцчшщьюя"}
+"""Alphabets whose letters the code points do not order (Ukrainian і, ї, є, ґ)."""
+
+
+def alphabetical(text: str, lang: str) -> tuple[Any, ...]:
+    """A sort key: ``text``'s place in the report language's alphabetical order.
+
+    Case is ignored; French accented letters sort with their letter (``é`` with ``e``),
+    Ukrainian letters in the Ukrainian alphabet's order.
+    """
+    import unicodedata
+
+    folded = text.casefold()
+    letters = ALPHABETS.get(lang)
+    if letters is not None:
+        return tuple(letters.index(c) if c in letters else len(letters) + ord(c)
+                     for c in folded), text
+    bare = "".join(c for c in unicodedata.normalize("NFD", folded)
+                   if not unicodedata.combining(c))
+    return bare, folded, text
+
+
+def _hold(house: int, wagered: int, lang: str) -> str:
+    """The house's share of the drop, exact to the last digit shown (Babel's percent)."""
+    return format_percent(Fraction(house, wagered), lang) if wagered else "–"
 
 
 def _detail(values: dict[str, str], t: ReportText) -> str:
@@ -104,7 +126,9 @@ class _Builder:
         self.st = _styles()
         self.mm = mm
         self.width = 178 * mm
-        self.money: Callable[[int], str] = format_money
+        self.lang = text.lang
+        self.money: Callable[[int], str] = lambda minor: format_money(
+            minor, lang=text.lang, currency=sh.currency)  # the table's currency, its digits
 
     # -- pieces --------------------------------------------------------------------------
     def p(self, text: str, style: str = "body") -> Any:
@@ -162,9 +186,17 @@ class _Builder:
 
         sh, t = self.sh, self.t
         out = [self.p(t("title"), "title"),
-               self.p(t("subtitle", table=sh.table_id, rules=sh.profile.name), "sub"),
+               self.p(t("subtitle", table=", ".join(sh.table_ids()),
+                        rules=", ".join(x.label for x in sh.profiles()))
+                      + " · " + t("amounts", currency=sh.currency), "sub"),
                self.p(t("period", start=_time(sh.period_from), end=_time(sh.period_to),
-                        hours=f"{sh.hours:.2f}"), "sub")]
+                        hours=format_decimal(sh.hours, self.lang, 2)), "sub")]
+        if sh.in_play is not None:
+            out.append(self.p(t("period.in_play", round=sh.in_play), "small"))
+        if len(sh.rules) > 1:  # what was in force when, each change of table id or rules
+            out.append(self.p(t("rules.in_force", lines="; ".join(
+                t("rules.from", time=_time(x.utc), table=x.table_id, rules=x.label)
+                for x in sh.rules)), "small"))
         recorded = {i.software["sha256"] for i in sh.identities
                     if i.software and i.software.get("sha256")}
         last = sh.identities[-1].software if sh.identities else None
@@ -173,8 +205,16 @@ class _Builder:
             if len(recorded) > 1:
                 line += " " + t("software.more", n=len(recorded))
             out.append(self.p(line, "small"))
-        if not sh.chain_ok:
-            out.append(self.p(t("journal.broken", message=sh.chain_message), "alert"))
+        for ident in sh.altered:  # GLI-11: altered software, on the page that is read
+            sw = ident.software or {}
+            out.append(self.p(t("software.alarm", time=_time(ident.utc), n=sw.get("altered", 0),
+                                when=t("software.before" if ident.before
+                                       else "software.started"),
+                                version=sw.get("version", "?"), sha256=sw.get("sha256") or "–",
+                                names=", ".join(sw.get("named", ())) or sw.get("problem", "")),
+                              "alert"))
+        if not sh.trusted:
+            out.append(self.p(t("journal.broken", message=sh.verdict.message), "alert"))
         out.append(Spacer(1, 3 * self.mm))
         return out
 
@@ -185,10 +225,13 @@ class _Builder:
         sh, t = self.sh, self.t
         total = sh.rows.get("total", [0] * 6)
         house = total[2] - total[1]
-        per_hour = f"{sh.settled / sh.hours:.1f}" if sh.hours > 0 else "–"
-        figures = [(t("kpi.settled"), str(sh.settled)), (t("kpi.voided"), str(sh.voided)),
+        lang = self.lang
+        per_hour = format_decimal(sh.settled / sh.hours, lang, 1) if sh.hours > 0 else "–"
+        figures = [(t("kpi.settled"), format_number(sh.settled, lang)),
+                   (t("kpi.voided"), format_number(sh.voided, lang)),
                    (t("kpi.per_hour"), per_hour), (t("kpi.drop"), self.money(total[0])),
-                   (t("kpi.house"), self.money(house)), (t("kpi.hold"), _hold(house, total[0]))]
+                   (t("kpi.house"), self.money(house)),
+                   (t("kpi.hold"), _hold(house, total[0], lang))]
         from reportlab.pdfbase.pdfmetrics import stringWidth
 
         room = self.width / 6 - 8
@@ -210,15 +253,17 @@ class _Builder:
         return tab
 
     def meters(self, names: list[str], label: Callable[[str], str], title: str) -> list[Any]:
+        """A meter table whose rows reconcile on their face: house win = won - paid."""
         t = self.t
-        header = [t(title), t("col.wagered"), t("col.paid"), t("col.house"), t("col.hold"),
-                  t("col.rounds"), t("col.refunded")]
+        header = [t(title), t("col.wagered"), t("col.won"), t("col.paid"), t("col.house"),
+                  t("col.hold"), t("col.rounds"), t("col.refunded")]
         rows = []
         for name in [*names, "total"]:
             w, paid, won, rounds, _voids, refunded = self.sh.rows.get(name, [0] * 6)
-            rows.append([label(name), self.money(w), self.money(paid), self.money(won - paid),
-                         _hold(won - paid, w), str(rounds), self.money(refunded)])
-        return [self.table(header, rows, [30, 28, 26, 26, 21, 16, 31], right=range(1, 7),
+            rows.append([label(name), self.money(w), self.money(won), self.money(paid),
+                         self.money(won - paid), _hold(won - paid, w, self.lang),
+                         format_number(rounds, self.lang), self.money(refunded)])
+        return [self.table(header, rows, [27, 22, 24, 22, 22, 18, 16, 27], right=range(1, 8),
                            bold_last=True)]
 
     def outcomes_note(self) -> list[Any]:
@@ -260,19 +305,16 @@ class _Builder:
         from reportlab.platypus import Table, TableStyle
 
         sh, t = self.sh, self.t
-        strategy = "-".join(sh.sheet.strategy.min_play_hand)
+        strategy = ", ".join(dict.fromkeys("-".join(x.sheet.strategy.min_play_hand)
+                                           for x in sh.profiles()))
         out = [self.p(t("sec.returns"), "h2"), self.p(t("returns.note", strategy=strategy),
                                                        "small")]
-        groups = [g for g in BET_GROUPS if g in sh.returns] or ["ante_play"]
+        lines = sh.returns or [ReturnLine("ante_play", sh.sheet.ante_play.rtp,
+                                          sh.sheet.ante_play.rtp, 0, 0, (), sh.rules[-1].label)]
+        named = len(sh.profiles()) > 1  # each plot says the profile it compares with
         half = self.width / 2 - 2 * self.mm
-        images = []
-        for g in groups:
-            line = sh.returns.get(g)
-            if line is None:
-                from controller.game.shift import ReturnLine
-
-                line = ReturnLine(g, sh.sheet.ante_play.rtp, sh.sheet.ante_play.rtp, 0, 0, ())
-            images.append(self.image(return_plot(line, t), half))
+        images = [self.image(return_plot(line, t, f"{t.bet(line.group)} · {line.profile}"
+                                         if named else None), half) for line in lines]
         grid = [images[i:i + 2] for i in range(0, len(images), 2)]
         if len(grid[-1]) == 1:
             grid[-1].append("")
@@ -282,11 +324,17 @@ class _Builder:
         return out
 
     def rules(self) -> list[Any]:
+        """Each rule profile in force over the period: paytables and exact returns."""
+        out: list[Any] = []
+        for line in self.sh.profiles():
+            out += self.profile(line.profile, line.label, line.sheet)
+        return out
+
+    def profile(self, prof: RuleProfile, label: str, sheet: ParSheet) -> list[Any]:
         from reportlab.platypus import Spacer, Table, TableStyle
 
-        sh, t = self.sh, self.t
-        prof, sheet = sh.profile, sh.sheet
-        out = [self.p(t("sec.rules", name=prof.name), "h2"),
+        t = self.t
+        out = [self.p(t("sec.rules", name=label), "h2"),
                self.p(t("rules.qualifier", q=prof.qualifier.text)), Spacer(1, 2 * self.mm)]
         blocks = []
         for bet in ("ante_bonus", "pair_plus", "six_card_bonus"):
@@ -306,11 +354,11 @@ class _Builder:
             if paytable is None:
                 continue
             played = sheet.with_strategy.get(group, paytable)
-            ret_rows.append([t.bet(group), format_rtp(round(paytable.rtp * 1_000_000)),
-                             format_rtp(round(played.rtp * 1_000_000))])
+            ret_rows.append([t.bet(group), format_rtp(round(paytable.rtp * 1_000_000), t.lang),
+                             format_rtp(round(played.rtp * 1_000_000), t.lang)])
         edge = round(sheet.strategy.house_edge_per_wager * 1_000_000)
         ret_rows.append([t("bet.ante_play") + ", " + t("rules.edge"), "",
-                         format_rtp(edge)])
+                         format_rtp(edge, t.lang)])
         returns = self.table([t("rules.returns"), t("rules.paytable"),
                               t("rules.strategy", strategy=strategy)], ret_rows,
                              [70, 30, 30], right=[1, 2])
@@ -360,7 +408,8 @@ class _Builder:
         rows = [[_time(a.utc), str(a.round_id), self.role(a.actor),
                  t.either(f"cmd.{a.command}", a.command),
                  _detail(a.detail, t),
-                 t("result.refused", reason=a.rejected) if a.rejected else t("result.done")]
+                 t("result.refused", reason=t.refusal(a.refusal, sh.currency) if a.refusal
+                   else a.rejected) if a.rejected else t("result.done")]
                 for a in sh.role_actions]
         header = [t("col.time"), t("col.round"), t("col.role"), t("col.command"),
                   t("col.detail"), t("col.result")]
@@ -371,8 +420,9 @@ class _Builder:
         out = [self.p(t("sec.counters"), "h2")]
         if not sh.counters:
             return [*out, self.p(t("none"))]
-        rows = [[t.either(f"counter.{k}", k.replace("_", " ")), str(v)]
-                for k, v in sorted(sh.counters.items())]
+        rows = sorted(([t.either(f"counter.{k}", k.replace("_", " ")),
+                        format_number(v, self.lang)] for k, v in sh.counters.items()),
+                      key=lambda row: alphabetical(row[0], self.lang))  # as the reader reads
         return [*out, self.table([t("col.counter"), t("col.count")], rows, [70, 20], right=[1])]
 
     def software(self) -> list[Any]:
@@ -402,12 +452,18 @@ class _Builder:
         from reportlab.platypus import KeepTogether
 
         sh, t = self.sh, self.t
-        verdict = (self.p(t("journal.ok", events=sh.events)) if sh.chain_ok else
-                   self.p(t("journal.broken", message=sh.chain_message), "alert"))
+        v = sh.verdict
+        counts = {"snapshots": v.snapshots_checked, "rounds": v.rounds_checked}
+        verdict = [self.p(t("journal.broken", message=v.message), "alert") if not v.ok else
+                   self.p(t("journal.ok", events=v.events, **counts)) if v.checked_from <= 1
+                   else self.p(t("journal.ok_from", before=v.checked_from - 1, **counts))]
+        if v.ok and v.anchor_seq is not None:
+            verdict.append(self.p(t("journal.anchored", seq=v.anchor_seq)))
+        verdict += [self.p(note, "small") for note in v.notes]  # the verifier's own words
         rows = [[t("journal.start"), str(sh.start.seq), sh.start.hash],
                 [t("journal.end"), str(sh.end.seq), sh.end.hash]]
         return [KeepTogether([  # the anchors under their heading
-            self.p(t("sec.journal"), "h2"), verdict,
+            self.p(t("sec.journal"), "h2"), *verdict,
             self.table([t("journal.anchor"), t("journal.event"), t("journal.hash")], rows,
                        [38, 24, 116], right=[1])])]
 
@@ -441,6 +497,7 @@ class _Builder:
                  self.image(house_plot(sh, t, self.money), self.width),
                  self.p(t("sec.bets"), "h2"),
                  *self.meters([b for b in BETS if b in sh.rows], self.bet_label, "col.bet"),
+                 self.p(t("meters.note"), "small"),
                  CondPageBreak(60 * mm), self.p(t("sec.seats"), "h2"),
                  *self.meters(seats, self.seat_label, "col.seat"), *self.outcomes_note(),
                  PageBreak(), *self.outcome_meters(), *self.returns(), *self.rules(),
@@ -483,6 +540,10 @@ def write_pdf(sh: Shift, out: Path, lang: str = "en", made_by: str = "",
         canvas.setFillColor(HexColor(GREY))
         canvas.drawString(16 * mm, 10 * mm, text("page", table=sh.table_id, page=doc.page))
         canvas.drawRightString(A4[0] - 16 * mm, 10 * mm, made)
+        if not sh.trusted:  # on every page: a page taken alone still says it
+            canvas.setFont(BOLD, 9)
+            canvas.setFillColor(HexColor(RED))
+            canvas.drawCentredString(A4[0] / 2, A4[1] - 9 * mm, text("journal.banner"))
         canvas.restoreState()
 
     buf = io.BytesIO()
@@ -490,9 +551,10 @@ def write_pdf(sh: Shift, out: Path, lang: str = "en", made_by: str = "",
                             topMargin=14 * mm, bottomMargin=16 * mm,
                             title=f"{text('title')} · {sh.table_id}", author=sh.table_id,
                             subject=text("period", start=_time(sh.period_from),
-                                         end=_time(sh.period_to), hours=f"{sh.hours:.2f}"),
+                                         end=_time(sh.period_to),
+                                         hours=format_decimal(sh.hours, lang, 2)),
                             creator=f"threecard-table {made_by}".strip(), lang=lang,
                             initialFontName=REGULAR)
     doc.build(builder.story(), onFirstPage=footer, onLaterPages=footer)
-    out.write_bytes(buf.getvalue())
+    write_new_file(out, buf.getvalue())  # whole, or not at all (the file there stays)
     return doc.page

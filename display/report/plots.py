@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from controller.game.numbers import format_percent
 from controller.game.shift import ReturnLine, Shift, parse_utc
 from display.report.labels import ReportText
 
@@ -27,7 +28,10 @@ ALARM = "#d08a00"
 BAND = "#c9d8ef"
 EXACT = "#1d4e89"
 MAX_NAMED_VOIDS = 12
-"""Voids whose round number the house plot writes beside their line (more would blur)."""
+"""Voids the house plot draws as lines, each group of them labelled with its round
+numbers; more are marked as ticks along the top, which never cover the result."""
+LABEL_GAP = 0.07
+"""Voids closer than this share of the axis' width share one label (``#18–24``)."""
 OBSERVED = "#222222"
 
 
@@ -77,7 +81,7 @@ def house_plot(sh: Shift, text: ReportText, money: Callable[[int], str],
 
     fig, ax, regular, bold = _axes(size)
     start, end = parse_utc(sh.period_from), parse_utc(sh.period_to)
-    end = max(end, start + timedelta(minutes=1))  # a period of one instant: a minute's axis
+    end = max(end, start + timedelta(seconds=1))  # a period of one instant: a second's axis
     times: list[datetime] = [start] + [parse_utc(t) for t, _, _ in sh.house]
     values = [0] + [v for _, _, v in sh.house]
     times.append(max(end, times[-1]))
@@ -86,16 +90,19 @@ def house_plot(sh: Shift, text: ReportText, money: Callable[[int], str],
             label=text("plot.house"))
     ax.fill_between(times, values, step="post", color=HOUSE, alpha=0.08)
     ax.axhline(0, color="#888888", linewidth=0.6)
-    few = len(sh.voids) <= MAX_NAMED_VOIDS
-    for i, v in enumerate(sh.voids):
-        ax.axvline(parse_utc(v.utc), color=VOID, linewidth=0.9 if few else 0.4,
-                   linestyle="--", alpha=1.0 if few else 0.5,
-                   label=text("plot.void") if i == 0 else None)
-        if few:  # round numbers while they can be read
-            ax.annotate(f"#{v.round_id}", (parse_utc(v.utc), 1.0),
-                        xycoords=("data", "axes fraction"), xytext=(2, -2),
-                        textcoords="offset points", va="top", color=VOID,
-                        fontproperties=regular)
+    voids = [(parse_utc(v.utc), v.round_id) for v in sh.voids]
+    if len(voids) <= MAX_NAMED_VOIDS:
+        for i, (when, _) in enumerate(voids):
+            ax.axvline(when, color=VOID, linewidth=0.9, linestyle="--",
+                       label=text("plot.void") if i == 0 else None)
+        for i, (when, label) in enumerate(void_labels(voids, start, end)):  # each group once,
+            ax.annotate(label, (when, 1.0), xycoords=("data", "axes fraction"),  # staggered
+                        xytext=(2, -2 - 10 * (i % 2)), textcoords="offset points", va="top",
+                        color=VOID, fontproperties=regular)
+    elif voids:  # many: ticks along the top edge, the result left clear
+        ax.plot([w for w, _ in voids], [1.0] * len(voids), "|",
+                transform=ax.get_xaxis_transform(), color=VOID, markersize=7,
+                markeredgewidth=0.6, label=text("plot.void"), clip_on=False)
     if sh.alarms:
         ax.plot([parse_utc(a.utc) for a in sh.alarms], [0.02] * len(sh.alarms), "^",
                 transform=ax.get_xaxis_transform(), color=ALARM, markersize=5,
@@ -116,13 +123,48 @@ def house_plot(sh: Shift, text: ReportText, money: Callable[[int], str],
     return _finish(fig, ax, regular)
 
 
-def return_plot(line: ReturnLine, text: ReportText, size: tuple[float, float] = (3.4, 2.4)
-                ) -> bytes:
+def void_labels(voids: list[tuple[datetime, int]], start: datetime, end: datetime
+                ) -> list[tuple[datetime, str]]:
+    """One label per group of voids close on the axis: ``#18``, ``#18–24``, ``#18, 21, 30``.
+
+    Args:
+        voids: (time, round id) of each void, in time order.
+        start: the axis' start.
+        end: the axis' end.
+
+    Returns:
+        (where the group's label stands: its first void, the label), in order; voids
+        closer than :data:`LABEL_GAP` of the axis' width to the group's first share its
+        label.
+    """
+    span = (end - start).total_seconds() or 1.0
+    groups: list[list[tuple[datetime, int]]] = []
+    for when, rid in voids:
+        if groups and (when - groups[-1][0][0]).total_seconds() / span < LABEL_GAP:
+            groups[-1].append((when, rid))
+        else:
+            groups.append([(when, rid)])
+    out = []
+    for g in groups:
+        ids = [rid for _, rid in g]
+        if len(ids) > 2 and ids == list(range(ids[0], ids[-1] + 1)):
+            label = f"#{ids[0]}–{ids[-1]}"  # a run of rounds
+        elif len(ids) > 3:
+            label = f"#{ids[0]}…{ids[-1]} ({len(ids)})"
+        else:
+            label = "#" + ", ".join(map(str, ids))
+        out.append((g[0][0], label))
+    return out
+
+
+def return_plot(line: ReturnLine, text: ReportText, title: str | None = None,
+                size: tuple[float, float] = (3.4, 2.4)) -> bytes:
     """One bet's observed return after each settled round, its exact return and ±3 SE.
 
     Args:
         line: the bet's return line.
         text: the report's texts.
+        title: the plot's title (default: the bet's name).
         size: inches (width, height).
 
     Returns:
@@ -132,7 +174,7 @@ def return_plot(line: ReturnLine, text: ReportText, size: tuple[float, float] = 
 
     fig, ax, regular, bold = _axes(size)
     exact = float(line.exact)
-    ax.set_title(f"{text.bet(line.group)}", fontproperties=bold, loc="left")
+    ax.set_title(title or text.bet(line.group), fontproperties=bold, loc="left")
     if not line.points:
         ax.text(0.5, 0.5, text("plot.empty"), ha="center", va="center",
                 transform=ax.transAxes, fontproperties=regular)
@@ -146,7 +188,7 @@ def return_plot(line: ReturnLine, text: ReportText, size: tuple[float, float] = 
     high = [exact + 3 * s for s in se]
     ax.fill_between(n, low, high, color=BAND, step="post", label=text("plot.band"))
     ax.axhline(exact, color=EXACT, linewidth=1.0,
-               label=text("plot.exact", value=f"{exact:.2%}"))
+               label=text("plot.exact", value=format_percent(line.exact, text.lang)))
     ax.step(n, observed, where="post", color=OBSERVED, linewidth=1.1,
             label=text("plot.observed"))
     # the first rounds swing widely: the axis frames the rest, and the exact return
@@ -154,7 +196,8 @@ def return_plot(line: ReturnLine, text: ReportText, size: tuple[float, float] = 
     shown = [*observed[settled:], *low[settled:], *high[settled:], exact]
     pad = (max(shown) - min(shown)) * 0.08 or 0.05
     ax.set_ylim(min(shown) - pad, max(shown) + pad)
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _pos: f"{y:.0%}"))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _pos: format_percent(y, text.lang,
+                                                                              0)))
     ax.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=5))
     ax.set_xlim(1, max(n[-1], 2))
     ax.set_xlabel(text("plot.rounds"))

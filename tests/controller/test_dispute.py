@@ -1,7 +1,8 @@
 """``threecard keygen``, ``threecard dispute`` and ``dispute verify``: a round that holds up.
 
-The scripted evening (round 11: five seats, a misread entered by hand by a supervisor;
-round 10: a jam, voided by a supervisor) is written to a journal; the table's key is made
+The scripted evening (round 11: five seats, a misread entered by hand by a supervisor,
+then a technician's new PIN before round 12 opens; round 10: a jam, voided by a
+supervisor; round 4: the table restarted in it) is written to a journal; the table's key is made
 by the real ``keygen``; bundles are made and checked by the real commands, and one byte
 changed in any file of a bundle must fail its check, naming that file.
 """
@@ -12,7 +13,8 @@ import hashlib
 import io
 import json
 import os
-import sqlite3
+import re
+import shutil
 import stat
 import subprocess
 import sys
@@ -20,7 +22,12 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from shift_journal import run_shift
+from journal_edit import events as journal_events
+from shift_journal import forged_copy, run_shift
+
+from controller.game.auth import DEMO_PINS
+from controller.game.inputs import ChangePin
+from controller.game.journal import Journal
 
 SIZE = (640, 360)
 """Small screens keep the bundles quick; the layout is the table's at any size."""
@@ -36,7 +43,8 @@ def table(tmp_path_factory):
     folder = tmp_path_factory.mktemp("dispute")
     # snapshots every other round: a round is taken out from the one before it; copy-0 is
     # the journal as round 4 opened
-    journal, _ = run_shift(folder, stop_after=(3,), snapshot_every=2)
+    new_pin = ChangePin(role="technician", new_pin="97531", pin=DEMO_PINS["technician"])
+    journal, _ = run_shift(folder, stop_after=(3,), snapshot_every=2, between={11: [new_pin]})
     config = folder / "table.toml"
     config.write_text('[table]\nid = "TCP-03"\n')
     made = cli("keygen", "--config", str(config))
@@ -94,6 +102,25 @@ def test_a_key_others_may_read_is_refused(table, tmp_path):
     assert not (tmp_path / "x.zip").exists()
 
 
+def test_the_public_key_given_to_sign_is_named_and_never_overwritten(table, tmp_path):
+    """``--key table.pub`` (mode 0644, as keygen writes it) is named a public key, not
+    taken for a private key others may read; and keygen beside a ``table.pub`` whose
+    ``table.key`` is gone refuses, leaving it as it was (a verifier may hold it)."""
+    folder, journal, _, _ = table
+    run = cli("dispute", "--journal", str(journal), "--round", "2", "--key",
+              str(folder / "table.pub"), "--out", str(tmp_path / "x.zip"))
+    assert run.returncode == 1 and "a public key; signing needs the private key" in run.stderr
+    assert "chmod" not in run.stderr and not (tmp_path / "x.zip").exists()
+    config = tmp_path / "table.toml"
+    config.write_text("")
+    public = tmp_path / "table.pub"
+    shutil.copyfile(folder / "table.pub", public)
+    before = public.read_bytes()
+    again = cli("keygen", "--config", str(config))
+    assert again.returncode == 1 and "a public key is already there" in again.stderr
+    assert public.read_bytes() == before and not (tmp_path / "table.key").exists()
+
+
 def test_a_bundle_verifies_and_its_replay_gives_recalls_nets(table, bundle):
     from controller.dispute import verify_bundle
     from controller.signing import load_public
@@ -110,20 +137,31 @@ def test_a_bundle_verifies_and_its_replay_gives_recalls_nets(table, bundle):
     assert [(s["seat"], s["net"]) for s in verdict.record["seats"]] == \
         [(s["seat"], s["net"]) for s in r11["seats"]]
     assert verdict.record == r11
-    nets = ", ".join(f"seat {s['seat']} {s['net']:+}" for s in r11["seats"])
-    assert nets in checked.stdout
+    # the nets as amounts in the table's currency (euros: two decimals), labelled
+    nets = ", ".join(f"seat {s['seat']} {s['net'] / 100:+,.2f} EUR" for s in r11["seats"])
+    assert f"players' nets {nets} (as recall.json records)" in checked.stdout
     # what the bundle holds besides the screens
     files = members(bundle)
     events = [json.loads(line) for line in files["events.jsonl"].decode().splitlines()]
     anchors = json.loads(files["anchors.json"])
     assert events[0]["prev"] == anchors["before"]["hash"]
+    # the journal checked from the snapshot the round's replay starts from, not its start
+    checked_from = int(re.search(r"intact from event (\d+)", anchors["journal_verdict"])[1])
+    assert 1 < checked_from <= events[0]["seq"], anchors["journal_verdict"]
     assert events[-1]["hash"] == anchors["after"]["hash"]
     assert {"manual_card", "misread", "reveal", "settle"} <= {e["kind"] for e in events}
     assert json.loads(files["snapshot.json"])["round_id"] == 11
-    db = sqlite3.connect(journal)  # the journal's own snapshots came before the round
-    assert db.execute("SELECT COUNT(*) FROM snapshots WHERE seq < ?",
-                      (events[0]["seq"],)).fetchone()[0] >= 4
-    db.close()
+    # a table started by other code than the daemon records no screens: the manifest
+    # says the language is the default, and the size the command's
+    assert json.loads(files["manifest.json"])["screens"] == {
+        "language": "en", "language_from": "the default, the table recorded none",
+        "size": f"{SIZE[0]}x{SIZE[1]}", "size_from": "given on the command line",
+        "table": None}
+    j = Journal(journal, readonly=True)  # the journal's own snapshots came before the round
+    try:
+        assert len([s for s in j.snapshot_seqs() if s < events[0]["seq"]]) >= 4
+    finally:
+        j.close()
 
 
 def test_another_key_fails_the_check(table, bundle, tmp_path):
@@ -165,6 +203,94 @@ def test_one_changed_byte_in_any_member_fails_naming_it(table, bundle, tmp_path)
     forged.write_bytes(bytes(raw))
     verdict = verify_bundle(forged, public)
     assert not verdict.ok and any(p.startswith(png) for p in verdict.problems)
+
+
+BOMB = 256 << 20
+"""Bytes of zeros in a member made to inflate far past anything a bundle holds (its
+deflated form is a few hundred kilobytes)."""
+
+
+def _with_zeros(path: Path, files: dict[str, bytes], name: str, declared: int | None = None
+                ) -> None:
+    """``files`` zipped with ``name`` holding :data:`BOMB` zeros (written in pieces);
+    ``declared``: the size the zip's directory then claims for it instead."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for n, data in files.items():
+            if n != name:
+                z.writestr(n, data)
+                continue
+            with z.open(n, "w") as f:
+                zeros = bytes(1 << 20)
+                for _ in range(BOMB >> 20):
+                    f.write(zeros)
+    if declared is not None:  # the central directory's uncompressed size, rewritten
+        raw = bytearray(path.read_bytes())
+        end = raw.rindex(b"PK\x05\x06")  # the end record: where the directory starts
+        at = int.from_bytes(raw[end + 16:end + 20], "little")
+        while True:
+            n, m, k = (int.from_bytes(raw[at + i:at + i + 2], "little") for i in (28, 30, 32))
+            if raw[at + 46:at + 46 + n] == name.encode():
+                break
+            at += 46 + n + m + k
+        raw[at + 24:at + 28] = declared.to_bytes(4, "little")
+        path.write_bytes(bytes(raw))
+
+
+def _verify_peak(path: Path, *args: str) -> tuple[int, str, int]:
+    """``dispute verify`` in a process of its own: (status, output, peak RSS in KiB)."""
+    p = subprocess.Popen([sys.executable, "-m", "controller.cli", "dispute", "verify",
+                          str(path), *args], stdout=subprocess.PIPE, text=True)
+    out = p.stdout.read()
+    _, status, usage = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    p.stdout.close()
+    return p.returncode, out, usage.ru_maxrss
+
+
+def test_a_member_made_to_inflate_to_gigabytes_is_refused_unread(table, bundle, tmp_path):
+    """A member is inflated only once its size in the zip's directory is the signed
+    manifest's, and never past it: one replaced by a quarter of a gigabyte of zeros
+    (deflated to a few hundred kilobytes) fails, named, without the check holding it in
+    memory; so does one whose directory claims the manifest's size (the inflater stops
+    there and the CRC fails), and one a forger's own manifest lists at that size (more
+    than any bundle file: refused unread)."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from controller.dispute import MANIFEST, MAX_MEMBER, SIGNATURE
+    from controller.signing import fingerprint, raw_public
+
+    public = str(table[0] / "table.pub")
+    files = members(bundle)
+    listed = json.loads(files[MANIFEST])["files"]
+    png = next(n for n in files if n.endswith("-player.png"))
+    status, out, genuine_peak = _verify_peak(bundle, "--public-key", public)
+    assert status == 0, out
+    bomb = tmp_path / "bomb.zip"
+    _with_zeros(bomb, files, png)
+    assert bomb.stat().st_size < 4 << 20
+    status, out, peak = _verify_peak(bomb, "--public-key", public)
+    assert status == 1
+    assert f"{png}: changed ({BOMB} bytes, the manifest's {listed[png]['bytes']}; not " \
+        "inflated)" in out
+    assert peak < genuine_peak + (32 << 10), (peak, genuine_peak)  # KiB: not read whole
+    # the directory made to claim the manifest's size: inflated that far, and no further
+    _with_zeros(bomb, files, png, declared=listed[png]["bytes"])
+    status, out, peak = _verify_peak(bomb, "--public-key", public)
+    assert status == 1 and f"{png}: damaged in the zip file" in out, out
+    assert peak < genuine_peak + (32 << 10), (peak, genuine_peak)
+    # a forger's manifest, signed with a key of their own, that lists the zeros' size
+    manifest = json.loads(files[MANIFEST])
+    manifest["files"][png]["bytes"] = BOMB
+    forger = Ed25519PrivateKey.generate()
+    manifest["public_key"] = raw_public(forger).hex()
+    manifest["key_fingerprint"] = fingerprint(raw_public(forger))
+    forged = {**files, MANIFEST: json.dumps(manifest).encode()}
+    forged[SIGNATURE] = forger.sign(forged[MANIFEST]).hex().encode()
+    _with_zeros(bomb, forged, png)
+    status, out, peak = _verify_peak(bomb)
+    assert status == 1 and f"{png}: {BOMB} bytes, more than a bundle's file ever holds " \
+        f"({MAX_MEMBER}): not read" in out, out
+    assert peak < genuine_peak + (32 << 10), (peak, genuine_peak)
 
 
 def test_a_forged_result_with_recomputed_hashes_fails_the_signature(table, bundle, tmp_path):
@@ -285,3 +411,193 @@ def test_a_void_round_bundles_and_a_round_in_play_or_missing_does_not(table, tmp
                 str(tmp_path / "x.zip"))
     assert usage.returncode == 2 and "--config" in usage.stderr
     assert "Traceback" not in usage.stderr
+
+
+def test_a_rewritten_journal_is_refused_and_nothing_is_signed(table, tmp_path):
+    """A forger's journal (a bet ten times larger, every chain hash after it recomputed,
+    its anchor copied): ``dispute`` runs the check ``verify-journal`` runs, refuses it,
+    naming why, and signs nothing."""
+    _, journal, config, _ = table
+    forged = forged_copy(journal, tmp_path, "place_bet",
+                         lambda body: {**body, "amount": body["amount"] * 10})
+    check = cli("verify-journal", "--journal", str(forged))
+    assert check.returncode == 1 and "rewritten" in check.stdout
+    out = tmp_path / "r11.zip"
+    run = cli("dispute", "--journal", str(forged), "--round", "11", "--config", str(config),
+              "--size", f"{SIZE[0]}x{SIZE[1]}", "--out", str(out))
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "fails verification" in run.stderr and "rewritten" in run.stderr
+    assert "Traceback" not in run.stderr
+    assert not list(tmp_path.glob("*.zip"))
+
+
+def pin_secrets(journal: Path) -> set[str]:
+    """Every PIN hash the journal holds, with its salt and its digest apart."""
+    found = set()
+    for e in journal_events(journal):
+        if e[3] not in ("startup", "change_pin"):
+            continue
+        b = json.loads(e[5])
+        hashes = [*b.get("config", {}).get("pin_hashes", {}).values(), b.get("pin_hash")]
+        for h in filter(None, hashes):
+            found |= {h, *h.split("$")[4:]}  # scrypt$N$r$p$SALT$DIGEST
+    return found
+
+
+def test_a_bundle_gives_away_no_pin_hash_and_still_replays(table, bundle, tmp_path):
+    """No PIN hash (nor its salt or digest) in any file of a bundle: not in the state
+    the round starts from, not in a start-up record (round 4: the table restarted in it),
+    not in a new PIN's record (round 11: a technician's, before round 12 opened). Those
+    records are bundled with the hashes taken out and their chain hashes as journaled;
+    the bundles still verify and replay to recall's result."""
+    folder, journal, config, _ = table
+    secrets = pin_secrets(journal)
+    assert len(secrets) >= 9  # two roles at start-up (twice), one new PIN: hash, salt, digest
+    r4 = tmp_path / "round-4.zip"
+    made = cli("dispute", "--journal", str(journal), "--round", "4", "--config", str(config),
+               "--size", f"{SIZE[0]}x{SIZE[1]}", "--out", str(r4))
+    assert made.returncode == 0, made.stderr
+    recalled = {r["round_id"]: r for r in json.loads(cli("recall", "--journal", str(journal),
+                                                         "--json", "--last", "20").stdout)}
+    for path, round_id, kind in ((bundle, 11, "change_pin"), (r4, 4, "startup")):
+        files = members(path)
+        events = [json.loads(line) for line in files["events.jsonl"].decode().splitlines()]
+        assert kind in {e["kind"] for e in events}, round_id
+        for name, data in files.items():
+            leaked = [s for s in secrets if s.encode() in data]
+            assert not leaked, (round_id, name, leaked)
+        snapshot = json.loads(files["snapshot.json"])
+        assert not snapshot["config"].get("pin_hashes"), round_id
+        checked = cli("dispute", "verify", str(path), "--public-key", str(folder / "table.pub"))
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+        assert json.loads(files["recall.json"]) == recalled[round_id]
+
+
+def test_a_changed_byte_in_the_zip_file_never_crashes_the_check(table, bundle, tmp_path):
+    """Bytes flipped in the zip file itself, inside each compressed member's data (where
+    the inflater, not the manifest, meets them first): the check fails, naming the member,
+    never with a traceback."""
+    from controller.dispute import verify_bundle
+    from controller.signing import load_public
+
+    public = load_public(table[0] / "table.pub")
+    raw = bundle.read_bytes()
+    with zipfile.ZipFile(bundle) as z:
+        spans = [(i.filename, i.header_offset + 30 + len(i.filename.encode()) + len(i.extra),
+                  i.compress_size) for i in z.infolist() if i.compress_type != zipfile.ZIP_STORED]
+    assert len(spans) >= 5
+    forged = tmp_path / "flipped.zip"
+    original = members(bundle)
+    tried = 0
+    for name, start, size in spans:
+        for offset in range(start, start + size, max(1, size // 40)):
+            changed = bytearray(raw)
+            changed[offset] ^= 0xFF
+            forged.write_bytes(bytes(changed))
+            verdict = verify_bundle(forged, public)  # must not raise
+            if verdict.ok:  # bits the inflater never reads (after the member's last byte)
+                assert members(forged) == original, (name, offset)
+                continue
+            assert any(name in p for p in verdict.problems), (name, verdict.problems)
+            tried += 1
+    assert tried > 100
+    # from the command: one line per problem, exit 1, no traceback
+    name, start, size = spans[0]
+    changed = bytearray(raw)
+    changed[start + 1] ^= 0xFF
+    forged.write_bytes(bytes(changed))
+    run = cli("dispute", "verify", str(forged), "--public-key", str(table[0] / "table.pub"))
+    assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
+    assert f"  {name}: " in run.stdout
+
+
+def test_a_name_twice_in_the_zip_file_fails(table, bundle, tmp_path):
+    """A zip file may hold two members of one name; tools differ on which one they show.
+    A bundle holding a name twice fails, naming it, whichever copy comes first."""
+    import warnings
+
+    files = members(bundle)
+    record = json.loads(files["recall.json"])
+    record["seats"][0]["net"] += 100
+    other = json.dumps(record).encode()
+    for order in ((files["recall.json"], other), (other, files["recall.json"])):
+        dup = tmp_path / "dup.zip"
+        with warnings.catch_warnings(), zipfile.ZipFile(dup, "w") as z:
+            warnings.simplefilter("ignore")  # zipfile warns of the name given twice
+            for name, data in files.items():
+                if name == "recall.json":
+                    for copy in order:
+                        z.writestr(name, copy)
+                else:
+                    z.writestr(name, data)
+        run = cli("dispute", "verify", str(dup), "--public-key", str(table[0] / "table.pub"))
+        assert run.returncode == 1, run.stdout
+        assert "recall.json: in the bundle twice" in run.stdout
+
+
+def test_without_the_tables_key_no_bundle_passes(table, bundle, tmp_path):
+    """Anyone can sign a manifest with a key of their own and name it in the manifest.
+    Without ``--public-key`` the check cannot tell such a key from the table's: it exits
+    3, never 0, saying so and printing the fingerprint a person must compare; with the
+    table's key the genuine bundle passes (0) and the re-signed one fails (1)."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from controller.dispute import MANIFEST, SIGNATURE
+    from controller.signing import fingerprint, raw_public
+
+    files = members(bundle)
+    manifest = json.loads(files[MANIFEST])
+    forger = Ed25519PrivateKey.generate()
+    manifest["public_key"] = raw_public(forger).hex()
+    manifest["key_fingerprint"] = fingerprint(raw_public(forger))
+    files[MANIFEST] = json.dumps(manifest).encode()
+    files[SIGNATURE] = forger.sign(files[MANIFEST]).hex().encode()
+    resigned = tmp_path / "resigned.zip"
+    rezip(resigned, files)
+    public = str(table[0] / "table.pub")
+    for path in (bundle, resigned):
+        run = cli("dispute", "verify", str(path))
+        assert run.returncode == 3, run.stdout + run.stderr
+        assert "NOT CHECKED against the table's key" in run.stdout
+        assert json.loads(members(path)[MANIFEST])["key_fingerprint"] in run.stdout
+    assert cli("dispute", "verify", str(bundle), "--public-key", public).returncode == 0
+    with_key = cli("dispute", "verify", str(resigned), "--public-key", public)
+    assert with_key.returncode == 1 and "signed by another key" in with_key.stdout
+
+
+def test_an_empty_file_or_a_journal_without_events_gives_no_bundle(table, tmp_path):
+    _, _, config, _ = table
+    empty = tmp_path / "empty.sqlite3"
+    empty.write_bytes(b"")
+    blank = tmp_path / "blank.sqlite3"
+    Journal(blank).close()
+    for journal, why in ((empty, "not a journal"), (blank, "no round 1 in this journal")):
+        run = cli("dispute", "--journal", str(journal), "--round", "1", "--config",
+                  str(config), "--out", str(tmp_path / "r1.zip"))
+        assert run.returncode == 1 and why in run.stderr, run.stderr
+        assert "still in play" not in run.stderr and "Traceback" not in run.stderr
+        assert not (tmp_path / "r1.zip").exists()
+
+
+def _file_size_limit(n: int):
+    """For ``preexec_fn``: the child may write files of at most ``n`` bytes (a full disk,
+    as the writer sees it: a write past it fails)."""
+    import resource
+
+    return lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (n, n))
+
+
+def test_keygen_on_a_full_disk_leaves_nothing_and_can_be_run_again(tmp_path):
+    config = tmp_path / "table.toml"
+    config.write_text("")
+    full = subprocess.run([sys.executable, "-m", "controller.cli", "keygen", "--config",
+                           str(config)], capture_output=True, text=True, timeout=120,
+                          preexec_fn=_file_size_limit(0))
+    assert full.returncode == 1 and "Traceback" not in full.stderr, full.stderr
+    assert "cannot write" in full.stderr and len(full.stderr.strip().splitlines()) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["table.toml"]  # nothing half made
+    again = cli("keygen", "--config", str(config))
+    assert again.returncode == 0, again.stderr
+    assert stat.S_IMODE((tmp_path / "table.key").stat().st_mode) == 0o600
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["table.key", "table.pub",
+                                                          "table.toml"]

@@ -17,11 +17,11 @@ import re
 import shutil
 import subprocess
 import sys
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
-from shift_journal import run_shift
+from shift_journal import Refused, forged_copy, run_shift
 
 POPPLER = ("pdftoppm", "pdftotext", "pdffonts")
 IDENTITY_A = {"version": "0.1.0", "sha256": hashlib.sha256(b"build A").hexdigest(),
@@ -79,11 +79,14 @@ def recall_json(journal: Path) -> list[dict]:
     return json.loads(out)
 
 
-def report(journal: Path, out: Path, *args: str) -> str:
+def report(journal: Path, out: Path, *args: str, altered: bool = False) -> str:
+    """The report's text; the command exits 1 (and says why) when software that ran in
+    the period was altered (``altered``), else 0."""
     run = subprocess.run([sys.executable, "-m", "controller.cli", "report", "shift",
                           "--journal", str(journal), "--out", str(out), *args],
                          capture_output=True, text=True, timeout=300)
-    assert run.returncode == 0, run.stderr
+    assert run.returncode == (1 if altered else 0), run.stderr
+    assert ("SOFTWARE ALTERED" in run.stderr) == altered, run.stderr
     assert out.read_bytes().startswith(b"%PDF-")
     return subprocess.run(["pdftotext", "-layout", str(out), "-"], capture_output=True,
                           text=True, check=True).stdout
@@ -96,7 +99,7 @@ def minor(text: str) -> int:
 
 def meter_lines(text: str, labels: dict[str, str]) -> dict[str, list[list[int]]]:
     """Every table line whose first cell is one of ``labels``: name -> its money cells
-    (wagered, paid, house win, refunded), in page order."""
+    (wagered, won by the house, paid, house win, refunded), in page order."""
     found: dict[str, list[list[int]]] = {}
     by_label = {v: k for k, v in labels.items()}
     for line in text.splitlines():
@@ -105,20 +108,20 @@ def meter_lines(text: str, labels: dict[str, str]) -> dict[str, list[list[int]]]
         if name is None:
             continue
         cells = [minor(m) for m in MONEY.findall(line[line.index(first) + len(first):])]
-        if len(cells) == 4:
+        if len(cells) == 5:
             found.setdefault(name, []).append(cells)
     return found
 
 
 def expected(rows: dict[str, dict[str, int]], before: dict[str, dict[str, int]] | None = None
              ) -> dict[str, list[int]]:
-    """From ``meters --json`` rows (minus ``before``): name -> [wagered, paid, house win,
-    refunded], the columns the report prints."""
+    """From ``meters --json`` rows (minus ``before``): name -> [wagered, won, paid, house
+    win, refunded], the columns the report prints."""
     out = {}
     for name, row in rows.items():
         b = (before or {}).get(name, {})
         d = {k: row[k] - b.get(k, 0) for k in row}
-        out[name] = [d["wagered"], d["paid"], d["won"] - d["paid"], d["refunded"]]
+        out[name] = [d["wagered"], d["won"], d["paid"], d["won"] - d["paid"], d["refunded"]]
     return out
 
 
@@ -131,8 +134,8 @@ def labels_for(rows: dict[str, object], lang: str = "en") -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def whole(shift, tmp_path_factory):
-    """The English report of the whole journal, as text."""
-    return report(shift[0], tmp_path_factory.mktemp("whole") / "shift.pdf")
+    """The English report of the whole journal, as text (build B, altered, ran in it)."""
+    return report(shift[0], tmp_path_factory.mktemp("whole") / "shift.pdf", altered=True)
 
 
 def test_the_whole_journal_totals_equal_the_meters(shift, whole):
@@ -205,7 +208,7 @@ def last(shift, tmp_path_factory):
     """The French report from the reading between the two outcome rounds to the end."""
     _, stops = shift
     pdf = tmp_path_factory.mktemp("last") / "last.pdf"
-    return report(shift[0], pdf, "--from", stops[2].utc, "--lang", "fr")
+    return report(shift[0], pdf, "--from", stops[2].utc, "--lang", "fr", altered=True)
 
 
 def outcome_table(text: str, lang: str) -> dict[str, object]:
@@ -272,7 +275,7 @@ def test_outcome_meters_of_a_period_equal_the_difference_of_the_readings(shift, 
     # a part: the difference, not the end reading; the tiles count the void
     assert want == {"rounds": (0, 1), "ante": ({}, 0, 0, 5), "pair_plus": ({}, 0, 0, 3),
                     "six_card_bonus": ({}, 0, 0, 2)}
-    assert re.search(r"\b0\s+1\s+0\.0\s", text)  # settled, voided, per hour
+    assert re.search(r"\b0\s+1\s+0,0\s", text)  # settled, voided, per hour (in French)
     assert re.search(r"dont 0 en résultats\s+dont 1 en résultats", text)
 
 
@@ -292,9 +295,11 @@ def test_the_money_figures_leave_the_outcome_rounds_out(shift):
     assert sh.house[-1][2] == rows["total"]["won"] - rows["total"]["paid"]
     dealt = {r["round_id"] for r in recall_json(journal) if r["bet_entry"] == "outcomes"}
     assert dealt == {12, 13} and not dealt & {rid for _, rid, _ in sh.house}
+    returns = {line.group: line for line in sh.returns}
+    assert {line.profile for line in sh.returns} == {"live"}
     for group, bets in (("ante_play", ("ante", "play", "ante_bonus")),
                         ("pair_plus", ("pair_plus",)), ("six_card_bonus", ("six_card_bonus",))):
-        line = sh.returns[group]
+        line = returns[group]
         assert (line.stake, line.net) == (rows[bets[0]]["wagered"], net(*bets)), group
         assert line.points[-1][0] == rows[bets[0]]["rounds"]
 
@@ -361,3 +366,234 @@ def test_bad_periods_and_outputs_are_refused(shift, tmp_path, capsys):
         main([*base, "--from", "yesterday", *pdf])
     assert usage.value.code == 2 and "ISO 8601" in capsys.readouterr().err
     assert not (tmp_path / "x.pdf").exists()
+
+
+def pages_text(pdf: Path) -> list[str]:
+    """The text of each page of a PDF (``pdftotext``; pages end in a form feed)."""
+    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True,
+                          text=True, check=True).stdout
+    return [page for page in text.split("\f") if page.strip()]
+
+
+def test_a_rewritten_journal_is_marked_untrustworthy_on_every_page(shift, tmp_path):
+    """A forger's journal: one bet made ten times larger and every chain hash after it
+    recomputed, its anchor copied beside it. ``verify-journal`` finds it; the report runs
+    the same check, says so on every page and exits 1, naming the problem."""
+    journal, _ = shift
+    forged = forged_copy(journal, tmp_path, "place_bet",
+                         lambda body: {**body, "amount": body["amount"] * 10})
+    check = subprocess.run([sys.executable, "-m", "controller.cli", "verify-journal",
+                            "--journal", str(forged)], capture_output=True, text=True,
+                           timeout=300)
+    assert check.returncode == 1 and "JOURNAL BROKEN" in check.stdout
+    pdf = tmp_path / "forged.pdf"
+    run = subprocess.run([sys.executable, "-m", "controller.cli", "report", "shift",
+                          "--journal", str(forged), "--out", str(pdf)], capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "fails verification" in run.stderr and "rewritten" in run.stderr
+    assert "Traceback" not in run.stderr
+    pages = pages_text(pdf)
+    assert len(pages) >= 3
+    for n, page in enumerate(pages, start=1):
+        assert "JOURNAL FAILS VERIFICATION" in page, n
+    assert "Hash chain verified" not in "".join(pages)
+
+
+def test_altered_software_is_flagged_on_page_one(shift, whole, part):
+    """Build B (one file changed) ran from the second restart: the report of a period it
+    ran in says so on its first page, in red words, naming the file, and the command
+    exits 1 (``report`` checks both); a period only build A ran in says nothing of it."""
+    first = re.sub(r"\s+", " ", whole.split("\f")[0])
+    assert "SOFTWARE ALTERED" in first and "changed display/theme.py" in first
+    assert IDENTITY_B["sha256"] in re.sub(r"\s", "", whole.split("\f")[0])
+    _, text = part
+    assert "ЗМІНЕНО" not in text.split("\f")[0] and "ALTERED" not in text
+
+
+def test_an_empty_file_or_a_journal_without_events_gives_no_report(tmp_path):
+    """A zero-byte file is not a journal, as recall, meters and verify-journal say; a
+    journal that holds no event has nothing to report. Either way: one line, exit 1, no
+    PDF, whatever the period asked."""
+    from controller.game.journal import Journal
+
+    empty = tmp_path / "empty.sqlite3"
+    empty.write_bytes(b"")
+    blank = tmp_path / "blank.sqlite3"
+    Journal(blank).close()
+    pdf = tmp_path / "x.pdf"
+    for journal, why in ((empty, "not a journal"), (blank, "holds no events")):
+        for period in ([], ["--hours", "2"], ["--to", "2025-01-01T00:00Z"]):
+            run = subprocess.run([sys.executable, "-m", "controller.cli", "report", "shift",
+                                  "--journal", str(journal), "--out", str(pdf), *period],
+                                 capture_output=True, text=True, timeout=120)
+            assert run.returncode == 1, (journal.name, period, run.stderr)
+            assert why in run.stderr and "Traceback" not in run.stderr, run.stderr
+            assert len(run.stderr.strip().splitlines()) == 1, run.stderr
+            assert not pdf.exists()
+
+
+def test_a_full_disk_leaves_the_previous_report_whole(shift, tmp_path):
+    """The PDF is written whole or not at all: on a full disk (a write past a size
+    limit fails) the command says so in one line, exits 1, and the file that was there
+    is as it was, with nothing beside it."""
+    import resource
+
+    journal, _ = shift
+    pdf = tmp_path / "shift.pdf"
+    pdf.write_bytes(b"%PDF- the previous report")
+    run = subprocess.run([sys.executable, "-m", "controller.cli", "report", "shift",
+                          "--journal", str(journal), "--out", str(pdf)],
+                         capture_output=True, text=True, timeout=300,
+                         preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE,
+                                                               (20_000, 20_000)))
+    assert run.returncode == 1, run.stderr
+    assert "cannot write" in run.stderr and "Traceback" not in run.stderr
+    assert pdf.read_bytes() == b"%PDF- the previous report"
+    assert [p.name for p in tmp_path.iterdir()] == ["shift.pdf"]
+
+
+@pytest.fixture(scope="module")
+def changes(tmp_path_factory):
+    """The evening with its rules and table id changed on the way: the table restarts as
+    TCP-04 once round 4 opens; a supervisor puts the house's rules (Pair Plus's straight
+    flush paying 35, not 40) in force before round 8 opens, and the classic rules (no 6
+    Card Bonus) after the last round."""
+    from controller.game.auth import DEMO_PINS
+    from controller.game.inputs import ConfigChange
+
+    folder = tmp_path_factory.mktemp("changes")
+    live = (Path(__file__).resolve().parents[2] / "controller" / "game" / "profiles"
+            / "live.toml").read_text()
+    house = folder / "house.toml"
+    house.write_text(live.replace('name = "live"', 'name = "house"')
+                     .replace("straight_flush = 40\n", "straight_flush = 35\n")
+                     .replace("pair_plus = 9551\n", ""))  # its own published return: none
+    assert "straight_flush = 35" in house.read_text()
+    sup = DEMO_PINS["supervisor"]
+    journal, _ = run_shift(folder, stop_after=(3,), restart_settings={"table_id": "TCP-04"},
+                           between={7: [ConfigChange(key="rules", value=str(house), pin=sup)]},
+                           at_end=(ConfigChange(key="rules", value="classic", pin=sup),))
+    return journal
+
+
+def test_each_rule_profile_and_table_id_of_the_period_is_shown(changes, tmp_path):
+    """Every profile and table id in force over the period is named on page one and
+    in the rules section (each profile with its paytables and exact returns), and the
+    observed returns are compared per profile: the rounds settled under each, against
+    that profile's exact return."""
+    from controller.game.shift import shift as figures
+
+    text = report(changes, tmp_path / "changes.pdf")
+    first = re.sub(r"\s+", " ", text.split("\f")[0])
+    assert "TCP-03" in first and "TCP-04" in first and "TABLE-1" not in first
+    assert all(name in first for name in ("live", "house", "classic"))
+    flat = re.sub(r"\s+", " ", text)
+    for name in ("live", "house", "classic"):
+        assert f"Rule profile {name}" in flat
+    assert "40 to 1" in flat and "35 to 1" in flat  # each Pair Plus paytable
+    # the figures: rounds 1 to 7 under live, 8 to 11 under house, each to its own return
+    sh = figures(changes)
+    rounds = {r["round_id"]: r for r in recall_json(changes)}
+
+    def staked(bet: str, ids: range) -> int:
+        return sum(s["bets"].get(bet, 0) for i in ids for s in rounds[i]["seats"]
+                   if rounds[i]["status"] == "settled" and rounds[i]["bet_entry"] == "amounts")
+
+    lines = {(line.profile, line.group): line for line in sh.returns}
+    assert {p for p, _ in lines} == {"live", "house"}
+    assert lines["live", "pair_plus"].stake == staked("pair_plus", range(1, 8))
+    assert lines["house", "pair_plus"].stake == staked("pair_plus", range(8, 12))
+    assert lines["live", "pair_plus"].exact != lines["house", "pair_plus"].exact
+
+
+@pytest.fixture(scope="module")
+def yen(tmp_path_factory):
+    """The evening at a table that plays in yen (no minor unit), a supervisor's Unblock
+    deck refused (the deck is not blocked) before round 3 opens."""
+    from controller.game.auth import DEMO_PINS
+    from controller.game.inputs import UnblockDeck
+
+    folder = tmp_path_factory.mktemp("yen")
+    refused = Refused(UnblockDeck(reason="check", pin=DEMO_PINS["supervisor"]))
+    journal, stops = run_shift(folder, currency="JPY", between={2: [refused]})
+    return journal, stops[-1].meters
+
+
+@pytest.mark.parametrize(("lang", "locale", "refusal"), [
+    ("fr", "fr_FR", "Refusé : Le jeu n'est pas bloqué"),
+    ("uk", "uk_UA", "Відхилено: Колоду не заблоковано")])
+def test_amounts_numbers_and_refusals_are_written_in_the_tables_currency_and_language(
+        yen, tmp_path, lang, locale, refusal):
+    """Yen have no minor unit: 432,100 minor units are 432 100 yen, written with the
+    language's grouping and no decimals; percentages and rates with the language's
+    decimal comma; a refusal in the language's words, from the refusal's code."""
+    from babel.numbers import format_decimal
+
+    journal, meters = yen
+    text = report(journal, tmp_path / f"yen-{lang}.pdf", "--lang", lang)
+    assert "JPY" in text.split("\f")[0]
+    total = meters["rows"]["total"]
+    def spaced(x: str) -> str:  # pdftotext writes the grouping spaces as spaces
+        return re.sub("[\u00a0\u202f]", " ", x)
+
+    for amount in (total["wagered"], total["paid"], total["won"] - total["paid"]):
+        # 226 000 yen, not 2 260,00
+        assert spaced(format_decimal(amount, locale=locale)) in spaced(text), amount
+    assert "," not in format_decimal(total["wagered"], locale=locale)
+    figures = [line for line in text.split("\f")[0].splitlines()
+               if "threecard-table" not in line]  # the footer's version number aside
+    assert not re.search(r"\d\.\d", "\n".join(figures)), "a decimal point in " + lang
+    holds = re.findall(r"-?\d+,\d{2}[\s\u00a0\u202f]?%", text)
+    assert holds and not re.search("\u2212\\d", text)  # one minus sign, Babel's
+    cells = subprocess.run(["pdftotext", str(tmp_path / f"yen-{lang}.pdf"), "-"],
+                           capture_output=True, text=True, check=True).stdout  # cell by cell
+    assert refusal in re.sub(r"\s+", " ", cells)
+
+
+def test_a_period_outside_the_journal_is_refused_and_hours_end_at_the_newest_event(
+        shift, tmp_path):
+    """A period that holds none of the journal's time would make an empty report a pit
+    boss could sign: refused (exit 2, one line, no PDF), with one end given or both.
+    ``--hours N`` alone is the N hours up to the journal's newest event, as README and
+    the help say."""
+    journal, stops = shift
+    pdf = tmp_path / "x.pdf"
+    base = [sys.executable, "-m", "controller.cli", "report", "shift", "--journal",
+            str(journal), "--out", str(pdf)]
+    for period, why in ((["--from", "2030-01-01T00:00Z"], "after the journal's newest event"),
+                        (["--to", "2020-01-01T00:00Z"], "before the journal's first event"),
+                        (["--from", "2020-01-01T00:00Z", "--to", "2020-01-02T00:00Z"],
+                         "before the journal's first event"),
+                        (["--from", "2030-01-01T00:00Z", "--hours", "2"],
+                         "after the journal's newest event")):
+        run = subprocess.run([*base, *period], capture_output=True, text=True, timeout=120)
+        assert run.returncode == 2, (period, run.stderr)
+        assert why in run.stderr and len(run.stderr.strip().splitlines()) == 1, run.stderr
+        assert not pdf.exists()
+    newest = datetime.fromisoformat(stops[-1].utc)
+    run = subprocess.run([*base, "--hours", "1"], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 1, run.stderr  # build B, altered, ran in the last hour
+    start = (newest - timedelta(hours=1)).isoformat()
+    assert f"{start} to {newest.isoformat()}" in run.stdout
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    helped = subprocess.run([*base[:5], "--help"], capture_output=True, text=True).stdout
+    for said in (re.sub(r"\s+", " ", readme), re.sub(r"\s+", " ", helped)):
+        assert "hours up to the journal's newest event" in said
+
+
+def test_the_money_columns_reconcile(shift, whole):
+    """Each money row of the report reconciles on its face, as ``meters`` does: the
+    house win is what the house won (stakes lost by players) minus what it paid
+    (winnings); the header says which column is which."""
+    _, stops = shift
+    meters = stops[-1].meters["rows"]
+    got = meter_lines(whole, labels_for(meters))
+    assert got and all(len(lines) >= 1 for lines in got.values())
+    for name, lines in got.items():
+        for _wagered, won, paid, house, _refunded in lines:
+            assert house == won - paid, (name, lines)
+            assert (won, paid) == (meters[name]["won"], meters[name]["paid"]), name
+    header = re.sub(r"\s+", " ", whole)
+    assert "Won (lost by" in header and "(winnings)" in header  # headers wrap
+    assert "House win = Won − Paid" in header

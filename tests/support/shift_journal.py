@@ -20,13 +20,35 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from journal_edit import (
+    first_of,
+    rewrite_chain_from,
+    set_snapshot_state,
+    snapshot_state,
+)
+
 from controller.game.inputs import NextRound
+from controller.game.journal import Journal
 from controller.game.script import ScriptClock
 from controller.game.table import Table
 from display.scenarios import script
 
 RESTART_SECONDS = 120
 """How long the table is off between two parts of the shift."""
+
+
+@dataclass(frozen=True)
+class Refused:
+    """An input that must be refused (given in ``between`` or ``at_end``)."""
+
+    item: Any
+
+
+def _give(table: Table, item: Any) -> None:
+    """Give one input: accepted, or refused when wrapped in :class:`Refused`."""
+    refused = isinstance(item, Refused)
+    for verdict in table.process([item.item if refused else item]):
+        assert verdict.accepted != refused, (item, verdict)
 
 
 @dataclass(frozen=True)
@@ -55,6 +77,9 @@ def meters_json(journal: Path) -> dict[str, Any]:
 def run_shift(folder: Path, stop_after: tuple[int, ...] = (),
               software: tuple[dict[str, Any] | None, ...] = (),
               read_after: tuple[int, ...] = (),
+              between: dict[int, list[Any]] | None = None,
+              at_end: tuple[Any, ...] = (),
+              restart_settings: dict[str, Any] | None = None,
               **settings: Any) -> tuple[Path, list[Stop]]:
     """Run the scripted shift into ``folder/journal.sqlite3``.
 
@@ -66,6 +91,11 @@ def run_shift(folder: Path, stop_after: tuple[int, ...] = (),
             restart); None records none.
         read_after: read the meters once betting opens on the round after these, the
             table running (``threecard meters --json`` on the live journal).
+        between: round -> inputs given after it closed, before the next one opens
+            (``{11: [ChangePin(...)]}``); each must be accepted, or refused when
+            wrapped in :class:`Refused`.
+        at_end: inputs given after the script's last one, before the last stop.
+        restart_settings: settings the table restarts with (``table_id``...).
         **settings: table settings other than the script's (``snapshot_every=2``).
 
     Returns:
@@ -81,8 +111,10 @@ def run_shift(folder: Path, stop_after: tuple[int, ...] = (),
     starts = 0
 
     def start() -> Table:
-        nonlocal starts
+        nonlocal starts, config
         starts += 1
+        if starts > 1 and restart_settings:
+            config = replace(config, **restart_settings)
         return Table(journal, config, clock=clock, software=idents[starts - 1])
 
     def newest(table: Table) -> tuple[int, str]:
@@ -102,6 +134,9 @@ def run_shift(folder: Path, stop_after: tuple[int, ...] = (),
         clock.advance(step.wait)
         for item in step.inputs:
             clock.advance(sc.step_seconds)
+            if isinstance(item, NextRound):
+                for extra in (between or {}).get(opened + 1, ()):
+                    _give(table, extra)
             for verdict in table.process([item]):
                 assert verdict.accepted, (step.line, verdict)
             if isinstance(item, NextRound):
@@ -112,5 +147,35 @@ def run_shift(folder: Path, stop_after: tuple[int, ...] = (),
                     table = start()
                 elif opened in read_after:
                     stops.append(Stop(*newest(table), meters_json(journal)))
+    for item in at_end:
+        clock.advance(sc.step_seconds)
+        _give(table, item)
     stop(table)
     return journal, stops
+
+
+def forged_copy(journal: Path, folder: Path, edit_kind: str, edit: Any) -> Path:
+    """A forger's copy of ``journal`` (its anchor copied beside it): the first event of
+    ``edit_kind`` has its body changed by ``edit`` (JSON object in, JSON object out) and
+    every chain hash from there on is recomputed, as ``chain_hash`` makes them; every
+    snapshot after it is sealed again to the new chain (``snapshot_hash``).
+
+    Returns:
+        The forged journal, in ``folder``.
+    """
+    out = folder / journal.name
+    shutil.copyfile(journal, out)
+    anchor = journal.with_name(journal.name + ".anchor")
+    if anchor.exists():
+        shutil.copyfile(anchor, out.with_name(out.name + ".anchor"))
+    seq = first_of(out, edit_kind)
+    rewrite_chain_from(out, seq, lambda body: json.dumps(
+        edit(json.loads(body)), separators=(",", ":"), sort_keys=True))
+    j = Journal(out, readonly=True)
+    try:
+        after = [s for s in j.snapshot_seqs() if s >= seq]
+    finally:
+        j.close()
+    for s in after:
+        set_snapshot_state(out, s, snapshot_state(out, s), reseal=True)
+    return out

@@ -1,0 +1,169 @@
+"""A shift's observed returns: each bet's, round by round, per rule profile, beside the exact.
+
+A shift may span a change of rule profile (a supervisor's ``config_change`` of ``rules``):
+each settled round counts towards the profile it was settled under, and each profile's
+observed return is compared with that profile's own exact return (its par sheet). Only
+rounds dealt in amounts count (an outcome round's figures are units, not money).
+
+:class:`ReturnTally` takes the rounds one at a time as the shift's replay closes them and
+keeps only running sums and the points of the plots (at most :data:`PLOT_POINTS` a
+series), never the rounds themselves: a report of a long journal holds no more than a
+short one's plots need.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from controller.game.par_sheet import ParSheet
+from controller.game.records import AMOUNTS
+
+BET_GROUPS: dict[str, tuple[str, ...]] = {
+    "ante_play": ("ante", "play", "ante_bonus"), "pair_plus": ("pair_plus",),
+    "six_card_bonus": ("six_card_bonus",)}
+"""The bets whose return the par sheet gives, and the meters each one's result is made of.
+A group's return is per unit of its first bet's stake (Ante/Play: per unit of Ante)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReturnLine:
+    """One bet's observed return over the rounds settled under one profile, and its exact.
+
+    Attributes:
+        group: a key of :data:`BET_GROUPS`.
+        exact: the exact return of a player who follows the par sheet's strategy under
+            the profile's fold rule (for a side bet a fold loses).
+        paytable: the paytable's own return (the bet settled on its cards).
+        stake: minor units staked on it (Ante/Play: the Antes).
+        net: the players' net on it, minor units.
+        points: after settled rounds with this bet: (rounds so far, observed return,
+            its standard error), the round the sampling unit (the seats of one round
+            share the dealer's cards); every round's, or evenly thinned to at most
+            :data:`PLOT_POINTS` and the last (:class:`Thinned`).
+        profile: the rule profile's label (its name; ``name (2)`` for a second profile
+            of the same name in the period).
+    """
+
+    group: str
+    exact: Fraction
+    paytable: Fraction
+    stake: int
+    net: int
+    points: tuple[tuple[int, float, float], ...]
+    profile: str = ""
+
+    @property
+    def observed(self) -> float | None:
+        """The return over the period (None when nothing was staked)."""
+        return 1 + self.net / self.stake if self.stake else None
+
+
+def exact_returns(sheet: ParSheet, group: str) -> tuple[Fraction, Fraction] | None:
+    """A bet group's exact returns under a profile.
+
+    Returns:
+        (with the par sheet's strategy, the paytable's own), or None when the profile
+        does not offer the bet.
+    """
+    paytable = sheet.ante_play if group == "ante_play" else getattr(sheet, group)
+    if paytable is None:
+        return None
+    return sheet.with_strategy.get(group, paytable).rtp, paytable.rtp
+
+
+PLOT_POINTS = 2000
+"""The most points a plot's series keeps (:class:`Thinned`): more than a page's plot can
+show, and a year's journal holds no more of them in memory than a shift's."""
+
+
+class Thinned:
+    """A series' points, evenly spread over it and at most :data:`PLOT_POINTS` and one.
+
+    Every point is kept until the series holds :data:`PLOT_POINTS` and one; then every
+    other one is dropped and, from then on, only one point in two (in four, ...) is
+    kept. The newest point is always there (:meth:`points`), so a plot ends where the
+    series ends.
+    """
+
+    def __init__(self, limit: int = PLOT_POINTS) -> None:
+        self._limit = limit + limit % 2  # even: the last kept point survives a halving
+        self._step = 1
+        self._n = 0
+        self._kept: list[Any] = []
+        self._last: Any = None
+
+    def add(self, point: Any) -> None:
+        """Add the series' next point."""
+        if self._n % self._step == 0:
+            self._kept.append(point)
+            if len(self._kept) > self._limit:
+                del self._kept[1::2]
+                self._step *= 2
+        self._n += 1
+        self._last = point
+
+    def points(self) -> list[Any]:
+        """The points kept, oldest first, ending with the newest point added."""
+        if self._kept and self._kept[-1] is not self._last:
+            return [*self._kept, self._last]
+        return list(self._kept)
+
+    def __len__(self) -> int:
+        """Points added in all (kept or not)."""
+        return self._n
+
+
+class ReturnTally:
+    """Running sums of each bet's result per rule profile, one settled round at a time."""
+
+    def __init__(self) -> None:
+        # (profile index, group) -> [rounds, stake, sum of nets, sum of squared nets]
+        self._sums: dict[tuple[int, str], list[int]] = {}
+        self._points: dict[tuple[int, str], Thinned] = {}
+
+    def add(self, rec: dict[str, Any], profile: int) -> None:
+        """Count one closed round (game recall form) under the profile ``profile``.
+
+        Rounds not settled, or dealt as outcomes, are left out.
+        """
+        if rec["status"] != "settled" or rec.get("bet_entry", AMOUNTS) != AMOUNTS:
+            return
+        for group, bets in BET_GROUPS.items():
+            results = [s["results"] for s in rec["seats"] if bets[0] in s["results"]]
+            if not results:
+                continue
+            stake = sum(x[bets[0]]["stake"] for x in results)
+            net = sum(x[b]["net"] for x in results for b in bets if b in x)
+            s = self._sums.setdefault((profile, group), [0, 0, 0, 0])
+            s[0] += 1
+            s[1] += stake
+            s[2] += net
+            s[3] += net * net
+            n, staked = s[0], s[1]
+            var = max(s[3] / n - (s[2] / n) ** 2, 0.0)
+            se = math.sqrt(var / n) / (staked / n) if staked else 0.0
+            self._points.setdefault((profile, group), Thinned()).add(
+                (n, 1 + s[2] / staked if staked else 1.0, se))
+
+    def lines(self, profiles: list[tuple[str, ParSheet]]) -> list[ReturnLine]:
+        """The lines, profile by profile (in ``profiles``' order), bet by bet.
+
+        Args:
+            profiles: (label, par sheet) of each profile, by the index :meth:`add` took.
+        """
+        out = []
+        for i, (label, sheet) in enumerate(profiles):
+            for group in BET_GROUPS:
+                s = self._sums.get((i, group))
+                exact = exact_returns(sheet, group)
+                if s is None or exact is None:
+                    continue
+                out.append(ReturnLine(group, exact[0], exact[1], s[1], s[2],
+                                      tuple(self._points[i, group].points()), label))
+        return out
+
+
+__all__ = ["BET_GROUPS", "PLOT_POINTS", "ReturnLine", "ReturnTally", "Thinned", "exact_returns"]
