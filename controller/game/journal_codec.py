@@ -33,7 +33,13 @@ Format 2 stores each event in one row of ``events`` with six columns:
     value (a card's ``code`` is implied equal to its ``card``). A body that does not come
     back byte for byte this way is stored as its JSON text.
 ``h``
-    the chain hash, 32 bytes.
+    the chain hash, 32 bytes, stored at the *checkpoints* only: every event with
+    ``seq % CHECKPOINT == 0``. Elsewhere it is NULL: an event's chain hash is derived
+    from its fields and the hash before it (:func:`controller.game.journal.chain_hash`),
+    so a reader computes it from the checkpoint at or before it (or from the journal's
+    cut, or the chain's start). Storing every hash would protect nothing more: whoever
+    edits an event can compute the hashes after it again; what pins the chain is the
+    anchor beside the journal and the heads others keep (the floor feed, the system log).
 
 A snapshot's state is stored as its canonical JSON text compressed with zlib, and its
 seal as 32 bytes. Every table here is frozen: a new kind, actor, key or value is only ever
@@ -56,6 +62,8 @@ FORMAT = 2
 """The format written by this version (``PRAGMA user_version``); format 1 is all text."""
 KEYFRAME = 64
 """Every event with ``seq % KEYFRAME == 1`` stores absolute times."""
+CHECKPOINT = 32
+"""Every event with ``seq % CHECKPOINT == 0`` stores its chain hash; no other does."""
 
 KINDS: tuple[str, ...] = (
     "card", I.Decide.name, I.PlaceBet.name, I.Rebet.name, I.NoMoreBets.name, I.Reveal.name,
@@ -385,7 +393,7 @@ def unpack_state(stored: Any) -> str:
         return ""
 
 
-__all__ = ["ACTORS", "BodyCache", "CARD_TEXTS", "FORMAT", "FormatError", "IMPLIED", "KEYFRAME",
-           "KEYS", "KINDS", "SHOE_KINDS", "Times", "VALUES", "decode_body", "decode_kind",
-           "encode_body", "encode_kind", "hash_bytes", "hash_text", "kind_codes",
-           "pack_state", "unpack_state", "utc_micros", "utc_text"]
+__all__ = ["ACTORS", "BodyCache", "CARD_TEXTS", "CHECKPOINT", "FORMAT", "FormatError",
+           "IMPLIED", "KEYFRAME", "KEYS", "KINDS", "SHOE_KINDS", "Times", "VALUES",
+           "decode_body", "decode_kind", "encode_body", "encode_kind", "hash_bytes",
+           "hash_text", "kind_codes", "pack_state", "unpack_state", "utc_micros", "utc_text"]

@@ -61,6 +61,8 @@ from typing import Any
 
 from controller.game.engine import Derived, Game, TableConfig
 from controller.game.journal import AnchorError, Journal, JournalError, snapshot_hash
+from controller.game.journal_codec import CHECKPOINT
+from controller.game.journal_read import EventUnreadable
 from controller.game.verdict import (
     CHECKED_TABLES,
     NO_ANCHOR,
@@ -192,18 +194,33 @@ class _Check(HistoryChecks):
                 self.stop(ProblemKind.TAIL_DELETED, f"the journal ends at event {j.last_seq}, "
                           f"but {whose} names event {seq}: events {j.last_seq + 1} to {seq} "
                           "were deleted", j.last_seq + 1)
-            got = j.event_hash(seq)
+            got = self.hash_at(seq)
             if got is None:
                 self.stop(ProblemKind.EVENT_MISSING, f"event {seq} is missing ({whose} names "
                           "it)", seq)
             if not want or not got.startswith(want.lower()):
                 self.stop(ProblemKind.REWRITTEN, f"event {seq} does not carry the hash {whose} "
-                          f"holds ({want[:16]}): the journal was rewritten", seq)
+                          f"holds ({want[:16]}): the journal was rewritten"
+                          + ("" if j.format == 1 or not seq % CHECKPOINT else
+                             ", or an event since the checkpoint before it altered"), seq)
         a = self.anchor
         if a is not None and a.seq < j.last_seq:  # a crash leaves a few; a forger more
             self.notes.append(f"events {a.seq + 1} to {j.last_seq} "
                               f"({j.last_seq - a.seq}) are after the anchor (event {a.seq}): "
                               "the anchor does not cover them")
+
+    def hash_at(self, seq: int) -> str | None:
+        """The chain hash of event ``seq`` (None: absent); a problem when it cannot be read.
+
+        Format 2 derives it from the checkpoint before it: an event on the way that cannot
+        be read, or is missing, is named as the chain's check names it.
+        """
+        try:
+            return self.j.event_hash(seq)
+        except EventUnreadable as exc:
+            self.stop(ProblemKind.EVENT_MISSING if exc.missing else ProblemKind.EVENT_ALTERED,
+                      exc.problem, exc.seq)
+        return None
 
     # ------------------------------------------------------------ 2. the start point
     def start_point(self) -> Game:
@@ -215,10 +232,12 @@ class _Check(HistoryChecks):
                 self.stop(ProblemKind.SNAPSHOT, f"the snapshot after event {s}, which the "
                           "anchor names, was deleted", s)
             _, seal, state = row
-            h = self.j.event_hash(s)
+            h = self.hash_at(s)
             if seal != a.verified_seal or h is None or snapshot_hash(h, state) != seal:
                 self.stop(ProblemKind.SNAPSHOT, f"the snapshot after event {s} does not match "
-                          "its anchor: it was changed", s)
+                          "its anchor: it was changed" + (
+                              "" if self.j.format == 1 or not s % CHECKPOINT else
+                              ", or an event since the checkpoint before it"), s)
             self.verified = (s, seal)
             if not self.full:
                 try:

@@ -70,9 +70,14 @@ def test_both_formats_hold_the_same_journal_and_the_compact_one_is_smaller(tmp_p
     j = Journal(two, readonly=True)
     try:
         assert j.format == 2 and j.snapshot_seqs() and j.rejections()
-        stored = sqlite3.connect(two).execute("SELECT typeof(h), length(h), typeof(b) "
-                                              "FROM events WHERE seq = 3").fetchone()
-        assert stored == ("blob", 32, "blob")               # the hash as 32 bytes
+        db = sqlite3.connect(two)
+        stored = db.execute("SELECT seq, typeof(h), length(h) FROM events").fetchall()
+        assert db.execute("SELECT typeof(b) FROM events WHERE seq = 3").fetchone() == ("blob",)
+        db.close()
+        assert len(stored) > 2 * codec.CHECKPOINT
+        for seq, kind, size in stored:                      # the hash as 32 bytes, at the
+            assert (kind, size) == (("null", None) if seq % codec.CHECKPOINT else  # checkpoints
+                                    ("blob", 32)), seq
     finally:
         j.close()
     assert os.path.getsize(two) * 2 < os.path.getsize(one)  # (a page a table, whatever its rows)
@@ -215,7 +220,7 @@ def test_the_code_tables_of_format_2_never_change():
     assert codec.VALUES["bet"][:3] == ("ante", "pair_plus", "six_card_bonus")
     assert codec.VALUES["decision"][:2] == ("play", "fold")
     assert codec.VALUES["card"] == tuple(r + s for r in "23456789TJQKA" for s in "cdhs")
-    assert codec.KEYFRAME == 64 and codec.FORMAT == 2
+    assert codec.KEYFRAME == 64 and codec.CHECKPOINT == 32 and codec.FORMAT == 2
 
 
 @pytest.mark.parametrize("bad", [b"\x81\xa1x", b"\xc1", b"\x81\x63\x01", b"\x92\x01\x02",
