@@ -422,6 +422,7 @@ class Journal(JournalReading):
         try:
             self.db.execute("BEGIN IMMEDIATE")
             self.store.insert(rows)
+            self.store.keep_hash(rows[-1][0], rows[-1][7])  # the archive's end is read
             self._write_derived(derived, rows[-1][0])
             self._commit()
         except sqlite3.Error as exc:
@@ -479,6 +480,8 @@ class Journal(JournalReading):
             h = self.store.event_hash(seq)
             seal = snapshot_hash(h or "", state)
             self.store.write_snapshot(seq, seal, state)
+            if h:
+                self.store.keep_hash(seq, h)  # its seal is checked without a derivation
             if h and seq > self._verified[0]:
                 self._verified = (seq, seal)  # written by the table itself: known good
         if d.rejections:

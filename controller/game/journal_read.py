@@ -5,7 +5,7 @@ every question a reader asks of the journal, answered from the journal's file th
 store (:mod:`controller.game.journal_store`) and, for events up to the cut, from the
 archive the history was moved to (:mod:`controller.game.archive`), so a reader sees one
 journal from its first event. The chain hash (:func:`chain_hash`) is one for every format
-(:mod:`controller.game.journal_store` defines it); format 2 stores it at checkpoints
+(:mod:`controller.game.journal_codec` defines it); format 2 stores it at checkpoints
 only, and its verification compares the chain recomputed with every hash stored.
 """
 
@@ -19,7 +19,8 @@ from typing import Any
 
 from controller.game import journal_codec as codec
 from controller.game.anchor import GENESIS, JournalError
-from controller.game.journal_store import RowError, Store, V1Store, chain_hash
+from controller.game.journal_codec import chain_hash
+from controller.game.journal_store import RowError, Store, V1Store
 
 
 class EventUnreadable(JournalError):
@@ -216,7 +217,7 @@ class JournalReading:
         first = max(start, self.base_seq + 1)
         prev = (GENESIS if first == 1 else self.base_hash if first == self.base_seq + 1
                 else None)
-        expect, n, since = first, done, self.base_seq  # since: the last hash stored
+        expect, n = first, done
         every = 1 if self.store.format == 1 else codec.CHECKPOINT
         try:
             if prev is None and self.store.format != 1:
@@ -233,13 +234,11 @@ class JournalReading:
                     prev = rprev
                 computed = chain_hash(prev, seq, utc, mono, kind, actor, body)
                 if (rprev is not None and rprev != prev) or (h is not None and h != computed):
-                    since = max(since, (seq - 1) // every * every)
+                    since = seq - 1 if every == 1 else self.store.chain_start(seq)[0]
                     return ChainReport(False, n, seq, _altered(since, seq, h))
                 if h is None and not seq % every:
                     return ChainReport(False, n, seq, f"event {seq} was altered: it is a "
                                        "checkpoint, but the hash it keeps was removed")
-                if h is not None:
-                    since = seq
                 prev, expect, n = computed, expect + 1, n + 1
                 if progress is not None and not n & 0xFFFF:
                     progress(n)
@@ -400,7 +399,10 @@ class JournalReading:
 
 
 def _altered(since: int, seq: int, stored: str) -> str:
-    """What the chain's check says of a stored hash the chain does not recompute to."""
+    """What the chain's check says of a stored hash the chain does not recompute to.
+
+    ``since``: the newest hash stored before it (the chain up to there holds).
+    """
     if not stored:
         return f"event {seq} was altered or torn: its stored hash is not a hash"
     if since >= seq - 1:

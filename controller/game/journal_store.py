@@ -26,7 +26,6 @@ written by :mod:`controller.game.archive`.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 from collections.abc import Iterator
@@ -34,6 +33,7 @@ from typing import Any
 
 from controller.game import journal_codec as codec
 from controller.game.anchor import GENESIS
+from controller.game.journal_codec import chain_hash
 
 COMMON = """
 CREATE TABLE IF NOT EXISTS rejections (seq INTEGER PRIMARY KEY, reason TEXT);
@@ -80,13 +80,6 @@ hashes (``hashes=False``) gives prev None and the hash as stored: None where non
 _dumps = json.JSONEncoder(separators=(",", ":")).encode
 
 
-def chain_hash(prev: str, seq: int, utc: str, mono_ns: int, kind: str, actor: str,
-               body: str) -> str:
-    """The hash of one event, chained to the previous event's hash (every format)."""
-    return hashlib.sha256(f"{prev}\n{seq}\t{utc}\t{mono_ns}\t{kind}\t{actor}\t{body}"
-                          .encode()).hexdigest()
-
-
 class RowError(ValueError):
     """An event row that cannot be decoded (a damaged or edited row), or is missing.
 
@@ -119,9 +112,7 @@ class Store:
 
     def __init__(self, db: sqlite3.Connection) -> None:
         self.db = db
-        self.base: tuple[int, str] = (0, GENESIS)
-        """The last event moved to an archive and its hash (the journal sets it from
-        ``meta``); (0, :data:`GENESIS`) for none: the chain before the file's events."""
+        self.base: tuple[int, str] = (0, GENESIS)  # the cut: its event and hash (meta's)
 
     # ------------------------------------------------------------------ creating
     def create(self, new: bool) -> None:
@@ -156,6 +147,13 @@ class Store:
         """
         raise NotImplementedError
 
+    def keep_hash(self, seq: int, h: str) -> None:
+        """Store event ``seq``'s hash where format 2 keeps none (a transaction is open).
+
+        A snapshot's event, the last event copied to an archive: its hash is then read,
+        not derived. Format 1 keeps every hash.
+        """
+
     def last_seq(self) -> int | None:
         """The newest event in the file (None: none)."""
         return self.db.execute("SELECT MAX(seq) FROM events").fetchone()[0]
@@ -179,8 +177,7 @@ class Store:
 
     def times(self, first: int = 0) -> Iterator[tuple[int, str]]:
         """(seq, utc) of every event from ``first``, in order."""
-        for row in self.rows(first):
-            yield row[0], row[1]
+        raise NotImplementedError
 
     def newest_of_kind(self, kind: str, at_most: int) -> Row | None:
         """The newest event of ``kind`` at or before ``at_most``."""
@@ -200,11 +197,6 @@ class Store:
             (``unreadable``, []).
         """
         raise NotImplementedError
-
-    def round_ids(self, first: int) -> list[int]:
-        """Ids of the stored rounds from ``first``, in order."""
-        return [r for (r,) in self.db.execute(
-            "SELECT round_id FROM rounds WHERE round_id >= ? ORDER BY round_id", (first,))]
 
     def round_ends(self, first: int = -(2**63)) -> list[tuple[int, str, int | None]]:
         """(round id, status, the event that last changed its record or None) from ``first``."""
@@ -404,13 +396,22 @@ class V2Store(Store):
     def _times_at(self, seq: int) -> codec.Times:
         """The time state after event ``seq`` (read from the keyframe before it)."""
         times = codec.Times()
-        for s, t, m in self.db.execute("SELECT seq, t, m FROM events WHERE seq >= ? AND "
-                                       "seq <= ? ORDER BY seq", (self._keyframe(seq), seq)):
-            try:
-                times.decode(s, t, m)
-            except codec.FormatError:
-                return codec.Times()
+        try:
+            for _ in self._times(self._keyframe(seq), seq, times):
+                pass
+        except RowError:
+            return codec.Times()
         return times
+
+    def _times(self, start: int, last: int | None, times: codec.Times
+               ) -> Iterator[tuple[int, str]]:
+        """(seq, utc) of the events from ``start`` (a keyframe) to ``last``, into ``times``."""
+        for seq, t, m in self.db.execute("SELECT seq, t, m FROM events WHERE seq >= ? AND "
+                                         "seq <= ? ORDER BY seq", (start, last or 2**63 - 1)):
+            try:
+                yield seq, times.decode(seq, t, m)[0]
+            except codec.FormatError as exc:
+                raise RowError(seq, str(exc)) from None
 
     def _keyframe(self, seq: int) -> int:
         """Where reading must start to know the times of event ``seq``.
@@ -443,7 +444,7 @@ class V2Store(Store):
         self.db.executemany("INSERT INTO events VALUES (?,?,?,?,?,?)", out)
         self.writing = times
 
-    def _chain_start(self, first: int) -> tuple[int, str]:
+    def chain_start(self, first: int) -> tuple[int, str]:
         """Where the hashes of events from ``first`` are derived from: (event, its hash).
 
         The newest stored hash before ``first`` (a checkpoint; one whose hash is missing or
@@ -459,7 +460,7 @@ class V2Store(Store):
              ) -> Iterator[Row]:
         """See :meth:`Store.rows`: hashes derived from the checkpoint before ``first``."""
         first = max(first, 1)
-        at, prev = self._chain_start(first) if hashes else (first - 1, None)
+        at, prev = self.chain_start(first) if hashes else (first - 1, None)
         start = self._keyframe(at + 1)
         q = "SELECT seq, t, m, k, b, h FROM events WHERE seq >= ?"
         args: tuple[int, ...] = (start,)
@@ -490,16 +491,13 @@ class V2Store(Store):
 
     def times(self, first: int = 0) -> Iterator[tuple[int, str]]:
         """See :meth:`Store.times`."""
-        start = self._keyframe(max(first, 1))
-        times = codec.Times()
-        for seq, t, m in self.db.execute("SELECT seq, t, m FROM events WHERE seq >= ? "
-                                         "ORDER BY seq", (start,)):
-            try:
-                utc, _ = times.decode(seq, t, m)
-            except codec.FormatError as exc:
-                raise RowError(seq, str(exc)) from None
+        for seq, utc in self._times(self._keyframe(max(first, 1)), None, codec.Times()):
             if seq >= first:
                 yield seq, utc
+
+    def keep_hash(self, seq: int, h: str) -> None:
+        """See :meth:`Store.keep_hash`."""
+        self.db.execute("UPDATE events SET h = ? WHERE seq = ?", (codec.hash_bytes(h), seq))
 
     def event_hash(self, seq: int) -> str | None:
         """See :meth:`Store.event_hash`: stored at a checkpoint, else derived."""

@@ -13,7 +13,10 @@ anchor names and the edits fall after it. Edits before that snapshot are verify-
 (the last test): start-up's check is bounded by the snapshot interval, not by the
 journal's age. Each is written in the compact format a new journal has (2) and in the
 format of earlier versions (1), which a table goes on writing in: every edit is caught in
-both.
+both. Format 2 stores the chain hash at its checkpoints only (every 32nd event, and the
+event a snapshot follows) and derives the others: an edit between two checkpoints is
+named at the next (with the events it may be), one after the newest by the anchor, and a
+checkpoint's hash edited, removed or made no hash is caught as well.
 """
 
 from __future__ import annotations
@@ -162,10 +165,10 @@ def stored_hash(path: Path, seq: int, value: object) -> None:
 
 
 def edited_before_the_snapshot(path: Path, f: Facts) -> None:
-    """The event the verified snapshot follows edited: no checkpoint between the checkpoint
-    before it and the snapshot, so the seal, checked against the hash derived, tells."""
-    assert f.start % codec.CHECKPOINT and f.start > codec.CHECKPOINT
-    edit_body(path, f.start, any_edited)
+    """An event between the checkpoint before the verified snapshot and the snapshot
+    edited: start-up's chain begins at the snapshot's event, whose hash is stored."""
+    assert (f.start - 1) % codec.CHECKPOINT and f.start > codec.CHECKPOINT
+    edit_body(path, f.start - 1, any_edited)
 
 
 def edited_after_the_newest_checkpoint(path: Path, f: Facts) -> None:
@@ -222,7 +225,7 @@ TAMPERS: dict[str, tuple[Callable[[Path, Facts], None], ProblemKind, tuple[str, 
     "event edited after the newest checkpoint": (edited_after_the_newest_checkpoint,
                                                  K.REWRITTEN, FORMAT2),
     "event edited between the checkpoint and the snapshot": (edited_before_the_snapshot,
-                                                             K.SNAPSHOT, ("snapshots",)),
+                                                             K.EVENT_ALTERED, ("snapshots",)),
     "checkpoint's hash edited": (lambda p, f: stored_hash(
         p, f.checkpoints[0], bytes(32)), K.EVENT_ALTERED, FORMAT2),
     "newest checkpoint's hash edited": (lambda p, f: stored_hash(
