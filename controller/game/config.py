@@ -291,7 +291,8 @@ class TableConfig:
         lockout_seconds: ``[roles] lockout_seconds``: how long it stays locked (elapsed time).
         recall_depth: rounds kept for game recall in the views (not in the file).
         deck_per_round: the deck is reshuffled every round (not in the file).
-        snapshot_every: rounds between journal snapshots (not in the file).
+        snapshot_every: rounds between journal snapshots (not in the file); start-up
+            replays the rounds after the newest.
         shoe_url: ``[shoe] url`` (``serial://...``, ``usb://...``, ``socket://...``, ``sim://``).
         dialect: ``[shoe] dialect``: the shoe's dialect when the URL names none; checked
             against the dialect registry (``drivers.dialects``) by the wiring.
@@ -340,7 +341,7 @@ class TableConfig:
     recall_depth: int = _setting(10, None, "recall_depth",
                                  _whole(MIN_RECALL_DEPTH, MAX_RECALL_DEPTH))
     deck_per_round: bool = _setting(True, None, "deck_per_round", _flag)
-    snapshot_every: int = _setting(200, None, "snapshot_every",
+    snapshot_every: int = _setting(50, None, "snapshot_every",
                                    _whole(MIN_SNAPSHOT_EVERY, MAX_SNAPSHOT_EVERY))
     # wiring: how `threecard run` connects the table; never journaled
     shoe_url: str = _setting("serial:///dev/card-shoe", "shoe", "url", _text, game=False)

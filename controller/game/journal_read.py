@@ -172,8 +172,8 @@ class JournalReading:
         row = next(self.store.rows(1, 1), None)
         return (row[7], row[1]) if row else ("", "")
 
-    def verify(self, start: int = 1, progress: Any = None, last: int | None = None
-               ) -> ChainReport:
+    def verify(self, start: int = 1, progress: Any = None, last: int | None = None,
+               keep: list[Record] | None = None) -> ChainReport:
         """Recompute the hash chain (docs/requirements.md R4, R7), archive first.
 
         Args:
@@ -184,6 +184,8 @@ class JournalReading:
                 the check starts after the cut.
             progress: called with the number of rows checked, every 65,536 rows.
             last: the last event to check (None: the newest).
+            keep: the records checked in this file are added to it, in order (a replay
+                after the check then reads none again).
 
         Returns:
             The report; ``events`` counts the rows checked.
@@ -203,10 +205,10 @@ class JournalReading:
                                        "carry the hash the journal's cut holds: the archive "
                                        "was rewritten or replaced")
                 n, start = rep.events, self.base_seq + 1
-        return self._verify_file(start, last, progress, n)
+        return self._verify_file(start, last, progress, n, keep)
 
     def _verify_file(self, start: int, last: int | None, progress: Any = None,
-                     done: int = 0) -> ChainReport:
+                     done: int = 0, keep: list[Record] | None = None) -> ChainReport:
         """Check this file's chain from ``start`` to ``last`` (None: its newest).
 
         Every event's hash is computed from the one before; it must equal every hash
@@ -240,6 +242,8 @@ class JournalReading:
                     return ChainReport(False, n, seq, f"event {seq} was altered: it is a "
                                        "checkpoint, but the hash it keeps was removed")
                 prev, expect, n = computed, expect + 1, n + 1
+                if keep is not None:
+                    keep.append(Record(seq, utc, mono, kind, actor, body))
                 if progress is not None and not n & 0xFFFF:
                     progress(n)
         except RowError as exc:

@@ -117,6 +117,7 @@ class _Check(HistoryChecks):
         self.snapshots = 0
         self.rounds = 0
         self.verified: tuple[int, str] | None = None
+        self.kept: list[Any] | None = None  # the records the chain's check read
         self._done = 0
         self._todo = 0
         self._next_report = 0.0
@@ -354,7 +355,9 @@ class _Check(HistoryChecks):
             self._done = base + n
             self.tick(0)
 
-        rep = self.j.verify(max(self.start, 1), progress=rows_checked)
+        # start-up's records are few (since its snapshot): kept for the replay
+        self.kept = None if self.full or self.start < self.j.base_seq else []
+        rep = self.j.verify(max(self.start, 1), progress=rows_checked, keep=self.kept)
         self._done = base + rep.events
         if not rep.ok:
             kind = (ProblemKind.EVENT_MISSING if rep.missing else
@@ -396,7 +399,9 @@ class _Check(HistoryChecks):
         pending: list[Derived] = []
         if upto == start:
             self.compare_meters(g)
-        for r in j.records(start):
+        for r in j.records(start) if self.kept is None else self.kept:
+            if r.seq <= start:
+                continue
             body = loads_or_none(r.body)
             if not isinstance(body, dict):
                 self.stop(ProblemKind.EVENT_UNREADABLE, f"event {r.seq} is not readable: its "
