@@ -19,7 +19,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from journal_edit import events
 from step_clock import StepClock
@@ -82,6 +82,59 @@ def test_both_formats_hold_the_same_journal_and_the_compact_one_is_smaller(tmp_p
     finally:
         j.close()
     assert os.path.getsize(two) * 2 < os.path.getsize(one)  # (a page a table, whatever its rows)
+
+
+@pytest.fixture(scope="module")
+def twins(tmp_path_factory) -> tuple[Path, Path]:
+    """One shift written in format 1 and in format 2."""
+    base = tmp_path_factory.mktemp("twins")
+    one, two = base / "one.sqlite3", base / "two.sqlite3"
+    play(one, 1)
+    play(two, 2)
+    return one, two
+
+
+def read_both(twins: tuple[Path, Path], read) -> tuple:
+    """``read(journal)`` of each twin."""
+    out = []
+    for path in twins:
+        j = Journal(path, readonly=True)
+        try:
+            out.append(read(j))
+        finally:
+            j.close()
+    return tuple(out)
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(first=st.integers(1, 10_000), span=st.integers(0, 150))
+def test_an_event_read_from_anywhere_carries_the_hash_format_1_stores(twins, first, span):
+    """Format 2 stores a hash every 32nd event and derives the others from the one stored
+    before: read from any event, for any span, each row and each event's hash is what
+    format 1 stores for the same event."""
+    last_seq = read_both(twins, lambda j: j.last_seq)[0]
+    first = 1 + (first - 1) % last_seq
+    last = min(first + span, last_seq)
+    one, two = read_both(twins, lambda j: (list(j.rows(first, last)), j.event_hash(last),
+                                          j.event_hash(first)))
+    assert two == one and len(one[0]) == last - first + 1
+
+
+def test_a_checkpoint_without_its_hash_still_reads_and_is_named_by_the_check(twins, tmp_path):
+    """Readers derive past it (from the hash stored before); the check names it."""
+    one, two = twins
+    copy = tmp_path / "copy.sqlite3"
+    shutil.copyfile(two, copy)
+    db = sqlite3.connect(copy)
+    db.execute("UPDATE events SET h = NULL WHERE seq IN (?, ?)", (64, 96))
+    db.commit()
+    db.close()
+    stored, edited = read_both((one, copy), lambda j: (list(j.rows(60)), j.event_hash(100),
+                                                       j.last_hash))
+    assert edited == stored and len(stored[0]) > 40
+    report = read_both((copy,), lambda j: j.verify())[0]
+    assert not report.ok and report.bad_seq == 64 and "checkpoint" in report.message
 
 
 def test_a_journal_of_format_1_replays_verifies_and_goes_on_in_its_format(tmp_path):
