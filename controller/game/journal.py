@@ -477,7 +477,7 @@ class Journal(JournalReading):
             self.store.write_meters(d.meters)
         if d.snapshot is not None:
             seq, state = d.snapshot
-            h = self.store.event_hash(seq)
+            h = self.last_hash if seq == self.last_seq else self.store.event_hash(seq)
             seal = snapshot_hash(h or "", state)
             self.store.write_snapshot(seq, seal, state)
             if h:

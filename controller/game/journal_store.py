@@ -406,8 +406,9 @@ class V2Store(Store):
     def _times(self, start: int, last: int | None, times: codec.Times
                ) -> Iterator[tuple[int, str]]:
         """(seq, utc) of the events from ``start`` (a keyframe) to ``last``, into ``times``."""
+        top = 2**63 - 1 if last is None else last
         for seq, t, m in self.db.execute("SELECT seq, t, m FROM events WHERE seq >= ? AND "
-                                         "seq <= ? ORDER BY seq", (start, last or 2**63 - 1)):
+                                         "seq <= ? ORDER BY seq", (start, top)):
             try:
                 yield seq, times.decode(seq, t, m)[0]
             except codec.FormatError as exc:
