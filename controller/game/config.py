@@ -291,8 +291,7 @@ class TableConfig:
         lockout_seconds: ``[roles] lockout_seconds``: how long it stays locked (elapsed time).
         recall_depth: rounds kept for game recall in the views (not in the file).
         deck_per_round: the deck is reshuffled every round (not in the file).
-        snapshot_every: rounds between journal snapshots (not in the file); start-up
-            replays the rounds after the newest.
+        snapshot_every: rounds between journal snapshots (not in the file).
         shoe_url: ``[shoe] url`` (``serial://...``, ``usb://...``, ``socket://...``, ``sim://``).
         dialect: ``[shoe] dialect``: the shoe's dialect when the URL names none; checked
             against the dialect registry (``drivers.dialects``) by the wiring.
