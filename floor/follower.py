@@ -202,10 +202,10 @@ class Follower:
     def head(self) -> int:
         """The journal's newest event (a read of its own)."""
         try:
-            head = self.journal.store.head()
+            head = self.journal.store.last_seq()
         finally:
             self._end_read()
-        return head[0] if head else self.journal.base_seq
+        return self.journal.base_seq if head is None else head
 
     def poll(self, limit: int = PAGE) -> list[Outgoing] | None:
         """Replay the next events (at most ``limit``) and return the messages they make.

@@ -340,7 +340,7 @@ class TableConfig:
     recall_depth: int = _setting(10, None, "recall_depth",
                                  _whole(MIN_RECALL_DEPTH, MAX_RECALL_DEPTH))
     deck_per_round: bool = _setting(True, None, "deck_per_round", _flag)
-    snapshot_every: int = _setting(200, None, "snapshot_every",
+    snapshot_every: int = _setting(50, None, "snapshot_every",
                                    _whole(MIN_SNAPSHOT_EVERY, MAX_SNAPSHOT_EVERY))
     # wiring: how `threecard run` connects the table; never journaled
     shoe_url: str = _setting("serial:///dev/card-shoe", "shoe", "url", _text, game=False)

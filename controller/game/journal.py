@@ -1,7 +1,8 @@
 """The journal: an append-only, hash-chained SQLite record of every input (R1, R4, R7).
 
 One row per input in ``events`` (sequence number, UTC and monotonic times, kind, actor,
-body, chain hash), written and committed BEFORE the input is applied. SQLite runs in WAL
+body, chain hash; format 2 stores the hash at checkpoints and derives the others),
+written and committed BEFORE the input is applied. SQLite runs in WAL
 mode with ``synchronous=FULL``, so a commit is on disk when it returns. Several inputs
 already waiting may share one commit (group commit); each keeps its own row and hash,
 and none is applied before its commit. How the rows are stored is the file's format
@@ -154,7 +155,6 @@ class Journal(JournalReading):
             else:
                 self._open_writer(fmt)
             meta = self.store.meta()
-            head = self.store.head()
         except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:  # damaged, not a journal
             self._release_writer_lock()
             raise JournalError(f"{self.path}: not a usable journal: {exc}") from None
@@ -170,6 +170,12 @@ class Journal(JournalReading):
         self.base_seq = base if type(base) is int and base > 0 else 0  # else: none (the
         # chain then misses the events before the first one here, and says so)
         self.base_hash = codec.hash_text(meta.get("base_hash")) or GENESIS
+        self.store.base = (self.base_seq, self.base_hash)
+        try:
+            head = self.store.head()
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+            self.close()
+            raise JournalError(f"{self.path}: not a usable journal: {exc}") from None
         self.last_seq, self.last_hash = head if head else (self.base_seq, self.base_hash)
         self.commits = 0
         if self.base_seq:
@@ -251,7 +257,8 @@ class Journal(JournalReading):
             self.db.execute(f"PRAGMA journal_size_limit={WAL_SIZE_LIMIT}")
         self.db.execute("PRAGMA synchronous=FULL")
         self.store.create(False)
-        if self.db.execute("SELECT seq FROM events LIMIT 1").fetchone() is None:
+        if self.store.last_seq() is None:  # (the newest page only: an old one damaged is
+            # the verifier's to find)
             # no events, so nothing derived: the derived tables are those of event 0
             self.db.execute("INSERT OR IGNORE INTO derived_at VALUES (1, 0)")
 
@@ -350,6 +357,9 @@ class Journal(JournalReading):
         """
         self._anchor_failed()
         seq, prev = self.last_seq, self.last_hash
+        if not prev:
+            raise JournalError(f"{self.path}: the newest events cannot be read, so the chain "
+                               "cannot go on; run `threecard verify-journal`")
         rows = []
         for kind, actor, body in records:
             seq += 1
@@ -412,6 +422,7 @@ class Journal(JournalReading):
         try:
             self.db.execute("BEGIN IMMEDIATE")
             self.store.insert(rows)
+            self.store.keep_hash(rows[-1][0], rows[-1][7])  # the archive's end is read
             self._write_derived(derived, rows[-1][0])
             self._commit()
         except sqlite3.Error as exc:
@@ -466,9 +477,11 @@ class Journal(JournalReading):
             self.store.write_meters(d.meters)
         if d.snapshot is not None:
             seq, state = d.snapshot
-            h = self.store.event_hash(seq)
+            h = self.last_hash if seq == self.last_seq else self.store.event_hash(seq)
             seal = snapshot_hash(h or "", state)
             self.store.write_snapshot(seq, seal, state)
+            if h:
+                self.store.keep_hash(seq, h)  # its seal is checked without a derivation
             if h and seq > self._verified[0]:
                 self._verified = (seq, seal)  # written by the table itself: known good
         if d.rejections:

@@ -2,10 +2,10 @@
 
 A journal event is a logical record: sequence number, UTC time (ISO 8601 text), monotonic
 time (ns), kind, actor and body (canonical JSON text). Its chain hash is taken over that
-logical record (:func:`controller.game.journal.chain_hash`), in every format, so the
-chain does not depend on how the record is stored: a format-1 journal (every column as
-text) and a format-2 one hold the same chain for the same events, and history moved from
-one to the other (:mod:`controller.game.archive`) keeps its hashes.
+logical record (:func:`chain_hash`), in every format, so the chain does not depend on how
+the record is stored: a format-1 journal (every column as text) and a format-2 one hold
+the same chain for the same events, and history moved from one to the other
+(:mod:`controller.game.archive`) keeps its hashes.
 
 Format 2 stores each event in one row of ``events`` with six columns:
 
@@ -33,7 +33,15 @@ Format 2 stores each event in one row of ``events`` with six columns:
     value (a card's ``code`` is implied equal to its ``card``). A body that does not come
     back byte for byte this way is stored as its JSON text.
 ``h``
-    the chain hash, 32 bytes.
+    the chain hash, 32 bytes, stored at the *checkpoints*: every event with
+    ``seq % CHECKPOINT == 0``, and the event a snapshot follows (its seal is then checked
+    without a derivation) and an archive's last. Elsewhere it is NULL: an event's chain
+    hash is derived from its fields and the hash before it (:func:`chain_hash`), so a
+    reader computes it from the stored hash before it (or from the journal's cut, or the
+    chain's start). Storing every hash would protect nothing more: whoever edits an event
+    can compute the hashes after it again; what pins the chain is the anchor beside the
+    journal and the heads others keep (the floor feed, the system log). The verifier
+    compares the chain it computes with every hash stored, and a checkpoint must keep its.
 
 A snapshot's state is stored as its canonical JSON text compressed with zlib, and its
 seal as 32 bytes. Every table here is frozen: a new kind, actor, key or value is only ever
@@ -42,6 +50,7 @@ appended, never reordered, so every format-2 journal reads the same for ever.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import zlib
@@ -56,6 +65,8 @@ FORMAT = 2
 """The format written by this version (``PRAGMA user_version``); format 1 is all text."""
 KEYFRAME = 64
 """Every event with ``seq % KEYFRAME == 1`` stores absolute times."""
+CHECKPOINT = 32
+"""Every event with ``seq % CHECKPOINT == 0`` stores its chain hash; no other does."""
 
 KINDS: tuple[str, ...] = (
     "card", I.Decide.name, I.PlaceBet.name, I.Rebet.name, I.NoMoreBets.name, I.Reveal.name,
@@ -360,6 +371,13 @@ class BodyCache:
 
 
 # ------------------------------------------------------------------ hashes and snapshots
+def chain_hash(prev: str, seq: int, utc: str, mono_ns: int, kind: str, actor: str,
+               body: str) -> str:
+    """The hash of one event, chained to the previous event's hash (every format)."""
+    return hashlib.sha256(f"{prev}\n{seq}\t{utc}\t{mono_ns}\t{kind}\t{actor}\t{body}"
+                          .encode()).hexdigest()
+
+
 def hash_bytes(h: str) -> bytes:
     """A chain hash or seal (64 hex digits) as the 32 bytes stored."""
     return bytes.fromhex(h)
@@ -385,7 +403,7 @@ def unpack_state(stored: Any) -> str:
         return ""
 
 
-__all__ = ["ACTORS", "BodyCache", "CARD_TEXTS", "FORMAT", "FormatError", "IMPLIED", "KEYFRAME",
-           "KEYS", "KINDS", "SHOE_KINDS", "Times", "VALUES", "decode_body", "decode_kind",
-           "encode_body", "encode_kind", "hash_bytes", "hash_text", "kind_codes",
-           "pack_state", "unpack_state", "utc_micros", "utc_text"]
+__all__ = ["ACTORS", "BodyCache", "CARD_TEXTS", "CHECKPOINT", "FORMAT", "FormatError",
+           "IMPLIED", "KEYFRAME", "KEYS", "KINDS", "SHOE_KINDS", "Times", "VALUES",
+           "chain_hash", "decode_body", "decode_kind", "encode_body", "encode_kind", "hash_bytes",
+           "hash_text", "kind_codes", "pack_state", "unpack_state", "utc_micros", "utc_text"]

@@ -4,8 +4,9 @@
 every question a reader asks of the journal, answered from the journal's file through its
 store (:mod:`controller.game.journal_store`) and, for events up to the cut, from the
 archive the history was moved to (:mod:`controller.game.archive`), so a reader sees one
-journal from its first event. The chain hash (:func:`chain_hash`) is defined here, once,
-for every format.
+journal from its first event. The chain hash (:func:`chain_hash`) is one for every format
+(:mod:`controller.game.journal_codec` defines it); format 2 stores it at checkpoints
+only, and its verification compares the chain recomputed with every hash stored.
 """
 
 from __future__ import annotations
@@ -18,14 +19,30 @@ from typing import Any
 
 from controller.game import journal_codec as codec
 from controller.game.anchor import GENESIS, JournalError
+from controller.game.journal_codec import chain_hash
 from controller.game.journal_store import RowError, Store, V1Store
 
 
-def chain_hash(prev: str, seq: int, utc: str, mono_ns: int, kind: str, actor: str,
-               body: str) -> str:
-    """The hash of one event, chained to the previous event's hash (every format)."""
-    return hashlib.sha256(f"{prev}\n{seq}\t{utc}\t{mono_ns}\t{kind}\t{actor}\t{body}"
-                          .encode()).hexdigest()
+class EventUnreadable(JournalError):
+    """An event a reader needs cannot be read: torn or edited, or missing.
+
+    Attributes:
+        seq: the event.
+        problem: what is wrong with it, as the chain's check says it
+            (:func:`row_problem`).
+        missing: True when it is absent.
+    """
+
+    def __init__(self, path: str, exc: RowError) -> None:
+        super().__init__(f"{path}: {exc}: not readable; run `threecard verify-journal`")
+        self.seq, self.missing, self.problem = exc.seq, exc.missing, row_problem(exc)
+
+
+def row_problem(exc: RowError) -> str:
+    """What the chain's check says of a row that cannot be read (or is missing)."""
+    if exc.missing:
+        return f"event {exc.seq} is {exc.detail}"
+    return f"event {exc.seq} was altered or torn: it cannot be decoded ({exc})"
 
 
 def snapshot_hash(event_hash: str, state: str) -> str:
@@ -101,38 +118,32 @@ class JournalReading:
         """The archive, when event ``seq`` is one it holds."""
         return self.archive if self.archive is not None and seq <= self.base_seq else None
 
-    def rows(self, first: int = 1, last: int | None = None) -> Iterator[tuple[Any, ...]]:
+    def rows(self, first: int = 1, last: int | None = None, hashes: bool = True
+             ) -> Iterator[tuple[Any, ...]]:
         """Event rows ``first <= seq <= last`` with their hashes, archive first.
 
         Yields:
             (seq, utc, mono_ns, kind, actor, body, prev, hash); ``prev`` is the hash
-            before (format 1 stores it; else the row before's, or the cut's).
+            before (the cut's for the first event after it). ``hashes`` False: as
+            stored (:data:`~controller.game.journal_store.Row`).
 
         Raises:
-            JournalError: an event cannot be read, or is in an archive not found here.
+            JournalError: an event cannot be read (:class:`EventUnreadable`), or is in an
+                archive not found here.
         """
         if first <= self.base_seq:
             if self.archive is None:
                 raise JournalError(f"{self.path}: {self.archive_missing}; give the archive")
             top = self.base_seq if last is None else min(last, self.base_seq)
-            yield from self.archive.rows(first, top)
-        prev = None
+            yield from self.archive.rows(first, top, hashes)
         try:
-            for row in self.store.rows(max(first, self.base_seq + 1), last):
-                if row[6] is None:
-                    if prev is None:
-                        prev = (self.base_hash if row[0] == self.base_seq + 1
-                                else self.event_hash(row[0] - 1) or GENESIS)
-                    row = (*row[:6], prev, row[7])
-                prev = row[7]
-                yield row
+            yield from self.store.rows(max(first, self.base_seq + 1), last, hashes)
         except RowError as exc:
-            raise JournalError(f"{self.path}: {exc}: not readable; run "
-                               "`threecard verify-journal`") from None
+            raise EventUnreadable(self.path, exc) from None
 
     def records(self, after: int = 0, upto: int | None = None) -> Iterator[Record]:
         """Event records with ``after < seq (<= upto)``, in order (archive first)."""
-        for row in self.rows(after + 1, upto):
+        for row in self.rows(after + 1, upto, hashes=False):
             yield Record(*row[:6])
 
     def times(self) -> Iterator[tuple[int, str]]:
@@ -161,8 +172,8 @@ class JournalReading:
         row = next(self.store.rows(1, 1), None)
         return (row[7], row[1]) if row else ("", "")
 
-    def verify(self, start: int = 1, progress: Any = None, last: int | None = None
-               ) -> ChainReport:
+    def verify(self, start: int = 1, progress: Any = None, last: int | None = None,
+               keep: list[Record] | None = None) -> ChainReport:
         """Recompute the hash chain (docs/requirements.md R4, R7), archive first.
 
         Args:
@@ -173,6 +184,8 @@ class JournalReading:
                 the check starts after the cut.
             progress: called with the number of rows checked, every 65,536 rows.
             last: the last event to check (None: the newest).
+            keep: the records checked in this file are added to it, in order (a replay
+                after the check then reads none again).
 
         Returns:
             The report; ``events`` counts the rows checked.
@@ -192,37 +205,49 @@ class JournalReading:
                                        "carry the hash the journal's cut holds: the archive "
                                        "was rewritten or replaced")
                 n, start = rep.events, self.base_seq + 1
-        return self._verify_file(start, last, progress, n)
+        return self._verify_file(start, last, progress, n, keep)
 
     def _verify_file(self, start: int, last: int | None, progress: Any = None,
-                     done: int = 0) -> ChainReport:
-        """Check this file's chain from ``start`` to ``last`` (None: its newest)."""
+                     done: int = 0, keep: list[Record] | None = None) -> ChainReport:
+        """Check this file's chain from ``start`` to ``last`` (None: its newest).
+
+        Every event's hash is computed from the one before; it must equal every hash
+        stored (format 1: each event's; format 2: each checkpoint's, and a checkpoint
+        must keep one). The hashes after the newest checkpoint are pinned by the anchor
+        (:mod:`controller.game.verifier`), or by the cut (an archive's).
+        """
         first = max(start, self.base_seq + 1)
         prev = (GENESIS if first == 1 else self.base_hash if first == self.base_seq + 1
                 else None)
         expect, n = first, done
+        every = 1 if self.store.format == 1 else codec.CHECKPOINT
         try:
             if prev is None and self.store.format != 1:
                 prev = self.store.event_hash(first - 1)
                 if prev is None:
                     return ChainReport(False, n, first - 1, f"event {first - 1} is missing",
                                        missing=True)
-            for seq, utc, mono, kind, actor, body, rprev, h in self.store.rows(first, last):
+            for seq, utc, mono, kind, actor, body, rprev, h in self.store.rows(
+                    first, last, hashes=False):
                 if seq != expect:
                     return ChainReport(False, n, expect, f"event {expect} is missing "
                                        f"(next present is {seq})", missing=True)
                 if prev is None:
                     prev = rprev
-                if (rprev is not None and rprev != prev) or \
-                        chain_hash(prev, seq, utc, mono, kind, actor, body) != h:
-                    return ChainReport(False, n, seq, f"event {seq} was altered or torn: "
-                                       "its hash does not match")
-                prev, expect, n = h, expect + 1, n + 1
+                computed = chain_hash(prev, seq, utc, mono, kind, actor, body)
+                if (rprev is not None and rprev != prev) or (h is not None and h != computed):
+                    since = seq - 1 if every == 1 else self.store.chain_start(seq)[0]
+                    return ChainReport(False, n, seq, _altered(since, seq, h))
+                if h is None and not seq % every:
+                    return ChainReport(False, n, seq, f"event {seq} was altered: it is a "
+                                       "checkpoint, but the hash it keeps was removed")
+                prev, expect, n = computed, expect + 1, n + 1
+                if keep is not None:
+                    keep.append(Record(seq, utc, mono, kind, actor, body))
                 if progress is not None and not n & 0xFFFF:
                     progress(n)
         except RowError as exc:
-            return ChainReport(False, n, exc.seq, f"event {exc.seq} was altered or torn: it "
-                               f"cannot be decoded ({exc})")
+            return ChainReport(False, n, exc.seq, row_problem(exc))
         except sqlite3.DatabaseError as exc:
             return ChainReport(False, n, expect, f"the journal cannot be read: {exc}",
                                unreadable=True)
@@ -241,7 +266,7 @@ class JournalReading:
         try:
             while True:
                 lo = max(seq - span, self.base_seq + 1)
-                rows = list(self.store.rows(lo, seq))
+                rows = list(self.store.rows(lo, seq, hashes=False))
                 if not rows or rows[-1][0] != seq:
                     return 0
                 times = rows[-1][1:3]
@@ -287,15 +312,30 @@ class JournalReading:
         return row[0] if row else None
 
     def snapshot_ok(self, seq: int, seal: str, state: str) -> bool:
-        """True when a snapshot's seal matches its state and the chain at ``seq``."""
-        h = self.event_hash(seq)
+        """True when a snapshot's seal matches its state and the chain at ``seq``.
+
+        False too when the chain at ``seq`` cannot be read.
+        """
+        try:
+            h = self.event_hash(seq)
+        except EventUnreadable:
+            return False
         return h is not None and snapshot_hash(h, state) == seal
 
     def event_hash(self, seq: int) -> str | None:
-        """The stored hash of event ``seq`` (the cut's kept hash for the cut)."""
+        """The chain hash of event ``seq`` (the cut's kept hash for the cut), None: absent.
+
+        Format 2 derives it from the checkpoint before it.
+
+        Raises:
+            EventUnreadable: an event it is derived from cannot be read, or is missing.
+        """
         if seq and seq == self.base_seq:
             return self.base_hash  # the journal's own record of it, whatever an archive says
-        h = self.store.event_hash(seq)
+        try:
+            h = self.store.event_hash(seq)
+        except RowError as exc:
+            raise EventUnreadable(self.path, exc) from None
         if h is None and seq and seq < self.base_seq:
             older = self._older(seq)
             h = older.event_hash(seq) if older is not None else None
@@ -362,4 +402,19 @@ class JournalReading:
         return out
 
 
-__all__ = ["ChainReport", "JournalReading", "Record", "chain_hash", "snapshot_hash"]
+def _altered(since: int, seq: int, stored: str) -> str:
+    """What the chain's check says of a stored hash the chain does not recompute to.
+
+    ``since``: the newest hash stored before it (the chain up to there holds).
+    """
+    if not stored:
+        return f"event {seq} was altered or torn: its stored hash is not a hash"
+    if since >= seq - 1:
+        return f"event {seq} was altered or torn: its hash does not match"
+    return (f"event {seq} was altered or torn, or one of events {since + 1} to {seq - 1}: "
+            f"the chain from event {since + 1} does not recompute to the hash event {seq} "
+            "keeps")
+
+
+__all__ = ["ChainReport", "EventUnreadable", "JournalReading", "Record", "chain_hash",
+           "row_problem", "snapshot_hash"]

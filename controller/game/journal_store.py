@@ -10,12 +10,13 @@ column as text (times, kind, actor, the JSON body, the previous hash and the has
 as JSON text. A journal begun in format 1 is continued in format 1.
 
 Format 2 (``user_version`` 2), written for every new journal: ``events`` as
-:mod:`controller.game.journal_codec` describes (about 50 bytes an event, most of it the
-32-byte hash); ``rounds`` one index row per finished round (its status and the event that
-last changed its record: the record itself is made again by replaying to that event,
-:func:`controller.game.replay.round_records`); ``snapshots`` the state compressed and the
-seal as 32 bytes; the meter tables without a row id. ``auto_vacuum`` is incremental, so
-history moved to an archive gives its pages back to the file system.
+:mod:`controller.game.journal_codec` describes (about 20 bytes an event: the chain hash is
+stored every :data:`~controller.game.journal_codec.CHECKPOINT`-th event and derived for
+the others as they are read); ``rounds`` one index row per finished round (its status and
+the event that last changed its record: the record itself is made again by replaying to
+that event, :func:`controller.game.replay.round_records`); ``snapshots`` the state
+compressed and the seal as 32 bytes; the meter tables without a row id. ``auto_vacuum``
+is incremental, so history moved to an archive gives its pages back to the file system.
 
 Both formats share ``rejections``, ``derived_at`` and ``meta`` (key, value): the cut
 (``base_seq``, ``base_hash``: the last event moved to an archive, ``genesis`` and
@@ -31,6 +32,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from controller.game import journal_codec as codec
+from controller.game.anchor import GENESIS
+from controller.game.journal_codec import chain_hash
 
 COMMON = """
 CREATE TABLE IF NOT EXISTS rejections (seq INTEGER PRIMARY KEY, reason TEXT);
@@ -56,7 +59,7 @@ CREATE TABLE IF NOT EXISTS snapshots (seq INTEGER PRIMARY KEY, hash TEXT, state 
 
 V2_SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
-    seq INTEGER PRIMARY KEY, t NOT NULL, m INTEGER NOT NULL, k NOT NULL, b, h BLOB NOT NULL);
+    seq INTEGER PRIMARY KEY, t NOT NULL, m INTEGER NOT NULL, k NOT NULL, b, h BLOB);
 CREATE TABLE IF NOT EXISTS rounds (
     round_id INTEGER PRIMARY KEY, status TEXT NOT NULL, seq INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS meters (
@@ -68,23 +71,27 @@ CREATE TABLE IF NOT EXISTS snapshots (seq INTEGER PRIMARY KEY, seal BLOB NOT NUL
     state BLOB NOT NULL);
 """ + COMMON + META + ";"
 
-Row = tuple[int, str, int, str, str, str, "str | None", str]
-"""An event as read: seq, utc, mono_ns, kind, actor, body (JSON text), prev (format 1's
-stored previous hash; None in format 2, where it is the row before's), hash (hex)."""
+Row = tuple[int, str, int, str, str, str, "str | None", "str | None"]
+"""An event as read: seq, utc, mono_ns, kind, actor, body (JSON text), prev (the hash
+before: format 1 stores it, format 2 derives it), hash (hex). Format 2 read without
+hashes (``hashes=False``) gives prev None and the hash as stored: None where none is,
+"" for a stored value that is no hash."""
 
 _dumps = json.JSONEncoder(separators=(",", ":")).encode
 
 
 class RowError(ValueError):
-    """An event row that cannot be decoded (a damaged or edited row).
+    """An event row that cannot be decoded (a damaged or edited row), or is missing.
 
     Attributes:
         seq: the event.
+        detail: what is wrong with it.
+        missing: True when the event is absent (a reader deriving hashes met a gap).
     """
 
-    def __init__(self, seq: int, message: str) -> None:
-        super().__init__(f"event {seq}: {message}")
-        self.seq = seq
+    def __init__(self, seq: int, detail: str, missing: bool = False) -> None:
+        super().__init__(f"event {seq}: {detail}")
+        self.seq, self.detail, self.missing = seq, detail, missing
 
 
 def detect(db: sqlite3.Connection) -> int | None:
@@ -105,6 +112,7 @@ class Store:
 
     def __init__(self, db: sqlite3.Connection) -> None:
         self.db = db
+        self.base: tuple[int, str] = (0, GENESIS)  # the cut: its event and hash (meta's)
 
     # ------------------------------------------------------------------ creating
     def create(self, new: bool) -> None:
@@ -116,21 +124,52 @@ class Store:
         """Insert events (a transaction is open)."""
         raise NotImplementedError
 
-    def rows(self, first: int, last: int | None = None) -> Iterator[Row]:
+    def rows(self, first: int, last: int | None = None, hashes: bool = True
+             ) -> Iterator[Row]:
         """Events ``first <= seq (<= last)``, in order.
 
+        Args:
+            first: the first event.
+            last: the last (None: the newest).
+            hashes: give each event's chain hash and the one before it (format 2 derives
+                them; False gives them as stored, see :data:`Row`).
+
         Raises:
-            RowError: a row cannot be decoded.
+            RowError: a row cannot be decoded, or one needed to derive a hash is missing.
         """
         raise NotImplementedError
 
     def event_hash(self, seq: int) -> str | None:
-        """The stored hash of event ``seq`` (hex), None when absent."""
+        """The chain hash of event ``seq`` (hex), None when the event is absent.
+
+        Raises:
+            RowError: see :meth:`rows`.
+        """
         raise NotImplementedError
 
+    def keep_hash(self, seq: int, h: str) -> None:
+        """Store event ``seq``'s hash where format 2 keeps none (a transaction is open).
+
+        A snapshot's event, the last event copied to an archive: its hash is then read,
+        not derived. Format 1 keeps every hash.
+        """
+
+    def last_seq(self) -> int | None:
+        """The newest event in the file (None: none)."""
+        return self.db.execute("SELECT MAX(seq) FROM events").fetchone()[0]
+
     def head(self) -> tuple[int, str] | None:
-        """The newest event's (seq, hash), None for none."""
-        raise NotImplementedError
+        """The newest event's (seq, hash), None for none.
+
+        The hash is "" when it cannot be derived (a row before it cannot be read).
+        """
+        seq = self.last_seq()
+        if seq is None:
+            return None
+        try:
+            return seq, self.event_hash(seq) or ""
+        except RowError:
+            return seq, ""
 
     def first_seq(self) -> int | None:
         """The oldest event in the file."""
@@ -138,8 +177,7 @@ class Store:
 
     def times(self, first: int = 0) -> Iterator[tuple[int, str]]:
         """(seq, utc) of every event from ``first``, in order."""
-        for row in self.rows(first):
-            yield row[0], row[1]
+        raise NotImplementedError
 
     def newest_of_kind(self, kind: str, at_most: int) -> Row | None:
         """The newest event of ``kind`` at or before ``at_most``."""
@@ -159,11 +197,6 @@ class Store:
             (``unreadable``, []).
         """
         raise NotImplementedError
-
-    def round_ids(self, first: int) -> list[int]:
-        """Ids of the stored rounds from ``first``, in order."""
-        return [r for (r,) in self.db.execute(
-            "SELECT round_id FROM rounds WHERE round_id >= ? ORDER BY round_id", (first,))]
 
     def round_ends(self, first: int = -(2**63)) -> list[tuple[int, str, int | None]]:
         """(round id, status, the event that last changed its record or None) from ``first``."""
@@ -251,8 +284,9 @@ class V1Store(Store):
         """See :meth:`Store.insert`."""
         self.db.executemany("INSERT INTO events VALUES (?,?,?,?,?,?,?,?)", rows)
 
-    def rows(self, first: int, last: int | None = None) -> Iterator[Row]:
-        """See :meth:`Store.rows`."""
+    def rows(self, first: int, last: int | None = None, hashes: bool = True
+             ) -> Iterator[Row]:
+        """See :meth:`Store.rows` (every row stores its hashes)."""
         q = ("SELECT seq, utc, mono_ns, kind, actor, body, prev, hash FROM events "
              "WHERE seq >= ?")
         args: tuple[int, ...] = (first,)
@@ -269,11 +303,6 @@ class V1Store(Store):
         """See :meth:`Store.event_hash`."""
         row = self.db.execute("SELECT hash FROM events WHERE seq=?", (seq,)).fetchone()
         return row[0] if row else None
-
-    def head(self) -> tuple[int, str] | None:
-        """See :meth:`Store.head`."""
-        return self.db.execute("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1"
-                               ).fetchone()
 
     def newest_of_kind(self, kind: str, at_most: int) -> Row | None:
         """See :meth:`Store.newest_of_kind`."""
@@ -367,22 +396,30 @@ class V2Store(Store):
     def _times_at(self, seq: int) -> codec.Times:
         """The time state after event ``seq`` (read from the keyframe before it)."""
         times = codec.Times()
-        start = self._keyframe(seq)
-        if start is not None:
-            for s, t, m in self.db.execute("SELECT seq, t, m FROM events WHERE seq >= ? AND "
-                                           "seq <= ? ORDER BY seq", (start, seq)):
-                try:
-                    times.decode(s, t, m)
-                except codec.FormatError:
-                    return codec.Times()
+        try:
+            for _ in self._times(self._keyframe(seq), seq, times):
+                pass
+        except RowError:
+            return codec.Times()
         return times
 
-    def _keyframe(self, seq: int) -> int | None:
-        """Where reading must start to know the times of event ``seq``."""
-        first = self.first_seq()
-        if first is None:
-            return None
-        return max(first, seq - (seq - 1) % codec.KEYFRAME)
+    def _times(self, start: int, last: int | None, times: codec.Times
+               ) -> Iterator[tuple[int, str]]:
+        """(seq, utc) of the events from ``start`` (a keyframe) to ``last``, into ``times``."""
+        top = 2**63 - 1 if last is None else last
+        for seq, t, m in self.db.execute("SELECT seq, t, m FROM events WHERE seq >= ? AND "
+                                         "seq <= ? ORDER BY seq", (start, top)):
+            try:
+                yield seq, times.decode(seq, t, m)[0]
+            except codec.FormatError as exc:
+                raise RowError(seq, str(exc)) from None
+
+    def _keyframe(self, seq: int) -> int:
+        """Where reading must start to know the times of event ``seq``.
+
+        The keyframe before it, or the file's first event after its cut (stored absolute).
+        """
+        return max(self.base[0] + 1, seq - (seq - 1) % codec.KEYFRAME)
 
     def _body(self, kind: str, text: str) -> Any:
         key = (kind, text)
@@ -404,55 +441,71 @@ class V2Store(Store):
         for seq, utc, mono, kind, actor, body, _prev, h in rows:
             t, m = times.encode(seq, utc, mono)
             out.append((seq, t, m, codec.encode_kind(kind, actor), self._body(kind, body),
-                        codec.hash_bytes(h)))
+                        None if seq % codec.CHECKPOINT else codec.hash_bytes(h)))
         self.db.executemany("INSERT INTO events VALUES (?,?,?,?,?,?)", out)
         self.writing = times
 
-    def rows(self, first: int, last: int | None = None) -> Iterator[Row]:
-        """See :meth:`Store.rows`."""
-        start = self._keyframe(max(first, 1))
-        if start is None:
-            return
+    def chain_start(self, first: int) -> tuple[int, str]:
+        """Where the hashes of events from ``first`` are derived from: (event, its hash).
+
+        The newest stored hash before ``first`` (a checkpoint; one whose hash is missing or
+        is no hash is passed over: the verifier names it), else the cut's, or the chain's
+        start.
+        """
+        row = self.db.execute("SELECT seq, h FROM events WHERE seq < ? AND seq > ? AND "
+                              "typeof(h) = 'blob' AND length(h) = 32 ORDER BY seq DESC "
+                              "LIMIT 1", (first, self.base[0])).fetchone()
+        return (row[0], row[1].hex()) if row else self.base
+
+    def rows(self, first: int, last: int | None = None, hashes: bool = True
+             ) -> Iterator[Row]:
+        """See :meth:`Store.rows`: hashes derived from the checkpoint before ``first``."""
+        first = max(first, 1)
+        at, prev = self.chain_start(first) if hashes else (first - 1, None)
+        start = self._keyframe(at + 1)
         q = "SELECT seq, t, m, k, b, h FROM events WHERE seq >= ?"
         args: tuple[int, ...] = (start,)
         if last is not None:
             q, args = q + " AND seq <= ?", (start, last)
-        times, bodies = codec.Times(), self.bodies
+        times, bodies, expect = codec.Times(), self.bodies, at + 1
         for seq, t, m, k, b, h in self.db.execute(q + " ORDER BY seq", args):
             try:
                 utc, mono = times.decode(seq, t, m)
-                if seq < first:
+                if seq <= at:
                     continue
                 kind, actor = codec.decode_kind(k)
                 text = bodies.text(kind, k, b)
             except codec.FormatError as exc:
                 raise RowError(seq, str(exc)) from None
-            yield seq, utc, mono, kind, actor, text, None, codec.hash_text(h)
+            stored = (h.hex() if len(h) == 32 else "") if type(h) is bytes else \
+                None if h is None else ""
+            if prev is None:
+                if seq >= first:
+                    yield seq, utc, mono, kind, actor, text, None, stored
+                continue
+            if seq != expect:
+                raise RowError(expect, f"missing (next present is {seq})", missing=True)
+            h = stored or chain_hash(prev, seq, utc, mono, kind, actor, text)
+            if seq >= first:
+                yield seq, utc, mono, kind, actor, text, prev, h
+            prev, expect = h, expect + 1
 
     def times(self, first: int = 0) -> Iterator[tuple[int, str]]:
         """See :meth:`Store.times`."""
-        start = self._keyframe(max(first, 1))
-        if start is None:
-            return
-        times = codec.Times()
-        for seq, t, m in self.db.execute("SELECT seq, t, m FROM events WHERE seq >= ? "
-                                         "ORDER BY seq", (start,)):
-            try:
-                utc, _ = times.decode(seq, t, m)
-            except codec.FormatError as exc:
-                raise RowError(seq, str(exc)) from None
+        for seq, utc in self._times(self._keyframe(max(first, 1)), None, codec.Times()):
             if seq >= first:
                 yield seq, utc
 
-    def event_hash(self, seq: int) -> str | None:
-        """See :meth:`Store.event_hash`."""
-        row = self.db.execute("SELECT h FROM events WHERE seq=?", (seq,)).fetchone()
-        return codec.hash_text(row[0]) if row else None
+    def keep_hash(self, seq: int, h: str) -> None:
+        """See :meth:`Store.keep_hash`."""
+        self.db.execute("UPDATE events SET h = ? WHERE seq = ?", (codec.hash_bytes(h), seq))
 
-    def head(self) -> tuple[int, str] | None:
-        """See :meth:`Store.head`."""
-        row = self.db.execute("SELECT seq, h FROM events ORDER BY seq DESC LIMIT 1").fetchone()
-        return (row[0], codec.hash_text(row[1])) if row else None
+    def event_hash(self, seq: int) -> str | None:
+        """See :meth:`Store.event_hash`: stored at a checkpoint, else derived."""
+        row = self.db.execute("SELECT h FROM events WHERE seq=?", (seq,)).fetchone()
+        if row is None:
+            return None
+        return codec.hash_text(row[0]) or next(self.rows(seq, seq), (None,) * 8)[7]
 
     def seqs_of(self, kind: str) -> list[int]:
         """See :meth:`Store.seqs_of`."""
@@ -471,7 +524,7 @@ class V2Store(Store):
                               (at_most, lo, hi, *_text_kind(kind))).fetchone()
         if row is None:
             return None
-        found = next(self.rows(row[0], row[0]), None)
+        found = next(self.rows(row[0], row[0], hashes=False), None)
         return found if found is not None and found[3] == kind else None
 
     # ------------------------------------------------------------------ derived rows

@@ -69,6 +69,8 @@ from typing import Any
 
 from controller.game.engine import Derived, Game, TableConfig
 from controller.game.journal import AnchorError, Journal, JournalError, Record, snapshot_hash
+from controller.game.journal_codec import CHECKPOINT
+from controller.game.journal_read import EventUnreadable
 from controller.game.verdict import (
     CHECKED_TABLES,
     NO_ANCHOR,
@@ -139,6 +141,7 @@ class _Check(HistoryChecks):
         self.snapshots = 0
         self.rounds = 0
         self.verified: tuple[int, str] | None = None
+        self.kept: list[Any] | None = None  # the records the chain's check read
         self._done = 0
         self._todo = 0
         self._next_report = 0.0
@@ -216,18 +219,33 @@ class _Check(HistoryChecks):
                 self.stop(ProblemKind.TAIL_DELETED, f"the journal ends at event {j.last_seq}, "
                           f"but {whose} names event {seq}: events {j.last_seq + 1} to {seq} "
                           "were deleted", j.last_seq + 1)
-            got = j.event_hash(seq)
+            got = self.hash_at(seq)
             if got is None:
                 self.stop(ProblemKind.EVENT_MISSING, f"event {seq} is missing ({whose} names "
                           "it)", seq)
             if not want or not got.startswith(want.lower()):
                 self.stop(ProblemKind.REWRITTEN, f"event {seq} does not carry the hash {whose} "
-                          f"holds ({want[:16]}): the journal was rewritten", seq)
+                          f"holds ({want[:16]}): the journal was rewritten"
+                          + ("" if j.format == 1 or not seq % CHECKPOINT else
+                             ", or an event since the checkpoint before it altered"), seq)
         a = self.anchor
         if a is not None and a.seq < j.last_seq:  # a crash leaves a few; a forger more
             self.notes.append(f"events {a.seq + 1} to {j.last_seq} "
                               f"({j.last_seq - a.seq}) are after the anchor (event {a.seq}): "
                               "the anchor does not cover them")
+
+    def hash_at(self, seq: int) -> str | None:
+        """The chain hash of event ``seq`` (None: absent); a problem when it cannot be read.
+
+        Format 2 derives it from the checkpoint before it: an event on the way that cannot
+        be read, or is missing, is named as the chain's check names it.
+        """
+        try:
+            return self.j.event_hash(seq)
+        except EventUnreadable as exc:
+            self.stop(ProblemKind.EVENT_MISSING if exc.missing else ProblemKind.EVENT_ALTERED,
+                      exc.problem, exc.seq)
+        return None
 
     # ------------------------------------------------------------ 2. the start point
     def start_point(self) -> Game:
@@ -239,10 +257,12 @@ class _Check(HistoryChecks):
                 self.stop(ProblemKind.SNAPSHOT, f"the snapshot after event {s}, which the "
                           "anchor names, was deleted", s)
             _, seal, state = row
-            h = self.j.event_hash(s)
+            h = self.hash_at(s)
             if seal != a.verified_seal or h is None or snapshot_hash(h, state) != seal:
                 self.stop(ProblemKind.SNAPSHOT, f"the snapshot after event {s} does not match "
-                          "its anchor: it was changed", s)
+                          "its anchor: it was changed" + (
+                              "" if self.j.format == 1 or not s % CHECKPOINT else
+                              ", or an event since the checkpoint before it"), s)
             self.verified = (s, seal)
             if not self.full and self.since is not None and self.since < s:
                 found = self.j.latest_snapshot(self.since)
@@ -375,7 +395,9 @@ class _Check(HistoryChecks):
             self._done = base + n
             self.tick(0)
 
-        rep = self.j.verify(max(self.start, 1), progress=rows_checked)
+        # start-up's records are few (since its snapshot): kept for the replay
+        self.kept = None if self.full or self.start < self.j.base_seq else []
+        rep = self.j.verify(max(self.start, 1), progress=rows_checked, keep=self.kept)
         self._done = base + rep.events
         if not rep.ok:
             kind = (ProblemKind.EVENT_MISSING if rep.missing else
@@ -420,7 +442,9 @@ class _Check(HistoryChecks):
         observe = self.observe
         if observe is not None:
             observe(start, g, None, None, None)
-        for r in j.records(start):
+        for r in j.records(start) if self.kept is None else self.kept:
+            if r.seq <= start:
+                continue
             body = loads_or_none(r.body)
             if not isinstance(body, dict):
                 self.stop(ProblemKind.EVENT_UNREADABLE, f"event {r.seq} is not readable: its "

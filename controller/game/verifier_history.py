@@ -119,7 +119,8 @@ class HistoryChecks:
                      "deleted", key=rid)
         reported = {int(p.key) for p in self.problems if p.kind is ProblemKind.ROUND}
         (self._records if j.format == 1 else self._rows)(first, reported)
-        ends = {rid: end for rid, _, end in j.store.round_ends(cut.round_id)}
+        recalled = min((rid for rid, _ in seen.recall), default=first)
+        ends = {rid: end for rid, _, end in j.store.round_ends(max(cut.round_id, recalled))}
         for rid, rec in seen.recall:  # the newest rounds before it: held whole by the snapshot
             if rid not in reported and rid >= cut.round_id:
                 self.compare_round(rid, rec, ends.get(rid) or 0)

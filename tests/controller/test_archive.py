@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
-from journal_edit import edit_body, events, first_of, rewrite_chain_from, sql
+from journal_edit import edit_body, events, first_of, found_at, rewrite_chain_from, sql
 from step_clock import START, StepClock
 
 from controller.autoplay import AutoPlayer
@@ -146,7 +146,7 @@ def test_a_second_run_extends_the_archive_and_a_new_file_chains_to_it(journal, t
     card = first_of(first.archive, "card")                 # the oldest archive, edited
     edit_body(first.archive, card, lambda body: body.replace('"card":"', '"card":"9'))
     out = verify(journal)
-    assert not out["ok"] and out["problems"][0]["seq"] == card, out
+    assert not out["ok"] and out["problems"][0]["seq"] == found_at(first.archive, card), out
 
 
 def test_the_cut_stops_short_of_what_the_floor_feed_has_not_delivered(journal):
@@ -233,7 +233,8 @@ def test_an_archive_edited_or_replaced_is_caught(journal, tmp_path):
     def card_edit(body: str) -> str:
         return body.replace('"card":"', '"card":"9')
 
-    edited(lambda: edit_body(archive, card, card_edit), "event_altered", card)
+    edited(lambda: edit_body(archive, card, card_edit), "event_altered",
+           found_at(archive, card))
     edited(lambda: rewrite_chain_from(archive, card, card_edit), "event_altered", done.cut)
     assert Journal(journal, readonly=True).store.head()[0] > done.cut  # (the head not moved)
     edited(lambda: sql(archive, "DELETE FROM events WHERE seq > ?", done.cut - 4),
@@ -252,7 +253,7 @@ def test_an_archive_edited_or_replaced_is_caught(journal, tmp_path):
     single = verify(archive)                                # and alone: its own chain
     assert single["ok"]
     edit_body(archive, card, card_edit)
-    assert verify(archive)["problems"][0]["seq"] == card
+    assert verify(archive)["problems"][0]["seq"] == found_at(archive, card)
 
 
 def test_the_cut_kept_in_the_journal_is_checked(journal):
@@ -344,7 +345,7 @@ def test_a_journal_that_does_not_verify_is_not_archived(journal, tmp_path):
     edit_body(copy, card, lambda body: body.replace('"card":"', '"card":"9'))
     p = threecard("journal", "archive", "--journal", copy, "--older-than", 0)
     assert p.returncode == 1 and "the archive did not verify, nothing deleted" in p.stderr
-    assert f"event {card}" in p.stderr and len(events(copy)) == len(rows)
+    assert f"event {found_at(copy, card)}" in p.stderr and len(events(copy)) == len(rows)
     assert Journal(f"{copy}.archive", readonly=True).last_seq == 0
 
 

@@ -42,7 +42,7 @@ def test_a_journal_form_written_before_is_read_with_its_old_names():
     assert cfg == TableConfig(table_id="table-1", rules="classic", seats=5,
                               deal_pattern="by_hand", burn_cards=1, exposed_card="void",
                               lockout_after=4, lockout_seconds=120, recall_depth=12,
-                              chip_values=(100, 500))
+                              snapshot_every=200, chip_values=(100, 500))
     with pytest.raises(TypeError, match="not a game setting: shoe_url"):
         TableConfig.from_dict({**VERSION_1, "shoe_url": "sim://"})
 

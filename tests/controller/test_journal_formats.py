@@ -19,7 +19,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from journal_edit import events
 from step_clock import StepClock
@@ -70,12 +70,71 @@ def test_both_formats_hold_the_same_journal_and_the_compact_one_is_smaller(tmp_p
     j = Journal(two, readonly=True)
     try:
         assert j.format == 2 and j.snapshot_seqs() and j.rejections()
-        stored = sqlite3.connect(two).execute("SELECT typeof(h), length(h), typeof(b) "
-                                              "FROM events WHERE seq = 3").fetchone()
-        assert stored == ("blob", 32, "blob")               # the hash as 32 bytes
+        db = sqlite3.connect(two)
+        stored = db.execute("SELECT seq, typeof(h), length(h) FROM events").fetchall()
+        assert db.execute("SELECT typeof(b) FROM events WHERE seq = 3").fetchone() == ("blob",)
+        db.close()
+        assert len(stored) > 2 * codec.CHECKPOINT
+        kept = set(j.snapshot_seqs())                       # the events snapshots follow
+        for seq, kind, size in stored:                      # the hash as 32 bytes, at the
+            assert (kind, size) == (("null", None) if seq % codec.CHECKPOINT  # checkpoints
+                                    and seq not in kept else ("blob", 32)), seq
     finally:
         j.close()
     assert os.path.getsize(two) * 2 < os.path.getsize(one)  # (a page a table, whatever its rows)
+
+
+@pytest.fixture(scope="module")
+def twins(tmp_path_factory) -> tuple[Path, Path]:
+    """One shift written in format 1 and in format 2."""
+    base = tmp_path_factory.mktemp("twins")
+    one, two = base / "one.sqlite3", base / "two.sqlite3"
+    play(one, 1)
+    play(two, 2)
+    return one, two
+
+
+def read_both(twins: tuple[Path, Path], read) -> tuple:
+    """``read(journal)`` of each twin."""
+    out = []
+    for path in twins:
+        j = Journal(path, readonly=True)
+        try:
+            out.append(read(j))
+        finally:
+            j.close()
+    return tuple(out)
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(first=st.integers(1, 10_000), span=st.integers(0, 150))
+def test_an_event_read_from_anywhere_carries_the_hash_format_1_stores(twins, first, span):
+    """Format 2 stores a hash every 32nd event and derives the others from the one stored
+    before: read from any event, for any span, each row and each event's hash is what
+    format 1 stores for the same event."""
+    last_seq = read_both(twins, lambda j: j.last_seq)[0]
+    first = 1 + (first - 1) % last_seq
+    last = min(first + span, last_seq)
+    one, two = read_both(twins, lambda j: (list(j.rows(first, last)), j.event_hash(last),
+                                          j.event_hash(first)))
+    assert two == one and len(one[0]) == last - first + 1
+
+
+def test_a_checkpoint_without_its_hash_still_reads_and_is_named_by_the_check(twins, tmp_path):
+    """Readers derive past it (from the hash stored before); the check names it."""
+    one, two = twins
+    copy = tmp_path / "copy.sqlite3"
+    shutil.copyfile(two, copy)
+    db = sqlite3.connect(copy)
+    db.execute("UPDATE events SET h = NULL WHERE seq IN (?, ?)", (64, 96))
+    db.commit()
+    db.close()
+    stored, edited = read_both((one, copy), lambda j: (list(j.rows(60)), j.event_hash(100),
+                                                       j.last_hash))
+    assert edited == stored and len(stored[0]) > 40
+    report = read_both((copy,), lambda j: j.verify())[0]
+    assert not report.ok and report.bad_seq == 64 and "checkpoint" in report.message
 
 
 def test_a_journal_of_format_1_replays_verifies_and_goes_on_in_its_format(tmp_path):
@@ -215,7 +274,7 @@ def test_the_code_tables_of_format_2_never_change():
     assert codec.VALUES["bet"][:3] == ("ante", "pair_plus", "six_card_bonus")
     assert codec.VALUES["decision"][:2] == ("play", "fold")
     assert codec.VALUES["card"] == tuple(r + s for r in "23456789TJQKA" for s in "cdhs")
-    assert codec.KEYFRAME == 64 and codec.FORMAT == 2
+    assert codec.KEYFRAME == 64 and codec.CHECKPOINT == 32 and codec.FORMAT == 2
 
 
 @pytest.mark.parametrize("bad", [b"\x81\xa1x", b"\xc1", b"\x81\x63\x01", b"\x92\x01\x02",

@@ -6,7 +6,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from journal_edit import copy_journal, edit_body, events
+from journal_edit import copy_journal, edit_body, events, found_at
 
 from controller.game import recall as rc
 from controller.game.journal import Journal, JournalError
@@ -154,7 +154,7 @@ def test_views_at_refuses_what_it_cannot_show(shift, tmp_path):
         views_at(tmp_path / "missing.sqlite", 1)
     copy = copy_journal(path, tmp_path / "tampered.sqlite")
     edit_body(copy, 20, lambda body: body + " ")
-    with pytest.raises(ReplayError, match="integrity check failed: event 20"):
+    with pytest.raises(ReplayError, match=f"integrity check failed: event {found_at(copy, 20)}"):
         views_at(copy, 30)
 
 

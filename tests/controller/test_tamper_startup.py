@@ -13,7 +13,10 @@ anchor names and the edits fall after it. Edits before that snapshot are verify-
 (the last test): start-up's check is bounded by the snapshot interval, not by the
 journal's age. Each is written in the compact format a new journal has (2) and in the
 format of earlier versions (1), which a table goes on writing in: every edit is caught in
-both.
+both. Format 2 stores the chain hash at its checkpoints only (every 32nd event, and the
+event a snapshot follows) and derives the others: an edit between two checkpoints is
+named at the next (with the events it may be), one after the newest by the anchor, and a
+checkpoint's hash edited, removed or made no hash is caught as well.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from journal_edit import (
+    checkpoint_after,
     edit_body,
     file_format,
     rewrite_chain_from,
@@ -40,6 +44,7 @@ from journal_edit import (
 )
 
 from controller.autoplay import AutoPlayer
+from controller.game import journal_codec as codec
 from controller.game import recall as rc
 from controller.game.anchor import AnchorFile
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
@@ -103,6 +108,12 @@ class Facts:
             self.lost_round = max(r["round_id"] for r in round_records(j, first=self.first_round)
                                   if '"outcome": "lose"' in json.dumps(r))
             self.rejection = max(j.rejections(after=self.start))
+            # format 2: the checkpoints after the start point (each stores its hash)
+            self.checkpoints = [s for s in range(self.start + 1, self.last + 1)
+                                if not s % codec.CHECKPOINT]
+            newest = self.checkpoints[-1] if self.checkpoints else 0
+            self.tail_card = max((r.seq for r in rows if r.kind == "card" and r.seq > newest),
+                                 default=None)
         finally:
             j.close()
 
@@ -143,9 +154,33 @@ def card_edited(body: str) -> str:
     return body.replace('"card":"', '"card":"9')
 
 
+def any_edited(body: str) -> str:
+    """Any event's body with a field added."""
+    return json.dumps({**json.loads(body), "forged": 1}, sort_keys=True, separators=(",", ":"))
+
+
+def stored_hash(path: Path, seq: int, value: object) -> None:
+    """Format 2: what event ``seq`` stores as its hash set to ``value`` (bytes, text, None)."""
+    sql(path, "UPDATE events SET h = ? WHERE seq = ?", value, seq)
+
+
+def edited_before_the_snapshot(path: Path, f: Facts) -> None:
+    """An event between the checkpoint before the verified snapshot and the snapshot
+    edited: start-up's chain begins at the snapshot's event, whose hash is stored."""
+    assert (f.start - 1) % codec.CHECKPOINT and f.start > codec.CHECKPOINT
+    edit_body(path, f.start - 1, any_edited)
+
+
+def edited_after_the_newest_checkpoint(path: Path, f: Facts) -> None:
+    """A card after the newest checkpoint edited: only the anchor pins it."""
+    assert f.tail_card is not None
+    edit_body(path, f.tail_card, card_edited)
+
+
 # kind of edit -> (the edit, the problem kind both must name first, journals it applies to)
 BOTH = ("no snapshot", "snapshots", "no snapshot, format 1", "snapshots, format 1")
 SNAPSHOTS = ("snapshots", "snapshots, format 1")
+FORMAT2 = ("no snapshot", "snapshots")
 TAMPERS: dict[str, tuple[Callable[[Path, Facts], None], ProblemKind, tuple[str, ...]]] = {
     "event edited": (lambda p, f: edit_body(p, f.card_seq, card_edited), K.EVENT_ALTERED,
                      BOTH),
@@ -186,6 +221,21 @@ TAMPERS: dict[str, tuple[Callable[[Path, Facts], None], ProblemKind, tuple[str, 
         p, "DELETE FROM snapshots WHERE seq = ?", f.start), K.SNAPSHOT, SNAPSHOTS),
     "anchor unreadable": (lambda p, f: Path(str(p) + ".anchor").write_text("x"),
                           K.ANCHOR, BOTH),
+    # format 2 stores the chain hash at the checkpoints only (every 32nd event)
+    "event edited after the newest checkpoint": (edited_after_the_newest_checkpoint,
+                                                 K.REWRITTEN, FORMAT2),
+    "event edited between the checkpoint and the snapshot": (edited_before_the_snapshot,
+                                                             K.EVENT_ALTERED, ("snapshots",)),
+    "checkpoint's hash edited": (lambda p, f: stored_hash(
+        p, f.checkpoints[0], bytes(32)), K.EVENT_ALTERED, FORMAT2),
+    "newest checkpoint's hash edited": (lambda p, f: stored_hash(
+        p, f.checkpoints[-1], bytes(32)), K.REWRITTEN, FORMAT2),
+    "checkpoint's hash removed": (lambda p, f: stored_hash(
+        p, f.checkpoints[-1], None), K.EVENT_ALTERED, FORMAT2),
+    "checkpoint's hash made no hash": (lambda p, f: stored_hash(
+        p, f.checkpoints[0], "not a hash"), K.EVENT_ALTERED, FORMAT2),
+    "hash stored where none is kept": (lambda p, f: stored_hash(
+        p, f.card_seq, bytes(32)), K.EVENT_ALTERED, FORMAT2),
 }
 CASES = [(kind, which) for kind, (_, _, whichs) in TAMPERS.items() for which in whichs]
 
@@ -412,7 +462,8 @@ def test_an_old_event_edited_in_place_is_verify_journals_and_start_up_says_so(jo
     path = copy_journal(journals[which], tmp_path / "j.sqlite3")
     old = Old(path)
     edit_body(path, old.card, card_edited)
-    assert problems_of(verify_journal(path)) == (("event_altered", old.card, None),)
+    found = old.card if old.format == 1 else checkpoint_after(old.card)  # where a hash is
+    assert problems_of(verify_journal(path)) == (("event_altered", found, None),)
     locked, verdict = start_up(path, 5)
     assert locked is None and verdict.checked_from == old.start + 1
     assert (f"events 1 to {old.start} were not rehashed or replayed at start-up (counted, "
@@ -462,15 +513,20 @@ def test_a_damaged_page_before_the_snapshot_is_caught_by_both(journals, tmp_path
     path = copy_journal(journals[which], tmp_path / "j.sqlite3")
     old = Old(path)
     j = Journal(path, readonly=True)
-    h = j.event_hash(old.middle)
+    h = j.event_hash(old.middle if old.format == 1 else checkpoint_after(old.middle))
     j.close()
     db = sqlite3.connect(path)
     (size,) = db.execute("PRAGMA page_size").fetchone()
+    leaves = {p for (p,) in db.execute("SELECT pageno FROM dbstat WHERE name = 'events' AND "
+                                       "pagetype = 'leaf'")}
     db.close()
     data = path.read_bytes()
     stored = h.encode() if old.format == 1 else bytes.fromhex(h)   # hex text, or 32 bytes
-    page = data.index(stored) // size                      # the page that holds the event
-    assert page > 0
+    at = data.find(stored)                                 # the page that holds the event
+    while at >= 0 and at // size + 1 not in leaves:        # (not stale bytes elsewhere)
+        at = data.find(stored, at + 1)
+    page = at // size
+    assert at > 0 and page > 0
     with open(path, "r+b") as fh:                           # its header overwritten
         fh.seek(page * size)
         fh.write(b"\xff" * 16)

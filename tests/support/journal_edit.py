@@ -3,7 +3,7 @@
 Tests tamper with journals the way a forger with sqlite3 would: a body changed in place
 (its hash left as it was), or changed with every hash after it computed again. These
 helpers do it for a journal of format 1 (every column text) and of format 2 (compact rows,
-:mod:`controller.game.journal_codec`) alike.
+:mod:`controller.game.journal_codec`: a hash stored at the checkpoints only) alike.
 """
 
 from __future__ import annotations
@@ -53,6 +53,17 @@ def events(path: Path | str, first: int = 1) -> list[tuple]:
         j.close()
 
 
+def checkpoint_after(seq: int) -> int:
+    """The first event at or after ``seq`` that stores its hash in format 2."""
+    return -(-seq // codec.CHECKPOINT) * codec.CHECKPOINT
+
+
+def found_at(path: Path | str, seq: int) -> int:
+    """Where the chain's check finds an edit of event ``seq`` made in place: at the event
+    (format 1 stores every hash), or at the checkpoint after it (format 2)."""
+    return seq if file_format(path) == 1 else checkpoint_after(seq)
+
+
 def first_of(path: Path | str, kind: str, after: int = 0) -> int:
     """The first event of ``kind`` after event ``after``."""
     return next(e[0] for e in events(path, after + 1) if e[3] == kind)
@@ -63,9 +74,9 @@ def _write(db: sqlite3.Connection, fmt: int, seq: int, kind: str, body: str, pre
     if fmt == 1:
         db.execute("UPDATE events SET body = ?, prev = ?, hash = ? WHERE seq = ?",
                    (body, prev, h, seq))
-    else:
-        db.execute("UPDATE events SET b = ?, h = ? WHERE seq = ?",
-                   (codec.encode_body(kind, body), codec.hash_bytes(h), seq))
+    else:  # a hash only where one is stored (the checkpoints)
+        db.execute("UPDATE events SET b = ?, h = CASE WHEN h IS NULL THEN NULL ELSE ? END "
+                   "WHERE seq = ?", (codec.encode_body(kind, body), codec.hash_bytes(h), seq))
 
 
 def edit_body(path: Path | str, seq: int, edit: Callable[[str], str]) -> None:
