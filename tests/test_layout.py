@@ -112,7 +112,6 @@ def test_the_input_declarations_are_a_leaf():
 
 
 def test_drivers_import_no_simulator_or_screen():
-    # sim:// is named in drivers.url.SCHEMES by "module:function", loaded only when opened
     bad = [(p.name, n) for p in _modules("drivers") for n in _imports(p)
            if _top(n) in ("simulators", "display", "pygame")]
     assert bad == []
@@ -127,8 +126,23 @@ def test_simulators_import_from_controller_only_the_vocabulary_and_the_views():
     assert bad == []
 
 
+def test_the_drivers_name_no_simulator_and_the_simulators_register_sim_themselves():
+    # the drivers' own list of schemes names no simulator: importing the simulated shoe
+    # is what adds sim://, and the wiring imports it only for a sim:// URL
+    from drivers.url import SCHEMES
+
+    assert not any(str(opener).startswith("simulators") for opener in SCHEMES.values())
+    assert packages_after("import drivers.url\nassert 'sim' not in drivers.url.SCHEMES",
+                          among=("simulators",)) == []
+    registered = ("import drivers.url, simulators.sim_link\n"
+                  "assert drivers.url.SCHEMES['sim'] is simulators.sim_link.open_sim")
+    assert "simulators.sim_link" in modules_after(registered)
+
+
 def test_opening_a_shoe_loads_no_simulator_unless_its_url_is_sim():
-    opening = "import queue, drivers\ndrivers.open_link('{}?dialect=native', queue.Queue())"
+    opening = ("import queue\nfrom controller.game.config import TableConfig\n"
+               "from controller.shoe_link import open_shoe\n"
+               "open_shoe(TableConfig(shoe_url='{}?dialect=native'), queue.Queue())")
     assert packages_after(opening.format("memory://none"), among=("simulators", "display")) == []
     assert "simulators.sim_link" in modules_after(opening.format("sim://") + ".connector.close()")
 
