@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.cli import whole_number
+from controller.game.numbers import LANGUAGES
 
 FORMAT = "threecard-dispute/1"
 """The bundle's format, in its manifest."""
@@ -282,7 +283,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--key", help="the signing key file, if not beside --config")
     parser.add_argument("--size", default=DEFAULT_SIZE,
                         help=f"the screens' size, WIDTHxHEIGHT (default {DEFAULT_SIZE})")
-    parser.add_argument("--lang", choices=("en", "fr", "uk"), default="en",
+    parser.add_argument("--lang", choices=LANGUAGES, default="en",
                         help="the screens' language (default en)")
     sub = parser.add_subparsers(dest="action", metavar="verify")
     check = sub.add_parser("verify", help="check a bundle: signature, every file, the replay",

@@ -20,9 +20,6 @@ from controller.game.refusals import Refusal
 from controller.game.views import Banner
 from display.languages import en, fr, uk
 
-LANGUAGES = ("en", "fr", "uk")
-"""Language codes the screens support."""
-
 MESSAGES: Mapping[str, Mapping[str, str]] = {"en": en.MESSAGES, "fr": fr.MESSAGES,
                                              "uk": uk.MESSAGES}
 """Language code -> key -> text template (``str.format`` fields); each language's labels
