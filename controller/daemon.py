@@ -54,7 +54,7 @@ from controller.game.config import (
 from controller.game.control_line import MAX_CONTROL_LINE, UnknownCommand, parse_control_line
 from controller.game.deck_counts import DeckCountsError, stored_counts
 from controller.game.inputs import InputError
-from controller.game.numbers import format_ppm
+from controller.game.numbers import LANGUAGES, format_ppm
 from controller.game.settlement import BetError, bets_from_mapping, validate_bets
 from controller.game.table_views import rtp_for
 from controller.game.views import DealerView, PlayerView
@@ -108,7 +108,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help='autoplay wagers, e.g. {"ante": 100, "pair_plus": 25}')
     parser.add_argument("--rounds", type=whole_number(1),
                         help="stop after N settled rounds (1 or more)")
-    parser.add_argument("--lang", choices=("en", "fr", "uk"), help="screen language")
+    parser.add_argument("--lang", choices=LANGUAGES, help="screen language")
     parser.add_argument("--dealer-size", metavar="WIDTHxHEIGHT", type=cli.window_size,
                         help="dealer window size, e.g. 800x480 for a 7-inch panel")
     parser.add_argument("--log-level", choices=("debug", "info", "warning", "error"))

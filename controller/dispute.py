@@ -61,6 +61,7 @@ from typing import Any
 
 from controller.cli import whole_number
 from controller.files import new_file
+from controller.game.numbers import LANGUAGES
 
 FORMAT = "threecard-dispute/1"
 """The bundle's format, in its manifest."""
@@ -69,7 +70,6 @@ UNAUTHENTICATED = 3
 """``dispute verify``'s status for a bundle that holds together, checked without the
 table's public key: whose key signed it is not known."""
 DEFAULT_SIZE = "1920x1080"
-LANGUAGES = ("en", "fr", "uk")
 MAX_ROUND = 10**9
 
 

@@ -19,10 +19,10 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from controller.cli import whole_number
+from controller.game.numbers import LANGUAGES
 
 MAX_HOURS = 24 * 366
 """The longest period ``--hours`` takes: a year."""
-LANGUAGES = ("en", "fr", "uk")
 
 
 def _utc(text: str) -> datetime:

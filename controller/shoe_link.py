@@ -3,7 +3,8 @@
 The configuration belongs to the pure game core, which imports no driver; its
 ``shoe.dialect`` and ``shoe.url`` are checked here, against
 :data:`drivers.dialects.DIALECTS` and :data:`drivers.url.SCHEMES`, before anything
-starts. The drivers are imported only when these functions run.
+starts. The drivers are imported only when these functions run, and the simulated shoe
+only for a ``sim://`` URL (importing it registers ``sim`` in the drivers' schemes).
 """
 
 from __future__ import annotations
@@ -18,6 +19,16 @@ if TYPE_CHECKING:
     from drivers.link import ShoeLink
 
 log = logging.getLogger(__name__)
+
+
+def _register_simulator(url: str) -> None:
+    """Import the simulated shoe, which registers ``sim://``, when ``url`` is one.
+
+    The drivers never import a simulator: the wiring loads it, and only for its URL.
+    """
+    scheme, sep, _ = url.strip().partition("://")
+    if sep and scheme.lower() == "sim":
+        import simulators.sim_link  # noqa: F401  (registers sim:// on import)
 
 
 def check_shoe(config: TableConfig, warn_dialect: bool = True) -> None:
@@ -40,6 +51,7 @@ def check_shoe(config: TableConfig, warn_dialect: bool = True) -> None:
     from drivers.dialects import dialect_named
     from drivers.url import make_connector, parse_shoe_url
 
+    _register_simulator(config.shoe_url)
     try:
         dialect = dialect_named(config.dialect)
     except ValueError as exc:
@@ -74,6 +86,7 @@ def open_shoe(config: TableConfig, inbox: queue.Queue[Any]) -> ShoeLink:
     """
     from drivers import open_link
 
+    _register_simulator(config.shoe_url)
     try:
         return open_link(config.shoe_url, inbox, dialect=config.dialect,
                          silence_timeout=config.silent_after_ms / 1000)

@@ -16,12 +16,10 @@ from collections.abc import Mapping
 from controller.game import numbers
 from controller.game import refusals as R
 from controller.game.numbers import DEFAULT_CURRENCY
+from controller.game.numbers import LANGUAGES as LANGUAGES  # the screens' languages
 from controller.game.refusals import Refusal
 from controller.game.views import Banner
 from display.languages import en, fr, uk
-
-LANGUAGES = ("en", "fr", "uk")
-"""Language codes the screens support."""
 
 MESSAGES: Mapping[str, Mapping[str, str]] = {"en": en.MESSAGES, "fr": fr.MESSAGES,
                                              "uk": uk.MESSAGES}

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.game.inputs import ManualCard, VoidRound
+from controller.game.numbers import LANGUAGES
 from display.scenarios import SCENARIOS
 
 
@@ -27,7 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--view", choices=("dealer", "player"), required=True)
     parser.add_argument("--scenario", choices=SCENARIOS, required=True)
     parser.add_argument("--size", default="1920x1080", help="WIDTHxHEIGHT (default 1920x1080)")
-    parser.add_argument("--lang", choices=("en", "fr", "uk"), default="en")
+    parser.add_argument("--lang", choices=LANGUAGES, default="en")
     parser.add_argument("--pad", choices=("reason", "card", "pin"), default=None,
                         help="dealer only: show a supervisor pad open")
     parser.add_argument("--out", required=True,

@@ -12,8 +12,9 @@ opened). Forms:
   ``spy://...``: handed to pyserial (its own options are kept);
 * ``usb://1209:7a01[:SERIAL]?dialect=native``: a vendor-class USB shoe (pyusb);
 * ``memory://NAME`` (glob allowed): an in-process pair (tests);
-* ``sim://?seed=7&dialect=native&interval=500&packs=1``: an in-process simulated shoe
-  (its opener lives with the simulators, :func:`simulators.sim_link.open_sim`).
+* ``sim://?seed=7&dialect=native&interval=500&packs=1``: an in-process simulated shoe,
+  registered by the simulators themselves (importing :mod:`simulators.sim_link` calls
+  :func:`register_scheme`); the drivers never import a simulator.
 
 Query options of every scheme: ``dialect`` (a name of :data:`drivers.dialects.DIALECTS`;
 default :data:`controller.game.events.DEFAULT_DIALECT`), ``silence`` and ``backoff_max``
@@ -49,9 +50,9 @@ SCHEMES: dict[str, str | Opener] = {
                     "drivers.transports.serial_port:open_pyserial_url"),
     "usb": "drivers.transports.usb:open_usb",
     "memory": "drivers.transports.memory:open_memory",
-    "sim": "simulators.sim_link:open_sim",
 }
-"""Every shoe URL scheme, by name: the one list every part reads."""
+"""Every shoe URL scheme, by name: the one list every part reads (other packages add
+theirs by :func:`register_scheme`)."""
 
 LINK_OPTIONS = ("dialect", "silence", "backoff_max")
 """Query options every scheme takes: they are the link's, not the transport's."""

@@ -10,8 +10,9 @@
   pyserial path), :class:`simulators.tcp_shoe.TcpPort` (``socket://`` on 127.0.0.1) and
   :class:`simulators.usb_backend.UsbPort` on :class:`simulators.usb_backend.SimUsbBackend`
   (a pyusb backend, so ``usb://`` runs without hardware).
-* :mod:`simulators.sim_link`: the ``sim://`` shoe of :func:`drivers.open_link` (its
-  opener, :func:`~simulators.sim_link.open_sim`, is named in :data:`drivers.url.SCHEMES`).
+* :mod:`simulators.sim_link`: the ``sim://`` shoe of :func:`drivers.open_link`; importing
+  it registers its opener, :func:`~simulators.sim_link.open_sim`, in
+  :data:`drivers.url.SCHEMES`.
 * :mod:`simulators.event_shoe`: shoe events without bytes, for engine tests.
 * :mod:`simulators.cli`: ``threecard shoe-sim``.
 

@@ -1,8 +1,9 @@
 """The ``sim://`` shoe: a simulated shoe inside the process, over an in-memory pair.
 
+Importing this module registers ``sim`` in :data:`drivers.url.SCHEMES` (the drivers
+never import a simulator); then
 ``drivers.open_link("sim://?seed=7&dialect=native&interval=500", inbox)`` calls
-:func:`open_sim`, the opener :data:`drivers.url.SCHEMES` names for ``sim``, which builds a
-:class:`SimConnector`; the link's ``simulator`` attribute is the
+:func:`open_sim`, which builds a :class:`SimConnector`; the link's ``simulator`` attribute is the
 :class:`~simulators.shoe.SimulatedShoe`, so a demo can deal on demand
 (``link.simulator.deal()``) when no ``interval`` is given.
 """
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from drivers.transports import Connector, Transport
 from drivers.transports.memory import MemoryConnector
+from drivers.url import register_scheme
 from simulators.ports import MemoryPort
 from simulators.runner import ShoeRunner
 from simulators.shoe import SimulatedShoe
@@ -20,6 +22,9 @@ from simulators.shoe import SimulatedShoe
 if TYPE_CHECKING:
     from drivers.dialects import Dialect
     from drivers.url import ShoeUrl
+
+SCHEME = "sim"
+"""The URL scheme of the simulated shoe (``sim://``)."""
 
 
 def open_sim(url: ShoeUrl, dialect: Dialect, **_: object) -> SimConnector:
@@ -78,3 +83,6 @@ class SimConnector(Connector):
         self.runner.stop()
         if self.shoe.port is not None:
             self.shoe.port.close()
+
+
+register_scheme(SCHEME, open_sim)

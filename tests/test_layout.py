@@ -3,24 +3,62 @@
 from __future__ import annotations
 
 import ast
+import fnmatch
+import re
 from pathlib import Path
 
+import pytest
 from fresh_python import modules_after, packages_after
 
 REPO = Path(__file__).resolve().parents[1]
 FOREIGN = ("pygame", "serial", "usb", "argparse")
 
 
-def _imports(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+REFERENCE = re.compile(r"[A-Za-z_]\w*(?:\.\w+)*:[A-Za-z_]\w*")
+"""A registry's ``"module:attr"`` (``DIALECTS``, ``SCHEMES``), imported when first used."""
+DYNAMIC = {"import_module", "__import__", "resolve_name"}
+"""Calls that import the module their first argument names."""
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(REPO).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports_of(source: str, module: str, is_package: bool = False) -> set[str]:
+    """Every module of ours ``source`` may load, as dotted names (``module`` is its name).
+
+    Import statements (relative ones resolved against the module's package), registry
+    strings ``"module:attr"`` and the string argument of ``importlib.import_module``,
+    ``__import__`` and ``pkgutil.resolve_name``.
+    """
+    tree = ast.parse(source)
+    package = module.split(".") if is_package else module.split(".")[:-1]
     out: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             out.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            out.add(node.module)
-            out.update(f"{node.module}.{a.name}" for a in node.names)
-    return out
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                above = package[:len(package) - node.level + 1]
+                base = ".".join([*above, *([base] if base else [])])
+            out.add(base)
+            out.update(".".join(filter(None, (base, a.name))) for a in node.names)
+        elif isinstance(node, ast.Call) and node.args and isinstance(
+                node.args[0], ast.Constant) and isinstance(node.args[0].value, str) and (
+                getattr(node.func, "attr", None) in DYNAMIC
+                or getattr(node.func, "id", None) in DYNAMIC):
+            out.add(node.args[0].value.partition(":")[0])
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                and REFERENCE.fullmatch(node.value):
+            out.add(node.value.partition(":")[0])
+    return {n for n in out if n}
+
+
+def _imports(path: Path) -> set[str]:
+    return _imports_of(path.read_text(encoding="utf-8"), _module_name(path),
+                       path.name == "__init__.py")
 
 
 def _modules(folder: str) -> list[Path]:
@@ -45,10 +83,88 @@ def test_the_game_core_imports_no_hardware_screen_simulator_or_wiring():
     assert bad == []
 
 
-def test_display_imports_no_driver_or_simulator():
-    bad = [(p.name, n) for p in _modules("display") for n in _imports(p)
-           if _top(n) in ("drivers", "simulators", "serial", "usb")]
-    assert bad == []
+def _display_bad(path: Path) -> list[tuple[str, str]]:
+    return [(str(path.relative_to(REPO)), n) for n in _imports(path)
+            if _display_refuses(str(path.relative_to(REPO / "display")), n)]
+
+
+DISPLAY_TAKES = ("controller.game.cards", "controller.game.events", "controller.game.codes",
+                 "controller.game.inputs", "controller.game.numbers",
+                 "controller.game.refusals", "controller.game.views")
+"""What the screens take from controller/: the leaves (the vocabulary, the input
+declarations, numbers, refusal codes) and the views they draw."""
+DISPLAY_ALSO_TAKES = {
+    # the scenarios drive a real table through a script to render its screens headless
+    "scenarios.py": ("controller.game.script",),
+    # the shift report draws the shift's figures and the paytables' returns
+    "report/*": ("controller.game.shift", "controller.game.table_views"),
+    # an input script and the dealer screen's state wait on and word the round's states
+    "input_script.py": ("controller.game.round",),
+    "dealer/state.py": ("controller.game.round",),
+    # outcome meters: the meters' key format and round counters
+    "outcome_mode.py": ("controller.game.meters",),
+    # the PIN pad's length is the configuration's bound
+    "dealer/screen.py": ("controller.game.config",),
+    # the payout list pays in the rules' pay order
+    "dealer/payouts.py": ("controller.game.rules",),
+}
+"""What single display modules take from controller.game beyond the leaves and the views
+(today's list: a new entry is a design decision); never the wiring nor the table's
+journal, engine or table."""
+DISPLAY_NEVER = ("controller.daemon", "controller.cli", "controller.shoe_link",
+                 "controller.game.journal", "controller.game.engine", "controller.game.table")
+
+
+def _within(name: str, modules: tuple[str, ...]) -> bool:
+    return any(name == m or name.startswith(m + ".") for m in modules)
+
+
+def _display_refuses(relative: str, name: str) -> bool:
+    """``display/<relative>`` may not import ``name``."""
+    if _top(name) in ("drivers", "simulators", "serial", "usb"):
+        return True
+    if _top(name) != "controller" or name in ("controller", "controller.game"):
+        return False
+    also = [m for pattern, mods in DISPLAY_ALSO_TAKES.items()
+            if fnmatch.fnmatch(relative, pattern) for m in mods]
+    return _within(name, DISPLAY_NEVER) or not _within(name, (*DISPLAY_TAKES, *also))
+
+
+def test_display_imports_no_driver_or_simulator_and_of_controller_only_leaves_and_views():
+    assert not any(_within(m, DISPLAY_NEVER) for mods in DISPLAY_ALSO_TAKES.values()
+                   for m in mods)
+    assert [bad for p in _modules("display") for bad in _display_bad(p)] == []
+
+
+@pytest.mark.parametrize(("source", "module", "found"), [
+    ("from ..drivers import link", "display.scenarios", "drivers.link"),
+    ("from .. import simulators", "drivers.url", "simulators"),
+    ("SCHEMES = {'sim': 'simulators.sim_link:open_sim'}", "drivers.url",
+     "simulators.sim_link"),
+    ("importlib.import_module('display.app')", "drivers.link", "display.app"),
+    ("__import__('pygame')", "controller.game.rules", "pygame"),
+    ("pkgutil.resolve_name('simulators.shoe:SimulatedShoe')", "drivers.x", "simulators.shoe"),
+])
+def test_the_import_rules_see_relative_registry_and_dynamic_imports(source, module, found):
+    assert found in _imports_of(source, module)
+
+
+@pytest.mark.parametrize(("relative", "name", "refused"), [
+    ("dealer/seat.py", "controller.game.views.SeatView", False),
+    ("dealer/seat.py", "controller.game.round", True),  # round: dealer/state.py only
+    ("dealer/state.py", "controller.game.round.RoundState", False),
+    ("report/plots.py", "controller.game.shift", False),
+    ("player.py", "controller.game.shift", True),
+    ("scenarios.py", "controller.game.table", True),
+    ("app.py", "controller.daemon", True),
+    ("app.py", "controller.cli", True),
+    ("app.py", "controller.shoe_link", True),
+    ("app.py", "controller.game.journal", True),
+    ("app.py", "controller.game.engine", True),
+    ("app.py", "drivers.link", True),
+])
+def test_the_display_rule_refuses_what_it_should(relative, name, refused):
+    assert _display_refuses(relative, name) is refused
 
 
 def test_the_floor_feed_reads_the_game_core_and_nothing_of_the_table_besides():
@@ -112,7 +228,6 @@ def test_the_input_declarations_are_a_leaf():
 
 
 def test_drivers_import_no_simulator_or_screen():
-    # sim:// is named in drivers.url.SCHEMES by "module:function", loaded only when opened
     bad = [(p.name, n) for p in _modules("drivers") for n in _imports(p)
            if _top(n) in ("simulators", "display", "pygame")]
     assert bad == []
@@ -127,8 +242,23 @@ def test_simulators_import_from_controller_only_the_vocabulary_and_the_views():
     assert bad == []
 
 
+def test_the_drivers_name_no_simulator_and_the_simulators_register_sim_themselves():
+    # the drivers' own list of schemes names no simulator: importing the simulated shoe
+    # is what adds sim://, and the wiring imports it only for a sim:// URL
+    from drivers.url import SCHEMES
+
+    assert not any(str(opener).startswith("simulators") for opener in SCHEMES.values())
+    assert packages_after("import drivers.url\nassert 'sim' not in drivers.url.SCHEMES",
+                          among=("simulators",)) == []
+    registered = ("import drivers.url, simulators.sim_link\n"
+                  "assert drivers.url.SCHEMES['sim'] is simulators.sim_link.open_sim")
+    assert "simulators.sim_link" in modules_after(registered)
+
+
 def test_opening_a_shoe_loads_no_simulator_unless_its_url_is_sim():
-    opening = "import queue, drivers\ndrivers.open_link('{}?dialect=native', queue.Queue())"
+    opening = ("import queue\nfrom controller.game.config import TableConfig\n"
+               "from controller.shoe_link import open_shoe\n"
+               "open_shoe(TableConfig(shoe_url='{}?dialect=native'), queue.Queue())")
     assert packages_after(opening.format("memory://none"), among=("simulators", "display")) == []
     assert "simulators.sim_link" in modules_after(opening.format("sim://") + ".connector.close()")
 

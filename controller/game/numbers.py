@@ -27,7 +27,8 @@ DEFAULT_CURRENCY = "EUR"
 casino elsewhere names its own in ``[table] currency``)."""
 
 LANGUAGES = ("en", "fr", "uk")
-"""Languages written; another code is written as English."""
+"""The table's languages, the one list: numbers are written in these (another code is
+written as English), and every ``--lang`` and the screens' catalogues read it."""
 
 
 @functools.lru_cache(maxsize=8)

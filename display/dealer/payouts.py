@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pygame
 
+from controller.game.rules import PAY_ORDER
 from controller.game.views import SeatView
 from display import outcome_mode as om
 from display import theme
@@ -19,8 +20,6 @@ from display.dealer.draw import Ctx, button
 from display.dealer.state import next_to_pay, payout_seats, seat_verb
 from display.theme import Color
 
-PAY_ORDER = ("play", "ante_bonus", "ante", "pair_plus", "six_card_bonus")
-"""Bets in the order they are settled and paid (docs/rules.md)."""
 Line = tuple[str, str, Color]
 """One line of a seat: (bet, amount text, colour)."""
 

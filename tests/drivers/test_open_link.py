@@ -13,6 +13,7 @@ from fresh_python import packages_after
 from shoe_rig import FAST, card_arrives, running_link, shoe_on_pty, state_is, wait_for
 
 import drivers
+import simulators.sim_link  # noqa: F401  (registers sim://)
 from controller.game.events import CardRead, Hello, LinkState
 from drivers.link import ShoeLink
 from drivers.transports import Connector, TransportError, open_error
