@@ -96,8 +96,10 @@ declarations, numbers, refusal codes) and the views they draw."""
 DISPLAY_ALSO_TAKES = {
     # the scenarios drive a real table through a script to render its screens headless
     "scenarios.py": ("controller.game.script",),
-    # the shift report draws the shift's figures and the paytables' returns
-    "report/*": ("controller.game.shift", "controller.game.table_views"),
+    # the shift report draws the shift's figures and the paytables' exact returns, and
+    # writes its PDF whole or not at all
+    "report/*": ("controller.game.shift", "controller.game.table_views",
+                 "controller.game.rules", "controller.game.par_sheet", "controller.files"),
     # an input script and the dealer screen's state wait on and word the round's states
     "input_script.py": ("controller.game.round",),
     "dealer/state.py": ("controller.game.round",),
