@@ -35,10 +35,12 @@ from typing import Any
 
 from controller.game.anchor import GENESIS
 from controller.game.engine import Game
+from controller.game.inputs import Role
 from controller.game.journal import Journal, JournalError
 from controller.game.recall import as_recalled
 from controller.game.records import RoundRecord
 from controller.game.replay import ReplayError, start_state
+from controller.game.roles import WRONG_PIN
 from floor.messages import (
     FINISHED,
     Alarm,
@@ -51,9 +53,9 @@ from floor.messages import (
 
 PAGE = 500
 """Events read and replayed per :meth:`Follower.poll`."""
-ROLES = ("supervisor", "technician", "dealer!")
-"""Actors whose inputs are role actions on the ``event`` topic (``dealer!``: a PIN that
-matched no role)."""
+ROLES = (Role.SUPERVISOR.value, Role.TECHNICIAN.value, WRONG_PIN)
+"""Actors whose inputs are role actions on the ``event`` topic (:data:`WRONG_PIN`: a PIN
+that matched no role)."""
 ALARM_SEVERITIES = ("warning", "error")
 """Notices counted as open alarms in ``state``."""
 

@@ -54,6 +54,7 @@ from controller.game.numbers import DEFAULT_CURRENCY
 from controller.game.par_sheet import ParSheet
 from controller.game.records import AMOUNTS
 from controller.game.replay import apply_each, rebuild
+from controller.game.roles import WRONG_PIN
 from controller.game.round import RoundState
 from controller.game.rules import RuleProfile
 from controller.game.shift_lines import (
@@ -77,8 +78,6 @@ ROLES = frozenset({Role.SUPERVISOR.value, Role.TECHNICIAN.value})
 IN_PLAY = frozenset({RoundState.NO_MORE_BETS, RoundState.DEALING, RoundState.DECIDING,
                      RoundState.REVEAL, RoundState.PAUSED})
 """Round states between "no more bets" and the settlement or void."""
-WRONG_PIN = "dealer!"
-"""The actor of a command whose PIN matched no role."""
 BODY_KINDS = ALARM_KINDS | {STARTUP, "link", "lid", ManualCard.name, ExposedCard.name,
                             UnblockDeck.name}
 """The events whose body a line of the report is made of (besides role actions)."""
