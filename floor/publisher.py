@@ -100,6 +100,8 @@ class FloorPublisher:
         journal_path: the table's journal (the table has it open).
         table_id: the table's id: its topics and its client id.
         drain_s: how long :meth:`stop` goes on sending what is left, by default.
+        resume: the command that starts the table again on its journal: logged when the
+            feed stops with events the broker did not acknowledge ("": not logged).
 
     Attributes:
         cursor: the newest event whose messages were all acknowledged.
@@ -112,9 +114,10 @@ class FloorPublisher:
     """
 
     def __init__(self, settings: FloorSettings, journal_path: str, table_id: str,
-                 drain_s: float = 2.0) -> None:
+                 drain_s: float = 2.0, resume: str = "") -> None:
         settings.check()
         self.drain_s = drain_s
+        self.resume = resume
         self.settings = settings
         self.path = journal_path
         self.table_id = table_id
@@ -505,3 +508,6 @@ class FloorPublisher:
             q.clear()
         log.info("floor: feed stopped at journal event %d (%d messages acknowledged)",
                  self.cursor, self.acknowledged)
+        if self.left and self.resume:
+            log.warning("floor: the broker did not acknowledge the last %d journal event(s); "
+                        "the journal keeps them: `%s` sends them", self.left, self.resume)
