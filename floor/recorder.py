@@ -41,6 +41,7 @@ import logging
 import sqlite3
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -73,6 +74,14 @@ HEARTBEAT_S = 5.0
 SESSION_EXPIRY_S = 7 * 24 * 3600
 """How long the broker keeps the recorder's session (and its messages) while it is down."""
 SUBSCRIBED = ("round", "event", "meters", "state", "status")
+TAKEN_OVER = 0x8E
+"""The MQTT 5 reason code of a disconnection because another client connected with the
+same client id (Session taken over)."""
+QUICK_S = 10.0
+QUICK_LOSSES = 3
+"""Connections lost within :data:`QUICK_S` (each after the broker accepted it): another
+client with the same id takes the session over each time it reconnects (a broker that does
+not say so), and the recorder taken over first stops."""
 
 
 @dataclass
@@ -281,7 +290,10 @@ def serve(settings: FloorSettings, store_path: str, client_id: str = "threecard-
 
     Returns:
         0 after a clean stop, 1 when the store cannot be written (what was not stored is
-        not acknowledged: the broker keeps it for the next start) or the recorder failed.
+        not acknowledged: the broker keeps it for the next start) or the recorder failed,
+        2 when its session was taken over by another client with the same client id
+        (reason code 0x8E, or :data:`QUICK_LOSSES` connections lost in a moment): two
+        recorders with one session would each lose what the other took.
         A message the store refuses for what it holds (a number too large...) is refused
         and acknowledged: it never stops the recorder nor comes back at the next start.
 
@@ -313,7 +325,9 @@ def serve(settings: FloorSettings, store_path: str, client_id: str = "threecard-
         return call
 
     throttle = Throttle(log)  # a broker refusing or away: said once a minute, not each try
-    state = {"connected": False, "refused": False}
+    state: dict[str, Any] = {"connected": False, "refused": False}
+    losses: deque[float] = deque(maxlen=QUICK_LOSSES)  # when connections were lost
+    taken: list[str] = []
 
     def on_connect(c, _u, flags, rc, _p) -> None:  # noqa: ANN001 - paho's callback
         if rc.is_failure:
@@ -350,6 +364,17 @@ def serve(settings: FloorSettings, store_path: str, client_id: str = "threecard-
         if stop.is_set():
             return
         if state["connected"]:
+            losses.append(time.monotonic())
+            quick = len(losses) == QUICK_LOSSES and losses[-1] - losses[0] < QUICK_S
+            if rc == TAKEN_OVER or quick:
+                taken.append(f"its session on {settings.broker} was taken over by another "
+                             f"client with the client id {client_id} ("
+                             + ("the broker said so" if rc == TAKEN_OVER else
+                                f"{QUICK_LOSSES} connections lost within {QUICK_S:.0f} s")
+                             + "): is another `threecard floor serve` running with it? Give "
+                             "each recorder a --client-id of its own")
+                stop.set()
+                return
             throttle.log("lost", logging.WARNING, "floor: recorder lost the broker (%s); "
                          "reconnecting", rc)
         elif not state["refused"]:
@@ -405,6 +430,6 @@ def serve(settings: FloorSettings, store_path: str, client_id: str = "threecard-
             store.close()
         log.info("floor: recorder stopped: %s", ", ".join(f"{v} {k}" for k, v in
                                                           recorder.counts.items()))
-    for why in failed[:1]:
+    for why in (taken or failed)[:1]:
         log.error("floor: recorder stopped: %s", why)
-    return 1 if failed else 0
+    return 2 if taken else 1 if failed else 0
