@@ -76,6 +76,10 @@ YIELD_S = 60.0
 """Seconds a table that found another online with its id waits before connecting again."""
 RESTART_S = 5.0
 """Seconds before the feed starts again after an error."""
+STATUS_EVERY_S = 10.0
+"""While connected, ``status`` online is sent again this often: the floor's heartbeat of
+the table (a table silent for longer than :data:`floor.report.TABLE_SILENT_S` is offline
+there, even when its last will was lost with a broker restarted)."""
 
 
 def _utc(us: int) -> str:
@@ -143,6 +147,7 @@ class FloorPublisher:
         self._retry_at = 0.0
         self._retry_s = RETRY_S[0]
         self._saved_at = 0.0
+        self._status_at = 0.0  # when ``online`` was last sent
         self._throttle = Throttle(log)  # problems that recur: once a minute
         self._thread = threading.Thread(target=self._guarded, name="floor", daemon=True)
 
@@ -242,6 +247,8 @@ class FloorPublisher:
         """One turn: callbacks, connection, journal, sends, cursor. True when busy."""
         busy = self._take_callbacks()
         self._keep_connected()
+        if self.connected and time.monotonic() - self._status_at >= STATUS_EVERY_S:
+            self._online()
         busy |= self._fill()
         busy |= self._send()
         if time.monotonic() - self._saved_at >= SAVE_EVERY_S or self._stop.is_set():
@@ -360,7 +367,7 @@ class FloorPublisher:
         self._throttle.clear("connect", "refused", "closed", "settings")
         log.info("floor: connected to %s as %s", self.settings.broker, self.client_id)
         s, c = self.settings, self._client
-        c.publish(s.topic(self.table_id, "status"), self._status("online"), qos=1, retain=True)
+        self._online()
         c.subscribe([(s.topic(self.table_id, "resend"), 1), (s.topic(self.table_id, "status"),
                                                              1)])
         for e in (*self._resent, *self._live):
@@ -448,7 +455,13 @@ class FloorPublisher:
                 self._yielded = True
                 c.disconnect()
                 return
-        c.publish(s.topic(self.table_id, "status"), self._status("online"), qos=1, retain=True)
+        self._online()
+
+    def _online(self) -> None:
+        """Send ``status`` online (retained): at each connection, and as the heartbeat."""
+        self._status_at = time.monotonic()
+        self._client.publish(self.settings.topic(self.table_id, "status"),
+                             self._status("online"), qos=1, retain=True)
 
     def _status(self, status: str, stopped: bool = False) -> bytes:
         return self._payload(StatusMessage(table=self.table_id, journal=self.genesis,

@@ -145,11 +145,14 @@ class Recorder:
         return s
 
     # ------------------------------------------------------------------ messages
-    def on_message(self, table: str, name: str, payload: bytes) -> None:
+    def on_message(self, table: str, name: str, payload: bytes, retained: bool = False
+                   ) -> None:
         """Take one payload from ``<prefix>/<table>/<name>``.
 
         A payload that fails its declaration, or names another table than its topic's,
-        is refused (logged at warning) and nothing of it is stored.
+        is refused (logged at warning) and nothing of it is stored. ``retained``: the
+        broker's retained copy, sent as the recorder subscribes (an older ``state`` or
+        ``meters`` than the store's is left aside: :meth:`Store.put_latest`).
         """
         try:
             m = decode(name, payload)
@@ -166,9 +169,9 @@ class Recorder:
         elif isinstance(m, EventMessage):
             self._count(self.store.put_event(m, now_us))
         elif isinstance(m, StateMessage):
-            self._state(m, now_us)
+            self._state(m, now_us, retained)
         elif isinstance(m, (MetersMessage, StatusMessage)):
-            self.store.put_latest(m, now_us)
+            self.store.put_latest(m, now_us, retained)
             if isinstance(m, StatusMessage):
                 self._series(table, m.journal).status = status_of(m)
 
@@ -200,8 +203,9 @@ class Recorder:
             return nxt.prev_seq, nxt.prev_hash
         return s.announced_end if s.announced == round_id else None
 
-    def _state(self, m: StateMessage, now_us: int) -> None:
-        self.store.put_latest(m, now_us)
+    def _state(self, m: StateMessage, now_us: int, retained: bool) -> None:
+        if not self.store.put_latest(m, now_us, retained):
+            return  # an older state than the one held: it announces nothing new
         s = self._series(m.table, m.journal)
         s.announced = m.last_round  # the newest state says it: an older claim is gone
         s.announced_end = (m.last_round_seq, m.last_round_hash) if m.last_round else None
@@ -347,7 +351,7 @@ def serve(settings: FloorSettings, store_path: str, client_id: str = "threecard-
         if where is not None and where[1] in SUBSCRIBED:
             try:
                 with lock:
-                    recorder.on_message(where[0], where[1], m.payload)
+                    recorder.on_message(where[0], where[1], m.payload, bool(m.retain))
             except sqlite3.Error as exc:
                 if not _message_fault(exc):  # not acknowledged: the broker keeps it for us
                     failed.append(f"the store {store_path} cannot be written: {exc}")
