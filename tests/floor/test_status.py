@@ -36,12 +36,20 @@ def _statuses(store_path) -> dict[str, str | None]:
         s.close()
 
 
-def test_a_table_killed_or_hung_is_offline_within_the_keep_alive_limit(floor, tmp_path):
+def _tables(floor, tmp_path, **paces: int) -> tuple:
+    """A broker, a recorder and a demo table per id (its pace in ms), each connected."""
     broker = floor.broker().start()
     store = tmp_path / "floor.sqlite3"
     floor.recorder(broker, store)
-    killed = floor.table(broker, "TCP-K", tmp_path / "k.sqlite3", 50)
-    hung = floor.table(broker, "TCP-H", tmp_path / "h.sqlite3", 50)
+    tables = [floor.table(broker, tid.replace("_", "-"), tmp_path / f"{tid}.sqlite3", pace)
+              for tid, pace in paces.items()]
+    for t in tables:
+        t.wait_for(r"floor: connected to", 60)
+    return broker, store, *tables
+
+
+def test_a_table_killed_or_hung_is_offline_within_the_keep_alive_limit(floor, tmp_path):
+    broker, store, killed, hung = _tables(floor, tmp_path, TCP_K=50, TCP_H=50)
     for t in (killed, hung):
         t.wait_for(r"round 2: dealer", 60)
     floor.wait_until(lambda: _statuses(store) == {"TCP-K": "online", "TCP-H": "online"}, 15,
@@ -236,13 +244,8 @@ def test_the_newest_state_and_meters_are_kept_by_event_and_bad_rows_show_a_dash(
 def test_a_table_silent_for_30_s_is_offline_even_when_its_will_was_lost(floor, tmp_path):
     # TCP-G hangs, and the broker is restarted without persistence: its last will is lost
     # with it. TCP-Q deals nothing for a minute (one step a minute), but is there.
-    broker = floor.broker().start()
-    store = tmp_path / "floor.sqlite3"
-    floor.recorder(broker, store)
-    hung = floor.table(broker, "TCP-G", tmp_path / "g.sqlite3", 50)
-    idle = floor.table(broker, "TCP-Q", tmp_path / "q.sqlite3", 60_000)
+    broker, store, hung, idle = _tables(floor, tmp_path, TCP_G=50, TCP_Q=60_000)
     hung.wait_for(r"round 2: dealer", 60)
-    idle.wait_for(r"floor: connected to", 60)
     floor.wait_until(lambda: _statuses(store) == {"TCP-G": "online", "TCP-Q": "online"}, 15,
                      "both tables online")
     hung.proc.send_signal(signal.SIGSTOP)
