@@ -264,7 +264,7 @@ class Daemon:
         self.table.start()
         self._open_screens()
         self._open_link()
-        self.floor = open_floor(self.config, self.table)
+        self.floor = open_floor(self.config, self.table, resume="run")
         self._on_publish(*self.table.views())
 
     def _open_screens(self) -> None:

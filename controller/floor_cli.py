@@ -3,7 +3,8 @@
 ``serve`` runs the recorder (:func:`floor.recorder.serve`): every table's rounds, state,
 meters and events from the broker into a SQLite store, each table's continuity checked and
 mended. ``rounds`` and ``status`` read the store read-only (the recorder may be running).
-Exit status: 0 fine, 1 a store or broker problem, 2 usage.
+Exit status: 0 fine, 1 a store or broker problem, 2 usage (``serve``: also its session
+taken over by another recorder with the same ``--client-id``).
 """
 
 from __future__ import annotations
@@ -50,7 +51,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     serve.add_argument("--topic-prefix", default="threecard",
                        help="the topics' first levels (default threecard)")
     serve.add_argument("--client-id", default="threecard-floor",
-                       help="the recorder's client id: its session on the broker")
+                       help="the recorder's client id (default threecard-floor): its "
+                       "persistent session on the broker, which keeps its messages while it "
+                       "is down; one recorder per id (a second one with the same id takes "
+                       "the session over and the first stops, exit status 2)")
     serve.add_argument("--log-level", choices=("debug", "info", "warning", "error"),
                        default="info")
     rounds = sub.add_parser("rounds", help="a table's rounds from the store",

@@ -7,9 +7,14 @@ journal in a thread of its own and the table only wakes it after each commit.
 from __future__ import annotations
 
 import argparse
+import logging
+import os
+import shlex
 from typing import Any
 
 from controller.game.config import ConfigError, TableConfig
+
+log = logging.getLogger("threecard.floor")
 
 DRAIN_S = 2.0
 """At a stop, how long the feed may go on sending what is left while connected."""
@@ -43,8 +48,56 @@ class _NoFeed:
 NO_FEED = _NoFeed()
 
 
+def resume_command(command: str, config: TableConfig, journal: str, *extra: str) -> str:
+    """The command line that starts this table again on its journal, to copy and paste.
+
+    It names the configuration file (when there is one) and every setting the feed needs
+    to go on as the same table: the journal, the table id, the broker, the rules and the
+    seats; each word quoted for a POSIX shell.
+
+    Args:
+        command: ``run`` or ``simulate``.
+        config: the configuration the table ran with.
+        journal: the journal's path.
+        extra: words added after the command (``--rounds 1``).
+    """
+    words = ["threecard", command, *extra]
+    if config.source:
+        words += ["--config", config.source]
+    words += ["--journal", journal, "--table-id", config.table_id]
+    if config.floor_broker:
+        words += ["--floor", config.floor_broker]
+    words += ["--rules", config.rules, "--seats", str(config.seats)]
+    return shlex.join(words)
+
+
+def _other_table(config: TableConfig, journal: str) -> str | None:
+    """The table id an existing journal was written by, when it is not this table's."""
+    if journal == ":memory:" or not os.path.isfile(journal):
+        return None
+    from controller.game.journal import Journal, JournalError
+    from controller.game.recall import recorded_config
+
+    try:
+        j = Journal(journal, readonly=True)
+    except (JournalError, OSError):
+        return None  # not a journal: the table says why when it opens it
+    try:
+        written_by = recorded_config(j).get("table_id")
+    except JournalError:
+        return None
+    finally:
+        j.close()
+    if isinstance(written_by, str) and written_by and written_by != config.table_id:
+        return written_by
+    return None
+
+
 def check_floor(config: TableConfig, journal: str | None = None) -> None:
     """Check ``[floor]`` before the journal opens: its files can be read and used.
+
+    A journal written by another table id is refused with a floor (its rounds would be
+    published under this table's id, as another series) and warned about without one.
 
     Args:
         config: the configuration.
@@ -54,11 +107,21 @@ def check_floor(config: TableConfig, journal: str | None = None) -> None:
     Raises:
         ConfigError: naming the setting (``[floor] ca_file ...: not a PEM file ...``).
     """
+    path = journal or config.journal_path
+    other = _other_table(config, path)
+    if other is not None:
+        why = (f"the journal {path} was written by table {other}, this is table "
+               f"{config.table_id}")
+        if config.floor_broker:
+            raise ConfigError(f"{why}: its rounds would reach the floor under the wrong id; "
+                              f"run it as --table-id {other}, or give this table a journal "
+                              "of its own")
+        log.warning("%s: the journal keeps both ids (a floor would refuse it)", why)
     if not config.floor_broker:
         return
     from floor.mqtt import FloorError, settings_from
 
-    if (journal or config.journal_path) == ":memory:":
+    if path == ":memory:":
         raise ConfigError("the floor feed reads the journal: it needs a "
                           "journal file, not :memory:")
 
@@ -68,13 +131,17 @@ def check_floor(config: TableConfig, journal: str | None = None) -> None:
         raise ConfigError(f"{config.source}: {exc}" if config.source else str(exc)) from None
 
 
-def open_floor(config: TableConfig, table: Any, drain_s: float = DRAIN_S) -> Any:
+def open_floor(config: TableConfig, table: Any, drain_s: float = DRAIN_S,
+               resume: str = "") -> Any:
     """Start the floor feed of an open table (:data:`NO_FEED` when no broker is set).
 
     Args:
         config: the configuration (``[floor]`` and the table id).
         table: the open :class:`~controller.game.table.Table`; its journal is followed.
         drain_s: what ``stop()`` allows by default for sending what is left.
+        resume: ``run``: when the feed stops with events the broker did not acknowledge,
+            it logs the command that sends them (:func:`resume_command`); "": the caller
+            says it.
 
     Returns:
         An object whose ``stop()`` ends the feed.
@@ -89,7 +156,8 @@ def open_floor(config: TableConfig, table: Any, drain_s: float = DRAIN_S) -> Any
 
     try:
         feed = FloorPublisher(settings_from(config), table.journal.path, config.table_id,
-                              drain_s=drain_s)
+                              drain_s=drain_s, resume=resume and resume_command(
+                                  resume, config, table.journal.path))
     except FloorError as exc:
         raise ConfigError(f"{config.source}: {exc}" if config.source else str(exc)) from None
     table.subscribe(feed.wake)

@@ -22,7 +22,7 @@ from typing import Any
 
 from controller.autoplay import AutoPlayer
 from controller.cli import counted, wagers, whole_number
-from controller.floor_link import add_floor_arguments, check_floor, open_floor
+from controller.floor_link import add_floor_arguments, check_floor, open_floor, resume_command
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
 from controller.game.config import MAX_SEATS, MIN_SEATS, TableConfig
 from controller.game.events import LinkState, LinkStatus
@@ -393,10 +393,11 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print_human(result)
     if unsent:
+        given = [] if bets == wagers(DEFAULT_BETS) else ["--bets", json.dumps(bets)]
         print(f"threecard simulate: the floor's broker did not acknowledge the last {unsent} "
               f"journal event(s); the journal keeps them: {path}"
               + (" (kept, not deleted)" if tmp is not None else "")
-              + f"; `threecard simulate --journal {path} --rounds 1 --floor {args.floor}` "
+              + f"; `{resume_command('simulate', config, path, '--rounds', '1', *given)}` "
               "sends them", file=sys.stderr)
         return 1
     return 0

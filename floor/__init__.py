@@ -23,14 +23,17 @@ hash of the journal's first event, so a table's new journal is a new series):
     changes) and role actions (an input made with a supervisor's or technician's PIN, or a
     PIN that matched no role): ``seq``, ``kind``, ``severity``, ``message``...
 ``meters``
-    QoS 1, retained. The meters and event counters after the newest round.
+    QoS 1, retained. The meters and event counters after the newest round (a retained
+    copy older, by ``seq``, than the one the recorder holds is left aside, as for
+    ``state``).
 ``state``
     QoS 1, retained. ``last_round`` (the newest finished round, so a round lost at the end
     of a shift is noticed), its ``seq`` and ``hash``, the round in play and the open alarms.
 ``status``
-    QoS 1, retained. ``online``, or ``offline`` (also the last will: a table that vanishes;
-    the broker publishes it after the ``online`` of the same connection, and the recorder
-    keeps the status it received last, per journal).
+    QoS 1, retained. ``online`` (at each connection, and every 10 s as the table's
+    heartbeat: a table silent for 30 s is offline on the floor), or ``offline`` (also the
+    last will: a table that vanishes; the broker publishes it after the ``online`` of the
+    same connection, and the recorder keeps the status it received last, per journal).
 ``resend``
     Recorder to table: ``{"journal": ..., "from_round": N}``; the table sends its rounds from
     N again, read from its journal.

@@ -10,14 +10,12 @@ recorded are noted, not faulted (the feed may lag, or the floor may have been do
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from controller.game.inputs import STARTUP
 from controller.game.journal import Journal
-from controller.game.recall import as_recalled
+from controller.game.recall import as_recalled, recorded_config
 from controller.game.replay import round_records
 from floor.follower import FINISHED
 from floor.store import SeriesRow, Store
@@ -56,11 +54,7 @@ class FloorVerdict:
 
 
 def _table_id(j: Journal) -> str:
-    rec = j.newest(STARTUP)
-    try:
-        return str(json.loads(rec.body)["config"]["table_id"]) if rec else ""
-    except (ValueError, KeyError, TypeError):
-        return ""
+    return str(recorded_config(j).get("table_id", ""))
 
 
 def _disowned(store: Store, series: SeriesRow | None, round_id: int,

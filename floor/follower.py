@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from controller.game.anchor import GENESIS
 from controller.game.engine import Game
 from controller.game.inputs import Role
@@ -46,6 +48,7 @@ from floor.messages import (
     Alarm,
     EventMessage,
     Message,
+    Meters,
     MetersMessage,
     RoundMessage,
     StateMessage,
@@ -269,7 +272,8 @@ class Follower:
         """The retained messages of the newest event replayed: ``meters`` and ``state``."""
         out = [Outgoing(self.position, MetersMessage(
             table=self.table_id, journal=self.genesis, seq=self.position,
-            meters=self.game.meters_dict()), retain=True)] if meters else []
+            meters=msgspec.convert(self.game.meters_dict(), Meters)), retain=True)] \
+            if meters else []
         return out + [Outgoing(self.position, self.state(), retain=True)]
 
     def _events(self, seq: int, h: str, kind: str, actor: str, reason: str | None,

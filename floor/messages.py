@@ -109,18 +109,35 @@ class EventMessage(Message, frozen=True, kw_only=True):
     reason: str | None = None
 
 
+Amount = Annotated[int, Meta(ge=-INT_MAX, le=INT_MAX)]
+MeterRow = Annotated[list[Amount], Meta(min_length=6, max_length=6)]
+
+
+class Meters(Struct, frozen=True, forbid_unknown_fields=True):
+    """A table's meters, as its journal keeps them.
+
+    Attributes:
+        rows: name -> [wagered, paid, won, rounds, voids, refunded] (minor units, counts).
+        counters: event counters by name.
+        outcomes: outcome counters by name (once a round was dealt in outcome mode).
+    """
+
+    rows: dict[str, MeterRow] = {}
+    counters: dict[str, Seq] = {}
+    outcomes: dict[str, Seq] = {}
+
+
 class MetersMessage(Message, frozen=True, kw_only=True):
     """The meters after the newest round (topic ``meters``, retained).
 
     Attributes:
         seq: the newest event replayed.
-        meters: ``rows`` (name -> wagered, paid, won, rounds, voids, refunded, minor
-            units) and ``counters``, as ``threecard meters`` reads them.
+        meters: the rows and counters, as ``threecard meters`` reads them.
     """
 
     name: ClassVar[str] = "meters"
     seq: Seq
-    meters: dict[str, Any]
+    meters: Meters
 
 
 class Alarm(Struct, frozen=True, forbid_unknown_fields=True):

@@ -21,7 +21,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
-from controller.game.broker import parse_broker_url
+from controller.game.broker import parse_broker_url, topic_prefix_problem
 from controller.game.config import TABLE_ID_PATTERN
 
 NAMES = ("round", "event", "meters", "state", "status", "resend")
@@ -171,6 +171,8 @@ class FloorSettings:
             parse_broker_url(self.broker)
         except ValueError as exc:
             raise FloorError("broker", f": {exc}") from None
+        if (problem := topic_prefix_problem(self.topic_prefix)) is not None:
+            raise FloorError("topic_prefix", f": {problem}")
         for name in ("ca_file", "client_cert", "client_key"):
             path = getattr(self, name)
             if path and not Path(path).is_file():

@@ -76,6 +76,10 @@ YIELD_S = 60.0
 """Seconds a table that found another online with its id waits before connecting again."""
 RESTART_S = 5.0
 """Seconds before the feed starts again after an error."""
+STATUS_EVERY_S = 10.0
+"""While connected, ``status`` online is sent again this often: the floor's heartbeat of
+the table (a table silent for longer than :data:`floor.report.TABLE_SILENT_S` is offline
+there, even when its last will was lost with a broker restarted)."""
 
 
 def _utc(us: int) -> str:
@@ -100,6 +104,8 @@ class FloorPublisher:
         journal_path: the table's journal (the table has it open).
         table_id: the table's id: its topics and its client id.
         drain_s: how long :meth:`stop` goes on sending what is left, by default.
+        resume: the command that starts the table again on its journal: logged when the
+            feed stops with events the broker did not acknowledge ("": not logged).
 
     Attributes:
         cursor: the newest event whose messages were all acknowledged.
@@ -112,9 +118,10 @@ class FloorPublisher:
     """
 
     def __init__(self, settings: FloorSettings, journal_path: str, table_id: str,
-                 drain_s: float = 2.0) -> None:
+                 drain_s: float = 2.0, resume: str = "") -> None:
         settings.check()
         self.drain_s = drain_s
+        self.resume = resume
         self.settings = settings
         self.path = journal_path
         self.table_id = table_id
@@ -140,6 +147,7 @@ class FloorPublisher:
         self._retry_at = 0.0
         self._retry_s = RETRY_S[0]
         self._saved_at = 0.0
+        self._status_at = 0.0  # when ``online`` was last sent
         self._throttle = Throttle(log)  # problems that recur: once a minute
         self._thread = threading.Thread(target=self._guarded, name="floor", daemon=True)
 
@@ -239,6 +247,8 @@ class FloorPublisher:
         """One turn: callbacks, connection, journal, sends, cursor. True when busy."""
         busy = self._take_callbacks()
         self._keep_connected()
+        if self.connected and time.monotonic() - self._status_at >= STATUS_EVERY_S:
+            self._online()
         busy |= self._fill()
         busy |= self._send()
         if time.monotonic() - self._saved_at >= SAVE_EVERY_S or self._stop.is_set():
@@ -357,7 +367,7 @@ class FloorPublisher:
         self._throttle.clear("connect", "refused", "closed", "settings")
         log.info("floor: connected to %s as %s", self.settings.broker, self.client_id)
         s, c = self.settings, self._client
-        c.publish(s.topic(self.table_id, "status"), self._status("online"), qos=1, retain=True)
+        self._online()
         c.subscribe([(s.topic(self.table_id, "resend"), 1), (s.topic(self.table_id, "status"),
                                                              1)])
         for e in (*self._resent, *self._live):
@@ -445,7 +455,13 @@ class FloorPublisher:
                 self._yielded = True
                 c.disconnect()
                 return
-        c.publish(s.topic(self.table_id, "status"), self._status("online"), qos=1, retain=True)
+        self._online()
+
+    def _online(self) -> None:
+        """Send ``status`` online (retained): at each connection, and as the heartbeat."""
+        self._status_at = time.monotonic()
+        self._client.publish(self.settings.topic(self.table_id, "status"),
+                             self._status("online"), qos=1, retain=True)
 
     def _status(self, status: str, stopped: bool = False) -> bytes:
         return self._payload(StatusMessage(table=self.table_id, journal=self.genesis,
@@ -505,3 +521,6 @@ class FloorPublisher:
             q.clear()
         log.info("floor: feed stopped at journal event %d (%d messages acknowledged)",
                  self.cursor, self.acknowledged)
+        if self.left and self.resume:
+            log.warning("floor: the broker did not acknowledge the last %d journal event(s); "
+                        "the journal keeps them: `%s` sends them", self.left, self.resume)

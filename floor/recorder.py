@@ -41,6 +41,7 @@ import logging
 import sqlite3
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -73,6 +74,14 @@ HEARTBEAT_S = 5.0
 SESSION_EXPIRY_S = 7 * 24 * 3600
 """How long the broker keeps the recorder's session (and its messages) while it is down."""
 SUBSCRIBED = ("round", "event", "meters", "state", "status")
+TAKEN_OVER = 0x8E
+"""The MQTT 5 reason code of a disconnection because another client connected with the
+same client id (Session taken over)."""
+QUICK_S = 10.0
+QUICK_LOSSES = 3
+"""Connections lost within :data:`QUICK_S` (each after the broker accepted it): another
+client with the same id takes the session over each time it reconnects (a broker that does
+not say so), and the recorder taken over first stops."""
 
 
 @dataclass
@@ -136,11 +145,14 @@ class Recorder:
         return s
 
     # ------------------------------------------------------------------ messages
-    def on_message(self, table: str, name: str, payload: bytes) -> None:
+    def on_message(self, table: str, name: str, payload: bytes, retained: bool = False
+                   ) -> None:
         """Take one payload from ``<prefix>/<table>/<name>``.
 
         A payload that fails its declaration, or names another table than its topic's,
-        is refused (logged at warning) and nothing of it is stored.
+        is refused (logged at warning) and nothing of it is stored. ``retained``: the
+        broker's retained copy, sent as the recorder subscribes (an older ``state`` or
+        ``meters`` than the store's is left aside: :meth:`Store.put_latest`).
         """
         try:
             m = decode(name, payload)
@@ -157,9 +169,9 @@ class Recorder:
         elif isinstance(m, EventMessage):
             self._count(self.store.put_event(m, now_us))
         elif isinstance(m, StateMessage):
-            self._state(m, now_us)
+            self._state(m, now_us, retained)
         elif isinstance(m, (MetersMessage, StatusMessage)):
-            self.store.put_latest(m, now_us)
+            self.store.put_latest(m, now_us, retained)
             if isinstance(m, StatusMessage):
                 self._series(table, m.journal).status = status_of(m)
 
@@ -191,8 +203,9 @@ class Recorder:
             return nxt.prev_seq, nxt.prev_hash
         return s.announced_end if s.announced == round_id else None
 
-    def _state(self, m: StateMessage, now_us: int) -> None:
-        self.store.put_latest(m, now_us)
+    def _state(self, m: StateMessage, now_us: int, retained: bool) -> None:
+        if not self.store.put_latest(m, now_us, retained):
+            return  # an older state than the one held: it announces nothing new
         s = self._series(m.table, m.journal)
         s.announced = m.last_round  # the newest state says it: an older claim is gone
         s.announced_end = (m.last_round_seq, m.last_round_hash) if m.last_round else None
@@ -281,7 +294,10 @@ def serve(settings: FloorSettings, store_path: str, client_id: str = "threecard-
 
     Returns:
         0 after a clean stop, 1 when the store cannot be written (what was not stored is
-        not acknowledged: the broker keeps it for the next start) or the recorder failed.
+        not acknowledged: the broker keeps it for the next start) or the recorder failed,
+        2 when its session was taken over by another client with the same client id
+        (reason code 0x8E, or :data:`QUICK_LOSSES` connections lost in a moment): two
+        recorders with one session would each lose what the other took.
         A message the store refuses for what it holds (a number too large...) is refused
         and acknowledged: it never stops the recorder nor comes back at the next start.
 
@@ -313,7 +329,9 @@ def serve(settings: FloorSettings, store_path: str, client_id: str = "threecard-
         return call
 
     throttle = Throttle(log)  # a broker refusing or away: said once a minute, not each try
-    state = {"connected": False, "refused": False}
+    state: dict[str, Any] = {"connected": False, "refused": False}
+    losses: deque[float] = deque(maxlen=QUICK_LOSSES)  # when connections were lost
+    taken: list[str] = []
 
     def on_connect(c, _u, flags, rc, _p) -> None:  # noqa: ANN001 - paho's callback
         if rc.is_failure:
@@ -333,7 +351,7 @@ def serve(settings: FloorSettings, store_path: str, client_id: str = "threecard-
         if where is not None and where[1] in SUBSCRIBED:
             try:
                 with lock:
-                    recorder.on_message(where[0], where[1], m.payload)
+                    recorder.on_message(where[0], where[1], m.payload, bool(m.retain))
             except sqlite3.Error as exc:
                 if not _message_fault(exc):  # not acknowledged: the broker keeps it for us
                     failed.append(f"the store {store_path} cannot be written: {exc}")
@@ -350,6 +368,17 @@ def serve(settings: FloorSettings, store_path: str, client_id: str = "threecard-
         if stop.is_set():
             return
         if state["connected"]:
+            losses.append(time.monotonic())
+            quick = len(losses) == QUICK_LOSSES and losses[-1] - losses[0] < QUICK_S
+            if rc == TAKEN_OVER or quick:
+                taken.append(f"its session on {settings.broker} was taken over by another "
+                             f"client with the client id {client_id} ("
+                             + ("the broker said so" if rc == TAKEN_OVER else
+                                f"{QUICK_LOSSES} connections lost within {QUICK_S:.0f} s")
+                             + "): is another `threecard floor serve` running with it? Give "
+                             "each recorder a --client-id of its own")
+                stop.set()
+                return
             throttle.log("lost", logging.WARNING, "floor: recorder lost the broker (%s); "
                          "reconnecting", rc)
         elif not state["refused"]:
@@ -405,6 +434,6 @@ def serve(settings: FloorSettings, store_path: str, client_id: str = "threecard-
             store.close()
         log.info("floor: recorder stopped: %s", ", ".join(f"{v} {k}" for k, v in
                                                           recorder.counts.items()))
-    for why in failed[:1]:
+    for why in (taken or failed)[:1]:
         log.error("floor: recorder stopped: %s", why)
-    return 1 if failed else 0
+    return 2 if taken else 1 if failed else 0

@@ -17,10 +17,14 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from floor.messages import MetersMessage
 from floor.store import SeriesRow, Store
 
 SILENT_AFTER_S = 15
 """A recorder that has not written for this long is not running (3 heartbeats)."""
+TABLE_SILENT_S = 30
+"""A table online that the recorder has not heard for this long is offline, its last will
+lost or not (it sends its status every :data:`floor.publisher.STATUS_EVERY_S`)."""
 
 
 def _utc(us: int | None) -> str | None:
@@ -100,7 +104,7 @@ class TableStatus:
         hold_ppm: the hold in parts per million of the amount wagered (None: nothing
             wagered yet).
         open_alarms: the kinds of the warnings and errors the table shows (offline: the
-            ones it showed last; stopped: none).
+            ones it showed last; stopped: none; None: its stored state is not readable).
         lacking: what the floor lacks of the newest journal, or None.
         heard_utc: when the recorder last received a message of the table, ISO 8601 UTC.
         older_lacking: what the floor lacks of the table's earlier journals (the table
@@ -114,7 +118,7 @@ class TableStatus:
     last_round_utc: str | None
     rounds_last_hour: int
     hold_ppm: int | None
-    open_alarms: list[str]
+    open_alarms: list[str] | None
     lacking: str | None
     heard_utc: str | None = None
     older_lacking: list[str] | None = None
@@ -122,7 +126,7 @@ class TableStatus:
     def line(self, now: datetime | None = None) -> str:
         """The status as one line of text (``now``: for "heard ... ago")."""
         hold = "-" if self.hold_ppm is None else f"{self.hold_ppm / 10_000:.2f} %"
-        alarms = ", ".join(self.open_alarms) or "none"
+        alarms = "-" if self.open_alarms is None else ", ".join(self.open_alarms) or "none"
         if self.status == "offline":
             alarms = f"{alarms} (when last heard)"
         ended = f" ended {self.last_round_utc[:19]}Z" if self.last_round_utc else ""
@@ -138,14 +142,14 @@ class TableStatus:
         return asdict(self)
 
 
-def hold_ppm(meters: dict[str, Any] | None) -> int | None:
+def hold_ppm(meters: MetersMessage | None) -> int | None:
     """The hold of a ``meters`` payload's ``total`` row, parts per million (rounded).
 
     The rows are [wagered, paid, won, rounds, voids, refunded] in minor units: the house
     wins ``won`` (stakes lost by players) and pays ``paid``.
     """
-    row = ((meters or {}).get("meters") or {}).get("rows", {}).get("total")
-    if not row or not row[0]:
+    row = meters.meters.rows.get("total") if meters is not None else None
+    if not row or row[0] <= 0:
         return None
     wagered, paid, won = row[0], row[1], row[2]
     num = (won - paid) * 1_000_000
@@ -167,14 +171,21 @@ def floor_status(store: Store, now: datetime) -> list[TableStatus]:
     """
     since = (now - timedelta(hours=1)).isoformat()
     series = store.series()
+    # silence is measured on the recorder's clock, up to when it last wrote
+    rec = store.recorder()
+    heard_by_us = int(now.timestamp() * 1_000_000)
+    if rec is not None:
+        heard_by_us = min(heard_by_us, rec.alive_us)
     out = []
     for t in store.tables():
         newest = store.rounds(t.table_id, t.journal, last=1)
         s = next((r for r in series if (r.table, r.journal) == (t.table_id, t.journal)),
                  SeriesRow(t.table_id, t.journal, 0, 0, 0, None))
         status = s.status or "unknown"
-        alarms = [] if status == "stopped" else [
-            a["kind"] for a in (t.state or {}).get("open_alarms", [])]
+        if status == "online" and heard_by_us - t.heard_us > TABLE_SILENT_S * 1_000_000:
+            status = "offline"  # silent: its last will was lost, or is late
+        alarms = [] if status == "stopped" else None if "state" in t.unreadable else [
+            a.kind for a in (t.state.open_alarms if t.state is not None else [])]
         older = [f"journal {r.journal[:16]}: {why}" for r in series
                  if r.table == t.table_id and r.journal != t.journal
                  and (why := _lacking(r)) is not None]

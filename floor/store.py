@@ -28,6 +28,7 @@ from floor.messages import (
     RoundMessage,
     StateMessage,
     StatusMessage,
+    decode,
     encode,
 )
 
@@ -69,6 +70,16 @@ def status_of(m: StatusMessage) -> str:
     last will (it vanished).
     """
     return "stopped" if m.status == "offline" and m.stopped else m.status
+
+
+def _decoded(name: str, text: Any) -> Any:
+    """A stored ``state`` or ``meters`` payload as declared, or None (none, or unreadable)."""
+    if not isinstance(text, (str, bytes)):
+        return None
+    try:
+        return decode(name, text.encode() if isinstance(text, str) else text)
+    except ValueError:
+        return None
 
 
 class StoreError(Exception):
@@ -120,18 +131,21 @@ class TableRow:
         journal: its newest journal (the hash of its first event).
         status: ``online``, ``offline`` (its last will), ``stopped`` (it said so) or
             None (never heard).
-        state: its newest ``state`` payload, or None.
-        meters: its newest ``meters`` payload, or None.
+        state: its newest ``state``, or None (none, or not readable).
+        meters: its newest ``meters``, or None (none, or not readable).
         heard_us: when the recorder received its newest message (the recorder's clock,
             microseconds since the epoch).
+        unreadable: the payloads stored but not readable as declared (``state``,
+            ``meters``): a store written by hand, or by a recorder of another version.
     """
 
     table_id: str
     journal: str
     status: str | None
-    state: dict[str, Any] | None
-    meters: dict[str, Any] | None
+    state: StateMessage | None
+    meters: MetersMessage | None
     heard_us: int = 0
+    unreadable: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,16 +271,30 @@ class Store:
                                    encode(m).decode(), now_us))
         return cur.rowcount > 0
 
-    def put_latest(self, m: StateMessage | MetersMessage | StatusMessage, now_us: int) -> None:
-        """Keep a table's ``state``, ``meters`` or ``status``: the one received last.
+    def put_latest(self, m: StateMessage | MetersMessage | StatusMessage, now_us: int,
+                   retained: bool = False) -> bool:
+        """Keep a table's ``state``, ``meters`` or ``status``: the newest.
 
-        The broker delivers a topic's messages in the order it took them, the last will
-        after the ``online`` of the same connection, so the order of arrival is the order
-        of truth; the table's own clock (``sent_us``) orders nothing.
+        A message as sent is the newest: the broker delivers a topic's messages in the
+        order it took them (the last will after the ``online`` of the same connection),
+        so the order of arrival is the order of truth, never the table's clock
+        (``sent_us``). A ``retained`` one is the broker's stored copy, sent again when the
+        recorder subscribes, possibly older than what the store holds: a ``state`` or
+        ``meters`` of the same journal is then kept only when its journal event
+        (``seq``) is not older.
+
+        Returns:
+            False when an older retained ``state`` or ``meters`` was left aside.
         """
         col = m.name
         with self.db:
             self.db.execute("BEGIN")
+            if retained and not isinstance(m, StatusMessage):
+                row = self.db.execute(f"SELECT {col} FROM tables WHERE table_id = ?",
+                                      (m.table,)).fetchone()
+                held = _decoded(col, row[0] if row else None)
+                if held is not None and held.journal == m.journal and held.seq > m.seq:
+                    return False
             self._seen(m.table, m.journal, now_us)
             value = status_of(m) if isinstance(m, StatusMessage) else encode(m).decode()
             self.db.execute(f"UPDATE tables SET {col} = ?, {col}_us = ? WHERE table_id = ?",
@@ -279,6 +307,7 @@ class Store:
             elif isinstance(m, StatusMessage):
                 self.db.execute("UPDATE series SET status = ? WHERE table_id = ? AND "
                                 "journal = ?", (value, m.table, m.journal))
+        return True
 
     def set_contiguous(self, table: str, journal: str, contiguous: int) -> None:
         """Record how far the series' rounds follow each other without a gap."""
@@ -314,8 +343,11 @@ class Store:
         for tid, journal, status, state, meters, heard in self.db.execute(
                 "SELECT table_id, journal, status, state, meters, last_us FROM tables "
                 "ORDER BY table_id"):
-            out.append(TableRow(tid, journal, status, json.loads(state) if state else None,
-                                json.loads(meters) if meters else None, heard))
+            st, me = _decoded("state", state), _decoded("meters", meters)
+            bad = tuple(name for name, text, value in (("state", state, st),
+                                                       ("meters", meters, me))
+                        if text is not None and value is None)
+            out.append(TableRow(tid, journal, status, st, me, heard, bad))
         return out
 
     def beat(self, client_id: str, now_us: int, stopped: bool = False) -> None:

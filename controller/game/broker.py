@@ -7,11 +7,23 @@ the configuration's check (:mod:`controller.game.config`) and by the floor feed.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from urllib.parse import urlsplit
 
 BROKER_SCHEMES = {"mqtt": 1883, "mqtts": 8883}
 """The floor broker's URL schemes and their default ports (``mqtts``: MQTT over TLS)."""
+
+TOPIC_PREFIX_PATTERN = re.compile(r"[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*")
+"""A topic prefix: levels of A-Z a-z 0-9 _ - joined by ``/`` (no MQTT wildcard ``+`` or
+``#``, no empty level: the recorder subscribes to ``<prefix>/+/<name>``)."""
+
+
+def topic_prefix_problem(prefix: str) -> str | None:
+    """What is wrong with a topic prefix (None: nothing)."""
+    if isinstance(prefix, str) and TOPIC_PREFIX_PATTERN.fullmatch(prefix):
+        return None
+    return f"must be topic levels of A-Z a-z 0-9 _ - joined by /, got {_quoted(prefix)}"
 
 
 def parse_broker_url(url: str) -> tuple[str, str, int]:
@@ -42,4 +54,4 @@ def _quoted(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-__all__ = ["BROKER_SCHEMES", "parse_broker_url"]
+__all__ = ["BROKER_SCHEMES", "TOPIC_PREFIX_PATTERN", "parse_broker_url", "topic_prefix_problem"]

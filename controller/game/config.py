@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from controller.game.broker import parse_broker_url
+from controller.game.broker import parse_broker_url, topic_prefix_problem
 from controller.game.events import DEFAULT_DIALECT
 
 if TYPE_CHECKING:  # the profile loader is imported when a profile is loaded
@@ -182,9 +182,7 @@ def _broker(v: Any) -> str | None:
 
 
 def _topic_prefix(v: Any) -> str | None:
-    if not isinstance(v, str) or not re.fullmatch(r"[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*", v):
-        return f"must be topic levels of A-Z a-z 0-9 _ - joined by /, got {_show(v)}"
-    return None
+    return topic_prefix_problem(v)
 
 
 def _optional_path(v: Any) -> str | None:

@@ -37,6 +37,20 @@ def replay(journal: Journal, full: bool = False) -> Game:
     return rebuild(journal, use_snapshots=not full)
 
 
+def recorded_config(journal: Journal) -> dict[str, Any]:
+    """The configuration the newest start-up recorded in the journal ({}: none readable).
+
+    Raises:
+        JournalError: the journal cannot be read.
+    """
+    rec = journal.newest(STARTUP)
+    try:
+        config = json.loads(rec.body)["config"] if rec else {}
+    except (ValueError, TypeError, KeyError):
+        return {}
+    return config if isinstance(config, dict) else {}
+
+
 def currency(path: str | Path, archive: str | Path | None = None) -> str:
     """The currency of the journal's amounts: the newest start-up's ``[table] currency``.
 
@@ -45,13 +59,9 @@ def currency(path: str | Path, archive: str | Path | None = None) -> str:
     """
     j = Journal(path, readonly=True, archive=archive)
     try:
-        rec = j.newest(STARTUP)
+        code = recorded_config(j).get("currency")
     finally:
         j.close()
-    try:
-        code = json.loads(rec.body)["config"].get("currency") if rec else None
-    except (ValueError, TypeError, KeyError, AttributeError):
-        code = None
     return code if isinstance(code, str) and currency_problem(code) is None \
         else DEFAULT_CURRENCY
 

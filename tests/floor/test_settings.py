@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -91,17 +92,30 @@ def test_a_password_file_unreadable_for_a_moment_only_delays_the_feed(floor, tmp
     assert "the feed stopped on an error" not in table.text()
 
 
+def _cli(command: str) -> list[str]:
+    """A ``threecard ...`` command line as printed, run through this interpreter."""
+    words = shlex.split(command)
+    assert words[0] == "threecard", command
+    return words[1:]
+
+
 def test_simulate_keeps_a_temporary_journal_the_floor_did_not_take(floor, tmp_path):
     broker = floor.broker()  # made, not started: nothing listens on its port yet
-    p = _run("simulate", "--rounds", "5", "--floor", broker.url)
+    bets = '{"ante": 100, "pair_plus": 200}'  # the 6 Card Bonus is not a classic bet
+    p = _run("simulate", "--rounds", "5", "--floor", broker.url, "--table-id", "TCP-Z",
+             "--seats", "3", "--rules", "classic", "--bets", bets)
     assert p.returncode == 1, p.stdout + p.stderr
     m = re.search(r"did not acknowledge the last \d+ journal event\(s\); the journal keeps "
-                  r"them: (\S+) \(kept, not deleted\); `threecard simulate --journal \S+ "
-                  r"--rounds 1 --floor (\S+)` sends them", p.stderr)
+                  r"them: (\S+) \(kept, not deleted\); `([^`]+)` sends them", p.stderr)
     assert m, p.stderr
     journal = Path(m.group(1))
+    command = _cli(m.group(2))
+    # a copy-paste resumes the same table: its id, broker, rules and seats
+    assert command == ["simulate", "--rounds", "1", "--bets", bets, "--journal", str(journal),
+                       "--table-id", "TCP-Z", "--floor", broker.url, "--rules", "classic",
+                       "--seats", "3"]
     try:
-        _send_kept(floor, broker, journal, m.group(2), tmp_path)
+        _send_kept(floor, broker, journal, command, tmp_path, "TCP-Z")
     finally:
         shutil.rmtree(journal.parent)
     # a journal in memory cannot be read by the feed: said before anything runs
@@ -111,16 +125,81 @@ def test_simulate_keeps_a_temporary_journal_the_floor_did_not_take(floor, tmp_pa
         "not :memory:"], p.stderr
 
 
-def _send_kept(floor, broker, journal: Path, url: str, tmp_path: Path) -> None:
+def _send_kept(floor, broker, journal: Path, command: list[str], tmp_path: Path,
+               table: str) -> None:
     assert len(floor.finished(journal)) == 5  # nothing lost
     # the command it names sends them, once the broker is there
     broker.start()
     store = tmp_path / "floor.sqlite3"
     floor.recorder(broker, store)
-    sent = _run("simulate", "--journal", str(journal), "--rounds", "1", "--floor", url)
+    sent = _run(*command)
     assert sent.returncode == 0, sent.stderr
-    floor.wait_until(lambda: floor.stored(store, "TABLE-1") == floor.finished(journal), 15,
+    assert "written by table" not in sent.stderr  # the same table, not another
+    floor.wait_until(lambda: floor.stored(store, table) == floor.finished(journal), 15,
                      "the kept rounds on the floor")
+
+
+def test_run_says_how_to_send_what_the_broker_did_not_take(floor, tmp_path):
+    broker = floor.broker()  # not started
+    journal = tmp_path / "r.sqlite3"
+    p = _run("run", "--demo", "--headless", "--rounds", "2", "--pace-ms", "0", "--journal",
+             str(journal), "--floor", broker.url, "--table-id", "TCP-R", "--seats", "3")
+    m = re.search(r"the broker did not acknowledge the last \d+ journal event\(s\); the "
+                  r"journal keeps them: `([^`]+)` sends them", p.stdout + p.stderr)
+    assert m, p.stdout + p.stderr
+    command = _cli(m.group(1))
+    assert command == ["run", "--journal", str(journal), "--table-id", "TCP-R", "--floor",
+                       broker.url, "--rules", "live", "--seats", "3"]
+    broker.start()
+    store = tmp_path / "floor.sqlite3"
+    floor.recorder(broker, store)
+    before = floor.finished(journal)
+    assert len(before) >= 2
+    sent = _run(*command, "--demo", "--headless", "--rounds", "1")
+    assert sent.returncode == 0, sent.stdout + sent.stderr
+    floor.wait_until(lambda: floor.stored(store, "TCP-R") == floor.finished(journal), 15,
+                     "the rounds on the floor under the same table id")
+
+
+def test_a_journal_of_another_table_is_refused_with_a_floor_and_warned_about_without(
+        floor, tmp_path):
+    broker = floor.broker().start()
+    journal = tmp_path / "a.sqlite3"
+    p = _run("simulate", "--rounds", "2", "--journal", str(journal), "--table-id", "TCP-A")
+    assert p.returncode == 0, p.stderr
+    size = journal.stat().st_size
+    p = _run("simulate", "--rounds", "3", "--journal", str(journal), "--table-id", "TCP-B",
+             "--floor", broker.url)
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert p.stderr.strip().splitlines() == [
+        f"threecard simulate: the journal {journal} was written by table TCP-A, this is table "
+        "TCP-B: its rounds would reach the floor under the wrong id; run it as --table-id "
+        "TCP-A, or give this table a journal of its own"], p.stderr
+    assert journal.stat().st_size == size and len(floor.finished(journal)) == 2
+    p = _run("run", "--demo", "--headless", "--rounds", "1", "--journal", str(journal),
+             "--table-id", "TCP-B", "--floor", broker.url)
+    assert p.returncode == 2 and "was written by table TCP-A" in p.stderr, p.stderr
+    # without a floor it is said, and the table runs
+    p = _run("simulate", "--rounds", "3", "--journal", str(journal), "--table-id", "TCP-B")
+    assert p.returncode == 0, p.stderr
+    assert (f"the journal {journal} was written by table TCP-A, this is table TCP-B"
+            in p.stderr), p.stderr
+
+
+def test_a_topic_prefix_with_wildcards_or_empty_levels_is_refused(floor, tmp_path):
+    broker = floor.broker().start()
+    for prefix in ("casino/+", "casino/#", "casino//pit", "/casino", "casino/"):
+        p = _run("floor", "serve", "--broker", broker.url, "--store",
+                 str(tmp_path / "floor.sqlite3"), "--topic-prefix", prefix)
+        assert p.returncode == 2, p.stdout + p.stderr
+        lines = p.stderr.strip().splitlines()
+        assert lines == [f"threecard floor serve: --topic-prefix: must be topic levels of A-Z "
+                         f"a-z 0-9 _ - joined by /, got {prefix!r}"], p.stderr
+        config = _config(tmp_path / "t.toml", tmp_path / "j.sqlite3", broker=broker.url,
+                         topic_prefix=prefix)
+        p = _run("run", "--demo", "--headless", "--config", str(config), "--rounds", "1")
+        assert p.returncode == 2 and "[floor] topic_prefix: must be topic levels" in p.stderr
+    assert not (tmp_path / "floor.sqlite3").exists()
 
 
 def test_two_tables_with_one_id_are_named_and_the_first_keeps_the_floor(floor, tmp_path):
