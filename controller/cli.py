@@ -33,7 +33,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "shoe-sim": ("simulators.cli", "run a simulated card shoe on a pty or TCP port"),
     "decode": ("drivers.cli", "decode raw shoe bytes into one JSON line per event"),
     "screenshot": ("display.screenshot", "render a named scenario of a screen to PNG"),
-    "hash-pin": ("controller.pin_cli", "hash a supervisor or technician PIN for the config"),
+    "hash-pin": ("controller.pin_cli", "hash a dealer, supervisor or technician PIN for [roles]"),
     "report": ("controller.report_cli", "shift report as a PDF: meters, returns, voids, alarms"),
     "dispute": ("controller.dispute", "a signed bundle of one round for a dispute; or verify one"),
     "keygen": ("controller.signing", "make the table's signing key beside its configuration"),

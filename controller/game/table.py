@@ -344,7 +344,9 @@ class Table:
                         body["rules_text"] = _rules_text(self.game.config, item.value)
                 text = encode_body(body)
             except (InputError, TypeError) as exc:  # refused: nothing of it is journaled
-                log.warning("input refused, not journaled: %s", exc)
+                # the verdict says why to whoever gave it (the control channel logs it,
+                # the dealer screen shows it): logged once, there
+                log.debug("input refused, not journaled: %s", exc)
                 if batch:
                     verdicts += self._process(batch)
                     batch = []

@@ -86,6 +86,7 @@ def test_a_rules_change_to_a_profile_start_up_refuses_is_refused_in_the_same_wor
     m = d.wait_for(r" WARNING +control: refused config_change: bad value for rules: (.*) - at "
                    r"`\$\.value`$", timeout=10)
     assert m.group(1) == words.group()
+    assert len([x for x in d.lines if words.group() in x and " DEBUG " not in x]) == 1
     d.send("place_bet", seat=1, bet="ante", amount=100)     # the table goes on, on live
     d.wait_for(r"control: place_bet")
     assert d.stop() == 0
