@@ -17,6 +17,8 @@ import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from controller.game.text import for_terminal
+
 #: sub-command name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("controller.daemon", "run the table (shoe, engine, screens) until SIGTERM"),
@@ -31,7 +33,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "shoe-sim": ("simulators.cli", "run a simulated card shoe on a pty or TCP port"),
     "decode": ("drivers.cli", "decode raw shoe bytes into one JSON line per event"),
     "screenshot": ("display.screenshot", "render a named scenario of a screen to PNG"),
-    "hash-pin": ("controller.pin_cli", "hash a supervisor or technician PIN for the config"),
+    "hash-pin": ("controller.pin_cli", "hash a dealer, supervisor or technician PIN for [roles]"),
     "report": ("controller.report_cli", "shift report as a PDF: meters, returns, voids, alarms"),
     "dispute": ("controller.dispute", "a signed bundle of one round for a dispute; or verify one"),
     "keygen": ("controller.signing", "make the table's signing key beside its configuration"),
@@ -228,21 +230,18 @@ def escape_unencodable(*streams: TextIO) -> None:
 
 
 class LineFormatter(logging.Formatter):
-    r"""One log record, one line: what cannot be printed in its message is escaped.
+    r"""One log record, one line: what a terminal must not be sent in its message is escaped.
 
-    A line break, an ANSI escape sequence or any other character that is not printable
-    (``str.isprintable``) in a message, such as a void reason typed on the control
-    channel, is written as its backslash escape (``\n``, ``\x1b``): free text never
-    starts a line of its own or rewrites the terminal, so it cannot forge a log record.
-    A traceback (our own code's) still follows on its lines.
+    A line break, an ANSI escape sequence or any other control or format character in a
+    message, such as a void reason journaled by an earlier version, is written as its
+    backslash escape (``\n``, ``\x1b``; :func:`controller.game.text.for_terminal`): free
+    text never starts a line of its own or rewrites the terminal, so it cannot forge a log
+    record. A traceback (our own code's) still follows on its lines.
     """
 
     def formatMessage(self, record: logging.LogRecord) -> str:
         """The record's line, its message escaped."""
-        text = record.message
-        if not text.isprintable():
-            record.message = "".join(c if c.isprintable() else
-                                     c.encode("unicode_escape").decode("ascii") for c in text)
+        record.message = for_terminal(record.message)
         return super().formatMessage(record)
 
 

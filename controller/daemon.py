@@ -52,11 +52,10 @@ from controller.game.config import (
     pin_problem,
 )
 from controller.game.control_line import MAX_CONTROL_LINE, UnknownCommand, parse_control_line
-from controller.game.deck_counts import DeckCountsError, stored_counts
 from controller.game.inputs import InputError
 from controller.game.numbers import LANGUAGES, format_ppm
 from controller.game.settlement import BetError, bets_from_mapping, validate_bets
-from controller.game.table_views import rtp_for
+from controller.game.table_views import check_returns
 from controller.game.views import DealerView, PlayerView
 from controller.notify import Heartbeats, Notifier, WatchdogTiming
 from controller.round_log import RoundLog
@@ -194,26 +193,11 @@ class Daemon:
         """Compute the profile's exact return (R3) from the stored counts, and check it.
 
         Raises:
-            ConfigError: a bet returns 100 % or more to the player, or its exact return
-                does not round to the return the profile publishes (a paytable edited
-                without its published return, or the wrong file), or the stored counts
-                (:func:`~controller.game.deck_counts.stored_counts`) are damaged.
+            ConfigError: the profile fails :func:`~controller.game.table_views.check_returns`
+                (a bet returns 100 % or more, its return is not the published one, or the
+                stored counts are damaged).
         """
-        try:
-            stored_counts()  # read and checked once: the returns below come from it
-        except DeckCountsError as exc:
-            raise ConfigError(f"self-check: {exc}") from None
-        rtp = dict(rtp_for(self.config.profile))  # as the player screen shows them
-        src = self.config.profile.source
-        for bet, ppm in rtp.items():
-            if ppm >= 1_000_000:
-                raise ConfigError(f"{src}: {bet} returns {format_ppm(ppm, digits=4)} to the player "
-                                  "(100 % or more)")
-            published = self.config.profile.published_rtp.get(bet)
-            if published is not None and (ppm + 50) // 100 != published:
-                raise ConfigError(f"{src}: published_rtp.{bet}: the paytable returns "
-                                  f"{format_ppm(ppm, digits=4)}, not the published "
-                                  f"{format_ppm(published * 100)}")
+        rtp = dict(check_returns(self.config.profile))  # as the player screen shows them
         log.info("self-check: rules %s, return to player %s", self.config.profile.name,
                  ", ".join(f"{k} {format_ppm(v, digits=4)}" for k, v in rtp.items()))
         return rtp

@@ -62,6 +62,7 @@ from typing import Any
 from controller.cli import whole_number
 from controller.files import new_file
 from controller.game.numbers import LANGUAGES
+from controller.game.text import for_terminal
 
 FORMAT = "threecard-dispute/1"
 """The bundle's format, in its manifest."""
@@ -456,7 +457,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _fail(message: str, status: int) -> int:
-    print(f"threecard dispute: {message}", file=sys.stderr)
+    print(for_terminal(f"threecard dispute: {message}"), file=sys.stderr)
     return status
 
 
@@ -509,6 +510,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def say(line: str) -> None:
+    """Print one line naming what a bundle holds, escaped for the terminal."""
+    print(for_terminal(line))
+
+
 def _screens(s: dict[str, Any]) -> str:
     return (f"in {s['language']} ({s['language_from']}) at {s['size']} "
             f"({s['size_from']})")
@@ -531,24 +537,24 @@ def _run_verify(args: argparse.Namespace) -> int:
         return _fail(str(exc), 2)
     v = verify_bundle(args.bundle, public)
     if not v.ok:
-        print(f"BUNDLE FAILS: {args.bundle}")
+        print(for_terminal(f"BUNDLE FAILS: {args.bundle}"))
         for problem in v.problems:
-            print(f"  {problem}")
+            print(for_terminal(f"  {problem}"))  # the bundle's text, escaped
         return 1
     m, rec = v.manifest, v.record or {}
     files = f"{len(m['files']) + 2} files, every SHA-256 as signed"
     if public:
-        print(f"bundle OK: round {m['round']} of table {m['table_id']}, {files}; signed by "
-              f"the table's key, sha256 {m['key_fingerprint']}")
+        say(f"bundle OK: round {m['round']} of table {m['table_id']}, {files}; signed by "
+            f"the table's key, sha256 {m['key_fingerprint']}")
     else:  # anyone may sign with a key of their own and name it
-        print(f"bundle holds together, NOT CHECKED against the table's key: round "
-              f"{m['round']} of table {m['table_id']}, {files} by the key the bundle names, "
-              f"sha256 {m['key_fingerprint']}; compare that fingerprint with the table's, "
-              "or give --public-key")
-    print(f"replay from snapshot.json and events.jsonl: round {rec.get('status')}, "
-          f"players' nets {_nets(rec, v.currency)} (as recall.json records)")
+        say(f"bundle holds together, NOT CHECKED against the table's key: round "
+            f"{m['round']} of table {m['table_id']}, {files} by the key the bundle names, "
+            f"sha256 {m['key_fingerprint']}; compare that fingerprint with the table's, "
+            "or give --public-key")
+    say(f"replay from snapshot.json and events.jsonl: round {rec.get('status')}, "
+        f"players' nets {_nets(rec, v.currency)} (as recall.json records)")
     if isinstance(m.get("screens"), dict):
-        print(f"screens drawn {_screens(m['screens'])}")
+        say(f"screens drawn {_screens(m['screens'])}")
     return 0 if public else UNAUTHENTICATED
 
 

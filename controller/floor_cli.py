@@ -21,6 +21,7 @@ from typing import Any
 
 from controller.cli import line_handler, whole_number
 from controller.game.config import TABLE_ID_PATTERN
+from controller.game.text import for_terminal
 from controller.recall_cli import MAX_LAST, format_round
 
 
@@ -85,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _fail(exc: Exception) -> int:
-    print(f"threecard floor: {exc}", file=sys.stderr)
+    print(for_terminal(f"threecard floor: {exc}"), file=sys.stderr)
     return 1
 
 
@@ -150,8 +151,8 @@ def _rounds(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rounds))
     else:
-        print(f"table {args.table}, journal {journals[-1][:16]}: {len(rounds)} round(s),"
-              " amounts in minor units")
+        print(for_terminal(f"table {args.table}, journal {journals[-1][:16]}: "
+                           f"{len(rounds)} round(s), amounts in minor units"))
         for r in rounds:
             print(format_round(r, None))
     return 0
@@ -171,6 +172,7 @@ def _status(args: argparse.Namespace) -> int:
         print(json.dumps({"recorder": recorder.to_dict(),
                           "tables": [r.to_dict() for r in rows]}))
     else:
-        print(recorder.line(now))
-        print("\n".join(r.line(now) for r in rows) if rows else "no table heard yet")
+        print(for_terminal(recorder.line(now)))  # the store's text, escaped line by line
+        print("\n".join(for_terminal(r.line(now)) for r in rows) if rows
+              else "no table heard yet")
     return 0

@@ -1,21 +1,27 @@
 """``threecard recall``, ``threecard meters``, ``threecard verify-journal``.
 
 All three read the journal given by ``--journal PATH`` read-only (the table may be
-running; the journal may sit on read-only media). Exit status: 0 fine, 1 the journal is
-broken or does not reconcile, 2 usage.
+running; the journal may sit on read-only media). What they print of the journal is
+escaped for the terminal (:func:`controller.game.text.for_terminal`). Exit status: 0 fine,
+1 the journal is broken or does not reconcile, 2 usage, or a file that is no readable
+journal (not SQLite, or text in it that is not UTF-8: the line names the table and row).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import sqlite3
 import sys
 from typing import Any
 
 from controller.cli import whole_number
 from controller.game import recall as rc
-from controller.game.journal import Journal, JournalError
+from controller.game.journal import Journal, JournalError, JournalUnreadable
+from controller.game.journal_read import unusable
 from controller.game.numbers import format_money, format_number
+from controller.game.text import for_terminal
 from controller.round_log import outcome_words
 
 MAX_LAST = 1_000_000
@@ -63,8 +69,14 @@ def add_verify_journal_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _fail(cmd: str, exc: Exception) -> int:
-    print(f"threecard {cmd}: {exc}", file=sys.stderr)
-    return 1
+    """Say why on one line; exit 2 when the file is no readable journal, else 1."""
+    print(for_terminal(f"threecard {cmd}: {exc}"), file=sys.stderr)
+    return 2 if isinstance(exc, JournalUnreadable) else 1
+
+
+def _unreadable(path: str, exc: Exception) -> Exception:
+    """A journal error as it is; SQLite's as a :class:`JournalUnreadable` naming the row."""
+    return unusable(path, os.path.realpath(path), exc) if isinstance(exc, sqlite3.Error) else exc
 
 
 def _warn_if_broken(cmd: str, path: str, archive: str | None = None) -> bool:
@@ -82,9 +94,10 @@ def _warn_if_broken(cmd: str, path: str, archive: str | None = None) -> bool:
     finally:
         j.close()
     if not report.ok:
-        print(f"threecard {cmd}: WARNING: the journal's hash chain is broken "
-              f"({report.message}); these records cannot be trusted. Run "
-              "`threecard verify-journal` and call a technician.", file=sys.stderr)
+        print(for_terminal(f"threecard {cmd}: WARNING: the journal's hash chain is broken "
+                           f"({report.message}); these records cannot be trusted. Run "
+                           "`threecard verify-journal` and call a technician."),
+              file=sys.stderr)
     return not report.ok
 
 
@@ -100,8 +113,9 @@ def run_recall(args: argparse.Namespace) -> int:
     """Print game recall, newest first."""
     try:
         rounds = rc.recall(args.journal, args.last, args.archive)
-    except JournalError as exc:
-        return _fail("recall", exc)
+        cur = rc.currency(args.journal, args.archive) if rounds and not args.json else None
+    except (JournalError, sqlite3.DatabaseError) as exc:
+        return _fail("recall", _unreadable(args.journal, exc))
     broken = _warn_if_broken("recall", args.journal, args.archive)
     if args.json:
         print(json.dumps(rounds))
@@ -109,7 +123,6 @@ def run_recall(args: argparse.Namespace) -> int:
         if not rounds:
             print("no rounds recorded")
         else:
-            cur = rc.currency(args.journal, args.archive)
             print(f"amounts in {cur}")
             for r in rounds:
                 print(format_round(r, cur))
@@ -124,6 +137,9 @@ def _outcome(x: dict[str, Any]) -> str:
 
 def format_round(r: dict[str, Any], currency: str | None) -> str:
     """A round record (``recall --json``'s shape) as game recall prints it.
+
+    Each line is made safe for a terminal (:func:`~controller.game.text.for_terminal`): a
+    void reason holding a line break or an escape sequence stays on its line, escaped.
 
     Args:
         r: the round record.
@@ -156,15 +172,16 @@ def format_round(r: dict[str, Any], currency: str | None) -> str:
             net = f"  net {_money(s['net'], currency)}"
         lines.append(f"  seat {s['seat']}: {' '.join(s['cards']) or '-'}  bets {bets}  "
                      f"decision {s['decision'] or '-'}  {res}{net}")
-    return "\n".join(lines)
+    return "\n".join(map(for_terminal, lines))
 
 
 def run_meters(args: argparse.Namespace) -> int:
     """Print meters per bet type and seat, and the event counters."""
     try:
         rep = rc.meters(args.journal, args.archive)
-    except JournalError as exc:
-        return _fail("meters", exc)
+        cur = rc.currency(args.journal, args.archive)
+    except (JournalError, sqlite3.DatabaseError) as exc:
+        return _fail("meters", _unreadable(args.journal, exc))
     broken = _warn_if_broken("meters", args.journal, args.archive)
     if args.json:
         print(json.dumps({"rows": {k: dict(zip(("wagered", "paid", "won", "rounds", "voids",
@@ -174,22 +191,22 @@ def run_meters(args: argparse.Namespace) -> int:
                           "reconciled": rep.reconciled,
                           "problems": rep.problems}))
     else:
-        cur = rc.currency(args.journal, args.archive)
         print(f"amounts in {cur}")
         print(f"{'meter':15} {'wagered':>16} {'paid':>16} {'won':>16} {'house net':>16} "
               f"{'rounds':>8} {'voids':>6} {'refunded':>14}")
         for k, (w, p, won, n, v, rf) in rep.rows.items():
             m = [_money(x, cur, False) for x in (w, p, won, rf)]
-            print(f"{k:15} {m[0]:>16} {m[1]:>16} {m[2]:>16} {_money(won - p, cur):>16} "
-                  f"{format_number(n):>8} {format_number(v):>6} {m[3]:>14}")
+            print(for_terminal(f"{k:15} {m[0]:>16} {m[1]:>16} {m[2]:>16} "
+                               f"{_money(won - p, cur):>16} {format_number(n):>8} "
+                               f"{format_number(v):>6} {m[3]:>14}"))
         for k, v in sorted(rep.counters.items()):
-            print(f"  {k}: {v}")
+            print(for_terminal(f"  {k}: {v}"))
         if rep.outcomes:
             print("outcome meters (rounds dealt as outcomes):")
             for k, v in sorted(rep.outcomes.items()):
-                print(f"  {k}: {v}")
+                print(for_terminal(f"  {k}: {v}"))
         print("reconciled with the round records" if rep.reconciled
-              else "DOES NOT RECONCILE: " + "; ".join(rep.problems))
+              else for_terminal("DOES NOT RECONCILE: " + "; ".join(rep.problems)))
     return 0 if rep.reconciled and not broken else 1
 
 
@@ -222,7 +239,7 @@ def run_verify_journal(args: argparse.Namespace) -> int:
     try:
         logged = _logged_heads(args.anchor)
     except ValueError as exc:
-        print(f"threecard verify-journal: {exc}", file=sys.stderr)
+        print(for_terminal(f"threecard verify-journal: {exc}"), file=sys.stderr)
         return 2
     try:
         v = rc.verify(args.journal, logged, archive=args.archive)
@@ -245,9 +262,9 @@ def run_verify_journal(args: argparse.Namespace) -> int:
                                         "problems": list(floor.problems),
                                         "notes": list(floor.notes)}} if floor else {})}))
     else:
-        print(v.summary())
+        print(for_terminal(v.summary()))
         if floor is not None:
-            print(floor.summary())
+            print(for_terminal(floor.summary()))
     return 0 if v.ok and (floor is None or floor.ok) else 1
 
 

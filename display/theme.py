@@ -12,8 +12,11 @@ import io
 from collections import OrderedDict
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import pygame
+
+from controller.game.text import drawable
 
 Color = tuple[int, int, int]
 
@@ -95,6 +98,24 @@ def font_bytes(bold: bool = False) -> bytes:
     return font_path(bold).read_bytes()
 
 
+class SafeFont(pygame.font.Font):
+    """A font that measures and draws any text.
+
+    Control characters and lone surrogates, which SDL_ttf refuses (a NUL in a void reason
+    of an old journal), are drawn as U+FFFD (:func:`controller.game.text.drawable`).
+    """
+
+    def size(self, text: str | bytes, /) -> tuple[int, int]:  # type: ignore[override]
+        """The size ``text`` takes, made drawable first."""
+        return super().size(drawable(text) if isinstance(text, str) else text)
+
+    def render(self, text: str | bytes | None, antialias: bool, color: Any,  # type: ignore[override]
+               bgcolor: Any = None, wraplength: int = 0) -> pygame.Surface:
+        """``text`` rendered, made drawable first."""
+        shown = drawable(text) if isinstance(text, str) else text
+        return super().render(shown, antialias, color, bgcolor, wraplength)
+
+
 class FontBook:
     """Fonts by (bold, pixel size), fitted sizes and rendered text, all cached.
 
@@ -105,7 +126,7 @@ class FontBook:
     def __init__(self, max_surfaces: int = 3000) -> None:
         if not pygame.font.get_init():
             pygame.font.init()
-        self._fonts: dict[tuple[bool, int], pygame.font.Font] = {}
+        self._fonts: dict[tuple[bool, int], SafeFont] = {}
         self._fits: dict[tuple[str, bool, int, int, int, int], tuple[int, str, bool]] = {}
         self._surfaces: OrderedDict[tuple[str, bool, int, Color], pygame.Surface] = OrderedDict()
         self._max = max_surfaces
@@ -115,7 +136,7 @@ class FontBook:
         key = (bold, max(4, int(size)))
         f = self._fonts.get(key)
         if f is None:
-            f = pygame.font.Font(io.BytesIO(font_bytes(bold)), key[1])
+            f = SafeFont(io.BytesIO(font_bytes(bold)), key[1])
             self._fonts[key] = f
         return f
 

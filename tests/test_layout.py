@@ -90,9 +90,9 @@ def _display_bad(path: Path) -> list[tuple[str, str]]:
 
 DISPLAY_TAKES = ("controller.game.cards", "controller.game.events", "controller.game.codes",
                  "controller.game.inputs", "controller.game.numbers",
-                 "controller.game.refusals", "controller.game.views")
+                 "controller.game.refusals", "controller.game.text", "controller.game.views")
 """What the screens take from controller/: the leaves (the vocabulary, the input
-declarations, numbers, refusal codes) and the views they draw."""
+declarations, numbers, refusal codes, the rule for free text) and the views they draw."""
 DISPLAY_ALSO_TAKES = {
     # the scenarios drive a real table through a script to render its screens headless
     "scenarios.py": ("controller.game.script",),
@@ -205,9 +205,11 @@ def test_the_input_declarations_are_a_leaf():
     # and the configuration's bounds (which import no part of the game but that vocabulary)
     names = _imports(REPO / "controller" / "game" / "inputs.py")
     ours = {n for n in names if _top(n) == "controller"}
-    assert {n.rsplit(".", 1)[0] if n.startswith("controller.game.config.") else n
+    leaves = ("controller.game.config.", "controller.game.power_up.", "controller.game.text.")
+    assert {n.rsplit(".", 1)[0] if n.startswith(leaves) else n
             for n in ours} <= {"controller.game", "controller.game.events",
-                               "controller.game.config"}
+                               "controller.game.config", "controller.game.power_up",
+                               "controller.game.text"}
     # config.py imports the shoe's vocabulary, the floor broker's URL form (a leaf), the
     # rule profiles only when one loads, and the PIN hash format and the currency codes
     # only when a configuration is checked (auth imports only config; numbers and broker
@@ -218,7 +220,7 @@ def test_the_input_declarations_are_a_leaf():
     assert config <= {"controller.game.events", "controller.game.rules",
                       "controller.game.auth", "controller.game.numbers",
                       "controller.game.broker"}
-    for leaf in ("numbers.py", "broker.py"):
+    for leaf in ("numbers.py", "broker.py", "power_up.py", "text.py"):
         assert {n for n in _imports(REPO / "controller" / "game" / leaf)
                 if _top(n) == "controller"} == set()
     auth = {".".join(n.split(".")[:3]) for n in _imports(REPO / "controller" / "game" /

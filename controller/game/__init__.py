@@ -8,5 +8,6 @@ input (``inputs``), and the shared vocabulary (cards, shoe events).
 Nothing here imports ``drivers``, ``display``, ``simulators``, pygame, pyserial, pyusb or
 argparse: the daemon and the ``threecard`` subcommands in :mod:`controller` wire those parts
 to this core. ``events`` and ``codes`` are leaves every package may import; ``inputs`` imports only
-``events`` and the configuration's bounds (``config``).
+``events``, the configuration's bounds (``config``), the power-up record (``power_up``) and
+the rule for free text (``text``: what may be kept, drawn and printed).
 """

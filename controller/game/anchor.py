@@ -32,6 +32,14 @@ class JournalError(RuntimeError):
     """The journal cannot be used (not a database, a broken chain, a failed write)."""
 
 
+class JournalUnreadable(JournalError):
+    """The file is not a usable journal: not SQLite, damaged, or text in it is not UTF-8.
+
+    Readers (``recall``, ``meters``, ``verify-journal``) exit 2 on it: there is no journal
+    to give a verdict on.
+    """
+
+
 class AnchorError(JournalError):
     """The anchor beside a journal cannot be read or written."""
 

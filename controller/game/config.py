@@ -13,7 +13,6 @@ game (a ``config_change``), the command-line flags, the rule profiles (amounts, 
 multiples) and the PIN pad alike. A bad file or value is a :class:`ConfigError` naming
 the file and the key (``table.toml: [table] seatz: unknown key``); nothing starts with a
 configuration that does not validate (docs/requirements.md R3).
-
 Journal form: :meth:`TableConfig.to_dict` writes ``config_version`` 2. Version 1 (written
 before, without ``config_version``) named ``exposed_card`` ``exposed_card_policy`` and
 ``lockout_after`` ``max_pin_failures``; :meth:`TableConfig.from_dict` and
@@ -228,16 +227,18 @@ def _pin_hashes(v: Any) -> str | None:
     """Role -> PIN hash; a problem is worded ``<role>: <what is wrong>``."""
     if not isinstance(v, dict):
         return f"must map roles to PIN hashes, got {_show(v)}"
+    from controller.game.auth import parse_pin_hash  # auth reads this module's bounds
+    seen: dict[str, str] = {}  # hash -> the first role given it: one PIN is one role
     for role, digest in v.items():
         if role not in ROLES:
             return f"{_show(role)}: is not a role (roles: {', '.join(ROLES)})"
-        from controller.game.auth import parse_pin_hash  # auth reads this module's bounds
-
         try:
             parse_pin_hash(digest if isinstance(digest, str) else "")
         except ValueError as exc:
             return (f"{role}: must be a PIN hash from `threecard hash-pin` (scrypt$...), "
                     f"never a PIN: {exc}")
+        if seen.setdefault(digest, role) != role:
+            return f"{role}: same PIN as {seen[digest]}"
     return None
 
 
@@ -592,7 +593,6 @@ def load_config(path: str | Path | None, **overrides: Any) -> TableConfig:
     return TableConfig(source=source, given=frozenset(values), **values).pinned().validate()
 
 
-__all__ = ["TableConfig", "ConfigError", "load_config", "changeable_setting",
-           "config_version", "setting_problem", "amount_problem", "multiple_problem",
-           "pin_problem", "ROLES", "CHANGEABLE", "BET_ENTRIES", "MAX_SEATS", "MAX_AMOUNT",
-           "MAX_MULTIPLE"]
+__all__ = ["TableConfig", "ConfigError", "load_config", "changeable_setting", "config_version",
+           "setting_problem", "amount_problem", "multiple_problem", "pin_problem", "ROLES",
+           "CHANGEABLE", "BET_ENTRIES", "MAX_SEATS", "MAX_AMOUNT", "MAX_MULTIPLE"]

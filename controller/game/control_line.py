@@ -13,7 +13,7 @@ from typing import Any
 
 import msgspec
 
-from controller.game.inputs import COMMAND_NAMED, COMMANDS, DealerCommand, InputError
+from controller.game.inputs import COMMAND_NAMED, COMMANDS, DealerCommand, InputError, failed
 
 MAX_CONTROL_LINE = 4096
 """The longest control line taken, bytes."""
@@ -56,7 +56,7 @@ def parse_control_line(line: str | bytes) -> DealerCommand:
         if isinstance(name, str) and name not in COMMAND_NAMED:
             raise UnknownCommand(f"unknown command {name!r} (known: "
                                  f"{', '.join(sorted(COMMAND_NAMED))}); {exc}") from None
-        raise InputError(str(exc)) from None
+        raise failed(exc) from None
     command.check_values()
     return command
 

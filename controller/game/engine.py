@@ -161,8 +161,8 @@ class Game:
             I.RemoveChip: Game._remove_chip, I.ClearBets: Game._clear_bets,
             I.RebetRecord: Game._rebet, I.NoMoreBets: Game._no_more_bets, I.Decide: Game._decide,
             I.UndoDecision: Game._undo_decision, I.Reveal: Game._reveal,
-            I.Settle: Game._settle, I.NextRound: Game._next_round, I.VoidRound: Game._void_cmd,
-            I.ManualCard: dealing.on_manual_card, I.UnblockDeck: Game._unblock_deck,
+            I.Settle: Game._settle, I.NextRound: Game._next_round, I.VoidRecord: Game._void_cmd,
+            I.ManualCard: dealing.on_manual_card, I.UnblockRecord: Game._unblock_deck,
             I.Resume: Game._resume, I.NewDeck: Game._new_deck,
             I.ExposedCard: dealing.on_exposed_card, I.ConfigChanged: Game._config_change,
             I.PinChanged: Game._change_pin,
@@ -386,7 +386,7 @@ class Game:
         self.round.seq_broken = False
         dealing.unpause(self)
 
-    def _unblock_deck(self, body: I.UnblockDeck, actor: str) -> None:
+    def _unblock_deck(self, body: I.UnblockRecord, actor: str) -> None:
         if not self.deal.blocked:
             raise Rejected("deck_not_blocked")
         self.deal.blocked = None
@@ -450,7 +450,7 @@ class Game:
         } if self.outcomes else None)
 
     # ------------------------------------------------------------------ void / next
-    def _void_cmd(self, body: I.VoidRound, actor: str) -> None:
+    def _void_cmd(self, body: I.VoidRecord, actor: str) -> None:
         if dealing.fixed(self):
             raise Rejected("outcome_fixed")
         self.void(body.reason or "supervisor", acknowledged=True, by=actor)

@@ -22,14 +22,17 @@ journaled: the table checks it and journals the role it belongs to). Three comma
 journaled in another shape, declared beside them: a PIN change keeps only the salted
 hash (:class:`PinChanged`), a setting change keeps the old value too
 (:class:`ConfigChanged`), a rebet names the rule it was given under
-(:class:`RebetRecord`). A shoe event's body is its fields (the event dataclass is its
+(:class:`RebetRecord`), a void and a deck unblock read their reason as it was journaled
+(:class:`VoidRecord`). The power-up record is declared in :mod:`controller.game.power_up`.
+A shoe event's body is its fields (the event dataclass is its
 declaration); a card read in burn mode also carries ``"burn_rule": 2`` (see
 :mod:`controller.game.engine`, "Burn cards"). Bodies journaled by earlier versions have
 these same shapes and decode through the same declarations.
 
 This module is a leaf of :mod:`controller.game`: it imports only :mod:`msgspec`, the
-shoe-event vocabulary and the configuration's bounds (:mod:`controller.game.config`,
-which imports neither this module nor the game).
+shoe-event vocabulary, the configuration's bounds (:mod:`controller.game.config`,
+which imports neither this module nor the game), the power-up record and the rule for
+free text (:mod:`controller.game.text`), which import nothing of the game.
 """
 
 from __future__ import annotations
@@ -63,9 +66,12 @@ from controller.game.config import (
     RENAMED,
     setting_problem,
 )
+from controller.game.power_up import MAX_NAMED_FILES, Screens, Software, Startup
+from controller.game.text import SAFE_TEXT_PATTERN
 
 MAX_REASON = 200
-"""The longest reason text of a void or a deck unblock, characters."""
+"""The longest reason text of a void or a deck unblock, characters (no control character:
+:mod:`controller.game.text`)."""
 MAX_CARD_TEXT = 8
 """The longest card text (``As``, ``10h``, `` qs ``), characters."""
 MAX_SETTING_NUMBER = 10**9
@@ -93,6 +99,13 @@ _RANKS = {r: i for i, r in enumerate(Role)}
 
 class InputError(ValueError):
     """An input that fails its declaration; the message names the field."""
+
+
+def failed(exc: Exception, prefix: str = "") -> InputError:
+    """An InputError of msgspec's message (``prefix: `` before it), a pattern in words."""
+    text = str(exc).replace(f"matching regex {SAFE_TEXT_PATTERN!r}",
+                            "without control characters")
+    return InputError(f"{prefix}: {text}" if prefix else text)
 
 
 #: setting -> its values: a tuple of the texts allowed, a range of whole numbers, or str
@@ -125,7 +138,8 @@ Seat = Annotated[int, Meta(ge=MIN_SEATS, le=MAX_SEATS)]
 SeatOrEvery = Annotated[int, Meta(ge=0, le=MAX_SEATS)]
 Amount = Annotated[int, Meta(ge=MIN_AMOUNT, le=MAX_AMOUNT)]
 Pin = Annotated[str, Meta(pattern=f"^[0-9]{{{PIN_MIN_DIGITS},{PIN_MAX_DIGITS}}}\\Z")]
-Reason = Annotated[str, Meta(max_length=MAX_REASON)]
+Reason = Annotated[str, Meta(max_length=MAX_REASON, pattern=SAFE_TEXT_PATTERN)]
+JournaledReason = Annotated[str, Meta(max_length=MAX_REASON)]
 CardText = Annotated[str, Meta(min_length=2, max_length=MAX_CARD_TEXT)]
 BetName = Literal["ante", "pair_plus", "six_card_bonus"]
 DecisionName = Literal["play", "fold"]
@@ -360,77 +374,26 @@ class RebetRecord(_Body):
     rule: Annotated[int, Meta(ge=1, le=2)] = 1
 
 
+class VoidRecord(_Body):
+    """The journal body of a :class:`VoidRound`: its reason, read as journaled.
+
+    A reason journaled by an earlier version may hold a control character (a
+    :data:`Reason` refuses one now): it replays as it was; screens and readers show it
+    made safe (:mod:`controller.game.text`).
+    """
+
+    reason: JournaledReason = ""
+
+
+class UnblockRecord(VoidRecord):
+    """The journal body of an :class:`UnblockDeck`: its reason, as :class:`VoidRecord`."""
+
+
 class PinChanged(_Body):
     """The journal body of a :class:`ChangePin`: the role and its new PIN's salted hash."""
 
     role: PinRole
     pin_hash: PinHash
-
-
-MAX_NAMED_FILES = 50
-"""The most altered files a start-up record names (``Software.altered`` counts them all)."""
-Text = Annotated[str, Meta(max_length=512)]
-
-
-class Software(_Body):
-    """The running software's identity, as ``threecard identify`` finds it at power-up.
-
-    Attributes:
-        version: the package's version.
-        sha256: the SHA-256 of the manifest written when the package was built; empty
-            when there is none (an editable or source install).
-        files: files the manifest lists.
-        altered: installed files that do not match it (changed, missing or added).
-        named: the first :data:`MAX_NAMED_FILES` of them, e.g. ``changed controller/cli.py``.
-        problem: why the files could not be checked, or empty.
-        alarm: an installed package whose files do not match its manifest, or cannot be
-            checked against it (GLI-11): the table holds the deck (No more bets refused)
-            until a supervisor acknowledges with Unblock deck. False for a source tree
-            run in place, and in records made before the field was (they replay so).
-    """
-
-    version: Annotated[str, Meta(max_length=64)]
-    sha256: Annotated[str, Meta(pattern="^([0-9a-f]{64})?$")]
-    files: Annotated[int, Meta(ge=0)] = 0
-    altered: Annotated[int, Meta(ge=0)] = 0
-    named: Annotated[tuple[Text, ...], Meta(max_length=MAX_NAMED_FILES)] = ()
-    problem: Text = ""
-    alarm: bool = False
-
-
-class Screens(_Body):
-    """The screens the daemon drives, as its settings (``[display]``) give them at power-up.
-
-    A dispute bundle draws the screens again in this language (and this size, when one is
-    set), as the players saw them.
-
-    Attributes:
-        language: the screens' language (``en``, ``fr``, ``uk``).
-        dealer_size: the dealer window's size, ``WIDTHxHEIGHT``; empty for the default
-            (1280x800 in a window; the display's own size in full screen, which is not
-            known here).
-        fullscreen: each screen fills its display.
-    """
-
-    language: Annotated[str, Meta(pattern="^[a-z]{2}$")]
-    dealer_size: Annotated[str, Meta(pattern="^([0-9]{3,4}x[0-9]{3,4})?$")] = ""
-    fullscreen: bool = False
-
-
-class Startup(_Body):
-    """The table's power-up record (journaled by the table itself, actor ``system``).
-
-    Attributes:
-        config: the settings in force (``TableConfig.to_dict()``).
-        software: the running software's identity (the daemon's; None where the table
-            was started by other code, such as a test or ``threecard simulate``).
-        screens: the screens the daemon drives (None: none, or a record made before the
-            field was).
-    """
-
-    config: dict[str, Any]
-    software: Software | None = None
-    screens: Screens | None = None
 
 
 class Tick(Struct, frozen=True):
@@ -449,6 +412,7 @@ for _c in COMMANDS:
 ConfigChange.body_type = ConfigChanged
 ChangePin.body_type = PinChanged
 Rebet.body_type = RebetRecord
+VoidRound.body_type, UnblockDeck.body_type = VoidRecord, UnblockRecord
 REBET_RULE = 2
 """The rebet rule a :class:`Rebet` is journaled under now: fill empty seats only."""
 
@@ -511,7 +475,7 @@ def decode_body(kind: str, body: Any) -> Struct:
     try:
         item = msgspec.convert(body, cls)
     except msgspec.ValidationError as exc:
-        raise InputError(f"{kind}: {exc}") from None
+        raise failed(exc, kind) from None
     check_values = getattr(item, "check_values", None)
     if check_values is not None:
         try:
@@ -534,7 +498,7 @@ def check(command: DealerCommand) -> DealerCommand:
         checked = msgspec.convert(msgspec.to_builtins(command), type(command))
         checked.check_values()
     except (msgspec.ValidationError, InputError) as exc:
-        raise InputError(f"{command.name}: {exc}") from None
+        raise failed(exc, command.name) from None
     return checked
 
 
@@ -567,7 +531,7 @@ def journal_body(item: DealerCommand | ev.ShoeEvent) -> tuple[str, dict[str, Any
     try:
         msgspec.convert(body, body_type)
     except msgspec.ValidationError as exc:
-        raise InputError(f"{kind}: {exc}") from None
+        raise failed(exc, kind) from None
     return kind, body
 
 
@@ -591,8 +555,9 @@ __all__ = [
     "MAX_AMOUNT", "MAX_NAMED_FILES", "MAX_SEATS", "MIN_AMOUNT",
     "PIN_MAX_DIGITS", "PIN_MIN_DIGITS", "REBET_RULE", "SETTINGS", "STARTUP",
     "ChangePin", "ClearBets", "ConfigChange", "ConfigChanged", "DealerCommand", "Decide",
-    "ExposedCard", "InputError", "ManualCard", "MarkBet", "NewDeck", "NextRound", "NoMoreBets",
-    "PinChanged", "PlaceBet", "Rebet", "RebetRecord", "RemoveChip", "Resume", "Reveal", "Role",
-    "Screens", "Settle", "Software", "Startup", "Tick", "UndoDecision", "UnblockDeck", "VoidRound",
-    "check", "decode_body", "encode_body", "journal_body",
+    "ExposedCard", "InputError", "JournaledReason", "ManualCard", "MarkBet", "NewDeck",
+    "NextRound", "NoMoreBets", "PinChanged", "PlaceBet", "Rebet", "RebetRecord", "RemoveChip",
+    "Resume", "Reveal", "Role", "Screens", "Settle", "Software", "Startup", "Tick",
+    "UndoDecision", "UnblockDeck", "UnblockRecord", "VoidRecord", "VoidRound",
+    "check", "decode_body", "encode_body", "failed", "journal_body",
 ]

@@ -64,6 +64,7 @@ from controller.game.anchor import (
     AnchorFile,
     AnchorWriter,
     JournalError,
+    JournalUnreadable,
     real_path,
 )
 from controller.game.journal_lock import WriterLock
@@ -73,6 +74,7 @@ from controller.game.journal_read import (
     Record,
     chain_hash,
     snapshot_hash,
+    unusable,
 )
 from controller.game.journal_store import detect, open_store
 
@@ -157,7 +159,7 @@ class Journal(JournalReading):
             meta = self.store.meta()
         except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:  # damaged, not a journal
             self._release_writer_lock()
-            raise JournalError(f"{self.path}: not a usable journal: {exc}") from None
+            raise unusable(self.path, self.real, exc) from None
         except JournalError:
             self._release_writer_lock()
             raise
@@ -175,7 +177,7 @@ class Journal(JournalReading):
             head = self.store.head()
         except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
             self.close()
-            raise JournalError(f"{self.path}: not a usable journal: {exc}") from None
+            raise unusable(self.path, self.real, exc) from None
         self.last_seq, self.last_hash = head if head else (self.base_seq, self.base_hash)
         self.commits = 0
         if self.base_seq:
@@ -511,4 +513,5 @@ class Journal(JournalReading):
 
 
 __all__ = ["ARCHIVE_OF", "AnchorError", "ChainReport", "GENESIS", "Journal", "JournalError",
-           "OUTBOX_TABLE", "Record", "WAL_SIZE_LIMIT", "chain_hash", "snapshot_hash"]
+           "JournalUnreadable", "OUTBOX_TABLE", "Record", "WAL_SIZE_LIMIT", "chain_hash",
+           "snapshot_hash"]

@@ -12,15 +12,67 @@ only, and its verification compares the chain recomputed with every hash stored.
 from __future__ import annotations
 
 import hashlib
+import re
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from controller.game import journal_codec as codec
-from controller.game.anchor import GENESIS, JournalError
+from controller.game.anchor import GENESIS, JournalError, JournalUnreadable
 from controller.game.journal_codec import chain_hash
 from controller.game.journal_store import RowError, Store, V1Store
+from controller.game.text import for_terminal
+
+_UNDECODABLE = re.compile(r"Could not decode to UTF-8 column '([^']{0,64})'")
+
+
+def why_unreadable(real: str, exc: Exception) -> str:
+    """Why SQLite could not read the file ``real``, in one line of printable text.
+
+    SQLite's own message for text that is not UTF-8 repeats the bytes (an escape sequence
+    among them, for a terminal to act on): this names the table, the row (its key) and
+    the column instead.
+    """
+    found = _UNDECODABLE.search(str(exc))
+    where = _undecodable(real, found.group(1)) if found else None
+    return f"{where}: text that is not UTF-8" if where else for_terminal(exc)
+
+
+def unusable(path: str, real: str, exc: Exception) -> JournalUnreadable:
+    """The file ``real`` (given as ``path``) is no usable journal: why, in one line."""
+    return JournalUnreadable(f"{path}: not a usable journal: {why_unreadable(real, exc)}")
+
+
+def _undecodable(real: str, column: str) -> str | None:
+    """``table events, row 742, column h``: the first text of ``column`` not UTF-8."""
+    try:
+        db = sqlite3.connect(f"file:{real}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return None
+    db.text_factory = bytes
+    try:
+        names = [r[0].decode("utf-8", "replace") for r in db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")]
+        for name in names:
+            cols = [r[1].decode("utf-8", "replace")
+                    for r in db.execute("SELECT * FROM pragma_table_info(?)", (name,))]
+            if column not in cols or not name.isidentifier():
+                continue
+            for key, value in db.execute(f'SELECT "{cols[0]}", "{column}" FROM "{name}" '
+                                         f"WHERE typeof(\"{column}\") = 'text'"):
+                if isinstance(value, bytes):
+                    try:
+                        value.decode("utf-8")
+                    except UnicodeDecodeError:
+                        row = key.decode("utf-8", "replace") if isinstance(key, bytes) else key
+                        return (f"table {name}, row {for_terminal(row)}, "
+                                f"column {for_terminal(column)}")
+    except sqlite3.Error:
+        return None
+    finally:
+        db.close()
+    return None
 
 
 class EventUnreadable(JournalError):
@@ -88,6 +140,7 @@ class JournalReading:
 
     Attributes (set by :class:`~controller.game.journal.Journal`):
         path: the path as given.
+        real: the real file (symlinks resolved), or ``:memory:``.
         db: the open SQLite connection.
         store: the file's rows.
         meta: the file's ``meta`` rows.
@@ -98,6 +151,7 @@ class JournalReading:
     """
 
     path: str
+    real: str
     db: sqlite3.Connection
     store: Store
     meta: dict[str, Any]
@@ -249,8 +303,8 @@ class JournalReading:
         except RowError as exc:
             return ChainReport(False, n, exc.seq, row_problem(exc))
         except sqlite3.DatabaseError as exc:
-            return ChainReport(False, n, expect, f"the journal cannot be read: {exc}",
-                               unreadable=True)
+            return ChainReport(False, n, expect, "the journal cannot be read: "
+                               + why_unreadable(self.real, exc), unreadable=True)
         if last is not None and expect <= last:
             return ChainReport(False, n, expect, f"event {expect} is missing (the archive "
                                f"ends at event {expect - 1})", missing=True)
@@ -417,4 +471,4 @@ def _altered(since: int, seq: int, stored: str) -> str:
 
 
 __all__ = ["ChainReport", "EventUnreadable", "JournalReading", "Record", "chain_hash",
-           "row_problem", "snapshot_hash"]
+           "row_problem", "snapshot_hash", "unusable", "why_unreadable"]

@@ -47,7 +47,7 @@ from typing import Any, Protocol
 
 from controller.game import verifier
 from controller.game.auth import PinChecker, hash_pin
-from controller.game.config import RENAMED
+from controller.game.config import RENAMED, ConfigError
 from controller.game.engine import Game, TableConfig
 from controller.game.events import Heartbeat, ShoeEvent
 from controller.game.inputs import (
@@ -64,7 +64,7 @@ from controller.game.inputs import (
 from controller.game.journal import WAL_SIZE_LIMIT, Journal, JournalError
 from controller.game.refusals import Refusal
 from controller.game.rules import RuleProfileError, profile_text
-from controller.game.table_views import ViewBuilder
+from controller.game.table_views import ViewBuilder, check_returns
 from controller.game.verifier import NO_ANCHOR, JournalVerdict, Progress
 from controller.game.views import DealerView, PlayerView
 
@@ -131,16 +131,29 @@ def encode_input(item: ShoeEvent | DealerCommand) -> tuple[str, dict[str, Any]]:
     return kind, body
 
 
-def _rules_text(rules: Any) -> str:
+def _rules_text(config: TableConfig, rules: Any) -> str:
     """The text journaled with a ``rules`` change (:func:`~controller.game.rules.profile_text`).
 
+    The profile it names loads and passes the start-up self-check first
+    (:func:`~controller.game.table_views.check_returns`): a table plays by no profile it
+    would refuse to start with.
+
     Raises:
-        InputError: the file cannot be read: the change is refused, nothing journaled.
+        InputError: the file cannot be read, the profile does not load, or it fails the
+            self-check (in its words): the change is refused, nothing journaled.
     """
     try:
-        return profile_text(rules)
+        text = profile_text(rules)
+        new = config.changed("rules", rules, text)  # ConfigError: "bad value for rules: ..."
     except RuleProfileError as exc:
         raise InputError(f"bad value for rules: {exc} - at `$.value`") from None
+    except ConfigError as exc:
+        raise InputError(f"{exc} - at `$.value`") from None
+    try:
+        check_returns(new.profile)
+    except ConfigError as exc:
+        raise InputError(f"bad value for rules: {exc} - at `$.value`") from None
+    return text
 
 
 @dataclass(slots=True)
@@ -328,10 +341,12 @@ class Table:
                     old = getattr(self.game.config, name, None)
                     body["old"] = old if isinstance(old, (str, int, bool)) else None
                     if name == "rules":  # and the profile's text: replay never reads the file
-                        body["rules_text"] = _rules_text(item.value)
+                        body["rules_text"] = _rules_text(self.game.config, item.value)
                 text = encode_body(body)
             except (InputError, TypeError) as exc:  # refused: nothing of it is journaled
-                log.warning("input refused, not journaled: %s", exc)
+                # the verdict says why to whoever gave it (the control channel logs it,
+                # the dealer screen shows it): logged once, there
+                log.debug("input refused, not journaled: %s", exc)
                 if batch:
                     verdicts += self._process(batch)
                     batch = []

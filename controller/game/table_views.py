@@ -97,6 +97,42 @@ def rtp_for(profile: RuleProfile) -> tuple[tuple[str, int], ...]:
     return _returns(profile)[0]
 
 
+def check_returns(profile: RuleProfile) -> tuple[tuple[str, int], ...]:
+    """The self-check of a rule profile (R3): its exact return per bet, checked.
+
+    Start-up runs it on the profile configured, and the table on the profile a ``rules``
+    change names, before the change is journaled: both refuse in these words.
+
+    Returns:
+        The return to player per bet in ppm, as the player screen shows them.
+
+    Raises:
+        ConfigError: a bet returns 100 % or more to the player, or its exact return does
+            not round to the return the profile publishes (a paytable edited without its
+            published return, or the wrong file), or the stored counts
+            (:func:`~controller.game.deck_counts.stored_counts`) are damaged.
+    """
+    from controller.game.config import ConfigError
+    from controller.game.deck_counts import DeckCountsError, stored_counts
+    from controller.game.numbers import format_ppm
+
+    try:
+        stored_counts()  # read and checked once: the returns below come from it
+    except DeckCountsError as exc:
+        raise ConfigError(f"self-check: {exc}") from None
+    rtp = rtp_for(profile)
+    for bet, ppm in rtp:
+        if ppm >= 1_000_000:
+            raise ConfigError(f"{profile.source}: {bet} returns {format_ppm(ppm, digits=4)} "
+                              "to the player (100 % or more)")
+        published = profile.published_rtp.get(bet)
+        if published is not None and (ppm + 50) // 100 != published:
+            raise ConfigError(f"{profile.source}: published_rtp.{bet}: the paytable returns "
+                              f"{format_ppm(ppm, digits=4)}, not the published "
+                              f"{format_ppm(published * 100)}")
+    return rtp
+
+
 def paytables_for(profile: RuleProfile) -> Paytables:
     """The rules in force as the player screen shows them (R14).
 

@@ -70,7 +70,7 @@ from typing import Any
 from controller.game.engine import Derived, Game, TableConfig
 from controller.game.journal import AnchorError, Journal, JournalError, Record, snapshot_hash
 from controller.game.journal_codec import CHECKPOINT
-from controller.game.journal_read import EventUnreadable
+from controller.game.journal_read import EventUnreadable, why_unreadable
 from controller.game.verdict import (
     CHECKED_TABLES,
     NO_ANCHOR,
@@ -178,7 +178,8 @@ class _Check(HistoryChecks):
         except Stop:
             out.game, out.pending = None, []
         except sqlite3.DatabaseError as exc:  # a damaged file: a verdict, not a traceback
-            self.add(ProblemKind.UNREADABLE, f"the journal cannot be read: {one_line(exc)}")
+            self.add(ProblemKind.UNREADABLE, "the journal cannot be read: "
+                     + one_line(why_unreadable(self.j.real, exc)))
         out.verdict = JournalVerdict(
             tuple(self.problems), self.j.last_seq, self.start + 1, self.snapshots,
             self.rounds, self.anchor.seq if self.anchor is not None else None,

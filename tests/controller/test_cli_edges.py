@@ -222,3 +222,12 @@ def test_a_folder_given_as_the_journal_is_named_a_directory(threecard, tmp_path,
     assert p.returncode != 0 and "Traceback" not in p.stderr
     assert f"{tmp_path}: is a directory; give the journal file's path" in p.stderr
     assert "no such journal" not in p.stderr
+
+
+def test_hash_pin_help_names_every_role_a_pin_is_for(threecard):
+    from controller.game.config import ROLES
+
+    p = threecard("hash-pin", "--help")
+    assert p.returncode == 0
+    assert all(role in p.stdout for role in ROLES), p.stdout
+    assert len(ROLES) == 3

@@ -185,6 +185,10 @@ def test_bodies_journaled_before_decode_through_the_same_declarations(tmp_path):
 
 SEATS = st.integers(1, I.MAX_SEATS)
 PIN = st.sampled_from([None, SUP, TECH, "0000", "123456789012"])
+REASON = st.text(st.characters(blacklist_categories=("Cc", "Cf", "Cs")), max_size=20)
+"""A reason a person may give (no control character: :mod:`controller.game.text`)."""
+
+
 def setting_values(allowed):
     """Values a setting's declaration allows (a profile that does not load included)."""
     if isinstance(allowed, range):
@@ -209,9 +213,9 @@ COMMAND = st.one_of(
     st.builds(I.Reveal, pin=PIN), st.builds(I.Settle, pin=PIN),
     st.builds(I.NextRound, pin=PIN), st.builds(I.Resume, pin=PIN),
     st.builds(I.NewDeck, pin=PIN),
-    st.builds(I.VoidRound, reason=st.text(max_size=20), pin=PIN),
+    st.builds(I.VoidRound, reason=REASON, pin=PIN),
     st.builds(I.ManualCard, card=CARD_TEXT, pin=PIN),
-    st.builds(I.UnblockDeck, reason=st.text(max_size=20), pin=PIN),
+    st.builds(I.UnblockDeck, reason=REASON, pin=PIN),
     st.builds(I.ExposedCard, dealer_hand=st.booleans(), pin=PIN),
     st.builds(lambda kv, pin: I.ConfigChange(key=kv[0], value=kv[1], pin=pin),
               st.sampled_from(sorted(I.SETTINGS)).flatmap(lambda k: st.tuples(

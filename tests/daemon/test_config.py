@@ -366,3 +366,19 @@ def test_a_bad_dealer_size_flag_stops_run_before_anything_starts(tmp_path):
     assert p.returncode == 2
     assert "argument --dealer-size: size out of range: '800x48000'" in p.stderr
     assert not (tmp_path / "journal.sqlite3").exists()
+
+
+@pytest.mark.parametrize("first, second", [("dealer", "supervisor"),
+                                           ("supervisor", "technician"),
+                                           ("dealer", "technician")])
+def test_two_roles_sharing_one_pin_hash_are_refused_at_load(tmp_path, first, second):
+    """One PIN would be two roles: the table could tell them apart only by order."""
+    from controller.game.auth import hash_pin
+
+    digest = hash_pin("5555")
+    with pytest.raises(ConfigError) as caught:
+        load_config(write(tmp_path, f'[roles]\n{first} = "{digest}"\n{second} = "{digest}"\n'))
+    assert str(caught.value) == f"{tmp_path / 'table.toml'}: [roles] {second}: same PIN as {first}"
+    other = hash_pin("6666")  # each role its own PIN: taken
+    cfg = load_config(write(tmp_path, f'[roles]\n{first} = "{digest}"\n{second} = "{other}"\n'))
+    assert cfg.pin_hashes == {first: digest, second: other}

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 
 from journal_edit import events
 
@@ -88,7 +89,7 @@ def test_a_command_the_table_refuses_on_the_control_channel_is_answered_in_words
 
 
 def test_free_text_cannot_forge_a_log_line(daemons, table_config):
-    """A void reason with a line break and ANSI escapes is logged escaped, on its own line."""
+    """A void reason with a line break and ANSI escapes is refused; the refusal is one line."""
     forged = "2026-12-01T00:00:00 ERROR   TABLE LOCKED: forged"
     d = daemons(["--config", str(table_config), "--shoe", "sim://?dialect=native",
                  "--headless", "--control-stdin"])
@@ -97,13 +98,36 @@ def test_free_text_cannot_forge_a_log_line(daemons, table_config):
     d.send("no_more_bets")
     d.wait_for(r"control: no_more_bets")
     d.send("void", reason=f"jam\n{forged}\x1b[2J\x1b[31m", pin=SUP)
+    d.wait_for(r" WARNING +control: refused .*without control characters - at `\$\.reason`")
+    d.send("void", reason="jam", pin=SUP)
+    d.wait_for(r"VOID")
+    assert d.stop() == 0
+    assert not [x for x in d.lines if x.startswith(forged) or "\x1b" in x]
+
+
+def test_a_nul_in_a_void_reason_is_refused_and_the_screens_go_on(daemons, table_config):
+    """A NUL in a void reason was journaled, and the dealer screen died drawing it."""
+    journal = table_config.parent / "journal.sqlite3"
+    d = daemons(["--config", str(table_config), "--shoe", "sim://?dialect=native",
+                 "--control-stdin"])  # with both screens
+    d.wait_for(r"READY")
+    d.send("place_bet", seat=1, bet="ante", amount=100)
+    d.send("no_more_bets")
+    d.wait_for(r"control: no_more_bets")
+    for reason in ("jam\x00", "\u202eevil", "\ufeff"):
+        d.send("void", reason=reason, pin=SUP)
+        d.wait_for(r" WARNING +control: refused .*: Expected `str` without control "
+                   r"characters - at `\$\.reason`$")
+    d.send("void", reason="shoe jam", pin=SUP)
     d.wait_for(r"VOID")
     d.send("next_round", pin=SUP)
     d.wait_for(r"control: next_round")
+    time.sleep(1.5)  # the screens draw the void and the next round
+    assert d.proc.poll() is None
+    assert not [x for x in d.lines if "Traceback" in x or "crashed" in x or " ERROR " in x]
     assert d.stop() == 0
-    assert not [x for x in d.lines if x.startswith(forged) or "\x1b" in x]
-    voided = [x for x in d.lines if "VOID" in x]
-    assert voided and all(r"jam\n" + forged + r"\x1b[2J\x1b[31m" in x for x in voided), voided
+    reasons = [json.loads(e[5]).get("reason") for e in events(journal) if e[3] == "void"]
+    assert reasons == ["shoe jam"]
 
 
 def test_a_control_line_nested_too_deep_is_refused_in_words(daemons, table_config):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from importlib import resources
@@ -59,3 +60,37 @@ def test_a_rules_change_to_a_fifo_is_refused_and_a_file_is_journaled_by_its_text
     d.wait_for(r"READY")
     assert d.stop() == 0
     assert not [x for x in d.lines if "TABLE LOCKED" in x or "JOURNAL BROKEN" in x]
+
+
+def test_a_rules_change_to_a_profile_start_up_refuses_is_refused_in_the_same_words(
+        daemons, table_config, tmp_path):
+    """A profile returning 100 % or more was taken on the control line; start-up refused it.
+
+    After a restart the table went back to the configured profile without a word.
+    """
+    generous = tmp_path / "generous.toml"
+    generous.write_text(LIVE.replace('name = "live"', 'name = "generous"')
+                        .replace("\npair = 1\n", "\npair = 10\n"))
+    p = subprocess.run([sys.executable, "-m", "controller.cli", "run", "--headless", "--rules",
+                        str(generous), "--journal", str(tmp_path / "other.sqlite3")],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2
+    words = re.search(r"\S+: pair_plus returns [0-9.]+ ?% to the player \(100 % or more\)",
+                      p.stderr)
+    assert words, p.stderr
+
+    d = daemons(["--config", str(table_config), "--shoe", "sim://?dialect=native",
+                 "--headless", "--control-stdin"])
+    d.wait_for(r"READY")
+    d.send("config_change", key="rules", value=str(generous), pin=SUP)
+    m = d.wait_for(r" WARNING +control: refused config_change: bad value for rules: (.*) - at "
+                   r"`\$\.value`$", timeout=10)
+    assert m.group(1) == words.group()
+    assert len([x for x in d.lines if words.group() in x and " DEBUG " not in x]) == 1
+    d.send("place_bet", seat=1, bet="ante", amount=100)     # the table goes on, on live
+    d.wait_for(r"control: place_bet")
+    assert d.stop() == 0
+    j = Journal(tmp_path / "journal.sqlite3", readonly=True)
+    kinds = [r.kind for r in j.records()]
+    j.close()
+    assert ConfigChange.name not in kinds

@@ -136,3 +136,14 @@ def set_snapshot_state(path: Path | str, seq: int, state: str, reseal: bool = Fa
                    (codec.hash_bytes(seal), codec.pack_state(state), seq))
     db.commit()
     db.close()
+
+
+def journal_as_before(table, kind: str, body: dict, actor: str) -> None:
+    """Journal and apply an input as an earlier version did: past today's declaration.
+
+    For a record such a version wrote (a void reason holding a NUL), which the table must
+    still replay and its screens and readers still show.
+    """
+    from controller.game.inputs import encode_body
+
+    table._process([(kind, body, actor, encode_body(body))])  # noqa: SLF001

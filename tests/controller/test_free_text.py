@@ -1,0 +1,101 @@
+"""Free text (a void or unblock reason): no control character is journaled; old ones replay.
+
+A NUL in a void reason typed on the control channel was journaled, and the dealer screen
+then failed drawing it (SDL_ttf refuses NUL) and the table stopped. A reason is now
+refused with a control character (Unicode categories Cc and Cf) or a lone surrogate in it,
+and a reason an earlier version journaled with one still replays as it was.
+"""
+
+from __future__ import annotations
+
+import sys
+import unicodedata
+
+import pytest
+from journal_edit import journal_as_before
+
+from controller.game import inputs as I  # noqa: N812
+from controller.game.auth import DEMO_PINS, demo_pin_hashes
+from controller.game.control_line import parse_control_line
+from controller.game.engine import TableConfig
+from controller.game.events import LinkState, LinkStatus
+from controller.game.inputs import encode_body
+from controller.game.table import Table
+from controller.game.text import CONTROL_RANGES, control_character, drawable, for_terminal
+
+SUP = DEMO_PINS["supervisor"]
+BAD = ["jam\x00", "\x1b[2J", "two\nlines", "tab\there", "\x7f", "\x85", "rtl\u202e",
+       "\u200e", "\ufeffbom", "tag\U000e0041", "soft\u00adhyphen"]
+"""Reasons holding a control character (Cc) or a format character (Cf)."""
+GOOD = ["shoe jam", "Carte vue \u2014 coup annul\u00e9", "Застрягла карта",
+        "5\u202f%", "no\u00a0break", "\U0001F0A1 ace"]
+
+
+def test_the_control_ranges_hold_every_control_format_and_surrogate_code_point():
+    ranges = [range(a, b + 1) for a, b in CONTROL_RANGES]
+    missing = [hex(c) for c in range(sys.maxunicode + 1)
+               if unicodedata.category(chr(c)) in ("Cc", "Cf", "Cs")
+               and not any(c in r for r in ranges)]
+    assert missing == []
+    # and nothing a person writes with: letters, marks, spaces, symbols
+    assert all(unicodedata.category(chr(c)) in ("Cc", "Cf", "Cs", "Cn")
+               for r in ranges for c in r)
+
+
+@pytest.mark.parametrize("reason", BAD)
+def test_a_control_character_in_a_reason_is_refused_on_the_control_line(reason):
+    line = encode_body({"command": "void", "reason": reason, "pin": SUP})
+    with pytest.raises(I.InputError) as caught:
+        parse_control_line(line)
+    assert str(caught.value) == "Expected `str` without control characters - at `$.reason`"
+
+
+@pytest.mark.parametrize("reason", [*BAD, "lone \ud800 surrogate"])
+def test_a_control_character_in_a_reason_is_refused_in_code_and_nothing_is_journaled(
+        tmp_path, reason):
+    t = Table(tmp_path / "j.sqlite3", TableConfig(pin_hashes=demo_pin_hashes()))
+    t.process([LinkStatus(state=LinkState.ONLINE), I.PlaceBet(seat=1, bet="ante", amount=100),
+               I.NoMoreBets()])
+    head = t.journal.last_seq
+    for command in (I.VoidRound(reason=reason, pin=SUP), I.UnblockDeck(reason=reason, pin=SUP)):
+        (v,) = t.process([command])
+        assert not v.accepted and "without control characters - at `$.reason`" in v.reason
+    assert t.journal.last_seq == head
+    assert t.game.state.value == "no_more_bets"
+
+
+@pytest.mark.parametrize("reason", GOOD)
+def test_a_reason_in_any_language_is_taken(tmp_path, reason):
+    assert parse_control_line(encode_body({"command": "void", "reason": reason})).reason == reason
+    t = Table(tmp_path / "j.sqlite3", TableConfig(pin_hashes=demo_pin_hashes()))
+    t.process([LinkStatus(state=LinkState.ONLINE), I.PlaceBet(seat=1, bet="ante", amount=100),
+               I.NoMoreBets()])
+    (v,) = t.process([I.VoidRound(reason=reason, pin=SUP)])
+    assert v.accepted and t.game.round.void_reason == reason
+
+
+def test_a_reason_an_earlier_version_journaled_with_control_characters_replays(tmp_path):
+    path = tmp_path / "j.sqlite3"
+    reason = "jam\x00\x1b[31m"
+    config = TableConfig(pin_hashes=demo_pin_hashes())
+    t = Table(path, config)
+    t.process([LinkStatus(state=LinkState.ONLINE), I.PlaceBet(seat=1, bet="ante", amount=100),
+               I.NoMoreBets()])
+    journal_as_before(t, I.VoidRound.name, {"reason": reason}, "supervisor")
+    assert t.game.round.void_reason == reason
+    t.close()
+    again = Table(path, config)  # start-up verifies and replays it
+    assert not again.locked
+    assert again.game.round.void_reason == reason
+    assert again.views()[0].void_reason == reason
+    again.close()
+
+
+def test_text_is_made_drawable_and_printable():
+    assert drawable("jam\x00\ud800!") == "jam\ufffd\ufffd!"
+    assert drawable("caf\u00e9 5\u202f%") == "caf\u00e9 5\u202f%"
+    assert for_terminal("a\x1b[2Jb\nc\u200ed\ud800") == "a\\x1b[2Jb\\nc\\u200ed\\ud800"
+    assert for_terminal("Coup annul\u00e9 \u2014 5\u00a0%") == "Coup annul\u00e9 \u2014 5\u00a0%"
+    assert for_terminal("a\u2028b") == "a\\u2028b"
+    assert for_terminal(42) == "42"
+    assert control_character("ok\x85") == "\x85" and control_character("ok") is None
