@@ -45,7 +45,7 @@ from display.dealer.chips import draw_chip_tray, undo_target
 from display.dealer.draw import Ctx
 from display.dealer.hand import draw_dealer
 from display.dealer.header import LINK_DOWN, draw_header
-from display.dealer.input import Presses
+from display.dealer.input import InputGuard, Presses
 from display.dealer.layout import layout
 from display.dealer.meters import draw_meters
 from display.dealer.next_action import draw_next_action
@@ -67,6 +67,7 @@ from display.dealer.state import (
     undecided,
 )
 from display.dealer.tools import draw_records_tabs, draw_tools
+from display.dealer.undo import BET_COMMANDS
 from display.i18n import Translator
 from display.painter import Button, Frame, Painter, inset
 from display.theme import FontBook
@@ -76,6 +77,9 @@ FLASH_SECONDS = 0.18
 CORNER_RANK_FROM = 120
 """Cards this tall or taller print their rank in the corner; smaller ones rank over suit."""
 _EN = Translator("en")
+COMMAND_ACTIONS = (C.DealerCommand, A.AddChip, A.PlayRest, A.Undo, A.PadSend)
+"""Actions that post commands to the table (the input guard holds them while the last
+command is unanswered)."""
 
 
 class DealerScreen:
@@ -92,6 +96,7 @@ class DealerScreen:
         self.tr = Translator(lang)
         self.ui = DealerUI()
         self._presses = Presses()
+        self._guard = InputGuard()
 
     # -- what the screen makes of a view ----------------------------------------------------
 
@@ -134,25 +139,34 @@ class DealerScreen:
         Returns:
             Commands to post to the controller inbox (often none).
 
-        One tap is one press (:class:`~display.dealer.input.Presses`). A press on the
-        large button within :data:`~display.dealer.state.ARM_SECONDS` of its step changing
-        is dropped: a double tap on Reveal does not settle; so is one on a large button
-        drawn for a round state the table has left since (a second tap on Settle read
-        before the settled round is drawn). A press reads the refusal on show.
+        One tap is one press (:class:`~display.dealer.input.Presses`), and every press
+        passes the input guard (:class:`~display.dealer.input.InputGuard`): a bounce, a
+        tap on a frame older than ``view``, and a command while the last one is still
+        unanswered by the table are ignored. A press on the large button within
+        :data:`~display.dealer.state.ARM_SECONDS` of its step changing is dropped too,
+        and so is one on a large button drawn for a round state the table has left
+        since. A press reads the refusal on show.
         """
         if frame is None:
             return []
         sync(self.ui, view, now, self.tr)
         button = self._presses.button(event, frame, now)
-        if button is None:
+        guard = self._guard
+        if button is None or guard.bounce(event, frame, now) or guard.stale(
+                event, frame, view.version):
             return []
         left = frame.notes.get("step") != (view.round_id, view.state)
         if button.id == "primary" and (left or now - self.ui.primary[1] < ARM_SECONDS):
             return []  # a second tap, or one on a step the table has left since it was drawn
+        if isinstance(button.action, COMMAND_ACTIONS) and guard.waiting(view.version, now):
+            return []  # the table has not answered the last command yet
         self.ui.flash = (button.id, now + FLASH_SECONDS)
         if view.refusal_seq is not None:
             self.ui.refusal_read = view.refusal_seq
-        return self._act(button.action, view, now)
+        cmds = self._act(button.action, view, now)
+        if cmds:
+            guard.posted(view.version, now)
+        return cmds
 
     def _act(self, action: object, view: DealerView, now: float) -> list[C.DealerCommand]:
         ui = self.ui
@@ -160,17 +174,19 @@ class DealerScreen:
             return self._command(action, view)
         if isinstance(action, A.AddChip):
             ui.selected_seat = action.seat
-            cmd = C.PlaceBet(seat=action.seat, bet=action.bet, amount=self.chip(view))
-            ui.chips_placed.append((cmd.seat, cmd.bet, cmd.amount))
-            return [cmd]
+            return self._command(C.PlaceBet(seat=action.seat, bet=action.bet,
+                                            amount=self.chip(view)), view)
         if isinstance(action, A.PlayRest):
             out: list[C.DealerCommand] = []
             for seat in undecided(view, ui):
                 out += self._command(C.Decide(seat=seat, decision="play"), view)
             return out
         if isinstance(action, A.Undo):
-            target = undo_target(view, ui)
-            return self._command(target, view) if target is not None else []
+            if view.state == "betting":
+                cmds = ui.undo.take(view)  # posted as they are: Undo is not undone
+                ui.posted_version = view.version if cmds else ui.posted_version
+                return cmds
+            return [c for t in undo_target(view, ui) for c in self._command(t, view)]
         if isinstance(action, A.SelectSeat):
             if view.state == "deciding":
                 ui.decide_seat = action.seat
@@ -203,17 +219,9 @@ class DealerScreen:
             ui.decide_seat = None
         elif isinstance(cmd, C.UndoDecision):
             ui.decided = [s for s in ui.decided if s != cmd.seat]
-        elif isinstance(cmd, C.RemoveChip):
-            for i in range(len(ui.chips_placed) - 1, -1, -1):
-                if ui.chips_placed[i] == (cmd.seat, cmd.bet, cmd.amount):
-                    del ui.chips_placed[i]
-                    break
-        elif isinstance(cmd, C.MarkBet):  # outcome mode: a mark made is what Undo takes back
-            ui.chips_placed = [x for x in ui.chips_placed if x[:2] != (cmd.seat, cmd.bet)]
-            if cmd.on:
-                ui.chips_placed.append((cmd.seat, cmd.bet, 0))
-        elif isinstance(cmd, C.ClearBets):
-            ui.chips_placed = [x for x in ui.chips_placed if x[0] != cmd.seat]
+        elif isinstance(cmd, BET_COMMANDS) and cmd.seat:
+            ui.selected_seat = cmd.seat  # the outline follows the seat last touched
+        ui.undo.posted(cmd, view)
         return [cmd]
 
     def _pad(self, action: object, view: DealerView, now: float) -> list[C.DealerCommand]:
@@ -303,7 +311,7 @@ class DealerScreen:
         focus = focus_seat(view, ui)
         p.frame.notes.update(mode=ui.screen, pad=ui.pad, portrait=lay.portrait,
                              selected_seat=focus, chip=self.chip(view),
-                             step=(view.round_id, view.state))
+                             step=(view.round_id, view.state), version=view.version)
         draw_next_action(c, primary=main)
         draw_header(c, lay.header)
         draw_alarms(c)

@@ -18,6 +18,7 @@ from controller.game.round import RoundState
 from controller.game.views import Banner, DealerView, SeatView
 from display import outcome_mode as om
 from display.dealer.actions import Action, OpenPad, PlayRest
+from display.dealer.undo import UndoLog
 from display.i18n import Translator
 
 ARM_SECONDS = 0.5
@@ -74,7 +75,7 @@ class DealerUI:
         chip: chip value in use (minor units), or None (the smallest).
         recall_index: which recall round is shown (0 = newest).
         flash: (button id, until monotonic seconds) of the last press, for feedback.
-        chips_placed: (seat, bet, amount) of each chip placed this round, for Undo.
+        undo: the bet changes of this round the table accepted, for Undo.
         decided: seats decided from this screen this round, for Undo.
         pending: seat -> decision posted but not yet in the view (fast keys).
         posted_version: the view's version when the last command was posted.
@@ -100,7 +101,7 @@ class DealerUI:
     chip: int | None = None
     recall_index: int = 0
     flash: tuple[str, float] = ("", 0.0)
-    chips_placed: list[tuple[int, str, int]] = field(default_factory=list)
+    undo: UndoLog = field(default_factory=UndoLog)
     decided: list[int] = field(default_factory=list)
     pending: dict[int, str] = field(default_factory=dict)
     posted_version: int = -1
@@ -151,7 +152,7 @@ def sync(ui: DealerUI, view: DealerView, now: float, tr: Translator | None = Non
     if ui.round_key is None or ui.round_key[0] != key[0]:
         ui.selected_seat = None  # a new round starts on the first seat, as a table does
         ui.paid.clear()
-        ui.chips_placed.clear()
+        ui.undo.clear()
         ui.decided.clear()
     if ui.round_key != key:
         ui.decide_seat = None
@@ -159,6 +160,7 @@ def sync(ui: DealerUI, view: DealerView, now: float, tr: Translator | None = Non
     ui.round_key = key
     if view.version != ui.posted_version:
         ui.pending.clear()
+    ui.undo.seen(view)
     if view.refusal_seq is not None and view.refusal_seq != ui.refusal_read and (
             ui.refusal_since is None or ui.refusal_since[0] != view.refusal_seq):
         ui.refusal_since = (view.refusal_seq, now)

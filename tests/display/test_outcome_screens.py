@@ -6,6 +6,8 @@ keys are real pygame events handled by the real dealer screen.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pygame
 import pytest
 
@@ -47,10 +49,17 @@ def key(dealer, frame, view, name: str, shift: bool = False) -> list:
     return dealer.handle(event, frame, view)
 
 
+def answered(dealer, view):
+    """The table answered the command posted: its view moves on, the screen draws it."""
+    view = replace(view, version=view.version + 1)
+    return dealer.draw(pygame.Surface(SIZE), view), view
+
+
 def test_one_touch_marks_a_bet_and_another_takes_the_mark_off(fonts):
     dealer, frame, view = draw(fonts, "outcomes-betting")
     assert view.bet_entry == "outcomes" and view.seats[0].bets.get("ante")
     assert touch(dealer, frame, view, "seat.4.bet.ante") == [C.MarkBet(seat=4, bet="ante")]
+    frame, view = answered(dealer, view)
     assert touch(dealer, frame, view, "seat.1.bet.ante") == [
         C.MarkBet(seat=1, bet="ante", on=False)]
     # no chips in outcome mode: Rebet all and All play in their place
@@ -66,6 +75,7 @@ def test_keys_mark_the_selected_seats_bets(fonts):
     assert key(dealer, frame, view, "2") == []
     frame = dealer.draw(pygame.Surface(SIZE), view)            # the screen shows seat 2
     assert key(dealer, frame, view, "p") == [C.MarkBet(seat=2, bet="pair_plus")]
+    frame, view = answered(dealer, view)
     assert key(dealer, frame, view, "x") == [C.MarkBet(seat=2, bet="six_card_bonus", on=False)]
 
 
