@@ -13,7 +13,8 @@ controller and never waits.
 Keyboard (every action has a key; the key is printed on its button):
 
 * ``1``-``7`` choose the seat the keys act on (the outlined seat, the one the next step
-  names); once settled, tick that seat paid. ``F1``-``F4`` pick a chip; ``A`` / ``P`` /
+  names); a seat that has decided takes its decision back (until the reveal); once
+  settled, tick that seat paid. ``F1``-``F4`` pick a chip; ``A`` / ``P`` /
   ``X`` add it to the seat's Ante / Pair Plus / 6 Card Bonus; ``B`` rebet the seat,
   ``Shift+B`` rebet every empty seat; ``C`` clear the seat; ``U`` or ``Backspace`` undo
   the last chip or decision.
@@ -62,6 +63,7 @@ from display.dealer.state import (
     focus_seat,
     lock_left,
     payout_seats,
+    seat_view,
     shown_refusal,
     sync,
     undecided,
@@ -190,6 +192,9 @@ class DealerScreen:
         if isinstance(action, A.SelectSeat):
             if view.state == "deciding":
                 ui.decide_seat = action.seat
+                if (seat_view(view, action.seat).decision
+                        and C.UndoDecision.name in view.allowed):  # its digit again: undo
+                    return self._command(C.UndoDecision(seat=action.seat), view)
             else:
                 ui.selected_seat = action.seat
         elif isinstance(action, A.PickChip):
