@@ -20,7 +20,8 @@ Keyboard (every action has a key; the key is printed on its button):
   the last chip or decision.
 * ``Y`` Play / ``F`` Fold for the seat named; ``Shift+Y`` Play for every seat left.
 * Outcome mode (``bet_entry = "outcomes"``): ``A`` / ``P`` / ``X`` mark the seat's bet
-  (again: take the mark off); no chips; All play (``Shift+Y``) in their place.
+  (again: take the mark off); no chips; All play (``Shift+Y``) in their place. The large
+  button plays the rest and reveals in one press, and All paid opens the next round.
 * ``Enter`` the large button's step: ``N`` no more bets, ``R`` reveal, ``S`` settle,
   ``G`` next round; while seats are still to pay (the large button is a status then)
   ``Enter`` ticks the outlined seat paid, the next to pay; ``A`` all paid once settled.
@@ -62,6 +63,7 @@ from display.dealer.state import (
     chip_in_use,
     focus_seat,
     lock_left,
+    next_round_open,
     payout_seats,
     seat_view,
     shown_refusal,
@@ -182,7 +184,7 @@ class DealerScreen:
             out: list[C.DealerCommand] = []
             for seat in undecided(view, ui):
                 out += self._command(C.Decide(seat=seat, decision="play"), view)
-            return out
+            return out + (self._command(C.Reveal(), view) if action.reveal else [])
         if isinstance(action, A.Undo):
             if view.state == "betting":
                 cmds = ui.undo.take(view)  # posted as they are: Undo is not undone
@@ -208,6 +210,8 @@ class DealerScreen:
             mark_paid(ui.paid, action.seat)
         elif isinstance(action, A.AllPaid):
             ui.paid.update(payout_seats(view))
+            if action.next_round and next_round_open(view):
+                return self._command(C.NextRound(), view)
         elif isinstance(action, A.DismissRefusal):
             ui.refusal_read = view.refusal_seq
         else:

@@ -330,6 +330,9 @@ def primary_step(view: DealerView, ui: DealerUI) -> Step:
     if state == "deciding":
         waiting = undecided(view, ui)
         if waiting and C.Decide.name in allowed:
+            if om.on(view):  # outcome mode: the rest play and the cards turn, one touch
+                return Step("btn.play_rest_reveal", PlayRest(reveal=True), ("return",), True,
+                            params={"n": len(waiting)})
             return Step("btn.play_rest", PlayRest(), ("shift+y", "return"), True,
                         params={"n": len(waiting)})
         return Step("btn.reveal", C.Reveal(), ("r", "return"),
@@ -344,6 +347,11 @@ def primary_step(view: DealerView, ui: DealerUI) -> Step:
         if C.NextRound.name in allowed:
             return _command_step(view, C.NextRound(), "g")
     return Step("status.waiting")
+
+
+def next_round_open(view: DealerView) -> bool:
+    """The next round opens on a press, no PIN asked (so All paid may open it)."""
+    return C.NextRound.name in view.allowed and C.NextRound.name not in view.pin_needed
 
 
 def read_time(text: str) -> float:

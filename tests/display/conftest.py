@@ -209,13 +209,18 @@ class DealerShift:
         return folds
 
     def settle_by_touch(self) -> None:
-        """Reveal, settle, pay everyone (All paid), next round."""
-        self.tap("primary")
+        """Reveal, settle, pay everyone (All paid), next round.
+
+        In outcome mode Play the rest revealed already, and All paid opens the next round.
+        """
+        if self.view.state == "deciding":
+            self.tap("primary")
         assert self.view.state == "reveal", self.view.state
         self.tap("primary")
         assert self.view.state == "settled", self.view.state
         self.tap("all_paid")
-        self.tap("primary")
+        if self.view.state != "betting":
+            self.tap("primary")
         assert self.view.state == "betting", self.view.state
 
     def round_by_touch(self, bets=None, rebet=False) -> int:

@@ -34,7 +34,8 @@ def played_out(shift, marks=None) -> None:
     shift.tap("primary")
     shift.tap("primary")
     shift.tap("all_paid")
-    shift.tap("primary")
+    if not marks:                                # outcome mode: All paid opened it
+        shift.tap("primary")
     assert shift.view.state == "betting" and shift.refused() == []
 
 
@@ -176,3 +177,12 @@ def test_reveal_settle_and_next_round_never_chain_from_a_double_tap(dealer_shift
     shift.tap_at(spot, dt=0.07)
     assert shift.view.state == "betting" and shift.view.round_id == 2
     assert not bets(shift)                       # nothing placed by the second tap
+
+
+# Outcome mode ----------------------------------------------------------------------------------
+def test_the_outline_follows_the_seat_last_marked(dealer_shift):
+    shift = dealer_shift(bet_entry="outcomes")
+    shift.tap("seat.3.bet.ante")
+    assert shift.frame.notes["selected_seat"] == 3
+    shift.key("p")                               # the keys act on the seat outlined
+    assert bets(shift) == {3: {"ante": 1, "pair_plus": 1}}

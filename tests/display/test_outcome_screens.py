@@ -13,6 +13,7 @@ import pytest
 
 from controller.game import inputs as C
 from display.dealer import DealerScreen
+from display.dealer.actions import PlayRest
 from display.player import PlayerScreen
 from display.scenarios import build
 from display.theme import FontBook
@@ -87,7 +88,8 @@ def test_all_play_decides_every_seat_still_to_decide(fonts):
     assert touch(dealer, frame, view, "all_play") == []
     dealer, frame, view = draw(fonts, "outcomes-decisions")
     assert key(dealer, frame, view, "y", shift=True) == want
-    assert frame.button("primary").action == frame.button("all_play").action  # the step
+    # the step: the rest play and the dealer's cards turn, one touch
+    assert frame.button("primary").action == PlayRest(reveal=True)
     betting = draw(fonts, "outcomes-betting")[1]
     assert not betting.button("all_play").enabled                   # nothing to decide
 
