@@ -63,6 +63,7 @@ from display.dealer.state import (
     chip_in_use,
     focus_seat,
     lock_left,
+    needs_ante,
     next_round_open,
     payout_seats,
     seat_view,
@@ -165,6 +166,7 @@ class DealerScreen:
         if isinstance(button.action, COMMAND_ACTIONS) and guard.waiting(view.version, now):
             return []  # the table has not answered the last command yet
         self.ui.flash = (button.id, now + FLASH_SECONDS)
+        self.ui.own_refusal = None  # read
         if view.refusal_seq is not None:
             self.ui.refusal_read = view.refusal_seq
         cmds = self._act(button.action, view, now)
@@ -174,6 +176,12 @@ class DealerScreen:
 
     def _act(self, action: object, view: DealerView, now: float) -> list[C.DealerCommand]:
         ui = self.ui
+        bet = action if isinstance(action, A.AddChip) else (
+            action if isinstance(action, C.MarkBet) and action.on else None)
+        refused = needs_ante(view, bet.seat, bet.bet) if bet is not None else None
+        if refused is not None:  # a Pair Plus with no Ante: refused when put down
+            ui.selected_seat, ui.own_refusal = bet.seat, (refused, now)  # type: ignore[union-attr]
+            return []
         if isinstance(action, C.DealerCommand):
             return self._command(action, view)
         if isinstance(action, A.AddChip):

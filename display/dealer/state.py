@@ -83,6 +83,8 @@ class DealerUI:
         round_key: (round id, state) of the last view seen.
         refusal_read: the journal seq of the refusal read (it is not shown again).
         refusal_since: (seq, monotonic seconds) the refusal on show was first seen.
+        own_refusal: a refusal the screen gave itself (a side bet on a seat with no
+            Ante), and when; a press reads it.
         primary: what the large button offered, and since when.
         lock_seen: (view version, seconds locked, monotonic seconds first seen).
     """
@@ -109,6 +111,7 @@ class DealerUI:
     round_key: tuple[int, str] | None = None
     refusal_read: int | None = None
     refusal_since: tuple[int, float] | None = None
+    own_refusal: tuple[Banner, float] | None = None
     primary: tuple[Any, float] = (None, 0.0)
     lock_seen: tuple[int, int, float] = (-1, 0, 0.0)
 
@@ -194,7 +197,13 @@ def refusal_banner(view: DealerView) -> Banner | None:
 
 
 def shown_refusal(view: DealerView, ui: DealerUI, now: float) -> Banner | None:
-    """The refusal to show now: new, not yet read, and not on show past its reading time."""
+    """The refusal to show now: new, not yet read, and not on show past its reading time.
+
+    One the screen gave itself is shown first.
+    """
+    own = ui.own_refusal
+    if own is not None and now - own[1] <= read_time(own[0].message):
+        return own[0]
     b = refusal_banner(view)
     since = ui.refusal_since
     if b is None or since is None or since[0] != view.refusal_seq or (
@@ -347,6 +356,19 @@ def primary_step(view: DealerView, ui: DealerUI) -> Step:
         if C.NextRound.name in allowed:
             return _command_step(view, C.NextRound(), "g")
     return Step("status.waiting")
+
+
+def needs_ante(view: DealerView, seat: int, bet: str) -> Banner | None:
+    """The refusal of ``bet`` put down at ``seat``, or None.
+
+    A side bet these rules take only beside an Ante is refused on a seat with none when
+    it is put down, not only at No more bets.
+    """
+    if bet not in view.paytables.need_ante or seat_view(view, seat).bets.get("ante"):
+        return None
+    code = f"{bet}_needs_ante"
+    return Banner(REJECTED, message=code, params={"code": code, "seat": str(seat),
+                                                  "input": "place_bet"})
 
 
 def next_round_open(view: DealerView) -> bool:

@@ -52,8 +52,8 @@ def finger(shift, pos) -> None:
 def test_a_refused_chip_leaves_nothing_to_undo(dealer_shift):
     shift = dealer_shift()
     shift.tap("chip.10000")
-    shift.tap("seat.1.bet.pair_plus")            # the Pair Plus maximum
     shift.tap("seat.1.bet.ante")
+    shift.tap("seat.1.bet.pair_plus")            # the Pair Plus maximum
     shift.tap("chip.500")
     shift.tap("seat.3.bet.ante")
     shift.tap("chip.10000")
@@ -62,7 +62,7 @@ def test_a_refused_chip_leaves_nothing_to_undo(dealer_shift):
     shift.tap("undo")                            # takes back seat 3's chip, the last taken
     assert bets(shift) == {1: {"ante": 10000, "pair_plus": 10000}}
     shift.tap("undo")
-    assert bets(shift) == {1: {"pair_plus": 10000}}
+    assert bets(shift) == {1: {"ante": 10000}}
 
 
 def test_undo_after_clear_puts_the_seats_bets_back(dealer_shift):
@@ -186,3 +186,23 @@ def test_the_outline_follows_the_seat_last_marked(dealer_shift):
     assert shift.frame.notes["selected_seat"] == 3
     shift.key("p")                               # the keys act on the seat outlined
     assert bets(shift) == {3: {"ante": 1, "pair_plus": 1}}
+
+
+# A side bet with no Ante -----------------------------------------------------------------------
+def test_a_pair_plus_on_a_seat_without_an_ante_is_refused_when_put_down(dealer_shift):
+    shift = dealer_shift()
+    shift.tap("seat.2.bet.pair_plus")
+    assert bets(shift) == {}                     # nothing placed, nothing journaled
+    assert shift.texts("refusal.reason") == ["Seat 2: Pair Plus needs an Ante at this table"]
+    shift.tap("seat.2.bet.ante")                 # with its Ante it is taken
+    shift.tap("seat.2.bet.pair_plus")
+    assert bets(shift) == {2: {"ante": 100, "pair_plus": 100}}
+
+
+def test_a_six_card_bonus_mark_without_an_ante_is_refused_in_outcome_mode(dealer_shift):
+    shift = dealer_shift(bet_entry="outcomes")
+    shift.key("3")
+    shift.key("x")
+    assert bets(shift) == {}
+    (text,) = shift.texts("refusal.reason")
+    assert "6 Card Bonus needs an Ante" in text

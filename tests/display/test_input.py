@@ -112,7 +112,7 @@ def test_betting_by_touch_and_keys(make_app):
     key(app, "c")
     key(app, "b")
     key(app, "b", mod=pygame.KMOD_LSHIFT)
-    click(app, "seat.6.bet.pair_plus")
+    click(app, "seat.2.bet.pair_plus")
     key(app, "n")
     click(app, "primary")
     assert drain(inbox) == [
@@ -122,7 +122,7 @@ def test_betting_by_touch_and_keys(make_app):
         C.ClearBets(seat=3),
         C.Rebet(seat=3),
         C.Rebet(seat=0),
-        C.PlaceBet(seat=6, bet="pair_plus", amount=500),
+        C.PlaceBet(seat=2, bet="pair_plus", amount=500),
         C.NoMoreBets(),
         C.NoMoreBets(),
     ]
