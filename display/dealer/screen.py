@@ -37,17 +37,17 @@ import pygame
 
 from controller.game import inputs as C  # noqa: N812 - the input declarations
 from controller.game.config import PIN_MAX_DIGITS
-from controller.game.views import DealerView
+from controller.game.views import Banner, DealerView
 from display import theme
 from display.cards import CardArt
 from display.common import felt
 from display.dealer import actions as A  # noqa: N812 - the screen actions
 from display.dealer.alarms import draw_alarms
 from display.dealer.chips import draw_chip_tray, undo_target
-from display.dealer.draw import Ctx
+from display.dealer.draw import Ctx, key_label
 from display.dealer.hand import draw_dealer
 from display.dealer.header import LINK_DOWN, draw_header
-from display.dealer.input import InputGuard, Presses
+from display.dealer.input import InputGuard, Presses, key_name
 from display.dealer.layout import layout
 from display.dealer.meters import draw_meters
 from display.dealer.next_action import draw_next_action
@@ -58,6 +58,7 @@ from display.dealer.seat import draw_seat
 from display.dealer.state import (
     ANSWER_SECONDS,
     ARM_SECONDS,
+    REJECTED,
     DealerUI,
     Sent,
     chip_in_use,
@@ -66,6 +67,7 @@ from display.dealer.state import (
     needs_ante,
     next_round_open,
     payout_seats,
+    primary_step,
     seat_view,
     shown_refusal,
     sync,
@@ -82,6 +84,8 @@ FLASH_SECONDS = 0.18
 CORNER_RANK_FROM = 120
 """Cards this tall or taller print their rank in the corner; smaller ones rank over suit."""
 _EN = Translator("en")
+STEP_KEYS = frozenset({"n", "r", "s", "g", "return"})
+"""The keys of the round's steps: pressed when they do nothing, the screen says why."""
 COMMAND_ACTIONS = (C.DealerCommand, A.AddChip, A.PlayRest, A.Undo, A.PadSend)
 """Actions that post commands to the table (the input guard holds them while the last
 command is unanswered)."""
@@ -157,6 +161,8 @@ class DealerScreen:
         sync(self.ui, view, now, self.tr)
         button = self._presses.button(event, frame, now)
         guard = self._guard
+        if button is None and event.type == pygame.KEYDOWN:
+            self._key_refused(key_name(event), view, now)
         if button is None or guard.bounce(event, frame, now) or guard.stale(
                 event, frame, view.version):
             return []
@@ -173,6 +179,18 @@ class DealerScreen:
         if cmds:
             guard.posted(view.version, now)
         return cmds
+
+    def _key_refused(self, key: str, view: DealerView, now: float) -> None:
+        """A round's step key that does nothing now says why (the step there is)."""
+        ui = self.ui
+        if key not in STEP_KEYS or ui.pad or ui.screen != "main":
+            return
+        step = primary_step(view, ui)
+        words = self.tr(step.label, **step.params)
+        if step.action is not None and step.enabled and step.keys:
+            words += f" ({key_label(step.keys[0])})"
+        text = self.tr("refusal.key_not_now", pressed=key_label(key), step=words)
+        ui.own_refusal = (Banner(REJECTED, message=text), now)
 
     def _act(self, action: object, view: DealerView, now: float) -> list[C.DealerCommand]:
         ui = self.ui

@@ -344,6 +344,7 @@ MESSAGES: dict[str, str] = {
     "btn.undo": "Undo",
     "btn.all_paid": "All paid",
     "btn.all_paid_next": "All paid, next round",
+    "refusal.key_not_now": "{pressed} does nothing now. Next: {step}",
     "btn.paid": "Paid",
     "btn.pay": "Pay",
     "btn.take": "Take",

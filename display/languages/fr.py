@@ -336,6 +336,7 @@ MESSAGES: dict[str, str] = {
     "btn.undo": "Défaire",
     "btn.all_paid": "Tout payé",
     "btn.all_paid_next": "Tout payé, suivant",
+    "refusal.key_not_now": "{pressed} est sans effet maintenant. Ensuite : {step}",
     "btn.paid": "Payé",
     "btn.pay": "Payer",
     "btn.take": "Prendre",

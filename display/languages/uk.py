@@ -332,6 +332,7 @@ MESSAGES: dict[str, str] = {
     "btn.undo": "Відмінити",
     "btn.all_paid": "Усе виплачено",
     "btn.all_paid_next": "Виплачено, далі",
+    "refusal.key_not_now": "{pressed} зараз нічого не робить. Далі: {step}",
     "btn.paid": "Виплачено",
     "btn.pay": "Виплатити",
     "btn.take": "Забрати",

@@ -7,8 +7,11 @@ events, 5 seats, 800x480) and checks what the table records.
 import pygame
 
 from controller.game import inputs as C  # noqa: N812 - the input declarations
+from controller.game.auth import DEMO_PINS
+from controller.game.events import CardRead
 
 ROUND1 = {1: {"ante": 500}, 2: {"ante": 500}}
+SUP = DEMO_PINS["supervisor"]
 
 
 def bets(shift) -> dict[int, dict[str, int]]:
@@ -206,3 +209,38 @@ def test_a_six_card_bonus_mark_without_an_ante_is_refused_in_outcome_mode(dealer
     assert bets(shift) == {}
     (text,) = shift.texts("refusal.reason")
     assert "6 Card Bonus needs an Ante" in text
+
+
+# After an automatic void -----------------------------------------------------------------------
+def test_after_a_duplicate_card_the_next_step_and_the_large_button_agree(dealer_shift):
+    shift = dealer_shift()
+    shift.chips_by_touch(ROUND1)
+    shift.tap("primary")
+    shift.table.process([CardRead(card="As", code="As")])
+    shift.shoe(CardRead(card="As", code="As"))   # the same card again: void, deck blocked
+    assert shift.view.state == "void" and shift.view.deck_blocked
+    shift.tap("all_paid")
+    shift.tap("primary")                         # Next round, with a supervisor's PIN
+    shift.pin_by_touch(SUP)
+    assert shift.view.state == "betting" and shift.view.deck_blocked
+    assert shift.button("primary").label == "Unblock deck"
+    assert "Unblock deck" in " ".join(shift.texts("next_action"))
+    shift.key("n")                               # No more bets: not now, and why
+    assert shift.texts("refusal.reason") == ["N does nothing now. Next: Unblock deck (F11)"]
+
+
+def test_a_step_key_pressed_after_a_void_says_why_it_does_nothing(dealer_shift):
+    shift = dealer_shift()
+    shift.chips_by_touch(ROUND1)
+    shift.shoe(CardRead(card="7d", code="7d"))   # a card read before No more bets: void
+    assert shift.view.state == "void"
+    shift.key("n")
+    assert shift.texts("refusal.reason") == ["N does nothing now. Next: Return seat 1"]
+    shift.key("g")                               # the next press reads it; G says why too
+    assert shift.texts("refusal.reason") == ["G does nothing now. Next: Return seat 1"]
+    shift.tap("all_paid")
+    assert "refusal" not in shift.frame.regions
+    shift.key("n")
+    assert shift.texts("refusal.reason") == ["N does nothing now. Next: Next round (G)"]
+    shift.key("g")                               # G: the PIN pad for the next round
+    assert shift.frame.notes["pad"] == "pin"
