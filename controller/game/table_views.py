@@ -148,7 +148,10 @@ def paytables_for(profile: RuleProfile) -> Paytables:
         pair_plus=table(profile.pair_plus), six_card_bonus=table(profile.six_card_bonus),
         limits=tuple((k, v.min, v.max) for k, v in profile.limits.items()),
         rtp=rtp, rtp_strategy=rtp_strategy, strategy=strategy,
-        qualifier=profile.qualifier.text, player_cards_face_up=profile.player_cards_face_up)
+        qualifier=profile.qualifier.text, player_cards_face_up=profile.player_cards_face_up,
+        need_ante=tuple(bet for bet, need in (
+            ("pair_plus", profile.pair_plus_requires_ante),
+            ("six_card_bonus", profile.six_card_bonus_requires_ante)) if need))
 
 
 def _bet_lines(results: list[BetResult] | None) -> tuple[BetLine, ...]:

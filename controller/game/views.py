@@ -112,6 +112,8 @@ class Paytables:
         strategy: the weakest hand that strategy plays, e.g. ``Q-6-4``.
         qualifier: e.g. ``Q-high``.
         player_cards_face_up: the profile deals player cards face up.
+        need_ante: the side bets placed only beside an Ante (``pair_plus``,
+            ``six_card_bonus``), so the dealer screen refuses one on a seat without.
     """
 
     profile: str = ""
@@ -124,6 +126,7 @@ class Paytables:
     strategy: str = ""
     qualifier: str = "Q-high"
     player_cards_face_up: bool = True
+    need_ante: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,7 +38,12 @@ class AddChip:
 
 @dataclass(frozen=True, slots=True)
 class PlayRest:
-    """Record Play for every seat still undecided (one :class:`Decide` each)."""
+    """Record Play for every seat still undecided (one :class:`Decide` each).
+
+    ``reveal``: then turn the dealer's cards (outcome mode: one touch for both).
+    """
+
+    reveal: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +132,12 @@ class MarkPaid:
 
 @dataclass(frozen=True, slots=True)
 class AllPaid:
-    """Tick every seat as paid."""
+    """Tick every seat as paid.
+
+    ``next_round``: then open the next round (outcome mode: one touch for both).
+    """
+
+    next_round: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,8 @@
 
 A chip picked is the one each touch on a bet spot adds. Rebet all fills the empty seats
 with their last round's wagers (a seat given a new bet keeps it). Undo takes back the
-last chip placed while betting, or the last decision while deciding. Once the round is
+last change the table accepted while betting (a chip, a rebet, a cleared seat:
+:mod:`display.dealer.undo`), or the last decision while deciding. Once the round is
 settled or void the bulk action is All paid (:mod:`display.dealer.payouts`).
 
 In outcome mode (``bet_entry = "outcomes"``) there are no chips to count: All play
@@ -31,25 +32,22 @@ CHIP_COLORS = {100: (235, 235, 235), 500: (200, 40, 40), 2500: (40, 150, 70),
 """Chip value (minor units) -> colour; other values are blue."""
 
 
-def undo_target(view: DealerView, ui: DealerUI) -> C.DealerCommand | None:
-    """The command Undo sends now: the last chip off (or mark), or the last decision back."""
-    bets = {s.seat: s.bets for s in view.seats}
-    if view.state == "betting" and C.MarkBet.name in view.allowed:
-        for seat, bet, _ in reversed(ui.chips_placed):
-            if bets.get(seat, {}).get(bet):
-                return C.MarkBet(seat=seat, bet=bet, on=False)  # type: ignore[arg-type]
-    if view.state == "betting" and C.RemoveChip.name in view.allowed:
-        for seat, bet, amount in reversed(ui.chips_placed):
-            if bets.get(seat, {}).get(bet, 0) >= amount:
-                return C.RemoveChip(seat=seat, bet=bet, amount=amount)
+def undo_target(view: DealerView, ui: DealerUI) -> list[C.DealerCommand]:
+    """The commands Undo sends now (none: nothing to undo).
+
+    Betting: those taking back the last bet change the table accepted (a chip, a mark,
+    a rebet, a cleared seat). Deciding: the decision of the seat named, else the last.
+    """
+    if view.state == "betting":
+        return ui.undo.target(view)
     if view.state == "deciding" and C.UndoDecision.name in view.allowed:
         decided = {s.seat for s in view.seats if s.decision}
         if ui.decide_seat in decided:  # the seat named: its decision
-            return C.UndoDecision(seat=ui.decide_seat)
+            return [C.UndoDecision(seat=ui.decide_seat)]
         for seat in reversed(ui.decided):
             if seat in decided:
-                return C.UndoDecision(seat=seat)
-    return None
+                return [C.UndoDecision(seat=seat)]
+    return []
 
 
 def draw_chip_tray(c: Ctx) -> None:
@@ -71,7 +69,7 @@ def draw_chip_tray(c: Ctx) -> None:
                enabled=C.Rebet.name in view.allowed)
     target = undo_target(view, c.ui)
     button(c, "undo", undo, tr("btn.undo"), Undo() if target else None,
-           keys=("u", "backspace"), enabled=target is not None)
+           keys=("u", "backspace"), enabled=bool(target))
 
 
 def _all_play(c: Ctx) -> None:

@@ -91,3 +91,71 @@ class Presses:
             return True
         self._last = _Press(kind, (int(pos[0]), int(pos[1])), now)
         return False
+
+
+BOUNCE_SECONDS = 0.2
+"""A second tap this soon on the same spot is a bounce of the first, not a press."""
+BOUNCE_PIXELS = 24
+"""How far apart (pixels, on each axis) a tap and its bounce may land."""
+ANSWER_WAIT_SECONDS = 3.0
+"""How long a command the table has not answered blocks the next one (a lost answer
+does not block the screen for good)."""
+
+
+class InputGuard:
+    """The one guard every dealer press passes before it acts.
+
+    * A tap within :data:`BOUNCE_SECONDS` and :data:`BOUNCE_PIXELS` of the last tap is a
+      bounce: ignored.
+    * A tap on a frame drawn from an older view than the table's newest is ignored (the
+      dealer saw something that is no longer so).
+    * While a command posted to the table is unanswered (the table's view has not moved
+      on since it was posted) the next command is ignored, for
+      :data:`ANSWER_WAIT_SECONDS` at most.
+
+    So Reveal, Settle and Next round never chain from one double tap.
+    """
+
+    def __init__(self) -> None:
+        self._tap: tuple[tuple[int, int], float] | None = None
+        self._posted: tuple[int, float] | None = None
+
+    def bounce(self, event: pygame.event.Event, frame: Frame, now: float) -> bool:
+        """True when ``event`` is a tap that bounces the last tap (and so is ignored)."""
+        pos = tap_pos(event, frame)
+        if pos is None:
+            return False
+        last, self._tap = self._tap, (pos, now)
+        return (last is not None and 0 <= now - last[1] < BOUNCE_SECONDS
+                and abs(pos[0] - last[0][0]) <= BOUNCE_PIXELS
+                and abs(pos[1] - last[0][1]) <= BOUNCE_PIXELS)
+
+    @staticmethod
+    def stale(event: pygame.event.Event, frame: Frame, version: int) -> bool:
+        """True when ``event`` is a tap on a frame drawn from a view older than ``version``."""
+        drawn = frame.notes.get("version")
+        return tap_pos(event, frame) is not None and drawn is not None and drawn < version
+
+    def waiting(self, version: int, now: float) -> bool:
+        """True while a command posted is unanswered (the view is still at ``version``)."""
+        posted = self._posted
+        if posted is None:
+            return False
+        if version > posted[0] or now - posted[1] > ANSWER_WAIT_SECONDS:
+            self._posted = None
+            return False
+        return True
+
+    def posted(self, version: int, now: float) -> None:
+        """Commands were posted to the table while its view was at ``version``."""
+        self._posted = (version, now)
+
+
+def tap_pos(event: pygame.event.Event, frame: Frame) -> tuple[int, int] | None:
+    """Where a finger or a left click lands on ``frame`` (pixels), or None for a key."""
+    if event.type == pygame.MOUSEBUTTONDOWN and getattr(event, "button", 1) == 1:
+        return int(event.pos[0]), int(event.pos[1])
+    if event.type == pygame.FINGERDOWN:
+        w, h = frame.size
+        return int(event.x * w), int(event.y * h)
+    return None

@@ -40,6 +40,8 @@ def next_text(c: Ctx) -> str:
         return tr(tr.next_key(key, view.state))
     if view.state == "paused" and view.pause_reason in PAUSE_ACTIONS:
         return tr(PAUSE_ACTIONS[view.pause_reason])
+    if view.state == "betting" and view.deck_blocked and C.UnblockDeck.name in view.allowed:
+        return tr("banner.deck_blocked.act")  # as the large button: Unblock deck first
     key = tr.next_key(view.next_action_key, view.state)
     if view.next_action_key and tr.has(key) and not (tr.lang == "en" and view.next_action):
         return tr(key)

@@ -17,7 +17,7 @@ from display import outcome_mode as om
 from display import theme
 from display.dealer.actions import AllPaid, MarkPaid
 from display.dealer.draw import Ctx, button
-from display.dealer.state import next_to_pay, payout_seats, seat_verb
+from display.dealer.state import next_round_open, next_to_pay, payout_seats, seat_verb
 from display.theme import Color
 
 Line = tuple[str, str, Color]
@@ -85,11 +85,15 @@ def pay_button(c: Ctx, rect: pygame.Rect, seat: SeatView) -> None:
 
 
 def all_paid_button(c: Ctx, rect: pygame.Rect) -> None:
-    """All paid: tick every seat at once (enabled while one is still to pay)."""
+    """All paid: tick every seat at once (enabled while one is still to pay).
+
+    In outcome mode it opens the next round too, when that needs no PIN.
+    """
     seats = payout_seats(c.view)
     left = [s for s in seats if s not in c.ui.paid]
-    button(c, "all_paid", rect, c.tr("btn.all_paid"), AllPaid() if left else None,
-           keys=("a",), enabled=bool(left))
+    nxt = c.outcomes and next_round_open(c.view)  # outcome mode: and the next round opens
+    button(c, "all_paid", rect, c.tr("btn.all_paid_next" if nxt else "btn.all_paid"),
+           AllPaid(next_round=nxt) if left else None, keys=("a",), enabled=bool(left))
 
 
 def mark_paid(ui_paid: set[int], seat: int) -> None:

@@ -13,13 +13,15 @@ controller and never waits.
 Keyboard (every action has a key; the key is printed on its button):
 
 * ``1``-``7`` choose the seat the keys act on (the outlined seat, the one the next step
-  names); once settled, tick that seat paid. ``F1``-``F4`` pick a chip; ``A`` / ``P`` /
+  names); a seat that has decided takes its decision back (until the reveal); once
+  settled, tick that seat paid. ``F1``-``F4`` pick a chip; ``A`` / ``P`` /
   ``X`` add it to the seat's Ante / Pair Plus / 6 Card Bonus; ``B`` rebet the seat,
   ``Shift+B`` rebet every empty seat; ``C`` clear the seat; ``U`` or ``Backspace`` undo
   the last chip or decision.
 * ``Y`` Play / ``F`` Fold for the seat named; ``Shift+Y`` Play for every seat left.
 * Outcome mode (``bet_entry = "outcomes"``): ``A`` / ``P`` / ``X`` mark the seat's bet
-  (again: take the mark off); no chips; All play (``Shift+Y``) in their place.
+  (again: take the mark off); no chips; All play (``Shift+Y``) in their place. The large
+  button plays the rest and reveals in one press, and All paid opens the next round.
 * ``Enter`` the large button's step: ``N`` no more bets, ``R`` reveal, ``S`` settle,
   ``G`` next round; while seats are still to pay (the large button is a status then)
   ``Enter`` ticks the outlined seat paid, the next to pay; ``A`` all paid once settled.
@@ -35,17 +37,17 @@ import pygame
 
 from controller.game import inputs as C  # noqa: N812 - the input declarations
 from controller.game.config import PIN_MAX_DIGITS
-from controller.game.views import DealerView
+from controller.game.views import Banner, DealerView
 from display import theme
 from display.cards import CardArt
 from display.common import felt
 from display.dealer import actions as A  # noqa: N812 - the screen actions
 from display.dealer.alarms import draw_alarms
 from display.dealer.chips import draw_chip_tray, undo_target
-from display.dealer.draw import Ctx
+from display.dealer.draw import Ctx, key_label
 from display.dealer.hand import draw_dealer
 from display.dealer.header import LINK_DOWN, draw_header
-from display.dealer.input import Presses
+from display.dealer.input import InputGuard, Presses, key_name
 from display.dealer.layout import layout
 from display.dealer.meters import draw_meters
 from display.dealer.next_action import draw_next_action
@@ -56,17 +58,23 @@ from display.dealer.seat import draw_seat
 from display.dealer.state import (
     ANSWER_SECONDS,
     ARM_SECONDS,
+    REJECTED,
     DealerUI,
     Sent,
     chip_in_use,
     focus_seat,
     lock_left,
+    needs_ante,
+    next_round_open,
     payout_seats,
+    primary_step,
+    seat_view,
     shown_refusal,
     sync,
     undecided,
 )
 from display.dealer.tools import draw_records_tabs, draw_tools
+from display.dealer.undo import BET_COMMANDS
 from display.i18n import Translator
 from display.painter import Button, Frame, Painter, inset
 from display.theme import FontBook
@@ -76,6 +84,11 @@ FLASH_SECONDS = 0.18
 CORNER_RANK_FROM = 120
 """Cards this tall or taller print their rank in the corner; smaller ones rank over suit."""
 _EN = Translator("en")
+STEP_KEYS = frozenset({"n", "r", "s", "g", "return"})
+"""The keys of the round's steps: pressed when they do nothing, the screen says why."""
+COMMAND_ACTIONS = (C.DealerCommand, A.AddChip, A.PlayRest, A.Undo, A.PadSend)
+"""Actions that post commands to the table (the input guard holds them while the last
+command is unanswered)."""
 
 
 class DealerScreen:
@@ -92,6 +105,7 @@ class DealerScreen:
         self.tr = Translator(lang)
         self.ui = DealerUI()
         self._presses = Presses()
+        self._guard = InputGuard()
 
     # -- what the screen makes of a view ----------------------------------------------------
 
@@ -134,46 +148,81 @@ class DealerScreen:
         Returns:
             Commands to post to the controller inbox (often none).
 
-        One tap is one press (:class:`~display.dealer.input.Presses`). A press on the
-        large button within :data:`~display.dealer.state.ARM_SECONDS` of its step changing
-        is dropped: a double tap on Reveal does not settle; so is one on a large button
-        drawn for a round state the table has left since (a second tap on Settle read
-        before the settled round is drawn). A press reads the refusal on show.
+        One tap is one press (:class:`~display.dealer.input.Presses`), and every press
+        passes the input guard (:class:`~display.dealer.input.InputGuard`): a bounce, a
+        tap on a frame older than ``view``, and a command while the last one is still
+        unanswered by the table are ignored. A press on the large button within
+        :data:`~display.dealer.state.ARM_SECONDS` of its step changing is dropped too,
+        and so is one on a large button drawn for a round state the table has left
+        since. A press reads the refusal on show.
         """
         if frame is None:
             return []
         sync(self.ui, view, now, self.tr)
         button = self._presses.button(event, frame, now)
-        if button is None:
+        guard = self._guard
+        if button is None and event.type == pygame.KEYDOWN:
+            self._key_refused(key_name(event), view, now)
+        if button is None or guard.bounce(event, frame, now) or guard.stale(
+                event, frame, view.version):
             return []
         left = frame.notes.get("step") != (view.round_id, view.state)
         if button.id == "primary" and (left or now - self.ui.primary[1] < ARM_SECONDS):
             return []  # a second tap, or one on a step the table has left since it was drawn
+        if isinstance(button.action, COMMAND_ACTIONS) and guard.waiting(view.version, now):
+            return []  # the table has not answered the last command yet
         self.ui.flash = (button.id, now + FLASH_SECONDS)
+        self.ui.own_refusal = None  # read
         if view.refusal_seq is not None:
             self.ui.refusal_read = view.refusal_seq
-        return self._act(button.action, view, now)
+        cmds = self._act(button.action, view, now)
+        if cmds:
+            guard.posted(view.version, now)
+        return cmds
+
+    def _key_refused(self, key: str, view: DealerView, now: float) -> None:
+        """A round's step key that does nothing now says why (the step there is)."""
+        ui = self.ui
+        if key not in STEP_KEYS or ui.pad or ui.screen != "main":
+            return
+        step = primary_step(view, ui)
+        words = self.tr(step.label, **step.params)
+        if step.action is not None and step.enabled and step.keys:
+            words += f" ({key_label(step.keys[0])})"
+        text = self.tr("refusal.key_not_now", pressed=key_label(key), step=words)
+        ui.own_refusal = (Banner(REJECTED, message=text), now)
 
     def _act(self, action: object, view: DealerView, now: float) -> list[C.DealerCommand]:
         ui = self.ui
+        bet = action if isinstance(action, A.AddChip) else (
+            action if isinstance(action, C.MarkBet) and action.on else None)
+        refused = needs_ante(view, bet.seat, bet.bet) if bet is not None else None
+        if refused is not None:  # a Pair Plus with no Ante: refused when put down
+            ui.selected_seat, ui.own_refusal = bet.seat, (refused, now)  # type: ignore[union-attr]
+            return []
         if isinstance(action, C.DealerCommand):
             return self._command(action, view)
         if isinstance(action, A.AddChip):
             ui.selected_seat = action.seat
-            cmd = C.PlaceBet(seat=action.seat, bet=action.bet, amount=self.chip(view))
-            ui.chips_placed.append((cmd.seat, cmd.bet, cmd.amount))
-            return [cmd]
+            return self._command(C.PlaceBet(seat=action.seat, bet=action.bet,
+                                            amount=self.chip(view)), view)
         if isinstance(action, A.PlayRest):
             out: list[C.DealerCommand] = []
             for seat in undecided(view, ui):
                 out += self._command(C.Decide(seat=seat, decision="play"), view)
-            return out
+            return out + (self._command(C.Reveal(), view) if action.reveal else [])
         if isinstance(action, A.Undo):
-            target = undo_target(view, ui)
-            return self._command(target, view) if target is not None else []
+            if view.state == "betting":
+                cmds = ui.undo.take(view)  # posted as they are: Undo is not undone
+                ui.posted_version = view.version if cmds else ui.posted_version
+                return cmds
+            return [c for t in undo_target(view, ui) for c in self._command(t, view)]
         if isinstance(action, A.SelectSeat):
             if view.state == "deciding":
                 ui.decide_seat = action.seat
+                if (seat_view(view, action.seat).decision
+                        and C.UndoDecision.name in view.allowed):  # its digit again: undo
+                    return self._command(C.UndoDecision(seat=action.seat), view)
             else:
                 ui.selected_seat = action.seat
         elif isinstance(action, A.PickChip):
@@ -187,6 +236,8 @@ class DealerScreen:
             mark_paid(ui.paid, action.seat)
         elif isinstance(action, A.AllPaid):
             ui.paid.update(payout_seats(view))
+            if action.next_round and next_round_open(view):
+                return self._command(C.NextRound(), view)
         elif isinstance(action, A.DismissRefusal):
             ui.refusal_read = view.refusal_seq
         else:
@@ -203,17 +254,9 @@ class DealerScreen:
             ui.decide_seat = None
         elif isinstance(cmd, C.UndoDecision):
             ui.decided = [s for s in ui.decided if s != cmd.seat]
-        elif isinstance(cmd, C.RemoveChip):
-            for i in range(len(ui.chips_placed) - 1, -1, -1):
-                if ui.chips_placed[i] == (cmd.seat, cmd.bet, cmd.amount):
-                    del ui.chips_placed[i]
-                    break
-        elif isinstance(cmd, C.MarkBet):  # outcome mode: a mark made is what Undo takes back
-            ui.chips_placed = [x for x in ui.chips_placed if x[:2] != (cmd.seat, cmd.bet)]
-            if cmd.on:
-                ui.chips_placed.append((cmd.seat, cmd.bet, 0))
-        elif isinstance(cmd, C.ClearBets):
-            ui.chips_placed = [x for x in ui.chips_placed if x[0] != cmd.seat]
+        elif isinstance(cmd, BET_COMMANDS) and cmd.seat:
+            ui.selected_seat = cmd.seat  # the outline follows the seat last touched
+        ui.undo.posted(cmd, view)
         return [cmd]
 
     def _pad(self, action: object, view: DealerView, now: float) -> list[C.DealerCommand]:
@@ -303,7 +346,7 @@ class DealerScreen:
         focus = focus_seat(view, ui)
         p.frame.notes.update(mode=ui.screen, pad=ui.pad, portrait=lay.portrait,
                              selected_seat=focus, chip=self.chip(view),
-                             step=(view.round_id, view.state))
+                             step=(view.round_id, view.state), version=view.version)
         draw_next_action(c, primary=main)
         draw_header(c, lay.header)
         draw_alarms(c)

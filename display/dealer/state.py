@@ -18,6 +18,7 @@ from controller.game.round import RoundState
 from controller.game.views import Banner, DealerView, SeatView
 from display import outcome_mode as om
 from display.dealer.actions import Action, OpenPad, PlayRest
+from display.dealer.undo import UndoLog
 from display.i18n import Translator
 
 ARM_SECONDS = 0.5
@@ -74,7 +75,7 @@ class DealerUI:
         chip: chip value in use (minor units), or None (the smallest).
         recall_index: which recall round is shown (0 = newest).
         flash: (button id, until monotonic seconds) of the last press, for feedback.
-        chips_placed: (seat, bet, amount) of each chip placed this round, for Undo.
+        undo: the bet changes of this round the table accepted, for Undo.
         decided: seats decided from this screen this round, for Undo.
         pending: seat -> decision posted but not yet in the view (fast keys).
         posted_version: the view's version when the last command was posted.
@@ -82,6 +83,8 @@ class DealerUI:
         round_key: (round id, state) of the last view seen.
         refusal_read: the journal seq of the refusal read (it is not shown again).
         refusal_since: (seq, monotonic seconds) the refusal on show was first seen.
+        own_refusal: a refusal the screen gave itself (a side bet on a seat with no
+            Ante), and when; a press reads it.
         primary: what the large button offered, and since when.
         lock_seen: (view version, seconds locked, monotonic seconds first seen).
     """
@@ -100,7 +103,7 @@ class DealerUI:
     chip: int | None = None
     recall_index: int = 0
     flash: tuple[str, float] = ("", 0.0)
-    chips_placed: list[tuple[int, str, int]] = field(default_factory=list)
+    undo: UndoLog = field(default_factory=UndoLog)
     decided: list[int] = field(default_factory=list)
     pending: dict[int, str] = field(default_factory=dict)
     posted_version: int = -1
@@ -108,6 +111,7 @@ class DealerUI:
     round_key: tuple[int, str] | None = None
     refusal_read: int | None = None
     refusal_since: tuple[int, float] | None = None
+    own_refusal: tuple[Banner, float] | None = None
     primary: tuple[Any, float] = (None, 0.0)
     lock_seen: tuple[int, int, float] = (-1, 0, 0.0)
 
@@ -151,7 +155,7 @@ def sync(ui: DealerUI, view: DealerView, now: float, tr: Translator | None = Non
     if ui.round_key is None or ui.round_key[0] != key[0]:
         ui.selected_seat = None  # a new round starts on the first seat, as a table does
         ui.paid.clear()
-        ui.chips_placed.clear()
+        ui.undo.clear()
         ui.decided.clear()
     if ui.round_key != key:
         ui.decide_seat = None
@@ -159,6 +163,7 @@ def sync(ui: DealerUI, view: DealerView, now: float, tr: Translator | None = Non
     ui.round_key = key
     if view.version != ui.posted_version:
         ui.pending.clear()
+    ui.undo.seen(view)
     if view.refusal_seq is not None and view.refusal_seq != ui.refusal_read and (
             ui.refusal_since is None or ui.refusal_since[0] != view.refusal_seq):
         ui.refusal_since = (view.refusal_seq, now)
@@ -192,7 +197,13 @@ def refusal_banner(view: DealerView) -> Banner | None:
 
 
 def shown_refusal(view: DealerView, ui: DealerUI, now: float) -> Banner | None:
-    """The refusal to show now: new, not yet read, and not on show past its reading time."""
+    """The refusal to show now: new, not yet read, and not on show past its reading time.
+
+    One the screen gave itself is shown first.
+    """
+    own = ui.own_refusal
+    if own is not None and now - own[1] <= read_time(own[0].message):
+        return own[0]
     b = refusal_banner(view)
     since = ui.refusal_since
     if b is None or since is None or since[0] != view.refusal_seq or (
@@ -328,6 +339,9 @@ def primary_step(view: DealerView, ui: DealerUI) -> Step:
     if state == "deciding":
         waiting = undecided(view, ui)
         if waiting and C.Decide.name in allowed:
+            if om.on(view):  # outcome mode: the rest play and the cards turn, one touch
+                return Step("btn.play_rest_reveal", PlayRest(reveal=True), ("return",), True,
+                            params={"n": len(waiting)})
             return Step("btn.play_rest", PlayRest(), ("shift+y", "return"), True,
                         params={"n": len(waiting)})
         return Step("btn.reveal", C.Reveal(), ("r", "return"),
@@ -342,6 +356,24 @@ def primary_step(view: DealerView, ui: DealerUI) -> Step:
         if C.NextRound.name in allowed:
             return _command_step(view, C.NextRound(), "g")
     return Step("status.waiting")
+
+
+def needs_ante(view: DealerView, seat: int, bet: str) -> Banner | None:
+    """The refusal of ``bet`` put down at ``seat``, or None.
+
+    A side bet these rules take only beside an Ante is refused on a seat with none when
+    it is put down, not only at No more bets.
+    """
+    if bet not in view.paytables.need_ante or seat_view(view, seat).bets.get("ante"):
+        return None
+    code = f"{bet}_needs_ante"
+    return Banner(REJECTED, message=code, params={"code": code, "seat": str(seat),
+                                                  "input": "place_bet"})
+
+
+def next_round_open(view: DealerView) -> bool:
+    """The next round opens on a press, no PIN asked (so All paid may open it)."""
+    return C.NextRound.name in view.allowed and C.NextRound.name not in view.pin_needed
 
 
 def read_time(text: str) -> float:

@@ -160,9 +160,9 @@ class DealerShift:
             self.key(d, dt=0.2)
 
     def pin_by_touch(self, pin: str) -> None:
-        """A PIN typed on the pad, then OK."""
+        """A PIN typed on the pad, a digit each quarter second, then OK."""
         for d in pin:
-            self.tap("pad.key.10" if d == "0" else f"pad.key.{int(d) - 1}", dt=0.2)
+            self.tap("pad.key.10" if d == "0" else f"pad.key.{int(d) - 1}", dt=0.25)
         self.tap("pad.key.11")
 
     # -- whole steps of a round, as a dealer does them ----------------------------------------
@@ -209,13 +209,18 @@ class DealerShift:
         return folds
 
     def settle_by_touch(self) -> None:
-        """Reveal, settle, pay everyone (All paid), next round."""
-        self.tap("primary")
+        """Reveal, settle, pay everyone (All paid), next round.
+
+        In outcome mode Play the rest revealed already, and All paid opens the next round.
+        """
+        if self.view.state == "deciding":
+            self.tap("primary")
         assert self.view.state == "reveal", self.view.state
         self.tap("primary")
         assert self.view.state == "settled", self.view.state
         self.tap("all_paid")
-        self.tap("primary")
+        if self.view.state != "betting":
+            self.tap("primary")
         assert self.view.state == "betting", self.view.state
 
     def round_by_touch(self, bets=None, rebet=False) -> int:

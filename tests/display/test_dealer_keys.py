@@ -15,11 +15,9 @@ def outcome_round(shift) -> None:
     shift.tap("seat.1.bet.ante")
     shift.tap("primary")                          # no more bets
     shift.deal()
-    shift.tap("primary")                          # play the rest
-    shift.tap("primary")                          # reveal
+    shift.tap("primary")                          # play the rest and reveal
     shift.tap("primary")                          # settle
-    shift.tap("all_paid")
-    shift.tap("primary")                          # next round
+    shift.tap("all_paid")                         # all paid and next round
     assert shift.view.state == "betting" and shift.view.outcome_meters
 
 

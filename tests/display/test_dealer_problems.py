@@ -138,7 +138,8 @@ def test_no_control_moves_when_alarms_come_and_every_alarm_is_drawn(dealer_shift
 
 def test_a_refusal_shows_beside_the_large_button_and_leaves_once_read(dealer_shift):
     shift = dealer_shift()
-    shift.tap("seat.2.bet.pair_plus")            # a Pair Plus without an Ante
+    # a Pair Plus without an Ante, from the control channel (the screen refuses it itself)
+    shift.shoe(C.PlaceBet(seat=2, bet="pair_plus", amount=100))
     before = rects(shift)
     shift.tap("primary")                          # No more bets: refused
     assert shift.refused() and shift.view.state == "betting"

@@ -10,6 +10,7 @@ import queue
 import subprocess
 import sys
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pygame
@@ -108,10 +109,13 @@ class Table:
         return ev
 
     def applied(self) -> list:
-        """What reached the inbox; every fence asked for is set (all of it applied)."""
+        """What reached the inbox; every fence asked for is set (all of it applied), and
+        the views move on when something was."""
         out = []
         while not self.inbox.empty():
             out.append(self.inbox.get_nowait())
+        if out:
+            self.views = tuple(replace(v, version=v.version + 1) for v in self.views)
         for f in self.fences:
             f.set()
         return out
@@ -183,7 +187,8 @@ def test_the_next_step_waits_for_the_table(tmp_path):
 
 def test_raw_taps_are_posted_without_waiting_for_the_table(tmp_path):
     """Two touches on Settle 70 ms apart: the second is played though the table has not
-    applied the first (its fence is never set), as a finger that taps twice."""
+    applied the first (its fence is never set), as a finger that taps twice; the screen
+    takes it as a bounce, so Settle is posted once."""
     pygame.display.init()
     pygame.event.clear()
     table = Table("reveal-qualify")
@@ -207,6 +212,6 @@ def test_raw_taps_are_posted_without_waiting_for_the_table(tmp_path):
     finally:
         app.close()
         pygame.event.clear()
-    assert [cmd for _, cmd in posted] == [C.Settle(), C.Settle()]
-    assert round(posted[1][0] - posted[0][0], 2) == 0.1  # the first frame after 70 ms
-    assert app.script._i == 1 and not app.script.done  # the next step waits for the table
+    assert [cmd for _, cmd in posted] == [C.Settle()]
+    assert app.script._i == 1 and not app.script.done  # both touches played; the next
+    # step waits for the table

@@ -6,11 +6,14 @@ keys are real pygame events handled by the real dealer screen.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pygame
 import pytest
 
 from controller.game import inputs as C
 from display.dealer import DealerScreen
+from display.dealer.actions import PlayRest
 from display.player import PlayerScreen
 from display.scenarios import build
 from display.theme import FontBook
@@ -47,10 +50,17 @@ def key(dealer, frame, view, name: str, shift: bool = False) -> list:
     return dealer.handle(event, frame, view)
 
 
+def answered(dealer, view):
+    """The table answered the command posted: its view moves on, the screen draws it."""
+    view = replace(view, version=view.version + 1)
+    return dealer.draw(pygame.Surface(SIZE), view), view
+
+
 def test_one_touch_marks_a_bet_and_another_takes_the_mark_off(fonts):
     dealer, frame, view = draw(fonts, "outcomes-betting")
     assert view.bet_entry == "outcomes" and view.seats[0].bets.get("ante")
     assert touch(dealer, frame, view, "seat.4.bet.ante") == [C.MarkBet(seat=4, bet="ante")]
+    frame, view = answered(dealer, view)
     assert touch(dealer, frame, view, "seat.1.bet.ante") == [
         C.MarkBet(seat=1, bet="ante", on=False)]
     # no chips in outcome mode: Rebet all and All play in their place
@@ -66,6 +76,7 @@ def test_keys_mark_the_selected_seats_bets(fonts):
     assert key(dealer, frame, view, "2") == []
     frame = dealer.draw(pygame.Surface(SIZE), view)            # the screen shows seat 2
     assert key(dealer, frame, view, "p") == [C.MarkBet(seat=2, bet="pair_plus")]
+    frame, view = answered(dealer, view)
     assert key(dealer, frame, view, "x") == [C.MarkBet(seat=2, bet="six_card_bonus", on=False)]
 
 
@@ -77,7 +88,8 @@ def test_all_play_decides_every_seat_still_to_decide(fonts):
     assert touch(dealer, frame, view, "all_play") == []
     dealer, frame, view = draw(fonts, "outcomes-decisions")
     assert key(dealer, frame, view, "y", shift=True) == want
-    assert frame.button("primary").action == frame.button("all_play").action  # the step
+    # the step: the rest play and the dealer's cards turn, one touch
+    assert frame.button("primary").action == PlayRest(reveal=True)
     betting = draw(fonts, "outcomes-betting")[1]
     assert not betting.button("all_play").enabled                   # nothing to decide
 
