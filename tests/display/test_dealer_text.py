@@ -9,8 +9,10 @@ from dataclasses import replace
 import pygame
 import pytest
 
-from controller.game.views import BetLine
+from controller.game.events import Alarm, Warning  # noqa: A004 - the shoe's word
+from controller.game.views import Banner, BetLine
 from display.dealer import DealerScreen
+from display.dealer.alarms import ALARM_PAGE_SECONDS
 from display.scenarios import build
 from display.theme import FontBook
 
@@ -102,3 +104,99 @@ def test_the_scenarios_show_every_seat_whole(fonts, name, size, lang):
         view = replace(sc.dealer, seats=sc.dealer.seats[:nseats])
         frame = draw(fonts, view, size, lang)
         assert seat_problems(frame, view) == [], f"{name} {nseats} seats {size} {lang}"
+
+
+FIVE_ALARMS = (
+    Banner("link_lost", "error", "The shoe link is lost.",
+           "Check the shoe cable; the round waits"),
+    Banner("alarm", "error", "Shoe alarm JAM: feed jam", "Clear the shoe, then resume",
+           {"code": "JAM"}),
+    Banner("lid_open", "info", "The shoe lid is open.", "Close the lid"),
+    Banner("cut_card", "info", "Cut card reached: this pack ends after the round.",
+           "Load a new deck after this round"),
+    Banner("shoe_warning", "info", "Shoe warning 0x01",
+           "Play on; tell the technician after the round", {"code": "0x01"}),
+)
+
+
+def said_over_turns(fonts, view, size, lang, screen, where):
+    """What each alarm says over a full turn of the strip's pages, each drawn whole."""
+    said = {}
+    for turn in range(2 * len(view.banners)):
+        frame = draw(fonts, view, size, lang, screen, now=turn * ALARM_PAGE_SECONDS)
+        drawn = [i for i in range(len(view.banners)) if f"banner.{i}" in frame.regions]
+        for i in drawn:
+            texts = {part: [t for t in frame.texts if t.role == f"banner.{i}.{part}"]
+                     for part in ("msg", "act")}
+            assert all(texts.values()), f"{where}: alarm {i} does not say both lines"
+            assert not any(t.truncated for ts in texts.values() for t in ts), where
+            assert all(frame.regions["alarms"].contains(t.rect)
+                       for ts in texts.values() for t in ts), where
+            said[i] = " ".join(t.text for t in texts["act"])
+        if len(drawn) < len(view.banners):  # taking turns: the page count says so
+            assert [t.text for t in frame.texts if t.role == "alarms.page"], where
+    return said
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("n", [4, 5])
+def test_every_alarm_is_drawn_whole_and_none_is_hidden(fonts, n, size, lang):
+    """Four and five alarms (a cut card fourth): each says what happened and what to
+    do, whole, in the reserved strip (taking turns where the strip cannot hold them
+    all); no control moves for them."""
+    for name in ("dealing", "meters"):
+        sc = build(name)
+        view = replace(sc.dealer, banners=FIVE_ALARMS[:n])
+        quiet = draw(fonts, replace(sc.dealer, banners=()), size, lang, sc.dealer_screen)
+        for turn in range(2):
+            frame = draw(fonts, view, size, lang, sc.dealer_screen, now=turn * 4.0)
+            assert {b.id: tuple(b.rect) for b in frame.buttons} == \
+                {b.id: tuple(b.rect) for b in quiet.buttons}
+        said = said_over_turns(fonts, view, size, lang, sc.dealer_screen,
+                               f"{name} {n} alarms {size} {lang}")
+        assert sorted(said) == list(range(n)), f"{name} {n} alarms {size} {lang}"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_misread_while_the_link_is_down_waits_for_the_link_first(fonts, lang):
+    """The card cannot be presented again until the shoe link is back: the alarm and
+    the next step say so, not "re-present" alone."""
+    view = build("misread-paused").dealer
+    down = replace(view, link_state="disconnected")
+    screen = DealerScreen(fonts, lang)
+    frame = screen.draw(pygame.Surface((800, 480)), down, 0.0)
+    tr = screen.tr
+    acts = " ".join(t.text for t in frame.texts if t.role.endswith(".act"))
+    assert tr("banner.misread.act_link") in acts
+    assert tr("banner.misread.act") not in acts
+    step = [t.text for t in frame.texts if t.role.startswith("next_action") and "." not in t.role]
+    assert " ".join(step) == tr("next.shoe_misread")
+    online = screen.draw(pygame.Surface((800, 480)), view, 0.0)
+    assert tr("banner.misread.act_link") not in " ".join(t.text for t in online.texts)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_shoe_alarm_while_no_card_is_due_asks_for_no_resume(fonts, lang):
+    """Players deciding: the round is not paused, so there is nothing to resume."""
+    view = replace(build("decisions").dealer, banners=(FIVE_ALARMS[1],))
+    assert view.pause_reason is None
+    screen = DealerScreen(fonts, lang)
+    frame = screen.draw(pygame.Surface((1920, 1080)), view, 0.0)
+    acts = [t.text for t in frame.texts if t.role == "banner.0.act"]
+    assert acts == [screen.tr("banner.alarm.act_no_pause")]
+
+
+def test_a_shoe_warning_is_a_notice_of_its_own(dealer_shift):
+    """A device warning (low battery...) stops nothing: an information notice that says
+    its code, never the shoe alarm's "clear the shoe, then resume"; gone next round."""
+    shift = dealer_shift()
+    shift.shoe(Alarm(code="E3", text="Card Not Read"))
+    shift.shoe(Warning(code="0x01"))
+    kinds = {b.kind: b for b in shift.view.banners}
+    assert kinds["shoe_warning"].severity == "info"
+    assert kinds["shoe_warning"].params == {"code": "0x01"}
+    assert kinds["alarm"].params == {"code": "E3"}  # the alarm is still shown beside it
+    said = " ".join(shift.texts("banner.0.msg") + shift.texts("banner.1.msg"))
+    assert "0x01" in said and "E3" in said
+    assert not any(b.kind == "shoe_warning" for b in shift.table.views()[1].banners)
