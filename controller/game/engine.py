@@ -506,7 +506,7 @@ class Game:
         self.wagers.seats = {}
         self.deal.reset(new_deck=self.config.deck_per_round)
         self.notes.drop(S.VOID.value, dealing.EXPOSED, "extra_card", "interrupted_round",
-                         "config")
+                         "config", "shoe_warning")
         if self.pending_config is not None:
             self._set_config(self.pending_config)
             self.pending_config = None

@@ -143,6 +143,8 @@ def on_cut(g: Game, body: Any, actor: str) -> None:
 
 
 def on_warning(g: Game, body: Any, actor: str) -> None:
-    """A device warning (shown, counted)."""
+    """A device warning (low battery...): a notice of its own, counted; it stops nothing."""
     g.meters.count("shoe_warnings")
-    g.notes.put("alarm", f"Shoe warning {body.code}", "", severity="info")
+    g.notes.put("shoe_warning", f"Shoe warning {body.code}",
+                "Play on; tell the technician after the round", severity="info",
+                code=str(body.code))

@@ -79,8 +79,8 @@ class Banner:
         kind: a stable key: ``link_lost``, ``link_silent``, ``misread``, ``seq_gap``,
             ``void``, ``duplicate_card``, ``unknown_card``, ``deck_blocked``,
             ``wrong_count``, ``card_before_no_more_bets``, ``alarm``, ``lid_open``,
-            ``cut_card``, ``shoe_empty``, ``exposed_card``, ``interrupted_round``,
-            ``journal_locked``, ``rejected``.
+            ``cut_card``, ``shoe_warning``, ``shoe_empty``, ``exposed_card``,
+            ``interrupted_round``, ``journal_locked``, ``rejected``.
         severity: ``info``, ``warning`` or ``error``.
         message: what happened, in English (the display may translate by ``kind``).
         action: what the dealer must do next, in English.

@@ -14,14 +14,17 @@ from __future__ import annotations
 
 import pygame
 
-from controller.game.views import Banner
+from controller.game.views import Banner, DealerView
 from display import theme
 from display.dealer.draw import Ctx, lines, panel
+from display.dealer.header import LINK_DOWN
 from display.dealer.state import REJECTED
 from display.painter import inset, rows
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 """Most severe first."""
+ALARM_PAGE_SECONDS = 4.0
+"""How long each page of alarms shows when they take turns."""
 LINK_BANNERS = frozenset({"link_lost", "link_silent"})
 """Alarms about the shoe link: they say what the link said too (its detail), in words."""
 
@@ -41,16 +44,32 @@ def _with_detail(c: Ctx, act: str, detail: str, width: int) -> str:
     return text if c.p.fonts.font(c.sc.small).size(text)[0] <= width else act
 
 
+def act_now(c: Ctx, b: Banner) -> str | None:
+    """The key of what to do when the alarm's own words no longer hold, else None.
+
+    A misread while the shoe link is down: the link must come back before the card can
+    be presented again. A shoe alarm while no card is due: there is nothing to resume.
+    """
+    if b.kind == "misread" and c.view.link_state in LINK_DOWN:
+        return "banner.misread.act_link"
+    if b.kind == "alarm" and c.view.pause_reason != "alarm":
+        return "banner.alarm.act_no_pause"
+    return None
+
+
 def wordings(c: Ctx, b: Banner) -> list[tuple[str, str]]:
     """What an alarm says happened and what to do, longest first.
 
     In English the table's own words come first (they may name a card or a code), then
     the screen's shorter label of the alarm's kind; in French and Ukrainian the label.
+    What to do follows the table's state where the alarm's own words no longer hold
+    (:func:`act_now`).
     """
     tr = c.tr
+    now = act_now(c, b)
     out = [(tr.banner(b.kind, "msg", b.message, b.params),
-            tr.banner(b.kind, "act", b.action, b.params))]
-    msg_key, act_key = f"banner.{b.kind}.msg", f"banner.{b.kind}.act"
+            tr(now, **b.params) if now else tr.banner(b.kind, "act", b.action, b.params))]
+    msg_key, act_key = f"banner.{b.kind}.msg", now or f"banner.{b.kind}.act"
     short = (tr(msg_key, **b.params) if tr.has(msg_key) else out[0][0],
              tr(act_key, **b.params) if tr.has(act_key) and out[0][1] else out[0][1])
     return out if short == out[0] else [*out, short]
@@ -86,12 +105,52 @@ def _widths(c: Ctx, texts: list[list[tuple[str, str]]], room: int) -> tuple[list
     return choice, widths
 
 
+def _fit(c: Ctx, group: list[Banner], room: int, gap: int) -> bool:
+    """Every alarm of ``group`` says both its lines whole side by side in ``room``."""
+    return sum(_need(c, *wordings(c, b)[-1]) for b in group) + gap * (len(group) - 1) <= room
+
+
+def pages(c: Ctx, shown: list[Banner], width: int, nrows: int, gap: int
+          ) -> list[list[list[Banner]]]:
+    """The alarms as pages of rows, each alarm whole: one page when all fit.
+
+    The strip's rows share the alarms evenly where each says both its lines whole;
+    else they fill rows in order (most severe first), as many as fit, and the rows make
+    pages that take turns (:data:`ALARM_PAGE_SECONDS` each).
+    """
+    n = len(shown)
+    k = min(nrows, n)
+    even = [shown[r * n // k:(r + 1) * n // k] for r in range(k)]
+    if all(_fit(c, row, width, gap) for row in even):
+        return [even]
+    room = width - _page_width(c) - gap
+    filled: list[list[Banner]] = [[]]
+    for b in shown:
+        if filled[-1] and not _fit(c, [*filled[-1], b], room, gap):
+            filled.append([])
+        filled[-1].append(b)
+    return [filled[i:i + nrows] for i in range(0, len(filled), nrows)]
+
+
+def _page_width(c: Ctx) -> int:
+    """The width of the page count (``1/2``) at the strip's right end."""
+    return c.p.fonts.font(c.sc.small, True).size("9/9")[0] + c.sc.px(8)
+
+
+def alarm_tick(view: DealerView, now: float) -> int:
+    """Which turn of pages the alarm strip is at (0 with at most one alarm to show)."""
+    n = sum(1 for b in view.banners if b.kind != REJECTED)
+    return int(now // ALARM_PAGE_SECONDS) if n > 1 else 0
+
+
 def draw_alarms(c: Ctx) -> None:
     """Draw every alarm in the reserved strip (an empty strip when there is none).
 
     The alarms share the strip's rows (one landscape, two portrait) in order; in a row,
     each takes a width after its words (:func:`_widths`) and says what happened and, on
-    a second line, what to do.
+    a second line, what to do. When more alarms are up than the strip holds whole, they
+    take turns by pages (:func:`pages`), the page count at the right: none is cut, none
+    is left out.
     """
     p, sc, tr = c.p, c.sc, c.tr
     rect = c.lay.alarms
@@ -102,19 +161,24 @@ def draw_alarms(c: Ctx) -> None:
         p.text("\u2713 " + tr("alarm.none"), inset(rect, sc.px(10), 0), sc.small,
                color=theme.PANEL_LINE, align="left", role="alarms.none")
         return
-    gap, n = sc.px(6), len(shown)
-    nrows = min(c.lay.alarm_rows, n)
-    i = 0
-    for r, row in enumerate(rows(rect, [1] * nrows, gap)):
-        group = shown[r * n // nrows:(r + 1) * n // nrows]
+    gap = sc.px(6)
+    book = pages(c, shown, rect.width, c.lay.alarm_rows, gap)
+    turn = alarm_tick(c.view, c.now) % len(book)
+    page = book[turn]
+    strip = pygame.Rect(rect)
+    if len(book) > 1:
+        strip.width -= _page_width(c) + gap
+        count = pygame.Rect(strip.right + gap, rect.top, _page_width(c), rect.height)
+        panel(c, count, theme.FELT_DARK, theme.PANEL_LINE)
+        p.text(f"{turn + 1}/{len(book)}", count, sc.small, bold=True, role="alarms.page")
+    for row, group in zip(rows(strip, [1] * len(page), gap), page, strict=True):
         texts = [wordings(c, b) for b in group]
         choice, widths = _widths(c, texts, row.width - gap * (len(group) - 1))
         x = row.left
         for b, t, k, width in zip(group, texts, choice, widths, strict=True):
             box = pygame.Rect(x, row.top, width, row.height)
             x = box.right + gap
-            _draw_alarm(c, b, box, t[k], f"banner.{i}")
-            i += 1
+            _draw_alarm(c, b, box, t[k], f"banner.{shown.index(b)}")
 
 
 def _draw_alarm(c: Ctx, b: Banner, box: pygame.Rect, said: tuple[str, str],

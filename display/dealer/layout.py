@@ -183,7 +183,7 @@ def layout(size: tuple[int, int], nseats: int, nchips: int, with_dealer: bool,
     body = pygame.Rect(middle)
     dealer = None
     if with_dealer:
-        dealer_h = sc.px(48 if not portrait else 64)
+        dealer_h = sc.px(42 if not portrait else 64)  # landscape: cards of MIN_CARD
         dealer = pygame.Rect(middle.left, middle.top, middle.width, dealer_h)
         middle = pygame.Rect(middle.left, dealer.bottom + g, middle.width,
                              middle.bottom - dealer.bottom - g)

@@ -12,6 +12,7 @@ from controller.game import inputs as C  # noqa: N812 - the input declarations
 from display import theme
 from display.dealer.actions import DismissRefusal
 from display.dealer.draw import Ctx, button, lines, panel
+from display.dealer.header import LINK_DOWN
 from display.dealer.state import (
     Step,
     focus_seat,
@@ -38,6 +39,9 @@ def next_text(c: Ctx) -> str:
         pin = C.NextRound.name in view.pin_needed  # after a void: every wager returned
         key = C.NextRound.name + ("_pin" if pin else "")
         return tr(tr.next_key(key, view.state))
+    if view.state == "paused" and view.pause_reason == "misread" and \
+            view.link_state in LINK_DOWN:  # the card is presented again once the link is back
+        return tr("next.shoe_misread")
     if view.state == "paused" and view.pause_reason in PAUSE_ACTIONS:
         return tr(PAUSE_ACTIONS[view.pause_reason])
     if view.state == "betting" and view.deck_blocked and C.UnblockDeck.name in view.allowed:

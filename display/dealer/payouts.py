@@ -24,11 +24,13 @@ Line = tuple[str, str, Color]
 """One line of a seat: (bet, amount text, colour)."""
 
 
-def result_lines(c: Ctx, seat: SeatView, compact: bool = False) -> list[Line]:
+def result_lines(c: Ctx, seat: SeatView, compact: bool = False, whole: bool = False
+                 ) -> list[Line]:
     """A seat's results in pay order: won amounts signed, pushes and refunds as returned.
 
     In outcome mode each result in words: ``pays 30 to 1``, ``push``, ``loses``,
     ``returned`` (``compact``, a narrow seat: a win as ``30:1``, as the paytables write it).
+    ``whole``: amounts without decimals where they have none (still exact).
     """
     order = {b: i for i, b in enumerate(PAY_ORDER)}
     out = []
@@ -36,11 +38,11 @@ def result_lines(c: Ctx, seat: SeatView, compact: bool = False) -> list[Line]:
         if c.outcomes:
             text = om.result_text(c.tr, r.outcome, r.multiple, compact)
         elif r.outcome == "win":
-            text = c.money(r.net, sign=True)
+            text = c.money(r.net, sign=True, whole=whole)
         elif r.outcome == "lose":
-            text = c.money(r.net)
+            text = c.money(r.net, whole=whole)
         else:
-            text = "\u21a9 " + c.money(r.stake)
+            text = "\u21a9 " + c.money(r.stake, whole=whole)
         out.append((r.bet, text, theme.OUTCOME_COLORS.get(r.outcome, theme.TEXT)))
     return out
 

@@ -42,7 +42,7 @@ from display import theme
 from display.cards import CardArt
 from display.common import felt
 from display.dealer import actions as A  # noqa: N812 - the screen actions
-from display.dealer.alarms import draw_alarms
+from display.dealer.alarms import alarm_tick, draw_alarms
 from display.dealer.chips import draw_chip_tray, undo_target
 from display.dealer.draw import Ctx, key_label
 from display.dealer.hand import draw_dealer
@@ -123,7 +123,8 @@ class DealerScreen:
         return (int(now * 2) if view.link_state in LINK_DOWN else 0, now < ui.flash[1],
                 shown_refusal(view, ui, now) is not None,
                 lock_left(view, ui, now) if ui.pad else 0,
-                ui.sent is not None and now - ui.sent.at > ANSWER_SECONDS)
+                ui.sent is not None and now - ui.sent.at > ANSWER_SECONDS,
+                alarm_tick(view, now))
 
     def armed(self, now: float) -> bool:
         """The large button takes a press now (not in the moment after it changed)."""

@@ -21,13 +21,19 @@ from display import theme
 from display.dealer.actions import Action, AddChip
 from display.dealer.draw import MIN_CARD, Ctx, button, cards, lines, panel
 from display.dealer.payouts import Line, pay_button, result_lines
+from display.dealer.seat_lines import (
+    FULL_NAMES_FROM,
+    bet_name,
+    column_fit,
+    flow,
+    line_fit,
+    row_lines,
+)
 from display.dealer.state import PAYING
 from display.painter import Button, cols, inset, rows
 
 BET_KEYS = {"ante": "a", "pair_plus": "p", "six_card_bonus": "x"}
 """The key of each bet spot (acting on the seat the screen names)."""
-FULL_NAMES_FROM = 150
-"""A seat at least this wide (at ``u`` = 1) writes bet names in full, else short."""
 TEXT_MARGIN = 6
 """How far a seat's texts keep from its left and right edges at ``u`` = 1: clear of the
 outline of the seat named (3) by 3 pixels of felt."""
@@ -41,17 +47,14 @@ def bet_names(c: Ctx, seat: SeatView) -> list[str]:
     return names
 
 
-def bet_lines(c: Ctx, seat: SeatView) -> list[Line]:
-    """A seat's wagers as lines (Play once it plays); in outcome mode, its marks."""
-    return [(name, om.mark_text(seat.bets[name]) if c.outcomes else c.money(seat.bets[name]),
-             theme.TEXT)
+def bet_lines(c: Ctx, seat: SeatView, whole: bool = False) -> list[Line]:
+    """A seat's wagers as lines (Play once it plays); in outcome mode, its marks.
+
+    ``whole``: amounts without decimals where they have none.
+    """
+    return [(name, om.mark_text(seat.bets[name]) if c.outcomes
+             else c.money(seat.bets[name], whole=whole), theme.TEXT)
             for name in ("ante", "play", "pair_plus", "six_card_bonus") if seat.bets.get(name)]
-
-
-def bet_name(c: Ctx, name: str, width: int) -> str:
-    """A bet's name in full in a wide seat, else short (``PP``): one style per screen."""
-    full = width >= c.sc.px(FULL_NAMES_FROM)
-    return c.tr.bet(name) if full else c.tr(f"short.{name}")
 
 
 def draw_seat(c: Ctx, rect: pygame.Rect, seat: SeatView, focus: bool, row: bool) -> None:
@@ -82,12 +85,14 @@ def draw_seat(c: Ctx, rect: pygame.Rect, seat: SeatView, focus: bool, row: bool)
     if state == "betting":
         _betting(c, body, seat, focus, row)
     elif state in PAYING and seat.results:
-        _played(c, body, seat, _results(c, seat, body.width, row), row,
+        _played(c, body, seat, lambda whole: _results(c, seat, body.width, row, whole), row,
                 lambda r: pay_button(c, r, seat))
     elif state == "deciding" and seat.bets.get("ante"):
-        _played(c, body, seat, bet_lines(c, seat), row, lambda r: _decision(c, r, seat, focus))
+        _played(c, body, seat, lambda whole: bet_lines(c, seat, whole), row,
+                lambda r: _decision(c, r, seat, focus))
     elif active:
-        _played(c, body, seat, bet_lines(c, seat), row, lambda r: _status(c, r, seat))
+        _played(c, body, seat, lambda whole: bet_lines(c, seat, whole), row,
+                lambda r: _status(c, r, seat))
     else:
         p.text(c.tr("word.empty_seat"), body, sc.medium, color=theme.TEXT_DIM,
                role=f"{role}.open")
@@ -181,21 +186,31 @@ def _spot(c: Ctx, r: pygame.Rect, seat: SeatView, name: str, focus: bool,
            align="right", role=f"seat.{seat.seat}.amount")
 
 
-def _played(c: Ctx, body: pygame.Rect, seat: SeatView, lines: list[Line], row: bool,
-            action: Callable[[pygame.Rect], None]) -> None:
-    """Cards, hand, lines and the action of a seat in a dealt round."""
+def _played(c: Ctx, body: pygame.Rect, seat: SeatView, make: Callable[[bool], list[Line]],
+            row: bool, action: Callable[[pygame.Rect], None]) -> None:
+    """Cards, hand, lines and the action of a seat in a dealt round.
+
+    ``make(whole)`` gives the seat's lines (``whole``: amounts without decimals where
+    they have none).
+    """
     sc, g = c.sc, max(2, c.sc.px(4))
     pad = sc.px(TEXT_MARGIN)
     hand = _hand_text(c, seat)
     if row:
+        lines = make(False)
         lh = sc.line(sc.small)
         act_w = sc.touch * 2 + sc.gap
         card_h = min(body.height - 2 * sc.px(3), sc.px(72))
-        card_w = int(card_h * 0.7 * 3.3) if seat.cards or c.view.state != "void" else 0
-        text_w = body.width - card_w - act_w - 2 * g
+        with_cards = bool(seat.cards) or c.view.state != "void"
         room = max(1, (body.height - lh - sc.px(2)) // lh)
-        if _row_lines(c, lines, text_w) > room:  # no room for the cards: the lines first
-            card_w, text_w = 0, body.width - act_w - g
+        while True:  # the cards always show: smaller (never under MIN_CARD) for the lines
+            card_w = int(card_h * 0.7 * 3.3) if with_cards else 0
+            text_w = body.width - card_w - act_w - 2 * g
+            if card_h <= sc.px(MIN_CARD) or row_lines(c, lines, text_w) <= room:
+                break
+            card_h = max(sc.px(MIN_CARD), card_h - max(1, sc.px(4)))
+        if row_lines(c, lines, text_w) > room:
+            lines = make(True)  # amounts without decimals where they have none
         cards_r, text_r, act_r = cols(body, [card_w, text_w, act_w], g if card_w else 0)
         if card_w:
             card_box = pygame.Rect(cards_r.left, cards_r.centery - card_h // 2, cards_r.width,
@@ -207,34 +222,32 @@ def _played(c: Ctx, body: pygame.Rect, seat: SeatView, lines: list[Line], row: b
                             text_r.bottom - hand_r.bottom), lines, seat.seat)
         action(inset(act_r, 0, max(2, sc.px(3))))
         return
-    lh = sc.line(sc.small)
     text = inset(body, pad, 0)
     act = pygame.Rect(body.left, body.bottom - sc.touch, body.width, sc.touch)
-    two = hand and c.p.fonts.font(sc.small).size(hand)[0] > text.width
-    hand_h = lh * (2 if two else 1)
-    room = act.top - g - body.top
-    need = hand_h + g + sum(_line_fit(c, ln, text.width)[0] for ln in lines) * lh + g
-    card_h = max(sc.px(MIN_CARD), min(sc.px(44), room - need))
-    if room - need < card_h or not seat.cards and c.view.state == "void":
-        card_h = 0  # every line must show: the cards give way (the hand stays)
-    cards_r = pygame.Rect(text.left, body.top, text.width, card_h)
-    if card_h:
+    with_cards = bool(seat.cards) or c.view.state != "void"
+    fit = column_fit(c, make, hand, text.width, act.top - body.top,
+                      sc.px(MIN_CARD) if with_cards else 0)
+    lines, g = fit.lines, fit.gap
+    cards_r = pygame.Rect(text.left, body.top, text.width, fit.card_h)
+    if fit.card_h:  # the cards always show: the lines and gaps give way first
         cards(c, cards_r, seat.cards, f"seat.{seat.seat}")
         c.p.region(f"seat.{seat.seat}.cards", cards_r)
-    hand_r = pygame.Rect(text.left, cards_r.bottom + (g if card_h else 0), text.width, hand_h)
+    hand_r = pygame.Rect(text.left, cards_r.bottom + (g if fit.card_h else 0), text.width,
+                         fit.hand_h)
     _hand(c, hand_r, seat, hand)
     flow(c, pygame.Rect(text.left, hand_r.bottom, text.width, act.top - g - hand_r.bottom),
          lines, seat.seat)
     action(act)
 
 
-def _results(c: Ctx, seat: SeatView, width: int, row: bool) -> list[Line]:
+def _results(c: Ctx, seat: SeatView, width: int, row: bool, whole: bool = False
+             ) -> list[Line]:
     """A seat's results; in outcome mode a win as ``30:1`` where its words leave no line."""
-    full = result_lines(c, seat)
+    full = result_lines(c, seat, whole=whole)
     if not c.outcomes or row:
         return full
     text_w = width - 2 * c.sc.px(TEXT_MARGIN)
-    if all(_line_fit(c, line, text_w) == (1, True) for line in full):
+    if all(line_fit(c, line, text_w) == (1, True) for line in full):
         return full
     return result_lines(c, seat, compact=True)
 
@@ -242,72 +255,6 @@ def _results(c: Ctx, seat: SeatView, width: int, row: bool) -> list[Line]:
 def _hand(c: Ctx, rect: pygame.Rect, seat: SeatView, hand: str) -> None:
     color = theme.LOSE if seat.decision == "fold" else theme.TEXT
     lines(c, hand, rect, c.sc.small, bold=True, color=color, role=f"seat.{seat.seat}.hand")
-
-
-def _line_fit(c: Ctx, line: Line, width: int) -> tuple[int, bool]:
-    """(1 or 2 text lines, amount in bold) for a line's name and amount in ``width``.
-
-    One line with a bold amount, else with a regular one, else the amount under the name.
-    """
-    name, value, _ = line
-    label = c.p.fonts.font(c.sc.small).size(bet_name(c, name, width) + " ")[0]
-    for bold in (True, False):
-        if label + c.p.fonts.font(c.sc.small, bold).size(value)[0] <= width:
-            return 1, bold
-    return 2, True
-
-
-def _row_lines(c: Ctx, lines: list[Line], width: int) -> int:
-    """How many text lines ``lines`` take side by side in ``width`` (a seat row)."""
-    f, fb = c.p.fonts.font(c.sc.small), c.p.fonts.font(c.sc.small, True)
-    count, x = (1 if lines else 0), 0
-    for name, value, _ in lines:
-        w = f.size(c.tr(f"short.{name}") + " ")[0] + fb.size(value)[0] + 1
-        if x and x + w > width:
-            count, x = count + 1, 0
-        x += w + c.sc.px(10)
-    return count
-
-
-def flow(c: Ctx, box: pygame.Rect, lines: list[Line], seat: int) -> None:
-    """Bet lines in ``box``, one per line: name left, amount right (or under it).
-
-    In a seat row (portrait) the lines sit side by side.
-    """
-    p, sc = c.p, c.sc
-    if not lines or box.height <= 0:
-        return
-    lh = sc.line(sc.small)
-    fb = p.fonts.font(sc.small, True)
-    role = f"seat.{seat}"
-    if c.lay.seat_rows:
-        items = [(c.tr(f"short.{n}"), v, col) for n, v, col in lines]
-        x, y, gap = box.left, box.top, sc.px(10)
-        f = p.fonts.font(sc.small)
-        for label, value, color in items:
-            lw, vw = f.size(label + " ")[0], fb.size(value)[0] + 1
-            if x > box.left and x + lw + vw > box.right:
-                x, y = box.left, y + lh
-            p.text(label, pygame.Rect(x, y, lw, lh), sc.small, color=theme.TEXT_DIM,
-                   align="left", role=f"{role}.bet")
-            p.text(value, pygame.Rect(x + lw, y, min(vw, box.right - x - lw), lh), sc.small,
-                   bold=True, color=color, align="left", role=f"{role}.amount")
-            x += lw + vw + gap
-        return
-    y = box.top
-    fits = [_line_fit(c, line, box.width) for line in lines]
-    bold = all(b for _, b in fits)  # one weight for the whole seat
-    for line, (n, _) in zip(lines, fits, strict=True):
-        name, value, color = line
-        r = pygame.Rect(box.left, y, box.width, n * lh)
-        vw = min(r.width, p.fonts.font(sc.small, bold).size(value)[0] + 1)
-        a = pygame.Rect(r.left, r.top, r.width - vw if n == 1 else r.width, lh)
-        b = pygame.Rect(r.right - vw, r.bottom - lh, vw, lh)
-        p.text(bet_name(c, name, box.width), a, sc.small, color=theme.TEXT_DIM, align="left",
-               role=f"{role}.bet")
-        p.text(value, b, sc.small, bold=bold, color=color, align="right",
-               role=f"{role}.amount")
-        y = r.bottom
 
 
 def _hand_text(c: Ctx, seat: SeatView) -> str:

@@ -29,8 +29,8 @@ ALARMS = (
     Banner("link_lost", "error", "The shoe link is lost.",
            "Check the shoe cable; the round waits"),
     Banner("lid_open", "info", "The shoe lid is open.", "Close the lid"),
-    Banner("alarm", "error", "Shoe alarm JAM: feed jam", "Clear the shoe, then resume",
-           {"code": "JAM"}),
+    Banner("alarm", "error", "Shoe alarm JAM: feed jam", "Clear the shoe before the next card",
+           {"code": "JAM"}),  # no scenario is paused for it: nothing to resume
 )
 
 
