@@ -44,7 +44,10 @@ The bundle (a zip file) holds:
 
 ``verify`` checks the signature, every file's hash (a changed byte anywhere fails, naming
 the file), that the events chain to the anchors, and replays the round from the bundled
-snapshot and events through the table's own engine to the recorded result.
+snapshot and events through the table's own engine to the recorded result. The zip file
+itself is read without trusting it (:mod:`controller.bundle_zip`): every member's local
+header must match the zip's directory, every member must be a plain file, and a bundle
+of more members or inflated bytes than a bundle ever holds is refused unread.
 """
 
 from __future__ import annotations
@@ -54,11 +57,12 @@ import hashlib
 import json
 import sys
 import zipfile
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from controller.bundle_zip import MAX_MANIFEST, MAX_MEMBER, ZIP_ERRORS, read, too_many
+from controller.bundle_zip import members as zip_members
 from controller.cli import whole_number
 from controller.files import new_file
 from controller.game.numbers import LANGUAGES
@@ -225,61 +229,8 @@ class Verdict:
         return not self.problems
 
 
-ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError,
-              NotImplementedError, RuntimeError, UnicodeDecodeError)
-"""What a damaged zip file raises while read: a bad header or CRC, a stream the inflater
-cannot take, a cut file, an unknown method, an encrypted member, an undecodable name."""
-MAX_MANIFEST = 1 << 20
-"""The largest manifest or signature read (bytes, inflated): a manifest lists a few dozen
-files in a few kilobytes."""
-MAX_MEMBER = 64 << 20
-"""The largest bundle file read (bytes, inflated): a screen is a few hundred kilobytes, a
-round's events fewer. A member the manifest lists larger than this is refused unread."""
 REPLAYED = frozenset({"anchors.json", "events.jsonl", "recall.json", "snapshot.json"})
 """The files the replay reads: the only ones kept in memory (the rest are hashed as read)."""
-_CHUNK = 1 << 16
-
-
-def _members(z: zipfile.ZipFile, v: Verdict) -> dict[str, zipfile.ZipInfo | None]:
-    """The zip's members by name, from its central directory (nothing inflated).
-
-    A name held twice is a problem (which copy a tool shows differs from tool to tool),
-    and neither copy is read (None).
-    """
-    found: dict[str, zipfile.ZipInfo] = {}
-    twice: set[str] = set()
-    for info in z.infolist():
-        if info.filename in found:
-            if info.filename not in twice:
-                v.problems.append(f"{info.filename}: in the bundle twice (which copy a tool "
-                                  "shows differs from tool to tool)")
-            twice.add(info.filename)
-        found[info.filename] = info
-    return {name: None if name in twice else info for name, info in found.items()}
-
-
-def _read(z: zipfile.ZipFile, info: zipfile.ZipInfo, size: int, v: Verdict,
-          keep: bool = True) -> tuple[str, bytes] | None:
-    """Inflate one member: its SHA-256 and (``keep``) its bytes; None when it fails.
-
-    The member is inflated at most ``size`` bytes and one, in chunks, whatever its header
-    says, so a member made to inflate to gigabytes costs no more than ``size`` to read.
-    """
-    name, digest, kept, n = info.filename, hashlib.sha256(), [], 0
-    try:
-        with z.open(info) as f:
-            while chunk := f.read(min(_CHUNK, size + 1 - n)):
-                n += len(chunk)
-                if n > size:
-                    v.problems.append(f"{name}: larger than its {size} bytes (changed)")
-                    return None
-                digest.update(chunk)
-                if keep:
-                    kept.append(chunk)
-    except ZIP_ERRORS as exc:
-        v.problems.append(f"{name}: damaged in the zip file ({type(exc).__name__}: {exc})")
-        return None
-    return digest.hexdigest(), b"".join(kept)
 
 
 def _signed_manifest(z: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo | None],
@@ -287,7 +238,7 @@ def _signed_manifest(z: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo | No
     """The manifest, once its signature holds (None: a problem was noted)."""
     from controller.signing import fingerprint, signature_ok
 
-    read: dict[str, bytes] = {}
+    texts: dict[str, bytes] = {}
     for name in (MANIFEST, SIGNATURE):
         info = members.get(name)
         if info is None:  # (a name held twice is noted already)
@@ -298,11 +249,11 @@ def _signed_manifest(z: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo | No
             v.problems.append(f"{name}: {info.file_size} bytes, more than a bundle's "
                               f"{name} ever holds ({MAX_MANIFEST}): not read")
             return None
-        got = _read(z, info, MAX_MANIFEST, v)
+        got = read(z, info, MAX_MANIFEST, v.problems)
         if got is None:
             return None
-        read[name] = got[1]
-    data, sig = read[MANIFEST], read[SIGNATURE]
+        texts[name] = got[1]
+    data, sig = texts[MANIFEST], texts[SIGNATURE]
     try:
         manifest = json.loads(data)
         listed = {name: (entry["sha256"], entry["bytes"])
@@ -350,7 +301,7 @@ def _check_members(z: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo | None
         elif size > MAX_MEMBER:
             v.problems.append(f"{name}: {size} bytes, more than a bundle's file ever holds "
                               f"({MAX_MEMBER}): not read")
-        elif (got := _read(z, info, size, v, keep=name in REPLAYED)) is not None:
+        elif (got := read(z, info, size, v.problems, keep=name in REPLAYED)) is not None:
             if got[0] != want:
                 v.problems.append(f"{name}: changed (its SHA-256 is not the manifest's)")
             elif name in REPLAYED:
@@ -412,13 +363,19 @@ def verify_bundle(path: str | Path, public_key: bytes | None = None) -> Verdict:
         are kept in memory.
     """
     v = Verdict()
+    refused = too_many(path)
+    if refused:
+        v.problems.append(refused)
+        return v
     try:
         z = zipfile.ZipFile(path)
     except ZIP_ERRORS as exc:
         v.problems.append(f"{path}: not a readable zip file ({exc})")
         return v
     with z:
-        members = _members(z, v)
+        members = zip_members(z, v.problems)
+        if members is None:
+            return v
         manifest = _signed_manifest(z, members, public_key, v)
         kept = _check_members(z, members, manifest, v) if manifest is not None else {}
     if v.ok:
