@@ -32,13 +32,16 @@ The bundle (a zip file) holds:
     the state the round started from (configuration without its PIN hashes, deck,
     meters);
 ``steps.json``
-    the pictured steps: event, kind, the two images;
+    the pictured steps: event, kind, the language and size its screens were drawn in
+    (those of the start-up in force then: a table restarted in the round with other
+    screens is drawn so from then on), the two images;
 ``manifest.json``, ``manifest.sig``
     the SHA-256 and size of every other file, signed with the table's Ed25519 key
     (:mod:`controller.signing`); with the table and round, the software that made the
     bundle (``software``) and the one that played the round (``round_software``, as its
     start-up record names it: None where it names none), and the language and size the
-    screens were drawn in and where each came from (``screens``). The signature covers
+    screens were drawn in at the round's first step and where each came from
+    (``screens``). The signature covers
     every file's name and bytes; the zip file's own dates, comment and the order of its
     members are not covered (they carry nothing of the round).
 
@@ -150,15 +153,20 @@ def bundle_files(journal: str | Path, round_id: int, size: tuple[int, int] | Non
         ev = evidence(j, round_id, full_check)
         kinds = {e.seq: e.kind for e in ev.events}
         screens = screens_used(ev.screens, size, lang)
-        size, lang = parse_size(screens["size"]), screens["language"]
-        painter = ViewPainter(size, lang)
+        painters: dict[tuple[str, str], ViewPainter] = {}
         files: dict[str, bytes] = {}
         steps = []
         for i, (seq, dealer, player) in enumerate(views_after(j, ev.steps), start=1):
+            used = screens_used(ev.screens_at(seq), size, lang)  # as the table then ran
+            shown = (used["size"], used["language"])
+            if shown not in painters:
+                painters[shown] = ViewPainter(parse_size(shown[0]), shown[1])
+            painter = painters[shown]
             base = f"screens/{i:03d}-{seq}-{kinds[seq]}"
             files[f"{base}-dealer.png"] = painter.png("dealer", dealer)
             files[f"{base}-player.png"] = painter.png("player", player)
             steps.append({"step": i, "seq": seq, "kind": kinds[seq], "state": dealer.state,
+                          "lang": shown[1], "size": list(parse_size(shown[0])),
                           "dealer": f"{base}-dealer.png", "player": f"{base}-player.png"})
     finally:
         j.close()
@@ -172,7 +180,8 @@ def bundle_files(journal: str | Path, round_id: int, size: tuple[int, int] | Non
         "journal_head": {"seq": ev.head[0], "hash": ev.head[1]},
         "closed_at": ev.close_seq, "journal_verdict": ev.verified})
     files["snapshot.json"] = ev.snapshot.encode()
-    files["steps.json"] = _json({"size": list(size), "lang": lang, "steps": steps})
+    files["steps.json"] = _json({"size": list(parse_size(screens["size"])),
+                                 "lang": screens["language"], "steps": steps})
     return files, {"table_id": ev.table_id, "round": round_id, "closed_utc": close_utc,
                    "screens": screens, "round_software": ev.software}
 
