@@ -118,6 +118,7 @@ def wagers(text: str) -> dict[str, int]:
             amount that is not 0 (no bet) or a whole 1 to 10^9 minor units.
     """
     from controller.game.config import amount_problem
+    from controller.game.inputs import BET_NAMES
     from controller.game.settlement import BetError, bets_from_mapping
 
     try:
@@ -129,7 +130,7 @@ def wagers(text: str) -> dict[str, int]:
         raise argparse.ArgumentTypeError('expected a JSON object such as {"ante": 100}'
                                          ) from None
     try:
-        bets_from_mapping(raw, ("ante", "pair_plus", "six_card_bonus"))
+        bets_from_mapping(raw, BET_NAMES)
     except BetError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     for bet, amount in raw.items():  # 0 is no bet; a bet is 1 to 10^9 minor units

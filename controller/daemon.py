@@ -52,7 +52,7 @@ from controller.game.config import (
     pin_problem,
 )
 from controller.game.control_line import MAX_CONTROL_LINE, UnknownCommand, parse_control_line
-from controller.game.inputs import InputError
+from controller.game.inputs import BET_NAMES, InputError
 from controller.game.numbers import LANGUAGES, format_ppm
 from controller.game.settlement import BetError, bets_from_mapping, validate_bets
 from controller.game.table_views import check_returns
@@ -533,8 +533,7 @@ def run(args: argparse.Namespace) -> int:
     if args.autoplay or demo:
         try:
             autoplay = dict(args.bets) if args.bets else dict(DEMO_BETS)
-            validate_bets(config.profile, bets_from_mapping(
-                autoplay, ("ante", "pair_plus", "six_card_bonus")))
+            validate_bets(config.profile, bets_from_mapping(autoplay, BET_NAMES))
         except BetError as exc:  # a bet the rule profile does not take
             print(f"threecard run: --bets: {exc}", file=sys.stderr)
             return 2

@@ -32,19 +32,25 @@ The bundle (a zip file) holds:
     the state the round started from (configuration without its PIN hashes, deck,
     meters);
 ``steps.json``
-    the pictured steps: event, kind, the two images;
+    the pictured steps: event, kind, the language and size its screens were drawn in
+    (those of the start-up in force then: a table restarted in the round with other
+    screens is drawn so from then on), the two images;
 ``manifest.json``, ``manifest.sig``
     the SHA-256 and size of every other file, signed with the table's Ed25519 key
     (:mod:`controller.signing`); with the table and round, the software that made the
     bundle (``software``) and the one that played the round (``round_software``, as its
     start-up record names it: None where it names none), and the language and size the
-    screens were drawn in and where each came from (``screens``). The signature covers
+    screens were drawn in at the round's first step and where each came from
+    (``screens``). The signature covers
     every file's name and bytes; the zip file's own dates, comment and the order of its
     members are not covered (they carry nothing of the round).
 
 ``verify`` checks the signature, every file's hash (a changed byte anywhere fails, naming
 the file), that the events chain to the anchors, and replays the round from the bundled
-snapshot and events through the table's own engine to the recorded result.
+snapshot and events through the table's own engine to the recorded result. The zip file
+itself is read without trusting it (:mod:`controller.bundle_zip`): every member's local
+header must match the zip's directory, every member must be a plain file, and a bundle
+of more members or inflated bytes than a bundle ever holds is refused unread.
 """
 
 from __future__ import annotations
@@ -54,11 +60,12 @@ import hashlib
 import json
 import sys
 import zipfile
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from controller.bundle_zip import MAX_MANIFEST, MAX_MEMBER, ZIP_ERRORS, read, too_many
+from controller.bundle_zip import members as zip_members
 from controller.cli import whole_number
 from controller.files import new_file
 from controller.game.numbers import LANGUAGES
@@ -147,15 +154,20 @@ def bundle_files(journal: str | Path, round_id: int, size: tuple[int, int] | Non
         ev = evidence(j, round_id, full_check)
         kinds = {e.seq: e.kind for e in ev.events}
         screens = screens_used(ev.screens, size, lang)
-        size, lang = parse_size(screens["size"]), screens["language"]
-        painter = ViewPainter(size, lang)
+        painters: dict[tuple[str, str], ViewPainter] = {}
         files: dict[str, bytes] = {}
         steps = []
         for i, (seq, dealer, player) in enumerate(views_after(j, ev.steps), start=1):
+            used = screens_used(ev.screens_at(seq), size, lang)  # as the table then ran
+            shown = (used["size"], used["language"])
+            if shown not in painters:
+                painters[shown] = ViewPainter(parse_size(shown[0]), shown[1])
+            painter = painters[shown]
             base = f"screens/{i:03d}-{seq}-{kinds[seq]}"
             files[f"{base}-dealer.png"] = painter.png("dealer", dealer)
             files[f"{base}-player.png"] = painter.png("player", player)
             steps.append({"step": i, "seq": seq, "kind": kinds[seq], "state": dealer.state,
+                          "lang": shown[1], "size": list(parse_size(shown[0])),
                           "dealer": f"{base}-dealer.png", "player": f"{base}-player.png"})
     finally:
         j.close()
@@ -169,7 +181,8 @@ def bundle_files(journal: str | Path, round_id: int, size: tuple[int, int] | Non
         "journal_head": {"seq": ev.head[0], "hash": ev.head[1]},
         "closed_at": ev.close_seq, "journal_verdict": ev.verified})
     files["snapshot.json"] = ev.snapshot.encode()
-    files["steps.json"] = _json({"size": list(size), "lang": lang, "steps": steps})
+    files["steps.json"] = _json({"size": list(parse_size(screens["size"])),
+                                 "lang": screens["language"], "steps": steps})
     return files, {"table_id": ev.table_id, "round": round_id, "closed_utc": close_utc,
                    "screens": screens, "round_software": ev.software}
 
@@ -226,61 +239,8 @@ class Verdict:
         return not self.problems
 
 
-ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError,
-              NotImplementedError, RuntimeError, UnicodeDecodeError)
-"""What a damaged zip file raises while read: a bad header or CRC, a stream the inflater
-cannot take, a cut file, an unknown method, an encrypted member, an undecodable name."""
-MAX_MANIFEST = 1 << 20
-"""The largest manifest or signature read (bytes, inflated): a manifest lists a few dozen
-files in a few kilobytes."""
-MAX_MEMBER = 64 << 20
-"""The largest bundle file read (bytes, inflated): a screen is a few hundred kilobytes, a
-round's events fewer. A member the manifest lists larger than this is refused unread."""
 REPLAYED = frozenset({"anchors.json", "events.jsonl", "recall.json", "snapshot.json"})
 """The files the replay reads: the only ones kept in memory (the rest are hashed as read)."""
-_CHUNK = 1 << 16
-
-
-def _members(z: zipfile.ZipFile, v: Verdict) -> dict[str, zipfile.ZipInfo | None]:
-    """The zip's members by name, from its central directory (nothing inflated).
-
-    A name held twice is a problem (which copy a tool shows differs from tool to tool),
-    and neither copy is read (None).
-    """
-    found: dict[str, zipfile.ZipInfo] = {}
-    twice: set[str] = set()
-    for info in z.infolist():
-        if info.filename in found:
-            if info.filename not in twice:
-                v.problems.append(f"{info.filename}: in the bundle twice (which copy a tool "
-                                  "shows differs from tool to tool)")
-            twice.add(info.filename)
-        found[info.filename] = info
-    return {name: None if name in twice else info for name, info in found.items()}
-
-
-def _read(z: zipfile.ZipFile, info: zipfile.ZipInfo, size: int, v: Verdict,
-          keep: bool = True) -> tuple[str, bytes] | None:
-    """Inflate one member: its SHA-256 and (``keep``) its bytes; None when it fails.
-
-    The member is inflated at most ``size`` bytes and one, in chunks, whatever its header
-    says, so a member made to inflate to gigabytes costs no more than ``size`` to read.
-    """
-    name, digest, kept, n = info.filename, hashlib.sha256(), [], 0
-    try:
-        with z.open(info) as f:
-            while chunk := f.read(min(_CHUNK, size + 1 - n)):
-                n += len(chunk)
-                if n > size:
-                    v.problems.append(f"{name}: larger than its {size} bytes (changed)")
-                    return None
-                digest.update(chunk)
-                if keep:
-                    kept.append(chunk)
-    except ZIP_ERRORS as exc:
-        v.problems.append(f"{name}: damaged in the zip file ({type(exc).__name__}: {exc})")
-        return None
-    return digest.hexdigest(), b"".join(kept)
 
 
 def _signed_manifest(z: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo | None],
@@ -288,7 +248,7 @@ def _signed_manifest(z: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo | No
     """The manifest, once its signature holds (None: a problem was noted)."""
     from controller.signing import fingerprint, signature_ok
 
-    read: dict[str, bytes] = {}
+    texts: dict[str, bytes] = {}
     for name in (MANIFEST, SIGNATURE):
         info = members.get(name)
         if info is None:  # (a name held twice is noted already)
@@ -299,11 +259,11 @@ def _signed_manifest(z: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo | No
             v.problems.append(f"{name}: {info.file_size} bytes, more than a bundle's "
                               f"{name} ever holds ({MAX_MANIFEST}): not read")
             return None
-        got = _read(z, info, MAX_MANIFEST, v)
+        got = read(z, info, MAX_MANIFEST, v.problems)
         if got is None:
             return None
-        read[name] = got[1]
-    data, sig = read[MANIFEST], read[SIGNATURE]
+        texts[name] = got[1]
+    data, sig = texts[MANIFEST], texts[SIGNATURE]
     try:
         manifest = json.loads(data)
         listed = {name: (entry["sha256"], entry["bytes"])
@@ -351,7 +311,7 @@ def _check_members(z: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo | None
         elif size > MAX_MEMBER:
             v.problems.append(f"{name}: {size} bytes, more than a bundle's file ever holds "
                               f"({MAX_MEMBER}): not read")
-        elif (got := _read(z, info, size, v, keep=name in REPLAYED)) is not None:
+        elif (got := read(z, info, size, v.problems, keep=name in REPLAYED)) is not None:
             if got[0] != want:
                 v.problems.append(f"{name}: changed (its SHA-256 is not the manifest's)")
             elif name in REPLAYED:
@@ -413,13 +373,19 @@ def verify_bundle(path: str | Path, public_key: bytes | None = None) -> Verdict:
         are kept in memory.
     """
     v = Verdict()
+    refused = too_many(path)
+    if refused:
+        v.problems.append(refused)
+        return v
     try:
         z = zipfile.ZipFile(path)
     except ZIP_ERRORS as exc:
         v.problems.append(f"{path}: not a readable zip file ({exc})")
         return v
     with z:
-        members = _members(z, v)
+        members = zip_members(z, v.problems)
+        if members is None:
+            return v
         manifest = _signed_manifest(z, members, public_key, v)
         kept = _check_members(z, members, manifest, v) if manifest is not None else {}
     if v.ok:

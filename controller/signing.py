@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.files import write_new_file
+from controller.game.verifier_support import one_line
 
 KEY_SUFFIX = ".key"
 PUBLIC_SUFFIX = ".pub"
@@ -118,6 +119,7 @@ def load_private(path: str | Path) -> Any:
         SigningKeyError: missing, unreadable, a public key, readable by others than its
             owner (mode must be 0600 or stricter), or not an Ed25519 private key in PEM.
     """
+    from cryptography.exceptions import UnsupportedAlgorithm
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
     from cryptography.hazmat.primitives.serialization import (
         load_pem_private_key,
@@ -135,7 +137,7 @@ def load_private(path: str | Path) -> Any:
         raise SigningKeyError(f"{path}: cannot read the key: {exc.strerror}") from None
     try:
         load_pem_public_key(data)
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, UnsupportedAlgorithm):
         pass  # not a public key: the private key's checks follow
     else:
         raise SigningKeyError(f"{path}: a public key; signing needs the private key "
@@ -146,8 +148,10 @@ def load_private(path: str | Path) -> Any:
                         "chmod 600 it")
     try:
         key = load_pem_private_key(data, password=None)
+    except UnsupportedAlgorithm as exc:
+        raise SigningKeyError(f"{path}: not an Ed25519 key ({one_line(exc)})") from None
     except (ValueError, TypeError) as exc:
-        raise SigningKeyError(f"{path}: not a private key in PEM: {exc}") from None
+        raise SigningKeyError(f"{path}: not a private key in PEM: {one_line(exc)}") from None
     if not isinstance(key, Ed25519PrivateKey):
         raise SigningKeyError(f"{path}: not an Ed25519 key")
     return key
@@ -159,6 +163,7 @@ def load_public(path: str | Path) -> bytes:
     Raises:
         SigningKeyError: missing, unreadable, or not an Ed25519 public key in PEM.
     """
+    from cryptography.exceptions import UnsupportedAlgorithm
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
     from cryptography.hazmat.primitives.serialization import load_pem_public_key
 
@@ -166,8 +171,11 @@ def load_public(path: str | Path) -> bytes:
         key = load_pem_public_key(Path(path).read_bytes())
     except OSError as exc:
         raise SigningKeyError(f"{path}: cannot read the public key: {exc.strerror}") from None
+    except UnsupportedAlgorithm as exc:  # a key type or curve this library does not know
+        raise SigningKeyError(f"{path}: not an Ed25519 public key ({one_line(exc)})"
+                              ) from None
     except (ValueError, TypeError) as exc:
-        raise SigningKeyError(f"{path}: not a public key in PEM: {exc}") from None
+        raise SigningKeyError(f"{path}: not a public key in PEM: {one_line(exc)}") from None
     if not isinstance(key, Ed25519PublicKey):
         raise SigningKeyError(f"{path}: not an Ed25519 public key")
     return raw_public(key)

@@ -44,6 +44,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import cast
 
 from controller.game.cards import parse_card, shuffled_deck
 from controller.game.events import (
@@ -59,8 +60,13 @@ from controller.game.events import (
     ShoeEvent,
     Warning,
 )
-from drivers.dialects import Encoder, UnsupportedEvent, dialect_named, make_encoder
-from drivers.dialects.native import encode_line, event_fields
+from drivers.dialects import (
+    CheckedEncoder,
+    Encoder,
+    UnsupportedEvent,
+    dialect_named,
+    make_encoder,
+)
 from simulators.faults import FAULT_NEEDS, NUMBERED, FaultNotSupported, fault_name
 from simulators.ports import PortGone, ShoePort
 
@@ -461,12 +467,10 @@ class SimulatedShoe:
             self._seq = (self._seq + 1) % 65536
             if mods.bad_crc:
                 mods.bad_crc = False
-                good = encode_line(event.seq, *event_fields(event))
-                frame = encode_line(event.seq, *event_fields(event),
-                                    crc=int(good[-6:-2], 16) ^ 0x5A5A)
-                self._transmit(frame, keep)
+                encoder = cast(CheckedEncoder, self._encoder)  # numbered: lines have a CRC
+                self._transmit(encoder.encode_bad_crc(event), keep)
                 if mods.bad_crc_resend:
-                    self._transmit(good, keep)
+                    self._transmit(encoder.encode(event), keep)
                 self.sent.append(event)
                 return event
         else:

@@ -149,9 +149,14 @@ class Evidence:
         steps: the events after which both screens are pictured, in order.
         verified: the verifier's verdict on the journal, one line (what was checked,
             and its notes, such as "tail unchecked: no anchor").
-        screens: the screens' language and size as the start-up record in force when
-            the round closed gives them (:class:`~controller.game.inputs.Screens`'
-            fields); None where it records none.
+        screens: the screens' language and size as the start-up record in force at the
+            round's first pictured step gives them (the one journaled before the round,
+            or the round's own for a round open at start-up;
+            :class:`~controller.game.inputs.Screens`' fields); None where it records
+            none.
+        screens_later: each start-up in the round after its first step, up to its close,
+            as (its seq, the screens it records or None): the table restarted in the
+            round, its screens maybe in another language or size from then on.
         software: the software identity that start-up record names (the one that played
             the round, :class:`~controller.game.inputs.Software`'s fields); None where it
             records none.
@@ -170,6 +175,12 @@ class Evidence:
     verified: str = ""
     screens: dict[str, Any] | None = None
     software: dict[str, Any] | None = None
+    screens_later: tuple[tuple[int, dict[str, Any] | None], ...] = ()
+
+    def screens_at(self, seq: int) -> dict[str, Any] | None:
+        """The screens recorded by the start-up in force after event ``seq`` of the round."""
+        later = [screens for at, screens in self.screens_later if at <= seq]
+        return later[-1] if later else self.screens
 
 
 def evidence(journal: Journal, round_id: int, full_check: bool = False) -> Evidence:
@@ -224,13 +235,17 @@ def evidence(journal: Journal, round_id: int, full_check: bool = False) -> Evide
     rows = tuple(without_secrets(EventRow(*row))
                  for row in journal.rows(opened + 1, end_seq))
     table_id = json.loads(snapshot)["config"]["table_id"]
-    started = journal.newest(STARTUP, close_seq)
-    recorded = json.loads(started.body) if started is not None else {}
+    first = steps[0] if steps else close_seq
+    shown, started = (journal.newest(STARTUP, at) for at in (first, close_seq))
+    later = tuple((r.seq, json.loads(r.body).get("screens")) for r in rows
+                  if r.kind == STARTUP and first < r.seq <= close_seq)
     return Evidence(round_id, table_id, state_without_secrets(snapshot),
                     (opened, journal.event_hash(opened) or GENESIS), (end_seq, rows[-1].hash),
                     (journal.last_seq, journal.last_hash), rows, record, close_seq,
-                    tuple(steps), checked.summary(), recorded.get("screens"),
-                    recorded.get("software"))
+                    tuple(steps), checked.summary(),
+                    json.loads(shown.body).get("screens") if shown is not None else None,
+                    json.loads(started.body).get("software") if started is not None else None,
+                    later)
 
 
 def replay_round(snapshot: str, events: list[EventRow], before: tuple[int, str],

@@ -142,6 +142,8 @@ Reason = Annotated[str, Meta(max_length=MAX_REASON, pattern=SAFE_TEXT_PATTERN)]
 JournaledReason = Annotated[str, Meta(max_length=MAX_REASON)]
 CardText = Annotated[str, Meta(min_length=2, max_length=MAX_CARD_TEXT)]
 BetName = Literal["ante", "pair_plus", "six_card_bonus"]
+BET_NAMES: tuple[str, ...] = typing.get_args(BetName)
+"""The bets a seat places (``--bets``, settle lines, limits); stored by index: add last."""
 DecisionName = Literal["play", "fold"]
 SettingValue = (Annotated[int, Meta(ge=0, le=MAX_SETTING_NUMBER)]
                 | Annotated[str, Meta(max_length=MAX_SETTING_TEXT)])
@@ -551,8 +553,8 @@ _STRICT_JSON = json.JSONEncoder(allow_nan=False, sort_keys=True, separators=(","
 
 
 __all__ = [
-    "BODY_TYPES", "BURN_RULE", "COMMANDS", "COMMAND_NAMED", "EVENT_BODY", "EVENTS",
-    "MAX_AMOUNT", "MAX_NAMED_FILES", "MAX_SEATS", "MIN_AMOUNT",
+    "BET_NAMES", "BODY_TYPES", "BURN_RULE", "COMMANDS", "COMMAND_NAMED", "EVENT_BODY",
+    "EVENTS", "MAX_AMOUNT", "MAX_NAMED_FILES", "MAX_SEATS", "MIN_AMOUNT",
     "PIN_MAX_DIGITS", "PIN_MIN_DIGITS", "REBET_RULE", "SETTINGS", "STARTUP",
     "ChangePin", "ClearBets", "ConfigChange", "ConfigChanged", "DealerCommand", "Decide",
     "ExposedCard", "InputError", "JournaledReason", "ManualCard", "MarkBet", "NewDeck",

@@ -87,7 +87,7 @@ KEYS: dict[str, int] = {"seat": 0, "bet": 1, "amount": 2, "decision": 3, "card":
 """Body field -> the number that stands for it as a stored key (one byte)."""
 CARD_TEXTS: tuple[str, ...] = tuple(r + s for r in "23456789TJQKA" for s in "cdhs")
 VALUES: dict[str, tuple[str, ...]] = {
-    "bet": ("ante", "pair_plus", "six_card_bonus"), "decision": ("play", "fold"),
+    "bet": I.BET_NAMES, "decision": ("play", "fold"),
     "card": CARD_TEXTS}
 """Field -> the texts stored as their index (cards: ``2c`` 0 ... ``As`` 51)."""
 IMPLIED: dict[str, dict[str, Any]] = {

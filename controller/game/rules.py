@@ -22,6 +22,7 @@ from typing import Any
 
 from controller.game.config import MAX_PROFILE_BYTES, amount_problem, multiple_problem
 from controller.game.hands import HandClass, Qualifier, SixCardClass
+from controller.game.inputs import BET_NAMES
 
 BET_TYPES = ("ante", "play", "pair_plus", "six_card_bonus")
 """Wagers a seat can hold. ``play`` is always equal to ``ante`` and has no limits of its own."""
@@ -39,7 +40,6 @@ ANTE_BONUS_OPTIONAL = ("flush", "pair")
 _TOP_KEYS = {"name", "description", "dealer_qualifier", "pair_plus_requires_ante",
              "six_card_bonus_requires_ante", "fold_loses_side_bets", "player_cards",
              "ante_bonus", "pair_plus", "six_card_bonus", "limits", "published_rtp"}
-_LIMIT_BETS = ("ante", "pair_plus", "six_card_bonus")
 SHIPPED = ("live", "classic")
 
 
@@ -184,8 +184,8 @@ def profile_from_dict(data: dict[str, Any], source: str = "<profile>") -> RulePr
     limits: dict[str, Limit] = {}
     for bet, lim in limits_data.items():
         key = f"limits.{bet}"
-        if bet not in _LIMIT_BETS:
-            raise _err(source, key, "unknown bet (known: " + ", ".join(_LIMIT_BETS) + ")")
+        if bet not in BET_NAMES:
+            raise _err(source, key, "unknown bet (known: " + ", ".join(BET_NAMES) + ")")
         if bet == "six_card_bonus" and not six:
             raise _err(source, key, "limits for a bet the profile does not offer")
         if not isinstance(lim, dict) or set(lim) != {"min", "max"}:

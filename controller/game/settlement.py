@@ -29,6 +29,7 @@ from controller.game.hands import (
     SixCardClass,
     six_card_class,
 )
+from controller.game.inputs import BET_NAMES
 from controller.game.refusals import REFUSALS, Refusal
 from controller.game.rules import RuleProfile
 
@@ -164,8 +165,7 @@ class SeatSettlement(Struct, frozen=True):
         return None
 
 
-def bets_from_mapping(raw: object, allowed: tuple[str, ...] = ("ante", "pair_plus",
-                                                            "six_card_bonus", "play")) -> Bets:
+def bets_from_mapping(raw: object, allowed: tuple[str, ...] = (*BET_NAMES, "play")) -> Bets:
     """Read wagers given as a mapping of bet type to minor units (JSON input, ``--bets``).
 
     Args:
@@ -222,7 +222,7 @@ def validate_bets(profile: RuleProfile, bets: Bets, apply_limits: bool = True) -
     if not bets.placed:
         raise BetError("no_wager_placed", "ante")
     if apply_limits:
-        for name in ("ante", "pair_plus", "six_card_bonus"):
+        for name in BET_NAMES:
             v = getattr(bets, name)
             lim = profile.limits.get(name)
             if v and lim is not None and not lim.min <= v <= lim.max:
@@ -352,6 +352,5 @@ def settle_outcomes(profile: RuleProfile, player: Sequence[Card], dealer: Sequen
     Raises:
         CardError, BetError: as :func:`settle` (an unknown bet name is a BetError).
     """
-    bets = bets_from_mapping({name: UNIT for name in marked},
-                             ("ante", "pair_plus", "six_card_bonus"))
+    bets = bets_from_mapping({name: UNIT for name in marked}, BET_NAMES)
     return settle(profile, player, dealer, bets, decision)

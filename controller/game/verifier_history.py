@@ -15,7 +15,8 @@ start-up, the records before its start point (the verified snapshot the anchor n
 - the older snapshots: each still sealed to the chain.
 
 A journal cut by ``journal archive`` keeps the state at its cut in a snapshot: the counts
-run from there.
+run from there. A start point before the cut (a reader of a period that began in the
+archived history) has its records before it in the archive: they are checked there.
 """
 
 from __future__ import annotations
@@ -98,6 +99,14 @@ class HistoryChecks:
     def check_history(self, seen: Seen) -> None:
         """What start-up can check before its start point without a replay (module docstring)."""
         if not self.start:
+            return
+        live = self.j
+        if self.start < live.base_seq and live.archive is not None:
+            self.j = live.archive  # the start point is in the archive: so are its records
+            try:
+                self.check_history(seen)
+            finally:
+                self.j = live
             return
         cut = self._cut()
         if cut is None:

@@ -105,6 +105,22 @@ def _hold(house: int, wagered: int, lang: str) -> str:
     return format_percent(Fraction(house, wagered), lang) if wagered else "–"
 
 
+def _head_style(text: str, width: float, style: Any) -> Any:
+    """``style`` for a column's heading ``width`` points wide (its padding taken off).
+
+    A heading wraps between words only: where its longest word is wider than the
+    column, the font shrinks until it fits (a word is never cut).
+    """
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    widest = max((stringWidth(w, BOLD, style.fontSize) for w in text.split()), default=0)
+    style.splitLongWords = False
+    if widest > width > 0:
+        style.fontSize = style.fontSize * width / widest
+        style.leading = style.fontSize * 1.25
+    return style
+
+
 def _detail(values: dict[str, str], t: ReportText) -> str:
     """An event's values as one line: ``code JAM; feed jam`` (a text or detail bare)."""
     def one(k: str, v: str) -> str:
@@ -148,9 +164,9 @@ class _Builder:
 
         right = set(right)
         cell = self.st["cell"]
-        head_right = ParagraphStyle("head_right", cell, alignment=2)
-        head = [Paragraph(f"<b>{escape(h)}</b>", head_right if i in right else cell)
-                for i, h in enumerate(header)]
+        head = [Paragraph(f"<b>{escape(h)}</b>", _head_style(
+                    h, w * self.mm - 12, ParagraphStyle("head", cell, alignment=2 * (i in right))))
+                for i, (h, w) in enumerate(zip(header, widths, strict=True))]
         body = [[c if i in right else Paragraph(escape(c), cell) for i, c in enumerate(row)]
                 for row in rows]
         t = Table([head, *body], colWidths=[w * self.mm for w in widths], repeatRows=1,

@@ -247,6 +247,14 @@ class Encoder(Protocol):
         ...
 
 
+class CheckedEncoder(Encoder, Protocol):
+    """The encoder of a numbered dialect, whose every line carries a CRC."""
+
+    def encode_bad_crc(self, event: ShoeEvent) -> bytes:
+        """The frame :meth:`encode` gives, with a wrong CRC (fault injection)."""
+        ...
+
+
 class UnsupportedEvent(ValueError):
     """The dialect has no way to say this event (e.g. ``beetek`` has no heartbeat)."""
 

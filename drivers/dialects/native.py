@@ -87,6 +87,10 @@ def _show(body: bytes) -> str:
     return repr("$" + body[:60].decode("ascii", "backslashreplace"))
 
 
+BAD_CRC_MASK = 0x5A5A
+"""What :meth:`NativeEncoder.encode_bad_crc` flips in a line's CRC (never 0: always wrong)."""
+
+
 def crc16(data: bytes) -> int:
     """CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF, no reflection, no final xor).
 
@@ -195,6 +199,19 @@ class NativeEncoder:
         if event.seq is None:
             raise UnsupportedEvent("native lines need a seq")
         return encode_line(event.seq, *event_fields(event))
+
+    def encode_bad_crc(self, event: ShoeEvent) -> bytes:
+        """The line :meth:`encode` gives, with a wrong CRC: a line damaged on the way.
+
+        For fault injection (a simulated shoe's ``bad_crc``); a decoder drops it as a
+        frame error (``crc``).
+
+        Raises:
+            UnsupportedEvent: as :meth:`encode`.
+        """
+        good = self.encode(event)
+        return encode_line(event.seq or 0, *event_fields(event),
+                           crc=int(good[-6:-2], 16) ^ BAD_CRC_MASK)
 
     @staticmethod
     def ping(seq: int) -> bytes:

@@ -31,7 +31,7 @@ from controller.game.dispute import evidence
 from controller.game.engine import TableConfig
 from controller.game.inputs import NextRound, PlaceBet, Reveal
 from controller.game.journal import Journal, JournalError
-from controller.game.shift import shift
+from controller.game.shift import journal_span, shift
 from controller.game.table import Table
 from controller.simulate_cli import simulate
 from floor.follower import Follower
@@ -214,6 +214,20 @@ def test_the_floor_resend_the_shift_report_and_a_dispute_read_the_archive(journa
         (report.rows, report.counters, report.voids, report.house, report.returns)
     assert after.trusted and after.verdict.events == report.verdict.events
     assert evidence(Journal(journal, readonly=True), 3) == bundle
+
+
+def test_a_period_that_starts_in_the_archived_history_is_reported_as_before(journal):
+    first, newest = journal_span(journal)
+    periods = [(first + (newest - first) * k / 10, end) for k in (1, 2, 4)
+               for end in (None, newest - (newest - first) / 10)]
+    before = [shift(journal, start, end) for start, end in periods]
+    done = arc.archive(journal, timedelta(minutes=25), now=newest)  # a cut mid-journal
+    assert all(report.start.seq < done.cut for report in before)  # each starts archived
+    for (start, end), report in zip(periods, before, strict=True):
+        after = shift(journal, start, end)
+        assert after.trusted, (start, after.verdict.message)
+        assert (after.rows, after.counters, after.voids, after.house, after.returns) == \
+            (report.rows, report.counters, report.voids, report.house, report.returns)
 
 
 def test_an_archive_edited_or_replaced_is_caught(journal, tmp_path):

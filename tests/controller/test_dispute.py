@@ -210,10 +210,11 @@ BOMB = 256 << 20
 deflated form is a few hundred kilobytes)."""
 
 
-def _with_zeros(path: Path, files: dict[str, bytes], name: str, declared: int | None = None
-                ) -> None:
+def _with_zeros(path: Path, files: dict[str, bytes], name: str, declared: int | None = None,
+                local: bool = False) -> None:
     """``files`` zipped with ``name`` holding :data:`BOMB` zeros (written in pieces);
-    ``declared``: the size the zip's directory then claims for it instead."""
+    ``declared``: the size the zip's directory then claims for it instead (``local``:
+    and its local header)."""
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
         for n, data in files.items():
             if n != name:
@@ -223,17 +224,26 @@ def _with_zeros(path: Path, files: dict[str, bytes], name: str, declared: int | 
                 zeros = bytes(1 << 20)
                 for _ in range(BOMB >> 20):
                     f.write(zeros)
-    if declared is not None:  # the central directory's uncompressed size, rewritten
-        raw = bytearray(path.read_bytes())
-        end = raw.rindex(b"PK\x05\x06")  # the end record: where the directory starts
-        at = int.from_bytes(raw[end + 16:end + 20], "little")
-        while True:
-            n, m, k = (int.from_bytes(raw[at + i:at + i + 2], "little") for i in (28, 30, 32))
-            if raw[at + 46:at + 46 + n] == name.encode():
-                break
-            at += 46 + n + m + k
-        raw[at + 24:at + 28] = declared.to_bytes(4, "little")
-        path.write_bytes(bytes(raw))
+    if declared is not None:
+        _declare(path, name, declared, local)
+
+
+def _declare(path: Path, name: str, size: int, local: bool = False) -> None:
+    """Make the zip's directory claim ``size`` bytes for ``name`` (``local``: and its local
+    header)."""
+    raw = bytearray(path.read_bytes())
+    end = raw.rindex(b"PK\x05\x06")  # the end record: where the directory starts
+    at = int.from_bytes(raw[end + 16:end + 20], "little")
+    while True:
+        n, m, k = (int.from_bytes(raw[at + i:at + i + 2], "little") for i in (28, 30, 32))
+        if raw[at + 46:at + 46 + n] == name.encode():
+            break
+        at += 46 + n + m + k
+    raw[at + 24:at + 28] = size.to_bytes(4, "little")
+    if local:
+        head = int.from_bytes(raw[at + 42:at + 46], "little")
+        raw[head + 22:head + 26] = size.to_bytes(4, "little")
+    path.write_bytes(bytes(raw))
 
 
 def _verify_peak(path: Path, *args: str) -> tuple[int, str, int]:
@@ -251,8 +261,9 @@ def test_a_member_made_to_inflate_to_gigabytes_is_refused_unread(table, bundle, 
     """A member is inflated only once its size in the zip's directory is the signed
     manifest's, and never past it: one replaced by a quarter of a gigabyte of zeros
     (deflated to a few hundred kilobytes) fails, named, without the check holding it in
-    memory; so does one whose directory claims the manifest's size (the inflater stops
-    there and the CRC fails), and one a forger's own manifest lists at that size (more
+    memory; so does one whose directory claims the manifest's size (its local header
+    does not), one whose two headers claim it (the inflater stops there and the CRC
+    fails), and one a forger's own manifest lists at that size (more
     than any bundle file: refused unread)."""
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -273,8 +284,14 @@ def test_a_member_made_to_inflate_to_gigabytes_is_refused_unread(table, bundle, 
     assert f"{png}: changed ({BOMB} bytes, the manifest's {listed[png]['bytes']}; not " \
         "inflated)" in out
     assert peak < genuine_peak + (32 << 10), (peak, genuine_peak)  # KiB: not read whole
-    # the directory made to claim the manifest's size: inflated that far, and no further
+    # the directory made to claim the manifest's size: its local header says otherwise
     _with_zeros(bomb, files, png, declared=listed[png]["bytes"])
+    status, out, peak = _verify_peak(bomb, "--public-key", public)
+    assert status == 1 and f"{png}: its local header differs from the zip's directory " \
+        "(size): changed" in out, out
+    assert peak < genuine_peak + (32 << 10), (peak, genuine_peak)
+    # both headers made to claim it: inflated that far, and no further
+    _with_zeros(bomb, files, png, declared=listed[png]["bytes"], local=True)
     status, out, peak = _verify_peak(bomb, "--public-key", public)
     assert status == 1 and f"{png}: damaged in the zip file" in out, out
     assert peak < genuine_peak + (32 << 10), (peak, genuine_peak)
@@ -601,3 +618,161 @@ def test_keygen_on_a_full_disk_leaves_nothing_and_can_be_run_again(tmp_path):
     assert stat.S_IMODE((tmp_path / "table.key").stat().st_mode) == 0o600
     assert sorted(p.name for p in tmp_path.iterdir()) == ["table.key", "table.pub",
                                                           "table.toml"]
+
+
+LOCAL_FIELDS = {"CRC": 14, "compressed size": 18, "size": 22, "name": 30}
+"""Where a local file header holds what the zip's directory holds again (offsets)."""
+
+
+@pytest.mark.parametrize("field", sorted(LOCAL_FIELDS))
+def test_a_local_header_unlike_the_directory_fails_naming_the_member(table, bundle, tmp_path,
+                                                                      field):
+    """A tool reading the zip file from its start sees the local headers; Python's the
+    directory: a member whose two headers disagree fails, named, stored or deflated."""
+    from controller.dispute import verify_bundle
+    from controller.signing import load_public
+
+    public = load_public(table[0] / "table.pub")
+    with zipfile.ZipFile(bundle) as z:
+        infos = {i.compress_type: i for i in z.infolist()}
+    assert set(infos) == {zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED}
+    for info in infos.values():
+        raw = bytearray(bundle.read_bytes())
+        raw[info.header_offset + LOCAL_FIELDS[field]] ^= 0x01
+        forged = tmp_path / "local.zip"
+        forged.write_bytes(bytes(raw))
+        verdict = verify_bundle(forged, public)
+        assert f"{info.filename}: its local header differs from the zip's directory " \
+            f"({field}): changed" in verdict.problems, verdict.problems
+    run = cli("dispute", "verify", str(forged), "--public-key", str(table[0] / "table.pub"))
+    assert run.returncode == 1 and f"{info.filename}: its local header differs" in run.stdout
+
+
+def _rezip_as(path: Path, files: dict[str, bytes], name: str, mode: int) -> None:
+    """``files`` zipped with ``name``'s Unix mode (type and permissions) set to ``mode``."""
+    with zipfile.ZipFile(path, "w") as z:
+        for n, data in files.items():
+            info = zipfile.ZipInfo(n)
+            info.create_system = 3
+            info.external_attr = (mode if n == name else stat.S_IFREG | 0o644) << 16
+            z.writestr(info, data)
+
+
+@pytest.mark.parametrize(("mode", "said"), [
+    (stat.S_IFLNK | 0o777, "a symbolic link"), (stat.S_IFDIR | 0o755, "a folder"),
+    (stat.S_IFIFO | 0o644, "a device, pipe or socket"),
+    (stat.S_IFREG | 0o755, "not a plain file (mode 0755)"),
+    (stat.S_IFREG | stat.S_ISUID | 0o644, "not a plain file (mode 4644)")])
+def test_a_member_that_is_not_a_plain_file_fails_naming_it(table, bundle, tmp_path, mode,
+                                                           said):
+    """Its bytes as signed, but a link, a folder, a pipe or a program to whoever unpacks
+    the bundle: refused, named."""
+    from controller.dispute import verify_bundle
+    from controller.signing import load_public
+
+    files = members(bundle)
+    genuine = tmp_path / "genuine.zip"
+    _rezip_as(genuine, files, "recall.json", stat.S_IFREG | 0o644)
+    public = load_public(table[0] / "table.pub")
+    assert verify_bundle(genuine, public).ok  # plain files, as the bundle's own
+    odd = tmp_path / "odd.zip"
+    _rezip_as(odd, files, "recall.json", mode)
+    verdict = verify_bundle(odd, public)
+    assert f"recall.json: {said}: a bundle holds plain files only" in verdict.problems, \
+        verdict.problems
+    with zipfile.ZipFile(odd, "a") as z:  # a folder entry by its name alone
+        z.writestr("screens/", b"")
+    assert "screens/: a folder: a bundle holds plain files only" in \
+        verify_bundle(odd, public).problems
+
+
+def test_more_members_or_bytes_than_a_bundle_holds_are_refused_unread(table, bundle,
+                                                                      tmp_path):
+    from controller.bundle_zip import MAX_MEMBERS, MAX_TOTAL
+
+    files = members(bundle)
+    many = tmp_path / "many.zip"
+    rezip(many, {**files, **{f"screens/x{i}.png": b"" for i in range(MAX_MEMBERS)}})
+    run = cli("dispute", "verify", str(many), "--public-key", str(table[0] / "table.pub"))
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    assert f"its directory lists {len(files) + MAX_MEMBERS} members, more than a bundle " \
+        f"ever holds ({MAX_MEMBERS}): not read" in run.stdout, run.stdout
+    big = tmp_path / "big.zip"
+    rezip(big, files)
+    pngs = [n for n in files if n.endswith(".png")][:2]
+    for name in pngs:  # two members each claiming most of the cap
+        _declare(big, name, MAX_TOTAL // 2 + 1, local=True)
+    run = cli("dispute", "verify", str(big), "--public-key", str(table[0] / "table.pub"))
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    assert f"more than a bundle ever holds ({MAX_MEMBERS} members, {MAX_TOTAL} bytes): " \
+        "not read" in run.stdout, run.stdout
+
+
+def _der(tag: int, body: bytes) -> bytes:
+    n = len(body)
+    return bytes([tag]) + (bytes([n]) if n < 128 else bytes([0x81, n])) + body
+
+
+def _oid(dotted: str) -> bytes:
+    first, second, *rest = map(int, dotted.split("."))
+    out = bytes([first * 40 + second])
+    for part in rest:
+        seven = [part & 0x7F]
+        while part := part >> 7:
+            seven.append(0x80 | part & 0x7F)
+        out += bytes(reversed(seven))
+    return _der(6, out)
+
+
+def _pem(label: str, der: bytes) -> bytes:
+    import base64
+
+    return (f"-----BEGIN {label}-----\n".encode() + base64.encodebytes(der)
+            + f"-----END {label}-----\n".encode())
+
+
+def _foreign_keys() -> dict[str, bytes]:
+    """Public keys of other kinds, in PEM: ones the key library reads, and ones it does
+    not know (an unsupported curve, an unknown algorithm), and a garbled one."""
+    from cryptography.hazmat.primitives.asymmetric import ec, rsa
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+    def pem(key) -> bytes:
+        return key.public_key().public_bytes(Encoding.PEM, PublicFormat.SubjectPublicKeyInfo)
+
+    def spki(algorithm: bytes, key: bytes) -> bytes:
+        return _pem("PUBLIC KEY", _der(0x30, _der(0x30, algorithm) + _der(3, b"\0" + key)))
+
+    ec_key = pem(ec.generate_private_key(ec.SECP256R1()))
+    lines = ec_key.decode().splitlines()
+    lines[1] = lines[1][:10] + "!!!" + lines[1][13:]
+    return {"rsa": pem(rsa.generate_private_key(65537, 2048)), "ec": ec_key,
+            "unsupported-curve": spki(_oid("1.2.840.10045.2.1") + _oid("1.3.132.0.6"),
+                                      b"\x04" + bytes(range(28))),
+            "unknown-algorithm": spki(_oid("1.2.643.7.1.1.1.1"), bytes(64)),
+            "garbled": ("\n".join(lines) + "\n").encode()}
+
+
+@pytest.mark.parametrize("kind", sorted(_foreign_keys()))
+def test_a_public_key_of_another_kind_is_a_one_line_error(bundle, tmp_path, kind):
+    key = tmp_path / f"{kind}.pub"
+    key.write_bytes(_foreign_keys()[kind])
+    run = cli("dispute", "verify", str(bundle), "--public-key", str(key))
+    assert run.returncode == 2, run.stderr
+    assert run.stdout == "" and "Traceback" not in run.stderr
+    (line,) = run.stderr.splitlines()
+    said = "not a public key in PEM" if kind == "garbled" else "not an Ed25519 public key"
+    assert line.startswith(f"threecard dispute: {key}: {said}"), line
+
+
+def test_a_private_key_of_an_unknown_algorithm_is_a_one_line_error(table, tmp_path):
+    key = tmp_path / "unknown.key"
+    key.write_bytes(_pem("PRIVATE KEY", _der(0x30, _der(2, b"\0") + _der(
+        0x30, _oid("1.2.643.7.1.1.1.1")) + _der(4, bytes(32)))))
+    key.chmod(0o600)
+    run = cli("dispute", "--journal", str(table[1]), "--round", "2", "--key", str(key),
+              "--out", str(tmp_path / "x.zip"))
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    (line,) = run.stderr.splitlines()
+    assert line.startswith(f"threecard dispute: {key}: not an Ed25519 key"), line
+    assert not (tmp_path / "x.zip").exists()

@@ -320,3 +320,33 @@ def test_the_settings_a_config_change_declares_are_the_configurations_changeable
     with pytest.raises(I.InputError, match="bad value for lockout_after"):
         parse_control_line('{"command": "config_change", "key": "max_pin_failures", '
                              f'"value": {10**6}, "pin": "{SUP}"}}')
+
+
+def test_the_bet_names_are_the_declarations_and_read_from_it_everywhere():
+    """``--bets`` (run and cli), settle lines and a rule profile's limits take exactly the
+    bets :data:`~controller.game.inputs.BetName` declares; none spells the list again."""
+    import argparse
+    import re
+    import typing
+
+    from controller.cli import wagers
+    from controller.game.rules import RuleProfileError, profile_from_text
+    from controller.game.settlement import BetError, bets_from_mapping
+
+    assert I.BET_NAMES == typing.get_args(I.BetName)
+    for bet in I.BET_NAMES:
+        assert wagers(json.dumps({bet: 100})) == {bet: 100}
+        assert getattr(bets_from_mapping({bet: 5}, I.BET_NAMES), bet) == 5
+    with pytest.raises(argparse.ArgumentTypeError, match=", ".join(I.BET_NAMES)):
+        wagers('{"blackjack": 100}')
+    with pytest.raises(BetError):
+        bets_from_mapping({"play": 5}, I.BET_NAMES)  # play follows the ante: never given
+    root = Path(__file__).resolve().parents[2]
+    text = (root / "controller" / "game" / "profiles" / "live.toml").read_text()
+    with pytest.raises(RuleProfileError, match="known: " + ", ".join(I.BET_NAMES)):
+        profile_from_text(text + "\n[limits.blackjack]\nmin = 1\nmax = 2\n", "test")
+    spelled = re.compile(r"""\(\s*["']ante["'],\s*["']pair_plus["'],\s*["']six_card_bonus["']""")
+    found = [str(p.relative_to(root)) for part in ("controller", "drivers", "display", "floor",
+                                                   "simulators")
+             for p in (root / part).rglob("*.py") if spelled.search(p.read_text())]
+    assert found == [], found

@@ -10,6 +10,7 @@ normal stop (its shoe link told to stop) is no alarm in the shift report.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -85,3 +86,39 @@ def test_the_screens_are_journaled_and_a_bundle_draws_them_as_the_players_saw_th
     assert stopped
     alarms = shift(journal).alarms
     assert not [a for a in alarms if a.seq in {e[0] for e in stopped}], alarms
+
+
+def test_a_table_restarted_in_the_round_with_other_screens_is_drawn_as_it_ran(tmp_path):
+    """Round 1 of the scripted evening: French screens at 640x360 until the cards are
+    out, then the table restarts with Ukrainian screens at 800x450; each step is drawn
+    with the start-up record in force then, and the manifest names the first."""
+    from controller.dispute import bundle_files
+    from controller.game.inputs import STARTUP, Decide, NextRound
+    from controller.game.script import ScriptClock
+    from controller.game.table import Table
+    from display.scenarios import script
+
+    sc = script()
+    journal, clock = tmp_path / "journal.sqlite3", ScriptClock(sc.start_utc)
+    before = {"language": "fr", "dealer_size": "640x360", "fullscreen": False}
+    after = {"language": "uk", "dealer_size": "800x450", "fullscreen": False}
+    table, restarted = Table(journal, sc.config, clock=clock, screens=before), False
+    for item in (i for step in sc.steps for i in step.inputs):
+        clock.advance(sc.step_seconds)
+        if isinstance(item, Decide) and not restarted:
+            table.close()
+            restarted = True
+            table = Table(journal, sc.config, clock=clock, screens=after)
+        assert all(v.accepted for v in table.process([item])), item
+        if isinstance(item, NextRound):
+            break
+    table.close()
+    files, facts = bundle_files(journal, 1)
+    assert facts["screens"]["table"] == before and facts["screens"]["language"] == "fr"
+    restart = max(e[0] for e in events(journal) if e[3] == STARTUP)
+    steps = json.loads(files["steps.json"])["steps"]
+    drawn = [(s["seq"] >= restart, s["lang"], pygame.image.load(
+        io.BytesIO(files[s["dealer"]])).get_size(), pygame.image.load(
+        io.BytesIO(files[s["player"]])).get_size()) for s in steps]
+    assert {d for d in drawn if not d[0]} == {(False, "fr", (640, 360), (640, 360))}, drawn
+    assert {d for d in drawn if d[0]} == {(True, "uk", (800, 450), (800, 450))}, drawn

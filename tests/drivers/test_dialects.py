@@ -127,6 +127,17 @@ def test_native_frame_errors():
         assert d.feed(line)[0].type == "frame_error"
 
 
+def test_native_encoder_makes_the_bad_crc_line_beside_the_good_one():
+    """``encode_bad_crc``: the line ``encode`` gives, but for a CRC the decoder refuses."""
+    enc = NativeEncoder()
+    event = CardRead(card="Qh", code="Qh", seq=17)
+    good, bad = enc.encode(event), enc.encode_bad_crc(event)
+    assert bad != good and bad[:-6] == good[:-6] and bad.endswith(b"\r\n")
+    assert int(bad[-6:-2], 16) != crc16(good[1:-7])
+    (error,) = NativeDecoder().feed(bad)
+    assert error.type == "frame_error" and error.reason == "crc"
+
+
 def test_beetek_tokens():
     data = (b"[Game]<Card:4S>\r\n[Manual Burn Cards] <Card:9D>\r\n[Game]<Game>\r\n"
             b"[GameAlarm]<Alarm:E3 Card Not Read>\r\n<W0x01>\r\n[Game]<Card:H3>\r\n"

@@ -131,12 +131,15 @@ def test_seq_faults(native):
     shoe, port, dec = native
     shoe.inject("bad_crc")
     lost = shoe.deal()
+    assert port.writes[-1] == NativeEncoder().encode_bad_crc(shoe.sent[-1])  # the encoder's
     nxt = shoe.deal()
     ev = dec.feed(port.take())
     assert [e.type for e in ev] == ["frame_error", "seq_gap", "card"]
     assert ev[0].reason == "crc" and ev[2].card == nxt and lost != nxt
     shoe.inject("bad_crc", resend=True)
     again = shoe.deal()
+    assert port.writes[-2:] == [NativeEncoder().encode_bad_crc(shoe.sent[-1]),
+                                NativeEncoder().encode(shoe.sent[-1])]
     assert [(e.type, getattr(e, "card", None)) for e in dec.feed(port.take())] == [
         ("frame_error", None), ("card", again)]
     shoe.inject("seq_skip", count=2)

@@ -1,0 +1,204 @@
+"""Reading a dispute bundle's zip file without trusting it (``threecard dispute verify``).
+
+A zip file names each member twice: in the local header before its data, which a tool
+that reads the file from its start uses, and in the central directory at its end, which
+Python's :mod:`zipfile` uses. A member whose two headers disagree (name, method, sizes,
+CRC) would show one file to one tool and another to the next: it fails, named. So does a
+member that is not a plain file (a link, a folder, a device, a set-id or executable
+mode: a bundle holds files to read, nothing to run or follow), and a bundle of more
+members, or more bytes once inflated, than a bundle ever holds (a zip bomb): it is
+refused before anything is inflated, from its directory alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import stat
+import struct
+import zipfile
+import zlib
+from pathlib import Path
+from typing import IO
+
+ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError,
+              NotImplementedError, RuntimeError, UnicodeDecodeError)
+"""What a damaged zip file raises while read: a bad header or CRC, a stream the inflater
+cannot take, a cut file, an unknown method, an encrypted member, an undecodable name."""
+MAX_MANIFEST = 1 << 20
+"""The largest manifest or signature read (bytes, inflated): a manifest lists a few dozen
+files in a few kilobytes."""
+MAX_MEMBER = 64 << 20
+"""The largest bundle file read (bytes, inflated): a screen is a few hundred kilobytes, a
+round's events fewer. A member the manifest lists larger than this is refused unread."""
+MAX_MEMBERS = 2000
+"""The most members a bundle is read with: a round's steps are a few dozen, two screens
+each, and six other files."""
+MAX_TOTAL = 1 << 30
+"""The most bytes a bundle's members may inflate to, all together (its directory's sum)."""
+CHUNK = 1 << 16
+"""The bytes inflated at a time."""
+_LOCAL = struct.Struct("<4s5H3L2H")
+"""A local file header: signature, version, flags, method, time, date, CRC, compressed
+and uncompressed sizes, name and extra field lengths."""
+_LOCAL_SIG = b"PK\x03\x04"
+_END_SIG, _END64_LOCATOR = b"PK\x05\x06", b"PK\x06\x07"
+_DESCRIPTOR = 0x08
+"""The flag of a member whose CRC and sizes follow its data (a data descriptor)."""
+_PLAIN = 0o666
+"""The mode bits a plain bundle file may have: read and write (none executable, set-id or
+sticky)."""
+
+
+def too_many(path: str | Path) -> str | None:
+    """Why a zip file is refused unopened (None: it is not).
+
+    Its end record counts more than :data:`MAX_MEMBERS` members: a directory that long
+    is not even listed. A file with no end record is left to the zip reader to name.
+    """
+    try:
+        with open(path, "rb") as f:
+            size = f.seek(0, 2)
+            f.seek(max(0, size - (1 << 16) - 22))
+            tail = f.read()
+            at = tail.rfind(_END_SIG)
+            if at < 0 or len(tail) < at + 22:
+                return None
+            count = int.from_bytes(tail[at + 10:at + 12], "little")
+            locator = at - 20
+            if count == 0xFFFF and locator >= 0 and tail[locator:locator + 4] == _END64_LOCATOR:
+                f.seek(int.from_bytes(tail[locator + 8:locator + 16], "little") + 32)
+                count = int.from_bytes(f.read(8), "little")
+    except OSError:
+        return None
+    if count > MAX_MEMBERS:
+        return (f"{path}: its directory lists {count} members, more than a bundle ever "
+                f"holds ({MAX_MEMBERS}): not read")
+    return None
+
+
+def _odd_type(info: zipfile.ZipInfo) -> str | None:
+    """Why a member is not a plain file (None: it is one)."""
+    mode = info.external_attr >> 16
+    if info.is_dir() or info.external_attr & 0x10:  # a name ending in /, MS-DOS's flag
+        return "a folder"
+    if info.create_system != 3 or not mode:  # no Unix mode recorded: a plain file
+        return None
+    kind = stat.S_IFMT(mode)
+    if kind not in (0, stat.S_IFREG):
+        return {stat.S_IFLNK: "a symbolic link", stat.S_IFDIR: "a folder"}.get(
+            kind, "a device, pipe or socket")
+    if stat.S_IMODE(mode) & ~_PLAIN:
+        return f"not a plain file (mode {stat.S_IMODE(mode):04o})"
+    return None
+
+
+def _zip64_sizes(extra: bytes, csize: int, usize: int) -> tuple[int, int]:
+    """The sizes a local header's zip64 extra field gives for those it marks 0xFFFFFFFF."""
+    at = 0
+    while at + 4 <= len(extra):
+        tag, n = struct.unpack_from("<2H", extra, at)
+        if tag == 1:
+            values = list(struct.unpack_from(f"<{n // 8}Q", extra, at + 4))
+            if usize == 0xFFFFFFFF and values:
+                usize = values.pop(0)
+            if csize == 0xFFFFFFFF and values:
+                csize = values.pop(0)
+            break
+        at += 4 + n
+    return csize, usize
+
+
+def _local_differs(f: IO[bytes], info: zipfile.ZipInfo) -> str | None:
+    """How a member's local header differs from its central directory entry (None: not)."""
+    f.seek(info.header_offset)
+    head = f.read(_LOCAL.size)
+    if len(head) < _LOCAL.size or head[:4] != _LOCAL_SIG:
+        return "no local header where the directory points"
+    _, _, flags, method, _, _, crc, csize, usize, n, m = _LOCAL.unpack(head)
+    name = f.read(n)
+    extra = f.read(m)
+    csize, usize = _zip64_sizes(extra, csize, usize)
+    if flags & _DESCRIPTOR:  # the CRC and sizes follow the data
+        f.seek(info.header_offset + _LOCAL.size + n + m + info.compress_size)
+        tail = f.read(24)
+        tail = tail[4:] if tail[:4] == b"PK\x07\x08" else tail
+        wide = info.file_size >= 0xFFFFFFFF or info.compress_size >= 0xFFFFFFFF
+        crc, csize, usize = struct.unpack_from("<LQQ" if wide else "<LLL", tail)
+    raw = info.orig_filename.encode("utf-8" if info.flag_bits & 0x800 else "cp437")
+    differ = [what for what, ok in (
+        ("name", name == raw), ("method", method == info.compress_type),
+        ("CRC", crc == info.CRC), ("compressed size", csize == info.compress_size),
+        ("size", usize == info.file_size)) if not ok]
+    return ", ".join(differ) or None
+
+
+def members(z: zipfile.ZipFile, problems: list[str]
+            ) -> dict[str, zipfile.ZipInfo | None] | None:
+    """The zip's members by name, from its central directory (nothing inflated).
+
+    A member is None (noted in ``problems``, not read) when its name is held twice
+    (which copy a tool shows differs from tool to tool), it is not a plain file, or its
+    local header differs from its directory entry.
+
+    Returns:
+        The members, or None when the bundle is refused whole (more members, or more
+        bytes once inflated, than a bundle ever holds).
+    """
+    infos = z.infolist()
+    total = sum(i.file_size for i in infos)
+    if len(infos) > MAX_MEMBERS or total > MAX_TOTAL:
+        problems.append(f"{z.filename}: {len(infos)} members inflating to {total} bytes, more "
+                        f"than a bundle ever holds ({MAX_MEMBERS} members, {MAX_TOTAL} "
+                        "bytes): not read")
+        return None
+    found: dict[str, zipfile.ZipInfo | None] = {}
+    twice: set[str] = set()
+    for info in infos:
+        name = info.filename
+        if name in found:
+            if name not in twice:
+                problems.append(f"{name}: in the bundle twice (which copy a tool shows "
+                                "differs from tool to tool)")
+            twice.add(name)
+            found[name] = None
+            continue
+        why = _odd_type(info)
+        try:
+            differs = None if why else _local_differs(z.fp, info)
+        except (OSError, struct.error) as exc:
+            differs = f"unreadable ({exc})"
+        if why:
+            problems.append(f"{name}: {why}: a bundle holds plain files only")
+        elif differs:
+            problems.append(f"{name}: its local header differs from the zip's directory "
+                            f"({differs}): changed")
+        found[name] = None if why or differs else info
+    return found
+
+
+def read(z: zipfile.ZipFile, info: zipfile.ZipInfo, size: int, problems: list[str],
+         keep: bool = True) -> tuple[str, bytes] | None:
+    """Inflate one member: its SHA-256 and (``keep``) its bytes; None when it fails.
+
+    The member is inflated at most ``size`` bytes and one, in chunks, whatever its header
+    says, so a member made to inflate to gigabytes costs no more than ``size`` to read.
+    """
+    name, digest, kept, n = info.filename, hashlib.sha256(), [], 0
+    try:
+        with z.open(info) as f:
+            while chunk := f.read(min(CHUNK, size + 1 - n)):
+                n += len(chunk)
+                if n > size:
+                    problems.append(f"{name}: larger than its {size} bytes (changed)")
+                    return None
+                digest.update(chunk)
+                if keep:
+                    kept.append(chunk)
+    except ZIP_ERRORS as exc:
+        problems.append(f"{name}: damaged in the zip file ({type(exc).__name__}: {exc})")
+        return None
+    return digest.hexdigest(), b"".join(kept)
+
+
+__all__ = ["MAX_MANIFEST", "MAX_MEMBER", "MAX_MEMBERS", "MAX_TOTAL", "ZIP_ERRORS", "members",
+           "read", "too_many"]
