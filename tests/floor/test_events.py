@@ -230,3 +230,42 @@ def test_a_gap_younger_than_the_grace_period_is_unconfirmed(floor, tmp_path):
     assert "LACKING" not in young.line()
     assert old.lacking == "rounds 2 to 3 (or part of them)" and old.unconfirmed is None
     assert "LACKING: rounds 2 to 3" in old.line() and "UNCONFIRMED" not in old.line()
+
+
+def test_a_store_and_a_feed_from_before_the_counts_still_read(tmp_path):
+    import msgspec
+
+    journal, store_path = tmp_path / "journal.sqlite3", tmp_path / "floor.sqlite3"
+    table = Table(journal, TableConfig(seats=2, pin_hashes=demo_pin_hashes(), table_id=TABLE))
+    simulate(table, AutoPlayer(bets={"ante": 100}), EventShoe(6, parse_faults("")), 3)
+    _between_rounds(table)
+    table.close()
+    # a table of an earlier version counts no events; none of its events came
+    old = [msgspec.structs.replace(m.body, events=None) for m in feed_messages(journal, TABLE)
+           if m.name == "state" or m.name == "round" and m.body.round_id != 2]
+    store = Store(store_path)
+    _deliver(Recorder(store, lambda *_: None), old)
+    store.close()
+    db = sqlite3.connect(store_path)  # as an earlier recorder left it
+    db.execute("ALTER TABLE rounds DROP COLUMN events")
+    db.execute("ALTER TABLE series DROP COLUMN gap_us")
+    db.commit()
+    db.close()
+    store = Store(store_path, readonly=True)
+    (row,) = floor_status(store, datetime.now(UTC))
+    assert row.lacking == "rounds 2 to 3 (or part of them)" and row.unconfirmed is None
+    assert store.short_of_events(TABLE, row.journal) == []
+    store.close()
+    # a recorder opens it: the columns are added, nothing counted is asked for
+    store = Store(store_path)
+    asked: list[int] = []
+    clock = Clock()
+    rec = Recorder(store, lambda _t, req: asked.append(req.from_round), clock)
+    _deliver(rec, [StatusMessage(table=TABLE, journal=row.journal, status="online")])
+    for _ in range(3):
+        clock.now += RETRY_S + GRACE_S
+        rec.check()
+    assert set(asked) == {2}  # the round missing, not the events
+    (row,) = floor_status(store, datetime.now(UTC) + timedelta(seconds=GRACE_S + 1))
+    assert row.lacking == "rounds 2 to 3 (or part of them)"
+    store.close()
