@@ -17,7 +17,8 @@ import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from floor_feed import feed_messages
+from floor_feed import Clock, feed_messages
+from floor_feed import deliver as _deliver
 
 from controller.autoplay import AutoPlayer
 from controller.floor_link import open_floor
@@ -101,19 +102,6 @@ def test_events_a_broker_lost_are_asked_for_and_sent_again(floor, tmp_path):
         feed.stop()
         table.close()
     assert floor.stored(store, TABLE) == floor.finished(journal)
-
-
-def _deliver(rec: Recorder, msgs: list) -> None:
-    for m in msgs:
-        rec.on_message(m.table, m.name, encode(m))
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def test_a_round_short_of_its_events_is_asked_for_also_after_a_restart(tmp_path):

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from floor_feed import feed_messages, finished
+from floor_feed import Clock, feed_messages, finished
+from floor_feed import deliver as _deliver
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -80,14 +81,6 @@ def _resent(whole: list, start: int) -> list:
             or m.name == "event" and m.seq > before_end]
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def test_the_follower_sends_each_round_as_recall_shows_it_chained_to_the_one_before(journal):
     rounds = [m.body for m in _messages(journal) if m.name == "round"]
     newest = {m.round_id: m for m in rounds}  # the later version of a round wins
@@ -129,11 +122,6 @@ def test_a_feed_resumed_at_any_cursor_sends_what_a_whole_feed_sends_after_it(jou
     start = data.draw(st.integers(1, max(m.body.round_id for m in whole
                                          if m.name == "round")), label="resend from")
     assert _messages(journal, rounds_from=start, until=head) == _resent(whole, start)
-
-
-def _deliver(rec: Recorder, msgs: list) -> None:
-    for m in msgs:
-        rec.on_message(m.table, m.name, encode(m))
 
 
 def _online(rec: Recorder, sample) -> None:
