@@ -15,7 +15,14 @@ is never held back).
 Where it starts: messages are made for the events after ``after`` (the outbox cursor);
 the game is first rebuilt from a sealed snapshot taken in a round BEFORE the first round
 it may report, so that the previous round's last event is known too
-(:meth:`Follower._start_snapshot`). A resend follows the same way from the round asked for.
+(:meth:`Follower._start_snapshot`). A resend follows the same way from the round asked for,
+and makes the ``event`` messages after the end of the round before it too.
+
+Each round counts the ``event`` messages made after the previous round's end up to its
+own, and ``state`` those made after the last round's end: the floor holds its events
+against these counts. A count is made while replaying, reported or not, so a feed
+resumed at any cursor counts as a whole feed does; a round whose previous round ended
+before the follower started reading has no count (None).
 
 The journal is read through its reading API, in either format, with the archive its
 history was moved to (:mod:`controller.game.archive`): a resend of archived rounds is
@@ -127,6 +134,8 @@ class Follower:
         self.until = until
         self.emit_after = after
         self.pairs: dict[int, tuple[int, str]] = {}
+        self.made = 0  # event messages made (reported or not) since the start point
+        self.made_at: dict[int, int] = {}  # round id -> ``made`` at its end
         self.genesis, self.first_utc = self._first()
         self.last_round = self.withheld = self._withheld_said = 0
         self._notes: dict[str, Any] = {}
@@ -138,6 +147,10 @@ class Follower:
         finally:
             self._end_read()
         self._notes = dict(self.game.notes)
+        if not start:  # from the journal's first event: "round 0" ended before it
+            self.made_at[0] = 0
+        # a resend sends the events after the end of the round before the one asked for
+        self._events_after: int | None = 0 if rounds_from == 1 else None
         while self.position < after:  # rebuild up to the cursor: nothing is made for these
             t = time.perf_counter()
             if self.poll(min(PAGE, after - self.position)) is None:
@@ -244,26 +257,36 @@ class Follower:
             except ValueError:
                 raise ReplayError(f"event {seq} cannot be read: its body is not JSON") from None
             report = seq > self.emit_after
+            events = self._events(seq, h, kind, actor, reason)
+            self.made += len(events)
+            closed = []
             for rid, rec in sorted(self.game.take_derived().rounds.items()):
                 if rec["status"] not in FINISHED:
                     continue
                 prev = self.pairs.get(rid - 1, (0, GENESIS) if rid == 1 else None)
-                self.pairs[rid] = (seq, h)
+                base = self.made_at.get(rid - 1)
+                self.pairs[rid], self.made_at[rid] = (seq, h), self.made
                 self.last_round = max(self.last_round, rid)
+                if not self.live and rid == self.rounds_from - 1 and self._events_after is None:
+                    self._events_after = seq
                 if report and (self.live or rid >= self.rounds_from):
                     if prev is None:  # the round before it ended where we cannot read
                         self.withheld = rid
                         continue
-                    out.append(Outgoing(seq, RoundMessage(
+                    closed.append(Outgoing(seq, RoundMessage(
                         table=self.table_id, journal=self.genesis, round_id=rid, seq=seq,
                         hash=h, prev_seq=prev[0], prev_hash=prev[1],
-                        record=RoundRecord.from_dict(as_recalled(rec, self.first_utc)))))
-                    rounds_closed = True
-            if self.live:
-                out += self._events(seq, h, kind, actor, reason, report)
+                        record=RoundRecord.from_dict(as_recalled(rec, self.first_utc)),
+                        events=None if base is None else self.made - base)))
+            if report and (self.live or (self._events_after is not None
+                                         and seq > self._events_after)):
+                out += events  # an event's messages before the rounds it ends
+            out += closed
+            rounds_closed |= bool(closed)
             self.position = seq
         for rid in [r for r in self.pairs if r < self.last_round - 1]:
             del self.pairs[rid]
+            self.made_at.pop(rid, None)
         if self.live and (rounds_closed or out):
             out += self.latest(meters=rounds_closed)
         return out
@@ -276,21 +299,21 @@ class Follower:
             if meters else []
         return out + [Outgoing(self.position, self.state(), retain=True)]
 
-    def _events(self, seq: int, h: str, kind: str, actor: str, reason: str | None,
-                report: bool) -> list[Outgoing]:
+    def _events(self, seq: int, h: str, kind: str, actor: str, reason: str | None
+                ) -> list[Outgoing]:
         """The ``event`` messages of one event: notices new or changed, a role action."""
         out = []
         notes = self.game.notes
         if notes != self._notes:
             for name, note in notes.items():
-                if self._notes.get(name) != note and report:
+                if self._notes.get(name) != note:
                     out.append(Outgoing(seq, EventMessage(
                         table=self.table_id, journal=self.genesis, seq=seq, hash=h,
                         round_id=self.game.round_id, kind=name, severity=note.severity,
                         message=note.message, action=note.action, params=dict(note.params),
                         input=kind, actor=actor)))
             self._notes = dict(notes)
-        if actor in ROLES and report:
+        if actor in ROLES:
             out.append(Outgoing(seq, EventMessage(
                 table=self.table_id, journal=self.genesis, seq=seq, hash=h,
                 round_id=self.game.round_id, kind="role_action",
@@ -302,12 +325,14 @@ class Follower:
         """The ``state`` payload: the newest finished round and what the table shows."""
         g = self.game
         seq, h = self.pairs.get(self.last_round, (0, GENESIS))
+        base = self.made_at.get(self.last_round)
         return StateMessage(
             table=self.table_id, journal=self.genesis, seq=self.position,
             last_round=self.last_round, last_round_seq=seq, last_round_hash=h,
             round_in_play=g.round_id, round_state=g.state.value,
             open_alarms=[Alarm(k, n.severity, n.message) for k, n in sorted(g.notes.items())
-                         if n.severity in ALARM_SEVERITIES])
+                         if n.severity in ALARM_SEVERITIES],
+            events=None if base is None else self.made - base)
 
     def close(self) -> None:
         """Close the journal reader."""

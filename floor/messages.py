@@ -68,6 +68,10 @@ class RoundMessage(Message, frozen=True, kw_only=True):
         prev_seq, prev_hash: the previous round's last event (0 and the chain's genesis
             hash before round 1): the recorder's continuity check.
         record: the record game recall shows (``threecard recall --json``).
+        events: how many ``event`` messages the journal made after the previous round's
+            end up to this round's end (``prev_seq`` < seq <= ``seq``): the recorder
+            asks again for what it lacks of them (None: not counted, a table of an
+            earlier version).
     """
 
     name: ClassVar[str] = "round"
@@ -77,6 +81,7 @@ class RoundMessage(Message, frozen=True, kw_only=True):
     prev_seq: Seq
     prev_hash: Hash
     record: RoundRecord
+    events: Seq | None = None
 
 
 class EventMessage(Message, frozen=True, kw_only=True):
@@ -157,6 +162,8 @@ class StateMessage(Message, frozen=True, kw_only=True):
         last_round_seq, last_round_hash: that round's last event.
         round_in_play, round_state: the round open now and its state.
         open_alarms: the warnings and errors shown now.
+        events: how many ``event`` messages the journal made after the last round's end
+            up to ``seq`` (None: not counted, a table of an earlier version).
     """
 
     name: ClassVar[str] = "state"
@@ -167,6 +174,7 @@ class StateMessage(Message, frozen=True, kw_only=True):
     round_in_play: RoundId
     round_state: str
     open_alarms: list[Alarm] = []
+    events: Seq | None = None
 
 
 class StatusMessage(Message, frozen=True, kw_only=True):

@@ -12,6 +12,15 @@ round, from round 1 (which names the chain's genesis). A series lacks rounds whe
   not sent from the table's journal);
 - the newest ``state`` names another last event for its last round than the one stored.
 
+It also holds each series' events against the counts its table sends (at least once,
+like rounds): a round counts the ``event`` messages its journal made after the previous
+round's end, the newest ``state`` those after the last round's end. A stored round that
+counted more than the store holds in its range is short (the recorder remembers it, and
+finds it again in the store at start-up), and so is the newest state's tail; the table
+is asked for the rounds from the first short one (it sends the events after the end of
+the round before it too). Events still short after :data:`MAX_ASKS` asks are logged at
+error and no longer asked for (until the recorder starts again).
+
 Which record of a round is kept: the one the chain names (the previous-round event of the
 round after it, or the newest state's last-round event), else the one ending later. A
 record sent under a table's name but not from its journal thus gives way to the journal's
@@ -43,7 +52,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from controller.game.anchor import GENESIS
@@ -101,12 +110,29 @@ class _Series:
     gap_since: float | None = None
     asked: tuple[int, float] | None = None  # (from round, when)
     asks: int = 0
+    gap_seen: bool = False  # the store says when the rounds lacking were first seen
+    short: set[int] = field(default_factory=set)  # stored rounds short of their events
+    tail: tuple[int, int, int, int] | None = None  # the newest state's (last round, its
+    # end, the state's event, events counted between them)
+    tail_short: bool = False
+    event_asks: int = 0
+
+    def gap(self) -> bool:
+        """Rounds are missing (what ``floor status`` shows)."""
+        return self.contiguous < max(self.newest, self.announced)
 
     def lacking(self) -> int | None:
         """The first round to ask for, or None."""
         wants = [r for r in (self.mismatch, self.stale) if r]
-        if self.contiguous < max(self.newest, self.announced):
+        if self.gap():
             wants.append(self.contiguous + 1)
+        return min(wants, default=None)
+
+    def lacking_events(self) -> int | None:
+        """The first round to ask for for the events the store lacks, or None."""
+        wants = set(self.short)
+        if self.tail_short and self.tail is not None:
+            wants.add(self.tail[0] + 1)  # the events after the last round's end
         return min(wants, default=None)
 
 
@@ -135,8 +161,13 @@ class Recorder:
         for r in store.series():
             s = self.series[r.table, r.journal] = _Series(
                 r.table, r.journal, r.contiguous, r.announced, r.newest, r.broken, r.status,
-                (r.announced_seq, r.announced_hash) if r.announced_hash else None)
+                (r.announced_seq, r.announced_hash) if r.announced_hash else None,
+                gap_seen=r.gap_us is not None)
             self._advance(s)  # a link the store holds unmended is sought again
+            s.short = set(store.short_of_events(r.table, r.journal))
+        for t in store.tables():  # the newest state's tail, as it was left
+            if t.state is not None and (t.table_id, t.state.journal) in self.series:
+                self._tail(self.series[t.table_id, t.state.journal], t.state)
 
     def _series(self, table: str, journal: str) -> _Series:
         s = self.series.get((table, journal))
@@ -167,7 +198,10 @@ class Recorder:
         if isinstance(m, RoundMessage):
             self._round(m, now_us)
         elif isinstance(m, EventMessage):
-            self._count(self.store.put_event(m, now_us))
+            stored = self.store.put_event(m, now_us)
+            self._count(stored)
+            if stored:
+                self._recount(self._series(table, m.journal), m.seq)
         elif isinstance(m, StateMessage):
             self._state(m, now_us, retained)
         elif isinstance(m, (MetersMessage, StatusMessage)):
@@ -191,6 +225,27 @@ class Recorder:
         s.newest = max(s.newest, m.round_id)
         if outcome in ("new", "newer"):
             self._advance(s, m.round_id)
+            s.short.discard(m.round_id)
+            s.short.update(self.store.short_of_events(s.table, s.journal, m.round_id))
+
+    def _recount(self, s: _Series, seq: int) -> None:
+        """An event of journal event ``seq`` stored: the short rounds and tail again."""
+        for rid in list(s.short):
+            link = self.store.link(s.table, s.journal, rid)
+            if link is None or link.prev_seq < seq <= link.seq:
+                s.short.discard(rid)
+                s.short.update(self.store.short_of_events(s.table, s.journal, rid))
+        if s.tail_short and s.tail is not None and s.tail[1] < seq <= s.tail[2]:
+            self._tail(s)
+
+    def _tail(self, s: _Series, m: StateMessage | None = None) -> None:
+        """Hold the events after the last round's end against the newest state's count."""
+        if m is not None:
+            s.tail = None if m.events is None else (m.last_round, m.last_round_seq, m.seq,
+                                                    m.events)
+        t = s.tail
+        s.tail_short = t is not None and t[3] > self.store.events_between(
+            s.table, s.journal, t[1], t[2])
 
     def _named(self, s: _Series, round_id: int) -> tuple[int, str] | None:
         """The (seq, hash) the chain names as a round's last event (None: nothing names it).
@@ -210,6 +265,7 @@ class Recorder:
         s.announced = m.last_round  # the newest state says it: an older claim is gone
         s.announced_end = (m.last_round_seq, m.last_round_hash) if m.last_round else None
         self._advance(s)
+        self._tail(s, m)
 
     def _advance(self, s: _Series, changed: int | None = None) -> None:
         """Move ``contiguous`` over every stored round that names the one before it.
@@ -247,7 +303,14 @@ class Recorder:
         """Ask each online table for the rounds its newest journal lacks (module docstring)."""
         now = self.clock()
         for s in self.series.values():
-            want = s.lacking()
+            if s.gap() != s.gap_seen:  # floor status: a gap younger than GRACE_S may close
+                s.gap_seen = s.gap()
+                self.store.set_gap(s.table, s.journal, time.time_ns() // 1000 if s.gap_seen
+                                   else None)
+            if s.lacking_events() is None:
+                s.event_asks = 0
+            events = s.lacking_events() if s.event_asks < MAX_ASKS else None
+            want = min((w for w in (s.lacking(), events) if w is not None), default=None)
             if want is None or s.broken:
                 s.gap_since = None
                 continue
@@ -268,9 +331,16 @@ class Recorder:
                     log.error("floor: table %s journal %s: %s", s.table, s.journal[:16],
                               s.broken)
                     continue
+            if want == events:
+                s.event_asks += 1
+                if s.event_asks == MAX_ASKS:
+                    log.error("floor: table %s journal %s: the events from round %d on are "
+                              "still short after %d asks; not asked for again", s.table,
+                              s.journal[:16], want, MAX_ASKS)
             log.info("floor: asking table %s for rounds from %d again (journal %s: %d in a "
-                     "row stored, newest %d, announced %d)", s.table, want, s.journal[:16],
-                     s.contiguous, s.newest, s.announced)
+                     "row stored, newest %d, announced %d, events short from round %s)",
+                     s.table, want, s.journal[:16], s.contiguous, s.newest, s.announced,
+                     events)
             self.counts["asked"] += 1
             s.asked = (want, now)
             self.ask(s.table, ResendRequest(journal=s.journal, from_round=want))

@@ -8,7 +8,9 @@ the recorder last heard from it, its newest round on the floor and when it ended
 rounds of the last hour, the hold (the house's win over the amount wagered, from the
 table's meters: won minus paid, over wagered) and the alarms it shows now (for a table
 offline, the ones it showed last; none for a table stopped); and, when the floor lacks
-rounds of any of the table's journals or a chain is broken, what.
+rounds of any of the table's journals or a chain is broken, what. Rounds missing for less
+than the recorder's grace period (:data:`floor.recorder.GRACE_S`), or that the recorder
+has not yet looked at, may still be on their way: they are UNCONFIRMED, not LACKING.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from floor.messages import MetersMessage
+from floor.recorder import GRACE_S
 from floor.store import SeriesRow, Store
 
 SILENT_AFTER_S = 15
@@ -109,6 +112,9 @@ class TableStatus:
         heard_utc: when the recorder last received a message of the table, ISO 8601 UTC.
         older_lacking: what the floor lacks of the table's earlier journals (the table
             sends those again only once it runs on that journal).
+        unconfirmed: rounds of the newest journal missing for less than the recorder's
+            grace period, or not yet looked at by the recorder: they may be on their way
+            (None: none).
     """
 
     table_id: str
@@ -122,6 +128,7 @@ class TableStatus:
     lacking: str | None
     heard_utc: str | None = None
     older_lacking: list[str] | None = None
+    unconfirmed: str | None = None
 
     def line(self, now: datetime | None = None) -> str:
         """The status as one line of text (``now``: for "heard ... ago")."""
@@ -135,6 +142,7 @@ class TableStatus:
                 f"{ended}  {self.rounds_last_hour} rounds/h  hold {hold}  alarms: {alarms}"
                 f"{heard}")
         text += f"  LACKING: {self.lacking}" if self.lacking else ""
+        text += f"  UNCONFIRMED: {self.unconfirmed}" if self.unconfirmed else ""
         return text + "".join(f"  LACKING in {x}" for x in self.older_lacking or ())
 
     def to_dict(self) -> dict[str, Any]:
@@ -156,10 +164,19 @@ def hold_ppm(meters: MetersMessage | None) -> int | None:
     return (2 * num + wagered) // (2 * wagered)  # rounded half up, integers only
 
 
-def _lacking(s: SeriesRow) -> str | None:
+def _lacking(s: SeriesRow, now_us: int) -> tuple[str | None, str | None]:
+    """What a series lacks: (confirmed, unconfirmed), either or both None.
+
+    Unconfirmed: a gap the recorder first saw less than :data:`GRACE_S` before ``now_us``,
+    or has not yet seen (``gap_us`` None).
+    """
     want = max(s.announced, s.newest)
-    return s.broken or (f"rounds {s.contiguous + 1} to {want} (or part of them)"
-                        if s.contiguous < want else None)
+    if s.broken or s.contiguous >= want:
+        return s.broken, None
+    text = f"rounds {s.contiguous + 1} to {want} (or part of them)"
+    if s.gap_us is None or now_us - s.gap_us < GRACE_S * 1_000_000:
+        return None, f"{text}, may be on their way"
+    return text, None
 
 
 def floor_status(store: Store, now: datetime) -> list[TableStatus]:
@@ -173,7 +190,7 @@ def floor_status(store: Store, now: datetime) -> list[TableStatus]:
     series = store.series()
     # silence is measured on the recorder's clock, up to when it last wrote
     rec = store.recorder()
-    heard_by_us = int(now.timestamp() * 1_000_000)
+    now_us = heard_by_us = int(now.timestamp() * 1_000_000)
     if rec is not None:
         heard_by_us = min(heard_by_us, rec.alive_us)
     out = []
@@ -188,11 +205,12 @@ def floor_status(store: Store, now: datetime) -> list[TableStatus]:
             a.kind for a in (t.state.open_alarms if t.state is not None else [])]
         older = [f"journal {r.journal[:16]}: {why}" for r in series
                  if r.table == t.table_id and r.journal != t.journal
-                 and (why := _lacking(r)) is not None]
+                 and (why := _lacking(r, now_us)[0]) is not None]
+        lacking, unconfirmed = _lacking(s, now_us)
         out.append(TableStatus(
             t.table_id, status, t.journal,
             newest[0]["round_id"] if newest else 0,
             newest[0]["ended_utc"] if newest else None,
             store.rounds_since(t.table_id, t.journal, since), hold_ppm(t.meters), alarms,
-            _lacking(s), _utc(t.heard_us), older))
+            lacking, _utc(t.heard_us), older, unconfirmed))
     return out

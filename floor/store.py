@@ -5,8 +5,11 @@ duplicate changes nothing and a table's new journal is a new series. A round sen
 with a newer last event (a burn card joined its deal after it ended) replaces the older
 record; an older one changes nothing. ``series`` keeps, per table and journal, how far the
 rounds follow each other without a gap (``contiguous``: every round from 1 to it is here,
-each naming the one before it as its previous round) and the newest round the table
-announced in its ``state``.
+each naming the one before it as its previous round), the newest round the table
+announced in its ``state``, and when the recorder first saw the rounds it lacks
+(``gap_us``: ``threecard floor status`` calls a gap younger than the recorder's grace
+period unconfirmed). A round keeps how many ``event`` messages its table made after the
+previous round's end (``events``), so the events the store lacks are found from it.
 
 SQLite in WAL mode with ``synchronous=NORMAL``: a process killed loses nothing committed;
 a power cut may lose the newest commits, which the continuity check then asks for again.
@@ -37,13 +40,13 @@ CREATE TABLE IF NOT EXISTS rounds (
     table_id TEXT NOT NULL, journal TEXT NOT NULL, round_id INTEGER NOT NULL,
     seq INTEGER NOT NULL, hash TEXT NOT NULL, prev_seq INTEGER NOT NULL,
     prev_hash TEXT NOT NULL, status TEXT NOT NULL, ended_utc TEXT, record TEXT NOT NULL,
-    sent_us INTEGER NOT NULL, stored_us INTEGER NOT NULL,
+    sent_us INTEGER NOT NULL, stored_us INTEGER NOT NULL, events INTEGER,
     PRIMARY KEY (table_id, journal, round_id));
 CREATE TABLE IF NOT EXISTS series (
     table_id TEXT NOT NULL, journal TEXT NOT NULL, first_us INTEGER NOT NULL,
     last_us INTEGER NOT NULL, contiguous INTEGER NOT NULL DEFAULT 0,
     announced INTEGER NOT NULL DEFAULT 0, broken TEXT, status TEXT,
-    announced_seq INTEGER NOT NULL DEFAULT 0, announced_hash TEXT,
+    announced_seq INTEGER NOT NULL DEFAULT 0, announced_hash TEXT, gap_us INTEGER,
     PRIMARY KEY (table_id, journal));
 CREATE TABLE IF NOT EXISTS tables (
     table_id TEXT PRIMARY KEY, journal TEXT NOT NULL, last_us INTEGER NOT NULL,
@@ -59,7 +62,8 @@ CREATE TABLE IF NOT EXISTS events (
 """
 _TABLES = {"rounds", "series", "tables", "events"}
 _ADDED = {"series": ("status TEXT", "announced_seq INTEGER NOT NULL DEFAULT 0",
-                     "announced_hash TEXT")}
+                     "announced_hash TEXT", "gap_us INTEGER"),
+          "rounds": ("events INTEGER",)}
 """Columns a store written by an earlier recorder lacks: added when a recorder opens it."""
 
 
@@ -109,6 +113,9 @@ class SeriesRow(NamedTuple):
             or None.
         announced_seq, announced_hash: the last event of the ``announced`` round, as that
             state named it (0 and None: none).
+        gap_us: when the recorder first saw the rounds the series lacks (its clock,
+            microseconds since the epoch; None: it has not seen them, or lacks none; 0: a
+            store of a recorder that did not say).
     """
 
     table: str
@@ -120,6 +127,7 @@ class SeriesRow(NamedTuple):
     status: str | None = None
     announced_seq: int = 0
     announced_hash: str | None = None
+    gap_us: int | None = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,6 +212,7 @@ class Store:
             elif not names:
                 raise StoreError(f"{self.path}: an empty floor store (no recorder wrote it)")
             self._series_cols = {r[1] for r in self.db.execute("PRAGMA table_info(series)")}
+            self._round_cols = {r[1] for r in self.db.execute("PRAGMA table_info(rounds)")}
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: cannot open the floor store: {exc}") from None
 
@@ -255,10 +264,12 @@ class Store:
         with self.db:
             self.db.execute("BEGIN")
             self._seen(m.table, m.journal, now_us)
-            self.db.execute("INSERT OR REPLACE INTO rounds VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            self.db.execute("INSERT OR REPLACE INTO rounds (table_id, journal, round_id, seq, "
+                            "hash, prev_seq, prev_hash, status, ended_utc, record, sent_us, "
+                            "stored_us, events) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                             (m.table, m.journal, m.round_id, m.seq, m.hash, m.prev_seq,
                              m.prev_hash, rec.status, rec.ended_utc, encode(rec).decode(),
-                             m.sent_us, now_us))
+                             m.sent_us, now_us, m.events))
         return "new" if row is None else "newer"
 
     def put_event(self, m: EventMessage, now_us: int) -> bool:
@@ -314,6 +325,11 @@ class Store:
         self.db.execute("UPDATE series SET contiguous = ? WHERE table_id = ? AND journal = ?",
                         (contiguous, table, journal))
 
+    def set_gap(self, table: str, journal: str, gap_us: int | None) -> None:
+        """Record when the recorder first saw the rounds a series lacks (None: none)."""
+        self.db.execute("UPDATE series SET gap_us = ? WHERE table_id = ? AND journal = ?",
+                        (gap_us, table, journal))
+
     def set_broken(self, table: str, journal: str, why: str | None) -> None:
         """Record (or clear, with None) why a series' chain cannot be completed."""
         self.db.execute("UPDATE series SET broken = ? WHERE table_id = ? AND journal = ?",
@@ -327,10 +343,40 @@ class Store:
                               (table, journal, round_id)).fetchone()
         return Link(*row) if row else None
 
+    def events_between(self, table: str, journal: str, after: int, upto: int) -> int:
+        """The stored events of a series from journal event ``after`` + 1 to ``upto``."""
+        return self.db.execute("SELECT COUNT(*) FROM events WHERE table_id = ? AND journal = ? "
+                               "AND seq > ? AND seq <= ?",
+                               (table, journal, after, upto)).fetchone()[0]
+
+    def short_of_events(self, table: str, journal: str, round_id: int | None = None
+                        ) -> list[int]:
+        """The stored rounds short of their events, oldest first.
+
+        A round is short when it counted more ``event`` messages after the previous
+        round's end than the store holds in that range.
+
+        Args:
+            table: the series' table.
+            journal: the series' journal.
+            round_id: only this round (None: every round of the series).
+        """
+        if "events" not in self._round_cols:
+            return []
+        q = ("SELECT round_id FROM rounds r WHERE table_id = ? AND journal = ? "
+             "AND events > (SELECT COUNT(*) FROM events e WHERE e.table_id = r.table_id AND "
+             "e.journal = r.journal AND e.seq > r.prev_seq AND e.seq <= r.seq)")
+        args: tuple[Any, ...] = (table, journal)
+        if round_id is not None:
+            q += " AND round_id = ?"
+            args += (round_id,)
+        return [r[0] for r in self.db.execute(q + " ORDER BY round_id", args)]
+
     def series(self) -> list[SeriesRow]:
         """Every series, by table, oldest journal first (the order the floor first heard)."""
         extra = ", ".join(f"s.{c}" if c in self._series_cols else d for c, d in (
-            ("status", "NULL"), ("announced_seq", "0"), ("announced_hash", "NULL")))
+            ("status", "NULL"), ("announced_seq", "0"), ("announced_hash", "NULL"),
+            ("gap_us", "0")))
         return [SeriesRow(*r) for r in self.db.execute(
             "SELECT s.table_id, s.journal, s.contiguous, s.announced, "
             "(SELECT COALESCE(MAX(round_id), 0) FROM rounds r WHERE r.table_id = s.table_id "

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import json
 import tempfile
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import msgspec
 import pytest
-from floor_feed import feed_messages, finished
+from floor_feed import Clock, feed_messages, finished
+from floor_feed import deliver as _deliver
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -66,12 +67,18 @@ def _messages(journal: Path, **kw) -> list:
     return feed_messages(journal, TABLE, **kw)
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
+def _events(journal: Path) -> list:
+    """Every ``event`` message of the journal (delivered where rounds are the subject)."""
+    return [m.body for m in _messages(journal) if m.name == "event"]
 
-    def __call__(self) -> float:
-        return self.now
+
+def _resent(whole: list, start: int) -> list:
+    """What a resend from round ``start`` sends of a whole feed: the rounds from it, and
+    the events after the round before it first ended."""
+    before_end = min((m.seq for m in whole if m.name == "round"
+                      and m.body.round_id == start - 1), default=0)
+    return [m for m in whole if m.name == "round" and m.body.round_id >= start
+            or m.name == "event" and m.seq > before_end]
 
 
 def test_the_follower_sends_each_round_as_recall_shows_it_chained_to_the_one_before(journal):
@@ -114,13 +121,7 @@ def test_a_feed_resumed_at_any_cursor_sends_what_a_whole_feed_sends_after_it(jou
     assert resumed == [m for m in whole if m.seq > cursor]
     start = data.draw(st.integers(1, max(m.body.round_id for m in whole
                                          if m.name == "round")), label="resend from")
-    resent = [m for m in _messages(journal, rounds_from=start, until=head)]
-    assert resent == [m for m in whole if m.name == "round" and m.body.round_id >= start]
-
-
-def _deliver(rec: Recorder, msgs: list) -> None:
-    for m in msgs:
-        rec.on_message(m.table, m.name, encode(m))
+    assert _messages(journal, rounds_from=start, until=head) == _resent(whole, start)
 
 
 def _online(rec: Recorder, sample) -> None:
@@ -252,7 +253,9 @@ def test_a_round_lost_at_the_end_of_a_shift_is_asked_for_from_the_state(journal,
     asked = []
     clock = Clock()
     rec = Recorder(store, lambda _t, req: asked.append(req.from_round), clock)
-    _deliver(rec, [m for m in rounds if m.round_id < last])  # the last round never came
+    # the last round never came; every event did
+    _deliver(rec, [m.body for m in msgs if m.name == "event" or m.name == "round"
+                   and m.body.round_id < last])
     _online(rec, rounds[0])
     _deliver(rec, [m.body for m in msgs if m.name == "state"][-1:])
     rec.check()
@@ -334,7 +337,7 @@ def test_a_state_with_a_newer_end_for_a_stored_round_gets_that_round_again(journ
     asked = []
     clock = Clock()
     rec = Recorder(store, lambda _t, req: asked.append(req.from_round), clock)
-    _deliver(rec, upto)
+    _deliver(rec, _events(journal) + upto)
     _online(rec, old)
     state = StateMessage(table=TABLE, journal=old.journal, seq=new.seq,
                          last_round=new.round_id, last_round_seq=new.seq,
@@ -382,6 +385,7 @@ def test_a_round_forged_under_the_tables_name_gives_way_to_the_journals(journal,
     clock = Clock()
     rec = Recorder(store, lambda _t, req: asked.append(req.from_round), clock)
     _online(rec, rounds[1])
+    _deliver(rec, _events(journal))
     # a round in the middle: the round after it names the journal's end of it
     _deliver(rec, [rounds[r] for r in range(1, last)] + [_forged(rounds[5])])
     assert store.link(TABLE, rounds[1].journal, 5).seq == rounds[5].seq
@@ -418,7 +422,7 @@ def test_a_state_announcing_rounds_no_journal_holds_is_forgotten_at_the_next(jou
     clock = Clock()
     rec = Recorder(store, lambda _t, req: asked.append(req.from_round), clock)
     _online(rec, rounds[1])
-    _deliver(rec, list(rounds.values()))
+    _deliver(rec, _events(journal) + list(rounds.values()))
     claim = msgspec.structs.replace(state, last_round=1_000_000, round_in_play=1_000_001,
                                     last_round_seq=state.seq + 5, seq=state.seq + 5)
     _deliver(rec, [claim])
@@ -466,13 +470,15 @@ def test_rounds_and_status_agree_on_the_current_journal_and_older_gaps_show(jour
     newest = max(m.round_id for m in first if m.name == "round")
     _deliver(rec, [m for m in first if getattr(m, "round_id", 0) != 3])  # round 3 lost
     _deliver(rec, second)
-    (row,) = floor_status(store, datetime.now(UTC))
+    rec.check()  # the recorder sees the gaps; once its grace period is over they show
+    later = datetime.now(UTC) + timedelta(seconds=GRACE_S + 1)
+    (row,) = floor_status(store, later)
     assert row.journal == second[0].journal and _rounds_json(store_path) == finished(other)
     assert row.older_lacking == [
         f"journal {first[0].journal[:16]}: rounds 3 to {newest} (or part of them)"]
     # the table runs on its first journal again: both name that one now
     _deliver(rec, [m for m in first if m.name == "state"][-1:])
-    (row,) = floor_status(store, datetime.now(UTC))
+    (row,) = floor_status(store, later)
     assert row.journal == first[0].journal
     assert [r["round_id"] for r in _rounds_json(store_path)] == [
         r for r in range(newest, 0, -1) if r != 3]
@@ -485,9 +491,8 @@ def test_a_table_replays_for_the_floor_once_at_a_time_and_not_more_often_than_it
     from floor.messages import ResendRequest
     from floor.resend import RESEND_EVERY_S, Resends
 
-    whole = _messages(journal)
+    whole = [m for m in _messages(journal) if m.name in ("round", "event")]
     genesis, head = whole[0].body.journal, whole[-1].seq
-    rounds = [m for m in whole if m.name == "round"]
     clock = Clock()
     r = Resends(str(journal), TABLE, clock)
 
@@ -501,9 +506,9 @@ def test_a_table_replays_for_the_floor_once_at_a_time_and_not_more_often_than_it
     assert r.poll(100) is None
     r.ask(ResendRequest(journal=genesis, from_round=3), genesis, head)
     r.ask(ResendRequest(journal=genesis, from_round=1), genesis, head)  # the lowest counts
-    assert drained() == [m for m in rounds if m.body.round_id >= 1]
+    assert drained() == _resent(whole, 1)
     # asked again at once (a recorder asking every few seconds): it waits its turn
     r.ask(ResendRequest(journal=genesis, from_round=2), genesis, head)
     assert r.poll(100) is None
     clock.now += RESEND_EVERY_S
-    assert drained() == [m for m in rounds if m.body.round_id >= 2]
+    assert drained() == _resent(whole, 2)

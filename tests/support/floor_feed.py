@@ -21,6 +21,24 @@ def feed_messages(journal: Path | str, table: str, **kw) -> list:
     return out
 
 
+class Clock:
+    """A monotonic clock a test moves by hand (``now``, seconds)."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def deliver(recorder, msgs: list) -> None:
+    """Hand payloads to a :class:`~floor.recorder.Recorder` as the broker would."""
+    from floor.messages import encode
+
+    for m in msgs:
+        recorder.on_message(m.table, m.name, encode(m))
+
+
 def finished(journal: Path | str) -> list[dict]:
     """The journal's settled and voided rounds as ``recall --json`` shows them, newest
     first (with its archive)."""
