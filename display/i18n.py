@@ -81,6 +81,17 @@ class Translator:
             self._cache[ck] = hit
         return hit
 
+    def plural(self, key: str, n: int, **params: object) -> str:
+        """The text of ``key`` for the count ``n`` in this language's plural form.
+
+        ``key.one``, ``key.few``, ``key.many`` or ``key.other`` as the language's rules
+        (CLDR, by Babel) class ``n``, else ``key.other``; ``n`` is filled in as ``{n}``,
+        written with the language's grouping.
+        """
+        form = f"{key}.{numbers.plural_form(n, self.lang)}"
+        chosen = form if form in self._table else f"{key}.other"
+        return self(chosen, n=self.number(n), **params)
+
     def money(self, minor: int, currency: str = DEFAULT_CURRENCY, *, sign: bool = False,
               whole: bool = False) -> str:
         """An amount in minor units written in this language (:func:`format_money`)."""

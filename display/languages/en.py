@@ -357,7 +357,11 @@ MESSAGES: dict[str, str] = {
     "pad.card_chosen": "Card {card}",
     "pad.checking": "Checking the PIN\u2026",
     "pad.locked": "PIN entry locked: {time} left",
-    "pad.attempts": "{n} attempts left before lockout",
+    "pad.attempts.one": "{n} attempt left before lockout",
+    "pad.attempts.other": "{n} attempts left before lockout",
+    "meter.void_summary": "Bets voided: {bets}, {refunded} refunded \u00b7 {rounds}",
+    "meter.rounds_voided.one": "{n} round voided",
+    "meter.rounds_voided.other": "{n} rounds voided",
     "meter.voids": "Voids",
     "meter.refunded": "Refunded",
     # the dealer's undo, and a rebet that fills empty seats only

@@ -37,3 +37,53 @@ def test_a_lockout_counts_down_from_the_tables_milliseconds(fonts):
     screen.draw(pygame.Surface((800, 480)), view, 100.0)  # first seen 0.5 s in
     frame = screen.draw(pygame.Surface((800, 480)), view, 100.0 + 60.5)  # 61 s in
     assert said(frame, "pad.error") == screen.tr("pad.locked", time="3:59")
+
+
+SIZES = [(800, 480), (1920, 1080), (1080, 1920)]
+
+
+def seven_seat_meters():
+    """The meters scenario's view with a meter row for each of 7 seats."""
+    view = build("meters").dealer
+    rows = {m.name: m for m in view.meters}
+    seats = [rows.get(f"seat {n}") or replace(rows["seat 1"], name=f"seat {n}")
+             for n in range(1, 8)]
+    bets = [m for m in view.meters if not m.name.startswith("seat ") and m.name != "total"]
+    return replace(view, meters=(*bets, *seats, rows["total"]), rounds_voided=3)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_meters_of_seven_seats_fit_with_the_voids(fonts, size, lang):
+    """Thirteen meter rows (five bets, seven seats, the total) inside the meters panel,
+    none cut, no text under the smallest size; the voids said in words."""
+    view = seven_seat_meters()
+    screen = DealerScreen(fonts, lang)
+    screen.ui.screen = "meters"
+    frame = screen.draw(pygame.Surface(size), view, 0.0)
+    box = frame.regions["meters"]
+    cells = [t for t in frame.texts if t.role in ("meters.cell", "meters.th", "meters.voids")]
+    names = {t.text for t in frame.texts if t.role == "meters.cell"}
+    assert {screen.tr("word.seat_n", seat=n) for n in range(1, 8)} <= names
+    assert screen.tr("word.total") in names
+    small = 14 if size == (800, 480) else 18
+    bad = [(t.role, t.text) for t in cells
+           if t.truncated or not box.contains(t.rect) or t.size < small]
+    assert bad == []
+    total = view.meters[-1]
+    tr = screen.tr
+    want = tr("meter.void_summary", bets=tr.number(total.voids),
+              refunded=tr.money(total.refunded, view.currency),
+              rounds=tr.plural("meter.rounds_voided", 3))
+    assert said(frame, "meters.voids") == want
+
+
+@pytest.mark.parametrize(("lang", "n", "word"), [
+    ("en", 1, "1 round voided"), ("en", 2, "2 rounds voided"),
+    ("fr", 1, "1 coup annulé"), ("fr", 2, "2 coups annulés"),
+    ("uk", 1, "анульовано 1 гру"), ("uk", 3, "анульовано 3 гри"),
+    ("uk", 5, "анульовано 5 ігор"), ("uk", 21, "анульовано 21 гру")])
+def test_counts_take_the_languages_plural(lang, n, word):
+    """Never "1 rounds": the form follows the language's plural rules."""
+    from display.i18n import Translator
+    assert Translator(lang).plural("meter.rounds_voided", n) == word
