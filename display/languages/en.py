@@ -19,7 +19,7 @@ MESSAGES: dict[str, str] = {
     "next.decide": "Record each seat: Play or Fold",
     "next.reveal": "Turn the dealer's cards",
     "next.settle": "Settle the bets",
-    "next.next_round": "Pay the seats, then open the next round",
+    "next.next_round": "All paid: open the next round",
     "next.resolve": "Resolve the alarm shown below",
     "next.supervisor": "Call a supervisor",
     "next.locked": "Table locked: call a technician",
@@ -218,7 +218,7 @@ MESSAGES: dict[str, str] = {
     "banner.rejected.msg": "Action refused",
     "banner.rejected.act": "Read the reason and try again",
     # next action after a void (the settled round's is next.next_round)
-    "next.next_round.void": "Return every wager, then open the next round",
+    "next.next_round.void": "All returned: open the next round",
     # commands, as refusals name them
     "command.place_bet": "Place bet",
     "command.mark_bet": "Mark a bet",
@@ -337,6 +337,7 @@ MESSAGES: dict[str, str] = {
     "next.take_seat": "Take seat {seat}'s bets, then tick it",
     "next.next_round_pin": "All paid: a supervisor opens the next round",
     "next.shoe": "Reconnect the shoe: the round goes on by itself",
+    "status.caption": "Now",
     "status.shoe": "Waiting for the shoe",
     "status.waiting": "Waiting",
     "status.dealing": "Deal from the shoe",

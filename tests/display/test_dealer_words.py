@@ -87,3 +87,52 @@ def test_counts_take_the_languages_plural(lang, n, word):
     """Never "1 rounds": the form follows the language's plural rules."""
     from display.i18n import Translator
     assert Translator(lang).plural("meter.rounds_voided", n) == word
+
+
+def primary_and_next(screen, view, size=(800, 480)):
+    frame = screen.draw(pygame.Surface(size), view, 0.0)
+    return frame, said(frame, "next_action"), frame.button("primary")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("name", ["settled", "outcomes-settled", "void", "outcomes-void"])
+def test_paying_the_next_step_and_the_large_button_say_the_same_step(fonts, name, lang):
+    """Seat by seat the next step names the seat the large button's status names, with
+    the same verb; once every seat is ticked both say: open the next round (the next
+    step no longer asks to pay or return)."""
+    from display.dealer.state import payout_seats, seat_verb, seat_view
+    view = build(name).dealer
+    screen = DealerScreen(fonts, lang)
+    tr = screen.tr
+    for seat in payout_seats(view):
+        frame, text, button = primary_and_next(screen, view)
+        verb = seat_verb(view, seat_view(view, seat))
+        assert button is None  # a status while a seat is to pay
+        assert said(frame, "primary.status") == tr(f"status.{verb}", seat=seat)
+        assert text == tr(f"next.{verb}_seat", seat=seat)
+        screen.ui.paid.add(seat)
+    frame, text, button = primary_and_next(screen, view)
+    assert button is not None and button.label == tr("btn.next_round")
+    asked = {tr(f"next.{verb}_seat", seat=s) for s in payout_seats(view)
+             for verb in ("pay", "return", "take")}
+    assert text not in asked
+    if lang == "en":
+        assert not text.startswith(("Pay", "Return")), text
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("name", ["settled", "outcomes-settled", "dealing", "link-lost"])
+def test_a_status_in_the_large_buttons_place_does_not_look_like_a_disabled_button(
+        fonts, name, lang):
+    """No button face in the disabled colours: a caption says it is what goes on now."""
+    from display import theme
+    view = build(name).dealer
+    screen = DealerScreen(fonts, lang)
+    surface = pygame.Surface((800, 480))
+    frame = screen.draw(surface, view, 0.0)
+    assert frame.button("primary") is None
+    assert said(frame, "primary.caption") == screen.tr("status.caption")
+    box = frame.regions["primary"]
+    faces = {tuple(surface.get_at((x, box.bottom - 3)))[:3]
+             for x in range(box.left + 8, box.right - 8, 4)}
+    assert theme.BTN_OFF not in faces and theme.PANEL_LINE not in faces
