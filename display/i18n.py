@@ -38,6 +38,12 @@ VOID_REASONS = ("card_before_no_more_bets", "wrong_count", "dealer_exposed",
 """Reasons offered on the void pad; the English text is what the command records."""
 
 
+AUTOPLAY_PREFIX = "autoplay:"
+"""How autoplay's void reasons begin (``autoplay: link_lost``)."""
+_PAD_REASONS = {text: key for key, text in _EN.items() if key.startswith("reason.")}
+"""The void pad's English reason (what the command records) -> its label key."""
+
+
 class _Params(dict):
     def __missing__(self, key: str) -> str:
         return "{" + key + "}"
@@ -186,6 +192,25 @@ class Translator:
         """A bet type name (``pair_plus``) in this language."""
         key = f"bet.{name}"
         return self(key) if self.has(key) else name.replace("_", " ").title()
+
+    def void_reason(self, text: str) -> str:
+        """Why a round was voided, in this language.
+
+        The reason codes the table writes itself (``duplicate_card``,
+        ``card_before_no_more_bets``...), the void pad's English reasons, and autoplay's
+        ``autoplay: link_lost`` are worded; any other reason (a supervisor's own words)
+        is shown as it was written.
+        """
+        code = text.strip()
+        auto = code.startswith(AUTOPLAY_PREFIX)
+        if auto:
+            code = code[len(AUTOPLAY_PREFIX):].strip()
+        word = code
+        for key in (f"voidreason.{code}", f"reason.{code}", _PAD_REASONS.get(code, "")):
+            if key and self.has(key):
+                word = self(key)
+                break
+        return self("voidreason.autoplay", why=word) if auto else word
 
     def state(self, name: str) -> str:
         """A round state name in this language."""

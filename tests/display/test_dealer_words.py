@@ -136,3 +136,24 @@ def test_a_status_in_the_large_buttons_place_does_not_look_like_a_disabled_butto
     faces = {tuple(surface.get_at((x, box.bottom - 3)))[:3]
              for x in range(box.left + 8, box.right - 8, 4)}
     assert theme.BTN_OFF not in faces and theme.PANEL_LINE not in faces
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize(("reason", "key"), [
+    ("duplicate_card", "voidreason.duplicate_card"),
+    ("card_before_no_more_bets", "reason.card_before_no_more_bets"),
+    ("Shoe fault", "reason.shoe_fault"),              # the void pad's English reason
+    ("autoplay: link_lost", "voidreason.link_lost")])
+def test_recall_gives_a_void_reason_the_table_wrote_in_words(fonts, reason, key, lang):
+    view = build("recall").dealer
+    voided = next(i for i, r in enumerate(view.recall) if r.status == "void")
+    recall = list(view.recall)
+    recall[voided] = replace(recall[voided], void_reason=reason)
+    screen = DealerScreen(fonts, lang)
+    screen.ui.screen, screen.ui.recall_index = "recall", voided
+    frame = screen.draw(pygame.Surface((1920, 1080)), replace(view, recall=tuple(recall)), 0.0)
+    caption = said(frame, "recall.caption")
+    assert screen.tr(key) in caption
+    assert "_" not in caption and "autoplay" not in caption
+    if lang != "en":
+        assert reason not in caption
