@@ -124,8 +124,11 @@ def draw_primary(c: Ctx, step: Step) -> None:
         inner = inset(rect, sc.px(10), sc.px(3))
         inner.left += max(3, sc.px(4))
         caption, said = rows(inner, [1, 1.6])
-        p.text(tr("status.caption"), caption, sc.small, color=theme.TEXT_DIM, align="left",
-               role="primary.caption")
+        if p.fonts.font(sc.small, True).size(label)[0] > said.width:
+            said = inner  # a long status takes two lines, without the caption
+        else:
+            p.text(tr("status.caption"), caption, sc.small, color=theme.TEXT_DIM,
+                   align="left", role="primary.caption")
         p.text2(label, said, sc.large, bold=True, color=theme.GOLD, role="primary.status")
         return
     button(c, "primary", rect, label, step.action, keys=step.keys, enabled=step.enabled,

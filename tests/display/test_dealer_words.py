@@ -131,7 +131,8 @@ def test_a_status_in_the_large_buttons_place_does_not_look_like_a_disabled_butto
     surface = pygame.Surface((800, 480))
     frame = screen.draw(surface, view, 0.0)
     assert frame.button("primary") is None
-    assert said(frame, "primary.caption") == screen.tr("status.caption")
+    if "settled" in name:  # a short status: a caption over it
+        assert said(frame, "primary.caption") == screen.tr("status.caption")
     box = frame.regions["primary"]
     faces = {tuple(surface.get_at((x, box.bottom - 3)))[:3]
              for x in range(box.left + 8, box.right - 8, 4)}
