@@ -139,6 +139,11 @@ def wagers(text: str) -> dict[str, int]:
     return dict(raw)
 
 
+DEALER_MIN = (800, 480)
+"""The smallest dealer screen, pixels (a 7-inch panel): its touch targets and text are
+sized for it; upright, 480x800."""
+
+
 def window_size(text: str) -> str:
     """An argparse ``type`` for ``--dealer-size``: ``WIDTHxHEIGHT``, checked, as given.
 
@@ -163,12 +168,18 @@ def dealer_window(config: Any) -> tuple[int, int] | None:
         output's size in fullscreen, where the window takes the whole output).
 
     Raises:
-        ConfigError: not ``WIDTHxHEIGHT`` (200 to 8000 pixels each), named by its key.
+        ConfigError: not ``WIDTHxHEIGHT`` (200 to 8000 pixels each), or smaller than
+            :data:`DEALER_MIN` either way up, named by its key.
     """
     if not config.dealer_size:
         return None
     try:
-        return _parse_size(config.dealer_size)
+        size = _parse_size(config.dealer_size)
+        if min(size) < min(DEALER_MIN) or max(size) < max(DEALER_MIN):
+            raise ValueError(f"{size[0]}x{size[1]} is smaller than the dealer screen can be "
+                             f"drawn on: at least {DEALER_MIN[0]}x{DEALER_MIN[1]} "
+                             f"({DEALER_MIN[1]}x{DEALER_MIN[0]} upright)")
+        return size
     except ValueError as exc:
         from controller.game.config import ConfigError
 

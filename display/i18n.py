@@ -38,6 +38,12 @@ VOID_REASONS = ("card_before_no_more_bets", "wrong_count", "dealer_exposed",
 """Reasons offered on the void pad; the English text is what the command records."""
 
 
+AUTOPLAY_PREFIX = "autoplay:"
+"""How autoplay's void reasons begin (``autoplay: link_lost``)."""
+_PAD_REASONS = {text: key for key, text in _EN.items() if key.startswith("reason.")}
+"""The void pad's English reason (what the command records) -> its label key."""
+
+
 class _Params(dict):
     def __missing__(self, key: str) -> str:
         return "{" + key + "}"
@@ -80,6 +86,17 @@ class Translator:
                 self._cache.clear()
             self._cache[ck] = hit
         return hit
+
+    def plural(self, key: str, n: int, **params: object) -> str:
+        """The text of ``key`` for the count ``n`` in this language's plural form.
+
+        ``key.one``, ``key.few``, ``key.many`` or ``key.other`` as the language's rules
+        (CLDR, by Babel) class ``n``, else ``key.other``; ``n`` is filled in as ``{n}``,
+        written with the language's grouping.
+        """
+        form = f"{key}.{numbers.plural_form(n, self.lang)}"
+        chosen = form if form in self._table else f"{key}.other"
+        return self(chosen, n=self.number(n), **params)
 
     def money(self, minor: int, currency: str = DEFAULT_CURRENCY, *, sign: bool = False,
               whole: bool = False) -> str:
@@ -175,6 +192,25 @@ class Translator:
         """A bet type name (``pair_plus``) in this language."""
         key = f"bet.{name}"
         return self(key) if self.has(key) else name.replace("_", " ").title()
+
+    def void_reason(self, text: str) -> str:
+        """Why a round was voided, in this language.
+
+        The reason codes the table writes itself (``duplicate_card``,
+        ``card_before_no_more_bets``...), the void pad's English reasons, and autoplay's
+        ``autoplay: link_lost`` are worded; any other reason (a supervisor's own words)
+        is shown as it was written.
+        """
+        code = text.strip()
+        auto = code.startswith(AUTOPLAY_PREFIX)
+        if auto:
+            code = code[len(AUTOPLAY_PREFIX):].strip()
+        word = code
+        for key in (f"voidreason.{code}", f"reason.{code}", _PAD_REASONS.get(code, "")):
+            if key and self.has(key):
+                word = self(key)
+                break
+        return self("voidreason.autoplay", why=word) if auto else word
 
     def state(self, name: str) -> str:
         """A round state name in this language."""

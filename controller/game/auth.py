@@ -218,14 +218,18 @@ class PinLockout:
             return _epoch(utc) < self.wall_until
         return self.until_ns is not None and mono_ns < self.until_ns
 
-    def seconds_left(self, mono_ns: int, utc: str) -> int:
-        """Whole seconds the lockout still runs at these times (rounded up), 0 when none."""
+    def ms_left(self, mono_ns: int, utc: str) -> int:
+        """Milliseconds the lockout still runs at these times (rounded up), 0 when none.
+
+        A screen counts down from it: rounding to whole seconds here and again there
+        would show a second too many.
+        """
         if self.clock == "utc":
             left = self.wall_until - _epoch(utc)
-            return max(0, int(-(-left // 1)))
+            return max(0, int(-(-left * 1000 // 1)))
         if self.until_ns is None or mono_ns >= self.until_ns:
             return 0
-        return -(-(self.until_ns - mono_ns) // 1_000_000_000)
+        return -(-(self.until_ns - mono_ns) // 1_000_000)
 
     def observe(self, mono_ns: int) -> None:
         """See a record's monotonic time: a lockout it is past is over."""

@@ -272,9 +272,9 @@ class Game:
             self._counters_taken = dict(self.meters.counters)
         return d
 
-    def pin_lockout_seconds(self) -> int:
-        """Seconds PIN entry stays locked, as of the last record applied (0: not locked)."""
-        return self.roles.lockout.seconds_left(self._mono, self._utc)
+    def pin_lockout_ms(self) -> int:
+        """Milliseconds PIN entry stays locked as of the last record applied (0: none)."""
+        return self.roles.lockout.ms_left(self._mono, self._utc)
 
     def waits_for_supervisor(self) -> bool:
         """The table asks for a supervisor: an unacknowledged void, or such a pause."""

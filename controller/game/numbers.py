@@ -117,6 +117,15 @@ def format_number(n: int, lang: str = "en") -> str:
     return _pattern(lang, "decimal", 0).apply(Decimal(int(n)), _locale(lang))
 
 
+def plural_form(n: int, lang: str = "en") -> str:
+    """The language's plural category of ``n`` (CLDR, by Babel).
+
+    ``one``, ``few``, ``many`` or ``other``: ``1`` is ``one`` in English, ``21`` is
+    ``one`` in Ukrainian and ``22`` is ``few``.
+    """
+    return _locale(lang).plural_form(abs(int(n)))
+
+
 def _decimal(value: Decimal | Fraction | float | int) -> Decimal:
     """An exact decimal of a number (a float through its shortest decimal text)."""
     if isinstance(value, Fraction):
@@ -157,6 +166,6 @@ def format_ppm(ppm: int, lang: str = "en", digits: int = 2) -> str:
     return format_percent(Decimal(int(ppm)).scaleb(-6), lang, digits)
 
 
-__all__ = ["DEFAULT_CURRENCY", "LANGUAGES", "currency_digits", "currency_problem",
+__all__ = ["DEFAULT_CURRENCY", "LANGUAGES", "currency_digits", "currency_problem", "plural_form",
            "format_decimal", "format_money", "format_number", "format_percent", "format_ppm",
            "money_value"]

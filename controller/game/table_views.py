@@ -318,7 +318,8 @@ class ViewBuilder:
             waiting_card=waiting_card,
             refusal_seq=g.refused_seq if "rejected" in g.notes else None,
             pin_attempts_left=max(0, g.config.lockout_after - g.lockout.failures),
-            pin_locked_seconds=g.pin_lockout_seconds())
+            pin_locked_ms=g.pin_lockout_ms(),
+            rounds_voided=g.meters.counters.get("voids", 0))
         player = PlayerView(
             table_id=g.config.table_id, round_id=g.round_id, state=state.value,
             seats=tuple(player_seats), dealer_cards=dealer_cards, dealer_hand=dhand,

@@ -313,8 +313,10 @@ class DealerView:
         refusal_seq: the journal seq of the input the ``rejected`` banner is about, while
             that banner is up, else None (a screen tells a new refusal by it).
         pin_attempts_left: wrong PINs still taken before PIN entry locks.
-        pin_locked_seconds: seconds PIN entry stays locked, as of the last event (0: not
-            locked).
+        pin_locked_ms: milliseconds PIN entry stays locked, as of the last event (0: not
+            locked); a screen counts down from it.
+        rounds_voided: rounds voided since the meters began (the ``voids`` counter),
+            dealt either way.
     """
 
     table_id: str = ""
@@ -349,4 +351,5 @@ class DealerView:
     waiting_card: tuple[int, int] | None = None
     refusal_seq: int | None = None
     pin_attempts_left: int = 5
-    pin_locked_seconds: int = 0
+    pin_locked_ms: int = 0
+    rounds_voided: int = 0

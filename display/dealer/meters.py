@@ -30,8 +30,9 @@ def outcome_tab(view: DealerView) -> bool:
 def draw_meters(c: Ctx) -> None:
     """Draw the meters screen in the layout's body (two tables on a narrow screen).
 
-    The ``outcomes`` screen, and the meters of a table that never took amounts, are the
-    outcome meters.
+    The title says what the voids returned: bets voided, refunded and rounds voided,
+    beside it where that fits, else under it. The ``outcomes`` screen, and the meters
+    of a table that never took amounts, are the outcome meters.
     """
     p, sc, tr, view = c.p, c.sc, c.tr, c.view
     body = c.lay.body
@@ -40,18 +41,33 @@ def draw_meters(c: Ctx) -> None:
     inner = inset(body, sc.px(8), sc.px(6))
     title = pygame.Rect(inner.left, inner.top, inner.width, sc.line(sc.large))
     outcomes = outcome_tab(view) and (c.ui.screen == "outcomes" or not view.meters)
-    p.text(tr("screen.outcome_meters" if outcomes else "screen.meters"), title, sc.large,
-           bold=True, color=theme.GOLD, align="left", role="meters.title")
+    said = p.text(tr("screen.outcome_meters" if outcomes else "screen.meters"), title,
+                  sc.large, bold=True, color=theme.GOLD, align="left", role="meters.title")
     rest = pygame.Rect(inner.left, title.bottom, inner.width, inner.bottom - title.bottom)
     if outcomes:
         _outcome_table(c, rest)
         return
+    summary = void_summary(c)
+    side = pygame.Rect(said.right + sc.gap, title.top, title.right - said.right - sc.gap,
+                       title.height)
+    if p.fonts.font(sc.small).size(summary)[0] > side.width:  # under the title
+        side = pygame.Rect(rest.left, rest.top, rest.width, sc.line(sc.small))
+        rest = pygame.Rect(rest.left, side.bottom, rest.width, rest.bottom - side.bottom)
+    p.text(summary, side, sc.small, color=theme.TEXT, align="right", role="meters.voids")
     if c.lay.portrait:
         top, bottom = rows(rest, [1, 1], sc.gap)
         _table(c, top, (0, 1, 2, 3, 4))
         _table(c, bottom, (0, 5, 6, 7))
     else:
         _table(c, rest, tuple(range(len(COLUMNS))))
+
+
+def void_summary(c: Ctx) -> str:
+    """``Bets voided: 10, 225.00 refunded · 3 rounds voided`` (the total's voids)."""
+    total = next((m for m in c.view.meters if m.name == "total"), None)
+    bets, refunded = (total.voids, total.refunded) if total is not None else (0, 0)
+    return c.tr("meter.void_summary", bets=c.tr.number(bets), refunded=c.money(refunded),
+                rounds=c.tr.plural("meter.rounds_voided", c.view.rounds_voided))
 
 
 def _outcome_table(c: Ctx, rect: pygame.Rect) -> None:
@@ -81,19 +97,27 @@ def _outcome_table(c: Ctx, rect: pygame.Rect) -> None:
 
 
 def _table(c: Ctx, rect: pygame.Rect, which: tuple[int, ...]) -> None:
-    """The meter rows with the columns ``which`` (indexes into :data:`COLUMNS`)."""
+    """The meter rows with the columns ``which`` (indexes into :data:`COLUMNS`).
+
+    The column heads take one line where each fits its column, else two; the rows
+    share what is left (at most a line of body text each).
+    """
     p, sc, tr, view = c.p, c.sc, c.tr, c.view
     widths = [WIDTHS[j] for j in which]
-    head_h = 2 * sc.line(sc.small)
+    heads = [tr(COLUMNS[j]) for j in which]
+    cells = [inset(cell, sc.px(2), 0) for cell in cols(rect, widths, sc.px(4))]
+    font = p.fonts.font(sc.small)
+    one = all(font.size(h)[0] <= cell.width for h, cell in zip(heads, cells, strict=True))
+    head_h = (1 if one else 2) * sc.line(sc.small)
     lh = max(sc.line(sc.small), (rect.height - head_h) // len(view.meters or [0]))
     lh = min(lh, sc.line(sc.medium))
     size = sc.medium if lh >= sc.line(sc.medium) else sc.small
-    heads = pygame.Rect(rect.left, rect.top, rect.width, head_h)
-    for j, cell in zip(which, cols(heads, widths, sc.px(4)), strict=True):
-        lines(c, tr(COLUMNS[j]), inset(cell, sc.px(2), 0), sc.small, bold=True,
-              color=theme.TEXT_DIM, align="left" if j == 0 else "right", role="meters.th")
+    for j, head, cell in zip(which, heads, cells, strict=True):
+        lines(c, head, pygame.Rect(cell.left, rect.top, cell.width, head_h), sc.small,
+              bold=True, color=theme.TEXT_DIM, align="left" if j == 0 else "right",
+              role="meters.th")
     for i, m in enumerate(view.meters):
-        line = pygame.Rect(rect.left, heads.bottom + i * lh, rect.width, lh)
+        line = pygame.Rect(rect.left, rect.top + head_h + i * lh, rect.width, lh)
         if i % 2 == 0:
             p.fill(line, theme.PANEL_HI, 3)
         total = m.name == "total"
@@ -104,7 +128,7 @@ def _table(c: Ctx, rect: pygame.Rect, which: tuple[int, ...]) -> None:
         else:
             name = tr.bet(m.name)
         values = [name, c.money(m.wagered), c.money(m.paid), c.money(m.won),
-                  c.money(m.net, sign=True), str(m.rounds), str(m.voids),
+                  c.money(m.net, sign=True), tr.number(m.rounds), tr.number(m.voids),
                   c.money(m.refunded)]
         for j, cell in zip(which, cols(line, widths, sc.px(4)), strict=True):
             p.text(values[j], inset(cell, sc.px(2), 0), size, bold=total,

@@ -2,11 +2,15 @@
 
 The large button offers the one step the table will accept now
 (:func:`~display.dealer.state.primary_step`); when no press can move the round on it
-is a status. A refusal of the table shows over the next step, beside the large button
-where the dealer looks, until it is read (a press, or its reading time).
+is a status, drawn as one (no button face: a caption over what goes on), never as a
+disabled button. Once every seat is paid, the next step names the large button's
+step. A refusal of the table shows over the next step, beside the large button where
+the dealer looks, until it is read (a press, or its reading time).
 """
 
 from __future__ import annotations
+
+import pygame
 
 from controller.game import inputs as C  # noqa: N812 - the input declarations
 from display import theme
@@ -116,10 +120,18 @@ def draw_primary(c: Ctx, step: Step) -> None:
         ui.primary = (seen, c.now)  # a press on it waits ARM_SECONDS from now
     label = tr(step.label, **step.params)
     p.region("primary", rect)
-    if step.action is None:
-        panel(c, rect, theme.BTN_OFF, theme.PANEL_LINE)
-        p.text2(label, inset(rect, sc.px(8), sc.px(4)), sc.large, bold=True,
-                color=theme.TEXT_DIM, role="primary.status")
+    if step.action is None:  # a status: no button face, a caption over what goes on
+        panel(c, rect, theme.FELT_DARK, None)
+        p.fill(pygame.Rect(rect.left, rect.top, max(3, sc.px(4)), rect.height), theme.GOLD)
+        inner = inset(rect, sc.px(10), sc.px(3))
+        inner.left += max(3, sc.px(4))
+        caption, said = rows(inner, [1, 1.6])
+        if p.fonts.font(sc.small, True).size(label)[0] > said.width:
+            said = inner  # a long status takes two lines, without the caption
+        else:
+            p.text(tr("status.caption"), caption, sc.small, color=theme.TEXT_DIM,
+                   align="left", role="primary.caption")
+        p.text2(label, said, sc.large, bold=True, color=theme.GOLD, role="primary.status")
         return
     button(c, "primary", rect, label, step.action, keys=step.keys, enabled=step.enabled,
            style="primary", size=sc.large, sub=tr("word.pin_needed") if step.pin else "",

@@ -160,7 +160,7 @@ def _pin(c: Ctx, title_r: pygame.Rect, body: pygame.Rect) -> None:
     elif ui.error:
         notes.append((ui.error, theme.LOSE))
     if not locked:
-        notes.append((tr("pad.attempts", n=view.pin_attempts_left), theme.TEXT_DIM))
+        notes.append((tr.plural("pad.attempts", view.pin_attempts_left), theme.TEXT_DIM))
     y = box.bottom + sc.px(6)
     for text, color in notes:
         r = pygame.Rect(info_r.left, y, info_r.width, 2 * sc.line(sc.small))

@@ -88,7 +88,7 @@ def _detail(c: Ctx, head: pygame.Rect, rect: pygame.Rect, rr: RecallRound) -> No
     y = rect.top
     caption = tr("recall.deal")
     if rr.void_reason:
-        caption += "  \u2014  " + tr("recall.void_reason", reason=rr.void_reason)
+        caption += "  \u2014  " + tr("recall.void_reason", reason=tr.void_reason(rr.void_reason))
     mode = tr("recall.mode." + rr.bet_entry)  # how its bets were taken, at the right
     mode_w = p.fonts.font(sc.small).size(mode)[0] + sc.px(2)
     p.text(mode, pygame.Rect(rect.right - mode_w, y, mode_w, lh), sc.small,

@@ -86,7 +86,7 @@ class DealerUI:
         own_refusal: a refusal the screen gave itself (a side bet on a seat with no
             Ante), and when; a press reads it.
         primary: what the large button offered, and since when.
-        lock_seen: (view version, seconds locked, monotonic seconds first seen).
+        lock_seen: (view version, milliseconds locked, monotonic seconds first seen).
     """
 
     screen: str = "main"
@@ -167,8 +167,8 @@ def sync(ui: DealerUI, view: DealerView, now: float, tr: Translator | None = Non
     if view.refusal_seq is not None and view.refusal_seq != ui.refusal_read and (
             ui.refusal_since is None or ui.refusal_since[0] != view.refusal_seq):
         ui.refusal_since = (view.refusal_seq, now)
-    if ui.lock_seen[:2] != (view.version, view.pin_locked_seconds):
-        ui.lock_seen = (view.version, view.pin_locked_seconds, now)
+    if ui.lock_seen[:2] != (view.version, view.pin_locked_ms):
+        ui.lock_seen = (view.version, view.pin_locked_ms, now)
     sent = ui.sent
     if sent is None:
         return
@@ -213,9 +213,13 @@ def shown_refusal(view: DealerView, ui: DealerUI, now: float) -> Banner | None:
 
 
 def lock_left(view: DealerView, ui: DealerUI, now: float) -> int:
-    """Seconds PIN entry stays locked, counted down from the view's figure."""
-    _, seconds, seen = ui.lock_seen
-    return max(0, -int(-(seconds - (now - seen)) // 1)) if seconds else 0
+    """Whole seconds PIN entry stays locked (rounded up once).
+
+    Counted down from the view's milliseconds since the screen first saw them.
+    """
+    _, ms, seen = ui.lock_seen
+    left = ms - round((now - seen) * 1000)
+    return max(0, -(-left // 1000)) if ms else 0
 
 
 def undecided(view: DealerView, ui: DealerUI) -> list[int]:

@@ -158,12 +158,12 @@ def test_a_refusal_is_named_by_its_event_until_an_accepted_command(shift):
 def test_the_view_counts_pin_attempts_and_the_lockout_time_left(make_shift):
     s = make_shift(lockout_after=3, lockout_seconds=120)
     s.ok(PlaceBet(seat=1, bet="ante", amount=100), NoMoreBets())
-    assert s.view.pin_attempts_left == 3 and s.view.pin_locked_seconds == 0
+    assert s.view.pin_attempts_left == 3 and s.view.pin_locked_ms == 0
     assert s.rejected(VoidRound(reason="x", pin="9999")) == "wrong PIN"
     assert s.view.pin_attempts_left == 2
     s.rejected(VoidRound(reason="x", pin="9999"))
     s.rejected(VoidRound(reason="x", pin="9999"))
     v = s.view
-    assert v.pin_locked_seconds == 120 and v.pin_attempts_left == 3  # locked; count anew
+    assert v.pin_locked_ms == 120_000 and v.pin_attempts_left == 3  # locked; count anew
     s.rejected(UnblockDeck(reason="x", pin=s.SUP))  # one second later (the fake clock)
-    assert s.view.pin_locked_seconds == 119
+    assert s.view.pin_locked_ms == 119_000

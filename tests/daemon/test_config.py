@@ -137,6 +137,12 @@ BAD_FILES = {
     "dealer window size": (b'[display]\ndealer_size = "800 by 480"\n',
                            "table.toml: [display] dealer_size: size must be WIDTHxHEIGHT, "
                            "got '800 by 480'"),
+    "dealer window under 800x480": (b'[display]\ndealer_size = "640x480"\n',
+                                    "table.toml: [display] dealer_size: 640x480 is smaller "
+                                    "than the dealer screen can be drawn on: at least 800x480"),
+    "upright dealer window under 480x800": (b'[display]\ndealer_size = "460x800"\n',
+                                            "table.toml: [display] dealer_size: 460x800 is "
+                                            "smaller than the dealer screen can be drawn on"),
 }
 
 
@@ -382,3 +388,16 @@ def test_two_roles_sharing_one_pin_hash_are_refused_at_load(tmp_path, first, sec
     other = hash_pin("6666")  # each role its own PIN: taken
     cfg = load_config(write(tmp_path, f'[roles]\n{first} = "{digest}"\n{second} = "{other}"\n'))
     assert cfg.pin_hashes == {first: digest, second: other}
+
+
+def test_a_dealer_size_under_800x480_stops_run_with_one_line(tmp_path):
+    """The dealer screen's touch targets and text are sized for a 7-inch 800x480 panel:
+    a smaller window is refused before anything starts, in one line."""
+    p = subprocess.run([sys.executable, "-m", "controller.cli", "run", "--headless",
+                        "--dealer-size", "640x400"], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode == 2
+    assert p.stderr.strip().splitlines() == [
+        "threecard run: [display] dealer_size: 640x400 is smaller than the dealer screen "
+        "can be drawn on: at least 800x480 (480x800 upright)"]
+    assert not (tmp_path / "journal.sqlite3").exists()
