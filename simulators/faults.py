@@ -18,6 +18,8 @@ FAULTS: dict[str, str] = {
     "seq_skip": "skip seq numbers before the next line (count=N, default 1) (native)",
     "seq_repeat": "next line sent twice, same seq (native)",
     "seq_reorder": "next two lines sent in swapped order (native)",
+    "seq_reuse": "next line sent with the seq of a line already sent (back=N lines, default "
+                 "1), the seq going on as before after it (native)",
     "misread": "a card leaves the shoe unidentified (uses the next card); in burn mode "
                "(burn=True, or a pending burn) an unreadable burn",
     "alarm": "a device alarm (code=, text=)",
@@ -37,7 +39,8 @@ FAULTS: dict[str, str] = {
     "replug": "the shoe comes back on a port under another name",
     "busy": "opening the port fails as busy (busy=False undoes)",
     "permission_denied": "opening the port fails with permission denied (denied=False undoes)",
-    "restart": "the shoe restarts mid-round: HELLO with seq 0 (native)",
+    "restart": "the shoe restarts mid-round: HELLO with seq 0 (native; lost_hello=True "
+               "sends that HELLO with a wrong CRC)",
     "stall": "the dealer stalls: no card for a while (seconds=, default 30; runner only)",
 }
 """Every fault :meth:`~simulators.shoe.SimulatedShoe.inject` knows, with its options."""
@@ -45,6 +48,7 @@ FAULTS: dict[str, str] = {
 NUMBERED = "numbered"
 FAULT_NEEDS: dict[str, type[ShoeEvent] | str] = {
     "bad_crc": NUMBERED, "seq_skip": NUMBERED, "seq_repeat": NUMBERED, "seq_reorder": NUMBERED,
+    "seq_reuse": NUMBERED,
     "retract": Retract, "cut": Cut, "empty": Empty, "lid_open": Lid, "lid_close": Lid,
     "restart": Hello,
 }

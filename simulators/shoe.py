@@ -91,6 +91,7 @@ class _Mods:
     bad_crc: bool = False
     bad_crc_resend: bool = False
     seq_skip: int = 0
+    seq_back: int = 0
     repeat: bool = False
     reorder: bool = False
     held: bytes | None = None
@@ -357,6 +358,9 @@ class SimulatedShoe:
     def _fault_seq_skip(self, count: int = 1) -> None:
         self._mods.seq_skip += max(1, int(count))
 
+    def _fault_seq_reuse(self, back: int = 1) -> None:
+        self._mods.seq_back = max(1, int(back))
+
     def _fault_seq_repeat(self) -> None:
         self._mods.repeat = True
 
@@ -442,10 +446,10 @@ class SimulatedShoe:
         if self.port is not None:
             self.port.set_denied(bool(denied))
 
-    def _fault_restart(self) -> ShoeEvent | None:
+    def _fault_restart(self, lost_hello: bool = False) -> ShoeEvent | None:
         self._seq = 0
         self._outbox.clear()
-        self._mods = _Mods()
+        self._mods = _Mods(bad_crc=bool(lost_hello))
         self._started = self._clock()
         return self._emit(self._hello())
 
@@ -463,8 +467,12 @@ class SimulatedShoe:
         if self._spec.numbered:
             self._seq = (self._seq + mods.seq_skip) % 65536
             mods.seq_skip = 0
-            event = replace(event, seq=self._seq)
-            self._seq = (self._seq + 1) % 65536
+            if mods.seq_back:
+                event = replace(event, seq=(self._seq - mods.seq_back) % 65536)
+                mods.seq_back = 0
+            else:
+                event = replace(event, seq=self._seq)
+                self._seq = (self._seq + 1) % 65536
             if mods.bad_crc:
                 mods.bad_crc = False
                 encoder = cast(CheckedEncoder, self._encoder)  # numbered: lines have a CRC

@@ -141,17 +141,20 @@ class PinChecker:
         self._key = self._KEY if shared else os.urandom(16)
         self._ok: dict[tuple[bytes, str], str] = self._SHARED if shared else {}
 
-    def role_for(self, pin: str, hashes: dict[str, str]) -> str | None:
-        """The highest role whose hash matches ``pin``, or None.
+    def roles_for(self, pin: str, hashes: dict[str, str]) -> tuple[str, ...]:
+        """Every role whose hash matches ``pin``, highest first (none: a wrong PIN).
 
-        A dealer PIN identifies the dealer (``dealer``): it is no wrong PIN, and it never
-        authorises what needs a supervisor or technician (:data:`PRIVILEGED`).
+        One role is the PIN's: a dealer PIN identifies the dealer (``dealer``), which is
+        no wrong PIN and never authorises what needs a supervisor or technician
+        (:data:`PRIVILEGED`). Two or more roles mean one PIN set for several roles
+        (salted hashes cannot show it when they are loaded): the table refuses it.
 
         Args:
             pin: the typed PIN.
             hashes: role -> stored hash, as configured.
         """
         tag = hmac.new(self._key, pin.encode(), "sha256").digest()
+        found = []
         for role in reversed(ROLES):
             stored = hashes.get(role)
             if not stored:
@@ -162,8 +165,8 @@ class PinChecker:
                     self._ok.clear()
                 known = self._ok[(tag, stored)] = role if verify_pin(pin, stored) else ""
             if known:
-                return known
-        return None
+                found.append(known)
+        return tuple(found)
 
 
 def _epoch(utc: str) -> float:

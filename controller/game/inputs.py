@@ -145,8 +145,11 @@ BetName = Literal["ante", "pair_plus", "six_card_bonus"]
 BET_NAMES: tuple[str, ...] = typing.get_args(BetName)
 """The bets a seat places (``--bets``, settle lines, limits); stored by index: add last."""
 DecisionName = Literal["play", "fold"]
-SettingValue = (Annotated[int, Meta(ge=0, le=MAX_SETTING_NUMBER)]
-                | Annotated[str, Meta(max_length=MAX_SETTING_TEXT)])
+SettingNumber = Annotated[int, Meta(ge=0, le=MAX_SETTING_NUMBER)]
+SettingValue = SettingNumber | Annotated[str, Meta(max_length=MAX_SETTING_TEXT,
+                                                   pattern=SAFE_TEXT_PATTERN)]
+#: a setting's value as journaled: an earlier version took text with control characters
+JournaledSettingValue = SettingNumber | Annotated[str, Meta(max_length=MAX_SETTING_TEXT)]
 #: the keys of SETTINGS, and their names in the configuration's journal form version 1
 SettingKey = Literal[(*SETTINGS, *RENAMED)]  # type: ignore[valid-type]
 PinRole = Literal["supervisor", "technician"]
@@ -318,7 +321,8 @@ class ConfigChange(DealerCommand, tag="config_change"):
     ``exposed_card``, ``lockout_after``, ``lockout_seconds``, ``rules`` (a profile name
     or path, which the table loads), ``bet_entry`` (not while wagers are placed for the
     next round); the names of the configuration's journal form
-    version 1 (``exposed_card_policy``, ``max_pin_failures``) are read too. Old and new
+    version 1 (``exposed_card_policy``, ``max_pin_failures``) are read too. A text value
+    holds no control character (as a reason, :mod:`controller.game.text`). Old and new
     values are journaled (:class:`ConfigChanged`).
     """
 
@@ -351,12 +355,14 @@ class ConfigChanged(_Body):
 
     A ``rules`` change also carries the profile file's text (``rules_text``; empty for a
     shipped profile), read when the change was taken: replay plays by it, not by the file
-    (which it reads for a change journaled before the text was kept).
+    (which it reads for a change journaled before the text was kept). Its values are read
+    as journaled: a text value an earlier version took with a control character (a
+    :class:`ConfigChange` refuses one now) replays as it was.
     """
 
     key: SettingKey
-    value: SettingValue
-    old: SettingValue | bool | None = None
+    value: JournaledSettingValue
+    old: JournaledSettingValue | bool | None = None
     rules_text: Annotated[str, Meta(max_length=MAX_PROFILE_BYTES)] | None = None
 
     def check_values(self) -> None:
@@ -557,7 +563,8 @@ __all__ = [
     "EVENTS", "MAX_AMOUNT", "MAX_NAMED_FILES", "MAX_SEATS", "MIN_AMOUNT",
     "PIN_MAX_DIGITS", "PIN_MIN_DIGITS", "REBET_RULE", "SETTINGS", "STARTUP",
     "ChangePin", "ClearBets", "ConfigChange", "ConfigChanged", "DealerCommand", "Decide",
-    "ExposedCard", "InputError", "JournaledReason", "ManualCard", "MarkBet", "NewDeck",
+    "ExposedCard", "InputError", "JournaledReason", "JournaledSettingValue", "ManualCard",
+    "MarkBet", "NewDeck",
     "NextRound", "NoMoreBets", "PinChanged", "PlaceBet", "Rebet", "RebetRecord", "RemoveChip",
     "Resume", "Reveal", "Role", "Screens", "Settle", "Software", "Startup", "Tick",
     "UndoDecision", "UnblockDeck", "UnblockRecord", "VoidRecord", "VoidRound",

@@ -104,6 +104,19 @@ def _readonly_uri(path: str) -> str:
     return uri
 
 
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def _may_be_journal(real: str) -> bool:
+    """The file is an SQLite database, empty, or missing (a new journal): else no journal."""
+    try:
+        with open(real, "rb") as f:
+            head = f.read(len(_SQLITE_HEADER))
+    except OSError:
+        return True  # missing: a new journal; else the open that follows says why
+    return not head or head == _SQLITE_HEADER
+
+
 class Journal(JournalReading):
     """An open journal file (or ``:memory:``), and its archive when a reader finds one.
 
@@ -246,6 +259,10 @@ class Journal(JournalReading):
 
     def _open_writer(self, fmt: int | None) -> None:
         if self.real != ":memory:":
+            # refused before the lock: a file that is no journal (a journal's own .lock
+            # file given as the journal) gets no lock file beside it
+            if not _may_be_journal(self.real):
+                raise sqlite3.DatabaseError("file is not a database")
             self._writer_lock = WriterLock(self.real, self.path)
         self.db = sqlite3.connect(self.real, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA busy_timeout=5000")

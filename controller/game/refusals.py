@@ -145,6 +145,8 @@ REFUSALS: dict[str, RefusalKind] = {
     # PINs
     "pin_locked": _k("PIN entry is locked after repeated wrong PINs; try later"),
     "wrong_pin": _k("wrong PIN"),
+    "pin_shared": _k("this PIN is set for more than one role, and a PIN must name one role: "
+                     "a technician sets new PINs"),
     "needs_supervisor": _k("{command} needs a supervisor or technician PIN", command=COMMAND),
     "needs_technician": _k("{command} needs a technician PIN", command=COMMAND),
 }

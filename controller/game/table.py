@@ -63,6 +63,7 @@ from controller.game.inputs import (
 )
 from controller.game.journal import WAL_SIZE_LIMIT, Journal, JournalError
 from controller.game.refusals import Refusal
+from controller.game.round import Rejected
 from controller.game.rules import RuleProfileError, profile_text
 from controller.game.table_views import ViewBuilder, check_returns
 from controller.game.verifier import NO_ANCHOR, JournalVerdict, Progress
@@ -334,8 +335,15 @@ class Table:
                 kind, body = encode_input(item)
                 actor = "shoe" if isinstance(item, ShoeEvent) else "dealer"
                 if isinstance(item, DealerCommand) and item.pin is not None:
-                    actor = (self._pins.role_for(item.pin, self.game.config.pin_hashes)
-                             or "dealer!")
+                    roles = self._pins.roles_for(item.pin, self.game.config.pin_hashes)
+                    # one PIN for two roles names none of them (while PIN entry is
+                    # locked, it is refused as locked, as any PIN: it tells nothing)
+                    if len(roles) > 1 and not self.game.pin_lockout_seconds():
+                        log.warning("a PIN typed for %s is set for %s: refused, a PIN must "
+                                    "name one role; set new PINs (change_pin, or [roles] "
+                                    "in the configuration)", item.name, " and ".join(roles))
+                        raise Rejected("pin_shared")
+                    actor = roles[0] if roles else "dealer!"
                 if isinstance(item, ConfigChange):  # the event log keeps the old value (R7)
                     name = RENAMED.get(item.key, item.key)
                     old = getattr(self.game.config, name, None)
@@ -343,7 +351,7 @@ class Table:
                     if name == "rules":  # and the profile's text: replay never reads the file
                         body["rules_text"] = _rules_text(self.game.config, item.value)
                 text = encode_body(body)
-            except (InputError, TypeError) as exc:  # refused: nothing of it is journaled
+            except (InputError, TypeError, Rejected) as exc:  # refused: nothing journaled
                 # the verdict says why to whoever gave it (the control channel logs it,
                 # the dealer screen shows it): logged once, there
                 log.debug("input refused, not journaled: %s", exc)
@@ -352,7 +360,8 @@ class Table:
                     batch = []
                 name = (item.name if isinstance(item, DealerCommand)
                         else getattr(item, "type", type(item).__name__))
-                verdicts.append(Verdict(None, name, False, str(exc), Refusal(str(exc))))
+                refusal = exc.refusal if isinstance(exc, Rejected) else Refusal(str(exc))
+                verdicts.append(Verdict(None, name, False, str(exc), refusal))
                 continue
             batch.append((kind, body, actor, text))
             if isinstance(item, (ChangePin, ConfigChange)):  # later PINs: the new settings

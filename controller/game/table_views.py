@@ -10,6 +10,7 @@ cached on :attr:`Game.records_version`.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import threading
 from collections.abc import Sequence
@@ -67,14 +68,18 @@ _RTP: dict[str, tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...], 
 
 def _returns(profile: RuleProfile) -> tuple[tuple[tuple[str, int], ...],
                                             tuple[tuple[str, int], ...], str]:
-    """Returns to player from the par sheet, computed once per profile.
+    """Returns to player from the par sheet, computed once per profile's content.
+
+    Cached by what the profile says (its paytables and rules), never by the file it was
+    read from: another text at the same path is another profile.
 
     Returns:
         (the paytables' returns, the side bets' returns that differ for a player who
         follows the strategy, that strategy's weakest played hand such as ``Q-6-4``).
     """
+    key = repr(dataclasses.replace(profile, source=""))
     with _RTP_LOCK:
-        got = _RTP.get(profile.source)
+        got = _RTP.get(key)
         if got is None:
             from controller.game.deck_counts import DeckCountsError, stored_counts
             from controller.game.par_sheet import compute_par_sheet, rtp_ppm
@@ -88,7 +93,7 @@ def _returns(profile: RuleProfile) -> tuple[tuple[tuple[str, int], ...],
                 got = (tuple(plain.items()),
                        tuple((k, v) for k, v in played.items() if plain[k] != v),
                        "-".join(sheet.strategy.min_play_hand))
-            _RTP[profile.source] = got
+            _RTP[key] = got
         return got
 
 

@@ -309,6 +309,8 @@ MESSAGES: dict[str, str] = {
     "refusal.last_card_burn": "The last card was a burn card",
     "refusal.pin_locked": "PIN entry is locked after repeated wrong PINs: try again later",
     "refusal.wrong_pin": "Wrong PIN",
+    "refusal.pin_shared": "This PIN is set for more than one role: a PIN must name one role. "
+                          "Ask a technician to set new PINs",
     "refusal.needs_supervisor": "{command} needs a supervisor or technician PIN",
     "refusal.needs_technician": "{command} needs a technician PIN",
     # the shoe link's detail, as the drivers write it (fields: what is kept)

@@ -302,6 +302,8 @@ MESSAGES: dict[str, str] = {
     "refusal.pin_locked": "La saisie du code est bloquée après des codes faux : réessayez plus "
                           "tard",
     "refusal.wrong_pin": "Code faux",
+    "refusal.pin_shared": "Ce code est celui de plusieurs rôles : un code ne désigne qu'un rôle. "
+                          "Un technicien doit en définir de nouveaux",
     "refusal.needs_supervisor": "{command} demande le code d'un superviseur ou d'un technicien",
     "refusal.needs_technician": "{command} demande le code d'un technicien",
     "linkdetail.connected": "connecté à {where}",

@@ -298,6 +298,8 @@ MESSAGES: dict[str, str] = {
     "refusal.last_card_burn": "Остання карта була скинутою",
     "refusal.pin_locked": "Введення PIN заблоковано після хибних спроб: спробуйте пізніше",
     "refusal.wrong_pin": "Хибний PIN",
+    "refusal.pin_shared": "Цей PIN задано для кількох ролей, а PIN має визначати одну роль: "
+                          "технік має задати нові PIN",
     "refusal.needs_supervisor": "{command} потребує PIN супервайзера або техніка",
     "refusal.needs_technician": "{command} потребує PIN техніка",
     "linkdetail.connected": "під'єднано до {where}",

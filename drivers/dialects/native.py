@@ -25,7 +25,7 @@ the last 1,024 seq numbers the stream went through, each with its line, or as sk
    same HELLO line again right after it is a retransmission.
 3. The expected seq (the last one + 1, wrapping at 65536) is delivered.
 4. The same seq with the same line (TYPE and fields) as before is a retransmission:
-   ignored and counted.
+   ignored and counted, unless a run of rule 8 then proves it a line of a new start.
 5. The same seq with ANOTHER line is no retransmission: a ``FrameError``
    ``seq_reuse`` naming both lines; the new line is not delivered (the round pauses
    on the frame error, and rule 8 may still deliver it).
@@ -35,15 +35,19 @@ the last 1,024 seq numbers the stream went through, each with its line, or as sk
    behind the expected seq is a ``FrameError`` ``seq_back`` naming it, not delivered.
 8. HELLO resynchronisation: a shoe that restarts sends ``HELLO`` with seq 0, then 1,
    2, ... When that HELLO is lost (a bad CRC, a cut frame), its next lines fall under
-   rules 5 and 7. Two consecutive such lines (seq n, n + 1, the first n below 64: a
-   run whose seq starts again near 0; a heartbeat comes at least once a second; the
-   line after the first belongs to the run even when it repeats an old line) are a
-   restart whose HELLO was lost: a ``FrameError`` ``restart_without_hello`` naming the
-   first line, a ``SeqGap`` from 0 to n when n > 0 (the lines of the new start that
-   were lost, the HELLO among them), then the lines of the run, delivered in order;
-   the seq history starts again with them. The lines of a run that does not reach two
-   stay reported as frame errors. So a line is never dropped silently: it is
-   delivered, or a retransmission of a line delivered, or named in a frame error.
+   rules 4, 5 and 7: a new line may even repeat, by chance, the old line of its seq
+   (the same card at the same seq). Two or more consecutive lines behind the expected
+   seq (seq n, n + 1, ..., the first n below 64: a run whose seq starts again near 0;
+   a heartbeat comes at least once a second), at least one of them saying something
+   its seq had not said (rule 5 or 7), are a restart whose HELLO was lost: a
+   ``FrameError`` ``restart_without_hello`` naming the first line, a ``SeqGap`` from
+   0 to n when n > 0 (the lines of the new start that were lost, the HELLO among
+   them), then every line of the run, delivered in order, those that repeated an old
+   line included (they are no retransmission after all); the seq history starts again
+   with them. A run whose lines all repeat old lines stays retransmissions; the new
+   lines of a run that proves no restart stay reported as frame errors. So a line is
+   never dropped silently: it is delivered, or a retransmission of a line delivered,
+   or named in a frame error.
 """
 
 from __future__ import annotations
@@ -247,7 +251,8 @@ class NativeDecoder(ScanningDecoder):
         # seq -> its line (the bytes between $ and the line end), or _SKIPPED; oldest first
         self._history: dict[int, bytes | None] = {}
         # lines behind the expected seq, consecutive, that may start a restart (rule 8)
-        self._run: list[tuple[int, bytes, ShoeEvent]] = []
+        # (seq, line, event, new: says something its seq had not said)
+        self._run: list[tuple[int, bytes, ShoeEvent, bool]] = []
 
     def reset(self) -> None:
         """Forget an unfinished frame (use after a reconnect); the seq history stays."""
@@ -404,10 +409,10 @@ class NativeDecoder(ScanningDecoder):
                 run.clear()
                 out.append(event)
                 return
-            if _same(known, line) and not goes_on:  # rule 4
-                self.stats.retransmissions += 1
+            if _same(known, line):  # rule 4, unless a run of rule 8 proves it new
+                self._behind(seq, line, event, "", "", out)
                 return
-            if known is not _SKIPPED and not _same(known, line):  # rule 5
+            if known is not _SKIPPED:  # rule 5
                 self._behind(seq, line, event, "seq_reuse",
                              f"seq {seq} again with another line: {_show(known)} then "
                              f"{_show(line)}", out)
@@ -425,27 +430,36 @@ class NativeDecoder(ScanningDecoder):
 
     def _behind(self, seq: int, line: bytes, event: ShoeEvent, reason: str, detail: str,
                 out: list[ShoeEvent]) -> None:
-        """A line behind the expected seq: reported, and perhaps a restart (rule 8)."""
+        """A line behind the expected seq: reported, and perhaps a restart (rule 8).
+
+        ``reason`` is empty for a line that repeats the one its seq had (rule 4): it is
+        held in the run, counted as a retransmission, and delivered after all when the
+        run proves a restart (a line of the run says something new).
+        """
         run = self._run
         if not (run and seq == (run[-1][0] + 1) % SEQ_MODULO):
             run.clear()
-        run.append((seq, line, event))
+        run.append((seq, line, event, bool(reason)))
         first = run[0][0]
-        if len(run) < RESTART_RUN or first >= RESTART_NEAR:
-            self._count(reason)
-            out.append(FrameError(reason=reason, detail=detail))
+        if len(run) < RESTART_RUN or first >= RESTART_NEAR or not any(r[3] for r in run):
+            if reason:
+                self._count(reason)
+                out.append(FrameError(reason=reason, detail=detail))
+            else:
+                self.stats.retransmissions += 1
             return
         self._count("restart_without_hello")
         out.append(FrameError(reason="restart_without_hello", detail=(
             f"seq starts again at {first} without a HELLO, {_show(run[0][1])} after "
             f"{(self._expected - 1) % SEQ_MODULO}: taken as a shoe restart whose HELLO "
             "was lost")))
+        self.stats.retransmissions -= sum(not r[3] for r in run[:-1])
         if first > 0:
             self.stats.seq_gaps += 1
             out.append(SeqGap(expected=0, got=first, seq=first))
         lines, self._run = run, []
         self._history.clear()
-        for s, ln, ev in lines:
+        for s, ln, ev, _new in lines:
             self._deliver(s, ln, ev, out)
 
 

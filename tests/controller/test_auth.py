@@ -5,6 +5,7 @@ restarts, and the journal replays to the same lockout."""
 from __future__ import annotations
 
 import json
+import logging
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -143,13 +144,13 @@ def test_the_written_out_demo_hashes_are_the_demo_pins_hashed_with_their_salts()
 def test_the_pin_checker_knows_all_three_roles():
     hashes = pins(dealer=hash_pin(DEALER))
     checker = PinChecker(shared=False)
-    assert checker.role_for(DEALER, hashes) == "dealer"
-    assert checker.role_for(SUP, hashes) == "supervisor"
-    assert checker.role_for(TECH, hashes) == "technician"
-    assert checker.role_for("0000", hashes) is None
-    # one PIN set for two roles is the higher one
-    assert checker.role_for(SUP, {"dealer": hashes["supervisor"], **demo_pin_hashes()}) \
-        == "supervisor"
+    assert checker.roles_for(DEALER, hashes) == ("dealer",)
+    assert checker.roles_for(SUP, hashes) == ("supervisor",)
+    assert checker.roles_for(TECH, hashes) == ("technician",)
+    assert checker.roles_for("0000", hashes) == ()
+    # one PIN set for two roles (salted apart) matches both
+    assert checker.roles_for(SUP, {**hashes, "dealer": hash_pin(SUP)}) == (
+        "supervisor", "dealer")
 
 
 def test_a_dealer_pin_identifies_the_dealer_and_authorises_no_supervisor_action(make_table):
@@ -327,3 +328,22 @@ def test_a_table_opened_on_a_journal_written_before_times_lockouts_on_the_monoto
         replays_to_the_same_lockout(t)
     finally:
         t.close()
+
+
+def test_a_pin_set_for_two_roles_is_refused_naming_them_in_the_log(make_table, caplog):
+    """Salted hashes hide one PIN set for two roles when they are loaded: typed at the
+    table, it is refused (a PIN must name one role), nothing is journaled, and the log
+    says which roles share it."""
+    shared = pins(dealer=hash_pin(SUP))                   # the supervisor's PIN, salted anew
+    assert shared["dealer"] != shared["supervisor"]
+    t = make_table(PiClock(TRUE_NOW), pin_hashes=shared)
+    head = t.journal.last_seq
+    with caplog.at_level(logging.WARNING, logger="threecard"):
+        (v,) = t.process([PlaceBet(seat=1, bet="ante", amount=100, pin=SUP)])
+    assert not v.accepted and v.refusal.code == "pin_shared"
+    assert "a PIN must name one role" in v.reason
+    assert t.journal.last_seq == head
+    (line,) = [r.getMessage() for r in caplog.records if "PIN" in r.getMessage()]
+    assert "supervisor and dealer" in line and SUP not in line
+    assert t.game.counters.get("pin_failures", 0) == 0
+    assert verdict(t, PlaceBet(seat=1, bet="ante", amount=100, pin=TECH)) == "ok"

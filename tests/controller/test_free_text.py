@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 import unicodedata
+from pathlib import Path
 
 import pytest
 from journal_edit import journal_as_before
@@ -24,6 +25,7 @@ from controller.game.table import Table
 from controller.game.text import CONTROL_RANGES, control_character, drawable, for_terminal
 
 SUP = DEMO_PINS["supervisor"]
+CLASSIC = Path(I.__file__).parent / "profiles" / "classic.toml"
 BAD = ["jam\x00", "\x1b[2J", "two\nlines", "tab\there", "\x7f", "\x85", "rtl\u202e",
        "\u200e", "\ufeffbom", "tag\U000e0041", "soft\u00adhyphen"]
 """Reasons holding a control character (Cc) or a format character (Cf)."""
@@ -99,3 +101,41 @@ def test_text_is_made_drawable_and_printable():
     assert for_terminal("a\u2028b") == "a\\u2028b"
     assert for_terminal(42) == "42"
     assert control_character("ok\x85") == "\x85" and control_character("ok") is None
+
+
+@pytest.mark.parametrize("value", [*BAD, "lone \ud800 surrogate"])
+def test_a_control_character_in_a_setting_is_refused_and_nothing_is_journaled(tmp_path,
+                                                                             value):
+    if "\ud800" not in value:
+        line = encode_body({"command": "config_change", "key": "rules", "value": value,
+                            "pin": SUP})
+        with pytest.raises(I.InputError) as caught:
+            parse_control_line(line)
+        assert str(caught.value) == "Expected `str` without control characters - at `$.value`"
+    profile = tmp_path / f"{value}.toml"           # a profile that loads, under that name
+    try:
+        profile.write_text(CLASSIC.read_text(encoding="utf-8"), encoding="utf-8")
+    except (OSError, ValueError):                  # a NUL or a lone surrogate: no such name
+        profile = None
+    t = Table(tmp_path / "j.sqlite3", TableConfig(pin_hashes=demo_pin_hashes()))
+    head = t.journal.last_seq
+    for text in (value, str(profile) if profile else value):
+        (v,) = t.process([I.ConfigChange(key="rules", value=text, pin=SUP)])
+        assert not v.accepted and "without control characters - at `$.value`" in v.reason
+    assert t.journal.last_seq == head
+    t.close()
+
+
+def test_a_setting_an_earlier_version_journaled_with_control_characters_replays(tmp_path):
+    path = tmp_path / "j.sqlite3"
+    config = TableConfig(pin_hashes=demo_pin_hashes())
+    t = Table(path, config)
+    value = "classic\x1b[2J\u202e"
+    journal_as_before(t, I.ConfigChange.name, {"key": "rules", "value": value,
+                                               "old": "live"}, "supervisor")
+    assert t.journal.last_seq == 2                  # journaled
+    t.close()
+    again = Table(path, config)                     # start-up verifies and replays it
+    assert not again.locked
+    assert again.journal.last_seq >= 2 and again.config.rules == config.rules
+    again.close()

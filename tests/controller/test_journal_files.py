@@ -77,6 +77,25 @@ def test_a_second_writer_through_a_symlink_is_refused(tmp_path):
     assert (tmp_path / "journal.sqlite3.anchor").is_file()  # the anchor beside the real file
 
 
+def test_a_file_that_is_no_journal_gets_no_lock_file_beside_it(tmp_path):
+    """The journal's own lock file given as a journal (a tab completion, a glob of the
+    journal's files) was refused only after a lock file was made beside it:
+    ``journal.sqlite3.lock.lock``."""
+    journal = tmp_path / "journal.sqlite3"
+    assert simulate(journal, 1).returncode == 0
+    lock = Path(f"{journal}.lock")
+    other = tmp_path / "notes.txt"
+    other.write_text("not a journal\n")
+    for path in (lock, other):
+        before = sorted(p.name for p in tmp_path.iterdir())
+        with pytest.raises(JournalError, match="not a usable journal"):
+            Journal(path)
+        p = simulate(path, 1)
+        assert p.returncode == 2 and "not a usable journal" in p.stderr, p.stderr
+        assert sorted(p.name for p in tmp_path.iterdir()) == before
+    assert simulate(journal, 1).returncode == 0               # the journal itself goes on
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs mkfifo")
 def test_a_journal_that_is_not_a_regular_file_is_refused_and_nothing_is_left_beside_it(
         tmp_path):

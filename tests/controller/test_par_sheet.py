@@ -2,6 +2,7 @@
 
 import json
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -300,3 +301,27 @@ def test_docs_and_readme_state_the_q64_player_s_6_card_bonus_return():
     for cls, count in Q64_FOLDED_SIX_COUNTS.items():      # the folded pairs that would pay
         if cls.key in paying:
             assert f"{cls.key.replace('_', ' ')} in {count:,}" in rules, cls
+
+
+def test_two_profiles_at_one_path_get_their_own_returns(tmp_path):
+    """The returns are cached by what a profile says, not by the file it was read from:
+    a paytable edited in place is checked again, never passed on the old one's returns."""
+    from controller.game import rules
+    from controller.game.config import ConfigError
+    from controller.game.deck_counts import stored_counts
+    from controller.game.par_sheet import compute_par_sheet, rtp_ppm
+    from controller.game.table_views import check_returns, rtp_for
+
+    shipped = Path(rules.__file__).parent / "profiles" / "classic.toml"
+    text = shipped.read_text(encoding="utf-8")
+    path = tmp_path / "house.toml"
+    path.write_text(text, encoding="utf-8")
+    first = rules.load_profile(path)
+    assert dict(check_returns(first)) == rtp_ppm(compute_par_sheet(first, stored_counts()))
+    path.write_text(text.replace("flush = 3\n", "flush = 4\n"), encoding="utf-8")
+    second = rules.load_profile(path)
+    assert second.source == first.source and second.pair_plus != first.pair_plus
+    assert dict(rtp_for(second)) == rtp_ppm(compute_par_sheet(second, stored_counts()))
+    assert dict(rtp_for(second))["pair_plus"] > dict(rtp_for(first))["pair_plus"]
+    with pytest.raises(ConfigError, match="published_rtp.pair_plus"):
+        check_returns(second)

@@ -235,6 +235,29 @@ def test_native_a_restart_whose_hello_is_corrupt_loses_no_line():
     assert d.stats.extra["restart_without_hello"] == 1
 
 
+def test_native_a_restart_whose_hello_is_corrupt_delivers_a_line_repeating_an_old_one():
+    d = NativeDecoder()
+    d.feed(_lines((0, "HELLO", "m", "s", "f"), (1, "CARD", "Qh"), (2, "CARD", "2c"),
+                  *[(s, "HB", str(s)) for s in range(3, 9)]))
+    out = d.feed(encode_line(0, "HELLO", "m", "s", "f", crc=0)   # the restart's HELLO
+                 + _lines((1, "CARD", "Qh"), (2, "CARD", "3c")))   # Qh again at seq 1
+    assert [e.type for e in out] == ["frame_error", "frame_error", "seq_gap", "card", "card"]
+    assert out[1].reason == "restart_without_hello" and "'$1,CARD,Qh*" in out[1].detail
+    assert out[2] == SeqGap(expected=0, got=1, seq=1)
+    assert out[3:] == [CardRead(card="Qh", code="Qh", seq=1), CardRead(card="3c", code="3c",
+                                                                      seq=2)]
+    assert d.stats.retransmissions == 0
+    assert d.feed(_lines((3, "HB", "7"))) == [Heartbeat(uptime_ms=7, seq=3)]
+
+
+def test_native_old_lines_sent_again_stay_retransmissions():
+    d = NativeDecoder()
+    d.feed(_lines(*[(s, "CARD", "Kd") for s in range(0, 10)]))
+    assert d.feed(_lines((3, "CARD", "Kd"), (4, "CARD", "Kd"), (5, "CARD", "Kd"))) == []
+    assert d.stats.retransmissions == 3
+    assert d.feed(_lines((10, "CARD", "Qh"))) == [CardRead(card="Qh", code="Qh", seq=10)]
+
+
 def test_native_a_restart_after_a_long_session_and_its_first_lines_lost():
     d = NativeDecoder()
     d.feed(b"".join(encode_line(s, "HB", str(s)) for s in range(0, 3000)))

@@ -103,7 +103,7 @@ def test_cut_card_after_n_cards(native):
 def test_every_fault_is_known_to_the_injector():
     assert set(FAULTS) >= {
         "split", "coalesce", "noise", "lone_cr", "lone_lf", "bad_crc", "seq_skip",
-        "seq_repeat", "seq_reorder", "misread", "alarm", "warning", "retract",
+        "seq_repeat", "seq_reorder", "seq_reuse", "misread", "alarm", "warning", "retract",
         "unknown_card", "duplicate_card", "burn", "cut", "empty", "lid_open", "silence",
         "unplug", "replug", "busy", "permission_denied", "restart", "stall"}
     with pytest.raises(FaultNotSupported, match="unknown fault"):
