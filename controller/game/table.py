@@ -338,7 +338,7 @@ class Table:
                     roles = self._pins.roles_for(item.pin, self.game.config.pin_hashes)
                     # one PIN for two roles names none of them (while PIN entry is
                     # locked, it is refused as locked, as any PIN: it tells nothing)
-                    if len(roles) > 1 and not self.game.pin_lockout_seconds():
+                    if len(roles) > 1 and not self.game.pin_lockout_ms():
                         log.warning("a PIN typed for %s is set for %s: refused, a PIN must "
                                     "name one role; set new PINs (change_pin, or [roles] "
                                     "in the configuration)", item.name, " and ".join(roles))

@@ -372,7 +372,7 @@ def needs_ante(view: DealerView, seat: int, bet: str) -> Banner | None:
         return None
     code = f"{bet}_needs_ante"
     return Banner(REJECTED, message=code, params={"code": code, "seat": str(seat),
-                                                  "input": "place_bet"})
+                                                  "input": C.PlaceBet.name})
 
 
 def next_round_open(view: DealerView) -> bool:
