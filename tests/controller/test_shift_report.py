@@ -597,3 +597,13 @@ def test_the_money_columns_reconcile(shift, whole):
     header = re.sub(r"\s+", " ", whole)
     assert "Won (lost by" in header and "(winnings)" in header  # headers wrap
     assert "House win = Won − Paid" in header
+
+
+def test_a_start_up_identity_without_a_file_count_is_reported(tmp_path):
+    """The start-up record's ``software`` may leave out the fields its declaration
+    defaults (``files``, ``altered``...): the report prints them at their defaults."""
+    digest = hashlib.sha256(b"build C").hexdigest()
+    journal, _ = run_shift(tmp_path, software=({"version": "0.2.0", "sha256": digest},))
+    text = " ".join(report(journal, tmp_path / "report.pdf").split())
+    assert f"0.2.0, sha256 {digest[:20]}" in text.replace("- ", "-"), text
+    assert "all 0 files match" in text
