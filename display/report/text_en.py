@@ -55,7 +55,8 @@ EN: dict[str, str] = {
     "sec.returns": "Observed return against the exact return",
     "returns.note": "Each bet's return after each settled round, against its exact return "
                     "for a player who plays the par sheet's strategy ({strategy}); the band "
-                    "is ±3 standard errors, the round the sample unit.",
+                    "is ±3 exact standard errors, from the bet's variance on the par sheet "
+                    "(the round the sample unit).",
     "sec.rules": "Rule profile {name}",
     "rules.in_force": "In force: {lines}.",
     "rules.from": "from {time} table {table}, rules {rules}",

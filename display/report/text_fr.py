@@ -57,7 +57,8 @@ FR: dict[str, str] = {
     "sec.returns": "Retour observé et retour exact",
     "returns.note": "Retour de chaque mise après chaque coup réglé, face à son retour exact "
                     "pour un joueur qui suit la stratégie de la fiche ({strategy}) ; la bande "
-                    "vaut ±3 erreurs types, le coup étant l'unité d'échantillon.",
+                    "vaut ±3 erreurs types exactes, tirées de la variance de la mise selon "
+                    "la fiche (le coup étant l'unité d'échantillon).",
     "sec.rules": "Profil de règles {name}",
     "rules.in_force": "En vigueur : {lines}.",
     "rules.from": "dès {time} table {table}, règles {rules}",
