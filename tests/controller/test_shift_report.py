@@ -607,3 +607,12 @@ def test_a_start_up_identity_without_a_file_count_is_reported(tmp_path):
     text = " ".join(report(journal, tmp_path / "report.pdf").split())
     assert f"0.2.0, sha256 {digest[:20]}" in text.replace("- ", "-"), text
     assert "all 0 files match" in text
+
+
+def test_a_setting_change_is_written_in_words(whole):
+    """The supervisor's change of how bets are taken reads as the setting's name and
+    its values in words, never the configuration's keys."""
+    flat = re.sub(r"\s+", " ", whole)
+    assert "Bet entry; was bets in" in flat  # the cell wraps: its lines come apart
+    assert all(words in flat for words in ("amounts; now bets as", "outcomes"))
+    assert "bet_entry" not in flat and "setting bet" not in flat
