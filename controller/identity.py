@@ -13,9 +13,10 @@ made at install time, by the Python that runs it): every cached ``.pyc`` this Py
 load (``__pycache__/NAME.<this Python's tag>[.opt-N].pyc``) must hold the code its source
 compiles to, compiled again here and compared; one that does not is named (``bytecode``),
 and byte code with no source in the manifest, or outside ``__pycache__`` (where Python
-loads it without any source), is an added file. Files Python runs at every start
-whatever it is asked to run (``.pth`` files in the site folders) belong to no package:
-they are listed, for a person to check.
+loads it without any source), is an added file. Code Python runs at every start
+whatever it is asked to run (``.pth`` files with ``import`` lines in the site folders, a
+``sitecustomize`` or ``usercustomize`` module anywhere on the module search path) belongs
+to no package: it is listed by name, for a person to check.
 
 The daemon journals the identity at each start-up (the ``startup`` record's ``software``,
 declared in :mod:`controller.game.inputs`); ``threecard report shift`` prints the
@@ -172,14 +173,13 @@ def check_bytecode(root: Path, packages: list[str] | tuple[str, ...],
     return wrong, stray
 
 
-def startup_files() -> list[str]:
-    """The ``.pth`` files of the site folders, which no package's manifest lists.
+STARTUP_MODULES = ("sitecustomize", "usercustomize")
+"""Modules Python's ``site`` imports at every start, whatever it was asked to run: found
+wherever the module search path holds one, none of them the package's own."""
 
-    Python runs their ``import`` lines at every start, whatever it was asked to run.
 
-    Returns:
-        Their paths, sorted (those of the folder holding the packages too).
-    """
+def _site_folders() -> set[Path]:
+    """The folders whose ``.pth`` files Python reads at start-up (and the install's)."""
     import site
 
     folders = {installed_root()}
@@ -190,7 +190,45 @@ def startup_files() -> list[str]:
     user = site.getusersitepackages() if hasattr(site, "getusersitepackages") else None
     if user:
         folders.add(Path(user))
-    return sorted({str(p.resolve()) for f in folders if f.is_dir() for p in f.glob("*.pth")})
+    return {f for f in folders if f.is_dir()}
+
+
+def _runs_code(pth: Path) -> bool:
+    """Whether a ``.pth`` file has a line Python executes (one starting ``import``)."""
+    try:
+        with open(pth, encoding="utf-8", errors="replace") as f:
+            return any(line.startswith(("import ", "import\t")) for line in f)
+    except OSError:
+        return True  # unreadable here: a person must look at it
+
+
+def startup_files() -> list[tuple[str, str]]:
+    """Code Python runs at every start that no package's manifest covers.
+
+    * ``.pth`` files of the site folders (and of the install's folder) with ``import``
+      lines, which Python executes (a ``.pth`` that only names folders runs nothing);
+    * ``sitecustomize`` and ``usercustomize`` modules (a ``.py`` file, a package, byte
+      code or an extension) in any folder of the module search path or the site
+      folders: the first one found is imported at every start.
+
+    Returns:
+        (what, path) of each, sorted: what is ``pth``, ``sitecustomize`` or
+        ``usercustomize``; the path resolved.
+    """
+    from importlib.machinery import PathFinder
+
+    found = {("pth", str(p.resolve())) for f in _site_folders() for p in f.glob("*.pth")
+             if _runs_code(p)}
+    entries = [*sys.path, *(str(f) for f in _site_folders())]
+    for name in STARTUP_MODULES:
+        for entry in dict.fromkeys(entries):
+            try:
+                spec = PathFinder.find_spec(name, [entry or "."])
+            except (ImportError, OSError, ValueError):
+                continue
+            if spec is not None and spec.origin and spec.has_location:
+                found.add((name, str(Path(spec.origin).resolve())))
+    return sorted(found)
 
 
 def parse_manifest(data: bytes) -> dict[str, str]:
@@ -375,8 +413,9 @@ def startup_identity() -> dict[str, Any]:
                  ident.sha256, ident.files)
     hooks = startup_files()
     if hooks and ident.installed:
-        log.info("start-up files in the site folders (run by Python at every start, no "
-                 "manifest covers them): %s", ", ".join(hooks))
+        log.warning("start-up code outside the package (run by Python at every start, no "
+                    "manifest covers it: check each): %s",
+                    ", ".join(f"{what} {path}" for what, path in hooks))
     return ident.journal_form(MAX_NAMED_FILES)
 
 
@@ -393,7 +432,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print the identity and the check's verdict.
 
-    The ``.pth`` files of the site folders are listed (:func:`startup_files`).
+    The code Python runs at every start that is not the package's own (``.pth`` files
+    with ``import`` lines, ``sitecustomize`` and ``usercustomize`` modules) is listed by
+    name (:func:`startup_files`), in ``--json`` under each kind's name.
 
     Returns:
         0 when every installed file matches the manifest (its byte code its sources);
@@ -405,17 +446,18 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"ok": ident.ok, **ident.journal_form(),
                           "changed": list(ident.changed), "missing": list(ident.missing),
                           "added": list(ident.added), "bytecode": list(ident.bytecode),
-                          "pth": hooks}))
+                          **{what: [p for w, p in hooks if w == what]
+                             for what in ("pth", *STARTUP_MODULES)}}))
         return 0 if ident.ok else 1
     print(f"{DISTRIBUTION} {ident.version}")
     if ident.sha256 and not ident.problem:  # a manifest that cannot be read is no identity
         print(f"identity: sha256 {ident.sha256}")
         print(f"manifest: {ident.files} files, written when the package was built ({MANIFEST})")
     if hooks:
-        print(f"start-up files in the site folders ({len(hooks)}; Python runs their import "
-              "lines at every start; no manifest covers them: check each):")
-        for path in hooks:
-            print(f"  pth      {path}")
+        print(f"start-up code outside the package ({len(hooks)}; Python runs it at every "
+              "start; no manifest covers it: check each):")
+        for what, path in hooks:
+            print(f"  {what:8} {path}")
     if ident.problem:
         print(f"threecard identify: {ident.problem}", file=sys.stderr)
         return 1

@@ -186,6 +186,37 @@ def test_byte_code_not_made_from_its_source_is_named(install, tmp_path):
     assert f"pth      {(target / 'zz-hook.pth').resolve()}" in listed
 
 
+def test_code_run_at_every_start_outside_the_package_is_named(install, tmp_path):
+    """A ``sitecustomize`` in the install's folder, a ``usercustomize`` elsewhere on the
+    module search path and a ``.pth`` with an ``import`` line are named, in the listing
+    and in --json; a ``.pth`` that only names a folder runs nothing and is not."""
+    target = tmp_path / "site"
+    shutil.copytree(install, target)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (target / "sitecustomize.py").write_text("RAN = True\n")
+    (elsewhere / "usercustomize.py").write_text("RAN = True\n")
+    (target / "aa-run.pth").write_text("# a comment\nimport os\n")
+    (target / "bb-paths.pth").write_text(f"{elsewhere}\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join((str(target), str(elsewhere)))}
+    runs = [subprocess.run([sys.executable, "-P", "-m", "controller.cli", "identify", *args],
+                           capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+            for args in ((), ("--json",))]
+    got = json.loads(runs[1].stdout)
+    site_hook = str((target / "sitecustomize.py").resolve())
+    user_hook = str((elsewhere / "usercustomize.py").resolve())
+    run_pth = str((target / "aa-run.pth").resolve())
+    assert site_hook in got["sitecustomize"] and user_hook in got["usercustomize"]
+    assert run_pth in got["pth"]
+    assert str((target / "bb-paths.pth").resolve()) not in got["pth"]
+    listed = " ".join(runs[0].stdout.split())
+    for what, path in (("sitecustomize", site_hook), ("usercustomize", user_hook),
+                       ("pth", run_pth)):
+        assert f"{what} {path}" in listed, runs[0].stdout
+    assert "bb-paths.pth" not in listed
+    assert got["ok"] and runs[0].returncode == 0  # the package's own files are intact
+
+
 def test_an_intact_install_byte_code_matches_its_sources(install):
     """What pip compiled at install is what the sources compile to: nothing is named."""
     caches = list(install.rglob(f"*.{sys.implementation.cache_tag}.pyc"))

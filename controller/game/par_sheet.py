@@ -74,6 +74,11 @@ class BetAnalysis:
         rtp: return to player = 1 + ev.
         house_edge: -ev (for Ante/Play: per total amount wagered, Ante + Play).
         total: the number of equally likely cases enumerated.
+        variance: the variance of one hand's net per unit of the (base) stake, exact:
+            the mean of the squared net over every case, less ``ev`` squared (for
+            Ante/Play the Ante, Play and Ante Bonus together, each case's whole net:
+            the Ante Bonus is paid beside the hand's other result, so its lines are not
+            cases of their own).
     """
 
     bet: str
@@ -82,6 +87,7 @@ class BetAnalysis:
     rtp: Fraction
     house_edge: Fraction
     total: int
+    variance: Fraction
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +144,7 @@ def _ante_play(profile: RuleProfile, kinds: Sequence[HandKind],
     lowest = profile.qualifier.min_strength
     total = N_HANDS * N_DEALER
     play: list[bool] = []
-    ev_sum = folded = nq_sum = lt_sum = eq_sum = gt_sum = n_qual = 0
+    ev_sum = folded = nq_sum = lt_sum = eq_sum = gt_sum = n_qual = square_sum = 0
     bonus_hands: dict[HandClass, int] = {}
     bonus_pay = {c: profile.ante_bonus_pay(c) * N_DEALER for c in HandClass}
     for k, d in zip(kinds, dealer, strict=True):
@@ -151,12 +157,16 @@ def _ante_play(profile: RuleProfile, kinds: Sequence[HandKind],
         play.append(played)
         if played:
             ev_sum += k.weight * value
+            b = profile.ante_bonus_pay(k.value.hand_class)  # paid whatever the dealer holds
+            square_sum += k.weight * (nq * (1 + b) ** 2 + lt * (2 + b) ** 2 + eq * b * b
+                                      + gt * (b - 2) ** 2)
             nq_sum, lt_sum = nq_sum + k.weight * nq, lt_sum + k.weight * lt
             eq_sum, gt_sum = eq_sum + k.weight * eq, gt_sum + k.weight * gt
             cls = k.value.hand_class
             bonus_hands[cls] = bonus_hands.get(cls, 0) + k.weight
         else:
             ev_sum -= k.weight * N_DEALER
+            square_sum += k.weight * N_DEALER  # a fold loses the Ante: (-1) squared
             folded += k.weight
     ev = Fraction(ev_sum, total)
     played_hands = N_HANDS - folded
@@ -181,7 +191,8 @@ def _ante_play(profile: RuleProfile, kinds: Sequence[HandKind],
             cases.append((f"ante_bonus_{cls.key}", bonus_hands.get(cls, 0) * N_DEALER, pay))
     lines = [_line(name, count, pay, total) for name, count, pay in cases]
     edge_wager = -ev / (1 + p_play)
-    analysis = BetAnalysis("ante_play", tuple(lines), ev, 1 + ev, edge_wager, total)
+    analysis = BetAnalysis("ante_play", tuple(lines), ev, 1 + ev, edge_wager, total,
+                           Fraction(square_sum, total) - ev * ev)
     strategy = AntePlayStrategy(min_hand, played_hands, p_play, threshold, ev, edge_wager)
     return analysis, strategy, n_qual, play
 
@@ -210,7 +221,8 @@ def _paytable_analysis(bet: str, counts: dict[str, int], pays: dict[str, int], t
     if folded:
         lines.append(_line("fold", folded, -1, total))
     ev = sum((x.contribution for x in lines), Fraction(0))
-    return BetAnalysis(bet, tuple(lines), ev, 1 + ev, -ev, total)
+    square = Fraction(sum(x.count * x.pay * x.pay for x in lines), total)  # one case a line
+    return BetAnalysis(bet, tuple(lines), ev, 1 + ev, -ev, total, square - ev * ev)
 
 
 def _pp_counts(profile: RuleProfile, kinds: Sequence[HandKind],

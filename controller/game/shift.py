@@ -399,7 +399,7 @@ class _Pass:
             self._irregularity(r, kind, actor, rid, body)
             self._alarm(r, kind, rid, body)
             if kind == STARTUP:
-                self.identities.append(IdentityLine(r.seq, r.utc, body.get("software")))
+                self.identities.append(IdentityLine.of_startup(r.seq, r.utc, body))
         self._rules(r.seq, r.utc)
         self._before()
 
@@ -463,7 +463,7 @@ def _identity_before(journal: Journal, seq: int) -> IdentityLine | None:
     rec = journal.newest(STARTUP, seq)
     if rec is None:
         return None
-    return IdentityLine(rec.seq, rec.utc, json.loads(rec.body).get("software"), before=True)
+    return IdentityLine.of_startup(rec.seq, rec.utc, json.loads(rec.body), before=True)
 
 
 def shift(path: str | Path, start: datetime | None = None, end: datetime | None = None,

@@ -9,6 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from msgspec import NODEFAULT
+from msgspec.structs import fields
+
+from controller.game.inputs import Software
 from controller.game.par_sheet import ParSheet
 from controller.game.records import AMOUNTS
 from controller.game.refusals import Refusal
@@ -126,6 +130,20 @@ class IdentityLine:
     utc: str
     software: dict[str, Any] | None
     before: bool = False
+
+    @classmethod
+    def of_startup(cls, seq: int, utc: str, body: dict[str, Any], before: bool = False
+                   ) -> IdentityLine:
+        """The identity a start-up record's body keeps.
+
+        Each field its declaration lets the record leave out
+        (:class:`controller.game.inputs.Software`) is given its default.
+        """
+        raw = body.get("software")
+        if raw is None:
+            return cls(seq, utc, None, before)
+        defaults = {f.name: f.default for f in fields(Software) if f.default is not NODEFAULT}
+        return cls(seq, utc, {**defaults, **raw}, before)
 
 
 @dataclass(frozen=True, slots=True)

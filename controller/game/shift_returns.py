@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from controller.game.par_sheet import ParSheet
+from controller.game.par_sheet import BetAnalysis, ParSheet
 from controller.game.records import AMOUNTS
 
 BET_GROUPS: dict[str, tuple[str, ...]] = {
@@ -40,9 +40,10 @@ class ReturnLine:
         stake: minor units staked on it (Ante/Play: the Antes).
         net: the players' net on it, minor units.
         points: after settled rounds with this bet: (rounds so far, observed return,
-            its standard error), the round the sampling unit (the seats of one round
-            share the dealer's cards); every round's, or evenly thinned to at most
-            :data:`PLOT_POINTS` and the last (:class:`Thinned`).
+            its standard error), every round's, or evenly thinned to at most
+            :data:`PLOT_POINTS` and the last (:class:`Thinned`). The standard error is
+            the exact one of the par sheet's strategy (:func:`standard_error`), not the
+            spread observed.
         profile: the rule profile's label (its name; ``name (2)`` for a second profile
             of the same name in the period).
     """
@@ -68,10 +69,43 @@ def exact_returns(sheet: ParSheet, group: str) -> tuple[Fraction, Fraction] | No
         (with the par sheet's strategy, the paytable's own), or None when the profile
         does not offer the bet.
     """
+    analyses = bet_analyses(sheet, group)
+    return None if analyses is None else (analyses[0].rtp, analyses[1].rtp)
+
+
+def bet_analyses(sheet: ParSheet, group: str) -> tuple[BetAnalysis, BetAnalysis] | None:
+    """A bet group's analyses under a profile.
+
+    Returns:
+        (with the par sheet's strategy, the paytable's own), or None when the profile
+        does not offer the bet.
+    """
     paytable = sheet.ante_play if group == "ante_play" else getattr(sheet, group)
     if paytable is None:
         return None
-    return sheet.with_strategy.get(group, paytable).rtp, paytable.rtp
+    return sheet.with_strategy.get(group, paytable), paytable
+
+
+def standard_error(variance: Fraction, rounds: int, stake: int, stake_squares: int) -> float:
+    """The standard error of an observed return, from the bet's exact variance.
+
+    The return observed is the players' net over the stake, plus one: each round's
+    result weighs by its stake. A hand's net per unit staked has the exact ``variance``
+    (:attr:`~controller.game.par_sheet.BetAnalysis.variance`); a round's, its seats
+    together, at most that (the seats share the dealer's cards: their results are not
+    independent, and are never more than wholly correlated), so the round is the unit:
+    ``sqrt(variance * sum of each round's stake squared) / stake``. For rounds of one
+    seat staking the same each round that is ``sqrt(variance / rounds)``, exactly.
+
+    Args:
+        variance: a hand's variance per unit staked (the par sheet's).
+        rounds: the rounds counted (none: no error).
+        stake: the stakes of those rounds, summed.
+        stake_squares: each round's stake squared, summed.
+    """
+    if not rounds or not stake:
+        return 0.0
+    return math.sqrt(float(variance) * stake_squares) / stake
 
 
 PLOT_POINTS = 2000
@@ -120,7 +154,7 @@ class ReturnTally:
     """Running sums of each bet's result per rule profile, one settled round at a time."""
 
     def __init__(self) -> None:
-        # (profile index, group) -> [rounds, stake, sum of nets, sum of squared nets]
+        # (profile index, group) -> [rounds, stake, sum of nets, sum of squared stakes]
         self._sums: dict[tuple[int, str], list[int]] = {}
         self._points: dict[tuple[int, str], Thinned] = {}
 
@@ -141,12 +175,10 @@ class ReturnTally:
             s[0] += 1
             s[1] += stake
             s[2] += net
-            s[3] += net * net
+            s[3] += stake * stake
             n, staked = s[0], s[1]
-            var = max(s[3] / n - (s[2] / n) ** 2, 0.0)
-            se = math.sqrt(var / n) / (staked / n) if staked else 0.0
             self._points.setdefault((profile, group), Thinned()).add(
-                (n, 1 + s[2] / staked if staked else 1.0, se))
+                (n, 1 + s[2] / staked if staked else 1.0, staked, s[3]))
 
     def lines(self, profiles: list[tuple[str, ParSheet]]) -> list[ReturnLine]:
         """The lines, profile by profile (in ``profiles``' order), bet by bet.
@@ -158,12 +190,16 @@ class ReturnTally:
         for i, (label, sheet) in enumerate(profiles):
             for group in BET_GROUPS:
                 s = self._sums.get((i, group))
-                exact = exact_returns(sheet, group)
-                if s is None or exact is None:
+                analyses = bet_analyses(sheet, group)
+                if s is None or analyses is None:
                     continue
-                out.append(ReturnLine(group, exact[0], exact[1], s[1], s[2],
-                                      tuple(self._points[i, group].points()), label))
+                played, paytable = analyses
+                points = tuple((n, r, standard_error(played.variance, n, staked, squares))
+                               for n, r, staked, squares in self._points[i, group].points())
+                out.append(ReturnLine(group, played.rtp, paytable.rtp, s[1], s[2], points,
+                                      label))
         return out
 
 
-__all__ = ["BET_GROUPS", "PLOT_POINTS", "ReturnLine", "ReturnTally", "Thinned", "exact_returns"]
+__all__ = ["BET_GROUPS", "PLOT_POINTS", "ReturnLine", "ReturnTally", "Thinned", "bet_analyses",
+           "exact_returns", "standard_error"]

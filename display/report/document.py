@@ -34,6 +34,11 @@ from display.report.plots import FONTS, house_plot, return_plot
 REGULAR, BOLD = "DejaVuSans", "DejaVuSans-Bold"
 BETS = ("ante", "play", "ante_bonus", "pair_plus", "six_card_bonus")
 """The bet meters, in the order the report lists them."""
+METER_WIDTHS = [24, 23, 23, 22, 22, 21, 17, 26]
+"""The meter tables' columns, mm (the page's 178): each heading's longest word fits at
+the heading's size in every language ("Утримання", "Поставлено", "(annulations)")."""
+MIN_HEADING_PT = 7.0
+"""No column heading is set smaller (a test holds every language to it)."""
 GREEN, GOLD, GREY, LIGHT, RED = "#1f5c3a", "#b08d2c", "#666666", "#eef2ee", "#b3261e"
 
 
@@ -123,6 +128,8 @@ def _head_style(text: str, width: float, style: Any) -> Any:
 
 def _detail(values: dict[str, str], t: ReportText) -> str:
     """An event's values as one line: ``code JAM; feed jam`` (a text or detail bare)."""
+    values = t.setting_words(values)
+
     def one(k: str, v: str) -> str:
         if k in ("detail", "text", "reason"):
             return v
@@ -279,7 +286,7 @@ class _Builder:
             rows.append([label(name), self.money(w), self.money(won), self.money(paid),
                          self.money(won - paid), _hold(won - paid, w, self.lang),
                          format_number(rounds, self.lang), self.money(refunded)])
-        return [self.table(header, rows, [27, 22, 24, 22, 22, 18, 16, 27], right=range(1, 8),
+        return [self.table(header, rows, METER_WIDTHS, right=range(1, 8),
                            bold_last=True)]
 
     def outcomes_note(self) -> list[Any]:

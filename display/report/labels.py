@@ -7,6 +7,7 @@ shows its English text; a key missing everywhere shows the screens' text, then t
 
 from __future__ import annotations
 
+from controller.game.config import RENAMED
 from display.i18n import Translator
 from display.report.text_en import EN
 from display.report.text_fr import FR
@@ -41,3 +42,28 @@ class ReportText(Translator):
     def either(self, key: str, fallback: str) -> str:
         """The text of ``key``, or ``fallback`` where none has one (e.g. a typed reason)."""
         return self(key) if self.has(key) else fallback
+
+    def setting_words(self, values: dict[str, str]) -> dict[str, str]:
+        """A setting change's values (``key``, ``old``, ``value``) in words.
+
+        The setting's name (the screens', ``setting.<name>``) stands bare first (as
+        ``text``, in place of ``key``); its old and new values
+        the words of ``setting.<name>.<value>`` (``bets in amounts``), seconds with their
+        unit; a value with no words (a count, a rule profile's name) as it is. Values of
+        any other event are returned unchanged.
+        """
+        key = values.get("key")
+        if key is None:
+            return values
+        name = RENAMED.get(key, key)
+        out = {("text" if k == "key" else k): v for k, v in values.items()}  # printed bare
+        out["text"] = self.either(f"setting.{name}", key.replace("_", " "))
+        for k in ("old", "value"):
+            v = values.get(k)
+            if v is None:
+                continue
+            if name == "lockout_seconds" and v.isdigit():
+                out[k] = self("setting.seconds", n=v)
+            else:
+                out[k] = self.either(f"setting.{name}.{v}", v)
+        return out

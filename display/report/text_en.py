@@ -55,7 +55,8 @@ EN: dict[str, str] = {
     "sec.returns": "Observed return against the exact return",
     "returns.note": "Each bet's return after each settled round, against its exact return "
                     "for a player who plays the par sheet's strategy ({strategy}); the band "
-                    "is ±3 standard errors, the round the sample unit.",
+                    "is ±3 exact standard errors, from the bet's variance on the par sheet "
+                    "(the round the sample unit).",
     "sec.rules": "Rule profile {name}",
     "rules.in_force": "In force: {lines}.",
     "rules.from": "from {time} table {table}, rules {rules}",
@@ -65,6 +66,15 @@ EN: dict[str, str] = {
     "rules.strategy": "With {strategy} play",
     "field.card": "card",
     "field.code": "code",
+    # a setting's name and values, where the screens have none
+    "setting.bet_entry": "Bet entry",
+    "setting.deal_pattern.round_robin": "a card to each hand in turn",
+    "setting.deal_pattern.by_hand": "hand by hand",
+    "setting.exposed_card.burn": "burn it and deal on",
+    "setting.exposed_card.void": "void the round",
+    "setting.bet_entry.amounts": "bets in amounts",
+    "setting.bet_entry.outcomes": "bets as outcomes",
+    "setting.seconds": "{n} s",
     "field.key": "setting",
     "field.old": "was",
     "field.value": "now",

@@ -57,7 +57,8 @@ FR: dict[str, str] = {
     "sec.returns": "Retour observé et retour exact",
     "returns.note": "Retour de chaque mise après chaque coup réglé, face à son retour exact "
                     "pour un joueur qui suit la stratégie de la fiche ({strategy}) ; la bande "
-                    "vaut ±3 erreurs types, le coup étant l'unité d'échantillon.",
+                    "vaut ±3 erreurs types exactes, tirées de la variance de la mise selon "
+                    "la fiche (le coup étant l'unité d'échantillon).",
     "sec.rules": "Profil de règles {name}",
     "rules.in_force": "En vigueur : {lines}.",
     "rules.from": "dès {time} table {table}, règles {rules}",
@@ -67,6 +68,15 @@ FR: dict[str, str] = {
     "rules.strategy": "Jeu {strategy}",
     "field.card": "carte",
     "field.code": "code",
+    # le nom et les valeurs d'un réglage, où les écrans n'en ont pas
+    "setting.bet_entry": "Saisie des mises",
+    "setting.deal_pattern.round_robin": "une carte à chaque main à tour de rôle",
+    "setting.deal_pattern.by_hand": "main par main",
+    "setting.exposed_card.burn": "la brûler et continuer",
+    "setting.exposed_card.void": "annuler le coup",
+    "setting.bet_entry.amounts": "mises en montants",
+    "setting.bet_entry.outcomes": "mises en résultats",
+    "setting.seconds": "{n} s",
     "field.key": "réglage",
     "field.old": "avant",
     "field.value": "après",

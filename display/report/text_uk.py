@@ -55,7 +55,8 @@ UK: dict[str, str] = {
     "sec.returns": "Фактичне повернення проти точного",
     "returns.note": "Повернення кожної ставки після кожної розрахованої гри порівняно з "
                     "точним поверненням для гравця, який грає за стратегією ({strategy}); "
-                    "смуга — ±3 стандартні похибки, одиниця вибірки — гра.",
+                    "смуга — ±3 стандартні похибки з точної дисперсії ставки "
+                    "(одиниця вибірки — гра).",
     "sec.rules": "Профіль правил {name}",
     "rules.in_force": "Чинні: {lines}.",
     "rules.from": "з {time} стіл {table}, правила {rules}",
@@ -65,6 +66,15 @@ UK: dict[str, str] = {
     "rules.strategy": "Гра {strategy}",
     "field.card": "карта",
     "field.code": "код",
+    # назва й значення налаштування, де екрани їх не мають
+    "setting.bet_entry": "Введення ставок",
+    "setting.deal_pattern.round_robin": "по карті кожній руці по черзі",
+    "setting.deal_pattern.by_hand": "рука за рукою",
+    "setting.exposed_card.burn": "скинути її й роздавати далі",
+    "setting.exposed_card.void": "анулювати гру",
+    "setting.bet_entry.amounts": "ставки сумами",
+    "setting.bet_entry.outcomes": "ставки результатами",
+    "setting.seconds": "{n} с",
     "field.key": "налаштування",
     "field.old": "було",
     "field.value": "стало",

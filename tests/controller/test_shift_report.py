@@ -597,3 +597,22 @@ def test_the_money_columns_reconcile(shift, whole):
     header = re.sub(r"\s+", " ", whole)
     assert "Won (lost by" in header and "(winnings)" in header  # headers wrap
     assert "House win = Won − Paid" in header
+
+
+def test_a_start_up_identity_without_a_file_count_is_reported(tmp_path):
+    """The start-up record's ``software`` may leave out the fields its declaration
+    defaults (``files``, ``altered``...): the report prints them at their defaults."""
+    digest = hashlib.sha256(b"build C").hexdigest()
+    journal, _ = run_shift(tmp_path, software=({"version": "0.2.0", "sha256": digest},))
+    text = " ".join(report(journal, tmp_path / "report.pdf").split())
+    assert f"0.2.0, sha256 {digest[:20]}" in text.replace("- ", "-"), text
+    assert "all 0 files match" in text
+
+
+def test_a_setting_change_is_written_in_words(whole):
+    """The supervisor's change of how bets are taken reads as the setting's name and
+    its values in words, never the configuration's keys."""
+    flat = re.sub(r"\s+", " ", whole)
+    assert "Bet entry; was bets in" in flat  # the cell wraps: its lines come apart
+    assert all(words in flat for words in ("amounts; now bets as", "outcomes"))
+    assert "bet_entry" not in flat and "setting bet" not in flat

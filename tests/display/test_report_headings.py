@@ -38,3 +38,19 @@ def test_each_heading_of_the_meter_tables_breaks_between_words(lang, title):
         assert " ".join(lines).split() == words, (lang, lines)
         for line in lines:
             assert set(line.split()) <= set(words), (lang, heading.text, lines)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("title", ["col.bet", "col.seat"])
+def test_no_heading_of_the_meter_tables_is_set_small(lang, title):
+    """Each column is wide enough for its heading's longest word at a readable size."""
+    from display.report.document import MIN_HEADING_PT
+
+    _register_fonts()
+    builder = _Builder(SimpleNamespace(rows={}, currency="EUR"), ReportText(lang), "",
+                       datetime.now(UTC))
+    (table,) = builder.meters(["ante"], str, title)
+    assert sum(table._colWidths) <= builder.width + 0.01  # the page's width, no more
+    for heading in table._cellvalues[0]:
+        assert heading.style.fontSize >= MIN_HEADING_PT, (lang, heading.text,
+                                                          heading.style.fontSize)
