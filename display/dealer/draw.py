@@ -9,7 +9,8 @@ its rank (tests measure them there).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import pygame
 
@@ -51,6 +52,7 @@ class Ctx:
         art: the card art.
         lay: the layout.
         now: monotonic seconds.
+        memo: what the panels work out once per frame (how seats write bet names).
     """
 
     p: Painter
@@ -60,6 +62,7 @@ class Ctx:
     art: CardArt
     lay: Layout
     now: float
+    memo: dict[str, Any] = field(default_factory=dict)
 
     @property
     def sc(self) -> Scale:
