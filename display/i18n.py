@@ -188,6 +188,14 @@ class Translator:
         key = f"hand.{name}"
         return self(key) if self.has(key) else name.replace("_", " ").capitalize()
 
+    def qualifier(self, qualifier: str) -> str:
+        """The dealer's qualifier (``Q-high``) as the rule words it in this language.
+
+        A qualifier the language has no words for is written as the rules name it.
+        """
+        key = f"qualifier.{qualifier}"
+        return self(key) if self.has(key) else qualifier
+
     def bet(self, name: str) -> str:
         """A bet type name (``pair_plus``) in this language."""
         key = f"bet.{name}"

@@ -63,3 +63,26 @@ def test_one_naming_style_in_every_seat_and_state(fonts, size, lang):
     for nseats in range(1, 8):
         said = {w for name in SHOWN for w in bet_words(fonts, name, size, lang, nseats)}
         assert said <= full or said <= short, f"{nseats} seats {size} {lang}: {sorted(said)}"
+
+
+def dealer_row(fonts, view, lang, size=(800, 480)):
+    frame = DealerScreen(fonts, lang).draw(pygame.Surface(size), view, 0.0)
+    return " ".join(t.text for t in frame.texts if t.role in ("dealer.qualifier",
+                                                               "dealer.qualifier2"))
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("name", ["dealing", "decisions"])
+def test_before_the_reveal_the_dealer_row_says_the_rule_not_a_result(fonts, name, lang):
+    """The dealer has no cards yet: the row words the rule ("Dealer needs Q-high or
+    better to qualify"), never the verdict's words, and names the table's own rule."""
+    tr = Translator(lang)
+    view = build(name).dealer
+    assert view.dealer_qualifies is None
+    said = dealer_row(fonts, view, lang)
+    assert said and tr("dealer.qualifies") not in said, said
+    if lang == "en":
+        assert said == "Dealer needs Q-high or better to qualify"
+    jack = replace(view, paytables=replace(view.paytables, qualifier="J-high"))
+    other = dealer_row(fonts, jack, lang)
+    assert "J-high" in other and other != said
