@@ -15,7 +15,7 @@ import pygame
 from controller.game import inputs as C  # noqa: N812 - the input declarations
 from display import theme
 from display.dealer.actions import DismissRefusal
-from display.dealer.draw import Ctx, button, lines, panel
+from display.dealer.draw import Ctx, button, line_height, lines, panel, wrap_words
 from display.dealer.header import LINK_DOWN
 from display.dealer.state import (
     Step,
@@ -103,12 +103,40 @@ def draw_next_action(c: Ctx, primary: bool = True) -> None:
         button(c, "refusal", spot, "", DismissRefusal(), style="flat")
         p.fill(spot, theme.AMBER, max(4, sc.px(6)))
         p.outline(spot, theme.TEXT_DARK, max(1, sc.px(2)), max(4, sc.px(6)))
-        top, bottom = rows(inset(spot, sc.px(8), sc.px(3)), [1, 1.2])
-        p.text("! " + c.tr("banner.rejected.msg"), top, sc.small, bold=True,
-               color=theme.TEXT_DARK, align="left", role="refusal.title")
-        p.text(c.tr.rejection(refusal), bottom, sc.small, color=theme.TEXT_DARK, align="left",
-               role="refusal.reason")
+        _refusal_words(c, inset(spot, sc.px(8), sc.px(3)), c.tr.rejection(refusal))
         p.region("refusal", spot)
+
+
+def _refusal_words(c: Ctx, box: pygame.Rect, reason: str) -> None:
+    """"! Refused" and the reason, wrapped between words to the lines ``box`` has.
+
+    The title on a line of its own where that leaves room, else the reason follows it
+    on its line; the text shrinks (never under the screen's smallest) until it fits.
+    """
+    p, sc = c.p, c.sc
+    title = "! " + c.tr("banner.rejected.msg")
+    for size in range(sc.small, sc.least - 1, -1):
+        f, lh = p.fonts.font(size), line_height(p, size)
+        n = max(1, box.height // lh)
+        own = wrap_words(f, reason, box.width)
+        if own is not None and len(own) < n:
+            lead, said = 0, own
+            break
+        lead = p.fonts.font(size, True).size(title + " ")[0]
+        said = wrap_words(f, reason, box.width, lead) or [reason]
+        if len(said) <= n:
+            break
+    top = box.top + (box.height - lh * (len(said) + (0 if lead else 1))) // 2
+    p.text(title, pygame.Rect(box.left, top, box.width if not lead else lead, lh), size,
+           bold=True, color=theme.TEXT_DARK, align="left", role="refusal.title",
+           min_size=size)
+    top += 0 if lead else lh
+    for i, text in enumerate(said):
+        x = box.left + (lead if i == 0 else 0)
+        p.text(text, pygame.Rect(x, top + i * lh, box.right - x, lh), size,
+               color=theme.TEXT_DARK, align="left", role="refusal.reason" + (str(i + 1) if i
+                                                                             else ""),
+               min_size=size)
 
 
 def draw_primary(c: Ctx, step: Step) -> None:
