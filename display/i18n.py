@@ -103,6 +103,10 @@ class Translator:
         """An amount in minor units written in this language (:func:`format_money`)."""
         return numbers.format_money(minor, self.lang, currency, sign=sign, whole=whole)
 
+    def money_compact(self, minor: int, currency: str = DEFAULT_CURRENCY) -> str | None:
+        """A whole amount in compact notation (``1K``), where that is exact, else None."""
+        return numbers.format_money_compact(minor, self.lang, currency)
+
     def number(self, n: int) -> str:
         """A whole number with this language's grouping (``1,234`` / ``1 234``)."""
         return numbers.format_number(n, self.lang)

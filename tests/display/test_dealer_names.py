@@ -86,3 +86,25 @@ def test_before_the_reveal_the_dealer_row_says_the_rule_not_a_result(fonts, name
     jack = replace(view, paytables=replace(view.paytables, qualifier="J-high"))
     other = dealer_row(fonts, jack, lang)
     assert "J-high" in other and other != said
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("size", [(800, 480), (1920, 1080)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_a_large_chip_says_its_value_short_and_exact(fonts, size, lang):
+    """Chips of 1000 and 25000 in a chip's small face: the language's compact notation
+    (CLDR, by Babel: 1K, 1 k, 1 тис.), at the chip's text size, never cut; a value the
+    notation would round (1,234) is written exact."""
+    from babel.numbers import format_compact_decimal
+    view = replace(build("betting").dealer, chip_values=(100, 10000, 100000, 2500000, 123400))
+    frame = DealerScreen(fonts, lang).draw(pygame.Surface(size), view, 0.0)
+    def chip(value):  # its words, on one line or two (a number over its unit)
+        texts = [t for t in frame.texts if t.role in (f"chip.{value}", f"chip.{value}2")]
+        assert texts and not any(t.truncated for t in texts), (value, size, lang)
+        assert min(t.size for t in texts) >= (14 if size == (800, 480) else 18)
+        return "".join("".join(t.text.split()) for t in texts)
+
+    for minor, major in ((100000, 1000), (2500000, 25000)):
+        assert chip(minor) == "".join(format_compact_decimal(major, locale=lang).split())
+    assert chip(100) == "1"
+    if size == (1920, 1080):  # 1,234 would round in compact notation: written exact
+        assert chip(123400) == "".join(Translator(lang).money(123400, whole=True).split())
