@@ -159,7 +159,8 @@ def banner_strip(p: Painter, rect: pygame.Rect, banner: Banner, tr: Translator, 
 
 def dealer_hand(p: Painter, art: CardArt, rect: pygame.Rect, cards: tuple[str | None, ...],
                 hand: str | None, qualifies: bool | None, tr: Translator,
-                role: str = "dealer", side_by_side: bool = False) -> None:
+                role: str = "dealer", side_by_side: bool = False,
+                qualifier: str = "Q-high") -> None:
     """The dealer's place: label, three card places, hand name and qualification.
 
     Args:
@@ -173,6 +174,8 @@ def dealer_hand(p: Painter, art: CardArt, rect: pygame.Rect, cards: tuple[str | 
         role: region / role prefix.
         side_by_side: in a box neither wide nor tall, the label above and the cards beside
             the hand and the qualification (else the three one under the other).
+        qualifier: the rules' dealer qualifier (``Q-high``), said as the rule before the
+            reveal.
     """
     radius = max(6, rect.height // 10)
     p.fill(rect, theme.PANEL, radius)
@@ -202,7 +205,7 @@ def dealer_hand(p: Painter, art: CardArt, rect: pygame.Rect, cards: tuple[str | 
         p.region(f"{role}.cards", mid)
     p.region(f"{role}.result", info)
     if qualifies is None:
-        q = tr("dealer.qualifier", q=_qualifier_text(tr))
+        q = tr("dealer.qualifier", q=tr.qualifier(qualifier))
         p.text2(q, inset(info, 0, info.height // 5), int(info.height * 0.3),
                 color=theme.TEXT_DIM, role=f"{role}.qualifier")
         return
@@ -214,6 +217,3 @@ def dealer_hand(p: Painter, art: CardArt, rect: pygame.Rect, cards: tuple[str | 
     p.text2(label, inset(pill, pill.height // 3, 1), int(pill.height * 0.5), bold=True,
             color=theme.TEXT_DARK if qualifies else theme.TEXT, role=f"{role}.qualifies")
 
-
-def _qualifier_text(tr: Translator) -> str:
-    return {"en": "Q-high", "fr": "hauteur dame", "uk": "дамою"}.get(tr.lang, "Q-high")

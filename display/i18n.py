@@ -103,6 +103,10 @@ class Translator:
         """An amount in minor units written in this language (:func:`format_money`)."""
         return numbers.format_money(minor, self.lang, currency, sign=sign, whole=whole)
 
+    def money_compact(self, minor: int, currency: str = DEFAULT_CURRENCY) -> str | None:
+        """A whole amount in compact notation (``1K``), where that is exact, else None."""
+        return numbers.format_money_compact(minor, self.lang, currency)
+
     def number(self, n: int) -> str:
         """A whole number with this language's grouping (``1,234`` / ``1 234``)."""
         return numbers.format_number(n, self.lang)
@@ -187,6 +191,14 @@ class Translator:
             return ""
         key = f"hand.{name}"
         return self(key) if self.has(key) else name.replace("_", " ").capitalize()
+
+    def qualifier(self, qualifier: str) -> str:
+        """The dealer's qualifier (``Q-high``) as the rule words it in this language.
+
+        A qualifier the language has no words for is written as the rules name it.
+        """
+        key = f"qualifier.{qualifier}"
+        return self(key) if self.has(key) else qualifier
 
     def bet(self, name: str) -> str:
         """A bet type name (``pair_plus``) in this language."""

@@ -103,7 +103,7 @@ class PlayerScreen:
         if portrait:
             dealer_r, seats_r, tables_r, strip_r = parts
             dealer_hand(p, self.art, dealer_r, view.dealer_cards, view.dealer_hand,
-                        view.dealer_qualifies, tr)
+                        view.dealer_qualifies, tr, qualifier=view.paytables.qualifier)
             self._seats(p, seats_r, view, ncols=4)
             self._paytables(p, tables_r, view, ncols=3)
         else:
@@ -113,7 +113,8 @@ class PlayerScreen:
             tables_w = min(int(top.width * 0.74), max(int(top.width * 0.6), want))
             dealer_r, tables_r = cols(top, [top.width - tables_w - gap, tables_w], gap)
             dealer_hand(p, self.art, dealer_r, view.dealer_cards, view.dealer_hand,
-                        view.dealer_qualifies, tr, side_by_side=True)
+                        view.dealer_qualifies, tr, side_by_side=True,
+                        qualifier=view.paytables.qualifier)
             self._seats(p, seats_r, view, ncols=len(view.seats) or 1)
             self._paytables(p, tables_r, view, ncols=4)
         self._history(p, strip_r, view)

@@ -20,7 +20,12 @@ from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 
 from babel import Locale
-from babel.numbers import get_currency_precision, get_plus_sign_symbol, list_currencies
+from babel.numbers import (
+    format_compact_decimal,
+    get_currency_precision,
+    get_plus_sign_symbol,
+    list_currencies,
+)
 
 DEFAULT_CURRENCY = "EUR"
 """The currency when the configuration names none: the euro, two decimal digits (a
@@ -110,6 +115,27 @@ def format_money(minor: int, lang: str = "en", currency: str = DEFAULT_CURRENCY,
     if sign and minor > 0:
         return get_plus_sign_symbol(_locale(lang)) + text
     return text
+
+
+def format_money_compact(minor: int, lang: str = "en", currency: str = DEFAULT_CURRENCY
+                         ) -> str | None:
+    """A whole amount of a thousand or more in the language's compact notation.
+
+    ``100000`` EUR minor units (1000.00) -> ``1K`` / ``1 k`` / ``1 тис.``; ``125000`` ->
+    ``1.25K``. Only where the compact form is exact: None for an amount with decimals,
+    under a thousand, or one the notation would round (1,234.00).
+
+    Raises:
+        TypeError: ``minor`` is not an integer.
+        ValueError: an unknown currency.
+    """
+    value = money_value(minor, currency)
+    if value != value.to_integral_value() or abs(value) < 1000:
+        return None
+    unit = 10 ** (3 * ((len(str(abs(int(value)))) - 1) // 3))  # a thousand, a million...
+    if int(value) % (unit // 100):  # more than two decimals of the compact unit
+        return None
+    return format_compact_decimal(value, locale=_locale(lang), fraction_digits=2)
 
 
 def format_number(n: int, lang: str = "en") -> str:

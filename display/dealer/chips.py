@@ -20,10 +20,10 @@ from controller.game.views import DealerView
 from display import outcome_mode as om
 from display import theme
 from display.dealer.actions import PickChip, PlayRest, Undo
-from display.dealer.draw import Ctx, button, key_label
+from display.dealer.draw import Ctx, button, key_label, line_height
 from display.dealer.payouts import all_paid_button
 from display.dealer.state import PAYING, DealerUI, chip_in_use, undecided
-from display.painter import Button
+from display.painter import Button, rows
 
 CHIP_KEYS = ("f1", "f2", "f3", "f4", "f12")
 """The keys of the chips, smallest first."""
@@ -86,6 +86,32 @@ def _all_play(c: Ctx) -> None:
            keys=(om.ALL_PLAY_KEY,), enabled=ok, style="play")
 
 
+def chip_text(c: Ctx, value: int, box: pygame.Rect, two: pygame.Rect
+              ) -> tuple[list[str], int]:
+    """A chip's value (on one line or two) and its size, to fit ``box`` (two lines: ``two``).
+
+    Exact where it fits at the small size; else in the language's compact notation where
+    that is exact (``1K``, ``25 k``; ``25`` over ``тис.`` where one line is too narrow),
+    as large as it fits down to the screen's smallest text; exact again where nothing
+    else fits.
+    """
+    exact = c.money(value, whole=True)
+    short = c.tr.money_compact(value, c.view.currency)
+    ways = [[exact]]
+    if short is not None:
+        number, _, unit = short.replace("\u00a0", " ").replace("\u202f", " ").rpartition(" ")
+        ways += [[short]] + ([[number, unit]] if number else [])
+    best: tuple[list[str], int] = ([exact], c.sc.small)
+    for size in range(c.sc.small, c.sc.least - 1, -1):
+        font, lh = c.p.fonts.font(size, True), line_height(c.p, size)
+        for way in ways:
+            room = box if len(way) == 1 else two
+            if len(way) * lh <= room.height and all(font.size(t)[0] <= room.width
+                                                    for t in way):
+                return way, size
+    return best
+
+
 def _chip(c: Ctx, rect: pygame.Rect, value: int, key: str, enabled: bool,
           selected: bool) -> None:
     p, sc = c.p, c.sc
@@ -102,10 +128,14 @@ def _chip(c: Ctx, rect: pygame.Rect, value: int, key: str, enabled: bool,
     pygame.draw.circle(p.surface, theme.CARD_FACE if enabled else theme.BTN_OFF_TEXT, center,
                        d // 2, max(2, d // 10))
     dark = sum(base) < 380
-    box = pygame.Rect(0, 0, int(d * 0.8), int(d * 0.6))
-    box.center = center
-    p.text(label, box, sc.small, bold=True, color=theme.TEXT if dark else theme.TEXT_DARK,
-           role=f"chip.{value}")
+    box = pygame.Rect(0, 0, int(d * 0.84), int(d * 0.6))
+    two = pygame.Rect(0, 0, int(d * 0.8), int(d * 0.9))  # a number over its unit
+    box.center = two.center = center
+    said, size = chip_text(c, value, box, two)
+    place = box if len(said) == 1 else two
+    for i, (text, r) in enumerate(zip(said, rows(place, [1] * len(said)), strict=True)):
+        p.text(text, r, size, bold=True, color=theme.TEXT if dark else theme.TEXT_DARK,
+               role=f"chip.{value}" + ("2" if i else ""), min_size=size)
     hint = pygame.Rect(rect.left, rect.bottom - key_h, rect.width, key_h)
     p.text(key_label(key), hint, sc.small, bold=selected,
            color=theme.GOLD if selected else theme.TEXT_DIM, role=f"chip.{value}.hint")

@@ -8,8 +8,10 @@ its rank (tests measure them there).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import pygame
 
@@ -51,6 +53,7 @@ class Ctx:
         art: the card art.
         lay: the layout.
         now: monotonic seconds.
+        memo: what the panels work out once per frame (how seats write bet names).
     """
 
     p: Painter
@@ -60,6 +63,7 @@ class Ctx:
     art: CardArt
     lay: Layout
     now: float
+    memo: dict[str, Any] = field(default_factory=dict)
 
     @property
     def sc(self) -> Scale:
@@ -163,6 +167,33 @@ def lines(c: Ctx, text: str, box: pygame.Rect, size: int, *, bold: bool = False,
             p.text(bottom, b, size, bold=weight, color=color, align=align, role=role + "2")
             return
     p.text(text, box, size, bold=False, color=color, align=align, role=role)
+
+
+def line_height(p: Painter, size: int) -> int:
+    """The height of a line of text of ``size`` pixels, as the painter fits it."""
+    return max(p.fonts.font(size).get_linesize(), math.ceil(size * theme.LINE_HEIGHT))
+
+
+def wrap_words(font: pygame.font.Font, text: str, width: int, lead: int = 0
+               ) -> list[str] | None:
+    """``text`` broken between words into lines ``width`` wide (the first ``lead`` less).
+
+    None when a word alone is wider than its line: a word is never cut.
+    """
+    out: list[str] = []
+    line, room = "", width - lead
+    for word in text.split(" "):
+        trial = f"{line} {word}" if line else word
+        if font.size(trial)[0] <= room:
+            line = trial
+            continue
+        if line:
+            out.append(line)
+            line, room = word, width
+        if font.size(word)[0] > room:
+            return None
+    out.append(line)
+    return out
 
 
 def panel(c: Ctx, rect: pygame.Rect, color: Color = theme.PANEL,

@@ -1,6 +1,7 @@
 """The dealer's hand: three card places, and whether it qualifies.
 
-Before the reveal: what the dealer qualifies with; after it, the hand and the verdict.
+Before the reveal: the rule (what the dealer needs to qualify); after it, the hand and
+the verdict.
 """
 
 from __future__ import annotations
@@ -10,9 +11,6 @@ import pygame
 from display import theme
 from display.dealer.draw import Ctx, cards, panel
 from display.painter import cols, inset, rows
-
-QUALIFIER = {"en": "Q-high", "fr": "hauteur dame", "uk": "дамою"}
-"""The usual qualifier in words, per language."""
 
 
 def draw_dealer(c: Ctx, rect: pygame.Rect) -> None:
@@ -33,7 +31,8 @@ def draw_dealer(c: Ctx, rect: pygame.Rect) -> None:
     if view.dealer_qualifies is None:
         if view.state == "void":
             return  # no hand will be played
-        text = tr("dealer.qualifier", q=QUALIFIER.get(tr.lang, view.paytables.qualifier))
+        # the rule, until the dealer's hand is revealed: never read as a result
+        text = tr("dealer.qualifier", q=tr.qualifier(view.paytables.qualifier))
         p.text2(text, info, sc.medium, color=theme.TEXT_DIM, role="dealer.qualifier")
         return
     wide = info.width > 3 * info.height

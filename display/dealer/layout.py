@@ -30,6 +30,8 @@ MEDIUM = 16
 """Body text at ``u`` = 1."""
 LARGE = 20
 """Headings and the large next step at ``u`` = 1."""
+LEAST_LARGE = 18
+"""The smallest text a large screen may shrink a line to (1920x1080: 18 pixels), pixels."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +71,11 @@ class Scale:
     def large(self) -> int:
         """Heading text size, pixels."""
         return max(LARGE, math.floor(LARGE * self.u))
+
+    @property
+    def least(self) -> int:
+        """The smallest size a text may shrink to, pixels (the small size at most)."""
+        return min(self.small, max(SMALL, LEAST_LARGE))
 
     def px(self, base: float) -> int:
         """``base`` pixels at ``u`` = 1, in pixels of this screen."""

@@ -15,7 +15,8 @@ import pygame
 from controller.game import inputs as C  # noqa: N812 - the input declarations
 from display import theme
 from display.dealer.actions import DismissRefusal
-from display.dealer.draw import Ctx, button, lines, panel
+from display.dealer.draw import Ctx, button, line_height, lines, panel, wrap_words
+from display.dealer.faces import split_two
 from display.dealer.header import LINK_DOWN
 from display.dealer.state import (
     Step,
@@ -27,6 +28,8 @@ from display.dealer.state import (
 )
 from display.painter import inset, rows
 
+STATUS_LEAST = 18
+"""The size a status in the large button's place reaches where it fits (at ``u`` = 1)."""
 PAUSE_ACTIONS = {"link_lost": "next.shoe"}
 """Pause reason -> the next step's key, where it is not the view's."""
 
@@ -103,12 +106,66 @@ def draw_next_action(c: Ctx, primary: bool = True) -> None:
         button(c, "refusal", spot, "", DismissRefusal(), style="flat")
         p.fill(spot, theme.AMBER, max(4, sc.px(6)))
         p.outline(spot, theme.TEXT_DARK, max(1, sc.px(2)), max(4, sc.px(6)))
-        top, bottom = rows(inset(spot, sc.px(8), sc.px(3)), [1, 1.2])
-        p.text("! " + c.tr("banner.rejected.msg"), top, sc.small, bold=True,
-               color=theme.TEXT_DARK, align="left", role="refusal.title")
-        p.text(c.tr.rejection(refusal), bottom, sc.small, color=theme.TEXT_DARK, align="left",
-               role="refusal.reason")
+        _refusal_words(c, inset(spot, sc.px(8), sc.px(3)), c.tr.rejection(refusal))
         p.region("refusal", spot)
+
+
+def _refusal_words(c: Ctx, box: pygame.Rect, reason: str) -> None:
+    """"! Refused" and the reason, wrapped between words to the lines ``box`` has.
+
+    The title on a line of its own where that leaves room, else the reason follows it
+    on its line; the text shrinks (never under the screen's smallest) until it fits.
+    """
+    p, sc = c.p, c.sc
+    title = "! " + c.tr("banner.rejected.msg")
+    for size in range(sc.small, sc.least - 1, -1):
+        f, lh = p.fonts.font(size), line_height(p, size)
+        n = max(1, box.height // lh)
+        own = wrap_words(f, reason, box.width)
+        if own is not None and len(own) < n:
+            lead, said = 0, own
+            break
+        lead = p.fonts.font(size, True).size(title + " ")[0]
+        said = wrap_words(f, reason, box.width, lead) or [reason]
+        if len(said) <= n:
+            break
+    top = box.top + (box.height - lh * (len(said) + (0 if lead else 1))) // 2
+    p.text(title, pygame.Rect(box.left, top, box.width if not lead else lead, lh), size,
+           bold=True, color=theme.TEXT_DARK, align="left", role="refusal.title",
+           min_size=size)
+    top += 0 if lead else lh
+    for i, text in enumerate(said):
+        x = box.left + (lead if i == 0 else 0)
+        p.text(text, pygame.Rect(x, top + i * lh, box.right - x, lh), size,
+               color=theme.TEXT_DARK, align="left", role="refusal.reason" + (str(i + 1) if i
+                                                                             else ""),
+               min_size=size)
+
+
+def _status(c: Ctx, inner: pygame.Rect, label: str) -> None:
+    """A status in the large button's place, as large as its place allows.
+
+    A caption over it where that leaves it at :data:`STATUS_LEAST` or larger, else the
+    whole place for it, on one line or two (whichever writes it larger).
+    """
+    p, sc = c.p, c.sc
+    fit = p.fonts.fit
+    caption, said = rows(inner, [1, 1.6])
+    if fit(label, True, sc.large, said.width, said.height, sc.least)[0] >= sc.px(STATUS_LEAST):
+        p.text(c.tr("status.caption"), caption, sc.small, color=theme.TEXT_DIM,
+               align="left", role="primary.caption")
+        p.text(label, said, sc.large, bold=True, color=theme.GOLD, role="primary.status")
+        return
+    one = fit(label, True, sc.large, inner.width, inner.height, sc.least)
+    top, bottom = split_two(label)
+    a, b = rows(inner, [1, 1])
+    two = min(fit(t, True, sc.large, r.width, r.height, sc.least)[0]
+              for t, r in ((top, a), (bottom, b))) if bottom else 0
+    if one[0] >= two and not one[2]:
+        p.text(label, inner, sc.large, bold=True, color=theme.GOLD, role="primary.status")
+        return
+    p.text(top, a, two, bold=True, color=theme.GOLD, role="primary.status", min_size=two)
+    p.text(bottom, b, two, bold=True, color=theme.GOLD, role="primary.status2", min_size=two)
 
 
 def draw_primary(c: Ctx, step: Step) -> None:
@@ -125,13 +182,7 @@ def draw_primary(c: Ctx, step: Step) -> None:
         p.fill(pygame.Rect(rect.left, rect.top, max(3, sc.px(4)), rect.height), theme.GOLD)
         inner = inset(rect, sc.px(10), sc.px(3))
         inner.left += max(3, sc.px(4))
-        caption, said = rows(inner, [1, 1.6])
-        if p.fonts.font(sc.small, True).size(label)[0] > said.width:
-            said = inner  # a long status takes two lines, without the caption
-        else:
-            p.text(tr("status.caption"), caption, sc.small, color=theme.TEXT_DIM,
-                   align="left", role="primary.caption")
-        p.text2(label, said, sc.large, bold=True, color=theme.GOLD, role="primary.status")
+        _status(c, inner, label)
         return
     button(c, "primary", rect, label, step.action, keys=step.keys, enabled=step.enabled,
            style="primary", size=sc.large, sub=tr("word.pin_needed") if step.pin else "",

@@ -20,12 +20,16 @@ from display import outcome_mode as om
 from display import theme
 from display.dealer.actions import Action, AddChip
 from display.dealer.draw import MIN_CARD, Ctx, button, cards, lines, panel
+from display.dealer.layout import layout
 from display.dealer.payouts import Line, pay_button, result_lines
 from display.dealer.seat_lines import (
     FULL_NAMES_FROM,
+    LINE_BETS,
+    Names,
     bet_name,
     column_fit,
     flow,
+    full_sizes,
     line_fit,
     row_lines,
 )
@@ -34,6 +38,9 @@ from display.painter import Button, cols, inset, rows
 
 BET_KEYS = {"ante": "a", "pair_plus": "p", "six_card_bonus": "x"}
 """The key of each bet spot (acting on the seat the screen names)."""
+BUSY_HANDS = ("straight_flush", "three_of_a_kind", "mini_royal", "high_card", "straight",
+              "flush", "pair")
+"""The hands a seat can hold (a folded one named with its fold)."""
 TEXT_MARGIN = 6
 """How far a seat's texts keep from its left and right edges at ``u`` = 1: clear of the
 outline of the seat named (3) by 3 pixels of felt."""
@@ -55,6 +62,88 @@ def bet_lines(c: Ctx, seat: SeatView, whole: bool = False) -> list[Line]:
     return [(name, om.mark_text(seat.bets[name]) if c.outcomes
              else c.money(seat.bets[name], whole=whole), theme.TEXT)
             for name in ("ante", "play", "pair_plus", "six_card_bonus") if seat.bets.get(name)]
+
+
+Make = Callable[[bool, Names], list[Line]]
+"""A seat's lines, ``make(whole, names)`` (``whole``: amounts without decimals where
+they have none)."""
+
+
+def seat_names(c: Ctx) -> Names:
+    """How every seat of this screen writes bet names: one style in every seat.
+
+    In full where the seat columns are wide enough for the longest name at the screen's
+    smallest text or larger, at the largest size at which every seat's lines fit (the
+    gaps, decimals and the hand's second line give way first); else short, as they are
+    in seat rows (portrait). Worked out once per frame.
+    """
+    got = c.memo.get("names")
+    if got is None:
+        got = c.memo["names"] = _choose_names(c)
+    return got
+
+
+def _choose_names(c: Ctx) -> Names:
+    sc, lay = c.sc, c.lay
+    short = Names(False, sc.small)
+    if lay.seat_rows or not lay.seats:
+        return short
+    width = lay.seats[0].width - 2 * sc.px(TEXT_MARGIN)
+    key_w = max(c.p.fonts.font(sc.small).size(k.upper())[0] for k in BET_KEYS.values())
+    spot_w = lay.seats[0].width - 2 * max(3, sc.px(6)) - key_w - sc.px(6)  # _spot's face
+    plans = [(make, _hand_text(c, seat), room, card)
+             for seat, cell in zip(c.view.seats, lay.seats, strict=False)
+             for make, room, card in [_column_plan(c, cell, seat)] if make is not None]
+    plans.append(_busiest(c))
+    for size in full_sizes(c, min(width, spot_w)):  # the narrowest place a name goes
+        names = Names(True, size)
+        if all(column_fit(c, lambda whole, m=make, n=names: m(whole, n), hand, width, room,
+                          card, names).fits for make, hand, room, card in plans):
+            return names
+    return short
+
+
+def _busiest(c: Ctx) -> tuple[Make, str, int, int]:
+    """A busy settled seat in a column of this screen, as a plan for :func:`column_fit`.
+
+    Every result line (amounts as wide as +1,000.00) and a hand named on two lines:
+    where it fits, the names are full in every state of the round, not only in quieter
+    ones.
+    """
+    lay, sc = c.lay, c.sc
+    settled = layout(lay.size, len(lay.seats), len(lay.chips), with_dealer=True)
+    cell = settled.seats[0]
+    body_top = cell.top + 2 * max(2, sc.px(4)) + sc.line(sc.medium)
+    amount = c.money(100_000, sign=True)
+    hand = max((f"{c.tr.hand(h)} \u2022 {c.tr('word.folded')}" for h in BUSY_HANDS),
+               key=lambda t: c.p.fonts.font(sc.small, True).size(t)[0])
+    return (lambda whole, names: [(b, amount, theme.TEXT) for b in LINE_BETS], hand,
+            cell.bottom - sc.touch - body_top, sc.px(MIN_CARD))
+
+
+def _maker(c: Ctx, seat: SeatView, width: int, row: bool) -> Make | None:
+    """What a seat in a dealt round lists: its results once settled, else its bets."""
+    if c.view.state in PAYING and seat.results:
+        return lambda whole, names: _results(c, seat, width, row, names, whole)
+    if seat.bets or seat.cards:
+        return lambda whole, names: bet_lines(c, seat, whole)
+    return None
+
+
+def _column_plan(c: Ctx, rect: pygame.Rect, seat: SeatView) -> tuple[Make | None, int, int]:
+    """A seat column's lines, its room for cards, hand and lines, its cards' least height.
+
+    As :func:`draw_seat` lays the column out; no lines while betting, no cards (0) in a
+    void round that dealt none.
+    """
+    sc = c.sc
+    if c.view.state == "betting":
+        return None, 0, 0
+    g = max(2, sc.px(4))
+    body_top = rect.top + g + sc.line(sc.medium) + g
+    with_cards = bool(seat.cards) or c.view.state != "void"
+    return (_maker(c, seat, rect.width, False), rect.bottom - sc.touch - body_top,
+            sc.px(MIN_CARD) if with_cards else 0)
 
 
 def draw_seat(c: Ctx, rect: pygame.Rect, seat: SeatView, focus: bool, row: bool) -> None:
@@ -82,17 +171,15 @@ def draw_seat(c: Ctx, rect: pygame.Rect, seat: SeatView, focus: bool, row: bool)
         body = pygame.Rect(rect.left, head.bottom + g, rect.width, rect.bottom - head.bottom - g)
     _head(c, head, seat, focus, row)
     state = view.state
+    make = _maker(c, seat, body.width, row)
     if state == "betting":
         _betting(c, body, seat, focus, row)
-    elif state in PAYING and seat.results:
-        _played(c, body, seat, lambda whole: _results(c, seat, body.width, row, whole), row,
-                lambda r: pay_button(c, r, seat))
-    elif state == "deciding" and seat.bets.get("ante"):
-        _played(c, body, seat, lambda whole: bet_lines(c, seat, whole), row,
-                lambda r: _decision(c, r, seat, focus))
-    elif active:
-        _played(c, body, seat, lambda whole: bet_lines(c, seat, whole), row,
-                lambda r: _status(c, r, seat))
+    elif state in PAYING and seat.results and make:
+        _played(c, body, seat, make, row, lambda r: pay_button(c, r, seat))
+    elif state == "deciding" and seat.bets.get("ante") and make:
+        _played(c, body, seat, make, row, lambda r: _decision(c, r, seat, focus))
+    elif active and make:
+        _played(c, body, seat, make, row, lambda r: _status(c, r, seat))
     else:
         p.text(c.tr("word.empty_seat"), body, sc.medium, color=theme.TEXT_DIM,
                role=f"{role}.open")
@@ -172,30 +259,32 @@ def _spot(c: Ctx, r: pygame.Rect, seat: SeatView, name: str, focus: bool,
     face = inset(r, max(3, sc.px(6)), max(2, sc.px(3)))
     if focus:
         face.width -= p.fonts.font(sc.small).size(key.upper())[0] + sc.px(6)
-    label = bet_name(c, name, r.width)
+    names = seat_names(c)
+    label = bet_name(c, name, names)
     vf = p.fonts.font(sc.small, True)
-    one_line = p.fonts.font(sc.small).size(label + "  ")[0] + vf.size(value)[0] <= face.width
+    one_line = p.fonts.font(names.size).size(label + "  ")[0] + vf.size(value)[0] <= face.width
     if one_line or face.height < 2 * sc.line(sc.small):
         vw = min(face.width, vf.size(value)[0] + 1)
         a = pygame.Rect(face.left, face.top, face.width - vw, face.height)
         b = pygame.Rect(face.right - vw, face.top, vw, face.height)
     else:
         a, b = rows(face, [1, 1])
-    p.text(label, a, sc.small, color=theme.TEXT_DIM, align="left", role=f"seat.{seat.seat}.bet")
+    p.text(label, a, names.size, color=theme.TEXT_DIM, align="left", role=f"seat.{seat.seat}.bet",
+           min_size=sc.least)
     p.text(value, b, sc.small, bold=True, color=theme.TEXT if amount else theme.TEXT_DIM,
            align="right", role=f"seat.{seat.seat}.amount")
 
 
-def _played(c: Ctx, body: pygame.Rect, seat: SeatView, make: Callable[[bool], list[Line]],
-            row: bool, action: Callable[[pygame.Rect], None]) -> None:
-    """Cards, hand, lines and the action of a seat in a dealt round.
-
-    ``make(whole)`` gives the seat's lines (``whole``: amounts without decimals where
-    they have none).
-    """
+def _played(c: Ctx, body: pygame.Rect, seat: SeatView, make_lines: Make, row: bool,
+            action: Callable[[pygame.Rect], None]) -> None:
+    """Cards, hand, lines and the action of a seat in a dealt round."""
     sc, g = c.sc, max(2, c.sc.px(4))
     pad = sc.px(TEXT_MARGIN)
     hand = _hand_text(c, seat)
+    names = seat_names(c)
+
+    def make(whole: bool) -> list[Line]:
+        return make_lines(whole, names)
     if row:
         lines = make(False)
         lh = sc.line(sc.small)
@@ -219,14 +308,14 @@ def _played(c: Ctx, body: pygame.Rect, seat: SeatView, make: Callable[[bool], li
         hand_r = pygame.Rect(text_r.left, text_r.top + sc.px(2), text_r.width, lh)
         _hand(c, hand_r, seat, hand)
         flow(c, pygame.Rect(text_r.left, hand_r.bottom, text_r.width,
-                            text_r.bottom - hand_r.bottom), lines, seat.seat)
+                            text_r.bottom - hand_r.bottom), lines, seat.seat, names)
         action(inset(act_r, 0, max(2, sc.px(3))))
         return
     text = inset(body, pad, 0)
     act = pygame.Rect(body.left, body.bottom - sc.touch, body.width, sc.touch)
     with_cards = bool(seat.cards) or c.view.state != "void"
     fit = column_fit(c, make, hand, text.width, act.top - body.top,
-                      sc.px(MIN_CARD) if with_cards else 0)
+                     sc.px(MIN_CARD) if with_cards else 0, names)
     lines, g = fit.lines, fit.gap
     cards_r = pygame.Rect(text.left, body.top, text.width, fit.card_h)
     if fit.card_h:  # the cards always show: the lines and gaps give way first
@@ -236,18 +325,18 @@ def _played(c: Ctx, body: pygame.Rect, seat: SeatView, make: Callable[[bool], li
                          fit.hand_h)
     _hand(c, hand_r, seat, hand)
     flow(c, pygame.Rect(text.left, hand_r.bottom, text.width, act.top - g - hand_r.bottom),
-         lines, seat.seat)
+         lines, seat.seat, names)
     action(act)
 
 
-def _results(c: Ctx, seat: SeatView, width: int, row: bool, whole: bool = False
-             ) -> list[Line]:
+def _results(c: Ctx, seat: SeatView, width: int, row: bool, names: Names,
+             whole: bool = False) -> list[Line]:
     """A seat's results; in outcome mode a win as ``30:1`` where its words leave no line."""
     full = result_lines(c, seat, whole=whole)
     if not c.outcomes or row:
         return full
     text_w = width - 2 * c.sc.px(TEXT_MARGIN)
-    if all(line_fit(c, line, text_w) == (1, True) for line in full):
+    if all(line_fit(c, line, text_w, names) == (1, True) for line in full):
         return full
     return result_lines(c, seat, compact=True)
 

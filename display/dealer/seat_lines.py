@@ -2,7 +2,9 @@
 
 A seat column shares its height between the cards, the hand's name, one line per bet
 and the seat's button (:func:`column_fit`); a seat row (portrait) writes its lines side
-by side (:func:`flow`).
+by side (:func:`flow`). Bet names are written in full (``Ante Bonus``) where the seats
+are wide enough for the longest of them, else short (``AB``): one style for the whole
+screen, in every state of the round (:class:`Names`).
 """
 
 from __future__ import annotations
@@ -17,12 +19,39 @@ from display.dealer.draw import Ctx
 from display.dealer.payouts import Line
 
 FULL_NAMES_FROM = 150
-"""A seat at least this wide (at ``u`` = 1) writes bet names in full, else short."""
+"""A seat at least this wide (at ``u`` = 1) has room for Rebet beside Clear."""
+LINE_BETS = ("ante", "play", "ante_bonus", "pair_plus", "six_card_bonus")
+"""Every bet a seat's lines may name."""
 
-def bet_name(c: Ctx, name: str, width: int) -> str:
-    """A bet's name in full in a wide seat, else short (``PP``): one style per screen."""
-    full = width >= c.sc.px(FULL_NAMES_FROM)
-    return c.tr.bet(name) if full else c.tr(f"short.{name}")
+
+@dataclass(frozen=True, slots=True)
+class Names:
+    """How the seats write bet names and amounts on one screen.
+
+    Attributes:
+        full: names in full (``6 Card Bonus``), else short (``6CB``).
+        size: the text size of the seats' lines (pixels).
+    """
+
+    full: bool
+    size: int
+
+
+def bet_name(c: Ctx, name: str, names: Names) -> str:
+    """A bet's name, in full or short as the screen writes them."""
+    return c.tr.bet(name) if names.full else c.tr(f"short.{name}")
+
+
+def full_sizes(c: Ctx, width: int) -> list[int]:
+    """The text sizes, largest first, at which every bet's full name fits ``width``.
+
+    From the seats' text size down to the smallest text of the screen; none where even
+    that is too wide (the names are then written short).
+    """
+    sc = c.sc
+    names = [c.tr.bet(n) for n in LINE_BETS]
+    return [s for s in range(sc.small, sc.least - 1, -1)
+            if max(c.p.fonts.font(s).size(n)[0] for n in names) <= width]
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,16 +63,19 @@ class ColumnFit:
         gap: the space between the cards, the hand, the lines and the button.
         card_h: the cards' height (0: no cards to show).
         hand_h: the hand's height (one line or two).
+        fits: everything fits whole (else the last, tightest try is given: the hand's
+            name on one line, cut).
     """
 
     lines: list[Line]
     gap: int
     card_h: int
     hand_h: int
+    fits: bool = True
 
 
 def column_fit(c: Ctx, make: Callable[[bool], list[Line]], hand: str, width: int,
-                room: int, min_card: int) -> ColumnFit:
+                room: int, min_card: int, names: Names) -> ColumnFit:
     """Share ``room`` pixels between the cards (at least ``min_card``), hand and lines.
 
     The cards never give way, nor does a line. When all does not fit, first the gaps
@@ -60,24 +92,23 @@ def column_fit(c: Ctx, make: Callable[[bool], list[Line]], hand: str, width: int
     for g, whole, two_lines in tries:
         shown = made.setdefault(whole, make(whole))
         hand_h = lh * (2 if two_lines else 1) if hand else 0
-        text_h = sum(line_fit(c, ln, width)[0] for ln in shown) * lh
+        text_h = sum(line_fit(c, ln, width, names)[0] for ln in shown) * sc.line(names.size)
         spare = room - (min_card + g if min_card else 0) - hand_h - text_h - g
         if spare >= 0:
             break
     card_h = min_card + min(max(0, spare), max(0, sc.px(44) - min_card)) if min_card else 0
-    return ColumnFit(shown, g, card_h, hand_h)
+    return ColumnFit(shown, g, card_h, hand_h, spare >= 0 and two_lines == two)
 
 
-
-def line_fit(c: Ctx, line: Line, width: int) -> tuple[int, bool]:
+def line_fit(c: Ctx, line: Line, width: int, names: Names) -> tuple[int, bool]:
     """(1 or 2 text lines, amount in bold) for a line's name and amount in ``width``.
 
     One line with a bold amount, else with a regular one, else the amount under the name.
     """
     name, value, _ = line
-    label = c.p.fonts.font(c.sc.small).size(bet_name(c, name, width) + " ")[0]
+    label = c.p.fonts.font(names.size).size(bet_name(c, name, names) + " ")[0]
     for bold in (True, False):
-        if label + c.p.fonts.font(c.sc.small, bold).size(value)[0] <= width:
+        if label + c.p.fonts.font(names.size, bold).size(value)[0] <= width:
             return 1, bold
     return 2, True
 
@@ -94,7 +125,7 @@ def row_lines(c: Ctx, lines: list[Line], width: int) -> int:
     return count
 
 
-def flow(c: Ctx, box: pygame.Rect, lines: list[Line], seat: int) -> None:
+def flow(c: Ctx, box: pygame.Rect, lines: list[Line], seat: int, names: Names) -> None:
     """Bet lines in ``box``, one per line: name left, amount right (or under it).
 
     In a seat row (portrait) the lines sit side by side.
@@ -119,19 +150,19 @@ def flow(c: Ctx, box: pygame.Rect, lines: list[Line], seat: int) -> None:
                    bold=True, color=color, align="left", role=f"{role}.amount")
             x += lw + vw + gap
         return
-    y = box.top
-    fits = [line_fit(c, line, box.width) for line in lines]
+    y, size, lh = box.top, names.size, sc.line(names.size)
+    fits = [line_fit(c, line, box.width, names) for line in lines]
     bold = all(b for _, b in fits)  # one weight for the whole seat
     for line, (n, _) in zip(lines, fits, strict=True):
         name, value, color = line
         r = pygame.Rect(box.left, y, box.width, n * lh)
-        vw = min(r.width, p.fonts.font(sc.small, bold).size(value)[0] + 1)
+        vw = min(r.width, p.fonts.font(size, bold).size(value)[0] + 1)
         a = pygame.Rect(r.left, r.top, r.width - vw if n == 1 else r.width, lh)
         b = pygame.Rect(r.right - vw, r.bottom - lh, vw, lh)
-        p.text(bet_name(c, name, box.width), a, sc.small, color=theme.TEXT_DIM, align="left",
-               role=f"{role}.bet")
-        p.text(value, b, sc.small, bold=bold, color=color, align="right",
-               role=f"{role}.amount")
+        p.text(bet_name(c, name, names), a, size, color=theme.TEXT_DIM, align="left",
+               role=f"{role}.bet", min_size=size)
+        p.text(value, b, size, bold=bold, color=color, align="right",
+               role=f"{role}.amount", min_size=size)
         y = r.bottom
 
 

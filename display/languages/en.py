@@ -88,7 +88,8 @@ MESSAGES: dict[str, str] = {
     # dealer outcome
     "dealer.qualifies": "Dealer qualifies",
     "dealer.not_qualify": "Dealer does not qualify",
-    "dealer.qualifier": "Dealer qualifies with {q}",
+    "dealer.qualifier": "Dealer needs {q} or better to qualify",
+    "qualifier.Q-high": "Q-high",
     # buttons
     "btn.no_more_bets": "No more bets",
     "btn.reveal": "Reveal",

@@ -135,3 +135,19 @@ def test_the_round_log_line_writes_the_table_s_currency(make_shift):
     (rec,) = [r for r in view.recall if r.round_id == 1]
     line = describe_round(rec, s.config.profile, view.currency)
     assert line.endswith("seat 1 As Ks Qs straight flush +9.000"), line
+
+
+def test_compact_money_only_where_it_is_exact():
+    """1000.00 and 25000.00 short in each language (CLDR's compact notation); an amount
+    the notation would round, one with decimals or under a thousand: none."""
+    from babel.numbers import format_compact_decimal
+
+    from controller.game.numbers import format_money_compact
+    for lang in ("en", "fr", "uk"):
+        for major in (1000, 25000, 1250, 1_500_000):
+            got = format_money_compact(major * 100, lang, "EUR")
+            assert got == format_compact_decimal(major, locale=lang, fraction_digits=2)
+        assert format_money_compact(123400, lang, "EUR") is None       # 1,234 would round
+        assert format_money_compact(100050, lang, "EUR") is None       # 1,000.50
+        assert format_money_compact(99900, lang, "EUR") is None        # 999
+    assert format_money_compact(100000, "en", "EUR") == "1K"

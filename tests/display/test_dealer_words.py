@@ -121,7 +121,7 @@ def test_paying_the_next_step_and_the_large_button_say_the_same_step(fonts, name
 
 
 @pytest.mark.parametrize("lang", LANGS)
-@pytest.mark.parametrize("name", ["settled", "outcomes-settled", "dealing", "link-lost"])
+@pytest.mark.parametrize("name", ["settled", "outcomes-settled", "dealing", "link-lost", "void"])
 def test_a_status_in_the_large_buttons_place_does_not_look_like_a_disabled_button(
         fonts, name, lang):
     """No button face in the disabled colours: a caption says it is what goes on now."""
@@ -131,8 +131,10 @@ def test_a_status_in_the_large_buttons_place_does_not_look_like_a_disabled_butto
     surface = pygame.Surface((800, 480))
     frame = screen.draw(surface, view, 0.0)
     assert frame.button("primary") is None
-    if "settled" in name:  # a short status: a caption over it
+    status = [t for t in frame.texts if t.role.startswith("primary.status")]
+    if "settled" in name and len(status) == 1:  # a short status: a caption over it
         assert said(frame, "primary.caption") == screen.tr("status.caption")
+    assert min(t.size for t in status) >= 18  # where there is no room for both: the status
     box = frame.regions["primary"]
     faces = {tuple(surface.get_at((x, box.bottom - 3)))[:3]
              for x in range(box.left + 8, box.right - 8, 4)}
