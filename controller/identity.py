@@ -318,10 +318,12 @@ def _metadata(root: Path) -> list[Path]:
 def _version(root: Path) -> str:
     """The distribution's version, from its metadata beside the packages.
 
-    Read directly: importing :mod:`importlib.metadata` alone costs a start-up about 0.1 s.
-    Where there is none beside them (an editable install), wherever that finds it.
+    Read directly: importing :mod:`importlib.metadata` alone costs a start-up about 0.1 s
+    and several MB. Where there is none beside them (an editable install), the folders on
+    ``sys.path`` are looked at the same way; only then is :mod:`importlib.metadata` asked.
     """
-    for info in _metadata(root):
+    folders = [root] + [Path(d) for d in sys.path if d and Path(d) != root]
+    for info in (m for folder in folders if folder.is_dir() for m in _metadata(folder)):
         try:
             with open(info / "METADATA", encoding="utf-8") as f:
                 for line in f:

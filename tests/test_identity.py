@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from fresh_python import packages_after
+from fresh_python import modules_after, packages_after
 
 from controller.game.journal import Journal
 
@@ -146,6 +146,21 @@ def test_the_running_table_loads_no_report_pdf_plot_or_signing_library():
             "controller.identity.identify()\n")
     assert packages_after(code, among=("reportlab", "matplotlib", "cryptography", "PIL")) == []
 
+
+
+def test_the_version_is_read_from_metadata_on_the_path_without_importlib_metadata(tmp_path):
+    # an editable install keeps its metadata in site-packages, not beside the packages:
+    # the version is still read directly (importlib.metadata costs a start-up MBs)
+    elsewhere, on_path = tmp_path / "src", tmp_path / "site"
+    elsewhere.mkdir()
+    info = on_path / "threecard_table-7.3.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: threecard-table\n"
+                                   "Version: 7.3.1\n\nabout\n", encoding="utf-8")
+    code = (f"import sys; sys.path.insert(0, {str(on_path)!r})\n"
+            "from pathlib import Path\nimport controller.identity as i\n"
+            f"assert i._version(Path({str(elsewhere)!r})) == '7.3.1', i._version(Path('.'))\n")
+    assert "importlib.metadata" not in modules_after(code)
 
 
 def test_byte_code_not_made_from_its_source_is_named(install, tmp_path):
