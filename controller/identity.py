@@ -415,9 +415,11 @@ def startup_identity() -> dict[str, Any]:
                  ident.sha256, ident.files)
     hooks = startup_files()
     if hooks and ident.installed:
-        log.warning("start-up code outside the package (run by Python at every start, no "
-                    "manifest covers it: check each): %s",
-                    ", ".join(f"{what} {path}" for what, path in hooks))
+        # named, not warned about: a stock virtual environment has one (setuptools'
+        # distutils-precedence.pth); `threecard identify` names them for the inspector
+        log.info("start-up code outside the package (run by Python at every start, no "
+                 "manifest covers it: check each): %s",
+                 ", ".join(f"{what} {path}" for what, path in hooks))
     return ident.journal_form(MAX_NAMED_FILES)
 
 

@@ -214,7 +214,7 @@ def on_misread(g: Game, body: Any, actor: str) -> None:
                    "Set the card aside as a burn")
 
 
-def on_manual_card(g: Game, body: I.ManualCard, actor: str) -> None:
+def on_manual_card(g: Game, body: I.ManualCardRecord, actor: str) -> None:
     """A supervisor enters the misread card by hand (recorded as manual)."""
     if not g.round.paused_for("misread"):
         raise Rejected("manual_card_not_misread")

@@ -162,7 +162,7 @@ class Game:
             I.RebetRecord: Game._rebet, I.NoMoreBets: Game._no_more_bets, I.Decide: Game._decide,
             I.UndoDecision: Game._undo_decision, I.Reveal: Game._reveal,
             I.Settle: Game._settle, I.NextRound: Game._next_round, I.VoidRecord: Game._void_cmd,
-            I.ManualCard: dealing.on_manual_card, I.UnblockRecord: Game._unblock_deck,
+            I.ManualCardRecord: dealing.on_manual_card, I.UnblockRecord: Game._unblock_deck,
             I.Resume: Game._resume, I.NewDeck: Game._new_deck,
             I.ExposedCard: dealing.on_exposed_card, I.ConfigChanged: Game._config_change,
             I.PinChanged: Game._change_pin,

@@ -140,7 +140,8 @@ Amount = Annotated[int, Meta(ge=MIN_AMOUNT, le=MAX_AMOUNT)]
 Pin = Annotated[str, Meta(pattern=f"^[0-9]{{{PIN_MIN_DIGITS},{PIN_MAX_DIGITS}}}\\Z")]
 Reason = Annotated[str, Meta(max_length=MAX_REASON, pattern=SAFE_TEXT_PATTERN)]
 JournaledReason = Annotated[str, Meta(max_length=MAX_REASON)]
-CardText = Annotated[str, Meta(min_length=2, max_length=MAX_CARD_TEXT)]
+CardText = Annotated[str, Meta(min_length=2, max_length=MAX_CARD_TEXT, pattern=SAFE_TEXT_PATTERN)]
+JournaledCardText = Annotated[str, Meta(min_length=2, max_length=MAX_CARD_TEXT)]
 BetName = Literal["ante", "pair_plus", "six_card_bonus"]
 BET_NAMES: tuple[str, ...] = typing.get_args(BetName)
 """The bets a seat places (``--bets``, settle lines, limits); stored by index: add last."""
@@ -397,6 +398,15 @@ class UnblockRecord(VoidRecord):
     """The journal body of an :class:`UnblockDeck`: its reason, as :class:`VoidRecord`."""
 
 
+class ManualCardRecord(_Body):
+    """The journal body of a :class:`ManualCard`: its card text, read as journaled.
+
+    An earlier version took card text with control characters: it replays, refused as then.
+    """
+
+    card: JournaledCardText
+
+
 class PinChanged(_Body):
     """The journal body of a :class:`ChangePin`: the role and its new PIN's salted hash."""
 
@@ -421,6 +431,7 @@ ConfigChange.body_type = ConfigChanged
 ChangePin.body_type = PinChanged
 Rebet.body_type = RebetRecord
 VoidRound.body_type, UnblockDeck.body_type = VoidRecord, UnblockRecord
+ManualCard.body_type = ManualCardRecord
 REBET_RULE = 2
 """The rebet rule a :class:`Rebet` is journaled under now: fill empty seats only."""
 
@@ -564,6 +575,7 @@ __all__ = [
     "PIN_MAX_DIGITS", "PIN_MIN_DIGITS", "REBET_RULE", "SETTINGS", "STARTUP",
     "ChangePin", "ClearBets", "ConfigChange", "ConfigChanged", "DealerCommand", "Decide",
     "ExposedCard", "InputError", "JournaledReason", "JournaledSettingValue", "ManualCard",
+    "ManualCardRecord",
     "MarkBet", "NewDeck",
     "NextRound", "NoMoreBets", "PinChanged", "PlaceBet", "Rebet", "RebetRecord", "RemoveChip",
     "Resume", "Reveal", "Role", "Screens", "Settle", "Software", "Startup", "Tick",

@@ -139,3 +139,32 @@ def test_a_setting_an_earlier_version_journaled_with_control_characters_replays(
     assert not again.locked
     assert again.journal.last_seq >= 2 and again.config.rules == config.rules
     again.close()
+
+
+@pytest.mark.parametrize("card", ["\x00s", "\x1b[2J\x1b[H", "A\x00\x07\x08", "Q\u202e"])
+def test_a_control_character_in_a_manual_card_is_refused_and_nothing_is_journaled(tmp_path,
+                                                                                 card):
+    line = encode_body({"command": "manual_card", "card": card, "pin": SUP})
+    with pytest.raises(I.InputError) as caught:
+        parse_control_line(line)
+    assert str(caught.value) == "Expected `str` without control characters - at `$.card`"
+    t = Table(tmp_path / "j.sqlite3", TableConfig(pin_hashes=demo_pin_hashes()))
+    head = t.journal.last_seq
+    (v,) = t.process([I.ManualCard(card=card, pin=SUP)])
+    assert not v.accepted and "without control characters - at `$.card`" in v.reason
+    assert t.journal.last_seq == head
+    t.close()
+
+
+def test_a_manual_card_an_earlier_version_journaled_with_control_characters_replays(tmp_path):
+    path = tmp_path / "j.sqlite3"
+    config = TableConfig(pin_hashes=demo_pin_hashes())
+    t = Table(path, config)
+    t.process([LinkStatus(state=LinkState.ONLINE)])
+    journal_as_before(t, I.ManualCard.name, {"card": "\x1b[2J\x00s"}, "supervisor")
+    state = t.game.state.value
+    t.close()
+    again = Table(path, config)  # start-up verifies and replays it
+    assert not again.locked
+    assert again.game.state.value == state
+    again.close()
