@@ -330,8 +330,9 @@ class _Builder:
         sh, t = self.sh, self.t
         strategy = ", ".join(dict.fromkeys("-".join(x.sheet.strategy.min_play_hand)
                                            for x in sh.profiles()))
-        out = [self.p(t("sec.returns"), "h2"), self.p(t("returns.note", strategy=strategy),
-                                                       "small")]
+        bets = {group: t.bet(group) for group in BET_GROUPS}
+        out = [self.p(t("sec.returns"), "h2"),
+               self.p(t("returns.note", strategy=strategy, **bets), "small")]
         lines = sh.returns or [ReturnLine("ante_play", sh.sheet.ante_play.rtp,
                                           sh.sheet.ante_play.rtp, 0, 0, (), sh.rules[-1].label)]
         named = len(sh.profiles()) > 1  # each plot says the profile it compares with

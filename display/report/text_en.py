@@ -54,9 +54,13 @@ EN: dict[str, str] = {
     "sec.seats": "By seat",
     "sec.returns": "Observed return against the exact return",
     "returns.note": "Each bet's return after each settled round, against its exact return "
-                    "for a player who plays the par sheet's strategy ({strategy}); the band "
-                    "is ±3 exact standard errors, from the bet's variance on the par sheet "
-                    "(the round the sample unit).",
+                    "for a player who plays the par sheet's strategy ({strategy}). The band "
+                    "is ±3 standard errors from the bet's exact variance on the par sheet. "
+                    "{pair_plus}: a hand is settled on its own three cards, so each seat's "
+                    "hand is one trial and the band is exact. {ante_play} and {six_card_bonus}: "
+                    "the seats share the dealer's cards, so each round is one trial with its "
+                    "seats taken as wholly correlated: an upper bound, up to √(seats) wider "
+                    "than the exact band.",
     "sec.rules": "Rule profile {name}",
     "rules.in_force": "In force: {lines}.",
     "rules.from": "from {time} table {table}, rules {rules}",

@@ -56,9 +56,14 @@ FR: dict[str, str] = {
     "sec.seats": "Par place",
     "sec.returns": "Retour observé et retour exact",
     "returns.note": "Retour de chaque mise après chaque coup réglé, face à son retour exact "
-                    "pour un joueur qui suit la stratégie de la fiche ({strategy}) ; la bande "
-                    "vaut ±3 erreurs types exactes, tirées de la variance de la mise selon "
-                    "la fiche (le coup étant l'unité d'échantillon).",
+                    "pour un joueur qui suit la stratégie de la fiche ({strategy}). La bande "
+                    "vaut ±3 erreurs types tirées de la variance exacte de la mise selon la "
+                    "fiche. {pair_plus} : une main se règle sur ses trois cartes seules, donc "
+                    "la main de chaque place est une épreuve et la bande est exacte. "
+                    "{ante_play} et {six_card_bonus} : les places partagent les cartes du "
+                    "croupier, donc chaque coup est une épreuve, ses places tenues pour "
+                    "entièrement corrélées : une borne supérieure, jusqu'à √(places) fois plus "
+                    "large que la bande exacte.",
     "sec.rules": "Profil de règles {name}",
     "rules.in_force": "En vigueur : {lines}.",
     "rules.from": "dès {time} table {table}, règles {rules}",
