@@ -116,9 +116,12 @@ EN: dict[str, str] = {
     "journal.ok_from": "Journal verified from the snapshot after event {before}, which this "
                        "period's figures start from, to its newest event, as the table "
                        "verifies it at start-up: the hash chain, the anchor, and the snapshots "
-                       "({snapshots}) and round records ({rounds}) after it equal a replay. "
-                       "Events 1 to {before} are verified by `threecard verify-journal` (or "
-                       "this report with --full-check).",
+                       "({snapshots}) and round records ({rounds}) after it equal a replay.",
+    "journal.before": "Events 1 to {before} are verified by `threecard verify-journal` (or "
+                      "this report with --full-check).",
+    "journal.unreplayed": "Events {first} to {last} were counted and their records checked "
+                          "for form, not rehashed or replayed here: `threecard verify-journal` "
+                          "(or this report with --full-check) checks them.",
     "journal.anchored": "The anchor beside the journal (event {seq}) holds.",
     "journal.broken": "JOURNAL FAILS VERIFICATION: {message}. These figures cannot be trusted.",
     "journal.banner": "JOURNAL FAILS VERIFICATION: these figures cannot be trusted (page 1 says "

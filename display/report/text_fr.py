@@ -120,9 +120,13 @@ FR: dict[str, str] = {
                        "d'où partent les chiffres de cette période, jusqu'à son dernier "
                        "événement, comme la table le vérifie au démarrage : la chaîne de "
                        "hachage, l'ancre, et les instantanés ({snapshots}) et fiches de coups "
-                       "({rounds}) qui le suivent égaux à une relecture. Les événements 1 à "
-                       "{before} sont vérifiés par `threecard verify-journal` (ou ce rapport "
-                       "avec --full-check).",
+                       "({rounds}) qui le suivent égaux à une relecture.",
+    "journal.before": "Les événements 1 à {before} sont vérifiés par `threecard "
+                      "verify-journal` (ou ce rapport avec --full-check).",
+    "journal.unreplayed": "Les événements {first} à {last} ont été comptés et la forme de "
+                          "leurs fiches vérifiée, sans nouveau hachage ni relecture ici : "
+                          "`threecard verify-journal` (ou ce rapport avec --full-check) les "
+                          "vérifie.",
     "journal.anchored": "L'ancre à côté du journal (événement {seq}) tient.",
     "journal.broken": "LE JOURNAL ÉCHOUE À LA VÉRIFICATION : {message}. Ces chiffres ne sont pas "
                       "fiables.",
