@@ -643,3 +643,14 @@ def test_the_band_note_says_what_the_band_is_for_each_bet(request, lang):
     bets = {g: t.bet(g) for g in ("ante_play", "pair_plus", "six_card_bonus")}
     assert all("{" + g + "}" in after for g in bets)
     assert " ".join(after.format(**bets).split()) in report_text(request, lang)
+
+
+@pytest.mark.parametrize("lang", sorted(REPORTS))
+def test_the_money_note_names_the_columns_by_their_own_headings(request, lang):
+    words = catalogue(lang)
+    text = report_text(request, lang)
+    note = " ".join(words["meters.note"].split())
+    assert note in text
+    for key in ("col.wagered", "col.paid", "col.won", "col.house", "col.hold"):
+        heading = words[key].split(" (")[0]
+        assert heading in note, (key, heading)
