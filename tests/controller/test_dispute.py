@@ -811,3 +811,34 @@ def test_any_change_to_the_manifest_is_a_signature_failure_naming_it(table, bund
     rezip(forged, {**files, MANIFEST: data, "manifest.sig": sign(private, data).hex().encode()})
     (problem,) = verify_bundle(forged, public).problems
     assert problem.startswith(f"{MANIFEST}: signed, but not a manifest") and "round" in problem
+
+
+def test_bytes_after_the_end_record_or_its_counts_changed_are_refused(table, bundle,
+                                                                      tmp_path):
+    """A zip reader finds the end record further back and reads on past bytes appended
+    to the file, and counts the members from the directory itself: the check refuses
+    both, naming what is wrong."""
+    from controller.dispute import verify_bundle
+    from controller.signing import load_public
+
+    public = load_public(table[0] / "table.pub")
+    raw = bundle.read_bytes()
+    assert verify_bundle(bundle, public).ok
+    forged = tmp_path / "forged.zip"
+    for extra in (b"\0", b"appended evidence\n" * 50):
+        forged.write_bytes(raw + extra)
+        with zipfile.ZipFile(forged) as z:  # the zip reader takes it as it was
+            assert z.testzip() is None
+        (problem,) = verify_bundle(forged, public).problems
+        assert f"{len(extra)} bytes after the zip's end record" in problem, problem
+    end = raw.rfind(b"PK\x05\x06")
+    assert end == len(raw) - 22
+    count = int.from_bytes(raw[end + 10:end + 12], "little")
+    for field in (8, 10):  # the members on this disk, then in all
+        changed = bytearray(raw)
+        changed[end + field:end + field + 2] = (count - 1).to_bytes(2, "little")
+        forged.write_bytes(bytes(changed))
+        (problem,) = verify_bundle(forged, public).problems
+        assert f"its central directory holds {count}" in problem, problem
+    run = cli("dispute", "verify", str(forged), "--public-key", str(table[0] / "table.pub"))
+    assert run.returncode == 1 and "end record counts" in run.stdout, run.stdout
