@@ -7,7 +7,9 @@ CRC) would show one file to one tool and another to the next: it fails, named. S
 member that is not a plain file (a link, a folder, a device, a set-id or executable
 mode: a bundle holds files to read, nothing to run or follow), and a bundle of more
 members, or more bytes once inflated, than a bundle ever holds (a zip bomb): it is
-refused before anything is inflated, from its directory alone.
+refused before anything is inflated, from its directory alone. A zip file with bytes
+after its end record, or an end record whose member counts are not its directory's, is
+refused whole: a zip reader would read past either unseen.
 """
 
 from __future__ import annotations
@@ -42,6 +44,9 @@ _LOCAL = struct.Struct("<4s5H3L2H")
 and uncompressed sizes, name and extra field lengths."""
 _LOCAL_SIG = b"PK\x03\x04"
 _END_SIG, _END64_LOCATOR = b"PK\x05\x06", b"PK\x06\x07"
+_END = struct.Struct("<4s4H2LH")
+"""The end of central directory record: signature, this disk, the directory's disk, the
+members on this disk and in all, the directory's size and offset, the comment's length."""
 _DESCRIPTOR = 0x08
 """The flag of a member whose CRC and sizes follow its data (a data descriptor)."""
 _PLAIN = 0o666
@@ -73,6 +78,32 @@ def too_many(path: str | Path) -> str | None:
     if count > MAX_MEMBERS:
         return (f"{path}: its directory lists {count} members, more than a bundle ever "
                 f"holds ({MAX_MEMBERS}): not read")
+    return None
+
+
+def _end_differs(f: IO[bytes], count: int) -> str | None:
+    """Why a zip file's end record is not as a bundle writes it (None: it is).
+
+    The end record (and its comment, if any) must be the file's last bytes, and the
+    members it counts, on this disk and in all, those of the central directory
+    (``count``): a zip reader finds an end record further back and reads on, so bytes
+    appended after it, or counts changed in it, would otherwise pass unseen.
+    """
+    size = f.seek(0, 2)
+    f.seek(max(0, size - (1 << 16) - _END.size))
+    tail = f.read()
+    at = tail.rfind(_END_SIG)
+    if at < 0 or len(tail) < at + _END.size:
+        return "no end record"
+    _, _, _, here, total, _, _, comment = _END.unpack_from(tail, at)
+    after = len(tail) - (at + _END.size + comment)
+    if after:
+        return (f"{after} bytes after the zip's end record (appended)" if after > 0 else
+                "the zip's end record names a comment longer than the file (changed)")
+    zip64 = at >= 20 and tail[at - 20:at - 16] == _END64_LOCATOR  # counts there: 0xFFFF
+    if (here, total) != (count, count) and not (zip64 and here == total == 0xFFFF):
+        return (f"the zip's end record counts {here} members on its disk and {total} in all, "
+                f"its central directory holds {count} (changed)")
     return None
 
 
@@ -141,10 +172,18 @@ def members(z: zipfile.ZipFile, problems: list[str]
     local header differs from its directory entry.
 
     Returns:
-        The members, or None when the bundle is refused whole (more members, or more
+        The members, or None when the bundle is refused whole (bytes after the zip's
+        end record, or counts in it that are not its directory's; more members, or more
         bytes once inflated, than a bundle ever holds).
     """
     infos = z.infolist()
+    try:
+        end = _end_differs(z.fp, len(infos))
+    except OSError as exc:
+        end = f"unreadable ({exc})"
+    if end:
+        problems.append(f"{z.filename}: {end}: not a bundle as written, not read")
+        return None
     total = sum(i.file_size for i in infos)
     if len(infos) > MAX_MEMBERS or total > MAX_TOTAL:
         problems.append(f"{z.filename}: {len(infos)} members inflating to {total} bytes, more "

@@ -62,7 +62,9 @@ import sys
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+import msgspec
 
 from controller.bundle_zip import MAX_MANIFEST, MAX_MEMBER, ZIP_ERRORS, read, too_many
 from controller.bundle_zip import members as zip_members
@@ -243,9 +245,53 @@ REPLAYED = frozenset({"anchors.json", "events.jsonl", "recall.json", "snapshot.j
 """The files the replay reads: the only ones kept in memory (the rest are hashed as read)."""
 
 
+HEX64 = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")]
+"""64 lowercase hex digits: a SHA-256, or an Ed25519 public key."""
+
+
+class ListedFile(msgspec.Struct, forbid_unknown_fields=True):
+    """A bundle file as the manifest lists it."""
+
+    sha256: HEX64
+    bytes: Annotated[int, msgspec.Meta(ge=0)]
+
+
+class Manifest(msgspec.Struct):
+    """A bundle's manifest, as :func:`write_bundle` writes it (read once it is signed)."""
+
+    format: str
+    table_id: str
+    round: Annotated[int, msgspec.Meta(ge=1)]
+    closed_utc: str
+    public_key: HEX64
+    key_fingerprint: str
+    files: dict[str, ListedFile]
+    screens: dict[str, Any] | None = None
+    software: Any = None
+    round_software: Any = None
+
+
+class _NamedKey(msgspec.Struct):
+    public_key: HEX64
+
+
+def _named_key(data: bytes) -> bytes | None:
+    """The public key a manifest names (None: it names none that can be read)."""
+    try:
+        return bytes.fromhex(msgspec.json.decode(data, type=_NamedKey).public_key)
+    except (msgspec.DecodeError, ValueError):  # (msgspec.ValidationError is a DecodeError)
+        return None
+
+
 def _signed_manifest(z: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo | None],
-                     public_key: bytes | None, v: Verdict) -> dict[str, Any] | None:
-    """The manifest, once its signature holds (None: a problem was noted)."""
+                     public_key: bytes | None, v: Verdict) -> Manifest | None:
+    """The manifest, once its signature holds (None: a problem was noted).
+
+    The signature is checked over the manifest's bytes before anything in them is
+    read but the key they name (the key checked against, without ``public_key``): any
+    change to the manifest fails the signature, named. The manifest is then read as its
+    declaration (:class:`Manifest`).
+    """
     from controller.signing import fingerprint, signature_ok
 
     texts: dict[str, bytes] = {}
@@ -265,31 +311,30 @@ def _signed_manifest(z: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo | No
         texts[name] = got[1]
     data, sig = texts[MANIFEST], texts[SIGNATURE]
     try:
-        manifest = json.loads(data)
-        listed = {name: (entry["sha256"], entry["bytes"])
-                  for name, entry in manifest["files"].items()}
-        if not all(isinstance(h, str) and type(n) is int and n >= 0
-                   for h, n in listed.values()):
-            raise ValueError("a file's sha256 or bytes is not one")
-        bundled_key = bytes.fromhex(manifest["public_key"])
         signature = bytes.fromhex(sig.decode("ascii").strip())
-    except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError) as exc:
-        v.problems.append(f"{MANIFEST} or {SIGNATURE}: unreadable ({exc})")
-        return None
+    except (ValueError, UnicodeDecodeError):
+        signature = b""
+    bundled_key = _named_key(data)
     key = public_key if public_key is not None else bundled_key
-    if public_key is not None and public_key != bundled_key:
+    if public_key is not None and bundled_key is not None and public_key != bundled_key:
         v.problems.append(f"{MANIFEST}: signed by another key (fingerprint "
                           f"{fingerprint(bundled_key)}, not the table's {fingerprint(key)})")
-    if not signature_ok(key, signature, data):
+    if key is None or len(signature) != 64 or not signature_ok(key, signature, data):
         v.problems.append(f"{MANIFEST} or {SIGNATURE}: the signature does not match (one of "
                           "them was changed, or another key signed it)")
         return None
-    v.manifest = manifest
+    try:
+        manifest = msgspec.json.decode(data, type=Manifest)
+    except msgspec.DecodeError as exc:  # signed as it is, yet not a manifest of this format
+        v.problems.append(f"{MANIFEST}: signed, but not a manifest this version reads "
+                          f"({exc})")
+        return None
+    v.manifest = msgspec.to_builtins(manifest)
     return manifest
 
 
 def _check_members(z: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo | None],
-                   manifest: dict[str, Any], v: Verdict) -> dict[str, bytes]:
+                   manifest: Manifest, v: Verdict) -> dict[str, bytes]:
     """Every listed file against the signed manifest: its size first, then its SHA-256.
 
     A member whose size in the zip's directory is not the manifest's is changed, and is
@@ -299,8 +344,8 @@ def _check_members(z: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo | None
         The bytes of the files the replay reads (:data:`REPLAYED`) that hold.
     """
     kept: dict[str, bytes] = {}
-    for name, entry in sorted(manifest["files"].items()):
-        want, size = entry["sha256"], entry["bytes"]
+    for name, entry in sorted(manifest.files.items()):
+        want, size = entry.sha256, entry.bytes
         info = members.get(name)
         if info is None or name in (MANIFEST, SIGNATURE):
             if name not in members or name in (MANIFEST, SIGNATURE):
@@ -316,7 +361,7 @@ def _check_members(z: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo | None
                 v.problems.append(f"{name}: changed (its SHA-256 is not the manifest's)")
             elif name in REPLAYED:
                 kept[name] = got[1]
-    for name in sorted(set(members) - set(manifest["files"]) - {MANIFEST, SIGNATURE}):
+    for name in sorted(set(members) - set(manifest.files) - {MANIFEST, SIGNATURE}):
         v.problems.append(f"{name}: not in the manifest")
     return kept
 

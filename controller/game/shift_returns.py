@@ -27,6 +27,11 @@ BET_GROUPS: dict[str, tuple[str, ...]] = {
 """The bets whose return the par sheet gives, and the meters each one's result is made of.
 A group's return is per unit of its first bet's stake (Ante/Play: per unit of Ante)."""
 
+PER_SEAT = frozenset({"pair_plus"})
+"""The bet groups whose seats' results are independent (each settled on the seat's own
+three cards): each seat's hand is one trial of :func:`standard_error`. The others share
+the dealer's cards: a round is one trial, its seats wholly correlated (an upper bound)."""
+
 
 @dataclass(frozen=True, slots=True)
 class ReturnLine:
@@ -89,19 +94,22 @@ def bet_analyses(sheet: ParSheet, group: str) -> tuple[BetAnalysis, BetAnalysis]
 def standard_error(variance: Fraction, rounds: int, stake: int, stake_squares: int) -> float:
     """The standard error of an observed return, from the bet's exact variance.
 
-    The return observed is the players' net over the stake, plus one: each round's
+    The return observed is the players' net over the stake, plus one: each trial's
     result weighs by its stake. A hand's net per unit staked has the exact ``variance``
-    (:attr:`~controller.game.par_sheet.BetAnalysis.variance`); a round's, its seats
-    together, at most that (the seats share the dealer's cards: their results are not
-    independent, and are never more than wholly correlated), so the round is the unit:
-    ``sqrt(variance * sum of each round's stake squared) / stake``. For rounds of one
-    seat staking the same each round that is ``sqrt(variance / rounds)``, exactly.
+    (:attr:`~controller.game.par_sheet.BetAnalysis.variance`), and the error is
+    ``sqrt(variance * sum of each trial's stake squared) / stake``. What a trial is
+    depends on the bet (:data:`PER_SEAT`): a Pair Plus hand is settled on its own three
+    cards only, so each seat's hand is its own trial, independent of the others; the
+    seats' Ante/Play and 6 Card Bonus results share the dealer's cards, so the round is
+    the trial, its seats counted as wholly correlated: an upper bound, at most
+    ``sqrt(seats)`` wider than the exact error. For one seat staking the same each
+    round that is ``sqrt(variance / rounds)``, exactly.
 
     Args:
         variance: a hand's variance per unit staked (the par sheet's).
         rounds: the rounds counted (none: no error).
         stake: the stakes of those rounds, summed.
-        stake_squares: each round's stake squared, summed.
+        stake_squares: each trial's stake squared, summed.
     """
     if not rounds or not stake:
         return 0.0
@@ -154,7 +162,8 @@ class ReturnTally:
     """Running sums of each bet's result per rule profile, one settled round at a time."""
 
     def __init__(self) -> None:
-        # (profile index, group) -> [rounds, stake, sum of nets, sum of squared stakes]
+        # (profile index, group) -> [rounds, stake, sum of nets, sum of trials' squared
+        # stakes (a trial: a seat's hand, or a round: PER_SEAT)]
         self._sums: dict[tuple[int, str], list[int]] = {}
         self._points: dict[tuple[int, str], Thinned] = {}
 
@@ -175,7 +184,8 @@ class ReturnTally:
             s[0] += 1
             s[1] += stake
             s[2] += net
-            s[3] += stake * stake
+            s[3] += (sum(x[bets[0]]["stake"] ** 2 for x in results) if group in PER_SEAT
+                     else stake * stake)
             n, staked = s[0], s[1]
             self._points.setdefault((profile, group), Thinned()).add(
                 (n, 1 + s[2] / staked if staked else 1.0, staked, s[3]))
@@ -201,5 +211,5 @@ class ReturnTally:
         return out
 
 
-__all__ = ["BET_GROUPS", "PLOT_POINTS", "ReturnLine", "ReturnTally", "Thinned", "bet_analyses",
-           "exact_returns", "standard_error"]
+__all__ = ["BET_GROUPS", "PER_SEAT", "PLOT_POINTS", "ReturnLine", "ReturnTally", "Thinned",
+           "bet_analyses", "exact_returns", "standard_error"]

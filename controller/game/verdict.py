@@ -35,6 +35,18 @@ NO_ANCHOR = "tail unchecked: no anchor"
 """The note of a verdict on a journal with no anchor beside it."""
 
 
+def unreplayed_note(first: int, last: int, where: str) -> str:
+    """The note on the events a check counted and checked for form, but did not rehash.
+
+    Args:
+        first: the first such event.
+        last: the last one (the check replayed from the snapshot after it).
+        where: ``here`` or ``at start-up``.
+    """
+    return (f"events {first} to {last} were not rehashed or replayed {where} (counted, "
+            "their records checked for form): `threecard verify-journal` checks them")
+
+
 class ProblemKind(enum.Enum):
     """What is wrong with a journal."""
 
@@ -102,6 +114,9 @@ class JournalVerdict:
         rounds_checked: round records compared with the replay.
         anchor_seq: the event the anchor names (None: no anchor).
         notes: what was not checked, e.g. :data:`NO_ANCHOR`.
+        unreplayed: (first, last) of the events counted and checked for form but not
+            rehashed or replayed (their note is in ``notes``: :func:`unreplayed_note`),
+            or None.
     """
 
     problems: tuple[Problem, ...] = ()
@@ -111,6 +126,7 @@ class JournalVerdict:
     rounds_checked: int = 0
     anchor_seq: int | None = None
     notes: tuple[str, ...] = ()
+    unreplayed: tuple[int, int] | None = None
 
     @property
     def ok(self) -> bool:
@@ -171,4 +187,4 @@ class Recovery:
 
 
 __all__ = ["CHECKED_TABLES", "JournalVerdict", "NO_ANCHOR", "Problem", "ProblemKind", "Recovery",
-           "UNCHECKED_TABLES"]
+           "UNCHECKED_TABLES", "unreplayed_note"]

@@ -79,6 +79,7 @@ from controller.game.verdict import (
     Problem,
     ProblemKind,
     Recovery,
+    unreplayed_note,
 )
 from controller.game.verifier_history import HistoryChecks, Seen, Stop
 from controller.game.verifier_support import in_background, interrupted_at, loads_or_none, one_line
@@ -136,6 +137,7 @@ class _Check(HistoryChecks):
         self.progress = progress
         self.problems: list[Problem] = []
         self.notes: list[str] = []
+        self.unreplayed: tuple[int, int] | None = None
         self.anchor = None
         self.start = 0
         self.snapshots = 0
@@ -183,7 +185,7 @@ class _Check(HistoryChecks):
         out.verdict = JournalVerdict(
             tuple(self.problems), self.j.last_seq, self.start + 1, self.snapshots,
             self.rounds, self.anchor.seq if self.anchor is not None else None,
-            tuple(self.notes))
+            tuple(self.notes), self.unreplayed)
         if out.verdict.ok:
             out.verified = self.verified
         else:
@@ -344,6 +346,7 @@ class _Check(HistoryChecks):
             finally:
                 sub.j.close()
             self.notes += sub.notes
+            self.unreplayed = self.unreplayed or sub.unreplayed
             self.rounds += sub.rounds
             if sub.problems:
                 self.problems[:] = sub.problems
@@ -377,9 +380,8 @@ class _Check(HistoryChecks):
                     unfinished.append(what)
         where = "at start-up" if self.since is None else "here"
         if self.start > self.j.base_seq:
-            self.notes.append(f"events {self.j.base_seq + 1} to {self.start} were not rehashed "
-                              f"or replayed {where} (counted, their records checked for "
-                              "form): `threecard verify-journal` checks them")
+            self.unreplayed = (self.j.base_seq + 1, self.start)
+            self.notes.append(unreplayed_note(*self.unreplayed, where))
         if unfinished:
             what = ", ".join(unfinished[:-1]) + " and " if unfinished[1:] else ""
             who = "start-up" if self.since is None else "this check"

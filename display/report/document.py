@@ -27,6 +27,7 @@ from controller.game.numbers import format_decimal, format_number, format_percen
 from controller.game.par_sheet import ParSheet
 from controller.game.rules import RuleProfile
 from controller.game.shift import BET_GROUPS, ReturnLine, Shift, parse_utc
+from controller.game.verdict import unreplayed_note
 from display.i18n import format_money, format_rtp
 from display.report.labels import ReportText
 from display.report.plots import FONTS, house_plot, return_plot
@@ -330,8 +331,9 @@ class _Builder:
         sh, t = self.sh, self.t
         strategy = ", ".join(dict.fromkeys("-".join(x.sheet.strategy.min_play_hand)
                                            for x in sh.profiles()))
-        out = [self.p(t("sec.returns"), "h2"), self.p(t("returns.note", strategy=strategy),
-                                                       "small")]
+        bets = {group: t.bet(group) for group in BET_GROUPS}
+        out = [self.p(t("sec.returns"), "h2"),
+               self.p(t("returns.note", strategy=strategy, **bets), "small")]
         lines = sh.returns or [ReturnLine("ante_play", sh.sheet.ante_play.rtp,
                                           sh.sheet.ante_play.rtp, 0, 0, (), sh.rules[-1].label)]
         named = len(sh.profiles()) > 1  # each plot says the profile it compares with
@@ -480,9 +482,16 @@ class _Builder:
         verdict = [self.p(t("journal.broken", message=v.message), "alert") if not v.ok else
                    self.p(t("journal.ok", events=v.events, **counts)) if v.checked_from <= 1
                    else self.p(t("journal.ok_from", before=v.checked_from - 1, **counts))]
+        if v.ok and v.checked_from > 1:  # what was checked before, and how: in words
+            verdict.append(self.p(t("journal.unreplayed", first=v.unreplayed[0],
+                                    last=v.unreplayed[1]) if v.unreplayed else
+                                  t("journal.before", before=v.checked_from - 1)))
         if v.ok and v.anchor_seq is not None:
             verdict.append(self.p(t("journal.anchored", seq=v.anchor_seq)))
-        verdict += [self.p(note, "small") for note in v.notes]  # the verifier's own words
+        worded = ({unreplayed_note(*v.unreplayed, where) for where in ("here", "at start-up")}
+                  if v.unreplayed else set())
+        verdict += [self.p(note, "small") for note in v.notes  # the verifier's own words
+                    if note not in worded]
         rows = [[t("journal.start"), str(sh.start.seq), sh.start.hash],
                 [t("journal.end"), str(sh.end.seq), sh.end.hash]]
         return [KeepTogether([  # the anchors under their heading

@@ -54,9 +54,13 @@ EN: dict[str, str] = {
     "sec.seats": "By seat",
     "sec.returns": "Observed return against the exact return",
     "returns.note": "Each bet's return after each settled round, against its exact return "
-                    "for a player who plays the par sheet's strategy ({strategy}); the band "
-                    "is ±3 exact standard errors, from the bet's variance on the par sheet "
-                    "(the round the sample unit).",
+                    "for a player who plays the par sheet's strategy ({strategy}). The band "
+                    "is ±3 standard errors from the bet's exact variance on the par sheet. "
+                    "{pair_plus}: a hand is settled on its own three cards, so each seat's "
+                    "hand is one trial and the band is exact. {ante_play} and {six_card_bonus}: "
+                    "the seats share the dealer's cards, so each round is one trial with its "
+                    "seats taken as wholly correlated: an upper bound, up to √(seats) wider "
+                    "than the exact band.",
     "sec.rules": "Rule profile {name}",
     "rules.in_force": "In force: {lines}.",
     "rules.from": "from {time} table {table}, rules {rules}",
@@ -112,9 +116,12 @@ EN: dict[str, str] = {
     "journal.ok_from": "Journal verified from the snapshot after event {before}, which this "
                        "period's figures start from, to its newest event, as the table "
                        "verifies it at start-up: the hash chain, the anchor, and the snapshots "
-                       "({snapshots}) and round records ({rounds}) after it equal a replay. "
-                       "Events 1 to {before} are verified by `threecard verify-journal` (or "
-                       "this report with --full-check).",
+                       "({snapshots}) and round records ({rounds}) after it equal a replay.",
+    "journal.before": "Events 1 to {before} are verified by `threecard verify-journal` (or "
+                      "this report with --full-check).",
+    "journal.unreplayed": "Events {first} to {last} were counted and their records checked "
+                          "for form, not rehashed or replayed here: `threecard verify-journal` "
+                          "(or this report with --full-check) checks them.",
     "journal.anchored": "The anchor beside the journal (event {seq}) holds.",
     "journal.broken": "JOURNAL FAILS VERIFICATION: {message}. These figures cannot be trusted.",
     "journal.banner": "JOURNAL FAILS VERIFICATION: these figures cannot be trusted (page 1 says "

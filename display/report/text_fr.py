@@ -56,9 +56,14 @@ FR: dict[str, str] = {
     "sec.seats": "Par place",
     "sec.returns": "Retour observé et retour exact",
     "returns.note": "Retour de chaque mise après chaque coup réglé, face à son retour exact "
-                    "pour un joueur qui suit la stratégie de la fiche ({strategy}) ; la bande "
-                    "vaut ±3 erreurs types exactes, tirées de la variance de la mise selon "
-                    "la fiche (le coup étant l'unité d'échantillon).",
+                    "pour un joueur qui suit la stratégie de la fiche ({strategy}). La bande "
+                    "vaut ±3 erreurs types tirées de la variance exacte de la mise selon la "
+                    "fiche. {pair_plus} : une main se règle sur ses trois cartes seules, donc "
+                    "la main de chaque place est une épreuve et la bande est exacte. "
+                    "{ante_play} et {six_card_bonus} : les places partagent les cartes du "
+                    "croupier, donc chaque coup est une épreuve, ses places tenues pour "
+                    "entièrement corrélées : une borne supérieure, jusqu'à √(places) fois plus "
+                    "large que la bande exacte.",
     "sec.rules": "Profil de règles {name}",
     "rules.in_force": "En vigueur : {lines}.",
     "rules.from": "dès {time} table {table}, règles {rules}",
@@ -115,9 +120,13 @@ FR: dict[str, str] = {
                        "d'où partent les chiffres de cette période, jusqu'à son dernier "
                        "événement, comme la table le vérifie au démarrage : la chaîne de "
                        "hachage, l'ancre, et les instantanés ({snapshots}) et fiches de coups "
-                       "({rounds}) qui le suivent égaux à une relecture. Les événements 1 à "
-                       "{before} sont vérifiés par `threecard verify-journal` (ou ce rapport "
-                       "avec --full-check).",
+                       "({rounds}) qui le suivent égaux à une relecture.",
+    "journal.before": "Les événements 1 à {before} sont vérifiés par `threecard "
+                      "verify-journal` (ou ce rapport avec --full-check).",
+    "journal.unreplayed": "Les événements {first} à {last} ont été comptés et la forme de "
+                          "leurs fiches vérifiée, sans nouveau hachage ni relecture ici : "
+                          "`threecard verify-journal` (ou ce rapport avec --full-check) les "
+                          "vérifie.",
     "journal.anchored": "L'ancre à côté du journal (événement {seq}) tient.",
     "journal.broken": "LE JOURNAL ÉCHOUE À LA VÉRIFICATION : {message}. Ces chiffres ne sont pas "
                       "fiables.",

@@ -776,3 +776,69 @@ def test_a_private_key_of_an_unknown_algorithm_is_a_one_line_error(table, tmp_pa
     (line,) = run.stderr.splitlines()
     assert line.startswith(f"threecard dispute: {key}: not an Ed25519 key"), line
     assert not (tmp_path / "x.zip").exists()
+
+
+def test_any_change_to_the_manifest_is_a_signature_failure_naming_it(table, bundle, tmp_path):
+    """The signature is checked over the manifest's bytes before any field is read: a key
+    renamed, a field removed or of another type, the JSON broken, each fails the
+    signature, naming the manifest, with or without the table's key; never a reader's
+    error text. A manifest the table's key signed that is not of the format is named."""
+    from controller.dispute import MANIFEST, verify_bundle
+    from controller.signing import key_path, load_private, load_public, sign
+
+    public = load_public(table[0] / "table.pub")
+    files = members(bundle)
+    text = files[MANIFEST].decode()
+    assert text.count('"bytes":') > 20
+    changes = {"a key renamed": text.replace('"bytes":', '"bytez":', 1),
+               "the key removed": text.replace('"public_key":', '"public_kez":', 1),
+               "the round a string": re.sub(r'"round": (\d+)', r'"round": "\1"', text),
+               "broken JSON": text[:-3]}
+    assert all(changed != text for changed in changes.values())
+    forged = tmp_path / "forged.zip"
+    for what, changed in changes.items():
+        rezip(forged, {**files, MANIFEST: changed.encode()})
+        for key in (public, None):
+            problems = verify_bundle(forged, key).problems
+            assert problems, what
+            assert all(p.startswith(f"{MANIFEST} ") or p.startswith(f"{MANIFEST}:")
+                       for p in problems), (what, problems)
+            assert any("signature does not match" in p for p in problems), (what, problems)
+            assert not any("unreadable" in p or "KeyError" in p for p in problems)
+    # signed by the table's own key, yet a field of another type: named, not a traceback
+    private = load_private(key_path(table[2]))
+    data = changes["the round a string"].encode()
+    rezip(forged, {**files, MANIFEST: data, "manifest.sig": sign(private, data).hex().encode()})
+    (problem,) = verify_bundle(forged, public).problems
+    assert problem.startswith(f"{MANIFEST}: signed, but not a manifest") and "round" in problem
+
+
+def test_bytes_after_the_end_record_or_its_counts_changed_are_refused(table, bundle,
+                                                                      tmp_path):
+    """A zip reader finds the end record further back and reads on past bytes appended
+    to the file, and counts the members from the directory itself: the check refuses
+    both, naming what is wrong."""
+    from controller.dispute import verify_bundle
+    from controller.signing import load_public
+
+    public = load_public(table[0] / "table.pub")
+    raw = bundle.read_bytes()
+    assert verify_bundle(bundle, public).ok
+    forged = tmp_path / "forged.zip"
+    for extra in (b"\0", b"appended evidence\n" * 50):
+        forged.write_bytes(raw + extra)
+        with zipfile.ZipFile(forged) as z:  # the zip reader takes it as it was
+            assert z.testzip() is None
+        (problem,) = verify_bundle(forged, public).problems
+        assert f"{len(extra)} bytes after the zip's end record" in problem, problem
+    end = raw.rfind(b"PK\x05\x06")
+    assert end == len(raw) - 22
+    count = int.from_bytes(raw[end + 10:end + 12], "little")
+    for field in (8, 10):  # the members on this disk, then in all
+        changed = bytearray(raw)
+        changed[end + field:end + field + 2] = (count - 1).to_bytes(2, "little")
+        forged.write_bytes(bytes(changed))
+        (problem,) = verify_bundle(forged, public).problems
+        assert f"its central directory holds {count}" in problem, problem
+    run = cli("dispute", "verify", str(forged), "--public-key", str(table[0] / "table.pub"))
+    assert run.returncode == 1 and "end record counts" in run.stdout, run.stdout

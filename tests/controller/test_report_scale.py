@@ -13,6 +13,7 @@ is reported and disputed as it was read then, and so is history moved to an arch
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -36,7 +37,7 @@ from controller.game.journal import Journal
 from controller.game.shift import Shift, last_at_or_before, parse_utc, shift
 from controller.game.shift_returns import Thinned
 from controller.game.table import Table
-from controller.game.verdict import NO_ANCHOR
+from controller.game.verdict import NO_ANCHOR, unreplayed_note
 from controller.simulate_cli import simulate
 from simulators.event_shoe import EventShoe, parse_faults
 
@@ -299,7 +300,29 @@ def test_the_report_says_from_where_it_verified_the_journal(dealt, tmp_path):
     part = text()
     assert f"Journal verified from the snapshot after event {snap}, which this period's " \
         "figures start from" in part
-    assert f"Events 1 to {snap} are verified by `threecard verify-journal`" in part
+    assert (f"Events 1 to {snap} were counted and their records checked for form, not "
+            "rehashed or replayed here: `threecard verify-journal`") in part
+    assert part.count("verify-journal") == 1  # said once, not again in the checker's words
+    for lang in ("fr", "uk"):  # in the language, every sentence
+        worded = text("--lang", lang)
+        english = [s for s in english_sentences() if s in worded]
+        assert not english, (lang, english)
+        assert f" {snap} " in worded and "verify-journal` (" in worded
     whole = text("--full-check")
     assert "Journal verified from its first event" in whole
     assert "verified from the snapshot" not in whole
+
+
+def english_sentences() -> set[str]:
+    """The English report catalogue's texts cut at their blanks, the pieces of four words
+    or more (a shorter piece may be a name every language shares)."""
+    from display.report.labels import CATALOGUES
+    out = set()
+    for value in CATALOGUES["en"].values():
+        for piece in re.split(r"\{[^}]*\}", value):
+            piece = " ".join(piece.split()).strip(" .,;:()")
+            if len(re.findall(r"[A-Za-z]{2,}", piece)) >= 4:
+                out.add(piece)
+    # and the checker's note on the events it counted but did not replay
+    out.add(unreplayed_note(1, 2, "here").split(" 2 ", 1)[1])
+    return out

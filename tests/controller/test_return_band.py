@@ -60,3 +60,31 @@ def test_the_ante_play_variance_counts_the_ante_bonus_with_the_hands_result():
     more than without the bonus."""
     assert math.sqrt(LIVE.ante_play.variance) == pytest.approx(1.64, abs=0.005)
     assert LIVE.ante_play.variance > NO_BONUS.ante_play.variance > 0
+
+
+def seats_rounds(group: str, n: int, stakes: list[int]) -> list[dict]:
+    """``n`` settled rounds of a seat for each of ``stakes``, each seat's bet lost."""
+    bet = BET_GROUPS[group][0]
+    return [{"status": "settled", "bet_entry": "amounts",
+             "seats": [{"results": {bet: {"stake": s, "net": -s}}} for s in stakes]}] * n
+
+
+@pytest.mark.parametrize(("sheet", "group", "per_seat"), [
+    (LIVE, "pair_plus", True), (LIVE, "six_card_bonus", False), (NO_BONUS, "ante_play", False)])
+def test_pair_plus_counts_each_seats_hand_and_the_shared_bets_each_round(sheet, group,
+                                                                         per_seat):
+    """Pair Plus hands are independent: ``n`` rounds of seats staking 100, 200 and 300 are
+    ``3n`` trials, ``sqrt(var * n * (100² + 200² + 300²)) / (600 n)``. The bets that share
+    the dealer's cards keep the round as the trial: ``sqrt(var * n * 600²) / (600 n)``."""
+    analysis = sheet.ante_play if group == "ante_play" else sheet.with_strategy[group]
+    var = variance_of_counts(analysis)
+    stakes, n = [100, 200, 300], 50
+    tally = ReturnTally()
+    for rec in seats_rounds(group, n, stakes):
+        tally.add(rec, 0)
+    (line,) = [x for x in tally.lines([("live", sheet)]) if x.group == group]
+    squares = sum(s * s for s in stakes) if per_seat else sum(stakes) ** 2
+    expected = math.sqrt(var * n * squares) / (n * sum(stakes))
+    assert line.points[-1][2] == pytest.approx(expected, rel=1e-12)
+    if per_seat:  # narrower than the whole-round bound, by sqrt(600² / (100²+200²+300²))
+        assert line.points[-1][2] < math.sqrt(var / n) * 0.9

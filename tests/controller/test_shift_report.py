@@ -616,3 +616,41 @@ def test_a_setting_change_is_written_in_words(whole):
     assert "Bet entry; was bets in" in flat  # the cell wraps: its lines come apart
     assert all(words in flat for words in ("amounts; now bets as", "outcomes"))
     assert "bet_entry" not in flat and "setting bet" not in flat
+
+
+REPORTS = {"en": "whole", "uk": "part", "fr": "last"}
+
+
+def report_text(request, lang: str) -> str:
+    """The text of the report in ``lang``, its whitespace one space."""
+    text = request.getfixturevalue(REPORTS[lang])
+    return " ".join((text if isinstance(text, str) else text[1]).split())
+
+
+def catalogue(lang: str) -> dict[str, str]:
+    from display.report.labels import CATALOGUES
+    return CATALOGUES[lang]
+
+
+@pytest.mark.parametrize("lang", sorted(REPORTS))
+def test_the_band_note_says_what_the_band_is_for_each_bet(request, lang):
+    """The note under the return plots names each bet and what its band is: Pair Plus per
+    seat's hand, the bets that share the dealer's cards per round (an upper bound)."""
+    from display.report.labels import ReportText
+    t = ReportText(lang)
+    note = catalogue(lang)["returns.note"]
+    after = note[note.index("{strategy})") + len("{strategy})"):]  # the band's part
+    bets = {g: t.bet(g) for g in ("ante_play", "pair_plus", "six_card_bonus")}
+    assert all("{" + g + "}" in after for g in bets)
+    assert " ".join(after.format(**bets).split()) in report_text(request, lang)
+
+
+@pytest.mark.parametrize("lang", sorted(REPORTS))
+def test_the_money_note_names_the_columns_by_their_own_headings(request, lang):
+    words = catalogue(lang)
+    text = report_text(request, lang)
+    note = " ".join(words["meters.note"].split())
+    assert note in text
+    for key in ("col.wagered", "col.paid", "col.won", "col.house", "col.hold"):
+        heading = words[key].split(" (")[0]
+        assert heading in note, (key, heading)
