@@ -97,10 +97,11 @@ DISPLAY_ALSO_TAKES = {
     # the scenarios drive a real table through a script to render its screens headless
     "scenarios.py": ("controller.game.script",),
     # the shift report draws the shift's figures and the paytables' exact returns, writes
-    # its PDF whole or not at all, and words a setting change under the setting's name now
+    # its PDF whole or not at all, words a setting change under the setting's name now, and
+    # the verifier's note in the report's language (not twice in English)
     "report/*": ("controller.game.shift", "controller.game.table_views",
                  "controller.game.rules", "controller.game.par_sheet", "controller.files",
-                 "controller.game.config"),
+                 "controller.game.config", "controller.game.verdict"),
     # an input script and the dealer screen's state wait on and word the round's states
     "input_script.py": ("controller.game.round",),
     "dealer/state.py": ("controller.game.round",),
