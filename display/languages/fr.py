@@ -300,6 +300,8 @@ MESSAGES: dict[str, str] = {
     "refusal.undo_not_dealt": "La dernière carte n'a été donnée à aucune place",
     "refusal.nothing_to_expose": "Aucune carte donnée à marquer comme exposée",
     "refusal.last_card_burn": "La dernière carte était une carte brûlée",
+    "refusal.pin_digits": "Un code comporte de {low} à {high} chiffres",
+    "refusal.input_invalid": "{input} : la saisie n'est pas valide",
     "refusal.pin_locked": "La saisie du code est bloquée après des codes faux : réessayez plus "
                           "tard",
     "refusal.wrong_pin": "Code faux",

@@ -1,0 +1,54 @@
+"""Findings of the dealer screen's review, each met on the real screen with real events.
+
+A short PIN, the lockout line at 800x480, odds in French and Ukrainian, and the size of
+the dealer's small card glyphs.
+"""
+
+import pytest
+
+from controller.game import inputs as C  # noqa: N812 - the input declarations
+from controller.game.config import PIN_MAX_DIGITS, PIN_MIN_DIGITS
+from display.i18n import Translator
+
+SUP = "2468"
+
+
+def void_pad(shift) -> None:
+    """Bets, No more bets, Void with a reason: the PIN pad is open."""
+    shift.chips_by_touch({1: {"ante": 500}})
+    shift.tap("primary")
+    shift.tap("tool.void")
+    shift.tap("pad.reason.shoe_fault")
+    assert shift.frame.notes["pad"] == "pin"
+
+
+# 1 --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("lang", ["en", "fr", "uk"])
+def test_ok_and_enter_wait_for_a_whole_pin(dealer_shift, lang):
+    shift = dealer_shift(lang=lang)
+    void_pad(shift)
+    shift.type(SUP[:PIN_MIN_DIGITS - 1])          # three digits
+    assert not shift.button("pad.key.11").enabled  # OK is not lit
+    shift.key("return")                            # nor does Enter send anything
+    assert shift.frame.notes["pad"] == "pin" and shift.view.state != "void"
+    assert shift.texts("pad.error") == []          # no refusal, raw or worded
+    assert not shift.refused()
+    shift.type(SUP[PIN_MIN_DIGITS - 1:])
+    assert shift.button("pad.key.11").enabled
+    shift.key("return")
+    assert shift.view.state == "void"
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "uk"])
+def test_a_pin_the_declaration_refuses_is_worded_in_the_language(dealer_shift, lang):
+    shift = dealer_shift(lang=lang)
+    (verdict,) = shift.table.process([C.VoidRound(reason="Shoe fault", pin="123")])
+    assert not verdict.accepted
+    tr = Translator(lang)
+    words = tr.refusal(verdict.refusal)
+    assert words == tr("refusal.pin_digits", low=PIN_MIN_DIGITS, high=PIN_MAX_DIGITS)
+    assert "Expected" not in words and "$." not in words and "regex" not in words
+    (verdict,) = shift.table.process([C.Decide(seat=1, decision="maybe")])  # not a PIN
+    words = tr.refusal(verdict.refusal)
+    assert words == tr("refusal.input_invalid", input=tr("command.decide"))
+    assert "Expected" not in words and "$." not in words
