@@ -4,6 +4,8 @@ A short PIN, the lockout line at 800x480, odds in French and Ukrainian, and the 
 the dealer's small card glyphs.
 """
 
+import re
+
 import pytest
 
 from controller.game import inputs as C  # noqa: N812 - the input declarations
@@ -52,3 +54,21 @@ def test_a_pin_the_declaration_refuses_is_worded_in_the_language(dealer_shift, l
     words = tr.refusal(verdict.refusal)
     assert words == tr("refusal.input_invalid", input=tr("command.decide"))
     assert "Expected" not in words and "$." not in words
+
+
+# 2 --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("lang", ["en", "fr", "uk"])
+def test_the_lockout_line_shows_its_time_whole_at_800x480(dealer_shift, lang):
+    shift = dealer_shift(lang=lang, lockout_after=2, lockout_seconds=600)
+    void_pad(shift)
+    shift.pin_by_touch("1111")
+    shift.pin_by_touch("1111")                    # PIN entry locks for ten minutes
+    shift.step(1.5)
+    template = re.escape(Translator(lang)("pad.locked", time="TIME"))
+    lines = [t for t in shift.frame.texts if t.role in ("pad.error", "pad.error2")]
+    shown = " ".join(t.text for t in lines)
+    assert re.fullmatch(template.replace("TIME", r"9:5\d"), shown), shown  # the time whole
+    assert not [t.text for t in lines if t.truncated]
+    assert all(shift.frame.regions["pad"].contains(t.rect) for t in lines)
+    assert min(t.size for t in lines) >= 14
+
