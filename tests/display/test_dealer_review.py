@@ -6,11 +6,15 @@ the dealer's small card glyphs.
 
 import re
 
+import pygame
 import pytest
 
 from controller.game import inputs as C  # noqa: N812 - the input declarations
 from controller.game.config import PIN_MAX_DIGITS, PIN_MIN_DIGITS
+from display.dealer import DealerScreen
 from display.i18n import Translator
+from display.player import PlayerScreen
+from display.scenarios import build
 
 SUP = "2468"
 
@@ -72,3 +76,23 @@ def test_the_lockout_line_shows_its_time_whole_at_800x480(dealer_shift, lang):
     assert all(shift.frame.regions["pad"].contains(t.rect) for t in lines)
     assert min(t.size for t in lines) >= 14
 
+
+# 3 --------------------------------------------------------------------------------------------
+ODDS = {"fr": (re.compile(r"\b\d+ contre 1\b"), re.compile(r"\b\d+ (pour|до|to) 1\b")),
+        "uk": (re.compile(r"\b\d+ до 1\b"), re.compile(r"\b\d+ (pour|contre|to) 1\b"))}
+"""Odds as the trade writes them in each language (French "contre": "pour" counts the
+stake in), and the other languages' ways that must not appear."""
+
+
+@pytest.mark.parametrize("lang", sorted(ODDS))
+@pytest.mark.parametrize("scenario", ["outcomes-settled", "outcomes-recall", "outcomes-meters"])
+def test_odds_are_written_as_the_trade_writes_them(fonts, lang, scenario):
+    sc = build(scenario)
+    dealer = DealerScreen(fonts, lang)
+    dealer.ui.screen = sc.dealer_screen
+    texts = [t.text for t in dealer.draw(pygame.Surface((1920, 1080)), sc.dealer, 1.0).texts]
+    texts += [t.text for t in PlayerScreen(fonts, lang).draw(
+        pygame.Surface((1920, 1080)), sc.player).texts]
+    good, bad = ODDS[lang]
+    assert [t for t in texts if good.search(t)], scenario  # odds are written ...
+    assert not [t for t in texts if bad.search(t)]         # ... and only the trade's way
