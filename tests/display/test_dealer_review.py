@@ -96,3 +96,21 @@ def test_odds_are_written_as_the_trade_writes_them(fonts, lang, scenario):
     good, bad = ODDS[lang]
     assert [t for t in texts if good.search(t)], scenario  # odds are written ...
     assert not [t for t in texts if bad.search(t)]         # ... and only the trade's way
+
+
+# 4 --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("lang", ["en", "fr", "uk"])
+@pytest.mark.parametrize("scenario", ["reveal-qualify", "settled", "recall"])
+def test_small_cards_draw_rank_and_suit_at_14_px_or_more(fonts, lang, scenario):
+    sc = build(scenario)
+    dealer = DealerScreen(fonts, lang)
+    dealer.ui.screen = sc.dealer_screen
+    frame = dealer.draw(pygame.Surface((800, 480)), sc.dealer, 1.0)
+    faces = [t for t in frame.texts if ".card." in t.role]
+    assert faces, scenario
+    for t in faces:
+        w, h = t.rect.size
+        card = "A" + {"\u2660": "s", "\u2665": "h", "\u2666": "d", "\u2663": "c"}[t.text[-1]]
+        glyphs = (dealer.art.rank_size(card, w, h), dealer.art.suit_size(card, w, h))
+        assert min(glyphs) >= 14, (t.role, t.text, glyphs)
+        assert t.size <= min(glyphs)  # the size the layout test checks is the smaller glyph
