@@ -68,10 +68,22 @@ class CardArt:
         """The pixel size of the rank printed on a ``w`` x ``h`` face of ``card``."""
         rank = rank_label(card)
         if h < self.compact_below:
-            box, size = (w, int(h * 0.48)), int(h * 0.46)
+            box, size = (w, h // 2), int(h * 0.46)
         else:
             box, size = (int(w * 0.36), int(h * 0.24)), int(h * 0.22)
         return self.fonts.fit(rank, True, max(4, size), box[0], box[1], 4)[0]
+
+    def suit_size(self, card: str, w: int, h: int) -> int:
+        """The pixel size of the suit symbol printed on a ``w`` x ``h`` face of ``card``."""
+        sym = SUIT_SYMBOLS.get(card[1:2].lower(), "?")
+        box, size = self._suit_box(w, h)
+        return self.fonts.fit(sym, False, max(4, size), box[0], box[1], 4)[0]
+
+    def _suit_box(self, w: int, h: int) -> tuple[tuple[int, int], int]:
+        """The suit symbol's box (width, height) and wanted size on a ``w`` x ``h`` face."""
+        if h < self.compact_below:  # the face's lower half, as large as the rank above it
+            return (w, h - h // 2), int(h * 0.46)
+        return (int(w * 0.36), int(h * 0.17)), int(h * 0.16)
 
     def image(self, card: str | None, w: int, h: int, kind: str = "face") -> pygame.Surface:
         """The image of a card.
@@ -140,17 +152,19 @@ class CardArt:
         sym = SUIT_SYMBOLS.get(suit, "?")
         rank = rank_label(card)
         if h < self.compact_below:
-            # Small: rank over suit, centred, as large as possible.
-            top = pygame.Rect(0, int(h * 0.06), w, int(h * 0.48))
-            bot = pygame.Rect(0, int(h * 0.50), w, int(h * 0.46))
-            self._blit_text(img, rank, top, int(h * 0.46), True, color)
-            self._blit_text(img, sym, bot, int(h * 0.44), False, color)
+            # Small: rank over suit, centred, each in half the face, as large as possible
+            # (the glyphs' own margins keep them apart and off the edge).
+            (_, top_h), size = (w, h // 2), int(h * 0.46)
+            (_, bot_h), suit_size = self._suit_box(w, h)
+            self._blit_text(img, rank, pygame.Rect(0, 0, w, top_h), size, True, color)
+            self._blit_text(img, sym, pygame.Rect(0, top_h, w, bot_h), suit_size, False, color)
             return
         corner_w = int(w * 0.36)
         rank_box = pygame.Rect(int(w * 0.05), int(h * 0.03), corner_w, int(h * 0.24))
-        suit_box = pygame.Rect(int(w * 0.05), int(h * 0.25), corner_w, int(h * 0.17))
+        (_, suit_h), suit_size = self._suit_box(w, h)
+        suit_box = pygame.Rect(int(w * 0.05), int(h * 0.25), corner_w, suit_h)
         self._blit_text(img, rank, rank_box, int(h * 0.22), True, color)
-        self._blit_text(img, sym, suit_box, int(h * 0.16), False, color)
+        self._blit_text(img, sym, suit_box, suit_size, False, color)
         pip = pygame.Rect(int(w * 0.22), int(h * 0.36), int(w * 0.74), int(h * 0.58))
         self._blit_text(img, sym, pip, int(h * 0.52), False, color)
 

@@ -254,8 +254,8 @@ class Painter:
         fitted, _, cut = self.fonts.fit(text, bold, int(size), box.width, box.height,
                                         min(self.min_text, int(size)))
         words = text.split(" ")
-        if len(words) < 2 or not (cut or fitted < size * 0.6) or box.height < 2.3 * (
-                self.min_text * theme.LINE_HEIGHT):
+        if len(words) < 2 or not (cut or fitted < size * 0.6) or box.height < 2 * (
+                self.min_text * theme.LINE_HEIGHT):  # two lines of the smallest text fit
             self.text(text, box, size, bold=bold, color=color, role=role)
             return
         best = min(range(1, len(words)), key=lambda i: abs(

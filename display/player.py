@@ -312,23 +312,40 @@ class PlayerScreen:
         p.outline(rect, theme.GOLD_DARK, max(1, rect.width // 300), radius)
         p.region("paytables", rect)
         inner = inset(rect, max(4, rect.width // 90), max(4, rect.height // 60))
-        groups = self._pt_groups(view, p.surface.get_width() < 1000, ncols)
-        widths = self._pt_widths(groups, max(p.min_text, 20))
-        n_rows = self._pt_rows(groups)
-        row_h = inner.height / (n_rows + 1.3)
-        size = max(p.min_text, int(row_h / (LINE_HEIGHT * 1.08)))
-        body = pygame.Rect(inner.left, inner.top, inner.width, int(row_h * n_rows))
+        # odds in words ("30 to 1") where every line fits at 20 px or more, else as 30:1
+        for compact in sorted({p.surface.get_width() < 1000, True}):
+            groups = self._pt_groups(view, compact, ncols)
+            widths = self._pt_widths(groups, max(p.min_text, 20))
+            n_rows = self._pt_rows(groups)
+            row_h = inner.height / (n_rows + 1.3)
+            size = max(p.min_text, int(row_h / (LINE_HEIGHT * 1.08)))
+            body = pygame.Rect(inner.left, inner.top, inner.width, int(row_h * n_rows))
+            columns = cols(body, widths, max(6, inner.width // 40))
+            size = self._pt_size(groups, columns, size,
+                                 p.min_text if compact else max(p.min_text, 20))
+            if size is not None:
+                break
+        size = p.min_text if size is None else size
         foot = pygame.Rect(inner.left, body.bottom, inner.width, inner.bottom - body.bottom)
-        columns = cols(body, widths, max(6, inner.width // 40))
-        for blocks, col in zip(groups, columns, strict=True):  # one size: the largest that fits
-            while size > p.min_text and any(
-                    self.fonts.font(size).size(a)[0] + self.fonts.font(size, True).size(b)[0]
-                    + size // 2 > col.width for _, (_, items) in blocks for a, b in items):
-                size -= 1
         for blocks, col in zip(groups, columns, strict=True):
             self._table_block(p, col, blocks, row_h, size)
         p.text(tr("player.rules", q=_q(tr, pt.qualifier)), foot, size, color=theme.TEXT_DIM,
                role="pt.footer")
+
+    def _pt_size(self, groups: list[Blocks], columns: list[pygame.Rect], size: int,
+                 smallest: int) -> int | None:
+        """The largest size up to ``size`` at which every line fits its column.
+
+        One size for all; None when some line does not fit even at ``smallest``.
+        """
+        def fits(s: int) -> bool:
+            f, fb = self.fonts.font(s), self.fonts.font(s, True)
+            return all(f.size(a)[0] + fb.size(b)[0] + 1 + s // 2 <= col.width  # as drawn
+                       for blocks, col in zip(groups, columns, strict=True)
+                       for _, (_, items) in blocks for a, b in items)
+        while size > smallest and not fits(size):
+            size -= 1
+        return size if fits(size) else None
 
     def _table_block(self, p: Painter, rect: pygame.Rect,
                      blocks: Blocks, row_h: float, size: int) -> None:

@@ -16,9 +16,12 @@ text itself, shown as it is.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from controller.game.config import PIN_MAX_DIGITS, PIN_MIN_DIGITS
 
 # ------------------------------------------------------------------ parameter kinds
 MONEY = "money"
@@ -143,6 +146,8 @@ REFUSALS: dict[str, RefusalKind] = {
     "nothing_to_expose": _k("no dealt card to mark as exposed"),
     "last_card_burn": _k("the last card was a burn"),
     # PINs
+    "pin_digits": _k("{detail}", low=NUMBER, high=NUMBER, detail=TEXT),
+    "input_invalid": _k("{detail}", input=COMMAND, detail=TEXT),
     "pin_locked": _k("PIN entry is locked after repeated wrong PINs; try later"),
     "wrong_pin": _k("wrong PIN"),
     "pin_shared": _k("this PIN is set for more than one role, and a PIN must name one role: "
@@ -208,6 +213,28 @@ class Refusal:
                 continue
             typed[k] = _typed(kinds[k], text)
         return cls(code, typed)
+
+
+_FIELD = re.compile(r"at `\$\.([A-Za-z_]+)")
+_PIN_FIELDS = frozenset({"pin", "new_pin"})
+
+
+def invalid_input(command: str, message: str) -> Refusal:
+    """The refusal of an input that fails its declaration, in a code the screens word.
+
+    The checker's own message (``Expected `str` matching regex ... - at `$.pin```) is
+    kept as ``detail`` for the log; the screens never show it. A PIN of the wrong form
+    is ``pin_digits`` (its bounds); any other field is ``input_invalid``.
+
+    Args:
+        command: the input's name (``void``).
+        message: the validation message.
+    """
+    found = _FIELD.search(message)
+    if found is not None and found.group(1) in _PIN_FIELDS:
+        return Refusal("pin_digits", {"low": PIN_MIN_DIGITS, "high": PIN_MAX_DIGITS,
+                                      "detail": message})
+    return Refusal("input_invalid", {"input": command, "detail": message})
 
 
 class _Missing(dict):

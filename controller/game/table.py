@@ -62,7 +62,7 @@ from controller.game.inputs import (
     journal_body,
 )
 from controller.game.journal import WAL_SIZE_LIMIT, Journal, JournalError
-from controller.game.refusals import Refusal
+from controller.game.refusals import Refusal, invalid_input
 from controller.game.round import Rejected
 from controller.game.rules import RuleProfileError, profile_text
 from controller.game.table_views import ViewBuilder, check_returns
@@ -360,7 +360,9 @@ class Table:
                     batch = []
                 name = (item.name if isinstance(item, DealerCommand)
                         else getattr(item, "type", type(item).__name__))
-                refusal = exc.refusal if isinstance(exc, Rejected) else Refusal(str(exc))
+                refusal = (exc.refusal if isinstance(exc, Rejected)
+                           else invalid_input(name, str(exc)) if isinstance(exc, InputError)
+                           else Refusal(str(exc)))
                 verdicts.append(Verdict(None, name, False, str(exc), refusal))
                 continue
             batch.append((kind, body, actor, text))

@@ -207,12 +207,17 @@ def panel(c: Ctx, rect: pygame.Rect, color: Color = theme.PANEL,
 
 def cards(c: Ctx, box: pygame.Rect, shown: tuple[str | None, ...], role: str,
           slots: int = 3, align: str = "center") -> list[pygame.Rect]:
-    """Draw a row of cards and record each face with the size of its rank."""
+    """Draw a row of cards and record each face with the size of its smaller glyph.
+
+    The rank and the suit symbol are text: the smaller of the two is the face's size
+    (the layout's text-size check reads it).
+    """
     art: CardArt = c.art
     places = art.row(c.p.surface, box, shown, slots=slots, align=align)
     for i, (card, r) in enumerate(zip(shown, places, strict=False)):
         if card:
-            size = art.rank_size(card, r.width, r.height)
+            size = min(art.rank_size(card, r.width, r.height),
+                       art.suit_size(card, r.width, r.height))
             c.p.frame.texts.append(TextRecord(card_label(card), pygame.Rect(r), pygame.Rect(r),
                                               f"{role}.card.{i}", size, False))
     return places

@@ -176,7 +176,7 @@ def _pin(c: Ctx, title_r: pygame.Rect, body: pygame.Rect) -> None:
         is_ok = isinstance(act, PadSend)
         button(c, f"pad.key.{i}", cell, label, act, keys=keys,
                style="primary" if is_ok else "normal", size=sc.large,
-               enabled=live and (bool(ui.pin) or not is_ok), hint="")
+               enabled=live and (len(ui.pin) >= C.PIN_MIN_DIGITS or not is_ok), hint="")
     last = cells[12]
     _cancel(c, pygame.Rect(last.left, last.top, cells[14].right - last.left, last.height))
 

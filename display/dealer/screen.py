@@ -36,7 +36,8 @@ from __future__ import annotations
 import pygame
 
 from controller.game import inputs as C  # noqa: N812 - the input declarations
-from controller.game.config import PIN_MAX_DIGITS
+from controller.game.config import PIN_MAX_DIGITS, PIN_MIN_DIGITS
+from controller.game.refusals import invalid_input
 from controller.game.views import Banner, DealerView
 from display import theme
 from display.cards import CardArt
@@ -285,7 +286,7 @@ class DealerScreen:
         elif isinstance(action, A.PadCancel):
             ui.reset_pad()
             ui.sent = None
-        elif isinstance(action, A.PadSend) and ui.pin:
+        elif isinstance(action, A.PadSend) and len(ui.pin) >= PIN_MIN_DIGITS:
             return self._send(view, now)
         return []
 
@@ -297,8 +298,8 @@ class DealerScreen:
             return []
         try:
             C.check(cmd)
-        except C.InputError as exc:  # e.g. a PIN shorter than 4 digits: the pad says why
-            ui.error, ui.pin = str(exc), ""
+        except C.InputError as exc:  # the pad says why in words, never the checker's text
+            ui.error, ui.pin = self.tr.refusal(invalid_input(cmd.name, str(exc))), ""
             return []
         ui.sent = Sent(cmd.name, ui.reason, ui.card_rank, ui.card_suit, view.version,
                        view.refusal_seq, now)

@@ -308,6 +308,8 @@ MESSAGES: dict[str, str] = {
     "refusal.undo_not_dealt": "The last card was not dealt to a place",
     "refusal.nothing_to_expose": "No dealt card to mark as exposed",
     "refusal.last_card_burn": "The last card was a burn card",
+    "refusal.pin_digits": "A PIN is {low} to {high} digits",
+    "refusal.input_invalid": "{input}: what was entered is not valid",
     "refusal.pin_locked": "PIN entry is locked after repeated wrong PINs: try again later",
     "refusal.wrong_pin": "Wrong PIN",
     "refusal.pin_shared": "This PIN is set for more than one role: a PIN must name one role. "

@@ -297,6 +297,8 @@ MESSAGES: dict[str, str] = {
     "refusal.undo_not_dealt": "Останню карту не роздано на місце",
     "refusal.nothing_to_expose": "Немає розданої карти, щоб позначити відкритою",
     "refusal.last_card_burn": "Остання карта була скинутою",
+    "refusal.pin_digits": "PIN має від {low} до {high} цифр",
+    "refusal.input_invalid": "{input}: введене значення недійсне",
     "refusal.pin_locked": "Введення PIN заблоковано після хибних спроб: спробуйте пізніше",
     "refusal.wrong_pin": "Хибний PIN",
     "refusal.pin_shared": "Цей PIN задано для кількох ролей, а PIN має визначати одну роль: "

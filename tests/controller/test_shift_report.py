@@ -40,7 +40,7 @@ OUTCOME_WORDS = {  # the screens' words for the outcome meters, as the report pr
            "three_of_a_kind": "Three of a kind", "straight_flush": "Straight flush",
            "pair": "Pair", "next": "Observed return against the exact return"},
     "fr": {"title": "Compteurs de résultats (coups joués en résultats)", "rounds": "Coups",
-           "settled": "réglés", "voided": "annulés", "": "1 pour 1",
+           "settled": "réglés", "voided": "annulés", "": "1 contre 1",
            "three_of_a_kind": "Brelan", "straight_flush": "Quinte couleur", "pair": "Paire",
            "next": "Retour observé et retour exact",
            "ante": "Ante", "play": "Jeu", "ante_bonus": "Bonus Ante", "pair_plus": "Paire Plus",

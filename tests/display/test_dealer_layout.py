@@ -63,6 +63,7 @@ def gap(a: pygame.Rect, b: pygame.Rect) -> int:
 
 
 def check_sizes(frame, size, where):
+    # a card face is recorded with the size of its smaller glyph, rank or suit symbol
     small = [(t.text, t.role, t.size) for t in frame.texts if t.text and
              t.size < MIN_TEXT[size]]
     assert not small, f"{where}: text under {MIN_TEXT[size]} px: {small[:6]}"
