@@ -363,7 +363,9 @@ class Daemon:
         log.info("control: %s", command.name)
         for v in self.table.ask(command) or ():
             if not v.accepted:  # why, in words, in the screens' language
-                words = Translator(self.config.language).refusal(v.refusal, self.config.currency)
+                words = (v.reason if v.refusal.code == "input_invalid" else  # the field named
+                         Translator(self.config.language).refusal(v.refusal,
+                                                                  self.config.currency))
                 log.warning("control: refused %s: %s", command.name, words)
         return True
 

@@ -219,17 +219,25 @@ _FIELD = re.compile(r"at `\$\.([A-Za-z_]+)")
 _PIN_FIELDS = frozenset({"pin", "new_pin"})
 
 
+_CHECKER_WORDS = re.compile(r"(?:^|: )(?:Expected |Object |Invalid enum value|"
+                            r"JSON is malformed|Input data was truncated)")
+"""How the type checker's own messages begin (the rest are the table's own sentences)."""
+
+
 def invalid_input(command: str, message: str) -> Refusal:
     """The refusal of an input that fails its declaration, in a code the screens word.
 
     The checker's own message (``Expected `str` matching regex ... - at `$.pin```) is
     kept as ``detail`` for the log; the screens never show it. A PIN of the wrong form
-    is ``pin_digits`` (its bounds); any other field is ``input_invalid``.
+    is ``pin_digits`` (its bounds); any other field is ``input_invalid``. A sentence of
+    the table's own checks (``bad value for rules: ...``) is the refusal as it is.
 
     Args:
         command: the input's name (``void``).
         message: the validation message.
     """
+    if not _CHECKER_WORDS.search(message):  # our own check's sentence: shown as it is
+        return Refusal(message)
     found = _FIELD.search(message)
     if found is not None and found.group(1) in _PIN_FIELDS:
         return Refusal("pin_digits", {"low": PIN_MIN_DIGITS, "high": PIN_MAX_DIGITS,
