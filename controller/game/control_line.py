@@ -8,6 +8,7 @@ A line naming no command is refused with the names of the known ones.
 
 from __future__ import annotations
 
+import json
 import typing
 from typing import Any
 
@@ -37,8 +38,9 @@ def parse_control_line(line: str | bytes) -> DealerCommand:
     Raises:
         InputError: longer than :data:`MAX_CONTROL_LINE` bytes, nested deeper than
             :data:`MAX_CONTROL_DEPTH`, not JSON, not an object, an unknown command
-            (:class:`UnknownCommand`, naming the known ones), or a field that fails the
-            command's declaration; the message says which
+            (:class:`UnknownCommand`, naming the known ones), a field named twice (JSON
+            would let the last one win), or a field that fails the command's
+            declaration; the message says which
             (msgspec's path, e.g. ``Expected `int`, got `bool` - at `$.seat```).
     """
     data = line.encode() if isinstance(line, str) else line
@@ -57,8 +59,24 @@ def parse_control_line(line: str | bytes) -> DealerCommand:
             raise UnknownCommand(f"unknown command {name!r} (known: "
                                  f"{', '.join(sorted(COMMAND_NAMED))}); {exc}") from None
         raise failed(exc) from None
+    twice = _named_twice(data)
+    if twice is not None:  # JSON lets the last one win: the line would mean two things
+        raise InputError(f"a control line names each field once: {twice!r} is named twice")
     command.check_values()
     return command
+
+
+def _named_twice(data: bytes) -> str | None:
+    """The first key an object of this (valid JSON) text names twice, or None."""
+    twice: list[str] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        keys = [k for k, _ in items]
+        twice.extend(k for i, k in enumerate(keys) if k in keys[:i])
+        return dict(items)
+
+    json.loads(data, object_pairs_hook=pairs)
+    return twice[0] if twice else None
 
 
 def _depth(data: bytes) -> int:

@@ -75,6 +75,11 @@ REFUSED = [
     ("null", "Expected `object`, got `null`"),
     ("[]", "Expected `object`, got `array`"),
     ("not json", "malformed"),
+    # JSON lets the last of two keys win: the line that names seat 1 would bet on seat 2
+    ('{"command": "place_bet", "seat": 1, "bet": "ante", "amount": 100, "seat": 2}',
+     "'seat' is named twice"),
+    ('{"command": "void", "reason": "jam", "reason": "shoe jam", "pin": "2468"}',
+     "'reason' is named twice"),
 ]
 
 
