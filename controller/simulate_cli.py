@@ -29,6 +29,7 @@ from controller.game.events import LinkState, LinkStatus
 from controller.game.inputs import ManualCard, NoMoreBets
 from controller.game.journal import JournalError
 from controller.game.numbers import DEFAULT_CURRENCY, format_money, format_percent
+from controller.game.recall import verify
 from controller.game.replay import round_records, start_state
 from controller.game.rules import RuleProfile, RuleProfileError
 from controller.game.settlement import BetError, bets_from_mapping, validate_bets
@@ -304,6 +305,32 @@ def simulate(table: Table, player: AutoPlayer, shoe: EventShoe, rounds: int,
     return settled() + g.counters.get("voids", 0) - start
 
 
+def full_check(table: Table) -> str | None:
+    """The check ``threecard verify-journal`` makes, run on the journal the table opened.
+
+    Start-up rehashes and replays only from its verified snapshot; this checks every event
+    up to the head, read-only. A problem locks and closes the table (nothing more is
+    written, not even the derived rows).
+
+    Returns:
+        None when the journal holds; else the verifier's verdict, in its words.
+    """
+    if table.journal.path == ":memory:":  # new with this run: start-up saw all of it
+        return None
+    try:
+        v = verify(table.journal.path)
+    except JournalError as exc:
+        v_text = str(exc)
+    else:
+        if v.ok:
+            return None
+        v_text = v.summary()
+    table.lock(f"Journal integrity check failed: {v_text}")
+    with contextlib.suppress(JournalError):
+        table.close()
+    return v_text
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``threecard simulate``; prints the figures. Returns the exit status."""
     bets = args.bets
@@ -340,6 +367,10 @@ def run(args: argparse.Namespace) -> int:
             return 2
         if table.locked:
             print(f"threecard simulate: {table.locked}", file=sys.stderr)
+            return 1
+        broken = full_check(table)  # start-up checked from its snapshot: now all of it
+        if broken is not None:
+            print(f"threecard simulate: {broken}; stopped before dealing", file=sys.stderr)
             return 1
         feed = open_floor(config, table, drain_s=FLOOR_DRAIN_S)
         player = AutoPlayer(bets=bets, pin=DEMO_PINS["supervisor"])

@@ -298,6 +298,14 @@ class Table:
                 v.checked_from, v.events, j.last_seq, j.last_hash[:32],
                 "".join(f"; {n}" for n in v.notes if n != NO_ANCHOR))
 
+    def lock(self, reason: str) -> None:
+        """Lock the table for good: a problem found in its journal after start-up.
+
+        Args:
+            reason: what the table shows and refuses inputs with.
+        """
+        self._lock_table(reason)
+
     def _lock_table(self, reason: str) -> None:
         """Lock the table for good (``reason`` shown) and wake whoever waits for a view."""
         with self._changed:
