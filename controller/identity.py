@@ -217,9 +217,10 @@ def startup_files() -> list[tuple[str, str]]:
     """
     from importlib.machinery import PathFinder
 
-    found = {("pth", str(p.resolve())) for f in _site_folders() for p in f.glob("*.pth")
+    folders = _site_folders()
+    found = {("pth", str(p.resolve())) for f in folders for p in f.glob("*.pth")
              if _runs_code(p)}
-    entries = [*sys.path, *(str(f) for f in _site_folders())]
+    entries = [*sys.path, *(str(f) for f in folders)]
     for name in STARTUP_MODULES:
         for entry in dict.fromkeys(entries):
             try:
@@ -413,8 +414,8 @@ def startup_identity() -> dict[str, Any]:
     else:
         log.info("software %s, identity sha256 %s: %d files checked", ident.version,
                  ident.sha256, ident.files)
-    hooks = startup_files()
-    if hooks and ident.installed:
+    hooks = startup_files() if ident.installed else []
+    if hooks:
         # named, not warned about: a stock virtual environment has one (setuptools'
         # distutils-precedence.pth); `threecard identify` names them for the inspector
         log.info("start-up code outside the package (run by Python at every start, no "
