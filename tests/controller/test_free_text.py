@@ -33,6 +33,24 @@ GOOD = ["shoe jam", "Carte vue \u2014 coup annul\u00e9", "Застрягла к�
         "5\u202f%", "no\u00a0break", "\U0001F0A1 ace"]
 
 
+def _refused_on_the_line(body: dict, field: str) -> None:
+    """The control line of ``body`` is refused, naming ``field``."""
+    with pytest.raises(I.InputError) as caught:
+        parse_control_line(encode_body(body))
+    assert str(caught.value) == f"Expected `str` without control characters - at `$.{field}`"
+
+
+def _refused_by_the_table(tmp_path, commands, field: str) -> None:
+    """Each command is refused by a new table, naming ``field``; nothing is journaled."""
+    t = Table(tmp_path / "j.sqlite3", TableConfig(pin_hashes=demo_pin_hashes()))
+    head = t.journal.last_seq
+    for command in commands:
+        (v,) = t.process([command])
+        assert not v.accepted and f"without control characters - at `$.{field}`" in v.reason
+    assert t.journal.last_seq == head
+    t.close()
+
+
 def test_the_control_ranges_hold_every_control_format_and_surrogate_code_point():
     ranges = [range(a, b + 1) for a, b in CONTROL_RANGES]
     missing = [hex(c) for c in range(sys.maxunicode + 1)
@@ -46,10 +64,7 @@ def test_the_control_ranges_hold_every_control_format_and_surrogate_code_point()
 
 @pytest.mark.parametrize("reason", BAD)
 def test_a_control_character_in_a_reason_is_refused_on_the_control_line(reason):
-    line = encode_body({"command": "void", "reason": reason, "pin": SUP})
-    with pytest.raises(I.InputError) as caught:
-        parse_control_line(line)
-    assert str(caught.value) == "Expected `str` without control characters - at `$.reason`"
+    _refused_on_the_line({"command": "void", "reason": reason, "pin": SUP}, "reason")
 
 
 @pytest.mark.parametrize("reason", [*BAD, "lone \ud800 surrogate"])
@@ -107,23 +122,16 @@ def test_text_is_made_drawable_and_printable():
 def test_a_control_character_in_a_setting_is_refused_and_nothing_is_journaled(tmp_path,
                                                                              value):
     if "\ud800" not in value:
-        line = encode_body({"command": "config_change", "key": "rules", "value": value,
-                            "pin": SUP})
-        with pytest.raises(I.InputError) as caught:
-            parse_control_line(line)
-        assert str(caught.value) == "Expected `str` without control characters - at `$.value`"
+        _refused_on_the_line({"command": "config_change", "key": "rules", "value": value,
+                              "pin": SUP}, "value")
     profile = tmp_path / f"{value}.toml"           # a profile that loads, under that name
     try:
         profile.write_text(CLASSIC.read_text(encoding="utf-8"), encoding="utf-8")
     except (OSError, ValueError):                  # a NUL or a lone surrogate: no such name
         profile = None
-    t = Table(tmp_path / "j.sqlite3", TableConfig(pin_hashes=demo_pin_hashes()))
-    head = t.journal.last_seq
-    for text in (value, str(profile) if profile else value):
-        (v,) = t.process([I.ConfigChange(key="rules", value=text, pin=SUP)])
-        assert not v.accepted and "without control characters - at `$.value`" in v.reason
-    assert t.journal.last_seq == head
-    t.close()
+    _refused_by_the_table(tmp_path, [I.ConfigChange(key="rules", value=text, pin=SUP)
+                                     for text in (value, str(profile) if profile else value)],
+                          "value")
 
 
 def test_a_setting_an_earlier_version_journaled_with_control_characters_replays(tmp_path):
@@ -144,16 +152,8 @@ def test_a_setting_an_earlier_version_journaled_with_control_characters_replays(
 @pytest.mark.parametrize("card", ["\x00s", "\x1b[2J\x1b[H", "A\x00\x07\x08", "Q\u202e"])
 def test_a_control_character_in_a_manual_card_is_refused_and_nothing_is_journaled(tmp_path,
                                                                                  card):
-    line = encode_body({"command": "manual_card", "card": card, "pin": SUP})
-    with pytest.raises(I.InputError) as caught:
-        parse_control_line(line)
-    assert str(caught.value) == "Expected `str` without control characters - at `$.card`"
-    t = Table(tmp_path / "j.sqlite3", TableConfig(pin_hashes=demo_pin_hashes()))
-    head = t.journal.last_seq
-    (v,) = t.process([I.ManualCard(card=card, pin=SUP)])
-    assert not v.accepted and "without control characters - at `$.card`" in v.reason
-    assert t.journal.last_seq == head
-    t.close()
+    _refused_on_the_line({"command": "manual_card", "card": card, "pin": SUP}, "card")
+    _refused_by_the_table(tmp_path, [I.ManualCard(card=card, pin=SUP)], "card")
 
 
 def test_a_manual_card_an_earlier_version_journaled_with_control_characters_replays(tmp_path):
