@@ -13,7 +13,10 @@ Start-up order (docs/requirements.md R3: nothing happens until the self-check pa
 4. systemd is told READY (never once a stop was asked); the watchdog is fed at half of
    ``WATCHDOG_USEC``, and only while the screen loop and the table thread beat and every
    thread is alive (a hung loop stops the feeding within WatchdogSec/2:
-   :class:`~controller.notify.WatchdogTiming`).
+   :class:`~controller.notify.WatchdogTiming`);
+5. when the journal held events before this start, it is checked in full from its first
+   event beside the running table (:mod:`controller.journal_watch`: a child process); a
+   broken journal then locks the table, as at start-up.
 
 SIGTERM (or SIGINT) stops cleanly: the link stops first, every input already queued is
 journaled and applied, the journal is closed, systemd is told STOPPING. The shoe link
@@ -77,8 +80,9 @@ JOURNAL_CHECK_EXTEND_S = 15.0
 for this many more seconds (``EXTEND_TIMEOUT_USEC``); a check that stops progressing
 lets the start timeout run out."""
 
-#: threads that may end on their own: the control channel ends with its input
-_MAY_END = frozenset({"control"})
+#: threads that may end on their own: the control channel ends with its input, the
+#: journal's full check with its verdict
+_MAY_END = frozenset({"control", "journal-check"})
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -459,6 +463,11 @@ class Daemon:
                             f"{self.table.views()[0].link_state}{self._screens_note()}")
         log.info("READY: table %s, %d seats, rules %s, journal %s", self.config.table_id,
                  self.config.seats, self.config.profile.name, self.config.journal_path)
+        if self.table.verdict.events and not self.table.locked:  # a history to check
+            from controller.journal_watch import check_beside
+
+            self._spawn("journal-check", lambda: check_beside(
+                self.table, self.config.journal_path, self.stop_event))
         try:
             while not self.stop_event.is_set():
                 self.heartbeats.beat("main")

@@ -9,14 +9,17 @@ says the journal is broken; and both name the same problems (kind and place).
 Two journals: one without a snapshot, where start-up checks everything from the first
 event (so "an old round" is one older than game recall keeps, round 2 of 15), and one
 with snapshots every 5 rounds, where start-up replays from the verified snapshot its
-anchor names and the edits fall after it. Edits before that snapshot are verify-journal's
-(the last test): start-up's check is bounded by the snapshot interval, not by the
-journal's age. Each is written in the compact format a new journal has (2) and in the
-format of earlier versions (1), which a table goes on writing in: every edit is caught in
-both. Format 2 stores the chain hash at its checkpoints only (every 32nd event, and the
-event a snapshot follows) and derives the others: an edit between two checkpoints is
-named at the next (with the events it may be), one after the newest by the anchor, and a
-checkpoint's hash edited, removed or made no hash is caught as well.
+anchor names and the edits fall after it. Edits before that snapshot that leave every
+record well formed are verify-journal's: start-up's check is bounded by the snapshot
+interval, not by the journal's age; ``simulate`` (the last tests) and ``run``
+(``tests/daemon/test_startup_history.py``) make that full check before dealing on, or
+once READY, and stop or lock on what it finds. Each is written in the compact format a
+new journal has (2) and in the format of earlier versions (1), which a table goes on
+writing in: every edit is caught in both. Format 2 stores the chain hash at its
+checkpoints only (every 32nd event, and the event a snapshot follows) and derives the
+others: an edit between two checkpoints is named at the next (with the events it may be),
+one after the newest by the anchor, and a checkpoint's hash edited, removed or made no
+hash is caught as well.
 """
 
 from __future__ import annotations

@@ -4,14 +4,22 @@ Start-up replays only the events after the snapshot its anchor names; what lies 
 it is checked cheaply (counted, records checked for form). An old round's row edited
 past reading (here the event number a compact journal keeps for the round) let ``run``
 play on while ``verify-journal`` said the journal was broken: now start-up locks the
-table with the same verdict.
+table with the same verdict. Edits there that leave every record well formed (an old
+round's status, an old event's time) are found by the full check ``run`` makes once it is
+READY: it locks the table with ``verify-journal``'s verdict, at every start.
 """
 
 from __future__ import annotations
 
+import json
+import shutil
 import sqlite3
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
+from journal_edit import copy_journal, sql
 
 from controller.game.journal import Journal
 
@@ -48,3 +56,111 @@ def test_run_locks_on_an_old_round_record_edited_past_reading(daemons, tmp_path)
     j = Journal(journal, readonly=True)
     assert j.last_seq == events                             # nothing more was journaled
     j.close()
+
+
+# Edits before the verified snapshot that start-up's own checks cannot reach: it rehashes
+# and replays only after that snapshot, and these leave every record there well formed.
+# The full check `run` makes once READY finds each, in verify-journal's words.
+BEYOND_START_UP = {
+    "old round voided": "UPDATE rounds SET status = 'void' WHERE round_id = 2",
+    "old round's event moved": "UPDATE rounds SET seq = 30 WHERE round_id = 1",
+    "old event's time edited": "UPDATE events SET t = t + 100000000 WHERE seq = 800",
+    "old rejection added": "INSERT INTO rejections VALUES (100, 'x')",
+}
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("played") / "T.sqlite3"
+    p = threecard("simulate", "--journal", str(path), "--rounds", "60", "--seats", "3",
+                  "--seed", "9")
+    assert p.returncode == 0, p.stderr
+    return path
+
+
+def verify_json(path: Path) -> dict:
+    p = threecard("verify-journal", "--journal", str(path), "--json")
+    assert p.returncode in (0, 1), p.stderr
+    return json.loads(p.stdout)
+
+
+def head(path: Path) -> tuple[int, int]:
+    j = Journal(path, readonly=True)
+    try:
+        return j.last_seq, j.anchor.verified_seq
+    finally:
+        j.close()
+
+
+SHOE_FACTS = {"startup", "link", "hello"}
+"""What a table journals on its own at start: its start-up record, the shoe coming online."""
+
+
+def after(path: Path, seq: int) -> list[tuple[int, str]]:
+    j = Journal(path, readonly=True)
+    try:
+        return [(r.seq, r.kind) for r in j.records(seq)]
+    finally:
+        j.close()
+
+
+def run_args(path: Path) -> list[str]:
+    return ["--headless", "--shoe", "sim://?dialect=native", "--journal", str(path),
+            "--control-stdin", "--seats", "3"]
+
+
+@pytest.mark.parametrize("kind", BEYOND_START_UP)
+def test_run_checks_the_whole_journal_once_ready_and_locks_on_an_old_edit(
+        daemons, played, tmp_path, kind):
+    path = copy_journal(played, tmp_path / "j.sqlite3")
+    shutil.copyfile(str(played) + ".anchor", str(path) + ".anchor")
+    events, start = head(path)
+    assert start > 800                                      # every edit is before it
+    sql(path, BEYOND_START_UP[kind])
+    out = verify_json(path)
+    assert not out["ok"], out
+    for attempt in (1, 2):                                  # and again at the next start
+        d = daemons(run_args(path))
+        d.wait_for(r"journal .* verified from event \d+ ")  # start-up: from its snapshot
+        d.wait_for(r"READY")
+        d.wait_for(r" ERROR +journal .*: JOURNAL BROKEN: ")
+        m = d.wait_for(r"TABLE LOCKED: Journal integrity check failed: (.*)\. Call a "
+                       r"technician\.$")
+        for problem in out["problems"]:                     # the verifier's words, each
+            assert problem["message"] in m.group(1), (problem, m.group(1))
+        d.send("place_bet", seat=1, bet="ante", amount=100)
+        d.wait_for(r"control: refused place_bet: .*Journal integrity check failed")
+        assert d.stop() == 0
+        kinds = [k for _, k in after(path, events)]        # no dealer input taken
+        assert kinds.count("startup") == attempt and set(kinds) <= SHOE_FACTS, kinds
+    again = verify_json(path)                               # the same problems as before
+    assert [q["kind"] for q in again["problems"]] == [q["kind"] for q in out["problems"]]
+
+
+def test_run_on_a_sound_journal_checks_it_in_full_and_deals_on(daemons, played, tmp_path):
+    path = copy_journal(played, tmp_path / "j.sqlite3")
+    shutil.copyfile(str(played) + ".anchor", str(path) + ".anchor")
+    events, _ = head(path)
+    d = daemons(run_args(path))
+    d.wait_for(r"READY")
+    d.send("place_bet", seat=1, bet="ante", amount=100)     # while the check runs, or after
+    m = d.wait_for(r"journal .* checked in full in [\d.]+ s: (journal OK: (\d+) events, hash "
+                   r"chain intact from event 1\b.*)$")
+    assert int(m.group(2)) >= events + 1                    # the history and this start
+    d.send("place_bet", seat=2, bet="ante", amount=200)
+    d.wait_for(r"control: place_bet")
+    assert d.stop() == 0
+    assert not any("LOCKED" in line or "refused" in line for line in d.lines), d.lines
+    kinds = [k for _, k in after(path, events)]
+    assert kinds[0] == "startup" and kinds.count("place_bet") == 2, kinds
+    assert verify_json(path)["ok"]
+
+
+def test_a_new_journal_is_not_checked_twice(daemons, tmp_path):
+    """Start-up saw every event of a new journal: no full check after it."""
+    d = daemons(run_args(tmp_path / "new.sqlite3"))
+    d.wait_for(r"READY")
+    d.send("place_bet", seat=1, bet="ante", amount=100)
+    d.wait_for(r"control: place_bet")
+    assert d.stop() == 0
+    assert not any("checking it in full" in line for line in d.lines), d.lines

@@ -1,0 +1,142 @@
+"""The whole journal checked once the table is READY: what start-up leaves to the full check.
+
+Start-up verifies the journal from the verified snapshot its anchor names, so its time is
+bounded by a snapshot interval and not by the journal's age
+(:mod:`controller.game.verifier`). What lies before that snapshot is counted and checked
+for form only; an old event edited in place, an old round's status or event number
+changed, or a rejection added there, is found by the check from the first event, which
+is ``threecard verify-journal``'s.
+
+The daemon makes that check once it is READY, when the journal held events before this
+start: ``threecard verify-journal --json`` as a child process, so the check takes
+neither the daemon's interpreter lock (its table thread and screens go on at their pace)
+nor its memory. The child reads the journal read-only, in one read transaction,
+the anchor first (:class:`~controller.game.journal.Journal`): the moment it sees is one
+its anchor covers, whatever the table writes meanwhile. A broken journal locks the table,
+as at start-up (R4): no more input is taken, the screens and the log say why. A check that
+cannot be made (the child killed, its answer unreadable) locks nothing and is logged as
+an error: it is no evidence of an edit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+log = logging.getLogger("threecard")
+
+POLL_S = 0.5
+"""Seconds between two looks at the stop flag while the check runs."""
+
+
+@dataclass(frozen=True, slots=True)
+class FullCheck:
+    """The answer of :func:`check_in_full`.
+
+    Attributes:
+        ok: True when the journal is sound; False when it is broken; None when the check
+            could not be made (see ``summary``).
+        summary: the verifier's one line (``journal OK: ...`` or ``JOURNAL BROKEN: ...``),
+            or why the check could not be made.
+        message: the problems in one line, as start-up words a lock (empty when sound).
+        problems: each problem's kind and message (``verify-journal --json``'s).
+        seconds: how long the check took (wall clock, from the child's start).
+    """
+
+    ok: bool | None
+    summary: str
+    message: str = ""
+    problems: tuple[tuple[str, str], ...] = ()
+    seconds: float = 0.0
+
+
+def check_in_full(journal: str, stop: threading.Event) -> FullCheck | None:
+    """Run ``threecard verify-journal --json`` on ``journal`` and read its verdict.
+
+    Args:
+        journal: the journal file's path (the archive beside it is read as
+            ``verify-journal`` reads it).
+        stop: set to end the check early (the daemon stops): the child is ended.
+
+    Returns:
+        The verdict, or None when ``stop`` ended it first.
+    """
+    t0 = time.monotonic()
+    cmd = [sys.executable, "-m", "controller.cli", "verify-journal", "--journal", journal,
+           "--json"]
+    try:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+    except OSError as exc:
+        return FullCheck(None, f"the check could not start: {exc}")
+    out = err = ""
+    while True:
+        try:
+            out, err = proc.communicate(timeout=POLL_S)
+            break
+        except subprocess.TimeoutExpired:
+            if stop.is_set():
+                proc.terminate()
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.communicate(timeout=5)
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
+                return None
+    seconds = time.monotonic() - t0
+    return _read_verdict(proc.returncode, out, err, seconds)
+
+
+def check_beside(table: Any, journal: str, stop: threading.Event) -> FullCheck | None:
+    """Check ``journal`` in full beside its running table; lock the table when broken.
+
+    The verdict is logged (an error when broken, or when no verdict came); a broken
+    journal locks the table with the problems in the words start-up uses
+    (``Journal integrity check failed: ...``).
+
+    Args:
+        table: the running :class:`~controller.game.table.Table` on ``journal``.
+        journal: the journal file's path.
+        stop: set when the daemon stops (the check is then ended, nothing logged).
+
+    Returns:
+        The verdict, or None when ``stop`` came first.
+    """
+    log.info("journal %s: checking it in full from its first event (the table plays on "
+             "meanwhile)", journal)
+    out = check_in_full(journal, stop)
+    if out is None:
+        return None
+    if out.ok:
+        log.info("journal %s checked in full in %.1f s: %s", journal, out.seconds, out.summary)
+    elif out.ok is None:
+        log.error("journal %s: %s; run `threecard verify-journal`", journal, out.summary)
+    else:
+        log.error("journal %s: %s", journal, out.summary)
+        table.lock(f"Journal integrity check failed: {out.message}")
+    return out
+
+
+def _read_verdict(code: int, out: str, err: str, seconds: float) -> FullCheck:
+    """``verify-journal --json``'s answer as a :class:`FullCheck`."""
+    try:
+        v = json.loads(out)
+        ok, summary = v["ok"], v["verdict"]
+        problems = tuple((p["kind"], p["message"]) for p in v["problems"])
+    except (ValueError, TypeError, KeyError):
+        why = (err.strip().splitlines() or [f"exit status {code}, no verdict"])[-1]
+        return FullCheck(None, f"the check gave no verdict: {why[:300]}", seconds=seconds)
+    if not isinstance(ok, bool) or not isinstance(summary, str) or ok is bool(problems):
+        return FullCheck(None, "the check gave no verdict: its answer does not read",
+                         seconds=seconds)
+    return FullCheck(ok, summary, "; ".join(m for _, m in problems), problems, seconds)
+
+
+__all__ = ["FullCheck", "check_beside", "check_in_full"]

@@ -1,0 +1,121 @@
+"""The full check ``run`` makes once READY (:mod:`controller.journal_watch`).
+
+It reads the journal beside a table that goes on writing: every check made while rounds
+are dealt must say OK (the anchor read first, then one read transaction: a moment the
+anchor covers). A check that cannot answer is no verdict, never a lock; a stop ends it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+from controller.autoplay import AutoPlayer
+from controller.game.auth import DEMO_PINS, demo_pin_hashes
+from controller.game.engine import TableConfig
+from controller.game.journal import Journal
+from controller.game.table import Table
+from controller.journal_watch import check_beside, check_in_full
+from controller.simulate_cli import simulate
+from simulators.event_shoe import EventShoe, parse_faults
+
+
+def table(path: Path) -> Table:
+    return Table(path, TableConfig(seats=3, pin_hashes=demo_pin_hashes(), snapshot_every=5))
+
+
+def play(t: Table, rounds: int, seed: int) -> None:
+    player = AutoPlayer(bets={"ante": 100, "pair_plus": 100}, pin=DEMO_PINS["supervisor"])
+    simulate(t, player, EventShoe(seed, parse_faults("misread=0.1")), rounds)
+
+
+def test_checks_made_while_the_table_deals_on_all_say_ok(tmp_path):
+    path = tmp_path / "j.sqlite3"
+    t = table(path)
+    play(t, 20, 1)
+    done = threading.Event()
+    failed: list[BaseException] = []
+
+    def deal() -> None:
+        try:
+            play(t, 150, 2)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            failed.append(exc)
+        finally:
+            done.set()
+
+    dealer = threading.Thread(target=deal)
+    dealer.start()
+    verdicts = []
+    while not done.is_set() or not verdicts:
+        out = check_in_full(str(path), threading.Event())
+        verdicts.append(out)
+    dealer.join()
+    assert not failed, failed
+    t.close()
+    assert len(verdicts) >= 2, verdicts                     # several, during the deal
+    assert all(v is not None and v.ok for v in verdicts), [v.summary for v in verdicts]
+    events = [int(v.summary.split()[2]) for v in verdicts]  # "journal OK: N events, ..."
+    assert events == sorted(events) and events[0] < events[-1], events
+    final = check_in_full(str(path), threading.Event())
+    j = Journal(path, readonly=True)
+    try:
+        assert final.ok and final.summary.startswith(f"journal OK: {j.last_seq} events")
+    finally:
+        j.close()
+
+
+def test_a_file_that_is_no_journal_gives_no_verdict_and_locks_nothing(tmp_path):
+    path = tmp_path / "not-a-journal.sqlite3"
+    path.write_text("a shopping list\n")
+
+    class Locks:
+        locked = None
+
+        def lock(self, reason: str) -> None:
+            self.locked = reason
+
+    t = Locks()
+    out = check_beside(t, str(path), threading.Event())
+    assert out.ok is None and t.locked is None
+    assert out.summary.startswith("the check gave no verdict: threecard verify-journal: "), out
+    assert "not a usable journal" in out.summary, out
+
+
+def test_a_broken_journal_locks_the_table_in_start_ups_words(tmp_path):
+    path = tmp_path / "j.sqlite3"
+    t = table(path)
+    play(t, 12, 3)
+    db = sqlite3.connect(path)
+    db.execute("UPDATE rounds SET status = 'void' WHERE round_id = 2")
+    db.commit()
+    db.close()
+    out = check_beside(t, str(path), threading.Event())
+    assert out.ok is False and out.problems[0][0] == "round", out
+    assert t.locked == f"Journal integrity check failed: {out.message}"
+    assert "round 2" in out.message
+    t.close()
+
+
+def test_a_stop_ends_the_check_and_its_child(tmp_path, monkeypatch):
+    import subprocess
+
+    from controller import journal_watch
+
+    started = []
+    real = subprocess.Popen
+
+    def slow(cmd, **kw):                                    # a check that takes its time
+        p = real(["sleep", "30"], **kw)
+        started.append(p)
+        return p
+
+    monkeypatch.setattr(journal_watch.subprocess, "Popen", slow)
+    stop = threading.Event()
+    threading.Timer(0.3, stop.set).start()
+    t0 = time.monotonic()
+    assert check_in_full(str(tmp_path / "j.sqlite3"), stop) is None
+    assert time.monotonic() - t0 < 10
+    assert started and started[0].poll() is not None        # the child is gone
