@@ -30,6 +30,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from controller.game.verdict import integrity_lock
+
 log = logging.getLogger("threecard")
 
 POLL_S = 0.5
@@ -120,7 +122,7 @@ def check_beside(table: Any, journal: str, stop: threading.Event) -> FullCheck |
         log.error("journal %s: %s; run `threecard verify-journal`", journal, out.summary)
     else:
         log.error("journal %s: %s", journal, out.summary)
-        table.lock(f"Journal integrity check failed: {out.message}")
+        table.lock(integrity_lock(out.message))
     return out
 
 

@@ -34,6 +34,7 @@ from controller.game.replay import round_records, start_state
 from controller.game.rules import RuleProfile, RuleProfileError
 from controller.game.settlement import BetError, bets_from_mapping, validate_bets
 from controller.game.table import Table
+from controller.game.verdict import integrity_lock
 from simulators.deck_file import read_deck_file
 from simulators.event_shoe import EventShoe, parse_faults
 
@@ -325,7 +326,7 @@ def full_check(table: Table) -> str | None:
         if v.ok:
             return None
         v_text = v.summary()
-    table.lock(f"Journal integrity check failed: {v_text}")
+    table.lock(integrity_lock(v_text))
     with contextlib.suppress(JournalError):
         table.close()
     return v_text

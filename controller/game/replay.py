@@ -20,6 +20,7 @@ from typing import Any
 from controller.game.engine import Game, TableConfig
 from controller.game.journal import Journal, JournalError, Record
 from controller.game.table_views import ViewBuilder
+from controller.game.verdict import integrity_lock
 from controller.game.views import DealerView, PlayerView
 
 
@@ -209,7 +210,7 @@ def views_at(journal: Journal | str | Path, seq: int) -> tuple[DealerView, Playe
     try:
         report = j.verify()
         if not report.ok:
-            raise ReplayError(f"Journal integrity check failed: {report.message}")
+            raise ReplayError(integrity_lock(report.message))
         if isinstance(seq, bool) or not isinstance(seq, int) or \
                 not j.first_seq <= seq <= j.last_seq:
             raise ValueError(f"event {seq!r} is not in this journal (events {j.first_seq} "

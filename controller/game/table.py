@@ -66,6 +66,7 @@ from controller.game.refusals import Refusal, invalid_input
 from controller.game.round import Rejected
 from controller.game.rules import RuleProfileError, profile_text
 from controller.game.table_views import ViewBuilder, check_returns
+from controller.game.verdict import integrity_lock
 from controller.game.verifier import NO_ANCHOR, JournalVerdict, Progress
 from controller.game.views import DealerView, PlayerView
 
@@ -280,7 +281,7 @@ class Table:
         self.verdict = out.verdict
         if not out.verdict.ok:
             log.error("journal %s: %s", self.journal.path, out.verdict.summary())
-            self._lock_table(f"Journal integrity check failed: {out.verdict.message}")
+            self._lock_table(integrity_lock(out.verdict.message))
             return
         if NO_ANCHOR in out.verdict.notes and self.journal.last_seq:
             log.warning("journal %s has no anchor beside it: its tail could not be checked; "

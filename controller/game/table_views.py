@@ -42,6 +42,7 @@ from controller.game.records import RoundRecord
 from controller.game.round import ALLOWED_COMMANDS, RoundState, position_name
 from controller.game.rules import PAY_ORDER, RuleProfile
 from controller.game.shoe_link import LINK_DOWN
+from controller.game.verdict import INTEGRITY_FAILED
 from controller.game.views import (
     HIDDEN_CARD,
     Banner,
@@ -61,7 +62,7 @@ _SHOWN = frozenset({S.REVEAL, S.SETTLED})
 #: banner kinds the players see (without card parameters).
 _PLAYER_BANNERS = frozenset({S.VOID.value, "link_lost", "link_silent", "misread", "seq_gap",
                              "shoe_restart", "interrupted_round", "deck_blocked",
-                             "journal_locked", "alarm"})
+                             "journal_locked", "journal_broken", "alarm"})
 _RTP_LOCK = threading.Lock()
 _RTP: dict[str, tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...], str]] = {}
 
@@ -269,8 +270,9 @@ class ViewBuilder:
                           {p: str(x) for p, x in n.params.items()})
                    for k, n in g.notes.items()]
         if locked:
-            banners.insert(0, Banner("journal_locked", "error", locked,
-                                     "Call a technician: the table stays locked"))
+            broken = locked.startswith(INTEGRITY_FAILED + ":")
+            banners.insert(0, Banner("journal_broken" if broken else "journal_locked", "error",
+                                     locked, "Call a technician: the table stays locked"))
         pbanners = tuple(_redact(Banner(b.kind, b.severity,
                                         _player_message(b, g) if b.kind != S.VOID.value
                                         else b.message,
@@ -378,6 +380,7 @@ def _player_message(b: Banner, g: Game) -> str:
             "misread": "A card is being checked: the round waits.",
             "deck_blocked": "The deck is being checked by a supervisor.",
             "journal_locked": "The table is closed.",
+            "journal_broken": "The table is closed.",
             }.get(b.kind, "The round waits for the dealer.")
 
 

@@ -34,6 +34,22 @@ UNCHECKED_TABLES = frozenset({OUTBOX_TABLE})
 NO_ANCHOR = "tail unchecked: no anchor"
 """The note of a verdict on a journal with no anchor beside it."""
 
+INTEGRITY_FAILED = "Journal integrity check failed"
+"""How a table locked by a broken journal words its lock (:func:`integrity_lock`)."""
+
+
+def integrity_lock(message: str) -> str:
+    """The lock reason of a table whose journal failed its check (R4).
+
+    Args:
+        message: the verdict's problems in one line (:attr:`JournalVerdict.message`).
+
+    Returns:
+        ``Journal integrity check failed: <message>``: the screens show such a lock as a
+        broken journal (banner ``journal_broken``), any other as ``journal_locked``.
+    """
+    return f"{INTEGRITY_FAILED}: {message}"
+
 
 def unreplayed_note(first: int, last: int, where: str) -> str:
     """The note on the events a check counted and checked for form, but did not rehash.
@@ -186,5 +202,5 @@ class Recovery:
     verified: tuple[int, str] | None = None
 
 
-__all__ = ["CHECKED_TABLES", "JournalVerdict", "NO_ANCHOR", "Problem", "ProblemKind", "Recovery",
-           "UNCHECKED_TABLES", "unreplayed_note"]
+__all__ = ["CHECKED_TABLES", "INTEGRITY_FAILED", "JournalVerdict", "NO_ANCHOR", "Problem",
+           "ProblemKind", "Recovery", "UNCHECKED_TABLES", "integrity_lock", "unreplayed_note"]

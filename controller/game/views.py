@@ -80,7 +80,8 @@ class Banner:
             ``void``, ``duplicate_card``, ``unknown_card``, ``deck_blocked``,
             ``wrong_count``, ``card_before_no_more_bets``, ``alarm``, ``lid_open``,
             ``cut_card``, ``shoe_warning``, ``shoe_empty``, ``exposed_card``,
-            ``interrupted_round``, ``journal_locked``, ``rejected``.
+            ``interrupted_round``, ``journal_locked`` (the journal cannot be written),
+            ``journal_broken`` (it failed its integrity check), ``rejected``.
         severity: ``info``, ``warning`` or ``error``.
         message: what happened, in English (the display may translate by ``kind``).
         action: what the dealer must do next, in English.

@@ -326,7 +326,7 @@ def primary_step(view: DealerView, ui: DealerUI) -> Step:
     """
     state, allowed = view.state, view.allowed
     if state == "locked":
-        return Step("next.locked")
+        return Step("status.locked")  # the line above it says to call a technician
     if state == "paused":
         if C.ManualCard.name in allowed:
             return _pad_step("btn.manual_card", C.ManualCard, "f10")

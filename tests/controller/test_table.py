@@ -145,7 +145,8 @@ def test_an_edited_journal_locks_the_table_for_good(shift):
         t = Table(shift.path, shift.config)
         d, p = t.views()
         assert t.locked and d.state == p.state == "locked" and not d.allowed
-        assert d.banners[0].kind == "journal_locked"
+        assert d.banners[0].kind == "journal_broken"                     # not a write failure
+        assert d.banners[0].message.startswith("Journal integrity check failed: ")
         assert not t.process([NoMoreBets()])[0].accepted
         t.journal.close()
     assert main(["verify-journal", "--journal", str(shift.path)]) == 1

@@ -178,3 +178,40 @@ def test_a_refusal_moves_no_control(fonts, size):
     same = {x.id: tuple(x.rect) for x in b.buttons if x.id != "refusal"}
     assert same == {x.id: tuple(x.rect) for x in a.buttons}
     check_sizes(b, size, f"refusal {size}")
+
+
+@pytest.fixture(scope="module")
+def locked_views():
+    """A table locked mid-betting, once by a broken journal and once by a failed write."""
+    from controller.game.auth import demo_pin_hashes
+    from controller.game.engine import TableConfig
+    from controller.game.inputs import PlaceBet
+    from controller.game.table import Table
+    from controller.game.verdict import integrity_lock
+
+    out = {}
+    for kind, reason in (("journal_broken", integrity_lock(
+            "the record of round 2 was changed (status)")),
+            ("journal_locked", "journal.sqlite3: the disk is full")):
+        t = Table(":memory:", TableConfig(seats=7, pin_hashes=demo_pin_hashes()))
+        t.process([PlaceBet(seat=1, bet="ante", amount=500),
+                   PlaceBet(seat=3, bet="ante", amount=1000)])
+        t.lock(reason)
+        out[kind] = t.views()[0]
+        t.close()
+    return out
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("kind", ["journal_broken", "journal_locked"])
+def test_a_locked_table_says_so_whole_and_offers_nothing(fonts, locked_views, kind, size,
+                                                         lang):
+    view = locked_views[kind]
+    assert view.state == "locked" and not view.allowed and view.banners[0].kind == kind
+    frame = draw(fonts, view, size, lang)
+    check_sizes(frame, size, f"locked {kind} {size} {lang}")
+    said = {t.role: t.text for t in frame.texts}
+    assert said["banner.0.msg"], said                       # the lock's own alarm, first
+    offered = [b.id for b in targets(frame) if b.enabled and b.action is not None]
+    assert set(offered) <= {"recall", "meters"}, offered    # what reads, nothing that acts
