@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from controller.game.journal import OUTBOX_TABLE
 
@@ -31,7 +31,30 @@ cut, which the chain checks: the events after it chain to the hash it keeps)."""
 UNCHECKED_TABLES = frozenset({OUTBOX_TABLE})
 """Tables a journal's file may hold that are no part of the journal (see the comment)."""
 
-NO_ANCHOR = "tail unchecked: no anchor"
+class Note(str):
+    """A verdict's note: its English words (the string itself), its kind and its values.
+
+    A report in another language words it by its kind (``key``) and values (``params``).
+
+    Args:
+        text: the note in English (what the log and ``verify-journal`` print).
+        key: the note's kind: ``no_anchor``, ``after_anchor``, ``other_table``,
+            ``snapshot_unloadable``, ``archive_missing``, ``archive_past_cut``,
+            ``cut_snapshot_unreadable``, ``unreplayed``, ``unfinished`` ("" for none).
+        params: the values its words name (event numbers, a table's name, the parts of a
+            check not finished).
+    """
+
+    key: str
+    params: dict[str, Any]
+
+    def __new__(cls, text: str, key: str = "", **params: Any) -> Note:  # noqa: D102
+        note = super().__new__(cls, text)
+        note.key, note.params = key, params
+        return note
+
+
+NO_ANCHOR = Note("tail unchecked: no anchor", "no_anchor")
 """The note of a verdict on a journal with no anchor beside it."""
 
 INTEGRITY_FAILED = "Journal integrity check failed"
@@ -51,7 +74,7 @@ def integrity_lock(message: str) -> str:
     return f"{INTEGRITY_FAILED}: {message}"
 
 
-def unreplayed_note(first: int, last: int, where: str) -> str:
+def unreplayed_note(first: int, last: int, where: str) -> Note:
     """The note on the events a check counted and checked for form, but did not rehash.
 
     Args:
@@ -59,8 +82,42 @@ def unreplayed_note(first: int, last: int, where: str) -> str:
         last: the last one (the check replayed from the snapshot after it).
         where: ``here`` or ``at start-up``.
     """
-    return (f"events {first} to {last} were not rehashed or replayed {where} (counted, "
-            "their records checked for form): `threecard verify-journal` checks them")
+    return Note(f"events {first} to {last} were not rehashed or replayed {where} (counted, "
+                "their records checked for form): `threecard verify-journal` checks them",
+                "unreplayed", first=first, last=last)
+
+
+def after_anchor_note(anchor: int, last: int) -> Note:
+    """The note on events after the one the anchor names (a crash leaves a few).
+
+    Args:
+        anchor: the event the anchor names.
+        last: the journal's newest event.
+    """
+    return Note(f"events {anchor + 1} to {last} ({last - anchor}) are after the anchor (event "
+                f"{anchor}): the anchor does not cover them", "after_anchor", first=anchor + 1,
+                last=last, anchor=anchor)
+
+
+CHEAP_CHECKS = {"count": "the count of the events",
+                "records": "the records before the start point",
+                "pages": "the file's pages"}
+"""The checks a bounded check makes of what it does not replay, in its order: part -> words."""
+
+
+def unfinished_note(who: str, unfinished: list[str], seconds: float) -> Note:
+    """The note on the cheap checks a bounded check did not finish in its time.
+
+    Args:
+        who: ``start-up`` or ``this check``.
+        unfinished: the parts not finished (keys of :data:`CHEAP_CHECKS`), in order.
+        seconds: the time it had.
+    """
+    said = [CHEAP_CHECKS[p] for p in unfinished]
+    what = ", ".join(said[:-1]) + " and " if said[1:] else ""
+    return Note(f"{who} did not finish {what}{said[-1]} in {seconds:g} s: `threecard "
+                "verify-journal` checks them", "unfinished", parts=tuple(unfinished),
+                seconds=seconds)
 
 
 class ProblemKind(enum.Enum):
@@ -202,5 +259,6 @@ class Recovery:
     verified: tuple[int, str] | None = None
 
 
-__all__ = ["CHECKED_TABLES", "INTEGRITY_FAILED", "JournalVerdict", "NO_ANCHOR", "Problem",
-           "ProblemKind", "Recovery", "UNCHECKED_TABLES", "integrity_lock", "unreplayed_note"]
+__all__ = ["CHEAP_CHECKS", "CHECKED_TABLES", "INTEGRITY_FAILED", "JournalVerdict", "NO_ANCHOR",
+           "Note", "Problem", "ProblemKind", "Recovery", "UNCHECKED_TABLES",
+           "after_anchor_note", "integrity_lock", "unfinished_note", "unreplayed_note"]

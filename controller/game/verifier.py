@@ -76,9 +76,12 @@ from controller.game.verdict import (
     NO_ANCHOR,
     UNCHECKED_TABLES,
     JournalVerdict,
+    Note,
     Problem,
     ProblemKind,
     Recovery,
+    after_anchor_note,
+    unfinished_note,
     unreplayed_note,
 )
 from controller.game.verifier_history import HistoryChecks, Seen, Stop
@@ -199,7 +202,8 @@ class _Check(HistoryChecks):
         they belong beside the journal by design. Any other table is noted as unchecked.
         """
         for name in sorted(self.j.table_names() - CHECKED_TABLES - UNCHECKED_TABLES):
-            self.notes.append(f"table {name[:40]!r} is no part of the journal: not checked")
+            self.notes.append(Note(f"table {name[:40]!r} is no part of the journal: not "
+                                   "checked", "other_table", name=name[:40]))
 
     # ------------------------------------------------------------ 1. the anchor
     def check_anchor(self, logged: Iterable[tuple[int, str]]) -> None:
@@ -233,9 +237,7 @@ class _Check(HistoryChecks):
                              ", or an event since the checkpoint before it altered"), seq)
         a = self.anchor
         if a is not None and a.seq < j.last_seq:  # a crash leaves a few; a forger more
-            self.notes.append(f"events {a.seq + 1} to {j.last_seq} "
-                              f"({j.last_seq - a.seq}) are after the anchor (event {a.seq}): "
-                              "the anchor does not cover them")
+            self.notes.append(after_anchor_note(a.seq, j.last_seq))
 
     def hash_at(self, seq: int) -> str | None:
         """The chain hash of event ``seq`` (None: absent); a problem when it cannot be read.
@@ -279,8 +281,9 @@ class _Check(HistoryChecks):
                 try:
                     game = Game.from_dict(json.loads(state))
                 except Exception:  # noqa: BLE001 - sealed and anchored, so not an edit
-                    self.notes.append(f"the snapshot after event {s} cannot be loaded by this "
-                                      "version: checked from event 1")
+                    self.notes.append(Note(f"the snapshot after event {s} cannot be loaded by "
+                                           "this version: checked from event 1",
+                                           "snapshot_unloadable", seq=s))
                 else:
                     self.start = s
                     game.take_derived()  # its own state is no row a crash kept back
@@ -299,7 +302,8 @@ class _Check(HistoryChecks):
         The archive is checked on its own (:mod:`controller.game.archive`).
         """
         j, s = self.j, self.j.first_seq - 1
-        self.notes.append(j.archive_missing + ": not checked")
+        self.notes.append(Note(j.archive_missing + ": not checked", "archive_missing",
+                               last=j.base_seq))
         row = j.snapshot(s)
         if row is None or not j.snapshot_ok(*row):
             self.stop(ProblemKind.SNAPSHOT, f"the snapshot after event {s}, where the journal "
@@ -364,29 +368,26 @@ class _Check(HistoryChecks):
         :data:`HISTORY_SECONDS` on them; what it did not finish is noted.
         """
         deadline = time.monotonic() + HISTORY_SECONDS
-        unfinished: list[str] = []
+        unfinished: list[str] = []  # the parts not finished (verdict.CHEAP_CHECKS)
         with contextlib.nullcontext() if self.full else interrupted_at(self.j.db, deadline):
-            for what, check in (("the count of the events", self.count_events),
-                                ("the records before the start point", self.check_history),
-                                ("the file's pages", self.check_pages)):
+            for part, check in (("count", self.count_events), ("records", self.check_history),
+                                ("pages", self.check_pages)):
                 if not self.full and time.monotonic() >= deadline:
-                    unfinished.append(what)
+                    unfinished.append(part)
                     continue
                 try:
                     check(seen)
                 except sqlite3.OperationalError as exc:
                     if self.full or "interrupt" not in str(exc):
                         raise
-                    unfinished.append(what)
+                    unfinished.append(part)
         where = "at start-up" if self.since is None else "here"
         if self.start > self.j.base_seq:
             self.unreplayed = (self.j.base_seq + 1, self.start)
             self.notes.append(unreplayed_note(*self.unreplayed, where))
         if unfinished:
-            what = ", ".join(unfinished[:-1]) + " and " if unfinished[1:] else ""
             who = "start-up" if self.since is None else "this check"
-            self.notes.append(f"{who} did not finish {what}{unfinished[-1]} in "
-                              f"{HISTORY_SECONDS:g} s: `threecard verify-journal` checks them")
+            self.notes.append(unfinished_note(who, unfinished, HISTORY_SECONDS))
         if self.problems:
             raise Stop
 
@@ -507,8 +508,10 @@ class _Check(HistoryChecks):
         if a.derived_seq() == self.j.base_seq:
             self.compare_meters(g, a)
         else:
-            self.notes.append(f"the archive runs past the cut at event {self.j.base_seq} (an "
-                              "archive run that did not finish): its rows after it not read")
+            cut = self.j.base_seq
+            self.notes.append(Note(f"the archive runs past the cut at event {cut} (an archive "
+                                   "run that did not finish): its rows after it not read",
+                                   "archive_past_cut", seq=cut))
 
     def compare_meters(self, g: Game, journal: Journal | None = None) -> None:
         stored, live = (journal or self.j).stored_meters(), g.meters_dict()

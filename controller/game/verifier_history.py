@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from controller.game.round import RoundState
-from controller.game.verdict import Problem, ProblemKind
+from controller.game.verdict import Note, Problem, ProblemKind
 from controller.game.verifier_support import loads_or_none, one_line
 
 if TYPE_CHECKING:
@@ -167,9 +167,10 @@ class HistoryChecks:
             return _Cut(int(state["round_id"]), int(counters.get("rejected", 0)),
                         int(counters.get("voids", 0)))
         except (TypeError, KeyError, ValueError, AttributeError):  # sealed: no edit
-            self.notes.append(f"the snapshot after event {b}, where the journal was cut, "
-                              "cannot be read by this version: the records before the start "
-                              "point were not checked")
+            self.notes.append(Note(f"the snapshot after event {b}, where the journal was "
+                                   "cut, cannot be read by this version: the records before "
+                                   "the start point were not checked",
+                                   "cut_snapshot_unreadable", seq=b))
             return None
 
     def _records(self, first: int, reported: set[int]) -> None:

@@ -27,7 +27,6 @@ from controller.game.numbers import format_decimal, format_number, format_percen
 from controller.game.par_sheet import ParSheet
 from controller.game.rules import RuleProfile
 from controller.game.shift import BET_GROUPS, ReturnLine, Shift, parse_utc
-from controller.game.verdict import unreplayed_note
 from display.i18n import format_money, format_rtp
 from display.report.labels import ReportText
 from display.report.plots import FONTS, house_plot, return_plot
@@ -488,10 +487,8 @@ class _Builder:
                                   t("journal.before", before=v.checked_from - 1)))
         if v.ok and v.anchor_seq is not None:
             verdict.append(self.p(t("journal.anchored", seq=v.anchor_seq)))
-        worded = ({unreplayed_note(*v.unreplayed, where) for where in ("here", "at start-up")}
-                  if v.unreplayed else set())
-        verdict += [self.p(note, "small") for note in v.notes  # the verifier's own words
-                    if note not in worded]
+        verdict += [self.p(t.note(note), "small") for note in v.notes  # said above
+                    if getattr(note, "key", "") != "unreplayed"]
         rows = [[t("journal.start"), str(sh.start.seq), sh.start.hash],
                 [t("journal.end"), str(sh.end.seq), sh.end.hash]]
         return [KeepTogether([  # the anchors under their heading

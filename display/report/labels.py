@@ -7,6 +7,8 @@ shows its English text; a key missing everywhere shows the screens' text, then t
 
 from __future__ import annotations
 
+from babel.lists import format_list
+
 from controller.game.config import RENAMED
 from display.i18n import Translator
 from display.report.text_en import EN
@@ -38,6 +40,28 @@ class ReportText(Translator):
         if template is None:
             return super().__call__(key, **params)
         return template.format(**params) if params else template
+
+    def note(self, note: str) -> str:
+        """A journal verifier's note in this language.
+
+        Args:
+            note: a verdict's note (:class:`controller.game.verdict.Note`: its kind and
+                values word it as ``note.<kind>``; the parts of a check not finished as
+                ``note.part.<part>``, listed as the language lists them).
+
+        Returns:
+            Its words here; its English words where its kind has none.
+        """
+        key = f"note.{getattr(note, 'key', '')}"
+        if key not in EN:
+            return str(note)
+        params = dict(getattr(note, "params", {}))
+        if "parts" in params:
+            params["parts"] = format_list([self(f"note.part.{p}") for p in params["parts"]],
+                                          locale=self.lang)
+        if "seconds" in params:
+            params["seconds"] = f"{params['seconds']:g}"
+        return self(key, **params)
 
     def either(self, key: str, fallback: str) -> str:
         """The text of ``key``, or ``fallback`` where none has one (e.g. a typed reason)."""

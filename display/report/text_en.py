@@ -126,6 +126,26 @@ EN: dict[str, str] = {
     "journal.broken": "JOURNAL FAILS VERIFICATION: {message}. These figures cannot be trusted.",
     "journal.banner": "JOURNAL FAILS VERIFICATION: these figures cannot be trusted (page 1 says "
                       "why)",
+    "note.no_anchor": "No anchor beside the journal: its newest events were not checked "
+                      "against one.",
+    "note.after_anchor": "Events {first} to {last} come after the anchor (event {anchor}): "
+                         "the anchor does not cover them.",
+    "note.other_table": "Table {name} in the journal's file is no part of the journal: not "
+                        "checked.",
+    "note.snapshot_unloadable": "The snapshot after event {seq} cannot be loaded by this "
+                                "version: checked from event 1.",
+    "note.archive_missing": "Events 1 to {last} were moved to an archive not found beside "
+                            "the journal: not checked.",
+    "note.archive_past_cut": "The archive runs past the cut at event {seq} (an archive run "
+                             "that did not finish): its rows after the cut were not read.",
+    "note.cut_snapshot_unreadable": "The snapshot after event {seq}, where the journal was "
+                                    "cut, cannot be read by this version: the records before "
+                                    "the start point were not checked.",
+    "note.unfinished": "This check did not finish within {seconds} s: {parts}; `threecard "
+                       "verify-journal` checks them.",
+    "note.part.count": "the count of the events",
+    "note.part.records": "the records before the start point",
+    "note.part.pages": "the file's pages",
     "journal.start": "At the start",
     "journal.end": "At the end",
     "journal.anchor": "Anchor",

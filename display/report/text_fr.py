@@ -132,6 +132,28 @@ FR: dict[str, str] = {
                       "fiables.",
     "journal.banner": "LE JOURNAL ÉCHOUE À LA VÉRIFICATION : ces chiffres ne sont pas fiables "
                       "(voir page 1)",
+    "note.no_anchor": "Pas d'ancre à côté du journal : ses derniers événements n'ont pas été "
+                      "vérifiés par rapport à une ancre.",
+    "note.after_anchor": "Les événements {first} à {last} suivent l'ancre (événement "
+                         "{anchor}) : elle ne les couvre pas.",
+    "note.other_table": "La table {name} du fichier du journal ne fait pas partie du "
+                        "journal : non vérifiée.",
+    "note.snapshot_unloadable": "L'instantané pris après l'événement {seq} ne peut pas être "
+                                "chargé par cette version : vérifié depuis l'événement 1.",
+    "note.archive_missing": "Les événements 1 à {last} ont été déplacés vers une archive "
+                            "introuvable à côté du journal : non vérifiés.",
+    "note.archive_past_cut": "L'archive va au-delà de la coupure à l'événement {seq} (un "
+                             "archivage inachevé) : ses lignes après la coupure n'ont pas été "
+                             "lues.",
+    "note.cut_snapshot_unreadable": "L'instantané pris après l'événement {seq}, où le journal "
+                                    "a été coupé, ne peut pas être lu par cette version : les "
+                                    "enregistrements antérieurs au point de départ n'ont pas "
+                                    "été vérifiés.",
+    "note.unfinished": "Cette vérification n'a pas fini en {seconds} s : {parts} ; `threecard "
+                       "verify-journal` les vérifie.",
+    "note.part.count": "le comptage des événements",
+    "note.part.records": "les enregistrements antérieurs au point de départ",
+    "note.part.pages": "les pages du fichier",
     "journal.start": "Au début",
     "journal.end": "À la fin",
     "journal.anchor": "Ancre",

@@ -326,3 +326,60 @@ def english_sentences() -> set[str]:
     # and the checker's note on the events it counted but did not replay
     out.add(unreplayed_note(1, 2, "here").split(" 2 ", 1)[1])
     return out
+
+
+def note_kinds() -> set[str]:
+    """Every kind of note the verifier writes (each ``Note(text, kind, ...)`` in its code)."""
+    import ast
+
+    import controller.game.verdict as vd
+    import controller.game.verifier as vf
+    import controller.game.verifier_history as vh
+
+    kinds = set()
+    for module in (vd, vf, vh):
+        for node in ast.walk(ast.parse(Path(module.__file__).read_text())):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Note" \
+                    and len(node.args) > 1 and isinstance(node.args[1], ast.Constant):
+                kinds.add(node.args[1].value)
+    return kinds
+
+
+def test_every_note_of_the_verifier_is_worded_in_every_language():
+    from controller.game.verdict import Note
+    from display.report.labels import ReportText
+
+    kinds = note_kinds()
+    assert {"no_anchor", "after_anchor", "unfinished", "unreplayed"} <= kinds, kinds
+    values = {"first": 1201, "last": 1234, "anchor": 1200, "seq": 977, "name": "extra",
+              "parts": ("count", "records", "pages"), "seconds": 2.0}
+    for kind in kinds - {"unreplayed"}:  # that one the report says in its own sentence
+        note = Note(f"the {kind} note", kind, **values)
+        said = {lang: ReportText(lang).note(note) for lang in ("en", "fr", "uk")}
+        assert len(set(said.values())) == 3 and note not in said.values(), said
+        for lang, text in said.items():
+            assert "{" not in text, (lang, text)
+            named = [str(v) for k, v in values.items() if k not in ("parts", "seconds")
+                     and "{" + k + "}" in ReportText("en")._own[f"note.{kind}"]]
+            assert all(v in text for v in named), (lang, text, named)
+    parts = ReportText("fr").note(Note("x", "unfinished", parts=("count", "pages"),
+                                       seconds=2.0))
+    assert "le comptage des événements et les pages du fichier" in parts, parts
+
+
+def test_a_report_in_french_or_ukrainian_words_the_verifiers_notes(dealt, tmp_path):
+    if shutil.which("pdftotext") is None:
+        pytest.skip("pdftotext missing (Debian: apt-get install poppler-utils)")
+    start, _, _ = last_quarter(dealt)
+    bare = copy(dealt, tmp_path, anchor=False)               # notes: no anchor
+    for lang, want in (("en", "No anchor beside the journal"),
+                       ("fr", "Pas d'ancre à côté du journal"),
+                       ("uk", "Поруч із журналом немає якоря")):
+        out = tmp_path / f"r-{lang}.pdf"
+        run = cli("report", "shift", "--journal", bare, "--from", start.isoformat(),
+                  "--out", out, "--lang", lang)
+        assert run.returncode == 0, run.stderr
+        text = " ".join(subprocess.run(["pdftotext", str(out), "-"], capture_output=True,
+                                       text=True, check=True).stdout.split())
+        assert want in text, (lang, text[-1500:])
+        assert NO_ANCHOR not in text, lang                   # not the checker's English
