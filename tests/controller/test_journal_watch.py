@@ -27,6 +27,7 @@ def table(path: Path) -> Table:
 
 
 def play(t: Table, rounds: int, seed: int) -> None:
+    """Deal until ``rounds`` rounds are settled in the journal."""
     player = AutoPlayer(bets={"ante": 100, "pair_plus": 100}, pin=DEMO_PINS["supervisor"])
     simulate(t, player, EventShoe(seed, parse_faults("misread=0.1")), rounds)
 
@@ -35,28 +36,33 @@ def test_checks_made_while_the_table_deals_on_all_say_ok(tmp_path):
     path = tmp_path / "j.sqlite3"
     t = table(path)
     play(t, 20, 1)
-    done = threading.Event()
+    enough = threading.Event()                              # the checks are done
     failed: list[BaseException] = []
+    dealt = [0]
 
-    def deal() -> None:
+    def deal() -> None:                                     # rounds until the checks end
         try:
-            play(t, 150, 2)
+            while not enough.is_set() and dealt[0] < 3000:
+                play(t, 20 + dealt[0] + 5, 2 + dealt[0])    # 5 more settled rounds
+                dealt[0] += 5
         except BaseException as exc:  # noqa: BLE001 - reported below
             failed.append(exc)
-        finally:
-            done.set()
 
     dealer = threading.Thread(target=deal)
     dealer.start()
-    verdicts = []
-    while not done.is_set() or not verdicts:
-        out = check_in_full(str(path), threading.Event())
-        verdicts.append(out)
-    dealer.join()
+    verdicts, during = [], []
+    try:
+        for _ in range(3):
+            before = dealt[0]
+            verdicts.append(check_in_full(str(path), threading.Event()))
+            during.append(dealt[0] - before)                # rounds dealt while it read
+    finally:
+        enough.set()
+        dealer.join()
     assert not failed, failed
     t.close()
-    assert len(verdicts) >= 2, verdicts                     # several, during the deal
-    assert all(v is not None and v.ok for v in verdicts), [v.summary for v in verdicts]
+    assert all(v is not None and v.ok for v in verdicts), [v and v.summary for v in verdicts]
+    assert all(during), during                              # the table wrote meanwhile
     events = [int(v.summary.split()[2]) for v in verdicts]  # "journal OK: N events, ..."
     assert events == sorted(events) and events[0] < events[-1], events
     final = check_in_full(str(path), threading.Event())

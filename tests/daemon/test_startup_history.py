@@ -119,7 +119,8 @@ def test_run_checks_the_whole_journal_once_ready_and_locks_on_an_old_edit(
     sql(path, BEYOND_START_UP[kind])
     out = verify_json(path)
     assert not out["ok"], out
-    for attempt in (1, 2):                                  # and again at the next start
+    starts = (1, 2) if kind == next(iter(BEYOND_START_UP)) else (1,)  # one: at every start
+    for attempt in starts:
         d = daemons(run_args(path))
         d.wait_for(r"journal .* verified from event \d+ ")  # start-up: from its snapshot
         d.wait_for(r"READY")
