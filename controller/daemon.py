@@ -54,7 +54,7 @@ from controller.game.config import (
     load_config,
     pin_problem,
 )
-from controller.game.control_line import MAX_CONTROL_LINE, UnknownCommand, parse_control_line
+from controller.game.control_line import MAX_CONTROL_LINE, parse_control_line
 from controller.game.inputs import BET_NAMES, InputError
 from controller.game.numbers import LANGUAGES, format_ppm
 from controller.game.settlement import BetError, bets_from_mapping, validate_bets
@@ -358,10 +358,7 @@ class Daemon:
             return False
         try:
             command = parse_control_line(line)
-        except UnknownCommand as exc:
-            log.error("control: %s", exc)
-            return False
-        except InputError as exc:
+        except InputError as exc:  # an unknown command too: nothing journaled, a warning
             log.warning("control: refused %r: %s", line[:200], exc)
             return False
         log.info("control: %s", command.name)

@@ -8,14 +8,15 @@ changed, or a rejection added there, is found by the check from the first event,
 is ``threecard verify-journal``'s.
 
 The daemon makes that check once it is READY, when the journal held events before this
-start: ``threecard verify-journal --json`` as a child process, so the check takes
-neither the daemon's interpreter lock (its table thread and screens go on at their pace)
-nor its memory. The child reads the journal read-only, in one read transaction,
-the anchor first (:class:`~controller.game.journal.Journal`): the moment it sees is one
-its anchor covers, whatever the table writes meanwhile. A broken journal locks the table,
-as at start-up (R4): no more input is taken, the screens and the log say why. A check that
-cannot be made (the child killed, its answer unreadable) locks nothing and is logged as
-an error: it is no evidence of an edit.
+start: ``threecard verify-journal --json`` as a child process running this very code
+(:func:`own_code_env`: never a ``controller`` folder in the working directory), so the
+check takes neither the daemon's interpreter lock (its table thread and screens go on at
+their pace) nor its memory. The child reads the journal read-only, in one read
+transaction, the anchor first (:class:`~controller.game.journal.Journal`): the moment it
+sees is one its anchor covers, whatever the table writes meanwhile. A broken journal
+locks the table, as at start-up (R4): no more input is taken, the screens and the log say
+why. A check that cannot be made (the child killed, its answer unreadable) locks nothing
+and is logged as an error: it is no evidence of an edit.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
 import subprocess
 import sys
 import threading
@@ -71,11 +73,11 @@ def check_in_full(journal: str, stop: threading.Event) -> FullCheck | None:
         The verdict, or None when ``stop`` ended it first.
     """
     t0 = time.monotonic()
-    cmd = [sys.executable, "-m", "controller.cli", "verify-journal", "--journal", journal,
-           "--json"]
+    cmd = [sys.executable, "-P", "-m", "controller.cli", "verify-journal", "--journal",
+           journal, "--json"]
     try:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
+                                stderr=subprocess.PIPE, text=True, env=own_code_env())
     except OSError as exc:
         return FullCheck(None, f"the check could not start: {exc}")
     out = err = ""
@@ -94,6 +96,20 @@ def check_in_full(journal: str, stop: threading.Event) -> FullCheck | None:
                 return None
     seconds = time.monotonic() - t0
     return _read_verdict(proc.returncode, out, err, seconds)
+
+
+def own_code_env() -> dict[str, str]:
+    """The environment that makes a child Python import this very ``controller`` package.
+
+    ``-m`` would put the working directory first on the import path, and a ``controller``
+    folder there would answer for the verifier: the child runs with ``-P`` (no such
+    entry), and the folder this package was imported from comes first in its
+    ``PYTHONPATH`` (whatever the daemon's environment held there is dropped).
+    """
+    import controller
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(controller.__file__)))
+    return {**os.environ, "PYTHONPATH": root}
 
 
 def check_beside(table: Any, journal: str, stop: threading.Event) -> FullCheck | None:

@@ -50,6 +50,7 @@ def test_a_second_writer_through_a_hard_link_is_refused(tmp_path):
         p = simulate(link)                                 # the real command, another process
         assert p.returncode == 2 and "under another name" in p.stderr, p.stderr
         assert "Traceback" not in p.stderr
+        assert not (tmp_path / "hard.sqlite3.lock").exists()  # refused: nothing left beside
     finally:
         t.close()
     p = simulate(link)                                     # once free, the link opens it

@@ -125,3 +125,25 @@ def test_a_stop_ends_the_check_and_its_child(tmp_path, monkeypatch):
     assert check_in_full(str(tmp_path / "j.sqlite3"), stop) is None
     assert time.monotonic() - t0 < 10
     assert started and started[0].poll() is not None        # the child is gone
+
+
+def test_a_controller_folder_where_the_daemon_runs_never_answers_for_the_check(
+        tmp_path, monkeypatch):
+    """``-m`` puts the working directory first: a forged verifier there must not be run."""
+    path = tmp_path / "j.sqlite3"
+    t = table(path)
+    play(t, 12, 3)
+    t.close()
+    db = sqlite3.connect(path)
+    db.execute("UPDATE rounds SET status = 'void' WHERE round_id = 2")
+    db.commit()
+    db.close()
+    forged = tmp_path / "cwd" / "controller"
+    forged.mkdir(parents=True)
+    (forged / "__init__.py").write_text("")
+    (forged / "cli.py").write_text('print(\'{"ok": true, "verdict": "journal OK: forged", '
+                                   '"problems": []}\')\n')
+    monkeypatch.chdir(forged.parent)
+    monkeypatch.setenv("PYTHONPATH", str(forged.parent))    # nor through the environment
+    out = check_in_full(str(path), threading.Event())
+    assert out.ok is False and "round 2" in out.message, out
