@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import sqlite3
 import stat
 from collections.abc import Sequence
@@ -76,6 +77,7 @@ from controller.game.journal_read import (
     snapshot_hash,
     unusable,
 )
+from controller.game.journal_schema import hot_rollback, missing, rolled_back_copy, stand_in
 from controller.game.journal_store import detect, open_store
 
 OUTBOX_TABLE = "floor_outbox"
@@ -108,13 +110,17 @@ _SQLITE_HEADER = b"SQLite format 3\x00"
 
 
 def _may_be_journal(real: str) -> bool:
-    """The file is an SQLite database, empty, or missing (a new journal): else no journal."""
+    """The file is an SQLite database, empty, or missing (a new journal): else no journal.
+
+    A file whose making was cut (a hot rollback journal beside it) may lack its header
+    yet: SQLite rolls it back as it opens it.
+    """
     try:
         with open(real, "rb") as f:
             head = f.read(len(_SQLITE_HEADER))
     except OSError:
         return True  # missing: a new journal; else the open that follows says why
-    return not head or head == _SQLITE_HEADER
+    return not head or head == _SQLITE_HEADER or hot_rollback(real)
 
 
 class Journal(JournalReading):
@@ -144,6 +150,9 @@ class Journal(JournalReading):
         anchor: the anchor read when a reader opened the journal (None: no anchor
             file); see :meth:`read_anchor`.
         commits: commits made by this object.
+        tables_missing: the journal's tables its file lacked at opening (a writer
+            created them empty, a reader reads empty ones in their place: see
+            :mod:`controller.game.journal_schema`).
 
     Raises:
         JournalError: the file is not a regular file or not a usable SQLite database, or
@@ -162,6 +171,8 @@ class Journal(JournalReading):
         self.anchor_error: str | None = None
         self.archive: Journal | None = None
         self.archive_missing = ""
+        self.tables_missing: tuple[str, ...] = ()
+        self._scratch = ""  # a reader's rolled-back copy's folder (removed at close)
         try:
             if self.real != ":memory:":
                 self._check_regular()
@@ -229,7 +240,12 @@ class Journal(JournalReading):
             self.anchor = AnchorFile.beside(self.real).read()
         except AnchorError as exc:
             self.anchor_error = str(exc)
-        self.db = sqlite3.connect(_readonly_uri(self.real), uri=True, isolation_level=None,
+        read = self.real
+        if hot_rollback(read) and not os.path.exists(read + "-wal"):  # a cut as it was made
+            copy = rolled_back_copy(read)
+            if copy is not None:
+                read, self._scratch = copy
+        self.db = sqlite3.connect(_readonly_uri(read), uri=True, isolation_level=None,
                                   check_same_thread=False)
         self.db.execute("PRAGMA busy_timeout=5000")
         try:
@@ -254,6 +270,8 @@ class Journal(JournalReading):
             self.store.create(True)
         else:
             self.store = open_store(self.db, fmt)
+            self.tables_missing = tuple(missing(self.db, self.store.schema))
+            stand_in(self.db, self.store.schema, list(self.tables_missing))  # as a writer
         # one read transaction: every read sees the same moment of a running table
         self.db.execute("BEGIN")
 
@@ -271,6 +289,8 @@ class Journal(JournalReading):
         self.store = open_store(self.db, found or fmt or codec.FORMAT)
         if found is None:
             self.store.create(True)  # before the log: a new file's settings come first
+        else:  # an earlier version's journal, or a table dropped: made empty, and named
+            self.tables_missing = tuple(missing(self.db, self.store.schema))
         if self.real != ":memory:":
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute(f"PRAGMA journal_size_limit={WAL_SIZE_LIMIT}")
@@ -515,6 +535,8 @@ class Journal(JournalReading):
         anchor, self._anchor = self._anchor, None
         try:
             self.db.close()
+            if self._scratch:
+                shutil.rmtree(self._scratch, ignore_errors=True)
             if self.archive is not None:
                 self.archive.close()
             if anchor is not None:

@@ -32,6 +32,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from controller.game import journal_codec as codec
+from controller.game import journal_schema
 from controller.game.anchor import GENESIS
 from controller.game.journal_codec import chain_hash
 
@@ -109,6 +110,9 @@ class Store:
 
     format = 0
     schema = ""
+    settings = ""
+    """Pragmas made with the tables; ``new_settings`` those only a new file takes."""
+    new_settings = ""
 
     def __init__(self, db: sqlite3.Connection) -> None:
         self.db = db
@@ -116,8 +120,9 @@ class Store:
 
     # ------------------------------------------------------------------ creating
     def create(self, new: bool) -> None:
-        """Create the tables missing (``new``: an empty file, its settings first)."""
-        self.db.executescript(self.schema)
+        """Create the tables missing and the settings, in one transaction (``new``: a new file)."""
+        journal_schema.create(self.db, (self.new_settings if new else "") + self.settings,
+                              self.schema)
 
     # ------------------------------------------------------------------ events
     def insert(self, rows: list[Row]) -> None:
@@ -378,19 +383,14 @@ class V2Store(Store):
 
     format = codec.FORMAT
     schema = V2_SCHEMA
+    settings = f"PRAGMA user_version={codec.FORMAT};"
+    new_settings = "PRAGMA auto_vacuum=INCREMENTAL;"
 
     def __init__(self, db: sqlite3.Connection) -> None:
         super().__init__(db)
         self.bodies = codec.BodyCache()
         self._packed: dict[tuple[str, str], Any] = {}
         self.writing: codec.Times | None = None  # the writer's time state at its head
-
-    def create(self, new: bool) -> None:
-        """See :meth:`Store.create`."""
-        if new:
-            self.db.execute("PRAGMA auto_vacuum=INCREMENTAL")
-        self.db.execute(f"PRAGMA user_version={codec.FORMAT}")
-        super().create(new)
 
     # ------------------------------------------------------------------ events
     def _times_at(self, seq: int) -> codec.Times:

@@ -155,6 +155,8 @@ class ProblemKind(enum.Enum):
     """A round record is not readable JSON."""
     REJECTION = "rejection"
     """A rejection was changed, deleted or added."""
+    TRIGGER = "trigger"
+    """The file holds a trigger: code that would change what the table writes."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -85,7 +85,13 @@ from controller.game.verdict import (
     unreplayed_note,
 )
 from controller.game.verifier_history import HistoryChecks, Seen, Stop
-from controller.game.verifier_support import in_background, interrupted_at, loads_or_none, one_line
+from controller.game.verifier_support import (
+    beside,
+    in_background,
+    interrupted_at,
+    loads_or_none,
+    one_line,
+)
 
 Progress = Callable[[int, int], None]
 """Called while a check runs with (events done, events to do) at most twice a second."""
@@ -170,7 +176,9 @@ class _Check(HistoryChecks):
     def run(self, logged: Iterable[tuple[int, str]]) -> Recovery:
         out = Recovery(JournalVerdict())
         try:
-            self.note_other_tables()
+            notes, problems = beside(self.j)  # what else the file holds, what it lacks
+            self.notes += notes
+            self.problems += problems
             self.check_anchor(logged)
             game = self.start_point()
             checked = self.start_file_checks(game)
@@ -194,16 +202,6 @@ class _Check(HistoryChecks):
         else:
             out.game, out.pending = None, []
         return out
-
-    def note_other_tables(self) -> None:
-        """Name in the notes every table of the file that is not the journal's.
-
-        :data:`UNCHECKED_TABLES` (the floor feed's cursor) are left out without a word:
-        they belong beside the journal by design. Any other table is noted as unchecked.
-        """
-        for name in sorted(self.j.table_names() - CHECKED_TABLES - UNCHECKED_TABLES):
-            self.notes.append(Note(f"table {name[:40]!r} is no part of the journal: not "
-                                   "checked", "other_table", name=name[:40]))
 
     # ------------------------------------------------------------ 1. the anchor
     def check_anchor(self, logged: Iterable[tuple[int, str]]) -> None:

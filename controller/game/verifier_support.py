@@ -12,7 +12,18 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from controller.game.verdict import (
+    CHECKED_TABLES,
+    UNCHECKED_TABLES,
+    Note,
+    Problem,
+    ProblemKind,
+)
+
+if TYPE_CHECKING:
+    from controller.game.journal import Journal
 
 
 @contextlib.contextmanager
@@ -76,4 +87,30 @@ def in_background(work: Callable[[], None], name: str) -> Callable[[], None]:
     return wait
 
 
-__all__ = ["in_background", "interrupted_at", "loads_or_none", "one_line"]
+def beside(j: Journal) -> tuple[list[Note], list[Problem]]:
+    """What the file holds beside the journal, and the journal's tables it lacks.
+
+    :data:`UNCHECKED_TABLES` (the floor feed's cursor) are left out without a word: they
+    belong beside the journal by design. Any other table is noted as unchecked; a journal
+    table the file lacked is noted (read empty, as a writer creates it); a trigger, code
+    that would change what the table writes, is a problem.
+
+    Returns:
+        (notes, problems).
+    """
+    notes = [Note(f"table {name[:40]!r} is no part of the journal: not checked",
+                  "other_table", name=name[:40])
+             for name in sorted(j.table_names() - CHECKED_TABLES - UNCHECKED_TABLES)]
+    if j.tables_missing:
+        names = ", ".join(j.tables_missing)
+        notes.append(Note(f"the file lacked the journal's table(s) {names}: read as empty, "
+                          "as the table creates them", "tables_missing", names=names))
+    problems = [Problem(ProblemKind.TRIGGER, f"the file holds a trigger, {name!r} on table "
+                        f"{table!r}: code that changes what the table writes (no journal has "
+                        "one)", None, name)
+                for name, table in j.db.execute("SELECT name, tbl_name FROM main.sqlite_master "
+                                                "WHERE type = 'trigger' ORDER BY name")]
+    return notes, problems
+
+
+__all__ = ["beside", "in_background", "interrupted_at", "loads_or_none", "one_line"]

@@ -141,6 +141,8 @@ EN: dict[str, str] = {
     "note.cut_snapshot_unreadable": "The snapshot after event {seq}, where the journal was "
                                     "cut, cannot be read by this version: the records before "
                                     "the start point were not checked.",
+    "note.tables_missing": "The journal's file lacked its table(s) {names}: read as empty, "
+                           "as the table creates them.",
     "note.unfinished": "This check did not finish within {seconds} s: {parts}; `threecard "
                        "verify-journal` checks them.",
     "note.part.count": "the count of the events",

@@ -149,6 +149,8 @@ FR: dict[str, str] = {
                                     "a été coupé, ne peut pas être lu par cette version : les "
                                     "enregistrements antérieurs au point de départ n'ont pas "
                                     "été vérifiés.",
+    "note.tables_missing": "Il manquait au fichier du journal sa ou ses tables {names} : "
+                           "lues vides, comme la table les crée.",
     "note.unfinished": "Cette vérification n'a pas fini en {seconds} s : {parts} ; `threecard "
                        "verify-journal` les vérifie.",
     "note.part.count": "le comptage des événements",

@@ -291,3 +291,63 @@ def test_the_daemon_on_a_full_disk_locks_the_table_in_one_line_and_stops_cleanly
             proc.communicate()
     assert proc.returncode == 0
     assert "Traceback" not in "".join(lines) + rest
+
+
+# ---------------------------------------------------------------- a journal cut as it is made
+CUT_WHILE_MADE = r"""
+import os, signal, sqlite3, sys
+from controller.game.journal_schema import tables_of
+from controller.game.journal_store import V2_SCHEMA
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("PRAGMA cache_size=1")        # pages spill to the file before the commit
+db.execute("BEGIN")
+for statement in tables_of(V2_SCHEMA).values():
+    db.execute(statement)
+db.execute("CREATE TABLE filler (x TEXT)")
+for _ in range(200):
+    db.execute("INSERT INTO filler VALUES (?)", ("x" * 2000,))
+os.kill(os.getpid(), signal.SIGKILL)     # a power cut before the commit
+"""
+
+
+def test_a_journal_cut_while_it_was_made_reads_as_the_table_will_read_it(tmp_path):
+    """A hot rollback journal beside the file: readers read it rolled back, never torn."""
+    from controller.game.journal_schema import hot_rollback
+
+    path = tmp_path / "j.sqlite3"
+    p = subprocess.run([sys.executable, "-c", CUT_WHILE_MADE, str(path)])
+    assert p.returncode == -signal.SIGKILL
+    assert hot_rollback(str(path)) and path.stat().st_size > 100_000  # half made, on disk
+    raw = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True)
+    with pytest.raises(sqlite3.DatabaseError):                        # as it lies: torn
+        raw.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+    raw.close()
+    before = sorted(os.listdir(tmp_path))
+    out = threecard("verify-journal", "--journal", str(path))
+    assert out.returncode == 1 and "not a journal: it reads as an empty file" in out.stderr, \
+        out                                       # what the rollback leaves: nothing yet
+    assert "Traceback" not in out.stderr and "no such table" not in out.stderr
+    assert sorted(os.listdir(tmp_path)) == before  # the reader rolled back a copy only
+    assert hot_rollback(str(path))
+    t = Table(path, CONFIG)                       # the table's start: rolled back, made anew
+    try:
+        assert t.locked is None and t.verdict.ok
+        t.process([PlaceBet(seat=1, bet="ante", amount=100)])
+    finally:
+        t.close()
+    assert not hot_rollback(str(path))
+    out = threecard("verify-journal", "--journal", str(path))
+    assert out.returncode == 0 and out.stdout.startswith("journal OK"), out
+
+
+def test_a_journal_is_made_in_one_transaction_or_not_at_all(tmp_path):
+    from controller.game.journal_schema import create
+
+    db = sqlite3.connect(tmp_path / "x.sqlite3", isolation_level=None)
+    with pytest.raises(sqlite3.DatabaseError):
+        create(db, "PRAGMA user_version=7;", "CREATE TABLE IF NOT EXISTS a (x); "
+               "CREATE TABLE IF NOT EXISTS b (x); CREATE TABLE c (;")
+    assert db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] == 0
+    assert db.execute("PRAGMA user_version").fetchone()[0] == 0
+    assert not db.in_transaction
+    db.close()

@@ -335,9 +335,10 @@ def note_kinds() -> set[str]:
     import controller.game.verdict as vd
     import controller.game.verifier as vf
     import controller.game.verifier_history as vh
+    import controller.game.verifier_support as vs
 
     kinds = set()
-    for module in (vd, vf, vh):
+    for module in (vd, vf, vh, vs):
         for node in ast.walk(ast.parse(Path(module.__file__).read_text())):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Note" \
                     and len(node.args) > 1 and isinstance(node.args[1], ast.Constant):
@@ -350,8 +351,9 @@ def test_every_note_of_the_verifier_is_worded_in_every_language():
     from display.report.labels import ReportText
 
     kinds = note_kinds()
-    assert {"no_anchor", "after_anchor", "unfinished", "unreplayed"} <= kinds, kinds
+    assert {"no_anchor", "after_anchor", "unfinished", "unreplayed", "tables_missing"} <= kinds
     values = {"first": 1201, "last": 1234, "anchor": 1200, "seq": 977, "name": "extra",
+              "names": "rejections, counters",
               "parts": ("count", "records", "pages"), "seconds": 2.0}
     for kind in kinds - {"unreplayed"}:  # that one the report says in its own sentence
         note = Note(f"the {kind} note", kind, **values)

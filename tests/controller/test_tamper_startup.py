@@ -183,6 +183,10 @@ def edited_after_the_newest_checkpoint(path: Path, f: Facts) -> None:
 # kind of edit -> (the edit, the problem kind both must name first, journals it applies to)
 BOTH = ("no snapshot", "snapshots", "no snapshot, format 1", "snapshots, format 1")
 SNAPSHOTS = ("snapshots", "snapshots, format 1")
+PLAIN = ("no snapshot", "no snapshot, format 1")
+DROPPED = {"rejections": K.REJECTION, "counters": K.COUNTERS, "meters": K.METERS,
+           "rounds": K.ROUND, "snapshots": K.SNAPSHOT}
+"""The journal's tables a forger may drop, and the problem that names it."""
 FORMAT2 = ("no snapshot", "snapshots")
 TAMPERS: dict[str, tuple[Callable[[Path, Facts], None], ProblemKind, tuple[str, ...]]] = {
     "event edited": (lambda p, f: edit_body(p, f.card_seq, card_edited), K.EVENT_ALTERED,
@@ -224,6 +228,14 @@ TAMPERS: dict[str, tuple[Callable[[Path, Facts], None], ProblemKind, tuple[str, 
         p, "DELETE FROM snapshots WHERE seq = ?", f.start), K.SNAPSHOT, SNAPSHOTS),
     "anchor unreadable": (lambda p, f: Path(str(p) + ".anchor").write_text("x"),
                           K.ANCHOR, BOTH),
+    # a table dropped: the table's start creates it empty, a reader reads an empty one
+    # (with snapshots, what it held before the snapshot is start-up's cheap checks': OLD)
+    **{f"{name} table dropped": (lambda p, f, name=name: sql(p, f"DROP TABLE {name}"), kind,
+                                 PLAIN) for name, kind in DROPPED.items()
+       if name != "snapshots"},  # a journal without a snapshot loses nothing by it
+    "trigger added": (lambda p, f: sql(
+        p, "CREATE TRIGGER gone AFTER INSERT ON events BEGIN DELETE FROM events WHERE seq = "
+        "new.seq; END"), K.TRIGGER, BOTH),
     # format 2 stores the chain hash at the checkpoints only (every 32nd event)
     "event edited after the newest checkpoint": (edited_after_the_newest_checkpoint,
                                                  K.REWRITTEN, FORMAT2),
@@ -412,6 +424,8 @@ OLD: dict[str, tuple[Callable[[Path, Old], None], ProblemKind, tuple[int, ...],
     "first event deleted": (lambda p, o: sql(p, "DELETE FROM events WHERE seq = 1"),
                             K.EVENT_MISSING, F12, F12),
     "event 0 added": (lambda p, o: event_copied(p, 1, 0), K.EVENT_ALTERED, F12, F12),
+    **{f"{name} table dropped": (lambda p, o, name=name: sql(p, f"DROP TABLE {name}"), kind,
+                                 F12, ()) for name, kind in DROPPED.items()},
     "old round's status edited": (lambda p, o: status_flipped(p, 2), K.ROUND, F12, F1),
     "old round record unreadable": (old_round_unreadable, K.ROUND_UNREADABLE, F12, F12),
     "old round record deleted": (lambda p, o: sql(

@@ -1,0 +1,105 @@
+"""A journal file's tables: made in one transaction, and read alike by writer and reader.
+
+A writer opening a journal creates the tables its file lacks (a journal of an earlier
+version, or a table dropped) before it verifies it; a reader (``verify-journal``,
+``recall``, ``meters``) opens the file read-only and cannot. So that both see the same
+journal and the one verifier gives them the same verdict, a reader gets an empty
+temporary table in the place of each one missing (:func:`stand_in`: SQLite resolves a
+name in ``temp`` before ``main``), and both name the tables that were missing.
+
+A new file's tables and settings are made in one transaction (:func:`create`): a power cut
+while a journal is created leaves either no table or all of them, never a part. Should a
+file still hold a hot rollback journal beside it (a cut during that transaction), a
+reader reads a copy rolled back as the next writer will roll it back
+(:func:`rolled_back_copy`), never the half-made file.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sqlite3
+import tempfile
+
+_TABLE = re.compile(r"\s*CREATE TABLE IF NOT EXISTS (\w+)")
+
+
+def tables_of(schema: str) -> dict[str, str]:
+    """The tables a schema script creates: name -> its ``CREATE TABLE IF NOT EXISTS``."""
+    out = {}
+    for statement in schema.split(";"):
+        m = _TABLE.match(statement)
+        if m:
+            out[m.group(1)] = statement.strip()
+    return out
+
+
+def missing(db: sqlite3.Connection, schema: str) -> list[str]:
+    """The schema's tables the file (``main``) lacks, in the schema's order."""
+    have = {r[0] for r in db.execute("SELECT name FROM main.sqlite_master WHERE type = "
+                                     "'table'")}
+    return [name for name in tables_of(schema) if name not in have]
+
+
+def create(db: sqlite3.Connection, settings: str, schema: str) -> None:
+    """Run ``settings`` (pragmas) and ``schema`` in one transaction.
+
+    Raises:
+        sqlite3.DatabaseError: a statement failed (nothing of it is kept).
+    """
+    try:
+        db.executescript(f"BEGIN; {settings} {schema} COMMIT;")
+    except sqlite3.DatabaseError:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+
+
+def stand_in(db: sqlite3.Connection, schema: str, names: list[str]) -> None:
+    """An empty temporary table in the place of each of ``names`` (a reader's)."""
+    statements = tables_of(schema)
+    for name in names:
+        db.execute(statements[name].replace("CREATE TABLE IF NOT EXISTS",
+                                            "CREATE TEMP TABLE", 1))
+
+
+def hot_rollback(path: str) -> bool:
+    """Whether a rollback journal with content lies beside ``path`` (a cut mid-write)."""
+    try:
+        with open(path + "-journal", "rb") as f:
+            return any(f.read(28))  # a header of zeros: a journal SQLite left unused
+    except OSError:
+        return False
+
+
+def rolled_back_copy(path: str) -> tuple[str, str] | None:
+    """A copy of ``path`` with its hot rollback journal rolled back, as a writer would.
+
+    Returns:
+        (the copy's path, its temporary folder: remove it when done), or None when the
+        rollback journal went meanwhile (its writer finished: read the file itself).
+
+    Raises:
+        OSError: the copy cannot be made.
+    """
+    folder = tempfile.mkdtemp(prefix="threecard-read-")
+    copy = os.path.join(folder, "journal.sqlite3")
+    try:
+        shutil.copyfile(path, copy)
+        shutil.copyfile(path + "-journal", copy + "-journal")
+        db = sqlite3.connect(copy)
+        try:
+            db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # rolls it back
+        finally:
+            db.close()
+    except FileNotFoundError:
+        shutil.rmtree(folder, ignore_errors=True)
+        return None
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    return copy, folder
+
+
+__all__ = ["create", "hot_rollback", "missing", "rolled_back_copy", "stand_in", "tables_of"]
