@@ -57,6 +57,9 @@ class Note(str):
 NO_ANCHOR = Note("tail unchecked: no anchor", "no_anchor")
 """The note of a verdict on a journal with no anchor beside it."""
 
+UNSEALED = "the snapshot after event {} is not sealed to the chain: it was changed"
+"""A snapshot whose seal is not that of the chain at its event (its event, to format)."""
+
 INTEGRITY_FAILED = "Journal integrity check failed"
 """How a table locked by a broken journal words its lock (:func:`integrity_lock`)."""
 
@@ -262,5 +265,5 @@ class Recovery:
 
 
 __all__ = ["CHEAP_CHECKS", "CHECKED_TABLES", "INTEGRITY_FAILED", "JournalVerdict", "NO_ANCHOR",
-           "Note", "Problem", "ProblemKind", "Recovery", "UNCHECKED_TABLES",
+           "UNSEALED", "Note", "Problem", "ProblemKind", "Recovery", "UNCHECKED_TABLES",
            "after_anchor_note", "integrity_lock", "unfinished_note", "unreplayed_note"]

@@ -75,6 +75,7 @@ from controller.game.verdict import (
     CHECKED_TABLES,
     NO_ANCHOR,
     UNCHECKED_TABLES,
+    UNSEALED,
     JournalVerdict,
     Note,
     Problem,
@@ -491,9 +492,10 @@ class _Check(HistoryChecks):
                 self.add(ProblemKind.ROUND, f"a record of round {rid} was added: the replay "
                          "has none", key=rid)
         for seq in j.snapshot_seqs(start):
-            if seq not in seen_snaps:
+            if seq not in seen_snaps:  # unsealed: worded as start-up's cheap check words it
+                sealed = (row := j.snapshot(seq)) is not None and j.snapshot_ok(*row)
                 self.add(ProblemKind.SNAPSHOT, f"a snapshot after event {seq} was added: the "
-                         "replay has none", seq)
+                         "replay has none" if sealed else UNSEALED.format(seq), seq)
         if self.problems:
             raise Stop
         return g, pending
@@ -554,8 +556,7 @@ class _Check(HistoryChecks):
             return
         _, seal, stored = row
         if not self.j.snapshot_ok(seq, seal, stored):
-            self.add(ProblemKind.SNAPSHOT, f"the snapshot after event {seq} is not sealed to "
-                     "the chain: it was changed", seq)
+            self.add(ProblemKind.SNAPSHOT, UNSEALED.format(seq), seq)
             return
         same = _same_state(stored, state)
         if not same:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from controller.game.round import RoundState
-from controller.game.verdict import Note, Problem, ProblemKind
+from controller.game.verdict import UNSEALED, Note, Problem, ProblemKind
 from controller.game.verifier_support import loads_or_none, one_line
 
 if TYPE_CHECKING:
@@ -148,8 +148,7 @@ class HistoryChecks:
                 break
             row = j.store.snapshot(seq)
             if row is None or not j.snapshot_ok(*row):
-                self.add(ProblemKind.SNAPSHOT, f"the snapshot after event {seq} is not sealed "
-                         "to the chain: it was changed", seq)
+                self.add(ProblemKind.SNAPSHOT, UNSEALED.format(seq), seq)
 
     def _cut(self) -> _Cut | None:
         """The state at the journal's cut (None: it cannot be read; a problem or a note says so)."""

@@ -424,6 +424,9 @@ OLD: dict[str, tuple[Callable[[Path, Old], None], ProblemKind, tuple[int, ...],
     "first event deleted": (lambda p, o: sql(p, "DELETE FROM events WHERE seq = 1"),
                             K.EVENT_MISSING, F12, F12),
     "event 0 added": (lambda p, o: event_copied(p, 1, 0), K.EVENT_ALTERED, F12, F12),
+    "old snapshot forged where none was taken": (lambda p, o: sql(
+        p, f"INSERT INTO snapshots SELECT ?, {'hash' if o.format == 1 else 'seal'}, state "
+        "FROM snapshots WHERE seq = ?", o.middle, o.snapshot), K.SNAPSHOT, F12, F12),
     **{f"{name} table dropped": (lambda p, o, name=name: sql(p, f"DROP TABLE {name}"), kind,
                                  F12, ()) for name, kind in DROPPED.items()},
     "old round's status edited": (lambda p, o: status_flipped(p, 2), K.ROUND, F12, F1),
@@ -468,8 +471,9 @@ def test_edits_before_the_verified_snapshot_are_caught_by_start_up_too(journals,
     assert start_up(path, 5)[1].key() == verdict.key()      # it never clears itself
     out = verify_journal(path)
     assert not out["ok"] and out["problems"][0]["kind"] == first.value, out["verdict"]
-    if old.format in same:
+    if old.format in same:                                  # the same problems, in words too
         assert problems_of(out) == verdict.key(), (out["verdict"], verdict.summary())
+        assert [p["message"] for p in out["problems"]] == [p.message for p in verdict.problems]
 
 
 @pytest.mark.parametrize("which", SNAPSHOTS)
