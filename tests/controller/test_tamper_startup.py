@@ -37,6 +37,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from journal_edit import (
+    BEYOND_START_UP,
     checkpoint_after,
     edit_body,
     file_format,
@@ -721,24 +722,14 @@ def simulated(tmp_path_factory) -> Path:
     return path
 
 
-# edits before the verified snapshot that start-up's own checks do not reach (it rehashes
-# and replays only after the snapshot): the full check after start-up finds them
-AFTER_START_UP = {
-    "old round voided": "UPDATE rounds SET status = 'void' WHERE round_id = 2",
-    "old round's event moved": "UPDATE rounds SET seq = 30 WHERE round_id = 1",
-    "old event's time edited": "UPDATE events SET t = t + 100000000 WHERE seq = 800",
-    "old rejection added": "INSERT INTO rejections VALUES (100, 'x')",
-}
-
-
-@pytest.mark.parametrize("kind", AFTER_START_UP)
+@pytest.mark.parametrize("kind", BEYOND_START_UP)
 def test_simulate_checks_the_whole_journal_before_dealing_on(simulated, tmp_path, kind):
     path = copy_journal(simulated, tmp_path / "j.sqlite3")
     j = Journal(path, readonly=True)
     head, start = j.last_seq, j.anchor.verified_seq         # start-up replays after it
     j.close()
     assert start > 800                                      # every edit is before it
-    sql(path, AFTER_START_UP[kind])
+    sql(path, BEYOND_START_UP[kind])
     out = verify_journal(path)
     assert not out["ok"], out
     p = simulate_cli(path, 61)

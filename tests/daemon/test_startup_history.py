@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from journal_edit import copy_journal, sql
+from journal_edit import BEYOND_START_UP, copy_journal, sql
 
 from controller.game.journal import Journal
 
@@ -57,16 +57,6 @@ def test_run_locks_on_an_old_round_record_edited_past_reading(daemons, tmp_path)
     assert j.last_seq == events                             # nothing more was journaled
     j.close()
 
-
-# Edits before the verified snapshot that start-up's own checks cannot reach: it rehashes
-# and replays only after that snapshot, and these leave every record there well formed.
-# The full check `run` makes once READY finds each, in verify-journal's words.
-BEYOND_START_UP = {
-    "old round voided": "UPDATE rounds SET status = 'void' WHERE round_id = 2",
-    "old round's event moved": "UPDATE rounds SET seq = 30 WHERE round_id = 1",
-    "old event's time edited": "UPDATE events SET t = t + 100000000 WHERE seq = 800",
-    "old rejection added": "INSERT INTO rejections VALUES (100, 'x')",
-}
 
 
 @pytest.fixture(scope="module")

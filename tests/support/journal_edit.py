@@ -15,6 +15,18 @@ from pathlib import Path
 from controller.game import journal_codec as codec
 from controller.game.journal import Journal, chain_hash, snapshot_hash
 
+BEYOND_START_UP = {
+    "old round voided": "UPDATE rounds SET status = 'void' WHERE round_id = 2",
+    "old round's event moved": "UPDATE rounds SET seq = 30 WHERE round_id = 1",
+    "old event's time edited": "UPDATE events SET t = t + 100000000 WHERE seq = 800",
+    "old rejection added": "INSERT INTO rejections VALUES (100, 'x')",
+}
+"""Edits before the verified snapshot that start-up's own checks cannot reach (it rehashes
+and replays only after that snapshot, and these leave every record there well formed),
+as SQL on a compact journal of 60 settled 3-seat rounds (``simulate --seed 9``): the full
+check ``simulate`` makes before dealing on, and ``run`` once READY, finds each.
+"""
+
 
 def sql(path: Path | str, statement: str, *args) -> None:
     """Run one statement on the journal file and commit it (an edit with sqlite3)."""
