@@ -158,8 +158,9 @@ class ProblemKind(enum.Enum):
     """A round record is not readable JSON."""
     REJECTION = "rejection"
     """A rejection was changed, deleted or added."""
-    TRIGGER = "trigger"
-    """The file holds a trigger: code that would change what the table writes."""
+    SCHEMA_OBJECT = "schema_object"
+    """The file holds a trigger (code that would change what the table writes) or a view
+    (rows made up in a table's place): no journal has either."""
 
 
 @dataclass(frozen=True, slots=True)

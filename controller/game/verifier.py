@@ -177,9 +177,10 @@ class _Check(HistoryChecks):
     def run(self, logged: Iterable[tuple[int, str]]) -> Recovery:
         out = Recovery(JournalVerdict())
         try:
-            notes, problems = beside(self.j)  # what else the file holds, what it lacks
+            notes, self.problems = beside(self.j)  # what else the file holds, what it lacks
             self.notes += notes
-            self.problems += problems
+            if self.problems:  # a trigger or a view: what the tables say is not to be read
+                raise Stop
             self.check_anchor(logged)
             game = self.start_point()
             checked = self.start_file_checks(game)

@@ -92,8 +92,9 @@ def beside(j: Journal) -> tuple[list[Note], list[Problem]]:
 
     :data:`UNCHECKED_TABLES` (the floor feed's cursor) are left out without a word: they
     belong beside the journal by design. Any other table is noted as unchecked; a journal
-    table the file lacked is noted (read empty, as a writer creates it); a trigger, code
-    that would change what the table writes, is a problem.
+    table the file lacked is noted (read empty, as a writer creates it); a trigger (code
+    that would change what the table writes) or a view (rows made up, read in a table's
+    place) is a problem.
 
     Returns:
         (notes, problems).
@@ -105,11 +106,13 @@ def beside(j: Journal) -> tuple[list[Note], list[Problem]]:
         names = ", ".join(j.tables_missing)
         notes.append(Note(f"the file lacked the journal's table(s) {names}: read as empty, "
                           "as the table creates them", "tables_missing", names=names))
-    problems = [Problem(ProblemKind.TRIGGER, f"the file holds a trigger, {name!r} on table "
-                        f"{table!r}: code that changes what the table writes (no journal has "
-                        "one)", None, name)
-                for name, table in j.db.execute("SELECT name, tbl_name FROM main.sqlite_master "
-                                                "WHERE type = 'trigger' ORDER BY name")]
+    problems = [Problem(ProblemKind.SCHEMA_OBJECT, f"the file holds a {kind}, {name!r}"
+                        + (f" on table {table!r}: code that changes what the table writes"
+                           if kind == "trigger" else ": rows made up, read in a table's place")
+                        + " (no journal has one)", None, name)
+                for kind, name, table in j.db.execute(
+                    "SELECT type, name, tbl_name FROM main.sqlite_master WHERE type IN "
+                    "('trigger', 'view') ORDER BY type, name")]
     return notes, problems
 
 

@@ -236,7 +236,10 @@ TAMPERS: dict[str, tuple[Callable[[Path, Facts], None], ProblemKind, tuple[str, 
        if name != "snapshots"},  # a journal without a snapshot loses nothing by it
     "trigger added": (lambda p, f: sql(
         p, "CREATE TRIGGER gone AFTER INSERT ON events BEGIN DELETE FROM events WHERE seq = "
-        "new.seq; END"), K.TRIGGER, BOTH),
+        "new.seq; END"), K.SCHEMA_OBJECT, BOTH),
+    "rejections table made a view": (lambda p, f: (sql(p, "DROP TABLE rejections"), sql(
+        p, "CREATE VIEW rejections AS SELECT seq, 'made up' AS reason FROM events WHERE "
+        f"seq = {f.rejection}")), K.SCHEMA_OBJECT, PLAIN),
     # format 2 stores the chain hash at the checkpoints only (every 32nd event)
     "event edited after the newest checkpoint": (edited_after_the_newest_checkpoint,
                                                  K.REWRITTEN, FORMAT2),
@@ -310,7 +313,8 @@ def test_start_up_and_verify_journal_give_the_same_verdict(journals, tmp_path, k
     assert [p["message"] for p in out["problems"]] == [p.message for p in verdict.problems]
     if which in SNAPSHOTS:                                  # start-up began after a snapshot
         assert facts.start > 0
-        if first not in (K.ANCHOR, K.EMPTIED, K.TAIL_DELETED, K.REWRITTEN, K.SNAPSHOT):
+        if first not in (K.ANCHOR, K.EMPTIED, K.TAIL_DELETED, K.REWRITTEN, K.SNAPSHOT,
+                         K.SCHEMA_OBJECT):  # these end the check before its start point
             assert verdict.checked_from == facts.start + 1
 
 
