@@ -9,7 +9,7 @@ is ``threecard verify-journal``'s.
 
 The daemon makes that check once it is READY, when the journal held events before this
 start: ``threecard verify-journal --json`` as a child process running this very code
-(:func:`own_code_env`: never a ``controller`` folder in the working directory), so the
+(:func:`own_code_command`: never a ``controller`` folder in the working directory), so the
 check takes neither the daemon's interpreter lock (its table thread and screens go on at
 their pace) nor its memory. The child reads the journal read-only, in one read
 transaction, the anchor first (:class:`~controller.game.journal.Journal`): the moment it
@@ -73,11 +73,10 @@ def check_in_full(journal: str, stop: threading.Event) -> FullCheck | None:
         The verdict, or None when ``stop`` ended it first.
     """
     t0 = time.monotonic()
-    cmd = [sys.executable, "-P", "-m", "controller.cli", "verify-journal", "--journal",
-           journal, "--json"]
+    cmd = own_code_command("verify-journal", f"--journal={journal}", "--json")
     try:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, env=own_code_env())
+                                stderr=subprocess.PIPE, text=True)
     except OSError as exc:
         return FullCheck(None, f"the check could not start: {exc}")
     out = err = ""
@@ -98,18 +97,19 @@ def check_in_full(journal: str, stop: threading.Event) -> FullCheck | None:
     return _read_verdict(proc.returncode, out, err, seconds)
 
 
-def own_code_env() -> dict[str, str]:
-    """The environment that makes a child Python import this very ``controller`` package.
+def own_code_command(*args: str) -> list[str]:
+    """A command line that runs ``threecard ARGS`` with this very ``controller`` package.
 
-    ``-m`` would put the working directory first on the import path, and a ``controller``
-    folder there would answer for the verifier: the child runs with ``-P`` (no such
-    entry), and the folder this package was imported from comes first in its
-    ``PYTHONPATH`` (whatever the daemon's environment held there is dropped).
+    Python in isolated mode (``-I``): neither the working directory nor any ``PYTHON*``
+    variable of the environment (a ``controller`` folder where the daemon runs, a
+    ``PYTHONPATH``, a ``sitecustomize``) can put other code in its place; the folder this
+    package was imported from is put first on the child's import path.
     """
     import controller
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(controller.__file__)))
-    return {**os.environ, "PYTHONPATH": root}
+    return [sys.executable, "-I", "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
+            "from controller.cli import main; sys.exit(main(sys.argv[2:]))", root, *args]
 
 
 def check_beside(table: Any, journal: str, stop: threading.Event) -> FullCheck | None:

@@ -141,9 +141,18 @@ def test_a_controller_folder_where_the_daemon_runs_never_answers_for_the_check(
     forged = tmp_path / "cwd" / "controller"
     forged.mkdir(parents=True)
     (forged / "__init__.py").write_text("")
-    (forged / "cli.py").write_text('print(\'{"ok": true, "verdict": "journal OK: forged", '
-                                   '"problems": []}\')\n')
+    ok = '{"ok": true, "verdict": "journal OK: forged", "problems": []}'
+    (forged / "cli.py").write_text(f"print({ok!r})\n")
+    lie = f"import sys; print({ok!r}); sys.exit(0)\n"
+    (forged.parent / "sitecustomize.py").write_text(lie)
+    (forged.parent / "usercustomize.py").write_text(lie)
     monkeypatch.chdir(forged.parent)
     monkeypatch.setenv("PYTHONPATH", str(forged.parent))    # nor through the environment
+    monkeypatch.setenv("PYTHONSTARTUP", str(forged.parent / "sitecustomize.py"))
     out = check_in_full(str(path), threading.Event())
+    assert out.ok is False and "round 2" in out.message, out
+    dashed = forged.parent / "-j.sqlite3"                   # a name an option parser would take
+    path.rename(dashed)
+    Path(str(path) + ".anchor").rename(str(dashed) + ".anchor")
+    out = check_in_full("-j.sqlite3", threading.Event())
     assert out.ok is False and "round 2" in out.message, out
