@@ -53,7 +53,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         ``parser.commands`` maps each sub-command's name to its parser.
     """
     parser = argparse.ArgumentParser(prog="threecard",
-                                     description=__doc__.splitlines()[0].replace("``", ""))
+                                     description=(__doc__ or "threecard").splitlines()[0]
+                                     .replace("``", ""))  # (python -OO has no docstrings)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     chosen = _chosen_command(sys.argv[1:] if argv is None else argv)
     commands: dict[str, argparse.ArgumentParser] = {}

@@ -16,6 +16,7 @@ reader reads a copy rolled back as the next writer will roll it back
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -40,6 +41,34 @@ def missing(db: sqlite3.Connection, schema: str) -> list[str]:
     have = {r[0] for r in db.execute("SELECT name FROM main.sqlite_master WHERE type = "
                                      "'table'")}
     return [name for name in tables_of(schema) if name not in have]
+
+
+def _words(sql: str) -> str:
+    return " ".join(sql.split())
+
+
+@functools.lru_cache(maxsize=4)
+def _as_made(schema: str) -> dict[str, str]:
+    """Each table's definition as SQLite keeps it once ``schema`` made it (words only)."""
+    db = sqlite3.connect(":memory:")
+    try:
+        db.executescript(schema)
+        return {n: _words(s) for n, s in db.execute("SELECT name, sql FROM sqlite_master "
+                                                     "WHERE type = 'table'")}
+    finally:
+        db.close()
+
+
+def altered(db: sqlite3.Connection, schema: str) -> list[str]:
+    """The schema's tables the file (``main``) holds with another definition.
+
+    A column added, a constraint (``CHECK``, ``UNIQUE``) or a rowid taken away: the
+    definition the file keeps differs from the one ``schema`` makes.
+    """
+    want = _as_made(schema)
+    return [name for name, sql in db.execute("SELECT name, sql FROM main.sqlite_master "
+                                             "WHERE type = 'table'")
+            if name in want and _words(sql or "") != want[name]]
 
 
 def create(db: sqlite3.Connection, settings: str, schema: str) -> None:
@@ -102,4 +131,5 @@ def rolled_back_copy(path: str) -> tuple[str, str] | None:
     return copy, folder
 
 
-__all__ = ["create", "hot_rollback", "missing", "rolled_back_copy", "stand_in", "tables_of"]
+__all__ = ["altered", "create", "hot_rollback", "missing", "rolled_back_copy", "stand_in",
+           "tables_of"]

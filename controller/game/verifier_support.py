@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from controller.game.journal_schema import altered
 from controller.game.verdict import (
     CHECKED_TABLES,
     UNCHECKED_TABLES,
@@ -92,9 +93,10 @@ def beside(j: Journal) -> tuple[list[Note], list[Problem]]:
 
     :data:`UNCHECKED_TABLES` (the floor feed's cursor) are left out without a word: they
     belong beside the journal by design. Any other table is noted as unchecked; a journal
-    table the file lacked is noted (read empty, as a writer creates it); a trigger (code
-    that would change what the table writes) or a view (rows made up, read in a table's
-    place) is a problem.
+    table the file lacked is noted (read empty, as a writer creates it). A problem: a
+    journal table whose definition was changed (a column, a constraint), a trigger (code
+    that would change what the table writes), a view (rows made up, read in a table's
+    place) or an index of its own (a ``UNIQUE`` one refuses or replaces rows).
 
     Returns:
         (notes, problems).
@@ -106,14 +108,21 @@ def beside(j: Journal) -> tuple[list[Note], list[Problem]]:
         names = ", ".join(j.tables_missing)
         notes.append(Note(f"the file lacked the journal's table(s) {names}: read as empty, "
                           "as the table creates them", "tables_missing", names=names))
-    problems = [Problem(ProblemKind.SCHEMA_OBJECT, f"the file holds a {kind}, {name!r}"
-                        + (f" on table {table!r}: code that changes what the table writes"
-                           if kind == "trigger" else ": rows made up, read in a table's place")
-                        + " (no journal has one)", None, name)
-                for kind, name, table in j.db.execute(
-                    "SELECT type, name, tbl_name FROM main.sqlite_master WHERE type IN "
-                    "('trigger', 'view') ORDER BY type, name")]
+    problems = [Problem(ProblemKind.SCHEMA_OBJECT, f"the journal's table {name!r} is not as a "
+                        "journal makes it: its definition was changed", None, name)
+                for name in altered(j.db, j.store.schema)]
+    problems += [Problem(ProblemKind.SCHEMA_OBJECT, f"the file holds {_WHAT[kind]}, {name!r} "
+                         f"on table {table!r} (no journal has one)", None, name)
+                 for kind, name, table in j.db.execute(
+                     "SELECT type, name, tbl_name FROM main.sqlite_master WHERE type IN "
+                     "('trigger', 'view') OR (type = 'index' AND sql IS NOT NULL) "
+                     "ORDER BY type, name")]
     return notes, problems
+
+
+_WHAT = {"trigger": "a trigger (code that changes what the table writes)",
+         "view": "a view (rows made up, read in a table's place)",
+         "index": "an index (a constraint that refuses or replaces what the table writes)"}
 
 
 __all__ = ["beside", "in_background", "interrupted_at", "loads_or_none", "one_line"]

@@ -133,6 +133,17 @@ def edited_snapshot(path: Path, seq: int, power_ups: int, reseal: bool = False) 
                        reseal)
 
 
+def rebuilt_rounds(path: Path, f: Facts, constraint: str) -> None:
+    """The rounds table made again with the same rows and one constraint more."""
+    db = sqlite3.connect(path)
+    sql_text = db.execute("SELECT sql FROM sqlite_master WHERE name = 'rounds'").fetchone()[0]
+    db.executescript(f"""ALTER TABLE rounds RENAME TO old_rounds;
+        {sql_text.rstrip().rstrip(')')}, {constraint});
+        INSERT INTO rounds SELECT * FROM old_rounds WHERE round_id <= 3;
+        DROP TABLE old_rounds;""")
+    db.close()
+
+
 def round_edited(path: Path, f: Facts) -> None:
     """A round's stored row changed: format 1 its record, format 2 the event it names."""
     if f.format == 1:
@@ -237,6 +248,13 @@ TAMPERS: dict[str, tuple[Callable[[Path, Facts], None], ProblemKind, tuple[str, 
     "trigger added": (lambda p, f: sql(
         p, "CREATE TRIGGER gone AFTER INSERT ON events BEGIN DELETE FROM events WHERE seq = "
         "new.seq; END"), K.SCHEMA_OBJECT, BOTH),
+    "unique index on round status": (lambda p, f: sql(  # the next rounds would replace rows
+        p, f"CREATE UNIQUE INDEX u ON rounds(status) WHERE round_id > {max(f.rounds)}"),
+        K.SCHEMA_OBJECT, BOTH),
+    "a column added to the rounds table": (lambda p, f: sql(
+        p, "ALTER TABLE rounds ADD COLUMN extra DEFAULT 1"), K.SCHEMA_OBJECT, BOTH),
+    "a constraint added to the rounds table": (lambda p, f: rebuilt_rounds(
+        p, f, "CHECK (round_id <= 3)"), K.SCHEMA_OBJECT, BOTH),
     "rejections table made a view": (lambda p, f: (sql(p, "DROP TABLE rejections"), sql(
         p, "CREATE VIEW rejections AS SELECT seq, 'made up' AS reason FROM events WHERE "
         f"seq = {f.rejection}")), K.SCHEMA_OBJECT, PLAIN),

@@ -99,6 +99,17 @@ def test_top_level_help_is_plain_text(tmp_path):
     assert "The threecard command: one entry point" in p.stdout and "``" not in p.stdout
 
 
+def test_the_command_runs_without_docstrings(tmp_path):
+    """``python -OO`` (PYTHONOPTIMIZE=2) drops every docstring: the command still runs."""
+    import subprocess
+    import sys
+
+    for args in (["--help"], ["par-sheet", "--rules", "live", "--json"]):
+        p = subprocess.run([sys.executable, "-OO", "-m", "controller.cli", *args],
+                           capture_output=True, text=True, timeout=60, cwd=tmp_path)
+        assert p.returncode == 0 and "Traceback" not in p.stderr, (args, p.stderr[-800:])
+
+
 def test_a_stop_asked_during_the_start_up_check_never_sends_ready(tmp_path, daemons):
     """Ctrl+C (or SIGTERM) while the table checks itself: no READY, a clean stop. The
     signal goes right after the DEMO line; when it happens to arrive after READY the run
