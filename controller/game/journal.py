@@ -77,7 +77,13 @@ from controller.game.journal_read import (
     snapshot_hash,
     unusable,
 )
-from controller.game.journal_schema import hot_rollback, missing, rolled_back_copy, stand_in
+from controller.game.journal_schema import (
+    hot_rollback,
+    missing,
+    rolled_back_copy,
+    stand_in,
+    table_names,
+)
 from controller.game.journal_store import detect, open_store
 
 OUTBOX_TABLE = "floor_outbox"
@@ -302,8 +308,7 @@ class Journal(JournalReading):
             self.db.execute("INSERT OR IGNORE INTO derived_at VALUES (1, 0)")
 
     def _check_is_journal(self) -> None:
-        tables = {r[0] for r in self.db.execute(
-            "SELECT name FROM sqlite_master WHERE type='table'")}
+        tables = table_names(self.db)
         if tables and "events" not in tables:
             raise JournalError(f"{self.path}: this SQLite file is not a table journal "
                                f"(it holds {', '.join(sorted(tables)[:5])}); give another path")
@@ -320,8 +325,7 @@ class Journal(JournalReading):
 
     def table_names(self) -> set[str]:
         """The tables of the journal's file."""
-        return {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE "
-                                              "type = 'table'")}
+        return table_names(self.db)
 
     # ------------------------------------------------------------------ anchor
     def read_anchor(self) -> Anchor | None:

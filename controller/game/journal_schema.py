@@ -24,6 +24,29 @@ import sqlite3
 import tempfile
 
 _TABLE = re.compile(r"\s*CREATE TABLE IF NOT EXISTS (\w+)")
+_KIND = re.compile(r"\s*CREATE\s+(?:TEMP(?:ORARY)?\s+)?(?:UNIQUE\s+)?"
+                   r"(VIRTUAL\s+TABLE|TABLE|INDEX|TRIGGER|VIEW)\b", re.IGNORECASE)
+
+
+def objects(db: sqlite3.Connection) -> list[tuple[str, str, str, str]]:
+    """Every object of the file's schema (``main``): (kind, name, its table, definition).
+
+    The kind is read from the definition, as SQLite reads it (``table``, ``virtual
+    table``, ``index``, ``trigger``, ``view``), not from the ``type`` column, which an
+    edit may spell in any case; an automatic index has no definition (kind ``index``).
+    """
+    out = []
+    for typ, name, table, sql in db.execute("SELECT type, name, tbl_name, sql FROM "
+                                            "main.sqlite_master"):
+        m = _KIND.match(sql or "")
+        kind = " ".join(m.group(1).lower().split()) if m else str(typ).lower()
+        out.append((kind, name, table, sql or ""))
+    return out
+
+
+def table_names(db: sqlite3.Connection) -> set[str]:
+    """The names of the file's tables (virtual ones too)."""
+    return {name for kind, name, _, _ in objects(db) if kind.endswith("table")}
 
 
 def tables_of(schema: str) -> dict[str, str]:
@@ -37,9 +60,8 @@ def tables_of(schema: str) -> dict[str, str]:
 
 
 def missing(db: sqlite3.Connection, schema: str) -> list[str]:
-    """The schema's tables the file (``main``) lacks, in the schema's order."""
-    have = {r[0] for r in db.execute("SELECT name FROM main.sqlite_master WHERE type = "
-                                     "'table'")}
+    """The schema's tables the file (``main``) lacks (no table nor view of the name)."""
+    have = {name for kind, name, _, _ in objects(db) if kind != "index" and kind != "trigger"}
     return [name for name in tables_of(schema) if name not in have]
 
 
@@ -66,9 +88,8 @@ def altered(db: sqlite3.Connection, schema: str) -> list[str]:
     definition the file keeps differs from the one ``schema`` makes.
     """
     want = _as_made(schema)
-    return [name for name, sql in db.execute("SELECT name, sql FROM main.sqlite_master "
-                                             "WHERE type = 'table'")
-            if name in want and _words(sql or "") != want[name]]
+    return [name for kind, name, _, sql in objects(db)
+            if kind.endswith("table") and name in want and _words(sql) != want[name]]
 
 
 def create(db: sqlite3.Connection, settings: str, schema: str) -> None:
@@ -131,5 +152,5 @@ def rolled_back_copy(path: str) -> tuple[str, str] | None:
     return copy, folder
 
 
-__all__ = ["altered", "create", "hot_rollback", "missing", "rolled_back_copy", "stand_in",
-           "tables_of"]
+__all__ = ["altered", "create", "hot_rollback", "missing", "objects", "rolled_back_copy",
+           "stand_in", "table_names", "tables_of"]

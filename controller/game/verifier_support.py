@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from controller.game.journal_schema import altered
+from controller.game.journal_schema import altered, objects
 from controller.game.verdict import (
     CHECKED_TABLES,
     UNCHECKED_TABLES,
@@ -113,10 +113,8 @@ def beside(j: Journal) -> tuple[list[Note], list[Problem]]:
                 for name in altered(j.db, j.store.schema)]
     problems += [Problem(ProblemKind.SCHEMA_OBJECT, f"the file holds {_WHAT[kind]}, {name!r} "
                          f"on table {table!r} (no journal has one)", None, name)
-                 for kind, name, table in j.db.execute(
-                     "SELECT type, name, tbl_name FROM main.sqlite_master WHERE type IN "
-                     "('trigger', 'view') OR (type = 'index' AND sql IS NOT NULL) "
-                     "ORDER BY type, name")]
+                 for kind, name, table, sql in sorted(objects(j.db))
+                 if kind in ("trigger", "view") or (kind == "index" and sql)]
     return notes, problems
 
 

@@ -133,6 +133,21 @@ def edited_snapshot(path: Path, seq: int, power_ups: int, reseal: bool = False) 
                        reseal)
 
 
+def retyped(path: Path, create: str, name: str, typ: str,
+            also: tuple[str, str] | None = None) -> None:
+    """``create`` run (if any), then its schema row's type spelled ``typ`` (and ``also``:
+    (column, SQL expression) set too), through ``PRAGMA writable_schema``."""
+    db = sqlite3.connect(path)
+    if create:
+        db.execute(create)
+    db.execute("PRAGMA writable_schema = ON")
+    db.execute("UPDATE sqlite_master SET type = ? WHERE name = ?", (typ, name))
+    if also:
+        db.execute(f"UPDATE sqlite_master SET {also[0]} = {also[1]} WHERE name = ?", (name,))
+    db.commit()
+    db.close()
+
+
 def rebuilt_rounds(path: Path, f: Facts, constraint: str) -> None:
     """The rounds table made again with the same rows and one constraint more."""
     db = sqlite3.connect(path)
@@ -255,6 +270,17 @@ TAMPERS: dict[str, tuple[Callable[[Path, Facts], None], ProblemKind, tuple[str, 
         p, "ALTER TABLE rounds ADD COLUMN extra DEFAULT 1"), K.SCHEMA_OBJECT, BOTH),
     "a constraint added to the rounds table": (lambda p, f: rebuilt_rounds(
         p, f, "CHECK (round_id <= 3)"), K.SCHEMA_OBJECT, BOTH),
+    # the schema's type column spelled in another case: SQLite reads the definition
+    "trigger typed 'Trigger'": (lambda p, f: retyped(p, "CREATE TRIGGER gone AFTER INSERT ON "
+                                "rounds BEGIN DELETE FROM rounds WHERE round_id = "
+                                "new.round_id; END", "gone", "Trigger"), K.SCHEMA_OBJECT, BOTH),
+    "unique index typed 'INDEX'": (lambda p, f: retyped(
+        p, f"CREATE UNIQUE INDEX u ON rounds(status) WHERE round_id > {max(f.rounds)}", "u",
+        "INDEX"), K.SCHEMA_OBJECT, BOTH),
+    "rounds typed 'Table' with a CHECK": (lambda p, f: retyped(
+        p, "", "rounds", "Table", ("sql", "replace(sql, 'seq INTEGER NOT NULL', 'seq "
+                                   "INTEGER NOT NULL CHECK (seq > 0)')")),
+        K.SCHEMA_OBJECT, FORMAT2),
     "rejections table made a view": (lambda p, f: (sql(p, "DROP TABLE rejections"), sql(
         p, "CREATE VIEW rejections AS SELECT seq, 'made up' AS reason FROM events WHERE "
         f"seq = {f.rejection}")), K.SCHEMA_OBJECT, PLAIN),
