@@ -16,7 +16,7 @@ Start-up order (docs/requirements.md R3: nothing happens until the self-check pa
    :class:`~controller.notify.WatchdogTiming`);
 5. when the journal held events before this start, it is checked in full from its first
    event beside the running table (:mod:`controller.journal_watch`: a child process); a
-   broken journal then locks the table, as at start-up.
+   broken journal then locks the table, and at once at every later start (its mark).
 
 SIGTERM (or SIGINT) stops cleanly: the link stops first, every input already queued is
 journaled and applied, the journal is closed, systemd is told STOPPING. The shoe link
@@ -190,6 +190,7 @@ class Daemon:
         self.screens_missing: list[str] = []  # configured screens that did not open
         self._threads: list[threading.Thread] = []
         self._crashed: set[str] = set()  # threads that ended on an exception
+        self._held = False  # locked at start by an earlier full check's mark
         self.anchor_level = logging.INFO  # the demo lowers it: one line per round there
 
     # -- start-up -------------------------------------------------------------------
@@ -247,6 +248,12 @@ class Daemon:
                                screens=cli.screens_record(self.config))
         except JournalError as exc:
             raise ConfigError(f"journal: {exc}") from None
+        from controller.journal_watch import broken_mark
+
+        held = broken_mark(self.config.journal_path)  # an earlier full check's: at once
+        if held and not self.table.locked:
+            self.table.lock(held)
+        self._held = held is not None
         if self.table.locked:
             log.error("TABLE LOCKED: %s", self.table.locked)
         self.table.start()
@@ -460,7 +467,7 @@ class Daemon:
                             f"{self.table.views()[0].link_state}{self._screens_note()}")
         log.info("READY: table %s, %d seats, rules %s, journal %s", self.config.table_id,
                  self.config.seats, self.config.profile.name, self.config.journal_path)
-        if self.table.verdict.events and not self.table.locked:  # a history to check
+        if self.table.verdict.events and (self._held or not self.table.locked):
             from controller.journal_watch import check_beside
 
             self._spawn("journal-check", lambda: check_beside(

@@ -112,6 +112,65 @@ def own_code_command(*args: str) -> list[str]:
             "from controller.cli import main; sys.exit(main(sys.argv[2:]))", root, *args]
 
 
+def _mark_file(journal: str) -> str:
+    return os.path.realpath(journal) + ".broken"
+
+
+def broken_mark(journal: str) -> str | None:
+    """The lock an earlier full check left beside ``journal`` (None: none).
+
+    A broken journal found by the full check (:func:`check_beside`, or ``simulate``'s) is
+    marked beside it (``<journal>.broken``, the lock's reason): the next start locks the
+    table at once, before any input, instead of playing until its own full check ends
+    (R2, R4: a restart is never a way round a lock). A full check that finds the journal
+    sound again (a journal restored) removes the mark.
+    """
+    try:
+        with open(_mark_file(journal), encoding="utf-8", errors="replace") as f:
+            return f.read(2000).strip() or integrity_lock("an earlier full check failed")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:  # there, but not readable: held all the same
+        return integrity_lock(f"an earlier full check failed ({exc.strerror})")
+
+
+def mark_broken(journal: str, reason: str) -> None:
+    """Leave ``reason`` beside ``journal`` for the next start (see :func:`broken_mark`).
+
+    Written whole or not at all (a new file, synced, renamed over the old); a failure is
+    logged: the table this run is locked whatever happens to the mark.
+    """
+    path = _mark_file(journal)
+    try:
+        with open(path + ".new", "w", encoding="utf-8") as f:
+            f.write(reason + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(path + ".new", path)
+        fd = os.open(os.path.dirname(path), os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        log.error("journal %s: the lock could not be kept for the next start (%s)", journal,
+                  exc)
+
+
+def lift_mark(journal: str) -> None:
+    """Remove the mark of :func:`mark_broken`: a full check found ``journal`` sound."""
+    try:
+        os.remove(_mark_file(journal))
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        log.error("journal %s: the lock an earlier check left could not be lifted (%s)",
+                  journal, exc)
+        return
+    log.warning("journal %s verifies in full again: the lock an earlier full check left "
+                "beside it is lifted from the next start", journal)
+
+
 def check_beside(table: Any, journal: str, stop: threading.Event) -> FullCheck | None:
     """Check ``journal`` in full beside its running table; lock the table when broken.
 
@@ -134,11 +193,13 @@ def check_beside(table: Any, journal: str, stop: threading.Event) -> FullCheck |
         return None
     if out.ok:
         log.info("journal %s checked in full in %.1f s: %s", journal, out.seconds, out.summary)
+        lift_mark(journal)
     elif out.ok is None:
         log.error("journal %s: %s; run `threecard verify-journal`", journal, out.summary)
     else:
         log.error("journal %s: %s", journal, out.summary)
         table.lock(integrity_lock(out.message))
+        mark_broken(journal, integrity_lock(out.message))
     return out
 
 
@@ -157,4 +218,5 @@ def _read_verdict(code: int, out: str, err: str, seconds: float) -> FullCheck:
     return FullCheck(ok, summary, "; ".join(m for _, m in problems), problems, seconds)
 
 
-__all__ = ["FullCheck", "check_beside", "check_in_full"]
+__all__ = ["FullCheck", "broken_mark", "check_beside", "check_in_full", "lift_mark",
+           "mark_broken"]

@@ -35,6 +35,7 @@ from controller.game.rules import RuleProfile, RuleProfileError
 from controller.game.settlement import BetError, bets_from_mapping, validate_bets
 from controller.game.table import Table
 from controller.game.verdict import integrity_lock
+from controller.journal_watch import lift_mark, mark_broken
 from simulators.deck_file import read_deck_file
 from simulators.event_shoe import EventShoe, parse_faults
 
@@ -324,9 +325,11 @@ def full_check(table: Table) -> str | None:
         v_text = str(exc)
     else:
         if v.ok:
+            lift_mark(table.journal.path)
             return None
         v_text = v.summary()
     table.lock(integrity_lock(v_text))
+    mark_broken(table.journal.path, integrity_lock(v_text))  # the next start locks at once
     with contextlib.suppress(JournalError):
         table.close()
     return v_text

@@ -109,23 +109,58 @@ def test_run_checks_the_whole_journal_once_ready_and_locks_on_an_old_edit(
     sql(path, BEYOND_START_UP[kind])
     out = verify_json(path)
     assert not out["ok"], out
-    starts = (1, 2) if kind == next(iter(BEYOND_START_UP)) else (1,)  # one: at every start
-    for attempt in starts:
-        d = daemons(run_args(path))
-        d.wait_for(r"journal .* verified from event \d+ ")  # start-up: from its snapshot
-        d.wait_for(r"READY")
-        d.wait_for(r" ERROR +journal .*: JOURNAL BROKEN: ")
-        m = d.wait_for(r"TABLE LOCKED: Journal integrity check failed: (.*)\. Call a "
-                       r"technician\.$")
-        for problem in out["problems"]:                     # the verifier's words, each
-            assert problem["message"] in m.group(1), (problem, m.group(1))
-        d.send("place_bet", seat=1, bet="ante", amount=100)
-        d.wait_for(r"control: refused place_bet: .*Journal integrity check failed")
-        assert d.stop() == 0
-        kinds = [k for _, k in after(path, events)]        # no dealer input taken
-        assert kinds.count("startup") == attempt and set(kinds) <= SHOE_FACTS, kinds
+    d = daemons(run_args(path))
+    d.wait_for(r"journal .* verified from event \d+ ")      # start-up: from its snapshot
+    d.wait_for(r"READY")
+    d.wait_for(r" ERROR +journal .*: JOURNAL BROKEN: ")
+    m = d.wait_for(r"TABLE LOCKED: Journal integrity check failed: (.*)\. Call a "
+                   r"technician\.$")
+    for problem in out["problems"]:                         # the verifier's words, each
+        assert problem["message"] in m.group(1), (problem, m.group(1))
+    d.send("place_bet", seat=1, bet="ante", amount=100)
+    d.wait_for(r"control: refused place_bet: .*Journal integrity check failed")
+    assert d.stop() == 0
+    kinds = [k for _, k in after(path, events)]            # no dealer input taken
+    assert kinds.count("startup") == 1 and set(kinds) <= SHOE_FACTS, kinds
+    assert Path(str(path) + ".broken").exists()             # kept for the next start
     again = verify_json(path)                               # the same problems as before
     assert [q["kind"] for q in again["problems"]] == [q["kind"] for q in out["problems"]]
+
+
+def test_a_restart_is_locked_at_once_until_a_full_check_finds_the_journal_sound(
+        daemons, played, tmp_path):
+    """R2, R4: no restart plays on a journal a full check found broken, not even while its
+    own full check runs; a journal restored is sound again, and the mark is lifted."""
+    path = copy_journal(played, tmp_path / "j.sqlite3")
+    shutil.copyfile(str(played) + ".anchor", str(path) + ".anchor")
+    sql(path, next(iter(BEYOND_START_UP.values())))
+    d = daemons(run_args(path))
+    d.wait_for(r"TABLE LOCKED: Journal integrity check failed")
+    assert d.stop() == 0
+    events, _ = head(path)
+    d = daemons([*run_args(path), "--autoplay", "--pace-ms", "0"])  # it would deal at once
+    d.wait_for(r"TABLE LOCKED: Journal integrity check failed: ")   # before READY
+    d.wait_for(r"READY")
+    d.send("place_bet", seat=1, bet="ante", amount=100)
+    d.wait_for(r"control: refused place_bet: .*Journal integrity check failed")
+    d.wait_for(r" ERROR +journal .*: JOURNAL BROKEN: ")  # its own check says it again
+    assert d.stop() == 0
+    kinds = [k for _, k in after(path, events)]
+    assert set(kinds) <= SHOE_FACTS, kinds                 # not one bet, not one round
+    copy_journal(played, path)                              # the technician restores it,
+    shutil.copyfile(str(played) + ".anchor", str(path) + ".anchor")  # with its anchor
+    d = daemons(run_args(path))
+    d.wait_for(r"TABLE LOCKED")                             # still held, this start
+    d.wait_for(r"checked in full .*journal OK")
+    d.wait_for(r"WARNING +journal .* verifies in full again: the lock .* is lifted")
+    assert d.stop() == 0
+    assert not Path(str(path) + ".broken").exists()
+    d = daemons(run_args(path))                             # and the next start plays
+    d.wait_for(r"READY")
+    d.send("place_bet", seat=1, bet="ante", amount=100)
+    d.wait_for(r"control: place_bet")
+    assert d.stop() == 0
+    assert not any("LOCKED" in line or "refused" in line for line in d.lines), d.lines
 
 
 def test_run_on_a_sound_journal_checks_it_in_full_and_deals_on(daemons, played, tmp_path):
