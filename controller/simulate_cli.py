@@ -328,8 +328,9 @@ def full_check(table: Table) -> str | None:
             lift_mark(table.journal.path)
             return None
         v_text = v.summary()
-    table.lock(integrity_lock(v_text))
-    mark_broken(table.journal.path, integrity_lock(v_text))  # the next start locks at once
+    reason = integrity_lock(v_text)
+    table.lock(reason)
+    mark_broken(table.journal.path, reason)  # the next start locks at once
     with contextlib.suppress(JournalError):
         table.close()
     return v_text

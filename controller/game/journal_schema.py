@@ -81,14 +81,18 @@ def _as_made(schema: str) -> dict[str, str]:
         db.close()
 
 
-def altered(db: sqlite3.Connection, schema: str) -> list[str]:
-    """The schema's tables the file (``main``) holds with another definition.
+def altered(objs: list[tuple[str, str, str, str]], schema: str) -> list[str]:
+    """The schema's tables the file holds with another definition.
 
     A column added, a constraint (``CHECK``, ``UNIQUE``) or a rowid taken away: the
     definition the file keeps differs from the one ``schema`` makes.
+
+    Args:
+        objs: the file's schema objects (:func:`objects`).
+        schema: the schema script of the file's format.
     """
     want = _as_made(schema)
-    return [name for kind, name, _, sql in objects(db)
+    return [name for kind, name, _, sql in objs
             if kind.endswith("table") and name in want and _words(sql) != want[name]]
 
 

@@ -40,7 +40,8 @@ class Note(str):
         text: the note in English (what the log and ``verify-journal`` print).
         key: the note's kind: ``no_anchor``, ``after_anchor``, ``other_table``,
             ``snapshot_unloadable``, ``archive_missing``, ``archive_past_cut``,
-            ``cut_snapshot_unreadable``, ``unreplayed``, ``unfinished`` ("" for none).
+            ``cut_snapshot_unreadable``, ``tables_missing``, ``unreplayed``,
+            ``unfinished`` ("" for none).
         params: the values its words name (event numbers, a table's name, the parts of a
             check not finished).
     """

@@ -179,7 +179,7 @@ class _Check(HistoryChecks):
         try:
             notes, self.problems = beside(self.j)  # what else the file holds, what it lacks
             self.notes += notes
-            if self.problems:  # a trigger or a view: what the tables say is not to be read
+            if self.problems:  # a schema object of its own: what the tables say is not read
                 raise Stop
             self.check_anchor(logged)
             game = self.start_point()

@@ -101,19 +101,21 @@ def beside(j: Journal) -> tuple[list[Note], list[Problem]]:
     Returns:
         (notes, problems).
     """
+    objs = sorted(objects(j.db))  # the file's schema, read once
+    tables = {name for kind, name, _, _ in objs if kind.endswith("table")}
     notes = [Note(f"table {name[:40]!r} is no part of the journal: not checked",
                   "other_table", name=name[:40])
-             for name in sorted(j.table_names() - CHECKED_TABLES - UNCHECKED_TABLES)]
+             for name in sorted(tables - CHECKED_TABLES - UNCHECKED_TABLES)]
     if j.tables_missing:
         names = ", ".join(j.tables_missing)
         notes.append(Note(f"the file lacked the journal's table(s) {names}: read as empty, "
                           "as the table creates them", "tables_missing", names=names))
     problems = [Problem(ProblemKind.SCHEMA_OBJECT, f"the journal's table {name!r} is not as a "
                         "journal makes it: its definition was changed", None, name)
-                for name in altered(j.db, j.store.schema)]
+                for name in altered(objs, j.store.schema)]
     problems += [Problem(ProblemKind.SCHEMA_OBJECT, f"the file holds {_WHAT[kind]}, {name!r} "
                          f"on table {table!r} (no journal has one)", None, name)
-                 for kind, name, table, sql in sorted(objects(j.db))
+                 for kind, name, table, sql in objs
                  if kind in ("trigger", "view") or (kind == "index" and sql)]
     return notes, problems
 
