@@ -76,8 +76,8 @@ def open_table(path: Path, cpu: list[float] | None = None) -> float:
 def start_up_before(path: Path) -> float:
     """The start-up before the anchor: the chain from event 1, the replay from the newest
     snapshot (the derived-table comparison it made after that was a few rows)."""
-    from controller.game.journal import Journal
     from controller.game.replay import rebuild
+    from controller.journal import Journal
 
     t0 = time.perf_counter()
     j = Journal(path, readonly=True)
@@ -112,7 +112,7 @@ def each(fn, n: int, scale: float) -> list[float]:
 def anchor_costs(tmp: Path, n: int) -> list[dict]:
     import sqlite3
 
-    from controller.game.anchor import Anchor, AnchorFile, AnchorWriter
+    from controller.journal.anchor import Anchor, AnchorFile, AnchorWriter
 
     db = sqlite3.connect(tmp / "commit.sqlite3", isolation_level=None)
     db.execute("PRAGMA journal_mode=WAL")

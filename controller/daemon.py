@@ -229,9 +229,9 @@ class Daemon:
 
     def open(self) -> None:
         """Self-check, open the journal and table, the screens, then the shoe link."""
-        from controller.game.journal import JournalError
         from controller.game.table import Table
         from controller.identity import startup_identity
+        from controller.journal import JournalError
 
         self.self_check()
         if self.stop_event.is_set():  # a stop asked during the check: open nothing more
@@ -498,7 +498,7 @@ class Daemon:
             if t.name != "control":
                 t.join(2.0)
         if self.table is not None:
-            from controller.game.journal import JournalError
+            from controller.journal import JournalError
 
             try:
                 self.table.stop()

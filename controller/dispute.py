@@ -147,8 +147,8 @@ def bundle_files(journal: str | Path, round_id: int, size: tuple[int, int] | Non
         DisputeError: no such round, or it is still in play.
     """
     from controller.game.dispute import evidence
-    from controller.game.journal import Journal
     from controller.game.replay import views_after
+    from controller.journal import Journal
     from display.screenshot import ViewPainter, parse_size
 
     j = Journal(journal, readonly=True, archive=archive)
@@ -489,8 +489,8 @@ def run(args: argparse.Namespace) -> int:
     if (args.config is None) == (args.key is None):
         return _fail("give the signing key: --config (the key beside it) or --key", 2)
     from controller.game.dispute import DisputeError
-    from controller.game.journal import JournalError
     from controller.identity import identify
+    from controller.journal import JournalError
     from controller.signing import SigningKeyError, key_path, load_private
     from display.screenshot import parse_size
 

@@ -75,8 +75,8 @@ def _other_table(config: TableConfig, journal: str) -> str | None:
     """The table id an existing journal was written by, when it is not this table's."""
     if journal == ":memory:" or not os.path.isfile(journal):
         return None
-    from controller.game.journal import Journal, JournalError
     from controller.game.recall import recorded_config
+    from controller.journal import Journal, JournalError
 
     try:
         j = Journal(journal, readonly=True)

@@ -47,7 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run ``journal archive``. Returns the exit status."""
     from controller.game.archive import archive
-    from controller.game.journal import JournalError
+    from controller.journal import JournalError
 
     try:
         r = archive(args.journal, timedelta(days=args.older_than), args.out)

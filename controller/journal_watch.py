@@ -12,7 +12,7 @@ start: ``threecard verify-journal --json`` as a child process running this very 
 (:func:`own_code_command`: never a ``controller`` folder in the working directory), so the
 check takes neither the daemon's interpreter lock (its table thread and screens go on at
 their pace) nor its memory. The child reads the journal read-only, in one read
-transaction, the anchor first (:class:`~controller.game.journal.Journal`): the moment it
+transaction, the anchor first (:class:`~controller.journal.Journal`): the moment it
 sees is one its anchor covers, whatever the table writes meanwhile. A broken journal
 locks the table, as at start-up (R4): no more input is taken, the screens and the log say
 why. A check that cannot be made (the child killed, its answer unreadable) locks nothing

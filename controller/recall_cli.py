@@ -18,10 +18,10 @@ from typing import Any
 
 from controller.cli import whole_number
 from controller.game import recall as rc
-from controller.game.journal import Journal, JournalError, JournalUnreadable
-from controller.game.journal_read import unusable
 from controller.game.numbers import format_money, format_number
 from controller.game.text import for_terminal
+from controller.journal import Journal, JournalError, JournalUnreadable
+from controller.journal.read import unusable
 from controller.round_log import outcome_words
 
 MAX_LAST = 1_000_000

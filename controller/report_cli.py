@@ -128,9 +128,9 @@ def run(args: argparse.Namespace) -> int:
         written all the same, saying so on every page), or the PDF cannot be written (a
         full disk: it is written whole or not at all); 2 for a bad period or ``--out``.
     """
-    from controller.game.journal import JournalError
     from controller.game.shift import shift
     from controller.identity import identify
+    from controller.journal import JournalError
 
     try:
         out = _check_out(args.out)

@@ -27,7 +27,6 @@ from controller.game.auth import DEMO_PINS, demo_pin_hashes
 from controller.game.config import MAX_SEATS, MIN_SEATS, TableConfig
 from controller.game.events import LinkState, LinkStatus
 from controller.game.inputs import ManualCard, NoMoreBets
-from controller.game.journal import JournalError
 from controller.game.numbers import DEFAULT_CURRENCY, format_money, format_percent
 from controller.game.recall import verify
 from controller.game.replay import round_records, start_state
@@ -35,6 +34,7 @@ from controller.game.rules import RuleProfile, RuleProfileError
 from controller.game.settlement import BetError, bets_from_mapping, validate_bets
 from controller.game.table import Table
 from controller.game.verdict import integrity_lock
+from controller.journal import JournalError
 from controller.journal_watch import lift_mark, mark_broken
 from simulators.deck_file import read_deck_file
 from simulators.event_shoe import EventShoe, parse_faults

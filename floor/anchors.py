@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from controller.game.journal import Journal
 from controller.game.recall import as_recalled, recorded_config
 from controller.game.replay import round_records
+from controller.journal import Journal
 from floor.follower import FINISHED
 from floor.store import SeriesRow, Store
 

@@ -42,14 +42,14 @@ from typing import Any
 
 import msgspec
 
-from controller.game.anchor import GENESIS
 from controller.game.engine import Game
 from controller.game.inputs import Role
-from controller.game.journal import Journal, JournalError
 from controller.game.recall import as_recalled
 from controller.game.records import RoundRecord
 from controller.game.replay import ReplayError, start_state
 from controller.game.roles import WRONG_PIN
+from controller.journal import Journal, JournalError
+from controller.journal.anchor import GENESIS
 from floor.messages import (
     FINISHED,
     Alarm,

@@ -15,11 +15,11 @@ from typing import Annotated, Any, ClassVar, Literal
 import msgspec
 from msgspec import Meta, Struct
 
-from controller.game.anchor import GENESIS
 from controller.game.cards import RANK_CHARS, SUITS
 from controller.game.config import MAX_SEATS, TABLE_ID_PATTERN
 from controller.game.records import BetRecord, RoundRecord, SeatRecord
 from controller.game.round import RoundState
+from controller.journal.anchor import GENESIS
 
 MAX_PAYLOAD_BYTES = 192 * 1024
 """The largest payload the recorder takes (a round of seven seats is about 4 KiB); the

@@ -1,6 +1,6 @@
 """The feed's cursor: how far the broker has acknowledged the feed, kept in the journal file.
 
-One row in the table :data:`~controller.game.journal.OUTBOX_TABLE` of the journal's own
+One row in the table :data:`~controller.journal.OUTBOX_TABLE` of the journal's own
 SQLite file, beside the hash chain, written through a connection of its own (never the
 table's), so the cursor travels with its journal: a copied journal resumes its feed where
 it stood, and a new journal starts its feed from its first event. The verifier leaves this
@@ -18,8 +18,8 @@ from __future__ import annotations
 import sqlite3
 from datetime import UTC, datetime
 
-from controller.game.anchor import real_path
-from controller.game.journal import OUTBOX_TABLE
+from controller.journal import OUTBOX_TABLE
+from controller.journal.anchor import real_path
 
 _SCHEMA = (f"CREATE TABLE IF NOT EXISTS {OUTBOX_TABLE} (id INTEGER PRIMARY KEY CHECK (id = 1), "
            "seq INTEGER NOT NULL, journal TEXT NOT NULL, utc TEXT NOT NULL)")

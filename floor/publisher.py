@@ -46,8 +46,8 @@ from typing import Any
 import msgspec
 from paho.mqtt.client import MQTT_ERR_SUCCESS
 
-from controller.game.journal import JournalError
 from controller.game.replay import ReplayError
+from controller.journal import JournalError
 from floor.follower import Follower, Outgoing
 from floor.messages import Message, ResendRequest, StatusMessage, decode, encode
 from floor.mqtt import FloorError, FloorSettings, Throttle

@@ -55,7 +55,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.game.anchor import GENESIS
+from controller.journal.anchor import GENESIS
 from floor.messages import (
     EventMessage,
     MetersMessage,

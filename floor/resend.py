@@ -15,8 +15,8 @@ import logging
 import time
 from collections.abc import Callable
 
-from controller.game.journal import JournalError
 from controller.game.replay import ReplayError
+from controller.journal import JournalError
 from floor.follower import Follower, Outgoing
 from floor.messages import ResendRequest
 from floor.mqtt import Throttle

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from fresh_python import modules_after, packages_after
 
-from controller.game.journal import Journal
+from controller.journal import Journal
 
 REPO = Path(__file__).resolve().parents[1]
 SOURCES = ("pyproject.toml", "setup.py", "README.md", "controller", "drivers", "display",

@@ -9,9 +9,9 @@ in play), the newest one that is
 
 - older than the age asked (its time before now less ``older_than``);
 - at or before the snapshot the journal's anchor names as verified (start-up replays from
-  that snapshot, so it must stay in the journal: :mod:`controller.game.anchor`);
+  that snapshot, so it must stay in the journal: :mod:`controller.journal.anchor`);
 - when the journal feeds the floor, at or before the feed's cursor (the newest event the
-  broker acknowledged, :data:`~controller.game.journal.OUTBOX_TABLE`), one round opening
+  broker acknowledged, :data:`~controller.journal.OUTBOX_TABLE`), one round opening
   short of it: the feed, restarted at its cursor, replays the round before the one it
   reports next, so nothing it has not delivered, nor the round it links to, is moved.
 
@@ -45,13 +45,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from controller.game import journal_codec as codec
-from controller.game.anchor import AnchorError, AnchorFile, JournalError
 from controller.game.engine import Derived
 from controller.game.inputs import NextRound
-from controller.game.journal import ARCHIVE_OF, OUTBOX_TABLE, Journal, Record, snapshot_hash
 from controller.game.replay import ReplayError, apply_each, start_state
 from controller.game.verifier import check
+from controller.journal import ARCHIVE_OF, OUTBOX_TABLE, Journal, Record, codec, snapshot_hash
+from controller.journal.anchor import AnchorError, AnchorFile, JournalError
 
 ARCHIVE_SUFFIX = ".archive"
 """The default archive is the journal's real path with this added."""

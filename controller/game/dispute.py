@@ -22,14 +22,14 @@ import json
 from dataclasses import dataclass, replace
 from typing import Any
 
-from controller.game.anchor import GENESIS
 from controller.game.engine import Game
 from controller.game.inputs import STARTUP, ChangePin, ClearBets, PlaceBet, Rebet
-from controller.game.journal import Journal, Record, chain_hash
 from controller.game.recall import as_recalled
 from controller.game.replay import ReplayError, apply_each, state_before_round
 from controller.game.round import RoundState
 from controller.game.verifier import check
+from controller.journal import Journal, Record, chain_hash
+from controller.journal.anchor import GENESIS
 
 NOT_STEPS = frozenset({PlaceBet.name, ClearBets.name, Rebet.name})
 """Inputs no picture is made after: the bets (the first picture, "no more bets", shows them)."""

@@ -15,13 +15,13 @@ from typing import Any
 
 from controller.game.engine import Game
 from controller.game.inputs import STARTUP
-from controller.game.journal import Journal
 from controller.game.meters import ROUNDS_SETTLED, ROUNDS_VOID, outcome_key
 from controller.game.numbers import DEFAULT_CURRENCY, currency_problem
 from controller.game.records import AMOUNTS
 from controller.game.replay import apply_each, rebuild, round_records, start_state
 from controller.game.round import IN_PLAY, RoundState
 from controller.game.verifier import JournalVerdict, Progress, check
+from controller.journal import Journal
 
 HIDDEN = "??"
 """Shown in place of a dealer card of a round not yet revealed."""
@@ -32,7 +32,7 @@ def replay(journal: Journal, full: bool = False) -> Game:
 
     Raises:
         controller.game.replay.ReplayError: a snapshot or a record cannot be replayed (a
-            :class:`~controller.game.journal.JournalError`).
+            :class:`~controller.journal.JournalError`).
     """
     return rebuild(journal, use_snapshots=not full)
 

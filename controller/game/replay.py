@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from controller.game.engine import Game, TableConfig
-from controller.game.journal import Journal, JournalError, Record
 from controller.game.table_views import ViewBuilder
 from controller.game.verdict import integrity_lock
 from controller.game.views import DealerView, PlayerView
+from controller.journal import Journal, JournalError, Record
 
 
 class ReplayError(JournalError):

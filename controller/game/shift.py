@@ -35,7 +35,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from controller.game.anchor import GENESIS
 from controller.game.engine import Derived, Game
 from controller.game.events import LINK_STOPPED
 from controller.game.inputs import (
@@ -48,7 +47,6 @@ from controller.game.inputs import (
     Role,
     UnblockDeck,
 )
-from controller.game.journal import Journal, JournalError, Record
 from controller.game.meters import ROUNDS_SETTLED, ROUNDS_VOID
 from controller.game.numbers import DEFAULT_CURRENCY
 from controller.game.par_sheet import ParSheet
@@ -67,6 +65,8 @@ from controller.game.shift_lines import (
 )
 from controller.game.shift_returns import BET_GROUPS, ReturnLine, ReturnTally, Thinned
 from controller.game.verifier import JournalVerdict, check
+from controller.journal import Journal, JournalError, Record
+from controller.journal.anchor import GENESIS
 
 METER_FIELDS = ("wagered", "paid", "won", "rounds", "voids", "refunded")
 """The fields of a meter row, in journal order."""

@@ -12,7 +12,7 @@ waiting share one commit (each keeps its own journal row); none is applied befor
 row is on disk.
 
 When no input has been journaled for :attr:`Table.checkpoint_idle_s`, the thread empties
-the journal's write-ahead log (:meth:`~controller.game.journal.Journal.checkpoint`; a reader
+the journal's write-ahead log (:meth:`~controller.journal.Journal.checkpoint`; a reader
 still holding it: again every :attr:`Table.checkpoint_retry_s`), and logs a warning while the
 log is larger than :attr:`Table.wal_warn_bytes` (a reader that never lets go), then when it
 is back to its size.
@@ -61,7 +61,6 @@ from controller.game.inputs import (
     encode_body,
     journal_body,
 )
-from controller.game.journal import WAL_SIZE_LIMIT, Journal, JournalError
 from controller.game.refusals import Refusal, invalid_input
 from controller.game.round import Rejected
 from controller.game.rules import RuleProfileError, profile_text
@@ -69,6 +68,7 @@ from controller.game.table_views import ViewBuilder, check_returns
 from controller.game.verdict import integrity_lock
 from controller.game.verifier import NO_ANCHOR, JournalVerdict, Progress
 from controller.game.views import DealerView, PlayerView
+from controller.journal import WAL_SIZE_LIMIT, Journal, JournalError
 
 log = logging.getLogger("threecard")
 
@@ -191,7 +191,7 @@ class Table:
     """One table: journal, state, views, and the thread that owns them.
 
     Args:
-        journal: an open :class:`~controller.game.journal.Journal`, or a path
+        journal: an open :class:`~controller.journal.Journal`, or a path
             (``:memory:`` for a throw-away journal).
         config: the table's settings; journaled at start-up (a change between rounds
             is adopted and logged with old and new values).

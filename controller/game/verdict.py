@@ -11,7 +11,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from controller.game.journal import OUTBOX_TABLE
+from controller.journal import OUTBOX_TABLE
 
 if TYPE_CHECKING:  # what a recovery holds: the verifier replays into them
     from controller.game.engine import Derived, Game

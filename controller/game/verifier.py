@@ -4,7 +4,7 @@ Both ask :func:`check` and get a :class:`JournalVerdict`: a typed answer naming 
 of every problem and where it is, never a traceback. The checks, in this order (a stage
 that finds a problem ends the check, except the last, which lists every difference):
 
-1. **The anchor** (:class:`~controller.game.anchor.AnchorFile`): the journal reaches the
+1. **The anchor** (:class:`~controller.journal.anchor.AnchorFile`): the journal reaches the
    event its anchor names, and that event still carries the anchored hash. A journal
    emptied, cut short, or rewritten with a recomputed chain fails here. Without an anchor
    (an inspector's copy) the verdict says "tail unchecked: no anchor". Heads logged by
@@ -68,9 +68,6 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from controller.game.engine import Derived, Game, TableConfig
-from controller.game.journal import AnchorError, Journal, JournalError, Record, snapshot_hash
-from controller.game.journal_codec import CHECKPOINT
-from controller.game.journal_read import EventUnreadable, why_unreadable
 from controller.game.verdict import (
     CHECKED_TABLES,
     NO_ANCHOR,
@@ -93,6 +90,9 @@ from controller.game.verifier_support import (
     loads_or_none,
     one_line,
 )
+from controller.journal import AnchorError, Journal, JournalError, Record, snapshot_hash
+from controller.journal.codec import CHECKPOINT
+from controller.journal.read import EventUnreadable, why_unreadable
 
 Progress = Callable[[int, int], None]
 """Called while a check runs with (events done, events to do) at most twice a second."""

@@ -30,7 +30,7 @@ from controller.game.verdict import UNSEALED, Note, Problem, ProblemKind
 from controller.game.verifier_support import loads_or_none, one_line
 
 if TYPE_CHECKING:
-    from controller.game.journal import Journal
+    from controller.journal import Journal
 
 FINISHED = (RoundState.SETTLED.value, RoundState.VOID.value)
 """The status of every stored round (a round in play has no row)."""

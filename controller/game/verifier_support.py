@@ -14,7 +14,6 @@ import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from controller.game.journal_schema import altered, objects
 from controller.game.verdict import (
     CHECKED_TABLES,
     UNCHECKED_TABLES,
@@ -22,9 +21,10 @@ from controller.game.verdict import (
     Problem,
     ProblemKind,
 )
+from controller.journal.schema import altered, objects
 
 if TYPE_CHECKING:
-    from controller.game.journal import Journal
+    from controller.journal import Journal
 
 
 @contextlib.contextmanager

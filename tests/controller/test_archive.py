@@ -30,9 +30,9 @@ from controller.game.auth import DEMO_PINS, demo_pin_hashes
 from controller.game.dispute import evidence
 from controller.game.engine import TableConfig
 from controller.game.inputs import NextRound, PlaceBet, Reveal
-from controller.game.journal import Journal, JournalError
 from controller.game.shift import journal_span, shift
 from controller.game.table import Table
+from controller.journal import Journal, JournalError
 from controller.simulate_cli import simulate
 from floor.follower import Follower
 from floor.outbox import Outbox

@@ -31,9 +31,9 @@ from controller.game.inputs import (
     UnblockDeck,
     VoidRound,
 )
-from controller.game.journal import Journal
 from controller.game.replay import rebuild
 from controller.game.table import Table
+from controller.journal import Journal
 
 SUP, TECH = DEMO_PINS["supervisor"], DEMO_PINS["technician"]
 DEALER = "5555"

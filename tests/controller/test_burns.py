@@ -32,9 +32,9 @@ from controller.game.inputs import (
     Resume,
     UnblockDeck,
 )
-from controller.game.journal import Journal
 from controller.game.table import Table
 from controller.game.table_views import ViewBuilder
+from controller.journal import Journal
 from drivers.dialects import make_decoder
 
 HANDS = {1: ["Ah", "Qd", "9c"], 2: ["Kh", "Qs", "3s"], 0: ["2c", "5d", "8h"]}

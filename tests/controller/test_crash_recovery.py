@@ -40,9 +40,9 @@ from controller.game.inputs import (
     UnblockDeck,
     VoidRound,
 )
-from controller.game.journal import Journal
 from controller.game.replay import round_records
 from controller.game.table import Table
+from controller.journal import Journal
 
 SUP = DEMO_PINS["supervisor"]
 CONFIG = TableConfig(seats=3, pin_hashes=demo_pin_hashes())
@@ -379,7 +379,7 @@ class DiskFullOnce(Journal):
     def write_derived(self, derived, mark: bool = False) -> None:
         if self.fail_next_derived:
             self.fail_next_derived = False
-            from controller.game.journal import JournalError
+            from controller.journal import JournalError
             raise JournalError(f"{self.path}: journal write failed: database or disk is full")
         super().write_derived(derived, mark)
 

@@ -27,7 +27,7 @@ from shift_journal import forged_copy, run_shift
 
 from controller.game.auth import DEMO_PINS
 from controller.game.inputs import ChangePin
-from controller.game.journal import Journal
+from controller.journal import Journal
 
 SIZE = (640, 360)
 """Small screens keep the bundles quick; the layout is the table's at any size."""
@@ -385,8 +385,8 @@ def test_player_screens_before_the_reveal_show_no_dealer_card_face(table, bundle
 
 
 def test_views_after_equals_views_at(table, bundle):
-    from controller.game.journal import Journal
     from controller.game.replay import views_after, views_at
+    from controller.journal import Journal
 
     _, journal, _, _ = table
     seqs = [s["seq"] for s in json.loads(members(bundle)["steps.json"])["steps"]]
@@ -403,7 +403,7 @@ def test_views_after_equals_views_at(table, bundle):
 def test_a_void_round_bundles_and_a_round_in_play_or_missing_does_not(table, tmp_path):
     from controller.dispute import bundle_files, verify_bundle, write_bundle
     from controller.game.dispute import DisputeError, evidence
-    from controller.game.journal import Journal
+    from controller.journal import Journal
     from controller.signing import load_private
 
     folder, journal, config, _ = table

@@ -32,8 +32,8 @@ from controller.game.events import (
     Retract,
     SeqGap,
 )
-from controller.game.journal import Journal
 from controller.game.table import Table
+from controller.journal import Journal
 
 DATA = Path(__file__).resolve().parent / "data"
 SECOND = 1_000_000_000

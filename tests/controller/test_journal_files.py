@@ -20,8 +20,8 @@ import pytest
 from controller.game.auth import demo_pin_hashes
 from controller.game.engine import TableConfig
 from controller.game.inputs import NoMoreBets, PlaceBet
-from controller.game.journal import Journal, JournalError
 from controller.game.table import Table
+from controller.journal import Journal, JournalError
 
 CONFIG = TableConfig(seats=2, pin_hashes=demo_pin_hashes())
 
@@ -296,8 +296,8 @@ def test_the_daemon_on_a_full_disk_locks_the_table_in_one_line_and_stops_cleanly
 # ---------------------------------------------------------------- a journal cut as it is made
 CUT_WHILE_MADE = r"""
 import os, signal, sqlite3, sys
-from controller.game.journal_schema import tables_of
-from controller.game.journal_store import V2_SCHEMA
+from controller.journal.schema import tables_of
+from controller.journal.store import V2_SCHEMA
 db = sqlite3.connect(sys.argv[1], isolation_level=None)
 db.execute("PRAGMA cache_size=1")        # pages spill to the file before the commit
 db.execute("BEGIN")
@@ -312,7 +312,7 @@ os.kill(os.getpid(), signal.SIGKILL)     # a power cut before the commit
 
 def test_a_journal_cut_while_it_was_made_reads_as_the_table_will_read_it(tmp_path):
     """A hot rollback journal beside the file: readers read it rolled back, never torn."""
-    from controller.game.journal_schema import hot_rollback
+    from controller.journal.schema import hot_rollback
 
     path = tmp_path / "j.sqlite3"
     p = subprocess.run([sys.executable, "-c", CUT_WHILE_MADE, str(path)])
@@ -341,7 +341,7 @@ def test_a_journal_cut_while_it_was_made_reads_as_the_table_will_read_it(tmp_pat
 
 
 def test_a_journal_is_made_in_one_transaction_or_not_at_all(tmp_path):
-    from controller.game.journal_schema import create
+    from controller.journal.schema import create
 
     db = sqlite3.connect(tmp_path / "x.sqlite3", isolation_level=None)
     with pytest.raises(sqlite3.DatabaseError):

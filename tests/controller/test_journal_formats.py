@@ -27,13 +27,12 @@ from step_clock import StepClock
 from controller.autoplay import AutoPlayer
 from controller.game import events as ev
 from controller.game import inputs as I  # noqa: N812 - the input declarations
-from controller.game import journal_codec as codec
 from controller.game import recall as rc
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
 from controller.game.engine import TableConfig
-from controller.game.journal import Journal
 from controller.game.replay import round_records
 from controller.game.table import Table
+from controller.journal import Journal, codec
 from controller.simulate_cli import simulate
 from simulators.event_shoe import EventShoe, parse_faults
 

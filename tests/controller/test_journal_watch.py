@@ -15,8 +15,8 @@ from pathlib import Path
 from controller.autoplay import AutoPlayer
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
 from controller.game.engine import TableConfig
-from controller.game.journal import Journal
 from controller.game.table import Table
+from controller.journal import Journal
 from controller.journal_watch import check_beside, check_in_full
 from controller.simulate_cli import simulate
 from simulators.event_shoe import EventShoe, parse_faults

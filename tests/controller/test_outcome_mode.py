@@ -30,8 +30,8 @@ from controller.game.inputs import (
     Settle,
     VoidRound,
 )
-from controller.game.journal import Journal
 from controller.game.replay import round_records
+from controller.journal import Journal
 
 DATA = Path(__file__).resolve().parent / "data"
 

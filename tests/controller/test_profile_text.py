@@ -22,7 +22,7 @@ from journal_edit import rewrite_bodies
 
 from controller.game.config import MAX_PROFILE_BYTES
 from controller.game.inputs import STARTUP
-from controller.game.journal import Journal
+from controller.journal import Journal
 
 LIVE = (resources.files("controller.game") / "profiles" / "live.toml").read_text()
 

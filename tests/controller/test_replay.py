@@ -9,10 +9,10 @@ import pytest
 from journal_edit import copy_journal, edit_body, events, found_at
 
 from controller.game import recall as rc
-from controller.game.journal import Journal, JournalError
 from controller.game.replay import ReplayError, rebuild, views_at
 from controller.game.script import ScriptError, load_script, parse_script, run_script
 from controller.game.table import Table
+from controller.journal import Journal, JournalError
 
 SCRIPT = Path(__file__).resolve().parents[2] / "display" / "scenes" / "shift.jsonl"
 HEADER = ('{"table": {"table_id": "T1", "seats": 3}, "demo_pins": true, '

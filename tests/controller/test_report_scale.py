@@ -33,11 +33,11 @@ from controller.game import recall as rc
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
 from controller.game.engine import Game, TableConfig
 from controller.game.inputs import Reveal
-from controller.game.journal import Journal
 from controller.game.shift import Shift, last_at_or_before, parse_utc, shift
 from controller.game.shift_returns import Thinned
 from controller.game.table import Table
 from controller.game.verdict import NO_ANCHOR, unreplayed_note
+from controller.journal import Journal
 from controller.simulate_cli import simulate
 from simulators.event_shoe import EventShoe, parse_faults
 

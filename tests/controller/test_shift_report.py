@@ -415,7 +415,7 @@ def test_an_empty_file_or_a_journal_without_events_gives_no_report(tmp_path):
     """A zero-byte file is not a journal, as recall, meters and verify-journal say; a
     journal that holds no event has nothing to report. Either way: one line, exit 1, no
     PDF, whatever the period asked."""
-    from controller.game.journal import Journal
+    from controller.journal import Journal
 
     empty = tmp_path / "empty.sqlite3"
     empty.write_bytes(b"")

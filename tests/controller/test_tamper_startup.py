@@ -48,16 +48,15 @@ from journal_edit import (
 )
 
 from controller.autoplay import AutoPlayer
-from controller.game import journal_codec as codec
 from controller.game import recall as rc
-from controller.game.anchor import AnchorFile
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
 from controller.game.engine import TableConfig
 from controller.game.inputs import Reveal
-from controller.game.journal import Journal, JournalError
 from controller.game.replay import round_records
 from controller.game.table import Table
 from controller.game.verifier import ProblemKind
+from controller.journal import Journal, JournalError, codec
+from controller.journal.anchor import AnchorFile
 from controller.simulate_cli import simulate
 from simulators.event_shoe import EventShoe, parse_faults
 
@@ -680,7 +679,7 @@ def test_events_appended_after_the_anchor_in_several_commits_are_caught(journals
 
 
 def test_the_anchor_lags_a_crash_never_leads_and_a_torn_slot_is_ignored(tmp_path):
-    from controller.game.anchor import Anchor
+    from controller.journal.anchor import Anchor
 
     anchor = AnchorFile(str(tmp_path / "j.anchor"))
     anchor.write(Anchor(5, "a" * 64))

@@ -13,8 +13,8 @@ from controller.game.cards import DECK
 from controller.game.engine import TableConfig
 from controller.game.events import CardRead, LinkState, LinkStatus
 from controller.game.inputs import Decide, NextRound, NoMoreBets, PlaceBet, Reveal, Settle
-from controller.game.journal import Journal
 from controller.game.table import Table
+from controller.journal import Journal
 
 SEATS = 7
 

@@ -35,8 +35,8 @@ from controller.game.cards import DECK
 from controller.game.config import MAX_LOCKOUT_AFTER, load_config
 from controller.game.control_line import MAX_CONTROL_LINE
 from controller.game.events import CardRead, LinkState, LinkStatus
-from controller.game.journal import Journal
 from controller.game.table import Table
+from controller.journal import Journal
 
 BATCHES = 20
 LINES_PER_BATCH = 500

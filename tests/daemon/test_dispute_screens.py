@@ -22,8 +22,8 @@ import pygame
 from journal_edit import events
 
 from controller.game.events import LINK_STOPPED
-from controller.game.journal import Journal
 from controller.game.shift import shift
+from controller.journal import Journal
 
 
 def cli(*args: object, timeout: float = 300) -> subprocess.CompletedProcess:

@@ -20,7 +20,7 @@ import pytest
 
 from controller.game.auth import DEMO_PINS
 from controller.game.inputs import ConfigChange
-from controller.game.journal import Journal
+from controller.journal import Journal
 
 SUP = DEMO_PINS["supervisor"]
 LIVE = (resources.files("controller.game") / "profiles" / "live.toml").read_text()

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from journal_edit import BEYOND_START_UP, copy_journal, sql
 
-from controller.game.journal import Journal
+from controller.journal import Journal
 
 
 def threecard(*args: str) -> subprocess.CompletedProcess:

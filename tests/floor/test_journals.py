@@ -31,8 +31,8 @@ from controller.game import recall as rc
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
 from controller.game.engine import TableConfig
 from controller.game.inputs import Reveal
-from controller.game.journal import Journal
 from controller.game.table import Table
+from controller.journal import Journal
 from controller.simulate_cli import simulate
 from floor.anchors import compare
 from floor.follower import Follower

@@ -23,9 +23,9 @@ from controller.floor_link import open_floor
 from controller.game import recall as rc
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
 from controller.game.engine import TableConfig
-from controller.game.journal import OUTBOX_TABLE, Journal
 from controller.game.table import Table
 from controller.game.verifier import CHECKED_TABLES, UNCHECKED_TABLES, ProblemKind
+from controller.journal import OUTBOX_TABLE, Journal
 from controller.simulate_cli import simulate
 from floor.follower import Follower
 from floor.outbox import Outbox

@@ -20,8 +20,8 @@ import pytest
 from controller.autoplay import AutoPlayer
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
 from controller.game.engine import TableConfig
-from controller.game.journal import Journal
 from controller.game.table import Table
+from controller.journal import Journal
 from controller.simulate_cli import simulate
 from simulators.event_shoe import EventShoe, parse_faults
 

@@ -98,7 +98,7 @@ def test_the_follower_sends_each_round_as_recall_shows_it_chained_to_the_one_bef
     for rid in range(2, len(newest) + 1):
         assert (newest[rid].prev_seq, newest[rid].prev_hash) == (newest[rid - 1].seq,
                                                                   newest[rid - 1].hash)
-    from controller.game.journal import Journal
+    from controller.journal import Journal
 
     j = Journal(journal, readonly=True)
     try:

@@ -18,7 +18,7 @@ import subprocess
 import sys
 import time
 
-from controller.game.journal import Journal
+from controller.journal import Journal
 from floor.messages import StatusMessage, decode, encode
 from floor.mqtt import KEEPALIVE_S
 from floor.report import SILENT_AFTER_S

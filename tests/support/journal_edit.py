@@ -3,7 +3,7 @@
 Tests tamper with journals the way a forger with sqlite3 would: a body changed in place
 (its hash left as it was), or changed with every hash after it computed again. These
 helpers do it for a journal of format 1 (every column text) and of format 2 (compact rows,
-:mod:`controller.game.journal_codec`: a hash stored at the checkpoints only) alike.
+:mod:`controller.journal.codec`: a hash stored at the checkpoints only) alike.
 """
 
 from __future__ import annotations
@@ -12,8 +12,7 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
-from controller.game import journal_codec as codec
-from controller.game.journal import Journal, chain_hash, snapshot_hash
+from controller.journal import Journal, chain_hash, codec, snapshot_hash
 
 BEYOND_START_UP = {
     "old round voided": "UPDATE rounds SET status = 'void' WHERE round_id = 2",

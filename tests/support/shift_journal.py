@@ -28,9 +28,9 @@ from journal_edit import (
 )
 
 from controller.game.inputs import NextRound
-from controller.game.journal import Journal
 from controller.game.script import ScriptClock
 from controller.game.table import Table
+from controller.journal import Journal
 from display.scenarios import script
 
 RESTART_SECONDS = 120

@@ -1,6 +1,6 @@
 """How a journal's rows sit in its SQLite file: format 1 (all text) and format 2 (compact).
 
-:class:`~controller.game.journal.Journal` speaks to its file through one of these stores;
+:class:`~controller.journal.Journal` speaks to its file through one of these stores;
 both hold the same logical journal (the same events, chain hashes, snapshots and derived
 rows) and answer the same questions.
 
@@ -10,8 +10,8 @@ column as text (times, kind, actor, the JSON body, the previous hash and the has
 as JSON text. A journal begun in format 1 is continued in format 1.
 
 Format 2 (``user_version`` 2), written for every new journal: ``events`` as
-:mod:`controller.game.journal_codec` describes (about 20 bytes an event: the chain hash is
-stored every :data:`~controller.game.journal_codec.CHECKPOINT`-th event and derived for
+:mod:`controller.journal.codec` describes (about 20 bytes an event: the chain hash is
+stored every :data:`~controller.journal.codec.CHECKPOINT`-th event and derived for
 the others as they are read); ``rounds`` one index row per finished round (its status and
 the event that last changed its record: the record itself is made again by replaying to
 that event, :func:`controller.game.replay.round_records`); ``snapshots`` the state
@@ -31,10 +31,10 @@ import sqlite3
 from collections.abc import Iterator
 from typing import Any
 
-from controller.game import journal_codec as codec
-from controller.game import journal_schema
-from controller.game.anchor import GENESIS
-from controller.game.journal_codec import chain_hash
+from controller.journal import codec
+from controller.journal import schema as journal_schema
+from controller.journal.anchor import GENESIS
+from controller.journal.codec import chain_hash
 
 COMMON = """
 CREATE TABLE IF NOT EXISTS rejections (seq INTEGER PRIMARY KEY, reason TEXT);
@@ -379,7 +379,7 @@ class V1Store(Store):
 
 
 class V2Store(Store):
-    """Format 2: the compact rows of :mod:`controller.game.journal_codec`."""
+    """Format 2: the compact rows of :mod:`controller.journal.codec`."""
 
     format = codec.FORMAT
     schema = V2_SCHEMA

@@ -11,7 +11,7 @@ import contextlib
 import fcntl
 import os
 
-from controller.game.anchor import JournalError
+from controller.journal.anchor import JournalError
 
 
 def _holder(lock_file: str) -> str:

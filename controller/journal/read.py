@@ -1,11 +1,11 @@
 """Reading a journal: its events, chain, snapshots and derived rows, archive first.
 
-:class:`JournalReading` is the reading half of :class:`~controller.game.journal.Journal`:
+:class:`JournalReading` is the reading half of :class:`~controller.journal.Journal`:
 every question a reader asks of the journal, answered from the journal's file through its
-store (:mod:`controller.game.journal_store`) and, for events up to the cut, from the
+store (:mod:`controller.journal.store`) and, for events up to the cut, from the
 archive the history was moved to (:mod:`controller.game.archive`), so a reader sees one
 journal from its first event. The chain hash (:func:`chain_hash`) is one for every format
-(:mod:`controller.game.journal_codec` defines it); format 2 stores it at checkpoints
+(:mod:`controller.journal.codec` defines it); format 2 stores it at checkpoints
 only, and its verification compares the chain recomputed with every hash stored.
 """
 
@@ -18,11 +18,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from controller.game import journal_codec as codec
-from controller.game.anchor import GENESIS, JournalError, JournalUnreadable
-from controller.game.journal_codec import chain_hash
-from controller.game.journal_store import RowError, Store, V1Store
 from controller.game.text import for_terminal
+from controller.journal import codec
+from controller.journal.anchor import GENESIS, JournalError, JournalUnreadable
+from controller.journal.codec import chain_hash
+from controller.journal.store import RowError, Store, V1Store
 
 _UNDECODABLE = re.compile(r"Could not decode to UTF-8 column '([^']{0,64})'")
 
@@ -138,7 +138,7 @@ class Record:
 class JournalReading:
     """The reading half of a journal (see the module docstring).
 
-    Attributes (set by :class:`~controller.game.journal.Journal`):
+    Attributes (set by :class:`~controller.journal.Journal`):
         path: the path as given.
         real: the real file (symlinks resolved), or ``:memory:``.
         db: the open SQLite connection.
@@ -179,7 +179,7 @@ class JournalReading:
         Yields:
             (seq, utc, mono_ns, kind, actor, body, prev, hash); ``prev`` is the hash
             before (the cut's for the first event after it). ``hashes`` False: as
-            stored (:data:`~controller.game.journal_store.Row`).
+            stored (:data:`~controller.journal.store.Row`).
 
         Raises:
             JournalError: an event cannot be read (:class:`EventUnreadable`), or is in an
@@ -412,7 +412,7 @@ class JournalReading:
                       ) -> tuple[str, list[str]]:
         """The stored row of round ``rid`` against the replay's record made at ``seq``.
 
-        See :meth:`controller.game.journal_store.Store.compare_round`.
+        See :meth:`controller.journal.store.Store.compare_round`.
         """
         state, changed = self.store.compare_round(rid, rec, seq)
         if state == "missing" and self.archive is not None:

@@ -8,7 +8,7 @@ rewritten (:mod:`controller.game.verifier` says so).
 
 The journal's errors start here (:class:`JournalError`, of which :class:`AnchorError` is
 one), so that a failed anchor write stops the table like a failed commit;
-:mod:`controller.game.journal` re-exports them.
+:mod:`controller.journal` re-exports them.
 """
 
 from __future__ import annotations

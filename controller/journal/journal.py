@@ -6,8 +6,8 @@ written and committed BEFORE the input is applied. SQLite runs in WAL
 mode with ``synchronous=FULL``, so a commit is on disk when it returns. Several inputs
 already waiting may share one commit (group commit); each keeps its own row and hash,
 and none is applied before its commit. How the rows are stored is the file's format
-(:mod:`controller.game.journal_store`): a new journal is written compact (format 2,
-:mod:`controller.game.journal_codec`), a journal of an earlier version goes on in its own
+(:mod:`controller.journal.store`): a new journal is written compact (format 2,
+:mod:`controller.journal.codec`), a journal of an earlier version goes on in its own
 (format 1). The chain hash is the same in both: it is taken over the event, not over its
 storage (:func:`chain_hash`).
 
@@ -30,7 +30,7 @@ rows and rejections from the first event on.
 
 The anchor: the journal's head (sequence number and hash) and its newest verified
 snapshot are also kept in a small file beside it, ``<journal>.anchor``
-(:mod:`controller.game.anchor`), flushed to disk after each commit by a thread of its
+(:mod:`controller.journal.anchor`), flushed to disk after each commit by a thread of its
 own (a flush costs about what a commit does, and the table thread does not wait for
 it; a burst of commits is anchored at its newest head). It may lag the journal by the
 commits of one flush, never lead it: a journal shorter than its anchor, or with another
@@ -41,7 +41,7 @@ The write-ahead log grows while a reader holds a read transaction; once readers 
 idle table empties it (:meth:`Journal.checkpoint`; SQLite's own cut it to WAL_SIZE_LIMIT).
 
 One writer per journal, keyed by the real file (symlinks resolved,
-:class:`~controller.game.journal_lock.WriterLock`); readers open the file read-only
+:class:`~controller.journal.lock.WriterLock`); readers open the file read-only
 (SQLite ``mode=ro``, and ``immutable=1`` when no write-ahead log is beside it), so a
 journal on read-only media can be read.
 """
@@ -57,8 +57,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from controller.game import journal_codec as codec
-from controller.game.anchor import (
+from controller.journal import codec
+from controller.journal.anchor import (
     GENESIS,
     Anchor,
     AnchorError,
@@ -68,8 +68,8 @@ from controller.game.anchor import (
     JournalUnreadable,
     real_path,
 )
-from controller.game.journal_lock import WriterLock
-from controller.game.journal_read import (
+from controller.journal.lock import WriterLock
+from controller.journal.read import (
     ChainReport,
     JournalReading,
     Record,
@@ -77,14 +77,14 @@ from controller.game.journal_read import (
     snapshot_hash,
     unusable,
 )
-from controller.game.journal_schema import (
+from controller.journal.schema import (
     hot_rollback,
     missing,
     rolled_back_copy,
     stand_in,
     table_names,
 )
-from controller.game.journal_store import detect, open_store
+from controller.journal.store import detect, open_store
 
 OUTBOX_TABLE = "floor_outbox"
 """The floor feed's cursor, kept in the journal's file but no part of the journal: the
@@ -147,7 +147,7 @@ class Journal(JournalReading):
     Attributes:
         path: the path as given.
         real: the real file (symlinks resolved), or ``:memory:``.
-        store: the file's rows (:mod:`controller.game.journal_store`).
+        store: the file's rows (:mod:`controller.journal.store`).
         last_seq: the newest event's sequence number (0: none).
         last_hash: its chain hash (:data:`GENESIS` for none).
         base_seq: the last event moved to an archive (0: none); ``base_hash`` its hash.
@@ -158,7 +158,7 @@ class Journal(JournalReading):
         commits: commits made by this object.
         tables_missing: the journal's tables its file lacked at opening (a writer
             created them empty, a reader reads empty ones in their place: see
-            :mod:`controller.game.journal_schema`).
+            :mod:`controller.journal.schema`).
 
     Raises:
         JournalError: the file is not a regular file or not a usable SQLite database, or
@@ -549,7 +549,7 @@ class Journal(JournalReading):
             self._release_writer_lock()
 
     def _release_writer_lock(self) -> None:
-        """Let another writer in (:meth:`~controller.game.journal_lock.WriterLock.release`)."""
+        """Let another writer in (:meth:`~controller.journal.lock.WriterLock.release`)."""
         if self._writer_lock is not None:
             self._writer_lock.release()
             self._writer_lock = None
