@@ -22,6 +22,7 @@ from controller.game.numbers import format_money, format_number
 from controller.game.text import for_terminal
 from controller.journal import Journal, JournalError, JournalUnreadable
 from controller.journal.read import unusable
+from controller.journal.seal import parse_key
 from controller.round_log import outcome_words
 
 MAX_LAST = 1_000_000
@@ -61,6 +62,13 @@ def add_verify_journal_arguments(parser: argparse.ArgumentParser) -> None:
                         "the system log): the event SEQ must still carry that hash, so a "
                         "journal rewritten with a recomputed chain is caught even without "
                         "the anchor file beside it (<journal>.anchor, always checked)")
+    parser.add_argument("--verify-key", action="append", default=[], metavar="KEY",
+                        help="the table's verification key (64 hexadecimal digits, from its "
+                        "commissioning record): every seal must follow from it; give one "
+                        "more for each chain `seal init` started")
+    parser.add_argument("--witness", metavar="SEQ:SIG",
+                        help="the last seal a signed shift report printed (event and "
+                        "signature): the journal must still hold it")
     parser.add_argument("--floor-store", metavar="PATH",
                         help="the floor's store (`threecard floor serve --store`): every round "
                         "the floor recorded of this journal must still end at the same event "
@@ -226,6 +234,22 @@ def _logged_heads(anchors: list[str]) -> list[tuple[int, str]]:
     return heads
 
 
+def _witness(text: str | None) -> tuple[int, str] | None:
+    """``--witness SEQ:SIG`` as (seq, signature hex prefix of at least 16 digits).
+
+    Raises:
+        ValueError: not SEQ:SIG.
+    """
+    if text is None:
+        return None
+    seq, _, sig = text.partition(":")
+    if not (seq.isascii() and seq.isdigit()) or len(sig) < 16 or any(
+            c not in "0123456789abcdefABCDEF" for c in sig):
+        raise ValueError(f"--witness {text[:80]!r}: expected SEQ:SIGNATURE (the event and at "
+                         "least 16 hexadecimal digits of the seal's signature)")
+    return int(seq), sig.lower()
+
+
 def run_verify_journal(args: argparse.Namespace) -> int:
     """Verify the journal from its first event (:func:`controller.game.recall.verify`).
 
@@ -238,11 +262,13 @@ def run_verify_journal(args: argparse.Namespace) -> int:
     """
     try:
         logged = _logged_heads(args.anchor)
+        keys = [parse_key(k) for k in args.verify_key]
+        witness = _witness(args.witness)
     except ValueError as exc:
         print(for_terminal(f"threecard verify-journal: {exc}"), file=sys.stderr)
         return 2
     try:
-        v = rc.verify(args.journal, logged, archive=args.archive)
+        v = rc.verify(args.journal, logged, archive=args.archive, keys=keys, witness=witness)
         floor = _floor_verdict(args.journal, args.floor_store, args.archive)
     except JournalError as exc:
         return _fail("verify-journal", exc)
@@ -254,6 +280,10 @@ def run_verify_journal(args: argparse.Namespace) -> int:
                           "snapshots_checked": v.snapshots_checked,
                           "rounds_checked": v.rounds_checked, "anchor_seq": v.anchor_seq,
                           "notes": list(v.notes),
+                          "verification_key": v.verification_key, "key_given": v.key_given,
+                          "last_seal": ({"epoch": v.last_seal[0], "seq": v.last_seal[1],
+                                         "signature": v.last_seal[2]}
+                                        if v.last_seal else None),
                           "problems": [{"kind": p.kind.value, "message": p.message,
                                         "seq": p.seq, "key": p.key} for p in v.problems],
                           **({"floor": {"ok": floor.ok, "verdict": floor.summary(),

@@ -142,6 +142,7 @@ class Game:
         self.last_seq = 0
         self.version = 0
         self.records_version = 0
+        self.rounds_closed = 0  # rounds closed since this object was made (a seal is due)
         self.derived = Derived()
         self._utc = ""
         self._mono = 0
@@ -500,6 +501,7 @@ class Game:
         self.derived.meters = self.meters_dict()
         self.wagers.close()
         self.records_version += 1
+        self.rounds_closed += 1
 
     def _next_round(self, body: I.NextRound, actor: str) -> None:
         self.round.next_round(self._utc)

@@ -8,7 +8,7 @@ is the recorded state even when the derived tables lag behind a crash.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -284,7 +284,8 @@ def _summed_rounds(j: Journal, kept: dict[int, str]
 
 
 def verify(path: str | Path, logged: Iterable[tuple[int, str]] = (),
-           progress: Progress | None = None, archive: str | Path | None = None
+           progress: Progress | None = None, archive: str | Path | None = None,
+           keys: Sequence[bytes] = (), witness: tuple[int, str] | None = None
            ) -> JournalVerdict:
     """Verify a journal from its first event: the check start-up makes, and more.
 
@@ -299,6 +300,8 @@ def verify(path: str | Path, logged: Iterable[tuple[int, str]] = (),
         progress: called with (events done, events to do) while it runs.
         archive: the archive its history was moved to (default: the one beside it, by
             the name the journal keeps); checked with it, across the cut.
+        keys: verification keys the seals must start from (none: the journal's own).
+        witness: a seal kept outside the table (event, signature hex or a prefix).
 
     Returns:
         The verdict.
@@ -308,6 +311,7 @@ def verify(path: str | Path, logged: Iterable[tuple[int, str]] = (),
     """
     j = Journal(path, readonly=True, archive=archive)
     try:
-        return check(j, full=True, logged=logged, progress=progress).verdict
+        return check(j, full=True, logged=logged, progress=progress, keys=keys,
+                     witness=witness).verdict
     finally:
         j.close()

@@ -204,6 +204,8 @@ class Table:
             (:class:`~controller.game.inputs.Software`'s fields), or None.
         screens: the screens the daemon drives, journaled in the ``startup`` record
             (:class:`~controller.game.inputs.Screens`' fields), or None.
+        keys: the state folder of the journal's seal keys, when ``journal`` is a path
+            (default: :func:`~controller.journal.seal.default_folder`; False: unsealed).
 
     Attributes:
         inbox: put inputs here (thread-safe), or use :meth:`submit`.
@@ -232,7 +234,8 @@ class Table:
                  on_publish: Callable[[DealerView, PlayerView], None] | None = None,
                  progress: Progress | None = None,
                  software: dict[str, Any] | None = None,
-                 screens: dict[str, Any] | None = None) -> None:
+                 screens: dict[str, Any] | None = None,
+                 keys: str | Path | bool | None = None) -> None:
         self.config = (config or TableConfig()).pinned().validate()  # its profile's text too
         self._startup_body: dict[str, Any] = {"config": self.config.to_dict()}
         if software is not None:
@@ -256,7 +259,8 @@ class Table:
         self._stop = threading.Event()
         self.heartbeat = time.monotonic()
         self.version = 0
-        self.journal = journal if isinstance(journal, Journal) else Journal(journal)
+        self.journal = (journal if isinstance(journal, Journal)
+                        else Journal(journal, keys=keys))
         self._wal = _WalKeeper()
         self.game = Game(self.config)
         self.recovered: dict[str, Any] = {}
@@ -279,6 +283,10 @@ class Table:
         """
         out = verifier.check(self.journal, full=False, config=self.config, progress=progress)
         self.verdict = out.verdict
+        if self.journal.seal_error and out.verdict.ok:
+            log.error("journal %s: %s", self.journal.path, self.journal.seal_error)
+            self._lock_table(integrity_lock(self.journal.seal_error))
+            return
         if not out.verdict.ok:
             log.error("journal %s: %s", self.journal.path, out.verdict.summary())
             self._lock_table(integrity_lock(out.verdict.message))
@@ -407,17 +415,24 @@ class Table:
         g = self.game
         recs = [(k, a, text) for k, _, a, text in batch]
         utc, mono = self.clock.utc(), self.clock.monotonic_ns()
+        out: list[Verdict] = []
+
+        def apply(seqs: list[int]) -> bool:
+            # in the journal's transaction: a batch that closes a round is sealed in it
+            closed = g.rounds_closed
+            with self._lock:
+                for seq, (kind, body, actor, _) in zip(seqs, batch, strict=True):
+                    reason = g.apply(seq, utc, kind, body, actor, mono_ns=mono)
+                    out.append(Verdict(seq, kind, reason is None, reason,
+                                       g.refusal if reason is not None else None))
+            return g.rounds_closed != closed
+
         try:
-            seqs = self.journal.append(utc, mono, recs, g.take_derived())
-        except JournalError as exc:
+            self.journal.append(utc, mono, recs, g.take_derived(), then=apply)
+        except JournalError as exc:  # nothing of the batch is shown: the table is locked
             self._lock_table(str(exc))
             raise
-        out = []
         with self._lock:
-            for seq, (kind, body, actor, _) in zip(seqs, batch, strict=True):
-                reason = g.apply(seq, utc, kind, body, actor, mono_ns=mono)
-                out.append(Verdict(seq, kind, reason is None, reason,
-                                   g.refusal if reason is not None else None))
             self.version += 1
             self._changed.notify_all()
         if self._subscribers:
@@ -496,6 +511,12 @@ class Table:
         Called by the table thread between inputs; quick when there is nothing to do.
         """
         j, w, now = self.journal, self._wal, time.monotonic()
+        if not self.locked and j.seal_due(self.clock.monotonic_ns()):
+            try:
+                j.seal()  # no event waits more than 15 minutes for its seal
+            except JournalError as exc:
+                self._lock_table(str(exc))
+                return
         if j.commits != w.commits:
             w.commits, w.since = j.commits, now
             return

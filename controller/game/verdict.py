@@ -17,7 +17,8 @@ if TYPE_CHECKING:  # what a recovery holds: the verifier replays into them
     from controller.game.engine import Derived, Game
 
 CHECKED_TABLES = frozenset({"events", "rounds", "meters", "counters", "outcome_meters",
-                            "snapshots", "rejections", "derived_at", "meta"})
+                            "snapshots", "rejections", "derived_at", "meta", "chains",
+                            "seals"})
 """The journal: the hash chain (``events``), every table derived from it, and ``meta`` (its
 cut, which the chain checks: the events after it chain to the hash it keeps)."""
 # The floor feed's outbox cursor sits in the journal's file, beside the hash chain, and is
@@ -159,6 +160,9 @@ class ProblemKind(enum.Enum):
     """A round record is not readable JSON."""
     REJECTION = "rejection"
     """A rejection was changed, deleted or added."""
+    SEAL = "seal"
+    """A seal does not verify, does not match the journal, is missing, or its chain is not
+    the verification key's (or a witness's seal is not held)."""
     SCHEMA_OBJECT = "schema_object"
     """The file holds a trigger (code that would change what the table writes) or a view
     (rows made up in a table's place): no journal has either."""
@@ -197,6 +201,9 @@ class JournalVerdict:
         unreplayed: (first, last) of the events counted and checked for form but not
             rehashed or replayed (their note is in ``notes``: :func:`unreplayed_note`),
             or None.
+        last_seal: the newest seal checked: (epoch, event, signature hex), or None.
+        verification_key: the journal's verification key (its first chain's), or None.
+        key_given: the seals were checked from a verification key given.
     """
 
     problems: tuple[Problem, ...] = ()
@@ -207,6 +214,9 @@ class JournalVerdict:
     anchor_seq: int | None = None
     notes: tuple[str, ...] = ()
     unreplayed: tuple[int, int] | None = None
+    last_seal: tuple[int, int, str] | None = None
+    verification_key: str | None = None
+    key_given: bool = False
 
     @property
     def ok(self) -> bool:
@@ -243,6 +253,10 @@ class JournalVerdict:
             return f"JOURNAL BROKEN: {self.message}{notes}"
         anchor = (f"; anchor at event {self.anchor_seq} holds" if self.anchor_seq is not None
                   else "")
+        if self.last_seal is not None:
+            epoch, seq, _ = self.last_seal
+            anchor += (f"; sealed to event {seq} (epoch {epoch})"
+                       + (", from the verification key given" if self.key_given else ""))
         return (f"journal OK: {self.events} events, hash chain intact from event "
                 f"{self.checked_from}, {self.snapshots_checked} snapshots and "
                 f"{self.rounds_checked} round records match a replay{anchor}{notes}")

@@ -64,7 +64,7 @@ import contextlib
 import json
 import sqlite3
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from controller.game.engine import Derived, Game, TableConfig
@@ -83,6 +83,7 @@ from controller.game.verdict import (
     unreplayed_note,
 )
 from controller.game.verifier_history import HistoryChecks, Seen, Stop
+from controller.game.verifier_seals import SealChecks
 from controller.game.verifier_support import (
     beside,
     in_background,
@@ -109,7 +110,8 @@ pages (the cheap checks of stage 3); what it did not finish is named in the verd
 
 def check(journal: Journal, *, full: bool, config: TableConfig | None = None,
           logged: Iterable[tuple[int, str]] = (), progress: Progress | None = None,
-          since: int | None = None, observe: Observer | None = None) -> Recovery:
+          since: int | None = None, observe: Observer | None = None,
+          keys: Sequence[bytes] = (), witness: tuple[int, str] | None = None) -> Recovery:
     """Check a journal (the module docstring lists the checks) and replay it.
 
     Args:
@@ -126,16 +128,18 @@ def check(journal: Journal, *, full: bool, config: TableConfig | None = None,
             snapshot that early, the check starts from the first event.
         observe: see :data:`Observer` (the state it is given is the replay's own: it must
             not be changed).
+        keys: verification keys (32 raw bytes each) the seals' chain must start from.
+        witness: a seal a witness kept, (event, signature hex or a prefix of it).
 
     Returns:
         The verdict, and the replayed state when it is OK.
     """
     c = _Check(journal, full, config, progress, since)
-    c.observe = observe
+    c.observe, c.keys, c.witness = observe, keys, witness
     return c.run(logged)
 
 
-class _Check(HistoryChecks):
+class _Check(SealChecks, HistoryChecks):
     observe: Observer | None = None
 
     def __init__(self, journal: Journal, full: bool, config: TableConfig | None,
@@ -198,7 +202,7 @@ class _Check(HistoryChecks):
         out.verdict = JournalVerdict(
             tuple(self.problems), self.j.last_seq, self.start + 1, self.snapshots,
             self.rounds, self.anchor.seq if self.anchor is not None else None,
-            tuple(self.notes), self.unreplayed)
+            tuple(self.notes), self.unreplayed, *self.seal_facts())
         if out.verdict.ok:
             out.verified = self.verified
         else:
@@ -401,12 +405,15 @@ class _Check(HistoryChecks):
 
         # start-up's records are few (since its snapshot): kept for the replay
         self.kept = None if self.full or self.start < self.j.base_seq else []
-        rep = self.j.verify(max(self.start, 1), progress=rows_checked, keep=self.kept)
+        heads = self.seal_heads()
+        rep = self.j.verify(max(self.start, 1), progress=rows_checked, keep=self.kept,
+                            heads=heads)
         self._done = base + rep.events
         if not rep.ok:
             kind = (ProblemKind.EVENT_MISSING if rep.missing else
                     ProblemKind.UNREADABLE if rep.unreadable else ProblemKind.EVENT_ALTERED)
             self.stop(kind, rep.message, rep.bad_seq)
+        self.check_seals(heads)
 
     # ------------------------------------------------------------ 4. the replay
     def replay(self, g: Game) -> tuple[Game, list[Derived]]:

@@ -53,11 +53,12 @@ import os
 import shutil
 import sqlite3
 import stat
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from controller.journal import codec
+from controller.journal import seal as sealing
 from controller.journal.anchor import (
     GENESIS,
     Anchor,
@@ -84,6 +85,7 @@ from controller.journal.schema import (
     stand_in,
     table_names,
 )
+from controller.journal.seal_writing import SealWriting
 from controller.journal.store import detect, open_store
 
 OUTBOX_TABLE = "floor_outbox"
@@ -129,7 +131,7 @@ def _may_be_journal(real: str) -> bool:
     return not head or head == _SQLITE_HEADER or hot_rollback(real)
 
 
-class Journal(JournalReading):
+class Journal(SealWriting, JournalReading):
     """An open journal file (or ``:memory:``), and its archive when a reader finds one.
 
     Args:
@@ -166,8 +168,15 @@ class Journal(JournalReading):
     """
 
     def __init__(self, path: str | Path, readonly: bool = False, *, fmt: int | None = None,
-                 archive: str | Path | None = None, as_archive: bool = False) -> None:
+                 archive: str | Path | None = None, as_archive: bool = False,
+                 keys: str | Path | bool | None = None) -> None:
         self.path = str(path)
+        self.sealer: sealing.Sealer | None = None
+        self.seal_error: str | None = None
+        self.sealed_seq = 0
+        self._key_folder: Path | None = None
+        self._new_chain = False
+        self._unsealed_since: int | None = None
         self.readonly = readonly
         self.real = self.path if self.path == ":memory:" else real_path(self.path)
         self._writer_lock: WriterLock | None = None
@@ -210,6 +219,10 @@ class Journal(JournalReading):
             raise unusable(self.path, self.real, exc) from None
         self.last_seq, self.last_hash = head if head else (self.base_seq, self.base_hash)
         self.commits = 0
+        if not readonly and not as_archive and self.real != ":memory:" and keys is not False:
+            self._key_folder = (sealing.default_folder() if keys in (None, True)
+                                else Path(keys))  # type: ignore[arg-type]
+            self._open_sealer()
         if self.base_seq:
             name = meta.get("archive")
             self.archive_missing = (f"events 1 to {self.base_seq} were moved to an archive "
@@ -380,8 +393,13 @@ class Journal(JournalReading):
 
     # ------------------------------------------------------------------ writing
     def append(self, utc: str, mono_ns: int, records: Sequence[tuple[str, str, str]],
-               derived: Any = None) -> list[int]:
+               derived: Any = None, then: Callable[[list[int]], bool] | None = None
+               ) -> list[int]:
         """Append records (``kind``, ``actor``, ``body`` JSON) and commit them.
+
+        A new journal's seal chain starts with its first event; a batch that closes a round
+        (``then`` says so) or comes 15 minutes after the oldest unsealed event carries the
+        seal of the epoch in force, in the same commit.
 
         Args:
             utc: ISO 8601 UTC time of the batch.
@@ -391,6 +409,9 @@ class Journal(JournalReading):
                 derived tables lack for the state after the newest event before this
                 batch: written in the same commit, and ``derived_at`` set to that event
                 (even when it is empty). None writes no derived rows.
+            then: called in the transaction, after the rows are written, with their
+                sequence numbers; True seals them (the table applies the batch here and
+                answers whether a round closed). It must not raise.
 
         Returns:
             The sequence numbers given, in order.
@@ -409,16 +430,34 @@ class Journal(JournalReading):
             h = chain_hash(prev, seq, utc, mono_ns, kind, actor, body)
             rows.append((seq, utc, mono_ns, kind, actor, body, prev, h))
             prev = h
+        chain = self._chain_for(rows) if self._new_chain and rows and rows[0][0] == 1 else None
+        sealed = False
         try:
             self.db.execute("BEGIN IMMEDIATE")
             if derived is not None:  # the state after the events before this batch
                 self._write_derived(derived, self.last_seq)
             self.store.insert(rows)
+            if chain is not None:
+                sealing.write_chain(self.db, chain)
+                self.store.set_meta({"journal_id": rows[0][7]})
+            closes = then([r[0] for r in rows]) if then is not None else False
+            if self._unsealed_since is None and rows:
+                self._unsealed_since = mono_ns
+            if closes or self.seal_due(mono_ns):
+                sealed = self._seal_rows(seq, prev)
             self._commit()
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, sealing.SealError) as exc:
             self._rollback()
+            if self.sealer is not None:
+                self.sealer.drop()
+            if chain is not None:
+                self.sealer = None
             raise JournalError(f"{self.path}: journal write failed: {exc}") from None
         self.last_seq, self.last_hash = seq, prev
+        if chain is not None:
+            self._new_chain = False
+        if sealed:
+            self._sealed(seq)
         self._committed()
         return [r[0] for r in rows]
 
@@ -536,6 +575,9 @@ class Journal(JournalReading):
         Raises:
             AnchorError: the anchor could not be written (the journal is closed).
         """
+        if self.sealer is not None and not self.seal_error:
+            with contextlib.suppress(JournalError):
+                self.seal()  # the tail; a failure leaves it to the next round's seal
         anchor, self._anchor = self._anchor, None
         try:
             self.db.close()

@@ -227,7 +227,8 @@ class JournalReading:
         return (row[7], row[1]) if row else ("", "")
 
     def verify(self, start: int = 1, progress: Any = None, last: int | None = None,
-               keep: list[Record] | None = None) -> ChainReport:
+               keep: list[Record] | None = None, heads: dict[int, str | None] | None = None
+               ) -> ChainReport:
         """Recompute the hash chain (docs/requirements.md R4, R7), archive first.
 
         Args:
@@ -240,6 +241,8 @@ class JournalReading:
             last: the last event to check (None: the newest).
             keep: the records checked in this file are added to it, in order (a replay
                 after the check then reads none again).
+            heads: the events whose hashes to keep (the seals' heads): each key found is
+                given its computed hash.
 
         Returns:
             The report; ``events`` counts the rows checked.
@@ -250,7 +253,7 @@ class JournalReading:
             if self.archive is None:
                 start = self.base_seq + 1
             else:
-                rep = self.archive.verify(start, progress, self.base_seq)
+                rep = self.archive.verify(start, progress, self.base_seq, heads=heads)
                 if not rep.ok:
                     return rep
                 if self.archive.event_hash(self.base_seq) != self.base_hash:
@@ -259,10 +262,11 @@ class JournalReading:
                                        "carry the hash the journal's cut holds: the archive "
                                        "was rewritten or replaced")
                 n, start = rep.events, self.base_seq + 1
-        return self._verify_file(start, last, progress, n, keep)
+        return self._verify_file(start, last, progress, n, keep, heads)
 
     def _verify_file(self, start: int, last: int | None, progress: Any = None,
-                     done: int = 0, keep: list[Record] | None = None) -> ChainReport:
+                     done: int = 0, keep: list[Record] | None = None,
+                     heads: dict[int, str | None] | None = None) -> ChainReport:
         """Check this file's chain from ``start`` to ``last`` (None: its newest).
 
         Every event's hash is computed from the one before; it must equal every hash
@@ -296,6 +300,8 @@ class JournalReading:
                     return ChainReport(False, n, seq, f"event {seq} was altered: it is a "
                                        "checkpoint, but the hash it keeps was removed")
                 prev, expect, n = computed, expect + 1, n + 1
+                if heads is not None and seq in heads:
+                    heads[seq] = computed
                 if keep is not None:
                     keep.append(Record(seq, utc, mono, kind, actor, body))
                 if progress is not None and not n & 0xFFFF:

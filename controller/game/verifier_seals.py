@@ -1,0 +1,105 @@
+"""The verifier's check of the seals (:mod:`controller.journal.seal_check`), as a stage.
+
+After the hash chain: the heads the seals name are those the chain's check computed, so
+an event changed, inserted, deleted or reordered before a seal fails it even when every
+hash after it was recomputed. ``verify-journal`` checks every seal from the chain's start;
+start-up those from the one covering its snapshot (the key it starts with is the one the
+seal before names, which the full check covers).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from controller.game.verdict import Note, ProblemKind
+from controller.journal import seal as sealing
+from controller.journal.seal_check import SealReport, verify
+
+if TYPE_CHECKING:
+    from controller.journal import Journal
+
+
+class SealChecks:
+    """A mixin of the verifier's check (``self.j``, ``self.full``, ``self.start``)."""
+
+    j: Journal
+    full: bool
+    start: int
+    notes: list[str]
+    keys: Sequence[bytes] = ()
+    witness: tuple[int, str] | None = None
+    seal_report: SealReport | None = None
+
+    def seal_heads(self) -> dict[int, str | None]:
+        """The events whose chain hashes the seals need (filled by the chain's check)."""
+        db = self.j.db
+        self._chains = sealing.chains(db)
+        self._first_epoch = 0 if self.full else sealing.first_epoch_from(db, self.start)
+        self._seals = sealing.seals(db, self._first_epoch - 1)
+        heads: dict[int, str | None] = {s.seq: None for s in self._seals
+                                        if s.epoch >= self._first_epoch}
+        heads.update({c.seq: None for c in self._chains
+                      if c.seq and c.epoch >= self._first_epoch})
+        if self.witness is not None:
+            heads.setdefault(self.witness[0], None)
+        return heads
+
+    def check_seals(self, heads: dict[int, str | None]) -> None:
+        """Check the seals; a problem ends the check (naming the first bad epoch)."""
+        j = self.j
+        if not self._chains and not self._seals:
+            if self.keys or self.witness:
+                self.stop(ProblemKind.SEAL, "the journal is not sealed: no verification key "
+                          "or witness can be checked")
+            if j.last_seq:
+                self.notes.append(Note("the journal is not sealed (made before seals, or its "
+                                       "chain not started: `threecard seal init`)",
+                                       "seal_none"))
+            return
+        for seq, h in list(heads.items()):  # a head before the chain's start: read it
+            if h is None and seq and seq < max(self.start, 1):
+                heads[seq] = self.hash_at(seq)
+        rounds = {end: rid for rid, _, end in j.round_ends() if isinstance(end, int)}
+        rep = verify(j.meta.get("journal_id"), self._chains, self._seals, heads,
+                     keys=self.keys, first_epoch=self._first_epoch, round_at=rounds)
+        self.seal_report = rep
+        self.notes += rep.notes
+        if rep.problems:
+            message, seq, _ = rep.problems[0]
+            self.stop(ProblemKind.SEAL, message, seq)
+        last = rep.last or (self._seals[-1] if self._seals else None)
+        if self.full and not self.keys:
+            key = sealing.key_text(self._chains[0].key)
+            self.notes.append(Note(f"seals consistent but unanchored: no verification key "
+                                   f"given (the journal's own is {key})", "seal_unanchored",
+                                   verification_key=key))
+        sealed_to = last.seq if last is not None else 0
+        if j.last_seq > sealed_to:
+            self.notes.append(Note(f"events {sealed_to + 1} to {j.last_seq} come after the last "
+                                   "seal: no seal covers them yet", "seal_tail",
+                                   first=sealed_to + 1, last=j.last_seq))
+        if self.witness is not None:
+            self.check_witness(heads)
+
+    def seal_facts(self) -> tuple[tuple[int, int, str] | None, str | None, bool]:
+        """The verdict's seal fields: the last seal checked, the key, whether one was given."""
+        rep, starts = self.seal_report, getattr(self, "_chains", [])
+        last = rep.last if rep is not None else None
+        return ((last.epoch, last.seq, last.signature.hex()) if last else None,
+                sealing.key_text(starts[0].key) if starts else None,
+                bool(rep is not None and rep.anchored))
+
+    def check_witness(self, heads: dict[int, str | None]) -> None:
+        """The journal still holds the seal a witness kept (``--witness SEQ:SIG``)."""
+        seq, sig = self.witness  # type: ignore[misc]
+        found = [s for s in self._seals if s.seq == seq]
+        if seq > self.j.last_seq:
+            self.stop(ProblemKind.SEAL, f"journal rolled back: the witness holds a seal at "
+                      f"event {seq}, the journal ends at event {self.j.last_seq}", seq)
+        if not found or not found[-1].signature.hex().startswith(sig.lower()):
+            self.stop(ProblemKind.SEAL, f"the journal does not hold the seal the witness kept "
+                      f"at event {seq}: it was replaced or put back to another copy", seq)
+
+
+__all__ = ["SealChecks"]

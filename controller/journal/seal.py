@@ -1,0 +1,430 @@
+"""Forward-secure seals: the journal signed by keys the table erases once used (R16).
+
+Epoch ``e`` of a journal has an Ed25519 key pair. A seal of epoch ``e`` is the signature,
+by epoch ``e``'s private key, of (journal id, ``e``, the last event it covers, that event's
+chain hash, epoch ``e + 1``'s public key); it is written in the same transaction as the
+event it closes, and epoch ``e``'s private key is then erased. So whoever holds the table's
+files later holds only the key of the epoch in force: the seals before it cannot be made
+again, and anything sealed cannot be changed without breaking a signature. The first
+public key of a chain (the ``chains`` table) is the table's **verification key**.
+
+The private key lives in the table's state folder, one file a journal
+(``seal-<journal id>.key``, mode 0600, two fixed slots written in place and synced: the
+next epoch's key is written before the seal commits, the used one zeroed after), never
+beside the journal: a journal put back to an older copy meets a key that does not fit it.
+docs/journal-format.md gives the rows, the signed bytes and the key file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import sqlite3
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import (
+    Ed25519PrivateKey,
+    Ed25519PublicKey,
+)
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+from controller.journal.anchor import JournalError
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS chains (
+    epoch INTEGER PRIMARY KEY, seq INTEGER NOT NULL, head BLOB NOT NULL, key BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS seals (
+    epoch INTEGER PRIMARY KEY, seq INTEGER NOT NULL, head BLOB NOT NULL,
+    next_key BLOB NOT NULL, signature BLOB NOT NULL);
+"""
+"""A chain starts at an epoch with its key; each seal closes one epoch."""
+
+TABLES = ("chains", "seals")
+
+SEAL_EVERY_NS = 15 * 60 * 10**9
+"""No event stays unsealed longer than this (monotonic nanoseconds)."""
+
+_DOMAIN = b"threecard-table seal v1\x00"
+_MAGIC = b"TCSEAL1\n"
+_SLOT = struct.Struct(">q32s8s")  # epoch, private key bytes, check
+_SLOTS = (64, 128)
+_FILE_SIZE = 192
+
+
+class SealError(JournalError):
+    """The seal key cannot be used with this journal (missing, older, newer, unreadable)."""
+
+
+def key_text(public: bytes) -> str:
+    """A public key as people pass it on: 64 hexadecimal digits of its 32 raw bytes."""
+    return public.hex()
+
+
+def parse_key(text: str) -> bytes:
+    """A verification key given as text (:func:`key_text`).
+
+    Raises:
+        ValueError: not 64 hexadecimal digits.
+    """
+    t = text.strip().lower()
+    if len(t) != 64 or any(c not in "0123456789abcdef" for c in t):
+        raise ValueError(f"{text[:80]!r} is no verification key (64 hexadecimal digits)")
+    return bytes.fromhex(t)
+
+
+def raw_public(private: Ed25519PrivateKey) -> bytes:
+    """The 32 raw bytes of a private key's public key."""
+    return private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+
+
+def message(journal_id: str, epoch: int, seq: int, head: str, next_key: bytes) -> bytes:
+    """The bytes a seal signs.
+
+    Args:
+        journal_id: the journal's id (the hex chain hash of its first event).
+        epoch: the epoch the seal closes.
+        seq: the last event it covers.
+        head: that event's chain hash (hex).
+        next_key: the next epoch's public key (32 bytes).
+    """
+    return (_DOMAIN + bytes.fromhex(journal_id) + struct.pack(">qq", epoch, seq)
+            + bytes.fromhex(head) + next_key)
+
+
+def signature_ok(public: bytes, signature: bytes, data: bytes) -> bool:
+    """Whether ``signature`` is ``public``'s Ed25519 signature of ``data``."""
+    try:
+        Ed25519PublicKey.from_public_bytes(public).verify(signature, data)
+    except (InvalidSignature, ValueError):
+        return False
+    return True
+
+
+def key_file(folder: str | Path, journal_id: str) -> Path:
+    """The key file of a journal in a state folder."""
+    return Path(folder) / f"seal-{journal_id[:64]}.key"
+
+
+def default_folder() -> Path:
+    """The table's state folder: systemd's ``$STATE_DIRECTORY``, else the XDG state home.
+
+    The keys of the journals a table writes live here (``/var/lib/threecard-table`` under
+    the shipped unit; ``~/.local/state/threecard-table`` for a user).
+    """
+    given = os.environ.get("STATE_DIRECTORY", "").split(":")[0]
+    if given:
+        return Path(given)
+    xdg = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"),
+                                                           ".local", "state")
+    return Path(xdg) / "threecard-table"
+
+
+def _check(epoch: int, key: bytes) -> bytes:
+    return hashlib.sha256(struct.pack(">q", epoch) + key).digest()[:8]
+
+
+class KeyFile:
+    """A journal's private seal keys: two slots of a small file written in place.
+
+    Args:
+        path: the file (see :func:`key_file`).
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @classmethod
+    def create(cls, path: Path, journal_id: str, epoch: int,
+               private: Ed25519PrivateKey) -> KeyFile:
+        """Make the file with its first key (never over another file), synced with its folder.
+
+        Raises:
+            SealError: it cannot be made (it exists, no permission, a full disk).
+        """
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+        except OSError as exc:
+            raise SealError(f"seal key {path}: cannot be made: {exc.strerror}") from None
+        try:
+            os.write(fd, (_MAGIC + bytes.fromhex(journal_id)).ljust(_FILE_SIZE, b"\0"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        kf = cls(path)
+        kf.write(0, epoch, private)
+        with contextlib.suppress(OSError):
+            d = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                os.fsync(d)
+            finally:
+                os.close(d)
+        return kf
+
+    def read(self) -> dict[int, tuple[int, Ed25519PrivateKey]]:
+        """The keys it holds: slot -> (epoch, private key); a torn or zeroed slot is none.
+
+        Raises:
+            SealError: no such file, or it cannot be read.
+        """
+        try:
+            with open(self.path, "rb") as f:
+                data = f.read(_FILE_SIZE + 1)
+        except FileNotFoundError:
+            raise SealError(f"seal key {self.path}: missing") from None
+        except OSError as exc:
+            raise SealError(f"seal key {self.path}: cannot be read: {exc.strerror}") from None
+        if not data.startswith(_MAGIC) or len(data) != _FILE_SIZE:
+            raise SealError(f"seal key {self.path}: not a seal key file")
+        out = {}
+        for i, at in enumerate(_SLOTS):
+            epoch, key, check = _SLOT.unpack_from(data, at)
+            if any(key) and check == _check(epoch, key):
+                out[i] = (epoch, Ed25519PrivateKey.from_private_bytes(key))
+        return out
+
+    def _pwrite(self, slot: int, data: bytes) -> None:
+        try:
+            fd = os.open(self.path, os.O_RDWR)
+        except OSError as exc:
+            raise SealError(f"seal key {self.path}: cannot be written: {exc.strerror}"
+                            ) from None
+        try:
+            os.pwrite(fd, data, _SLOTS[slot])
+            os.fsync(fd)
+        except OSError as exc:
+            raise SealError(f"seal key {self.path}: cannot be written: {exc.strerror}"
+                            ) from None
+        finally:
+            os.close(fd)
+
+    def write(self, slot: int, epoch: int, private: Ed25519PrivateKey) -> None:
+        """Put a key in a slot, on the disk when it returns.
+
+        Raises:
+            SealError: the write failed.
+        """
+        raw = private.private_bytes_raw()
+        self._pwrite(slot, _SLOT.pack(epoch, raw, _check(epoch, raw)))
+
+    def erase(self, slot: int) -> None:
+        """Zero a slot in place, on the disk when it returns.
+
+        Raises:
+            SealError: the write failed.
+        """
+        self._pwrite(slot, bytes(_SLOT.size))
+
+
+@dataclass(frozen=True, slots=True)
+class ChainStart:
+    """A chain's start: from ``epoch`` on, the key is ``key`` (the journal's head then)."""
+
+    epoch: int
+    seq: int
+    head: str
+    key: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Seal:
+    """A seal: epoch ``epoch`` closed at event ``seq`` (hash ``head``), the next key named."""
+
+    epoch: int
+    seq: int
+    head: str
+    next_key: bytes
+    signature: bytes
+
+
+def has_tables(db: sqlite3.Connection) -> bool:
+    """Whether the file holds the seal tables."""
+    return db.execute("SELECT COUNT(*) FROM sqlite_master WHERE type='table' AND name IN "
+                      "('chains','seals')").fetchone()[0] == 2
+
+
+def chains(db: sqlite3.Connection) -> list[ChainStart]:
+    """Every chain start, oldest first ([] when the file has no seal tables)."""
+    if not has_tables(db):
+        return []
+    return [ChainStart(e, s, h.hex() if isinstance(h, bytes) else str(h), bytes(k))
+            for e, s, h, k in db.execute("SELECT * FROM chains ORDER BY epoch")]
+
+
+def seals(db: sqlite3.Connection, from_epoch: int = -1) -> list[Seal]:
+    """The seals from an epoch on, oldest first ([] without seal tables)."""
+    if not has_tables(db):
+        return []
+    return [Seal(e, s, h.hex() if isinstance(h, bytes) else str(h), bytes(k), bytes(sig))
+            for e, s, h, k, sig in db.execute(
+                "SELECT * FROM seals WHERE epoch >= ? ORDER BY epoch", (from_epoch,))]
+
+
+def first_epoch_from(db: sqlite3.Connection, seq: int) -> int:
+    """The epoch of the first seal covering event ``seq`` (past the newest: none yet)."""
+    if not has_tables(db):
+        return 0
+    got = db.execute("SELECT MIN(epoch) FROM seals WHERE seq >= ?", (seq,)).fetchone()[0]
+    return got if isinstance(got, int) else _newest_epoch(db, "seals") + 1
+
+
+def last_seal(db: sqlite3.Connection) -> Seal | None:
+    """The newest seal (None: none)."""
+    found = seals(db, _newest_epoch(db, "seals"))
+    return found[-1] if found else None
+
+
+def _newest_epoch(db: sqlite3.Connection, table: str) -> int:
+    if not has_tables(db):
+        return -1
+    got = db.execute(f"SELECT MAX(epoch) FROM {table}").fetchone()[0]  # noqa: S608
+    return got if isinstance(got, int) else -1
+
+
+def current(db: sqlite3.Connection) -> tuple[int, bytes] | None:
+    """The epoch in force and its public key, as the journal's seals say (None: unsealed)."""
+    starts = chains(db)
+    if not starts:
+        return None
+    start = starts[-1]
+    last = last_seal(db)
+    if last is not None and last.epoch >= start.epoch:
+        return last.epoch + 1, last.next_key
+    return start.epoch, start.key
+
+
+class Sealer:
+    """The writer's side: the key of the epoch in force, and the seal of each epoch.
+
+    The journal calls :meth:`stage` before the commit that carries a seal (the next key is
+    then on the disk beside the current one), writes :meth:`seal`'s row in that commit,
+    and calls :meth:`advance` after it (the used key zeroed). A crash between any two steps
+    leaves a file whose keys include the one the journal's last seal names:
+    :meth:`open` keeps that one and erases the others.
+
+    Attributes:
+        journal_id: the journal's id.
+        epoch: the epoch in force.
+        path: the key file.
+    """
+
+    def __init__(self, keys: KeyFile, journal_id: str, epoch: int, slot: int,
+                 private: Ed25519PrivateKey) -> None:
+        self.keys = keys
+        self.path = keys.path
+        self.journal_id = journal_id
+        self.epoch = epoch
+        self._slot = slot
+        self._private = private
+        self._next: Ed25519PrivateKey | None = None
+
+    @classmethod
+    def new(cls, folder: str | Path, journal_id: str, epoch: int) -> tuple[Sealer, bytes]:
+        """A new chain's first key, its file made (for a new journal, or ``seal init``).
+
+        Returns:
+            (the sealer, the chain's public key).
+
+        Raises:
+            SealError: the key file cannot be made.
+        """
+        private = Ed25519PrivateKey.generate()
+        kf = KeyFile.create(key_file(folder, journal_id), journal_id, epoch, private)
+        return cls(kf, journal_id, epoch, 0, private), raw_public(private)
+
+    @classmethod
+    def open(cls, folder: str | Path, journal_id: str, epoch: int, public: bytes) -> Sealer:
+        """The key of the epoch in force, from the state folder; any other key is erased.
+
+        Args:
+            folder: the state folder.
+            journal_id: the journal's id.
+            epoch: the epoch in force, as the journal's seals say.
+            public: that epoch's public key.
+
+        Raises:
+            SealError: no key file, or none of its keys fits (an older or newer file than
+                the journal: one of the two was put back or replaced).
+        """
+        kf = KeyFile(key_file(folder, journal_id))
+        held = kf.read()
+        fit = [s for s, (e, k) in held.items() if e == epoch and raw_public(k) == public]
+        if not fit:
+            have = sorted(e for e, _ in held.values())
+            if not have:
+                why = "it holds no key"
+            elif max(have) < epoch:
+                why = (f"it holds epoch {max(have)}, older than the journal: the key file "
+                       "was put back")
+            elif min(have) > epoch:
+                why = (f"it holds epoch {min(have)}, newer than the journal: the journal "
+                       "was put back to an older copy")
+            else:
+                why = f"its key for epoch {epoch} is not the one the journal names"
+            raise SealError(f"the seal key does not fit the journal: the journal's seals "
+                            f"expect epoch {epoch}; {kf.path}: {why}")
+        slot = fit[0]
+        for other in held:
+            if other != slot:
+                kf.erase(other)
+        return cls(kf, journal_id, epoch, slot, held[slot][1])
+
+    def stage(self) -> None:
+        """Make the next epoch's key and put it on the disk beside the current one.
+
+        Raises:
+            SealError: the key file cannot be written.
+        """
+        self._next = Ed25519PrivateKey.generate()
+        self.keys.write(1 - self._slot, self.epoch + 1, self._next)
+
+    def seal(self, seq: int, head: str) -> Seal:
+        """The seal of the epoch in force at event ``seq`` (after :meth:`stage`)."""
+        assert self._next is not None, "stage() first"
+        nxt = raw_public(self._next)
+        sig = self._private.sign(message(self.journal_id, self.epoch, seq, head, nxt))
+        return Seal(self.epoch, seq, head, nxt, sig)
+
+    def advance(self) -> None:
+        """After the seal's commit: the next epoch is in force, the used key zeroed.
+
+        Raises:
+            SealError: the used key could not be zeroed (it is zeroed at the next start).
+        """
+        assert self._next is not None
+        used = self._slot
+        self._private, self._next = self._next, None
+        self._slot, self.epoch = 1 - used, self.epoch + 1
+        self.keys.erase(used)
+
+    def drop(self) -> None:
+        """The seal's commit failed: forget the staged key.
+
+        The file's copy is erased at the next start, or overwritten by the next stage.
+        """
+        self._next = None
+
+
+def write_seal(db: sqlite3.Connection, s: Seal) -> None:
+    """Insert a seal row (a transaction is open)."""
+    db.execute("INSERT INTO seals VALUES (?,?,?,?,?)",
+               (s.epoch, s.seq, bytes.fromhex(s.head), s.next_key, s.signature))
+
+
+def write_chain(db: sqlite3.Connection, c: ChainStart) -> None:
+    """Create the seal tables when missing and insert a chain start (a transaction is open)."""
+    for statement in SCHEMA.split(";"):
+        if statement.strip():
+            db.execute(statement)
+    db.execute("INSERT INTO chains VALUES (?,?,?,?)",
+               (c.epoch, c.seq, bytes.fromhex(c.head), c.key))
+
+
+__all__ = ["ChainStart", "KeyFile", "SEAL_EVERY_NS", "SCHEMA", "Seal", "SealError",
+           "Sealer", "TABLES", "chains", "current", "default_folder", "first_epoch_from",
+           "has_tables", "key_file", "key_text", "last_seal", "message", "parse_key",
+           "raw_public", "seals", "signature_ok", "write_chain", "write_seal"]

@@ -1,0 +1,140 @@
+"""The check of a journal's seals with the public keys its chain carries (R16).
+
+From a chain's start (its key: the verification key given, or the journal's own first key),
+each seal of epoch ``e`` must be the signature of epoch ``e``'s key over the head it names,
+and that head must be the journal's chain hash at that event; the key of epoch ``e + 1`` is
+the one seal ``e`` names. Epochs follow one another with none missing. A later chain (``seal
+init``) starts where the last seal's key would have gone on, and is anchored only by a key
+given for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from controller.journal.seal import ChainStart, Seal, key_text, message, signature_ok
+
+
+@dataclass(slots=True)
+class SealReport:
+    """What the check of the seals found.
+
+    Attributes:
+        problems: (message, event, epoch) of each problem, the first bad epoch first
+            (the check stops at it).
+        notes: what a reader should know (unanchored, a new chain, an unsealed tail).
+        last: the newest seal checked (None: none).
+        checked: how many seals were checked.
+        anchored: every chain's key was among the keys given.
+    """
+
+    problems: list[tuple[str, int | None, int | None]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    last: Seal | None = None
+    checked: int = 0
+    anchored: bool = False
+
+
+def verify(journal_id: str | None, starts: Sequence[ChainStart], seals: Sequence[Seal],
+           heads: Mapping[int, str | None], *, keys: Sequence[bytes] = (),
+           first_epoch: int = 0, round_at: Mapping[int, int] | None = None) -> SealReport:
+    """Check seals from ``first_epoch`` on.
+
+    Args:
+        journal_id: the journal's id, as its file keeps it.
+        starts: every chain start, oldest first.
+        seals: the seals from the epoch before ``first_epoch`` on (its key is taken from
+            it unchecked), oldest first; from epoch 0 for the whole journal.
+        heads: the journal's chain hash at each sealed event (None: not read: the head is
+            then not compared, e.g. history in an archive not at hand).
+        keys: verification keys given (32 raw bytes each): every chain checked must
+            start with one of them.
+        first_epoch: the first epoch to check (start-up: the seal covering its snapshot).
+        round_at: round id by the event that ended it, to name a bad seal's round.
+
+    Returns:
+        The report.
+    """
+    rep = SealReport()
+    by_start = {c.epoch: c for c in starts}
+    if not starts or starts[0].epoch != 0:
+        rep.problems.append(("the journal's seals have no chain start at epoch 0: they were "
+                             "deleted or made up", None, 0))
+        return rep
+    if not journal_id or len(journal_id) != 64:
+        rep.problems.append(("the journal's id was removed from its file: its seals cannot be "
+                             "checked", None, None))
+        return rep
+    key: bytes | None = None
+    epoch = first_epoch
+    before = [s for s in seals if s.epoch < first_epoch]
+    if before:
+        key = before[-1].next_key
+    elif first_epoch not in by_start:
+        known = [c for c in starts if c.epoch <= first_epoch]
+        key = known[-1].key if known else None
+    given = set(keys)
+    anchored = bool(given)
+    prev_seq = before[-1].seq if before else -1
+    if given and first_epoch == 0 and starts[0].key not in given:
+        rep.problems.append((f"the journal's verification key is {key_text(starts[0].key)}, "
+                             "not the key given: this is another journal, or it was sealed "
+                             "anew", None, 0))
+        return rep
+
+    def where(s: Seal) -> str:
+        rid = _round_of(s.seq, round_at)
+        return f"epoch {s.epoch} (events to {s.seq}" + (f", round {rid})" if rid else ")")
+
+    for s in (s for s in seals if s.epoch >= first_epoch):
+        if epoch != s.epoch:
+            rep.problems.append((f"the seal of epoch {epoch} is missing: the epochs are not "
+                                 "contiguous (a seal was deleted)", None, epoch))
+            return rep
+        c = by_start.get(epoch)
+        if c is not None:
+            key = c.key
+            if given and c.key not in given:
+                anchored = False
+                rep.problems.append((f"the chain starting at epoch {epoch} (event {c.seq}) has "
+                                     f"the key {key_text(c.key)[:16]}..., not a verification "
+                                     "key given", c.seq, epoch))
+                return rep
+            if c.seq and heads.get(c.seq) not in (None, c.head):
+                rep.problems.append((f"the chain starting at epoch {epoch} names event {c.seq} "
+                                     "with another hash: an event before it was changed",
+                                     c.seq, epoch))
+                return rep
+            if epoch and c.seq:
+                rep.notes.append(f"a new seal chain starts at epoch {epoch}, at event {c.seq} "
+                                 f"(key {key_text(c.key)[:16]}...): what came before it was "
+                                 "sealed anew then")
+        if key is None or not signature_ok(
+                key, s.signature, message(journal_id, s.epoch, s.seq, s.head, s.next_key)):
+            rep.problems.append((f"the seal of {where(s)} does not verify with its epoch's key: "
+                                 "it was forged or changed", s.seq, s.epoch))
+            return rep
+        head = heads.get(s.seq)
+        if s.seq < prev_seq or (head is not None and head != s.head) or s.seq not in heads:
+            rep.problems.append((f"the seal of {where(s)} does not match the journal: an event "
+                                 f"at or before event {s.seq} was changed, inserted, deleted "
+                                 "or reordered", s.seq, s.epoch))
+            return rep
+        rep.checked += 1
+        rep.last = s
+        prev_seq, key, epoch = s.seq, s.next_key, s.epoch + 1
+    rep.anchored = anchored
+    return rep
+
+
+def _round_of(seq: int, round_at: Mapping[int, int] | None) -> int | None:
+    if not round_at:
+        return None
+    if seq in round_at:
+        return round_at[seq]
+    ends = [e for e in round_at if e <= seq]
+    return round_at[max(ends)] + 1 if ends else 1
+
+
+__all__ = ["SealReport", "verify"]

@@ -1,0 +1,161 @@
+"""The writer's half of the seals: a new chain, the seal of each epoch, ``seal init`` (R16).
+
+A mixin of :class:`~controller.journal.journal.Journal`, which calls it inside its own
+transactions (:meth:`~controller.journal.journal.Journal.append`); the keys and the rows
+are :mod:`controller.journal.seal`'s.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from controller.journal import seal as sealing
+from controller.journal.anchor import GENESIS, JournalError
+
+
+class SealWriting:
+    """Sealing for a journal writer (attributes set by the journal as it opens)."""
+
+    sealer: sealing.Sealer | None
+    seal_error: str | None
+    sealed_seq: int
+    _key_folder: Path | None
+    _new_chain: bool
+    _unsealed_since: int | None
+    db: sqlite3.Connection
+    path: str
+    readonly: bool
+    last_seq: int
+    last_hash: str
+    meta: dict[str, Any]
+    store: Any
+
+    def _open_sealer(self) -> None:
+        """Take the key of the epoch in force (a sealed journal) or plan a new chain."""
+        now = sealing.current(self.db)
+        jid = self.meta.get("journal_id")
+        last = sealing.last_seal(self.db)
+        self.sealed_seq = last.seq if last is not None else 0
+        if now is None:
+            if isinstance(jid, str) and jid:
+                self.seal_error = ("the journal's seals were deleted: its file names journal "
+                                   f"{jid[:16]}, sealed, but holds no seal tables")
+            elif self.last_seq == 0:
+                self._new_chain = True  # made with the first event
+            return
+        if not isinstance(jid, str) or len(jid) != 64:
+            self.seal_error = "the journal's id was removed from its file: its seals cannot be read"
+            return
+        try:
+            self.sealer = sealing.Sealer.open(self._key_folder, jid, *now)  # type: ignore[arg-type]
+        except sealing.SealError as exc:
+            self.seal_error = str(exc)
+
+    @property
+    def sealed(self) -> bool:
+        """Whether the journal carries seals (or gets them with its first event)."""
+        return self.sealer is not None or self._new_chain or bool(sealing.chains(self.db))
+
+    @property
+    def verification_key(self) -> str | None:
+        """The journal's verification key (its first chain's key, as text); None: unsealed."""
+        found = sealing.chains(self.db)
+        return sealing.key_text(found[0].key) if found else None
+
+    def seal_init(self) -> str:
+        """Start a new chain at the head (a journal made unsealed, or its key lost).
+
+        Returns:
+            The new chain's verification key (text).
+
+        Raises:
+            JournalError: the journal has no events yet, or the key or the row cannot be
+                written.
+        """
+        if self._key_folder is None or self.readonly:
+            raise JournalError(f"{self.path}: only the table's writer can start a seal chain")
+        if self.last_seq == 0:
+            raise JournalError(f"{self.path}: the journal has no events: its chain starts "
+                               "with its first event")
+        jid = self.store.meta().get("journal_id") or self.event_hash(1) or self.last_hash
+        now = sealing.current(self.db)
+        epoch = now[0] if now else 0
+        try:
+            self.sealer, key = sealing.Sealer.new(self._key_folder, jid, epoch)
+        except sealing.SealError as exc:
+            raise JournalError(str(exc)) from None
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+            sealing.write_chain(self.db, sealing.ChainStart(epoch, self.last_seq,
+                                                            self.last_hash, key))
+            self.store.set_meta({"journal_id": jid})
+            self._commit()
+        except sqlite3.Error as exc:
+            self._rollback()
+            self.sealer = None
+            raise JournalError(f"{self.path}: journal write failed: {exc}") from None
+        self.seal_error = None
+        self._unsealed_since = None
+        return sealing.key_text(key)
+
+    def _seal_rows(self, seq: int, head: str) -> bool:
+        """Stage the next key and write the seal of the epoch in force (transaction open)."""
+        if self.sealer is None or seq <= self.sealed_seq:
+            return False
+        self.sealer.stage()
+        sealing.write_seal(self.db, self.sealer.seal(seq, head))
+        return True
+
+    def _sealed(self, seq: int) -> None:
+        """After the commit that carried a seal: the next epoch in force."""
+        self.sealed_seq = seq
+        self._unsealed_since = None
+        try:
+            self.sealer.advance()  # type: ignore[union-attr]
+        except sealing.SealError:
+            pass  # the used key is zeroed at the next start (Sealer.open)
+
+    def seal_due(self, mono_ns: int) -> bool:
+        """Whether an event has waited :data:`~controller.journal.seal.SEAL_EVERY_NS`."""
+        since = self._unsealed_since
+        return (self.sealer is not None and since is not None
+                and mono_ns - since >= sealing.SEAL_EVERY_NS)
+
+    def seal(self) -> bool:
+        """Seal the head in a commit of its own when events are unsealed.
+
+        Returns:
+            Whether a seal was written.
+
+        Raises:
+            JournalError: the write failed.
+        """
+        if self.sealer is None or self.last_seq <= self.sealed_seq:
+            return False
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+            self._seal_rows(self.last_seq, self.last_hash)
+            self._commit()
+        except (sqlite3.Error, sealing.SealError) as exc:
+            self._rollback()
+            self.sealer.drop()
+            raise JournalError(f"{self.path}: journal seal failed: {exc}") from None
+        self._sealed(self.last_seq)
+        return True
+
+    def _chain_for(self, rows: list[tuple[Any, ...]]) -> sealing.ChainStart:
+        """A new journal's chain: its first key made, named by its first event's hash.
+
+        Raises:
+            JournalError: the key file cannot be made.
+        """
+        try:
+            self.sealer, key = sealing.Sealer.new(self._key_folder, rows[0][7], 0)  # type: ignore[arg-type]
+        except sealing.SealError as exc:
+            raise JournalError(str(exc)) from None
+        return sealing.ChainStart(0, 0, GENESIS, key)
+
+
+__all__ = ["SealWriting"]
