@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "recall": ("controller.recall_cli", "game recall: the last rounds from the journal"),
     "meters": ("controller.recall_cli", "meters per bet type and per seat from the journal"),
     "verify-journal": ("controller.recall_cli", "check the journal's hash chain"),
+    "seal": ("controller.seal_cli", "a journal's verification key and seals; start a chain"),
     "journal": ("controller.journal_cli", "move settled history to a verified archive file"),
     "floor": ("controller.floor_cli", "the casino floor: record every table's feed, read it"),
     "shoe-sim": ("simulators.cli", "run a simulated card shoe on a pty or TCP port"),

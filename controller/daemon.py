@@ -168,6 +168,7 @@ class Daemon:
     """
 
     input_script: Any = None  # touches and keys played on the dealer screen (run() sets it)
+    key_folder: str | None = None  # the seal keys' folder (None: the state folder)
 
     def __init__(self, config: TableConfig, *, autoplay: dict[str, int] | None = None,
                  rounds: int | None = None, pace_ms: int = 0, supervisor_pin: str | None = None,
@@ -245,9 +246,14 @@ class Daemon:
             self.table = Table(self.config.journal_path, self._table_config(),
                                on_publish=self._on_publish, progress=verifying,
                                software=startup_identity(),
-                               screens=cli.screens_record(self.config))
+                               screens=cli.screens_record(self.config), keys=self.key_folder)
         except JournalError as exc:
             raise ConfigError(f"journal: {exc}") from None
+        if self.table.journal.chain_started and self.key_folder is None:
+            print(f"verification key: {self.table.journal.verification_key}", file=sys.stderr)
+            log.info("journal %s: new, sealed; its verification key %s (keep it in the "
+                     "table's commissioning record)", self.config.journal_path,
+                     self.table.journal.verification_key)
         from controller.journal_watch import broken_mark
 
         held = broken_mark(self.config.journal_path)  # an earlier full check's: at once
@@ -564,6 +570,8 @@ def run(args: argparse.Namespace) -> int:
     daemon = Daemon(config, autoplay=autoplay, rounds=args.rounds, pace_ms=pace,
                     supervisor_pin=pin, control_stdin=args.control_stdin)
     daemon.input_script = args.input_script
+    if tmpdir is not None:
+        daemon.key_folder = tmpdir.name  # a temporary journal's seal key: beside it
     if demo:
         daemon.anchor_level = logging.DEBUG
 

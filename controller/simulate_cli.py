@@ -366,13 +366,15 @@ def run(args: argparse.Namespace) -> int:
         path = str(Path(tmp) / "journal.sqlite")
     try:
         try:
-            table = Table(path, config)
+            table = Table(path, config, keys=tmp)  # a temporary journal's key: beside it
         except JournalError as exc:
             print(f"threecard simulate: {exc}", file=sys.stderr)
             return 2
         if table.locked:
             print(f"threecard simulate: {table.locked}", file=sys.stderr)
             return 1
+        if args.journal and table.journal.chain_started:
+            print(f"verification key: {table.journal.verification_key}", file=sys.stderr)
         broken = full_check(table)  # start-up checked from its snapshot: now all of it
         if broken is not None:
             print(f"threecard simulate: {broken}; stopped before dealing", file=sys.stderr)
@@ -413,6 +415,8 @@ def run(args: argparse.Namespace) -> int:
         elapsed = time.perf_counter() - t0
         result = summarize(table, elapsed, played, audit)
         result["journal"] = args.journal or "(temporary)"
+        if args.journal and table.journal.verification_key:
+            result["verification_key"] = table.journal.verification_key
         result["faults_injected"] = shoe.injected
         feed.stop()  # what is left goes to the floor before the journal closes
         unsent = feed.left

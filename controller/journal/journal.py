@@ -176,6 +176,7 @@ class Journal(SealWriting, JournalReading):
         self.sealed_seq = 0
         self._key_folder: Path | None = None
         self._new_chain = False
+        self.chain_started = False  # a new journal's chain made by this object
         self._unsealed_since: int | None = None
         self.readonly = readonly
         self.real = self.path if self.path == ":memory:" else real_path(self.path)
@@ -455,7 +456,7 @@ class Journal(SealWriting, JournalReading):
             raise JournalError(f"{self.path}: journal write failed: {exc}") from None
         self.last_seq, self.last_hash = seq, prev
         if chain is not None:
-            self._new_chain = False
+            self._new_chain, self.chain_started = False, True
         if sealed:
             self._sealed(seq)
         self._committed()
