@@ -246,6 +246,23 @@ class JournalVerdict:
         """The verdict as comparable data: (kind, seq, key) of every problem."""
         return tuple((p.kind.value, p.seq, p.key) for p in self.problems)
 
+    def seal_words(self) -> str:
+        """What the seals say, for :meth:`summary` ("" for a verdict that checked none)."""
+        if self.verification_key is None:
+            return "; not sealed" if self.events and self.checked_from == 1 else ""
+        if self.last_seal is None:
+            return "; no seal yet"
+        epoch, seq, _ = self.last_seal
+        words = f"; sealed to event {seq} (epoch {epoch})"
+        if self.key_given:
+            words += " from the verification key given"
+        elif self.checked_from == 1:
+            words += (", consistent but unanchored: no verification key given (the "
+                      f"journal's own is {self.verification_key})")
+        if self.events > seq:
+            words += f"; events {seq + 1} to {self.events} not sealed yet"
+        return words
+
     def summary(self) -> str:
         """One line for an operator: OK with what was checked, or what is wrong."""
         notes = "".join(f"; {n}" for n in self.notes)
@@ -253,10 +270,7 @@ class JournalVerdict:
             return f"JOURNAL BROKEN: {self.message}{notes}"
         anchor = (f"; anchor at event {self.anchor_seq} holds" if self.anchor_seq is not None
                   else "")
-        if self.last_seal is not None:
-            epoch, seq, _ = self.last_seal
-            anchor += (f"; sealed to event {seq} (epoch {epoch})"
-                       + (", from the verification key given" if self.key_given else ""))
+        anchor += self.seal_words()
         return (f"journal OK: {self.events} events, hash chain intact from event "
                 f"{self.checked_from}, {self.snapshots_checked} snapshots and "
                 f"{self.rounds_checked} round records match a replay{anchor}{notes}")

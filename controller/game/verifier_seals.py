@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from controller.game.verdict import Note, ProblemKind
+from controller.game.verdict import ProblemKind
 from controller.journal import seal as sealing
 from controller.journal.seal_check import SealReport, verify
 
@@ -52,10 +52,6 @@ class SealChecks:
             if self.keys or self.witness:
                 self.stop(ProblemKind.SEAL, "the journal is not sealed: no verification key "
                           "or witness can be checked")
-            if j.last_seq:
-                self.notes.append(Note("the journal is not sealed (made before seals, or its "
-                                       "chain not started: `threecard seal init`)",
-                                       "seal_none"))
             return
         for seq, h in list(heads.items()):  # a head before the chain's start: read it
             if h is None and seq and seq < max(self.start, 1):
@@ -68,22 +64,15 @@ class SealChecks:
         if rep.problems:
             message, seq, _ = rep.problems[0]
             self.stop(ProblemKind.SEAL, message, seq)
-        last = rep.last or (self._seals[-1] if self._seals else None)
-        if self.full and not self.keys:
-            key = sealing.key_text(self._chains[0].key)
-            self.notes.append(Note(f"seals consistent but unanchored: no verification key "
-                                   f"given (the journal's own is {key})", "seal_unanchored",
-                                   verification_key=key))
-        sealed_to = last.seq if last is not None else 0
-        if j.last_seq > sealed_to:
-            self.notes.append(Note(f"events {sealed_to + 1} to {j.last_seq} come after the last "
-                                   "seal: no seal covers them yet", "seal_tail",
-                                   first=sealed_to + 1, last=j.last_seq))
         if self.witness is not None:
             self.check_witness(heads)
 
     def seal_facts(self) -> tuple[tuple[int, int, str] | None, str | None, bool]:
-        """The verdict's seal fields: the last seal checked, the key, whether one was given."""
+        """The verdict's seal fields: the last seal checked, the key, whether one was given.
+
+        An unanchored check (no key given) and the events after the last seal are said by
+        the verdict's summary, not as notes: they are what every table has between seals.
+        """
         rep, starts = self.seal_report, getattr(self, "_chains", [])
         last = rep.last if rep is not None else None
         return ((last.epoch, last.seq, last.signature.hex()) if last else None,

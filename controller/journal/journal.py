@@ -440,7 +440,7 @@ class Journal(SealWriting, JournalReading):
             self.store.insert(rows)
             if chain is not None:
                 sealing.write_chain(self.db, chain)
-                self.store.set_meta({"journal_id": rows[0][7]})
+                self.store.set_meta({"journal_id": self.sealer.journal_id})
             closes = then([r[0] for r in rows]) if then is not None else False
             if self._unsealed_since is None and rows:
                 self._unsealed_since = mono_ns

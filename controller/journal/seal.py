@@ -9,10 +9,10 @@ again, and anything sealed cannot be changed without breaking a signature. The f
 public key of a chain (the ``chains`` table) is the table's **verification key**.
 
 The private key lives in the table's state folder, one file a journal
-(``seal-<journal id>.key``, mode 0600, two fixed slots written in place and synced: the
-next epoch's key is written before the seal commits, the used one zeroed after), never
-beside the journal: a journal put back to an older copy meets a key that does not fit it.
-docs/journal-format.md gives the rows, the signed bytes and the key file.
+(``seal-<journal id>-<inode>.key``, mode 0600, two fixed slots written in place and
+synced: the next epoch's key is written before the seal commits, the used one zeroed
+after), never beside the journal: a journal put back to an older copy meets a key that
+does not fit it. docs/journal-format.md gives the rows, the signed bytes and the key file.
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def message(journal_id: str, epoch: int, seq: int, head: str, next_key: bytes) -
     """The bytes a seal signs.
 
     Args:
-        journal_id: the journal's id (the hex chain hash of its first event).
+        journal_id: the journal's id (64 hexadecimal digits, random, made with its chain).
         epoch: the epoch the seal closes.
         seq: the last event it covers.
         head: that event's chain hash (hex).
@@ -104,9 +104,19 @@ def signature_ok(public: bytes, signature: bytes, data: bytes) -> bool:
     return True
 
 
-def key_file(folder: str | Path, journal_id: str) -> Path:
-    """The key file of a journal in a state folder."""
-    return Path(folder) / f"seal-{journal_id[:64]}.key"
+def key_file(folder: str | Path, journal: str | Path, journal_id: str) -> Path:
+    """The key file of a journal in a state folder: named by its id and its file's inode.
+
+    The inode is the file's identity whatever its name (a symlink or a hard link opens the
+    same file, and the same key): a journal put back by copying an older one over it keeps
+    its inode and meets the newest key; an older copy moved into its place, or its path
+    made a link to one, is another file and has none. A journal copied to another disk
+    starts a new chain there (``threecard seal init``).
+
+    Raises:
+        OSError: the journal's file cannot be read (its inode).
+    """
+    return Path(folder) / f"seal-{journal_id[:16]}-{os.stat(journal).st_ino}.key"
 
 
 def default_folder() -> Path:
@@ -136,6 +146,7 @@ class KeyFile:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.journal_id = ""  # as read from the file
 
     @classmethod
     def create(cls, path: Path, journal_id: str, epoch: int,
@@ -180,6 +191,7 @@ class KeyFile:
             raise SealError(f"seal key {self.path}: cannot be read: {exc.strerror}") from None
         if not data.startswith(_MAGIC) or len(data) != _FILE_SIZE:
             raise SealError(f"seal key {self.path}: not a seal key file")
+        self.journal_id = data[len(_MAGIC):len(_MAGIC) + 32].hex()
         out = {}
         for i, at in enumerate(_SLOTS):
             epoch, key, check = _SLOT.unpack_from(data, at)
@@ -323,7 +335,8 @@ class Sealer:
         self._next: Ed25519PrivateKey | None = None
 
     @classmethod
-    def new(cls, folder: str | Path, journal_id: str, epoch: int) -> tuple[Sealer, bytes]:
+    def new(cls, folder: str | Path, journal: str | Path, journal_id: str, epoch: int
+            ) -> tuple[Sealer, bytes]:
         """A new chain's first key, its file made (for a new journal, or ``seal init``).
 
         Returns:
@@ -333,15 +346,21 @@ class Sealer:
             SealError: the key file cannot be made.
         """
         private = Ed25519PrivateKey.generate()
-        kf = KeyFile.create(key_file(folder, journal_id), journal_id, epoch, private)
+        try:
+            path = key_file(folder, journal, journal_id)
+        except OSError as exc:
+            raise SealError(f"{journal}: cannot be read: {exc.strerror}") from None
+        kf = KeyFile.create(path, journal_id, epoch, private)
         return cls(kf, journal_id, epoch, 0, private), raw_public(private)
 
     @classmethod
-    def open(cls, folder: str | Path, journal_id: str, epoch: int, public: bytes) -> Sealer:
+    def open(cls, folder: str | Path, journal: str | Path, journal_id: str, epoch: int,
+             public: bytes) -> Sealer:
         """The key of the epoch in force, from the state folder; any other key is erased.
 
         Args:
             folder: the state folder.
+            journal: the journal's path.
             journal_id: the journal's id.
             epoch: the epoch in force, as the journal's seals say.
             public: that epoch's public key.
@@ -350,8 +369,15 @@ class Sealer:
             SealError: no key file, or none of its keys fits (an older or newer file than
                 the journal: one of the two was put back or replaced).
         """
-        kf = KeyFile(key_file(folder, journal_id))
+        try:
+            kf = KeyFile(key_file(folder, journal, journal_id))
+        except OSError as exc:
+            raise SealError(f"{journal}: cannot be read: {exc.strerror}") from None
         held = kf.read()
+        if kf.journal_id != journal_id:
+            raise SealError(f"the seal key does not fit the journal: {kf.path} belongs to "
+                            f"journal {kf.journal_id[:16]}, this is journal {journal_id[:16]}: "
+                            "the journal was replaced")
         fit = [s for s, (e, k) in held.items() if e == epoch and raw_public(k) == public]
         if not fit:
             have = sorted(e for e, _ in held.values())

@@ -7,6 +7,7 @@ are :mod:`controller.journal.seal`'s.
 
 from __future__ import annotations
 
+import secrets
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -49,7 +50,7 @@ class SealWriting:
             self.seal_error = "the journal's id was removed from its file: its seals cannot be read"
             return
         try:
-            self.sealer = sealing.Sealer.open(self._key_folder, jid, *now)  # type: ignore[arg-type]
+            self.sealer = sealing.Sealer.open(self._key_folder, self.path, jid, *now)  # type: ignore[arg-type]
         except sealing.SealError as exc:
             self.seal_error = str(exc)
 
@@ -79,11 +80,11 @@ class SealWriting:
         if self.last_seq == 0:
             raise JournalError(f"{self.path}: the journal has no events: its chain starts "
                                "with its first event")
-        jid = self.store.meta().get("journal_id") or self.event_hash(1) or self.last_hash
+        jid = self.store.meta().get("journal_id") or secrets.token_hex(32)
         now = sealing.current(self.db)
         epoch = now[0] if now else 0
         try:
-            self.sealer, key = sealing.Sealer.new(self._key_folder, jid, epoch)
+            self.sealer, key = sealing.Sealer.new(self._key_folder, self.path, jid, epoch)
         except sealing.SealError as exc:
             raise JournalError(str(exc)) from None
         try:
@@ -146,13 +147,14 @@ class SealWriting:
         return True
 
     def _chain_for(self, rows: list[tuple[Any, ...]]) -> sealing.ChainStart:
-        """A new journal's chain: its first key made, named by its first event's hash.
+        """A new journal's chain: its first key made, under a new random journal id.
 
         Raises:
             JournalError: the key file cannot be made.
         """
         try:
-            self.sealer, key = sealing.Sealer.new(self._key_folder, rows[0][7], 0)  # type: ignore[arg-type]
+            self.sealer, key = sealing.Sealer.new(self._key_folder, self.path,
+                                                  secrets.token_hex(32), 0)  # type: ignore[arg-type]
         except sealing.SealError as exc:
             raise JournalError(str(exc)) from None
         return sealing.ChainStart(0, 0, GENESIS, key)

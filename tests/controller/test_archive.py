@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
-from journal_edit import edit_body, events, first_of, found_at, rewrite_chain_from, sql
+from journal_edit import copy_keys, edit_body, events, first_of, found_at, rewrite_chain_from, sql
 from step_clock import START, StepClock
 
 from controller.autoplay import AutoPlayer
@@ -75,6 +75,7 @@ def journal(played, tmp_path) -> Path:
     path = tmp_path / "j.sqlite3"
     shutil.copyfile(played, path)
     shutil.copyfile(f"{played}.anchor", f"{path}.anchor")
+    copy_keys(played, path)
     return path
 
 
@@ -321,6 +322,7 @@ def test_start_up_checks_the_history_between_the_cut_and_its_snapshot(journal, t
         path = tmp_path / f"{name}.sqlite3"
         shutil.copyfile(journal, path)
         shutil.copyfile(f"{journal}.anchor", f"{path}.anchor")
+        copy_keys(journal, path)
         sql(path, statement, *args)
         t = Table(path, CONFIG)
         verdict = t.verdict
@@ -349,6 +351,7 @@ def test_a_journal_that_does_not_verify_is_not_archived(journal, tmp_path):
     copy = tmp_path / "copy.sqlite3"
     shutil.copyfile(journal, copy)
     shutil.copyfile(f"{journal}.anchor", f"{copy}.anchor")
+    copy_keys(journal, copy)
     # after the snapshot start-up replays from: the journal's own check refuses
     edit_body(journal, rows[-1][0], lambda body: body.replace('"amount":500', '"amount":900'))
     p = threecard("journal", "archive", "--journal", journal, "--older-than", 0)

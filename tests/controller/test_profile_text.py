@@ -18,7 +18,7 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-from journal_edit import rewrite_bodies
+from journal_edit import as_before_seals, rewrite_bodies
 
 from controller.game.config import MAX_PROFILE_BYTES
 from controller.game.inputs import STARTUP
@@ -105,6 +105,7 @@ def as_written_before(journal: Path) -> None:
     assert not j.snapshot_seqs()
     j.close()
     rewrite_bodies(journal, by_path)
+    as_before_seals(journal)                                # an earlier version: no seals
     Path(f"{journal}.anchor").unlink()                      # an inspector's copy
 
 

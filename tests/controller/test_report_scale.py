@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from journal_edit import set_snapshot_state, snapshot_state
+from journal_edit import copy_keys, set_snapshot_state, snapshot_state
 from step_clock import StepClock
 
 from controller.autoplay import AutoPlayer
@@ -71,6 +71,7 @@ def copy(journal: Path, folder: Path, anchor: bool = True) -> Path:
     shutil.copyfile(journal, out)
     if anchor:
         shutil.copyfile(f"{journal}.anchor", f"{out}.anchor")
+        copy_keys(journal, out)
     return out
 
 

@@ -38,7 +38,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from journal_edit import (
     BEYOND_START_UP,
+    as_before_seals,
     checkpoint_after,
+    copy_keys,
     edit_body,
     file_format,
     rewrite_chain_from,
@@ -254,6 +256,9 @@ TAMPERS: dict[str, tuple[Callable[[Path, Facts], None], ProblemKind, tuple[str, 
         p, "DELETE FROM snapshots WHERE seq = ?", f.start), K.SNAPSHOT, SNAPSHOTS),
     "anchor unreadable": (lambda p, f: Path(str(p) + ".anchor").write_text("x"),
                           K.ANCHOR, BOTH),
+    # a seal changed: its signature no longer verifies (the first seal, before any snapshot)
+    "seal's signature edited": (lambda p, f: sql(
+        p, "UPDATE seals SET signature = zeroblob(64) WHERE epoch = 0"), K.SEAL, PLAIN),
     # a table dropped: the table's start creates it empty, a reader reads an empty one
     # (with snapshots, what it held before the snapshot is start-up's cheap checks': OLD)
     **{f"{name} table dropped": (lambda p, f, name=name: sql(p, f"DROP TABLE {name}"), kind,
@@ -305,6 +310,7 @@ CASES = [(kind, which) for kind, (_, _, whichs) in TAMPERS.items() for which in 
 def copy_journal(src: Path, dst: Path) -> Path:
     shutil.copyfile(src, dst)
     shutil.copyfile(str(src) + ".anchor", str(dst) + ".anchor")
+    copy_keys(src, dst)
     return dst
 
 
@@ -400,6 +406,7 @@ def test_event_bodies_that_cannot_be_replayed_are_a_verdict_not_a_traceback(jour
     for body, kind in (("not json", "event_unreadable"), ("[1, 2]", "event_unreadable")):
         path = tmp_path / f"{len(body)}.sqlite3"
         shutil.copyfile(journals[which], path)
+        as_before_seals(path)                               # bodies of another version
         f = Facts(path)
         rewrite_chain_from(path, f.card_seq, lambda b, body=body: body)
         out = verify_journal(path)                          # no anchor: the chain holds
@@ -412,6 +419,7 @@ def test_a_journal_from_before_the_derived_record_still_verifies_and_opens(journ
     path = tmp_path / "old.sqlite3"
     shutil.copyfile(journals["no snapshot"], path)          # written before: no anchor...
     sql(path, "DROP TABLE derived_at")                      # ...and no derived record
+    as_before_seals(path)                                   # ...and no seals
     out = verify_journal(path)
     assert out["ok"], out
     assert start_up(path, 200)[0] is None

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from journal_edit import BEYOND_START_UP, copy_journal, sql
+from journal_edit import BEYOND_START_UP, copy_journal, copy_keys, sql
 
 from controller.journal import Journal
 
@@ -104,6 +104,7 @@ def test_run_checks_the_whole_journal_once_ready_and_locks_on_an_old_edit(
         daemons, played, tmp_path, kind):
     path = copy_journal(played, tmp_path / "j.sqlite3")
     shutil.copyfile(str(played) + ".anchor", str(path) + ".anchor")
+    copy_keys(played, path)
     events, start = head(path)
     assert start > 800                                      # every edit is before it
     sql(path, BEYOND_START_UP[kind])
@@ -133,6 +134,7 @@ def test_a_restart_is_locked_at_once_until_a_full_check_finds_the_journal_sound(
     own full check runs; a journal restored is sound again, and the mark is lifted."""
     path = copy_journal(played, tmp_path / "j.sqlite3")
     shutil.copyfile(str(played) + ".anchor", str(path) + ".anchor")
+    copy_keys(played, path)
     sql(path, next(iter(BEYOND_START_UP.values())))
     d = daemons(run_args(path))
     d.wait_for(r"TABLE LOCKED: Journal integrity check failed")
@@ -149,6 +151,7 @@ def test_a_restart_is_locked_at_once_until_a_full_check_finds_the_journal_sound(
     assert set(kinds) <= SHOE_FACTS, kinds                 # not one bet, not one round
     copy_journal(played, path)                              # the technician restores it,
     shutil.copyfile(str(played) + ".anchor", str(path) + ".anchor")  # with its anchor
+    copy_keys(played, path)
     d = daemons(run_args(path))
     d.wait_for(r"TABLE LOCKED")                             # still held, this start
     d.wait_for(r"checked in full .*journal OK")
@@ -166,6 +169,7 @@ def test_a_restart_is_locked_at_once_until_a_full_check_finds_the_journal_sound(
 def test_run_on_a_sound_journal_checks_it_in_full_and_deals_on(daemons, played, tmp_path):
     path = copy_journal(played, tmp_path / "j.sqlite3")
     shutil.copyfile(str(played) + ".anchor", str(path) + ".anchor")
+    copy_keys(played, path)
     events, _ = head(path)
     d = daemons(run_args(path))
     d.wait_for(r"READY")

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from journal_edit import first_of, rewrite_chain_from
+from journal_edit import copy_keys, first_of, rewrite_chain_from
 
 from controller.autoplay import AutoPlayer
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
@@ -78,6 +78,7 @@ def _copy(journal: Path, to: Path, anchor: bool = True) -> Path:
     shutil.copyfile(journal, to)
     if anchor:
         shutil.copyfile(str(journal) + ".anchor", str(to) + ".anchor")
+        copy_keys(journal, to)
     return to
 
 

@@ -8,11 +8,13 @@ helpers do it for a journal of format 1 (every column text) and of format 2 (com
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
 from controller.journal import Journal, chain_hash, codec, snapshot_hash
+from controller.journal.seal import default_folder, key_file
 
 BEYOND_START_UP = {
     "old round voided": "UPDATE rounds SET status = 'void' WHERE round_id = 2",
@@ -35,15 +37,43 @@ def sql(path: Path | str, statement: str, *args) -> None:
     db.close()
 
 
-def copy_journal(path: Path | str, copy: Path | str) -> Path:
-    """Copy the journal file to ``copy`` the way sqlite3 does it (an online backup)."""
+def copy_journal(path: Path | str, copy: Path | str, keys: bool = True) -> Path:
+    """Copy the journal file to ``copy`` the way sqlite3 does it (an online backup).
+
+    ``keys``: its seal key too (the copy is then a table of its own that can go on);
+    without it, the copy is a journal whose key is missing.
+    """
     src, dst = sqlite3.connect(path), sqlite3.connect(copy)
     try:
         src.backup(dst)
     finally:
         src.close()
         dst.close()
+    if keys:
+        copy_keys(path, copy)
     return Path(copy)
+
+
+def copy_keys(path: Path | str, copy: Path | str) -> None:
+    """Give the journal copied to ``copy`` the seal key of ``path`` (none: nothing)."""
+    j = Journal(path, readonly=True)
+    try:
+        jid = j.meta.get("journal_id")
+    finally:
+        j.close()
+    if not jid:
+        return
+    src, dst = key_file(default_folder(), path, jid), key_file(default_folder(), copy, jid)
+    if src.exists():
+        shutil.copyfile(src, dst)
+        dst.chmod(0o600)
+
+
+def as_before_seals(path: Path | str) -> None:
+    """The journal as a version before seals wrote it: no seal tables, no journal id."""
+    sql(path, "DROP TABLE IF EXISTS chains")
+    sql(path, "DROP TABLE IF EXISTS seals")
+    sql(path, "DELETE FROM meta WHERE key = 'journal_id'")
 
 
 def file_format(path: Path | str) -> int:
