@@ -131,10 +131,8 @@ def verify(journal_id: str | None, starts: Sequence[ChainStart], seals: Sequence
 def _round_of(seq: int, round_at: Mapping[int, int] | None) -> int | None:
     if not round_at:
         return None
-    if seq in round_at:
-        return round_at[seq]
-    ends = [e for e in round_at if e <= seq]
-    return round_at[max(ends)] + 1 if ends else 1
+    ends = [e for e in round_at if e <= seq]  # the round the epoch closed: the last ended
+    return round_at[max(ends)] if ends else None
 
 
 __all__ = ["SealReport", "verify"]
