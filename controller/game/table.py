@@ -211,6 +211,9 @@ class Table:
         inbox: put inputs here (thread-safe), or use :meth:`submit`.
         checkpoint_idle_s: seconds without a journaled input before the write-ahead log is
             emptied.
+        derived_idle_s: seconds without a journaled input before derived rows still held
+            (a round's record, the meters) are written in a commit of their own; until
+            then they ride in the next input's commit.
         checkpoint_retry_s: seconds between tries while a reader keeps it from emptying.
         wal_warn_bytes: a write-ahead log larger than this is logged as a warning.
         recovered: the state rebuilt from the journal, before this start-up's record
@@ -226,6 +229,7 @@ class Table:
     """
 
     checkpoint_idle_s = 1.0
+    derived_idle_s = 0.3
     checkpoint_retry_s = 5.0
     wal_warn_bytes = 2 * WAL_SIZE_LIMIT
 
@@ -494,8 +498,8 @@ class Table:
                     break
             for items in (batch, [ask.item] if ask else []):
                 if items:
-                    try:
-                        out = self.process(items)
+                    try:  # derived rows ride in the next commit, or when the table idles
+                        out = self.process(items, flush=False)
                     except JournalError:
                         out = []  # locked; views show it
                     if ask is not None and items is not batch:
@@ -520,6 +524,12 @@ class Table:
         if j.commits != w.commits:
             w.commits, w.since = j.commits, now
             return
+        if self.game.derived and not self.locked and now - w.since >= self.derived_idle_s:
+            try:
+                self._flush_derived()
+            except JournalError:
+                return  # locked; views show it
+            w.commits = j.commits
         if (self.locked or w.emptied == j.commits or now - w.since < self.checkpoint_idle_s
                 or now < w.retry_at):
             return

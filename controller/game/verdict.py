@@ -93,10 +93,10 @@ def unreplayed_note(first: int, last: int, where: str) -> Note:
 
 
 def after_anchor_note(anchor: int, last: int) -> Note:
-    """The note on events after the one the anchor names (a crash leaves a few).
+    """The note on events after the anchor and the last seal (a crash leaves a few).
 
     Args:
-        anchor: the event the anchor names.
+        anchor: the newest event the anchor or a seal covers.
         last: the journal's newest event.
     """
     return Note(f"events {anchor + 1} to {last} ({last - anchor}) are after the anchor (event "
@@ -225,12 +225,15 @@ class JournalVerdict:
 
     @property
     def after_anchor(self) -> int:
-        """Events after the one the anchor names: the anchor does not cover them.
+        """Events after the one the anchor names and the last seal: neither covers them.
 
         A crash leaves those of the last commits before it; more were appended behind
         the table's back.
         """
-        return max(0, self.events - self.anchor_seq) if self.anchor_seq is not None else 0
+        if self.anchor_seq is None:
+            return 0
+        sealed = self.last_seal[1] if self.last_seal is not None else 0
+        return max(0, self.events - max(self.anchor_seq, sealed))
 
     @property
     def problem(self) -> Problem | None:

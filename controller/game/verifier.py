@@ -83,7 +83,7 @@ from controller.game.verdict import (
     unreplayed_note,
 )
 from controller.game.verifier_history import HistoryChecks, Seen, Stop
-from controller.game.verifier_seals import SealChecks
+from controller.game.verifier_seals import SealChecks, seal_end
 from controller.game.verifier_support import (
     beside,
     in_background,
@@ -240,8 +240,10 @@ class _Check(SealChecks, HistoryChecks):
                           + ("" if j.format == 1 or not seq % CHECKPOINT else
                              ", or an event since the checkpoint before it altered"), seq)
         a = self.anchor
-        if a is not None and a.seq < j.last_seq:  # a crash leaves a few; a forger more
-            self.notes.append(after_anchor_note(a.seq, j.last_seq))
+        covered = max(a.seq, seal_end(j.db)) if a is not None else 0  # a sealed journal's
+        if a is not None and covered < j.last_seq:  # anchor follows its snapshots; a crash
+            self.notes.append(after_anchor_note(covered, j.last_seq))  # leaves a few, a
+            # forger more
 
     def hash_at(self, seq: int) -> str | None:
         """The chain hash of event ``seq`` (None: absent); a problem when it cannot be read.

@@ -20,6 +20,12 @@ if TYPE_CHECKING:
     from controller.journal import Journal
 
 
+def seal_end(db: object) -> int:
+    """The event the newest seal covers (0: none); checked later by :class:`SealChecks`."""
+    last = sealing.last_seal(db)  # type: ignore[arg-type]
+    return last.seq if last is not None else 0
+
+
 class SealChecks:
     """A mixin of the verifier's check (``self.j``, ``self.full``, ``self.start``)."""
 
@@ -91,4 +97,4 @@ class SealChecks:
                       f"at event {seq}: it was replaced or put back to another copy", seq)
 
 
-__all__ = ["SealChecks"]
+__all__ = ["SealChecks", "seal_end"]

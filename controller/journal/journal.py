@@ -183,6 +183,7 @@ class Journal(SealWriting, JournalReading):
         self._writer_lock: WriterLock | None = None
         self._anchor: AnchorWriter | None = None
         self._verified: tuple[int, str] = (0, "")
+        self._anchored: tuple[int, str] = (0, "")  # the verified snapshot last anchored
         self.anchor: Anchor | None = None
         self.anchor_error: str | None = None
         self.archive: Journal | None = None
@@ -548,8 +549,15 @@ class Journal(SealWriting, JournalReading):
         self.db.execute("COMMIT")
 
     def _committed(self) -> None:
-        """After a commit: bring the anchor to the new head (a crash test overrides it)."""
-        self._write_anchor()
+        """After a commit: bring the anchor to the new head (a crash test overrides it).
+
+        A sealed journal's seals cover its head: its anchor moves only with a new verified
+        snapshot (the start point it names), at start-up and at close, one disk flush every
+        snapshot interval instead of one a commit.
+        """
+        if self.sealer is None or self._verified != self._anchored:
+            self._anchored = self._verified
+            self._write_anchor()
 
     def _write_derived(self, d: Any, upto: int) -> None:
         """Write derived rows that reflect the state after event ``upto``."""
@@ -579,6 +587,7 @@ class Journal(SealWriting, JournalReading):
         if self.sealer is not None and not self.seal_error:
             with contextlib.suppress(JournalError):
                 self.seal()  # the tail; a failure leaves it to the next round's seal
+            self._write_anchor()
         anchor, self._anchor = self._anchor, None
         try:
             self.db.close()

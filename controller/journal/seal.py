@@ -9,10 +9,10 @@ again, and anything sealed cannot be changed without breaking a signature. The f
 public key of a chain (the ``chains`` table) is the table's **verification key**.
 
 The private key lives in the table's state folder, one file a journal
-(``seal-<journal id>-<inode>.key``, mode 0600, two fixed slots written in place and
-synced: the next epoch's key is written before the seal commits, the used one zeroed
-after), never beside the journal: a journal put back to an older copy meets a key that
-does not fit it. docs/journal-format.md gives the rows, the signed bytes and the key file.
+(``seal-<journal id>-<inode>.key``, mode 0600: the key of the epoch in force, each next one
+derived one way from it and written over it in place once its seal is committed), never
+beside the journal: a journal put back to an older copy meets a key that does not fit it.
+docs/journal-format.md gives the rows, the signed bytes and the key file.
 """
 
 from __future__ import annotations
@@ -26,10 +26,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric.ed25519 import (
     Ed25519PrivateKey,
     Ed25519PublicKey,
 )
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from controller.journal.anchor import JournalError
@@ -51,7 +53,7 @@ SEAL_EVERY_NS = 15 * 60 * 10**9
 _DOMAIN = b"threecard-table seal v1\x00"
 _MAGIC = b"TCSEAL1\n"
 _SLOT = struct.Struct(">q32s8s")  # epoch, private key bytes, check
-_SLOTS = (64, 128)
+_SLOTS = (64,)  # one key, at a fixed place: written over in place
 _FILE_SIZE = 192
 
 
@@ -138,7 +140,7 @@ def _check(epoch: int, key: bytes) -> bytes:
 
 
 class KeyFile:
-    """A journal's private seal keys: two slots of a small file written in place.
+    """A journal's private seal key: a slot of a small file, written over in place.
 
     Args:
         path: the file (see :func:`key_file`).
@@ -199,7 +201,7 @@ class KeyFile:
                 out[i] = (epoch, Ed25519PrivateKey.from_private_bytes(key))
         return out
 
-    def _pwrite(self, slot: int, data: bytes) -> None:
+    def _pwrite(self, slot: int, data: bytes, sync: bool = True) -> None:
         try:
             fd = os.open(self.path, os.O_RDWR)
         except OSError as exc:
@@ -207,29 +209,23 @@ class KeyFile:
                             ) from None
         try:
             os.pwrite(fd, data, _SLOTS[slot])
-            os.fsync(fd)
+            if sync:
+                os.fsync(fd)
         except OSError as exc:
             raise SealError(f"seal key {self.path}: cannot be written: {exc.strerror}"
                             ) from None
         finally:
             os.close(fd)
 
-    def write(self, slot: int, epoch: int, private: Ed25519PrivateKey) -> None:
-        """Put a key in a slot, on the disk when it returns.
+    def write(self, slot: int, epoch: int, private: Ed25519PrivateKey, sync: bool = True
+              ) -> None:
+        """Put a key in a slot, in place (on the disk when it returns, unless not ``sync``).
 
         Raises:
             SealError: the write failed.
         """
         raw = private.private_bytes_raw()
-        self._pwrite(slot, _SLOT.pack(epoch, raw, _check(epoch, raw)))
-
-    def erase(self, slot: int) -> None:
-        """Zero a slot in place, on the disk when it returns.
-
-        Raises:
-            SealError: the write failed.
-        """
-        self._pwrite(slot, bytes(_SLOT.size))
+        self._pwrite(slot, _SLOT.pack(epoch, raw, _check(epoch, raw)), sync)
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,14 +305,27 @@ def current(db: sqlite3.Connection) -> tuple[int, bytes] | None:
     return start.epoch, start.key
 
 
+def next_key(private: Ed25519PrivateKey, journal_id: str, epoch: int) -> Ed25519PrivateKey:
+    """Epoch ``epoch``'s private key, derived one way from the key of the epoch before.
+
+    HKDF-SHA256 of the previous key's bytes, bound to the journal and the epoch: whoever
+    holds a key can derive the later ones, never an earlier one (forward security).
+    """
+    seed = HKDF(algorithm=hashes.SHA256(), length=32, salt=None,
+                info=_DOMAIN + bytes.fromhex(journal_id) + struct.pack(">q", epoch)
+                ).derive(private.private_bytes_raw())
+    return Ed25519PrivateKey.from_private_bytes(seed)
+
+
 class Sealer:
     """The writer's side: the key of the epoch in force, and the seal of each epoch.
 
-    The journal calls :meth:`stage` before the commit that carries a seal (the next key is
-    then on the disk beside the current one), writes :meth:`seal`'s row in that commit,
-    and calls :meth:`advance` after it (the used key zeroed). A crash between any two steps
-    leaves a file whose keys include the one the journal's last seal names:
-    :meth:`open` keeps that one and erases the others.
+    The journal calls :meth:`stage` in the transaction that carries a seal (the next key
+    is derived from the current one), writes :meth:`seal`'s row in it, and calls
+    :meth:`advance` after its commit (the used key overwritten in place by the next). A
+    crash before the commit leaves the current key and the journal as they were; one after
+    it leaves a file one epoch behind its journal, which :meth:`open` brings forward (and
+    so erases the used key) at the next start: no disk flush of the key file a round.
 
     Attributes:
         journal_id: the journal's id.
@@ -324,13 +333,12 @@ class Sealer:
         path: the key file.
     """
 
-    def __init__(self, keys: KeyFile, journal_id: str, epoch: int, slot: int,
+    def __init__(self, keys: KeyFile, journal_id: str, epoch: int,
                  private: Ed25519PrivateKey) -> None:
         self.keys = keys
         self.path = keys.path
         self.journal_id = journal_id
         self.epoch = epoch
-        self._slot = slot
         self._private = private
         self._next: Ed25519PrivateKey | None = None
 
@@ -351,12 +359,15 @@ class Sealer:
         except OSError as exc:
             raise SealError(f"{journal}: cannot be read: {exc.strerror}") from None
         kf = KeyFile.create(path, journal_id, epoch, private)
-        return cls(kf, journal_id, epoch, 0, private), raw_public(private)
+        return cls(kf, journal_id, epoch, private), raw_public(private)
 
     @classmethod
     def open(cls, folder: str | Path, journal: str | Path, journal_id: str, epoch: int,
              public: bytes) -> Sealer:
-        """The key of the epoch in force, from the state folder; any other key is erased.
+        """The key of the epoch in force, from the state folder.
+
+        A file one epoch behind (a crash after a seal's commit) is brought forward, on the
+        disk before this returns: the used key is then gone.
 
         Args:
             folder: the state folder.
@@ -366,7 +377,7 @@ class Sealer:
             public: that epoch's public key.
 
         Raises:
-            SealError: no key file, or none of its keys fits (an older or newer file than
+            SealError: no key file, or its key does not fit (an older or newer file than
                 the journal: one of the two was put back or replaced).
         """
         try:
@@ -378,35 +389,30 @@ class Sealer:
             raise SealError(f"the seal key does not fit the journal: {kf.path} belongs to "
                             f"journal {kf.journal_id[:16]}, this is journal {journal_id[:16]}: "
                             "the journal was replaced")
-        fit = [s for s, (e, k) in held.items() if e == epoch and raw_public(k) == public]
-        if not fit:
-            have = sorted(e for e, _ in held.values())
-            if not have:
+        found = held.get(0)
+        if found is not None and found[0] == epoch - 1:
+            ahead = next_key(found[1], journal_id, epoch)
+            if raw_public(ahead) == public:
+                kf.write(0, epoch, ahead)  # the used key overwritten, on the disk
+                found = (epoch, ahead)
+        if found is None or found[0] != epoch or raw_public(found[1]) != public:
+            if found is None:
                 why = "it holds no key"
-            elif max(have) < epoch:
-                why = (f"it holds epoch {max(have)}, older than the journal: the key file "
+            elif found[0] < epoch:
+                why = (f"it holds epoch {found[0]}, older than the journal: the key file "
                        "was put back")
-            elif min(have) > epoch:
-                why = (f"it holds epoch {min(have)}, newer than the journal: the journal "
+            elif found[0] > epoch:
+                why = (f"it holds epoch {found[0]}, newer than the journal: the journal "
                        "was put back to an older copy")
             else:
                 why = f"its key for epoch {epoch} is not the one the journal names"
             raise SealError(f"the seal key does not fit the journal: the journal's seals "
                             f"expect epoch {epoch}; {kf.path}: {why}")
-        slot = fit[0]
-        for other in held:
-            if other != slot:
-                kf.erase(other)
-        return cls(kf, journal_id, epoch, slot, held[slot][1])
+        return cls(kf, journal_id, epoch, found[1])
 
     def stage(self) -> None:
-        """Make the next epoch's key and put it on the disk beside the current one.
-
-        Raises:
-            SealError: the key file cannot be written.
-        """
-        self._next = Ed25519PrivateKey.generate()
-        self.keys.write(1 - self._slot, self.epoch + 1, self._next)
+        """Derive the next epoch's key (in the seal's transaction; nothing is written)."""
+        self._next = next_key(self._private, self.journal_id, self.epoch + 1)
 
     def seal(self, seq: int, head: str) -> Seal:
         """The seal of the epoch in force at event ``seq`` (after :meth:`stage`)."""
@@ -416,22 +422,21 @@ class Sealer:
         return Seal(self.epoch, seq, head, nxt, sig)
 
     def advance(self) -> None:
-        """After the seal's commit: the next epoch is in force, the used key zeroed.
+        """After the seal's commit: the next epoch in force, its key over the used one.
+
+        Not flushed: a write a power cut loses is made again by the next start's
+        :meth:`open`, from the key it leaves.
 
         Raises:
-            SealError: the used key could not be zeroed (it is zeroed at the next start).
+            SealError: the key file could not be written (the next start writes it).
         """
         assert self._next is not None
-        used = self._slot
         self._private, self._next = self._next, None
-        self._slot, self.epoch = 1 - used, self.epoch + 1
-        self.keys.erase(used)
+        self.epoch += 1
+        self.keys.write(0, self.epoch, self._private, sync=False)
 
     def drop(self) -> None:
-        """The seal's commit failed: forget the staged key.
-
-        The file's copy is erased at the next start, or overwritten by the next stage.
-        """
+        """The seal's commit failed: forget the derived key."""
         self._next = None
 
 
@@ -452,5 +457,5 @@ def write_chain(db: sqlite3.Connection, c: ChainStart) -> None:
 
 __all__ = ["ChainStart", "KeyFile", "SEAL_EVERY_NS", "SCHEMA", "Seal", "SealError",
            "Sealer", "TABLES", "chains", "current", "default_folder", "first_epoch_from",
-           "has_tables", "key_file", "key_text", "last_seal", "message", "parse_key",
+           "has_tables", "key_file", "key_text", "last_seal", "message", "next_key", "parse_key",
            "raw_public", "seals", "signature_ok", "write_chain", "write_seal"]

@@ -384,7 +384,7 @@ class V2Store(Store):
     format = codec.FORMAT
     schema = V2_SCHEMA
     settings = f"PRAGMA user_version={codec.FORMAT};"
-    new_settings = "PRAGMA auto_vacuum=INCREMENTAL;"
+    new_settings = "PRAGMA page_size=1024; PRAGMA auto_vacuum=INCREMENTAL;"
 
     def __init__(self, db: sqlite3.Connection) -> None:
         super().__init__(db)
