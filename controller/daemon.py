@@ -19,8 +19,7 @@ Start-up order (docs/requirements.md R3: nothing happens until the self-check pa
    broken journal then locks the table, and at once at every later start (its mark).
 
 SIGTERM (or SIGINT) stops cleanly: the link stops first, every input already queued is
-journaled and applied, the journal is closed, systemd is told STOPPING. The shoe link
-going down because of the stop is logged as part of the stop, not as an alarm.
+journaled and applied, the journal is sealed and closed, systemd is told STOPPING.
 
 The shoe, display and simulator packages are loaded by name only when used, so this
 module imports no hardware or display library itself.
@@ -249,11 +248,8 @@ class Daemon:
                                screens=cli.screens_record(self.config), keys=self.key_folder)
         except JournalError as exc:
             raise ConfigError(f"journal: {exc}") from None
-        if self.table.journal.chain_started and self.key_folder is None:
+        if self.table.journal.chain_started and self.key_folder is None:  # for the record
             print(f"verification key: {self.table.journal.verification_key}", file=sys.stderr)
-            log.info("journal %s: new, sealed; its verification key %s (keep it in the "
-                     "table's commissioning record)", self.config.journal_path,
-                     self.table.journal.verification_key)
         from controller.journal_watch import broken_mark
 
         held = broken_mark(self.config.journal_path)  # an earlier full check's: at once

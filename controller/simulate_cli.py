@@ -35,6 +35,7 @@ from controller.game.settlement import BetError, bets_from_mapping, validate_bet
 from controller.game.table import Table
 from controller.game.verdict import integrity_lock
 from controller.journal import JournalError
+from controller.journal.seal import default_folder, key_file
 from controller.journal_watch import lift_mark, mark_broken
 from simulators.deck_file import read_deck_file
 from simulators.event_shoe import EventShoe, parse_faults
@@ -425,6 +426,11 @@ def run(args: argparse.Namespace) -> int:
         except JournalError as exc:
             print(f"threecard simulate: {exc}", file=sys.stderr)
             return 1
+        sealer = table.journal.sealer
+        if tmp is not None and unsent and sealer is not None:  # kept: its key goes on with it
+            kept = key_file(default_folder(), path, sealer.journal_id)
+            kept.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            shutil.copy2(sealer.path, kept)
     finally:
         if tmp is not None and not unsent:
             shutil.rmtree(tmp, ignore_errors=True)

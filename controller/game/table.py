@@ -5,11 +5,9 @@ Inputs (:class:`~controller.game.events.ShoeEvent`,
 :class:`~controller.game.inputs.Tick`) arrive on :attr:`Table.inbox`. One thread
 (:meth:`Table.start`) takes them in order; for each: it is checked against its declaration
 (:mod:`controller.game.inputs`: an input that fails it is refused, logged and never
-journaled), encoded as strict JSON (a PIN is checked and replaced by the role it belongs
-to: no PIN is ever journaled), appended to the journal and committed, then applied to the
-:class:`~controller.game.engine.Game`, then new views are published. Inputs already
-waiting share one commit (each keeps its own journal row); none is applied before its
-row is on disk.
+journaled), encoded as strict JSON (a PIN is replaced by the role it belongs to),
+appended to the journal, applied to the :class:`~controller.game.engine.Game` in the
+commit's transaction (a round closed is sealed in it), and shown once committed.
 
 When no input has been journaled for :attr:`Table.checkpoint_idle_s`, the thread empties
 the journal's write-ahead log (:meth:`~controller.journal.Journal.checkpoint`; a reader
@@ -211,9 +209,8 @@ class Table:
         inbox: put inputs here (thread-safe), or use :meth:`submit`.
         checkpoint_idle_s: seconds without a journaled input before the write-ahead log is
             emptied.
-        derived_idle_s: seconds without a journaled input before derived rows still held
-            (a round's record, the meters) are written in a commit of their own; until
-            then they ride in the next input's commit.
+        derived_idle_s: seconds idle before derived rows held (a round's record, the
+            meters) get a commit of their own; until then they ride in the next input's.
         checkpoint_retry_s: seconds between tries while a reader keeps it from emptying.
         wal_warn_bytes: a write-ahead log larger than this is logged as a warning.
         recovered: the state rebuilt from the journal, before this start-up's record

@@ -1,61 +1,15 @@
-"""The one journal verifier: table start-up and ``threecard verify-journal`` (R3, R4, R7).
+"""The one journal verifier: table start-up and ``threecard verify-journal`` (R3, R4, R7, R16).
 
 Both ask :func:`check` and get a :class:`JournalVerdict`: a typed answer naming the kind
-of every problem and where it is, never a traceback. The checks, in this order (a stage
-that finds a problem ends the check, except the last, which lists every difference):
-
-1. **The anchor** (:class:`~controller.journal.anchor.AnchorFile`): the journal reaches the
-   event its anchor names, and that event still carries the anchored hash. A journal
-   emptied, cut short, or rewritten with a recomputed chain fails here. Without an anchor
-   (an inspector's copy) the verdict says "tail unchecked: no anchor". Heads logged by
-   the daemon (``--anchor SEQ:HASH``) are checked the same way. Events after the
-   anchored one are named in a note: the anchor does not cover them (a crash leaves a
-   few; events appended behind the table's back with their chain recomputed are more).
-2. **The verified snapshot** the anchor names: still there, and still sealed with the
-   anchored seal.
-3. **The file, cheaply** (:mod:`controller.game.verifier_history`): the events numbered
-   from the first to the newest with none missing or added (``COUNT(*)``), SQLite's
-   ``PRAGMA quick_check`` of every page, and, at start-up, the records before its start
-   point as far as no replay is needed: a round row for every round, each readable and
-   consistent (format 1: its columns those of its JSON; format 2: a finished round's
-   status, events in round order, the void rounds the snapshot counts), the ones game
-   recall keeps equal to the snapshot's; the rejections as many as the snapshot counts;
-   older snapshots still sealed. Start-up spends at most :data:`HISTORY_SECONDS` here
-   and names in its notes what it did not finish.
-4. **The hash chain**, from the start point to the newest event.
-5. **The replay** from the start point, every event body parsed and applied, and every
-   derived table compared with it *at the event it was written after*
-   (``derived_at``): the meters and event counters, every round row (format 1: its
-   columns and its whole record; format 2: its status and the event that made its
-   record), every rejection, every snapshot (seal and state). A crash between an event
-   and its derived rows leaves the tables at an earlier event, which they still equal:
-   it is never taken for an edit. But rows derived from an event before the newest
-   commit were written by then (they ride in the next commit): a mark before such an
-   event is derived tables rolled back. Rows the replay has and the tables lack, and
-   rows the tables have and the replay lacks, are problems too.
-
-The start point is the difference between the callers. ``verify-journal``
-(``full=True``) starts from the first event. Start-up starts from the verified snapshot
-the anchor names, so its cost is bounded by the events written since that snapshot (at
-most a snapshot interval and the tail) and by the cheap checks of stage 3, not by a
-rehash and a replay of the journal's whole age: the anchored seal pins the snapshot and
-the chain at it, and the anchored head pins the chain after it. An event before that
-snapshot changed in place, with its hash left broken, or a round record changed in its
-JSON and columns alike (format 2: a round's event moved within its order, or the
-statuses of two rounds swapped), is what only the full check (``verify-journal``)
-reaches: the verdict of start-up says so in a note. A rewrite that recomputes the hashes
-changes the anchored seal and the head, and start-up finds it.
-
-A reader of part of the journal (the shift report of a period, the dispute bundle of a
-round) starts from the snapshot its own figures start from (``since``: the newest one at
-or before that event, never after the anchored one) and checks from there to the anchored
-head as start-up does: its chain, and every derived record, snapshot (the anchored one
-too) and meter against a replay. Its cost is that of the journal after the period's start,
-not of the journal's whole age; what lies before it is left to ``verify-journal``, and the
-verdict's notes say so.
-
-A journal cut by ``journal archive`` (:mod:`controller.game.archive`) is checked through
-its archive when the archive is at hand, and from its cut when it is not.
+of every problem and where it is, never a traceback. The stages, in order (a stage that
+finds a problem ends the check, except the replay, which lists every difference): the
+anchor and logged heads; the verified snapshot the anchor names; the file's cheap checks
+(:mod:`controller.game.verifier_history`); the hash chain; the seals
+(:mod:`controller.game.verifier_seals`); the replay, every derived table compared with it
+at the event it was written after. ``verify-journal`` (``full=True``) starts from the
+first event; start-up from the verified snapshot the anchor names, so its cost is bounded
+by a snapshot interval, not by the journal's age. docs/journal-format.md says what each
+stage finds.
 """
 
 from __future__ import annotations

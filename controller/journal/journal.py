@@ -1,49 +1,17 @@
-"""The journal: an append-only, hash-chained SQLite record of every input (R1, R4, R7).
+"""The journal: an append-only, hash-chained, sealed SQLite record of every input (R1, R4, R7).
 
-One row per input in ``events`` (sequence number, UTC and monotonic times, kind, actor,
-body, chain hash; format 2 stores the hash at checkpoints and derives the others),
-written and committed BEFORE the input is applied. SQLite runs in WAL
-mode with ``synchronous=FULL``, so a commit is on disk when it returns. Several inputs
-already waiting may share one commit (group commit); each keeps its own row and hash,
-and none is applied before its commit. How the rows are stored is the file's format
-(:mod:`controller.journal.store`): a new journal is written compact (format 2,
-:mod:`controller.journal.codec`), a journal of an earlier version goes on in its own
-(format 1). The chain hash is the same in both: it is taken over the event, not over its
-storage (:func:`chain_hash`).
-
-Derived tables, rebuilt from the events whenever needed and written as absolute values
-(so writing them twice is harmless): ``rounds`` (a finished round: format 1 its whole
-game-recall record, format 2 its status and the event that made it), ``meters`` and
-``counters``, ``snapshots`` (the full state after a given event, so start-up replays only
-the tail) and ``rejections`` (why an input was refused). They ride in the next commit
-after the input that produced them, or in a commit of their own when the table goes
-idle. ``derived_at`` names the event they reflect: every commit that carries derived rows
-moves it, in the same transaction, so the derived tables always equal the replayed state
-at that event, whatever instant a crash strikes (:mod:`controller.game.verifier`
-compares them there).
-
-History moved to an archive (:mod:`controller.game.archive`): the journal then starts
-after its cut, whose event and hash ``meta`` keeps (with a snapshot after it, so it
-replays and verifies alone). A reader finds the archive beside the journal by the name
-``meta`` gives (or is given one) and reads both as one journal: events, snapshots, round
-rows and rejections from the first event on.
-
-The anchor: the journal's head (sequence number and hash) and its newest verified
-snapshot are also kept in a small file beside it, ``<journal>.anchor``
-(:mod:`controller.journal.anchor`), flushed to disk after each commit by a thread of its
-own (a flush costs about what a commit does, and the table thread does not wait for
-it; a burst of commits is anchored at its newest head). It may lag the journal by the
-commits of one flush, never lead it: a journal shorter than its anchor, or with another
-hash at the anchored event, was cut or rewritten. The table keeps it from the moment
-start-up has verified the journal; closing brings it to the head.
-
-The write-ahead log grows while a reader holds a read transaction; once readers leave, the
-idle table empties it (:meth:`Journal.checkpoint`; SQLite's own cut it to WAL_SIZE_LIMIT).
+One row per input in ``events``, written and committed BEFORE the input is applied (WAL,
+``synchronous=FULL``; several inputs already waiting may share one commit); tables derived
+from them (rounds, meters, snapshots, rejections) ride in the next commit, ``derived_at``
+naming the event they reflect; the end of every round is sealed in its commit
+(:mod:`controller.journal.seal_writing`). How it all lies in the file, the formats, the
+archive, the anchor and the seals: docs/journal-format.md.
 
 One writer per journal, keyed by the real file (symlinks resolved,
-:class:`~controller.journal.lock.WriterLock`); readers open the file read-only
-(SQLite ``mode=ro``, and ``immutable=1`` when no write-ahead log is beside it), so a
-journal on read-only media can be read.
+:class:`~controller.journal.lock.WriterLock`); readers open the file read-only (SQLite
+``mode=ro``, and ``immutable=1`` when no write-ahead log is beside it), so a journal on
+read-only media can be read. The idle table empties the write-ahead log
+(:meth:`Journal.checkpoint`).
 """
 
 from __future__ import annotations
