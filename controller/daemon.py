@@ -21,8 +21,7 @@ Start-up order (docs/requirements.md R3: nothing happens until the self-check pa
 SIGTERM (or SIGINT) stops cleanly: the link stops first, every input already queued is
 journaled and applied, the journal is sealed and closed, systemd is told STOPPING.
 
-The shoe, display and simulator packages are loaded by name only when used, so this
-module imports no hardware or display library itself.
+Shoe, display and simulator packages are loaded by name only when used.
 """
 
 from __future__ import annotations

@@ -15,8 +15,7 @@ still holding it: again every :attr:`Table.checkpoint_retry_s`), and logs a warn
 log is larger than :attr:`Table.wal_warn_bytes` (a reader that never lets go), then when it
 is back to its size.
 
-Tests and the simulator may call :meth:`Table.process` directly instead of starting
-the thread (never both at once).
+Tests and the simulator may call :meth:`Table.process` instead of starting the thread.
 
 Start-up (in the constructor): :func:`controller.game.verifier.check` verifies the
 journal from the verified snapshot its anchor names (the anchor, the chain, a replay
