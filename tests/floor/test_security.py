@@ -225,7 +225,7 @@ def test_a_feed_over_tls_with_per_table_credentials(floor, tmp_path):
                       "--seats", "2", "--pace-ms", "20")
     wrong.wait_for(r"broker mqtts://localhost:\d+ unreachable \(.*certificate verify failed",
                    30)
-    table.wait_for(r"floor: connected to mqtts://localhost:\d+ as threecard-table-TCP-A", 60)
+    table.wait_for(r"floor: connected to mqtts://localhost:\d+ as TCP-A$", 60)
     table.wait_for(r"round 3: dealer", 30)
     assert table.stop() == 0
 
