@@ -273,7 +273,8 @@ def test_a_plain_connection_to_a_tls_port_or_a_wrong_password_is_said_once_a_min
         p.wait_for(r"WARNING +floor: broker mqtt://\S+ closed the connection before "
                    r"accepting it .*is the port a TLS one \(mqtts://\)", 15)
     procs[2].wait_for(r"ERROR +floor: broker mqtt://\S+ refused the recorder: Not "
-                      r"authorized \(check --username and --password-file\)", 15)
+                      r"authorized \(check --username and --password-file, and that the "
+                      r"broker binds the user to the client id floor\.recorder\)", 15)
     time.sleep(8.0)  # paho tries again every second or two: said once, not each time
     for p in procs:
         warned = [line for line in p.text().splitlines() if "WARNING" in line or "ERROR" in line]
