@@ -1,15 +1,15 @@
 """Per-table credentials, the shipped ACL, and TLS with a CA made for the test.
 
-The broker runs with the ACL shipped in systemd/mosquitto-threecard.acl and a password
-file made by ``mosquitto_passwd``: a table logged in as itself cannot publish as another
-table (the broker refuses it: PUBACK "Not authorized"), nor ask another table to resend;
-a wrong password and no password are refused; the recorder reads every table. Then a
-whole feed runs over TLS (``mqtts://``), the broker on the shipped configuration
-(systemd/mosquitto-threecard.conf, its files made here) installed as it says, in the
-conf.d of Debian's own mosquitto.conf, with those credentials: a table whose ``[floor]``
-names the CA that signed the broker's certificate (and its password file, its user being
-its table id) reaches the recorder; a recorder trusting another CA refuses the broker and
-says why.
+The broker runs with the security settings of systemd/mosquitto-threecard.conf, the ACL
+shipped in systemd/mosquitto-threecard.acl and users made as README.md says (the dynamic
+security plugin, each user bound to its client id): a table logged in as itself cannot
+publish as another table (the broker refuses it: PUBACK "Not authorized"), nor ask another
+table to resend; a wrong password and no password are refused; the recorder reads every
+table. Then a whole feed runs over TLS (``mqtts://``), the broker on the whole shipped
+configuration (its files made here) installed as it says, in the conf.d of Debian's own
+mosquitto.conf, with those users: a table whose ``[floor]`` names the CA that signed the
+broker's certificate (and its password file, its user being its table id) reaches the
+recorder; a recorder trusting another CA refuses the broker and says why.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-ACL = Path(__file__).resolve().parents[2] / "systemd" / "mosquitto-threecard.acl"
 RECORDER = "floor.recorder"
 
 
@@ -175,9 +174,9 @@ def _shipped_conf(floor, folder: Path, port: int, plain: int) -> str:
     conf_d = folder / "conf.d"
     conf_d.mkdir()
     (conf_d / "threecard.conf").write_text(_replaced(
-        (ACL.parent / "mosquitto-threecard.conf").read_text(),
-        (("/etc/mosquitto/threecard.passwd", floor.passwords(**floor.users)),
-         ("/etc/mosquitto/threecard.acl", ACL),
+        floor.conf.read_text(),
+        ((floor.users_file, floor.shipped_users(folder)),
+         ("/etc/mosquitto/threecard.acl", floor.acl),
          ("/etc/mosquitto/certs/floor-ca.pem", folder / "ca.pem"),
          ("/etc/mosquitto/certs/broker.pem", folder / "broker.pem"),
          ("/etc/mosquitto/certs/broker.key", folder / "broker.key"),
@@ -191,12 +190,13 @@ def _shipped_conf(floor, folder: Path, port: int, plain: int) -> str:
 
 
 def test_a_feed_over_tls_with_per_table_credentials(floor, tmp_path):
-    # the broker runs the shipped configuration in Debian's: TLS, password file, ACL,
-    # persistence
+    # the broker runs the shipped configuration in Debian's: TLS, the users bound to their
+    # client ids, ACL, persistence
     port, plain = floor.free_port(), floor.free_port()
     folder = tmp_path / "certs"
     folder.mkdir()
-    broker = floor.broker(tls=True, port=port, main=_shipped_conf(floor, folder, port, plain))
+    broker = floor.broker(tls=True, port=port, main=_shipped_conf(floor, folder, port, plain),
+                          users=floor.users, plain=plain)
     ca_key, ca = _ca("floor test CA")
     _, other = _ca("another CA")
     key, cert = _server(ca_key, ca)
