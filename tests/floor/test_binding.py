@@ -4,7 +4,8 @@ One broker for the module, on the security settings of systemd/mosquitto-threeca
 and its ACL, its users made as README.md says (``mosquitto_ctrl dynsec createClient NAME
 -c NAME``: each user bound to the client id of its name). A table's user connecting with
 the recorder's client id, or another table's, is refused (CONNACK "Not authorized") and the
-recorder keeps its session: it runs on, connected once, and stores what comes next. A
+recorder keeps its session: it runs on, connected once, and stores what comes next; while
+it is down the same is refused, and it resumes its session with what the broker kept. A
 table's user cannot publish on another table's topics nor on any witness, its own
 included: a client with the recorder's rights sees none of it arrive. The recorder's user
 publishes the witness (retained), and each table reads its own only.
@@ -51,9 +52,9 @@ def _status(store, table: str) -> str | None:
         s.close()
 
 
-def _online(table: str) -> bytes:
-    return json.dumps({"table": table, "journal": "a" * 64, "status": "online",
-                       "sent_us": 1}).encode()
+def _status_message(table: str, status: str = "online", sent_us: int = 1) -> bytes:
+    return json.dumps({"table": table, "journal": "a" * 64, "status": status,
+                       "stopped": status == "offline", "sent_us": sent_us}).encode()
 
 
 def test_a_tables_password_cannot_take_the_recorders_session(floor, broker, tmp_path):
@@ -71,7 +72,7 @@ def test_a_tables_password_cannot_take_the_recorders_session(floor, broker, tmp_
     # the recorder kept its session: it runs, connected once, and stores what comes next
     table = floor.client(broker, "TCP-A", floor.users["TCP-A"])
     assert table.connack == 0
-    assert table.publish("threecard/TCP-A/status", _online("TCP-A")) == 0
+    assert table.publish("threecard/TCP-A/status", _status_message("TCP-A")) == 0
     floor.wait_until(lambda: _status(store, "TCP-A") == "online", 15, "the status stored")
     assert recorder.proc.poll() is None
     assert recorder.text().count("recorder connected") == 1, recorder.text()
@@ -79,6 +80,16 @@ def test_a_tables_password_cannot_take_the_recorders_session(floor, broker, tmp_
     log = (broker.folder / "mosquitto.log").read_text()
     assert "already connected, closing old connection" not in log, log
     assert recorder.stop() == 0
+    # nor while the recorder is down, when the broker keeps its messages in its session
+    thief = floor.client(broker, "TCP-A", floor.users["TCP-A"], client_id=RECORDER)
+    assert thief.connack == NOT_AUTHORIZED
+    assert table.publish("threecard/TCP-A/status", _status_message("TCP-A", "offline", 2)) == 0
+    again = floor.recorder(broker, store, "--username", RECORDER, "--password-file", str(pw),
+                           name="recorder-again")
+    again.wait_for(r"recorder connected to \S+ as floor\.recorder \(session resumed\)")
+    floor.wait_until(lambda: _status(store, "TCP-A") not in (None, "online"), 15,
+                     "the status sent while the recorder was down stored")
+    assert again.stop() == 0
 
 
 def test_a_tables_password_cannot_take_another_tables_client_id(floor, broker):
@@ -88,7 +99,7 @@ def test_a_tables_password_cannot_take_another_tables_client_id(floor, broker):
         thief = floor.client(broker, "TCP-A", floor.users["TCP-A"], client_id=client_id)
         assert thief.connack == NOT_AUTHORIZED, client_id
     assert not b.gone.is_set()
-    assert b.publish("threecard/TCP-B/status", _online("TCP-B")) == 0
+    assert b.publish("threecard/TCP-B/status", _status_message("TCP-B")) == 0
     log = (broker.folder / "mosquitto.log").read_text()
     assert "already connected, closing old connection" not in log, log
 
