@@ -78,7 +78,7 @@ same process, keeps its pace."""
 IDLE_POLL_S = 0.5
 """With nothing to do, the journal is read again at least this often."""
 YIELD_S = 60.0
-"""Seconds a table that found another online with its id waits before connecting again."""
+"""Seconds a table that found another table with its id waits before connecting again."""
 QUICK_S = 3.0
 QUICK_LOSSES = 3
 """A table whose connections the broker closes this many times in a row, each less than
@@ -398,6 +398,7 @@ class FloorPublisher:
         s = self.settings
         if self.connected:
             self._before = self._connection
+        if self.connected and rc.is_failure:  # closed by the broker, not by this table
             quick = time.monotonic() - self._accepted_at < QUICK_S
             self._quick = self._quick + 1 if quick else 0
         if self._yielded:
