@@ -339,6 +339,19 @@ class Floor:
                         "--pace-ms", str(pace_ms), "--journal", str(journal),
                         "--floor", broker.url, "--table-id", table_id, *extra)
 
+    def secured_table(self, broker: Broker, table_id: str, journal: Path, pace_ms: int,
+                      **settings: str) -> Proc:
+        """``threecard run --demo --config``: its ``[floor]`` names ``broker``, ``settings``
+        and the table's password file (its user being its table id)."""
+        config = self.folder / f"{table_id}.toml"
+        password = self.secret(f"{table_id}.pw", self.users[table_id])
+        lines = "".join(f'{k} = "{v}"\n' for k, v in
+                        {"broker": broker.url, **settings, "password_file": password}.items())
+        config.write_text(f'[table]\nid = "{table_id}"\n[journal]\npath = "{journal}"\n'
+                          f'[floor]\n{lines}')
+        return self.run(table_id, "run", "--demo", "--config", str(config), "--headless",
+                        "--seats", "2", "--pace-ms", str(pace_ms))
+
     free_port = staticmethod(free_port)
     wait_until = staticmethod(wait_until)
 

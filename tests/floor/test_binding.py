@@ -151,13 +151,8 @@ def test_a_table_the_acl_refuses_says_so_and_is_not_taken_for_another_with_its_i
         floor, broker, tmp_path):
     # a topic prefix the ACL does not know: each message is refused and the table closes its
     # connection itself, to try again; those closings are not another table's doing
-    config = tmp_path / "table.toml"
-    config.write_text(
-        f'[table]\nid = "TCP-A"\n[journal]\npath = "{tmp_path / "journal.sqlite3"}"\n'
-        f'[floor]\nbroker = "{broker.url}"\ntopic_prefix = "casino"\n'
-        f'password_file = "{floor.secret("TCP-A.pw", floor.users["TCP-A"])}"\n')
-    table = floor.run("TCP-A-prefix", "run", "--demo", "--config", str(config), "--headless",
-                      "--seats", "2", "--pace-ms", "50")
+    table = floor.secured_table(broker, "TCP-A", tmp_path / "journal.sqlite3", 50,
+                                topic_prefix="casino")
     table.wait_for(r"WARNING +floor: broker refused a \w+ message \(Not authorized\): "
                    r"check the ACL lets table TCP-A publish under casino/TCP-A/#", 60)
     floor.wait_until(lambda: table.text().count("floor: connected to") >= QUICK_LOSSES + 1,

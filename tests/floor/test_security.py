@@ -216,13 +216,7 @@ def test_a_feed_over_tls_with_per_table_credentials(floor, tmp_path):
                            "--username", RECORDER, "--password-file", str(floor_pw),
                            "--client-id", "other-recorder", name="wrong-ca", wait=False)
     journal = tmp_path / "TCP-A.sqlite3"
-    config = tmp_path / "TCP-A.toml"
-    config.write_text(
-        f'[table]\nid = "TCP-A"\n[journal]\npath = "{journal}"\n'
-        f'[floor]\nbroker = "{broker.url}"\nca_file = "{ca_file}"\n'
-        f'password_file = "{floor.secret("TCP-A.pw", floor.users["TCP-A"])}"\n')
-    table = floor.run("TCP-A", "run", "--demo", "--config", str(config), "--headless",
-                      "--seats", "2", "--pace-ms", "20")
+    table = floor.secured_table(broker, "TCP-A", journal, 20, ca_file=str(ca_file))
     wrong.wait_for(r"broker mqtts://localhost:\d+ unreachable \(.*certificate verify failed",
                    30)
     table.wait_for(r"floor: connected to mqtts://localhost:\d+ as TCP-A$", 60)
