@@ -4,7 +4,7 @@
 meters and events from the broker into a SQLite store, each table's continuity checked and
 mended. ``rounds`` and ``status`` read the store read-only (the recorder may be running).
 Exit status: 0 fine, 1 a store or broker problem, 2 usage (``serve``: also its session
-taken over by another recorder with the same ``--client-id``).
+taken over by another recorder with the same client id).
 """
 
 from __future__ import annotations
@@ -23,6 +23,9 @@ from controller.cli import line_handler, whole_number
 from controller.game.config import TABLE_ID_PATTERN
 from controller.game.text import for_terminal
 from controller.recall_cli import MAX_LAST, format_round
+
+DEFAULT_CLIENT_ID = "threecard-floor"
+"""The recorder's client id on a broker without users (``--client-id``)."""
 
 
 def _table_id(text: str) -> str:
@@ -51,11 +54,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="a file whose first line is the recorder's password")
     serve.add_argument("--topic-prefix", default="threecard",
                        help="the topics' first levels (default threecard)")
-    serve.add_argument("--client-id", default="threecard-floor",
-                       help="the recorder's client id (default threecard-floor): its "
-                       "persistent session on the broker, which keeps its messages while it "
-                       "is down; one recorder per id (a second one with the same id takes "
-                       "the session over and the first stops, exit status 2)")
+    serve.add_argument("--client-id", default="",
+                       help="the recorder's client id (default its --username, which the "
+                       "shipped broker configuration binds it to; without one "
+                       f"{DEFAULT_CLIENT_ID}): its persistent session on the broker, which "
+                       "keeps its messages while it is down; one recorder per id (a second "
+                       "one with the same id takes the session over and the first stops, "
+                       "exit status 2)")
     serve.add_argument("--log-level", choices=("debug", "info", "warning", "error"),
                        default="info")
     rounds = sub.add_parser("rounds", help="a table's rounds from the store",
@@ -107,7 +112,8 @@ def _serve(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     try:
-        return serve(settings, args.store, args.client_id, stop)
+        return serve(settings, args.store, args.client_id or args.username or DEFAULT_CLIENT_ID,
+                     stop)
     except FloorError as exc:
         print(f"threecard floor serve: {exc.as_option()}", file=sys.stderr)
         return 2

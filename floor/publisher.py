@@ -15,15 +15,21 @@ journal is read :data:`CHUNK` events at a time, and while the feed catches up (a
 a resend) it rests between chunks so that it works :data:`FEED_SHARE` of the time at most:
 the table's own thread, in the same process, keeps its pace.
 
-Each connection is a fresh MQTT 5 client (a client id of its own) with a clean start:
-nothing is resent behind our back. Its last will sets ``status`` to ``offline``
-(retained); once connected it sets ``online``, listens on its ``resend`` and ``status``
-topics and sends everything not yet acknowledged, then the newest ``meters`` and
-``state`` (retained), which a broker restarted without persistence has lost. A status on
-its own topic from another table online with its id is said, and the table that came
-second waits (:meth:`FloorPublisher._on_status`). A file that cannot be read at a
-reconnection (a password file being replaced) is tried again; an error in the feed starts
-it again from the cursor after :data:`RESTART_S`: the feed never stops for the run.
+Each connection is a fresh MQTT 5 client with a clean start: nothing is resent behind
+our back. Its client id is the table id, the one a secured broker binds to the table's user
+(``systemd/mosquitto-threecard.conf``). Its last will sets ``status`` to ``offline``
+(retained); once connected it listens on its ``resend`` and ``status`` topics, sets
+``online`` and sends everything not yet acknowledged, then the newest ``meters`` and
+``state`` (retained), which a broker restarted without persistence has lost.
+
+Two tables with one id share one client id: each connection of one closes the other's (the
+broker keeps the newest). Each says so when the other's last will shows that it connected
+in between (:meth:`FloorPublisher._on_status`), and the table whose connections are closed
+:data:`QUICK_LOSSES` times in a row within :data:`QUICK_S` of being accepted waits
+:data:`YIELD_S`: the one that came second, since the first had its connection for longer
+when the second closed it. A file that cannot be read at a reconnection (a password file
+being replaced) is tried again; an error in the feed starts it again from the cursor after
+:data:`RESTART_S`: the feed never stops for the run.
 
 A resend request (``{"journal": <first event hash>, "from_round": N}``) starts a second
 follower that replays the journal from before round N and publishes its rounds up to where
@@ -35,7 +41,6 @@ from __future__ import annotations
 
 import logging
 import queue
-import secrets
 import threading
 import time
 from collections import deque
@@ -73,7 +78,12 @@ same process, keeps its pace."""
 IDLE_POLL_S = 0.5
 """With nothing to do, the journal is read again at least this often."""
 YIELD_S = 60.0
-"""Seconds a table that found another online with its id waits before connecting again."""
+"""Seconds a table that found another table with its id waits before connecting again."""
+QUICK_S = 3.0
+QUICK_LOSSES = 3
+"""A table whose connections the broker closes this many times in a row, each less than
+:data:`QUICK_S` seconds after accepting it, waits :data:`YIELD_S`: another client connects
+with its client id (another table with its id), and each connection closes the other's."""
 RESTART_S = 5.0
 """Seconds before the feed starts again after an error."""
 STATUS_EVERY_S = 10.0
@@ -125,8 +135,11 @@ class FloorPublisher:
         self.settings = settings
         self.path = journal_path
         self.table_id = table_id
-        self.client_id = f"threecard-table-{table_id}-{secrets.token_hex(3)}"
+        self.client_id = table_id
         self._connection = 0  # when the current connection was opened (its status says)
+        self._before = 0  # when the connection before it was opened (0: none accepted yet)
+        self._accepted_at = 0.0  # monotonic: when the broker accepted the current one
+        self._quick = 0  # connections in a row closed soon after the broker accepted them
         self.cursor = 0
         self.connected = False
         self.published = self.acknowledged = self.refused = 0
@@ -356,20 +369,24 @@ class FloorPublisher:
     def _on_connect(self, rc: Any) -> None:
         if rc.is_failure:
             self._throttle.log("refused", logging.ERROR, "floor: broker %s refused the "
-                               "connection of table %s: %s (check its user and password)",
-                               self.settings.broker, self.table_id, rc)
+                               "connection of table %s: %s (check its user and password, "
+                               "and that the broker binds its user to the client id %s)",
+                               self.settings.broker, self.table_id, rc, self.client_id)
             self._refused = True
             self._retry_s = RETRY_S[1]
             return  # the broker closes it: "lost" follows
         self.connected = True
         self._unreachable = False
         self._retry_s = RETRY_S[0]
+        self._accepted_at = time.monotonic()
         self._throttle.clear("connect", "refused", "closed", "settings")
         log.info("floor: connected to %s as %s", self.settings.broker, self.client_id)
         s, c = self.settings, self._client
-        self._online()
+        # first the status the broker holds (the last will of a table that connected with
+        # our client id in between says so: _on_status), then ours
         c.subscribe([(s.topic(self.table_id, "resend"), 1), (s.topic(self.table_id, "status"),
                                                              1)])
+        self._online()
         for e in (*self._resent, *self._live):
             e.mid = None  # everything not acknowledged goes again, in order
         self._by_mid.clear()
@@ -379,8 +396,23 @@ class FloorPublisher:
     def _on_lost(self, rc: Any) -> None:
         c, self._client = self._client, None
         s = self.settings
+        if self.connected:
+            self._before = self._connection
+        if self.connected and rc.is_failure:  # closed by the broker, not by this table
+            quick = time.monotonic() - self._accepted_at < QUICK_S
+            self._quick = self._quick + 1 if quick else 0
         if self._yielded:
             self._retry_s = YIELD_S
+        elif self._quick >= QUICK_LOSSES:
+            self._quick = 0
+            self._retry_s = YIELD_S
+            self._throttle.log("taken", logging.ERROR, "floor: broker %s closed the "
+                               "connection of table %s %d times in a row within %.0f s of "
+                               "accepting it: another client connects with its client id %s "
+                               "(another table with its id? Each table needs an id of its "
+                               "own); this table's feed waits and tries again in %.0f s",
+                               s.broker, self.table_id, QUICK_LOSSES, QUICK_S,
+                               self.client_id, YIELD_S)
         elif self.connected:
             log.warning("floor: connection to %s lost (%s); the journal keeps the feed",
                         s.broker, rc)
@@ -428,11 +460,14 @@ class FloorPublisher:
     def _on_status(self, payload: bytes) -> None:
         """A status on our own topic: ours, a last will of our own, or another table's.
 
-        Another table online with our id and another journal, connected before us: this
-        table says so, marks its own journal offline and waits :data:`YIELD_S` (the first
-        one keeps the floor). Anything else not ours (a will of our own previous
-        connection, the newer table's online) is answered with our ``online`` again, so
-        the retained status stays ours.
+        The last will of another journal's connection opened after our previous one: a
+        table with our id (our client id) connected in between, closing our connection,
+        and ours closed it in turn; this table says so (:data:`QUICK_LOSSES` decides which
+        one waits). Another table online with our id and another journal, connected before
+        us (a broker that lets both connect): this table says so, marks its own journal
+        offline and waits :data:`YIELD_S` (the first one keeps the floor). Anything else
+        not ours (a will of our own previous connection, the newer table's online) is
+        answered with our ``online`` again, so the retained status stays ours.
         """
         try:
             other = decode(StatusMessage.name, payload)
@@ -441,6 +476,13 @@ class FloorPublisher:
         if other.connection == self._connection or not self.connected:
             return  # our own
         s, c = self.settings, self._client
+        if other.status == "offline" and not other.stopped and other.journal != self.genesis \
+                and 0 < self._before < other.connection:
+            self._throttle.log("duplicate", logging.ERROR, "floor: another table connected "
+                               "to %s as table %s (journal %s, connected %s), closing this "
+                               "table's connection: each table needs an id of its own",
+                               s.broker, self.table_id, other.journal[:16],
+                               _utc(other.connection))
         if other.status == "online" and other.journal != self.genesis:
             first = (other.connection, other.journal) < (self._connection, self.genesis)
             self._throttle.log("duplicate", logging.ERROR, "floor: another table is online "

@@ -352,14 +352,16 @@ def _message_fault(exc: sqlite3.Error) -> bool:
                             sqlite3.InterfaceError, sqlite3.ProgrammingError))
 
 
-def serve(settings: FloorSettings, store_path: str, client_id: str = "threecard-floor",
+def serve(settings: FloorSettings, store_path: str, client_id: str,
           stop: threading.Event | None = None) -> int:
     """Run the recorder until ``stop`` is set (the command sets it on SIGTERM or SIGINT).
 
     Args:
         settings: the broker, TLS files, credentials and topic prefix.
         store_path: the store file (created when missing).
-        client_id: the recorder's client id: its persistent session on the broker.
+        client_id: the recorder's client id: its persistent session on the broker (a
+            secured broker binds it to the recorder's user, ``threecard floor serve``
+            names it after the user).
         stop: set to stop.
 
     Returns:
@@ -406,8 +408,9 @@ def serve(settings: FloorSettings, store_path: str, client_id: str = "threecard-
     def on_connect(c, _u, flags, rc, _p) -> None:  # noqa: ANN001 - paho's callback
         if rc.is_failure:
             throttle.log("refused", logging.ERROR, "floor: broker %s refused the recorder: %s "
-                         "(check --username and --password-file); trying again",
-                         settings.broker, rc)
+                         "(check --username and --password-file, and that the broker binds "
+                         "the user to the client id %s); trying again", settings.broker, rc,
+                         client_id)
             state["refused"] = True
             return
         state["connected"] = True
@@ -446,7 +449,8 @@ def serve(settings: FloorSettings, store_path: str, client_id: str = "threecard-
                              + ("the broker said so" if rc == TAKEN_OVER else
                                 f"{QUICK_LOSSES} connections lost within {QUICK_S:.0f} s")
                              + "): is another `threecard floor serve` running with it? Give "
-                             "each recorder a --client-id of its own")
+                             "each recorder a user of its own (a --client-id of its own on "
+                             "a broker without users)")
                 stop.set()
                 return
             throttle.log("lost", logging.WARNING, "floor: recorder lost the broker (%s); "

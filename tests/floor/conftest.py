@@ -3,8 +3,10 @@
 ``floor`` starts Mosquitto on a free loopback port with a configuration generated in the
 test's folder (no persistence: a broker killed loses what it held), ``threecard floor
 serve``, ``threecard run --demo`` tables and ``threecard simulate`` runs, and stops every
-one of them at the end. Without mosquitto installed the tests are skipped, with the
-reason, except in CI, where they fail: CI installs it (.ci/run).
+one of them at the end. A secured broker takes its security settings from the shipped
+systemd/mosquitto-threecard.conf and .acl, and its users are made as README.md says
+(``mosquitto_ctrl``: each bound to its client id). Without mosquitto installed the tests
+are skipped, with the reason, except in CI, where they fail: CI installs it (.ci/run).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import json
 import os
 import pwd
 import re
+import shlex
 import shutil
 import signal
 import socket
@@ -31,6 +34,11 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 REPO = Path(__file__).resolve().parents[2]
 ACL = REPO / "systemd" / "mosquitto-threecard.acl"
+CONF = REPO / "systemd" / "mosquitto-threecard.conf"
+USERS_FILE = "/var/lib/mosquitto/dynamic-security.json"
+"""Where the shipped configuration keeps the users (the dynamic security plugin's file)."""
+ADMIN = ("floor.admin", "admin-secret")
+"""The broker's administrator, as README.md names it, and its password here."""
 
 
 def _find(name: str, *dirs: str) -> str | None:
@@ -45,7 +53,7 @@ def _find(name: str, *dirs: str) -> str | None:
 
 
 MOSQUITTO = _find("mosquitto", "/usr/sbin", "/usr/local/sbin")
-MOSQUITTO_PASSWD = _find("mosquitto_passwd", "/usr/bin", "/usr/local/bin")
+MOSQUITTO_CTRL = _find("mosquitto_ctrl", "/usr/bin", "/usr/local/bin")
 
 
 def _in_ci() -> bool:
@@ -54,7 +62,7 @@ def _in_ci() -> bool:
 
 def need_mosquitto() -> None:
     """Skip without mosquitto (fail in CI, which must have it)."""
-    if MOSQUITTO is None or MOSQUITTO_PASSWD is None:
+    if MOSQUITTO is None or MOSQUITTO_CTRL is None:
         why = "mosquitto is not installed (Debian package mosquitto)"
         if _in_ci():
             pytest.fail(f"{why}: CI installs it (.ci/run)")
@@ -78,14 +86,53 @@ def wait_until(cond: Callable[[], Any], timeout: float, what: str, every: float 
         time.sleep(every)
 
 
+def readme_command(start: str) -> str:
+    """The one line of README.md's commands that starts with ``start``."""
+    lines = [line.strip() for line in (REPO / "README.md").read_text().splitlines()
+             if line.strip().startswith(start)]
+    assert len(lines) == 1, (start, lines)
+    return lines[0]
+
+
+def shipped_users(folder: Path) -> Path:
+    """The plugin's users file as README.md makes it: ``mosquitto_ctrl dynsec init`` with
+    the administrator, then its command that leaves reading to the ACL."""
+    path = folder / "dynamic-security.json"
+    subprocess.run([MOSQUITTO_CTRL, "dynsec", "init", str(path), *ADMIN], check=True,
+                   capture_output=True, timeout=30)
+    deny = readme_command("sed -i ").replace(USERS_FILE, shlex.quote(str(path)))
+    subprocess.run(deny, shell=True, check=True, timeout=30)  # noqa: S602 - README's line
+    return path
+
+
+def shipped_security(users: Path) -> list[str]:
+    """The security lines of systemd/mosquitto-threecard.conf (the users, the ACL), their
+    files here."""
+    keys = ("per_listener_settings", "allow_anonymous", "plugin", "plugin_opt_config_file",
+            "acl_file")
+    lines = [line.replace(USERS_FILE, str(users)).replace("/etc/mosquitto/threecard.acl",
+                                                          str(ACL))
+             for line in CONF.read_text().splitlines() if line.split(" ")[0] in keys]
+    assert [line.split(" ")[0] for line in lines] == list(keys), lines
+    return lines
+
+
 class Broker:
-    """Mosquitto with a generated configuration on a loopback port."""
+    """Mosquitto with a generated configuration on a loopback port.
+
+    ``users`` (name: password) are made once it first starts, as README.md says: with
+    ``mosquitto_ctrl`` over the plain listener (``plain``, else the broker's port), each
+    bound to the client id of its name.
+    """
 
     def __init__(self, folder: Path, lines: list[str], tls: bool, port: int | None = None,
-                 main: str | None = None) -> None:
+                 main: str | None = None, users: dict[str, str] | None = None,
+                 plain: int | None = None) -> None:
         self.folder = folder
         self.port = port or free_port()
+        self.plain = plain or self.port
         self.tls = tls
+        self.users = dict(users or {})
         self.conf = folder / "mosquitto.conf"
         tls_files = [f"cafile {folder / 'ca.pem'}", f"certfile {folder / 'broker.pem'}",
                      f"keyfile {folder / 'broker.key'}"] if tls else []
@@ -118,7 +165,18 @@ class Broker:
             except OSError:
                 return False
         wait_until(up, 10, "mosquitto to listen", every=0.05)
+        for user, password in self.users.items():
+            self.ctrl("createClient", user, "-c", user, "-p", password)
+        self.users.clear()  # kept in the plugin's file through a restart
         return self
+
+    def ctrl(self, *command: str) -> str:
+        """``mosquitto_ctrl dynsec COMMAND`` as the administrator; its output."""
+        p = subprocess.run([MOSQUITTO_CTRL, "-h", "127.0.0.1", "-p", str(self.plain), "-u",
+                            ADMIN[0], "-P", ADMIN[1], "dynsec", *command],
+                           capture_output=True, text=True, timeout=30)
+        assert p.returncode == 0 and "Error" not in p.stdout + p.stderr, p.stdout + p.stderr
+        return p.stdout
 
     def kill(self) -> None:
         """SIGKILL: everything the broker held (sessions, queues, retained) is lost."""
@@ -167,8 +225,10 @@ class Proc:
 class BareClient:
     """A bare MQTT 5 client: what a table or a recorder could send, nothing filtered."""
 
-    def __init__(self, broker: Any, user: str | None, password: str | None) -> None:
-        self.c = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+    def __init__(self, broker: Any, user: str | None, password: str | None,
+                 client_id: str | None = None) -> None:
+        self.c = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5,
+                             client_id=(user or "") if client_id is None else client_id)
         if user:
             self.c.username_pw_set(user, password)
         self.connack = None
@@ -214,6 +274,8 @@ class Floor:
     """Brokers, recorders, tables and simulations for one test; all stopped at the end."""
 
     users = PASSWORDS
+    conf, acl, users_file = CONF, ACL, USERS_FILE
+    shipped_users = staticmethod(shipped_users)
 
     def __init__(self, folder: Path) -> None:
         need_mosquitto()
@@ -223,26 +285,30 @@ class Floor:
         self.clients: list[BareClient] = []
 
     def broker(self, lines: list[str] | None = None, tls: bool = False,
-               port: int | None = None, main: str | None = None) -> Broker:
+               port: int | None = None, main: str | None = None,
+               users: dict[str, str] | None = None, plain: int | None = None) -> Broker:
         """A broker (not started); ``port``: its ``lines`` (or ``main``, a whole
-        configuration) open their own listeners."""
+        configuration) open their own listeners (``plain``: the one without TLS on the
+        loopback, where ``users`` are made)."""
         folder = self.folder / f"broker{len(self.brokers)}"
         folder.mkdir()
         b = Broker(folder, lines if lines is not None else ["allow_anonymous true"], tls,
-                   port, main)
+                   port, main, users, plain)
         self.brokers.append(b)
         return b
 
     def secured(self, tls: bool = False) -> Broker:
-        """A broker (not started) with :data:`PASSWORDS` and the shipped ACL."""
-        pw = self.passwords(**PASSWORDS)
-        return self.broker(["allow_anonymous false", f"password_file {pw}", f"acl_file {ACL}"],
-                           tls=tls)
+        """A broker (not started) with the shipped configuration's security settings: the
+        users of :data:`PASSWORDS`, each bound to its client id, and the shipped ACL."""
+        folder = self.folder / f"users{len(self.brokers)}"
+        folder.mkdir()
+        return self.broker(shipped_security(shipped_users(folder)), tls=tls, users=PASSWORDS)
 
-    def client(self, broker: Broker, user: str | None = None, password: str | None = None
-               ) -> BareClient:
-        """A bare client connected to ``broker`` (closed at the end)."""
-        c = BareClient(broker, user, password)
+    def client(self, broker: Broker, user: str | None = None, password: str | None = None,
+               client_id: str | None = None) -> BareClient:
+        """A bare client connected to ``broker`` (closed at the end); its client id is its
+        user's name unless ``client_id`` says otherwise."""
+        c = BareClient(broker, user, password, client_id)
         self.clients.append(c)
         return c
 
@@ -273,12 +339,18 @@ class Floor:
                         "--pace-ms", str(pace_ms), "--journal", str(journal),
                         "--floor", broker.url, "--table-id", table_id, *extra)
 
-    def passwords(self, **users: str) -> Path:
-        path = self.folder / "passwd"
-        for i, (user, password) in enumerate(users.items()):
-            subprocess.run([MOSQUITTO_PASSWD, *(["-c"] if i == 0 else []), "-b", str(path),
-                            user, password], check=True, capture_output=True, timeout=30)
-        return path
+    def secured_table(self, broker: Broker, table_id: str, journal: Path, pace_ms: int,
+                      **settings: str) -> Proc:
+        """``threecard run --demo --config``: its ``[floor]`` names ``broker``, ``settings``
+        and the table's password file (its user being its table id)."""
+        config = self.folder / f"{table_id}.toml"
+        password = self.secret(f"{table_id}.pw", self.users[table_id])
+        lines = "".join(f'{k} = "{v}"\n' for k, v in
+                        {"broker": broker.url, **settings, "password_file": password}.items())
+        config.write_text(f'[table]\nid = "{table_id}"\n[journal]\npath = "{journal}"\n'
+                          f'[floor]\n{lines}')
+        return self.run(table_id, "run", "--demo", "--config", str(config), "--headless",
+                        "--seats", "2", "--pace-ms", str(pace_ms))
 
     free_port = staticmethod(free_port)
     wait_until = staticmethod(wait_until)
@@ -325,5 +397,13 @@ class Floor:
 @pytest.fixture
 def floor(tmp_path):
     f = Floor(tmp_path)
+    yield f
+    f.close()
+
+
+@pytest.fixture(scope="module")
+def module_floor(tmp_path_factory):
+    """A :class:`Floor` the tests of a module share (a broker started once for all)."""
+    f = Floor(tmp_path_factory.mktemp("floor"))
     yield f
     f.close()

@@ -1,15 +1,15 @@
 """Per-table credentials, the shipped ACL, and TLS with a CA made for the test.
 
-The broker runs with the ACL shipped in systemd/mosquitto-threecard.acl and a password
-file made by ``mosquitto_passwd``: a table logged in as itself cannot publish as another
-table (the broker refuses it: PUBACK "Not authorized"), nor ask another table to resend;
-a wrong password and no password are refused; the recorder reads every table. Then a
-whole feed runs over TLS (``mqtts://``), the broker on the shipped configuration
-(systemd/mosquitto-threecard.conf, its files made here) installed as it says, in the
-conf.d of Debian's own mosquitto.conf, with those credentials: a table whose ``[floor]``
-names the CA that signed the broker's certificate (and its password file, its user being
-its table id) reaches the recorder; a recorder trusting another CA refuses the broker and
-says why.
+The broker runs with the security settings of systemd/mosquitto-threecard.conf, the ACL
+shipped in systemd/mosquitto-threecard.acl and users made as README.md says (the dynamic
+security plugin, each user bound to its client id): a table logged in as itself cannot
+publish as another table (the broker refuses it: PUBACK "Not authorized"), nor ask another
+table to resend; a wrong password and no password are refused; the recorder reads every
+table. Then a whole feed runs over TLS (``mqtts://``), the broker on the whole shipped
+configuration (its files made here) installed as it says, in the conf.d of Debian's own
+mosquitto.conf, with those users: a table whose ``[floor]`` names the CA that signed the
+broker's certificate (and its password file, its user being its table id) reaches the
+recorder; a recorder trusting another CA refuses the broker and says why.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-ACL = Path(__file__).resolve().parents[2] / "systemd" / "mosquitto-threecard.acl"
 RECORDER = "floor.recorder"
 
 
@@ -175,9 +174,9 @@ def _shipped_conf(floor, folder: Path, port: int, plain: int) -> str:
     conf_d = folder / "conf.d"
     conf_d.mkdir()
     (conf_d / "threecard.conf").write_text(_replaced(
-        (ACL.parent / "mosquitto-threecard.conf").read_text(),
-        (("/etc/mosquitto/threecard.passwd", floor.passwords(**floor.users)),
-         ("/etc/mosquitto/threecard.acl", ACL),
+        floor.conf.read_text(),
+        ((floor.users_file, floor.shipped_users(folder)),
+         ("/etc/mosquitto/threecard.acl", floor.acl),
          ("/etc/mosquitto/certs/floor-ca.pem", folder / "ca.pem"),
          ("/etc/mosquitto/certs/broker.pem", folder / "broker.pem"),
          ("/etc/mosquitto/certs/broker.key", folder / "broker.key"),
@@ -191,12 +190,13 @@ def _shipped_conf(floor, folder: Path, port: int, plain: int) -> str:
 
 
 def test_a_feed_over_tls_with_per_table_credentials(floor, tmp_path):
-    # the broker runs the shipped configuration in Debian's: TLS, password file, ACL,
-    # persistence
+    # the broker runs the shipped configuration in Debian's: TLS, the users bound to their
+    # client ids, ACL, persistence
     port, plain = floor.free_port(), floor.free_port()
     folder = tmp_path / "certs"
     folder.mkdir()
-    broker = floor.broker(tls=True, port=port, main=_shipped_conf(floor, folder, port, plain))
+    broker = floor.broker(tls=True, port=port, main=_shipped_conf(floor, folder, port, plain),
+                          users=floor.users, plain=plain)
     ca_key, ca = _ca("floor test CA")
     _, other = _ca("another CA")
     key, cert = _server(ca_key, ca)
@@ -216,16 +216,10 @@ def test_a_feed_over_tls_with_per_table_credentials(floor, tmp_path):
                            "--username", RECORDER, "--password-file", str(floor_pw),
                            "--client-id", "other-recorder", name="wrong-ca", wait=False)
     journal = tmp_path / "TCP-A.sqlite3"
-    config = tmp_path / "TCP-A.toml"
-    config.write_text(
-        f'[table]\nid = "TCP-A"\n[journal]\npath = "{journal}"\n'
-        f'[floor]\nbroker = "{broker.url}"\nca_file = "{ca_file}"\n'
-        f'password_file = "{floor.secret("TCP-A.pw", floor.users["TCP-A"])}"\n')
-    table = floor.run("TCP-A", "run", "--demo", "--config", str(config), "--headless",
-                      "--seats", "2", "--pace-ms", "20")
+    table = floor.secured_table(broker, "TCP-A", journal, 20, ca_file=str(ca_file))
     wrong.wait_for(r"broker mqtts://localhost:\d+ unreachable \(.*certificate verify failed",
                    30)
-    table.wait_for(r"floor: connected to mqtts://localhost:\d+ as threecard-table-TCP-A", 60)
+    table.wait_for(r"floor: connected to mqtts://localhost:\d+ as TCP-A$", 60)
     table.wait_for(r"round 3: dealer", 30)
     assert table.stop() == 0
 
@@ -273,7 +267,8 @@ def test_a_plain_connection_to_a_tls_port_or_a_wrong_password_is_said_once_a_min
         p.wait_for(r"WARNING +floor: broker mqtt://\S+ closed the connection before "
                    r"accepting it .*is the port a TLS one \(mqtts://\)", 15)
     procs[2].wait_for(r"ERROR +floor: broker mqtt://\S+ refused the recorder: Not "
-                      r"authorized \(check --username and --password-file\)", 15)
+                      r"authorized \(check --username and --password-file, and that the "
+                      r"broker binds the user to the client id floor\.recorder\)", 15)
     time.sleep(8.0)  # paho tries again every second or two: said once, not each time
     for p in procs:
         warned = [line for line in p.text().splitlines() if "WARNING" in line or "ERROR" in line]
