@@ -29,6 +29,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,40 +62,61 @@ class FullCheck:
     seconds: float = 0.0
 
 
-def check_in_full(journal: str, stop: threading.Event) -> FullCheck | None:
+def check_in_full(journal: str, stop: threading.Event, resume: tuple[int, str] | None = None,
+                  on_progress: Callable[[int, str], None] | None = None) -> FullCheck | None:
     """Run ``threecard verify-journal --json`` on ``journal`` and read its verdict.
 
     Args:
         journal: the journal file's path (the archive beside it is read as
             ``verify-journal`` reads it).
         stop: set to end the check early (the daemon stops): the child is ended.
+        resume: (snapshot event, seal) an earlier check verified everything up to: this
+            one goes on from there.
+        on_progress: called with (snapshot event, seal) as the check verifies up to each
+            stored snapshot (the progress a later start resumes from).
 
     Returns:
         The verdict, or None when ``stop`` ended it first.
     """
     t0 = time.monotonic()
-    cmd = own_code_command("verify-journal", f"--journal={journal}", "--json")
+    cmd = own_code_command("verify-journal", f"--journal={journal}", "--json", "--progress",
+                           *([f"--resume={resume[0]}:{resume[1]}"] if resume else []))
     try:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
     except OSError as exc:
         return FullCheck(None, f"the check could not start: {exc}")
-    out = err = ""
-    while True:
-        try:
-            out, err = proc.communicate(timeout=POLL_S)
-            break
-        except subprocess.TimeoutExpired:
-            if stop.is_set():
-                proc.terminate()
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    proc.communicate(timeout=5)
-                if proc.poll() is None:
-                    proc.kill()
-                    proc.wait()
-                return None
+    lines: list[str] = []
+    err: list[str] = []
+
+    def read_out() -> None:
+        for line in proc.stdout:  # type: ignore[union-attr]
+            lines.append(line)
+            if on_progress is not None and line.startswith('{"progress"'):
+                try:
+                    p = json.loads(line)
+                    on_progress(int(p["progress"]), str(p["seal"]))
+                except Exception:  # noqa: BLE001 - progress is no verdict: the check goes on
+                    log.exception("journal %s: a full check's progress not kept", journal)
+
+    readers = [threading.Thread(target=read_out, daemon=True),
+               threading.Thread(target=lambda: err.extend(proc.stderr), daemon=True)]
+    for r in readers:
+        r.start()
+    while proc.poll() is None:
+        if stop.wait(POLL_S) and proc.poll() is None:
+            proc.terminate()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=5)
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            return None
+    for r in readers:
+        r.join(5)
     seconds = time.monotonic() - t0
-    return _read_verdict(proc.returncode, out, err, seconds)
+    verdict = [x for x in lines if not x.startswith('{"progress"')]
+    return _read_verdict(proc.returncode, "".join(verdict), "".join(err), seconds)
 
 
 def own_code_command(*args: str) -> list[str]:
@@ -186,9 +208,11 @@ def check_beside(table: Any, journal: str, stop: threading.Event) -> FullCheck |
     Returns:
         The verdict, or None when ``stop`` came first.
     """
-    log.info("journal %s: checking it in full from its first event (the table plays on "
-             "meanwhile)", journal)
-    out = check_in_full(journal, stop)
+    resume = table.journal.checked_to()
+    log.info("journal %s: checking it in full from %s (the table plays on meanwhile)", journal,
+             f"event {resume[0]}, where an earlier check stopped" if resume
+             else "its first event")
+    out = check_in_full(journal, stop, resume, table.note_check)
     if out is None:
         return None
     if out.ok:

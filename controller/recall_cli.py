@@ -69,6 +69,8 @@ def add_verify_journal_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--witness", metavar="SEQ:SIG",
                         help="the last seal a signed shift report printed (event and "
                         "signature): the journal must still hold it")
+    parser.add_argument("--resume", metavar="SEQ:SEAL", help=argparse.SUPPRESS)
+    parser.add_argument("--progress", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--floor-store", metavar="PATH",
                         help="the floor's store (`threecard floor serve --store`): every round "
                         "the floor recorded of this journal must still end at the same event "
@@ -250,6 +252,19 @@ def _witness(text: str | None) -> tuple[int, str] | None:
     return int(seq), sig.lower()
 
 
+def _resume(text: str | None) -> tuple[int, str] | None:
+    """``--resume SEQ:SEAL`` (the daemon's, from a full check's sealed progress)."""
+    if not text:
+        return None
+    seq, _, seal = text.partition(":")
+    return (int(seq), seal) if seq.isdigit() and seal else None
+
+
+def _progress(seq: int, seal: str) -> None:
+    """A line of ``--progress``: everything up to this snapshot is verified."""
+    print(json.dumps({"progress": seq, "seal": seal}), flush=True)
+
+
 def run_verify_journal(args: argparse.Namespace) -> int:
     """Verify the journal from its first event (:func:`controller.game.recall.verify`).
 
@@ -268,7 +283,8 @@ def run_verify_journal(args: argparse.Namespace) -> int:
         print(for_terminal(f"threecard verify-journal: {exc}"), file=sys.stderr)
         return 2
     try:
-        v = rc.verify(args.journal, logged, archive=args.archive, keys=keys, witness=witness)
+        v = rc.verify(args.journal, logged, archive=args.archive, keys=keys, witness=witness,
+                      resume=_resume(args.resume), checked=_progress if args.progress else None)
         floor = _floor_verdict(args.journal, args.floor_store, args.archive)
     except JournalError as exc:
         return _fail("verify-journal", exc)

@@ -8,7 +8,7 @@ is the recorded state even when the derived tables lag behind a crash.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -285,8 +285,9 @@ def _summed_rounds(j: Journal, kept: dict[int, str]
 
 def verify(path: str | Path, logged: Iterable[tuple[int, str]] = (),
            progress: Progress | None = None, archive: str | Path | None = None,
-           keys: Sequence[bytes] = (), witness: tuple[int, str] | None = None
-           ) -> JournalVerdict:
+           keys: Sequence[bytes] = (), witness: tuple[int, str] | None = None,
+           resume: tuple[int, str] | None = None,
+           checked: Callable[[int, str], None] | None = None) -> JournalVerdict:
     """Verify a journal from its first event: the check start-up makes, and more.
 
     The one verifier (:func:`controller.game.verifier.check`, ``full=True``): the anchor
@@ -302,6 +303,10 @@ def verify(path: str | Path, logged: Iterable[tuple[int, str]] = (),
             the name the journal keeps); checked with it, across the cut.
         keys: verification keys the seals must start from (none: the journal's own).
         witness: a seal kept outside the table (event, signature hex or a prefix).
+        resume: (event, seal) of a snapshot an earlier full check verified everything up
+            to: the check goes on from it (the snapshot must still carry that seal, else
+            it starts from the first event).
+        checked: see :func:`~controller.game.verifier.check`.
 
     Returns:
         The verdict.
@@ -311,7 +316,12 @@ def verify(path: str | Path, logged: Iterable[tuple[int, str]] = (),
     """
     j = Journal(path, readonly=True, archive=archive)
     try:
-        return check(j, full=True, logged=logged, progress=progress, keys=keys,
-                     witness=witness).verdict
+        if resume is not None:
+            row = j.snapshot(resume[0])
+            if row is None or row[1] != resume[1] or not j.snapshot_ok(*row):
+                resume = None
+        return check(j, full=resume is None, logged=logged, progress=progress, keys=keys,
+                     witness=witness, since=resume[0] if resume else None,
+                     checked=checked).verdict
     finally:
         j.close()

@@ -33,7 +33,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import queue
-import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -65,6 +64,7 @@ from controller.game.table_views import ViewBuilder, check_returns
 from controller.game.verdict import integrity_lock
 from controller.game.verifier import NO_ANCHOR, JournalVerdict, Progress
 from controller.game.views import DealerView, PlayerView
+from controller.game.wal_keeper import CHECK_KEEP_S, WalKeeper
 from controller.journal import WAL_SIZE_LIMIT, Journal, JournalError
 
 log = logging.getLogger("threecard")
@@ -155,17 +155,6 @@ def _rules_text(config: TableConfig, rules: Any) -> str:
     return text
 
 
-@dataclass(slots=True)
-class _WalKeeper:
-    """What the table thread knows of the journal's write-ahead log (see ``_when_idle``)."""
-
-    commits: int = -1  # the journal's commit count when last seen
-    since: float = 0.0  # when that count was first seen (monotonic)
-    emptied: int = -1  # the commit count at the last emptying
-    retry_at: float = 0.0  # no new try before this (monotonic)
-    warned: bool = False  # a warning about its size stands
-
-
 class _Fence:
     __slots__ = ("event",)
 
@@ -246,6 +235,7 @@ class Table:
         self.clock = clock or SystemClock()
         self.inbox: queue.Queue = queue.Queue()
         self.locked: str | None = None
+        self._check_progress: tuple[int, str] | None = None  # a full check's, to keep
         self._pins = PinChecker()
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
@@ -261,7 +251,7 @@ class Table:
         self.version = 0
         self.journal = (journal if isinstance(journal, Journal)
                         else Journal(journal, keys=keys))
-        self._wal = _WalKeeper()
+        self._wal = WalKeeper()
         self.game = Game(self.config)
         self.recovered: dict[str, Any] = {}
         self.verdict = JournalVerdict()
@@ -306,6 +296,10 @@ class Table:
                 "journal %s verified from event %d (%d events); head %d %s%s", j.path,
                 v.checked_from, v.events, j.last_seq, j.last_hash[:32],
                 "".join(f"; {n}" for n in v.notes if n != NO_ANCHOR))
+
+    def note_check(self, seq: int, seal: str) -> None:
+        """A full check verified all up to snapshot ``seq``: kept when idle (thread-safe)."""
+        self._check_progress = (seq, seal)
 
     def lock(self, reason: str) -> None:
         """Lock the table for good: a problem found in its journal after start-up.
@@ -506,14 +500,23 @@ class Table:
             self._when_idle()
 
     def _when_idle(self) -> None:
-        """Empty the write-ahead log once no input was journaled for a while; log a large one.
+        """Do the journal's chores between inputs (quick when there are none).
 
-        Called by the table thread between inputs; quick when there is nothing to do.
+        A seal due, a full check's progress kept, derived rows held written, the
+        write-ahead log emptied.
         """
         j, w, now = self.journal, self._wal, time.monotonic()
         if not self.locked and j.seal_due(self.clock.monotonic_ns()):
             try:
                 j.seal()  # no event waits more than 15 minutes for its seal
+            except JournalError as exc:
+                self._lock_table(str(exc))
+                return
+        done = self._check_progress
+        if done is not None and not self.locked and now >= w.check_kept + CHECK_KEEP_S:
+            self._check_progress, w.check_kept = None, now
+            try:
+                j.record_check(*done)  # the next start's full check goes on from here
             except JournalError as exc:
                 self._lock_table(str(exc))
                 return
@@ -526,27 +529,8 @@ class Table:
             except JournalError:
                 return  # locked; views show it
             w.commits = j.commits
-        if (self.locked or w.emptied == j.commits or now - w.since < self.checkpoint_idle_s
-                or now < w.retry_at):
-            return
-        try:
-            emptied = j.checkpoint()
-        except sqlite3.Error as exc:  # the journal's own writes will say more
-            log.warning("journal %s: write-ahead log not emptied: %s", j.path, exc)
-            emptied = False
-        if emptied:
-            w.emptied = j.commits
-        else:
-            w.retry_at = now + self.checkpoint_retry_s
-        size = j.wal_bytes()
-        if size > self.wal_warn_bytes and not w.warned:
-            log.warning("journal %s: its write-ahead log is %d bytes: a reader (recall, a "
-                        "backup) has held it for a long time; it is emptied once the reader "
-                        "lets go", j.path, size)
-            w.warned = True
-        elif size <= self.wal_warn_bytes and w.warned:
-            log.info("journal %s: its write-ahead log is back to %d bytes", j.path, size)
-            w.warned = False
+        if not self.locked:
+            w.tend(j, now, self.checkpoint_idle_s, self.checkpoint_retry_s, self.wal_warn_bytes)
 
     def ask(self, item: ShoeEvent | DealerCommand,
             timeout: float = 5.0) -> list[Verdict] | None:

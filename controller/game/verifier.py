@@ -65,7 +65,8 @@ pages (the cheap checks of stage 3); what it did not finish is named in the verd
 def check(journal: Journal, *, full: bool, config: TableConfig | None = None,
           logged: Iterable[tuple[int, str]] = (), progress: Progress | None = None,
           since: int | None = None, observe: Observer | None = None,
-          keys: Sequence[bytes] = (), witness: tuple[int, str] | None = None) -> Recovery:
+          keys: Sequence[bytes] = (), witness: tuple[int, str] | None = None,
+          checked: Callable[[int, str], None] | None = None) -> Recovery:
     """Check a journal (the module docstring lists the checks) and replay it.
 
     Args:
@@ -84,17 +85,21 @@ def check(journal: Journal, *, full: bool, config: TableConfig | None = None,
             not be changed).
         keys: verification keys (32 raw bytes each) the seals' chain must start from.
         witness: a seal a witness kept, (event, signature hex or a prefix of it).
+        checked: called with (event, seal) of each stored snapshot the replay matched while
+            nothing wrong was found: everything up to it is verified (a resumable check's
+            progress).
 
     Returns:
         The verdict, and the replayed state when it is OK.
     """
     c = _Check(journal, full, config, progress, since)
-    c.observe, c.keys, c.witness = observe, keys, witness
+    c.observe, c.keys, c.witness, c.checked = observe, keys, witness, checked
     return c.run(logged)
 
 
 class _Check(SealChecks, HistoryChecks):
     observe: Observer | None = None
+    checked: Callable[[int, str], None] | None = None
 
     def __init__(self, journal: Journal, full: bool, config: TableConfig | None,
                  progress: Progress | None, since: int | None = None) -> None:
@@ -529,6 +534,8 @@ class _Check(SealChecks, HistoryChecks):
             return
         if self.verified is None or seq > self.verified[0]:
             self.verified = (seq, seal)
+        if self.checked is not None and not self.problems:
+            self.checked(seq, seal)
 
     def compare_rejections(self, expected: dict[int, str]) -> None:
         stored = self.j.rejections(after=self.start if self.start else -(2**63))

@@ -293,6 +293,21 @@ def _newest_epoch(db: sqlite3.Connection, table: str) -> int:
     return got if isinstance(got, int) else -1
 
 
+def epoch_key(db: sqlite3.Connection, epoch: int) -> bytes | None:
+    """Epoch ``epoch``'s public key, as the journal names it (None: none)."""
+    if not has_tables(db):
+        return None
+    row = db.execute("SELECT key FROM chains WHERE epoch = ?", (epoch,)).fetchone() or \
+        db.execute("SELECT next_key FROM seals WHERE epoch = ?", (epoch - 1,)).fetchone()
+    return bytes(row[0]) if row else None
+
+
+def progress_message(journal_id: str, epoch: int, seq: int, seal: str) -> bytes:
+    """The bytes a full check's progress is signed over (by epoch ``epoch``'s key)."""
+    return (_DOMAIN + b"checked\x00" + bytes.fromhex(journal_id)
+            + struct.pack(">qq", epoch, seq) + seal.encode("ascii", "replace"))
+
+
 def current(db: sqlite3.Connection) -> tuple[int, bytes] | None:
     """The epoch in force and its public key, as the journal's seals say (None: unsealed)."""
     starts = chains(db)
@@ -439,6 +454,10 @@ class Sealer:
         """The seal's commit failed: forget the derived key."""
         self._next = None
 
+    def sign(self, data: bytes) -> bytes:
+        """Sign ``data`` with the key in force (a full check's progress)."""
+        return self._private.sign(data)
+
 
 def write_seal(db: sqlite3.Connection, s: Seal) -> None:
     """Insert a seal row (a transaction is open)."""
@@ -456,6 +475,7 @@ def write_chain(db: sqlite3.Connection, c: ChainStart) -> None:
 
 
 __all__ = ["ChainStart", "KeyFile", "SEAL_EVERY_NS", "SCHEMA", "Seal", "SealError",
-           "Sealer", "TABLES", "chains", "current", "default_folder", "first_epoch_from",
-           "has_tables", "key_file", "key_text", "last_seal", "message", "next_key", "parse_key",
-           "raw_public", "seals", "signature_ok", "write_chain", "write_seal"]
+           "Sealer", "TABLES", "chains", "current", "default_folder", "epoch_key",
+           "first_epoch_from", "has_tables", "key_file", "key_text", "last_seal", "message",
+           "next_key", "parse_key", "progress_message", "raw_public", "seals",
+           "signature_ok", "write_chain", "write_seal"]

@@ -7,6 +7,7 @@ are :mod:`controller.journal.seal`'s.
 
 from __future__ import annotations
 
+import json
 import secrets
 import sqlite3
 from pathlib import Path
@@ -117,6 +118,48 @@ class SealWriting:
             self.sealer.advance()  # type: ignore[union-attr]
         except sealing.SealError:
             pass  # the used key is zeroed at the next start (Sealer.open)
+
+    def record_check(self, seq: int, seal: str) -> None:
+        """Keep a full check's progress (all verified up to snapshot ``seq``), signed.
+
+        Signed by the key in force, so the next start's check goes on from it only when the
+        journal's chain names that key: a start that stops before its check ends still
+        moves it on (R16).
+
+        Raises:
+            JournalError: the write failed.
+        """
+        if self.sealer is None:
+            return
+        s = self.sealer
+        sig = s.sign(sealing.progress_message(s.journal_id, s.epoch, seq, seal))
+        note = json.dumps({"seq": seq, "seal": seal, "epoch": s.epoch, "signature": sig.hex()})
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+            self.store.set_meta({"full_check": note})
+            self._commit()  # type: ignore[attr-defined]
+        except sqlite3.Error as exc:
+            self._rollback()  # type: ignore[attr-defined]
+            raise JournalError(f"{self.path}: journal write failed: {exc}") from None
+
+    def checked_to(self) -> tuple[int, str] | None:
+        """The progress an earlier full check kept: (snapshot event, its seal).
+
+        None: none, or its signature is not by a key of this journal's chain.
+        """
+        try:
+            note = json.loads(self.store.meta().get("full_check") or "null")
+            seq, seal, epoch = note["seq"], note["seal"], note["epoch"]
+            sig = bytes.fromhex(note["signature"])
+        except (ValueError, TypeError, KeyError):
+            return None
+        jid = self.store.meta().get("journal_id")
+        key = sealing.epoch_key(self.db, epoch) if isinstance(epoch, int) else None
+        if (key is None or not isinstance(jid, str) or not isinstance(seq, int)
+                or not isinstance(seal, str) or not sealing.signature_ok(
+                    key, sig, sealing.progress_message(jid, epoch, seq, seal))):
+            return None
+        return seq, seal
 
     def seal_due(self, mono_ns: int) -> bool:
         """Whether an event has waited :data:`~controller.journal.seal.SEAL_EVERY_NS`."""

@@ -80,8 +80,16 @@ def test_a_file_that_is_no_journal_gives_no_verdict_and_locks_nothing(tmp_path):
     class Locks:
         locked = None
 
+        class journal:  # noqa: N801 - the table's journal, as check_beside reads it
+            @staticmethod
+            def checked_to():
+                return None
+
         def lock(self, reason: str) -> None:
             self.locked = reason
+
+        def note_check(self, seq: int, seal: str) -> None:
+            raise AssertionError("no progress from a file that is no journal")
 
     t = Locks()
     out = check_beside(t, str(path), threading.Event())
@@ -156,3 +164,63 @@ def test_a_controller_folder_where_the_daemon_runs_never_answers_for_the_check(
     Path(str(path) + ".anchor").rename(str(dashed) + ".anchor")
     out = check_in_full("-j.sqlite3", threading.Event())
     assert out.ok is False and "round 2" in out.message, out
+
+
+def test_a_check_stopped_part_way_is_resumed_by_the_next_where_it_stopped(tmp_path, caplog):
+    import logging
+
+    caplog.set_level(logging.INFO, logger="threecard")
+    path = tmp_path / "j.sqlite3"
+    t = table(path)
+    play(t, 40, 5)                                          # a snapshot every 5 rounds
+    stop, seen, keep = threading.Event(), [], t.note_check
+
+    def noted(seq: int, seal: str) -> None:                 # the first progress: stop there
+        seen.append(seq)
+        keep(seq, seal)
+        stop.set()
+
+    t.note_check = noted
+    assert check_beside(t, str(path), stop) is None          # the daemon stopped meanwhile
+    t._when_idle()                                           # the table keeps the progress
+    kept = t.journal.checked_to()
+    assert kept is not None and kept[0] == seen[0]
+    del t.note_check
+    out = check_beside(t, str(path), threading.Event())      # the next start's check
+    assert out.ok, out.summary
+    assert f"from event {kept[0]}, where an earlier check stopped" in caplog.text
+    assert f"hash chain intact from event {kept[0] + 1}" in out.summary, out.summary
+    t.close()
+
+
+def test_a_progress_not_signed_by_the_journals_chain_is_not_resumed_from(tmp_path):
+    import json
+
+    path = tmp_path / "j.sqlite3"
+    t = table(path)
+    play(t, 12, 6)
+    t.journal.record_check(*next(iter([(s, t.journal.snapshot(s)[1])
+                                         for s in t.journal.snapshot_seqs()])))
+    assert t.journal.checked_to() is not None
+    note = json.loads(t.journal.store.meta()["full_check"])
+    note["seq"] = t.journal.last_seq                         # "checked to the end": forged
+    db = sqlite3.connect(path)
+    db.execute("UPDATE meta SET value = ? WHERE key = 'full_check'", (json.dumps(note),))
+    db.commit()
+    db.close()
+    assert t.journal.checked_to() is None                   # the next check starts at event 1
+    t.close()
+
+
+def test_a_forged_seal_found_by_the_full_check_stops_the_dealing(tmp_path):
+    path = tmp_path / "j.sqlite3"
+    t = table(path)
+    play(t, 12, 7)
+    db = sqlite3.connect(path)
+    db.execute("UPDATE seals SET signature = zeroblob(64) WHERE epoch = 2")
+    db.commit()
+    db.close()
+    out = check_beside(t, str(path), threading.Event())
+    assert out.ok is False and out.problems[0][0] == "seal" and "epoch 2" in out.message
+    assert t.locked and "epoch 2" in t.locked
+    t.close()

@@ -40,7 +40,7 @@ def test_a_reader_held_across_rounds_keeps_the_log_and_once_it_leaves_the_log_sh
     path = tmp_path / "journal.sqlite3"
     table = Table(path, TableConfig(seats=SEATS))
     table.checkpoint_idle_s = table.checkpoint_retry_s = 0.2
-    table.wal_warn_bytes = 40_000
+    table.wal_warn_bytes = 20_000  # about two 3-seat rounds of a journal's 1 KiB pages
     rng = random.Random(15)
     table.start()
     try:

@@ -1,0 +1,65 @@
+"""What the table thread does for its journal between inputs: the write-ahead log emptied.
+
+The log grows while a reader holds a read transaction; once no input was journaled for a
+while and no reader holds it, the table empties it
+(:meth:`~controller.journal.Journal.checkpoint`), tries again later while a reader keeps it,
+and logs a warning while it is large (a reader that never lets go), then when it is back.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+log = logging.getLogger("threecard")
+
+CHECK_KEEP_S = 10.0
+"""Seconds between two writes of a full check's progress (one commit each)."""
+
+
+@dataclass
+class WalKeeper:
+    """What the table thread knows of the journal's write-ahead log."""
+
+    commits: int = -1  # the journal's commit count when last seen
+    since: float = 0.0  # when that count was first seen (monotonic)
+    emptied: int = -1  # the commit count at the last emptying
+    retry_at: float = 0.0  # no new try before this (monotonic)
+    warned: bool = False  # a warning about its size stands
+    check_kept: float = float("-inf")  # when a full check's progress was last written
+
+    def tend(self, j: Any, now: float, idle_s: float, retry_s: float, warn_bytes: int) -> None:
+        """Empty the log after ``idle_s`` seconds without a commit; say when it is large.
+
+        Args:
+            j: the table's :class:`~controller.journal.Journal`.
+            now: monotonic seconds.
+            idle_s: seconds without a commit before the log is emptied.
+            retry_s: seconds between tries while a reader holds it.
+            warn_bytes: a log larger than this is logged as a warning.
+        """
+        if self.emptied == j.commits or now - self.since < idle_s or now < self.retry_at:
+            return
+        try:
+            emptied = j.checkpoint()
+        except sqlite3.Error as exc:  # the journal's own writes will say more
+            log.warning("journal %s: write-ahead log not emptied: %s", j.path, exc)
+            emptied = False
+        if emptied:
+            self.emptied = j.commits
+        else:
+            self.retry_at = now + retry_s
+        size = j.wal_bytes()
+        if size > warn_bytes and not self.warned:
+            log.warning("journal %s: its write-ahead log is %d bytes: a reader (recall, a "
+                        "backup) has held it for a long time; it is emptied once the reader "
+                        "lets go", j.path, size)
+            self.warned = True
+        elif size <= warn_bytes and self.warned:
+            log.info("journal %s: its write-ahead log is back to %d bytes", j.path, size)
+            self.warned = False
+
+
+__all__ = ["CHECK_KEEP_S", "WalKeeper"]
