@@ -121,7 +121,9 @@ def main() -> int:
     figures, notes = [], []
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
-        os.environ["XDG_STATE_HOME"] = str(tmp / "state")
+        keep = Path(args.keep) if args.keep else tmp
+        keep.mkdir(parents=True, exist_ok=True)
+        os.environ["XDG_STATE_HOME"] = str(keep / "state")  # the kept journals' keys
         runs = {"ours": daemon_io(None, rounds, tmp / "ours")}
         if args.baseline:
             (tmp / "base").mkdir()
@@ -142,8 +144,6 @@ def main() -> int:
         signed, verified = seal_rates(2000 if args.quick else 20000)
         figures.append(figure("seals signed", "seals/s", "higher", stats([signed])))
         figures.append(figure("seals verified", "seals/s", "higher", stats([verified])))
-        keep = Path(args.keep) if args.keep else tmp
-        keep.mkdir(parents=True, exist_ok=True)
         for size in ([15_000] if args.quick else [15_000, 100_000]):
             path = keep / f"sealed-{size}.sqlite3"
             if not path.exists() or _count(path, "SELECT rounds FROM meters WHERE name = "

@@ -647,8 +647,8 @@ def test_derived_tables_rolled_back_to_the_snapshot_are_caught_by_both(journals,
 
 def append_behind_the_table(path: Path, n: int, one_commit: bool) -> int:
     """A forger's edit: ``n`` events appended after the anchor, their chain recomputed (by
-    a journal opened without the table, which keeps no anchor)."""
-    j = Journal(path)
+    a journal opened without the table, which keeps no anchor, and without its seal key)."""
+    j = Journal(path, keys=False)
     try:
         last = j.last_seq
         newest = next(j.records(last - 1))
@@ -724,11 +724,11 @@ def test_a_damaged_file_gets_the_same_verdict_from_both_never_a_traceback(
 
 
 def test_a_table_name_damaged_in_the_schema_is_not_a_usable_journal(journals, tmp_path):
-    """A byte that is not UTF-8 in the schema's table names (page 1) is a clear refusal
+    """A byte that is not UTF-8 in the schema's table names is a clear refusal
     from both checks, never a decoding traceback."""
     path = copy_journal(journals["no snapshot"], tmp_path / "j.sqlite3")
     data = bytearray(path.read_bytes())
-    at = data.index(b"rejections", 0, 4096)              # a name in the schema's page
+    at = data.index(b"rejections")                        # a name in the schema's pages
     data[at] = 0x80
     path.write_bytes(bytes(data))
     for check in (lambda: start_up(path, 200), lambda: rc.verify(path)):
