@@ -14,8 +14,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from controller.game.text import for_terminal
+
+if TYPE_CHECKING:
+    from controller.journal import Journal
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -51,10 +55,9 @@ def run(args: argparse.Namespace) -> int:
         j.close()
 
 
-def _init(j: object) -> int:
-    from controller.journal import Journal, JournalError
+def _init(j: Journal) -> int:
+    from controller.journal import JournalError
 
-    assert isinstance(j, Journal)
     try:
         key = j.seal_init()
         j.seal()  # what the journal holds now is sealed by the new chain's first key
@@ -69,11 +72,9 @@ def _init(j: object) -> int:
     return 0
 
 
-def _show(j: object, as_json: bool) -> int:
-    from controller.journal import Journal
+def _show(j: Journal, as_json: bool) -> int:
     from controller.journal import seal as sealing
 
-    assert isinstance(j, Journal)
     starts, last = sealing.chains(j.db), sealing.last_seal(j.db)
     facts = {
         "journal": j.path, "journal_id": j.meta.get("journal_id"),

@@ -60,6 +60,10 @@ class SealChecks:
                           "or witness can be checked")
             return
         for seq, h in list(heads.items()):  # a head before the chain's start: read it
+            if seq > j.last_seq:
+                self.stop(ProblemKind.SEAL, f"the journal ends at event {j.last_seq}, but a "
+                          f"seal covers event {seq}: events after {j.last_seq} were deleted",
+                          j.last_seq + 1)
             if h is None and seq and seq < max(self.start, 1):
                 heads[seq] = self.hash_at(seq)
         rounds = {end: rid for rid, _, end in j.round_ends() if isinstance(end, int)}

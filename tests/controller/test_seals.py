@@ -144,6 +144,18 @@ def test_a_witness_holds_the_last_seal_and_fails_on_an_older_copy(sealed, tmp_pa
     assert status == 2 and "--witness" in err
 
 
+def test_a_journal_cut_after_its_last_seal_fails(sealed, tmp_path):
+    path, key = sealed
+    cut = copy_journal(path, tmp_path / "cut.sqlite3")
+    last = seal_rows(cut)[-1][1]
+    db = sqlite3.connect(cut)
+    db.execute("DELETE FROM events WHERE seq > ?", (last - 5,))   # its anchor gone with it
+    db.commit()
+    db.close()
+    status, out, _ = run("verify-journal", "--journal", str(cut), "--verify-key", key)
+    assert status == 1 and f"a seal covers event {last}" in out, out
+
+
 def keys_held(path: Path) -> list[int]:
     """The epochs whose private keys the journal's key file holds."""
     j = Journal(path, readonly=True)
