@@ -267,7 +267,8 @@ def test_a_member_made_to_inflate_to_gigabytes_is_refused_unread(table, bundle, 
     than any bundle file: refused unread)."""
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    from controller.dispute import MANIFEST, MAX_MEMBER, SIGNATURE
+    from controller.bundle_zip import MAX_MEMBER
+    from controller.dispute import MANIFEST, SIGNATURE
     from controller.signing import fingerprint, raw_public
 
     public = str(table[0] / "table.pub")
