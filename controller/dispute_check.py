@@ -334,16 +334,15 @@ def _seal_lines(v: Verdict, keys: list[bytes]) -> list[str]:
         return [f"events NOT SEALED: the bundle carries no seals (the journal was made "
                 f"before seals, or {SEALS} was taken out): round {rnd}'s events rest on the "
                 "bundle's signature alone"]
-    sealed = (f"round {rnd}'s events and the rows around them chain to the seal closing it "
-              f"(epoch {f.closing.epoch}, event {f.closing.seq}); {f.checked} seals checked "
-              "from epoch 0")
+    sealed = (f"round {rnd}'s events (to event {f.last_event}) chain to the first seal at or "
+              f"after them (epoch {f.closing.epoch}, event {f.closing.seq}), and the "
+              f"{f.checked} seals from epoch 0 verify from")
     if keys:
-        out = [f"seals OK, anchored: {sealed} from the verification key given "
-               f"{f.verification_key}"]
+        out = [f"seals OK: {sealed} the verification key given, {f.verification_key}"]
     else:
-        out = [f"seals consistent but UNANCHORED: {sealed} from the bundle's own first key "
-               f"{f.verification_key}; compare it with the table's verification key, or "
-               "give --verify-key"]
+        out = [f"seals consistent but UNANCHORED: {sealed} the bundle's own first key "
+               f"{f.verification_key} (anyone can make a chain of their own): compare it with "
+               "the table's verification key (threecard seal show), or give --verify-key"]
     if f.redacted:
         out.append(f"{f.redacted} redacted records (PIN hashes taken out) are sealed by their "
                    "journaled hashes; their text shown rests on the bundle's signature")

@@ -189,6 +189,7 @@ class SealFindings:
         anchored: every chain started from a verification key given.
         verification_key: the first chain's key (text), as the bundle carries it.
         redacted: the rows chained through their journaled hash (PIN hashes taken out).
+        last_event: the round's last bundled event.
     """
 
     problems: list[tuple[str, str]] = field(default_factory=list)
@@ -198,6 +199,7 @@ class SealFindings:
     anchored: bool = False
     verification_key: str = ""
     redacted: int = 0
+    last_event: int = 0
 
     def lines(self) -> list[str]:
         """Each problem as one line, the file at fault first."""
@@ -218,7 +220,7 @@ def check_sealed(rng: SealedRange, events: Sequence[EventRow], round_id: int,
     Returns:
         The findings; the check stops at the first problem.
     """
-    f = SealFindings()
+    f = SealFindings(last_event=events[-1].seq if events else 0)
     if rng.chains:
         f.verification_key = sealing.key_text(rng.chains[0].key)
     if not rng.seals:
