@@ -8,7 +8,10 @@ table was in when the round opened (the snapshot it starts from: configuration, 
 meters), every event from then until the next round opened (so a supervisor's
 acknowledgement of a void is there too) with its sequence number and chain hash, the chain
 hashes around them (the anchors before and after), the round's game recall record, and the
-events worth a picture (every accepted input from the opening to the close, bets aside).
+events worth a picture (every accepted input from the opening to the close, bets aside),
+and what checks those events against the journal's seals from its verification key alone
+(:mod:`controller.game.dispute_seals`: a round whose events are not sealed yet, or whose
+seals do not verify, is refused).
 
 :func:`replay_round` is the other side: from that snapshot and those events alone it
 checks that the events chain to the anchors and replays them through the table's own
