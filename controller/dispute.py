@@ -4,9 +4,9 @@ Make one::
 
     threecard dispute --journal J --round 42 --config /etc/threecard/table.toml --out r42.zip
 
-and check one (anyone, with the table's public key)::
+and check one (anyone, with the table's public key and the journal's verification key)::
 
-    threecard dispute verify r42.zip --public-key table.pub
+    threecard dispute verify r42.zip --public-key table.pub --verify-key 3f9a...
 
 The bundle (a zip file) holds:
 
@@ -28,6 +28,14 @@ The bundle (a zip file) holds:
     verdict of the one verifier on the journal (a bundle is made only from a journal that
     passes it: from the snapshot the round's replay starts from to the anchored head, or
     with ``--full-check`` from the first event, as ``threecard verify-journal``);
+``seals.json``
+    what checks the events against the journal's seals from its verification key alone
+    (:mod:`controller.game.dispute_seals`): the journal's id, its chain starts, every
+    seal from epoch 0 to the first one at or after the round's last event (the seal
+    closing it), where the rows start from (the newest seal at or before the round's
+    first event, or the genesis) and the journal rows between that seal and the round's
+    events (``before``) and between them and the closing seal (``after``), PIN hashes
+    taken out as in ``events.jsonl``; absent for a journal made before seals;
 ``snapshot.json``
     the state the round started from (configuration without its PIN hashes, deck,
     meters);
@@ -45,12 +53,7 @@ The bundle (a zip file) holds:
     every file's name and bytes; the zip file's own dates, comment and the order of its
     members are not covered (they carry nothing of the round).
 
-``verify`` checks the signature, every file's hash (a changed byte anywhere fails, naming
-the file), that the events chain to the anchors, and replays the round from the bundled
-snapshot and events through the table's own engine to the recorded result. The zip file
-itself is read without trusting it (:mod:`controller.bundle_zip`): every member's local
-header must match the zip's directory, every member must be a plain file, and a bundle
-of more members or inflated bytes than a bundle ever holds is refused unread.
+``threecard dispute verify`` checks one (:mod:`controller.dispute_check`).
 """
 
 from __future__ import annotations
@@ -58,27 +61,27 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import sys
 import zipfile
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
-import msgspec
-
-from controller.bundle_zip import MAX_MANIFEST, MAX_MEMBER, ZIP_ERRORS, read, too_many
-from controller.bundle_zip import members as zip_members
 from controller.cli import whole_number
+from controller.dispute_check import (
+    MANIFEST,
+    SEALS,
+    SIGNATURE,
+    UNAUTHENTICATED,
+    Verdict,
+    run_verify,
+    screens_words,
+    verify_bundle,
+)
+from controller.dispute_check import fail as _fail
 from controller.files import new_file
 from controller.game.numbers import LANGUAGES
-from controller.game.text import for_terminal
 
-FORMAT = "threecard-dispute/1"
-"""The bundle's format, in its manifest."""
-MANIFEST, SIGNATURE = "manifest.json", "manifest.sig"
-UNAUTHENTICATED = 3
-"""``dispute verify``'s status for a bundle that holds together, checked without the
-table's public key: whose key signed it is not known."""
+FORMAT = "threecard-dispute/2"
+"""The bundle's format, in its manifest (2: with ``seals.json``)."""
 DEFAULT_SIZE = "1920x1080"
 MAX_ROUND = 10**9
 
@@ -183,6 +186,8 @@ def bundle_files(journal: str | Path, round_id: int, size: tuple[int, int] | Non
         "journal_head": {"seq": ev.head[0], "hash": ev.head[1]},
         "closed_at": ev.close_seq, "journal_verdict": ev.verified})
     files["snapshot.json"] = ev.snapshot.encode()
+    if ev.sealed is not None:
+        files[SEALS] = ev.sealed.to_json()
     files["steps.json"] = _json({"size": list(parse_size(screens["size"])),
                                  "lang": screens["language"], "steps": steps})
     return files, {"table_id": ev.table_id, "round": round_id, "closed_utc": close_utc,
@@ -218,226 +223,6 @@ def write_bundle(out: Path, files: dict[str, bytes], facts: dict[str, Any], key:
     return manifest["key_fingerprint"]
 
 
-@dataclass
-class Verdict:
-    """What ``dispute verify`` found.
-
-    Attributes:
-        problems: one line per problem, each naming the bundle file at fault.
-        manifest: the manifest, once it could be read.
-        record: the round's record as the replay gives it (when it ran).
-        currency: the ISO 4217 code of its amounts (the bundled state's ``[table]
-            currency``).
-    """
-
-    problems: list[str] = field(default_factory=list)
-    manifest: dict[str, Any] = field(default_factory=dict)
-    record: dict[str, Any] | None = None
-    currency: str = "EUR"
-
-    @property
-    def ok(self) -> bool:
-        """No problem found."""
-        return not self.problems
-
-
-REPLAYED = frozenset({"anchors.json", "events.jsonl", "recall.json", "snapshot.json"})
-"""The files the replay reads: the only ones kept in memory (the rest are hashed as read)."""
-
-
-HEX64 = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")]
-"""64 lowercase hex digits: a SHA-256, or an Ed25519 public key."""
-
-
-class ListedFile(msgspec.Struct, forbid_unknown_fields=True):
-    """A bundle file as the manifest lists it."""
-
-    sha256: HEX64
-    bytes: Annotated[int, msgspec.Meta(ge=0)]
-
-
-class Manifest(msgspec.Struct):
-    """A bundle's manifest, as :func:`write_bundle` writes it (read once it is signed)."""
-
-    format: str
-    table_id: str
-    round: Annotated[int, msgspec.Meta(ge=1)]
-    closed_utc: str
-    public_key: HEX64
-    key_fingerprint: str
-    files: dict[str, ListedFile]
-    screens: dict[str, Any] | None = None
-    software: Any = None
-    round_software: Any = None
-
-
-class _NamedKey(msgspec.Struct):
-    public_key: HEX64
-
-
-def _named_key(data: bytes) -> bytes | None:
-    """The public key a manifest names (None: it names none that can be read)."""
-    try:
-        return bytes.fromhex(msgspec.json.decode(data, type=_NamedKey).public_key)
-    except (msgspec.DecodeError, ValueError):  # (msgspec.ValidationError is a DecodeError)
-        return None
-
-
-def _signed_manifest(z: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo | None],
-                     public_key: bytes | None, v: Verdict) -> Manifest | None:
-    """The manifest, once its signature holds (None: a problem was noted).
-
-    The signature is checked over the manifest's bytes before anything in them is
-    read but the key they name (the key checked against, without ``public_key``): any
-    change to the manifest fails the signature, named. The manifest is then read as its
-    declaration (:class:`Manifest`).
-    """
-    from controller.signing import fingerprint, signature_ok
-
-    texts: dict[str, bytes] = {}
-    for name in (MANIFEST, SIGNATURE):
-        info = members.get(name)
-        if info is None:  # (a name held twice is noted already)
-            if name not in members:
-                v.problems.append(f"{name}: missing")
-            return None
-        if info.file_size > MAX_MANIFEST:
-            v.problems.append(f"{name}: {info.file_size} bytes, more than a bundle's "
-                              f"{name} ever holds ({MAX_MANIFEST}): not read")
-            return None
-        got = read(z, info, MAX_MANIFEST, v.problems)
-        if got is None:
-            return None
-        texts[name] = got[1]
-    data, sig = texts[MANIFEST], texts[SIGNATURE]
-    try:
-        signature = bytes.fromhex(sig.decode("ascii").strip())
-    except (ValueError, UnicodeDecodeError):
-        signature = b""
-    bundled_key = _named_key(data)
-    key = public_key if public_key is not None else bundled_key
-    if public_key is not None and bundled_key is not None and public_key != bundled_key:
-        v.problems.append(f"{MANIFEST}: signed by another key (fingerprint "
-                          f"{fingerprint(bundled_key)}, not the table's {fingerprint(key)})")
-    if key is None or len(signature) != 64 or not signature_ok(key, signature, data):
-        v.problems.append(f"{MANIFEST} or {SIGNATURE}: the signature does not match (one of "
-                          "them was changed, or another key signed it)")
-        return None
-    try:
-        manifest = msgspec.json.decode(data, type=Manifest)
-    except msgspec.DecodeError as exc:  # signed as it is, yet not a manifest of this format
-        v.problems.append(f"{MANIFEST}: signed, but not a manifest this version reads "
-                          f"({exc})")
-        return None
-    v.manifest = msgspec.to_builtins(manifest)
-    return manifest
-
-
-def _check_members(z: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo | None],
-                   manifest: Manifest, v: Verdict) -> dict[str, bytes]:
-    """Every listed file against the signed manifest: its size first, then its SHA-256.
-
-    A member whose size in the zip's directory is not the manifest's is changed, and is
-    not inflated; one the manifest lists larger than :data:`MAX_MEMBER` is not read.
-
-    Returns:
-        The bytes of the files the replay reads (:data:`REPLAYED`) that hold.
-    """
-    kept: dict[str, bytes] = {}
-    for name, entry in sorted(manifest.files.items()):
-        want, size = entry.sha256, entry.bytes
-        info = members.get(name)
-        if info is None or name in (MANIFEST, SIGNATURE):
-            if name not in members or name in (MANIFEST, SIGNATURE):
-                v.problems.append(f"{name}: missing from the bundle")
-        elif info.file_size != size:
-            v.problems.append(f"{name}: changed ({info.file_size} bytes, the manifest's "
-                              f"{size}; not inflated)")
-        elif size > MAX_MEMBER:
-            v.problems.append(f"{name}: {size} bytes, more than a bundle's file ever holds "
-                              f"({MAX_MEMBER}): not read")
-        elif (got := read(z, info, size, v.problems, keep=name in REPLAYED)) is not None:
-            if got[0] != want:
-                v.problems.append(f"{name}: changed (its SHA-256 is not the manifest's)")
-            elif name in REPLAYED:
-                kept[name] = got[1]
-    for name in sorted(set(members) - set(manifest.files) - {MANIFEST, SIGNATURE}):
-        v.problems.append(f"{name}: not in the manifest")
-    return kept
-
-
-def _replay(members: dict[str, bytes], v: Verdict) -> None:
-    from controller.game.dispute import DisputeError, EventRow, replay_round
-
-    try:
-        anchors = json.loads(members["anchors.json"])
-        before = (anchors["before"]["seq"], anchors["before"]["hash"])
-        after = (anchors["after"]["seq"], anchors["after"]["hash"])
-    except (KeyError, ValueError, TypeError) as exc:
-        v.problems.append(f"anchors.json: unreadable ({exc})")
-        return
-    try:
-        events = [EventRow.from_json(json.loads(line))
-                  for line in members["events.jsonl"].decode().splitlines() if line]
-    except (KeyError, ValueError, UnicodeDecodeError) as exc:
-        v.problems.append(f"events.jsonl: unreadable ({exc})")
-        return
-    try:
-        recorded = json.loads(members["recall.json"])
-        v.record = replay_round(members["snapshot.json"].decode(), events, before, after,
-                                v.manifest["round"])
-    except DisputeError as exc:
-        v.problems.append(str(exc))
-        return
-    except (KeyError, ValueError, UnicodeDecodeError) as exc:
-        v.problems.append(f"recall.json or snapshot.json: unreadable ({exc})")
-        return
-    if v.record != recorded:
-        v.problems.append("recall.json: the replay from snapshot.json and events.jsonl gives "
-                          "another result")
-    from controller.game.numbers import currency_problem
-
-    code = json.loads(members["snapshot.json"]).get("config", {}).get("currency")
-    if isinstance(code, str) and currency_problem(code) is None:
-        v.currency = code
-
-
-def verify_bundle(path: str | Path, public_key: bytes | None = None) -> Verdict:
-    """Check a bundle (see the module docstring).
-
-    Args:
-        path: the zip file.
-        public_key: the table's public key (32 raw bytes); None trusts the key the
-            bundle names (its fingerprint is then what a person compares).
-
-    Returns:
-        The verdict; the replay runs only once the signature and every hash hold. The
-        manifest and its signature are read first; a file is inflated only once its
-        size in the zip's directory is the signed manifest's (an altered member made to
-        inflate to gigabytes is refused unread), and only the files the replay reads
-        are kept in memory.
-    """
-    v = Verdict()
-    refused = too_many(path)
-    if refused:
-        v.problems.append(refused)
-        return v
-    try:
-        z = zipfile.ZipFile(path)
-    except ZIP_ERRORS as exc:
-        v.problems.append(f"{path}: not a readable zip file ({exc})")
-        return v
-    with z:
-        members = zip_members(z, v.problems)
-        if members is None:
-            return v
-        manifest = _signed_manifest(z, members, public_key, v)
-        kept = _check_members(z, members, manifest, v) if manifest is not None else {}
-    if v.ok:
-        _replay(kept, v)
-    return v
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """``dispute --journal J --round N --out F.zip (--config C | --key K)``; ``dispute verify``."""
     parser.add_argument("--journal", help="the journal file (read-only)")
@@ -458,18 +243,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "does (default: from the snapshot the round's replay starts from to "
                         "the anchored head; anchors.json says which)")
     sub = parser.add_subparsers(dest="action", metavar="verify")
-    check = sub.add_parser("verify", help="check a bundle: signature, every file, the replay",
+    check = sub.add_parser("verify", help="check a bundle: signature, every file, the "
+                           "seals, the replay",
                            description="Check a dispute bundle: its signature, the SHA-256 "
-                           "of every file, and a replay of the round to its recorded result.")
+                           "of every file, the round's events against the journal's seals, "
+                           "and a replay of the round to its recorded result.")
     check.add_argument("bundle", help="the bundle (.zip)")
     check.add_argument("--public-key", help="the table's public key (table.pub); without it "
                        "the bundle's own key is used, its fingerprint printed to compare, "
                        f"and a bundle that holds together exits {UNAUTHENTICATED}, not 0")
-
-
-def _fail(message: str, status: int) -> int:
-    print(for_terminal(f"threecard dispute: {message}"), file=sys.stderr)
-    return status
+    check.add_argument("--verify-key", action="append", default=[], metavar="KEY",
+                       help="the journal's verification key (64 hexadecimal digits, from "
+                       "the table's commissioning record; `threecard seal show` prints it): "
+                       "every seal must follow from it, so changed events fail even in a "
+                       "bundle signed with the table's key; give one more for each chain "
+                       "`seal init` started. Without it the seals are checked to hold "
+                       "together, unanchored")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -481,7 +270,7 @@ def run(args: argparse.Namespace) -> int:
         but was checked without ``--public-key``: anyone may have signed it.
     """
     if args.action == "verify":
-        return _run_verify(args)
+        return run_verify(args)
     missing = [f"--{n}" for n in ("journal", "round", "out") if getattr(args, n) is None]
     if missing:
         return _fail(f"{', '.join(missing)} required (or: threecard dispute verify FILE.zip)",
@@ -516,57 +305,10 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"--out: cannot write {out}: {exc.strerror or exc}", 1)
     pictures = sum(1 for n in files if n.startswith("screens/"))
     print(f"{out}: round {args.round} of table {facts['table_id']}, {pictures} screens "
-          f"({_screens(facts['screens'])}), {len(files) + 2} files; signed by key sha256 "
+          f"({screens_words(facts['screens'])}), {len(files) + 2} files; signed by key sha256 "
           f"{printed}")
     return 0
 
 
-def say(line: str) -> None:
-    """Print one line naming what a bundle holds, escaped for the terminal."""
-    print(for_terminal(line))
-
-
-def _screens(s: dict[str, Any]) -> str:
-    return (f"in {s['language']} ({s['language_from']}) at {s['size']} "
-            f"({s['size_from']})")
-
-
-def _nets(record: dict[str, Any], currency: str) -> str:
-    """Each seat's net, as an amount in the round's currency (``seat 1 +12.50 EUR``)."""
-    from controller.game.numbers import format_money
-
-    return ", ".join(f"seat {s['seat']} {format_money(s['net'], currency=currency, sign=True)} "
-                     f"{currency}" for s in record["seats"] if s["net"] is not None) or "no seat"
-
-
-def _run_verify(args: argparse.Namespace) -> int:
-    from controller.signing import SigningKeyError, load_public
-
-    try:
-        public = load_public(args.public_key) if args.public_key else None
-    except SigningKeyError as exc:
-        return _fail(str(exc), 2)
-    v = verify_bundle(args.bundle, public)
-    if not v.ok:
-        print(for_terminal(f"BUNDLE FAILS: {args.bundle}"))
-        for problem in v.problems:
-            print(for_terminal(f"  {problem}"))  # the bundle's text, escaped
-        return 1
-    m, rec = v.manifest, v.record or {}
-    files = f"{len(m['files']) + 2} files, every SHA-256 as signed"
-    if public:
-        say(f"bundle OK: round {m['round']} of table {m['table_id']}, {files}; signed by "
-            f"the table's key, sha256 {m['key_fingerprint']}")
-    else:  # anyone may sign with a key of their own and name it
-        say(f"bundle holds together, NOT CHECKED against the table's key: round "
-            f"{m['round']} of table {m['table_id']}, {files} by the key the bundle names, "
-            f"sha256 {m['key_fingerprint']}; compare that fingerprint with the table's, "
-            "or give --public-key")
-    say(f"replay from snapshot.json and events.jsonl: round {rec.get('status')}, "
-        f"players' nets {_nets(rec, v.currency)} (as recall.json records)")
-    if isinstance(m.get("screens"), dict):
-        say(f"screens drawn {_screens(m['screens'])}")
-    return 0 if public else UNAUTHENTICATED
-
-
-__all__ = ["FORMAT", "Verdict", "bundle_files", "verify_bundle", "write_bundle"]
+__all__ = ["FORMAT", "MANIFEST", "SEALS", "SIGNATURE", "Verdict", "bundle_files", "verify_bundle",
+           "write_bundle"]

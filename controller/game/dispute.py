@@ -8,7 +8,10 @@ table was in when the round opened (the snapshot it starts from: configuration, 
 meters), every event from then until the next round opened (so a supervisor's
 acknowledgement of a void is there too) with its sequence number and chain hash, the chain
 hashes around them (the anchors before and after), the round's game recall record, and the
-events worth a picture (every accepted input from the opening to the close, bets aside).
+events worth a picture (every accepted input from the opening to the close, bets aside),
+and what checks those events against the journal's seals from its verification key alone
+(:mod:`controller.game.dispute_seals`: a round whose events are not sealed yet, or whose
+seals do not verify, is refused).
 
 :func:`replay_round` is the other side: from that snapshot and those events alone it
 checks that the events chain to the anchors and replays them through the table's own
@@ -20,7 +23,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from controller.game.engine import Game
 from controller.game.inputs import STARTUP, ChangePin, ClearBets, PlaceBet, Rebet
@@ -30,6 +33,9 @@ from controller.game.round import RoundState
 from controller.game.verifier import check
 from controller.journal import Journal, Record, chain_hash
 from controller.journal.anchor import GENESIS
+
+if TYPE_CHECKING:
+    from controller.game.dispute_seals import SealedRange
 
 NOT_STEPS = frozenset({PlaceBet.name, ClearBets.name, Rebet.name})
 """Inputs no picture is made after: the bets (the first picture, "no more bets", shows them)."""
@@ -160,6 +166,9 @@ class Evidence:
         software: the software identity that start-up record names (the one that played
             the round, :class:`~controller.game.inputs.Software`'s fields); None where it
             records none.
+        sealed: what checks the events against the journal's seals
+            (:class:`~controller.game.dispute_seals.SealedRange`); None for a journal
+            made before seals.
     """
 
     round_id: int
@@ -176,6 +185,7 @@ class Evidence:
     screens: dict[str, Any] | None = None
     software: dict[str, Any] | None = None
     screens_later: tuple[tuple[int, dict[str, Any] | None], ...] = ()
+    sealed: SealedRange | None = None
 
     def screens_at(self, seq: int) -> dict[str, Any] | None:
         """The screens recorded by the start-up in force after event ``seq`` of the round."""
@@ -198,8 +208,12 @@ def evidence(journal: Journal, round_id: int, full_check: bool = False) -> Evide
 
     Raises:
         ReplayError: the journal fails the verifier, or it cannot be replayed.
-        DisputeError: no such round, or it is still in play.
+        DisputeError: no such round, it is still in play, its events are not sealed yet,
+            or the journal's seals do not verify over them (the check ``dispute verify``
+            makes of the bundle, from the journal's own first key).
     """
+    from controller.game.dispute_seals import check_sealed, sealed_range
+
     if journal.last_seq == 0:
         raise DisputeError(f"no round {round_id} in this journal: it holds no events")
     g, at = state_before_round(journal, round_id)
@@ -234,18 +248,26 @@ def evidence(journal: Journal, round_id: int, full_check: bool = False) -> Evide
                            "settled or void")
     rows = tuple(without_secrets(EventRow(*row))
                  for row in journal.rows(opened + 1, end_seq))
+    before = (opened, journal.event_hash(opened) or GENESIS)
+    sealed = sealed_range(journal, round_id, before, end_seq)
+    if sealed is not None:
+        found = check_sealed(sealed, rows, round_id)
+        if found.problems:
+            raise DisputeError(f"the journal's seals do not verify: {found.problems[0][1]} "
+                               "(threecard verify-journal names every problem); nothing is "
+                               "signed")
     table_id = json.loads(snapshot)["config"]["table_id"]
     first = steps[0] if steps else close_seq
     shown, started = (journal.newest(STARTUP, at) for at in (first, close_seq))
     later = tuple((r.seq, json.loads(r.body).get("screens")) for r in rows
                   if r.kind == STARTUP and first < r.seq <= close_seq)
     return Evidence(round_id, table_id, state_without_secrets(snapshot),
-                    (opened, journal.event_hash(opened) or GENESIS), (end_seq, rows[-1].hash),
+                    before, (end_seq, rows[-1].hash),
                     (journal.last_seq, journal.last_hash), rows, record, close_seq,
                     tuple(steps), checked.summary(),
                     json.loads(shown.body).get("screens") if shown is not None else None,
                     json.loads(started.body).get("software") if started is not None else None,
-                    later)
+                    later, sealed)
 
 
 def replay_round(snapshot: str, events: list[EventRow], before: tuple[int, str],

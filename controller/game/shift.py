@@ -66,6 +66,7 @@ from controller.game.shift_lines import (
 from controller.game.shift_returns import BET_GROUPS, ReturnLine, ReturnTally, Thinned
 from controller.game.verifier import JournalVerdict, check
 from controller.journal import Journal, JournalError, Record
+from controller.journal import seal as sealing
 from controller.journal.anchor import GENESIS
 
 METER_FIELDS = ("wagered", "paid", "won", "rounds", "voids", "refunded")
@@ -129,6 +130,11 @@ class Shift:
             from to the newest event, or from the first event (``full_check``, as
             ``threecard verify-journal``; or without an anchor); ``checked_from`` says
             which.
+        last_seal: the journal's newest seal when the report was made, (epoch, event,
+            signature hex): what a witness keeps (``verify-journal --witness
+            EVENT:SIGNATURE`` checks the journal still holds it); None for a journal
+            that holds no seal.
+        sealed: the journal carries seals (a seal chain starts in it).
     """
 
     rules: list[RulesLine]
@@ -149,6 +155,13 @@ class Shift:
     verdict: JournalVerdict = field(default_factory=JournalVerdict)
     currency: str = DEFAULT_CURRENCY
     in_play: int | None = None
+    last_seal: tuple[int, int, str] | None = None
+    sealed: bool = False
+
+    @property
+    def witness(self) -> str | None:
+        """The last seal as ``verify-journal --witness`` takes it: ``EVENT:SIGNATURE``."""
+        return f"{self.last_seal[1]}:{self.last_seal[2]}" if self.last_seal else None
 
     @property
     def table_id(self) -> str:
@@ -507,6 +520,8 @@ def shift(path: str | Path, start: datetime | None = None, end: datetime | None 
             for r, verdict in apply_each(g, j.records(s_seq), e_seq):
                 period(r.seq, g, r, verdict, g.take_derived())
         before = _identity_before(j, s_seq)
+        newest = sealing.last_seal(j.db)
+        sealed = bool(sealing.chains(j.db))
     finally:
         j.close()
     walk, begin, finish = period.walk, period.begin, period.finish
@@ -515,7 +530,9 @@ def shift(path: str | Path, start: datetime | None = None, end: datetime | None 
     return Shift(walk.rules, begin, finish, period_from, period_to, rows, counters,
                  walk.voids, walk.irregularities, walk.alarms, walk.actions,
                  ([before] if before else []) + walk.identities, walk.house.points(),
-                 walk.returns(), outcomes, checked, period.currency, period.in_play)
+                 walk.returns(), outcomes, checked, period.currency, period.in_play,
+                 (newest.epoch, newest.seq, newest.signature.hex()) if newest else None,
+                 sealed)
 
 
 class _Period:

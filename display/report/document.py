@@ -8,8 +8,9 @@ follow, as ``threecard meters`` and the dealer screen give them. Then each bet's
 observed return against its exact one, the rule profile with its paytables and exact
 returns, every void and irregularity with the role that approved it, the shoe's alarms,
 the supervisors' and technicians' actions, the event counters, the software identities
-the table recorded, the journal's anchors, and the lines the dealer and the supervisor
-sign. Text is set in the DejaVu fonts the screens bundle, embedded (Cyrillic included).
+the table recorded, the journal's anchors, its last seal (the line a witness keeps,
+``verify-journal --witness EVENT:SIGNATURE``), and the lines the dealer and the
+supervisor sign. Text is set in the DejaVu fonts the screens bundle, embedded (Cyrillic included).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from controller.game.shift import BET_GROUPS, ReturnLine, Shift, parse_utc
 from display.i18n import format_money, format_rtp
 from display.report.labels import ReportText
 from display.report.plots import FONTS, house_plot, return_plot
+from display.report.witness import last_seal
 
 REGULAR, BOLD = "DejaVuSans", "DejaVuSans-Bold"
 BETS = ("ante", "play", "ante_bonus", "pair_plus", "six_card_bonus")
@@ -531,7 +533,9 @@ class _Builder:
                  *self.meters(seats, self.seat_label, "col.seat"), *self.outcomes_note(),
                  PageBreak(), *self.outcome_meters(), *self.returns(), *self.rules(),
                  *self.voids(), *self.alarms(), *self.actions(), *self.counters(),
-                 *self.software(), *self.journal(), Spacer(1, 6 * mm), *self.signatures()]
+                 *self.software(), *self.journal(),
+                 *last_seal(sh, t, self.p, self.st["body"], self.width), Spacer(1, 6 * mm),
+                 *self.signatures()]
         return story
 
 

@@ -153,6 +153,14 @@ EN: dict[str, str] = {
     "journal.anchor": "Anchor",
     "journal.event": "Event",
     "journal.hash": "Chain hash",
+    "seal.title": "Last seal",
+    "seal.witness": "The journal's last seal when this report was made: epoch {epoch}, event "
+                    "{seq}. Keep the line below with the signed report: `threecard "
+                    "verify-journal --witness` followed by it checks that the journal still "
+                    "holds this seal (a journal put back to an older copy, or replaced, fails).",
+    "seal.none": "The journal holds no seal yet: there is no witness to keep.",
+    "seal.unsealed": "The journal is not sealed (made before seals): there is no witness to "
+                     "keep; `threecard seal init` starts a seal chain (the table stopped).",
     "sign.dealer": "Dealer",
     "sign.supervisor": "Supervisor",
     "sign.name": "Name",

@@ -161,6 +161,16 @@ FR: dict[str, str] = {
     "journal.anchor": "Ancre",
     "journal.event": "Événement",
     "journal.hash": "Hachage de chaîne",
+    "seal.title": "Dernier sceau",
+    "seal.witness": "Le dernier sceau du journal quand ce rapport a été fait : époque {epoch}, "
+                    "événement {seq}. Gardez la ligne ci-dessous avec le rapport signé : "
+                    "`threecard verify-journal --witness` suivi de cette ligne vérifie que le "
+                    "journal détient toujours ce sceau (un journal remis à une copie plus "
+                    "ancienne, ou remplacé, échoue).",
+    "seal.none": "Le journal ne détient encore aucun sceau : il n'y a aucun témoin à garder.",
+    "seal.unsealed": "Le journal n'est pas scellé (créé avant les sceaux) : il n'y a aucun "
+                     "témoin à garder ; `threecard seal init` commence une chaîne de sceaux "
+                     "(la table arrêtée).",
     "sign.dealer": "Croupier",
     "sign.supervisor": "Superviseur",
     "sign.name": "Nom",

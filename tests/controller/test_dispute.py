@@ -267,7 +267,8 @@ def test_a_member_made_to_inflate_to_gigabytes_is_refused_unread(table, bundle, 
     than any bundle file: refused unread)."""
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    from controller.dispute import MANIFEST, MAX_MEMBER, SIGNATURE
+    from controller.bundle_zip import MAX_MEMBER
+    from controller.dispute import MANIFEST, SIGNATURE
     from controller.signing import fingerprint, raw_public
 
     public = str(table[0] / "table.pub")
@@ -842,3 +843,216 @@ def test_bytes_after_the_end_record_or_its_counts_changed_are_refused(table, bun
         assert f"its central directory holds {count}" in problem, problem
     run = cli("dispute", "verify", str(forged), "--public-key", str(table[0] / "table.pub"))
     assert run.returncode == 1 and "end record counts" in run.stdout, run.stdout
+
+
+@pytest.fixture(scope="module")
+def verification_key(table) -> str:
+    """The journal's verification key, as ``threecard seal show`` prints it."""
+    shown = cli("seal", "show", "--journal", str(table[1]), "--json")
+    assert shown.returncode == 0, shown.stderr
+    return json.loads(shown.stdout)["verification_key"]
+
+
+def seal_rows(journal: Path) -> list[tuple[int, int, str]]:
+    """(epoch, event, signature hex) of every seal, read with sqlite3, oldest first."""
+    import sqlite3
+
+    db = sqlite3.connect(journal)
+    try:
+        return [(e, s, sig.hex()) for e, s, sig in
+                db.execute("SELECT epoch, seq, signature FROM seals ORDER BY epoch")]
+    finally:
+        db.close()
+
+
+def closing_seal(journal: Path, seq: int) -> tuple[int, int]:
+    """(epoch, event) of the first seal at or after event ``seq``."""
+    return next((e, s) for e, s, _ in seal_rows(journal) if s >= seq)
+
+
+def forge(bundle: Path, journal: Path, config: Path, out: Path, reseal: bool = False) -> str:
+    """A forger's bundle, made with the package's own functions: the genuine bundle's
+    events and the rows around them taken again from ``journal`` (a forged copy, every
+    hash recomputed), the anchors and the record as they then are, every file signed
+    again with the table's dispute key. ``reseal``: the seals signed anew by a chain of
+    the forger's own keys (the journal's id kept).
+
+    Returns:
+        The verification key of the seals the forged bundle carries.
+    """
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from controller.dispute import MANIFEST, SEALS, SIGNATURE, write_bundle
+    from controller.game.dispute import EventRow, replay_round, without_secrets
+    from controller.journal.seal import message, raw_public
+    from controller.signing import key_path, load_private
+
+    files = members(bundle)
+    manifest = json.loads(files.pop(MANIFEST))
+    del files[SIGNATURE]
+    rows = {r[0]: without_secrets(EventRow(*r)).to_json() for r in journal_events(journal)}
+    events = [json.loads(line) for line in files["events.jsonl"].decode().splitlines()]
+    events = [rows[e["seq"]] for e in events]
+    files["events.jsonl"] = "".join(json.dumps(e, ensure_ascii=False) + "\n"
+                                    for e in events).encode()
+    anchors = json.loads(files["anchors.json"])
+    anchors["after"]["hash"] = events[-1]["hash"]
+    files["anchors.json"] = json.dumps(anchors).encode()
+    sealed = json.loads(files[SEALS])
+    sealed["before"] = [rows[r["seq"]] for r in sealed["before"]]
+    sealed["after"] = [rows[r["seq"]] for r in sealed["after"]]
+    if reseal:
+        keys = [Ed25519PrivateKey.generate() for _ in range(len(sealed["seals"]) + 1)]
+        sealed["chains"][0]["key"] = raw_public(keys[0]).hex()
+        for s in sealed["seals"]:
+            e = s["epoch"]
+            s["head"] = rows[s["seq"]]["hash"]
+            s["next_key"] = raw_public(keys[e + 1]).hex()
+            s["signature"] = keys[e].sign(message(sealed["journal_id"], e, s["seq"], s["head"],
+                                                  raw_public(keys[e + 1]))).hex()
+    files[SEALS] = json.dumps(sealed).encode()
+    record = replay_round(files["snapshot.json"].decode(),
+                          [EventRow.from_json(e) for e in events],
+                          (anchors["before"]["seq"], anchors["before"]["hash"]),
+                          (anchors["after"]["seq"], anchors["after"]["hash"]),
+                          manifest["round"])
+    files["recall.json"] = json.dumps(record).encode()
+    facts = {k: manifest[k] for k in ("table_id", "round", "closed_utc", "screens",
+                                      "round_software")}
+    write_bundle(out, files, facts, load_private(key_path(config)), manifest["software"])
+    return sealed["chains"][0]["key"]
+
+
+@pytest.fixture(scope="module")
+def forged(table, bundle, tmp_path_factory):
+    """Round 11 with seat 5's fold made a play, in a copy of the journal with every hash
+    after it recomputed (``rewrite_chain_from``), and bundled by a forger who holds the
+    table's dispute key: once with the journal's seals as they are, once with seals of
+    the forger's own chain. Returns (the forged journal, the changed event, the bundle,
+    the re-sealed bundle, the forger's verification key)."""
+    from journal_edit import copy_journal, rewrite_chain_from
+
+    folder, journal, config, _ = table
+    out = tmp_path_factory.mktemp("forged")
+    copy = copy_journal(journal, out / "journal.sqlite3", keys=False)
+    events = [json.loads(line) for line in members(bundle)["events.jsonl"].decode().splitlines()]
+    (fold,) = [e["seq"] for e in events if e["kind"] == "decide"
+               and json.loads(e["body"]) == {"decision": "fold", "seat": 5}]
+    rewrite_chain_from(copy, fold, lambda body: body.replace('"fold"', '"play"'))
+    one, two = out / "round-11.zip", out / "round-11-resealed.zip"
+    forge(bundle, copy, config, one)
+    forger_key = forge(bundle, copy, config, two, reseal=True)
+    return copy, fold, one, two, forger_key
+
+
+def test_a_bundle_passes_the_seals_with_the_journals_key_and_fails_with_anothers(
+        table, bundle, verification_key, tmp_path):
+    """The seals from epoch 0 to the first one after the round's events walk from the
+    verification key ``seal show`` prints; without the key they are said to hold
+    together, unanchored; another journal's key fails, naming the round."""
+    folder, journal, _, _ = table
+    public = str(folder / "table.pub")
+    last = json.loads(members(bundle)["anchors.json"])["after"]["seq"]
+    epoch, seq = closing_seal(journal, last)
+    run = cli("dispute", "verify", str(bundle), "--public-key", public, "--verify-key",
+              verification_key)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert f"seals OK: round 11's events (to event {last}) chain to the first seal at or " \
+        f"after them (epoch {epoch}, event {seq}), and the {epoch + 1} seals from epoch 0 " \
+        f"verify from the verification key given, {verification_key}" in run.stdout
+    unanchored = cli("dispute", "verify", str(bundle), "--public-key", public)
+    assert unanchored.returncode == 0, unanchored.stdout
+    assert "seals consistent but UNANCHORED" in unanchored.stdout
+    assert f"the bundle's own first key {verification_key}" in unanchored.stdout
+    other = tmp_path / "other.sqlite3"
+    made = cli("simulate", "--journal", str(other), "--rounds", "1", "--seed", "1")
+    assert made.returncode == 0, made.stderr
+    other_key = json.loads(cli("seal", "show", "--journal", str(other), "--json").stdout
+                           )["verification_key"]
+    assert other_key != verification_key
+    run = cli("dispute", "verify", str(bundle), "--public-key", public, "--verify-key",
+              other_key)
+    assert run.returncode == 1
+    assert "seals.json: round 11's events fail the seals: the journal's verification key " \
+        f"is {verification_key}, not the key given" in run.stdout, run.stdout
+    bad = cli("dispute", "verify", str(bundle), "--verify-key", "not-a-key")
+    assert bad.returncode == 2 and len(bad.stderr.splitlines()) == 1
+    assert "--verify-key" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_changed_events_fail_the_seals_even_recomputed_and_re_signed(table, forged,
+                                                                    verification_key):
+    """A forger holding the table's dispute key changes a decision of round 11, recomputes
+    every hash after it and the record, and signs the bundle again: every file holds and
+    the replay gives the bundled record, but the seal the table signed over the round's
+    end names another head: the check fails, naming that epoch and the round, with or
+    without the verification key."""
+    from controller.dispute import verify_bundle
+    from controller.journal.seal import parse_key
+    from controller.signing import load_public
+
+    folder, journal, _, _ = table
+    copy, fold, one, _, _ = forged
+    epoch, seq = closing_seal(journal, fold)
+    public = load_public(folder / "table.pub")
+    for keys in ([], [parse_key(verification_key)]):
+        (problem,) = verify_bundle(one, public, keys).problems  # the seals alone
+        assert problem == (f"seals.json: round 11's events fail the seals: the seal of epoch "
+                           f"{epoch} (events to {seq}) does not match the journal: an event at "
+                           f"or before event {seq} was changed, inserted, deleted or "
+                           "reordered"), problem
+    run = cli("dispute", "verify", str(one), "--public-key", str(folder / "table.pub"),
+              "--verify-key", verification_key)
+    assert run.returncode == 1 and f"the seal of epoch {epoch}" in run.stdout
+    assert "BUNDLE FAILS" in run.stdout and "Traceback" not in run.stderr
+
+
+def test_seals_made_anew_by_a_forger_pass_only_unanchored(table, forged, verification_key):
+    """A forger who also signs a seal chain of their own gets a bundle whose seals hold
+    together: without the verification key the check says so, unanchored, naming the
+    forger's key; with the table's key it fails."""
+    folder, _, _, _ = table
+    _, _, _, resealed, forger_key = forged
+    public = str(folder / "table.pub")
+    unanchored = cli("dispute", "verify", str(resealed), "--public-key", public)
+    assert unanchored.returncode == 0, unanchored.stdout
+    assert "UNANCHORED: round 11's events" in unanchored.stdout
+    assert f"the bundle's own first key {forger_key}" in unanchored.stdout
+    run = cli("dispute", "verify", str(resealed), "--public-key", public, "--verify-key",
+              verification_key)
+    assert run.returncode == 1
+    assert f"the journal's verification key is {forger_key}, not the key given" in run.stdout
+
+
+def test_no_bundle_is_made_of_a_journal_whose_seals_do_not_verify(table, forged, tmp_path):
+    """``dispute`` refuses, on one line, a journal whose events were changed with every
+    hash recomputed, and one whose first seal was changed where the check from the
+    round's snapshot does not reach (its anchor beside it); and a round whose events
+    are not sealed yet (the journal as it was before its last seal): nothing is
+    written."""
+    from journal_edit import copy_journal, sql
+
+    _, journal, config, _ = table
+    copy = forged[0]
+    bad_seal = copy_journal(journal, tmp_path / "journal.sqlite3", keys=False)
+    shutil.copyfile(journal.with_name(journal.name + ".anchor"),
+                    bad_seal.with_name(bad_seal.name + ".anchor"))
+    first = seal_rows(journal)[0]
+    sql(bad_seal, "UPDATE seals SET signature = ? WHERE epoch = 0",
+        bytes.fromhex(first[2])[::-1])
+    unsealed = copy_journal(journal, tmp_path / "unsealed.sqlite3", keys=False)
+    last = seal_rows(journal)[-1]
+    sql(unsealed, "DELETE FROM seals WHERE epoch = ?", last[0])
+    for path, said, rnd in ((copy, "fails verification", 11),
+                            (unsealed, f"round 13's events (to event {last[1]}) are not "
+                             f"sealed yet (the last seal is at event {seal_rows(journal)[-2][1]})",
+                             13),
+                       (bad_seal, "the journal's seals do not verify: round 11's events fail "
+                        "the seals: the seal of epoch 0 (events to", 11)):
+        out = tmp_path / "r.zip"
+        run = cli("dispute", "--journal", str(path), "--round", str(rnd), "--config", str(config),
+                  "--size", f"{SIZE[0]}x{SIZE[1]}", "--out", str(out))
+        assert run.returncode == 1, run.stdout
+        (line,) = run.stderr.splitlines()
+        assert said in line and ("nothing is signed" in line or rnd == 13), line
+        assert not out.exists()

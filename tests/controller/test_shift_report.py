@@ -654,3 +654,76 @@ def test_the_money_note_names_the_columns_by_their_own_headings(request, lang):
     for key in ("col.wagered", "col.paid", "col.won", "col.house", "col.hold"):
         heading = words[key].split(" (")[0]
         assert heading in note, (key, heading)
+
+
+def seal_show(journal: Path) -> dict:
+    """``threecard seal show --json`` of a journal."""
+    out = subprocess.run([sys.executable, "-m", "controller.cli", "seal", "show", "--journal",
+                          str(journal), "--json"], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def verify_journal(journal: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "controller.cli", "verify-journal",
+                           "--journal", str(journal), *args], capture_output=True, text=True,
+                          timeout=300)
+
+
+@pytest.mark.parametrize("lang", sorted(REPORTS))
+def test_the_journals_last_seal_stands_above_the_signatures(shift, request, lang):
+    """Every report, whatever its period and language, prints the journal's last seal as
+    ``verify-journal --witness`` takes it, under its heading, before the signatures."""
+    last = seal_show(shift[0])["last_seal"]
+    words = catalogue(lang)
+    text = report_text(request, lang)
+    witness = f"{last['seq']}:{last['signature']}"
+    assert f" {witness} " in text
+    assert text.index(words["seal.title"]) < text.index(witness) < text.rindex(
+        words["sec.sign"])
+    said = " ".join(words["seal.witness"].format(epoch=last["epoch"], seq=last["seq"]).split())
+    assert said in text
+
+
+@pytest.fixture(scope="module")
+def rolled_back(tmp_path_factory):
+    """A journal of 60 simulated rounds, and a copy of it taken after round 30."""
+    from journal_edit import copy_journal
+
+    folder = tmp_path_factory.mktemp("witness")
+    journal, older = folder / "journal.sqlite3", folder / "older.sqlite3"
+    for seed in (5, 6):  # the second run resumes the named journal
+        run = subprocess.run([sys.executable, "-m", "controller.cli", "simulate", "--journal",
+                              str(journal), "--rounds", "30", "--seed", str(seed)],
+                             capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0, run.stderr
+        if seed == 5:
+            copy_journal(journal, older)
+    return journal, older
+
+
+def test_the_witness_a_report_prints_holds_on_the_journal_and_fails_on_an_older_copy(
+        rolled_back, tmp_path):
+    """The line the report prints is what ``verify-journal --witness`` takes: the journal
+    holds that seal; the copy 30 rounds older, put in its place, does not."""
+    journal, older = rolled_back
+    text = report(journal, tmp_path / "shift.pdf")
+    (witness,) = re.findall(r"\b\d+:[0-9a-f]{128}\b", text)
+    last = seal_show(journal)["last_seal"]
+    assert witness == f"{last['seq']}:{last['signature']}"
+    assert seal_show(older)["events"] < last["seq"]
+    held = verify_journal(journal, "--witness", witness)
+    assert held.returncode == 0, held.stdout + held.stderr
+    gone = verify_journal(older, "--witness", witness)
+    assert gone.returncode == 1, gone.stdout
+    assert f"journal rolled back: the witness holds a seal at event {last['seq']}" in gone.stdout
+
+
+def test_a_journal_made_before_seals_has_no_witness_and_the_report_says_so(rolled_back,
+                                                                           tmp_path):
+    from journal_edit import as_before_seals, copy_journal
+
+    unsealed = copy_journal(rolled_back[1], tmp_path / "unsealed.sqlite3", keys=False)
+    as_before_seals(unsealed)
+    text = " ".join(report(unsealed, tmp_path / "shift.pdf").split())
+    assert " ".join(catalogue("en")["seal.unsealed"].split()) in text
+    assert not re.search(r"\b\d+:[0-9a-f]{128}\b", text)
