@@ -16,7 +16,9 @@ Start-up order (docs/requirements.md R3: nothing happens until the self-check pa
    :class:`~controller.notify.WatchdogTiming`);
 5. when the journal held events before this start, it is checked in full from its first
    event beside the running table (:mod:`controller.journal_watch`: a child process); a
-   broken journal then locks the table, and at once at every later start (its mark).
+   broken journal then locks the table, and at once at every later start (its mark);
+6. every file the table runs on is checked beside it (:mod:`controller.environment`, R18):
+   its digest is journaled, what it finds holds the deck until a supervisor's Unblock deck.
 
 SIGTERM (or SIGINT) stops cleanly: the link stops first, every input already queued is
 journaled and applied, the journal is closed, systemd is told STOPPING. The shoe link
@@ -41,7 +43,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from controller import cli
+from controller import cli, environment, journal_watch
 from controller.autoplay import QUIET_MS, AutoPlayer, autoplay_loop
 from controller.cli import counted, input_script, line_handler, wagers, whole_number
 from controller.floor_link import NO_FEED, add_floor_arguments, floor_overrides, open_floor
@@ -81,8 +83,8 @@ for this many more seconds (``EXTEND_TIMEOUT_USEC``); a check that stops progres
 lets the start timeout run out."""
 
 #: threads that may end on their own: the control channel ends with its input, the
-#: journal's full check with its verdict
-_MAY_END = frozenset({"control", "journal-check"})
+#: journal's full check and the environment's with their verdicts
+_MAY_END = frozenset({"control", "journal-check", "environment-check"})
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -184,6 +186,7 @@ class Daemon:
         self.heartbeats = Heartbeats(max_age_ms=self.watchdog.stale_after_ms)
         self.roundlog = RoundLog(profile=config.profile)
         self.table: Any = None
+        self.software: dict[str, Any] = {}  # the identity journaled at start-up
         self.link: Any = None
         self.app: Any = None
         self.floor: Any = NO_FEED  # the floor feed (controller.floor_link)
@@ -241,16 +244,15 @@ class Daemon:
             self.notifier.extend_timeout(JOURNAL_CHECK_EXTEND_S, f"verifying the journal: "
                                          f"{done:,} of {todo:,} events")
 
+        self.software = startup_identity()
         try:
             self.table = Table(self.config.journal_path, self._table_config(),
                                on_publish=self._on_publish, progress=verifying,
-                               software=startup_identity(),
+                               software=self.software,
                                screens=cli.screens_record(self.config))
         except JournalError as exc:
             raise ConfigError(f"journal: {exc}") from None
-        from controller.journal_watch import broken_mark
-
-        held = broken_mark(self.config.journal_path)  # an earlier full check's: at once
+        held = journal_watch.broken_mark(self.config.journal_path)  # an earlier check's: at once
         if held and not self.table.locked:
             self.table.lock(held)
         self._held = held is not None
@@ -468,10 +470,10 @@ class Daemon:
         log.info("READY: table %s, %d seats, rules %s, journal %s", self.config.table_id,
                  self.config.seats, self.config.profile.name, self.config.journal_path)
         if self.table.verdict.events and (self._held or not self.table.locked):
-            from controller.journal_watch import check_beside
-
-            self._spawn("journal-check", lambda: check_beside(
+            self._spawn("journal-check", lambda: journal_watch.check_beside(
                 self.table, self.config.journal_path, self.stop_event))
+        self._spawn("environment-check", lambda: environment.check_beside(
+            self.table, self.software, self.stop_event))
         try:
             while not self.stop_event.is_set():
                 self.heartbeats.beat("main")
