@@ -13,17 +13,21 @@ made at install time, by the Python that runs it): every cached ``.pyc`` this Py
 load (``__pycache__/NAME.<this Python's tag>[.opt-N].pyc``) must hold the code its source
 compiles to, compiled again here and compared; one that does not is named (``bytecode``),
 and byte code with no source in the manifest, or outside ``__pycache__`` (where Python
-loads it without any source), is an added file. Code Python runs at every start
-whatever it is asked to run (``.pth`` files with ``import`` lines in the site folders, a
-``sitecustomize`` or ``usercustomize`` module anywhere on the module search path) belongs
-to no package: it is listed by name, for a person to check.
+loads it without any source), is an added file.
+
+The command also checks everything else the process runs on, and prints one digest of
+it all (:mod:`controller.environment`, R18): every installed distribution's files against
+what its installer recorded, the interpreter's start-up files, and the code Python runs
+at every start that no distribution owns (``.pth`` files, ``sitecustomize``,
+``usercustomize``), which is named.
 
 The daemon journals the identity at each start-up (the ``startup`` record's ``software``,
-declared in :mod:`controller.game.inputs`); ``threecard report shift`` prints the
-identities recorded in its period.
+declared in :mod:`controller.game.inputs`), and the environment's once READY (an
+``environment`` record); ``threecard report shift`` prints the identities recorded in its
+period.
 
-This module uses the standard library only: the build step loads it by its path, before
-the package is installed.
+This module uses the standard library only at import: the build step loads it by its
+path, before the package is installed.
 """
 
 from __future__ import annotations
