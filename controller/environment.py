@@ -183,7 +183,8 @@ def check_beside(table: Any, software: dict[str, Any], stop: threading.Event
         stop: set when the daemon stops (the check is then ended, nothing journaled).
 
     Returns:
-        What was found, or None when ``stop`` came first.
+        What was found, or None when ``stop`` came first or the check failed (logged as
+        an error: no evidence of an alteration, no alarm).
     """
     import logging
 
@@ -197,7 +198,11 @@ def check_beside(table: Any, software: dict[str, Any], stop: threading.Event
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)  # this thread's
     except (AttributeError, OSError):
         pass
-    env = check_environment(manifest, stop)
+    try:
+        env = check_environment(manifest, stop)
+    except Exception:  # noqa: BLE001 - no evidence of an alteration: logged, no alarm
+        log.exception("environment: the check could not be made; run `threecard identify`")
+        return None
     if env is None:
         return None
     # journaled first: whatever is asked after its log line comes after the record
@@ -207,8 +212,8 @@ def check_beside(table: Any, software: dict[str, Any], stop: threading.Event
     found = env.named()
     if found:
         log.log(logging.ERROR if alarm else logging.WARNING,
-                "ENVIRONMENT ALTERED: %d start-up code outside the distributions, %d files "
-                "not as their installers recorded (threecard identify names them%s): %s%s",
+                "ENVIRONMENT ALTERED: %d start-up files no distribution owns, %d files not "
+                "as their installers recorded (threecard identify names them%s): %s%s",
                 len(env.startup), len(env.altered), "; the table holds the deck until a "
                 "supervisor acknowledges" if alarm else "", "; ".join(found[:10]),
                 "; ..." if len(found) > 10 else "")
@@ -302,7 +307,7 @@ class _Check:
         label = f"{dist.metadata['Name']}=={dist.version}"
         try:
             files = dist.files
-        except (OSError, ValueError) as exc:  # a RECORD that cannot be read or parsed
+        except Exception as exc:  # noqa: BLE001 - a record that cannot be read or parsed
             self._found("unreadable", f"{base} ({label}: {exc})", f"unreadable {label}")
             return
         if files is None:
@@ -322,6 +327,10 @@ class _Check:
             except OSError as exc:
                 self._found("unreadable", f"{path} ({exc.strerror})", f"unreadable {label} {f}")
                 continue
+            except ValueError:  # a hash this Python does not know: nothing to compare with
+                self._found("unreadable", f"{path} (no such hash: {mode})",
+                            f"unreadable {label} {f}")
+                continue
             self.lines.append(f"file {sha} {label} {f}")
             if mode is None:
                 self.unhashed += 1
@@ -329,7 +338,7 @@ class _Check:
             self.hashed += 1
             if recorded is None:
                 recorded = base64.urlsafe_b64encode(bytes.fromhex(sha)).rstrip(b"=").decode()
-            if recorded != f.hash.value:
+            if recorded != f.hash.value.rstrip("="):
                 self.altered.append(("changed", path))
 
     # -- the interpreter ----------------------------------------------------------------
