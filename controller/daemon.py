@@ -82,8 +82,7 @@ JOURNAL_CHECK_EXTEND_S = 15.0
 for this many more seconds (``EXTEND_TIMEOUT_USEC``); a check that stops progressing
 lets the start timeout run out."""
 
-#: threads that may end on their own: the control channel ends with its input, the
-#: journal's full check and the environment's with their verdicts
+#: threads that may end on their own: the control channel, the journal's and environment's checks
 _MAY_END = frozenset({"control", "journal-check", "environment-check"})
 
 
@@ -187,6 +186,7 @@ class Daemon:
         self.roundlog = RoundLog(profile=config.profile)
         self.table: Any = None
         self.software: dict[str, Any] = {}  # the identity journaled at start-up
+        self.checked = threading.Event()  # the environment's record journaled: scripts start
         self.link: Any = None
         self.app: Any = None
         self.floor: Any = NO_FEED  # the floor feed (controller.floor_link)
@@ -285,7 +285,8 @@ class Daemon:
                                                    "player": c.player_output},
                                           fps=10 if headless else 30,
                                           title=f"Three Card Poker {c.table_id}",
-                                          input_script=self.input_script, fence=self.table.fence)
+                                          input_script=self.input_script, fence=self.table.fence,
+                                          script_start=self.checked)
             self.app.step(wait=False)  # the first frame is up before READY
         except Exception as exc:  # noqa: BLE001 - a screen problem must not stop the table
             log.error("screens could not open (%s); running without them", exc)
@@ -473,7 +474,7 @@ class Daemon:
             self._spawn("journal-check", lambda: journal_watch.check_beside(
                 self.table, self.config.journal_path, self.stop_event))
         self._spawn("environment-check", lambda: environment.check_beside(
-            self.table, self.software, self.stop_event))
+            self.table, self.software, self.stop_event, self.checked))
         try:
             while not self.stop_event.is_set():
                 self.heartbeats.beat("main")

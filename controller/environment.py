@@ -164,8 +164,8 @@ def check_environment(manifest: str = "", stop: threading.Event | None = None
                        tuple(sorted(check.unread.items())), time.monotonic() - t0)
 
 
-def check_beside(table: Any, software: dict[str, Any], stop: threading.Event
-                 ) -> Environment | None:
+def check_beside(table: Any, software: dict[str, Any], stop: threading.Event,
+                 done: threading.Event | None = None) -> Environment | None:
     """Check the environment beside the running table (after READY) and journal it.
 
     Hashing every installed file takes seconds: start-up does not wait for it. The check
@@ -181,11 +181,25 @@ def check_beside(table: Any, software: dict[str, Any], stop: threading.Event
             (:class:`~controller.game.inputs.Software`'s fields): its SHA-256 is put in
             the digest when its manifest could be read.
         stop: set when the daemon stops (the check is then ended, nothing journaled).
+        done: set once the record is in the table's inbox (or the check ended without
+            one): a dealer screen's input script starts then.
 
     Returns:
         What was found, or None when ``stop`` came first or the check failed (logged as
         an error: no evidence of an alteration, no alarm).
     """
+    try:
+        return _check_beside(table, software, stop)
+    finally:
+        if done is not None:
+            if not stop.is_set():
+                table.fence().wait(5.0)  # the record applied: its view is the newest
+            done.set()
+
+
+def _check_beside(table: Any, software: dict[str, Any], stop: threading.Event
+                  ) -> Environment | None:
+    """:func:`check_beside` but ``done``."""
     import logging
 
     from controller.game.inputs import MAX_NAMED_FILES, EnvironmentRecord
