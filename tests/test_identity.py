@@ -64,12 +64,13 @@ def install(tmp_path_factory):
     """The folder holding the installed packages (``PREFIX/lib/pythonX.Y/site-packages``).
 
     ``--prefix`` installs the script where its record says, as in a virtual environment
-    (``--target`` moves it after the record is written: the record names another place).
+    (``--target`` moves it after the record is written: the record names another place);
+    ``--ignore-installed``: the test environment may hold the package already.
     """
     folder = tmp_path_factory.mktemp("install")
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps",
-                    "--no-warn-script-location", "--prefix", str(folder / "prefix"),
-                    str(_wheel(folder))], check=True, timeout=600)
+                    "--ignore-installed", "--no-warn-script-location", "--prefix",
+                    str(folder / "prefix"), str(_wheel(folder))], check=True, timeout=600)
     (init,) = (folder / "prefix").glob("**/controller/__init__.py")
     return init.parent.parent
 
