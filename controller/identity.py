@@ -442,7 +442,7 @@ def _print_environment(env: Environment) -> None:
 
     print(f"environment: sha256 {env.sha256}")
     print(f"  {env.distributions} distributions, {env.files} files their installers "
-          f"listed: {env.hashed} match the hash recorded, {env.unhashed} listed without "
+          f"listed: {env.hashed} compared with the hash recorded, {env.unhashed} listed without "
           "one (the records themselves, byte code compiled at install) are in the digest "
           f"as they are; {env.compiled} byte code files written since compiled again; "
           f"{len(env.interpreter)} start-up files of the interpreter; {env.seconds:.1f} s")

@@ -96,6 +96,10 @@ def test_an_intact_install_matches_its_manifest(install):
     assert run.returncode == 0, run.stdout + run.stderr
     got = json.loads(run.stdout)
     assert got["ok"] and got["sha256"] == hashlib.sha256(manifest.read_bytes()).hexdigest()
+    # beside a stock virtual environment (setuptools' distutils-precedence.pth is in its
+    # record), nothing is named
+    assert got["pth"] == got["sitecustomize"] == got["usercustomize"] == []
+    assert got["environment"]["ok"] and got["environment"]["added"] == []
     # the manifest names every file of the five packages, with its SHA-256
     listed = dict(reversed(line.split("  ", 1)) for line in manifest.read_text().splitlines())
     files = {p.relative_to(install).as_posix() for name in ("controller", "drivers", "display",
