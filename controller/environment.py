@@ -191,9 +191,10 @@ def check_beside(table: Any, software: dict[str, Any], stop: threading.Event,
     try:
         return _check_beside(table, software, stop)
     finally:
-        if done is not None:
-            if not stop.is_set():
-                table.fence().wait(5.0)  # the record applied: its view is the newest
+        if done is not None:  # once the record is applied: its view is the newest
+            applied, until = table.fence(), time.monotonic() + 5.0
+            while not (applied.wait(0.1) or stop.is_set() or time.monotonic() > until):
+                pass
             done.set()
 
 
