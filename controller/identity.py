@@ -380,8 +380,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
-
-
 def run(args: argparse.Namespace) -> int:
     """Print the identity, the whole environment's digest and the check's verdict.
 
