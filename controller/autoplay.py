@@ -175,7 +175,9 @@ def autoplay_loop(table: Any, player: AutoPlayer, stop: threading.Event,
         pace: seconds to wait before each step a person would see (no more bets, reveal,
             settle, next round) and before each card ``on_idle`` deals; 0 for none.
         on_idle: called with the view when autoplay has nothing to do (e.g. a demo's
-            simulated shoe deals the card that is due).
+            simulated shoe deals the card that is due); again for the same step (round,
+            state, card due, link) only once ``idle_timeout`` has passed, not on a view
+            that moved for another reason meanwhile.
         on_betting: called with the view when a round opens, before its bets (e.g. the
             demo loads a freshly shuffled deck into its simulated shoe).
         beat: called every loop (the daemon's thread heartbeat).
@@ -187,6 +189,7 @@ def autoplay_loop(table: Any, player: AutoPlayer, stop: threading.Event,
     seen = -1
     since = time.monotonic()  # when the newest view appeared
     held: list[DealerCommand] = []  # the next round, waiting for the shoe to fall quiet
+    idled: tuple[tuple[Any, ...], float] | None = None  # what ``on_idle`` was last given
     while not stop.is_set():
         if beat is not None:
             beat()
@@ -216,8 +219,17 @@ def autoplay_loop(table: Any, player: AutoPlayer, stop: threading.Event,
         elif held:
             table.wait_for_version(seen, min(idle_timeout, max(0.0, left)))
         elif on_idle is not None:
+            step = (dealer.round_id, dealer.state, dealer.next_card, dealer.link_state)
+            left = idle_timeout - (time.monotonic() - idled[1]) if idled else 0.0
+            if idled is not None and idled[0] == step and left > 0:
+                # the view moved for another reason (a record of the table's own): the card
+                # dealt for this step is not read yet, none is dealt again before its time
+                seen = -1
+                table.wait_for_version(dealer.version, left)
+                continue
             if pace and stop.wait(pace / 2):
                 return
             on_idle(dealer)
+            idled = (step, time.monotonic())
             seen = -1  # look again even if the card changes nothing yet
             table.wait_for_version(dealer.version, idle_timeout)

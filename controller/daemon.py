@@ -3,11 +3,9 @@
 Start-up order (docs/requirements.md R3: nothing happens until the self-check passes):
 
 1. the configuration is loaded and validated (a bad file stops here, exit status 2);
-2. the rule profile's par sheet is computed (its return must be a true return, below
-   100 %) and the journal is verified while the state is rebuilt from it
-   (:mod:`controller.game.verifier`, from the snapshot its anchor names; any problem
-   locks the table: it still starts, shows why, and takes no input); while that runs,
-   systemd's start timeout is extended as long as the check makes progress;
+2. the par sheet is computed (a true return, below 100 %) and the journal verified as the
+   state is rebuilt (:mod:`controller.game.verifier`; a problem locks the table: it starts,
+   shows why, takes no input), systemd's start timeout extended while the check goes on;
 3. the screens open; then the shoe link starts (it may be unplugged: the link keeps
    trying, the screens say so);
 4. systemd is told READY (never once a stop was asked); the watchdog is fed at half of
@@ -16,7 +14,9 @@ Start-up order (docs/requirements.md R3: nothing happens until the self-check pa
    :class:`~controller.notify.WatchdogTiming`);
 5. when the journal held events before this start, it is checked in full from its first
    event beside the running table (:mod:`controller.journal_watch`: a child process); a
-   broken journal then locks the table, and at once at every later start (its mark).
+   broken journal then locks the table, and at once at every later start (its mark);
+6. every file the table runs on is checked beside it (:mod:`controller.environment`, R18):
+   its digest is journaled, what it finds holds the deck until a supervisor's Unblock deck.
 
 SIGTERM (or SIGINT) stops cleanly: the link stops first, every input already queued is
 journaled and applied, the journal is sealed and closed, systemd is told STOPPING.
@@ -39,7 +39,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from controller import cli
+from controller import cli, environment, journal_watch
 from controller.autoplay import QUIET_MS, AutoPlayer, autoplay_loop
 from controller.cli import counted, input_script, line_handler, wagers, whole_number
 from controller.floor_link import NO_FEED, add_floor_arguments, floor_overrides, open_floor
@@ -78,9 +78,8 @@ JOURNAL_CHECK_EXTEND_S = 15.0
 for this many more seconds (``EXTEND_TIMEOUT_USEC``); a check that stops progressing
 lets the start timeout run out."""
 
-#: threads that may end on their own: the control channel ends with its input, the
-#: journal's full check with its verdict
-_MAY_END = frozenset({"control", "journal-check"})
+#: threads that may end on their own: the control channel, the journal's and environment's checks
+_MAY_END = frozenset({"control", "journal-check", "environment-check"})
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -183,6 +182,8 @@ class Daemon:
         self.heartbeats = Heartbeats(max_age_ms=self.watchdog.stale_after_ms)
         self.roundlog = RoundLog(profile=config.profile)
         self.table: Any = None
+        self.software: dict[str, Any] = {}  # the identity journaled at start-up
+        self.checked = threading.Event()  # the environment's record journaled: scripts start
         self.link: Any = None
         self.app: Any = None
         self.floor: Any = NO_FEED  # the floor feed (controller.floor_link)
@@ -240,18 +241,17 @@ class Daemon:
             self.notifier.extend_timeout(JOURNAL_CHECK_EXTEND_S, f"verifying the journal: "
                                          f"{done:,} of {todo:,} events")
 
+        self.software = startup_identity()
         try:
             self.table = Table(self.config.journal_path, self._table_config(),
                                on_publish=self._on_publish, progress=verifying,
-                               software=startup_identity(),
+                               software=self.software,
                                screens=cli.screens_record(self.config), keys=self.key_folder)
         except JournalError as exc:
             raise ConfigError(f"journal: {exc}") from None
         if self.table.journal.chain_started and self.key_folder is None:  # for the record
             print(f"verification key: {self.table.journal.verification_key}", file=sys.stderr)
-        from controller.journal_watch import broken_mark
-
-        held = broken_mark(self.config.journal_path)  # an earlier full check's: at once
+        held = journal_watch.broken_mark(self.config.journal_path)  # an earlier check's: at once
         if held and not self.table.locked:
             self.table.lock(held)
         self._held = held is not None
@@ -284,7 +284,8 @@ class Daemon:
                                                    "player": c.player_output},
                                           fps=10 if headless else 30,
                                           title=f"Three Card Poker {c.table_id}",
-                                          input_script=self.input_script, fence=self.table.fence)
+                                          input_script=self.input_script, fence=self.table.fence,
+                                          script_start=self.checked)
             self.app.step(wait=False)  # the first frame is up before READY
         except Exception as exc:  # noqa: BLE001 - a screen problem must not stop the table
             log.error("screens could not open (%s); running without them", exc)
@@ -469,10 +470,10 @@ class Daemon:
         log.info("READY: table %s, %d seats, rules %s, journal %s", self.config.table_id,
                  self.config.seats, self.config.profile.name, self.config.journal_path)
         if self.table.verdict.events and (self._held or not self.table.locked):
-            from controller.journal_watch import check_beside
-
-            self._spawn("journal-check", lambda: check_beside(
+            self._spawn("journal-check", lambda: journal_watch.check_beside(
                 self.table, self.config.journal_path, self.stop_event))
+        self._spawn("environment-check", lambda: environment.check_beside(
+            self.table, self.software, self.stop_event, self.checked))
         try:
             while not self.stop_event.is_set():
                 self.heartbeats.beat("main")

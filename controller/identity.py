@@ -13,17 +13,21 @@ made at install time, by the Python that runs it): every cached ``.pyc`` this Py
 load (``__pycache__/NAME.<this Python's tag>[.opt-N].pyc``) must hold the code its source
 compiles to, compiled again here and compared; one that does not is named (``bytecode``),
 and byte code with no source in the manifest, or outside ``__pycache__`` (where Python
-loads it without any source), is an added file. Code Python runs at every start
-whatever it is asked to run (``.pth`` files with ``import`` lines in the site folders, a
-``sitecustomize`` or ``usercustomize`` module anywhere on the module search path) belongs
-to no package: it is listed by name, for a person to check.
+loads it without any source), is an added file.
+
+The command also checks everything else the process runs on, and prints one digest of
+it all (:mod:`controller.environment`, R18): every installed distribution's files against
+what its installer recorded, the interpreter's start-up files, and the code Python runs
+at every start that no distribution owns (``.pth`` files, ``sitecustomize``,
+``usercustomize``), which is named.
 
 The daemon journals the identity at each start-up (the ``startup`` record's ``software``,
-declared in :mod:`controller.game.inputs`); ``threecard report shift`` prints the
-identities recorded in its period.
+declared in :mod:`controller.game.inputs`), and the environment's once READY (an
+``environment`` record); ``threecard report shift`` prints the identities recorded in its
+period.
 
-This module uses the standard library only: the build step loads it by its path, before
-the package is installed.
+This module uses the standard library only at import: the build step loads it by its
+path, before the package is installed.
 """
 
 from __future__ import annotations
@@ -34,7 +38,10 @@ import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from controller.environment import Environment
 
 DISTRIBUTION = "threecard-table"
 """The distribution whose version is reported."""
@@ -173,65 +180,6 @@ def check_bytecode(root: Path, packages: list[str] | tuple[str, ...],
     return wrong, stray
 
 
-STARTUP_MODULES = ("sitecustomize", "usercustomize")
-"""Modules Python's ``site`` imports at every start, whatever it was asked to run: found
-wherever the module search path holds one, none of them the package's own."""
-
-
-def _site_folders() -> set[Path]:
-    """The folders whose ``.pth`` files Python reads at start-up (and the install's)."""
-    import site
-
-    folders = {installed_root()}
-    try:
-        folders.update(Path(p) for p in site.getsitepackages())
-    except AttributeError:  # a Python started without the site module's full API
-        pass
-    user = site.getusersitepackages() if hasattr(site, "getusersitepackages") else None
-    if user:
-        folders.add(Path(user))
-    return {f for f in folders if f.is_dir()}
-
-
-def _runs_code(pth: Path) -> bool:
-    """Whether a ``.pth`` file has a line Python executes (one starting ``import``)."""
-    try:
-        with open(pth, encoding="utf-8", errors="replace") as f:
-            return any(line.startswith(("import ", "import\t")) for line in f)
-    except OSError:
-        return True  # unreadable here: a person must look at it
-
-
-def startup_files() -> list[tuple[str, str]]:
-    """Code Python runs at every start that no package's manifest covers.
-
-    * ``.pth`` files of the site folders (and of the install's folder) with ``import``
-      lines, which Python executes (a ``.pth`` that only names folders runs nothing);
-    * ``sitecustomize`` and ``usercustomize`` modules (a ``.py`` file, a package, byte
-      code or an extension) in any folder of the module search path or the site
-      folders: the first one found is imported at every start.
-
-    Returns:
-        (what, path) of each, sorted: what is ``pth``, ``sitecustomize`` or
-        ``usercustomize``; the path resolved.
-    """
-    from importlib.machinery import PathFinder
-
-    folders = _site_folders()
-    found = {("pth", str(p.resolve())) for f in folders for p in f.glob("*.pth")
-             if _runs_code(p)}
-    entries = [*sys.path, *(str(f) for f in folders)]
-    for name in STARTUP_MODULES:
-        for entry in dict.fromkeys(entries):
-            try:
-                spec = PathFinder.find_spec(name, [entry or "."])
-            except (ImportError, OSError, ValueError):
-                continue
-            if spec is not None and spec.origin and spec.has_location:
-                found.add((name, str(Path(spec.origin).resolve())))
-    return sorted(found)
-
-
 def parse_manifest(data: bytes) -> dict[str, str]:
     """A manifest's lines as path -> SHA-256.
 
@@ -309,6 +257,11 @@ class Identity:
 def installed_root() -> Path:
     """The folder holding the installed packages (``site-packages``, a ``--target``)."""
     return Path(__file__).resolve().parent.parent
+
+
+def installed() -> bool:
+    """This package was installed from a built package (its metadata lies beside it)."""
+    return bool(_metadata(installed_root()))
 
 
 def _metadata(root: Path) -> list[Path]:
@@ -414,13 +367,6 @@ def startup_identity() -> dict[str, Any]:
     else:
         log.info("software %s, identity sha256 %s: %d files checked", ident.version,
                  ident.sha256, ident.files)
-    hooks = startup_files() if ident.installed else []
-    if hooks:
-        # named, not warned about: a stock virtual environment has one (setuptools'
-        # distutils-precedence.pth); `threecard identify` names them for the inspector
-        log.info("start-up code outside the package (run by Python at every start, no "
-                 "manifest covers it: check each): %s",
-                 ", ".join(f"{what} {path}" for what, path in hooks))
     return ident.journal_form(MAX_NAMED_FILES)
 
 
@@ -435,42 +381,79 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the identity and the check's verdict.
+    """Print the identity, the whole environment's digest and the check's verdict.
 
-    The code Python runs at every start that is not the package's own (``.pth`` files
-    with ``import`` lines, ``sitecustomize`` and ``usercustomize`` modules) is listed by
-    name (:func:`startup_files`), in ``--json`` under each kind's name.
+    The package's files are checked against its manifest (:func:`identify`); every other
+    file the process runs on against what its installer recorded, and the code Python
+    runs at every start that no distribution owns is named
+    (:func:`controller.environment.check_environment`). ``--json`` gives the same facts,
+    the environment's under ``environment`` (its start-up code also under ``pth``,
+    ``sitecustomize``, ``usercustomize``).
 
     Returns:
-        0 when every installed file matches the manifest (its byte code its sources);
-        1 when one does not, or there is no manifest to check against.
+        0 when every file matches (the package's its manifest, its byte code its
+        sources; every other its installer's record) and no start-up code is unknown;
+        1 otherwise, or when there is no manifest to check against.
     """
+    from controller.environment import STARTUP_MODULES, check_environment
+
     ident = identify()
-    hooks = startup_files()
+    env = check_environment("" if ident.problem else ident.sha256)
+    if env is None:  # only a stop ends it early, and none is asked for here
+        return 1
+    ok = ident.ok and env.ok
     if args.json:
-        print(json.dumps({"ok": ident.ok, **ident.journal_form(),
+        print(json.dumps({"ok": ok, **ident.journal_form(),
                           "changed": list(ident.changed), "missing": list(ident.missing),
                           "added": list(ident.added), "bytecode": list(ident.bytecode),
-                          **{what: [p for w, p in hooks if w == what]
-                             for what in ("pth", *STARTUP_MODULES)}}))
-        return 0 if ident.ok else 1
+                          **{what: [p for w, p in env.startup if w == what]
+                             for what in ("pth", *STARTUP_MODULES)},
+                          "environment": env.as_json()}))
+        return 0 if ok else 1
+    _print_identity(ident)
+    _print_environment(env)
+    if ident.problem:
+        print(f"threecard identify: {ident.problem}", file=sys.stderr)
+        return 1
+    if ok:
+        print("OK: every installed file matches the manifest and every file of the "
+              "environment its installer's record; no start-up code outside them")
+    return 0 if ok else 1
+
+
+def _print_identity(ident: Identity) -> None:
+    """The package's identity and the files that do not match its manifest."""
     print(f"{DISTRIBUTION} {ident.version}")
     if ident.sha256 and not ident.problem:  # a manifest that cannot be read is no identity
         print(f"identity: sha256 {ident.sha256}")
         print(f"manifest: {ident.files} files, written when the package was built ({MANIFEST})")
-    if hooks:
-        print(f"start-up code outside the package ({len(hooks)}; Python runs it at every "
-              "start; no manifest covers it: check each):")
-        for what, path in hooks:
-            print(f"  {what:8} {path}")
-    if ident.problem:
-        print(f"threecard identify: {ident.problem}", file=sys.stderr)
-        return 1
     named = ident.altered()
     if named:
         print(f"ALTERED: {_files_differ(len(named))} from the manifest")
         for what, path in named:
             print(f"  {what:8} {path}")
-        return 1
-    print("OK: every installed file matches the manifest")
-    return 0
+
+
+def _print_environment(env: Environment) -> None:
+    """The environment's digest, what it covers, and what was found (one line each)."""
+    from controller.game.text import for_terminal
+
+    print(f"environment: sha256 {env.sha256}")
+    print(f"  {env.distributions} distributions, {env.files} files their installers "
+          f"listed: {env.hashed} compared with the hash recorded, {env.unhashed} listed without "
+          "one (the records themselves, byte code compiled at install) are in the digest "
+          f"as they are; {env.compiled} byte code files written since compiled again; "
+          f"{len(env.interpreter)} start-up files of the interpreter; {env.seconds:.1f} s")
+    for folder, why in env.unread:
+        print(f"  not read ({why}): {for_terminal(folder)}")
+    if env.startup:
+        print(f"START-UP CODE no distribution owns ({len(env.startup)}; Python runs it at "
+              "every start):")
+        for what, path in env.startup:
+            print(f"  {what:13} {for_terminal(path)}")
+    if env.altered:
+        n = len(env.altered)
+        print(f"ENVIRONMENT ALTERED: {n} file{'s' if n != 1 else ''} not as "
+              f"{'their installers' if n != 1 else 'its installer'} recorded")
+        for what, path in env.altered:
+            print(f"  {what:10} {for_terminal(path)}")

@@ -210,6 +210,7 @@ class DisplayApp:
             (:mod:`display.input_script`), or None.
         fence: the table's fence the script waits on between steps (see
             :mod:`display.input_script`), or None.
+        script_start: set when the script's first step may play, or None.
 
     Each window opened logs one line naming the screen, its output and its size
     (``dealer screen on output 0, 1920x1080``). A screen that cannot open is logged and
@@ -226,7 +227,8 @@ class DisplayApp:
                  fullscreen: bool = False, headless: bool = False,
                  outputs: Mapping[str, int] | None = None, fps: int = 30,
                  title: str = "Three Card Poker", input_script: InputScript | None = None,
-                 fence: Fence | None = None) -> None:
+                 fence: Fence | None = None, script_start: threading.Event | None = None
+                 ) -> None:
         self.get_views = get_views
         self.inbox = inbox
         self.names = tuple(v for v in views if v in ("dealer", "player"))
@@ -252,7 +254,8 @@ class DisplayApp:
         self.outputs: dict[str, _Output] = {}
         self.failed: dict[str, str] = {}
         self.driver = ""
-        self.script = ScriptPlayer(input_script, fence) if input_script is not None else None
+        self.script = (ScriptPlayer(input_script, fence, script_start)
+                       if input_script is not None else None)
         if self.script is not None and "dealer" not in self.names:
             log.error("input script %s not played: the dealer screen is not open",
                       input_script.path)

@@ -32,7 +32,10 @@ action a line, a PNG name in a folder that exists). A bad line is refused when t
 is loaded, before anything runs, naming the file, the line and the field
 (:class:`InputScriptError`).
 
-Timing: nothing is played before the dealer screen's first frame. Each key press and
+Timing: nothing is played before the dealer screen's first frame, nor before the event
+the wiring may give as the start is set (the daemon's: once its check of the environment
+is journaled, a record that would make a tap in flight one on an older frame). Each key
+press and
 each tap is played on the screen as it is then, and the next one only once the table has
 applied every command it produced and the screen has drawn the result (the wiring gives
 a *fence*: a callable returning an event set once the inputs queued before it are
@@ -312,13 +315,15 @@ class ScriptPlayer:
         script: the script.
         fence: the table's fence (see the module docstring); None: the next step waits
             :data:`SETTLE_FRAMES` frames only.
+        start: set when the first step may play (see the module docstring), or None.
 
     Attributes:
         done: the script has ended (played through, or stopped by a failed wait).
         failed: why it stopped early, or None.
     """
 
-    def __init__(self, script: InputScript, fence: Fence | None = None) -> None:
+    def __init__(self, script: InputScript, fence: Fence | None = None,
+                 start: threading.Event | None = None) -> None:
         self.script = script
         self.fence = fence
         self.done = not script.actions
@@ -328,7 +333,7 @@ class ScriptPlayer:
         self._frames = 0
         self._ready_at = 1            # the frame count from which the next step may play
         self._posted = False
-        self._pending: threading.Event | None = None
+        self._pending: threading.Event | None = start
         self._deadline: float | None = None
         self._tap_at = 0.0            # when the first touch of a ``taps`` step was posted
         log.info("input script %s: %d steps", script.path, len(script.actions))

@@ -1,14 +1,20 @@
 """``threecard identify``: the software in the field is the software that was built.
 
 A wheel (the one CI built, ``THREECARD_WHEEL``, else one built here from a copy of the
-source tree) is installed into a throwaway folder with ``pip install --target``; the
+source tree) is installed into a throwaway folder with ``pip install --prefix``; the
 command is run from that install. Its identity is the SHA-256 of the manifest the build
 wrote; one changed, removed or added file is named. The daemon run from the same install
 journals that identity at start-up, and the shift report's figures carry it.
+
+The whole environment (every distribution on the module search path, the interpreter's
+start-up files) has one digest beside it (R18): the same for an unchanged install, another
+when a file changes; a ``.pth`` file no distribution owns is named, and holds the deck of
+the daemon run from that install until a supervisor acknowledges.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import importlib.util
 import json
@@ -55,11 +61,25 @@ def _wheel(folder: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def install(tmp_path_factory):
+    """The folder holding the installed packages (``PREFIX/lib/pythonX.Y/site-packages``).
+
+    ``--prefix`` installs the script where its record says, as in a virtual environment
+    (``--target`` moves it after the record is written: the record names another place);
+    ``--ignore-installed``: the test environment may hold the package already.
+    """
     folder = tmp_path_factory.mktemp("install")
-    target = folder / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target",
-                    str(target), str(_wheel(folder))], check=True, timeout=600)
-    return target
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps",
+                    "--ignore-installed", "--no-warn-script-location", "--prefix",
+                    str(folder / "prefix"), str(_wheel(folder))], check=True, timeout=600)
+    (init,) = (folder / "prefix").glob("**/controller/__init__.py")
+    return init.parent.parent
+
+
+def _copy(install: Path, folder: Path) -> Path:
+    """A copy of the whole install (its script too, times kept); its packages' folder."""
+    prefix = next(p for p in install.parents if p.name == "prefix")
+    shutil.copytree(prefix, folder / "prefix", symlinks=True)
+    return folder / "prefix" / install.relative_to(prefix)
 
 
 def from_install(target: Path, *args: str, timeout: float = 120
@@ -76,6 +96,10 @@ def test_an_intact_install_matches_its_manifest(install):
     assert run.returncode == 0, run.stdout + run.stderr
     got = json.loads(run.stdout)
     assert got["ok"] and got["sha256"] == hashlib.sha256(manifest.read_bytes()).hexdigest()
+    # beside a stock virtual environment (setuptools' distutils-precedence.pth is in its
+    # record), nothing is named
+    assert got["pth"] == got["sitecustomize"] == got["usercustomize"] == []
+    assert got["environment"]["ok"] and got["environment"]["added"] == []
     # the manifest names every file of the five packages, with its SHA-256
     listed = dict(reversed(line.split("  ", 1)) for line in manifest.read_text().splitlines())
     files = {p.relative_to(install).as_posix() for name in ("controller", "drivers", "display",
@@ -170,8 +194,7 @@ def test_byte_code_not_made_from_its_source_is_named(install, tmp_path):
     the source again and names the byte code; byte code dropped beside the sources (which
     Python loads without any source) is an added file; a ``.pth`` file in the site folder
     is listed."""
-    target = tmp_path / "site"
-    shutil.copytree(install, target)  # times kept: the install's byte code stays valid
+    target = _copy(install, tmp_path)  # times kept: the install's byte code stays valid
     source = target / "controller" / "game" / "settlement.py"
     cached = Path(importlib.util.cache_from_source(str(source)))
     assert cached.is_file()  # pip compiled it at install
@@ -198,16 +221,16 @@ def test_byte_code_not_made_from_its_source_is_named(install, tmp_path):
     got = json.loads(from_install(target, "identify", "--json").stdout)
     assert got["bytecode"] == [rel] and got["added"] == ["controller/game/extra.pyc"]
     assert str((target / "zz-hook.pth").resolve()) in got["pth"]
-    listed = from_install(target, "identify").stdout
-    assert f"pth      {(target / 'zz-hook.pth').resolve()}" in listed
+    listed = " ".join(from_install(target, "identify").stdout.split())
+    assert f"pth {(target / 'zz-hook.pth').resolve()}" in listed
 
 
 def test_code_run_at_every_start_outside_the_package_is_named(install, tmp_path):
     """A ``sitecustomize`` in the install's folder, a ``usercustomize`` elsewhere on the
-    module search path and a ``.pth`` with an ``import`` line are named, in the listing
-    and in --json; a ``.pth`` that only names a folder runs nothing and is not."""
-    target = tmp_path / "site"
-    shutil.copytree(install, target)
+    module search path, a ``.pth`` with an ``import`` line and one that adds a folder to
+    the search path are named, in the listing and in --json: no distribution owns them,
+    and the command exits 1 though the package's own files are intact."""
+    target = _copy(install, tmp_path)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (target / "sitecustomize.py").write_text("RAN = True\n")
@@ -222,15 +245,17 @@ def test_code_run_at_every_start_outside_the_package_is_named(install, tmp_path)
     site_hook = str((target / "sitecustomize.py").resolve())
     user_hook = str((elsewhere / "usercustomize.py").resolve())
     run_pth = str((target / "aa-run.pth").resolve())
-    assert site_hook in got["sitecustomize"] and user_hook in got["usercustomize"]
-    assert run_pth in got["pth"]
-    assert str((target / "bb-paths.pth").resolve()) not in got["pth"]
+    paths_pth = str((target / "bb-paths.pth").resolve())
+    assert got["sitecustomize"] == [site_hook] and got["usercustomize"] == [user_hook]
+    assert got["pth"] == [run_pth, paths_pth]
+    assert got["environment"]["added"] == []  # named once, as start-up code
     listed = " ".join(runs[0].stdout.split())
+    assert "START-UP CODE no distribution owns (4;" in listed, runs[0].stdout
     for what, path in (("sitecustomize", site_hook), ("usercustomize", user_hook),
-                       ("pth", run_pth)):
+                       ("pth", run_pth), ("pth", paths_pth)):
         assert f"{what} {path}" in listed, runs[0].stdout
-    assert "bb-paths.pth" not in listed
-    assert got["ok"] and runs[0].returncode == 0  # the package's own files are intact
+    assert not got["ok"] and runs[0].returncode == runs[1].returncode == 1
+    assert got["altered"] == 0 and not got["alarm"]  # the package's own files are intact
 
 
 def test_an_intact_install_byte_code_matches_its_sources(install):
@@ -243,8 +268,7 @@ def test_an_intact_install_byte_code_matches_its_sources(install):
 
 def _altered_copy(install: Path, folder: Path) -> Path:
     """A copy of the install with one byte of ``display/theme.py`` changed."""
-    target = folder / "site"
-    shutil.copytree(install, target)
+    target = _copy(install, folder)
     theme = target / "display" / "theme.py"
     data = bytearray(theme.read_bytes())
     data[len(data) // 2] ^= 0x01
@@ -304,21 +328,40 @@ def test_altered_software_holds_the_table_until_a_supervisor_acknowledges(instal
     the dealer screen and refuses to deal (No more bets refused) until a supervisor
     acknowledges it with Unblock deck, their PIN journaled as their role; then the round
     goes on."""
-    from controller.game.auth import DEMO_PINS, hash_pin
-    from controller.game.replay import views_at
-    from display.screenshot import ViewPainter
-
     target = _altered_copy(install, tmp_path)
-    journal = tmp_path / "journal.sqlite3"
-    config = tmp_path / "table.toml"
+    # the file is not as its installer recorded either: the environment's alarm follows
+    rows = _held_until_unblocked(target, tmp_path, "SOFTWARE ALTERED", "ENVIRONMENT ALTERED")
+    (startup,) = [r for r in rows if r[1] == "startup"]
+    software = json.loads(startup[3])["software"]
+    assert software["altered"] == 1 and software["alarm"] is True
+    assert "changed display/theme.py" in software["named"]
+    (environment,) = [json.loads(r[3]) for r in rows if r[1] == "environment"]
+    assert environment["named"] == [f"changed {target / 'display' / 'theme.py'}"]
+    # the dealer screen, as it stood after the start-up: an alarm, the next step a
+    # supervisor's Unblock deck
+    alarm = _dealer_alarm(tmp_path / "journal.sqlite3", startup[0])
+    assert "Software altered: files that differ from the build: 1" in alarm, alarm
+    assert "call a technician" in alarm, alarm
+
+
+def _held_until_unblocked(target: Path, folder: Path, *alarms: str) -> list[tuple]:
+    """Run the daemon from ``target`` until READY and each of ``alarms`` is logged; show
+    that No more bets is refused until a supervisor's Unblock deck, then taken. Returns the
+    journal's (seq, kind, actor, body) rows."""
+    from controller.game.auth import DEMO_PINS, hash_pin
+
+    journal = folder / "journal.sqlite3"
+    config = folder / "table.toml"
     config.write_text('[table]\nid = "ID-1"\nseats = 2\n'
                       f'[journal]\npath = "{journal}"\n'
                       f'[roles]\nsupervisor = "{hash_pin(DEMO_PINS["supervisor"])}"\n')
     d = _Daemon(target, "--config", str(config), "--shoe", "sim://?dialect=native",
                 "--headless")
     try:
-        d.wait_for("SOFTWARE ALTERED")
         d.wait_for("READY")
+        for alarm in alarms:  # before READY (start-up's) or after it (the environment's)
+            d.cursor = 0
+            d.wait_for(alarm)
         d.send("place_bet", seat=1, bet="ante", amount=100)
         d.send("no_more_bets")
         refused = d.wait_for("control: refused no_more_bets")
@@ -336,20 +379,119 @@ def test_altered_software_holds_the_table_until_a_supervisor_acknowledges(instal
         refused = set(j.rejections())
     finally:
         j.close()
-    (startup,) = [r for r in rows if r[1] == "startup"]
-    software = json.loads(startup[3])["software"]
-    assert software["altered"] == 1 and software["alarm"] is True
-    assert "changed display/theme.py" in software["named"]
     steps = [(k, a, seq in refused) for seq, k, a, _ in rows
              if k in ("unblock_deck", "no_more_bets")]
     assert steps == [("no_more_bets", "dealer", True), ("unblock_deck", "supervisor", False),
                      ("no_more_bets", "dealer", False)]
-    # the dealer screen, as it stood after the start-up: an alarm, the next step a
-    # supervisor's Unblock deck
-    dealer, _player = views_at(journal, startup[0])
+    return rows
+
+
+def _dealer_alarm(journal: Path, seq: int) -> str:
+    """The alarm text of the dealer screen as it stood after record ``seq``, which waits for
+    a supervisor's Unblock deck."""
+    from controller.game.replay import views_at
+    from display.screenshot import ViewPainter
+
+    dealer, _player = views_at(journal, seq)
     assert dealer.awaiting_supervisor == "unblock_deck" and dealer.deck_blocked
-    painter = ViewPainter((1280, 720), "en")
-    _image, drawn = painter.draw("dealer", dealer)
-    alarm = " ".join(t.text for t in drawn.texts_in("alarms"))
-    assert "Software altered: files that differ from the build: 1" in alarm, alarm
+    _image, drawn = ViewPainter((1280, 720), "en").draw("dealer", dealer)
+    return " ".join(t.text for t in drawn.texts_in("alarms"))
+
+
+def _identify(target: Path) -> dict:
+    return json.loads(from_install(target, "identify", "--json").stdout)
+
+
+def test_one_digest_for_the_environment_the_same_until_a_file_changes(install, tmp_path):
+    """Every distribution on the module search path is checked, each file its installer
+    listed; the digest is the same run after run and for a copy of the install, and
+    another when a file changes, even where the record beside it was changed to match:
+    a ``.pth`` file listed in the record is no longer unknown, the digest still tells."""
+    import site
+
+    first = _identify(install)
+    env = first["environment"]
+    again = _identify(install)["environment"]
+    assert first["ok"] and env["ok"] and {**again, "seconds": 0} == {**env, "seconds": 0}
+    # what the installers recorded: this install's and the environment's distributions
+    records = [r for folder in (install, *map(Path, site.getsitepackages()))
+               for r in folder.glob("*.dist-info/RECORD")]
+    rows = [line.split(",") for r in records for line in r.read_text().splitlines() if line]
+    assert env["distributions"] == len(records) and env["files"] == len(rows)
+    assert env["hashed"] == len([row for row in rows if row[1]]) > 1000
+    assert os.path.realpath(sys.executable) in env["interpreter"]
+    assert any(p.endswith(os.sep + "site.py") for p in env["interpreter"])
+    target = _copy(install, tmp_path)
+    assert _identify(target)["environment"]["sha256"] == env["sha256"]
+    # the installed script, one byte more: named, another digest
+    (script,) = (p for p in target.parents[2].glob("bin/threecard"))
+    original = script.read_bytes()
+    script.write_bytes(original + b"\n")
+    changed = _identify(target)
+    assert changed["environment"]["changed"] == [str(script)]
+    assert not changed["ok"] and changed["environment"]["sha256"] != env["sha256"]
+    script.write_bytes(original)
+    # a .pth file, and its line in the record: nothing named, another digest
+    hook = target / "zz-hook.pth"
+    hook.write_bytes(b"import os\n")
+    record = next(target.glob("threecard_table-*.dist-info/RECORD"))
+    digest = base64.urlsafe_b64encode(hashlib.sha256(hook.read_bytes()).digest()).rstrip(b"=")
+    with record.open("a") as f:
+        f.write(f"zz-hook.pth,sha256={digest.decode()},{hook.stat().st_size}\n")
+    owned = _identify(target)
+    assert owned["ok"] and owned["pth"] == []
+    assert owned["environment"]["sha256"] not in (env["sha256"],
+                                                  changed["environment"]["sha256"])
+
+
+def test_a_pth_file_dropped_in_holds_the_deck_until_a_supervisor_acknowledges(install,
+                                                                             tmp_path):
+    """``identify`` names a ``.pth`` file no distribution owns and exits 1; the daemon run
+    from that install checks the environment once READY, journals its digest (the one
+    ``identify`` prints) and holds the deck (No more bets refused) until a supervisor
+    acknowledges with Unblock deck; the dealer screen says why."""
+    target = _copy(install, tmp_path)
+    hook = target / "zz-hook.pth"
+    hook.write_text("import os\n")
+    run = from_install(target, "identify")
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert f"pth {hook.resolve()}" in " ".join(run.stdout.split())
+    want = _identify(target)["environment"]["sha256"]
+    rows = _held_until_unblocked(target, tmp_path, "ENVIRONMENT ALTERED")
+    kinds = [k for _, k, _, _ in rows]
+    assert kinds.index("startup") < kinds.index("environment") < kinds.index("no_more_bets")
+    (seq, _, actor, body) = next(r for r in rows if r[1] == "environment")
+    record = json.loads(body)
+    assert actor == "system" and record["sha256"] == want and record["alarm"] is True
+    assert record["startup"] == 1 and record["named"] == [f"pth {hook.resolve()}"]
+    alarm = _dealer_alarm(tmp_path / "journal.sqlite3", seq)
+    assert "Unknown start-up code or altered files beside the software: 1" in alarm, alarm
     assert "call a technician" in alarm, alarm
+
+
+def test_a_folder_that_cannot_be_read_is_named_in_one_line(tmp_path, monkeypatch, capsys):
+    """A folder on the module search path that cannot be listed (an unreadable user site
+    folder) is named, with why, in one line (and in --json): never a traceback."""
+    import argparse
+
+    from controller import identity
+
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    monkeypatch.syspath_prepend(str(locked))
+    listing = os.scandir
+
+    def scandir(path="."):
+        if os.path.abspath(path) == str(locked):
+            raise PermissionError(13, "Permission denied", str(path))
+        return listing(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    identity.run(argparse.Namespace(json=False))
+    out = capsys.readouterr()
+    assert [line.strip() for line in out.out.splitlines() if str(locked) in line] == [
+        f"not read (Permission denied): {locked}"]
+    assert "Traceback" not in out.out + out.err
+    identity.run(argparse.Namespace(json=True))
+    got = json.loads(capsys.readouterr().out)
+    assert got["environment"]["unread"] == [{"folder": str(locked), "why": "Permission denied"}]

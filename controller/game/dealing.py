@@ -2,7 +2,8 @@
 
 Handlers of the :class:`~controller.game.engine.Game` for the inputs that put cards on
 the table or take them back: ``card``, ``misread``, ``retract``, ``manual_card`` and
-``exposed_card``. Each is a function of the game and the input's decoded body; a
+``exposed_card``; and for what holds the deck for a supervisor (a blocked deck, the
+``environment`` record's alarm). Each is a function of the game and the input's decoded body; a
 refusal raises :class:`~controller.game.round.Rejected`.
 
 Burn cards. A card the shoe reads in burn mode (a ``card`` with ``burn``, or an
@@ -78,6 +79,32 @@ def block(g: Game, why: str, card: str | None, code: str) -> None:
                "Supervisor: check the deck, then unblock it", severity="error",
                card=text)
     g.deal.set_aside(card, "rejected", g.shoe_seq, seen=False)
+
+
+ENVIRONMENT_ALTERED = "environment_altered"
+"""Why the deck is held once the environment's check found start-up code no distribution
+owns or an altered file (``EnvironmentRecord.alarm``), and the kind of its alarm."""
+
+
+def hold_deck(g: Game, why: str, what: str, files: int) -> None:
+    """No more bets refused until a supervisor's Unblock deck; the round in play goes on.
+
+    Args:
+        g: the game.
+        why: the deck's reason and the alarm's kind (``software_altered``...).
+        what: the alarm's text, before the number of files.
+        files: how many files (or start-up code) were found.
+    """
+    g.deal.blocked = why
+    g.notes.put(why, f"{what}: {files}", "Supervisor: call a technician, then Unblock deck "
+                "to deal on", severity="error", files=str(files))
+
+
+def on_environment(g: Game, body: Any, actor: str) -> None:
+    """The environment's identity, found once READY (R18): an alarm holds the deck."""
+    if body.alarm:
+        hold_deck(g, ENVIRONMENT_ALTERED, "Unknown start-up code or altered files beside "
+                  "the software", body.startup + body.altered)
 
 
 def on_card(g: Game, body: Any, actor: str) -> None:

@@ -166,7 +166,7 @@ class Game:
             I.ManualCardRecord: dealing.on_manual_card, I.UnblockRecord: Game._unblock_deck,
             I.Resume: Game._resume, I.NewDeck: Game._new_deck,
             I.ExposedCard: dealing.on_exposed_card, I.ConfigChanged: Game._config_change,
-            I.PinChanged: Game._change_pin,
+            I.PinChanged: Game._change_pin, I.EnvironmentRecord: dealing.on_environment,
         }
 
     # ------------------------------------------------------------------ views of the parts
@@ -312,10 +312,8 @@ class Game:
                                     self.config.lockout_seconds)
         sw = body.software
         if sw is not None and sw.alarm:  # GLI-11: dealt on only once a supervisor knows
-            self.deal.blocked = SOFTWARE_ALTERED
-            self.notes.put(SOFTWARE_ALTERED, f"Software altered: files that differ from the "
-                           f"build: {sw.altered}", "Supervisor: call a technician, then "
-                           "Unblock deck to deal on", severity="error", files=str(sw.altered))
+            dealing.hold_deck(self, SOFTWARE_ALTERED, "Software altered: files that differ "
+                              "from the build", sw.altered)
         self.link_state = "connecting"
         self.notes.drop("link_lost")
         # docs/rules.md "power loss or crash mid-round": continue if the record is complete
@@ -391,7 +389,7 @@ class Game:
         if not self.deal.blocked:
             raise Rejected("deck_not_blocked")
         self.deal.blocked = None
-        self.notes.drop("deck_blocked", SOFTWARE_ALTERED)
+        self.notes.drop("deck_blocked", SOFTWARE_ALTERED, dealing.ENVIRONMENT_ALTERED)
 
     def _new_deck(self, body: I.NewDeck, actor: str) -> None:
         if self.deal.blocked:

@@ -23,7 +23,8 @@ journaled in another shape, declared beside them: a PIN change keeps only the sa
 hash (:class:`PinChanged`), a setting change keeps the old value too
 (:class:`ConfigChanged`), a rebet names the rule it was given under
 (:class:`RebetRecord`), a void and a deck unblock read their reason as it was journaled
-(:class:`VoidRecord`). The power-up record is declared in :mod:`controller.game.power_up`.
+(:class:`VoidRecord`). The power-up record and the environment's identity the table
+journals once READY are declared in :mod:`controller.game.power_up`.
 A shoe event's body is its fields (the event dataclass is its
 declaration); a card read in burn mode also carries ``"burn_rule": 2`` (see
 :mod:`controller.game.engine`, "Burn cards"). Bodies journaled by earlier versions have
@@ -66,7 +67,13 @@ from controller.game.config import (
     RENAMED,
     setting_problem,
 )
-from controller.game.power_up import MAX_NAMED_FILES, Screens, Software, Startup
+from controller.game.power_up import (
+    MAX_NAMED_FILES,
+    EnvironmentRecord,
+    Screens,
+    Software,
+    Startup,
+)
 from controller.game.text import SAFE_TEXT_PATTERN
 
 MAX_REASON = 200
@@ -439,6 +446,8 @@ COMMAND_NAMED: dict[str, type[DealerCommand]] = {c.name: c for c in COMMANDS}
 """Command name -> command class."""
 STARTUP = "startup"
 """The journal kind of the table's power-up record."""
+ENVIRONMENT = "environment"
+"""The journal kind of the environment's identity, found once the table is READY."""
 
 
 def _event_body(cls: type[ev.ShoeEvent], extra: list[tuple[str, Any, Any]]) -> type[Struct]:
@@ -471,6 +480,7 @@ BODY_TYPES: dict[str, type[Struct]] = {
     **{c.name: c.body_type for c in COMMANDS},
     **{ev._TYPE_NAMES[cls]: body for cls, body in EVENT_BODY.items()},  # noqa: SLF001
     STARTUP: Startup,
+    ENVIRONMENT: EnvironmentRecord,
 }
 """Journal kind -> the struct its body decodes to: the one decoder of journal bodies."""
 
@@ -570,8 +580,9 @@ _STRICT_JSON = json.JSONEncoder(allow_nan=False, sort_keys=True, separators=(","
 
 
 __all__ = [
-    "BET_NAMES", "BODY_TYPES", "BURN_RULE", "COMMANDS", "COMMAND_NAMED", "EVENT_BODY",
-    "EVENTS", "MAX_AMOUNT", "MAX_NAMED_FILES", "MAX_SEATS", "MIN_AMOUNT",
+    "BET_NAMES", "BODY_TYPES", "BURN_RULE", "COMMANDS", "COMMAND_NAMED", "ENVIRONMENT",
+    "EVENT_BODY", "EVENTS", "EnvironmentRecord", "MAX_AMOUNT", "MAX_NAMED_FILES", "MAX_SEATS",
+    "MIN_AMOUNT",
     "PIN_MAX_DIGITS", "PIN_MIN_DIGITS", "REBET_RULE", "SETTINGS", "STARTUP",
     "ChangePin", "ClearBets", "ConfigChange", "ConfigChanged", "DealerCommand", "Decide",
     "ExposedCard", "InputError", "JournaledReason", "JournaledSettingValue", "ManualCard",

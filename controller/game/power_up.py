@@ -1,7 +1,9 @@
-"""The table's power-up record: the settings, the software and the screens at power-up.
+"""The table's power-up records: the settings, the software, the screens, the environment.
 
-Declared apart from :mod:`controller.game.inputs`, which reads these declarations as
-the journal body of its ``startup`` kind (and re-exports them). A leaf: it imports only
+The settings, the software and the screens at power-up (the ``startup`` record); the
+whole environment's identity, found once the table is READY (the ``environment``
+record). Declared apart from :mod:`controller.game.inputs`, which reads these
+declarations as the journal bodies of those kinds (and re-exports them). A leaf: it imports only
 :mod:`msgspec`.
 """
 
@@ -47,6 +49,38 @@ class Software(_Record):
     alarm: bool = False
 
 
+class EnvironmentRecord(_Record):
+    """The whole environment's identity, as the daemon finds it after READY (R18).
+
+    Journaled as an ``environment`` record (actor ``system``) once the table is READY:
+    the check of every file takes seconds, and start-up does not wait for it
+    (:mod:`controller.environment`).
+
+    Attributes:
+        sha256: the digest over the package's manifest, every installed distribution's
+            files and the interpreter's start-up files.
+        distributions: the installed distributions checked.
+        files: the files their installers listed.
+        startup: start-up code no distribution owns (``.pth`` files, ``sitecustomize``,
+            ``usercustomize``).
+        altered: files that do not match their installer's record (changed, missing,
+            added, byte code not made from its source, unreadable).
+        named: the first :data:`MAX_NAMED_FILES` of them, the start-up code first, e.g.
+            ``pth /opt/threecard-table/lib/python3.11/site-packages/x.pth``.
+        alarm: start-up code or an altered file found beside an installed package: the
+            table holds the deck (No more bets refused) until a supervisor acknowledges
+            with Unblock deck. False for a source tree run in place.
+    """
+
+    sha256: Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]
+    distributions: Annotated[int, Meta(ge=0)] = 0
+    files: Annotated[int, Meta(ge=0)] = 0
+    startup: Annotated[int, Meta(ge=0)] = 0
+    altered: Annotated[int, Meta(ge=0)] = 0
+    named: Annotated[tuple[Text, ...], Meta(max_length=MAX_NAMED_FILES)] = ()
+    alarm: bool = False
+
+
 class Screens(_Record):
     """The screens the daemon drives, as its settings (``[display]``) give them at power-up.
 
@@ -82,4 +116,4 @@ class Startup(_Record):
     screens: Screens | None = None
 
 
-__all__ = ["MAX_NAMED_FILES", "Screens", "Software", "Startup"]
+__all__ = ["MAX_NAMED_FILES", "EnvironmentRecord", "Screens", "Software", "Startup"]

@@ -2,6 +2,7 @@
 
 Inputs (:class:`~controller.game.events.ShoeEvent`,
 :class:`~controller.game.inputs.DealerCommand`,
+:class:`~controller.game.inputs.EnvironmentRecord`, the daemon's check of the environment,
 :class:`~controller.game.inputs.Tick`) arrive on :attr:`Table.inbox`. One thread
 (:meth:`Table.start`) takes them in order; for each: it is checked against its declaration
 (:mod:`controller.game.inputs`: an input that fails it is refused, logged and never
@@ -41,16 +42,20 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+import msgspec
+
 from controller.game import verifier
 from controller.game.auth import PinChecker, hash_pin
 from controller.game.config import RENAMED, ConfigError
 from controller.game.engine import Game, TableConfig
 from controller.game.events import Heartbeat, ShoeEvent
 from controller.game.inputs import (
+    ENVIRONMENT,
     STARTUP,
     ChangePin,
     ConfigChange,
     DealerCommand,
+    EnvironmentRecord,
     InputError,
     Tick,
     decode_body,
@@ -113,17 +118,23 @@ class SystemClock:
         return time.monotonic_ns()
 
 
-def encode_input(item: ShoeEvent | DealerCommand) -> tuple[str, dict[str, Any]]:
+def encode_input(item: ShoeEvent | DealerCommand | EnvironmentRecord
+                 ) -> tuple[str, dict[str, Any]]:
     """The journal kind and body of an input, checked against its declaration.
 
     A command's PIN is left out; a PIN change journals the new PIN's salted hash
     (:class:`~controller.game.inputs.PinChanged`). The body of a card read in burn mode
-    carries ``"burn_rule": 2`` (:func:`controller.game.inputs.journal_body`).
+    carries ``"burn_rule": 2`` (:func:`controller.game.inputs.journal_body`). The
+    environment's identity is the table's own record (actor ``system``).
 
     Raises:
         InputError: the input fails its declaration (the message names the field).
-        TypeError: not a shoe event or dealer command.
+        TypeError: not a shoe event, a dealer command or the environment's identity.
     """
+    if isinstance(item, EnvironmentRecord):
+        body = msgspec.to_builtins(item)
+        decode_body(ENVIRONMENT, body)  # built in code: its fields are checked here
+        return ENVIRONMENT, body
     kind, body = journal_body(item)
     if isinstance(item, ChangePin):
         body = {"role": item.role, "pin_hash": hash_pin(item.new_pin)}
@@ -317,11 +328,11 @@ class Table:
             self._changed.notify_all()
 
     # ------------------------------------------------------------------ inputs
-    def submit(self, item: ShoeEvent | DealerCommand | Tick) -> None:
+    def submit(self, item: ShoeEvent | DealerCommand | EnvironmentRecord | Tick) -> None:
         """Queue an input for the table thread (thread-safe; returns at once)."""
         self.inbox.put(item)
 
-    def process(self, items: Iterable[ShoeEvent | DealerCommand | Tick],
+    def process(self, items: Iterable[ShoeEvent | DealerCommand | EnvironmentRecord | Tick],
                 flush: bool = True) -> list[Verdict]:
         """Journal and apply inputs in the calling thread (tests, simulator).
 
@@ -344,7 +355,8 @@ class Table:
                 continue
             try:
                 kind, body = encode_input(item)
-                actor = "shoe" if isinstance(item, ShoeEvent) else "dealer"
+                actor = ("shoe" if isinstance(item, ShoeEvent) else "system"
+                         if isinstance(item, EnvironmentRecord) else "dealer")
                 if isinstance(item, DealerCommand) and item.pin is not None:
                     roles = self._pins.roles_for(item.pin, self.game.config.pin_hashes)
                     # one PIN for two roles names none of them (while PIN entry is
@@ -532,7 +544,7 @@ class Table:
         if not self.locked:
             w.tend(j, now, self.checkpoint_idle_s, self.checkpoint_retry_s, self.wal_warn_bytes)
 
-    def ask(self, item: ShoeEvent | DealerCommand,
+    def ask(self, item: ShoeEvent | DealerCommand | EnvironmentRecord,
             timeout: float = 5.0) -> list[Verdict] | None:
         """Queue one input and wait until the table thread applied it.
 

@@ -208,6 +208,10 @@ MESSAGES: dict[str, str] = {
     "banner.deck_blocked.act": "Supervisor: check the deck, then Unblock deck",
     "banner.software_altered.msg": "Software altered: files that differ from the build: {files}",
     "banner.software_altered.act": "Supervisor: call a technician, then Unblock deck to deal on",
+    "banner.environment_altered.msg": ("Unknown start-up code or altered files beside the "
+                                       "software: {files}"),
+    "banner.environment_altered.act": ("Supervisor: call a technician, then Unblock deck to "
+                                       "deal on"),
     "banner.wrong_count.msg": "Wrong number of cards",
     "banner.wrong_count.act": "Void the round (supervisor)",
     "banner.card_before_no_more_bets.msg": "Card read before no more bets",

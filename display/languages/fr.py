@@ -199,6 +199,10 @@ MESSAGES: dict[str, str] = {
                                     "livrée : {files}"),
     "banner.software_altered.act": ("Superviseur : appelez un technicien, puis Débloquer "
                                     "pour continuer"),
+    "banner.environment_altered.msg": ("Code de démarrage inconnu ou fichiers modifiés à "
+                                       "côté du logiciel : {files}"),
+    "banner.environment_altered.act": ("Superviseur : appelez un technicien, puis Débloquer "
+                                       "pour continuer"),
     "banner.wrong_count.msg": "Mauvais nombre de cartes",
     "banner.wrong_count.act": "Annulez le coup (superviseur)",
     "banner.card_before_no_more_bets.msg": "Carte lue avant rien ne va plus",

@@ -199,6 +199,10 @@ MESSAGES: dict[str, str] = {
                                     "збірки: {files}"),
     "banner.software_altered.act": ("Супервайзер: викличте техніка, потім розблокуйте, "
                                     "щоб грати далі"),
+    "banner.environment_altered.msg": ("Невідомий код запуску або змінені файли поруч із "
+                                       "програмою: {files}"),
+    "banner.environment_altered.act": ("Супервайзер: викличте техніка, потім розблокуйте, "
+                                       "щоб грати далі"),
     "banner.wrong_count.msg": "Неправильна кількість карт",
     "banner.wrong_count.act": "Анулюйте гру (супервайзер)",
     "banner.card_before_no_more_bets.msg": "Карту прочитано до закриття ставок",

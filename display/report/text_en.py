@@ -208,6 +208,8 @@ EN: dict[str, str] = {
     "void.duplicate_card": "Card seen twice in the deck",
     "void.unknown_card": "Unknown card",
     "void.misread_unresolved": "Misread not resolved",
+    "void.software_altered": "Software altered",
+    "void.environment_altered": "Unknown start-up code or altered files",
     "cmd.place_bet": "Place bet",
     "cmd.clear_bets": "Clear bets",
     "cmd.rebet": "Rebet",

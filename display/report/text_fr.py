@@ -218,6 +218,8 @@ FR: dict[str, str] = {
     "void.duplicate_card": "Carte vue deux fois dans le jeu",
     "void.unknown_card": "Carte inconnue",
     "void.misread_unresolved": "Carte mal lue non résolue",
+    "void.software_altered": "Logiciel modifié",
+    "void.environment_altered": "Code de démarrage inconnu ou fichiers modifiés",
     "cmd.place_bet": "Mise",
     "cmd.clear_bets": "Effacer les mises",
     "cmd.rebet": "Même mise",

@@ -209,6 +209,8 @@ UK: dict[str, str] = {
     "void.duplicate_card": "Карта двічі в колоді",
     "void.unknown_card": "Невідома карта",
     "void.misread_unresolved": "Карту не прочитано",
+    "void.software_altered": "Програму змінено",
+    "void.environment_altered": "Невідомий код запуску або змінені файли",
     "cmd.place_bet": "Ставка",
     "cmd.clear_bets": "Зняти ставки",
     "cmd.rebet": "Повторити ставку",

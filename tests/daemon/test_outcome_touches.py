@@ -132,7 +132,7 @@ def test_two_outcome_rounds_by_touch(daemons, tmp_path, taps, scripted_shoe, jou
     assert len(rounds[2]) - 1 <= 5  # five touches and one for the fold
 
     # the journal holds what the touches asked for, by the dealer
-    cmds = [(k, a, b) for k, a, b in journal_events(journal) if a != "shoe" and k != "startup"]
+    cmds = [(k, a, b) for k, a, b in journal_events(journal) if a not in ("shoe", "system")]
     assert {(b["seat"], b["bet"]) for k, _, b in cmds if k == "mark_bet"} == {
         (s, b) for s, bets in MARKS.items() for b in bets}
     assert all(a == "dealer" for _, a, _ in cmds)

@@ -82,8 +82,9 @@ def head(path: Path) -> tuple[int, int]:
         j.close()
 
 
-SHOE_FACTS = {"startup", "link", "hello"}
-"""What a table journals on its own at start: its start-up record, the shoe coming online."""
+SHOE_FACTS = {"startup", "link", "hello", "environment"}
+"""What a table journals on its own at start: its start-up record, the shoe coming online,
+the environment's identity once READY."""
 
 
 def after(path: Path, seq: int) -> list[tuple[int, str]]:

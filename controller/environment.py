@@ -1,0 +1,576 @@
+"""The identity of everything the table runs on (R18): one digest, every file checked.
+
+``threecard identify`` checks this package against its own manifest
+(:mod:`controller.identity`); this module checks the rest of what runs in the same
+process, and gives the whole one digest:
+
+* every installed distribution (each ``*.dist-info`` or ``*.egg-info`` on the module search
+  path, :mod:`importlib.metadata`): each file its installer listed in ``RECORD`` is
+  hashed, and compared with the hash the installer recorded. A listed file without a
+  recorded hash (``RECORD`` itself, byte code the installer compiled) has nothing to be
+  compared with: it is taken as it is, its SHA-256 in the digest. A distribution with
+  no list of its files cannot be checked and is named (``unrecorded``).
+* every other file of the site folders (``site-packages``, the folder this package was
+  installed to) is named (``added``): a file there shadows or adds code (a
+  ``NAME.cpython-*.so`` beside ``NAME.py`` is imported instead of it). The one
+  exception is byte code Python wrote after the installation (``__pycache__``, not in
+  any ``RECORD``): it is a cache of a listed source, compiled again from that source and
+  compared (this Python's tag; another Python's is never loaded by this one), named
+  (``bytecode``) when its code is not the source's, and left out of the digest, which
+  stays the same while Python writes its caches.
+* the interpreter's start-up files: its executable and ``libpython`` (the start-up
+  modules are frozen into them), the standard library's start-up modules (``site.py``,
+  ``os.py``, ``codecs.py``, the ``encodings`` package...), ``pyvenv.cfg`` of a virtual
+  environment, and a ``sitecustomize`` shipped in the standard library's own folder
+  (Debian's). They belong to the interpreter, not to a distribution: no installer
+  recorded their hashes; each one's SHA-256 is in the digest.
+* code Python runs at every start that no distribution owns: a ``.pth`` file of a site
+  folder that no ``RECORD`` lists (whatever it holds: an ``import`` line runs code, a
+  folder name adds to the module search path), a ``sitecustomize`` or
+  ``usercustomize`` module anywhere on the search path outside the standard library's
+  folder. Each is named (``pth``, ``sitecustomize``, ``usercustomize``).
+
+A folder that cannot be read (an unreadable user site folder) is named, not an error:
+Python cannot import from it either. Hashes written beside the files (the manifest, the
+``RECORD`` files) prove nothing to whoever can write the files: the digest is what a
+laboratory compares with the one it approved.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+FORMAT = "threecard-environment 1"
+"""The first line of what the digest covers: a change of its form changes this line."""
+STARTUP_MODULES = ("sitecustomize", "usercustomize")
+"""Modules Python's ``site`` imports at every start, whatever it was asked to run."""
+STDLIB_STARTUP = ("site.py", "_sitebuiltins.py", "os.py", "posixpath.py", "genericpath.py",
+                  "stat.py", "_collections_abc.py", "codecs.py", "io.py", "abc.py",
+                  "zipimport.py", "importlib/_bootstrap.py",
+                  "importlib/_bootstrap_external.py", "encodings")
+"""The standard library's files an interpreter runs before any code of its own (a folder:
+its every ``.py`` file; ``python -X importtime -c pass`` lists them)."""
+BLOCK = 1 << 20
+"""Bytes read at a time while hashing."""
+
+
+class _Stopped(Exception):
+    """The check was asked to stop."""
+
+
+@dataclass(frozen=True, slots=True)
+class Environment:
+    """What :func:`check_environment` found.
+
+    Attributes:
+        sha256: the digest of everything checked (see the module's docstring).
+        distributions: installed distributions found on the module search path.
+        files: files their installers listed.
+        hashed: of them, files compared with the hash their installer recorded.
+        unhashed: listed files without a recorded hash, taken as they are.
+        compiled: byte code files written after the installation, compiled again.
+        interpreter: the interpreter's start-up files (paths), each in the digest.
+        startup: (kind, path) of code Python runs at every start that no distribution
+            owns: ``pth``, ``sitecustomize``, ``usercustomize``.
+        altered: (what, path) of every file that does not match: ``changed``,
+            ``missing``, ``added``, ``bytecode``, ``unreadable``, ``unrecorded`` (a
+            distribution with no list of its files: its folder named).
+        unread: (folder, why) of folders that could not be read.
+        seconds: how long the check took.
+    """
+
+    sha256: str
+    distributions: int = 0
+    files: int = 0
+    hashed: int = 0
+    unhashed: int = 0
+    compiled: int = 0
+    interpreter: tuple[str, ...] = ()
+    startup: tuple[tuple[str, str], ...] = ()
+    altered: tuple[tuple[str, str], ...] = ()
+    unread: tuple[tuple[str, str], ...] = ()
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        """No start-up code outside the distributions, every file as recorded."""
+        return not (self.startup or self.altered)
+
+    def named(self) -> list[str]:
+        """``what path`` for every finding, the start-up code first."""
+        return [f"{what} {path}" for what, path in (*self.startup, *self.altered)]
+
+    def journal_form(self, most: int, alarm: bool = True) -> dict[str, Any]:
+        """The environment as the table journals it (an ``environment`` record).
+
+        Args:
+            most: how many findings to name (``startup`` and ``altered`` count them all).
+            alarm: whether findings hold the deck (False for a source tree run in place).
+        """
+        from controller.game.text import for_terminal
+
+        return {"sha256": self.sha256, "distributions": self.distributions,
+                "files": self.files, "startup": len(self.startup),
+                "altered": len(self.altered),
+                "named": [for_terminal(n)[:512] for n in self.named()[:most]],
+                "alarm": alarm and not self.ok}
+
+    def as_json(self) -> dict[str, Any]:
+        """Every fact, for ``threecard identify --json``."""
+        return {"sha256": self.sha256, "ok": self.ok, "distributions": self.distributions,
+                "files": self.files, "hashed": self.hashed, "unhashed": self.unhashed,
+                "compiled": self.compiled, "interpreter": list(self.interpreter),
+                **{kind: [p for k, p in self.startup if k == kind]
+                   for kind in ("pth", *STARTUP_MODULES)},
+                **{what: [p for w, p in self.altered if w == what]
+                   for what in ("changed", "missing", "added", "bytecode", "unreadable",
+                                "unrecorded")},
+                "unread": [{"folder": f, "why": why} for f, why in self.unread],
+                "seconds": round(self.seconds, 3)}
+
+
+def check_environment(manifest: str = "", stop: threading.Event | None = None
+                      ) -> Environment | None:
+    """Check every file of the environment this process runs in; digest them all.
+
+    Args:
+        manifest: this package's identity (the SHA-256 of its manifest), put in the
+            digest; empty when there is none.
+        stop: set to end the check early (the daemon stops).
+
+    Returns:
+        What was found, or None when ``stop`` ended the check first. Never raises for a
+        file or a folder that cannot be read: each is named.
+    """
+    t0 = time.monotonic()
+    check = _Check(stop)
+    try:
+        check.run(manifest)
+    except _Stopped:
+        return None
+    digest = hashlib.sha256("".join(f"{line}\n" for line in sorted(check.lines))
+                            .encode("utf-8", "surrogateescape")).hexdigest()
+    return Environment(digest, check.distributions, check.files, check.hashed,
+                       check.unhashed, check.compiled, tuple(check.interpreter),
+                       tuple(sorted(check.startup)), tuple(sorted(check.altered)),
+                       tuple(sorted(check.unread.items())), time.monotonic() - t0)
+
+
+def check_beside(table: Any, software: dict[str, Any], stop: threading.Event,
+                 done: threading.Event | None = None) -> Environment | None:
+    """Check the environment beside the running table (after READY) and journal it.
+
+    Hashing every installed file takes seconds: start-up does not wait for it. The check
+    runs at a lower priority than the table (its thread's nice value, where the system
+    has one per thread); its verdict is journaled as an ``environment`` record and
+    logged (an error naming the first findings when there are any). Findings beside an
+    installed package hold the deck until a supervisor acknowledges with Unblock deck;
+    beside a source tree run in place they are logged as a warning only.
+
+    Args:
+        table: the running :class:`~controller.game.table.Table`.
+        software: the identity journaled at start-up
+            (:class:`~controller.game.inputs.Software`'s fields): its SHA-256 is put in
+            the digest when its manifest could be read.
+        stop: set when the daemon stops (the check is then ended, nothing journaled).
+        done: set once the record is in the table's inbox (or the check ended without
+            one): a dealer screen's input script starts then.
+
+    Returns:
+        What was found, or None when ``stop`` came first or the check failed (logged as
+        an error: no evidence of an alteration, no alarm).
+    """
+    try:
+        return _check_beside(table, software, stop)
+    finally:
+        if done is not None:  # once the record is applied: its view is the newest
+            applied, until = table.fence(), time.monotonic() + 5.0
+            while not (applied.wait(0.1) or stop.is_set() or time.monotonic() > until):
+                pass
+            done.set()
+
+
+def _check_beside(table: Any, software: dict[str, Any], stop: threading.Event
+                  ) -> Environment | None:
+    """:func:`check_beside` but ``done``."""
+    import logging
+
+    from controller.game.inputs import MAX_NAMED_FILES, EnvironmentRecord
+    from controller.identity import installed
+
+    log = logging.getLogger("threecard")
+    manifest = "" if software.get("problem") else software.get("sha256", "")
+    alarm = installed()
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)  # this thread's
+    except (AttributeError, OSError):
+        pass
+    try:
+        env = check_environment(manifest, stop)
+    except Exception:  # noqa: BLE001 - no evidence of an alteration: logged, no alarm
+        log.exception("environment: the check could not be made; run `threecard identify`")
+        return None
+    if env is None:
+        return None
+    # journaled first: whatever is asked after its log line comes after the record
+    table.submit(EnvironmentRecord(**env.journal_form(MAX_NAMED_FILES, alarm)))
+    for folder, why in env.unread:
+        log.warning("environment: %s not read (%s): nothing there was checked", folder, why)
+    found = env.named()
+    if found:
+        log.log(logging.ERROR if alarm else logging.WARNING,
+                "ENVIRONMENT ALTERED: %d start-up files no distribution owns, %d files not "
+                "as their installers recorded (threecard identify names them%s): %s%s",
+                len(env.startup), len(env.altered), "; the table holds the deck until a "
+                "supervisor acknowledges" if alarm else "", "; ".join(found[:10]),
+                "; ..." if len(found) > 10 else "")
+    log.info("environment sha256 %s: %d distributions, %d files, %d start-up files of the "
+             "interpreter checked in %.1f s", env.sha256, env.distributions, env.files,
+             len(env.interpreter), env.seconds)
+    return env
+
+
+def _norm(path: str | os.PathLike[str]) -> str:
+    """An absolute path with ``..`` taken out (symbolic links left as they are)."""
+    return os.path.normpath(os.path.abspath(path))
+
+
+def _is_cache(path: str) -> bool:
+    """Byte code Python caches (``__pycache__/NAME.TAG[.opt-N].pyc``)."""
+    return path.endswith(".pyc") and os.path.basename(os.path.dirname(path)) == "__pycache__"
+
+
+class _Check:
+    """One check's state: what the digest covers and what was found."""
+
+    def __init__(self, stop: threading.Event | None) -> None:
+        self.stop = stop
+        self.lines: list[str] = [FORMAT, f"python {sys.version.split()[0]} "
+                                         f"{sys.implementation.cache_tag}"]
+        self.distributions = self.files = self.hashed = self.unhashed = self.compiled = 0
+        self.interpreter: list[str] = []
+        self.startup: list[tuple[str, str]] = []
+        self.altered: list[tuple[str, str]] = []
+        self.unread: dict[str, str] = {}
+        self.owned: set[str] = set()  # every listed file, as :func:`_norm` gives it
+
+    def run(self, manifest: str) -> None:
+        """Distributions, the interpreter, start-up code, then the site folders."""
+        if manifest:
+            self.lines.append(f"manifest {manifest}")
+        folders = self._readable([*(p for p in sys.path if p), *_site_folders()])
+        for dist, base in _distributions():
+            self._distribution(dist, base)
+        self._interpreter()
+        hooks = self._startup_code(folders)
+        for folder in _walked_folders():
+            self._walk(folder, hooks)
+
+    # -- reading ------------------------------------------------------------------------
+    def _found(self, what: str, named: str, line: str) -> None:
+        """A file that does not match: ``named`` to a person, ``line`` in the digest."""
+        self.altered.append((what, named))
+        self.lines.append(line)
+
+    def _tick(self) -> None:
+        if self.stop is not None and self.stop.is_set():
+            raise _Stopped
+
+    def _hash(self, path: str, other: str | None = None) -> tuple[str, str | None]:
+        """(SHA-256 in hex, the ``other`` algorithm's digest in RECORD's form or None).
+
+        Raises:
+            OSError: the file cannot be read.
+        """
+        self._tick()
+        h = hashlib.sha256()
+        o = hashlib.new(other) if other else None
+        with open(path, "rb") as f:
+            while block := f.read(BLOCK):
+                h.update(block)
+                if o is not None:
+                    o.update(block)
+        if o is None:
+            return h.hexdigest(), None
+        return h.hexdigest(), base64.urlsafe_b64encode(o.digest()).rstrip(b"=").decode()
+
+    def _readable(self, folders: list[str]) -> list[str]:
+        """The folders that exist and can be listed; the others that exist are named."""
+        out = []
+        for folder in dict.fromkeys(_norm(f) for f in folders):
+            try:
+                with os.scandir(folder):
+                    out.append(folder)
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            except OSError as exc:
+                self.unread[folder] = exc.strerror or type(exc).__name__
+        return out
+
+    # -- distributions ------------------------------------------------------------------
+    def _distribution(self, dist: Any, base: str) -> None:
+        """Hash each file the distribution's installer listed; compare recorded hashes."""
+        self.distributions += 1
+        label = f"{dist.metadata['Name']}=={dist.version}"
+        try:
+            files = dist.files
+        except Exception as exc:  # noqa: BLE001 - a record that cannot be read or parsed
+            self._found("unreadable", f"{base} ({label}: {exc})", f"unreadable {label}")
+            return
+        if files is None:
+            self._found("unrecorded", f"{base} ({label})", f"unrecorded {label}")
+            return
+        for f in files:
+            path = _norm(os.path.join(base, str(f)))
+            self.owned.add(path)
+            self.files += 1
+            mode = f.hash.mode if f.hash is not None else None
+            try:
+                sha, recorded = self._hash(path, mode if mode and mode != "sha256" else None)
+            except FileNotFoundError:
+                if mode is not None or not _is_cache(path):  # a cache: Python makes it again
+                    self._found("missing", path, f"missing {label} {f}")
+                continue
+            except OSError as exc:
+                self._found("unreadable", f"{path} ({exc.strerror})", f"unreadable {label} {f}")
+                continue
+            except ValueError:  # a hash this Python does not know: nothing to compare with
+                self._found("unreadable", f"{path} (no such hash: {mode})",
+                            f"unreadable {label} {f}")
+                continue
+            self.lines.append(f"file {sha} {label} {f}")
+            if mode is None:
+                self.unhashed += 1
+                continue
+            self.hashed += 1
+            if recorded is None:
+                recorded = base64.urlsafe_b64encode(bytes.fromhex(sha)).rstrip(b"=").decode()
+            if recorded != f.hash.value.rstrip("="):
+                self.altered.append(("changed", path))
+
+    # -- the interpreter ----------------------------------------------------------------
+    def _interpreter(self) -> None:
+        """Hash the interpreter's start-up files (see :func:`interpreter_files`)."""
+        for path in interpreter_files():
+            self._interpreter_file(path)
+
+    def _interpreter_file(self, path: str) -> None:
+        if path in self.interpreter:
+            return
+        try:
+            sha, _ = self._hash(path)
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            self._found("unreadable", f"{path} ({exc.strerror})", f"unreadable interpreter {path}")
+            return
+        self.interpreter.append(path)
+        self.lines.append(f"interpreter {sha} {path}")
+
+    # -- start-up code ------------------------------------------------------------------
+    def _startup_code(self, folders: list[str]) -> set[str]:
+        """Name the start-up code no distribution owns. Returns every start-up file's path.
+
+        Args:
+            folders: the readable folders of the module search path and the site folders.
+        """
+        from importlib.machinery import PathFinder
+
+        found: list[tuple[str, str]] = []
+        for folder in self._readable(_site_folders()):
+            try:
+                with os.scandir(folder) as entries:
+                    found += [("pth", _norm(e.path)) for e in entries
+                              if e.name.endswith(".pth")]
+            except OSError as exc:
+                self.unread[folder] = exc.strerror or type(exc).__name__
+        stdlib = _stdlib_folders()
+        for name in STARTUP_MODULES:
+            for folder in folders:
+                try:
+                    spec = PathFinder.find_spec(name, [folder])
+                except (ImportError, OSError, ValueError):
+                    continue
+                if spec is None or not spec.has_location or not spec.origin:
+                    continue
+                if os.path.dirname(_norm(spec.origin)) in stdlib:
+                    self._interpreter_file(_norm(spec.origin))  # shipped with Python itself
+                else:
+                    found.append((name, _norm(spec.origin)))
+        paths = set()
+        for kind, path in dict.fromkeys(found):
+            paths.add(path)
+            if path in self.owned:
+                continue  # a distribution's own file, checked with it
+            try:
+                sha, _ = self._hash(path)
+            except OSError as exc:
+                sha = f"({exc.strerror})"
+            self.startup.append((kind, path))
+            self.lines.append(f"startup {sha} {kind} {path}")
+        return paths
+
+    # -- the site folders ---------------------------------------------------------------
+    def _walk(self, folder: str, skip: set[str]) -> None:
+        """Name every file of ``folder`` no distribution lists (its caches checked)."""
+        def unread(exc: OSError) -> None:
+            self.unread[_norm(exc.filename or folder)] = exc.strerror or type(exc).__name__
+
+        for top, dirs, names in os.walk(folder, onerror=unread):
+            self._tick()
+            for name in names + [d for d in dirs if os.path.islink(os.path.join(top, d))]:
+                path = os.path.join(top, name)
+                if path in self.owned or path in skip:
+                    continue
+                if _is_cache(path) and self._cache(path):
+                    continue
+                try:
+                    sha, _ = self._hash(path) if not os.path.isdir(path) else ("link", None)
+                except OSError as exc:
+                    sha = f"({exc.strerror})"
+                self._found("added", path, f"added {sha} {path}")
+
+    def _cache(self, path: str) -> bool:
+        """Byte code a listed source's: checked when this Python loads it. False: not one."""
+        import importlib.util
+
+        from controller.identity import made_from_source
+
+        name = os.path.basename(path)
+        try:
+            source = _norm(importlib.util.source_from_cache(path))
+        except ValueError:  # another tool's tag (pytest's ``NAME.TAG-pytest-X.Y.Z.pyc``)
+            source = _norm(os.path.join(path, "..", "..", name.split(".")[0] + ".py"))
+            return source in self.owned  # a cache of a listed source Python never loads
+        if source not in self.owned:
+            return False
+        if name.split(".")[1] != sys.implementation.cache_tag:
+            return True  # another Python's: never loaded by this one
+        if not os.path.isfile(source):
+            return True  # never loaded without its source, which is named missing
+        self._tick()
+        self.compiled += 1
+        try:
+            same = made_from_source(Path(path), Path(source))
+            sha = "" if same else self._hash(path)[0]
+        except OSError as exc:
+            self._found("unreadable", f"{path} ({exc.strerror})", f"unreadable {path}")
+            return True
+        if not same:
+            self._found("bytecode", path, f"bytecode {sha} {path}")
+        return True
+
+
+def _distributions() -> list[tuple[Any, str]]:
+    """Each distribution on the module search path once, with the folder its files are in.
+
+    A folder reached twice (a symbolic link, ``lib64``) gives each distribution once.
+    """
+    from importlib import metadata
+
+    out, seen = [], set()
+    for dist in metadata.distributions():
+        base = os.path.realpath(dist.locate_file(""))
+        where = getattr(dist, "_path", None)
+        key = os.path.realpath(where) if where is not None else (base, dist.metadata["Name"])
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append((dist, base))
+    return sorted(out, key=lambda d: (str(d[0].metadata["Name"]).lower(), d[1]))
+
+
+def _site_folders() -> list[str]:
+    """The folders whose ``.pth`` files Python reads at start-up, and this install's.
+
+    The user's site folder only where Python reads it (never in a virtual environment);
+    the folder this package is installed in when it was installed from a wheel (a
+    ``pip install --target`` folder put on ``PYTHONPATH``).
+    """
+    import site
+
+    folders = list(site.getsitepackages()) if hasattr(site, "getsitepackages") else []
+    if site.ENABLE_USER_SITE and hasattr(site, "getusersitepackages"):
+        folders.append(site.getusersitepackages())
+    installed = _installed_root()
+    if installed:
+        folders.append(installed)
+    return list(dict.fromkeys(os.path.realpath(f) for f in folders))
+
+
+def _walked_folders() -> list[str]:
+    """The site folders that exist, each once (by its real path)."""
+    return [f for f in _site_folders() if os.path.isdir(f)]
+
+
+def _installed_root() -> str | None:
+    """The folder holding this package when it was installed from a wheel, else None."""
+    from controller.identity import installed, installed_root
+
+    return str(installed_root()) if installed() else None
+
+
+def _stdlib_folders() -> set[str]:
+    """The standard library's folders (where Python itself ships its start-up code)."""
+    import sysconfig
+
+    return {_norm(p) for key in ("stdlib", "platstdlib")
+            if (p := sysconfig.get_paths(vars={"base": sys.base_prefix,
+                                               "platbase": sys.base_exec_prefix}).get(key))}
+
+
+def interpreter_files() -> list[str]:
+    """The interpreter's start-up files that exist, as absolute paths.
+
+    Its executable and ``libpython`` (this process's, where the system says which: the
+    start-up modules are frozen into them), ``pyvenv.cfg`` of a virtual environment, and
+    :data:`STDLIB_STARTUP` in the standard library's folder.
+    """
+    import sysconfig
+
+    out = [os.path.realpath(getattr(sys, "_base_executable", "") or sys.executable)]
+    out += _libpython()
+    if sys.prefix != sys.base_prefix:
+        out.append(_norm(os.path.join(sys.prefix, "pyvenv.cfg")))
+    stdlib = sysconfig.get_paths(vars={"base": sys.base_prefix}).get("stdlib", "")
+    for name in STDLIB_STARTUP:
+        path = _norm(os.path.join(stdlib, name))
+        if name.endswith(".py"):
+            out.append(path)
+            continue
+        try:
+            out += sorted(e.path for e in os.scandir(path) if e.name.endswith(".py"))
+        except OSError:
+            continue
+    return [p for p in dict.fromkeys(out) if os.path.isfile(p)]
+
+
+def _libpython() -> list[str]:
+    """The ``libpython`` this process runs on: from ``/proc/self/maps``, else the build's."""
+    import sysconfig
+
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as f:
+            mapped = {line.split(None, 5)[5].strip() for line in f
+                      if len(line.split(None, 5)) == 6}
+        return sorted(os.path.realpath(p) for p in mapped
+                      if os.path.basename(p).startswith("libpython"))
+    except OSError:
+        pass
+    if not sysconfig.get_config_var("Py_ENABLE_SHARED"):
+        return []
+    name = sysconfig.get_config_var("INSTSONAME") or sysconfig.get_config_var("LDLIBRARY")
+    libdir = sysconfig.get_config_var("LIBDIR")
+    return [os.path.realpath(os.path.join(libdir, name))] if name and libdir else []
+
+
+__all__ = ["Environment", "FORMAT", "STARTUP_MODULES", "STDLIB_STARTUP", "check_beside",
+           "check_environment", "interpreter_files"]
