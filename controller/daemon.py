@@ -6,8 +6,7 @@ Start-up order (docs/requirements.md R3: nothing happens until the self-check pa
 2. the par sheet is computed (a true return, below 100 %) and the journal verified as the
    state is rebuilt (:mod:`controller.game.verifier`; a problem locks the table: it starts,
    shows why, takes no input), systemd's start timeout extended while the check goes on;
-3. the screens open; then the shoe link starts (it may be unplugged: the link keeps
-   trying, the screens say so);
+3. the screens open; then the shoe link starts (unplugged: it keeps trying, screens say so);
 4. systemd is told READY (never once a stop was asked); the watchdog is fed at half of
    ``WATCHDOG_USEC``, and only while the screen loop and the table thread beat and every
    thread is alive (a hung loop stops the feeding within WatchdogSec/2:
