@@ -29,6 +29,15 @@ A resend request (``{"journal": <first event hash>, "from_round": N}``) starts a
 follower that replays the journal from before round N and publishes its rounds up to where
 the live feed stood (:mod:`floor.resend`: one at a time, at most one started every
 :data:`~floor.resend.RESEND_EVERY_S`); the live feed and its cursor go on as they were.
+
+The floor's witness (``witness``, retained: the newest seal the recorder verified of each
+of the table's journals) is read at each connection and whenever it changes, and the
+journal compared with it (:mod:`floor.witness`): a journal behind it or holding another
+seal for its epoch calls :attr:`FloorPublisher.on_witness_problem` once (the table locks).
+The subscription is made before the table's ``online`` is published, and the broker sends
+a topic's retained message as it subscribes: so once the table reads its own ``online``
+back, a witness it has not read is none (:attr:`FloorPublisher.witness` is settled
+either way, or when the broker cannot be reached, for the table's start-up to wait on).
 """
 
 from __future__ import annotations
@@ -49,7 +58,14 @@ from paho.mqtt.client import MQTT_ERR_SUCCESS
 from controller.game.replay import ReplayError
 from controller.journal import JournalError
 from floor.follower import Follower, Outgoing
-from floor.messages import Message, ResendRequest, StatusMessage, decode, encode
+from floor.messages import (
+    Message,
+    ResendRequest,
+    StatusMessage,
+    WitnessMessage,
+    decode,
+    encode,
+)
 from floor.mqtt import FloorError, FloorSettings, Throttle
 from floor.outbox import Outbox
 from floor.resend import Resends
@@ -87,6 +103,24 @@ def _utc(us: int) -> str:
     return datetime.fromtimestamp(us / 1e6, UTC).isoformat(timespec="seconds")
 
 
+class WitnessState:
+    """What the feed made of the floor's witness so far.
+
+    Attributes:
+        settled: set once the journal was compared with the witness (or it was found that
+            the floor holds none), or once the broker could not be reached to read it.
+        checked: the comparison was made.
+        problem: why the table must not deal on its journal (None: none found).
+        why_not: why the witness could not be read ("" once it was).
+    """
+
+    def __init__(self) -> None:
+        self.settled = threading.Event()
+        self.checked = False
+        self.problem: str | None = None
+        self.why_not = ""
+
+
 @dataclass(slots=True)
 class _Entry:
     """A message made and not yet acknowledged."""
@@ -112,6 +146,9 @@ class FloorPublisher:
         left: once stopped, the journal's events past the cursor (0: the floor has all).
         connected: the broker accepted the connection and it stands.
         published, acknowledged, refused: message counts since the start.
+        witness: the floor's witness as read (:class:`WitnessState`).
+        on_witness_problem: called once, from the feed's thread, with why the journal is
+            behind the floor's witness or disagrees with it (None: nothing called).
 
     Raises:
         FloorError: a setting cannot be used (checked before the thread starts).
@@ -149,6 +186,9 @@ class FloorPublisher:
         self._saved_at = 0.0
         self._status_at = 0.0  # when ``online`` was last sent
         self._throttle = Throttle(log)  # problems that recur: once a minute
+        self.witness = WitnessState()
+        self.on_witness_problem: Any = None
+        self._witness_read = False  # a witness came on this connection
         self._thread = threading.Thread(target=self._guarded, name="floor", daemon=True)
 
     # ------------------------------------------------------------------ the table's side
@@ -328,6 +368,7 @@ class FloorPublisher:
             self._warn("connect", "floor: broker %s unreachable (%s); the journal keeps the "
                        "feed, trying again", s.broker, exc)
             self._unreachable = True
+            self._witness_unread(f"broker {s.broker} unreachable ({exc})")
             self._later()
             return
         c.loop_start()
@@ -360,6 +401,8 @@ class FloorPublisher:
                                self.settings.broker, self.table_id, rc)
             self._refused = True
             self._retry_s = RETRY_S[1]
+            self._witness_unread(f"broker {self.settings.broker} refused the connection "
+                                 f"({rc})")
             return  # the broker closes it: "lost" follows
         self.connected = True
         self._unreachable = False
@@ -367,9 +410,12 @@ class FloorPublisher:
         self._throttle.clear("connect", "refused", "closed", "settings")
         log.info("floor: connected to %s as %s", self.settings.broker, self.client_id)
         s, c = self.settings, self._client
+        self._witness_read = False
+        # the witness first: its retained copy comes before our own online comes back
+        c.subscribe([(s.topic(self.table_id, "witness"), 1),
+                     (s.topic(self.table_id, "resend"), 1),
+                     (s.topic(self.table_id, "status"), 1)])
         self._online()
-        c.subscribe([(s.topic(self.table_id, "resend"), 1), (s.topic(self.table_id, "status"),
-                                                             1)])
         for e in (*self._resent, *self._live):
             e.mid = None  # everything not acknowledged goes again, in order
         self._by_mid.clear()
@@ -388,6 +434,7 @@ class FloorPublisher:
             self._warn("closed", "floor: broker %s closed the connection before accepting it "
                        "(%s): is the port a TLS one (mqtts://), or no MQTT broker's? The "
                        "journal keeps the feed, trying again", s.broker, rc)
+            self._witness_unread(f"broker {s.broker} closed the connection ({rc})")
         self._refused = self._yielded = False
         self.connected = False
         self._unreachable = True
@@ -417,6 +464,9 @@ class FloorPublisher:
         if m.topic.endswith("/status"):
             self._on_status(m.payload)
             return
+        if m.topic.endswith("/witness"):
+            self._on_witness(m.payload)
+            return
         try:
             ask = decode(ResendRequest.name, m.payload)
         except ValueError as exc:
@@ -439,6 +489,9 @@ class FloorPublisher:
         except ValueError:
             return
         if other.connection == self._connection or not self.connected:
+            if self.connected and not self._witness_read and other.status == "online":
+                self._witness_read = True  # our own online: any retained witness came first
+                self._compare(None)
             return  # our own
         s, c = self.settings, self._client
         if other.status == "online" and other.journal != self.genesis:
@@ -456,6 +509,46 @@ class FloorPublisher:
                 c.disconnect()
                 return
         self._online()
+
+    def _on_witness(self, payload: bytes) -> None:
+        """The floor's witness (retained): compare the journal with it."""
+        try:
+            w = decode(WitnessMessage.name, payload)
+        except ValueError as exc:
+            self._warn("witness", "floor: the floor's witness does not read: %s", exc)
+            return
+        if w.table != self.table_id:
+            return
+        self._witness_read = True
+        self._compare(w)
+
+    def _compare(self, w: WitnessMessage | None) -> None:
+        """The journal against the floor's witness (None: the floor holds none)."""
+        f, state = self.follower, self.witness
+        if f is None:
+            return
+        v = f.check_witness(w) if w is not None else None
+        was = state.checked
+        state.checked, state.why_not = True, ""
+        if v is None or v.problem is None:
+            if not was:
+                log.info("floor: witness checked: %s", v.note if v is not None else
+                         "the floor holds no seal of this table yet")
+            state.settled.set()
+            return
+        if state.problem is None:
+            state.problem = v.problem
+            log.error("floor: %s (%s)", v.problem, v.note)
+            if self.on_witness_problem is not None:
+                self.on_witness_problem(v.problem)
+        state.settled.set()
+
+    def _witness_unread(self, why: str) -> None:
+        """The witness cannot be read now: start-up waits no longer (it is read later)."""
+        state = self.witness
+        if not state.checked:
+            state.why_not = why
+            state.settled.set()
 
     def _online(self) -> None:
         """Send ``status`` online (retained): at each connection, and as the heartbeat."""

@@ -1,0 +1,75 @@
+"""The table's side of the floor's witness: its journal against the newest seal the floor holds.
+
+The recorder publishes, retained on ``<prefix>/<table>/witness``, the newest seal it
+verified of each of the table's journals (:class:`~floor.messages.WitnessMessage`). A
+journal put back to an older copy (with its anchor and its key file: consistent in
+itself, so neither start-up nor ``verify-journal`` can tell) is behind it; one put back
+and played on, or replaced by another copy, holds another seal for the same epoch. Either
+way the table must not deal on it: :func:`check` says why, in one line, and the feed locks
+the table (:mod:`floor.publisher`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from controller.journal import Journal
+from controller.journal import seal as sealing
+from floor.messages import WitnessMessage
+
+
+@dataclass(frozen=True, slots=True)
+class WitnessVerdict:
+    """A journal compared with the floor's witness.
+
+    Attributes:
+        problem: why the table must not deal on the journal (None: it may).
+        note: what was compared, for the log.
+    """
+
+    problem: str | None
+    note: str
+
+
+def _last_round(j: Journal) -> int:
+    """The newest finished round of the journal (0: none)."""
+    ends = j.round_ends()
+    return ends[-1][0] if ends else 0
+
+
+def check(j: Journal, w: WitnessMessage) -> WitnessVerdict:
+    """Compare a journal (open read-only) with the floor's witness.
+
+    The witness's entry for this journal (by its id) names an epoch, its last event, the
+    newest round finished there and the seal's signature: the journal must hold that
+    seal, the same.
+
+    Returns:
+        The verdict.
+    """
+    jid = j.store.meta().get("journal_id")
+    mine = next((e for e in w.journals if e.journal_id == jid), None)
+    if not jid or mine is None:
+        return WitnessVerdict(None, "the floor holds no seal of this journal yet")
+    found = sealing.seals(j.db, mine.epoch)
+    held = found[0] if found and found[0].epoch == mine.epoch else None
+    if held is None:
+        last = sealing.last_seal(j.db)
+        return WitnessVerdict(
+            f"journal rolled back: the floor holds round {mine.round_id}, the journal ends "
+            f"at round {_last_round(j)} (put back to an older copy)",
+            f"the floor verified epoch {mine.epoch} to event {mine.seq}; the journal's "
+            f"newest seal is of epoch {last.epoch if last else 'none'}, event "
+            f"{last.seq if last else 0}")
+    if held.signature.hex() != mine.signature or held.seq != mine.seq:
+        return WitnessVerdict(
+            f"the journal disagrees with the floor: the floor holds round {mine.round_id} "
+            f"sealed in epoch {mine.epoch} at event {mine.seq}, the journal another seal of "
+            f"that epoch, at event {held.seq}: it was put back to an older copy and played "
+            "on, or replaced", f"signature {mine.signature[:16]}... on the floor, "
+            f"{held.signature.hex()[:16]}... in the journal")
+    return WitnessVerdict(None, f"the journal holds the floor's newest seal (epoch "
+                          f"{mine.epoch}, round {mine.round_id})")
+
+
+__all__ = ["WitnessVerdict", "check"]
