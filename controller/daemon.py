@@ -8,11 +8,8 @@ Start-up order (docs/requirements.md R3: nothing happens until the self-check pa
    (:mod:`controller.game.verifier`, from the snapshot its anchor names; any problem
    locks the table: it still starts, shows why, and takes no input); while that runs,
    systemd's start timeout is extended as long as the check makes progress;
-3. with a floor, its feed starts and the journal is compared with the floor's witness
-   (at most 10 s: a journal put back to an older copy locks the table before any input;
-   a floor that cannot be reached is an alarm, and the check is made once it is back);
-   the screens open; then the shoe link starts (it may be unplugged: the link keeps
-   trying, the screens say so);
+3. the floor's feed starts, its witness checked before any input (a journal put back
+   locks the table); the screens open; the shoe link starts (unplugged: it keeps trying);
 4. systemd is told READY (never once a stop was asked); the watchdog is fed at half of
    ``WATCHDOG_USEC``, and only while the screen loop and the table thread beat and every
    thread is alive (a hung loop stops the feeding within WatchdogSec/2:
@@ -47,13 +44,7 @@ from typing import Any
 from controller import cli
 from controller.autoplay import QUIET_MS, AutoPlayer, autoplay_loop
 from controller.cli import counted, input_script, line_handler, wagers, whole_number
-from controller.floor_link import (
-    NO_FEED,
-    add_floor_arguments,
-    await_witness,
-    floor_overrides,
-    open_floor,
-)
+from controller.floor_link import NO_FEED, add_floor_arguments, floor_overrides, open_floor
 from controller.game.config import (
     DEMO_SHOE,
     MAX_SEATS,
@@ -269,9 +260,7 @@ class Daemon:
         if held and not self.table.locked:
             self.table.lock(held)
         self._held = held is not None
-        # the floor's witness before any input: a journal put back locks the table now
-        self.floor = open_floor(self.config, self.table, resume="run")
-        await_witness(self.floor)
+        self.floor = open_floor(self.config, self.table, resume="run")  # its witness first
         if self.table.locked:
             log.error("TABLE LOCKED: %s", self.table.locked)
         self.table.start()

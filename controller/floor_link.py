@@ -139,7 +139,7 @@ def check_floor(config: TableConfig, journal: str | None = None) -> None:
 
 
 def open_floor(config: TableConfig, table: Any, drain_s: float = DRAIN_S,
-               resume: str = "") -> Any:
+               resume: str = "", witness_s: float = WITNESS_WAIT_S) -> Any:
     """Start the floor feed of an open table (:data:`NO_FEED` when no broker is set).
 
     Args:
@@ -149,6 +149,8 @@ def open_floor(config: TableConfig, table: Any, drain_s: float = DRAIN_S,
         resume: ``run``: when the feed stops with events the broker did not acknowledge,
             it logs the command that sends them (:func:`resume_command`); "": the caller
             says it.
+        witness_s: how long to wait for the floor's witness before returning
+            (:func:`await_witness`): call it before the table takes any input.
 
     Returns:
         An object whose ``stop()`` ends the feed.
@@ -171,7 +173,9 @@ def open_floor(config: TableConfig, table: Any, drain_s: float = DRAIN_S,
 
     feed.on_witness_problem = lambda why: table.lock(integrity_lock(why))
     table.subscribe(feed.wake)
-    return feed.start()
+    feed.start()
+    await_witness(feed, witness_s)
+    return feed
 
 
 def await_witness(feed: Any, wait_s: float = WITNESS_WAIT_S) -> bool:

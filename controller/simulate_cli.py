@@ -22,13 +22,7 @@ from typing import Any
 
 from controller.autoplay import AutoPlayer
 from controller.cli import counted, wagers, whole_number
-from controller.floor_link import (
-    add_floor_arguments,
-    await_witness,
-    check_floor,
-    open_floor,
-    resume_command,
-)
+from controller.floor_link import add_floor_arguments, check_floor, open_floor, resume_command
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
 from controller.game.config import MAX_SEATS, MIN_SEATS, TableConfig
 from controller.game.events import LinkState, LinkStatus
@@ -385,8 +379,7 @@ def run(args: argparse.Namespace) -> int:
         if broken is not None:
             print(f"threecard simulate: {broken}; stopped before dealing", file=sys.stderr)
             return 1
-        feed = open_floor(config, table, drain_s=FLOOR_DRAIN_S)
-        await_witness(feed)
+        feed = open_floor(config, table, drain_s=FLOOR_DRAIN_S)  # its witness checked
         if table.locked:  # the floor holds more of this journal than it does
             feed.stop(0)
             with contextlib.suppress(JournalError):

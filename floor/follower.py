@@ -286,8 +286,9 @@ class Follower:
                 if not self.live and f.round_id == self.rounds_from - 1 \
                         and self._events_after is None:
                     self._events_after = seq
-                msg = self._round(f.round_id, seq)
-                if msg is not None and report and (self.live or f.round_id >= self.rounds_from):
+                wanted = report and (self.live or f.round_id >= self.rounds_from)
+                msg = self._round(f.round_id, seq, wanted)
+                if msg is not None and wanted:
                     closed.append(Outgoing(seq, msg))
             if report and (self.live or (self._events_after is not None
                                          and seq > self._events_after)):
@@ -299,14 +300,14 @@ class Follower:
             out += self.latest(meters=rounds_closed)
         return out
 
-    def _round(self, rid: int, end: int) -> RoundMessage | None:
+    def _round(self, rid: int, end: int, wanted: bool) -> RoundMessage | None:
         """The message of round ``rid``, which ended at event ``end``, and its seal.
 
         Its rows run from the seal that closed the round before it to the first seal
         covering ``end`` (written in the same commit). None when that seal is one an
         earlier message carried (two rounds sealed together), when the seal before it is
         not known or not readable here, or when the journal is not sealed
-        (:attr:`withheld` says the last two).
+        (:attr:`withheld` says the last two, of a round ``wanted``: one to send).
 
         Raises:
             ReplayError: the rows cannot be read.
@@ -314,11 +315,12 @@ class Follower:
         try:
             closing = sealing.closing_seal(self.db, end)
             if closing is None:
-                self._withhold(rid, UNSEALED)
+                if wanted:
+                    self._withhold(rid, UNSEALED)
                 return None
             after, self.sealed_at = self.sealed_at, closing.seq
-            if after is None or after >= closing.seq:
-                if after is None:
+            if after is None or after >= closing.seq or not wanted:
+                if after is None and wanted:
                     self._withhold(rid, self.journal.archive_missing
                                    or "the journal does not hold them")
                 return None

@@ -58,17 +58,11 @@ from paho.mqtt.client import MQTT_ERR_SUCCESS
 from controller.game.replay import ReplayError
 from controller.journal import JournalError
 from floor.follower import Follower, Outgoing
-from floor.messages import (
-    Message,
-    ResendRequest,
-    StatusMessage,
-    WitnessMessage,
-    decode,
-    encode,
-)
+from floor.messages import Message, ResendRequest, StatusMessage, decode, encode
 from floor.mqtt import FloorError, FloorSettings, Throttle
 from floor.outbox import Outbox
 from floor.resend import Resends
+from floor.witness import WitnessReading, WitnessState
 
 log = logging.getLogger("threecard.floor")
 
@@ -103,24 +97,6 @@ def _utc(us: int) -> str:
     return datetime.fromtimestamp(us / 1e6, UTC).isoformat(timespec="seconds")
 
 
-class WitnessState:
-    """What the feed made of the floor's witness so far.
-
-    Attributes:
-        settled: set once the journal was compared with the witness (or it was found that
-            the floor holds none), or once the broker could not be reached to read it.
-        checked: the comparison was made.
-        problem: why the table must not deal on its journal (None: none found).
-        why_not: why the witness could not be read ("" once it was).
-    """
-
-    def __init__(self) -> None:
-        self.settled = threading.Event()
-        self.checked = False
-        self.problem: str | None = None
-        self.why_not = ""
-
-
 @dataclass(slots=True)
 class _Entry:
     """A message made and not yet acknowledged."""
@@ -130,7 +106,7 @@ class _Entry:
     acked: bool = False
 
 
-class FloorPublisher:
+class FloorPublisher(WitnessReading):
     """Publishes one table's journal to the floor's broker (see the module docstring).
 
     Args:
@@ -509,46 +485,6 @@ class FloorPublisher:
                 c.disconnect()
                 return
         self._online()
-
-    def _on_witness(self, payload: bytes) -> None:
-        """The floor's witness (retained): compare the journal with it."""
-        try:
-            w = decode(WitnessMessage.name, payload)
-        except ValueError as exc:
-            self._warn("witness", "floor: the floor's witness does not read: %s", exc)
-            return
-        if w.table != self.table_id:
-            return
-        self._witness_read = True
-        self._compare(w)
-
-    def _compare(self, w: WitnessMessage | None) -> None:
-        """The journal against the floor's witness (None: the floor holds none)."""
-        f, state = self.follower, self.witness
-        if f is None:
-            return
-        v = f.check_witness(w) if w is not None else None
-        was = state.checked
-        state.checked, state.why_not = True, ""
-        if v is None or v.problem is None:
-            if not was:
-                log.info("floor: witness checked: %s", v.note if v is not None else
-                         "the floor holds no seal of this table yet")
-            state.settled.set()
-            return
-        if state.problem is None:
-            state.problem = v.problem
-            log.error("floor: %s (%s)", v.problem, v.note)
-            if self.on_witness_problem is not None:
-                self.on_witness_problem(v.problem)
-        state.settled.set()
-
-    def _witness_unread(self, why: str) -> None:
-        """The witness cannot be read now: start-up waits no longer (it is read later)."""
-        state = self.witness
-        if not state.checked:
-            state.why_not = why
-            state.settled.set()
 
     def _online(self) -> None:
         """Send ``status`` online (retained): at each connection, and as the heartbeat."""

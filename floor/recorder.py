@@ -54,7 +54,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
@@ -81,6 +81,9 @@ GRACE_S = 1.0
 """Seconds a lack must last before the table is asked (messages may be on their way)."""
 RETRY_S = 3.0
 """Seconds before the same rounds are asked for again."""
+HELD_LIMIT = 200
+"""Round messages ahead of what the floor verified held per journal at most, to be checked
+once it has (the oldest are dropped first: a table sends them again when asked)."""
 PENDING_LIMIT = 5000
 """Provisional events (their round's seal not yet come) the store holds per journal at
 most; a table makes far fewer between two seals."""
@@ -112,6 +115,7 @@ class _Series:
     status: str | None = None  # as the newest status of this journal said
     position: Position | None = None  # as verified (None: not read from the store yet)
     loaded: bool = False
+    held: list[tuple[RoundMessage, int]] = field(default_factory=list)  # ahead, unchecked
     gap_since: float | None = None
     asked: tuple[int, float] | None = None  # (from round, when)
     gap_seen: bool = False  # the store says when the rounds lacking were first seen
@@ -154,8 +158,12 @@ class Recorder:
         self._received_us = store.newest_us()  # never backwards: the order of arrival
         self.series: dict[tuple[str, str], _Series] = {}
         for r in store.series():
+            verified = r.contiguous
+            if verified and store.chain(r.table, r.journal) is None:
+                verified = 0  # rounds an earlier recorder took on their word: asked again
+                store.set_contiguous(r.table, r.journal, 0)
             self.series[r.table, r.journal] = _Series(
-                r.table, r.journal, r.contiguous, r.announced, r.broken, r.status,
+                r.table, r.journal, verified, r.announced, r.broken, r.status,
                 gap_seen=r.gap_us is not None)
 
     def _series(self, table: str, journal: str) -> _Series:
@@ -255,8 +263,9 @@ class Recorder:
             self.refuse(m.table, f"{what}: {exc}")
             return
         self.current[m.table] = m.journal
-        if out == AHEAD:  # rounds were lost on the way: they are asked for
+        if out == AHEAD:  # rounds were lost on the way: asked for; this one checked then
             self.counts["ahead"] += 1
+            s.held = [*s.held, (m, now_us)][-HELD_LIMIT:]
             if m.round_id > s.announced:
                 s.announced = m.round_id
                 self.store.announce(m.table, m.journal, m.round_id, now_us)
@@ -269,7 +278,7 @@ class Recorder:
         except BaseException:
             s.loaded = False  # the game replayed in memory is not the store's
             raise
-        s.position = out.position
+        s.position, s.contiguous = out.position, out.position.round_id
         self._count(True)
         if out.pinned is not None:
             log.warning("floor: table %s: verification key %s pinned on first use (no key "
@@ -279,8 +288,17 @@ class Recorder:
             self.forged(m.table, f"{len(dropped)} event(s) its sealed rows do not make (the "
                         f"first at event {dropped[0].seq}, {dropped[0].kind}): dropped",
                         len(dropped))
-        s.contiguous = out.position.round_id
         self.witness(m.table)
+        self._held_again(s)
+
+    def _held_again(self, s: _Series) -> None:
+        """Check the messages held ahead whose rows the floor has now reached."""
+        pos = s.position
+        due = [(m, t) for m, t in s.held if pos is not None and m.after <= pos.seq]
+        if due:
+            s.held = [h for h in s.held if h not in due]
+            for m, t in sorted(due, key=lambda h: h[0].after):
+                self._round(m, t)
 
     def witness(self, table: str) -> None:
         """Publish the newest seal verified of each of the table's journals (retained)."""

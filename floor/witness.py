@@ -11,11 +11,16 @@ the table (:mod:`floor.publisher`).
 
 from __future__ import annotations
 
+import logging
+import threading
 from dataclasses import dataclass
+from typing import Any
 
 from controller.journal import Journal
 from controller.journal import seal as sealing
-from floor.messages import WitnessMessage
+from floor.messages import WitnessMessage, decode
+
+log = logging.getLogger("threecard.floor")
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,4 +77,80 @@ def check(j: Journal, w: WitnessMessage) -> WitnessVerdict:
                           f"{mine.epoch}, round {mine.round_id})")
 
 
-__all__ = ["WitnessVerdict", "check"]
+class WitnessState:
+    """What the feed made of the floor's witness so far.
+
+    Attributes:
+        settled: set once the journal was compared with the witness (or it was found that
+            the floor holds none), or once the broker could not be reached to read it.
+        checked: the comparison was made.
+        problem: why the table must not deal on its journal (None: none found).
+        why_not: why the witness could not be read ("" once it was).
+    """
+
+    def __init__(self) -> None:
+        self.settled = threading.Event()
+        self.checked = False
+        self.problem: str | None = None
+        self.why_not = ""
+
+
+class WitnessReading:
+    """The feed's reading of the witness: a mixin of :class:`floor.publisher.FloorPublisher`.
+
+    The feed calls :meth:`_on_witness` with each witness received, :meth:`_compare` with
+    None once it read its own ``online`` back without one, and :meth:`_witness_unread`
+    when the broker cannot be reached.
+    """
+
+    table_id: str
+    follower: Any
+    witness: WitnessState
+    on_witness_problem: Any
+    _witness_read: bool
+
+    def _warn(self, kind: str, msg: str, *args: Any) -> None:
+        raise NotImplementedError
+
+    def _on_witness(self, payload: bytes) -> None:
+        """The floor's witness (retained): compare the journal with it."""
+        try:
+            w = decode(WitnessMessage.name, payload)
+        except ValueError as exc:
+            self._warn("witness", "floor: the floor's witness does not read: %s", exc)
+            return
+        if w.table != self.table_id:
+            return
+        self._witness_read = True
+        self._compare(w)
+
+    def _compare(self, w: WitnessMessage | None) -> None:
+        """The journal against the floor's witness (None: the floor holds none)."""
+        f, state = self.follower, self.witness
+        if f is None:
+            return
+        v = f.check_witness(w) if w is not None else None
+        was = state.checked
+        state.checked, state.why_not = True, ""
+        if v is None or v.problem is None:
+            if not was:
+                log.info("floor: witness checked: %s", v.note if v is not None else
+                         "the floor holds no seal of this table yet")
+            state.settled.set()
+            return
+        if state.problem is None:
+            state.problem = v.problem
+            log.error("floor: %s (%s)", v.problem, v.note)
+            if self.on_witness_problem is not None:
+                self.on_witness_problem(v.problem)
+        state.settled.set()
+
+    def _witness_unread(self, why: str) -> None:
+        """The witness cannot be read now: start-up waits no longer (it is read later)."""
+        state = self.witness
+        if not state.checked:
+            state.why_not = why
+            state.settled.set()
+
+
+__all__ = ["WitnessReading", "WitnessState", "WitnessVerdict", "check"]

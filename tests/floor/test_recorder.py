@@ -188,12 +188,16 @@ def test_whatever_the_broker_delivers_the_recorder_ends_equal_to_the_journal(jou
         clock = Clock()
         store, rec, asked = _recorder(Path(tmp) / "floor.sqlite3", clock)
         _deliver(rec, kept)
-        # the store holds the rounds of the messages that came in the journal's order
-        # from the first, and nothing of the others
-        upto = 0
+        # the store holds the rounds of the messages that join the journal's chain from
+        # its first event, those held ahead of it checked once it reaches them
+        upto, ahead = 0, {}
         for m in kept:
-            if m.after == upto:
+            if m.after > upto:
+                ahead[m.after] = m
+            elif m.after == upto:
                 upto = m.rows[-1].seq
+                while upto in ahead:
+                    upto = ahead.pop(upto).rows[-1].seq
         genesis = rounds[0].journal
         done = [m.round_id for m in rounds if m.rows[-1].seq <= upto]
         assert [r["round_id"] for r in store.rounds(TABLE, genesis)][::-1] == done
