@@ -435,6 +435,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if tmp is not None and not unsent:
             shutil.rmtree(tmp, ignore_errors=True)
+        elif tmp is not None:  # kept for the command that sends the rest: its seal key too
+            _keep_keys(Path(tmp))
     if args.json:
         print(json.dumps(result, sort_keys=True))
     else:
@@ -448,6 +450,24 @@ def run(args: argparse.Namespace) -> int:
               "sends them", file=sys.stderr)
         return 1
     return 0
+
+
+def _keep_keys(folder: Path) -> None:
+    """Move a kept temporary journal's seal key to the state folder, where a table finds it.
+
+    A temporary journal's key is made beside it; the command that sends what the floor did
+    not take opens the journal as any table does, with its key in the state folder.
+    """
+    from controller.journal.seal import default_folder
+
+    state = default_folder()
+    try:
+        state.mkdir(parents=True, exist_ok=True, mode=0o700)
+        for key in folder.glob("seal-*.key"):
+            shutil.move(key, state / key.name)
+    except OSError as exc:
+        print(f"threecard simulate: the kept journal's seal key stays in {folder}: {exc}",
+              file=sys.stderr)
 
 
 def _print_human(r: dict[str, Any]) -> None:

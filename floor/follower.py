@@ -52,6 +52,7 @@ from controller.journal import seal as sealing
 from controller.journal.anchor import GENESIS
 from floor.derive import Replay
 from floor.messages import (
+    MAX_PAYLOAD_BYTES,
     Alarm,
     ChainRow,
     EventMessage,
@@ -68,6 +69,9 @@ from floor.witness import WitnessVerdict, check
 
 PAGE = 500
 """Events read and replayed per :meth:`Follower.poll`."""
+PART_BYTES = MAX_PAYLOAD_BYTES // 2
+"""A round's rows past about this many bytes are sent in several messages, cut at seals
+(a round of seven seats is about 5 KiB: one paused for hours spans several seals)."""
 ALARM_SEVERITIES = ("warning", "error")
 """Notices counted as open alarms in ``state``."""
 UNSEALED = ("the journal is not sealed (a journal of an earlier version): the floor takes "
@@ -102,6 +106,33 @@ def _round_of(snapshot: tuple[int, str, str] | None) -> int | None:
     except (ValueError, AttributeError):
         return None
     return rid if isinstance(rid, int) else None
+
+
+def _parts(after: int, rows: list[JournalRow], seals: list[SealRow]
+           ) -> list[tuple[int, list[JournalRow], list[SealRow]]] | None:
+    """The rows and seals of a round's message, cut at seals when too many for one.
+
+    Returns:
+        (after, rows, seals) of each message, in order; None when the rows of one epoch
+        alone are too many (no seal to cut at).
+    """
+    out: list[tuple[int, list[JournalRow], list[SealRow]]] = []
+    start, cur_rows, cur_seals, size = after, [], [], 0
+    i = 0
+    for s in seals:
+        seg = []
+        while i < len(rows) and rows[i].seq <= s.seq:
+            seg.append(rows[i])
+            i += 1
+        bytes_ = sum(len(r.body) + len(r.utc) + len(r.kind) + 48 for r in seg) + 400
+        if bytes_ > PART_BYTES:
+            return None
+        if cur_seals and size + bytes_ > PART_BYTES:
+            out.append((start, cur_rows, cur_seals))
+            start, cur_rows, cur_seals, size = cur_seals[-1].seq, [], [], 0
+        cur_rows, cur_seals, size = cur_rows + seg, cur_seals + [s], size + bytes_
+    out.append((start, cur_rows, cur_seals))
+    return out
 
 
 def _closed(game: Game) -> int:
@@ -287,9 +318,7 @@ class Follower:
                         and self._events_after is None:
                     self._events_after = seq
                 wanted = report and (self.live or f.round_id >= self.rounds_from)
-                msg = self._round(f.round_id, seq, wanted)
-                if msg is not None and wanted:
-                    closed.append(Outgoing(seq, msg))
+                closed += [Outgoing(seq, m) for m in self._round(f.round_id, seq, wanted)]
             if report and (self.live or (self._events_after is not None
                                          and seq > self._events_after)):
                 out += [Outgoing(seq, e) for e in events]  # an event's messages first
@@ -300,11 +329,12 @@ class Follower:
             out += self.latest(meters=rounds_closed)
         return out
 
-    def _round(self, rid: int, end: int, wanted: bool) -> RoundMessage | None:
+    def _round(self, rid: int, end: int, wanted: bool) -> list[RoundMessage]:
         """The message of round ``rid``, which ended at event ``end``, and its seal.
 
         Its rows run from the seal that closed the round before it to the first seal
-        covering ``end`` (written in the same commit). None when that seal is one an
+        covering ``end`` (written in the same commit); rows too many for one message are
+        sent in several, each ending at a seal in between. None when that seal is one an
         earlier message carried (two rounds sealed together), when the seal before it is
         not known or not readable here, or when the journal is not sealed
         (:attr:`withheld` says the last two, of a round ``wanted``: one to send).
@@ -317,20 +347,20 @@ class Follower:
             if closing is None:
                 if wanted:
                     self._withhold(rid, UNSEALED)
-                return None
+                return []
             after, self.sealed_at = self.sealed_at, closing.seq
             if after is None or after >= closing.seq or not wanted:
                 if after is None and wanted:
                     self._withhold(rid, self.journal.archive_missing
                                    or "the journal does not hold them")
-                return None
+                return []
             try:
                 rows = [JournalRow(*r[:6]) for r in self.journal.rows(after + 1, closing.seq,
                                                                       hashes=False)]
             except JournalError:  # in an archive not found here
                 self._withhold(rid, self.journal.archive_missing
                                or "the journal does not hold them")
-                return None
+                return []
             seals = sealing.seals_between(self.db, after, closing.seq)
             if not self.journal_id:
                 self.journal_id = str(self.journal.store.meta().get("journal_id") or "")
@@ -339,11 +369,18 @@ class Follower:
                       if seals[0].epoch <= c.epoch <= seals[-1].epoch]
         finally:
             self._end_read()
-        return RoundMessage(
-            table=self.table_id, journal=self.genesis, round_id=rid,
-            journal_id=self.journal_id or "0" * 64, after=after, rows=rows,
-            seals=[SealRow(s.epoch, s.seq, s.head, sealing.key_text(s.next_key),
-                           s.signature.hex()) for s in seals], chains=chains)
+        parts = _parts(after, rows, [SealRow(s.epoch, s.seq, s.head,
+                                             sealing.key_text(s.next_key), s.signature.hex())
+                                     for s in seals])
+        if parts is None:
+            self._withhold(rid, f"the events of one of its epochs are too many for a message "
+                           f"of {MAX_PAYLOAD_BYTES} bytes")
+            return []
+        return [RoundMessage(table=self.table_id, journal=self.genesis, round_id=rid,
+                             journal_id=self.journal_id or "0" * 64, after=a, rows=r,
+                             seals=ss, chains=[c for c in chains
+                                               if ss[0].epoch <= c.epoch <= ss[-1].epoch])
+                for a, r, ss in parts]
 
     def check_witness(self, w: WitnessMessage) -> WitnessVerdict:
         """The journal against the floor's witness (:func:`floor.witness.check`)."""

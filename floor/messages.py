@@ -19,8 +19,9 @@ from controller.game.config import TABLE_ID_PATTERN
 from controller.game.round import RoundState
 
 MAX_PAYLOAD_BYTES = 192 * 1024
-"""The largest payload the recorder takes (a round of seven seats is about 4 KiB); the
-example broker configuration refuses packets over 256 KiB before they reach it."""
+"""The largest payload the recorder takes (a round of seven seats, its journal rows and
+seal, is about 5 KiB; a table cuts a longer one at its seals); the example broker
+configuration refuses packets over 256 KiB before they reach it."""
 INT_MAX = 2**63 - 1
 """The largest integer the store (SQLite) holds: every count and id is at most this."""
 SENT_US_MAX = 4_102_444_800_000_000

@@ -572,3 +572,39 @@ def test_a_table_replays_for_the_floor_once_at_a_time_and_not_more_often_than_it
     assert r.poll(100) is None
     clock.now += RESEND_EVERY_S
     assert drained() == _resent(whole, 2)
+
+
+def test_a_round_sealed_in_between_comes_whole_or_in_parts_cut_at_its_seals(
+        tmp_path, monkeypatch):
+    import floor.follower
+
+    path = tmp_path / "journal.sqlite3"
+    t = _table(path)
+    _play(t, 2, 5)
+    # a round whose epochs are sealed in between (every 15 minutes, or as the table
+    # stops), and a round after it
+    t.process([PlaceBet(seat=s, bet="ante", amount=100) for s in (1, 2)] + [NoMoreBets()])
+    t.journal.seal()
+    t.process([CardRead(card=c, code=c) for c in "Ah Kh 2c Qd Qs 5d".split()])
+    t.journal.seal()
+    t.process([CardRead(card=c, code=c) for c in "9c 3s 8h".split()]
+              + [Decide(seat=1, decision="play"), Decide(seat=2, decision="fold"), Reveal(),
+                 Settle(), NextRound()])
+    _play(t, 4, 6)
+    t.close()
+    whole = _bodies(path, "round")
+    third = next(m for m in whole if len(m.seals) > 1)  # the round dealt by hand
+    assert len(third.seals) == 3 and third.seals[-1].seq == third.rows[-1].seq
+    before = [m for m in whole if m.round_id < third.round_id]
+    monkeypatch.setattr(floor.follower, "PART_BYTES", 1500)  # a small message's worth
+    parts = [m.body for m in _messages(path, after=third.after) if m.name == "round"]
+    cut = [m for m in parts if m.round_id == third.round_id]
+    assert len(cut) > 1 and [m.after for m in cut[1:]] == [m.seals[-1].seq for m in cut[:-1]]
+    assert [r for m in cut for r in m.rows] == third.rows
+    upto = [r for r in finished(path) if r["round_id"] <= third.round_id]
+    for msgs, want in ((whole, finished(path)), (before + cut, upto)):
+        store, rec, _ = _recorder(tmp_path / f"floor-{len(msgs)}.sqlite3")
+        _deliver(rec, msgs)
+        assert store.rounds(TABLE, whole[0].journal) == want
+        assert rec.counts["forged"] == 0 and rec.counts["stored"] == len(msgs)
+        store.close()
