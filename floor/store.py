@@ -1,15 +1,17 @@
 """The floor's store: every table's rounds, state, meters and events in one SQLite file.
 
 Rounds are keyed by table, journal (the hash of its first event) and round id, so a
-duplicate changes nothing and a table's new journal is a new series. A round sent again
-with a newer last event (a burn card joined its deal after it ended) replaces the older
-record; an older one changes nothing. ``series`` keeps, per table and journal, how far the
-rounds follow each other without a gap (``contiguous``: every round from 1 to it is here,
-each naming the one before it as its previous round), the newest round the table
-announced in its ``state``, and when the recorder first saw the rounds it lacks
-(``gap_us``: ``threecard floor status`` calls a gap younger than the recorder's grace
-period unconfirmed). A round keeps how many ``event`` messages its table made after the
-previous round's end (``events``), so the events the store lacks are found from it.
+duplicate changes nothing and a table's new journal is a new series. Only what the
+recorder verified is stored as a round: the record the journal's sealed rows make, with
+the epoch of the seal covering its end (``epoch``; NULL: a round an earlier recorder took
+on its word); a record the next rows change (a burn card joined its deal after it ended)
+is replaced by the newer one. ``series`` keeps, per table and journal, how far the rounds
+run verified without a gap (``contiguous``), the newest round the table announced (its
+``state``, or a message ahead of what the floor verified), and when the recorder first
+saw the rounds it lacks (``gap_us``: ``threecard floor status`` calls a gap younger than
+the recorder's grace period unconfirmed). The verified half of the store (each journal's
+position, its seals, the tables' verification keys, provisional events, forged counts) is
+:mod:`floor.store_sealed`'s.
 
 SQLite in WAL mode with ``synchronous=NORMAL``: a process killed loses nothing committed;
 a power cut may lose the newest commits, which the continuity check then asks for again.

@@ -55,7 +55,11 @@ def check(j: Journal, w: WitnessMessage) -> WitnessVerdict:
     jid = j.store.meta().get("journal_id")
     mine = next((e for e in w.journals if e.journal_id == jid), None)
     if not jid or mine is None:
-        return WitnessVerdict(None, "the floor holds no seal of this journal yet")
+        others = ", ".join(e.journal[:16] for e in w.journals)
+        return WitnessVerdict(None, "the floor holds no seal of this journal yet" + (
+            f" (it holds seals of journal {others} of this table: a new journal's "
+            "verification key is enrolled on the floor with `threecard floor enrol`)"
+            if others else ""))
     found = sealing.seals(j.db, mine.epoch)
     held = found[0] if found and found[0].epoch == mine.epoch else None
     if held is None:

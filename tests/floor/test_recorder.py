@@ -284,17 +284,19 @@ def test_a_payload_that_fails_its_declaration_is_refused_and_nothing_is_stored(
 
 
 def _other_copy(tmp_path: Path) -> tuple[Path, Path]:
-    """The journal as it stood after round 3, copied with its key and played otherwise."""
+    """A journal of 5 rounds, and another: its copy after round 3, with its key, played
+    otherwise, and longer (a third copy, ``older.sqlite3``, stays at round 3)."""
     early = tmp_path / "early.sqlite3"
     t = _table(early)
     _play(t, 3, 11)
     t.close()
+    copy_journal(early, tmp_path / "older.sqlite3")
     other = copy_journal(early, tmp_path / "other.sqlite3")
     t = _table(early)
     _play(t, 5, 40)
     t.close()
     t = _table(other)
-    _play(t, 5, 41)
+    _play(t, 8, 41)  # past the first one's epochs
     t.close()
     return early, other
 
@@ -359,7 +361,9 @@ def test_another_copy_of_the_journal_is_a_conflict_and_the_series_is_broken(tmp_
     _deliver(rec, mine)
     held = store.rounds(TABLE, mine[0].journal)
     _deliver(rec, theirs)  # the same key signed its round 4: another history
-    assert rec.counts["forged"] == len(theirs) - 3 and rec.counts["duplicate"] == 3
+    # refused, or held ahead of the floor's record (never to join it)
+    assert rec.counts["forged"] >= 1 and rec.counts["duplicate"] == 3
+    assert rec.counts["forged"] + rec.counts["ahead"] == len(theirs) - 3
     assert store.rounds(TABLE, mine[0].journal) == held == finished(early)
     s = rec.series[TABLE, mine[0].journal]
     assert "the journal at the table is not the one the floor recorded" in s.broken
@@ -608,3 +612,34 @@ def test_a_round_sealed_in_between_comes_whole_or_in_parts_cut_at_its_seals(
         assert store.rounds(TABLE, whole[0].journal) == want
         assert rec.counts["forged"] == 0 and rec.counts["stored"] == len(msgs)
         store.close()
+
+
+def test_the_witness_tells_a_journal_behind_the_floor_or_disagreeing_with_it(tmp_path):
+    from floor.follower import Follower
+
+    early, other = _other_copy(tmp_path)
+    store, rec, _ = _recorder(tmp_path / "floor.sqlite3")
+    published = []
+    rec.publish_witness = lambda _t, w: published.append(w)
+    rounds = _bodies(early, "round")
+    _deliver(rec, rounds)
+    (w,) = published[-1:]
+    last = rounds[-1].seals[-1]
+    newest = finished(early)[0]["round_id"]
+    kept = finished(tmp_path / "older.sqlite3")[0]["round_id"]
+    assert [(e.journal, e.epoch, e.seq, e.round_id, e.signature) for e in w.journals] == [
+        (rounds[0].journal, last.epoch, last.seq, newest, last.signature)]
+    store.close()
+    said = {}
+    for name in ("early", "other", "older"):
+        f = Follower(tmp_path / f"{name}.sqlite3", TABLE)
+        try:
+            said[name] = f.check_witness(w).problem
+        finally:
+            f.close()
+    assert said["early"] is None
+    assert said["other"].startswith(
+        f"the journal disagrees with the floor: the floor holds round {newest} sealed in "
+        f"epoch {last.epoch} at event {last.seq}, the journal another seal of that epoch")
+    assert said["older"] == (f"journal rolled back: the floor holds round {newest}, the "
+                             f"journal ends at round {kept} (put back to an older copy)")
