@@ -114,7 +114,8 @@ class RoundMessage(Message, frozen=True, kw_only=True):
         rows: every event from ``after`` + 1 to the last seal's event, in order.
         seals: the seals of the epochs the rows close, oldest first: the seals in between
             (a seal taken every 15 minutes, or as the table stopped) and the one closing
-            the round, whose event is the last row.
+            the round, whose event is the last row. A message without one is unsealed:
+            refused and counted as forged.
         chains: the chain starts that fall in those epochs (the journal's first, with
             its verification key, in a message from the journal's start).
     """
@@ -124,7 +125,7 @@ class RoundMessage(Message, frozen=True, kw_only=True):
     journal_id: Hash
     after: Seq
     rows: Annotated[list[JournalRow], Meta(min_length=1)]
-    seals: Annotated[list[SealRow], Meta(min_length=1)]
+    seals: list[SealRow]
     chains: list[ChainRow] = []
 
 
@@ -293,6 +294,8 @@ def _round_problem(m: RoundMessage) -> str | None:
     rows, seals = m.rows, m.seals
     if [r.seq for r in rows] != list(range(m.after + 1, m.after + 1 + len(rows))):
         return f"its rows are not the events after event {m.after}, one by one"
+    if not seals:
+        return None  # unsealed: the recorder counts it as forged
     if [s.epoch for s in seals] != list(range(seals[0].epoch, seals[0].epoch + len(seals))):
         return "its seals are not of epochs one after the other"
     seqs = [s.seq for s in seals]

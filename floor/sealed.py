@@ -162,6 +162,8 @@ def verify(m: RoundMessage, pos: Position | None, keys: Sequence[bytes],
             conflict with one stored.
     """
     rows, seals = list(m.rows), list(m.seals)
+    if not seals:
+        raise Refused("it carries no seal: unsealed")
     if pos is not None:
         if m.journal_id != pos.journal_id:
             raise Refused(f"its seals name journal id {m.journal_id[:16]}, the floor verified "
