@@ -34,7 +34,7 @@ from controller.game.engine import Game
 from controller.journal import Record
 from controller.journal.anchor import GENESIS
 from controller.journal.codec import chain_hash
-from controller.journal.seal import key_text, message, signature_ok
+from controller.journal.seal import message, signature_ok
 from floor.derive import Finished, Replay
 from floor.messages import EventMessage, RoundMessage, SealRow
 
@@ -255,9 +255,8 @@ def _verify_new(m: RoundMessage, pos: Position | None, keys: Sequence[bytes],
             elif ck not in keys:
                 raise Refused(f"a new seal chain at epoch {c.epoch} with the key "
                               f"{c.key[:16]}..., not a key enrolled for the table")
-            at = heads.get(c.seq) if c.seq else GENESIS
-            if c.seq and c.seq == (pos.seq if pos is not None else 0):
-                at = pos.head if pos is not None else GENESIS
+            at = GENESIS if c.seq == 0 else heads.get(c.seq) or (
+                pos.head if pos is not None and c.seq == pos.seq else None)
             if at is not None and at != c.head:
                 raise Refused(f"its chain start at epoch {c.epoch} names event {c.seq} with "
                               "another hash than the rows make")
@@ -292,4 +291,4 @@ def _verify_new(m: RoundMessage, pos: Position | None, keys: Sequence[bytes],
                     pos.seq if pos is not None else 0, pinned)
 
 
-__all__ = ["AHEAD", "DUPLICATE", "Position", "Refused", "Verified", "key_text", "verify"]
+__all__ = ["AHEAD", "DUPLICATE", "Position", "Refused", "Verified", "verify"]
