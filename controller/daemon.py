@@ -6,14 +6,14 @@ Start-up order (docs/requirements.md R3: nothing happens until the self-check pa
 2. the par sheet is computed (a true return, below 100 %) and the journal verified as the
    state is rebuilt (:mod:`controller.game.verifier`; a problem locks the table: it starts,
    shows why, takes no input), systemd's start timeout extended while the check goes on;
-3. the screens open; then the shoe link starts (unplugged: it keeps trying, screens say so);
+3. the floor's feed starts, its witness checked before any input (a journal put back
+   locks the table); the screens open; the shoe link starts (unplugged: it keeps trying);
 4. systemd is told READY (never once a stop was asked); the watchdog is fed at half of
    ``WATCHDOG_USEC``, and only while the screen loop and the table thread beat and every
    thread is alive (a hung loop stops the feeding within WatchdogSec/2:
    :class:`~controller.notify.WatchdogTiming`);
-5. when the journal held events before this start, it is checked in full from its first
-   event beside the running table (:mod:`controller.journal_watch`: a child process); a
-   broken journal then locks the table, and at once at every later start (its mark);
+5. a journal that held events is checked in full beside the running table
+   (:mod:`controller.journal_watch`); a broken one locks it, and every later start;
 6. every file the table runs on is checked beside it (:mod:`controller.environment`, R18):
    its digest is journaled, what it finds holds the deck until a supervisor's Unblock deck.
 
@@ -254,12 +254,12 @@ class Daemon:
         if held and not self.table.locked:
             self.table.lock(held)
         self._held = held is not None
+        self.floor = open_floor(self.config, self.table, resume="run")  # its witness first
         if self.table.locked:
             log.error("TABLE LOCKED: %s", self.table.locked)
         self.table.start()
         self._open_screens()
         self._open_link()
-        self.floor = open_floor(self.config, self.table, resume="run")
         self._on_publish(*self.table.views())
 
     def _open_screens(self) -> None:

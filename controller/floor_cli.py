@@ -1,8 +1,10 @@
-"""``threecard floor serve | rounds | status``: the casino floor's side of the feed.
+"""``threecard floor serve | rounds | status | enrol``: the casino floor's side of the feed.
 
 ``serve`` runs the recorder (:func:`floor.recorder.serve`): every table's rounds, state,
-meters and events from the broker into a SQLite store, each table's continuity checked and
-mended. ``rounds`` and ``status`` read the store read-only (the recorder may be running).
+meters and events from the broker, verified, into a SQLite store, each table's continuity
+checked and mended. ``rounds`` and ``status`` read the store read-only (the recorder may be
+running). ``enrol`` pins a table's verification key in the store (the recorder may be
+running: the next message is checked with it).
 Exit status: 0 fine, 1 a store or broker problem, 2 usage (``serve``: also its session
 taken over by another recorder with the same client id).
 """
@@ -34,8 +36,17 @@ def _table_id(text: str) -> str:
     return text
 
 
+def _verify_key(text: str) -> str:
+    from controller.journal.seal import key_text, parse_key
+
+    try:
+        return key_text(parse_key(text))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the ``serve``, ``rounds`` and ``status`` sub-commands."""
+    """Add the ``serve``, ``rounds``, ``status`` and ``enrol`` sub-commands."""
     sub = parser.add_subparsers(dest="floor_command", metavar="FLOOR_COMMAND", required=True)
     serve = sub.add_parser("serve", help="record every table's feed into a store",
                            description="Record every table's rounds, state, meters and "
@@ -83,11 +94,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                             "lacks. --json: {\"recorder\": ..., \"tables\": [...]}.")
     status.add_argument("--store", required=True, metavar="PATH", help="the floor's store")
     status.add_argument("--json", action="store_true", help="print JSON")
+    enrol = sub.add_parser("enrol", help="pin a table's verification key",
+                           description="Pin the verification key of a table's journal (the "
+                           "table prints it when it makes a journal; `threecard seal show` "
+                           "prints it again): the floor then takes only rounds whose seal "
+                           "chain starts with a key pinned for the table. A key enrolled "
+                           "replaces one the floor pinned on first use. The recorder may be "
+                           "running; the store is made when missing.")
+    enrol.add_argument("--store", required=True, metavar="PATH", help="the floor's store")
+    enrol.add_argument("--table", required=True, type=_table_id, help="the table id")
+    enrol.add_argument("--verify-key", required=True, type=_verify_key, metavar="KEY",
+                       help="the verification key: 64 hexadecimal digits")
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the chosen floor sub-command. Returns the exit status."""
-    return {"serve": _serve, "rounds": _rounds, "status": _status}[args.floor_command](args)
+    return {"serve": _serve, "rounds": _rounds, "status": _status,
+            "enrol": _enrol}[args.floor_command](args)
 
 
 def _fail(exc: Exception) -> int:
@@ -181,4 +204,29 @@ def _status(args: argparse.Namespace) -> int:
         print(for_terminal(recorder.line(now)))  # the store's text, escaped line by line
         print("\n".join(for_terminal(r.line(now)) for r in rows) if rows
               else "no table heard yet")
+    return 0
+
+
+def _enrol(args: argparse.Namespace) -> int:
+    import sqlite3
+    import time
+
+    from floor.store import ENROLLED, Store, StoreError
+
+    try:
+        store = Store(args.store)
+    except StoreError as exc:
+        return _fail(exc)
+    try:
+        with store.db:
+            store.db.execute("BEGIN IMMEDIATE")
+            gone = store.pin_key(args.table, args.verify_key, ENROLLED, time.time_ns() // 1000)
+    except sqlite3.Error as exc:
+        return _fail(ValueError(f"{args.store}: cannot write the floor store: {exc}"))
+    finally:
+        store.close()
+    print(for_terminal(f"table {args.table}: verification key {args.verify_key} enrolled"))
+    for key in gone:
+        print(for_terminal(f"table {args.table}: the key pinned on first use, {key}, is no "
+                           "longer trusted"))
     return 0

@@ -1,7 +1,12 @@
 """The floor feed as ``threecard run`` and ``simulate`` wire it (``--floor``, ``--table-id``).
 
 The feed (:mod:`floor.publisher`) is loaded only when a broker is configured; it reads the
-journal in a thread of its own and the table only wakes it after each commit.
+journal in a thread of its own and the table only wakes it after each commit. It also reads
+the floor's witness (the newest seal the floor verified of the table's journals): a
+journal behind it or disagreeing with it locks the table, and a table starting with a
+floor waits for that check, :data:`WITNESS_WAIT_S` at most, before it takes any input
+(:func:`await_witness`); a floor that cannot be reached then is an alarm, and the check is
+made once it is back.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ log = logging.getLogger("threecard.floor")
 
 DRAIN_S = 2.0
 """At a stop, how long the feed may go on sending what is left while connected."""
+WITNESS_WAIT_S = 10.0
+"""How long a table starting with a floor waits for the floor's witness, at most."""
 
 
 def add_floor_arguments(parser: argparse.ArgumentParser) -> None:
@@ -132,7 +139,7 @@ def check_floor(config: TableConfig, journal: str | None = None) -> None:
 
 
 def open_floor(config: TableConfig, table: Any, drain_s: float = DRAIN_S,
-               resume: str = "") -> Any:
+               resume: str = "", witness_s: float = WITNESS_WAIT_S) -> Any:
     """Start the floor feed of an open table (:data:`NO_FEED` when no broker is set).
 
     Args:
@@ -142,6 +149,8 @@ def open_floor(config: TableConfig, table: Any, drain_s: float = DRAIN_S,
         resume: ``run``: when the feed stops with events the broker did not acknowledge,
             it logs the command that sends them (:func:`resume_command`); "": the caller
             says it.
+        witness_s: how long to wait for the floor's witness before returning
+            (:func:`await_witness`): call it before the table takes any input.
 
     Returns:
         An object whose ``stop()`` ends the feed.
@@ -160,5 +169,37 @@ def open_floor(config: TableConfig, table: Any, drain_s: float = DRAIN_S,
                                   resume, config, table.journal.path))
     except FloorError as exc:
         raise ConfigError(f"{config.source}: {exc}" if config.source else str(exc)) from None
+    from controller.game.verdict import integrity_lock
+
+    feed.on_witness_problem = lambda why: table.lock(integrity_lock(why))
     table.subscribe(feed.wake)
-    return feed.start()
+    feed.start()
+    await_witness(feed, witness_s)
+    return feed
+
+
+def await_witness(feed: Any, wait_s: float = WITNESS_WAIT_S) -> bool:
+    """Wait for the floor's witness to be checked (the table locks when it must).
+
+    Called as the table starts, before it takes any input: a journal put back to an older
+    copy is locked before any bet. When the witness could not be read in time (the broker
+    unreachable, or silent), that is an alarm, logged at error: the feed checks it once
+    the floor is back.
+
+    Args:
+        feed: what :func:`open_floor` returned (:data:`NO_FEED`: nothing to wait for).
+        wait_s: seconds to wait at most.
+
+    Returns:
+        True when the witness was checked (or there is no floor).
+    """
+    state = getattr(feed, "witness", None)
+    if state is None:
+        return True
+    state.settled.wait(wait_s)
+    if not state.checked:
+        log.error("ALARM: floor witness not checked: %s; the journal is compared with the "
+                  "floor's witness once the floor is back",
+                  state.why_not or f"no answer from the floor within {wait_s:.0f} s")
+        return False
+    return True

@@ -272,8 +272,10 @@ def run_verify_journal(args: argparse.Namespace) -> int:
     one object: ``ok``, ``verdict``, ``problems`` as kind, message, seq and key,
     ``notes``, and what was checked). With ``--floor-store`` a second line compares the
     journal with what the floor recorded (:func:`floor.anchors.compare`): ``floor OK:
-    ...`` or ``FLOOR MISMATCH: ...`` (``floor`` in the JSON). Exit status 0 when sound
-    (and matching), 1 when not, 2 for a bad ``--anchor``.
+    ...``, ``FLOOR MISMATCH: the journal changed: ...``, or ``floor STORE SUSPECT: ...``
+    when the floor holds a record the table never sealed (``floor`` in the JSON, its
+    ``never_sealed`` these). Exit status 0 when sound (and matching, the floor's own
+    faults aside), 1 when not, 2 for a bad ``--anchor``.
     """
     try:
         logged = _logged_heads(args.anchor)
@@ -306,6 +308,7 @@ def run_verify_journal(args: argparse.Namespace) -> int:
                                         "table": floor.table_id,
                                         "rounds_checked": floor.rounds_checked,
                                         "problems": list(floor.problems),
+                                        "never_sealed": list(floor.never_sealed),
                                         "notes": list(floor.notes)}} if floor else {})}))
     else:
         print(for_terminal(v.summary()))

@@ -380,7 +380,14 @@ def run(args: argparse.Namespace) -> int:
         if broken is not None:
             print(f"threecard simulate: {broken}; stopped before dealing", file=sys.stderr)
             return 1
-        feed = open_floor(config, table, drain_s=FLOOR_DRAIN_S)
+        feed = open_floor(config, table, drain_s=FLOOR_DRAIN_S)  # its witness checked
+        if table.locked:  # the floor holds more of this journal than it does
+            feed.stop(0)
+            with contextlib.suppress(JournalError):
+                table.close()
+            print(f"threecard simulate: {table.locked}; stopped before dealing",
+                  file=sys.stderr)
+            return 1
         player = AutoPlayer(bets=bets, pin=DEMO_PINS["supervisor"])
         shoe = EventShoe(args.seed + table.game.round_id, faults, decks)
         audit = RoundAudit()
@@ -434,6 +441,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if tmp is not None and not unsent:
             shutil.rmtree(tmp, ignore_errors=True)
+        elif tmp is not None:  # kept for the command that sends the rest: its seal key too
+            _keep_keys(Path(tmp))
     if args.json:
         print(json.dumps(result, sort_keys=True))
     else:
@@ -447,6 +456,24 @@ def run(args: argparse.Namespace) -> int:
               "sends them", file=sys.stderr)
         return 1
     return 0
+
+
+def _keep_keys(folder: Path) -> None:
+    """Move a kept temporary journal's seal key to the state folder, where a table finds it.
+
+    A temporary journal's key is made beside it; the command that sends what the floor did
+    not take opens the journal as any table does, with its key in the state folder.
+    """
+    from controller.journal.seal import default_folder
+
+    state = default_folder()
+    try:
+        state.mkdir(parents=True, exist_ok=True, mode=0o700)
+        for key in folder.glob("seal-*.key"):
+            shutil.move(key, state / key.name)
+    except OSError as exc:
+        print(f"threecard simulate: the kept journal's seal key stays in {folder}: {exc}",
+              file=sys.stderr)
 
 
 def _print_human(r: dict[str, Any]) -> None:

@@ -1,11 +1,19 @@
 """The floor as the journal's anchor outside the table (``verify-journal --floor-store``).
 
-Every round the floor recorded names its journal (the hash of the first event) and its
-last event (sequence number and hash). A journal at the table must still hold each of
-those events with those hashes, and the record of each of those rounds: a journal cut
-short, emptied, rewritten with a recomputed chain, or replaced by another is caught, even
-with its anchor file deleted beside it. Rounds the journal holds and the floor has not yet
-recorded are noted, not faulted (the feed may lag, or the floor may have been down).
+The floor keeps every seal it verified of a journal (epoch, last event, chain hash at it,
+signature) and the records it derived from the sealed rows. A journal at the table must
+still hold each of those seals, the same, and the events they sign: a journal cut short,
+put back to an older copy (with its anchor and its key file), rewritten with a recomputed
+chain, or replaced by another is caught, even with its anchor file deleted beside it;
+the verdict says **the journal changed**.
+
+The floor's own record is checked too: each seal it holds must verify with the key of its
+epoch, from the chain's start key on, and each record must be the one the journal's
+sealed rows make. A record that fails is one **the table never sealed** (a store edited,
+or written by a recorder of an earlier version, which took rounds on their word): it is
+named as the floor's, never as an edit of the journal. Rounds the journal holds and the
+floor has not yet recorded are noted, not faulted (the feed may lag, or the floor may have
+been down).
 """
 
 from __future__ import annotations
@@ -17,8 +25,10 @@ from typing import Any
 from controller.game.recall import as_recalled, recorded_config
 from controller.game.replay import round_records
 from controller.journal import Journal
-from floor.follower import FINISHED
-from floor.store import SeriesRow, Store
+from controller.journal import seal as sealing
+from controller.journal.seal import message, signature_ok
+from floor.messages import FINISHED, SealRow
+from floor.store import Store
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,8 +39,11 @@ class FloorVerdict:
         table_id: the table the journal belongs to (its ``startup`` records say).
         journal: the hash of the journal's first event ("" for an empty journal).
         rounds_checked: rounds the floor recorded and the journal was checked against.
-        problems: what does not match, in English (empty: it matches).
+        problems: how the journal changed from what the floor verified (empty: it did
+            not).
         notes: what was not compared.
+        never_sealed: records the floor holds that the table never sealed (the floor's
+            store is at fault there, not the journal).
     """
 
     table_id: str
@@ -38,17 +51,22 @@ class FloorVerdict:
     rounds_checked: int
     problems: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    never_sealed: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
-        """True when the journal holds everything the floor recorded of it."""
+        """True when the journal holds everything the floor verified of it."""
         return not self.problems
 
     def summary(self) -> str:
         """One line for an operator."""
         notes = "".join(f"; {n}" for n in self.notes)
+        floor = "".join(f"; {n}" for n in self.never_sealed)
         if not self.ok:
-            return f"FLOOR MISMATCH: {'; '.join(self.problems)}{notes}"
+            return f"FLOOR MISMATCH: {'; '.join(self.problems)}{floor}{notes}"
+        if self.never_sealed:
+            return (f"floor STORE SUSPECT: the journal matches what the floor verified of "
+                    f"table {self.table_id}, but {floor[2:]}{notes}")
         return (f"floor OK: the {self.rounds_checked} rounds the floor recorded of table "
                 f"{self.table_id} match the journal{notes}")
 
@@ -57,29 +75,63 @@ def _table_id(j: Journal) -> str:
     return str(recorded_config(j).get("table_id", ""))
 
 
-def _disowned(store: Store, series: SeriesRow | None, round_id: int,
-              end: tuple[int, str]) -> bool:
-    """True when the table's chain names another end for a stored round.
-
-    The round after it names another previous-round event, or (the newest round) the
-    table's newest state names another last-round event. Such a record is not the
-    table's word (a message sent under its name, not from its journal); the recorder asks
-    the table for the round again.
-    """
-    nxt = store.link(series.table, series.journal, round_id + 1) if series else None
-    if nxt is not None:
-        return (nxt.prev_seq, nxt.prev_hash) != end
-    return series is not None and series.announced == round_id \
-        and series.announced_hash is not None \
-        and (series.announced_seq, series.announced_hash) != end
+def _records(j: Journal, first: int) -> dict[int, dict[str, Any]]:
+    """The journal's records from round ``first`` on (one replay), by round id."""
+    _, first_utc = j.genesis()
+    return {r["round_id"]: as_recalled(r, first_utc)
+            for r in round_records(j, first=max(first, 1))}
 
 
-def _records(j: Journal, links: list[tuple[int, int, str]]) -> list[dict[str, Any]]:
-    """The journal's records of the rounds the floor recorded (one replay)."""
-    if not links:
-        return []
-    first = min(rid for rid, _, _ in links)
-    return round_records(j, first=max(first, 1))
+def _floor_seals(chain: tuple[str, str] | None, seals: list[tuple[SealRow, int]]
+                 ) -> tuple[list[tuple[SealRow, int]], str | None]:
+    """The floor's seals that verify from its chain's start key, and why the rest do not."""
+    if chain is None:
+        return [], ("the floor holds seals of this journal but not its chain's start"
+                    if seals else None)
+    jid, key = chain[0], bytes.fromhex(chain[1])
+    good = []
+    for epoch, (s, rid) in enumerate(seals):
+        if s.epoch != epoch or not signature_ok(key, bytes.fromhex(s.signature), message(
+                jid, s.epoch, s.seq, s.head, bytes.fromhex(s.next_key))):
+            return good, (f"the floor holds a record the table never sealed: its seal of "
+                          f"epoch {s.epoch} (round {rid}) does not verify with the "
+                          "journal's keys")
+        good.append((s, rid))
+        key = bytes.fromhex(s.next_key)
+    return good, None
+
+
+def _seal_changes(j: Journal, chain: tuple[str, str] | None,
+                  verified: list[tuple[SealRow, int]]) -> str | None:
+    """How the journal changed from the seals the floor verified (None: it holds them)."""
+    jid = j.meta.get("journal_id")
+    starts = sealing.chains(j.db)
+    if chain is not None and (jid != chain[0] or not starts
+                              or starts[0].key.hex() != chain[1]):
+        return ("the journal changed: the floor verified it under journal id "
+                f"{chain[0][:16]} with the verification key {chain[1][:16]}..., the journal "
+                "now holds another chain (it was sealed anew or replaced)")
+    mine = {s.epoch: s for s in sealing.seals(j.db)}
+    last_round = max((rid for rid, status, end in j.round_ends() if status in FINISHED
+                      and (end is None or end <= j.last_seq)), default=0)
+    for s, rid in verified:
+        held = mine.get(s.epoch)
+        if j.last_seq < s.seq:
+            return (f"the journal changed: the floor holds round {rid} sealed at event "
+                    f"{s.seq}, the journal ends at event {j.last_seq} (round "
+                    f"{last_round}): it was cut, or put back to an older copy")
+        if held is None:
+            return (f"the journal changed: it holds no seal of epoch {s.epoch}, which the "
+                    f"floor verified (round {rid}, event {s.seq}): its seals were removed")
+        if (held.seq, held.head, held.signature.hex()) != (s.seq, s.head, s.signature):
+            return (f"the journal changed: its seal of epoch {s.epoch} is not the one the "
+                    f"floor verified (round {rid}, event {s.seq}): it was put back to an "
+                    "older copy and played on, or replaced")
+        if s.seq >= j.first_seq and j.event_hash(s.seq) != s.head:
+            return (f"the journal changed: event {s.seq}, where the floor's seal of epoch "
+                    f"{s.epoch} (round {rid}) ends, carries another hash: the journal was "
+                    "rewritten")
+    return None
 
 
 def compare(journal_path: str | Path, store_path: str | Path,
@@ -104,7 +156,7 @@ def compare(journal_path: str | Path, store_path: str | Path,
 
 def _compare(j: Journal, store: Store) -> FloorVerdict:
     table = _table_id(j)
-    genesis, first_utc = j.genesis()
+    genesis, _ = j.genesis()
     journals = store.journals(table)
     finished = max((rid for rid, status, _ in j.round_ends() if status in FINISHED),
                    default=0)
@@ -119,43 +171,39 @@ def _compare(j: Journal, store: Store) -> FloorVerdict:
             f"the floor recorded {len(journals)} journal(s) of table {table!r}, none starting "
             "with this journal's first event: the journal was replaced or rewritten from "
             "its start" + ("" if genesis else " (it holds no events)"),))
-    problems: list[str] = []
-    links = store.links(table, genesis)
+    chain = store.chain(table, genesis)
+    verified, bad = _floor_seals(chain, store.seals(table, genesis))
+    changed = _seal_changes(j, chain, verified)
+    problems = [changed] if changed else []
+    never = [bad] if bad else []
+    good_to = verified[-1][0].seq if verified else 0
+    rounds = store.sealed_rounds(table, genesis)
     stored = {r["round_id"]: r for r in store.rounds(table, genesis)}
-    series = next((r for r in store.series() if (r.table, r.journal) == (table, genesis)),
-                  None)
-    differ, disowned = [], []
-    mine = {r["round_id"]: as_recalled(r, first_utc) for r in _records(j, links)}
-    archived = 0
-    for rid, seq, h in links:
-        if _disowned(store, series, rid, (seq, h)):
-            disowned.append(rid)
-            continue
-        if seq < j.first_seq:  # in an archive not found here
-            archived += 1
-            continue
-        got = j.event_hash(seq)
-        if got is None:
-            problems.append(f"the journal ends at event {j.last_seq}, but the floor recorded "
-                            f"round {rid} ending at event {seq}: events were deleted")
-            break
-        if got != h:
-            problems.append(f"event {seq}, where round {rid} ended, carries another hash "
-                            "than the floor recorded: the journal was rewritten")
-            break
-        if mine.get(rid) != stored[rid]:
-            differ.append(rid)
-    if differ:
-        problems.append(f"the journal's record of {len(differ)} round(s) differs from the "
-                        f"floor's: round {', '.join(map(str, differ[:10]))}"
-                        + (" ..." if len(differ) > 10 else ""))
-    notes = [f"{archived} round(s) in an archive not found here: not compared"
-             ] if archived else []
-    if disowned:
-        notes.append(f"the floor's record of round {', '.join(map(str, disowned[:10]))} is "
-                     "disowned by the table's own chain (the round after it, or its state, "
-                     "names another end): not compared until the table sends it again")
-    newest = links[-1][0] if links else 0
+    notes: list[str] = []
+    checked = [rid for rid, seq, epoch in rounds if epoch is not None and seq <= good_to]
+    unsealed = [rid for rid, _, epoch in rounds if epoch is None]
+    archived = [rid for rid, seq, _ in rounds if seq < j.first_seq]
+    here = [rid for rid, seq, _ in rounds if seq >= j.first_seq]
+    if not changed and here:
+        mine = _records(j, min(here))
+        differ = [rid for rid in checked if rid not in archived and mine.get(rid) != stored[rid]]
+        if differ:
+            never.append(f"the floor holds a record the table never sealed: its record of "
+                         f"round {', '.join(map(str, differ[:10]))}"
+                         + (" ..." if len(differ) > 10 else "")
+                         + " differs from the one the journal's sealed rows make")
+        odd = [rid for rid in unsealed if rid not in archived and mine.get(rid) != stored[rid]]
+        if odd:
+            never.append(f"the floor holds a record the table never sealed: round "
+                         f"{', '.join(map(str, odd[:10]))}" + (" ..." if len(odd) > 10 else "")
+                         + ", stored without a seal, differs from the journal's")
+    if unsealed:
+        notes.append(f"{len(unsealed)} round(s) recorded without a seal (a recorder of an "
+                     "earlier version)")
+    if archived:
+        notes.append(f"{len(archived)} round(s) in an archive not found here: not compared")
+    newest = max(stored, default=0)
     if finished > newest:
         notes.append(f"rounds {newest + 1} to {finished} not on the floor yet")
-    return FloorVerdict(table, genesis, len(links), tuple(problems), tuple(notes))
+    return FloorVerdict(table, genesis, len(checked), tuple(problems), tuple(notes),
+                        tuple(never))

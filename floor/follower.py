@@ -1,12 +1,19 @@
 """What the floor hears of a table, made from its journal alone.
 
 A :class:`Follower` opens the journal read-only and replays it in a game of its own
-(:meth:`controller.game.engine.Game.apply`, exactly as start-up and game recall do), so
-each message names the event that made it: a round's record comes with the sequence
-number and hash of its last event, and the previous round's. A round's last event is the
-newest event that changed its record: its settlement or void, or a burn card read between
-rounds, which joins the finished round's deal (the round is then sent again, and the
-recorder keeps the newer record).
+(:class:`floor.derive.Replay`: the game's own replay, as start-up and game recall make
+it), so each message names the event that made it.
+
+A round's message carries the journal itself: every event since the seal that closed the
+previous round (the chain's start before round 1), up to the seal that closes this one,
+with the seals in between (taken every 15 minutes, or as the table stopped) and the chain
+starts among them. The seal closing a round is written in the same commit as the event
+that ends it, so it is there when the follower reads that event; its last event may be a
+later one of the same commit. The floor recomputes the chain over these rows, checks each
+seal with the key it expects, and replays the rows itself: the records and events it
+stores are the journal's, never what a message claims (:mod:`floor.recorder`). A card
+read in burn mode after a round ended joins that round's deal: the floor sees it in the
+next round's rows, and its record of the round changes with them.
 
 The follower never writes: it reads the committed events after its position, page by
 page, and each read is a short transaction of its own (a running table's write-ahead log
@@ -14,21 +21,17 @@ is never held back).
 
 Where it starts: messages are made for the events after ``after`` (the outbox cursor);
 the game is first rebuilt from a sealed snapshot taken in a round BEFORE the first round
-it may report, so that the previous round's last event is known too
-(:meth:`Follower._start_snapshot`). A resend follows the same way from the round asked for,
-and makes the ``event`` messages after the end of the round before it too.
-
-Each round counts the ``event`` messages made after the previous round's end up to its
-own, and ``state`` those made after the last round's end: the floor holds its events
-against these counts. A count is made while replaying, reported or not, so a feed
-resumed at any cursor counts as a whole feed does; a round whose previous round ended
-before the follower started reading has no count (None).
+it may report, so that the previous round's end, and the seal that closed it, are known
+too (:meth:`Follower._start_snapshot`). A resend follows the same way from the round
+asked for, and makes the ``event`` messages after the end of the round before it too.
 
 The journal is read through its reading API, in either format, with the archive its
 history was moved to (:mod:`controller.game.archive`): a resend of archived rounds is
 answered from the archive. Without the archive beside the journal the follower starts at
-the cut, and a round whose previous round ended before the cut is not sent (no previous
-round is made up): :attr:`Follower.withheld` names it, and the floor goes on lacking it.
+the cut, and a round whose previous round ended before the cut is not sent (no rows are
+made up): :attr:`Follower.withheld` names it, and the floor goes on lacking it. So is a
+round of a journal that is not sealed (one of an earlier version: ``threecard seal init``
+starts its seals).
 """
 
 from __future__ import annotations
@@ -38,36 +41,42 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import msgspec
 
 from controller.game.engine import Game
-from controller.game.inputs import Role
-from controller.game.recall import as_recalled
-from controller.game.records import RoundRecord
 from controller.game.replay import ReplayError, start_state
-from controller.game.roles import WRONG_PIN
-from controller.journal import Journal, JournalError
+from controller.game.round import RoundState
+from controller.journal import Journal, JournalError, Record
+from controller.journal import seal as sealing
 from controller.journal.anchor import GENESIS
+from floor.derive import Replay
 from floor.messages import (
-    FINISHED,
+    MAX_PAYLOAD_BYTES,
     Alarm,
+    ChainRow,
     EventMessage,
+    JournalRow,
     Message,
     Meters,
     MetersMessage,
     RoundMessage,
+    SealRow,
     StateMessage,
+    WitnessMessage,
 )
+from floor.witness import WitnessVerdict, check
 
 PAGE = 500
 """Events read and replayed per :meth:`Follower.poll`."""
-ROLES = (Role.SUPERVISOR.value, Role.TECHNICIAN.value, WRONG_PIN)
-"""Actors whose inputs are role actions on the ``event`` topic (:data:`WRONG_PIN`: a PIN
-that matched no role)."""
+PART_BYTES = MAX_PAYLOAD_BYTES // 2
+"""A round's rows past about this many bytes are sent in several messages, cut at seals
+(a round of seven seats is about 5 KiB: one paused for hours spans several seals)."""
 ALARM_SEVERITIES = ("warning", "error")
 """Notices counted as open alarms in ``state``."""
+UNSEALED = ("the journal is not sealed (a journal of an earlier version): the floor takes "
+            "no round of it; `threecard seal init` starts its seals")
+"""Why the rounds of an unsealed journal are withheld."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +108,39 @@ def _round_of(snapshot: tuple[int, str, str] | None) -> int | None:
     return rid if isinstance(rid, int) else None
 
 
+def _parts(after: int, rows: list[JournalRow], seals: list[SealRow]
+           ) -> list[tuple[int, list[JournalRow], list[SealRow]]] | None:
+    """The rows and seals of a round's message, cut at seals when too many for one.
+
+    Returns:
+        (after, rows, seals) of each message, in order; None when the rows of one epoch
+        alone are too many (no seal to cut at).
+    """
+    out: list[tuple[int, list[JournalRow], list[SealRow]]] = []
+    start, cur_rows, cur_seals, size = after, [], [], 0
+    i = 0
+    for s in seals:
+        seg = []
+        while i < len(rows) and rows[i].seq <= s.seq:
+            seg.append(rows[i])
+            i += 1
+        bytes_ = sum(len(r.body) + len(r.utc) + len(r.kind) + 48 for r in seg) + 400
+        if bytes_ > PART_BYTES:
+            return None
+        if cur_seals and size + bytes_ > PART_BYTES:
+            out.append((start, cur_rows, cur_seals))
+            start, cur_rows, cur_seals, size = cur_seals[-1].seq, [], [], 0
+        cur_rows, cur_seals, size = cur_rows + seg, cur_seals + [s], size + bytes_
+    out.append((start, cur_rows, cur_seals))
+    return out
+
+
+def _closed(game: Game) -> int:
+    """The newest round a game's state has closed."""
+    done = game.state in (RoundState.SETTLED, RoundState.VOID)
+    return game.round_id if done else game.round_id - 1
+
+
 class Follower:
     """Replays a journal read-only and turns what happens into floor messages.
 
@@ -115,8 +157,11 @@ class Follower:
     Attributes:
         position: the newest event replayed.
         genesis: the hash of the journal's first event (empty before it exists).
-        withheld: the newest round not sent because the round before it ended where the
-            follower cannot read (an archive not found beside the journal); 0: none.
+        withheld: the newest round not sent: the seal before it closed where the follower
+            cannot read (an archive not found beside the journal), or the journal is not
+            sealed; 0: none.
+        sealed_at: the event the next round's rows follow (the seal that closed the round
+            before it); None: not known yet (the replay started after it).
 
     Raises:
         JournalError: the file is not a journal.
@@ -133,22 +178,20 @@ class Follower:
         self.rounds_from = rounds_from
         self.until = until
         self.emit_after = after
-        self.pairs: dict[int, tuple[int, str]] = {}
-        self.made = 0  # event messages made (reported or not) since the start point
-        self.made_at: dict[int, int] = {}  # round id -> ``made`` at its end
         self.genesis, self.first_utc = self._first()
-        self.last_round = self.withheld = self._withheld_said = 0
-        self._notes: dict[str, Any] = {}
+        self.withheld = self._withheld_said = 0
+        self._withheld_why = ""
+        self.journal_id = ""
         # events moved to an archive not found here cannot be read: start at the cut
         start = self._start_snapshot(max(after, self.journal.first_seq - 1), rounds_from)
         try:
-            self.game, self.position = (start_state(self.journal, start) if start
-                                        else (Game(), 0))
+            game, self.position = (start_state(self.journal, start) if start
+                                   else (Game(), 0))
         finally:
             self._end_read()
-        self._notes = dict(self.game.notes)
-        if not start:  # from the journal's first event: "round 0" ended before it
-            self.made_at[0] = 0
+        self.replay = Replay(table_id, game, self.genesis, self.first_utc)
+        self.closed = _closed(game)
+        self.sealed_at: int | None = None if start else 0
         # a resend sends the events after the end of the round before the one asked for
         self._events_after: int | None = 0 if rounds_from == 1 else None
         while self.position < after:  # rebuild up to the cursor: nothing is made for these
@@ -157,6 +200,16 @@ class Follower:
                 break
             if pause is not None:
                 pause(time.perf_counter() - t)
+
+    @property
+    def game(self) -> Game:
+        """The replayed state."""
+        return self.replay.game
+
+    @property
+    def last_round(self) -> int:
+        """The newest round finished in the replay."""
+        return self.replay.last_round
 
     @property
     def live(self) -> bool:
@@ -185,7 +238,7 @@ class Follower:
         this follower may report. Snapshots are taken as a round opens. The first round
         reported is the first finished after ``after`` (at least the round of the newest
         snapshot before it) or ``rounds_from``; a snapshot of an earlier round also sees
-        its previous round end.
+        its previous round end, and the seal that closed it.
         """
         j = self.journal
         try:
@@ -214,8 +267,10 @@ class Follower:
             return None
         self._withheld_said = self.withheld
         return (f"floor: round {self.withheld} and those before it cannot be sent to the "
-                f"floor: {self.journal.archive_missing or 'the journal does not hold them'}"
-                " (the floor gets them once the archive is back beside the journal)")
+                f"floor: {self._withheld_why}")
+
+    def _withhold(self, rid: int, why: str) -> None:
+        self.withheld, self._withheld_why = rid, why
 
     def head(self) -> int:
         """The journal's newest event (a read of its own)."""
@@ -252,44 +307,87 @@ class Follower:
         for seq, utc, mono, kind, actor, body, _, h in rows:
             if seq == 1:
                 self.genesis, self.first_utc = h, utc
-            try:
-                reason = self.game.apply(seq, utc, kind, json.loads(body), actor, mono_ns=mono)
-            except ValueError:
-                raise ReplayError(f"event {seq} cannot be read: its body is not JSON") from None
+            events, finished = self.replay.apply(Record(seq, utc, mono, kind, actor, body), h)
             report = seq > self.emit_after
-            events = self._events(seq, h, kind, actor, reason)
-            self.made += len(events)
             closed = []
-            for rid, rec in sorted(self.game.take_derived().rounds.items()):
-                if rec["status"] not in FINISHED:
-                    continue
-                prev = self.pairs.get(rid - 1, (0, GENESIS) if rid == 1 else None)
-                base = self.made_at.get(rid - 1)
-                self.pairs[rid], self.made_at[rid] = (seq, h), self.made
-                self.last_round = max(self.last_round, rid)
-                if not self.live and rid == self.rounds_from - 1 and self._events_after is None:
+            for f in finished:
+                if f.round_id <= self.closed:
+                    continue  # a record changed after its end: the next round's rows say it
+                self.closed = f.round_id
+                if not self.live and f.round_id == self.rounds_from - 1 \
+                        and self._events_after is None:
                     self._events_after = seq
-                if report and (self.live or rid >= self.rounds_from):
-                    if prev is None:  # the round before it ended where we cannot read
-                        self.withheld = rid
-                        continue
-                    closed.append(Outgoing(seq, RoundMessage(
-                        table=self.table_id, journal=self.genesis, round_id=rid, seq=seq,
-                        hash=h, prev_seq=prev[0], prev_hash=prev[1],
-                        record=RoundRecord.from_dict(as_recalled(rec, self.first_utc)),
-                        events=None if base is None else self.made - base)))
+                wanted = report and (self.live or f.round_id >= self.rounds_from)
+                closed += [Outgoing(seq, m) for m in self._round(f.round_id, seq, wanted)]
             if report and (self.live or (self._events_after is not None
                                          and seq > self._events_after)):
-                out += events  # an event's messages before the rounds it ends
+                out += [Outgoing(seq, e) for e in events]  # an event's messages first
             out += closed
             rounds_closed |= bool(closed)
             self.position = seq
-        for rid in [r for r in self.pairs if r < self.last_round - 1]:
-            del self.pairs[rid]
-            self.made_at.pop(rid, None)
         if self.live and (rounds_closed or out):
             out += self.latest(meters=rounds_closed)
         return out
+
+    def _round(self, rid: int, end: int, wanted: bool) -> list[RoundMessage]:
+        """The message of round ``rid``, which ended at event ``end``, and its seal.
+
+        Its rows run from the seal that closed the round before it to the first seal
+        covering ``end`` (written in the same commit); rows too many for one message are
+        sent in several, each ending at a seal in between. None when that seal is one an
+        earlier message carried (two rounds sealed together), when the seal before it is
+        not known or not readable here, or when the journal is not sealed
+        (:attr:`withheld` says the last two, of a round ``wanted``: one to send).
+
+        Raises:
+            ReplayError: the rows cannot be read.
+        """
+        try:
+            closing = sealing.closing_seal(self.db, end)
+            if closing is None:
+                if wanted:
+                    self._withhold(rid, UNSEALED)
+                return []
+            after, self.sealed_at = self.sealed_at, closing.seq
+            if after is None or after >= closing.seq or not wanted:
+                if after is None and wanted:
+                    self._withhold(rid, self.journal.archive_missing
+                                   or "the journal does not hold them")
+                return []
+            try:
+                rows = [JournalRow(*r[:6]) for r in self.journal.rows(after + 1, closing.seq,
+                                                                      hashes=False)]
+            except JournalError:  # in an archive not found here
+                self._withhold(rid, self.journal.archive_missing
+                               or "the journal does not hold them")
+                return []
+            seals = sealing.seals_between(self.db, after, closing.seq)
+            if not self.journal_id:
+                self.journal_id = str(self.journal.store.meta().get("journal_id") or "")
+            chains = [ChainRow(c.epoch, c.seq, c.head, sealing.key_text(c.key))
+                      for c in sealing.chains(self.db)
+                      if seals[0].epoch <= c.epoch <= seals[-1].epoch]
+        finally:
+            self._end_read()
+        parts = _parts(after, rows, [SealRow(s.epoch, s.seq, s.head,
+                                             sealing.key_text(s.next_key), s.signature.hex())
+                                     for s in seals])
+        if parts is None:
+            self._withhold(rid, f"the events of one of its epochs are too many for a message "
+                           f"of {MAX_PAYLOAD_BYTES} bytes")
+            return []
+        return [RoundMessage(table=self.table_id, journal=self.genesis, round_id=rid,
+                             journal_id=self.journal_id or "0" * 64, after=a, rows=r,
+                             seals=ss, chains=[c for c in chains
+                                               if ss[0].epoch <= c.epoch <= ss[-1].epoch])
+                for a, r, ss in parts]
+
+    def check_witness(self, w: WitnessMessage) -> WitnessVerdict:
+        """The journal against the floor's witness (:func:`floor.witness.check`)."""
+        try:
+            return check(self.journal, w)
+        finally:
+            self._end_read()
 
     def latest(self, meters: bool = True) -> list[Outgoing]:
         """The retained messages of the newest event replayed: ``meters`` and ``state``."""
@@ -299,41 +397,20 @@ class Follower:
             if meters else []
         return out + [Outgoing(self.position, self.state(), retain=True)]
 
-    def _events(self, seq: int, h: str, kind: str, actor: str, reason: str | None
-                ) -> list[Outgoing]:
-        """The ``event`` messages of one event: notices new or changed, a role action."""
-        out = []
-        notes = self.game.notes
-        if notes != self._notes:
-            for name, note in notes.items():
-                if self._notes.get(name) != note:
-                    out.append(Outgoing(seq, EventMessage(
-                        table=self.table_id, journal=self.genesis, seq=seq, hash=h,
-                        round_id=self.game.round_id, kind=name, severity=note.severity,
-                        message=note.message, action=note.action, params=dict(note.params),
-                        input=kind, actor=actor)))
-            self._notes = dict(notes)
-        if actor in ROLES:
-            out.append(Outgoing(seq, EventMessage(
-                table=self.table_id, journal=self.genesis, seq=seq, hash=h,
-                round_id=self.game.round_id, kind="role_action",
-                severity="info" if reason is None else "warning", input=kind, actor=actor,
-                accepted=reason is None, reason=reason)))
-        return out
-
     def state(self) -> StateMessage:
         """The ``state`` payload: the newest finished round and what the table shows."""
         g = self.game
-        seq, h = self.pairs.get(self.last_round, (0, GENESIS))
-        base = self.made_at.get(self.last_round)
+        seq, h = self.replay.ends.get(self.last_round, (0, GENESIS))
         return StateMessage(
             table=self.table_id, journal=self.genesis, seq=self.position,
             last_round=self.last_round, last_round_seq=seq, last_round_hash=h,
             round_in_play=g.round_id, round_state=g.state.value,
             open_alarms=[Alarm(k, n.severity, n.message) for k, n in sorted(g.notes.items())
-                         if n.severity in ALARM_SEVERITIES],
-            events=None if base is None else self.made - base)
+                         if n.severity in ALARM_SEVERITIES])
 
     def close(self) -> None:
         """Close the journal reader."""
         self.journal.close()
+
+
+__all__ = ["EventMessage", "Follower", "Outgoing", "UNSEALED"]

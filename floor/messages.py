@@ -4,26 +4,24 @@ The follower builds them, the publisher stamps them with the table, its journal 
 send time, and the recorder decodes each against its declaration: a payload that fails
 (a field missing, unknown or of the wrong type, a round id below 1, a number SQLite cannot
 hold, a journal name that is not a SHA-256 hash, more than :data:`MAX_PAYLOAD_BYTES`) is
-refused whole, named, and nothing of it is stored.
+refused whole, named, and nothing of it is stored. What a declaration cannot tell (a
+round's rows and seals) the recorder verifies (:mod:`floor.sealed`).
 """
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
 from typing import Annotated, Any, ClassVar, Literal
 
 import msgspec
 from msgspec import Meta, Struct
 
-from controller.game.cards import RANK_CHARS, SUITS
-from controller.game.config import MAX_SEATS, TABLE_ID_PATTERN
-from controller.game.records import BetRecord, RoundRecord, SeatRecord
+from controller.game.config import TABLE_ID_PATTERN
 from controller.game.round import RoundState
-from controller.journal.anchor import GENESIS
 
 MAX_PAYLOAD_BYTES = 192 * 1024
-"""The largest payload the recorder takes (a round of seven seats is about 4 KiB); the
-example broker configuration refuses packets over 256 KiB before they reach it."""
+"""The largest payload the recorder takes (a round of seven seats, its journal rows and
+seal, is about 5 KiB; a table cuts a longer one at its seals); the example broker
+configuration refuses packets over 256 KiB before they reach it."""
 INT_MAX = 2**63 - 1
 """The largest integer the store (SQLite) holds: every count and id is at most this."""
 SENT_US_MAX = 4_102_444_800_000_000
@@ -31,8 +29,6 @@ SENT_US_MAX = 4_102_444_800_000_000
 
 FINISHED = (RoundState.SETTLED.value, RoundState.VOID.value)
 """The status of a finished round's record."""
-CARD_TEXTS = frozenset(r + s for r in RANK_CHARS for s in SUITS)
-"""A card as a record holds it (``As``, ``Th``)."""
 SEVERITIES = ("info", "warning", "error")
 """An event's severities."""
 
@@ -59,29 +55,78 @@ class Message(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     sent_us: SentUs = 0
 
 
-class RoundMessage(Message, frozen=True, kw_only=True):
-    """A settled or voided round (topic ``round``, QoS 1).
+Key = Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]
+"""An Ed25519 public key: 64 hexadecimal digits of its 32 raw bytes."""
+Signature = Annotated[str, Meta(pattern="^[0-9a-f]{128}$")]
+"""An Ed25519 signature: 128 hexadecimal digits."""
+Mono = Annotated[int, Meta(ge=-INT_MAX, le=INT_MAX)]
+
+
+class JournalRow(Struct, frozen=True, array_like=True, forbid_unknown_fields=True):
+    """One journal event as the chain hashes it (a JSON array on the wire).
 
     Attributes:
-        round_id: the round.
-        seq, hash: the round's last event: the newest event that changed its record.
-        prev_seq, prev_hash: the previous round's last event (0 and the chain's genesis
-            hash before round 1): the recorder's continuity check.
-        record: the record game recall shows (``threecard recall --json``).
-        events: how many ``event`` messages the journal made after the previous round's
-            end up to this round's end (``prev_seq`` < seq <= ``seq``): the recorder
-            asks again for what it lacks of them (None: not counted, a table of an
-            earlier version).
+        seq, utc, mono_ns, kind, actor: the event's number, times, kind and actor.
+        body: its body, the canonical JSON text the chain hashes.
+    """
+
+    seq: Seq
+    utc: str
+    mono_ns: Mono
+    kind: str
+    actor: str
+    body: str
+
+
+class SealRow(Struct, frozen=True, forbid_unknown_fields=True):
+    """A seal of the journal (:class:`controller.journal.seal.Seal`, hexadecimal)."""
+
+    epoch: Seq
+    seq: Seq
+    head: Hash
+    next_key: Key
+    signature: Signature
+
+
+class ChainRow(Struct, frozen=True, forbid_unknown_fields=True):
+    """A chain start of the journal (:class:`controller.journal.seal.ChainStart`)."""
+
+    epoch: Seq
+    seq: Seq
+    head: Hash
+    key: Key
+
+
+class RoundMessage(Message, frozen=True, kw_only=True):
+    """The journal's events up to the seal that closes a round (topic ``round``, QoS 1).
+
+    The floor takes nothing of it on trust: it recomputes the hash chain over ``rows``
+    from the head it verified last (the chain's genesis before the first event), checks
+    each seal with the key it expects for its epoch, and derives the rounds' records and
+    the events from the rows with the game's own replay.
+
+    Attributes:
+        round_id: the round whose end made the message (rows sealed together may close
+            a later round too).
+        journal_id: the journal's id (its ``meta``), which every seal signs.
+        after: the rows follow this event: the end of the seal before them, the one that
+            closed the previous round (0: the journal's start).
+        rows: every event from ``after`` + 1 to the last seal's event, in order.
+        seals: the seals of the epochs the rows close, oldest first: the seals in between
+            (a seal taken every 15 minutes, or as the table stopped) and the one closing
+            the round, whose event is the last row. A message without one is unsealed:
+            refused and counted as forged.
+        chains: the chain starts that fall in those epochs (the journal's first, with
+            its verification key, in a message from the journal's start).
     """
 
     name: ClassVar[str] = "round"
     round_id: RoundId
-    seq: Seq
-    hash: Hash
-    prev_seq: Seq
-    prev_hash: Hash
-    record: RoundRecord
-    events: Seq | None = None
+    journal_id: Hash
+    after: Seq
+    rows: Annotated[list[JournalRow], Meta(min_length=1)]
+    seals: list[SealRow]
+    chains: list[ChainRow] = []
 
 
 class EventMessage(Message, frozen=True, kw_only=True):
@@ -162,8 +207,6 @@ class StateMessage(Message, frozen=True, kw_only=True):
         last_round_seq, last_round_hash: that round's last event.
         round_in_play, round_state: the round open now and its state.
         open_alarms: the warnings and errors shown now.
-        events: how many ``event`` messages the journal made after the last round's end
-            up to ``seq`` (None: not counted, a table of an earlier version).
     """
 
     name: ClassVar[str] = "state"
@@ -174,7 +217,6 @@ class StateMessage(Message, frozen=True, kw_only=True):
     round_in_play: RoundId
     round_state: str
     open_alarms: list[Alarm] = []
-    events: Seq | None = None
 
 
 class StatusMessage(Message, frozen=True, kw_only=True):
@@ -194,6 +236,38 @@ class StatusMessage(Message, frozen=True, kw_only=True):
     stopped: bool = False
 
 
+class WitnessSeal(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """The newest seal the floor verified of one journal.
+
+    Attributes:
+        journal: the hash of the journal's first event (its series on the floor).
+        journal_id: the journal's id, which the seal signs.
+        epoch, seq: the epoch the seal closed and its last event.
+        round_id: the newest round finished at that event.
+        signature: the seal's signature.
+    """
+
+    journal: Hash
+    journal_id: Hash
+    epoch: Seq
+    seq: Seq
+    round_id: Seq
+    signature: Signature
+
+
+class WitnessMessage(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Recorder to table (topic ``witness``, retained): what the floor holds sealed.
+
+    The table reads it as it starts, and locks when its journal is behind it or holds
+    another seal for the same epoch (put back to an older copy, or replaced).
+    """
+
+    name: ClassVar[str] = "witness"
+    table: TableId
+    journals: list[WitnessSeal]
+    sent_us: SentUs = 0
+
+
 class ResendRequest(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Recorder to table (topic ``resend``): send the rounds from ``from_round`` again."""
 
@@ -203,7 +277,8 @@ class ResendRequest(Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
 
 
 BY_NAME: dict[str, type[Struct]] = {c.name: c for c in (
-    RoundMessage, EventMessage, MetersMessage, StateMessage, StatusMessage, ResendRequest)}
+    RoundMessage, EventMessage, MetersMessage, StateMessage, StatusMessage, ResendRequest,
+    WitnessMessage)}
 """Topic name -> its payload's declaration."""
 
 _encoder = msgspec.json.Encoder()
@@ -214,48 +289,22 @@ def encode(msg: Struct) -> bytes:
     return _encoder.encode(msg)
 
 
-def _time(what: str, text: str | None) -> str | None:
-    """Why ``text`` is not an ISO 8601 UTC time with its offset (None: it is)."""
-    try:
-        if text is None or datetime.fromisoformat(text).utcoffset() != timedelta(0):
-            raise ValueError
-    except (ValueError, TypeError):
-        return f"{what} must be an ISO 8601 time with its offset, UTC, got {text!r}"
-    return None
-
-
 def _round_problem(m: RoundMessage) -> str | None:
     """What a round message says that no journal can (None: nothing)."""
-    r = m.record
-    if r.round_id != m.round_id:
-        return f"its record is of round {r.round_id}, not {m.round_id}"
-    if r.status not in FINISHED:
-        return f"record status {r.status!r}: a finished round is settled or void"
-    if (m.round_id == 1) != (m.prev_seq == 0) or m.prev_seq >= m.seq:
-        return (f"round {m.round_id} ends at event {m.seq} after the previous round's end "
-                f"at event {m.prev_seq}: no journal runs so")
-    if m.prev_seq == 0 and m.prev_hash != GENESIS:
-        return "round 1 must name the chain's genesis as the previous round's end"
-    cards = [line.card for line in r.deal] + list(r.dealer_cards) \
-        + [c for seat in r.seats for c in seat.cards]
-    bad = [c for c in cards if c is not None and c not in CARD_TEXTS]
-    if bad:
-        return f"not a card: {bad[0]!r}"
-    if any(not 1 <= seat.seat <= MAX_SEATS for seat in r.seats):
-        return f"a seat number out of 1 to {MAX_SEATS}"
-    return _time("started_utc", r.started_utc) or _time("ended_utc", r.ended_utc)
-
-
-def _unknown_in_record(raw: dict[str, Any]) -> str | None:
-    """A field of a round's record (its seats, their results) that no record declares."""
-    parts = [(raw, RoundRecord, "record")]
-    for seat in raw.get("seats") or ():
-        parts.append((seat, SeatRecord, "record seat"))
-        parts += [(r, BetRecord, "record result") for r in (seat.get("results") or {}).values()]
-    for obj, cls, what in parts:
-        unknown = sorted(set(obj) - set(cls.__struct_fields__))
-        if unknown:
-            return f"unknown field {unknown[0]!r} in the {what}"
+    rows, seals = m.rows, m.seals
+    if [r.seq for r in rows] != list(range(m.after + 1, m.after + 1 + len(rows))):
+        return f"its rows are not the events after event {m.after}, one by one"
+    if not seals:
+        return None  # unsealed: the recorder counts it as forged
+    if [s.epoch for s in seals] != list(range(seals[0].epoch, seals[0].epoch + len(seals))):
+        return "its seals are not of epochs one after the other"
+    seqs = [s.seq for s in seals]
+    if seqs != sorted(seqs) or seqs[0] <= m.after or seqs[-1] != rows[-1].seq:
+        return "its seals do not close its rows (the last seal ends at the last row)"
+    if any(not seals[0].epoch <= c.epoch <= seals[-1].epoch for c in m.chains):
+        return "a chain start outside the epochs of its seals"
+    if m.after == 0 and not any(c.epoch == 0 for c in m.chains):
+        return "the journal's first events come without the chain's start"
     return None
 
 
@@ -281,9 +330,8 @@ _PROBLEMS = {RoundMessage: _round_problem, StateMessage: _state_problem,
 def decode(name: str, payload: bytes) -> Struct:
     """A payload of topic ``name`` checked against its declaration and what a journal says.
 
-    A journal's round record is of its own round id, finished, with cards and ISO 8601
-    times; a round ends after the round before it; a state's last round is not past the
-    round in play.
+    A round's rows are the events after its ``after`` one by one, closed by its seals; a
+    state's last round is not past the round in play.
 
     Raises:
         ValueError: not JSON, or a field missing, unknown in type or out of range, or a
@@ -302,8 +350,6 @@ def decode(name: str, payload: bytes) -> Struct:
         raise ValueError(f"{name}: {exc}") from None
     check = _PROBLEMS.get(cls)
     problem = check(m) if check is not None else None
-    if problem is None and cls is RoundMessage:
-        problem = _unknown_in_record(msgspec.json.decode(payload)["record"])
     if problem:
         raise ValueError(f"{name}: {problem}")
     return m

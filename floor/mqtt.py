@@ -24,7 +24,7 @@ from paho.mqtt.properties import Properties
 from controller.game.broker import parse_broker_url, topic_prefix_problem
 from controller.game.config import TABLE_ID_PATTERN
 
-NAMES = ("round", "event", "meters", "state", "status", "resend")
+NAMES = ("round", "event", "meters", "state", "status", "resend", "witness")
 """The topic names under ``<prefix>/<table id>/`` (:mod:`floor` describes each)."""
 KEEPALIVE_S = 5
 """Seconds between keep-alive pings: the broker notices a connection gone silent (a hung

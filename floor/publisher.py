@@ -35,6 +35,15 @@ A resend request (``{"journal": <first event hash>, "from_round": N}``) starts a
 follower that replays the journal from before round N and publishes its rounds up to where
 the live feed stood (:mod:`floor.resend`: one at a time, at most one started every
 :data:`~floor.resend.RESEND_EVERY_S`); the live feed and its cursor go on as they were.
+
+The floor's witness (``witness``, retained: the newest seal the recorder verified of each
+of the table's journals) is read at each connection and whenever it changes, and the
+journal compared with it (:mod:`floor.witness`): a journal behind it or holding another
+seal for its epoch calls :attr:`FloorPublisher.on_witness_problem` once (the table locks).
+The subscription is made before the table's ``online`` is published, and the broker sends
+a topic's retained message as it subscribes: so once the table reads its own ``online``
+back, a witness it has not read is none (:attr:`FloorPublisher.witness` is settled
+either way, or when the broker cannot be reached, for the table's start-up to wait on).
 """
 
 from __future__ import annotations
@@ -58,6 +67,7 @@ from floor.messages import Message, ResendRequest, StatusMessage, decode, encode
 from floor.mqtt import FloorError, FloorSettings, Throttle
 from floor.outbox import Outbox
 from floor.resend import Resends
+from floor.witness import WitnessReading, WitnessState
 
 log = logging.getLogger("threecard.floor")
 
@@ -106,7 +116,7 @@ class _Entry:
     acked: bool = False
 
 
-class FloorPublisher:
+class FloorPublisher(WitnessReading):
     """Publishes one table's journal to the floor's broker (see the module docstring).
 
     Args:
@@ -122,6 +132,9 @@ class FloorPublisher:
         left: once stopped, the journal's events past the cursor (0: the floor has all).
         connected: the broker accepted the connection and it stands.
         published, acknowledged, refused: message counts since the start.
+        witness: the floor's witness as read (:class:`WitnessState`).
+        on_witness_problem: called once, from the feed's thread, with why the journal is
+            behind the floor's witness or disagrees with it (None: nothing called).
 
     Raises:
         FloorError: a setting cannot be used (checked before the thread starts).
@@ -162,6 +175,9 @@ class FloorPublisher:
         self._saved_at = 0.0
         self._status_at = 0.0  # when ``online`` was last sent
         self._throttle = Throttle(log)  # problems that recur: once a minute
+        self.witness = WitnessState()
+        self.on_witness_problem: Any = None
+        self._witness_read = False  # a witness came on this connection
         self._thread = threading.Thread(target=self._guarded, name="floor", daemon=True)
 
     # ------------------------------------------------------------------ the table's side
@@ -341,6 +357,7 @@ class FloorPublisher:
             self._warn("connect", "floor: broker %s unreachable (%s); the journal keeps the "
                        "feed, trying again", s.broker, exc)
             self._unreachable = True
+            self._witness_unread(f"broker {s.broker} unreachable ({exc})")
             self._later()
             return
         c.loop_start()
@@ -374,6 +391,8 @@ class FloorPublisher:
                                self.settings.broker, self.table_id, rc, self.client_id)
             self._refused = True
             self._retry_s = RETRY_S[1]
+            self._witness_unread(f"broker {self.settings.broker} refused the connection "
+                                 f"({rc})")
             return  # the broker closes it: "lost" follows
         self.connected = True
         self._unreachable = False
@@ -382,10 +401,13 @@ class FloorPublisher:
         self._throttle.clear("connect", "refused", "closed", "settings")
         log.info("floor: connected to %s as %s", self.settings.broker, self.client_id)
         s, c = self.settings, self._client
-        # first the status the broker holds (the last will of a table that connected with
+        self._witness_read = False
+        # the witness first (its retained copy comes before our own online comes back),
+        # and the status the broker holds (the last will of a table that connected with
         # our client id in between says so: _on_status), then ours
-        c.subscribe([(s.topic(self.table_id, "resend"), 1), (s.topic(self.table_id, "status"),
-                                                             1)])
+        c.subscribe([(s.topic(self.table_id, "witness"), 1),
+                     (s.topic(self.table_id, "resend"), 1),
+                     (s.topic(self.table_id, "status"), 1)])
         self._online()
         for e in (*self._resent, *self._live):
             e.mid = None  # everything not acknowledged goes again, in order
@@ -420,6 +442,7 @@ class FloorPublisher:
             self._warn("closed", "floor: broker %s closed the connection before accepting it "
                        "(%s): is the port a TLS one (mqtts://), or no MQTT broker's? The "
                        "journal keeps the feed, trying again", s.broker, rc)
+            self._witness_unread(f"broker {s.broker} closed the connection ({rc})")
         self._refused = self._yielded = False
         self.connected = False
         self._unreachable = True
@@ -449,6 +472,9 @@ class FloorPublisher:
         if m.topic.endswith("/status"):
             self._on_status(m.payload)
             return
+        if m.topic.endswith("/witness"):
+            self._on_witness(m.payload)
+            return
         try:
             ask = decode(ResendRequest.name, m.payload)
         except ValueError as exc:
@@ -474,6 +500,9 @@ class FloorPublisher:
         except ValueError:
             return
         if other.connection == self._connection or not self.connected:
+            if self.connected and not self._witness_read and other.status == "online":
+                self._witness_read = True  # our own online: any retained witness came first
+                self._compare(None)
             return  # our own
         s, c = self.settings, self._client
         if other.status == "offline" and not other.stopped and other.journal != self.genesis \

@@ -1,40 +1,42 @@
-"""The floor recorder: every table's feed into the store, its continuity checked and mended.
+"""The floor recorder: every table's feed verified into the store, its continuity kept.
 
 :class:`Recorder` takes each payload (checked against its declaration,
-:mod:`floor.messages`), stores it (:class:`~floor.store.Store`) and follows each series
-(a table's journal) as a chain: round N must name round N-1's last event as its previous
-round, from round 1 (which names the chain's genesis). A series lacks rounds when
+:mod:`floor.messages`) and believes none of it on its word:
 
-- a round id is missing below the newest stored or announced (the newest ``state``'s last
-  round: a round lost at the end of a shift is noticed too);
-- a round names another previous event than the one stored (the stored record is an older
-  version: a burn joined its deal after it ended and the newer record was lost; or it was
-  not sent from the table's journal);
-- the newest ``state`` names another last event for its last round than the one stored.
+- a ``round`` message carries the journal's rows since the seal that closed the previous
+  round and the seals that close them; the recorder recomputes the hash chain over the
+  rows from the head it verified last, checks every seal's signature with the key it
+  expects for that epoch, and replays the rows with the game's own replay
+  (:mod:`floor.sealed`, :mod:`floor.derive`). The rounds and events it stores are what
+  the rows make; the journal's position, its seals and the replayed game are stored with
+  them, in one transaction.
+- The first key of each journal's chain must be the table's **verification key**: the
+  one a technician enrolled (``threecard floor enrol``), or, when none was, the one the
+  table's first sealed message came with (pinned on first use; ``floor status`` says
+  which).
+- A message unsealed, badly sealed, or in conflict with a seal stored (the table's key
+  signed another seal for an epoch the floor verified: the journal at the table was put
+  back or replaced) is refused, counted (``FORGED n`` in ``floor status``), logged, and
+  never replaces a stored record; a conflict marks the journal's series broken.
+- ``event`` messages are provisional until their round's seal comes: held apart, then
+  replaced by the events the sealed rows make (those the rows do not make are counted as
+  forged); an event for an event already sealed is compared with the sealed one and
+  refused when it differs. So no number of made-up events displaces a real one.
+- ``state``, ``meters`` and ``status`` are kept as the newest received (what the floor
+  shows of the table now); the state's last round tells the recorder what it lacks.
 
-It also holds each series' events against the counts its table sends (at least once,
-like rounds): a round counts the ``event`` messages its journal made after the previous
-round's end, the newest ``state`` those after the last round's end. A stored round that
-counted more than the store holds in its range is short (the recorder remembers it, and
-finds it again in the store at start-up), and so is the newest state's tail; the table
-is asked for the rounds from the first short one (it sends the events after the end of
-the round before it too). Events still short after :data:`MAX_ASKS` asks are logged at
-error and no longer asked for (until the recorder starts again).
+After each verified round message the recorder publishes, retained on
+``<prefix>/<table>/witness``, the newest seal it verified of each of the table's journals
+(:class:`~floor.messages.WitnessMessage`): a table reads it as it starts, and locks when
+its journal is behind it or disagrees with it.
 
-Which record of a round is kept: the one the chain names (the previous-round event of the
-round after it, or the newest state's last-round event), else the one ending later. A
-record sent under a table's name but not from its journal thus gives way to the journal's
-when the table sends it again. What the recorder receives is ordered by its arrival (the
-broker keeps a topic's order), never by the sender's clock: the newest ``state``,
-``meters`` and ``status`` (per journal: the last will after the ``online``) are the ones
-received last, and so is the table's current journal.
-
-After :data:`GRACE_S` (messages may still be on their way) it asks the table, on
+Rounds lack when a message's rows follow events the floor has not verified (something
+was lost on the way), or when the newest ``state`` names a round past the newest verified.
+After :data:`GRACE_S` (messages may still be on their way) the recorder asks the table, on
 ``<prefix>/<table>/resend``, for the rounds from the first one lacking; the table answers
 from its journal. It asks again every :data:`RETRY_S` while the table is online and the
-rounds still lack. A previous-round link a resend does not mend after :data:`MAX_ASKS`
-asks means the journal at the table is not the one the floor recorded: the series is
-marked broken, logged at error, and ``threecard floor status`` shows it.
+rounds still lack. What the recorder receives is ordered by its arrival (the broker keeps
+a topic's order), never by the sender's clock.
 
 :func:`serve` connects it to the broker with a persistent session (the broker keeps the
 messages of a recorder that is down), subscribes to every table, and checks every series
@@ -55,7 +57,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.journal.anchor import GENESIS
+import msgspec
+
+from controller.game.replay import ReplayError
 from floor.messages import (
     EventMessage,
     MetersMessage,
@@ -63,10 +67,12 @@ from floor.messages import (
     RoundMessage,
     StateMessage,
     StatusMessage,
+    WitnessMessage,
     decode,
     encode,
 )
 from floor.mqtt import FloorSettings, Throttle
+from floor.sealed import AHEAD, DUPLICATE, Position, Refused, verify
 from floor.store import Store, status_of
 
 log = logging.getLogger("threecard.floor")
@@ -75,8 +81,12 @@ GRACE_S = 1.0
 """Seconds a lack must last before the table is asked (messages may be on their way)."""
 RETRY_S = 3.0
 """Seconds before the same rounds are asked for again."""
-MAX_ASKS = 5
-"""Asks that leave a previous-round link unmended before a series is marked broken."""
+HELD_LIMIT = 200
+"""Round messages ahead of what the floor verified held per journal at most, to be checked
+once it has (the oldest are dropped first: a table sends them again when asked)."""
+PENDING_LIMIT = 5000
+"""Provisional events (their round's seal not yet come) the store holds per journal at
+most; a table makes far fewer between two seals."""
 CHECK_EVERY_S = 0.25
 HEARTBEAT_S = 5.0
 """The recorder writes in the store that it runs this often (``floor status`` reads it)."""
@@ -99,81 +109,78 @@ class _Series:
 
     table: str
     journal: str
-    contiguous: int = 0  # rounds 1..contiguous are stored, each linked to the one before
-    announced: int = 0  # the last finished round the newest state named
-    newest: int = 0  # the newest round id stored
+    contiguous: int = 0  # rounds 1..contiguous are stored, verified
+    announced: int = 0  # the last round the newest state named, or a message ahead
     broken: str | None = None
     status: str | None = None  # as the newest status of this journal said
-    announced_end: tuple[int, str] | None = None  # (seq, hash) of the announced round
-    mismatch: int | None = None  # a stored round its successor disowns
-    stale: int | None = None  # a stored round that ends elsewhere than the state says
+    position: Position | None = None  # as verified (None: not read from the store yet)
+    loaded: bool = False
+    held: list[tuple[RoundMessage, int]] = field(default_factory=list)  # ahead, unchecked
     gap_since: float | None = None
     asked: tuple[int, float] | None = None  # (from round, when)
-    asks: int = 0
     gap_seen: bool = False  # the store says when the rounds lacking were first seen
-    short: set[int] = field(default_factory=set)  # stored rounds short of their events
-    tail: tuple[int, int, int, int] | None = None  # the newest state's (last round, its
-    # end, the state's event, events counted between them)
-    tail_short: bool = False
-    event_asks: int = 0
 
     def gap(self) -> bool:
         """Rounds are missing (what ``floor status`` shows)."""
-        return self.contiguous < max(self.newest, self.announced)
+        return self.contiguous < self.announced
 
     def lacking(self) -> int | None:
         """The first round to ask for, or None."""
-        wants = [r for r in (self.mismatch, self.stale) if r]
-        if self.gap():
-            wants.append(self.contiguous + 1)
-        return min(wants, default=None)
-
-    def lacking_events(self) -> int | None:
-        """The first round to ask for for the events the store lacks, or None."""
-        wants = set(self.short)
-        if self.tail_short and self.tail is not None:
-            wants.add(self.tail[0] + 1)  # the events after the last round's end
-        return min(wants, default=None)
+        return self.contiguous + 1 if self.gap() else None
 
 
 class Recorder:
-    """Stores the feed and keeps each series whole (see the module docstring).
+    """Verifies and stores the feed, and keeps each series whole (see the module docstring).
 
     Args:
         store: the open store.
         ask: publishes a resend request: ``ask(table_id, request)``.
         clock: seconds, monotonic.
+        witness: publishes a table's witness (retained): ``witness(table_id, message)``.
 
     Attributes:
-        counts: messages by outcome: ``stored``, ``duplicate``, ``refused``, ``asked``.
+        counts: messages by outcome: ``stored``, ``duplicate``, ``refused`` (failed its
+            declaration), ``forged`` (unsealed, badly sealed or in conflict), ``ahead``
+            (rows after events not yet verified), ``asked``.
     """
 
     def __init__(self, store: Store, ask: Callable[[str, ResendRequest], None],
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 witness: Callable[[str, WitnessMessage], None] | None = None) -> None:
         self.store = store
         self.ask = ask
         self.clock = clock
-        self.counts = {"stored": 0, "duplicate": 0, "refused": 0, "asked": 0}
+        self.publish_witness = witness
+        self.counts = {"stored": 0, "duplicate": 0, "refused": 0, "forged": 0, "ahead": 0,
+                       "asked": 0}
         self.throttle = Throttle(log)  # the same refusal again: once a minute
         self.current: dict[str, str] = {t.table_id: t.journal for t in store.tables()}
         self._received_us = store.newest_us()  # never backwards: the order of arrival
         self.series: dict[tuple[str, str], _Series] = {}
         for r in store.series():
-            s = self.series[r.table, r.journal] = _Series(
-                r.table, r.journal, r.contiguous, r.announced, r.newest, r.broken, r.status,
-                (r.announced_seq, r.announced_hash) if r.announced_hash else None,
+            verified = r.contiguous
+            if verified and store.chain(r.table, r.journal) is None:
+                verified = 0  # rounds an earlier recorder took on their word: asked again
+                store.set_contiguous(r.table, r.journal, 0)
+            self.series[r.table, r.journal] = _Series(
+                r.table, r.journal, verified, r.announced, r.broken, r.status,
                 gap_seen=r.gap_us is not None)
-            self._advance(s)  # a link the store holds unmended is sought again
-            s.short = set(store.short_of_events(r.table, r.journal))
-        for t in store.tables():  # the newest state's tail, as it was left
-            if t.state is not None and (t.table_id, t.state.journal) in self.series:
-                self._tail(self.series[t.table_id, t.state.journal], t.state)
 
     def _series(self, table: str, journal: str) -> _Series:
         s = self.series.get((table, journal))
         if s is None:
             s = self.series[table, journal] = _Series(table, journal)
         return s
+
+    def _position(self, s: _Series) -> Position | None:
+        """Where the floor verified the series' journal up to (read once from the store).
+
+        Raises:
+            ValueError: the stored state cannot be read.
+        """
+        if not s.loaded:
+            s.position, s.loaded = self.store.position(s.table, s.journal), True
+        return s.position
 
     # ------------------------------------------------------------------ messages
     def on_message(self, table: str, name: str, payload: bytes, retained: bool = False
@@ -190,18 +197,16 @@ class Recorder:
         except ValueError as exc:
             self.refuse(table, str(exc))
             return
-        if m.table != table:
-            self.refuse(table, f"a {name} message names table {m.table!r}")
+        if getattr(m, "table", None) != table or not hasattr(m, "journal"):
+            self.refuse(table, f"a {name} message names table {getattr(m, 'table', '?')!r}")
             return
         now_us = self._received_us = max(time.time_ns() // 1000, self._received_us + 1)
-        self.current[table] = m.journal  # the newest message received names the journal
         if isinstance(m, RoundMessage):
             self._round(m, now_us)
-        elif isinstance(m, EventMessage):
-            stored = self.store.put_event(m, now_us)
-            self._count(stored)
-            if stored:
-                self._recount(self._series(table, m.journal), m.seq)
+            return
+        self.current[table] = m.journal  # the newest message received names the journal
+        if isinstance(m, EventMessage):
+            self._event(m, now_us)
         elif isinstance(m, StateMessage):
             self._state(m, now_us, retained)
         elif isinstance(m, (MetersMessage, StatusMessage)):
@@ -215,88 +220,121 @@ class Recorder:
         self.throttle.log(f"refused {table} {why[:40]}", logging.WARNING,
                           "floor: refused a message on table %s's topic: %s", table, why[:300])
 
+    def forged(self, table: str, why: str, n: int = 1) -> None:
+        """Count ``n`` messages on ``table``'s topics refused as forged; log and store why."""
+        self.counts["forged"] += n
+        self.store.add_forged(table, why, time.time_ns() // 1000, n)
+        self.throttle.log(f"forged {table} {why[:40]}", logging.WARNING,
+                          "floor: FORGED on table %s's topic (%d): %s", table, n, why[:300])
+
     def _count(self, stored: bool) -> None:
         self.counts["stored" if stored else "duplicate"] += 1
 
     def _round(self, m: RoundMessage, now_us: int) -> None:
+        """Verify a round message; store what its rows make (see the module docstring)."""
         s = self._series(m.table, m.journal)
-        outcome = self.store.put_round(m, now_us, self._named(s, m.round_id))
-        self._count(outcome in ("new", "newer"))
-        s.newest = max(s.newest, m.round_id)
-        if outcome in ("new", "newer"):
-            self._advance(s, m.round_id)
-            s.short.discard(m.round_id)
-            s.short.update(self.store.short_of_events(s.table, s.journal, m.round_id))
+        what = f"round {m.round_id} of journal {m.journal[:16]}"
+        try:
+            pos = self._position(s)
+        except ValueError as exc:
+            log.error("floor: table %s journal %s: %s; its messages are refused", m.table,
+                      m.journal[:16], exc)
+            self.refuse(m.table, f"{what}: {exc}")
+            return
+        keys = [bytes.fromhex(k.key) for k in self.store.keys(m.table)]
+        if pos is not None and keys and pos.chain_key not in keys:
+            log.warning("floor: table %s journal %s was verified under the key %s..., no "
+                        "longer pinned for the table: it is verified again from its start",
+                        m.table, m.journal[:16], pos.chain_key.hex()[:16])
+            pos = s.position = None
+            s.contiguous = 0
+        try:
+            out = verify(m, pos, keys, lambda e: self.store.seal(m.table, m.journal, e),
+                         m.table)
+        except Refused as r:
+            self.forged(m.table, f"{what}: {r.why}")
+            if r.conflict and s.broken is None:
+                s.broken = f"the journal at the table is not the one the floor recorded: {r.why}"
+                self.store.set_broken(m.table, m.journal, s.broken)
+                log.error("floor: table %s journal %s: %s", m.table, m.journal[:16], s.broken)
+            return
+        except ReplayError as exc:  # sealed rows the game cannot apply: read it again
+            s.loaded = False
+            self.refuse(m.table, f"{what}: {exc}")
+            return
+        self.current[m.table] = m.journal
+        if out == AHEAD:  # rounds were lost on the way: asked for; this one checked then
+            self.counts["ahead"] += 1
+            s.held = [*s.held, (m, now_us)][-HELD_LIMIT:]
+            if m.round_id > s.announced:
+                s.announced = m.round_id
+                self.store.announce(m.table, m.journal, m.round_id, now_us)
+            return
+        if out == DUPLICATE:
+            self._count(False)
+            return
+        try:
+            dropped = self.store.put_verified(m.table, out, m, now_us)
+        except BaseException:
+            s.loaded = False  # the game replayed in memory is not the store's
+            raise
+        s.position, s.contiguous = out.position, out.position.round_id
+        self._count(True)
+        if out.pinned is not None:
+            log.warning("floor: table %s: verification key %s pinned on first use (no key "
+                        "was enrolled: `threecard floor enrol` gives it)", m.table,
+                        out.pinned.hex())
+        if dropped:
+            self.forged(m.table, f"{len(dropped)} event(s) its sealed rows do not make (the "
+                        f"first at event {dropped[0].seq}, {dropped[0].kind}): dropped",
+                        len(dropped))
+        self.witness(m.table)
+        self._held_again(s)
 
-    def _recount(self, s: _Series, seq: int) -> None:
-        """An event of journal event ``seq`` stored: the short rounds and tail again."""
-        for rid in list(s.short):
-            link = self.store.link(s.table, s.journal, rid)
-            if link is None or link.prev_seq < seq <= link.seq:
-                s.short.discard(rid)
-                s.short.update(self.store.short_of_events(s.table, s.journal, rid))
-        if s.tail_short and s.tail is not None and s.tail[1] < seq <= s.tail[2]:
-            self._tail(s)
+    def _held_again(self, s: _Series) -> None:
+        """Check the messages held ahead whose rows the floor has now reached."""
+        pos = s.position
+        due = [(m, t) for m, t in s.held if pos is not None and m.after <= pos.seq]
+        if due:
+            s.held = [h for h in s.held if h not in due]
+            for m, t in sorted(due, key=lambda h: h[0].after):
+                self._round(m, t)
 
-    def _tail(self, s: _Series, m: StateMessage | None = None) -> None:
-        """Hold the events after the last round's end against the newest state's count."""
-        if m is not None:
-            s.tail = None if m.events is None else (m.last_round, m.last_round_seq, m.seq,
-                                                    m.events)
-        t = s.tail
-        s.tail_short = t is not None and t[3] > self.store.events_between(
-            s.table, s.journal, t[1], t[2])
+    def witness(self, table: str) -> None:
+        """Publish the newest seal verified of each of the table's journals (retained)."""
+        if self.publish_witness is not None:
+            self.publish_witness(table, WitnessMessage(table=table,
+                                                       journals=self.store.witness(table)))
 
-    def _named(self, s: _Series, round_id: int) -> tuple[int, str] | None:
-        """The (seq, hash) the chain names as a round's last event (None: nothing names it).
-
-        The previous-round pair of the round after it, else the newest state's last-round
-        pair when it names this round.
-        """
-        nxt = self.store.link(s.table, s.journal, round_id + 1)
-        if nxt is not None:
-            return nxt.prev_seq, nxt.prev_hash
-        return s.announced_end if s.announced == round_id else None
+    def _event(self, m: EventMessage, now_us: int) -> None:
+        """An event: compared with the sealed one when sealed already, else provisional."""
+        s = self._series(m.table, m.journal)
+        try:
+            pos = self._position(s)
+        except ValueError:
+            pos = None
+        if pos is not None and m.seq <= pos.seq:
+            held = self.store.sealed_event(m.table, m.journal, m.seq, m.kind)
+            same = msgspec.structs.replace(m, sent_us=0)
+            if held is not None and msgspec.structs.replace(
+                    decode("event", held.encode()), sent_us=0) == same:
+                self._count(False)
+            else:
+                self.forged(m.table, f"an event {m.kind} at event {m.seq}, which the "
+                            "journal's sealed rows do not make")
+            return
+        kept = self.store.put_event(m, now_us, PENDING_LIMIT)
+        if kept is None:
+            self.forged(m.table, f"more than {PENDING_LIMIT} events held before their "
+                        "round's seal")
+        else:
+            self._count(kept)
 
     def _state(self, m: StateMessage, now_us: int, retained: bool) -> None:
         if not self.store.put_latest(m, now_us, retained):
             return  # an older state than the one held: it announces nothing new
         s = self._series(m.table, m.journal)
         s.announced = m.last_round  # the newest state says it: an older claim is gone
-        s.announced_end = (m.last_round_seq, m.last_round_hash) if m.last_round else None
-        self._advance(s)
-        self._tail(s, m)
-
-    def _advance(self, s: _Series, changed: int | None = None) -> None:
-        """Move ``contiguous`` over every stored round that names the one before it.
-
-        Args:
-            s: the series.
-            changed: a round just stored: the chain is checked again from it.
-        """
-        start = s.contiguous
-        if changed is not None and changed <= s.contiguous:
-            s.contiguous = changed - 1
-        st = self.store
-        s.mismatch = None
-        while (nxt := st.link(s.table, s.journal, s.contiguous + 1)) is not None:
-            cur = st.link(s.table, s.journal, s.contiguous) if s.contiguous else None
-            want = (cur.seq, cur.hash) if cur is not None else (0, GENESIS)
-            if (nxt.prev_seq, nxt.prev_hash) != want:
-                s.mismatch = max(s.contiguous, 1)
-                break
-            s.contiguous += 1
-        s.stale = None
-        if s.announced_end is not None:
-            link = st.link(s.table, s.journal, s.announced)
-            if link is not None and (link.seq, link.hash) != s.announced_end:
-                s.stale = s.announced
-        if s.contiguous != start:
-            st.set_contiguous(s.table, s.journal, s.contiguous)
-            s.asks = 0
-            if s.broken is not None:
-                s.broken = None
-                st.set_broken(s.table, s.journal, None)
 
     # ------------------------------------------------------------------ continuity
     def check(self) -> None:
@@ -307,10 +345,7 @@ class Recorder:
                 s.gap_seen = s.gap()
                 self.store.set_gap(s.table, s.journal, time.time_ns() // 1000 if s.gap_seen
                                    else None)
-            if s.lacking_events() is None:
-                s.event_asks = 0
-            events = s.lacking_events() if s.event_asks < MAX_ASKS else None
-            want = min((w for w in (s.lacking(), events) if w is not None), default=None)
+            want = s.lacking()
             if want is None or s.broken:
                 s.gap_since = None
                 continue
@@ -322,25 +357,9 @@ class Recorder:
                 continue
             if s.asked is not None and s.asked[0] == want and now - s.asked[1] < RETRY_S:
                 continue
-            if want == s.mismatch:
-                s.asks += 1
-                if s.asks > MAX_ASKS:
-                    s.broken = (f"round {want + 1} does not follow round {want} as recorded: "
-                                "the journal at the table differs from the floor's record")
-                    self.store.set_broken(s.table, s.journal, s.broken)
-                    log.error("floor: table %s journal %s: %s", s.table, s.journal[:16],
-                              s.broken)
-                    continue
-            if want == events:
-                s.event_asks += 1
-                if s.event_asks == MAX_ASKS:
-                    log.error("floor: table %s journal %s: the events from round %d on are "
-                              "still short after %d asks; not asked for again", s.table,
-                              s.journal[:16], want, MAX_ASKS)
-            log.info("floor: asking table %s for rounds from %d again (journal %s: %d in a "
-                     "row stored, newest %d, announced %d, events short from round %s)",
-                     s.table, want, s.journal[:16], s.contiguous, s.newest, s.announced,
-                     events)
+            log.info("floor: asking table %s for rounds from %d again (journal %s: %d "
+                     "verified, announced %d)", s.table, want, s.journal[:16], s.contiguous,
+                     s.announced)
             self.counts["asked"] += 1
             s.asked = (want, now)
             self.ask(s.table, ResendRequest(journal=s.journal, from_round=want))
@@ -387,7 +406,11 @@ def serve(settings: FloorSettings, store_path: str, client_id: str,
     def ask(table: str, req: ResendRequest) -> None:
         client.publish(settings.topic(table, "resend"), encode(req), qos=1)
 
-    recorder = Recorder(store, ask)
+    def witness(table: str, w: WitnessMessage) -> None:
+        w = msgspec.structs.replace(w, sent_us=time.time_ns() // 1000)
+        client.publish(settings.topic(table, "witness"), encode(w), qos=1, retain=True)
+
+    recorder = Recorder(store, ask, witness=witness)
 
     def guarded(fn: Callable[..., None]) -> Callable[..., None]:
         """A paho callback that never dies quietly: an error stops the recorder (exit 1)."""
@@ -418,6 +441,9 @@ def serve(settings: FloorSettings, store_path: str, client_id: str,
         log.info("floor: recorder connected to %s as %s (session %s)", settings.broker,
                  client_id, "resumed" if flags.session_present else "new")
         c.subscribe([(settings.wildcard(n), 1) for n in SUBSCRIBED])
+        with lock:  # a broker started again without persistence lost the retained ones
+            for table in store.witnessed():
+                recorder.witness(table)
 
     def on_message(c, _u, m) -> None:  # noqa: ANN001
         where = settings.split(m.topic)

@@ -10,7 +10,10 @@ table's meters: won minus paid, over wagered) and the alarms it shows now (for a
 offline, the ones it showed last; none for a table stopped); and, when the floor lacks
 rounds of any of the table's journals or a chain is broken, what. Rounds missing for less
 than the recorder's grace period (:data:`floor.recorder.GRACE_S`), or that the recorder
-has not yet looked at, may still be on their way: they are UNCONFIRMED, not LACKING.
+has not yet looked at, may still be on their way: they are UNCONFIRMED, not LACKING. Then
+the table's verification key (enrolled, or pinned on first use) and, when the recorder
+refused messages on its topics as forged (unsealed, badly sealed, or in conflict with
+what it stored), how many and why the last one was (``FORGED n``).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from typing import Any
 
 from floor.messages import MetersMessage
 from floor.recorder import GRACE_S
-from floor.store import SeriesRow, Store
+from floor.store import SeriesRow, Store, TableRow
 
 SILENT_AFTER_S = 15
 """A recorder that has not written for this long is not running (3 heartbeats)."""
@@ -115,6 +118,11 @@ class TableStatus:
         unconfirmed: rounds of the newest journal missing for less than the recorder's
             grace period, or not yet looked at by the recorder: they may be on their way
             (None: none).
+        verify_key: the table's verification key the floor pinned (the newest), or None.
+        key_pinned: how it was pinned: ``enrolled`` or ``pinned on first use``.
+        forged: messages on the table's topics refused as forged (unsealed, badly sealed
+            or in conflict with the store).
+        forged_why: why the last one was.
     """
 
     table_id: str
@@ -129,6 +137,10 @@ class TableStatus:
     heard_utc: str | None = None
     older_lacking: list[str] | None = None
     unconfirmed: str | None = None
+    verify_key: str | None = None
+    key_pinned: str | None = None
+    forged: int = 0
+    forged_why: str | None = None
 
     def line(self, now: datetime | None = None) -> str:
         """The status as one line of text (``now``: for "heard ... ago")."""
@@ -143,7 +155,12 @@ class TableStatus:
                 f"{heard}")
         text += f"  LACKING: {self.lacking}" if self.lacking else ""
         text += f"  UNCONFIRMED: {self.unconfirmed}" if self.unconfirmed else ""
-        return text + "".join(f"  LACKING in {x}" for x in self.older_lacking or ())
+        text += "".join(f"  LACKING in {x}" for x in self.older_lacking or ())
+        if self.verify_key:
+            text += f"  key {self.verify_key[:16]}... ({self.key_pinned})"
+        if self.forged:
+            text += f"  FORGED {self.forged}: {self.forged_why}"
+        return text
 
     def to_dict(self) -> dict[str, Any]:
         """The status as JSON-ready data."""
@@ -194,7 +211,11 @@ def floor_status(store: Store, now: datetime) -> list[TableStatus]:
     if rec is not None:
         heard_by_us = min(heard_by_us, rec.alive_us)
     out = []
-    for t in store.tables():
+    forged = store.forged()
+    heard = store.tables()
+    named = {t.table_id for t in heard}
+    heard += [TableRow(tid, "", None, None, None) for tid in sorted(forged) if tid not in named]
+    for t in sorted(heard, key=lambda t: t.table_id):
         newest = store.rounds(t.table_id, t.journal, last=1)
         s = next((r for r in series if (r.table, r.journal) == (t.table_id, t.journal)),
                  SeriesRow(t.table_id, t.journal, 0, 0, 0, None))
@@ -207,10 +228,13 @@ def floor_status(store: Store, now: datetime) -> list[TableStatus]:
                  if r.table == t.table_id and r.journal != t.journal
                  and (why := _lacking(r, now_us)[0]) is not None]
         lacking, unconfirmed = _lacking(s, now_us)
+        keys = store.keys(t.table_id)
+        n, why = forged.get(t.table_id, (0, None))
         out.append(TableStatus(
             t.table_id, status, t.journal,
             newest[0]["round_id"] if newest else 0,
             newest[0]["ended_utc"] if newest else None,
             store.rounds_since(t.table_id, t.journal, since), hold_ppm(t.meters), alarms,
-            lacking, _utc(t.heard_us), older, unconfirmed))
+            lacking, _utc(t.heard_us), older, unconfirmed,
+            keys[-1].key if keys else None, keys[-1].how if keys else None, n, why))
     return out

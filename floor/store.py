@@ -1,15 +1,17 @@
 """The floor's store: every table's rounds, state, meters and events in one SQLite file.
 
 Rounds are keyed by table, journal (the hash of its first event) and round id, so a
-duplicate changes nothing and a table's new journal is a new series. A round sent again
-with a newer last event (a burn card joined its deal after it ended) replaces the older
-record; an older one changes nothing. ``series`` keeps, per table and journal, how far the
-rounds follow each other without a gap (``contiguous``: every round from 1 to it is here,
-each naming the one before it as its previous round), the newest round the table
-announced in its ``state``, and when the recorder first saw the rounds it lacks
-(``gap_us``: ``threecard floor status`` calls a gap younger than the recorder's grace
-period unconfirmed). A round keeps how many ``event`` messages its table made after the
-previous round's end (``events``), so the events the store lacks are found from it.
+duplicate changes nothing and a table's new journal is a new series. Only what the
+recorder verified is stored as a round: the record the journal's sealed rows make, with
+the epoch of the seal covering its end (``epoch``; NULL: a round an earlier recorder took
+on its word); a record the next rows change (a burn card joined its deal after it ended)
+is replaced by the newer one. ``series`` keeps, per table and journal, how far the rounds
+run verified without a gap (``contiguous``), the newest round the table announced (its
+``state``, or a message ahead of what the floor verified), and when the recorder first
+saw the rounds it lacks (``gap_us``: ``threecard floor status`` calls a gap younger than
+the recorder's grace period unconfirmed). The verified half of the store (each journal's
+position, its seals, the tables' verification keys, provisional events, forged counts) is
+:mod:`floor.store_sealed`'s.
 
 SQLite in WAL mode with ``synchronous=NORMAL``: a process killed loses nothing committed;
 a power cut may lose the newest commits, which the continuity check then asks for again.
@@ -25,15 +27,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from controller.game.recall import as_recalled
-from floor.messages import (
-    EventMessage,
-    MetersMessage,
-    RoundMessage,
-    StateMessage,
-    StatusMessage,
-    decode,
-    encode,
-)
+from floor.messages import MetersMessage, StateMessage, StatusMessage, decode, encode
+from floor.store_sealed import ENROLLED, FIRST_USE, PinnedKey, SealedStore
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS rounds (
@@ -59,11 +54,31 @@ CREATE TABLE IF NOT EXISTS events (
     table_id TEXT NOT NULL, journal TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL,
     severity TEXT NOT NULL, body TEXT NOT NULL, stored_us INTEGER NOT NULL,
     PRIMARY KEY (table_id, journal, seq, kind));
+CREATE TABLE IF NOT EXISTS pending_events (
+    table_id TEXT NOT NULL, journal TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL,
+    body TEXT NOT NULL, stored_us INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS pending_by_seq ON pending_events (table_id, journal, seq);
+CREATE TABLE IF NOT EXISTS seals (
+    table_id TEXT NOT NULL, journal TEXT NOT NULL, epoch INTEGER NOT NULL,
+    seq INTEGER NOT NULL, head TEXT NOT NULL, next_key TEXT NOT NULL,
+    signature TEXT NOT NULL, round_id INTEGER NOT NULL,
+    PRIMARY KEY (table_id, journal, epoch));
+CREATE TABLE IF NOT EXISTS positions (
+    table_id TEXT NOT NULL, journal TEXT NOT NULL, journal_id TEXT NOT NULL,
+    chain_key TEXT NOT NULL, epoch INTEGER NOT NULL, key TEXT NOT NULL, seq INTEGER NOT NULL,
+    head TEXT NOT NULL, first_utc TEXT NOT NULL, state BLOB NOT NULL,
+    PRIMARY KEY (table_id, journal));
+CREATE TABLE IF NOT EXISTS keys (
+    table_id TEXT NOT NULL, key TEXT NOT NULL, how TEXT NOT NULL, since_us INTEGER NOT NULL,
+    PRIMARY KEY (table_id, key));
+CREATE TABLE IF NOT EXISTS forged (
+    table_id TEXT PRIMARY KEY, count INTEGER NOT NULL, why TEXT NOT NULL,
+    last_us INTEGER NOT NULL);
 """
 _TABLES = {"rounds", "series", "tables", "events"}
 _ADDED = {"series": ("status TEXT", "announced_seq INTEGER NOT NULL DEFAULT 0",
                      "announced_hash TEXT", "gap_us INTEGER"),
-          "rounds": ("events INTEGER",)}
+          "rounds": ("epoch INTEGER",)}
 """Columns a store written by an earlier recorder lacks: added when a recorder opens it."""
 
 
@@ -171,7 +186,7 @@ class RecorderRow:
     stopped: bool
 
 
-class Store:
+class Store(SealedStore):
     """An open store file.
 
     Args:
@@ -212,7 +227,6 @@ class Store:
             elif not names:
                 raise StoreError(f"{self.path}: an empty floor store (no recorder wrote it)")
             self._series_cols = {r[1] for r in self.db.execute("PRAGMA table_info(series)")}
-            self._round_cols = {r[1] for r in self.db.execute("PRAGMA table_info(rounds)")}
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: cannot open the floor store: {exc}") from None
 
@@ -230,57 +244,6 @@ class Store:
         self.db.execute("INSERT INTO tables (table_id, journal, last_us) VALUES (?,?,?) "
                         "ON CONFLICT DO UPDATE SET journal = excluded.journal, "
                         "last_us = excluded.last_us", (table, journal, now_us))
-
-    def put_round(self, m: RoundMessage, now_us: int, named: tuple[int, str] | None = None
-                  ) -> str:
-        """Store a round, unless the store holds a version of it that its chain confirms.
-
-        A round is sent again with a newer last event when a burn card joins its deal
-        after it ended; the next round then names that newer end as its previous round.
-        So the version of a round that the chain names (``named``: the previous-round
-        pair of the round after it, or the last-round pair of the table's state) wins,
-        whatever its ``seq``; without one, the newer ``seq`` wins.
-
-        Args:
-            m: the round.
-            now_us: when it was received (the recorder's clock).
-            named: (seq, hash) the chain names as this round's last event, or None.
-
-        Returns:
-            ``new``, ``newer`` (it replaced another record of the round), ``duplicate``
-            or ``older`` (nothing changed).
-        """
-        row = self.db.execute("SELECT seq, hash FROM rounds WHERE table_id=? AND journal=? "
-                              "AND round_id=?", (m.table, m.journal, m.round_id)).fetchone()
-        if row is not None:
-            if tuple(row) == (m.seq, m.hash):
-                return "duplicate"
-            if named is None or named not in (tuple(row), (m.seq, m.hash)):
-                if row[0] >= m.seq:  # no word from the chain: the newer end wins
-                    return "older"
-            elif named == tuple(row):
-                return "older"
-        rec = m.record
-        with self.db:
-            self.db.execute("BEGIN")
-            self._seen(m.table, m.journal, now_us)
-            self.db.execute("INSERT OR REPLACE INTO rounds (table_id, journal, round_id, seq, "
-                            "hash, prev_seq, prev_hash, status, ended_utc, record, sent_us, "
-                            "stored_us, events) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                            (m.table, m.journal, m.round_id, m.seq, m.hash, m.prev_seq,
-                             m.prev_hash, rec.status, rec.ended_utc, encode(rec).decode(),
-                             m.sent_us, now_us, m.events))
-        return "new" if row is None else "newer"
-
-    def put_event(self, m: EventMessage, now_us: int) -> bool:
-        """Store an event; False for a duplicate."""
-        with self.db:
-            self.db.execute("BEGIN")
-            self._seen(m.table, m.journal, now_us)
-            cur = self.db.execute("INSERT OR IGNORE INTO events VALUES (?,?,?,?,?,?,?)",
-                                  (m.table, m.journal, m.seq, m.kind, m.severity,
-                                   encode(m).decode(), now_us))
-        return cur.rowcount > 0
 
     def put_latest(self, m: StateMessage | MetersMessage | StatusMessage, now_us: int,
                    retained: bool = False) -> bool:
@@ -321,7 +284,7 @@ class Store:
         return True
 
     def set_contiguous(self, table: str, journal: str, contiguous: int) -> None:
-        """Record how far the series' rounds follow each other without a gap."""
+        """Record how far the series' rounds run verified without a gap."""
         self.db.execute("UPDATE series SET contiguous = ? WHERE table_id = ? AND journal = ?",
                         (contiguous, table, journal))
 
@@ -342,35 +305,6 @@ class Store:
                               "table_id=? AND journal=? AND round_id=?",
                               (table, journal, round_id)).fetchone()
         return Link(*row) if row else None
-
-    def events_between(self, table: str, journal: str, after: int, upto: int) -> int:
-        """The stored events of a series from journal event ``after`` + 1 to ``upto``."""
-        return self.db.execute("SELECT COUNT(*) FROM events WHERE table_id = ? AND journal = ? "
-                               "AND seq > ? AND seq <= ?",
-                               (table, journal, after, upto)).fetchone()[0]
-
-    def short_of_events(self, table: str, journal: str, round_id: int | None = None
-                        ) -> list[int]:
-        """The stored rounds short of their events, oldest first.
-
-        A round is short when it counted more ``event`` messages after the previous
-        round's end than the store holds in that range.
-
-        Args:
-            table: the series' table.
-            journal: the series' journal.
-            round_id: only this round (None: every round of the series).
-        """
-        if "events" not in self._round_cols:
-            return []
-        q = ("SELECT round_id FROM rounds r WHERE table_id = ? AND journal = ? "
-             "AND events > (SELECT COUNT(*) FROM events e WHERE e.table_id = r.table_id AND "
-             "e.journal = r.journal AND e.seq > r.prev_seq AND e.seq <= r.seq)")
-        args: tuple[Any, ...] = (table, journal)
-        if round_id is not None:
-            q += " AND round_id = ?"
-            args += (round_id,)
-        return [r[0] for r in self.db.execute(q + " ORDER BY round_id", args)]
 
     def series(self) -> list[SeriesRow]:
         """Every series, by table, oldest journal first (the order the floor first heard)."""
@@ -447,3 +381,7 @@ class Store:
     def close(self) -> None:
         """Close the file."""
         self.db.close()
+
+
+__all__ = ["ENROLLED", "FIRST_USE", "Link", "PinnedKey", "RecorderRow", "SeriesRow", "Store",
+           "StoreError", "TableRow", "status_of"]

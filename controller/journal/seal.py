@@ -263,13 +263,34 @@ def chains(db: sqlite3.Connection) -> list[ChainStart]:
             for e, s, h, k in db.execute("SELECT * FROM chains ORDER BY epoch")]
 
 
+def _seal(row: tuple) -> Seal:
+    e, s, h, k, sig = row
+    return Seal(e, s, h.hex() if isinstance(h, bytes) else str(h), bytes(k), bytes(sig))
+
+
 def seals(db: sqlite3.Connection, from_epoch: int = -1) -> list[Seal]:
     """The seals from an epoch on, oldest first ([] without seal tables)."""
     if not has_tables(db):
         return []
-    return [Seal(e, s, h.hex() if isinstance(h, bytes) else str(h), bytes(k), bytes(sig))
-            for e, s, h, k, sig in db.execute(
-                "SELECT * FROM seals WHERE epoch >= ? ORDER BY epoch", (from_epoch,))]
+    return [_seal(r) for r in db.execute("SELECT * FROM seals WHERE epoch >= ? ORDER BY epoch",
+                                         (from_epoch,))]
+
+
+def seals_between(db: sqlite3.Connection, after: int, upto: int) -> list[Seal]:
+    """The seals whose event is after ``after`` and at most ``upto``, oldest first."""
+    if not has_tables(db):
+        return []
+    return [_seal(r) for r in db.execute(
+        "SELECT * FROM seals WHERE seq > ? AND seq <= ? ORDER BY epoch", (after, upto))]
+
+
+def closing_seal(db: sqlite3.Connection, seq: int) -> Seal | None:
+    """The first seal covering event ``seq`` (None: none yet, or an unsealed journal)."""
+    if not has_tables(db):
+        return None
+    row = db.execute("SELECT * FROM seals WHERE seq >= ? ORDER BY epoch LIMIT 1",
+                     (seq,)).fetchone()
+    return None if row is None else _seal(row)
 
 
 def first_epoch_from(db: sqlite3.Connection, seq: int) -> int:
@@ -475,7 +496,7 @@ def write_chain(db: sqlite3.Connection, c: ChainStart) -> None:
 
 
 __all__ = ["ChainStart", "KeyFile", "SEAL_EVERY_NS", "SCHEMA", "Seal", "SealError",
-           "Sealer", "TABLES", "chains", "current", "default_folder", "epoch_key",
-           "first_epoch_from", "has_tables", "key_file", "key_text", "last_seal", "message",
-           "next_key", "parse_key", "progress_message", "raw_public", "seals",
-           "signature_ok", "write_chain", "write_seal"]
+           "Sealer", "TABLES", "chains", "closing_seal", "current", "default_folder",
+           "epoch_key", "first_epoch_from", "has_tables", "key_file", "key_text", "last_seal",
+           "message", "next_key", "parse_key", "progress_message", "raw_public", "seals",
+           "seals_between", "signature_ok", "write_chain", "write_seal"]

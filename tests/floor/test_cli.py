@@ -122,18 +122,23 @@ def test_a_journal_cut_or_rewritten_without_its_anchor_is_caught_by_the_floor(
         recorded, tmp_path):
     journal, store = recorded
     s = Store(store, readonly=True)
-    links = {rid: seq for rid, seq, _h in s.links(TABLE, s.journals(TABLE)[-1])}
+    genesis = s.journals(TABLE)[-1]
+    links = {rid: seq for rid, seq, _h in s.links(TABLE, genesis)}
+    sealed = {rid: seal for seal, rid in s.seals(TABLE, genesis)}
     s.close()
     middle = sorted(links)[len(links) // 2]
 
-    # the tail cut at the table, the anchor deleted with it: the floor recorded where each
-    # round ended, outside the table
+    # the tail cut at the table, the anchor deleted with it: the floor verified the seal
+    # of each round, outside the table
     cut = _copy(journal, tmp_path / "cut.sqlite3", anchor=False)
     _cut(cut, links[middle] - 1)
 
     # an event rewritten, the chain recomputed, the anchor deleted
     forged = _copy(journal, tmp_path / "forged.sqlite3", anchor=False)
-    _rewrite(forged, first_of(forged, "card", links[middle]))
+    edited = first_of(forged, "card", links[middle])
+    _rewrite(forged, edited)
+    rid, first_bad = min(((r, seal) for r, seal in sealed.items() if seal.seq >= edited),
+                         key=lambda x: x[1].epoch)
 
     # another journal under the same table id (replaced, or rewritten from event 1)
     other = tmp_path / "other.sqlite3"
@@ -146,13 +151,49 @@ def test_a_journal_cut_or_rewritten_without_its_anchor_is_caught_by_the_floor(
         _verify(store, cut, forged, other)
     assert "tail unchecked: no anchor" in cut_out["notes"]
     assert cut_status == 1 and not cut_out["floor"]["ok"]
-    assert f"round {middle} ending at event {links[middle]}: events were deleted" in \
-        cut_out["floor"]["problems"][0]
+    assert cut_out["floor"]["problems"][0].startswith(
+        f"the journal changed: the floor holds round {middle} sealed at event "
+        f"{sealed[middle].seq}, the journal ends at event {links[middle] - 1} (round "
+        f"{middle - 1}): it was cut, or put back to an older copy")
     assert forged_status == 1 and not forged_out["floor"]["ok"]
-    assert "carries another hash than the floor recorded: the journal was rewritten" in \
-        forged_out["floor"]["verdict"]
+    assert f"the journal changed: event {first_bad.seq}, where the floor's seal of epoch " \
+        f"{first_bad.epoch} (round {rid}) ends, carries another hash: the journal was " \
+        "rewritten" in forged_out["floor"]["verdict"]
     assert other_status == 1 and "none starting with this journal's first event" in \
         other_out["floor"]["problems"][0]
+
+
+def test_a_floor_record_the_table_never_sealed_is_the_floors_not_the_journals(
+        recorded, tmp_path):
+    journal, store = recorded
+    edited, resealed = tmp_path / "edited.sqlite3", tmp_path / "resealed.sqlite3"
+    for path in (edited, resealed):
+        shutil.copyfile(store, path)
+    db = sqlite3.connect(edited)  # a record made richer in the store: the seals intact
+    (record,) = db.execute("SELECT record FROM rounds WHERE round_id = 5").fetchone()
+    rec = json.loads(record)
+    rec["seats"][0]["net"] = 5_000_000
+    db.execute("UPDATE rounds SET record = ? WHERE round_id = 5", (json.dumps(rec),))
+    db.commit()
+    db.close()
+    db = sqlite3.connect(resealed)  # a seal of the store's replaced by a made-up one
+    epoch, rid = db.execute("SELECT epoch, round_id FROM seals ORDER BY epoch LIMIT 1 "
+                            "OFFSET 6").fetchone()
+    db.execute("UPDATE seals SET signature = ? WHERE epoch = ?", ("ab" * 64, epoch))
+    db.commit()
+    db.close()
+    (e_status, e_out), (r_status, r_out) = _verify(edited, journal) + _verify(resealed,
+                                                                               journal)
+    for status, out in ((e_status, e_out), (r_status, r_out)):
+        assert status == 0 and out["ok"] and out["floor"]["ok"], out  # the journal is sound
+        assert out["floor"]["problems"] == [] and len(out["floor"]["never_sealed"]) == 1
+        assert out["floor"]["verdict"].startswith(
+            f"floor STORE SUSPECT: the journal matches what the floor verified of table "
+            f"{TABLE}, but the floor holds a record the table never sealed: ")
+    assert "its record of round 5 differs from the one the journal's sealed rows make" in \
+        e_out["floor"]["verdict"]
+    assert f"its seal of epoch {epoch} (round {rid}) does not verify with the journal's keys" \
+        in r_out["floor"]["verdict"]
 
 
 def test_rounds_the_floor_has_not_yet_recorded_are_noted_not_faulted(recorded, tmp_path):

@@ -1,14 +1,14 @@
-"""Alarms, voids and role actions reach the floor at least once, as rounds do.
+"""Alarms, voids and role actions reach the floor from the journal's sealed rows.
 
-Each round counts the ``event`` messages its journal made after the previous round's end,
-and the table's ``state`` those made after the last round's end. The recorder holds the
-events it stored against these counts: a broker killed without persistence, holding
-events for a recorder that was down, loses them, and the recorder asks the table for them
-again (a resend sends the events after the end of the round before the one asked for).
+A table publishes each event as it happens: the floor holds it as provisional. Once the
+seal of its round comes, the floor derives the events from the round's rows itself, so an
+event a broker lost (killed without persistence while holding it for a recorder that was
+down) reaches the floor all the same, with the next round.
 
 Rounds missing on the floor for less than the recorder's grace period may still be on
 their way: ``floor status`` calls them UNCONFIRMED, and LACKING only once the grace period
-is over.
+is over. A store an earlier recorder wrote (rounds taken on their word, no seals) still
+reads; a recorder opening it asks the table for every round again, and verifies them.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from floor_feed import Clock, feed_messages
+from floor_feed import Clock, feed_messages, finished
 from floor_feed import deliver as _deliver
 
 from controller.autoplay import AutoPlayer
@@ -28,8 +28,9 @@ from controller.game.events import Alarm
 from controller.game.inputs import ConfigChange
 from controller.game.table import Table
 from controller.simulate_cli import simulate
+from floor.anchors import compare
 from floor.messages import StatusMessage, encode
-from floor.recorder import GRACE_S, MAX_ASKS, RETRY_S, Recorder
+from floor.recorder import GRACE_S, RETRY_S, Recorder
 from floor.report import floor_status
 from floor.store import Store
 from simulators.event_shoe import EventShoe, parse_faults
@@ -42,12 +43,12 @@ def _journal_events(journal: Path) -> set[tuple[int, str]]:
     return {(m.seq, m.body.kind) for m in feed_messages(journal, TABLE) if m.name == "event"}
 
 
-def _stored_events(store: Path) -> set[tuple[int, str]]:
+def _stored_events(store: Path, table: str = "events") -> set[tuple[int, str]]:
     if not store.exists():
         return set()
     db = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
     try:
-        return set(db.execute("SELECT seq, kind FROM events WHERE table_id = ?", (TABLE,)))
+        return set(db.execute(f"SELECT seq, kind FROM {table} WHERE table_id = ?", (TABLE,)))
     except sqlite3.OperationalError:
         return set()
     finally:
@@ -60,7 +61,7 @@ def _between_rounds(table: Table) -> None:
                    Alarm(code="JAM", text="card jam")])
 
 
-def test_events_a_broker_lost_are_asked_for_and_sent_again(floor, tmp_path):
+def test_events_a_broker_lost_reach_the_floor_with_the_next_rounds_seal(floor, tmp_path):
     journal, store = tmp_path / "journal.sqlite3", tmp_path / "floor.sqlite3"
     broker = floor.broker().start()
     recorder = floor.recorder(broker, store)
@@ -85,102 +86,33 @@ def test_events_a_broker_lost_are_asked_for_and_sent_again(floor, tmp_path):
         lost = _journal_events(journal) - _stored_events(store)
         assert len(lost) == 3
 
-        # the broker dies without persistence: the events it held are gone
+        # the broker dies without persistence: the events it held are gone; the next
+        # round's rows carry the events before it, and the floor derives them
         broker.kill()
         broker.start()
         floor.recorder(broker, store, name="recorder2")
-        # the table's state counts the events after round 3's end: the recorder asks
-        floor.wait_until(lambda: _stored_events(store) == _journal_events(journal), 30,
-                         "the lost events to be asked for and sent again")
-
-        # a round that ends later counts them too; its own events come as they happen
         simulate(table, player, shoe, 5)
         floor.wait_until(lambda: len(floor.stored(store, TABLE)) == 5
-                         and _stored_events(store) == _journal_events(journal), 30,
-                         "the next rounds and their events")
+                         and lost <= _stored_events(store), 30,
+                         "the next rounds, and the lost events with them")
     finally:
         feed.stop()
         table.close()
     assert floor.stored(store, TABLE) == floor.finished(journal)
+    assert _stored_events(store) | _stored_events(store, "pending_events") == \
+        _journal_events(journal)
 
 
-def test_a_round_short_of_its_events_is_asked_for_also_after_a_restart(tmp_path):
+def _short_journal(tmp_path: Path, rounds: int = 3) -> Path:
     journal = tmp_path / "journal.sqlite3"
     table = Table(journal, TableConfig(seats=2, pin_hashes=demo_pin_hashes(), table_id=TABLE))
-    player = AutoPlayer(bets={"ante": 100}, pin=DEMO_PINS["supervisor"])
-    shoe = EventShoe(7, parse_faults("misread=0.2"))
-    simulate(table, player, shoe, 2)
-    _between_rounds(table)  # events counted by round 3
-    simulate(table, player, shoe, 5)
+    simulate(table, AutoPlayer(bets={"ante": 100}), EventShoe(4, parse_faults("")), rounds)
     table.close()
-    msgs = feed_messages(journal, TABLE)
-    rounds = {m.body.round_id: m.body for m in msgs if m.name == "round"}
-    lost = [m.body for m in msgs if m.name == "event" and rounds[2].seq < m.seq
-            <= rounds[3].seq]
-    assert len(lost) >= 3
-    state = [m.body for m in msgs if m.name == "state"][-1]
-    store_path = tmp_path / "floor.sqlite3"
-    store = Store(store_path)
-    asked: list[int] = []
-    clock = Clock()
-    rec = Recorder(store, lambda _t, req: asked.append(req.from_round), clock)
-    _deliver(rec, [StatusMessage(table=TABLE, journal=state.journal, status="online")])
-    _deliver(rec, [m.body for m in msgs if m.name in ("round", "event", "state")
-                   and m.body not in lost])  # every round came, round 3's events did not
-    rec.check()
-    assert asked == []  # the grace period first: the events may be on their way
-    clock.now += GRACE_S
-    rec.check()
-    assert asked == [3]
-
-    # a recorder started again finds the round short in the store
-    store.close()
-    store = Store(store_path)
-    asked.clear()
-    rec = Recorder(store, lambda _t, req: asked.append(req.from_round), clock)
-    _deliver(rec, [StatusMessage(table=TABLE, journal=state.journal, status="online")])
-    rec.check()
-    clock.now += GRACE_S
-    rec.check()
-    assert asked == [3]
-    # the table's answer: round 3 on, and the events after round 2's end
-    _deliver(rec, [m.body for m in feed_messages(journal, TABLE, rounds_from=3,
-                                                 until=state.seq)])
-    for _ in range(3):
-        clock.now += RETRY_S + GRACE_S
-        rec.check()
-    assert asked == [3]
-    assert {(m.seq, m.kind) for m in lost} <= {
-        (seq, kind) for seq, kind in store.db.execute("SELECT seq, kind FROM events")}
-    store.close()
-
-
-def test_events_still_short_are_asked_for_a_few_times_only(tmp_path):
-    journal = tmp_path / "journal.sqlite3"
-    table = Table(journal, TableConfig(seats=2, pin_hashes=demo_pin_hashes(), table_id=TABLE))
-    simulate(table, AutoPlayer(bets={"ante": 100}), EventShoe(3, parse_faults("")), 1)
-    _between_rounds(table)
-    table.close()
-    msgs = feed_messages(journal, TABLE)
-    state = [m.body for m in msgs if m.name == "state"][-1]
-    store = Store(tmp_path / "floor.sqlite3")
-    asked: list[int] = []
-    clock = Clock()
-    rec = Recorder(store, lambda _t, req: asked.append(req.from_round), clock)
-    _deliver(rec, [StatusMessage(table=TABLE, journal=state.journal, status="online")])
-    _deliver(rec, [m.body for m in msgs if m.name != "event"])  # the tail's events never come
-    for _ in range(MAX_ASKS + 3):
-        clock.now += RETRY_S + GRACE_S
-        rec.check()
-    assert asked == [2] * MAX_ASKS  # the events after round 1's end: asked from round 2
-    store.close()
+    return journal
 
 
 def test_a_gap_younger_than_the_grace_period_is_unconfirmed(floor, tmp_path):
-    journal, store_path = tmp_path / "journal.sqlite3", tmp_path / "floor.sqlite3"
-    table = Table(journal, TableConfig(seats=2, pin_hashes=demo_pin_hashes(), table_id=TABLE))
-    simulate(table, AutoPlayer(bets={"ante": 100}), EventShoe(4, parse_faults("")), 3)
-    table.close()
+    journal, store_path = _short_journal(tmp_path), tmp_path / "floor.sqlite3"
     msgs = [m.body for m in feed_messages(journal, TABLE) if m.name in ("round", "event")]
 
     # a recorder that has not yet looked at what it stored: the gap is not confirmed
@@ -220,40 +152,47 @@ def test_a_gap_younger_than_the_grace_period_is_unconfirmed(floor, tmp_path):
     assert "LACKING: rounds 2 to 3" in old.line() and "UNCONFIRMED" not in old.line()
 
 
-def test_a_store_and_a_feed_from_before_the_counts_still_read(tmp_path):
-    import msgspec
-
-    journal, store_path = tmp_path / "journal.sqlite3", tmp_path / "floor.sqlite3"
-    table = Table(journal, TableConfig(seats=2, pin_hashes=demo_pin_hashes(), table_id=TABLE))
-    simulate(table, AutoPlayer(bets={"ante": 100}), EventShoe(6, parse_faults("")), 3)
-    _between_rounds(table)
-    table.close()
-    # a table of an earlier version counts no events; none of its events came
-    old = [msgspec.structs.replace(m.body, events=None) for m in feed_messages(journal, TABLE)
-           if m.name == "state" or m.name == "round" and m.body.round_id != 2]
+def test_a_store_an_earlier_recorder_wrote_reads_and_is_verified_again(tmp_path):
+    journal, store_path = _short_journal(tmp_path, 4), tmp_path / "floor.sqlite3"
+    msgs = [m.body for m in feed_messages(journal, TABLE)]
     store = Store(store_path)
-    _deliver(Recorder(store, lambda *_: None), old)
+    _deliver(Recorder(store, lambda *_: None), msgs)
     store.close()
-    db = sqlite3.connect(store_path)  # as an earlier recorder left it
-    db.execute("ALTER TABLE rounds DROP COLUMN events")
+    db = sqlite3.connect(store_path)  # as an earlier recorder left it: no seal anywhere
+    for t in ("positions", "seals", "keys", "pending_events", "forged"):
+        db.execute(f"DROP TABLE {t}")
+    db.execute("ALTER TABLE rounds DROP COLUMN epoch")
     db.execute("ALTER TABLE series DROP COLUMN gap_us")
     db.commit()
     db.close()
     store = Store(store_path, readonly=True)
     (row,) = floor_status(store, datetime.now(UTC))
-    assert row.lacking == "rounds 2 to 3 (or part of them)" and row.unconfirmed is None
-    assert store.short_of_events(TABLE, row.journal) == []
+    assert row.lacking is None and row.last_round == 4 and row.forged == 0
+    assert row.verify_key is None
     store.close()
-    # a recorder opens it: the columns are added, nothing counted is asked for
+    verdict = compare(journal, store_path)
+    assert verdict.ok and verdict.rounds_checked == 0
+    assert verdict.notes == ("4 round(s) recorded without a seal (a recorder of an earlier "
+                             "version)",)
+    # a recorder opens it: its tables added, and every round asked for again
     store = Store(store_path)
     asked: list[int] = []
+    answered = 0
     clock = Clock()
     rec = Recorder(store, lambda _t, req: asked.append(req.from_round), clock)
-    _deliver(rec, [StatusMessage(table=TABLE, journal=row.journal, status="online")])
+    state = [m for m in msgs if m.name == "state"][-1]
+    _deliver(rec, [StatusMessage(table=TABLE, journal=state.journal, status="online"),
+                   state])
     for _ in range(3):
         clock.now += RETRY_S + GRACE_S
         rec.check()
-    assert set(asked) == {2}  # the round missing, not the events
-    (row,) = floor_status(store, datetime.now(UTC) + timedelta(seconds=GRACE_S + 1))
-    assert row.lacking == "rounds 2 to 3 (or part of them)"
+        for from_round in asked[answered:]:
+            _deliver(rec, [m.body for m in feed_messages(journal, TABLE,
+                                                         rounds_from=from_round,
+                                                         until=state.seq)])
+        answered = len(asked)
+    assert asked == [1] and rec.series[TABLE, state.journal].contiguous == 4
+    assert store.rounds(TABLE, state.journal) == finished(journal)
     store.close()
+    verdict = compare(journal, store_path)
+    assert verdict.ok and verdict.rounds_checked == 4 and verdict.notes == ()

@@ -16,11 +16,11 @@ import sys
 import time
 
 import msgspec
+from floor_feed import finished
 
 from controller.autoplay import AutoPlayer
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
 from controller.game.engine import TableConfig
-from controller.game.recall import as_recalled
 from controller.game.table import Table
 from controller.simulate_cli import simulate
 from floor.follower import Follower
@@ -87,33 +87,33 @@ def _journal_messages(path, table: str, rounds: int) -> list:
     return out
 
 
-def test_a_round_record_no_journal_holds_is_refused_and_floor_reads_the_rest(floor, tmp_path):
+def test_rows_and_seals_no_journal_makes_are_refused_and_floor_reads_the_rest(floor, tmp_path):
     broker = floor.secured().start()
     store = tmp_path / "floor.sqlite3"
     pw = floor.secret("recorder.pw", floor.users[RECORDER])
     recorder = floor.recorder(broker, store, "--username", RECORDER, "--password-file", str(pw))
     table = floor.client(broker, "TCP-A", floor.users["TCP-A"])
-    msgs = _journal_messages(tmp_path / "journal.sqlite3", "TCP-A", 3)
+    journal = tmp_path / "journal.sqlite3"
+    msgs = _journal_messages(journal, "TCP-A", 3)
     rounds = [m for m in msgs if m.name == "round"]
     r1, r2 = rounds[0], rounds[1]
+    raw = msgspec.to_builtins(r2)
     bad = [
-        (r2, {"dealer_cards": ["Zz", None, "1x"]}),
-        (r2, {"round_id": 81}),
-        (r2, {"status": "weird"}),
-        (r2, {"ended_utc": "yesterday"}),
+        {**raw, "rows": raw["rows"][1:]},  # an event left out
+        {**raw, "chains": [{"epoch": 99, "seq": 0, "head": "0" * 64, "key": "a" * 64}]},
+        {**raw, "seals": [{**raw["seals"][0], "seq": raw["seals"][0]["seq"] + 5}]},
+        {**raw, "seals": [{**raw["seals"][0], "signature": "zz" * 64}]},
     ]
     assert table.publish("threecard/TCP-A/round", encode(r1)) == 0
-    for m, change in bad:
-        raw = msgspec.to_builtins(m)
-        raw["record"].update(change)
-        assert table.publish("threecard/TCP-A/round", json.dumps(raw).encode()) == 0
+    for m in bad:
+        assert table.publish("threecard/TCP-A/round", json.dumps(m).encode()) == 0
     recorder.wait_for(r"(?s)(refused a message on table TCP-A's topic.*){4}", 15)
     (got, status) = floor.cli_json(
         ["floor", "rounds", "--store", str(store), "--table", "TCP-A", "--json"],
         ["floor", "status", "--store", str(store), "--json"])
-    assert got == [as_recalled(r1.record.to_dict(), "")]
+    assert got == finished(journal)[-1:]
     row = status["tables"][0]
-    assert row["last_round"] == 1 and row["last_round_utc"] == r1.record.ended_utc
+    assert row["last_round"] == 1 and row["last_round_utc"] == got[0]["ended_utc"]
     text = subprocess.run([sys.executable, "-m", "controller.cli", "floor", "rounds",
                            "--store", str(store), "--table", "TCP-A"], capture_output=True,
                           text=True, timeout=60)

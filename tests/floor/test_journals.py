@@ -2,7 +2,9 @@
 
 The feed and the recorder's anchors read the journal through the journal's own reading
 API, never its SQLite tables: a journal kept by an earlier version (format 1) makes the
-same floor messages as the same journal written compact (format 2), and a journal whose
+same floor messages as the same journal written compact (format 2): the same rows and
+seal heads, each journal signing with keys of its own; a journal written before seals
+sends no round the floor would refuse, and says why. A journal whose
 settled history ``threecard journal archive`` moved out still answers the floor's resend
 requests for those rounds, from the archive beside it. With a real Mosquitto: a table's
 journal delivered to one floor and archived, then dealt on by a table feeding a floor
@@ -21,13 +23,13 @@ import sys
 from datetime import timedelta
 from pathlib import Path
 
+import msgspec
 from floor_feed import feed_messages, finished
 from step_clock import StepClock
 
 from controller.autoplay import AutoPlayer
 from controller.floor_link import open_floor
 from controller.game import archive as arc
-from controller.game import recall as rc
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
 from controller.game.engine import TableConfig
 from controller.game.inputs import Reveal
@@ -35,7 +37,7 @@ from controller.game.table import Table
 from controller.journal import Journal
 from controller.simulate_cli import simulate
 from floor.anchors import compare
-from floor.follower import Follower
+from floor.follower import UNSEALED, Follower
 from floor.messages import encode
 from floor.recorder import Recorder
 from floor.store import Store
@@ -82,24 +84,43 @@ def test_the_floor_hears_a_format_1_journal_as_it_hears_a_format_2_one(tmp_path)
         assert j.format == fmt
         j.close()
     whole = _messages(one)
-    assert whole == _messages(two) and len([m for m in whole if m.name == "round"]) >= 10
+    assert _unsigned(whole) == _unsigned(_messages(two))
+    assert len([m for m in whole if m.name == "round"]) >= 10
     head = whole[-1].seq
     for kw in ({"after": head // 2}, {"rounds_from": 4, "until": head}):
-        assert _messages(one, **kw) == _messages(two, **kw), kw
-    # the floor's anchor: a store of one journal's feed verifies both (one journal, two
-    # ways of storing it)
-    store = tmp_path / "floor.sqlite3"
-    _recorded(one, store)
+        assert _unsigned(_messages(one, **kw)) == _unsigned(_messages(two, **kw)), kw
+    # the floor's anchor: a store of each journal's feed verifies it
     for path in (one, two):
+        store = tmp_path / f"floor-{path.stem}.sqlite3"
+        _recorded(path, store)
         verdict = compare(path, store)
         assert verdict.ok and verdict.rounds_checked == len(finished(path)), verdict
-    # a journal written by the last version that wrote format 1
+    # a journal written by the last version that wrote format 1, before seals: its rounds
+    # are withheld (the floor would refuse them), its events and state go
     old = tmp_path / "old.sqlite3"
     shutil.copyfile(DATA / "format1.journal", old)
     shutil.copyfile(DATA / "format1.journal.anchor", f"{old}.anchor")
-    rounds = {m.body.round_id: m.body for m in _messages(old, "TABLE-1") if m.name == "round"}
-    assert [rc.as_recalled(rounds[r["round_id"]].record.to_dict(), "") for r in
-            finished(old)] == finished(old)
+    f = Follower(old, "TABLE-1")
+    try:
+        sent = [m for page in iter(f.poll, None) for m in page]
+        assert not [m for m in sent if m.name == "round"] and sent[-1].name == "state"
+        assert f.withheld == len(finished(old)) and UNSEALED in f.withheld_note()
+    finally:
+        f.close()
+
+
+def _unsigned(msgs: list) -> list:
+    """The messages with what each journal's own keys make blanked (its id, the seals'
+    keys and signatures): two journals of the same events make the same rows and heads."""
+    out = []
+    for m in msgs:
+        b = m.body
+        if m.name == "round":
+            b = msgspec.structs.replace(b, journal_id="", chains=[
+                (c.epoch, c.seq, c.head) for c in b.chains],
+                seals=[(s.epoch, s.seq, s.head) for s in b.seals])
+        out.append((m.seq, b))
+    return out
 
 
 def _threecard(*args: str) -> subprocess.CompletedProcess:

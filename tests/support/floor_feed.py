@@ -43,3 +43,56 @@ def finished(journal: Path | str) -> list[dict]:
     """The journal's settled and voided rounds as ``recall --json`` shows them, newest
     first (with its archive)."""
     return [r for r in rc.recall(journal, 1_000_000) if r["status"] in ("settled", "void")]
+
+
+def verification_key(journal: Path | str) -> str:
+    """A journal's verification key (its chain's first key), as text."""
+    from controller.journal import Journal
+
+    j = Journal(journal, readonly=True)
+    try:
+        return j.verification_key
+    finally:
+        j.close()
+
+
+def forge(m, after_head: str, edit=None, key=None):
+    """Round message ``m`` as a client with the table's MQTT credentials could make it.
+
+    Its rows edited (``edit(row) -> row``), every link right (each seal names the chain
+    hash its rows make from ``after_head``, the hash at ``m.after``), its seals signed
+    with a key of the forger's own (``key``: an Ed25519 private key; else a new one) and
+    naming keys of the forger's own after it: a chain start in ``m`` gets the forger's
+    key. Everything but a valid seal.
+    """
+    import msgspec
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from controller.journal.codec import chain_hash
+    from controller.journal.seal import message, raw_public
+    from floor.messages import ChainRow, SealRow
+
+    key = key or Ed25519PrivateKey.generate()
+    first = raw_public(key).hex()
+    rows = [edit(r) if edit else r for r in m.rows]
+    heads, prev = {}, after_head
+    for r in rows:
+        prev = heads[r.seq] = chain_hash(prev, r.seq, r.utc, r.mono_ns, r.kind, r.actor, r.body)
+    seals = []
+    for s in m.seals:
+        nxt = Ed25519PrivateKey.generate()
+        nk = raw_public(nxt)
+        sig = key.sign(message(m.journal_id, s.epoch, s.seq, heads[s.seq], nk))
+        seals.append(SealRow(s.epoch, s.seq, heads[s.seq], nk.hex(), sig.hex()))
+        key = nxt
+    chains = [ChainRow(c.epoch, c.seq, c.head, first) for c in m.chains]
+    return msgspec.structs.replace(m, rows=rows, seals=seals, chains=chains)
+
+
+def head_at(rounds: list, seq: int) -> str:
+    """The chain hash at event ``seq`` as the seals of round messages name it (0: the
+    genesis): what anyone who reads the feed knows."""
+    from controller.journal.anchor import GENESIS
+
+    return GENESIS if seq == 0 else next(s.head for m in rounds for s in m.seals
+                                         if s.seq == seq)

@@ -1,0 +1,282 @@
+"""The floor store's verified half: seals, positions, pinned keys, provisional events.
+
+A mixin of :class:`floor.store.Store`. For each journal of each table the store keeps
+where the recorder verified it up to (``positions``: the last seal's event and chain hash,
+the next epoch and its key, the game replayed there), every seal it verified (``seals``,
+with the newest round finished at each), the tables' verification keys (``keys``:
+enrolled by a technician, or pinned on first use), the events whose round's seal has not
+come yet (``pending_events``: provisional) and the messages refused as forged
+(``forged``: how many, and why the last one was).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+from floor.messages import EventMessage, RoundMessage, SealRow, WitnessSeal, decode, encode
+from floor.sealed import Position, Verified
+
+ENROLLED = "enrolled"
+"""A verification key a technician gave (``threecard floor enrol``)."""
+FIRST_USE = "pinned on first use"
+"""A verification key taken from the table's first sealed message (none was enrolled)."""
+
+
+def _unstamped(body: str | None) -> dict[str, Any] | None:
+    """An event's payload without its send time (None: none)."""
+    if body is None:
+        return None
+    d = json.loads(body)
+    d.pop("sent_us", None)
+    return d
+
+
+@dataclass(frozen=True, slots=True)
+class PinnedKey:
+    """A table's verification key as the floor pinned it.
+
+    Attributes:
+        key: the key (64 hexadecimal digits).
+        how: :data:`ENROLLED` or :data:`FIRST_USE`.
+        since_us: when (the recorder's clock, microseconds since the epoch).
+    """
+
+    key: str
+    how: str
+    since_us: int
+
+
+class SealedStore:
+    """The verified half of a floor store (``self.db``: its open connection)."""
+
+    db: sqlite3.Connection
+
+    def _seen(self, table: str, journal: str, now_us: int) -> None:
+        raise NotImplementedError
+
+    def put_verified(self, table: str, v: Verified, m: RoundMessage, now_us: int
+                     ) -> list[EventMessage]:
+        """Store what a verified round message makes, in one transaction.
+
+        The rounds it finished or changed (their records, each with the epoch of the seal
+        covering its end), its events (replacing what the store held in its range), its
+        seals, the journal's new position and how far its rounds run without a gap; the
+        chain's key when it was pinned on first use.
+
+        Args:
+            table: the table.
+            v: the verified message (:func:`floor.sealed.verify`).
+            m: the message (its journal and send time).
+            now_us: when it was received (the recorder's clock).
+
+        Returns:
+            The events held unsealed in its range that its rows do not make (forged, or
+            of another version): dropped.
+        """
+        j, p = m.journal, v.position
+        seals = [s for s, _ in v.seals]
+        derived = {(e.seq, e.kind): encode(e).decode() for e in v.events}
+        with self.db:
+            self.db.execute("BEGIN")
+            self._seen(table, j, now_us)
+            if v.pinned is not None:
+                self.pin_key(table, v.pinned.hex(), FIRST_USE, now_us)
+            if v.after == 0:  # verified from the start (again): nothing before stands
+                self.db.execute("DELETE FROM seals WHERE table_id = ? AND journal = ?",
+                                (table, j))
+                self.db.execute("UPDATE rounds SET epoch = NULL WHERE table_id = ? AND "
+                                "journal = ?", (table, j))
+            for f in v.rounds:
+                epoch = next(s.epoch for s in seals if s.seq >= f.seq)
+                rec = f.record
+                prev = f.prev or (0, "")
+                self.db.execute(
+                    "INSERT OR REPLACE INTO rounds (table_id, journal, round_id, seq, hash, "
+                    "prev_seq, prev_hash, status, ended_utc, record, sent_us, stored_us, "
+                    "epoch) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (table, j, f.round_id, f.seq, f.hash, prev[0], prev[1], rec["status"],
+                     rec.get("ended_utc"), json.dumps(rec, separators=(",", ":")), m.sent_us,
+                     now_us, epoch))
+            held = self.db.execute("SELECT seq, kind, body FROM pending_events WHERE "
+                                   "table_id = ? AND journal = ? AND seq > ? AND seq <= ?",
+                                   (table, j, v.after, p.seq)).fetchall()
+            dropped = [decode("event", body.encode()) for seq, kind, body in held
+                       if _unstamped(body) != _unstamped(derived.get((seq, kind)))]
+            self.db.execute("DELETE FROM pending_events WHERE table_id = ? AND journal = ? "
+                            "AND seq > ? AND seq <= ?", (table, j, v.after, p.seq))
+            self.db.execute("DELETE FROM events WHERE table_id = ? AND journal = ? AND seq > ? "
+                            "AND seq <= ?", (table, j, v.after, p.seq))
+            self.db.executemany("INSERT OR REPLACE INTO events VALUES (?,?,?,?,?,?,?)",
+                                [(table, j, e.seq, e.kind, e.severity, derived[e.seq, e.kind],
+                                  now_us) for e in v.events])
+            self.db.executemany("INSERT OR REPLACE INTO seals VALUES (?,?,?,?,?,?,?,?)",
+                                [(table, j, s.epoch, s.seq, s.head, s.next_key, s.signature,
+                                  rid) for s, rid in v.seals])
+            self.db.execute("INSERT OR REPLACE INTO positions VALUES (?,?,?,?,?,?,?,?,?,?)",
+                            (table, j, p.journal_id, p.chain_key.hex(), p.epoch, p.key.hex(),
+                             p.seq, p.head, p.first_utc, p.state_blob()))
+            self.db.execute("UPDATE series SET contiguous = ? WHERE table_id = ? AND "
+                            "journal = ?", (p.round_id, table, j))
+        return dropped
+
+    def put_event(self, m: EventMessage, now_us: int, limit: int) -> bool | None:
+        """Keep an event its round's seal has not yet covered: provisional.
+
+        Returns:
+            True: kept; False: the same event is held already; None: the journal has
+            ``limit`` provisional events held already (refused).
+        """
+        body = encode(m).decode()
+        with self.db:
+            self.db.execute("BEGIN")
+            same = self.db.execute("SELECT body FROM pending_events WHERE table_id = ? AND "
+                                   "journal = ? AND seq = ? AND kind = ?",
+                                   (m.table, m.journal, m.seq, m.kind)).fetchall()
+            if any(_unstamped(b) == _unstamped(body) for (b,) in same):
+                return False
+            held = self.db.execute("SELECT COUNT(*) FROM pending_events WHERE table_id = ? "
+                                   "AND journal = ?", (m.table, m.journal)).fetchone()[0]
+            if held >= limit:
+                return None
+            self._seen(m.table, m.journal, now_us)
+            self.db.execute("INSERT INTO pending_events VALUES (?,?,?,?,?,?)",
+                            (m.table, m.journal, m.seq, m.kind, body, now_us))
+        return True
+
+    def sealed_event(self, table: str, journal: str, seq: int, kind: str) -> str | None:
+        """The body of an event the store holds from sealed rows (None: none such)."""
+        row = self.db.execute("SELECT body FROM events WHERE table_id = ? AND journal = ? AND "
+                              "seq = ? AND kind = ?", (table, journal, seq, kind)).fetchone()
+        return row[0] if row else None
+
+    def add_forged(self, table: str, why: str, now_us: int, n: int = 1) -> None:
+        """Count ``n`` messages refused on a table's topics as forged (``why``: the last's)."""
+        self.db.execute("INSERT INTO forged VALUES (?,?,?,?) ON CONFLICT DO UPDATE SET "
+                        "count = count + excluded.count, why = excluded.why, "
+                        "last_us = excluded.last_us", (table, n, why[:500], now_us))
+
+    def pin_key(self, table: str, key: str, how: str, now_us: int) -> list[str]:
+        """Pin a verification key for a table (``how``: :data:`ENROLLED` or :data:`FIRST_USE`).
+
+        A key enrolled replaces the keys pinned on first use; a key pinned on first use
+        never replaces one enrolled.
+
+        Returns:
+            The keys pinned on first use that it replaced.
+        """
+        gone = []
+        if how == ENROLLED:
+            gone = [k for (k,) in self.db.execute(
+                "SELECT key FROM keys WHERE table_id = ? AND how = ? AND key != ?",
+                (table, FIRST_USE, key))]
+            self.db.execute("DELETE FROM keys WHERE table_id = ? AND how = ? AND key != ?",
+                            (table, FIRST_USE, key))
+        self.db.execute("INSERT INTO keys VALUES (?,?,?,?) ON CONFLICT DO UPDATE SET "
+                        "how = excluded.how, since_us = excluded.since_us WHERE "
+                        f"excluded.how = '{ENROLLED}'", (table, key, how, now_us))
+        return gone
+
+    def announce(self, table: str, journal: str, round_id: int, now_us: int) -> None:
+        """A message named a round past those verified (the ones between were lost)."""
+        with self.db:
+            self.db.execute("BEGIN")
+            self._seen(table, journal, now_us)
+            self.db.execute("UPDATE series SET announced = max(announced, ?) WHERE "
+                            "table_id = ? AND journal = ?", (round_id, table, journal))
+
+    def _has(self, table: str) -> bool:
+        """The store holds the table ``table`` (a store of an earlier recorder may not)."""
+        return self.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                               (table,)).fetchone() is not None
+
+    def keys(self, table: str) -> list[PinnedKey]:
+        """The verification keys pinned for a table, oldest first."""
+        if not self._has("keys"):
+            return []
+        return [PinnedKey(*r) for r in self.db.execute(
+            "SELECT key, how, since_us FROM keys WHERE table_id = ? ORDER BY since_us, key",
+            (table,))]
+
+    def position(self, table: str, journal: str) -> Position | None:
+        """Where the floor verified a journal up to (None: nothing of it).
+
+        Raises:
+            ValueError: the replayed state stored cannot be read.
+        """
+        if not self._has("positions"):
+            return None
+        row = self.db.execute("SELECT journal_id, chain_key, epoch, key, seq, head, first_utc, "
+                              "state FROM positions WHERE table_id = ? AND journal = ?",
+                              (table, journal)).fetchone()
+        if row is None:
+            return None
+        jid, chain_key, epoch, key, seq, head, first_utc, blob = row
+        game, ends = Position.game_from(blob)
+        return Position(jid, bytes.fromhex(chain_key), epoch, bytes.fromhex(key), seq, head,
+                        first_utc, game, ends)
+
+    def seal(self, table: str, journal: str, epoch: int) -> SealRow | None:
+        """The seal of an epoch the floor verified (None: none)."""
+        if not self._has("seals"):
+            return None
+        row = self.db.execute("SELECT epoch, seq, head, next_key, signature FROM seals WHERE "
+                              "table_id = ? AND journal = ? AND epoch = ?",
+                              (table, journal, epoch)).fetchone()
+        return SealRow(*row) if row else None
+
+    def seals(self, table: str, journal: str) -> list[tuple[SealRow, int]]:
+        """Every seal the floor verified of a journal, oldest first, with its newest round."""
+        if not self._has("seals"):
+            return []
+        return [(SealRow(*r[:5]), r[5]) for r in self.db.execute(
+            "SELECT epoch, seq, head, next_key, signature, round_id FROM seals WHERE "
+            "table_id = ? AND journal = ? ORDER BY epoch", (table, journal))]
+
+    def chain(self, table: str, journal: str) -> tuple[str, str] | None:
+        """(journal id, the chain's start key) of a journal the floor verified (None: none)."""
+        if not self._has("positions"):
+            return None
+        row = self.db.execute("SELECT journal_id, chain_key FROM positions WHERE table_id = ? "
+                              "AND journal = ?", (table, journal)).fetchone()
+        return (row[0], row[1]) if row else None
+
+    def witness(self, table: str) -> list[WitnessSeal]:
+        """The newest seal the floor verified of each journal of a table."""
+        if not self._has("seals"):
+            return []
+        return [WitnessSeal(journal=j, journal_id=jid, epoch=e, seq=s, round_id=r,
+                            signature=sig) for j, jid, e, s, r, sig in self.db.execute(
+            "SELECT s.journal, p.journal_id, s.epoch, s.seq, s.round_id, s.signature FROM "
+            "seals s JOIN positions p ON p.table_id = s.table_id AND p.journal = s.journal "
+            "WHERE s.table_id = ? AND s.epoch = p.epoch - 1 ORDER BY s.journal", (table,))]
+
+    def witnessed(self) -> list[str]:
+        """The tables the floor verified seals of."""
+        if not self._has("positions"):
+            return []
+        return [t for (t,) in self.db.execute("SELECT DISTINCT table_id FROM positions "
+                                              "ORDER BY table_id")]
+
+    def forged(self) -> dict[str, tuple[int, str]]:
+        """Table -> (messages refused as forged, why the last one was)."""
+        if not self._has("forged"):
+            return {}
+        return {t: (n, why) for t, n, why in self.db.execute(
+            "SELECT table_id, count, why FROM forged")}
+
+    def sealed_rounds(self, table: str, journal: str) -> list[tuple[int, int, int | None]]:
+        """(round id, last event, epoch of the seal covering it) of a journal's stored rounds.
+
+        The epoch is None for a round stored without a seal (a recorder of an earlier
+        version took it on its word).
+        """
+        have = {r[1] for r in self.db.execute("PRAGMA table_info(rounds)")}
+        epoch = "epoch" if "epoch" in have else "NULL"
+        return self.db.execute(f"SELECT round_id, seq, {epoch} FROM rounds WHERE table_id = ? "
+                               "AND journal = ? ORDER BY round_id", (table, journal)).fetchall()
+
+
+__all__ = ["ENROLLED", "FIRST_USE", "PinnedKey", "SealedStore"]
