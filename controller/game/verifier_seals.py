@@ -59,6 +59,8 @@ class SealChecks:
                 self.stop(ProblemKind.SEAL, "the journal is not sealed: no verification key "
                           "or witness can be checked")
             return
+        if self.witness is not None and self.witness[0] > j.last_seq:
+            self.check_witness(heads)  # a journal rolled back: the witness says it first
         for seq, h in list(heads.items()):  # a head before the chain's start: read it
             if seq > j.last_seq:
                 self.stop(ProblemKind.SEAL, f"the journal ends at event {j.last_seq}, but a "
@@ -66,9 +68,14 @@ class SealChecks:
                           j.last_seq + 1)
             if h is None and seq and seq < max(self.start, 1):
                 heads[seq] = self.hash_at(seq)
-        rounds = {end: rid for rid, _, end in j.round_ends() if isinstance(end, int)}
+
+        def round_of(seq: int) -> int | None:  # the round an epoch closed: the last ended
+            ends = [(end, rid) for rid, _, end in j.round_ends()
+                    if isinstance(end, int) and end <= seq]
+            return max(ends)[1] if ends else None
+
         rep = verify(j.meta.get("journal_id"), self._chains, self._seals, heads,
-                     keys=self.keys, first_epoch=self._first_epoch, round_at=rounds)
+                     keys=self.keys, first_epoch=self._first_epoch, round_of=round_of)
         self.seal_report = rep
         self.notes += rep.notes
         if rep.problems:

@@ -294,11 +294,18 @@ def closing_seal(db: sqlite3.Connection, seq: int) -> Seal | None:
 
 
 def first_epoch_from(db: sqlite3.Connection, seq: int) -> int:
-    """The epoch of the first seal covering event ``seq`` (past the newest: none yet)."""
+    """The epoch of the first seal covering event ``seq`` (past the newest: none yet).
+
+    Read from the newest seal back (start-up asks for a recent event: a few rows).
+    """
     if not has_tables(db):
         return 0
-    got = db.execute("SELECT MIN(epoch) FROM seals WHERE seq >= ?", (seq,)).fetchone()[0]
-    return got if isinstance(got, int) else _newest_epoch(db, "seals") + 1
+    found = _newest_epoch(db, "seals") + 1
+    for epoch, covers in db.execute("SELECT epoch, seq FROM seals ORDER BY epoch DESC"):
+        if covers < seq:
+            break
+        found = epoch
+    return found
 
 
 def last_seal(db: sqlite3.Connection) -> Seal | None:

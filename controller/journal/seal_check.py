@@ -10,7 +10,7 @@ given for it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from controller.journal.seal import ChainStart, Seal, key_text, message, signature_ok
@@ -38,7 +38,8 @@ class SealReport:
 
 def verify(journal_id: str | None, starts: Sequence[ChainStart], seals: Sequence[Seal],
            heads: Mapping[int, str | None], *, keys: Sequence[bytes] = (),
-           first_epoch: int = 0, round_at: Mapping[int, int] | None = None) -> SealReport:
+           first_epoch: int = 0, round_of: Callable[[int], int | None] | None = None
+           ) -> SealReport:
     """Check seals from ``first_epoch`` on.
 
     Args:
@@ -51,7 +52,8 @@ def verify(journal_id: str | None, starts: Sequence[ChainStart], seals: Sequence
         keys: verification keys given (32 raw bytes each): every chain checked must
             start with one of them.
         first_epoch: the first epoch to check (start-up: the seal covering its snapshot).
-        round_at: round id by the event that ended it, to name a bad seal's round.
+        round_of: the round an epoch ending at an event closed, to name a bad seal's
+            round (asked only then).
 
     Returns:
         The report.
@@ -84,7 +86,7 @@ def verify(journal_id: str | None, starts: Sequence[ChainStart], seals: Sequence
         return rep
 
     def where(s: Seal) -> str:
-        rid = _round_of(s.seq, round_at)
+        rid = round_of(s.seq) if round_of is not None else None
         return f"epoch {s.epoch} (events to {s.seq}" + (f", round {rid})" if rid else ")")
 
     for s in (s for s in seals if s.epoch >= first_epoch):
@@ -126,13 +128,6 @@ def verify(journal_id: str | None, starts: Sequence[ChainStart], seals: Sequence
         prev_seq, key, epoch = s.seq, s.next_key, s.epoch + 1
     rep.anchored = anchored
     return rep
-
-
-def _round_of(seq: int, round_at: Mapping[int, int] | None) -> int | None:
-    if not round_at:
-        return None
-    ends = [e for e in round_at if e <= seq]  # the round the epoch closed: the last ended
-    return round_at[max(ends)] if ends else None
 
 
 __all__ = ["SealReport", "verify"]
