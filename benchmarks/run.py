@@ -28,6 +28,7 @@ from common import last_json, machine  # noqa: E402
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 SOAK_RESULT = HERE / "soak-result.json"
+SEALS_RESULT = HERE / "seals-result.json"  # bench_seals.py's full run (100,000 rounds)
 LAST_RUN = HERE / "last-run.json"  # the figures behind BENCHMARKS.md, for --render
 
 #: script -> (title, what it measures); run in this order, then any other bench_*.py
@@ -44,6 +45,9 @@ BENCHES: dict[str, tuple[str, str]] = {
                                      "cost"),
     "bench_floor.py": ("Floor feed", "50 paced tables through one Mosquitto to the recorder: "
                                      "rounds recorded per second, latency, recorder CPU"),
+    "bench_seals.py": ("Sealed records", "disk flushes and bytes a round, seals signed and "
+                                         "verified, start-up and the full check of a sealed "
+                                         "journal"),
 }
 PEERS = ("pokerkit", "treys", "phevaluator")
 
@@ -381,6 +385,23 @@ def md_escape(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+def seals_section() -> str:
+    """The full run of ``bench_seals.py`` (its 100,000-round journal takes 15 minutes)."""
+    head = "## Sealed records, full run\n\n"
+    cmd = ("`python benchmarks/bench_seals.py --json --baseline DIR --keep DIR > "
+           "benchmarks/seals-result.json` (DIR: a checkout of the version before seals; not "
+           "part of CI)")
+    try:
+        res = json.loads(SEALS_RESULT.read_text(encoding="utf-8").strip().splitlines()[-1])
+    except (OSError, json.JSONDecodeError, IndexError) as exc:
+        return head + f"Not available ({exc}). Command: {cmd}.\n"
+    out = [head + f"Command: {cmd}.\n", "| " + " | ".join(HEADERS) + " |",
+           "|" + "---|" * len(HEADERS)]
+    out += ["| " + " | ".join(md_escape(c) for c in r) + " |" for r in rows(res)]
+    out += [""] + [f"- {md_escape(n)}" for n in res.get("notes", [])]
+    return "\n".join(out) + "\n"
+
+
 def soak_section() -> str:
     head = "## Soak run\n\n"
     cmd = "`python benchmarks/soak.py` (one command; not part of CI)"
@@ -465,6 +486,7 @@ def write_markdown(path: Path, info: dict[str, Any], results: dict[str, dict[str
             "of the issues and, for the par sheet, a plain enumeration written in the "
             "benchmark.", ""]
     out.append(METHOD)
+    out.append(seals_section())
     out.append("<!-- soak -->")
     out.append(soak_section())
     out.append("<!-- /soak -->")

@@ -381,7 +381,10 @@ def test_a_journal_without_its_anchor_verifies_with_its_tail_unchecked(journals,
     assert "tail unchecked: no anchor" in out["verdict"]
     f = Facts(path)
     sql(path, "DELETE FROM events WHERE seq > ?", f.last - 3)  # undetectable without it...
-    out = verify_journal(path)                              # ...but the derived mark is later
+    out = verify_journal(path)                              # ...but the last seal is later
+    assert problems_of(out) == (("seal", f.last - 2, None),)
+    as_before_seals(path)                                   # and without seals, the derived
+    out = verify_journal(path)                              # mark is
     assert problems_of(out) == (("derived_mark", f.last - 2, None),)
 
 
