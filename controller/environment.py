@@ -48,16 +48,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from controller.environment_places import (
+    STDLIB_STARTUP,
+    _distributions,
+    _load_known,
+    _save_known,
+    _site_folders,
+    _stdlib_folders,
+    _walked_folders,
+    interpreter_files,
+    known_hashes,
+    norm,
+)
+
 FORMAT = "threecard-environment 1"
 """The first line of what the digest covers: a change of its form changes this line."""
 STARTUP_MODULES = ("sitecustomize", "usercustomize")
 """Modules Python's ``site`` imports at every start, whatever it was asked to run."""
-STDLIB_STARTUP = ("site.py", "_sitebuiltins.py", "os.py", "posixpath.py", "genericpath.py",
-                  "stat.py", "_collections_abc.py", "codecs.py", "io.py", "abc.py",
-                  "zipimport.py", "importlib/_bootstrap.py",
-                  "importlib/_bootstrap_external.py", "encodings")
-"""The standard library's files an interpreter runs before any code of its own (a folder:
-its every ``.py`` file; ``python -X importtime -c pass`` lists them)."""
 BLOCK = 1 << 20
 """Bytes read at a time while hashing."""
 
@@ -85,6 +92,7 @@ class Environment:
             distribution with no list of its files: its folder named).
         unread: (folder, why) of folders that could not be read.
         seconds: how long the check took.
+        read: files read and hashed (the others were as an earlier check kept them).
     """
 
     sha256: str
@@ -98,6 +106,7 @@ class Environment:
     altered: tuple[tuple[str, str], ...] = ()
     unread: tuple[tuple[str, str], ...] = ()
     seconds: float = 0.0
+    read: int = 0
 
     @property
     def ok(self) -> bool:
@@ -137,31 +146,38 @@ class Environment:
                 "seconds": round(self.seconds, 3)}
 
 
-def check_environment(manifest: str = "", stop: threading.Event | None = None
-                      ) -> Environment | None:
+def check_environment(manifest: str = "", stop: threading.Event | None = None,
+                      known: Path | None = None) -> Environment | None:
     """Check every file of the environment this process runs in; digest them all.
 
     Args:
         manifest: this package's identity (the SHA-256 of its manifest), put in the
             digest; empty when there is none.
         stop: set to end the check early (the daemon stops).
+        known: a file of the hashes an earlier check made (the daemon's, in the table's
+            state folder): a file whose inode, size, modification and change times are
+            those it had then is not read again (its change time moves with any write;
+            only root, who can do anything, can set it back). ``identify`` reads every file.
 
     Returns:
         What was found, or None when ``stop`` ended the check first. Never raises for a
         file or a folder that cannot be read: each is named.
     """
     t0 = time.monotonic()
-    check = _Check(stop)
+    check = _Check(stop, _load_known(known))
     try:
         check.run(manifest)
     except _Stopped:
         return None
+    if known is not None:
+        _save_known(known, check.seen)
     digest = hashlib.sha256("".join(f"{line}\n" for line in sorted(check.lines))
                             .encode("utf-8", "surrogateescape")).hexdigest()
     return Environment(digest, check.distributions, check.files, check.hashed,
                        check.unhashed, check.compiled, tuple(check.interpreter),
                        tuple(sorted(check.startup)), tuple(sorted(check.altered)),
-                       tuple(sorted(check.unread.items())), time.monotonic() - t0)
+                       tuple(sorted(check.unread.items())), time.monotonic() - t0,
+                       check.read)
 
 
 def check_beside(table: Any, software: dict[str, Any], stop: threading.Event,
@@ -214,7 +230,7 @@ def _check_beside(table: Any, software: dict[str, Any], stop: threading.Event
     except (AttributeError, OSError):
         pass
     try:
-        env = check_environment(manifest, stop)
+        env = check_environment(manifest, stop, known_hashes())
     except Exception:  # noqa: BLE001 - no evidence of an alteration: logged, no alarm
         log.exception("environment: the check could not be made; run `threecard identify`")
         return None
@@ -238,9 +254,7 @@ def _check_beside(table: Any, software: dict[str, Any], stop: threading.Event
     return env
 
 
-def _norm(path: str | os.PathLike[str]) -> str:
-    """An absolute path with ``..`` taken out (symbolic links left as they are)."""
-    return os.path.normpath(os.path.abspath(path))
+_norm = norm
 
 
 def _is_cache(path: str) -> bool:
@@ -251,8 +265,12 @@ def _is_cache(path: str) -> bool:
 class _Check:
     """One check's state: what the digest covers and what was found."""
 
-    def __init__(self, stop: threading.Event | None) -> None:
+    def __init__(self, stop: threading.Event | None, known: dict[str, Any] | None = None
+                 ) -> None:
         self.stop = stop
+        self.known = known  # an earlier check's hashes, by path (None: read every file)
+        self.seen: dict[str, Any] = {}
+        self.read = 0
         self.lines: list[str] = [FORMAT, f"python {sys.version.split()[0]} "
                                          f"{sys.implementation.cache_tag}"]
         self.distributions = self.files = self.hashed = self.unhashed = self.compiled = 0
@@ -291,16 +309,27 @@ class _Check:
             OSError: the file cannot be read.
         """
         self._tick()
+        key = f"{path}\0{other or ''}"
+        if self.known is not None:
+            st = os.stat(path)
+            stamp = [st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+            was = self.known.get(key)
+            if isinstance(was, list) and len(was) == 3 and was[0] == stamp:
+                self.seen[key] = was
+                return was[1], was[2]
         h = hashlib.sha256()
         o = hashlib.new(other) if other else None
+        self.read += 1
         with open(path, "rb") as f:
             while block := f.read(BLOCK):
                 h.update(block)
                 if o is not None:
                     o.update(block)
-        if o is None:
-            return h.hexdigest(), None
-        return h.hexdigest(), base64.urlsafe_b64encode(o.digest()).rstrip(b"=").decode()
+        out = (h.hexdigest(), None if o is None else
+               base64.urlsafe_b64encode(o.digest()).rstrip(b"=").decode())
+        if self.known is not None:
+            self.seen[key] = [stamp, *out]
+        return out
 
     def _readable(self, folders: list[str]) -> list[str]:
         """The folders that exist and can be listed; the others that exist are named."""
@@ -467,109 +496,6 @@ class _Check:
         if not same:
             self._found("bytecode", path, f"bytecode {sha} {path}")
         return True
-
-
-def _distributions() -> list[tuple[Any, str]]:
-    """Each distribution on the module search path once, with the folder its files are in.
-
-    A folder reached twice (a symbolic link, ``lib64``) gives each distribution once.
-    """
-    from importlib import metadata
-
-    out, seen = [], set()
-    for dist in metadata.distributions():
-        base = os.path.realpath(dist.locate_file(""))
-        where = getattr(dist, "_path", None)
-        key = os.path.realpath(where) if where is not None else (base, dist.metadata["Name"])
-        if key in seen:
-            continue
-        seen.add(key)
-        out.append((dist, base))
-    return sorted(out, key=lambda d: (str(d[0].metadata["Name"]).lower(), d[1]))
-
-
-def _site_folders() -> list[str]:
-    """The folders whose ``.pth`` files Python reads at start-up, and this install's.
-
-    The user's site folder only where Python reads it (never in a virtual environment);
-    the folder this package is installed in when it was installed from a wheel (a
-    ``pip install --target`` folder put on ``PYTHONPATH``).
-    """
-    import site
-
-    folders = list(site.getsitepackages()) if hasattr(site, "getsitepackages") else []
-    if site.ENABLE_USER_SITE and hasattr(site, "getusersitepackages"):
-        folders.append(site.getusersitepackages())
-    installed = _installed_root()
-    if installed:
-        folders.append(installed)
-    return list(dict.fromkeys(os.path.realpath(f) for f in folders))
-
-
-def _walked_folders() -> list[str]:
-    """The site folders that exist, each once (by its real path)."""
-    return [f for f in _site_folders() if os.path.isdir(f)]
-
-
-def _installed_root() -> str | None:
-    """The folder holding this package when it was installed from a wheel, else None."""
-    from controller.identity import installed, installed_root
-
-    return str(installed_root()) if installed() else None
-
-
-def _stdlib_folders() -> set[str]:
-    """The standard library's folders (where Python itself ships its start-up code)."""
-    import sysconfig
-
-    return {_norm(p) for key in ("stdlib", "platstdlib")
-            if (p := sysconfig.get_paths(vars={"base": sys.base_prefix,
-                                               "platbase": sys.base_exec_prefix}).get(key))}
-
-
-def interpreter_files() -> list[str]:
-    """The interpreter's start-up files that exist, as absolute paths.
-
-    Its executable and ``libpython`` (this process's, where the system says which: the
-    start-up modules are frozen into them), ``pyvenv.cfg`` of a virtual environment, and
-    :data:`STDLIB_STARTUP` in the standard library's folder.
-    """
-    import sysconfig
-
-    out = [os.path.realpath(getattr(sys, "_base_executable", "") or sys.executable)]
-    out += _libpython()
-    if sys.prefix != sys.base_prefix:
-        out.append(_norm(os.path.join(sys.prefix, "pyvenv.cfg")))
-    stdlib = sysconfig.get_paths(vars={"base": sys.base_prefix}).get("stdlib", "")
-    for name in STDLIB_STARTUP:
-        path = _norm(os.path.join(stdlib, name))
-        if name.endswith(".py"):
-            out.append(path)
-            continue
-        try:
-            out += sorted(e.path for e in os.scandir(path) if e.name.endswith(".py"))
-        except OSError:
-            continue
-    return [p for p in dict.fromkeys(out) if os.path.isfile(p)]
-
-
-def _libpython() -> list[str]:
-    """The ``libpython`` this process runs on: from ``/proc/self/maps``, else the build's."""
-    import sysconfig
-
-    try:
-        with open("/proc/self/maps", encoding="utf-8", errors="replace") as f:
-            mapped = {line.split(None, 5)[5].strip() for line in f
-                      if len(line.split(None, 5)) == 6}
-        return sorted(os.path.realpath(p) for p in mapped
-                      if os.path.basename(p).startswith("libpython"))
-    except OSError:
-        pass
-    if not sysconfig.get_config_var("Py_ENABLE_SHARED"):
-        return []
-    name = sysconfig.get_config_var("INSTSONAME") or sysconfig.get_config_var("LDLIBRARY")
-    libdir = sysconfig.get_config_var("LIBDIR")
-    return [os.path.realpath(os.path.join(libdir, name))] if name and libdir else []
 
 
 __all__ = ["Environment", "FORMAT", "STARTUP_MODULES", "STDLIB_STARTUP", "check_beside",

@@ -495,3 +495,35 @@ def test_a_folder_that_cannot_be_read_is_named_in_one_line(tmp_path, monkeypatch
     identity.run(argparse.Namespace(json=True))
     got = json.loads(capsys.readouterr().out)
     assert got["environment"]["unread"] == [{"folder": str(locked), "why": "Permission denied"}]
+
+
+def test_the_daemons_check_reads_again_only_what_changed_and_still_finds_a_change(install,
+                                                                                  tmp_path):
+    """The daemon keeps its hashes in the state folder: the next check reads only the files
+    whose inode, size or times moved, and gives the digest ``identify`` gives; a file
+    written in place, its size and modification time put back, is still read again (its
+    change time moved)."""
+    target = _copy(install, tmp_path)
+    known = tmp_path / "state" / "environment-hashes.json"
+    code = ("import json, sys; from pathlib import Path; "
+            "from controller.environment import check_environment; "
+            "e = check_environment('', known=Path(sys.argv[1])); "
+            "print(json.dumps([e.sha256, e.named(), e.read]))")
+
+    def daemons_check() -> tuple[str, list[str], int]:
+        p = subprocess.run([sys.executable, "-P", "-c", code, str(known)], capture_output=True,
+                           text=True, env={**os.environ, "PYTHONPATH": str(target)},
+                           cwd=target.parent, timeout=120)
+        assert p.returncode == 0, p.stderr
+        return tuple(json.loads(p.stdout))
+
+    first, again = daemons_check(), daemons_check()
+    assert first[:2] == again[:2] and first[1] == [] and known.is_file()
+    assert again[2] == 0 < first[2]                             # no file read again
+    script = next(target.parents[2].glob("bin/threecard"))
+    st, original = script.stat(), script.read_bytes()
+    script.write_bytes(original.replace(b"main", b"mian", 1))  # same size
+    os.utime(script, ns=(st.st_atime_ns, st.st_mtime_ns))      # same modification time
+    changed = daemons_check()
+    assert changed[0] != first[0] and any(str(script) in n for n in changed[1]), changed
+    assert changed[2] == 1                                      # that one file only

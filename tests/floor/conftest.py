@@ -201,7 +201,7 @@ class Proc:
         return self.log.read_text(errors="replace")
 
     def wait_for(self, pattern: str, timeout: float = 30.0) -> re.Match:
-        rx = re.compile(pattern)
+        rx = re.compile(pattern, re.MULTILINE)  # "$": the end of a log line
 
         def seen() -> re.Match | None:
             m = rx.search(self.text())

@@ -1,0 +1,158 @@
+"""Where the environment's files are: distributions, site folders, the interpreter's own.
+
+:mod:`controller.environment` checks what these name; the daemon's check keeps its hashes in
+the table's state folder (:func:`known_hashes`) so that the next reads only what changed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import site
+import sys
+from pathlib import Path
+from typing import Any
+
+STDLIB_STARTUP = ("site.py", "_sitebuiltins.py", "os.py", "posixpath.py", "genericpath.py",
+                  "stat.py", "_collections_abc.py", "codecs.py", "io.py", "abc.py",
+                  "zipimport.py", "importlib/_bootstrap.py",
+                  "importlib/_bootstrap_external.py", "encodings")
+"""The standard library's files an interpreter runs before any code of its own (a folder:
+its every ``.py`` file; ``python -X importtime -c pass`` lists them)."""
+
+
+def norm(path: str | os.PathLike[str]) -> str:
+    """An absolute path with ``..`` taken out (symbolic links left as they are)."""
+    return os.path.normpath(os.path.abspath(path))
+
+
+def known_hashes() -> Path:
+    """Where the daemon keeps the hashes of its last check (the table's state folder)."""
+    from controller.journal.seal import default_folder
+
+    return default_folder() / "environment-hashes.json"
+
+
+def _load_known(path: Path | None) -> dict[str, Any] | None:
+    if path is None:
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _save_known(path: Path, seen: dict[str, Any]) -> None:
+    """Keep this check's hashes for the next (whole or not at all; a failure is no harm)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}")
+        tmp.write_text(json.dumps(seen), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+def _distributions() -> list[tuple[Any, str]]:
+    """Each distribution on the module search path once, with the folder its files are in.
+
+    A folder reached twice (a symbolic link, ``lib64``) gives each distribution once.
+    """
+    from importlib import metadata
+
+    out, seen = [], set()
+    for dist in metadata.distributions():
+        base = os.path.realpath(dist.locate_file(""))
+        where = getattr(dist, "_path", None)
+        key = os.path.realpath(where) if where is not None else (base, dist.metadata["Name"])
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append((dist, base))
+    return sorted(out, key=lambda d: (str(d[0].metadata["Name"]).lower(), d[1]))
+
+
+def _site_folders() -> list[str]:
+    """The folders whose ``.pth`` files Python reads at start-up, and this install's.
+
+    The user's site folder only where Python reads it (never in a virtual environment);
+    the folder this package is installed in when it was installed from a wheel (a
+    ``pip install --target`` folder put on ``PYTHONPATH``).
+    """
+    folders = list(site.getsitepackages()) if hasattr(site, "getsitepackages") else []
+    if site.ENABLE_USER_SITE and hasattr(site, "getusersitepackages"):
+        folders.append(site.getusersitepackages())
+    installed = _installed_root()
+    if installed:
+        folders.append(installed)
+    return list(dict.fromkeys(os.path.realpath(f) for f in folders))
+
+
+def _walked_folders() -> list[str]:
+    """The site folders that exist, each once (by its real path)."""
+    return [f for f in _site_folders() if os.path.isdir(f)]
+
+
+def _installed_root() -> str | None:
+    """The folder holding this package when it was installed from a wheel, else None."""
+    from controller.identity import installed, installed_root
+
+    return str(installed_root()) if installed() else None
+
+
+def _stdlib_folders() -> set[str]:
+    """The standard library's folders (where Python itself ships its start-up code)."""
+    import sysconfig
+
+    return {norm(p) for key in ("stdlib", "platstdlib")
+            if (p := sysconfig.get_paths(vars={"base": sys.base_prefix,
+                                               "platbase": sys.base_exec_prefix}).get(key))}
+
+
+def interpreter_files() -> list[str]:
+    """The interpreter's start-up files that exist, as absolute paths.
+
+    Its executable and ``libpython`` (this process's, where the system says which: the
+    start-up modules are frozen into them), ``pyvenv.cfg`` of a virtual environment, and
+    :data:`STDLIB_STARTUP` in the standard library's folder.
+    """
+    import sysconfig
+
+    out = [os.path.realpath(getattr(sys, "_base_executable", "") or sys.executable)]
+    out += _libpython()
+    if sys.prefix != sys.base_prefix:
+        out.append(norm(os.path.join(sys.prefix, "pyvenv.cfg")))
+    stdlib = sysconfig.get_paths(vars={"base": sys.base_prefix}).get("stdlib", "")
+    for name in STDLIB_STARTUP:
+        path = norm(os.path.join(stdlib, name))
+        if name.endswith(".py"):
+            out.append(path)
+            continue
+        try:
+            out += sorted(e.path for e in os.scandir(path) if e.name.endswith(".py"))
+        except OSError:
+            continue
+    return [p for p in dict.fromkeys(out) if os.path.isfile(p)]
+
+
+def _libpython() -> list[str]:
+    """The ``libpython`` this process runs on: from ``/proc/self/maps``, else the build's."""
+    import sysconfig
+
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as f:
+            mapped = {line.split(None, 5)[5].strip() for line in f
+                      if len(line.split(None, 5)) == 6}
+        return sorted(os.path.realpath(p) for p in mapped
+                      if os.path.basename(p).startswith("libpython"))
+    except OSError:
+        pass
+    if not sysconfig.get_config_var("Py_ENABLE_SHARED"):
+        return []
+    name = sysconfig.get_config_var("INSTSONAME") or sysconfig.get_config_var("LDLIBRARY")
+    libdir = sysconfig.get_config_var("LIBDIR")
+    return [os.path.realpath(os.path.join(libdir, name))] if name and libdir else []
+
+
+__all__ = ["STDLIB_STARTUP", "interpreter_files", "known_hashes", "norm"]
