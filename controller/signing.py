@@ -22,6 +22,7 @@ from typing import Any
 
 from controller.files import write_new_file
 from controller.game.verifier_support import one_line
+from controller.journal.seal import signature_ok as signature_ok  # the bundles' check
 
 KEY_SUFFIX = ".key"
 PUBLIC_SUFFIX = ".pub"
@@ -184,18 +185,6 @@ def load_public(path: str | Path) -> bytes:
 def sign(key: Any, data: bytes) -> bytes:
     """The Ed25519 signature of ``data`` (64 bytes)."""
     return key.sign(data)
-
-
-def signature_ok(public: bytes, signature: bytes, data: bytes) -> bool:
-    """Whether ``signature`` is the key's signature of ``data``."""
-    from cryptography.exceptions import InvalidSignature
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
-    try:
-        Ed25519PublicKey.from_public_bytes(public).verify(signature, data)
-    except (InvalidSignature, ValueError):
-        return False
-    return True
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
