@@ -283,6 +283,10 @@ class Journal(SealWriting, JournalReading):
         if self.real != ":memory:":
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute(f"PRAGMA journal_size_limit={WAL_SIZE_LIMIT}")
+            # SQLite's own checkpoint (two flushes) once the log holds about WAL_SIZE_LIMIT,
+            # whatever the page size: every few rounds with 1 KiB pages at its default
+            page = self.db.execute("PRAGMA page_size").fetchone()[0]
+            self.db.execute(f"PRAGMA wal_autocheckpoint={WAL_SIZE_LIMIT // page}")
         self.db.execute("PRAGMA synchronous=FULL")
         self.store.create(False)
         if self.store.last_seq() is None:  # (the newest page only: an old one damaged is
