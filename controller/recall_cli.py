@@ -66,7 +66,7 @@ def add_verify_journal_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the table's verification key (64 hexadecimal digits, from its "
                         "commissioning record): every seal must follow from it; give one "
                         "more for each chain `seal init` started")
-    parser.add_argument("--witness", metavar="SEQ:SIG",
+    parser.add_argument("--witness", metavar="SEQ:SIG", action="append", default=[],
                         help="the last seal a signed shift report printed (event and "
                         "signature): the journal must still hold it")
     parser.add_argument("--resume", metavar="SEQ:SEAL", help=argparse.SUPPRESS)
@@ -236,17 +236,15 @@ def _logged_heads(anchors: list[str]) -> list[tuple[int, str]]:
     return heads
 
 
-def _witness(text: str | None) -> tuple[int, str] | None:
-    """``--witness SEQ:SIG`` as (seq, signature hex prefix of at least 16 digits).
+def _witness(text: str) -> tuple[int, str]:
+    """``--witness SEQ:SIG`` as (seq, signature hex prefix of 16 to 128 digits).
 
     Raises:
         ValueError: not SEQ:SIG.
     """
-    if text is None:
-        return None
     seq, _, sig = text.partition(":")
-    if not (seq.isascii() and seq.isdigit()) or len(sig) < 16 or any(
-            c not in "0123456789abcdefABCDEF" for c in sig):
+    if not (seq.isascii() and seq.isdigit() and 0 < int(seq) < 2**63) or not \
+            16 <= len(sig) <= 128 or any(c not in "0123456789abcdefABCDEF" for c in sig):
         raise ValueError(f"--witness {text[:80]!r}: expected SEQ:SIGNATURE (the event and at "
                          "least 16 hexadecimal digits of the seal's signature)")
     return int(seq), sig.lower()
@@ -280,13 +278,14 @@ def run_verify_journal(args: argparse.Namespace) -> int:
     try:
         logged = _logged_heads(args.anchor)
         keys = [parse_key(k) for k in args.verify_key]
-        witness = _witness(args.witness)
+        witnesses = [_witness(w) for w in args.witness]
     except ValueError as exc:
         print(for_terminal(f"threecard verify-journal: {exc}"), file=sys.stderr)
         return 2
     try:
-        v = rc.verify(args.journal, logged, archive=args.archive, keys=keys, witness=witness,
-                      resume=_resume(args.resume), checked=_progress if args.progress else None)
+        v = rc.verify(args.journal, logged, archive=args.archive, keys=keys,
+                      witness=witnesses or None, resume=_resume(args.resume),
+                      checked=_progress if args.progress else None)
         floor = _floor_verdict(args.journal, args.floor_store, args.archive)
     except JournalError as exc:
         return _fail("verify-journal", exc)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -44,6 +45,8 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         if args.seal_command == "init":
+            if not os.path.isfile(args.journal):  # never a new journal by a typing error
+                raise JournalError(f"{args.journal}: no such journal")
             return _init(Journal(args.journal))
         j = Journal(args.journal, readonly=True)
     except JournalError as exc:
@@ -84,6 +87,7 @@ def _show(j: Journal, as_json: bool) -> int:
         "last_seal": ({"epoch": last.epoch, "seq": last.seq, "signature": last.signature.hex()}
                       if last else None),
         "events": j.last_seq,
+        "key_files": [str(p) for p in sealing.key_files_of(sealing.default_folder(), j.path)],
     }
     if as_json:
         print(json.dumps(facts))
@@ -103,6 +107,8 @@ def _show(j: Journal, as_json: bool) -> int:
         print(f"witness: {last.seq}:{last.signature.hex()}")
         if j.last_seq > last.seq:
             print(f"events {last.seq + 1} to {j.last_seq} not sealed yet")
+    for path in facts["key_files"]:
+        print(f"seal key file: {path}")
     return 0
 
 

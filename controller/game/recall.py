@@ -285,7 +285,8 @@ def _summed_rounds(j: Journal, kept: dict[int, str]
 
 def verify(path: str | Path, logged: Iterable[tuple[int, str]] = (),
            progress: Progress | None = None, archive: str | Path | None = None,
-           keys: Sequence[bytes] = (), witness: tuple[int, str] | None = None,
+           keys: Sequence[bytes] = (),
+           witness: tuple[int, str] | Sequence[tuple[int, str]] | None = None,
            resume: tuple[int, str] | None = None,
            checked: Callable[[int, str], None] | None = None) -> JournalVerdict:
     """Verify a journal from its first event: the check start-up makes, and more.

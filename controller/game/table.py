@@ -438,6 +438,9 @@ class Table:
         except JournalError as exc:  # nothing of the batch is shown: the table is locked
             self._lock_table(str(exc))
             raise
+        if self.journal.seal_error and not self.locked:  # its key could not be written
+            log.error("journal %s: %s", self.journal.path, self.journal.seal_error)
+            self._lock_table(self.journal.seal_error)
         with self._lock:
             self.version += 1
             self._changed.notify_all()

@@ -65,7 +65,8 @@ pages (the cheap checks of stage 3); what it did not finish is named in the verd
 def check(journal: Journal, *, full: bool, config: TableConfig | None = None,
           logged: Iterable[tuple[int, str]] = (), progress: Progress | None = None,
           since: int | None = None, observe: Observer | None = None,
-          keys: Sequence[bytes] = (), witness: tuple[int, str] | None = None,
+          keys: Sequence[bytes] = (),
+          witness: tuple[int, str] | Sequence[tuple[int, str]] | None = None,
           checked: Callable[[int, str], None] | None = None) -> Recovery:
     """Check a journal (the module docstring lists the checks) and replay it.
 

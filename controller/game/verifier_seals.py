@@ -47,19 +47,22 @@ class SealChecks:
                                         if s.epoch >= self._first_epoch}
         heads.update({c.seq: None for c in self._chains
                       if c.seq and c.epoch >= self._first_epoch})
-        if self.witness is not None:
-            heads.setdefault(self.witness[0], None)
+        for seq, _ in self._witnesses():
+            heads.setdefault(seq, None)
         return heads
 
     def check_seals(self, heads: dict[int, str | None]) -> None:
         """Check the seals; a problem ends the check (naming the first bad epoch)."""
         j = self.j
         if not self._chains and not self._seals:
+            if j.meta.get("journal_id"):
+                self.stop(ProblemKind.SEAL, "the journal's seals were deleted: its file "
+                          "names a sealed journal but holds no seals")
             if self.keys or self.witness:
                 self.stop(ProblemKind.SEAL, "the journal is not sealed: no verification key "
                           "or witness can be checked")
             return
-        if self.witness is not None and self.witness[0] > j.last_seq:
+        if any(seq > j.last_seq for seq, _ in self._witnesses()):
             self.check_witness(heads)  # a journal rolled back: the witness says it first
         for seq, h in list(heads.items()):  # a head before the chain's start: read it
             if seq > j.last_seq:
@@ -81,7 +84,7 @@ class SealChecks:
         if rep.problems:
             message, seq, _ = rep.problems[0]
             self.stop(ProblemKind.SEAL, message, seq)
-        if self.witness is not None:
+        if self.witness:
             self.check_witness(heads)
 
     def seal_facts(self) -> tuple[tuple[int, int, str] | None, str | None, bool]:
@@ -96,16 +99,24 @@ class SealChecks:
                 sealing.key_text(starts[0].key) if starts else None,
                 bool(rep is not None and rep.anchored))
 
+    def _witnesses(self) -> list[tuple[int, str]]:
+        """The witnesses given: one (event, signature) or several."""
+        w = self.witness
+        if not w:
+            return []
+        return [w] if isinstance(w[0], int) else list(w)  # type: ignore[list-item]
+
     def check_witness(self, heads: dict[int, str | None]) -> None:
-        """The journal still holds the seal a witness kept (``--witness SEQ:SIG``)."""
-        seq, sig = self.witness  # type: ignore[misc]
-        found = [s for s in self._seals if s.seq == seq]
-        if seq > self.j.last_seq:
-            self.stop(ProblemKind.SEAL, f"journal rolled back: the witness holds a seal at "
-                      f"event {seq}, the journal ends at event {self.j.last_seq}", seq)
-        if not found or not found[-1].signature.hex().startswith(sig.lower()):
-            self.stop(ProblemKind.SEAL, f"the journal does not hold the seal the witness kept "
-                      f"at event {seq}: it was replaced or put back to another copy", seq)
+        """The journal still holds each seal a witness kept (``--witness SEQ:SIG``)."""
+        for seq, sig in sorted(self._witnesses(), reverse=True):
+            found = [s for s in self._seals if s.seq == seq]
+            if seq > self.j.last_seq:
+                self.stop(ProblemKind.SEAL, f"journal rolled back: the witness holds a seal at "
+                          f"event {seq}, the journal ends at event {self.j.last_seq}", seq)
+            if not found or not found[-1].signature.hex().startswith(sig.lower()):
+                self.stop(ProblemKind.SEAL, f"the journal does not hold the seal the witness "
+                          f"kept at event {seq}: it was replaced or put back to another copy",
+                          seq)
 
 
 __all__ = ["SealChecks", "seal_end"]

@@ -21,7 +21,9 @@ import contextlib
 import hashlib
 import os
 import sqlite3
+import stat
 import struct
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,6 +48,11 @@ CREATE TABLE IF NOT EXISTS seals (
 """A chain starts at an epoch with its key; each seal closes one epoch."""
 
 TABLES = ("chains", "seals")
+
+CATCH_UP = 16
+"""Epochs a key file may be behind its journal and be brought forward at start: the seals
+of the last seconds before a power cut, whose key writes were not flushed yet (a live round
+takes a minute). A key file further behind was put back: the table locks."""
 
 SEAL_EVERY_NS = 15 * 60 * 10**9
 """No event stays unsealed longer than this (monotonic nanoseconds)."""
@@ -121,6 +128,42 @@ def key_file(folder: str | Path, journal: str | Path, journal_id: str) -> Path:
     return Path(folder) / f"seal-{journal_id[:16]}-{os.stat(journal).st_ino}.key"
 
 
+def key_files_of(folder: str | Path, journal: str | Path) -> list[Path]:
+    """The key files of the state folder made for the journal's file (its inode)."""
+    try:
+        ino = os.stat(journal).st_ino
+        return sorted(Path(folder).glob(f"seal-*-{ino}.key"))
+    except OSError:
+        return []
+
+
+def set_aside(folder: str | Path, journal: str | Path, journal_id: str) -> Path | None:
+    """Rename a key file that does not fit (``seal init``): kept for the inquiry, not used.
+
+    Returns:
+        Its new name, or None when there was none.
+
+    Raises:
+        SealError: it could not be renamed.
+    """
+    try:
+        path = key_file(folder, journal, journal_id)
+        if not os.path.lexists(path):
+            return None
+        aside = path.with_name(f"{path.name}.replaced-{time.strftime('%Y%m%dT%H%M%S')}")
+        os.replace(path, aside)
+    except OSError as exc:
+        raise SealError(f"seal key of {journal}: cannot be set aside: {exc.strerror}") from None
+    return aside
+
+
+def next_chain_epoch(db: sqlite3.Connection) -> int:
+    """The epoch a new chain starts at: the one after the last seal (0: none)."""
+    names = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    last = db.execute("SELECT MAX(epoch) FROM seals").fetchone()[0] if "seals" in names else None
+    return last + 1 if isinstance(last, int) else 0
+
+
 def default_folder() -> Path:
     """The table's state folder: systemd's ``$STATE_DIRECTORY``, else the XDG state home.
 
@@ -130,8 +173,9 @@ def default_folder() -> Path:
     given = os.environ.get("STATE_DIRECTORY", "").split(":")[0]
     if given:
         return Path(given)
-    xdg = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"),
-                                                           ".local", "state")
+    xdg = os.environ.get("XDG_STATE_HOME", "")
+    if not os.path.isabs(xdg):  # the XDG rule: a relative path is ignored
+        xdg = os.path.join(os.path.expanduser("~"), ".local", "state")
     return Path(xdg) / "threecard-table"
 
 
@@ -185,7 +229,10 @@ class KeyFile:
             SealError: no such file, or it cannot be read.
         """
         try:
-            with open(self.path, "rb") as f:
+            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO never blocks
+            with os.fdopen(fd, "rb") as f:
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    raise SealError(f"seal key {self.path}: not a regular file")
                 data = f.read(_FILE_SIZE + 1)
         except FileNotFoundError:
             raise SealError(f"seal key {self.path}: missing") from None
@@ -367,8 +414,8 @@ class Sealer:
     is derived from the current one), writes :meth:`seal`'s row in it, and calls
     :meth:`advance` after its commit (the used key overwritten in place by the next). A
     crash before the commit leaves the current key and the journal as they were; one after
-    it leaves a file one epoch behind its journal, which :meth:`open` brings forward (and
-    so erases the used key) at the next start: no disk flush of the key file a round.
+    it leaves a file an epoch or a few behind its journal, which :meth:`open` brings forward
+    (and so erases the used keys) at the next start: no disk flush of the key file a round.
 
     Attributes:
         journal_id: the journal's id.
@@ -409,8 +456,9 @@ class Sealer:
              public: bytes) -> Sealer:
         """The key of the epoch in force, from the state folder.
 
-        A file one epoch behind (a crash after a seal's commit) is brought forward, on the
-        disk before this returns: the used key is then gone.
+        A file a few epochs behind (:data:`CATCH_UP`: a crash after a seal's commit, a power
+        cut before the key's write reached the disk) is brought forward, on the disk before
+        this returns: the used keys are then gone.
 
         Args:
             folder: the state folder.
@@ -433,10 +481,12 @@ class Sealer:
                             f"journal {kf.journal_id[:16]}, this is journal {journal_id[:16]}: "
                             "the journal was replaced")
         found = held.get(0)
-        if found is not None and found[0] == epoch - 1:
-            ahead = next_key(found[1], journal_id, epoch)
+        if found is not None and epoch - CATCH_UP <= found[0] < epoch:
+            ahead = found[1]
+            for e in range(found[0] + 1, epoch + 1):
+                ahead = next_key(ahead, journal_id, e)
             if raw_public(ahead) == public:
-                kf.write(0, epoch, ahead)  # the used key overwritten, on the disk
+                kf.write(0, epoch, ahead)  # the used keys overwritten, on the disk
                 found = (epoch, ahead)
         if found is None or found[0] != epoch or raw_public(found[1]) != public:
             if found is None:
@@ -498,12 +548,13 @@ def write_chain(db: sqlite3.Connection, c: ChainStart) -> None:
     for statement in SCHEMA.split(";"):
         if statement.strip():
             db.execute(statement)
-    db.execute("INSERT INTO chains VALUES (?,?,?,?)",
+    db.execute("INSERT OR REPLACE INTO chains VALUES (?,?,?,?)",  # a chain that sealed nothing
                (c.epoch, c.seq, bytes.fromhex(c.head), c.key))
 
 
-__all__ = ["ChainStart", "KeyFile", "SEAL_EVERY_NS", "SCHEMA", "Seal", "SealError",
-           "Sealer", "TABLES", "chains", "closing_seal", "current", "default_folder",
-           "epoch_key", "first_epoch_from", "has_tables", "key_file", "key_text", "last_seal",
-           "message", "next_key", "parse_key", "progress_message", "raw_public", "seals",
-           "seals_between", "signature_ok", "write_chain", "write_seal"]
+__all__ = ["CATCH_UP", "ChainStart", "KeyFile", "SEAL_EVERY_NS", "SCHEMA", "Seal",
+           "SealError", "Sealer", "TABLES", "chains", "closing_seal", "current",
+           "default_folder", "epoch_key", "first_epoch_from", "has_tables", "key_file",
+           "key_files_of", "key_text", "last_seal", "message", "next_chain_epoch", "next_key",
+           "parse_key", "progress_message", "raw_public", "seals", "seals_between",
+           "set_aside", "signature_ok", "write_chain", "write_seal"]

@@ -76,6 +76,10 @@ def verify(journal_id: str | None, starts: Sequence[ChainStart], seals: Sequence
     elif first_epoch not in by_start:
         known = [c for c in starts if c.epoch <= first_epoch]
         key = known[-1].key if known else None
+    if starts[0].seq and first_epoch == 0:
+        rep.notes.append(f"the journal's seals start at event {starts[0].seq} (`seal init`): "
+                         f"events 1 to {starts[0].seq} were sealed then, not as they were "
+                         "written")
     given = set(keys)
     anchored = bool(given)
     prev_seq = before[-1].seq if before else -1

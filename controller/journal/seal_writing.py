@@ -16,6 +16,9 @@ from typing import Any
 from controller.journal import seal as sealing
 from controller.journal.anchor import GENESIS, JournalError
 
+SEAL_INIT = ("; a technician checks what happened, then may start a new chain with "
+             "`threecard seal init --journal J` (the table stopped)")
+
 
 class SealWriting:
     """Sealing for a journal writer (attributes set by the journal as it opens)."""
@@ -41,19 +44,23 @@ class SealWriting:
         last = sealing.last_seal(self.db)
         self.sealed_seq = last.seq if last is not None else 0
         if now is None:
-            if isinstance(jid, str) and jid:
-                self.seal_error = ("the journal's seals were deleted: its file names journal "
-                                   f"{jid[:16]}, sealed, but holds no seal tables")
+            kept = sealing.key_files_of(self._key_folder, self.path)  # type: ignore[arg-type]
+            if (isinstance(jid, str) and jid) or (kept and self.last_seq):
+                self.seal_error = ("the journal's seals were deleted: "
+                                   + (f"its file names journal {jid[:16]}, sealed, " if jid
+                                      else f"its seal key is in {kept[0]}, ")
+                                   + "but it holds no seals" + SEAL_INIT)
             elif self.last_seq == 0:
                 self._new_chain = True  # made with the first event
             return
         if not isinstance(jid, str) or len(jid) != 64:
-            self.seal_error = "the journal's id was removed from its file: its seals cannot be read"
+            self.seal_error = ("the journal's id was removed from its file: its seals cannot "
+                               "be read" + SEAL_INIT)
             return
         try:
             self.sealer = sealing.Sealer.open(self._key_folder, self.path, jid, *now)  # type: ignore[arg-type]
         except sealing.SealError as exc:
-            self.seal_error = str(exc)
+            self.seal_error = str(exc) + SEAL_INIT
 
     @property
     def sealed(self) -> bool:
@@ -82,9 +89,9 @@ class SealWriting:
             raise JournalError(f"{self.path}: the journal has no events: its chain starts "
                                "with its first event")
         jid = self.store.meta().get("journal_id") or secrets.token_hex(32)
-        now = sealing.current(self.db)
-        epoch = now[0] if now else 0
+        epoch = sealing.next_chain_epoch(self.db)
         try:
+            sealing.set_aside(self._key_folder, self.path, jid)  # type: ignore[arg-type]
             self.sealer, key = sealing.Sealer.new(self._key_folder, self.path, jid, epoch)
         except sealing.SealError as exc:
             raise JournalError(str(exc)) from None
@@ -116,8 +123,10 @@ class SealWriting:
         self._unsealed_since = None
         try:
             self.sealer.advance()  # type: ignore[union-attr]
-        except sealing.SealError:
-            pass  # the used key is zeroed at the next start (Sealer.open)
+        except sealing.SealError as exc:  # the used key stays readable: no seal may follow
+            self.seal_error = (f"the seal key cannot be written over ({exc}): the used key "
+                               "is not erased; free the state folder, then restart")
+            self.sealer = None
 
     def record_check(self, seq: int, seal: str) -> None:
         """Keep a full check's progress (all verified up to snapshot ``seq``), signed.

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -24,9 +25,9 @@ from controller.game.auth import DEMO_PINS, demo_pin_hashes
 from controller.game.engine import TableConfig
 from controller.game.inputs import PlaceBet
 from controller.game.table import Table
-from controller.journal import Journal
+from controller.journal import Journal, JournalError
 from controller.journal import seal as sealing
-from controller.simulate_cli import EventShoe, simulate
+from controller.simulate_cli import EventShoe, SimulationStuck, simulate
 
 CONFIG = TableConfig(seats=3, pin_hashes=demo_pin_hashes())
 
@@ -248,8 +249,8 @@ def test_a_key_file_that_does_not_fit_locks_the_table_and_seal_init_starts_a_new
     play(t, 2)
     key = t.journal.verification_key
     kf = t.journal.sealer.path
-    older = kf.read_bytes()                                     # the key file, two rounds back
-    play(t, 4)
+    older = kf.read_bytes()                                     # the key file, 20 rounds back:
+    play(t, 22)                                                 # more than a power cut loses
     t.close()
     newer = kf.read_bytes()
     for put, words in ((older, "older than the journal"), (None, "missing")):
@@ -311,3 +312,70 @@ def test_no_event_waits_more_than_15_minutes_for_its_seal(tmp_path):
     t._when_idle()                                              # 15 minutes after the bet
     assert t.journal.sealed_seq == t.journal.last_seq > sealed_to
     t.close()
+
+
+def test_seals_stripped_from_the_file_lock_the_table_and_seal_init_says_when_it_sealed(
+        tmp_path):
+    path = tmp_path / "j.sqlite3"
+    t = Table(path, CONFIG)
+    play(t, 3)
+    key = t.journal.verification_key
+    t.close()
+    db = sqlite3.connect(path)
+    db.executescript("DROP TABLE seals; DROP TABLE chains; "
+                     "DELETE FROM meta WHERE key = 'journal_id';")
+    db.commit()
+    db.close()
+    t = Table(path, CONFIG)                                     # its key file is still there
+    try:
+        assert t.locked and "seals were deleted" in t.locked and "seal init" in t.locked
+    finally:
+        t.close()
+    status, out, _ = run("seal", "init", "--journal", str(path))
+    assert status == 0, out                                     # the old key is set aside
+    status, out, _ = run("verify-journal", "--journal", str(path))
+    assert status == 0 and "were sealed then, not as they were written" in out, out
+    status, out, _ = run("verify-journal", "--journal", str(path), "--verify-key", key)
+    assert status == 1 and "not the key given" in out
+
+
+def test_a_key_file_that_cannot_be_written_stops_the_table_and_a_fifo_never_hangs_it(
+        tmp_path, monkeypatch):
+    path = tmp_path / "j.sqlite3"
+    t = Table(path, CONFIG)
+    play(t, 1)
+
+    def refused(self, *args, **kwargs):
+        raise sealing.SealError("seal key: cannot be written: Read-only file system")
+    monkeypatch.setattr(sealing.KeyFile, "write", refused)
+    with pytest.raises((JournalError, SimulationStuck)):
+        play(t, 3)
+    assert t.locked and "cannot be written over" in t.locked
+    t.close()
+    monkeypatch.undo()
+    t = Table(path, CONFIG)                                     # a key one epoch behind:
+    try:                                                        # brought forward
+        assert t.locked is None, t.locked
+    finally:
+        t.close()
+    kf = t.journal.sealer.path
+    kf.unlink()
+    os.mkfifo(kf)
+    t = Table(path, CONFIG)
+    try:
+        assert t.locked and "not a regular file" in t.locked
+    finally:
+        t.close()
+
+
+def test_a_witness_that_is_not_one_is_a_usage_error_and_every_witness_is_checked(sealed):
+    path, _ = sealed
+    status, out, _ = run("seal", "show", "--journal", str(path))
+    good = next(x for x in out.splitlines() if x.startswith("witness: ")).split()[1]
+    for bad in ("0:" + "a" * 64, "99999999999999999999999:" + "a" * 64, good + "ab" * 40):
+        status, _, err = run("verify-journal", "--journal", str(path), "--witness", bad)
+        assert status == 2 and "--witness" in err, (bad, err)
+    wrong = f"{good.split(':')[0]}:{'0' * 64}"
+    status, out, _ = run("verify-journal", "--journal", str(path), "--witness", wrong,
+                         "--witness", good)
+    assert status == 1 and "does not hold the seal" in out
