@@ -184,40 +184,33 @@ def die(table: Table) -> None:
     j._release_writer_lock()
 
 
-def after_stage(monkeypatch):
-    real = sealing.Sealer.stage
+def killed_after(owner, name: str):
+    """A step of sealing after which the process dies: ``owner.name`` runs, then the kill."""
+    def step(monkeypatch) -> None:
+        real = getattr(owner, name)
 
-    def stage(self):
-        real(self)
-        raise Killed
-    monkeypatch.setattr(sealing.Sealer, "stage", stage)
-
-
-def after_seal_row(monkeypatch):
-    real = sealing.write_seal
-
-    def write(db, s):
-        real(db, s)
-        raise Killed
-    monkeypatch.setattr(sealing, "write_seal", write)
+        def then_killed(*args, **kwargs):
+            real(*args, **kwargs)
+            raise Killed
+        monkeypatch.setattr(owner, name, then_killed)
+    step.__name__ = f"after_{name}"
+    return step
 
 
-def after_commit(monkeypatch):
+def after_commit(monkeypatch) -> None:
+    """Killed once the seal is committed, before the next key is written over the used one."""
     def advance(self):
         raise Killed
     monkeypatch.setattr(sealing.Sealer, "advance", advance)
 
 
-def after_erase(monkeypatch):
-    real = sealing.Sealer.advance
-
-    def advance(self):
-        real(self)
-        raise Killed
-    monkeypatch.setattr(sealing.Sealer, "advance", advance)
+STEPS = [killed_after(sealing.Sealer, "stage"),        # the next key derived
+         killed_after(sealing, "write_seal"),          # the seal's row written, not committed
+         after_commit,
+         killed_after(sealing.Sealer, "advance")]      # the next key written over the used one
 
 
-@pytest.mark.parametrize("step", [after_stage, after_seal_row, after_commit, after_erase])
+@pytest.mark.parametrize("step", STEPS, ids=lambda f: f.__name__)
 def test_a_kill_at_each_step_of_sealing_never_locks_and_keeps_the_chain_contiguous(
         tmp_path, monkeypatch, step):
     path = tmp_path / "j.sqlite3"
