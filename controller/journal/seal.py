@@ -47,8 +47,6 @@ CREATE TABLE IF NOT EXISTS seals (
 """
 """A chain starts at an epoch with its key; each seal closes one epoch."""
 
-TABLES = ("chains", "seals")
-
 CATCH_UP = 16
 """Epochs a key file may be behind its journal and be brought forward at start: the seals
 of the last seconds before a power cut, whose key writes were not flushed yet (a live round
@@ -553,7 +551,7 @@ def write_chain(db: sqlite3.Connection, c: ChainStart) -> None:
 
 
 __all__ = ["CATCH_UP", "ChainStart", "KeyFile", "SEAL_EVERY_NS", "SCHEMA", "Seal",
-           "SealError", "Sealer", "TABLES", "chains", "closing_seal", "current",
+           "SealError", "Sealer", "chains", "closing_seal", "current",
            "default_folder", "epoch_key", "first_epoch_from", "has_tables", "key_file",
            "key_files_of", "key_text", "last_seal", "message", "next_chain_epoch", "next_key",
            "parse_key", "progress_message", "raw_public", "seals", "seals_between",

@@ -63,11 +63,6 @@ class SealWriting:
             self.seal_error = str(exc) + SEAL_INIT
 
     @property
-    def sealed(self) -> bool:
-        """Whether the journal carries seals (or gets them with its first event)."""
-        return self.sealer is not None or self._new_chain or bool(sealing.chains(self.db))
-
-    @property
     def verification_key(self) -> str | None:
         """The journal's verification key (its first chain's key, as text); None: unsealed."""
         found = sealing.chains(self.db)
