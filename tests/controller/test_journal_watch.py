@@ -184,7 +184,8 @@ def test_a_check_stopped_part_way_is_resumed_by_the_next_where_it_stopped(tmp_pa
     assert check_beside(t, str(path), stop) is None          # the daemon stopped meanwhile
     t._when_idle()                                           # the table keeps the progress
     kept = t.journal.checked_to()
-    assert kept is not None and kept[0] == seen[0]
+    assert kept is not None and kept[0] == seen[-1]           # the newest progress noted
+    assert seen == sorted(seen) and seen[-1] < t.journal.last_seq
     del t.note_check
     out = check_beside(t, str(path), threading.Event())      # the next start's check
     assert out.ok, out.summary
