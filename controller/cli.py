@@ -15,7 +15,7 @@ import logging
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 from controller.game.text import for_terminal
 
@@ -42,6 +42,23 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+class CommandParser(argparse.ArgumentParser):
+    """An argument parser whose usage error is the error first, then where the usage is.
+
+    Every sub-command's parser (and theirs: ``floor serve``) is one, as ``add_subparsers``
+    makes them of its parser's class.
+    """
+
+    def error(self, message: str) -> NoReturn:
+        """Print ``<prog>: error: <message>`` and a pointer to ``--help``; exit status 2.
+
+        The whole usage (ten lines for ``run``) would push the one line that matters off
+        the screen; ``<prog> --help`` prints it.
+        """
+        self.exit(2, f"{self.prog}: error: {message}\n"
+                     f"{self.prog}: see `{self.prog} --help` for usage\n")
+
+
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """Build the top-level parser with every sub-command's arguments.
 
@@ -53,9 +70,9 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         The parser; each sub-parser carries ``_module`` so ``main`` can dispatch, and
         ``parser.commands`` maps each sub-command's name to its parser.
     """
-    parser = argparse.ArgumentParser(prog="threecard",
-                                     description=(__doc__ or "threecard").splitlines()[0]
-                                     .replace("``", ""))  # (python -OO has no docstrings)
+    parser = CommandParser(prog="threecard",
+                           description=(__doc__ or "threecard").splitlines()[0]
+                           .replace("``", ""))  # (python -OO has no docstrings)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     chosen = _chosen_command(sys.argv[1:] if argv is None else argv)
     commands: dict[str, argparse.ArgumentParser] = {}
