@@ -176,6 +176,26 @@ def window_size(text: str) -> str:
     return text
 
 
+RUN_FLAGS: dict[str, str] = {
+    "shoe_url": "--shoe", "dialect": "--dialect", "rules": "--rules", "seats": "--seats",
+    "journal_path": "--journal", "headless": "--headless", "language": "--lang",
+    "log_level": "--log-level", "dealer_size": "--dealer-size", "floor_broker": "--floor",
+    "table_id": "--table-id"}
+"""``threecard run``'s flags that override a setting of the configuration file: setting ->
+flag. A bad value given so is named by its flag, never blamed on the file."""
+
+
+def run_overrides(args: argparse.Namespace, **made: Any) -> dict[str, Any]:
+    """The settings ``run``'s flags give (:data:`RUN_FLAGS`; None: the flag not given).
+
+    Args:
+        args: ``run``'s parsed arguments.
+        made: settings ``run`` made of its flags in their place (``--demo``'s shoe).
+    """
+    return {name: made[name] if name in made else getattr(args, flag[2:].replace("-", "_"))
+            for name, flag in RUN_FLAGS.items()}
+
+
 def dealer_window(config: Any) -> tuple[int, int] | None:
     """The dealer window's size that ``[display] dealer_size`` (or ``--dealer-size``) sets.
 
@@ -188,7 +208,7 @@ def dealer_window(config: Any) -> tuple[int, int] | None:
 
     Raises:
         ConfigError: not ``WIDTHxHEIGHT`` (200 to 8000 pixels each), or smaller than
-            :data:`DEALER_MIN` either way up, named by its key.
+            :data:`DEALER_MIN` either way up, named by its key or ``--dealer-size``.
     """
     if not config.dealer_size:
         return None
@@ -202,8 +222,7 @@ def dealer_window(config: Any) -> tuple[int, int] | None:
     except ValueError as exc:
         from controller.game.config import ConfigError
 
-        where = f"{config.source}: " if config.source else ""
-        raise ConfigError(f"{where}[display] dealer_size: {exc}") from None
+        raise ConfigError(f"{config.place('dealer_size')}: {exc}") from None
 
 
 def screens_record(config: Any) -> dict[str, Any] | None:

@@ -41,7 +41,7 @@ from typing import Any
 from controller import cli, environment, journal_watch
 from controller.autoplay import QUIET_MS, AutoPlayer, autoplay_loop
 from controller.cli import counted, input_script, line_handler, wagers, whole_number
-from controller.floor_link import NO_FEED, add_floor_arguments, floor_overrides, open_floor
+from controller.floor_link import NO_FEED, add_floor_arguments, open_floor
 from controller.game.config import (
     DEMO_SHOE,
     MAX_SEATS,
@@ -528,14 +528,10 @@ def run(args: argparse.Namespace) -> int:
     if demo and not args.headless and not _has_display():
         headless = True
     shoe = args.shoe if args.shoe is not None else (DEMO_SHOE if demo else None)
-    overrides = {"shoe_url": shoe,
-                 "dialect": args.dialect, "rules": args.rules, "seats": args.seats,
-                 "journal_path": journal, "headless": headless, "language": args.lang,
-                 "log_level": args.log_level, "dealer_size": args.dealer_size,
-                 **floor_overrides(args)}
+    overrides = cli.run_overrides(args, shoe_url=shoe, journal_path=journal, headless=headless)
     _setup_logging(args.log_level or "info")
     try:
-        config = load_config(args.config, **overrides)
+        config = load_config(args.config, cli.RUN_FLAGS, **overrides)
         # the demo's own shoe names its dialect: the configured shoe's is not in question
         check_shoe(config, warn_dialect=not (demo and args.shoe is None))
         cli.dealer_window(config)  # a size that does not read stops the run now

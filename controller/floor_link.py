@@ -38,11 +38,6 @@ def add_floor_arguments(parser: argparse.ArgumentParser) -> None:
                         "the journal and in the floor's topics (overrides [table] id)")
 
 
-def floor_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    """The configuration fields ``--floor`` and ``--table-id`` set (None: not given)."""
-    return {"floor_broker": args.floor, "table_id": args.table_id}
-
-
 class _NoFeed:
     """No floor configured: nothing to stop, nothing left to send."""
 

@@ -44,9 +44,9 @@ def check_shoe(config: TableConfig, warn_dialect: bool = True) -> None:
             the one ``shoe.dialect`` (or ``--dialect``) sets: the URL's wins.
 
     Raises:
-        ConfigError: naming the file and the key: a dialect not in the registry, a URL
-            whose scheme is not registered, that names an unknown dialect, or whose
-            target or options its scheme refuses.
+        ConfigError: naming the flag, or the file and the key: a dialect not in the
+            registry, a URL whose scheme is not registered, that names an unknown dialect,
+            or whose target or options its scheme refuses.
     """
     from drivers.dialects import dialect_named
     from drivers.url import make_connector, parse_shoe_url
@@ -55,7 +55,7 @@ def check_shoe(config: TableConfig, warn_dialect: bool = True) -> None:
     try:
         dialect = dialect_named(config.dialect)
     except ValueError as exc:
-        raise ConfigError(f"{config.source}: shoe.dialect: {exc}") from None
+        raise ConfigError(f"{config.place('dialect')}: {exc}") from None
     try:
         parsed = parse_shoe_url(config.shoe_url)
         if parsed.dialect is not None:
@@ -63,7 +63,7 @@ def check_shoe(config: TableConfig, warn_dialect: bool = True) -> None:
         # built, never opened, and closed again: a simulated shoe's runs from the start
         make_connector(parsed, dialect).close()
     except ValueError as exc:
-        raise ConfigError(f"{config.source}: shoe.url: {exc}") from None
+        raise ConfigError(f"{config.place('shoe_url')}: {exc}") from None
     if warn_dialect and "dialect" in config.given and parsed.dialect not in (None,
                                                                             config.dialect):
         log.warning("the shoe URL %s names dialect %s: it wins over shoe.dialect (or "

@@ -43,6 +43,9 @@ from simulators.event_shoe import EventShoe, parse_faults
 DEFAULT_BETS = '{"ante": 100, "pair_plus": 100, "six_card_bonus": 100}'
 FLOOR_DRAIN_S = 60.0
 """With ``--floor``, how long the run may go on sending to a connected broker at its end."""
+SIMULATE_FLAGS = {"rules": "--rules", "seats": "--seats", "table_id": "--table-id",
+                  "floor_broker": "--floor"}
+"""The table's settings ``simulate`` takes from its flags: setting -> flag."""
 
 
 def expected_returns(profile: RuleProfile) -> dict[str, Fraction]:
@@ -346,7 +349,8 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as exc:
             raise ValueError(f"--faults: {exc}") from None
         config = TableConfig(rules=args.rules, seats=args.seats, pin_hashes=demo_pin_hashes(),
-                             table_id=args.table_id or "TABLE-1", floor_broker=args.floor or ""
+                             table_id=args.table_id or "TABLE-1", floor_broker=args.floor or "",
+                             flags=SIMULATE_FLAGS,  # its errors name the flags
                              ).pinned().validate()  # the profile's text read once, journaled
         check_floor(config, args.journal)
         try:
