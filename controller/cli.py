@@ -42,12 +42,35 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+class DefaultsFormatter(argparse.HelpFormatter):
+    """Help that ends each option's text with its default, ``(default: 1000)``.
+
+    Not when the text names its default itself, nor when there is none to name (None,
+    an empty string or list, a flag that is off).
+    """
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if (action.option_strings and "default" not in text and action.default is not None
+                and action.default is not False and action.default not in ("", [])
+                and action.default is not argparse.SUPPRESS):
+            default = (json.dumps(action.default).replace("%", "%%")
+                       if isinstance(action.default, dict) else "%(default)s")
+            return f"{text} (default: {default})"
+        return action.help
+
+
 class CommandParser(argparse.ArgumentParser):
     """An argument parser whose usage error is the error first, then where the usage is.
 
     Every sub-command's parser (and theirs: ``floor serve``) is one, as ``add_subparsers``
-    makes them of its parser's class.
+    makes them of its parser's class; their help names each option's default
+    (:class:`DefaultsFormatter`).
     """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", DefaultsFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         """Print ``<prog>: error: <message>`` and a pointer to ``--help``; exit status 2.
@@ -194,6 +217,27 @@ def run_overrides(args: argparse.Namespace, **made: Any) -> dict[str, Any]:
     """
     return {name: made[name] if name in made else getattr(args, flag[2:].replace("-", "_"))
             for name, flag in RUN_FLAGS.items()}
+
+
+def note_overrides(parser: argparse.ArgumentParser, flags: dict[str, str]) -> None:
+    """End the help of each flag of ``flags`` with the setting it overrides and its default.
+
+    Args:
+        parser: the sub-command's parser, its flags added.
+        flags: setting -> flag (:data:`RUN_FLAGS`).
+    """
+    from controller.game.config import TableConfig
+
+    built_in = TableConfig()
+    for action in parser._actions:
+        name = next((n for n, f in flags.items() if f in action.option_strings), None)
+        if name is None:
+            continue
+        text, default = action.help or "", getattr(built_in, name)
+        note = f"overrides {built_in.place(name)}"
+        if "default" not in text and default not in ("", False):
+            note += f"; default {default}"
+        action.help = f"{text} ({note})".lstrip()
 
 
 def dealer_window(config: Any) -> tuple[int, int] | None:

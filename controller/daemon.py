@@ -44,6 +44,7 @@ from controller.cli import counted, input_script, line_handler, wagers, whole_nu
 from controller.floor_link import NO_FEED, add_floor_arguments, open_floor
 from controller.game.config import (
     DEMO_SHOE,
+    LOG_LEVELS,
     MAX_SEATS,
     MIN_SEATS,
     ConfigError,
@@ -59,7 +60,7 @@ from controller.game.table_views import check_returns
 from controller.game.views import DealerView, PlayerView
 from controller.notify import Heartbeats, Notifier, WatchdogTiming
 from controller.round_log import RoundLog
-from controller.shoe_link import check_shoe, open_shoe
+from controller.shoe_link import check_shoe, open_shoe, shoe_schemes
 from controller.stdin_lines import read_lines
 from display.i18n import Translator  # the screens' words only: no screen library
 
@@ -85,11 +86,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``run``'s options (flags override the configuration file)."""
     from drivers.dialects import DIALECTS
 
-    parser.add_argument("--config", help="the table's TOML configuration file")
+    parser.add_argument("--config", help="the table's TOML configuration file (without one: "
+                        "the built-in settings; systemd/table.toml.example shows every key)")
     parser.add_argument("--demo", action="store_true",
                         help="simulated shoe, autoplay at a human pace, a temporary journal "
                         "deleted at exit (--journal PATH keeps it); stop with Ctrl+C")
-    parser.add_argument("--shoe", help="shoe URL, e.g. serial:///dev/card-shoe?dialect=beetek")
+    parser.add_argument("--shoe", help="shoe URL, e.g. serial:///dev/card-shoe?dialect=beetek; "
+                        f"schemes: {shoe_schemes()}")
     parser.add_argument("--dialect", choices=DIALECTS,
                         help="shoe dialect when the shoe URL names none")
     parser.add_argument("--rules", help="rule profile: live, classic or a TOML path")
@@ -103,14 +106,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="no window (SDL dummy driver); one log line per round")
     parser.add_argument("--autoplay", action="store_true",
                         help="automatic bets (--bets) on every seat, Q-6-4 decisions, settle")
-    parser.add_argument("--bets", type=wagers,
-                        help='autoplay wagers, e.g. {"ante": 100, "pair_plus": 25}')
+    parser.add_argument("--bets", type=wagers, default=DEMO_BETS,
+                        help='autoplay wagers, minor units, e.g. {"ante": 100, "pair_plus": 25}')
     parser.add_argument("--rounds", type=whole_number(1),
-                        help="stop after N settled rounds (1 or more)")
+                        help="stop after N settled rounds (1 or more; default: until stopped)")
     parser.add_argument("--lang", choices=LANGUAGES, help="screen language")
     parser.add_argument("--dealer-size", metavar="WIDTHxHEIGHT", type=cli.window_size,
                         help="dealer window size, e.g. 800x480 for a 7-inch panel")
-    parser.add_argument("--log-level", choices=("debug", "info", "warning", "error"))
+    parser.add_argument("--log-level", choices=LOG_LEVELS, help="the lowest level logged")
     parser.add_argument("--pace-ms", type=whole_number(0, MAX_PACE_MS), default=None,
                         help=f"autoplay pause between dealer steps, 0 to {MAX_PACE_MS:,} "
                         f"milliseconds (demo default {DEMO_PACE_MS}, headless "
@@ -126,6 +129,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--input-script", metavar="FILE", type=input_script, help="play dealer "
                         "touches and keys from a JSON-lines file (README: Input scripts)")
     add_floor_arguments(parser)
+    cli.note_overrides(parser, cli.RUN_FLAGS)
 
 
 def _setup_logging(level: str) -> None:

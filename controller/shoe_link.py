@@ -13,7 +13,7 @@ import logging
 import queue
 from typing import TYPE_CHECKING, Any
 
-from controller.game.config import ConfigError, TableConfig
+from controller.game.config import DEMO_SHOE, ConfigError, TableConfig
 
 if TYPE_CHECKING:
     from drivers.link import ShoeLink
@@ -29,6 +29,17 @@ def _register_simulator(url: str) -> None:
     scheme, sep, _ = url.strip().partition("://")
     if sep and scheme.lower() == "sim":
         import simulators.sim_link  # noqa: F401  (registers sim:// on import)
+
+
+def shoe_schemes() -> str:
+    """The shoe URL schemes, as ``--shoe``'s help lists them.
+
+    They are the drivers' registry (:data:`drivers.url.SCHEMES`) and the simulated shoe's,
+    which registers itself when a ``sim://`` URL is used.
+    """
+    from drivers.url import SCHEMES
+
+    return ", ".join(dict.fromkeys([*SCHEMES, DEMO_SHOE.partition(":")[0]]))
 
 
 def check_shoe(config: TableConfig, warn_dialect: bool = True) -> None:

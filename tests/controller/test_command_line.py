@@ -7,11 +7,13 @@ flag's error names the flag, a bad file's the file, section and key; every sub-c
 
 from __future__ import annotations
 
+import argparse
 import logging
+import re
 
 import pytest
 
-from controller.cli import RUN_FLAGS, main
+from controller.cli import COMMANDS, RUN_FLAGS, build_parser, main
 from controller.game.config import load_config
 
 
@@ -118,3 +120,93 @@ def test_the_other_commands_name_the_flag_too(capsys, argv, flag):
     err = capsys.readouterr().err
     assert err.startswith(f"threecard {argv[0]}: {flag}: "), err
     assert "[table]" not in err
+
+
+def _help(capsys, *argv: str) -> str:
+    """``threecard ARGV... --help``, its words joined by single spaces (as wrapped)."""
+    with pytest.raises(SystemExit) as stop:
+        main([*argv, "--help"])
+    assert stop.value.code == 0
+    return " ".join(capsys.readouterr().out.split())
+
+
+def _parsers() -> list[tuple[str, argparse.ArgumentParser]]:
+    """Every sub-command's parser, and their own sub-commands' (``floor serve``)."""
+    found = []
+    for name in COMMANDS:
+        todo = [build_parser([name]).get_default("_commands")[name]]
+        while todo:
+            parser = todo.pop()
+            found.append((parser.prog, parser))
+            todo += [p for a in parser._actions if isinstance(a, argparse._SubParsersAction)
+                     for p in a.choices.values()]
+    return found
+
+
+PARSERS = _parsers()
+
+
+def _option_help(prog: str, flag: str) -> str:
+    """The help text ``PROG --help`` prints for ``flag`` (unwrapped)."""
+    parser = dict(PARSERS)[prog]
+    (action,) = [a for a in parser._actions if flag in a.option_strings]
+    return parser._get_formatter()._expand_help(action)
+
+
+@pytest.mark.parametrize("prog, parser", PARSERS, ids=[p for p, _ in PARSERS])
+def test_every_option_says_what_it_asks_and_its_default(prog, parser):
+    formatter = parser._get_formatter()
+    for action in parser._actions:
+        if not action.option_strings or action.help == argparse.SUPPRESS:
+            continue
+        text = formatter._expand_help(action) if action.help else ""
+        assert text.strip(), f"{prog} {action.option_strings[0]}: no help"
+        if action.default not in (None, False, "", [], argparse.SUPPRESS):
+            assert "default" in text, f"{prog} {action.option_strings[0]}: {text}"
+
+
+def test_simulate_help_names_its_defaults(capsys):
+    from controller.simulate_cli import DEFAULT_BETS
+
+    for flag, default in (("--rules", "live"), ("--seats", "7"), ("--rounds", "1000"),
+                          ("--seed", "1"), ("--bets", DEFAULT_BETS)):
+        assert _option_help("threecard simulate", flag).endswith(f" (default: {default})")
+    assert "(default: 1000)" in _help(capsys, "simulate")  # as printed
+
+
+def test_run_help_lists_the_shoe_url_schemes_of_the_drivers_registry(capsys):
+    import simulators.sim_link  # noqa: F401  (registers sim://, as a sim:// shoe does)
+    from drivers.url import SCHEMES
+
+    text = _help(capsys, "run")
+    assert f"schemes: {', '.join(SCHEMES)} " in text
+
+
+def test_run_help_names_the_setting_each_flag_overrides(capsys):
+    from controller.game.config import FILE_KEYS
+
+    keys = {field: f"[{section}] {key}" for section, fields in FILE_KEYS.items()
+            for key, field in fields.items()}
+    for field, flag in RUN_FLAGS.items():
+        text = _option_help("threecard run", flag)
+        assert re.search(rf"\(overrides {re.escape(keys[field])}[;)]", text), (flag, text)
+    assert _option_help("threecard run", "--rules").endswith(
+        "(overrides [table] rules; default live)")
+    assert "(overrides [journal] path)" in _help(capsys, "run")  # as printed
+
+
+def test_dispute_help_shows_verify_as_the_other_form_not_a_required_word(capsys):
+    text = _help(capsys, "dispute")
+    usage = text.split(" a signed bundle")[0]
+    assert usage.startswith("usage: threecard dispute --journal JOURNAL --round ROUND --out")
+    assert "(--config CONFIG | --key KEY)" in usage
+    assert "threecard dispute verify [--public-key FILE] [--verify-key KEY] bundle" in usage
+    assert "verify ..." not in text
+    assert _help(capsys, "dispute", "verify").startswith(
+        "usage: threecard dispute verify [-h] [--public-key FILE]")
+
+
+def test_hash_pin_help_says_it_asks_twice_or_reads_stdin(capsys):
+    text = _help(capsys, "hash-pin")
+    assert "asks for the PIN twice, without echo" in text
+    assert "one line on stdin" in text and "4 to 12 digits" in text
