@@ -130,39 +130,37 @@ def _help(capsys, *argv: str) -> str:
     return " ".join(capsys.readouterr().out.split())
 
 
-def _parsers() -> list[tuple[str, argparse.ArgumentParser]]:
-    """Every sub-command's parser, and their own sub-commands' (``floor serve``)."""
-    found = []
-    for name in COMMANDS:
-        todo = [build_parser([name]).get_default("_commands")[name]]
-        while todo:
-            parser = todo.pop()
-            found.append((parser.prog, parser))
-            todo += [p for a in parser._actions if isinstance(a, argparse._SubParsersAction)
-                     for p in a.choices.values()]
+def _parsers(command: str) -> dict[str, argparse.ArgumentParser]:
+    """``threecard COMMAND``'s parser and its own sub-commands' (``floor serve``), by
+    their names as help shows them."""
+    found = {}
+    todo = [build_parser([command]).get_default("_commands")[command]]
+    while todo:
+        parser = todo.pop()
+        found[parser.prog] = parser
+        todo += [p for a in parser._actions if isinstance(a, argparse._SubParsersAction)
+                 for p in a.choices.values()]
     return found
 
 
-PARSERS = _parsers()
-
-
-def _option_help(prog: str, flag: str) -> str:
-    """The help text ``PROG --help`` prints for ``flag`` (unwrapped)."""
-    parser = dict(PARSERS)[prog]
+def _option_help(command: str, flag: str) -> str:
+    """The help text ``threecard COMMAND --help`` prints for ``flag`` (unwrapped)."""
+    parser = _parsers(command)[f"threecard {command}"]
     (action,) = [a for a in parser._actions if flag in a.option_strings]
     return parser._get_formatter()._expand_help(action)
 
 
-@pytest.mark.parametrize("prog, parser", PARSERS, ids=[p for p, _ in PARSERS])
-def test_every_option_says_what_it_asks_and_its_default(prog, parser):
-    formatter = parser._get_formatter()
-    for action in parser._actions:
-        if not action.option_strings or action.help == argparse.SUPPRESS:
-            continue
-        text = formatter._expand_help(action) if action.help else ""
-        assert text.strip(), f"{prog} {action.option_strings[0]}: no help"
-        if action.default not in (None, False, "", [], argparse.SUPPRESS):
-            assert "default" in text, f"{prog} {action.option_strings[0]}: {text}"
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_every_option_says_what_it_asks_and_its_default(command):
+    for prog, parser in _parsers(command).items():
+        formatter = parser._get_formatter()
+        for action in parser._actions:
+            if not action.option_strings or action.help == argparse.SUPPRESS:
+                continue
+            text = formatter._expand_help(action) if action.help else ""
+            assert text.strip(), f"{prog} {action.option_strings[0]}: no help"
+            if action.default not in (None, False, "", [], argparse.SUPPRESS):
+                assert "default" in text, f"{prog} {action.option_strings[0]}: {text}"
 
 
 def test_simulate_help_names_its_defaults(capsys):
@@ -170,7 +168,7 @@ def test_simulate_help_names_its_defaults(capsys):
 
     for flag, default in (("--rules", "live"), ("--seats", "7"), ("--rounds", "1000"),
                           ("--seed", "1"), ("--bets", DEFAULT_BETS)):
-        assert _option_help("threecard simulate", flag).endswith(f" (default: {default})")
+        assert _option_help("simulate", flag).endswith(f" (default: {default})")
     assert "(default: 1000)" in _help(capsys, "simulate")  # as printed
 
 
@@ -188,9 +186,9 @@ def test_run_help_names_the_setting_each_flag_overrides(capsys):
     keys = {field: f"[{section}] {key}" for section, fields in FILE_KEYS.items()
             for key, field in fields.items()}
     for field, flag in RUN_FLAGS.items():
-        text = _option_help("threecard run", flag)
+        text = _option_help("run", flag)
         assert re.search(rf"\(overrides {re.escape(keys[field])}[;)]", text), (flag, text)
-    assert _option_help("threecard run", "--rules").endswith(
+    assert _option_help("run", "--rules").endswith(
         "(overrides [table] rules; default live)")
     assert "(overrides [journal] path)" in _help(capsys, "run")  # as printed
 
