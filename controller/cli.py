@@ -15,7 +15,7 @@ import logging
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 from controller.game.text import for_terminal
 
@@ -42,6 +42,46 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+class DefaultsFormatter(argparse.HelpFormatter):
+    """Help that ends each option's text with its default, ``(default: 1000)``.
+
+    Not when the text names its default itself, nor when there is none to name (None,
+    an empty string or list, a flag that is off).
+    """
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if (action.option_strings and "default" not in text and action.default is not None
+                and action.default is not False and action.default not in ("", [])
+                and action.default is not argparse.SUPPRESS):
+            default = (json.dumps(action.default).replace("%", "%%")
+                       if isinstance(action.default, dict) else "%(default)s")
+            return f"{text} (default: {default})"
+        return action.help
+
+
+class CommandParser(argparse.ArgumentParser):
+    """An argument parser whose usage error is the error first, then where the usage is.
+
+    Every sub-command's parser (and theirs: ``floor serve``) is one, as ``add_subparsers``
+    makes them of its parser's class; their help names each option's default
+    (:class:`DefaultsFormatter`).
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", DefaultsFormatter)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        """Print ``<prog>: error: <message>`` and a pointer to ``--help``; exit status 2.
+
+        The whole usage (ten lines for ``run``) would push the one line that matters off
+        the screen; ``<prog> --help`` prints it.
+        """
+        self.exit(2, f"{self.prog}: error: {message}\n"
+                     f"{self.prog}: see `{self.prog} --help` for usage\n")
+
+
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """Build the top-level parser with every sub-command's arguments.
 
@@ -53,9 +93,9 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         The parser; each sub-parser carries ``_module`` so ``main`` can dispatch, and
         ``parser.commands`` maps each sub-command's name to its parser.
     """
-    parser = argparse.ArgumentParser(prog="threecard",
-                                     description=(__doc__ or "threecard").splitlines()[0]
-                                     .replace("``", ""))  # (python -OO has no docstrings)
+    parser = CommandParser(prog="threecard",
+                           description=(__doc__ or "threecard").splitlines()[0]
+                           .replace("``", ""))  # (python -OO has no docstrings)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     chosen = _chosen_command(sys.argv[1:] if argv is None else argv)
     commands: dict[str, argparse.ArgumentParser] = {}
@@ -159,6 +199,47 @@ def window_size(text: str) -> str:
     return text
 
 
+RUN_FLAGS: dict[str, str] = {
+    "shoe_url": "--shoe", "dialect": "--dialect", "rules": "--rules", "seats": "--seats",
+    "journal_path": "--journal", "headless": "--headless", "language": "--lang",
+    "log_level": "--log-level", "dealer_size": "--dealer-size", "floor_broker": "--floor",
+    "table_id": "--table-id"}
+"""``threecard run``'s flags that override a setting of the configuration file: setting ->
+flag. A bad value given so is named by its flag, never blamed on the file."""
+
+
+def run_overrides(args: argparse.Namespace, **made: Any) -> dict[str, Any]:
+    """The settings ``run``'s flags give (:data:`RUN_FLAGS`; None: the flag not given).
+
+    Args:
+        args: ``run``'s parsed arguments.
+        made: settings ``run`` made of its flags in their place (``--demo``'s shoe).
+    """
+    return {name: made[name] if name in made else getattr(args, flag[2:].replace("-", "_"))
+            for name, flag in RUN_FLAGS.items()}
+
+
+def note_overrides(parser: argparse.ArgumentParser, flags: dict[str, str]) -> None:
+    """End the help of each flag of ``flags`` with the setting it overrides and its default.
+
+    Args:
+        parser: the sub-command's parser, its flags added.
+        flags: setting -> flag (:data:`RUN_FLAGS`).
+    """
+    from controller.game.config import TableConfig
+
+    built_in = TableConfig()
+    for action in parser._actions:
+        name = next((n for n, f in flags.items() if f in action.option_strings), None)
+        if name is None:
+            continue
+        text, default = action.help or "", getattr(built_in, name)
+        note = f"overrides {built_in.place(name)}"
+        if "default" not in text and default not in ("", False):
+            note += f"; default {default}"
+        action.help = f"{text} ({note})".lstrip()
+
+
 def dealer_window(config: Any) -> tuple[int, int] | None:
     """The dealer window's size that ``[display] dealer_size`` (or ``--dealer-size``) sets.
 
@@ -171,7 +252,7 @@ def dealer_window(config: Any) -> tuple[int, int] | None:
 
     Raises:
         ConfigError: not ``WIDTHxHEIGHT`` (200 to 8000 pixels each), or smaller than
-            :data:`DEALER_MIN` either way up, named by its key.
+            :data:`DEALER_MIN` either way up, named by its key or ``--dealer-size``.
     """
     if not config.dealer_size:
         return None
@@ -185,8 +266,7 @@ def dealer_window(config: Any) -> tuple[int, int] | None:
     except ValueError as exc:
         from controller.game.config import ConfigError
 
-        where = f"{config.source}: " if config.source else ""
-        raise ConfigError(f"{where}[display] dealer_size: {exc}") from None
+        raise ConfigError(f"{config.place('dealer_size')}: {exc}") from None
 
 
 def screens_record(config: Any) -> dict[str, Any] | None:

@@ -41,9 +41,10 @@ from typing import Any
 from controller import cli, environment, journal_watch
 from controller.autoplay import QUIET_MS, AutoPlayer, autoplay_loop
 from controller.cli import counted, input_script, line_handler, wagers, whole_number
-from controller.floor_link import NO_FEED, add_floor_arguments, floor_overrides, open_floor
+from controller.floor_link import NO_FEED, add_floor_arguments, open_floor
 from controller.game.config import (
     DEMO_SHOE,
+    LOG_LEVELS,
     MAX_SEATS,
     MIN_SEATS,
     ConfigError,
@@ -59,7 +60,7 @@ from controller.game.table_views import check_returns
 from controller.game.views import DealerView, PlayerView
 from controller.notify import Heartbeats, Notifier, WatchdogTiming
 from controller.round_log import RoundLog
-from controller.shoe_link import check_shoe, open_shoe
+from controller.shoe_link import check_shoe, open_shoe, shoe_schemes
 from controller.stdin_lines import read_lines
 from display.i18n import Translator  # the screens' words only: no screen library
 
@@ -85,11 +86,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``run``'s options (flags override the configuration file)."""
     from drivers.dialects import DIALECTS
 
-    parser.add_argument("--config", help="the table's TOML configuration file")
+    parser.add_argument("--config", help="the table's TOML configuration file (without one: "
+                        "the built-in settings; systemd/table.toml.example shows every key)")
     parser.add_argument("--demo", action="store_true",
                         help="simulated shoe, autoplay at a human pace, a temporary journal "
                         "deleted at exit (--journal PATH keeps it); stop with Ctrl+C")
-    parser.add_argument("--shoe", help="shoe URL, e.g. serial:///dev/card-shoe?dialect=beetek")
+    parser.add_argument("--shoe", help="shoe URL, e.g. serial:///dev/card-shoe?dialect=beetek; "
+                        f"schemes: {shoe_schemes()}")
     parser.add_argument("--dialect", choices=DIALECTS,
                         help="shoe dialect when the shoe URL names none")
     parser.add_argument("--rules", help="rule profile: live, classic or a TOML path")
@@ -103,14 +106,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="no window (SDL dummy driver); one log line per round")
     parser.add_argument("--autoplay", action="store_true",
                         help="automatic bets (--bets) on every seat, Q-6-4 decisions, settle")
-    parser.add_argument("--bets", type=wagers,
-                        help='autoplay wagers, e.g. {"ante": 100, "pair_plus": 25}')
+    parser.add_argument("--bets", type=wagers, default=DEMO_BETS,
+                        help='autoplay wagers, minor units, e.g. {"ante": 100, "pair_plus": 25}')
     parser.add_argument("--rounds", type=whole_number(1),
-                        help="stop after N settled rounds (1 or more)")
+                        help="stop after N settled rounds (1 or more; default: until stopped)")
     parser.add_argument("--lang", choices=LANGUAGES, help="screen language")
     parser.add_argument("--dealer-size", metavar="WIDTHxHEIGHT", type=cli.window_size,
                         help="dealer window size, e.g. 800x480 for a 7-inch panel")
-    parser.add_argument("--log-level", choices=("debug", "info", "warning", "error"))
+    parser.add_argument("--log-level", choices=LOG_LEVELS, help="the lowest level logged")
     parser.add_argument("--pace-ms", type=whole_number(0, MAX_PACE_MS), default=None,
                         help=f"autoplay pause between dealer steps, 0 to {MAX_PACE_MS:,} "
                         f"milliseconds (demo default {DEMO_PACE_MS}, headless "
@@ -126,6 +129,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--input-script", metavar="FILE", type=input_script, help="play dealer "
                         "touches and keys from a JSON-lines file (README: Input scripts)")
     add_floor_arguments(parser)
+    cli.note_overrides(parser, cli.RUN_FLAGS)
 
 
 def _setup_logging(level: str) -> None:
@@ -528,14 +532,10 @@ def run(args: argparse.Namespace) -> int:
     if demo and not args.headless and not _has_display():
         headless = True
     shoe = args.shoe if args.shoe is not None else (DEMO_SHOE if demo else None)
-    overrides = {"shoe_url": shoe,
-                 "dialect": args.dialect, "rules": args.rules, "seats": args.seats,
-                 "journal_path": journal, "headless": headless, "language": args.lang,
-                 "log_level": args.log_level, "dealer_size": args.dealer_size,
-                 **floor_overrides(args)}
+    overrides = cli.run_overrides(args, shoe_url=shoe, journal_path=journal, headless=headless)
     _setup_logging(args.log_level or "info")
     try:
-        config = load_config(args.config, **overrides)
+        config = load_config(args.config, cli.RUN_FLAGS, **overrides)
         # the demo's own shoe names its dialect: the configured shoe's is not in question
         check_shoe(config, warn_dialect=not (demo and args.shoe is None))
         cli.dealer_window(config)  # a size that does not read stops the run now

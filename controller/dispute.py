@@ -242,16 +242,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="check the whole journal from its first event, as verify-journal "
                         "does (default: from the snapshot the round's replay starts from to "
                         "the anchored head; anchors.json says which)")
-    sub = parser.add_subparsers(dest="action", metavar="verify")
-    check = sub.add_parser("verify", help="check a bundle: signature, every file, the "
-                           "seals, the replay",
-                           description="Check a dispute bundle: its signature, the SHA-256 "
-                           "of every file, the round's events against the journal's seals, "
-                           "and a replay of the round to its recorded result.")
+    sub = parser.add_subparsers(dest="action", metavar="verify", title="or check a bundle",
+                                help="a bundle's signature, every file, the seals, the replay "
+                                "(threecard dispute verify --help)")
+    check = sub.add_parser("verify", description="Check a dispute bundle: its signature, the "
+                           "SHA-256 of every file, the round's events against the journal's "
+                           "seals, and a replay of the round to its recorded result.")
     check.add_argument("bundle", help="the bundle (.zip)")
-    check.add_argument("--public-key", help="the table's public key (table.pub); without it "
-                       "the bundle's own key is used, its fingerprint printed to compare, "
-                       f"and a bundle that holds together exits {UNAUTHENTICATED}, not 0")
+    check.add_argument("--public-key", metavar="FILE",
+                       help="the table's public key (table.pub); without it the bundle's own "
+                       "key is used, its fingerprint printed to compare, and a bundle that "
+                       f"holds together exits {UNAUTHENTICATED}, not 0")
     check.add_argument("--verify-key", action="append", default=[], metavar="KEY",
                        help="the journal's verification key (64 hexadecimal digits, from "
                        "the table's commissioning record; `threecard seal show` prints it): "
@@ -259,6 +260,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        "bundle signed with the table's key; give one more for each chain "
                        "`seal init` started. Without it the seals are checked to hold "
                        "together, unanchored")
+    # set once the sub-command is made: its name is read from this parser's usage
+    parser.usage = ("%(prog)s --journal JOURNAL --round ROUND --out OUT.zip\n"
+                    "                         (--config CONFIG | --key KEY) [--archive FILE]\n"
+                    "                         [--size SIZE] [--lang LANG] [--full-check]\n"
+                    "       %(prog)s verify [--public-key FILE] [--verify-key KEY] bundle")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -73,7 +73,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        "one with the same id takes the session over and the first stops, "
                        "exit status 2)")
     serve.add_argument("--log-level", choices=("debug", "info", "warning", "error"),
-                       default="info")
+                       default="info", help="the lowest level logged")
     rounds = sub.add_parser("rounds", help="a table's rounds from the store",
                             description="A table's rounds as the floor recorded them, newest "
                             "first (--json: the JSON of `threecard recall --json`).")

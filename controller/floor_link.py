@@ -32,15 +32,10 @@ def add_floor_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--floor", metavar="URL",
                         help="the floor's MQTT broker, mqtt://HOST[:1883] or "
                         "mqtts://HOST[:8883]: rounds, meters and alarms are published there "
-                        "from the journal (overrides [floor] broker)")
+                        "from the journal")
     parser.add_argument("--table-id", metavar="ID",
                         help="the table's id, 1 to 32 of A-Z a-z 0-9 _ -: on the screens, in "
-                        "the journal and in the floor's topics (overrides [table] id)")
-
-
-def floor_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    """The configuration fields ``--floor`` and ``--table-id`` set (None: not given)."""
-    return {"floor_broker": args.floor, "table_id": args.table_id}
+                        "the journal and in the floor's topics")
 
 
 class _NoFeed:

@@ -119,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         profile = load_profile(args.rules)
     except RuleProfileError as exc:
-        print(f"threecard par-sheet: {exc}", file=sys.stderr)
+        print(f"threecard par-sheet: --rules: {exc}", file=sys.stderr)
         return 2
     sheet = compute_par_sheet(profile)  # counted now: exact, never a stored copy
     if args.json:

@@ -12,11 +12,17 @@ import getpass
 import sys
 
 from controller.game.auth import hash_pin
-from controller.game.config import pin_problem
+from controller.game.config import PIN_MAX_DIGITS, PIN_MIN_DIGITS, pin_problem
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """``hash-pin`` takes no options."""
+    """``hash-pin`` takes no options: its help says what it asks."""
+    parser.description = (
+        f"{parser.description}. On a terminal it asks for the PIN twice, without echo "
+        "(the two must match); else it reads the PIN as one line on stdin. The PIN is "
+        f"{PIN_MIN_DIGITS} to {PIN_MAX_DIGITS} digits; the line printed (scrypt$...) goes "
+        "into [roles] of the table's configuration, e.g. supervisor = \"scrypt$...\". The "
+        "PIN itself is stored nowhere.")
 
 
 def run(args: argparse.Namespace) -> int:

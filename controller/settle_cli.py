@@ -198,7 +198,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         profile = load_profile(args.rules)
     except RuleProfileError as exc:
-        print(f"threecard settle: {exc}", file=sys.stderr)
+        print(f"threecard settle: --rules: {exc}", file=sys.stderr)
         return 2
     sys.stdout.flush()
     return 1 if settle_stream(profile, sys.stdin.buffer, sys.stdout.buffer, args.limits) else 0

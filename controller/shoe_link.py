@@ -13,7 +13,7 @@ import logging
 import queue
 from typing import TYPE_CHECKING, Any
 
-from controller.game.config import ConfigError, TableConfig
+from controller.game.config import DEMO_SHOE, ConfigError, TableConfig
 
 if TYPE_CHECKING:
     from drivers.link import ShoeLink
@@ -31,6 +31,17 @@ def _register_simulator(url: str) -> None:
         import simulators.sim_link  # noqa: F401  (registers sim:// on import)
 
 
+def shoe_schemes() -> str:
+    """The shoe URL schemes, as ``--shoe``'s help lists them.
+
+    They are the drivers' registry (:data:`drivers.url.SCHEMES`) and the simulated shoe's,
+    which registers itself when a ``sim://`` URL is used.
+    """
+    from drivers.url import SCHEMES
+
+    return ", ".join(dict.fromkeys([*SCHEMES, DEMO_SHOE.partition(":")[0]]))
+
+
 def check_shoe(config: TableConfig, warn_dialect: bool = True) -> None:
     """Check the configured dialect and shoe URL before anything starts.
 
@@ -44,9 +55,9 @@ def check_shoe(config: TableConfig, warn_dialect: bool = True) -> None:
             the one ``shoe.dialect`` (or ``--dialect``) sets: the URL's wins.
 
     Raises:
-        ConfigError: naming the file and the key: a dialect not in the registry, a URL
-            whose scheme is not registered, that names an unknown dialect, or whose
-            target or options its scheme refuses.
+        ConfigError: naming the flag, or the file and the key: a dialect not in the
+            registry, a URL whose scheme is not registered, that names an unknown dialect,
+            or whose target or options its scheme refuses.
     """
     from drivers.dialects import dialect_named
     from drivers.url import make_connector, parse_shoe_url
@@ -55,7 +66,7 @@ def check_shoe(config: TableConfig, warn_dialect: bool = True) -> None:
     try:
         dialect = dialect_named(config.dialect)
     except ValueError as exc:
-        raise ConfigError(f"{config.source}: shoe.dialect: {exc}") from None
+        raise ConfigError(f"{config.place('dialect')}: {exc}") from None
     try:
         parsed = parse_shoe_url(config.shoe_url)
         if parsed.dialect is not None:
@@ -63,7 +74,7 @@ def check_shoe(config: TableConfig, warn_dialect: bool = True) -> None:
         # built, never opened, and closed again: a simulated shoe's runs from the start
         make_connector(parsed, dialect).close()
     except ValueError as exc:
-        raise ConfigError(f"{config.source}: shoe.url: {exc}") from None
+        raise ConfigError(f"{config.place('shoe_url')}: {exc}") from None
     if warn_dialect and "dialect" in config.given and parsed.dialect not in (None,
                                                                             config.dialect):
         log.warning("the shoe URL %s names dialect %s: it wins over shoe.dialect (or "

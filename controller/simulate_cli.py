@@ -38,11 +38,14 @@ from controller.journal import JournalError
 from controller.journal.seal import default_folder, key_file
 from controller.journal_watch import lift_mark, mark_broken
 from simulators.deck_file import read_deck_file
-from simulators.event_shoe import EventShoe, parse_faults
+from simulators.event_shoe import FAULTS, EventShoe, parse_faults
 
 DEFAULT_BETS = '{"ante": 100, "pair_plus": 100, "six_card_bonus": 100}'
 FLOOR_DRAIN_S = 60.0
 """With ``--floor``, how long the run may go on sending to a connected broker at its end."""
+SIMULATE_FLAGS = {"rules": "--rules", "seats": "--seats", "table_id": "--table-id",
+                  "floor_broker": "--floor"}
+"""The table's settings ``simulate`` takes from its flags: setting -> flag."""
 
 
 def expected_returns(profile: RuleProfile) -> dict[str, Fraction]:
@@ -65,17 +68,20 @@ def expected_returns(profile: RuleProfile) -> dict[str, Fraction]:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``simulate``'s options."""
-    parser.add_argument("--rules", default="live", help="rule profile name or path")
+    parser.add_argument("--rules", default="live",
+                        help="rule profile: live, classic or a TOML file path")
     parser.add_argument("--seats", type=whole_number(MIN_SEATS, MAX_SEATS), default=MAX_SEATS,
                         help=f"seats in play ({MIN_SEATS}-{MAX_SEATS})")
     parser.add_argument("--rounds", type=whole_number(1), default=1000,
                         help="rounds to settle in total (1 or more)")
-    parser.add_argument("--seed", type=int, default=1, help="random seed")
-    parser.add_argument("--deck-file", help="one round per line: cards in delivery order")
+    parser.add_argument("--seed", type=int, default=1, help="the shuffles' random seed")
+    parser.add_argument("--deck-file", metavar="FILE", help="one round per line: cards in "
+                        "delivery order (default: shuffled decks, from --seed)")
     parser.add_argument("--bets", type=wagers, default=DEFAULT_BETS,
                         help="JSON wagers for every seat, minor units")
-    parser.add_argument("--faults", default="",
-                        help="e.g. misread=0.01,link_loss=0.005 or all=0.01 (per round)")
+    parser.add_argument("--faults", default="", help="shoe faults' chances per round, e.g. "
+                        "misread=0.01,link_loss=0.005, all=0.01 or random; faults: "
+                        f"{', '.join(FAULTS)} (default: none)")
     parser.add_argument("--journal", help="journal path (:memory: for none); default: a "
                         "temporary file")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -346,7 +352,8 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as exc:
             raise ValueError(f"--faults: {exc}") from None
         config = TableConfig(rules=args.rules, seats=args.seats, pin_hashes=demo_pin_hashes(),
-                             table_id=args.table_id or "TABLE-1", floor_broker=args.floor or ""
+                             table_id=args.table_id or "TABLE-1", floor_broker=args.floor or "",
+                             flags=SIMULATE_FLAGS,  # its errors name the flags
                              ).pinned().validate()  # the profile's text read once, journaled
         check_floor(config, args.journal)
         try:

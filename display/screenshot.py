@@ -25,10 +25,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     Args:
         parser: the ``screenshot`` sub-parser.
     """
-    parser.add_argument("--view", choices=("dealer", "player"), required=True)
-    parser.add_argument("--scenario", choices=SCENARIOS, required=True)
+    parser.add_argument("--view", choices=("dealer", "player"), required=True,
+                        help="the screen drawn")
+    parser.add_argument("--scenario", choices=SCENARIOS, required=True, metavar="NAME",
+                        help=f"the scene it shows: {', '.join(SCENARIOS)}")
     parser.add_argument("--size", default="1920x1080", help="WIDTHxHEIGHT (default 1920x1080)")
-    parser.add_argument("--lang", choices=LANGUAGES, default="en")
+    parser.add_argument("--lang", choices=LANGUAGES, default="en", help="the screen's language")
     parser.add_argument("--pad", choices=("reason", "card", "pin"), default=None,
                         help="dealer only: show a supervisor pad open")
     parser.add_argument("--out", required=True,

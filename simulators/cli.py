@@ -102,7 +102,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="serve on a new pseudo-terminal (its path is the first line out)")
     where.add_argument("--tcp", metavar="HOST:PORT",
                        help="serve on a TCP port (loopback), e.g. 127.0.0.1:7100")
-    parser.add_argument("--seed", type=int, default=None, help="shuffle seed (reproducible)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="shuffle seed, for a deal that repeats (default: a random one)")
     parser.add_argument("--packs", type=int, default=1,
                         help=f"shuffled packs in the shoe (1-{MAX_PACKS})")
     parser.add_argument("--deck-file", metavar="F",
@@ -119,7 +120,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "three cards to each seat and to the dealer")
     parser.add_argument("--burn-cards", type=int, default=0, metavar="N",
                         help=f"burn cards before each round's deal (0-{MAX_BURN_CARDS}, the "
-                             "table's burn_cards)")
+                             "table's burn_cards; default 0)")
     parser.add_argument("--gap", type=int, default=DEFAULT_GAP_MS, metavar="MS",
                         help="pause between rounds, and before the first round once a table "
                              f"opens the port (default {DEFAULT_GAP_MS})")

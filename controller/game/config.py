@@ -165,8 +165,7 @@ def _currency(v: Any) -> str | None:
 
 def _table_id(v: Any) -> str | None:
     if not isinstance(v, str) or not TABLE_ID_PATTERN.fullmatch(v):
-        return (f"must be 1 to {TABLE_ID_MAX} characters of A-Z a-z 0-9 _ -, "
-                f"got {_show(v)}")
+        return f"must be 1 to {TABLE_ID_MAX} characters of A-Z a-z 0-9 _ -, got {_show(v)}"
     return None
 
 
@@ -178,10 +177,6 @@ def _broker(v: Any) -> str | None:
     except ValueError as exc:
         return str(exc)
     return None
-
-
-def _topic_prefix(v: Any) -> str | None:
-    return topic_prefix_problem(v)
 
 
 def _optional_path(v: Any) -> str | None:
@@ -315,6 +310,8 @@ class TableConfig:
             ``<prefix>/<table id>/...``.
         source: the file it came from (names it in errors); empty when made in code.
         given: the fields the file or a flag set; the others are defaults.
+        flags: field -> the command-line flag that set it (``--rules``): its errors name
+            the flag, not the file (:meth:`place`).
     """
 
     # game settings: journaled, compared
@@ -322,13 +319,10 @@ class TableConfig:
     seats: int = _setting(MAX_SEATS, "table", "seats", _whole(MIN_SEATS, MAX_SEATS))
     rules: str = _setting("live", "table", "rules", _text)
     rules_text: str = _setting("", None, "rules_text", _profile_text)
-    deal_pattern: str = _setting("round_robin", "table", "deal_pattern",
-                                 _one_of(DEAL_PATTERNS))
+    deal_pattern: str = _setting("round_robin", "table", "deal_pattern", _one_of(DEAL_PATTERNS))
     burn_cards: int = _setting(0, "table", "burn_cards", _whole(0, MAX_BURN_CARDS))
-    exposed_card: str = _setting("burn", "table", "exposed_card",
-                                 _one_of(EXPOSED_CARD_POLICIES))
-    chip_values: tuple[int, ...] = _setting((100, 500, 2500, 10000), "table", "chip_values",
-                                            _chips)
+    exposed_card: str = _setting("burn", "table", "exposed_card", _one_of(EXPOSED_CARD_POLICIES))
+    chip_values: tuple[int, ...] = _setting((100, 500, 2500, 10000), "table", "chip_values", _chips)
     currency: str = _setting("EUR", "table", "currency", _currency)
     bet_entry: str = _setting("amounts", "table", "bet_entry", _one_of(BET_ENTRIES))
     pin_hashes: dict[str, str] = _setting({}, "roles", "<role>", _pin_hashes)
@@ -364,12 +358,12 @@ class TableConfig:
     floor_client_cert: str = _setting("", "floor", "client_cert", _optional_path, game=False)
     floor_client_key: str = _setting("", "floor", "client_key", _optional_path, game=False)
     floor_username: str = _setting("", "floor", "username", _optional_path, game=False)
-    floor_password_file: str = _setting("", "floor", "password_file", _optional_path,
-                                        game=False)
-    floor_topic_prefix: str = _setting("threecard", "floor", "topic_prefix", _topic_prefix,
-                                       game=False)
+    floor_password_file: str = _setting("", "floor", "password_file", _optional_path, game=False)
+    floor_topic_prefix: str = _setting("threecard", "floor", "topic_prefix",
+                                       topic_prefix_problem, game=False)
     source: str = field(default="", compare=False)
     given: frozenset[str] = field(default=frozenset(), compare=False)
+    flags: dict[str, str] = field(default_factory=dict, compare=False)
 
     @property
     def profile(self) -> RuleProfile:
@@ -390,8 +384,7 @@ class TableConfig:
         try:
             text = self.rules_text or profile_text(self.rules)
         except RuleProfileError as exc:
-            raise ConfigError(f"{self.source}: [table] rules: {exc}" if self.source
-                              else f"[table] rules: {exc}") from None
+            raise ConfigError(f"{self.place('rules')}: {exc}") from None
         return replace(self, rules_text=text) if text != self.rules_text else self
 
     def validate(self) -> TableConfig:
@@ -401,20 +394,22 @@ class TableConfig:
             self, for chaining.
 
         Raises:
-            ConfigError: the first bad setting, named by its place in the file
+            ConfigError: the first bad setting, named by its flag or its place in the file
                 (``table.toml: [table] seats: must be a whole number 1 to 7, got 9``).
         """
-        for name, place in _PLACES.items():
+        for name in _PLACES:
             problem = self._problem(name)
-            if problem:
-                if name == "pin_hashes":  # the problem names the role
-                    where = f"[roles] {problem}"
-                elif place.section is None:
-                    where = f"{name}: {problem}"
-                else:
-                    where = f"[{place.section}] {place.key}: {problem}"
-                raise ConfigError(f"{self.source}: {where}" if self.source else where)
+            if problem:  # a PIN hash's problem starts with its role: "[roles] dealer: ..."
+                raise ConfigError(f"{self.place(name)}: {problem}".replace(" <role>:", ""))
         return self
+
+    def place(self, name: str) -> str:
+        """Where a setting came from, as errors name it: its flag, else ``file: [section] key``."""
+        if name in self.flags:
+            return self.flags[name]
+        p = _PLACES[name]
+        where = f"[{p.section}] {p.key}" if p.section else name
+        return f"{self.source}: {where}" if self.source else where
 
     def _problem(self, name: str) -> str | None:
         """What is wrong with one setting (the rules: also whether the profile loads)."""
@@ -535,13 +530,16 @@ def _key(key: str) -> str:
     return key if re.fullmatch(r"[A-Za-z0-9_-]{1,40}", key) else _show(key)
 
 
-def load_config(path: str | Path | None, **overrides: Any) -> TableConfig:
+def load_config(path: str | Path | None, flags: dict[str, str] | None = None,
+                **overrides: Any) -> TableConfig:
     """Load and validate a configuration file, then apply command-line overrides.
 
     The file is UTF-8 TOML; a byte-order mark (as some Windows editors save) is allowed.
 
     Args:
         path: the TOML file, or None for the built-in defaults.
+        flags: TableConfig field -> the flag that overrides it (``{"rules": "--rules"}``):
+            a bad value given so is named by its flag (:attr:`TableConfig.flags`).
         **overrides: TableConfig field -> value for every flag given on the command line
             (None values are ignored).
 
@@ -550,7 +548,7 @@ def load_config(path: str | Path | None, **overrides: Any) -> TableConfig:
 
     Raises:
         ConfigError: the file is missing, not UTF-8, not TOML, has an unknown section or
-            key or a bad value; one line naming the file and the key.
+            key or a bad value; one line naming the file and the key, or the flag.
     """
     values: dict[str, Any] = {}
     source = ""
@@ -587,10 +585,12 @@ def load_config(path: str | Path | None, **overrides: Any) -> TableConfig:
                     raise ConfigError(f"{source}: [{section}] {_key(key)}: unknown key "
                                       f"(known: {', '.join(known)})")
         values["pin_hashes"] = pins
-    values.update({k: v for k, v in overrides.items() if v is not None})
+    flagged = {k: v for k, v in overrides.items() if v is not None}
+    values.update(flagged)
     if isinstance(values.get("chip_values"), list):
         values["chip_values"] = tuple(values["chip_values"])
-    return TableConfig(source=source, given=frozenset(values), **values).pinned().validate()
+    return TableConfig(source=source, given=frozenset(values), flags={
+        k: f for k, f in (flags or {}).items() if k in flagged}, **values).pinned().validate()
 
 
 __all__ = ["TableConfig", "ConfigError", "load_config", "changeable_setting", "config_version",

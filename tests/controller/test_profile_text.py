@@ -86,7 +86,7 @@ def test_a_profile_that_is_no_regular_file_or_too_large_is_refused_before_anythi
         p = threecard("run", "--headless", "--shoe", "sim://", "--rules", str(rules),
                       "--journal", str(journal), timeout=60)
         assert p.returncode == 2, p.stderr
-        assert p.stderr.startswith(f"threecard run: [table] rules: {rules}: {why}")
+        assert p.stderr.startswith(f"threecard run: --rules: {rules}: {why}")
         assert len(p.stderr.splitlines()) == 1
         assert not journal.exists()
 

@@ -326,7 +326,7 @@ def test_every_hash_pin_output_passes_the_check_at_load(pin):
 def test_a_shoe_url_is_checked_before_the_journal_opens(tmp_path, url):
     """Refused with nothing made: no journal, no lock file, no startup event."""
     line = _run_config(tmp_path, f'[shoe]\nurl = "{url}"\n', shoe=())
-    assert line.startswith(f"threecard run: {tmp_path / 'table.toml'}: shoe.url: ")
+    assert line.startswith(f"threecard run: {tmp_path / 'table.toml'}: [shoe] url: ")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["table.toml"]
 
 
@@ -398,6 +398,6 @@ def test_a_dealer_size_under_800x480_stops_run_with_one_line(tmp_path):
                        text=True, timeout=60)
     assert p.returncode == 2
     assert p.stderr.strip().splitlines() == [
-        "threecard run: [display] dealer_size: 640x400 is smaller than the dealer screen "
+        "threecard run: --dealer-size: 640x400 is smaller than the dealer screen "
         "can be drawn on: at least 800x480 (480x800 upright)"]
     assert not (tmp_path / "journal.sqlite3").exists()

@@ -146,10 +146,10 @@ def test_shoe_sim_deals_in_a_registered_dialect(tmp_path):
 
 
 @pytest.mark.parametrize(("shoe", "key", "words"), [
-    ('dialect = "klingon"', "shoe.dialect", "unknown shoe dialect 'klingon' "
-                                            "(expected one of beetek, native)"),
-    ('url = "ftp://shoe"', "shoe.url", "unknown shoe URL scheme 'ftp'"),
-    ('url = "/dev/card-shoe?dialect=fake"', "shoe.url", "unknown shoe dialect 'fake'"),
+    ('dialect = "klingon"', "[shoe] dialect", "unknown shoe dialect 'klingon' "
+                                              "(expected one of beetek, native)"),
+    ('url = "ftp://shoe"', "[shoe] url", "unknown shoe URL scheme 'ftp'"),
+    ('url = "/dev/card-shoe?dialect=fake"', "[shoe] url", "unknown shoe dialect 'fake'"),
 ])
 def test_an_unregistered_dialect_or_scheme_stops_the_table_before_it_starts(tmp_path, shoe,
                                                                             key, words):

@@ -1,9 +1,12 @@
 """The systemd unit verifies and is hardened (where systemd-analyze exists)."""
 
+import os
 import re
 import shutil
 import subprocess
 import sys
+import tomllib
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -31,6 +34,36 @@ def test_unit_has_the_promised_settings():
                  "ProtectSystem=strict", "StateDirectory=threecard-table",
                  "ExecStart=/opt/threecard-table/bin/threecard run --config "):
         assert line in text
+
+
+PREFIX = "/opt/threecard-table"
+"""The virtual environment README.md installs the package to (the unit's ExecStart)."""
+
+
+def _documentation() -> str:
+    """The unit's ``Documentation=`` file, relative to :data:`PREFIX`."""
+    (url,) = [line.removeprefix("Documentation=") for line in UNIT.read_text().splitlines()
+              if line.startswith("Documentation=")]
+    assert url.startswith(f"file://{PREFIX}/"), url
+    assert f"ExecStart={PREFIX}/bin/threecard " in UNIT.read_text()
+    return url.removeprefix(f"file://{PREFIX}/")
+
+
+def test_the_units_documentation_is_a_file_the_package_installs():
+    folder, name = _documentation().rsplit("/", 1)
+    shipped = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert name in [Path(f).name for f in shipped["data-files"][folder]]
+
+
+@pytest.mark.skipif(not os.environ.get("THREECARD_WHEEL"), reason="CI builds the wheel")
+def test_the_wheel_installs_the_units_documentation():
+    path = _documentation()
+    readme = (ROOT / "README.md").read_bytes()
+    with zipfile.ZipFile(os.environ["THREECARD_WHEEL"]) as wheel:
+        (name,) = [n for n in wheel.namelist() if n.endswith(f".data/data/{path}")]
+        assert wheel.read(name) == readme
+    if Path(sys.prefix, "bin", "threecard").exists():  # this environment has it installed
+        assert Path(sys.prefix, path).read_bytes() == readme
 
 
 @needs_analyze

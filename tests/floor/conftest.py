@@ -276,6 +276,7 @@ class Floor:
     users = PASSWORDS
     conf, acl, users_file = CONF, ACL, USERS_FILE
     shipped_users = staticmethod(shipped_users)
+    shipped_security = staticmethod(shipped_security)
 
     def __init__(self, folder: Path) -> None:
         need_mosquitto()

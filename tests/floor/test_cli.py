@@ -236,7 +236,7 @@ def test_floor_status_shows_each_table_its_hold_and_its_open_alarms(recorded):
 
 BAD = [
     (["run", "--demo", "--headless", "--floor", "http://floor:1883"], 2,
-     "[floor] broker: must be an mqtt:// or mqtts:// URL, got 'http://floor:1883'"),
+     "threecard run: --floor: must be an mqtt:// or mqtts:// URL, got 'http://floor:1883'"),
     (["simulate", "--floor", "mqtt://user:pw@floor", "--rounds", "1"], 2,
      "must be mqtt://HOST[:PORT] with nothing else (put the user and password in [floor])"),
     (["floor", "serve", "--broker", "mqtt://x", "--store", "s", "--password-file", "/nope"],
