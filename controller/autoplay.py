@@ -22,6 +22,7 @@ from typing import Any
 from controller.game.cards import parse_card, parse_cards
 from controller.game.hands import evaluate3
 from controller.game.inputs import (
+    BET_NAMES,
     DealerCommand,
     Decide,
     MarkBet,
@@ -35,7 +36,40 @@ from controller.game.inputs import (
     UnblockDeck,
     VoidRound,
 )
+from controller.game.rules import RuleProfile
+from controller.game.settlement import bets_from_mapping, validate_bets
 from controller.game.views import DealerView
+
+DEMO_BETS = {"ante": 500, "pair_plus": 100, "six_card_bonus": 100}
+"""Autoplay's wagers when none are given (minor units), less what the rules do not offer."""
+
+
+def autoplay_bets(profile: RuleProfile, given: Mapping[str, int] | None = None
+                  ) -> dict[str, int]:
+    """The wagers autoplay places on every seat under ``profile``.
+
+    Args:
+        profile: the rules in force.
+        given: the wagers asked for (``--bets``), or None for :data:`DEMO_BETS` less the
+            bets the profile does not offer, each brought within the table limits.
+
+    Returns:
+        Bet type -> minor units.
+
+    Raises:
+        BetError: wagers the profile does not take (a bet not offered, outside the limits).
+    """
+    if given:
+        bets = dict(given)
+    else:
+        bets = {}
+        for bet, amount in DEMO_BETS.items():
+            if profile.offers(bet):
+                lim = profile.limits.get(bet)
+                bets[bet] = amount if lim is None else min(max(amount, lim.min), lim.max)
+    validate_bets(profile, bets_from_mapping(bets, BET_NAMES))
+    return bets
+
 
 Q64 = evaluate3(parse_cards("Qc 6d 4h")).strength
 """Strength of Q-6-4: the weakest hand the optimal strategy plays."""

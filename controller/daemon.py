@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from controller import cli, environment, journal_watch
-from controller.autoplay import QUIET_MS, AutoPlayer, autoplay_loop
+from controller.autoplay import QUIET_MS, AutoPlayer, autoplay_bets, autoplay_loop
 from controller.cli import counted, input_script, line_handler, wagers, whole_number
 from controller.floor_link import NO_FEED, add_floor_arguments, open_floor
 from controller.game.config import (
@@ -53,9 +53,9 @@ from controller.game.config import (
     pin_problem,
 )
 from controller.game.control_line import MAX_CONTROL_LINE, parse_control_line
-from controller.game.inputs import BET_NAMES, InputError
+from controller.game.inputs import InputError
 from controller.game.numbers import LANGUAGES, format_ppm
-from controller.game.settlement import BetError, bets_from_mapping, validate_bets
+from controller.game.settlement import BetError
 from controller.game.table_views import check_returns
 from controller.game.views import DealerView, PlayerView
 from controller.notify import Heartbeats, Notifier, WatchdogTiming
@@ -66,7 +66,6 @@ from display.i18n import Translator  # the screens' words only: no screen librar
 
 log = logging.getLogger("threecard")
 
-DEMO_BETS = {"ante": 500, "pair_plus": 100, "six_card_bonus": 100}
 DEMO_PACE_MS = 900
 """The demo's pause between dealer steps with screens: a person can follow the deal."""
 DEMO_HEADLESS_PACE_MS = 100
@@ -548,8 +547,7 @@ def run(args: argparse.Namespace) -> int:
     autoplay = None
     if args.autoplay or demo:
         try:
-            autoplay = dict(args.bets) if args.bets else dict(DEMO_BETS)
-            validate_bets(config.profile, bets_from_mapping(autoplay, BET_NAMES))
+            autoplay = autoplay_bets(config.profile, args.bets)
         except BetError as exc:  # a bet the rule profile does not take
             print(f"threecard run: --bets: {exc}", file=sys.stderr)
             return 2

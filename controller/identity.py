@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -60,20 +61,32 @@ def package_files(root: Path, packages: list[str] | tuple[str, ...]) -> list[str
     Args:
         root: the folder holding the packages (``site-packages``, a build folder).
         packages: top-level package names (``controller``, ``display``...).
+
+    Raises:
+        OSError: a folder of the packages cannot be listed (``filename`` names it).
     """
     out = []
     for name in packages:
-        base = root / name
-        if not base.is_dir():
-            continue
-        for path in base.rglob("*"):
+        for path in _files_below(root / name):
             rel = path.relative_to(root)
-            if path.is_dir() or CACHE_DIR in rel.parts:
-                continue
             text = rel.as_posix()
-            if text != MANIFEST:
+            if CACHE_DIR not in rel.parts and text != MANIFEST:
                 out.append(text)
     return sorted(out)
+
+
+def _files_below(base: Path) -> list[Path]:
+    """Every file below ``base`` (links to folders not followed); none if it is not there.
+
+    Raises:
+        OSError: a folder below it cannot be listed: what it holds would go unchecked.
+    """
+    def unlisted(exc: OSError) -> None:
+        if not isinstance(exc, (FileNotFoundError, NotADirectoryError)):
+            raise exc
+
+    return [Path(top, name) for top, _dirs, names in os.walk(base, onerror=unlisted)
+            for name in names]
 
 
 def file_sha256(path: Path) -> str:
@@ -154,15 +167,18 @@ def check_bytecode(root: Path, packages: list[str] | tuple[str, ...],
         (files whose code is not their source's, files whose source the manifest does
         not list), as paths relative to ``root``. Files for another Python (another tag)
         are never loaded by this one, nor those of a missing source: left alone.
+
+    Raises:
+        OSError: a folder or a byte code file cannot be read (``filename`` names it).
     """
     import importlib.util
 
     tag = sys.implementation.cache_tag
     wrong, stray = [], []
     for name in packages:
-        for cached in sorted((root / name).rglob(f"{CACHE_DIR}/*")):
+        for cached in sorted(_files_below(root / name)):
             rel = cached.relative_to(root).as_posix()
-            if cached.is_dir() or cached.suffix not in (".pyc", ".pyo"):
+            if cached.parent.name != CACHE_DIR or cached.suffix not in (".pyc", ".pyo"):
                 continue
             try:
                 source = Path(importlib.util.source_from_cache(str(cached)))
@@ -277,7 +293,9 @@ def _version(root: Path) -> str:
     ``sys.path`` are looked at the same way; only then is :mod:`importlib.metadata` asked.
     """
     folders = [root] + [Path(d) for d in sys.path if d and Path(d) != root]
-    for info in (m for folder in folders if folder.is_dir() for m in _metadata(folder)):
+    # os.path.isdir: False for a folder that cannot be looked at (the environment's
+    # check names it), where Path.is_dir would raise
+    for info in (m for folder in folders if os.path.isdir(folder) for m in _metadata(folder)):
         try:
             with open(info / "METADATA", encoding="utf-8") as f:
                 for line in f:
@@ -303,7 +321,9 @@ def identify(root: Path | None = None) -> Identity:
 
     Returns:
         The identity; never raises for a missing or damaged manifest (``problem`` says,
-        and the manifest itself is named missing or changed: an installation altered).
+        and the manifest itself is named missing or changed: an installation altered),
+        nor for a file or folder of the packages that cannot be read (``problem`` names
+        it: what it holds cannot be checked).
     """
     root = installed_root() if root is None else root
     version = _version(root)
@@ -325,14 +345,19 @@ def identify(root: Path | None = None) -> Identity:
     except (ValueError, UnicodeDecodeError) as exc:
         return Identity(version, digest, changed=(MANIFEST,), problem=str(exc))
     packages = sorted({p.split("/")[0] for p in listed})
-    present = set(package_files(root, packages))
-    changed, missing = [], []
-    for path, want in listed.items():
-        if path not in present:
-            missing.append(path)
-        elif file_sha256(root / path) != want:
-            changed.append(path)
-    wrong, stray = check_bytecode(root, packages, listed)
+    try:
+        present = set(package_files(root, packages))
+        changed, missing = [], []
+        for path, want in listed.items():
+            if path not in present:
+                missing.append(path)
+            elif file_sha256(root / path) != want:
+                changed.append(path)
+        wrong, stray = check_bytecode(root, packages, listed)
+    except OSError as exc:
+        return Identity(version, digest, len(listed), problem=f"{exc.filename or root} "
+                        f"cannot be read ({exc.strerror or type(exc).__name__}): the "
+                        "software there cannot be checked")
     return Identity(version, digest, len(listed), tuple(changed), tuple(missing),
                     tuple(sorted((present - listed.keys()) | set(stray))),
                     bytecode=tuple(wrong))

@@ -18,6 +18,7 @@ from typing import Any
 
 from controller.cli import whole_number
 from controller.game import recall as rc
+from controller.game.meters import ROUNDS_VOIDED, TOTAL, row_order
 from controller.game.numbers import format_money, format_number
 from controller.game.text import for_terminal
 from controller.journal import Journal, JournalError, JournalUnreadable
@@ -186,31 +187,42 @@ def format_round(r: dict[str, Any], currency: str | None) -> str:
 
 
 def run_meters(args: argparse.Namespace) -> int:
-    """Print meters per bet type and seat, and the event counters."""
+    """Print meters per bet type and seat, and the event counters.
+
+    Rows in a fixed order (:func:`~controller.game.meters.row_order`: the bets as the
+    dealer pays them, the seats, the total); the rounds voided and the bets they refunded
+    are named apart, each as what it counts.
+    """
     try:
         rep = rc.meters(args.journal, args.archive)
         cur = rc.currency(args.journal, args.archive)
     except (JournalError, sqlite3.DatabaseError) as exc:
         return _fail("meters", _unreadable(args.journal, exc))
     broken = _warn_if_broken("meters", args.journal, args.archive)
+    order = row_order(rep.rows)
     if args.json:
         print(json.dumps({"rows": {k: dict(zip(("wagered", "paid", "won", "rounds", "voids",
-                                                "refunded"), v, strict=True))
-                                   for k, v in rep.rows.items()},
+                                                "refunded"), rep.rows[k], strict=True))
+                                   for k in order},
                           "counters": rep.counters, "outcomes": rep.outcomes,
                           "reconciled": rep.reconciled,
                           "problems": rep.problems}))
     else:
         print(f"amounts in {cur}")
         print(f"{'meter':15} {'wagered':>16} {'paid':>16} {'won':>16} {'house net':>16} "
-              f"{'rounds':>8} {'voids':>6} {'refunded':>14}")
-        for k, (w, p, won, n, v, rf) in rep.rows.items():
+              f"{'rounds':>8} {'bets refunded':>13} {'refunded':>14}")
+        for k in order:
+            w, p, won, n, v, rf = rep.rows[k]
             m = [_money(x, cur, False) for x in (w, p, won, rf)]
             print(for_terminal(f"{k:15} {m[0]:>16} {m[1]:>16} {m[2]:>16} "
                                f"{_money(won - p, cur):>16} {format_number(n):>8} "
-                               f"{format_number(v):>6} {m[3]:>14}"))
+                               f"{format_number(v):>13} {m[3]:>14}"))
+        total = rep.rows.get(TOTAL, [0] * 6)
+        print(f"rounds voided {format_number(rep.counters.get(ROUNDS_VOIDED, 0))}")
+        print(f"bets refunded {format_number(total[4])}, {_money(total[5], cur, False)}")
         for k, v in sorted(rep.counters.items()):
-            print(for_terminal(f"  {k}: {v}"))
+            if k != ROUNDS_VOIDED:
+                print(for_terminal(f"  {k}: {v}"))
         if rep.outcomes:
             print("outcome meters (rounds dealt as outcomes):")
             for k, v in sorted(rep.outcomes.items()):

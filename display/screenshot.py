@@ -99,6 +99,9 @@ class ViewPainter:
     Args:
         size: (width, height) in pixels.
         lang: ``en``, ``fr`` or ``uk``.
+
+    Raises:
+        FontMissing: a bundled font cannot be read (before anything is drawn).
     """
 
     def __init__(self, size: tuple[int, int], lang: str = "en") -> None:
@@ -106,8 +109,10 @@ class ViewPainter:
         os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
         import pygame
 
-        from display.theme import FontBook
+        from display.theme import FontBook, font_bytes
 
+        for bold in (False, True):
+            font_bytes(bold)  # both faces there, or stop before any work
         if not pygame.display.get_init():
             pygame.display.init()
         pygame.font.init()
@@ -178,9 +183,12 @@ def run(args: argparse.Namespace) -> int:
 
     Returns:
         0 on success; 2 on a bad size, a ``--pad`` on the player screen or an ``--out``
-        that is not a ``.png`` name or cannot be written (one line on stderr says why).
+        that is not a ``.png`` name or cannot be written; 1 when a bundled font cannot be
+        read (one line on stderr says why).
     """
     import pygame
+
+    from display.theme import FontMissing
 
     pad = getattr(args, "pad", None)
     try:
@@ -192,7 +200,11 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"threecard screenshot: {exc}", file=sys.stderr)
         return 2
-    surface, _ = render(args.view, args.scenario, size, args.lang, pad)
+    try:
+        surface, _ = render(args.view, args.scenario, size, args.lang, pad)
+    except FontMissing as exc:
+        print(f"threecard screenshot: {exc}", file=sys.stderr)
+        return 1
     # encoded in memory, written in one call: a failing write is one error, where
     # pygame writing to a file object prints the exception of every chunk it writes
     png = io.BytesIO()

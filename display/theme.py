@@ -86,6 +86,13 @@ def font_path(bold: bool = False) -> Path:
     return Path(str(resources.files("display") / "fonts" / name))
 
 
+class FontMissing(OSError):
+    """A bundled font cannot be read: an installation without its data files.
+
+    Its message is one line naming the file, for the command that needs it to print.
+    """
+
+
 @functools.lru_cache(maxsize=2)
 def font_bytes(bold: bool = False) -> bytes:
     """The bundled font file's bytes, read once.
@@ -94,8 +101,16 @@ def font_bytes(bold: bool = False) -> bytes:
     keeps a file descriptor open for as long as it lives, one per size, and a screen that
     fits text tries many sizes; hundreds of descriptors would push the shoe's serial port
     past what ``select()`` can watch (1024).
+
+    Raises:
+        FontMissing: the file is missing or cannot be read.
     """
-    return font_path(bold).read_bytes()
+    path = font_path(bold)
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise FontMissing(f"the bundled font {path} cannot be read "
+                          f"({exc.strerror or exc}): reinstall the software") from None
 
 
 class SafeFont(pygame.font.Font):

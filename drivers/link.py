@@ -15,7 +15,11 @@ A wrong dialect is not silent either: bytes that arrive but decode to no frame (
 counted; after :data:`NO_FRAME_AFTER_MS` of them (at least :data:`NO_FRAME_MIN_BYTES`),
 the link logs a warning "no frame decoded from N bytes: is the dialect right?" and posts
 :class:`~controller.game.events.NoFrameDecoded`, once per episode; the first frame that decodes
-ends the episode (logged, and posted with ``cleared`` True).
+ends the episode (logged, and posted with ``cleared`` True). Such bytes are also fed to the
+decoders of the other dialects: as soon as one of them makes a frame, the hint comes at
+once (the warning names the dialect the bytes decode as), and the shoe is talking, if not
+in this link's dialect: no "no heartbeat" alarm while the episode lasts (a ``beetek``
+shoe sends none), and a link that had gone ``SILENT`` is ``ONLINE`` again.
 
 Example::
 
@@ -42,7 +46,14 @@ from controller.game.events import (
     NoFrameDecoded,
     ShoeEvent,
 )
-from drivers.dialects import Decoder, DecoderStats, dialect_named, make_decoder, make_encoder
+from drivers.dialects import (
+    DIALECTS,
+    Decoder,
+    DecoderStats,
+    dialect_named,
+    make_decoder,
+    make_encoder,
+)
 from drivers.transports import Connector, Transport, TransportError
 
 log = logging.getLogger(__name__)
@@ -132,6 +143,8 @@ class ShoeLink:
         self._ping_seq = 0
         self._undecoded_since: float | None = None
         self._no_frame_raised = False
+        self._probes: dict[str, Decoder] = {}
+        self._heard_as: str | None = None
 
     # -- public ------------------------------------------------------------------------
 
@@ -285,6 +298,10 @@ class ShoeLink:
         if decoded:
             c.undecoded_bytes = 0
             self._undecoded_since = None
+            if self._heard_as is not None:
+                self._heard_as = None
+                for probe in self._probes.values():
+                    probe.reset()
             if self._no_frame_raised:
                 self._no_frame_raised = False
                 log.info("shoe %s: frames decode again (%s dialect)",
@@ -295,18 +312,39 @@ class ShoeLink:
             self._undecoded_since = now
         c.undecoded_bytes += nbytes
 
+    def _hear_other(self, data: bytes) -> str | None:
+        """The other dialect in which the bytes this link does not decode make frames.
+
+        Fed only bytes that decoded to no frame here; None until a frame of another
+        dialect completes, then that dialect's name until this link decodes a frame.
+        """
+        if self._heard_as is None:
+            for name, probe in self._probes.items():
+                frames = probe.stats.frames
+                probe.feed(data)
+                if probe.stats.frames > frames:
+                    self._heard_as = name
+                    break
+        return self._heard_as
+
     def _check_no_frame(self, now: float) -> None:
-        """Say once per episode that bytes arrive but no frame decodes."""
+        """Say once per episode that bytes arrive but no frame decodes.
+
+        At once when they decode in another dialect, else after :data:`NO_FRAME_AFTER_MS`
+        of at least :data:`NO_FRAME_MIN_BYTES` bytes.
+        """
         since = self._undecoded_since
         nbytes = self.counters.undecoded_bytes
-        if (self._no_frame_raised or since is None or nbytes < NO_FRAME_MIN_BYTES
-                or (now - since) * 1000 < NO_FRAME_AFTER_MS):
+        heard = self._heard_as
+        if self._no_frame_raised or since is None or heard is None and (
+                nbytes < NO_FRAME_MIN_BYTES or (now - since) * 1000 < NO_FRAME_AFTER_MS):
             return
         self._no_frame_raised = True
         self.counters.no_frame_hints += 1
         hint = NoFrameDecoded(nbytes=nbytes, dialect=self.dialect)
-        log.warning("shoe %s: %s (this link decodes the %s dialect)",
-                    self.connector.description, hint.message, self.dialect)
+        also = "" if heard is None else f"; the bytes decode as the {heard} dialect"
+        log.warning("shoe %s: %s (this link decodes the %s dialect%s)",
+                    self.connector.description, hint.message, self.dialect, also)
         self._put(hint)
 
     def _pump(self, transport: Transport) -> None:
@@ -319,25 +357,32 @@ class ShoeLink:
         last_ping = last_line
         self.counters.undecoded_bytes = 0  # a new connection: count afresh
         self._undecoded_since = None
+        self._probes = {name: make_decoder(name) for name in DIALECTS if name != self.dialect}
+        self._heard_as = None
         while not self._stop.is_set():
             data = transport.read(tick)
             now = time.monotonic()
+            events: list[ShoeEvent] = []
+            talking = False
             if data:
                 self.counters.bytes_read += len(data)
                 frames = self.decoder.stats.frames
                 events = self.decoder.feed(data)
-                self._count_undecoded(len(data), self.decoder.stats.frames > frames, now)
-                if events:
-                    last_line = now
-                    if silent_since is not None:
-                        silent_since = None
-                        self._set_state(LinkState.ONLINE, f"shoe on {transport.name} "
-                                                          f"talking again")
-                    for event in events:
-                        self.counters.events += 1
-                        self._put(event)
-            self._check_no_frame(now)
-            if silence > 0 and now - last_line >= silence:
+                decoded = self.decoder.stats.frames > frames
+                self._count_undecoded(len(data), decoded, now)
+                # another dialect heard: the shoe talks, if not in this link's dialect
+                talking = bool(events) or not decoded and self._hear_other(data) is not None
+            self._check_no_frame(now)  # a dialect heard: named before anything else
+            if talking:
+                last_line = now
+                if silent_since is not None:
+                    silent_since = None
+                    self._set_state(LinkState.ONLINE, f"shoe on {transport.name} "
+                                                      f"talking again")
+                for event in events:
+                    self.counters.events += 1
+                    self._put(event)
+            if silence > 0 and self._heard_as is None and now - last_line >= silence:
                 if silent_since is None:
                     silent_since = now
                     self.counters.silences += 1

@@ -82,12 +82,32 @@ def _copy(install: Path, folder: Path) -> Path:
     return folder / "prefix" / install.relative_to(prefix)
 
 
-def from_install(target: Path, *args: str, timeout: float = 120
+def from_install(target: Path, *args: str, timeout: float = 120, prefix: tuple[str, ...] = ()
                  ) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(target)}
-    return subprocess.run([sys.executable, "-P", "-m", "controller.cli", *args],
+    return subprocess.run([*prefix, sys.executable, "-P", "-m", "controller.cli", *args],
                           capture_output=True, text=True, env=env, cwd=target.parent,
                           timeout=timeout)
+
+
+def modes_bind() -> tuple[str, ...]:
+    """A command prefix under which a folder of mode 0 cannot be read, even by root.
+
+    Root reads every folder: ``setpriv`` drops the two capabilities that let it (it stays
+    root otherwise, and reads the files it owns as their owner). Skips where neither is
+    possible.
+    """
+    if os.geteuid() != 0:
+        return ()
+    prefix = (shutil.which("setpriv") or "setpriv",
+              "--bounding-set=-dac_override,-dac_read_search")
+    try:
+        probe = subprocess.run([*prefix, "true"], capture_output=True, timeout=30)
+    except OSError:
+        probe = None
+    if probe is None or probe.returncode != 0:
+        pytest.skip("run as root, and setpriv cannot drop root's right to read any folder")
+    return prefix
 
 
 def test_an_intact_install_matches_its_manifest(install):
@@ -471,30 +491,71 @@ def test_a_pth_file_dropped_in_holds_the_deck_until_a_supervisor_acknowledges(in
 
 def test_a_folder_that_cannot_be_read_is_named_in_one_line(tmp_path, monkeypatch, capsys):
     """A folder on the module search path that cannot be listed (an unreadable user site
-    folder) is named, with why, in one line (and in --json): never a traceback."""
+    folder), or not even looked at (one inside an unreadable ``~/.local``), is named, with
+    why, in one line (and in --json): never a traceback, in ``identify`` or at start-up."""
     import argparse
 
     from controller import identity
 
     locked = tmp_path / "locked"
+    hidden = tmp_path / "home" / ".local"  # as if mode 0: nothing below it can be seen
+    user_site = hidden / "lib" / "site-packages"
+    user_site.mkdir(parents=True)
     locked.mkdir()
     monkeypatch.syspath_prepend(str(locked))
-    listing = os.scandir
+    monkeypatch.syspath_prepend(str(user_site))
+    listing, looking = os.scandir, os.stat
+
+    def denied(path) -> bool:
+        path = os.path.abspath(os.fspath(path))
+        return path == str(locked) or path.startswith(f"{hidden}{os.sep}")
 
     def scandir(path="."):
-        if os.path.abspath(path) == str(locked):
+        if denied(path):
             raise PermissionError(13, "Permission denied", str(path))
         return listing(path)
 
+    def stat(path, *args, **kw):
+        if isinstance(path, (str, os.PathLike)) and os.path.abspath(path).startswith(
+                f"{hidden}{os.sep}"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return looking(path, *args, **kw)
+
     monkeypatch.setattr(os, "scandir", scandir)
+    monkeypatch.setattr(os, "stat", stat)
+    assert identity.startup_identity()["version"]  # the daemon's start-up goes on
     identity.run(argparse.Namespace(json=False))
     out = capsys.readouterr()
-    assert [line.strip() for line in out.out.splitlines() if str(locked) in line] == [
-        f"not read (Permission denied): {locked}"]
+    named = sorted(line.strip() for line in out.out.splitlines()
+                   if str(tmp_path) in line)
+    assert named == sorted(f"not read (Permission denied): {folder}"
+                           for folder in (locked, user_site))
     assert "Traceback" not in out.out + out.err
     identity.run(argparse.Namespace(json=True))
     got = json.loads(capsys.readouterr().out)
-    assert got["environment"]["unread"] == [{"folder": str(locked), "why": "Permission denied"}]
+    assert sorted(got["environment"]["unread"], key=lambda u: u["folder"]) == sorted(
+        ({"folder": str(f), "why": "Permission denied"} for f in (locked, user_site)),
+        key=lambda u: u["folder"])
+
+
+def test_a_folder_of_the_software_that_cannot_be_read_is_one_line_and_exit_1(install,
+                                                                          tmp_path):
+    """The installed package's own folder unreadable: its files cannot be checked; said in
+    one line, the exit status 1, never a traceback."""
+    prefix = modes_bind()
+    target = _copy(install, tmp_path)
+    locked = target / "display" / "fonts"  # identify does not need it to run
+    locked.chmod(0)
+    try:
+        run = from_install(target, "identify", prefix=prefix)
+    finally:
+        locked.chmod(0o755)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "Traceback" not in run.stdout + run.stderr
+    assert run.stderr.splitlines() == [
+        f"threecard identify: {locked} cannot be read (Permission denied): the software "
+        "there cannot be checked"]
+    assert "identity: sha256" not in run.stdout  # no identity claimed for what was not read
 
 
 def test_the_daemons_check_reads_again_only_what_changed_and_still_finds_a_change(install,

@@ -40,6 +40,36 @@ class MeterRow(Struct, array_like=True, frozen=True):
     refunded: int = 0
 
 
+TOTAL = "total"
+"""The meter row of the whole table."""
+SEAT_PREFIX = "seat "
+"""A seat's meter row is named ``seat N``."""
+ROUNDS_VOIDED = "voids"
+"""The event counter of voided rounds (a meter row's ``voids`` counts refunded bets)."""
+
+
+def row_order(names: Iterable[str]) -> list[str]:
+    """Meter row names in the order they are shown.
+
+    The bets in the order the dealer pays them (:data:`controller.game.rules.PAY_ORDER`),
+    then the seats by number, then :data:`TOTAL`; a name of none of these comes after the
+    seats, so that none is ever left out.
+    """
+    from controller.game.rules import PAY_ORDER
+
+    given = set(names)
+    bets = [b for b in PAY_ORDER if b in given]
+    seats = sorted((n for n in given if _seat_number(n) is not None), key=_seat_number)
+    other = sorted(given.difference(bets, seats, (TOTAL,)))
+    return [*bets, *seats, *other, *([TOTAL] if TOTAL in given else [])]
+
+
+def _seat_number(name: str) -> int | None:
+    """N of a ``seat N`` row, else None."""
+    number = name[len(SEAT_PREFIX):] if name.startswith(SEAT_PREFIX) else ""
+    return int(number) if number.isascii() and number.isdigit() else None
+
+
 ROUNDS_SETTLED = "rounds settled"
 ROUNDS_VOID = "rounds void"
 """Outcome meters of the rounds dealt in outcome mode: settled, voided."""
@@ -96,9 +126,9 @@ class Meters:
             settled: the round was settled (not voided): it counts as a round played.
         """
         rows = self.rows
-        played = {"total"}
+        played = {TOTAL}
         for seat, r in results:
-            for name in (r.bet, f"seat {seat}", "total"):
+            for name in (r.bet, f"{SEAT_PREFIX}{seat}", TOTAL):
                 m = rows.get(name) or MeterRow()
                 if r.outcome == "refund":
                     m = replace(m, voids=m.voids + 1, refunded=m.refunded + r.stake)
@@ -106,7 +136,7 @@ class Meters:
                     m = replace(m, wagered=m.wagered + (r.stake if r.bet != "ante_bonus" else 0),
                                 paid=m.paid + max(r.net, 0), won=m.won - min(r.net, 0))
                 rows[name] = m
-            played.update((r.bet, f"seat {seat}"))
+            played.update((r.bet, f"{SEAT_PREFIX}{seat}"))
         if settled:
             for name in played:
                 if name in rows:

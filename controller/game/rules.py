@@ -96,6 +96,10 @@ class RuleProfile:
         """True when the profile has a 6 Card Bonus paytable."""
         return bool(self.six_card_bonus)
 
+    def offers(self, bet: str) -> bool:
+        """True when a seat may hold ``bet`` (a name of :data:`BET_TYPES`) under these rules."""
+        return bet != "six_card_bonus" or self.offers_six_card_bonus
+
     def pair_plus_pay(self, hand_class: HandClass, mini_royal: bool) -> int:
         """Pair Plus "X to 1" for a hand, 0 when it does not pay.
 

@@ -3,6 +3,7 @@ a first round soon after READY, and a stop that raises no alarm."""
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import signal
@@ -86,3 +87,15 @@ def test_a_stop_in_the_middle_of_a_deal_raises_no_alarm(daemons, signum):
     assert _alarms(d.lines) == []
     assert not [line for line in d.lines if re.search(r"link_lost|paused", line)
                 and " DEBUG " not in line]
+
+
+def test_the_demo_under_rules_without_the_6_card_bonus_plays_without_it(daemons):
+    """No ``--bets``: the demo's bets less the 6 Card Bonus the classic rules do not offer."""
+    d = daemons(["--demo", "--rules", "classic", "--headless", "--rounds", "1"])
+    demo = d.wait_for(r"DEMO: simulated shoe, automatic bets (\{.*?\}), journal")
+    bets = ast.literal_eval(demo.group(1))
+    assert "six_card_bonus" not in bets and bets["ante"] > 0 and bets["pair_plus"] > 0
+    d.wait_for(r"round 1: dealer ")
+    assert d.proc.wait(30) == 0
+    d.stop()
+    assert _alarms(d.lines) == []

@@ -18,7 +18,8 @@ def test_a_native_shoe_on_a_beetek_table_is_named_in_the_log(daemons, table_conf
                      "--shoe", f"serial://{port.path}?dialect=beetek"])
         d.wait_for(r"READY")
         link = d.wait_for(r"WARNING +shoe \S+: no frame decoded from (\d+) bytes: is the "
-                          r"dialect right\? \(this link decodes the beetek dialect\)", timeout=20)
+                          r"dialect right\? \(this link decodes the beetek dialect; "
+                          r"the bytes decode as the native dialect\)", timeout=20)
         nbytes = int(link.group(1))
         assert nbytes >= 16
         d.cursor = 0

@@ -198,3 +198,28 @@ def test_screenshot_pad_is_for_the_dealer_screen_only(tmp_path):
     assert r.returncode == 2 and r.stderr == ("threecard screenshot: --pad: the pin pad is on "
                                               "the dealer screen only (--view dealer)\n")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("bold", [False, True], ids=["regular", "bold"])
+def test_screenshot_without_a_bundled_font_stops_with_one_line(tmp_path, monkeypatch, capsys,
+                                                               bold):
+    """Either face missing (an install without its data files): one line naming it, no PNG."""
+    from controller.cli import main
+    from display import theme
+
+    real = theme.font_path
+    gone = tmp_path / "fonts" / real(bold).name
+
+    monkeypatch.setattr(theme, "font_path", lambda b=False: gone if b == bold else real(b))
+    theme.font_bytes.cache_clear()  # bytes another test read: this process has the font
+    out = tmp_path / "s.png"
+    try:
+        status = main(["screenshot", "--view", "dealer", "--scenario", "settled",
+                       "--out", str(out)])
+    finally:
+        theme.font_bytes.cache_clear()
+    err = capsys.readouterr().err
+    assert status == 1 and not out.exists()
+    assert err.splitlines() == [
+        f"threecard screenshot: the bundled font {gone} cannot be read (No such file or "
+        "directory): reinstall the software"]

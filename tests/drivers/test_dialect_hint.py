@@ -9,8 +9,10 @@ turns it into a dealer banner, and the first frame that decodes clears it.
 from __future__ import annotations
 
 import logging
+import queue
 import subprocess
 import sys
+import threading
 import time
 
 import pygame
@@ -51,9 +53,30 @@ def native_shoe_on_pty():
     port.close()
 
 
-def test_native_bytes_on_a_beetek_link_after_the_stated_five_seconds(native_shoe_on_pty,
-                                                                       caplog):
-    _shoe, port, _runner = native_shoe_on_pty
+@pytest.fixture
+def noise_on_pty():
+    """A port sending 16 bytes every 100 ms that no dialect decodes (a wrong baud rate)."""
+    port = PtyPort(None, dialect="beetek")
+    stop = threading.Event()
+
+    def send() -> None:
+        while not stop.wait(0.1):
+            if port.host_connected:
+                port.write(NOISE)
+
+    sender = threading.Thread(target=send, daemon=True)
+    sender.start()
+    yield port
+    stop.set()
+    sender.join()
+    port.close()
+
+
+NOISE = bytes(range(0x80, 0x90))
+
+
+def test_bytes_no_dialect_decodes_after_the_stated_five_seconds(noise_on_pty, caplog):
+    port = noise_on_pty
     assert drivers.link.NO_FRAME_AFTER_MS == 5000
     caplog.set_level(logging.INFO, logger="drivers.link")
     with running_link(f"serial://{port.path}?dialect=beetek") as (link, q):
@@ -63,12 +86,25 @@ def test_native_bytes_on_a_beetek_link_after_the_stated_five_seconds(native_shoe
         waited = time.monotonic() - connected
     assert 5.0 <= waited < 7.0, waited
     assert hint.dialect == "beetek" and not hint.cleared
-    # about 5 s of heartbeats, every byte of them undecoded
-    assert 5 * 10 * 14 <= hint.nbytes <= link.counters.bytes_read
+    # seconds of noise, every byte of it undecoded
+    assert 20 * len(NOISE) <= hint.nbytes <= link.counters.bytes_read
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING
                 and HINT in r.getMessage()]
     assert warnings == [f"shoe {port.path}: no frame decoded from {hint.nbytes} bytes: "
                         f"is the dialect right? (this link decodes the beetek dialect)"]
+
+
+def test_native_bytes_on_a_beetek_link_are_named_at_once(native_shoe_on_pty, caplog):
+    """The shipped 5 s are for bytes no dialect decodes: a native heartbeat is named at once."""
+    _shoe, port, _runner = native_shoe_on_pty
+    caplog.set_level(logging.WARNING, logger="drivers.link")
+    with running_link(f"serial://{port.path}?dialect=beetek") as (_link, q):
+        wait_for(q, online)
+        hint = wait_for(q, lambda ev: isinstance(ev, NoFrameDecoded), timeout=2)
+    assert hint.dialect == "beetek" and not hint.cleared and hint.nbytes > 0
+    assert [r.getMessage() for r in caplog.records] == [
+        f"shoe {port.path}: no frame decoded from {hint.nbytes} bytes: is the dialect right? "
+        f"(this link decodes the beetek dialect; the bytes decode as the native dialect)"]
 
 
 def test_hint_once_per_episode_then_cleared_by_a_right_frame(native_shoe_on_pty, quick_hint,
@@ -94,25 +130,71 @@ def test_hint_once_per_episode_then_cleared_by_a_right_frame(native_shoe_on_pty,
     assert link.counters.no_frame_hints == 1 and link.counters.undecoded_bytes == 0
 
 
-def test_beetek_bytes_on_a_native_link(quick_hint, caplog):
+SILENCE = 0.25
+"""The native link's heartbeat timeout in the tests of a beetek shoe (3 s shipped)."""
+
+
+def take_events(q, seconds: float, seen: list) -> None:
+    """Append to ``seen`` every event ``q`` gives for ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while (left := deadline - time.monotonic()) > 0:
+        try:
+            seen.append(q.get(timeout=left))
+        except queue.Empty:
+            return
+
+
+def test_a_beetek_shoe_on_a_native_link_is_named_at_once_and_not_called_silent(caplog):
+    """A beetek shoe has no heartbeat: the link names the dialect, never "no heartbeat"."""
     caplog.set_level(logging.WARNING, logger="drivers.link")
     shoe, port = shoe_on_pty("beetek", seed=12)
     seen: list = []
     try:
-        with running_link(f"serial://{port.path}?dialect=native", silence_timeout=0) as (_, q):
+        with running_link(f"serial://{port.path}?dialect=native",
+                          silence_timeout=SILENCE) as (link, q):
             wait_for(q, online, seen=seen)
-            dealt = [shoe.deal() for _ in range(3)]  # three beetek card tokens
-            hint = wait_for(q, lambda ev: isinstance(ev, NoFrameDecoded), seen=seen)
-            assert not any(isinstance(ev, CardRead) for ev in seen)  # never a guessed card
-            port.write(encode_line(0, "HB", "10"))
+            dealt = shoe.deal()  # one beetek card token, before the heartbeat is missed
+            hint = wait_for(q, lambda ev: isinstance(ev, NoFrameDecoded), seen=seen,
+                            timeout=SILENCE / 2)
+            take_events(q, 2 * SILENCE, seen)  # a quiet beetek shoe: still no alarm
+            shoe.deal()
+            take_events(q, 2 * SILENCE, seen)
+            assert link.state == LinkState.ONLINE and link.counters.silences == 0
+            port.write(encode_line(0, "HB", "10"))  # a native line at last
             wait_for(q, lambda ev: isinstance(ev, Heartbeat), seen=seen)
+            take_events(q, 2 * SILENCE, seen)  # a native shoe must keep up its heartbeat
     finally:
         port.close()
-    sent = sum(len(f"[Game]<Card:{shoe._encoder.card_code(c)}>\r\n") for c in dealt)
+    sent = len(f"[Game]<Card:{shoe._encoder.card_code(dealt)}>\r\n")
     assert hint.nbytes == sent and hint.dialect == "native"
+    assert not any(isinstance(ev, CardRead) for ev in seen)  # never a guessed card
+    states = [ev.state for ev in seen if isinstance(ev, LinkStatus)]
+    assert states == [LinkState.CONNECTING, LinkState.ONLINE, LinkState.SILENT]
+    assert seen.index(hint) < [getattr(ev, "state", None) for ev in seen].index(
+        LinkState.SILENT)
     assert [h.cleared for h in seen if isinstance(h, NoFrameDecoded)] == [False, True]
-    assert any(f"no frame decoded from {sent} bytes: {HINT}" in r.getMessage()
-               for r in caplog.records)
+    warnings = [r.getMessage() for r in caplog.records]
+    assert warnings[0] == (f"shoe {port.path}: no frame decoded from {sent} bytes: {HINT} "
+                           f"(this link decodes the native dialect; the bytes decode as the "
+                           f"beetek dialect)")
+    assert not any("no heartbeat" in m for m in warnings[:1])
+
+
+def test_a_silent_native_link_is_online_again_when_a_beetek_shoe_talks():
+    """Quiet since the connect, the shoe is called silent; its first card says why."""
+    shoe, port = shoe_on_pty("beetek", seed=13)
+    seen: list = []
+    try:
+        with running_link(f"serial://{port.path}?dialect=native",
+                          silence_timeout=SILENCE) as (_link, q):
+            wait_for(q, state_is(LinkState.SILENT), seen=seen)
+            shoe.deal()
+            back = wait_for(q, online, seen=seen)
+    finally:
+        port.close()
+    (hint,) = [ev for ev in seen if isinstance(ev, NoFrameDecoded)]
+    assert seen.index(hint) < seen.index(back)  # the dialect is named first
+    assert back.detail == f"shoe on {port.path} talking again"
 
 
 def test_a_few_noise_bytes_are_no_wrong_dialect(quick_hint):
