@@ -105,8 +105,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="no window (SDL dummy driver); one log line per round")
     parser.add_argument("--autoplay", action="store_true",
                         help="automatic bets (--bets) on every seat, Q-6-4 decisions, settle")
-    parser.add_argument("--bets", type=wagers, default=DEMO_BETS,
-                        help='autoplay wagers, minor units, e.g. {"ante": 100, "pair_plus": 25}')
+    parser.add_argument("--bets", type=wagers,
+                        help='autoplay wagers, minor units, e.g. {"ante": 100, "pair_plus": 25} '
+                        "(default: ante 500, pair plus 100, 6 card bonus 100, less what the "
+                        "rules do not offer)")
     parser.add_argument("--rounds", type=whole_number(1),
                         help="stop after N settled rounds (1 or more; default: until stopped)")
     parser.add_argument("--lang", choices=LANGUAGES, help="screen language")
