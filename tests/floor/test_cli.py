@@ -11,6 +11,7 @@ line and an exit status, never a traceback.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -286,3 +287,16 @@ def test_the_floor_section_of_the_configuration_is_checked(tmp_path):
         FloorSettings("mqtt://floor.lan", password_file=str(empty)).check()
     with pytest.raises(FloorError, match=r"\[floor\] client_cert: goes with client_key"):
         FloorSettings("mqtts://floor.lan", client_cert=str(empty)).check()
+
+
+def test_floor_rounds_writes_money_as_recall_does(recorded):
+    journal, store = recorded
+    floor_rounds, recall = cli(["floor", "rounds", "--store", str(store), "--table", TABLE,
+                                "--last", "5"], ["recall", "--journal", str(journal), "--last",
+                                                 "5"])
+    assert floor_rounds.returncode == recall.returncode == 0, floor_rounds.stderr
+    head, *lines = floor_rounds.stdout.splitlines()
+    assert head.startswith(f"table {TABLE}, journal ") and head.endswith(
+        ": 5 round(s), amounts in EUR")
+    assert recall.stdout.splitlines() == ["amounts in EUR", *lines]
+    assert re.search(r" ante 1\.00, pair_plus 1\.00", floor_rounds.stdout)

@@ -10,6 +10,7 @@ the broker gone, ``floor status`` says so and shows each table as unknown since 
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 from pathlib import Path
 
@@ -64,7 +65,7 @@ def test_parts_fit_the_limit_and_make_the_whole_byte_for_byte(seven):
 
 
 def test_a_round_in_parts_is_stored_whole_once_verified_and_a_part_lost_is_asked_again(
-        seven, tmp_path):
+        seven, tmp_path, caplog):
     msgs = [m.body for m in feed_messages(seven, TABLE)]
     rounds = [m for m in msgs if m.name == "round"]
     clock = Clock()
@@ -92,8 +93,13 @@ def test_a_round_in_parts_is_stored_whole_once_verified_and_a_part_lost_is_asked
     rec.check()
     assert asked == []  # the grace period first: the round may be on its way
     clock.now += GRACE_S
+    caplog.set_level(logging.INFO, "threecard.floor")
     rec.check()
     assert asked == [2]
+    # the recorder says which rounds it asks for, and how far it stands, in numbers
+    (line,) = [r.getMessage() for r in caplog.records if "asking" in r.getMessage()]
+    assert line == (f"floor: asking table {TABLE} for rounds from 2 again (journal "
+                    f"{rounds[0].journal[:16]}: 1 verified, announced {rounds[-1].round_id})")
     for p in second:  # the table sends it again; every part of it twice (QoS 1)
         rec.on_message(TABLE, "round", p)
         rec.on_message(TABLE, "round", p)
@@ -119,6 +125,7 @@ def test_a_seven_seat_round_through_a_broker_of_3000_bytes_and_the_broker_gone(
     assert len(table.text().split("floor: connected to")) == 2  # one connection, kept
     for log in (table.text(), recorder.text()):
         assert len(re.findall(r" (WARNING|ERROR) ", log)) <= 2, log
+        assert "None" not in log
     # the broker gone: the recorder says so in the store, and floor status shows it
     broker.kill()
     recorder.wait_for(r"floor: recorder lost the broker")
