@@ -42,7 +42,10 @@ a topic's order), never by the sender's clock.
 messages of a recorder that is down), subscribes to every table, and checks every series
 four times a second. Each message is committed to the store before its acknowledgement
 goes back to the broker (paho's manual acknowledgement): a store that cannot be written
-stops the recorder with what it could not store still held by the broker.
+stops the recorder with what it could not store still held by the broker. With its
+heartbeat it writes whether it reaches the broker, and since when it cannot (``floor
+status`` shows each table's status unknown since then). A message that came in parts
+(:mod:`floor.parts`) is joined and checked whole before it is taken.
 """
 
 from __future__ import annotations

@@ -2,7 +2,10 @@
 
 First whether the recorder runs: it writes in the store every few seconds that it does
 (:data:`floor.recorder.HEARTBEAT_S`), and that it stopped when it stops; a store nobody
-writes any more says nothing new, and the floor status says so. Then each table: whether
+writes any more says nothing new, and the floor status says so; and whether the running
+recorder reaches the broker (it writes since when it cannot): while it cannot, what it
+knows of each table is as of then, and each table's status is ``unknown`` since then. Then
+each table: whether
 it is online, ``stopped`` (it said so) or ``offline`` (its last will: it vanished), when
 the recorder last heard from it, its newest round on the floor and when it ended, the
 rounds of the last hour, the hold (the house's win over the amount wagered, from the
