@@ -159,19 +159,38 @@ def _read(path: str, what: Callable[[Any], Any]) -> Any:
         store.close()
 
 
+def _currency(store: Any, table: str, journal: str) -> str | None:
+    """The currency of a journal's amounts, as ``recall`` takes it (None: minor units).
+
+    The ``[table] currency`` the journal's start-up recorded, here from the game the floor
+    replayed of its rows; None when the floor verified none of them.
+    """
+    from controller.game.numbers import currency_problem
+
+    try:
+        pos = store.position(table, journal)
+    except ValueError:
+        return None
+    code = pos.game.config.currency if pos is not None else None
+    return code if isinstance(code, str) and currency_problem(code) is None else None
+
+
 def _rounds(args: argparse.Namespace) -> int:
     from floor.store import StoreError
 
-    def read(store: Any) -> tuple[list[str], list[dict[str, Any]]]:
+    def read(store: Any) -> tuple[list[str], list[dict[str, Any]], str | None]:
         journals = [j for j in store.journals(args.table)
                     if j.startswith((args.journal or "").lower())]
         current = next((t.journal for t in store.tables() if t.table_id == args.table), None)
         if args.journal is None and current in journals:  # the one floor status shows
             journals.append(current)
-        return journals, store.rounds(args.table, journals[-1], args.last) if journals else []
+        if not journals:
+            return journals, [], None
+        return (journals, store.rounds(args.table, journals[-1], args.last),
+                _currency(store, args.table, journals[-1]))
 
     try:
-        journals, rounds = _read(args.store, read)
+        journals, rounds, cur = _read(args.store, read)
     except StoreError as exc:
         return _fail(exc)
     if not journals:
@@ -181,9 +200,9 @@ def _rounds(args: argparse.Namespace) -> int:
         print(json.dumps(rounds))
     else:
         print(for_terminal(f"table {args.table}, journal {journals[-1][:16]}: "
-                           f"{len(rounds)} round(s), amounts in minor units"))
+                           f"{len(rounds)} round(s), amounts in {cur or 'minor units'}"))
         for r in rounds:
-            print(format_round(r, None))
+            print(format_round(r, cur))
     return 0
 
 

@@ -57,6 +57,12 @@ series):
     ``journal_id``, ``epoch``, ``seq``, ``round_id``, ``signature``). A table locks when its
     journal is behind it or holds another seal for that epoch.
 
+A message larger than the broker takes (the Maximum Packet Size of its CONNACK) goes in
+parts on its own topic (:class:`~floor.messages.Part`: ``whole``, the SHA-256 of the whole
+payload, ``part`` and ``parts``, ``data``, a slice of its bytes in base64), which the
+recorder joins and checks before it takes the whole as if it had come in one
+(:mod:`floor.parts`, :mod:`floor.sending`; docs/floor-format.md).
+
 Nothing here writes the journal's chain or derived tables: the table never waits for the
 floor (docs/requirements.md R1 and R7 stand as they are), but for the witness, read once
 as it starts (10 s at most).

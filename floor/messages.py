@@ -268,6 +268,63 @@ class WitnessMessage(Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     sent_us: SentUs = 0
 
 
+MAX_PARTS = 1024
+"""The most parts a message is sent in (a part carries at least
+:data:`floor.parts.MIN_PART_DATA` bytes of it)."""
+
+
+class Part(Message, frozen=True, kw_only=True):
+    """One part of a message too large for the broker, on the whole message's topic.
+
+    The table cuts the whole payload's bytes in order; the recorder joins the parts of one
+    whole, checks their SHA-256 against ``whole`` and only then takes the whole as if it
+    had come in one (:mod:`floor.parts`). Nothing of a message is stored before all its
+    parts are there and make it.
+
+    Attributes:
+        whole: the SHA-256 (hexadecimal) of the whole payload.
+        part, parts: this part's number (from 1) and how many there are.
+        data: this part's bytes of the whole payload (base64 on the wire).
+    """
+
+    name: ClassVar[str] = "part"
+    whole: Hash
+    part: Annotated[int, Meta(ge=1, le=MAX_PARTS)]
+    parts: Annotated[int, Meta(ge=2, le=MAX_PARTS)]
+    data: Annotated[bytes, Meta(min_length=1, max_length=MAX_PAYLOAD_BYTES)]
+
+
+class _Probe(Struct, frozen=True):
+    """Whether a payload is a part (its other fields are not read)."""
+
+    parts: Any = None
+
+
+def is_part(payload: bytes) -> bool:
+    """True when ``payload`` is a JSON object with a ``parts`` field: a :class:`Part`."""
+    try:
+        return msgspec.json.decode(payload, type=_Probe).parts is not None
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return False
+
+
+def decode_part(payload: bytes) -> Part:
+    """A part checked against its declaration.
+
+    Raises:
+        ValueError: not a part as declared, or a part numbered past its count.
+    """
+    if len(payload) > 2 * MAX_PAYLOAD_BYTES:
+        raise ValueError(f"part: a payload of {len(payload)} bytes")
+    try:
+        p = msgspec.json.decode(payload, type=Part)
+    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        raise ValueError(f"part: {exc}") from None
+    if p.part > p.parts:
+        raise ValueError(f"part: part {p.part} of {p.parts}")
+    return p
+
+
 class ResendRequest(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Recorder to table (topic ``resend``): send the rounds from ``from_round`` again."""
 

@@ -10,7 +10,13 @@ After a restart, a broker outage or a crash the feed resumes at the cursor; what
 published but not acknowledged is sent again (the recorder drops duplicates).
 
 At most :data:`AHEAD` messages are made ahead of the acknowledgements, and at most
-:data:`WINDOW` are in flight, so memory stays flat through an outage of any length. The
+:data:`~floor.sending.WINDOW` packets are in flight, so memory stays flat through an
+outage of any length. The broker's limits are kept (:mod:`floor.sending`): a message
+larger than the Maximum Packet Size of its CONNACK goes in parts, a message it refuses
+(an ACL) is sent again after a pause on the same connection, and the wait before
+connecting again starts from its shortest only once a message is acknowledged (PUBACK),
+never on a CONNACK alone. A problem that recurs is logged once, then with a count at most
+once a minute (:class:`~floor.mqtt.Throttle`). The
 journal is read :data:`CHUNK` events at a time, and while the feed catches up (a backlog,
 a resend) it rests between chunks so that it works :data:`FEED_SHARE` of the time at most:
 the table's own thread, in the same process, keeps its pace.
@@ -52,33 +58,30 @@ import logging
 import queue
 import threading
 import time
-from collections import deque
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-import msgspec
-from paho.mqtt.client import MQTT_ERR_SUCCESS
-
 from controller.game.replay import ReplayError
 from controller.journal import JournalError
-from floor.follower import Follower, Outgoing
-from floor.messages import Message, ResendRequest, StatusMessage, decode, encode
+from floor.follower import Follower
+from floor.messages import ResendRequest, StatusMessage, decode
 from floor.mqtt import FloorError, FloorSettings, Throttle
 from floor.outbox import Outbox
 from floor.resend import Resends
+from floor.sending import PACKET_TOO_LARGE, WINDOW, Entry, InFlight, stamped
 from floor.witness import WitnessReading, WitnessState
 
 log = logging.getLogger("threecard.floor")
 
-WINDOW = 50
-"""Messages in flight (published, not yet acknowledged) at most."""
 AHEAD = 2000
 """Messages made from the journal and not yet acknowledged, at most, per follower."""
 SAVE_EVERY_S = 0.5
 """The cursor is written at most this often (and when the feed stops)."""
-RETRY_S = (0.25, 2.0)
-"""Seconds before connecting again: the first wait, and the longest (it doubles)."""
+RETRY_S = (0.25, 2.0, 30.0)
+"""Seconds before connecting again: the first wait, the longest while the broker cannot be
+reached (it doubles), and the longest once connections it accepted were lost before it
+acknowledged anything. Only a message acknowledged starts the waits again from the
+first: a broker that accepts the connection and closes it is never a loop."""
 CHUNK = 200
 """Journal events read (and replayed) per turn, by the live feed and by a resend."""
 FEED_SHARE = 0.25
@@ -107,15 +110,6 @@ def _utc(us: int) -> str:
     return datetime.fromtimestamp(us / 1e6, UTC).isoformat(timespec="seconds")
 
 
-@dataclass(slots=True)
-class _Entry:
-    """A message made and not yet acknowledged."""
-
-    msg: Outgoing
-    mid: int | None = None  # the MQTT message id while in flight
-    acked: bool = False
-
-
 class FloorPublisher(WitnessReading):
     """Publishes one table's journal to the floor's broker (see the module docstring).
 
@@ -131,7 +125,8 @@ class FloorPublisher(WitnessReading):
         cursor: the newest event whose messages were all acknowledged.
         left: once stopped, the journal's events past the cursor (0: the floor has all).
         connected: the broker accepted the connection and it stands.
-        published, acknowledged, refused: message counts since the start.
+        published, acknowledged, refused: message counts since the start (a message
+            sent in parts counts once).
         witness: the floor's witness as read (:class:`WitnessState`).
         on_witness_problem: called once, from the feed's thread, with why the journal is
             behind the floor's witness or disagrees with it (None: nothing called).
@@ -155,13 +150,14 @@ class FloorPublisher(WitnessReading):
         self._quick = 0  # connections in a row closed soon after the broker accepted them
         self.cursor = 0
         self.connected = False
-        self.published = self.acknowledged = self.refused = 0
+        self.acknowledged = self.refused = 0
         self.left = 0
         self.follower: Follower | None = None
         self._resends = Resends(journal_path, table_id)
-        self._live: deque[_Entry] = deque()
-        self._resent: deque[_Entry] = deque()
-        self._by_mid: dict[int, _Entry] = {}
+        self._flight = InFlight(settings, table_id)
+        self._live, self._resent = self._flight.live, self._flight.resent
+        self._acked_here = False  # a message was acknowledged on this connection
+        self._lost_unacked = False  # connections were lost before anything was acknowledged
         self._inbox: queue.SimpleQueue[tuple[Any, ...]] = queue.SimpleQueue()
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -205,6 +201,11 @@ class FloorPublisher(WitnessReading):
         self._wake.set()
         if self._thread.is_alive():
             self._thread.join(drain_s + 10.0)
+
+    @property
+    def published(self) -> int:
+        """Messages published since the start (again after a refusal or a reconnection)."""
+        return self._flight.published
 
     @property
     def alive(self) -> bool:
@@ -296,14 +297,14 @@ class FloorPublisher(WitnessReading):
         if f is not None and len(self._live) < AHEAD:
             msgs = f.poll(CHUNK)
             if msgs is not None:
-                self._live.extend(_Entry(m) for m in msgs)
+                self._live.extend(Entry(m) for m in msgs)
                 made = True
             if (note := f.withheld_note()) is not None:
                 self._warn("withheld", "%s", note)
         if len(self._resent) < AHEAD:
             msgs = self._resends.poll(CHUNK, self._pace)
             if msgs is not None:
-                self._resent.extend(_Entry(m) for m in msgs)
+                self._resent.extend(Entry(m) for m in msgs)
                 made = True
         return made
 
@@ -347,7 +348,7 @@ class FloorPublisher(WitnessReading):
         c.will_set(s.topic(self.table_id, "status"), self._status("offline"), qos=1,
                    retain=True)
         c.max_inflight_messages_set(WINDOW)
-        c.on_connect = lambda cl, _u, _f, rc, _p: self._post("connect", cl, rc)
+        c.on_connect = lambda cl, _u, _f, rc, props: self._post("connect", cl, rc, props)
         c.on_disconnect = lambda cl, _u, _f, rc, _p: self._post("lost", cl, rc)
         c.on_publish = lambda cl, _u, mid, rc, _p: self._post("ack", cl, mid, rc)
         c.on_message = lambda cl, _u, m: self._post("message", cl, m)
@@ -365,7 +366,7 @@ class FloorPublisher(WitnessReading):
 
     def _later(self) -> None:
         self._retry_at = time.monotonic() + self._retry_s
-        self._retry_s = min(self._retry_s * 2, RETRY_S[1])
+        self._retry_s = min(self._retry_s * 2, RETRY_S[2 if self._lost_unacked else 1])
 
     def _warn(self, kind: str, msg: str, *args: Any) -> None:
         """Log a problem at warning, at most once a minute while it lasts (:class:`Throttle`)."""
@@ -383,7 +384,7 @@ class FloorPublisher(WitnessReading):
                 continue  # from a connection already dropped
             getattr(self, f"_on_{kind}")(*rest)
 
-    def _on_connect(self, rc: Any) -> None:
+    def _on_connect(self, rc: Any, props: Any = None) -> None:
         if rc.is_failure:
             self._throttle.log("refused", logging.ERROR, "floor: broker %s refused the "
                                "connection of table %s: %s (check its user and password, "
@@ -396,10 +397,12 @@ class FloorPublisher(WitnessReading):
             return  # the broker closes it: "lost" follows
         self.connected = True
         self._unreachable = False
-        self._retry_s = RETRY_S[0]
+        self._acked_here = False  # the waits start again once a message is acknowledged
         self._accepted_at = time.monotonic()
-        self._throttle.clear("connect", "refused", "closed", "settings")
-        log.info("floor: connected to %s as %s", self.settings.broker, self.client_id)
+        self._flight.limit = getattr(props, "MaximumPacketSize", None)
+        limit = self._flight.packet_limit
+        log.info("floor: connected to %s as %s%s", self.settings.broker, self.client_id,
+                 f" (packets of at most {limit} bytes)" if limit else "")
         s, c = self.settings, self._client
         self._witness_read = False
         # the witness first (its retained copy comes before our own online comes back),
@@ -409,18 +412,16 @@ class FloorPublisher(WitnessReading):
                      (s.topic(self.table_id, "resend"), 1),
                      (s.topic(self.table_id, "status"), 1)])
         self._online()
-        for e in (*self._resent, *self._live):
-            e.mid = None  # everything not acknowledged goes again, in order
-        self._by_mid.clear()
+        self._flight.reset()  # everything not acknowledged goes again, in order
         if self.follower is not None and self.follower.position:
-            self._live.extend(_Entry(m) for m in self.follower.latest())
+            self._live.extend(Entry(m) for m in self.follower.latest())
 
     def _on_lost(self, rc: Any) -> None:
         c, self._client = self._client, None
         s = self.settings
         if self.connected:
             self._before = self._connection
-        if self.connected and rc.is_failure:  # closed by the broker, not by this table
+        if self.connected and rc.is_failure and rc != PACKET_TOO_LARGE:  # by the broker
             quick = time.monotonic() - self._accepted_at < QUICK_S
             self._quick = self._quick + 1 if quick else 0
         if self._yielded:
@@ -435,38 +436,44 @@ class FloorPublisher(WitnessReading):
                                "own); this table's feed waits and tries again in %.0f s",
                                s.broker, self.table_id, QUICK_LOSSES, QUICK_S,
                                self.client_id, YIELD_S)
+        elif self.connected and rc == PACKET_TOO_LARGE \
+                and (learned := self._flight.too_large()) is not None:
+            self._warn("lost", "floor: broker %s closed the connection on a packet too large "
+                       "for it without saying its limit: messages over %d bytes go in parts",
+                       s.broker, learned)
         elif self.connected:
-            log.warning("floor: connection to %s lost (%s); the journal keeps the feed",
-                        s.broker, rc)
+            self._warn("lost", "floor: connection to %s lost (%s); the journal keeps the feed",
+                       s.broker, rc)
         elif not self._refused:
             self._warn("closed", "floor: broker %s closed the connection before accepting it "
                        "(%s): is the port a TLS one (mqtts://), or no MQTT broker's? The "
                        "journal keeps the feed, trying again", s.broker, rc)
             self._witness_unread(f"broker {s.broker} closed the connection ({rc})")
+        if self.connected and not self._acked_here and not self._yielded:
+            self._lost_unacked = True  # the waits double on, up to RETRY_S[2]
         self._refused = self._yielded = False
         self.connected = False
         self._unreachable = True
-        self._by_mid.clear()
-        for e in (*self._resent, *self._live):
-            e.mid = None
+        self._flight.reset()
         c.loop_stop()
         self._later()
 
     def _on_ack(self, mid: int, rc: Any) -> None:
-        e = self._by_mid.pop(mid, None)
-        if e is None:
-            return
-        if rc.is_failure:
+        e, outcome = self._flight.ack(mid, rc)
+        if outcome == "refused":  # not acknowledged: sent again after a pause, connected
             self.refused += 1
-            self._warn("refused", "floor: broker refused a %s message (%s): check the ACL "
-                       "lets table %s publish under %s", e.msg.name, rc, self.table_id,
-                       self.settings.topic(self.table_id, "#"))
-            self._client.disconnect()  # not acknowledged: it goes again after a pause
-            self._retry_s = RETRY_S[1]
-            return
-        e.acked = True
-        self.acknowledged += 1
-        self._moved_cursor()
+            self._warn(f"refused {e.msg.name}", "floor: broker refused a %s message (%s): "
+                       "check the ACL lets table %s publish under %s; the journal keeps the "
+                       "feed, sent again in %.0f s", e.msg.name, rc, self.table_id,
+                       self.settings.topic(self.table_id, "#"), self._flight.refused_wait_s)
+        elif outcome == "acked":
+            self.acknowledged += 1
+            self._acked_here = True
+            self._lost_unacked = False
+            self._retry_s = RETRY_S[0]
+            self._throttle.clear("connect", "closed", "settings", "lost", "too small",
+                                 f"refused {e.msg.name}")
+            self._moved_cursor()
 
     def _on_message(self, m: Any) -> None:
         if m.topic.endswith("/status"):
@@ -535,35 +542,20 @@ class FloorPublisher(WitnessReading):
                              self._status("online"), qos=1, retain=True)
 
     def _status(self, status: str, stopped: bool = False) -> bytes:
-        return self._payload(StatusMessage(table=self.table_id, journal=self.genesis,
-                                           status=status, connection=self._connection,
-                                           stopped=stopped))
-
-    @staticmethod
-    def _payload(body: Message) -> bytes:
-        """The payload of a message, stamped with the time it is sent."""
-        return encode(msgspec.structs.replace(body, sent_us=time.time_ns() // 1000))
+        return stamped(StatusMessage(table=self.table_id, journal=self.genesis,
+                                     status=status, connection=self._connection,
+                                     stopped=stopped))[0]
 
     def _send(self) -> bool:
-        """Publish the messages not in flight, resent rounds first, up to the window."""
-        c = self._client
-        if c is None or not self.connected:
+        """Publish the messages not in flight, within the broker's limits (:mod:`floor.sending`)."""
+        if self._client is None or not self.connected:
             return False
-        sent = False
-        for q in (self._resent, self._live):
-            for e in q:
-                if len(self._by_mid) >= WINDOW:
-                    return sent
-                if e.acked or e.mid is not None:
-                    continue
-                info = c.publish(self.settings.topic(self.table_id, e.msg.name),
-                                 self._payload(e.msg.body), qos=1, retain=e.msg.retain)
-                if info.rc != MQTT_ERR_SUCCESS:
-                    return sent
-                e.mid = info.mid
-                self._by_mid[info.mid] = e
-                self.published += 1
-                sent = True
+        sent = self._flight.send(self._client)
+        if self._flight.problem is not None:
+            self._throttle.log("too small", logging.ERROR, "floor: broker %s: %s; raise its "
+                               "max_packet_size (the journal keeps the feed, which waits)",
+                               self.settings.broker, self._flight.problem)
+            self._flight.problem = None
         return sent
 
     def _close(self, outbox: Outbox) -> None:
@@ -588,8 +580,7 @@ class FloorPublisher(WitnessReading):
             self.follower.close()
         self._resends.close()
         self._client = None  # a start again begins afresh, from the cursor
-        for q in (self._live, self._resent, self._by_mid):
-            q.clear()
+        self._flight.clear()
         log.info("floor: feed stopped at journal event %d (%d messages acknowledged)",
                  self.cursor, self.acknowledged)
         if self.left and self.resume:

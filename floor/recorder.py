@@ -42,7 +42,10 @@ a topic's order), never by the sender's clock.
 messages of a recorder that is down), subscribes to every table, and checks every series
 four times a second. Each message is committed to the store before its acknowledgement
 goes back to the broker (paho's manual acknowledgement): a store that cannot be written
-stops the recorder with what it could not store still held by the broker.
+stops the recorder with what it could not store still held by the broker. With its
+heartbeat it writes whether it reaches the broker, and since when it cannot (``floor
+status`` shows each table's status unknown since then). A message that came in parts
+(:mod:`floor.parts`) is joined and checked whole before it is taken.
 """
 
 from __future__ import annotations
@@ -69,9 +72,12 @@ from floor.messages import (
     StatusMessage,
     WitnessMessage,
     decode,
+    decode_part,
     encode,
+    is_part,
 )
 from floor.mqtt import FloorSettings, Throttle
+from floor.parts import Joiner, packet_size
 from floor.sealed import AHEAD, DUPLICATE, Position, Refused, verify
 from floor.store import Store, status_of
 
@@ -141,7 +147,8 @@ class Recorder:
     Attributes:
         counts: messages by outcome: ``stored``, ``duplicate``, ``refused`` (failed its
             declaration), ``forged`` (unsealed, badly sealed or in conflict), ``ahead``
-            (rows after events not yet verified), ``asked``.
+            (rows after events not yet verified), ``asked``, ``joined`` (messages
+            that came in parts, joined again).
     """
 
     def __init__(self, store: Store, ask: Callable[[str, ResendRequest], None],
@@ -152,8 +159,9 @@ class Recorder:
         self.clock = clock
         self.publish_witness = witness
         self.counts = {"stored": 0, "duplicate": 0, "refused": 0, "forged": 0, "ahead": 0,
-                       "asked": 0}
+                       "asked": 0, "joined": 0}
         self.throttle = Throttle(log)  # the same refusal again: once a minute
+        self.joiner = Joiner(clock)  # the parts of messages too large for the broker
         self.current: dict[str, str] = {t.table_id: t.journal for t in store.tables()}
         self._received_us = store.newest_us()  # never backwards: the order of arrival
         self.series: dict[tuple[str, str], _Series] = {}
@@ -191,7 +199,21 @@ class Recorder:
         is refused (logged at warning) and nothing of it is stored. ``retained``: the
         broker's retained copy, sent as the recorder subscribes (an older ``state`` or
         ``meters`` than the store's is left aside: :meth:`Store.put_latest`).
+        A part of a message (:mod:`floor.parts`) is kept until its whole is there, which
+        is then taken as if it had come in one.
         """
+        if is_part(payload):
+            try:
+                p = decode_part(payload)
+                if p.table != table:
+                    raise ValueError(f"a part names table {p.table!r}")
+                payload = self.joiner.take(table, name, p)
+            except ValueError as exc:
+                self.refuse(table, f"{name}: {exc}")
+                return
+            if payload is None:
+                return  # parts still to come (a whole made of parts fails its declaration)
+            self.counts["joined"] += 1
         try:
             m = decode(name, payload)
         except ValueError as exc:
@@ -407,8 +429,16 @@ def serve(settings: FloorSettings, store_path: str, client_id: str,
         client.publish(settings.topic(table, "resend"), encode(req), qos=1)
 
     def witness(table: str, w: WitnessMessage) -> None:
-        w = msgspec.structs.replace(w, sent_us=time.time_ns() // 1000)
-        client.publish(settings.topic(table, "witness"), encode(w), qos=1, retain=True)
+        topic = settings.topic(table, "witness")
+        payload = encode(msgspec.structs.replace(w, sent_us=time.time_ns() // 1000))
+        limit = state["limit"]
+        if limit and packet_size(topic, payload) > limit:  # the broker would close on it
+            throttle.log(f"witness {table}", logging.ERROR, "floor: the witness of table %s "
+                         "(%d journals) is larger than broker %s takes (%d bytes): not "
+                         "published; raise its max_packet_size", table, len(w.journals),
+                         settings.broker, limit)
+            return
+        client.publish(topic, payload, qos=1, retain=True)
 
     recorder = Recorder(store, ask, witness=witness)
 
@@ -424,20 +454,37 @@ def serve(settings: FloorSettings, store_path: str, client_id: str,
         return call
 
     throttle = Throttle(log)  # a broker refusing or away: said once a minute, not each try
-    state: dict[str, Any] = {"connected": False, "refused": False}
+    # the broker as floor status shows it: since when it cannot be reached (None: it can)
+    state: dict[str, Any] = {"connected": False, "refused": False, "limit": None,
+                             "lost_us": time.time_ns() // 1000, "why": "not yet connected",
+                             "heard": False}
+
+    def beat(stopped: bool = False) -> None:
+        store.beat(client_id, time.time_ns() // 1000, stopped, settings.broker,
+                   state["lost_us"], state["why"])
+
+    def lost(why: str) -> None:
+        if state["lost_us"] is None:
+            state["lost_us"] = time.time_ns() // 1000
+        state["why"] = why
     losses: deque[float] = deque(maxlen=QUICK_LOSSES)  # when connections were lost
     taken: list[str] = []
 
-    def on_connect(c, _u, flags, rc, _p) -> None:  # noqa: ANN001 - paho's callback
+    def on_connect(c, _u, flags, rc, props) -> None:  # noqa: ANN001 - paho's callback
         if rc.is_failure:
             throttle.log("refused", logging.ERROR, "floor: broker %s refused the recorder: %s "
                          "(check --username and --password-file, and that the broker binds "
                          "the user to the client id %s); trying again", settings.broker, rc,
                          client_id)
             state["refused"] = True
+            lost(f"it refused the recorder: {rc}")
             return
         state["connected"] = True
-        throttle.clear("refused", "lost", "closed", "unreachable")
+        state["limit"] = getattr(props, "MaximumPacketSize", None)
+        state["lost_us"], state["why"] = None, ""
+        if state["heard"]:  # the last connection carried messages: its problems are over
+            throttle.clear("refused", "lost", "closed", "unreachable")
+        state["heard"] = False
         log.info("floor: recorder connected to %s as %s (session %s)", settings.broker,
                  client_id, "resumed" if flags.session_present else "new")
         c.subscribe([(settings.wildcard(n), 1) for n in SUBSCRIBED])
@@ -446,6 +493,7 @@ def serve(settings: FloorSettings, store_path: str, client_id: str,
                 recorder.witness(table)
 
     def on_message(c, _u, m) -> None:  # noqa: ANN001
+        state["heard"] = True
         where = settings.split(m.topic)
         if where is not None and where[1] in SUBSCRIBED:
             try:
@@ -466,6 +514,8 @@ def serve(settings: FloorSettings, store_path: str, client_id: str,
     def on_disconnect(_c, _u, _f, rc, _p) -> None:  # noqa: ANN001
         if stop.is_set():
             return
+        if not state["refused"]:
+            lost(f"connection lost: {rc}" if state["connected"] else f"closed: {rc}")
         if state["connected"]:
             losses.append(time.monotonic())
             quick = len(losses) == QUICK_LOSSES and losses[-1] - losses[0] < QUICK_S
@@ -488,6 +538,7 @@ def serve(settings: FloorSettings, store_path: str, client_id: str,
         state["connected"] = state["refused"] = False
 
     def on_connect_fail(_c, _u) -> None:  # noqa: ANN001
+        lost("unreachable")
         throttle.log("unreachable", logging.WARNING, "floor: broker %s unreachable; trying "
                      "again", settings.broker)
 
@@ -501,25 +552,26 @@ def serve(settings: FloorSettings, store_path: str, client_id: str,
             settings.connect(client, clean_start=False, session_expiry_s=SESSION_EXPIRY_S)
             break
         except OSError as exc:
+            lost(f"unreachable: {getattr(exc, 'strerror', None) or exc}")
             throttle.log("unreachable", logging.WARNING, "floor: broker %s unreachable (%s); "
                          "trying again", settings.broker, exc)
         with contextlib.suppress(sqlite3.Error):  # a store that cannot be written: said later
-            store.beat(client_id, time.time_ns() // 1000)
+            beat()
         if stop.wait(wait_s):
             with contextlib.suppress(sqlite3.Error):
-                store.beat(client_id, time.time_ns() // 1000, stopped=True)
+                beat(stopped=True)
             store.close()
             return 0
         wait_s = min(wait_s * 2, 5.0)
     client.loop_start()  # from here paho's network loop reconnects by itself
-    beaten = 0.0
+    beaten, said = 0.0, state["lost_us"]
     try:
         while not stop.wait(CHECK_EVERY_S):
             with lock:
                 recorder.check()
-                if time.monotonic() - beaten >= HEARTBEAT_S:
-                    beaten = time.monotonic()
-                    store.beat(client_id, time.time_ns() // 1000)
+                if time.monotonic() - beaten >= HEARTBEAT_S or state["lost_us"] != said:
+                    beaten, said = time.monotonic(), state["lost_us"]
+                    beat()
     except sqlite3.Error as exc:
         failed.append(f"the store {store_path} cannot be read: {exc}")
     except Exception as exc:  # noqa: BLE001 - stop with a reason, never linger
@@ -529,7 +581,7 @@ def serve(settings: FloorSettings, store_path: str, client_id: str,
         client.disconnect()
         client.loop_stop()
         with lock, contextlib.suppress(sqlite3.Error):
-            store.beat(client_id, time.time_ns() // 1000, stopped=True)
+            beat(stopped=True)
         with lock:
             store.close()
         log.info("floor: recorder stopped: %s", ", ".join(f"{v} {k}" for k, v in

@@ -2,7 +2,10 @@
 
 First whether the recorder runs: it writes in the store every few seconds that it does
 (:data:`floor.recorder.HEARTBEAT_S`), and that it stopped when it stops; a store nobody
-writes any more says nothing new, and the floor status says so. Then each table: whether
+writes any more says nothing new, and the floor status says so; and whether the running
+recorder reaches the broker (it writes since when it cannot): while it cannot, what it
+knows of each table is as of then, and each table's status is ``unknown`` since then. Then
+each table: whether
 it is online, ``stopped`` (it said so) or ``offline`` (its last will: it vanished), when
 the recorder last heard from it, its newest round on the floor and when it ended, the
 rounds of the last hour, the hold (the house's win over the amount wagered, from the
@@ -38,6 +41,11 @@ def _utc(us: int | None) -> str | None:
     return datetime.fromtimestamp(us // 1_000_000, UTC).isoformat() if us else None
 
 
+def _z(utc: str) -> str:
+    """An ISO 8601 UTC time to the second, written with ``Z``."""
+    return f"{utc[:19]}Z"
+
+
 def _ago(utc: str | None, now: datetime) -> str:
     """How long ago ``utc`` was, in words (``12 s``, ``5 min``, ``3 h``, ``2 d``)."""
     if utc is None:
@@ -59,15 +67,27 @@ class RecorderStatus:
             recorder ever said: a store of an earlier recorder).
         client_id: its client id on the broker ("" for unknown).
         heard_utc: when it last wrote that it runs, ISO 8601 UTC, or None.
+        broker: the broker's URL, as the recorder said (None: it did not).
+        broker_lost_utc: since when the running recorder cannot reach the broker, ISO 8601
+            UTC (None: it can, or it does not run): what it knows of each table is as of
+            then.
+        broker_why: why it cannot, in a few words.
     """
 
     state: str
     client_id: str
     heard_utc: str | None
+    broker: str | None = None
+    broker_lost_utc: str | None = None
+    broker_why: str | None = None
 
     def line(self, now: datetime) -> str:
         """The recorder as one line of text."""
         who = f"recorder {self.client_id}" if self.client_id else "recorder"
+        if self.state == "running" and self.broker_lost_utc:
+            return (f"{who}: running (heard {_ago(self.heard_utc, now)}); broker "
+                    f"{self.broker} UNREACHABLE since {_z(self.broker_lost_utc)} "
+                    f"({self.broker_why}): each table's status is unknown since then")
         if self.state == "running":
             return f"{who}: running (heard {_ago(self.heard_utc, now)})"
         if self.state == "stopped":
@@ -90,9 +110,12 @@ def recorder_status(store: Store, now: datetime) -> RecorderStatus:
         return RecorderStatus("unknown", "", None)
     heard = _utc(r.alive_us)
     if r.stopped:
-        return RecorderStatus("stopped", r.client_id, heard)
+        return RecorderStatus("stopped", r.client_id, heard, r.broker)
     silent = now.timestamp() * 1_000_000 - r.alive_us > SILENT_AFTER_S * 1_000_000
-    return RecorderStatus("silent" if silent else "running", r.client_id, heard)
+    if silent:
+        return RecorderStatus("silent", r.client_id, heard, r.broker)
+    return RecorderStatus("running", r.client_id, heard, r.broker,
+                          _utc(r.broker_lost_us), r.broker_why)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +125,8 @@ class TableStatus:
     Attributes:
         table_id: the table.
         status: ``online``, ``stopped`` (it said so), ``offline`` (its last will: it
-            vanished), or ``unknown`` (no status heard).
+            vanished), or ``unknown`` (no status heard, or the recorder cannot reach the
+            broker: since ``unknown_since_utc``).
         journal: the hash of its newest journal's first event.
         last_round: its newest round on the floor (0: none).
         last_round_utc: when that round ended, ISO 8601 UTC, or None.
@@ -123,6 +147,8 @@ class TableStatus:
         forged: messages on the table's topics refused as forged (unsealed, badly sealed
             or in conflict with the store).
         forged_why: why the last one was.
+        unknown_since_utc: since when the recorder cannot reach the broker (its status is
+            unknown since then: ``unknown``), ISO 8601 UTC, or None.
     """
 
     table_id: str
@@ -141,16 +167,20 @@ class TableStatus:
     key_pinned: str | None = None
     forged: int = 0
     forged_why: str | None = None
+    unknown_since_utc: str | None = None
 
     def line(self, now: datetime | None = None) -> str:
         """The status as one line of text (``now``: for "heard ... ago")."""
         hold = "-" if self.hold_ppm is None else f"{self.hold_ppm / 10_000:.2f} %"
         alarms = "-" if self.open_alarms is None else ", ".join(self.open_alarms) or "none"
-        if self.status == "offline":
+        if self.status == "offline" or self.unknown_since_utc:
             alarms = f"{alarms} (when last heard)"
-        ended = f" ended {self.last_round_utc[:19]}Z" if self.last_round_utc else ""
+        ended = f" ended {_z(self.last_round_utc)}" if self.last_round_utc else ""
         heard = f"  heard {_ago(self.heard_utc, now or datetime.now(UTC))}"
-        text = (f"{self.table_id:12} {self.status.upper():8} last round {self.last_round}"
+        status = self.status.upper()
+        if self.unknown_since_utc:
+            status += f" since {_z(self.unknown_since_utc)}"
+        text = (f"{self.table_id:12} {status:8} last round {self.last_round}"
                 f"{ended}  {self.rounds_last_hour} rounds/h  hold {hold}  alarms: {alarms}"
                 f"{heard}")
         text += f"  LACKING: {self.lacking}" if self.lacking else ""
@@ -210,6 +240,7 @@ def floor_status(store: Store, now: datetime) -> list[TableStatus]:
     now_us = heard_by_us = int(now.timestamp() * 1_000_000)
     if rec is not None:
         heard_by_us = min(heard_by_us, rec.alive_us)
+    away = recorder_status(store, now).broker_lost_utc  # the broker: nothing is known since
     out = []
     forged = store.forged()
     heard = store.tables()
@@ -220,7 +251,9 @@ def floor_status(store: Store, now: datetime) -> list[TableStatus]:
         s = next((r for r in series if (r.table, r.journal) == (t.table_id, t.journal)),
                  SeriesRow(t.table_id, t.journal, 0, 0, 0, None))
         status = s.status or "unknown"
-        if status == "online" and heard_by_us - t.heard_us > TABLE_SILENT_S * 1_000_000:
+        if away is not None:
+            status = "unknown"
+        elif status == "online" and heard_by_us - t.heard_us > TABLE_SILENT_S * 1_000_000:
             status = "offline"  # silent: its last will was lost, or is late
         alarms = [] if status == "stopped" else None if "state" in t.unreadable else [
             a.kind for a in (t.state.open_alarms if t.state is not None else [])]
@@ -236,5 +269,5 @@ def floor_status(store: Store, now: datetime) -> list[TableStatus]:
             newest[0]["ended_utc"] if newest else None,
             store.rounds_since(t.table_id, t.journal, since), hold_ppm(t.meters), alarms,
             lacking, _utc(t.heard_us), older, unconfirmed,
-            keys[-1].key if keys else None, keys[-1].how if keys else None, n, why))
+            keys[-1].key if keys else None, keys[-1].how if keys else None, n, why, away))
     return out

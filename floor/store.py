@@ -49,7 +49,8 @@ CREATE TABLE IF NOT EXISTS tables (
     state_us INTEGER NOT NULL DEFAULT 0, meters TEXT, meters_us INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS recorder (
     id INTEGER PRIMARY KEY CHECK (id = 1), client_id TEXT NOT NULL,
-    alive_us INTEGER NOT NULL, stopped INTEGER NOT NULL);
+    alive_us INTEGER NOT NULL, stopped INTEGER NOT NULL, broker TEXT, broker_lost_us INTEGER,
+    broker_why TEXT);
 CREATE TABLE IF NOT EXISTS events (
     table_id TEXT NOT NULL, journal TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL,
     severity TEXT NOT NULL, body TEXT NOT NULL, stored_us INTEGER NOT NULL,
@@ -78,7 +79,8 @@ CREATE TABLE IF NOT EXISTS forged (
 _TABLES = {"rounds", "series", "tables", "events"}
 _ADDED = {"series": ("status TEXT", "announced_seq INTEGER NOT NULL DEFAULT 0",
                      "announced_hash TEXT", "gap_us INTEGER"),
-          "rounds": ("epoch INTEGER",)}
+          "rounds": ("epoch INTEGER",),
+          "recorder": ("broker TEXT", "broker_lost_us INTEGER", "broker_why TEXT")}
 """Columns a store written by an earlier recorder lacks: added when a recorder opens it."""
 
 
@@ -179,11 +181,17 @@ class RecorderRow:
         client_id: its client id on the broker.
         alive_us: when it last said it runs (microseconds since the epoch).
         stopped: it stopped cleanly then.
+        broker: the broker's URL (None: a recorder that did not say).
+        broker_lost_us: since when it cannot reach the broker (None: connected).
+        broker_why: why, in a few words.
     """
 
     client_id: str
     alive_us: int
     stopped: bool
+    broker: str | None = None
+    broker_lost_us: int | None = None
+    broker_why: str | None = None
 
 
 class Store(SealedStore):
@@ -330,19 +338,34 @@ class Store(SealedStore):
             out.append(TableRow(tid, journal, status, st, me, heard, bad))
         return out
 
-    def beat(self, client_id: str, now_us: int, stopped: bool = False) -> None:
-        """The recorder says it runs (or, ``stopped``, that it stopped cleanly)."""
-        self.db.execute("INSERT OR REPLACE INTO recorder VALUES (1, ?, ?, ?)",
-                        (client_id, now_us, int(stopped)))
+    def beat(self, client_id: str, now_us: int, stopped: bool = False, broker: str = "",
+             lost_us: int | None = None, why: str = "") -> None:
+        """The recorder says it runs (or, ``stopped``, that it stopped cleanly).
+
+        Args:
+            client_id: its client id.
+            now_us: now, microseconds since the epoch.
+            stopped: it stopped cleanly.
+            broker: the broker's URL.
+            lost_us: since when it cannot reach the broker (None: connected).
+            why: why it cannot, in a few words.
+        """
+        self.db.execute("INSERT OR REPLACE INTO recorder (id, client_id, alive_us, stopped, "
+                        "broker, broker_lost_us, broker_why) VALUES (1, ?, ?, ?, ?, ?, ?)",
+                        (client_id, now_us, int(stopped), broker or None, lost_us, why or None))
 
     def recorder(self) -> RecorderRow | None:
         """The recorder as it last said (None: none said it, or an earlier one's store)."""
         try:
-            row = self.db.execute("SELECT client_id, alive_us, stopped FROM recorder "
-                                  "WHERE id = 1").fetchone()
+            cur = self.db.execute("SELECT * FROM recorder WHERE id = 1")
         except sqlite3.OperationalError:  # written before the recorder said it runs
             return None
-        return RecorderRow(row[0], row[1], bool(row[2])) if row else None
+        row = cur.fetchone()
+        if row is None:
+            return None
+        got = dict(zip((d[0] for d in cur.description), row, strict=True))
+        return RecorderRow(got["client_id"], got["alive_us"], bool(got["stopped"]),
+                           got.get("broker"), got.get("broker_lost_us"), got.get("broker_why"))
 
     def journals(self, table: str) -> list[str]:
         """The table's journals, oldest first."""

@@ -14,11 +14,20 @@ publishes the witness (retained), and each table reads its own only.
 from __future__ import annotations
 
 import json
+import logging
+import re
 
 import pytest
 
-from floor.publisher import QUICK_LOSSES
+from controller.autoplay import AutoPlayer
+from controller.game.auth import DEMO_PINS, demo_pin_hashes
+from controller.game.engine import TableConfig
+from controller.game.table import Table
+from controller.simulate_cli import simulate
+from floor.mqtt import FloorSettings
+from floor.publisher import FloorPublisher
 from floor.store import Store
+from simulators.event_shoe import EventShoe
 
 NOT_AUTHORIZED = 135
 RECORDER = "floor.recorder"
@@ -147,16 +156,41 @@ def test_the_recorders_user_writes_the_witness_each_table_reads_its_own(floor, b
             recorder.publish(f"threecard/{table}/witness", b"", retain=True)
 
 
-def test_a_table_the_acl_refuses_says_so_and_is_not_taken_for_another_with_its_id(
-        floor, broker, tmp_path):
-    # a topic prefix the ACL does not know: each message is refused and the table closes its
-    # connection itself, to try again; those closings are not another table's doing
-    table = floor.secured_table(broker, "TCP-A", tmp_path / "journal.sqlite3", 50,
-                                topic_prefix="casino")
-    table.wait_for(r"WARNING +floor: broker refused a \w+ message \(Not authorized\): "
-                   r"check the ACL lets table TCP-A publish under casino/TCP-A/#", 60)
-    floor.wait_until(lambda: table.text().count("floor: connected to") >= QUICK_LOSSES + 1,
-                     30, "the table connecting again after each refusal")
-    assert "another client connects" not in table.text()
-    assert "waits and tries again" not in table.text()
-    assert table.stop() == 0
+def test_a_table_the_acl_refuses_says_so_once_then_counts_and_never_reconnects(
+        floor, broker, tmp_path, caplog):
+    # a topic prefix the ACL does not know: each message is refused (its PUBACK says so);
+    # the table keeps its connection and sends them again after a pause that grows
+    journal = tmp_path / "journal.sqlite3"
+    t = Table(journal, TableConfig(seats=2, pin_hashes=demo_pin_hashes(), table_id="TCP-A"))
+    simulate(t, AutoPlayer(bets={"ante": 100}, pin=DEMO_PINS["supervisor"]), EventShoe(3), 3)
+    t.close()
+    password = floor.secret("TCP-A.pw", floor.users["TCP-A"])
+    settings = FloorSettings(broker.url, password_file=str(password), topic_prefix="casino")
+    caplog.set_level(logging.DEBUG, "threecard.floor")
+    feed = FloorPublisher(settings, str(journal), "TCP-A")
+    feed._throttle.every_s = 1.5  # the minute between two lines of one problem, shortened
+
+    def lines() -> list[str]:
+        return [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+
+    feed.start()
+    try:
+        floor.wait_until(lambda: any("more time(s)" in w for w in lines()), 30,
+                         "the refusals to be counted")
+    finally:
+        feed.stop(0)
+    refused = [w for w in lines() if w.startswith("floor: broker refused a ")]
+    assert lines() == refused  # nothing else: no connection lost, no other table
+    first = refused[0]
+    assert re.fullmatch(r"floor: broker refused a (\w+) message \(Not authorized\): check the "
+                        r"ACL lets table TCP-A publish under casino/TCP-A/#; the journal "
+                        r"keeps the feed, sent again in \d+ s", first), first
+    for name in {re.match(r"floor: broker refused a (\w+)", w)[1] for w in refused}:
+        mine = [w for w in refused if w.startswith(f"floor: broker refused a {name} ")]
+        assert "more time(s)" not in mine[0] and len(mine) <= 2, mine  # once, then counted
+    counted = [int(m[1]) for w in refused if (m := re.search(r"\((\d+) more time\(s\) in "
+                                                               r"the last \d+ s\)$", w))]
+    assert counted and min(counted) >= 1
+    assert feed.refused > len(refused)
+    connected = [r for r in caplog.records if "floor: connected to" in r.getMessage()]
+    assert len(connected) == 1  # one connection, kept throughout

@@ -11,6 +11,7 @@ line and an exit status, never a traceback.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -286,3 +287,44 @@ def test_the_floor_section_of_the_configuration_is_checked(tmp_path):
         FloorSettings("mqtt://floor.lan", password_file=str(empty)).check()
     with pytest.raises(FloorError, match=r"\[floor\] client_cert: goes with client_key"):
         FloorSettings("mqtts://floor.lan", client_cert=str(empty)).check()
+
+
+def test_floor_rounds_writes_money_as_recall_does(recorded):
+    journal, store = recorded
+    floor_rounds, recall = cli(["floor", "rounds", "--store", str(store), "--table", TABLE,
+                                "--last", "5"], ["recall", "--journal", str(journal), "--last",
+                                                 "5"])
+    assert floor_rounds.returncode == recall.returncode == 0, floor_rounds.stderr
+    head, *lines = floor_rounds.stdout.splitlines()
+    assert head.startswith(f"table {TABLE}, journal ") and head.endswith(
+        ": 5 round(s), amounts in EUR")
+    assert recall.stdout.splitlines() == ["amounts in EUR", *lines]
+    assert re.search(r" ante 1\.00, pair_plus 1\.00", floor_rounds.stdout)
+
+
+def test_floor_status_with_the_broker_unreachable_says_so_and_each_table_is_unknown(
+        recorded, floor, tmp_path):
+    _, store = recorded
+    copy = tmp_path / "floor.sqlite3"
+    shutil.copyfile(store, copy)
+    broker = floor.broker()  # made, not started: nothing listens on its port
+    recorder = floor.recorder(broker, copy, wait=False)
+    recorder.wait_for(rf"floor: broker {re.escape(broker.url)} unreachable \(")
+
+    def said() -> dict | None:
+        (s,) = floor.cli_json(["floor", "status", "--store", str(copy), "--json"])
+        return s if s["recorder"]["broker_lost_utc"] else None
+
+    status = floor.wait_until(said, 15, "the recorder to say so in the store")
+    assert status["recorder"]["state"] == "running"
+    assert status["recorder"]["broker"] == broker.url
+    assert [t["status"] for t in status["tables"]] == ["unknown"]
+    assert status["tables"][0]["unknown_since_utc"] == status["recorder"]["broker_lost_utc"]
+    (text,) = cli(["floor", "status", "--store", str(copy)])
+    head, line = text.stdout.splitlines()
+    assert re.fullmatch(rf"recorder threecard-floor: running \(heard \d+ s ago\); broker "
+                        rf"{re.escape(broker.url)} UNREACHABLE since \S+Z \(unreachable: "
+                        r"Connection refused\): each table's status is unknown since then",
+                        head), head
+    assert re.match(rf"{TABLE} +UNKNOWN since \S+Z +last round 12 ", line), line
+    assert recorder.stop() == 0

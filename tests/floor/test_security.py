@@ -219,7 +219,9 @@ def test_a_feed_over_tls_with_per_table_credentials(floor, tmp_path):
     table = floor.secured_table(broker, "TCP-A", journal, 20, ca_file=str(ca_file))
     wrong.wait_for(r"broker mqtts://localhost:\d+ unreachable \(.*certificate verify failed",
                    30)
-    table.wait_for(r"floor: connected to mqtts://localhost:\d+ as TCP-A$", 60)
+    # the shipped configuration's packet limit, read from the broker's CONNACK
+    table.wait_for(r"floor: connected to mqtts://localhost:\d+ as TCP-A \(packets of at most "
+                   r"262144 bytes\)$", 60)
     table.wait_for(r"round 3: dealer", 30)
     assert table.stop() == 0
 
