@@ -29,12 +29,13 @@ from dataclasses import dataclass
 import pygame
 
 from controller.game.inputs import DealerCommand
-from controller.game.views import DealerView, PlayerView
+from controller.game.views import Banner, DealerView, PlayerView
 from display.dealer import DealerScreen
 from display.input_script import Fence, InputScript, ScriptPlayer
+from display.outputs import DISPLAY_EVENT, OutputWatch
 from display.painter import Frame
 from display.player import PlayerScreen
-from display.theme import FontBook
+from display.theme import FontBook, check_fonts
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +48,10 @@ SHOWN_NOWHERE = frozenset({"offscreen", "dummy"})
 """SDL video drivers that draw into memory only: a window opened through them is seen by
 no one (SDL falls back to ``offscreen`` when it finds no display)."""
 INPUT_EVENTS = (pygame.MOUSEBUTTONDOWN, pygame.FINGERDOWN, pygame.KEYDOWN)
+OUTPUT_EVENTS = (DISPLAY_EVENT, pygame.WINDOWDISPLAYCHANGED)
+"""Events after which the outputs are read again at once."""
+RETRY_SECONDS = 5.0
+"""How long a screen that failed to open waits before it is tried again."""
 
 
 SDL_WINDOWPOS_CENTERED_MASK = 0x2FFF0000
@@ -202,8 +207,11 @@ class DisplayApp:
         headless: draw into off-screen surfaces, no windows (tests, screenshots,
             benchmarks).
         outputs: view name -> display (monitor) index; dealer 0 and player 1 by default
-            when two outputs exist. A screen whose output does not exist goes on the last
-            display there is, with a warning (see :func:`place_screens`).
+            when two outputs exist. In a window, a screen whose output does not exist
+            goes on the last display there is, with a warning (see :func:`place_screens`).
+            Fullscreen, it is not opened on another screen's output: it waits for its
+            own, and the outputs are followed (:class:`~display.outputs.OutputWatch`):
+            a screen opens when its output comes and closes when it goes.
         fps: frame rate of the loop.
         title: window title prefix.
         input_script: touches and keys to play on the dealer screen
@@ -213,12 +221,15 @@ class DisplayApp:
         script_start: set when the script's first step may play, or None.
 
     Each window opened logs one line naming the screen, its output and its size
-    (``dealer screen on output 0, 1920x1080``). A screen that cannot open is logged and
-    left out of :attr:`outputs` (its reason in :attr:`failed`); the others still open.
+    (``dealer screen on output 0, 1920x1080``). A screen that is not open is in
+    :attr:`missing` with why (``output 1 not found (1 output)``, or the error that kept
+    it from opening: it is tried again every :data:`RETRY_SECONDS`); while the player
+    screen is missing, the dealer screen says so in its alarm strip.
 
     Raises:
         ValueError: ``views`` names neither screen.
-        pygame.error: windows were asked for and none opened (every reason named).
+        pygame.error: SDL's video did not start (``kmsdrm not available``).
+        display.theme.FontError: a bundled font cannot be read.
     """
 
     def __init__(self, get_views: Callable[[], tuple[DealerView, PlayerView]],
@@ -236,6 +247,7 @@ class DisplayApp:
             raise ValueError("views must name 'dealer' and/or 'player'")
         self.fps = max(1, int(fps))
         self.headless = headless
+        check_fonts()
         if not pygame.display.get_init():
             for hint, value in TOUCH_HINTS.items():
                 os.environ.setdefault(hint, value)
@@ -252,35 +264,37 @@ class DisplayApp:
         self.redraws = {n: 0 for n in self.names}
         self.frames_run = 0
         self.outputs: dict[str, _Output] = {}
-        self.failed: dict[str, str] = {}
+        self.missing: dict[str, str] = {}
         self.driver = ""
+        self.watch: OutputWatch | None = None
         self.script = (ScriptPlayer(input_script, fence, script_start)
                        if input_script is not None else None)
         if self.script is not None and "dealer" not in self.names:
             log.error("input script %s not played: the dealer screen is not open",
                       input_script.path)
+        self.placements: dict[str, Placement] = {}
         if headless:
-            self.placements: dict[str, Placement] = {}
             for name in self.names:
                 size = (sizes or {}).get(name) or DEFAULT_SIZES[name]
                 self.outputs[name] = _Output(name, None, pygame.Surface(size))
                 log.debug("%s screen off-screen, %dx%d", name, *size)
             return
+        self.fullscreen = fullscreen
+        self._title, self._sizes = title, dict(sizes or {})
+        self._wanted = dict(outputs or {})
+        if fullscreen:  # each screen its own output: never the first one for want of it
+            self._wanted = {n: self._wanted.get(n, i) for i, n in enumerate(self.names)}
+        self._retry_at: dict[str, float] = {}
+        self._restarted_for: tuple | None = None
         self.driver = pygame.display.get_driver()
         if self.driver in SHOWN_NOWHERE:
             log.warning("SDL video driver %r: the screens are drawn but shown nowhere (no "
                         "display found: set DISPLAY or WAYLAND_DISPLAY, or "
                         "SDL_VIDEODRIVER=kmsdrm on a console; --headless runs without "
                         "screens)", self.driver)
-        desktops = pygame.display.get_desktop_sizes()
-        self.placements = place_screens(self.names, outputs or {}, len(desktops))
-        for name, place in self.placements.items():
-            self._open_window(place, title, (sizes or {}).get(name), fullscreen, desktops)
-        if not fullscreen:
-            self._share_outputs(desktops)
-        if not self.outputs:
-            raise pygame.error("no screen opened: " + "; ".join(
-                f"{n}: {why}" for n, why in self.failed.items()))
+        if fullscreen:
+            self.watch = OutputWatch(self.driver, pygame.display.get_desktop_sizes)
+        self._open_all(time.monotonic())
 
     # -- public -------------------------------------------------------------------------
 
@@ -321,9 +335,10 @@ class DisplayApp:
         if self.script is not None and "dealer" in self.outputs:
             self.script.tick(now, views[0].state if views is not None else None,
                              armed=self.dealer.armed(now))
-        for event in pygame.event.get():
+        for event in pygame.event.get() if pygame.display.get_init() else ():
             self._event(event, views, now)
         self._flush()
+        self._follow(now)
         if self.script is not None:
             self.script.flushed()
         if views is not None:
@@ -362,12 +377,120 @@ class DisplayApp:
 
     def close(self) -> None:
         """Close the windows (the pygame modules stay initialised for others)."""
+        if self.watch is not None:
+            self.watch.close()
         for out in self.outputs.values():
             if out.window is not None:
                 out.window.destroy()
                 out.window = None
 
+    @property
+    def follows_outputs(self) -> bool:
+        """True when screens open and close as their outputs come and go (fullscreen)."""
+        return self.watch is not None
+
     # -- internals ----------------------------------------------------------------------
+
+    def _open_all(self, now: float) -> None:
+        """Open every screen not open whose output is there (and whose retry is due)."""
+        desktops = pygame.display.get_desktop_sizes()
+        found = self.watch.sizes(now) if self.watch is not None else None
+        count = len(desktops) if found is None else min(len(desktops), len(found))
+        self.placements = place_screens(self.names, self._wanted, count)
+        opened = False
+        for name, place in self.placements.items():
+            if name in self.outputs or now < self._retry_at.get(name, 0.0):
+                continue
+            if self.fullscreen and not place.found:  # never over another screen
+                why = f"output {place.wanted} not found ({count} found)"
+                if self.missing.get(name) != why:
+                    log.warning("%s screen waits for its output: %s", name, why)
+                self.missing[name] = why
+                continue
+            self._open_window(place, self._title, self._sizes.get(name), self.fullscreen,
+                              desktops)
+            opened = opened or name in self.outputs
+            if name in self.outputs:
+                self.missing.pop(name, None)
+            else:
+                self._retry_at[name] = now + RETRY_SECONDS
+        if opened and not self.fullscreen:
+            self._share_outputs(desktops)
+        self._note_missing()
+
+    def _follow(self, now: float) -> None:
+        """Close the screens whose output went, open those whose output came.
+
+        Where SDL in this process does not know an output the separate check found
+        (KMS/DRM reads the connectors when video starts), SDL's video is started again,
+        once for each new set of outputs: the windows open again at once.
+        """
+        if self.headless:
+            return
+        if not pygame.display.get_init():
+            self._restart_video(now)
+            return
+        found = self.watch.sizes(now) if self.watch is not None else None
+        if found is not None:
+            for name in [n for n in self.outputs if self._wanted[n] >= len(found)]:
+                self._close(name, f"output {self._wanted[name]} not found ({len(found)} "
+                            "found)")
+            known = len(pygame.display.get_desktop_sizes())
+            if (found != self._restarted_for and known < len(found)
+                    and any(self._wanted[n] < len(found) for n in self.missing)):
+                self._restarted_for = found
+                log.warning("%d outputs found, SDL knows %d: its video starts again to "
+                            "open the screens on them", len(found), known)
+                self._restart_video(now)
+                return
+        if any(now >= self._retry_at.get(n, 0.0) for n in self.missing):
+            self._open_all(now)
+            for name in self.missing:  # waiting for an output: looked at again later
+                self._retry_at[name] = max(self._retry_at.get(name, 0.0),
+                                           now + (self.watch.every if self.watch else
+                                                  RETRY_SECONDS))
+
+    def _restart_video(self, now: float) -> None:
+        """Close every window, stop and start SDL's video, open the screens again."""
+        for name in list(self.outputs):
+            out = self.outputs.pop(name)
+            if out.window is not None:
+                out.window.destroy()
+        if now < self._retry_at.get("video", 0.0):
+            return
+        pygame.display.quit()
+        try:
+            pygame.display.init()
+        except pygame.error as exc:
+            self._retry_at["video"] = now + RETRY_SECONDS
+            for name in self.names:
+                if self.missing.get(name) != f"SDL video: {exc}":
+                    log.error("%s screen closed: SDL's video did not start again (%s)",
+                              name, exc)
+                self.missing[name] = f"SDL video: {exc}"
+            self._note_missing()
+            return
+        self._retry_at.clear()
+        self._open_all(now)
+
+    def _close(self, name: str, why: str) -> None:
+        """Close one screen whose output went; it opens again when the output comes."""
+        out = self.outputs.pop(name)
+        if out.window is not None:
+            out.window.destroy()
+        self.missing[name] = why
+        log.warning("%s screen closed: %s", name, why)
+        self._note_missing()
+
+    def _note_missing(self) -> None:
+        """The dealer screen says, in its alarm strip, that the player screen is missing."""
+        notices: tuple[Banner, ...] = ()
+        if "player" in self.missing and "dealer" in self.names:
+            notices = (Banner("player_screen", "warning"),)  # words: banner.player_screen
+        if notices != self.dealer.ui.notices:
+            self.dealer.ui.notices = notices
+            if "dealer" in self.outputs:
+                self.outputs["dealer"].dirty = True
 
     def _open_window(self, place: Placement, title: str, size: tuple[int, int] | None,
                      fullscreen: bool, desktops: list[tuple[int, int]]) -> None:
@@ -384,8 +507,10 @@ class DisplayApp:
         except (pygame.error, TypeError, ValueError) as exc:
             if win is not None:
                 win.destroy()
-            self.failed[name] = str(exc)
-            log.error("%s screen did not open on output %d: %s", name, output, exc)
+            why = f"did not open on output {output}: {exc}"
+            if self.missing.get(name) != why:
+                log.error("%s screen %s (tried again every %g s)", name, why, RETRY_SECONDS)
+            self.missing[name] = why
             return
         self.outputs[name] = _Output(name, win, None)
         w, h = win.size
@@ -437,6 +562,9 @@ class DisplayApp:
                now: float) -> None:
         if event.type in (pygame.QUIT, pygame.WINDOWCLOSE):
             self.quit_requested = True
+            return
+        if event.type in OUTPUT_EVENTS and self.watch is not None:
+            self.watch.poke()
             return
         if event.type in (pygame.WINDOWSIZECHANGED, pygame.WINDOWEXPOSED,
                           pygame.WINDOWRESTORED):
