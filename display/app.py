@@ -401,7 +401,8 @@ class DisplayApp:
         for name, place in self.placements.items():
             if name in self.outputs or now < self._retry_at.get(name, 0.0):
                 continue
-            if self.fullscreen and not place.found:  # never over another screen
+            if self.fullscreen and not (place.found and place.wanted < count):  # never
+                # over another screen, nor on an output that is not there
                 why = f"output {place.wanted} not found ({count} found)"
                 if self.missing.get(name) != why:
                     log.warning("%s screen waits for its output: %s", name, why)
