@@ -59,7 +59,9 @@ def quiet_runtime_dir(environ: Any = None) -> str | None:
     current = env.get("XDG_RUNTIME_DIR", "")
     if current.startswith("/") or env.get("WAYLAND_DISPLAY", "").startswith("/"):
         return None
-    folder = tempfile.mkdtemp(prefix="threecard-runtime-")
+    base = tempfile.gettempdir()  # a socket's path there must fit in 108 bytes
+    folder = tempfile.mkdtemp(prefix="threecard-runtime-",
+                              dir=base if len(base) <= 60 else "/tmp")
     atexit.register(shutil.rmtree, folder, True)
     env["XDG_RUNTIME_DIR"] = folder
     log.debug("XDG_RUNTIME_DIR %s: %s used instead", repr(current) if current else "unset",

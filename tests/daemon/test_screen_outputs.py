@@ -195,3 +195,58 @@ def test_no_dealer_screen_no_ready_and_one_line_naming_it(daemons, seam, tmp_pat
             break
     assert "READY=1" not in said and "STOPPING=1" in said
     assert not [line for line in d.lines if "READY" in line or "Traceback" in line]
+
+
+SDL_START = """
+import sys
+if sys.argv[1] == "quiet":
+    from controller.screens import quiet_runtime_dir
+    quiet_runtime_dir()
+import os
+import pygame
+pygame.display.init()
+print(os.environ.get("XDG_RUNTIME_DIR", ""))
+"""
+
+
+def test_sdl_says_nothing_of_a_runtime_folder_that_is_not_set():
+    """With no driver named SDL tries Wayland, whose library complains on standard error
+    (beside the table's log) when ``XDG_RUNTIME_DIR`` is unset; the table's private
+    folder keeps it quiet, and is gone at exit."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("XDG_RUNTIME_DIR", "SDL_VIDEODRIVER", "WAYLAND_DISPLAY")}
+    env.update(DISPLAY="", PYGAME_HIDE_SUPPORT_PROMPT="1")
+
+    def start(how: str) -> tuple[str, str]:
+        p = subprocess.run([sys.executable, "-c", SDL_START, how], env=env, text=True,
+                           capture_output=True, timeout=60, check=True)
+        return p.stdout.strip(), p.stderr
+
+    if "XDG_RUNTIME_DIR" not in start("as is")[1]:
+        pytest.skip("this SDL does not try Wayland")
+    folder, said = start("quiet")
+    assert said == "" and folder.startswith("/")
+    assert not Path(folder).exists()
+
+
+def test_a_runtime_folder_is_made_only_when_none_usable_is_set():
+    import shutil
+
+    from controller.screens import quiet_runtime_dir
+
+    for kept in ({"XDG_RUNTIME_DIR": "/run/threecard-table"},
+                 {"WAYLAND_DISPLAY": "/run/user/1000/wayland-0"}):
+        env = dict(kept)
+        assert quiet_runtime_dir(env) is None and env == kept
+    for given in ({}, {"XDG_RUNTIME_DIR": ""}, {"XDG_RUNTIME_DIR": "run/user"}):
+        made = quiet_runtime_dir(given)
+        try:
+            assert given["XDG_RUNTIME_DIR"] == made and made.startswith("/")
+            assert Path(made).stat().st_mode & 0o777 == 0o700
+            assert len(made) + len("/wayland-0") < 108     # a socket path there fits
+        finally:
+            shutil.rmtree(made)

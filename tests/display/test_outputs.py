@@ -234,3 +234,72 @@ def test_two_windows_on_one_output_in_a_window_are_both_in_sight(views, apps, ca
     assert len(moved) == 2 and all(m.endswith("it shares output 0") for m in moved)
     app.step(now=0.0, wait=False)
     assert app.surfaces["dealer"].get_size() == dealer.size
+
+
+def test_an_output_sdl_learns_of_only_as_it_starts_restarts_its_video(views, apps, caplog,
+                                                                      monkeypatch):
+    """KMS/DRM reads the connectors when SDL's video starts: the separate check finds the
+    players' TV, SDL here still knows one output. The windows close, SDL's video starts
+    again, both screens open (the dealer screen as it was); when the TV goes, the player
+    screen closes and nothing else does."""
+    from display.outputs import OutputWatch
+
+    caplog.set_level(logging.INFO, LOGGER)
+    real = pygame.display.get_desktop_sizes()[:1]
+    checked, known = [1], [1]                     # outputs the check finds, SDL here knows
+    init = pygame.display.init
+
+    def started() -> None:
+        init()
+        known[0] = checked[0]
+
+    monkeypatch.setattr(pygame.display, "init", started)
+    monkeypatch.setattr(pygame.display, "get_desktop_sizes",
+                        lambda: [*real, (1920, 1080)][:known[0]])
+    monkeypatch.setattr(OutputWatch, "sizes",
+                        lambda self, now: tuple([*real, (1920, 1080)][:checked[0]]))
+    app = DisplayApp(lambda: views, queue.Queue(), fullscreen=True,
+                     outputs={"dealer": 0, "player": 1})
+    apps.append(app)
+    assert list(app.outputs) == ["dealer"] and app.watch.separate
+    screen = app.dealer
+    screen.ui.screen = "meters"                    # the dealer looks at the meters
+    checked[0] = 2
+    app.step(now=10.0, wait=False)
+    assert set(app.outputs) == {"dealer", "player"} and app.missing == {}
+    assert app.dealer is screen and screen.ui.screen == "meters" and screen.ui.notices == ()
+    lines = [m for _, m in screen_lines(caplog)]
+    assert lines[-2].startswith("dealer screen on output 0, ")
+    assert lines[-1].startswith("player screen on output 1, ")
+    assert "2 outputs found, SDL knows 1: its video starts again to open the screens on " \
+           "them" in caplog.text
+    dealer = app.outputs["dealer"].window
+    checked[0] = 1
+    for now in (20.0, 30.0):
+        app.step(now=now, wait=False)
+        assert list(app.outputs) == ["dealer"] and app.outputs["dealer"].window is dealer
+    assert app.missing == {"player": "output 1 not found (1 found)"}
+    assert screen_lines(caplog)[-1] == (logging.WARNING, "player screen closed: output 1 "
+                                        "not found (1 found)")
+    assert [b.kind for b in app.dealer.ui.notices] == ["player_screen"]
+
+
+@pytest.mark.parametrize("content, why", [(None, r"cannot be read \(No such file or "
+                                                 r"directory\)"),
+                                          (b"<html>not a font</html>",
+                                           "is not a TrueType font")])
+def test_a_bundled_font_that_cannot_be_used_stops_the_screens_at_once(views, tmp_path,
+                                                                       monkeypatch, content,
+                                                                       why):
+    from display import theme
+
+    font = tmp_path / "DejaVuSans.ttf"
+    if content is not None:
+        font.write_bytes(content)
+    monkeypatch.setattr(theme, "font_path", lambda bold=False: font)
+    theme.font_bytes.cache_clear()
+    try:
+        with pytest.raises(theme.FontError, match=rf"^the bundled font {font} {why}$"):
+            DisplayApp(lambda: views, queue.Queue(), fullscreen=True)
+    finally:
+        theme.font_bytes.cache_clear()
