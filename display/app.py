@@ -32,7 +32,14 @@ from controller.game.inputs import DealerCommand
 from controller.game.views import Banner, DealerView, PlayerView
 from display.dealer import DealerScreen
 from display.input_script import Fence, InputScript, ScriptPlayer
-from display.outputs import DISPLAY_EVENT, OutputWatch
+from display.outputs import (
+    DISPLAY_EVENT,
+    OutputWatch,
+    Placement,
+    centered_on,
+    place_screens,
+    share_output,
+)
 from display.painter import Frame
 from display.player import PlayerScreen
 from display.theme import FontBook, check_fonts
@@ -41,9 +48,6 @@ log = logging.getLogger(__name__)
 
 DEFAULT_SIZES = {"dealer": (1280, 800), "player": (1920, 1080)}
 """Window sizes when none are given (windowed mode)."""
-MIN_WINDOW = (800, 480)
-"""The smallest size the layouts are made for: windows sharing an output in windowed mode
-are never shrunk below it."""
 SHOWN_NOWHERE = frozenset({"offscreen", "dummy"})
 """SDL video drivers that draw into memory only: a window opened through them is seen by
 no one (SDL falls back to ``offscreen`` when it finds no display)."""
@@ -54,131 +58,11 @@ RETRY_SECONDS = 5.0
 """How long a screen that failed to open waits before it is tried again."""
 
 
-SDL_WINDOWPOS_CENTERED_MASK = 0x2FFF0000
-"""SDL2's ``SDL_WINDOWPOS_CENTERED_MASK``: a coordinate that reads "centred on display N"."""
 TOUCH_HINTS = {"SDL_TOUCH_MOUSE_EVENTS": "0", "SDL_MOUSE_TOUCH_EVENTS": "0"}
 """SDL hints (read from the environment when the video subsystem starts): a touch gives no
 synthetic mouse click and a click no synthetic touch, so one tap is one event. A value
 already in the environment wins. :class:`~display.dealer.DealerScreen` still drops a copy
 that arrives anyway (some touchscreen drivers send their own mouse click)."""
-
-
-def centered_on(output: int) -> tuple[int, int]:
-    """The window position that centres a window on display ``output``.
-
-    pygame-ce's :class:`pygame.Window` takes a single integer only when it is
-    ``WINDOWPOS_CENTERED`` or ``WINDOWPOS_UNDEFINED`` (both mean display 0) and refuses
-    ``SDL_WINDOWPOS_CENTERED_DISPLAY(1)`` ("invalid position argument"); an ``(x, y)`` pair
-    goes to ``SDL_CreateWindow`` unchanged. SDL2 reads the display index from the low 16
-    bits of a centred coordinate, centres the window in that display's bounds, and uses
-    display 0 for an index it does not have.
-
-    Args:
-        output: display index, 0-based (0..65535).
-
-    Returns:
-        ``(SDL_WINDOWPOS_CENTERED_DISPLAY(output),) * 2``.
-
-    Raises:
-        ValueError: ``output`` outside 0..65535 (it would corrupt the mask).
-    """
-    if not 0 <= output <= 0xFFFF:
-        raise ValueError(f"display index out of range: {output}")
-    pos = SDL_WINDOWPOS_CENTERED_MASK | output
-    return pos, pos
-
-
-@dataclass(frozen=True, slots=True)
-class Placement:
-    """Where one screen goes.
-
-    Attributes:
-        name: ``dealer`` or ``player``.
-        wanted: the output (display index) configured or chosen by default.
-        output: the output it goes on: ``wanted`` when that display exists, else the
-            last display there is (display 0 when there is one).
-    """
-
-    name: str
-    wanted: int
-    output: int
-
-    @property
-    def found(self) -> bool:
-        """True when the screen is on the output it was given."""
-        return self.output == self.wanted
-
-
-def place_screens(names: Iterable[str], outputs: Mapping[str, int],
-                  displays: int) -> dict[str, Placement]:
-    """Choose the output of each screen; a screen never vanishes for want of a display.
-
-    Args:
-        names: the screens to open, in order (``dealer``, ``player``).
-        outputs: screen name -> configured display index; a screen not named gets its
-            position in ``names`` when that many displays exist, else display 0.
-        displays: how many displays there are.
-
-    Returns:
-        screen name -> :class:`Placement`. A configured output that does not exist
-        (negative, or ``displays`` or more) is replaced by the last display there is.
-    """
-    last = max(0, displays - 1)
-    placed = {}
-    for i, name in enumerate(names):
-        wanted = outputs.get(name, i if displays > i else 0)
-        output = wanted if 0 <= wanted < displays else (0 if wanted < 0 else last)
-        placed[name] = Placement(name, wanted, output)
-    return placed
-
-
-def share_output(sizes: list[tuple[int, int]], area: tuple[int, int],
-                 minimum: tuple[int, int] = MIN_WINDOW) -> list[pygame.Rect]:
-    """Lay out windows that share one output (windowed mode) so that each can be seen.
-
-    Side by side when they fit there, shrunk alike (their shapes kept) down to
-    ``minimum``, a window already at the minimum giving its share to the others;
-    otherwise cascaded from the top left to the bottom right corner, each shrunk to
-    three quarters of the output at most, so that each shows a part of itself and its
-    title bar.
-
-    Args:
-        sizes: the windows' wanted sizes (width, height) in pixels, in order.
-        area: the output's size in pixels.
-        minimum: the smallest size a window is shrunk to.
-
-    Returns:
-        One rectangle per window, in the output's coordinates (its top left is 0, 0).
-    """
-    w_area, h_area = area
-    n = len(sizes)
-    widths = [float(w) for w, _ in sizes]
-    for _ in range(n):  # windows at the minimum keep it; the others share what is left
-        floor = [i for i, (w, _) in enumerate(sizes) if widths[i] <= minimum[0] < w]
-        free = [i for i in range(n) if i not in floor]
-        room = w_area - sum(widths[i] for i in floor)
-        f = min([1.0, room / max(1.0, sum(widths[i] for i in free))]
-                + [h_area * sizes[i][0] / (sizes[i][1] * widths[i]) for i in free])
-        widths = [widths[i] if i in floor else max(min(minimum[0], sizes[i][0]),
-                                                   widths[i] * f) for i in range(n)]
-    fitted = [(round(w), round(w * h / ow)) for w, (ow, h) in zip(widths, sizes, strict=True)]
-    if (sum(w for w, _ in fitted) <= w_area and all(h <= h_area for _, h in fitted)
-            and all(w >= min(minimum[0], ow) and h >= min(minimum[1], oh)
-                    for (w, h), (ow, oh) in zip(fitted, sizes, strict=True))):
-        x = (w_area - sum(w for w, _ in fitted)) // 2
-        rects = []
-        for w, h in fitted:
-            rects.append(pygame.Rect(x, (h_area - h) // 2, w, h))
-            x += w
-        return rects
-    rects = []
-    for i, (w, h) in enumerate(sizes):
-        g = min(1.0, 0.75 * w_area / w, 0.75 * h_area / h)
-        cw, ch = max(min(minimum[0], w), round(w * g)), max(min(minimum[1], h), round(h * g))
-        step = i / (n - 1) if n > 1 else 0.0
-        rects.append(pygame.Rect(round(step * max(0, w_area - cw)),
-                                 round(step * max(0, h_area - ch)), cw, ch))
-    return rects
 
 
 @dataclass(slots=True)

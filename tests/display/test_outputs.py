@@ -14,7 +14,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from display.app import MIN_WINDOW, DisplayApp, centered_on, place_screens, share_output
+from display.app import DisplayApp
+from display.outputs import MIN_WINDOW, centered_on, place_screens, share_output
 from display.scenarios import build
 
 LOGGER = "display.app"
@@ -268,6 +269,7 @@ def test_an_output_sdl_learns_of_only_as_it_starts_restarts_its_video(views, app
     app.step(now=10.0, wait=False)
     assert set(app.outputs) == {"dealer", "player"} and app.missing == {}
     assert app.dealer is screen and screen.ui.screen == "meters" and screen.ui.notices == ()
+    assert not app.quit_requested
     lines = [m for _, m in screen_lines(caplog)]
     assert lines[-2].startswith("dealer screen on output 0, ")
     assert lines[-1].startswith("player screen on output 1, ")
