@@ -7,7 +7,10 @@ Start-up order (docs/requirements.md R3: nothing happens until the self-check pa
    state is rebuilt (:mod:`controller.game.verifier`; a problem locks the table: it starts,
    shows why, takes no input), systemd's start timeout extended while the check goes on;
 3. the floor's feed starts, its witness checked before any input (a journal put back
-   locks the table); the screens open; the shoe link starts (unplugged: it keeps trying);
+   locks the table); the screens open (:mod:`controller.screens`: the dealer's waited
+   for, ``[display] dealer_wait`` seconds at most, else exit status 1; the player's
+   followed as its output comes and goes); the shoe link starts (unplugged: it keeps
+   trying);
 4. systemd is told READY (never once a stop was asked); the watchdog is fed at half of
    ``WATCHDOG_USEC``, and only while the screen loop and the table thread beat and every
    thread is alive (a hung loop stops the feeding within WatchdogSec/2:
@@ -26,7 +29,6 @@ Shoe, display and simulator packages are loaded by name only when used.
 from __future__ import annotations
 
 import argparse
-import importlib
 import logging
 import os
 import signal
@@ -38,7 +40,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from controller import cli, environment, journal_watch
+from controller import cli, environment, journal_watch, screens
 from controller.autoplay import QUIET_MS, AutoPlayer, autoplay_bets, autoplay_loop
 from controller.cli import counted, input_script, line_handler, wagers, whole_number
 from controller.floor_link import NO_FEED, add_floor_arguments, open_floor
@@ -191,7 +193,7 @@ class Daemon:
         self.link: Any = None
         self.app: Any = None
         self.floor: Any = NO_FEED  # the floor feed (controller.floor_link)
-        self.screens_missing: list[str] = []  # configured screens that did not open
+        self.video_problem = ""  # why SDL's video last did not start (said once)
         self._threads: list[threading.Thread] = []
         self._crashed: set[str] = set()  # threads that ended on an exception
         self._held = False  # locked at start by an earlier full check's mark
@@ -268,41 +270,18 @@ class Daemon:
         self._on_publish(*self.table.views())
 
     def _open_screens(self) -> None:
-        c = self.config
-        names = tuple(n for n, on in (("dealer", c.dealer_screen), ("player", c.player_screen))
-                      if on)
-        if not names:
-            return
-        headless = c.headless
-        if headless:
-            os.environ["SDL_VIDEODRIVER"] = "dummy"
-        os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
-        size = cli.dealer_window(c)
-        sizes = {"dealer": size} if size else None
-        try:
-            app_mod = importlib.import_module("display.app")
-            self.app = app_mod.DisplayApp(self.table.views, self.table.inbox, views=names,
-                                          lang=c.language, fullscreen=c.fullscreen and
-                                          not headless, headless=headless, sizes=sizes,
-                                          outputs={"dealer": c.dealer_output,
-                                                   "player": c.player_output},
-                                          fps=10 if headless else 30,
-                                          title=f"Three Card Poker {c.table_id}",
-                                          input_script=self.input_script, fence=self.table.fence,
-                                          script_start=self.checked)
-            self.app.step(wait=False)  # the first frame is up before READY
-        except Exception as exc:  # noqa: BLE001 - a screen problem must not stop the table
-            log.error("screens could not open (%s); running without them", exc)
-            if self.app is not None:
-                self.app.close()
-            self.app = None
-        opened = self.app.outputs if self.app is not None else {}
-        self.screens_missing = [n for n in names if n not in opened]
+        """The screens (:func:`controller.screens.open_screens`: the dealer's waited for)."""
+        self.app = screens.open_screens(self)
+
+    @property
+    def screens_missing(self) -> list[str]:
+        """The configured screens that are not open now."""
+        return [n for n in screens.screen_names(self.config)
+                if self.app is None or n not in self.app.outputs]
 
     def _screens_note(self) -> str:
-        """``; player screen did not open`` per screen not open, and why none is seen."""
-        missing = "".join(f"; {n} screen did not open" for n in self.screens_missing)
-        return missing + (self.app.shown_nowhere_note if self.app is not None else "")
+        """``; player screen missing (why)`` per screen not open, and why none is seen."""
+        return screens.screens_note(self.app, screens.screen_names(self.config))
 
     def _open_link(self) -> None:
         self.link = open_shoe(self.config, self.table.inbox)
@@ -478,6 +457,7 @@ class Daemon:
                 self.table, self.config.journal_path, self.stop_event))
         self._spawn("environment-check", lambda: environment.check_beside(
             self.table, self.software, self.stop_event, self.checked))
+        note, retry = self._screens_note(), 0.0
         try:
             while not self.stop_event.is_set():
                 self.heartbeats.beat("main")
@@ -488,6 +468,12 @@ class Daemon:
                         self.stop_event.set()
                 else:
                     self.stop_event.wait(self.watchdog.check_every_ms / 1000)
+                    if time.monotonic() >= retry and screens.screen_names(self.config):
+                        self.app, retry = screens.try_open(self), time.monotonic() + 2.0
+                if note != self._screens_note():  # a screen came or went
+                    note = self._screens_note()
+                    self.notifier.status(f"table {self.config.table_id} running; shoe "
+                                         f"{self.table.views()[0].link_state}{note}")
         finally:
             self.close()
         return 0
@@ -521,7 +507,8 @@ def run(args: argparse.Namespace) -> int:
     """The ``run`` sub-command.
 
     Returns:
-        0 after a clean stop, 2 for a configuration that does not validate.
+        0 after a clean stop, 2 for a configuration that does not validate, 1 when the
+        dealer screen did not open (:class:`controller.screens.ScreenError`).
     """
     demo = args.demo
     tmpdir = None
@@ -584,10 +571,10 @@ def run(args: argparse.Namespace) -> int:
                  "; headless: one line per round" if config.headless else "", os.getpid())
     try:
         return daemon.run()
-    except ConfigError as exc:
+    except (ConfigError, screens.ScreenError) as exc:
         print(f"threecard run: {exc}", file=sys.stderr)
         daemon.close()
-        return 2
+        return 2 if isinstance(exc, ConfigError) else 1
     finally:
         if tmpdir is not None:
             tmpdir.cleanup()

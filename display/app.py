@@ -29,151 +29,40 @@ from dataclasses import dataclass
 import pygame
 
 from controller.game.inputs import DealerCommand
-from controller.game.views import DealerView, PlayerView
+from controller.game.views import Banner, DealerView, PlayerView
 from display.dealer import DealerScreen
 from display.input_script import Fence, InputScript, ScriptPlayer
+from display.outputs import (
+    DISPLAY_EVENT,
+    OutputWatch,
+    Placement,
+    centered_on,
+    place_screens,
+    share_output,
+)
 from display.painter import Frame
 from display.player import PlayerScreen
-from display.theme import FontBook
+from display.theme import FontBook, check_fonts
 
 log = logging.getLogger(__name__)
 
 DEFAULT_SIZES = {"dealer": (1280, 800), "player": (1920, 1080)}
 """Window sizes when none are given (windowed mode)."""
-MIN_WINDOW = (800, 480)
-"""The smallest size the layouts are made for: windows sharing an output in windowed mode
-are never shrunk below it."""
 SHOWN_NOWHERE = frozenset({"offscreen", "dummy"})
 """SDL video drivers that draw into memory only: a window opened through them is seen by
 no one (SDL falls back to ``offscreen`` when it finds no display)."""
 INPUT_EVENTS = (pygame.MOUSEBUTTONDOWN, pygame.FINGERDOWN, pygame.KEYDOWN)
+OUTPUT_EVENTS = (DISPLAY_EVENT, pygame.WINDOWDISPLAYCHANGED)
+"""Events after which the outputs are read again at once."""
+RETRY_SECONDS = 5.0
+"""How long a screen that failed to open waits before it is tried again."""
 
 
-SDL_WINDOWPOS_CENTERED_MASK = 0x2FFF0000
-"""SDL2's ``SDL_WINDOWPOS_CENTERED_MASK``: a coordinate that reads "centred on display N"."""
 TOUCH_HINTS = {"SDL_TOUCH_MOUSE_EVENTS": "0", "SDL_MOUSE_TOUCH_EVENTS": "0"}
 """SDL hints (read from the environment when the video subsystem starts): a touch gives no
 synthetic mouse click and a click no synthetic touch, so one tap is one event. A value
 already in the environment wins. :class:`~display.dealer.DealerScreen` still drops a copy
 that arrives anyway (some touchscreen drivers send their own mouse click)."""
-
-
-def centered_on(output: int) -> tuple[int, int]:
-    """The window position that centres a window on display ``output``.
-
-    pygame-ce's :class:`pygame.Window` takes a single integer only when it is
-    ``WINDOWPOS_CENTERED`` or ``WINDOWPOS_UNDEFINED`` (both mean display 0) and refuses
-    ``SDL_WINDOWPOS_CENTERED_DISPLAY(1)`` ("invalid position argument"); an ``(x, y)`` pair
-    goes to ``SDL_CreateWindow`` unchanged. SDL2 reads the display index from the low 16
-    bits of a centred coordinate, centres the window in that display's bounds, and uses
-    display 0 for an index it does not have.
-
-    Args:
-        output: display index, 0-based (0..65535).
-
-    Returns:
-        ``(SDL_WINDOWPOS_CENTERED_DISPLAY(output),) * 2``.
-
-    Raises:
-        ValueError: ``output`` outside 0..65535 (it would corrupt the mask).
-    """
-    if not 0 <= output <= 0xFFFF:
-        raise ValueError(f"display index out of range: {output}")
-    pos = SDL_WINDOWPOS_CENTERED_MASK | output
-    return pos, pos
-
-
-@dataclass(frozen=True, slots=True)
-class Placement:
-    """Where one screen goes.
-
-    Attributes:
-        name: ``dealer`` or ``player``.
-        wanted: the output (display index) configured or chosen by default.
-        output: the output it goes on: ``wanted`` when that display exists, else the
-            last display there is (display 0 when there is one).
-    """
-
-    name: str
-    wanted: int
-    output: int
-
-    @property
-    def found(self) -> bool:
-        """True when the screen is on the output it was given."""
-        return self.output == self.wanted
-
-
-def place_screens(names: Iterable[str], outputs: Mapping[str, int],
-                  displays: int) -> dict[str, Placement]:
-    """Choose the output of each screen; a screen never vanishes for want of a display.
-
-    Args:
-        names: the screens to open, in order (``dealer``, ``player``).
-        outputs: screen name -> configured display index; a screen not named gets its
-            position in ``names`` when that many displays exist, else display 0.
-        displays: how many displays there are.
-
-    Returns:
-        screen name -> :class:`Placement`. A configured output that does not exist
-        (negative, or ``displays`` or more) is replaced by the last display there is.
-    """
-    last = max(0, displays - 1)
-    placed = {}
-    for i, name in enumerate(names):
-        wanted = outputs.get(name, i if displays > i else 0)
-        output = wanted if 0 <= wanted < displays else (0 if wanted < 0 else last)
-        placed[name] = Placement(name, wanted, output)
-    return placed
-
-
-def share_output(sizes: list[tuple[int, int]], area: tuple[int, int],
-                 minimum: tuple[int, int] = MIN_WINDOW) -> list[pygame.Rect]:
-    """Lay out windows that share one output (windowed mode) so that each can be seen.
-
-    Side by side when they fit there, shrunk alike (their shapes kept) down to
-    ``minimum``, a window already at the minimum giving its share to the others;
-    otherwise cascaded from the top left to the bottom right corner, each shrunk to
-    three quarters of the output at most, so that each shows a part of itself and its
-    title bar.
-
-    Args:
-        sizes: the windows' wanted sizes (width, height) in pixels, in order.
-        area: the output's size in pixels.
-        minimum: the smallest size a window is shrunk to.
-
-    Returns:
-        One rectangle per window, in the output's coordinates (its top left is 0, 0).
-    """
-    w_area, h_area = area
-    n = len(sizes)
-    widths = [float(w) for w, _ in sizes]
-    for _ in range(n):  # windows at the minimum keep it; the others share what is left
-        floor = [i for i, (w, _) in enumerate(sizes) if widths[i] <= minimum[0] < w]
-        free = [i for i in range(n) if i not in floor]
-        room = w_area - sum(widths[i] for i in floor)
-        f = min([1.0, room / max(1.0, sum(widths[i] for i in free))]
-                + [h_area * sizes[i][0] / (sizes[i][1] * widths[i]) for i in free])
-        widths = [widths[i] if i in floor else max(min(minimum[0], sizes[i][0]),
-                                                   widths[i] * f) for i in range(n)]
-    fitted = [(round(w), round(w * h / ow)) for w, (ow, h) in zip(widths, sizes, strict=True)]
-    if (sum(w for w, _ in fitted) <= w_area and all(h <= h_area for _, h in fitted)
-            and all(w >= min(minimum[0], ow) and h >= min(minimum[1], oh)
-                    for (w, h), (ow, oh) in zip(fitted, sizes, strict=True))):
-        x = (w_area - sum(w for w, _ in fitted)) // 2
-        rects = []
-        for w, h in fitted:
-            rects.append(pygame.Rect(x, (h_area - h) // 2, w, h))
-            x += w
-        return rects
-    rects = []
-    for i, (w, h) in enumerate(sizes):
-        g = min(1.0, 0.75 * w_area / w, 0.75 * h_area / h)
-        cw, ch = max(min(minimum[0], w), round(w * g)), max(min(minimum[1], h), round(h * g))
-        step = i / (n - 1) if n > 1 else 0.0
-        rects.append(pygame.Rect(round(step * max(0, w_area - cw)),
-                                 round(step * max(0, h_area - ch)), cw, ch))
-    return rects
 
 
 @dataclass(slots=True)
@@ -202,8 +91,11 @@ class DisplayApp:
         headless: draw into off-screen surfaces, no windows (tests, screenshots,
             benchmarks).
         outputs: view name -> display (monitor) index; dealer 0 and player 1 by default
-            when two outputs exist. A screen whose output does not exist goes on the last
-            display there is, with a warning (see :func:`place_screens`).
+            when two outputs exist. In a window, a screen whose output does not exist
+            goes on the last display there is, with a warning (see :func:`place_screens`).
+            Fullscreen, it is not opened on another screen's output: it waits for its
+            own, and the outputs are followed (:class:`~display.outputs.OutputWatch`):
+            a screen opens when its output comes and closes when it goes.
         fps: frame rate of the loop.
         title: window title prefix.
         input_script: touches and keys to play on the dealer screen
@@ -213,12 +105,15 @@ class DisplayApp:
         script_start: set when the script's first step may play, or None.
 
     Each window opened logs one line naming the screen, its output and its size
-    (``dealer screen on output 0, 1920x1080``). A screen that cannot open is logged and
-    left out of :attr:`outputs` (its reason in :attr:`failed`); the others still open.
+    (``dealer screen on output 0, 1920x1080``). A screen that is not open is in
+    :attr:`missing` with why (``output 1 not found (1 output)``, or the error that kept
+    it from opening: it is tried again every :data:`RETRY_SECONDS`); while the player
+    screen is missing, the dealer screen says so in its alarm strip.
 
     Raises:
         ValueError: ``views`` names neither screen.
-        pygame.error: windows were asked for and none opened (every reason named).
+        pygame.error: SDL's video did not start (``kmsdrm not available``).
+        display.theme.FontError: a bundled font cannot be read.
     """
 
     def __init__(self, get_views: Callable[[], tuple[DealerView, PlayerView]],
@@ -236,6 +131,7 @@ class DisplayApp:
             raise ValueError("views must name 'dealer' and/or 'player'")
         self.fps = max(1, int(fps))
         self.headless = headless
+        check_fonts()
         if not pygame.display.get_init():
             for hint, value in TOUCH_HINTS.items():
                 os.environ.setdefault(hint, value)
@@ -252,35 +148,37 @@ class DisplayApp:
         self.redraws = {n: 0 for n in self.names}
         self.frames_run = 0
         self.outputs: dict[str, _Output] = {}
-        self.failed: dict[str, str] = {}
+        self.missing: dict[str, str] = {}
         self.driver = ""
+        self.watch: OutputWatch | None = None
         self.script = (ScriptPlayer(input_script, fence, script_start)
                        if input_script is not None else None)
         if self.script is not None and "dealer" not in self.names:
             log.error("input script %s not played: the dealer screen is not open",
                       input_script.path)
+        self.placements: dict[str, Placement] = {}
         if headless:
-            self.placements: dict[str, Placement] = {}
             for name in self.names:
                 size = (sizes or {}).get(name) or DEFAULT_SIZES[name]
                 self.outputs[name] = _Output(name, None, pygame.Surface(size))
                 log.debug("%s screen off-screen, %dx%d", name, *size)
             return
+        self.fullscreen = fullscreen
+        self._title, self._sizes = title, dict(sizes or {})
+        self._wanted = dict(outputs or {})
+        if fullscreen:  # each screen its own output: never the first one for want of it
+            self._wanted = {n: self._wanted.get(n, i) for i, n in enumerate(self.names)}
+        self._retry_at: dict[str, float] = {}
+        self._restarted_for: tuple | None = None
         self.driver = pygame.display.get_driver()
         if self.driver in SHOWN_NOWHERE:
             log.warning("SDL video driver %r: the screens are drawn but shown nowhere (no "
                         "display found: set DISPLAY or WAYLAND_DISPLAY, or "
                         "SDL_VIDEODRIVER=kmsdrm on a console; --headless runs without "
                         "screens)", self.driver)
-        desktops = pygame.display.get_desktop_sizes()
-        self.placements = place_screens(self.names, outputs or {}, len(desktops))
-        for name, place in self.placements.items():
-            self._open_window(place, title, (sizes or {}).get(name), fullscreen, desktops)
-        if not fullscreen:
-            self._share_outputs(desktops)
-        if not self.outputs:
-            raise pygame.error("no screen opened: " + "; ".join(
-                f"{n}: {why}" for n, why in self.failed.items()))
+        if fullscreen:
+            self.watch = OutputWatch(self.driver, pygame.display.get_desktop_sizes)
+        self._open_all(time.monotonic())
 
     # -- public -------------------------------------------------------------------------
 
@@ -321,9 +219,10 @@ class DisplayApp:
         if self.script is not None and "dealer" in self.outputs:
             self.script.tick(now, views[0].state if views is not None else None,
                              armed=self.dealer.armed(now))
-        for event in pygame.event.get():
+        for event in pygame.event.get() if pygame.display.get_init() else ():
             self._event(event, views, now)
         self._flush()
+        self._follow(now)
         if self.script is not None:
             self.script.flushed()
         if views is not None:
@@ -362,12 +261,121 @@ class DisplayApp:
 
     def close(self) -> None:
         """Close the windows (the pygame modules stay initialised for others)."""
+        if self.watch is not None:
+            self.watch.close()
         for out in self.outputs.values():
             if out.window is not None:
                 out.window.destroy()
                 out.window = None
 
+    @property
+    def follows_outputs(self) -> bool:
+        """True when screens open and close as their outputs come and go (fullscreen)."""
+        return self.watch is not None
+
     # -- internals ----------------------------------------------------------------------
+
+    def _open_all(self, now: float) -> None:
+        """Open every screen not open whose output is there (and whose retry is due)."""
+        desktops = pygame.display.get_desktop_sizes()
+        found = self.watch.sizes(now) if self.watch is not None else None
+        count = len(desktops) if found is None else min(len(desktops), len(found))
+        self.placements = place_screens(self.names, self._wanted, count)
+        opened = False
+        for name, place in self.placements.items():
+            if name in self.outputs or now < self._retry_at.get(name, 0.0):
+                continue
+            if self.fullscreen and not (place.found and place.wanted < count):  # never
+                # over another screen, nor on an output that is not there
+                why = f"output {place.wanted} not found ({count} found)"
+                if self.missing.get(name) != why:
+                    log.warning("%s screen waits for its output: %s", name, why)
+                self.missing[name] = why
+                continue
+            self._open_window(place, self._title, self._sizes.get(name), self.fullscreen,
+                              desktops)
+            opened = opened or name in self.outputs
+            if name in self.outputs:
+                self.missing.pop(name, None)
+            else:
+                self._retry_at[name] = now + RETRY_SECONDS
+        if opened and not self.fullscreen:
+            self._share_outputs(desktops)
+        self._note_missing()
+
+    def _follow(self, now: float) -> None:
+        """Close the screens whose output went, open those whose output came.
+
+        Where SDL in this process does not know an output the separate check found
+        (KMS/DRM reads the connectors when video starts), SDL's video is started again,
+        once for each new set of outputs: the windows open again at once.
+        """
+        if self.headless:
+            return
+        if not pygame.display.get_init():
+            self._restart_video(now)
+            return
+        found = self.watch.sizes(now) if self.watch is not None else None
+        if found is not None:
+            for name in [n for n in self.outputs if self._wanted[n] >= len(found)]:
+                self._close(name, f"output {self._wanted[name]} not found ({len(found)} "
+                            "found)")
+            known = len(pygame.display.get_desktop_sizes())
+            if (found != self._restarted_for and known < len(found)
+                    and any(self._wanted[n] < len(found) for n in self.missing)):
+                self._restarted_for = found
+                log.warning("%d outputs found, SDL knows %d: its video starts again to "
+                            "open the screens on them", len(found), known)
+                self._restart_video(now)
+                return
+        if any(now >= self._retry_at.get(n, 0.0) for n in self.missing):
+            self._open_all(now)
+            for name in self.missing:  # waiting for an output: looked at again later
+                self._retry_at[name] = max(self._retry_at.get(name, 0.0),
+                                           now + (self.watch.every if self.watch else
+                                                  RETRY_SECONDS))
+
+    def _restart_video(self, now: float) -> None:
+        """Close every window, stop and start SDL's video, open the screens again."""
+        for name in list(self.outputs):
+            out = self.outputs.pop(name)
+            if out.window is not None:
+                out.window.destroy()
+        if now < self._retry_at.get("video", 0.0):
+            return
+        pygame.display.quit()
+        try:
+            pygame.display.init()
+        except pygame.error as exc:
+            self._retry_at["video"] = now + RETRY_SECONDS
+            for name in self.names:
+                if self.missing.get(name) != f"SDL video: {exc}":
+                    log.error("%s screen closed: SDL's video did not start again (%s)",
+                              name, exc)
+                self.missing[name] = f"SDL video: {exc}"
+            self._note_missing()
+            return
+        self._retry_at.clear()
+        self._open_all(now)
+
+    def _close(self, name: str, why: str) -> None:
+        """Close one screen whose output went; it opens again when the output comes."""
+        out = self.outputs.pop(name)
+        if out.window is not None:
+            out.window.destroy()
+        self.missing[name] = why
+        log.warning("%s screen closed: %s", name, why)
+        self._note_missing()
+
+    def _note_missing(self) -> None:
+        """The dealer screen says, in its alarm strip, that the player screen is missing."""
+        notices: tuple[Banner, ...] = ()
+        if "player" in self.missing and "dealer" in self.names:
+            notices = (Banner("player_screen", "warning"),)  # words: banner.player_screen
+        if notices != self.dealer.ui.notices:
+            self.dealer.ui.notices = notices
+            if "dealer" in self.outputs:
+                self.outputs["dealer"].dirty = True
 
     def _open_window(self, place: Placement, title: str, size: tuple[int, int] | None,
                      fullscreen: bool, desktops: list[tuple[int, int]]) -> None:
@@ -384,8 +392,10 @@ class DisplayApp:
         except (pygame.error, TypeError, ValueError) as exc:
             if win is not None:
                 win.destroy()
-            self.failed[name] = str(exc)
-            log.error("%s screen did not open on output %d: %s", name, output, exc)
+            why = f"did not open on output {output}: {exc}"
+            if self.missing.get(name) != why:
+                log.error("%s screen %s (tried again every %g s)", name, why, RETRY_SECONDS)
+            self.missing[name] = why
             return
         self.outputs[name] = _Output(name, win, None)
         w, h = win.size
@@ -437,6 +447,9 @@ class DisplayApp:
                now: float) -> None:
         if event.type in (pygame.QUIT, pygame.WINDOWCLOSE):
             self.quit_requested = True
+            return
+        if event.type in OUTPUT_EVENTS and self.watch is not None:
+            self.watch.poke()
             return
         if event.type in (pygame.WINDOWSIZECHANGED, pygame.WINDOWEXPOSED,
                           pygame.WINDOWRESTORED):

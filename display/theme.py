@@ -113,6 +113,35 @@ def font_bytes(bold: bool = False) -> bytes:
                           f"({exc.strerror or exc}): reinstall the software") from None
 
 
+TRUETYPE_SIGNATURES = frozenset({b"\x00\x01\x00\x00", b"true", b"OTTO"})
+"""The first four bytes of a TrueType or OpenType font file."""
+
+
+class FontError(RuntimeError):
+    """A bundled font file cannot be read or is not a font; the message names the file."""
+
+
+def check_fonts() -> None:
+    """Read both bundled faces once and check that each is a TrueType font.
+
+    A missing font is not something waiting fixes: the screens stop at once. The file's
+    signature is checked before SDL_ttf sees it (SDL_ttf 2.24 crashes the process on
+    bytes that are not a font).
+
+    Raises:
+        FontError: ``the bundled font PATH cannot be read (No such file or directory)``.
+    """
+    for bold in (False, True):
+        try:
+            data = font_bytes(bold)
+        except OSError as exc:
+            raise FontError(f"the bundled font {font_path(bold)} cannot be read "
+                            f"({exc.strerror or exc})") from None
+        if data[:4] not in TRUETYPE_SIGNATURES:
+            font_bytes.cache_clear()
+            raise FontError(f"the bundled font {font_path(bold)} is not a TrueType font")
+
+
 class SafeFont(pygame.font.Font):
     """A font that measures and draws any text.
 

@@ -296,8 +296,9 @@ class TableConfig:
         language: ``[display] language``: ``en``, ``fr`` or ``uk``.
         fullscreen, dealer_size: ``[display] fullscreen``; ``dealer_size``, the dealer
             window's ``WIDTHxHEIGHT`` (empty: the default), checked by the wiring.
-        dealer_output, player_output: ``[display] dealer_output``, ``player_output``:
-            display indexes.
+        dealer_output, player_output, dealer_wait: ``[display] dealer_output``,
+            ``player_output``: display indexes; ``dealer_wait``: seconds (1 to 60; the
+            unit's start timeout is 90) the start waits for the dealer screen.
         headless: ``[display] headless``: no window at all (SDL dummy driver).
         log_level: ``[log] level``.
         floor_broker: ``[floor] broker``: the floor's MQTT broker (``mqtt://host:1883``,
@@ -351,6 +352,7 @@ class TableConfig:
                                   game=False)
     player_output: int = _setting(1, "display", "player_output", _whole(0, MAX_DISPLAY_INDEX),
                                   game=False)
+    dealer_wait: int = _setting(60, "display", "dealer_wait", _whole(1, 60), game=False)
     headless: bool = _setting(False, "display", "headless", _flag, game=False)
     log_level: str = _setting("info", "log", "level", _one_of(LOG_LEVELS), game=False)
     floor_broker: str = _setting("", "floor", "broker", _broker, game=False)

@@ -30,8 +30,11 @@ LINK_BANNERS = frozenset({"link_lost", "link_silent"})
 
 
 def alarms(c: Ctx) -> list[Banner]:
-    """The alarms to show, most severe first (a refusal is not one)."""
-    shown = [b for b in c.view.banners if b.kind != REJECTED]
+    """The alarms to show, most severe first (a refusal is not one).
+
+    The screens' own notices (:attr:`~display.dealer.state.DealerUI.notices`) show too.
+    """
+    shown = [b for b in c.view.banners if b.kind != REJECTED] + list(c.ui.notices)
     return sorted(shown, key=lambda b: SEVERITY_ORDER.get(b.severity, 1))
 
 
@@ -137,9 +140,15 @@ def _page_width(c: Ctx) -> int:
     return c.p.fonts.font(c.sc.small, True).size("9/9")[0] + c.sc.px(8)
 
 
-def alarm_tick(view: DealerView, now: float) -> int:
-    """Which turn of pages the alarm strip is at (0 with at most one alarm to show)."""
-    n = sum(1 for b in view.banners if b.kind != REJECTED)
+def alarm_tick(view: DealerView, now: float, notices: int = 0) -> int:
+    """Which turn of pages the alarm strip is at (0 with at most one alarm to show).
+
+    Args:
+        view: the dealer view.
+        now: monotonic seconds.
+        notices: how many of the screens' own notices show besides the view's alarms.
+    """
+    n = sum(1 for b in view.banners if b.kind != REJECTED) + notices
     return int(now // ALARM_PAGE_SECONDS) if n > 1 else 0
 
 
@@ -163,7 +172,7 @@ def draw_alarms(c: Ctx) -> None:
         return
     gap = sc.px(6)
     book = pages(c, shown, rect.width, c.lay.alarm_rows, gap)
-    turn = alarm_tick(c.view, c.now) % len(book)
+    turn = alarm_tick(c.view, c.now, len(c.ui.notices)) % len(book)
     page = book[turn]
     strip = pygame.Rect(rect)
     if len(book) > 1:

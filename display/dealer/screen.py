@@ -125,7 +125,7 @@ class DealerScreen:
                 shown_refusal(view, ui, now) is not None,
                 lock_left(view, ui, now) if ui.pad else 0,
                 ui.sent is not None and now - ui.sent.at > ANSWER_SECONDS,
-                alarm_tick(view, now))
+                alarm_tick(view, now, len(ui.notices)))
 
     def armed(self, now: float) -> bool:
         """The large button takes a press now (not in the moment after it changed)."""

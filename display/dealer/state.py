@@ -87,6 +87,7 @@ class DealerUI:
             Ante), and when; a press reads it.
         primary: what the large button offered, and since when.
         lock_seen: (view version, milliseconds locked, monotonic seconds first seen).
+        notices: the screens' own alarms (the player screen missing), after the table's.
     """
 
     screen: str = "main"
@@ -114,6 +115,7 @@ class DealerUI:
     own_refusal: tuple[Banner, float] | None = None
     primary: tuple[Any, float] = (None, 0.0)
     lock_seen: tuple[int, int, float] = (-1, 0, 0.0)
+    notices: tuple[Banner, ...] = ()
 
     def reset_pad(self) -> None:
         """Close the pads and forget what was typed on them."""

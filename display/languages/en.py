@@ -180,6 +180,8 @@ MESSAGES: dict[str, str] = {
     "banner.link_lost.player": "Shoe link lost: the round waits",
     "banner.link_silent.msg": "Shoe silent",
     "banner.link_silent.act": "Check the shoe; the round waits",
+    "banner.player_screen.msg": "Player screen missing",
+    "banner.player_screen.act": "Turn on the players' screen: it opens by itself",
     "banner.no_frame.msg": "No frame decoded from {bytes} bytes: is the dialect right?",
     "banner.no_frame.act": "Technician: check the shoe's dialect (and baud rate)",
     "banner.misread.msg": "Shoe misread a card",

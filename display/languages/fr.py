@@ -169,6 +169,8 @@ MESSAGES: dict[str, str] = {
     "banner.link_lost.player": "Liaison sabot perdue : le coup attend",
     "banner.link_silent.msg": "Sabot muet",
     "banner.link_silent.act": "Vérifiez le sabot ; le coup attend",
+    "banner.player_screen.msg": "Écran des joueurs absent",
+    "banner.player_screen.act": "Allumez l'écran des joueurs : il s'ouvre seul",
     "banner.no_frame.msg": "Aucune trame décodée sur {bytes} octets : le dialecte est-il le bon ?",
     "banner.no_frame.act": "Technicien : vérifiez le dialecte (et le débit) du sabot",
     "banner.misread.msg": "Carte mal lue par le sabot",

@@ -169,6 +169,8 @@ MESSAGES: dict[str, str] = {
     "banner.link_lost.player": "Зв'язок із шузом втрачено: гра чекає",
     "banner.link_silent.msg": "Шуз мовчить",
     "banner.link_silent.act": "Перевірте шуз; гра чекає",
+    "banner.player_screen.msg": "Немає екрана гравців",
+    "banner.player_screen.act": "Увімкніть екран гравців: він відкриється сам",
     "banner.no_frame.msg": "Із {bytes} байтів не розпізнано жодного кадру: чи правильний діалект?",
     "banner.no_frame.act": "Технік: перевірте діалект (і швидкість) шуза",
     "banner.misread.msg": "Шуз не прочитав карту",

@@ -9,6 +9,7 @@ more bets.
 from __future__ import annotations
 
 import pygame
+from dealer_spots import primary_spot
 
 
 def test_a_round_played_by_a_script_of_keys(daemons, table_config, tmp_path, scripted_shoe,
@@ -88,22 +89,6 @@ def test_two_taps_on_settle_70_ms_apart_never_open_the_next_round(daemons, table
     assert kinds[-2:] == ["reveal", "settle"], kinds
     assert refused(tmp_path / "journal.sqlite3") == []
     assert pygame.image.load(str(tmp_path / "after.png")).get_size() == size
-
-
-def primary_spot(size: tuple[int, int]) -> tuple[float, float]:
-    """Where the large button is (fractions of the dealer window): read from the real
-    dealer screen drawn at ``size`` from a real table's views after the reveal."""
-    from display.dealer import DealerScreen
-    from display.scenarios import build
-    from display.theme import FontBook
-
-    pygame.display.init()
-    pygame.font.init()
-    frame = DealerScreen(FontBook(), "en").draw(pygame.Surface(size),
-                                                build("reveal-qualify").dealer)
-    button = frame.button("primary")
-    assert button.label == "Settle"
-    return (round(button.rect.centerx / size[0], 4), round(button.rect.centery / size[1], 4))
 
 
 def refused(journal) -> list[str]:

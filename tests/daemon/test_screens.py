@@ -62,19 +62,22 @@ def wait_ready(sock: socket.socket) -> str:
             return msg
 
 
-def test_shipped_configuration_opens_both_screens_then_ready(shipped_config, notify_socket,
-                                                            daemons):
+def test_shipped_configuration_on_one_output_opens_the_dealer_screen_then_ready(
+        shipped_config, notify_socket, daemons):
+    """One output (the players' TV off): the dealer screen opens on it, alone; the player
+    screen waits for output 1 and READY's STATUS says it is missing."""
     addr, sock = notify_socket
     d = daemons(["--config", str(shipped_config)], env={"NOTIFY_SOCKET": addr})
     dealer = d.wait_for(r"INFO +dealer screen on output 0, " + SIZE + "$")
-    player = d.wait_for(r"WARNING +player screen on output 0 \(output 1 not found\), "
-                        + SIZE + "$")
+    player = d.wait_for(r"WARNING +player screen waits for its output: output 1 not found "
+                        r"\(1 found\)$")
     assert dealer and player
     ready_line = d.wait_for(r"READY: table TCP-01")
     ready = wait_ready(sock)
-    assert "did not open" not in ready and "STATUS=table TCP-01 ready" in ready
+    assert "STATUS=table TCP-01 ready" in ready
+    assert "; player screen missing (output 1 not found (1 found))" in ready
     log = "\n".join(d.lines)
-    assert "could not open" not in log and "did not open" not in log
+    assert "did not open" not in log and "player screen on output" not in log
     assert log.index(player.group(0)) < log.index(ready_line.group(0))   # screens first
     assert d.stop() == 0
 
@@ -106,6 +109,8 @@ def ready_with_a_second_output(size: tuple[int, int], shipped_config, notify_soc
     pygame.display.init()
     real = pygame.display.get_desktop_sizes()
     monkeypatch.setattr(pygame.display, "get_desktop_sizes", lambda: [*real, size])
+    # the outputs are followed in this process, where the second one is made up
+    monkeypatch.setattr("display.outputs.HOTPLUG_DRIVERS", frozenset({"dummy"}))
     daemon = Daemon(load_config(str(shipped_config)), notifier=Notifier(addr))
     return daemon, run_until_ready(daemon, sock)
 
@@ -135,8 +140,8 @@ def test_status_names_a_screen_that_did_not_open(shipped_config, notify_socket, 
     daemon, ready = ready_with_a_second_output((0, 0), shipped_config, notify_socket, caplog,
                                                monkeypatch)
     status = next(f for f in ready.split("\n") if f.startswith("STATUS="))
-    assert status.endswith("; player screen did not open; screens shown nowhere (SDL video "
-                           "driver dummy)")
+    assert status.endswith("; screens shown nowhere (SDL video driver dummy)")
+    assert "; player screen missing (did not open on output 1: " in status
     assert "dealer" not in status
     assert daemon.screens_missing == ["player"]
     lines = screen_lines(caplog)

@@ -14,7 +14,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from display.app import MIN_WINDOW, DisplayApp, centered_on, place_screens, share_output
+from display.app import DisplayApp
+from display.outputs import MIN_WINDOW, centered_on, place_screens, share_output
 from display.scenarios import build
 
 LOGGER = "display.app"
@@ -65,31 +66,38 @@ def test_a_display_index_outside_the_mask_is_refused(output):
         centered_on(output)
 
 
-def test_shipped_outputs_on_one_display_open_both_screens(views, apps, caplog):
-    """dealer_output 0 / player_output 1, fullscreen, one display: both open on it."""
+def test_fullscreen_player_screen_waits_for_its_output_never_over_the_dealer(views, apps,
+                                                                            caplog):
+    """dealer_output 0 / player_output 1, fullscreen, one display: the dealer screen opens
+    on it alone, the player screen waits for output 1 and the dealer screen says so."""
     caplog.set_level(logging.INFO, LOGGER)
     app = DisplayApp(lambda: views, queue.Queue(), fullscreen=True,
                      outputs={"dealer": 0, "player": 1}, title="Three Card Poker T")
     apps.append(app)
     w, h = pygame.display.get_desktop_sizes()[0]
-    assert set(app.outputs) == {"dealer", "player"} and app.failed == {}
+    assert set(app.outputs) == {"dealer"}
+    assert app.missing == {"player": "output 1 not found (1 found)"}
     assert screen_lines(caplog) == [
         (logging.INFO, f"dealer screen on output 0, {w}x{h}{DRIVER}"),
-        (logging.WARNING, f"player screen on output 0 (output 1 not found), {w}x{h}{DRIVER}"),
+        (logging.WARNING, "player screen waits for its output: output 1 not found (1 found)"),
     ]
     app.step(now=0.0, wait=False)
-    assert app.frame("dealer").button("primary") is not None
-    assert app.frame("player") is not None
-    for surface in app.surfaces.values():
-        assert surface.get_size() == (w, h)
-        assert len({surface.get_at((x, y))[:3] for x in range(0, w, 97)
-                    for y in range(0, h, 89)}) > 3        # drawn, not a blank window
+    frame = app.frame("dealer")
+    assert frame.button("primary") is not None and app.frame("player") is None
+    said = [t.text for t in frame.texts if t.role.startswith("banner.")]
+    assert "Player screen missing" in said
+    assert "Turn on the players' screen: it opens by itself" in said
+    surface = app.surfaces["dealer"]
+    assert surface.get_size() == (w, h)
+    assert len({surface.get_at((x, y))[:3] for x in range(0, w, 97)
+                for y in range(0, h, 89)}) > 3        # drawn, not a blank window
 
 
 def test_two_outputs_put_the_player_screen_on_output_1(views, apps, caplog, monkeypatch):
     caplog.set_level(logging.INFO, LOGGER)
     real = pygame.display.get_desktop_sizes()
     monkeypatch.setattr(pygame.display, "get_desktop_sizes", lambda: [*real, (1920, 1080)])
+    monkeypatch.setattr("display.outputs.HOTPLUG_DRIVERS", frozenset({"dummy"}))  # followed here
     app = DisplayApp(lambda: views, queue.Queue(), fullscreen=True,
                      outputs={"dealer": 0, "player": 1})
     apps.append(app)
@@ -121,7 +129,7 @@ def test_one_screen_that_cannot_open_leaves_the_other(views, apps, caplog):
                      outputs={"dealer": 0, "player": 0})
     apps.append(app)
     assert list(app.outputs) == ["dealer"]
-    assert "player" in app.failed
+    assert app.missing["player"].startswith("did not open on output 0: ")
     lines = screen_lines(caplog)
     assert lines[0] == (logging.INFO, "dealer screen on output 0, 1280x800" + DRIVER)
     assert lines[1][0] == logging.ERROR
@@ -130,9 +138,12 @@ def test_one_screen_that_cannot_open_leaves_the_other(views, apps, caplog):
     assert app.frame("dealer") is not None and app.frame("player") is None
 
 
-def test_no_screen_opening_is_an_error_naming_each(views):
-    with pytest.raises(pygame.error, match=r"no screen opened: dealer: .+; player: .+"):
-        DisplayApp(lambda: views, queue.Queue(), sizes={"dealer": (0, 0), "player": (0, 0)})
+def test_no_screen_opening_names_each_and_why(views, apps):
+    app = DisplayApp(lambda: views, queue.Queue(), sizes={"dealer": (0, 0), "player": (0, 0)})
+    apps.append(app)
+    assert app.outputs == {}
+    assert set(app.missing) == {"dealer", "player"}
+    assert all(why.startswith("did not open on output ") for why in app.missing.values())
 
 
 @given(wanted=st.dictionaries(st.sampled_from(["dealer", "player"]),
@@ -224,3 +235,73 @@ def test_two_windows_on_one_output_in_a_window_are_both_in_sight(views, apps, ca
     assert len(moved) == 2 and all(m.endswith("it shares output 0") for m in moved)
     app.step(now=0.0, wait=False)
     assert app.surfaces["dealer"].get_size() == dealer.size
+
+
+def test_an_output_sdl_learns_of_only_as_it_starts_restarts_its_video(views, apps, caplog,
+                                                                      monkeypatch):
+    """KMS/DRM reads the connectors when SDL's video starts: the separate check finds the
+    players' TV, SDL here still knows one output. The windows close, SDL's video starts
+    again, both screens open (the dealer screen as it was); when the TV goes, the player
+    screen closes and nothing else does."""
+    from display.outputs import OutputWatch
+
+    caplog.set_level(logging.INFO, LOGGER)
+    real = pygame.display.get_desktop_sizes()[:1]
+    checked, known = [1], [1]                     # outputs the check finds, SDL here knows
+    init = pygame.display.init
+
+    def started() -> None:
+        init()
+        known[0] = checked[0]
+
+    monkeypatch.setattr(pygame.display, "init", started)
+    monkeypatch.setattr(pygame.display, "get_desktop_sizes",
+                        lambda: [*real, (1920, 1080)][:known[0]])
+    monkeypatch.setattr(OutputWatch, "sizes",
+                        lambda self, now: tuple([*real, (1920, 1080)][:checked[0]]))
+    app = DisplayApp(lambda: views, queue.Queue(), fullscreen=True,
+                     outputs={"dealer": 0, "player": 1})
+    apps.append(app)
+    assert list(app.outputs) == ["dealer"] and app.watch.separate
+    screen = app.dealer
+    screen.ui.screen = "meters"                    # the dealer looks at the meters
+    checked[0] = 2
+    app.step(now=10.0, wait=False)
+    assert set(app.outputs) == {"dealer", "player"} and app.missing == {}
+    assert app.dealer is screen and screen.ui.screen == "meters" and screen.ui.notices == ()
+    assert not app.quit_requested
+    lines = [m for _, m in screen_lines(caplog)]
+    assert lines[-2].startswith("dealer screen on output 0, ")
+    assert lines[-1].startswith("player screen on output 1, ")
+    assert "2 outputs found, SDL knows 1: its video starts again to open the screens on " \
+           "them" in caplog.text
+    dealer = app.outputs["dealer"].window
+    checked[0] = 1
+    for now in (20.0, 30.0):
+        app.step(now=now, wait=False)
+        assert list(app.outputs) == ["dealer"] and app.outputs["dealer"].window is dealer
+    assert app.missing == {"player": "output 1 not found (1 found)"}
+    assert screen_lines(caplog)[-1] == (logging.WARNING, "player screen closed: output 1 "
+                                        "not found (1 found)")
+    assert [b.kind for b in app.dealer.ui.notices] == ["player_screen"]
+
+
+@pytest.mark.parametrize("content, why", [(None, r"cannot be read \(No such file or "
+                                                 r"directory\)"),
+                                          (b"<html>not a font</html>",
+                                           "is not a TrueType font")])
+def test_a_bundled_font_that_cannot_be_used_stops_the_screens_at_once(views, tmp_path,
+                                                                       monkeypatch, content,
+                                                                       why):
+    from display import theme
+
+    font = tmp_path / "DejaVuSans.ttf"
+    if content is not None:
+        font.write_bytes(content)
+    monkeypatch.setattr(theme, "font_path", lambda bold=False: font)
+    theme.font_bytes.cache_clear()
+    try:
+        with pytest.raises(theme.FontError, match=rf"^the bundled font {font} {why}$"):
+            DisplayApp(lambda: views, queue.Queue(), fullscreen=True)
+    finally:
+        theme.font_bytes.cache_clear()
