@@ -101,7 +101,7 @@ class ViewPainter:
         lang: ``en``, ``fr`` or ``uk``.
 
     Raises:
-        FontMissing: a bundled font cannot be read (before anything is drawn).
+        FontError: a bundled font cannot be read (before anything is drawn).
     """
 
     def __init__(self, size: tuple[int, int], lang: str = "en") -> None:
@@ -188,7 +188,7 @@ def run(args: argparse.Namespace) -> int:
     """
     import pygame
 
-    from display.theme import FontMissing
+    from display.theme import FontError
 
     pad = getattr(args, "pad", None)
     try:
@@ -202,7 +202,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         surface, _ = render(args.view, args.scenario, size, args.lang, pad)
-    except FontMissing as exc:
+    except FontError as exc:
         print(f"threecard screenshot: {exc}", file=sys.stderr)
         return 1
     # encoded in memory, written in one call: a failing write is one error, where

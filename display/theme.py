@@ -86,8 +86,8 @@ def font_path(bold: bool = False) -> Path:
     return Path(str(resources.files("display") / "fonts" / name))
 
 
-class FontMissing(OSError):
-    """A bundled font cannot be read: an installation without its data files.
+class FontError(OSError):
+    """A bundled font cannot be read or is not a font: an installation without its data.
 
     Its message is one line naming the file, for the command that needs it to print.
     """
@@ -103,22 +103,18 @@ def font_bytes(bold: bool = False) -> bytes:
     past what ``select()`` can watch (1024).
 
     Raises:
-        FontMissing: the file is missing or cannot be read.
+        FontError: the file is missing or cannot be read.
     """
     path = font_path(bold)
     try:
         return path.read_bytes()
     except OSError as exc:
-        raise FontMissing(f"the bundled font {path} cannot be read "
+        raise FontError(f"the bundled font {path} cannot be read "
                           f"({exc.strerror or exc}): reinstall the software") from None
 
 
 TRUETYPE_SIGNATURES = frozenset({b"\x00\x01\x00\x00", b"true", b"OTTO"})
 """The first four bytes of a TrueType or OpenType font file."""
-
-
-class FontError(RuntimeError):
-    """A bundled font file cannot be read or is not a font; the message names the file."""
 
 
 def check_fonts() -> None:
@@ -129,17 +125,15 @@ def check_fonts() -> None:
     bytes that are not a font).
 
     Raises:
-        FontError: ``the bundled font PATH cannot be read (No such file or directory)``.
+        FontError: ``the bundled font PATH cannot be read (No such file or directory):
+            reinstall the software``, or ``... is not a TrueType font: ...``.
     """
     for bold in (False, True):
-        try:
-            data = font_bytes(bold)
-        except OSError as exc:
-            raise FontError(f"the bundled font {font_path(bold)} cannot be read "
-                            f"({exc.strerror or exc})") from None
+        data = font_bytes(bold)
         if data[:4] not in TRUETYPE_SIGNATURES:
             font_bytes.cache_clear()
-            raise FontError(f"the bundled font {font_path(bold)} is not a TrueType font")
+            raise FontError(f"the bundled font {font_path(bold)} is not a TrueType font: "
+                            "reinstall the software")
 
 
 class SafeFont(pygame.font.Font):

@@ -301,7 +301,8 @@ def test_a_bundled_font_that_cannot_be_used_stops_the_screens_at_once(views, tmp
     monkeypatch.setattr(theme, "font_path", lambda bold=False: font)
     theme.font_bytes.cache_clear()
     try:
-        with pytest.raises(theme.FontError, match=rf"^the bundled font {font} {why}$"):
+        with pytest.raises(theme.FontError,
+                           match=rf"^the bundled font {font} {why}: reinstall the software$"):
             DisplayApp(lambda: views, queue.Queue(), fullscreen=True)
     finally:
         theme.font_bytes.cache_clear()
