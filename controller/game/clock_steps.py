@@ -27,6 +27,7 @@ library (the input declarations, :mod:`controller.game.inputs`, read :class:`Clo
 from __future__ import annotations
 
 import json
+import logging
 from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any
 
@@ -38,6 +39,7 @@ BASE_NS = 2_000_000_000
 """The difference between the two clocks' progress always allowed: 2 s."""
 RATE_PPM = 500
 """And the part of the time elapsed allowed on top, in millionths (0.05 %)."""
+log = logging.getLogger("threecard")
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _NS_PER_MS = 1_000_000
 Readings = tuple[str, int]
@@ -141,7 +143,8 @@ class ClockWatch:
     """The table's watch on its clocks: each batch's readings against the batch before.
 
     The first batch (the start-up record's) is compared with the last event the journal
-    holds, as across a restart; every later one with the batch before it.
+    holds, as across a restart; every later one with the batch before it. A step found is
+    logged as a warning, and journaled.
     """
 
     def __init__(self) -> None:
@@ -170,6 +173,11 @@ class ClockWatch:
         step = find_step(before, self._last, restart) if before is not None else None
         if step is None:
             return []
+        log.warning("the wall clock was set %s by %d.%03d s%s (%s, then %s): journaled as "
+                    "a clock step; readers correct earlier times by it",
+                    "back" if step.ms < 0 else "forward", *divmod(abs(step.ms), 1000),
+                    " at least, across a restart" if restart else "", step.wall_before,
+                    step.wall_after)
         body = step_body(step)
         return [(CLOCK_STEP, body, "system",
                  json.dumps(body, sort_keys=True, separators=(",", ":")))]

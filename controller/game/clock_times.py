@@ -187,6 +187,8 @@ def corrected_rounds(journal: Journal, records: list[dict[str, Any]],
     it closed, to its own close) lists those steps as ``clock_steps``
     (:meth:`JournaledStep.as_dict`). A round is never shown ending before it started: an
     end that a step too small to be seen would put before the start is shown at the start.
+    A journal of format 1 keeps no round's last event: the times of a round whose events
+    are not known are shown as recorded.
 
     Args:
         journal: the open journal the records are of.
@@ -205,23 +207,24 @@ def corrected_rounds(journal: Journal, records: list[dict[str, Any]],
     out = []
     for rec in records:
         rid = rec["round_id"]
-        after = ends.get(rid - 1, 0) if rid > 1 else 0
+        prev = ends.get(rid - 1) if rid > 1 else 0  # None: format 1 keeps no last event
         end = ends.get(rid)
-        start = 1 if rid == 1 else next((s for s in opens if s > after), None)
-        steps = fix.between(after, end) if end is not None or rec["status"] == "in_progress" \
-            else []  # format 1 keeps no round's last event
-        out.append(_corrected(rec, fix, start if start is not None else end, end, steps))
+        start = 1 if rid == 1 else None if prev is None else \
+            next((s for s in opens if s > prev), None)
+        known = prev is not None and (end is not None or rec["status"] == "in_progress")
+        out.append(_corrected(rec, fix, start if start is not None else end, end,
+                              fix.between(prev or 0, end) if known else []))
     return out
 
 
 def _corrected(rec: dict[str, Any], fix: Corrections, start: int | None, end: int | None,
                steps: list[JournaledStep]) -> dict[str, Any]:
+    """A record's times corrected at their events (an event not known: left as recorded)."""
     new = dict(rec)
-    top = 2**63 - 1  # a round in play: nothing journaled after its newest event yet
     for key, seq in (("started_utc", start), ("ended_utc", end)):
         utc = rec.get(key)
-        if utc:
-            new[key] = fix.text(top if seq is None else seq, utc)
+        if utc and seq is not None:
+            new[key] = fix.text(seq, utc)
             if new[key] != utc:
                 new["recorded_" + key] = utc
     s, e = new.get("started_utc"), new.get("ended_utc")

@@ -75,6 +75,9 @@ def test_a_clock_set_back_two_days_and_forward_again_is_journaled_and_read_right
     assert d.proc.wait(60) == 0  # --rounds 4: it stops by itself
     d.stop()
     assert any("stopped: 4 rounds settled" in line for line in d.lines)
+    for way in ("back", "forward"):  # said where an operator sees it
+        assert any(re.search(rf"WARNING +the wall clock was set {way} by 17(2799|2800)\.\d+ s",
+                             line) for line in d.lines), way
 
     j = Journal(journal, readonly=True)
     try:
