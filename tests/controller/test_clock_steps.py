@@ -24,7 +24,7 @@ from controller.game.clock_steps import (
     to_ms,
 )
 from controller.game.clock_times import Corrections, JournaledStep
-from controller.game.engine import TableConfig
+from controller.game.engine import Game, TableConfig
 from controller.game.inputs import NextRound, NoMoreBets, PlaceBet, VoidRound, decode_body
 from controller.game.shift import shift
 from controller.game.table import Table
@@ -212,3 +212,17 @@ def test_corrections_add_the_steps_journaled_after_an_event():
     assert fix.text(15, "2026-03-01T00:00:10+00:00") == "2026-03-01T00:00:15+00:00"
     assert fix.text(5, "2026-03-01T00:00:10+00:00") == "2026-03-01T00:00:13+00:00"
     assert fix.text(25, "2026-03-01T00:00:10+00:00") == "2026-03-01T00:00:10+00:00"
+
+
+def test_the_floor_replays_a_journal_with_clock_steps(stepped):
+    from controller.journal import Record
+    from floor.derive import Replay
+
+    j = Journal(stepped, readonly=True)
+    try:
+        rows = [(Record(*row[:6]), row[7]) for row in j.rows()]
+    finally:
+        j.close()
+    _, done = Replay("TABLE-1", Game()).apply_all(rows)
+    assert [f.round_id for f in done] == [1, 2, 3, 4, 5, 6, 7]
+    assert all(f.record["status"] == "void" for f in done)
