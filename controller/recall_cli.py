@@ -18,6 +18,7 @@ from typing import Any
 
 from controller.cli import whole_number
 from controller.game import recall as rc
+from controller.game.clock_times import JournaledStep
 from controller.game.meters import ROUNDS_VOIDED, TOTAL, row_order
 from controller.game.numbers import format_money, format_number
 from controller.game.text import for_terminal
@@ -162,7 +163,9 @@ def format_round(r: dict[str, Any], currency: str | None) -> str:
         head += f"  void: {r['void_reason']}"
     outcomes = r.get("bet_entry") == "outcomes"
     head += "  bets as outcomes" if outcomes else "  bets in amounts"
-    lines = [head, f"  opened {r['started_utc'] or '-'}"]
+    lines = [head, f"  opened {r['started_utc'] or '-'}"
+             + (f"  closed {r['ended_utc']}" if r.get("ended_utc") else "")]
+    lines += clock_lines(r)
     deal = "  ".join(f"{c or ('unreadable' if p == 'burn' else 'misread')}->{p}"
                      f"{' (manual)' if m else ''}" for c, p, m in r["deal"])
     lines.append(f"  deal: {deal or '-'}")
@@ -184,6 +187,23 @@ def format_round(r: dict[str, Any], currency: str | None) -> str:
         lines.append(f"  seat {s['seat']}: {' '.join(s['cards']) or '-'}  bets {bets}  "
                      f"decision {s['decision'] or '-'}  {res}{net}")
     return "\n".join(map(for_terminal, lines))
+
+
+def clock_lines(r: dict[str, Any]) -> list[str]:
+    """A recalled round's clock steps and recorded times, as recall prints them.
+
+    ``clock set back 2 d 00:00:00.000 at event 12 (...)`` for each step journaled while the
+    round was dealt; ``times corrected for the clock steps journaled since (recorded:
+    opened ..., closed ...)`` where its times differ from those recorded.
+    """
+    out = [f"  {JournaledStep(**s).words()}" for s in r.get("clock_steps", ())]
+    recorded = [f"{word} {r[key]}" for word, key in (("opened", "recorded_started_utc"),
+                                                     ("closed", "recorded_ended_utc"))
+                if r.get(key)]
+    if recorded:
+        out.append("  times corrected for the clock steps journaled since (recorded: "
+                   + ", ".join(recorded) + ")")
+    return out
 
 
 def run_meters(args: argparse.Namespace) -> int:

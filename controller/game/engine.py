@@ -44,6 +44,7 @@ from controller.game import shoe_link as link
 from controller.game.auth import PinLockout
 from controller.game.bets import SeatRound, Wagers
 from controller.game.cards import parse_card
+from controller.game.clock_steps import on_clock_step
 from controller.game.config import (
     BET_ENTRIES,
     MAX_SEATS,
@@ -167,6 +168,7 @@ class Game:
             I.Resume: Game._resume, I.NewDeck: Game._new_deck,
             I.ExposedCard: dealing.on_exposed_card, I.ConfigChanged: Game._config_change,
             I.PinChanged: Game._change_pin, I.EnvironmentRecord: dealing.on_environment,
+            I.ClockStep: on_clock_step,
         }
 
     # ------------------------------------------------------------------ views of the parts

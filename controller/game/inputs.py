@@ -48,6 +48,7 @@ import msgspec
 from msgspec import Meta, Struct
 
 from controller.game import events as ev
+from controller.game.clock_steps import CLOCK_STEP, ClockStep
 from controller.game.config import (
     BET_ENTRIES,
     DEAL_PATTERNS,
@@ -481,6 +482,7 @@ BODY_TYPES: dict[str, type[Struct]] = {
     **{ev._TYPE_NAMES[cls]: body for cls, body in EVENT_BODY.items()},  # noqa: SLF001
     STARTUP: Startup,
     ENVIRONMENT: EnvironmentRecord,
+    CLOCK_STEP: ClockStep,
 }
 """Journal kind -> the struct its body decodes to: the one decoder of journal bodies."""
 

@@ -7,12 +7,15 @@ is the recorded state even when the derived tables lag behind a crash.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sqlite3
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from controller.game.clock_times import corrected_rounds, step_notes
 from controller.game.engine import Game
 from controller.game.inputs import STARTUP
 from controller.game.meters import ROUNDS_SETTLED, ROUNDS_VOID, outcome_key
@@ -21,7 +24,7 @@ from controller.game.records import AMOUNTS
 from controller.game.replay import apply_each, rebuild, round_records, start_state
 from controller.game.round import IN_PLAY, RoundState
 from controller.game.verifier import JournalVerdict, Progress, check
-from controller.journal import Journal
+from controller.journal import Journal, JournalError
 
 HIDDEN = "??"
 """Shown in place of a dealer card of a round not yet revealed."""
@@ -89,7 +92,10 @@ def recall(path: str | Path, last: int = 10, archive: str | Path | None = None
         play before its reveal are :data:`HIDDEN`. Round 1, which no ``next_round``
         opens, opened with the journal: its ``started_utc`` is the first event's time.
         Each names how its bets were taken (``bet_entry``: ``amounts`` or ``outcomes``;
-        the journal stores it for outcome rounds only).
+        the journal stores it for outcome rounds only). Rounds come in the journal's
+        order; where the table's clock was stepped, their times are corrected by the steps
+        journaled since, and the steps are listed with the round they were journaled in
+        (:func:`controller.game.clock_times.corrected_rounds`).
     """
     j = Journal(path, readonly=True, archive=archive)
     try:
@@ -99,11 +105,12 @@ def recall(path: str | Path, last: int = 10, archive: str | Path | None = None
             older = round_records(j, last, upto=g.last_seq)
             by_id = {r["round_id"]: r for r in older} | by_id
         first_utc = j.genesis()[1]
+        if g.state in IN_PLAY or (g.state is RoundState.BETTING and g.seats):
+            by_id[g.round_id] = _masked(g.round_record("in_progress").to_dict())
+        return corrected_rounds(j, [as_recalled(by_id[k], first_utc)
+                                    for k in sorted(by_id, reverse=True)[:last]])
     finally:
         j.close()
-    if g.state in IN_PLAY or (g.state is RoundState.BETTING and g.seats):
-        by_id[g.round_id] = _masked(g.round_record("in_progress").to_dict())
-    return [as_recalled(by_id[k], first_utc) for k in sorted(by_id, reverse=True)[:last]]
 
 
 def as_recalled(rec: dict[str, Any], first_utc: str) -> dict[str, Any]:
@@ -310,7 +317,8 @@ def verify(path: str | Path, logged: Iterable[tuple[int, str]] = (),
         checked: see :func:`~controller.game.verifier.check`.
 
     Returns:
-        The verdict.
+        The verdict; its notes list every clock step the journal holds (a fact, not a
+        fault: :func:`controller.game.clock_times.step_notes`).
 
     Raises:
         JournalError: the file is not a journal (not SQLite, not a table journal).
@@ -321,8 +329,11 @@ def verify(path: str | Path, logged: Iterable[tuple[int, str]] = (),
             row = j.snapshot(resume[0])
             if row is None or row[1] != resume[1] or not j.snapshot_ok(*row):
                 resume = None
-        return check(j, full=resume is None, logged=logged, progress=progress, keys=keys,
-                     witness=witness, since=resume[0] if resume else None,
-                     checked=checked).verdict
+        v = check(j, full=resume is None, logged=logged, progress=progress, keys=keys,
+                  witness=witness, since=resume[0] if resume else None,
+                  checked=checked).verdict
+        with contextlib.suppress(JournalError, sqlite3.DatabaseError):  # the verdict says why
+            v = replace(v, notes=(*v.notes, *step_notes(j)))
+        return v
     finally:
         j.close()

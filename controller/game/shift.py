@@ -4,7 +4,8 @@ A period runs from one instant to another (UTC). A meter *reading* at an instant
 meters of the state the table had after its last event at or before that instant,
 rebuilt as ``threecard meters`` rebuilds it (:func:`controller.game.replay.rebuild`); a
 period's meter figures are the reading at its end minus the reading at its start, so over
-the whole journal they are the meters themselves.
+the whole journal they are the meters themselves. An event's time is the one journaled,
+corrected by the clock steps journaled since (:mod:`controller.game.clock_times`).
 
 One pass over the period's events, riding on the replay the one verifier makes to check
 the journal (:func:`controller.game.verifier.check`, from the snapshot the period starts
@@ -35,6 +36,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from controller.game.clock_times import Corrections, JournaledStep
 from controller.game.engine import Derived, Game
 from controller.game.events import LINK_STOPPED
 from controller.game.inputs import (
@@ -135,6 +137,8 @@ class Shift:
             EVENT:SIGNATURE`` checks the journal still holds it); None for a journal
             that holds no seal.
         sealed: the journal carries seals (a seal chain starts in it).
+        clock_steps: the clock steps journaled after the period's start: its instants
+            and every time shown are corrected by them (:mod:`controller.game.clock_times`).
     """
 
     rules: list[RulesLine]
@@ -157,6 +161,7 @@ class Shift:
     in_play: int | None = None
     last_seal: tuple[int, int, str] | None = None
     sealed: bool = False
+    clock_steps: list[JournaledStep] = field(default_factory=list)
 
     @property
     def witness(self) -> str | None:
@@ -262,27 +267,29 @@ def difference(end: Reading, start: Reading
             _counts_minus(end.outcomes, start.outcomes))
 
 
-def _utc_of(journal: Journal, seq: int) -> datetime:
-    return parse_utc(next(journal.records(seq - 1, seq)).utc)
+def _utc_of(journal: Journal, seq: int, fix: Corrections) -> datetime:
+    return fix.time(seq, next(journal.records(seq - 1, seq)).utc)
 
 
-def last_at_or_before(journal: Journal, when: datetime) -> int:
-    """The newest event whose time is at or before ``when`` (0: none).
+def last_at_or_before(journal: Journal, when: datetime, fix: Corrections | None = None) -> int:
+    """The newest event whose corrected time is at or before ``when`` (0: none).
 
     A binary search over the events' numbers, reading one event a step (format 2 reads it
-    from the nearest event that stores its time whole): the table writes times in event
-    order, so an event's number orders it in time. (A clock set back while the table
-    dealt makes the events around the step fall on either side of ``when``; readings at
-    the same event still make consecutive periods add up to the whole.)
+    from the nearest event that stores its time whole): each time corrected by the clock
+    steps journaled since (``fix``, default: the journal's;
+    :mod:`controller.game.clock_times`) follows the events' order. (A step too small to
+    be seen, under 2 s, makes the events around it fall on either side of ``when``;
+    readings at the same event still make consecutive periods add up to the whole.)
     """
+    fix = fix if fix is not None else Corrections.of(journal)
     lo, hi = journal.first_seq, journal.last_seq
     if hi < lo:
         return 0
-    if _utc_of(journal, lo) > when:
+    if _utc_of(journal, lo, fix) > when:
         return lo - 1  # before the first event here (or the cut's, its archive not found)
     while lo < hi:  # the time at lo is at or before when
         mid = (lo + hi + 1) // 2
-        if _utc_of(journal, mid) <= when:
+        if _utc_of(journal, mid, fix) <= when:
             lo = mid
         else:
             hi = mid - 1
@@ -300,14 +307,16 @@ def period_bounds(journal: Journal, start: datetime | None, end: datetime | None
 
     Returns:
         (start seq, end seq, from, to): the last event at or before ``start`` (0 for
-        none) and at or before ``end`` (:func:`last_at_or_before`); the instants as ISO
-        8601 (the first and the newest event's times where not given).
+        none) and at or before ``end`` (:func:`last_at_or_before`, on times corrected by
+        the clock steps journaled since); the instants as ISO 8601 (the first and the
+        newest event's corrected times where not given).
     """
     if journal.last_seq == 0:
         return 0, 0, start.isoformat() if start else "", end.isoformat() if end else ""
-    s_seq = 0 if start is None else last_at_or_before(journal, start)
-    e_seq = journal.last_seq if end is None else last_at_or_before(journal, end)
-    first = journal.genesis()[1] if start is None else start.isoformat()
+    fix = Corrections.of(journal)
+    s_seq = 0 if start is None else last_at_or_before(journal, start, fix)
+    e_seq = journal.last_seq if end is None else last_at_or_before(journal, end, fix)
+    first = fix.text(0, journal.genesis()[1]) if start is None else start.isoformat()
     last = end.isoformat() if end is not None else \
         next(journal.records(e_seq - 1, e_seq)).utc
     return s_seq, e_seq, first, last
@@ -315,14 +324,14 @@ def period_bounds(journal: Journal, start: datetime | None, end: datetime | None
 
 def journal_span(path: str | Path, archive: str | Path | None = None
                  ) -> tuple[datetime, datetime] | None:
-    """The times of a journal's first and newest events (None: no event).
+    """The times of a journal's first and newest events, corrected (None: no event).
 
     Raises:
         JournalError: the file is not a usable journal.
     """
     j = Journal(path, readonly=True, archive=archive)
     try:
-        first = j.genesis()[1] if j.last_seq else ""
+        first = Corrections.of(j).text(0, j.genesis()[1]) if j.last_seq else ""
         newest = next(j.records(j.last_seq - 1), None) if j.last_seq else None
     finally:
         j.close()
@@ -510,10 +519,11 @@ def shift(path: str | Path, start: datetime | None = None, end: datetime | None 
         if j.last_seq == 0:
             raise JournalError(f"{path}: the journal holds no events: nothing to report")
         s_seq, e_seq, period_from, period_to = period_bounds(j, start, end)
-        period = _Period(j, s_seq, e_seq, period_from)
+        fix = Corrections.of(j)
+        period = _Period(j, s_seq, e_seq, period_from, fix)
         checked = check(j, full=full_check, since=s_seq, observe=period).verdict
         if period.walk is None or period.finish is None:  # the check stopped before the end
-            period = _Period(j, s_seq, e_seq, period_from)
+            period = _Period(j, s_seq, e_seq, period_from, fix)
             g = rebuild(j, s_seq)
             g.take_derived()  # the rows of events before the period
             period(s_seq, g, None, None, None)
@@ -532,7 +542,7 @@ def shift(path: str | Path, start: datetime | None = None, end: datetime | None 
                  ([before] if before else []) + walk.identities, walk.house.points(),
                  walk.returns(), outcomes, checked, period.currency, period.in_play,
                  (newest.epoch, newest.seq, newest.signature.hex()) if newest else None,
-                 sealed)
+                 sealed, fix.shown(s_seq))
 
 
 class _Period:
@@ -543,8 +553,10 @@ class _Period:
     at its end is taken at ``e_seq``; the events before and after are passed over.
     """
 
-    def __init__(self, j: Journal, s_seq: int, e_seq: int, period_from: str) -> None:
+    def __init__(self, j: Journal, s_seq: int, e_seq: int, period_from: str,
+                 fix: Corrections) -> None:
         self.j, self.s_seq, self.e_seq, self.period_from = j, s_seq, e_seq, period_from
+        self.fix = fix  # every time the pass keeps is corrected by the clock steps since
         self.begin: Reading | None = None
         self.finish: Reading | None = None
         self.walk: _Pass | None = None
@@ -562,6 +574,7 @@ class _Period:
             self.begin = _reading(g, seq, "", self.j.event_hash(seq) or GENESIS)
             self.walk = _Pass(g, self.begin, self.period_from)
         elif r is not None and derived is not None:
+            r = self.fix.record(r)
             self.walk.take(r, verdict, derived)
             self._utc = r.utc
         if seq == self.e_seq:

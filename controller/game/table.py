@@ -44,7 +44,7 @@ from typing import Any, Protocol
 
 import msgspec
 
-from controller.game import verifier
+from controller.game import clock_steps, verifier
 from controller.game.auth import PinChecker, hash_pin
 from controller.game.config import RENAMED, ConfigError
 from controller.game.engine import Game, TableConfig
@@ -262,7 +262,7 @@ class Table:
         self.version = 0
         self.journal = (journal if isinstance(journal, Journal)
                         else Journal(journal, keys=keys))
-        self._wal = WalKeeper()
+        self._wal, self._watch = WalKeeper(), clock_steps.ClockWatch()
         self.game = Game(self.config)
         self.recovered: dict[str, Any] = {}
         self.verdict = JournalVerdict()
@@ -418,9 +418,9 @@ class Table:
         if self.locked:
             return [Verdict(None, k, False, self.locked, Refusal(self.locked))
                     for k, _, _, _ in batch]
-        g = self.game
+        g, (utc, mono) = self.game, (self.clock.utc(), self.clock.monotonic_ns())
+        batch = (steps := self._watch.seen(self.journal, utc, mono)) + batch  # journaled first
         recs = [(k, a, text) for k, _, a, text in batch]
-        utc, mono = self.clock.utc(), self.clock.monotonic_ns()
         out: list[Verdict] = []
 
         def apply(seqs: list[int]) -> bool:
@@ -448,7 +448,7 @@ class Table:
             views = self.views()
             for cb in self._subscribers:
                 cb(*views)
-        return out
+        return out[len(steps):]
 
     # ------------------------------------------------------------------ views
     def views(self) -> tuple[DealerView, PlayerView]:

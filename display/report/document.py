@@ -218,6 +218,10 @@ class _Builder:
                         hours=format_decimal(sh.hours, self.lang, 2)), "sub")]
         if sh.in_play is not None:
             out.append(self.p(t("period.in_play", round=sh.in_play), "small"))
+        for s in sh.clock_steps:  # the period is taken on the times they correct: said here
+            back, days, clock = s.parts()
+            out.append(self.p(t("clock.back" if back else "clock.forward", seq=s.seq,
+                                time=_time(s.utc), days=days, clock=clock), "small"))
         if len(sh.rules) > 1:  # what was in force when, each change of table id or rules
             out.append(self.p(t("rules.in_force", lines="; ".join(
                 t("rules.from", time=_time(x.utc), table=x.table_id, rules=x.label)

@@ -7,6 +7,12 @@ EN: dict[str, str] = {
     "period": "{start} – {end} UTC ({hours} h)",
     "period.in_play": "Round {round} was still in play at the end of the period: its bets "
                       "and results count in the period in which it is settled or voided.",
+    "clock.back": "The table's clock was set back {days} d {clock} at event {seq} ({time} UTC): "
+                  "the period and every time in this report are corrected by the clock "
+                  "steps journaled since.",
+    "clock.forward": "The table's clock was set forward {days} d {clock} at event {seq} "
+                     "({time} UTC): the period and every time in this report are corrected "
+                     "by the clock steps journaled since.",
     "made": "Made {time} UTC by threecard-table {version}",
     "page": "Table {table} · shift report · page {page}",
     "kpi.settled": "Rounds settled",

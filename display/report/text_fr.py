@@ -8,6 +8,12 @@ FR: dict[str, str] = {
     "period.in_play": "Le coup {round} était encore en jeu à la fin de la période : ses "
                       "mises et ses résultats comptent dans la période où il est réglé ou "
                       "annulé.",
+    "clock.back": "L'horloge de la table a été reculée de {days} j {clock} à l'événement "
+                  "{seq} ({time} UTC) : la période et toutes les heures de ce rapport sont "
+                  "corrigées des sauts d'horloge journalisés depuis.",
+    "clock.forward": "L'horloge de la table a été avancée de {days} j {clock} à l'événement "
+                     "{seq} ({time} UTC) : la période et toutes les heures de ce rapport sont "
+                     "corrigées des sauts d'horloge journalisés depuis.",
     "made": "Établi le {time} UTC par threecard-table {version}",
     "page": "Table {table} · rapport de service · page {page}",
     "kpi.settled": "Coups réglés",

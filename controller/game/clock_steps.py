@@ -1,0 +1,202 @@
+"""Clock steps: the wall clock moved against the monotonic clock between two events.
+
+Every journal event carries two times: the wall clock's (UTC, which NTP or a person may
+set, and which a machine without a real-time clock boots with stale) and the monotonic
+clock's (which only runs). Between two events of one process both advance by the time
+elapsed; when the wall clock's progress differs from the monotonic clock's by more than
+:data:`BASE_NS` plus :data:`RATE_PPM` of the elapsed time (2 s plus 0.05 %: a clock's
+drift and NTP's slewing stay well below it), the wall clock was *stepped*. The table
+journals that fact as a ``clock_step`` event (actor ``system``) before the first event
+read on the new clock, in the same commit, with its size (milliseconds, signed: negative
+when the clock was set back) and both clocks' readings at the two events
+(:class:`ClockStep`). Times before a step are in another frame than times after it:
+readers correct them by the steps journaled since (:mod:`controller.game.clock_times`).
+
+Across a restart the monotonic clock may have started again (a reboot): the monotonic
+times of the last event journaled and of the start-up tell nothing of the time between
+them, and a wall clock that ran on is indistinguishable from the machine being off. What
+is known is that time never runs backwards: a start-up whose wall time is earlier than
+the last event's (by more than :data:`BASE_NS`) follows a step back of at least that
+much, journaled with ``restart`` set and the wall times' difference as its size (the
+step itself was larger by the time the table was off, which nothing measured).
+
+A leaf of :mod:`controller.game`: it imports only :mod:`msgspec` and the standard
+library (the input declarations, :mod:`controller.game.inputs`, read :class:`ClockStep`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from datetime import UTC, datetime, timedelta
+from typing import Annotated, Any
+
+from msgspec import Meta, Struct
+
+CLOCK_STEP = "clock_step"
+"""The journal kind of a clock step."""
+BASE_NS = 2_000_000_000
+"""The difference between the two clocks' progress always allowed: 2 s."""
+RATE_PPM = 500
+"""And the part of the time elapsed allowed on top, in millionths (0.05 %)."""
+log = logging.getLogger("threecard")
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_NS_PER_MS = 1_000_000
+Readings = tuple[str, int]
+"""One event's two times: (UTC text, monotonic ns)."""
+
+
+class ClockStep(Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """The journal body of a ``clock_step`` event.
+
+    Attributes:
+        ms: the step, milliseconds: the wall clock's progress less the monotonic
+            clock's (negative: set back). Across a restart: the wall times' difference.
+        wall_before / wall_after: the wall clock at the event before and at this one
+            (ISO 8601 UTC, as journaled).
+        mono_before_ns / mono_after_ns: the monotonic clock at the same two events.
+        restart: the event before was journaled before the table's start-up: only a
+            wall clock set back is seen, and the monotonic times may be of another boot.
+    """
+
+    ms: Annotated[int, Meta(ge=-(2**62), le=2**62)]
+    wall_before: Annotated[str, Meta(max_length=64)]
+    wall_after: Annotated[str, Meta(max_length=64)]
+    mono_before_ns: Annotated[int, Meta(ge=-(2**63), le=2**63 - 1)]
+    mono_after_ns: Annotated[int, Meta(ge=-(2**63), le=2**63 - 1)]
+    restart: bool = False
+
+
+def wall_ns(utc: str) -> int | None:
+    """Nanoseconds since 1970 of an ISO 8601 time (without an offset: UTC), else None."""
+    try:
+        t = datetime.fromisoformat(utc)
+    except (TypeError, ValueError):
+        return None
+    if t.tzinfo is None:
+        t = t.replace(tzinfo=UTC)
+    return (t - _EPOCH) // timedelta(microseconds=1) * 1000
+
+
+def allowed_ns(elapsed_ns: int) -> int:
+    """How far the two clocks' progress may differ over ``elapsed_ns`` of monotonic time."""
+    return BASE_NS + max(elapsed_ns, 0) * RATE_PPM // 1_000_000
+
+
+def step_ns(wall_elapsed_ns: int, mono_elapsed_ns: int) -> int | None:
+    """The step between two events of one process, in ns, or None when there is none.
+
+    Args:
+        wall_elapsed_ns: the wall clock's progress between them (negative: it went back).
+        mono_elapsed_ns: the monotonic clock's.
+
+    Returns:
+        ``wall - mono`` when its size is over :func:`allowed_ns` of the monotonic
+        progress, else None.
+    """
+    drift = wall_elapsed_ns - mono_elapsed_ns
+    return drift if abs(drift) > allowed_ns(mono_elapsed_ns) else None
+
+
+def restart_step_ns(wall_elapsed_ns: int) -> int | None:
+    """The step seen across a restart, in ns: the wall clock went back over 2 s, else None."""
+    return wall_elapsed_ns if wall_elapsed_ns < -BASE_NS else None
+
+
+def to_ms(ns: int) -> int:
+    """Nanoseconds as whole milliseconds, rounded half away from zero."""
+    ms = (abs(ns) + _NS_PER_MS // 2) // _NS_PER_MS
+    return -ms if ns < 0 else ms
+
+
+def find_step(before: Readings, after: Readings, restart: bool = False) -> ClockStep | None:
+    """The clock step between two events' readings, or None.
+
+    Args:
+        before: the earlier event's (UTC, monotonic ns).
+        after: the later one's.
+        restart: the earlier event was journaled before a restart (see the module
+            docstring: only a wall clock set back is seen).
+
+    Returns:
+        The step's journal body; None when there is none, or a UTC time is unreadable.
+    """
+    w0, w1 = wall_ns(before[0]), wall_ns(after[0])
+    if w0 is None or w1 is None:
+        return None
+    ns = restart_step_ns(w1 - w0) if restart else step_ns(w1 - w0, after[1] - before[1])
+    if ns is None:
+        return None
+    return ClockStep(ms=to_ms(ns), wall_before=before[0], wall_after=after[0],
+                     mono_before_ns=before[1], mono_after_ns=after[1], restart=restart)
+
+
+def step_body(step: ClockStep) -> dict[str, Any]:
+    """A step's journal body as a dict (``restart`` only when set)."""
+    body = {f: getattr(step, f) for f in step.__struct_fields__}
+    if not step.restart:
+        del body["restart"]
+    return body
+
+
+class ClockWatch:
+    """The table's watch on its clocks: each batch's readings against the batch before.
+
+    The first batch (the start-up record's) is compared with the last event the journal
+    holds, as across a restart; every later one with the batch before it. A step found is
+    logged as a warning, and journaled.
+    """
+
+    def __init__(self) -> None:
+        self._last: Readings | None = None
+        self._started = False
+
+    def seen(self, journal: Any, utc: str, mono_ns: int
+             ) -> list[tuple[str, dict[str, Any], str, str]]:
+        """The records to journal before a batch read at ``(utc, mono_ns)``.
+
+        Args:
+            journal: the table's journal (read once, for its last event, at the first
+                batch).
+            utc: the batch's wall time (ISO 8601 UTC).
+            mono_ns: its monotonic time.
+
+        Returns:
+            ``[]``, or one ``clock_step`` record as the table journals its inputs:
+            (kind, body, actor, body as canonical JSON).
+        """
+        restart = not self._started
+        if restart:
+            self._started = True
+            self._last = _last_readings(journal)
+        before, self._last = self._last, (utc, mono_ns)
+        step = find_step(before, self._last, restart) if before is not None else None
+        if step is None:
+            return []
+        log.warning("the wall clock was set %s by %d.%03d s%s (%s, then %s): journaled as "
+                    "a clock step; readers correct earlier times by it",
+                    "back" if step.ms < 0 else "forward", *divmod(abs(step.ms), 1000),
+                    " at least, across a restart" if restart else "", step.wall_before,
+                    step.wall_after)
+        body = step_body(step)
+        return [(CLOCK_STEP, body, "system",
+                 json.dumps(body, sort_keys=True, separators=(",", ":")))]
+
+
+def _last_readings(journal: Any) -> Readings | None:
+    """The readings of the journal's last event (None: no event, or it cannot be read)."""
+    try:
+        last = journal.last_seq
+        rec = next(journal.records(last - 1, last), None) if last else None
+    except Exception:  # noqa: BLE001 - a journal that cannot say: nothing to compare with
+        return None
+    return (rec.utc, rec.mono_ns) if rec is not None else None
+
+
+def on_clock_step(game: Any, body: ClockStep, actor: str) -> None:
+    """Apply a ``clock_step``: a fact about the clocks, which changes nothing of the game."""
+
+
+__all__ = ["BASE_NS", "CLOCK_STEP", "RATE_PPM", "ClockStep", "ClockWatch", "Readings",
+           "allowed_ns", "find_step", "on_clock_step", "restart_step_ns", "step_body",
+           "step_ns", "to_ms", "wall_ns"]
