@@ -55,8 +55,8 @@ class Fault:
     """One journal fault, from its first failed write.
 
     Attributes:
-        reason: why the newest write or try failed (SQLite's words: ``database or disk is
-            full``, ``database is locked``).
+        reason: why the first write failed (SQLite's words: ``database or disk is full``,
+            ``database is locked``); why each try failed is logged (debug).
         began: when the first write failed (ISO 8601 UTC).
         since: the same, monotonic seconds.
         tries: the self-checks tried.
@@ -141,7 +141,7 @@ class JournalFaults:
         return f is not None and locked == f.text
 
     def failed(self, exc: JournalError, batch: list[tuple[str, Any, str, str]]) -> None:
-        """A write failed: a fault begins (its batch not recorded), or a try failed.
+        """A write failed: a fault begins, its batch not recorded (a try's write: no news).
 
         A table locked for another reason stays so: its lock is never a fault's.
         """
@@ -156,10 +156,6 @@ class JournalFaults:
             log.debug("journal %s: a write failed (%s): every input is refused until a "
                       "self-check proves the fault gone", t.journal.path, reason)
             t._lock_table(f.text)  # noqa: SLF001 - the table's own lock
-        elif reason != f.reason:
-            log.warning("journal fault goes on: %s", reason)
-            was, f.reason = f.text, reason
-            t._lock_table(f.text, was)  # noqa: SLF001 - unless locked for good meanwhile
 
     def missed(self, batch: list[tuple[str, Any, str, str]]) -> None:
         """Inputs refused (or lost with a failed write) while the fault lasts."""
@@ -204,8 +200,6 @@ class JournalFaults:
             finally:
                 self.clearing = False
         if why is not None:
-            if why != f.reason:
-                self.failed(JournalError(why), [])
             f.next_try = time.monotonic() + f.wait
             f.wait = min(LAST_TRY_S, f.wait * 2)
             log.debug("journal fault: try %d failed: %s", f.tries, why)
@@ -214,6 +208,7 @@ class JournalFaults:
         if t.locked != f.text:  # the self-check found the journal broken: locked for good
             return False
         t._lock_table(None, f.text)  # noqa: SLF001 - the fault's lock lifted
+        t._publish()  # noqa: SLF001 - the screens and the log see the table unlocked
         log.warning("journal fault cleared by the self-check after %.1f s (%d tries): %s; "
                     "refused %s; not recorded %s", time.monotonic() - f.since, f.tries,
                     f.reason, dict(f.refused) or "nothing", dict(f.lost) or "nothing")

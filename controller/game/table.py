@@ -419,6 +419,11 @@ class Table:
         if self.journal.seal_error and not self.locked:  # its key could not be written
             log.error("journal %s: %s", self.journal.path, self.journal.seal_error)
             self._lock_table(self.journal.seal_error)
+        self._publish()
+        return out
+
+    def _publish(self) -> None:
+        """A new version: wake whoever waits for one, and call the subscribers."""
         with self._lock:
             self.version += 1
             self._changed.notify_all()
@@ -426,7 +431,6 @@ class Table:
             views = self.views()
             for cb in self._subscribers:
                 cb(*views)
-        return out
 
     # ------------------------------------------------------------------ views
     def views(self) -> tuple[DealerView, PlayerView]:
