@@ -47,7 +47,7 @@ class WalKeeper:
         self.rounds = rounds_closed
         # a reader holding it: the next round, or when idle; a file grown large while a
         # reader held it is emptied too, once no reader does
-        j.checkpoint(truncate=j.wal_bytes() > warn_bytes)
+        j.checkpoint(truncate=self.watch(j, warn_bytes) > warn_bytes)
         self.watch(j, warn_bytes)
 
     def tend(self, j: Any, now: float, idle_s: float, retry_s: float, warn_bytes: int) -> None:
@@ -73,8 +73,12 @@ class WalKeeper:
             self.retry_at = now + retry_s
         self.watch(j, warn_bytes)
 
-    def watch(self, j: Any, warn_bytes: int) -> None:
-        """Log a warning once the log is larger than ``warn_bytes``, a line once it is back."""
+    def watch(self, j: Any, warn_bytes: int) -> int:
+        """Log a warning once the log is larger than ``warn_bytes``, a line once it is back.
+
+        Returns:
+            The log's size, in bytes.
+        """
         size = j.wal_bytes()
         if size > warn_bytes and not self.warned:
             log.warning("journal %s: its write-ahead log is %d bytes: a reader (recall, a "
@@ -84,6 +88,7 @@ class WalKeeper:
         elif size <= warn_bytes and self.warned:
             log.info("journal %s: its write-ahead log is back to %d bytes", j.path, size)
             self.warned = False
+        return size
 
 
 __all__ = ["CHECK_KEEP_S", "WalKeeper"]

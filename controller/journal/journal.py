@@ -55,6 +55,7 @@ from controller.journal.schema import (
 )
 from controller.journal.seal_writing import SealWriting
 from controller.journal.store import detect, open_store
+from controller.journal.wal import WAL_SIZE_LIMIT, WRITE_BUSY_MS, WalUpkeep
 
 OUTBOX_TABLE = "floor_outbox"
 """The floor feed's cursor, kept in the journal's file but no part of the journal: the
@@ -64,13 +65,6 @@ ARCHIVE_OF = "archive_of"
 """The ``meta`` key of an archive: the hash of the first event of the journal it belongs to
 (a table refuses to write to such a file)."""
 
-WAL_SIZE_LIMIT = 4 * 1024 * 1024
-"""``journal_size_limit``: about what the log holds between SQLite's own checkpoints."""
-
-WRITE_BUSY_MS = 2000
-"""How long the writer waits for SQLite's write lock another process holds before its
-write fails (the table then retries by itself: :mod:`controller.game.journal_fault`).
-Within the table thread's heartbeat under the watchdog (WatchdogSec=10: 4.75 s)."""
 
 
 def _readonly_uri(path: str) -> str:
@@ -104,7 +98,7 @@ def _may_be_journal(real: str) -> bool:
     return not head or head == _SQLITE_HEADER or hot_rollback(real)
 
 
-class Journal(SealWriting, JournalReading):
+class Journal(SealWriting, JournalReading, WalUpkeep):
     """An open journal file (or ``:memory:``), and its archive when a reader finds one.
 
     Args:
@@ -496,37 +490,6 @@ class Journal(SealWriting, JournalReading):
             raise JournalError(f"{self.path}: archive write failed: {exc}") from None
         self.last_seq, self.last_hash = rows[-1][0], rows[-1][7]
 
-    def checkpoint(self, truncate: bool = True) -> bool:
-        """Copy the write-ahead log into the journal, waiting for no reader.
-
-        Args:
-            truncate: empty the log's file too; False leaves the file as it is, for the
-                next commit to write over from its start (between rounds: no file to
-                grow again, no flush of its size).
-
-        Returns:
-            True when every frame of the log is in the journal now; False when a reader
-            or a writer holds it (try later).
-        """
-        if self.readonly or self.real == ":memory:":
-            return True
-        try:
-            self.db.execute("PRAGMA busy_timeout=0")  # a busy reader: answer at once
-            busy, frames, copied = self.db.execute(
-                f"PRAGMA wal_checkpoint({'TRUNCATE' if truncate else 'PASSIVE'})").fetchone()
-            return not busy and frames == copied
-        except sqlite3.Error:
-            return False
-        finally:
-            with contextlib.suppress(sqlite3.Error):
-                self.db.execute(f"PRAGMA busy_timeout={WRITE_BUSY_MS}")
-
-    def wal_bytes(self) -> int:
-        """The size of the write-ahead log beside the journal, in bytes (0: none)."""
-        with contextlib.suppress(OSError):
-            return os.path.getsize(self.real + "-wal")
-        return 0
-
     def _rollback(self) -> None:
         self.store.writing = None  # the time state is read again from the head
         try:
@@ -592,22 +555,17 @@ class Journal(SealWriting, JournalReading):
             self._release_writer_lock()
 
     def _release_writer_lock(self) -> None:
-        """Let another writer in (:meth:`~controller.journal.lock.WriterLock.release`).
-
-        A lock lent by :meth:`reopen` stays held while the opening that was lent it fails.
-        """
+        """Let another writer in (a lock lent by :meth:`reopen` stays held, for the next try)."""
         if self._writer_lock is not None and self._writer_lock is not self._lent_lock:
             self._writer_lock.release()
         self._writer_lock = None
 
     def reopen(self) -> Journal:
-        """This journal opened again as a start opens it, after a write that failed.
+        """This journal opened again as a start opens it (after a write that failed).
 
-        The file is read again (its head, its seal chain and key, its tables); the writer's
-        lock is kept throughout, so no other table process can take the journal in
-        between. This object's connection is closed without a seal (what failed may fail
-        again), its anchor brought to the head it committed last; when the opening fails,
-        this object keeps the lock for the next try, and :meth:`close` still releases it.
+        The writer's lock is kept throughout: no other table process can take the journal
+        in between. This object is closed without a seal, its anchor at the head it
+        committed last; when the opening fails, it keeps the lock for the next try.
 
         Returns:
             The journal opened again, holding the lock.

@@ -37,6 +37,7 @@ from controller.game.table import Table
 from controller.game.verdict import integrity_lock
 from controller.journal import Journal, JournalError
 from controller.journal import journal as journal_module
+from controller.journal import wal as wal_module
 
 SUP = DEMO_PINS["supervisor"]
 CONFIG = TableConfig(seats=2, pin_hashes=demo_pin_hashes())
@@ -170,7 +171,8 @@ def test_the_table_thread_retries_with_a_back_off_and_goes_on_by_itself(tmp_path
     """Another process's ``BEGIN EXCLUSIVE``: the write waits the busy timeout, fails; each
     try then asks for the lock without waiting; let go, the next try clears the fault,
     with the writer's lock kept for this table all along."""
-    monkeypatch.setattr(journal_module, "WRITE_BUSY_MS", 200)  # 2 s in service
+    for module in (journal_module, wal_module):
+        monkeypatch.setattr(module, "WRITE_BUSY_MS", 200)  # 2 s in service
     path = tmp_path / "j.sqlite"
     t = Table(path, CONFIG, keys=tmp_path / "keys").start()
     try:

@@ -113,9 +113,8 @@ def test_a_log_past_the_limit_in_play_is_said_once_and_its_return_once(tmp_path,
     rng = random.Random(3)
     table.start()
     try:
-        play_round(table, rng)
-        reader = Journal(path, readonly=True)
-        for _ in range(3):
+        reader = Journal(path, readonly=True)          # its moment: the start-up record's
+        for _ in range(4):
             play_round(table, rng)
         reader.close()
         play_round(table, rng)
