@@ -64,9 +64,11 @@ _SHOWN = frozenset({S.REVEAL, S.SETTLED})
 _PLAYER_BANNERS = frozenset({S.VOID.value, "link_lost", "link_silent", "misread", "seq_gap",
                              "shoe_restart", "interrupted_round", "deck_blocked",
                              "journal_locked", "journal_broken", "journal_fault", "alarm"})
-FAULT_ACTION = ("Wait: play goes on by itself once the journal can be written again; if it "
+FAULT_ACTION = ("Play goes on by itself once the journal can be written again; if it "
                 "lasts, call a technician")
-"""What the dealer is asked to do during a journal fault (it clears itself)."""
+"""What the dealer is told during a journal fault (it clears itself)."""
+FAULT_NEXT = "Wait: play goes on by itself"
+"""The next action during a journal fault."""
 _RTP_LOCK = threading.Lock()
 _RTP: dict[str, tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...], str]] = {}
 
@@ -338,7 +340,7 @@ class ViewBuilder:
                 () if masked else tuple(deal.dealer_cards),
                 tuple(v for v in dealer_seats if v.seat in g.seats), g.config.bet_entry)
             recall = (current, *st["recall"])
-        key, action = ("journal_fault", FAULT_ACTION) if fault else _next_action(g, state)
+        key, action = ("journal_fault", FAULT_NEXT) if fault else _next_action(g, state)
         cards_due = (len(deal.positions) - deal.index
                      if g.state in (S.NO_MORE_BETS, S.DEALING) or r.paused_for("misread")
                      else 0)
