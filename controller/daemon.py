@@ -60,6 +60,7 @@ from controller.game.numbers import LANGUAGES, format_ppm
 from controller.game.settlement import BetError
 from controller.game.table_views import check_returns
 from controller.game.views import DealerView, PlayerView
+from controller.lock_notice import LockNotice
 from controller.notify import Heartbeats, Notifier, WatchdogTiming
 from controller.round_log import RoundLog
 from controller.shoe_link import check_shoe, open_shoe, shoe_schemes
@@ -403,14 +404,15 @@ class Daemon:
         """Feed systemd's watchdog every ``feed_every_ms`` while :meth:`_health` is clear.
 
         Every ``check_every_ms`` a tick goes to the table thread, so an idle table beats
-        at least that often; a feeding that is withheld is tried again at each check.
+        at least that often; a feeding that is withheld is tried again at each check. A
+        lock or a journal fault is named in the log and STATUS (:mod:`controller.lock_notice`).
         """
         from controller.game.table import Tick
 
         timing = self.watchdog
         check_s, feed_s = timing.check_every_ms / 1000, timing.feed_every_ms / 1000
         next_feed = time.monotonic() + feed_s
-        locked_logged = None
+        notice = LockNotice(self.notifier)  # the lock or fault in force: log and STATUS
         withheld: list[str] = []
         while not self.stop_event.wait(min(check_s, max(0.0, next_feed - time.monotonic()))):
             if self.table is not None:
@@ -418,11 +420,8 @@ class Daemon:
             now = time.monotonic()
             if now < next_feed:
                 continue
-            locked = self.table.locked if self.table is not None else None
-            if locked and locked != locked_logged:
-                log.error("TABLE LOCKED: %s. Call a technician.", locked)
-                self.notifier.status(f"TABLE LOCKED: {locked}")
-                locked_logged = locked
+            if self.table is not None:
+                notice.show(self.table.locked, self.table.faults.shows(self.table.locked))
             problems = self._health()
             if not problems:
                 self.notifier.watchdog()

@@ -224,11 +224,12 @@ def test_the_input_declarations_are_a_leaf():
     names = _imports(REPO / "controller" / "game" / "inputs.py")
     ours = {n for n in names if _top(n) == "controller"}
     leaves = ("controller.game.config.", "controller.game.power_up.", "controller.game.text.",
-              "controller.game.clock_steps.")
+              "controller.game.clock_steps.", "controller.game.fault_record.")
     assert {n.rsplit(".", 1)[0] if n.startswith(leaves) else n
             for n in ours} <= {"controller.game", "controller.game.events",
                                "controller.game.config", "controller.game.power_up",
-                               "controller.game.text", "controller.game.clock_steps"}
+                               "controller.game.text", "controller.game.clock_steps",
+                               "controller.game.fault_record"}
     # config.py imports the shoe's vocabulary, the floor broker's URL form (a leaf), the
     # rule profiles only when one loads, and the PIN hash format and the currency codes
     # only when a configuration is checked (auth imports only config; numbers and broker
@@ -239,7 +240,8 @@ def test_the_input_declarations_are_a_leaf():
     assert config <= {"controller.game.events", "controller.game.rules",
                       "controller.game.auth", "controller.game.numbers",
                       "controller.game.broker"}
-    for leaf in ("numbers.py", "broker.py", "power_up.py", "text.py", "clock_steps.py"):
+    for leaf in ("numbers.py", "broker.py", "power_up.py", "text.py", "clock_steps.py",
+                 "fault_record.py"):
         assert {n for n in _imports(REPO / "controller" / "game" / leaf)
                 if _top(n) == "controller"} == set()
     auth = {".".join(n.split(".")[:3]) for n in _imports(REPO / "controller" / "game" /

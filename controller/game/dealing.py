@@ -47,7 +47,7 @@ import msgspec
 from controller.game import inputs as I  # noqa: N812 - the input declarations
 from controller.game.cards import parse_card
 from controller.game.records import DealLine
-from controller.game.round import CARDS_DUE, Rejected, RoundState
+from controller.game.round import CARDS_DUE, Pause, Rejected, RoundState
 
 if TYPE_CHECKING:
     from controller.game.engine import Game
@@ -57,7 +57,7 @@ EXPOSED = I.ExposedCard.name
 """The notice and void reason of an exposed card: the name of the command reporting it."""
 #: notes a void or a resumed round clears (the round moved past them)
 PAUSE_NOTES = ("misread", "seq_gap", "shoe_restart", "alarm", "shoe_empty", "frame_error",
-               "interrupted_round")
+               "interrupted_round", "card_not_recorded")
 
 
 def fixed(g: Game) -> bool:
@@ -105,6 +105,34 @@ def on_environment(g: Game, body: Any, actor: str) -> None:
     if body.alarm:
         hold_deck(g, ENVIRONMENT_ALTERED, "Unknown start-up code or altered files beside "
                   "the software", body.startup + body.altered)
+
+
+def on_journal_fault(g: Game, body: I.JournalFault, actor: str) -> None:
+    """A journal fault cleared by the table's self-check (R20): counted and noted.
+
+    A card out of the shoe meanwhile is on the layout and in no record: a round whose
+    cards are due waits for a supervisor, who voids it, or resumes it and has the card
+    presented again; in any other state the notice asks for the card to be set aside.
+    """
+    g.meters.count("journal_faults")
+    refused = ", ".join(f"{n} {k}" for k, n in sorted(body.refused.items()))
+    g.notes.put("journal_fault_cleared", f"The journal could not be written from {body.began} "
+                f"({body.reason}); it can again.", "Give again what the screen refused"
+                if refused else "", severity="info", reason=body.reason, began=body.began,
+                refused=refused)
+    if not body.cards:
+        return
+    r, cards = g.round, " ".join(body.cards)
+    due = r.state in CARDS_DUE or r.state is S.PAUSED
+    if due:
+        resume_to = r.pause.resume_to if r.pause else r.state.value
+        if r.state is not S.PAUSED:
+            r.go("pause", S.PAUSED)
+        r.pause = Pause("card_not_recorded", resume_to, True)
+    g.notes.put("card_not_recorded", f"Cards read while the journal could not be written are "
+                f"in no record: {cards}.", "Supervisor: void the round, or resume it and "
+                "present the cards again" if due else "Set the cards aside", severity="error"
+                if due else "warning", cards=cards)
 
 
 def on_card(g: Game, body: Any, actor: str) -> None:

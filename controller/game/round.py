@@ -181,7 +181,7 @@ class Pause(Struct, omit_defaults=True):
 
     Attributes:
         reason: ``misread``, ``link_lost``, ``seq_gap``, ``shoe_restart``, ``alarm``,
-            ``frame_error``, ``shoe_empty`` or ``interrupted``.
+            ``frame_error``, ``shoe_empty``, ``interrupted`` or ``card_not_recorded``.
         resume_to: the state value the round resumes to.
         supervisor: resuming needs a supervisor's PIN.
         position: the deal position a misread waits at (misreads only).

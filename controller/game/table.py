@@ -10,22 +10,15 @@ journaled), encoded as strict JSON (a PIN is replaced by the role it belongs to)
 appended to the journal, applied to the :class:`~controller.game.engine.Game` in the
 commit's transaction (a round closed is sealed in it), and shown once committed.
 
-When no input has been journaled for :attr:`Table.checkpoint_idle_s`, the thread empties
-the journal's write-ahead log (:meth:`~controller.journal.Journal.checkpoint`; a reader
-still holding it: again every :attr:`Table.checkpoint_retry_s`), and logs a warning while the
-log is larger than :attr:`Table.wal_warn_bytes` (a reader that never lets go), then when it
-is back to its size.
+Between rounds, and when idle, the thread keeps the journal's write-ahead log small
+(:mod:`controller.game.wal_keeper`). A write that fails is a journal fault, which the table
+retries until a self-check proves it gone (:mod:`controller.game.journal_fault`).
 
 Tests and the simulator may call :meth:`Table.process` instead of starting the thread.
 
-Start-up (in the constructor): :func:`controller.game.verifier.check` verifies the
-journal from the verified snapshot its anchor names (the anchor, the chain, a replay
-compared with every derived table; what lies before the snapshot counted and checked
-for form in bounded time) and rebuilds the state; any problem locks the table for good
-(R4), and what it did not check is logged with the verdict. Then the derived rows a
-crash kept from being written are written, the anchor is kept from then on, and a
-``startup`` record is journaled that counts the power-up, adopts the configuration, and
-pauses a round interrupted mid-deal for a supervisor
+Start-up (in the constructor, :meth:`Table._recover`) verifies the journal from the
+snapshot its anchor names and rebuilds the state (a problem locks the table for good, R4);
+its ``startup`` record pauses a round interrupted mid-deal for a supervisor
 (docs/rules.md "power loss or crash mid-round").
 """
 
@@ -46,7 +39,7 @@ import msgspec
 
 from controller.game import clock_steps, verifier
 from controller.game.auth import PinChecker, hash_pin
-from controller.game.config import RENAMED, ConfigError
+from controller.game.config import RENAMED
 from controller.game.engine import Game, TableConfig
 from controller.game.events import Heartbeat, ShoeEvent
 from controller.game.inputs import (
@@ -62,10 +55,10 @@ from controller.game.inputs import (
     encode_body,
     journal_body,
 )
+from controller.game.journal_fault import JournalFaults
 from controller.game.refusals import Refusal, invalid_input
 from controller.game.round import Rejected
-from controller.game.rules import RuleProfileError, profile_text
-from controller.game.table_views import ViewBuilder, check_returns
+from controller.game.table_views import ViewBuilder, rules_change_text
 from controller.game.verdict import integrity_lock
 from controller.game.verifier import NO_ANCHOR, JournalVerdict, Progress
 from controller.game.views import DealerView, PlayerView
@@ -141,31 +134,6 @@ def encode_input(item: ShoeEvent | DealerCommand | EnvironmentRecord
     return kind, body
 
 
-def _rules_text(config: TableConfig, rules: Any) -> str:
-    """The text journaled with a ``rules`` change (:func:`~controller.game.rules.profile_text`).
-
-    The profile it names loads and passes the start-up self-check first
-    (:func:`~controller.game.table_views.check_returns`): a table plays by no profile it
-    would refuse to start with.
-
-    Raises:
-        InputError: the file cannot be read, the profile does not load, or it fails the
-            self-check (in its words): the change is refused, nothing journaled.
-    """
-    try:
-        text = profile_text(rules)
-        new = config.changed("rules", rules, text)  # ConfigError: "bad value for rules: ..."
-    except RuleProfileError as exc:
-        raise InputError(f"bad value for rules: {exc} - at `$.value`") from None
-    except ConfigError as exc:
-        raise InputError(f"{exc} - at `$.value`") from None
-    try:
-        check_returns(new.profile)
-    except ConfigError as exc:
-        raise InputError(f"bad value for rules: {exc} - at `$.value`") from None
-    return text
-
-
 class _Fence:
     __slots__ = ("event",)
 
@@ -214,7 +182,9 @@ class Table:
         wal_warn_bytes: a write-ahead log larger than this is logged as a warning.
         recovered: the state rebuilt from the journal, before this start-up's record
             (``Game.to_dict()`` shape; the crash tests compare it).
-        locked: why the table is locked (broken journal), or None.
+        locked: why the table is locked (broken journal), or None; a journal fault's
+            reason while it lasts (:attr:`faults`: it clears itself).
+        faults: the table's journal faults (:mod:`controller.game.journal_fault`).
         verdict: start-up's verdict on the journal
             (:class:`~controller.game.verifier.JournalVerdict`).
 
@@ -246,6 +216,7 @@ class Table:
         self.clock = clock or SystemClock()
         self.inbox: queue.Queue = queue.Queue()
         self.locked: str | None = None
+        self.faults = JournalFaults(self)
         self._check_progress: tuple[int, str] | None = None  # a full check's, to keep
         self._pins = PinChecker()
         self._lock = threading.Lock()
@@ -267,7 +238,7 @@ class Table:
         self.recovered: dict[str, Any] = {}
         self.verdict = JournalVerdict()
         try:
-            self._recover(progress)
+            self._recover(progress, (STARTUP, self._startup_body))
         except JournalError:  # a write at start-up failed: let another process try
             if self.journal is not journal:
                 with contextlib.suppress(JournalError):
@@ -275,12 +246,13 @@ class Table:
             raise
 
     # ------------------------------------------------------------------ start-up
-    def _recover(self, progress: Progress | None) -> None:
+    def _recover(self, progress: Progress | None, record: tuple[str, dict[str, Any]]) -> None:
         """Verify the journal from its anchored snapshot, rebuild the state, go on.
 
         :func:`controller.game.verifier.check` answers; any problem locks the table for
         good (R4). Then the derived rows a crash kept from being written are written,
-        the anchor is kept from now on, and the ``startup`` record is journaled.
+        the anchor is kept from now on, and ``record`` is journaled: the ``startup``
+        record, or the record of a journal fault this self-check clears.
         """
         out = verifier.check(self.journal, full=False, config=self.config, progress=progress)
         self.verdict = out.verdict
@@ -296,12 +268,11 @@ class Table:
             log.warning("journal %s has no anchor beside it: its tail could not be checked; "
                         "the anchor starts at event %d", self.journal.path,
                         self.journal.last_seq)
-        g = self.game = out.game
-        self.recovered = g.to_dict()
+        g, self._builder = out.game, ViewBuilder()
+        self.game, self.recovered = g, g.to_dict()
         self.journal.write_derived([*out.pending, g.take_derived()], mark=True)
         self.journal.start_anchoring(out.verified)
-        body = self._startup_body
-        self._process([(STARTUP, body, "system", encode_body(body))])
+        self._process([(record[0], record[1], "system", encode_body(record[1]))])
         j, v = self.journal, out.verdict
         log.log(logging.WARNING if v.after_anchor else logging.INFO,
                 "journal %s verified from event %d (%d events); head %d %s%s", j.path,
@@ -320,9 +291,14 @@ class Table:
         """
         self._lock_table(reason)
 
-    def _lock_table(self, reason: str) -> None:
-        """Lock the table for good (``reason`` shown) and wake whoever waits for a view."""
+    def _lock_table(self, reason: str | None, was: str | None = None) -> None:
+        """Lock the table (``reason`` shown; None unlocks) and wake whoever waits for a view.
+
+        With ``was``, only a table still locked for ``was`` (a journal fault's reason).
+        """
         with self._changed:
+            if was is not None and self.locked != was:
+                return
             self.locked = reason
             self.version += 1
             self._changed.notify_all()
@@ -345,7 +321,8 @@ class Table:
             One verdict per journaled input (ticks and heartbeats are not journaled).
 
         Raises:
-            JournalError: the journal could not be written (the table is now locked).
+            JournalError: the journal could not be written (a journal fault: refused until
+                a self-check proves it gone).
         """
         batch: list[tuple[str, dict[str, Any], str, str]] = []
         verdicts: list[Verdict] = []
@@ -372,7 +349,7 @@ class Table:
                     old = getattr(self.game.config, name, None)
                     body["old"] = old if isinstance(old, (str, int, bool)) else None
                     if name == "rules":  # and the profile's text: replay never reads the file
-                        body["rules_text"] = _rules_text(self.game.config, item.value)
+                        body["rules_text"] = rules_change_text(self.game.config, item.value)
                 text = encode_body(body)
             except (InputError, TypeError, Rejected) as exc:  # refused: nothing journaled
                 # the verdict says why to whoever gave it (the control channel logs it,
@@ -401,21 +378,22 @@ class Table:
     def _flush_derived(self) -> None:
         """Write the pending derived rows in a commit of their own.
 
-        A failed write (a full disk) locks the table like a failed event write: the rows
-        it held are gone from memory, so no later commit may move ``derived_at`` past
-        them; a restart on a disk with room rebuilds them from the events (R2).
+        A failed write (a full disk) is a journal fault like a failed event write: the
+        rows it held are gone from memory, so no later commit may move ``derived_at``
+        past them; the self-check that clears it rebuilds them from the events (R2).
 
         Raises:
-            JournalError: the write failed (the table is now locked).
+            JournalError: the write failed (a journal fault).
         """
         try:
             self.journal.write_derived(self.game.take_derived())
         except JournalError as exc:
-            self._lock_table(str(exc))
+            self.faults.failed(exc, [])
             raise
 
     def _process(self, batch: list[tuple[str, dict[str, Any], str, str]]) -> list[Verdict]:
-        if self.locked:
+        if self.locked and not self.faults.clearing:
+            self.faults.missed(batch)  # a card refused in a fault is on the layout
             return [Verdict(None, k, False, self.locked, Refusal(self.locked))
                     for k, _, _, _ in batch]
         g, (utc, mono) = self.game, (self.clock.utc(), self.clock.monotonic_ns())
@@ -435,12 +413,17 @@ class Table:
 
         try:
             self.journal.append(utc, mono, recs, g.take_derived(), then=apply)
-        except JournalError as exc:  # nothing of the batch is shown: the table is locked
-            self._lock_table(str(exc))
+        except JournalError as exc:  # nothing of the batch is shown: a journal fault
+            self.faults.failed(exc, batch[len(steps):])
             raise
         if self.journal.seal_error and not self.locked:  # its key could not be written
             log.error("journal %s: %s", self.journal.path, self.journal.seal_error)
             self._lock_table(self.journal.seal_error)
+        self._publish()
+        return out[len(steps):]
+
+    def _publish(self) -> None:
+        """A new version: wake whoever waits for one, and call the subscribers."""
         with self._lock:
             self.version += 1
             self._changed.notify_all()
@@ -448,14 +431,14 @@ class Table:
             views = self.views()
             for cb in self._subscribers:
                 cb(*views)
-        return out[len(steps):]
 
     # ------------------------------------------------------------------ views
     def views(self) -> tuple[DealerView, PlayerView]:
         """The newest (dealer view, player view); thread-safe, built once per version."""
         with self._lock:
             if self._views_version != self.version or self._views is None:
-                self._views = self._builder.build(self.game, self.version, self.locked)
+                self._views = self._builder.build(self.game, self.version, self.locked,
+                                                  self.faults.shows(self.locked))
                 self._views_version = self.version
             return self._views
 
@@ -505,8 +488,10 @@ class Table:
                 if items:
                     try:  # derived rows ride in the next commit, or when the table idles
                         out = self.process(items, flush=False)
-                    except JournalError:
-                        out = []  # locked; views show it
+                    except JournalError:  # a journal fault: refused, as every input now
+                        why = self.locked or ""
+                        out = [Verdict(None, getattr(i, "name", getattr(i, "type", "")), False,
+                                       why, Refusal(why)) for i in items]
                     if ask is not None and items is not batch:
                         ask.verdicts = out
             self.heartbeat = time.monotonic()
@@ -521,11 +506,14 @@ class Table:
         write-ahead log emptied.
         """
         j, w, now = self.journal, self._wal, time.monotonic()
+        if self.faults.due(now):
+            self.faults.retry()
+            return
         if not self.locked and j.seal_due(self.clock.monotonic_ns()):
             try:
                 j.seal()  # no event waits more than 15 minutes for its seal
             except JournalError as exc:
-                self._lock_table(str(exc))
+                self.faults.failed(exc, [])
                 return
         done = self._check_progress
         if done is not None and not self.locked and now >= w.check_kept + CHECK_KEEP_S:
@@ -533,8 +521,10 @@ class Table:
             try:
                 j.record_check(*done)  # the next start's full check goes on from here
             except JournalError as exc:
-                self._lock_table(str(exc))
+                self.faults.failed(exc, [])
                 return
+        if not self.locked:  # a round closed: the log copied in, busy or not
+            w.between_rounds(j, self.game.rounds_closed, self.wal_warn_bytes)
         if j.commits != w.commits:
             w.commits, w.since = j.commits, now
             return

@@ -18,11 +18,12 @@ from typing import Any
 
 from controller.game.bets import BetResult
 from controller.game.dealing import fixed
-from controller.game.engine import Game
+from controller.game.engine import Game, TableConfig
 from controller.game.inputs import (
     COMMANDS,
     ClearBets,
     Decide,
+    InputError,
     ManualCard,
     MarkBet,
     NewDeck,
@@ -62,7 +63,12 @@ _SHOWN = frozenset({S.REVEAL, S.SETTLED})
 #: banner kinds the players see (without card parameters).
 _PLAYER_BANNERS = frozenset({S.VOID.value, "link_lost", "link_silent", "misread", "seq_gap",
                              "shoe_restart", "interrupted_round", "deck_blocked",
-                             "journal_locked", "journal_broken", "alarm"})
+                             "journal_locked", "journal_broken", "journal_fault", "alarm"})
+FAULT_ACTION = ("Play goes on by itself once the journal can be written again; if it "
+                "lasts, call a technician")
+"""What the dealer is told during a journal fault (it clears itself)."""
+FAULT_NEXT = "Wait: play goes on by itself"
+"""The next action during a journal fault."""
 _RTP_LOCK = threading.Lock()
 _RTP: dict[str, tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...], str]] = {}
 
@@ -137,6 +143,33 @@ def check_returns(profile: RuleProfile) -> tuple[tuple[str, int], ...]:
                               f"{format_ppm(ppm, digits=4)}, not the published "
                               f"{format_ppm(published * 100)}")
     return rtp
+
+
+def rules_change_text(config: TableConfig, rules: Any) -> str:
+    """The text journaled with a ``rules`` change (:func:`~controller.game.rules.profile_text`).
+
+    The profile it names loads and passes the start-up self-check first
+    (:func:`check_returns`): a table plays by no profile it would refuse to start with.
+
+    Raises:
+        InputError: the file cannot be read, the profile does not load, or it fails the
+            self-check (in its words): the change is refused, nothing journaled.
+    """
+    from controller.game.config import ConfigError
+    from controller.game.rules import RuleProfileError, profile_text
+
+    try:
+        text = profile_text(rules)
+        new = config.changed("rules", rules, text)  # ConfigError: "bad value for rules: ..."
+    except RuleProfileError as exc:
+        raise InputError(f"bad value for rules: {exc} - at `$.value`") from None
+    except ConfigError as exc:
+        raise InputError(f"{exc} - at `$.value`") from None
+    try:
+        check_returns(new.profile)
+    except ConfigError as exc:
+        raise InputError(f"bad value for rules: {exc} - at `$.value`") from None
+    return text
 
 
 def paytables_for(profile: RuleProfile) -> Paytables:
@@ -231,9 +264,18 @@ class ViewBuilder:
             }
         return self._static
 
-    def build(self, g: Game, version: int, locked: str | None = None
+    def build(self, g: Game, version: int, locked: str | None = None, fault: bool = False
               ) -> tuple[DealerView, PlayerView]:
-        """Both views of ``g`` at ``version`` (``locked``: the journal-lock reason)."""
+        """Both views of ``g`` at ``version``.
+
+        Args:
+            g: the game.
+            version: the table's version of it.
+            locked: the journal-lock reason, or None.
+            fault: ``locked`` is a journal fault's, which clears itself (banner
+                ``journal_fault``), not an integrity lock (``journal_broken``) or a lock
+                that stays (``journal_locked``).
+        """
         st = self._statics(g)
         state = S.LOCKED if locked else g.state
         shown = g.state in _SHOWN
@@ -271,8 +313,10 @@ class ViewBuilder:
                    for k, n in g.notes.items()]
         if locked:
             broken = locked.startswith(INTEGRITY_FAILED + ":")
-            banners.insert(0, Banner("journal_broken" if broken else "journal_locked", "error",
-                                     locked, "Call a technician: the table stays locked"))
+            banners.insert(0, Banner("journal_fault", "error", locked, FAULT_ACTION) if fault
+                           else Banner("journal_broken" if broken else "journal_locked",
+                                       "error", locked,
+                                       "Call a technician: the table stays locked"))
         pbanners = tuple(_redact(Banner(b.kind, b.severity,
                                         _player_message(b, g) if b.kind != S.VOID.value
                                         else b.message,
@@ -296,7 +340,7 @@ class ViewBuilder:
                 () if masked else tuple(deal.dealer_cards),
                 tuple(v for v in dealer_seats if v.seat in g.seats), g.config.bet_entry)
             recall = (current, *st["recall"])
-        key, action = _next_action(g, state)
+        key, action = ("journal_fault", FAULT_NEXT) if fault else _next_action(g, state)
         cards_due = (len(deal.positions) - deal.index
                      if g.state in (S.NO_MORE_BETS, S.DEALING) or r.paused_for("misread")
                      else 0)
@@ -381,6 +425,7 @@ def _player_message(b: Banner, g: Game) -> str:
             "deck_blocked": "The deck is being checked by a supervisor.",
             "journal_locked": "The table is closed.",
             "journal_broken": "The table is closed.",
+            "journal_fault": "Play is paused: the table goes on shortly.",
             }.get(b.kind, "The round waits for the dealer.")
 
 
@@ -475,4 +520,5 @@ def _next_action(g: Game, state: RoundState) -> tuple[str, str]:
     return "resolve", "Fix the shoe, then resume"
 
 
-__all__ = ["ViewBuilder", "accepted", "paytables_for", "rtp_for", "position_name"]
+__all__ = ["ViewBuilder", "accepted", "paytables_for", "rtp_for", "position_name",
+           "rules_change_text"]

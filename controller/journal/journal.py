@@ -55,6 +55,7 @@ from controller.journal.schema import (
 )
 from controller.journal.seal_writing import SealWriting
 from controller.journal.store import detect, open_store
+from controller.journal.wal import WAL_SIZE_LIMIT, WRITE_BUSY_MS, WalUpkeep
 
 OUTBOX_TABLE = "floor_outbox"
 """The floor feed's cursor, kept in the journal's file but no part of the journal: the
@@ -64,8 +65,6 @@ ARCHIVE_OF = "archive_of"
 """The ``meta`` key of an archive: the hash of the first event of the journal it belongs to
 (a table refuses to write to such a file)."""
 
-WAL_SIZE_LIMIT = 4 * 1024 * 1024
-"""``journal_size_limit``: about what the log holds between SQLite's own checkpoints."""
 
 
 def _readonly_uri(path: str) -> str:
@@ -99,7 +98,7 @@ def _may_be_journal(real: str) -> bool:
     return not head or head == _SQLITE_HEADER or hot_rollback(real)
 
 
-class Journal(SealWriting, JournalReading):
+class Journal(SealWriting, JournalReading, WalUpkeep):
     """An open journal file (or ``:memory:``), and its archive when a reader finds one.
 
     Args:
@@ -113,6 +112,8 @@ class Journal(SealWriting, JournalReading):
             the one ``meta`` names, beside the journal, when it is there).
         as_archive: open an archive for writing (:mod:`controller.game.archive` only: a
             table never writes to an archive).
+        lock: the writer's lock on this file, already held (:meth:`reopen`); kept when
+            the opening fails.
 
     Attributes:
         path: the path as given.
@@ -137,7 +138,8 @@ class Journal(SealWriting, JournalReading):
 
     def __init__(self, path: str | Path, readonly: bool = False, *, fmt: int | None = None,
                  archive: str | Path | None = None, as_archive: bool = False,
-                 keys: str | Path | bool | None = None) -> None:
+                 keys: str | Path | bool | None = None, lock: WriterLock | None = None
+                 ) -> None:
         self.path = str(path)
         self.sealer: sealing.Sealer | None = None
         self.seal_error: str | None = None
@@ -149,6 +151,7 @@ class Journal(SealWriting, JournalReading):
         self.readonly = readonly
         self.real = self.path if self.path == ":memory:" else real_path(self.path)
         self._writer_lock: WriterLock | None = None
+        self._lent_lock = lock  # not released when this opening fails
         self._anchor: AnchorWriter | None = None
         self._verified: tuple[int, str] = (0, "")
         self._anchored: tuple[int, str] = (0, "")  # the verified snapshot last anchored
@@ -270,9 +273,9 @@ class Journal(SealWriting, JournalReading):
             # file given as the journal) gets no lock file beside it
             if not _may_be_journal(self.real):
                 raise sqlite3.DatabaseError("file is not a database")
-            self._writer_lock = WriterLock(self.real, self.path)
+            self._writer_lock = self._lent_lock or WriterLock(self.real, self.path)
         self.db = sqlite3.connect(self.real, isolation_level=None, check_same_thread=False)
-        self.db.execute("PRAGMA busy_timeout=5000")
+        self.db.execute(f"PRAGMA busy_timeout={WRITE_BUSY_MS}")
         self._check_is_journal()
         found = detect(self.db)
         self.store = open_store(self.db, found or fmt or codec.FORMAT)
@@ -405,7 +408,7 @@ class Journal(SealWriting, JournalReading):
             rows.append((seq, utc, mono_ns, kind, actor, body, prev, h))
             prev = h
         chain = self._chain_for(rows) if self._new_chain and rows and rows[0][0] == 1 else None
-        sealed = False
+        sealed, verified = False, self._verified
         try:
             self.db.execute("BEGIN IMMEDIATE")
             if derived is not None:  # the state after the events before this batch
@@ -421,6 +424,7 @@ class Journal(SealWriting, JournalReading):
                 sealed = self._seal_rows(seq, prev)
             self._commit()
         except (sqlite3.Error, sealing.SealError) as exc:
+            self._verified = verified  # a snapshot in the batch's derived rows is not written
             self._rollback()
             if self.sealer is not None:
                 self.sealer.drop()
@@ -485,28 +489,6 @@ class Journal(SealWriting, JournalReading):
             self._rollback()
             raise JournalError(f"{self.path}: archive write failed: {exc}") from None
         self.last_seq, self.last_hash = rows[-1][0], rows[-1][7]
-
-    def checkpoint(self) -> bool:
-        """Copy the write-ahead log into the journal and empty it, waiting for no reader.
-
-        Returns:
-            True when the log is empty now; False when a reader holds it (try later).
-        """
-        if self.readonly or self.real == ":memory:":
-            return True
-        try:
-            self.db.execute("PRAGMA busy_timeout=0")  # a busy reader: answer at once
-            return not self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
-        except sqlite3.Error:
-            return False
-        finally:
-            self.db.execute("PRAGMA busy_timeout=5000")
-
-    def wal_bytes(self) -> int:
-        """The size of the write-ahead log beside the journal, in bytes (0: none)."""
-        with contextlib.suppress(OSError):
-            return os.path.getsize(self.real + "-wal")
-        return 0
 
     def _rollback(self) -> None:
         self.store.writing = None  # the time state is read again from the head
@@ -573,10 +555,43 @@ class Journal(SealWriting, JournalReading):
             self._release_writer_lock()
 
     def _release_writer_lock(self) -> None:
-        """Let another writer in (:meth:`~controller.journal.lock.WriterLock.release`)."""
-        if self._writer_lock is not None:
+        """Let another writer in (a lock lent by :meth:`reopen` stays held, for the next try)."""
+        if self._writer_lock is not None and self._writer_lock is not self._lent_lock:
             self._writer_lock.release()
-            self._writer_lock = None
+        self._writer_lock = None
+
+    def reopen(self) -> Journal:
+        """This journal opened again as a start opens it (after a write that failed).
+
+        The writer's lock is kept throughout: no other table process can take the journal
+        in between. This object is closed without a seal, its anchor at the head it
+        committed last; when the opening fails, it keeps the lock for the next try.
+
+        Returns:
+            The journal opened again, holding the lock.
+
+        Raises:
+            JournalError: it cannot be opened now (a full disk, a lock held elsewhere), or
+                it is a journal in memory, which cannot be opened again.
+        """
+        if self.real == ":memory:":
+            raise JournalError(f"{self.path}: a journal in memory cannot be opened again")
+        self._write_anchor()  # the head committed last (a sealed journal's moves at close)
+        anchor, self._anchor = self._anchor, None
+        if anchor is not None:
+            with contextlib.suppress(AnchorError):
+                anchor.close()
+        with contextlib.suppress(sqlite3.Error):
+            self.db.close()
+        self.sealer = None  # its key is the new object's to read
+        try:
+            again = Journal(self.path, keys=self._key_folder or False, lock=self._writer_lock)
+        except sqlite3.Error as exc:
+            raise JournalError(f"{self.path}: the journal cannot be opened again: {exc}"
+                               ) from None
+        again._lent_lock = None  # noqa: SLF001 - its own lock from now on
+        self._writer_lock = None
+        return again
 
 
 __all__ = ["ARCHIVE_OF", "AnchorError", "ChainReport", "GENESIS", "Journal", "JournalError",

@@ -327,8 +327,9 @@ def primary_step(view: DealerView, ui: DealerUI) -> Step:
     link is down, seats still to pay) it is a status, not a button.
     """
     state, allowed = view.state, view.allowed
-    if state == "locked":
-        return Step("status.locked")  # the line above it says to call a technician
+    if state == "locked":  # the line above it says to wait, or to call a technician
+        return Step("status.journal_fault" if view.next_action_key == "journal_fault"
+                    else "status.locked")
     if state == "paused":
         if C.ManualCard.name in allowed:
             return _pad_step("btn.manual_card", C.ManualCard, "f10")

@@ -182,12 +182,14 @@ def test_a_refusal_moves_no_control(fonts, size):
 
 @pytest.fixture(scope="module")
 def locked_views():
-    """A table locked mid-betting, once by a broken journal and once by a failed write."""
+    """A table locked mid-betting by a broken journal, by a lock that stays, and in a
+    journal fault (a write that failed, retried)."""
     from controller.game.auth import demo_pin_hashes
     from controller.game.engine import TableConfig
     from controller.game.inputs import PlaceBet
     from controller.game.table import Table
     from controller.game.verdict import integrity_lock
+    from controller.journal import JournalError
 
     out = {}
     for kind, reason in (("journal_broken", integrity_lock(
@@ -199,12 +201,17 @@ def locked_views():
         t.lock(reason)
         out[kind] = t.views()[0]
         t.close()
+    t = Table(":memory:", TableConfig(seats=7, pin_hashes=demo_pin_hashes()))
+    t.process([PlaceBet(seat=1, bet="ante", amount=500)])
+    t.faults.failed(JournalError(":memory:: journal write failed: database or disk is full"), [])
+    out["journal_fault"] = t.views()[0]                 # a write failed: retried
+    t.close()
     return out
 
 
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-@pytest.mark.parametrize("kind", ["journal_broken", "journal_locked"])
+@pytest.mark.parametrize("kind", ["journal_broken", "journal_locked", "journal_fault"])
 def test_a_locked_table_says_so_whole_and_offers_nothing(fonts, locked_views, kind, size,
                                                          lang):
     view = locked_views[kind]
