@@ -127,3 +127,24 @@ def test_the_notice_of_a_device_back_is_down_at_the_next_round(tmp_path):
         assert v.accepted and "device_back" not in t.game.notes
     finally:
         t.close()
+
+
+def test_the_floor_feed_reports_an_outage_longer_than_the_grace_lost_once_then_back():
+    from floor.outage import GRACE_S, Outage
+
+    heard: list[tuple] = []
+    o = Outage()
+    o.lost("Unspecified error", now=100.0)
+    o.lost("Connection refused", now=101.0)                   # the same outage goes on
+    o.due(lambda *a: heard.append(a), now=100.0 + GRACE_S - 0.1)
+    assert heard == []                                        # within the grace: nothing
+    for now in (100.0 + GRACE_S, 110.0):
+        o.due(lambda *a: heard.append(a), now=now)
+    o.back(lambda *a: heard.append(a), "a message acknowledged", now=112.5)
+    assert heard == [("lost", "Unspecified error", 0),
+                     ("back", "a message acknowledged", 12_500)]
+    o.lost("Unspecified error", now=200.0)                    # back within the grace
+    o.due(lambda *a: heard.append(a), now=200.0 + GRACE_S - 0.1)
+    o.back(lambda *a: heard.append(a), "a message acknowledged", now=201.0)
+    o.due(lambda *a: heard.append(a), now=300.0)
+    assert len(heard) == 2                                    # nothing more reported
