@@ -148,3 +148,25 @@ def test_the_floor_feed_reports_an_outage_longer_than_the_grace_lost_once_then_b
     o.back(lambda *a: heard.append(a), "a message acknowledged", now=201.0)
     o.due(lambda *a: heard.append(a), now=300.0)
     assert len(heard) == 2                                    # nothing more reported
+
+
+def test_the_screens_are_journaled_only_when_they_go_or_come_back():
+    from types import SimpleNamespace
+
+    from controller.screens import ScreenWatch
+
+    app = SimpleNamespace(outputs={"dealer": 1}, missing={"player": "output 1 not found"})
+    watch = ScreenWatch(("dealer", "player"))
+
+    def look(now: float) -> list[tuple]:
+        return [(r.device, r.state, r.detail, r.away_ms) for r in watch.changes(app, now)]
+
+    assert look(10.0) == [("player screen", "lost", "output 1 not found", 0)]   # at READY
+    assert look(11.0) == []                                   # still missing: no record
+    app.outputs["player"] = 2
+    assert look(12.5) == [("player screen", "back", "open again", 2500)]
+    assert look(13.0) == []
+    del app.outputs["dealer"]
+    app.missing = {"dealer": "SDL video: lost"}
+    assert look(14.0) == [("dealer screen", "lost", "SDL video: lost", 0)]
+    assert watch.changes(None, 15.0)[0].device == "player screen"   # no app: none open
