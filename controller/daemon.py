@@ -457,6 +457,7 @@ class Daemon:
         self._spawn("environment-check", lambda: environment.check_beside(
             self.table, self.software, self.stop_event, self.checked))
         note, retry = self._screens_note(), 0.0
+        watch = screens.ScreenWatch(screens.screen_names(self.config))
         try:
             while not self.stop_event.is_set():
                 self.heartbeats.beat("main")
@@ -469,6 +470,8 @@ class Daemon:
                     self.stop_event.wait(self.watchdog.check_every_ms / 1000)
                     if time.monotonic() >= retry and screens.screen_names(self.config):
                         self.app, retry = screens.try_open(self), time.monotonic() + 2.0
+                for record in watch.changes(self.app):  # a screen lost or back: journaled
+                    self.table.submit(record)
                 if note != self._screens_note():  # a screen came or went
                     note = self._screens_note()
                     self.notifier.status(f"table {self.config.table_id} running; shoe "

@@ -6,7 +6,8 @@ the floor's witness (the newest seal the floor verified of the table's journals)
 journal behind it or disagreeing with it locks the table, and a table starting with a
 floor waits for that check, :data:`WITNESS_WAIT_S` at most, before it takes any input
 (:func:`await_witness`); a floor that cannot be reached then is an alarm, and the check is
-made once it is back.
+made once it is back. A broker lost for longer than :data:`floor.outage.GRACE_S`, and back,
+is journaled (a ``device`` record each, R20).
 """
 
 from __future__ import annotations
@@ -164,9 +165,12 @@ def open_floor(config: TableConfig, table: Any, drain_s: float = DRAIN_S,
                                   resume, config, table.journal.path))
     except FloorError as exc:
         raise ConfigError(f"{config.source}: {exc}" if config.source else str(exc)) from None
+    from controller.game.fault_record import FLOOR_BROKER, device_record
     from controller.game.verdict import integrity_lock
 
     feed.on_witness_problem = lambda why: table.lock(integrity_lock(why))
+    feed.on_device = lambda state, detail, away_ms: table.submit(
+        device_record(FLOOR_BROKER, state, detail, away_ms))  # journaled (R20)
     table.subscribe(feed.wake)
     feed.start()
     await_witness(feed, witness_s)

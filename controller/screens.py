@@ -9,6 +9,9 @@
 * The **player screen** is not essential: READY is sent without it; the STATUS line
   and the dealer screen say it is missing, and it opens when its output comes
   (:mod:`display.outputs`).
+* Once READY, a screen that goes (its output gone, SDL's video lost) and comes back is
+  journaled, a ``device`` record each time (R20, :class:`ScreenWatch`): only changes,
+  never a record per look. A screen missing at READY is journaled lost then.
 * A bundled font that cannot be read is not something waiting fixes: it stops the
   start at once (:class:`ScreenError` naming the file).
 
@@ -31,6 +34,7 @@ import time
 from typing import Any
 
 from controller import cli
+from controller.game.fault_record import DeviceRecord, device_record
 
 log = logging.getLogger("threecard")
 
@@ -164,3 +168,37 @@ def screens_note(app: Any, names: tuple[str, ...]) -> str:
     missing = "".join(f"; {n} screen missing ({app.missing.get(n, 'not open')})"
                       for n in names if n not in app.outputs)
     return missing + app.shown_nowhere_note
+
+
+class ScreenWatch:
+    """The configured screens' comings and goings once READY, as ``device`` records (R20).
+
+    The first look, at READY, gives a ``lost`` record for each screen missing then.
+
+    Args:
+        names: the screens configured (:func:`screen_names`).
+    """
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self.names = names
+        self.since: dict[str, float] = {}  # screen -> when it was lost (monotonic)
+
+    def changes(self, app: Any, now: float | None = None) -> list[DeviceRecord]:
+        """The records of the screens lost or back since the last look (usually none).
+
+        Args:
+            app: the display app now (None: no screen open).
+            now: monotonic seconds (default the clock's).
+        """
+        now = time.monotonic() if now is None else now
+        out = []
+        for name in self.names:
+            opened = app is not None and name in app.outputs
+            if not opened and name not in self.since:
+                self.since[name] = now
+                why = app.missing.get(name, "not open") if app is not None else "not open"
+                out.append(device_record(f"{name} screen", "lost", why))
+            elif opened and name in self.since:
+                away = (now - self.since.pop(name)) * 1000
+                out.append(device_record(f"{name} screen", "back", "open again", away))
+        return out

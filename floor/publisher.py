@@ -66,6 +66,7 @@ from controller.journal import JournalError
 from floor.follower import Follower
 from floor.messages import ResendRequest, StatusMessage, decode
 from floor.mqtt import FloorError, FloorSettings, Throttle
+from floor.outage import Outage
 from floor.outbox import Outbox
 from floor.resend import Resends
 from floor.sending import PACKET_TOO_LARGE, WINDOW, Entry, InFlight, stamped
@@ -130,6 +131,8 @@ class FloorPublisher(WitnessReading):
         witness: the floor's witness as read (:class:`WitnessState`).
         on_witness_problem: called once, from the feed's thread, with why the journal is
             behind the floor's witness or disagrees with it (None: nothing called).
+        on_device: called from the feed's thread with ``(state, detail, away_ms)`` when the
+            broker is lost for longer than a grace, and when it is back (:mod:`floor.outage`).
 
     Raises:
         FloorError: a setting cannot be used (checked before the thread starts).
@@ -173,6 +176,8 @@ class FloorPublisher(WitnessReading):
         self._throttle = Throttle(log)  # problems that recur: once a minute
         self.witness = WitnessState()
         self.on_witness_problem: Any = None
+        self.on_device: Any = None
+        self._outage = Outage()
         self._witness_read = False  # a witness came on this connection
         self._thread = threading.Thread(target=self._guarded, name="floor", daemon=True)
 
@@ -276,6 +281,7 @@ class FloorPublisher(WitnessReading):
     def _step(self, outbox: Outbox) -> bool:
         """One turn: callbacks, connection, journal, sends, cursor. True when busy."""
         busy = self._take_callbacks()
+        self._outage.due(self.on_device)
         self._keep_connected()
         if self.connected and time.monotonic() - self._status_at >= STATUS_EVERY_S:
             self._online()
@@ -421,6 +427,7 @@ class FloorPublisher(WitnessReading):
         s = self.settings
         if self.connected:
             self._before = self._connection
+            self._outage.lost(str(rc))
         if self.connected and rc.is_failure and rc != PACKET_TOO_LARGE:  # by the broker
             quick = time.monotonic() - self._accepted_at < QUICK_S
             self._quick = self._quick + 1 if quick else 0
@@ -471,6 +478,7 @@ class FloorPublisher(WitnessReading):
             self._acked_here = True
             self._lost_unacked = False
             self._retry_s = RETRY_S[0]
+            self._outage.back(self.on_device, "a message acknowledged")
             self._throttle.clear("connect", "closed", "settings", "lost", "too small",
                                  f"refused {e.msg.name}")
             self._moved_cursor()

@@ -107,6 +107,33 @@ def on_environment(g: Game, body: Any, actor: str) -> None:
                   "the software", body.startup + body.altered)
 
 
+DEVICE_LOST = "device_lost"
+"""The notice of a device lost (the floor's broker, a screen): up until it is back."""
+DEVICE_BACK = "device_back"
+"""The notice of a device back: up until the next round."""
+
+
+def on_device(g: Game, body: I.DeviceRecord, actor: str) -> None:
+    """A device lost or back (R20): counted (``player_screen_lost``...) and noted, as info.
+
+    Play goes on either way: the table never waits for a screen or the floor's broker. The
+    notice of a device lost stays up until that device is back.
+    """
+    name = body.device.replace(" ", "_")
+    g.meters.count(f"{name}_{body.state}")
+    what = body.device[0].upper() + body.device[1:]
+    if body.state == "lost":
+        g.notes.put(DEVICE_LOST, f"{what} lost ({body.detail or 'no reason given'}).",
+                    severity="info", device=body.device, detail=body.detail)
+        return
+    lost = g.notes.get(DEVICE_LOST)
+    if lost is not None and lost.params.get("device") == body.device:
+        g.notes.drop(DEVICE_LOST)
+    away = f"{body.away_ms / 1000:.1f}"
+    g.notes.put(DEVICE_BACK, f"{what} back after {away} s.", severity="info",
+                device=body.device, away_s=away)
+
+
 def on_journal_fault(g: Game, body: I.JournalFault, actor: str) -> None:
     """A journal fault cleared by the table's self-check (R20): counted and noted.
 

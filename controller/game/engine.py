@@ -169,7 +169,7 @@ class Game:
             I.ExposedCard: dealing.on_exposed_card, I.ConfigChanged: Game._config_change,
             I.PinChanged: Game._change_pin, I.EnvironmentRecord: dealing.on_environment,
             I.ClockStep: on_clock_step,
-            I.JournalFault: dealing.on_journal_fault,
+            I.JournalFault: dealing.on_journal_fault, I.DeviceRecord: dealing.on_device,
         }
 
     # ------------------------------------------------------------------ views of the parts
@@ -509,7 +509,8 @@ class Game:
         self.wagers.seats = {}
         self.deal.reset(new_deck=self.config.deck_per_round)
         self.notes.drop(S.VOID.value, dealing.EXPOSED, "extra_card", "interrupted_round",
-                        "config", "shoe_warning", "journal_fault_cleared", "card_not_recorded")
+                        "config", "shoe_warning", "journal_fault_cleared", "card_not_recorded",
+                        dealing.DEVICE_BACK)
         if self.pending_config is not None:
             self._set_config(self.pending_config)
             self.pending_config = None

@@ -24,10 +24,10 @@ hash (:class:`PinChanged`), a setting change keeps the old value too
 (:class:`ConfigChanged`), a rebet names the rule it was given under
 (:class:`RebetRecord`), a void and a deck unblock read their reason as it was journaled
 (:class:`VoidRecord`). The power-up record and the environment's identity the table
-journals once READY are declared in :mod:`controller.game.power_up`, the record of a
-journal fault in :mod:`controller.game.fault_record`. A shoe event's body is its fields
-(the event dataclass is its declaration); a card read in burn mode also carries
-``"burn_rule": 2`` (see :mod:`controller.game.engine`, "Burn cards"). Bodies journaled
+journals once READY are declared in :mod:`controller.game.power_up`, a journal fault's
+and a device's (lost or back) in :mod:`controller.game.fault_record`. A shoe event's body
+is its fields (the event dataclass is its declaration); a card read in burn mode also
+carries ``"burn_rule": 2`` (see :mod:`controller.game.engine`, "Burn cards"). Bodies journaled
 by earlier versions have these same shapes and decode through the same declarations.
 
 This module is a leaf of :mod:`controller.game`: it imports only :mod:`msgspec`, the
@@ -68,7 +68,7 @@ from controller.game.config import (
     RENAMED,
     setting_problem,
 )
-from controller.game.fault_record import JOURNAL_FAULT, JournalFault
+from controller.game.fault_record import DEVICE, JOURNAL_FAULT, DeviceRecord, JournalFault
 from controller.game.power_up import (
     MAX_NAMED_FILES,
     EnvironmentRecord,
@@ -484,7 +484,7 @@ BODY_TYPES: dict[str, type[Struct]] = {
     STARTUP: Startup,
     ENVIRONMENT: EnvironmentRecord,
     CLOCK_STEP: ClockStep,
-    JOURNAL_FAULT: JournalFault,
+    JOURNAL_FAULT: JournalFault, DEVICE: DeviceRecord,
 }
 """Journal kind -> the struct its body decodes to: the one decoder of journal bodies."""
 
@@ -596,5 +596,5 @@ __all__ = [
     "Resume", "Reveal", "Role", "Screens", "Settle", "Software", "Startup", "Tick",
     "UndoDecision", "UnblockDeck", "UnblockRecord", "VoidRecord", "VoidRound",
     "check", "decode_body", "encode_body", "failed", "journal_body",
-    "JOURNAL_FAULT", "JournalFault",
+    "DEVICE", "DeviceRecord", "JOURNAL_FAULT", "JournalFault",
 ]

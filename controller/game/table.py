@@ -43,11 +43,13 @@ from controller.game.config import RENAMED
 from controller.game.engine import Game, TableConfig
 from controller.game.events import Heartbeat, ShoeEvent
 from controller.game.inputs import (
+    DEVICE,
     ENVIRONMENT,
     STARTUP,
     ChangePin,
     ConfigChange,
     DealerCommand,
+    DeviceRecord,
     EnvironmentRecord,
     InputError,
     Tick,
@@ -111,23 +113,29 @@ class SystemClock:
         return time.monotonic_ns()
 
 
-def encode_input(item: ShoeEvent | DealerCommand | EnvironmentRecord
-                 ) -> tuple[str, dict[str, Any]]:
+SYSTEM_RECORDS: dict[type, str] = {EnvironmentRecord: ENVIRONMENT, DeviceRecord: DEVICE}
+"""The table's own records (actor ``system``) by type, and their kinds."""
+Input = ShoeEvent | DealerCommand | EnvironmentRecord | DeviceRecord
+"""What is journaled: a shoe event, a dealer command, one of the table's own records."""
+
+
+def encode_input(item: Input) -> tuple[str, dict[str, Any]]:
     """The journal kind and body of an input, checked against its declaration.
 
     A command's PIN is left out; a PIN change journals the new PIN's salted hash
     (:class:`~controller.game.inputs.PinChanged`). The body of a card read in burn mode
     carries ``"burn_rule": 2`` (:func:`controller.game.inputs.journal_body`). The
-    environment's identity is the table's own record (actor ``system``).
+    environment's identity and a device lost or back are the table's own records (actor
+    ``system``, :data:`SYSTEM_RECORDS`).
 
     Raises:
         InputError: the input fails its declaration (the message names the field).
-        TypeError: not a shoe event, a dealer command or the environment's identity.
+        TypeError: not a shoe event, a dealer command or one of the table's own records.
     """
-    if isinstance(item, EnvironmentRecord):
+    if (kind := SYSTEM_RECORDS.get(type(item))) is not None:
         body = msgspec.to_builtins(item)
-        decode_body(ENVIRONMENT, body)  # built in code: its fields are checked here
-        return ENVIRONMENT, body
+        decode_body(kind, body)  # built in code: its fields are checked here
+        return kind, body
     kind, body = journal_body(item)
     if isinstance(item, ChangePin):
         body = {"role": item.role, "pin_hash": hash_pin(item.new_pin)}
@@ -304,12 +312,11 @@ class Table:
             self._changed.notify_all()
 
     # ------------------------------------------------------------------ inputs
-    def submit(self, item: ShoeEvent | DealerCommand | EnvironmentRecord | Tick) -> None:
+    def submit(self, item: Input | Tick) -> None:
         """Queue an input for the table thread (thread-safe; returns at once)."""
         self.inbox.put(item)
 
-    def process(self, items: Iterable[ShoeEvent | DealerCommand | EnvironmentRecord | Tick],
-                flush: bool = True) -> list[Verdict]:
+    def process(self, items: Iterable[Input | Tick], flush: bool = True) -> list[Verdict]:
         """Journal and apply inputs in the calling thread (tests, simulator).
 
         Args:
@@ -333,7 +340,7 @@ class Table:
             try:
                 kind, body = encode_input(item)
                 actor = ("shoe" if isinstance(item, ShoeEvent) else "system"
-                         if isinstance(item, EnvironmentRecord) else "dealer")
+                         if type(item) in SYSTEM_RECORDS else "dealer")
                 if isinstance(item, DealerCommand) and item.pin is not None:
                     roles = self._pins.roles_for(item.pin, self.game.config.pin_hashes)
                     # one PIN for two roles names none of them (while PIN entry is
@@ -537,8 +544,7 @@ class Table:
         if not self.locked:
             w.tend(j, now, self.checkpoint_idle_s, self.checkpoint_retry_s, self.wal_warn_bytes)
 
-    def ask(self, item: ShoeEvent | DealerCommand | EnvironmentRecord,
-            timeout: float = 5.0) -> list[Verdict] | None:
+    def ask(self, item: Input, timeout: float = 5.0) -> list[Verdict] | None:
         """Queue one input and wait until the table thread applied it.
 
         Args:

@@ -14,13 +14,13 @@ import json
 import sqlite3
 
 import pytest
-from journal_edit import edit_body
+from journal_edit import edit_body, floor_replay
 from polling import until
 from step_clock import StepClock
 
 from controller.game import recall as rc
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
-from controller.game.engine import Game, TableConfig
+from controller.game.engine import TableConfig
 from controller.game.events import CardRead, LinkState, LinkStatus
 from controller.game.inputs import (
     JOURNAL_FAULT,
@@ -35,7 +35,7 @@ from controller.game.inputs import (
 )
 from controller.game.table import Table
 from controller.game.verdict import integrity_lock
-from controller.journal import Journal, JournalError, Record
+from controller.journal import Journal, JournalError
 from controller.journal import journal as journal_module
 from controller.journal import wal as wal_module
 
@@ -200,18 +200,11 @@ def test_the_table_thread_retries_with_a_back_off_and_goes_on_by_itself(tmp_path
 
 def test_the_floor_s_replay_hears_the_fault_from_the_journal_as_the_table_showed_it(
         tmp_path):
-    from floor.derive import Replay
-
     t, _ = dealing_then_fault(tmp_path)
     assert t.faults.retry()
     live = {k: n.message for k, n in t.game.notes.items()}
     t.close()
-    j = Journal(t.journal.path, readonly=True)
-    try:
-        replay = Replay("T1", Game(CONFIG))
-        events, _ = replay.apply_all((Record(*r[:6]), r[7]) for r in j.rows())
-    finally:
-        j.close()
+    replay, events = floor_replay(t.journal.path, CONFIG)
     heard = {e.kind: e.message for e in events if e.input == JOURNAL_FAULT}
     assert heard == {k: live[k] for k in ("journal_fault_cleared", "card_not_recorded")}
     assert json.loads(replay.game.dumps()) == json.loads(t.game.dumps())

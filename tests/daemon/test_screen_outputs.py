@@ -117,7 +117,8 @@ def test_the_player_screen_follows_its_output_and_the_dealer_screen_stays_usable
         daemons, seam, tmp_path, scripted_shoe, journal_events):
     """The players' TV off at boot, turned on, turned off again: the dealer screen takes
     a key and a tap in each phase (the table journals what they did); the player screen
-    opens when its output comes and closes when it goes; STATUS says so each time."""
+    opens when its output comes and closes when it goes; STATUS says so each time, and the
+    journal too: lost at READY, back, lost again (R20)."""
     shoe = scripted_shoe("Ah Kd Qh 9c 7d 2c")                # seat 1 and dealer, x3
     x, y = primary_spot((1024, 768))                         # the dummy driver's output
     script = tmp_path / "shift.jsonl"
@@ -168,8 +169,14 @@ def test_the_player_screen_follows_its_output_and_the_dealer_screen_stays_usable
         "input script line 12:",                # Next round (a tap)
         "input script line 13:")]               # a bet (keys)
     assert order == sorted(order)
-    dealer = [(kind, body) for kind, actor, body in journal_events(tmp_path / "journal.sqlite3")
-              if actor == "dealer"]
+    journal = journal_events(tmp_path / "journal.sqlite3")
+    screens = [body for kind, actor, body in journal if kind == "device" and actor == "system"]
+    assert [(b["device"], b["state"], b["detail"]) for b in screens] == [
+        ("player screen", "lost", "output 1 not found (1 found)"),
+        ("player screen", "back", "open again"),
+        ("player screen", "lost", "output 1 not found (1 found)")]
+    assert screens[1]["away_ms"] > 0
+    dealer = [(kind, body) for kind, actor, body in journal if actor == "dealer"]
     assert dealer == [
         ("place_bet", {"seat": 1, "bet": "ante", "amount": 100}),
         ("no_more_bets", {}),

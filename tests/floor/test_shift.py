@@ -9,14 +9,20 @@ killed and started again. Throughout, the tables deal at their pace: the measure
 at least 0.9 of its rate from before the outage while the broker is down (the rate from
 the journal's round end times). At the end the
 floor's store holds exactly each journal's rounds (ids, status, cards, bets, nets: the
-whole record game recall shows), and ``verify-journal --floor-store`` agrees.
+whole record game recall shows), and ``verify-journal --floor-store`` agrees. Each journal
+holds the broker lost and back, once each and in order (a ``device`` record, R20), and the
+floor stored the notices they made.
 """
 
 from __future__ import annotations
 
+import json
+import sqlite3
 import statistics
 import time
 from datetime import datetime
+
+from journal_edit import events
 
 OUTAGE_S = 20.0
 BEFORE_S = 8.0  # the pace before the outage: from round 2 on, the recorder joining
@@ -81,6 +87,21 @@ def test_three_tables_through_a_broker_outage_and_a_recorder_crash(floor, tmp_pa
         assert [r["round_id"] for r in want] == list(range(len(want), 0, -1))
         assert verdict["ok"] and verdict["floor"]["ok"], verdict
         assert verdict["floor"]["rounds_checked"] == len(want)
+
+    # the broker away for longer than the grace, and back: journaled once each, in order,
+    # and what they made reached the floor
+    db = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
+    try:
+        for t in ids:
+            device = [(e[0], json.loads(e[5])) for e in events(journals[t]) if e[3] == "device"]
+            assert [(b["device"], b["state"]) for _, b in device] == [
+                ("floor broker", "lost"), ("floor broker", "back")], device
+            (lost_seq, gone), (back_seq, came) = device
+            assert gone["detail"] and (OUTAGE_S - 1) * 1000 <= came["away_ms"] < 60_000
+            stored = set(db.execute("SELECT seq, kind FROM events WHERE table_id = ?", (t,)))
+            assert {(lost_seq, "device_lost"), (back_seq, "device_back")} <= stored, t
+    finally:
+        db.close()
 
     # the table never waited for the floor: its pace held while the broker was down
     rounds = floor.finished(journals["TCP-03"])

@@ -188,3 +188,20 @@ def journal_as_before(table, kind: str, body: dict, actor: str) -> None:
     from controller.game.inputs import encode_body
 
     table._process([(kind, body, actor, encode_body(body))])  # noqa: SLF001
+
+
+def floor_replay(path: Path | str, config) -> tuple[object, list]:
+    """The floor's replay of a journal (:class:`floor.derive.Replay` of a game with
+    ``config``), fed every row: the replay (its game at the journal's head) and the
+    ``event`` messages it made."""
+    from controller.game.engine import Game
+    from controller.journal import Record
+    from floor.derive import Replay
+
+    j = Journal(path, readonly=True)
+    try:
+        replay = Replay("T1", Game(config))
+        heard, _ = replay.apply_all((Record(*r[:6]), r[7]) for r in j.rows())
+    finally:
+        j.close()
+    return replay, heard

@@ -1,0 +1,69 @@
+"""The floor's broker lost and back, as the table journals it (docs/requirements.md R20).
+
+A connection the broker had accepted, lost, starts an outage. One that lasts
+:data:`GRACE_S` is reported ``lost``, once, with the reason the MQTT client gave; the
+first message the broker acknowledges after that reports it ``back``, with how long it
+was away. An outage shorter than the grace reports nothing: a broker restarted at once,
+or a connection dropped and made again, loses nothing (the feed sends again what was not
+acknowledged, from the journal), and a record for each would bury the outages that
+matter. The feed (:class:`~floor.publisher.FloorPublisher`) calls the report from its
+own thread; the table journals what it reports (:func:`controller.floor_link.open_floor`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+GRACE_S = 5.0
+"""Seconds a broker may be away before its loss is reported (a reconnection within them
+is not)."""
+
+Report = Callable[[str, str, int], object]
+"""``report(state, detail, away_ms)``: ``lost`` (why, 0) or ``back`` (what proved it, ms)."""
+
+
+class Outage:
+    """The feed's outage in progress, if any, and whether its loss was reported.
+
+    Attributes:
+        since: when the connection was lost (monotonic seconds), None while none is.
+        why: the reason the MQTT client gave for it.
+        said: its loss was reported (so its end is too).
+    """
+
+    def __init__(self) -> None:
+        self.since: float | None = None
+        self.why = ""
+        self.said = False
+
+    def lost(self, why: str, now: float | None = None) -> None:
+        """A connection the broker accepted is lost (the first loss of an outage counts)."""
+        if self.since is None:
+            self.since, self.why = time.monotonic() if now is None else now, why
+
+    def due(self, report: Report | None, now: float | None = None) -> None:
+        """Report the loss once the outage has lasted :data:`GRACE_S` (once)."""
+        now = time.monotonic() if now is None else now
+        if self.since is not None and not self.said and now - self.since >= GRACE_S:
+            self.said = True
+            if report is not None:
+                report("lost", self.why, 0)
+
+    def back(self, report: Report | None, detail: str, now: float | None = None) -> None:
+        """A message was acknowledged: the outage, if any, is over (reported if its loss was).
+
+        Args:
+            report: what reports it (None: nothing).
+            detail: what proved the broker back.
+            now: monotonic seconds (default the clock's).
+        """
+        if self.since is None:
+            return
+        now = time.monotonic() if now is None else now
+        if self.said and report is not None:
+            report("back", detail, round((now - self.since) * 1000))
+        self.since, self.why, self.said = None, "", False
+
+
+__all__ = ["GRACE_S", "Outage", "Report"]
