@@ -109,10 +109,9 @@ class ViewPainter:
         os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
         import pygame
 
-        from display.theme import FontBook, font_bytes
+        from display.theme import FontBook, check_fonts
 
-        for bold in (False, True):
-            font_bytes(bold)  # both faces there, or stop before any work
+        check_fonts()  # both faces there and whole, or stop before any work
         if not pygame.display.get_init():
             pygame.display.init()
         pygame.font.init()

@@ -115,6 +115,8 @@ def font_bytes(bold: bool = False) -> bytes:
 
 TRUETYPE_SIGNATURES = frozenset({b"\x00\x01\x00\x00", b"true", b"OTTO"})
 """The first four bytes of a TrueType or OpenType font file."""
+FONT_PROBE = "Ag 5,00 € Ж ♠♥"
+"""Text each face draws once at start: Latin, digits, money, Cyrillic, the suits."""
 
 
 def check_fonts() -> None:
@@ -122,18 +124,25 @@ def check_fonts() -> None:
 
     A missing font is not something waiting fixes: the screens stop at once. The file's
     signature is checked before SDL_ttf sees it (SDL_ttf 2.24 crashes the process on
-    bytes that are not a font).
+    bytes that are not a font), then each face draws :data:`FONT_PROBE` once.
 
     Raises:
         FontError: ``the bundled font PATH cannot be read (No such file or directory):
             reinstall the software``, or ``... is not a TrueType font: ...``.
     """
+    if not pygame.font.get_init():
+        pygame.font.init()
     for bold in (False, True):
         data = font_bytes(bold)
-        if data[:4] not in TRUETYPE_SIGNATURES:
+        why = "is not a TrueType font" if data[:4] not in TRUETYPE_SIGNATURES else None
+        if why is None:  # a font cut short measures nothing: SDL_ttf says "NULL pointer"
+            try:
+                pygame.font.Font(io.BytesIO(data), 20).render(FONT_PROBE, True, (0, 0, 0))
+            except pygame.error as exc:
+                why = f"is damaged ({exc})"
+        if why is not None:
             font_bytes.cache_clear()
-            raise FontError(f"the bundled font {font_path(bold)} is not a TrueType font: "
-                            "reinstall the software")
+            raise FontError(f"the bundled font {font_path(bold)} {why}: reinstall the software")
 
 
 class SafeFont(pygame.font.Font):

@@ -289,13 +289,16 @@ def test_an_output_sdl_learns_of_only_as_it_starts_restarts_its_video(views, app
 @pytest.mark.parametrize("content, why", [(None, r"cannot be read \(No such file or "
                                                  r"directory\)"),
                                           (b"<html>not a font</html>",
-                                           "is not a TrueType font")])
+                                           "is not a TrueType font"),
+                                          ("cut", r"is damaged \(.+\)")])
 def test_a_bundled_font_that_cannot_be_used_stops_the_screens_at_once(views, tmp_path,
                                                                        monkeypatch, content,
                                                                        why):
     from display import theme
 
     font = tmp_path / "DejaVuSans.ttf"
+    if content == "cut":  # the first kilobyte of the real font: its signature, no glyphs
+        content = theme.font_path().read_bytes()[:1000]
     if content is not None:
         font.write_bytes(content)
     monkeypatch.setattr(theme, "font_path", lambda bold=False: font)

@@ -2,6 +2,7 @@
 
 import ast
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -200,15 +201,20 @@ def test_screenshot_pad_is_for_the_dealer_screen_only(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("cut", [False, True], ids=["missing", "damaged"])
 @pytest.mark.parametrize("bold", [False, True], ids=["regular", "bold"])
 def test_screenshot_without_a_bundled_font_stops_with_one_line(tmp_path, monkeypatch, capsys,
-                                                               bold):
-    """Either face missing (an install without its data files): one line naming it, no PNG."""
+                                                               bold, cut):
+    """Either face missing (an install without its data files) or cut short: one line
+    naming it, no PNG."""
     from controller.cli import main
     from display import theme
 
     real = theme.font_path
     gone = tmp_path / "fonts" / real(bold).name
+    if cut:
+        gone.parent.mkdir()
+        gone.write_bytes(real(bold).read_bytes()[:1000])
 
     monkeypatch.setattr(theme, "font_path", lambda b=False: gone if b == bold else real(b))
     theme.font_bytes.cache_clear()  # bytes another test read: this process has the font
@@ -220,6 +226,7 @@ def test_screenshot_without_a_bundled_font_stops_with_one_line(tmp_path, monkeyp
         theme.font_bytes.cache_clear()
     err = capsys.readouterr().err
     assert status == 1 and not out.exists()
-    assert err.splitlines() == [
-        f"threecard screenshot: the bundled font {gone} cannot be read (No such file or "
-        "directory): reinstall the software"]
+    why = r"is damaged \(.+\)" if cut else r"cannot be read \(No such file or directory\)"
+    (line,) = err.splitlines()
+    assert re.fullmatch(rf"threecard screenshot: the bundled font {re.escape(str(gone))} "
+                        rf"{why}: reinstall the software", line), line
