@@ -198,6 +198,7 @@ class Daemon:
         self._threads: list[threading.Thread] = []
         self._crashed: set[str] = set()  # threads that ended on an exception
         self._held = False  # locked at start by an earlier full check's mark
+        self._shoe_state = ""  # the shoe's state STATUS last said
         self.anchor_level = logging.INFO  # the demo lowers it: one line per round there
 
     # -- start-up -------------------------------------------------------------------
@@ -296,9 +297,14 @@ class Daemon:
             # an anchor outside the journal: `verify-journal --anchor SEQ:HASH` checks it
             j = self.table.journal
             log.log(self.anchor_level, "journal head %d %s", j.last_seq, j.last_hash[:32])
+        shoe_moved, self._shoe_state = dv.link_state != self._shoe_state, dv.link_state
         if ended:
             self.notifier.status(f"round {dv.round_id} {ended}; {self.roundlog.settled} "
                                  f"settled; shoe {dv.link_state}{self._screens_note()}")
+        elif shoe_moved and not getattr(self.table, "locked", None):  # a lock says its own
+            self.notifier.status(f"table {self.config.table_id} running; shoe "
+                                 f"{dv.link_state}{self._screens_note()}")
+        if ended:
             if self.rounds is not None and self.roundlog.settled >= self.rounds:
                 log.info("%s settled: stopping", counted(self.roundlog.settled, "round"))
                 self.stop_event.set()
