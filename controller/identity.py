@@ -396,8 +396,9 @@ def startup_identity() -> dict[str, Any]:
 
 
 def _files_differ(n: int) -> str:
-    """``1 installed file differs``, ``2 installed files differ``."""
-    return "1 installed file differs" if n == 1 else f"{n} installed files differ"
+    """``1 installed file is missing or differs``, ``2 installed files are missing or differ``."""
+    return ("1 installed file is missing or differs" if n == 1
+            else f"{n} installed files are missing or differ")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
