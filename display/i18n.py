@@ -246,6 +246,9 @@ class Translator:
         key = f"banner.{kind}.{part}"
         if (self.lang == "en" and fallback) or not self.has(key):
             return fallback
+        device = f"device.{params.get('device')}"  # a device's name, in this language
+        if self.has(device):
+            params = {**params, "device": self(device)}
         return self(key, **params)
 
 

@@ -237,6 +237,13 @@ MESSAGES: dict[str, str] = {
                                  "technicien"),
     "banner.journal_fault_cleared.msg": "Défaut du journal levé ({reason})",
     "banner.journal_fault_cleared.act": "Refaites ce que l'écran a refusé",
+    "banner.device_lost.msg": "{device} perdu ({detail})",
+    "banner.device_lost.act": "Le jeu continue : son retour sera journalisé",
+    "banner.device_back.msg": "{device} de retour après {away_s} s",
+    "banner.device_back.act": "Rien à faire",
+    "device.floor broker": "Broker de la salle",
+    "device.player screen": "Écran des joueurs",
+    "device.dealer screen": "Écran du croupier",
     "banner.card_not_recorded.msg": "Cartes non enregistrées : {cards}",
     "banner.card_not_recorded.act": ("Superviseur : annulez, ou reprenez et présentez de nouveau "
                                      "les cartes"),
