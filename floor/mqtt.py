@@ -247,6 +247,28 @@ class FloorSettings:
             host, port, keepalive=KEEPALIVE_S, clean_start=clean_start, properties=props)
 
 
+def unreachable_why(settings: FloorSettings, exc: OSError) -> str:
+    """Why :meth:`FloorSettings.connect` failed, in a few words, with a hint when it helps.
+
+    A TLS handshake (``mqtts://``) that the other end resets or ends without a word is
+    what a plain port does with it: the hint says so (the reverse, ``mqtt://`` to a TLS
+    port, shows as a connection closed before the broker accepted it).
+
+    Args:
+        settings: the settings connected with.
+        exc: what the connection raised.
+    """
+    text = str(exc)
+    plain_port = isinstance(exc, (ConnectionResetError, ConnectionAbortedError,
+                                  BrokenPipeError, ssl.SSLEOFError, ssl.SSLZeroReturnError))
+    if settings.tls and (plain_port or (isinstance(exc, ssl.SSLError) and
+                                        "WRONG_VERSION_NUMBER" in text.upper())):
+        _, _, port = parse_broker_url(settings.broker)
+        text += (f": does port {port} speak TLS? A plain MQTT port (mqtt://, usually 1883) "
+                 "closes a TLS connection so; the broker's TLS port is usually 8883")
+    return text
+
+
 def _reason(exc: Exception) -> str:
     """An SSL or OS error in a few words."""
     if isinstance(exc, ssl.SSLError):

@@ -76,7 +76,7 @@ from floor.messages import (
     encode,
     is_part,
 )
-from floor.mqtt import FloorSettings, Throttle
+from floor.mqtt import FloorSettings, Throttle, unreachable_why
 from floor.parts import Joiner, packet_size
 from floor.sealed import AHEAD, DUPLICATE, Position, Refused, verify
 from floor.store import Store, status_of
@@ -554,7 +554,7 @@ def serve(settings: FloorSettings, store_path: str, client_id: str,
         except OSError as exc:
             lost(f"unreachable: {getattr(exc, 'strerror', None) or exc}")
             throttle.log("unreachable", logging.WARNING, "floor: broker %s unreachable (%s); "
-                         "trying again", settings.broker, exc)
+                         "trying again", settings.broker, unreachable_why(settings, exc))
         with contextlib.suppress(sqlite3.Error):  # a store that cannot be written: said later
             beat()
         if stop.wait(wait_s):
