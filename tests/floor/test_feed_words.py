@@ -3,8 +3,10 @@ against a plain port, and credentials files others can read."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
+import shlex
 import socket
 import sqlite3
 import threading
@@ -107,3 +109,33 @@ def test_a_tls_url_against_a_plain_port_says_the_port_may_not_speak_tls(journal,
     (line,) = [x for x in _lines(caplog, logging.WARNING) if "unreachable" in x]
     assert re.search(rf"unreachable \(.+: does port {port} speak TLS\? A plain MQTT port "
                      r"\(mqtt://, usually 1883\) closes a TLS connection so", line), line
+
+
+def _run_config(argv: list[str]):
+    """The configuration ``threecard run ARGV`` starts with (its parser, its overrides)."""
+    from controller import cli
+    from controller.game.config import load_config
+
+    args = cli.build_parser(["run", *argv]).parse_args(["run", *argv])
+    return load_config(args.config, cli.RUN_FLAGS, **cli.run_overrides(args))
+
+
+@pytest.mark.parametrize("given", [
+    ["--shoe", "sim://?dialect=native", "--headless", "--lang", "fr", "--dealer-size",
+     "800x480", "--log-level", "debug", "--table-id", "TCP-01", "--seats", "7"],
+    ["--config", str(Path(__file__).parents[2] / "systemd" / "table.toml.example"),
+     "--headless", "--seats", "3"],
+], ids=["flags", "shipped-config"])
+def test_the_resume_command_starts_the_table_as_it_ran(given, tmp_path):
+    from controller.floor_link import resume_command
+
+    journal = str(tmp_path / "m8c.sqlite3")
+    ran = _run_config([*given, "--journal", journal, "--floor", "mqtt://floor.example:1883"])
+    printed = resume_command("run", ran, journal)
+    words = shlex.split(printed)
+    assert words[:2] == ["threecard", "run"], printed
+    again = _run_config(words[2:])
+    # every setting, the wiring (the shoe, the screens) too, and the file they come from
+    settings = [f.name for f in dataclasses.fields(ran) if f.name not in ("given", "flags")]
+    assert {n: getattr(again, n) for n in settings} == {n: getattr(ran, n) for n in settings}, \
+        printed
