@@ -8,8 +8,10 @@ publish it refused (an ACL) from one it took.
 from __future__ import annotations
 
 import logging
+import os
 import re
 import ssl
+import stat
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -194,6 +196,27 @@ class FloorSettings:
                                  f"{self.client_key}: not a PEM certificate and its key "
                                  f"({_reason(exc)})") from None
         self.password()
+
+    def warn_open_secrets(self, logger: logging.Logger, as_option: bool = False) -> None:
+        """Warn, one line each, of a password file or client key others can read.
+
+        README.md asks for mode 0600 (owned by the user that runs the command): a file
+        group or others can read is used all the same, said once, at the start.
+
+        Args:
+            logger: where to warn.
+            as_option: name the file by its option (``--password-file``), not its key.
+        """
+        for name in ("password_file", "client_key"):
+            path = getattr(self, name)
+            try:
+                mode = stat.S_IMODE(os.stat(path).st_mode) if path else 0
+            except OSError:
+                continue  # unreadable: check() or the connection says so
+            if mode & 0o044:
+                where = f"--{name.replace('_', '-')}" if as_option else f"[floor] {name}"
+                logger.warning("floor: %s %s is mode %04o: group or others can read it; "
+                               "make it 0600 (chmod 600 %s)", where, path, mode, path)
 
     def client(self, client_id: str, *, table_id: str = "", reconnect_on_failure: bool = True,
                manual_ack: bool = False) -> mqtt.Client:

@@ -141,6 +141,7 @@ class FloorPublisher(WitnessReading):
     def __init__(self, settings: FloorSettings, journal_path: str, table_id: str,
                  drain_s: float = 2.0, resume: str = "") -> None:
         settings.check()
+        settings.warn_open_secrets(log)
         self.drain_s = drain_s
         self.resume = resume
         self.settings = settings

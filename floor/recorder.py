@@ -419,6 +419,7 @@ def serve(settings: FloorSettings, store_path: str, client_id: str,
         FloorError: a setting cannot be used.
     """
     settings.check()
+    settings.warn_open_secrets(log, as_option=True)
     stop = stop or threading.Event()
     store = Store(store_path)
     lock = threading.Lock()

@@ -139,3 +139,28 @@ def test_the_resume_command_starts_the_table_as_it_ran(given, tmp_path):
     settings = [f.name for f in dataclasses.fields(ran) if f.name not in ("given", "flags")]
     assert {n: getattr(again, n) for n in settings} == {n: getattr(ran, n) for n in settings}, \
         printed
+
+
+def test_a_password_file_or_key_others_can_read_is_warned_of_once(journal, tmp_path, caplog):
+    caplog.set_level(logging.INFO, "threecard.floor")
+    secret = tmp_path / "TCP-W.pw"
+    secret.write_text("secret\n")
+    secret.chmod(0o644)
+    settings = FloorSettings("mqtt://127.0.0.1:1", password_file=str(secret))
+    FloorPublisher(settings, str(journal), TABLE)  # the table's feed, as it starts
+    assert _lines(caplog, logging.WARNING) == [
+        f"floor: [floor] password_file {secret} is mode 0644: group or others can read it; "
+        f"make it 0600 (chmod 600 {secret})"]
+    caplog.clear()
+    secret.chmod(0o600)  # as README.md says: nothing to say
+    FloorPublisher(settings, str(journal), TABLE)
+    assert _lines(caplog, logging.WARNING) == []
+    # the recorder names its options; a client key readable by its group is said too
+    key = tmp_path / "client.key"
+    key.write_text("not read here\n")
+    key.chmod(0o640)
+    FloorSettings("mqtts://127.0.0.1:1", client_key=str(key), password_file=str(secret)) \
+        .warn_open_secrets(logging.getLogger("threecard.floor"), as_option=True)
+    assert _lines(caplog, logging.WARNING) == [
+        f"floor: --client-key {key} is mode 0640: group or others can read it; make it 0600 "
+        f"(chmod 600 {key})"]
