@@ -51,22 +51,34 @@ class _NoFeed:
 NO_FEED = _NoFeed()
 
 
+ALWAYS_NAMED = ("journal_path", "table_id", "floor_broker", "rules", "seats")
+"""The settings :func:`resume_command` always names: the feed goes on as the same table."""
+
+
 def resume_command(command: str, config: TableConfig, journal: str, *extra: str) -> str:
     """The command line that starts this table again on its journal, to copy and paste.
 
-    It names the configuration file (when there is one) and every setting the feed needs
-    to go on as the same table: the journal, the table id, the broker, the rules and the
-    seats; each word quoted for a POSIX shell.
+    It names the configuration file (when there is one), every flag the table was started
+    with that overrode a setting (``--shoe``, ``--headless``, ...: run as printed it opens
+    the same shoe and the same screens, or none), and every setting the feed needs to go
+    on as the same table: the journal, the table id, the broker, the rules and the seats;
+    each word quoted for a POSIX shell.
 
     Args:
         command: ``run`` or ``simulate``.
-        config: the configuration the table ran with.
+        config: the configuration the table ran with (:attr:`TableConfig.flags`: the
+            flags it was given).
         journal: the journal's path.
         extra: words added after the command (``--rounds 1``).
     """
     words = ["threecard", command, *extra]
     if config.source:
         words += ["--config", config.source]
+    for name, flag in config.flags.items():
+        value = getattr(config, name)
+        if name in ALWAYS_NAMED or value is False:
+            continue
+        words += [flag] if value is True else [flag, str(value)]
     words += ["--journal", journal, "--table-id", config.table_id]
     if config.floor_broker:
         words += ["--floor", config.floor_broker]

@@ -8,8 +8,10 @@ publish it refused (an ACL) from one it took.
 from __future__ import annotations
 
 import logging
+import os
 import re
 import ssl
+import stat
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -195,6 +197,27 @@ class FloorSettings:
                                  f"({_reason(exc)})") from None
         self.password()
 
+    def warn_open_secrets(self, logger: logging.Logger, as_option: bool = False) -> None:
+        """Warn, one line each, of a password file or client key others can read.
+
+        README.md asks for mode 0600 (owned by the user that runs the command): a file
+        group or others can read is used all the same, said once, at the start.
+
+        Args:
+            logger: where to warn.
+            as_option: name the file by its option (``--password-file``), not its key.
+        """
+        for name in ("password_file", "client_key"):
+            path = getattr(self, name)
+            try:
+                mode = stat.S_IMODE(os.stat(path).st_mode) if path else 0
+            except OSError:
+                continue  # unreadable: check() or the connection says so
+            if mode & 0o044:
+                where = f"--{name.replace('_', '-')}" if as_option else f"[floor] {name}"
+                logger.warning("floor: %s %s is mode %04o: group or others can read it; "
+                               "make it 0600 (chmod 600 %s)", where, path, mode, path)
+
     def client(self, client_id: str, *, table_id: str = "", reconnect_on_failure: bool = True,
                manual_ack: bool = False) -> mqtt.Client:
         """A paho client (MQTT 5) with TLS and credentials set, not connected.
@@ -245,6 +268,28 @@ class FloorSettings:
             props.SessionExpiryInterval = session_expiry_s
         (client.connect if wait else client.connect_async)(
             host, port, keepalive=KEEPALIVE_S, clean_start=clean_start, properties=props)
+
+
+def unreachable_why(settings: FloorSettings, exc: OSError) -> str:
+    """Why :meth:`FloorSettings.connect` failed, in a few words, with a hint when it helps.
+
+    A TLS handshake (``mqtts://``) that the other end resets or ends without a word is
+    what a plain port does with it: the hint says so (the reverse, ``mqtt://`` to a TLS
+    port, shows as a connection closed before the broker accepted it).
+
+    Args:
+        settings: the settings connected with.
+        exc: what the connection raised.
+    """
+    text = str(exc)
+    plain_port = isinstance(exc, (ConnectionResetError, ConnectionAbortedError,
+                                  BrokenPipeError, ssl.SSLEOFError, ssl.SSLZeroReturnError))
+    if settings.tls and (plain_port or (isinstance(exc, ssl.SSLError) and
+                                        "WRONG_VERSION_NUMBER" in text.upper())):
+        _, _, port = parse_broker_url(settings.broker)
+        text += (f": does port {port} speak TLS? A plain MQTT port (mqtt://, usually 1883) "
+                 "closes a TLS connection so; the broker's TLS port is usually 8883")
+    return text
 
 
 def _reason(exc: Exception) -> str:

@@ -65,7 +65,7 @@ from controller.game.replay import ReplayError
 from controller.journal import JournalError
 from floor.follower import Follower
 from floor.messages import ResendRequest, StatusMessage, decode
-from floor.mqtt import FloorError, FloorSettings, Throttle
+from floor.mqtt import FloorError, FloorSettings, Throttle, unreachable_why
 from floor.outage import Outage
 from floor.outbox import Outbox
 from floor.resend import Resends
@@ -141,6 +141,7 @@ class FloorPublisher(WitnessReading):
     def __init__(self, settings: FloorSettings, journal_path: str, table_id: str,
                  drain_s: float = 2.0, resume: str = "") -> None:
         settings.check()
+        settings.warn_open_secrets(log)
         self.drain_s = drain_s
         self.resume = resume
         self.settings = settings
@@ -152,6 +153,7 @@ class FloorPublisher(WitnessReading):
         self._accepted_at = 0.0  # monotonic: when the broker accepted the current one
         self._quick = 0  # connections in a row closed soon after the broker accepted them
         self.cursor = 0
+        self._started_at = 0  # the cursor this run started from
         self.connected = False
         self.acknowledged = self.refused = 0
         self.left = 0
@@ -251,7 +253,7 @@ class FloorPublisher(WitnessReading):
             log.error("floor: cannot keep the feed's cursor in %s: %s; no floor feed",
                       self.path, exc)
             return
-        self.follower, self.cursor = follower, cursor
+        self.follower, self.cursor, self._started_at = follower, cursor, cursor
         log.info("floor: table %s feeds %s from journal event %d", self.table_id,
                  self.settings.broker, cursor)
         try:
@@ -361,10 +363,11 @@ class FloorPublisher(WitnessReading):
         try:
             s.connect(c, clean_start=True)
         except (OSError, ValueError) as exc:
+            why = unreachable_why(s, exc) if isinstance(exc, OSError) else str(exc)
             self._warn("connect", "floor: broker %s unreachable (%s); the journal keeps the "
-                       "feed, trying again", s.broker, exc)
+                       "feed, trying again", s.broker, why)
             self._unreachable = True
-            self._witness_unread(f"broker {s.broker} unreachable ({exc})")
+            self._witness_unread(f"broker {s.broker} unreachable ({why})")
             self._later()
             return
         c.loop_start()
@@ -582,15 +585,20 @@ class FloorPublisher(WitnessReading):
         self._moved_cursor()
         self._save(outbox)
         outbox.close()
+        head = self.cursor
         if self.follower is not None:
-            self.left = max(0, self.follower.head() - self.cursor)
-        if self.follower is not None:
+            head = max(self.cursor, self.follower.head())
+            self.left = head - self.cursor
             self.follower.close()
         self._resends.close()
         self._client = None  # a start again begins afresh, from the cursor
         self._flight.clear()
-        log.info("floor: feed stopped at journal event %d (%d messages acknowledged)",
-                 self.cursor, self.acknowledged)
+        # one count, in journal events: done (acknowledged, or nothing to send) + left = all
+        log.info("floor: feed stopped: %d of the journal's %d event(s) done (acknowledged by "
+                 "the broker, or nothing to send), %d left; this run started after event %d "
+                 "and had %d message(s) acknowledged", self.cursor, head, self.left,
+                 self._started_at, self.acknowledged)
         if self.left and self.resume:
-            log.warning("floor: the broker did not acknowledge the last %d journal event(s); "
-                        "the journal keeps them: `%s` sends them", self.left, self.resume)
+            log.warning("floor: the broker did not acknowledge the last %d journal event(s) "
+                        "(%d to %d); the journal keeps them: `%s` sends them", self.left,
+                        self.cursor + 1, head, self.resume)

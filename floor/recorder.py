@@ -76,7 +76,7 @@ from floor.messages import (
     encode,
     is_part,
 )
-from floor.mqtt import FloorSettings, Throttle
+from floor.mqtt import FloorSettings, Throttle, unreachable_why
 from floor.parts import Joiner, packet_size
 from floor.sealed import AHEAD, DUPLICATE, Position, Refused, verify
 from floor.store import Store, status_of
@@ -419,6 +419,7 @@ def serve(settings: FloorSettings, store_path: str, client_id: str,
         FloorError: a setting cannot be used.
     """
     settings.check()
+    settings.warn_open_secrets(log, as_option=True)
     stop = stop or threading.Event()
     store = Store(store_path)
     lock = threading.Lock()
@@ -554,7 +555,7 @@ def serve(settings: FloorSettings, store_path: str, client_id: str,
         except OSError as exc:
             lost(f"unreachable: {getattr(exc, 'strerror', None) or exc}")
             throttle.log("unreachable", logging.WARNING, "floor: broker %s unreachable (%s); "
-                         "trying again", settings.broker, exc)
+                         "trying again", settings.broker, unreachable_why(settings, exc))
         with contextlib.suppress(sqlite3.Error):  # a store that cannot be written: said later
             beat()
         if stop.wait(wait_s):

@@ -18,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+from controller.game.config import DEMO_SHOE
 from floor.follower import Follower
 from floor.publisher import QUICK_S
 
@@ -145,12 +146,16 @@ def test_run_says_how_to_send_what_the_broker_did_not_take(floor, tmp_path):
     journal = tmp_path / "r.sqlite3"
     p = _run("run", "--demo", "--headless", "--rounds", "2", "--pace-ms", "0", "--journal",
              str(journal), "--floor", broker.url, "--table-id", "TCP-R", "--seats", "3")
-    m = re.search(r"the broker did not acknowledge the last \d+ journal event\(s\); the "
-                  r"journal keeps them: `([^`]+)` sends them", p.stdout + p.stderr)
+    m = re.search(r"the broker did not acknowledge the last \d+ journal event\(s\) "
+                  r"\(\d+ to \d+\); the journal keeps them: `([^`]+)` sends them",
+                  p.stdout + p.stderr)
     assert m, p.stdout + p.stderr
     command = _cli(m.group(1))
-    assert command == ["run", "--journal", str(journal), "--table-id", "TCP-R", "--floor",
-                       broker.url, "--rules", "live", "--seats", "3"]
+    # the demo's shoe and no screens, as it ran: the command opens neither a shoe device
+    # nor windows
+    assert command == ["run", "--shoe", DEMO_SHOE, "--headless", "--journal", str(journal),
+                       "--table-id", "TCP-R", "--floor", broker.url, "--rules", "live",
+                       "--seats", "3"]
     broker.start()
     store = tmp_path / "floor.sqlite3"
     floor.recorder(broker, store)
