@@ -9,7 +9,8 @@ opened). Forms:
 * ``serial://1a86:7523[:SERIAL]?dialect=beetek``: a USB-serial adapter by VID:PID; it
   must match one port (two matching adapters are refused, never guessed between);
 * ``socket://127.0.0.1:7100?dialect=native``, ``rfc2217://host:port``, ``loop://``,
-  ``spy://...``: handed to pyserial (its own options are kept);
+  ``spy://...``: handed to pyserial (its own options are kept); a ``socket://`` or
+  ``rfc2217://`` URL without a host or a port is refused when it is parsed;
 * ``usb://1209:7a01[:SERIAL]?dialect=native``: a vendor-class USB shoe (pyusb);
 * ``memory://NAME`` (glob allowed): an in-process pair (tests);
 * ``sim://?seed=7&dialect=native&interval=500&packs=1``: an in-process simulated shoe,

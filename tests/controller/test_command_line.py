@@ -102,6 +102,13 @@ def test_a_bad_value_in_the_file_is_named_by_file_section_and_key(
     assert line.startswith(f"threecard run: {path}: {key}: {why}"), line
 
 
+def test_a_shoe_url_without_a_port_is_refused_at_start(capsys, root_logging, tmp_path):
+    journal = tmp_path / "j.sqlite3"
+    line = _run_refused(capsys, "--journal", str(journal), "--shoe", "socket://127.0.0.1")
+    assert line == "threecard run: --shoe: socket://127.0.0.1: no port (socket://HOST:PORT)"
+    assert not journal.exists()
+
+
 def test_a_flag_overrides_a_bad_value_in_the_file(tmp_path):
     path = tmp_path / "nd.toml"
     path.write_text('[table]\nrules = "clasic"\n')

@@ -75,6 +75,22 @@ def test_bad_urls_are_refused(url):
         drivers.open_link(url, queue.Queue())
 
 
+@pytest.mark.parametrize(("url", "why"), [
+    ("socket://127.0.0.1", "socket://127.0.0.1: no port (socket://HOST:PORT)"),
+    ("socket://[::1]?dialect=native", "socket://[::1]?dialect=native: no port"),
+    ("rfc2217://10.0.0.9", "rfc2217://10.0.0.9: no port (rfc2217://HOST:PORT)"),
+    ("socket://:7100", "socket://:7100: no host (socket://HOST:PORT)"),
+    ("socket://shoe:abc", "socket://shoe:abc: bad port 'abc': a number from 1 to 65535"),
+    ("socket://shoe:70000", "socket://shoe:70000: bad port '70000'"),
+    ("rfc2217://shoe:0", "rfc2217://shoe:0: bad port '0'"),
+])
+def test_a_network_url_without_host_and_port_is_refused_in_words(url, why):
+    # not left to pyserial, whose open failed with a leaked type error naming no port
+    with pytest.raises(ValueError) as refused:
+        drivers.open_link(url, queue.Queue())
+    assert str(refused.value).startswith(why)
+
+
 def test_drivers_package_imports_no_hardware_library():
     code = ("import drivers, controller.game.events, drivers.dialects.native, "
             "drivers.dialects.beetek, drivers.link")
