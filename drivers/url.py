@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import pkgutil
 import queue
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
@@ -135,11 +135,14 @@ class ShoeUrl:
                              f"{self.text!r}") from None
 
 
-def parse_shoe_url(url: str) -> ShoeUrl:
+def parse_shoe_url(url: str, expected: Iterable[str] | None = None) -> ShoeUrl:
     """Parse a shoe URL (see the module docstring).
 
     Args:
         url: the URL or bare device path.
+        expected: the schemes an unknown scheme's error lists (default: those of
+            :data:`SCHEMES`); a caller that registers a scheme only when its URL is used
+            (``sim``) lists it too.
 
     Returns:
         The parsed URL; the scheme's opener checks its target and options.
@@ -157,7 +160,7 @@ def parse_shoe_url(url: str) -> ShoeUrl:
         scheme, rest = "serial", text
     if scheme not in SCHEMES:
         raise ValueError(f"unknown shoe URL scheme {scheme!r} in {url!r} "
-                         f"(expected one of {', '.join(SCHEMES)})")
+                         f"(expected one of {', '.join(expected or SCHEMES)})")
     target, _, query = rest.partition("?")
     options = dict(parse_qsl(query, keep_blank_values=True))
     dialect = options.pop("dialect", None)

@@ -187,6 +187,14 @@ def test_run_help_lists_the_shoe_url_schemes_of_the_drivers_registry(capsys):
     assert f"schemes: {', '.join(SCHEMES)} " in text
 
 
+def test_an_unknown_scheme_is_refused_with_the_schemes_the_help_lists(capsys, root_logging,
+                                                                     tmp_path):
+    listed = _help(capsys, "run").split("schemes: ", 1)[1].split(" (overrides", 1)[0]
+    assert "sim" in listed.split(", ")  # the simulated shoe, before any sim:// URL is used
+    line = _run_refused(capsys, "--journal", str(tmp_path / "j.sqlite3"), "--shoe", "ftp://x")
+    assert line.endswith(f"(expected one of {listed})"), line
+
+
 def test_run_help_names_the_setting_each_flag_overrides(capsys):
     from controller.game.config import FILE_KEYS
 
