@@ -55,11 +55,15 @@ SCHEMES: dict[str, str | Opener] = {
 """Every shoe URL scheme, by name: the one list every part reads (other packages add
 theirs by :func:`register_scheme`)."""
 
+NETWORK_SCHEMES = ("socket", "rfc2217")
+"""pyserial's schemes that reach the shoe over TCP: their target is ``HOST:PORT``, and a
+link that never writes asks about its dialect when it hears nothing after connecting."""
+
 LINK_OPTIONS = ("dialect", "silence", "backoff_max")
 """Query options every scheme takes: they are the link's, not the transport's."""
 
 _LINK_KEYWORDS = frozenset({"silence_timeout", "backoff_initial", "backoff_max",
-                            "ping_on_connect", "name"})
+                            "ping_on_connect", "unheard_after", "name"})
 
 
 def register_scheme(scheme: str, opener: str | Opener) -> None:
@@ -202,8 +206,8 @@ def open_link(url: str, events: queue.Queue[Any], *, dialect: str = DEFAULT_DIAL
         events: the queue that receives shoe events and link status events.
         dialect: the dialect when the URL names none (``?dialect=`` wins).
         **opts: ``silence_timeout``, ``backoff_initial``, ``backoff_max``,
-            ``ping_on_connect``, ``name`` (ShoeLink options, overriding the URL); any
-            other is a transport option for the scheme's opener (``baudrate``,
+            ``ping_on_connect``, ``unheard_after``, ``name`` (ShoeLink options, overriding
+            the URL); any other is a transport option for the scheme's opener (``baudrate``,
             ``exclusive``, ``usb_backend``).
 
     Returns:
@@ -212,13 +216,16 @@ def open_link(url: str, events: queue.Queue[Any], *, dialect: str = DEFAULT_DIAL
     Raises:
         ValueError: a malformed URL or option, or an unknown dialect.
     """
-    from drivers.link import ShoeLink
+    from drivers.link import UNHEARD_AFTER_S, ShoeLink
 
     parsed = parse_shoe_url(url)
     spec = dialect_named(parsed.dialect or dialect)
     link_opts: dict[str, Any] = {
         "silence_timeout": parsed.number("silence", float, 3.0),
         "backoff_max": parsed.number("backoff_max", float, 5.0),
+        # a native shoe on TCP waits for the host's PING: a link that never writes hears
+        # nothing at all (over a serial line the shoe speaks first, and a hint comes)
+        "unheard_after": UNHEARD_AFTER_S if parsed.scheme in NETWORK_SCHEMES else 0.0,
     }
     link_opts.update({k: v for k, v in opts.items() if k in _LINK_KEYWORDS})
     connector = make_connector(parsed, spec, **{k: v for k, v in opts.items()

@@ -30,6 +30,7 @@ import serial.tools.list_ports
 from serial.tools.list_ports_common import numsplit
 
 from drivers.transports import Connector, Transport, TransportError, open_error, parse_vid_pid
+from drivers.url import NETWORK_SCHEMES
 
 if TYPE_CHECKING:
     from drivers.dialects import Dialect
@@ -38,8 +39,6 @@ if TYPE_CHECKING:
 BY_PATH = "/dev/serial/by-path"
 """Where udev names serial ports by the USB port they are plugged into."""
 _OPTIONS = ("baud", "exclusive")
-NETWORK_SCHEMES = ("socket", "rfc2217")
-"""pyserial's schemes that reach the shoe over TCP: their target is ``HOST:PORT``."""
 
 
 def open_serial(url: ShoeUrl, dialect: Dialect, *, baudrate: int | None = None,
