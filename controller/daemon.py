@@ -94,7 +94,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="simulated shoe, autoplay at a human pace, a temporary journal "
                         "deleted at exit (--journal PATH keeps it); stop with Ctrl+C")
     parser.add_argument("--shoe", help="shoe URL, e.g. serial:///dev/card-shoe?dialect=beetek; "
-                        f"schemes: {shoe_schemes()}")
+                        f"schemes: {', '.join(shoe_schemes())}")
     parser.add_argument("--dialect", choices=DIALECTS,
                         help="shoe dialect when the shoe URL names none")
     parser.add_argument("--rules", help="rule profile: live, classic or a TOML path")

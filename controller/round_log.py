@@ -17,6 +17,10 @@ from controller.game.views import DealerView, PlayerView, RecallRound
 
 log = logging.getLogger("threecard")
 
+LOGGED_BY_THE_LINK = frozenset({"no_frame"})
+"""Banner kinds the shoe link logs itself, in more detail (the link, the dialect): their
+banner is logged at debug level, so that the log says it once."""
+
 
 @dataclass
 class RoundLog:
@@ -53,7 +57,8 @@ class RoundLog:
             self.dealt = dealt
         keys = frozenset((b.kind, b.message) for b in dv.banners)
         for kind, message in sorted(keys - self.banners):
-            log.log(alarm, "%s: %s", kind, message)
+            log.log(logging.DEBUG if kind in LOGGED_BY_THE_LINK else alarm, "%s: %s", kind,
+                    message)
         self.banners = keys
         finished = [r for r in dv.recall if r.status in ("settled", "void")]
         if self.last_logged is None:  # start-up: rounds already in the journal

@@ -31,15 +31,15 @@ def _register_simulator(url: str) -> None:
         import simulators.sim_link  # noqa: F401  (registers sim:// on import)
 
 
-def shoe_schemes() -> str:
-    """The shoe URL schemes, as ``--shoe``'s help lists them.
+def shoe_schemes() -> tuple[str, ...]:
+    """The shoe URL schemes: those ``--shoe``'s help lists and a bad scheme's error names.
 
     They are the drivers' registry (:data:`drivers.url.SCHEMES`) and the simulated shoe's,
     which registers itself when a ``sim://`` URL is used.
     """
     from drivers.url import SCHEMES
 
-    return ", ".join(dict.fromkeys([*SCHEMES, DEMO_SHOE.partition(":")[0]]))
+    return tuple(dict.fromkeys([*SCHEMES, DEMO_SHOE.partition(":")[0]]))
 
 
 def check_shoe(config: TableConfig, warn_dialect: bool = True) -> None:
@@ -68,7 +68,7 @@ def check_shoe(config: TableConfig, warn_dialect: bool = True) -> None:
     except ValueError as exc:
         raise ConfigError(f"{config.place('dialect')}: {exc}") from None
     try:
-        parsed = parse_shoe_url(config.shoe_url)
+        parsed = parse_shoe_url(config.shoe_url, shoe_schemes())
         if parsed.dialect is not None:
             dialect = dialect_named(parsed.dialect)
         # built, never opened, and closed again: a simulated shoe's runs from the start

@@ -21,6 +21,14 @@ once (the warning names the dialect the bytes decode as), and the shoe is talkin
 in this link's dialect: no "no heartbeat" alarm while the episode lasts (a ``beetek``
 shoe sends none), and a link that had gone ``SILENT`` is ``ONLINE`` again.
 
+Nor is a link that hears nothing at all: a ``native`` shoe on TCP sends nothing before
+the host's first message (``PING``), which a link that never writes (``beetek``) never
+sends. A link given ``unheard_after`` (:func:`drivers.open_link` gives
+:data:`UNHEARD_AFTER_S` to the network schemes) that has heard no byte that long after
+connecting logs one warning naming its dialect and posts :class:`NoFrameDecoded` with
+``nbytes`` 0 (the same hint); the first byte ends it (posted with ``cleared`` True). Only
+a connection that has heard nothing since it opened: a shoe quiet between deals is not.
+
 Example::
 
     inbox = queue.Queue()
@@ -63,6 +71,9 @@ NO_FRAME_AFTER_MS = 5000
 NO_FRAME_MIN_BYTES = 16
 """Fewer undecodable bytes than this are line noise (an adapter's power-up glitch), not a
 wrong dialect: the shortest card frame of either dialect is longer."""
+UNHEARD_AFTER_S = 5.0
+"""Seconds without a single byte after connecting before a network link that never writes
+asks whether the dialect is right (a ``native`` shoe on TCP waits for the host's ``PING``)."""
 
 
 @dataclass(slots=True)
@@ -76,6 +87,7 @@ class LinkCounters:
         silences: times the link went silent.
         crashes: unexpected errors caught inside the thread.
         bytes_read: bytes received.
+        unheard_hints: times a connection heard no byte for ``unheard_after`` seconds.
         undecoded_bytes: bytes received since the last decoded frame.
         no_frame_hints: times the link said no frame decodes (wrong dialect?).
         events: events put on the queue (link status excluded).
@@ -89,6 +101,7 @@ class LinkCounters:
     crashes: int = 0
     bytes_read: int = 0
     undecoded_bytes: int = 0
+    unheard_hints: int = 0
     no_frame_hints: int = 0
     events: int = 0
     decoder: DecoderStats = field(default_factory=DecoderStats)
@@ -111,6 +124,9 @@ class ShoeLink:
         backoff_initial: first wait after a failure, seconds.
         backoff_max: longest wait between attempts, seconds.
         ping_on_connect: send ``PING`` right after connecting (heartbeat dialects only).
+        unheard_after: seconds after connecting with no byte at all before the link asks
+            whether the dialect is right (dialects without heartbeat only, whose link
+            never writes); 0 (the default) never asks.
         name: thread name.
 
     Attributes:
@@ -120,7 +136,7 @@ class ShoeLink:
     def __init__(self, connector: Connector, dialect: str, events: queue.Queue[Any], *,
                  silence_timeout: float = 3.0, backoff_initial: float = 0.1,
                  backoff_max: float = 5.0, ping_on_connect: bool = True,
-                 name: str | None = None) -> None:
+                 unheard_after: float = 0.0, name: str | None = None) -> None:
         self.connector = connector
         self.dialect = dialect
         self.events = events
@@ -131,6 +147,7 @@ class ShoeLink:
         self.backoff_initial = max(0.01, backoff_initial)
         self.backoff_max = max(self.backoff_initial, backoff_max)
         self.ping_on_connect = ping_on_connect and heartbeat
+        self.unheard_after = 0.0 if heartbeat else max(0.0, unheard_after)
         self.counters = LinkCounters(decoder=self.decoder.stats)
         self.simulator: Any = None
         self._name = name or f"shoe-link {connector.description}"
@@ -145,6 +162,8 @@ class ShoeLink:
         self._no_frame_raised = False
         self._probes: dict[str, Decoder] = {}
         self._heard_as: str | None = None
+        self._unheard_since: float | None = None
+        self._unheard_raised = False
 
     # -- public ------------------------------------------------------------------------
 
@@ -347,6 +366,27 @@ class ShoeLink:
                     self.connector.description, hint.message, self.dialect, also)
         self._put(hint)
 
+    def _check_unheard(self, now: float, heard: bool) -> None:
+        """Say once that no byte came since the connection opened; the first byte clears it.
+
+        The hint stays through reconnections that hear nothing either (said once).
+        """
+        since = self._unheard_since
+        if since is None:
+            return
+        if heard:
+            self._unheard_since = None
+            if self._unheard_raised:
+                self._unheard_raised = False
+                log.info("shoe %s: heard from the shoe", self.connector.description)
+                self._put(NoFrameDecoded(dialect=self.dialect, cleared=True))
+        elif not self._unheard_raised and now - since >= self.unheard_after:
+            self._unheard_raised = True
+            self.counters.unheard_hints += 1
+            hint = NoFrameDecoded(nbytes=0, dialect=self.dialect)
+            log.warning("shoe %s: %s", self.connector.description, hint.message)
+            self._put(hint)
+
     def _pump(self, transport: Transport) -> None:
         silence = self.silence_timeout
         tick = min(0.5, silence / 4) if silence > 0 else 0.5
@@ -359,6 +399,7 @@ class ShoeLink:
         self._undecoded_since = None
         self._probes = {name: make_decoder(name) for name in DIALECTS if name != self.dialect}
         self._heard_as = None
+        self._unheard_since = last_line if self.unheard_after > 0 else None
         while not self._stop.is_set():
             data = transport.read(tick)
             now = time.monotonic()
@@ -372,6 +413,7 @@ class ShoeLink:
                 self._count_undecoded(len(data), decoded, now)
                 # another dialect heard: the shoe talks, if not in this link's dialect
                 talking = bool(events) or not decoded and self._hear_other(data) is not None
+            self._check_unheard(now, bool(data))
             self._check_no_frame(now)  # a dialect heard: named before anything else
             if talking:
                 last_line = now

@@ -9,7 +9,8 @@ opened). Forms:
 * ``serial://1a86:7523[:SERIAL]?dialect=beetek``: a USB-serial adapter by VID:PID; it
   must match one port (two matching adapters are refused, never guessed between);
 * ``socket://127.0.0.1:7100?dialect=native``, ``rfc2217://host:port``, ``loop://``,
-  ``spy://...``: handed to pyserial (its own options are kept);
+  ``spy://...``: handed to pyserial (its own options are kept); a ``socket://`` or
+  ``rfc2217://`` URL without a host or a port is refused when it is parsed;
 * ``usb://1209:7a01[:SERIAL]?dialect=native``: a vendor-class USB shoe (pyusb);
 * ``memory://NAME`` (glob allowed): an in-process pair (tests);
 * ``sim://?seed=7&dialect=native&interval=500&packs=1``: an in-process simulated shoe,
@@ -27,7 +28,7 @@ from __future__ import annotations
 
 import pkgutil
 import queue
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
@@ -54,11 +55,15 @@ SCHEMES: dict[str, str | Opener] = {
 """Every shoe URL scheme, by name: the one list every part reads (other packages add
 theirs by :func:`register_scheme`)."""
 
+NETWORK_SCHEMES = ("socket", "rfc2217")
+"""pyserial's schemes that reach the shoe over TCP: their target is ``HOST:PORT``, and a
+link that never writes asks about its dialect when it hears nothing after connecting."""
+
 LINK_OPTIONS = ("dialect", "silence", "backoff_max")
 """Query options every scheme takes: they are the link's, not the transport's."""
 
 _LINK_KEYWORDS = frozenset({"silence_timeout", "backoff_initial", "backoff_max",
-                            "ping_on_connect", "name"})
+                            "ping_on_connect", "unheard_after", "name"})
 
 
 def register_scheme(scheme: str, opener: str | Opener) -> None:
@@ -134,11 +139,14 @@ class ShoeUrl:
                              f"{self.text!r}") from None
 
 
-def parse_shoe_url(url: str) -> ShoeUrl:
+def parse_shoe_url(url: str, expected: Iterable[str] | None = None) -> ShoeUrl:
     """Parse a shoe URL (see the module docstring).
 
     Args:
         url: the URL or bare device path.
+        expected: the schemes an unknown scheme's error lists (default: those of
+            :data:`SCHEMES`); a caller that registers a scheme only when its URL is used
+            (``sim``) lists it too.
 
     Returns:
         The parsed URL; the scheme's opener checks its target and options.
@@ -156,7 +164,7 @@ def parse_shoe_url(url: str) -> ShoeUrl:
         scheme, rest = "serial", text
     if scheme not in SCHEMES:
         raise ValueError(f"unknown shoe URL scheme {scheme!r} in {url!r} "
-                         f"(expected one of {', '.join(SCHEMES)})")
+                         f"(expected one of {', '.join(expected or SCHEMES)})")
     target, _, query = rest.partition("?")
     options = dict(parse_qsl(query, keep_blank_values=True))
     dialect = options.pop("dialect", None)
@@ -198,8 +206,8 @@ def open_link(url: str, events: queue.Queue[Any], *, dialect: str = DEFAULT_DIAL
         events: the queue that receives shoe events and link status events.
         dialect: the dialect when the URL names none (``?dialect=`` wins).
         **opts: ``silence_timeout``, ``backoff_initial``, ``backoff_max``,
-            ``ping_on_connect``, ``name`` (ShoeLink options, overriding the URL); any
-            other is a transport option for the scheme's opener (``baudrate``,
+            ``ping_on_connect``, ``unheard_after``, ``name`` (ShoeLink options, overriding
+            the URL); any other is a transport option for the scheme's opener (``baudrate``,
             ``exclusive``, ``usb_backend``).
 
     Returns:
@@ -208,13 +216,16 @@ def open_link(url: str, events: queue.Queue[Any], *, dialect: str = DEFAULT_DIAL
     Raises:
         ValueError: a malformed URL or option, or an unknown dialect.
     """
-    from drivers.link import ShoeLink
+    from drivers.link import UNHEARD_AFTER_S, ShoeLink
 
     parsed = parse_shoe_url(url)
     spec = dialect_named(parsed.dialect or dialect)
     link_opts: dict[str, Any] = {
         "silence_timeout": parsed.number("silence", float, 3.0),
         "backoff_max": parsed.number("backoff_max", float, 5.0),
+        # a native shoe on TCP waits for the host's PING: a link that never writes hears
+        # nothing at all (over a serial line the shoe speaks first, and a hint comes)
+        "unheard_after": UNHEARD_AFTER_S if parsed.scheme in NETWORK_SCHEMES else 0.0,
     }
     link_opts.update({k: v for k, v in opts.items() if k in _LINK_KEYWORDS})
     connector = make_connector(parsed, spec, **{k: v for k, v in opts.items()

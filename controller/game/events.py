@@ -195,10 +195,12 @@ class NoFrameDecoded(ShoeEvent):
     A shoe speaking another dialect (or at another baud rate) than the link expects sends
     bytes that every decoder skips as noise: without this event nothing would say so. The
     link sends it once per episode, after a few seconds of such bytes, and once more with
-    ``cleared`` True when a frame decodes again.
+    ``cleared`` True when a frame decodes again. With ``nbytes`` 0 no byte at all came
+    since the link connected (a ``native`` shoe on TCP waits for the table's ``PING``,
+    which a ``beetek`` link never sends); the first byte clears it.
 
     Attributes:
-        nbytes: bytes received since the last decoded frame.
+        nbytes: bytes received since the last decoded frame (0: none since connecting).
         dialect: the dialect the link decodes (a name of ``drivers.dialects.DIALECTS``).
         cleared: True when a frame decoded again: the episode is over.
     """
@@ -209,7 +211,14 @@ class NoFrameDecoded(ShoeEvent):
 
     @property
     def message(self) -> str:
-        """The operator hint: ``no frame decoded from N bytes: is the dialect right?``."""
+        """The operator hint: ``no frame decoded from N bytes: is the dialect right?``.
+
+        With no byte at all, what a shoe that waits for the table's first message means.
+        """
+        if not self.nbytes:
+            return ("nothing heard from the shoe since it connected: a native shoe waits for "
+                    "the table's first message — is the dialect right? (this link speaks "
+                    f"{self.dialect})")
         return f"no frame decoded from {self.nbytes} bytes: is the dialect right?"
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from controller.game.dealing import unpause
+from controller.game.events import NoFrameDecoded
 from controller.game.round import CARDS_DUE, RoundState
 
 if TYPE_CHECKING:
@@ -103,16 +104,17 @@ def on_frame_error(g: Game, body: Any, actor: str) -> None:
 
 
 def on_no_frame(g: Game, body: Any, actor: str) -> None:
-    """Bytes arrive but no frame decodes (a wrong dialect?): a note until one does.
+    """Bytes but no frame, or no byte at all since connecting (a wrong dialect?): a note.
 
-    No card was read, so the round is not touched.
+    It stays until a frame decodes (for no byte at all: until a byte comes). No card was
+    read, so the round is not touched.
     """
     if body.cleared:
         g.notes.drop("no_frame")
         return
-    g.notes.put("no_frame", f"no frame decoded from {body.nbytes} bytes: is the dialect "
-               "right?", "Technician: check the shoe's dialect (and baud rate) in the "
-               "shoe URL", bytes=str(body.nbytes), dialect=str(body.dialect))
+    hint = NoFrameDecoded(nbytes=body.nbytes, dialect=body.dialect)  # its message
+    g.notes.put("no_frame", hint.message, "Technician: check the shoe's dialect (and baud "
+               "rate) in the shoe URL", bytes=str(body.nbytes), dialect=str(body.dialect))
 
 
 def on_empty(g: Game, body: Any, actor: str) -> None:

@@ -23,13 +23,14 @@ import os
 import socket
 import sys
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 import serial
 import serial.tools.list_ports
 from serial.tools.list_ports_common import numsplit
 
 from drivers.transports import Connector, Transport, TransportError, open_error, parse_vid_pid
+from drivers.url import NETWORK_SCHEMES
 
 if TYPE_CHECKING:
     from drivers.dialects import Dialect
@@ -74,10 +75,43 @@ def open_pyserial_url(url: ShoeUrl, dialect: Dialect, *, baudrate: int | None = 
 
     As :func:`open_serial`, but the URL goes to pyserial with every option that is neither
     the link's nor ``baud`` or ``exclusive``: pyserial's handler reads and checks them.
+
+    Raises:
+        ValueError: a ``socket://`` or ``rfc2217://`` URL without a host or a port, or with a
+            port that is not a number from 1 to 65535 (pyserial would fail only when opening,
+            and in its own words).
     """
+    if url.scheme in NETWORK_SCHEMES:
+        check_host_port(url)
     theirs = url.others(*_OPTIONS)
     target = f"{url.scheme}://{url.target}" + (f"?{urlencode(theirs)}" if theirs else "")
     return _connector(target, url, dialect, baudrate, exclusive)
+
+
+def check_host_port(url: ShoeUrl) -> None:
+    """Refuse a network shoe URL whose target is not ``HOST:PORT``.
+
+    Args:
+        url: a parsed ``socket://`` or ``rfc2217://`` URL (an IPv6 host in brackets).
+
+    Raises:
+        ValueError: ``socket://127.0.0.1: no port (socket://HOST:PORT)``, and the same form
+            for no host or a bad port.
+    """
+    form = f"({url.scheme}://HOST:PORT)"
+    parts = urlsplit(f"//{url.target}")
+    try:
+        port = parts.port
+    except ValueError:
+        port_text = parts.netloc.rpartition(":")[2]
+        raise ValueError(f"{url.text}: bad port {port_text!r}: a number from 1 to 65535 "
+                         f"{form}") from None
+    if not parts.hostname:
+        raise ValueError(f"{url.text}: no host {form}")
+    if port is None:
+        raise ValueError(f"{url.text}: no port {form}")
+    if port == 0:
+        raise ValueError(f"{url.text}: bad port '0': a number from 1 to 65535 {form}")
 
 
 def _connector(target: str, url: ShoeUrl, dialect: Dialect, baudrate: int | None,

@@ -102,6 +102,13 @@ def test_a_bad_value_in_the_file_is_named_by_file_section_and_key(
     assert line.startswith(f"threecard run: {path}: {key}: {why}"), line
 
 
+def test_a_shoe_url_without_a_port_is_refused_at_start(capsys, root_logging, tmp_path):
+    journal = tmp_path / "j.sqlite3"
+    line = _run_refused(capsys, "--journal", str(journal), "--shoe", "socket://127.0.0.1")
+    assert line == "threecard run: --shoe: socket://127.0.0.1: no port (socket://HOST:PORT)"
+    assert not journal.exists()
+
+
 def test_a_flag_overrides_a_bad_value_in_the_file(tmp_path):
     path = tmp_path / "nd.toml"
     path.write_text('[table]\nrules = "clasic"\n')
@@ -178,6 +185,14 @@ def test_run_help_lists_the_shoe_url_schemes_of_the_drivers_registry(capsys):
 
     text = _help(capsys, "run")
     assert f"schemes: {', '.join(SCHEMES)} " in text
+
+
+def test_an_unknown_scheme_is_refused_with_the_schemes_the_help_lists(capsys, root_logging,
+                                                                     tmp_path):
+    listed = _help(capsys, "run").split("schemes: ", 1)[1].split(" (overrides", 1)[0]
+    assert "sim" in listed.split(", ")  # the simulated shoe, before any sim:// URL is used
+    line = _run_refused(capsys, "--journal", str(tmp_path / "j.sqlite3"), "--shoe", "ftp://x")
+    assert line.endswith(f"(expected one of {listed})"), line
 
 
 def test_run_help_names_the_setting_each_flag_overrides(capsys):

@@ -3,7 +3,9 @@
 A shoe speaking one dialect on a link set for the other sends bytes that no decoder
 turns into a frame. The link counts them; after ``NO_FRAME_AFTER_MS`` it logs "no frame
 decoded from N bytes: is the dialect right?" once, posts ``NoFrameDecoded``, the table
-turns it into a dealer banner, and the first frame that decodes clears it.
+turns it into a dealer banner, and the first frame that decodes clears it. A network
+link that never writes and hears no byte at all after connecting asks too (a native shoe
+on TCP waits for the table's first message).
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ from display.theme import FontBook
 from drivers.dialects.native import encode_line
 from simulators.pty_shoe import PtyPort
 from simulators.runner import ShoeRunner
+from simulators.shoe import SimulatedShoe
+from simulators.tcp_shoe import TcpPort
 
 CMD = [sys.executable, "-m", "controller.cli"]
 HINT = "is the dialect right?"
@@ -302,3 +306,80 @@ def test_decode_of_the_right_dialect_or_of_nothing_gives_no_hint(tmp_path):
     empty = subprocess.run([*CMD, "decode", "--dialect", "native"], input=b"",
                            capture_output=True, timeout=60, check=False)
     assert empty.returncode == 0 and empty.stderr == b""
+
+
+UNHEARD = ("nothing heard from the shoe since it connected: a native shoe waits for the "
+           "table's first message — is the dialect right? (this link speaks beetek)")
+
+
+@pytest.fixture
+def shoe_on_tcp():
+    """A simulated shoe of the dialect given on a TCP port; closed at the end."""
+    ports = []
+
+    def make(dialect: str) -> tuple[SimulatedShoe, TcpPort]:
+        shoe, port = SimulatedShoe(dialect, seed=5), TcpPort(dialect=dialect)
+        shoe.attach(port)
+        ports.append(port)
+        return shoe, port
+
+    yield make
+    for port in ports:
+        port.close()
+
+
+def test_a_native_shoe_on_tcp_read_as_beetek_is_named_to_the_log_and_the_dealer(
+        shoe_on_tcp, tmp_path, dealer_screen, caplog):
+    """The native shoe waits for the PING a beetek link never sends: nothing would come."""
+    _shoe, port = shoe_on_tcp("native")
+    table = Table(tmp_path / "journal.sqlite3", TableConfig(seats=2)).start()
+    try:
+        with running_link(f"socket://{port.name}?dialect=beetek", table.inbox,
+                          unheard_after=0.3) as (link, _q):
+            deadline = time.monotonic() + 10
+            while not any(b.kind == "no_frame" for b in table.views()[0].banners):
+                assert time.monotonic() < deadline, table.views()[0].banners
+                table.wait_for_version(table.version, 0.2)
+            (banner,) = [b for b in table.views()[0].banners if b.kind == "no_frame"]
+            assert banner.message == UNHEARD and "dialect" in banner.action
+            assert link.counters.bytes_read == 0
+            _frame, texts = banner_texts(dealer_screen, table.views()[0])
+            shown = [t for t in texts if HINT in t.text]  # its words, or the kind's label
+            assert shown and not any(t.truncated for t in shown)
+    finally:
+        table.stop()
+    said = [r for r in caplog.records if "nothing heard" in r.getMessage()]
+    assert [(r.levelname, r.getMessage()) for r in said] == [
+        ("WARNING", f"shoe socket://{port.name}: {UNHEARD}")]
+
+
+def test_a_beetek_shoe_quiet_after_its_first_card_is_no_alarm(shoe_on_tcp):
+    """Only a connection that never heard a byte asks: a shoe quiet between deals does not."""
+    shoe, port = shoe_on_tcp("beetek")
+    with running_link(port.url, unheard_after=0.2) as (link, q):
+        seen: list = []
+        hint = wait_for(q, lambda ev: isinstance(ev, NoFrameDecoded), seen=seen)
+        assert (hint.nbytes, hint.cleared) == (0, False)  # quiet since connecting: asks
+        card = shoe.deal()
+        assert wait_for(q, lambda ev: isinstance(ev, CardRead), seen=seen).card == card
+        assert NoFrameDecoded(dialect="beetek", cleared=True) in seen  # the first byte
+        take_events(q, 0.6, seen)  # three times as quiet as it took to ask the first time
+        assert [ev for ev in seen if isinstance(ev, NoFrameDecoded)] == [
+            hint, NoFrameDecoded(dialect="beetek", cleared=True)]
+        assert link.counters.unheard_hints == 1
+
+
+def test_the_table_logs_the_wrong_dialect_once_the_link_having_said_it(tmp_path, caplog):
+    """The link's warning names the port and the dialect; the banner's line is debug only."""
+    from controller.round_log import RoundLog
+
+    table = Table(tmp_path / "journal.sqlite3", TableConfig(seats=2))
+    try:
+        table.process([LinkStatus(state=LinkState.ONLINE),
+                       NoFrameDecoded(nbytes=140, dialect="beetek")])
+        with caplog.at_level(logging.DEBUG, logger="threecard"):
+            RoundLog().update(*table.views())
+    finally:
+        table.close()
+    said = [(r.levelname, r.getMessage()) for r in caplog.records if HINT in r.getMessage()]
+    assert said == [("DEBUG", f"no_frame: no frame decoded from 140 bytes: {HINT}")]

@@ -13,6 +13,7 @@ from fresh_python import packages_after
 from shoe_rig import FAST, card_arrives, running_link, shoe_on_pty, state_is, wait_for
 
 import drivers
+import drivers.link
 import simulators.sim_link  # noqa: F401  (registers sim://)
 from controller.game.events import CardRead, Hello, LinkState
 from drivers.link import ShoeLink
@@ -73,6 +74,32 @@ def test_the_dialect_given_to_open_link_is_used_only_when_the_url_names_none():
 def test_bad_urls_are_refused(url):
     with pytest.raises(ValueError):
         drivers.open_link(url, queue.Queue())
+
+
+@pytest.mark.parametrize(("url", "why"), [
+    ("socket://127.0.0.1", "socket://127.0.0.1: no port (socket://HOST:PORT)"),
+    ("socket://[::1]?dialect=native", "socket://[::1]?dialect=native: no port"),
+    ("rfc2217://10.0.0.9", "rfc2217://10.0.0.9: no port (rfc2217://HOST:PORT)"),
+    ("socket://:7100", "socket://:7100: no host (socket://HOST:PORT)"),
+    ("socket://shoe:abc", "socket://shoe:abc: bad port 'abc': a number from 1 to 65535"),
+    ("socket://shoe:70000", "socket://shoe:70000: bad port '70000'"),
+    ("rfc2217://shoe:0", "rfc2217://shoe:0: bad port '0'"),
+])
+def test_a_network_url_without_host_and_port_is_refused_in_words(url, why):
+    # not left to pyserial, whose open failed with a leaked type error naming no port
+    with pytest.raises(ValueError) as refused:
+        drivers.open_link(url, queue.Queue())
+    assert str(refused.value).startswith(why)
+
+
+@pytest.mark.parametrize(("url", "after"), [
+    ("socket://127.0.0.1:7100?dialect=beetek", drivers.link.UNHEARD_AFTER_S),
+    ("rfc2217://10.0.0.9:4001", drivers.link.UNHEARD_AFTER_S),
+    ("socket://127.0.0.1:7100?dialect=native", 0.0),  # pings, and hears the shoe's answer
+    ("serial:///dev/card-shoe?dialect=beetek", 0.0),  # over a serial line the shoe speaks first
+])
+def test_only_a_network_link_that_never_writes_asks_when_it_hears_nothing(url, after):
+    assert drivers.open_link(url, queue.Queue()).unheard_after == after
 
 
 def test_drivers_package_imports_no_hardware_library():
