@@ -313,7 +313,8 @@ class ViewBuilder:
                    for k, n in g.notes.items()]
         if locked:
             broken = locked.startswith(INTEGRITY_FAILED + ":")
-            banners.insert(0, Banner("journal_fault", "error", locked, FAULT_ACTION) if fault
+            why = {"reason": locked.removeprefix("journal fault: ").removesuffix("; retrying")}
+            banners.insert(0, Banner("journal_fault", "error", locked, FAULT_ACTION, why) if fault
                            else Banner("journal_broken" if broken else "journal_locked",
                                        "error", locked,
                                        "Call a technician: the table stays locked"))

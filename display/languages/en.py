@@ -241,7 +241,7 @@ MESSAGES: dict[str, str] = {
     "banner.journal_locked.act": "Stop play and call a technician",
     "banner.journal_broken.msg": "Journal failed its integrity check",
     "banner.journal_broken.act": "Stop play and call a technician",
-    "banner.journal_fault.msg": "Journal fault: retrying",
+    "banner.journal_fault.msg": "Journal fault ({reason}): retrying",
     "banner.journal_fault.act": "Wait: play goes on by itself; if it lasts, call a technician",
     "banner.journal_fault_cleared.msg": "Journal fault cleared ({reason})",
     "banner.journal_fault_cleared.act": "Give again what the screen refused",

@@ -232,7 +232,7 @@ MESSAGES: dict[str, str] = {
     "banner.journal_locked.act": "Arrêtez le jeu et appelez un technicien",
     "banner.journal_broken.msg": "Contrôle d'intégrité du journal échoué",
     "banner.journal_broken.act": "Arrêtez le jeu et appelez un technicien",
-    "banner.journal_fault.msg": "Défaut du journal : nouvel essai en cours",
+    "banner.journal_fault.msg": "Défaut du journal ({reason}) : nouvel essai en cours",
     "banner.journal_fault.act": ("Attendez : le jeu reprend de lui-même ; si cela dure, appelez un "
                                  "technicien"),
     "banner.journal_fault_cleared.msg": "Défaut du journal levé ({reason})",

@@ -232,7 +232,7 @@ MESSAGES: dict[str, str] = {
     "banner.journal_locked.act": "Зупиніть гру і викличте техніка",
     "banner.journal_broken.msg": "Журнал не пройшов перевірку цілісності",
     "banner.journal_broken.act": "Зупиніть гру і викличте техніка",
-    "banner.journal_fault.msg": "Збій журналу: повторна спроба",
+    "banner.journal_fault.msg": "Збій журналу ({reason}): повторна спроба",
     "banner.journal_fault.act": ("Зачекайте: гра продовжиться сама; якщо це триває, викличте "
                                  "техніка"),
     "banner.journal_fault_cleared.msg": "Збій журналу усунено ({reason})",
