@@ -16,17 +16,14 @@ larger than the Maximum Packet Size of its CONNACK goes in parts, a message it r
 (an ACL) is sent again after a pause on the same connection, and the wait before
 connecting again starts from its shortest only once a message is acknowledged (PUBACK),
 never on a CONNACK alone. A problem that recurs is logged once, then with a count at most
-once a minute (:class:`~floor.mqtt.Throttle`). The
-journal is read :data:`CHUNK` events at a time, and while the feed catches up (a backlog,
-a resend) it rests between chunks so that it works :data:`FEED_SHARE` of the time at most:
-the table's own thread, in the same process, keeps its pace.
+once a minute (:class:`~floor.mqtt.Throttle`). The journal is read :data:`CHUNK` events at
+a time; catching up, the feed works :data:`FEED_SHARE` of the time at most.
 
 Each connection is a fresh MQTT 5 client with a clean start: nothing is resent behind
 our back. Its client id is the table id, the one a secured broker binds to the table's user
 (``systemd/mosquitto-threecard.conf``). Its last will sets ``status`` to ``offline``
 (retained); once connected it listens on its ``resend`` and ``status`` topics, sets
-``online`` and sends everything not yet acknowledged, then the newest ``meters`` and
-``state`` (retained), which a broker restarted without persistence has lost.
+``online``, sends everything not yet acknowledged, then the newest ``meters`` and ``state``.
 
 Two tables with one id share one client id: each connection of one closes the other's (the
 broker keeps the newest). Each says so when the other's last will shows that it connected
@@ -38,9 +35,8 @@ being replaced) is tried again; an error in the feed starts it again from the cu
 :data:`RESTART_S`: the feed never stops for the run.
 
 A resend request (``{"journal": <first event hash>, "from_round": N}``) starts a second
-follower that replays the journal from before round N and publishes its rounds up to where
-the live feed stood (:mod:`floor.resend`: one at a time, at most one started every
-:data:`~floor.resend.RESEND_EVERY_S`); the live feed and its cursor go on as they were.
+follower from before round N up to where the live feed stood (:mod:`floor.resend`); the
+live feed and its cursor go on as they were.
 
 The floor's witness (``witness``, retained: the newest seal the recorder verified of each
 of the table's journals) is read at each connection and whenever it changes, and the
@@ -48,8 +44,8 @@ journal compared with it (:mod:`floor.witness`): a journal behind it or holding 
 seal for its epoch calls :attr:`FloorPublisher.on_witness_problem` once (the table locks).
 The subscription is made before the table's ``online`` is published, and the broker sends
 a topic's retained message as it subscribes: so once the table reads its own ``online``
-back, a witness it has not read is none (:attr:`FloorPublisher.witness` is settled
-either way, or when the broker cannot be reached, for the table's start-up to wait on).
+back, a witness it has not read is none (:attr:`FloorPublisher.witness` is settled then,
+or when the broker cannot be reached).
 """
 
 from __future__ import annotations

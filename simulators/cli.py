@@ -247,7 +247,7 @@ def start_lines(args: argparse.Namespace, url: str) -> list[str]:
     lines = [f"rounds of {n} cards ({args.seats} seats, {args.burn_cards} burn cards), {pace}"]
     table = (f"threecard run --seats {args.seats} --shoe {shlex.quote(url)}" if args.manual
              else f"threecard run --autoplay --seats {args.seats} --supervisor-pin "
-                  f"{RECIPE_PIN} --shoe {shlex.quote(url)}")
+                  f"{RECIPE_PIN} --journal trial.sqlite3 --shoe {shlex.quote(url)}")
     burns = (f" (and burn_cards = {args.burn_cards} in its configuration)"
              if args.burn_cards else "")
     lines.append(f"start the table with: {table}{burns}")
