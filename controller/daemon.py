@@ -11,19 +11,16 @@ Start-up order (docs/requirements.md R3: nothing happens until the self-check pa
    for, ``[display] dealer_wait`` seconds at most, else exit status 1; the player's
    followed as its output comes and goes); the shoe link starts (unplugged: it keeps
    trying);
-4. systemd is told READY (never once a stop was asked); the watchdog is fed at half of
-   ``WATCHDOG_USEC``, and only while the screen loop and the table thread beat and every
-   thread is alive (a hung loop stops the feeding within WatchdogSec/2:
-   :class:`~controller.notify.WatchdogTiming`);
+4. systemd is told READY (never once a stop was asked); the watchdog is fed while the
+   loops beat and every thread lives (:class:`~controller.notify.WatchdogTiming`); STATUS
+   follows the shoe, the screens, the floor's broker and the rounds;
 5. a journal that held events is checked in full beside the running table
    (:mod:`controller.journal_watch`); a broken one locks it, and every later start;
 6. every file the table runs on is checked beside it (:mod:`controller.environment`, R18):
    its digest is journaled, what it finds holds the deck until a supervisor's Unblock deck.
 
-SIGTERM (or SIGINT) stops cleanly: the link stops first, every input already queued is
-journaled and applied, the journal is sealed and closed, systemd is told STOPPING.
-
-Shoe, display and simulator packages are loaded by name only when used.
+SIGTERM (or SIGINT) stops cleanly: the link first, every queued input journaled, the
+journal sealed and closed, STOPPING. Shoe, display and simulator packages load when used.
 """
 
 from __future__ import annotations
@@ -137,12 +134,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _setup_logging(level: str) -> None:
-    """Log to stdout (the system journal under systemd), one line per record.
-
-    Free text in a message is escaped (:class:`~controller.cli.LineFormatter`). What the
-    stream's encoding cannot write (a table id or a label in Cyrillic on a Latin-1
-    terminal) is written as backslash escapes: a line is never dropped.
-    """
+    """Log to stdout (the system journal under systemd), one escaped line per record."""
     handler = line_handler(sys.stdout)
     root = logging.getLogger()
     root.handlers[:] = [handler]
@@ -198,7 +190,7 @@ class Daemon:
         self._threads: list[threading.Thread] = []
         self._crashed: set[str] = set()  # threads that ended on an exception
         self._held = False  # locked at start by an earlier full check's mark
-        self._shoe_state = ""  # the shoe's state STATUS last said
+        self._status_said = ""  # the shoe's, screens' and floor's state STATUS last said
         self.anchor_level = logging.INFO  # the demo lowers it: one line per round there
 
     # -- start-up -------------------------------------------------------------------
@@ -281,6 +273,21 @@ class Daemon:
         return [n for n in screens.screen_names(self.config)
                 if self.app is None or n not in self.app.outputs]
 
+    def _say_status(self, dv: DealerView) -> None:
+        """STATUS again when the shoe, a screen or the floor changed (a lock says its own)."""
+        tail = self._status_tail(dv)
+        if tail != self._status_said and not getattr(self.table, "locked", None):
+            self._status_said = tail
+            self.notifier.status(f"table {self.config.table_id} running{tail}")
+
+    def _status_tail(self, dv: DealerView) -> str:
+        """``; shoe online`` (with a wrong dialect's hint), the screens, the floor's broker."""
+        hint = " (no frame decoded: is the dialect right?)" if any(
+            b.kind == "no_frame" for b in dv.banners) else ""
+        floor = ("; floor broker not connected" if self.floor is not NO_FEED
+                 and not getattr(self.floor, "connected", True) else "")
+        return f"; shoe {dv.link_state}{hint}{self._screens_note()}{floor}"
+
     def _screens_note(self) -> str:
         """``; player screen missing (why)`` per screen not open, and why none is seen."""
         return screens.screens_note(self.app, screens.screen_names(self.config))
@@ -297,13 +304,12 @@ class Daemon:
             # an anchor outside the journal: `verify-journal --anchor SEQ:HASH` checks it
             j = self.table.journal
             log.log(self.anchor_level, "journal head %d %s", j.last_seq, j.last_hash[:32])
-        shoe_moved, self._shoe_state = dv.link_state != self._shoe_state, dv.link_state
         if ended:
-            self.notifier.status(f"round {dv.round_id} {ended}; {self.roundlog.settled} "
-                                 f"settled; shoe {dv.link_state}{self._screens_note()}")
-        elif shoe_moved and not getattr(self.table, "locked", None):  # a lock says its own
-            self.notifier.status(f"table {self.config.table_id} running; shoe "
-                                 f"{dv.link_state}{self._screens_note()}")
+            self._status_said = tail = self._status_tail(dv)
+            self.notifier.status(f"round {self.roundlog.last_logged} {ended}; "
+                                 f"{self.roundlog.settled} settled{tail}")
+        else:
+            self._say_status(dv)
         if ended:
             if self.rounds is not None and self.roundlog.settled >= self.rounds:
                 log.info("%s settled: stopping", counted(self.roundlog.settled, "round"))
@@ -409,9 +415,8 @@ class Daemon:
     def _watchdog_loop(self) -> None:
         """Feed systemd's watchdog every ``feed_every_ms`` while :meth:`_health` is clear.
 
-        Every ``check_every_ms`` a tick goes to the table thread, so an idle table beats
-        at least that often; a feeding that is withheld is tried again at each check. A
-        lock or a journal fault is named in the log and STATUS (:mod:`controller.lock_notice`).
+        A tick goes to the table thread every ``check_every_ms`` (an idle table beats); a
+        lock or fault is named in the log and STATUS (:mod:`controller.lock_notice`).
         """
         from controller.game.table import Tick
 
@@ -453,8 +458,8 @@ class Daemon:
         if self.control_stdin:
             self._spawn("control", self._control_loop)
         self._spawn("watchdog", self._watchdog_loop)
-        self.notifier.ready(f"table {self.config.table_id} ready; shoe "
-                            f"{self.table.views()[0].link_state}{self._screens_note()}")
+        self._status_said = self._status_tail(self.table.views()[0])
+        self.notifier.ready(f"table {self.config.table_id} ready{self._status_said}")
         log.info("READY: table %s, %d seats, rules %s, journal %s", self.config.table_id,
                  self.config.seats, self.config.profile.name, self.config.journal_path)
         if self.table.verdict.events and (self._held or not self.table.locked):
@@ -462,7 +467,7 @@ class Daemon:
                 self.table, self.config.journal_path, self.stop_event))
         self._spawn("environment-check", lambda: environment.check_beside(
             self.table, self.software, self.stop_event, self.checked))
-        note, retry = self._screens_note(), 0.0
+        retry = 0.0
         watch = screens.ScreenWatch(screens.screen_names(self.config))
         try:
             while not self.stop_event.is_set():
@@ -478,10 +483,7 @@ class Daemon:
                         self.app, retry = screens.try_open(self), time.monotonic() + 2.0
                 for record in watch.changes(self.app):  # a screen lost or back: journaled
                     self.table.submit(record)
-                if note != self._screens_note():  # a screen came or went
-                    note = self._screens_note()
-                    self.notifier.status(f"table {self.config.table_id} running; shoe "
-                                         f"{self.table.views()[0].link_state}{note}")
+                self._say_status(self.table.views()[0])  # a screen came or went, the floor
         finally:
             self.close()
         return 0

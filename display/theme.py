@@ -136,10 +136,10 @@ def check_fonts() -> None:
         data = font_bytes(bold)
         why = "is not a TrueType font" if data[:4] not in TRUETYPE_SIGNATURES else None
         if why is None:  # a font cut short measures nothing: SDL_ttf says "NULL pointer"
-            try:
-                pygame.font.Font(io.BytesIO(data), 20).render(FONT_PROBE, True, (0, 0, 0))
-            except pygame.error as exc:
-                why = f"is damaged ({exc})"
+            try:  # from its path: SDL reads the file, no Python callback prints its errors
+                pygame.font.Font(str(font_path(bold)), 20).render(FONT_PROBE, True, (0, 0, 0))
+            except Exception:  # noqa: BLE001 - SDL_ttf's errors come as SystemError too
+                why = "is damaged (its glyphs cannot be drawn)"
         if why is not None:
             font_bytes.cache_clear()
             raise FontError(f"the bundled font {font_path(bold)} {why}: reinstall the software")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import socket
 import time
 
@@ -142,4 +143,27 @@ def test_status_follows_the_shoe_between_rounds(tmp_path, table_config, daemons)
     finally:
         runner.stop()
         port.close()
+        sock.close()
+
+
+def test_status_names_the_round_that_ended(tmp_path, daemons):
+    """Rounds that come as quickly as autoplay deals them: each STATUS names the round
+    that settled, not the one the table has opened since."""
+    addr = str(tmp_path / "notify.sock")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(addr)
+    sock.settimeout(60)
+    try:
+        d = daemons(["--autoplay", "--headless", "--shoe", "sim://?dialect=native", "--seats",
+                     "2", "--rounds", "4", "--supervisor-pin", "2468", "--journal",
+                     str(tmp_path / "fast.sqlite3")], env={"NOTIFY_SOCKET": addr})
+        said = []
+        while not said or said[-1][1] < 4:
+            for field in sock.recv(4096).decode().split("\n"):
+                m = re.match(r"STATUS=round (\d+) settled; (\d+) settled", field)
+                if m:
+                    said.append((int(m[1]), int(m[2])))
+        assert said == [(n, n) for n in range(1, 5)], said   # the simulated shoe voids none
+        assert d.proc.wait(30) == 0
+    finally:
         sock.close()

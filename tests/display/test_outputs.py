@@ -290,7 +290,8 @@ def test_an_output_sdl_learns_of_only_as_it_starts_restarts_its_video(views, app
                                                  r"directory\)"),
                                           (b"<html>not a font</html>",
                                            "is not a TrueType font"),
-                                          ("cut", r"is damaged \(.+\)")])
+                                          ("cut", r"is damaged \(.+\)"),
+                                          ("overwritten", r"is damaged \(.+\)")])
 def test_a_bundled_font_that_cannot_be_used_stops_the_screens_at_once(views, tmp_path,
                                                                        monkeypatch, content,
                                                                        why):
@@ -299,6 +300,10 @@ def test_a_bundled_font_that_cannot_be_used_stops_the_screens_at_once(views, tmp
     font = tmp_path / "DejaVuSans.ttf"
     if content == "cut":  # the first kilobyte of the real font: its signature, no glyphs
         content = theme.font_path().read_bytes()[:1000]
+    elif content == "overwritten":  # its size and tables' directory, its glyphs garbage
+        data = bytearray(theme.font_path().read_bytes())
+        data[20_000:400_000] = b"\xff" * 380_000
+        content = bytes(data)
     if content is not None:
         font.write_bytes(content)
     monkeypatch.setattr(theme, "font_path", lambda bold=False: font)
