@@ -105,8 +105,8 @@ does not block the screen for good)."""
 class InputGuard:
     """The one guard every dealer press passes before it acts.
 
-    * A tap within :data:`BOUNCE_SECONDS` and :data:`BOUNCE_PIXELS` of the last tap is a
-      bounce: ignored.
+    * A tap within :data:`BOUNCE_SECONDS` and :data:`BOUNCE_PIXELS` of the last tap of
+      its kind (finger, mouse) is a bounce: ignored.
     * A tap on a frame drawn from an older view than the table's newest is ignored (the
       dealer saw something that is no longer so).
     * While a command posted to the table is unanswered (the table's view has not moved
@@ -117,15 +117,21 @@ class InputGuard:
     """
 
     def __init__(self) -> None:
-        self._tap: tuple[tuple[int, int], float] | None = None
+        self._tap: dict[int, tuple[tuple[int, int], float]] = {}  # the last, by event type
         self._posted: tuple[int, float] | None = None
 
     def bounce(self, event: pygame.event.Event, frame: Frame, now: float) -> bool:
-        """True when ``event`` is a tap that bounces the last tap (and so is ignored)."""
+        """True when ``event`` is a tap that bounces the last tap of its kind (ignored).
+
+        A bounce is a finger's (or a button's) own chatter: of the same kind. A press of
+        the other kind is a driver's copy, which :class:`Presses` drops; one it lets
+        through (the copy of a second tap, come before it) is no bounce of the first.
+        """
         pos = tap_pos(event, frame)
         if pos is None:
             return False
-        last, self._tap = self._tap, (pos, now)
+        last = self._tap.get(event.type)
+        self._tap[event.type] = (pos, now)
         return (last is not None and 0 <= now - last[1] < BOUNCE_SECONDS
                 and abs(pos[0] - last[0][0]) <= BOUNCE_PIXELS
                 and abs(pos[1] - last[0][1]) <= BOUNCE_PIXELS)

@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import pygame
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from controller.game import inputs as C
@@ -230,6 +230,10 @@ BET_SPOTS = [f"seat.{s}.bet.{b}" for s in (1, 2, 3) for b in ("ante", "pair_plus
                                st.integers(-3, 3), st.integers(-3, 3)),  # copy offset
                      min_size=1, max_size=6),
        copies=st.booleans(), kind=st.sampled_from(["finger", "mouse"]))
+# a second tap a quarter second after the first, its driver's copy come before it: no
+# bounce of the first (the copy is of another kind)
+@example(taps=[("seat.1.bet.ante", 1.0, False, 0.0, 0, 0),
+               ("seat.1.bet.ante", 0.25, True, 0.0625, 0, 0)], copies=True, kind="finger")
 def test_every_tap_places_exactly_one_bet(taps, copies, kind):
     """Taps at any pace down to a quarter second, each with or without the driver's copy
     (arriving before or after it, a few pixels off), read at 30 frames a second."""
