@@ -100,25 +100,35 @@ def test_a_full_disk_freed_clears_itself_and_a_lost_card_waits_for_a_supervisor(
     # each round: two cards, the disk filled, two cards read (the disk's last pages may
     # take the first), the disk freed; round 1 is voided, round 2 resumed and the cards
     # not recorded presented again
-    shoe = scripted_shoe("Ah 7s Qh Kd  Jc Ks 9d 8h Qd 6c 3s 4h 2h")
+    round_1, round_2 = "Ah 7s Qh Kd 5c 5d".split(), "Jc Ks 9d 8h Qd 6c 3s 4h 2h".split()
+    shoe = scripted_shoe(" ".join(round_1 + round_2))
     d = start(daemons, tmp_path, journal, shoe.url)
     pid = d.proc.pid
     # a reader (recall, the floor's feed) keeps the log's file: the table's own connection
     # closed by a try does not fold it in and free its space
     reader = sqlite3.connect(journal.as_uri() + "?mode=ro", uri=True)
     reader.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
-    lost = {}
+    lost, dealt = {}, {}
     for n in (1, 2):
         d.wait_for(rf"round {n} no_more_bets")
         shoe.deal(2)
         d.wait_for(rf"round {n}: 2 cards dealt")
+        reader.execute("BEGIN")                       # its snapshot held: the log cannot start
+        reader.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # over its own pages
         filler = fill(small_disk)
-        shoe.deal(2)
-        d.wait_for(r"JOURNAL FAULT: database or disk is full; retrying")
+        dealt[n] = 2
+        while True:  # a card or two may still fit in the last page the log's file holds
+            shoe.deal(1)
+            dealt[n] += 1
+            if d.wait_for(rf"round {n}: \d+ cards dealt|JOURNAL FAULT: database or disk is "
+                          r"full; retrying")[0].startswith("JOURNAL FAULT"):
+                break
+            assert dealt[n] < 6, "the disk never filled"
         d.send("reveal")
         d.wait_for(r"control: refused reveal: journal fault: database or disk is full")
         d.wait_for(r"journal fault: try \d+ failed: .*database or disk is full")
         filler.unlink()
+        reader.execute("COMMIT")
         lost[n] = d.wait_for(r"card_not_recorded: Cards read while the journal could not be "
                              r"written are in no record: ([^.]+)\.", timeout=30)[1].split()
         d.wait_for(rf"round {n} paused")
@@ -126,12 +136,13 @@ def test_a_full_disk_freed_clears_itself_and_a_lost_card_waits_for_a_supervisor(
         if n == 1:
             d.send("void", pin=SUP, reason="cards not recorded")
             d.wait_for(r"round 1 VOID \(cards not recorded\)")
+            shoe.deal(len(round_1) - dealt[1])       # the rest, between rounds: set aside
         else:
             d.send("resume", pin=SUP)
             d.wait_for(r"round 2 dealing")
             for card in lost[2]:                     # presented again, read again
                 shoe.shoe.inject("duplicate_card", card=card)
-            shoe.deal(5)
+            shoe.deal(len(round_2) - dealt[2])
     d.wait_for(r"round 2: dealer ")                 # round 2 played out, by the same process
     assert d.proc.pid == pid and d.proc.poll() is None
     assert sum("READY" in line for line in d.lines) == 1
@@ -140,8 +151,8 @@ def test_a_full_disk_freed_clears_itself_and_a_lost_card_waits_for_a_supervisor(
     assert [r["cards"] for r in fault_records(journal)] == [lost[1], lost[2]]
     assert all(r["refused"] == {"reveal": 1} for r in fault_records(journal))
     rounds = {r["round_id"]: [c for c, _, _ in r["deal"]] for r in recall(journal)}
-    assert rounds[1] + lost[1] == "Ah 7s Qh Kd".split()   # each card recorded, or said lost
-    assert rounds[2] == "Jc Ks 9d 8h Qd 6c 3s 4h 2h".split()
+    assert rounds[1] + lost[1] == round_1[:dealt[1]]     # each card recorded, or said lost
+    assert rounds[2] == round_2
     v = verified(journal)
     assert v["ok"], v
 
