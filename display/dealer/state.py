@@ -281,7 +281,8 @@ def focus_seat(view: DealerView, ui: DealerUI) -> int | None:
     """The seat the screen names and outlines, and the seat keys act on.
 
     Betting: the seat last touched or chosen by its digit (seat 1 at first). Deciding:
-    the seat chosen by its digit, else the first undecided seat (a decision moves on).
+    the seat chosen by its digit, else the next undecided seat to the right of the one
+    decided last, wrapping (a decision moves on, never back to an earlier seat).
     Paying: the next seat to pay. Dealing: the seat the next card goes to. Otherwise
     none.
     """
@@ -290,7 +291,8 @@ def focus_seat(view: DealerView, ui: DealerUI) -> int | None:
         waiting = undecided(view, ui)
         if ui.decide_seat in {s.seat for s in view.seats if s.bets.get("ante")}:
             return ui.decide_seat  # chosen by its digit, decided or not (Undo acts on it)
-        return waiting[0] if waiting else None
+        after = ui.decided[-1] if ui.decided else 0
+        return next((s for s in waiting if s > after), waiting[0] if waiting else None)
     if view.state in PAYING:
         return next_to_pay(view, ui)
     due = view.next_card or view.waiting_card

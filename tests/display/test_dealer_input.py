@@ -120,6 +120,26 @@ def test_a_digit_on_a_decided_seat_takes_its_decision_back(dealer_shift):
     assert decisions(shift) == {1: "play", 2: "play", 3: "fold"}
 
 
+def test_after_a_decision_the_outline_moves_right_never_back(dealer_shift):
+    """``2 F F``: seat 2 folds, then the seat to its right still to decide (3), never seat 1
+    again; past the last seat the outline wraps to the first still undecided."""
+    shift = dealer_shift()
+    shift.chips_by_touch({s: {"ante": 500} for s in (1, 2, 3, 4, 5)})
+    shift.tap("primary")
+    shift.deal()
+    shift.key("2")
+    shift.key("f")
+    assert shift.frame.notes["selected_seat"] == 3
+    shift.key("f")
+    assert decisions(shift) == {1: None, 2: "fold", 3: "fold", 4: None, 5: None}
+    shift.key("5")
+    shift.key("y")                               # the last seat: the outline wraps to seat 1
+    assert shift.frame.notes["selected_seat"] == 1
+    shift.key("y")
+    assert shift.frame.notes["selected_seat"] == 4
+    assert decisions(shift) == {1: "play", 2: "fold", 3: "fold", 4: None, 5: "play"}
+
+
 # Rebet -----------------------------------------------------------------------------------------
 def test_rebet_never_overwrites_a_seats_new_bet(dealer_shift):
     shift = dealer_shift()

@@ -76,7 +76,8 @@ def test_a_seat_chosen_by_its_digit_takes_the_keys_and_the_name(dealer_shift):
     shift.key("4")
     assert named(shift) == 4 and shift.frame.notes["selected_seat"] == 4
     shift.key("f")
-    assert decisions(shift)[4] == "fold" and shift.frame.notes["selected_seat"] == 1
+    # the outline moves on to the right, to the next seat still to decide, never back
+    assert decisions(shift)[4] == "fold" and shift.frame.notes["selected_seat"] == 5
 
 
 # 3 --------------------------------------------------------------------------------------------
