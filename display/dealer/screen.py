@@ -236,6 +236,7 @@ class DealerScreen:
             ui.recall_index = max(0, min(action.index, len(view.recall) - 1))
         elif isinstance(action, A.MarkPaid):
             mark_paid(ui.paid, action.seat)
+            ui.ticked = action.seat
         elif isinstance(action, A.AllPaid):
             ui.paid.update(payout_seats(view))
             if action.next_round and next_round_open(view):

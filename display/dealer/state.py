@@ -79,7 +79,7 @@ class DealerUI:
         decided: seats decided from this screen this round, for Undo.
         pending: seat -> decision posted but not yet in the view (fast keys).
         posted_version: the view's version when the last command was posted.
-        paid: seats ticked as paid this round.
+        paid: seats ticked as paid this round; ticked: the seat ticked last (0: none).
         round_key: (round id, state) of the last view seen.
         refusal_read: the journal seq of the refusal read (it is not shown again).
         refusal_since: (seq, monotonic seconds) the refusal on show was first seen.
@@ -109,6 +109,7 @@ class DealerUI:
     pending: dict[int, str] = field(default_factory=dict)
     posted_version: int = -1
     paid: set[int] = field(default_factory=set)
+    ticked: int = 0
     round_key: tuple[int, str] | None = None
     refusal_read: int | None = None
     refusal_since: tuple[int, float] | None = None
@@ -157,6 +158,7 @@ def sync(ui: DealerUI, view: DealerView, now: float, tr: Translator | None = Non
     if ui.round_key is None or ui.round_key[0] != key[0]:
         ui.selected_seat = None  # a new round starts on the first seat, as a table does
         ui.paid.clear()
+        ui.ticked = 0
         ui.undo.clear()
         ui.decided.clear()
     if ui.round_key != key:
@@ -258,11 +260,9 @@ def seat_verb(view: DealerView, seat: SeatView) -> str:
 
 
 def next_to_pay(view: DealerView, ui: DealerUI) -> int | None:
-    """The first seat not ticked as paid, or None."""
-    for seat in payout_seats(view):
-        if seat not in ui.paid:
-            return seat
-    return None
+    """The next seat not ticked as paid, to the right of the one ticked last (wrapping)."""
+    left = [s for s in payout_seats(view) if s not in ui.paid]
+    return next((s for s in left if s > ui.ticked), left[0] if left else None)
 
 
 def seat_view(view: DealerView, number: int) -> SeatView:

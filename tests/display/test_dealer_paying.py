@@ -84,6 +84,18 @@ def test_enter_ticks_the_outlined_seat_paid_then_opens_the_next_round(dealer_shi
     assert shift.view.state == "betting" and shift.refused() == []
 
 
+def test_a_seat_ticked_out_of_turn_moves_the_outline_right_never_back(dealer_shift):
+    shift = dealer_shift()
+    settled(shift)
+    shift.tap("seat.2.paid")                      # seat 2 paid first
+    assert shift.frame.notes["selected_seat"] == 3
+    shift.key("return")                           # seat 3: the list wraps to seat 1
+    assert shift.frame.notes["selected_seat"] == 1
+    shift.key("return")
+    assert shift.app.dealer.ui.paid == {1, 2, 3}
+    assert shift.frame.notes["selected_seat"] is None
+
+
 def test_the_next_round_after_a_void_starts_with_the_outline_where_a_round_starts(
         dealer_shift):
     shift = dealer_shift()
