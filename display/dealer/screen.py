@@ -231,7 +231,9 @@ class DealerScreen:
             ui.chip = action.value
         elif isinstance(action, A.Show):
             ui.screen = action.screen
-            ui.recall_index = 0 if action.screen == "recall" else ui.recall_index
+            if action.screen == "recall":  # the last round that ended, not one being dealt
+                ui.recall_index = next((i for i, r in enumerate(view.recall)
+                                        if r.status in ("settled", "void")), 0)
         elif isinstance(action, A.ShowRecall):
             ui.recall_index = max(0, min(action.index, len(view.recall) - 1))
         elif isinstance(action, A.MarkPaid):

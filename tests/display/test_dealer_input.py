@@ -140,6 +140,17 @@ def test_after_a_decision_the_outline_moves_right_never_back(dealer_shift):
     assert decisions(shift) == {1: "play", 2: "fold", 3: "fold", 4: None, 5: "play"}
 
 
+def test_recall_opens_on_the_last_round_that_ended(dealer_shift):
+    """During round 2's betting Recall (F7) opens on round 1, settled, not on round 2."""
+    shift = dealer_shift()
+    played_out(shift)
+    assert shift.view.state == "betting" and shift.view.round_id == 2
+    shift.key("f7")
+    assert shift.app.dealer.ui.screen == "recall"
+    shown = shift.view.recall[shift.app.dealer.ui.recall_index]
+    assert (shown.round_id, shown.status) == (1, "settled")
+
+
 # Rebet -----------------------------------------------------------------------------------------
 def test_rebet_never_overwrites_a_seats_new_bet(dealer_shift):
     shift = dealer_shift()
