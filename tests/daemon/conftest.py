@@ -6,6 +6,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -117,6 +118,37 @@ def daemons():
             d.proc.kill()
             d.proc.wait(10)
             d._close()
+
+
+class NotifySocket:
+    """A systemd notify socket the test reads: ``addr`` for ``NOTIFY_SOCKET``."""
+
+    def __init__(self, addr: str) -> None:
+        self.addr = addr
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(addr)
+        self.sock.settimeout(20)
+
+    def statuses(self, timeout: float = 20.0):
+        """Each STATUS sent, as it comes, for ``timeout`` seconds (then an AssertionError)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for field in self.sock.recv(4096).decode().split("\n"):
+                if field.startswith("STATUS="):
+                    yield field[7:]
+        raise AssertionError(f"no such STATUS within {timeout:g} s")
+
+    def status_until(self, pred, timeout: float = 20.0) -> str:
+        """The first STATUS that passes ``pred``."""
+        return next(s for s in self.statuses(timeout) if pred(s))
+
+
+@pytest.fixture
+def notify(tmp_path):
+    """A notify socket in ``tmp_path``, closed at the end."""
+    n = NotifySocket(str(tmp_path / "notify.sock"))
+    yield n
+    n.sock.close()
 
 
 class ScriptedShoe:

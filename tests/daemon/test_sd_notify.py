@@ -111,59 +111,38 @@ def test_start_up_extends_the_start_timeout_while_it_verifies_the_journal(
         sock.close()
 
 
-def test_status_follows_the_shoe_between_rounds(tmp_path, table_config, daemons):
+def test_status_follows_the_shoe_between_rounds(tmp_path, table_config, daemons, notify):
     """STATUS says the shoe's state when it changes, not only when a round ends: a shoe
     unplugged while no round is dealt is never left reading "online"."""
-    addr = str(tmp_path / "notify.sock")
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    sock.bind(addr)
-    sock.settimeout(20)
     shoe, port = shoe_on_pty("native", tmp_path, seed=1)
     runner = ShoeRunner(shoe, heartbeat_ms=500)
     runner.start()
     try:
         d = daemons(["--config", str(table_config), "--shoe", port.stable_url, "--headless"],
-                    env={"NOTIFY_SOCKET": addr})
-
-        def status_until(pred) -> str:
-            deadline = time.monotonic() + 20
-            while time.monotonic() < deadline:
-                fields = sock.recv(4096).decode().split("\n")
-                status = next((f[7:] for f in fields if f.startswith("STATUS=")), "")
-                if pred(status):
-                    return status
-            raise AssertionError("no such STATUS within 20 s")
-
-        status_until(lambda s: "; shoe online" in s)
+                    env={"NOTIFY_SOCKET": notify.addr})
+        notify.status_until(lambda s: "; shoe online" in s)
         runner.stop()
         port.close()                                    # the shoe unplugged, no round dealt
-        gone = status_until(lambda s: "; shoe " in s and "; shoe online" not in s)
+        gone = notify.status_until(lambda s: "; shoe " in s and "; shoe online" not in s)
         assert gone.startswith("table ") and " running; shoe " in gone, gone
         assert d.stop() == 0
     finally:
         runner.stop()
         port.close()
-        sock.close()
 
 
-def test_status_names_the_round_that_ended(tmp_path, daemons):
+def test_status_names_the_round_that_ended(tmp_path, daemons, notify):
     """Rounds that come as quickly as autoplay deals them: each STATUS names the round
     that settled, not the one the table has opened since."""
-    addr = str(tmp_path / "notify.sock")
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    sock.bind(addr)
-    sock.settimeout(60)
-    try:
-        d = daemons(["--autoplay", "--headless", "--shoe", "sim://?dialect=native", "--seats",
-                     "2", "--rounds", "4", "--supervisor-pin", "2468", "--journal",
-                     str(tmp_path / "fast.sqlite3")], env={"NOTIFY_SOCKET": addr})
-        said = []
-        while not said or said[-1][1] < 4:
-            for field in sock.recv(4096).decode().split("\n"):
-                m = re.match(r"STATUS=round (\d+) settled; (\d+) settled", field)
-                if m:
-                    said.append((int(m[1]), int(m[2])))
-        assert said == [(n, n) for n in range(1, 5)], said   # the simulated shoe voids none
-        assert d.proc.wait(30) == 0
-    finally:
-        sock.close()
+    d = daemons(["--autoplay", "--headless", "--shoe", "sim://?dialect=native", "--seats",
+                 "2", "--rounds", "4", "--supervisor-pin", "2468", "--journal",
+                 str(tmp_path / "fast.sqlite3")], env={"NOTIFY_SOCKET": notify.addr})
+    said = []
+    for status in notify.statuses(60):
+        m = re.match(r"round (\d+) settled; (\d+) settled", status)
+        if m:
+            said.append((int(m[1]), int(m[2])))
+            if said[-1][1] == 4:
+                break
+    assert said == [(n, n) for n in range(1, 5)], said   # the simulated shoe voids none
+    assert d.proc.wait(30) == 0
