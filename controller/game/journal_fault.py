@@ -45,9 +45,14 @@ FIRST_TRY_S = 0.5
 """Seconds from a failed write to the first try."""
 LAST_TRY_S = 8.0
 """The longest wait between two tries (the wait doubles from :data:`FIRST_TRY_S`)."""
-PREFIX = "journal fault: "
-"""How the reason of a table in a journal fault begins (its lock reason is otherwise an
-integrity lock's, or a write that no retry clears)."""
+PREFIX, SUFFIX = "journal fault: ", "; retrying"
+"""How the reason of a table in a journal fault begins and ends (its lock reason is
+otherwise an integrity lock's, or a write that no retry clears)."""
+
+
+def fault_reason(text: str) -> str:
+    """The write's own reason in a fault's lock text (``database or disk is full``)."""
+    return text.removeprefix(PREFIX).removesuffix(SUFFIX)
 
 
 @dataclass
@@ -80,7 +85,7 @@ class Fault:
     @property
     def text(self) -> str:
         """The table's lock reason while it lasts: ``journal fault: ...; retrying``."""
-        return f"{PREFIX}{self.reason}; retrying"
+        return f"{PREFIX}{self.reason}{SUFFIX}"
 
     def record(self) -> dict[str, Any]:
         """The body of its ``journal_fault`` record (its fields checked by the declaration)."""

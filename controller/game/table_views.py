@@ -39,6 +39,7 @@ from controller.game.inputs import (
     UndoDecision,
     VoidRound,
 )
+from controller.game.journal_fault import fault_reason
 from controller.game.records import RoundRecord
 from controller.game.round import ALLOWED_COMMANDS, RoundState, position_name
 from controller.game.rules import PAY_ORDER, RuleProfile
@@ -313,7 +314,7 @@ class ViewBuilder:
                    for k, n in g.notes.items()]
         if locked:
             broken = locked.startswith(INTEGRITY_FAILED + ":")
-            why = {"reason": locked.removeprefix("journal fault: ").removesuffix("; retrying")}
+            why = {"reason": fault_reason(locked)}
             banners.insert(0, Banner("journal_fault", "error", locked, FAULT_ACTION, why) if fault
                            else Banner("journal_broken" if broken else "journal_locked",
                                        "error", locked,
