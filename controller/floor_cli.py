@@ -1,7 +1,8 @@
 """``threecard floor serve | rounds | status | enrol``: the casino floor's side of the feed.
 
 ``serve`` runs the recorder (:func:`floor.recorder.serve`): every table's rounds, state,
-meters and events from the broker, verified, into a SQLite store, each table's continuity
+meters and events from the broker, verified, into the store (a SQLite file, or a
+PostgreSQL database: ``--store postgresql://...``), each table's continuity
 checked and mended. ``rounds`` and ``status`` read the store read-only (the recorder may be
 running). ``enrol`` pins a table's verification key in the store (the recorder may be
 running: the next message is checked with it).
@@ -26,6 +27,9 @@ from controller.game.config import TABLE_ID_PATTERN
 from controller.game.text import for_terminal
 from controller.recall_cli import MAX_LAST, format_round
 
+STORE_HELP = ("the floor's store: a SQLite file (created when missing), or a PostgreSQL "
+              "database, postgresql://USER@HOST[:PORT]/DBNAME (its tables created when "
+              "missing; the password in ~/.pgpass or PGPASSWORD rather than the URL)")
 DEFAULT_CLIENT_ID = "threecard-floor"
 """The recorder's client id on a broker without users (``--client-id``)."""
 
@@ -50,13 +54,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="floor_command", metavar="FLOOR_COMMAND", required=True)
     serve = sub.add_parser("serve", help="record every table's feed into a store",
                            description="Record every table's rounds, state, meters and "
-                           "events from the broker into a SQLite store (persistent session); "
+                           "events from the broker into a SQLite or PostgreSQL store (persistent "
+                           "session); "
                            "ask a table to send again the rounds the store lacks. Stop with "
                            "SIGTERM or Ctrl+C.")
     serve.add_argument("--broker", required=True, metavar="URL",
                        help="mqtt://HOST[:1883] or mqtts://HOST[:8883]")
-    serve.add_argument("--store", required=True, metavar="PATH",
-                       help="the floor's SQLite store (created when missing)")
+    serve.add_argument("--store", required=True, metavar="STORE", help=STORE_HELP)
     serve.add_argument("--ca-file", default="", help="PEM of the CA of the broker's certificate")
     serve.add_argument("--client-cert", default="", help="PEM client certificate, if asked")
     serve.add_argument("--client-key", default="", help="its PEM key")
@@ -77,7 +81,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     rounds = sub.add_parser("rounds", help="a table's rounds from the store",
                             description="A table's rounds as the floor recorded them, newest "
                             "first (--json: the JSON of `threecard recall --json`).")
-    rounds.add_argument("--store", required=True, metavar="PATH", help="the floor's store")
+    rounds.add_argument("--store", required=True, metavar="STORE", help=STORE_HELP)
     rounds.add_argument("--table", required=True, type=_table_id, help="the table id")
     rounds.add_argument("--journal", metavar="HASH",
                         help="the journal (its first event's hash, or a prefix); default the "
@@ -92,7 +96,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                             "online, stopped or offline, last round, rounds in the last hour, "
                             "hold, open alarms, when it was last heard, and what the floor "
                             "lacks. --json: {\"recorder\": ..., \"tables\": [...]}.")
-    status.add_argument("--store", required=True, metavar="PATH", help="the floor's store")
+    status.add_argument("--store", required=True, metavar="STORE", help=STORE_HELP)
     status.add_argument("--json", action="store_true", help="print JSON")
     enrol = sub.add_parser("enrol", help="pin a table's verification key",
                            description="Pin the verification key of a table's journal (the "
@@ -101,7 +105,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                            "chain starts with a key pinned for the table. A key enrolled "
                            "replaces one the floor pinned on first use. The recorder may be "
                            "running; the store is made when missing.")
-    enrol.add_argument("--store", required=True, metavar="PATH", help="the floor's store")
+    enrol.add_argument("--store", required=True, metavar="STORE", help=STORE_HELP)
     enrol.add_argument("--table", required=True, type=_table_id, help="the table id")
     enrol.add_argument("--verify-key", required=True, type=_verify_key, metavar="KEY",
                        help="the verification key: 64 hexadecimal digits")
@@ -150,11 +154,13 @@ def _read(path: str, what: Callable[[Any], Any]) -> Any:
     Raises:
         StoreError: the store cannot be opened or read.
     """
-    from floor.store import Store
+    from floor.store import Store, StoreError
 
     store = Store(path, readonly=True)
     try:
         return what(store)
+    except store.db.errors as exc:  # a server gone, a store of another version...
+        raise StoreError(f"{store.path}: cannot read the floor store: {exc}") from None
     finally:
         store.close()
 
@@ -227,7 +233,6 @@ def _status(args: argparse.Namespace) -> int:
 
 
 def _enrol(args: argparse.Namespace) -> int:
-    import sqlite3
     import time
 
     from floor.store import ENROLLED, Store, StoreError
@@ -237,11 +242,10 @@ def _enrol(args: argparse.Namespace) -> int:
     except StoreError as exc:
         return _fail(exc)
     try:
-        with store.db:
-            store.db.execute("BEGIN IMMEDIATE")
+        with store.db.transaction():
             gone = store.pin_key(args.table, args.verify_key, ENROLLED, time.time_ns() // 1000)
-    except sqlite3.Error as exc:
-        return _fail(ValueError(f"{args.store}: cannot write the floor store: {exc}"))
+    except store.db.errors as exc:
+        return _fail(ValueError(f"{store.path}: cannot write the floor store: {exc}"))
     finally:
         store.close()
     print(for_terminal(f"table {args.table}: verification key {args.verify_key} enrolled"))

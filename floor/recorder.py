@@ -52,7 +52,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import sqlite3
 import threading
 import time
 from collections import deque
@@ -387,19 +386,14 @@ class Recorder:
             self.ask(s.table, ResendRequest(journal=s.journal, from_round=want))
 
 
-def _message_fault(exc: sqlite3.Error) -> bool:
-    """True when the message, not the store, is at fault (a value SQLite cannot hold)."""
-    return isinstance(exc, (sqlite3.IntegrityError, sqlite3.DataError,
-                            sqlite3.InterfaceError, sqlite3.ProgrammingError))
-
-
 def serve(settings: FloorSettings, store_path: str, client_id: str,
           stop: threading.Event | None = None) -> int:
     """Run the recorder until ``stop`` is set (the command sets it on SIGTERM or SIGINT).
 
     Args:
         settings: the broker, TLS files, credentials and topic prefix.
-        store_path: the store file (created when missing).
+        store_path: the store: a SQLite file (created when missing) or a
+            ``postgresql://`` URL (:class:`floor.store.Store`).
         client_id: the recorder's client id: its persistent session on the broker (a
             secured broker binds it to the recorder's user, ``threecard floor serve``
             names it after the user).
@@ -422,6 +416,7 @@ def serve(settings: FloorSettings, store_path: str, client_id: str,
     settings.warn_open_secrets(log, as_option=True)
     stop = stop or threading.Event()
     store = Store(store_path)
+    store_path, db_errors = store.path, store.db.errors  # the URL without its password
     lock = threading.Lock()
     failed: list[str] = []
     client = settings.client(client_id, manual_ack=True)
@@ -500,8 +495,8 @@ def serve(settings: FloorSettings, store_path: str, client_id: str,
             try:
                 with lock:
                     recorder.on_message(where[0], where[1], m.payload, bool(m.retain))
-            except sqlite3.Error as exc:
-                if not _message_fault(exc):  # not acknowledged: the broker keeps it for us
+            except db_errors as exc:
+                if not store.db.message_fault(exc):  # not acknowledged: the broker keeps it for us
                     failed.append(f"the store {store_path} cannot be written: {exc}")
                     stop.set()
                     return
@@ -556,10 +551,10 @@ def serve(settings: FloorSettings, store_path: str, client_id: str,
             lost(f"unreachable: {getattr(exc, 'strerror', None) or exc}")
             throttle.log("unreachable", logging.WARNING, "floor: broker %s unreachable (%s); "
                          "trying again", settings.broker, unreachable_why(settings, exc))
-        with contextlib.suppress(sqlite3.Error):  # a store that cannot be written: said later
+        with contextlib.suppress(db_errors):  # a store that cannot be written: said later
             beat()
         if stop.wait(wait_s):
-            with contextlib.suppress(sqlite3.Error):
+            with contextlib.suppress(db_errors):
                 beat(stopped=True)
             store.close()
             return 0
@@ -573,7 +568,7 @@ def serve(settings: FloorSettings, store_path: str, client_id: str,
                 if time.monotonic() - beaten >= HEARTBEAT_S or state["lost_us"] != said:
                     beaten, said = time.monotonic(), state["lost_us"]
                     beat()
-    except sqlite3.Error as exc:
+    except db_errors as exc:
         failed.append(f"the store {store_path} cannot be read: {exc}")
     except Exception as exc:  # noqa: BLE001 - stop with a reason, never linger
         log.error("floor: the recorder failed", exc_info=exc)
@@ -581,7 +576,7 @@ def serve(settings: FloorSettings, store_path: str, client_id: str,
     finally:
         client.disconnect()
         client.loop_stop()
-        with lock, contextlib.suppress(sqlite3.Error):
+        with lock, contextlib.suppress(db_errors):
             beat(stopped=True)
         with lock:
             store.close()

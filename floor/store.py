@@ -1,4 +1,4 @@
-"""The floor's store: every table's rounds, state, meters and events in one SQLite file.
+"""The floor's store: every table's rounds, state, meters and events in one database.
 
 Rounds are keyed by table, journal (the hash of its first event) and round id, so a
 duplicate changes nothing and a table's new journal is a new series. Only what the
@@ -13,21 +13,21 @@ the recorder's grace period unconfirmed). The verified half of the store (each j
 position, its seals, the tables' verification keys, provisional events, forged counts) is
 :mod:`floor.store_sealed`'s.
 
-SQLite in WAL mode with ``synchronous=NORMAL``: a process killed loses nothing committed;
-a power cut may lose the newest commits, which the continuity check then asks for again.
+The database is a SQLite file (the embedded default, :mod:`floor.store_sqlite`) or, for a
+``postgresql://`` URL, a PostgreSQL database (:mod:`floor.store_pg`): the same tables and
+the same statements on both (:mod:`floor.store_base`).
 """
 
 from __future__ import annotations
 
 import json
-import os
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from controller.game.recall import as_recalled
 from floor.messages import MetersMessage, StateMessage, StatusMessage, decode, encode
+from floor.store_base import Database, StoreError, greater, open_database, upsert
 from floor.store_sealed import ENROLLED, FIRST_USE, PinnedKey, SealedStore
 
 SCHEMA = """
@@ -77,6 +77,8 @@ CREATE TABLE IF NOT EXISTS forged (
     last_us INTEGER NOT NULL);
 """
 _TABLES = {"rounds", "series", "tables", "events"}
+_RECORDER = ("id", "client_id", "alive_us", "stopped", "broker", "broker_lost_us",
+             "broker_why")
 _ADDED = {"series": ("status TEXT", "announced_seq INTEGER NOT NULL DEFAULT 0",
                      "announced_hash TEXT", "gap_us INTEGER"),
           "rounds": ("epoch INTEGER",),
@@ -101,10 +103,6 @@ def _decoded(name: str, text: Any) -> Any:
         return decode(name, text.encode() if isinstance(text, str) else text)
     except ValueError:
         return None
-
-
-class StoreError(Exception):
-    """The store cannot be opened or read (the message names the file)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,48 +193,45 @@ class RecorderRow:
 
 
 class Store(SealedStore):
-    """An open store file.
+    """An open store.
 
     Args:
-        path: the SQLite file (created when missing, unless ``readonly``).
+        path: the SQLite file, or a ``postgresql://`` URL (its tables created when missing,
+            unless ``readonly``).
         readonly: open for reading only (``floor rounds``, ``floor status``, anchors).
+
+    Attributes:
+        db: the database (:class:`floor.store_base.Database`).
+        path: its name for messages (a URL without its password).
 
     Raises:
         StoreError: not a floor store, or it cannot be opened.
     """
 
     def __init__(self, path: str | Path, readonly: bool = False) -> None:
-        self.path = str(path)
+        self.db: Database = open_database(str(path), readonly)
+        self.path = self.db.name
         try:
-            if readonly:
-                if not os.path.isfile(self.path):
-                    raise StoreError(f"{self.path}: no such floor store")
-                self.db = sqlite3.connect(Path(self.path).resolve().as_uri() + "?mode=ro",
-                                          uri=True, isolation_level=None,
-                                          check_same_thread=False)
-            else:
-                self.db = sqlite3.connect(self.path, isolation_level=None,
-                                          check_same_thread=False, timeout=10.0)
-            self.db.execute("PRAGMA busy_timeout=10000")
-            names = {r[0] for r in self.db.execute(
-                "SELECT name FROM sqlite_master WHERE type='table'")}
+            names = self.db.names()
             if names and not _TABLES <= names:
                 raise StoreError(f"{self.path}: not a floor store (it holds "
                                  f"{', '.join(sorted(names)[:5])})")
             if not readonly:
-                self.db.execute("PRAGMA journal_mode=WAL")
-                self.db.execute("PRAGMA synchronous=NORMAL")
-                self.db.executescript(SCHEMA)
+                self.db.script(SCHEMA)
                 for table, columns in _ADDED.items():
-                    have = {r[1] for r in self.db.execute(f"PRAGMA table_info({table})")}
+                    have = self.db.columns(table)
                     for col in columns:
                         if col.split()[0] not in have:
                             self.db.execute(f"ALTER TABLE {table} ADD COLUMN {col}")
             elif not names:
                 raise StoreError(f"{self.path}: an empty floor store (no recorder wrote it)")
-            self._series_cols = {r[1] for r in self.db.execute("PRAGMA table_info(series)")}
-        except sqlite3.Error as exc:
+            self._series_cols = self.db.columns("series")
+        except self.db.errors as exc:
+            self.db.close()
             raise StoreError(f"{self.path}: cannot open the floor store: {exc}") from None
+        except StoreError:
+            self.db.close()
+            raise
 
     # ------------------------------------------------------------------ writing
     def _seen(self, table: str, journal: str, now_us: int) -> None:
@@ -246,12 +241,11 @@ class Store(SealedStore):
         the table's.
         """
         self.db.execute("INSERT INTO series (table_id, journal, first_us, last_us) "
-                        "VALUES (?,?,?,?) ON CONFLICT DO UPDATE SET "
-                        "last_us = max(last_us, excluded.last_us)",
+                        "VALUES (?,?,?,?) ON CONFLICT (table_id, journal) DO UPDATE SET "
+                        f"last_us = {greater('series.last_us', 'excluded.last_us')}",
                         (table, journal, now_us, now_us))
-        self.db.execute("INSERT INTO tables (table_id, journal, last_us) VALUES (?,?,?) "
-                        "ON CONFLICT DO UPDATE SET journal = excluded.journal, "
-                        "last_us = excluded.last_us", (table, journal, now_us))
+        self.db.execute(upsert("tables", ("table_id", "journal", "last_us"), ("table_id",)),
+                        (table, journal, now_us))
 
     def put_latest(self, m: StateMessage | MetersMessage | StatusMessage, now_us: int,
                    retained: bool = False) -> bool:
@@ -269,8 +263,7 @@ class Store(SealedStore):
             False when an older retained ``state`` or ``meters`` was left aside.
         """
         col = m.name
-        with self.db:
-            self.db.execute("BEGIN")
+        with self.db.transaction():
             if retained and not isinstance(m, StatusMessage):
                 row = self.db.execute(f"SELECT {col} FROM tables WHERE table_id = ?",
                                       (m.table,)).fetchone()
@@ -350,22 +343,19 @@ class Store(SealedStore):
             lost_us: since when it cannot reach the broker (None: connected).
             why: why it cannot, in a few words.
         """
-        self.db.execute("INSERT OR REPLACE INTO recorder (id, client_id, alive_us, stopped, "
-                        "broker, broker_lost_us, broker_why) VALUES (1, ?, ?, ?, ?, ?, ?)",
-                        (client_id, now_us, int(stopped), broker or None, lost_us, why or None))
+        self.db.execute(upsert("recorder", _RECORDER, ("id",)),
+                        (1, client_id, now_us, int(stopped), broker or None, lost_us,
+                         why or None))
 
     def recorder(self) -> RecorderRow | None:
         """The recorder as it last said (None: none said it, or an earlier one's store)."""
-        try:
-            cur = self.db.execute("SELECT * FROM recorder WHERE id = 1")
-        except sqlite3.OperationalError:  # written before the recorder said it runs
-            return None
-        row = cur.fetchone()
+        have = self.db.columns("recorder")  # none: written before the recorder said it runs
+        cols = [c if c in have else "NULL" for c in _RECORDER[1:]]
+        row = self.db.execute(f"SELECT {', '.join(cols)} FROM recorder WHERE id = 1"
+                              ).fetchone() if have else None
         if row is None:
             return None
-        got = dict(zip((d[0] for d in cur.description), row, strict=True))
-        return RecorderRow(got["client_id"], got["alive_us"], bool(got["stopped"]),
-                           got.get("broker"), got.get("broker_lost_us"), got.get("broker_why"))
+        return RecorderRow(row[0], row[1], bool(row[2]), *row[3:])
 
     def journals(self, table: str) -> list[str]:
         """The table's journals, oldest first."""
@@ -402,7 +392,7 @@ class Store(SealedStore):
             "SELECT stored_us - sent_us FROM rounds WHERE sent_us > 0")]
 
     def close(self) -> None:
-        """Close the file."""
+        """Close the file, or the connection."""
         self.db.close()
 
 

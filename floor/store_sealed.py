@@ -12,17 +12,26 @@ come yet (``pending_events``: provisional) and the messages refused as forged
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from floor.messages import EventMessage, RoundMessage, SealRow, WitnessSeal, decode, encode
 from floor.sealed import Position, Verified
+from floor.store_base import greater, upsert
+
+if TYPE_CHECKING:
+    from floor.store_base import Database
 
 ENROLLED = "enrolled"
 """A verification key a technician gave (``threecard floor enrol``)."""
 FIRST_USE = "pinned on first use"
 """A verification key taken from the table's first sealed message (none was enrolled)."""
+_ROUND = ("table_id", "journal", "round_id", "seq", "hash", "prev_seq", "prev_hash", "status",
+          "ended_utc", "record", "sent_us", "stored_us", "epoch")
+_EVENT = ("table_id", "journal", "seq", "kind", "severity", "body", "stored_us")
+_SEAL = ("table_id", "journal", "epoch", "seq", "head", "next_key", "signature", "round_id")
+_POSITION = ("table_id", "journal", "journal_id", "chain_key", "epoch", "key", "seq", "head",
+             "first_utc", "state")
 
 
 def _unstamped(body: str | None) -> dict[str, Any] | None:
@@ -52,7 +61,7 @@ class PinnedKey:
 class SealedStore:
     """The verified half of a floor store (``self.db``: its open connection)."""
 
-    db: sqlite3.Connection
+    db: Database
 
     def _seen(self, table: str, journal: str, now_us: int) -> None:
         raise NotImplementedError
@@ -79,8 +88,7 @@ class SealedStore:
         j, p = m.journal, v.position
         seals = [s for s, _ in v.seals]
         derived = {(e.seq, e.kind): encode(e).decode() for e in v.events}
-        with self.db:
-            self.db.execute("BEGIN")
+        with self.db.transaction():
             self._seen(table, j, now_us)
             if v.pinned is not None:
                 self.pin_key(table, v.pinned.hex(), FIRST_USE, now_us)
@@ -94,9 +102,7 @@ class SealedStore:
                 rec = f.record
                 prev = f.prev or (0, "")
                 self.db.execute(
-                    "INSERT OR REPLACE INTO rounds (table_id, journal, round_id, seq, hash, "
-                    "prev_seq, prev_hash, status, ended_utc, record, sent_us, stored_us, "
-                    "epoch) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    upsert("rounds", _ROUND, ("table_id", "journal", "round_id")),
                     (table, j, f.round_id, f.seq, f.hash, prev[0], prev[1], rec["status"],
                      rec.get("ended_utc"), json.dumps(rec, separators=(",", ":")), m.sent_us,
                      now_us, epoch))
@@ -109,13 +115,13 @@ class SealedStore:
                             "AND seq > ? AND seq <= ?", (table, j, v.after, p.seq))
             self.db.execute("DELETE FROM events WHERE table_id = ? AND journal = ? AND seq > ? "
                             "AND seq <= ?", (table, j, v.after, p.seq))
-            self.db.executemany("INSERT OR REPLACE INTO events VALUES (?,?,?,?,?,?,?)",
+            self.db.executemany(upsert("events", _EVENT, _EVENT[:4]),
                                 [(table, j, e.seq, e.kind, e.severity, derived[e.seq, e.kind],
                                   now_us) for e in v.events])
-            self.db.executemany("INSERT OR REPLACE INTO seals VALUES (?,?,?,?,?,?,?,?)",
+            self.db.executemany(upsert("seals", _SEAL, _SEAL[:3]),
                                 [(table, j, s.epoch, s.seq, s.head, s.next_key, s.signature,
                                   rid) for s, rid in v.seals])
-            self.db.execute("INSERT OR REPLACE INTO positions VALUES (?,?,?,?,?,?,?,?,?,?)",
+            self.db.execute(upsert("positions", _POSITION, _POSITION[:2]),
                             (table, j, p.journal_id, p.chain_key.hex(), p.epoch, p.key.hex(),
                              p.seq, p.head, p.first_utc, p.state_blob()))
             self.db.execute("UPDATE series SET contiguous = ? WHERE table_id = ? AND "
@@ -130,8 +136,7 @@ class SealedStore:
             ``limit`` provisional events held already (refused).
         """
         body = encode(m).decode()
-        with self.db:
-            self.db.execute("BEGIN")
+        with self.db.transaction():
             same = self.db.execute("SELECT body FROM pending_events WHERE table_id = ? AND "
                                    "journal = ? AND seq = ? AND kind = ?",
                                    (m.table, m.journal, m.seq, m.kind)).fetchall()
@@ -154,8 +159,8 @@ class SealedStore:
 
     def add_forged(self, table: str, why: str, now_us: int, n: int = 1) -> None:
         """Count ``n`` messages refused on a table's topics as forged (``why``: the last's)."""
-        self.db.execute("INSERT INTO forged VALUES (?,?,?,?) ON CONFLICT DO UPDATE SET "
-                        "count = count + excluded.count, why = excluded.why, "
+        self.db.execute("INSERT INTO forged VALUES (?,?,?,?) ON CONFLICT (table_id) DO UPDATE "
+                        "SET count = forged.count + excluded.count, why = excluded.why, "
                         "last_us = excluded.last_us", (table, n, why[:500], now_us))
 
     def pin_key(self, table: str, key: str, how: str, now_us: int) -> list[str]:
@@ -174,23 +179,23 @@ class SealedStore:
                 (table, FIRST_USE, key))]
             self.db.execute("DELETE FROM keys WHERE table_id = ? AND how = ? AND key != ?",
                             (table, FIRST_USE, key))
-        self.db.execute("INSERT INTO keys VALUES (?,?,?,?) ON CONFLICT DO UPDATE SET "
+        self.db.execute("INSERT INTO keys VALUES (?,?,?,?) ON CONFLICT (table_id, key) DO "
+                        "UPDATE SET "
                         "how = excluded.how, since_us = excluded.since_us WHERE "
                         f"excluded.how = '{ENROLLED}'", (table, key, how, now_us))
         return gone
 
     def announce(self, table: str, journal: str, round_id: int, now_us: int) -> None:
         """A message named a round past those verified (the ones between were lost)."""
-        with self.db:
-            self.db.execute("BEGIN")
+        with self.db.transaction():
             self._seen(table, journal, now_us)
-            self.db.execute("UPDATE series SET announced = max(announced, ?) WHERE "
-                            "table_id = ? AND journal = ?", (round_id, table, journal))
+            self.db.execute(f"UPDATE series SET announced = {greater('announced', '?')} "
+                            "WHERE table_id = ? AND journal = ?",
+                            (round_id, round_id, table, journal))
 
     def _has(self, table: str) -> bool:
         """The store holds the table ``table`` (a store of an earlier recorder may not)."""
-        return self.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
-                               (table,)).fetchone() is not None
+        return bool(self.db.columns(table))
 
     def keys(self, table: str) -> list[PinnedKey]:
         """The verification keys pinned for a table, oldest first."""
@@ -273,7 +278,7 @@ class SealedStore:
         The epoch is None for a round stored without a seal (a recorder of an earlier
         version took it on its word).
         """
-        have = {r[1] for r in self.db.execute("PRAGMA table_info(rounds)")}
+        have = self.db.columns("rounds")
         epoch = "epoch" if "epoch" in have else "NULL"
         return self.db.execute(f"SELECT round_id, seq, {epoch} FROM rounds WHERE table_id = ? "
                                "AND journal = ? ORDER BY round_id", (table, journal)).fetchall()

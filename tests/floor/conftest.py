@@ -408,3 +408,58 @@ def module_floor(tmp_path_factory):
     f = Floor(tmp_path_factory.mktemp("floor"))
     yield f
     f.close()
+
+
+def need_postgresql() -> Path:
+    """The PostgreSQL server's programs; skip without them or psycopg (fail in CI)."""
+    from pg_server import pg_bin
+
+    found = pg_bin()
+    why = None
+    if found is None:
+        why = "PostgreSQL is not installed (Debian package postgresql)"
+    else:
+        try:
+            import psycopg  # noqa: F401
+        except ImportError:
+            why = "psycopg is not installed (pip install 'threecard-table[floor]')"
+    if why is not None:
+        if _in_ci():
+            pytest.fail(f"{why}: CI installs it (.ci/run, the test extra)")
+        pytest.skip(why)
+    return found
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """One PostgreSQL server for the whole run (one per test process)."""
+    from pg_server import PgServer
+
+    server = PgServer(need_postgresql(), os.environ.get("PYTEST_XDIST_WORKER", ""))
+    try:
+        yield server.start()
+    finally:
+        server.stop()
+
+
+STORES = ("sqlite", "postgresql")
+"""The kinds of store the floor runs on: tests taking ``store_kind`` run on each."""
+
+
+@pytest.fixture(params=STORES)
+def store_kind(request) -> str:
+    return request.param
+
+
+def new_store(request, kind: str, folder: Path, name: str = "floor") -> str:
+    """A new, empty store of ``kind``: a SQLite file in ``folder``, or a PostgreSQL
+    database of the session's server."""
+    if kind == "sqlite":
+        return str(folder / f"{name}.sqlite3")
+    return request.getfixturevalue("pg_server").database()
+
+
+@pytest.fixture
+def store_at(request, store_kind, tmp_path) -> str:
+    """A new, empty store of each kind (a path or a URL) for the test."""
+    return new_store(request, store_kind, tmp_path)

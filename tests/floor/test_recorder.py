@@ -120,7 +120,7 @@ def _stored_events(store: Store) -> set[tuple[int, str]]:
 
 
 def test_each_round_carries_the_journal_since_the_last_seal_and_the_floor_derives_recall(
-        journal, tmp_path):
+        journal, tmp_path, store_at):
     rounds = _bodies(journal, "round")
     j = Journal(journal, readonly=True)
     try:
@@ -144,7 +144,7 @@ def test_each_round_carries_the_journal_since_the_last_seal_and_the_floor_derive
     # the next round's rows), and the floor's replay of the rows is game recall
     want = finished(journal)
     assert [m.round_id for m in rounds] == list(range(1, len(want) + 1))
-    store, rec, _ = _recorder(tmp_path / "floor.sqlite3")
+    store, rec, _ = _recorder(store_at)
     _deliver(rec, _events(journal) + rounds)
     genesis = rounds[0].journal
     assert store.rounds(TABLE, genesis) == want
@@ -301,11 +301,11 @@ def _other_copy(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def test_rounds_not_sealed_by_the_tables_key_are_refused_counted_and_never_stored(
-        journal, tmp_path):
+        journal, tmp_path, store_at):
     rounds = _bodies(journal, "round")
     genesis = rounds[0].journal
     clock = Clock()
-    store, rec, _ = _recorder(tmp_path / "floor.sqlite3", clock)
+    store, rec, _ = _recorder(store_at, clock)
     _deliver(rec, rounds[:3])
     assert [k.how for k in store.keys(TABLE)] == [FIRST_USE]
     held = store.rounds(TABLE, genesis)
@@ -352,12 +352,12 @@ def test_rounds_not_sealed_by_the_tables_key_are_refused_counted_and_never_store
     store.close()
 
 
-def test_another_copy_of_the_journal_is_a_conflict_and_the_series_is_broken(tmp_path):
+def test_another_copy_of_the_journal_is_a_conflict_and_the_series_is_broken(tmp_path, store_at):
     early, other = _other_copy(tmp_path)
     mine = _bodies(early, "round")
     theirs = _bodies(other, "round")
     assert theirs[2] == mine[2] and theirs[3] != mine[3]  # one journal up to round 3
-    store, rec, _ = _recorder(tmp_path / "floor.sqlite3")
+    store, rec, _ = _recorder(store_at)
     _deliver(rec, mine)
     held = store.rounds(TABLE, mine[0].journal)
     _deliver(rec, theirs)  # the same key signed its round 4: another history
@@ -372,12 +372,12 @@ def test_another_copy_of_the_journal_is_a_conflict_and_the_series_is_broken(tmp_
 
 
 def test_events_are_provisional_until_their_round_is_sealed_and_none_displaces_a_real_one(
-        journal, tmp_path):
+        journal, tmp_path, store_at):
     msgs = [m.body for m in _messages(journal) if m.name in ("round", "event")]
     rounds = [m for m in msgs if m.name == "round"]
     void = next(m for m in msgs if m.name == "event" and m.kind == "void")
     closing = next(m for m in rounds if m.after < void.seq <= m.rows[-1].seq)
-    store, rec, _ = _recorder(tmp_path / "floor.sqlite3")
+    store, rec, _ = _recorder(store_at)
     _deliver(rec, [m for m in rounds if m.rows[-1].seq <= closing.after])
     # made-up voids over the whole round, one at the real void's event, before it comes
     fakes = [msgspec.structs.replace(void, seq=seq, message="made up", params={})
@@ -399,10 +399,10 @@ def test_events_are_provisional_until_their_round_is_sealed_and_none_displaces_a
 
 
 def test_a_key_enrolled_is_the_only_one_taken_and_replaces_one_pinned_on_first_use(
-        journal, tmp_path):
+        journal, tmp_path, store_at):
     rounds = _bodies(journal, "round")
     genesis = rounds[0].journal
-    store, rec, _ = _recorder(tmp_path / "floor.sqlite3")
+    store, rec, _ = _recorder(store_at)
     # a forger first on a floor with no key enrolled: its key is pinned on first use
     made_up = forge(rounds[0], head_at(rounds, 0))
     _deliver(rec, [made_up])
@@ -469,9 +469,9 @@ def _enrol(store: Store, *journals: Path) -> None:
         store.pin_key(TABLE, verification_key(j), ENROLLED, 1)
 
 
-def test_a_new_journal_is_a_new_series_and_rounds_shows_the_newest(journal, tmp_path):
+def test_a_new_journal_is_a_new_series_and_rounds_shows_the_newest(journal, tmp_path, store_at):
     other = _second_journal(tmp_path)
-    store_path = tmp_path / "floor.sqlite3"
+    store_path = store_at
     store, rec, _ = _recorder(store_path)
     _enrol(store, journal, other)  # each journal has a key of its own: both enrolled
     first = _bodies(journal, "round")
@@ -526,9 +526,10 @@ def test_a_status_under_another_journal_leaves_the_tables_own(journal, tmp_path)
     store.close()
 
 
-def test_rounds_and_status_agree_on_the_current_journal_and_older_gaps_show(journal, tmp_path):
+def test_rounds_and_status_agree_on_the_current_journal_and_older_gaps_show(journal, tmp_path,
+                                                                          store_at):
     other = _second_journal(tmp_path)
-    store_path = tmp_path / "floor.sqlite3"
+    store_path = store_at
     store, rec, _ = _recorder(store_path)
     _enrol(store, journal, other)
     first = [m for m in _bodies(journal, "round") if m.round_id != 3]  # round 3 lost

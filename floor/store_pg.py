@@ -1,0 +1,117 @@
+"""The floor's store in a PostgreSQL database (``--store postgresql://...``).
+
+The same tables as the SQLite file (:data:`floor.store.SCHEMA`), with PostgreSQL's types:
+``BIGINT`` for every integer (microseconds since the epoch do not fit in 32 bits),
+``BYTEA`` for blobs, and text compared byte by byte (``COLLATE "C"``, as SQLite does:
+ISO 8601 times and hashes sort as written, whatever the database's locale). Each
+statement commits on its own unless in :meth:`PostgreSQL.transaction`. psycopg 3 comes
+with the ``floor`` extra (``pip install 'threecard-table[floor]'``); a table never needs it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
+from typing import Any
+
+from floor.store_base import StoreError, shown
+
+_TYPES = {"INTEGER": "BIGINT", "BLOB": "BYTEA", "TEXT": 'TEXT COLLATE "C"'}
+_SCHEMA_LOCK = 0x7C4F100
+"""The advisory lock two recorders starting at once take to create the tables in turn."""
+CONNECT_TIMEOUT_S = 10
+"""Seconds to wait for the server before the store is said not to open."""
+
+
+def dialect(sql: str) -> str:
+    """A statement of the shared dialect as psycopg takes it (``%s`` parameters)."""
+    return sql.replace("%", "%%").replace("?", "%s")
+
+
+def schema(sql: str) -> str:
+    """The store's schema with PostgreSQL's types."""
+    return re.sub(r"\b(INTEGER|BLOB|TEXT)\b", lambda m: _TYPES[m[1]], sql)
+
+
+class PostgreSQL:
+    """A PostgreSQL database holding a floor store (:class:`floor.store_base.Database`).
+
+    Args:
+        url: ``postgresql://[USER[:PASSWORD]@]HOST[:PORT]/DBNAME[?...]`` (libpq's URL:
+            ``?host=/run/postgresql`` for a unix socket, ``sslmode=``, ``passfile=``...).
+        readonly: every transaction read-only.
+
+    Raises:
+        StoreError: psycopg is not installed, or the database cannot be reached.
+    """
+
+    def __init__(self, url: str, readonly: bool = False) -> None:
+        self.name = shown(url)
+        try:
+            import psycopg
+        except ImportError:
+            raise StoreError(f"{self.name}: a PostgreSQL store needs psycopg 3: pip install "
+                             "'threecard-table[floor]'") from None
+        self._pg = psycopg
+        self.errors: tuple[type[Exception], ...] = (psycopg.Error,)
+        self._sql: dict[str, str] = {}
+        try:
+            self.db = psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
+            if readonly:
+                self.db.execute("SET default_transaction_read_only = on")
+        except psycopg.Error as exc:
+            why = (str(exc).strip() or type(exc).__name__).splitlines()[0]
+            raise StoreError(f"{self.name}: cannot open the floor store: "
+                             f"{why.replace(url, self.name)}") from None
+
+    def _q(self, sql: str) -> str:
+        q = self._sql.get(sql)
+        if q is None:
+            q = self._sql[sql] = dialect(sql)
+        return q
+
+    def execute(self, sql: str, args: Sequence[Any] = ()) -> Any:
+        """Run one statement."""
+        return self.db.execute(self._q(sql), tuple(args))
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        """Run one statement once for each row of parameters."""
+        with self.db.cursor() as cur:
+            cur.executemany(self._q(sql), [tuple(r) for r in rows])
+
+    def script(self, sql: str) -> None:
+        """Run the schema's statements, in one transaction."""
+        with self.db.transaction():
+            self.db.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+            for statement in schema(sql).split(";"):
+                if statement.strip():
+                    self.db.execute(statement)
+
+    def transaction(self) -> AbstractContextManager[Any]:
+        """``BEGIN`` ... ``COMMIT``, or ``ROLLBACK`` on an error."""
+        return self.db.transaction()
+
+    def names(self) -> set[str]:
+        """The table names of the connection's schema."""
+        return {r[0] for r in self.db.execute(
+            "SELECT table_name FROM information_schema.tables "
+            "WHERE table_schema = current_schema()")}
+
+    def columns(self, table: str) -> set[str]:
+        """A table's column names (empty: no such table)."""
+        return {r[0] for r in self.db.execute(
+            "SELECT column_name FROM information_schema.columns "
+            "WHERE table_schema = current_schema() AND table_name = %s", (table,))}
+
+    def message_fault(self, exc: Exception) -> bool:
+        """True when the values written, not the database, are at fault."""
+        pg = self._pg
+        return isinstance(exc, (pg.DataError, pg.IntegrityError))
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.db.close()
+
+
+__all__ = ["PostgreSQL", "dialect", "schema"]

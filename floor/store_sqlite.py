@@ -1,0 +1,90 @@
+"""The floor's store in a SQLite file: the embedded default (:mod:`floor.store_base`).
+
+WAL mode with ``synchronous=NORMAL``: a process killed loses nothing committed; a power
+cut may lose the newest commits, which the recorder's continuity check then asks for
+again. Readers open the file read-only while the recorder writes it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from floor.store_base import StoreError
+
+
+class SQLite:
+    """A SQLite file holding a floor store (:class:`floor.store_base.Database`).
+
+    Args:
+        path: the file (created when missing, unless ``readonly``).
+        readonly: open for reading only.
+
+    Raises:
+        StoreError: the file is missing (``readonly``) or cannot be opened.
+    """
+
+    errors: tuple[type[Exception], ...] = (sqlite3.Error,)
+
+    def __init__(self, path: str, readonly: bool = False) -> None:
+        self.name = path
+        try:
+            if readonly:
+                if not os.path.isfile(path):
+                    raise StoreError(f"{path}: no such floor store")
+                self.db = sqlite3.connect(Path(path).resolve().as_uri() + "?mode=ro",
+                                          uri=True, isolation_level=None,
+                                          check_same_thread=False)
+            else:
+                self.db = sqlite3.connect(path, isolation_level=None,
+                                          check_same_thread=False, timeout=10.0)
+            self.db.execute("PRAGMA busy_timeout=10000")
+            if not readonly:
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=NORMAL")
+        except sqlite3.Error as exc:
+            raise StoreError(f"{path}: cannot open the floor store: {exc}") from None
+
+    def execute(self, sql: str, args: Sequence[Any] = ()) -> sqlite3.Cursor:
+        """Run one statement."""
+        return self.db.execute(sql, args)
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        """Run one statement once for each row of parameters."""
+        self.db.executemany(sql, rows)
+
+    def script(self, sql: str) -> None:
+        """Run statements separated by ``;``."""
+        self.db.executescript(sql)
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """``BEGIN IMMEDIATE`` (the write lock at once) ... ``COMMIT``, or ``ROLLBACK``."""
+        with self.db:
+            self.db.execute("BEGIN IMMEDIATE")
+            yield
+
+    def names(self) -> set[str]:
+        """The file's table names."""
+        return {r[0] for r in self.db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+    def columns(self, table: str) -> set[str]:
+        """A table's column names (empty: no such table)."""
+        return {r[1] for r in self.db.execute(f"PRAGMA table_info({table})")}
+
+    def message_fault(self, exc: Exception) -> bool:
+        """True when the values written, not the file, are at fault."""
+        return isinstance(exc, (sqlite3.IntegrityError, sqlite3.DataError,
+                                sqlite3.InterfaceError, sqlite3.ProgrammingError))
+
+    def close(self) -> None:
+        """Close the file."""
+        self.db.close()
+
+
+__all__ = ["SQLite"]
