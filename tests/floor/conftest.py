@@ -31,6 +31,7 @@ import paho.mqtt.client as mqtt
 import pytest
 from floor_feed import finished
 from paho.mqtt.enums import CallbackAPIVersion
+from pg_server import STORES, new_store
 
 REPO = Path(__file__).resolve().parents[2]
 ACL = REPO / "systemd" / "mosquitto-threecard.acl"
@@ -442,21 +443,10 @@ def pg_server():
         server.stop()
 
 
-STORES = ("sqlite", "postgresql")
-"""The kinds of store the floor runs on: tests taking ``store_kind`` run on each."""
-
-
 @pytest.fixture(params=STORES)
 def store_kind(request) -> str:
+    """Each kind of store in turn (:data:`pg_server.STORES`)."""
     return request.param
-
-
-def new_store(request, kind: str, folder: Path, name: str = "floor") -> str:
-    """A new, empty store of ``kind``: a SQLite file in ``folder``, or a PostgreSQL
-    database of the session's server."""
-    if kind == "sqlite":
-        return str(folder / f"{name}.sqlite3")
-    return request.getfixturevalue("pg_server").database()
 
 
 @pytest.fixture

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from journal_edit import copy_keys, first_of, rewrite_chain_from
+from pg_server import STORES, new_store
 
 from controller.autoplay import AutoPlayer
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
@@ -50,17 +51,8 @@ def cli(*commands: list[str]) -> list[subprocess.CompletedProcess]:
     return out
 
 
-@pytest.fixture(scope="module")
-def recorded(tmp_path_factory) -> tuple[Path, Path]:
-    """A journal (12 rounds, then a shoe alarm) and the store the floor made of it."""
-    folder = tmp_path_factory.mktemp("cli")
-    journal, store_path = folder / "journal.sqlite3", folder / "floor.sqlite3"
-    t = Table(journal, TableConfig(seats=3, pin_hashes=demo_pin_hashes(), table_id=TABLE))
-    simulate(t, AutoPlayer(bets={"ante": 100, "pair_plus": 100},
-                           pin=DEMO_PINS["supervisor"]),
-             EventShoe(21, parse_faults("misread=0.1")), 12)
-    t.process([Alarm(code="JAM", text="feed jam")])
-    t.close()
+def _record(journal: Path, store_path: str | Path) -> None:
+    """What the recorder makes of the journal's feed, into the store ``store_path``."""
     store = Store(store_path)
     rec = Recorder(store, lambda *_: None)
     f = Follower(journal, TABLE)
@@ -72,7 +64,31 @@ def recorded(tmp_path_factory) -> tuple[Path, Path]:
     for m in msgs:
         rec.on_message(TABLE, m.name, encode(m))
     store.close()
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory) -> tuple[Path, Path]:
+    """A journal (12 rounds, then a shoe alarm) and the store the floor made of it."""
+    folder = tmp_path_factory.mktemp("cli")
+    journal, store_path = folder / "journal.sqlite3", folder / "floor.sqlite3"
+    t = Table(journal, TableConfig(seats=3, pin_hashes=demo_pin_hashes(), table_id=TABLE))
+    simulate(t, AutoPlayer(bets={"ante": 100, "pair_plus": 100},
+                           pin=DEMO_PINS["supervisor"]),
+             EventShoe(21, parse_faults("misread=0.1")), 12)
+    t.process([Alarm(code="JAM", text="feed jam")])
+    t.close()
+    _record(journal, store_path)
     return journal, store_path
+
+
+@pytest.fixture(scope="module", params=STORES)
+def recorded_on(request, recorded, tmp_path_factory) -> tuple[Path, str | Path]:
+    """:func:`recorded`'s journal and the store the floor made of it, of each kind."""
+    if request.param == "sqlite":
+        return recorded
+    url = new_store(request, request.param, tmp_path_factory.mktemp("cli"))
+    _record(recorded[0], url)
+    return recorded[0], url
 
 
 def _copy(journal: Path, to: Path, anchor: bool = True) -> Path:
@@ -92,8 +108,8 @@ def _verify(store: Path, *journals: Path) -> list[tuple[int, dict]]:
     return out
 
 
-def test_a_journal_equal_to_the_floor_verifies(recorded):
-    journal, store = recorded
+def test_a_journal_equal_to_the_floor_verifies(recorded_on):
+    journal, store = recorded_on
     as_json, as_text = cli(["verify-journal", "--journal", str(journal), "--floor-store",
                             str(store), "--json"],
                            ["verify-journal", "--journal", str(journal), "--floor-store",
@@ -120,8 +136,8 @@ def _rewrite(path: Path, seq: int) -> None:
 
 
 def test_a_journal_cut_or_rewritten_without_its_anchor_is_caught_by_the_floor(
-        recorded, tmp_path):
-    journal, store = recorded
+        recorded_on, tmp_path):
+    journal, store = recorded_on
     s = Store(store, readonly=True)
     genesis = s.journals(TABLE)[-1]
     links = {rid: seq for rid, seq, _h in s.links(TABLE, genesis)}
@@ -211,8 +227,8 @@ def test_rounds_the_floor_has_not_yet_recorded_are_noted_not_faulted(recorded, t
     assert out["floor"]["notes"] == [f"rounds {newest - 1} to {newest} not on the floor yet"]
 
 
-def test_floor_status_shows_each_table_its_hold_and_its_open_alarms(recorded):
-    journal, store = recorded
+def test_floor_status_shows_each_table_its_hold_and_its_open_alarms(recorded_on):
+    journal, store = recorded_on
     status_json, status_text, meters, recall = cli(
         ["floor", "status", "--store", str(store), "--json"],
         ["floor", "status", "--store", str(store)],
@@ -289,8 +305,8 @@ def test_the_floor_section_of_the_configuration_is_checked(tmp_path):
         FloorSettings("mqtts://floor.lan", client_cert=str(empty)).check()
 
 
-def test_floor_rounds_writes_money_as_recall_does(recorded):
-    journal, store = recorded
+def test_floor_rounds_writes_money_as_recall_does(recorded_on):
+    journal, store = recorded_on
     floor_rounds, recall = cli(["floor", "rounds", "--store", str(store), "--table", TABLE,
                                 "--last", "5"], ["recall", "--journal", str(journal), "--last",
                                                  "5"])

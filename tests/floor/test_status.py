@@ -81,14 +81,19 @@ def _status_text(store) -> list[str]:
     return p.stdout.splitlines()
 
 
-def test_floor_status_says_whether_the_recorder_runs_and_which_table_stopped(floor, tmp_path):
+def test_floor_status_says_whether_the_recorder_runs_and_which_table_stopped(floor, tmp_path,
+                                                                           store_at):
+    # on each kind of store: `floor serve --store` a file, or postgresql://
     broker = floor.broker().start()
-    store = tmp_path / "floor.sqlite3"
+    store = store_at
     recorder = floor.recorder(broker, store)
-    table = floor.table(broker, "TCP-S", tmp_path / "s.sqlite3", 50)
+    journal = tmp_path / "s.sqlite3"
+    table = floor.table(broker, "TCP-S", journal, 50)
     table.wait_for(r"round 2: dealer", 60)
     assert table.stop() == 0  # a clean stop: its shoe link closes, and it says so
     floor.wait_until(lambda: _statuses(store).get("TCP-S") == "stopped", 15, "TCP-S stopped")
+    floor.wait_until(lambda: floor.stored(store, "TCP-S") == floor.finished(journal), 15,
+                     "every round the table dealt in the store")
     head, line = _status_text(store)
     assert re.fullmatch(r"recorder threecard-floor: running \(heard \d+ s ago\)", head), head
     assert line.startswith("TCP-S        STOPPED  last round "), line

@@ -16,6 +16,7 @@ import socket
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import Any
 
 
 def pg_bin() -> Path | None:
@@ -29,6 +30,19 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+STORES = ("sqlite", "postgresql")
+"""The kinds of store the floor runs on (tests taking ``store_kind`` or ``store_at`` run on
+each)."""
+
+
+def new_store(request: Any, kind: str, folder: Path, name: str = "floor") -> str:
+    """A new, empty store of ``kind``: a SQLite file in ``folder``, or a database of the
+    session's PostgreSQL server (the ``pg_server`` fixture)."""
+    if kind == "sqlite":
+        return str(folder / f"{name}.sqlite3")
+    return request.getfixturevalue("pg_server").database()
 
 
 class PgServer:
