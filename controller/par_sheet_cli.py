@@ -11,7 +11,7 @@ import json
 import sys
 from fractions import Fraction
 
-from controller.game.numbers import format_number, format_percent
+from controller.game.numbers import format_number, format_odds, format_percent
 from controller.game.par_sheet import N_HANDS as HANDS
 from controller.game.par_sheet import BetAnalysis, ParSheet, compute_par_sheet
 from controller.game.rules import RuleProfileError, load_profile
@@ -86,7 +86,7 @@ def _print_table(sheet: ParSheet) -> None:
             if key == "ante_play":
                 pay = f"{x.pay:+d}"
             else:
-                pay = "lose" if x.name == "lose" else f"{x.pay} to 1"
+                pay = "lose" if x.name == "lose" else format_odds(x.pay)
             t.add_row(x.name.replace("_", " "), format_number(x.count),
                       f"{float(x.probability):.8f}",
                       pay, f"{float(x.contribution):+.6f}")

@@ -121,6 +121,17 @@ def _money(v: int | None, currency: str | None, sign: bool = True) -> str:
     return format_money(v, "en", currency, sign=sign)
 
 
+def count_and_amount(bets: int, refunded: int, currency: str | None) -> str:
+    """The bets voids refunded and their amount, each named.
+
+    ``36 bets voided, 708.00 refunded``.
+
+    A count never stands bare beside an amount (``36, 708.00`` reads as one number).
+    """
+    noun = "bet" if bets == 1 else "bets"
+    return f"{format_number(bets)} {noun} voided, {_money(refunded, currency, False)} refunded"
+
+
 def run_recall(args: argparse.Namespace) -> int:
     """Print game recall, newest first."""
     try:
@@ -239,7 +250,7 @@ def run_meters(args: argparse.Namespace) -> int:
                                f"{format_number(v):>13} {m[3]:>14}"))
         total = rep.rows.get(TOTAL, [0] * 6)
         print(f"rounds voided {format_number(rep.counters.get(ROUNDS_VOIDED, 0))}")
-        print(f"bets refunded {format_number(total[4])}, {_money(total[5], cur, False)}")
+        print(count_and_amount(total[4], total[5], cur))
         for k, v in sorted(rep.counters.items()):
             if k != ROUNDS_VOIDED:
                 print(for_terminal(f"  {k}: {v}"))

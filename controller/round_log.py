@@ -12,7 +12,7 @@ from typing import Any
 
 from controller.game.cards import parse_cards
 from controller.game.hands import evaluate3
-from controller.game.numbers import DEFAULT_CURRENCY, format_money
+from controller.game.numbers import DEFAULT_CURRENCY, format_money, format_odds
 from controller.game.views import DealerView, PlayerView, RecallRound
 
 log = logging.getLogger("threecard")
@@ -84,7 +84,7 @@ def outcome_words(outcome: str, multiple: int) -> str:
     ``pays 30 to 1``, ``push``, ``loses``, ``returned`` (a void).
     """
     if outcome == "win":
-        return f"pays {multiple} to 1"
+        return "pays " + format_odds(multiple)
     return {"lose": "loses", "refund": "returned"}.get(outcome, outcome)
 
 

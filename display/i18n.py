@@ -107,6 +107,18 @@ class Translator:
         """A whole amount in compact notation (``1K``), where that is exact, else None."""
         return numbers.format_money_compact(minor, self.lang, currency)
 
+    def odds(self, x: int, form: str = numbers.ODDS_WORDS, *, pays: bool = False) -> str:
+        """A pay of ``x`` to 1 in this language, in the screen's form (one per screen).
+
+        Args:
+            x: the "X to 1" pay.
+            form: :func:`~controller.game.numbers.odds_form` of the screen's width:
+                ``30 to 1`` (words) or ``30:1`` (colon).
+            pays: a win in words with its verb, ``pays 30 to 1`` (the colon form has none).
+        """
+        template = self("result.pays" if pays else "word.to_one", x="{x}")
+        return numbers.format_odds(x, self.lang, form, template)
+
     def number(self, n: int) -> str:
         """A whole number with this language's grouping (``1,234`` / ``1 234``)."""
         return numbers.format_number(n, self.lang)
@@ -263,26 +275,6 @@ def _link_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
                          for i, p in enumerate(parts))
             out.append((key, re.compile(rx, re.DOTALL)))
     return tuple(out)
-
-
-def format_money(minor: int, sign: bool = False, lang: str = "en",
-                 currency: str = DEFAULT_CURRENCY, whole: bool = False) -> str:
-    """Minor units written as an amount in the screen's language (Babel).
-
-    The one formatter of :mod:`controller.game.numbers`: ``123450`` is ``1,234.50`` in
-    English, ``1 234,50`` in French and Ukrainian (their own grouping spaces).
-
-    Args:
-        minor: an integer amount in minor units.
-        sign: prefix ``+`` for positive amounts (negative ones always get their sign).
-        lang: ``en``, ``fr`` or ``uk``.
-        currency: the view's ISO 4217 code (its digits place the decimal separator).
-        whole: leave out the decimals of an amount that has none.
-
-    Returns:
-        The text, without a currency sign.
-    """
-    return numbers.format_money(minor, lang, currency, sign=sign, whole=whole)
 
 
 def format_rtp(ppm: int, lang: str = "en") -> str:

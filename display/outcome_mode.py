@@ -21,6 +21,7 @@ import pygame
 
 from controller.game import inputs as C  # noqa: N812 - the input declarations
 from controller.game.meters import ROUNDS_SETTLED, ROUNDS_VOID, parse_outcome_key
+from controller.game.numbers import ODDS_WORDS
 from controller.game.views import DealerView, SeatView
 from display import theme
 from display.i18n import Translator
@@ -40,18 +41,16 @@ def on(view: Any) -> bool:
     return getattr(view, "bet_entry", "") == OUTCOMES
 
 
-def result_text(tr: Translator, outcome: str, multiple: int, compact: bool = False,
-                short: bool = False) -> str:
+def result_text(tr: Translator, outcome: str, multiple: int, form: str = ODDS_WORDS,
+                verb: bool = True) -> str:
     """One bet's result in words: ``pays 30 to 1``, ``push``, ``loses``, ``returned``.
 
-    ``compact`` (a narrow screen, as its paytables do): a win as ``30:1``; ``short`` (a
-    seat too narrow for the verb at a readable size): a win as its paytable line says it,
-    ``30 to 1``.
+    ``form`` is the screen's way of writing odds (:func:`~controller.game.numbers.odds_form`:
+    ``30 to 1`` or, on a narrow screen, ``30:1``); ``verb``: a win says ``pays`` before
+    its odds in words (a seat too narrow for the verb shows the odds alone).
     """
     if outcome == "win":
-        if compact:
-            return f"{multiple}:1"
-        return tr("word.to_one" if short else "result.pays", x=multiple)
+        return tr.odds(multiple, form, pays=verb and form == ODDS_WORDS)
     return tr({"push": "result.push", "lose": "result.loses",
                "refund": "result.returned"}.get(outcome, "result.push"))
 
@@ -98,9 +97,12 @@ def seat_summary(tr: Translator, seat: SeatView, void: bool,
     return tr(words[2]), theme.LOSE
 
 
-def recall_results(tr: Translator, seat: SeatView) -> str:
-    """A recalled seat's bets with their outcomes, short: ``A 1:1  PP 30:1  P loses``."""
-    return "  ".join(f"{tr('short.' + r.bet)} {result_text(tr, r.outcome, r.multiple, True)}"
+def recall_results(tr: Translator, seat: SeatView, form: str = ODDS_WORDS) -> str:
+    """A recalled seat's bets with their outcomes, short: ``A 1 to 1  PP 30 to 1  P loses``.
+
+    The odds in the screen's ``form`` (``A 1:1`` on a narrow screen), without the verb.
+    """
+    return "  ".join(f"{tr('short.' + r.bet)} {result_text(tr, r.outcome, r.multiple, form, False)}"
                      for r in seat.results)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pygame
 
-from controller.game.numbers import DEFAULT_CURRENCY
+from controller.game.numbers import DEFAULT_CURRENCY, ODDS_COLON, ODDS_WORDS, odds_form
 from controller.game.views import PlayerView, SeatView
 from display import outcome_mode as om
 from display import theme
@@ -108,7 +108,7 @@ class PlayerScreen:
             self._paytables(p, tables_r, view, ncols=3)
         else:
             top, seats_r, strip_r = parts
-            groups = self._pt_groups(view, w < 1000, 4)
+            groups = self._pt_groups(view, odds_form(w), 4)
             want = sum(self._pt_widths(groups, target)) + 5 * max(6, w // 60)
             tables_w = min(int(top.width * 0.74), max(int(top.width * 0.6), want))
             dealer_r, tables_r = cols(top, [top.width - tables_w - gap, tables_w], gap)
@@ -160,7 +160,8 @@ class PlayerScreen:
         # the paytables say it ("30 to 1"); a narrow screen as its paytables: "30:1"
         w, h = p.surface.get_size()
         readable = max(p.min_text, round(min(w, h) / 38))  # 28 px at 1080
-        forms = ("compact",) if w < 1000 else ("words", "short") if om.on(view) else ("words",)
+        forms = (("compact",) if odds_form(w) == ODDS_COLON
+                 else ("words", "short") if om.on(view) else ("words",))
         hands = tuple(self._hand_text(s) for s in view.seats)
         nets = {s.seat: self._net(s, view) for s in view.seats if s.bets or s.cards}
         net_texts = tuple(x[0] for x in nets.values() if x is not None)
@@ -198,8 +199,9 @@ class PlayerScreen:
         tr = self.tr
         if outcomes:  # marks, then outcomes in words: never an amount
             if seat.results:
-                return [(tr.bet(r.bet), om.result_text(tr, r.outcome, r.multiple,
-                                                       form == "compact", form == "short"),
+                odds = ODDS_COLON if form == "compact" else ODDS_WORDS
+                return [(tr.bet(r.bet), om.result_text(tr, r.outcome, r.multiple, odds,
+                                                       form == "words"),
                          theme.OUTCOME_COLORS.get(r.outcome, theme.TEXT)) for r in seat.results]
             return [(tr.bet(b), om.MARKED, theme.TEXT)
                     for b in ("ante", "play", "pair_plus", "six_card_bonus") if seat.bets.get(b)]
@@ -251,16 +253,19 @@ class PlayerScreen:
         draw_seat(p, self.art, rect, plan, role, label, seat.cards, self._hand_text(seat),
                   lines, net)
 
-    def _pt_groups(self, view: PlayerView, compact: bool, ncols: int) -> list[Blocks]:
-        """The paytables, limits and returns as titled blocks, in ``ncols`` columns."""
+    def _pt_groups(self, view: PlayerView, form: str, ncols: int) -> list[Blocks]:
+        """The paytables, limits and returns as titled blocks, in ``ncols`` columns.
+
+        The pays as odds in the screen's ``form``; the limits with the currency's digits,
+        as every amount.
+        """
         tr = self.tr
         pt = view.paytables
 
         def pays(x: int) -> str:
-            return f"{x}:1" if compact else tr("word.to_one", x=x)
+            return tr.odds(x, form)
 
-        def amount(v: int) -> str:
-            return self.money(v, whole=compact)
+        amount = self.money
 
         def table(role: str, bet: str, rows_: tuple[tuple[str, int], ...]) -> Blocks:
             return [(role, (tr(f"bet.{bet}"), [(tr.hand(k), pays(v)) for k, v in rows_]))
@@ -281,6 +286,8 @@ class PlayerScreen:
         six = table("pt6", "six_card_bonus", pt.six_card_bonus)
         lim: Blocks = [("limits", (tr("player.limits"), limits))]
         ret: Blocks = [("rtp", (tr("player.rtp"), rtp))]
+        if ncols == 4 and form == ODDS_COLON:  # narrow: the limits' decimals under the returns
+            return [pp, six, ab, lim + ret]
         if ncols == 4:
             return [pp, six, ab + lim, ret]
         if ncols == 3:
@@ -300,7 +307,7 @@ class PlayerScreen:
 
     def _pt_height(self, view: PlayerView, width: int, size: int, ncols: int) -> int:
         """The paytables' height at text of ``size``: every line and the footer."""
-        groups = self._pt_groups(view, width < 1000, ncols)
+        groups = self._pt_groups(view, odds_form(width), ncols)
         return int((self._pt_rows(groups) + 1.3) * (size + 1) * LINE_HEIGHT * 1.08
                    + 2 * max(4, size // 3))
 
@@ -312,19 +319,15 @@ class PlayerScreen:
         p.outline(rect, theme.GOLD_DARK, max(1, rect.width // 300), radius)
         p.region("paytables", rect)
         inner = inset(rect, max(4, rect.width // 90), max(4, rect.height // 60))
-        # odds in words ("30 to 1") where every line fits at 20 px or more, else as 30:1
-        for compact in sorted({p.surface.get_width() < 1000, True}):
-            groups = self._pt_groups(view, compact, ncols)
-            widths = self._pt_widths(groups, max(p.min_text, 20))
-            n_rows = self._pt_rows(groups)
-            row_h = inner.height / (n_rows + 1.3)
-            size = max(p.min_text, int(row_h / (LINE_HEIGHT * 1.08)))
-            body = pygame.Rect(inner.left, inner.top, inner.width, int(row_h * n_rows))
-            columns = cols(body, widths, max(6, inner.width // 40))
-            size = self._pt_size(groups, columns, size,
-                                 p.min_text if compact else max(p.min_text, 20))
-            if size is not None:
-                break
+        # odds as the whole screen writes them: "30 to 1", or "30:1" on a narrow one
+        groups = self._pt_groups(view, odds_form(p.surface.get_width()), ncols)
+        widths = self._pt_widths(groups, max(p.min_text, 20))
+        n_rows = self._pt_rows(groups)
+        row_h = inner.height / (n_rows + 1.3)
+        size = max(p.min_text, int(row_h / (LINE_HEIGHT * 1.08)))
+        body = pygame.Rect(inner.left, inner.top, inner.width, int(row_h * n_rows))
+        columns = cols(body, widths, max(6, inner.width // 50))
+        size = self._pt_size(groups, columns, size, p.min_text)
         size = p.min_text if size is None else size
         foot = pygame.Rect(inner.left, body.bottom, inner.width, inner.bottom - body.bottom)
         for blocks, col in zip(groups, columns, strict=True):

@@ -143,6 +143,39 @@ def format_number(n: int, lang: str = "en") -> str:
     return _pattern(lang, "decimal", 0).apply(Decimal(int(n)), _locale(lang))
 
 
+ODDS_WORDS = "words"
+"""Odds written in words, ``30 to 1`` (``30 contre 1``, ``30 до 1``): screens wide enough."""
+ODDS_COLON = "colon"
+"""Odds written as a ratio, ``30:1``: narrow screens, where the words would not fit."""
+ODDS_WORDS_FROM = 1000
+"""The narrowest screen (pixels wide) that writes odds in words; narrower ones write
+``30:1``."""
+ODDS_TEMPLATE = "{x} to 1"
+"""The English words of odds (the screens take theirs from their catalogue)."""
+
+
+def odds_form(width: int) -> str:
+    """How a screen ``width`` pixels wide writes odds: one form on the whole screen.
+
+    :data:`ODDS_WORDS` from :data:`ODDS_WORDS_FROM` pixels up, else :data:`ODDS_COLON`.
+    """
+    return ODDS_WORDS if width >= ODDS_WORDS_FROM else ODDS_COLON
+
+
+def format_odds(x: int, lang: str = "en", form: str = ODDS_WORDS,
+                template: str = ODDS_TEMPLATE) -> str:
+    """A pay of ``x`` to 1 written as odds: ``30 to 1`` or ``30:1``.
+
+    Args:
+        x: the whole "X to 1" pay (grouped per language: ``10,000 to 1``).
+        lang: ``en``, ``fr`` or ``uk``, for the digits' grouping.
+        form: :data:`ODDS_WORDS` or :data:`ODDS_COLON` (:func:`odds_form`).
+        template: the words with an ``{x}`` field (the language's own, from a catalogue).
+    """
+    n = format_number(x, lang)
+    return f"{n}:1" if form == ODDS_COLON else template.replace("{x}", n)
+
+
 def plural_form(n: int, lang: str = "en") -> str:
     """The language's plural category of ``n`` (CLDR, by Babel).
 
@@ -192,6 +225,7 @@ def format_ppm(ppm: int, lang: str = "en", digits: int = 2) -> str:
     return format_percent(Decimal(int(ppm)).scaleb(-6), lang, digits)
 
 
-__all__ = ["DEFAULT_CURRENCY", "LANGUAGES", "currency_digits", "currency_problem", "plural_form",
-           "format_decimal", "format_money", "format_number", "format_percent", "format_ppm",
-           "money_value"]
+__all__ = ["DEFAULT_CURRENCY", "LANGUAGES", "ODDS_COLON", "ODDS_WORDS", "ODDS_WORDS_FROM",
+           "currency_digits", "currency_problem", "plural_form",
+           "format_decimal", "format_money", "format_number", "format_odds", "format_percent",
+           "format_ppm", "money_value", "odds_form"]

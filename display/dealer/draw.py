@@ -15,6 +15,7 @@ from typing import Any
 
 import pygame
 
+from controller.game import numbers
 from controller.game.views import DealerView
 from display import outcome_mode as om
 from display import theme
@@ -73,6 +74,11 @@ class Ctx:
     def money(self, minor: int, sign: bool = False, whole: bool = False) -> str:
         """An amount in minor units in the screen's language and the table's currency."""
         return self.tr.money(minor, self.view.currency, sign=sign, whole=whole)
+
+    @property
+    def odds(self) -> str:
+        """How this screen writes odds (``30 to 1``, or ``30:1`` when it is narrow)."""
+        return numbers.odds_form(self.lay.size[0])
 
     @property
     def outcomes(self) -> bool:

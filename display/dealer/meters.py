@@ -63,10 +63,14 @@ def draw_meters(c: Ctx) -> None:
 
 
 def void_summary(c: Ctx) -> str:
-    """``Bets voided: 10, 225.00 refunded · 3 rounds voided`` (the total's voids)."""
+    """``10 bets voided, 225.00 refunded · 3 rounds voided`` (the total's voids).
+
+    The count of bets has its own word, so it never reads as part of the amount.
+    """
     total = next((m for m in c.view.meters if m.name == "total"), None)
     bets, refunded = (total.voids, total.refunded) if total is not None else (0, 0)
-    return c.tr("meter.void_summary", bets=c.tr.number(bets), refunded=c.money(refunded),
+    return c.tr("meter.void_summary", bets=c.tr.plural("meter.bets_voided", bets),
+                refunded=c.money(refunded),
                 rounds=c.tr.plural("meter.rounds_voided", c.view.rounds_voided))
 
 

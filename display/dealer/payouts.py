@@ -24,19 +24,20 @@ Line = tuple[str, str, Color]
 """One line of a seat: (bet, amount text, colour)."""
 
 
-def result_lines(c: Ctx, seat: SeatView, compact: bool = False, whole: bool = False
+def result_lines(c: Ctx, seat: SeatView, verb: bool = True, whole: bool = False
                  ) -> list[Line]:
     """A seat's results in pay order: won amounts signed, pushes and refunds as returned.
 
     In outcome mode each result in words: ``pays 30 to 1``, ``push``, ``loses``,
-    ``returned`` (``compact``, a narrow seat: a win as ``30:1``, as the paytables write it).
+    ``returned``, the odds as the screen writes them (``30:1`` on a narrow screen);
+    ``verb`` False: a win as its odds alone, ``30 to 1``.
     ``whole``: amounts without decimals where they have none (still exact).
     """
     order = {b: i for i, b in enumerate(PAY_ORDER)}
     out = []
     for r in sorted(seat.results, key=lambda r: order.get(r.bet, len(order))):
         if c.outcomes:
-            text = om.result_text(c.tr, r.outcome, r.multiple, compact)
+            text = om.result_text(c.tr, r.outcome, r.multiple, c.odds, verb)
         elif r.outcome == "win":
             text = c.money(r.net, sign=True, whole=whole)
         elif r.outcome == "lose":

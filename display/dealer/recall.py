@@ -132,8 +132,8 @@ def _seats(c: Ctx, rect: pygame.Rect, rr: RecallRound) -> None:
     outcomes = om.on(rr)
     money = functools.partial(tr.money, currency=c.view.currency)
     for s in rr.seats:
-        if outcomes:  # the marks; once settled each bet's outcome: "A 1:1  PP 30:1"
-            bets = (om.recall_results(tr, s) if s.results
+        if outcomes:  # the marks; once settled each bet's outcome: "A 1 to 1  PP 30 to 1"
+            bets = (om.recall_results(tr, s, c.odds) if s.results
                     else "  ".join(tr("short." + k) for k in s.bets))
             net = (om.seat_summary(tr, s, rr.status == "void")[0] if s.net is not None
                    else "")

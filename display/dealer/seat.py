@@ -331,14 +331,23 @@ def _played(c: Ctx, body: pygame.Rect, seat: SeatView, make_lines: Make, row: bo
 
 def _results(c: Ctx, seat: SeatView, width: int, row: bool, names: Names,
              whole: bool = False) -> list[Line]:
-    """A seat's results; in outcome mode a win as ``30:1`` where its words leave no line."""
-    full = result_lines(c, seat, whole=whole)
+    """A seat's results; in outcome mode worded one way on every seat (:func:`_odds_verb`)."""
     if not c.outcomes or row:
-        return full
-    text_w = width - 2 * c.sc.px(TEXT_MARGIN)
-    if all(line_fit(c, line, text_w, names) == (1, True) for line in full):
-        return full
-    return result_lines(c, seat, compact=True)
+        return result_lines(c, seat, whole=whole)
+    return result_lines(c, seat, _odds_verb(c, width, names), whole)
+
+
+def _odds_verb(c: Ctx, width: int, names: Names) -> bool:
+    """Whether every settled seat column says ``pays 30 to 1`` on one line, once a frame."""
+    width = min([width, *(r.width for r in c.lay.seats)])
+    key = ("odds_verb", width, names)
+    got = c.memo.get(key)
+    if got is None:
+        text_w = width - 2 * c.sc.px(TEXT_MARGIN)
+        got = c.memo[key] = all(line_fit(c, line, text_w, names) == (1, True)
+                                for s in c.view.seats if s.results
+                                for line in result_lines(c, s))
+    return got
 
 
 def _hand(c: Ctx, rect: pygame.Rect, seat: SeatView, hand: str) -> None:

@@ -28,7 +28,7 @@ from controller.game.numbers import format_decimal, format_number, format_percen
 from controller.game.par_sheet import ParSheet
 from controller.game.rules import RuleProfile
 from controller.game.shift import BET_GROUPS, ReturnLine, Shift, parse_utc
-from display.i18n import format_money, format_rtp
+from display.i18n import format_rtp
 from display.report.labels import ReportText
 from display.report.plots import FONTS, house_plot, return_plot
 from display.report.witness import last_seal
@@ -152,8 +152,8 @@ class _Builder:
         self.mm = mm
         self.width = 178 * mm
         self.lang = text.lang
-        self.money: Callable[[int], str] = lambda minor: format_money(
-            minor, lang=text.lang, currency=sh.currency)  # the table's currency, its digits
+        self.money: Callable[[int], str] = lambda minor: text.money(
+            minor, sh.currency)  # the table's currency, its digits
 
     # -- pieces --------------------------------------------------------------------------
     def p(self, text: str, style: str = "body") -> Any:
@@ -370,7 +370,7 @@ class _Builder:
         for bet in ("ante_bonus", "pair_plus", "six_card_bonus"):
             pays = sorted(getattr(prof, bet).items(), key=lambda kv: -kv[1])
             if pays:
-                rows = [[t.hand(k), t("word.to_one", x=v)] for k, v in pays]
+                rows = [[t.hand(k), t.odds(v)] for k, v in pays]
                 blocks.append(self.table([t.bet(bet), t("col.pays")], rows, [34, 20],
                                          right=[1]))
         row = Table([blocks], colWidths=[self.width / 3] * len(blocks), hAlign="LEFT")

@@ -40,5 +40,6 @@ def test_rows_in_pay_order_then_seats_then_total_and_voids_named_apart(shift, ca
     assert shown == [b for b in PAY_ORDER if b in rows] + seats + ["total"]
     assert seats == ["seat 1", "seat 2", "seat 3"] and "play" in shown
     after = lines[header + 1 + len(rows):]
-    assert after[:2] == ["rounds voided 1", "bets refunded 3, 3.00"]
+    # the count of bets has its noun: "3, 3.00" read as one amount
+    assert after[:2] == ["rounds voided 1", "3 bets voided, 3.00 refunded"]
     assert not any(line.strip().startswith("voids") for line in after)

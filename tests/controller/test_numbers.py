@@ -151,3 +151,12 @@ def test_compact_money_only_where_it_is_exact():
         assert format_money_compact(100050, lang, "EUR") is None       # 1,000.50
         assert format_money_compact(99900, lang, "EUR") is None        # 999
     assert format_money_compact(100000, "en", "EUR") == "1K"
+
+
+def test_odds_one_form_per_screen_width_grouped_per_language():
+    from controller.game.numbers import ODDS_COLON, ODDS_WORDS, format_odds, odds_form
+    assert [odds_form(w) for w in (800, 999, 1000, 1920)] == [ODDS_COLON, ODDS_COLON,
+                                                               ODDS_WORDS, ODDS_WORDS]
+    assert format_odds(30) == "30 to 1"
+    assert format_odds(1000, "en", ODDS_COLON) == "1,000:1"
+    assert format_odds(1000, "fr", ODDS_WORDS, "{x} contre 1") == f"1{NNBSP}000 contre 1"

@@ -6,7 +6,7 @@ import pygame
 import pytest
 
 from display import i18n, screenshot
-from display.i18n import MESSAGES, Translator, format_money, format_rtp
+from display.i18n import MESSAGES, Translator, format_rtp
 from display.theme import font_path
 
 
@@ -46,15 +46,16 @@ def test_translator_fallbacks():
 
 def test_money_and_rtp_formats():
     """The screens' names for the one formatter: the language and currency they are given."""
-    assert format_money(12500) == "125.00"
-    assert format_money(-500) == "-5.00"
-    assert format_money(100000, sign=True) == "+1,000.00"
-    assert format_money(100000, sign=True, lang="fr") == "+1\u202f000,00"
-    assert format_money(100000, lang="uk") == "1\u00a0000,00"
-    assert format_money(0, sign=True) == "0.00"
-    assert format_money(2500, lang="fr", whole=True) == "25"
-    assert format_money(2550, lang="fr", whole=True) == "25,50"
-    assert format_money(2500, currency="JPY") == "2,500"
+    en, fr, uk = Translator("en"), Translator("fr"), Translator("uk")
+    assert en.money(12500) == "125.00"
+    assert en.money(-500) == "-5.00"
+    assert en.money(100000, sign=True) == "+1,000.00"
+    assert fr.money(100000, sign=True) == "+1\u202f000,00"
+    assert uk.money(100000) == "1\u00a0000,00"
+    assert en.money(0, sign=True) == "0.00"
+    assert fr.money(2500, whole=True) == "25"
+    assert fr.money(2550, whole=True) == "25,50"
+    assert en.money(2500, currency="JPY") == "2,500"
     assert Translator("fr").money(123450) == "1\u202f234,50"
     assert format_rtp(966270) == "96.63%"
     assert format_rtp(914386, "fr") == "91,44\u00a0%"

@@ -95,8 +95,8 @@ def test_all_play_decides_every_seat_still_to_decide(fonts):
 
 
 @pytest.mark.parametrize(("size", "wins"), [
-    ((800, 480), {"30:1", "4:1", "7:1", "1:1"}),       # 7 narrow seats: as paytables read
-    ((1920, 1080), {"30:1", "4:1", "7:1", "1:1"}),
+    ((800, 480), {"30:1", "4:1", "7:1", "1:1"}),       # a narrow screen: as its paytables
+    ((1920, 1080), {"30 to 1", "4 to 1", "7 to 1", "1 to 1"}),  # 7 seats: no room for "pays"
     ((1080, 1920), {"pays 30 to 1", "pays 4 to 1", "pays 7 to 1", "pays 1 to 1"})])
 def test_the_payout_list_gives_outcomes_never_amounts(fonts, size, wins):
     _, frame, view = draw(fonts, "outcomes-settled", size)
@@ -142,7 +142,7 @@ def test_recall_and_meters_name_the_outcome_rounds(fonts):
     assert [t.text for t in frame.texts if t.role == "recall.mode"] == ["bets as outcomes"]
     assert "Round 12 " in [t.text for t in frame.texts if t.role == "recall.title"][0]
     bets = [t.text for t in frame.texts if t.role == "recall.bets"]
-    assert bets[0] == "P 1:1  AB 4:1  A 1:1  PP 30:1"
+    assert bets[0] == "P 1 to 1  AB 4 to 1  A 1 to 1  PP 30 to 1"  # as the screen's seats
     dealer, frame, view = draw(fonts, "outcomes-meters")        # the Outcomes tab
     assert frame.notes["mode"] == "outcomes" and frame.button("outcomes").enabled
     cells = [t.text for t in frame.texts if t.role == "meters.outcomes.cell"]
