@@ -10,23 +10,14 @@ from __future__ import annotations
 import pygame
 
 from display import theme
+from display.i18n import RED_SUITS, SUIT_SYMBOLS, card_label, rank_label
 from display.theme import FontBook
 
-SUIT_SYMBOLS = {"c": "\u2663", "d": "\u2666", "h": "\u2665", "s": "\u2660"}
-RED_SUITS = frozenset("dh")
+__all__ = ["CARD_ASPECT", "RED_SUITS", "SUIT_SYMBOLS", "CardArt", "card_label", "fit_card",
+           "rank_label"]
+
 CARD_ASPECT = 0.7
 """Card width / height."""
-
-
-def rank_label(card: str) -> str:
-    """The rank as printed on a card (``T`` -> ``10``)."""
-    r = card[0].upper()
-    return "10" if r == "T" else r
-
-
-def card_label(card: str) -> str:
-    """A card as short text with its suit symbol, e.g. ``Q♥``."""
-    return rank_label(card) + SUIT_SYMBOLS.get(card[1:2].lower(), "?")
 
 
 def fit_card(box: pygame.Rect, count: int, gap_ratio: float = 0.08) -> tuple[int, int, int]:

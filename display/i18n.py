@@ -15,6 +15,7 @@ from collections.abc import Mapping
 
 from controller.game import numbers
 from controller.game import refusals as R
+from controller.game.cards import CardError, parse_card
 from controller.game.numbers import DEFAULT_CURRENCY
 from controller.game.numbers import LANGUAGES as LANGUAGES  # the screens' languages
 from controller.game.refusals import Refusal
@@ -42,6 +43,39 @@ AUTOPLAY_PREFIX = "autoplay:"
 """How autoplay's void reasons begin (``autoplay: link_lost``)."""
 _PAD_REASONS = {text: key for key, text in _EN.items() if key.startswith("reason.")}
 """The void pad's English reason (what the command records) -> its label key."""
+
+
+SUIT_SYMBOLS = {"c": "\u2663", "d": "\u2666", "h": "\u2665", "s": "\u2660"}
+"""A suit's letter -> the symbol the screens draw."""
+RED_SUITS = frozenset("dh")
+"""Suits drawn in red."""
+
+
+def rank_label(card: str) -> str:
+    """The rank as printed on a card (``T`` -> ``10``)."""
+    r = card[0].upper()
+    return "10" if r == "T" else r
+
+
+def card_label(card: str) -> str:
+    """A card as short text with its suit symbol, e.g. ``Q♥``."""
+    return rank_label(card) + SUIT_SYMBOLS.get(card[1:2].lower(), "?")
+
+
+def shown_card(text: str) -> str:
+    """A card's code (``6c``, ``10h``) as the screens draw it (``6♣``).
+
+    A text that is no card (an unknown code the shoe sent) is shown as it is.
+    """
+    try:
+        return card_label(str(parse_card(text)))
+    except CardError:
+        return text
+
+
+_KEY_SYMBOLS = {"backspace": "\u232b", "left": "\u2190", "right": "\u2192", "up": "\u2191",
+                "down": "\u2193"}
+"""Keys printed as a symbol, the same in every language."""
 
 
 class _Params(dict):
@@ -164,6 +198,8 @@ class Translator:
             return ", ".join(map(str, value))
         if kind == R.BET:
             return self.bet(str(value))
+        if kind == R.CARD:
+            return shown_card(str(value))
         if kind == R.STATE:
             return self.state(str(value))
         if kind == R.DECISION:
@@ -172,6 +208,23 @@ class Translator:
             key = f"{kind}.{value}"
             return self(key) if self.has(key) else str(value).replace("_", " ")
         return str(value)
+
+    def key(self, key: str) -> str:
+        """A key as its cap reads, in this language (``shift+b`` -> ``\u21e7B``).
+
+        Keys named by words are in the catalogue (``key.return``: ``Enter``, ``Entr\u00e9e``);
+        arrows and the backspace are symbols; a letter or a function key is its cap.
+
+        Args:
+            key: the key as ``pygame.key.name`` spells it (``return``, ``page up``, ``f9``),
+                ``shift+`` before it when Shift is held.
+        """
+        if not key:
+            return ""
+        if key.startswith("shift+"):
+            return "\u21e7" + self.key(key[6:])
+        name = "key." + key.replace(" ", "_")
+        return _KEY_SYMBOLS.get(key) or (self(name) if self.has(name) else key.upper())
 
     def next_key(self, key: str, state: str) -> str:
         """The label key of a next action: its own text in ``state`` where there is one.
@@ -257,11 +310,24 @@ class Translator:
         """
         key = f"banner.{kind}.{part}"
         if (self.lang == "en" and fallback) or not self.has(key):
+            code = params.get("card")
+            if code and fallback and shown_card(code) != code:  # the table's words: the card drawn
+                return re.sub(rf"(?<!\w){re.escape(code)}(?!\w)", shown_card(code), fallback)
             return fallback
-        device = f"device.{params.get('device')}"  # a device's name, in this language
+        return self(key, **self.banner_params(params))
+
+    def banner_params(self, params: Mapping[str, str]) -> dict[str, str]:
+        """A banner's parameters as the screens write them.
+
+        A card as drawn (rank and suit symbol), a device by its name in this language.
+        """
+        out = dict(params)
+        if out.get("card"):
+            out["card"] = shown_card(out["card"])
+        device = f"device.{out.get('device')}"
         if self.has(device):
-            params = {**params, "device": self(device)}
-        return self(key, **params)
+            out["device"] = self(device)
+        return out
 
 
 @functools.lru_cache(maxsize=1)

@@ -16,6 +16,7 @@ from typing import Any
 import pygame
 
 from display import theme
+from display.i18n import Translator
 from display.theme import Color, FontBook
 
 
@@ -166,12 +167,16 @@ class Painter:
         surface: the target.
         fonts: the shared font book.
         min_text: the smallest pixel size text may shrink to before it is cut.
+        tr: the screen's language, for the names of keys in the buttons' hints (``Enter``
+            is ``Entrée`` in French); English when None.
     """
 
-    def __init__(self, surface: pygame.Surface, fonts: FontBook, min_text: int = 9) -> None:
+    def __init__(self, surface: pygame.Surface, fonts: FontBook, min_text: int = 9,
+                 tr: Translator | None = None) -> None:
         self.surface = surface
         self.fonts = fonts
         self.min_text = min_text
+        self.tr = tr or Translator("en")
         self.frame = Frame(surface.get_size())
 
     def fill(self, rect: pygame.Rect, color: Color, radius: int = 0) -> None:
@@ -309,7 +314,7 @@ class Painter:
         self.outline(rect, theme.GOLD if selected else line,
                      max(2, rect.height // 14) if selected else 1, radius)
         hint_text = (keys[0] if keys else "") if hint is None else hint
-        hint_text = _key_label(hint_text)
+        hint_text = self.tr.key(hint_text)
         inner = inset(rect, max(2, rect.height // 10), max(1, rect.height // 12))
         if hint_text and rect.height >= 26 and rect.width >= 60:
             hb = pygame.Rect(0, 0, max(12, rect.width // 4), max(8, rect.height // 3))
@@ -333,16 +338,3 @@ def _mix(a: Color, b: Color, t: float = 0.45) -> Color:
             int(a[2] * (1 - t) + b[2] * t))
 
 
-_KEY_LABELS = {"space": "Space", "return": "Enter", "escape": "Esc", "backspace": "\u232b",
-               "delete": "Del", "left": "\u2190", "right": "\u2192", "up": "\u2191",
-               "down": "\u2193", "page up": "PgUp", "page down": "PgDn"}
-
-
-def _key_label(key: str) -> str:
-    if not key:
-        return ""
-    if key.startswith("shift+"):
-        return "\u21e7" + _key_label(key[6:])
-    if key in _KEY_LABELS:
-        return _KEY_LABELS[key]
-    return key.upper()

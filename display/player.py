@@ -69,7 +69,7 @@ class PlayerScreen:
         tr = self.tr
         self.currency = view.currency
         w, h = surface.get_size()
-        p = Painter(surface, self.fonts, min_text=max(7, min(w, h) // 90))
+        p = Painter(surface, self.fonts, min_text=max(7, min(w, h) // 90), tr=tr)
         surface.blit(felt((w, h), surface), (0, 0))
         portrait = h > w
         u = min(w / 100, h / 170) if portrait else min(w / 160, h / 100)

@@ -21,7 +21,7 @@ from controller.game.views import DealerView, PlayerView
 SCENARIOS = ("betting", "dealing", "decisions", "reveal-qualify", "reveal-no-qualify",
              "settled", "void", "auto-void", "link-lost", "misread-paused", "recall", "meters",
              "outcomes-betting", "outcomes-decisions", "outcomes-settled", "outcomes-recall",
-             "outcomes-void", "outcomes-meters")
+             "outcomes-void", "outcomes-meters", "deck-blocked")
 """Scenario names, in the order of a round and its irregularities; then the same table
 taking bets as outcomes (``bet_entry = "outcomes"``)."""
 

@@ -70,11 +70,12 @@ def wordings(c: Ctx, b: Banner) -> list[tuple[str, str]]:
     """
     tr = c.tr
     now = act_now(c, b)
+    params = tr.banner_params(b.params)
     out = [(tr.banner(b.kind, "msg", b.message, b.params),
-            tr(now, **b.params) if now else tr.banner(b.kind, "act", b.action, b.params))]
+            tr(now, **params) if now else tr.banner(b.kind, "act", b.action, b.params))]
     msg_key, act_key = f"banner.{b.kind}.msg", now or f"banner.{b.kind}.act"
-    short = (tr(msg_key, **b.params) if tr.has(msg_key) else out[0][0],
-             tr(act_key, **b.params) if tr.has(act_key) and out[0][1] else out[0][1])
+    short = (tr(msg_key, **params) if tr.has(msg_key) else out[0][0],
+             tr(act_key, **params) if tr.has(act_key) and out[0][1] else out[0][1])
     return out if short == out[0] else [*out, short]
 
 

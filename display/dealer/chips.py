@@ -20,7 +20,7 @@ from controller.game.views import DealerView
 from display import outcome_mode as om
 from display import theme
 from display.dealer.actions import PickChip, PlayRest, Undo
-from display.dealer.draw import Ctx, button, key_label, line_height
+from display.dealer.draw import Ctx, button, line_height
 from display.dealer.payouts import all_paid_button
 from display.dealer.state import PAYING, DealerUI, chip_in_use, undecided
 from display.painter import Button, rows
@@ -137,7 +137,7 @@ def _chip(c: Ctx, rect: pygame.Rect, value: int, key: str, enabled: bool,
         p.text(text, r, size, bold=True, color=theme.TEXT if dark else theme.TEXT_DARK,
                role=f"chip.{value}" + ("2" if i else ""), min_size=size)
     hint = pygame.Rect(rect.left, rect.bottom - key_h, rect.width, key_h)
-    p.text(key_label(key), hint, sc.small, bold=selected,
+    p.text(c.tr.key(key), hint, sc.small, bold=selected,
            color=theme.GOLD if selected else theme.TEXT_DIM, role=f"chip.{value}.hint")
     p.frame.buttons.append(Button(f"chip.{value}", pygame.Rect(rect), label, PickChip(value),
                                   (key,), enabled))

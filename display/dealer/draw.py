@@ -90,17 +90,6 @@ class Ctx:
         return self.ui.flash[0] == id_ and self.now < self.ui.flash[1]
 
 
-def key_label(key: str) -> str:
-    """A shortcut as printed on its button: ``Enter``, ``Esc``, ``⇧B``, ``F9``."""
-    if not key:
-        return ""
-    if key.startswith("shift+"):
-        return "\u21e7" + key_label(key[6:])
-    named = {"space": "Space", "return": "Enter", "escape": "Esc", "backspace": "\u232b",
-             "left": "\u2190", "right": "\u2192", "page up": "PgUp", "page down": "PgDn"}
-    return named.get(key, key.upper())
-
-
 def button(c: Ctx, id_: str, rect: pygame.Rect, label: str, action: Action | None, *,
            keys: Sequence[str] = (), enabled: bool = True, style: str = "normal",
            hint: str | None = None, selected: bool = False, size: int | None = None,
@@ -123,7 +112,7 @@ def button(c: Ctx, id_: str, rect: pygame.Rect, label: str, action: Action | Non
     p.fill(rect, bg, radius)
     p.outline(rect, line, max(2, sc.px(2)) if selected else 1, radius)
     inner = inset(rect, max(2, sc.px(4)) if pad is None else pad, max(2, sc.px(3)))
-    hint_text = key_label((keys[0] if keys else "") if hint is None else hint)
+    hint_text = c.tr.key((keys[0] if keys else "") if hint is None else hint)
     face = arrange(p, label, sub, inner, hint_text, size or sc.medium, sc.line(sc.small),
                    sc.px(4))
     if face.hint is not None:

@@ -79,7 +79,9 @@ def arrange(p: Painter, label: str, sub: str, inner: pygame.Rect, hint: str, wan
         else without it.
     """
     small = p.min_text
-    hw = p.fonts.font(small).size(hint)[0] + gap if hint else 0
+    hw, hh = p.fonts.font(small).size(hint) if hint else (0, 0)
+    hw += gap if hint else 0
+    line = max(line, hh)  # an accented capital (Échap) stands taller than the line
     for places in (_with_key(inner, hw, line, label, sub) if hint else iter(()),
                    _without_key(inner, sub)):
         best: tuple[tuple[int, bool, int], Face] | None = None

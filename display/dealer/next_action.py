@@ -51,6 +51,9 @@ def next_text(c: Ctx) -> str:
         return tr("next.shoe_misread")
     if view.state == "paused" and view.pause_reason in PAUSE_ACTIONS:
         return tr(PAUSE_ACTIONS[view.pause_reason])
+    own = f"next.{view.next_action_key}.{view.pause_reason}"  # a misread's own step
+    if view.state == "paused" and tr.has(own):
+        return tr(own)
     if view.state == "betting" and view.deck_blocked and C.UnblockDeck.name in view.allowed:
         return tr("banner.deck_blocked.act")  # as the large button: Unblock deck first
     key = tr.next_key(view.next_action_key, view.state)

@@ -45,7 +45,7 @@ from display.common import felt
 from display.dealer import actions as A  # noqa: N812 - the screen actions
 from display.dealer.alarms import alarm_tick, draw_alarms
 from display.dealer.chips import draw_chip_tray, undo_target
-from display.dealer.draw import Ctx, key_label
+from display.dealer.draw import Ctx
 from display.dealer.hand import draw_dealer
 from display.dealer.header import LINK_DOWN, draw_header
 from display.dealer.input import InputGuard, Presses, key_name
@@ -190,8 +190,8 @@ class DealerScreen:
         step = primary_step(view, ui)
         words = self.tr(step.label, **step.params)
         if step.action is not None and step.enabled and step.keys:
-            words += f" ({key_label(step.keys[0])})"
-        text = self.tr("refusal.key_not_now", pressed=key_label(key), step=words)
+            words += f" ({self.tr.key(step.keys[0])})"
+        text = self.tr("refusal.key_not_now", pressed=self.tr.key(key), step=words)
         ui.own_refusal = (Banner(REJECTED, message=text), now)
 
     def _act(self, action: object, view: DealerView, now: float) -> list[C.DealerCommand]:
@@ -345,7 +345,7 @@ class DealerScreen:
         lay = layout((w, h), len(view.seats), min(len(view.chip_values), 5), with_dealer=dealt,
                      in_play=tuple(bool(s.bets or s.cards) for s in view.seats) if dealt
                      else ())
-        p = Painter(surface, self.fonts, min_text=lay.scale.small)
+        p = Painter(surface, self.fonts, min_text=lay.scale.small, tr=self.tr)
         surface.blit(felt((w, h), surface), (0, 0))
         c = Ctx(p, view, ui, self.tr, self.art, lay, now)
         focus = focus_seat(view, ui)
