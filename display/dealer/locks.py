@@ -17,7 +17,6 @@ from dataclasses import dataclass
 import pygame
 
 from controller.game import inputs as C  # noqa: N812 - the input declarations
-from controller.game.round import RoundState
 from controller.game.views import Banner, DealerView
 from display.dealer import actions as A  # noqa: N812 - the screen actions
 from display.dealer.undo import BET_COMMANDS
@@ -51,7 +50,7 @@ def pin_asked(view: DealerView, name: str) -> bool:
     the same way after every void (a PIN typed out of habit never lands on the bets).
     """
     return name in view.pin_needed or (
-        name == C.NextRound.name and view.state == RoundState.VOID.value
+        name == C.NextRound.name and view.state == "void"
         and name in view.allowed)
 
 
@@ -89,7 +88,7 @@ class PadShadow:
         if self.open and not pad_open:
             self.since = now
         opened = self.round_id is not None and view.round_id != self.round_id
-        if opened and view.state == RoundState.BETTING.value:
+        if opened and view.state == "betting":
             self.since = now
         self.open, self.round_id = pad_open, view.round_id
 
