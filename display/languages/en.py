@@ -411,6 +411,8 @@ MESSAGES: dict[str, str] = {
     "pad.checking": "Checking the PIN\u2026",
     "pad.locked": "PIN entry locked: {time} left",
     "word.pin_locked": "locked {time}",
+    "word.pin_locked_short": "locked {time}",
+    "btn.void_locked": "Void",
     "pad.attempts.one": "{n} attempt left before lockout",
     "pad.attempts.other": "{n} attempts left before lockout",
     "meter.void_summary": "Bets voided: {bets}, {refunded} refunded \u00b7 {rounds}",

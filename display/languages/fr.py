@@ -405,6 +405,8 @@ MESSAGES: dict[str, str] = {
     "pad.checking": "Vérification du code\u2026",
     "pad.locked": "Saisie du code bloquée : encore {time}",
     "word.pin_locked": "bloqué {time}",
+    "word.pin_locked_short": "bloqué {time}",
+    "btn.void_locked": "Annuler",
     "pad.attempts.one": "{n} essai avant blocage",
     "pad.attempts.many": "{n} essais avant blocage",
     "pad.attempts.other": "{n} essais avant blocage",

@@ -400,6 +400,8 @@ MESSAGES: dict[str, str] = {
     "pad.checking": "Перевірка PIN\u2026",
     "pad.locked": "Введення PIN заблоковано: ще {time}",
     "word.pin_locked": "заблоковано {time}",
+    "word.pin_locked_short": "блок. {time}",
+    "btn.void_locked": "Анулювати",
     "pad.attempts.one": "До блокування лишилася {n} спроба",
     "pad.attempts.few": "До блокування лишилися {n} спроби",
     "pad.attempts.many": "До блокування лишилося {n} спроб",
