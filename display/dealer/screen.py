@@ -43,16 +43,17 @@ from display import theme
 from display.cards import CardArt
 from display.common import felt
 from display.dealer import actions as A  # noqa: N812 - the screen actions
-from display.dealer.alarms import alarm_tick, draw_alarms
+from display.dealer.alarms import alarm_tick, draw_alarms, own_alarms
 from display.dealer.chips import draw_chip_tray, undo_target
 from display.dealer.draw import Ctx
 from display.dealer.hand import draw_dealer
 from display.dealer.header import LINK_DOWN, draw_header
-from display.dealer.input import InputGuard, Presses, key_name
+from display.dealer.input import InputGuard, Presses, key_name, tap_pos
 from display.dealer.layout import layout
+from display.dealer.locks import PadShadow
 from display.dealer.meters import draw_meters
 from display.dealer.next_action import draw_next_action
-from display.dealer.pads import draw_pad
+from display.dealer.pads import draw_pad, pad_rect
 from display.dealer.payouts import mark_paid
 from display.dealer.recall import draw_recall
 from display.dealer.seat import draw_seat
@@ -107,6 +108,7 @@ class DealerScreen:
         self.ui = DealerUI()
         self._presses = Presses()
         self._guard = InputGuard()
+        self._shadow = PadShadow()
 
     # -- what the screen makes of a view ----------------------------------------------------
 
@@ -123,9 +125,9 @@ class DealerScreen:
         ui = self.ui
         return (int(now * 2) if view.link_state in LINK_DOWN else 0, now < ui.flash[1],
                 shown_refusal(view, ui, now) is not None,
-                lock_left(view, ui, now) if ui.pad else 0,
+                lock_left(view, ui, now),  # the lockout counts down on every screen
                 ui.sent is not None and now - ui.sent.at > ANSWER_SECONDS,
-                alarm_tick(view, now, len(ui.notices)))
+                alarm_tick(view, now, len(own_alarms(view, ui, now))))
 
     def armed(self, now: float) -> bool:
         """The large button takes a press now (not in the moment after it changed)."""
@@ -156,7 +158,9 @@ class DealerScreen:
         unanswered by the table are ignored. A press on the large button within
         :data:`~display.dealer.state.ARM_SECONDS` of its step changing is dropped too,
         and so is one on a large button drawn for a round state the table has left
-        since. A press reads the refusal on show.
+        since, and a tap on a bet where a pad was just after it closed or a round opened
+        (:class:`~display.dealer.locks.PadShadow`; a line says why). A press reads the
+        refusal on show.
         """
         if frame is None:
             return []
@@ -167,6 +171,10 @@ class DealerScreen:
             self._key_refused(key_name(event), view, now)
         if button is None or guard.bounce(event, frame, now) or guard.stale(
                 event, frame, view.version):
+            return []
+        if self._shadow.holds(button.action, tap_pos(event, frame), now):  # a PIN by habit
+            self.ui.own_refusal = (Banner(REJECTED, message=self.tr("refusal.tap_after_pad")),
+                                   now)
             return []
         left = frame.notes.get("step") != (view.round_id, view.state)
         if button.id == "primary" and (left or now - self.ui.primary[1] < ARM_SECONDS):
@@ -348,6 +356,7 @@ class DealerScreen:
         p = Painter(surface, self.fonts, min_text=lay.scale.small, tr=self.tr)
         surface.blit(felt((w, h), surface), (0, 0))
         c = Ctx(p, view, ui, self.tr, self.art, lay, now)
+        self._shadow.watch(view, ui.pad is not None, pad_rect(c), now)
         focus = focus_seat(view, ui)
         p.frame.notes.update(mode=ui.screen, pad=ui.pad, portrait=lay.portrait,
                              selected_seat=focus, chip=self.chip(view),

@@ -15,7 +15,9 @@ import pygame
 from controller.game import inputs as C  # noqa: N812 - the input declarations
 from display.dealer.actions import OpenPad, Show
 from display.dealer.draw import Ctx, button
+from display.dealer.locks import clock
 from display.dealer.meters import outcome_tab
+from display.dealer.state import lock_left
 from display.painter import Button
 
 OUTCOMES_KEY = "o"
@@ -29,10 +31,14 @@ def draw_tools(c: Ctx) -> None:
     """
     view, tr = c.view, c.tr
     void_r, deck_r, recall_r, *more = c.lay.tools
-    ok = C.VoidRound.name in view.allowed
-    button(c, f"tool.{C.VoidRound.name}", void_r, tr(f"btn.{C.VoidRound.name}"),
+    left = lock_left(view, c.ui, c.now)  # PIN entry locked: Void waits, and says so
+    ok = C.VoidRound.name in view.allowed and not left
+    locked = bool(left) and C.VoidRound.name in view.allowed
+    button(c, f"tool.{C.VoidRound.name}", void_r,
+           tr("btn.void_locked" if locked else f"btn.{C.VoidRound.name}"),
            OpenPad(C.VoidRound.name), keys=("f9",), enabled=ok,
-           style="danger" if ok else "normal")
+           style="danger" if ok else "normal", hint="" if locked else None,
+           sub=tr("word.pin_locked_short", time=clock(left)) if locked else "")
     button(c, f"tool.{C.NewDeck.name}", deck_r, tr(f"btn.{C.NewDeck.name}"), C.NewDeck(),
            keys=("f6",), enabled=C.NewDeck.name in view.allowed)
     button(c, "recall", recall_r, tr("btn.recall"), Show("recall"), keys=("f7",))

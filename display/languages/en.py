@@ -219,6 +219,8 @@ MESSAGES: dict[str, str] = {
     "banner.unknown_card.act": "Round void, deck blocked: supervisor must unblock",
     "banner.deck_blocked.msg": "Deck blocked: card {card}",
     "banner.deck_blocked.act": "Supervisor: check the deck, then Unblock deck",
+    "banner.pin_locked.msg": "PIN entry locked: {time} left",
+    "banner.pin_locked.act": "Wrong PINs: supervisor actions wait until then",
     "banner.software_altered.msg": "Software altered: files that differ from the build: {files}",
     "banner.software_altered.act": "Supervisor: call a technician, then Unblock deck to deal on",
     "banner.environment_altered.msg": ("Unknown start-up code or altered files beside the "
@@ -405,6 +407,8 @@ MESSAGES: dict[str, str] = {
     "btn.all_paid": "All paid",
     "btn.all_paid_next": "All paid, next round",
     "refusal.key_not_now": "{pressed} does nothing now. Next: {step}",
+    "refusal.tap_after_pad": "Tap not taken: too soon after the PIN pad or a new round. "
+                             "Tap again to bet",
     "btn.paid": "Paid",
     "btn.pay": "Pay",
     "btn.take": "Take",
@@ -415,6 +419,9 @@ MESSAGES: dict[str, str] = {
     "pad.card_chosen": "Card {card}",
     "pad.checking": "Checking the PIN\u2026",
     "pad.locked": "PIN entry locked: {time} left",
+    "word.pin_locked": "locked {time}",
+    "word.pin_locked_short": "locked {time}",
+    "btn.void_locked": "Void",
     "pad.attempts.one": "{n} attempt left before lockout",
     "pad.attempts.other": "{n} attempts left before lockout",
     "meter.void_summary": "{bets}, {refunded} refunded \u00b7 {rounds}",

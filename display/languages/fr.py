@@ -208,6 +208,8 @@ MESSAGES: dict[str, str] = {
     "banner.unknown_card.act": "Coup annulé, jeu bloqué : déblocage superviseur",
     "banner.deck_blocked.msg": "Jeu bloqué : carte {card}",
     "banner.deck_blocked.act": "Superviseur : vérifiez le jeu, puis Débloquer",
+    "banner.pin_locked.msg": "Saisie du code bloquée : encore {time}",
+    "banner.pin_locked.act": "Codes erronés : les actions du superviseur attendent",
     "banner.software_altered.msg": ("Logiciel modifié : fichiers différents de la version "
                                     "livrée : {files}"),
     "banner.software_altered.act": ("Superviseur : appelez un technicien, puis Débloquer "
@@ -399,6 +401,8 @@ MESSAGES: dict[str, str] = {
     "btn.all_paid": "Tout payé",
     "btn.all_paid_next": "Tout payé, suivant",
     "refusal.key_not_now": "{pressed} est sans effet maintenant. Ensuite : {step}",
+    "refusal.tap_after_pad": "Touche ignorée : trop tôt après le clavier du code ou un nouveau "
+                             "coup. Touchez à nouveau pour miser",
     "btn.paid": "Payé",
     "btn.pay": "Payer",
     "btn.take": "Prendre",
@@ -409,6 +413,9 @@ MESSAGES: dict[str, str] = {
     "pad.card_chosen": "Carte {card}",
     "pad.checking": "Vérification du code\u2026",
     "pad.locked": "Saisie du code bloquée : encore {time}",
+    "word.pin_locked": "bloqué {time}",
+    "word.pin_locked_short": "bloqué {time}",
+    "btn.void_locked": "Annuler",
     "pad.attempts.one": "{n} essai avant blocage",
     "pad.attempts.many": "{n} essais avant blocage",
     "pad.attempts.other": "{n} essais avant blocage",

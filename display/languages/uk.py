@@ -208,6 +208,8 @@ MESSAGES: dict[str, str] = {
     "banner.unknown_card.act": "Гру анульовано, колоду заблоковано: супервайзер",
     "banner.deck_blocked.msg": "Колоду заблоковано: карта {card}",
     "banner.deck_blocked.act": "Супервайзер: перевірте колоду і розблокуйте",
+    "banner.pin_locked.msg": "Введення PIN заблоковано: ще {time}",
+    "banner.pin_locked.act": "Хибні PIN: дії супервайзера чекають до того часу",
     "banner.software_altered.msg": ("Програму змінено: файлів, що відрізняються від "
                                     "збірки: {files}"),
     "banner.software_altered.act": ("Супервайзер: викличте техніка, потім розблокуйте, "
@@ -394,6 +396,8 @@ MESSAGES: dict[str, str] = {
     "btn.all_paid": "Усе виплачено",
     "btn.all_paid_next": "Виплачено, далі",
     "refusal.key_not_now": "{pressed} зараз нічого не робить. Далі: {step}",
+    "refusal.tap_after_pad": "Дотик не прийнято: надто швидко після панелі PIN чи нової гри. "
+                             "Торкніться ще раз, щоб поставити",
     "btn.paid": "Виплачено",
     "btn.pay": "Виплатити",
     "btn.take": "Забрати",
@@ -404,6 +408,9 @@ MESSAGES: dict[str, str] = {
     "pad.card_chosen": "Карта {card}",
     "pad.checking": "Перевірка PIN\u2026",
     "pad.locked": "Введення PIN заблоковано: ще {time}",
+    "word.pin_locked": "заблоковано {time}",
+    "word.pin_locked_short": "блок. {time}",
+    "btn.void_locked": "Анулювати",
     "pad.attempts.one": "До блокування лишилася {n} спроба",
     "pad.attempts.few": "До блокування лишилися {n} спроби",
     "pad.attempts.many": "До блокування лишилося {n} спроб",
