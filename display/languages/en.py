@@ -93,6 +93,7 @@ MESSAGES: dict[str, str] = {
     "qualifier.Q-high": "Q-high",
     # buttons
     "btn.no_more_bets": "No more bets",
+    "btn.reopen_bets": "Reopen bets",
     "btn.reveal": "Reveal",
     "btn.settle": "Settle",
     "btn.next_round": "Next round",
@@ -264,6 +265,7 @@ MESSAGES: dict[str, str] = {
     "command.clear_bets": "Clear",
     "command.rebet": "Rebet",
     "command.no_more_bets": "No more bets",
+    "command.reopen_bets": "Reopen bets",
     "command.decide": "Play or fold",
     "command.reveal": "Reveal",
     "command.settle": "Settle",
@@ -307,6 +309,8 @@ MESSAGES: dict[str, str] = {
     "refusal.bet_entry_with_bets": "Bets are placed for the next round: clear them before the bet "
                                     "entry changes",
     "refusal.deck_not_blocked": "The deck is not blocked",
+    "refusal.cards_dealt": "Cards are dealt ({cards}, burns included): bets can no longer be "
+                           "reopened. Void the round instead",
     "refusal.misread_waiting": "Re-present the card, or a supervisor enters it by hand (or voids)",
     "refusal.link_down": "The shoe link is still down",
     "refusal.seats_undecided": "Seats still to decide: {seats}",
@@ -396,6 +400,8 @@ MESSAGES: dict[str, str] = {
     "btn.all_paid": "All paid",
     "btn.all_paid_next": "All paid, next round",
     "refusal.key_not_now": "{pressed} does nothing now. Next: {step}",
+    "refusal.tap_dropped": "“{button}” not taken: the screen had just changed. Check it, then "
+                           "press again",
     "btn.paid": "Paid",
     "btn.pay": "Pay",
     "btn.take": "Take",

@@ -86,6 +86,7 @@ MESSAGES: dict[str, str] = {
     "dealer.qualifier": "Дилеру потрібна {q} або краще, щоб мати гру",
     "qualifier.Q-high": "дама",
     "btn.no_more_bets": "Ставок більше немає",
+    "btn.reopen_bets": "Поновити ставки",
     "btn.reveal": "Відкрити",
     "btn.settle": "Розрахувати",
     "btn.next_round": "Нова гра",
@@ -254,6 +255,7 @@ MESSAGES: dict[str, str] = {
     "command.clear_bets": "Зняти",
     "command.rebet": "Повторити ставку",
     "command.no_more_bets": "Ставок більше немає",
+    "command.reopen_bets": "Поновити ставки",
     "command.decide": "Гра або пас",
     "command.reveal": "Відкрити",
     "command.settle": "Розрахувати",
@@ -296,6 +298,8 @@ MESSAGES: dict[str, str] = {
     "refusal.bet_entry_with_bets": "Ставки на наступний раунд уже зроблено: зніміть їх, перш ніж "
                                     "змінювати спосіб ставок",
     "refusal.deck_not_blocked": "Колоду не заблоковано",
+    "refusal.cards_dealt": "Карти вже роздано ({cards}, з відбійними): ставки більше не можна "
+                           "поновити. Анулюйте гру",
     "refusal.misread_waiting": "Покажіть карту знову, або супервайзер введе її вручну (чи анулює "
                                "гру)",
     "refusal.link_down": "Зв'язку із шузом досі немає",
@@ -385,6 +389,8 @@ MESSAGES: dict[str, str] = {
     "btn.all_paid": "Усе виплачено",
     "btn.all_paid_next": "Виплачено, далі",
     "refusal.key_not_now": "{pressed} зараз нічого не робить. Далі: {step}",
+    "refusal.tap_dropped": "«{button}» не прийнято: екран щойно змінився. Перевірте й натисніть "
+                           "знову",
     "btn.paid": "Виплачено",
     "btn.pay": "Виплатити",
     "btn.take": "Забрати",
