@@ -40,7 +40,7 @@ def draw_tools(c: Ctx) -> None:
            style="danger" if ok else "normal")
     if C.ReopenBets.name in view.allowed:  # no card yet: in New deck's place (not now)
         button(c, f"tool.{C.ReopenBets.name}", deck_r, tr(f"btn.{C.ReopenBets.name}"),
-               OpenPad(C.ReopenBets.name), keys=(REOPEN_KEY,), sub=tr("word.pin_needed"))
+               OpenPad(C.ReopenBets.name), keys=(REOPEN_KEY,))  # its pad asks the PIN
     else:
         button(c, f"tool.{C.NewDeck.name}", deck_r, tr(f"btn.{C.NewDeck.name}"), C.NewDeck(),
                keys=("f6",), enabled=C.NewDeck.name in view.allowed)

@@ -410,6 +410,7 @@ MESSAGES: dict[str, str] = {
     "word.next_pay": "next",
     "card.waits": "Card waiting",
     "pad.card_chosen": "Card {card}",
+    "pad.reopen_detail": "Bets open again to correct them: no void",
     "pad.checking": "Checking the PIN\u2026",
     "pad.locked": "PIN entry locked: {time} left",
     "pad.attempts.one": "{n} attempt left before lockout",

@@ -404,6 +404,7 @@ MESSAGES: dict[str, str] = {
     "word.next_pay": "suivante",
     "card.waits": "Carte attendue",
     "pad.card_chosen": "Carte {card}",
+    "pad.reopen_detail": "Les mises rouvrent pour les corriger : pas d'annulation",
     "pad.checking": "Vérification du code\u2026",
     "pad.locked": "Saisie du code bloquée : encore {time}",
     "pad.attempts.one": "{n} essai avant blocage",

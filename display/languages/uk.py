@@ -399,6 +399,7 @@ MESSAGES: dict[str, str] = {
     "word.next_pay": "далі",
     "card.waits": "Карта очікується",
     "pad.card_chosen": "Карта {card}",
+    "pad.reopen_detail": "Ставки знову відкриті для виправлення: без анулювання",
     "pad.checking": "Перевірка PIN\u2026",
     "pad.locked": "Введення PIN заблоковано: ще {time}",
     "pad.attempts.one": "До блокування лишилася {n} спроба",
