@@ -32,6 +32,7 @@ from controller.game.inputs import (
     PlaceBet,
     Rebet,
     RemoveChip,
+    ReopenBets,
     Resume,
     Reveal,
     Settle,
@@ -463,6 +464,8 @@ def accepted(g: Game) -> frozenset[str]:
         names.discard(Reveal.name)
     if not any(sr.decision for sr in wagers.seats.values()):
         names.discard(UndoDecision.name)
+    if g.state is not S.NO_MORE_BETS or deal.entries:  # offered until a card is read
+        names.discard(ReopenBets.name)
     if VoidRound.name in names and fixed(g):
         names.discard(VoidRound.name)
     return frozenset(names)

@@ -141,6 +141,8 @@ def _pin(c: Ctx, title_r: pygame.Rect, body: pygame.Rect) -> None:
         detail = tr(f"reason.{ui.reason or 'other'}")
     elif ui.pad_action == C.ManualCard.name and ui.card_rank and ui.card_suit:
         detail = tr("pad.card_chosen", card=card_label(ui.card_rank + ui.card_suit))
+    elif ui.pad_action == C.ReopenBets.name:  # what it does, and that it is no void
+        detail = tr("pad.reopen_detail")
     lh = sc.line(sc.medium)
     y = info_r.top
     if detail:

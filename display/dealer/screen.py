@@ -26,12 +26,15 @@ Keyboard (every action has a key; the key is printed on its button):
   ``G`` next round; while seats are still to pay (the large button is a status then)
   ``Enter`` ticks the outlined seat paid, the next to pay; ``A`` all paid once settled.
 * ``F5`` resume, ``F10`` manual card, ``F11`` unblock deck (when that is the step), ``F6``
-  new deck, ``F9`` void, ``F7`` recall, ``F8`` meters, ``Esc`` back / cancel.
+  new deck, ``F12`` reopen bets (no more bets, no card yet), ``F9`` void, ``F7`` recall,
+  ``F8`` meters, ``Esc`` back / cancel.
 * Pads: digits, ``Backspace``, ``Enter``; card pad ranks ``A K Q J T 9``-``2`` and suits
   ``S H D C``.
 """
 
 from __future__ import annotations
+
+import logging
 
 import pygame
 
@@ -81,6 +84,7 @@ from display.i18n import Translator
 from display.painter import Button, Frame, Painter, inset
 from display.theme import FontBook
 
+log = logging.getLogger(__name__)
 FLASH_SECONDS = 0.18
 """How long a pressed button shows it was pressed."""
 CORNER_RANK_FROM = 120
@@ -153,14 +157,13 @@ class DealerScreen:
             Commands to post to the controller inbox (often none).
 
         One tap is one press (:class:`~display.dealer.input.Presses`), and every press
-        passes the input guard (:class:`~display.dealer.input.InputGuard`): a bounce, a
-        tap on a frame older than ``view``, and a command while the last one is still
-        unanswered by the table are ignored. A press on the large button within
-        :data:`~display.dealer.state.ARM_SECONDS` of its step changing is dropped too,
-        and so is one on a large button drawn for a round state the table has left
-        since, and a tap on a bet where a pad was just after it closed or a round opened
-        (:class:`~display.dealer.locks.PadShadow`; a line says why). A press reads the
-        refusal on show.
+        passes the input guard (:class:`~display.dealer.input.InputGuard`): a bounce is
+        ignored, silently. A tap on a frame older than ``view``, a command while the last
+        one is unanswered, a press on the large button within
+        :data:`~display.dealer.state.ARM_SECONDS` of its step changing or drawn for a
+        state the table has left, and a tap on a bet where a pad was just after it closed
+        or a round opened (:class:`~display.dealer.locks.PadShadow`) are dropped, and the
+        refusal line says so. A press reads the refusal on show.
         """
         if frame is None:
             return []
@@ -169,18 +172,19 @@ class DealerScreen:
         guard = self._guard
         if button is None and event.type == pygame.KEYDOWN:
             self._key_refused(key_name(event), view, now)
-        if button is None or guard.bounce(event, frame, now) or guard.stale(
-                event, frame, view.version):
-            return []
+        if button is None or guard.bounce(event, frame, now):
+            return []  # a bounce stays silent
         if self._shadow.holds(button.action, tap_pos(event, frame), now):  # a PIN by habit
             self.ui.own_refusal = (Banner(REJECTED, message=self.tr("refusal.tap_after_pad")),
                                    now)
             return []
         left = frame.notes.get("step") != (view.round_id, view.state)
-        if button.id == "primary" and (left or now - self.ui.primary[1] < ARM_SECONDS):
-            return []  # a second tap, or one on a step the table has left since it was drawn
-        if isinstance(button.action, COMMAND_ACTIONS) and guard.waiting(view.version, now):
-            return []  # the table has not answered the last command yet
+        if guard.stale(event, frame, view.version) or (button.id == "primary" and (
+                left or now - self.ui.primary[1] < ARM_SECONDS)) or (isinstance(
+                button.action, COMMAND_ACTIONS) and guard.waiting(view.version, now)):
+            # a tap on what has changed since it was drawn, a second tap on the large
+            # button, a command before the table answered the last: dropped, and said so
+            return self._dropped(button, now)
         self.ui.flash = (button.id, now + FLASH_SECONDS)
         self.ui.own_refusal = None  # read
         if view.refusal_seq is not None:
@@ -189,6 +193,13 @@ class DealerScreen:
         if cmds:
             guard.posted(view.version, now)
         return cmds
+
+    def _dropped(self, button: Button, now: float) -> list[C.DealerCommand]:
+        """A press the screen drops says so on the refusal line (and in the log)."""
+        text = self.tr("refusal.tap_dropped", button=button.label or button.id)
+        self.ui.own_refusal = (Banner(REJECTED, message=text), now)
+        log.info("dealer screen: a press on %s dropped: the screen had just changed", button.id)
+        return []
 
     def _key_refused(self, key: str, view: DealerView, now: float) -> None:
         """A round's step key that does nothing now says why (the step there is)."""

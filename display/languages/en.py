@@ -96,6 +96,7 @@ MESSAGES: dict[str, str] = {
     "qualifier.Q-high": "Q-high",
     # buttons
     "btn.no_more_bets": "No more bets",
+    "btn.reopen_bets": "Reopen bets",
     "btn.reveal": "Reveal",
     "btn.settle": "Settle",
     "btn.next_round": "Next round",
@@ -275,6 +276,7 @@ MESSAGES: dict[str, str] = {
     "command.clear_bets": "Clear",
     "command.rebet": "Rebet",
     "command.no_more_bets": "No more bets",
+    "command.reopen_bets": "Reopen bets",
     "command.decide": "Play or fold",
     "command.reveal": "Reveal",
     "command.settle": "Settle",
@@ -318,6 +320,8 @@ MESSAGES: dict[str, str] = {
     "refusal.bet_entry_with_bets": "Bets are placed for the next round: clear them before the bet "
                                     "entry changes",
     "refusal.deck_not_blocked": "The deck is not blocked",
+    "refusal.cards_dealt": "Cards are dealt ({cards}, burns included): bets can no longer be "
+                           "reopened. Void the round instead",
     "refusal.misread_waiting": "Re-present the card, or a supervisor enters it by hand (or voids)",
     "refusal.link_down": "The shoe link is still down",
     "refusal.seats_undecided": "Seats still to decide: {seats}",
@@ -409,6 +413,8 @@ MESSAGES: dict[str, str] = {
     "refusal.key_not_now": "{pressed} does nothing now. Next: {step}",
     "refusal.tap_after_pad": "Tap not taken: too soon after the PIN pad or a new round. "
                              "Tap again to bet",
+    "refusal.tap_dropped": "“{button}” not taken: the screen had just changed. Check it, then "
+                           "press again",
     "btn.paid": "Paid",
     "btn.pay": "Pay",
     "btn.take": "Take",
@@ -417,6 +423,7 @@ MESSAGES: dict[str, str] = {
     "word.next_pay": "next",
     "card.waits": "Card waiting",
     "pad.card_chosen": "Card {card}",
+    "pad.reopen_detail": "Bets open again to correct them: no void",
     "pad.checking": "Checking the PIN\u2026",
     "pad.locked": "PIN entry locked: {time} left",
     "word.pin_locked": "locked {time}",

@@ -89,6 +89,7 @@ MESSAGES: dict[str, str] = {
     "dealer.qualifier": "Le croupier doit avoir {q} ou mieux",
     "qualifier.Q-high": "une dame",
     "btn.no_more_bets": "Rien ne va plus",
+    "btn.reopen_bets": "Rouvrir les mises",
     "btn.reveal": "Révéler",
     "btn.settle": "Régler",
     "btn.next_round": "Coup suivant",
@@ -266,6 +267,7 @@ MESSAGES: dict[str, str] = {
     "command.clear_bets": "Effacer",
     "command.rebet": "Remiser",
     "command.no_more_bets": "Rien ne va plus",
+    "command.reopen_bets": "Rouvrir les mises",
     "command.decide": "Jouer ou passer",
     "command.reveal": "Révéler",
     "command.settle": "Régler",
@@ -309,6 +311,8 @@ MESSAGES: dict[str, str] = {
     "refusal.bet_entry_with_bets": "Des mises sont placées pour le coup suivant : effacez-les "
                                     "avant de changer la saisie des mises",
     "refusal.deck_not_blocked": "Le jeu n'est pas bloqué",
+    "refusal.cards_dealt": "Des cartes sont tirées ({cards}, brûlées comprises) : les mises ne "
+                           "peuvent plus être rouvertes. Annulez le coup",
     "refusal.misread_waiting": "Présentez de nouveau la carte, ou un superviseur la saisit (ou "
                                "annule)",
     "refusal.link_down": "La liaison avec le sabot est toujours coupée",
@@ -403,6 +407,8 @@ MESSAGES: dict[str, str] = {
     "refusal.key_not_now": "{pressed} est sans effet maintenant. Ensuite : {step}",
     "refusal.tap_after_pad": "Touche ignorée : trop tôt après le clavier du code ou un nouveau "
                              "coup. Touchez à nouveau pour miser",
+    "refusal.tap_dropped": "« {button} » ignoré : l'écran venait de changer. Vérifiez, puis "
+                           "appuyez à nouveau",
     "btn.paid": "Payé",
     "btn.pay": "Payer",
     "btn.take": "Prendre",
@@ -411,6 +417,7 @@ MESSAGES: dict[str, str] = {
     "word.next_pay": "suivante",
     "card.waits": "Carte attendue",
     "pad.card_chosen": "Carte {card}",
+    "pad.reopen_detail": "Les mises rouvrent pour les corriger : pas d'annulation",
     "pad.checking": "Vérification du code\u2026",
     "pad.locked": "Saisie du code bloquée : encore {time}",
     "word.pin_locked": "bloqué {time}",

@@ -89,6 +89,7 @@ MESSAGES: dict[str, str] = {
     "dealer.qualifier": "Дилеру потрібна {q} або краще, щоб мати гру",
     "qualifier.Q-high": "дама",
     "btn.no_more_bets": "Ставок більше немає",
+    "btn.reopen_bets": "Поновити ставки",
     "btn.reveal": "Відкрити",
     "btn.settle": "Розрахувати",
     "btn.next_round": "Нова гра",
@@ -265,6 +266,7 @@ MESSAGES: dict[str, str] = {
     "command.clear_bets": "Зняти",
     "command.rebet": "Повторити ставку",
     "command.no_more_bets": "Ставок більше немає",
+    "command.reopen_bets": "Поновити ставки",
     "command.decide": "Гра або пас",
     "command.reveal": "Відкрити",
     "command.settle": "Розрахувати",
@@ -307,6 +309,8 @@ MESSAGES: dict[str, str] = {
     "refusal.bet_entry_with_bets": "Ставки на наступний раунд уже зроблено: зніміть їх, перш ніж "
                                     "змінювати спосіб ставок",
     "refusal.deck_not_blocked": "Колоду не заблоковано",
+    "refusal.cards_dealt": "Карти вже роздано ({cards}, з відбійними): ставки більше не можна "
+                           "поновити. Анулюйте гру",
     "refusal.misread_waiting": "Покажіть карту знову, або супервайзер введе її вручну (чи анулює "
                                "гру)",
     "refusal.link_down": "Зв'язку із шузом досі немає",
@@ -398,6 +402,8 @@ MESSAGES: dict[str, str] = {
     "refusal.key_not_now": "{pressed} зараз нічого не робить. Далі: {step}",
     "refusal.tap_after_pad": "Дотик не прийнято: надто швидко після панелі PIN чи нової гри. "
                              "Торкніться ще раз, щоб поставити",
+    "refusal.tap_dropped": "«{button}» не прийнято: екран щойно змінився. Перевірте й натисніть "
+                           "знову",
     "btn.paid": "Виплачено",
     "btn.pay": "Виплатити",
     "btn.take": "Забрати",
@@ -406,6 +412,7 @@ MESSAGES: dict[str, str] = {
     "word.next_pay": "далі",
     "card.waits": "Карта очікується",
     "pad.card_chosen": "Карта {card}",
+    "pad.reopen_detail": "Ставки знову відкриті для виправлення: без анулювання",
     "pad.checking": "Перевірка PIN\u2026",
     "pad.locked": "Введення PIN заблоковано: ще {time}",
     "word.pin_locked": "заблоковано {time}",
