@@ -28,7 +28,7 @@ from controller.journal import Journal
 from controller.journal import seal as sealing
 from controller.journal.seal import message, signature_ok
 from floor.messages import FINISHED, SealRow
-from floor.store import Store
+from floor.store import Store, read_store
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,13 +145,14 @@ def compare(journal_path: str | Path, store_path: str | Path,
         JournalError: the journal cannot be read.
         StoreError: the store cannot be read.
     """
-    store = Store(store_path, readonly=True)
-    j = Journal(journal_path, readonly=True, archive=archive)
-    try:
-        return _compare(j, store)
-    finally:
-        j.close()
-        store.close()
+    def with_store(store: Store) -> FloorVerdict:
+        j = Journal(journal_path, readonly=True, archive=archive)
+        try:
+            return _compare(j, store)
+        finally:
+            j.close()
+
+    return read_store(store_path, with_store)  # a server gone mid-read: a StoreError
 
 
 def _compare(j: Journal, store: Store) -> FloorVerdict:
