@@ -125,13 +125,12 @@ def pruned_line(p: Any) -> str:
 
 def prune(args: argparse.Namespace) -> int:
     """``floor prune``: move old rounds into a verified archive (:func:`floor.prune.prune`)."""
-    from floor.prune import PruneError, prune
-
+    from floor import prune as retention
     from floor.store import StoreError
 
     try:
-        done = prune(args.store, args.older_than, args.archive)
-    except (StoreError, PruneError) as exc:
+        done = retention.prune(args.store, args.older_than, args.archive)
+    except (StoreError, retention.PruneError) as exc:
         print(for_terminal(f"threecard floor prune: {exc}"), file=sys.stderr)
         return 1
     if done is None:
@@ -139,6 +138,8 @@ def prune(args: argparse.Namespace) -> int:
         return 0
     for p in done.prunes:
         print(for_terminal(f"{pruned_line(p)}: {p.rounds} round(s), {p.events} event(s)"))
+    for why in done.left:
+        print(for_terminal(why))
     print(for_terminal(f"archive {done.archive}: sha256 {done.sha256}, verified"))
     return 0
 

@@ -203,7 +203,13 @@ def _compare(j: Journal, store: Store) -> FloorVerdict:
                      "earlier version)")
     if archived:
         notes.append(f"{len(archived)} round(s) in an archive not found here: not compared")
-    newest = max(stored, default=0)
+    prunes = [p for p in store.prunes(table) if p.journal == genesis]
+    if prunes:  # moved into archives by `floor prune`: not lacking
+        notes.append(f"rounds 1 to {prunes[-1].to_round} pruned from the floor's store "
+                     "into " + ", ".join(f"{p.archive} (sha256 {p.sha256[:16]}...)"
+                                         for p in prunes)
+                     + ": verify them with --floor-store ARCHIVE")
+    newest = max(max(stored, default=0), prunes[-1].to_round if prunes else 0)
     if finished > newest:
         notes.append(f"rounds {newest + 1} to {finished} not on the floor yet")
     return FloorVerdict(table, genesis, len(checked), tuple(problems), tuple(notes),
