@@ -23,6 +23,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from controller.cli import line_handler, whole_number
+from controller.floor_export_cli import (
+    add_prune,
+    add_rounds_options,
+    export,
+    output_format,
+    prune,
+    pruned_line,
+)
 from controller.game.config import TABLE_ID_PATTERN
 from controller.game.text import for_terminal
 from controller.recall_cli import MAX_LAST, format_round
@@ -78,11 +86,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        "exit status 2)")
     serve.add_argument("--log-level", choices=("debug", "info", "warning", "error"),
                        default="info", help="the lowest level logged")
-    rounds = sub.add_parser("rounds", help="a table's rounds from the store",
+    rounds = sub.add_parser("rounds", help="a table's rounds, or every table's by time",
                             description="A table's rounds as the floor recorded them, newest "
-                            "first (--json: the JSON of `threecard recall --json`).")
+                            "first (--json: the JSON of `threecard recall --json`); with "
+                            "--from/--to, the rounds of every table (or --table's) that "
+                            "ended then, oldest first, for the casino management system "
+                            "(--format csv: one row per round, amounts in minor units).")
     rounds.add_argument("--store", required=True, metavar="STORE", help=STORE_HELP)
-    rounds.add_argument("--table", required=True, type=_table_id, help="the table id")
+    rounds.add_argument("--table", type=_table_id,
+                        help="the table id (needed without --from/--to)")
     rounds.add_argument("--journal", metavar="HASH",
                         help="the journal (its first event's hash, or a prefix); default the "
                         "table's current one (the journal of its newest message, as floor "
@@ -90,6 +102,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     rounds.add_argument("--last", type=whole_number(1, MAX_LAST),
                         help="the newest N rounds only")
     rounds.add_argument("--json", action="store_true", help="print JSON")
+    add_rounds_options(rounds)
     status = sub.add_parser("status", help="one line a table: online, last round, "
                             "rounds per hour, hold, open alarms",
                             description="Whether the recorder runs, then one line a table: "
@@ -109,12 +122,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     enrol.add_argument("--table", required=True, type=_table_id, help="the table id")
     enrol.add_argument("--verify-key", required=True, type=_verify_key, metavar="KEY",
                        help="the verification key: 64 hexadecimal digits")
+    add_prune(sub, STORE_HELP)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the chosen floor sub-command. Returns the exit status."""
     return {"serve": _serve, "rounds": _rounds, "status": _status,
-            "enrol": _enrol}[args.floor_command](args)
+            "enrol": _enrol, "prune": prune}[args.floor_command](args)
 
 
 def _fail(exc: Exception) -> int:
@@ -149,20 +163,14 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _read(path: str, what: Callable[[Any], Any]) -> Any:
-    """``what(store)`` on the store opened read-only.
+    """``what(store)`` on the store opened read-only (:func:`floor.store.read_store`).
 
     Raises:
         StoreError: the store cannot be opened or read.
     """
-    from floor.store import Store, StoreError
+    from floor.store import read_store
 
-    store = Store(path, readonly=True)
-    try:
-        return what(store)
-    except store.db.errors as exc:  # a server gone, a store of another version...
-        raise StoreError(f"{store.path}: cannot read the floor store: {exc}") from None
-    finally:
-        store.close()
+    return read_store(path, what)
 
 
 def _currency(store: Any, table: str, journal: str) -> str | None:
@@ -182,33 +190,50 @@ def _currency(store: Any, table: str, journal: str) -> str | None:
 
 
 def _rounds(args: argparse.Namespace) -> int:
+    from floor.export import as_json, write_csv
     from floor.store import StoreError
 
-    def read(store: Any) -> tuple[list[str], list[dict[str, Any]], str | None]:
+    if args.from_utc is not None or args.to_utc is not None:
+        return export(args, _currency)
+    if args.table is None:
+        print("threecard floor rounds: --table: needed without --from/--to", file=sys.stderr)
+        return 2
+    try:
+        fmt = output_format(args)
+    except ValueError as exc:
+        print(f"threecard floor rounds: {exc}", file=sys.stderr)
+        return 2
+
+    def read(store: Any) -> tuple[list[str], list[dict[str, Any]], str | None, list[Any]]:
         journals = [j for j in store.journals(args.table)
                     if j.startswith((args.journal or "").lower())]
         current = next((t.journal for t in store.tables() if t.table_id == args.table), None)
         if args.journal is None and current in journals:  # the one floor status shows
             journals.append(current)
         if not journals:
-            return journals, [], None
+            return journals, [], None, []
         return (journals, store.rounds(args.table, journals[-1], args.last),
-                _currency(store, args.table, journals[-1]))
+                _currency(store, args.table, journals[-1]),
+                [p for p in store.prunes(args.table) if p.journal == journals[-1]])
 
     try:
-        journals, rounds, cur = _read(args.store, read)
+        journals, rounds, cur, prunes = _read(args.store, read)
     except StoreError as exc:
         return _fail(exc)
     if not journals:
         return _fail(ValueError(f"the floor holds no round of table {args.table}"
                                 + (f" in journal {args.journal}" if args.journal else "")))
-    if args.json:
+    if fmt == "json":
         print(json.dumps(rounds))
+    elif fmt == "csv":
+        write_csv((as_json(args.table, journals[-1], r, cur) for r in rounds), sys.stdout)
     else:
         print(for_terminal(f"table {args.table}, journal {journals[-1][:16]}: "
                            f"{len(rounds)} round(s), amounts in {cur or 'minor units'}"))
         for r in rounds:
             print(format_round(r, cur))
+    for p in prunes:  # not lacking: in an archive
+        print(for_terminal(pruned_line(p)), file=sys.stdout if fmt == "text" else sys.stderr)
     return 0
 
 
