@@ -29,7 +29,7 @@ main{padding:.5em 1em}a{color:#9cf}nav a{margin-left:.6em}.grow{flex:1}
 table{border-collapse:collapse;width:100%}th,td{padding:.45em .5em;text-align:left;
 border-bottom:1px solid #2c4236;vertical-align:top}th{color:#bba;font-weight:600;
 font-size:.85em;text-transform:uppercase}td.n,th.n{text-align:right;
-font-variant-numeric:tabular-nums}.online{color:#7d7}.offline,.unknown{color:#f77;
+font-variant-numeric:tabular-nums}td.n,td.ago{white-space:nowrap}.online{color:#7d7}.offline,.unknown{color:#f77;
 font-weight:700}.stopped{color:#aaa}.alarm{color:#fb4;font-weight:700}.error{color:#f77;
 font-weight:700}.lack{color:#f77}.dim{color:#999;font-size:.9em}.r{color:#f55}
 .card{display:inline-block;min-width:2.1em;padding:.05em .25em;margin:0 .15em .15em 0;
@@ -176,7 +176,7 @@ def _pit_row(r: PitRow, now: datetime, lang: str) -> str:
         str(s.rounds_last_hour), money(r.drop, lang, r.currency), percent(s.hold_ppm),
         percent(r.expected_hold_ppm), _alarms(lang, r.alarms), _lacking(lang, s),
         escape(r.profile or "-")]
-    classes = ["", "", "n", "", "n", "n", "n", "n", "", "", "wide"]
+    classes = ["", "", "n", "ago", "n", "n", "n", "n", "", "", "wide"]
     tds = "".join(f'<td class="{c}">{v}</td>' for c, v in zip(classes, cells, strict=True))
     return f'<tr data-table="{tid}" data-round="{s.last_round}">{tds}</tr>'
 
