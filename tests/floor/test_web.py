@@ -194,3 +194,15 @@ def test_tls_with_a_certificate(served, module_floor, tmp_path):
     except (urllib.error.URLError, ConnectionError):
         pass
     web.stop()
+
+
+def test_the_grafana_dashboard_shows_every_metric_served(served):
+    import json
+
+    port = served[3]
+    _, text = _get(f"http://127.0.0.1:{port}/metrics", {"Authorization": f"Bearer {TOKEN}"})
+    names = {s.name for fam in text_string_to_metric_families(text) for s in fam.samples}
+    board = json.loads((Path(__file__).parents[2] / "floor" / "grafana-dashboard.json")
+                       .read_text())
+    exprs = " ".join(t["expr"] for p in board["panels"] for t in p["targets"])
+    assert {n for n in names if n not in exprs} == set()
