@@ -1,11 +1,12 @@
-"""``threecard floor serve | rounds | status | enrol``: the casino floor's side of the feed.
+"""``threecard floor serve | rounds | status | enrol | web``: the casino floor's side of the feed.
 
 ``serve`` runs the recorder (:func:`floor.recorder.serve`): every table's rounds, state,
 meters and events from the broker, verified, into the store (a SQLite file, or a
 PostgreSQL database: ``--store postgresql://...``), each table's continuity
 checked and mended. ``rounds`` and ``status`` read the store read-only (the recorder may be
 running). ``enrol`` pins a table's verification key in the store (the recorder may be
-running: the next message is checked with it).
+running: the next message is checked with it). ``web`` serves the pit page and the
+metrics (:mod:`floor.web`), reading the store read-only.
 Exit status: 0 fine, 1 a store or broker problem, 2 usage (``serve``: also its session
 taken over by another recorder with the same client id).
 """
@@ -123,17 +124,75 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     enrol.add_argument("--verify-key", required=True, type=_verify_key, metavar="KEY",
                        help="the verification key: 64 hexadecimal digits")
     add_prune(sub, STORE_HELP)
+    web = sub.add_parser("web", help="the pit page in a browser, and /metrics",
+                         description="Every table on one page (and one page a table), "
+                         "updating by itself, for the pit; read-only. Log in with the pit "
+                         "role's PIN: its hash is the `pit` of the [roles] section of "
+                         "--config (`threecard hash-pin`), locked out as the table's roles "
+                         "are (lockout_after, lockout_seconds). /metrics in Prometheus' "
+                         "format: on the same server with --metrics-token-file, or on its "
+                         "own loopback listener with --metrics-listen. Stop with SIGTERM "
+                         "or Ctrl+C.")
+    web.add_argument("--store", required=True, metavar="PATH", help="the floor's store")
+    web.add_argument("--config", required=True, metavar="FILE",
+                     help="the floor's configuration (TOML): [roles] pit = \"scrypt$...\"")
+    web.add_argument("--listen", default="127.0.0.1:8080", metavar="HOST:PORT",
+                     help="where the pit page answers")
+    web.add_argument("--cert", default="", help="PEM certificate (chain): serve HTTPS")
+    web.add_argument("--key", default="", help="its PEM key")
+    web.add_argument("--metrics-token-file", default="", metavar="FILE",
+                     help="serve /metrics on the same server to `Authorization: Bearer "
+                     "TOKEN` only, TOKEN the file's first line (Prometheus' "
+                     "`authorization` setting)")
+    web.add_argument("--metrics-listen", default=None, metavar="HOST:PORT",
+                     help="serve /metrics without a token on a listener of its own, on "
+                     "the loopback interface (e.g. 127.0.0.1:9108)")
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the chosen floor sub-command. Returns the exit status."""
     return {"serve": _serve, "rounds": _rounds, "status": _status,
-            "enrol": _enrol, "prune": prune}[args.floor_command](args)
+            "enrol": _enrol, "prune": prune, "web": _web}[args.floor_command](args)
+
+
+def _web(args: argparse.Namespace) -> int:
+    try:
+        from floor.web import WebError, read_roles, read_token, serve
+    except ImportError as exc:
+        print(f"threecard floor web: {exc.name} is not installed: pip install "
+              "'threecard-table[floor]'", file=sys.stderr)
+        return 1
+    from floor.store import Store, StoreError
+
+    stop = _stop_on_signals()
+    try:
+        roles = read_roles(args.config)
+        token = read_token(args.metrics_token_file) if args.metrics_token_file else None
+        serve(lambda: Store(args.store, readonly=True), roles, args.listen, cert=args.cert,
+              key=args.key, metrics_token=token, metrics_listen=args.metrics_listen,
+              stop=stop, ready=lambda line: print(for_terminal(
+                  f"threecard floor web: {line}"), flush=True))
+    except (WebError, StoreError) as exc:
+        print(for_terminal(f"threecard floor web: {exc}"), file=sys.stderr)
+        return 1
+    return 0
 
 
 def _fail(exc: Exception) -> int:
     print(for_terminal(f"threecard floor: {exc}"), file=sys.stderr)
     return 1
+
+
+def _stop_on_signals() -> threading.Event:
+    """An event SIGTERM and SIGINT set: the server stops cleanly on either."""
+    stop = threading.Event()
+
+    def on_signal(_signum: int, _frame: Any) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    return stop
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -145,13 +204,7 @@ def _serve(args: argparse.Namespace) -> int:
                         handlers=[line_handler(sys.stdout)])
     settings = FloorSettings(args.broker, args.ca_file, args.client_cert, args.client_key,
                              args.username, args.password_file, args.topic_prefix)
-    stop = threading.Event()
-
-    def on_signal(_signum: int, _frame: Any) -> None:
-        stop.set()
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    stop = _stop_on_signals()
     try:
         return serve(settings, args.store, args.client_id or args.username or DEFAULT_CLIENT_ID,
                      stop)
