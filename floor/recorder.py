@@ -76,7 +76,8 @@ from floor.messages import (
     encode,
     is_part,
 )
-from floor.mqtt import FloorSettings, Throttle, unreachable_why
+from floor.mqtt import KEEPALIVE_S, FloorSettings, Throttle, unreachable_why
+from floor.netloop import NetLoop
 from floor.parts import Joiner, packet_size
 from floor.sealed import AHEAD, DUPLICATE, Position, Refused, verify
 from floor.store import Store, status_of
@@ -564,10 +565,13 @@ def serve(settings: FloorSettings, store_path: str, client_id: str,
             store.close()
             return 0
         wait_s = min(wait_s * 2, 5.0)
-    client.loop_start()  # from here paho's network loop reconnects by itself
+    net = NetLoop(client, KEEPALIVE_S, reconnect=True).start()  # it reconnects from here
     beaten, said = 0.0, state["lost_us"]
     try:
         while not stop.wait(CHECK_EVERY_S):
+            if not net.alive:  # its thread died: a new one takes the connection on
+                log.error("floor: the recorder's network thread ended; started again")
+                net = NetLoop(client, KEEPALIVE_S, reconnect=True).start()
             with lock:
                 recorder.check()
                 if time.monotonic() - beaten >= HEARTBEAT_S or state["lost_us"] != said:
@@ -579,8 +583,7 @@ def serve(settings: FloorSettings, store_path: str, client_id: str,
         log.error("floor: the recorder failed", exc_info=exc)
         failed.append(f"an error in the recorder: {exc!r}")
     finally:
-        client.disconnect()
-        client.loop_stop()
+        net.stop(disconnect=True)
         with lock, contextlib.suppress(sqlite3.Error):
             beat(stopped=True)
         with lock:
