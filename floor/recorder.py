@@ -79,6 +79,7 @@ from floor.messages import (
 from floor.mqtt import KEEPALIVE_S, FloorSettings, Throttle, unreachable_why
 from floor.netloop import NetLoop
 from floor.parts import Joiner, packet_size
+from floor.pits import Routes
 from floor.sealed import AHEAD, DUPLICATE, Position, Refused, verify
 from floor.store import Store, status_of
 
@@ -426,12 +427,13 @@ def serve(settings: FloorSettings, store_path: str, client_id: str,
     lock = threading.Lock()
     failed: list[str] = []
     client = settings.client(client_id, manual_ack=True)
+    routes = Routes(settings)  # every pit's tables; each answered under its own prefix
 
     def ask(table: str, req: ResendRequest) -> None:
-        client.publish(settings.topic(table, "resend"), encode(req), qos=1)
+        client.publish(routes.topic(table, "resend"), encode(req), qos=1)
 
     def witness(table: str, w: WitnessMessage) -> None:
-        topic = settings.topic(table, "witness")
+        topic = routes.topic(table, "witness")
         payload = encode(msgspec.structs.replace(w, sent_us=time.time_ns() // 1000))
         limit = state["limit"]
         if limit and packet_size(topic, payload) > limit:  # the broker would close on it
@@ -489,14 +491,14 @@ def serve(settings: FloorSettings, store_path: str, client_id: str,
         state["heard"] = False
         log.info("floor: recorder connected to %s as %s (session %s)", settings.broker,
                  client_id, "resumed" if flags.session_present else "new")
-        c.subscribe([(settings.wildcard(n), 1) for n in SUBSCRIBED])
+        c.subscribe(routes.subscriptions(SUBSCRIBED))
         with lock:  # a broker started again without persistence lost the retained ones
             for table in store.witnessed():
                 recorder.witness(table)
 
     def on_message(c, _u, m) -> None:  # noqa: ANN001
         state["heard"] = True
-        where = settings.split(m.topic)
+        where = routes.heard(m.topic)
         if where is not None and where[1] in SUBSCRIBED:
             try:
                 with lock:
