@@ -231,7 +231,10 @@ def _lacking(s: SeriesRow, now_us: int) -> tuple[str | None, str | None]:
 
 
 def floor_status(store: Store, now: datetime) -> list[TableStatus]:
-    """Every table the floor heard of, by id.
+    """Every table the floor heard of, or whose key was enrolled, by id.
+
+    A table enrolled and never heard (its topics not reaching the recorder: another pit's
+    prefix, a bridge the central broker refuses) is listed ``unknown``, heard never.
 
     Args:
         store: the floor's store.
@@ -249,7 +252,8 @@ def floor_status(store: Store, now: datetime) -> list[TableStatus]:
     forged = store.forged()
     heard = store.tables()
     named = {t.table_id for t in heard}
-    heard += [TableRow(tid, "", None, None, None) for tid in sorted(forged) if tid not in named]
+    known = {*forged, *store.enrolled()} - named  # refused, or enrolled and never heard
+    heard += [TableRow(tid, "", None, None, None) for tid in sorted(known)]
     for t in sorted(heard, key=lambda t: t.table_id):
         newest = store.rounds(t.table_id, t.journal, last=1)
         s = next((r for r in series if (r.table, r.journal) == (t.table_id, t.journal)),

@@ -209,6 +209,13 @@ class SealedStore:
             "SELECT key, how, since_us FROM keys WHERE table_id = ? ORDER BY since_us, key",
             (table,))]
 
+    def enrolled(self) -> list[str]:
+        """The tables with a verification key pinned (enrolled, or on first use), by id."""
+        if not self._has("keys"):
+            return []
+        return [r[0] for r in self.db.execute(
+            "SELECT DISTINCT table_id FROM keys ORDER BY table_id")]
+
     def position(self, table: str, journal: str) -> Position | None:
         """Where the floor verified a journal up to (None: nothing of it).
 
