@@ -17,6 +17,7 @@ from display.cards import CardArt, card_label
 from display.common import banner_strip, dealer_hand, felt, link_pill
 from display.i18n import Translator
 from display.painter import Frame, Painter, cols, grid, inset, rows
+from display.pay_lines import line_parts
 from display.player_seats import SeatPlan, draw_seat, plan_seats
 from display.theme import LINE_HEIGHT, FontBook
 
@@ -161,14 +162,16 @@ class PlayerScreen:
         w, h = p.surface.get_size()
         readable = max(p.min_text, round(min(w, h) / 38))  # 28 px at 1080
         forms = ("compact",) if w < 1000 else ("words", "short") if om.on(view) else ("words",)
+        # the paytable lines named while the amounts stay readable, else left to recall
+        forms = tuple((f, named) for named in (True, False) for f in forms)
         hands = tuple(self._hand_text(s) for s in view.seats)
         nets = {s.seat: self._net(s, view) for s in view.seats if s.bets or s.cards}
         net_texts = tuple(x[0] for x in nets.values() if x is not None)
         # the grid's cells differ by a pixel: plan for the narrowest and the shortest
         smallest = pygame.Rect(0, 0, min(c.width for c in cells), min(c.height for c in cells))
         best = None
-        for form in forms:
-            lines = {s.seat: self._seat_lines(s, om.on(view), form) for s in view.seats}
+        for form, named in forms:
+            lines = {s.seat: self._seat_lines(s, om.on(view), form, named) for s in view.seats}
             n = max([4, *(len(v) for v in lines.values())])
             seats = tuple(tuple((x[0], x[1]) for x in v) for v in lines.values())
             plan = plan_seats(self.fonts, smallest, seats, hands, n, p.min_text, net_texts,
@@ -188,24 +191,30 @@ class PlayerScreen:
             hand = f"{hand} \u2022 {self.tr('word.folded')}" if hand else self.tr("word.folded")
         return hand
 
-    def _seat_lines(self, seat: SeatView, outcomes: bool = False, form: str = "words"
-                    ) -> list[tuple[str, str, theme.Color]]:
+    def _seat_lines(self, seat: SeatView, outcomes: bool = False, form: str = "words",
+                    named: bool = True) -> list[tuple[str, str, theme.Color]]:
         """A seat's (bet name, amount or outcome, colour) lines.
+
+        ``named``: a win on a paytable line is followed by the line's name and pay.
 
         ``form`` words a win in outcome mode: ``words`` ("pays 30 to 1"), ``short``
         ("30 to 1") or ``compact`` ("30:1").
         """
         tr = self.tr
-        if outcomes:  # marks, then outcomes in words: never an amount
-            if seat.results:
-                return [(tr.bet(r.bet), om.result_text(tr, r.outcome, r.multiple,
-                                                       form == "compact", form == "short"),
-                         theme.OUTCOME_COLORS.get(r.outcome, theme.TEXT)) for r in seat.results]
+        if seat.results:  # in pay order; a win on a paytable line, then the line named
+            out = []
+            for r in seat.results:
+                color = theme.OUTCOME_COLORS.get(r.outcome, theme.TEXT)
+                out.append((tr.bet(r.bet), om.result_text(
+                    tr, r.outcome, r.multiple, form == "compact", form == "short")
+                    if outcomes else self._outcome_amount(r.outcome, r.net, r.stake), color))
+                paid = line_parts(tr, r) if named else None
+                if paid is not None:
+                    out.append((*paid, color))
+            return out
+        if outcomes:  # marks: never an amount
             return [(tr.bet(b), om.MARKED, theme.TEXT)
                     for b in ("ante", "play", "pair_plus", "six_card_bonus") if seat.bets.get(b)]
-        if seat.results:
-            return [(tr.bet(r.bet), self._outcome_amount(r.outcome, r.net, r.stake),
-                     theme.OUTCOME_COLORS.get(r.outcome, theme.TEXT)) for r in seat.results]
         return [(tr.bet(b), self.money(v), theme.TEXT)
                 for b in ("ante", "play", "pair_plus", "six_card_bonus")
                 if (v := seat.bets.get(b))]

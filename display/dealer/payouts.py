@@ -11,17 +11,18 @@ from __future__ import annotations
 
 import pygame
 
-from controller.game.rules import PAY_ORDER
+from controller.game.pay_lines import in_pay_order
 from controller.game.views import SeatView
 from display import outcome_mode as om
 from display import theme
 from display.dealer.actions import AllPaid, MarkPaid
 from display.dealer.draw import Ctx, button
 from display.dealer.state import next_round_open, next_to_pay, payout_seats, seat_verb
+from display.pay_lines import line_parts
 from display.theme import Color
 
 Line = tuple[str, str, Color]
-"""One line of a seat: (bet, amount text, colour)."""
+"""One line of a seat: (bet, amount text, colour); a paytable line's: (its name, pay, colour)."""
 
 
 def result_lines(c: Ctx, seat: SeatView, compact: bool = False, whole: bool = False
@@ -30,11 +31,12 @@ def result_lines(c: Ctx, seat: SeatView, compact: bool = False, whole: bool = Fa
 
     In outcome mode each result in words: ``pays 30 to 1``, ``push``, ``loses``,
     ``returned`` (``compact``, a narrow seat: a win as ``30:1``, as the paytables write it).
-    ``whole``: amounts without decimals where they have none (still exact).
+    ``whole``: amounts without decimals where they have none (still exact). A win paid on
+    a paytable line is followed by a line naming it (``Mini royal  100:1``): its name is
+    the line's, not a bet's.
     """
-    order = {b: i for i, b in enumerate(PAY_ORDER)}
     out = []
-    for r in sorted(seat.results, key=lambda r: order.get(r.bet, len(order))):
+    for r in in_pay_order(seat.results):
         if c.outcomes:
             text = om.result_text(c.tr, r.outcome, r.multiple, compact)
         elif r.outcome == "win":
@@ -43,7 +45,11 @@ def result_lines(c: Ctx, seat: SeatView, compact: bool = False, whole: bool = Fa
             text = c.money(r.net, whole=whole)
         else:
             text = "\u21a9 " + c.money(r.stake, whole=whole)
-        out.append((r.bet, text, theme.OUTCOME_COLORS.get(r.outcome, theme.TEXT)))
+        color = theme.OUTCOME_COLORS.get(r.outcome, theme.TEXT)
+        out.append((r.bet, text, color))
+        paid = line_parts(c.tr, r)
+        if paid is not None:
+            out.append((*paid, color))
     return out
 
 
