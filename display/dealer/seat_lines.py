@@ -111,18 +111,23 @@ def column_fit(c: Ctx, make: Callable[[bool], list[Line]], hand: str, width: int
 
     The cards never give way, nor does a bet's line. When all does not fit, first the gaps
     tighten, then amounts are written without decimals where they have none (still
-    exact), then the hand's name (the cards show the hand) keeps to one line, then the
-    paytable lines' names join their bets' lines where one text line holds both
-    (:func:`merged`), and last give way (the player screen and recall still name them).
+    exact), then the paytable lines' names join their bets' lines where one text line
+    holds both (:func:`merged`), then give way (the player screen and recall still name
+    them; the amounts keep their decimals again where that fits), and last the hand's
+    name (the cards show the hand) keeps to one line, the paytable lines named again
+    where that fits.
     """
     sc = c.sc
     lh = sc.line(sc.small)
     two = hand and c.p.fonts.font(sc.small).size(hand)[0] > width
     tight = max(1, sc.px(2))
     made = {False: make(False)}
-    tries = [(max(2, sc.px(4)), False, two, 2), (tight, False, two, 2), (tight, True, two, 2),
-             (tight, True, False, 2), (tight, True, False, 1), (tight, True, False, 0)]
-    for g, whole, two_lines, named in tries:
+    wide = max(2, sc.px(4))
+    tries = [(wide, False, two, 2), (tight, False, two, 2), (tight, True, two, 2),
+             (tight, True, two, 1), (wide, False, two, 0), (tight, False, two, 0),
+             (tight, True, two, 0), (tight, True, False, 2), (tight, True, False, 1),
+             (tight, True, False, 0)]
+    for g, whole, two_lines, named in dict.fromkeys(tries):  # in order, each once
         shown = made.setdefault(whole, make(whole))
         if named < 2:
             shown = merged(c, shown, width, names)
