@@ -7,6 +7,8 @@ every ``None`` card and needs nothing else to stay safe. Drawing only reads the 
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping, Sequence
+
 import pygame
 
 from controller.game.numbers import DEFAULT_CURRENCY, ODDS_COLON, ODDS_WORDS, odds_form
@@ -17,6 +19,7 @@ from display.cards import CardArt, card_label
 from display.common import banner_strip, dealer_hand, felt, link_pill
 from display.i18n import Translator
 from display.painter import Frame, Painter, cols, grid, inset, rows
+from display.pay_lines import line_parts
 from display.player_seats import SeatPlan, draw_seat, plan_seats
 from display.theme import LINE_HEIGHT, FontBook
 
@@ -167,17 +170,29 @@ class PlayerScreen:
         net_texts = tuple(x[0] for x in nets.values() if x is not None)
         # the grid's cells differ by a pixel: plan for the narrowest and the shortest
         smallest = pygame.Rect(0, 0, min(c.width for c in cells), min(c.height for c in cells))
+        # the paytable lines named while the amounts stay readable; else the seat with the
+        # most lines leaves its smallest pay's name to recall, then again (the big pays
+        # stay named longest, and a seat with room keeps all its names)
+        unnamed: dict[int, set[str]] = {s.seat: set() for s in view.seats}
         best = None
-        for form in forms:
-            lines = {s.seat: self._seat_lines(s, om.on(view), form) for s in view.seats}
-            n = max([4, *(len(v) for v in lines.values())])
-            seats = tuple(tuple((x[0], x[1]) for x in v) for v in lines.values())
-            plan = plan_seats(self.fonts, smallest, seats, hands, n, p.min_text, net_texts,
-                              readable)
-            if best is None or plan.amount > best[1].amount:
-                best = (lines, plan)
-            if plan.amount >= readable:
-                break
+        while True:
+            for form in forms:
+                lines = {s.seat: self._seat_lines(s, om.on(view), form, unnamed[s.seat])
+                         for s in view.seats}
+                n = max([4, *(len(v) for v in lines.values())])
+                seats = tuple(tuple((x[0], x[1]) for x in v) for v in lines.values())
+                plan = plan_seats(self.fonts, smallest, seats, hands, n, p.min_text,
+                                  net_texts, readable)
+                if best is None or plan.amount > best[1].amount:
+                    best = (lines, plan)
+                if plan.amount >= readable:
+                    break
+            else:
+                drop = _next_unnamed(view.seats, unnamed, lines)
+                if drop is not None:
+                    unnamed[drop[0]].add(drop[1])
+                    continue
+            break
         lines, plan = best
         p.frame.notes["seat_plan"] = plan
         for seat, cell in zip(view.seats, cells, strict=False):
@@ -189,25 +204,32 @@ class PlayerScreen:
             hand = f"{hand} \u2022 {self.tr('word.folded')}" if hand else self.tr("word.folded")
         return hand
 
-    def _seat_lines(self, seat: SeatView, outcomes: bool = False, form: str = "words"
-                    ) -> list[tuple[str, str, theme.Color]]:
+    def _seat_lines(self, seat: SeatView, outcomes: bool = False, form: str = "words",
+                    unnamed: Collection[str] = ()) -> list[tuple[str, str, theme.Color]]:
         """A seat's (bet name, amount or outcome, colour) lines.
+
+        A win on a paytable line is followed by the line's name and pay, but for the bets
+        in ``unnamed``.
 
         ``form`` words a win in outcome mode: ``words`` ("pays 30 to 1"), ``short``
         ("30 to 1") or ``compact`` ("30:1").
         """
         tr = self.tr
-        if outcomes:  # marks, then outcomes in words: never an amount
-            if seat.results:
-                odds = ODDS_COLON if form == "compact" else ODDS_WORDS
-                return [(tr.bet(r.bet), om.result_text(tr, r.outcome, r.multiple, odds,
-                                                       form == "words"),
-                         theme.OUTCOME_COLORS.get(r.outcome, theme.TEXT)) for r in seat.results]
+        if seat.results:  # in pay order; a win on a paytable line, then the line named
+            out = []
+            odds = ODDS_COLON if form == "compact" else ODDS_WORDS
+            for r in seat.results:
+                color = theme.OUTCOME_COLORS.get(r.outcome, theme.TEXT)
+                out.append((tr.bet(r.bet), om.result_text(
+                    tr, r.outcome, r.multiple, odds, form == "words")
+                    if outcomes else self._outcome_amount(r.outcome, r.net, r.stake), color))
+                paid = line_parts(tr, r, odds) if r.bet not in unnamed else None
+                if paid is not None:
+                    out.append((*paid, color))
+            return out
+        if outcomes:  # marks: never an amount
             return [(tr.bet(b), om.MARKED, theme.TEXT)
                     for b in ("ante", "play", "pair_plus", "six_card_bonus") if seat.bets.get(b)]
-        if seat.results:
-            return [(tr.bet(r.bet), self._outcome_amount(r.outcome, r.net, r.stake),
-                     theme.OUTCOME_COLORS.get(r.outcome, theme.TEXT)) for r in seat.results]
         return [(tr.bet(b), self.money(v), theme.TEXT)
                 for b in ("ante", "play", "pair_plus", "six_card_bonus")
                 if (v := seat.bets.get(b))]
@@ -407,6 +429,20 @@ class PlayerScreen:
             p.text(labels[i], bot, label_size,
                    color=theme.GOLD if h.dealer_qualifies else theme.TEXT_DIM,
                    role="history.result")
+
+
+def _next_unnamed(seats: Sequence[SeatView], unnamed: Mapping[int, Collection[str]],
+                  lines: Mapping[int, Sequence[object]]) -> tuple[int, str] | None:
+    """The (seat, bet) whose paytable line's name gives way next, or None: none is left.
+
+    The seat with the most lines (the tallest sets every seat's sizes), its smallest pay.
+    """
+    named = [(-len(lines[s.seat]), r.multiple, s.seat, r.bet) for s in seats
+             for r in s.results if r.outcome == "win" and r.line and r.bet not in unnamed[s.seat]]
+    if not named:
+        return None
+    _, _, seat, bet = min(named)
+    return seat, bet
 
 
 def _q(tr: Translator, qualifier: str) -> str:

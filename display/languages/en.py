@@ -51,6 +51,7 @@ MESSAGES: dict[str, str] = {
     "pay.lose": "TAKE",
     "pay.push": "RETURN",
     "pay.refund": "REFUND",
+    "result.paid_line": "{bet}: {line} {odds}",
     # 3-card hands
     "hand.high_card": "High card",
     "hand.pair": "Pair",

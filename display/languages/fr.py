@@ -50,6 +50,7 @@ MESSAGES: dict[str, str] = {
     "pay.lose": "RAMASSER",
     "pay.push": "RENDRE",
     "pay.refund": "REMBOURSER",
+    "result.paid_line": "{bet} : {line} {odds}",
     "hand.high_card": "Carte haute",
     "hand.pair": "Paire",
     "hand.flush": "Couleur",

@@ -50,6 +50,7 @@ MESSAGES: dict[str, str] = {
     "pay.lose": "ЗАБРАТИ",
     "pay.push": "ПОВЕРНУТИ",
     "pay.refund": "ПОВЕРНУТИ",
+    "result.paid_line": "{bet}: {line} {odds}",
     "hand.high_card": "Старша карта",
     "hand.pair": "Пара",
     "hand.flush": "Флеш",
@@ -446,5 +447,5 @@ MESSAGES: dict[str, str] = {
     "btn.outcome_meters": "Результати",
 }
 
-SAME_AS_ENGLISH = frozenset({"btn.ok"})
+SAME_AS_ENGLISH = frozenset({"btn.ok", "result.paid_line"})
 """Keys whose Ukrainian text is the English one by right."""
