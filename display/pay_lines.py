@@ -14,8 +14,7 @@ from display.i18n import Translator
 
 
 def line_parts(tr: Translator, r: BetLine, form: str = ODDS_COLON) -> tuple[str, str] | None:
-    """(the line's name, its pay in the screen's odds ``form``) for a win paid on a
-    paytable line, else None."""
+    """(the line's name, its pay in the screen's odds ``form``) of a paytable win, else None."""
     if r.outcome != "win" or not r.line:
         return None
     return tr.hand(r.line), tr.odds(r.multiple, form)

@@ -125,10 +125,11 @@ def test_player_view_never_holds_a_hole_card_before_the_reveal(shift):
     """docs/requirements.md R13, for every view the table published during the shift."""
     path, _marks, published = shift
     holes = {r["round_id"]: r["dealer_cards"] for r in rc.recall(path, 20)}
-    assert len(holes) == 13
-    # 3: void before the deal; 13: void before the dealer's first card
-    assert not holes[3] and not holes[13] and all(v for k, v in holes.items()
-                                                  if k not in (3, 13))
+    assert len(holes) == 14
+    # 3: void before the deal; 13: void before the dealer's first card; 14: its burn card
+    # read again, the deck blocked before any card is dealt
+    assert not holes[3] and not holes[13] and not holes[14] and all(
+        v for k, v in holes.items() if k not in (3, 13, 14))
     checked = 0
     for dealer, player in published:
         cards = holes.get(player.round_id, [])
