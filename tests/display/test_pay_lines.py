@@ -17,6 +17,8 @@ from display.i18n import MESSAGES, Translator
 from display.pay_lines import line_parts, named_line
 
 LANGS = ("en", "fr", "uk")
+GROUP = {"en": ",", "fr": "\u202f", "uk": "\u00a0"}
+"""Each language's thousands separator (CLDR): a pay of 1000 to 1 is a count, grouped."""
 LINES = [(name, bet, line, pay) for name in SHIPPED
          for bet in ("ante_bonus", "pair_plus", "six_card_bonus")
          for line, pay in getattr(load_profile(name), bet).items()]
@@ -30,10 +32,11 @@ def test_every_paytable_line_is_named_in_the_language(profile, bet, line, pay, l
     assert f"hand.{line}" in MESSAGES[lang]  # its own word, not the English fallback
     win = BetLine(bet, "win", 500, 500 * pay, pay, line)
     name = MESSAGES[lang][f"hand.{line}"]
-    assert line_parts(tr, win) == (name, f"{pay}:1")
+    odds = f"{pay:,}".replace(",", GROUP[lang]) + ":1"  # 1,000:1 / 1 000:1
+    assert line_parts(tr, win) == (name, odds)
     text = named_line(tr, tr.bet(bet), win)
     assert text.startswith(MESSAGES[lang][f"bet.{bet}"]) and name in text
-    assert text.endswith(f" {pay}:1")
+    assert text.endswith(f" {odds}")
 
 
 def test_a_loss_or_an_even_money_win_names_no_line():
