@@ -4,6 +4,10 @@ A win of the Ante Bonus, Pair Plus or 6 Card Bonus carries its line (:attr:`~con
 .views.BetLine.line`): the screens write it under the bet's amount, by the hand's name in the
 screen's language and the pay as the paytables write it ("Mini royal  100:1"), and recall
 beside the bet ("Pair Plus: Mini royal 100:1"). The seat's own hand keeps its name apart.
+
+A round taken as outcomes writes each win as its odds ("pays 30 to 1"): a seat's line then
+names the paytable line alone, and none where it is the seat's hand, named above it
+(:func:`seat_line`), so that no line reads as another bet's result.
 """
 
 from __future__ import annotations
@@ -18,6 +22,19 @@ def line_parts(tr: Translator, r: BetLine, form: str = ODDS_COLON) -> tuple[str,
     if r.outcome != "win" or not r.line:
         return None
     return tr.hand(r.line), tr.odds(r.multiple, form)
+
+
+def seat_line(tr: Translator, r: BetLine, form: str = ODDS_COLON, hand: str | None = None,
+              outcomes: bool = False) -> tuple[str, str] | None:
+    """The line a seat writes under a win paid on a paytable line: (name, pay), else None.
+
+    In outcome mode (``outcomes``) the win's own result gives the odds: (name, "") where
+    the line is not the seat's ``hand`` (a mini royal, a 6 Card Bonus hand), else None.
+    """
+    parts = line_parts(tr, r, form)
+    if parts is None or not outcomes:
+        return parts
+    return None if r.line == hand else (parts[0], "")
 
 
 def named_line(tr: Translator, bet_name: str, r: BetLine, form: str = ODDS_COLON) -> str:

@@ -19,7 +19,7 @@ from display.cards import CardArt, card_label
 from display.common import banner_strip, dealer_hand, felt, link_pill
 from display.i18n import Translator
 from display.painter import Frame, Painter, cols, grid, inset, rows
-from display.pay_lines import line_parts
+from display.pay_lines import seat_line
 from display.player_seats import SeatPlan, draw_seat, plan_seats
 from display.theme import LINE_HEIGHT, FontBook
 
@@ -208,8 +208,8 @@ class PlayerScreen:
                     unnamed: Collection[str] = ()) -> list[tuple[str, str, theme.Color]]:
         """A seat's (bet name, amount or outcome, colour) lines.
 
-        A win on a paytable line is followed by the line's name and pay, but for the bets
-        in ``unnamed``.
+        A win on a paytable line is followed by the line's name and pay (in outcome mode as
+        :func:`~display.pay_lines.seat_line` says), but for the bets in ``unnamed``.
 
         ``form`` words a win in outcome mode: ``words`` ("pays 30 to 1"), ``short``
         ("30 to 1") or ``compact`` ("30:1").
@@ -223,7 +223,8 @@ class PlayerScreen:
                 out.append((tr.bet(r.bet), om.result_text(
                     tr, r.outcome, r.multiple, odds, form == "words")
                     if outcomes else self._outcome_amount(r.outcome, r.net, r.stake), color))
-                paid = line_parts(tr, r, odds) if r.bet not in unnamed else None
+                paid = (seat_line(tr, r, odds, seat.hand, outcomes) if r.bet not in unnamed
+                        else None)
                 if paid is not None:
                     out.append((*paid, color))
             return out

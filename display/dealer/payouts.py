@@ -18,7 +18,7 @@ from display import theme
 from display.dealer.actions import AllPaid, MarkPaid
 from display.dealer.draw import Ctx, button
 from display.dealer.state import next_round_open, next_to_pay, payout_seats, seat_verb
-from display.pay_lines import line_parts
+from display.pay_lines import seat_line
 from display.theme import Color
 
 Line = tuple[str, str, Color]
@@ -34,7 +34,8 @@ def result_lines(c: Ctx, seat: SeatView, verb: bool = True, whole: bool = False
     ``verb`` False: a win as its odds alone, ``30 to 1``.
     ``whole``: amounts without decimals where they have none (still exact). A win paid on
     a paytable line is followed by a line naming it (``Mini royal  100:1``): its name is
-    the line's, not a bet's.
+    the line's, not a bet's (in outcome mode the name alone, none where it is the seat's
+    hand: :func:`~display.pay_lines.seat_line`).
     """
     out = []
     for r in in_pay_order(seat.results):
@@ -48,7 +49,7 @@ def result_lines(c: Ctx, seat: SeatView, verb: bool = True, whole: bool = False
             text = "\u21a9 " + c.money(r.stake, whole=whole)
         color = theme.OUTCOME_COLORS.get(r.outcome, theme.TEXT)
         out.append((r.bet, text, color))
-        paid = line_parts(c.tr, r, c.odds)
+        paid = seat_line(c.tr, r, c.odds, seat.hand, c.outcomes)
         if paid is not None:
             out.append((*paid, color))
     return out

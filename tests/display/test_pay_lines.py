@@ -14,7 +14,7 @@ from controller.game.settlement import Bets, Decision, settle
 from controller.game.table_views import _bet_lines
 from controller.game.views import BetLine
 from display.i18n import MESSAGES, Translator
-from display.pay_lines import line_parts, named_line
+from display.pay_lines import line_parts, named_line, seat_line
 
 LANGS = ("en", "fr", "uk")
 GROUP = {"en": ",", "fr": "\u202f", "uk": "\u00a0"}
@@ -43,6 +43,16 @@ def test_a_loss_or_an_even_money_win_names_no_line():
     tr = Translator("en")
     assert line_parts(tr, BetLine("pair_plus", "lose", 500, -500)) is None
     assert named_line(tr, "Ante", BetLine("ante", "win", 500, 500, 1)) == ""
+
+
+def test_in_outcome_mode_a_seat_names_a_line_alone_and_never_its_own_hand_again():
+    """The win's result gives the odds ("pays 30 to 1"): no second "30 to 1" under it."""
+    tr = Translator("en")
+    trips = BetLine("pair_plus", "win", 1, 30, 30, "three_of_a_kind")
+    assert seat_line(tr, trips, hand="three_of_a_kind", outcomes=True) is None
+    assert seat_line(tr, trips, hand="three_of_a_kind") == ("Three of a kind", "30:1")
+    royal = BetLine("pair_plus", "win", 1, 100, 100, "mini_royal")
+    assert seat_line(tr, royal, hand="straight_flush", outcomes=True) == ("Mini royal", "")
 
 
 AKQ = ("Ah", "Kh", "Qh")
