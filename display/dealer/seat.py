@@ -74,8 +74,9 @@ def seat_names(c: Ctx) -> Names:
 
     In full where the seat columns are wide enough for the longest name at the screen's
     smallest text or larger, at the largest size at which every seat's lines fit (the
-    gaps, decimals and the hand's second line give way first); else short, as they are
-    in seat rows (portrait). Worked out once per frame.
+    gaps and decimals give way first), the paytable lines named where a size allows,
+    else given way (a settled round's names are those of the other states); else short,
+    as they are in seat rows (portrait). Worked out once per frame.
     """
     got = c.memo.get("names")
     if got is None:
@@ -95,11 +96,14 @@ def _choose_names(c: Ctx) -> Names:
              for seat, cell in zip(c.view.seats, lay.seats, strict=False)
              for make, room, card in [_column_plan(c, cell, seat)] if make is not None]
     plans.append(_busiest(c))
-    for size in full_sizes(c, min(width, spot_w)):  # the narrowest place a name goes
-        names = Names(True, size)
-        if all(column_fit(c, lambda whole, m=make, n=names: m(whole, n), hand, width, room,
-                          card, names).fits for make, hand, room, card in plans):
-            return names
+    sizes = full_sizes(c, min(width, spot_w))  # the narrowest place a name goes
+    for named in (1, 0):  # the paytable lines named (joined or not), else given way
+        for size in sizes:
+            names = Names(True, size)
+            fits = [column_fit(c, lambda whole, m=make, n=names: m(whole, n), hand, width,
+                               room, card, names) for make, hand, room, card in plans]
+            if all(f.fits and f.named >= named for f in fits):
+                return names
     return short
 
 

@@ -51,6 +51,11 @@ def bet_name(c: Ctx, name: str, names: Names | None) -> str:
     return c.tr.bet(name) if names is not None and names.full else c.tr(f"short.{name}")
 
 
+def _joined_bet(c: Ctx, name: str, names: Names) -> str:
+    """The bet's own name in a line joined to its paytable line's (:func:`merged`), else ""."""
+    return bet_name(c, name.split("\t")[0], names) if "\t" in name else ""
+
+
 def merged(c: Ctx, lines: list[Line], width: int, names: Names) -> list[Line]:
     """``lines`` with each paytable line's name joined to its bet's where they fit.
 
@@ -94,8 +99,10 @@ class ColumnFit:
         gap: the space between the cards, the hand, the lines and the button.
         card_h: the cards' height (0: no cards to show).
         hand_h: the hand's height (one line or two).
-        fits: everything fits whole (else the last, tightest try is given: the hand's
-            name on one line, cut).
+        fits: the bets' lines and the hand fit whole (else the last, tightest try is
+            given: the hand's name on one line, cut).
+        named: how the paytable lines' names are shown: 2 each on its own line, 1 joined
+            to its bet's line where one text line holds both, 0 given way where not.
     """
 
     lines: list[Line]
@@ -103,6 +110,7 @@ class ColumnFit:
     card_h: int
     hand_h: int
     fits: bool = True
+    named: int = 2
 
 
 def column_fit(c: Ctx, make: Callable[[bool], list[Line]], hand: str, width: int,
@@ -139,7 +147,7 @@ def column_fit(c: Ctx, make: Callable[[bool], list[Line]], hand: str, width: int
         if spare >= 0:
             break
     card_h = min_card + min(max(0, spare), max(0, sc.px(44) - min_card)) if min_card else 0
-    return ColumnFit(shown, g, card_h, hand_h, spare >= 0 and two_lines == two and named == 2)
+    return ColumnFit(shown, g, card_h, hand_h, spare >= 0 and two_lines == two, named)
 
 
 def line_fit(c: Ctx, line: Line, width: int, names: Names) -> tuple[int, bool]:
@@ -203,8 +211,16 @@ def flow(c: Ctx, box: pygame.Rect, lines: list[Line], seat: int, names: Names) -
         a = pygame.Rect(r.left, r.top, r.width - vw if n == 1 else r.width, lh)
         b = pygame.Rect(r.right - vw, r.bottom - lh, vw, lh)
         bet = is_bet(line)  # else a paytable line's own: its name, its pay
-        p.text(bet_name(c, name, names), a, size, color=theme.TEXT_DIM, align="left",
-               role=f"{role}.bet" if bet else f"{role}.line", min_size=size)
+        label, head = bet_name(c, name, names), _joined_bet(c, name, names)
+        split = bool(head) and label.startswith(head)
+        if split:  # the bet's name, then the paytable line joined to it
+            hw = p.fonts.font(size).size(head)[0]
+            p.text(head, pygame.Rect(a.left, a.top, min(a.width, hw + 1), a.height), size,
+                   color=theme.TEXT_DIM, align="left", role=f"{role}.bet", min_size=size)
+            a = pygame.Rect(a.left + hw, a.top, max(0, a.width - hw), a.height)
+            label = label[len(head):]
+        p.text(label, a, size, color=theme.TEXT_DIM, align="left",
+               role=f"{role}.bet" if bet and not split else f"{role}.line", min_size=size)
         p.text(value, b, size, bold=bold, color=color, align="right",
                role=f"{role}.amount" if bet else f"{role}.line", min_size=size)
         y = r.bottom
