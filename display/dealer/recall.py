@@ -125,11 +125,15 @@ def _where(tr, pos: str) -> str:
 def _seats(c: Ctx, rect: pygame.Rect, rr: RecallRound) -> None:
     """The seats of the round as a table: seat, cards, bets, decision, net.
 
-    The bets go on a line of their own when their column is too narrow.
+    The bets go on a line of their own when their column is too narrow. A seat whose
+    wins were paid on paytable lines names them ("PP: Mini royal 100:1") after its bets
+    where they fit there, else on lines of their own under the seat while the table has
+    room for them (the biggest pays first); else they give way (the seats and their
+    bets stay, and the hands' names in the lines named).
     """
     p, sc, tr = c.p, c.sc, c.tr
     lh = sc.line(sc.small)
-    texts = []
+    texts, paid = [], []
     outcomes = om.on(rr)
     money = functools.partial(tr.money, currency=c.view.currency)
     for s in rr.seats:
@@ -141,8 +145,8 @@ def _seats(c: Ctx, rect: pygame.Rect, rr: RecallRound) -> None:
         else:
             bets = " ".join(f"{tr('short.' + k)} {money(v)}" for k, v in s.bets.items())
             net = money(s.net, sign=True) if s.net is not None else ""
-        paid = [named_line(tr, tr("short." + r.bet), r, c.odds) for r in s.results]
-        bets = "  ".join([bets, *(x for x in paid if x)])  # "PP: Mini royal 100:1"
+        paid.append([(r.multiple, x) for r in s.results
+                     if (x := named_line(tr, tr("short." + r.bet), r, c.odds))])
         dec = {"play": tr("btn.play"), "fold": tr("btn.fold")}.get(s.decision or "", "")
         texts.append([str(s.seat), " ".join(card_label(x) for x in s.cards if x), bets, dec,
                       net])
@@ -153,6 +157,24 @@ def _seats(c: Ctx, rect: pygame.Rect, rr: RecallRound) -> None:
                 for t in texts)  # the bets, or a net in words, want more room
     if split:
         widths = [0.7, 1.9, 0.0, 1.4, 1.5]
+    indent = cols(rect, widths, sc.px(4))[1].left
+    bets_w = rect.right - indent if split else shape[2].width
+    sep = "  "
+    beside = [bool(x) and f.size(sep.join([t[2], *(n for _, n in x)]))[0] <= bets_w
+              for t, x in zip(texts, paid, strict=True)]
+    below: list[list[str]] = [[] for _ in texts]
+    spare = rect.height // lh - 1 - sum(1 + (split and bool(t[2])) for t in texts)
+    for i in sorted(range(len(texts)), key=lambda i: -max((m for m, _ in paid[i]), default=0)):
+        named = [] if beside[i] else sorted(paid[i], reverse=True)
+        while named:  # no room for them all: the smallest pays' names give way first
+            below[i] = _wrap(f, [n for m, n in paid[i] if (m, n) in named],
+                             rect.right - indent, sep)
+            if len(below[i]) <= spare:
+                break
+            named.pop()
+        else:
+            below[i] = []
+        spare -= len(below[i])
     heads = [tr("word.seat"), "", "" if split else tr("recall.bets"), tr("recall.decision"),
              tr("word.net")]
     for hd, cell in zip(heads, cols(pygame.Rect(rect.left, rect.top, rect.width, lh), widths,
@@ -162,7 +184,7 @@ def _seats(c: Ctx, rect: pygame.Rect, rr: RecallRound) -> None:
                    role="recall.th")
     roles = ("recall.seat", "recall.cards", "recall.bets", "recall.decision", "recall.net")
     y = rect.top + lh
-    for s, row in zip(rr.seats, texts, strict=True):
+    for i, (s, row) in enumerate(zip(rr.seats, texts, strict=True)):
         line = pygame.Rect(rect.left, y, rect.width, lh)
         if line.bottom > rect.bottom:
             break
@@ -171,14 +193,35 @@ def _seats(c: Ctx, rect: pygame.Rect, rr: RecallRound) -> None:
             color = om.seat_summary(tr, s, rr.status == "void")[1]
         elif s.net is not None:
             color = theme.WIN if s.net > 0 else theme.LOSE if s.net < 0 else theme.PUSH
-        for j, (text, cell) in enumerate(zip(row, cols(line, widths, sc.px(4)), strict=True)):
+        cells = cols(line, widths, sc.px(4))
+        for j, (text, cell) in enumerate(zip(row, cells, strict=True)):
             if split and j == 2:
                 continue
             p.text(text, cell, sc.small, bold=j in (0, 4), align="left",
                    color=color if j == 4 else theme.TEXT, role=roles[j])
         y += lh
+        bets_r = cells[2]
         if split and row[2]:
-            indent = cols(line, widths, sc.px(4))[1].left
-            p.text(row[2], pygame.Rect(indent, y, rect.right - indent, lh), sc.small,
-                   color=theme.TEXT_DIM, align="left", role=roles[2])
+            bets_r = pygame.Rect(indent, y, rect.right - indent, lh)
+            p.text(row[2], bets_r, sc.small, color=theme.TEXT_DIM, align="left", role=roles[2])
             y += lh
+        if beside[i]:  # after the bets, in their cell
+            x = f.size(row[2] + sep)[0]
+            p.text(sep.join(n for _, n in paid[i]), pygame.Rect(bets_r.left + x, bets_r.top,
+                                                  bets_r.width - x, lh), sc.small,
+                   color=theme.TEXT_DIM, align="left", role="recall.lines")
+        for text in below[i]:
+            p.text(text, pygame.Rect(indent, y, rect.right - indent, lh), sc.small,
+                   color=theme.TEXT_DIM, align="left", role="recall.lines")
+            y += lh
+
+
+def _wrap(font: pygame.font.Font, parts: list[str], width: int, sep: str) -> list[str]:
+    """``parts`` joined by ``sep`` on as few lines of ``width`` pixels as they take."""
+    out: list[str] = []
+    for part in parts:
+        if out and font.size(out[-1] + sep + part)[0] <= width:
+            out[-1] += sep + part
+        else:
+            out.append(part)
+    return out
