@@ -124,8 +124,8 @@ DISPLAY_ALSO_TAKES = {
     "outcome_mode.py": ("controller.game.meters",),
     # the PIN pad's length is the configuration's bound
     "dealer/screen.py": ("controller.game.config",),
-    # the payout list pays in the rules' pay order
-    "dealer/payouts.py": ("controller.game.rules",),
+    # the payout list pays in the rules' pay order (pay_lines.in_pay_order)
+    "dealer/payouts.py": ("controller.game.pay_lines",),
 }
 """What single display modules take from controller.game beyond the leaves and the views
 (today's list: a new entry is a design decision); never the wiring nor the table's
