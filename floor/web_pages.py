@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 from controller.game.cards import SUIT_SYMBOLS
 from controller.game.meters import row_order
-from controller.game.numbers import format_money
+from controller.game.numbers import format_money, format_ppm
 from floor.web_data import Pit, PitRow
 from floor.web_text import LANGS, text
 
@@ -89,13 +89,9 @@ def money(minor: int | None, lang: str, currency: str, sign: bool = False) -> st
         return str(minor)
 
 
-def percent(ppm: int | None) -> str:
-    """Parts per million as a percentage with two decimals (``-``: none)."""
-    if ppm is None:
-        return "-"
-    sign = "-" if ppm < 0 else ""
-    hundredths = (abs(ppm) + 50) // 100
-    return f"{sign}{hundredths // 100}.{hundredths % 100:02d} %"
+def percent(ppm: int | None, lang: str) -> str:
+    """Parts per million as a percentage with two decimals, as ``lang`` writes it (``-``: none)."""
+    return "-" if ppm is None else format_ppm(ppm, lang)
 
 
 def ago(utc: str | None, now: datetime, lang: str) -> str:
@@ -105,8 +101,8 @@ def ago(utc: str | None, now: datetime, lang: str) -> str:
     s = max(0, int((now - datetime.fromisoformat(utc)).total_seconds()))
     for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
         if s >= 2 * size:
-            return text(lang, "ago", t=f"{s // size} {unit}")
-    return text(lang, "ago", t=f"{s} s")
+            return text(lang, "ago", t=f"{s // size} {text(lang, 'unit.' + unit)}")
+    return text(lang, "ago", t=f"{s} {text(lang, 'unit.s')}")
 
 
 def card(c: str | None) -> str:
@@ -173,8 +169,8 @@ def _pit_row(r: PitRow, now: datetime, lang: str) -> str:
     cells = [
         f'<a href="/table/{quote(s.table_id)}">{tid}</a>', _status(lang, s.status),
         (str(s.last_round) if s.last_round else "-"), ago(s.last_round_utc, now, lang),
-        str(s.rounds_last_hour), money(r.drop, lang, r.currency), percent(s.hold_ppm),
-        percent(r.expected_hold_ppm), _alarms(lang, r.alarms), _lacking(lang, s),
+        str(s.rounds_last_hour), money(r.drop, lang, r.currency), percent(s.hold_ppm, lang),
+        percent(r.expected_hold_ppm, lang), _alarms(lang, r.alarms), _lacking(lang, s),
         escape(r.profile or "-")]
     classes = ["", "", "n", "ago", "n", "n", "n", "n", "", "", "wide"]
     tds = "".join(f'<td class="{c}">{v}</td>' for c, v in zip(classes, cells, strict=True))
@@ -213,10 +209,10 @@ def _round(x: dict[str, Any], cur: str, lang: str) -> str:
     for seat in x.get("seats", []):
         cards = "".join(card(c) for c in seat.get("cards") or []) or "-"
         if outcomes:
-            bets = escape(", ".join(seat.get("bets") or []))
+            bets = escape(", ".join(text(lang, f"bet.{b}") for b in seat.get("bets") or []))
             net = ""
         else:
-            bets = escape(", ".join(f"{k} {money(v, lang, cur)}"
+            bets = escape(", ".join(f"{text(lang, 'bet.' + k)} {money(v, lang, cur)}"
                                     for k, v in (seat.get("bets") or {}).items()))
             net = money(seat.get("net"), lang, cur, sign=True)
         dec = seat.get("decision")
@@ -240,7 +236,7 @@ def _meters(r: PitRow, lang: str) -> str:
     body = []
     for name in row_order(r.rows):
         w, p, won, n, v, ref = r.rows[name]
-        hold = percent(((won - p) * 2_000_000 + w) // (2 * w)) if w > 0 else "-"
+        hold = percent(((won - p) * 2_000_000 + w) // (2 * w), lang) if w > 0 else "-"
         body.append(f"<tr><td>{escape(name)}</td>" + "".join(
             f'<td class="n">{x}</td>' for x in (money(w, lang, r.currency),
                                                 money(p, lang, r.currency),

@@ -33,6 +33,9 @@ TEXT: dict[str, dict[str, str]] = {
         "stale": "reconnecting", "forged": "Refused as forged: {n}",
         "heard": "Heard", "play": "play", "fold": "fold", "no_rounds": "No round yet.",
         "n_rounds": "Rounds",
+        "bet.ante": "Ante", "bet.play": "Play", "bet.ante_bonus": "Ante Bonus",
+        "bet.pair_plus": "Pair Plus", "bet.six_card_bonus": "6 Card Bonus",
+        "unit.s": "s", "unit.min": "min", "unit.h": "h", "unit.d": "d",
     },
     "fr": {
         "title": "Pit", "login": "Connexion", "pin": "Code du pit",
@@ -58,6 +61,9 @@ TEXT: dict[str, dict[str, str]] = {
         "live": "en direct", "stale": "reconnexion", "forged": "Refusés comme falsifiés : {n}",
         "heard": "Entendue", "play": "joue", "fold": "se couche",
         "no_rounds": "Aucune partie.", "n_rounds": "Parties",
+        "bet.ante": "Ante", "bet.play": "Jeu", "bet.ante_bonus": "Bonus Ante",
+        "bet.pair_plus": "Paire Plus", "bet.six_card_bonus": "Bonus 6 cartes",
+        "unit.s": "s", "unit.min": "min", "unit.h": "h", "unit.d": "j",
     },
     "uk": {
         "title": "Піт", "login": "Увійти", "pin": "PIN піта", "wrong_pin": "Невірний PIN.",
@@ -82,6 +88,9 @@ TEXT: dict[str, dict[str, str]] = {
         "live": "наживо", "stale": "перепідключення",
         "forged": "Відхилено як підробку: {n}", "heard": "Чути", "play": "грає",
         "fold": "пас", "no_rounds": "Ще немає ігор.", "n_rounds": "Ігор",
+        "bet.ante": "Анте", "bet.play": "Гра", "bet.ante_bonus": "Анте бонус",
+        "bet.pair_plus": "Пара Плюс", "bet.six_card_bonus": "Бонус 6 карт",
+        "unit.s": "с", "unit.min": "хв", "unit.h": "год", "unit.d": "дн",
     },
 }
 
