@@ -1,6 +1,6 @@
 """``threecard floor serve | rounds | status | enrol | web``: the casino floor's side of the feed.
 
-``serve`` runs the recorder (:func:`floor.recorder.serve`): every table's rounds, state,
+``serve`` runs the recorder (:func:`floor.recorder_serve.serve`): every table's rounds, state,
 meters and events from the broker, verified, into the store (a SQLite file, or a
 PostgreSQL database: ``--store postgresql://...``), each table's continuity
 checked and mended. ``rounds`` and ``status`` read the store read-only (the recorder may be
@@ -197,7 +197,7 @@ def _stop_on_signals() -> threading.Event:
 
 def _serve(args: argparse.Namespace) -> int:
     from floor.mqtt import FloorError, FloorSettings
-    from floor.recorder import serve
+    from floor.recorder_serve import serve
     from floor.store import StoreError
 
     logging.basicConfig(level=getattr(logging, args.log_level.upper()),
