@@ -43,10 +43,12 @@ The recorder runs connected to the broker in :mod:`floor.recorder_serve`.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import msgspec
 
@@ -115,6 +117,9 @@ class Recorder:
         ask: publishes a resend request: ``ask(table_id, request)``.
         clock: seconds, monotonic.
         witness: publishes a table's witness (retained): ``witness(table_id, message)``.
+        shared: other recorders write the same store (a shared subscription gives each
+            a part of every table's messages): :meth:`check` reads each series' state
+            from the store before it asks a table for anything.
 
     Attributes:
         counts: messages by outcome: ``stored``, ``duplicate``, ``refused`` (failed its
@@ -125,8 +130,10 @@ class Recorder:
 
     def __init__(self, store: Store, ask: Callable[[str, ResendRequest], None],
                  clock: Callable[[], float] = time.monotonic,
-                 witness: Callable[[str, WitnessMessage], None] | None = None) -> None:
+                 witness: Callable[[str, WitnessMessage], None] | None = None,
+                 shared: bool = False) -> None:
         self.store = store
+        self.shared = shared
         self.ask = ask
         self.clock = clock
         self.publish_witness = witness
@@ -153,14 +160,26 @@ class Recorder:
         return s
 
     def _position(self, s: _Series) -> Position | None:
-        """Where the floor verified the series' journal up to (read once from the store).
+        """Where the store says the series' journal is verified up to (in a locked block).
+
+        The position held in memory is kept while the store's event and epoch are its
+        own; another recorder on the store may have moved it on, and then it is read
+        again (with how far the rounds run verified).
 
         Raises:
             ValueError: the stored state cannot be read.
         """
-        if not s.loaded:
+        mark = self.store.position_mark(s.table, s.journal)
+        held = (s.position.seq, s.position.epoch) if s.position is not None else None
+        if not s.loaded or mark != held:
             s.position, s.loaded = self.store.position(s.table, s.journal), True
+            if s.position is not None:
+                s.contiguous = s.position.round_id
         return s.position
+
+    def _locked(self, table: str) -> contextlib.AbstractContextManager[Any]:
+        """A transaction in which no other recorder handles ``table``'s messages."""
+        return self.store.db.locked(f"floor table {table}")
 
     # ------------------------------------------------------------------ messages
     def on_message(self, table: str, name: str, payload: bytes, retained: bool = False
@@ -225,8 +244,23 @@ class Recorder:
         self.counts["stored" if stored else "duplicate"] += 1
 
     def _round(self, m: RoundMessage, now_us: int) -> None:
-        """Verify a round message; store what its rows make (see the module docstring)."""
+        """Verify a round message; store what its rows make (see the module docstring).
+
+        Verified and stored in one transaction holding the table's lock, from the position
+        the store holds: two recorders take a table's messages in turn.
+        """
         s = self._series(m.table, m.journal)
+        try:
+            with self._locked(m.table):
+                stored = self._verify_round(s, m, now_us)
+        except BaseException:
+            s.loaded = False  # the game replayed in memory is not the store's
+            raise
+        if stored:
+            self.witness(m.table)
+
+    def _verify_round(self, s: _Series, m: RoundMessage, now_us: int) -> bool:
+        """:meth:`_round` in its transaction; True when something was stored."""
         what = f"round {m.round_id} of journal {m.journal[:16]}"
         try:
             pos = self._position(s)
@@ -234,7 +268,7 @@ class Recorder:
             log.error("floor: table %s journal %s: %s; its messages are refused", m.table,
                       m.journal[:16], exc)
             self.refuse(m.table, f"{what}: {exc}")
-            return
+            return False
         keys = [bytes.fromhex(k.key) for k in self.store.keys(m.table)]
         if pos is not None and keys and pos.chain_key not in keys:
             log.warning("floor: table %s journal %s was verified under the key %s..., no "
@@ -251,11 +285,11 @@ class Recorder:
                 s.broken = f"the journal at the table is not the one the floor recorded: {r.why}"
                 self.store.set_broken(m.table, m.journal, s.broken)
                 log.error("floor: table %s journal %s: %s", m.table, m.journal[:16], s.broken)
-            return
+            return False
         except ReplayError as exc:  # sealed rows the game cannot apply: read it again
             s.loaded = False
             self.refuse(m.table, f"{what}: {exc}")
-            return
+            return False
         self.current[m.table] = m.journal
         if out == AHEAD:  # rounds were lost on the way: asked for; this one checked then
             self.counts["ahead"] += 1
@@ -263,15 +297,11 @@ class Recorder:
             if m.round_id > s.announced:
                 s.announced = m.round_id
                 self.store.announce(m.table, m.journal, m.round_id, now_us)
-            return
+            return False
         if out == DUPLICATE:
             self._count(False)
-            return
-        try:
-            dropped = self.store.put_verified(m.table, out, m, now_us)
-        except BaseException:
-            s.loaded = False  # the game replayed in memory is not the store's
-            raise
+            return False
+        dropped = self.store.put_verified(m.table, out, m, now_us)
         s.position, s.contiguous = out.position, out.position.round_id
         self._count(True)
         if out.pinned is not None:
@@ -282,13 +312,17 @@ class Recorder:
             self.forged(m.table, f"{len(dropped)} event(s) its sealed rows do not make (the "
                         f"first at event {dropped[0].seq}, {dropped[0].kind}): dropped",
                         len(dropped))
-        self.witness(m.table)
         self._held_again(s)
+        return True
 
-    def _held_again(self, s: _Series) -> None:
-        """Check the messages held ahead whose rows the floor has now reached."""
-        pos = s.position
-        due = [(m, t) for m, t in s.held if pos is not None and m.after <= pos.seq]
+    def _held_again(self, s: _Series, seq: int | None = None) -> None:
+        """Check the messages held ahead whose rows the floor has now reached.
+
+        ``seq``: the event the store's position is at (default: the one held).
+        """
+        if seq is None:
+            seq = s.position.seq if s.position is not None else None
+        due = [(m, t) for m, t in s.held if seq is not None and m.after <= seq]
         if due:
             s.held = [h for h in s.held if h not in due]
             for m, t in sorted(due, key=lambda h: h[0].after):
@@ -302,12 +336,12 @@ class Recorder:
 
     def _event(self, m: EventMessage, now_us: int) -> None:
         """An event: compared with the sealed one when sealed already, else provisional."""
-        s = self._series(m.table, m.journal)
-        try:
-            pos = self._position(s)
-        except ValueError:
-            pos = None
-        if pos is not None and m.seq <= pos.seq:
+        with self._locked(m.table):
+            self._take_event(m, now_us)
+
+    def _take_event(self, m: EventMessage, now_us: int) -> None:
+        mark = self.store.position_mark(m.table, m.journal)
+        if mark is not None and m.seq <= mark[0]:
             held = self.store.sealed_event(m.table, m.journal, m.seq, m.kind)
             same = msgspec.structs.replace(m, sent_us=0)
             if held is not None and msgspec.structs.replace(
@@ -331,8 +365,29 @@ class Recorder:
         s.announced = m.last_round  # the newest state says it: an older claim is gone
 
     # ------------------------------------------------------------------ continuity
+    def refresh(self) -> None:
+        """Each series and each table's journal as the store holds them.
+
+        Another recorder on the store took its part of the messages: what it verified
+        and what the tables told it (their state, their status) count here as well. The
+        messages held ahead that the store's position now reaches are checked.
+        """
+        for table, journal, contiguous, announced, broken, status in self.store.series_now():
+            s = self._series(table, journal)
+            s.contiguous, s.announced, s.broken, s.status = (contiguous, announced, broken,
+                                                             status)
+            if s.held:
+                mark = self.store.position_mark(table, journal)
+                self._held_again(s, mark[0] if mark is not None else None)
+        self.current.update(self.store.current_journals())
+
     def check(self) -> None:
-        """Ask each online table for the rounds its newest journal lacks (module docstring)."""
+        """Ask each online table for the rounds its newest journal lacks (module docstring).
+
+        ``shared``: each series as the store holds it first (:meth:`refresh`).
+        """
+        if self.shared:
+            self.refresh()
         now = self.clock()
         for s in self.series.values():
             if s.gap() != s.gap_seen:  # floor status: a gap younger than GRACE_S may close

@@ -36,7 +36,11 @@ CHECK_EVERY_S = 0.25
 HEARTBEAT_S = 5.0
 """The recorder writes in the store that it runs this often (``floor status`` reads it)."""
 SESSION_EXPIRY_S = 7 * 24 * 3600
-"""How long the broker keeps the recorder's session (and its messages) while it is down."""
+"""How long the broker keeps the recorder's session (and its messages) while it is down.
+
+A recorder of a shared subscription group keeps none: the broker would go on giving the
+session of a recorder that is down its part of the messages, and the others would lack
+them. The others ask the tables for what it held (its messages on their way) instead."""
 SUBSCRIBED = ("round", "event", "meters", "state", "status")
 TAKEN_OVER = 0x8E
 """The MQTT 5 reason code of a disconnection because another client connected with the
@@ -48,8 +52,20 @@ client with the same id takes the session over each time it reconnects (a broker
 not say so), and the recorder taken over first stops."""
 
 
+def share_group(name: str) -> str:
+    """A shared subscription's group name as ``--share`` takes it.
+
+    Raises:
+        ValueError: empty, or holding ``/``, ``+`` or ``#`` (MQTT forbids them there).
+    """
+    if not name or any(c in name for c in "/+#") or len(name) > 64 or not name.isprintable():
+        raise ValueError(f"{name!r} is not a shared subscription group (1 to 64 characters, "
+                         "none of / + #)")
+    return name
+
+
 def serve(settings: FloorSettings, store_path: str, client_id: str,
-          stop: threading.Event | None = None) -> int:
+          stop: threading.Event | None = None, share: str = "") -> int:
     """Run the recorder until ``stop`` is set (the command sets it on SIGTERM or SIGINT).
 
     Args:
@@ -60,6 +76,9 @@ def serve(settings: FloorSettings, store_path: str, client_id: str,
             secured broker binds it to the recorder's user, ``threecard floor serve``
             names it after the user).
         stop: set to stop.
+        share: a shared subscription's group (``$share/<group>/...``, MQTT 5): the broker
+            gives each message to one of the group's recorders, which write the same
+            store (:func:`share_group`); empty: this recorder takes every message.
 
     Returns:
         0 after a clean stop, 1 when the store cannot be written (what was not stored is
@@ -75,6 +94,8 @@ def serve(settings: FloorSettings, store_path: str, client_id: str,
         FloorError: a setting cannot be used.
     """
     settings.check()
+    if share:
+        share_group(share)
     settings.warn_open_secrets(log, as_option=True)
     stop = stop or threading.Event()
     store = Store(store_path)
@@ -99,7 +120,7 @@ def serve(settings: FloorSettings, store_path: str, client_id: str,
             return
         client.publish(topic, payload, qos=1, retain=True)
 
-    recorder = Recorder(store, ask, witness=witness)
+    recorder = Recorder(store, ask, witness=witness, shared=bool(share))
 
     def guarded(fn: Callable[..., None]) -> Callable[..., None]:
         """A paho callback that never dies quietly: an error stops the recorder (exit 1)."""
@@ -146,7 +167,8 @@ def serve(settings: FloorSettings, store_path: str, client_id: str,
         state["heard"] = False
         log.info("floor: recorder connected to %s as %s (session %s)", settings.broker,
                  client_id, "resumed" if flags.session_present else "new")
-        c.subscribe(routes.subscriptions(SUBSCRIBED))
+        c.subscribe([(f"$share/{share}/{t}" if share else t, q)
+                     for t, q in routes.subscriptions(SUBSCRIBED)])
         with lock:  # a broker started again without persistence lost the retained ones
             for table in store.witnessed():
                 recorder.witness(table)
@@ -204,11 +226,13 @@ def serve(settings: FloorSettings, store_path: str, client_id: str,
     client.on_connect, client.on_message = guarded(on_connect), guarded(on_message)
     client.on_disconnect = guarded(on_disconnect)
     client.on_connect_fail = guarded(on_connect_fail)
-    log.info("floor: recorder storing to %s from %s", store_path, settings.broker)
+    log.info("floor: recorder storing to %s from %s%s", store_path, settings.broker,
+             f" (shared subscription group {share})" if share else "")
     wait_s = 0.5
     while True:  # the first connection here, so that why it fails is said
         try:
-            settings.connect(client, clean_start=False, session_expiry_s=SESSION_EXPIRY_S)
+            settings.connect(client, clean_start=False,
+                             session_expiry_s=0 if share else SESSION_EXPIRY_S)
             break
         except OSError as exc:
             lost(f"unreachable: {getattr(exc, 'strerror', None) or exc}")
