@@ -94,7 +94,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        "keeps its messages while it is down; one recorder per id (a second "
                        "one with the same id takes the session over and the first stops, "
                        "exit status 2)")
-    serve.add_argument("--share", default="", metavar="GROUP", type=_share,
+    serve.add_argument("--share", default=None, metavar="GROUP", type=_share,
                        help="take part in the shared subscription group GROUP ($share/"
                        "GROUP/..., MQTT 5): recorders of one group on the same store each "
                        "take a part of the messages, and one goes on when another stops "
@@ -221,7 +221,7 @@ def _serve(args: argparse.Namespace) -> int:
     stop = _stop_on_signals()
     try:
         return serve(settings, args.store, args.client_id or args.username or DEFAULT_CLIENT_ID,
-                     stop, args.share)
+                     stop, args.share or "")
     except FloorError as exc:
         print(f"threecard floor serve: {exc.as_option()}", file=sys.stderr)
         return 2
