@@ -1,6 +1,6 @@
 """``threecard floor serve | rounds | status | enrol | web``: the casino floor's side of the feed.
 
-``serve`` runs the recorder (:func:`floor.recorder.serve`): every table's rounds, state,
+``serve`` runs the recorder (:func:`floor.recorder_serve.serve`): every table's rounds, state,
 meters and events from the broker, verified, into the store (a SQLite file, or a
 PostgreSQL database: ``--store postgresql://...``), each table's continuity
 checked and mended. ``rounds`` and ``status`` read the store read-only (the recorder may be
@@ -49,6 +49,15 @@ def _table_id(text: str) -> str:
     return text
 
 
+def _share(text: str) -> str:
+    from floor.recorder_serve import share_group
+
+    try:
+        return share_group(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _verify_key(text: str) -> str:
     from controller.journal.seal import key_text, parse_key
 
@@ -85,6 +94,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        "keeps its messages while it is down; one recorder per id (a second "
                        "one with the same id takes the session over and the first stops, "
                        "exit status 2)")
+    serve.add_argument("--share", default=None, metavar="GROUP", type=_share,
+                       help="take part in the shared subscription group GROUP ($share/"
+                       "GROUP/..., MQTT 5): recorders of one group on the same store each "
+                       "take a part of the messages, and one goes on when another stops "
+                       "(each with a client id of its own); default: every message")
     serve.add_argument("--log-level", choices=("debug", "info", "warning", "error"),
                        default="info", help="the lowest level logged")
     rounds = sub.add_parser("rounds", help="a table's rounds, or every table's by time",
@@ -197,7 +211,7 @@ def _stop_on_signals() -> threading.Event:
 
 def _serve(args: argparse.Namespace) -> int:
     from floor.mqtt import FloorError, FloorSettings
-    from floor.recorder import serve
+    from floor.recorder_serve import serve
     from floor.store import StoreError
 
     logging.basicConfig(level=getattr(logging, args.log_level.upper()),
@@ -207,7 +221,7 @@ def _serve(args: argparse.Namespace) -> int:
     stop = _stop_on_signals()
     try:
         return serve(settings, args.store, args.client_id or args.username or DEFAULT_CLIENT_ID,
-                     stop)
+                     stop, args.share or "")
     except FloorError as exc:
         print(f"threecard floor serve: {exc.as_option()}", file=sys.stderr)
         return 2

@@ -38,23 +38,14 @@ from its journal. It asks again every :data:`RETRY_S` while the table is online 
 rounds still lack. What the recorder receives is ordered by its arrival (the broker keeps
 a topic's order), never by the sender's clock.
 
-:func:`serve` connects it to the broker with a persistent session (the broker keeps the
-messages of a recorder that is down), subscribes to every table, and checks every series
-four times a second. Each message is committed to the store before its acknowledgement
-goes back to the broker (paho's manual acknowledgement): a store that cannot be written
-stops the recorder with what it could not store still held by the broker. With its
-heartbeat it writes whether it reaches the broker, and since when it cannot (``floor
-status`` shows each table's status unknown since then). A message that came in parts
-(:mod:`floor.parts`) is joined and checked whole before it is taken.
+The recorder runs connected to the broker in :mod:`floor.recorder_serve`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-import threading
 import time
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -72,13 +63,10 @@ from floor.messages import (
     WitnessMessage,
     decode,
     decode_part,
-    encode,
     is_part,
 )
-from floor.mqtt import KEEPALIVE_S, FloorSettings, Throttle, unreachable_why
-from floor.netloop import NetLoop
-from floor.parts import Joiner, packet_size
-from floor.pits import Routes
+from floor.mqtt import Throttle
+from floor.parts import Joiner
 from floor.sealed import AHEAD, DUPLICATE, Position, Refused, verify
 from floor.store import Store, status_of
 
@@ -94,21 +82,6 @@ once it has (the oldest are dropped first: a table sends them again when asked).
 PENDING_LIMIT = 5000
 """Provisional events (their round's seal not yet come) the store holds per journal at
 most; a table makes far fewer between two seals."""
-CHECK_EVERY_S = 0.25
-HEARTBEAT_S = 5.0
-"""The recorder writes in the store that it runs this often (``floor status`` reads it)."""
-SESSION_EXPIRY_S = 7 * 24 * 3600
-"""How long the broker keeps the recorder's session (and its messages) while it is down."""
-SUBSCRIBED = ("round", "event", "meters", "state", "status")
-TAKEN_OVER = 0x8E
-"""The MQTT 5 reason code of a disconnection because another client connected with the
-same client id (Session taken over)."""
-QUICK_S = 10.0
-QUICK_LOSSES = 3
-"""Connections lost within :data:`QUICK_S` (each after the broker accepted it): another
-client with the same id takes the session over each time it reconnects (a broker that does
-not say so), and the recorder taken over first stops."""
-
 
 @dataclass
 class _Series:
@@ -144,6 +117,9 @@ class Recorder:
         ask: publishes a resend request: ``ask(table_id, request)``.
         clock: seconds, monotonic.
         witness: publishes a table's witness (retained): ``witness(table_id, message)``.
+        shared: other recorders write the same store (a shared subscription gives each
+            a part of every table's messages): :meth:`check` reads each series' state
+            from the store before it asks a table for anything.
 
     Attributes:
         counts: messages by outcome: ``stored``, ``duplicate``, ``refused`` (failed its
@@ -154,8 +130,10 @@ class Recorder:
 
     def __init__(self, store: Store, ask: Callable[[str, ResendRequest], None],
                  clock: Callable[[], float] = time.monotonic,
-                 witness: Callable[[str, WitnessMessage], None] | None = None) -> None:
+                 witness: Callable[[str, WitnessMessage], None] | None = None,
+                 shared: bool = False) -> None:
         self.store = store
+        self.shared = shared
         self.ask = ask
         self.clock = clock
         self.publish_witness = witness
@@ -182,14 +160,26 @@ class Recorder:
         return s
 
     def _position(self, s: _Series) -> Position | None:
-        """Where the floor verified the series' journal up to (read once from the store).
+        """Where the store says the series' journal is verified up to (in a locked block).
+
+        The position held in memory is kept while the store's event and epoch are its
+        own; another recorder on the store may have moved it on, and then it is read
+        again (with how far the rounds run verified).
 
         Raises:
             ValueError: the stored state cannot be read.
         """
-        if not s.loaded:
+        mark = self.store.position_mark(s.table, s.journal)
+        held = (s.position.seq, s.position.epoch) if s.position is not None else None
+        if not s.loaded or mark != held:
             s.position, s.loaded = self.store.position(s.table, s.journal), True
+            if s.position is not None:
+                s.contiguous = s.position.round_id
         return s.position
+
+    def _locked(self, table: str) -> contextlib.AbstractContextManager[Any]:
+        """A transaction in which no other recorder handles ``table``'s messages."""
+        return self.store.db.locked(f"floor table {table}")
 
     # ------------------------------------------------------------------ messages
     def on_message(self, table: str, name: str, payload: bytes, retained: bool = False
@@ -254,8 +244,23 @@ class Recorder:
         self.counts["stored" if stored else "duplicate"] += 1
 
     def _round(self, m: RoundMessage, now_us: int) -> None:
-        """Verify a round message; store what its rows make (see the module docstring)."""
+        """Verify a round message; store what its rows make (see the module docstring).
+
+        Verified and stored in one transaction holding the table's lock, from the position
+        the store holds: two recorders take a table's messages in turn.
+        """
         s = self._series(m.table, m.journal)
+        try:
+            with self._locked(m.table):
+                stored = self._verify_round(s, m, now_us)
+        except BaseException:
+            s.loaded = False  # the game replayed in memory is not the store's
+            raise
+        if stored:
+            self.witness(m.table)
+
+    def _verify_round(self, s: _Series, m: RoundMessage, now_us: int) -> bool:
+        """:meth:`_round` in its transaction; True when something was stored."""
         what = f"round {m.round_id} of journal {m.journal[:16]}"
         try:
             pos = self._position(s)
@@ -263,7 +268,7 @@ class Recorder:
             log.error("floor: table %s journal %s: %s; its messages are refused", m.table,
                       m.journal[:16], exc)
             self.refuse(m.table, f"{what}: {exc}")
-            return
+            return False
         keys = [bytes.fromhex(k.key) for k in self.store.keys(m.table)]
         if pos is not None and keys and pos.chain_key not in keys:
             log.warning("floor: table %s journal %s was verified under the key %s..., no "
@@ -280,11 +285,11 @@ class Recorder:
                 s.broken = f"the journal at the table is not the one the floor recorded: {r.why}"
                 self.store.set_broken(m.table, m.journal, s.broken)
                 log.error("floor: table %s journal %s: %s", m.table, m.journal[:16], s.broken)
-            return
+            return False
         except ReplayError as exc:  # sealed rows the game cannot apply: read it again
             s.loaded = False
             self.refuse(m.table, f"{what}: {exc}")
-            return
+            return False
         self.current[m.table] = m.journal
         if out == AHEAD:  # rounds were lost on the way: asked for; this one checked then
             self.counts["ahead"] += 1
@@ -292,15 +297,11 @@ class Recorder:
             if m.round_id > s.announced:
                 s.announced = m.round_id
                 self.store.announce(m.table, m.journal, m.round_id, now_us)
-            return
+            return False
         if out == DUPLICATE:
             self._count(False)
-            return
-        try:
-            dropped = self.store.put_verified(m.table, out, m, now_us)
-        except BaseException:
-            s.loaded = False  # the game replayed in memory is not the store's
-            raise
+            return False
+        dropped = self.store.put_verified(m.table, out, m, now_us)
         s.position, s.contiguous = out.position, out.position.round_id
         self._count(True)
         if out.pinned is not None:
@@ -311,13 +312,17 @@ class Recorder:
             self.forged(m.table, f"{len(dropped)} event(s) its sealed rows do not make (the "
                         f"first at event {dropped[0].seq}, {dropped[0].kind}): dropped",
                         len(dropped))
-        self.witness(m.table)
         self._held_again(s)
+        return True
 
-    def _held_again(self, s: _Series) -> None:
-        """Check the messages held ahead whose rows the floor has now reached."""
-        pos = s.position
-        due = [(m, t) for m, t in s.held if pos is not None and m.after <= pos.seq]
+    def _held_again(self, s: _Series, seq: int | None = None) -> None:
+        """Check the messages held ahead whose rows the floor has now reached.
+
+        ``seq``: the event the store's position is at (default: the one held).
+        """
+        if seq is None:
+            seq = s.position.seq if s.position is not None else None
+        due = [(m, t) for m, t in s.held if seq is not None and m.after <= seq]
         if due:
             s.held = [h for h in s.held if h not in due]
             for m, t in sorted(due, key=lambda h: h[0].after):
@@ -331,12 +336,12 @@ class Recorder:
 
     def _event(self, m: EventMessage, now_us: int) -> None:
         """An event: compared with the sealed one when sealed already, else provisional."""
-        s = self._series(m.table, m.journal)
-        try:
-            pos = self._position(s)
-        except ValueError:
-            pos = None
-        if pos is not None and m.seq <= pos.seq:
+        with self._locked(m.table):
+            self._take_event(m, now_us)
+
+    def _take_event(self, m: EventMessage, now_us: int) -> None:
+        mark = self.store.position_mark(m.table, m.journal)
+        if mark is not None and m.seq <= mark[0]:
             held = self.store.sealed_event(m.table, m.journal, m.seq, m.kind)
             same = msgspec.structs.replace(m, sent_us=0)
             if held is not None and msgspec.structs.replace(
@@ -360,8 +365,29 @@ class Recorder:
         s.announced = m.last_round  # the newest state says it: an older claim is gone
 
     # ------------------------------------------------------------------ continuity
+    def refresh(self) -> None:
+        """Each series and each table's journal as the store holds them.
+
+        Another recorder on the store took its part of the messages: what it verified
+        and what the tables told it (their state, their status) count here as well. The
+        messages held ahead that the store's position now reaches are checked.
+        """
+        for table, journal, contiguous, announced, broken, status in self.store.series_now():
+            s = self._series(table, journal)
+            s.contiguous, s.announced, s.broken, s.status = (contiguous, announced, broken,
+                                                             status)
+            if s.held:
+                mark = self.store.position_mark(table, journal)
+                self._held_again(s, mark[0] if mark is not None else None)
+        self.current.update(self.store.current_journals())
+
     def check(self) -> None:
-        """Ask each online table for the rounds its newest journal lacks (module docstring)."""
+        """Ask each online table for the rounds its newest journal lacks (module docstring).
+
+        ``shared``: each series as the store holds it first (:meth:`refresh`).
+        """
+        if self.shared:
+            self.refresh()
         now = self.clock()
         for s in self.series.values():
             if s.gap() != s.gap_seen:  # floor status: a gap younger than GRACE_S may close
@@ -386,207 +412,3 @@ class Recorder:
             self.counts["asked"] += 1
             s.asked = (want, now)
             self.ask(s.table, ResendRequest(journal=s.journal, from_round=want))
-
-
-def serve(settings: FloorSettings, store_path: str, client_id: str,
-          stop: threading.Event | None = None) -> int:
-    """Run the recorder until ``stop`` is set (the command sets it on SIGTERM or SIGINT).
-
-    Args:
-        settings: the broker, TLS files, credentials and topic prefix.
-        store_path: the store: a SQLite file (created when missing) or a
-            ``postgresql://`` URL (:class:`floor.store.Store`).
-        client_id: the recorder's client id: its persistent session on the broker (a
-            secured broker binds it to the recorder's user, ``threecard floor serve``
-            names it after the user).
-        stop: set to stop.
-
-    Returns:
-        0 after a clean stop, 1 when the store cannot be written (what was not stored is
-        not acknowledged: the broker keeps it for the next start) or the recorder failed,
-        2 when its session was taken over by another client with the same client id
-        (reason code 0x8E, or :data:`QUICK_LOSSES` connections lost in a moment): two
-        recorders with one session would each lose what the other took.
-        A message the store refuses for what it holds (a number too large...) is refused
-        and acknowledged: it never stops the recorder nor comes back at the next start.
-
-    Raises:
-        StoreError: the store cannot be opened.
-        FloorError: a setting cannot be used.
-    """
-    settings.check()
-    settings.warn_open_secrets(log, as_option=True)
-    stop = stop or threading.Event()
-    store = Store(store_path)
-    store_path, db_errors = store.path, store.db.errors  # the URL without its password
-    lock = threading.Lock()
-    failed: list[str] = []
-    client = settings.client(client_id, manual_ack=True)
-    routes = Routes(settings)  # every pit's tables; each answered under its own prefix
-
-    def ask(table: str, req: ResendRequest) -> None:
-        client.publish(routes.topic(table, "resend"), encode(req), qos=1)
-
-    def witness(table: str, w: WitnessMessage) -> None:
-        topic = routes.topic(table, "witness")
-        payload = encode(msgspec.structs.replace(w, sent_us=time.time_ns() // 1000))
-        limit = state["limit"]
-        if limit and packet_size(topic, payload) > limit:  # the broker would close on it
-            throttle.log(f"witness {table}", logging.ERROR, "floor: the witness of table %s "
-                         "(%d journals) is larger than broker %s takes (%d bytes): not "
-                         "published; raise its max_packet_size", table, len(w.journals),
-                         settings.broker, limit)
-            return
-        client.publish(topic, payload, qos=1, retain=True)
-
-    recorder = Recorder(store, ask, witness=witness)
-
-    def guarded(fn: Callable[..., None]) -> Callable[..., None]:
-        """A paho callback that never dies quietly: an error stops the recorder (exit 1)."""
-        def call(*args: Any) -> None:
-            try:
-                fn(*args)
-            except Exception as exc:  # noqa: BLE001 - paho's thread must not die deaf
-                log.error("floor: the recorder failed", exc_info=exc)
-                failed.append(f"an error in the recorder: {exc!r}")
-                stop.set()
-        return call
-
-    throttle = Throttle(log)  # a broker refusing or away: said once a minute, not each try
-    # the broker as floor status shows it: since when it cannot be reached (None: it can)
-    state: dict[str, Any] = {"connected": False, "refused": False, "limit": None,
-                             "lost_us": time.time_ns() // 1000, "why": "not yet connected",
-                             "heard": False}
-
-    def beat(stopped: bool = False) -> None:
-        store.beat(client_id, time.time_ns() // 1000, stopped, settings.broker,
-                   state["lost_us"], state["why"])
-
-    def lost(why: str) -> None:
-        if state["lost_us"] is None:
-            state["lost_us"] = time.time_ns() // 1000
-        state["why"] = why
-    losses: deque[float] = deque(maxlen=QUICK_LOSSES)  # when connections were lost
-    taken: list[str] = []
-
-    def on_connect(c, _u, flags, rc, props) -> None:  # noqa: ANN001 - paho's callback
-        if rc.is_failure:
-            throttle.log("refused", logging.ERROR, "floor: broker %s refused the recorder: %s "
-                         "(check --username and --password-file, and that the broker binds "
-                         "the user to the client id %s); trying again", settings.broker, rc,
-                         client_id)
-            state["refused"] = True
-            lost(f"it refused the recorder: {rc}")
-            return
-        state["connected"] = True
-        state["limit"] = getattr(props, "MaximumPacketSize", None)
-        state["lost_us"], state["why"] = None, ""
-        if state["heard"]:  # the last connection carried messages: its problems are over
-            throttle.clear("refused", "lost", "closed", "unreachable")
-        state["heard"] = False
-        log.info("floor: recorder connected to %s as %s (session %s)", settings.broker,
-                 client_id, "resumed" if flags.session_present else "new")
-        c.subscribe(routes.subscriptions(SUBSCRIBED))
-        with lock:  # a broker started again without persistence lost the retained ones
-            for table in store.witnessed():
-                recorder.witness(table)
-
-    def on_message(c, _u, m) -> None:  # noqa: ANN001
-        state["heard"] = True
-        where = routes.heard(m.topic)
-        if where is not None and where[1] in SUBSCRIBED:
-            try:
-                with lock:
-                    recorder.on_message(where[0], where[1], m.payload, bool(m.retain))
-            except db_errors as exc:
-                if not store.db.message_fault(exc):  # not acknowledged: the broker keeps it for us
-                    failed.append(f"the store {store_path} cannot be written: {exc}")
-                    stop.set()
-                    return
-                recorder.refuse(where[0], f"the store cannot hold it: {exc}")
-            except Exception as exc:  # noqa: BLE001 - one message never stops the recorder
-                log.error("floor: a message on %s could not be stored; refused", m.topic,
-                          exc_info=exc)
-                recorder.counts["refused"] += 1
-        c.ack(m.mid, m.qos)  # stored (or refused for good): the broker may drop it
-
-    def on_disconnect(_c, _u, _f, rc, _p) -> None:  # noqa: ANN001
-        if stop.is_set():
-            return
-        if not state["refused"]:
-            lost(f"connection lost: {rc}" if state["connected"] else f"closed: {rc}")
-        if state["connected"]:
-            losses.append(time.monotonic())
-            quick = len(losses) == QUICK_LOSSES and losses[-1] - losses[0] < QUICK_S
-            if rc == TAKEN_OVER or quick:
-                taken.append(f"its session on {settings.broker} was taken over by another "
-                             f"client with the client id {client_id} ("
-                             + ("the broker said so" if rc == TAKEN_OVER else
-                                f"{QUICK_LOSSES} connections lost within {QUICK_S:.0f} s")
-                             + "): is another `threecard floor serve` running with it? Give "
-                             "each recorder a user of its own (a --client-id of its own on "
-                             "a broker without users)")
-                stop.set()
-                return
-            throttle.log("lost", logging.WARNING, "floor: recorder lost the broker (%s); "
-                         "reconnecting", rc)
-        elif not state["refused"]:
-            throttle.log("closed", logging.WARNING, "floor: broker %s closed the connection "
-                         "before accepting it (%s): is the port a TLS one (mqtts://), or no "
-                         "MQTT broker's? Trying again", settings.broker, rc)
-        state["connected"] = state["refused"] = False
-
-    def on_connect_fail(_c, _u) -> None:  # noqa: ANN001
-        lost("unreachable")
-        throttle.log("unreachable", logging.WARNING, "floor: broker %s unreachable; trying "
-                     "again", settings.broker)
-
-    client.on_connect, client.on_message = guarded(on_connect), guarded(on_message)
-    client.on_disconnect = guarded(on_disconnect)
-    client.on_connect_fail = guarded(on_connect_fail)
-    log.info("floor: recorder storing to %s from %s", store_path, settings.broker)
-    wait_s = 0.5
-    while True:  # the first connection here, so that why it fails is said
-        try:
-            settings.connect(client, clean_start=False, session_expiry_s=SESSION_EXPIRY_S)
-            break
-        except OSError as exc:
-            lost(f"unreachable: {getattr(exc, 'strerror', None) or exc}")
-            throttle.log("unreachable", logging.WARNING, "floor: broker %s unreachable (%s); "
-                         "trying again", settings.broker, unreachable_why(settings, exc))
-        with contextlib.suppress(db_errors):  # a store that cannot be written: said later
-            beat()
-        if stop.wait(wait_s):
-            with contextlib.suppress(db_errors):
-                beat(stopped=True)
-            store.close()
-            return 0
-        wait_s = min(wait_s * 2, 5.0)
-    net = NetLoop(client, KEEPALIVE_S, reconnect=True).start()  # it reconnects from here
-    beaten, said = 0.0, state["lost_us"]
-    try:
-        while not stop.wait(CHECK_EVERY_S):
-            if not net.alive:  # its thread died: a new one takes the connection on
-                log.error("floor: the recorder's network thread ended; started again")
-                net = NetLoop(client, KEEPALIVE_S, reconnect=True).start()
-            with lock:
-                recorder.check()
-                if time.monotonic() - beaten >= HEARTBEAT_S or state["lost_us"] != said:
-                    beaten, said = time.monotonic(), state["lost_us"]
-                    beat()
-    except db_errors as exc:
-        failed.append(f"the store {store_path} cannot be read: {exc}")
-    except Exception as exc:  # noqa: BLE001 - stop with a reason, never linger
-        log.error("floor: the recorder failed", exc_info=exc)
-        failed.append(f"an error in the recorder: {exc!r}")
-    finally:
-        net.stop(disconnect=True)
-        with lock, contextlib.suppress(db_errors):
-            beat(stopped=True)
-        with lock:
-            store.close()
-        log.info("floor: recorder stopped: %s", ", ".join(f"{v} {k}" for k, v in
-                                                          recorder.counts.items()))
-    for why in (taken or failed)[:1]:
-        log.error("floor: recorder stopped: %s", why)
-    return 2 if taken else 1 if failed else 0

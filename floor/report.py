@@ -1,7 +1,7 @@
 """Reading the floor: the recorder, then one line a table (``threecard floor status``).
 
 First whether the recorder runs: it writes in the store every few seconds that it does
-(:data:`floor.recorder.HEARTBEAT_S`), and that it stopped when it stops; a store nobody
+(:data:`floor.recorder_serve.HEARTBEAT_S`), and that it stopped when it stops; a store nobody
 writes any more says nothing new, and the floor status says so; and whether the running
 recorder reaches the broker (it writes since when it cannot): while it cannot, what it
 knows of each table is as of then, and each table's status is ``unknown`` since then. Then

@@ -351,6 +351,18 @@ class Store(SealedStore):
             f"AND r.journal = s.journal), s.broken, {extra} FROM series s ORDER BY "
             "s.table_id, s.first_us")]
 
+    def series_now(self) -> list[tuple[str, str, int, int, str | None, str | None]]:
+        """(table, journal, contiguous, announced, broken, status) of every series, as stored.
+
+        What another recorder on the same store wrote is read here, never assumed.
+        """
+        return self.db.execute("SELECT table_id, journal, contiguous, announced, broken, "
+                               "status FROM series").fetchall()
+
+    def current_journals(self) -> dict[str, str]:
+        """Table -> the journal of its newest message received (by any recorder)."""
+        return dict(self.db.execute("SELECT table_id, journal FROM tables").fetchall())
+
     def tables(self) -> list[TableRow]:
         """Every table the floor heard of, by id."""
         out = []

@@ -57,7 +57,17 @@ class Database(Protocol):
         """Run statements separated by ``;`` (no parameters): the schema."""
 
     def transaction(self) -> AbstractContextManager[Any]:
-        """A transaction: committed at the end of the block, rolled back on an error."""
+        """A transaction: committed at the end of the block, rolled back on an error.
+
+        One opened inside another is a savepoint of it.
+        """
+
+    def locked(self, key: str) -> AbstractContextManager[Any]:
+        """A transaction no other process writes ``key``'s rows in (a table's, say) meanwhile.
+
+        Two recorders on one store verify one table in turn: each reads the position the
+        other left, never a stale one.
+        """
 
     def names(self) -> set[str]:
         """The store's table names."""

@@ -89,8 +89,12 @@ class PostgreSQL:
                     self.db.execute(statement)
 
     def transaction(self) -> AbstractContextManager[Any]:
-        """``BEGIN`` ... ``COMMIT``, or ``ROLLBACK`` on an error."""
+        """``BEGIN`` ... ``COMMIT``, or ``ROLLBACK`` on an error (nested: a savepoint)."""
         return self.db.transaction()
+
+    def locked(self, key: str) -> AbstractContextManager[Any]:
+        """A transaction holding the advisory lock of ``key`` (till its end)."""
+        return _Locked(self.db, key)
 
     def names(self) -> set[str]:
         """The table names of the connection's schema."""
@@ -112,6 +116,26 @@ class PostgreSQL:
     def close(self) -> None:
         """Close the connection."""
         self.db.close()
+
+
+class _Locked:
+    """A transaction that first takes the advisory lock of a key (released as it ends)."""
+
+    def __init__(self, db: Any, key: str) -> None:
+        self.tx = db.transaction()
+        self.db, self.key = db, key
+
+    def __enter__(self) -> None:
+        self.tx.__enter__()
+        try:
+            self.db.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
+                            (self.key,))
+        except BaseException as exc:
+            self.tx.__exit__(type(exc), exc, exc.__traceback__)
+            raise
+
+    def __exit__(self, *exc: Any) -> bool | None:
+        return self.tx.__exit__(*exc)
 
 
 __all__ = ["PostgreSQL", "dialect", "schema"]

@@ -234,6 +234,16 @@ class SealedStore:
         return Position(jid, bytes.fromhex(chain_key), epoch, bytes.fromhex(key), seq, head,
                         first_utc, game, ends)
 
+    def position_mark(self, table: str, journal: str) -> tuple[int, int] | None:
+        """(event, epoch) the floor verified a journal up to (None: nothing of it).
+
+        Cheap: a recorder compares it with the position it holds before trusting it (a
+        store it writes, so holding every table).
+        """
+        row = self.db.execute("SELECT seq, epoch FROM positions WHERE table_id = ? AND "
+                              "journal = ?", (table, journal)).fetchone()
+        return (row[0], row[1]) if row else None
+
     def seal(self, table: str, journal: str, epoch: int) -> SealRow | None:
         """The seal of an epoch the floor verified (None: none)."""
         if not self._has("seals"):

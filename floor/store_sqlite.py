@@ -2,7 +2,9 @@
 
 WAL mode with ``synchronous=NORMAL``: a process killed loses nothing committed; a power
 cut may lose the newest commits, which the recorder's continuity check then asks for
-again. Readers open the file read-only while the recorder writes it.
+again. Readers open the file read-only while the recorder writes it. Two recorders on one
+machine may share the file: each writes in ``BEGIN IMMEDIATE`` transactions, one at a time
+(a file on a network share is not supported).
 """
 
 from __future__ import annotations
@@ -63,10 +65,27 @@ class SQLite:
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
-        """``BEGIN IMMEDIATE`` (the write lock at once) ... ``COMMIT``, or ``ROLLBACK``."""
+        """``BEGIN IMMEDIATE`` (the write lock at once) ... ``COMMIT``, or ``ROLLBACK``.
+
+        Inside another: a savepoint, rolled back alone on an error.
+        """
+        if self.db.in_transaction:
+            self.db.execute("SAVEPOINT inner")
+            try:
+                yield
+            except BaseException:
+                self.db.execute("ROLLBACK TO inner")
+                self.db.execute("RELEASE inner")
+                raise
+            self.db.execute("RELEASE inner")
+            return
         with self.db:
             self.db.execute("BEGIN IMMEDIATE")
             yield
+
+    def locked(self, key: str) -> contextlib.AbstractContextManager[None]:  # noqa: ARG002
+        """A transaction: ``BEGIN IMMEDIATE`` locks the whole file for writing already."""
+        return self.transaction()
 
     def names(self) -> set[str]:
         """The file's table names."""

@@ -16,7 +16,7 @@ from polling import until
 
 from floor.mqtt import FloorSettings
 from floor.publisher import FloorPublisher
-from floor.recorder import serve
+from floor.recorder_serve import serve
 
 TABLE = "TCP-D"
 

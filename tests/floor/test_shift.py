@@ -22,6 +22,7 @@ import statistics
 import time
 from datetime import datetime
 
+from floor_feed import wait_caught_up
 from journal_edit import events
 
 OUTAGE_S = 20.0
@@ -53,7 +54,7 @@ def test_three_tables_through_a_broker_outage_and_a_recorder_crash(floor, tmp_pa
     recorder = floor.recorder(broker, store)
     for t in ids:
         tables[t].wait_for(r"the floor asks for rounds from 1 again", 15)
-    _wait_caught_up(floor, store, journals, 20)
+    wait_caught_up(floor, store, journals, 20)
 
     # the broker dies, and everything it held with it, for OUTAGE_S seconds
     time.sleep(max(0.0, before + BEFORE_S - time.time()))
@@ -62,7 +63,7 @@ def test_three_tables_through_a_broker_outage_and_a_recorder_crash(floor, tmp_pa
     time.sleep(OUTAGE_S)
     back = time.time()
     broker.start()
-    _wait_caught_up(floor, store, journals, 30)
+    wait_caught_up(floor, store, journals, 30)
 
     # the recorder crashes and comes back; the broker kept its session meanwhile
     recorder.kill()
@@ -74,7 +75,7 @@ def test_three_tables_through_a_broker_outage_and_a_recorder_crash(floor, tmp_pa
         time.sleep(0.2)
     for t in ids:
         assert tables[t].stop() == 0, tables[t].text()[-3000:]
-    _wait_caught_up(floor, store, journals, 30, exact=True)
+    wait_caught_up(floor, store, journals, 30, exact=True)
 
     wants = {t: floor.finished(journals[t]) for t in ids}
     outputs = floor.cli_json(*([["floor", "rounds", "--store", str(store), "--table", t,
@@ -110,21 +111,3 @@ def test_three_tables_through_a_broker_outage_and_a_recorder_crash(floor, tmp_pa
     assert rate_during >= 0.9 * rate_before, (rate_before, rate_during)
     assert rate_before > 0.5  # the table was dealing at all
 
-
-def _wait_caught_up(floor, store, journals, timeout: float, exact: bool = False) -> None:
-    """Wait until the store holds each journal's rounds: all of them (``exact``), or all
-    but the newest few still on their way, without a gap."""
-    deadline = time.monotonic() + timeout
-    while True:
-        behind = {}
-        for t, j in journals.items():
-            got = floor.stored(store, t)  # first: the journal is never behind the store
-            want = floor.finished(j)
-            lag = 0 if exact else 8
-            if got != want[len(want) - len(got):] or len(got) < len(want) - lag:
-                behind[t] = (len(got), len(want))
-        if not behind:
-            return
-        if time.monotonic() > deadline:
-            raise AssertionError(f"the floor is behind the journals: {behind}")
-        time.sleep(0.2)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from controller.game import recall as rc
@@ -112,3 +113,23 @@ def head_at(rounds: list, seq: int) -> str:
 
     return GENESIS if seq == 0 else next(s.head for m in rounds for s in m.seals
                                          if s.seq == seq)
+
+
+def wait_caught_up(floor, store, journals: dict, timeout: float, exact: bool = False) -> None:
+    """Wait until the store holds each journal's rounds (``journals``: table -> journal;
+    ``floor``: the ``floor`` fixture): all of them (``exact``), or all but the newest few
+    still on their way, without a gap."""
+    deadline = time.monotonic() + timeout
+    while True:
+        behind = {}
+        for t, j in journals.items():
+            got = floor.stored(store, t)  # first: the journal is never behind the store
+            want = floor.finished(j)
+            lag = 0 if exact else 8
+            if got != want[len(want) - len(got):] or len(got) < len(want) - lag:
+                behind[t] = (len(got), len(want))
+        if not behind:
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the floor is behind the journals: {behind}")
+        time.sleep(0.2)
