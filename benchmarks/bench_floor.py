@@ -12,7 +12,7 @@ journal with its own floor feed (``controller.floor_link.open_floor``, as ``thre
 simulate --floor`` wires it) and deals whole rounds (two seats, autoplay): at real pace
 one round every 30 s, the tables' rounds spread evenly over those 30 s, for
 ``--real-seconds`` (default 120; 30 with --quick); at top speed one round after another,
-table after table, for ``--top-seconds`` (default 30; 10 with --quick). The cases, for
+table after table, for ``--top-seconds`` (default 20; 10 with --quick). The cases, for
 each store (``--stores``, default ``sqlite,postgresql``): 50 tables at real pace, 200 at
 real pace, 50 at top speed; ``--tables`` runs one case of its own instead. Dealing starts
 once every table is open and the recorder is connected; a case ends when every round
@@ -75,8 +75,8 @@ class Case:
 
     @property
     def label(self) -> str:
-        pace = ("top speed" if self.round_ms == 0 else
-                f"a round every {self.round_ms / 1000:g} s each")
+        pace = ("top speed" if self.round_ms == 0 else "real pace"
+                if self.round_ms == REAL_PACE_MS else f"a round every {self.round_ms} ms")
         return f"{STORE_NAMES[self.store]}, {self.tables} tables, {pace}"
 
 
@@ -434,7 +434,7 @@ def main() -> int:
     p.add_argument("--real-seconds", type=float, default=None,
                    help="dealing time of a real-pace case (default 120; 30 with --quick)")
     p.add_argument("--top-seconds", type=float, default=None,
-                   help="dealing time of a top-speed case (default 30; 10 with --quick)")
+                   help="dealing time of a top-speed case (default 20; 10 with --quick)")
     p.add_argument("--tables", type=int, default=None,
                    help="run one case of N tables instead of the side-by-side cases")
     p.add_argument("--round-ms", type=int, default=REAL_PACE_MS,
@@ -447,7 +447,7 @@ def main() -> int:
     if not stores or any(s not in STORE_NAMES for s in stores):
         p.error(f"--stores: one or more of {', '.join(STORE_NAMES)}")
     real_s = args.real_seconds or (30.0 if args.quick else 120.0)
-    top_s = args.top_seconds or (10.0 if args.quick else 30.0)
+    top_s = args.top_seconds or (10.0 if args.quick else 20.0)
     todo = ([Case(s, args.tables, args.round_ms, args.seconds or real_s) for s in stores]
             if args.tables else cases(stores, real_s, top_s))
     pg = None
@@ -471,9 +471,13 @@ def main() -> int:
             pg.stop()
     load1 = os.getloadavg()[0]
     late = {r["case"]: r["late"] for r in results if r["late"]}
-    notes = [f"{args.workers} worker processes deal the tables' rounds; real pace: "
-             f"{real_s:.0f} s of dealing a case, top speed: {top_s:.0f} s; one Mosquitto and "
-             f"one recorder a case, {(time.monotonic() - t0) / 60:.1f} min in all",
+    dealing = sorted({(c.round_ms, c.seconds) for c in todo}, reverse=True)
+    notes = [f"{args.workers} worker processes deal the tables' rounds (real pace: a round "
+             f"every {REAL_PACE_MS // 1000} s a table); dealing time a case: " + ", ".join(
+                 f"{'top speed' if ms == 0 else 'real pace' if ms == REAL_PACE_MS else ms}"
+                 f" {s:.0f} s" for ms, s in dealing)
+             + f"; one Mosquitto and one recorder a case, {(time.monotonic() - t0) / 60:.1f} "
+             "min in all",
              "journals and the SQLite store on /dev/shm (tmpfs), the PostgreSQL server's data "
              "too (fsync off, as the tests run it): the floor's cost, not the disk's",
              f"{os.cpu_count()} cores for everything (tables, broker, recorder, PostgreSQL), "

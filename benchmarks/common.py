@@ -143,17 +143,28 @@ def show(bench: str, figures: list[dict[str, Any]], notes: Sequence[str] = ()) -
         print(f"note: {n}")
 
 
-def cell(v: Any) -> str:
-    """One value of a side-by-side table as text: a number to 3 or 4 figures, a text as it
-    is, nothing (null) as a dash."""
+def fmt(v: float | None) -> str:
+    """A figure as the tables write it: thousands separated, 3 or 4 significant digits."""
     if v is None:
-        return "—"
+        return ""
+    a = abs(v)
+    if a >= 1000:
+        return f"{v:,.0f}"
+    if a >= 100:
+        return f"{v:.1f}"
+    if a >= 1:
+        return f"{v:.3g}" if a < 10 else f"{v:.1f}"
+    return f"{v:.3g}"
+
+
+def cell(v: Any) -> str:
+    """One value of a side-by-side table as text: a number as :func:`fmt` writes it, a
+    text as it is, nothing (null or NaN: not measured in that case) as a dash."""
     if isinstance(v, str):
         return v
-    a = abs(v)
-    if a != a:  # NaN: nothing was measured
+    if v is None or v != v:
         return "—"
-    return f"{v:,.0f}" if a >= 100 else f"{v:.3g}" if a >= 1 else f"{v:.2g}"
+    return fmt(v)
 
 
 def show_side_by_side(bench: str, table: dict[str, Any], notes: Sequence[str] = ()) -> None:
