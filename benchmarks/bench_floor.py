@@ -40,6 +40,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import pwd
+import queue
 import shutil
 import signal
 import socket
@@ -112,13 +113,15 @@ def _broker(folder: Path) -> tuple[subprocess.Popen, str]:
     raise SystemExit("mosquitto did not start")
 
 
-def _cpu_s(pid: int) -> float:
-    """User + system CPU seconds of a process so far (/proc; 0 when it is gone)."""
+def _cpu_s(pid: int, reaped: bool = False) -> float:
+    """User + system CPU seconds of a process so far (/proc; 0 when it is gone); with
+    ``reaped``, those of its children that ended and it waited for too."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
         return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    ticks = sum(int(f) for f in fields[11:15 if reaped else 13])
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def _peak_rss_mb(pid: int) -> float:
@@ -130,7 +133,8 @@ def _peak_rss_mb(pid: int) -> float:
 
 
 class _PgCpu:
-    """CPU seconds of a PostgreSQL server: its postmaster and every child process."""
+    """CPU seconds of a PostgreSQL server: its postmaster, its children alive, and those
+    that ended (the postmaster reaps them: autovacuum workers, connections)."""
 
     def __init__(self, data: Path) -> None:
         self.root = int((data / "postmaster.pid").read_text().split()[0])
@@ -146,12 +150,14 @@ class _PgCpu:
         return out
 
     def snapshot(self) -> dict[int, float]:
-        return {pid: _cpu_s(pid) for pid in self.pids()}
+        return {pid: _cpu_s(pid, reaped=pid == self.root) for pid in self.pids()}
 
     @staticmethod
     def spent(before: dict[int, float], after: dict[int, float]) -> float:
-        """CPU seconds between two snapshots (a process started since counts in full)."""
-        return sum(cpu - before.get(pid, 0.0) for pid, cpu in after.items())
+        """CPU seconds between two snapshots (a process started since counts in full; one
+        ended since is in the postmaster's reaped time, less what it had spent before)."""
+        return (sum(cpu - before.get(pid, 0.0) for pid, cpu in after.items())
+                + sum(cpu for pid, cpu in before.items() if pid not in after))
 
 
 def _worker(ids: list[str], folder: str, broker: str, round_s: float, seconds: float,
@@ -259,30 +265,44 @@ def _wait(what: Any, timeout: float, step: float = 0.2) -> bool:
 
 def _drain(target: str, dealt: int, stuck_s: float = 30.0) -> int:
     """Wait until the store holds ``dealt`` rounds, or holds no more for ``stuck_s``
-    seconds; return how many it holds."""
+    seconds; return how many it holds (one connection: the server's CPU is the
+    recorder's)."""
+    from floor.store import Store
+
+    store = Store(target, readonly=True)
     held, moved = -1, time.monotonic()
-    while True:
-        now = _read(target, "SELECT COUNT(*) FROM rounds")[0][0]
-        if now >= dealt:
-            return now
-        if now != held:
-            held, moved = now, time.monotonic()
-        elif time.monotonic() - moved > stuck_s:
-            return now
-        time.sleep(0.2)
+    try:
+        while True:
+            now = store.db.execute("SELECT COUNT(*) FROM rounds").fetchone()[0]
+            if now >= dealt:
+                return now
+            if now != held:
+                held, moved = now, time.monotonic()
+            elif time.monotonic() - moved > stuck_s:
+                return now
+            time.sleep(0.2)
+    finally:
+        store.close()
 
 
 def run(case: Case, workers: int, pg: Any) -> dict:
-    """Run one case; return its raw figures.
+    """Run one case in a temporary folder (removed after it); return its raw figures.
 
     Args:
         case: what to run.
         workers: processes the tables are spread over.
         pg: the PostgreSQL server (``PgServer``, started) for a PostgreSQL case, else None.
     """
+    tmp = Path(tempfile.mkdtemp(prefix="bench-floor-", dir=SHM if SHM.is_dir() else None))
+    try:
+        return _run_in(tmp, case, workers, pg)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _run_in(tmp: Path, case: Case, workers: int, pg: Any) -> dict:
     from floor.store import Store
 
-    tmp = Path(tempfile.mkdtemp(prefix="bench-floor-", dir=SHM if SHM.is_dir() else None))
     broker, url = _broker(tmp)
     target = str(tmp / "floor.sqlite3") if case.store == "sqlite" else pg.database()
     sqlite_folder = tmp if case.store == "sqlite" else None
@@ -304,8 +324,12 @@ def run(case: Case, workers: int, pg: Any) -> dict:
                  for w in range(min(workers, case.tables))]
         for p in procs:
             p.start()
-        opened = sum(ready.get(timeout=600) for _ in procs)
-        assert opened == case.tables
+        try:
+            opened = sum(ready.get(timeout=600) for _ in procs)
+        except queue.Empty:
+            raise SystemExit(f"{case.label}: the tables did not open in 10 minutes") from None
+        if opened != case.tables:
+            raise SystemExit(f"{case.label}: {opened} of {case.tables} tables opened")
         heard = _wait(lambda: (r := _read(target, "SELECT broker_lost_us FROM recorder"))
                       and r[0][0] is None, 60)
         if not heard:
@@ -337,7 +361,6 @@ def run(case: Case, workers: int, pg: Any) -> dict:
         broker.wait(10)
     rows = _read(target, "SELECT sent_us, stored_us FROM rounds")
     grown = _store_bytes(target, sqlite_folder) - bytes0
-    shutil.rmtree(tmp, ignore_errors=True)
     dealt_until = max(u for _, _, u in results)
     last_stored = max((r[1] for r in rows), default=start * 1e6) / 1e6
     cpu = cpu_end - cpu_start
@@ -396,7 +419,8 @@ ROW_NOTES = {
     "to the last round stored; per round: the same time over the rounds recorded (the "
     "tables' state and meters messages and the recorder's own beat included)",
     "PostgreSQL server CPU": "every process of the server (the recorder's connection, "
-    "writers, autovacuum) over the same time",
+    "writers, autovacuum workers, those ended included) over the same time; the benchmark "
+    "reads the store on one connection of its own while it waits for the last rounds",
     "recorder peak memory": "VmHWM of `threecard floor serve` at the end of the case",
     "store bytes per round": "what the store grew by over the rounds recorded (SQLite: the "
     "file, its write-ahead log checkpointed; PostgreSQL: pg_total_relation_size of the "
