@@ -19,6 +19,10 @@ short run) and then prints ONE JSON object on the last line of its standard outp
 ``runs`` repeats), optional ``p25``/``p75`` and ``note``; or ``{"na": "reason"}`` when the
 thing cannot be measured. ``peers`` and ``note`` are optional. A script that prints a flat
 object of numbers instead (``{"p99_ms": 3.1, ...}``) is still shown, one row per number.
+
+A script measuring the same figures in several cases may add ``side_by_side``: ``{"columns":
+[case, ...], "rows": [{"name", "unit", "better", "values": [one a column: a number, a short
+text, or null], "note"}]}``; ``run.py`` then shows that table instead of the figures' rows.
 Exit status 0; anything else is reported as "not available" with the script's last error.
 """
 
@@ -89,10 +93,14 @@ def figure(name: str, unit: str, better: str, ours: Stats, peers: dict[str, Stat
     return f
 
 
-def emit(bench: str, figures: list[dict[str, Any]], notes: Sequence[str] = ()) -> None:
+def emit(bench: str, figures: list[dict[str, Any]], notes: Sequence[str] = (),
+         side_by_side: dict[str, Any] | None = None) -> None:
     """Print the one JSON object of the convention (the script's last line of output)."""
     sys.stdout.flush()
-    print(json.dumps({"bench": bench, "figures": figures, "notes": list(notes)}))
+    out: dict[str, Any] = {"bench": bench, "figures": figures, "notes": list(notes)}
+    if side_by_side is not None:
+        out["side_by_side"] = side_by_side
+    print(json.dumps(out))
 
 
 def last_json(text: str) -> Any:
@@ -131,6 +139,47 @@ def show(bench: str, figures: list[dict[str, Any]], notes: Sequence[str] = ()) -
                       f" {s['runs']} runs){'  ' + s['note'] if s.get('note') else ''}")
         if f.get("note"):
             print(f"  note: {f['note']}")
+    for n in notes:
+        print(f"note: {n}")
+
+
+def fmt(v: float | None) -> str:
+    """A figure as the tables write it: thousands separated, 3 or 4 significant digits."""
+    if v is None:
+        return ""
+    a = abs(v)
+    if a >= 1000:
+        return f"{v:,.0f}"
+    if a >= 100:
+        return f"{v:.1f}"
+    if a >= 1:
+        return f"{v:.3g}" if a < 10 else f"{v:.1f}"
+    return f"{v:.3g}"
+
+
+def cell(v: Any) -> str:
+    """One value of a side-by-side table as text: a number as :func:`fmt` writes it, a
+    text as it is, nothing (null or NaN: not measured in that case) as a dash."""
+    if isinstance(v, str):
+        return v
+    if v is None or v != v:
+        return "—"
+    return fmt(v)
+
+
+def show_side_by_side(bench: str, table: dict[str, Any], notes: Sequence[str] = ()) -> None:
+    """Print a side-by-side table (see the convention above) readably, one column a case."""
+    cols = table["columns"]
+    head = ["figure", "unit", *cols]
+    body = [[r["name"], r["unit"], *(cell(v) for v in r["values"])] for r in table["rows"]]
+    widths = [max(len(str(row[i])) for row in [head, *body]) for i in range(len(head))]
+    print(bench)
+    for row in [head, *body]:
+        print("  ".join(str(c).ljust(w) if i < 2 else str(c).rjust(w)
+                        for i, (c, w) in enumerate(zip(row, widths, strict=True))))
+    for r in table["rows"]:
+        if r.get("note"):
+            print(f"note: {r['name']}: {r['note']}")
     for n in notes:
         print(f"note: {n}")
 

@@ -23,7 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import last_json, machine  # noqa: E402
+from common import cell, fmt, last_json, machine  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -43,8 +43,11 @@ BENCHES: dict[str, tuple[str, str]] = {
                                   "memory"),
     "bench_startup.py": ("Start-up", "table start-up time against journal size; the anchor's "
                                      "cost"),
-    "bench_floor.py": ("Floor feed", "50 paced tables through one Mosquitto to the recorder: "
-                                     "rounds recorded per second, latency, recorder CPU"),
+    "bench_floor.py": ("Floor feed", "SQLite and PostgreSQL stores side by side, 50 and 200 "
+                                     "tables at a round every 30 s and 50 at top speed, "
+                                     "through one Mosquitto to the recorder: rounds recorded "
+                                     "per second, latency, recorder CPU and memory, store "
+                                     "bytes per round"),
     "bench_seals.py": ("Sealed records", "disk flushes and bytes a round, seals signed and "
                                          "verified, start-up and the full check of a sealed "
                                          "journal"),
@@ -131,19 +134,6 @@ def run_bench(script: str, quick: bool, timeout: float) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------ formatting
-
-def fmt(v: float | None) -> str:
-    if v is None:
-        return ""
-    a = abs(v)
-    if a >= 1000:
-        return f"{v:,.0f}"
-    if a >= 100:
-        return f"{v:.1f}"
-    if a >= 1:
-        return f"{v:.3g}" if a < 10 else f"{v:.1f}"
-    return f"{v:.3g}"
-
 
 def spread(s: dict[str, Any]) -> str:
     if "na" in s:
@@ -262,6 +252,26 @@ HEADERS = ["figure", "who", "median", "unit", "spread min – max", "runs", "our
            "how"]
 
 
+def side_rows(table: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """A side-by-side table's header and rows (the convention's ``side_by_side``)."""
+    return (["figure", "unit", *table["columns"]],
+            [[r["name"], r.get("unit", ""), *(cell(v) for v in r["values"])]
+             for r in table["rows"]])
+
+
+def _rich_side_by_side(title: str, table: dict[str, Any]) -> Any:
+    from rich.table import Table
+
+    head, body = side_rows(table)
+    out = Table(title=title, title_justify="left")
+    for i, h in enumerate(head):
+        out.add_column(h, overflow="fold", justify="right" if i > 1 else "left",
+                       max_width=None if i > 1 else 32)
+    for r in body:
+        out.add_row(*r)
+    return out
+
+
 def print_tables(info: dict[str, Any], results: dict[str, dict[str, Any]], quick: bool) -> None:
     try:
         from rich.console import Console
@@ -285,6 +295,11 @@ def print_tables(info: dict[str, Any], results: dict[str, dict[str, Any]], quick
         title = BENCHES.get(script, (script, ""))[0]
         if "error" in res:
             console.print(f"[bold]{title}[/] ({script}): [yellow]{res['error']}[/]")
+            continue
+        if "side_by_side" in res:
+            console.print(_rich_side_by_side(f"{title} ({script})", res["side_by_side"]))
+            for n in res.get("notes", []):
+                console.print(f"  • {n}")
             continue
         table = Table(title=f"{title} ({script})", title_justify="left", show_lines=False)
         for h in HEADERS[:-1]:
@@ -459,6 +474,17 @@ def write_markdown(path: Path, info: dict[str, Any], results: dict[str, dict[str
             out.append("")
         if "error" in res:
             out.append(f"**{md_escape(res['error'])}**")
+            out.append("")
+            continue
+        if "side_by_side" in res:
+            head, body = side_rows(res["side_by_side"])
+            out.append("| " + " | ".join(md_escape(h) for h in head) + " |")
+            out.append("|---|---|" + "---:|" * (len(head) - 2))
+            out += ["| " + " | ".join(md_escape(c) for c in r) + " |" for r in body]
+            out.append("")
+            out += [f"- *{md_escape(r['name'])}*: {md_escape(r['note'])}"
+                    for r in res["side_by_side"]["rows"] if r.get("note")]
+            out += [f"- {md_escape(n)}" for n in res.get("notes", [])]
             out.append("")
             continue
         out.append("| " + " | ".join(HEADERS) + " |")

@@ -1,4 +1,5 @@
-"""A real PostgreSQL server from Debian's package, in a temporary folder, for the tests.
+"""A real PostgreSQL server from Debian's package, in a temporary folder, for the tests and
+the floor benchmark (benchmarks/bench_floor.py).
 
 ``initdb`` and the server refuse to run as root (CI runs as root): there they run as
 ``nobody`` (``runuser``), in a folder it owns. The server listens on a free loopback port
@@ -46,13 +47,20 @@ def new_store(request: Any, kind: str, folder: Path, name: str = "floor") -> str
 
 
 class PgServer:
-    """One PostgreSQL server; :meth:`database` makes an empty database for a test."""
+    """One PostgreSQL server; :meth:`database` makes an empty database for a test.
+
+    Args:
+        bin_dir: the server's programs (:func:`pg_bin`).
+        tag: part of every database's name (each test process has its own).
+        folder_in: where its temporary folder is made (default: the system's temporary
+            folder; the floor benchmark puts it on /dev/shm).
+    """
 
     USER = "floor"
 
-    def __init__(self, bin_dir: Path, tag: str = "") -> None:
+    def __init__(self, bin_dir: Path, tag: str = "", folder_in: Path | None = None) -> None:
         self.bin = bin_dir
-        self.folder = Path(tempfile.mkdtemp(prefix="threecard-pg-"))
+        self.folder = Path(tempfile.mkdtemp(prefix="threecard-pg-", dir=folder_in))
         self.data = self.folder / "data"
         self.port = _free_port()
         self.as_user: list[str] = []
