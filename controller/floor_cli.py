@@ -1,11 +1,12 @@
-"""``threecard floor serve | rounds | status | enrol``: the casino floor's side of the feed.
+"""``threecard floor serve | rounds | status | enrol | web``: the casino floor's side of the feed.
 
 ``serve`` runs the recorder (:func:`floor.recorder.serve`): every table's rounds, state,
 meters and events from the broker, verified, into the store (a SQLite file, or a
 PostgreSQL database: ``--store postgresql://...``), each table's continuity
 checked and mended. ``rounds`` and ``status`` read the store read-only (the recorder may be
 running). ``enrol`` pins a table's verification key in the store (the recorder may be
-running: the next message is checked with it).
+running: the next message is checked with it). ``web`` serves the pit page and the
+metrics (:mod:`floor.web`), reading the store read-only.
 Exit status: 0 fine, 1 a store or broker problem, 2 usage (``serve``: also its session
 taken over by another recorder with the same client id).
 """
@@ -23,6 +24,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from controller.cli import line_handler, whole_number
+from controller.floor_export_cli import (
+    add_prune,
+    add_rounds_options,
+    export,
+    output_format,
+    prune,
+    pruned_line,
+)
 from controller.game.config import TABLE_ID_PATTERN
 from controller.game.text import for_terminal
 from controller.recall_cli import MAX_LAST, format_round
@@ -78,11 +87,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        "exit status 2)")
     serve.add_argument("--log-level", choices=("debug", "info", "warning", "error"),
                        default="info", help="the lowest level logged")
-    rounds = sub.add_parser("rounds", help="a table's rounds from the store",
+    rounds = sub.add_parser("rounds", help="a table's rounds, or every table's by time",
                             description="A table's rounds as the floor recorded them, newest "
-                            "first (--json: the JSON of `threecard recall --json`).")
+                            "first (--json: the JSON of `threecard recall --json`); with "
+                            "--from/--to, the rounds of every table (or --table's) that "
+                            "ended then, oldest first, for the casino management system "
+                            "(--format csv: one row per round, amounts in minor units).")
     rounds.add_argument("--store", required=True, metavar="STORE", help=STORE_HELP)
-    rounds.add_argument("--table", required=True, type=_table_id, help="the table id")
+    rounds.add_argument("--table", type=_table_id,
+                        help="the table id (needed without --from/--to)")
     rounds.add_argument("--journal", metavar="HASH",
                         help="the journal (its first event's hash, or a prefix); default the "
                         "table's current one (the journal of its newest message, as floor "
@@ -90,6 +103,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     rounds.add_argument("--last", type=whole_number(1, MAX_LAST),
                         help="the newest N rounds only")
     rounds.add_argument("--json", action="store_true", help="print JSON")
+    add_rounds_options(rounds)
     status = sub.add_parser("status", help="one line a table: online, last round, "
                             "rounds per hour, hold, open alarms",
                             description="Whether the recorder runs, then one line a table: "
@@ -109,17 +123,76 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     enrol.add_argument("--table", required=True, type=_table_id, help="the table id")
     enrol.add_argument("--verify-key", required=True, type=_verify_key, metavar="KEY",
                        help="the verification key: 64 hexadecimal digits")
+    add_prune(sub, STORE_HELP)
+    web = sub.add_parser("web", help="the pit page in a browser, and /metrics",
+                         description="Every table on one page (and one page a table), "
+                         "updating by itself, for the pit; read-only. Log in with the pit "
+                         "role's PIN: its hash is the `pit` of the [roles] section of "
+                         "--config (`threecard hash-pin`), locked out as the table's roles "
+                         "are (lockout_after, lockout_seconds). /metrics in Prometheus' "
+                         "format: on the same server with --metrics-token-file, or on its "
+                         "own loopback listener with --metrics-listen. Stop with SIGTERM "
+                         "or Ctrl+C.")
+    web.add_argument("--store", required=True, metavar="PATH", help="the floor's store")
+    web.add_argument("--config", required=True, metavar="FILE",
+                     help="the floor's configuration (TOML): [roles] pit = \"scrypt$...\"")
+    web.add_argument("--listen", default="127.0.0.1:8080", metavar="HOST:PORT",
+                     help="where the pit page answers")
+    web.add_argument("--cert", default="", help="PEM certificate (chain): serve HTTPS")
+    web.add_argument("--key", default="", help="its PEM key")
+    web.add_argument("--metrics-token-file", default="", metavar="FILE",
+                     help="serve /metrics on the same server to `Authorization: Bearer "
+                     "TOKEN` only, TOKEN the file's first line (Prometheus' "
+                     "`authorization` setting)")
+    web.add_argument("--metrics-listen", default=None, metavar="HOST:PORT",
+                     help="serve /metrics without a token on a listener of its own, on "
+                     "the loopback interface (e.g. 127.0.0.1:9108)")
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the chosen floor sub-command. Returns the exit status."""
     return {"serve": _serve, "rounds": _rounds, "status": _status,
-            "enrol": _enrol}[args.floor_command](args)
+            "enrol": _enrol, "prune": prune, "web": _web}[args.floor_command](args)
+
+
+def _web(args: argparse.Namespace) -> int:
+    try:
+        from floor.web import WebError, read_roles, read_token, serve
+    except ImportError as exc:
+        print(f"threecard floor web: {exc.name} is not installed: pip install "
+              "'threecard-table[floor]'", file=sys.stderr)
+        return 1
+    from floor.store import Store, StoreError
+
+    stop = _stop_on_signals()
+    try:
+        roles = read_roles(args.config)
+        token = read_token(args.metrics_token_file) if args.metrics_token_file else None
+        serve(lambda: Store(args.store, readonly=True), roles, args.listen, cert=args.cert,
+              key=args.key, metrics_token=token, metrics_listen=args.metrics_listen,
+              stop=stop, ready=lambda line: print(for_terminal(
+                  f"threecard floor web: {line}"), flush=True))
+    except (WebError, StoreError) as exc:
+        print(for_terminal(f"threecard floor web: {exc}"), file=sys.stderr)
+        return 1
+    return 0
 
 
 def _fail(exc: Exception) -> int:
     print(for_terminal(f"threecard floor: {exc}"), file=sys.stderr)
     return 1
+
+
+def _stop_on_signals() -> threading.Event:
+    """An event SIGTERM and SIGINT set: the server stops cleanly on either."""
+    stop = threading.Event()
+
+    def on_signal(_signum: int, _frame: Any) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    return stop
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -131,13 +204,7 @@ def _serve(args: argparse.Namespace) -> int:
                         handlers=[line_handler(sys.stdout)])
     settings = FloorSettings(args.broker, args.ca_file, args.client_cert, args.client_key,
                              args.username, args.password_file, args.topic_prefix)
-    stop = threading.Event()
-
-    def on_signal(_signum: int, _frame: Any) -> None:
-        stop.set()
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    stop = _stop_on_signals()
     try:
         return serve(settings, args.store, args.client_id or args.username or DEFAULT_CLIENT_ID,
                      stop)
@@ -149,20 +216,14 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _read(path: str, what: Callable[[Any], Any]) -> Any:
-    """``what(store)`` on the store opened read-only.
+    """``what(store)`` on the store opened read-only (:func:`floor.store.read_store`).
 
     Raises:
         StoreError: the store cannot be opened or read.
     """
-    from floor.store import Store, StoreError
+    from floor.store import read_store
 
-    store = Store(path, readonly=True)
-    try:
-        return what(store)
-    except store.db.errors as exc:  # a server gone, a store of another version...
-        raise StoreError(f"{store.path}: cannot read the floor store: {exc}") from None
-    finally:
-        store.close()
+    return read_store(path, what)
 
 
 def _currency(store: Any, table: str, journal: str) -> str | None:
@@ -182,33 +243,50 @@ def _currency(store: Any, table: str, journal: str) -> str | None:
 
 
 def _rounds(args: argparse.Namespace) -> int:
+    from floor.export import as_json, write_csv
     from floor.store import StoreError
 
-    def read(store: Any) -> tuple[list[str], list[dict[str, Any]], str | None]:
+    if args.from_utc is not None or args.to_utc is not None:
+        return export(args, _currency)
+    if args.table is None:
+        print("threecard floor rounds: --table: needed without --from/--to", file=sys.stderr)
+        return 2
+    try:
+        fmt = output_format(args)
+    except ValueError as exc:
+        print(f"threecard floor rounds: {exc}", file=sys.stderr)
+        return 2
+
+    def read(store: Any) -> tuple[list[str], list[dict[str, Any]], str | None, list[Any]]:
         journals = [j for j in store.journals(args.table)
                     if j.startswith((args.journal or "").lower())]
         current = next((t.journal for t in store.tables() if t.table_id == args.table), None)
         if args.journal is None and current in journals:  # the one floor status shows
             journals.append(current)
         if not journals:
-            return journals, [], None
+            return journals, [], None, []
         return (journals, store.rounds(args.table, journals[-1], args.last),
-                _currency(store, args.table, journals[-1]))
+                _currency(store, args.table, journals[-1]),
+                [p for p in store.prunes(args.table) if p.journal == journals[-1]])
 
     try:
-        journals, rounds, cur = _read(args.store, read)
+        journals, rounds, cur, prunes = _read(args.store, read)
     except StoreError as exc:
         return _fail(exc)
     if not journals:
         return _fail(ValueError(f"the floor holds no round of table {args.table}"
                                 + (f" in journal {args.journal}" if args.journal else "")))
-    if args.json:
+    if fmt == "json":
         print(json.dumps(rounds))
+    elif fmt == "csv":
+        write_csv((as_json(args.table, journals[-1], r, cur) for r in rounds), sys.stdout)
     else:
         print(for_terminal(f"table {args.table}, journal {journals[-1][:16]}: "
                            f"{len(rounds)} round(s), amounts in {cur or 'minor units'}"))
         for r in rounds:
             print(format_round(r, cur))
+    for p in prunes:  # not lacking: in an archive
+        print(for_terminal(pruned_line(p)), file=sys.stdout if fmt == "text" else sys.stderr)
     return 0
 
 

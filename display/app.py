@@ -243,7 +243,7 @@ class DisplayApp:
                     if out.window is not None:
                         out.window.flip()
         if self.script is not None and "dealer" in self.outputs:
-            self.script.drawn(self.surfaces)
+            self.script.drawn(self.surfaces, {n: o.frame for n, o in self.outputs.items()})
         self.frames_run += 1
         if wait:
             self._clock.tick(self.fps)

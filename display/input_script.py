@@ -24,7 +24,10 @@ for training, bug reports and tests. The steps::
                                   the script stops with an error if it is not reached
     {"screenshot": "name.png"}    the dealer screen as shown now, to a PNG (a path relative
                                   to the script's folder); ``"screen": "player"`` for the
-                                  player screen
+                                  player screen; ``"texts": true`` also writes every text
+                                  the frame drew to ``name.jsonl`` beside it (one JSON
+                                  object a text, in drawing order: ``text``, ``role``,
+                                  ``size`` in pixels, ``cut`` when it did not fit)
 
 Each line is read once through :class:`Step`, a strict msgspec declaration (no unknown
 field, no wrong type, numbers in range), then its values are checked (key names, one
@@ -115,6 +118,7 @@ class Step(Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
         until: with ``wait``: the round state that ends the wait early.
         screenshot: the PNG to write, relative to the script's folder.
         screen: with ``screenshot``: ``dealer`` (the default) or ``player``.
+        texts: with ``screenshot``: also write the frame's texts beside the PNG.
     """
 
     key: Annotated[str, Meta(min_length=1, max_length=32)] | None = None
@@ -128,10 +132,11 @@ class Step(Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
     until: StateName | None = None
     screenshot: Annotated[str, Meta(min_length=5, max_length=1024)] | None = None
     screen: Literal["dealer", "player"] | None = None
+    texts: bool | None = None
 
 
 _ACTIONS = ("key", "keys", "tap", "taps", "text", "wait", "screenshot")
-_OPTIONS = {"until": "wait", "screen": "screenshot", "gap_ms": "taps"}
+_OPTIONS = {"until": "wait", "screen": "screenshot", "texts": "screenshot", "gap_ms": "taps"}
 _DECODER = msgspec.json.Decoder(Step)
 
 
@@ -156,7 +161,8 @@ class Action:
         taps: the touches (x, y) of a ``taps`` action.
         seconds: a ``wait``'s length, or the gap between ``taps``; until: the state
             that ends a wait early, or None.
-        path: a ``screenshot``'s PNG; screen: ``dealer`` or ``player``.
+        path: a ``screenshot``'s PNG; screen: ``dealer`` or ``player``; texts: its
+            frame's texts are written too (:func:`texts_path`).
         text: the line as written (for the log).
     """
 
@@ -169,6 +175,7 @@ class Action:
     until: str | None = None
     path: Path | None = None
     screen: str = "dealer"
+    texts: bool = False
     text: str = ""
 
 
@@ -233,7 +240,23 @@ def _action(step: Step, line: int, folder: Path, text: str) -> Action:
         raise ValueError(f"{step.screenshot!r} does not end in .png - at `$.screenshot`")
     if not path.parent.is_dir():
         raise ValueError(f"folder {path.parent} does not exist - at `$.screenshot`")
-    return Action(line, "screenshot", path=path, screen=step.screen or "dealer", text=text)
+    return Action(line, "screenshot", path=path, screen=step.screen or "dealer",
+                  texts=bool(step.texts), text=text)
+
+
+def texts_path(png: Path) -> Path:
+    """Where a screenshot's texts go: beside the PNG, ``.jsonl`` for ``.png``."""
+    return png.with_suffix(".jsonl")
+
+
+def frame_texts(frame: Any) -> bytes:
+    """A drawn frame's texts, one JSON object a line in drawing order.
+
+    What the screen said (see the module docstring), for a bug report or a test to read.
+    """
+    enc = msgspec.json.Encoder()
+    return b"".join(enc.encode({"text": t.text, "role": t.role, "size": t.size,
+                                "cut": t.truncated}) + b"\n" for t in frame.texts if t.text)
 
 
 def parse(text: str, path: str | Path = "<script>") -> InputScript:
@@ -438,11 +461,13 @@ class ScriptPlayer:
                 self._pending = self.fence()
             self._ready_at = self._frames + SETTLE_FRAMES
 
-    def drawn(self, surfaces: Mapping[str, Any]) -> None:
+    def drawn(self, surfaces: Mapping[str, Any], frames: Mapping[str, Any] | None = None
+              ) -> None:
         """A frame was drawn: take a screenshot that is due.
 
         Args:
             surfaces: screen name -> its surface as just drawn.
+            frames: screen name -> the frame drawn on it (its texts), if known.
         """
         self._frames += 1
         if self.done or self._action.kind != "screenshot" or not self._ready():
@@ -457,6 +482,9 @@ class ScriptPlayer:
 
             try:
                 pygame.image.save(surface, str(a.path))
+                frame = (frames or {}).get(a.screen)
+                if a.texts and frame is not None:
+                    texts_path(a.path).write_bytes(frame_texts(frame))
                 log.info("input script line %d: screenshot %s", a.line, a.path)
             except (pygame.error, OSError) as exc:
                 log.error("input script %s:%d: cannot write %s: %s", self.script.path,
@@ -465,4 +493,4 @@ class ScriptPlayer:
 
 
 __all__ = ["Action", "InputScript", "InputScriptError", "KEY_NAMES", "Press", "ScriptPlayer",
-           "Step", "argument", "load", "parse"]
+           "Step", "argument", "frame_texts", "load", "parse", "texts_path"]

@@ -12,13 +12,14 @@ import math
 import pygame
 
 from controller.game.numbers import DEFAULT_CURRENCY, ODDS_COLON, ODDS_WORDS, odds_form
-from controller.game.views import PlayerView, SeatView
+from controller.game.views import BetLine, PlayerView, SeatView
 from display import outcome_mode as om
 from display import theme
 from display.cards import CardArt, card_label
 from display.common import banner_strip, dealer_hand, felt, link_pill
 from display.i18n import Translator
 from display.painter import Frame, Painter, cols, grid, inset, rows
+from display.pay_lines import line_parts
 from display.player_seats import BetRow, SeatPlan, draw_seat, plan_seats, seat_form
 from display.player_tables import Block, paytables
 from display.theme import LINE_HEIGHT, FontBook
@@ -221,26 +222,29 @@ class PlayerScreen:
                     ) -> list[BetRow]:
         """A seat's wagers or results, each with its name, short name, amount and colour.
 
+        A win on a paytable line carries the line's name and pay (drawn while the seat
+        has rows for it, the biggest pays first).
+
         ``form`` words a win in outcome mode: ``words`` ("pays 30 to 1"), ``short``
         ("30 to 1") or ``compact`` ("30:1").
         """
         tr = self.tr
 
-        def row(bet: str, text: str, color: theme.Color = theme.TEXT) -> BetRow:
-            return BetRow(tr.bet(bet), tr(f"short.{bet}"), text, color)
+        def row(bet: str, text: str, color: theme.Color = theme.TEXT,
+                paid: BetLine | None = None) -> BetRow:
+            line = line_parts(tr, paid, odds) if paid is not None else None
+            return BetRow(tr.bet(bet), tr(f"short.{bet}"), text, color, line,
+                          paid.multiple if line else 0)
 
-        if outcomes:  # marks, then outcomes in words: never an amount
-            if seat.results:
-                odds = ODDS_COLON if form == "compact" else ODDS_WORDS
-                return [row(r.bet, om.result_text(tr, r.outcome, r.multiple, odds,
-                                                  form == "words"),
-                            theme.OUTCOME_COLORS.get(r.outcome, theme.TEXT))
-                        for r in seat.results]
+        odds = ODDS_COLON if form == "compact" else ODDS_WORDS
+        if seat.results:  # in pay order; a win on a paytable line names the line
+            return [row(r.bet, om.result_text(tr, r.outcome, r.multiple, odds, form == "words")
+                        if outcomes else self._outcome_amount(r.outcome, r.net, r.stake),
+                        theme.OUTCOME_COLORS.get(r.outcome, theme.TEXT), r)
+                    for r in seat.results]
+        if outcomes:  # marks: never an amount
             return [row(b, om.MARKED) for b in ("ante", "play", "pair_plus", "six_card_bonus")
                     if seat.bets.get(b)]
-        if seat.results:
-            return [row(r.bet, self._outcome_amount(r.outcome, r.net, r.stake),
-                        theme.OUTCOME_COLORS.get(r.outcome, theme.TEXT)) for r in seat.results]
         return [row(b, self.money(v)) for b in ("ante", "play", "pair_plus", "six_card_bonus")
                 if (v := seat.bets.get(b))]
 

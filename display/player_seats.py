@@ -34,14 +34,17 @@ class BetRow:
     Attributes:
         name: the bet's name (``Pair Plus``); ``short``: its short name (``PP``).
         amount: the amount or outcome; ``color``: its colour.
-        detail: what paid (a paytable line), drawn on a row under it when room is left.
+        detail: the paytable line a win was paid on and its pay (``("Mini royal",
+            "100:1")``), drawn on rows under the amount while the seat has rows left;
+            ``rank``: its pay multiple, the biggest pays named first.
     """
 
     name: str
     short: str
     amount: str
     color: theme.Color
-    detail: str = ""
+    detail: tuple[str, str] | None = None
+    rank: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +115,48 @@ def hand_lines(fonts: FontBook, text: str, size: int, width: int) -> list[str]:
     return out
 
 
+def detail_rows(fonts: FontBook, size: int, width: int, detail: tuple[str, str]
+                ) -> list[tuple[str, str]] | None:
+    """A paid line's rows, (left, right) each: its name wrapped, its pay beside the last word.
+
+    The pay takes a row of its own when it does not fit beside; None when a word of the
+    name or the pay is wider than ``width``.
+    """
+    name, pay = detail
+    out: list[str] = []
+    for word in name.split(" "):
+        if _wide(fonts, word, size, False) > width:
+            return None
+        if out and _wide(fonts, f"{out[-1]} {word}", size, False) <= width:
+            out[-1] = f"{out[-1]} {word}"
+        else:
+            out.append(word)
+    rows = [(x, "") for x in out]
+    if _wide(fonts, pay, size, True) > width:
+        return None
+    if _beside(fonts, size, width, out[-1], pay):
+        rows[-1] = (out[-1], pay)
+    else:
+        rows.append(("", pay))
+    return rows
+
+
+def _details(fonts: FontBook, size: int, width: int, bets: tuple[BetRow, ...],
+             spare: int) -> dict[int, list[tuple[str, str]]]:
+    """The bets (by index) whose paid lines ``spare`` rows hold, the biggest pays first."""
+    out: dict[int, list[tuple[str, str]]] = {}
+    for i in sorted((i for i, b in enumerate(bets) if b.detail), key=lambda i: -bets[i].rank):
+        rows = detail_rows(fonts, size, width, bets[i].detail)  # type: ignore[arg-type]
+        if rows is not None and len(rows) <= spare:
+            out[i], spare = rows, spare - len(rows)
+    return out
+
+
+def _detail_need(fonts: FontBook, size: int, width: int, bets: tuple[BetRow, ...]) -> int:
+    """The rows every paid line of a seat would take."""
+    return sum(len(detail_rows(fonts, size, width, b.detail) or ()) for b in bets if b.detail)
+
+
 def _wide(fonts: FontBook, text: str, size: int, bold: bool) -> int:
     return fonts.font(size, bold).size(text)[0] if text else 0
 
@@ -127,13 +172,13 @@ def form_rows(fonts: FontBook, size: int, width: int, bets: tuple[BetRow, ...],
     """The rows ``bets`` take in ``form`` (details left out), or None when it cannot say them."""
     if form == "inline":
         ok = all(_beside(fonts, size, width, b.name, b.amount) for b in bets)
-    elif form == "stacked":
+    elif form == "stacked":  # an amount alone on its row: in the plain face if bold is too wide
         ok = all(_wide(fonts, b.name, size, False) <= width
-                 and _wide(fonts, b.amount, size, True) <= width for b in bets)
+                 and _wide(fonts, b.amount, size, False) <= width for b in bets)
     elif form == "short":
         ok = all(_beside(fonts, size, width, b.short, b.amount) for b in bets)
     else:
-        ok = all(_wide(fonts, b.amount, size, True) <= width for b in bets)
+        ok = all(_wide(fonts, b.amount, size, False) <= width for b in bets)
     if not ok:
         return None
     return len(bets) * (2 if form == "stacked" else 1)
@@ -194,7 +239,7 @@ def _plan(fonts: FontBook, width: int, height: int, seats: tuple[tuple[BetRow, .
                 fits, rank = False, len(FORMS)
             worst = max(worst, rank)
             wants.append(min(room, (need[rank] if rank < len(FORMS) else len(bets)) or 0)
-                         + sum(1 for b in bets if b.detail))
+                         + _detail_need(fonts, size, w, bets))
         rows = min(room, max(wants))
         plan = SeatPlan(size, lines, rows, pad_x, pad_y,
                         (row, h - fixed - rows * row, lines * row, rows * row, _pill_h(size)),
@@ -243,9 +288,9 @@ def draw_seat(p: Painter, art: CardArt, cell: pygame.Rect, plan: SeatPlan, role:
     p.region(f"{role}.results", res_r)
     form = seat_form(p.fonts, plan, res_r.width, bets)
     used = form_rows(p.fonts, size, res_r.width, bets, form) or len(bets)
-    spare = plan.rows - used
+    details = _details(p.fonts, size, res_r.width, bets, plan.rows - used)
     y, row = res_r.top, plan.row
-    for b in bets:
+    for i, b in enumerate(bets):
         if y + row > res_r.bottom:
             break
         line = pygame.Rect(res_r.left, y, res_r.width, row)
@@ -258,13 +303,14 @@ def draw_seat(p: Painter, art: CardArt, cell: pygame.Rect, plan: SeatPlan, role:
             p.text(name, pygame.Rect(line.left, line.top, line.width - aw - size // 2 + 1,
                                      row), size, align="left", color=theme.TEXT_DIM,
                    role=f"{role}.bet")
-        p.text(b.amount, line, size, bold=True, align="right", color=b.color,
-               role=f"{role}.amount")
+        p.text(b.amount, line, size, bold=_wide(p.fonts, b.amount, size, True) <= line.width,
+               align="right", color=b.color, role=f"{role}.amount")
         y = line.bottom
-        if b.detail and spare > 0:
-            spare -= 1
-            p.text(b.detail, pygame.Rect(res_r.left, y, res_r.width, row), size,
-                   align="right", color=theme.TEXT_DIM, role=f"{role}.detail")
+        for left, right in details.get(i, ()):  # the paytable line that paid
+            line = pygame.Rect(res_r.left, y, res_r.width, row)
+            p.text(left, line, size, align="left", color=b.color, role=f"{role}.line")
+            p.text(right, line, size, bold=True, align="right", color=b.color,
+                   role=f"{role}.line")
             y += row
     p.region(f"{role}.net", net_r)
     if net is not None:

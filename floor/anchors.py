@@ -28,7 +28,7 @@ from controller.journal import Journal
 from controller.journal import seal as sealing
 from controller.journal.seal import message, signature_ok
 from floor.messages import FINISHED, SealRow
-from floor.store import Store
+from floor.store import Store, read_store
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,13 +145,14 @@ def compare(journal_path: str | Path, store_path: str | Path,
         JournalError: the journal cannot be read.
         StoreError: the store cannot be read.
     """
-    store = Store(store_path, readonly=True)
-    j = Journal(journal_path, readonly=True, archive=archive)
-    try:
-        return _compare(j, store)
-    finally:
-        j.close()
-        store.close()
+    def with_store(store: Store) -> FloorVerdict:
+        j = Journal(journal_path, readonly=True, archive=archive)
+        try:
+            return _compare(j, store)
+        finally:
+            j.close()
+
+    return read_store(store_path, with_store)  # a server gone mid-read: a StoreError
 
 
 def _compare(j: Journal, store: Store) -> FloorVerdict:
@@ -202,7 +203,13 @@ def _compare(j: Journal, store: Store) -> FloorVerdict:
                      "earlier version)")
     if archived:
         notes.append(f"{len(archived)} round(s) in an archive not found here: not compared")
-    newest = max(stored, default=0)
+    prunes = [p for p in store.prunes(table) if p.journal == genesis]
+    if prunes:  # moved into archives by `floor prune`: not lacking
+        notes.append(f"rounds 1 to {prunes[-1].to_round} pruned from the floor's store "
+                     "into " + ", ".join(f"{p.archive} (sha256 {p.sha256[:16]}...)"
+                                         for p in prunes)
+                     + ": verify them with --floor-store ARCHIVE")
+    newest = max(max(stored, default=0), prunes[-1].to_round if prunes else 0)
     if finished > newest:
         notes.append(f"rounds {newest + 1} to {finished} not on the floor yet")
     return FloorVerdict(table, genesis, len(checked), tuple(problems), tuple(notes),

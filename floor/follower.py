@@ -65,6 +65,7 @@ from floor.messages import (
     StateMessage,
     WitnessMessage,
 )
+from floor.par import profile_returns
 from floor.witness import WitnessVerdict, check
 
 PAGE = 500
@@ -393,8 +394,9 @@ class Follower:
         """The retained messages of the newest event replayed: ``meters`` and ``state``."""
         out = [Outgoing(self.position, MetersMessage(
             table=self.table_id, journal=self.genesis, seq=self.position,
-            meters=msgspec.convert(self.game.meters_dict(), Meters)), retain=True)] \
-            if meters else []
+            meters=msgspec.convert(self.game.meters_dict(), Meters),
+            profile=self.game.profile.name[:64], returns=profile_returns(self.game.profile),
+            currency=_currency(self.game)), retain=True)] if meters else []
         return out + [Outgoing(self.position, self.state(), retain=True)]
 
     def state(self) -> StateMessage:
@@ -411,6 +413,12 @@ class Follower:
     def close(self) -> None:
         """Close the journal reader."""
         self.journal.close()
+
+
+def _currency(game: Game) -> str:
+    """The ISO 4217 code of the game's amounts ("" when it is none the floor takes)."""
+    code = getattr(game.config, "currency", "")
+    return code if isinstance(code, str) and len(code) == 3 and code.isupper() else ""
 
 
 __all__ = ["EventMessage", "Follower", "Outgoing", "UNSEALED"]

@@ -183,11 +183,20 @@ class MetersMessage(Message, frozen=True, kw_only=True):
     Attributes:
         seq: the newest event replayed.
         meters: the rows and counters, as ``threecard meters`` reads them.
+        profile: the name of the rule profile the table plays by now ("": not said).
+        returns: that profile's exact return per bet group (``ante_play``, ``pair_plus``,
+            ``six_card_bonus``: what the par sheet gives a player who follows its
+            strategy, per unit of the group's first stake), as ``numerator/denominator``.
+        currency: the ISO 4217 code of the amounts ("": not said).
     """
 
     name: ClassVar[str] = "meters"
     seq: Seq
     meters: Meters
+    profile: Annotated[str, Meta(max_length=64)] = ""
+    returns: dict[Annotated[str, Meta(max_length=32)],
+                  Annotated[str, Meta(pattern="^[0-9]{1,40}/[1-9][0-9]{0,39}$")]] = {}
+    currency: Annotated[str, Meta(pattern="^([A-Z]{3})?$")] = ""
 
 
 class Alarm(Struct, frozen=True, forbid_unknown_fields=True):

@@ -54,17 +54,21 @@ import logging
 import queue
 import threading
 import time
-from datetime import UTC, datetime
 from typing import Any
+
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.reasoncodes import ReasonCode
 
 from controller.game.replay import ReplayError
 from controller.journal import JournalError
 from floor.follower import Follower
 from floor.messages import ResendRequest, StatusMessage, decode
-from floor.mqtt import FloorError, FloorSettings, Throttle, unreachable_why
+from floor.mqtt import KEEPALIVE_S, FloorError, FloorSettings, Throttle, unreachable_why
+from floor.netloop import NetLoop
 from floor.outage import Outage
 from floor.outbox import Outbox
 from floor.resend import Resends
+from floor.same_id import YIELD_S, SameId
 from floor.sending import PACKET_TOO_LARGE, WINDOW, Entry, InFlight, stamped
 from floor.witness import WitnessReading, WitnessState
 
@@ -87,8 +91,6 @@ time and rests the rest (:meth:`FloorPublisher._pace`): the table's own thread, 
 same process, keeps its pace."""
 IDLE_POLL_S = 0.5
 """With nothing to do, the journal is read again at least this often."""
-YIELD_S = 60.0
-"""Seconds a table that found another table with its id waits before connecting again."""
 QUICK_S = 3.0
 QUICK_LOSSES = 3
 """A table whose connections the broker closes this many times in a row, each less than
@@ -102,12 +104,7 @@ the table (a table silent for longer than :data:`floor.report.TABLE_SILENT_S` is
 there, even when its last will was lost with a broker restarted)."""
 
 
-def _utc(us: int) -> str:
-    """Microseconds since the epoch as an ISO 8601 UTC time, to the second."""
-    return datetime.fromtimestamp(us / 1e6, UTC).isoformat(timespec="seconds")
-
-
-class FloorPublisher(WitnessReading):
+class FloorPublisher(WitnessReading, SameId):
     """Publishes one table's journal to the floor's broker (see the module docstring).
 
     Args:
@@ -164,6 +161,7 @@ class FloorPublisher(WitnessReading):
         self._stop = threading.Event()
         self._drain_until = 0.0
         self._client: Any = None
+        self._net: NetLoop | None = None  # the current client's network loop
         self._unreachable = False  # the last attempt to connect failed
         self._refused = False  # the broker refused this connection (said already)
         self._yielded = False  # this connection was closed for another table with our id
@@ -278,7 +276,10 @@ class FloorPublisher(WitnessReading):
 
     def _step(self, outbox: Outbox) -> bool:
         """One turn: callbacks, connection, journal, sends, cursor. True when busy."""
+        dead = self._client is not None and not self._net.alive  # before its last words
         busy = self._take_callbacks()
+        if dead and self._client is not None:  # it died without saying the connection went
+            self._net_died()
         self._outage.due(self.on_device)
         self._keep_connected()
         if self.connected and time.monotonic() - self._status_at >= STATUS_EVERY_S:
@@ -356,9 +357,11 @@ class FloorPublisher(WitnessReading):
         c.on_disconnect = lambda cl, _u, _f, rc, _p: self._post("lost", cl, rc)
         c.on_publish = lambda cl, _u, mid, rc, _p: self._post("ack", cl, mid, rc)
         c.on_message = lambda cl, _u, m: self._post("message", cl, m)
+        net = NetLoop(c, KEEPALIVE_S, name=f"floor-net {self.table_id}")
         try:
             s.connect(c, clean_start=True)
         except (OSError, ValueError) as exc:
+            net.stop()
             why = unreachable_why(s, exc) if isinstance(exc, OSError) else str(exc)
             self._warn("connect", "floor: broker %s unreachable (%s); the journal keeps the "
                        "feed, trying again", s.broker, why)
@@ -366,8 +369,7 @@ class FloorPublisher(WitnessReading):
             self._witness_unread(f"broker {s.broker} unreachable ({why})")
             self._later()
             return
-        c.loop_start()
-        self._client = c
+        self._client, self._net = c, net.start()
 
     def _later(self) -> None:
         self._retry_at = time.monotonic() + self._retry_s
@@ -421,8 +423,18 @@ class FloorPublisher(WitnessReading):
         if self.follower is not None and self.follower.position:
             self._live.extend(Entry(m) for m in self.follower.latest())
 
+    def _net_died(self) -> None:
+        """The client's network thread ended without reporting the connection lost."""
+        self._throttle.log("net", logging.ERROR, "floor: the network thread of table %s's "
+                           "connection to %s ended without a word; connecting again",
+                           self.table_id, self.settings.broker)
+        sock = self._client.socket()
+        if sock is not None:  # the broker sees the connection end (the last will)
+            sock.close()
+        self._on_lost(ReasonCode(PacketTypes.DISCONNECT, "Unspecified error"))
+
     def _on_lost(self, rc: Any) -> None:
-        c, self._client = self._client, None
+        self._client = None
         s = self.settings
         if self.connected:
             self._before = self._connection
@@ -461,7 +473,7 @@ class FloorPublisher(WitnessReading):
         self.connected = False
         self._unreachable = True
         self._flight.reset()
-        c.loop_stop()
+        self._net.stop()
         self._later()
 
     def _on_ack(self, mid: int, rc: Any) -> None:
@@ -497,51 +509,6 @@ class FloorPublisher(WitnessReading):
         if self.follower is not None:
             self._resends.ask(ask, self.genesis, self.follower.position)
 
-    def _on_status(self, payload: bytes) -> None:
-        """A status on our own topic: ours, a last will of our own, or another table's.
-
-        The last will of another journal's connection opened after our previous one: a
-        table with our id (our client id) connected in between, closing our connection,
-        and ours closed it in turn; this table says so (:data:`QUICK_LOSSES` decides which
-        one waits). Another table online with our id and another journal, connected before
-        us (a broker that lets both connect): this table says so, marks its own journal
-        offline and waits :data:`YIELD_S` (the first one keeps the floor). Anything else
-        not ours (a will of our own previous connection, the newer table's online) is
-        answered with our ``online`` again, so the retained status stays ours.
-        """
-        try:
-            other = decode(StatusMessage.name, payload)
-        except ValueError:
-            return
-        if other.connection == self._connection or not self.connected:
-            if self.connected and not self._witness_read and other.status == "online":
-                self._witness_read = True  # our own online: any retained witness came first
-                self._compare(None)
-            return  # our own
-        s, c = self.settings, self._client
-        if other.status == "offline" and not other.stopped and other.journal != self.genesis \
-                and 0 < self._before < other.connection:
-            self._throttle.log("duplicate", logging.ERROR, "floor: another table connected "
-                               "to %s as table %s (journal %s, connected %s), closing this "
-                               "table's connection: each table needs an id of its own",
-                               s.broker, self.table_id, other.journal[:16],
-                               _utc(other.connection))
-        if other.status == "online" and other.journal != self.genesis:
-            first = (other.connection, other.journal) < (self._connection, self.genesis)
-            self._throttle.log("duplicate", logging.ERROR, "floor: another table is online "
-                               "on %s as table %s (journal %s, connected %s): each table "
-                               "needs an id of its own; %s", s.broker, self.table_id,
-                               other.journal[:16], _utc(other.connection),
-                               f"this table's feed waits and tries again in {YIELD_S:.0f} s"
-                               if first else "it waits, this table goes on")
-            if first:
-                c.publish(s.topic(self.table_id, "status"), self._status("offline"), qos=1,
-                          retain=True)
-                self._yielded = True
-                c.disconnect()
-                return
-        self._online()
-
     def _online(self) -> None:
         """Send ``status`` online (retained): at each connection, and as the heartbeat."""
         self._status_at = time.monotonic()
@@ -575,8 +542,7 @@ class FloorPublisher(WitnessReading):
                     info.wait_for_publish(1.0)
                 except (RuntimeError, ValueError):
                     pass  # the connection went: the last will says it
-            c.disconnect()
-            c.loop_stop()
+            self._net.stop(disconnect=True)
         self.connected = False
         self._moved_cursor()
         self._save(outbox)

@@ -75,8 +75,10 @@ from floor.messages import (
     encode,
     is_part,
 )
-from floor.mqtt import FloorSettings, Throttle, unreachable_why
+from floor.mqtt import KEEPALIVE_S, FloorSettings, Throttle, unreachable_why
+from floor.netloop import NetLoop
 from floor.parts import Joiner, packet_size
+from floor.pits import Routes
 from floor.sealed import AHEAD, DUPLICATE, Position, Refused, verify
 from floor.store import Store, status_of
 
@@ -420,12 +422,13 @@ def serve(settings: FloorSettings, store_path: str, client_id: str,
     lock = threading.Lock()
     failed: list[str] = []
     client = settings.client(client_id, manual_ack=True)
+    routes = Routes(settings)  # every pit's tables; each answered under its own prefix
 
     def ask(table: str, req: ResendRequest) -> None:
-        client.publish(settings.topic(table, "resend"), encode(req), qos=1)
+        client.publish(routes.topic(table, "resend"), encode(req), qos=1)
 
     def witness(table: str, w: WitnessMessage) -> None:
-        topic = settings.topic(table, "witness")
+        topic = routes.topic(table, "witness")
         payload = encode(msgspec.structs.replace(w, sent_us=time.time_ns() // 1000))
         limit = state["limit"]
         if limit and packet_size(topic, payload) > limit:  # the broker would close on it
@@ -483,14 +486,14 @@ def serve(settings: FloorSettings, store_path: str, client_id: str,
         state["heard"] = False
         log.info("floor: recorder connected to %s as %s (session %s)", settings.broker,
                  client_id, "resumed" if flags.session_present else "new")
-        c.subscribe([(settings.wildcard(n), 1) for n in SUBSCRIBED])
+        c.subscribe(routes.subscriptions(SUBSCRIBED))
         with lock:  # a broker started again without persistence lost the retained ones
             for table in store.witnessed():
                 recorder.witness(table)
 
     def on_message(c, _u, m) -> None:  # noqa: ANN001
         state["heard"] = True
-        where = settings.split(m.topic)
+        where = routes.heard(m.topic)
         if where is not None and where[1] in SUBSCRIBED:
             try:
                 with lock:
@@ -559,10 +562,13 @@ def serve(settings: FloorSettings, store_path: str, client_id: str,
             store.close()
             return 0
         wait_s = min(wait_s * 2, 5.0)
-    client.loop_start()  # from here paho's network loop reconnects by itself
+    net = NetLoop(client, KEEPALIVE_S, reconnect=True).start()  # it reconnects from here
     beaten, said = 0.0, state["lost_us"]
     try:
         while not stop.wait(CHECK_EVERY_S):
+            if not net.alive:  # its thread died: a new one takes the connection on
+                log.error("floor: the recorder's network thread ended; started again")
+                net = NetLoop(client, KEEPALIVE_S, reconnect=True).start()
             with lock:
                 recorder.check()
                 if time.monotonic() - beaten >= HEARTBEAT_S or state["lost_us"] != said:
@@ -574,8 +580,7 @@ def serve(settings: FloorSettings, store_path: str, client_id: str,
         log.error("floor: the recorder failed", exc_info=exc)
         failed.append(f"an error in the recorder: {exc!r}")
     finally:
-        client.disconnect()
-        client.loop_stop()
+        net.stop(disconnect=True)
         with lock, contextlib.suppress(db_errors):
             beat(stopped=True)
         with lock:

@@ -149,6 +149,8 @@ class TableStatus:
         forged_why: why the last one was.
         unknown_since_utc: since when the recorder cannot reach the broker (its status is
             unknown since then: ``unknown``), ISO 8601 UTC, or None.
+        pruned: rounds moved into archives (``threecard floor prune``), not lacking: a
+            line each journal's newest prune.
     """
 
     table_id: str
@@ -168,6 +170,7 @@ class TableStatus:
     forged: int = 0
     forged_why: str | None = None
     unknown_since_utc: str | None = None
+    pruned: list[str] | None = None
 
     def line(self, now: datetime | None = None) -> str:
         """The status as one line of text (``now``: for "heard ... ago")."""
@@ -190,6 +193,7 @@ class TableStatus:
             text += f"  key {self.verify_key[:16]}... ({self.key_pinned})"
         if self.forged:
             text += f"  FORGED {self.forged}: {self.forged_why}"
+        text += "".join(f"  PRUNED {x}" for x in self.pruned or ())
         return text
 
     def to_dict(self) -> dict[str, Any]:
@@ -227,7 +231,10 @@ def _lacking(s: SeriesRow, now_us: int) -> tuple[str | None, str | None]:
 
 
 def floor_status(store: Store, now: datetime) -> list[TableStatus]:
-    """Every table the floor heard of, by id.
+    """Every table the floor heard of, or whose key was enrolled, by id.
+
+    A table enrolled and never heard (its topics not reaching the recorder: another pit's
+    prefix, a bridge the central broker refuses) is listed ``unknown``, heard never.
 
     Args:
         store: the floor's store.
@@ -245,7 +252,8 @@ def floor_status(store: Store, now: datetime) -> list[TableStatus]:
     forged = store.forged()
     heard = store.tables()
     named = {t.table_id for t in heard}
-    heard += [TableRow(tid, "", None, None, None) for tid in sorted(forged) if tid not in named]
+    known = {*forged, *store.enrolled()} - named  # refused, or enrolled and never heard
+    heard += [TableRow(tid, "", None, None, None) for tid in sorted(known)]
     for t in sorted(heard, key=lambda t: t.table_id):
         newest = store.rounds(t.table_id, t.journal, last=1)
         s = next((r for r in series if (r.table, r.journal) == (t.table_id, t.journal)),
@@ -263,11 +271,15 @@ def floor_status(store: Store, now: datetime) -> list[TableStatus]:
         lacking, unconfirmed = _lacking(s, now_us)
         keys = store.keys(t.table_id)
         n, why = forged.get(t.table_id, (0, None))
+        newest_prune = {p.journal: p for p in store.prunes(t.table_id)}  # oldest first
+        pruned = [f"journal {p.journal[:16]}: rounds up to {p.to_round} in {p.archive} "
+                  f"(sha256 {p.sha256[:16]}...)" for p in newest_prune.values()]
         out.append(TableStatus(
             t.table_id, status, t.journal,
             newest[0]["round_id"] if newest else 0,
             newest[0]["ended_utc"] if newest else None,
             store.rounds_since(t.table_id, t.journal, since), hold_ppm(t.meters), alarms,
             lacking, _utc(t.heard_us), older, unconfirmed,
-            keys[-1].key if keys else None, keys[-1].how if keys else None, n, why, away))
+            keys[-1].key if keys else None, keys[-1].how if keys else None, n, why, away,
+            pruned))
     return out

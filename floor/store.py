@@ -20,7 +20,9 @@ the same statements on both (:mod:`floor.store_base`).
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -75,6 +77,12 @@ CREATE TABLE IF NOT EXISTS keys (
 CREATE TABLE IF NOT EXISTS forged (
     table_id TEXT PRIMARY KEY, count INTEGER NOT NULL, why TEXT NOT NULL,
     last_us INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS rounds_by_end ON rounds (ended_utc);
+CREATE TABLE IF NOT EXISTS prunes (
+    table_id TEXT NOT NULL, journal TEXT NOT NULL, to_round INTEGER NOT NULL,
+    to_seq INTEGER NOT NULL, rounds INTEGER NOT NULL, events INTEGER NOT NULL,
+    archive TEXT NOT NULL, sha256 TEXT NOT NULL, pruned_us INTEGER NOT NULL,
+    PRIMARY KEY (table_id, journal, to_round));
 """
 _TABLES = {"rounds", "series", "tables", "events"}
 _RECORDER = ("id", "client_id", "alive_us", "stopped", "broker", "broker_lost_us",
@@ -190,6 +198,31 @@ class RecorderRow:
     broker: str | None = None
     broker_lost_us: int | None = None
     broker_why: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PruneRow:
+    """Rounds of a series moved out of the store into an archive (``threecard floor prune``).
+
+    Attributes:
+        table, journal: the series.
+        to_round: rounds up to this one are in archives, no longer in the store.
+        to_seq: the last event of round ``to_round`` (the events up to it went with them).
+        rounds, events: how many rows this prune moved.
+        archive: the archive file (a floor store, SQLite), as given.
+        sha256: the archive file's SHA-256 once written and verified.
+        pruned_us: when (microseconds since the epoch).
+    """
+
+    table: str
+    journal: str
+    to_round: int
+    to_seq: int
+    rounds: int
+    events: int
+    archive: str
+    sha256: str
+    pruned_us: int
 
 
 class Store(SealedStore):
@@ -382,6 +415,42 @@ class Store(SealedStore):
         return self.db.execute("SELECT COUNT(*) FROM rounds WHERE table_id = ? AND journal = ? "
                                "AND ended_utc >= ?", (table, journal, since_utc)).fetchone()[0]
 
+    def rounds_between(self, from_utc: str | None, to_utc: str | None,
+                       table: str | None = None) -> list[tuple[str, str, dict[str, Any]]]:
+        """(table, journal, record) of the rounds that ended in ``[from_utc, to_utc)``.
+
+        The table's own end times (ISO 8601 UTC as the records hold them); oldest first,
+        every table unless ``table`` names one. None: no bound.
+        """
+        where, args = ["ended_utc IS NOT NULL"], []
+        for cond, value in (("ended_utc >= ?", from_utc), ("ended_utc < ?", to_utc),
+                            ("table_id = ?", table)):
+            if value is not None:
+                where.append(cond)
+                args.append(value)
+        return [(t, j, as_recalled(json.loads(rec), "")) for t, j, rec in self.db.execute(
+            f"SELECT table_id, journal, record FROM rounds WHERE {' AND '.join(where)} "
+            "ORDER BY ended_utc, table_id, journal, round_id", args)]
+
+    def prunes(self, table: str | None = None) -> list[PruneRow]:
+        """The prunes of every series (or a table's), oldest first (none: never pruned)."""
+        if not self._has("prunes"):
+            return []
+        q, args = "SELECT * FROM prunes", ()
+        if table is not None:
+            q, args = q + " WHERE table_id = ?", (table,)
+        return [PruneRow(*r) for r in self.db.execute(
+            q + " ORDER BY table_id, journal, to_round", args)]
+
+    def pruned_to(self, table: str, journal: str) -> tuple[int, int]:
+        """(round, event) a series was pruned up to ((0, 0): never)."""
+        if not self._has("prunes"):
+            return 0, 0
+        row = self.db.execute("SELECT to_round, to_seq FROM prunes WHERE table_id = ? AND "
+                              "journal = ? ORDER BY to_round DESC LIMIT 1",
+                              (table, journal)).fetchone()
+        return (row[0], row[1]) if row else (0, 0)
+
     def newest_us(self) -> int:
         """When the newest message was received (the recorder's clock, microseconds; 0)."""
         return self.db.execute("SELECT COALESCE(MAX(last_us), 0) FROM tables").fetchone()[0]
@@ -396,5 +465,25 @@ class Store(SealedStore):
         self.db.close()
 
 
-__all__ = ["ENROLLED", "FIRST_USE", "Link", "PinnedKey", "RecorderRow", "SeriesRow", "Store",
-           "StoreError", "TableRow", "status_of"]
+def read_store(path: str | Path, what: Callable[[Store], Any]) -> Any:
+    """``what(store)`` on the store opened read-only, then closed.
+
+    A server gone while reading, or a store of another version, is a :class:`StoreError`
+    naming the store, never the database library's exception.
+
+    Raises:
+        StoreError: the store cannot be opened or read.
+    """
+    store = Store(path, readonly=True)
+    try:
+        return what(store)
+    except store.db.errors as exc:
+        why = (str(exc).strip() or type(exc).__name__).splitlines()[0]
+        raise StoreError(f"{store.path}: cannot read the floor store: {why}") from None
+    finally:
+        with contextlib.suppress(*store.db.errors):
+            store.close()
+
+
+__all__ = ["ENROLLED", "FIRST_USE", "Link", "PinnedKey", "PruneRow", "RecorderRow",
+           "SeriesRow", "Store", "StoreError", "TableRow", "read_store", "status_of"]

@@ -90,6 +90,10 @@ class SealedStore:
         derived = {(e.seq, e.kind): encode(e).decode() for e in v.events}
         with self.db.transaction():
             self._seen(table, j, now_us)
+            # rounds pruned into an archive are never stored again (a table sending anew)
+            pruned = self.db.execute("SELECT to_round, to_seq FROM prunes WHERE table_id = ? "
+                                     "AND journal = ? ORDER BY to_round DESC LIMIT 1",
+                                     (table, j)).fetchone() or (0, 0)
             if v.pinned is not None:
                 self.pin_key(table, v.pinned.hex(), FIRST_USE, now_us)
             if v.after == 0:  # verified from the start (again): nothing before stands
@@ -97,7 +101,7 @@ class SealedStore:
                                 (table, j))
                 self.db.execute("UPDATE rounds SET epoch = NULL WHERE table_id = ? AND "
                                 "journal = ?", (table, j))
-            for f in v.rounds:
+            for f in (f for f in v.rounds if f.round_id > pruned[0]):
                 epoch = next(s.epoch for s in seals if s.seq >= f.seq)
                 rec = f.record
                 prev = f.prev or (0, "")
@@ -117,7 +121,7 @@ class SealedStore:
                             "AND seq <= ?", (table, j, v.after, p.seq))
             self.db.executemany(upsert("events", _EVENT, _EVENT[:4]),
                                 [(table, j, e.seq, e.kind, e.severity, derived[e.seq, e.kind],
-                                  now_us) for e in v.events])
+                                  now_us) for e in v.events if e.seq > pruned[1]])
             self.db.executemany(upsert("seals", _SEAL, _SEAL[:3]),
                                 [(table, j, s.epoch, s.seq, s.head, s.next_key, s.signature,
                                   rid) for s, rid in v.seals])
@@ -204,6 +208,13 @@ class SealedStore:
         return [PinnedKey(*r) for r in self.db.execute(
             "SELECT key, how, since_us FROM keys WHERE table_id = ? ORDER BY since_us, key",
             (table,))]
+
+    def enrolled(self) -> list[str]:
+        """The tables with a verification key pinned (enrolled, or on first use), by id."""
+        if not self._has("keys"):
+            return []
+        return [r[0] for r in self.db.execute(
+            "SELECT DISTINCT table_id FROM keys ORDER BY table_id")]
 
     def position(self, table: str, journal: str) -> Position | None:
         """Where the floor verified a journal up to (None: nothing of it).

@@ -245,6 +245,14 @@ def deal_card(g: Game, card: str | None, manual: bool) -> None:
         g.round.go("card", S.DEALING)
 
 
+def on_reopen_bets(g: Game, body: I.ReopenBets, actor: str) -> None:
+    """docs/rules.md "Reopen bets": betting opens again while no card, a burn too, is read."""
+    if g.round.state is not S.NO_MORE_BETS or g.deal.entries:
+        raise Rejected("cards_dealt", cards=len(g.deal.entries))
+    g.deal.reset(new_deck=False)
+    g.round.go(I.ReopenBets.name, S.BETTING)
+
+
 def unpause(g: Game) -> None:
     """Resume a paused round where it stands (its positions tell how far the deal is)."""
     r = g.round

@@ -24,9 +24,8 @@ counted in the outcome meters; its round record names the mode and each win's pa
 line. The setting changes between rounds like any other, never while wagers are placed
 for the next round; a rebet never carries wagers across a change of mode.
 
-Cards, burns and the irregularities of the deal are handled by
-:mod:`controller.game.dealing` (its docstring states the burn-card rules); the shoe link's
-state by :mod:`controller.game.shoe_link`.
+Cards, burns, the irregularities of the deal and a reopening of bets are handled by
+:mod:`controller.game.dealing`; the shoe link's state by :mod:`controller.game.shoe_link`.
 """
 
 from __future__ import annotations
@@ -162,6 +161,7 @@ class Game:
             I.PlaceBet: Game._place_bet, I.MarkBet: Game._mark_bet,
             I.RemoveChip: Game._remove_chip, I.ClearBets: Game._clear_bets,
             I.RebetRecord: Game._rebet, I.NoMoreBets: Game._no_more_bets, I.Decide: Game._decide,
+            I.ReopenBets: dealing.on_reopen_bets,
             I.UndoDecision: Game._undo_decision, I.Reveal: Game._reveal,
             I.Settle: Game._settle, I.NextRound: Game._next_round, I.VoidRecord: Game._void_cmd,
             I.ManualCardRecord: dealing.on_manual_card, I.UnblockRecord: Game._unblock_deck,

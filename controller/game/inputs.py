@@ -17,23 +17,19 @@ only (a JSON ``NaN`` or ``1e400`` is refused). What fails its declaration is ref
 before it is journaled, with msgspec's message naming the field
 (``Expected `int`, got `bool` - at `$.seat```).
 
-Journal bodies. A command's body is its fields without the PIN (a PIN is never
-journaled: the table checks it and journals the role it belongs to). Three commands are
-journaled in another shape, declared beside them: a PIN change keeps only the salted
-hash (:class:`PinChanged`), a setting change keeps the old value too
-(:class:`ConfigChanged`), a rebet names the rule it was given under
-(:class:`RebetRecord`), a void and a deck unblock read their reason as it was journaled
-(:class:`VoidRecord`). The power-up record and the environment's identity the table
-journals once READY are declared in :mod:`controller.game.power_up`, a journal fault's
+Journal bodies. A command's body is its fields without the PIN (the table journals the
+role the PIN belongs to). Some are journaled in another shape, declared beside them: a
+PIN change keeps the salted hash (:class:`PinChanged`), a setting change the old value
+too (:class:`ConfigChanged`), a rebet its rule (:class:`RebetRecord`), a void and an
+unblock their reason as journaled (:class:`VoidRecord`). The power-up record and the
+environment's identity are declared in :mod:`controller.game.power_up`, a journal fault's
 and a device's (lost or back) in :mod:`controller.game.fault_record`. A shoe event's body
 is its fields (the event dataclass is its declaration); a card read in burn mode also
 carries ``"burn_rule": 2`` (see :mod:`controller.game.engine`, "Burn cards"). Bodies journaled
 by earlier versions have these same shapes and decode through the same declarations.
 
-This module is a leaf of :mod:`controller.game`: it imports only :mod:`msgspec`, the
-shoe-event vocabulary, the configuration's bounds (:mod:`controller.game.config`,
-which imports neither this module nor the game), the power-up record and the rule for
-free text (:mod:`controller.game.text`), which import nothing of the game.
+A leaf of :mod:`controller.game`: it imports msgspec and modules that import nothing of
+the game (events, the configuration's bounds, the power-up record, the rule for text).
 """
 
 from __future__ import annotations
@@ -87,6 +83,8 @@ MAX_SETTING_NUMBER = 10**9
 """The largest whole-number value of a setting change."""
 MAX_SETTING_TEXT = 256
 """The longest text value of a setting change (a profile name or path), characters."""
+
+
 class Role(enum.Enum):
     """Who may give a command, lowest to highest (docs/requirements.md R12).
 
@@ -204,10 +202,8 @@ class PlaceBet(DealerCommand, tag="place_bet"):
 class MarkBet(DealerCommand, tag="mark_bet"):
     """Mark ``bet`` at ``seat`` as played (``on`` false: take the mark off).
 
-    A table whose ``bet_entry`` is ``outcomes`` takes bets this way: the chips stay on
-    the layout and the table records only which seats play which bets; results are
-    given per bet as "pays X to 1", "push" or "loses". A table taking ``amounts``
-    refuses it (and an ``outcomes`` table refuses :class:`PlaceBet`).
+    How a table whose ``bet_entry`` is ``outcomes`` takes bets (the chips stay on the
+    layout); a table taking ``amounts`` refuses it, and an ``outcomes`` one PlaceBet.
     """
 
     seat: Seat
@@ -246,6 +242,12 @@ class Rebet(DealerCommand, tag="rebet"):
 
 class NoMoreBets(DealerCommand, tag="no_more_bets"):
     """Close betting ("No more bets" / "Rien ne va plus"); dealing may start."""
+
+
+class ReopenBets(DealerCommand, tag="reopen_bets"):
+    """Open betting again after No more bets and before any card, a burn too (no void)."""
+
+    needs = Role.SUPERVISOR
 
 
 class Decide(DealerCommand, tag="decide"):
@@ -327,13 +329,11 @@ class ExposedCard(DealerCommand, tag="exposed_card"):
 class ConfigChange(DealerCommand, tag="config_change"):
     """Change one table setting between rounds (supervisor or technician PIN).
 
-    Keys and their values are :data:`SETTINGS`: ``deal_pattern``, ``burn_cards``,
-    ``exposed_card``, ``lockout_after``, ``lockout_seconds``, ``rules`` (a profile name
-    or path, which the table loads), ``bet_entry`` (not while wagers are placed for the
-    next round); the names of the configuration's journal form
-    version 1 (``exposed_card_policy``, ``max_pin_failures``) are read too. A text value
-    holds no control character (as a reason, :mod:`controller.game.text`). Old and new
-    values are journaled (:class:`ConfigChanged`).
+    Keys and their values are :data:`SETTINGS` (``rules``: a profile name or path, which
+    the table loads; ``bet_entry``: not while wagers are placed for the next round); the
+    names of the configuration's journal form version 1 are read too. A text value holds
+    no control character (:mod:`controller.game.text`). Old and new values are journaled
+    (:class:`ConfigChanged`).
     """
 
     needs = Role.SUPERVISOR
@@ -428,9 +428,9 @@ class Tick(Struct, frozen=True):
 
 
 COMMANDS: tuple[type[DealerCommand], ...] = (
-    PlaceBet, MarkBet, RemoveChip, ClearBets, Rebet, NoMoreBets, Decide, UndoDecision, Reveal,
-    Settle, NextRound, VoidRound, ManualCard, UnblockDeck, Resume, NewDeck, ExposedCard,
-    ConfigChange, ChangePin)
+    PlaceBet, MarkBet, RemoveChip, ClearBets, Rebet, NoMoreBets, ReopenBets, Decide,
+    UndoDecision, Reveal, Settle, NextRound, VoidRound, ManualCard, UnblockDeck, Resume,
+    NewDeck, ExposedCard, ConfigChange, ChangePin)
 """Every dealer command, in the order the dealer meets them."""
 
 for _c in COMMANDS:
@@ -593,7 +593,7 @@ __all__ = [
     "ManualCardRecord",
     "MarkBet", "NewDeck",
     "NextRound", "NoMoreBets", "PinChanged", "PlaceBet", "Rebet", "RebetRecord", "RemoveChip",
-    "Resume", "Reveal", "Role", "Screens", "Settle", "Software", "Startup", "Tick",
+    "ReopenBets", "Resume", "Reveal", "Role", "Screens", "Settle", "Software", "Startup", "Tick",
     "UndoDecision", "UnblockDeck", "UnblockRecord", "VoidRecord", "VoidRound",
     "check", "decode_body", "encode_body", "failed", "journal_body",
     "DEVICE", "DeviceRecord", "JOURNAL_FAULT", "JournalFault",

@@ -102,6 +102,8 @@ REFUSALS: dict[str, RefusalKind] = {
                              why=TEXT),
     "deck_blocked": _k("the deck is blocked: a supervisor must unblock it"),
     "deck_not_blocked": _k("the deck is not blocked"),
+    "cards_dealt": _k("{cards} card(s) of this round are read, burns included: bets can no "
+                      "longer be reopened (void the round instead)", cards=NUMBER),
     "bets_are_marked": _k("this table marks bets (bet_entry outcomes): mark the bet with "
                           "{command}, its amount stays on the layout", command=COMMAND),
     "bets_are_amounts": _k("this table takes amounts (bet_entry amounts): place the bet with "

@@ -31,6 +31,7 @@ from controller.game.inputs import (
     PlaceBet,
     Rebet,
     RemoveChip,
+    ReopenBets,
     Resume,
     Reveal,
     Settle,
@@ -61,6 +62,7 @@ S = RoundState
 #: trigger is a command's name, a shoe event's type (``card``, ``retract``), or ``pause``.
 TRANSITIONS: dict[tuple[RoundState, str], frozenset[RoundState]] = {
     (S.BETTING, NoMoreBets.name): frozenset({S.NO_MORE_BETS}),
+    (S.NO_MORE_BETS, ReopenBets.name): frozenset({S.BETTING}),
     (S.NO_MORE_BETS, "card"): frozenset({S.DEALING, S.DECIDING}),
     (S.DEALING, "card"): frozenset({S.DECIDING}),
     (S.DECIDING, "retract"): frozenset({S.DEALING, S.NO_MORE_BETS}),
@@ -92,9 +94,10 @@ _BETWEEN_ROUNDS = _names(ConfigChange, ChangePin, UnblockDeck, NewDeck)
 ALLOWED_COMMANDS: dict[RoundState, frozenset[str]] = {
     S.BETTING: _names(PlaceBet, MarkBet, RemoveChip, ClearBets, Rebet, NoMoreBets)
     | _BETWEEN_ROUNDS,
-    S.NO_MORE_BETS: _names(VoidRound),
-    S.DEALING: _names(VoidRound, ExposedCard),
-    S.DECIDING: _names(Decide, UndoDecision, Reveal, VoidRound, ExposedCard),
+    S.NO_MORE_BETS: _names(VoidRound, ReopenBets),
+    # once a card is dealt a reopen is refused, with why (cards_dealt)
+    S.DEALING: _names(VoidRound, ExposedCard, ReopenBets),
+    S.DECIDING: _names(Decide, UndoDecision, Reveal, VoidRound, ExposedCard, ReopenBets),
     S.REVEAL: _names(Settle),
     S.SETTLED: _names(NextRound) | _BETWEEN_ROUNDS,
     S.PAUSED: _names(Resume, VoidRound, ManualCard, UnblockDeck),

@@ -100,15 +100,22 @@ class RuleProfile:
         """True when a seat may hold ``bet`` (a name of :data:`BET_TYPES`) under these rules."""
         return bet != "six_card_bonus" or self.offers_six_card_bonus
 
+    def paid_line(self, bet: str, hand: str, mini_royal: bool = False) -> str:
+        """The paytable line of ``bet`` (``ante_bonus``, ``pair_plus``) a 3-card hand is on.
+
+        The hand's key (``three_of_a_kind``), or ``mini_royal`` for a mini royal (A-K-Q
+        suited) where the Pair Plus paytable names that line; the line may pay nothing.
+        """
+        return "mini_royal" if (bet == "pair_plus" and mini_royal
+                                and "mini_royal" in self.pair_plus) else hand
+
     def pair_plus_pay(self, hand_class: HandClass, mini_royal: bool) -> int:
         """Pair Plus "X to 1" for a hand, 0 when it does not pay.
 
         A mini royal (A-K-Q suited) is paid as such only where the paytable names
-        ``mini_royal``; otherwise it is paid as a straight flush.
+        ``mini_royal``; otherwise it is paid as a straight flush (:meth:`paid_line`).
         """
-        if mini_royal and "mini_royal" in self.pair_plus:
-            return self.pair_plus["mini_royal"]
-        return self.pair_plus.get(hand_class.key, 0)
+        return self.pair_plus.get(self.paid_line("pair_plus", hand_class.key, mini_royal), 0)
 
     def ante_bonus_pay(self, hand_class: HandClass) -> int:
         """Ante Bonus "X to 1" for the player's hand, 0 when it does not pay."""

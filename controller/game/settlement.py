@@ -307,8 +307,7 @@ def settle(profile: RuleProfile, player: Sequence[Card], dealer: Sequence[Card],
     if stake:
         mult = 0 if side_lost else profile.pair_plus_pay(p.hand_class, p.mini_royal)
         if mult:
-            line = ("mini_royal" if p.mini_royal and "mini_royal" in profile.pair_plus
-                    else p.hand_class.key)
+            line = profile.paid_line("pair_plus", p.hand_class.key, p.mini_royal)
             add(BetResult("pair_plus", _WIN, stake, mult, stake * mult, line))
         else:
             add(BetResult("pair_plus", _LOSE, stake, 0, -stake))

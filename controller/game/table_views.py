@@ -16,7 +16,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from controller.game.bets import BetResult
+from controller.game.bets import SeatRound
 from controller.game.dealing import fixed
 from controller.game.engine import Game, TableConfig
 from controller.game.inputs import (
@@ -32,6 +32,7 @@ from controller.game.inputs import (
     PlaceBet,
     Rebet,
     RemoveChip,
+    ReopenBets,
     Resume,
     Reveal,
     Settle,
@@ -40,9 +41,10 @@ from controller.game.inputs import (
     VoidRound,
 )
 from controller.game.journal_fault import fault_reason
+from controller.game.pay_lines import in_pay_order, result_line
 from controller.game.records import RoundRecord
 from controller.game.round import ALLOWED_COMMANDS, RoundState, position_name
-from controller.game.rules import PAY_ORDER, RuleProfile
+from controller.game.rules import RuleProfile
 from controller.game.shoe_link import LINK_DOWN
 from controller.game.verdict import INTEGRITY_FAILED
 from controller.game.views import (
@@ -194,23 +196,24 @@ def paytables_for(profile: RuleProfile) -> Paytables:
             ("six_card_bonus", profile.six_card_bonus_requires_ante)) if need))
 
 
-def _bet_lines(results: list[BetResult] | None) -> tuple[BetLine, ...]:
-    return tuple(BetLine(r.bet, r.outcome, r.stake, r.net, r.multiple) for r in results or ())
+def _bet_lines(profile: RuleProfile, sr: SeatRound) -> tuple[BetLine, ...]:
+    """A seat's results (or refunds) in pay order, each win named by its paytable line."""
+    return in_pay_order(BetLine(r.bet, r.outcome, r.stake, r.net, r.multiple,
+                                result_line(profile, r.bet, r.outcome, r.multiple, sr.hand,
+                                            sr.six, sr.cards))
+                        for r in sr.results or ())
 
 
-def _pay_rank(item: tuple[str, Any]) -> int:
-    """Pay order of a recorded result (a snapshot's JSON keeps its keys sorted by name)."""
-    return PAY_ORDER.index(item[0]) if item[0] in PAY_ORDER else len(PAY_ORDER)
-
-
-def _recall_round(rec: RoundRecord, mask_dealer: bool) -> RecallRound:
+def _recall_round(rec: RoundRecord, mask_dealer: bool, profile: RuleProfile) -> RecallRound:
     deal = tuple((None if mask_dealer and d.where == "dealer" else d.card, d.where, d.manual)
                  for d in rec.deal)
     seats = tuple(SeatView(seat=s.seat, bets=dict(s.bets), cards=tuple(s.cards),
                            hand=s.hand, decision=s.decision,
-                           results=tuple(BetLine(b, r.outcome, r.stake, r.net, r.multiple)
-                                         for b, r in sorted(s.results.items(),
-                                                            key=_pay_rank)),
+                           results=in_pay_order(
+                               BetLine(b, r.outcome, r.stake, r.net, r.multiple,
+                                       result_line(profile, b, r.outcome, r.multiple, s.hand,
+                                                   s.six_card_hand, s.cards, r.line))
+                               for b, r in s.results.items()),
                            net=s.net, six_card_hand=s.six_card_hand)
                   for s in rec.seats)
     return RecallRound(rec.round_id, rec.status, rec.void_reason, rec.started_utc,
@@ -227,13 +230,13 @@ class ViewBuilder:
         self._recalled: dict[tuple[int, str, str | None, int], RecallRound] = {}
         self._paytables: dict[str, Paytables] = {}
 
-    def _recall_of(self, rec: RoundRecord) -> RecallRound:
+    def _recall_of(self, rec: RoundRecord, profile: RuleProfile) -> RecallRound:
         key = (rec.round_id, rec.status, rec.ended_utc, len(rec.deal))
         got = self._recalled.get(key)
         if got is None:
             if len(self._recalled) > 64:
                 self._recalled.clear()
-            got = self._recalled[key] = _recall_round(rec, False)
+            got = self._recalled[key] = _recall_round(rec, False, profile)
         return got
 
     def _statics(self, g: Game) -> dict[str, Any]:
@@ -259,7 +262,7 @@ class ViewBuilder:
             if pt is None:
                 pt = self._paytables[rules] = paytables_for(g.profile)
             self._static = {
-                "recall": tuple(self._recall_of(r) for r in g.recall),
+                "recall": tuple(self._recall_of(r, g.profile) for r in g.recall),
                 "meters": tuple(meters), "history": history, "paytables": pt,
                 "outcome_meters": tuple(sorted(g.meters.outcomes.items())),
             }
@@ -291,15 +294,15 @@ class ViewBuilder:
                 continue
             cards = tuple(sr.cards)
             # the hand's name from its third card on: dealing, decisions, reveal, settled
+            results = _bet_lines(g.profile, sr)
             dv = SeatView(seat, dict(sr.bets), cards, sr.hand or _hand_name(cards),
-                          sr.decision, _bet_lines(sr.results), sr.net, sr.six)
+                          sr.decision, results, sr.net, sr.six)
             dealer_seats.append(dv)
             if face_up or g.state is S.SETTLED:
                 player_seats.append(dv)
             else:
                 player_seats.append(SeatView(seat, dict(sr.bets), (None,) * len(cards), None,
-                                             sr.decision, _bet_lines(sr.results), sr.net,
-                                             sr.six))
+                                             sr.decision, results, sr.net, sr.six))
         r, deal = g.round, g.deal
         if shown:
             dealer_cards: tuple[str | None, ...] = tuple(deal.dealer_cards)
@@ -326,10 +329,10 @@ class ViewBuilder:
                                              if k in ("refunds", "reason")}),
                                  () if shown else deal.dealer_cards)
                          for b in banners if b.kind in _PLAYER_BANNERS)
-        payouts = tuple(PayoutLine(seat, b.bet, b.outcome,
+        payouts = tuple(PayoutLine(v.seat, b.bet, b.outcome,
                                    b.stake if b.outcome in ("refund", "push", "lose") else b.net,
-                                   b.multiple)
-                        for seat in sorted(g.seats) for b in g.seats[seat].results or ())
+                                   b.multiple, b.line)
+                        for v in dealer_seats for b in v.results)
         bet_entry = _bet_entry(g)
         if g.state in (S.SETTLED, S.VOID) and g.recall:
             recall = st["recall"]
@@ -463,6 +466,8 @@ def accepted(g: Game) -> frozenset[str]:
         names.discard(Reveal.name)
     if not any(sr.decision for sr in wagers.seats.values()):
         names.discard(UndoDecision.name)
+    if g.state is not S.NO_MORE_BETS or deal.entries:  # offered until a card is read
+        names.discard(ReopenBets.name)
     if VoidRound.name in names and fixed(g):
         names.discard(VoidRound.name)
     return frozenset(names)

@@ -36,6 +36,9 @@ class BetLine:
         stake: minor units.
         net: minor units won (+) / lost (-), the stake aside.
         multiple: "X to 1" paid on a win, else 0.
+        line: the paytable line a win of the Ante Bonus, Pair Plus or 6 Card Bonus was paid
+            on (a hand key such as ``straight_flush``, or ``mini_royal``), which the display
+            names; else empty.
     """
 
     bet: str
@@ -43,6 +46,7 @@ class BetLine:
     stake: int
     net: int
     multiple: int = 0
+    line: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +60,8 @@ class SeatView:
         cards: the cards dealt so far in deal order; ``None`` where face down.
         hand: the 3-card hand name (``pair``...) once all three are shown, else None.
         decision: ``play``, ``fold`` or None (undecided / not applicable).
-        results: per-bet results in pay order once settled (or refunds once void).
+        results: per-bet results in pay order once settled (or refunds once void, in the
+            same order).
         net: the seat's net once settled, minor units, else None.
         six_card_hand: the 6 Card Bonus hand name once settled and bet, else None.
     """
@@ -163,6 +168,7 @@ class PayoutLine:
         amount: minor units to pay (win: the winnings; push/refund: the stake returned;
             lose: the stake taken); in outcome mode a count of units.
         multiple: "X to 1" paid on a win, else 0 (outcome mode: what the dealer pays).
+        line: the paytable line a win was paid on (:attr:`BetLine.line`), else empty.
     """
 
     seat: int
@@ -170,6 +176,7 @@ class PayoutLine:
     outcome: str
     amount: int
     multiple: int = 0
+    line: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -75,7 +75,7 @@ KINDS: tuple[str, ...] = (
     I.ConfigChange.name, I.ChangePin.name, I.STARTUP, "misread", "retract", "link",
     "seq_gap", "hello", "alarm", "lid", "cut", "empty", "warning", "frame_error", "no_frame",
     I.RemoveChip.name, I.UndoDecision.name, I.ENVIRONMENT, I.CLOCK_STEP,
-    I.JOURNAL_FAULT, I.DEVICE)
+    I.JOURNAL_FAULT, I.DEVICE, I.ReopenBets.name)
 """Journal kinds by code (append only; commands named through their declaration)."""
 ACTORS: tuple[str, ...] = ("shoe", "dealer", "system", "supervisor", "technician", "dealer!")
 """Actors by code (append only; at most 8)."""

@@ -18,7 +18,8 @@ from controller.game.views import Banner, DealerView
 from display import theme
 from display.dealer.draw import Ctx, lines, panel
 from display.dealer.header import LINK_DOWN
-from display.dealer.state import REJECTED
+from display.dealer.locks import lock_banner
+from display.dealer.state import REJECTED, DealerUI, lock_left
 from display.painter import inset, rows
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
@@ -29,12 +30,18 @@ LINK_BANNERS = frozenset({"link_lost", "link_silent"})
 """Alarms about the shoe link: they say what the link said too (its detail), in words."""
 
 
+def own_alarms(view: DealerView, ui: DealerUI, now: float) -> list[Banner]:
+    """The screen's own alarms: its notices, and a PIN lockout with its time left."""
+    lock = lock_banner(lock_left(view, ui, now))
+    return list(ui.notices) + ([lock] if lock is not None else [])
+
+
 def alarms(c: Ctx) -> list[Banner]:
     """The alarms to show, most severe first (a refusal is not one).
 
-    The screens' own notices (:attr:`~display.dealer.state.DealerUI.notices`) show too.
+    The screens' own (:func:`own_alarms`) show too.
     """
-    shown = [b for b in c.view.banners if b.kind != REJECTED] + list(c.ui.notices)
+    shown = [b for b in c.view.banners if b.kind != REJECTED] + own_alarms(c.view, c.ui, c.now)
     return sorted(shown, key=lambda b: SEVERITY_ORDER.get(b.severity, 1))
 
 
@@ -173,7 +180,7 @@ def draw_alarms(c: Ctx) -> None:
         return
     gap = sc.px(6)
     book = pages(c, shown, rect.width, c.lay.alarm_rows, gap)
-    turn = alarm_tick(c.view, c.now, len(c.ui.notices)) % len(book)
+    turn = alarm_tick(c.view, c.now, len(own_alarms(c.view, c.ui, c.now))) % len(book)
     page = book[turn]
     strip = pygame.Rect(rect)
     if len(book) > 1:

@@ -18,9 +18,11 @@ from display.dealer.actions import DismissRefusal
 from display.dealer.draw import Ctx, button, line_height, lines, panel, wrap_words
 from display.dealer.faces import split_two
 from display.dealer.header import LINK_DOWN
+from display.dealer.locks import locked_note, pin_asked
 from display.dealer.state import (
     Step,
     focus_seat,
+    lock_left,
     primary_step,
     seat_verb,
     seat_view,
@@ -43,7 +45,7 @@ def next_text(c: Ctx) -> str:
     if view.state in ("settled", "void"):
         if seat is not None:  # the seat's own verb: pay, take or return
             return tr(f"next.{seat_verb(view, seat_view(view, seat))}_seat", seat=seat)
-        pin = C.NextRound.name in view.pin_needed  # after a void: every wager returned
+        pin = pin_asked(view, C.NextRound.name)  # after every void: a supervisor's PIN
         key = C.NextRound.name + ("_pin" if pin else "")
         return tr(tr.next_key(key, view.state))
     if view.state == "paused" and view.pause_reason == "misread" and \
@@ -187,6 +189,8 @@ def draw_primary(c: Ctx, step: Step) -> None:
         inner.left += max(3, sc.px(4))
         _status(c, inner, label)
         return
-    button(c, "primary", rect, label, step.action, keys=step.keys, enabled=step.enabled,
-           style="primary", size=sc.large, sub=tr("word.pin_needed") if step.pin else "",
+    left = lock_left(c.view, ui, c.now) if step.pin else 0  # PIN entry locked: wait
+    sub = locked_note(tr, left) if left else tr("word.pin_needed") if step.pin else ""
+    button(c, "primary", rect, label, step.action, keys=step.keys,
+           enabled=step.enabled and not left, style="primary", size=sc.large, sub=sub,
            selected=c.flashing("primary"))

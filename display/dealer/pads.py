@@ -25,6 +25,7 @@ from display.dealer.actions import (
 )
 from display.dealer.alarms import draw_alarms
 from display.dealer.draw import Ctx, button, cards
+from display.dealer.locks import clock
 from display.dealer.state import lock_left
 from display.i18n import VOID_REASONS
 from display.painter import cols, grid, inset, rows
@@ -140,6 +141,8 @@ def _pin(c: Ctx, title_r: pygame.Rect, body: pygame.Rect) -> None:
         detail = tr(f"reason.{ui.reason or 'other'}")
     elif ui.pad_action == C.ManualCard.name and ui.card_rank and ui.card_suit:
         detail = tr("pad.card_chosen", card=card_label(ui.card_rank + ui.card_suit))
+    elif ui.pad_action == C.ReopenBets.name:  # what it does, and that it is no void
+        detail = tr("pad.reopen_detail")
     lh = sc.line(sc.medium)
     y = info_r.top
     if detail:
@@ -156,7 +159,7 @@ def _pin(c: Ctx, title_r: pygame.Rect, body: pygame.Rect) -> None:
     if waiting:
         notes.append((tr("pad.checking"), theme.TEXT))
     elif locked:
-        notes.append((tr("pad.locked", time=_duration(locked)), theme.LOSE))
+        notes.append((tr("pad.locked", time=clock(locked)), theme.LOSE))
     elif ui.error:
         notes.append((ui.error, theme.LOSE))
     if not locked:
@@ -179,8 +182,3 @@ def _pin(c: Ctx, title_r: pygame.Rect, body: pygame.Rect) -> None:
                enabled=live and (len(ui.pin) >= C.PIN_MIN_DIGITS or not is_ok), hint="")
     last = cells[12]
     _cancel(c, pygame.Rect(last.left, last.top, cells[14].right - last.left, last.height))
-
-
-def _duration(seconds: int) -> str:
-    """``4:05`` for 245 seconds."""
-    return f"{seconds // 60}:{seconds % 60:02d}"

@@ -11,17 +11,18 @@ from __future__ import annotations
 
 import pygame
 
-from controller.game.rules import PAY_ORDER
+from controller.game.pay_lines import in_pay_order
 from controller.game.views import SeatView
 from display import outcome_mode as om
 from display import theme
 from display.dealer.actions import AllPaid, MarkPaid
 from display.dealer.draw import Ctx, button
 from display.dealer.state import next_round_open, next_to_pay, payout_seats, seat_verb
+from display.pay_lines import line_parts
 from display.theme import Color
 
 Line = tuple[str, str, Color]
-"""One line of a seat: (bet, amount text, colour)."""
+"""One line of a seat: (bet, amount text, colour); a paytable line's: (its name, pay, colour)."""
 
 
 def result_lines(c: Ctx, seat: SeatView, verb: bool = True, whole: bool = False
@@ -31,11 +32,12 @@ def result_lines(c: Ctx, seat: SeatView, verb: bool = True, whole: bool = False
     In outcome mode each result in words: ``pays 30 to 1``, ``push``, ``loses``,
     ``returned``, the odds as the screen writes them (``30:1`` on a narrow screen);
     ``verb`` False: a win as its odds alone, ``30 to 1``.
-    ``whole``: amounts without decimals where they have none (still exact).
+    ``whole``: amounts without decimals where they have none (still exact). A win paid on
+    a paytable line is followed by a line naming it (``Mini royal  100:1``): its name is
+    the line's, not a bet's.
     """
-    order = {b: i for i, b in enumerate(PAY_ORDER)}
     out = []
-    for r in sorted(seat.results, key=lambda r: order.get(r.bet, len(order))):
+    for r in in_pay_order(seat.results):
         if c.outcomes:
             text = om.result_text(c.tr, r.outcome, r.multiple, c.odds, verb)
         elif r.outcome == "win":
@@ -44,7 +46,11 @@ def result_lines(c: Ctx, seat: SeatView, verb: bool = True, whole: bool = False
             text = c.money(r.net, whole=whole)
         else:
             text = "\u21a9 " + c.money(r.stake, whole=whole)
-        out.append((r.bet, text, theme.OUTCOME_COLORS.get(r.outcome, theme.TEXT)))
+        color = theme.OUTCOME_COLORS.get(r.outcome, theme.TEXT)
+        out.append((r.bet, text, color))
+        paid = line_parts(c.tr, r, c.odds)
+        if paid is not None:
+            out.append((*paid, color))
     return out
 
 

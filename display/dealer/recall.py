@@ -17,6 +17,7 @@ from display.cards import card_label
 from display.dealer.actions import ShowRecall
 from display.dealer.draw import MIN_CARD, Ctx, button, cards, panel
 from display.painter import cols, grid, inset, rows
+from display.pay_lines import named_line
 
 
 def draw_recall(c: Ctx) -> None:
@@ -140,6 +141,8 @@ def _seats(c: Ctx, rect: pygame.Rect, rr: RecallRound) -> None:
         else:
             bets = " ".join(f"{tr('short.' + k)} {money(v)}" for k, v in s.bets.items())
             net = money(s.net, sign=True) if s.net is not None else ""
+        paid = [named_line(tr, tr("short." + r.bet), r, c.odds) for r in s.results]
+        bets = "  ".join([bets, *(x for x in paid if x)])  # "PP: Mini royal 100:1"
         dec = {"play": tr("btn.play"), "fold": tr("btn.fold")}.get(s.decision or "", "")
         texts.append([str(s.seat), " ".join(card_label(x) for x in s.cards if x), bets, dec,
                       net])

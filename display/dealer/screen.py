@@ -26,12 +26,15 @@ Keyboard (every action has a key; the key is printed on its button):
   ``G`` next round; while seats are still to pay (the large button is a status then)
   ``Enter`` ticks the outlined seat paid, the next to pay; ``A`` all paid once settled.
 * ``F5`` resume, ``F10`` manual card, ``F11`` unblock deck (when that is the step), ``F6``
-  new deck, ``F9`` void, ``F7`` recall, ``F8`` meters, ``Esc`` back / cancel.
+  new deck, ``F12`` reopen bets (no more bets, no card yet), ``F9`` void, ``F7`` recall,
+  ``F8`` meters, ``Esc`` back / cancel.
 * Pads: digits, ``Backspace``, ``Enter``; card pad ranks ``A K Q J T 9``-``2`` and suits
   ``S H D C``.
 """
 
 from __future__ import annotations
+
+import logging
 
 import pygame
 
@@ -43,16 +46,17 @@ from display import theme
 from display.cards import CardArt
 from display.common import felt
 from display.dealer import actions as A  # noqa: N812 - the screen actions
-from display.dealer.alarms import alarm_tick, draw_alarms
+from display.dealer.alarms import alarm_tick, draw_alarms, own_alarms
 from display.dealer.chips import draw_chip_tray, undo_target
 from display.dealer.draw import Ctx
 from display.dealer.hand import draw_dealer
 from display.dealer.header import LINK_DOWN, draw_header
-from display.dealer.input import InputGuard, Presses, key_name
+from display.dealer.input import InputGuard, Presses, key_name, tap_pos
 from display.dealer.layout import layout
+from display.dealer.locks import PadShadow
 from display.dealer.meters import draw_meters
 from display.dealer.next_action import draw_next_action
-from display.dealer.pads import draw_pad
+from display.dealer.pads import draw_pad, pad_rect
 from display.dealer.payouts import mark_paid
 from display.dealer.recall import draw_recall
 from display.dealer.seat import draw_seat
@@ -80,6 +84,7 @@ from display.i18n import Translator
 from display.painter import Button, Frame, Painter, inset
 from display.theme import FontBook
 
+log = logging.getLogger(__name__)
 FLASH_SECONDS = 0.18
 """How long a pressed button shows it was pressed."""
 CORNER_RANK_FROM = 120
@@ -107,6 +112,7 @@ class DealerScreen:
         self.ui = DealerUI()
         self._presses = Presses()
         self._guard = InputGuard()
+        self._shadow = PadShadow()
 
     # -- what the screen makes of a view ----------------------------------------------------
 
@@ -123,9 +129,9 @@ class DealerScreen:
         ui = self.ui
         return (int(now * 2) if view.link_state in LINK_DOWN else 0, now < ui.flash[1],
                 shown_refusal(view, ui, now) is not None,
-                lock_left(view, ui, now) if ui.pad else 0,
+                lock_left(view, ui, now),  # the lockout counts down on every screen
                 ui.sent is not None and now - ui.sent.at > ANSWER_SECONDS,
-                alarm_tick(view, now, len(ui.notices)))
+                alarm_tick(view, now, len(own_alarms(view, ui, now))))
 
     def armed(self, now: float) -> bool:
         """The large button takes a press now (not in the moment after it changed)."""
@@ -151,12 +157,13 @@ class DealerScreen:
             Commands to post to the controller inbox (often none).
 
         One tap is one press (:class:`~display.dealer.input.Presses`), and every press
-        passes the input guard (:class:`~display.dealer.input.InputGuard`): a bounce, a
-        tap on a frame older than ``view``, and a command while the last one is still
-        unanswered by the table are ignored. A press on the large button within
-        :data:`~display.dealer.state.ARM_SECONDS` of its step changing is dropped too,
-        and so is one on a large button drawn for a round state the table has left
-        since. A press reads the refusal on show.
+        passes the input guard (:class:`~display.dealer.input.InputGuard`): a bounce is
+        ignored, silently. A tap on a frame older than ``view``, a command while the last
+        one is unanswered, a press on the large button within
+        :data:`~display.dealer.state.ARM_SECONDS` of its step changing or drawn for a
+        state the table has left, and a tap on a bet where a pad was just after it closed
+        or a round opened (:class:`~display.dealer.locks.PadShadow`) are dropped, and the
+        refusal line says so. A press reads the refusal on show.
         """
         if frame is None:
             return []
@@ -165,14 +172,19 @@ class DealerScreen:
         guard = self._guard
         if button is None and event.type == pygame.KEYDOWN:
             self._key_refused(key_name(event), view, now)
-        if button is None or guard.bounce(event, frame, now) or guard.stale(
-                event, frame, view.version):
+        if button is None or guard.bounce(event, frame, now):
+            return []  # a bounce stays silent
+        if self._shadow.holds(button.action, tap_pos(event, frame), now):  # a PIN by habit
+            self.ui.own_refusal = (Banner(REJECTED, message=self.tr("refusal.tap_after_pad")),
+                                   now)
             return []
         left = frame.notes.get("step") != (view.round_id, view.state)
-        if button.id == "primary" and (left or now - self.ui.primary[1] < ARM_SECONDS):
-            return []  # a second tap, or one on a step the table has left since it was drawn
-        if isinstance(button.action, COMMAND_ACTIONS) and guard.waiting(view.version, now):
-            return []  # the table has not answered the last command yet
+        if guard.stale(event, frame, view.version) or (button.id == "primary" and (
+                left or now - self.ui.primary[1] < ARM_SECONDS)) or (isinstance(
+                button.action, COMMAND_ACTIONS) and guard.waiting(view.version, now)):
+            # a tap on what has changed since it was drawn, a second tap on the large
+            # button, a command before the table answered the last: dropped, and said so
+            return self._dropped(button, now)
         self.ui.flash = (button.id, now + FLASH_SECONDS)
         self.ui.own_refusal = None  # read
         if view.refusal_seq is not None:
@@ -181,6 +193,13 @@ class DealerScreen:
         if cmds:
             guard.posted(view.version, now)
         return cmds
+
+    def _dropped(self, button: Button, now: float) -> list[C.DealerCommand]:
+        """A press the screen drops says so on the refusal line (and in the log)."""
+        text = self.tr("refusal.tap_dropped", button=button.label or button.id)
+        self.ui.own_refusal = (Banner(REJECTED, message=text), now)
+        log.info("dealer screen: a press on %s dropped: the screen had just changed", button.id)
+        return []
 
     def _key_refused(self, key: str, view: DealerView, now: float) -> None:
         """A round's step key that does nothing now says why (the step there is)."""
@@ -348,6 +367,7 @@ class DealerScreen:
         p = Painter(surface, self.fonts, min_text=lay.scale.small, tr=self.tr)
         surface.blit(felt((w, h), surface), (0, 0))
         c = Ctx(p, view, ui, self.tr, self.art, lay, now)
+        self._shadow.watch(view, ui.pad is not None, pad_rect(c), now)
         focus = focus_seat(view, ui)
         p.frame.notes.update(mode=ui.screen, pad=ui.pad, portrait=lay.portrait,
                              selected_seat=focus, chip=self.chip(view),

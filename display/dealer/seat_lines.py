@@ -37,9 +37,40 @@ class Names:
     size: int
 
 
-def bet_name(c: Ctx, name: str, names: Names) -> str:
-    """A bet's name, in full or short as the screen writes them."""
-    return c.tr.bet(name) if names.full else c.tr(f"short.{name}")
+def bet_name(c: Ctx, name: str, names: Names | None) -> str:
+    """A bet's name, in full or short (``names`` None: short) as the screen writes them.
+
+    A paytable line's name (a line of :func:`~display.dealer.payouts.result_lines` that
+    is no bet's) is written as it is.
+    """
+    if "\t" in name:  # a bet and the paytable line it was paid on (:func:`merged`)
+        bet, line, pay = name.split("\t")
+        return c.tr("result.paid_line", bet=bet_name(c, bet, names), line=line, odds=pay)
+    if name not in LINE_BETS:
+        return name
+    return c.tr.bet(name) if names is not None and names.full else c.tr(f"short.{name}")
+
+
+def merged(c: Ctx, lines: list[Line], width: int, names: Names) -> list[Line]:
+    """``lines`` with each paytable line's name joined to its bet's where they fit.
+
+    Joined where one text line holds both (``Pair Plus: Mini royal 100:1  +500.00``),
+    else kept under it.
+    """
+    out: list[Line] = []
+    for ln in lines:
+        if ln[0] not in LINE_BETS and out and out[-1][0] in LINE_BETS:
+            joined = (f"{out[-1][0]}\t{ln[0]}\t{ln[1]}", out[-1][1], out[-1][2])
+            if line_fit(c, joined, width, names)[0] == 1:
+                out[-1] = joined
+                continue
+        out.append(ln)
+    return out
+
+
+def is_bet(line: Line) -> bool:
+    """A line of a bet (its paytable line joined or not), not a paytable line's own."""
+    return line[0] in LINE_BETS or "\t" in line[0]
 
 
 def full_sizes(c: Ctx, width: int) -> list[int]:
@@ -78,26 +109,37 @@ def column_fit(c: Ctx, make: Callable[[bool], list[Line]], hand: str, width: int
                 room: int, min_card: int, names: Names) -> ColumnFit:
     """Share ``room`` pixels between the cards (at least ``min_card``), hand and lines.
 
-    The cards never give way, nor does a line. When all does not fit, first the gaps
+    The cards never give way, nor does a bet's line. When all does not fit, first the gaps
     tighten, then amounts are written without decimals where they have none (still
-    exact), then the hand's name (the cards show the hand) keeps to one line.
+    exact), then the paytable lines' names join their bets' lines where one text line
+    holds both (:func:`merged`), then give way (the player screen and recall still name
+    them; the amounts keep their decimals again where that fits), and last the hand's
+    name (the cards show the hand) keeps to one line, the paytable lines named again
+    where that fits.
     """
     sc = c.sc
     lh = sc.line(sc.small)
     two = hand and c.p.fonts.font(sc.small).size(hand)[0] > width
     tight = max(1, sc.px(2))
     made = {False: make(False)}
-    tries = [(max(2, sc.px(4)), False, two), (tight, False, two), (tight, True, two),
-             (tight, True, False)]
-    for g, whole, two_lines in tries:
+    wide = max(2, sc.px(4))
+    tries = [(wide, False, two, 2), (tight, False, two, 2), (tight, True, two, 2),
+             (tight, True, two, 1), (wide, False, two, 0), (tight, False, two, 0),
+             (tight, True, two, 0), (tight, True, False, 2), (tight, True, False, 1),
+             (tight, True, False, 0)]
+    for g, whole, two_lines, named in dict.fromkeys(tries):  # in order, each once
         shown = made.setdefault(whole, make(whole))
+        if named < 2:
+            shown = merged(c, shown, width, names)
+        if not named:
+            shown = [ln for ln in shown if is_bet(ln)]
         hand_h = lh * (2 if two_lines else 1) if hand else 0
         text_h = sum(line_fit(c, ln, width, names)[0] for ln in shown) * sc.line(names.size)
         spare = room - (min_card + g if min_card else 0) - hand_h - text_h - g
         if spare >= 0:
             break
     card_h = min_card + min(max(0, spare), max(0, sc.px(44) - min_card)) if min_card else 0
-    return ColumnFit(shown, g, card_h, hand_h, spare >= 0 and two_lines == two)
+    return ColumnFit(shown, g, card_h, hand_h, spare >= 0 and two_lines == two and named == 2)
 
 
 def line_fit(c: Ctx, line: Line, width: int, names: Names) -> tuple[int, bool]:
@@ -118,7 +160,7 @@ def row_lines(c: Ctx, lines: list[Line], width: int) -> int:
     f, fb = c.p.fonts.font(c.sc.small), c.p.fonts.font(c.sc.small, True)
     count, x = (1 if lines else 0), 0
     for name, value, _ in lines:
-        w = f.size(c.tr(f"short.{name}") + " ")[0] + fb.size(value)[0] + 1
+        w = f.size(bet_name(c, name, None) + " ")[0] + fb.size(value)[0] + 1
         if x and x + w > width:
             count, x = count + 1, 0
         x += w + c.sc.px(10)
@@ -137,17 +179,18 @@ def flow(c: Ctx, box: pygame.Rect, lines: list[Line], seat: int, names: Names) -
     fb = p.fonts.font(sc.small, True)
     role = f"seat.{seat}"
     if c.lay.seat_rows:
-        items = [(c.tr(f"short.{n}"), v, col) for n, v, col in lines]
+        items = [(bet_name(c, n, None), v, col, is_bet((n, v, col))) for n, v, col in lines]
         x, y, gap = box.left, box.top, sc.px(10)
         f = p.fonts.font(sc.small)
-        for label, value, color in items:
+        for label, value, color, bet in items:
+            kind = "" if bet else "line"  # a paytable line's own: its name, its pay
             lw, vw = f.size(label + " ")[0], fb.size(value)[0] + 1
             if x > box.left and x + lw + vw > box.right:
                 x, y = box.left, y + lh
             p.text(label, pygame.Rect(x, y, lw, lh), sc.small, color=theme.TEXT_DIM,
-                   align="left", role=f"{role}.bet")
+                   align="left", role=f"{role}.{kind or 'bet'}")
             p.text(value, pygame.Rect(x + lw, y, min(vw, box.right - x - lw), lh), sc.small,
-                   bold=True, color=color, align="left", role=f"{role}.amount")
+                   bold=True, color=color, align="left", role=f"{role}.{kind or 'amount'}")
             x += lw + vw + gap
         return
     y, size, lh = box.top, names.size, sc.line(names.size)
@@ -159,10 +202,11 @@ def flow(c: Ctx, box: pygame.Rect, lines: list[Line], seat: int, names: Names) -
         vw = min(r.width, p.fonts.font(size, bold).size(value)[0] + 1)
         a = pygame.Rect(r.left, r.top, r.width - vw if n == 1 else r.width, lh)
         b = pygame.Rect(r.right - vw, r.bottom - lh, vw, lh)
+        bet = is_bet(line)  # else a paytable line's own: its name, its pay
         p.text(bet_name(c, name, names), a, size, color=theme.TEXT_DIM, align="left",
-               role=f"{role}.bet", min_size=size)
+               role=f"{role}.bet" if bet else f"{role}.line", min_size=size)
         p.text(value, b, size, bold=bold, color=color, align="right",
-               role=f"{role}.amount", min_size=size)
+               role=f"{role}.amount" if bet else f"{role}.line", min_size=size)
         y = r.bottom
 
 

@@ -18,6 +18,7 @@ from controller.game.round import RoundState
 from controller.game.views import Banner, DealerView, SeatView
 from display import outcome_mode as om
 from display.dealer.actions import Action, OpenPad, PlayRest
+from display.dealer.locks import pin_asked
 from display.dealer.undo import UndoLog
 from display.i18n import Translator
 
@@ -316,7 +317,7 @@ def _pad_step(label: str, command: type[C.DealerCommand], key: str) -> Step:
 
 
 def _command_step(view: DealerView, command: C.DealerCommand, key: str) -> Step:
-    if command.name in view.pin_needed:
+    if pin_asked(view, command.name):
         return _pad_step(f"btn.{command.name}", type(command), key)
     return Step(f"btn.{command.name}", command, (key, "return"), command.name in view.allowed)
 
@@ -382,7 +383,7 @@ def needs_ante(view: DealerView, seat: int, bet: str) -> Banner | None:
 
 def next_round_open(view: DealerView) -> bool:
     """The next round opens on a press, no PIN asked (so All paid may open it)."""
-    return C.NextRound.name in view.allowed and C.NextRound.name not in view.pin_needed
+    return C.NextRound.name in view.allowed and not pin_asked(view, C.NextRound.name)
 
 
 def read_time(text: str) -> float:

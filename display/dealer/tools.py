@@ -1,5 +1,8 @@
 """The tools: Void round (supervisor), New deck, and the records (Recall, Meters, Outcomes).
 
+After No more bets and until the first card is read, Reopen bets (supervisor, F12) takes
+New deck's place, which is not offered then: betting opens again to correct an amount.
+
 The supervisor's other actions (a card by hand, unblocking the deck, resuming a round
 that needs a PIN) are offered by the large button when they are the step the table
 accepts (:func:`~display.dealer.state.primary_step`), with their keys F10, F11 and F5.
@@ -15,26 +18,40 @@ import pygame
 from controller.game import inputs as C  # noqa: N812 - the input declarations
 from display.dealer.actions import OpenPad, Show
 from display.dealer.draw import Ctx, button
+from display.dealer.locks import clock
 from display.dealer.meters import outcome_tab
+from display.dealer.state import lock_left
 from display.painter import Button
 
 OUTCOMES_KEY = "o"
 """The key of the outcome meters."""
+REOPEN_KEY = "f12"
+"""The key of Reopen bets (supervisor PIN), offered from No more bets to the first card."""
 
 
 def draw_tools(c: Ctx) -> None:
-    """Draw the tools of the main screen: Void, New deck, Recall, Meters where it fits.
+    """Draw the tools of the main screen: Void, New deck (or Reopen bets), Recall, Meters.
 
     A record without a button of its own is still opened by its key.
     """
     view, tr = c.view, c.tr
     void_r, deck_r, recall_r, *more = c.lay.tools
-    ok = C.VoidRound.name in view.allowed
-    button(c, f"tool.{C.VoidRound.name}", void_r, tr(f"btn.{C.VoidRound.name}"),
+    left = lock_left(view, c.ui, c.now)  # PIN entry locked: Void waits, and says so
+    ok = C.VoidRound.name in view.allowed and not left
+    locked = bool(left) and C.VoidRound.name in view.allowed
+    button(c, f"tool.{C.VoidRound.name}", void_r,
+           tr("btn.void_locked" if locked else f"btn.{C.VoidRound.name}"),
            OpenPad(C.VoidRound.name), keys=("f9",), enabled=ok,
-           style="danger" if ok else "normal")
-    button(c, f"tool.{C.NewDeck.name}", deck_r, tr(f"btn.{C.NewDeck.name}"), C.NewDeck(),
-           keys=("f6",), enabled=C.NewDeck.name in view.allowed)
+           style="danger" if ok else "normal", hint="" if locked else None,
+           sub=tr("word.pin_locked_short", time=clock(left)) if locked else "")
+    if C.ReopenBets.name in view.allowed:  # no card yet: in New deck's place (not now)
+        button(c, f"tool.{C.ReopenBets.name}", deck_r, tr(f"btn.{C.ReopenBets.name}"),
+               OpenPad(C.ReopenBets.name), keys=(REOPEN_KEY,), enabled=not left,
+               hint="" if left else None,  # its pad asks the PIN: locked while PINs are
+               sub=tr("word.pin_locked_short", time=clock(left)) if left else "")
+    else:
+        button(c, f"tool.{C.NewDeck.name}", deck_r, tr(f"btn.{C.NewDeck.name}"), C.NewDeck(),
+               keys=("f6",), enabled=C.NewDeck.name in view.allowed)
     button(c, "recall", recall_r, tr("btn.recall"), Show("recall"), keys=("f7",))
     if more:
         button(c, "meters", more[0], tr("btn.meters"), Show("meters"), keys=("f8",))

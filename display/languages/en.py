@@ -51,6 +51,7 @@ MESSAGES: dict[str, str] = {
     "pay.lose": "TAKE",
     "pay.push": "RETURN",
     "pay.refund": "REFUND",
+    "result.paid_line": "{bet}: {line} {odds}",
     # 3-card hands
     "hand.high_card": "High card",
     "hand.pair": "Pair",
@@ -96,6 +97,7 @@ MESSAGES: dict[str, str] = {
     "qualifier.Q-high": "Q-high",
     # buttons
     "btn.no_more_bets": "No more bets",
+    "btn.reopen_bets": "Reopen bets",
     "btn.reveal": "Reveal",
     "btn.settle": "Settle",
     "btn.next_round": "Next round",
@@ -220,6 +222,8 @@ MESSAGES: dict[str, str] = {
     "banner.unknown_card.act": "Round void, deck blocked: supervisor must unblock",
     "banner.deck_blocked.msg": "Deck blocked: card {card}",
     "banner.deck_blocked.act": "Supervisor: check the deck, then Unblock deck",
+    "banner.pin_locked.msg": "PIN entry locked: {time} left",
+    "banner.pin_locked.act": "Wrong PINs: supervisor actions wait until then",
     "banner.software_altered.msg": "Software altered: files that differ from the build: {files}",
     "banner.software_altered.act": "Supervisor: call a technician, then Unblock deck to deal on",
     "banner.environment_altered.msg": ("Unknown start-up code or altered files beside the "
@@ -274,6 +278,7 @@ MESSAGES: dict[str, str] = {
     "command.clear_bets": "Clear",
     "command.rebet": "Rebet",
     "command.no_more_bets": "No more bets",
+    "command.reopen_bets": "Reopen bets",
     "command.decide": "Play or fold",
     "command.reveal": "Reveal",
     "command.settle": "Settle",
@@ -317,6 +322,8 @@ MESSAGES: dict[str, str] = {
     "refusal.bet_entry_with_bets": "Bets are placed for the next round: clear them before the bet "
                                     "entry changes",
     "refusal.deck_not_blocked": "The deck is not blocked",
+    "refusal.cards_dealt": "Cards are dealt ({cards}, burns included): bets can no longer be "
+                           "reopened. Void the round instead",
     "refusal.misread_waiting": "Re-present the card, or a supervisor enters it by hand (or voids)",
     "refusal.link_down": "The shoe link is still down",
     "refusal.seats_undecided": "Seats still to decide: {seats}",
@@ -406,6 +413,10 @@ MESSAGES: dict[str, str] = {
     "btn.all_paid": "All paid",
     "btn.all_paid_next": "All paid, next round",
     "refusal.key_not_now": "{pressed} does nothing now. Next: {step}",
+    "refusal.tap_after_pad": "Tap not taken: too soon after the PIN pad or a new round. "
+                             "Tap again to bet",
+    "refusal.tap_dropped": "“{button}” not taken: the screen had just changed. Check it, then "
+                           "press again",
     "btn.paid": "Paid",
     "btn.pay": "Pay",
     "btn.take": "Take",
@@ -414,8 +425,12 @@ MESSAGES: dict[str, str] = {
     "word.next_pay": "next",
     "card.waits": "Card waiting",
     "pad.card_chosen": "Card {card}",
+    "pad.reopen_detail": "Bets open again to correct them: no void",
     "pad.checking": "Checking the PIN\u2026",
     "pad.locked": "PIN entry locked: {time} left",
+    "word.pin_locked": "locked {time}",
+    "word.pin_locked_short": "locked {time}",
+    "btn.void_locked": "Void",
     "pad.attempts.one": "{n} attempt left before lockout",
     "pad.attempts.other": "{n} attempts left before lockout",
     "meter.void_summary": "{bets}, {refunded} refunded \u00b7 {rounds}",

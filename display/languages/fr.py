@@ -50,6 +50,7 @@ MESSAGES: dict[str, str] = {
     "pay.lose": "RAMASSER",
     "pay.push": "RENDRE",
     "pay.refund": "REMBOURSER",
+    "result.paid_line": "{bet} : {line} {odds}",
     "hand.high_card": "Carte haute",
     "hand.pair": "Paire",
     "hand.flush": "Couleur",
@@ -89,6 +90,7 @@ MESSAGES: dict[str, str] = {
     "dealer.qualifier": "Le croupier doit avoir {q} ou mieux",
     "qualifier.Q-high": "une dame",
     "btn.no_more_bets": "Rien ne va plus",
+    "btn.reopen_bets": "Rouvrir les mises",
     "btn.reveal": "Révéler",
     "btn.settle": "Régler",
     "btn.next_round": "Coup suivant",
@@ -209,6 +211,8 @@ MESSAGES: dict[str, str] = {
     "banner.unknown_card.act": "Coup annulé, jeu bloqué : déblocage superviseur",
     "banner.deck_blocked.msg": "Jeu bloqué : carte {card}",
     "banner.deck_blocked.act": "Superviseur : vérifiez le jeu, puis Débloquer",
+    "banner.pin_locked.msg": "Saisie du code bloquée : encore {time}",
+    "banner.pin_locked.act": "Codes erronés : les actions du superviseur attendent",
     "banner.software_altered.msg": ("Logiciel modifié : fichiers différents de la version "
                                     "livrée : {files}"),
     "banner.software_altered.act": ("Superviseur : appelez un technicien, puis Débloquer "
@@ -265,6 +269,7 @@ MESSAGES: dict[str, str] = {
     "command.clear_bets": "Effacer",
     "command.rebet": "Remiser",
     "command.no_more_bets": "Rien ne va plus",
+    "command.reopen_bets": "Rouvrir les mises",
     "command.decide": "Jouer ou passer",
     "command.reveal": "Révéler",
     "command.settle": "Régler",
@@ -308,6 +313,8 @@ MESSAGES: dict[str, str] = {
     "refusal.bet_entry_with_bets": "Des mises sont placées pour le coup suivant : effacez-les "
                                     "avant de changer la saisie des mises",
     "refusal.deck_not_blocked": "Le jeu n'est pas bloqué",
+    "refusal.cards_dealt": "Des cartes sont tirées ({cards}, brûlées comprises) : les mises ne "
+                           "peuvent plus être rouvertes. Annulez le coup",
     "refusal.misread_waiting": "Présentez de nouveau la carte, ou un superviseur la saisit (ou "
                                "annule)",
     "refusal.link_down": "La liaison avec le sabot est toujours coupée",
@@ -400,6 +407,10 @@ MESSAGES: dict[str, str] = {
     "btn.all_paid": "Tout payé",
     "btn.all_paid_next": "Tout payé, suivant",
     "refusal.key_not_now": "{pressed} est sans effet maintenant. Ensuite : {step}",
+    "refusal.tap_after_pad": "Touche ignorée : trop tôt après le clavier du code ou un nouveau "
+                             "coup. Touchez à nouveau pour miser",
+    "refusal.tap_dropped": "« {button} » ignoré : l'écran venait de changer. Vérifiez, puis "
+                           "appuyez à nouveau",
     "btn.paid": "Payé",
     "btn.pay": "Payer",
     "btn.take": "Prendre",
@@ -408,8 +419,12 @@ MESSAGES: dict[str, str] = {
     "word.next_pay": "suivante",
     "card.waits": "Carte attendue",
     "pad.card_chosen": "Carte {card}",
+    "pad.reopen_detail": "Les mises rouvrent pour les corriger : pas d'annulation",
     "pad.checking": "Vérification du code\u2026",
     "pad.locked": "Saisie du code bloquée : encore {time}",
+    "word.pin_locked": "bloqué {time}",
+    "word.pin_locked_short": "bloqué {time}",
+    "btn.void_locked": "Annuler",
     "pad.attempts.one": "{n} essai avant blocage",
     "pad.attempts.many": "{n} essais avant blocage",
     "pad.attempts.other": "{n} essais avant blocage",

@@ -50,6 +50,7 @@ MESSAGES: dict[str, str] = {
     "pay.lose": "ЗАБРАТИ",
     "pay.push": "ПОВЕРНУТИ",
     "pay.refund": "ПОВЕРНУТИ",
+    "result.paid_line": "{bet}: {line} {odds}",
     "hand.high_card": "Старша карта",
     "hand.pair": "Пара",
     "hand.flush": "Флеш",
@@ -89,6 +90,7 @@ MESSAGES: dict[str, str] = {
     "dealer.qualifier": "Дилеру потрібна {q} або краще, щоб мати гру",
     "qualifier.Q-high": "дама",
     "btn.no_more_bets": "Ставок більше немає",
+    "btn.reopen_bets": "Поновити ставки",
     "btn.reveal": "Відкрити",
     "btn.settle": "Розрахувати",
     "btn.next_round": "Нова гра",
@@ -209,6 +211,8 @@ MESSAGES: dict[str, str] = {
     "banner.unknown_card.act": "Гру анульовано, колоду заблоковано: супервайзер",
     "banner.deck_blocked.msg": "Колоду заблоковано: карта {card}",
     "banner.deck_blocked.act": "Супервайзер: перевірте колоду і розблокуйте",
+    "banner.pin_locked.msg": "Введення PIN заблоковано: ще {time}",
+    "banner.pin_locked.act": "Хибні PIN: дії супервайзера чекають до того часу",
     "banner.software_altered.msg": ("Програму змінено: файлів, що відрізняються від "
                                     "збірки: {files}"),
     "banner.software_altered.act": ("Супервайзер: викличте техніка, потім розблокуйте, "
@@ -264,6 +268,7 @@ MESSAGES: dict[str, str] = {
     "command.clear_bets": "Зняти",
     "command.rebet": "Повторити ставку",
     "command.no_more_bets": "Ставок більше немає",
+    "command.reopen_bets": "Поновити ставки",
     "command.decide": "Гра або пас",
     "command.reveal": "Відкрити",
     "command.settle": "Розрахувати",
@@ -306,6 +311,8 @@ MESSAGES: dict[str, str] = {
     "refusal.bet_entry_with_bets": "Ставки на наступний раунд уже зроблено: зніміть їх, перш ніж "
                                     "змінювати спосіб ставок",
     "refusal.deck_not_blocked": "Колоду не заблоковано",
+    "refusal.cards_dealt": "Карти вже роздано ({cards}, з відбійними): ставки більше не можна "
+                           "поновити. Анулюйте гру",
     "refusal.misread_waiting": "Покажіть карту знову, або супервайзер введе її вручну (чи анулює "
                                "гру)",
     "refusal.link_down": "Зв'язку із шузом досі немає",
@@ -395,6 +402,10 @@ MESSAGES: dict[str, str] = {
     "btn.all_paid": "Усе виплачено",
     "btn.all_paid_next": "Виплачено, далі",
     "refusal.key_not_now": "{pressed} зараз нічого не робить. Далі: {step}",
+    "refusal.tap_after_pad": "Дотик не прийнято: надто швидко після панелі PIN чи нової гри. "
+                             "Торкніться ще раз, щоб поставити",
+    "refusal.tap_dropped": "«{button}» не прийнято: екран щойно змінився. Перевірте й натисніть "
+                           "знову",
     "btn.paid": "Виплачено",
     "btn.pay": "Виплатити",
     "btn.take": "Забрати",
@@ -403,8 +414,12 @@ MESSAGES: dict[str, str] = {
     "word.next_pay": "далі",
     "card.waits": "Карта очікується",
     "pad.card_chosen": "Карта {card}",
+    "pad.reopen_detail": "Ставки знову відкриті для виправлення: без анулювання",
     "pad.checking": "Перевірка PIN\u2026",
     "pad.locked": "Введення PIN заблоковано: ще {time}",
+    "word.pin_locked": "заблоковано {time}",
+    "word.pin_locked_short": "блок. {time}",
+    "btn.void_locked": "Анулювати",
     "pad.attempts.one": "До блокування лишилася {n} спроба",
     "pad.attempts.few": "До блокування лишилися {n} спроби",
     "pad.attempts.many": "До блокування лишилося {n} спроб",
@@ -433,5 +448,5 @@ MESSAGES: dict[str, str] = {
     "btn.outcome_meters": "Результати",
 }
 
-SAME_AS_ENGLISH = frozenset({"btn.ok"})
+SAME_AS_ENGLISH = frozenset({"btn.ok", "result.paid_line"})
 """Keys whose Ukrainian text is the English one by right."""

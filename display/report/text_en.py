@@ -220,6 +220,7 @@ EN: dict[str, str] = {
     "cmd.clear_bets": "Clear bets",
     "cmd.rebet": "Rebet",
     "cmd.no_more_bets": "No more bets",
+    "cmd.reopen_bets": "Reopen bets",
     "cmd.decide": "Decision",
     "cmd.reveal": "Reveal",
     "cmd.settle": "Settle",

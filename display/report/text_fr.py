@@ -230,6 +230,7 @@ FR: dict[str, str] = {
     "cmd.clear_bets": "Effacer les mises",
     "cmd.rebet": "Même mise",
     "cmd.no_more_bets": "Rien ne va plus",
+    "cmd.reopen_bets": "Rouvrir les mises",
     "cmd.decide": "Décision",
     "cmd.reveal": "Révélation",
     "cmd.settle": "Règlement",

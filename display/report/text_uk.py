@@ -221,6 +221,7 @@ UK: dict[str, str] = {
     "cmd.clear_bets": "Зняти ставки",
     "cmd.rebet": "Повторити ставку",
     "cmd.no_more_bets": "Ставок більше немає",
+    "cmd.reopen_bets": "Поновити ставки",
     "cmd.decide": "Рішення",
     "cmd.reveal": "Відкриття",
     "cmd.settle": "Розрахунок",

@@ -137,7 +137,7 @@ def test_a_void_and_an_extra_card_each_say_what_to_do(dealer_shift, lang):
 
 
 EXTRA_CARD = {
-    "en": ("An extra card 8d was read and set aside.", "Set the card aside as a burn"),
+    "en": ("An extra card 8♦ was read and set aside.", "Set the card aside as a burn"),
     "fr": ("Carte en trop mise de côté", "Écartez-la comme une carte brûlée"),
     "uk": ("Зайву карту відкладено", "Відкладіть її як спалену"),
 }

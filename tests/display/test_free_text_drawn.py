@@ -41,7 +41,8 @@ def test_an_old_void_reason_with_a_nul_is_drawn_on_every_screen(dealer_shift, tm
 
     # the dealer goes on: wagers returned, next round, a bet, a void with the pad's reason
     shift.tap("all_paid")
-    shift.tap("primary")
+    shift.tap("primary")  # after every void, the supervisor's PIN opens the next round
+    shift.pin_by_touch(SUP)
     assert shift.view.state == "betting", shift.refused()
     shift.chips_by_touch({2: {"ante": 500}})
     shift.tap("primary")

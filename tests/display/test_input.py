@@ -388,7 +388,14 @@ def test_primary_actions(make_app):
         assert drain(inbox) == [], name
         key(app, "a", now=1.0)  # all paid
         key(app, "return", now=2.0)
-        assert drain(inbox) == [C.NextRound()], name
+        if name == "void":  # after every void the supervisor's PIN opens the next round
+            assert drain(inbox) == [], name
+            for d in "4711":
+                key(app, d, now=3.0)
+            key(app, "return", now=4.0)
+            assert drain(inbox) == [C.NextRound(pin="4711")], name
+        else:
+            assert drain(inbox) == [C.NextRound()], name
 
 
 def test_recall_and_meters_screens(make_app):

@@ -6,6 +6,7 @@ reaches the table's inbox as the command its keys or touch name.
 
 from __future__ import annotations
 
+import json
 import queue
 import subprocess
 import sys
@@ -65,6 +66,7 @@ def test_every_step_kind_reads(tmp_path):
     ('{"taps": [[0.5, 2]]}', r"Expected `float` <= 1.0 - at `\$.taps\[0\]\[1\]`"),
     ('{"taps": [[0.5, 0.5]], "gap_ms": 10001}', r"Expected `int` <= 10000 - at `\$.gap_ms`"),
     ('{"tap": [0.5, 0.5], "gap_ms": 70}', r"`gap_ms` goes with `taps` only - at `\$.gap_ms`"),
+    ('{"key": "F9", "texts": true}', r"`texts` goes with `screenshot` only - at `\$.texts`"),
     ('["key", "F9"]', r"Expected `object`, got `array`"),
     ('{"key": "F9"', r"Input data was truncated"),
 ])
@@ -144,12 +146,18 @@ def test_a_script_is_played_as_real_events_in_order(tmp_path):
     app, got = play(tmp_path, "betting", [
         '{"keys": "2 F2 A"}', '{"key": "Shift+B"}', '{"wait": 0.3}',
         '{"tap": [0.5, 0.5]}', '{"screenshot": "dealer.png"}',
-        '{"screenshot": "player.png", "screen": "player"}'])
+        '{"screenshot": "player.png", "screen": "player", "texts": true}'])
     assert app.script.done and app.script.failed is None
     # seat 2 selected, the second chip, an Ante; then Rebet every seat
     assert got[:2] == [C.PlaceBet(seat=2, bet="ante", amount=500), C.Rebet(seat=0)]
     for name, size in (("dealer.png", (1280, 800)), ("player.png", (960, 540))):
         assert pygame.image.load(str(tmp_path / name)).get_size() == size
+    # the player screen's texts beside its picture (the dealer's were not asked for)
+    assert not (tmp_path / "dealer.jsonl").exists()
+    texts = [json.loads(x) for x in (tmp_path / "player.jsonl").read_text().splitlines()]
+    assert all(set(t) == {"text", "role", "size", "cut"} for t in texts)
+    assert {"text": "Seat 2", "role": "seat.2.label"} in [
+        {k: t[k] for k in ("text", "role")} for t in texts]
 
 
 def test_a_wait_until_a_state_never_reached_stops_the_script(tmp_path, caplog):

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import display.dealer.payouts as payouts
-from controller.game import rules
+from controller.game import pay_lines
 
 
 def test_the_payout_list_reads_the_rules_pay_order():
-    assert payouts.PAY_ORDER is rules.PAY_ORDER
+    assert payouts.in_pay_order is pay_lines.in_pay_order

@@ -10,12 +10,15 @@ line and an exit status, never a traceback.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 import shutil
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -23,6 +26,7 @@ from journal_edit import copy_keys, first_of, rewrite_chain_from
 from pg_server import STORES, new_store
 
 from controller.autoplay import AutoPlayer
+from controller.game import recall as rc
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
 from controller.game.config import ConfigError, load_config
 from controller.game.engine import TableConfig
@@ -344,3 +348,84 @@ def test_floor_status_with_the_broker_unreachable_says_so_and_each_table_is_unkn
                         head), head
     assert re.match(rf"{TABLE} +UNKNOWN since \S+Z +last round 12 ", line), line
     assert recorder.stop() == 0
+
+
+def rc_recall(journal: Path) -> list[dict]:
+    """The journal's rounds as ``recall --json`` gives them, oldest first."""
+    return sorted(rc.recall(journal, 1_000_000), key=lambda r: r["round_id"])
+
+
+def _z(utc: str) -> str:
+    """A record's end time written as a casino's system would give it: ``...Z``."""
+    return utc.replace("+00:00", "Z")
+
+
+def test_floor_rounds_exports_every_tables_rounds_by_end_time_as_json_and_csv(recorded_on):
+    journal, store = recorded_on
+    ends = {r["round_id"]: r["ended_utc"] for r in rc_recall(journal)}
+    base = ["floor", "rounds", "--store", str(store)]
+    window = ["--from", _z(ends[5]), "--to", _z(ends[9])]
+    day = ends[1][:10]
+    as_json, as_csv, whole, other, bad, both = cli(
+        [*base, *window, "--format", "json"], [*base, *window, "--format", "csv"],
+        [*base, "--from", day, "--json"], [*base, "--from", day, "--table", "TCP-99"],
+        [*base, "--from", "2026-12-05T14:00:00+01:00"], [*base, *window, "--json",
+                                                          "--format", "csv"])
+    rows = json.loads(as_json.stdout)
+    # from inclusive, to exclusive: rounds 5 to 8, each with its table and journal
+    assert [r["round_id"] for r in rows] == [5, 6, 7, 8]
+    assert {(r["table_id"], r["currency"]) for r in rows} == {(TABLE, "EUR")}
+    table = list(csv.DictReader(io.StringIO(as_csv.stdout)))
+    assert [int(r["round_id"]) for r in table] == [5, 6, 7, 8]
+    assert [r["journal"] for r in table] == [r["journal"] for r in rows]
+    assert [int(r["total_wagered"]) for r in table] == [r["groups"]["total"]["wagered"]
+                                                        for r in rows]
+    # the whole day: every round, and the amounts by bet group add up to the meters the
+    # table kept as it played (minor units)
+    everything = json.loads(whole.stdout)
+    assert [r["round_id"] for r in everything] == list(range(1, 13))
+    kept = rc.meters(journal).rows
+    for group in ("total", "ante", "pair_plus", "play"):
+        sums = [sum(r["groups"].get(group, {}).get(k, 0) for r in everything)
+                for k in ("wagered", "paid", "net")]
+        wagered, paid, won = kept[group][:3]
+        assert sums == [wagered, paid, paid - won], group
+    assert other.returncode == 0 and other.stdout.startswith("0 round(s) ended in ")
+    assert bad.returncode == both.returncode == 2
+    assert bad.stderr.splitlines() == [bad.stderr.strip()] and bad.stderr.startswith(
+        "threecard floor rounds: --from: '2026-12-05T14:00:00+01:00' is not a time in UTC")
+    assert "--json is --format json" in both.stderr
+
+
+def test_a_postgresql_server_gone_mid_read_is_one_line_not_a_traceback(recorded, tmp_path,
+                                                                         request):
+    import psycopg
+
+    journal, _ = recorded
+    url = new_store(request, "postgresql", tmp_path)
+    _record(journal, url)
+    locker = psycopg.connect(url)  # holds the tables the readers read next: they wait
+    locker.execute("LOCK TABLE seals, rounds IN ACCESS EXCLUSIVE MODE")
+    admin = psycopg.connect(url, autocommit=True)
+    procs = [subprocess.Popen([sys.executable, "-m", "controller.cli", *args],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for args in (["verify-journal", "--journal", str(journal), "--floor-store", url],
+                          ["floor", "rounds", "--store", url, "--from", "2026-01-01"])]
+    try:
+        def waiting() -> list:
+            return admin.execute("SELECT pid FROM pg_stat_activity WHERE datname = "
+                                 "current_database() AND wait_event_type = 'Lock'").fetchall()
+        deadline = time.monotonic() + 60
+        while len(waiting()) < 2:
+            assert time.monotonic() < deadline, "the readers never reached the locked tables"
+            time.sleep(0.05)
+        for (pid,) in waiting():  # the server ends their connections mid-read
+            admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        outs = [p.communicate(timeout=60) for p in procs]
+    finally:
+        locker.close()
+        admin.close()
+    for p, (_, err) in zip(procs, outs, strict=True):
+        assert p.returncode == 1, err
+        assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+        assert "cannot read the floor store: terminating connection" in err, err

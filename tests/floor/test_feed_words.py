@@ -13,17 +13,11 @@ import threading
 from pathlib import Path
 
 import pytest
-from floor_feed import feed_messages
+from floor_feed import dealt, feed_messages
 from polling import until
 
-from controller.autoplay import AutoPlayer
-from controller.game.auth import DEMO_PINS, demo_pin_hashes
-from controller.game.engine import TableConfig
-from controller.game.table import Table
-from controller.simulate_cli import simulate
 from floor.mqtt import FloorSettings
 from floor.publisher import FloorPublisher
-from simulators.event_shoe import EventShoe
 
 TABLE = "TCP-W"
 
@@ -31,11 +25,7 @@ TABLE = "TCP-W"
 @pytest.fixture(scope="module")
 def journal(tmp_path_factory) -> Path:
     """A journal of 2 rounds at 2 seats."""
-    path = tmp_path_factory.mktemp("words") / "journal.sqlite3"
-    t = Table(path, TableConfig(seats=2, pin_hashes=demo_pin_hashes(), table_id=TABLE))
-    simulate(t, AutoPlayer(bets={"ante": 100}, pin=DEMO_PINS["supervisor"]), EventShoe(3), 2)
-    t.close()
-    return path
+    return dealt(tmp_path_factory.mktemp("words") / "journal.sqlite3", TABLE, 2, 3)
 
 
 def _lines(caplog, level: int = logging.INFO) -> list[str]:

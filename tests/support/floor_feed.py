@@ -21,6 +21,22 @@ def feed_messages(journal: Path | str, table: str, **kw) -> list:
     return out
 
 
+def dealt(path: Path, table: str, rounds: int, seed: int) -> Path:
+    """A journal at ``path`` of ``rounds`` rounds at 2 seats (autoplay, an ante of 100)."""
+    from controller.autoplay import AutoPlayer
+    from controller.game.auth import DEMO_PINS, demo_pin_hashes
+    from controller.game.engine import TableConfig
+    from controller.game.table import Table
+    from controller.simulate_cli import simulate
+    from simulators.event_shoe import EventShoe
+
+    t = Table(path, TableConfig(seats=2, pin_hashes=demo_pin_hashes(), table_id=table))
+    simulate(t, AutoPlayer(bets={"ante": 100}, pin=DEMO_PINS["supervisor"]),
+             EventShoe(seed), rounds)
+    t.close()
+    return path
+
+
 class Clock:
     """A monotonic clock a test moves by hand (``now``, seconds)."""
 

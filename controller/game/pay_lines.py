@@ -1,0 +1,72 @@
+"""What the screens say of a settled bet: the paytable line it was paid on, and the pay order.
+
+A win of the Ante Bonus, Pair Plus or 6 Card Bonus is paid on one line of its paytable (the
+rule profile's, :mod:`controller.game.rules`): the screens name that line beside the amount
+("Mini royal 100:1"). The settlement knows it (:attr:`~controller.game.settlement.BetResult
+.line`); a round's record keeps the seat's hand, its 6 Card Bonus hand and its cards, from
+which :func:`result_line` names it again by the same rule (:meth:`RuleProfile.paid_line`).
+
+Every list of a seat's results (settled or refunded) is in the one pay order of the rules
+(:data:`~controller.game.rules.PAY_ORDER`): :func:`in_pay_order`.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Sequence
+from typing import TypeVar
+
+from controller.game.rules import PAY_ORDER, RuleProfile
+
+LINE_BETS = ("ante_bonus", "pair_plus", "six_card_bonus")
+"""The bets paid on a paytable line (the Ante and Play pay even money)."""
+
+_R = TypeVar("_R")
+
+
+def pay_rank(bet: str) -> int:
+    """A bet's place in :data:`~controller.game.rules.PAY_ORDER` (an unknown bet last)."""
+    return PAY_ORDER.index(bet) if bet in PAY_ORDER else len(PAY_ORDER)
+
+
+def in_pay_order(results: Iterable[_R]) -> tuple[_R, ...]:
+    """``results`` (anything with a ``bet``) sorted in the pay order of the rules."""
+    return tuple(sorted(results, key=lambda r: pay_rank(r.bet)))  # type: ignore[attr-defined]
+
+
+@functools.lru_cache(maxsize=4096)
+def _mini_royal(cards: tuple[str | None, ...]) -> bool:
+    if len(cards) != 3 or None in cards:
+        return False
+    from controller.game.cards import parse_card
+    from controller.game.hands import evaluate3
+
+    return evaluate3([parse_card(c) for c in cards]).mini_royal  # type: ignore[arg-type]
+
+
+def result_line(profile: RuleProfile, bet: str, outcome: str, multiple: int,
+                hand: str | None, six_card_hand: str | None, cards: Sequence[str | None],
+                recorded: str = "") -> str:
+    """The paytable line a bet's win was paid on (a hand key, or ``mini_royal``), else "".
+
+    Args:
+        profile: the rules the round was paid under (the table's; a record of a round
+            paid under others still names the line its multiple was paid on).
+        bet: the bet type.
+        outcome: ``win``, ``lose``, ``push`` or ``refund``: only a win has a line.
+        multiple: the "X to 1" paid.
+        hand: the seat's 3-card hand key.
+        six_card_hand: the best five of the six cards' key, when the bet was placed.
+        cards: the seat's cards (canonical texts), to tell a mini royal.
+        recorded: the line the record keeps, if any (it wins).
+    """
+    if recorded or outcome != "win" or bet not in LINE_BETS:
+        return recorded
+    if bet == "six_card_bonus":
+        return six_card_hand or ""
+    mini = _mini_royal(tuple(cards))
+    line = profile.paid_line(bet, hand or "", mini)
+    if bet == "pair_plus" and mini and profile.pair_plus.get(line) != multiple:
+        # paid under rules that named the other line: a mini royal pays on one of two
+        line = hand or "" if line == "mini_royal" else "mini_royal"
+    return line

@@ -1,0 +1,77 @@
+"""A table's profile's exact returns on the floor, and the hold they give.
+
+The table sends, with its meters, the name of the rule profile it plays by and each bet
+group's exact return as the par sheet computes it for that profile (a player following
+its strategy, under its fold rule); the floor weighs those returns by what was staked on
+each group to tell the hold the meters should show (:func:`expected_hold_ppm`), beside
+the hold they do show.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+
+from controller.game.rules import RuleProfile
+from controller.game.shift_returns import BET_GROUPS
+
+_LOCK = threading.Lock()
+_CACHE: dict[str, dict[str, str]] = {}
+
+
+def profile_returns(profile: RuleProfile) -> dict[str, str]:
+    """Each bet group's exact return under ``profile``, ``numerator/denominator``.
+
+    Computed once per profile's content (a few milliseconds from the stored counts);
+    empty when the stored counts are damaged (the table's self-check refuses to start on
+    them already).
+    """
+    key = repr(dataclasses.replace(profile, source=""))
+    with _LOCK:
+        got = _CACHE.get(key)
+        if got is None:
+            from controller.game.deck_counts import DeckCountsError, stored_counts
+            from controller.game.par_sheet import compute_par_sheet
+            from controller.game.shift_returns import exact_returns
+
+            try:
+                sheet = compute_par_sheet(profile, stored_counts())
+            except DeckCountsError:
+                got = {}
+            else:
+                got = {g: f"{r[0].numerator}/{r[0].denominator}" for g in BET_GROUPS
+                       if (r := exact_returns(sheet, g)) is not None}
+            _CACHE[key] = got
+        return dict(got)
+
+
+def expected_hold_ppm(rows: Mapping[str, Sequence[int]], returns: Mapping[str, str]
+                      ) -> int | None:
+    """The hold the exact returns give for what was staked, parts per million (rounded).
+
+    Each group's return is per unit of its first bet's stake (Ante/Play: per Ante): the
+    house expects to keep ``(1 - return) * stake`` of it; over everything wagered (the
+    ``total`` row, Play bets included) that is the hold to expect.
+
+    Args:
+        rows: meter rows, name -> [wagered, paid, won, rounds, voids, refunded].
+        returns: bet group -> ``numerator/denominator`` (:func:`profile_returns`).
+
+    Returns:
+        None when nothing was wagered, or a bet was staked whose return is not known.
+    """
+    total = rows.get("total")
+    if not total or total[0] <= 0 or not returns:
+        return None
+    keep = Fraction(0)
+    for group, bets in BET_GROUPS.items():
+        staked = rows.get(bets[0], (0,))[0]
+        if not staked:
+            continue
+        if group not in returns:
+            return None
+        keep += (1 - Fraction(returns[group])) * staked
+    ppm = keep * 1_000_000 / total[0]
+    return int(ppm + Fraction(1, 2)) if ppm >= 0 else -int(-ppm + Fraction(1, 2))

@@ -1,0 +1,400 @@
+"""``threecard floor web``: the pit page and ``/metrics``, read-only, over aiohttp.
+
+Every table on one page, and one page a table (:mod:`floor.web_pages`), pushed again to
+the browser by server-sent events whenever what it shows changes (the store is read every
+:data:`POLL_S`). A pit role's PIN opens a session: its scrypt hash sits in the ``[roles]``
+section of the floor's configuration file (``pit = "scrypt$..."``, made with ``threecard
+hash-pin``), checked and locked out as the table checks its roles' PINs
+(:mod:`controller.game.auth`: ``lockout_after`` wrong PINs in a row lock PIN entry for
+``lockout_seconds``). ``/metrics`` (:mod:`floor.web_metrics`) answers on the same server
+only with the bearer token of ``--metrics-token-file``, or on a listener of its own bound
+to the loopback interface. TLS when given a certificate and its key.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import ipaddress
+import secrets
+import ssl
+import threading
+import time
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
+
+from controller.game.auth import PinLockout, parse_pin_hash, verify_pin
+from controller.game.config import (
+    MAX_LOCKOUT_AFTER,
+    MAX_LOCKOUT_SECONDS,
+    MIN_LOCKOUT_AFTER,
+    MIN_LOCKOUT_SECONDS,
+)
+from floor import web_data, web_pages
+from floor.web_metrics import registry
+from floor.web_text import lang_of, text
+
+POLL_S = 0.5
+"""How often a page's stream reads the store for a change (seconds)."""
+SESSION_S = 12 * 3600
+"""How long a login lasts (a shift)."""
+LAST_ROUNDS = 10
+"""Rounds a table's page shows."""
+COOKIE = "pit_session"
+
+
+class WebError(Exception):
+    """The web server's settings cannot be used (the message says which and why)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PitRoles:
+    """The ``[roles]`` section of the floor's configuration file.
+
+    Attributes:
+        pit: the pit role's PIN hash (``scrypt$...``).
+        lockout_after: wrong PINs in a row before PIN entry locks.
+        lockout_seconds: how long it stays locked.
+    """
+
+    pit: str
+    lockout_after: int = 5
+    lockout_seconds: int = 300
+
+
+def read_roles(path: str | Path) -> PitRoles:
+    """The ``[roles]`` of a floor configuration file (TOML).
+
+    Raises:
+        WebError: the file cannot be read, or ``[roles]`` lacks a pit PIN hash or holds
+            a value out of bounds (the message names the key).
+    """
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise WebError(f"{path}: {exc}") from None
+    roles = data.get("roles")
+    if not isinstance(roles, dict) or "pit" not in roles:
+        raise WebError(f"{path}: [roles] pit: the pit role's PIN hash is missing (make one "
+                       "with `threecard hash-pin`)")
+    unknown = set(roles) - {"pit", "lockout_after", "lockout_seconds"}
+    if unknown:
+        raise WebError(f"{path}: [roles] {sorted(unknown)[0]}: unknown (pit, lockout_after, "
+                       "lockout_seconds)")
+    try:
+        parse_pin_hash(roles["pit"] if isinstance(roles["pit"], str) else "")
+    except ValueError as exc:
+        raise WebError(f"{path}: [roles] pit: must be a PIN hash from `threecard hash-pin` "
+                       f"(scrypt$...), never a PIN: {exc}") from None
+    bounds = {"lockout_after": (5, MIN_LOCKOUT_AFTER, MAX_LOCKOUT_AFTER),
+              "lockout_seconds": (300, MIN_LOCKOUT_SECONDS, MAX_LOCKOUT_SECONDS)}
+    got = {}
+    for key, (default, low, high) in bounds.items():
+        v = got[key] = roles.get(key, default)
+        if type(v) is not int or not low <= v <= high:
+            raise WebError(f"{path}: [roles] {key}: must be a whole number from {low} to "
+                           f"{high}, got {v!r}")
+    return PitRoles(roles["pit"], **got)
+
+
+def read_token(path: str | Path) -> str:
+    """The bearer token of ``/metrics``: the file's first line (at least 16 characters).
+
+    Raises:
+        WebError: the file cannot be read, or its token is too short.
+    """
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise WebError(f"{path}: {exc}") from None
+    token = lines[0].strip() if lines else ""
+    if len(token) < 16:
+        raise WebError(f"{path}: the metrics token must be at least 16 characters")
+    return token
+
+
+def loopback(host: str) -> bool:
+    """True when ``host`` names the loopback interface (the metrics' own listener)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass
+class Gate:
+    """The pit role's login: PIN checks, the lockout, the open sessions."""
+
+    roles: PitRoles
+    lockout: PinLockout = field(default_factory=PinLockout)
+    sessions: dict[str, float] = field(default_factory=dict)
+    clock: Callable[[], int] = time.monotonic_ns
+
+    def locked_s(self) -> int:
+        """Seconds PIN entry stays locked (0: it is not)."""
+        return -(-self.lockout.ms_left(self.clock(), "") // 1000)
+
+    def login(self, pin: str) -> str | None:
+        """A new session's token for the right PIN; None for a wrong one (counted)."""
+        now = self.clock()
+        self.lockout.observe(now)
+        if self.lockout.locked(now, ""):
+            return None
+        if not verify_pin(pin, self.roles.pit):
+            self.lockout.wrong_pin(now, "", self.roles.lockout_after,
+                                   self.roles.lockout_seconds)
+            return None
+        self.lockout.right_pin()
+        token = secrets.token_urlsafe(32)
+        self.sessions[token] = time.monotonic() + SESSION_S
+        return token
+
+    def valid(self, token: str | None) -> bool:
+        """True for an open session's token."""
+        until = self.sessions.get(token or "")
+        if until is None or until < time.monotonic():
+            self.sessions.pop(token or "", None)
+            return False
+        return True
+
+
+class Reader:
+    """The store, read one request at a time in a worker thread (it is synchronous)."""
+
+    def __init__(self, open_store: Callable[[], Any]) -> None:
+        self.store = open_store()
+        self.lock = threading.Lock()
+
+    def __call__(self, what: Callable[[Any], Any]) -> Any:
+        """``what(store)`` under the lock."""
+        with self.lock:
+            return what(self.store)
+
+    async def run(self, what: Callable[[Any], Any]) -> Any:
+        """``what(store)`` in a worker thread."""
+        return await asyncio.to_thread(self, what)
+
+    def close(self) -> None:
+        """Close the store."""
+        self.store.close()
+
+
+def _lang(request: web.Request) -> str:
+    return lang_of(request.query.get("lang") or request.cookies.get("lang"),
+                   request.headers.get("Accept-Language"))
+
+
+def _html(request: web.Request, body: str, status: int = 200) -> web.Response:
+    resp = web.Response(text=body, content_type="text/html", status=status,
+                        headers={"Cache-Control": "no-store",
+                                 "Content-Security-Policy": "default-src 'self'; style-src "
+                                 "'unsafe-inline'; script-src 'unsafe-inline'"})
+    if request.query.get("lang"):
+        resp.set_cookie("lang", _lang(request), max_age=365 * 86400, samesite="Strict")
+    return resp
+
+
+def make_app(reader: Reader, gate: Gate, token: str | None, secure: bool) -> web.Application:
+    """The pit's application: pages, login, streams and (with ``token``) ``/metrics``."""
+    app = web.Application()
+    metrics = registry(reader)
+
+    def logged_in(request: web.Request) -> bool:
+        return gate.valid(request.cookies.get(COOKIE))
+
+    async def login_page(request: web.Request) -> web.Response:
+        return _html(request, web_pages.login(_lang(request)))
+
+    async def login(request: web.Request) -> web.Response:
+        lang = _lang(request)
+        pin = str((await request.post()).get("pin", ""))[:32]
+        session = await asyncio.to_thread(gate.login, pin)
+        if session is None:
+            left = gate.locked_s()
+            why = text(lang, "locked", s=left) if left else text(lang, "wrong_pin")
+            return _html(request, web_pages.login(lang, why), status=401)
+        resp = web.HTTPSeeOther("/")
+        resp.set_cookie(COOKIE, session, httponly=True, samesite="Strict", secure=secure,
+                        max_age=SESSION_S)
+        raise resp
+
+    async def logout(request: web.Request) -> web.Response:
+        gate.sessions.pop(request.cookies.get(COOKIE, ""), None)
+        resp = web.HTTPSeeOther("/login")
+        resp.del_cookie(COOKIE)
+        raise resp
+
+    def pit_view(lang: str) -> Callable[[Any], str]:
+        return lambda s: web_pages.pit_fragment(web_data.pit(s, datetime.now(UTC)), lang)
+
+    def table_view(table: str, lang: str) -> Callable[[Any], str | None]:
+        def view(s: Any) -> str | None:
+            now = datetime.now(UTC)
+            p = web_data.pit(s, now)
+            row = next((r for r in p.tables if r.status.table_id == table), None)
+            if row is None:
+                return None
+            j = row.status.journal
+            return web_pages.table_fragment(
+                row, web_data.last_rounds(s, table, j, LAST_ROUNDS),
+                web_data.recent_alarms(s, table, j), now, lang)
+        return view
+
+    async def pit(request: web.Request) -> web.Response:
+        if not logged_in(request):
+            raise web.HTTPSeeOther("/login")
+        lang = _lang(request)
+        body = await reader.run(pit_view(lang))
+        return _html(request, web_pages.page(lang, text(lang, "title"), body,
+                                             f"/events?lang={lang}"))
+
+    async def table(request: web.Request) -> web.Response:
+        if not logged_in(request):
+            raise web.HTTPSeeOther("/login")
+        lang, tid = _lang(request), request.match_info["table"]
+        body = await reader.run(table_view(tid, lang))
+        if body is None:
+            raise web.HTTPNotFound(text=f"no table {tid!r} on the floor")
+        return _html(request, web_pages.page(
+            lang, f"{text(lang, 'table')} {tid}", body,
+            f"/events?lang={lang}&table={tid}"))
+
+    async def events(request: web.Request) -> web.StreamResponse:
+        if not logged_in(request):
+            raise web.HTTPUnauthorized()
+        lang, tid = _lang(request), request.query.get("table")
+        view = table_view(tid, lang) if tid else pit_view(lang)
+        resp = web.StreamResponse(headers={"Content-Type": "text/event-stream",
+                                           "Cache-Control": "no-store"})
+        await resp.prepare(request)
+        sent, beat = None, time.monotonic()
+        while logged_in(request):
+            now_text = await reader.run(view)
+            if now_text != sent and now_text is not None:
+                data = "".join(f"data: {line}\n" for line in now_text.splitlines() or [""])
+                await resp.write(f"{data}\n".encode())
+                sent, beat = now_text, time.monotonic()
+            elif time.monotonic() - beat > 15:
+                await resp.write(b": keep-alive\n\n")
+                beat = time.monotonic()
+            await asyncio.sleep(POLL_S)
+        return resp
+
+    app.router.add_get("/", pit)
+    app.router.add_get("/login", login_page)
+    app.router.add_post("/login", login)
+    app.router.add_get("/logout", logout)
+    app.router.add_get("/table/{table}", table)
+    app.router.add_get("/events", events)
+    if token is not None:
+        app.router.add_get("/metrics", metrics_handler(metrics, token))
+    return app
+
+
+def metrics_handler(reg: Any, token: str | None) -> Callable[..., Any]:
+    """``/metrics``: the registry's text; with ``token``, only for ``Bearer <token>``."""
+    async def handler(request: web.Request) -> web.Response:
+        if token is not None:
+            got = request.headers.get("Authorization", "")
+            if not hmac.compare_digest(got.encode(), f"Bearer {token}".encode()):
+                raise web.HTTPUnauthorized(headers={"WWW-Authenticate": "Bearer"})
+        body = await asyncio.to_thread(generate_latest, reg)
+        return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
+    return handler
+
+
+def _host_port(text_: str, what: str) -> tuple[str, int]:
+    host, _, port = text_.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise WebError(f"{what}: HOST:PORT, got {text_!r}")
+    return host.strip("[]"), int(port)
+
+
+def tls_context(cert: str, key: str) -> ssl.SSLContext:
+    """A server TLS context (TLS 1.2 or later) of a PEM certificate chain and key.
+
+    Raises:
+        WebError: either cannot be read or they do not match.
+    """
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.minimum_version = ssl.TLSVersion.TLSv1_2
+    try:
+        ctx.load_cert_chain(cert, key)
+    except (OSError, ssl.SSLError) as exc:
+        raise WebError(f"--cert/--key: {exc}") from None
+    return ctx
+
+
+async def _serve(app: web.Application, listen: str, tls: ssl.SSLContext | None,
+                 metrics_app: web.Application | None, metrics_listen: str | None,
+                 stop: asyncio.Event, ready: Callable[[str], None]) -> None:
+    runners = []
+    try:
+        for a, where, ctx in ((app, listen, tls), (metrics_app, metrics_listen, None)):
+            if a is None or where is None:
+                continue
+            host, port = _host_port(where, "--listen")
+            runner = web.AppRunner(a, access_log=None)
+            await runner.setup()
+            runners.append(runner)
+            site = web.TCPSite(runner, host, port, ssl_context=ctx)
+            try:
+                await site.start()
+            except OSError as exc:
+                raise WebError(f"cannot listen on {where}: {exc.strerror or exc}") from None
+            scheme = "https" if ctx else "http"
+            ready(f"{'metrics' if a is metrics_app else 'pit page'} on {scheme}://{where}/"
+                  + ("metrics" if a is metrics_app else ""))
+        await stop.wait()
+    finally:
+        for r in runners:
+            await r.cleanup()
+
+
+def serve(open_store: Callable[[], Any], roles: PitRoles, listen: str, *,
+          cert: str = "", key: str = "", metrics_token: str | None = None,
+          metrics_listen: str | None = None, stop: threading.Event | None = None,
+          ready: Callable[[str], None] = print) -> None:
+    """Serve the pit page (and the metrics) until ``stop`` is set.
+
+    Raises:
+        WebError: a listener cannot be made, the metrics' own listener is not on the
+            loopback interface, or TLS cannot start.
+        StoreError: the store cannot be opened.
+    """
+    _host_port(listen, "--listen")
+    if metrics_listen is not None and not loopback(_host_port(metrics_listen,
+                                                              "--metrics-listen")[0]):
+        raise WebError("--metrics-listen: bind it to the loopback interface (127.0.0.1 "
+                       "or [::1]), or serve /metrics with --metrics-token-file")
+    tls = tls_context(cert, key) if cert or key else None
+    reader = Reader(open_store)
+    try:
+        app = make_app(reader, Gate(roles), metrics_token, tls is not None)
+        metrics_app = None
+        if metrics_listen is not None:
+            metrics_app = web.Application()
+            metrics_app.router.add_get("/metrics", metrics_handler(registry(reader), None))
+        asyncio.run(_main(app, listen, tls, metrics_app, metrics_listen, stop, ready))
+    finally:
+        reader.close()
+
+
+async def _main(app: web.Application, listen: str, tls: ssl.SSLContext | None,
+                metrics_app: web.Application | None, metrics_listen: str | None,
+                stop: threading.Event | None, ready: Callable[[str], None]) -> None:
+    done = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    if stop is not None:
+        threading.Thread(target=lambda: (stop.wait(), loop.call_soon_threadsafe(done.set)),
+                         daemon=True).start()
+    await _serve(app, listen, tls, metrics_app, metrics_listen, done, ready)
