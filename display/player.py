@@ -186,7 +186,7 @@ class PlayerScreen:
         return "  \u2022  ".join(parts)
 
     def _seats(self, p: Painter, rect: pygame.Rect, view: PlayerView, ncols: int) -> None:
-        gap = max(3, rect.width // 200)
+        gap = max(2, rect.width // 400)
         cells = grid(rect, len(view.seats), ncols, gap)
         if not cells:
             return
@@ -200,7 +200,7 @@ class PlayerScreen:
         net_texts = tuple(x[0] for x in nets.values() if x is not None)
         # the grid's cells differ by a pixel: plan for the narrowest and the shortest
         smallest = pygame.Rect(0, 0, min(c.width for c in cells), min(c.height for c in cells))
-        width = smallest.width - 2 * max(2, smallest.width // 40)
+        width = smallest.width - 2 * max(2, smallest.width // 60)
         for form in forms:
             lines = {s.seat: tuple(self._seat_lines(s, om.on(view), form)) for s in view.seats}
             plan = plan_seats(self.fonts, smallest, tuple(lines.values()), hands, p.floor,

@@ -86,7 +86,7 @@ def _pill_h(size: int) -> int:
 
 def _pill_pad(size: int) -> int:
     """The net pill's margin left and right of its text."""
-    return max(1, _pill_h(size) // 8)
+    return max(1, _pill_h(size) // 16)
 
 
 def split_two(text: str) -> tuple[str, str]:
@@ -100,16 +100,28 @@ def split_two(text: str) -> tuple[str, str]:
 
 
 def hand_lines(fonts: FontBook, text: str, size: int, width: int) -> list[str]:
-    """``text`` (bold, ``size``) on one line, two balanced ones, or as many as it takes."""
+    """``text`` (bold, ``size``) on one line, two balanced ones, or as many as it takes.
+
+    A word too wide for a line breaks after a hyphen of its own.
+    """
     if _wide(fonts, text, size, True) <= width:
         return [text]
     two = [t for t in split_two(text) if t]
     if all(_wide(fonts, t, size, True) <= width for t in two):
         return two
+    words: list[str] = []
+    for word in text.split(" "):  # a word too wide breaks after its hyphens (Стріт-флеш)
+        if "-" in word and _wide(fonts, word, size, True) > width:
+            *heads, tail = word.split("-")
+            words += [f"{h}-" for h in heads] + [tail]
+        else:
+            words.append(word)
     out: list[str] = []
-    for word in text.split(" "):
-        if out and _wide(fonts, f"{out[-1]} {word}", size, True) <= width:
-            out[-1] = f"{out[-1]} {word}"
+    for word in words:
+        joined = f"{out[-1]}{word}" if out and out[-1].endswith("-") else f"{out[-1]} {word}" \
+            if out else word
+        if out and _wide(fonts, joined, size, True) <= width:
+            out[-1] = joined
         else:
             out.append(word)
     return out
@@ -218,7 +230,7 @@ def plan_seats(fonts: FontBook, cell: pygame.Rect, seats: tuple[tuple[BetRow, ..
 @functools.lru_cache(maxsize=256)
 def _plan(fonts: FontBook, width: int, height: int, seats: tuple[tuple[BetRow, ...], ...],
           hands: tuple[str, ...], floor: int, nets: tuple[str, ...], top: int) -> SeatPlan:
-    pad_x, pad_y = max(2, width // 40), max(2, height // 60)
+    pad_x, pad_y = max(2, width // 60), max(2, height // 60)
     w, h = width - 2 * pad_x, height - 2 * pad_y
     gap = max(1, h // 90)
     best = None
