@@ -45,9 +45,10 @@ def _height(block: Block, size: int, n: int | None = None) -> int:
 
 
 def _chunks(block: Block, size: int, height: int) -> list[Block]:
-    """``block`` cut into tables no taller than ``height``, each under the title."""
+    """``block`` cut into tables no taller than ``height``, each under the title, evenly."""
     role, title, items = block
     per = max(1, (height - _height(block, size, 0)) // _h(size))
+    per = -(-len(items) // -(-len(items) // per)) if items else 1  # even parts: 3 + 3, not 5 + 1
     return [(role, title, items[i:i + per]) for i in range(0, len(items), per)]
 
 
