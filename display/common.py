@@ -13,6 +13,7 @@ from display import theme
 from display.cards import CardArt
 from display.i18n import Translator
 from display.painter import Painter, cols, inset, rows
+from display.player_seats import split_two
 
 _FELT_CACHE: dict[tuple[int, int], pygame.Surface] = {}
 _VIGNETTE = (48, 27)  # the gradient's own size, smoothly scaled to the screen's
@@ -147,7 +148,13 @@ def banner_strip(p: Painter, rect: pygame.Rect, banner: Banner, tr: Translator, 
                bold=True, color=fg, role=f"{role}.icon")
         body = pygame.Rect(body.left + icon_w + body.height // 4, body.top,
                            body.width - icon_w - body.height // 4, body.height)
-    if second:
+    if second and p.floor:  # the message on a line, the rest (on two lines if need be)
+        one = math.ceil(p.floor * theme.LINE_HEIGHT) + 1
+        line = max(one, body.height - 2 * one)
+        top, bot = rows(body, [line, max(1, body.height - line)], 0)
+        p.text(msg, top, top.height, bold=True, color=fg, align="left", role=f"{role}.msg")
+        p.text2(second, bot, bot.height, color=fg, role=f"{role}.act")
+    elif second:
         top, bot = rows(body, [1.15, 1], 0)
         p.text(msg, top, top.height, bold=True, color=fg, align="left", role=f"{role}.msg")
         p.text(second, bot, bot.height, color=fg, align="left", role=f"{role}.act")
@@ -181,6 +188,9 @@ def dealer_hand(p: Painter, art: CardArt, rect: pygame.Rect, cards: tuple[str | 
     p.fill(rect, theme.PANEL, radius)
     p.outline(rect, theme.PANEL_LINE, 1, radius)
     p.region(role, rect)
+    if p.floor:
+        _dealer_at_floor(p, art, rect, cards, hand, qualifies, tr, role, qualifier)
+        return
     inner = inset(rect, max(4, rect.height // 14))
     wide = inner.width > inner.height * 2.6
     if wide:
@@ -215,5 +225,40 @@ def dealer_hand(p: Painter, art: CardArt, rect: pygame.Rect, cards: tuple[str | 
     pill = inset(b, max(2, b.width // 40), max(1, b.height // 10))
     p.fill(pill, theme.GOLD if qualifies else theme.BLUE, pill.height // 2)
     p.text2(label, inset(pill, pill.height // 3, 1), int(pill.height * 0.5), bold=True,
+            color=theme.TEXT_DARK if qualifies else theme.TEXT, role=f"{role}.qualifies")
+
+
+
+def _dealer_at_floor(p: Painter, art: CardArt, rect: pygame.Rect,
+                     cards: tuple[str | None, ...], hand: str | None, qualifies: bool | None,
+                     tr: Translator, role: str, qualifier: str) -> None:
+    """:func:`dealer_hand` with every text at the painter's floor or larger.
+
+    The label over the cards; under them two lines: the rule before the reveal, then the
+    hand beside the qualification (each on two lines when one is too narrow).
+    """
+    size = p.floor
+    line = math.ceil(size * theme.LINE_HEIGHT) + 1
+    inner = inset(rect, max(4, rect.height // 24))
+    gap = max(2, line // 6)
+    label, mid, info = rows(inner, [line, max(1, inner.height - 3 * line - 2 * gap - 6),
+                                    2 * line + 6], gap)
+    p.text(tr("word.dealer"), label, size, bold=True, color=theme.GOLD, role=f"{role}.label")
+    art.row(p.surface, mid, cards)
+    p.region(f"{role}.cards", mid)
+    p.region(f"{role}.result", info)
+    if qualifies is None:
+        p.text2(tr("dealer.qualifier", q=tr.qualifier(qualifier)), info, size,
+                color=theme.TEXT_DIM, role=f"{role}.qualifier")
+        return
+    text = tr("dealer.qualifies") if qualifies else tr("dealer.not_qualify")
+    pill_w = p.fonts.font(size, True).size(text)[0] + 2 * line // 2
+    if pill_w > info.width * 0.62:  # on two lines
+        pill_w = max(p.fonts.font(size, True).size(x)[0] for x in split_two(text)) + line
+    hand_r, pill = cols(info, [info.width - min(pill_w, info.width) - gap,
+                               min(pill_w, info.width)], gap)
+    p.text2(tr.hand(hand), hand_r, size, bold=True, role=f"{role}.hand")
+    p.fill(pill, theme.GOLD if qualifies else theme.BLUE, line // 2)
+    p.text2(text, inset(pill, line // 3, 1), size, bold=True,
             color=theme.TEXT_DARK if qualifies else theme.TEXT, role=f"{role}.qualifies")
 

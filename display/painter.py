@@ -169,13 +169,17 @@ class Painter:
         min_text: the smallest pixel size text may shrink to before it is cut.
         tr: the screen's language, for the names of keys in the buttons' hints (``Enter``
             is ``Entrée`` in French); English when None.
+        floor: no text is drawn smaller than this, whatever size it asks for: a text too
+            long for its box at this size is cut (and recorded as cut), never shrunk
+            below it (0: no floor).
     """
 
     def __init__(self, surface: pygame.Surface, fonts: FontBook, min_text: int = 9,
-                 tr: Translator | None = None) -> None:
+                 tr: Translator | None = None, floor: int = 0) -> None:
         self.surface = surface
         self.fonts = fonts
-        self.min_text = min_text
+        self.floor = floor
+        self.min_text = max(min_text, floor)
         self.tr = tr or Translator("en")
         self.frame = Frame(surface.get_size())
 
@@ -193,8 +197,9 @@ class Painter:
 
         Lines that belong together (a column of amounts) then share one size.
         """
-        lo = min(self.min_text if min_size is None else min_size, int(size))
-        out = int(size)
+        size = max(int(size), self.floor)
+        lo = max(self.floor, min(self.min_text if min_size is None else min_size, size))
+        out = size
         for t in texts:
             if t:
                 out = min(out, self.fonts.fit(t, bold, int(size), box.width, box.height, lo)[0])
@@ -226,9 +231,9 @@ class Painter:
         if not text or box.width <= 2 or box.height <= 2:
             r = pygame.Rect(box.centerx, box.centery, 0, 0)
             return r
-        lo = self.min_text if min_size is None else min_size
-        s, shown, truncated = self.fonts.fit(text, bold, int(size), box.width, box.height,
-                                             min(lo, int(size)))
+        size = max(int(size), self.floor)
+        lo = max(self.floor, min(self.min_text if min_size is None else min_size, size))
+        s, shown, truncated = self.fonts.fit(text, bold, size, box.width, box.height, lo)
         if not shown:
             r = pygame.Rect(box.centerx, box.centery, 0, 0)
             self.frame.texts.append(TextRecord(text, r, box, role, s, True))
@@ -256,6 +261,7 @@ class Painter:
         below 60 % of ``size`` or cut it.
         """
         box = pygame.Rect(box)
+        size = max(int(size), self.floor)
         fitted, _, cut = self.fonts.fit(text, bold, int(size), box.width, box.height,
                                         min(self.min_text, int(size)))
         words = text.split(" ")

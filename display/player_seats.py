@@ -1,11 +1,12 @@
 """The player screen's seats: each seat's cards, hand, wagers or results and net.
 
-The seats share one plan (:func:`plan_seats`): the sizes at which every seat's texts fit
-its cell, largest first. The amounts and the hand names come first (the player reads them
-from the table's distance); a bet's name stands beside its amount when both fit at a
-readable size, else above it; a hand name too long for one line takes two; the net
-amount (or outcome) fits its pill at the amounts' size or larger; the cards take the
-height that is left.
+Every seat text is at least the screen's floor (3 % of its shorter side): the seats share
+one plan (:func:`plan_seats`) that gives the label, the hand, the bets and the net one
+size, and each seat's result lines as many rows as the cards leave. A seat says its bets
+in the fullest form its rows hold: a bet's name beside its amount, its name above it, its
+short name (``PP``) beside it, or its amount alone in the bets' order (the names dropped
+for that seat only). A winning line's detail (the paytable line that paid) takes a row of
+its own under its amount while rows are left.
 """
 
 from __future__ import annotations
@@ -21,37 +22,56 @@ from display.cards import CardArt
 from display.painter import Painter, inset
 from display.theme import LINE_HEIGHT, FontBook
 
-LINE = 1.12
-"""A result line's height as a multiple of the text's line height."""
+FORMS = ("inline", "stacked", "short", "bare")
+"""A seat's bet lines, fullest first: name beside the amount, name above it, short name
+beside it, the amount alone."""
+
+
+@dataclass(frozen=True, slots=True)
+class BetRow:
+    """One wager or result of a seat, as its rows may say it.
+
+    Attributes:
+        name: the bet's name (``Pair Plus``); ``short``: its short name (``PP``).
+        amount: the amount or outcome; ``color``: its colour.
+        detail: the paytable line a win was paid on and its pay (``("Mini royal",
+            "100:1")``), drawn on rows under the amount while the seat has rows left;
+            ``rank``: its pay multiple, the biggest pays named first.
+    """
+
+    name: str
+    short: str
+    amount: str
+    color: theme.Color
+    detail: tuple[str, str] | None = None
+    rank: int = 0
 
 
 @dataclass(frozen=True, slots=True)
 class SeatPlan:
-    """Sizes (font pixel sizes) and heights (pixels) shared by every seat of a frame.
+    """The size (font pixels) and heights (pixels) shared by every seat of a frame.
 
     Attributes:
-        amount: the amounts' size (bold).
-        name: the bet names' size.
-        stacked: every bet's name stands above its amount (else beside it where both fit:
-            :func:`inline`).
-        hand: the hand names' size (bold); ``hand_lines``: 1 or 2.
-        label: the seat label's size; ``net``: the net amount's size.
+        size: every seat text's size (label, hand and amounts bold).
+        hand_lines: rows of the hand name, 1 to 3.
+        rows: result rows a seat has.
         pad_x, pad_y: the cell's inner margins.
         heights: label, cards, hand, results, net (pixels), in drawing order.
         gap: between those parts.
     """
 
-    amount: int
-    name: int
-    stacked: bool
-    hand: int
+    size: int
     hand_lines: int
-    label: int
-    net: int
+    rows: int
     pad_x: int
     pad_y: int
     heights: tuple[int, int, int, int, int]
     gap: int
+
+    @property
+    def row(self) -> int:
+        """One result row's height."""
+        return _h(self.size)
 
 
 def _h(size: int) -> int:
@@ -60,8 +80,13 @@ def _h(size: int) -> int:
 
 
 def _pill_h(size: int) -> int:
-    """The net pill's height for its text of ``size`` (the text stands ``height // 4`` in)."""
-    return math.ceil(_h(size) * 1.2)
+    """The net pill's height for its text of ``size``."""
+    return math.ceil(_h(size) * 1.15)
+
+
+def _pill_pad(size: int) -> int:
+    """The net pill's margin left and right of its text."""
+    return max(1, _pill_h(size) // 16)
 
 
 def split_two(text: str) -> tuple[str, str]:
@@ -74,87 +99,173 @@ def split_two(text: str) -> tuple[str, str]:
     return " ".join(words[:best]), " ".join(words[best:])
 
 
-def plan_seats(fonts: FontBook, cell: pygame.Rect,
-               seats: tuple[tuple[tuple[str, str], ...], ...], hands: tuple[str, ...], n: int,
-               floor: int, nets: tuple[str, ...] = (), want: int = 0) -> SeatPlan:
-    """The largest sizes at which every seat's texts fit ``cell``.
+def hand_lines(fonts: FontBook, text: str, size: int, width: int) -> list[str]:
+    """``text`` (bold, ``size``) on one line, two balanced ones, or as many as it takes.
+
+    A word too wide for a line breaks after a hyphen of its own.
+    """
+    if _wide(fonts, text, size, True) <= width:
+        return [text]
+    two = [t for t in split_two(text) if t]
+    if all(_wide(fonts, t, size, True) <= width for t in two):
+        return two
+    words: list[str] = []
+    for word in text.split(" "):  # a word too wide breaks after its hyphens (Стріт-флеш)
+        if "-" in word and _wide(fonts, word, size, True) > width:
+            *heads, tail = word.split("-")
+            words += [f"{h}-" for h in heads] + [tail]
+        else:
+            words.append(word)
+    out: list[str] = []
+    for word in words:
+        joined = f"{out[-1]}{word}" if out and out[-1].endswith("-") else f"{out[-1]} {word}" \
+            if out else word
+        if out and _wide(fonts, joined, size, True) <= width:
+            out[-1] = joined
+        else:
+            out.append(word)
+    return out
+
+
+def detail_rows(fonts: FontBook, size: int, width: int, detail: tuple[str, str]
+                ) -> list[tuple[str, str]] | None:
+    """A paid line's rows, (left, right) each: its name wrapped, its pay beside the last word.
+
+    The pay takes a row of its own when it does not fit beside; None when a word of the
+    name or the pay is wider than ``width``.
+    """
+    name, pay = detail
+    out: list[str] = []
+    for word in name.split(" "):
+        if _wide(fonts, word, size, False) > width:
+            return None
+        if out and _wide(fonts, f"{out[-1]} {word}", size, False) <= width:
+            out[-1] = f"{out[-1]} {word}"
+        else:
+            out.append(word)
+    rows = [(x, "") for x in out]
+    if _wide(fonts, pay, size, True) > width:
+        return None
+    if _beside(fonts, size, width, out[-1], pay):
+        rows[-1] = (out[-1], pay)
+    else:
+        rows.append(("", pay))
+    return rows
+
+
+def _details(fonts: FontBook, size: int, width: int, bets: tuple[BetRow, ...],
+             spare: int) -> dict[int, list[tuple[str, str]]]:
+    """The bets (by index) whose paid lines ``spare`` rows hold, the biggest pays first."""
+    out: dict[int, list[tuple[str, str]]] = {}
+    for i in sorted((i for i, b in enumerate(bets) if b.detail), key=lambda i: -bets[i].rank):
+        rows = detail_rows(fonts, size, width, bets[i].detail)  # type: ignore[arg-type]
+        if rows is not None and len(rows) <= spare:
+            out[i], spare = rows, spare - len(rows)
+    return out
+
+
+def _detail_need(fonts: FontBook, size: int, width: int, bets: tuple[BetRow, ...]) -> int:
+    """The rows every paid line of a seat would take."""
+    return sum(len(detail_rows(fonts, size, width, b.detail) or ()) for b in bets if b.detail)
+
+
+def _wide(fonts: FontBook, text: str, size: int, bold: bool) -> int:
+    return fonts.font(size, bold).size(text)[0] if text else 0
+
+
+def _beside(fonts: FontBook, size: int, width: int, name: str, amount: str) -> bool:
+    """Whether ``name`` stands beside ``amount`` in ``width`` at ``size``."""
+    return (_wide(fonts, name, size, False) + _wide(fonts, amount, size, True) + size // 2
+            <= width)
+
+
+def form_rows(fonts: FontBook, size: int, width: int, bets: tuple[BetRow, ...],
+              form: str) -> int | None:
+    """The rows ``bets`` take in ``form`` (details left out), or None when it cannot say them."""
+    if form == "inline":
+        ok = all(_beside(fonts, size, width, b.name, b.amount) for b in bets)
+    elif form == "stacked":  # an amount alone on its row: in the plain face if bold is too wide
+        ok = all(_wide(fonts, b.name, size, False) <= width
+                 and _wide(fonts, b.amount, size, False) <= width for b in bets)
+    elif form == "short":
+        ok = all(_beside(fonts, size, width, b.short, b.amount) for b in bets)
+    else:
+        ok = all(_wide(fonts, b.amount, size, False) <= width for b in bets)
+    if not ok:
+        return None
+    return len(bets) * (2 if form == "stacked" else 1)
+
+
+def seat_form(fonts: FontBook, plan: SeatPlan, width: int, bets: tuple[BetRow, ...]) -> str:
+    """The fullest form whose rows ``plan`` has for a seat (``bare`` as the last resort)."""
+    for form in FORMS:
+        need = form_rows(fonts, plan.size, width, bets, form)
+        if need is not None and need <= plan.rows:
+            return form
+    return "bare"
+
+
+def plan_seats(fonts: FontBook, cell: pygame.Rect, seats: tuple[tuple[BetRow, ...], ...],
+               hands: tuple[str, ...], floor: int, nets: tuple[str, ...] = (),
+               top: int = 0) -> SeatPlan:
+    """The size, from ``top`` down to ``floor``, at which every seat fits ``cell`` best.
+
+    A size fits when every hand name takes at most two lines, every net its pill, every
+    seat's bets some form with the cards at least two rows tall. Of the sizes that fit,
+    the one whose seats keep the fullest forms (:data:`FORMS`), then the largest. When
+    none fits, ``floor``'s plan: what cannot fit is cut by the painter (and recorded).
 
     Args:
         fonts: the font book (its fonts measure the texts).
         cell: one seat's rectangle (all seats have its size).
-        seats: each seat's (bet name, amount) lines.
+        seats: each seat's bet rows.
         hands: every seat's hand text.
-        n: result lines a seat has room for at the least.
-        floor: the smallest size the plan goes down to.
+        floor: the smallest size.
         nets: every seat's net text (its pill, bold), if any.
-        want: the amounts' readable size: to reach it, the seat label and the net pill
-            give up their larger sizes first (0: they never do).
-
-    Returns:
-        The plan.
+        top: the largest size tried (``floor`` when smaller).
     """
-    return _plan(fonts, cell.width, cell.height, seats, hands, n, floor, nets, want)
-
-
-def inline(fonts: FontBook, plan: SeatPlan, width: int, name: str, amount: str) -> bool:
-    """Whether a bet's name stands beside its amount (else above it) in ``width``."""
-    return (fonts.font(plan.name).size(name)[0] + fonts.font(plan.amount, True).size(amount)[0]
-            + plan.amount // 2 <= width)
+    return _plan(fonts, cell.width, cell.height, seats, hands, floor, nets, max(top, floor))
 
 
 @functools.lru_cache(maxsize=256)
-def _plan(fonts: FontBook, width: int, height: int,
-          seats: tuple[tuple[tuple[str, str], ...], ...], hands: tuple[str, ...], n: int,
-          floor: int, nets: tuple[str, ...], want: int) -> SeatPlan:
-    pad_x, pad_y = max(3, width // 28), max(3, height // 50)
+def _plan(fonts: FontBook, width: int, height: int, seats: tuple[tuple[BetRow, ...], ...],
+          hands: tuple[str, ...], floor: int, nets: tuple[str, ...], top: int) -> SeatPlan:
+    pad_x, pad_y = max(2, width // 60), max(2, height // 60)
     w, h = width - 2 * pad_x, height - 2 * pad_y
-    gap = max(2, h // 80)
-
-    def wide(text: str, size: int, bold: bool) -> int:
-        return fonts.font(size, bold).size(text)[0] if text else 0
-
-    pairs = [x for seat in seats for x in seat]
-    plan = None
-    for amount in range(max(floor, h // 12), floor - 1, -1):
-        name = max(floor, min(amount, int(amount * 0.7)))
-        if any(wide(b, amount, True) > w or wide(a, name, False) > w for a, b in pairs):
-            continue
-        hand, lines = amount, 1
-        if any(wide(x, hand, True) > w for x in hands):
-            lines = 2
-            if any(max(wide(a, hand, True), wide(b, hand, True)) > w
-                   for a, b in map(split_two, hands)):
-                continue
-        # the seat label and the net pill above the amounts' size, the cards at least 15 %
-        # of the height while the amounts reach ``want``; to reach it, the label and the
-        # pill come down to the amounts' size and the cards to 12 % first
-        for tight in (False, True) if amount <= want else (False,):
-            label = amount if tight else min(int(amount * 1.15), max(floor, int(h / 14)))
-            top = amount if tight else min(int(amount * 1.3), max(floor, int(h / 11)))
-            net = next((s for s in range(top, min(top, amount) - 1, -1)
-                        if all(wide(x, s, True) <= w - 2 * (_pill_h(s) // 4) for x in nets)), 0)
-            if not net:
-                break
-            trial = SeatPlan(amount, name, False, hand, lines, label, net, pad_x, pad_y,
-                             (0, 0, 0, 0, 0), gap)
-            one, two = math.ceil(_h(amount) * LINE), _h(name) + _h(amount)
-            res = max([n * one, *(sum(one if inline(fonts, trial, w, a, b) else two
-                                      for a, b in seat) for seat in seats)])
-            net_h = _pill_h(net)
-            cards = h - (_h(label) + lines * _h(hand) + res + net_h + 4 * gap)
-            plan = SeatPlan(amount, name, False, hand, lines, label, net, pad_x, pad_y,
-                            (_h(label), cards, lines * _h(hand), res, net_h), gap)
-            if cards >= h * (0.12 if tight else 0.15):
-                return plan
-    return plan or SeatPlan(floor, floor, True, floor, 2, floor, floor, pad_x, pad_y,
-                            (_h(floor), max(0, h // 5), 2 * _h(floor), n * 2 * _h(floor),
-                             _h(floor)), gap)
+    gap = max(1, h // 90)
+    best = None
+    for size in range(top, floor - 1, -1):
+        wrapped = [hand_lines(fonts, x, size, w) for x in hands]
+        lines = max([1, *map(len, wrapped)])
+        fits = lines <= 3 and all(_wide(fonts, x, size, True) <= w for x in sum(wrapped, []))
+        fits = fits and all(_wide(fonts, x, size, False) <= w - 2 * _pill_pad(size)
+                            for x in nets)
+        row = _h(size)
+        fixed = row + lines * row + _pill_h(size) + 4 * gap
+        room = max(0, (h - fixed - 2 * row) // row)  # the cards at least two rows tall
+        worst, wants = 0, [1]
+        for bets in seats:
+            need = [form_rows(fonts, size, w, bets, f) for f in FORMS]
+            rank = next((i for i, n in enumerate(need) if n is not None and n <= room), None)
+            if rank is None:
+                fits, rank = False, len(FORMS)
+            worst = max(worst, rank)
+            wants.append(min(room, (need[rank] if rank < len(FORMS) else len(bets)) or 0)
+                         + _detail_need(fonts, size, w, bets))
+        rows = min(room, max(wants))
+        plan = SeatPlan(size, lines, rows, pad_x, pad_y,
+                        (row, h - fixed - rows * row, lines * row, rows * row, _pill_h(size)),
+                        gap)
+        key = (not fits, worst)  # what fits first, then the fullest forms, then the largest
+        if best is None or key < best[0]:
+            best = (key, plan)
+    assert best is not None
+    return best[1]
 
 
 def draw_seat(p: Painter, art: CardArt, cell: pygame.Rect, plan: SeatPlan, role: str,
               label: str, cards: tuple[str | None, ...], hand: str,
-              lines: list[tuple[str, str, theme.Color]],
-              net: tuple[str, theme.Color] | None) -> None:
+              bets: tuple[BetRow, ...], net: tuple[str, theme.Color] | None) -> None:
     """One seat with wagers or results, drawn by ``plan``.
 
     Args:
@@ -166,7 +277,7 @@ def draw_seat(p: Painter, art: CardArt, cell: pygame.Rect, plan: SeatPlan, role:
         label: ``Seat N``.
         cards: the seat's cards (None: face down).
         hand: the hand's name (empty before the third card).
-        lines: (bet name, amount, amount colour) per wager or result.
+        bets: the seat's wagers or results.
         net: the net amount and its colour, or None.
     """
     inner = inset(cell, plan.pad_x, plan.pad_y)
@@ -176,39 +287,48 @@ def draw_seat(p: Painter, art: CardArt, cell: pygame.Rect, plan: SeatPlan, role:
         parts.append(pygame.Rect(inner.left, y, inner.width, max(0, height)))
         y += height + plan.gap
     head, cards_r, hand_r, res_r, net_r = parts
-    p.text(label, head, plan.label, bold=True, color=theme.GOLD, role=f"{role}.label")
+    size = plan.size
+    p.text(label, head, size, bold=True, color=theme.GOLD, role=f"{role}.label")
     art.row(p.surface, cards_r, cards)
     p.region(f"{role}.cards", cards_r)
     if hand:
-        texts = split_two(hand) if plan.hand_lines == 2 and p.fonts.font(
-            plan.hand, True).size(hand)[0] > hand_r.width else ("", hand)
-        boxes = ([pygame.Rect(hand_r.left, hand_r.top, hand_r.width, hand_r.height // 2),
-                  pygame.Rect(hand_r.left, hand_r.top + hand_r.height // 2, hand_r.width,
-                              hand_r.height - hand_r.height // 2)]
-                 if texts[0] else [hand_r])
-        for text, box in zip([t for t in texts if t], boxes, strict=True):
-            p.text(text, box, plan.hand, bold=True, role=f"{role}.hand", min_size=plan.hand)
+        texts = hand_lines(p.fonts, hand, size, hand_r.width)[:plan.hand_lines]
+        row = hand_r.height // len(texts)
+        for i, text in enumerate(texts):
+            box = pygame.Rect(hand_r.left, hand_r.top + i * row, hand_r.width, row)
+            p.text(text, box, size, bold=True, role=f"{role}.hand")
     p.region(f"{role}.results", res_r)
-    y = res_r.top
-    for name, amount, color in lines:
-        if plan.stacked or not inline(p.fonts, plan, res_r.width, name, amount):
-            a = pygame.Rect(res_r.left, y, res_r.width, _h(plan.name))
-            b = pygame.Rect(res_r.left, a.bottom, res_r.width, _h(plan.amount))
-            y = b.bottom
-        else:
-            line = pygame.Rect(res_r.left, y, res_r.width, math.ceil(_h(plan.amount) * LINE))
-            y = line.bottom
-            amount_w = min(line.width, p.fonts.font(plan.amount, True).size(amount)[0] + 1)
-            b = pygame.Rect(line.right - amount_w, line.top, amount_w, line.height)
-            a = pygame.Rect(line.left, line.top, max(1, b.left - line.left - 2), line.height)
-        p.text(name, a, plan.name, align="left", color=theme.TEXT_DIM, role=f"{role}.bet",
-               min_size=plan.name)
-        p.text(amount, b, plan.amount, bold=True, align="right", color=color,
-               role=f"{role}.amount", min_size=plan.amount)
+    form = seat_form(p.fonts, plan, res_r.width, bets)
+    used = form_rows(p.fonts, size, res_r.width, bets, form) or len(bets)
+    details = _details(p.fonts, size, res_r.width, bets, plan.rows - used)
+    y, row = res_r.top, plan.row
+    for i, b in enumerate(bets):
+        if y + row > res_r.bottom:
+            break
+        line = pygame.Rect(res_r.left, y, res_r.width, row)
+        name = {"inline": b.name, "short": b.short}.get(form, "")
+        if form == "stacked":
+            p.text(b.name, line, size, align="left", color=theme.TEXT_DIM, role=f"{role}.bet")
+            line = line.move(0, row)
+        elif name:
+            aw = min(line.width, _wide(p.fonts, b.amount, size, True) + 1)
+            p.text(name, pygame.Rect(line.left, line.top, line.width - aw - size // 2 + 1,
+                                     row), size, align="left", color=theme.TEXT_DIM,
+                   role=f"{role}.bet")
+        p.text(b.amount, line, size, bold=_wide(p.fonts, b.amount, size, True) <= line.width,
+               align="right", color=b.color, role=f"{role}.amount")
+        y = line.bottom
+        for left, right in details.get(i, ()):  # the paytable line that paid
+            line = pygame.Rect(res_r.left, y, res_r.width, row)
+            p.text(left, line, size, align="left", color=b.color, role=f"{role}.line")
+            p.text(right, line, size, bold=True, align="right", color=b.color,
+                   role=f"{role}.line")
+            y += row
     p.region(f"{role}.net", net_r)
     if net is not None:
         text, color = net
         pill = pygame.Rect(net_r)
         p.fill(pill, theme.FELT_DARK, pill.height // 3)
-        p.text(text, inset(pill, pill.height // 4, 0), plan.net, bold=True, color=color,
-               role=f"{role}.net", min_size=plan.amount)
+        box = inset(pill, _pill_pad(size), 0)  # bold while it fits, else the plain face
+        p.text(text, box, size, bold=_wide(p.fonts, text, size, True) <= box.width,
+               color=color, role=f"{role}.net")

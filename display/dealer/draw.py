@@ -90,6 +90,15 @@ class Ctx:
         return self.ui.flash[0] == id_ and self.now < self.ui.flash[1]
 
 
+def label_margin(c: Ctx) -> int:
+    """The margin inside a button whose label is one long word (Виплатити, Анулювати).
+
+    Twice the usual: such a label shrinks (down to the smallest text) or takes the
+    regular face rather than run from edge to edge or against its key.
+    """
+    return max(3, c.sc.px(8))
+
+
 def button(c: Ctx, id_: str, rect: pygame.Rect, label: str, action: Action | None, *,
            keys: Sequence[str] = (), enabled: bool = True, style: str = "normal",
            hint: str | None = None, selected: bool = False, size: int | None = None,

@@ -16,7 +16,7 @@ from controller.game.views import SeatView
 from display import outcome_mode as om
 from display import theme
 from display.dealer.actions import AllPaid, MarkPaid
-from display.dealer.draw import Ctx, button
+from display.dealer.draw import Ctx, button, label_margin
 from display.dealer.state import next_round_open, next_to_pay, payout_seats, seat_verb
 from display.pay_lines import seat_line
 from display.theme import Color
@@ -90,7 +90,7 @@ def pay_button(c: Ctx, rect: pygame.Rect, seat: SeatView) -> None:
         keys += ("return",) if nxt else ()  # Enter ticks the seat outlined, next to pay
         button(c, f"seat.{seat.seat}.paid", rect, c.tr(verb), MarkPaid(seat.seat), keys=keys,
                style="primary" if nxt else "normal", sub=amount,
-               sub_color=theme.TEXT_DARK if nxt else color)
+               sub_color=theme.TEXT_DARK if nxt else color, pad=label_margin(c))
     c.p.region(f"seat.{seat.seat}.results", rect)
 
 

@@ -17,7 +17,7 @@ import pygame
 
 from controller.game import inputs as C  # noqa: N812 - the input declarations
 from display.dealer.actions import OpenPad, Show
-from display.dealer.draw import Ctx, button
+from display.dealer.draw import Ctx, button, label_margin
 from display.dealer.locks import clock
 from display.dealer.meters import outcome_tab
 from display.dealer.state import lock_left
@@ -43,7 +43,8 @@ def draw_tools(c: Ctx) -> None:
            tr("btn.void_locked" if locked else f"btn.{C.VoidRound.name}"),
            OpenPad(C.VoidRound.name), keys=("f9",), enabled=ok,
            style="danger" if ok else "normal", hint="" if locked else None,
-           sub=tr("word.pin_locked_short", time=clock(left)) if locked else "")
+           sub=tr("word.pin_locked_short", time=clock(left)) if locked else "",
+           pad=label_margin(c))
     if C.ReopenBets.name in view.allowed:  # no card yet: in New deck's place (not now)
         button(c, f"tool.{C.ReopenBets.name}", deck_r, tr(f"btn.{C.ReopenBets.name}"),
                OpenPad(C.ReopenBets.name), keys=(REOPEN_KEY,), enabled=not left,

@@ -179,6 +179,7 @@ MESSAGES: dict[str, str] = {
     "player.rtp_played": "{bet}, played",
     "player.rtp_strategy": "folding under {hand}",
     "player.recent": "Recent results",
+    "player.recent_marks": "✓ qualified  ✗ not qualified",
     "player.place_bets": "Place your bets",
     "player.no_more_bets": "No more bets",
     "player.good_luck": "Good luck",

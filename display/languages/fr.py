@@ -169,6 +169,7 @@ MESSAGES: dict[str, str] = {
     "player.rtp_played": "{bet}, joué",
     "player.rtp_strategy": "en passant sous {hand}",
     "player.recent": "Derniers résultats",
+    "player.recent_marks": "✓ qualifié  ✗ non qualifié",
     "player.place_bets": "Faites vos jeux",
     "player.no_more_bets": "Rien ne va plus",
     "player.good_luck": "Bonne chance",

@@ -169,6 +169,7 @@ MESSAGES: dict[str, str] = {
     "player.rtp_played": "{bet}, зіграно",
     "player.rtp_strategy": "пас нижче {hand}",
     "player.recent": "Останні результати",
+    "player.recent_marks": "✓ є гра  ✗ немає гри",
     "player.place_bets": "Робіть ставки",
     "player.no_more_bets": "Ставок більше немає",
     "player.good_luck": "Успіху!",

@@ -222,3 +222,32 @@ def test_a_locked_table_says_so_whole_and_offers_nothing(fonts, locked_views, ki
     assert said["banner.0.msg"], said                       # the lock's own alarm, first
     offered = [b.id for b in targets(frame) if b.enabled and b.action is not None]
     assert set(offered) <= {"recall", "meters"}, offered    # what reads, nothing that acts
+
+
+LABEL_ROOM = 6
+"""Pixels a button's label keeps from the button's left and right edges."""
+KEY_ROOM = 3
+"""Pixels a button's label keeps from its key beside it."""
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("name", ["settled", "betting"])
+def test_long_labels_keep_clear_of_their_button_and_key_at_800x480(fonts, name, lang):
+    """"Виплатити" does not fill its button edge to edge, nor "Анулювати" touch F9."""
+    sc = build(name)
+    frame = DealerScreen(fonts, lang).draw(pygame.Surface((800, 480)), sc.dealer)
+    crowded = []
+    for b in frame.buttons:
+        if not (b.id.endswith(".paid") or b.id == "tool.void"):
+            continue
+        labels = [t for t in frame.texts if t.role.startswith(f"{b.id}.label") and t.text]
+        hints = [t.rect for t in frame.texts if t.role == f"{b.id}.hint" and t.text]
+        room = b.rect.inflate(-2 * LABEL_ROOM, 0)
+        for t in labels:
+            near = t.rect.inflate(2 * KEY_ROOM, 2)  # beside it; rows under it stand apart
+            if not room.contains(t.rect) or near.collidelist(hints) >= 0:
+                crowded.append((b.id, t.text, t.rect, b.rect, hints))
+    assert any(b.id == "tool.void" for b in frame.buttons)
+    if name == "settled":
+        assert any(b.id.endswith(".paid") for b in frame.buttons)
+    assert not crowded, crowded

@@ -9,8 +9,12 @@ supervisor pads open too), in English, French and Ukrainian at 800x480 and 1920x
   no word (numbers, amounts, cards, a key's letter) or its label is declared the same as
   the English by right (``SAME_AS_ENGLISH``: ``Ante``, ``OK``);
 - no text on the dealer screen is smaller than its floor: 14 px at 800x480 (a 7-inch
-  panel at arm's length) and 18 px at 1920x1080. (The player screen's sizes, by kind of
-  text, are tests/display/test_player_sizes.py's.)
+  panel at arm's length) and 18 px at 1920x1080;
+- no text on the player screen, on any page its paytables turn through, is smaller than
+  3 % of the screen's shorter side (15 px at 800x480, 33 px at 1920x1080: read from the
+  seats, 2 m away) or cut; the dealer's qualification ("Le croupier ne se qualifie pas")
+  keeps that size in every language, on two lines if need be. (The player screen's sizes
+  by kind of text are tests/display/test_player_sizes.py's.)
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from collections import defaultdict
 
 import pygame
 import pytest
+from player_pages import player_pages
 
 from display.dealer import DealerScreen
 from display.i18n import MESSAGES, SAME_AS_ENGLISH
@@ -32,6 +37,8 @@ PADS = {"reason": "void", "card": "manual_card", "pin": "unblock_deck"}
 RAW_CARD = re.compile(r"(?<![^\W_])(?:[2-9TJQKA]|10)[cdhs](?![^\W_])")
 """A card's code as the shoe and the journal write it (``6c``, ``Th``, ``10h``)."""
 DEALER_FLOOR = {(800, 480): 14, (1920, 1080): 18}
+PLAYER_FLOOR = {(800, 480): 15, (1920, 1080): 33}
+"""3 % of the shorter side, rounded up."""
 
 
 def _draw_all(fonts):
@@ -57,6 +64,19 @@ def _draw_all(fonts):
 @pytest.fixture(scope="module")
 def frames(fonts):
     return _draw_all(fonts)
+
+
+@pytest.fixture(scope="module")
+def turned_pages(fonts):
+    """(scenario, size, lang) -> the player screen's frames at its paytables' later pages."""
+    out = {}
+    for lang in LANGS:
+        screen = PlayerScreen(fonts, lang)
+        for name in SCENARIOS:
+            for size in SIZES:
+                pages = player_pages(screen, build(name).player, size)
+                out[name, size, lang] = [frame for _, frame in pages[1:]]
+    return out
 
 
 def _words(text: str) -> set[str]:
@@ -88,6 +108,12 @@ def too_small(frame, floor: int) -> list[tuple[str, str, int]]:
     return [(t.role, t.text, t.size) for t in frame.texts if t.text and t.size < floor]
 
 
+def unreadable(frame, floor: int) -> list[tuple[str, str, int]]:
+    """Texts under ``floor`` or cut (too long for their box at the size they were given)."""
+    return too_small(frame, floor) + [(t.role, t.text, t.size) for t in frame.texts
+                                      if t.text and t.truncated]
+
+
 def test_cards_are_drawn_with_their_suit_symbol(frames):
     found = {k: raw_cards(f) for k, f in frames.items()}
     found = {k: v for k, v in found.items() if v}
@@ -117,6 +143,42 @@ def test_no_text_under_the_dealer_screen_s_floor(frames):
     assert not found, found
 
 
+def test_no_text_under_the_player_screen_s_floor(frames, turned_pages):
+    found = {}
+    for (screen, name, size, lang), frame in frames.items():
+        if screen == "player":
+            for page, f in enumerate([frame, *turned_pages[name, size, lang]]):
+                bad = unreadable(f, PLAYER_FLOOR[size])
+                if bad:
+                    found[name, size, lang, page] = bad
+    assert not found, found
+
+
+@pytest.mark.parametrize("name", ["reveal-qualify", "reveal-no-qualify", "settled"])
+def test_the_qualifying_line_keeps_the_floor_in_every_language(frames, name):
+    for lang in LANGS:
+        for size in SIZES:
+            frame = frames["player", name, size, lang]
+            line = [t for t in frame.texts if t.role.startswith("dealer.qualifies")]
+            key = "dealer.qualifies" if build(name).player.dealer_qualifies else \
+                "dealer.not_qualify"
+            assert " ".join(t.text for t in line) == MESSAGES[lang][key], (lang, size)
+            assert all(t.size >= PLAYER_FLOOR[size] and not t.truncated for t in line), (
+                name, lang, size, [(t.text, t.size, t.truncated) for t in line])
+
+
+def test_the_recent_results_marks_are_explained(frames):
+    """A legend under "Recent results" says what ✓ and ✗ mean, in the screen's language."""
+    for lang in LANGS:
+        for size in SIZES:
+            frame = frames["player", "settled", size, lang]
+            marks = {t.text[-1] for t in frame.texts if t.role == "history.result"}
+            assert marks == {"\u2713", "\u2717"}, (lang, size, marks)  # the scene has both
+            legend = [t.text for t in frame.texts if t.role == "history.legend"]
+            assert legend == [MESSAGES[lang]["player.recent_marks"]], (lang, size)
+            assert "\u2713" in legend[0] and "\u2717" in legend[0]
+
+
 def test_the_checks_find_what_they_look_for():
     """Each check on a made-up frame: a card code, an English word, a small text."""
     def text(role, words, size=40):
@@ -134,6 +196,11 @@ def test_the_checks_find_what_they_look_for():
                text("t", "Table TCP-03"))
     assert english_left(fr, en, "fr") == [("key", "Enter")]
     assert too_small(frame(text("a", "x", 14), text("b", "y", 15)), 15) == [("a", "x", 14)]
+    cut = text("c", "z", 20)
+    cut.truncated = True
+    whole = text("d", "w", 20)
+    whole.truncated = False
+    assert unreadable(frame(cut, whole), 15) == [("c", "z", 20)]
 
 
 @pytest.mark.parametrize("lang", LANGS)

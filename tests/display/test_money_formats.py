@@ -10,6 +10,7 @@ import re
 
 import pygame
 import pytest
+from player_pages import page_texts, player_pages
 
 from display.dealer import DealerScreen
 from display.player import PlayerScreen
@@ -80,7 +81,7 @@ def test_limits_have_the_currencys_digits(fonts, size, lang):
     not 1 – 500 (the Ante's limits of the scripted shift, 100 to 50000 cents)."""
     view = build("betting").player
     assert view.paytables.limits[0] == ("ante", 100, 50000)
-    frame = PlayerScreen(fonts, lang).draw(pygame.Surface(size), view)
-    limits = [t.text for t in frame.texts if t.role.startswith("limits")]
+    pages = player_pages(PlayerScreen(fonts, lang), view, size)
+    limits = [t.text for t in page_texts(pages) if t.role.startswith("limits")]
     assert LIMITS[lang] in limits
     assert all(re.search(r"\d[.,]\d\d$", t) for t in limits if "\u2013" in t), limits

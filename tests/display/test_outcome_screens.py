@@ -116,9 +116,9 @@ def test_the_payout_list_gives_outcomes_never_amounts(fonts, size, wins):
 def test_the_player_screen_gives_outcomes_never_amounts(fonts):
     sc = build("outcomes-settled")
     frame = PlayerScreen(fonts, "en").draw(pygame.Surface((1920, 1080)), sc.player)
+    # seven seats at 33 px: each bet by its short name, its win as the paytables write it
     seat1 = [t.text for t in frame.texts_in("seat.1.results")]
-    assert seat1 == ["Play", "pays 1 to 1", "Ante Bonus", "pays 4 to 1", "Ante",
-                     "pays 1 to 1", "Pair Plus", "pays 30 to 1"]
+    assert seat1 == ["P", "1 to 1", "AB", "4 to 1", "A", "1 to 1", "PP", "30 to 1"]
     assert [t.text for t in frame.texts_in("seat.3.net")] == ["LOSE"]
     seats = [t.text for s in sc.player.seats for t in frame.texts_in(f"seat.{s.seat}")]
     assert not [t for t in seats if ".00" in t]
@@ -132,7 +132,7 @@ def test_a_void_returns_the_marked_bets(fonts):
     assert [t.text for t in frame.texts if t.role == "banner.act"] == [
         "Seats 1, 2, 3, 5, 6: every bet returned"]
     assert [t.text for t in frame.texts_in("seat.6.results")] == [
-        "Ante", "returned", "Pair Plus", "returned", "6 Card Bonus", "returned"]
+        "A", "returned", "PP", "returned", "6CB", "returned"]
 
 
 def test_recall_and_meters_name_the_outcome_rounds(fonts):
@@ -157,15 +157,15 @@ def test_recall_and_meters_name_the_outcome_rounds(fonts):
 
 
 def test_a_win_too_long_for_its_seat_reads_as_its_paytable_line(fonts):
-    """Seven Ukrainian seats at 1920x1080 have no room for "виплата 30 до 1" at 28 px.
+    """Seven Ukrainian seats at 1920x1080 have no room for "виплата 30 до 1" at 33 px.
 
     The win then reads as the paytables beside it write it ("30 до 1", trips on the
-    Pair Plus) rather than shrink under the minimum; English keeps its verb (above).
+    Pair Plus), each bet by its short name, rather than shrink under the minimum.
     """
     sc = build("outcomes-settled")
     frame = PlayerScreen(fonts, "uk").draw(pygame.Surface((1920, 1080)), sc.player)
     seat1 = frame.texts_in("seat.1.results")
-    assert [t.text for t in seat1] == ["Гра", "1 до 1", "Анте бонус", "4 до 1", "Анте",
-                                       "1 до 1", "Пара Плюс", "30 до 1"]
-    assert min(t.size for t in seat1 if t.role == "seat.1.amount") >= 28
+    assert [t.text for t in seat1] == ["Г", "1 до 1", "БА", "4 до 1", "А", "1 до 1", "ПП",
+                                       "30 до 1"]
+    assert min(t.size for t in seat1) >= 33
     assert "30 до 1" in [t.text for t in frame.texts if t.role == "pt.value"]

@@ -4,10 +4,11 @@ Every scenario, and every view the table published in the replayed shift
 (display/scenes/shift.jsonl), at 1920x1080, 1080x1920 and 800x480 in English, French and
 Ukrainian: the font pixel size the painter gave each text (``TextRecord.size``), by role.
 
-At 1920x1080 and 1080x1920 a seat's hand name and amounts are at least 28 px and the
-paytables, limits and returns at least 20 px. At 800x480 (seven seats side by side on a
-7-inch panel, 108 px each) what fits is less: amounts and hand names at least 12 px, the
-paytables 9 px, the dealer's qualification 9 px.
+A seat's hand name and amounts, the paytables, limits and returns and the dealer's
+qualification are at least 3 % of the screen's shorter side: 33 px at 1920x1080 and
+1080x1920, 15 px at 800x480 (seven seats side by side on a 7-inch panel, 108 px each:
+the screen shows less at once rather than smaller). The paytables are read on every page
+they turn through.
 
 Nothing is cut and no two texts overlap. Beyond the scripted rounds, any settled table
 (seven seats, every bet, any paytable line won, in amounts or as outcomes) must read the
@@ -24,6 +25,7 @@ import pygame
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from player_pages import player_pages
 
 from controller.game.hands import HandClass
 from controller.game.script import run_script
@@ -33,9 +35,9 @@ from display.scenarios import SCENARIOS, build, script
 
 LANGS = ["en", "fr", "uk"]
 FLOORS = {
-    (1920, 1080): {"hand": 28, "amount": 28, "tables": 20, "qualifies": 18},
-    (1080, 1920): {"hand": 28, "amount": 28, "tables": 20, "qualifies": 18},
-    (800, 480): {"hand": 12, "amount": 12, "tables": 9, "qualifies": 9},
+    (1920, 1080): {"hand": 33, "amount": 33, "tables": 33, "qualifies": 33},
+    (1080, 1920): {"hand": 33, "amount": 33, "tables": 33, "qualifies": 33},
+    (800, 480): {"hand": 15, "amount": 15, "tables": 15, "qualifies": 15},
 }
 
 
@@ -68,12 +70,16 @@ def shift_views():
 
 def _measure(screen, view, size):
     frame = screen.draw(pygame.Surface(size), view)
+    return frame, _smallest(frame)
+
+
+def _smallest(frame):
     smallest: dict[str, tuple[int, str]] = {}
     for t in frame.texts:
         k = kind(t.role)
         if k and t.text and (k not in smallest or t.size < smallest[k][0]):
             smallest[k] = (t.size, t.text)
-    return frame, smallest
+    return smallest
 
 
 def _check(frame, smallest, view, size, where):
@@ -101,9 +107,10 @@ def test_every_scenario_is_readable(fonts, size, lang):
     screen = PlayerScreen(fonts, lang)
     for name in SCENARIOS:
         view = build(name).player
-        frame, smallest = _measure(screen, view, size)
-        _check(frame, smallest, view, size, f"{name} {size} {lang}")
-        assert {"amount", "tables"} <= set(smallest)
+        for page, (_, frame) in enumerate(player_pages(screen, view, size)):
+            smallest = _smallest(frame)
+            _check(frame, smallest, view, size, f"{name} {size} {lang} page {page}")
+            assert {"amount", "tables"} <= set(smallest)
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -2,6 +2,7 @@
 
 import pygame
 import pytest
+from player_pages import page_texts, player_pages
 
 from display.dealer import DealerScreen
 from display.player import PlayerScreen
@@ -48,16 +49,20 @@ def _active_seats(view):
 @pytest.mark.parametrize("name", SCENARIOS)
 def test_player_scenario(screens, name, size, lang):
     sc = build(name)
-    surface = pygame.Surface(size)
-    frame = screens[lang][1].draw(surface, sc.player)
+    pages = player_pages(screens[lang][1], sc.player, size)
+    surface, frame = pages[0]
     where = f"player {name} {size} {lang}"
-    _check_texts(frame, where)
-    # every seat of the table is drawn; the paytables, limits and RTP are on screen (R14)
+    for _, page in pages:
+        _check_texts(page, where)
+    # every seat of the table is drawn; the paytables, limits and RTP are on screen (R14),
+    # on one page or turning through several
     for s in sc.player.seats:
         assert f"seat.{s.seat}" in frame.regions, where
     assert frame.texts_in("paytables"), where
-    assert any(t.role == "rtp.value" or t.role == "limits.value" for t in frame.texts)
-    assert sum(1 for t in frame.texts if "%" in t.text) >= 3, where
+    texts = page_texts(pages)
+    assert any(t.role == "rtp.value" for t in texts), where
+    assert any(t.role == "limits.value" for t in texts), where
+    assert sum(1 for t in texts if "%" in t.text) >= 3, where
     assert "link" in frame.regions
     if sc.player.state == "settled":
         for n in _active_seats(sc.player):
@@ -77,7 +82,7 @@ def test_player_scenario(screens, name, size, lang):
         assert frame.regions["banner"].width > size[0] * 0.9  # full width
     if name == "void":
         # the script's round 10: seat 1 bets 25 + 10 + 5, seat 2 10 + 5, seat 6 100 + 25 + 25
-        act = [t.text for t in frame.texts if t.role == "banner.act"]
+        act = [" ".join(t.text for t in frame.texts if t.role.startswith("banner.act"))]
         tr = screens[lang][1].tr
         assert act and all(tr.money(x) in act[0] for x in (4000, 1500, 15000)), act
         assert "40,00" in act[0] if lang != "en" else "40.00" in act[0]
@@ -177,8 +182,8 @@ def test_player_paytables_name_every_hand_in_the_screen_language(screens, lang):
     from display.i18n import MESSAGES, Translator
 
     view = build("settled").player
-    frame = screens[lang][1].draw(pygame.Surface((1920, 1080)), view)
-    shown = {t.text for t in frame.texts_in("paytables")}
+    pages = player_pages(screens[lang][1], view, (1920, 1080))
+    shown = {t.text for _, frame in pages for t in frame.texts_in("paytables")}
     pt = view.paytables
     keys = {k for table in (pt.ante_bonus, pt.pair_plus, pt.six_card_bonus) for k, _ in table}
     assert {"mini_royal", "three_of_a_kind", "royal_flush"} <= keys
@@ -197,9 +202,9 @@ def test_player_screen_says_what_each_6_card_bonus_return_assumes(screens, size,
     from display.i18n import Translator, format_rtp
 
     view = build("settled").player
-    frame = screens[lang][1].draw(pygame.Surface(size), view)
     tr = Translator(lang)
-    rows = [t.text for t in frame.texts_in("paytables")]
+    rows = [t.text for _, frame in player_pages(screens[lang][1], view, size)
+            for t in frame.texts_in("paytables")]
     played = tr("player.rtp_played", bet=tr.bet("six_card_bonus"))
     folding = tr("player.rtp_strategy", hand="Q-6-4")
     assert played in rows and folding in rows
