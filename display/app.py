@@ -233,7 +233,7 @@ class DisplayApp:
                 if name == "dealer":
                     anim = self.dealer.animation_key(dv, now)
                 else:
-                    anim = (int(now * 2) if self.player.needs_animation(pv) else 0,)
+                    anim = self.player.animation_key(pv, now)
                 if out.dirty or view.version != out.version or anim != out.anim_key or (
                         name == "dealer" and now < self.dealer.ui.flash[1] + 0.05):
                     surface = self._surface(out)

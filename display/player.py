@@ -21,7 +21,7 @@ from display.i18n import Translator
 from display.painter import Frame, Painter, cols, grid, inset, rows
 from display.pay_lines import seat_line
 from display.player_seats import BetRow, SeatPlan, draw_seat, plan_seats, seat_form
-from display.player_tables import Block, paytables
+from display.player_tables import PAGE_SECONDS, Block, paytables
 from display.theme import LINE_HEIGHT, FontBook
 
 FLOOR_SHARE = 0.03
@@ -69,12 +69,14 @@ class PlayerScreen:
         """An amount of the view being drawn, in the screen's language and currency."""
         return self.tr.money(minor, self.currency, sign=sign, whole=whole)
 
-    def needs_animation(self, view: PlayerView) -> bool:
-        """Whether the screen animates in this view, so it must be redrawn.
+    def animation_key(self, view: PlayerView, now: float) -> tuple[int, int]:
+        """What changes on the screen with time alone: redrawn when it changes.
 
-        The link indicator blinks; the paytables turn their pages when they have several.
+        The link indicator blinks at 2 Hz; the paytables turn a page every
+        :data:`~display.player_tables.PAGE_SECONDS` when they have several.
         """
-        return view.link_state in ("disconnected", "silent") or self._pages > 1
+        blink = int(now * 2) if view.link_state in ("disconnected", "silent") else 0
+        return blink, int(now // PAGE_SECONDS) if self._pages > 1 else 0
 
     def draw(self, surface: pygame.Surface, view: PlayerView, now: float = 0.0) -> Frame:
         """Draw one frame of the player screen.
