@@ -130,7 +130,7 @@ def run_shift(folder: Path, stop_after: tuple[int, ...] = (),
 
     table = start()
     opened = 0
-    for step in sc.steps:
+    for step in _the_evening(sc.steps):
         clock.advance(step.wait)
         for item in step.inputs:
             clock.advance(sc.step_seconds)
@@ -152,6 +152,17 @@ def run_shift(folder: Path, stop_after: tuple[int, ...] = (),
         _give(table, item)
     stop(table)
     return journal, stops
+
+
+def _the_evening(steps: Any) -> list[Any]:
+    """The script's steps up to its outcome meters: the 13 rounds of the evening (the
+    script's last round, a burn card read again, is the screenshots' alone)."""
+    out = []
+    for step in steps:
+        out.append(step)
+        if step.mark == "outcomes-meters":
+            return out
+    raise AssertionError("the scripted shift has no outcomes-meters mark")
 
 
 def forged_copy(journal: Path, folder: Path, edit_kind: str, edit: Any) -> Path:
