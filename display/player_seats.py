@@ -164,6 +164,18 @@ def _details(fonts: FontBook, size: int, width: int, bets: tuple[BetRow, ...],
     return out
 
 
+def _joined(fonts: FontBook, size: int, width: int, name: str, b: BetRow) -> str:
+    """A bet's name joined by the line that paid, where it stands beside the amount.
+
+    ``Pair Plus: Mini royal 100 to 1``, else without the pay, else the name alone.
+    """
+    line, pay = b.detail  # type: ignore[misc]
+    for text in (f"{name}: {line} {pay}".rstrip(), f"{name}: {line}"):
+        if _beside(fonts, size, width, text, b.amount):
+            return text
+    return name
+
+
 def _detail_need(fonts: FontBook, size: int, width: int, bets: tuple[BetRow, ...]) -> int:
     """The rows every paid line of a seat would take."""
     return sum(len(detail_rows(fonts, size, width, b.detail) or ()) for b in bets if b.detail)
@@ -307,6 +319,8 @@ def draw_seat(p: Painter, art: CardArt, cell: pygame.Rect, plan: SeatPlan, role:
             break
         line = pygame.Rect(res_r.left, y, res_r.width, row)
         name = {"inline": b.name, "short": b.short}.get(form, "")
+        if name and b.detail and i not in details:  # no row of its own: beside the bet
+            name = _joined(p.fonts, size, res_r.width, name, b)
         if form == "stacked":
             p.text(b.name, line, size, align="left", color=theme.TEXT_DIM, role=f"{role}.bet")
             line = line.move(0, row)

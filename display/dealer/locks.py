@@ -92,6 +92,10 @@ class PadShadow:
             self.since = now
         self.open, self.round_id = pad_open, view.round_id
 
+    def guarding(self, now: float) -> bool:
+        """Within :data:`GUARD_SECONDS` of a pad closing or a round opening."""
+        return 0 <= now - self.since < GUARD_SECONDS
+
     def holds(self, action: object, pos: tuple[int, int] | None, now: float) -> bool:
         """True when a tap at ``pos`` doing ``action`` is dropped.
 
@@ -99,4 +103,4 @@ class PadShadow:
         never held.
         """
         return (pos is not None and self.rect is not None and isinstance(action, BET_ACTIONS)
-                and 0 <= now - self.since < GUARD_SECONDS and self.rect.collidepoint(pos))
+                and self.guarding(now) and self.rect.collidepoint(pos))

@@ -134,8 +134,8 @@ class DealerScreen:
                 alarm_tick(view, now, len(own_alarms(view, ui, now))))
 
     def armed(self, now: float) -> bool:
-        """The large button takes a press now (not in the moment after it changed)."""
-        return now - self.ui.primary[1] >= ARM_SECONDS
+        """A press is taken now: not just after the large button changed or a pad closed."""
+        return now - self.ui.primary[1] >= ARM_SECONDS and not self._shadow.guarding(now)
 
     def needs_animation(self, view: DealerView, now: float) -> bool:
         """Whether something moves now (feedback, a blinking alarm, a timed message)."""

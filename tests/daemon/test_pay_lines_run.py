@@ -82,8 +82,9 @@ def test_the_big_pays_are_named_and_refunds_come_in_pay_order_on_both_screens(
         assert "High card" in [t["text"] for t in two if t["role"].endswith(".hand")]
         one_text = " ".join(t["text"] for t in one)
         two_text = " ".join(t["text"] for t in two)
-        assert "Mini royal" in one_text and "100:1" in one_text, (screen, one_text)
-        assert "Straight flush" in two_text and "200:1" in two_text, (screen, two_text)
+        # both screens are 1000 px wide or more: odds in words, as on the rest of the screen
+        assert "Mini royal" in one_text and "100 to 1" in one_text, (screen, one_text)
+        assert "Straight flush" in two_text and "200 to 1" in two_text, (screen, two_text)
         assert not [t for t in one + two if t["cut"]], screen
         # the refunds of the voided round in pay order, Play first
         void = texts(tmp_path / f"void-{screen}.jsonl")
