@@ -114,9 +114,11 @@ def test_the_pit_page_shows_a_new_round_within_2_s_and_an_alarm(pit, browser, tm
         finally:
             s.close()
 
-    def shown() -> int:
-        rows = browser.find_elements(By.CSS_SELECTOR, row)
-        return int(rows[0].get_attribute("data-round") or 0) if rows else 0
+    def shown() -> int:  # read in the page at once: the page replaces its rows as it updates
+        got = browser.execute_script(
+            "const r = document.querySelector(arguments[0]);"
+            "return r ? r.getAttribute('data-round') : null;", row)
+        return int(got or 0)
 
     start = newest()
     wait(lambda: newest() > start, 60, "a new round in the store")
@@ -131,8 +133,10 @@ def test_the_pit_page_shows_a_new_round_within_2_s_and_an_alarm(pit, browser, tm
         # a void is refused once every card is dealt: asked again until the table takes it
         table.stdin.write(b'{"command": "void", "reason": "shoe jam", "pin": "2468"}\n')
         table.stdin.flush()
-        cells = browser.find_elements(By.CSS_SELECTOR, f"{row} td span.error")
-        return any(c.text == "void" for c in cells)
+        cells = browser.execute_script(
+            "return Array.from(document.querySelectorAll(arguments[0]), c => c.textContent);",
+            f"{row} td span.error")
+        return "void" in [c.strip() for c in cells]
     wait(void_open, 60, "the void alarm on the pit page", every=0.5)
     _shots(browser, "pit-alarm", shots)
     browser.find_element(By.LINK_TEXT, TABLE).click()
