@@ -1,4 +1,5 @@
-"""The floor recorder's systemd unit: beside the table's, as hardened, its command valid."""
+"""The floor recorder's and the pit page's systemd units: beside the table's, as hardened, their
+commands valid."""
 
 import shlex
 import shutil
@@ -12,6 +13,7 @@ from controller.cli import build_parser
 
 SYSTEMD = Path(__file__).resolve().parents[2] / "systemd"
 UNIT = SYSTEMD / "threecard-floor.service"
+WEB = SYSTEMD / "threecard-floor-web.service"
 TABLE = SYSTEMD / "threecard-table.service"
 ENV = SYSTEMD / "threecard-floor.env.example"
 EXE = "/opt/threecard-table/bin/threecard"
@@ -35,9 +37,10 @@ def _settings_of(text: str) -> list[tuple[str, str]]:
             if "=" in line and not line.startswith(("#", " "))]
 
 
-def test_the_recorder_is_hardened_as_the_table():
-    assert _hardening(UNIT) == _hardening(TABLE)
-    got = dict(_settings(UNIT))
+@pytest.mark.parametrize("unit", [UNIT, WEB], ids=["recorder", "pit page"])
+def test_the_recorder_and_the_pit_page_are_hardened_as_the_table(unit):
+    assert _hardening(unit) == _hardening(TABLE)
+    got = dict(_settings(unit))
     assert got["DevicePolicy"] == "closed" and got["PrivateDevices"] == "yes"
     assert got["User"] == "threecard-floor" and got["ReadWritePaths"] == "/var/lib/threecard-floor"
 
@@ -62,12 +65,25 @@ def test_its_user_and_folders_are_made():
     assert any(line.startswith("d /etc/threecard-floor ") for line in made)
 
 
+def test_the_pit_pages_command_from_the_shipped_environment_file_is_one_floor_web_takes():
+    env = dict(_settings(ENV))
+    exec_start = dict(_settings(WEB))["ExecStart"]
+    assert exec_start.startswith(f"{EXE} floor web ")
+    argv = shlex.split(exec_start.replace("${STORE}", env["STORE"])
+                       .replace("$WEB_OPTIONS", env["WEB_OPTIONS"]))[1:]
+    args = build_parser(argv).parse_args(argv)
+    assert (args.store, args.config, args.listen) == (
+        env["STORE"], "/etc/threecard-floor/floor.toml", "0.0.0.0:8443")
+    assert args.cert and args.key and args.metrics_token_file
+
+
 @pytest.mark.skipif(analyze is None, reason="systemd-analyze is not installed")
-def test_systemd_analyze_verify_passes(tmp_path):
+@pytest.mark.parametrize("shipped", [UNIT, WEB], ids=["recorder", "pit page"])
+def test_systemd_analyze_verify_passes(tmp_path, shipped):
     env = tmp_path / "floor.env"
     env.write_text(ENV.read_text())
-    unit = tmp_path / UNIT.name
-    unit.write_text(UNIT.read_text().replace(EXE, f"{sys.executable} -m controller.cli")
+    unit = tmp_path / shipped.name
+    unit.write_text(shipped.read_text().replace(EXE, f"{sys.executable} -m controller.cli")
                     .replace("/etc/threecard-floor/floor.env", str(env)))
     p = subprocess.run([analyze, "verify", str(unit)], capture_output=True, text=True,
                        timeout=60)
