@@ -35,7 +35,7 @@ def _readme_blocks() -> list[str]:
     installing them."""
     text = (REPO / "README.md").read_text()
     section = text[text.index("\n### Certificates\n"):]
-    section = section[:section.index("\n### ", 1)]
+    section = section[:re.search(r"\n##+ ", section[1:]).start() + 1]
     return re.findall(r"^```sh\n(.*?)^```$", section, re.S | re.M)
 
 
