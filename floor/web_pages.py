@@ -105,6 +105,28 @@ def ago(utc: str | None, now: datetime, lang: str) -> str:
     return text(lang, "ago", t=f"{s} {text(lang, 'unit.s')}")
 
 
+def clock(utc: str | None, now: datetime) -> str:
+    """An ISO 8601 UTC time as the page writes times (``-`` for none).
+
+    ``16:26:58 UTC`` today (UTC), with its date before it on another day:
+    ``2026-12-04 16:26:58 UTC``.
+    """
+    if not utc:
+        return "-"
+    t = datetime.fromisoformat(utc)
+    t = (t if t.tzinfo else t.replace(tzinfo=UTC)).astimezone(UTC)
+    day = "" if t.date() == now.astimezone(UTC).date() else t.strftime("%Y-%m-%d ")
+    return f"{day}{t.strftime('%H:%M:%S')} UTC"
+
+
+def hand(key: str | None, lang: str) -> str:
+    """A hand's name in ``lang`` (``straight_flush``: Straight flush); ``""`` for none."""
+    if not key:
+        return ""
+    words = text(lang, f"hand.{key}")
+    return key.replace("_", " ") if words == f"hand.{key}" else words
+
+
 def card(c: str | None) -> str:
     """A card as recall shows it: rank and suit symbol (``10♥``), red suits red."""
     if not c:
@@ -123,8 +145,8 @@ def _alarms(lang: str, alarms: list[tuple[str, str, str]]) -> str:
     if not alarms:
         return f'<span class="dim">{text(lang, "none")}</span>'
     return ", ".join(f'<span class="{"error" if sev == "error" else "alarm"}" '
-                     f'title="{escape(msg)}">{escape(kind)}</span>'
-                     for kind, sev, msg in alarms)
+                     f'data-kind="{escape(kind)}" title="{escape(kind)}">'
+                     f"{escape(msg or kind)}</span>" for kind, sev, msg in alarms)
 
 
 def _recorder(p: Pit, lang: str) -> str:
@@ -132,12 +154,12 @@ def _recorder(p: Pit, lang: str) -> str:
     cls = "ok" if r.state == "running" and not r.broker_lost_utc else "bad"
     line = text(lang, "rec." + r.state)
     if r.broker_lost_utc:
-        line += " — " + text(lang, "rec.broker_lost", t=r.broker_lost_utc[:19] + "Z")
+        line += " — " + text(lang, "rec.broker_lost", t=clock(r.broker_lost_utc, p.now))
     heard = f' <span class="dim">{ago(r.heard_utc, p.now, lang)}</span>' if r.heard_utc else ""
-    when = p.now.astimezone(UTC).strftime("%H:%M:%S")
+    when = clock(p.now.isoformat(), p.now)
     return (f'<p>{text(lang, "recorder")} {escape(r.client_id)}: <span class="{cls}">'
             f'{escape(line)}</span>{heard} <span class="dim">'
-            f'{text(lang, "updated", t=when + " UTC")}</span></p>')
+            f'{text(lang, "updated", t=when)}</span></p>')
 
 
 def pit_fragment(p: Pit, lang: str) -> str:
@@ -188,23 +210,25 @@ def table_fragment(r: PitRow, rounds: list[dict[str, Any]], alarms: list[dict[st
            f'{escape(text(lang, "amounts", c=cur or text(lang, "minor")))}</p>',
            f'<h2>{text(lang, "alarms")}</h2><p>{_alarms(lang, r.alarms)}</p>',
            f'<h2>{text(lang, "rounds")}</h2>']
-    out.append("".join(_round(x, cur, lang) for x in rounds)
+    out.append("".join(_round(x, cur, now, lang) for x in rounds)
                or f'<p class="dim">{text(lang, "no_rounds")}</p>')
     out.append(f'<h2>{text(lang, "meters")}</h2>{_meters(r, lang)}')
     out.append(f'<h2>{text(lang, "alarm_log")}</h2>{_alarm_log(alarms, now, lang)}')
     return "".join(out)
 
 
-def _round(x: dict[str, Any], cur: str, lang: str) -> str:
+def _round(x: dict[str, Any], cur: str, now: datetime, lang: str) -> str:
     void = x["status"] == "void"
     head = (f'<h3 data-round="{x["round_id"]}">{text(lang, "round")} {x["round_id"]} · '
             f'<span class="{"error" if void else "ok"}">{text(lang, x["status"])}</span>'
             + (f" ({escape(str(x['void_reason']))})" if x.get("void_reason") else "")
-            + f' <span class="dim">{escape((x.get("ended_utc") or "")[:19])}</span></h3>')
+            + f' <span class="dim">{clock(x.get("ended_utc"), now)}</span></h3>')
     dealer = "".join(card(c) for c in x.get("dealer_cards") or []) or "-"
-    hand = escape(str(x.get("dealer_hand") or ""))
-    rows = [f'<tr><td>{text(lang, "dealer")}</td><td>{dealer}</td><td>{hand}</td>'
-            "<td></td><td></td></tr>"]
+    named = hand(x.get("dealer_hand"), lang)
+    if named and x.get("dealer_qualifies") is not None:
+        named += " · " + text(lang, "qualifies" if x["dealer_qualifies"] else "not_qualify")
+    rows = [f'<tr><td>{text(lang, "dealer")}</td><td>{dealer}</td><td>{escape(named)}</td>'
+            "<td></td><td></td></tr>"]  # the hand in the bets' column: the widest
     outcomes = x.get("bet_entry") == "outcomes"
     for seat in x.get("seats", []):
         cards = "".join(card(c) for c in seat.get("cards") or []) or "-"
@@ -237,13 +261,23 @@ def _meters(r: PitRow, lang: str) -> str:
     for name in row_order(r.rows):
         w, p, won, n, v, ref = r.rows[name]
         hold = percent(((won - p) * 2_000_000 + w) // (2 * w), lang) if w > 0 else "-"
-        body.append(f"<tr><td>{escape(name)}</td>" + "".join(
+        body.append(f"<tr><td>{escape(_meter_name(name, lang))}</td>" + "".join(
             f'<td class="n">{x}</td>' for x in (money(w, lang, r.currency),
                                                 money(p, lang, r.currency),
                                                 money(won, lang, r.currency), hold, n, v,
                                                 money(ref, lang, r.currency))) + "</tr>")
     return (f'<div class="box"><table><thead><tr><th>{text(lang, "meter")}</th>{heads}</tr>'
             f'</thead><tbody>{"".join(body)}</tbody></table></div>')
+
+
+def _meter_name(name: str, lang: str) -> str:
+    """A meter row's name in ``lang``: a bet's (Pair Plus), ``Seat 2``, the total."""
+    seat = name.removeprefix("seat ")
+    if seat.isdigit():
+        return f'{text(lang, "seat")} {seat}'
+    key = "total" if name == "total" else f"bet.{name}"
+    words = text(lang, key)
+    return name if words == key else words
 
 
 def _alarm_log(alarms: list[dict[str, Any]], now: datetime, lang: str) -> str:
