@@ -19,7 +19,7 @@ import pygame
 
 from display import theme
 from display.cards import CardArt
-from display.painter import Painter, inset
+from display.painter import Painter, TextRecord, inset
 from display.theme import LINE_HEIGHT, FontBook
 
 FORMS = ("inline", "stacked", "short", "bare")
@@ -158,22 +158,41 @@ def _details(fonts: FontBook, size: int, width: int, bets: tuple[BetRow, ...],
     """The bets (by index) whose paid lines ``spare`` rows hold, the biggest pays first."""
     out: dict[int, list[tuple[str, str]]] = {}
     for i in sorted((i for i, b in enumerate(bets) if b.detail), key=lambda i: -bets[i].rank):
-        rows = detail_rows(fonts, size, width, bets[i].detail)  # type: ignore[arg-type]
-        if rows is not None and len(rows) <= spare:
-            out[i], spare = rows, spare - len(rows)
+        line, pay = bets[i].detail  # type: ignore[misc]
+        for detail in ((line, pay), (line, "")):  # with its pay, else the line's name alone
+            rows = detail_rows(fonts, size, width, detail)
+            if rows is not None and len(rows) <= spare:
+                out[i], spare = rows, spare - len(rows)
+                break
     return out
 
 
-def _joined(fonts: FontBook, size: int, width: int, name: str, b: BetRow) -> str:
+def _joined(fonts: FontBook, size: int, width: int, name: str, b: BetRow,
+            alone: bool = False) -> str:
     """A bet's name joined by the line that paid, where it stands beside the amount.
 
-    ``Pair Plus: Mini royal 100 to 1``, else without the pay, else the name alone.
+    ``Pair Plus: Mini royal 100 to 1``, else without the pay, else the name alone;
+    ``alone``: the name has its row (stacked above the amount), the whole ``width``.
     """
     line, pay = b.detail  # type: ignore[misc]
     for text in (f"{name}: {line} {pay}".rstrip(), f"{name}: {line}"):
-        if _beside(fonts, size, width, text, b.amount):
+        if (_wide(fonts, text, size, False) <= width if alone
+                else _beside(fonts, size, width, text, b.amount)):
             return text
     return name
+
+
+def _unnamed(fonts: FontBook, size: int, width: int, bets: tuple[BetRow, ...],
+             rows: int) -> int:
+    """The biggest pay multiple of a seat whose paid line ``rows`` leave unnamed (0: none)."""
+    form = next((f for f in FORMS if (n := form_rows(fonts, size, width, bets, f)) is not None
+                 and n <= rows), "bare")
+    used = form_rows(fonts, size, width, bets, form) or len(bets)
+    details = _details(fonts, size, width, bets, rows - used)
+    name = {"inline": "name", "short": "short", "stacked": "name"}.get(form)
+    return max([0, *(b.rank for i, b in enumerate(bets) if b.detail and i not in details
+                     and (name is None or _joined(fonts, size, width, getattr(b, name), b,
+                                                  form == "stacked") == getattr(b, name)))])
 
 
 def _detail_need(fonts: FontBook, size: int, width: int, bets: tuple[BetRow, ...]) -> int:
@@ -246,7 +265,7 @@ def _plan(fonts: FontBook, width: int, height: int, seats: tuple[tuple[BetRow, .
     w, h = width - 2 * pad_x, height - 2 * pad_y
     gap = max(1, h // 90)
     best = None
-    for size in range(top, floor - 1, -1):
+    for size, cards in ((s, c) for s in range(top, floor - 1, -1) for c in (2, 1)):
         wrapped = [hand_lines(fonts, x, size, w) for x in hands]
         lines = max([1, *map(len, wrapped)])
         fits = lines <= 3 and all(_wide(fonts, x, size, True) <= w for x in sum(wrapped, []))
@@ -254,21 +273,24 @@ def _plan(fonts: FontBook, width: int, height: int, seats: tuple[tuple[BetRow, .
                             for x in nets)
         row = _h(size)
         fixed = row + lines * row + _pill_h(size) + 4 * gap
-        room = max(0, (h - fixed - 2 * row) // row)  # the cards at least two rows tall
-        worst, wants = 0, [1]
-        for bets in seats:
+        room = max(0, (h - fixed - cards * row) // row)  # the cards two rows tall, else one
+        worst, missing, wants = 0, 0, [1]
+        for bets in seats:  # every bet a row: the rows a seat cannot hold are missing
             need = [form_rows(fonts, size, w, bets, f) for f in FORMS]
-            rank = next((i for i, n in enumerate(need) if n is not None and n <= room), None)
-            if rank is None:
-                fits, rank = False, len(FORMS)
+            rank = next((i for i, n in enumerate(need) if n is not None and n <= room),
+                        len(FORMS))
+            missing += max(0, len(bets) - room) if rank == len(FORMS) else 0
             worst = max(worst, rank)
-            wants.append(min(room, (need[rank] if rank < len(FORMS) else len(bets)) or 0)
+            wants.append(min(room, need[rank] or 0 if rank < len(FORMS) else len(bets))
                          + _detail_need(fonts, size, w, bets))
         rows = min(room, max(wants))
+        unnamed = max([0, *(_unnamed(fonts, size, w, bets, rows) for bets in seats)])
         plan = SeatPlan(size, lines, rows, pad_x, pad_y,
                         (row, h - fixed - rows * row, lines * row, rows * row, _pill_h(size)),
                         gap)
-        key = (not fits, worst)  # what fits first, then the fullest forms, then the largest
+        # every bet drawn first, then the texts that fit, the fullest forms, the biggest pay
+        # left unnamed the smallest, the cards two rows tall, the largest size
+        key = (missing, not fits, worst, unnamed, cards)
         if best is None or key < best[0]:
             best = (key, plan)
     assert best is not None
@@ -315,14 +337,16 @@ def draw_seat(p: Painter, art: CardArt, cell: pygame.Rect, plan: SeatPlan, role:
     details = _details(p.fonts, size, res_r.width, bets, plan.rows - used)
     y, row = res_r.top, plan.row
     for i, b in enumerate(bets):
-        if y + row > res_r.bottom:
-            break
+        if y + row * (2 if form == "stacked" else 1) > res_r.bottom:  # no row left: cut
+            p.frame.texts.append(TextRecord(b.amount, pygame.Rect(res_r.left, y, 0, 0),
+                                            res_r, f"{role}.amount", size, True))
+            continue
         line = pygame.Rect(res_r.left, y, res_r.width, row)
-        name = {"inline": b.name, "short": b.short}.get(form, "")
-        if name and b.detail and i not in details:  # no row of its own: beside the bet
-            name = _joined(p.fonts, size, res_r.width, name, b)
+        name = {"inline": b.name, "short": b.short, "stacked": b.name}.get(form, "")
+        if name and b.detail and i not in details:  # no row of its own: with the bet's name
+            name = _joined(p.fonts, size, res_r.width, name, b, form == "stacked")
         if form == "stacked":
-            p.text(b.name, line, size, align="left", color=theme.TEXT_DIM, role=f"{role}.bet")
+            p.text(name, line, size, align="left", color=theme.TEXT_DIM, role=f"{role}.bet")
             line = line.move(0, row)
         elif name:
             aw = min(line.width, _wide(p.fonts, b.amount, size, True) + 1)
