@@ -131,8 +131,8 @@ def test_a_void_returns_the_marked_bets(fonts):
     frame = PlayerScreen(fonts, "en").draw(pygame.Surface((1920, 1080)), sc.player)
     assert [t.text for t in frame.texts if t.role == "banner.act"] == [
         "Seats 1, 2, 3, 5, 6: every bet returned"]
-    assert [t.text for t in frame.texts_in("seat.6.results")] == [
-        "A", "returned", "PP", "returned", "6CB", "returned"]
+    assert [t.text for t in frame.texts_in("seat.6.results")] == [  # names above, in full
+        "Ante", "returned", "Pair Plus", "returned", "6 Card Bonus", "returned"]
 
 
 def test_recall_and_meters_name_the_outcome_rounds(fonts):
