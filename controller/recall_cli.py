@@ -49,7 +49,7 @@ def add_recall_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``recall``."""
     _journal_arg(parser)
     parser.add_argument("--last", type=whole_number(1, MAX_LAST), default=10,
-                        help=f"rounds to show, 1 to {MAX_LAST:,} (default 10)")
+                        help=f"rounds to show, 1 to {format_number(MAX_LAST)} (default 10)")
 
 
 def add_meters_arguments(parser: argparse.ArgumentParser) -> None:
@@ -268,11 +268,11 @@ def run_meters(args: argparse.Namespace) -> int:
         print(count_and_amount(total[4], total[5], cur))
         for k, v in sorted(rep.counters.items()):
             if k != ROUNDS_VOIDED:
-                print(for_terminal(f"  {k}: {v}"))
+                print(for_terminal(f"  {k}: {format_number(v)}"))
         if rep.outcomes:
             print("outcome meters (rounds dealt as outcomes):")
             for k, v in sorted(rep.outcomes.items()):
-                print(for_terminal(f"  {k}: {v}"))
+                print(for_terminal(f"  {k}: {format_number(v)}"))
         print("reconciled with the round records" if rep.reconciled
               else for_terminal("DOES NOT RECONCILE: " + "; ".join(rep.problems)))
     return 0 if rep.reconciled and not broken else 1
