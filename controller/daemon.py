@@ -53,7 +53,7 @@ from controller.game.config import (
 )
 from controller.game.control_line import MAX_CONTROL_LINE, parse_control_line
 from controller.game.inputs import InputError
-from controller.game.numbers import LANGUAGES, format_ppm
+from controller.game.numbers import LANGUAGES, format_number, format_ppm
 from controller.game.settlement import BetError
 from controller.game.table_views import check_returns
 from controller.game.views import DealerView, PlayerView
@@ -116,9 +116,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="dealer window size, e.g. 800x480 for a 7-inch panel")
     parser.add_argument("--log-level", choices=LOG_LEVELS, help="the lowest level logged")
     parser.add_argument("--pace-ms", type=whole_number(0, MAX_PACE_MS), default=None,
-                        help=f"autoplay pause between dealer steps, 0 to {MAX_PACE_MS:,} "
-                        f"milliseconds (demo default {DEMO_PACE_MS}, headless "
-                        f"{DEMO_HEADLESS_PACE_MS})")
+                        help="autoplay pause between dealer steps, 0 to "
+                        f"{format_number(MAX_PACE_MS)} milliseconds (demo default "
+                        f"{DEMO_PACE_MS}, headless {DEMO_HEADLESS_PACE_MS})")
     parser.add_argument("--supervisor-pin", default=None,
                         help="PIN autoplay uses for its supervisor steps (acknowledging a "
                         "void, voiding an interrupted round, unblocking the deck); with no "
@@ -239,7 +239,8 @@ class Daemon:
 
         def verifying(done: int, todo: int) -> None:  # start-up may outlast TimeoutStartSec
             self.notifier.extend_timeout(JOURNAL_CHECK_EXTEND_S, f"verifying the journal: "
-                                         f"{done:,} of {todo:,} events")
+                                         f"{format_number(done)} of "
+                                         f"{format_number(todo)} events")
 
         self.software = startup_identity()
         try:

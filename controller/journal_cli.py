@@ -21,6 +21,7 @@ import sys
 from datetime import timedelta
 
 from controller.cli import whole_number
+from controller.game.numbers import format_number
 
 MAX_DAYS = 36_500
 """The largest ``--older-than``."""
@@ -61,9 +62,10 @@ def run(args: argparse.Namespace) -> int:
     elif r.cut == 0:
         print(f"nothing to move: the journal holds no settled round before {r.limited_by}")
     else:
-        print(f"moved {r.events:,} events ({r.rounds:,} rounds, up to event {r.cut}) to "
-              f"{r.archive}, verified; the journal went from {r.bytes_before:,} to "
-              f"{r.bytes_after:,} bytes; stopped by {r.limited_by}")
+        n = format_number
+        print(f"moved {n(r.events)} events ({n(r.rounds)} rounds, up to event {r.cut}) to "
+              f"{r.archive}, verified; the journal went from {n(r.bytes_before)} to "
+              f"{n(r.bytes_after)} bytes; stopped by {r.limited_by}")
     return 0
 
 

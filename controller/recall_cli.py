@@ -21,6 +21,7 @@ from controller.game import recall as rc
 from controller.game.clock_times import JournaledStep
 from controller.game.meters import ROUNDS_VOIDED, TOTAL, row_order
 from controller.game.numbers import format_money, format_number
+from controller.game.pay_lines import items_in_pay_order, pay_rank
 from controller.game.text import for_terminal
 from controller.journal import Journal, JournalError, JournalUnreadable
 from controller.journal.read import unusable
@@ -48,7 +49,7 @@ def add_recall_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``recall``."""
     _journal_arg(parser)
     parser.add_argument("--last", type=whole_number(1, MAX_LAST), default=10,
-                        help=f"rounds to show, 1 to {MAX_LAST:,} (default 10)")
+                        help=f"rounds to show, 1 to {format_number(MAX_LAST)} (default 10)")
 
 
 def add_meters_arguments(parser: argparse.ArgumentParser) -> None:
@@ -158,11 +159,24 @@ def _outcome(x: dict[str, Any]) -> str:
                                                          else "")
 
 
+def _result(x: dict[str, Any], currency: str | None) -> str:
+    """A result with money: ``win +5.00``, ``lose -5.00``, a void's ``refund 5.00``.
+
+    A refund is written as the stake returned (its net is nothing won or lost).
+    """
+    if x["outcome"] == "refund":
+        return f"refund {_money(x['stake'], currency, False)}"
+    return f"{x['outcome']} {_money(x['net'], currency)}"
+
+
 def format_round(r: dict[str, Any], currency: str | None) -> str:
     """A round record (``recall --json``'s shape) as game recall prints it.
 
     Each line is made safe for a terminal (:func:`~controller.game.text.for_terminal`): a
     void reason holding a line break or an escape sequence stays on its line, escaped.
+    A seat's bets and results are listed in the pay order, as the screens list them
+    (:func:`~controller.game.pay_lines.items_in_pay_order`); a void's refunds with the
+    amounts returned.
 
     Args:
         r: the round record.
@@ -186,14 +200,15 @@ def format_round(r: dict[str, Any], currency: str | None) -> str:
                                                else "does not qualify")
     lines.append(f"  dealer: {dealer}")
     for s in r["seats"]:
+        results = items_in_pay_order(s["results"])
         if outcomes:  # marked bets: no amounts, each result an outcome
-            bets = ", ".join(s["bets"])
-            res = ", ".join(f"{k} {_outcome(x)}" for k, x in s["results"].items())
+            bets = ", ".join(sorted(s["bets"], key=pay_rank))
+            res = ", ".join(f"{k} {_outcome(x)}" for k, x in results)
             net = ""
         else:
-            bets = ", ".join(f"{k} {_money(v, currency, False)}" for k, v in s["bets"].items())
-            res = ", ".join(f"{k} {x['outcome']} {_money(x['net'], currency)}"
-                            for k, x in s["results"].items())
+            bets = ", ".join(f"{k} {_money(v, currency, False)}"
+                             for k, v in items_in_pay_order(s["bets"]))
+            res = ", ".join(f"{k} {_result(x, currency)}" for k, x in results)
             net = f"  net {_money(s['net'], currency)}"
         lines.append(f"  seat {s['seat']}: {' '.join(s['cards']) or '-'}  bets {bets}  "
                      f"decision {s['decision'] or '-'}  {res}{net}")
@@ -253,11 +268,11 @@ def run_meters(args: argparse.Namespace) -> int:
         print(count_and_amount(total[4], total[5], cur))
         for k, v in sorted(rep.counters.items()):
             if k != ROUNDS_VOIDED:
-                print(for_terminal(f"  {k}: {v}"))
+                print(for_terminal(f"  {k}: {format_number(v)}"))
         if rep.outcomes:
             print("outcome meters (rounds dealt as outcomes):")
             for k, v in sorted(rep.outcomes.items()):
-                print(for_terminal(f"  {k}: {v}"))
+                print(for_terminal(f"  {k}: {format_number(v)}"))
         print("reconciled with the round records" if rep.reconciled
               else for_terminal("DOES NOT RECONCILE: " + "; ".join(rep.problems)))
     return 0 if rep.reconciled and not broken else 1

@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from controller.game.numbers import format_ppm
 from floor.messages import MetersMessage
 from floor.recorder import GRACE_S
 from floor.store import SeriesRow, Store, TableRow
@@ -174,7 +175,7 @@ class TableStatus:
 
     def line(self, now: datetime | None = None) -> str:
         """The status as one line of text (``now``: for "heard ... ago")."""
-        hold = "-" if self.hold_ppm is None else f"{self.hold_ppm / 10_000:.2f} %"
+        hold = "-" if self.hold_ppm is None else format_ppm(self.hold_ppm)
         alarms = "-" if self.open_alarms is None else ", ".join(self.open_alarms) or "none"
         if self.status == "offline" or self.unknown_since_utc:
             alarms = f"{alarms} (when last heard)"

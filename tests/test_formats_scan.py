@@ -1,7 +1,8 @@
 """Money and odds are written by one formatter (:mod:`controller.game.numbers`).
 
-A scan of the product's source for text written by hand: an f-string that divides by 100
-or formats an amount with ``:,``/``:.2f``, or writes odds as ``{x}:1``/``{x} to 1``.
+A scan of the product's source for text written by hand: an f-string that divides by 100,
+groups a number with ``:,`` (an amount or a count), formats an amount with ``:.2f``, or
+writes odds as ``{x}:1``/``{x} to 1``.
 """
 
 from __future__ import annotations
@@ -43,7 +44,9 @@ def _by_hand(tree: ast.AST) -> list[tuple[int, str]]:
                    for n in ast.walk(expr)):
                 found.append((node.lineno, "an amount divided by 100"))
             spec = ast.unparse(part.format_spec) if part.format_spec else ""
-            if ("," in spec or ".2f" in spec) and any(w in _names(expr) for w in MONEY_WORDS):
+            if "," in spec:  # counts too: format_number groups them
+                found.append((node.lineno, f"a number grouped with {spec!r}"))
+            elif ".2f" in spec and any(w in _names(expr) for w in MONEY_WORDS):
                 found.append((node.lineno, f"an amount written with {spec!r}"))
             after = parts[i + 1] if i + 1 < len(parts) else None
             if isinstance(after, ast.Constant) and isinstance(after.value, str) and (
@@ -62,4 +65,4 @@ def test_the_scan_finds_what_it_looks_for():
     """The scan's own check: each pattern it forbids is found in a sample."""
     sample = ast.parse('a = f"{net / 100:.2f}"\nb = f"{stake:,}"\nc = f"{x}:1"\n'
                        'd = f"{x} to 1"\ne = f"{count:,} events"\n')
-    assert [line for line, _ in _by_hand(sample)] == [1, 1, 2, 3, 4]
+    assert [line for line, _ in _by_hand(sample)] == [1, 1, 2, 3, 4, 5]

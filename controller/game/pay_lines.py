@@ -13,7 +13,7 @@ Every list of a seat's results (settled or refunded) is in the one pay order of 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TypeVar
 
 from controller.game.rules import PAY_ORDER, RuleProfile
@@ -22,6 +22,7 @@ LINE_BETS = ("ante_bonus", "pair_plus", "six_card_bonus")
 """The bets paid on a paytable line (the Ante and Play pay even money)."""
 
 _R = TypeVar("_R")
+_V = TypeVar("_V")
 
 
 def pay_rank(bet: str) -> int:
@@ -32,6 +33,15 @@ def pay_rank(bet: str) -> int:
 def in_pay_order(results: Iterable[_R]) -> tuple[_R, ...]:
     """``results`` (anything with a ``bet``) sorted in the pay order of the rules."""
     return tuple(sorted(results, key=lambda r: pay_rank(r.bet)))  # type: ignore[attr-defined]
+
+
+def items_in_pay_order(per_bet: Mapping[str, _V]) -> tuple[tuple[str, _V], ...]:
+    """A record's bet -> value mapping (its bets, its results) as pairs in the pay order.
+
+    A round record keeps a seat's bets as they were placed: every text that lists them
+    (``threecard recall``, the round log) lists them as the screens do.
+    """
+    return tuple(sorted(per_bet.items(), key=lambda kv: pay_rank(kv[0])))
 
 
 @functools.lru_cache(maxsize=4096)

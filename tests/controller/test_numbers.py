@@ -117,7 +117,7 @@ def test_recall_and_meters_write_the_journal_s_currency(make_shift):
 
     recall = cli("recall")
     assert recall.splitlines()[0] == "amounts in KWD"
-    assert "bets ante 1.500" in recall and "ante_bonus win +7.500" in recall
+    assert "bets play 1.500, ante 1.500" in recall and "ante_bonus win +7.500" in recall
     assert "net +9.000" in recall
     meters = cli("meters")
     assert meters.splitlines()[0] == "amounts in KWD"

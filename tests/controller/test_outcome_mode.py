@@ -265,7 +265,7 @@ def test_recall_and_meters_commands_give_outcomes(outcomes):
 
     text = cli("recall", "--last", "1")
     assert "round 1  SETTLED  bets as outcomes" in text
-    assert ("bets ante, pair_plus, play  decision play  play pays 1 to 1, ante_bonus pays 5 to 1 "
+    assert ("bets play, ante, pair_plus  decision play  play pays 1 to 1, ante_bonus pays 5 to 1 "
             "(straight_flush), ante pays 1 to 1, pair_plus pays 100 to 1 (mini_royal)") in text
     assert "six_card_bonus loses" in text and "net" not in text
     meters = json.loads(cli("meters", "--json"))

@@ -215,7 +215,7 @@ def test_the_newest_state_and_meters_are_kept_by_event_and_bad_rows_show_a_dash(
         ("misread", "warning", "Misread")])) == 0
     assert c.publish("threecard/TCP-M/meters", _meters("TCP-M", j, 100, [
         1000, 100, 400, 3, 0, 0])) == 0
-    floor.wait_until(lambda: "hold 30.00 %" in " ".join(_status_text(store)), 15,
+    floor.wait_until(lambda: "hold 30.00%" in " ".join(_status_text(store)), 15,
                      "the newer meters")
     # the recorder starts again: the broker sends it the older retained copies
     assert recorder.stop() == 0
@@ -232,7 +232,7 @@ def test_the_newest_state_and_meters_are_kept_by_event_and_bad_rows_show_a_dash(
     floor.wait_until(lambda: "OFFLINE" in line(), 15, "TCP-M's last message on the floor")
     text = line()
     # (won 400 - paid 100) / wagered 1000, and the alarm of the newer state
-    assert "hold 30.00 %" in text and "alarms: misread" in text, text
+    assert "hold 30.00%" in text and "alarms: misread" in text, text
     # a row written by something else than the recorder: "-" for what cannot be read
     s = Store(store)
     s.db.execute("UPDATE tables SET state = 'not json', meters = ? WHERE table_id = 'TCP-M'",
