@@ -401,12 +401,21 @@ def tls_context(cert: str, key: str) -> ssl.SSLContext:
     Raises:
         WebError: either cannot be read or they do not match.
     """
+    if not cert:
+        raise WebError("--key: goes with --cert (the certificate it is the key of)")
+    for flag, path in (("--cert", cert), ("--key", key)):
+        try:
+            if path:
+                Path(path).open("rb").close()
+        except OSError as exc:
+            raise WebError(f"{flag} {path}: {exc.strerror or exc}") from None
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.minimum_version = ssl.TLSVersion.TLSv1_2
     try:
-        ctx.load_cert_chain(cert, key)
+        ctx.load_cert_chain(cert, key or None)
     except (OSError, ssl.SSLError) as exc:
-        raise WebError(f"--cert/--key: {exc}") from None
+        raise WebError(f"--cert {cert}" + (f" --key {key}" if key else "")
+                       + f": {exc}") from None
     return ctx
 
 
