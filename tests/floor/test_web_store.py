@@ -1,7 +1,8 @@
 """``threecard floor web`` rides out a PostgreSQL store that goes away: the connection
 the server closed is opened again on the next request, 503 and one log line while the
 database refuses connections, 200 as soon as it takes them again; pit logins, wrong PINs
-and lockouts are logged (the address, never the PIN).
+and lockouts are logged (the address, never the PIN); a recorder that loses the store
+says it stops, not that it reconnects.
 """
 
 from __future__ import annotations
@@ -90,3 +91,20 @@ def test_pit_logins_wrong_pins_and_lockouts_are_logged(web_on_pg):
     web.wait_for(r"pit login from 127\.0\.0\.1 refused: PIN entry locked \(\d+ s left\)$")
     log = web.text().replace(base, "")  # its port may hold the digits
     assert all(pin not in log for pin in (PIN, "0000", "1111")), log
+
+
+def test_a_recorder_losing_its_store_says_it_stops_not_that_it_reconnects(floor, pg_server):
+    import psycopg
+
+    url = pg_server.database()
+    dbname = url.rsplit("/", 1)[1]
+    recorder = floor.recorder(floor.broker().start(), url)
+    with psycopg.connect(pg_server.url("postgres"), autocommit=True) as admin:
+        admin.execute(f"ALTER DATABASE {dbname} ALLOW_CONNECTIONS false")
+        try:
+            _kick(admin, dbname)
+            recorder.wait_for(r"recorder stopped: the store \S+ cannot be read")
+            assert recorder.proc.wait(30) == 1
+        finally:
+            admin.execute(f"ALTER DATABASE {dbname} ALLOW_CONNECTIONS true")
+    assert "reconnecting" not in recorder.text(), recorder.text()
