@@ -178,6 +178,7 @@ def _web(args: argparse.Namespace) -> int:
         return 1
     from floor.store import Store, StoreError
 
+    logging.basicConfig(level=logging.INFO, handlers=[line_handler(sys.stdout)])
     stop = _stop_on_signals()
     try:
         roles = read_roles(args.config)

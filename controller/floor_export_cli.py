@@ -82,21 +82,25 @@ def export(args: argparse.Namespace, currency: Any) -> int:
         fmt = output_format(args)
         window = [parse_utc(flag, t) if t is not None else None
                   for flag, t in (("--from", args.from_utc), ("--to", args.to_utc))]
+        if None not in window and window[0] >= window[1]:
+            raise ValueError(f"--from {args.from_utc} is not before --to {args.to_utc}: no "
+                             "round can end in that window")
     except ValueError as exc:
         print(for_terminal(f"threecard floor rounds: {exc}"), file=sys.stderr)
         return 2
 
-    def read(store: Any) -> tuple[list[dict[str, Any]], list[Any]]:
+    def read(store: Any) -> tuple[list[dict[str, Any]], list[Any], bool]:
         known: dict[tuple[str, str], str | None] = {}
         rows = []
         for t, j, rec in store.rounds_between(*window, args.table):
             if (t, j) not in known:
                 known[t, j] = currency(store, t, j)
             rows.append(as_json(t, j, rec, known[t, j]))
-        return rows, store.prunes(args.table)
+        return rows, store.prunes(args.table), not args.table or bool(
+            store.journals(args.table))
 
     try:
-        rows, prunes = read_store(args.store, read)
+        rows, prunes, heard = read_store(args.store, read)
     except StoreError as exc:
         print(for_terminal(f"threecard floor: {exc}"), file=sys.stderr)
         return 1
@@ -114,6 +118,10 @@ def export(args: argparse.Namespace, currency: Any) -> int:
             print(format_round(r, r["currency"]))
     for p in prunes:  # what the window may miss: in archives
         print(for_terminal(pruned_line(p)), file=sys.stderr if fmt != "text" else sys.stdout)
+    if not heard:  # a table id mistyped, as --last says it
+        print(for_terminal(f"threecard floor: the floor holds no round of table {args.table}"),
+              file=sys.stderr)
+        return 1
     return 0
 
 

@@ -264,6 +264,7 @@ def serve(settings: FloorSettings, store_path: str, client_id: str,
         log.error("floor: the recorder failed", exc_info=exc)
         failed.append(f"an error in the recorder: {exc!r}")
     finally:
+        stop.set()  # stopping: the disconnection is no loss to reconnect from
         net.stop(disconnect=True)
         with lock, contextlib.suppress(db_errors):
             beat(stopped=True)

@@ -250,12 +250,7 @@ class Store(SealedStore):
                 raise StoreError(f"{self.path}: not a floor store (it holds "
                                  f"{', '.join(sorted(names)[:5])})")
             if not readonly:
-                self.db.script(SCHEMA)
-                for table, columns in _ADDED.items():
-                    have = self.db.columns(table)
-                    for col in columns:
-                        if col.split()[0] not in have:
-                            self.db.execute(f"ALTER TABLE {table} ADD COLUMN {col}")
+                self.db.script(SCHEMA, _ADDED)
             elif not names:
                 raise StoreError(f"{self.path}: an empty floor store (no recorder wrote it)")
             self._series_cols = self.db.columns("series")

@@ -12,7 +12,7 @@ The recorder and the readers (``floor status``, ``floor rounds``, ``verify-journ
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
@@ -53,8 +53,14 @@ class Database(Protocol):
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
         """Run one statement once for each row of parameters."""
 
-    def script(self, sql: str) -> None:
-        """Run statements separated by ``;`` (no parameters): the schema."""
+    def script(self, sql: str, added: Mapping[str, Sequence[str]] | None = None) -> None:
+        """Make the schema, and add the columns its tables lack, in one transaction.
+
+        No other process makes the schema meanwhile (two recorders starting at once on an
+        empty store): ``sql`` holds statements separated by ``;`` (no parameters),
+        ``added`` each table's columns a store of an earlier recorder may lack
+        (``"name TYPE ..."``).
+        """
 
     def transaction(self) -> AbstractContextManager[Any]:
         """A transaction: committed at the end of the block, rolled back on an error.

@@ -11,7 +11,7 @@ with the ``floor`` extra (``pip install 'threecard-table[floor]'``); a table nev
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -80,13 +80,17 @@ class PostgreSQL:
         with self.db.cursor() as cur:
             cur.executemany(self._q(sql), [tuple(r) for r in rows])
 
-    def script(self, sql: str) -> None:
-        """Run the schema's statements, in one transaction."""
+    def script(self, sql: str, added: Mapping[str, Sequence[str]] | None = None) -> None:
+        """The schema and the columns of ``added``, holding the schema's advisory lock."""
         with self.db.transaction():
             self.db.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
             for statement in schema(sql).split(";"):
                 if statement.strip():
                     self.db.execute(statement)
+            for table, columns in (added or {}).items():
+                for col in columns:
+                    self.db.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS "
+                                    f"{schema(col)}")
 
     def transaction(self) -> AbstractContextManager[Any]:
         """``BEGIN`` ... ``COMMIT``, or ``ROLLBACK`` on an error (nested: a savepoint)."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -59,9 +59,17 @@ class SQLite:
         """Run one statement once for each row of parameters."""
         self.db.executemany(sql, rows)
 
-    def script(self, sql: str) -> None:
-        """Run statements separated by ``;``."""
-        self.db.executescript(sql)
+    def script(self, sql: str, added: Mapping[str, Sequence[str]] | None = None) -> None:
+        """The schema and the columns of ``added`` in one ``BEGIN IMMEDIATE`` transaction."""
+        with self.transaction():
+            for statement in sql.split(";"):
+                if statement.strip():
+                    self.db.execute(statement)
+            for table, columns in (added or {}).items():
+                have = self.columns(table)
+                for col in columns:
+                    if col.split()[0] not in have:
+                        self.db.execute(f"ALTER TABLE {table} ADD COLUMN {col}")
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:

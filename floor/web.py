@@ -14,8 +14,10 @@ to the loopback interface. TLS when given a certificate and its key.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import ipaddress
+import logging
 import secrets
 import ssl
 import threading
@@ -38,6 +40,7 @@ from controller.game.config import (
     MIN_LOCKOUT_SECONDS,
 )
 from floor import web_data, web_pages
+from floor.store_base import StoreError
 from floor.web_metrics import registry
 from floor.web_text import lang_of, text
 
@@ -48,6 +51,7 @@ SESSION_S = 12 * 3600
 LAST_ROUNDS = 10
 """Rounds a table's page shows."""
 COOKIE = "pit_session"
+log = logging.getLogger("threecard.floor")
 
 
 class WebError(Exception):
@@ -167,25 +171,73 @@ class Gate:
         return True
 
 
+class StoreUnavailable(Exception):
+    """The store cannot be read now (the web server answers 503 until it can)."""
+
+
 class Reader:
-    """The store, read one request at a time in a worker thread (it is synchronous)."""
+    """The store, read one request at a time in a worker thread (it is synchronous).
+
+    A store that fails (PostgreSQL restarted, the network gone) is closed, opened again
+    and the read tried once more; while it still fails every read raises
+    :class:`StoreUnavailable` and the next one tries to open it again. The outage is
+    logged once as it starts and once as it ends.
+
+    Raises:
+        StoreError: the store cannot be opened as the server starts.
+    """
 
     def __init__(self, open_store: Callable[[], Any]) -> None:
-        self.store = open_store()
+        self.open_store = open_store
+        self.store: Any = open_store()
+        self.name = self.store.path
+        self.errors: tuple[type[Exception], ...] = (*self.store.db.errors, StoreError)
         self.lock = threading.Lock()
+        self.down = False
+
+    def _read(self, what: Callable[[Any], Any]) -> Any:
+        try:
+            if self.store is None:
+                self.store = self.open_store()
+            return what(self.store)
+        except self.errors:
+            self.close()
+            raise
 
     def __call__(self, what: Callable[[Any], Any]) -> Any:
-        """``what(store)`` under the lock."""
+        """``what(store)`` under the lock.
+
+        Raises:
+            StoreUnavailable: the store cannot be read, even opened again.
+        """
         with self.lock:
-            return what(self.store)
+            try:
+                got = self._read(what)
+            except self.errors:
+                try:  # a connection the server closed: a new one may do
+                    got = self._read(what)
+                except self.errors as exc:
+                    if not self.down:
+                        self.down = True
+                        why = (str(exc).strip() or type(exc).__name__).splitlines()[0]
+                        log.error("floor web: the store %s cannot be read (%s); answering "
+                                  "503 until it can", self.name, why)
+                    raise StoreUnavailable(self.name) from None
+            if self.down:
+                self.down = False
+                log.info("floor web: the store %s can be read again", self.name)
+            return got
 
     async def run(self, what: Callable[[Any], Any]) -> Any:
         """``what(store)`` in a worker thread."""
         return await asyncio.to_thread(self, what)
 
     def close(self) -> None:
-        """Close the store."""
-        self.store.close()
+        """Close the store (the next read opens it again)."""
+        store, self.store = self.store, None
+        if store is not None:
+            with contextlib.suppress(Exception):  # a connection already gone
+                store.close()
 
 
 def _lang(request: web.Request) -> str:
@@ -205,7 +257,7 @@ def _html(request: web.Request, body: str, status: int = 200) -> web.Response:
 
 def make_app(reader: Reader, gate: Gate, token: str | None, secure: bool) -> web.Application:
     """The pit's application: pages, login, streams and (with ``token``) ``/metrics``."""
-    app = web.Application()
+    app = web.Application(middlewares=[unavailable])
     metrics = registry(reader)
 
     def logged_in(request: web.Request) -> bool:
@@ -217,11 +269,20 @@ def make_app(reader: Reader, gate: Gate, token: str | None, secure: bool) -> web
     async def login(request: web.Request) -> web.Response:
         lang = _lang(request)
         pin = str((await request.post()).get("pin", ""))[:32]
+        was_locked = gate.locked_s() > 0
         session = await asyncio.to_thread(gate.login, pin)
+        who = request.remote or "?"
         if session is None:
             left = gate.locked_s()
+            if was_locked:
+                log.warning("floor web: pit login from %s refused: PIN entry locked (%d s "
+                            "left)", who, left)
+            else:
+                log.warning("floor web: wrong pit PIN from %s%s", who,
+                            f"; PIN entry locked for {left} s" if left else "")
             why = text(lang, "locked", s=left) if left else text(lang, "wrong_pin")
             return _html(request, web_pages.login(lang, why), status=401)
+        log.info("floor web: pit login from %s", who)
         resp = web.HTTPSeeOther("/")
         resp.set_cookie(COOKIE, session, httponly=True, samesite="Strict", secure=secure,
                         max_age=SESSION_S)
@@ -277,16 +338,20 @@ def make_app(reader: Reader, gate: Gate, token: str | None, secure: bool) -> web
                                            "Cache-Control": "no-store"})
         await resp.prepare(request)
         sent, beat = None, time.monotonic()
-        while logged_in(request):
-            now_text = await reader.run(view)
-            if now_text != sent and now_text is not None:
-                data = "".join(f"data: {line}\n" for line in now_text.splitlines() or [""])
-                await resp.write(f"{data}\n".encode())
-                sent, beat = now_text, time.monotonic()
-            elif time.monotonic() - beat > 15:
-                await resp.write(b": keep-alive\n\n")
-                beat = time.monotonic()
-            await asyncio.sleep(POLL_S)
+        with contextlib.suppress(ConnectionResetError):  # the browser went away
+            while logged_in(request):
+                try:
+                    now_text = await reader.run(view)
+                except StoreUnavailable:  # the page keeps what it shows till the store is back
+                    now_text = None
+                if now_text != sent and now_text is not None:
+                    data = "".join(f"data: {line}\n" for line in now_text.splitlines() or [""])
+                    await resp.write(f"{data}\n".encode())
+                    sent, beat = now_text, time.monotonic()
+                elif time.monotonic() - beat > 15:
+                    await resp.write(b": keep-alive\n\n")
+                    beat = time.monotonic()
+                await asyncio.sleep(POLL_S)
         return resp
 
     app.router.add_get("/", pit)
@@ -298,6 +363,17 @@ def make_app(reader: Reader, gate: Gate, token: str | None, secure: bool) -> web
     if token is not None:
         app.router.add_get("/metrics", metrics_handler(metrics, token))
     return app
+
+
+@web.middleware
+async def unavailable(request: web.Request, handler: Callable[..., Any]) -> web.StreamResponse:
+    """A store that cannot be read: 503 and one line, never a traceback."""
+    try:
+        return await handler(request)
+    except StoreUnavailable as exc:
+        return web.Response(status=503, text=f"the floor's store {exc} cannot be read now; "
+                            "try again in a moment\n", headers={"Retry-After": "5",
+                                                                "Cache-Control": "no-store"})
 
 
 def metrics_handler(reg: Any, token: str | None) -> Callable[..., Any]:
@@ -325,12 +401,21 @@ def tls_context(cert: str, key: str) -> ssl.SSLContext:
     Raises:
         WebError: either cannot be read or they do not match.
     """
+    if not cert:
+        raise WebError("--key: goes with --cert (the certificate it is the key of)")
+    for flag, path in (("--cert", cert), ("--key", key)):
+        try:
+            if path:
+                Path(path).open("rb").close()
+        except OSError as exc:
+            raise WebError(f"{flag} {path}: {exc.strerror or exc}") from None
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.minimum_version = ssl.TLSVersion.TLSv1_2
     try:
-        ctx.load_cert_chain(cert, key)
+        ctx.load_cert_chain(cert, key or None)
     except (OSError, ssl.SSLError) as exc:
-        raise WebError(f"--cert/--key: {exc}") from None
+        raise WebError(f"--cert {cert}" + (f" --key {key}" if key else "")
+                       + f": {exc}") from None
     return ctx
 
 
@@ -382,7 +467,7 @@ def serve(open_store: Callable[[], Any], roles: PitRoles, listen: str, *,
         app = make_app(reader, Gate(roles), metrics_token, tls is not None)
         metrics_app = None
         if metrics_listen is not None:
-            metrics_app = web.Application()
+            metrics_app = web.Application(middlewares=[unavailable])
             metrics_app.router.add_get("/metrics", metrics_handler(registry(reader), None))
         asyncio.run(_main(app, listen, tls, metrics_app, metrics_listen, stop, ready))
     finally:

@@ -116,8 +116,15 @@ def recent_alarms(store: Any, table: str, journal: str, last: int = 20
 
 
 def stored_rounds(store: Any) -> dict[str, int]:
-    """Rounds the floor holds of each table (every journal), by table id."""
-    return dict(store.db.execute("SELECT table_id, COUNT(*) FROM rounds GROUP BY table_id"))
+    """Rounds the floor recorded of each table (every journal), by table id.
+
+    Those it holds and those ``floor prune`` moved into archives (its ``prunes``), so the
+    count only grows, as a Prometheus counter must.
+    """
+    out = dict(store.db.execute("SELECT table_id, COUNT(*) FROM rounds GROUP BY table_id"))
+    for p in store.prunes():
+        out[p.table] = out.get(p.table, 0) + p.rounds
+    return out
 
 
 def recorder_lag_us(store: Any) -> int | None:

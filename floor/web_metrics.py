@@ -44,8 +44,9 @@ class FloorCollector(Collector):
 def _tables(pit: web_data.Pit, rounds: dict[str, int], lacking: dict[str, int],
             forged: dict[str, int], now: datetime) -> Iterator[Metric]:
     g = GaugeMetricFamily
-    stored = CounterMetricFamily("threecard_floor_rounds", "Rounds the floor holds of the "
-                                 "table (every journal)", labels=["table"])
+    stored = CounterMetricFamily("threecard_floor_rounds", "Rounds the floor recorded of "
+                                 "the table (every journal, those pruned into archives "
+                                 "too)", labels=["table"])
     status = g("threecard_floor_table_status", "1 for the table's status as the floor sees "
                "it", labels=["table", "status"])
     money = {k: g(f"threecard_floor_{k}_minor_units", f"{w} (the table's total meter of its "

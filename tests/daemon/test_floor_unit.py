@@ -45,6 +45,15 @@ def test_the_recorder_and_the_pit_page_are_hardened_as_the_table(unit):
     assert got["User"] == "threecard-floor" and got["ReadWritePaths"] == "/var/lib/threecard-floor"
 
 
+@pytest.mark.parametrize("unit", [UNIT, WEB], ids=["recorder", "pit page"])
+def test_the_recorder_and_the_pit_page_restart_for_as_long_as_it_takes(unit):
+    """A store or broker away longer than a start limit allows must not stop them for good:
+    the recorder exits when it loses the store, the pit page when it cannot open it."""
+    got = dict(_settings(unit))
+    assert got["Restart"] == "always" and got["StartLimitIntervalSec"] == "0"
+    assert int(got["RestartSec"]) >= 5  # a database restarting is not hammered
+
+
 def test_its_command_from_the_shipped_environment_file_is_one_the_recorder_takes():
     env = dict(_settings(ENV))
     exec_start = dict(_settings(UNIT))["ExecStart"]

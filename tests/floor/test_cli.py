@@ -370,11 +370,14 @@ def test_floor_rounds_exports_every_tables_rounds_by_end_time_as_json_and_csv(re
     base = ["floor", "rounds", "--store", str(store)]
     window = ["--from", _z(ends[5]), "--to", _z(ends[9])]
     day = ends[1][:10]
-    as_json, as_csv, whole, other, bad, both = cli(
+    as_json, as_csv, whole, other, bad, both, other_csv, other_json, inverted = cli(
         [*base, *window, "--format", "json"], [*base, *window, "--format", "csv"],
         [*base, "--from", day, "--json"], [*base, "--from", day, "--table", "TCP-99"],
         [*base, "--from", "2026-12-05T14:00:00+01:00"], [*base, *window, "--json",
-                                                          "--format", "csv"])
+                                                          "--format", "csv"],
+        [*base, "--from", day, "--table", "TCP-99", "--format", "csv"],
+        [*base, "--from", day, "--table", "TCP-99", "--json"],
+        [*base, "--from", _z(ends[9]), "--to", _z(ends[5]), "--json"])
     rows = json.loads(as_json.stdout)
     # from inclusive, to exclusive: rounds 5 to 8, each with its table and journal
     assert [r["round_id"] for r in rows] == [5, 6, 7, 8]
@@ -394,7 +397,17 @@ def test_floor_rounds_exports_every_tables_rounds_by_end_time_as_json_and_csv(re
                 for k in ("wagered", "paid", "net")]
         wagered, paid, won = kept[group][:3]
         assert sums == [wagered, paid, paid - won], group
-    assert other.returncode == 0 and other.stdout.startswith("0 round(s) ended in ")
+    # a table the floor never heard of: said, as --last says it, the output still valid
+    for unknown in (other, other_csv, other_json):
+        assert unknown.returncode == 1
+        assert unknown.stderr == "threecard floor: the floor holds no round of table TCP-99\n"
+    assert other.stdout.startswith("0 round(s) ended in ")
+    assert json.loads(other_json.stdout) == []
+    assert other_csv.stdout.splitlines() == as_csv.stdout.splitlines()[:1]  # the header
+    assert inverted.returncode == 2 and inverted.stdout == ""
+    assert inverted.stderr.splitlines() == [
+        f"threecard floor rounds: --from {_z(ends[9])} is not before --to {_z(ends[5])}: no "
+        "round can end in that window"]
     assert bad.returncode == both.returncode == 2
     assert bad.stderr.splitlines() == [bad.stderr.strip()] and bad.stderr.startswith(
         "threecard floor rounds: --from: '2026-12-05T14:00:00+01:00' is not a time in UTC")

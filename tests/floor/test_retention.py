@@ -33,6 +33,22 @@ def _ids(rounds: list[dict]) -> list[int]:
     return sorted(r["round_id"] for r in rounds)
 
 
+def _rounds_total(store: str) -> float:
+    """``threecard_floor_rounds_total`` of the table as ``/metrics`` serves it."""
+    from prometheus_client.exposition import generate_latest
+    from prometheus_client.parser import text_string_to_metric_families
+
+    from floor.web_metrics import registry
+
+    s = Store(store, readonly=True)
+    try:
+        text = generate_latest(registry(lambda what: what(s))).decode()
+    finally:
+        s.close()
+    return next(x.value for fam in text_string_to_metric_families(text) for x in fam.samples
+                if x.name == "threecard_floor_rounds_total" and x.labels == {"table": TABLE})
+
+
 def test_prune_moves_old_rounds_into_a_verified_archive_while_the_recorder_writes(
         floor, tmp_path, store_at):
     broker = floor.broker().start()
@@ -62,6 +78,7 @@ def test_prune_moves_old_rounds_into_a_verified_archive_while_the_recorder_write
     assert _ids(old) == list(range(1, moved + 1))  # once each, and equal to the journal's
     assert sorted(live + old, key=lambda r: r["round_id"]) == sorted(
         done, key=lambda r: r["round_id"])
+    assert _rounds_total(store_at) == len(done)  # a counter: pruned rounds still count
     # an archive is made, never added to; a second prune makes another
     refused = _run("floor", "prune", "--store", store_at, "--older-than", "0", "--archive",
                    str(archive))
@@ -71,6 +88,7 @@ def test_prune_moves_old_rounds_into_a_verified_archive_while_the_recorder_write
     second = _run("floor", "prune", "--store", store_at, "--older-than", "0", "--archive",
                   str(again))
     assert second.returncode == 0 and f"rounds up to {len(done) - 1} PRUNED" in second.stdout
+    assert _rounds_total(store_at) == len(done)  # never down after a prune
     s = Store(store_at, readonly=True)
     try:
         prunes = s.prunes(TABLE)

@@ -80,3 +80,28 @@ def test_two_recorders_share_the_feed_and_either_may_die(floor, tmp_path, store_
             for name, p in recs.items()}
     print(f"rounds and events per table {counts}; rounds stored by the last recorders {took}")
     assert all(n > 0 for n in took.values()), took  # both took part
+
+
+def test_recorders_starting_together_on_an_empty_store_both_open_it(request, store_kind,
+                                                                    tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+    from threading import Barrier
+
+    from pg_server import new_store
+
+    from floor.store import Store
+
+    for attempt in range(8):  # a race: one attempt alone mostly misses it
+        store, start = new_store(request, store_kind, tmp_path, f"floor{attempt}"), Barrier(4)
+
+        def open_store(_: int, store: str = store, start: Barrier = start) -> set[str]:
+            start.wait(10)
+            s = Store(store)
+            try:
+                return s.db.columns("rounds")
+            finally:
+                s.close()
+
+        with ThreadPoolExecutor(4) as pool:
+            columns = list(pool.map(open_store, range(4)))  # raises what any of them raised
+        assert all("epoch" in c for c in columns)  # the column a later recorder added

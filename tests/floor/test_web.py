@@ -33,7 +33,7 @@ from controller.simulate_cli import simulate
 from floor.messages import StatusMessage, encode
 from floor.recorder import Recorder
 from floor.store import Store
-from floor.web import Gate, WebError, read_roles
+from floor.web import Gate, WebError, read_roles, tls_context
 from simulators.event_shoe import EventShoe
 
 TABLE = "PIT-07"
@@ -206,3 +206,14 @@ def test_the_grafana_dashboard_shows_every_metric_served(served):
                        .read_text())
     exprs = " ".join(t["expr"] for p in board["panels"] for t in p["targets"])
     assert {n for n in names if n not in exprs} == set()
+
+
+def test_a_certificate_or_key_that_cannot_be_read_is_named(tmp_path):
+    cert, key = _certificate(tmp_path)
+    missing = tmp_path / "missing.pem"
+    with pytest.raises(WebError, match=rf"^--cert {missing}: No such file or directory$"):
+        tls_context(str(missing), str(key))
+    with pytest.raises(WebError, match=rf"^--key {missing}: No such file or directory$"):
+        tls_context(str(cert), str(missing))
+    with pytest.raises(WebError, match=rf"^--cert {cert} --key {cert}: "):  # not its key
+        tls_context(str(cert), str(cert))
