@@ -111,7 +111,7 @@ class PlayerScreen:
         banner_h = max(int(h * (0.08 if portrait else 0.10)),
                        math.ceil(2.15 * line * 1.2) + 4) if banner is not None else 0
         strip_h = max(int(h * (0.06 if portrait else 0.085)), 2 * line + 8)
-        seats_min = 12 * line  # label, cards, a hand on two lines, five bets, the net
+        seats_min = 13 * line  # label, cards, a hand on two lines, five bets, the net pill
         if portrait:
             dealer_h = max(int(h * 0.11), 6 * line)
             rest = span - head_h - banner_h - strip_h - dealer_h - gap

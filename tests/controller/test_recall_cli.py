@@ -30,7 +30,7 @@ def test_refunds_with_their_amounts_and_every_list_in_pay_order(shift, capsys):
              NoMoreBets(), shift.cards("Ah Kh 2c | Qd Jd 4s | 9c 3s 8h"),
              Decide(seat=1, decision="play"), VoidRound(reason="dispute", pin=shift.SUP))
     # round 2: seat 2 bets the 6 Card Bonus before the Ante; A-2-3 against K-9-8, settled
-    shift.ok(NextRound(), PlaceBet(seat=2, bet="six_card_bonus", amount=100),
+    shift.ok(NextRound(pin=shift.SUP), PlaceBet(seat=2, bet="six_card_bonus", amount=100),
              PlaceBet(seat=2, bet="ante", amount=100), NoMoreBets(),
              shift.cards("Ah Kh 2c | 9c 3s 8h"), Decide(seat=2, decision="play"),
              Reveal(), Settle())
