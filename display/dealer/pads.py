@@ -26,14 +26,15 @@ from display.dealer.actions import (
 from display.dealer.alarms import draw_alarms
 from display.dealer.draw import Ctx, button, cards, line_height, wrap_words
 from display.dealer.locks import clock
-from display.dealer.state import lock_left
-from display.i18n import VOID_REASONS
+from display.dealer.state import DealerUI, lock_left
+from display.i18n import VOID_REASONS, Translator
 from display.painter import cols, grid, inset, rows
 from display.theme import Color
 
 RANKS = "AKQJT98765432"
 SUITS = "shdc"
 _SHADE: dict[tuple[int, int], pygame.Surface] = {}
+_EN = Translator("en")
 
 
 def pad_rect(c: Ctx) -> pygame.Rect:
@@ -211,3 +212,22 @@ def _notes(c: Ctx, notes: list[tuple[str, Color]], box: pygame.Rect) -> None:
                                                                         else ""),
                min_size=size)
         y += lh
+
+
+def supervisor_command(ui: DealerUI) -> C.DealerCommand | None:
+    """The supervisor action the pads were filled in for, with the PIN typed, or None.
+
+    A void's reason goes to the table in English (the journal's words), whatever the
+    screen's language.
+    """
+    pin = ui.pin
+    if ui.pad_action == C.VoidRound.name:
+        return C.VoidRound(reason=_EN(f"reason.{ui.reason or 'other'}"), pin=pin)
+    if ui.pad_action == C.ManualCard.name and ui.card_rank and ui.card_suit:
+        return C.ManualCard(card=ui.card_rank + ui.card_suit, pin=pin)
+    if ui.pad_action == C.UnblockDeck.name:
+        return C.UnblockDeck(reason="deck checked by supervisor", pin=pin)
+    command = C.COMMAND_NAMED.get(ui.pad_action or "")
+    if command is None or command in (C.VoidRound, C.ManualCard):
+        return None
+    return command(pin=pin)  # Resume, NextRound, Reopen bets: a PIN and nothing more
