@@ -9,18 +9,31 @@
   "Void").
 * The taps after a pad: for :data:`GUARD_SECONDS` after a pad closes or a round opens, a
   tap on a bet where the pad was places nothing (:class:`PadShadow`); a line says why.
+* A key held by the lockout: a supervisor's key (F9, F10, F12, or Enter when the large
+  button asks a PIN) pressed while PIN entry is locked says what waits, and how long
+  (:func:`locked_key`), where it did nothing.
+* A pad the table has left behind: when the action a pad is for leaves what the table
+  accepts (Reopen bets once a burn card is read), the pad closes and the refusal line
+  says why, in the table's words (:func:`close_left_pad`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import pygame
 
+from controller.game import inputs as C  # noqa: N812 - the input declarations
+from controller.game.refusals import Refusal
 from controller.game.views import Banner, DealerView
 from display.dealer import actions as A  # noqa: N812 - the screen actions
 from display.dealer.undo import BET_COMMANDS
 from display.i18n import Translator
+from display.painter import Frame
+
+if TYPE_CHECKING:  # the screen's state reads this module: only its type here
+    from display.dealer.state import DealerUI
 
 GUARD_SECONDS = 0.6
 """After a pad closes or a round opens, taps where the pad was place no bet for this long.
@@ -34,6 +47,10 @@ LOCKED = "pin_locked"
 """The kind of the alarm a PIN lockout shows in the strip."""
 BET_ACTIONS = (A.AddChip, *BET_COMMANDS)
 """What a tap on a seat's bets does: the actions the guard holds."""
+PAD_STEPS = frozenset({"reason", "card", "pin"})
+"""The pads being filled in (not ``wait``: sent, the table's answer to come)."""
+REFUSED = "rejected"
+"""The banner kind of a refusal (:data:`display.dealer.state.REJECTED`)."""
 
 
 def clock(seconds: int) -> str:
@@ -60,6 +77,67 @@ def lock_banner(left: int) -> Banner | None:
 def locked_note(tr: Translator, left: int) -> str:
     """``locked 0:58``: under an action that needs a PIN while PIN entry is locked."""
     return tr("word.pin_locked", time=clock(left))
+
+
+def locked_key(tr: Translator, frame: Frame, key: str, view: DealerView,
+               left: int) -> Banner | None:
+    """What a key pressed while PIN entry is locked says, or None when it is not held.
+
+    The buttons that open a PIN pad are drawn disabled while PIN entry is locked (their
+    faces say so); their keys, which the faces of the keyboard cannot, say it on the
+    refusal line: the action, its key and the time left.
+
+    Args:
+        tr: the screen's language.
+        frame: the frame the key was pressed on.
+        key: the key's name (``f12``).
+        view: the view that frame was drawn from.
+        left: whole seconds PIN entry stays locked (0: not locked).
+    """
+    if left <= 0:
+        return None
+    held = next((b.action.command for b in reversed(frame.buttons)
+                 if key in b.keys and not b.enabled and isinstance(b.action, A.OpenPad)
+                 and b.action.command in view.allowed), None)
+    if held is None:
+        return None
+    text = tr("refusal.key_pin_locked", action=tr(f"btn.{held}"), pressed=tr.key(key),
+              time=clock(left))
+    return Banner(REFUSED, message=text)
+
+
+def pad_refusal(view: DealerView, command: str) -> Banner:
+    """Why the table no longer takes ``command``, as it refuses it: a refusal banner.
+
+    Reopen bets once a card of the round is read, a burn too: ``cards_dealt``, with the
+    cards read (the round in progress's deal, burns included); any other command: not
+    possible in the round's state.
+    """
+    now = view.recall[0] if view.recall else None
+    if (command == C.ReopenBets.name and now is not None and now.status == "in_progress"
+            and now.round_id == view.round_id and now.deal):
+        refusal = Refusal("cards_dealt", {"cards": len(now.deal)})
+    else:
+        refusal = Refusal("not_allowed_now", {"command": command, "state": view.state})
+    return Banner(REFUSED, message=refusal.journal_text(),
+                  params={"input": command, "currency": view.currency, **refusal.as_params()})
+
+
+def close_left_pad(ui: DealerUI, view: DealerView, now: float) -> None:
+    """Close a pad whose action the table no longer takes, and say why on the refusal line.
+
+    A pad is left behind when its action, accepted on a view seen while it was open,
+    leaves :attr:`~controller.game.views.DealerView.allowed` (Reopen bets once a burn
+    card is read): no PIN can do it any more, so the pad gives the screen back to the
+    deal rather than wait for a Cancel. A pad sent and waiting for its answer is not.
+    """
+    if ui.pad not in PAD_STEPS or not ui.pad_action:
+        return
+    if ui.pad_action in view.allowed:
+        ui.pad_seen = True
+    elif ui.pad_seen:
+        ui.own_refusal = (pad_refusal(view, ui.pad_action), now)
+        ui.reset_pad()
 
 
 @dataclass(slots=True)

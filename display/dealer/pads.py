@@ -24,15 +24,17 @@ from display.dealer.actions import (
     PadSuit,
 )
 from display.dealer.alarms import draw_alarms
-from display.dealer.draw import Ctx, button, cards
+from display.dealer.draw import Ctx, button, cards, line_height, wrap_words
 from display.dealer.locks import clock
-from display.dealer.state import lock_left
-from display.i18n import VOID_REASONS
+from display.dealer.state import DealerUI, lock_left
+from display.i18n import VOID_REASONS, Translator
 from display.painter import cols, grid, inset, rows
+from display.theme import Color
 
 RANKS = "AKQJT98765432"
 SUITS = "shdc"
 _SHADE: dict[tuple[int, int], pygame.Surface] = {}
+_EN = Translator("en")
 
 
 def pad_rect(c: Ctx) -> pygame.Rect:
@@ -155,7 +157,7 @@ def _pin(c: Ctx, title_r: pygame.Rect, body: pygame.Rect) -> None:
     shown = "\u25cf " * len(ui.pin) if ui.pin else tr("pad.pin_hint")
     p.text(shown.strip(), inset(box, sc.px(6), sc.px(2)), sc.large if ui.pin else sc.small,
            bold=bool(ui.pin), color=theme.TEXT if ui.pin else theme.TEXT_DIM, role="pad.pin")
-    notes = []
+    notes: list[tuple[str, Color]] = []
     if waiting:
         notes.append((tr("pad.checking"), theme.TEXT))
     elif locked:
@@ -164,12 +166,8 @@ def _pin(c: Ctx, title_r: pygame.Rect, body: pygame.Rect) -> None:
         notes.append((ui.error, theme.LOSE))
     if not locked:
         notes.append((tr.plural("pad.attempts", view.pin_attempts_left), theme.TEXT_DIM))
-    y = box.bottom + sc.px(6)
-    for text, color in notes:
-        r = pygame.Rect(info_r.left, y, info_r.width, 2 * sc.line(sc.small))
-        p.text2(text, r, sc.small, bold=color is not theme.TEXT_DIM, color=color,
-                role="pad.error" if color is theme.LOSE else "pad.note")
-        y = r.bottom
+    top = box.bottom + sc.px(6)
+    _notes(c, notes, pygame.Rect(info_r.left, top, info_r.width, info_r.bottom - top))
     live = not waiting and not locked
     cells = grid(keys_r, 15, 3, sc.gap)
     labels = [(d, PadDigit(d), (d,)) for d in "123456789"]
@@ -182,3 +180,54 @@ def _pin(c: Ctx, title_r: pygame.Rect, body: pygame.Rect) -> None:
                enabled=live and (len(ui.pin) >= C.PIN_MIN_DIGITS or not is_ok), hint="")
     last = cells[12]
     _cancel(c, pygame.Rect(last.left, last.top, cells[14].right - last.left, last.height))
+
+
+def _notes(c: Ctx, notes: list[tuple[str, Color]], box: pygame.Rect) -> None:
+    """The pad's notes (why the PIN was refused, the attempts left), one under the other.
+
+    Each is wrapped between words onto as many lines as ``box`` has, so a long refusal
+    is read whole wherever the pad has room; the text shrinks (never under the screen's
+    smallest) only when the lines do not fit, and only then is the last one cut.
+    """
+    p, sc = c.p, c.sc
+    gap = sc.px(4)  # between one note and the next
+    box = pygame.Rect(box.left, box.top, box.width, box.height - gap * (len(notes) - 1))
+    for size in range(sc.small, sc.least - 1, -1):
+        lh = line_height(p, size)
+        said = [(line, color, i) for text, color in notes
+                for i, line in enumerate(wrap_words(p.fonts.font(
+                    size, color is not theme.TEXT_DIM), text, box.width) or [text])]
+        if len(said) * lh <= box.height:
+            break
+    room = max(1, box.height // lh)
+    if len(said) > room:  # no room even at the smallest size: the last line says the rest
+        _, color, i = said[room - 1]
+        said[room - 1:] = [(" ".join(x[0] for x in said[room - 1:]), color, i)]
+    y = box.top
+    for n, (line, color, i) in enumerate(said):
+        y += gap if n and not i else 0
+        role = "pad.error" if color is theme.LOSE else "pad.note"
+        p.text(line, pygame.Rect(box.left, y, box.width, lh), size,
+               bold=color is not theme.TEXT_DIM, color=color, role=role + (str(i + 1) if i
+                                                                        else ""),
+               min_size=size)
+        y += lh
+
+
+def supervisor_command(ui: DealerUI) -> C.DealerCommand | None:
+    """The supervisor action the pads were filled in for, with the PIN typed, or None.
+
+    A void's reason goes to the table in English (the journal's words), whatever the
+    screen's language.
+    """
+    pin = ui.pin
+    if ui.pad_action == C.VoidRound.name:
+        return C.VoidRound(reason=_EN(f"reason.{ui.reason or 'other'}"), pin=pin)
+    if ui.pad_action == C.ManualCard.name and ui.card_rank and ui.card_suit:
+        return C.ManualCard(card=ui.card_rank + ui.card_suit, pin=pin)
+    if ui.pad_action == C.UnblockDeck.name:
+        return C.UnblockDeck(reason="deck checked by supervisor", pin=pin)
+    command = C.COMMAND_NAMED.get(ui.pad_action or "")
+    if command is None or command in (C.VoidRound, C.ManualCard):
+        return None
+    return command(pin=pin)  # Resume, NextRound, Reopen bets: a PIN and nothing more

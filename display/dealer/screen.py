@@ -27,7 +27,8 @@ Keyboard (every action has a key; the key is printed on its button):
   ``Enter`` ticks the outlined seat paid, the next to pay; ``A`` all paid once settled.
 * ``F5`` resume, ``F10`` manual card, ``F11`` unblock deck (when that is the step), ``F6``
   new deck, ``F12`` reopen bets (no more bets, no card yet), ``F9`` void, ``F7`` recall,
-  ``F8`` meters, ``Esc`` back / cancel.
+  ``F8`` meters, ``Esc`` back / cancel. While PIN entry is locked, a key of an action
+  that asks the PIN says so on the refusal line, with the time left.
 * Pads: digits, ``Backspace``, ``Enter``; card pad ranks ``A K Q J T 9``-``2`` and suits
   ``S H D C``.
 """
@@ -53,10 +54,10 @@ from display.dealer.hand import draw_dealer
 from display.dealer.header import LINK_DOWN, draw_header
 from display.dealer.input import InputGuard, Presses, key_name, tap_pos
 from display.dealer.layout import layout
-from display.dealer.locks import PadShadow
+from display.dealer.locks import PadShadow, locked_key
 from display.dealer.meters import draw_meters
 from display.dealer.next_action import draw_next_action
-from display.dealer.pads import draw_pad, pad_rect
+from display.dealer.pads import draw_pad, pad_rect, supervisor_command
 from display.dealer.payouts import mark_paid
 from display.dealer.recall import draw_recall
 from display.dealer.seat import draw_seat
@@ -89,7 +90,6 @@ FLASH_SECONDS = 0.18
 """How long a pressed button shows it was pressed."""
 CORNER_RANK_FROM = 120
 """Cards this tall or taller print their rank in the corner; smaller ones rank over suit."""
-_EN = Translator("en")
 STEP_KEYS = frozenset({"n", "r", "s", "g", "return"})
 """The keys of the round's steps: pressed when they do nothing, the screen says why."""
 COMMAND_ACTIONS = (C.DealerCommand, A.AddChip, A.PlayRest, A.Undo, A.PadSend)
@@ -171,7 +171,7 @@ class DealerScreen:
         button = self._presses.button(event, frame, now)
         guard = self._guard
         if button is None and event.type == pygame.KEYDOWN:
-            self._key_refused(key_name(event), view, now)
+            self._key_refused(key_name(event), frame, view, now)
         if button is None or guard.bounce(event, frame, now):
             return []  # a bounce stays silent
         if self._shadow.holds(button.action, tap_pos(event, frame), now):  # a PIN by habit
@@ -201,10 +201,17 @@ class DealerScreen:
         log.info("dealer screen: a press on %s dropped: the screen had just changed", button.id)
         return []
 
-    def _key_refused(self, key: str, view: DealerView, now: float) -> None:
-        """A round's step key that does nothing now says why (the step there is)."""
+    def _key_refused(self, key: str, frame: Frame, view: DealerView, now: float) -> None:
+        """A key that does nothing now says why.
+
+        A supervisor's key while PIN entry is locked: the time left
+        (:func:`~display.dealer.locks.locked_key`); a step key: the step there is.
+        """
         ui = self.ui
-        if key not in STEP_KEYS or ui.pad or ui.screen != "main":
+        if held := locked_key(self.tr, frame, key, view, lock_left(view, ui, now)):
+            ui.own_refusal = (held, now)
+        if held or key not in STEP_KEYS or ui.pad or ui.screen != "main" or (
+                self._shadow.guarding(now)):  # just after a pad closed: the PIN's Enter
             return
         step = primary_step(view, ui)
         words = self.tr(step.label, **step.params)
@@ -315,7 +322,7 @@ class DealerScreen:
     def _send(self, view: DealerView, now: float) -> list[C.DealerCommand]:
         """The supervisor action with its PIN, checked against its declaration."""
         ui = self.ui
-        cmd = self._supervisor_command()
+        cmd = supervisor_command(ui)
         if cmd is None:
             return []
         try:
@@ -328,20 +335,6 @@ class DealerScreen:
         ui.pad, ui.pin, ui.error = "wait", "", ""
         ui.posted_version = view.version
         return [cmd]
-
-    def _supervisor_command(self) -> C.DealerCommand | None:
-        ui = self.ui
-        pin = ui.pin
-        if ui.pad_action == C.VoidRound.name:
-            return C.VoidRound(reason=_EN(f"reason.{ui.reason or 'other'}"), pin=pin)
-        if ui.pad_action == C.ManualCard.name and ui.card_rank and ui.card_suit:
-            return C.ManualCard(card=ui.card_rank + ui.card_suit, pin=pin)
-        if ui.pad_action == C.UnblockDeck.name:
-            return C.UnblockDeck(reason="deck checked by supervisor", pin=pin)
-        command = C.COMMAND_NAMED.get(ui.pad_action or "")
-        if command is None or command in (C.VoidRound, C.ManualCard):
-            return None
-        return command(pin=pin)  # Resume, NextRound: a PIN and nothing more
 
     # -- drawing ----------------------------------------------------------------------------
 

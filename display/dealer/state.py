@@ -18,7 +18,7 @@ from controller.game.round import RoundState
 from controller.game.views import Banner, DealerView, SeatView
 from display import outcome_mode as om
 from display.dealer.actions import Action, OpenPad, PlayRest
-from display.dealer.locks import pin_asked
+from display.dealer.locks import close_left_pad, pin_asked
 from display.dealer.undo import UndoLog
 from display.i18n import Translator
 
@@ -70,6 +70,8 @@ class DealerUI:
         card_rank / card_suit: the card being entered.
         pin: digits typed.
         error: why the last PIN was refused, shown on the pad.
+        pad_seen: the pad's action was among those the table accepts on a view seen
+            while the pad was open (it closes when the action leaves them).
         sent: the supervisor action waiting for the table's answer.
         selected_seat: the seat chosen while betting (keys and touches), or None.
         decide_seat: the seat chosen while deciding, or None (the first undecided).
@@ -99,6 +101,7 @@ class DealerUI:
     card_suit: str | None = None
     pin: str = ""
     error: str = ""
+    pad_seen: bool = False
     sent: Sent | None = None
     selected_seat: int | None = None
     decide_seat: int | None = None
@@ -123,6 +126,7 @@ class DealerUI:
         """Close the pads and forget what was typed on them."""
         self.pad = self.pad_action = self.reason = self.card_rank = self.card_suit = None
         self.pin = self.error = ""
+        self.pad_seen = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +157,7 @@ def sync(ui: DealerUI, view: DealerView, now: float, tr: Translator | None = Non
     (the outline goes back to the first seat); a new state forgets the seat chosen for
     deciding. A supervisor action refused by the table opens its pad again with what was
     typed (the PIN aside) and why, in words (``tr``: the screen's language); one
-    answered otherwise closes it.
+    answered otherwise closes it, and so does the table leaving the pad's action behind.
     """
     key = (view.round_id, view.state)
     if ui.round_key is None or ui.round_key[0] != key[0]:
@@ -174,6 +178,7 @@ def sync(ui: DealerUI, view: DealerView, now: float, tr: Translator | None = Non
         ui.refusal_since = (view.refusal_seq, now)
     if ui.lock_seen[:2] != (view.version, view.pin_locked_ms):
         ui.lock_seen = (view.version, view.pin_locked_ms, now)
+    close_left_pad(ui, view, now)
     sent = ui.sent
     if sent is None:
         return

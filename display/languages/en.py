@@ -412,6 +412,8 @@ MESSAGES: dict[str, str] = {
     "btn.undo": "Undo",
     "btn.all_paid": "All paid",
     "btn.all_paid_next": "All paid, next round",
+    "refusal.key_pin_locked": "{action} ({pressed}) needs a supervisor's PIN: PIN entry is "
+                              "locked, {time} left",
     "refusal.key_not_now": "{pressed} does nothing now. Next: {step}",
     "refusal.tap_after_pad": "Tap not taken: too soon after the PIN pad or a new round. "
                              "Tap again to bet",

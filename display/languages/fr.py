@@ -406,6 +406,8 @@ MESSAGES: dict[str, str] = {
     "btn.undo": "Défaire",
     "btn.all_paid": "Tout payé",
     "btn.all_paid_next": "Tout payé, suivant",
+    "refusal.key_pin_locked": "{action} ({pressed}) demande le code superviseur : saisie du "
+                              "code bloquée, encore {time}",
     "refusal.key_not_now": "{pressed} est sans effet maintenant. Ensuite : {step}",
     "refusal.tap_after_pad": "Touche ignorée : trop tôt après le clavier du code ou un nouveau "
                              "coup. Touchez à nouveau pour miser",

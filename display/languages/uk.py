@@ -401,6 +401,8 @@ MESSAGES: dict[str, str] = {
     "btn.undo": "Відмінити",
     "btn.all_paid": "Усе виплачено",
     "btn.all_paid_next": "Виплачено, далі",
+    "refusal.key_pin_locked": "{action} ({pressed}) потребує PIN супервайзера: введення PIN "
+                              "заблоковано, ще {time}",
     "refusal.key_not_now": "{pressed} зараз нічого не робить. Далі: {step}",
     "refusal.tap_after_pad": "Дотик не прийнято: надто швидко після панелі PIN чи нової гри. "
                              "Торкніться ще раз, щоб поставити",
