@@ -143,7 +143,7 @@ class AutoPlayer:
             out = []
             if view.deck_blocked and self.pin:
                 out.append(UnblockDeck(reason="autoplay", pin=self.pin))
-            if NextRound.name in view.pin_needed or view.deck_blocked:  # after every void
+            if view.awaiting_supervisor == VoidRound.name or view.deck_blocked:
                 return [*out, NextRound(pin=self.pin)] if self.pin else out
             return [*out, NextRound()]
         if state == "paused":

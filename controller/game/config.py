@@ -13,12 +13,12 @@ game (a ``config_change``), the command-line flags, the rule profiles (amounts, 
 multiples) and the PIN pad alike. A bad file or value is a :class:`ConfigError` naming
 the file and the key (``table.toml: [table] seatz: unknown key``); nothing starts with a
 configuration that does not validate (docs/requirements.md R3).
-Journal form: :meth:`TableConfig.to_dict` writes ``config_version`` 3. Version 1 (without
-``config_version``) named ``exposed_card`` ``exposed_card_policy`` and ``lockout_after``
-``max_pin_failures`` (:meth:`TableConfig.from_dict` and :func:`changeable_setting` read
-them). A ``startup`` of version 2 or later times PIN lockouts on the monotonic clock
-(:class:`controller.game.auth.PinLockout`); of version 3, Next round needs a supervisor's
-PIN after every void (:attr:`controller.game.engine.Game.pin_after_every_void`).
+Journal form: :meth:`TableConfig.to_dict` writes ``config_version`` 2. Version 1 (written
+before, without ``config_version``) named ``exposed_card`` ``exposed_card_policy`` and
+``lockout_after`` ``max_pin_failures``; :meth:`TableConfig.from_dict` and
+:func:`changeable_setting` read the old names. A ``startup`` whose configuration is
+version 2 also tells the game its PIN lockouts are timed on the monotonic clock
+(:class:`controller.game.auth.PinLockout`).
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ LOG_LEVELS = ("debug", "info", "warning", "error")
 DEMO_SHOE = "sim://?dialect=native"
 """The demo's shoe: simulated, in the process, dealing when autoplay pulls a card."""
 
-CONFIG_VERSION = 3
+CONFIG_VERSION = 2
 """The journal form written by :meth:`TableConfig.to_dict` (see the module docstring)."""
 RENAMED = {"exposed_card_policy": "exposed_card", "max_pin_failures": "lockout_after"}
 """Journal form version 1 name -> name now."""
@@ -468,7 +468,7 @@ class TableConfig:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> TableConfig:
-        """Read the journal form (any version); the values as recorded, not re-checked.
+        """Read the journal form (version 1 or 2); the values as recorded, not re-checked.
 
         Raises:
             TypeError: a key that is no game setting.

@@ -8,8 +8,12 @@ applying is total: a record is applied or rejected with a reason, never an excep
 does no I/O: what the journal's derived tables need (round records, absolute meters,
 snapshots, rejections) is collected in :attr:`Game.derived` for the caller to write.
 
-The parts, each in its own module (:class:`Game` names them) keep the snapshot form
-snapshots always had, so a snapshot written before reads.
+The parts, each in its own module: the round (:class:`~controller.game.round.Round`:
+state, pause, void), the wagers (:class:`~controller.game.bets.Wagers`), the deal
+(:class:`~controller.game.deal.Deal`), the meters (:class:`~controller.game.meters.Meters`),
+game recall (:class:`~controller.game.records.Recall`) and the role check
+(:class:`~controller.game.roles.Roles`). Their snapshot form is the one snapshots always
+had, so a snapshot written before reads.
 
 Irregularities follow docs/rules.md; each handler names the row it implements.
 
@@ -116,8 +120,6 @@ class Game:
         refused_seq: the journal seq of the last input rejected (what the ``rejected``
             notice is about while it is up); not part of a snapshot, which is only taken
             after an accepted command has taken that notice down.
-        pin_after_every_void: Next round needs a supervisor's PIN after every void (a
-            ``startup`` of configuration version 3; journals before keep their rule).
     """
 
     def __init__(self, config: TableConfig | None = None) -> None:
@@ -147,7 +149,6 @@ class Game:
         self._seq = 0
         self.shoe_seq: int | None = None  # the shoe's seq of the card being applied
         self.refused_seq: int | None = None  # the input the "rejected" notice is about
-        self.pin_after_every_void = False
         #: decoded body type -> handler(game, body, actor)
         self._handlers: dict[type, Any] = {
             I.Startup: Game._startup, _B[ev.CardRead]: dealing.on_card,
@@ -207,8 +208,9 @@ class Game:
               mono_ns: int) -> str | None:
         """Apply one journal record. Total: it returns, whatever the record holds.
 
-        The body is decoded (:func:`controller.game.inputs.decode_body`); a command is
-        first checked against the PIN lockout, the round's state and the role it needs.
+        The body is decoded through its input's declaration
+        (:func:`controller.game.inputs.decode_body`); a command is first checked against
+        the PIN lockout, the round's state and the role it needs.
 
         Args:
             seq: the record's journal sequence number.
@@ -279,9 +281,9 @@ class Game:
         return self.roles.lockout.ms_left(self._mono, self._utc)
 
     def waits_for_supervisor(self) -> bool:
-        """The table asks for a supervisor: a void (unacknowledged ones before), a pause."""
+        """The table asks for a supervisor: an unacknowledged void, or such a pause."""
         r = self.round
-        return ((r.state is S.VOID and (self.pin_after_every_void or not r.void_acknowledged))
+        return ((r.state is S.VOID and not r.void_acknowledged)
                 or bool(r.pause and r.pause.supervisor))
 
     def _admit(self, command: type[I.DealerCommand], actor: str) -> None:
@@ -309,10 +311,8 @@ class Game:
                                          lockout_after=cfg.lockout_after,
                                          lockout_seconds=cfg.lockout_seconds))
                 self.pending_config = cfg if cfg != self.config else None
-        version = config_version(body.config)
-        self.roles.lockout.power_up(self._mono, self._utc, version >= 2,
+        self.roles.lockout.power_up(self._mono, self._utc, config_version(body.config) >= 2,
                                     self.config.lockout_seconds)
-        self.pin_after_every_void = version >= 3
         sw = body.software
         if sw is not None and sw.alarm:  # GLI-11: dealt on only once a supervisor knows
             dealing.hold_deck(self, SOFTWARE_ALTERED, "Software altered: files that differ "
@@ -550,7 +550,8 @@ class Game:
     def to_dict(self) -> dict[str, Any]:
         """The complete recorded state, JSON-ready (snapshots, crash-test comparison).
 
-        Snapshots keep their shape (positional lists), so every one written before reads.
+        The shape is the one snapshots have always had (positional lists for deal
+        entries, meter rows, results and notes), so every snapshot written before reads.
         """
         return {
             "config": self.config.to_dict(),
@@ -562,7 +563,6 @@ class Game:
             "meters": self.meters_dict(), "recall": self.recall.snapshot(),
             "lockout": self.roles.lockout.to_dict(),
             "rounds_since_snapshot": self.rounds_since_snapshot, "last_seq": self.last_seq,
-            "pin_after_every_void": self.pin_after_every_void,
         }
 
     def dumps(self) -> str:
@@ -588,7 +588,6 @@ class Game:
                         else PinLockout.before(d["pin_failures"], d["pin_locked_until"]))
         g.rounds_since_snapshot = d["rounds_since_snapshot"]
         g.last_seq = d["last_seq"]
-        g.pin_after_every_void = d.get("pin_after_every_void", False)  # saved before: no
         return g
 
 

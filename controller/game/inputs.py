@@ -274,8 +274,8 @@ class Settle(DealerCommand, tag="settle"):
 class NextRound(DealerCommand, tag="next_round"):
     """Open betting for the next round (after settlement or a void).
 
-    After a void it needs a supervisor's PIN (journals before configuration version 3:
-    only after a void the table declared, :class:`~controller.game.engine.Game`).
+    After a void the table did not ask a supervisor to acknowledge, the dealer may;
+    otherwise it needs a supervisor's PIN.
     """
 
     needs_when_asked = Role.SUPERVISOR

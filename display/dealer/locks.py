@@ -5,8 +5,7 @@
   that needs a supervisor's PIN shows as locked with that time (:func:`locked_label`);
   the count is the pad's, m:ss (:func:`clock`).
 * The PIN after every void: Next round asks a supervisor's PIN after every kind of void,
-  the one a supervisor declared too, as the table does (:func:`pin_asked`, docs/rules.md
-  "Void").
+  the one a supervisor declared too (:func:`pin_asked`), as docs/rules.md "Void" says.
 * The taps after a pad: for :data:`GUARD_SECONDS` after a pad closes or a round opens, a
   tap on a bet where the pad was places nothing (:class:`PadShadow`); a line says why.
 * A key held by the lockout: a supervisor's key (F9, F10, F12, or Enter when the large
@@ -61,10 +60,14 @@ def clock(seconds: int) -> str:
 def pin_asked(view: DealerView, name: str) -> bool:
     """True when the screen asks a supervisor's PIN before the command ``name``.
 
-    The table's own asks (:attr:`~controller.game.views.DealerView.pin_needed`): Next
-    round after every void among them, so a PIN typed out of habit never lands on the bets.
+    The table's own asks (:attr:`~controller.game.views.DealerView.pin_needed`), and
+    Next round after every void: after a void the table declared the table asks it; after
+    one a supervisor declared the screen asks it all the same, so the next round opens
+    the same way after every void (a PIN typed out of habit never lands on the bets).
     """
-    return name in view.pin_needed
+    return name in view.pin_needed or (
+        name == C.NextRound.name and view.state == "void"
+        and name in view.allowed)
 
 
 def lock_banner(left: int) -> Banner | None:

@@ -108,8 +108,7 @@ class HandClock:
 def _void_round(t: Table, clock: HandClock, minutes: int = 5) -> None:
     """A round of ``minutes``: bet, no more bets, voided by a supervisor, next round."""
     for item in (PlaceBet(seat=1, bet="ante", amount=100), NoMoreBets(),
-                 VoidRound(reason="test", pin=DEMO_PINS["supervisor"]),
-                 NextRound(pin=DEMO_PINS["supervisor"])):
+                 VoidRound(reason="test", pin=DEMO_PINS["supervisor"]), NextRound()):
         clock.run(minutes * 60 // 4)
         (v,) = t.process([item])  # one verdict an input: a step's record is not one
         assert v.accepted, v
@@ -128,7 +127,7 @@ def stepped(tmp_path_factory):
             (v,) = t.process([PlaceBet(seat=1, bet="ante", amount=100)])
             clock.wall -= timedelta(days=2)
             for item in (NoMoreBets(), VoidRound(reason="test", pin=DEMO_PINS["supervisor"]),
-                         NextRound(pin=DEMO_PINS["supervisor"])):
+                         NextRound()):
                 clock.run(60)
                 (v,) = t.process([item])
                 assert v.accepted

@@ -25,11 +25,11 @@ VERSION_1 = {"table_id": "table-1", "rules": "classic", "seats": 5,
              "chip_values": [100, 500]}
 
 
-def test_the_journal_form_is_version_3_with_the_game_settings_only():
+def test_the_journal_form_is_version_2_with_the_game_settings_only():
     cfg = TableConfig(seats=4, shoe_url="socket://shoe:4000", headless=True,
                       pin_hashes=demo_pin_hashes())
     d = cfg.to_dict()
-    assert d["config_version"] == CONFIG_VERSION == 3 and config_version(d) == 3
+    assert d["config_version"] == CONFIG_VERSION == 2 and config_version(d) == 2
     assert {"shoe_url", "headless", "journal_path", "source", "dialect"}.isdisjoint(d)
     assert TableConfig.from_dict(d) == cfg
     assert TableConfig.from_dict(d).to_dict() == d

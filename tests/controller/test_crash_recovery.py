@@ -73,7 +73,7 @@ SHIFT = [
     NextRound(pin=SUP),
     # round 4: a supervisor voids mid-deal
     Rebet(seat=0), NoMoreBets(), *cards("Ks Qh"), VoidRound(reason="dispute", pin=SUP),
-    NextRound(pin=SUP),
+    NextRound(),
     # round 5: a plain round
     Rebet(seat=0), NoMoreBets(), *cards("As Ad Ac 6s 6d 6h 9s 9d 3c"), *play("play", "play"),
     # round 6: one burn configured, flagged by the shoe and unreadable; a readable burn

@@ -131,7 +131,7 @@ def test_the_round_of_a_card_lost_in_a_fault_waits_for_a_supervisor(tmp_path, de
     assert not any(x.accepted for x in t.process([*cards("5d"), Resume()]))  # no PIN: waits
     if decision == "void":
         assert t.process([VoidRound(pin=SUP, reason="cards not recorded")])[0].accepted
-        assert t.process([NextRound(pin=SUP)])[0].accepted
+        assert t.process([NextRound()])[0].accepted
         (rec,) = [r for r in t.game.recall if r.round_id == 1]
         assert rec.status == "void"
     else:

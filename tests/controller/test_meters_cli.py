@@ -24,7 +24,7 @@ def test_rows_in_pay_order_then_seats_then_total_and_voids_named_apart(shift, ca
              PlaceBet(seat=3, bet="ante", amount=100), PlaceBet(seat=1, bet="ante", amount=100),
              NoMoreBets(), shift.cards("Ah Kh"), VoidRound(reason="dispute", pin=shift.SUP))
     # round 2: seat 2 alone, the 6 Card Bonus first; settled
-    shift.ok(NextRound(pin=shift.SUP), PlaceBet(seat=2, bet="six_card_bonus", amount=100),
+    shift.ok(NextRound(), PlaceBet(seat=2, bet="six_card_bonus", amount=100),
              PlaceBet(seat=2, bet="ante", amount=100), NoMoreBets(),
              shift.cards("Ah Kh 2c | 9c 3s 8h"), Decide(seat=2, decision="play"),
              Reveal(), Settle())

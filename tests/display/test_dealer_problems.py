@@ -231,20 +231,6 @@ def test_a_wrong_pin_keeps_the_reason_and_says_how_many_tries_are_left(dealer_sh
     assert shift.view.state == "void" and shift.view.void_reason == "Shoe fault"
 
 
-def test_the_pad_counts_a_wrong_pin_sent_on_the_control_channel(dealer_shift):
-    shift = dealer_shift(lockout_after=3)
-    shift.chips_by_touch({1: {"ante": 500}})
-    shift.tap("primary")
-    shift.shoe(C.VoidRound(reason="x", pin="9999"))  # as the control channel sends it
-    shift.tap("tool.void")
-    shift.tap("pad.reason.shoe_fault")
-    assert "2 attempts left before lockout" in shift.texts("pad.note")
-    shift.pin_by_touch("9999")
-    assert "1 attempt left before lockout" in shift.texts("pad.note")
-    shift.pin_by_touch("9999")                     # the third in a row: locked
-    assert shift.view.pin_locked_ms > 0 and not shift.texts("pad.note")
-
-
 def test_a_wrong_pin_keeps_the_card_and_a_lockout_shows_its_time(dealer_shift):
     shift = dealer_shift(lockout_after=2, lockout_seconds=120)
     shift.chips_by_touch({1: {"ante": 500}})

@@ -79,8 +79,7 @@ def journal(tmp_path_factory) -> Path:
                  Settle(), CardRead(card="7d", code="7d", burn=True), NextRound()])
     # a round voided by a supervisor
     t.process([PlaceBet(seat=1, bet="ante", amount=100), NoMoreBets(),
-               VoidRound(reason="dealer error", pin=DEMO_PINS["supervisor"]),
-               NextRound(pin=DEMO_PINS["supervisor"])])
+               VoidRound(reason="dealer error", pin=DEMO_PINS["supervisor"]), NextRound()])
     _play(t, 16, 12)
     t.close()
     return path

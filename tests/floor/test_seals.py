@@ -116,8 +116,7 @@ def _voided_journal(path: Path, table: str) -> Path:
     player = AutoPlayer(bets={"ante": 100}, pin=DEMO_PINS["supervisor"])
     simulate(t, player, EventShoe(8, parse_faults("")), 3)
     t.process([PlaceBet(seat=1, bet="ante", amount=100), NoMoreBets(),
-               VoidRound(reason="dealer error", pin=DEMO_PINS["supervisor"]),
-               NextRound(pin=DEMO_PINS["supervisor"])])
+               VoidRound(reason="dealer error", pin=DEMO_PINS["supervisor"]), NextRound()])
     simulate(t, player, EventShoe(9, parse_faults("")), 5)
     t.close()
     return path
