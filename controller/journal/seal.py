@@ -346,9 +346,12 @@ def first_epoch_from(db: sqlite3.Connection, seq: int) -> int:
     if not has_tables(db):
         return 0
     found = _newest_epoch(db, "seals") + 1
-    for epoch, covers in db.execute("SELECT epoch, seq FROM seals ORDER BY epoch DESC"):
-        if covers < seq:
-            break
+    rows = db.execute("SELECT epoch, seq FROM seals ORDER BY epoch DESC")
+    for epoch, covers in rows:
+        if covers < seq:  # before the event: checked too when its event number is damaged
+            older = next(rows, None)  # (seals cover events in order, from event 1)
+            bad = covers < 1 or (older is not None and older[1] >= covers)
+            return epoch if bad else found
         found = epoch
     return found
 
