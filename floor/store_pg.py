@@ -81,7 +81,13 @@ class PostgreSQL:
             cur.executemany(self._q(sql), [tuple(r) for r in rows])
 
     def script(self, sql: str, added: Mapping[str, Sequence[str]] | None = None) -> None:
-        """The schema and the columns of ``added``, holding the schema's advisory lock."""
+        """The schema and the columns of ``added``, holding the schema's advisory lock.
+
+        Nothing is done to a store that has them all: a recorder starting beside one that
+        writes takes no table lock (DDL there could deadlock with its writes).
+        """
+        if self._complete(sql, added or {}):
+            return
         with self.db.transaction():
             self.db.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
             for statement in schema(sql).split(";"):
@@ -91,6 +97,16 @@ class PostgreSQL:
                 for col in columns:
                     self.db.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS "
                                     f"{schema(col)}")
+
+    def _complete(self, sql: str, added: Mapping[str, Sequence[str]]) -> bool:
+        """Whether every table, index and added column of the schema is there."""
+        tables = re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", sql)
+        indexes = re.findall(r"CREATE INDEX IF NOT EXISTS (\w+)", sql)
+        have = {r[0] for r in self.db.execute(
+            "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()")}
+        return (set(tables) <= self.names() and set(indexes) <= have and all(
+            col.split()[0] in self.columns(table)
+            for table, cols in added.items() for col in cols))
 
     def transaction(self) -> AbstractContextManager[Any]:
         """``BEGIN`` ... ``COMMIT``, or ``ROLLBACK`` on an error (nested: a savepoint)."""
