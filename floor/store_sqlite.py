@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -46,10 +47,26 @@ class SQLite:
                                           check_same_thread=False, timeout=10.0)
             self.db.execute("PRAGMA busy_timeout=10000")
             if not readonly:
-                self.db.execute("PRAGMA journal_mode=WAL")
+                self._wal()
                 self.db.execute("PRAGMA synchronous=NORMAL")
         except sqlite3.Error as exc:
             raise StoreError(f"{path}: cannot open the floor store: {exc}") from None
+
+    def _wal(self) -> None:
+        """The write-ahead log; "database is locked" tried again for up to 10 s.
+
+        A new file opened by two recorders at once may answer it to one of them at once:
+        SQLite's busy wait does not cover the change of journal mode.
+        """
+        deadline = time.monotonic() + 10.0
+        while True:
+            try:
+                self.db.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
 
     def execute(self, sql: str, args: Sequence[Any] = ()) -> sqlite3.Cursor:
         """Run one statement."""
