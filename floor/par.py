@@ -9,42 +9,26 @@ the hold they do show.
 
 from __future__ import annotations
 
-import dataclasses
-import threading
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
 from controller.game.rules import RuleProfile
-from controller.game.shift_returns import BET_GROUPS
-
-_LOCK = threading.Lock()
-_CACHE: dict[str, dict[str, str]] = {}
+from controller.game.shift_returns import BET_GROUPS, exact_returns
 
 
 def profile_returns(profile: RuleProfile) -> dict[str, str]:
     """Each bet group's exact return under ``profile``, ``numerator/denominator``.
 
-    Computed once per profile's content (a few milliseconds from the stored counts);
-    empty when the stored counts are damaged (the table's self-check refuses to start on
-    them already).
+    From the profile's par sheet (computed once per profile's content); empty when the
+    stored counts are damaged (the table's self-check refuses to start on them already).
     """
-    key = repr(dataclasses.replace(profile, source=""))
-    with _LOCK:
-        got = _CACHE.get(key)
-        if got is None:
-            from controller.game.deck_counts import DeckCountsError, stored_counts
-            from controller.game.par_sheet import compute_par_sheet
-            from controller.game.shift_returns import exact_returns
+    from controller.game.par_sheet import profile_sheet
 
-            try:
-                sheet = compute_par_sheet(profile, stored_counts())
-            except DeckCountsError:
-                got = {}
-            else:
-                got = {g: f"{r[0].numerator}/{r[0].denominator}" for g in BET_GROUPS
-                       if (r := exact_returns(sheet, g)) is not None}
-            _CACHE[key] = got
-        return dict(got)
+    sheet = profile_sheet(profile)
+    if sheet is None:
+        return {}
+    return {g: f"{r[0].numerator}/{r[0].denominator}" for g in BET_GROUPS
+            if (r := exact_returns(sheet, g)) is not None}
 
 
 def expected_hold_ppm(rows: Mapping[str, Sequence[int]], returns: Mapping[str, str]

@@ -25,7 +25,9 @@ bounds pays to 10,000 to 1, a profile made in code does not).
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -38,7 +40,9 @@ from controller.game.deck_counts import (
     N_SIX_CARD_SETS,
     DealerCounts,
     DeckCounts,
+    DeckCountsError,
     HandKind,
+    stored_counts,
 )
 from controller.game.hands import HandClass, SixCardClass
 from controller.game.rules import RuleProfile
@@ -322,5 +326,27 @@ def rtp_ppm(sheet: ParSheet, with_strategy: bool = False) -> dict[str, int]:
     return {k: math.floor(v * 1_000_000 + Fraction(1, 2)) for k, v in out.items()}
 
 
+_SHEETS_LOCK = threading.Lock()
+_SHEETS: dict[str, ParSheet | None] = {}
+
+
+def profile_sheet(profile: RuleProfile) -> ParSheet | None:
+    """The profile's par sheet from the stored deck counts, computed once per content.
+
+    Cached by what the profile says (its paytables and rules), never by the file it was
+    read from. None when the stored counts are damaged (the table's self-check refuses
+    to start on them already).
+    """
+    key = repr(dataclasses.replace(profile, source=""))
+    with _SHEETS_LOCK:
+        if key not in _SHEETS:
+            try:
+                _SHEETS[key] = compute_par_sheet(profile, stored_counts())
+            except DeckCountsError:
+                _SHEETS[key] = None
+        return _SHEETS[key]
+
+
 __all__ = ["ParSheet", "BetAnalysis", "PayLine", "AntePlayStrategy", "compute_par_sheet",
+           "profile_sheet",
            "rtp_ppm", "N_HANDS", "N_DEALER"]

@@ -91,12 +91,10 @@ def _returns(profile: RuleProfile) -> tuple[tuple[tuple[str, int], ...],
     with _RTP_LOCK:
         got = _RTP.get(key)
         if got is None:
-            from controller.game.deck_counts import DeckCountsError, stored_counts
-            from controller.game.par_sheet import compute_par_sheet, rtp_ppm
+            from controller.game.par_sheet import profile_sheet, rtp_ppm
 
-            try:
-                sheet = compute_par_sheet(profile, stored_counts())
-            except DeckCountsError:  # the self-check refused to start on it already
+            sheet = profile_sheet(profile)
+            if sheet is None:  # damaged counts: the self-check refused to start on them
                 got = ((), (), "")
             else:
                 plain, played = rtp_ppm(sheet), rtp_ppm(sheet, with_strategy=True)
