@@ -238,7 +238,9 @@ class PlayerScreen:
             line = (seat_line(tr, paid, odds, seat.hand, outcomes) if paid is not None
                     else None)
             return BetRow(tr.bet(bet), tr(f"short.{bet}"), text, color, line,
-                          paid.multiple if line else 0)
+                          paid.multiple if line else 0, joined)
+
+        joined = tr("result.paid_line", bet="{bet}", line="{line}", odds="{odds}")
 
         odds = ODDS_COLON if form == "compact" else ODDS_WORDS
         if seat.results:  # in pay order; a win on a paytable line names the line

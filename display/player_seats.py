@@ -36,7 +36,8 @@ class BetRow:
         amount: the amount or outcome; ``color``: its colour.
         detail: the paytable line a win was paid on and its pay (``("Mini royal",
             "100:1")``), drawn on rows under the amount while the seat has rows left;
-            ``rank``: its pay multiple, the biggest pays named first.
+            ``rank``: its pay multiple, the biggest pays named first; ``joined``: the
+            catalogue's template of a bet joined by its line (``result.paid_line``).
     """
 
     name: str
@@ -45,6 +46,7 @@ class BetRow:
     color: theme.Color
     detail: tuple[str, str] | None = None
     rank: int = 0
+    joined: str = "{bet}: {line} {odds}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,7 +177,8 @@ def _joined(fonts: FontBook, size: int, width: int, name: str, b: BetRow,
     ``alone``: the name has its row (stacked above the amount), the whole ``width``.
     """
     line, pay = b.detail  # type: ignore[misc]
-    for text in (f"{name}: {line} {pay}".rstrip(), f"{name}: {line}"):
+    for pay_shown in (pay, ""):
+        text = b.joined.format(bet=name, line=line, odds=pay_shown).rstrip()
         if (_wide(fonts, text, size, False) <= width if alone
                 else _beside(fonts, size, width, text, b.amount)):
             return text
