@@ -24,7 +24,6 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from controller.game.broker import parse_broker_url, topic_prefix_problem
-from controller.game.config import TABLE_ID_PATTERN
 
 NAMES = ("round", "event", "meters", "state", "status", "resend", "witness")
 """The topic names under ``<prefix>/<table id>/`` (:mod:`floor` describes each)."""
@@ -126,19 +125,6 @@ class FloorSettings:
     def topic(self, table_id: str, name: str) -> str:
         """``<prefix>/<table id>/<name>``."""
         return f"{self.topic_prefix}/{table_id}/{name}"
-
-    def wildcard(self, name: str) -> str:
-        """``<prefix>/+/<name>``: the topic of every table."""
-        return f"{self.topic_prefix}/+/{name}"
-
-    def split(self, topic: str) -> tuple[str, str] | None:
-        """(table id, name) of one of our topics, or None for any other topic."""
-        head, _, rest = topic.rpartition("/")
-        prefix, _, table = head.rpartition("/")
-        if prefix != self.topic_prefix or rest not in NAMES \
-                or not TABLE_ID_PATTERN.fullmatch(table):
-            return None
-        return table, rest
 
     def password(self) -> str | None:
         """The password (first line of :attr:`password_file`), or None without one.
