@@ -1,54 +1,10 @@
 """Input scripts: the dealer's touches and keys played from a file, as real pygame events.
 
-``threecard run ... --input-script FILE`` reads FILE, one JSON object a line (blank lines
-and lines starting with ``#`` are comments), and posts each step's events to pygame's
-event queue, where the dealer screen takes them exactly as it takes a finger or a key:
-for training, bug reports and tests. The steps::
-
-    {"key": "F9"}                 one key press; names as the README and the buttons print
-                                  them: Enter, Esc, Backspace, Tab, Space, Left, Right, Up,
-                                  Down, PageUp, PageDown, F1-F12, a letter, a digit, and
-                                  Shift+ before any of them (Shift+B)
-    {"keys": "1 F2 A"}            key presses in order, names separated by spaces
-    {"tap": [0.5, 0.9]}           a finger on the dealer window (FINGERDOWN, FINGERUP) at x,
-                                  y as fractions of its width and height (0 to 1)
-    {"taps": [[0.9, 0.1], [0.9, 0.1]], "gap_ms": 70}
-                                  raw touches: the first as a tap, each next one
-                                  ``gap_ms`` milliseconds after the one before, without
-                                  waiting for the table or the screen (a double tap)
-    {"text": "2468"}              each character typed: letters, digits, spaces
-    {"wait": 0.5}                 wait this many seconds
-    {"wait": 30, "until": "deciding"}
-                                  wait until the round's state is ``deciding`` (any state
-                                  of :class:`~controller.game.round.RoundState`), at most 30 s;
-                                  the script stops with an error if it is not reached
-    {"screenshot": "name.png"}    the dealer screen as shown now, to a PNG (a path relative
-                                  to the script's folder); ``"screen": "player"`` for the
-                                  player screen; ``"texts": true`` also writes every text
-                                  the frame drew to ``name.jsonl`` beside it (one JSON
-                                  object a text, in drawing order: ``text``, ``role``,
-                                  ``size`` in pixels, ``cut`` when it did not fit)
-
-Each line is read once through :class:`Step`, a strict msgspec declaration (no unknown
-field, no wrong type, numbers in range), then its values are checked (key names, one
-action a line, a PNG name in a folder that exists). A bad line is refused when the file
-is loaded, before anything runs, naming the file, the line and the field
-(:class:`InputScriptError`).
-
-Timing: nothing is played before the dealer screen's first frame, nor before the event
-the wiring may give as the start is set (the daemon's: once its check of the environment
-is journaled, a record that would make a tap in flight one on an older frame). Each key
-press and
-each tap is played on the screen as it is then, and the next one only once the table has
-applied every command it produced and the screen has drawn the result (the wiring gives
-a *fence*: a callable returning an event set once the inputs queued before it are
-applied), as a dealer presses a key only after seeing the last one's effect. The raw
-touches of a ``taps`` step are the exception: after the first, each is posted on the
-first frame at or after its time (the screen reads its events once a frame: 33 ms in a
-window, 100 ms headless), whatever the screen shows then. A wait is measured on the
-monotonic clock.
-
-This module imports pygame only to play a script, never to read one.
+``threecard run ... --input-script FILE`` posts each step's events to pygame's queue, where
+the dealer screen takes them as it takes a finger or a key (training, bug reports, tests).
+Every line is checked before any plays; each step waits until the table has applied the
+last one's commands and the screen shows them. Format and timing:
+docs/input-script-format.md. pygame is imported only to play a script, never to read one.
 """
 
 from __future__ import annotations
@@ -81,8 +37,7 @@ MAX_TAPS = 16
 MAX_GAP_MS = 10_000
 """The longest gap between the touches of a ``taps`` step, milliseconds."""
 SETTLE_FRAMES = 2
-"""Frames drawn after a step's commands were applied before the next step is played (the
-first one reads the new views, the second shows them)."""
+"""Frames drawn before the next step once a step's commands are applied (read, then shown)."""
 
 #: key name as scripts write it (lower case) -> pygame's key constant name
 _SPECIAL = {"enter": "K_RETURN", "return": "K_RETURN", "esc": "K_ESCAPE",
@@ -105,21 +60,7 @@ class InputScriptError(ValueError):
 
 
 class Step(Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
-    """One line of an input script: exactly one of its actions (see the module docstring).
-
-    Attributes:
-        key: one key name.
-        keys: key names separated by spaces.
-        tap: (x, y), fractions 0 to 1 of the dealer window's width and height.
-        taps: raw touches (x, y), each ``gap_ms`` after the one before.
-        gap_ms: with ``taps``: milliseconds between touches (0 by default).
-        text: characters to type.
-        wait: seconds to wait (0 to :data:`MAX_WAIT_SECONDS`).
-        until: with ``wait``: the round state that ends the wait early.
-        screenshot: the PNG to write, relative to the script's folder.
-        screen: with ``screenshot``: ``dealer`` (the default) or ``player``.
-        texts: with ``screenshot``: also write the frame's texts beside the PNG.
-    """
+    """One line of an input script: exactly one action (docs/input-script-format.md)."""
 
     key: Annotated[str, Meta(min_length=1, max_length=32)] | None = None
     keys: Annotated[str, Meta(min_length=1, max_length=MAX_KEYS * 16)] | None = None
@@ -150,21 +91,7 @@ class Press:
 
 @dataclass(frozen=True, slots=True)
 class Action:
-    """One checked step of a script.
-
-    Attributes:
-        line: its line number in the file.
-        kind: ``keys`` (key, keys and text), ``tap``, ``taps``, ``wait`` or
-            ``screenshot``.
-        presses: the key presses of a ``keys`` action.
-        tap: (x, y) of a ``tap``.
-        taps: the touches (x, y) of a ``taps`` action.
-        seconds: a ``wait``'s length, or the gap between ``taps``; until: the state
-            that ends a wait early, or None.
-        path: a ``screenshot``'s PNG; screen: ``dealer`` or ``player``; texts: its
-            frame's texts are written too (:func:`texts_path`).
-        text: the line as written (for the log).
-    """
+    """One checked step (kind: keys, tap, taps, wait, screenshot; seconds: a wait or a gap)."""
 
     line: int
     kind: str
@@ -250,24 +177,14 @@ def texts_path(png: Path) -> Path:
 
 
 def frame_texts(frame: Any) -> bytes:
-    """A drawn frame's texts, one JSON object a line in drawing order.
-
-    What the screen said (see the module docstring), for a bug report or a test to read.
-    """
+    """A drawn frame's texts, one JSON object a line in drawing order."""
     enc = msgspec.json.Encoder()
     return b"".join(enc.encode({"text": t.text, "role": t.role, "size": t.size,
                                 "cut": t.truncated}) + b"\n" for t in frame.texts if t.text)
 
 
 def parse(text: str, path: str | Path = "<script>") -> InputScript:
-    """Read a script's text; every line is checked before any is played.
-
-    Args:
-        text: the file's text.
-        path: the file (names it in errors; screenshots are relative to its folder).
-
-    Returns:
-        The script.
+    """Read a script's text; ``path`` names it in errors, screenshots are relative to it.
 
     Raises:
         InputScriptError: the first bad line, as ``FILE:LINE: what is wrong - at `$.field```.
@@ -330,19 +247,10 @@ Fence = Callable[[], threading.Event]
 class ScriptPlayer:
     """Plays a script into pygame's event queue, one step when the screen is ready.
 
-    The display loop calls :meth:`tick` before it reads pygame's events,
-    :meth:`flushed` once the dealer screen's commands are posted, and :meth:`drawn`
-    after drawing. Nothing here blocks.
-
-    Args:
-        script: the script.
-        fence: the table's fence (see the module docstring); None: the next step waits
-            :data:`SETTLE_FRAMES` frames only.
-        start: set when the first step may play (see the module docstring), or None.
-
-    Attributes:
-        done: the script has ended (played through, or stopped by a failed wait).
-        failed: why it stopped early, or None.
+    The display loop calls :meth:`tick` before it reads pygame's events, :meth:`flushed`
+    once the dealer screen's commands are posted, :meth:`drawn` after drawing; nothing
+    blocks. Without a ``fence`` the next step waits :data:`SETTLE_FRAMES` frames only;
+    ``start`` is set when the first step may play. ``failed`` says why it stopped early.
     """
 
     def __init__(self, script: InputScript, fence: Fence | None = None,
@@ -463,12 +371,7 @@ class ScriptPlayer:
 
     def drawn(self, surfaces: Mapping[str, Any], frames: Mapping[str, Any] | None = None
               ) -> None:
-        """A frame was drawn: take a screenshot that is due.
-
-        Args:
-            surfaces: screen name -> its surface as just drawn.
-            frames: screen name -> the frame drawn on it (its texts), if known.
-        """
+        """A frame was drawn: take a screenshot that is due (both maps by screen name)."""
         self._frames += 1
         if self.done or self._action.kind != "screenshot" or not self._ready():
             return

@@ -1,25 +1,11 @@
-"""Which video outputs there are, followed while the table runs.
+"""Which video outputs there are, followed while the table runs, and where screens go.
 
-A screen waits for its output (a players' TV switched off at boot) and opens when it
-comes; it closes when its output goes. How the outputs are learnt depends on SDL's video
-driver:
-
-* drivers that follow displays as they come and go (:data:`HOTPLUG_DRIVERS`: X11,
-  Wayland, Windows, macOS) keep their list current as events are pumped, and send
-  ``SDL_DISPLAYEVENT`` (pygame-ce 2.5 names no constant for it: :data:`DISPLAY_EVENT`).
-  The list is read in this process, at such an event and every :data:`CHECK_SECONDS`.
-* the others (KMS/DRM on a console, where SDL reads the connectors once, when video
-  starts) are asked in a process of their own: starting SDL's video again in the
-  screens' process would close the dealer's window. That process
-  (``python -m display.outputs``) starts and stops SDL's video every
-  :data:`CHECK_SECONDS`, without opening a window (it never becomes the DRM master), and
-  writes the desktop sizes it found, one JSON line each time they change. It ends when
-  its standard input closes (the table stopped, or died).
-
-Where each screen goes on the outputs there are (:func:`place_screens`), and how windows
-sharing one output are laid out (:func:`share_output`), are here too.
-
-Nothing here blocks the screen loop.
+A screen waits for its output (a TV off at boot) and closes when it goes. Hot-plug
+drivers (:data:`HOTPLUG_DRIVERS`) are read here at each display event and every
+:data:`CHECK_SECONDS`. KMS/DRM reads its connectors only when video starts, and starting it
+again here would close the dealer's window, so ``python -m display.outputs`` restarts
+SDL's video in a process of its own (no window: never the DRM master) and writes the sizes
+as JSON lines until its stdin closes. Nothing here blocks the screen loop.
 """
 
 from __future__ import annotations
@@ -49,23 +35,15 @@ PROBE_MODULE = "display.outputs"
 
 Sizes = tuple[tuple[int, int], ...]
 MIN_WINDOW = (800, 480)
-"""The smallest size the layouts are made for: windows sharing an output in windowed mode
-are never shrunk below it."""
+"""The smallest size the layouts are made for: windows sharing an output stop there."""
 SDL_WINDOWPOS_CENTERED_MASK = 0x2FFF0000
 """SDL2's ``SDL_WINDOWPOS_CENTERED_MASK``: a coordinate that reads "centred on display N"."""
 
 
 class OutputWatch:
-    """The outputs there are now: desktop sizes in SDL's display order.
+    """The outputs there are now: desktop sizes in SDL's display order, checked ``every`` s.
 
-    Args:
-        driver: SDL's video driver in use (``pygame.display.get_driver()``).
-        every: seconds between two checks.
-        read: reads the sizes in this process (``pygame.display.get_desktop_sizes``).
-
-    Attributes:
-        separate: True when a process of its own checks (a driver without display
-            events).
+    ``separate``: a process of its own checks (a driver without display events).
     """
 
     def __init__(self, driver: str, read, every: float = CHECK_SECONDS) -> None:
@@ -84,11 +62,7 @@ class OutputWatch:
         self._due = 0.0
 
     def sizes(self, now: float) -> Sizes | None:
-        """The outputs as last found, or None before the first answer.
-
-        Args:
-            now: monotonic seconds.
-        """
+        """The outputs as last found (``now``: monotonic seconds), None before the first."""
         if not self.separate:
             if now >= self._due:
                 self._due = now + self.every
@@ -144,20 +118,10 @@ class OutputWatch:
 
 
 def centered_on(output: int) -> tuple[int, int]:
-    """The window position that centres a window on display ``output``.
+    """The window position ``(SDL_WINDOWPOS_CENTERED_DISPLAY(output),) * 2``.
 
-    pygame-ce's :class:`pygame.Window` takes a single integer only when it is
-    ``WINDOWPOS_CENTERED`` or ``WINDOWPOS_UNDEFINED`` (both mean display 0) and refuses
-    ``SDL_WINDOWPOS_CENTERED_DISPLAY(1)`` ("invalid position argument"); an ``(x, y)`` pair
-    goes to ``SDL_CreateWindow`` unchanged. SDL2 reads the display index from the low 16
-    bits of a centred coordinate, centres the window in that display's bounds, and uses
-    display 0 for an index it does not have.
-
-    Args:
-        output: display index, 0-based (0..65535).
-
-    Returns:
-        ``(SDL_WINDOWPOS_CENTERED_DISPLAY(output),) * 2``.
+    A pair, as pygame-ce's Window refuses a single centred-on-display integer; SDL2 reads
+    the display from the low 16 bits (display 0 for one it lacks).
 
     Raises:
         ValueError: ``output`` outside 0..65535 (it would corrupt the mask).
@@ -170,14 +134,7 @@ def centered_on(output: int) -> tuple[int, int]:
 
 @dataclass(frozen=True, slots=True)
 class Placement:
-    """Where one screen goes.
-
-    Attributes:
-        name: ``dealer`` or ``player``.
-        wanted: the output (display index) configured or chosen by default.
-        output: the output it goes on: ``wanted`` when that display exists, else the
-            last display there is (display 0 when there is one).
-    """
+    """Where one screen goes: ``wanted`` when that display exists, else the last one."""
 
     name: str
     wanted: int
@@ -193,15 +150,8 @@ def place_screens(names: Iterable[str], outputs: Mapping[str, int],
                   displays: int) -> dict[str, Placement]:
     """Choose the output of each screen; a screen never vanishes for want of a display.
 
-    Args:
-        names: the screens to open, in order (``dealer``, ``player``).
-        outputs: screen name -> configured display index; a screen not named gets its
-            position in ``names`` when that many displays exist, else display 0.
-        displays: how many displays there are.
-
-    Returns:
-        screen name -> :class:`Placement`. A configured output that does not exist
-        (negative, or ``displays`` or more) is replaced by the last display there is.
+    A screen not in ``outputs`` gets its place in ``names`` if that display exists, else 0;
+    a configured one that does not exist is replaced by the last display there is.
     """
     last = max(0, displays - 1)
     placed = {}
@@ -214,21 +164,10 @@ def place_screens(names: Iterable[str], outputs: Mapping[str, int],
 
 def share_output(sizes: list[tuple[int, int]], area: tuple[int, int],
                  minimum: tuple[int, int] = MIN_WINDOW) -> list[pygame.Rect]:
-    """Lay out windows that share one output (windowed mode) so that each can be seen.
+    """Lay out windows sharing one output (windowed mode) so that each can be seen.
 
-    Side by side when they fit there, shrunk alike (their shapes kept) down to
-    ``minimum``, a window already at the minimum giving its share to the others;
-    otherwise cascaded from the top left to the bottom right corner, each shrunk to
-    three quarters of the output at most, so that each shows a part of itself and its
-    title bar.
-
-    Args:
-        sizes: the windows' wanted sizes (width, height) in pixels, in order.
-        area: the output's size in pixels.
-        minimum: the smallest size a window is shrunk to.
-
-    Returns:
-        One rectangle per window, in the output's coordinates (its top left is 0, 0).
+    Side by side, shrunk alike down to ``minimum`` pixels, when they fit; else cascaded
+    from the top left, each at most three quarters of the output (its title bar shows).
     """
     w_area, h_area = area
     n = len(sizes)

@@ -1,10 +1,7 @@
 """Drawing primitives that record what they drew: texts in boxes, regions, buttons.
 
-A screen draws one frame through a :class:`Painter`. The painter returns a
-:class:`Frame`: every text with the rectangle it occupies and the box it was given, the
-named regions (``seat.3.results``) and every touchable :class:`Button` with its action
-and keyboard shortcuts. Tests assert on the frame (texts fit their boxes, result regions
-are not empty); the dealer screen hit-tests touches and keys against it.
+A :class:`Painter` returns a :class:`Frame` of every text (its rectangle and box), named
+region and touchable :class:`Button`: tests assert on it, the dealer screen hit-tests it.
 """
 
 from __future__ import annotations
@@ -22,16 +19,7 @@ from display.theme import Color, FontBook
 
 @dataclass(frozen=True, slots=True)
 class TextRecord:
-    """One text drawn.
-
-    Attributes:
-        text: the text as given.
-        rect: where its pixels went.
-        box: the box it had to fit.
-        role: what it is (``seat.3.net``), for tests.
-        size: the pixel size used.
-        truncated: it did not fit at the minimum size and was cut.
-    """
+    """One text drawn: ``rect`` where its pixels went, ``box`` what it had to fit."""
 
     text: str
     rect: pygame.Rect
@@ -43,16 +31,7 @@ class TextRecord:
 
 @dataclass(frozen=True, slots=True)
 class Button:
-    """A touchable, keyable control.
-
-    Attributes:
-        id: stable identifier (``seat.3.play``).
-        rect: where it is on screen.
-        label: its text.
-        action: what it does, interpreted by the screen (the dealer screen's typed
-            actions, :mod:`display.dealer.actions`).
-        keys: keyboard shortcuts (``pygame.key.name`` spelling, ``shift+b``).
-        enabled: whether it accepts input now.
+    """A touchable, keyable control; keys in ``pygame.key.name`` spelling (``shift+b``).
 
     A key binding with no place on screen has an empty ``rect`` (no touch reaches it).
     """
@@ -67,15 +46,7 @@ class Button:
 
 @dataclass(slots=True)
 class Frame:
-    """Everything one drawn frame contains, for input and tests.
-
-    Attributes:
-        size: surface size.
-        texts: every text drawn.
-        regions: named rectangles (``seat.3``, ``seat.3.results``, ``payouts``).
-        buttons: touchable controls, in drawing order.
-        notes: named facts about the frame (``mode``), for tests.
-    """
+    """Everything one drawn frame contains, for input and tests."""
 
     size: tuple[int, int]
     texts: list[TextRecord] = field(default_factory=list)
@@ -163,15 +134,8 @@ def inset(rect: pygame.Rect, dx: int, dy: int | None = None) -> pygame.Rect:
 class Painter:
     """Draws onto a surface and records a :class:`Frame`.
 
-    Args:
-        surface: the target.
-        fonts: the shared font book.
-        min_text: the smallest pixel size text may shrink to before it is cut.
-        tr: the screen's language, for the names of keys in the buttons' hints (``Enter``
-            is ``Entrée`` in French); English when None.
-        floor: no text is drawn smaller than this, whatever size it asks for: a text too
-            long for its box at this size is cut (and recorded as cut), never shrunk
-            below it (0: no floor).
+    Text shrinks to ``min_text`` pixels before it is cut; none is drawn below ``floor``
+    pixels, whatever it asks (0: no floor). ``tr`` names keys in the hints (English: None).
     """
 
     def __init__(self, surface: pygame.Surface, fonts: FontBook, min_text: int = 9,
@@ -193,10 +157,7 @@ class Painter:
 
     def common_size(self, texts: list[str], box: pygame.Rect, size: int,
                     bold: bool = False, min_size: int | None = None) -> int:
-        """The largest size at which every one of ``texts`` fits a box of ``box``'s size.
-
-        Lines that belong together (a column of amounts) then share one size.
-        """
+        """The largest size at which every one of ``texts`` fits ``box`` (a column shares it)."""
         size = max(int(size), self.floor)
         lo = max(self.floor, min(self.min_text if min_size is None else min_size, size))
         out = size
@@ -212,17 +173,7 @@ class Painter:
     def text(self, text: str, box: pygame.Rect, size: int, *, bold: bool = False,
              color: Color = theme.TEXT, align: str = "center", role: str = "",
              min_size: int | None = None) -> pygame.Rect:
-        """Draw one line of text fitted into ``box`` (shrunk, cut as a last resort).
-
-        Args:
-            text: the text.
-            box: the box it must stay inside.
-            size: the wanted pixel size (the box height also caps it).
-            bold: bold face.
-            color: colour.
-            align: ``left``, ``center`` or ``right`` (vertically always centred).
-            role: a name for tests.
-            min_size: smallest size before cutting; the painter's default when None.
+        """Draw one line fitted into ``box``, shrunk from ``size`` pixels, cut as a last resort.
 
         Returns:
             The rectangle the text occupies (empty at the box centre for empty text).
@@ -255,11 +206,7 @@ class Painter:
 
     def text2(self, text: str, box: pygame.Rect, size: int, *, bold: bool = False,
               color: Color = theme.TEXT, role: str = "") -> None:
-        """Draw text on one line, or on two when one line would be too small.
-
-        The text is split at the space nearest its middle when one line would shrink it
-        below 60 % of ``size`` or cut it.
-        """
+        """Draw text on one line, or on two when one would be cut or below 60 % of ``size``."""
         box = pygame.Rect(box)
         size = max(int(size), self.floor)
         fitted, _, cut = self.fonts.fit(text, bold, int(size), box.width, box.height,
@@ -281,25 +228,7 @@ class Painter:
                keys: Sequence[str] = (), enabled: bool = True, style: str = "normal",
                size: int | None = None, hint: str | None = None,
                selected: bool = False, show_label: bool = True) -> Button:
-        """Draw a button and record it.
-
-        Args:
-            id_: stable id.
-            rect: where.
-            label: text.
-            action: what it does (the screen interprets it).
-            keys: keyboard shortcuts.
-            enabled: accepts input.
-            style: ``normal``, ``primary`` (gold), ``danger`` (red), ``play``, ``fold``,
-                ``chip``, ``flat``.
-            size: text size; from the height when None.
-            hint: the shortcut to print in the corner (None: the first key, if any).
-            selected: draw as selected (a gold ring).
-            show_label: draw the label (False when the caller draws the face itself).
-
-        Returns:
-            The recorded button.
-        """
+        """Draw a button and record it; ``hint`` is the shortcut in its corner (the first key)."""
         rect = pygame.Rect(rect)
         radius = max(3, min(rect.height, rect.width) // 6)
         if not enabled:

@@ -1,11 +1,8 @@
-"""The dealer screen's own state, and what it makes of a view with it.
+"""The dealer screen's own state (:class:`DealerUI`: what the table does not remember).
 
-:class:`DealerUI` holds what the screen remembers and the table does not (the seat the
-keys act on, the chip in use, an open pad, the seats ticked as paid). The functions here
-read a :class:`~controller.game.views.DealerView` with that state and say what the screen
-offers: the seat it names (:func:`focus_seat`), the one step its large button offers
-(:func:`primary_step`), the next seat to pay (:func:`next_to_pay`), the refusal on show.
-They never change the table; :func:`sync` brings the state up to a newer view.
+The functions read a view with it and say what the screen offers (the seat it names, the
+large button's step, the next seat to pay, the refusal on show); they never change the
+table, and :func:`sync` brings the state up to a newer view.
 """
 
 from __future__ import annotations
@@ -40,12 +37,8 @@ PAYING = frozenset({RoundState.SETTLED.value, RoundState.VOID.value})
 class Sent:
     """A supervisor action sent from the pads, waiting for the table's answer.
 
-    Attributes:
-        command: the command's name.
-        reason / card_rank / card_suit: what was chosen on the pads before the PIN.
-        version: the view's version when it was sent.
-        refusal: the refusal on show then (its journal seq), or None.
-        at: when, monotonic seconds.
+    ``refusal`` is the journal seq of the refusal on show when sent; ``at`` is monotonic
+    seconds.
     """
 
     command: str
@@ -59,37 +52,19 @@ class Sent:
 
 @dataclass(slots=True)
 class DealerUI:
-    """The dealer screen's own state (never game state).
+    """The dealer screen's own state (never game state); times are monotonic seconds.
 
     Attributes:
-        screen: ``main``, ``recall`` or ``meters``.
-        pad: open pad: None, ``reason``, ``card``, ``pin`` or ``wait`` (sent, waiting for
-            the table's answer).
-        pad_action: the supervisor action the pads are for (a command's name).
-        reason: the void reason key chosen.
-        card_rank / card_suit: the card being entered.
-        pin: digits typed.
-        error: why the last PIN was refused, shown on the pad.
-        pad_seen: the pad's action was among those the table accepts on a view seen
-            while the pad was open (it closes when the action leaves them).
-        sent: the supervisor action waiting for the table's answer.
-        selected_seat: the seat chosen while betting (keys and touches), or None.
-        decide_seat: the seat chosen while deciding, or None (the first undecided).
-        chip: chip value in use (minor units), or None (the smallest).
-        recall_index: which recall round is shown (0 = newest).
-        flash: (button id, until monotonic seconds) of the last press, for feedback.
-        undo: the bet changes of this round the table accepted, for Undo.
-        decided: seats decided from this screen this round, for Undo.
+        pad: the open pad: None, ``reason``, ``card``, ``pin`` or ``wait`` (sent, waiting
+            for the table's answer).
+        pad_seen: the pad's action was accepted on a view seen while it was open (the pad
+            closes when the action leaves them).
+        chip: the chip in use, minor units (None: the smallest).
         pending: seat -> decision posted but not yet in the view (fast keys).
-        posted_version: the view's version when the last command was posted.
-        paid: seats ticked as paid this round; ticked: the seat ticked last (0: none).
-        round_key: (round id, state) of the last view seen.
-        refusal_read: the journal seq of the refusal read (it is not shown again).
-        refusal_since: (seq, monotonic seconds) the refusal on show was first seen.
+        refusal_read: the journal seq of the refusal read (not shown again).
         own_refusal: a refusal the screen gave itself (a side bet on a seat with no
             Ante), and when; a press reads it.
-        primary: what the large button offered, and since when.
-        lock_seen: (view version, milliseconds locked, monotonic seconds first seen).
+        lock_seen: (view version, milliseconds locked, when first seen).
         notices: the screens' own alarms (the player screen missing), after the table's.
     """
 
@@ -131,16 +106,7 @@ class DealerUI:
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    """What the large button offers.
-
-    Attributes:
-        label: the label's key (``btn.settle``), or a status key when it is no button.
-        action: what a press does, or None (a status: nothing to press now).
-        keys: its shortcuts (``return`` always among them when it acts).
-        enabled: it takes a press now.
-        pin: it asks for a supervisor's PIN first.
-        params: values for the label.
-    """
+    """What the large button offers: a status (no ``action``) or a button and its keys."""
 
     label: str
     action: Action | None = None
@@ -153,11 +119,9 @@ class Step:
 def sync(ui: DealerUI, view: DealerView, now: float, tr: Translator | None = None) -> None:
     """Bring the screen's state up to ``view`` (a new round, state or answer).
 
-    A new round forgets the chips, decisions and ticks of the last and the seat chosen
-    (the outline goes back to the first seat); a new state forgets the seat chosen for
-    deciding. A supervisor action refused by the table opens its pad again with what was
-    typed (the PIN aside) and why, in words (``tr``: the screen's language); one
-    answered otherwise closes it, and so does the table leaving the pad's action behind.
+    A new round forgets the last one's chips, decisions, ticks and seat; a new state the
+    deciding seat. A refused supervisor action opens its pad again with what was typed (not
+    the PIN) and why, in ``tr``'s words; any other answer closes it.
     """
     key = (view.round_id, view.state)
     if ui.round_key is None or ui.round_key[0] != key[0]:
@@ -207,10 +171,7 @@ def refusal_banner(view: DealerView) -> Banner | None:
 
 
 def shown_refusal(view: DealerView, ui: DealerUI, now: float) -> Banner | None:
-    """The refusal to show now: new, not yet read, and not on show past its reading time.
-
-    One the screen gave itself is shown first.
-    """
+    """The refusal to show now, not yet read nor past its reading time (the screen's first)."""
     own = ui.own_refusal
     if own is not None and now - own[1] <= read_time(own[0].message):
         return own[0]
@@ -223,10 +184,7 @@ def shown_refusal(view: DealerView, ui: DealerUI, now: float) -> Banner | None:
 
 
 def lock_left(view: DealerView, ui: DealerUI, now: float) -> int:
-    """Whole seconds PIN entry stays locked (rounded up once).
-
-    Counted down from the view's milliseconds since the screen first saw them.
-    """
+    """Whole seconds PIN entry stays locked, counted down since the screen saw the view."""
     _, ms, seen = ui.lock_seen
     left = ms - round((now - seen) * 1000)
     return max(0, -(-left // 1000)) if ms else 0
@@ -248,11 +206,8 @@ def payout_seats(view: DealerView) -> list[int]:
 def seat_verb(view: DealerView, seat: SeatView) -> str:
     """What the dealer does at a settled or void seat: ``pay``, ``take`` or ``return``.
 
-    A void returns every wager. Bets in amounts follow the seat's net: paid when it is
-    won, taken when it is lost, returned when it is nil. Bets as outcomes follow the
-    outcomes: paid when a bet wins, returned when none wins and one pushes (or is
-    refunded), taken when every bet loses. The seat's button, the next step and the
-    large button's status all say this verb.
+    A void returns every wager; amounts follow the seat's net; outcomes pay when a bet
+    wins, return when none wins and one pushes or is refunded, else take.
     """
     if view.state == RoundState.VOID.value:
         return "return"
@@ -272,11 +227,7 @@ def next_to_pay(view: DealerView, ui: DealerUI) -> int | None:
 
 
 def seat_view(view: DealerView, number: int) -> SeatView:
-    """The view of seat ``number``.
-
-    Raises:
-        KeyError: no such seat at the table.
-    """
+    """The view of seat ``number``; KeyError if the table has none."""
     for s in view.seats:
         if s.seat == number:
             return s
@@ -286,11 +237,8 @@ def seat_view(view: DealerView, number: int) -> SeatView:
 def focus_seat(view: DealerView, ui: DealerUI) -> int | None:
     """The seat the screen names and outlines, and the seat keys act on.
 
-    Betting: the seat last touched or chosen by its digit (seat 1 at first). Deciding:
-    the seat chosen by its digit, else the next undecided seat to the right of the one
-    decided last, wrapping (a decision moves on, never back to an earlier seat).
-    Paying: the next seat to pay. Dealing: the seat the next card goes to. Otherwise
-    none.
+    Deciding: the seat chosen by its digit, else the next undecided one to the right of
+    the last decided, wrapping (never back to an earlier seat).
     """
     numbers = [s.seat for s in view.seats]
     if view.state == "deciding":
@@ -330,9 +278,8 @@ def _command_step(view: DealerView, command: C.DealerCommand, key: str) -> Step:
 def primary_step(view: DealerView, ui: DealerUI) -> Step:
     """The one step the large button offers: the one the table will accept now.
 
-    While seats are undecided it plays the rest (the dealer folds the folding seats
-    first). When no press can move the round on (cards are due from the shoe, the shoe
-    link is down, seats still to pay) it is a status, not a button.
+    Undecided seats: play the rest (folds come first). A status, not a button, when no
+    press can move the round on (cards due, the shoe link down, seats to pay).
     """
     state, allowed = view.state, view.allowed
     if state == "locked":  # the line above it says to wait, or to call a technician
@@ -374,11 +321,7 @@ def primary_step(view: DealerView, ui: DealerUI) -> Step:
 
 
 def needs_ante(view: DealerView, seat: int, bet: str) -> Banner | None:
-    """The refusal of ``bet`` put down at ``seat``, or None.
-
-    A side bet these rules take only beside an Ante is refused on a seat with none when
-    it is put down, not only at No more bets.
-    """
+    """The refusal of a side bet that needs an Ante put down where none is, or None."""
     if bet not in view.paytables.need_ante or seat_view(view, seat).bets.get("ante"):
         return None
     code = f"{bet}_needs_ante"
