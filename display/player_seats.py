@@ -1,12 +1,8 @@
 """The player screen's seats: each seat's cards, hand, wagers or results and net.
 
-Every seat text is at least the screen's floor (3 % of its shorter side): the seats share
-one plan (:func:`plan_seats`) that gives the label, the hand, the bets and the net one
-size, and each seat's result lines as many rows as the cards leave. A seat says its bets
-in the fullest form its rows hold: a bet's name beside its amount, its name above it, its
-short name (``PP``) beside it, or its amount alone in the bets' order (the names dropped
-for that seat only). A winning line's detail (the paytable line that paid) takes a row of
-its own under its amount while rows are left.
+Every seat text is at least the screen's floor (3 % of its shorter side), one size for all
+seats (:func:`plan_seats`); each seat says its bets in the fullest :data:`FORMS` its rows
+hold, and a win's paytable line takes a row under its amount while rows are left.
 """
 
 from __future__ import annotations
@@ -23,21 +19,15 @@ from display.painter import Painter, TextRecord, inset
 from display.theme import LINE_HEIGHT, FontBook
 
 FORMS = ("inline", "stacked", "short", "bare")
-"""A seat's bet lines, fullest first: name beside the amount, name above it, short name
-beside it, the amount alone."""
+"""A seat's bet lines, fullest first: name beside, above, short name beside, amount alone."""
 
 
 @dataclass(frozen=True, slots=True)
 class BetRow:
     """One wager or result of a seat, as its rows may say it.
 
-    Attributes:
-        name: the bet's name (``Pair Plus``); ``short``: its short name (``PP``).
-        amount: the amount or outcome; ``color``: its colour.
-        detail: the paytable line a win was paid on and its pay (``("Mini royal",
-            "100:1")``), drawn on rows under the amount while the seat has rows left;
-            ``rank``: its pay multiple, the biggest pays named first; ``joined``: the
-            catalogue's template of a bet joined by its line (``result.paid_line``).
+    ``detail`` is the paytable line a win was paid on and its pay (``("Mini royal",
+    "100:1")``); ``rank`` its pay multiple (the biggest named first).
     """
 
     name: str
@@ -51,16 +41,7 @@ class BetRow:
 
 @dataclass(frozen=True, slots=True)
 class SeatPlan:
-    """The size (font pixels) and heights (pixels) shared by every seat of a frame.
-
-    Attributes:
-        size: every seat text's size (label, hand and amounts bold).
-        hand_lines: rows of the hand name, 1 to 3.
-        rows: result rows a seat has.
-        pad_x, pad_y: the cell's inner margins.
-        heights: label, cards, hand, results, net (pixels), in drawing order.
-        gap: between those parts.
-    """
+    """The size and heights (pixels) shared by every seat of a frame, in drawing order."""
 
     size: int
     hand_lines: int
@@ -102,10 +83,7 @@ def split_two(text: str) -> tuple[str, str]:
 
 
 def hand_lines(fonts: FontBook, text: str, size: int, width: int) -> list[str]:
-    """``text`` (bold, ``size``) on one line, two balanced ones, or as many as it takes.
-
-    A word too wide for a line breaks after a hyphen of its own.
-    """
+    """``text`` on one line, two balanced ones, or as many as it takes (hyphens break)."""
     if _wide(fonts, text, size, True) <= width:
         return [text]
     two = [t for t in split_two(text) if t]
@@ -131,10 +109,9 @@ def hand_lines(fonts: FontBook, text: str, size: int, width: int) -> list[str]:
 
 def detail_rows(fonts: FontBook, size: int, width: int, detail: tuple[str, str]
                 ) -> list[tuple[str, str]] | None:
-    """A paid line's rows, (left, right) each: its name wrapped, its pay beside the last word.
+    """A paid line's rows (left, right): its name wrapped, its pay beside or below the last.
 
-    The pay takes a row of its own when it does not fit beside; None when a word of the
-    name or the pay is wider than ``width``.
+    None when a word of the name or the pay is wider than ``width``.
     """
     name, pay = detail
     out: list[str] = []
@@ -171,11 +148,7 @@ def _details(fonts: FontBook, size: int, width: int, bets: tuple[BetRow, ...],
 
 def _joined(fonts: FontBook, size: int, width: int, name: str, b: BetRow,
             alone: bool = False) -> str:
-    """A bet's name joined by the line that paid, where it stands beside the amount.
-
-    ``Pair Plus: Mini royal 100 to 1``, else without the pay, else the name alone;
-    ``alone``: the name has its row (stacked above the amount), the whole ``width``.
-    """
+    """A bet's name joined by its paid line (and pay, if it fits), or the name alone."""
     line, pay = b.detail  # type: ignore[misc]
     for pay_shown in (pay, ""):
         text = b.joined.format(bet=name, line=line, odds=pay_shown).rstrip()
@@ -244,19 +217,9 @@ def plan_seats(fonts: FontBook, cell: pygame.Rect, seats: tuple[tuple[BetRow, ..
                top: int = 0) -> SeatPlan:
     """The size, from ``top`` down to ``floor``, at which every seat fits ``cell`` best.
 
-    A size fits when every hand name takes at most two lines, every net its pill, every
-    seat's bets some form with the cards at least two rows tall. Of the sizes that fit,
-    the one whose seats keep the fullest forms (:data:`FORMS`), then the largest. When
-    none fits, ``floor``'s plan: what cannot fit is cut by the painter (and recorded).
-
-    Args:
-        fonts: the font book (its fonts measure the texts).
-        cell: one seat's rectangle (all seats have its size).
-        seats: each seat's bet rows.
-        hands: every seat's hand text.
-        floor: the smallest size.
-        nets: every seat's net text (its pill, bold), if any.
-        top: the largest size tried (``floor`` when smaller).
+    A size fits when hand names take two lines at most, nets their pills, and bets some
+    form beside cards two rows tall; the fullest forms win, then the largest size. None
+    fits: ``floor``'s plan, and the painter cuts (and records) what cannot fit.
     """
     return _plan(fonts, cell.width, cell.height, seats, hands, floor, nets, max(top, floor))
 
@@ -305,17 +268,7 @@ def draw_seat(p: Painter, art: CardArt, cell: pygame.Rect, plan: SeatPlan, role:
               bets: tuple[BetRow, ...], net: tuple[str, theme.Color] | None) -> None:
     """One seat with wagers or results, drawn by ``plan``.
 
-    Args:
-        p: painter.
-        art: card art.
-        cell: the seat's rectangle.
-        plan: the frame's seat plan.
-        role: ``seat.N``.
-        label: ``Seat N``.
-        cards: the seat's cards (None: face down).
-        hand: the hand's name (empty before the third card).
-        bets: the seat's wagers or results.
-        net: the net amount and its colour, or None.
+    ``cards`` None: face down; ``hand`` is empty before the third card.
     """
     inner = inset(cell, plan.pad_x, plan.pad_y)
     parts = []

@@ -1,19 +1,9 @@
 """What a PIN lockout and a supervisor's PIN change on the dealer screen.
 
-* A lockout in sight: while PIN entry is locked (wrong PINs in a row, docs/requirements.md
-  R12) the alarm strip says so with the time left (:func:`lock_banner`), and every action
-  that needs a supervisor's PIN shows as locked with that time (:func:`locked_label`);
-  the count is the pad's, m:ss (:func:`clock`).
-* The PIN after every void: Next round asks a supervisor's PIN after every kind of void,
-  the one a supervisor declared too (:func:`pin_asked`), as docs/rules.md "Void" says.
-* The taps after a pad: for :data:`GUARD_SECONDS` after a pad closes or a round opens, a
-  tap on a bet where the pad was places nothing (:class:`PadShadow`); a line says why.
-* A key held by the lockout: a supervisor's key (F9, F10, F12, or Enter when the large
-  button asks a PIN) pressed while PIN entry is locked says what waits, and how long
-  (:func:`locked_key`), where it did nothing.
-* A pad the table has left behind: when the action a pad is for leaves what the table
-  accepts (Reopen bets once a burn card is read), the pad closes and the refusal line
-  says why, in the table's words (:func:`close_left_pad`).
+A lockout (docs/requirements.md R12) shows its time left, m:ss, on the alarm strip, on each
+PIN action and for each PIN key pressed; Next round asks a PIN after every void, as
+docs/rules.md "Void" says; taps on a bet where a pad just was place nothing; a pad whose
+action the table no longer takes closes, and the refusal line says why.
 """
 
 from __future__ import annotations
@@ -37,10 +27,8 @@ if TYPE_CHECKING:  # the screen's state reads this module: only its type here
 GUARD_SECONDS = 0.6
 """After a pad closes or a round opens, taps where the pad was place no bet for this long.
 
-A PIN typed out of habit comes at three to four taps a second, and the table answers a
-PIN within a frame or two: the one or two taps that follow the pad's closing land in
-this time. A dealer who means to bet looks at the seats first, which takes longer. It is
-a little longer than the large button's own :data:`~display.dealer.state.ARM_SECONDS`.
+A PIN typed out of habit runs at 3-4 taps a second and is answered within a frame or two,
+so its last taps land in this time; a dealer who means to bet looks at the seats first.
 """
 LOCKED = "pin_locked"
 """The kind of the alarm a PIN lockout shows in the strip."""
@@ -60,10 +48,8 @@ def clock(seconds: int) -> str:
 def pin_asked(view: DealerView, name: str) -> bool:
     """True when the screen asks a supervisor's PIN before the command ``name``.
 
-    The table's own asks (:attr:`~controller.game.views.DealerView.pin_needed`), and
-    Next round after every void: after a void the table declared the table asks it; after
-    one a supervisor declared the screen asks it all the same, so the next round opens
-    the same way after every void (a PIN typed out of habit never lands on the bets).
+    The table's asks, and Next round after every void (the screen asks it after a
+    supervisor's void too: a PIN typed out of habit never lands on the bets).
     """
     return name in view.pin_needed or (
         name == C.NextRound.name and view.state == "void"
@@ -84,18 +70,10 @@ def locked_note(tr: Translator, left: int) -> str:
 
 def locked_key(tr: Translator, frame: Frame, key: str, view: DealerView,
                left: int) -> Banner | None:
-    """What a key pressed while PIN entry is locked says, or None when it is not held.
+    """What a PIN key pressed while PIN entry is locked says, or None when it is not held.
 
-    The buttons that open a PIN pad are drawn disabled while PIN entry is locked (their
-    faces say so); their keys, which the faces of the keyboard cannot, say it on the
-    refusal line: the action, its key and the time left.
-
-    Args:
-        tr: the screen's language.
-        frame: the frame the key was pressed on.
-        key: the key's name (``f12``).
-        view: the view that frame was drawn from.
-        left: whole seconds PIN entry stays locked (0: not locked).
+    The keyboard has no face to show the lock, so the refusal line names the action, the
+    key and the ``left`` seconds.
     """
     if left <= 0:
         return None
@@ -110,11 +88,9 @@ def locked_key(tr: Translator, frame: Frame, key: str, view: DealerView,
 
 
 def pad_refusal(view: DealerView, command: str) -> Banner:
-    """Why the table no longer takes ``command``, as it refuses it: a refusal banner.
+    """Why the table no longer takes ``command``, as a refusal banner.
 
-    Reopen bets once a card of the round is read, a burn too: ``cards_dealt``, with the
-    cards read (the round in progress's deal, burns included); any other command: not
-    possible in the round's state.
+    Reopen bets once a card is read (a burn too): ``cards_dealt``; others: the state.
     """
     now = view.recall[0] if view.recall else None
     if (command == C.ReopenBets.name and now is not None and now.status == "in_progress"
@@ -129,10 +105,8 @@ def pad_refusal(view: DealerView, command: str) -> Banner:
 def close_left_pad(ui: DealerUI, view: DealerView, now: float) -> None:
     """Close a pad whose action the table no longer takes, and say why on the refusal line.
 
-    A pad is left behind when its action, accepted on a view seen while it was open,
-    leaves :attr:`~controller.game.views.DealerView.allowed` (Reopen bets once a burn
-    card is read): no PIN can do it any more, so the pad gives the screen back to the
-    deal rather than wait for a Cancel. A pad sent and waiting for its answer is not.
+    No PIN can do it any more, so the screen goes back to the deal without a Cancel; a pad
+    waiting for its answer stays.
     """
     if ui.pad not in PAD_STEPS or not ui.pad_action:
         return
@@ -145,14 +119,7 @@ def close_left_pad(ui: DealerUI, view: DealerView, now: float) -> None:
 
 @dataclass(slots=True)
 class PadShadow:
-    """Where a pad was, and when it closed or the round opened: taps there wait a moment.
-
-    Attributes:
-        rect: the pad's place on the last frame it was drawn (or would be).
-        since: when the pad closed or the round opened, monotonic seconds.
-        open: a pad was open on the last frame.
-        round_id: the round last seen.
-    """
+    """Where a pad was, and since when (monotonic seconds): taps there wait a moment."""
 
     rect: pygame.Rect | None = None
     since: float = -1e9
@@ -174,10 +141,6 @@ class PadShadow:
         return 0 <= now - self.since < GUARD_SECONDS
 
     def holds(self, action: object, pos: tuple[int, int] | None, now: float) -> bool:
-        """True when a tap at ``pos`` doing ``action`` is dropped.
-
-        A bet, where the pad was, within :data:`GUARD_SECONDS`; keys (``pos`` None) are
-        never held.
-        """
+        """True for a bet tapped where the pad was within :data:`GUARD_SECONDS` (not keys)."""
         return (pos is not None and self.rect is not None and isinstance(action, BET_ACTIONS)
                 and self.guarding(now) and self.rect.collidepoint(pos))

@@ -1,36 +1,11 @@
 """The dealer-facing screen: run the round from a touchscreen, a mouse or the keyboard.
 
-Lifecycle (after Tuxemon's states): :meth:`DealerScreen.draw` only READS the newest
-:class:`~controller.game.views.DealerView` and the screen's own state
-(:class:`~display.dealer.state.DealerUI`), draws the panels in their fixed places
-(:mod:`display.dealer.layout`) and returns a :class:`~display.painter.Frame` listing every
-button with its rectangle, typed action (:mod:`display.dealer.actions`) and shortcut keys.
-:meth:`DealerScreen.handle` takes one pygame event with the last frame, applies the
-button's action to the screen's state and returns the
-:class:`~controller.game.inputs.DealerCommand` s to post. The screen never calls the
-controller and never waits.
-
-Keyboard (every action has a key; the key is printed on its button):
-
-* ``1``-``7`` choose the seat the keys act on (the outlined seat, the one the next step
-  names); a seat that has decided takes its decision back (until the reveal); once
-  settled, tick that seat paid. ``F1``-``F4`` pick a chip; ``A`` / ``P`` /
-  ``X`` add it to the seat's Ante / Pair Plus / 6 Card Bonus; ``B`` rebet the seat,
-  ``Shift+B`` rebet every empty seat; ``C`` clear the seat; ``U`` or ``Backspace`` undo
-  the last chip or decision.
-* ``Y`` Play / ``F`` Fold for the seat named; ``Shift+Y`` Play for every seat left.
-* Outcome mode (``bet_entry = "outcomes"``): ``A`` / ``P`` / ``X`` mark the seat's bet
-  (again: take the mark off); no chips; All play (``Shift+Y``) in their place. The large
-  button plays the rest and reveals in one press, and All paid opens the next round.
-* ``Enter`` the large button's step: ``N`` no more bets, ``R`` reveal, ``S`` settle,
-  ``G`` next round; while seats are still to pay (the large button is a status then)
-  ``Enter`` ticks the outlined seat paid, the next to pay; ``A`` all paid once settled.
-* ``F5`` resume, ``F10`` manual card, ``F11`` unblock deck (when that is the step), ``F6``
-  new deck, ``F12`` reopen bets (no more bets, no card yet), ``F9`` void, ``F7`` recall,
-  ``F8`` meters, ``Esc`` back / cancel. While PIN entry is locked, a key of an action
-  that asks the PIN says so on the refusal line, with the time left.
-* Pads: digits, ``Backspace``, ``Enter``; card pad ranks ``A K Q J T 9``-``2`` and suits
-  ``S H D C``.
+:meth:`DealerScreen.draw` only reads the newest view and the screen's own state and
+returns a :class:`~display.painter.Frame` of every button (rectangle, typed action, keys);
+:meth:`DealerScreen.handle` applies one event's button to that state and returns the
+commands to post. It never calls the controller nor waits. Every action has a key, printed
+on its button (README, "Screens"); pads take digits, ``Backspace``, ``Enter``, card ranks
+``A K Q J T 9``-``2`` and suits ``S H D C``.
 """
 
 from __future__ import annotations
@@ -93,17 +68,11 @@ CORNER_RANK_FROM = 120
 STEP_KEYS = frozenset({"n", "r", "s", "g", "return"})
 """The keys of the round's steps: pressed when they do nothing, the screen says why."""
 COMMAND_ACTIONS = (C.DealerCommand, A.AddChip, A.PlayRest, A.Undo, A.PadSend)
-"""Actions that post commands to the table (the input guard holds them while the last
-command is unanswered)."""
+"""Actions that post commands (held by the input guard while the last one is unanswered)."""
 
 
 class DealerScreen:
-    """Draws dealer views and turns touches, clicks and keys into dealer commands.
-
-    Args:
-        fonts: shared font book.
-        lang: ``en``, ``fr`` or ``uk``.
-    """
+    """Draws dealer views and turns touches, clicks and keys into dealer commands."""
 
     def __init__(self, fonts: FontBook, lang: str = "en") -> None:
         self.fonts = fonts
@@ -145,25 +114,11 @@ class DealerScreen:
 
     def handle(self, event: pygame.event.Event, frame: Frame | None, view: DealerView,
                now: float = 0.0) -> list[C.DealerCommand]:
-        """Apply one input event.
+        """Apply one pygame event on ``frame`` (drawn from ``view``); the commands to post.
 
-        Args:
-            event: a pygame event (MOUSEBUTTONDOWN, FINGERDOWN, KEYDOWN; others ignored).
-            frame: the frame last drawn (its buttons are what the dealer saw).
-            view: the view that frame was drawn from.
-            now: monotonic seconds (press feedback, the large button's arming).
-
-        Returns:
-            Commands to post to the controller inbox (often none).
-
-        One tap is one press (:class:`~display.dealer.input.Presses`), and every press
-        passes the input guard (:class:`~display.dealer.input.InputGuard`): a bounce is
-        ignored, silently. A tap on a frame older than ``view``, a command while the last
-        one is unanswered, a press on the large button within
-        :data:`~display.dealer.state.ARM_SECONDS` of its step changing or drawn for a
-        state the table has left, and a tap on a bet where a pad was just after it closed
-        or a round opened (:class:`~display.dealer.locks.PadShadow`) are dropped, and the
-        refusal line says so. A press reads the refusal on show.
+        ``now`` is monotonic seconds. A bounce is ignored silently. A tap on an older frame,
+        a command while the last is unanswered, the large button just changed (or stale)
+        and a bet tapped where a pad just closed are dropped, and the refusal line says so.
         """
         if frame is None:
             return []
@@ -202,11 +157,7 @@ class DealerScreen:
         return []
 
     def _key_refused(self, key: str, frame: Frame, view: DealerView, now: float) -> None:
-        """A key that does nothing now says why.
-
-        A supervisor's key while PIN entry is locked: the time left
-        (:func:`~display.dealer.locks.locked_key`); a step key: the step there is.
-        """
+        """A key that does nothing now says why (the lock's time left, or the step there is)."""
         ui = self.ui
         if held := locked_key(self.tr, frame, key, view, lock_left(view, ui, now)):
             ui.own_refusal = (held, now)
@@ -339,16 +290,7 @@ class DealerScreen:
     # -- drawing ----------------------------------------------------------------------------
 
     def draw(self, surface: pygame.Surface, view: DealerView, now: float = 0.0) -> Frame:
-        """Draw one frame of the dealer screen (reads the view and the screen's state).
-
-        Args:
-            surface: target surface, 800x480 to 3840x2160, landscape or portrait.
-            view: the newest dealer view.
-            now: monotonic seconds (press feedback, alarm blink, timed messages).
-
-        Returns:
-            The frame: texts (with their font sizes), regions and buttons.
-        """
+        """Draw one frame (800x480 to 3840x2160, either way up); ``now``: monotonic seconds."""
         ui = self.ui
         sync(ui, view, now, self.tr)
         w, h = surface.get_size()
