@@ -1,9 +1,4 @@
-"""``threecard screenshot``: render a named scenario of a screen to a PNG, headless.
-
-Example::
-
-    threecard screenshot --view dealer --scenario settled --size 1920x1080 --lang fr --out s.png
-"""
+"""``threecard screenshot``: render a named scenario of a screen to a PNG, headless."""
 
 from __future__ import annotations
 
@@ -20,11 +15,7 @@ from display.scenarios import SCENARIOS
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the sub-command's arguments.
-
-    Args:
-        parser: the ``screenshot`` sub-parser.
-    """
+    """Add the ``screenshot`` sub-command's arguments."""
     parser.add_argument("--view", choices=("dealer", "player"), required=True,
                         help="the screen drawn")
     parser.add_argument("--scenario", choices=SCENARIOS, required=True, metavar="NAME",
@@ -55,17 +46,9 @@ def parse_size(text: str) -> tuple[int, int]:
 
 def render(view: str, scenario: str, size: tuple[int, int], lang: str = "en",
            pad: str | None = None) -> tuple[Any, Any]:
-    """Render one scenario of one screen off-screen.
+    """Render a scenario of :data:`display.scenarios.SCENARIOS` off-screen: (surface, frame).
 
-    Args:
-        view: ``dealer`` or ``player``.
-        scenario: a name from :data:`display.scenarios.SCENARIOS`.
-        size: (width, height).
-        lang: ``en``, ``fr`` or ``uk``.
-        pad: dealer only: open the ``reason``, ``card`` or ``pin`` pad.
-
-    Returns:
-        (the surface, the frame drawn).
+    ``pad`` (dealer only) opens the ``reason``, ``card`` or ``pin`` pad.
     """
     from display.scenarios import build
 
@@ -90,15 +73,9 @@ def render(view: str, scenario: str, size: tuple[int, int], lang: str = "en",
 
 
 class ViewPainter:
-    """Draws given dealer and player views off-screen, as the table's screens draw them.
+    """Draws given views off-screen as the table's screens do (say, a replayed journal's).
 
-    The public way to turn views (those :func:`controller.game.replay.views_at` rebuilds
-    from a journal, say) into images: the dealer's main screen and the player screen,
-    headless (``SDL_VIDEODRIVER=dummy`` unless set), one size and language for all.
-
-    Args:
-        size: (width, height) in pixels.
-        lang: ``en``, ``fr`` or ``uk``.
+    Headless (``SDL_VIDEODRIVER=dummy`` unless set), one size in pixels and language.
 
     Raises:
         FontError: a bundled font cannot be read (before anything is drawn).
@@ -119,16 +96,7 @@ class ViewPainter:
         self.fonts = FontBook()
 
     def draw(self, screen: str, view: Any) -> tuple[Any, Any]:
-        """Draw one view on a new surface.
-
-        Args:
-            screen: ``dealer`` (its main screen) or ``player``.
-            view: a :class:`~controller.game.views.DealerView` or
-                :class:`~controller.game.views.PlayerView`.
-
-        Returns:
-            (the surface, the frame drawn: its texts and named regions).
-        """
+        """Draw one view on a new surface (``dealer``: its main screen): (surface, frame)."""
         import pygame
 
         from display.dealer import DealerScreen
@@ -153,14 +121,12 @@ def png_bytes(surface: Any) -> bytes:
 
 
 def check_out(text: str) -> Path:
-    """Check where ``--out`` writes: a file in a folder that exists and can be written.
+    """Check where ``--out`` writes: a ``.png`` in a writable folder that exists.
 
     The folder is never created: a mistyped path is an error, not a new folder.
 
     Raises:
-        ValueError: the name does not end in ``.png``, the folder is missing or not a
-            folder, the path is a folder, or the folder cannot be written; the message
-            names ``--out``.
+        ValueError: naming ``--out``, when it is not such a file.
     """
     out = Path(text)
     folder = out.parent
@@ -178,13 +144,7 @@ def check_out(text: str) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Render and write the PNG.
-
-    Returns:
-        0 on success; 2 on a bad size, a ``--pad`` on the player screen or an ``--out``
-        that is not a ``.png`` name or cannot be written; 1 when a bundled font cannot be
-        read (one line on stderr says why).
-    """
+    """Render and write the PNG: 0; 2 on bad arguments; 1 when a bundled font is unreadable."""
     import pygame
 
     from display.theme import FontError

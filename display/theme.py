@@ -1,8 +1,7 @@
 """Colours, fonts and cached text for both screens: high contrast on green felt.
 
-Fonts are the bundled DejaVu Sans (Latin and Cyrillic), loaded through ``pygame.font``
-(SDL_ttf). Rendered text surfaces and fitted sizes are cached, so a redraw of an
-unchanged screen blits surfaces instead of rasterising glyphs.
+Fonts are the bundled DejaVu Sans (Latin, Cyrillic); rendered texts and fitted sizes are
+cached, so redrawing an unchanged screen blits instead of rasterising glyphs.
 """
 
 from __future__ import annotations
@@ -74,33 +73,21 @@ LINE_HEIGHT = 1.18
 
 
 def font_path(bold: bool = False) -> Path:
-    """The bundled font file.
-
-    Args:
-        bold: the bold face.
-
-    Returns:
-        The path of ``DejaVuSans.ttf`` or ``DejaVuSans-Bold.ttf`` in the package.
-    """
+    """The bundled font file: ``DejaVuSans.ttf`` or ``DejaVuSans-Bold.ttf``."""
     name = "DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf"
     return Path(str(resources.files("display") / "fonts" / name))
 
 
 class FontError(OSError):
-    """A bundled font cannot be read or is not a font: an installation without its data.
-
-    Its message is one line naming the file, for the command that needs it to print.
-    """
+    """A bundled font cannot be read or is not a font; one line naming the file."""
 
 
 @functools.lru_cache(maxsize=2)
 def font_bytes(bold: bool = False) -> bytes:
     """The bundled font file's bytes, read once.
 
-    Every size of a face is made from these bytes in memory: a font opened from its path
-    keeps a file descriptor open for as long as it lives, one per size, and a screen that
-    fits text tries many sizes; hundreds of descriptors would push the shoe's serial port
-    past what ``select()`` can watch (1024).
+    Sizes are made from these bytes: a font opened by path holds a descriptor per size,
+    and hundreds would push the shoe's port past what ``select()`` watches (1024).
 
     Raises:
         FontError: the file is missing or cannot be read.
@@ -122,13 +109,10 @@ FONT_PROBE = "Ag 5,00 € Ж ♠♥"
 def check_fonts() -> None:
     """Read both bundled faces once and check that each is a TrueType font.
 
-    A missing font is not something waiting fixes: the screens stop at once. The file's
-    signature is checked before SDL_ttf sees it (SDL_ttf 2.24 crashes the process on
-    bytes that are not a font), then each face draws :data:`FONT_PROBE` once.
+    The signature is checked before SDL_ttf sees the bytes (2.24 crashes on a non-font).
 
     Raises:
-        FontError: ``the bundled font PATH cannot be read (No such file or directory):
-            reinstall the software``, or ``... is not a TrueType font: ...``.
+        FontError: a face is missing, unreadable or not a TrueType font (the screens stop).
     """
     if not pygame.font.get_init():
         pygame.font.init()
@@ -146,11 +130,7 @@ def check_fonts() -> None:
 
 
 class SafeFont(pygame.font.Font):
-    """A font that measures and draws any text.
-
-    Control characters and lone surrogates, which SDL_ttf refuses (a NUL in a void reason
-    of an old journal), are drawn as U+FFFD (:func:`controller.game.text.drawable`).
-    """
+    """A font that draws any text: what SDL_ttf refuses (a NUL, a lone surrogate) as U+FFFD."""
 
     def size(self, text: str | bytes, /) -> tuple[int, int]:  # type: ignore[override]
         """The size ``text`` takes, made drawable first."""
@@ -164,11 +144,7 @@ class SafeFont(pygame.font.Font):
 
 
 class FontBook:
-    """Fonts by (bold, pixel size), fitted sizes and rendered text, all cached.
-
-    Args:
-        max_surfaces: how many rendered texts to keep (least recently used dropped).
-    """
+    """Fonts by (bold, pixel size), fitted sizes and rendered texts (LRU), all cached."""
 
     def __init__(self, max_surfaces: int = 3000) -> None:
         if not pygame.font.get_init():
@@ -189,18 +165,9 @@ class FontBook:
 
     def fit(self, text: str, bold: bool, size: int, width: int, height: int,
             min_size: int = 8) -> tuple[int, str, bool]:
-        """The largest size <= ``size`` at which ``text`` fits ``width`` x ``height``.
+        """(size, text, truncated): the largest size <= ``size`` fitting the box, in pixels.
 
-        Args:
-            text: one line of text.
-            bold: bold face.
-            size: the wanted pixel size.
-            width: box width, pixels.
-            height: box height, pixels.
-            min_size: never smaller than this; the text is cut with an ellipsis instead.
-
-        Returns:
-            (size, text to draw, truncated).
+        Below ``min_size`` the text is cut with an ellipsis instead.
         """
         key = (text, bold, size, width, height, min_size)
         hit = self._fits.get(key)

@@ -1,14 +1,9 @@
 """Where every part of the dealer screen goes, for one screen size: fixed places.
 
-The layout is drawn for a 7-inch 800x480 panel and scaled by ``u`` (a length in pixels
-per base pixel, ``min(width / 800, height / 480)``; a portrait screen is laid out on a
-600x1000 base). Its places depend on the screen size, the number of seats and whether
-the dealer's hand is shown (from No more bets on), never on the alarms: the alarm strip
-has its own reserved place, so no control moves when an alarm comes or goes.
-
-Base sizes (at ``u`` = 1): every touch target at least :data:`TOUCH` pixels on each side
-(9 mm on a 7-inch 800x480 panel) with :data:`GAP` pixels between targets, and no text
-under :data:`SMALL` pixels.
+Drawn for a 7-inch 800x480 panel and scaled (:func:`scale_for`); the places depend on the
+size, the seats and whether the dealer's hand shows, never on the alarms (their strip is
+reserved, so no control moves). At base size a touch target is at least :data:`TOUCH`
+pixels a side (9 mm on that panel), :data:`GAP` apart, and no text is under :data:`SMALL`.
 """
 
 from __future__ import annotations
@@ -36,14 +31,7 @@ LEAST_LARGE = 18
 
 @dataclass(frozen=True, slots=True)
 class Scale:
-    """Lengths for one screen size.
-
-    Attributes:
-        u: pixels per base pixel.
-        gap: margin and space between targets.
-        touch: the smallest side of a touch target.
-        small / medium / large: text sizes (pixels).
-    """
+    """Lengths in pixels for one screen size (``u``: pixels per base pixel)."""
 
     u: float
 
@@ -90,24 +78,9 @@ class Scale:
 class Layout:
     """The places of one dealer screen.
 
-    Attributes:
-        size: the screen size.
-        portrait: taller than wide.
-        scale: lengths.
-        next_action / next_card / header / primary: the top row (the next step, where the
-            next card goes, the shoe link with table and round, the large button).
-        alarms: the reserved alarm strip: :attr:`alarm_rows` rows of alarms, each alarm
-            on two lines (what happened, what to do).
-        dealer: the dealer's hand (None while betting).
-        seats: one cell per seat, in seat order.
-        seat_rows: seats are laid out as rows (portrait) rather than columns.
-        chips: one place per chip.
-        tray: the bulk action (Rebet all / All paid) and Undo.
-        tools: Void, New deck, Recall, and Meters where the row has room (portrait; at
-            800x480 six buttons would be too narrow for their words); on the recall and
-            meters screens the tabs (Recall, Meters, Outcomes) and Back.
-        body: the area the recall and meters screens use.
-        alarm_rows: rows of alarms the strip holds (1 landscape, 2 portrait).
+    ``alarms`` is the reserved strip (each alarm on two lines: what happened, what to do);
+    ``tools`` has Meters only where the row has room (at 800x480 six buttons would be too
+    narrow for their words).
     """
 
     size: tuple[int, int]
@@ -129,10 +102,7 @@ class Layout:
 
 
 def scale_for(size: tuple[int, int]) -> Scale:
-    """The scale of a screen: ``u`` = min(width / 800, height / 480).
-
-    A portrait screen is laid out on a 600x1000 base (1080x1920 at ``u`` = 1.8).
-    """
+    """The scale of a screen: ``u`` = min(width / 800, height / 480) (portrait: 600x1000)."""
     w, h = size
     if h > w:
         return Scale(min(w / 600, h / 1000))
@@ -141,18 +111,9 @@ def scale_for(size: tuple[int, int]) -> Scale:
 
 def layout(size: tuple[int, int], nseats: int, nchips: int, with_dealer: bool,
            in_play: tuple[bool, ...] = ()) -> Layout:
-    """The places of the dealer screen.
+    """The places of the dealer screen, ``size`` in pixels.
 
-    Args:
-        size: (width, height) in pixels.
-        nseats: seats at the table.
-        nchips: chips in the tray.
-        with_dealer: show the dealer's hand (every state but betting).
-        in_play: which seats are in the round, once betting is closed (their set is
-            fixed until the next round): in portrait a seat out of it gets a low row.
-
-    Returns:
-        The layout.
+    In portrait a seat not ``in_play`` (fixed once betting closes) gets a low row.
     """
     w, h = size
     sc = scale_for(size)
