@@ -41,10 +41,7 @@ def _vignette(size: tuple[int, int]) -> pygame.Surface:
 
 
 def _grain() -> pygame.Surface:
-    """A tile of fixed grain: ten seeded coin flips a pixel, less five (1.58 grey levels).
-
-    Every channel holds the grain plus :data:`_GRAIN_FLOOR`, so the tile is never below 0.
-    """
+    """A tile of fixed grain: ten seeded coin flips a pixel, less five, over a floor."""
     global _grain_tile
     if _grain_tile is None:
         flips = array.array("H", random.Random(7).randbytes(2 * _GRAIN * _GRAIN))
@@ -56,15 +53,7 @@ def _grain() -> pygame.Surface:
 
 
 def felt(size: tuple[int, int], like: pygame.Surface | None = None) -> pygame.Surface:
-    """A green felt background with a soft vignette and a fine grain, cached per size.
-
-    Args:
-        size: (width, height).
-        like: the target surface; the felt is converted to its pixel format (fast blits).
-
-    Returns:
-        An opaque surface of that size.
-    """
+    """A green felt background, cached per size, in ``like``'s pixel format (fast blits)."""
     surf = _FELT_CACHE.get(size)
     if surf is None:
         w, h = size
@@ -85,16 +74,7 @@ def felt(size: tuple[int, int], like: pygame.Surface | None = None) -> pygame.Su
 
 def link_pill(p: Painter, rect: pygame.Rect, link_state: str, tr: Translator,
               role: str = "link", blink: bool = False) -> None:
-    """The shoe link state: a coloured dot and its name, always on screen (R15).
-
-    Args:
-        p: painter.
-        rect: where.
-        link_state: ``connecting``, ``online``, ``silent`` or ``disconnected``.
-        tr: translator.
-        role: region / text role name.
-        blink: draw the alarm phase (dimmed dot) of a blinking indicator.
-    """
+    """The shoe link state: a coloured dot and its name, always on screen (R15)."""
     color = theme.LINK_COLORS.get(link_state, theme.AMBER)
     bad = link_state != "online"
     radius = rect.height // 2
@@ -114,17 +94,7 @@ def link_pill(p: Painter, rect: pygame.Rect, link_state: str, tr: Translator,
 
 def banner_strip(p: Painter, rect: pygame.Rect, banner: Banner, tr: Translator, role: str,
                  audience: str = "dealer", extra: str = "") -> None:
-    """One full-width banner: what happened, and what to do (or the refunds).
-
-    Args:
-        p: painter.
-        rect: where.
-        banner: the banner.
-        tr: translator.
-        role: text role prefix.
-        audience: ``dealer`` (message + action) or ``player`` (one message + ``extra``).
-        extra: second line for the player screen (e.g. the refunds).
-    """
+    """One full-width banner: what happened, and what to do (the player's: ``extra``)."""
     bg, fg = theme.SEVERITY_COLORS.get(banner.severity, theme.SEVERITY_COLORS["warning"])
     radius = max(4, rect.height // 8)
     p.fill(rect, bg, radius)
@@ -170,19 +140,7 @@ def dealer_hand(p: Painter, art: CardArt, rect: pygame.Rect, cards: tuple[str | 
                 qualifier: str = "Q-high") -> None:
     """The dealer's place: label, three card places, hand name and qualification.
 
-    Args:
-        p: painter.
-        art: card art.
-        rect: where.
-        cards: dealer cards (None = face down).
-        hand: hand name after the reveal.
-        qualifies: after the reveal.
-        tr: translator.
-        role: region / role prefix.
-        side_by_side: in a box neither wide nor tall, the label above and the cards beside
-            the hand and the qualification (else the three one under the other).
-        qualifier: the rules' dealer qualifier (``Q-high``), said as the rule before the
-            reveal.
+    Before the reveal the ``qualifier`` (``Q-high``) is said as the rule.
     """
     radius = max(6, rect.height // 10)
     p.fill(rect, theme.PANEL, radius)
@@ -232,11 +190,7 @@ def dealer_hand(p: Painter, art: CardArt, rect: pygame.Rect, cards: tuple[str | 
 def _dealer_at_floor(p: Painter, art: CardArt, rect: pygame.Rect,
                      cards: tuple[str | None, ...], hand: str | None, qualifies: bool | None,
                      tr: Translator, role: str, qualifier: str) -> None:
-    """:func:`dealer_hand` with every text at the painter's floor or larger.
-
-    The label over the cards; under them two lines: the rule before the reveal, then the
-    hand beside the qualification (each on two lines when one is too narrow).
-    """
+    """:func:`dealer_hand` with every text at the painter's floor or larger."""
     size = p.floor
     line = math.ceil(size * theme.LINE_HEIGHT) + 1
     inner = inset(rect, max(4, rect.height // 24))

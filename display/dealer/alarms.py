@@ -1,13 +1,8 @@
 """The alarm strip: every alarm and irregularity, in a place of its own.
 
-The strip is reserved on every dealer screen (main, recall, meters), so no control moves
-when an alarm comes or goes, and an alarm is never hidden behind another screen. Every
-alarm the view carries is drawn (side by side, the most severe first, each as wide as
-its words), each saying what happened and what to do, on two lines; where the table's
-own words are too long for the room (English), the screen's shorter label of the alarm
-says it. A lost or silent shoe link also says what the link said, where it fits. A
-refusal of the table is no alarm: it shows beside the large button
-(:mod:`display.dealer.next_action`).
+Reserved on every dealer screen, so no control moves and no alarm hides behind a screen;
+each alarm says what happened and what to do, most severe first. A refusal is no alarm:
+it shows beside the large button (:mod:`display.dealer.next_action`).
 """
 
 from __future__ import annotations
@@ -37,19 +32,13 @@ def own_alarms(view: DealerView, ui: DealerUI, now: float) -> list[Banner]:
 
 
 def alarms(c: Ctx) -> list[Banner]:
-    """The alarms to show, most severe first (a refusal is not one).
-
-    The screens' own (:func:`own_alarms`) show too.
-    """
+    """The alarms to show, the screens' own too, most severe first (a refusal is not one)."""
     shown = [b for b in c.view.banners if b.kind != REJECTED] + own_alarms(c.view, c.ui, c.now)
     return sorted(shown, key=lambda b: SEVERITY_ORDER.get(b.severity, 1))
 
 
 def _with_detail(c: Ctx, act: str, detail: str, width: int) -> str:
-    """The action with the link's detail after it where it fits, else the action alone.
-
-    What to do is never given up for what the link said.
-    """
+    """The action with the link's detail after it where it fits, else the action alone."""
     text = f"{act} \u2014 {detail}" if act else detail
     return text if c.p.fonts.font(c.sc.small).size(text)[0] <= width else act
 
@@ -57,8 +46,7 @@ def _with_detail(c: Ctx, act: str, detail: str, width: int) -> str:
 def act_now(c: Ctx, b: Banner) -> str | None:
     """The key of what to do when the alarm's own words no longer hold, else None.
 
-    A misread while the shoe link is down: the link must come back before the card can
-    be presented again. A shoe alarm while no card is due: there is nothing to resume.
+    A misread with the link down: the link comes back first; no card due: nothing to resume.
     """
     if b.kind == "misread" and c.view.link_state in LINK_DOWN:
         return "banner.misread.act_link"
@@ -70,10 +58,8 @@ def act_now(c: Ctx, b: Banner) -> str | None:
 def wordings(c: Ctx, b: Banner) -> list[tuple[str, str]]:
     """What an alarm says happened and what to do, longest first.
 
-    In English the table's own words come first (they may name a card or a code), then
-    the screen's shorter label of the alarm's kind; in French and Ukrainian the label.
-    What to do follows the table's state where the alarm's own words no longer hold
-    (:func:`act_now`).
+    English tries the table's own words first (they may name a card or a code), then the
+    screen's shorter label, which French and Ukrainian use.
     """
     tr = c.tr
     now = act_now(c, b)
@@ -95,10 +81,9 @@ def _need(c: Ctx, msg: str, act: str) -> int:
 
 
 def _widths(c: Ctx, texts: list[list[tuple[str, str]]], room: int) -> tuple[list[int], list[int]]:
-    """(each alarm's wording, each alarm's width): the fullest wordings that fit ``room``.
+    """(wordings, widths): the fullest wordings that fit ``room``, the widest shortened first.
 
-    The widest alarm takes its shorter wording first, until all fit; the room left is
-    shared in proportion. When even the shortest do not fit, in proportion to their need.
+    The room left, or lacking, is shared in proportion.
     """
     choice = [0] * len(texts)
     needs = [_need(c, *t[0]) for t in texts]
@@ -123,12 +108,7 @@ def _fit(c: Ctx, group: list[Banner], room: int, gap: int) -> bool:
 
 def pages(c: Ctx, shown: list[Banner], width: int, nrows: int, gap: int
           ) -> list[list[list[Banner]]]:
-    """The alarms as pages of rows, each alarm whole: one page when all fit.
-
-    The strip's rows share the alarms evenly where each says both its lines whole;
-    else they fill rows in order (most severe first), as many as fit, and the rows make
-    pages that take turns (:data:`ALARM_PAGE_SECONDS` each).
-    """
+    """The alarms as pages of rows, each whole, taking turns (one page when all fit)."""
     n = len(shown)
     k = min(nrows, n)
     even = [shown[r * n // k:(r + 1) * n // k] for r in range(k)]
@@ -149,26 +129,13 @@ def _page_width(c: Ctx) -> int:
 
 
 def alarm_tick(view: DealerView, now: float, notices: int = 0) -> int:
-    """Which turn of pages the alarm strip is at (0 with at most one alarm to show).
-
-    Args:
-        view: the dealer view.
-        now: monotonic seconds.
-        notices: how many of the screens' own notices show besides the view's alarms.
-    """
+    """Which turn of pages the strip is at, ``now`` in monotonic seconds (0: one alarm)."""
     n = sum(1 for b in view.banners if b.kind != REJECTED) + notices
     return int(now // ALARM_PAGE_SECONDS) if n > 1 else 0
 
 
 def draw_alarms(c: Ctx) -> None:
-    """Draw every alarm in the reserved strip (an empty strip when there is none).
-
-    The alarms share the strip's rows (one landscape, two portrait) in order; in a row,
-    each takes a width after its words (:func:`_widths`) and says what happened and, on
-    a second line, what to do. When more alarms are up than the strip holds whole, they
-    take turns by pages (:func:`pages`), the page count at the right: none is cut, none
-    is left out.
-    """
+    """Draw every alarm in the reserved strip; none is cut, none left out (pages turn)."""
     p, sc, tr = c.p, c.sc, c.tr
     rect = c.lay.alarms
     shown = alarms(c)

@@ -1,9 +1,7 @@
 """What every dealer panel draws with: the frame's context, buttons, texts, cards.
 
-Each panel draws from the view through :class:`Ctx` and records what it drew on the
-painter's :class:`~display.painter.Frame`: every button with its rectangle and typed
-action, every text with the font size given to the font, every card with the size of
-its rank (tests measure them there).
+What is drawn is recorded on the painter's frame, cards with their rank's size (tests
+measure them there).
 """
 
 from __future__ import annotations
@@ -44,18 +42,7 @@ STYLES: dict[str, tuple[Color, Color, Color]] = {
 
 @dataclass(slots=True)
 class Ctx:
-    """One frame being drawn.
-
-    Attributes:
-        p: the painter.
-        view: the view drawn.
-        ui: the screen's state.
-        tr: the translator.
-        art: the card art.
-        lay: the layout.
-        now: monotonic seconds.
-        memo: what the panels work out once per frame (how seats write bet names).
-    """
+    """One frame being drawn (``now``: monotonic seconds; ``memo``: worked out once a frame)."""
 
     p: Painter
     view: DealerView
@@ -91,11 +78,7 @@ class Ctx:
 
 
 def label_margin(c: Ctx) -> int:
-    """The margin inside a button whose label is one long word (Виплатити, Анулювати).
-
-    Twice the usual: such a label shrinks (down to the smallest text) or takes the
-    regular face rather than run from edge to edge or against its key.
-    """
+    """Twice the usual margin, for a label of one long word (Виплатити) not to touch its key."""
     return max(3, c.sc.px(8))
 
 
@@ -105,12 +88,8 @@ def button(c: Ctx, id_: str, rect: pygame.Rect, label: str, action: Action | Non
            sub: str = "", sub_color: Color | None = None, pad: int | None = None) -> Button:
     """Draw a button and record it (disabled when ``action`` is None).
 
-    The label is fitted at ``size`` (the medium size by default) down to the smallest
-    text size, on one line or two, bold where it fits, else regular; its shortcut (the
-    first of ``keys``, or ``hint``; ``hint=""`` for none) is printed where it leaves the
-    label largest: beside it, under it, or beside its second line
-    (:func:`~display.dealer.faces.arrange`). ``sub`` is a second, smaller line under the
-    label; ``pad`` the margin inside (a few pixels by default).
+    Its key (the first of ``keys``, or ``hint``; ``""`` for none) is printed where it
+    leaves the label largest (:func:`~display.dealer.faces.arrange`).
     """
     p, sc = c.p, c.sc
     enabled = enabled and action is not None
@@ -151,10 +130,7 @@ def _mix(a: Color, b: Color, t: float = 0.4) -> Color:
 
 def lines(c: Ctx, text: str, box: pygame.Rect, size: int, *, bold: bool = False,
           color: Color = theme.TEXT, align: str = "center", role: str = "") -> None:
-    """Draw ``text`` on one line of ``box``, or on two when one is too narrow.
-
-    Bold where that fits, else regular; never below ``size``.
-    """
+    """Draw ``text`` on one line of ``box`` or two, bold where it fits, never below ``size``."""
     p = c.p
     top, bottom = split_two(text)
     two_ok = bool(bottom) and box.height >= 2 * p.fonts.font(size).get_linesize()
@@ -180,10 +156,7 @@ def line_height(p: Painter, size: int) -> int:
 
 def wrap_words(font: pygame.font.Font, text: str, width: int, lead: int = 0
                ) -> list[str] | None:
-    """``text`` broken between words into lines ``width`` wide (the first ``lead`` less).
-
-    None when a word alone is wider than its line: a word is never cut.
-    """
+    """``text`` in lines ``width`` wide (the first ``lead`` less); None if a word is wider."""
     out: list[str] = []
     line, room = "", width - lead
     for word in text.split(" "):
@@ -211,11 +184,7 @@ def panel(c: Ctx, rect: pygame.Rect, color: Color = theme.PANEL,
 
 def cards(c: Ctx, box: pygame.Rect, shown: tuple[str | None, ...], role: str,
           slots: int = 3, align: str = "center") -> list[pygame.Rect]:
-    """Draw a row of cards and record each face with the size of its smaller glyph.
-
-    The rank and the suit symbol are text: the smaller of the two is the face's size
-    (the layout's text-size check reads it).
-    """
+    """Draw a row of cards, each recorded with its smaller glyph's size (rank or suit)."""
     art: CardArt = c.art
     places = art.row(c.p.surface, box, shown, slots=slots, align=align)
     for i, (card, r) in enumerate(zip(shown, places, strict=False)):

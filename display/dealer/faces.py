@@ -1,18 +1,9 @@
 """The face of a dealer button: where its label, its second line and its key go.
 
-Every action of the dealer screen has a key, and the key is printed on its button.
-:func:`arrange` tries each way to place the key and keeps the one that leaves the label
-largest (bold before regular at one size):
-
-* beside the label, at the button's right;
-* on a line of its own under the label (a single word keeps the button's whole width:
-  ``Historique`` over ``F7``, ``Passer`` over ``F``);
-* beside the second line of a label on two lines (``Анулювати`` over ``гру  F9``);
-* with a second line of text (``sub``, an amount): beside both lines, at the right of
-  the second line, or at the right of the label's line.
-
-The label is fitted from the size wanted down to the smallest text size; only when no
-way leaves room for it at the smallest size is the key left out (the key still works).
+:func:`arrange` tries each place for the printed key (beside the label, under it, beside
+its second line; with a ``sub`` line beside both, or one) and keeps the one that leaves
+the label largest, bold before regular. The key is left out (it still works) only when
+no place leaves room for the label at the smallest text size.
 """
 
 from __future__ import annotations
@@ -28,18 +19,7 @@ from display.painter import Painter, rows
 
 @dataclass(frozen=True, slots=True)
 class Face:
-    """Where one button's texts go.
-
-    Attributes:
-        label: the label's box (a label on two lines: its first line's box).
-        second: the box of the label's second line when the face splits the label itself,
-            else None (the label is drawn in ``label``, on two lines if it must).
-        size: the label's pixel size.
-        bold: the label in bold.
-        sub: the box of the second line of text, or None.
-        hint: the key's box, or None (the key is left out).
-        hint_align: ``right`` (beside) or ``center`` (under the label).
-    """
+    """Where one button's texts go (``second``: the label's own second line, if split here)."""
 
     label: pygame.Rect
     second: pygame.Rect | None
@@ -62,22 +42,7 @@ def split_two(text: str) -> tuple[str, str]:
 
 def arrange(p: Painter, label: str, sub: str, inner: pygame.Rect, hint: str, want: int,
             line: int, gap: int) -> Face:
-    """The face that prints ``hint`` and leaves ``label`` largest.
-
-    Args:
-        p: the painter (its fonts; its smallest text size, ``p.min_text``).
-        label: the button's label ("" when the caller draws the face itself).
-        sub: a second line of text under the label, or "".
-        inner: the button's inside.
-        hint: the key as printed (``F7``), or "" for none.
-        want: the label's size wanted, pixels.
-        line: the height of a line of the smallest text.
-        gap: the space between the label and the key beside it.
-
-    Returns:
-        The face: with the key where one fits the label at the smallest size or more,
-        else without it.
-    """
+    """The face that prints ``hint`` and leaves ``label`` largest (``want``: pixels)."""
     small = p.min_text
     hw, hh = p.fonts.font(small).size(hint) if hint else (0, 0)
     hw += gap if hint else 0
@@ -102,11 +67,7 @@ def _replace(face: Face, size: int, bold: bool) -> Face:
 
 def _with_key(inner: pygame.Rect, hw: int, line: int, label: str, sub: str
               ) -> Iterator[Face]:
-    """The places of the label and the key, in order of preference.
-
-    Beside, under, beside the second line; with a ``sub`` line: beside both, beside the
-    ``sub`` line, beside the label's line.
-    """
+    """The places of the label and the key, in order of preference."""
     narrow = pygame.Rect(inner.left, inner.top, inner.width - hw, inner.height)
     beside = pygame.Rect(inner.right - hw, inner.top, hw, inner.height)
     if sub:
@@ -163,11 +124,7 @@ def _fit(p: Painter, text: str, box: pygame.Rect, size: int, bold: bool, small: 
 
 
 def _text2_size(p: Painter, text: str, box: pygame.Rect, size: int, bold: bool) -> int:
-    """The size :meth:`~display.painter.Painter.text2` draws ``text`` at, or 0 (cut).
-
-    One line, unless it would be cut or shrunk below 60 % of ``size`` and the box holds
-    two lines: then two, at one size.
-    """
+    """The size :meth:`~display.painter.Painter.text2` draws ``text`` at, or 0 (cut)."""
     small = min(p.min_text, size)
     fitted, _, cut = p.fonts.fit(text, bold, size, box.width, box.height, small)
     two_lines = (" " in text and (cut or fitted < size * 0.6)
