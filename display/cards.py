@@ -1,9 +1,4 @@
-"""Playing cards drawn by our own code: faces, backs and empty places.
-
-Faces show the rank in the corner and a large suit pip, red for hearts and diamonds,
-black for spades and clubs. Backs are a burgundy lattice inside a gold frame. Drawn
-cards are cached by (card, size), so a redraw is a blit.
-"""
+"""Playing cards drawn by our own code: faces, backs and empty places, cached by size."""
 
 from __future__ import annotations
 
@@ -21,16 +16,7 @@ CARD_ASPECT = 0.7
 
 
 def fit_card(box: pygame.Rect, count: int, gap_ratio: float = 0.08) -> tuple[int, int, int]:
-    """The card size for ``count`` cards side by side in ``box``.
-
-    Args:
-        box: the area.
-        count: how many cards.
-        gap_ratio: gap between cards as a fraction of the card width.
-
-    Returns:
-        (card width, card height, gap).
-    """
+    """(width, height, gap) of ``count`` cards side by side in ``box`` (gap: of a width)."""
     count = max(1, count)
     h = box.height
     w = int(h * CARD_ASPECT)
@@ -42,13 +28,7 @@ def fit_card(box: pygame.Rect, count: int, gap_ratio: float = 0.08) -> tuple[int
 
 
 class CardArt:
-    """Draws and caches card images.
-
-    Args:
-        fonts: the shared font book.
-        compact_below: a face shorter than this many pixels shows its rank over its suit,
-            as large as the card allows, rather than in the corner.
-    """
+    """Draws and caches card images; below ``compact_below`` pixels, rank over suit."""
 
     def __init__(self, fonts: FontBook, compact_below: int = 56) -> None:
         self.fonts = fonts
@@ -77,17 +57,7 @@ class CardArt:
         return (int(w * 0.36), int(h * 0.17)), int(h * 0.16)
 
     def image(self, card: str | None, w: int, h: int, kind: str = "face") -> pygame.Surface:
-        """The image of a card.
-
-        Args:
-            card: card text (``Qh``); None for a back.
-            w: width.
-            h: height.
-            kind: ``face`` (a back when ``card`` is None) or ``slot`` (an empty place).
-
-        Returns:
-            A surface with per-pixel alpha.
-        """
+        """The image of a card (``Qh``; None: a back), or of an empty place (``slot``)."""
         key = (card if card is not None else f"<{kind}>", w, h)
         img = self._cache.get(key)
         if img is None:
@@ -105,18 +75,7 @@ class CardArt:
 
     def row(self, surface: pygame.Surface, box: pygame.Rect, cards: tuple[str | None, ...],
             slots: int = 3, align: str = "center") -> list[pygame.Rect]:
-        """Draw ``slots`` card places in ``box``: the cards given, then empty places.
-
-        Args:
-            surface: target.
-            box: area for the row.
-            cards: cards in deal order, None for face down.
-            slots: places to show (at least ``len(cards)``).
-            align: ``left`` or ``center``.
-
-        Returns:
-            The rectangles of the places drawn.
-        """
+        """Draw ``slots`` places in ``box``, the cards first (None: face down); their rects."""
         n = max(slots, len(cards))
         w, h, gap = fit_card(box, n)
         total = w * n + gap * (n - 1)

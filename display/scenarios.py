@@ -1,11 +1,7 @@
 """Named table situations for screenshots and tests: what the real table showed.
 
-Every scenario is a mark in a scripted shift, :data:`SCRIPT` (shoe events and dealer
-commands as data, see :mod:`controller.game.script`). The script runs once per process
-through a real :class:`~controller.game.table.Table` into a temporary journal file; a
-scenario's views are the ones the table published at its mark, so hands, results,
-payouts and the paytables' returns are the engine's own. Which dealer screen a
-scenario opens (main, recall, meters) is display state, named by the mark.
+Each is a mark in a scripted shift (:data:`SCRIPT`) run once per process through a real
+table into a temporary journal: its views are the engine's own.
 """
 
 from __future__ import annotations
@@ -22,8 +18,7 @@ SCENARIOS = ("betting", "dealing", "decisions", "reveal-qualify", "reveal-no-qua
              "settled", "void", "auto-void", "link-lost", "misread-paused", "recall", "meters",
              "outcomes-betting", "outcomes-decisions", "outcomes-settled", "outcomes-recall",
              "outcomes-void", "outcomes-meters", "deck-blocked")
-"""Scenario names, in the order of a round and its irregularities; then the same table
-taking bets as outcomes (``bet_entry = "outcomes"``)."""
+"""Scenario names, a round and its irregularities in order, then bets taken as outcomes."""
 
 SCRIPT = Path(__file__).resolve().with_name("scenes") / "shift.jsonl"
 """The scripted shift whose marks are the scenarios."""
@@ -34,16 +29,7 @@ DEALER_SCREENS = ("main", "recall", "meters", "outcomes")
 
 @dataclass(frozen=True, slots=True)
 class Scenario:
-    """One named situation.
-
-    Attributes:
-        name: scenario name.
-        dealer: the dealer view the table published at the mark.
-        player: the player view the table published at the mark.
-        dealer_screen: which dealer screen to open (``main``, ``recall``, ``meters``,
-            ``outcomes``: the outcome meters).
-        seq: the journal event after which the views were published.
-    """
+    """One named situation: the views published at its mark, and the dealer screen to open."""
 
     name: str
     dealer: DealerView
@@ -53,11 +39,7 @@ class Scenario:
 
 
 def script() -> Script:
-    """The scripted shift, parsed.
-
-    Raises:
-        controller.game.script.ScriptError: the script does not read.
-    """
+    """The scripted shift, parsed (ScriptError if it does not read)."""
     return load_script(SCRIPT)
 
 
@@ -72,18 +54,11 @@ def _marks() -> dict[str, Mark]:
 
 
 def build(name: str) -> Scenario:
-    """The views of one scenario (the script runs once per process, on first use).
-
-    Args:
-        name: one of :data:`SCENARIOS`.
-
-    Returns:
-        The dealer and player views the table published at that mark.
+    """The views of one of :data:`SCENARIOS` (the script runs once per process).
 
     Raises:
         KeyError: an unknown scenario name.
-        controller.game.script.ScriptError: the script does not read, lacks a scenario's
-            mark, names an unknown dealer screen, or the table rejected one of its inputs.
+        controller.game.script.ScriptError: the script is wrong or the table rejected it.
     """
     if name not in SCENARIOS:
         raise KeyError(f"unknown scenario {name!r}; known: {', '.join(SCENARIOS)}")

@@ -1,10 +1,6 @@
 """What a dealer-screen control does: a dealer command, or one of these screen actions.
 
-Every button of the dealer screen carries a typed action. One that reaches the table is a
-:class:`~controller.game.inputs.DealerCommand` (its declaration in
-:mod:`controller.game.inputs`); one that only changes the screen (a seat chosen, a pad
-opened, a seat ticked as paid) is a small frozen class here. The screen applies them in
-:meth:`~display.dealer.screen.DealerScreen.handle`; nothing else interprets them.
+Only :meth:`~display.dealer.screen.DealerScreen.handle` interprets them.
 """
 
 from __future__ import annotations
@@ -38,10 +34,7 @@ class AddChip:
 
 @dataclass(frozen=True, slots=True)
 class PlayRest:
-    """Record Play for every seat still undecided (one :class:`Decide` each).
-
-    ``reveal``: then turn the dealer's cards (outcome mode: one touch for both).
-    """
+    """Record Play for every seat still undecided; ``reveal``: then turn the dealer's cards."""
 
     reveal: bool = False
 
@@ -67,10 +60,7 @@ class ShowRecall:
 
 @dataclass(frozen=True, slots=True)
 class OpenPad:
-    """Open the pads for the supervisor action named ``command`` (a command's name).
-
-    A void asks for its reason, a manual card for the card, then each asks for the PIN.
-    """
+    """Open the pads for the supervisor action ``command`` (its reason or card, then PIN)."""
 
     command: str
 
@@ -132,10 +122,7 @@ class MarkPaid:
 
 @dataclass(frozen=True, slots=True)
 class AllPaid:
-    """Tick every seat as paid.
-
-    ``next_round``: then open the next round (outcome mode: one touch for both).
-    """
+    """Tick every seat as paid; ``next_round``: then open the next round."""
 
     next_round: bool = False
 

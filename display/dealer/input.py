@@ -46,11 +46,8 @@ class _Press:
 class Presses:
     """Finds the button an input event presses, dropping the copies of a tap.
 
-    One tap is one press: SDL's own copies are dropped (a click marked ``touch``, a touch
-    from :data:`SDL_MOUSE_TOUCHID`), and so is a press of the other kind (finger after
-    mouse, mouse after finger) within :data:`TAP_COPY_SECONDS` and
-    :data:`TAP_COPY_PIXELS` of the one acted on, since some touchscreen drivers send a
-    mouse click of their own with each touch. Only one copy is dropped per press.
+    SDL's own copies go, and one press of the other kind (finger, mouse) close in time and
+    place: some touchscreen drivers send a click of their own with each touch.
     """
 
     def __init__(self) -> None:
@@ -98,22 +95,14 @@ BOUNCE_SECONDS = 0.2
 BOUNCE_PIXELS = 24
 """How far apart (pixels, on each axis) a tap and its bounce may land."""
 ANSWER_WAIT_SECONDS = 3.0
-"""How long a command the table has not answered blocks the next one (a lost answer
-does not block the screen for good)."""
+"""How long an unanswered command blocks the next (a lost answer does not block for good)."""
 
 
 class InputGuard:
     """The one guard every dealer press passes before it acts.
 
-    * A tap within :data:`BOUNCE_SECONDS` and :data:`BOUNCE_PIXELS` of the last tap of
-      its kind (finger, mouse) is a bounce: ignored.
-    * A tap on a frame drawn from an older view than the table's newest is ignored (the
-      dealer saw something that is no longer so).
-    * While a command posted to the table is unanswered (the table's view has not moved
-      on since it was posted) the next command is ignored, for
-      :data:`ANSWER_WAIT_SECONDS` at most.
-
-    So Reveal, Settle and Next round never chain from one double tap.
+    It ignores a bounce, a tap on a frame older than the newest view, and a command while
+    the last is unanswered: Reveal, Settle and Next round never chain from a double tap.
     """
 
     def __init__(self) -> None:
@@ -121,12 +110,7 @@ class InputGuard:
         self._posted: tuple[int, float] | None = None
 
     def bounce(self, event: pygame.event.Event, frame: Frame, now: float) -> bool:
-        """True when ``event`` is a tap that bounces the last tap of its kind (ignored).
-
-        A bounce is a finger's (or a button's) own chatter: of the same kind. A press of
-        the other kind is a driver's copy, which :class:`Presses` drops; one it lets
-        through (the copy of a second tap, come before it) is no bounce of the first.
-        """
+        """True when ``event`` bounces the last tap of its kind (another kind is a copy)."""
         pos = tap_pos(event, frame)
         if pos is None:
             return False

@@ -1,8 +1,7 @@
 """The shift report's plots (matplotlib, no window): PNG images for the PDF.
 
-Text on the plots is set in the DejaVu fonts the screens bundle (``display/fonts``), so
-French and Ukrainian labels read the same as on the PDF's pages. Money stays integer minor
-units up to the axis, whose labels are formatted by the screens' money format.
+Set in the screens' DejaVu fonts (Cyrillic reads as on the pages); money stays integer
+minor units up to the axis labels.
 """
 
 from __future__ import annotations
@@ -28,8 +27,7 @@ ALARM = "#d08a00"
 BAND = "#c9d8ef"
 EXACT = "#1d4e89"
 MAX_NAMED_VOIDS = 12
-"""Voids the house plot draws as lines, each group of them labelled with its round
-numbers; more are marked as ticks along the top, which never cover the result."""
+"""Voids drawn as labelled lines; more are ticks along the top (never over the result)."""
 LABEL_GAP = 0.07
 """Voids closer than this share of the axis' width share one label (``#18–24``)."""
 OBSERVED = "#222222"
@@ -65,17 +63,7 @@ def _finish(fig: Any, ax: Any, regular: Any) -> bytes:
 
 def house_plot(sh: Shift, text: ReportText, money: Callable[[int], str],
                size: tuple[float, float] = (7.0, 2.6)) -> bytes:
-    """The house result over the period (step line), with voids and alarms marked.
-
-    Args:
-        sh: the shift's figures.
-        text: the report's texts.
-        money: formats minor units for the axis.
-        size: inches (width, height).
-
-    Returns:
-        A PNG image.
-    """
+    """The house result over the period as a PNG, voids and alarms marked; ``size``: inches."""
     from matplotlib import dates as mdates
     from matplotlib.ticker import FuncFormatter, MaxNLocator
 
@@ -125,17 +113,9 @@ def house_plot(sh: Shift, text: ReportText, money: Callable[[int], str],
 
 def void_labels(voids: list[tuple[datetime, int]], start: datetime, end: datetime
                 ) -> list[tuple[datetime, str]]:
-    """One label per group of voids close on the axis: ``#18``, ``#18–24``, ``#18, 21, 30``.
+    """(first void's time, label) per group of voids within :data:`LABEL_GAP` on the axis.
 
-    Args:
-        voids: (time, round id) of each void, in time order.
-        start: the axis' start.
-        end: the axis' end.
-
-    Returns:
-        (where the group's label stands: its first void, the label), in order; voids
-        closer than :data:`LABEL_GAP` of the axis' width to the group's first share its
-        label.
+    Labels read ``#18``, ``#18–24`` or ``#18, 21, 30``.
     """
     span = (end - start).total_seconds() or 1.0
     groups: list[list[tuple[datetime, int]]] = []
@@ -159,17 +139,7 @@ def void_labels(voids: list[tuple[datetime, int]], start: datetime, end: datetim
 
 def return_plot(line: ReturnLine, text: ReportText, title: str | None = None,
                 size: tuple[float, float] = (3.4, 2.4)) -> bytes:
-    """One bet's observed return after each settled round, its exact return and ±3 SE.
-
-    Args:
-        line: the bet's return line.
-        text: the report's texts.
-        title: the plot's title (default: the bet's name).
-        size: inches (width, height).
-
-    Returns:
-        A PNG image.
-    """
+    """One bet's observed return per round, its exact return and ±3 SE, as a PNG (inches)."""
     from matplotlib.ticker import FuncFormatter, MaxNLocator
 
     fig, ax, regular, bold = _axes(size)
