@@ -1,9 +1,7 @@
 """The player screen's paytables, limits and returns: as many as fit, a page at a time.
 
-The tables are drawn at the screen's floor size or larger, never smaller: when they do not
-all fit their panel at once, they are packed into pages (columns of whole tables, a table
-taller than the panel split under its title repeated) and the panel turns a page every
-:data:`PAGE_SECONDS`.
+Never below the screen's floor size: tables that do not fit are packed into pages that
+turn every :data:`PAGE_SECONDS` (a tall table split under its title repeated).
 """
 
 from __future__ import annotations
@@ -54,10 +52,7 @@ def _chunks(block: Block, size: int, height: int) -> list[Block]:
 
 def pack(p: Painter, blocks: list[Block], width: int, height: int, size: int,
          gap: int) -> list[list[list[Block]]]:
-    """Pages of columns of tables at text of ``size`` in ``width`` x ``height``.
-
-    Every table keeps its order; a column holds tables one under the other.
-    """
+    """Pages of columns of tables, in order, at text of ``size`` in ``width`` x ``height``."""
     pages: list[list[list[Block]]] = [[]]
     used_w, col_w, col_h = 0, 0, 0
     for block in (c for b in blocks for c in _chunks(b, size, height)):
@@ -80,15 +75,7 @@ def pack(p: Painter, blocks: list[Block], width: int, height: int, size: int,
 
 def paytables(p: Painter, rect: pygame.Rect, blocks: list[Block], now: float = 0.0,
               top: int = 0) -> int:
-    """Draw the page of the tables shown at ``now`` in ``rect``; return how many pages.
-
-    Args:
-        p: painter (its ``floor`` is the smallest size used).
-        rect: the panel.
-        blocks: the tables in order.
-        now: monotonic seconds.
-        top: the largest text size tried (the painter's floor when smaller).
-    """
+    """Draw the page shown at ``now`` (monotonic seconds) in ``rect``; the number of pages."""
     radius = max(6, min(rect.width, rect.height) // 30)
     p.fill(rect, theme.PANEL, radius)
     p.outline(rect, theme.GOLD_DARK, max(1, rect.width // 300), radius)

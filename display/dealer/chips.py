@@ -1,14 +1,7 @@
 """The chip tray: the chips, the bulk action (Rebet all, or All paid) and Undo.
 
-A chip picked is the one each touch on a bet spot adds. Rebet all fills the empty seats
-with their last round's wagers (a seat given a new bet keeps it). Undo takes back the
-last change the table accepted while betting (a chip, a rebet, a cleared seat:
-:mod:`display.dealer.undo`), or the last decision while deciding. Once the round is
-settled or void the bulk action is All paid (:mod:`display.dealer.payouts`).
-
-In outcome mode (``bet_entry = "outcomes"``) there are no chips to count: All play
-(Play for every seat still to decide) takes their place, and Undo takes back the last
-mark made.
+Rebet all fills only the empty seats with their last wagers. In outcome mode All play
+takes the chips' place.
 """
 
 from __future__ import annotations
@@ -33,11 +26,7 @@ CHIP_COLORS = {100: (235, 235, 235), 500: (200, 40, 40), 2500: (40, 150, 70),
 
 
 def undo_target(view: DealerView, ui: DealerUI) -> list[C.DealerCommand]:
-    """The commands Undo sends now (none: nothing to undo).
-
-    Betting: those taking back the last bet change the table accepted (a chip, a mark,
-    a rebet, a cleared seat). Deciding: the decision of the seat named, else the last.
-    """
+    """The commands Undo sends now: the last accepted bet change, or decision, taken back."""
     if view.state == "betting":
         return ui.undo.target(view)
     if view.state == "deciding" and C.UndoDecision.name in view.allowed:
@@ -73,10 +62,7 @@ def draw_chip_tray(c: Ctx) -> None:
 
 
 def _all_play(c: Ctx) -> None:
-    """All play, in the chips' place: Play for every seat still to decide.
-
-    The folds are touched first; the large button offers the same step.
-    """
+    """All play, in the chips' place: Play for every seat still to decide (folds first)."""
     if not c.lay.chips:
         return
     rect = c.lay.chips[0].unionall(c.lay.chips[1:])
@@ -88,12 +74,9 @@ def _all_play(c: Ctx) -> None:
 
 def chip_text(c: Ctx, value: int, box: pygame.Rect, two: pygame.Rect
               ) -> tuple[list[str], int]:
-    """A chip's value (on one line or two) and its size, to fit ``box`` (two lines: ``two``).
+    """A chip's value (one line, or two in ``two``) and its size, to fit ``box``.
 
-    Exact where it fits at the small size; else in the language's compact notation where
-    that is exact (``1K``, ``25 k``; ``25`` over ``тис.`` where one line is too narrow),
-    as large as it fits down to the screen's smallest text; exact again where nothing
-    else fits.
+    Exact at the small size if it fits, else the compact notation where exact (``1K``).
     """
     exact = c.money(value, whole=True)
     short = c.tr.money_compact(value, c.view.currency)

@@ -1,9 +1,6 @@
 """Meters (R6): per bet type, per seat and in total, with the voids and what they refunded.
 
-The rounds dealt as outcomes (``bet_entry = "outcomes"``) count no money: their meters
-(rounds, and per bet its wins by paytable line, pushes, losses and bets returned) are a
-screen of their own, ``outcomes``, a tab beside Meters while there are any. The alarm
-strip and the shoe link stay in sight above them.
+Rounds dealt as outcomes count no money: their meters are a screen of their own.
 """
 
 from __future__ import annotations
@@ -28,12 +25,7 @@ def outcome_tab(view: DealerView) -> bool:
 
 
 def draw_meters(c: Ctx) -> None:
-    """Draw the meters screen in the layout's body (two tables on a narrow screen).
-
-    The title says what the voids returned: bets voided, refunded and rounds voided,
-    beside it where that fits, else under it. The ``outcomes`` screen, and the meters
-    of a table that never took amounts, are the outcome meters.
-    """
+    """Draw the meters screen in the layout's body (two tables on a narrow screen)."""
     p, sc, tr, view = c.p, c.sc, c.tr, c.view
     body = c.lay.body
     panel(c, body, theme.PANEL, theme.GOLD_DARK)
@@ -63,10 +55,7 @@ def draw_meters(c: Ctx) -> None:
 
 
 def void_summary(c: Ctx) -> str:
-    """``10 bets voided, 225.00 refunded · 3 rounds voided`` (the total's voids).
-
-    The count of bets has its own word, so it never reads as part of the amount.
-    """
+    """``10 bets voided, 225.00 refunded · 3 rounds voided`` (the total's voids)."""
     total = next((m for m in c.view.meters if m.name == "total"), None)
     bets, refunded = (total.voids, total.refunded) if total is not None else (0, 0)
     return c.tr("meter.void_summary", bets=c.tr.plural("meter.bets_voided", bets),
@@ -101,11 +90,7 @@ def _outcome_table(c: Ctx, rect: pygame.Rect) -> None:
 
 
 def _table(c: Ctx, rect: pygame.Rect, which: tuple[int, ...]) -> None:
-    """The meter rows with the columns ``which`` (indexes into :data:`COLUMNS`).
-
-    The column heads take one line where each fits its column, else two; the rows
-    share what is left (at most a line of body text each).
-    """
+    """The meter rows with the columns ``which`` (indexes into :data:`COLUMNS`)."""
     p, sc, tr, view = c.p, c.sc, c.tr, c.view
     widths = [WIDTHS[j] for j in which]
     heads = [tr(COLUMNS[j]) for j in which]

@@ -1,11 +1,7 @@
 """The top row: the one next step in words, where the next card goes, the large button.
 
-The large button offers the one step the table will accept now
-(:func:`~display.dealer.state.primary_step`); when no press can move the round on it
-is a status, drawn as one (no button face: a caption over what goes on), never as a
-disabled button. Once every seat is paid, the next step names the large button's
-step. A refusal of the table shows over the next step, beside the large button where
-the dealer looks, until it is read (a press, or its reading time).
+A large button that cannot move the round on is drawn as a status, never as a disabled
+button; a refusal shows beside it, where the dealer looks, until it is read.
 """
 
 from __future__ import annotations
@@ -116,11 +112,7 @@ def draw_next_action(c: Ctx, primary: bool = True) -> None:
 
 
 def _refusal_words(c: Ctx, box: pygame.Rect, reason: str) -> None:
-    """"! Refused" and the reason, wrapped between words to the lines ``box`` has.
-
-    The title on a line of its own where that leaves room, else the reason follows it
-    on its line; the text shrinks (never under the screen's smallest) until it fits.
-    """
+    """"! Refused" and the reason, wrapped between words to the lines ``box`` has."""
     p, sc = c.p, c.sc
     title = "! " + c.tr("banner.rejected.msg")
     for size in range(sc.small, sc.least - 1, -1):
@@ -148,11 +140,7 @@ def _refusal_words(c: Ctx, box: pygame.Rect, reason: str) -> None:
 
 
 def _status(c: Ctx, inner: pygame.Rect, label: str) -> None:
-    """A status in the large button's place, as large as its place allows.
-
-    A caption over it where that leaves it at :data:`STATUS_LEAST` or larger, else the
-    whole place for it, on one line or two (whichever writes it larger).
-    """
+    """A status in the large button's place, as large as it fits (a caption if room)."""
     p, sc = c.p, c.sc
     fit = p.fonts.fit
     caption, said = rows(inner, [1, 1.6])

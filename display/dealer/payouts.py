@@ -1,10 +1,7 @@
 """The payout list: what each seat is paid, takes or gets back, ticked off seat by seat.
 
-After the settlement (or a void) each seat shows its results in pay order (Play, Ante
-Bonus, Ante, Pair Plus, 6 Card Bonus) and one button that ticks it as paid; the next seat
-to pay is marked. The list stays until every seat is ticked (one by one, or all at once
-with All paid); only then does the large button offer the next round. Ticks are the
-screen's own: they guard the dealer's payout, the table records the results.
+It stays until every seat is ticked; only then does the large button offer the next
+round. Ticks are the screen's own: they guard the payout, the table records the results.
 """
 
 from __future__ import annotations
@@ -29,13 +26,8 @@ def result_lines(c: Ctx, seat: SeatView, verb: bool = True, whole: bool = False
                  ) -> list[Line]:
     """A seat's results in pay order: won amounts signed, pushes and refunds as returned.
 
-    In outcome mode each result in words: ``pays 30 to 1``, ``push``, ``loses``,
-    ``returned``, the odds as the screen writes them (``30:1`` on a narrow screen);
-    ``verb`` False: a win as its odds alone, ``30 to 1``.
-    ``whole``: amounts without decimals where they have none (still exact). A win paid on
-    a paytable line is followed by a line naming it (``Mini royal  100:1``): its name is
-    the line's, not a bet's (in outcome mode the name alone, none where it is the seat's
-    hand: :func:`~display.pay_lines.seat_line`).
+    Outcome mode says each in words (``pays 30 to 1``; ``verb`` False: ``30 to 1``).
+    A win paid on a paytable line is followed by the line (:func:`~display.pay_lines.seat_line`).
     """
     out = []
     for r in in_pay_order(seat.results):
@@ -56,11 +48,7 @@ def result_lines(c: Ctx, seat: SeatView, verb: bool = True, whole: bool = False
 
 
 def seat_total(c: Ctx, seat: SeatView) -> tuple[str, str, Color]:
-    """What the dealer does at a seat: (verb key, amount, colour).
-
-    The verb is :func:`~display.dealer.state.seat_verb`'s; in outcome mode there is no
-    amount.
-    """
+    """What the dealer does at a seat: (verb key, amount, colour); outcome mode: no amount."""
     verb = seat_verb(c.view, seat)
     color = {"pay": theme.WIN, "take": theme.LOSE}.get(verb, theme.PUSH)
     if c.outcomes:
@@ -73,11 +61,7 @@ def seat_total(c: Ctx, seat: SeatView) -> tuple[str, str, Color]:
 
 
 def pay_button(c: Ctx, rect: pygame.Rect, seat: SeatView) -> None:
-    """The button that ticks ``seat`` as paid (a second press unticks it).
-
-    Its key is the seat's digit; the next seat to pay (outlined) takes ``Enter`` too,
-    since the large button is a status while seats are still to pay.
-    """
+    """The button that ticks ``seat`` as paid, or unticks it (the next to pay: ``Enter`` too)."""
     ui, view = c.ui, c.view
     paid = seat.seat in ui.paid
     verb, amount, color = seat_total(c, seat)
@@ -95,10 +79,7 @@ def pay_button(c: Ctx, rect: pygame.Rect, seat: SeatView) -> None:
 
 
 def all_paid_button(c: Ctx, rect: pygame.Rect) -> None:
-    """All paid: tick every seat at once (enabled while one is still to pay).
-
-    In outcome mode it opens the next round too, when that needs no PIN.
-    """
+    """All paid: tick every seat at once (outcome mode: and open a round asking no PIN)."""
     seats = payout_seats(c.view)
     left = [s for s in seats if s not in c.ui.paid]
     nxt = c.outcomes and next_round_open(c.view)  # outcome mode: and the next round opens

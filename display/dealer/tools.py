@@ -1,14 +1,7 @@
 """The tools: Void round (supervisor), New deck, and the records (Recall, Meters, Outcomes).
 
-After No more bets and until the first card is read, Reopen bets (supervisor, F12) takes
-New deck's place, which is not offered then: betting opens again to correct an amount.
-
-The supervisor's other actions (a card by hand, unblocking the deck, resuming a round
-that needs a PIN) are offered by the large button when they are the step the table
-accepts (:func:`~display.dealer.state.primary_step`), with their keys F10, F11 and F5.
-Every record opens from the main screen by its key (F7 recall, F8 meters, O the outcome
-meters once rounds were dealt as outcomes); Recall has a button there, and Meters too
-where the tools' row has room for it (portrait). On the records screens they are tabs.
+From No more bets to the first card, Reopen bets takes New deck's place. The supervisor's
+other actions are the large button's steps; every record opens by its key too.
 """
 
 from __future__ import annotations
@@ -30,10 +23,7 @@ REOPEN_KEY = "f12"
 
 
 def draw_tools(c: Ctx) -> None:
-    """Draw the tools of the main screen: Void, New deck (or Reopen bets), Recall, Meters.
-
-    A record without a button of its own is still opened by its key.
-    """
+    """Draw the tools of the main screen: Void, New deck (or Reopen bets), Recall, Meters."""
     view, tr = c.view, c.tr
     void_r, deck_r, recall_r, *more = c.lay.tools
     left = lock_left(view, c.ui, c.now)  # PIN entry locked: Void waits, and says so
@@ -73,9 +63,7 @@ def _key_only(c: Ctx, id_: str, near: pygame.Rect, label: str, action: Show,
 def draw_records_tabs(c: Ctx) -> None:
     """On the records screens: Recall, Meters (and Outcomes) as tabs, and Back.
 
-    The tabs take the tools' places, Back the last; while rounds dealt as outcomes are
-    counted their meters are a tab too (Outcomes), and when the tools' row has no room
-    for four the tray's place beside it is taken too (Recall, Meters, Outcomes, Back).
+    With no room for four in the tools' row, the tray's place beside it is taken too.
     """
     tr, ui = c.tr, c.ui
     tabs = [("recall", "btn.recall", "f7"), ("meters", "btn.meters", "f8")]

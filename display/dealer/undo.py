@@ -1,13 +1,7 @@
 """What Undo takes back while betting: the last change the table accepted, whole.
 
-Every bet command the screen posts (a chip, a mark, Clear, a seat's Rebet, Rebet all)
-is remembered with the seats' wagers as the screen saw them when it was posted. Once the
-table has answered (its view has moved on) the change it made is read from the view:
-nothing when it was refused, so a refused chip leaves nothing to undo. Undo posts the
-commands that take that change back: a chip or a rebet comes off
-(:class:`~controller.game.inputs.RemoveChip`), a cleared seat's wagers go back
-(:class:`~controller.game.inputs.PlaceBet`); in outcome mode the marks are set back
-(:class:`~controller.game.inputs.MarkBet`).
+Each bet command posted is remembered with the wagers seen then; the change is read from
+the view once the table answers (a refused one leaves nothing to undo).
 """
 
 from __future__ import annotations
@@ -57,13 +51,7 @@ def reverse(done: Change, outcomes: bool) -> list[C.DealerCommand]:
 
 @dataclass(slots=True)
 class UndoLog:
-    """The changes of this round's betting the table accepted, newest last.
-
-    Attributes:
-        done: the accepted changes.
-        asked: (the wagers seen, the view's version) of a bet command posted and not yet
-            answered, or None.
-    """
+    """The changes of this round's betting the table accepted, newest last."""
 
     done: list[Change] = field(default_factory=list)
     asked: tuple[Wagers, int] | None = None

@@ -1,8 +1,6 @@
-"""The shift report's texts in English, French and Ukrainian: key -> ``str.format`` template.
+"""The shift report's own texts (en, fr, uk): key -> ``str.format`` template.
 
-Bets, hands and words the screens already say come from the screens' catalogue
-(:mod:`display.i18n`); these are the report's own. A key missing in French or Ukrainian
-shows its English text; a key missing everywhere shows the screens' text, then the key.
+A missing key falls back to English, then the screens' catalogue, then the key itself.
 """
 
 from __future__ import annotations
@@ -20,11 +18,7 @@ CATALOGUES = {"en": EN, "fr": FR, "uk": UK}
 
 
 class ReportText(Translator):
-    """The report's texts in one language, then the screens' (bets, hands, words).
-
-    Args:
-        lang: ``en``, ``fr`` or ``uk``.
-    """
+    """The report's texts in one language, then the screens' (bets, hands, words)."""
 
     def __init__(self, lang: str = "en") -> None:
         super().__init__(lang)
@@ -42,16 +36,7 @@ class ReportText(Translator):
         return template.format(**params) if params else template
 
     def note(self, note: str) -> str:
-        """A journal verifier's note in this language.
-
-        Args:
-            note: a verdict's note (:class:`controller.game.verdict.Note`: its kind and
-                values word it as ``note.<kind>``; the parts of a check not finished as
-                ``note.part.<part>``, listed as the language lists them).
-
-        Returns:
-            Its words here; its English words where its kind has none.
-        """
+        """A verifier's note as ``note.<kind>`` words here (English where it has none)."""
         key = f"note.{getattr(note, 'key', '')}"
         if key not in EN:
             return str(note)
@@ -70,11 +55,8 @@ class ReportText(Translator):
     def setting_words(self, values: dict[str, str]) -> dict[str, str]:
         """A setting change's values (``key``, ``old``, ``value``) in words.
 
-        The setting's name (the screens', ``setting.<name>``) stands bare first (as
-        ``text``, in place of ``key``); its old and new values
-        the words of ``setting.<name>.<value>`` (``bets in amounts``), seconds with their
-        unit; a value with no words (a count, a rule profile's name) as it is. Values of
-        any other event are returned unchanged.
+        The name goes in ``text``; values read as ``setting.<name>.<value>``, seconds with
+        their unit, others as they are. Other events' values are returned unchanged.
         """
         key = values.get("key")
         if key is None:
