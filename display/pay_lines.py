@@ -1,13 +1,8 @@
 """The paytable line a win was paid on, as both screens and game recall name it.
 
-A win of the Ante Bonus, Pair Plus or 6 Card Bonus carries its line (:attr:`~controller.game
-.views.BetLine.line`): the screens write it under the bet's amount, by the hand's name in the
-screen's language and the pay as the paytables write it ("Mini royal  100:1"), and recall
-beside the bet ("Pair Plus: Mini royal 100:1"). The seat's own hand keeps its name apart.
-
-A round taken as outcomes writes each win as its odds ("pays 30 to 1"): a seat's line then
-names the paytable line alone, and none where it is the seat's hand, named above it
-(:func:`seat_line`), so that no line reads as another bet's result.
+The screens write it under the amount ("Mini royal  100:1"), recall beside the bet
+("Pair Plus: Mini royal 100:1"); outcome mode names the line alone, none where it is the
+seat's own hand, so that no line reads as another bet's result.
 """
 
 from __future__ import annotations
@@ -28,8 +23,7 @@ def seat_line(tr: Translator, r: BetLine, form: str = ODDS_COLON, hand: str | No
               outcomes: bool = False) -> tuple[str, str] | None:
     """The line a seat writes under a win paid on a paytable line: (name, pay), else None.
 
-    In outcome mode (``outcomes``) the win's own result gives the odds: (name, "") where
-    the line is not the seat's ``hand`` (a mini royal, a 6 Card Bonus hand), else None.
+    Outcome mode: (name, "") where the line is not the seat's ``hand``, else None.
     """
     parts = line_parts(tr, r, form)
     if parts is None or not outcomes:

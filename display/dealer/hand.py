@@ -1,8 +1,4 @@
-"""The dealer's hand: three card places, and whether it qualifies.
-
-Before the reveal: the rule (what the dealer needs to qualify); after it, the hand and
-the verdict.
-"""
+"""The dealer's hand: three card places, the rule to qualify, then the hand and verdict."""
 
 from __future__ import annotations
 

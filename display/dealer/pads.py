@@ -1,9 +1,7 @@
 """The supervisor's pads: the void reason, the card entered by hand, the PIN.
 
-A pad is modal: while one is open only its buttons take input. It opens below the alarm
-strip, which stays in sight. What was chosen before the PIN (the reason, the card) is
-kept when the table refuses the PIN: the pad opens again saying why, with the attempts
-left before PIN entry locks, and while it is locked, the time left.
+Modal, below the alarm strip. A refused PIN opens the pad again with what was chosen,
+why, and the attempts (or the lock's time) left.
 """
 
 from __future__ import annotations
@@ -183,12 +181,7 @@ def _pin(c: Ctx, title_r: pygame.Rect, body: pygame.Rect) -> None:
 
 
 def _notes(c: Ctx, notes: list[tuple[str, Color]], box: pygame.Rect) -> None:
-    """The pad's notes (why the PIN was refused, the attempts left), one under the other.
-
-    Each is wrapped between words onto as many lines as ``box`` has, so a long refusal
-    is read whole wherever the pad has room; the text shrinks (never under the screen's
-    smallest) only when the lines do not fit, and only then is the last one cut.
-    """
+    """The pad's notes (why the PIN was refused, the attempts left), wrapped to be read whole."""
     p, sc = c.p, c.sc
     gap = sc.px(4)  # between one note and the next
     box = pygame.Rect(box.left, box.top, box.width, box.height - gap * (len(notes) - 1))
@@ -217,8 +210,7 @@ def _notes(c: Ctx, notes: list[tuple[str, Color]], box: pygame.Rect) -> None:
 def supervisor_command(ui: DealerUI) -> C.DealerCommand | None:
     """The supervisor action the pads were filled in for, with the PIN typed, or None.
 
-    A void's reason goes to the table in English (the journal's words), whatever the
-    screen's language.
+    A void's reason goes in English (the journal's words), whatever the screen's language.
     """
     pin = ui.pin
     if ui.pad_action == C.VoidRound.name:

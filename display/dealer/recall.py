@@ -125,11 +125,7 @@ def _where(tr, pos: str) -> str:
 def _seats(c: Ctx, rect: pygame.Rect, rr: RecallRound) -> None:
     """The seats of the round as a table: seat, cards, bets, decision, net.
 
-    The bets go on a line of their own when their column is too narrow. A seat whose
-    wins were paid on paytable lines names them ("PP: Mini royal 100:1") after its bets
-    where they fit there, else on lines of their own under the seat while the table has
-    room for them (the biggest pays first); else they give way (the seats and their
-    bets stay, and the hands' names in the lines named).
+    Paid lines ("PP: Mini royal 100:1") follow the bets, or take lines while there is room.
     """
     p, sc, tr = c.p, c.sc, c.tr
     lh = sc.line(sc.small)

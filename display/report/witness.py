@@ -1,8 +1,7 @@
 """The shift report's last seal: the line a witness keeps, above the signatures.
 
-Kept with the signed report, it is what ``threecard verify-journal --witness
-EVENT:SIGNATURE`` later checks the journal still holds: a journal put back to an older
-copy, or replaced, no longer holds that seal.
+``threecard verify-journal --witness EVENT:SIGNATURE`` later checks the journal still
+holds it: one put back to an older copy, or replaced, does not.
 """
 
 from __future__ import annotations
@@ -24,15 +23,7 @@ def last_seal(sh: Shift, t: ReportText, p: Callable[..., Any], body: Any, width:
               ) -> list[Any]:
     """The block: a heading, what the line is for, and the line (or why there is none).
 
-    The line (``EVENT:SIGNATURE``: 128 hexadecimal digits) is set as large as the page's
-    width lets it stand whole, so it is copied from the PDF in one piece.
-
-    Args:
-        sh: the shift's figures.
-        t: the report's texts.
-        p: makes a paragraph of text in a style (``p(text, "h2")``).
-        body: the body text's paragraph style.
-        width: the page's text width, points.
+    The line is set as large as ``width`` (points) lets it stand whole, to copy in one piece.
     """
     from reportlab.lib.styles import ParagraphStyle
     from reportlab.pdfbase.pdfmetrics import stringWidth
