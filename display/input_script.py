@@ -298,13 +298,8 @@ class ScriptPlayer:
     def tick(self, now: float, state: str | None, armed: bool = True) -> None:
         """Play the current step if the screen is ready (before pygame's events are read).
 
-        Args:
-            now: monotonic seconds.
-            state: the round's state in the newest dealer view (None before the first).
-            armed: the dealer screen takes a press on its large button now (it drops one
-                in the moment after that button changed, as a double tap); a tap or a key
-                waits for it, as a dealer's finger would (the touches after the first of
-                a ``taps`` step do not: they are the double tap).
+        ``now`` is monotonic seconds. Taps and keys wait while not ``armed`` (the large
+        button just changed), as a finger would; a double tap's later touches do not.
         """
         if self.done:
             return

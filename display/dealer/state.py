@@ -20,11 +20,9 @@ from display.dealer.undo import UndoLog
 from display.i18n import Translator
 
 ARM_SECONDS = 0.5
-"""A large button that changed what it offers takes no tap for this long (a double tap on
-Reveal does not settle the round)."""
+"""A large button that changed takes no tap for this long (a double Reveal never settles)."""
 ANSWER_SECONDS = 3.0
-"""How long a supervisor action sent from the PIN pad waits for the table's answer: a
-refusal in that time opens the pad again with what was typed."""
+"""How long a PIN pad's action waits for a refusal that opens the pad again as typed."""
 READ_SECONDS = (3.0, 0.06, 10.0)
 """A refusal stays on show (minimum, per character, maximum) seconds, or until a press."""
 REJECTED = "rejected"
