@@ -1,9 +1,7 @@
 """Round records: what game recall shows of a round (docs/requirements.md R5).
 
-A :class:`RoundRecord` is complete (the dealer's cards included); the journal keeps one per
-finished round in its ``rounds`` table, as JSON (:meth:`RoundRecord.to_dict`), and
-:class:`Recall` keeps the newest ones in memory for the views. The JSON shape is the one
-journals have always stored, so records stored before compare equal to a replay.
+The journal keeps one per finished round as JSON in the shape journals always stored, so
+records stored before compare equal to a replay.
 """
 
 from __future__ import annotations
@@ -16,7 +14,6 @@ import msgspec
 from msgspec import Struct
 
 AMOUNTS = "amounts"
-"""The ``bet_entry`` of a round whose bets were amounts (every round before it existed)."""
 
 
 class DealLine(Struct, array_like=True, frozen=True):
@@ -28,15 +25,10 @@ class DealLine(Struct, array_like=True, frozen=True):
 
 
 class BetRecord(Struct, frozen=True, omit_defaults=True):
-    """One bet's result as recorded (minor units; units of the bet in outcome mode).
+    """One bet's result as recorded (minor units, or units in outcome mode).
 
-    Attributes:
-        outcome: ``win``, ``lose``, ``push`` or ``refund``.
-        net: won (+) or lost (-), the stake aside.
-        stake: the wager.
-        multiple: "X to 1" paid on a win, else 0.
-        line: outcome mode: the paytable line a win was paid on (``flush``), else empty
-            and not stored (records of amounts keep the shape they always had).
+    ``line``: an outcome-mode win's paytable line, else empty and not stored (records of amounts
+    keep the shape they always had).
     """
 
     outcome: str
@@ -62,20 +54,8 @@ class SeatRecord(Struct, frozen=True):
 class RoundRecord(Struct, frozen=True, omit_defaults=True):
     """A round as game recall shows it.
 
-    Attributes:
-        round_id: the round number.
-        status: ``settled``, ``void`` or ``in_progress``.
-        void_reason: why it was voided, else None.
-        started_utc / ended_utc: ISO 8601 UTC times (ended None while in progress).
-        state: the round's state value when recorded.
-        deal: every card read, in order.
-        dealer_cards: the dealer's cards.
-        dealer_hand / dealer_qualifies: once revealed, else None.
-        seats: the seats with a wager, in seat order.
-        bet_entry: how its bets were taken: ``amounts`` (minor units) or ``outcomes``
-            (marked; every amount of the record is then a count of units: the stake 1,
-            the net the outcome per unit). Stored only for ``outcomes``: a record
-            without it was dealt in amounts, as every record before it existed.
+    ``bet_entry`` ``outcomes`` (stored only then) makes every amount a count of units; a record
+    without it was dealt in amounts.
     """
 
     round_id: int
