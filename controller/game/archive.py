@@ -30,11 +30,7 @@ class ArchiveError(JournalError):
 
 @dataclass(frozen=True, slots=True)
 class ArchiveResult:
-    """What one :func:`archive` did.
-
-    ``cut`` is the last event moved (0: none); ``limited_by`` says why the cut is not later;
-    file sizes are in bytes.
-    """
+    """What one :func:`archive` did: ``cut`` 0 if nothing moved, ``limited_by`` why not later."""
 
     journal: str
     archive: str

@@ -103,11 +103,7 @@ def demo_pin_hashes() -> dict[str, str]:
 
 
 class PinChecker:
-    """Finds the role a typed PIN belongs to, remembering each answer.
-
-    The memory is keyed by an HMAC of the PIN under a per-process key, never the PIN; remembering
-    a wrong PIN gives nothing away (the lockout counts every wrong attempt).
-    """
+    """Finds the role a typed PIN belongs to, remembering answers under an HMAC, never the PIN."""
 
     _KEY = os.urandom(16)
     _SHARED: dict[tuple[bytes, str], str] = {}
@@ -185,10 +181,7 @@ class PinLockout:
             self.until_ns = None
 
     def wrong_pin(self, mono_ns: int, utc: str, after: int, seconds: int) -> bool:
-        """Count a wrong PIN; the ``after``-th in a row locks PIN entry for ``seconds``.
-
-        True if it did.
-        """
+        """Count a wrong PIN; True if it is the ``after``-th in a row and locks for ``seconds``."""
         self.failures += 1
         if self.failures < after:
             return False

@@ -50,10 +50,7 @@ class SeatRound(Struct):
 
 
 class Wagers:
-    """Every seat's wagers for the round (``seats``).
-
-    And the last round's for a rebet (``last``).
-    """
+    """Every seat's wagers for the round (``seats``), and the last round's for a rebet."""
 
     def __init__(self) -> None:
         self.seats: dict[int, SeatRound] = {}
@@ -73,10 +70,7 @@ class Wagers:
             sr.bets = new
 
     def mark(self, profile: RuleProfile, seat: int, bet: str, on: bool) -> None:
-        """Mark ``bet`` at ``seat`` (outcome mode), or take the mark off.
-
-        A seat left bare leaves.
-        """
+        """Mark ``bet`` at ``seat`` (outcome mode), or unmark it; a seat left bare leaves."""
         if bet == "six_card_bonus" and not profile.offers_six_card_bonus:
             raise Rejected("six_card_bonus_not_offered")
         sr = self.seats.get(seat)
@@ -110,11 +104,7 @@ class Wagers:
 
     def rebet(self, profile: RuleProfile, targets: list[int], fill_only: bool = True,
               every: bool = False) -> None:
-        """Place the last round's wagers again at ``targets``, the table maximum checked.
-
-        ``fill_only`` fills empty seats only (rule 2; False replaces, rule 1, as older journals
-        replay); ``every`` skips a seat holding a wager rather than refusing it.
-        """
+        """Place the last round's wagers again at ``targets`` (``fill_only``: rule 2)."""
         if not targets or any(t not in self.last for t in targets):
             raise Rejected("nothing_to_rebet")
         if fill_only:

@@ -1,7 +1,4 @@
-"""The floor broker's URL: ``mqtt://HOST[:PORT]`` (1883) or ``mqtts://HOST[:PORT]`` (TLS, 8883).
-
-No user or password: those go in files, never in URLs.
-"""
+"""The floor broker's URL: ``mqtt://HOST[:PORT]`` (1883) or ``mqtts://`` (TLS, 8883)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,4 @@
-"""Playing cards: ranks, suits, one 52-card deck, and the card text the table speaks.
-
-Canonical text is rank then lower-case suit (``As``, ``Td``); parsing also takes ``AS``,
-``as``, ``10h``, ``th``, else raises :class:`CardError` naming the input.
-"""
+"""Playing cards: ranks, suits, the deck, card text (``As``; ``AS``, ``10h`` read too)."""
 
 from __future__ import annotations
 

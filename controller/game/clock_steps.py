@@ -69,10 +69,7 @@ def to_ms(ns: int) -> int:
 
 
 def find_step(before: Readings, after: Readings, restart: bool = False) -> ClockStep | None:
-    """The clock step's body between two events' (UTC, monotonic ns), or None.
-
-    None too when a UTC time is unreadable; ``restart``: the earlier event was before a restart.
-    """
+    """The clock step's body between two events' (UTC, monotonic ns), or None (also: unreadable)."""
     w0, w1 = wall_ns(before[0]), wall_ns(after[0])
     if w0 is None or w1 is None:
         return None
@@ -92,11 +89,7 @@ def step_body(step: ClockStep) -> dict[str, Any]:
 
 
 class ClockWatch:
-    """The table's watch on its clocks: each batch's readings against the batch before.
-
-    The first batch is compared with the journal's last event, as across a restart. A step is
-    logged as a warning, and journaled.
-    """
+    """The table's watch on its clocks: each batch against the one before."""
 
     def __init__(self) -> None:
         self._last: Readings | None = None
@@ -104,10 +97,7 @@ class ClockWatch:
 
     def seen(self, journal: Any, utc: str, mono_ns: int
              ) -> list[tuple[str, dict[str, Any], str, str]]:
-        """The records to journal before a batch read at ``(utc, mono_ns)``.
-
-        None or one clock step.
-        """
+        """The records to journal before a batch read at ``(utc, mono_ns)``: a step, or none."""
         restart = not self._started
         if restart:
             self._started = True

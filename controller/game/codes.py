@@ -13,10 +13,7 @@ _SUIT_LETTERS = "CDHS"
 
 
 def normalise_code(code: str, *, suit_first: bool = False) -> str | None:
-    """Canonical text of a card code (``Qh``), or None when it is not one of the 52 cards.
-
-    ``suit_first`` also accepts suit-then-rank codes such as ``H3`` (beetek firmware).
-    """
+    """Canonical text of a shoe's card code (``Qh``), or None; ``suit_first`` also reads ``H3``."""
     text = code.strip()
     if not text or len(text) > 3 or not text.isascii():
         return None

@@ -1,7 +1,4 @@
-"""Exact counts of the deck by counting cases in groups, not by visiting each (docs/deck-counts.md).
-
-The tests hold every count against :mod:`controller.game.enumeration`.
-"""
+"""Exact counts of the deck by counting cases in groups, not one by one (docs/deck-counts.md)."""
 
 from __future__ import annotations
 
@@ -160,10 +157,7 @@ _DEALER_RANKS = tuple(itertools.combinations_with_replacement(range(2, 15), 3))
 
 
 def _pattern_counts(ranks: tuple[int, ...]) -> dict[SixCardClass, int]:
-    """Dealer hands per pairing class of the six ranks.
-
-    The same for every hand of a rank pattern.
-    """
+    """Dealer hands per pairing class of the six ranks, alike for a whole rank pattern."""
     held = {r: ranks.count(r) for r in ranks}
     counts = dict.fromkeys(_C, 0)
     for d in _DEALER_RANKS:
@@ -280,10 +274,7 @@ def _old_class(suited: int, extra: int) -> SixCardClass:
 
 
 def dealer_six_card_counts(kinds: Iterable[HandKind]) -> dict[SixCardClass, int]:
-    """6 Card Bonus classes of every (hand, dealer hand) pair for every hand of the kinds.
-
-    By weight.
-    """
+    """6 Card Bonus classes of every (hand, dealer hand) pair of the kinds' hands, by weight."""
     totals = dict.fromkeys(_C, 0)
     counter = _SixCounter()
     for k in kinds:

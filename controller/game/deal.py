@@ -1,7 +1,4 @@
-"""The deal of the round in play: positions, cards read, the dealer's cards, the deck's inventory.
-
-The deck is blocked on a duplicate or unknown card (docs/rules.md).
-"""
+"""The deal of the round in play: positions, cards read, dealer's cards, the deck's inventory."""
 
 from __future__ import annotations
 
@@ -21,11 +18,7 @@ class Position(Struct, array_like=True, frozen=True):
 
 
 class DealEntry(Struct, array_like=True, frozen=True):
-    """A card read this round (snapshot form ``[card, where, manual, seq, dealt]``).
-
-    ``where`` is a position name, or ``burn``, ``exposed``, ``extra`` or ``rejected`` for a card
-    set aside (``dealt`` False); ``seq`` the shoe's line number, or None.
-    """
+    """A card read this round (``[card, where, manual, seq, dealt]``; not ``dealt``: set aside)."""
 
     card: str | None
     where: str
@@ -39,10 +32,7 @@ class DealEntry(Struct, array_like=True, frozen=True):
 
 
 class Deal:
-    """The deal of the round in play (mutable; owned by the table thread).
-
-    ``index`` counts the positions filled; ``blocked`` says why the deck is blocked, else None.
-    """
+    """The deal of the round in play (mutable; owned by the table thread)."""
 
     def __init__(self) -> None:
         self.positions: list[Position] = []

@@ -84,10 +84,7 @@ class DealerCounts:
     not_qualifying: int
 
     def outcomes(self, hand_qualifies: bool) -> tuple[int, int, int, int]:
-        """(dealer does not qualify, weaker, tie, stronger).
-
-        Below the qualifier (``hand_qualifies`` false) every qualifying dealer hand is stronger.
-        """
+        """(dealer not qualifying, weaker, tie, stronger) for a hand that qualifies or not."""
         nq = self.not_qualifying
         if not hand_qualifies:
             return nq, 0, 0, N_DEALER - nq

@@ -35,10 +35,7 @@ TAKEN_OUT = "scrypt$taken-out"
 
 
 class DisputeError(ValueError):
-    """A round that cannot be taken out, or evidence that does not hold (``member``.
-
-    The file at fault).
-    """
+    """A round that cannot be taken out, or evidence that does not hold (``member``: the file)."""
 
     def __init__(self, message: str, member: str = "") -> None:
         super().__init__(f"{member}: {message}" if member else message)
@@ -47,21 +44,14 @@ class DisputeError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class EventRow(Record):
-    """One journal event with its chain hashes (``prev``, ``hash``), as a bundle keeps it.
-
-    ``redacted``: its PIN hashes were taken out, so its hash cannot be recomputed from the body;
-    the events around it still chain through that hash.
-    """
+    """One journal event with its chain hashes (``redacted``: its PIN hashes taken out)."""
 
     prev: str
     hash: str
     redacted: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        """The row as a JSON object.
-
-        ``body`` is the journaled text byte for byte unless redacted.
-        """
+        """The row as a JSON object, ``body`` the journaled text byte for byte unless redacted."""
         return {"seq": self.seq, "utc": self.utc, "mono_ns": self.mono_ns, "kind": self.kind,
                 "actor": self.actor, "body": self.body, "prev": self.prev, "hash": self.hash,
                 **({"redacted": True} if self.redacted else {})}
@@ -93,10 +83,7 @@ def _config_without_pins(config: Any) -> bool:
 
 
 def without_secrets(row: EventRow) -> EventRow:
-    """The row as a bundle may show it: no PIN hash nor salt, however old; marked ``redacted``.
-
-    A replay needs neither: each command's role is journaled with it.
-    """
+    """The row as a bundle shows it: no PIN hash nor salt, ``redacted`` (replays need none)."""
     if row.kind not in SECRET_KINDS:
         return row
     body = json.loads(row.body)

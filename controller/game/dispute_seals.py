@@ -158,10 +158,7 @@ def sealed_range(journal: Journal, round_id: int, before: tuple[int, str], last:
 
 @dataclass(slots=True)
 class SealFindings:
-    """What :func:`check_sealed` found.
-
-    ``problems`` as (file at fault, words), ``notes`` for a reader.
-    """
+    """What :func:`check_sealed` found: ``problems`` as (file at fault, words), ``notes``."""
 
     problems: list[tuple[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -179,11 +176,7 @@ class SealFindings:
 
 def check_sealed(rng: SealedRange, events: Sequence[EventRow], round_id: int,
                  keys: Sequence[bytes] = ()) -> SealFindings:
-    """Check a round's events against the seals a bundle carries; stops at the first problem.
-
-    ``keys`` are verification keys (32 raw bytes each) the seals must follow from; none checks
-    only that the seals hold together.
-    """
+    """Check a round's events against the bundle's seals (from ``keys`` if given)."""
     f = SealFindings(last_event=events[-1].seq if events else 0)
     if rng.chains:
         f.verification_key = sealing.key_text(rng.chains[0].key)

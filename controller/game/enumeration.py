@@ -1,7 +1,4 @@
-"""Vectorised enumeration of every six-card set in NumPy: the tests' oracle for the counting.
-
-Nothing the table runs imports it; docs/deck-counts.md gives the method.
-"""
+"""Vectorised NumPy enumeration of every six-card set: the tests' oracle (docs/deck-counts.md)."""
 
 from __future__ import annotations
 
@@ -34,10 +31,7 @@ _C = SixCardClass
 
 
 def hand_pair_six_card_counts(hands: np.ndarray) -> dict[SixCardClass, int]:
-    """Count the best-five class of every (hand, dealer hand) pair for the given (K, 3) hands.
-
-    One hand per suit class is enumerated, weighted; the counts sum to K x 18,424.
-    """
+    """Best-five class counts of every (hand, dealer hand) pair for (K, 3) hands."""
     perms = list(itertools.permutations(range(4)))
     orbits: dict[tuple[int, ...], int] = {}
     for hand in np.asarray(hands, dtype=np.intp).tolist():
@@ -122,10 +116,7 @@ class Enumerated:
 
 
 def _colex_combinations(n: int, k: int) -> np.ndarray:
-    """All k-subsets of range(n) in co-lexicographic order.
-
-    The first C(m, k) rows are those of m.
-    """
+    """All k-subsets of range(n) in co-lexicographic order (the first C(m, k) are those of m)."""
     rows = np.arange(n, dtype=np.uint8).reshape(-1, 1)[: n]  # k = 1
     if k == 1:
         return rows

@@ -1,8 +1,4 @@
-"""What a card shoe can say, and what its link can say about itself: frozen dataclasses.
-
-The one vocabulary of dialects, links, simulators and the controller; no hardware library.
-``seq`` is the shoe's own line number (``native``, 0..65535) or None (``beetek``).
-"""
+"""What a card shoe and its link can say: frozen dataclasses, no hardware library."""
 
 from __future__ import annotations
 
@@ -173,10 +169,7 @@ class NoFrameDecoded(ShoeEvent):
 
     @property
     def message(self) -> str:
-        """The operator hint, ``no frame decoded from N bytes: is the dialect right?``.
-
-        Or its no-byte form.
-        """
+        """The operator hint: ``no frame decoded from N bytes: is the dialect right?``."""
         if not self.nbytes:
             return ("nothing heard from the shoe since it connected: a native shoe waits for "
                     "the table's first message — is the dialect right? (this link speaks "

@@ -48,11 +48,7 @@ MAX_AWAY_MS = 10 * 365 * 86_400_000
 
 
 class DeviceRecord(Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
-    """A device lost, or back after it was lost (R20); only changes are journaled.
-
-    Build one with :func:`device_record`. ``detail`` gives why, in the words of what lost it, or
-    what proved it back; ``away_ms``: milliseconds away, on ``back``.
-    """
+    """A device lost, or back (R20); made by :func:`device_record`."""
 
     device: Literal["floor broker", "player screen", "dealer screen"]
     state: Literal["lost", "back"]

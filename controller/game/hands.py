@@ -59,10 +59,7 @@ _KEYS6: dict[SixCardClass, str] = {c: c.name.lower() for c in SixCardClass}
 
 @dataclass(frozen=True, slots=True)
 class HandValue:
-    """The value of a 3-card hand.
-
-    ``tiebreak`` holds ranks high to low (A-2-3 has top card 3); ``mini_royal`` is A-K-Q suited.
-    """
+    """The value of a 3-card hand (A-2-3's tiebreak top card is 3; ``mini_royal``: A-K-Q suited)."""
 
     hand_class: HandClass
     strength: int
@@ -148,10 +145,7 @@ def all_hands3() -> list[tuple[tuple[Card, Card, Card], HandValue]]:
 
 
 class Qualifier:
-    """The dealer's minimum hand to qualify.
-
-    ``"<rank>-high"`` (a pair or better also) or ``"pair"``.
-    """
+    """The dealer's minimum hand to qualify: ``"<rank>-high"`` (or any pair) or ``"pair"``."""
 
     def __init__(self, text: str = "Q-high") -> None:
         """Parse a qualifier text.
@@ -212,10 +206,7 @@ SUIT_MAJOR_BIT: tuple[int, ...] = tuple(1 << p for p in SUIT_MAJOR_POS)
 
 
 def pairing_class(twice: int, thrice: int, quads: bool) -> SixCardClass:
-    """Best pairing class of six cards (ranks held at least twice, thrice, four times).
-
-    No straights.
-    """
+    """Best pairing class of six cards by ranks held 2+, 3+, 4 times (no straight, no flush)."""
     if quads:
         return SixCardClass.FOUR_OF_A_KIND
     if thrice >= 2 or (thrice == 1 and twice >= 2):

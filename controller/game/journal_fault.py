@@ -98,11 +98,7 @@ def write_lock_free(path: str) -> str | None:
 
 
 class JournalFaults:
-    """The journal faults of one table: what fails, what is refused, and the tries.
-
-    The table thread calls every method but :meth:`shows`; ``clearing``: a try is journaling
-    the fault's record, which the table lets through.
-    """
+    """The journal faults of one table: what fails, what is refused, the tries (table thread)."""
 
     def __init__(self, table: Table) -> None:
         self.table = table
@@ -115,10 +111,7 @@ class JournalFaults:
         return f is not None and locked == f.text
 
     def failed(self, exc: JournalError, batch: list[tuple[str, Any, str, str]]) -> None:
-        """A write failed: a fault begins, its batch not recorded (a try's failure: no news).
-
-        A table locked for another reason stays so.
-        """
+        """A write failed: a fault begins, its batch unrecorded (a lock of another kind stays)."""
         t, f = self.table, self.fault
         reason = _reason(exc, t.journal.path)
         if f is None:

@@ -16,11 +16,7 @@ from msgspec.structs import replace
 
 
 class MeterRow(Struct, array_like=True, frozen=True):
-    """One meter, journal and snapshot form ``[wagered, paid, won, rounds, voids, refunded]``.
-
-    Amounts are minor units: ``paid`` beyond the stakes, ``won`` lost by players; ``voids`` counts
-    refunded bets. An Ante Bonus stakes nothing.
-    """
+    """One meter ``[wagered, paid, won, rounds, voids, refunded]`` (``voids``: bets refunded)."""
 
     wagered: int = 0
     paid: int = 0
@@ -37,10 +33,7 @@ ROUNDS_VOIDED = "voids"
 
 
 def row_order(names: Iterable[str]) -> list[str]:
-    """Meter row names in pay order, then seats by number, then :data:`TOTAL`.
-
-    Unknown names kept.
-    """
+    """Meter row names in pay order, then seats by number, then :data:`TOTAL`; none left out."""
     from controller.game.rules import PAY_ORDER
 
     given = set(names)
@@ -89,10 +82,7 @@ class Meters:
         self.counters[name] = self.counters.get(name, 0) + 1
 
     def close_round(self, results: Iterable[tuple[int, Any]], settled: bool) -> None:
-        """Add a finished round's ``(seat, result)`` pairs.
-
-        ``settled`` counts it as a round played.
-        """
+        """Add a finished round's ``(seat, result)`` pairs (``settled``: a round played)."""
         rows = self.rows
         played = {TOTAL}
         for seat, r in results:
@@ -112,10 +102,7 @@ class Meters:
 
     def close_outcome_round(self, results: Iterable[tuple[int, Any]], lines: dict[int, Any],
                             settled: bool) -> None:
-        """Count a finished outcome-mode round.
-
-        ``lines``: seat -> bet -> its win's paytable line.
-        """
+        """Count a finished outcome-mode round (``lines``: seat -> bet -> its win's line)."""
         counts = self.outcomes
         for key in [ROUNDS_SETTLED if settled else ROUNDS_VOID,
                     *(outcome_key(r.bet, r.outcome, lines.get(seat, {}).get(r.bet, ""))

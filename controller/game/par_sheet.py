@@ -33,10 +33,7 @@ from controller.game.rules import RuleProfile
 
 @dataclass(frozen=True, slots=True)
 class PayLine:
-    """One row of a paytable analysis.
-
-    ``count`` equally likely cases paying ``pay`` to 1 (-1 a loss).
-    """
+    """One row of a paytable analysis: ``count`` equal cases paying ``pay`` to 1 (-1 a loss)."""
 
     name: str
     count: int
@@ -83,11 +80,7 @@ class AntePlayStrategy:
 
 @dataclass(frozen=True, slots=True)
 class ParSheet:
-    """The exact par sheet of a profile.
-
-    ``with_strategy``: each side bet as a player following :attr:`strategy` gets it under the
-    profile's fold rule (a folded hand's side bet lost, the line ``fold``).
-    """
+    """The exact par sheet of a profile (``with_strategy``: the side bets under its fold rule)."""
 
     profile: str
     ante_play: BetAnalysis
@@ -163,10 +156,7 @@ def _line(name: str, count: int, pay: int, total: int) -> PayLine:
 
 def _paytable_analysis(bet: str, counts: dict[str, int], pays: dict[str, int], total: int,
                        folded: int = 0) -> BetAnalysis:
-    """A side bet's analysis from class counts.
-
-    ``folded`` cases lose it before settling (``fold``).
-    """
+    """A side bet's analysis from class counts (``folded`` cases lose it: the line ``fold``)."""
     lines = [_line(name, count, pays[name], total)
              for name, count in counts.items() if pays.get(name, 0)]
     losing = total - folded - sum(x.count for x in lines)
@@ -180,10 +170,7 @@ def _paytable_analysis(bet: str, counts: dict[str, int], pays: dict[str, int], t
 
 def _pp_counts(profile: RuleProfile, kinds: Sequence[HandKind],
                play: Sequence[bool] | None = None) -> dict[str, int]:
-    """Hands per Pair Plus line.
-
-    Of every kind or of those ``play`` marks (a mini royal if named).
-    """
+    """Hands per Pair Plus line, of every kind or of those ``play`` marks."""
     mini = "mini_royal" in profile.pair_plus
     counts: dict[str, int] = {}
     for i, k in enumerate(kinds):
@@ -265,10 +252,7 @@ _SHEETS: dict[str, ParSheet | None] = {}
 
 
 def profile_sheet(profile: RuleProfile) -> ParSheet | None:
-    """The profile's par sheet from the stored counts, cached by the profile's content.
-
-    None when the stored counts are damaged (start-up's self-check refuses them already).
-    """
+    """The profile's par sheet from the stored counts, cached by content; None if damaged."""
     key = repr(dataclasses.replace(profile, source=""))
     with _SHEETS_LOCK:
         if key not in _SHEETS:

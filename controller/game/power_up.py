@@ -1,7 +1,4 @@
-"""The power-up records: ``startup`` (settings, software, screens) and ``environment``.
-
-A leaf (msgspec only); :mod:`controller.game.inputs` reads these as journal bodies.
-"""
+"""The power-up records, ``startup`` and ``environment``: a leaf, msgspec only."""
 
 from __future__ import annotations
 
@@ -59,10 +56,7 @@ class EnvironmentRecord(_Record):
 
 
 class Screens(_Record):
-    """The screens as ``[display]`` gives them at power-up; a dispute bundle draws them so again.
-
-    ``dealer_size`` is ``WIDTHxHEIGHT``, empty for the default.
-    """
+    """The screens ``[display]`` gives at power-up (``dealer_size`` ``WxH``, empty: default)."""
 
     language: Annotated[str, Meta(pattern="^[a-z]{2}$")]
     dealer_size: Annotated[str, Meta(pattern="^([0-9]{3,4}x[0-9]{3,4})?$")] = ""
@@ -70,11 +64,7 @@ class Screens(_Record):
 
 
 class Startup(_Record):
-    """The table's power-up record (actor ``system``).
-
-    ``software`` is None where the table was started by other code (a test, ``simulate``);
-    ``screens`` None for none, or a record made before the field.
-    """
+    """The table's power-up record (``software`` None when started by other code, a test)."""
 
     config: dict[str, Any]
     software: Software | None = None

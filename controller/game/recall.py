@@ -1,8 +1,4 @@
-"""Reading a journal without running the table: game recall, meters, integrity (R5-R7).
-
-Opened read-only, the state is rebuilt as start-up rebuilds it, so what is shown is the
-recorded state even when derived tables lag behind a crash.
-"""
+"""A journal read without the table, rebuilt as at start-up: recall, meters, integrity (R5-R7)."""
 
 from __future__ import annotations
 
@@ -73,11 +69,7 @@ def _masked(rec: dict[str, Any]) -> dict[str, Any]:
 
 def recall(path: str | Path, last: int = 10, archive: str | Path | None = None
            ) -> list[dict[str, Any]]:
-    """Game recall: the newest ``last`` round records, newest first, the one in play included.
-
-    The dealer's cards of a round in play before its reveal are hidden; times are corrected by
-    the clock steps journaled since, and each step is listed with its round.
-    """
+    """Game recall: the newest ``last`` rounds, newest first, in play included, times corrected."""
     j = Journal(path, readonly=True, archive=archive)
     try:
         g = replay(j)
@@ -95,11 +87,7 @@ def recall(path: str | Path, last: int = 10, archive: str | Path | None = None
 
 
 def as_recalled(rec: dict[str, Any], first_utc: str) -> dict[str, Any]:
-    """A round record as game recall shows it.
-
-    Round 1, which no ``next_round`` opens, takes the journal's first event's time
-    (``first_utc``); a record stored without ``bet_entry`` was dealt in ``amounts``.
-    """
+    """A round record as recall shows it (round 1 opens at the journal's first event)."""
     rec = {**rec, "bet_entry": rec.get("bet_entry", AMOUNTS)}
     if rec["round_id"] == 1 and not rec["started_utc"] and first_utc:
         rec["started_utc"] = first_utc
@@ -139,10 +127,7 @@ def sum_outcomes(rounds: list[dict[str, Any]]) -> dict[str, int]:
 
 
 def sum_rounds(rounds: list[dict[str, Any]]) -> dict[str, list[int]]:
-    """Meter rows recomputed from round records.
-
-    Dealt in amounts (the reconciliation R6 asks for).
-    """
+    """Meter rows recomputed from round records dealt in amounts (the reconciliation R6 asks)."""
     rows: dict[str, list[int]] = {}
     for rec in rounds:
         if _outcome_round(rec):
@@ -170,11 +155,7 @@ def sum_rounds(rounds: list[dict[str, Any]]) -> dict[str, list[int]]:
 
 
 def meters(path: str | Path, archive: str | Path | None = None) -> MeterReport:
-    """Meters from the journal, checked against the stored meters and the round records.
-
-    The meters where the readable journal starts plus every round finished since must give
-    today's meters.
-    """
+    """Meters from the journal, checked against the stored meters and the round records."""
     j = Journal(path, readonly=True, archive=archive)
     try:
         g = replay(j)
@@ -216,11 +197,7 @@ def _added(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
 
 def _summed_rounds(j: Journal, kept: dict[int, str]
                    ) -> tuple[dict[str, Any], dict[str, list[int]], dict[str, int], list[int]]:
-    """The meters where the journal starts, the sums of every round since, the rounds that differ.
-
-    One replay, a thousand rounds summed at a time (memory stays flat); ``kept`` holds format 1's
-    whole records to compare.
-    """
+    """The meters where the journal starts, later rounds' sums, and the records that differ."""
     differ: list[int] = []
     g, at = start_state(j, j.first_seq - 1)
     start = g.meters_dict()

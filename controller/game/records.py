@@ -1,8 +1,4 @@
-"""Round records: what game recall shows of a round (docs/requirements.md R5).
-
-The journal keeps one per finished round as JSON in the shape journals always stored, so
-records stored before compare equal to a replay.
-"""
+"""Round records: what game recall shows (R5), in the JSON shape journals always stored."""
 
 from __future__ import annotations
 
@@ -25,11 +21,7 @@ class DealLine(Struct, array_like=True, frozen=True):
 
 
 class BetRecord(Struct, frozen=True, omit_defaults=True):
-    """One bet's result as recorded (minor units, or units in outcome mode).
-
-    ``line``: an outcome-mode win's paytable line, else empty and not stored (records of amounts
-    keep the shape they always had).
-    """
+    """One bet's result (``line``: an outcome-mode win's paytable line, stored only then)."""
 
     outcome: str
     net: int
@@ -52,11 +44,7 @@ class SeatRecord(Struct, frozen=True):
 
 
 class RoundRecord(Struct, frozen=True, omit_defaults=True):
-    """A round as game recall shows it.
-
-    ``bet_entry`` ``outcomes`` (stored only then) makes every amount a count of units; a record
-    without it was dealt in amounts.
-    """
+    """A round as game recall shows it (``bet_entry`` stored only for ``outcomes``)."""
 
     round_id: int
     status: str

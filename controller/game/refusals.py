@@ -36,10 +36,7 @@ KINDS = (MONEY, SEAT, NUMBER, SEATS, BET, COMMAND, STATE, DECISION, CARD, SETTIN
 
 @dataclass(frozen=True, slots=True)
 class RefusalKind:
-    """One kind of refusal: ``journal``, its English ``str.format`` text (never changed).
-
-    ``params``.
-    """
+    """One kind of refusal: its English journal text (never changed) and parameter kinds."""
 
     journal: str
     params: Mapping[str, str] = field(default_factory=dict)
@@ -199,11 +196,7 @@ _CHECKER_WORDS = re.compile(r"(?:^|: )(?:Expected |Object |Invalid enum value|"
 
 
 def invalid_input(command: str, message: str) -> Refusal:
-    """The refusal of an input that fails its declaration, in a code the screens word.
-
-    A PIN of the wrong form is ``pin_digits``, any other field ``input_invalid``, the checker's
-    message kept as ``detail`` for the log; the table's own sentences are kept as they are.
-    """
+    """The refusal of an input failing its declaration (``pin_digits`` or ``input_invalid``)."""
     if not _CHECKER_WORDS.search(message):  # our own check's sentence: shown as it is
         return Refusal(message)
     found = _FIELD.search(message)

@@ -1,8 +1,4 @@
-"""Rebuilding a table's recorded state and views at any event of a journal; writes nothing.
-
-Start-up runs this replay (docs/requirements.md R1): the newest sealed snapshot at or before the
-event, then each record after it through :meth:`~controller.game.engine.Game.apply`.
-"""
+"""Rebuilding a table's recorded state and views at any event, as start-up does (R1); no writes."""
 
 from __future__ import annotations
 

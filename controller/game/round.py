@@ -153,11 +153,7 @@ def position_name(seat: int) -> str:
 
 
 class Rejected(Exception):
-    """An input not allowed now: rejected with this reason, recorded, nothing changed.
-
-    ``code`` is a refusal code of :data:`controller.game.refusals.REFUSALS` (or the English reason
-    itself), ``params`` its values (money in minor units); ``str(exc)`` is the journal's reason.
-    """
+    """An input refused (``code`` and ``params``), recorded; nothing changed."""
 
     def __init__(self, code: str, /, **params: Any) -> None:
         self.refusal = Refusal(code, params)
@@ -165,10 +161,7 @@ class Rejected(Exception):
 
 
 class Pause(Struct, omit_defaults=True):
-    """Why a round is paused and where it goes on (snapshot form: a JSON object).
-
-    ``position``: the deal position a misread waits at.
-    """
+    """Why a round is paused and where it goes on (``position``: where a misread waits)."""
 
     reason: str
     resume_to: str
@@ -200,11 +193,7 @@ class Notes(dict[str, Note]):
 
 
 class Round(Struct):
-    """The round in play: its number, state, dealer's hand, void and pause (mutable).
-
-    ``started_utc`` is empty for round 1, which the journal opens; ``seq_broken``: the shoe's card
-    sequence broke mid-deal, a supervisor must check.
-    """
+    """The round in play: its number, state, dealer's hand, void and pause (mutable)."""
 
     round_id: int = 1
     state: RoundState = RoundState.BETTING

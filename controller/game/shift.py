@@ -208,11 +208,7 @@ def _utc_of(journal: Journal, seq: int, fix: Corrections) -> datetime:
 
 
 def last_at_or_before(journal: Journal, when: datetime, fix: Corrections | None = None) -> int:
-    """The newest event whose corrected time is at or before ``when`` (0: none).
-
-    A binary search: corrected times follow the events' order (a step under 2 s is not seen, so
-    events around it may fall on either side; consecutive periods still add up).
-    """
+    """The newest event whose corrected time is at or before ``when`` (0: none); a bisection."""
     fix = fix if fix is not None else Corrections.of(journal)
     lo, hi = journal.first_seq, journal.last_seq
     if hi < lo:

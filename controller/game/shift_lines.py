@@ -62,10 +62,7 @@ class Incident:
 
 @dataclass(frozen=True, slots=True)
 class RoleAction:
-    """A command given with a supervisor's or technician's PIN, or a PIN that matched none.
-
-    ``rejected`` holds the journal's English reason if refused; ``refusal`` its code and values.
-    """
+    """A command given with a supervisor's or technician's PIN, or a PIN that matched none."""
 
     seq: int
     utc: str

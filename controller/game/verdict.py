@@ -27,10 +27,7 @@ CHECKED_TABLES = frozenset({"events", "rounds", "meters", "counters", "outcome_m
 UNCHECKED_TABLES = frozenset({OUTBOX_TABLE})
 
 class Note(str):
-    """A verdict's note: its English words (the string itself), its ``key`` and ``params``.
-
-    A report in another language words it by its key and values.
-    """
+    """A verdict's note: English words (the string) with a ``key`` and ``params`` to translate."""
 
     key: str
     params: dict[str, Any]
@@ -50,11 +47,7 @@ INTEGRITY_FAILED = "Journal integrity check failed"
 
 
 def integrity_lock(message: str) -> str:
-    """The lock reason of a table whose journal failed its check (R4).
-
-    Screens show a reason of this form as a broken journal (``journal_broken``), any other as
-    ``journal_locked``.
-    """
+    """The lock reason of a table whose journal failed (R4): screens show ``journal_broken``."""
     return f"{INTEGRITY_FAILED}: {message}"
 
 
@@ -131,10 +124,7 @@ class ProblemKind(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class Problem:
-    """One thing wrong with a journal.
-
-    Where (``seq``, or ``key`` such as a round id), in English.
-    """
+    """One thing wrong with a journal, in English, with where (``seq``, or ``key``: a round id)."""
 
     kind: ProblemKind
     message: str
@@ -172,10 +162,7 @@ class JournalVerdict:
 
     @property
     def after_anchor(self) -> int:
-        """Events after the anchor and the last seal.
-
-        A crash leaves a few, more were appended behind.
-        """
+        """Events after the anchor and the last seal (a crash leaves a few)."""
         if self.anchor_seq is None:
             return 0
         sealed = self.last_seal[1] if self.last_seal is not None else 0
@@ -227,11 +214,7 @@ class JournalVerdict:
 
 @dataclass
 class Recovery:
-    """A :func:`check` with what start-up needs to go on.
-
-    ``pending``: derived rows for the events after ``derived_at`` (a crash came before they were
-    written), which start-up writes; ``verified``: the newest good snapshot (seq, seal), or None.
-    """
+    """A :func:`check` with what start-up needs: ``pending`` rows, the ``verified`` snapshot."""
 
     verdict: JournalVerdict
     game: Game | None = None

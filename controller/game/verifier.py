@@ -248,10 +248,7 @@ class _Check(SealChecks, HistoryChecks):
 
     # ------------------------------------------------------------ 3. the file, cheaply
     def start_file_checks(self, g: Game) -> Callable[[], None]:
-        """Start the cheap checks on a thread of their own (SQLite releases the GIL).
-
-        What waits for them.
-        """
+        """Start the cheap checks on a thread (SQLite releases the GIL); what waits for them."""
         counters = g.meters.counters
         seen = Seen(g.round_id, [(r.round_id, r.to_dict()) for r in g.recall],
                     counters.get("rejected"), counters.get("voids"))
@@ -287,11 +284,7 @@ class _Check(SealChecks, HistoryChecks):
         return checked
 
     def check_file(self, seen: Seen) -> None:
-        """The cheap checks: events numbered without a gap, history, pages (``PRAGMA quick_check``).
-
-        Start-up also checks the records before its start point for what needs no replay, within
-        :data:`HISTORY_SECONDS`.
-        """
+        """The cheap checks: no gap, history before the start (:data:`HISTORY_SECONDS`), pages."""
         deadline = time.monotonic() + HISTORY_SECONDS
         unfinished: list[str] = []  # the parts not finished (verdict.CHEAP_CHECKS)
         with contextlib.nullcontext() if self.full else interrupted_at(self.j.db, deadline):

@@ -176,10 +176,7 @@ class HistoryChecks:
                          f"({', '.join(changed)})", key=rid)
 
     def _rows(self, first: int, reported: set[int]) -> None:
-        """Format 2: round rows before ``first`` readable, finished, in order.
-
-        None after the start.
-        """
+        """Format 2: round rows before ``first`` readable, finished, in order."""
         for rid, status, end, before in self.j.db.execute(
                 "SELECT * FROM (SELECT round_id, status, seq, LAG(seq, 1, ?) OVER (ORDER BY "
                 "round_id) AS before FROM rounds WHERE round_id < ?) WHERE typeof(status) != "

@@ -25,10 +25,7 @@ if TYPE_CHECKING:
 
 @contextlib.contextmanager
 def interrupted_at(db: sqlite3.Connection, deadline: float) -> Iterator[None]:
-    """Interrupt what runs on ``db`` at ``deadline`` (monotonic), and nothing after.
-
-    The statement raises ``sqlite3.OperationalError`` ("interrupted"), ``quick_check`` included.
-    """
+    """Interrupt what runs on ``db`` at ``deadline`` (monotonic): it raises OperationalError."""
     lock, live = threading.Lock(), [True]
 
     def interrupt() -> None:

@@ -51,11 +51,7 @@ class SeatView:
 
 @dataclass(frozen=True, slots=True)
 class Banner:
-    """An alarm, irregularity or notice across the screen.
-
-    ``kind`` is a stable key the display translates with ``params`` (all strings); ``message``
-    and ``action`` say what happened and what the dealer does next, in English.
-    """
+    """A notice across the screen: ``kind`` and ``params`` to translate, English words beside."""
 
     kind: str
     severity: str = "warning"
@@ -103,11 +99,7 @@ class HistoryEntry:
 
 @dataclass(frozen=True, slots=True)
 class PayoutLine:
-    """One line of the dealer's payout list, in pay order across seats.
-
-    ``amount`` is what is paid on a win, returned on a push or refund, taken on a loss (a count of
-    units in outcome mode).
-    """
+    """One line of the dealer's payout list, in pay order across seats."""
 
     seat: int
     bet: str
@@ -119,11 +111,7 @@ class PayoutLine:
 
 @dataclass(frozen=True, slots=True)
 class RecallRound:
-    """One round of game recall (docs/requirements.md R5).
-
-    ``deal`` holds (card, position such as ``seat 3``/``dealer``/``burn``, manual) in deal order,
-    burns included; the card is None for an unreadable burn or an unknown code.
-    """
+    """One round of game recall (R5): ``deal`` holds (card or None, position, manual), burns too."""
 
     round_id: int
     status: str
@@ -151,10 +139,7 @@ class MeterRow:
 
 @dataclass(frozen=True, slots=True)
 class PlayerView:
-    """What the player screen shows; never a dealer hole card before the reveal.
-
-    ``version`` increases with every snapshot: a display redraws when it changes.
-    """
+    """What the player screen shows; ``version`` grows with every snapshot."""
 
     table_id: str = ""
     round_id: int = 0

@@ -41,10 +41,7 @@ class WalKeeper:
         self.watch(j, warn_bytes)
 
     def tend(self, j: Any, now: float, idle_s: float, retry_s: float, warn_bytes: int) -> None:
-        """Empty the log after ``idle_s`` seconds without a commit.
-
-        Retry every ``retry_s`` while held.
-        """
+        """Empty the log after ``idle_s`` without a commit (retry every ``retry_s``)."""
         if self.emptied == j.commits or now - self.since < idle_s or now < self.retry_at:
             return
         try:
