@@ -108,14 +108,11 @@ class Evidence:
     """One round as taken out of the journal.
 
     Attributes:
-        snapshot: the state after event ``before[0]`` (canonical JSON), its PIN hashes taken out.
-        before, after, head: (seq, chain hash) of the event before the round's first, of the
-            last event taken, of the journal's newest.
-        steps: the events after which both screens are pictured, in order.
-        screens: the screens' language and size recorded by the start-up in force at the first
-            step, or None; ``screens_later``: (seq, screens) of each restart within the round.
-        sealed: what checks the events against the journal's seals; None for a journal made
-            before seals.
+        snapshot: the state after event ``before[0]`` (canonical JSON), PIN hashes taken out.
+        before, after, head: (seq, chain hash) before the round, of its last event, of the newest.
+        steps: the events after which both screens are pictured.
+        screens: the screens recorded by the start-up in force at the first step, or None;
+            ``screens_later``: (seq, screens) of each restart within the round.
     """
 
     round_id: int
@@ -141,10 +138,7 @@ class Evidence:
 
 
 def evidence(journal: Journal, round_id: int, full_check: bool = False) -> Evidence:
-    """Take round ``round_id`` out of a journal.
-
-    ``full_check`` checks the whole journal as ``verify-journal`` does; else (with an anchor)
-    from the snapshot the round's replay starts from.
+    """Take round ``round_id`` out of a journal (``full_check``: verify it from the first event).
 
     Raises:
         ReplayError: the journal fails the verifier, or it cannot be replayed.

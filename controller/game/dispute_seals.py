@@ -1,11 +1,8 @@
 """A disputed round against the journal's seals: what a bundle carries of them, and its check.
 
-Whoever holds the dispute key can sign a forged bundle; the seals were signed by keys the
-table erased once used, so a bundle carrying them is checked from the verification key alone.
-:func:`sealed_range` takes out the seals up to the one closing the round and the rows between
-the seals around it; :func:`check_sealed` rechains those rows with the round's own and walks
-the seals: an event changed, even with every later hash recomputed, breaks a signed head. A
-redacted row chains through its journaled hash, which the seals cover.
+The seals were signed by keys the table erased once used, so unlike the dispute key's
+signature they cannot be forged: an event changed, even with every later hash recomputed,
+breaks a signed head. A redacted row chains through its journaled hash, which they cover.
 """
 
 from __future__ import annotations

@@ -18,12 +18,9 @@ Text = Annotated[str, Meta(max_length=512)]
 class Software(_Record):
     """The running software's identity, as ``threecard identify`` finds it at power-up.
 
-    Attributes:
-        sha256: of the manifest written at build; empty for an editable or source install.
-        altered: installed files that do not match it; ``named`` the first :data:`MAX_NAMED_FILES`.
-        alarm: an installed package's files do not match or cannot be checked (GLI-11): the table
-            holds the deck until a supervisor unblocks it. False run from source, and in records
-            made before the field.
+    ``sha256`` is the build manifest's (empty from source); ``alarm``: an installed package's
+    files do not match or cannot be checked (GLI-11), so the deck is held until a supervisor
+    unblocks it (False from source, and in records older than the field).
     """
 
     version: Annotated[str, Meta(max_length=64)]
@@ -38,12 +35,8 @@ class Software(_Record):
 class EnvironmentRecord(_Record):
     """The whole environment's identity, journaled once READY (R18): the check takes seconds.
 
-    Attributes:
-        sha256: over the manifest, every installed distribution's files, the start-up files.
-        startup: start-up code no distribution owns (``.pth``, ``sitecustomize``...).
-        altered: files not matching their installer's record; ``named`` the first, start-up first.
-        alarm: start-up code or an altered file beside an installed package: the table holds the
-            deck until a supervisor unblocks it.
+    ``startup`` lists start-up code no distribution owns; ``alarm``: such code or an altered file
+    beside an installed package, so the deck is held until a supervisor unblocks it.
     """
 
     sha256: Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]

@@ -238,12 +238,11 @@ def verify(path: str | Path, logged: Iterable[tuple[int, str]] = (),
            checked: Callable[[int, str], None] | None = None) -> JournalVerdict:
     """Verify a journal from its first event: the check start-up makes, and more.
 
-    Anchor, logged heads ``(seq, hash or prefix)``, the hash chain of every event, and a replay
-    compared with every derived table. ``resume`` is (event, seal) of a snapshot an earlier full
+    ``logged`` heads are (seq, hash or prefix); ``resume`` (event, seal) of a snapshot an earlier
     check verified up to; ``witness`` a seal kept outside. The notes list every clock step.
 
     Raises:
-        JournalError: the file is not a journal (not SQLite, not a table journal).
+        JournalError: the file is not a journal.
     """
     j = Journal(path, readonly=True, archive=archive)
     try:

@@ -125,9 +125,7 @@ def round_records(journal: Journal, last: int | None = None, first: int | None =
 
 
 def views_at(journal: Journal | str | Path, seq: int) -> tuple[DealerView, PlayerView]:
-    """The dealer and player views right after event ``seq``, as the table published them.
-
-    The hash chain is checked first. ``version`` here is ``seq``.
+    """The dealer and player views right after event ``seq``, once the chain is checked.
 
     Raises:
         ValueError: ``seq`` is not an event of this journal.

@@ -77,17 +77,13 @@ def parse_utc(text: str) -> datetime:
 
 @dataclass
 class Shift:
-    """Everything ``threecard report shift`` shows.
+    """Everything ``threecard report shift`` shows; amounts in minor units.
 
     Attributes:
-        rows: meter name -> the period's [wagered, paid, won, rounds, voids, refunded], minor units.
-        house: (utc, round id, house result since the start) after settled rounds, thinned to at
-            most :data:`~controller.game.shift_returns.PLOT_POINTS` and the last.
-        in_play: the round in play at the period's end, or None: it counts in the period that
-            closes it.
+        rows: meter name -> the period's [wagered, paid, won, rounds, voids, refunded].
+        house: (utc, round id, house result so far) after settled rounds, thinned for the plot.
+        in_play: the round in play at the period's end, counted in the period that closes it.
         last_seal: the newest seal (epoch, event, signature hex), what a witness keeps, or None.
-        clock_steps: the clock steps journaled after the period's start; every time shown is
-            corrected by them.
     """
 
     rules: list[RulesLine]
@@ -408,14 +404,11 @@ def _identity_before(journal: Journal, seq: int) -> IdentityLine | None:
 
 def shift(path: str | Path, start: datetime | None = None, end: datetime | None = None,
           archive: str | Path | None = None, full_check: bool = False) -> Shift:
-    """A shift's figures from the journal at ``path`` (opened read-only).
-
-    ``archive`` defaults to the one beside the journal; ``full_check`` checks the whole journal
-    as ``verify-journal`` does, else from the snapshot the period starts from.
+    """A shift's figures from the journal at ``path`` (read-only; ``archive``: default beside it).
 
     Raises:
-        JournalError: not a usable journal, no events, or it cannot be replayed (a journal that
-            replays but fails the verifier gives its figures, with the verdict saying why).
+        JournalError: not a usable journal, no events, or it cannot be replayed (one that fails
+            the verifier gives its figures, the verdict saying why).
         ValueError: the period ends before it starts.
     """
     if start is not None and end is not None and end < start:

@@ -62,14 +62,10 @@ class Banner:
 
 @dataclass(frozen=True, slots=True)
 class Paytables:
-    """The rules in force, for the player screen (docs/requirements.md R14).
+    """The rules in force, for the player screen (R14); returns in parts per million (966270).
 
-    Attributes:
-        rtp: bet type -> return to player in parts per million (966270 = 96.6270 %), from the
-            par sheet, a side bet settled on its cards.
-        rtp_strategy: the side bets whose return differs for a player who follows ``strategy``
-            (a fold loses the side bets), in parts per million.
-        need_ante: the side bets placed only beside an Ante.
+    ``rtp_strategy``: the side bets whose return differs for a player who follows ``strategy``
+    (a fold loses the side bets).
     """
 
     profile: str = ""
@@ -164,11 +160,9 @@ class DealerView:
     Attributes:
         next_card: where the next card goes: ``(3, 2)`` seat 3 card 2, ``(0, 1)`` dealer card 1,
             ``(-1, 1)`` the first burn; None when none is due.
-        allowed: the commands the table accepts now: its state's, less those its situation
-            refuses (e.g. Reveal with seats undecided).
-        waiting_card: where the card a paused deal waits for goes, else None.
+        allowed: the commands the table accepts now (Reveal refused with seats undecided...).
         refusal_seq: the journal seq of the input the ``rejected`` banner is about, else None.
-        pin_locked_ms: milliseconds PIN entry stays locked (0: not locked); a screen counts down.
+        pin_locked_ms: milliseconds PIN entry stays locked (0: not); a screen counts down.
     """
 
     table_id: str = ""
