@@ -123,10 +123,7 @@ def broken_mark(journal: str) -> str | None:
 
 
 def mark_broken(journal: str, reason: str) -> None:
-    """Leave ``reason`` beside ``journal`` for the next start, whole or not at all.
-
-    Failures logged.
-    """
+    """Leave ``reason`` beside ``journal`` for the next start, whole or not at all (else logged)."""
     path = _mark_file(journal)
     try:
         with open(path + ".new", "w", encoding="utf-8") as f:
