@@ -117,8 +117,7 @@ class PinChecker:
         """Every role whose hash matches ``pin``, highest first (none: a wrong PIN).
 
         A dealer PIN is no wrong PIN but never authorises a privileged action; two or more roles
-        mean
-        one PIN set for several, which the table refuses.
+        mean one PIN set for several, which the table refuses.
         """
         tag = hmac.new(self._key, pin.encode(), "sha256").digest()
         found = []
@@ -201,8 +200,7 @@ class PinLockout:
         """Apply the power-up rule at a ``startup`` record.
 
         ``monotonic``: the record's version times lockouts on the monotonic clock (configuration 2
-        and
-        later); ``seconds``: the period configured now, the bound for a lockout carried over.
+        and later); ``seconds``: the period configured now, the bound for a lockout carried over.
         """
         if not monotonic:
             self.clock = "utc"
