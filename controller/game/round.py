@@ -153,7 +153,7 @@ def position_name(seat: int) -> str:
 
 
 class Rejected(Exception):
-    """An input refused (``code`` and ``params``), recorded; nothing changed."""
+    """An input refused: ``code`` and typed ``params`` (money in minor units); nothing changed."""
 
     def __init__(self, code: str, /, **params: Any) -> None:
         self.refusal = Refusal(code, params)
