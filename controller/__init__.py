@@ -1,4 +1,1 @@
-"""The game: cards, hands, rule profiles, settlement, par sheet and the round engine.
-
-Nothing in this package imports pygame, pyserial or pyusb.
-"""
+"""The table's wiring: the daemon and the ``threecard`` sub-commands; no pygame, pyserial, pyusb."""

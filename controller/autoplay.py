@@ -1,14 +1,8 @@
 """Autoplay: the next dealer commands for a table, from its dealer view alone.
 
-Used by ``threecard run --autoplay`` and ``threecard simulate``. Every seat places the
-same wagers (:class:`AutoPlayer` ``bets``); betting closes at once; each seat plays
-with Q-6-4 or better (the optimal strategy, docs/rules.md) and folds below it; then reveal,
-settle and the next round. Supervisor steps (acknowledging a void, voiding a round
-paused for a supervisor, unblocking the deck) use the PIN it was given; without one it
-leaves them to a person. A misread is not autoplay's to resolve: the shoe re-presents
-the card, or a supervisor enters it by hand. With a shoe that deals by itself, the next
-round opens only once no card has been read for :data:`QUIET_MS`, so that shoe and table
-are in step again one round after a void.
+For ``run --autoplay`` and ``simulate``: every seat bets the same, betting closes at once,
+each seat plays Q-6-4 or better (docs/rules.md); supervisor steps use the PIN given, else wait
+for a person. A misread is not autoplay's to resolve.
 """
 
 from __future__ import annotations
@@ -46,18 +40,12 @@ DEMO_BETS = {"ante": 500, "pair_plus": 100, "six_card_bonus": 100}
 
 def autoplay_bets(profile: RuleProfile, given: Mapping[str, int] | None = None
                   ) -> dict[str, int]:
-    """The wagers autoplay places on every seat under ``profile``.
+    """The wagers autoplay places on every seat under ``profile``, bet type -> minor units.
 
-    Args:
-        profile: the rules in force.
-        given: the wagers asked for (``--bets``), or None for :data:`DEMO_BETS` less the
-            bets the profile does not offer, each brought within the table limits.
-
-    Returns:
-        Bet type -> minor units.
+    ``given`` None: :data:`DEMO_BETS` less bets not offered, each brought within the limits.
 
     Raises:
-        BetError: wagers the profile does not take (a bet not offered, outside the limits).
+        BetError: wagers the profile does not take.
     """
     if given:
         bets = dict(given)
@@ -72,7 +60,6 @@ def autoplay_bets(profile: RuleProfile, given: Mapping[str, int] | None = None
 
 
 Q64 = evaluate3(parse_cards("Qc 6d 4h")).strength
-"""Strength of Q-6-4: the weakest hand the optimal strategy plays."""
 
 
 def should_play(cards: tuple[str | None, ...]) -> bool:
@@ -82,13 +69,7 @@ def should_play(cards: tuple[str | None, ...]) -> bool:
 
 @dataclass
 class AutoPlayer:
-    """Produces the next commands for a table.
-
-    Args:
-        bets: wagers placed on every seat each round, bet type -> minor units.
-        seats: the seats that play (None: every seat of the table).
-        pin: a supervisor PIN for the supervisor steps, or None.
-    """
+    """Produces the next commands for a table (``seats`` None: all; ``pin`` a supervisor's)."""
 
     bets: Mapping[str, int] = field(default_factory=lambda: {"ante": 100})
     seats: tuple[int, ...] | None = None
@@ -96,11 +77,7 @@ class AutoPlayer:
     _rebet_round: int = 0
 
     def bet_commands(self, view: DealerView, round_id: int | None = None) -> list[DealerCommand]:
-        """The wagers of a round with no bets yet (``round_id``: default the view's).
-
-        The first round places every bet (marks it, on a table taking bets as outcomes);
-        later ones repeat them with one ``Rebet``.
-        """
+        """The wagers of a round with no bets yet: every bet the first round, then one ``Rebet``."""
         round_id = view.round_id if round_id is None else round_id
         if self._rebet_round and self._rebet_round != round_id:
             self._rebet_round = round_id
@@ -115,10 +92,8 @@ class AutoPlayer:
     def next_commands(self, view: DealerView, chain: bool = False) -> list[DealerCommand]:
         """The commands to send now, in order (empty: wait for the shoe or a person).
 
-        Args:
-            view: the newest dealer view.
-            chain: after settling, go on with the next round's bets and "no more bets"
-                in the same list (fewer journal commits; the simulator uses it).
+        ``chain`` goes on after settling with the next round's bets and "no more bets" in the same
+        list (fewer commits; the simulator uses it).
         """
         state = view.state
         if state == "betting":
@@ -157,33 +132,18 @@ class AutoPlayer:
 
 _PACED = (NoMoreBets, Reveal, Settle, NextRound)
 
+# With a shoe that deals by itself (shoe-sim, a dealer with a real shoe), milliseconds without
+# a new view before the next round opens. Such a shoe goes on with a round the table voided;
+# opened at once, the next round would take those cards. A card read between rounds is set
+# aside and voids nothing (docs/rules.md "Malfunction after the outcome is fixed"), so
+# waiting for the shoe's pause between rounds puts the two back in step after one round.
+# 1500: longer than shoe-sim's 1000 ms between cards, shorter than its 3000 ms between
+# rounds less autoplay's own work (under 500 ms).
 QUIET_MS = 1500
-"""With a shoe that deals by itself: how long no card may have been read, in
-milliseconds, before autoplay opens the next round.
-
-Why it waits. A shoe that deals on its own (``threecard shoe-sim``, a dealer with a real
-shoe) goes on with a round the table has voided (a duplicate card, an interrupted
-round): opened at once, the next round would take those cards in its betting ("card
-before no more bets" voids it too) or in its deal (hands from two rounds), and shoe
-and table would stay out of step round after round. A card read between rounds is set
-aside as an extra card and voids nothing (the outcome is fixed: docs/rules.md
-"Malfunction after the outcome is fixed"), so autoplay lets the rest of a round fall
-there: it opens the next round only in the shoe's pause between rounds, and the pair
-is in step again from that round on. A void costs that one round.
-
-Why 1500. It must be longer than the pause between two cards of a round (shoe-sim
-deals one every 1000 ms by default) and shorter than the pause between rounds less
-the time autoplay needs to open a round, place the bets and close them (shoe-sim
-pauses 3000 ms by default; autoplay needs well under 500 ms): half of shoe-sim's
-default gap. What counts as "a card read" is what autoplay can see of the table: a
-new dealer view (every journaled input makes one: cards, link changes, its own
-commands), so any activity restarts the wait; heartbeats make none.
-"""
 
 
 def _split_at_next_round(commands: list[DealerCommand]) -> tuple[list[DealerCommand],
                                                                   list[DealerCommand]]:
-    """``(before, from_next_round)``: the commands up to the first ``NextRound``, and the rest."""
     for i, command in enumerate(commands):
         if isinstance(command, NextRound):
             return commands[:i], commands[i:]
@@ -195,30 +155,12 @@ def autoplay_loop(table: Any, player: AutoPlayer, stop: threading.Event,
                   on_idle: Callable[[DealerView], None] | None = None,
                   on_betting: Callable[[DealerView], None] | None = None,
                   beat: Callable[[], None] | None = None, quiet: float = 0.0) -> None:
-    """Play a running table until ``stop`` is set (``threecard run --autoplay``).
+    """Play a running table until ``stop`` is set (``threecard run --autoplay``), in its own thread.
 
-    Reads the newest dealer view, submits autoplay's commands to the table's inbox,
-    waits until the table has applied them, and looks again. Cards still come from the
-    shoe. Run it in its own thread beside :meth:`Table.start`.
-
-    Args:
-        table: a started :class:`~controller.game.table.Table`.
-        player: the autoplayer.
-        stop: set it to end the loop.
-        idle_timeout: how long to wait for a new view before looking again, seconds.
-        pace: seconds to wait before each step a person would see (no more bets, reveal,
-            settle, next round) and before each card ``on_idle`` deals; 0 for none.
-        on_idle: called with the view when autoplay has nothing to do (e.g. a demo's
-            simulated shoe deals the card that is due); again for the same step (round,
-            state, card due, link) only once ``idle_timeout`` has passed, not on a view
-            that moved for another reason meanwhile.
-        on_betting: called with the view when a round opens, before its bets (e.g. the
-            demo loads a freshly shuffled deck into its simulated shoe).
-        beat: called every loop (the daemon's thread heartbeat).
-        quiet: seconds without a new view (no card read, nothing applied) before the
-            next round opens, for a shoe that deals by itself (:data:`QUIET_MS`); 0 for
-            none (a shoe that deals only when ``on_idle`` asks). The steps before it
-            (decisions, reveal, settle, a supervisor's acknowledgement) are not held.
+    Submits autoplay's commands and waits until they are applied; cards still come from the shoe.
+    ``pace`` seconds precede each step a person would see; ``on_idle`` is called when there is
+    nothing to do (again for the same step only after ``idle_timeout``); ``quiet`` holds the next
+    round until no view came for that long (:data:`QUIET_MS`).
     """
     seen = -1
     since = time.monotonic()  # when the newest view appeared

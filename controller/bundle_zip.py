@@ -1,15 +1,10 @@
 """Reading a dispute bundle's zip file without trusting it (``threecard dispute verify``).
 
-A zip file names each member twice: in the local header before its data, which a tool
-that reads the file from its start uses, and in the central directory at its end, which
-Python's :mod:`zipfile` uses. A member whose two headers disagree (name, method, sizes,
-CRC) would show one file to one tool and another to the next: it fails, named. So does a
-member that is not a plain file (a link, a folder, a device, a set-id or executable
-mode: a bundle holds files to read, nothing to run or follow), and a bundle of more
-members, or more bytes once inflated, than a bundle ever holds (a zip bomb): it is
-refused before anything is inflated, from its directory alone. A zip file with bytes
-after its end record, or an end record whose member counts are not its directory's, is
-refused whole: a zip reader would read past either unseen.
+A member whose local header and central directory disagree would show one file to one tool
+and another to the next: it fails, named, as does a member that is not a plain file. A
+bundle of more members or inflated bytes than a bundle ever holds is refused from its
+directory alone, as is one with bytes after its end record or counts that are not its
+directory's (a zip reader would read past either unseen).
 """
 
 from __future__ import annotations
@@ -22,44 +17,27 @@ import zlib
 from pathlib import Path
 from typing import IO
 
+# What a damaged zip raises while read: bad header or CRC, a stream the inflater cannot
+# take, a cut file, an unknown method, an encrypted member, an undecodable name.
 ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError,
               NotImplementedError, RuntimeError, UnicodeDecodeError)
-"""What a damaged zip file raises while read: a bad header or CRC, a stream the inflater
-cannot take, a cut file, an unknown method, an encrypted member, an undecodable name."""
+# Limits, in bytes inflated: a manifest is a few kilobytes; a screen a few hundred.
 MAX_MANIFEST = 1 << 20
-"""The largest manifest or signature read (bytes, inflated): a manifest lists a few dozen
-files in a few kilobytes."""
 MAX_MEMBER = 64 << 20
-"""The largest bundle file read (bytes, inflated): a screen is a few hundred kilobytes, a
-round's events fewer. A member the manifest lists larger than this is refused unread."""
 MAX_MEMBERS = 2000
-"""The most members a bundle is read with: a round's steps are a few dozen, two screens
-each, and six other files."""
 MAX_TOTAL = 1 << 30
-"""The most bytes a bundle's members may inflate to, all together (its directory's sum)."""
 CHUNK = 1 << 16
-"""The bytes inflated at a time."""
 _LOCAL = struct.Struct("<4s5H3L2H")
-"""A local file header: signature, version, flags, method, time, date, CRC, compressed
-and uncompressed sizes, name and extra field lengths."""
 _LOCAL_SIG = b"PK\x03\x04"
 _END_SIG, _END64_LOCATOR = b"PK\x05\x06", b"PK\x06\x07"
 _END = struct.Struct("<4s4H2LH")
-"""The end of central directory record: signature, this disk, the directory's disk, the
-members on this disk and in all, the directory's size and offset, the comment's length."""
 _DESCRIPTOR = 0x08
-"""The flag of a member whose CRC and sizes follow its data (a data descriptor)."""
+# The mode bits a plain bundle file may have: nothing executable, set-id or sticky.
 _PLAIN = 0o666
-"""The mode bits a plain bundle file may have: read and write (none executable, set-id or
-sticky)."""
 
 
 def too_many(path: str | Path) -> str | None:
-    """Why a zip file is refused unopened (None: it is not).
-
-    Its end record counts more than :data:`MAX_MEMBERS` members: a directory that long
-    is not even listed. A file with no end record is left to the zip reader to name.
-    """
+    """Why a zip file is refused unopened: its end record counts over :data:`MAX_MEMBERS`."""
     try:
         with open(path, "rb") as f:
             size = f.seek(0, 2)
@@ -82,13 +60,7 @@ def too_many(path: str | Path) -> str | None:
 
 
 def _end_differs(f: IO[bytes], count: int) -> str | None:
-    """Why a zip file's end record is not as a bundle writes it (None: it is).
-
-    The end record (and its comment, if any) must be the file's last bytes, and the
-    members it counts, on this disk and in all, those of the central directory
-    (``count``): a zip reader finds an end record further back and reads on, so bytes
-    appended after it, or counts changed in it, would otherwise pass unseen.
-    """
+    """Why a zip's end record is not the file's last bytes, or its counts not the directory's."""
     size = f.seek(0, 2)
     f.seek(max(0, size - (1 << 16) - _END.size))
     tail = f.read()
@@ -108,7 +80,6 @@ def _end_differs(f: IO[bytes], count: int) -> str | None:
 
 
 def _odd_type(info: zipfile.ZipInfo) -> str | None:
-    """Why a member is not a plain file (None: it is one)."""
     mode = info.external_attr >> 16
     if info.is_dir() or info.external_attr & 0x10:  # a name ending in /, MS-DOS's flag
         return "a folder"
@@ -124,7 +95,6 @@ def _odd_type(info: zipfile.ZipInfo) -> str | None:
 
 
 def _zip64_sizes(extra: bytes, csize: int, usize: int) -> tuple[int, int]:
-    """The sizes a local header's zip64 extra field gives for those it marks 0xFFFFFFFF."""
     at = 0
     while at + 4 <= len(extra):
         tag, n = struct.unpack_from("<2H", extra, at)
@@ -140,7 +110,6 @@ def _zip64_sizes(extra: bytes, csize: int, usize: int) -> tuple[int, int]:
 
 
 def _local_differs(f: IO[bytes], info: zipfile.ZipInfo) -> str | None:
-    """How a member's local header differs from its central directory entry (None: not)."""
     f.seek(info.header_offset)
     head = f.read(_LOCAL.size)
     if len(head) < _LOCAL.size or head[:4] != _LOCAL_SIG:
@@ -165,16 +134,10 @@ def _local_differs(f: IO[bytes], info: zipfile.ZipInfo) -> str | None:
 
 def members(z: zipfile.ZipFile, problems: list[str]
             ) -> dict[str, zipfile.ZipInfo | None] | None:
-    """The zip's members by name, from its central directory (nothing inflated).
+    """The zip's members by name, from its central directory, nothing inflated.
 
-    A member is None (noted in ``problems``, not read) when its name is held twice
-    (which copy a tool shows differs from tool to tool), it is not a plain file, or its
-    local header differs from its directory entry.
-
-    Returns:
-        The members, or None when the bundle is refused whole (bytes after the zip's
-        end record, or counts in it that are not its directory's; more members, or more
-        bytes once inflated, than a bundle ever holds).
+    A member is None (noted, not read) when its name is held twice, it is not a plain file, or
+    its local header differs. None for the whole when the bundle is refused.
     """
     infos = z.infolist()
     try:
@@ -217,11 +180,7 @@ def members(z: zipfile.ZipFile, problems: list[str]
 
 def read(z: zipfile.ZipFile, info: zipfile.ZipInfo, size: int, problems: list[str],
          keep: bool = True) -> tuple[str, bytes] | None:
-    """Inflate one member: its SHA-256 and (``keep``) its bytes; None when it fails.
-
-    The member is inflated at most ``size`` bytes and one, in chunks, whatever its header
-    says, so a member made to inflate to gigabytes costs no more than ``size`` to read.
-    """
+    """Inflate one member in chunks, at most ``size`` bytes and one: its SHA-256 and its bytes."""
     name, digest, kept, n = info.filename, hashlib.sha256(), [], 0
     try:
         with z.open(info) as f:

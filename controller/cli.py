@@ -1,9 +1,7 @@
 """The ``threecard`` command: one entry point, one sub-command per job.
 
-Each sub-command lives in the package that owns it and is imported only when it is
-asked for, so ``threecard settle`` never loads pygame and ``threecard screenshot``
-never loads pyserial. A sub-command module exposes ``add_arguments(parser)`` and
-``run(args) -> int``.
+Each sub-command is imported only when asked for, so ``settle`` never loads pygame; its module
+exposes ``add_arguments(parser)`` and ``run(args) -> int``.
 """
 
 from __future__ import annotations
@@ -43,11 +41,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 
 class DefaultsFormatter(argparse.HelpFormatter):
-    """Help that ends each option's text with its default, ``(default: 1000)``.
-
-    Not when the text names its default itself, nor when there is none to name (None,
-    an empty string or list, a flag that is off).
-    """
+    """Help that ends each option's text with ``(default: X)``, unless it names or has none."""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         text = action.help or ""
@@ -61,12 +55,7 @@ class DefaultsFormatter(argparse.HelpFormatter):
 
 
 class CommandParser(argparse.ArgumentParser):
-    """An argument parser whose usage error is the error first, then where the usage is.
-
-    Every sub-command's parser (and theirs: ``floor serve``) is one, as ``add_subparsers``
-    makes them of its parser's class; their help names each option's default
-    (:class:`DefaultsFormatter`).
-    """
+    """An argument parser whose usage error is the error first, then where the usage is."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", DefaultsFormatter)
@@ -75,23 +64,16 @@ class CommandParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         """Print ``<prog>: error: <message>`` and a pointer to ``--help``; exit status 2.
 
-        The whole usage (ten lines for ``run``) would push the one line that matters off
-        the screen; ``<prog> --help`` prints it.
+        The whole usage would push the one line that matters off the screen.
         """
         self.exit(2, f"{self.prog}: error: {message}\n"
                      f"{self.prog}: see `{self.prog} --help` for usage\n")
 
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
-    """Build the top-level parser with every sub-command's arguments.
+    """Build the top-level parser; only the sub-command ``argv`` chooses is imported.
 
-    Args:
-        argv: the arguments to be parsed (``sys.argv[1:]`` when None): only the chosen
-            sub-command's module is imported to add its options.
-
-    Returns:
-        The parser; each sub-parser carries ``_module`` so ``main`` can dispatch, and
-        ``parser.commands`` maps each sub-command's name to its parser.
+    Each sub-parser carries ``_module`` for ``main`` to dispatch.
     """
     parser = CommandParser(prog="threecard",
                            description=(__doc__ or "threecard").splitlines()[0]
@@ -119,16 +101,9 @@ def _chosen_command(argv: list[str]) -> str | None:
 
 
 def whole_number(low: int, high: int | None = None) -> Callable[[str], int]:
-    """An argparse ``type`` for a whole number from ``low`` to ``high`` (inclusive).
+    """An argparse ``type`` for a whole number from ``low`` to ``high`` (None: unbounded).
 
-    Args:
-        low: the smallest value allowed.
-        high: the largest, or None for no upper bound.
-
-    Returns:
-        A converter raising :class:`argparse.ArgumentTypeError` with a one-line reason,
-        which argparse prints after the flag's name (``argument --rounds: must be 1 or
-        more, got 0``) with exit status 2.
+    Its error is one line after the flag's name (``argument --rounds: must be 1 or more, got 0``).
     """
     def convert(text: str) -> int:
         try:
@@ -151,13 +126,9 @@ def counted(n: int, noun: str) -> str:
 def wagers(text: str) -> dict[str, int]:
     """An argparse ``type`` for ``--bets``: a JSON object of bet type to minor units.
 
-    Returns:
-        The wagers, e.g. ``{"ante": 100, "pair_plus": 25}`` (checked against the rule
-        profile later, by the command that knows it).
-
     Raises:
-        argparse.ArgumentTypeError: not JSON, not an object, an unknown bet type or an
-            amount that is not 0 (no bet) or a whole 1 to 10^9 minor units.
+        argparse.ArgumentTypeError: not JSON, not an object, an unknown bet type or an amount
+            that is not 0 or a whole 1 to 10^9.
     """
     from controller.game.config import amount_problem
     from controller.game.inputs import BET_NAMES
@@ -181,9 +152,9 @@ def wagers(text: str) -> dict[str, int]:
     return dict(raw)
 
 
+# The smallest dealer screen, pixels (a 7-inch panel; upright 480x800): touch targets and
+# text are sized for it.
 DEALER_MIN = (800, 480)
-"""The smallest dealer screen, pixels (a 7-inch panel): its touch targets and text are
-sized for it; upright, 480x800."""
 
 
 def window_size(text: str) -> str:
@@ -199,33 +170,26 @@ def window_size(text: str) -> str:
     return text
 
 
+# run's flags that override a setting of the file: setting -> flag. A bad value given so is
+# named by its flag, never blamed on the file.
 RUN_FLAGS: dict[str, str] = {
     "shoe_url": "--shoe", "dialect": "--dialect", "rules": "--rules", "seats": "--seats",
     "journal_path": "--journal", "headless": "--headless", "language": "--lang",
     "log_level": "--log-level", "dealer_size": "--dealer-size", "floor_broker": "--floor",
     "table_id": "--table-id"}
-"""``threecard run``'s flags that override a setting of the configuration file: setting ->
-flag. A bad value given so is named by its flag, never blamed on the file."""
 
 
 def run_overrides(args: argparse.Namespace, **made: Any) -> dict[str, Any]:
-    """The settings ``run``'s flags give (:data:`RUN_FLAGS`; None: the flag not given).
+    """The settings ``run``'s flags give (None: not given).
 
-    Args:
-        args: ``run``'s parsed arguments.
-        made: settings ``run`` made of its flags in their place (``--demo``'s shoe).
+    ``made``: settings made in their place.
     """
     return {name: made[name] if name in made else getattr(args, flag[2:].replace("-", "_"))
             for name, flag in RUN_FLAGS.items()}
 
 
 def note_overrides(parser: argparse.ArgumentParser, flags: dict[str, str]) -> None:
-    """End the help of each flag of ``flags`` with the setting it overrides and its default.
-
-    Args:
-        parser: the sub-command's parser, its flags added.
-        flags: setting -> flag (:data:`RUN_FLAGS`).
-    """
+    """End each flag's help with the setting it overrides and that setting's default."""
     from controller.game.config import TableConfig
 
     built_in = TableConfig()
@@ -241,14 +205,7 @@ def note_overrides(parser: argparse.ArgumentParser, flags: dict[str, str]) -> No
 
 
 def dealer_window(config: Any) -> tuple[int, int] | None:
-    """The dealer window's size that ``[display] dealer_size`` (or ``--dealer-size``) sets.
-
-    Args:
-        config: the table's configuration.
-
-    Returns:
-        (width, height) in pixels, or None: the default (1280x800 in a window, the
-        output's size in fullscreen, where the window takes the whole output).
+    """The dealer window's (width, height) ``[display] dealer_size`` sets, or None: the default.
 
     Raises:
         ConfigError: not ``WIDTHxHEIGHT`` (200 to 8000 pixels each), or smaller than
@@ -270,15 +227,7 @@ def dealer_window(config: Any) -> tuple[int, int] | None:
 
 
 def screens_record(config: Any) -> dict[str, Any] | None:
-    """The screens' language and size as the start-up record journals them.
-
-    Args:
-        config: the table's configuration.
-
-    Returns:
-        :class:`~controller.game.inputs.Screens`' fields; None when no screen is set to
-        open.
-    """
+    """The screens' language and size as the start-up record journals them; None with no screen."""
     if not (config.dealer_screen or config.player_screen):
         return None
     size = dealer_window(config)
@@ -287,33 +236,21 @@ def screens_record(config: Any) -> dict[str, Any] | None:
 
 
 def _parse_size(text: str) -> tuple[int, int]:
-    """``800x480`` as (800, 480), as the screens read a size; ValueError if it does not.
-
-    By name: the wiring imports no screen library.
-    """
+    """``800x480`` as (800, 480), as the screens read it (by name: no screen library here)."""
     return importlib.import_module("display.screenshot").parse_size(text)
 
 
 def input_script(path: str) -> Any:
-    """An argparse ``type`` for ``--input-script``: the script read and checked.
-
-    Loads :mod:`display.input_script` (by name: the wiring imports no screen library) and
-    returns its :class:`~display.input_script.InputScript`.
+    """An argparse ``type`` for ``--input-script``: the script read and checked (loaded by name).
 
     Raises:
-        argparse.ArgumentTypeError: the file cannot be read or a line is bad (the message
-            names the file, the line and the field).
+        argparse.ArgumentTypeError: unreadable, or a bad line (file, line and field named).
     """
     return importlib.import_module("display.input_script").argument(path)
 
 
 def escape_unencodable(*streams: TextIO) -> None:
-    r"""Make text streams write what their encoding cannot as backslash escapes.
-
-    A terminal or system journal whose encoding cannot write a table id or a label
-    (``PYTHONIOENCODING=latin-1`` and Cyrillic text) then shows ``\u0421...`` instead
-    of failing the write and losing the line.
-    """
+    """Make text streams write what their encoding cannot as backslash escapes, losing no line."""
     for stream in streams:
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
@@ -324,13 +261,10 @@ def escape_unencodable(*streams: TextIO) -> None:
 
 
 class LineFormatter(logging.Formatter):
-    r"""One log record, one line: what a terminal must not be sent in its message is escaped.
+    """One log record, one line: control characters in its message escaped.
 
-    A line break, an ANSI escape sequence or any other control or format character in a
-    message, such as a void reason journaled by an earlier version, is written as its
-    backslash escape (``\n``, ``\x1b``; :func:`controller.game.text.for_terminal`): free
-    text never starts a line of its own or rewrites the terminal, so it cannot forge a log
-    record. A traceback (our own code's) still follows on its lines.
+    So free text (a void reason) cannot start a line of its own or forge a record; a traceback
+    still follows on its lines.
     """
 
     def formatMessage(self, record: logging.LogRecord) -> str:
@@ -340,11 +274,7 @@ class LineFormatter(logging.Formatter):
 
 
 def line_handler(stream: TextIO) -> logging.Handler:
-    """A log handler writing each record as one line (time, level, message) to ``stream``.
-
-    The message is escaped (:class:`LineFormatter`); what the stream's encoding cannot
-    write is written as backslash escapes (:func:`escape_unencodable`).
-    """
+    """A log handler writing each record as one escaped line (time, level, message)."""
     escape_unencodable(stream)
     handler = logging.StreamHandler(stream)
     handler.setFormatter(LineFormatter("%(asctime)s %(levelname)-7s %(message)s",
@@ -353,14 +283,9 @@ def line_handler(stream: TextIO) -> logging.Handler:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the ``threecard`` command line.
+    """Run the ``threecard`` command line; its exit status.
 
-    Args:
-        argv: arguments without the program name; ``sys.argv[1:]`` when None.
-
-    Returns:
-        The process exit status (0 success, 1 bad input seen, 2 usage error, 130 stopped
-        by Ctrl+C at any point, the sub-command's import included: no traceback).
+    0 success, 1 bad input seen, 2 usage error, 130 stopped by Ctrl+C (no traceback).
     """
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # keep stdout for output
     escape_unencodable(sys.stdout, sys.stderr)

@@ -1,59 +1,7 @@
 """``threecard dispute``: one round in a signed bundle, for surveillance or a regulator.
 
-Make one::
-
-    threecard dispute --journal J --round 42 --config /etc/threecard/table.toml --out r42.zip
-
-and check one (anyone, with the table's public key and the journal's verification key)::
-
-    threecard dispute verify r42.zip --public-key table.pub --verify-key 3f9a...
-
-The bundle (a zip file) holds:
-
-``recall.json``
-    the round's game recall record, as ``threecard recall`` shows it;
-``screens/NNN-SEQ-KIND-dealer.png``, ``...-player.png``
-    both screens rebuilt from the journal after each step of the round (bets closed, each
-    card, each decision, the reveal, the settlement or void; ``steps.json`` lists
-    them), drawn by the screens' own code from the views the table published: the player
-    screen exactly as the players saw it, with no dealer card before the reveal;
-``events.jsonl``
-    the round's events, with their sequence numbers and chain hashes, from the opening
-    of betting until the next round opened; a bundle holds no secret, so a start-up's
-    configuration and a new PIN's record come with their PIN hashes taken out (marked
-    ``redacted``: the events chain through their journaled hashes, which cannot be
-    recomputed from the redacted text);
-``anchors.json``
-    the chain hashes before and after those events, the journal's head then, and the
-    verdict of the one verifier on the journal (a bundle is made only from a journal that
-    passes it: from the snapshot the round's replay starts from to the anchored head, or
-    with ``--full-check`` from the first event, as ``threecard verify-journal``);
-``seals.json``
-    what checks the events against the journal's seals from its verification key alone
-    (:mod:`controller.game.dispute_seals`): the journal's id, its chain starts, every
-    seal from epoch 0 to the first one at or after the round's last event (the seal
-    closing it), where the rows start from (the newest seal at or before the round's
-    first event, or the genesis) and the journal rows between that seal and the round's
-    events (``before``) and between them and the closing seal (``after``), PIN hashes
-    taken out as in ``events.jsonl``; absent for a journal made before seals;
-``snapshot.json``
-    the state the round started from (configuration without its PIN hashes, deck,
-    meters);
-``steps.json``
-    the pictured steps: event, kind, the language and size its screens were drawn in
-    (those of the start-up in force then: a table restarted in the round with other
-    screens is drawn so from then on), the two images;
-``manifest.json``, ``manifest.sig``
-    the SHA-256 and size of every other file, signed with the table's Ed25519 key
-    (:mod:`controller.signing`); with the table and round, the software that made the
-    bundle (``software``) and the one that played the round (``round_software``, as its
-    start-up record names it: None where it names none), and the language and size the
-    screens were drawn in at the round's first step and where each came from
-    (``screens``). The signature covers
-    every file's name and bytes; the zip file's own dates, comment and the order of its
-    members are not covered (they carry nothing of the round).
-
-``threecard dispute verify`` checks one (:mod:`controller.dispute_check`).
+docs/dispute-bundle-format.md lists the bundle's members; ``dispute verify`` checks one
+(:mod:`controller.dispute_check`).
 """
 
 from __future__ import annotations
@@ -81,7 +29,6 @@ from controller.files import new_file
 from controller.game.numbers import LANGUAGES
 
 FORMAT = "threecard-dispute/2"
-"""The bundle's format, in its manifest (2: with ``seals.json``)."""
 DEFAULT_SIZE = "1920x1080"
 MAX_ROUND = 10**9
 
@@ -100,24 +47,14 @@ def _zip_time(utc: str) -> tuple[int, int, int, int, int, int]:
 SCREENS_FROM = {"given": "given on the command line",
                 "table": "recorded by the table at start-up",
                 "default": "the default, the table recorded none"}
-"""Where a bundle's screens took their language and size from (the manifest's words)."""
 
 
 def screens_used(recorded: dict[str, Any] | None, size: tuple[int, int] | None,
                  lang: str | None) -> dict[str, Any]:
-    """The language and size a bundle draws the screens in, and where each came from.
+    """The manifest's ``screens``: the language and size drawn in, and where each came from.
 
-    Args:
-        recorded: the screens the start-up record in force names
-            (:class:`~controller.game.inputs.Screens`' fields), or None.
-        size: the size the command gives, or None.
-        lang: the language the command gives, or None.
-
-    Returns:
-        The manifest's ``screens``: ``language``, ``size`` (``WIDTHxHEIGHT``), where each
-        came from (:data:`SCREENS_FROM`) and the ``table``'s record as journaled. Both
-        screens are drawn at that one size: a screen filling its display was as large as
-        that display, which the journal does not record.
+    The command's ``size`` and ``lang`` win over the ``recorded`` start-up's; both screens at one
+    size, since a full screen's size is not journaled.
     """
     from display.screenshot import parse_size
 
@@ -135,18 +72,10 @@ def screens_used(recorded: dict[str, Any] | None, size: tuple[int, int] | None,
 def bundle_files(journal: str | Path, round_id: int, size: tuple[int, int] | None = None,
                  lang: str | None = None, archive: str | Path | None = None,
                  full_check: bool = False) -> tuple[dict[str, bytes], dict[str, Any]]:
-    """Every file of a bundle but the manifest and its signature.
-
-    ``size`` and ``lang``: the screens' (None: as the table recorded them,
-    :func:`screens_used`). ``archive`` and ``full_check``: see
-    :func:`controller.game.dispute.evidence`.
-
-    Returns:
-        (name -> bytes, facts for the manifest: table, round, close time, screens).
+    """Every file of a bundle but the manifest and its signature, and the manifest's facts.
 
     Raises:
-        JournalError: the journal cannot be read, its chain is broken, or it cannot be
-            replayed.
+        JournalError: the journal cannot be read, its chain is broken, or it cannot be replayed.
         DisputeError: no such round, or it is still in play.
     """
     from controller.game.dispute import evidence
@@ -196,11 +125,7 @@ def bundle_files(journal: str | Path, round_id: int, size: tuple[int, int] | Non
 
 def write_bundle(out: Path, files: dict[str, bytes], facts: dict[str, Any], key: Any,
                  software: dict[str, Any]) -> str:
-    """Write the bundle: the files, their signed manifest. Written whole or not at all.
-
-    Returns:
-        The signing key's fingerprint.
-    """
+    """Write the bundle and its signed manifest, whole or not at all; the key's fingerprint."""
     from controller.signing import fingerprint, raw_public, sign
 
     public = raw_public(key)
@@ -270,10 +195,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Make a bundle, or (``verify``) check one.
 
-    Returns:
-        0 done (a bundle that verifies against the table's key); 1 a journal, key or
-        bundle problem; 2 usage; 3 (:data:`UNAUTHENTICATED`) a bundle that holds together
-        but was checked without ``--public-key``: anyone may have signed it.
+    Returns 0 done; 1 a journal, key or bundle problem; 2 usage; 3 (:data:`UNAUTHENTICATED`) a
+    bundle checked without ``--public-key``: anyone may have signed it.
     """
     if args.action == "verify":
         return run_verify(args)

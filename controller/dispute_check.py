@@ -1,18 +1,10 @@
 """``threecard dispute verify``: a dispute bundle checked, by anyone, without trusting it.
 
-``verify`` checks the signature, every file's hash (a changed byte anywhere fails, naming
-the file), that the events chain to the anchors, that they and the rows around them chain
-from a seal's head to the closing seal's and that every seal from epoch 0 verifies from the
-chain's first key (with ``--verify-key``, which must be that key: then a forger holding the
-table's dispute key cannot pass off changed events, even with every hash recomputed;
-:mod:`controller.game.dispute_seals`), and replays the round from the bundled snapshot and
-events through the table's own engine to the recorded result. The seals cover the events;
-the state the round started from, the text of the redacted records, the record and the
-screens are covered by the bundle's signature and the replay. The zip file itself is read
-without trusting it (:mod:`controller.bundle_zip`): every member's local header must match
-the zip's directory, every member must be a plain file, and a bundle of more members or
-inflated bytes than a bundle ever holds is refused unread. :mod:`controller.dispute` makes
-bundles and lists their files.
+The signature, every file's hash, the events' chain to the anchors and through the rows
+around them to the closing seal, every seal from the verification key (so a forger holding
+the dispute key cannot pass off changed events), and a replay to the recorded result. The zip
+itself is read without trust (:mod:`controller.bundle_zip`). docs/dispute-bundle-format.md
+lists the members.
 """
 
 from __future__ import annotations
@@ -36,23 +28,16 @@ if TYPE_CHECKING:
 
 MANIFEST, SIGNATURE = "manifest.json", "manifest.sig"
 SEALS = "seals.json"
+# A bundle that holds together, checked without the table's public key: whose key signed it
+# is not known.
 UNAUTHENTICATED = 3
-"""``dispute verify``'s status for a bundle that holds together, checked without the
-table's public key: whose key signed it is not known."""
 
 
 @dataclass
 class Verdict:
     """What ``dispute verify`` found.
 
-    Attributes:
-        problems: one line per problem, each naming the bundle file at fault.
-        manifest: the manifest, once it could be read.
-        record: the round's record as the replay gives it (when it ran).
-        currency: the ISO 4217 code of its amounts (the bundled state's ``[table]
-            currency``).
-        seals: what the check of the events against the seals found (None: the bundle
-            carries no seals, or the check did not get that far).
+    ``problems`` one line each, naming the bundle file at fault.
     """
 
     problems: list[str] = field(default_factory=list)
@@ -67,13 +52,11 @@ class Verdict:
         return not self.problems
 
 
+# The files the replay and the seals' check read: the only ones kept in memory.
 REPLAYED = frozenset({"anchors.json", "events.jsonl", "recall.json", "snapshot.json", SEALS})
-"""The files the replay and the seals' check read: the only ones kept in memory (the rest
-are hashed as read)."""
 
 
 HEX64 = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")]
-"""64 lowercase hex digits: a SHA-256, or an Ed25519 public key."""
 
 
 class ListedFile(msgspec.Struct, forbid_unknown_fields=True):
@@ -103,7 +86,6 @@ class _NamedKey(msgspec.Struct):
 
 
 def _named_key(data: bytes) -> bytes | None:
-    """The public key a manifest names (None: it names none that can be read)."""
     try:
         return bytes.fromhex(msgspec.json.decode(data, type=_NamedKey).public_key)
     except (msgspec.DecodeError, ValueError):  # (msgspec.ValidationError is a DecodeError)
@@ -114,10 +96,7 @@ def _signed_manifest(z: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo | No
                      public_key: bytes | None, v: Verdict) -> Manifest | None:
     """The manifest, once its signature holds (None: a problem was noted).
 
-    The signature is checked over the manifest's bytes before anything in them is
-    read but the key they name (the key checked against, without ``public_key``): any
-    change to the manifest fails the signature, named. The manifest is then read as its
-    declaration (:class:`Manifest`).
+    The signature is checked before anything of the manifest is read but the key it names.
     """
     from controller.signing import fingerprint, signature_ok
 
@@ -162,13 +141,10 @@ def _signed_manifest(z: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo | No
 
 def _check_members(z: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo | None],
                    manifest: Manifest, v: Verdict) -> dict[str, bytes]:
-    """Every listed file against the signed manifest: its size first, then its SHA-256.
+    """Every listed file against the signed manifest: size first, then SHA-256.
 
-    A member whose size in the zip's directory is not the manifest's is changed, and is
-    not inflated; one the manifest lists larger than :data:`MAX_MEMBER` is not read.
-
-    Returns:
-        The bytes of the files the replay reads (:data:`REPLAYED`) that hold.
+    A size that differs from the manifest's is not inflated; the :data:`REPLAYED` files' bytes
+    are returned.
     """
     kept: dict[str, bytes] = {}
     for name, entry in sorted(manifest.files.items()):
@@ -194,7 +170,6 @@ def _check_members(z: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo | None
 
 
 def _events(members: dict[str, bytes], v: Verdict) -> list[Any] | None:
-    """The bundled events (None: unreadable, a problem noted)."""
     from controller.game.dispute import EventRow
 
     try:
@@ -211,7 +186,6 @@ def _events(members: dict[str, bytes], v: Verdict) -> list[Any] | None:
 
 def _check_seals(members: dict[str, bytes], events: list[Any], keys: list[bytes],
                  v: Verdict) -> None:
-    """The events against the seals the bundle carries (from ``keys`` when given)."""
     from controller.game.dispute_seals import SealedRange, check_sealed
 
     data = members.get(SEALS)
@@ -262,23 +236,10 @@ def _replay(members: dict[str, bytes], events: list[Any], v: Verdict) -> None:
 
 def verify_bundle(path: str | Path, public_key: bytes | None = None,
                   verify_keys: list[bytes] | None = None) -> Verdict:
-    """Check a bundle (see the module docstring).
+    """Check a bundle; the seals and the replay run only once the signature and every hash hold.
 
-    Args:
-        path: the zip file.
-        public_key: the table's public key (32 raw bytes); None trusts the key the
-            bundle names (its fingerprint is then what a person compares).
-        verify_keys: the journal's verification keys (32 raw bytes each: its first
-            chain's, and one for each chain ``seal init`` started): the seals must follow
-            from them; none checks that they hold together, unanchored.
-
-    Returns:
-        The verdict; the seals' check and the replay run only once the signature and
-        every hash hold. The
-        manifest and its signature are read first; a file is inflated only once its
-        size in the zip's directory is the signed manifest's (an altered member made to
-        inflate to gigabytes is refused unread), and only the files the replay reads
-        are kept in memory.
+    ``public_key`` None trusts the key the bundle names (a person compares its fingerprint);
+    ``verify_keys`` (32 raw bytes each) anchor the seals, none checks them unanchored.
     """
     v = Verdict()
     refused = too_many(path)
@@ -320,7 +281,6 @@ def screens_words(s: dict[str, Any]) -> str:
 
 
 def _nets(record: dict[str, Any], currency: str) -> str:
-    """Each seat's net, as an amount in the round's currency (``seat 1 +12.50 EUR``)."""
     from controller.game.numbers import format_money
 
     return ", ".join(f"seat {s['seat']} {format_money(s['net'], currency=currency, sign=True)} "
@@ -328,7 +288,6 @@ def _nets(record: dict[str, Any], currency: str) -> str:
 
 
 def _seal_lines(v: Verdict, keys: list[bytes]) -> list[str]:
-    """What the check of the events against the seals found, in words."""
     f, rnd = v.seals, v.manifest["round"]
     if f is None or f.closing is None:
         return [f"events NOT SEALED: the bundle carries no seals (the journal was made "
@@ -352,10 +311,8 @@ def _seal_lines(v: Verdict, keys: list[bytes]) -> list[str]:
 def run_verify(args: argparse.Namespace) -> int:
     """``dispute verify``: check a bundle, print what holds (or each problem).
 
-    Returns:
-        0 a bundle that verifies against the table's key; 1 a problem; 2 a key given
-        that cannot be read; 3 (:data:`UNAUTHENTICATED`) a bundle that holds together but
-        was checked without ``--public-key``: anyone may have signed it.
+    Returns 0 verified against the table's key; 1 a problem; 2 an unreadable key given; 3
+    (:data:`UNAUTHENTICATED`) checked without ``--public-key``.
     """
     from controller.journal.seal import parse_key
     from controller.signing import SigningKeyError, load_public

@@ -1,39 +1,12 @@
 """The identity of everything the table runs on (R18): one digest, every file checked.
 
-``threecard identify`` checks this package against its own manifest
-(:mod:`controller.identity`); this module checks the rest of what runs in the same
-process, and gives the whole one digest:
-
-* every installed distribution (each ``*.dist-info`` or ``*.egg-info`` on the module search
-  path, :mod:`importlib.metadata`): each file its installer listed in ``RECORD`` is
-  hashed, and compared with the hash the installer recorded. A listed file without a
-  recorded hash (``RECORD`` itself, byte code the installer compiled) has nothing to be
-  compared with: it is taken as it is, its SHA-256 in the digest. A distribution with
-  no list of its files cannot be checked and is named (``unrecorded``).
-* every other file of the site folders (``site-packages``, the folder this package was
-  installed to) is named (``added``): a file there shadows or adds code (a
-  ``NAME.cpython-*.so`` beside ``NAME.py`` is imported instead of it). The one
-  exception is byte code Python wrote after the installation (``__pycache__``, not in
-  any ``RECORD``): it is a cache of a listed source, compiled again from that source and
-  compared (this Python's tag; another Python's is never loaded by this one), named
-  (``bytecode``) when its code is not the source's, and left out of the digest, which
-  stays the same while Python writes its caches.
-* the interpreter's start-up files: its executable and ``libpython`` (the start-up
-  modules are frozen into them), the standard library's start-up modules (``site.py``,
-  ``os.py``, ``codecs.py``, the ``encodings`` package...), ``pyvenv.cfg`` of a virtual
-  environment, and a ``sitecustomize`` shipped in the standard library's own folder
-  (Debian's). They belong to the interpreter, not to a distribution: no installer
-  recorded their hashes; each one's SHA-256 is in the digest.
-* code Python runs at every start that no distribution owns: a ``.pth`` file of a site
-  folder that no ``RECORD`` lists (whatever it holds: an ``import`` line runs code, a
-  folder name adds to the module search path), a ``sitecustomize`` or
-  ``usercustomize`` module anywhere on the search path outside the standard library's
-  folder. Each is named (``pth``, ``sitecustomize``, ``usercustomize``).
-
-A folder that cannot be read (an unreadable user site folder) is named, not an error:
-Python cannot import from it either. Hashes written beside the files (the manifest, the
-``RECORD`` files) prove nothing to whoever can write the files: the digest is what a
-laboratory compares with the one it approved.
+Beside this package's own manifest (:mod:`controller.identity`): every installed
+distribution's files against its ``RECORD`` hashes; every other file of the site folders
+named as added (byte code Python cached since is compiled again and compared, and kept out of
+the digest); the interpreter's start-up files; and start-up code no distribution owns
+(``.pth``, ``sitecustomize``, ``usercustomize``). An unreadable folder is named, not an
+error. Hashes beside the files prove nothing to whoever can write them: the digest is what a
+laboratory compares with the one it approved (README, "Software identity").
 """
 
 from __future__ import annotations
@@ -61,12 +34,10 @@ from controller.environment_places import (
     norm,
 )
 
+# The first line of what the digest covers: a change of its form changes this line.
 FORMAT = "threecard-environment 1"
-"""The first line of what the digest covers: a change of its form changes this line."""
 STARTUP_MODULES = ("sitecustomize", "usercustomize")
-"""Modules Python's ``site`` imports at every start, whatever it was asked to run."""
 BLOCK = 1 << 20
-"""Bytes read at a time while hashing."""
 
 
 class _Stopped(Exception):
@@ -78,20 +49,11 @@ class Environment:
     """What :func:`check_environment` found.
 
     Attributes:
-        sha256: the digest of everything checked (see the module's docstring).
-        distributions: installed distributions found on the module search path.
-        files: files their installers listed.
-        hashed: of them, files compared with the hash their installer recorded.
-        unhashed: listed files without a recorded hash, taken as they are.
-        compiled: byte code files written after the installation, compiled again.
-        interpreter: the interpreter's start-up files (paths), each in the digest.
-        startup: (kind, path) of code Python runs at every start that no distribution
-            owns: ``pth``, ``sitecustomize``, ``usercustomize``.
-        altered: (what, path) of every file that does not match: ``changed``,
-            ``missing``, ``added``, ``bytecode``, ``unreadable``, ``unrecorded`` (a
-            distribution with no list of its files: its folder named).
-        unread: (folder, why) of folders that could not be read.
-        seconds: how long the check took.
+        hashed: listed files compared with their recorded hash; ``unhashed``: taken as they are.
+        compiled: byte code written after the installation, compiled again.
+        startup: (kind, path) of start-up code no distribution owns.
+        altered: (what, path) of each file not as recorded: ``changed``, ``missing``, ``added``,
+            ``bytecode``, ``unreadable``, ``unrecorded`` (a distribution listing no files).
         read: files read and hashed (the others were as an earlier check kept them).
     """
 
@@ -118,11 +80,9 @@ class Environment:
         return [f"{what} {path}" for what, path in (*self.startup, *self.altered)]
 
     def journal_form(self, most: int, alarm: bool = True) -> dict[str, Any]:
-        """The environment as the table journals it (an ``environment`` record).
+        """The ``environment`` record's body.
 
-        Args:
-            most: how many findings to name (``startup`` and ``altered`` count them all).
-            alarm: whether findings hold the deck (False for a source tree run in place).
+        Naming at most ``most`` findings (``alarm``: hold the deck).
         """
         from controller.game.text import for_terminal
 
@@ -150,18 +110,9 @@ def check_environment(manifest: str = "", stop: threading.Event | None = None,
                       known: Path | None = None) -> Environment | None:
     """Check every file of the environment this process runs in; digest them all.
 
-    Args:
-        manifest: this package's identity (the SHA-256 of its manifest), put in the
-            digest; empty when there is none.
-        stop: set to end the check early (the daemon stops).
-        known: a file of the hashes an earlier check made (the daemon's, in the table's
-            state folder): a file whose inode, size, modification and change times are
-            those it had then is not read again (its change time moves with any write;
-            only root, who can do anything, can set it back). ``identify`` reads every file.
-
-    Returns:
-        What was found, or None when ``stop`` ended the check first. Never raises for a
-        file or a folder that cannot be read: each is named.
+    ``known`` is a file of an earlier check's hashes: a file whose inode, size, modification and
+    change times are unchanged is not read again (a write moves the change time; only root can
+    set it back). Returns None when ``stop`` ended the check; never raises for an unreadable file.
     """
     t0 = time.monotonic()
     check = _Check(stop, _load_known(known))
@@ -184,25 +135,10 @@ def check_beside(table: Any, software: dict[str, Any], stop: threading.Event,
                  done: threading.Event | None = None) -> Environment | None:
     """Check the environment beside the running table (after READY) and journal it.
 
-    Hashing every installed file takes seconds: start-up does not wait for it. The check
-    runs at a lower priority than the table (its thread's nice value, where the system
-    has one per thread); its verdict is journaled as an ``environment`` record and
-    logged (an error naming the first findings when there are any). Findings beside an
-    installed package hold the deck until a supervisor acknowledges with Unblock deck;
-    beside a source tree run in place they are logged as a warning only.
-
-    Args:
-        table: the running :class:`~controller.game.table.Table`.
-        software: the identity journaled at start-up
-            (:class:`~controller.game.inputs.Software`'s fields): its SHA-256 is put in
-            the digest when its manifest could be read.
-        stop: set when the daemon stops (the check is then ended, nothing journaled).
-        done: set once the record is in the table's inbox (or the check ended without
-            one): a dealer screen's input script starts then.
-
-    Returns:
-        What was found, or None when ``stop`` came first or the check failed (logged as
-        an error: no evidence of an alteration, no alarm).
+    Hashing takes seconds, so start-up does not wait; the thread runs at a lower priority.
+    Findings beside an installed package hold the deck until a supervisor unblocks it; beside a
+    source tree they are only logged. ``done`` is set once the record is in the inbox. Returns
+    None when ``stop`` came first or the check failed (logged; no alarm).
     """
     try:
         return _check_beside(table, software, stop)
@@ -216,7 +152,6 @@ def check_beside(table: Any, software: dict[str, Any], stop: threading.Event,
 
 def _check_beside(table: Any, software: dict[str, Any], stop: threading.Event
                   ) -> Environment | None:
-    """:func:`check_beside` but ``done``."""
     import logging
 
     from controller.game.inputs import MAX_NAMED_FILES, EnvironmentRecord
@@ -258,12 +193,10 @@ _norm = norm
 
 
 def _is_cache(path: str) -> bool:
-    """Byte code Python caches (``__pycache__/NAME.TAG[.opt-N].pyc``)."""
     return path.endswith(".pyc") and os.path.basename(os.path.dirname(path)) == "__pycache__"
 
 
 class _Check:
-    """One check's state: what the digest covers and what was found."""
 
     def __init__(self, stop: threading.Event | None, known: dict[str, Any] | None = None
                  ) -> None:
@@ -281,7 +214,6 @@ class _Check:
         self.owned: set[str] = set()  # every listed file, as :func:`_norm` gives it
 
     def run(self, manifest: str) -> None:
-        """Distributions, the interpreter, start-up code, then the site folders."""
         if manifest:
             self.lines.append(f"manifest {manifest}")
         folders = self._readable([*(p for p in sys.path if p), *_site_folders()])
@@ -303,7 +235,7 @@ class _Check:
             raise _Stopped
 
     def _hash(self, path: str, other: str | None = None) -> tuple[str, str | None]:
-        """(SHA-256 in hex, the ``other`` algorithm's digest in RECORD's form or None).
+        """(SHA-256 hex, the ``other`` algorithm's digest in RECORD's form or None).
 
         Raises:
             OSError: the file cannot be read.
@@ -332,7 +264,6 @@ class _Check:
         return out
 
     def _readable(self, folders: list[str]) -> list[str]:
-        """The folders that exist and can be listed; the others that exist are named."""
         out = []
         for folder in dict.fromkeys(_norm(f) for f in folders):
             try:
@@ -346,7 +277,6 @@ class _Check:
 
     # -- distributions ------------------------------------------------------------------
     def _distribution(self, dist: Any, base: str) -> None:
-        """Hash each file the distribution's installer listed; compare recorded hashes."""
         self.distributions += 1
         label = f"{dist.metadata['Name']}=={dist.version}"
         try:
@@ -387,7 +317,6 @@ class _Check:
 
     # -- the interpreter ----------------------------------------------------------------
     def _interpreter(self) -> None:
-        """Hash the interpreter's start-up files (see :func:`interpreter_files`)."""
         for path in interpreter_files():
             self._interpreter_file(path)
 
@@ -406,11 +335,7 @@ class _Check:
 
     # -- start-up code ------------------------------------------------------------------
     def _startup_code(self, folders: list[str]) -> set[str]:
-        """Name the start-up code no distribution owns. Returns every start-up file's path.
-
-        Args:
-            folders: the readable folders of the module search path and the site folders.
-        """
+        """Name the start-up code no distribution owns; every start-up file's path."""
         from importlib.machinery import PathFinder
 
         found: list[tuple[str, str]] = []
@@ -468,7 +393,6 @@ class _Check:
                 self._found("added", path, f"added {sha} {path}")
 
     def _cache(self, path: str) -> bool:
-        """Byte code a listed source's: checked when this Python loads it. False: not one."""
         import importlib.util
 
         from controller.identity import made_from_source

@@ -1,7 +1,6 @@
 """Where the environment's files are: distributions, site folders, the interpreter's own.
 
-:mod:`controller.environment` checks what these name; the daemon's check keeps its hashes in
-the table's state folder (:func:`known_hashes`) so that the next reads only what changed.
+The daemon keeps its check's hashes in the state folder so that the next reads only changes.
 """
 
 from __future__ import annotations
@@ -13,12 +12,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+# What an interpreter runs before any code of its own (a folder: every .py file);
+# python -X importtime -c pass lists them.
 STDLIB_STARTUP = ("site.py", "_sitebuiltins.py", "os.py", "posixpath.py", "genericpath.py",
                   "stat.py", "_collections_abc.py", "codecs.py", "io.py", "abc.py",
                   "zipimport.py", "importlib/_bootstrap.py",
                   "importlib/_bootstrap_external.py", "encodings")
-"""The standard library's files an interpreter runs before any code of its own (a folder:
-its every ``.py`` file; ``python -X importtime -c pass`` lists them)."""
 
 
 def norm(path: str | os.PathLike[str]) -> str:
@@ -44,7 +43,6 @@ def _load_known(path: Path | None) -> dict[str, Any] | None:
 
 
 def _save_known(path: Path, seen: dict[str, Any]) -> None:
-    """Keep this check's hashes for the next (whole or not at all; a failure is no harm)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         tmp = path.with_name(f".{path.name}.{os.getpid()}")
@@ -55,10 +53,7 @@ def _save_known(path: Path, seen: dict[str, Any]) -> None:
 
 
 def _distributions() -> list[tuple[Any, str]]:
-    """Each distribution on the module search path once, with the folder its files are in.
-
-    A folder reached twice (a symbolic link, ``lib64``) gives each distribution once.
-    """
+    """Each distribution on the module search path once, with its files' folder."""
     from importlib import metadata
 
     out, seen = [], set()
@@ -74,12 +69,7 @@ def _distributions() -> list[tuple[Any, str]]:
 
 
 def _site_folders() -> list[str]:
-    """The folders whose ``.pth`` files Python reads at start-up, and this install's.
-
-    The user's site folder only where Python reads it (never in a virtual environment);
-    the folder this package is installed in when it was installed from a wheel (a
-    ``pip install --target`` folder put on ``PYTHONPATH``).
-    """
+    """The folders whose ``.pth`` files Python reads at start-up, and a wheel install's own."""
     folders = list(site.getsitepackages()) if hasattr(site, "getsitepackages") else []
     if site.ENABLE_USER_SITE and hasattr(site, "getusersitepackages"):
         folders.append(site.getusersitepackages())
@@ -90,19 +80,16 @@ def _site_folders() -> list[str]:
 
 
 def _walked_folders() -> list[str]:
-    """The site folders that exist, each once (by its real path)."""
     return [f for f in _site_folders() if os.path.isdir(f)]
 
 
 def _installed_root() -> str | None:
-    """The folder holding this package when it was installed from a wheel, else None."""
     from controller.identity import installed, installed_root
 
     return str(installed_root()) if installed() else None
 
 
 def _stdlib_folders() -> set[str]:
-    """The standard library's folders (where Python itself ships its start-up code)."""
     import sysconfig
 
     return {norm(p) for key in ("stdlib", "platstdlib")
@@ -111,12 +98,7 @@ def _stdlib_folders() -> set[str]:
 
 
 def interpreter_files() -> list[str]:
-    """The interpreter's start-up files that exist, as absolute paths.
-
-    Its executable and ``libpython`` (this process's, where the system says which: the
-    start-up modules are frozen into them), ``pyvenv.cfg`` of a virtual environment, and
-    :data:`STDLIB_STARTUP` in the standard library's folder.
-    """
+    """The interpreter's start-up files: executable, ``libpython``, ``pyvenv.cfg``, the stdlib's."""
     import sysconfig
 
     out = [os.path.realpath(getattr(sys, "_base_executable", "") or sys.executable)]

@@ -1,14 +1,8 @@
 """``threecard floor serve | rounds | status | enrol | web``: the casino floor's side of the feed.
 
-``serve`` runs the recorder (:func:`floor.recorder_serve.serve`): every table's rounds, state,
-meters and events from the broker, verified, into the store (a SQLite file, or a
-PostgreSQL database: ``--store postgresql://...``), each table's continuity
-checked and mended. ``rounds`` and ``status`` read the store read-only (the recorder may be
-running). ``enrol`` pins a table's verification key in the store (the recorder may be
-running: the next message is checked with it). ``web`` serves the pit page and the
-metrics (:mod:`floor.web`), reading the store read-only.
-Exit status: 0 fine, 1 a store or broker problem, 2 usage (``serve``: also its session
-taken over by another recorder with the same client id).
+``serve`` runs the recorder into the store (SQLite, or ``postgresql://``); ``rounds``,
+``status`` and ``web`` read it read-only; ``enrol`` pins a table's verification key. Exit
+status: 0 fine, 1 a store or broker problem, 2 usage (or ``serve``'s session taken over).
 """
 
 from __future__ import annotations
@@ -40,7 +34,6 @@ STORE_HELP = ("the floor's store: a SQLite file (created when missing), or a Pos
               "database, postgresql://USER@HOST[:PORT]/DBNAME (its tables created when "
               "missing; the password in ~/.pgpass or PGPASSWORD rather than the URL)")
 DEFAULT_CLIENT_ID = "threecard-floor"
-"""The recorder's client id on a broker without users (``--client-id``)."""
 
 
 def _table_id(text: str) -> str:
@@ -199,7 +192,6 @@ def _fail(exc: Exception) -> int:
 
 
 def _stop_on_signals() -> threading.Event:
-    """An event SIGTERM and SIGINT set: the server stops cleanly on either."""
     stop = threading.Event()
 
     def on_signal(_signum: int, _frame: Any) -> None:
@@ -231,7 +223,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _read(path: str, what: Callable[[Any], Any]) -> Any:
-    """``what(store)`` on the store opened read-only (:func:`floor.store.read_store`).
+    """``what(store)`` on the store opened read-only.
 
     Raises:
         StoreError: the store cannot be opened or read.
@@ -242,11 +234,7 @@ def _read(path: str, what: Callable[[Any], Any]) -> Any:
 
 
 def _currency(store: Any, table: str, journal: str) -> str | None:
-    """The currency of a journal's amounts, as ``recall`` takes it (None: minor units).
-
-    The ``[table] currency`` the journal's start-up recorded, here from the game the floor
-    replayed of its rows; None when the floor verified none of them.
-    """
+    """The currency the journal's start-up recorded, from the floor's replay (None: minor units)."""
     from controller.game.numbers import currency_problem
 
     try:

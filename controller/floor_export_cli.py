@@ -1,9 +1,7 @@
 """``threecard floor rounds --from/--to --format`` and ``threecard floor prune``.
 
-The export for the casino management system (:mod:`floor.export`): rounds by the table's
-own end times, of every table or one, as JSON or CSV, amounts in minor units. Retention
-(:mod:`floor.prune`): rounds older than some days moved, with their events, into a
-verified archive file while the recorder goes on writing.
+The export for the casino management system, by the tables' own end times, in minor units;
+retention moves old rounds into a verified archive while the recorder writes on.
 """
 
 from __future__ import annotations
@@ -69,9 +67,9 @@ def output_format(args: argparse.Namespace) -> str:
 
 
 def export(args: argparse.Namespace, currency: Any) -> int:
-    """``floor rounds --from/--to``: the rounds in the window, in the chosen format.
+    """``floor rounds --from/--to``.
 
-    ``currency(store, table, journal)``: a journal's currency (None: not known).
+    The rounds in the window (``currency``: a journal's, or None).
     """
     from floor.export import as_json, parse_utc, write_csv
     from floor.store import StoreError, read_store

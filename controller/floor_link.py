@@ -1,13 +1,9 @@
 """The floor feed as ``threecard run`` and ``simulate`` wire it (``--floor``, ``--table-id``).
 
-The feed (:mod:`floor.publisher`) is loaded only when a broker is configured; it reads the
-journal in a thread of its own and the table only wakes it after each commit. It also reads
-the floor's witness (the newest seal the floor verified of the table's journals): a
-journal behind it or disagreeing with it locks the table, and a table starting with a
-floor waits for that check, :data:`WITNESS_WAIT_S` at most, before it takes any input
-(:func:`await_witness`); a floor that cannot be reached then is an alarm, and the check is
-made once it is back. A broker lost for longer than :data:`floor.outage.GRACE_S`, and back,
-is journaled (a ``device`` record each, R20).
+The feed is loaded only with a broker configured and reads the journal in its own thread. A
+journal behind or disagreeing with the floor's witness locks the table; a starting table waits
+for that check (:data:`WITNESS_WAIT_S` at most) before any input, and an unreachable floor is
+an alarm, checked once back. A broker lost past the grace, and back, is journaled (R20).
 """
 
 from __future__ import annotations
@@ -22,10 +18,9 @@ from controller.game.config import ConfigError, TableConfig
 
 log = logging.getLogger("threecard.floor")
 
+# At a stop, how long the feed may go on sending what is left while connected.
 DRAIN_S = 2.0
-"""At a stop, how long the feed may go on sending what is left while connected."""
 WITNESS_WAIT_S = 10.0
-"""How long a table starting with a floor waits for the floor's witness, at most."""
 
 
 def add_floor_arguments(parser: argparse.ArgumentParser) -> None:
@@ -40,7 +35,6 @@ def add_floor_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 class _NoFeed:
-    """No floor configured: nothing to stop, nothing left to send."""
 
     left = 0
 
@@ -52,24 +46,13 @@ NO_FEED = _NoFeed()
 
 
 ALWAYS_NAMED = ("journal_path", "table_id", "floor_broker", "rules", "seats")
-"""The settings :func:`resume_command` always names: the feed goes on as the same table."""
 
 
 def resume_command(command: str, config: TableConfig, journal: str, *extra: str) -> str:
     """The command line that starts this table again on its journal, to copy and paste.
 
-    It names the configuration file (when there is one), every flag the table was started
-    with that overrode a setting (``--shoe``, ``--headless``, ...: run as printed it opens
-    the same shoe and the same screens, or none), and every setting the feed needs to go
-    on as the same table: the journal, the table id, the broker, the rules and the seats;
-    each word quoted for a POSIX shell.
-
-    Args:
-        command: ``run`` or ``simulate``.
-        config: the configuration the table ran with (:attr:`TableConfig.flags`: the
-            flags it was given).
-        journal: the journal's path.
-        extra: words added after the command (``--rounds 1``).
+    It names the configuration file, every overriding flag, and the settings the feed needs to go
+    on as the same table, each word quoted for a POSIX shell.
     """
     words = ["threecard", command, *extra]
     if config.source:
@@ -87,7 +70,6 @@ def resume_command(command: str, config: TableConfig, journal: str, *extra: str)
 
 
 def _other_table(config: TableConfig, journal: str) -> str | None:
-    """The table id an existing journal was written by, when it is not this table's."""
     if journal == ":memory:" or not os.path.isfile(journal):
         return None
     from controller.game.recall import recorded_config
@@ -111,16 +93,10 @@ def _other_table(config: TableConfig, journal: str) -> str | None:
 def check_floor(config: TableConfig, journal: str | None = None) -> None:
     """Check ``[floor]`` before the journal opens: its files can be read and used.
 
-    A journal written by another table id is refused with a floor (its rounds would be
-    published under this table's id, as another series) and warned about without one.
-
-    Args:
-        config: the configuration.
-        journal: the journal's path (default the configuration's): the feed reads it, so
-            it must be a file, not ``:memory:``.
+    A journal of another table id is refused with a floor (it would publish as another series).
 
     Raises:
-        ConfigError: naming the setting (``[floor] ca_file ...: not a PEM file ...``).
+        ConfigError: naming the setting.
     """
     path = journal or config.journal_path
     other = _other_table(config, path)
@@ -148,23 +124,13 @@ def check_floor(config: TableConfig, journal: str | None = None) -> None:
 
 def open_floor(config: TableConfig, table: Any, drain_s: float = DRAIN_S,
                resume: str = "", witness_s: float = WITNESS_WAIT_S) -> Any:
-    """Start the floor feed of an open table (:data:`NO_FEED` when no broker is set).
+    """Start the floor feed of an open table; an object whose ``stop()`` ends it.
 
-    Args:
-        config: the configuration (``[floor]`` and the table id).
-        table: the open :class:`~controller.game.table.Table`; its journal is followed.
-        drain_s: what ``stop()`` allows by default for sending what is left.
-        resume: ``run``: when the feed stops with events the broker did not acknowledge,
-            it logs the command that sends them (:func:`resume_command`); "": the caller
-            says it.
-        witness_s: how long to wait for the floor's witness before returning
-            (:func:`await_witness`): call it before the table takes any input.
-
-    Returns:
-        An object whose ``stop()`` ends the feed.
+    ``resume`` (``run``) logs the command that sends what the broker did not acknowledge;
+    ``witness_s`` waits for the floor's witness before returning.
 
     Raises:
-        ConfigError: a ``[floor]`` setting that cannot be used (a file that cannot be read).
+        ConfigError: a ``[floor]`` setting that cannot be used.
     """
     if not config.floor_broker:
         return NO_FEED
@@ -190,19 +156,10 @@ def open_floor(config: TableConfig, table: Any, drain_s: float = DRAIN_S,
 
 
 def await_witness(feed: Any, wait_s: float = WITNESS_WAIT_S) -> bool:
-    """Wait for the floor's witness to be checked (the table locks when it must).
+    """Wait up to ``wait_s`` for the floor's witness to be checked; True if it was (or no floor).
 
-    Called as the table starts, before it takes any input: a journal put back to an older
-    copy is locked before any bet. When the witness could not be read in time (the broker
-    unreachable, or silent), that is an alarm, logged at error: the feed checks it once
-    the floor is back.
-
-    Args:
-        feed: what :func:`open_floor` returned (:data:`NO_FEED`: nothing to wait for).
-        wait_s: seconds to wait at most.
-
-    Returns:
-        True when the witness was checked (or there is no floor).
+    A journal put back to an older copy is locked before any bet; a witness not read in time is
+    an alarm, checked once the floor is back.
     """
     state = getattr(feed, "witness", None)
     if state is None:

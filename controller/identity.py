@@ -1,33 +1,9 @@
-"""``threecard identify``: the installed software's identity, and a check of every file.
+"""``threecard identify``: the installed software's identity, and a check of every file (GLI-11).
 
-GLI-11 asks that the software running on a gaming device can be verified in the field.
-When the wheel is built, a build step (``setup.py``) writes :data:`MANIFEST` into the
-package: one line per file of the installed packages, ``<sha256>  <path>``, paths relative
-to the folder that holds the packages (the format ``sha256sum --check`` reads there). The
-software's identity is the SHA-256 of that manifest. :func:`identify` reads it and checks
-every installed file against it: a file changed, missing, or present but not in the
-manifest is named.
-
-Byte code is what Python runs, so it is checked too, though no manifest can list it (it is
-made at install time, by the Python that runs it): every cached ``.pyc`` this Python would
-load (``__pycache__/NAME.<this Python's tag>[.opt-N].pyc``) must hold the code its source
-compiles to, compiled again here and compared; one that does not is named (``bytecode``),
-and byte code with no source in the manifest, or outside ``__pycache__`` (where Python
-loads it without any source), is an added file.
-
-The command also checks everything else the process runs on, and prints one digest of
-it all (:mod:`controller.environment`, R18): every installed distribution's files against
-what its installer recorded, the interpreter's start-up files, and the code Python runs
-at every start that no distribution owns (``.pth`` files, ``sitecustomize``,
-``usercustomize``), which is named.
-
-The daemon journals the identity at each start-up (the ``startup`` record's ``software``,
-declared in :mod:`controller.game.inputs`), and the environment's once READY (an
-``environment`` record); ``threecard report shift`` prints the identities recorded in its
-period.
-
-This module uses the standard library only at import: the build step loads it by its
-path, before the package is installed.
+The wheel's build writes :data:`MANIFEST` (``<sha256>  <path>`` per file, as ``sha256sum
+--check`` reads it); the identity is its SHA-256. Every installed file is checked against it,
+and cached byte code against a fresh compilation of its source (README, "Software identity").
+Standard library only at import: the build step loads this module by its path.
 """
 
 from __future__ import annotations
@@ -45,22 +21,14 @@ if TYPE_CHECKING:
     from controller.environment import Environment
 
 DISTRIBUTION = "threecard-table"
-"""The distribution whose version is reported."""
 MANIFEST = "controller/MANIFEST.sha256"
-"""The manifest, relative to the folder holding the packages."""
 CACHE_DIR = "__pycache__"
-"""Where Python keeps the byte code it compiled (not listed in the manifest: checked apart)."""
 
 
 def package_files(root: Path, packages: list[str] | tuple[str, ...]) -> list[str]:
     """Every file of ``packages`` below ``root``, as sorted POSIX paths relative to it.
 
-    Byte code caches (``__pycache__``) and the manifest itself are left out; byte code
-    anywhere else is listed, as Python would load it.
-
-    Args:
-        root: the folder holding the packages (``site-packages``, a build folder).
-        packages: top-level package names (``controller``, ``display``...).
+    ``__pycache__`` and the manifest are left out; byte code anywhere else is listed.
 
     Raises:
         OSError: a folder of the packages cannot be listed (``filename`` names it).
@@ -76,7 +44,7 @@ def package_files(root: Path, packages: list[str] | tuple[str, ...]) -> list[str
 
 
 def _files_below(base: Path) -> list[Path]:
-    """Every file below ``base`` (links to folders not followed); none if it is not there.
+    """Every file below ``base`` (links to folders not followed).
 
     Raises:
         OSError: a folder below it cannot be listed: what it holds would go unchecked.
@@ -105,14 +73,13 @@ def make_manifest(root: Path, packages: list[str] | tuple[str, ...]) -> bytes:
 
 
 def write_manifest(root: Path, packages: list[str] | tuple[str, ...]) -> Path:
-    """Write :data:`MANIFEST` below ``root`` (the build step). Returns its path."""
+    """Write :data:`MANIFEST` below ``root`` (the build step); its path."""
     path = root / MANIFEST
     path.write_bytes(make_manifest(root, packages))
     return path
 
 
 def _opt_level(cached: Path) -> int:
-    """The optimisation level a cached file's name says (``NAME.TAG.opt-2.pyc`` -> 2)."""
     parts = cached.name.split(".")
     return int(parts[2][4:]) if len(parts) == 4 and parts[2][4:].isdigit() else 0
 
@@ -120,12 +87,8 @@ def _opt_level(cached: Path) -> int:
 def made_from_source(cached: Path, source: Path) -> bool:
     """Whether a byte code file holds the code ``source`` compiles to.
 
-    Python loads a cached file whose header matches its source (time-stamped: the source's
-    modification time and size; hash-based: unchecked, or the source's hash), so a header
-    proves nothing: the code itself is compared with a fresh compilation. Code objects
-    compare equal when their byte code, constants, names and line tables do, the file name
-    they were compiled under aside. A file Python would not load (another magic number, a
-    header for other source bytes: it compiles the source instead) is harmless: True.
+    A header proves nothing (Python trusts it), so the code is compared with a fresh compilation,
+    file name aside. A file Python would not load (another magic, other source) is harmless: True.
     """
     import importlib.util
     import marshal
@@ -158,15 +121,8 @@ def check_bytecode(root: Path, packages: list[str] | tuple[str, ...],
                    listed: dict[str, str]) -> tuple[list[str], list[str]]:
     """Check every cached byte code file of ``packages`` this Python would load.
 
-    Args:
-        root: the folder holding the packages.
-        packages: top-level package names.
-        listed: the manifest (path -> SHA-256).
-
-    Returns:
-        (files whose code is not their source's, files whose source the manifest does
-        not list), as paths relative to ``root``. Files for another Python (another tag)
-        are never loaded by this one, nor those of a missing source: left alone.
+    Returns (files not made from their source, files whose source ``listed`` lacks); files of
+    another Python tag or of a missing source are never loaded: left alone.
 
     Raises:
         OSError: a folder or a byte code file cannot be read (``filename`` names it).
@@ -216,21 +172,8 @@ def parse_manifest(data: bytes) -> dict[str, str]:
 class Identity:
     """The installed software's identity and what the check found.
 
-    Attributes:
-        version: the distribution's version (``unknown`` when it has no metadata).
-        sha256: the SHA-256 of the manifest; empty when there is none (an editable or
-            source install: nothing was built, nothing can be checked).
-        files: files the manifest lists.
-        changed: files whose bytes differ from the manifest.
-        missing: files the manifest lists that are not installed.
-        added: files of the packages that the manifest does not list (byte code with no
-            source in the manifest included).
-        bytecode: cached byte code files whose code is not what their source compiles
-            to (:func:`check_bytecode`).
-        problem: why the check could not be made (no manifest, an unreadable one), or "".
-        installed: the packages were installed from a built package (its metadata lies
-            beside them); False for a source tree run in place (an editable install),
-            which has no manifest to miss.
+    ``sha256`` is empty without a manifest (an editable or source install: nothing to check);
+    ``installed`` is False for a source tree run in place, which has no manifest to miss.
     """
 
     version: str
@@ -249,20 +192,13 @@ class Identity:
         return bool(self.sha256) and not (self.problem or self.altered())
 
     def altered(self) -> list[tuple[str, str]]:
-        """(what, path) for every file that does not match.
-
-        ``changed``, ``missing``, ``added``, and ``bytecode`` (not made from its source).
-        """
+        """(what, path) of each file that does not match: changed, missing, added, bytecode."""
         return ([("changed", p) for p in self.changed] + [("missing", p) for p in self.missing]
                 + [("added", p) for p in self.added]
                 + [("bytecode", p) for p in self.bytecode])
 
     def journal_form(self, most: int = 50) -> dict[str, Any]:
-        """The identity as the start-up record keeps it (``software``).
-
-        Args:
-            most: how many altered files to name (``altered`` counts them all).
-        """
+        """The identity as the start-up record keeps it, naming at most ``most`` altered files."""
         named = self.altered()
         return {"version": self.version[:64], "sha256": self.sha256, "files": self.files,
                 "altered": len(named),
@@ -281,16 +217,14 @@ def installed() -> bool:
 
 
 def _metadata(root: Path) -> list[Path]:
-    """The distribution's metadata folders beside the packages (none for a source tree)."""
     return sorted(root.glob(f"{DISTRIBUTION.replace('-', '_')}-*.dist-info"))
 
 
 def _version(root: Path) -> str:
-    """The distribution's version, from its metadata beside the packages.
+    """The distribution's version, read from its metadata directly.
 
-    Read directly: importing :mod:`importlib.metadata` alone costs a start-up about 0.1 s
-    and several MB. Where there is none beside them (an editable install), the folders on
-    ``sys.path`` are looked at the same way; only then is :mod:`importlib.metadata` asked.
+    Importing :mod:`importlib.metadata` costs a start-up about 0.1 s and several MB; it is asked
+    only when no metadata lies beside the packages or on ``sys.path``.
     """
     folders = [root] + [Path(d) for d in sys.path if d and Path(d) != root]
     # os.path.isdir: False for a folder that cannot be looked at (the environment's
@@ -314,16 +248,9 @@ def _version(root: Path) -> str:
 
 
 def identify(root: Path | None = None) -> Identity:
-    """Read the manifest and check every installed file against it.
+    """Read the manifest below ``root`` (default: here) and check every installed file.
 
-    Args:
-        root: the folder holding the packages (default: where this module is installed).
-
-    Returns:
-        The identity; never raises for a missing or damaged manifest (``problem`` says,
-        and the manifest itself is named missing or changed: an installation altered),
-        nor for a file or folder of the packages that cannot be read (``problem`` names
-        it: what it holds cannot be checked).
+    Never raises: a missing or damaged manifest, or an unreadable file, is in ``problem``.
     """
     root = installed_root() if root is None else root
     version = _version(root)
@@ -366,13 +293,8 @@ def identify(root: Path | None = None) -> Identity:
 def startup_identity() -> dict[str, Any]:
     """The identity as the daemon journals it at start-up, logged.
 
-    An altered file, or an installation whose manifest is missing or unreadable, is
-    logged as an error (``threecard identify`` names them all); the table still starts,
-    its start-up record keeps what was found with ``alarm`` set, and the table holds the
-    deck, the alarm on the dealer screen, until a supervisor acknowledges (Unblock deck).
-
-    Returns:
-        :meth:`Identity.journal_form` (:class:`controller.game.inputs.Software`'s fields).
+    An altered installation is logged as an error; the table still starts, with ``alarm`` set,
+    and holds the deck until a supervisor unblocks it.
     """
     import logging
 
@@ -396,7 +318,6 @@ def startup_identity() -> dict[str, Any]:
 
 
 def _files_differ(n: int) -> str:
-    """``1 installed file is missing or differs``, ``2 installed files are missing or differ``."""
     return ("1 installed file is missing or differs" if n == 1
             else f"{n} installed files are missing or differ")
 
@@ -409,17 +330,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print the identity, the whole environment's digest and the check's verdict.
 
-    The package's files are checked against its manifest (:func:`identify`); every other
-    file the process runs on against what its installer recorded, and the code Python
-    runs at every start that no distribution owns is named
-    (:func:`controller.environment.check_environment`). ``--json`` gives the same facts,
-    the environment's under ``environment`` (its start-up code also under ``pth``,
-    ``sitecustomize``, ``usercustomize``).
-
-    Returns:
-        0 when every file matches (the package's its manifest, its byte code its
-        sources; every other its installer's record) and no start-up code is unknown;
-        1 otherwise, or when there is no manifest to check against.
+    Returns 0 when every file matches and no start-up code is unknown; 1 otherwise, or when
+    there is no manifest to check against.
     """
     from controller.environment import STARTUP_MODULES, check_environment
 
@@ -448,7 +360,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_identity(ident: Identity) -> None:
-    """The package's identity and the files that do not match its manifest."""
     print(f"{DISTRIBUTION} {ident.version}")
     if ident.sha256 and not ident.problem:  # a manifest that cannot be read is no identity
         print(f"identity: sha256 {ident.sha256}")
@@ -461,7 +372,6 @@ def _print_identity(ident: Identity) -> None:
 
 
 def _print_environment(env: Environment) -> None:
-    """The environment's digest, what it covers, and what was found (one line each)."""
     from controller.game.text import for_terminal
 
     print(f"environment: sha256 {env.sha256}")

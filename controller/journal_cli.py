@@ -1,16 +1,7 @@
 """``threecard journal archive``: settled history moved out of the journal, verified first.
 
-``threecard journal archive --journal J --older-than DAYS [--out FILE] [--json]`` moves the
-events older than DAYS (up to a round opening, never past what the floor feed has not
-delivered, never past the snapshot start-up replays from) into an archive file beside the
-journal (``J.archive``, or FILE), verifies the archive, then cuts the journal, which keeps
-the cut's event and hash and a snapshot to start from (:mod:`controller.game.archive`).
-The table must be stopped (the journal's writer lock is taken). ``recall``, ``meters``,
-``verify-journal``, ``report shift`` and ``dispute`` read the archive beside the journal,
-or the one given with ``--archive``.
-
-Exit status: 0 done (or nothing to move: the line says why), 1 the journal or the archive
-cannot be used (nothing deleted), 2 usage.
+docs/journal-archive.md gives the rules. The table must be stopped. Exit status: 0 done (or
+nothing to move, saying why), 1 the journal or archive cannot be used (nothing deleted), 2 usage.
 """
 
 from __future__ import annotations
@@ -24,7 +15,6 @@ from controller.cli import whole_number
 from controller.game.numbers import format_number
 
 MAX_DAYS = 36_500
-"""The largest ``--older-than``."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -1,22 +1,9 @@
 """The whole journal checked once the table is READY: what start-up leaves to the full check.
 
-Start-up verifies the journal from the verified snapshot its anchor names, so its time is
-bounded by a snapshot interval and not by the journal's age
-(:mod:`controller.game.verifier`). What lies before that snapshot is counted and checked
-for form only; an old event edited in place, an old round's status or event number
-changed, or a rejection added there, is found by the check from the first event, which
-is ``threecard verify-journal``'s.
-
-The daemon makes that check once it is READY, when the journal held events before this
-start: ``threecard verify-journal --json`` as a child process running this very code
-(:func:`own_code_command`: never a ``controller`` folder in the working directory), so the
-check takes neither the daemon's interpreter lock (its table thread and screens go on at
-their pace) nor its memory. The child reads the journal read-only, in one read
-transaction, the anchor first (:class:`~controller.journal.Journal`): the moment it
-sees is one its anchor covers, whatever the table writes meanwhile. A broken journal
-locks the table, as at start-up (R4): no more input is taken, the screens and the log say
-why. A check that cannot be made (the child killed, its answer unreadable) locks nothing
-and is logged as an error: it is no evidence of an edit.
+Start-up checks from the anchored snapshot, so an old event edited in place is found only
+from the first event. The daemon runs ``verify-journal --json`` as a child running this very
+code, sparing its own interpreter lock and memory; the child sees a moment the anchor covers.
+A broken journal locks the table (R4); a check that cannot be made locks nothing.
 """
 
 from __future__ import annotations
@@ -38,21 +25,14 @@ from controller.game.verdict import integrity_lock
 log = logging.getLogger("threecard")
 
 POLL_S = 0.5
-"""Seconds between two looks at the stop flag while the check runs."""
 
 
 @dataclass(frozen=True, slots=True)
 class FullCheck:
     """The answer of :func:`check_in_full`.
 
-    Attributes:
-        ok: True when the journal is sound; False when it is broken; None when the check
-            could not be made (see ``summary``).
-        summary: the verifier's one line (``journal OK: ...`` or ``JOURNAL BROKEN: ...``),
-            or why the check could not be made.
-        message: the problems in one line, as start-up words a lock (empty when sound).
-        problems: each problem's kind and message (``verify-journal --json``'s).
-        seconds: how long the check took (wall clock, from the child's start).
+    ``ok`` is None when the check could not be made (``summary`` says why); ``message`` words the
+    problems as start-up words a lock.
     """
 
     ok: bool | None
@@ -64,19 +44,10 @@ class FullCheck:
 
 def check_in_full(journal: str, stop: threading.Event, resume: tuple[int, str] | None = None,
                   on_progress: Callable[[int, str], None] | None = None) -> FullCheck | None:
-    """Run ``threecard verify-journal --json`` on ``journal`` and read its verdict.
+    """Run ``threecard verify-journal --json`` on ``journal`` and read its verdict (None: stopped).
 
-    Args:
-        journal: the journal file's path (the archive beside it is read as
-            ``verify-journal`` reads it).
-        stop: set to end the check early (the daemon stops): the child is ended.
-        resume: (snapshot event, seal) an earlier check verified everything up to: this
-            one goes on from there.
-        on_progress: called with (snapshot event, seal) as the check verifies up to each
-            stored snapshot (the progress a later start resumes from).
-
-    Returns:
-        The verdict, or None when ``stop`` ended it first.
+    ``resume`` is (snapshot event, seal) an earlier check verified up to; ``on_progress`` gets each
+    as this one goes.
     """
     t0 = time.monotonic()
     cmd = own_code_command("verify-journal", f"--journal={journal}", "--json", "--progress",
@@ -122,10 +93,8 @@ def check_in_full(journal: str, stop: threading.Event, resume: tuple[int, str] |
 def own_code_command(*args: str) -> list[str]:
     """A command line that runs ``threecard ARGS`` with this very ``controller`` package.
 
-    Python in isolated mode (``-I``): neither the working directory nor any ``PYTHON*``
-    variable of the environment (a ``controller`` folder where the daemon runs, a
-    ``PYTHONPATH``, a ``sitecustomize``) can put other code in its place; the folder this
-    package was imported from is put first on the child's import path.
+    Isolated mode (``-I``): no working directory or ``PYTHON*`` variable can put other code in
+    its place.
     """
     import controller
 
@@ -141,11 +110,8 @@ def _mark_file(journal: str) -> str:
 def broken_mark(journal: str) -> str | None:
     """The lock an earlier full check left beside ``journal`` (None: none).
 
-    A broken journal found by the full check (:func:`check_beside`, or ``simulate``'s) is
-    marked beside it (``<journal>.broken``, the lock's reason): the next start locks the
-    table at once, before any input, instead of playing until its own full check ends
-    (R2, R4: a restart is never a way round a lock). A full check that finds the journal
-    sound again (a journal restored) removes the mark.
+    The next start locks at once, before any input, rather than play until its own check ends: a
+    restart is never a way round a lock (R2, R4).
     """
     try:
         with open(_mark_file(journal), encoding="utf-8", errors="replace") as f:
@@ -157,11 +123,7 @@ def broken_mark(journal: str) -> str | None:
 
 
 def mark_broken(journal: str, reason: str) -> None:
-    """Leave ``reason`` beside ``journal`` for the next start (see :func:`broken_mark`).
-
-    Written whole or not at all (a new file, synced, renamed over the old); a failure is
-    logged: the table this run is locked whatever happens to the mark.
-    """
+    """Leave ``reason`` beside ``journal`` for the next start, whole or not at all (else logged)."""
     path = _mark_file(journal)
     try:
         with open(path + ".new", "w", encoding="utf-8") as f:
@@ -196,17 +158,7 @@ def lift_mark(journal: str) -> None:
 def check_beside(table: Any, journal: str, stop: threading.Event) -> FullCheck | None:
     """Check ``journal`` in full beside its running table; lock the table when broken.
 
-    The verdict is logged (an error when broken, or when no verdict came); a broken
-    journal locks the table with the problems in the words start-up uses
-    (``Journal integrity check failed: ...``).
-
-    Args:
-        table: the running :class:`~controller.game.table.Table` on ``journal``.
-        journal: the journal file's path.
-        stop: set when the daemon stops (the check is then ended, nothing logged).
-
-    Returns:
-        The verdict, or None when ``stop`` came first.
+    The verdict is logged; None when ``stop`` came first.
     """
     resume = table.journal.checked_to()
     log.info("journal %s: checking it in full from %s (the table plays on meanwhile)", journal,
@@ -228,7 +180,6 @@ def check_beside(table: Any, journal: str, stop: threading.Event) -> FullCheck |
 
 
 def _read_verdict(code: int, out: str, err: str, seconds: float) -> FullCheck:
-    """``verify-journal --json``'s answer as a :class:`FullCheck`."""
     try:
         v = json.loads(out)
         ok, summary = v["ok"], v["verdict"]

@@ -1,10 +1,8 @@
 """systemd service notification (``sd_notify``) and the watchdog, with the standard library.
 
-The protocol: send a datagram such as ``READY=1`` to the AF_UNIX socket named in the
-``NOTIFY_SOCKET`` environment variable (a leading ``@`` means the abstract namespace).
-``WATCHDOG_USEC`` gives the watchdog interval in microseconds; the service must send
-``WATCHDOG=1`` more often than that. Without ``NOTIFY_SOCKET`` every call does nothing,
-so the daemon runs the same under systemd, in a terminal, and in tests.
+A datagram such as ``READY=1`` goes to the socket ``NOTIFY_SOCKET`` names (``@``: abstract);
+``WATCHDOG=1`` must come more often than ``WATCHDOG_USEC`` microseconds. Without the variable
+every call does nothing, so the daemon runs the same under systemd, in a terminal, in tests.
 """
 
 from __future__ import annotations
@@ -21,11 +19,7 @@ log = logging.getLogger(__name__)
 
 
 class Notifier:
-    """Sends ``sd_notify`` messages to systemd (or to a test's socket).
-
-    Args:
-        address: the socket path; ``NOTIFY_SOCKET`` from the environment when None.
-    """
+    """Sends ``sd_notify`` messages to systemd, or to ``address`` (a test's socket)."""
 
     def __init__(self, address: str | None = None) -> None:
         self.address = address if address is not None else os.environ.get("NOTIFY_SOCKET", "")
@@ -42,11 +36,9 @@ class Notifier:
         return self._sock is not None
 
     def notify(self, *fields: str) -> bool:
-        """Send one message made of ``KEY=value`` fields joined by newlines.
+        """Send one message of ``KEY=value`` fields.
 
-        Returns:
-            True when sent; False when disabled, or the socket refused or was full (never
-            blocks; the first failure is logged).
+        False when disabled, refused or full (never blocks).
         """
         if self._sock is None:
             return False
@@ -68,16 +60,9 @@ class Notifier:
         return self.notify("READY=1", *([f"STATUS={status}"] if status else []))
 
     def extend_timeout(self, seconds: float, status: str = "") -> bool:
-        """Ask for ``seconds`` more before systemd gives up on the current phase.
+        """Ask for ``seconds`` more before systemd gives up on the start (``EXTEND_TIMEOUT_USEC``).
 
-        ``EXTEND_TIMEOUT_USEC`` (``sd_notify(3)``): while starting, it pushes the start
-        timeout (``TimeoutStartSec=``) out to ``seconds`` from now; it must be sent again
-        within that time to keep it from running out. The daemon sends it while start-up
-        verifies the journal, as long as the check makes progress.
-
-        Args:
-            seconds: the time wanted from now.
-            status: a ``STATUS=`` line sent along (nothing when empty).
+        Sent again before it runs out while start-up's journal check makes progress.
         """
         return self.notify(f"EXTEND_TIMEOUT_USEC={max(1, round(seconds * 1_000_000))}",
                            *([f"STATUS={status}"] if status else []))
@@ -102,10 +87,7 @@ class Notifier:
 
 
 def watchdog_interval_ms(environ: dict[str, str] | None = None) -> int | None:
-    """The watchdog interval in milliseconds from ``WATCHDOG_USEC``, or None when unset.
-
-    ``WATCHDOG_PID``, when set, must be this process for the watchdog to apply.
-    """
+    """The watchdog interval in ms from ``WATCHDOG_USEC`` (None: unset, or for another PID)."""
     env = os.environ if environ is None else environ
     usec = env.get("WATCHDOG_USEC")
     if not usec:
@@ -124,23 +106,10 @@ def watchdog_interval_ms(environ: dict[str, str] | None = None) -> int | None:
 class WatchdogTiming:
     """When the daemon feeds the watchdog, and when a silent thread counts as hung.
 
-    systemd (``sd_watchdog_enabled(3)``) asks for ``WATCHDOG=1`` at half the interval
-    ``WATCHDOG_USEC`` (``WatchdogSec=``). A thread's heartbeat older than
-    ``stale_after_ms`` withholds the feeding (tried again every ``check_every_ms``); so
-    the last ``WATCHDOG=1`` leaves at most ``stale_after_ms`` after the last heartbeat of
-    a hung thread, that is before WatchdogSec/2, and systemd acts at most
-    1.5 x WatchdogSec after the hang. The supervised loops beat at least
-    every ``check_every_ms`` (a third of ``stale_after_ms`` or less), so a busy but
-    healthy thread is not taken for a hung one.
-
-    Attributes:
-        interval_ms: the watchdog interval (``WATCHDOG_USEC`` in milliseconds), or None
-            when systemd runs no watchdog (the checks still run and log a hung thread).
-        feed_every_ms: milliseconds between two ``WATCHDOG=1``: half the interval.
-        check_every_ms: milliseconds between two checks: an eighth of the interval, at
-            most 250.
-        stale_after_ms: a heartbeat older than this many milliseconds means its thread
-            is hung: half the interval less one check.
+    ``WATCHDOG=1`` goes at half the interval; a heartbeat older than ``stale_after_ms`` (half the
+    interval less one check) withholds it, so systemd acts at most 1.5 x WatchdogSec after a
+    hang. Loops beat at least every ``check_every_ms`` (an eighth of the interval, at most 250),
+    so a busy thread is not taken for a hung one. ``interval_ms`` None: no watchdog, checks only.
     """
 
     interval_ms: int | None
@@ -150,10 +119,9 @@ class WatchdogTiming:
 
     @classmethod
     def for_interval(cls, interval_ms: int | None) -> WatchdogTiming:
-        """The timing for a watchdog interval in milliseconds (None: no watchdog).
+        """The timing for an interval in ms.
 
-        Without a watchdog, the checks run every 250 ms and a thread silent for 5 s is
-        reported (nothing is sent).
+        None: checks every 250 ms, a thread silent 5 s reported.
         """
         if interval_ms is None:
             return cls(None, 1000, 250, 5000)
@@ -168,12 +136,7 @@ class WatchdogTiming:
 
 
 class Heartbeats:
-    """Liveness of the daemon's threads: each beats; the watchdog is fed only if all are fresh.
-
-    Args:
-        max_age_ms: a heartbeat older than this means its thread is stuck or dead.
-        clock: monotonic clock in seconds (injectable for tests).
-    """
+    """Liveness of the daemon's threads: the watchdog is fed only while every heartbeat is fresh."""
 
     def __init__(self, max_age_ms: int = 5000, clock: Callable[[], float] = time.monotonic
                  ) -> None:

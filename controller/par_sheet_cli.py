@@ -1,8 +1,4 @@
-"""``threecard par-sheet``: print the exact par sheet of a rule profile.
-
-The deck's counts are counted afresh on every run (:mod:`controller.game.counting`), so a
-changed paytable is answered at once and exactly, from nothing stored.
-"""
+"""``threecard par-sheet``: print the exact par sheet of a rule profile, counted afresh each run."""
 
 from __future__ import annotations
 
@@ -111,11 +107,7 @@ def _print_table(sheet: ParSheet) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Compute and print the par sheet.
-
-    Returns:
-        0, or 2 when the rule profile cannot be loaded (the reason goes to stderr).
-    """
+    """Compute and print the par sheet; 2 when the rule profile cannot be loaded."""
     try:
         profile = load_profile(args.rules)
     except RuleProfileError as exc:

@@ -1,8 +1,6 @@
-"""``threecard hash-pin``: turn a PIN into the salted hash the configuration stores.
+"""``threecard hash-pin``: turn a PIN into the salted hash ``[roles]`` stores; the PIN never is.
 
-The PIN is read without echo on a terminal (asked twice), or as one line on stdin.
-The hash goes into ``[roles]`` of the table's configuration; the PIN itself is never
-stored anywhere.
+Read without echo on a terminal (asked twice), or as one line on stdin.
 """
 
 from __future__ import annotations
@@ -26,11 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Read a PIN, print its hash.
-
-    Returns:
-        0, or 1 when the PIN is not 4 to 12 digits or the two entries differ.
-    """
+    """Read a PIN, print its hash; 1 when it is not 4 to 12 digits or the two entries differ."""
     if sys.stdin.isatty():
         pin = getpass.getpass("PIN: ")
         if getpass.getpass("PIN again: ") != pin:

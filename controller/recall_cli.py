@@ -1,10 +1,8 @@
 """``threecard recall``, ``threecard meters``, ``threecard verify-journal``.
 
-All three read the journal given by ``--journal PATH`` read-only (the table may be
-running; the journal may sit on read-only media). What they print of the journal is
-escaped for the terminal (:func:`controller.game.text.for_terminal`). Exit status: 0 fine,
-1 the journal is broken or does not reconcile, 2 usage, or a file that is no readable
-journal (not SQLite, or text in it that is not UTF-8: the line names the table and row).
+Each reads ``--journal`` read-only (the table may run; the media may be read-only) and escapes
+what it prints for the terminal. Exit status: 0 fine, 1 a broken or unreconciled journal, 2
+usage or a file that is no readable journal.
 """
 
 from __future__ import annotations
@@ -29,7 +27,6 @@ from controller.journal.seal import parse_key
 from controller.round_log import outcome_words
 
 MAX_LAST = 1_000_000
-"""The most rounds ``recall --last`` shows (the journal's own numbers stay far below)."""
 
 
 def _journal_arg(parser: argparse.ArgumentParser) -> None:
@@ -88,16 +85,11 @@ def _fail(cmd: str, exc: Exception) -> int:
 
 
 def _unreadable(path: str, exc: Exception) -> Exception:
-    """A journal error as it is; SQLite's as a :class:`JournalUnreadable` naming the row."""
     return unusable(path, os.path.realpath(path), exc) if isinstance(exc, sqlite3.Error) else exc
 
 
 def _warn_if_broken(cmd: str, path: str, archive: str | None = None) -> bool:
-    """Say so on stderr when the journal's hash chain is broken: nothing here is trusted.
-
-    Returns:
-        True when the chain is broken.
-    """
+    """Say so on stderr when the journal's hash chain is broken (nothing is trusted); True if so."""
     try:
         j = Journal(path, readonly=True, archive=archive)
     except JournalError:
@@ -123,12 +115,7 @@ def _money(v: int | None, currency: str | None, sign: bool = True) -> str:
 
 
 def count_and_amount(bets: int, refunded: int, currency: str | None) -> str:
-    """The bets voids refunded and their amount, each named.
-
-    ``36 bets voided, 708.00 refunded``.
-
-    A count never stands bare beside an amount (``36, 708.00`` reads as one number).
-    """
+    """``36 bets voided, 708.00 refunded``: a count never stands bare beside an amount."""
     noun = "bet" if bets == 1 else "bets"
     return f"{format_number(bets)} {noun} voided, {_money(refunded, currency, False)} refunded"
 
@@ -154,34 +141,22 @@ def run_recall(args: argparse.Namespace) -> int:
 
 
 def _outcome(x: dict[str, Any]) -> str:
-    """An outcome-mode result in words: ``pays 30 to 1 (three_of_a_kind)``, ``push``."""
     return outcome_words(x["outcome"], x["multiple"]) + (f" ({x['line']})" if x.get("line")
                                                          else "")
 
 
 def _result(x: dict[str, Any], currency: str | None) -> str:
-    """A result with money: ``win +5.00``, ``lose -5.00``, a void's ``refund 5.00``.
-
-    A refund is written as the stake returned (its net is nothing won or lost).
-    """
+    """A result with money: ``win +5.00``, ``lose -5.00``, a void's ``refund 5.00`` (the stake)."""
     if x["outcome"] == "refund":
         return f"refund {_money(x['stake'], currency, False)}"
     return f"{x['outcome']} {_money(x['net'], currency)}"
 
 
 def format_round(r: dict[str, Any], currency: str | None) -> str:
-    """A round record (``recall --json``'s shape) as game recall prints it.
+    """A round record as game recall prints it, each line escaped for a terminal.
 
-    Each line is made safe for a terminal (:func:`~controller.game.text.for_terminal`): a
-    void reason holding a line break or an escape sequence stays on its line, escaped.
-    A seat's bets and results are listed in the pay order, as the screens list them
-    (:func:`~controller.game.pay_lines.items_in_pay_order`); a void's refunds with the
-    amounts returned.
-
-    Args:
-        r: the round record.
-        currency: ISO 4217 code the amounts are written in; None writes them as plain
-            minor units (a record whose table's currency is not known here).
+    Bets and results in pay order, as the screens list them; ``currency`` None writes plain minor
+    units.
     """
     head = f"GAME RECALL  round {r['round_id']}  {r['status'].upper()}"
     if r["void_reason"]:
@@ -216,12 +191,7 @@ def format_round(r: dict[str, Any], currency: str | None) -> str:
 
 
 def clock_lines(r: dict[str, Any]) -> list[str]:
-    """A recalled round's clock steps and recorded times, as recall prints them.
-
-    ``clock set back 2 d 00:00:00.000 at event 12 (...)`` for each step journaled while the
-    round was dealt; ``times corrected for the clock steps journaled since (recorded:
-    opened ..., closed ...)`` where its times differ from those recorded.
-    """
+    """A recalled round's clock steps and recorded times, as recall prints them."""
     out = [f"  {JournaledStep(**s).words()}" for s in r.get("clock_steps", ())]
     recorded = [f"{word} {r[key]}" for word, key in (("opened", "recorded_started_utc"),
                                                      ("closed", "recorded_ended_utc"))
@@ -233,12 +203,7 @@ def clock_lines(r: dict[str, Any]) -> list[str]:
 
 
 def run_meters(args: argparse.Namespace) -> int:
-    """Print meters per bet type and seat, and the event counters.
-
-    Rows in a fixed order (:func:`~controller.game.meters.row_order`: the bets as the
-    dealer pays them, the seats, the total); the rounds voided and the bets they refunded
-    are named apart, each as what it counts.
-    """
+    """Print meters per bet type and seat, and the event counters (voids named apart)."""
     try:
         rep = rc.meters(args.journal, args.archive)
         cur = rc.currency(args.journal, args.archive)
@@ -309,7 +274,6 @@ def _witness(text: str) -> tuple[int, str]:
 
 
 def _resume(text: str | None) -> tuple[int, str] | None:
-    """``--resume SEQ:SEAL`` (the daemon's, from a full check's sealed progress)."""
     if not text:
         return None
     seq, _, seal = text.partition(":")
@@ -317,21 +281,14 @@ def _resume(text: str | None) -> tuple[int, str] | None:
 
 
 def _progress(seq: int, seal: str) -> None:
-    """A line of ``--progress``: everything up to this snapshot is verified."""
     print(json.dumps({"progress": seq, "seal": seal}), flush=True)
 
 
 def run_verify_journal(args: argparse.Namespace) -> int:
-    """Verify the journal from its first event (:func:`controller.game.recall.verify`).
+    """Verify the journal from its first event; print the verdict (``--json``: one object).
 
-    Prints the verdict: ``journal OK: ...`` or ``JOURNAL BROKEN: ...`` (with ``--json``
-    one object: ``ok``, ``verdict``, ``problems`` as kind, message, seq and key,
-    ``notes``, and what was checked). With ``--floor-store`` a second line compares the
-    journal with what the floor recorded (:func:`floor.anchors.compare`): ``floor OK:
-    ...``, ``FLOOR MISMATCH: the journal changed: ...``, or ``floor STORE SUSPECT: ...``
-    when the floor holds a record the table never sealed (``floor`` in the JSON, its
-    ``never_sealed`` these). Exit status 0 when sound (and matching, the floor's own
-    faults aside), 1 when not, 2 for a bad ``--anchor``.
+    With ``--floor-store`` a second line compares the journal with what the floor recorded.
+    Exit status 0 when sound (and matching), 1 when not, 2 for a bad ``--anchor``.
     """
     try:
         logged = _logged_heads(args.anchor)
@@ -378,7 +335,7 @@ def _floor_verdict(journal: str, store: str | None, archive: str | None = None) 
     """The journal compared with the floor's store (None without ``--floor-store``).
 
     Raises:
-        ValueError: the store cannot be read (:class:`floor.store.StoreError`).
+        ValueError: the store cannot be read.
         JournalError: the journal cannot be read.
     """
     if store is None:

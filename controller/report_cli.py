@@ -1,13 +1,7 @@
 """``threecard report shift``: the shift report a pit boss signs, as a PDF.
 
-Example::
-
-    threecard report shift --journal /var/lib/threecard/journal.sqlite3 --lang fr
-        --from 2025-03-14T18:00Z --to 2025-03-15T02:00Z --out shift.pdf
-
-The figures come from :mod:`controller.game.shift` (the same replay and meters as
-``threecard meters`` and ``threecard recall``); the PDF from :mod:`display.report`. The
-journal is opened read-only: the table may be running.
+Figures from :mod:`controller.game.shift`, the PDF from :mod:`display.report`; the journal is
+opened read-only, so the table may be running.
 """
 
 from __future__ import annotations
@@ -22,7 +16,6 @@ from controller.cli import whole_number
 from controller.game.numbers import LANGUAGES
 
 MAX_HOURS = 24 * 366
-"""The longest period ``--hours`` takes: a year."""
 
 
 def _utc(text: str) -> datetime:
@@ -68,13 +61,12 @@ def _fail(message: str, status: int) -> int:
 def _period(args: argparse.Namespace) -> tuple[datetime | None, datetime | None]:
     """The period the flags name: (start, end), None for an open end.
 
-    ``--hours N`` alone is the N hours up to the journal's newest event; with ``--to``,
-    the N hours before it; with ``--from``, the N hours after it.
+    ``--hours N`` alone is the N hours up to the newest event; with ``--to`` before it, with
+    ``--from`` after it.
 
     Raises:
-        ValueError: --hours with both --from and --to; a period that ends before it
-            starts, or holds none of the journal's time (an empty report, which nobody
-            should sign).
+        ValueError: --hours with both --from and --to; a period that ends before it starts or
+            holds none of the journal's time (an empty report nobody should sign).
         JournalError: the journal cannot be read.
     """
     from controller.game.shift import journal_span
@@ -119,14 +111,9 @@ def _check_out(text: str) -> Path:
 def run(args: argparse.Namespace) -> int:
     """Make the report.
 
-    Returns:
-        0 when written; 1 when software altered ran in the period (the report is written,
-        saying so on its first page), or when the journal cannot be read, or fails the one
-        verifier (:mod:`controller.game.verifier`: anchor, hash chain, every derived
-        record against a replay, from the snapshot the period starts from, or from the
-        first event with ``--full-check`` as ``threecard verify-journal``; the report is
-        written all the same, saying so on every page), or the PDF cannot be written (a
-        full disk: it is written whole or not at all); 2 for a bad period or ``--out``.
+    Returns 0 when written; 1 when altered software ran in the period, the journal cannot be
+    read or fails the verifier (the report says so), or the PDF cannot be written; 2 for a bad
+    period or ``--out``.
     """
     from controller.game.shift import shift
     from controller.identity import identify

@@ -1,8 +1,4 @@
-"""The daemon's log of the table: one line per finished round, one per notable event.
-
-:class:`RoundLog` reads the views the table publishes; :func:`describe_round` writes a
-finished round as one readable line (the headless demo's output).
-"""
+"""The daemon's log of the table: one line per finished round, one per notable event."""
 
 from __future__ import annotations
 
@@ -17,18 +13,13 @@ from controller.game.views import DealerView, PlayerView, RecallRound
 
 log = logging.getLogger("threecard")
 
+# Banner kinds the shoe link logs itself, in more detail: logged at debug here, said once.
 LOGGED_BY_THE_LINK = frozenset({"no_frame"})
-"""Banner kinds the shoe link logs itself, in more detail (the link, the dialect): their
-banner is logged at debug level, so that the log says it once."""
 
 
 @dataclass
 class RoundLog:
-    """Turns view changes into log lines: one per finished round, one per notable event.
-
-    Finished rounds are read from the view's game recall, so a round whose settle and
-    next round arrived in one batch is still logged exactly once.
-    """
+    """Turns view changes into log lines, each finished round once (read from game recall)."""
 
     profile: Any = None
     last_state: str = ""
@@ -41,10 +32,9 @@ class RoundLog:
     stopping: bool = False
 
     def update(self, dv: DealerView, pv: PlayerView) -> str | None:
-        """Log what changed; returns ``settled``/``void`` when a round ended, else None.
+        """Log what changed; ``settled``/``void`` when a round ended, else None.
 
-        Once ``stopping`` is set, the banners and pauses the stop itself causes (the shoe
-        link going down) are logged at debug level: a clean stop raises no alarm.
+        Once ``stopping`` is set, what the stop itself causes is logged at debug: no alarm.
         """
         alarm = logging.DEBUG if self.stopping else logging.WARNING
         if dv.link_state != self.last_link:  # the link logs the details itself
@@ -79,10 +69,7 @@ class RoundLog:
 
 
 def outcome_words(outcome: str, multiple: int) -> str:
-    """An outcome-mode result in words (logs, ``threecard recall``).
-
-    ``pays 30 to 1``, ``push``, ``loses``, ``returned`` (a void).
-    """
+    """An outcome-mode result in words: ``pays 30 to 1``, ``push``, ``loses``, ``returned``."""
     if outcome == "win":
         return "pays " + format_odds(multiple)
     return {"lose": "loses", "refund": "returned"}.get(outcome, outcome)
@@ -90,13 +77,9 @@ def outcome_words(outcome: str, multiple: int) -> str:
 
 def describe_round(rec: RecallRound, profile: Any = None,
                    currency: str = DEFAULT_CURRENCY) -> str:
-    """One readable line for a settled or voided round (the demo's headless output).
+    """One readable line for a settled or voided round (the headless demo's output).
 
-    Args:
-        rec: the round's game recall record.
-        profile: the rule profile, to name the dealer's hand and whether it qualifies.
-        currency: the table's currency: amounts are written with its digits, in English
-            (``+1,250.00``).
+    ``profile`` names the dealer's hand and qualification; amounts use ``currency``'s digits.
     """
     outcomes = rec.bet_entry == "outcomes"  # marks and outcomes: no money in the record
     if rec.status == "void":

@@ -1,12 +1,8 @@
 """``threecard seal show`` and ``threecard seal init``: a journal's seals (R16).
 
-``seal show --journal J [--json]`` prints the journal's verification key (the public key
-its first seal chain starts with: keep it in the table's commissioning record, enrol it on
-the floor, give it to the lab), every chain start, the last seal (its event and signature:
-what a witness keeps) and the events after it. ``seal init --journal J`` starts a new
-chain at the journal's head: for a journal made before seals, or one whose key was lost
-(the table then locks); the table must be stopped. Exit status: 0, 1 the journal cannot be
-used, 2 usage.
+``show`` prints the verification key (keep it in the commissioning record, enrol it on the
+floor), the chain starts, the last seal and the events after it. ``init`` starts a new chain
+at the head, for a journal made before seals or whose key was lost; the table must be stopped.
 """
 
 from __future__ import annotations

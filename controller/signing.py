@@ -1,14 +1,9 @@
 """``threecard keygen``: the table's Ed25519 signing key, kept beside its configuration.
 
-The key signs what the table hands over (``threecard dispute``). ``threecard keygen
---config /etc/threecard/table.toml`` writes the private key to ``table.key`` beside the
-configuration (PEM, PKCS #8; mode 0600, created new: an existing key is never overwritten,
-or the bundles it signed could no longer be told from forgeries) and the public key to
-``table.pub`` (PEM), which is what a verifier needs. Both are named by the key's
-fingerprint: the SHA-256 of its 32 raw public bytes, printed by ``keygen``, by ``dispute``
-and by ``dispute verify``, for a person to compare with the one on file.
-
-``cryptography`` is imported only when a key is made or used: never by the running table.
+The key signs dispute bundles. ``table.key`` (PEM, PKCS #8, mode 0600) is never overwritten,
+or the bundles it signed could no longer be told from forgeries; ``table.pub`` is what a
+verifier needs. The fingerprint is the SHA-256 of the 32 raw public bytes. ``cryptography``
+is imported only when a key is made or used, never by the running table.
 """
 
 from __future__ import annotations
@@ -56,17 +51,12 @@ def fingerprint(public: bytes) -> str:
 
 
 def make_key(config: str | Path) -> tuple[Path, Path, str]:
-    """Make the table's key pair beside ``config``.
+    """Make the table's key pair beside ``config``: (private file, public file, fingerprint).
 
-    Returns:
-        (private key file, public key file, fingerprint).
-
-    Both files are written whole or not at all (:mod:`controller.files`): a full disk
-    leaves neither, and keygen can be run again.
+    Both files are written whole or not at all, so keygen can be run again.
 
     Raises:
-        SigningKeyError: the configuration file is missing, or a key (private or public)
-            is already there, or the files cannot be written.
+        SigningKeyError: no configuration file, a key already there, or unwritable files.
     """
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
     from cryptography.hazmat.primitives.serialization import (
@@ -105,20 +95,16 @@ def make_key(config: str | Path) -> tuple[Path, Path, str]:
 
 
 def _remove(paths: list[Path]) -> None:
-    """Take away the files this run made, so that a failed keygen leaves none."""
     for path in paths:
         path.unlink(missing_ok=True)
 
 
 def load_private(path: str | Path) -> Any:
-    """The table's private key.
-
-    What the file holds is looked at before its mode: a public key given where the private
-    one belongs (``--key table.pub``) is named as such, not taken for a loose private key.
+    """The table's private key; a public key given in its place is named as such.
 
     Raises:
-        SigningKeyError: missing, unreadable, a public key, readable by others than its
-            owner (mode must be 0600 or stricter), or not an Ed25519 private key in PEM.
+        SigningKeyError: missing, unreadable, a public key, readable by others than its owner
+            (mode 0600 or stricter), or not an Ed25519 private key in PEM.
     """
     from cryptography.exceptions import UnsupportedAlgorithm
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -195,11 +181,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Make the key pair and print where it is and its fingerprint.
-
-    Returns:
-        0 when made; 1 when it cannot be (a key already there, a missing configuration).
-    """
+    """Make the key pair and print where it is and its fingerprint; 1 when it cannot be."""
     try:
         private, public, print_ = make_key(args.config)
     except SigningKeyError as exc:

@@ -1,7 +1,7 @@
 """Lines from a file descriptor, each at most a given length (the control channel's input).
 
-A line longer than the limit is never held whole in memory: it is skipped as it arrives
-and reported as one ``None``, so a runaway writer on stdin cannot grow the daemon.
+A longer line is skipped as it arrives and reported as one ``None``, so a runaway writer
+cannot grow the daemon.
 """
 
 from __future__ import annotations
@@ -11,14 +11,9 @@ from collections.abc import Iterator
 
 
 def read_lines(fd: int, limit: int) -> Iterator[bytes | None]:
-    """The lines read from ``fd`` until end of input, without their newline.
+    """The lines read from ``fd`` until end of input, without newline.
 
-    Args:
-        fd: an open file descriptor (blocking reads of up to 64 KiB).
-        limit: the longest line taken, in bytes.
-
-    Yields:
-        Each line's bytes, or None for a line over ``limit`` bytes.
+    None for one over ``limit`` bytes.
     """
     pending, skipping = b"", False
     while chunk := os.read(fd, 65536):

@@ -1,40 +1,8 @@
 """Retention: settled history moved out of a journal into an archive file (``journal archive``).
 
-A table deals about 1,200 rounds a day; the regulator wants every one kept, the table only
-the recent ones. :func:`archive` moves the events up to a *cut* into an archive file and
-keeps the chain anchored across it:
-
-The cut. An accepted ``next_round`` event (the round before it is settled or void, none is
-in play), the newest one that is
-
-- older than the age asked (its time before now less ``older_than``);
-- at or before the snapshot the journal's anchor names as verified (start-up replays from
-  that snapshot, so it must stay in the journal: :mod:`controller.journal.anchor`);
-- when the journal feeds the floor, at or before the feed's cursor (the newest event the
-  broker acknowledged, :data:`~controller.journal.OUTBOX_TABLE`), one round opening
-  short of it: the feed, restarted at its cursor, replays the round before the one it
-  reports next, so nothing it has not delivered, nor the round it links to, is moved.
-
-The archive is a journal of its own, in the compact format: the events up to the cut with
-their chain hashes, the derived rows a replay of them gives (round index, snapshots,
-rejections, the meters at the cut) and ``meta`` naming the journal it belongs to
-(``archive_of``: a table refuses to write to it). It is written beside the journal
-(``<journal>.archive``) unless another file is named; a later archive run extends it.
-When the journal was cut before and the archive is a new file, it starts at that earlier
-cut the way the journal does, and names the archive before it.
-
-Verified before anything is deleted: the archive passes the full check of
-:mod:`controller.game.verifier` on its own, and its last event carries the very hash the
-journal holds at the cut (so every event moved is the event the journal held: the chain
-would not recompute otherwise). Then, in one transaction, the journal keeps the cut
-(``meta``: its event and hash, the first event's hash and time, the archive's name) and a
-snapshot sealed to it, and deletes what was moved; the pages freed go back to the file
-system (format 2). A crash at any point leaves either the journal whole (an archive that
-ran ahead is trimmed at the next run) or the cut complete.
-
-The table must be stopped: the archive takes the journal's writer lock. Readers (recall,
-``verify-journal``, the floor's resend, the shift report, a dispute) find the archive beside
-the journal by the name the journal keeps, or are given it (``--archive``).
+docs/journal-archive.md gives the rules: where the cut may fall, what the archive holds, and
+that it is verified before anything is deleted (a crash leaves the journal whole or the cut
+complete). The table must be stopped: the archive takes the writer lock.
 """
 
 from __future__ import annotations
@@ -53,9 +21,7 @@ from controller.journal import ARCHIVE_OF, OUTBOX_TABLE, Journal, Record, codec,
 from controller.journal.anchor import AnchorError, AnchorFile, JournalError
 
 ARCHIVE_SUFFIX = ".archive"
-"""The default archive is the journal's real path with this added."""
 BATCH = 5000
-"""Events written to the archive per commit."""
 
 
 class ArchiveError(JournalError):
@@ -64,19 +30,7 @@ class ArchiveError(JournalError):
 
 @dataclass(frozen=True, slots=True)
 class ArchiveResult:
-    """What one :func:`archive` did.
-
-    Attributes:
-        journal: the journal.
-        archive: the archive file.
-        cut: the last event moved (0: nothing moved).
-        events: events moved.
-        rounds: finished rounds moved.
-        limited_by: why the cut is not later (the age asked, the anchored snapshot, the
-            floor feed's cursor).
-        bytes_before: the journal's file size before, in bytes.
-        bytes_after: after.
-    """
+    """What one :func:`archive` did: ``cut`` 0 if nothing moved, ``limited_by`` why not later."""
 
     journal: str
     archive: str
@@ -89,7 +43,7 @@ class ArchiveResult:
 
 
 def default_archive(journal: str | Path) -> str:
-    """The archive's path beside a journal (its real path with :data:`ARCHIVE_SUFFIX`)."""
+    """The archive's path beside a journal: its real path with :data:`ARCHIVE_SUFFIX`."""
     return os.path.realpath(journal) + ARCHIVE_SUFFIX
 
 
@@ -102,11 +56,7 @@ def _utc(text: str) -> datetime | None:
 
 
 def floor_cursor(j: Journal) -> int | None:
-    """The floor feed's cursor in this journal (None: the journal feeds no floor).
-
-    A cursor written for another journal (a copy's) counts as 0: nothing of this one was
-    delivered.
-    """
+    """The floor feed's cursor in this journal (None: no floor; a copy's cursor counts as 0)."""
     if OUTBOX_TABLE not in j.table_names():
         return None
     row = j.db.execute(f"SELECT seq, journal FROM {OUTBOX_TABLE} WHERE id = 1").fetchone()
@@ -115,8 +65,6 @@ def floor_cursor(j: Journal) -> int | None:
 
 def choose_cut(j: Journal, before: datetime) -> tuple[int, str]:
     """The newest event history may be cut after, and what keeps it from being later.
-
-    See the module docstring for the rules.
 
     Raises:
         AnchorError: the anchor beside the journal cannot be read.
@@ -145,20 +93,10 @@ def archive(journal: str | Path, older_than: timedelta, out: str | Path | None =
             now: datetime | None = None) -> ArchiveResult:
     """Move the journal's settled history older than ``older_than`` into an archive.
 
-    Args:
-        journal: the journal file (its table stopped).
-        older_than: how old an event must be to move.
-        out: the archive file (default: the one the journal names, else
-            :func:`default_archive`).
-        now: the time the age counts from (default: now).
-
-    Returns:
-        What was done (``cut`` 0: nothing to move; ``limited_by`` says why).
-
     Raises:
-        JournalError: the journal cannot be opened for writing (a table runs on it), or
-            read; :class:`ArchiveError`: the archive file is not this journal's, or did not
-            verify (the journal is left whole).
+        JournalError: the journal cannot be opened for writing (a table runs on it), or read.
+        ArchiveError: the archive is not this journal's, or did not verify (the journal is left
+            whole).
     """
     if not os.path.isfile(journal):
         raise JournalError(f"{journal}: no such journal")
@@ -180,7 +118,6 @@ def archive(journal: str | Path, older_than: timedelta, out: str | Path | None =
 
 
 def _named(live: Journal) -> str | None:
-    """The archive the journal names, beside it (None: none)."""
     name = live.meta.get("archive")
     if not isinstance(name, str) or not name:
         return None
@@ -188,11 +125,7 @@ def _named(live: Journal) -> str | None:
 
 
 def _verdict(journal: str, cut: int, archive: str | None = None) -> str:
-    """What is wrong with the journal from its cut on ("": nothing).
-
-    The check start-up makes (anchor, verified snapshot, the chain and replay after it),
-    and the chain from the cut on.
-    """
+    """What is wrong with the journal from its cut on ("": nothing)."""
     reader = Journal(journal, readonly=True, archive=archive)
     try:
         verdict = check(reader, full=False).verdict
@@ -203,7 +136,7 @@ def _verdict(journal: str, cut: int, archive: str | None = None) -> str:
 
 
 def _move(live: Journal, cut: int, path: str) -> tuple[int, int]:
-    """Write and verify the archive, then cut the journal. Returns (events, rounds) moved."""
+    """Write and verify the archive, then cut the journal; (events, rounds) moved."""
     wrong = _verdict(live.path, cut)
     if wrong:
         raise ArchiveError(f"{live.path}: the journal does not verify, nothing moved: {wrong}; "
@@ -256,8 +189,7 @@ def _open_archive(live: Journal, path: str, genesis: str) -> Journal:
     """The archive to write, ending at the journal's cut (made when missing).
 
     Raises:
-        ArchiveError: the file is not this journal's archive, or does not end where the
-            journal's cut is.
+        ArchiveError: not this journal's archive, or it does not end at the journal's cut.
     """
     fresh = not os.path.exists(path) or os.path.getsize(path) == 0
     out = Journal(path, fmt=codec.FORMAT, as_archive=True)
@@ -283,7 +215,6 @@ def _open_archive(live: Journal, path: str, genesis: str) -> Journal:
 
 
 def _begin_archive(live: Journal, out: Journal, genesis: str) -> None:
-    """Name the journal in a new archive; start it at the journal's cut, if it has one."""
     meta: dict[str, Any] = {ARCHIVE_OF: codec.hash_bytes(genesis)}
     snap = None
     if live.base_seq:
@@ -299,13 +230,7 @@ def _begin_archive(live: Journal, out: Journal, genesis: str) -> None:
 
 
 def _copy(live: Journal, out: Journal, cut: int) -> tuple[Any, int]:
-    """Copy the events after the archive's end up to ``cut``, and their derived rows.
-
-    The derived rows are those a replay of the events gives (as the table wrote them).
-
-    Returns:
-        (the state after event ``cut``, the finished rounds copied).
-    """
+    """Copy events after the archive's end up to ``cut`` with their replayed derived rows."""
     game, at = start_state(live, out.last_seq)
     if at != out.last_seq:
         raise ArchiveError(f"{live.path}: no snapshot after event {out.last_seq} to start from")
@@ -336,7 +261,6 @@ def _copy(live: Journal, out: Journal, cut: int) -> tuple[Any, int]:
 
 
 def _trim(path: str, seq: int) -> None:
-    """Cut an archive back to event ``seq`` (a run that did not finish)."""
     out = Journal(path, fmt=codec.FORMAT, as_archive=True)
     try:
         out.db.execute("BEGIN IMMEDIATE")

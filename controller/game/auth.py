@@ -1,12 +1,8 @@
 """Roles and PINs: dealer, supervisor, technician (docs/requirements.md R12).
 
-PINs are never stored or journaled in clear: a PIN is kept as a salted scrypt hash
-``scrypt$n$r$p$salt$hash`` (hex). The table checks a typed PIN against every role's
-hash; successful checks are remembered in memory (keyed by a salted digest, never the
-PIN) so a supervisor's repeated use does not pay the scrypt cost each time.
-
-The demo PINs (:data:`DEMO_PINS`) are for the simulator and the demo ONLY: a real
-installation sets its own with ``ChangePin`` or in its configuration.
+A PIN is kept only as a salted scrypt hash ``scrypt$n$r$p$salt$hash`` (hex); right answers are
+remembered in memory under a salted digest so a repeated PIN does not pay scrypt again. The
+demo PINs are for the simulator and the demo only.
 """
 
 from __future__ import annotations
@@ -28,28 +24,18 @@ from controller.game.config import (
 )
 
 PRIVILEGED = frozenset({"supervisor", "technician"})
-"""Roles whose credential voids, enters manual cards, unblocks the deck, changes config."""
 
+# DEMO ONLY. Never use these on a live table.
 DEMO_PINS: dict[str, str] = {"supervisor": "2468", "technician": "1357"}
-"""DEMO ONLY. Never use these on a live table."""
 
 _N, _R, _P = 2**14, 8, 1
 
 
 def hash_pin(pin: str, salt: bytes | None = None) -> str:
-    """Hash a PIN with scrypt and a random (or given) salt.
-
-    Args:
-        pin: the PIN digits.
-        salt: 16 bytes; random when None.
-
-    Returns:
-        ``scrypt$n$r$p$salt_hex$hash_hex``.
+    """Hash a PIN with scrypt and a random (or given, 16 bytes) salt: ``scrypt$n$r$p$salt$hash``.
 
     Raises:
-        ValueError: the PIN is not 4 to 12 digits
-            (:data:`~controller.game.config.PIN_MIN_DIGITS`,
-            :data:`~controller.game.config.PIN_MAX_DIGITS`).
+        ValueError: the PIN is not 4 to 12 digits.
     """
     problem = pin_problem(pin)
     if problem:
@@ -60,16 +46,7 @@ def hash_pin(pin: str, salt: bytes | None = None) -> str:
 
 
 def parse_pin_hash(stored: str) -> tuple[int, int, int, bytes, bytes]:
-    """Split a stored PIN hash ``scrypt$n$r$p$salt_hex$hash_hex`` into its parts.
-
-    Args:
-        stored: the hash as :func:`hash_pin` writes it.
-
-    Returns:
-        ``(n, r, p, salt, digest)``: scrypt's cost (a power of two), block size and
-        parallelism, within the configuration's bounds
-        (:data:`~controller.game.config.SCRYPT_N` and beside it), the salt (at least 8
-        bytes) and the 32-byte digest.
+    """Split a stored PIN hash into ``(n, r, p, salt, digest)``, each within the configured bounds.
 
     Raises:
         ValueError: the text is not of that form; the message says which part is wrong.
@@ -105,14 +82,14 @@ def verify_pin(pin: str, stored: str) -> bool:
     return hmac.compare_digest(got, digest)
 
 
+# DEMO ONLY: DEMO_PINS hashed with demo_pin_salt's salts, written out so that a demo starts
+# without paying scrypt (the tests hash them again).
 _DEMO_HASHES: dict[str, str] = {
     "supervisor": "scrypt$16384$8$1$2d03eb454767ba244cf4c2c61fa06733$"
                   "87b66d3bd0ef6bdb0ee6e127d6c45d3910808a00f04bd455fdff47686b208ae5",
     "technician": "scrypt$16384$8$1$cf3b4ca84052940705aeeb7e5dfffd19$"
                   "ebc8988c301c0c8d293ea05da343d1e249ade41c1b3358345f450c53f1297cfb",
 }
-"""DEMO ONLY: :data:`DEMO_PINS` hashed with the salts :func:`demo_pin_salt` gives, written
-out so that a demo starts without paying scrypt (the tests hash them again)."""
 
 
 def demo_pin_salt(role: str) -> bytes:
@@ -121,17 +98,12 @@ def demo_pin_salt(role: str) -> bytes:
 
 
 def demo_pin_hashes() -> dict[str, str]:
-    """Hashes of :data:`DEMO_PINS` with fixed salts (stable between runs). DEMO ONLY."""
+    """Hashes of :data:`DEMO_PINS` with fixed salts. DEMO ONLY."""
     return dict(_DEMO_HASHES)
 
 
 class PinChecker:
-    """Finds the role a typed PIN belongs to, remembering each check's answer.
-
-    The memory is keyed by an HMAC of the PIN under a per-process random key, never the
-    PIN; remembering a wrong PIN's answer gives an attacker nothing (the lockout counts
-    every wrong attempt all the same).
-    """
+    """Finds the role a typed PIN belongs to, remembering answers under an HMAC, never the PIN."""
 
     _KEY = os.urandom(16)
     _SHARED: dict[tuple[bytes, str], str] = {}
@@ -144,14 +116,8 @@ class PinChecker:
     def roles_for(self, pin: str, hashes: dict[str, str]) -> tuple[str, ...]:
         """Every role whose hash matches ``pin``, highest first (none: a wrong PIN).
 
-        One role is the PIN's: a dealer PIN identifies the dealer (``dealer``), which is
-        no wrong PIN and never authorises what needs a supervisor or technician
-        (:data:`PRIVILEGED`). Two or more roles mean one PIN set for several roles
-        (salted hashes cannot show it when they are loaded): the table refuses it.
-
-        Args:
-            pin: the typed PIN.
-            hashes: role -> stored hash, as configured.
+        A dealer PIN is no wrong PIN but never authorises a privileged action; two or more roles
+        mean one PIN set for several, which the table refuses.
         """
         tag = hmac.new(self._key, pin.encode(), "sha256").digest()
         found = []
@@ -180,33 +146,11 @@ def _epoch(utc: str) -> float:
 class PinLockout:
     """Wrong PINs in a row, and the lockout of PIN entry they lead to (R12).
 
-    A lockout is a duration, so it is measured in elapsed time: on the monotonic clock the
-    journal records with every event (``mono_ns``, nanoseconds since the machine booted),
-    never on the wall clock. A table without a real-time clock may run months off until
-    NTP steps its clock; such a step neither lengthens a lockout past its period nor ends
-    it early.
-
-    The monotonic clock starts again with the machine, and a journal does not say which
-    boot an event belongs to. The rule at every power-up (the ``startup`` record, time
-    ``m``): a lockout whose end ``until`` is not after ``m`` is over; one still running
-    ends at ``min(until, m + period)``. Within one boot this changes nothing (a lockout
-    began before ``m``); after a new boot, at least ``m`` has elapsed since the lockout
-    began, so it is never over early on account of the restart, and it never lasts longer
-    than its period from the restart. Every record's time is shown to the lockout
-    (:meth:`observe`), so one seen to be over before a restart stays over. Replay applies
-    the same records with the same times: it rebuilds the same lockout.
-
-    Journals written before (configuration version 1, :mod:`controller.game.config`)
-    timed lockouts on the wall clock: their records replay as they were applied then
-    (``clock`` ``"utc"``), until the first power-up of this version turns a lockout still
-    running by the wall clock into monotonic time (at most its period).
-
-    Attributes:
-        failures: wrong PINs since the last right one or the last lockout.
-        until_ns: the monotonic time the lockout ends, or None.
-        period_ns: the length of that lockout.
-        clock: ``"monotonic"``, or ``"utc"`` while replaying records written before.
-        wall_until: the end of a lockout on the wall clock, epoch seconds (``"utc"`` only).
+    A lockout runs on the monotonic clock each record carries (``mono_ns``), never the wall clock,
+    so an NTP step neither lengthens nor ends it. At a power-up at ``m`` a lockout ending after
+    ``m`` ends at ``min(until, m + period)``: a reboot never ends one early nor makes it last
+    longer than its period. Journals of configuration version 1 timed lockouts on the wall clock
+    (``clock`` ``"utc"``, ``wall_until`` epoch seconds); they replay as written.
     """
 
     failures: int = 0
@@ -222,11 +166,7 @@ class PinLockout:
         return self.until_ns is not None and mono_ns < self.until_ns
 
     def ms_left(self, mono_ns: int, utc: str) -> int:
-        """Milliseconds the lockout still runs at these times (rounded up), 0 when none.
-
-        A screen counts down from it: rounding to whole seconds here and again there
-        would show a second too many.
-        """
+        """Milliseconds the lockout still runs, rounded up (0: none); screens count down from it."""
         if self.clock == "utc":
             left = self.wall_until - _epoch(utc)
             return max(0, int(-(-left * 1000 // 1)))
@@ -240,11 +180,7 @@ class PinLockout:
             self.until_ns = None
 
     def wrong_pin(self, mono_ns: int, utc: str, after: int, seconds: int) -> bool:
-        """Count a wrong PIN; the ``after``-th in a row locks PIN entry for ``seconds``.
-
-        Returns:
-            True when this wrong PIN started a lockout.
-        """
+        """Count a wrong PIN; True if it is the ``after``-th in a row and locks for ``seconds``."""
         self.failures += 1
         if self.failures < after:
             return False
@@ -261,15 +197,10 @@ class PinLockout:
         self.failures = 0
 
     def power_up(self, mono_ns: int, utc: str, monotonic: bool, seconds: int) -> None:
-        """Apply the power-up rule (class docstring) at a ``startup`` record.
+        """Apply the power-up rule at a ``startup`` record.
 
-        Args:
-            mono_ns: the record's monotonic time.
-            utc: its wall-clock time.
-            monotonic: the record was written by a version timing lockouts on the
-                monotonic clock (configuration version 2 or later).
-            seconds: the lockout period configured now (the bound for a lockout carried
-                over from the wall clock).
+        ``monotonic``: the record's version times lockouts on the monotonic clock (configuration 2
+        and later); ``seconds``: the period configured now, the bound for a lockout carried over.
         """
         if not monotonic:
             self.clock = "utc"

@@ -1,14 +1,8 @@
 """The seats' wagers of the round in play: placing, taking off, rebetting, deciding, settling.
 
-:class:`Wagers` holds every seat's part of the round (:class:`SeatRound`) and the wagers
-of the last round (for a rebet). A wager that breaks the rules raises
-:class:`~controller.game.round.Rejected` with the reason and changes nothing. Money is
-whole minor units.
-
-Outcome mode (``bet_entry = "outcomes"``): a bet is marked, not placed (:meth:`Wagers.mark`);
-it is held as a stake of :data:`~controller.game.settlement.UNIT` and settled by
-:func:`~controller.game.settlement.settle_outcomes`, so every amount of such a round
-(stake, net, refund) is a count of units: the outcome, never money.
+A wager that breaks the rules raises :class:`~controller.game.round.Rejected` and changes
+nothing. Money is whole minor units; in outcome mode a bet is marked and held as a stake of
+one unit, so every amount of such a round is a count of units, never money.
 """
 
 from __future__ import annotations
@@ -34,15 +28,7 @@ from controller.game.settlement import (
 
 
 class BetResult(Struct, array_like=True, frozen=True):
-    """One bet's result (snapshot form: ``[bet, outcome, stake, multiple, net]``).
-
-    Attributes:
-        bet: ``ante``, ``play``, ``ante_bonus``, ``pair_plus`` or ``six_card_bonus``.
-        outcome: ``win``, ``lose``, ``push``, or ``refund`` (a void).
-        stake: the wager, minor units.
-        multiple: "X to 1" paid on a win, else 0.
-        net: won (+) or lost (-), the stake aside, minor units.
-    """
+    """One bet's result, snapshot form ``[bet, outcome, stake, multiple, net]``."""
 
     bet: str
     outcome: str
@@ -52,17 +38,7 @@ class BetResult(Struct, array_like=True, frozen=True):
 
 
 class SeatRound(Struct):
-    """One seat's part of the round in play (mutable; owned by the table thread).
-
-    Attributes:
-        bets: bet type -> minor units (``play`` once the seat plays).
-        cards: the seat's cards in deal order.
-        decision: ``play``, ``fold`` or None.
-        results: the settled (or refunded) bets, else None.
-        net: the seat's net once settled, else None.
-        hand: the seat's 3-card hand name once settled.
-        six: the 6 Card Bonus hand name once settled, when bet.
-    """
+    """One seat's part of the round in play (mutable; owned by the table thread)."""
 
     bets: dict[str, int] = {}
     cards: list[str | None] = []
@@ -74,12 +50,7 @@ class SeatRound(Struct):
 
 
 class Wagers:
-    """Every seat's wagers for the round, and the last round's for a rebet.
-
-    Attributes:
-        seats: seat number -> its part of the round (seats with a wager only).
-        last: seat number -> the wagers of the last finished round (no Play).
-    """
+    """Every seat's wagers for the round (``seats``), and the last round's for a rebet."""
 
     def __init__(self) -> None:
         self.seats: dict[int, SeatRound] = {}
@@ -99,11 +70,7 @@ class Wagers:
             sr.bets = new
 
     def mark(self, profile: RuleProfile, seat: int, bet: str, on: bool) -> None:
-        """Mark ``bet`` at ``seat`` as played (outcome mode), or take the mark off.
-
-        A seat left with no bet leaves the round. Marking a marked bet (or unmarking an
-        unmarked one) changes nothing.
-        """
+        """Mark ``bet`` at ``seat`` (outcome mode), or unmark it; a seat left bare leaves."""
         if bet == "six_card_bonus" and not profile.offers_six_card_bonus:
             raise Rejected("six_card_bonus_not_offered")
         sr = self.seats.get(seat)
@@ -137,16 +104,7 @@ class Wagers:
 
     def rebet(self, profile: RuleProfile, targets: list[int], fill_only: bool = True,
               every: bool = False) -> None:
-        """Place the last round's wagers again at ``targets``.
-
-        Args:
-            profile: the rules (the table maximum is checked).
-            targets: seat numbers.
-            fill_only: fill empty seats only (rule 2); False replaces a seat's wagers
-                (rule 1, as journals written before replay).
-            every: the rebet is for every seat: a seat holding a wager is skipped rather
-                than refused (rule 2).
-        """
+        """Place the last round's wagers again at ``targets`` (``fill_only``: rule 2)."""
         if not targets or any(t not in self.last for t in targets):
             raise Rejected("nothing_to_rebet")
         if fill_only:
@@ -162,12 +120,7 @@ class Wagers:
             self.seats[t] = SeatRound(dict(self.last[t]))
 
     def validate(self, profile: RuleProfile, limits: bool = True) -> None:
-        """Check every seat's wagers against the rules before the deal.
-
-        Args:
-            profile: the rules in force.
-            limits: check the table limits too (not in outcome mode: no amounts).
-        """
+        """Check every seat's wagers against the rules before the deal."""
         if not self.seats:
             raise Rejected("no_wager")
         for seat in sorted(self.seats):
@@ -202,17 +155,7 @@ class Wagers:
 
     def settle(self, profile: RuleProfile, dealer_cards: list[str | None],
                outcomes: bool = False) -> dict[int, SeatSettlement]:
-        """Settle every seat against the dealer's cards (docs/rules.md).
-
-        Args:
-            profile: the rules in force.
-            dealer_cards: the dealer's three cards.
-            outcomes: the bets were marked (outcome mode):
-                :func:`~controller.game.settlement.settle_outcomes`.
-
-        Returns:
-            Seat -> its settlement (with each win's paytable line).
-        """
+        """Settle every seat against the dealer's cards (docs/rules.md); seat -> its settlement."""
         dealer = [parse_card(c) for c in dealer_cards]
         out = {}
         for seat, sr in self.seats.items():

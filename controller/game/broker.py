@@ -1,9 +1,4 @@
-"""The floor broker's URL, as ``[floor] broker`` and ``--floor`` give it.
-
-``mqtt://HOST[:PORT]`` (port 1883 by default) or ``mqtts://HOST[:PORT]`` (MQTT over TLS,
-port 8883): nothing else, no user or password (they go in files, never in URLs). Read by
-the configuration's check (:mod:`controller.game.config`) and by the floor feed.
-"""
+"""The floor broker's URL: ``mqtt://HOST[:PORT]`` (1883) or ``mqtts://`` (TLS, 8883)."""
 
 from __future__ import annotations
 
@@ -12,11 +7,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 BROKER_SCHEMES = {"mqtt": 1883, "mqtts": 8883}
-"""The floor broker's URL schemes and their default ports (``mqtts``: MQTT over TLS)."""
 
+# Levels of A-Z a-z 0-9 _ - joined by /: no MQTT wildcard and no empty level, since the
+# recorder subscribes to <prefix>/+/<name>.
 TOPIC_PREFIX_PATTERN = re.compile(r"[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*")
-"""A topic prefix: levels of A-Z a-z 0-9 _ - joined by ``/`` (no MQTT wildcard ``+`` or
-``#``, no empty level: the recorder subscribes to ``<prefix>/+/<name>``)."""
 
 
 def topic_prefix_problem(prefix: str) -> str | None:
@@ -30,8 +24,8 @@ def parse_broker_url(url: str) -> tuple[str, str, int]:
     """The scheme, host and port of a floor broker URL (``mqtt://host:1883``).
 
     Raises:
-        ValueError: not ``mqtt://`` or ``mqtts://``, no host, a bad port, or a path,
-            query, user or password in the URL (credentials go in files, never in URLs).
+        ValueError: not ``mqtt://`` or ``mqtts://``, no host, a bad port, or a path, query,
+            user or password in the URL.
     """
     if not isinstance(url, str):
         raise ValueError(f"must be an mqtt:// or mqtts:// URL, got {_quoted(url)}")
@@ -49,7 +43,6 @@ def parse_broker_url(url: str) -> tuple[str, str, int]:
 
 
 def _quoted(value: Any) -> str:
-    """A value as an error message quotes it: short, one line."""
     text = repr(value) if isinstance(value, str) else f"<{type(value).__name__}>"
     return text if len(text) <= 40 else text[:37] + "..."
 

@@ -1,9 +1,4 @@
-"""Playing cards: ranks, suits, one 52-card deck, and the card text the table speaks.
-
-Canonical text is rank then lower-case suit: ``As``, ``Td``, ``2c``. Parsing accepts
-``As``, ``AS``, ``as``, ``10h``, ``Th`` and ``th``; anything else raises
-:class:`CardError` naming the input.
-"""
+"""Playing cards: ranks, suits, the deck, card text (``As``; ``AS``, ``10h`` read too)."""
 
 from __future__ import annotations
 
@@ -12,20 +7,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+# Rank characters, low to high; rank value = index + 2 (ace = 14).
 RANK_CHARS = "23456789TJQKA"
-"""Rank characters, low to high; rank value = index + 2 (2..14, ace = 14)."""
+# Clubs, diamonds, hearts, spades: suits are never ranked.
 SUITS = "cdhs"
-"""Suit letters: clubs, diamonds, hearts, spades. Suits are never ranked."""
 SUIT_NAMES = {"c": "clubs", "d": "diamonds", "h": "hearts", "s": "spades"}
 SUIT_SYMBOLS = {"c": "\u2663", "d": "\u2666", "h": "\u2665", "s": "\u2660"}
 
 
 class CardError(ValueError):
-    """A card text that is not one of the 52 cards, or a card set that is not valid.
-
-    Attributes:
-        text: the offending input, exactly as given.
-    """
+    """A card text that is not one of the 52 cards, or an invalid card set (``text`` as given)."""
 
     def __init__(self, message: str, text: object = None) -> None:
         super().__init__(message)
@@ -34,17 +25,12 @@ class CardError(ValueError):
 
 @dataclass(frozen=True, slots=True, order=False)
 class Card:
-    """One card of the 52.
-
-    Attributes:
-        rank: 2..14 (ace = 14).
-        suit: one of ``c d h s``.
-    """
+    """One card of the 52: ``rank`` 2..14 (ace 14), ``suit`` one of ``c d h s``."""
 
     rank: int
     suit: str
+    # Position 0..51 in the ordered deck: (rank - 2) * 4 + suit.
     index: int = field(init=False, compare=False, repr=False)
-    """Position 0..51 in the ordered deck: ``(rank - 2) * 4 + suit``."""
 
     def __post_init__(self) -> None:
         if not (isinstance(self.rank, int) and 2 <= self.rank <= 14 and isinstance(self.suit, str)
@@ -68,7 +54,6 @@ class Card:
 
 
 DECK: tuple[Card, ...] = tuple(Card(r, s) for r in range(2, 15) for s in SUITS)
-"""The 52 cards in index order (2c 2d 2h 2s 3c ... As)."""
 _BY_TEXT: dict[str, Card] = {str(c).upper(): c for c in DECK}
 _SPELLINGS: dict[object, Card] = {
     r + s: c
@@ -76,20 +61,11 @@ _SPELLINGS: dict[object, Card] = {
     for r in ({c.rank_char, c.rank_char.lower()} | ({"10"} if c.rank == 10 else set()))
     for s in (c.suit, c.suit.upper())
 }
-"""Every exact spelling parse_card accepts without trimming (the fast path)."""
 CARDS_BY_TEXT: Mapping[object, Card] = MappingProxyType(_SPELLINGS)
-"""The card of each exact text :func:`parse_card` accepts without trimming (``As``,
-``AS``, ``as``, ``10h``...), read-only."""
 
 
 def parse_card(text: object) -> Card:
-    """Parse one card.
-
-    Args:
-        text: ``As``, ``AS``, ``as``, ``10h``, ``Th`` (surrounding spaces ignored).
-
-    Returns:
-        The card (one shared instance per card).
+    """Parse one card (spaces around ignored); one shared instance per card.
 
     Raises:
         CardError: the text is not a card; the message names the input.
@@ -110,14 +86,7 @@ def parse_card(text: object) -> Card:
 
 
 def parse_cards(texts: str | Iterable[object], count: int | None = None) -> tuple[Card, ...]:
-    """Parse several distinct cards.
-
-    Args:
-        texts: a space-separated string (``"As Td 2c"``) or an iterable of card texts.
-        count: the exact number of cards required, or None for any number.
-
-    Returns:
-        The cards in the order given.
+    """Parse distinct cards from ``"As Td 2c"`` or texts, exactly ``count`` of them unless None.
 
     Raises:
         CardError: a text is not a card, a card appears twice, or the count is wrong.
@@ -140,7 +109,7 @@ def format_cards(cards: Iterable[Card]) -> str:
 
 
 def shuffled_deck(rng: random.Random) -> list[Card]:
-    """A full deck in a random order drawn from ``rng`` (reproducible for a seeded rng)."""
+    """A full deck in an order drawn from ``rng`` (reproducible for a seeded rng)."""
     deck = list(DECK)
     rng.shuffle(deck)
     return deck

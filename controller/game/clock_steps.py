@@ -1,27 +1,9 @@
 """Clock steps: the wall clock moved against the monotonic clock between two events.
 
-Every journal event carries two times: the wall clock's (UTC, which NTP or a person may
-set, and which a machine without a real-time clock boots with stale) and the monotonic
-clock's (which only runs). Between two events of one process both advance by the time
-elapsed; when the wall clock's progress differs from the monotonic clock's by more than
-:data:`BASE_NS` plus :data:`RATE_PPM` of the elapsed time (2 s plus 0.05 %: a clock's
-drift and NTP's slewing stay well below it), the wall clock was *stepped*. The table
-journals that fact as a ``clock_step`` event (actor ``system``) before the first event
-read on the new clock, in the same commit, with its size (milliseconds, signed: negative
-when the clock was set back) and both clocks' readings at the two events
-(:class:`ClockStep`). Times before a step are in another frame than times after it:
-readers correct them by the steps journaled since (:mod:`controller.game.clock_times`).
-
-Across a restart the monotonic clock may have started again (a reboot): the monotonic
-times of the last event journaled and of the start-up tell nothing of the time between
-them, and a wall clock that ran on is indistinguishable from the machine being off. What
-is known is that time never runs backwards: a start-up whose wall time is earlier than
-the last event's (by more than :data:`BASE_NS`) follows a step back of at least that
-much, journaled with ``restart`` set and the wall times' difference as its size (the
-step itself was larger by the time the table was off, which nothing measured).
-
-A leaf of :mod:`controller.game`: it imports only :mod:`msgspec` and the standard
-library (the input declarations, :mod:`controller.game.inputs`, read :class:`ClockStep`).
+docs/journal-format.md ("Clock steps") gives the rule and the ``clock_step`` record: a step is
+over 2 s plus 0.05 % of the time elapsed, journaled before the first event read on the new
+clock; across a restart only a wall clock set back is seen. A leaf: msgspec and the standard
+library only.
 """
 
 from __future__ import annotations
@@ -34,30 +16,16 @@ from typing import Annotated, Any
 from msgspec import Meta, Struct
 
 CLOCK_STEP = "clock_step"
-"""The journal kind of a clock step."""
 BASE_NS = 2_000_000_000
-"""The difference between the two clocks' progress always allowed: 2 s."""
 RATE_PPM = 500
-"""And the part of the time elapsed allowed on top, in millionths (0.05 %)."""
 log = logging.getLogger("threecard")
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _NS_PER_MS = 1_000_000
 Readings = tuple[str, int]
-"""One event's two times: (UTC text, monotonic ns)."""
 
 
 class ClockStep(Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
-    """The journal body of a ``clock_step`` event.
-
-    Attributes:
-        ms: the step, milliseconds: the wall clock's progress less the monotonic
-            clock's (negative: set back). Across a restart: the wall times' difference.
-        wall_before / wall_after: the wall clock at the event before and at this one
-            (ISO 8601 UTC, as journaled).
-        mono_before_ns / mono_after_ns: the monotonic clock at the same two events.
-        restart: the event before was journaled before the table's start-up: only a
-            wall clock set back is seen, and the monotonic times may be of another boot.
-    """
+    """The journal body of a ``clock_step`` event (``ms`` signed: negative when set back)."""
 
     ms: Annotated[int, Meta(ge=-(2**62), le=2**62)]
     wall_before: Annotated[str, Meta(max_length=64)]
@@ -84,16 +52,7 @@ def allowed_ns(elapsed_ns: int) -> int:
 
 
 def step_ns(wall_elapsed_ns: int, mono_elapsed_ns: int) -> int | None:
-    """The step between two events of one process, in ns, or None when there is none.
-
-    Args:
-        wall_elapsed_ns: the wall clock's progress between them (negative: it went back).
-        mono_elapsed_ns: the monotonic clock's.
-
-    Returns:
-        ``wall - mono`` when its size is over :func:`allowed_ns` of the monotonic
-        progress, else None.
-    """
+    """The step between two events of one process, ``wall - mono`` ns, or None within the bound."""
     drift = wall_elapsed_ns - mono_elapsed_ns
     return drift if abs(drift) > allowed_ns(mono_elapsed_ns) else None
 
@@ -110,17 +69,7 @@ def to_ms(ns: int) -> int:
 
 
 def find_step(before: Readings, after: Readings, restart: bool = False) -> ClockStep | None:
-    """The clock step between two events' readings, or None.
-
-    Args:
-        before: the earlier event's (UTC, monotonic ns).
-        after: the later one's.
-        restart: the earlier event was journaled before a restart (see the module
-            docstring: only a wall clock set back is seen).
-
-    Returns:
-        The step's journal body; None when there is none, or a UTC time is unreadable.
-    """
+    """The clock step's body between two events' (UTC, monotonic ns), or None (also: unreadable)."""
     w0, w1 = wall_ns(before[0]), wall_ns(after[0])
     if w0 is None or w1 is None:
         return None
@@ -140,12 +89,7 @@ def step_body(step: ClockStep) -> dict[str, Any]:
 
 
 class ClockWatch:
-    """The table's watch on its clocks: each batch's readings against the batch before.
-
-    The first batch (the start-up record's) is compared with the last event the journal
-    holds, as across a restart; every later one with the batch before it. A step found is
-    logged as a warning, and journaled.
-    """
+    """The table's watch on its clocks: each batch against the one before."""
 
     def __init__(self) -> None:
         self._last: Readings | None = None
@@ -153,18 +97,7 @@ class ClockWatch:
 
     def seen(self, journal: Any, utc: str, mono_ns: int
              ) -> list[tuple[str, dict[str, Any], str, str]]:
-        """The records to journal before a batch read at ``(utc, mono_ns)``.
-
-        Args:
-            journal: the table's journal (read once, for its last event, at the first
-                batch).
-            utc: the batch's wall time (ISO 8601 UTC).
-            mono_ns: its monotonic time.
-
-        Returns:
-            ``[]``, or one ``clock_step`` record as the table journals its inputs:
-            (kind, body, actor, body as canonical JSON).
-        """
+        """The records to journal before a batch read at ``(utc, mono_ns)``: a step, or none."""
         restart = not self._started
         if restart:
             self._started = True
@@ -184,7 +117,6 @@ class ClockWatch:
 
 
 def _last_readings(journal: Any) -> Readings | None:
-    """The readings of the journal's last event (None: no event, or it cannot be read)."""
     try:
         last = journal.last_seq
         rec = next(journal.records(last - 1, last), None) if last else None
@@ -194,7 +126,7 @@ def _last_readings(journal: Any) -> Readings | None:
 
 
 def on_clock_step(game: Any, body: ClockStep, actor: str) -> None:
-    """Apply a ``clock_step``: a fact about the clocks, which changes nothing of the game."""
+    """Apply a ``clock_step``: a fact about the clocks that changes nothing of the game."""
 
 
 __all__ = ["BASE_NS", "CLOCK_STEP", "RATE_PPM", "ClockStep", "ClockWatch", "Readings",

@@ -1,19 +1,8 @@
 """A journal's times corrected for the clock steps it holds (recall, the shift report).
 
-A ``clock_step`` event (:mod:`controller.game.clock_steps`) says the wall clock moved by
-its size (milliseconds, signed) between the event before it and itself. Every time
-journaled before a step is in the frame of the clock before it; corrected by the steps
-journaled since, it is in the frame of the journal's newest event:
-``corrected = utc + (sum of the sizes of the steps after the event)`` (a clock set back
-two days puts every earlier time two days back too). In that frame the
-events' times follow their order (to the 2 s a step may be short of being seen), so a
-period (``--hours N``, ``--from``) picks the events that happened in it, and no round is
-shown ending before it started.
-
-Game recall (:func:`corrected_rounds`) shows each round's times corrected, the times
-recorded beside them where they differ, and the steps journaled while the round was dealt
-(after the round before it closed); ``verify-journal`` lists every step as a note
-(:func:`step_notes`).
+``corrected = utc + the sum of the steps journaled after the event``: every time is then on
+the clock of the newest event and follows the events' order (docs/journal-format.md, "Clock
+steps"), so a period picks the events that happened in it and no round ends before it started.
 """
 
 from __future__ import annotations
@@ -58,15 +47,7 @@ def step_words(ms: int) -> str:
 
 @dataclass(frozen=True, slots=True)
 class JournaledStep:
-    """A ``clock_step`` event as read from a journal.
-
-    Attributes:
-        seq: its event.
-        utc: its time (the wall clock after the step).
-        ms: the step, milliseconds (negative: set back).
-        wall_before: the wall clock at the event before it.
-        restart: seen across a restart (only a step back is, at least this large).
-    """
+    """A ``clock_step`` event as read from a journal (``ms`` signed, negative: set back)."""
 
     seq: int
     utc: str
@@ -91,7 +72,6 @@ class JournaledStep:
 
 
 def _seqs_of(j: Any, kind: str) -> list[int]:
-    """The events of ``kind`` of a journal, in order (its archive first)."""
     older = [s for s in _seqs_of(j.archive, kind) if s <= j.base_seq] if j.archive else []
     return older + [s for s in j.store.seqs_of(kind) if s > j.base_seq]
 
@@ -115,11 +95,7 @@ def journaled_steps(journal: Journal) -> list[JournaledStep]:
 
 
 class Corrections:
-    """The corrections a journal's clock steps make to its times (module docstring).
-
-    Args:
-        steps: the journal's clock steps, in order.
-    """
+    """The corrections a journal's clock steps make to its times."""
 
     def __init__(self, steps: Iterable[JournaledStep] = ()) -> None:
         self.steps = sorted(steps, key=lambda s: s.seq)
@@ -147,7 +123,7 @@ class Corrections:
         return [replace(s, utc=self.text(s.seq, s.utc)) for s in self.since(seq)]
 
     def between(self, after: int, upto: int | None) -> list[JournaledStep]:
-        """The steps journaled after event ``after`` and at or before ``upto`` (None: any)."""
+        """The steps after event ``after`` and at or before ``upto`` (None: any)."""
         return [s for s in self.since(after) if upto is None or s.seq <= upto]
 
     def time(self, seq: int, utc: str) -> datetime:
@@ -180,23 +156,11 @@ def step_notes(journal: Journal) -> list[Note]:
 
 def corrected_rounds(journal: Journal, records: list[dict[str, Any]],
                      fix: Corrections | None = None) -> list[dict[str, Any]]:
-    """Game recall's records with their times corrected (module docstring).
+    """Game recall's records with their times corrected, in the same order.
 
-    A record whose times a step corrects keeps the recorded ones as ``recorded_started_utc``
-    and ``recorded_ended_utc``; one during which the clock stepped (after the round before
-    it closed, to its own close) lists those steps as ``clock_steps``
-    (:meth:`JournaledStep.as_dict`). A round is never shown ending before it started: an
-    end that a step too small to be seen would put before the start is shown at the start.
-    A journal of format 1 keeps no round's last event: the times of a round whose events
-    are not known are shown as recorded.
-
-    Args:
-        journal: the open journal the records are of.
-        records: round records (game recall's shape), any order.
-        fix: the journal's corrections (default: read from it).
-
-    Returns:
-        The records, in the same order (the same objects when the journal has no step).
+    Times a step corrects keep the recorded ones beside them (``recorded_started_utc``...); the
+    steps journaled while a round was dealt are listed as ``clock_steps``. An end a step too small
+    to see would put before the start is shown at the start; format 1's unknown events: as recorded.
     """
     fix = fix if fix is not None else Corrections.of(journal)
     if not fix:
@@ -219,7 +183,6 @@ def corrected_rounds(journal: Journal, records: list[dict[str, Any]],
 
 def _corrected(rec: dict[str, Any], fix: Corrections, start: int | None, end: int | None,
                steps: list[JournaledStep]) -> dict[str, Any]:
-    """A record's times corrected at their events (an event not known: left as recorded)."""
     new = dict(rec)
     for key, seq in (("started_utc", start), ("ended_utc", end)):
         utc = rec.get(key)

@@ -1,15 +1,8 @@
 """Card codes as shoes send them, turned into the table's canonical card text.
 
-Accepted, case-insensitively:
-
-* rank then suit: ``4S``, ``10H``, ``TH``, ``qh`` (every dialect);
-* suit then rank: ``H3``, ``S10``, ``DT`` (only where the dialect allows it, i.e. ``beetek``).
-
-Rank letters (``2``-``9``, ``T``, ``J``, ``Q``, ``K``, ``A``) and suit letters (``C``, ``D``,
-``H``, ``S``) do not overlap, so a code can never be read both ways. Anything else,
-including two-digit numeric ranks such as ``D12`` and deck indexes such as ``37``, is
-*unknown*: :func:`normalise_code` returns None and the caller reports the raw code. No
-mapping is ever guessed.
+Rank then suit (``4S``, ``10H``, ``qh``), or suit then rank (``H3``, ``S10``) where the dialect
+allows it; rank and suit letters do not overlap, so no code reads both ways. Anything else
+(``D12``, ``37``) is unknown: never guessed.
 """
 
 from __future__ import annotations
@@ -20,15 +13,7 @@ _SUIT_LETTERS = "CDHS"
 
 
 def normalise_code(code: str, *, suit_first: bool = False) -> str | None:
-    """Canonical text of a card code, or None when the code is not one of the 52 cards.
-
-    Args:
-        code: the code exactly as the shoe sent it (surrounding spaces are ignored).
-        suit_first: also accept suit-then-rank codes such as ``H3`` (beetek firmware).
-
-    Returns:
-        Canonical text such as ``Qh`` or ``Td``; None for an unknown code.
-    """
+    """Canonical text of a shoe's card code (``Qh``), or None; ``suit_first`` also reads ``H3``."""
     text = code.strip()
     if not text or len(text) > 3 or not text.isascii():
         return None

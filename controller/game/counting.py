@@ -1,33 +1,4 @@
-"""Exact counts of the deck by counting, not by visiting every hand or set.
-
-Everything the par sheet needs is a count over equally likely cases; here each is found by
-grouping the cases that must have the same answer, in plain Python integers:
-
-* **Suit classes of 3-card hands.** Renaming the suits changes no hand's class, strength or
-  any count below, so the 22,100 hands fall into 1,755 classes (:class:`HandKind`): for
-  three ranks, five suit arrangements (one suit; two ways of two suits in a 2 + 1 split
-  ... see :func:`hand_kinds`); for a pair, two; for trips, one. One hand stands for each,
-  with its weight.
-* **Ante/Play**: for each kind, how many of the 18,424 dealer hands sharing no card with
-  it are weaker, tied, or do not qualify (:func:`dealer_counts`): inclusion-exclusion
-  over the cards the hands share (every hand, less those holding one of the player's
-  cards, plus those holding two), each a binary search in a sorted list of strengths.
-* **6 Card Bonus over all 20,358,520 sets** (:func:`six_card_class_counts`): by rank
-  pattern and suit arrangement. A pattern of at most four ranks (quads and a pair, two
-  pair and two singles, ...) can hold no straight and no flush (a flush needs five
-  ranks), so its class follows from the pattern and its count is the number of ways to
-  choose its ranks times the ways to choose their suits. Five ranks with one paired and
-  six single ranks are counted per rank set, for the straight; of their 6 x 4^4 = 1,536
-  and 4^6 = 4,096 suit arrangements, 12 and 4 + 72 put five or six cards in one suit.
-* **6 Card Bonus of (hand, dealer hand) pairs**, for the sets a fold takes out of play
-  (:func:`dealer_six_card_counts`): for a hand's ranks, the dealer hands are counted by
-  rank pattern (which pairing class the six ranks make does not depend on which ranks
-  they are), then the ranks that complete a straight are counted, then the dealer hands
-  whose suits complete a flush with the hand's are moved to their flush class.
-
-:mod:`controller.game.enumeration` visits every set and hand with NumPy: the tests hold
-every count here against it.
-"""
+"""Exact counts of the deck by counting cases in groups, not one by one (docs/deck-counts.md)."""
 
 from __future__ import annotations
 
@@ -63,15 +34,7 @@ def _card(rank: int, suit: int) -> Card:
 
 
 def hand_kinds() -> tuple[HandKind, ...]:
-    """The 1,755 suit classes of the 22,100 three-card hands.
-
-    Three ranks: one suit (4 hands); the top two or the outer two or the lower two in one
-    suit and the third in another (12 each); three suits (24). A pair: the kicker in the
-    suit of one of the pair's cards, or in a third suit (12 each). Trips: 4.
-
-    Returns:
-        The kinds, ranks from high to low; their weights sum to 22,100.
-    """
+    """The 1,755 suit classes of the 22,100 three-card hands, ranks high to low."""
     kinds: list[HandKind] = []
 
     def add(cards: tuple[tuple[int, int], ...], weight: int) -> None:
@@ -96,11 +59,7 @@ def hand_kinds() -> tuple[HandKind, ...]:
 # ------------------------------------------------------------------ Ante/Play
 
 class _Strengths:
-    """Sorted strengths of every hand, of the hands holding a card, holding two cards.
-
-    By suit renaming, the hands holding a card depend only on its rank, and those holding
-    two cards only on their ranks and whether they share a suit: 13 + 169 lists.
-    """
+    """Sorted strengths of every hand, of the hands holding a card, holding two (13 + 169 lists)."""
 
     def __init__(self) -> None:
         value = {m: v.strength for m, v in VALUES_BY_MASK.items()}
@@ -135,15 +94,7 @@ class _Strengths:
 
 def dealer_counts(kinds: Sequence[HandKind], qualifiers: Sequence[Qualifier]
                   ) -> list[tuple[DealerCounts, ...]]:
-    """For each kind, its dealer hands weaker, tied and not qualifying (per qualifier).
-
-    Args:
-        kinds: hand kinds (:func:`hand_kinds`).
-        qualifiers: the qualifiers to count non-qualifying dealer hands for.
-
-    Returns:
-        One tuple per kind, one :class:`DealerCounts` per qualifier in the order given.
-    """
+    """For each kind, one :class:`DealerCounts` per qualifier, in the order given."""
     st = _Strengths()
     out = []
     for k in kinds:
@@ -156,7 +107,6 @@ def dealer_counts(kinds: Sequence[HandKind], qualifiers: Sequence[Qualifier]
 # ------------------------------------------------------------------ 6 Card Bonus, all sets
 
 def _flush_class(suited: int) -> SixCardClass:
-    """The class of five or six cards of one suit, by their rank mask."""
     if suited & ROYAL_MASK == ROYAL_MASK:
         return _C.ROYAL_FLUSH
     return _C.STRAIGHT_FLUSH if IS_STRAIGHT[suited] else _C.FLUSH
@@ -169,7 +119,6 @@ def _pattern_class(mults: Iterable[int]) -> SixCardClass:
 
 
 def _bits(ranks: Iterable[int]) -> int:
-    """A 13-bit rank mask (bit rank - 2) of ranks 2..14."""
     m = 0
     for r in ranks:
         m |= 1 << (r - 2)
@@ -177,11 +126,7 @@ def _bits(ranks: Iterable[int]) -> int:
 
 
 def six_card_class_counts() -> dict[SixCardClass, int]:
-    """Count the best-five class of all 20,358,520 six-card sets by rank pattern.
-
-    Returns:
-        Count per class, in :class:`SixCardClass` order; the counts sum to C(52, 6).
-    """
+    """Count the best-five class of all 20,358,520 six-card sets by rank pattern."""
     counts = dict.fromkeys(_C, 0)
     # at most four ranks: the pattern alone gives the class
     for pattern in ((4, 2), (4, 1, 1), (3, 3), (3, 2, 1), (3, 1, 1, 1), (2, 2, 2),
@@ -212,11 +157,7 @@ _DEALER_RANKS = tuple(itertools.combinations_with_replacement(range(2, 15), 3))
 
 
 def _pattern_counts(ranks: tuple[int, ...]) -> dict[SixCardClass, int]:
-    """Dealer hands per pairing class of the six ranks, for a hand of these ranks.
-
-    Straights aside, the class depends on how the dealer's ranks meet the hand's, not on
-    which ranks they are: the same for every hand of the same rank pattern.
-    """
+    """Dealer hands per pairing class of the six ranks, alike for a whole rank pattern."""
     held = {r: ranks.count(r) for r in ranks}
     counts = dict.fromkeys(_C, 0)
     for d in _DEALER_RANKS:
@@ -237,10 +178,7 @@ def _runs_holding(ranks: int) -> int:
 
 
 def _sixes_holding() -> dict[int, int]:
-    """Six-rank sets holding a straight, per set of three ranks they hold (rank masks).
-
-    Counted once from the 71 six-rank sets that hold a straight.
-    """
+    """Six-rank sets holding a straight, per set of three ranks they hold (rank masks)."""
     held: dict[int, int] = {}
     rank_bits = [1 << i for i in range(13)]
     sixes = {run | extra for run in STRAIGHT_RUNS for extra in rank_bits if not run & extra}
@@ -252,11 +190,7 @@ def _sixes_holding() -> dict[int, int]:
 
 
 class _SixCounter:
-    """Dealer hands per 6 Card Bonus class for hands of given kinds.
-
-    What does not depend on the suits is counted once per rank pattern and per rank set;
-    straights and straight flushes by the runs of five ranks that hold the hand's ranks.
-    """
+    """Dealer hands per 6 Card Bonus class for hands of given kinds (docs/deck-counts.md)."""
 
     def __init__(self) -> None:
         self.patterns: dict[tuple[int, ...], dict[SixCardClass, int]] = {}
@@ -278,14 +212,7 @@ class _SixCounter:
 
     def _rank_counts(self, ranks: tuple[int, ...], pattern: dict[SixCardClass, int]
                      ) -> dict[SixCardClass, int]:
-        """Dealer hands per class of the six ranks (no flush), for a hand of these ranks.
-
-        Six distinct ranks are a high card unless they hold a straight; five with one
-        paired a pair unless they do. Three ranks held: three new ranks give six (4^3 =
-        64 dealer hands a rank set); two new ranks with one of the hand's (3 x 3 x 16) or
-        with one of them paired (2 x 6 x 4) give five: 192 a rank set, a straight when
-        the five are a run. A pair held: three new ranks give five (64).
-        """
+        """Dealer hands per class of the six ranks (no flush), for a hand of these ranks."""
         counts = dict(pattern)
         mask = _bits(ranks)
         distinct = mask.bit_count()
@@ -302,16 +229,7 @@ class _SixCounter:
 
     def _flush_moves(self, hand: tuple[Card, Card, Card],
                      counts: dict[SixCardClass, int]) -> None:
-        """Move the dealer hands that make five or six of one suit to their flush class.
-
-        They were counted above by their ranks alone.
-        Two of the hand's cards in one suit: the dealer's three all in it (165 rank sets;
-        the five suited ranks are a royal or straight flush when they are a run). As
-        ranks they were counted a pair when the hand's third card pairs one of them (45,
-        or all where the hand is a pair), else six ranks (120): a straight where they
-        hold a run. Three: at least two of the dealer's in it (three; or two and one card
-        of another suit, 3 x 13 of them). One of each: no flush.
-        """
+        """Move the dealer hands that make five or six of one suit to their flush class."""
         by_suit: dict[str, list[int]] = {}
         for c in hand:
             by_suit.setdefault(c.suit, []).append(c.rank)
@@ -356,17 +274,7 @@ def _old_class(suited: int, extra: int) -> SixCardClass:
 
 
 def dealer_six_card_counts(kinds: Iterable[HandKind]) -> dict[SixCardClass, int]:
-    """6 Card Bonus classes of every (hand, dealer hand) pair, for every hand of the kinds.
-
-    Each hand meets the 18,424 dealer hands that share no card with it; the six cards of
-    each pair are classified.
-
-    Args:
-        kinds: hand kinds (each counted with its weight).
-
-    Returns:
-        Count per class; the counts sum to 18,424 times the kinds' weights.
-    """
+    """6 Card Bonus classes of every (hand, dealer hand) pair of the kinds' hands, by weight."""
     totals = dict.fromkeys(_C, 0)
     counter = _SixCounter()
     for k in kinds:
@@ -376,10 +284,7 @@ def dealer_six_card_counts(kinds: Iterable[HandKind]) -> dict[SixCardClass, int]
 
 
 class Counted:
-    """The deck's counts, counted now (a :class:`~controller.game.deck_counts.DeckCounts`).
-
-    Each is counted when first asked for and kept by this object.
-    """
+    """The deck's counts, counted when first asked for and kept (a ``DeckCounts``)."""
 
     def __init__(self) -> None:
         self._kinds: tuple[HandKind, ...] | None = None

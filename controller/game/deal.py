@@ -1,10 +1,4 @@
-"""The deal of the round in play: where each card goes, what was read, the deck's inventory.
-
-:class:`Deal` keeps the round's deal positions (:func:`~controller.game.round.deal_positions`),
-how many are filled, every card read this round in order (:class:`DealEntry`, dealt to a
-position or set aside), the dealer's cards, the cards seen in this deck, and why the deck
-is blocked (a duplicate or unknown card, docs/rules.md).
-"""
+"""The deal of the round in play: positions, cards read, dealer's cards, the deck's inventory."""
 
 from __future__ import annotations
 
@@ -17,28 +11,14 @@ from controller.game.round import deal_positions, position_name
 
 
 class Position(Struct, array_like=True, frozen=True):
-    """A deal position (snapshot form: ``[seat, card_no]``).
-
-    Attributes:
-        seat: the seat; 0 is the dealer, -1 a burn.
-        number: the card's number at that place, 1 to 3 (burns count 1 up).
-    """
+    """A deal position (snapshot form ``[seat, card_no]``): seat 0 the dealer, -1 a burn."""
 
     seat: int
     number: int
 
 
 class DealEntry(Struct, array_like=True, frozen=True):
-    """A card read this round (snapshot form: ``[card, where, manual, seq, dealt]``).
-
-    Attributes:
-        card: the card, or None (an unreadable burn).
-        where: ``seat 3``, ``dealer`` or ``burn`` for a position; ``burn``, ``exposed``,
-            ``extra`` or ``rejected`` for a card set aside.
-        manual: entered by a supervisor.
-        seq: the shoe's sequence number of the line, or None.
-        dealt: the card fills a deal position (False: set aside).
-    """
+    """A card read this round (``[card, where, manual, seq, dealt]``; not ``dealt``: set aside)."""
 
     card: str | None
     where: str
@@ -52,16 +32,7 @@ class DealEntry(Struct, array_like=True, frozen=True):
 
 
 class Deal:
-    """The deal of the round in play (mutable; owned by the table thread).
-
-    Attributes:
-        positions: the round's positions in deal order.
-        index: how many positions are filled.
-        entries: every card read this round, in order.
-        dealer_cards: the dealer's cards, in deal order.
-        seen: the cards seen in this deck.
-        blocked: why the deck is blocked (``duplicate_card``, ``unknown_card``), else None.
-    """
+    """The deal of the round in play (mutable; owned by the table thread)."""
 
     def __init__(self) -> None:
         self.positions: list[Position] = []
@@ -76,7 +47,7 @@ class Deal:
         self.positions = [Position(s, n) for s, n in deal_positions(seats, pattern, burns)]
 
     def reset(self, new_deck: bool) -> None:
-        """Clear the round's deal for the next round (``new_deck``: forget the inventory)."""
+        """Clear the deal for the next round (``new_deck``: forget the inventory too)."""
         self.positions, self.index, self.entries, self.dealer_cards = [], 0, [], []
         if new_deck:
             self.seen = set()

@@ -1,22 +1,8 @@
-"""The deck's exact counts that the par sheet is made of, and the stored copy of them.
+"""The deck's exact counts a par sheet is made of, and the stored copy of them.
 
-A par sheet (:mod:`controller.game.par_sheet`) is arithmetic on counts that belong to the
-deck, not to any paytable: for each suit class of 3-card hands (:class:`HandKind`, 1,755
-of them), how many of the 18,424 dealer hands it meets are weaker, tied, or do not
-qualify (:class:`DealerCounts`), and how many of the six-card sets it makes with them
-are of each 6 Card Bonus class; and the class counts of all 20,358,520 six-card sets.
-Whatever can give them is a :class:`DeckCounts`:
-
-* :class:`controller.game.counting.Counted` counts them now, in plain Python
-  (``threecard par-sheet``: exact, never cached);
-* :class:`controller.game.enumeration.Enumerated` visits every hand and set with NumPy
-  (the tests' oracle);
-* :func:`stored_counts` reads the copy that ships beside this module,
-  ``deck_counts.json``, for every qualifier a profile can name. Its SHA-256 is written
-  below: a changed or damaged file is refused (:class:`DeckCountsError`), and the tests
-  prove the file equals both the counting and the enumeration. The table's start-up
-  self-check reads it, so the table starts without counting anything (docs/rules.md,
-  R3).
+Whatever gives them is a :class:`DeckCounts`: counted now, enumerated, or read from
+``deck_counts.json``, checked against its SHA-256 (docs/deck-counts.md gives the method and
+the file's format). Start-up reads the stored copy, so the table counts nothing (R3).
 """
 
 from __future__ import annotations
@@ -44,41 +30,31 @@ from controller.game.hands import (
 
 _C = SixCardClass
 N_HANDS = math.comb(52, 3)
-"""Three-card hands in a deck: 22,100."""
 N_DEALER = math.comb(49, 3)
-"""Dealer hands sharing no card with a given player hand: 18,424."""
 N_SIX_CARD_SETS = math.comb(52, 6)
-"""Six-card sets in a deck: 20,358,520."""
+# (player hand, dealer hand) pairs sharing no card; each six-card set split 20 ways (C(6,3)).
 N_HAND_PAIRS = N_HANDS * N_DEALER
-"""(player hand, dealer hand) pairs that share no card: 22,100 x 18,424 = 407,170,400, each
-six-card set split 20 ways (C(6,3))."""
 
+# Best-five class counts of all C(52,6) sets as docs/rules.md publishes them.
 SIX_CARD_COUNTS: dict[SixCardClass, int] = {
     _C.ROYAL_FLUSH: 188, _C.STRAIGHT_FLUSH: 1_656, _C.FOUR_OF_A_KIND: 14_664,
     _C.FULL_HOUSE: 165_984, _C.FLUSH: 205_792, _C.STRAIGHT: 361_620,
     _C.THREE_OF_A_KIND: 732_160, _C.TWO_PAIR: 2_532_816, _C.PAIR: 9_730_740,
     _C.HIGH_CARD: 6_612_900,
 }
-"""Best-five class counts of all C(52,6) sets as published in docs/rules.md. A property of
-the deck, not of any paytable: the tests prove the counting and the enumeration both
-reproduce them."""
 
+# Best-five classes of every (folded hand, dealer hand) pair, the folded hands being the 7,200
+# below Q-6-4: 132,652,800 pairs (docs/rules.md quotes the paying ones).
 Q64_FOLDED_SIX_COUNTS: dict[SixCardClass, int] = {
     _C.ROYAL_FLUSH: 84, _C.STRAIGHT_FLUSH: 6_444, _C.FOUR_OF_A_KIND: 21_600,
     _C.FULL_HOUSE: 388_800, _C.FLUSH: 706_272, _C.STRAIGHT: 3_107_376,
     _C.THREE_OF_A_KIND: 2_880_000, _C.TWO_PAIR: 11_858_400, _C.PAIR: 61_485_336,
     _C.HIGH_CARD: 52_198_488,
 }
-"""Best-five class counts of the six cards of every (folded hand, dealer hand) pair, where
-the folded hands are the 7,200 below Q-6-4 (the hands the Q-6-4 strategy folds) and each
-meets the 18,424 dealer hands that share no card with it: 132,652,800 pairs (docs/rules.md
-quotes the paying ones). The tests prove the counting and the enumeration reproduce them."""
 
 STORED_SHA256 = "06ab03cbb4d7735ce8a4af88d0c009dc0795efb156f4536c1867c904798e4c05"
-"""SHA-256 of ``deck_counts.json`` as the tests proved it."""
 
 QUALIFIERS = ("pair", *(f"{r}-high" for r in "56789TJQKA"))
-"""Every dealer qualifier a rule profile can name, as the stored counts list them."""
 
 
 class DeckCountsError(ValueError):
@@ -87,13 +63,7 @@ class DeckCountsError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class HandKind:
-    """The 3-card hands that differ only by a renaming of the suits.
-
-    Attributes:
-        cards: one hand of the kind, ranks high to low.
-        weight: how many of the 22,100 hands are of this kind (4, 12 or 24).
-        value: the class and strength every hand of the kind shares.
-    """
+    """The 3-card hands that differ only by a renaming of suits (``weight``: 4, 12 or 24 hands)."""
 
     cards: tuple[Card, Card, Card]
     weight: int
@@ -107,25 +77,14 @@ class HandKind:
 
 @dataclass(frozen=True, slots=True)
 class DealerCounts:
-    """How the 18,424 dealer hands that share no card with one player hand stand to it.
-
-    Attributes:
-        weaker: dealer hands weaker than the player's (qualifying or not).
-        tied: dealer hands of equal strength.
-        not_qualifying: dealer hands that do not qualify under the qualifier asked for.
-    """
+    """How the 18,424 dealer hands that share no card with one player hand stand to it."""
 
     weaker: int
     tied: int
     not_qualifying: int
 
     def outcomes(self, hand_qualifies: bool) -> tuple[int, int, int, int]:
-        """(dealer does not qualify, qualifies and is weaker, tie, dealer stronger).
-
-        Args:
-            hand_qualifies: whether the player's hand would itself qualify (is at least
-                the qualifier): below it, every qualifying dealer hand is stronger.
-        """
+        """(dealer not qualifying, weaker, tie, stronger) for a hand that qualifies or not."""
         nq = self.not_qualifying
         if not hand_qualifies:
             return nq, 0, 0, N_DEALER - nq
@@ -133,7 +92,7 @@ class DealerCounts:
 
 
 class DeckCounts(Protocol):
-    """Where a par sheet's counts come from (see the module's docstring)."""
+    """Where a par sheet's counts come from."""
 
     def kinds(self) -> Sequence[HandKind]:
         """The 1,755 suit classes of 3-card hands; their weights sum to 22,100."""
@@ -145,25 +104,13 @@ class DeckCounts(Protocol):
         """Best-five class counts of all 20,358,520 six-card sets."""
 
     def dealer_six_card(self, kinds: Iterable[int]) -> Mapping[SixCardClass, int]:
-        """Best-five class counts of every (hand, dealer hand) pair, for the given kinds.
-
-        Args:
-            kinds: positions in :meth:`kinds`; every hand of each kind meets its 18,424
-                dealer hands (the counts sum to 18,424 times the kinds' weights).
-        """
+        """Best-five class counts of every (hand, dealer hand) pair, for kinds given by position."""
 
 
 def stored_text(kinds: Sequence[HandKind], dealer: Sequence[Sequence[DealerCounts]],
                 six_by_kind: Sequence[Mapping[SixCardClass, int]],
                 six_card: Mapping[SixCardClass, int]) -> str:
-    """The text of ``deck_counts.json`` (one kind a line).
-
-    Args:
-        kinds: the kinds.
-        dealer: per kind, its :class:`DealerCounts` for each of :data:`QUALIFIERS`.
-        six_by_kind: per kind, the 6 Card Bonus classes of its 18,424 dealer hands.
-        six_card: the class counts of all six-card sets.
-    """
+    """The text of ``deck_counts.json``, one kind a line (docs/deck-counts.md)."""
     classes = list(SixCardClass)
     head = {"counts": "exact counts of the deck for the par sheet (controller.game.deck_counts)",
             "qualifiers": list(QUALIFIERS),
@@ -183,14 +130,8 @@ def stored_text(kinds: Sequence[HandKind], dealer: Sequence[Sequence[DealerCount
 class StoredCounts:
     """The counts as stored in ``deck_counts.json``, checked against their SHA-256.
 
-    Args:
-        data: the file's bytes (default: the file shipped with the package).
-        sha256: the digest they must have (default: :data:`STORED_SHA256`).
-
     Raises:
-        DeckCountsError: the file is missing, does not match the digest, or does not add
-            up (weights to 22,100, each kind's dealer hands to 18,424, its six-card sets to
-            the published counts).
+        DeckCountsError: the file is missing, does not match the digest, or does not add up.
     """
 
     def __init__(self, data: bytes | None = None, sha256: str = STORED_SHA256) -> None:

@@ -1,22 +1,11 @@
 """A disputed round, out of the journal and back: its events, its starting state, its replay.
 
-:func:`evidence` takes one round out of a journal that passes the one verifier
-(:func:`controller.game.verifier.check`, from the first event, as ``threecard
-verify-journal`` checks it: its anchor, its hash chain, and every derived record against a
-replay; a journal rewritten with a recomputed chain is refused, never signed): the state the
-table was in when the round opened (the snapshot it starts from: configuration, deck,
-meters), every event from then until the next round opened (so a supervisor's
-acknowledgement of a void is there too) with its sequence number and chain hash, the chain
-hashes around them (the anchors before and after), the round's game recall record, and the
-events worth a picture (every accepted input from the opening to the close, bets aside),
-and what checks those events against the journal's seals from its verification key alone
-(:mod:`controller.game.dispute_seals`: a round whose events are not sealed yet, or whose
-seals do not verify, is refused).
-
-:func:`replay_round` is the other side: from that snapshot and those events alone it
-checks that the events chain to the anchors and replays them through the table's own
-:meth:`~controller.game.engine.Game.apply`, giving the round's record again. A bundle whose
-replay gives the recorded result holds the round as it was played.
+:func:`evidence` takes one round out of a journal that passes the verifier from its first
+event (a journal rewritten with a recomputed chain is refused, never signed): the snapshot the
+round starts from, every event until the next round opened with its chain hashes, the anchors
+around them, the round's record, the steps worth a picture and what checks them against the
+journal's seals. :func:`replay_round` is the other side: from that snapshot and those events
+alone it checks the chain and replays them, giving the round's record again.
 """
 
 from __future__ import annotations
@@ -37,22 +26,16 @@ from controller.journal.anchor import GENESIS
 if TYPE_CHECKING:
     from controller.game.dispute_seals import SealedRange
 
+# Inputs no picture is made after: the bets (the first picture, "no more bets", shows them).
 NOT_STEPS = frozenset({PlaceBet.name, ClearBets.name, Rebet.name})
-"""Inputs no picture is made after: the bets (the first picture, "no more bets", shows them)."""
 CLOSED = (RoundState.SETTLED.value, RoundState.VOID.value)
-"""The statuses of a finished round's record."""
+# The records that hold PIN hashes: a start-up's configuration, a new PIN.
 SECRET_KINDS = frozenset({STARTUP, ChangePin.name})
-"""The records that hold PIN hashes: a start-up's configuration, a new PIN."""
 TAKEN_OUT = "scrypt$taken-out"
-"""What a bundled new PIN's record holds in place of the PIN's hash."""
 
 
 class DisputeError(ValueError):
-    """A round that cannot be taken out, or evidence that does not hold.
-
-    Attributes:
-        member: the bundle file at fault (``events.jsonl``...), or empty.
-    """
+    """A round that cannot be taken out, or evidence that does not hold (``member``: the file)."""
 
     def __init__(self, message: str, member: str = "") -> None:
         super().__init__(f"{member}: {message}" if member else message)
@@ -61,23 +44,14 @@ class DisputeError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class EventRow(Record):
-    """One journal event with its chain hashes (``prev``, ``hash``), as a bundle keeps it.
-
-    Attributes:
-        redacted: the body is not the journaled text: its PIN hashes were taken out
-            (:func:`without_secrets`), so its chain hash, as journaled, cannot be
-            recomputed from it; the events around it still chain through that hash.
-    """
+    """One journal event with its chain hashes (``redacted``: its PIN hashes taken out)."""
 
     prev: str
     hash: str
     redacted: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        """The row as a JSON object.
-
-        ``body`` is the journaled text, byte for byte, unless ``redacted`` is there (true).
-        """
+        """The row as a JSON object, ``body`` the journaled text byte for byte unless redacted."""
         return {"seq": self.seq, "utc": self.utc, "mono_ns": self.mono_ns, "kind": self.kind,
                 "actor": self.actor, "body": self.body, "prev": self.prev, "hash": self.hash,
                 **({"redacted": True} if self.redacted else {})}
@@ -101,7 +75,6 @@ class EventRow(Record):
 
 
 def _config_without_pins(config: Any) -> bool:
-    """Take the PIN hashes out of a configuration (a dict); whether it held any."""
     if isinstance(config, dict) and "pin_hashes" in config:
         held = bool(config["pin_hashes"])
         config["pin_hashes"] = {}
@@ -110,12 +83,7 @@ def _config_without_pins(config: Any) -> bool:
 
 
 def without_secrets(row: EventRow) -> EventRow:
-    """The row as a bundle may show it: no PIN hash (nor its salt), however old.
-
-    A start-up record's configuration loses its ``pin_hashes``; a new PIN's record holds
-    :data:`TAKEN_OUT` in place of the hash. A replay needs neither: each command's role
-    is journaled with it. Such a row is marked ``redacted``; any other is returned as is.
-    """
+    """The row as a bundle shows it: no PIN hash nor salt, ``redacted`` (replays need none)."""
     if row.kind not in SECRET_KINDS:
         return row
     body = json.loads(row.body)
@@ -140,35 +108,11 @@ class Evidence:
     """One round as taken out of the journal.
 
     Attributes:
-        round_id: the round.
-        table_id: the table, as configured when the round opened.
-        snapshot: the state after event ``before[0]`` (canonical JSON, :meth:`Game.dumps`),
-            its PIN hashes taken out (:func:`state_without_secrets`).
-        before: (seq, chain hash) of the event before the round's first (0 and the
-            genesis hash for round 1).
-        after: (seq, chain hash) of the last event taken.
-        head: (seq, chain hash) of the journal's newest event then.
-        events: the events after ``before`` up to ``after``, those holding PIN hashes
-            redacted (:func:`without_secrets`).
-        record: the round's game recall record.
-        close_seq: the event that settled or voided it.
-        steps: the events after which both screens are pictured, in order.
-        verified: the verifier's verdict on the journal, one line (what was checked,
-            and its notes, such as "tail unchecked: no anchor").
-        screens: the screens' language and size as the start-up record in force at the
-            round's first pictured step gives them (the one journaled before the round,
-            or the round's own for a round open at start-up;
-            :class:`~controller.game.inputs.Screens`' fields); None where it records
-            none.
-        screens_later: each start-up in the round after its first step, up to its close,
-            as (its seq, the screens it records or None): the table restarted in the
-            round, its screens maybe in another language or size from then on.
-        software: the software identity that start-up record names (the one that played
-            the round, :class:`~controller.game.inputs.Software`'s fields); None where it
-            records none.
-        sealed: what checks the events against the journal's seals
-            (:class:`~controller.game.dispute_seals.SealedRange`); None for a journal
-            made before seals.
+        snapshot: the state after event ``before[0]`` (canonical JSON), PIN hashes taken out.
+        before, after, head: (seq, chain hash) before the round, of its last event, of the newest.
+        steps: the events after which both screens are pictured.
+        screens: the screens recorded by the start-up in force at the first step, or None;
+            ``screens_later``: (seq, screens) of each restart within the round.
     """
 
     round_id: int
@@ -194,23 +138,12 @@ class Evidence:
 
 
 def evidence(journal: Journal, round_id: int, full_check: bool = False) -> Evidence:
-    """Take one round out of a journal (see the module docstring).
-
-    Args:
-        journal: an open journal.
-        round_id: the round.
-        full_check: check the whole journal, as ``verify-journal`` does; else (with an
-            anchor beside it) from the snapshot the round's replay starts from to the
-            anchored head (:func:`controller.game.verifier.check`, ``since``).
-
-    Returns:
-        The evidence.
+    """Take round ``round_id`` out of a journal (``full_check``: verify it from the first event).
 
     Raises:
         ReplayError: the journal fails the verifier, or it cannot be replayed.
-        DisputeError: no such round, it is still in play, its events are not sealed yet,
-            or the journal's seals do not verify over them (the check ``dispute verify``
-            makes of the bundle, from the journal's own first key).
+        DisputeError: no such round, it is still in play, its events are not sealed yet, or the
+            journal's seals do not verify over them.
     """
     from controller.game.dispute_seals import check_sealed, sealed_range
 
@@ -272,26 +205,13 @@ def evidence(journal: Journal, round_id: int, full_check: bool = False) -> Evide
 
 def replay_round(snapshot: str, events: list[EventRow], before: tuple[int, str],
                  after: tuple[int, str], round_id: int) -> dict[str, Any]:
-    """Check that ``events`` chain from ``before`` to ``after``, replay them, give the record.
+    """Check that ``events`` chain from ``before`` to ``after``; replay them into the record.
 
-    Args:
-        snapshot: the state the round starts from (``snapshot.json``).
-        events: the events (``events.jsonl``), in order.
-        before: the anchor before them: (seq, chain hash).
-        after: the anchor after them.
-        round_id: the round.
-
-    Returns:
-        The round's game recall record, as the replay makes it.
-
-    A ``redacted`` event (a PIN hash taken out, :func:`without_secrets`) cannot be
-    rehashed: it must follow the event before it (its ``prev``), and the next event must
-    follow its hash.
+    A redacted event cannot be rehashed: it must follow its ``prev``, and the next event its hash.
 
     Raises:
-        DisputeError: an event does not chain (``events.jsonl``), the snapshot does not
-            load or is not the state at ``before`` (``snapshot.json``), the replay fails
-            or does not close the round.
+        DisputeError: an event does not chain, the snapshot does not load or is not the state at
+            ``before``, or the replay fails or does not close the round.
     """
     prev, expect = before[1], before[0] + 1
     for e in events:

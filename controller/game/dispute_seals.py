@@ -1,19 +1,8 @@
 """A disputed round against the journal's seals: what a bundle carries of them, and its check.
 
-The table's dispute key signs a bundle; whoever holds that key can sign a forged one. The
-journal's seals (:mod:`controller.journal.seal`) are signed by keys the table erased once
-used, so a bundle that carries them is checked from the table's verification key alone:
-:func:`sealed_range` takes out of the journal the seals from epoch 0 to the first one at
-or after the round's last bundled event (the seal closing it), the chain starts, the
-journal's id, and the journal rows from the newest seal at or before the round's first
-event up to it and from its last event up to the closing seal; :func:`check_sealed`
-recomputes the hash chain over those rows and the round's own, from that seal's head (or
-the genesis) to the closing seal's, and walks the seals from the verification key
-(:func:`controller.journal.seal_check.verify`). An event changed, even with every hash
-after it recomputed, breaks the head a seal signed.
-
-A redacted row (a PIN hash taken out) is chained through its journaled hash: the seals
-cover that hash, not the text the bundle shows of it.
+The seals were signed by keys the table erased once used, so unlike the dispute key's
+signature they cannot be forged: an event changed, even with every later hash recomputed,
+breaks a signed head. A redacted row chains through its journaled hash, which they cover.
 """
 
 from __future__ import annotations
@@ -31,7 +20,6 @@ from controller.journal import seal as sealing
 from controller.journal.seal_check import verify
 
 MEMBER = "seals.json"
-"""The bundle file that carries them."""
 
 _HEX64 = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")]
 _HEX128 = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{128}$")]
@@ -72,13 +60,8 @@ class SealedRange:
     """What a bundle carries to check a round's events against the seals.
 
     Attributes:
-        journal_id: the journal's id (64 hexadecimal digits), as the seals sign it.
-        chains: every chain start up to the closing seal, oldest first.
-        seals: every seal from epoch 0 to the one closing the round, oldest first.
-        start: (seq, chain hash) the rows chain from: a seal's event and head, or (0,
-            the genesis hash).
-        before: the rows after ``start`` up to the round's first bundled event (not
-            included), PIN hashes taken out.
+        start: (seq, chain hash) the rows chain from: a seal's event and head, or (0, genesis).
+        before: the rows after ``start`` up to the round's first bundled event, PIN hashes out.
         after: the rows after the round's last bundled event up to the closing seal's.
     """
 
@@ -136,16 +119,9 @@ class SealedRange:
 
 def sealed_range(journal: Journal, round_id: int, before: tuple[int, str], last: int
                  ) -> SealedRange | None:
-    """Take out of the journal what checks a round's events against its seals.
+    """Take out what checks a round's events against the seals; None for a journal without seals.
 
-    Args:
-        journal: an open journal.
-        round_id: the round (for messages).
-        before: (seq, chain hash) of the event before the round's first bundled one.
-        last: the round's last bundled event.
-
-    Returns:
-        The range; None for a journal that carries no seals (made before them).
+    ``before`` is (seq, chain hash) of the event before the round's first bundled one.
 
     Raises:
         DisputeError: the round's events are not sealed yet.
@@ -179,18 +155,7 @@ def sealed_range(journal: Journal, round_id: int, before: tuple[int, str], last:
 
 @dataclass(slots=True)
 class SealFindings:
-    """What :func:`check_sealed` found.
-
-    Attributes:
-        problems: (the bundle file at fault, what is wrong: naming the epoch and round).
-        notes: what a reader should know (a new chain started by ``seal init``).
-        closing: the seal closing the round (None: none carried).
-        checked: how many seals were checked.
-        anchored: every chain started from a verification key given.
-        verification_key: the first chain's key (text), as the bundle carries it.
-        redacted: the rows chained through their journaled hash (PIN hashes taken out).
-        last_event: the round's last bundled event.
-    """
+    """What :func:`check_sealed` found: ``problems`` as (file at fault, words), ``notes``."""
 
     problems: list[tuple[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -208,18 +173,7 @@ class SealFindings:
 
 def check_sealed(rng: SealedRange, events: Sequence[EventRow], round_id: int,
                  keys: Sequence[bytes] = ()) -> SealFindings:
-    """Check a round's events against the seals a bundle carries (the module docstring).
-
-    Args:
-        rng: the bundle's :data:`MEMBER`.
-        events: the round's events (``events.jsonl``), in order.
-        round_id: the round (named in each problem).
-        keys: verification keys given (32 raw bytes each): the seals must follow from
-            them; none checks that the seals hold together, unanchored.
-
-    Returns:
-        The findings; the check stops at the first problem.
-    """
+    """Check a round's events against the bundle's seals (from ``keys`` if given)."""
     f = SealFindings(last_event=events[-1].seq if events else 0)
     if rng.chains:
         f.verification_key = sealing.key_text(rng.chains[0].key)

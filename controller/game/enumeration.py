@@ -1,19 +1,4 @@
-"""Vectorised, table-driven enumeration of six-card sets (the 6 Card Bonus): the oracle.
-
-Every one of the C(52,6) = 20,358,520 six-card sets is classified in NumPy, a block at a
-time, with no Python loop per set. The par sheet counts instead
-(:mod:`controller.game.counting`); the tests hold every count it gives against this
-enumeration (:class:`Enumerated`), so nothing the table runs imports NumPy.
-
-Method: a set is one 52-bit mask with bit ``suit * 13 + rank`` (rank 0 = deuce), so each
-13-bit field is one suit's rank mask. The ranks held in at least 1, 2, 3 and 4 suits are
-bitwise OR / majority functions of the four fields; their popcounts (a table of 8,192)
-give the pairing shape (pair, two pair, trips, full house, quads) without sorting. The
-rank mask indexes a straight table (8,192 entries, A-2-3-4-5 included); a suit field with
-five or more bits is a flush, whose field indexes the same straight table (royal =
-T-J-Q-K-A of one suit). Sets are generated per first card from one precomputed
-co-lexicographic table of 5-card combinations.
-"""
+"""Vectorised NumPy enumeration of every six-card set: the tests' oracle (docs/deck-counts.md)."""
 
 from __future__ import annotations
 
@@ -46,19 +31,7 @@ _C = SixCardClass
 
 
 def hand_pair_six_card_counts(hands: np.ndarray) -> dict[SixCardClass, int]:
-    """Count the best-five class of every (hand, dealer hand) pair, for the given hands.
-
-    Each hand meets each of the 18,424 three-card hands that share no card with it. The
-    counts do not change when the suits are renamed, so one hand per suit-renaming class
-    is enumerated, weighted by how many of the given hands fall in that class.
-
-    Args:
-        hands: integer array of shape (K, 3): card indexes (``Card.index``), distinct
-            hands.
-
-    Returns:
-        Count per class; the counts sum to K x 18,424.
-    """
+    """Best-five class counts of every (hand, dealer hand) pair for (K, 3) hands."""
     perms = list(itertools.permutations(range(4)))
     orbits: dict[tuple[int, ...], int] = {}
     for hand in np.asarray(hands, dtype=np.intp).tolist():
@@ -71,27 +44,14 @@ def hand_pair_six_card_counts(hands: np.ndarray) -> dict[SixCardClass, int]:
 
 @functools.cache
 def _every_hand() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """All 22,100 three-card hands.
-
-    Returns:
-        Card indexes (22,100 x 3), card masks (bit ``Card.index``) and suit-major masks
-        (as :func:`classify_masks` reads them).
-    """
+    """All 22,100 hands: card indexes, card masks, suit-major masks."""
     every = _colex_combinations(52, 3).astype(np.intp)
     bits = np.bitwise_or.reduce(np.uint64(1) << every.astype(np.uint64), axis=1)
     return every, bits, np.bitwise_or.reduce(_SUIT_MAJOR_BIT[every], axis=1)
 
 
 def hand_six_card_counts(hands: Sequence[Sequence[int]]) -> np.ndarray:
-    """The best-five classes of each hand with each of its 18,424 dealer hands.
-
-    Args:
-        hands: hands of three card indexes (``Card.index``).
-
-    Returns:
-        int64 array (len(hands) x 10): count per hand and :class:`SixCardClass` value
-        (each row sums to 18,424).
-    """
+    """Per hand, a row of counts per :class:`SixCardClass` over its 18,424 dealer hands."""
     _, bits, suit_major = _every_hand()
     n = len(SixCardClass)
     out = np.zeros((len(hands), n), dtype=np.int64)
@@ -107,18 +67,7 @@ def hand_six_card_counts(hands: Sequence[Sequence[int]]) -> np.ndarray:
 
 
 class Enumerated:
-    """The deck's counts by visiting every case: the tests' oracle for the counting.
-
-    A :class:`~controller.game.deck_counts.DeckCounts`, as
-    :class:`controller.game.counting.Counted` is. For each kind's hand: every one of the
-    22,100 hands is compared with it as a dealer hand (those sharing a card left out), and
-    every six-card set it makes with its 18,424 dealer hands is classified; every one of
-    the 20,358,520 six-card sets is classified.
-
-    Args:
-        kinds: the suit classes of hands to report (e.g.
-            :func:`controller.game.counting.hand_kinds`).
-    """
+    """The deck's counts by visiting every case: the tests' oracle for the counting."""
 
     def __init__(self, kinds: Iterable[HandKind]) -> None:
         self._kinds = tuple(kinds)
@@ -167,10 +116,7 @@ class Enumerated:
 
 
 def _colex_combinations(n: int, k: int) -> np.ndarray:
-    """All k-subsets of range(n) as rows (sorted ascending) in co-lexicographic order.
-
-    The first C(m, k) rows are exactly the k-subsets of range(m), for every m <= n.
-    """
+    """All k-subsets of range(n) in co-lexicographic order (the first C(m, k) are those of m)."""
     rows = np.arange(n, dtype=np.uint8).reshape(-1, 1)[: n]  # k = 1
     if k == 1:
         return rows
@@ -185,7 +131,6 @@ def _colex_combinations(n: int, k: int) -> np.ndarray:
 
 
 STRAIGHT_TABLE = np.array(IS_STRAIGHT, dtype=bool)
-"""The straight table of :mod:`controller.game.hands` as an array, indexed by rank mask."""
 POPCOUNT13 = np.array([i.bit_count() for i in range(1 << 13)], dtype=np.int8)
 _SUIT_MAJOR_BIT = np.uint64(1) << np.array(SUIT_MAJOR_POS, dtype=np.uint64)
 
@@ -205,14 +150,7 @@ _M13 = np.uint64(0x1FFF)
 
 
 def classify_masks(mask: np.ndarray) -> np.ndarray:
-    """Classify six-card sets given as 52-bit suit-major masks (bit ``suit*13 + rank``).
-
-    Args:
-        mask: uint64 array of shape (N,), six bits set in each.
-
-    Returns:
-        int8 array of shape (N,): the :class:`SixCardClass` value of each set's best five.
-    """
+    """The :class:`SixCardClass` of each set given as a 52-bit mask (bit ``suit*13 + rank``)."""
     f = [((mask >> np.uint64(13 * s)) & _M13).astype(np.uint16) for s in range(4)]
     a, b, c, d = f
     s1 = a | b | c | d
@@ -247,15 +185,7 @@ def six_card_mask_blocks(chunk: int = 1 << 16) -> Iterator[np.ndarray]:
 
 
 def classify_six(cards: np.ndarray) -> np.ndarray:
-    """Classify six-card sets given as card indexes.
-
-    Args:
-        cards: integer array of shape (N, 6): card indexes 0..51 (``Card.index``,
-            ``(rank - 2) * 4 + suit``), distinct within each row.
-
-    Returns:
-        int8 array of shape (N,): the :class:`SixCardClass` value of each row's best five.
-    """
+    """The :class:`SixCardClass` of each row of six card indexes (``Card.index``)."""
     cards = np.asarray(cards, dtype=np.intp)
     bits = _SUIT_MAJOR_BIT[cards]
     return classify_masks(np.bitwise_or.reduce(bits, axis=1))
@@ -263,14 +193,7 @@ def classify_six(cards: np.ndarray) -> np.ndarray:
 
 def six_card_class_counts(progress: Callable[[int], None] | None = None) -> dict[SixCardClass,
                                                                                    int]:
-    """Count the best-five class over all 20,358,520 six-card sets by full enumeration.
-
-    Args:
-        progress: called with the number of sets done after each block, if given.
-
-    Returns:
-        Count per class; the counts sum to C(52, 6).
-    """
+    """Count the best-five class over all 20,358,520 sets; ``progress`` gets the sets done."""
     totals = np.zeros(len(SixCardClass), dtype=np.int64)
     for masks in six_card_mask_blocks():
         totals += np.bincount(classify_masks(masks), minlength=len(SixCardClass))

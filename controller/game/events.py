@@ -1,30 +1,18 @@
-"""What a card shoe can say, and what its link can say about itself.
-
-Frozen dataclasses, the one vocabulary shared by dialects, links, simulators and the
-controller. This module imports no hardware library.
-
-``seq`` is the shoe's own line number (``native`` dialect) or None (``beetek``, which
-has no sequence numbers).
-"""
+"""What a card shoe and its link can say: frozen dataclasses, no hardware library."""
 
 from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
 
+# Beetek, the format of the shoes on the tables, unless ?dialect=, --dialect or shoe.dialect
+# names another (each listed once, in drivers.dialects.DIALECTS).
 DEFAULT_DIALECT = "beetek"
-"""The dialect a shoe speaks unless its URL (``?dialect=``), ``--dialect`` or the
-configuration's ``shoe.dialect`` names another: beetek, the format of the shoes on the
-tables. Every dialect is listed once, in :data:`drivers.dialects.DIALECTS`."""
 
 
 @dataclass(frozen=True, slots=True)
 class ShoeEvent:
-    """Base of every event a shoe sends.
-
-    Attributes:
-        seq: the shoe's sequence number 0..65535 (native), or None (beetek).
-    """
+    """Base of every event a shoe sends."""
 
     seq: int | None = field(default=None, kw_only=True)
 
@@ -48,10 +36,10 @@ class CardRead(ShoeEvent):
     """A card left the shoe and was read.
 
     Attributes:
-        card: canonical card text (``Qh``, ``Td``), or None when ``code`` is not one of the
-            52 cards (an unknown or foreign card: the controller voids, never guesses).
-        code: the card code exactly as the shoe sent it (``10H``, ``H3``, ``Qh``).
-        burn: True when the shoe read it in burn mode: a burn card, never a hand card.
+        card: canonical text (``Qh``), or None when ``code`` is not one of the 52 cards: the
+            controller voids, never guesses.
+        code: the card code exactly as the shoe sent it (``10H``, ``H3``).
+        burn: read in burn mode: a burn card, never a hand card.
     """
 
     card: str | None = None
@@ -61,24 +49,14 @@ class CardRead(ShoeEvent):
 
 @dataclass(frozen=True, slots=True)
 class Misread(ShoeEvent):
-    """A card left the shoe but could not be identified.
-
-    Attributes:
-        burn: True when the shoe read it in burn mode: an unreadable burn card, never a
-            hand card and never an irregularity (beetek ``[Manual Burn Cards]<Game>``,
-            native ``MISREAD,BURN``).
-    """
+    """A card left the shoe but could not be identified (``burn``: an unreadable burn, no fault)."""
 
     burn: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class Retract(ShoeEvent):
-    """A card already reported was pushed back into the shoe.
-
-    Attributes:
-        card_seq: the seq of the card line it undoes (native), or None (undo the last card).
-    """
+    """A card already reported was pushed back (``card_seq``: the line it undoes, or None)."""
 
     card_seq: int | None = None
 
@@ -124,12 +102,7 @@ class Heartbeat(ShoeEvent):
 
 @dataclass(frozen=True, slots=True)
 class FrameError(ShoeEvent):
-    """A frame was dropped, or broke the line sequence.
-
-    ``reason`` is ``crc``, ``malformed`` or ``oversize``; in the native dialect also
-    ``seq_reuse``, ``seq_back`` or ``restart_without_hello`` (:mod:`drivers.dialects.native`,
-    rules 5, 7 and 8).
-    """
+    """A frame was dropped, or broke the line sequence (``reason``: ``crc``, ``seq_back``...)."""
 
     reason: str = "malformed"
     detail: str = ""
@@ -152,20 +125,13 @@ class LinkState(enum.Enum):
     DISCONNECTED = "disconnected"
 
 
+# The detail of the DISCONNECTED a link sends when told to stop: no alarm, unlike a link lost.
 LINK_STOPPED = "shoe link stopped"
-"""The ``detail`` of the :class:`LinkStatus` ``DISCONNECTED`` a link sends when it was told
-to stop (the table stopping): no alarm, unlike a link lost."""
 
 
 @dataclass(frozen=True, slots=True)
 class LinkStatus(ShoeEvent):
-    """The link changed state.
-
-    Attributes:
-        state: the new state.
-        detail: an operator message, e.g. ``permission denied on /dev/ttyUSB0: add the
-            service user to the dialout group``.
-    """
+    """The link changed state; ``detail`` is an operator message (``permission denied on ...``)."""
 
     state: LinkState = LinkState.CONNECTING
     detail: str = ""
@@ -192,17 +158,9 @@ _TYPE_NAMES: dict[type, str] = {
 class NoFrameDecoded(ShoeEvent):
     """Bytes keep arriving from the shoe but no frame decodes: is the dialect right?
 
-    A shoe speaking another dialect (or at another baud rate) than the link expects sends
-    bytes that every decoder skips as noise: without this event nothing would say so. The
-    link sends it once per episode, after a few seconds of such bytes, and once more with
-    ``cleared`` True when a frame decodes again. With ``nbytes`` 0 no byte at all came
-    since the link connected (a ``native`` shoe on TCP waits for the table's ``PING``,
-    which a ``beetek`` link never sends); the first byte clears it.
-
-    Attributes:
-        nbytes: bytes received since the last decoded frame (0: none since connecting).
-        dialect: the dialect the link decodes (a name of ``drivers.dialects.DIALECTS``).
-        cleared: True when a frame decoded again: the episode is over.
+    A shoe speaking another dialect or speed sends bytes every decoder skips as noise. Sent once
+    per episode after a few seconds, and with ``cleared`` when a frame decodes again; ``nbytes``
+    0: no byte since connecting (a ``native`` shoe on TCP waits for a ``PING``).
     """
 
     nbytes: int = 0
@@ -211,10 +169,7 @@ class NoFrameDecoded(ShoeEvent):
 
     @property
     def message(self) -> str:
-        """The operator hint: ``no frame decoded from N bytes: is the dialect right?``.
-
-        With no byte at all, what a shoe that waits for the table's first message means.
-        """
+        """The operator hint: ``no frame decoded from N bytes: is the dialect right?``."""
         if not self.nbytes:
             return ("nothing heard from the shoe since it connected: a native shoe waits for "
                     "the table's first message — is the dialect right? (this link speaks "

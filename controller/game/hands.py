@@ -1,12 +1,8 @@
 """Hand evaluation: 3-card hands, dealer qualification, and the 6 Card Bonus hand.
 
-Three-card classes rank (high to low) straight flush, three of a kind, straight, flush,
-pair, high card: a straight beats a flush (docs/rules.md, "Cards and hands"). The ace plays
-high (A-K-Q) or low (A-2-3, the lowest straight, 3-high); K-A-2 is not a straight.
-
-A hand's *strength* is one integer: a higher strength is a better hand, equal strength
-is a tie (push). It packs the class and the tie-break cards:
-``class * 15**3 + t1 * 15**2 + t2 * 15 + t3``.
+A straight beats a flush (docs/rules.md, "Cards and hands"); the ace plays high or low
+(A-2-3 is the lowest straight), K-A-2 is no straight. A hand's *strength* is one integer,
+higher wins and equal pushes: ``class * 15**3 + t1 * 15**2 + t2 * 15 + t3``.
 """
 
 from __future__ import annotations
@@ -63,14 +59,7 @@ _KEYS6: dict[SixCardClass, str] = {c: c.name.lower() for c in SixCardClass}
 
 @dataclass(frozen=True, slots=True)
 class HandValue:
-    """The value of a 3-card hand.
-
-    Attributes:
-        hand_class: the class.
-        strength: comparable integer (higher wins, equal pushes).
-        tiebreak: the tie-break ranks high to low (2..14; A-2-3 has top card 3).
-        mini_royal: True for A-K-Q suited (a straight flush the Pair Plus paytable may name).
-    """
+    """The value of a 3-card hand (A-2-3's tiebreak top card is 3; ``mini_royal``: A-K-Q suited)."""
 
     hand_class: HandClass
     strength: int
@@ -84,7 +73,6 @@ def _pack(cls: int, t: Sequence[int]) -> int:
 
 
 def _evaluate_ranks(r: tuple[int, int, int], flush: bool) -> HandValue:
-    """Evaluate ranks sorted high to low; ``flush`` when all three share a suit."""
     a, b, c = r
     if a == b == c:
         return HandValue(HandClass.THREE_OF_A_KIND, _pack(4, (a,)), (a,))
@@ -126,7 +114,6 @@ def _build_table() -> dict[int, HandValue]:
 
 _TABLE3: dict[int, HandValue] = _build_table()
 VALUES_BY_MASK: Mapping[int, HandValue] = MappingProxyType(_TABLE3)
-"""The value of every 3-card hand, keyed by :func:`card_mask` (read-only)."""
 
 
 def card_mask(cards: Sequence[Card]) -> int:
@@ -138,13 +125,7 @@ def card_mask(cards: Sequence[Card]) -> int:
 
 
 def evaluate3(cards: Sequence[Card]) -> HandValue:
-    """Evaluate a three-card hand.
-
-    Args:
-        cards: exactly three distinct cards.
-
-    Returns:
-        Its class, comparable strength and tie-break.
+    """Evaluate three distinct cards.
 
     Raises:
         CardError: not three distinct cards.
@@ -164,15 +145,7 @@ def all_hands3() -> list[tuple[tuple[Card, Card, Card], HandValue]]:
 
 
 class Qualifier:
-    """The dealer's minimum hand to qualify (docs/rules.md: queen-high by default).
-
-    A qualifier text is ``"<rank>-high"`` (``Q-high``: any hand with a queen or better as
-    its top card, or any pair or better) or ``"pair"`` (a pair or better).
-
-    Attributes:
-        text: the qualifier as configured.
-        min_strength: the lowest strength that qualifies.
-    """
+    """The dealer's minimum hand to qualify: ``"<rank>-high"`` (or any pair) or ``"pair"``."""
 
     def __init__(self, text: str = "Q-high") -> None:
         """Parse a qualifier text.
@@ -206,13 +179,11 @@ class Qualifier:
 
 
 ROYAL_MASK = 0b1111100000000
-"""Ranks T J Q K A as bits (bit rank - 2) of a 13-bit rank mask."""
 
 
+# The ten 5-card straights as 13-bit rank masks (bit rank - 2), A-K-Q-J-T down to 5-4-3-2-A.
 STRAIGHT_RUNS: tuple[int, ...] = (*(0b11111 << low for low in range(8, -1, -1)),
                                    0b1000000001111)
-"""The ten 5-card straights as 13-bit rank masks (bit rank - 2), A-K-Q-J-T down to
-5-4-3-2-A (the ace low)."""
 
 
 def _straight_table() -> list[bool]:
@@ -228,23 +199,14 @@ def _straight_table() -> list[bool]:
 
 
 IS_STRAIGHT: list[bool] = _straight_table()
-"""For each 13-bit rank mask: does it hold a 5-card straight (A-2-3-4-5 included)?"""
+# Each card's bit (by Card.index) in a 52-bit suit-major mask, suit * 13 + rank - 2: each
+# 13-bit field is one suit's rank mask (the vectorised enumeration reads it too).
 SUIT_MAJOR_POS: tuple[int, ...] = tuple((i & 3) * 13 + (i >> 2) for i in range(52))
-"""Bit of each card (by ``Card.index``) in a 52-bit suit-major mask, ``suit * 13 + rank - 2``:
-each 13-bit field of the mask is one suit's rank mask. Shared with the vectorised
-classifier of :mod:`controller.game.enumeration`."""
 SUIT_MAJOR_BIT: tuple[int, ...] = tuple(1 << p for p in SUIT_MAJOR_POS)
-"""Each card's bit (by ``Card.index``) in a suit-major mask (:func:`six_card_class`)."""
 
 
 def pairing_class(twice: int, thrice: int, quads: bool) -> SixCardClass:
-    """Best pairing class of six cards, straights and flushes aside.
-
-    Args:
-        twice: how many ranks are held at least twice.
-        thrice: how many ranks are held at least three times.
-        quads: whether a rank is held four times.
-    """
+    """Best pairing class of six cards by ranks held 2+, 3+, 4 times (no straight, no flush)."""
     if quads:
         return SixCardClass.FOUR_OF_A_KIND
     if thrice >= 2 or (thrice == 1 and twice >= 2):
@@ -257,13 +219,7 @@ def pairing_class(twice: int, thrice: int, quads: bool) -> SixCardClass:
 
 
 def best_five_of_six(cards: Sequence[Card]) -> SixCardClass:
-    """Classify the best 5-card poker hand out of 6 cards (the 6 Card Bonus).
-
-    Args:
-        cards: six distinct cards (the player's three and the dealer's three).
-
-    Returns:
-        The class of the best five (royal flush only for A-K-Q-J-T of one suit).
+    """The class of the best five of six distinct cards (royal flush only for A-K-Q-J-T suited).
 
     Raises:
         CardError: not six distinct cards.
@@ -277,14 +233,7 @@ def best_five_of_six(cards: Sequence[Card]) -> SixCardClass:
 
 
 def six_card_class(m: int) -> SixCardClass:
-    """Classify the best five of six cards given as a suit-major mask.
-
-    Args:
-        m: the OR of the six cards' :data:`SUIT_MAJOR_BIT` (six bits set; not checked).
-
-    Returns:
-        The class of the best five, as :func:`best_five_of_six`.
-    """
+    """:func:`best_five_of_six` of six cards given as the OR of their suit-major bits."""
     a, b, c_, d = m & 0x1FFF, (m >> 13) & 0x1FFF, (m >> 26) & 0x1FFF, m >> 39
     for suited in (a, b, c_, d):
         if suited.bit_count() >= 5:

@@ -1,23 +1,11 @@
 """A journal fault: writes that fail for a while, cleared by a self-check (R2, R20).
 
-A write of the journal fails (a full disk, SQLite's write lock held by another process, a
-disk error). Its transaction is rolled back, but the batch may have been applied to the
-game already (:meth:`~controller.journal.Journal.append` applies it inside the
-transaction), and derived rows held in memory may be gone: nothing in memory is trusted
-any more. The table refuses every input with the fault's reason (the views show
-``journal fault: ... retrying``, not a lock) and notes what it refused or lost.
-
-It tries again after a back-off (:data:`FIRST_TRY_S`, doubling to :data:`LAST_TRY_S`).
-A try first asks SQLite for its write lock without waiting (another process still holding
-it ends the try at once), then makes start-up's own self-check on the journal opened
-again (:meth:`~controller.journal.Journal.reopen`, the writer's lock kept throughout):
-the table's ``_recover`` verifies the journal from its anchored snapshot, rebuilds the
-game, the seal writer's state and the derived rows from what is on disk, and journals
-the fault's record (:class:`~controller.game.fault_record.JournalFault`: its reason,
-when it began, what was refused or lost) as its first event. So the game and the
-journal's head agree again, by construction; the round of a card lost meanwhile waits
-for a supervisor. A problem that self-check finds is start-up's integrity lock, which
-never clears (R4); so is an integrity lock that came during the fault.
+A failed write may leave the game applied and derived rows lost, so nothing in memory is
+trusted: the table refuses inputs with the fault's reason and retries with a back-off. A try
+takes SQLite's write lock without waiting, then makes start-up's own self-check on the journal
+opened again, rebuilds the game from disk and journals the fault's record first; game and
+journal agree again by construction. A problem that check finds is an integrity lock (R4).
+docs/journal-format.md ("A write that fails") says more.
 """
 
 from __future__ import annotations
@@ -42,12 +30,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("threecard")
 
 FIRST_TRY_S = 0.5
-"""Seconds from a failed write to the first try."""
 LAST_TRY_S = 8.0
-"""The longest wait between two tries (the wait doubles from :data:`FIRST_TRY_S`)."""
+# How a journal fault's lock reason begins and ends (else an integrity lock's or no retry's).
 PREFIX, SUFFIX = "journal fault: ", "; retrying"
-"""How the reason of a table in a journal fault begins and ends (its lock reason is
-otherwise an integrity lock's, or a write that no retry clears)."""
 
 
 def fault_reason(text: str) -> str:
@@ -60,16 +45,9 @@ class Fault:
     """One journal fault, from its first failed write.
 
     Attributes:
-        reason: why the first write failed (SQLite's words: ``database or disk is full``,
-            ``database is locked``); why each try failed is logged (debug).
-        began: when the first write failed (ISO 8601 UTC).
-        since: the same, monotonic seconds.
-        tries: the self-checks tried.
-        wait: seconds until the next try after this one fails.
-        next_try: no try before this (monotonic seconds).
-        refused: dealer commands refused, by name.
-        lost: other inputs not recorded, by kind.
-        cards: the cards among them (``?``: a misread).
+        reason: SQLite's words (``database is locked``); each try's failure is logged (debug).
+        since, next_try: monotonic seconds; ``wait``: seconds until the try after a failure.
+        lost: other inputs not recorded, by kind; ``cards`` among them (``?``: a misread).
     """
 
     reason: str
@@ -88,7 +66,7 @@ class Fault:
         return f"{PREFIX}{self.reason}{SUFFIX}"
 
     def record(self) -> dict[str, Any]:
-        """The body of its ``journal_fault`` record (its fields checked by the declaration)."""
+        """The body of its ``journal_fault`` record."""
         return msgspec.to_builtins(JournalFault(
             reason=self.reason[:512], began=self.began, tries=max(1, self.tries),
             refused=dict(self.refused), lost=dict(self.lost),
@@ -99,18 +77,13 @@ WRITE_FAILED = "journal write failed: "
 
 
 def _reason(exc: JournalError, path: str) -> str:
-    """The error's words without the journal's path and ``journal write failed`` in front."""
     text = str(exc)
     text = text[len(path) + 2:] if text.startswith(path + ": ") else text
     return text[len(WRITE_FAILED):] if text.startswith(WRITE_FAILED) else text
 
 
 def write_lock_free(path: str) -> str | None:
-    """Whether SQLite's write lock on the journal can be taken now (it is let go at once).
-
-    Returns:
-        None when it can; else why not (``database is locked``: another process holds it).
-    """
+    """None if SQLite's write lock on the journal can be taken now (and let go), else why not."""
     try:
         db = sqlite3.connect(Path(path).as_uri() + "?mode=rw", uri=True, timeout=0,
                              isolation_level=None)
@@ -125,15 +98,7 @@ def write_lock_free(path: str) -> str | None:
 
 
 class JournalFaults:
-    """The journal faults of one table: what fails, what is refused, and the tries.
-
-    Args:
-        table: the table (its thread calls every method but :meth:`shows`).
-
-    Attributes:
-        fault: the fault in force, or None.
-        clearing: a try is journaling the fault's record (the table lets it through).
-    """
+    """The journal faults of one table: what fails, what is refused, the tries (table thread)."""
 
     def __init__(self, table: Table) -> None:
         self.table = table
@@ -146,10 +111,7 @@ class JournalFaults:
         return f is not None and locked == f.text
 
     def failed(self, exc: JournalError, batch: list[tuple[str, Any, str, str]]) -> None:
-        """A write failed: a fault begins, its batch not recorded (a try's write: no news).
-
-        A table locked for another reason stays so: its lock is never a fault's.
-        """
+        """A write failed: a fault begins, its batch unrecorded (a lock of another kind stays)."""
         t, f = self.table, self.fault
         reason = _reason(exc, t.journal.path)
         if f is None:
@@ -181,12 +143,7 @@ class JournalFaults:
         return f is not None and not self.clearing and now >= f.next_try
 
     def retry(self) -> bool:
-        """Try the self-check now (the table thread's, or a test's).
-
-        Returns:
-            True when the fault cleared (its record journaled); False when it goes on,
-            or when the table was locked for good meanwhile (the fault is then over).
-        """
+        """Try the self-check now; True when the fault cleared (its record journaled)."""
         t, f = self.table, self.fault
         if f is None:
             return False

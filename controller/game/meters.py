@@ -1,13 +1,8 @@
 """Meters and event counters (docs/requirements.md R6).
 
-A meter row per bet type, per seat (``seat 3``) and ``total``: what was wagered, paid and
-won by the house, the rounds settled, and the voids with what they refunded. Event
-counters count what happened (power-ups, shoe disconnects, misreads, overrides...).
-
-Rounds dealt in outcome mode (``bet_entry = "outcomes"``) hold no money: they leave the
-meter rows alone and are counted in the outcome meters instead (:func:`outcome_key`):
-rounds settled and voided, and per bet its wins by paytable line, pushes, losses and
-refunds.
+A meter row per bet type, per seat (``seat 3``) and ``total``; event counters count what
+happened. Rounds dealt in outcome mode hold no money: they fill the outcome meters instead
+(:func:`outcome_key`).
 """
 
 from __future__ import annotations
@@ -21,16 +16,7 @@ from msgspec.structs import replace
 
 
 class MeterRow(Struct, array_like=True, frozen=True):
-    """One meter (journal and snapshot form: ``[wagered, paid, won, rounds, voids, refunded]``).
-
-    Attributes:
-        wagered: stakes taken, minor units (an Ante Bonus stakes nothing).
-        paid: paid to players beyond their stakes, minor units.
-        won: lost by players, minor units.
-        rounds: settled rounds with this meter in play.
-        voids: refunded bets.
-        refunded: refunded stakes, minor units.
-    """
+    """One meter ``[wagered, paid, won, rounds, voids, refunded]`` (``voids``: bets refunded)."""
 
     wagered: int = 0
     paid: int = 0
@@ -41,20 +27,13 @@ class MeterRow(Struct, array_like=True, frozen=True):
 
 
 TOTAL = "total"
-"""The meter row of the whole table."""
 SEAT_PREFIX = "seat "
-"""A seat's meter row is named ``seat N``."""
+# The event counter of voided rounds (a meter row's voids counts refunded bets).
 ROUNDS_VOIDED = "voids"
-"""The event counter of voided rounds (a meter row's ``voids`` counts refunded bets)."""
 
 
 def row_order(names: Iterable[str]) -> list[str]:
-    """Meter row names in the order they are shown.
-
-    The bets in the order the dealer pays them (:data:`controller.game.rules.PAY_ORDER`),
-    then the seats by number, then :data:`TOTAL`; a name of none of these comes after the
-    seats, so that none is ever left out.
-    """
+    """Meter row names in pay order, then seats by number, then :data:`TOTAL`; none left out."""
     from controller.game.rules import PAY_ORDER
 
     given = set(names)
@@ -65,24 +44,16 @@ def row_order(names: Iterable[str]) -> list[str]:
 
 
 def _seat_number(name: str) -> int | None:
-    """N of a ``seat N`` row, else None."""
     number = name[len(SEAT_PREFIX):] if name.startswith(SEAT_PREFIX) else ""
     return int(number) if number.isascii() and number.isdigit() else None
 
 
 ROUNDS_SETTLED = "rounds settled"
 ROUNDS_VOID = "rounds void"
-"""Outcome meters of the rounds dealt in outcome mode: settled, voided."""
 
 
 def outcome_key(bet: str, outcome: str, line: str = "") -> str:
-    """The outcome meter of one bet's outcome: ``pair_plus win flush``, ``ante push``.
-
-    Args:
-        bet: ``ante``, ``play``, ``ante_bonus``, ``pair_plus``, ``six_card_bonus``.
-        outcome: ``win``, ``push``, ``lose`` or ``refund``.
-        line: a win's paytable line (the hand's key), empty for an even-money win.
-    """
+    """The outcome meter of one bet's outcome: ``pair_plus win flush``, ``ante push``."""
     return f"{bet} {outcome} {line}" if line else f"{bet} {outcome}"
 
 
@@ -99,14 +70,7 @@ def parse_outcome_key(key: str) -> tuple[str, str, str]:
 
 
 class Meters:
-    """The meter rows, outcome meters and event counters of a table.
-
-    Attributes:
-        rows: meter name -> row.
-        counters: event name -> how many times.
-        outcomes: outcome meter (:func:`outcome_key`, :data:`ROUNDS_SETTLED`,
-            :data:`ROUNDS_VOID`) -> how many times.
-    """
+    """The meter rows, outcome meters and event counters of a table."""
 
     def __init__(self) -> None:
         self.rows: dict[str, MeterRow] = {}
@@ -118,13 +82,7 @@ class Meters:
         self.counters[name] = self.counters.get(name, 0) + 1
 
     def close_round(self, results: Iterable[tuple[int, Any]], settled: bool) -> None:
-        """Add a finished round's results to the meters.
-
-        Args:
-            results: ``(seat, result)`` pairs; a result has ``bet``, ``outcome``,
-                ``stake`` and ``net`` (:class:`~controller.game.bets.BetResult`).
-            settled: the round was settled (not voided): it counts as a round played.
-        """
+        """Add a finished round's ``(seat, result)`` pairs (``settled``: a round played)."""
         rows = self.rows
         played = {TOTAL}
         for seat, r in results:
@@ -144,13 +102,7 @@ class Meters:
 
     def close_outcome_round(self, results: Iterable[tuple[int, Any]], lines: dict[int, Any],
                             settled: bool) -> None:
-        """Count a finished outcome-mode round in the outcome meters.
-
-        Args:
-            results: ``(seat, result)`` pairs, as :meth:`close_round` takes them.
-            lines: seat -> bet -> the paytable line of its win (empty when none).
-            settled: the round was settled (else voided).
-        """
+        """Count a finished outcome-mode round (``lines``: seat -> bet -> its win's line)."""
         counts = self.outcomes
         for key in [ROUNDS_SETTLED if settled else ROUNDS_VOID,
                     *(outcome_key(r.bet, r.outcome, lines.get(seat, {}).get(r.bet, ""))
@@ -158,10 +110,7 @@ class Meters:
             counts[key] = counts.get(key, 0) + 1
 
     def as_dict(self) -> dict[str, Any]:
-        """Meters as journaled: ``{"rows": {name: [6 ints]}, "counters": {name: n}}``.
-
-        ``"outcomes": {name: n}`` joins them once a round was dealt in outcome mode.
-        """
+        """Meters as journaled: ``{"rows": {name: [6 ints]}, "counters": {...}, "outcomes"?}``."""
         d = {"rows": {k: list(msgspec.structs.astuple(v)) for k, v in self.rows.items()},
              "counters": dict(self.counters)}
         if self.outcomes:

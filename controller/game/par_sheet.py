@@ -1,26 +1,9 @@
 """The par sheet: the exact return of every bet of a rule profile, from the deck's counts.
 
-Nothing is sampled and nothing is assumed; every case is counted (the counts come from a
-:class:`~controller.game.deck_counts.DeckCounts`: counted now by default, see
-:mod:`controller.game.counting`):
-
-* **Ante/Play**: for each of the 22,100 player hands (in 1,755 suit classes that share
-  every count), the expected value of playing over all 18,424 dealer hands that share no
-  card with it, compared with folding (-1 Ante). The strategy is DERIVED from that
-  comparison.
-* **Pair Plus**: the class counts of the 22,100 hands.
-* **6 Card Bonus**: the class counts of all 20,358,520 six-card sets.
-
-These are the returns of the paytables, the figures the rule documents publish: a side
-bet settled on the six cards whatever the player decides. Where a fold loses the side
-bets (``fold_loses_side_bets``, docs/rules.md "Round", step 4), a player who follows the
-derived strategy loses the side bets of every hand folded; the sheet also gives that
-return, what such a player gets (:attr:`ParSheet.with_strategy`): for the 6 Card Bonus
-by the class counts of every (folded hand, dealer hand) pair.
-
-Results are exact :class:`fractions.Fraction` values; returns are per unit staked. Every
-count and every sum is a Python integer, exact whatever the pay (a rule profile file
-bounds pays to 10,000 to 1, a profile made in code does not).
+Every case is counted, never sampled (docs/deck-counts.md says what and how); the Ante/Play
+strategy is derived from the counts. Results are exact fractions per unit staked. Where a fold
+loses the side bets (docs/rules.md "Round", step 4) the sheet also gives what a player who
+follows the strategy gets.
 """
 
 from __future__ import annotations
@@ -50,15 +33,7 @@ from controller.game.rules import RuleProfile
 
 @dataclass(frozen=True, slots=True)
 class PayLine:
-    """One row of a paytable analysis.
-
-    Attributes:
-        name: hand class (``straight_flush``) or outcome name.
-        count: number of equally likely cases.
-        probability: count / total, exact.
-        pay: "X to 1" (-1 for a loss of the stake, 0 for a push).
-        contribution: probability * pay, exact (per unit staked).
-    """
+    """One row of a paytable analysis: ``count`` equal cases paying ``pay`` to 1 (-1 a loss)."""
 
     name: str
     count: int
@@ -69,20 +44,11 @@ class PayLine:
 
 @dataclass(frozen=True, slots=True)
 class BetAnalysis:
-    """The exact analysis of one bet.
+    """The exact analysis of one bet, per unit of the (base) stake.
 
     Attributes:
-        bet: ``ante_play``, ``pair_plus`` or ``six_card_bonus``.
-        lines: paying classes / outcomes with counts and contributions.
-        ev: expected net per unit of the (base) stake, exact.
-        rtp: return to player = 1 + ev.
         house_edge: -ev (for Ante/Play: per total amount wagered, Ante + Play).
-        total: the number of equally likely cases enumerated.
-        variance: the variance of one hand's net per unit of the (base) stake, exact:
-            the mean of the squared net over every case, less ``ev`` squared (for
-            Ante/Play the Ante, Play and Ante Bonus together, each case's whole net:
-            the Ante Bonus is paid beside the hand's other result, so its lines are not
-            cases of their own).
+        variance: of one hand's net, exact (Ante/Play: the whole net of Ante, Play and Ante Bonus).
     """
 
     bet: str
@@ -99,13 +65,9 @@ class AntePlayStrategy:
     """The optimal play/fold strategy derived by enumeration.
 
     Attributes:
-        min_play_hand: ranks of the weakest hand that is played, high to low (``Q 6 4``).
-        hands_played: how many of the 22,100 hands are played.
-        play_probability: hands_played / 22,100, exact.
-        threshold: True when every hand at least as strong as ``min_play_hand`` is played
-            and every weaker one folded (the strategy is a simple threshold).
-        ev_per_ante: expected net per unit of Ante, exact.
-        house_edge_per_wager: -EV / (1 + P(play)): house edge per total amount wagered.
+        min_play_hand: ranks of the weakest hand played, high to low (``Q 6 4``).
+        threshold: every stronger hand is played and every weaker folded.
+        house_edge_per_wager: -EV / (1 + P(play)).
     """
 
     min_play_hand: tuple[str, ...]
@@ -118,20 +80,7 @@ class AntePlayStrategy:
 
 @dataclass(frozen=True, slots=True)
 class ParSheet:
-    """The exact par sheet of a profile.
-
-    Attributes:
-        profile: the profile's name.
-        ante_play: the Ante/Play analysis (with the Ante Bonus, under optimal play).
-        strategy: the derived optimal strategy.
-        pair_plus: the Pair Plus analysis.
-        six_card_bonus: the 6 Card Bonus analysis, or None when not offered.
-        dealer_qualifies: how many of the 22,100 dealer hands qualify.
-        with_strategy: each side bet (``pair_plus``, ``six_card_bonus``) as a player who
-            follows :attr:`strategy` gets it under the profile's fold rule: where a fold
-            loses the side bets, a folded hand's side bet is lost (the line ``fold``),
-            whatever the cards; where it does not, the analysis above.
-    """
+    """The exact par sheet of a profile (``with_strategy``: the side bets under its fold rule)."""
 
     profile: str
     ante_play: BetAnalysis
@@ -202,22 +151,12 @@ def _ante_play(profile: RuleProfile, kinds: Sequence[HandKind],
 
 
 def _line(name: str, count: int, pay: int, total: int) -> PayLine:
-    """One paytable row: ``count`` of ``total`` equally likely cases paying ``pay``."""
     return PayLine(name, count, Fraction(count, total), pay, Fraction(count * pay, total))
 
 
 def _paytable_analysis(bet: str, counts: dict[str, int], pays: dict[str, int], total: int,
                        folded: int = 0) -> BetAnalysis:
-    """A side bet's analysis from the class counts of the cases where it is settled.
-
-    Args:
-        bet: the bet's name.
-        counts: class -> equally likely cases in which the bet is settled on that class.
-        pays: class -> "X to 1".
-        total: every case, ``folded`` included.
-        folded: the cases where a fold loses the bet before it is settled (a line
-            ``fold``, paying -1).
-    """
+    """A side bet's analysis from class counts (``folded`` cases lose it: the line ``fold``)."""
     lines = [_line(name, count, pays[name], total)
              for name, count in counts.items() if pays.get(name, 0)]
     losing = total - folded - sum(x.count for x in lines)
@@ -231,10 +170,7 @@ def _paytable_analysis(bet: str, counts: dict[str, int], pays: dict[str, int], t
 
 def _pp_counts(profile: RuleProfile, kinds: Sequence[HandKind],
                play: Sequence[bool] | None = None) -> dict[str, int]:
-    """Hands per Pair Plus line, of every kind or of those ``play`` marks.
-
-    A mini royal has its own line only where the paytable names it.
-    """
+    """Hands per Pair Plus line, of every kind or of those ``play`` marks."""
     mini = "mini_royal" in profile.pair_plus
     counts: dict[str, int] = {}
     for i, k in enumerate(kinds):
@@ -247,7 +183,6 @@ def _pp_counts(profile: RuleProfile, kinds: Sequence[HandKind],
 
 def _with_strategy(profile: RuleProfile, counts: DeckCounts, play: list[bool],
                    pair_plus: BetAnalysis, six: BetAnalysis | None) -> dict[str, BetAnalysis]:
-    """The side bets as a player following the strategy gets them (see :class:`ParSheet`)."""
     if not profile.fold_loses_side_bets or all(play):
         out = {"pair_plus": pair_plus}
         if six is not None:
@@ -274,16 +209,8 @@ def _with_strategy(profile: RuleProfile, counts: DeckCounts, play: list[bool],
 def compute_par_sheet(profile: RuleProfile, counts: DeckCounts | None = None) -> ParSheet:
     """Compute the exact par sheet of a profile.
 
-    Args:
-        profile: the rules.
-        counts: where the deck's counts come from: None counts them now
-            (:class:`controller.game.counting.Counted`, exact, about a tenth of a second);
-            the table's start-up reads the stored ones
-            (:func:`controller.game.deck_counts.stored_counts`); the tests give the
-            enumeration's.
-
-    Returns:
-        The exact analysis of every bet the profile offers.
+    ``counts`` None counts them now (exact, about a tenth of a second); start-up gives the
+    stored ones.
 
     Raises:
         DeckCountsError: stored counts that are missing or damaged.
@@ -311,13 +238,7 @@ def compute_par_sheet(profile: RuleProfile, counts: DeckCounts | None = None) ->
 
 
 def rtp_ppm(sheet: ParSheet, with_strategy: bool = False) -> dict[str, int]:
-    """Returns to player in parts per million, rounded half up, per bet (for displays).
-
-    Args:
-        sheet: the par sheet.
-        with_strategy: the side bets as a player following the strategy gets them
-            (:attr:`ParSheet.with_strategy`) instead of the paytables' returns.
-    """
+    """Returns to player per bet, parts per million, rounded half up (for displays)."""
     out = {"ante_play": sheet.ante_play.rtp, "pair_plus": sheet.pair_plus.rtp}
     if sheet.six_card_bonus is not None:
         out["six_card_bonus"] = sheet.six_card_bonus.rtp
@@ -331,12 +252,7 @@ _SHEETS: dict[str, ParSheet | None] = {}
 
 
 def profile_sheet(profile: RuleProfile) -> ParSheet | None:
-    """The profile's par sheet from the stored deck counts, computed once per content.
-
-    Cached by what the profile says (its paytables and rules), never by the file it was
-    read from. None when the stored counts are damaged (the table's self-check refuses
-    to start on them already).
-    """
+    """The profile's par sheet from the stored counts, cached by content; None if damaged."""
     key = repr(dataclasses.replace(profile, source=""))
     with _SHEETS_LOCK:
         if key not in _SHEETS:

@@ -1,11 +1,4 @@
-"""The table's power-up records: the settings, the software, the screens, the environment.
-
-The settings, the software and the screens at power-up (the ``startup`` record); the
-whole environment's identity, found once the table is READY (the ``environment``
-record). Declared apart from :mod:`controller.game.inputs`, which reads these
-declarations as the journal bodies of those kinds (and re-exports them). A leaf: it imports only
-:mod:`msgspec`.
-"""
+"""The power-up records, ``startup`` and ``environment``: a leaf, msgspec only."""
 
 from __future__ import annotations
 
@@ -19,25 +12,15 @@ class _Record(Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
 
 
 MAX_NAMED_FILES = 50
-"""The most altered files a start-up record names (``Software.altered`` counts them all)."""
 Text = Annotated[str, Meta(max_length=512)]
 
 
 class Software(_Record):
     """The running software's identity, as ``threecard identify`` finds it at power-up.
 
-    Attributes:
-        version: the package's version.
-        sha256: the SHA-256 of the manifest written when the package was built; empty
-            when there is none (an editable or source install).
-        files: files the manifest lists.
-        altered: installed files that do not match it (changed, missing or added).
-        named: the first :data:`MAX_NAMED_FILES` of them, e.g. ``changed controller/cli.py``.
-        problem: why the files could not be checked, or empty.
-        alarm: an installed package whose files do not match its manifest, or cannot be
-            checked against it (GLI-11): the table holds the deck (No more bets refused)
-            until a supervisor acknowledges with Unblock deck. False for a source tree
-            run in place, and in records made before the field was (they replay so).
+    ``sha256`` is the build manifest's (empty from source); ``alarm``: an installed package's
+    files do not match or cannot be checked (GLI-11), so the deck is held until a supervisor
+    unblocks it (False from source, and in records older than the field).
     """
 
     version: Annotated[str, Meta(max_length=64)]
@@ -50,26 +33,10 @@ class Software(_Record):
 
 
 class EnvironmentRecord(_Record):
-    """The whole environment's identity, as the daemon finds it after READY (R18).
+    """The whole environment's identity, journaled once READY (R18): the check takes seconds.
 
-    Journaled as an ``environment`` record (actor ``system``) once the table is READY:
-    the check of every file takes seconds, and start-up does not wait for it
-    (:mod:`controller.environment`).
-
-    Attributes:
-        sha256: the digest over the package's manifest, every installed distribution's
-            files and the interpreter's start-up files.
-        distributions: the installed distributions checked.
-        files: the files their installers listed.
-        startup: start-up code no distribution owns (``.pth`` files, ``sitecustomize``,
-            ``usercustomize``).
-        altered: files that do not match their installer's record (changed, missing,
-            added, byte code not made from its source, unreadable).
-        named: the first :data:`MAX_NAMED_FILES` of them, the start-up code first, e.g.
-            ``pth /opt/threecard-table/lib/python3.11/site-packages/x.pth``.
-        alarm: start-up code or an altered file found beside an installed package: the
-            table holds the deck (No more bets refused) until a supervisor acknowledges
-            with Unblock deck. False for a source tree run in place.
+    ``startup`` lists start-up code no distribution owns; ``alarm``: such code or an altered file
+    beside an installed package, so the deck is held until a supervisor unblocks it.
     """
 
     sha256: Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]
@@ -82,18 +49,7 @@ class EnvironmentRecord(_Record):
 
 
 class Screens(_Record):
-    """The screens the daemon drives, as its settings (``[display]``) give them at power-up.
-
-    A dispute bundle draws the screens again in this language (and this size, when one is
-    set), as the players saw them.
-
-    Attributes:
-        language: the screens' language (``en``, ``fr``, ``uk``).
-        dealer_size: the dealer window's size, ``WIDTHxHEIGHT``; empty for the default
-            (1280x800 in a window; the display's own size in full screen, which is not
-            known here).
-        fullscreen: each screen fills its display.
-    """
+    """The screens ``[display]`` gives at power-up (``dealer_size`` ``WxH``, empty: default)."""
 
     language: Annotated[str, Meta(pattern="^[a-z]{2}$")]
     dealer_size: Annotated[str, Meta(pattern="^([0-9]{3,4}x[0-9]{3,4})?$")] = ""
@@ -101,15 +57,7 @@ class Screens(_Record):
 
 
 class Startup(_Record):
-    """The table's power-up record (journaled by the table itself, actor ``system``).
-
-    Attributes:
-        config: the settings in force (``TableConfig.to_dict()``).
-        software: the running software's identity (the daemon's; None where the table
-            was started by other code, such as a test or ``threecard simulate``).
-        screens: the screens the daemon drives (None: none, or a record made before the
-            field was).
-    """
+    """The table's power-up record (``software`` None when started by other code, a test)."""
 
     config: dict[str, Any]
     software: Software | None = None

@@ -1,9 +1,4 @@
-"""Reading a journal without running the table: game recall, meters, integrity (R5-R7).
-
-Everything here opens the journal read-only and rebuilds the state the same way the
-table does at start-up (newest snapshot, then the events after it), so what it shows
-is the recorded state even when the derived tables lag behind a crash.
-"""
+"""A journal read without the table, rebuilt as at start-up: recall, meters, integrity (R5-R7)."""
 
 from __future__ import annotations
 
@@ -27,21 +22,19 @@ from controller.game.verifier import JournalVerdict, Progress, check
 from controller.journal import Journal, JournalError
 
 HIDDEN = "??"
-"""Shown in place of a dealer card of a round not yet revealed."""
 
 
 def replay(journal: Journal, full: bool = False) -> Game:
     """Rebuild the recorded state (from the newest snapshot unless ``full``).
 
     Raises:
-        controller.game.replay.ReplayError: a snapshot or a record cannot be replayed (a
-            :class:`~controller.journal.JournalError`).
+        controller.game.replay.ReplayError: a snapshot or a record cannot be replayed.
     """
     return rebuild(journal, use_snapshots=not full)
 
 
 def recorded_config(journal: Journal) -> dict[str, Any]:
-    """The configuration the newest start-up recorded in the journal ({}: none readable).
+    """The configuration the newest start-up recorded ({}: none readable).
 
     Raises:
         JournalError: the journal cannot be read.
@@ -55,11 +48,7 @@ def recorded_config(journal: Journal) -> dict[str, Any]:
 
 
 def currency(path: str | Path, archive: str | Path | None = None) -> str:
-    """The currency of the journal's amounts: the newest start-up's ``[table] currency``.
-
-    A journal written before the setting existed is in the default currency
-    (:data:`~controller.game.numbers.DEFAULT_CURRENCY`).
-    """
+    """The currency of the journal's amounts: the newest start-up's, else the default."""
     j = Journal(path, readonly=True, archive=archive)
     try:
         code = recorded_config(j).get("currency")
@@ -80,23 +69,7 @@ def _masked(rec: dict[str, Any]) -> dict[str, Any]:
 
 def recall(path: str | Path, last: int = 10, archive: str | Path | None = None
            ) -> list[dict[str, Any]]:
-    """Game recall: the newest ``last`` rounds, newest first, the one in play included.
-
-    Args:
-        path: the journal file.
-        last: how many rounds.
-        archive: the archive its history was moved to (default: the one beside it).
-
-    Returns:
-        Round records (see :meth:`Game.round_record`); the dealer's cards of a round in
-        play before its reveal are :data:`HIDDEN`. Round 1, which no ``next_round``
-        opens, opened with the journal: its ``started_utc`` is the first event's time.
-        Each names how its bets were taken (``bet_entry``: ``amounts`` or ``outcomes``;
-        the journal stores it for outcome rounds only). Rounds come in the journal's
-        order; where the table's clock was stepped, their times are corrected by the steps
-        journaled since, and the steps are listed with the round they were journaled in
-        (:func:`controller.game.clock_times.corrected_rounds`).
-    """
+    """Game recall: the newest ``last`` rounds, newest first, in play included, times corrected."""
     j = Journal(path, readonly=True, archive=archive)
     try:
         g = replay(j)
@@ -114,13 +87,7 @@ def recall(path: str | Path, last: int = 10, archive: str | Path | None = None
 
 
 def as_recalled(rec: dict[str, Any], first_utc: str) -> dict[str, Any]:
-    """A round record as game recall shows it.
-
-    Round 1, which no ``next_round`` opens, opened with the journal: recall gives it the
-    time of the journal's first event (``first_utc``) when it has no start time of its own.
-    Every record says how its bets were taken (``bet_entry``; a record the journal stores
-    without it was dealt in ``amounts``).
-    """
+    """A round record as recall shows it (round 1 opens at the journal's first event)."""
     rec = {**rec, "bet_entry": rec.get("bet_entry", AMOUNTS)}
     if rec["round_id"] == 1 and not rec["started_utc"] and first_utc:
         rec["started_utc"] = first_utc
@@ -132,13 +99,8 @@ class MeterReport:
     """Meters from the recorded state, and whether the derived tables agree.
 
     Attributes:
-        rows: name -> [wagered, paid, won, rounds, voids, refunded].
-        counters: event counters (power-ups, shoe disconnects, lid opens, overrides...).
-        outcomes: the outcome meters of rounds dealt in outcome mode
-            (:func:`controller.game.meters.outcome_key`): name -> count.
-        reconciled: the stored meters equal the recorded state's and the sum of the
-            stored round records.
-        problems: what does not reconcile.
+        rows: name -> [wagered, paid, won, rounds, voids, refunded], minor units but the counts.
+        reconciled: the stored meters equal the recorded state's and the sum of round records.
     """
 
     rows: dict[str, list[int]]
@@ -165,10 +127,7 @@ def sum_outcomes(rounds: list[dict[str, Any]]) -> dict[str, int]:
 
 
 def sum_rounds(rounds: list[dict[str, Any]]) -> dict[str, list[int]]:
-    """Meter rows recomputed from round records (the reconciliation R6 asks for).
-
-    Rounds dealt in outcome mode hold no money: :func:`sum_outcomes` counts them.
-    """
+    """Meter rows recomputed from round records dealt in amounts (the reconciliation R6 asks)."""
     rows: dict[str, list[int]] = {}
     for rec in rounds:
         if _outcome_round(rec):
@@ -196,13 +155,7 @@ def sum_rounds(rounds: list[dict[str, Any]]) -> dict[str, list[int]]:
 
 
 def meters(path: str | Path, archive: str | Path | None = None) -> MeterReport:
-    """Meters from the journal, checked against the stored meters and the round records.
-
-    The round records are those a replay of the journal makes (a compact journal keeps
-    none whole): from the first event (or the snapshot after the cut, when the archive
-    before it is not here), the meters at that start plus every round finished since must
-    give the meters of now.
-    """
+    """Meters from the journal, checked against the stored meters and the round records."""
     j = Journal(path, readonly=True, archive=archive)
     try:
         g = replay(j)
@@ -231,7 +184,6 @@ def meters(path: str | Path, archive: str | Path | None = None) -> MeterReport:
 
 
 def _added(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
-    """Meter rows (lists) or counts added name by name."""
     out = {k: list(v) if isinstance(v, list) else v for k, v in a.items()}
     for k, v in b.items():
         if k not in out:
@@ -245,19 +197,7 @@ def _added(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
 
 def _summed_rounds(j: Journal, kept: dict[int, str]
                    ) -> tuple[dict[str, Any], dict[str, list[int]], dict[str, int], list[int]]:
-    """The meters where the readable journal starts, and the sums of every round since.
-
-    One replay, a thousand finished rounds summed at a time (memory stays flat).
-
-    Args:
-        j: the journal.
-        kept: whole records the journal stores (format 1), JSON by round id: each is
-            compared with the replay's.
-
-    Returns:
-        (the meters at the start, meter rows and outcome counts of the rounds since,
-        the rounds whose stored record differs).
-    """
+    """The meters where the journal starts, later rounds' sums, and the records that differ."""
     differ: list[int] = []
     g, at = start_state(j, j.first_seq - 1)
     start = g.meters_dict()
@@ -298,30 +238,11 @@ def verify(path: str | Path, logged: Iterable[tuple[int, str]] = (),
            checked: Callable[[int, str], None] | None = None) -> JournalVerdict:
     """Verify a journal from its first event: the check start-up makes, and more.
 
-    The one verifier (:func:`controller.game.verifier.check`, ``full=True``): the anchor
-    beside the journal (its verdict notes "tail unchecked: no anchor" where there is
-    none), heads from the system log, the hash chain of every event, and a replay of
-    every event compared with every derived table.
-
-    Args:
-        path: the journal file (opened read-only).
-        logged: journal heads the daemon logged, (seq, hash or a prefix of it).
-        progress: called with (events done, events to do) while it runs.
-        archive: the archive its history was moved to (default: the one beside it, by
-            the name the journal keeps); checked with it, across the cut.
-        keys: verification keys the seals must start from (none: the journal's own).
-        witness: a seal kept outside the table (event, signature hex or a prefix).
-        resume: (event, seal) of a snapshot an earlier full check verified everything up
-            to: the check goes on from it (the snapshot must still carry that seal, else
-            it starts from the first event).
-        checked: see :func:`~controller.game.verifier.check`.
-
-    Returns:
-        The verdict; its notes list every clock step the journal holds (a fact, not a
-        fault: :func:`controller.game.clock_times.step_notes`).
+    ``logged`` heads are (seq, hash or prefix); ``resume`` (event, seal) of a snapshot an earlier
+    check verified up to; ``witness`` a seal kept outside. The notes list every clock step.
 
     Raises:
-        JournalError: the file is not a journal (not SQLite, not a table journal).
+        JournalError: the file is not a journal.
     """
     j = Journal(path, readonly=True, archive=archive)
     try:

@@ -1,10 +1,4 @@
-"""Round records: what game recall shows of a round (docs/requirements.md R5).
-
-A :class:`RoundRecord` is complete (the dealer's cards included); the journal keeps one per
-finished round in its ``rounds`` table, as JSON (:meth:`RoundRecord.to_dict`), and
-:class:`Recall` keeps the newest ones in memory for the views. The JSON shape is the one
-journals have always stored, so records stored before compare equal to a replay.
-"""
+"""Round records: what game recall shows (R5), in the JSON shape journals always stored."""
 
 from __future__ import annotations
 
@@ -16,7 +10,6 @@ import msgspec
 from msgspec import Struct
 
 AMOUNTS = "amounts"
-"""The ``bet_entry`` of a round whose bets were amounts (every round before it existed)."""
 
 
 class DealLine(Struct, array_like=True, frozen=True):
@@ -28,16 +21,7 @@ class DealLine(Struct, array_like=True, frozen=True):
 
 
 class BetRecord(Struct, frozen=True, omit_defaults=True):
-    """One bet's result as recorded (minor units; units of the bet in outcome mode).
-
-    Attributes:
-        outcome: ``win``, ``lose``, ``push`` or ``refund``.
-        net: won (+) or lost (-), the stake aside.
-        stake: the wager.
-        multiple: "X to 1" paid on a win, else 0.
-        line: outcome mode: the paytable line a win was paid on (``flush``), else empty
-            and not stored (records of amounts keep the shape they always had).
-    """
+    """One bet's result (``line``: an outcome-mode win's paytable line, stored only then)."""
 
     outcome: str
     net: int
@@ -60,23 +44,7 @@ class SeatRecord(Struct, frozen=True):
 
 
 class RoundRecord(Struct, frozen=True, omit_defaults=True):
-    """A round as game recall shows it.
-
-    Attributes:
-        round_id: the round number.
-        status: ``settled``, ``void`` or ``in_progress``.
-        void_reason: why it was voided, else None.
-        started_utc / ended_utc: ISO 8601 UTC times (ended None while in progress).
-        state: the round's state value when recorded.
-        deal: every card read, in order.
-        dealer_cards: the dealer's cards.
-        dealer_hand / dealer_qualifies: once revealed, else None.
-        seats: the seats with a wager, in seat order.
-        bet_entry: how its bets were taken: ``amounts`` (minor units) or ``outcomes``
-            (marked; every amount of the record is then a count of units: the stake 1,
-            the net the outcome per unit). Stored only for ``outcomes``: a record
-            without it was dealt in amounts, as every record before it existed.
-    """
+    """A round as game recall shows it (``bet_entry`` stored only for ``outcomes``)."""
 
     round_id: int
     status: str

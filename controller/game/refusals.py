@@ -1,17 +1,9 @@
 """Why the table refused an input: a code and typed parameters, declared once.
 
-The game core refuses an input by raising :class:`~controller.game.round.Rejected` with a
-code of :data:`REFUSALS` and its parameters (``Rejected("above_maximum", seat=6,
-bet="six_card_bonus", amount=5000, maximum=2500)``). The journal records the reason in
-the English it has always had (:meth:`Refusal.journal_text`: ``seat 6: six_card_bonus
-5000 is above the table maximum 2500``), so every journal written before replays to the
-same rejections; the screens and the control channel write the refusal in words in the
-screen's language from the code and the parameters (``6 Card Bonus 50.00 is above the
-table maximum 25.00``), each parameter by its kind: money with the table's currency, a
-bet or a command by its name in the trade.
-
-A code that is not declared here is a refusal written in plain English: its "code" is the
-text itself, shown as it is.
+The core raises :class:`~controller.game.round.Rejected` with a code of :data:`REFUSALS`. The
+journal keeps the English reason it always had (so old journals replay to the same
+rejections); screens and the control channel word it in their language from the code and
+the typed parameters. An undeclared code is plain English text, shown as it is.
 """
 
 from __future__ import annotations
@@ -24,42 +16,27 @@ from typing import Any
 from controller.game.config import PIN_MAX_DIGITS, PIN_MIN_DIGITS
 
 # ------------------------------------------------------------------ parameter kinds
+# Parameter kinds: money is an int in minor units; seat, number: an int; seats: a tuple.
 MONEY = "money"
-"""An amount in minor units of the table's currency (an ``int``)."""
+# A refusal about one seat's bets names the seat first.
 SEAT = "seat"
-"""A seat number (an ``int``); a refusal about one seat's bets names it first."""
 NUMBER = "number"
-"""A whole number (an ``int``): a count, a journal sequence number."""
 SEATS = "seats"
-"""Seat numbers (a tuple of ``int``)."""
 BET = "bet"
-"""A bet type key: ``ante``, ``play``, ``pair_plus``, ``six_card_bonus``."""
 COMMAND = "command"
-"""A dealer command's name (``reveal``): :data:`controller.game.inputs.COMMANDS`."""
 STATE = "state"
-"""A round state (``betting``)."""
 DECISION = "decision"
-"""``play`` or ``fold``."""
 CARD = "card"
-"""A card as the table writes it (``Qh``)."""
 SETTING = "setting"
-"""A changeable setting's name (:data:`controller.game.config.CHANGEABLE`)."""
+# Text shown as it is (what was typed), or kept for the journal only (detail).
 TEXT = "text"
-"""Text shown as it is (what was typed), or kept for the journal only (``detail``)."""
 
 KINDS = (MONEY, SEAT, NUMBER, SEATS, BET, COMMAND, STATE, DECISION, CARD, SETTING, TEXT)
-"""Every parameter kind."""
 
 
 @dataclass(frozen=True, slots=True)
 class RefusalKind:
-    """One kind of refusal.
-
-    Attributes:
-        journal: the English reason the journal records (``str.format`` fields named as
-            the parameters); never changed, or older journals would not replay.
-        params: parameter name -> kind (one of :data:`KINDS`).
-    """
+    """One kind of refusal: its English journal text (never changed) and parameter kinds."""
 
     journal: str
     params: Mapping[str, str] = field(default_factory=dict)
@@ -157,21 +134,14 @@ REFUSALS: dict[str, RefusalKind] = {
     "needs_supervisor": _k("{command} needs a supervisor or technician PIN", command=COMMAND),
     "needs_technician": _k("{command} needs a technician PIN", command=COMMAND),
 }
-"""Every refusal the game core gives: code -> its journal text and parameter kinds."""
 
+# The codes of a seat's wagers against the rules: at the table, the seat is named first.
 BET_ERRORS = frozenset(_BET_ERRORS)
-"""The codes of a seat's wagers against the rules: at the table, the seat is named first."""
 
 
 @dataclass(frozen=True, slots=True)
 class Refusal:
-    """One refusal: its code and typed parameters.
-
-    Attributes:
-        code: a key of :data:`REFUSALS` (or, undeclared, the English text itself).
-        params: the parameters, typed by :attr:`RefusalKind.params` (money in minor
-            units as ``int``); a ``seat`` beside a bet error names the seat.
-    """
+    """One refusal: its code and typed parameters (money in minor units as ``int``)."""
 
     code: str
     params: Mapping[str, Any] = field(default_factory=dict)
@@ -223,21 +193,10 @@ _PIN_FIELDS = frozenset({"pin", "new_pin"})
 
 _CHECKER_WORDS = re.compile(r"(?:^|: )(?:Expected |Object |Invalid enum value|"
                             r"JSON is malformed|Input data was truncated)")
-"""How the type checker's own messages begin (the rest are the table's own sentences)."""
 
 
 def invalid_input(command: str, message: str) -> Refusal:
-    """The refusal of an input that fails its declaration, in a code the screens word.
-
-    The checker's own message (``Expected `str` matching regex ... - at `$.pin```) is
-    kept as ``detail`` for the log; the screens never show it. A PIN of the wrong form
-    is ``pin_digits`` (its bounds); any other field is ``input_invalid``. A sentence of
-    the table's own checks (``bad value for rules: ...``) is the refusal as it is.
-
-    Args:
-        command: the input's name (``void``).
-        message: the validation message.
-    """
+    """The refusal of an input failing its declaration (``pin_digits`` or ``input_invalid``)."""
     if not _CHECKER_WORDS.search(message):  # our own check's sentence: shown as it is
         return Refusal(message)
     found = _FIELD.search(message)

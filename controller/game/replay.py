@@ -1,14 +1,4 @@
-"""Rebuilding a table's recorded state, and its views, at any event of a journal.
-
-This is the replay the :class:`~controller.game.table.Table` runs at start-up
-(docs/requirements.md R1: restart = replay the journal): the newest sealed snapshot at or
-before the event, then every record after it, each applied with
-:meth:`~controller.game.engine.Game.apply`.
-:func:`views_at` builds from that state the same :class:`~controller.game.views.DealerView`
-and :class:`~controller.game.views.PlayerView` the running table published, so a disputed
-round can be shown as the dealer and the players saw it at any event. Nothing here
-writes to the journal.
-"""
+"""Rebuilding a table's recorded state and views at any event, as start-up does (R1); no writes."""
 
 from __future__ import annotations
 
@@ -25,30 +15,18 @@ from controller.journal import Journal, JournalError, Record
 
 
 class ReplayError(JournalError):
-    """The journal cannot be replayed: a broken chain, a bad snapshot, a record that fails.
-
-    A table that meets one at start-up locks itself (docs/requirements.md R4).
-    """
+    """The journal cannot be replayed; a table meeting one at start-up locks (R4)."""
 
 
 def start_state(journal: Journal, upto: int | None = None, use_snapshots: bool = True,
                 config: TableConfig | None = None) -> tuple[Game, int]:
-    """The state replay starts from: the newest snapshot at or before ``upto``.
+    """The state replay starts from (the newest snapshot at or before ``upto``), and its event.
 
-    Args:
-        journal: an open journal.
-        upto: the last event wanted (None: the newest).
-        use_snapshots: False starts from an empty table at event 0 (a full replay).
-        config: the settings of the empty table used when no snapshot applies (the
-            journal's first ``startup`` record sets the recorded ones).
-
-    Returns:
-        (the state, the event it is the state after); an empty :class:`Game` and 0
-        when there is no snapshot to start from.
+    Without a usable snapshot (or ``use_snapshots`` False): an empty table built from ``config``
+    at event 0.
 
     Raises:
-        ReplayError: the snapshot's seal does not match the journal, or its state
-            cannot be loaded.
+        ReplayError: the snapshot's seal does not match the journal, or it cannot be loaded.
     """
     snap = journal.latest_snapshot(upto) if use_snapshots else None
     if snap is None:
@@ -64,15 +42,7 @@ def start_state(journal: Journal, upto: int | None = None, use_snapshots: bool =
 
 def apply_each(game: Game, records: Iterable[Record], upto: int | None = None
                ) -> Iterator[tuple[Record, str | None]]:
-    """Apply records to ``game`` in order, yielding each once it is applied.
-
-    Args:
-        game: the state before the first record (changed in place).
-        records: journal records in order (from a journal, or a dispute bundle).
-        upto: the last event to apply (None: every record).
-
-    Yields:
-        (the record, None when applied or the reason it was rejected, as on the table).
+    """Apply records to ``game`` in order, yielding (record, None or the rejection reason).
 
     Raises:
         ReplayError: a record cannot be read or applied (its seq is named).
@@ -91,12 +61,6 @@ def apply_each(game: Game, records: Iterable[Record], upto: int | None = None
 def apply_records(game: Game, journal: Journal, after: int, upto: int | None = None) -> None:
     """Apply the journal's records ``after < seq <= upto`` to ``game``, in order.
 
-    Args:
-        game: the state after event ``after`` (changed in place).
-        journal: an open journal.
-        after: the event ``game`` is the state after.
-        upto: the last event to apply (None: the newest).
-
     Raises:
         ReplayError: a record cannot be read or applied (its seq is named).
     """
@@ -105,15 +69,7 @@ def apply_records(game: Game, journal: Journal, after: int, upto: int | None = N
 
 
 def rebuild(journal: Journal, upto: int | None = None, use_snapshots: bool = True) -> Game:
-    """The recorded state after event ``upto`` (:func:`start_state`, :func:`apply_records`).
-
-    Args:
-        journal: an open journal.
-        upto: the last event to apply (None: the newest).
-        use_snapshots: False replays every record from the first.
-
-    Returns:
-        The state; its ``last_seq`` is the last event applied.
+    """The recorded state after event ``upto`` (None: the newest).
 
     Raises:
         ReplayError: see :func:`start_state` and :func:`apply_records`.
@@ -124,12 +80,7 @@ def rebuild(journal: Journal, upto: int | None = None, use_snapshots: bool = Tru
 
 
 def state_before_round(journal: Journal, round_id: int) -> tuple[Game, int]:
-    """The newest sealed snapshot taken before round ``round_id`` opened (else the first).
-
-    Returns:
-        (the state, the event it is the state after): from it, replaying the events tells
-        the round's whole story. Without a snapshot early enough, the journal's start (an
-        empty table, or the snapshot after the cut when the history before it is not here).
+    """The newest sealed snapshot before round ``round_id`` opened, and the event it follows.
 
     Raises:
         ReplayError: the snapshot's seal does not match the journal, or it cannot be loaded.
@@ -149,19 +100,7 @@ def round_records(journal: Journal, last: int | None = None, first: int | None =
                   upto: int | None = None) -> list[dict[str, Any]]:
     """Finished rounds' game-recall records, newest first, made by replaying the journal.
 
-    A compact journal keeps no whole record (only each round's status and the event that
-    closed it); a journal of format 1 keeps them, and they equal these
-    (``verify-journal`` compares them). The replay starts from the newest snapshot taken
-    before the first round wanted.
-
-    Args:
-        journal: an open journal.
-        last: the newest ``last`` finished rounds (None: every one).
-        first: only rounds from this id on.
-        upto: only rounds finished at or before this event.
-
-    Returns:
-        The records, newest first.
+    A compact journal keeps no whole record; format 1 keeps them, equal to these.
 
     Raises:
         ReplayError: the journal cannot be replayed.
@@ -186,24 +125,11 @@ def round_records(journal: Journal, last: int | None = None, first: int | None =
 
 
 def views_at(journal: Journal | str | Path, seq: int) -> tuple[DealerView, PlayerView]:
-    """The dealer and player views of the table right after event ``seq`` was applied.
-
-    The hash chain is checked first: views are never rebuilt from an altered journal.
-    The views equal those the table published after that event, except ``version``,
-    which here is ``seq`` (a table that commits one input at a time and has not
-    restarted numbers its views the same way). The player view holds no dealer hole
-    card before the reveal (docs/requirements.md R13), as on the table.
-
-    Args:
-        journal: an open journal, or the path of a journal file (opened read-only).
-        seq: an event sequence number, 1 to the newest.
-
-    Returns:
-        (dealer view, player view).
+    """The dealer and player views right after event ``seq``, once the chain is checked.
 
     Raises:
         ValueError: ``seq`` is not an event of this journal.
-        ReplayError: the hash chain is broken, or the replay fails (see :func:`rebuild`).
+        ReplayError: the hash chain is broken, or the replay fails.
         JournalError: the file is not a usable journal.
     """
     j = journal if isinstance(journal, Journal) else Journal(journal, readonly=True)
@@ -224,21 +150,10 @@ def views_at(journal: Journal | str | Path, seq: int) -> tuple[DealerView, Playe
 
 def views_after(journal: Journal, seqs: Iterable[int]
                 ) -> Iterator[tuple[int, DealerView, PlayerView]]:
-    """:func:`views_at` for several events of an open journal, in one replay.
-
-    Each pair equals what :func:`views_at` gives for its event (the same rebuild and view
-    builder); the state is rebuilt once, from the newest snapshot before the first event.
-    The caller checks the hash chain first (:meth:`Journal.verify`).
-
-    Args:
-        journal: an open journal.
-        seqs: events, in increasing order.
-
-    Yields:
-        (seq, dealer view, player view) for each event.
+    """:func:`views_at` for several increasing events in one replay; the caller checks the chain.
 
     Raises:
-        ReplayError: the replay fails (see :func:`rebuild`).
+        ReplayError: the replay fails.
     """
     wanted = sorted(set(seqs))
     if not wanted:

@@ -1,12 +1,9 @@
 """The round state machine: states, the explicit transition table, and what each accepts.
 
-Every change of :class:`RoundState` made by :class:`~controller.game.engine.Game` goes through
-:func:`check_transition`, which looks the move up in :data:`TRANSITIONS`; a move that is
-not listed there is a programming error and raises. Which dealer commands a state
-accepts is :data:`ALLOWED_COMMANDS`; a command not listed for the current state is
-rejected with a reason, recorded, and changes nothing. Shoe events are facts: every
-state takes them and the game decides what they mean (a card before "no more bets"
-voids the round, for instance).
+Every state change goes through :func:`check_transition`; a move not in :data:`TRANSITIONS`
+is a bug and raises. A command not in :data:`ALLOWED_COMMANDS` for the state is rejected,
+recorded, and changes nothing. Shoe events are facts every state takes; the game decides
+what they mean (a card before "no more bets" voids the round).
 """
 
 from __future__ import annotations
@@ -127,17 +124,10 @@ def check_transition(state: RoundState, trigger: str, target: RoundState) -> Rou
 
 
 def deal_positions(seats: list[int], pattern: str, burns: int = 0) -> list[tuple[int, int]]:
-    """Where each card of a round goes, in deal order.
+    """Where each card of a round goes, in deal order: ``(seat, card_no)``.
 
-    Args:
-        seats: the seats with a wager, in seat order.
-        pattern: ``round_robin`` (one card to each seat then the dealer, three passes) or
-            ``by_hand`` (three to each seat in order, then three to the dealer).
-        burns: burn cards before the first hand card.
-
-    Returns:
-        ``(seat, card_no)`` pairs: seat 0 is the dealer, seat -1 a burn; card_no 1..3
-        (burns count 1..burns).
+    Seat 0 is the dealer, -1 a burn (numbered 1..burns). ``pattern``: ``round_robin`` or
+    ``by_hand``.
 
     Raises:
         ValueError: an unknown pattern.
@@ -163,16 +153,7 @@ def position_name(seat: int) -> str:
 
 
 class Rejected(Exception):
-    """An input not allowed now: rejected with this reason, recorded, nothing changed.
-
-    Args:
-        code: a refusal code of :data:`controller.game.refusals.REFUSALS` (undeclared:
-            the English reason itself).
-        **params: its typed parameters (money in minor units).
-
-    Attributes:
-        refusal: the code and parameters; ``str(exc)`` is the journal's English reason.
-    """
+    """An input refused: ``code`` and typed ``params`` (money in minor units); nothing changed."""
 
     def __init__(self, code: str, /, **params: Any) -> None:
         self.refusal = Refusal(code, params)
@@ -180,15 +161,7 @@ class Rejected(Exception):
 
 
 class Pause(Struct, omit_defaults=True):
-    """Why a round is paused, and where it goes on (snapshot form: a JSON object).
-
-    Attributes:
-        reason: ``misread``, ``link_lost``, ``seq_gap``, ``shoe_restart``, ``alarm``,
-            ``frame_error``, ``shoe_empty``, ``interrupted`` or ``card_not_recorded``.
-        resume_to: the state value the round resumes to.
-        supervisor: resuming needs a supervisor's PIN.
-        position: the deal position a misread waits at (misreads only).
-    """
+    """Why a round is paused and where it goes on (``position``: where a misread waits)."""
 
     reason: str
     resume_to: str
@@ -197,14 +170,7 @@ class Pause(Struct, omit_defaults=True):
 
 
 class Note(Struct, array_like=True, frozen=True):
-    """A notice the views show as a banner (snapshot form: ``[severity, message, ...]``).
-
-    Attributes:
-        severity: ``info``, ``warning`` or ``error``.
-        message: what happened, in English.
-        action: what the dealer must do next, in English.
-        params: values for translation (card, code, reason...), as text.
-    """
+    """A notice shown as a banner (snapshot form ``[severity, message, action, params]``)."""
 
     severity: str
     message: str
@@ -227,19 +193,7 @@ class Notes(dict[str, Note]):
 
 
 class Round(Struct):
-    """The round in play: its number, state, dealer's hand, void and pause (mutable).
-
-    Attributes:
-        round_id: the round number, 1-based.
-        state: where the round stands.
-        started_utc: when betting opened (empty for round 1, which the journal opens).
-        dealer_hand: the dealer's hand name once revealed.
-        dealer_qualifies: whether the dealer qualifies, once revealed.
-        void_reason: why the round was voided, else None.
-        void_acknowledged: a supervisor (or the dealer, for a void asked for) saw it.
-        pause: why the round is paused, else None.
-        seq_broken: the shoe's card sequence broke mid-deal (a supervisor must check).
-    """
+    """The round in play: its number, state, dealer's hand, void and pause (mutable)."""
 
     round_id: int = 1
     state: RoundState = RoundState.BETTING

@@ -1,33 +1,8 @@
 """Scripted shifts: shoe events and dealer commands written as data, run through a real table.
 
-A script is a text file of JSON objects, one per line; blank lines and lines starting
-with ``#`` are comments. The first object sets up the table::
-
-    {"table": {"table_id": "TCP-03", "seats": 7, "rules": "live"}, "demo_pins": true,
-     "start_utc": "2025-03-14T20:00:00+00:00", "step_seconds": 3}
-
-``table`` holds :class:`~controller.game.engine.TableConfig` settings; ``demo_pins`` gives the
-supervisor and technician the demonstration PINs (:data:`controller.game.auth.DEMO_PINS`);
-the clock starts at ``start_utc`` and moves ``step_seconds`` before each input, so the
-journal a script writes is the same on every run. Each later line is one step:
-
-``{"event": "LinkStatus", "state": "online", "detail": "connected to /dev/card-shoe"}``
-    a shoe event of :mod:`controller.game.events`, by class name, with its fields;
-``{"command": "PlaceBet", "seat": 1, "bet": "ante", "amount": 2500}``
-    a dealer command of :mod:`controller.game.inputs`, by class name (``pin`` for a
-    supervisor's or technician's action), checked against its declaration;
-``{"cards": "Ah 7c Tc"}``
-    cards leaving the shoe in this order: one ``CardRead`` each, coded as the ``native``
-    dialect sends them (add ``"burn": true`` for cards read in burn mode);
-``{"wait": 75}``
-    the clock moves on 75 seconds (a pause between rounds);
-``{"mark": "settled"}``
-    a named moment: the views the table published after the input above it. Other keys
-    of the line are kept as the mark's options (what a screen shows beside the views).
-
-Every input goes through :meth:`~controller.game.table.Table.process` on its own, so it is
-journaled, applied and published exactly as on a live table; one the table rejects
-stops the script with a :class:`ScriptError` (a script describes a shift that happened).
+docs/shift-script-format.md gives the format: JSON lines, a set-up line, then events,
+commands, cards, waits and marks. The clock moves only as the script says, so a script writes
+the same journal on every run; an input the table rejects stops the script.
 """
 
 from __future__ import annotations
@@ -61,15 +36,7 @@ class ScriptError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    """One line of a script.
-
-    Attributes:
-        line: its line number in the file (1-based).
-        inputs: the shoe events and dealer commands it sends, in order.
-        wait: seconds the clock moves on before them.
-        mark: the name of the moment it marks, or None.
-        options: a mark's other keys.
-    """
+    """One line of a script (``line`` 1-based; ``wait`` seconds before its inputs)."""
 
     line: int
     inputs: tuple[Input, ...] = ()
@@ -80,15 +47,7 @@ class Step:
 
 @dataclass(frozen=True, slots=True)
 class Script:
-    """A parsed script: the table's set-up and its steps.
-
-    Attributes:
-        name: where it came from (for messages).
-        config: the table's settings.
-        start_utc: the clock's first reading.
-        step_seconds: seconds the clock moves before each input.
-        steps: the steps in order.
-    """
+    """A parsed script: the table's set-up and its steps (``step_seconds`` before each input)."""
 
     name: str
     config: TableConfig
@@ -104,15 +63,7 @@ class Script:
 
 @dataclass(frozen=True, slots=True)
 class Mark:
-    """A named moment of a run.
-
-    Attributes:
-        name: the mark's name.
-        seq: the journal event just before it (the views are those after that event).
-        dealer: the dealer view the table published then.
-        player: the player view the table published then.
-        options: the mark line's other keys.
-    """
+    """A named moment of a run: the views published after journal event ``seq``."""
 
     name: str
     seq: int
@@ -129,7 +80,7 @@ class ScriptClock:
         self.ns = 0
 
     def advance(self, seconds: int) -> None:
-        """Move the clock on."""
+        """Move the clock on ``seconds``."""
         self.now += timedelta(seconds=seconds)
         self.ns += seconds * 1_000_000_000
 
@@ -218,18 +169,11 @@ def _step(n: int, obj: dict[str, Any]) -> Step:
 
 
 def parse_script(text: str, name: str = "<script>") -> Script:
-    """Parse a script's text.
-
-    Args:
-        text: the JSON lines.
-        name: where it came from, for messages.
-
-    Returns:
-        The script.
+    """Parse a script's text; ``name`` says where it came from, for messages.
 
     Raises:
-        ScriptError: a line is not JSON, not a known step, or a field is wrong (the
-            message names the line); two marks share a name; the set-up is missing.
+        ScriptError: a line is not JSON, not a known step, or a field is wrong (naming the line);
+            two marks share a name; the set-up is missing.
     """
     header: tuple[int, dict[str, Any]] | None = None
     steps: list[Step] = []
@@ -298,20 +242,12 @@ def load_script(path: str | Path) -> Script:
 def run_script(script: Script, journal: str | Path,
                on_publish: Callable[[DealerView, PlayerView], None] | None = None
                ) -> dict[str, Mark]:
-    """Run a script through a real :class:`~controller.game.table.Table` on a new journal.
+    """Run a script through a real table on a new journal; the marks by name, in order.
 
-    Args:
-        script: the script.
-        journal: the journal file to write; it must not exist yet.
-        on_publish: given to the table: called with the views after every input (the
-            table's start-up record included).
-
-    Returns:
-        The marks by name, in script order.
+    ``on_publish`` is given to the table: called with the views after every input.
 
     Raises:
-        ScriptError: the journal file exists, or the table rejected an input (the
-            message names the line and the reason).
+        ScriptError: the journal file exists, or the table rejected an input (line and reason).
         JournalError: the journal cannot be written.
     """
     path = Path(journal)

@@ -1,31 +1,11 @@
-"""A shift's figures from the journal: what ``threecard report shift`` shows, as numbers.
+"""A shift's figures from the journal: what ``threecard report shift`` shows, as keys and numbers.
 
-A period runs from one instant to another (UTC). A meter *reading* at an instant is the
-meters of the state the table had after its last event at or before that instant,
-rebuilt as ``threecard meters`` rebuilds it (:func:`controller.game.replay.rebuild`); a
-period's meter figures are the reading at its end minus the reading at its start, so over
-the whole journal they are the meters themselves. An event's time is the one journaled,
-corrected by the clock steps journaled since (:mod:`controller.game.clock_times`).
-
-One pass over the period's events, riding on the replay the one verifier makes to check
-the journal (:func:`controller.game.verifier.check`, from the snapshot the period starts
-from: the table's own :meth:`~controller.game.engine.Game.apply`; a replay of its own
-when the check stops short), collects what the meters do not hold:
-each table id and rule profile in force; each void with its reason, who declared it and
-the role that approved it; the irregularities and the shoe's alarms; every action that
-needed a supervisor or technician, and every PIN that matched no role; the software
-identities recorded at start-ups; the house result after each settled round; and each
-bet's observed return, round by round, beside its exact return from the par sheet of the
-profile the round was settled under (:mod:`controller.game.shift_returns`). It keeps no
-round records: a long journal's report holds no more than its lists and plots need.
-
-A shift may mix the two ways a table takes bets (``[table] bet_entry``). Rounds dealt in
-amounts fill the money meters; rounds dealt as outcomes hold no money and fill the outcome
-meters (:mod:`controller.game.meters`), whose period figures are taken the same way (end
-minus start). Rounds settled and voided count both; the money figures (meter rows, house
-result, observed returns) count only rounds dealt in amounts.
-
-Nothing here is text for people: keys and numbers only (the report's renderer translates).
+A period's meter figures are the meters rebuilt at its end minus those at its start (times
+corrected by the clock steps journaled since). One pass, riding on the verifier's replay,
+collects what the meters lack: rules in force, voids, irregularities, alarms, role actions,
+identities, the house result and each bet's observed return beside the par sheet's. It keeps
+no round records. Money figures count only rounds dealt in amounts; rounds dealt as outcomes
+fill the outcome meters.
 """
 
 from __future__ import annotations
@@ -72,24 +52,18 @@ from controller.journal import seal as sealing
 from controller.journal.anchor import GENESIS
 
 METER_FIELDS = ("wagered", "paid", "won", "rounds", "voids", "refunded")
-"""The fields of a meter row, in journal order."""
+# Shoe events listed as alarms (besides a link lost or silent, and a lid opened).
 ALARM_KINDS = frozenset({"alarm", "misread", "seq_gap", "frame_error", "warning", "empty",
                          "no_frame", "retract"})
-"""Shoe events listed as alarms (besides a link lost or silent, and a lid opened)."""
 ROLES = frozenset({Role.SUPERVISOR.value, Role.TECHNICIAN.value})
-"""The roles whose every action the report lists."""
 IN_PLAY = frozenset({RoundState.NO_MORE_BETS, RoundState.DEALING, RoundState.DECIDING,
                      RoundState.REVEAL, RoundState.PAUSED})
-"""Round states between "no more bets" and the settlement or void."""
 BODY_KINDS = ALARM_KINDS | {STARTUP, "link", "lid", ManualCard.name, ExposedCard.name,
                             UnblockDeck.name}
-"""The events whose body a line of the report is made of (besides role actions)."""
 
 
 def parse_utc(text: str) -> datetime:
-    """An ISO 8601 time (``2025-03-14T21:00``, ``...Z``, ``...+01:00``) as an aware UTC time.
-
-    A time without an offset is UTC.
+    """An ISO 8601 time as an aware UTC time (one without an offset is UTC).
 
     Raises:
         ValueError: not an ISO 8601 date and time.
@@ -103,42 +77,13 @@ def parse_utc(text: str) -> datetime:
 
 @dataclass
 class Shift:
-    """Everything ``threecard report shift`` shows (see the module docstring).
+    """Everything ``threecard report shift`` shows; amounts in minor units.
 
     Attributes:
-        rules: each table id and rule profile in force over the period, from the one in
-            force at its start, in order (:class:`RulesLine`); ``table_id``, ``profile``
-            and ``sheet`` are those at its end.
-        start: the reading at the period's start; end at its end.
-        period_from, period_to: the period's instants (UTC, ISO 8601).
-        rows: meter name -> the period's [wagered, paid, won, rounds, voids, refunded]
-            (rounds dealt in amounts only).
-        counters: event counter -> the period's count.
-        outcomes: outcome meter -> the period's count (rounds dealt as outcomes; only
-            those that changed).
-        voids, irregularities, alarms, role_actions, identities: see the classes.
-        house: after settled rounds dealt in amounts: (utc, round id, house result
-            since the start, minor units); every round's, or evenly thinned to at most
-            :data:`~controller.game.shift_returns.PLOT_POINTS` and the last.
-        returns: a :class:`ReturnLine` per profile and bet staked under it in rounds
-            dealt in amounts, profile by profile (the order of ``rules``).
-        currency: the ISO 4217 code of every amount (the table's at the period's end).
-        in_play: the round in play at the period's end (bets taken, or past "no more
-            bets", not yet settled or void), or None: its bets and results count in the
-            period that closes it.
-        verdict: the one verifier's verdict on the journal
-            (:func:`controller.game.verifier.check`): anchor, hash chain, and every
-            derived record against a replay, from the snapshot the period's figures start
-            from to the newest event, or from the first event (``full_check``, as
-            ``threecard verify-journal``; or without an anchor); ``checked_from`` says
-            which.
-        last_seal: the journal's newest seal when the report was made, (epoch, event,
-            signature hex): what a witness keeps (``verify-journal --witness
-            EVENT:SIGNATURE`` checks the journal still holds it); None for a journal
-            that holds no seal.
-        sealed: the journal carries seals (a seal chain starts in it).
-        clock_steps: the clock steps journaled after the period's start: its instants
-            and every time shown are corrected by them (:mod:`controller.game.clock_times`).
+        rows: meter name -> the period's [wagered, paid, won, rounds, voids, refunded].
+        house: (utc, round id, house result so far) after settled rounds, thinned for the plot.
+        in_play: the round in play at the period's end, counted in the period that closes it.
+        last_seal: the newest seal (epoch, event, signature hex), what a witness keeps, or None.
     """
 
     rules: list[RulesLine]
@@ -197,11 +142,7 @@ class Shift:
 
     @property
     def altered(self) -> list[IdentityLine]:
-        """The identities recorded for the period whose software was altered.
-
-        Files that differ from the build's manifest, or an installation that could not be
-        checked (``alarm``, or ``altered`` files in a record from before ``alarm`` was).
-        """
+        """The identities recorded in the period whose software was altered or went unchecked."""
         return [i for i in self.identities if i.software is not None
                 and (i.software.get("alarm") or i.software.get("altered"))]
 
@@ -212,11 +153,7 @@ class Shift:
 
     @property
     def settled(self) -> int:
-        """Rounds settled in the period, dealt either way.
-
-        The ``total`` meter's rounds and the outcome meters'
-        :data:`~controller.game.meters.ROUNDS_SETTLED`.
-        """
+        """Rounds settled in the period, dealt either way."""
         return self.rows.get("total", [0] * 6)[3] + self.settled_as_outcomes
 
     @property
@@ -255,12 +192,7 @@ def _counts_minus(end: dict[str, int], start: dict[str, int]) -> dict[str, int]:
 
 def difference(end: Reading, start: Reading
                ) -> tuple[dict[str, list[int]], dict[str, int], dict[str, int]]:
-    """The meters of ``end`` minus those of ``start`` (a missing one is 0).
-
-    Returns:
-        (meter rows, event counters, outcome meters); counters and outcome meters only
-        where they changed.
-    """
+    """``end`` minus ``start`` (counters and outcome meters only where they changed)."""
     rows = {k: [a - b for a, b in zip(v, start.rows.get(k, [0] * 6), strict=True)]
             for k, v in end.rows.items()}
     return (rows, _counts_minus(end.counters, start.counters),
@@ -272,15 +204,7 @@ def _utc_of(journal: Journal, seq: int, fix: Corrections) -> datetime:
 
 
 def last_at_or_before(journal: Journal, when: datetime, fix: Corrections | None = None) -> int:
-    """The newest event whose corrected time is at or before ``when`` (0: none).
-
-    A binary search over the events' numbers, reading one event a step (format 2 reads it
-    from the nearest event that stores its time whole): each time corrected by the clock
-    steps journaled since (``fix``, default: the journal's;
-    :mod:`controller.game.clock_times`) follows the events' order. (A step too small to
-    be seen, under 2 s, makes the events around it fall on either side of ``when``;
-    readings at the same event still make consecutive periods add up to the whole.)
-    """
+    """The newest event whose corrected time is at or before ``when`` (0: none); a bisection."""
     fix = fix if fix is not None else Corrections.of(journal)
     lo, hi = journal.first_seq, journal.last_seq
     if hi < lo:
@@ -300,16 +224,9 @@ def period_bounds(journal: Journal, start: datetime | None, end: datetime | None
                   ) -> tuple[int, int, str, str]:
     """The events a period's readings are taken after, and its instants.
 
-    Args:
-        journal: an open journal.
-        start: the period's start (None: before the first event).
-        end: its end (None: the newest event).
-
     Returns:
-        (start seq, end seq, from, to): the last event at or before ``start`` (0 for
-        none) and at or before ``end`` (:func:`last_at_or_before`, on times corrected by
-        the clock steps journaled since); the instants as ISO 8601 (the first and the
-        newest event's corrected times where not given).
+        (start seq, end seq, from, to): seq 0 for none; the instants as ISO 8601, the first and
+        newest events' corrected times where ``start`` or ``end`` is None.
     """
     if journal.last_seq == 0:
         return 0, 0, start.isoformat() if start else "", end.isoformat() if end else ""
@@ -343,7 +260,6 @@ def _text(body: dict[str, Any]) -> dict[str, str]:
 
 
 class _Pass:
-    """The one replay pass over a period: what each event did (see the module docstring)."""
 
     def __init__(self, g: Game, start: Reading, period_from: str) -> None:
         self.g = g
@@ -365,7 +281,6 @@ class _Pass:
         self._before()
 
     def _rules(self, seq: int, utc: str) -> None:
-        """A new line of :attr:`rules` when the table id or the profile changed."""
         g, last = self.g, self.rules[-1] if self.rules else None
         if last is not None and g.config is self._config:  # set anew only on a change
             return
@@ -394,7 +309,6 @@ class _Pass:
             self._rules(self.start.seq, utc)
 
     def returns(self) -> list[ReturnLine]:
-        """Each profile's observed returns (:class:`ReturnTally`)."""
         sheets = {x.label: x.sheet for x in self.rules}
         labels = list(dict.fromkeys(x.label for x in self.rules))
         return self.tally.lines([(label, sheets[label]) for label in labels])
@@ -490,26 +404,11 @@ def _identity_before(journal: Journal, seq: int) -> IdentityLine | None:
 
 def shift(path: str | Path, start: datetime | None = None, end: datetime | None = None,
           archive: str | Path | None = None, full_check: bool = False) -> Shift:
-    """A shift's figures from a journal (see the module docstring).
-
-    Args:
-        path: the journal file (opened read-only).
-        start: the period's start (None: the journal's beginning).
-        end: its end (None: the newest event).
-        archive: the archive the journal's history was moved to (default: the one beside
-            it); a period before the cut is read from it.
-        full_check: check the whole journal, as ``verify-journal`` does; else (with an
-            anchor beside the journal) from the snapshot the period's figures start from
-            to the anchored head (:func:`controller.game.verifier.check`, ``since``).
-
-    Returns:
-        The figures.
+    """A shift's figures from the journal at ``path`` (read-only; ``archive``: default beside it).
 
     Raises:
-        JournalError: the file is not a usable journal, holds no events, or cannot be
-            replayed (:class:`~controller.game.replay.ReplayError`). A journal that replays but
-            fails the verifier gives its figures, with the verdict saying why they
-            cannot be trusted.
+        JournalError: not a usable journal, no events, or it cannot be replayed (one that fails
+            the verifier gives its figures, the verdict saying why).
         ValueError: the period ends before it starts.
     """
     if start is not None and end is not None and end < start:
@@ -546,12 +445,7 @@ def shift(path: str | Path, start: datetime | None = None, end: datetime | None 
 
 
 class _Period:
-    """The report's pass over a period, riding on a replay (a verifier's ``Observer``).
-
-    The reading at the period's start is taken once the replay has applied its event
-    ``s_seq`` (or starts there), the pass runs over the events after it, and the reading
-    at its end is taken at ``e_seq``; the events before and after are passed over.
-    """
+    """The report's pass over a period, riding on a replay (a verifier's ``Observer``)."""
 
     def __init__(self, j: Journal, s_seq: int, e_seq: int, period_from: str,
                  fix: Corrections) -> None:

@@ -1,8 +1,4 @@
-"""The lines of a shift's figures (:mod:`controller.game.shift`).
-
-Readings, voids, incidents, role actions, software identities, and the table ids and rule
-profiles in force. Keys and numbers only: the report's renderer translates.
-"""
+"""The lines of a shift's figures (:mod:`controller.game.shift`): keys and numbers only."""
 
 from __future__ import annotations
 
@@ -21,17 +17,7 @@ from controller.game.rules import RuleProfile
 
 @dataclass(frozen=True, slots=True)
 class Reading:
-    """The meters as they stood after one event.
-
-    Attributes:
-        seq: the event (0: before the first).
-        utc: its time (empty for 0).
-        hash: its chain hash (the genesis hash for 0): the journal's anchor there.
-        rows: meter name -> [wagered, paid, won, rounds, voids, refunded].
-        counters: event counter -> count.
-        outcomes: outcome meter (:func:`controller.game.meters.outcome_key`) -> count: the
-            rounds dealt as outcomes.
-    """
+    """The meters as they stood after event ``seq`` (0: before the first, with the genesis hash)."""
 
     seq: int
     utc: str
@@ -46,15 +32,10 @@ class VoidLine:
     """One voided round.
 
     Attributes:
-        round_id: the round.
-        seq: the event that voided it; utc its time.
-        reason: the void reason as recorded (a key such as ``card_before_no_more_bets``,
-            or the text a supervisor gave).
-        declared_by: ``table`` (an irregularity the table saw) or the role that voided it.
-        approved_by: the role that approved or acknowledged the void; empty while none has.
-        refunded: stakes returned, minor units (0 for a round dealt as outcomes: its bets
-            returned are counted in the outcome meters).
-        bet_entry: how the round's bets were taken: ``amounts`` or ``outcomes``.
+        reason: as recorded (a key such as ``card_before_no_more_bets``, or a supervisor's text).
+        declared_by: ``table`` (an irregularity it saw) or the role that voided it.
+        approved_by: the role that approved or acknowledged it; empty while none has.
+        refunded: stakes returned, minor units (0 for a round dealt as outcomes).
     """
 
     round_id: int
@@ -69,17 +50,7 @@ class VoidLine:
 
 @dataclass(frozen=True, slots=True)
 class Incident:
-    """An irregularity or a shoe alarm.
-
-    Attributes:
-        seq: the event; utc its time; round_id the round in play.
-        kind: ``manual_card``, ``exposed_card``, ``deck_blocked``, ``deck_unblocked``,
-            ``interrupted_round``, ``resumed`` (irregularities); ``link_disconnected``,
-            ``link_silent``, ``lid_open`` or a shoe event kind of :data:`ALARM_KINDS`
-            (alarms).
-        by: the role that acted or approved (empty for what the shoe or table reported).
-        detail: values, as text (``card``, ``code``, ``text``, ``reason``...).
-    """
+    """An irregularity or a shoe alarm; ``by`` the role that acted (empty: shoe or table)."""
 
     seq: int
     utc: str
@@ -91,18 +62,7 @@ class Incident:
 
 @dataclass(frozen=True, slots=True)
 class RoleAction:
-    """A command given with a supervisor's or technician's PIN, or a PIN that matched none.
-
-    Attributes:
-        seq: the event; utc its time; round_id the round in play.
-        actor: ``supervisor``, ``technician`` or :data:`controller.game.shift.WRONG_PIN`.
-        command: the command's name.
-        detail: its fields, as text.
-        rejected: why the table refused it (the journal's English text), or empty when
-            it was applied.
-        refusal: the refusal's code and typed values (written in any language by
-            :meth:`display.i18n.Translator.refusal`), or None.
-    """
+    """A command given with a supervisor's or technician's PIN, or a PIN that matched none."""
 
     seq: int
     utc: str
@@ -116,15 +76,7 @@ class RoleAction:
 
 @dataclass(frozen=True, slots=True)
 class IdentityLine:
-    """A software identity the table journaled at a start-up.
-
-    Attributes:
-        seq: the start-up record; utc its time.
-        software: its ``software`` fields (version, sha256, files, altered, named,
-            problem); None when that start-up recorded none.
-        before: True for the last start-up before the period (the identity in force when
-            it began).
-    """
+    """A software identity journaled at a start-up (``before``: in force as the period began)."""
 
     seq: int
     utc: str
@@ -134,11 +86,7 @@ class IdentityLine:
     @classmethod
     def of_startup(cls, seq: int, utc: str, body: dict[str, Any], before: bool = False
                    ) -> IdentityLine:
-        """The identity a start-up record's body keeps.
-
-        Each field its declaration lets the record leave out
-        (:class:`controller.game.inputs.Software`) is given its default.
-        """
+        """The identity a start-up record's body keeps, defaults filled in."""
         raw = body.get("software")
         if raw is None:
             return cls(seq, utc, None, before)
@@ -148,16 +96,7 @@ class IdentityLine:
 
 @dataclass(frozen=True, slots=True)
 class RulesLine:
-    """A table id and rule profile in force from one event of the period on.
-
-    Attributes:
-        seq: the event from which on (the period's start reading's for the first).
-        utc: its time (the period's start for the first).
-        table_id: the table's id.
-        profile: the rule profile.
-        label: the profile's name (``name (2)`` for a second profile of the same name).
-        sheet: the profile's exact analysis (par sheet).
-    """
+    """A table id and rule profile in force from one event on (``label``: ``name (2)``...)."""
 
     seq: int
     utc: str

@@ -1,9 +1,4 @@
-"""What the journal verifier checks and answers: tables, problems, verdict, recovery.
-
-:mod:`controller.game.verifier` makes every check and answers a :class:`JournalVerdict`
-(in a :class:`Recovery` for start-up; both re-exported there); table start-up and
-``threecard verify-journal`` read it.
-"""
+"""What the journal verifier (:mod:`.verifier`) answers: problems, verdict, recovery."""
 
 from __future__ import annotations
 
@@ -16,11 +11,11 @@ from controller.journal import OUTBOX_TABLE
 if TYPE_CHECKING:  # what a recovery holds: the verifier replays into them
     from controller.game.engine import Derived, Game
 
+# The journal: the hash chain, every table derived from it, and ``meta`` (its cut: the
+# events after it chain to the hash it keeps).
 CHECKED_TABLES = frozenset({"events", "rounds", "meters", "counters", "outcome_meters",
                             "snapshots", "rejections", "derived_at", "meta", "chains",
                             "seals"})
-"""The journal: the hash chain (``events``), every table derived from it, and ``meta`` (its
-cut, which the chain checks: the events after it chain to the hash it keeps)."""
 # The floor feed's outbox cursor sits in the journal's file, beside the hash chain, and is
 # left out of every check ON PURPOSE: it is not a record of the table but the position up
 # to which the floor's broker acknowledged the feed, moved by the publisher's own
@@ -30,22 +25,9 @@ cut, which the chain checks: the events after it chain to the hash it keeps)."""
 # duplicates) or skips some (the recorder sees the gap in the round chain and asks the
 # table to send them again from this journal). Checking it would lock a sound table.
 UNCHECKED_TABLES = frozenset({OUTBOX_TABLE})
-"""Tables a journal's file may hold that are no part of the journal (see the comment)."""
 
 class Note(str):
-    """A verdict's note: its English words (the string itself), its kind and its values.
-
-    A report in another language words it by its kind (``key``) and values (``params``).
-
-    Args:
-        text: the note in English (what the log and ``verify-journal`` print).
-        key: the note's kind: ``no_anchor``, ``after_anchor``, ``other_table``,
-            ``snapshot_unloadable``, ``archive_missing``, ``archive_past_cut``,
-            ``cut_snapshot_unreadable``, ``tables_missing``, ``unreplayed``,
-            ``unfinished`` ("" for none).
-        params: the values its words name (event numbers, a table's name, the parts of a
-            check not finished).
-    """
+    """A verdict's note: English words (the string) with a ``key`` and ``params`` to translate."""
 
     key: str
     params: dict[str, Any]
@@ -57,48 +39,27 @@ class Note(str):
 
 
 NO_ANCHOR = Note("tail unchecked: no anchor", "no_anchor")
-"""The note of a verdict on a journal with no anchor beside it."""
 
+# A snapshot whose seal is not that of the chain at its event (its event, to format).
 UNSEALED = "the snapshot after event {} is not sealed to the chain: it was changed"
-"""A snapshot whose seal is not that of the chain at its event (its event, to format)."""
 
 INTEGRITY_FAILED = "Journal integrity check failed"
-"""How a table locked by a broken journal words its lock (:func:`integrity_lock`)."""
 
 
 def integrity_lock(message: str) -> str:
-    """The lock reason of a table whose journal failed its check (R4).
-
-    Args:
-        message: the verdict's problems in one line (:attr:`JournalVerdict.message`).
-
-    Returns:
-        ``Journal integrity check failed: <message>``: the screens show such a lock as a
-        broken journal (banner ``journal_broken``), any other as ``journal_locked``.
-    """
+    """The lock reason of a table whose journal failed (R4): screens show ``journal_broken``."""
     return f"{INTEGRITY_FAILED}: {message}"
 
 
 def unreplayed_note(first: int, last: int, where: str) -> Note:
-    """The note on the events a check counted and checked for form, but did not rehash.
-
-    Args:
-        first: the first such event.
-        last: the last one (the check replayed from the snapshot after it).
-        where: ``here`` or ``at start-up``.
-    """
+    """The note on events a check counted and checked for form but did not rehash."""
     return Note(f"events {first} to {last} were not rehashed or replayed {where} (counted, "
                 "their records checked for form): `threecard verify-journal` checks them",
                 "unreplayed", first=first, last=last)
 
 
 def after_anchor_note(anchor: int, last: int) -> Note:
-    """The note on events after the anchor and the last seal (a crash leaves a few).
-
-    Args:
-        anchor: the newest event the anchor or a seal covers.
-        last: the journal's newest event.
-    """
+    """The note on events after the anchor and the last seal (a crash leaves a few)."""
     return Note(f"events {anchor + 1} to {last} ({last - anchor}) are after the anchor (event "
                 f"{anchor}): the anchor does not cover them", "after_anchor", first=anchor + 1,
                 last=last, anchor=anchor)
@@ -107,17 +68,10 @@ def after_anchor_note(anchor: int, last: int) -> Note:
 CHEAP_CHECKS = {"count": "the count of the events",
                 "records": "the records before the start point",
                 "pages": "the file's pages"}
-"""The checks a bounded check makes of what it does not replay, in its order: part -> words."""
 
 
 def unfinished_note(who: str, unfinished: list[str], seconds: float) -> Note:
-    """The note on the cheap checks a bounded check did not finish in its time.
-
-    Args:
-        who: ``start-up`` or ``this check``.
-        unfinished: the parts not finished (keys of :data:`CHEAP_CHECKS`), in order.
-        seconds: the time it had.
-    """
+    """The note on the cheap checks (keys of :data:`CHEAP_CHECKS`) not finished in ``seconds``."""
     said = [CHEAP_CHECKS[p] for p in unfinished]
     what = ", ".join(said[:-1]) + " and " if said[1:] else ""
     return Note(f"{who} did not finish {what}{said[-1]} in {seconds:g} s: `threecard "
@@ -128,56 +82,49 @@ def unfinished_note(who: str, unfinished: list[str], seconds: float) -> Note:
 class ProblemKind(enum.Enum):
     """What is wrong with a journal."""
 
+    # The anchor beside the journal cannot be read.
     ANCHOR = "anchor"
-    """The anchor beside the journal cannot be read."""
+    # The journal holds no events, but its anchor names one.
     EMPTIED = "emptied"
-    """The journal holds no events, but its anchor names one."""
+    # The journal ends before the event its anchor (or a logged head) names.
     TAIL_DELETED = "tail_deleted"
-    """The journal ends before the event its anchor (or a logged head) names."""
+    # An anchored or logged event carries another hash: the chain was recomputed.
     REWRITTEN = "rewritten"
-    """An anchored or logged event carries another hash: the chain was recomputed."""
+    # SQLite cannot read the file (a damaged page).
     UNREADABLE = "unreadable"
-    """SQLite cannot read the file (a damaged page)."""
+    # An event is missing from the sequence.
     EVENT_MISSING = "event_missing"
-    """An event is missing from the sequence."""
+    # An event's hash does not recompute or does not link to the one before.
     EVENT_ALTERED = "event_altered"
-    """An event's hash does not recompute or does not link to the one before."""
+    # An event's body is not a JSON object.
     EVENT_UNREADABLE = "event_unreadable"
-    """An event's body is not a JSON object."""
+    # An event cannot be applied.
     REPLAY = "replay"
-    """An event cannot be applied."""
+    # A snapshot was changed, deleted or added, or is not sealed to the chain.
     SNAPSHOT = "snapshot"
-    """A snapshot was changed, deleted or added, or is not sealed to the chain."""
+    # The record of the event the derived tables were written after was changed.
     DERIVED_MARK = "derived_mark"
-    """The record of the event the derived tables were written after was changed."""
+    # The stored meters differ from the replay.
     METERS = "meters"
-    """The stored meters differ from the replay."""
+    # The stored event counters differ from the replay.
     COUNTERS = "counters"
-    """The stored event counters differ from the replay."""
+    # A round record was changed, deleted or added.
     ROUND = "round"
-    """A round record was changed, deleted or added."""
+    # A round record is not readable JSON.
     ROUND_UNREADABLE = "round_unreadable"
-    """A round record is not readable JSON."""
+    # A rejection was changed, deleted or added.
     REJECTION = "rejection"
-    """A rejection was changed, deleted or added."""
+    # A seal does not verify, does not match the journal, is missing, or its chain is not the
+    # verification key's (or a witness's seal is not held).
     SEAL = "seal"
-    """A seal does not verify, does not match the journal, is missing, or its chain is not
-    the verification key's (or a witness's seal is not held)."""
+    # The file holds a trigger (code that would change what the table writes) or a view (rows
+    # made up in a table's place): no journal has either.
     SCHEMA_OBJECT = "schema_object"
-    """The file holds a trigger (code that would change what the table writes) or a view
-    (rows made up in a table's place): no journal has either."""
 
 
 @dataclass(frozen=True, slots=True)
 class Problem:
-    """One thing wrong with a journal.
-
-    Attributes:
-        kind: what is wrong.
-        message: the same in English, naming where.
-        seq: the event where it is (an event, a snapshot, a rejection), or None.
-        key: the record where it is (a round id, meter or counter names), or None.
-    """
+    """One thing wrong with a journal, in English, with where (``seq``, or ``key``: a round id)."""
 
     kind: ProblemKind
     message: str
@@ -190,20 +137,10 @@ class JournalVerdict:
     """The answer of :func:`check`.
 
     Attributes:
-        problems: everything found, in the order found (empty: the journal is sound).
-        events: the journal's events (its newest sequence number).
-        checked_from: the first event checked: 1 from the first event, else the event
-            after the verified snapshot start-up replayed from.
-        snapshots_checked: snapshots compared with the replay.
-        rounds_checked: round records compared with the replay.
-        anchor_seq: the event the anchor names (None: no anchor).
-        notes: what was not checked, e.g. :data:`NO_ANCHOR`.
-        unreplayed: (first, last) of the events counted and checked for form but not
-            rehashed or replayed (their note is in ``notes``: :func:`unreplayed_note`),
-            or None.
+        checked_from: the first event checked: 1, or the one after the verified snapshot
+            start-up replayed from.
+        unreplayed: (first, last) of the events checked for form only, or None.
         last_seal: the newest seal checked: (epoch, event, signature hex), or None.
-        verification_key: the journal's verification key (its first chain's), or None.
-        key_given: the seals were checked from a verification key given.
     """
 
     problems: tuple[Problem, ...] = ()
@@ -225,11 +162,7 @@ class JournalVerdict:
 
     @property
     def after_anchor(self) -> int:
-        """Events after the one the anchor names and the last seal: neither covers them.
-
-        A crash leaves those of the last commits before it; more were appended behind
-        the table's back.
-        """
+        """Events after the anchor and the last seal (a crash leaves a few)."""
         if self.anchor_seq is None:
             return 0
         sealed = self.last_seal[1] if self.last_seal is not None else 0
@@ -281,15 +214,7 @@ class JournalVerdict:
 
 @dataclass
 class Recovery:
-    """A :func:`check` with what start-up needs to go on.
-
-    Attributes:
-        verdict: the verdict.
-        game: the state after the newest event (None when the verdict is not OK).
-        pending: derived rows for the events after ``derived_at`` (a crash came before
-            they were written), in order: start-up writes them.
-        verified: the newest snapshot found good (seq, seal), or None.
-    """
+    """A :func:`check` with what start-up needs: ``pending`` rows, the ``verified`` snapshot."""
 
     verdict: JournalVerdict
     game: Game | None = None

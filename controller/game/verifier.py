@@ -1,15 +1,10 @@
 """The one journal verifier: table start-up and ``threecard verify-journal`` (R3, R4, R7, R16).
 
-Both ask :func:`check` and get a :class:`JournalVerdict`: a typed answer naming the kind
-of every problem and where it is, never a traceback. The stages, in order (a stage that
-finds a problem ends the check, except the replay, which lists every difference): the
-anchor and logged heads; the verified snapshot the anchor names; the file's cheap checks
-(:mod:`controller.game.verifier_history`); the hash chain; the seals
-(:mod:`controller.game.verifier_seals`); the replay, every derived table compared with it
-at the event it was written after. ``verify-journal`` (``full=True``) starts from the
-first event; start-up from the verified snapshot the anchor names, so its cost is bounded
-by a snapshot interval, not by the journal's age. docs/journal-format.md says what each
-stage finds.
+:func:`check` answers a :class:`JournalVerdict` naming every problem, never a traceback. Stages:
+anchor and logged heads, the anchored snapshot, the cheap checks, the hash chain, the seals,
+the replay (which lists every difference). ``verify-journal`` starts from the first event;
+start-up from the anchored snapshot, so its cost is bounded by a snapshot interval, not the
+journal's age (docs/journal-format.md, "The verifier's stages").
 """
 
 from __future__ import annotations
@@ -50,16 +45,12 @@ from controller.journal.codec import CHECKPOINT
 from controller.journal.read import EventUnreadable, why_unreadable
 
 Progress = Callable[[int, int], None]
-"""Called while a check runs with (events done, events to do) at most twice a second."""
+# Called at the replay's start point (event, state, None, None, None), then after each event
+# (event, state, record, None or the refusal, derived rows): the shift report rides on it.
 Observer = Callable[[int, Game, Record | None, str | None, Derived | None], None]
-"""Called with the replay's state as it goes: at its start point (the event, the state,
-None, None, None), then after each event applied (the event, the state, its record, None
-or the reason it was refused, the rows it derived). A reader that needs the same replay
-(the shift report) rides on it instead of replaying the journal a second time."""
 
+# What start-up spends at most on the cheap checks (stage 3); what it did not finish is noted.
 HISTORY_SECONDS = 2.0
-"""What start-up spends at most on the history before its start point and on the file's
-pages (the cheap checks of stage 3); what it did not finish is named in the verdict."""
 
 
 def check(journal: Journal, *, full: bool, config: TableConfig | None = None,
@@ -68,30 +59,11 @@ def check(journal: Journal, *, full: bool, config: TableConfig | None = None,
           keys: Sequence[bytes] = (),
           witness: tuple[int, str] | Sequence[tuple[int, str]] | None = None,
           checked: Callable[[int, str], None] | None = None) -> Recovery:
-    """Check a journal (the module docstring lists the checks) and replay it.
+    """Check a journal and replay it; the verdict, and the replayed state when it is OK.
 
-    Args:
-        journal: an open journal (a reader or the table's writer).
-        full: start from the first event (``verify-journal``); False starts from the
-            verified snapshot the anchor names, when there is one (start-up).
-        config: the settings of the empty table a replay from the first event starts
-            with (its first ``startup`` record sets the recorded ones).
-        logged: journal heads from the system log, (seq, hash or a prefix of it).
-        progress: see :data:`Progress`.
-        since: with ``full`` False, start from the newest sealed snapshot at or before
-            this event when it is older than the anchored one (a reader of a period
-            checks what its figures start from); without an anchored snapshot, or with no
-            snapshot that early, the check starts from the first event.
-        observe: see :data:`Observer` (the state it is given is the replay's own: it must
-            not be changed).
-        keys: verification keys (32 raw bytes each) the seals' chain must start from.
-        witness: a seal a witness kept, (event, signature hex or a prefix of it).
-        checked: called with (event, seal) of each stored snapshot the replay matched while
-            nothing wrong was found: everything up to it is verified (a resumable check's
-            progress).
-
-    Returns:
-        The verdict, and the replayed state when it is OK.
+    ``full`` starts from the first event, else from the anchored snapshot (or the newest sealed
+    one at or before ``since``). ``observe`` must not change the state it is given. ``checked``
+    gets (event, seal) of each snapshot verified so far: a resumable check's progress.
     """
     c = _Check(journal, full, config, progress, since)
     c.observe, c.keys, c.witness, c.checked = observe, keys, witness, checked
@@ -206,11 +178,7 @@ class _Check(SealChecks, HistoryChecks):
             # forger more
 
     def hash_at(self, seq: int) -> str | None:
-        """The chain hash of event ``seq`` (None: absent); a problem when it cannot be read.
-
-        Format 2 derives it from the checkpoint before it: an event on the way that cannot
-        be read, or is missing, is named as the chain's check names it.
-        """
+        """The chain hash of event ``seq`` (None: absent; a problem when unreadable)."""
         try:
             return self.j.event_hash(seq)
         except EventUnreadable as exc:
@@ -257,16 +225,12 @@ class _Check(SealChecks, HistoryChecks):
         return self.start_from_first()
 
     def start_from_first(self) -> Game:
-        """The empty table before the first event (the cut's snapshot: archive not found)."""
         if self.j.first_seq > 1:
             return self.start_after_cut()
         return Game(self.config or TableConfig())
 
     def start_after_cut(self) -> Game:
-        """Start from the snapshot after the cut (the archive before it was not found).
-
-        The archive is checked on its own (:mod:`controller.game.archive`).
-        """
+        """Start from the snapshot after the cut (the archive, not found, is checked on its own)."""
         j, s = self.j, self.j.first_seq - 1
         self.notes.append(Note(j.archive_missing + ": not checked", "archive_missing",
                                last=j.base_seq))
@@ -284,11 +248,7 @@ class _Check(SealChecks, HistoryChecks):
 
     # ------------------------------------------------------------ 3. the file, cheaply
     def start_file_checks(self, g: Game) -> Callable[[], None]:
-        """Start the cheap checks (:meth:`check_file`); returns what waits for them.
-
-        At start-up they run on a connection and a thread of their own beside the chain
-        and the replay (SQLite works without Python's lock: their time is mostly hidden).
-        """
+        """Start the cheap checks on a thread (SQLite releases the GIL); what waits for them."""
         counters = g.meters.counters
         seen = Seen(g.round_id, [(r.round_id, r.to_dict()) for r in g.recall],
                     counters.get("rejected"), counters.get("voids"))
@@ -324,15 +284,7 @@ class _Check(SealChecks, HistoryChecks):
         return checked
 
     def check_file(self, seen: Seen) -> None:
-        """The cheap checks: events numbered without a gap, history, pages.
-
-        Both callers count the events (the file's first to the newest, none missing or
-        added) and have
-        SQLite check every page (``PRAGMA quick_check``). Start-up, which neither rehashes
-        nor replays what lies before its start point, also checks the records there for
-        what needs no replay (:meth:`check_history`). It spends at most
-        :data:`HISTORY_SECONDS` on them; what it did not finish is noted.
-        """
+        """The cheap checks: no gap, history before the start (:data:`HISTORY_SECONDS`), pages."""
         deadline = time.monotonic() + HISTORY_SECONDS
         unfinished: list[str] = []  # the parts not finished (verdict.CHEAP_CHECKS)
         with contextlib.nullcontext() if self.full else interrupted_at(self.j.db, deadline):
@@ -471,7 +423,6 @@ class _Check(SealChecks, HistoryChecks):
         return g, pending
 
     def compare_archive_meters(self, g: Game) -> None:
-        """The archive's meters, which it keeps as they were at the journal's cut."""
         a = self.j.archive
         if a is None:
             return
@@ -504,7 +455,6 @@ class _Check(SealChecks, HistoryChecks):
             seen.add(rid)
 
     def compare_round(self, rid: int, rec: dict[str, Any], seq: int) -> None:
-        """The stored row of a round against the replay's record, made at event ``seq``."""
         self.rounds += 1
         state, changed = self.j.compare_round(rid, rec, seq)
         if state == "missing":
@@ -558,11 +508,7 @@ __all__ = ["CHECKED_TABLES", "JournalVerdict", "NO_ANCHOR", "Problem", "ProblemK
 
 
 def _same_state(stored: str, replayed: str) -> bool:
-    """A stored snapshot equals the replayed state, read as this version reads it.
-
-    A snapshot saved by an earlier version is read by :meth:`Game.from_dict` (its older
-    keys mapped) before the comparison; one that cannot be read differs.
-    """
+    """A stored snapshot equals the replayed state, as this version reads it (older keys mapped)."""
     try:
         if json.loads(stored) == json.loads(replayed):
             return True

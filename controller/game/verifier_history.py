@@ -1,22 +1,9 @@
 """The verifier's cheap checks of a journal's file (stage 3 of :mod:`controller.game.verifier`).
 
-What needs neither a rehash nor a replay: the events numbered without a gap from the
-journal's first (``COUNT(*)``), SQLite's ``PRAGMA quick_check`` of every page, and, at
-start-up, the records before its start point (the verified snapshot the anchor names):
-
-- the round rows: one for every round from the first the file keeps (round 1, or the
-  round in play at the journal's cut) to the snapshot's; each readable. Format 1 keeps
-  each round's whole record: its columns must be those of its JSON. Format 2 keeps a
-  round's status and the event that last changed its record (the record is made again by
-  a replay): a status a finished round has, events in the order the rounds are, none
-  after the snapshot, and as many void rounds as the snapshot's ``voids`` counter says.
-  The rounds game recall keeps whole in the snapshot are compared with it;
-- the rejections: as many as the snapshot's ``rejected`` counter says, each a text;
-- the older snapshots: each still sealed to the chain.
-
-A journal cut by ``journal archive`` keeps the state at its cut in a snapshot: the counts
-run from there. A start point before the cut (a reader of a period that began in the
-archived history) has its records before it in the archive: they are checked there.
+What needs neither rehash nor replay: events numbered without a gap, ``PRAGMA quick_check``,
+and at start-up the round rows, rejections and older snapshots before its start point
+(docs/journal-format.md, "The verifier's stages"). In a cut journal the counts run from the
+cut's snapshot; records before the cut are checked in the archive.
 """
 
 from __future__ import annotations
@@ -33,7 +20,6 @@ if TYPE_CHECKING:
     from controller.journal import Journal
 
 FINISHED = (RoundState.SETTLED.value, RoundState.VOID.value)
-"""The status of every stored round (a round in play has no row)."""
 
 
 class Stop(Exception):
@@ -52,7 +38,6 @@ class Seen:
 
 @dataclass(frozen=True, slots=True)
 class _Cut:
-    """Where the file's records begin: the round then in play, the counters then."""
 
     round_id: int = 1
     rejected: int = 0
@@ -67,11 +52,8 @@ class HistoryChecks:
     problems: list[Problem]
     notes: list[str]
     add: Callable[..., None]
-    """Report a problem: (kind, message, seq=None, key=None)."""
     stop: Callable[..., None]
-    """Report a problem and end the check (raises :class:`Stop`)."""
     compare_round: Callable[[int, dict[str, Any], int], None]
-    """Compare a round's stored row with its record (id, record, the event that made it)."""
 
     def count_events(self, _seen: Seen) -> None:
         """The events numbered from the file's first (1, or the one after its cut) on."""
@@ -97,7 +79,7 @@ class HistoryChecks:
                       + one_line("; ".join(map(str, found))))
 
     def check_history(self, seen: Seen) -> None:
-        """What start-up can check before its start point without a replay (module docstring)."""
+        """What start-up can check before its start point without a replay."""
         if not self.start:
             return
         live = self.j
@@ -151,7 +133,7 @@ class HistoryChecks:
                 self.add(ProblemKind.SNAPSHOT, UNSEALED.format(seq), seq)
 
     def _cut(self) -> _Cut | None:
-        """The state at the journal's cut (None: it cannot be read; a problem or a note says so)."""
+        """The state at the journal's cut (None: unreadable; a problem or a note says so)."""
         b = self.j.base_seq
         if not b:
             return _Cut()
@@ -173,7 +155,6 @@ class HistoryChecks:
             return None
 
     def _records(self, first: int, reported: set[int]) -> None:
-        """Format 1: every stored record before ``first`` readable, its columns its JSON's."""
         cols = ("status", "void_reason", "started_utc", "ended_utc")
         differ = " OR ".join(f"json_extract(record, '$.{c}') IS NOT {c}" for c in cols)
         for rid, *row, text in self.j.db.execute(
@@ -195,11 +176,7 @@ class HistoryChecks:
                          f"({', '.join(changed)})", key=rid)
 
     def _rows(self, first: int, reported: set[int]) -> None:
-        """Format 2: every round row before ``first`` readable and in order.
-
-        A finished round's status; the event that made its record after the round
-        before's, and not after the start point.
-        """
+        """Format 2: round rows before ``first`` readable, finished, in order."""
         for rid, status, end, before in self.j.db.execute(
                 "SELECT * FROM (SELECT round_id, status, seq, LAG(seq, 1, ?) OVER (ORDER BY "
                 "round_id) AS before FROM rounds WHERE round_id < ?) WHERE typeof(status) != "
@@ -220,7 +197,6 @@ class HistoryChecks:
                 reported.add(rid)
 
     def _rejections(self, seen: Seen, cut: _Cut) -> None:
-        """The rejections before the start point: as many as the snapshot counts, texts."""
         s = self.start
         n, lo, texts = self.j.db.execute(
             "SELECT COUNT(*), MIN(seq), SUM(typeof(reason) = 'text') FROM rejections WHERE "

@@ -1,10 +1,8 @@
-"""The verifier's check of the seals (:mod:`controller.journal.seal_check`), as a stage.
+"""The verifier's check of the seals, as a stage after the hash chain.
 
-After the hash chain: the heads the seals name are those the chain's check computed, so
-an event changed, inserted, deleted or reordered before a seal fails it even when every
-hash after it was recomputed. ``verify-journal`` checks every seal from the chain's start;
-start-up those from the one covering its snapshot (the key it starts with is the one the
-seal before names, which the full check covers).
+The heads the seals name are those the chain's check computed, so an event changed before a
+seal fails it even with every later hash recomputed. Start-up checks from the seal covering
+its snapshot; ``verify-journal`` from the chain's start.
 """
 
 from __future__ import annotations
@@ -21,7 +19,7 @@ if TYPE_CHECKING:
 
 
 def seal_end(db: object) -> int:
-    """The event the newest seal covers (0: none); checked later by :class:`SealChecks`."""
+    """The event the newest seal covers (0: none)."""
     last = sealing.last_seal(db)  # type: ignore[arg-type]
     return last.seq if last is not None else 0
 
@@ -88,11 +86,7 @@ class SealChecks:
             self.check_witness(heads)
 
     def seal_facts(self) -> tuple[tuple[int, int, str] | None, str | None, bool]:
-        """The verdict's seal fields: the last seal checked, the key, whether one was given.
-
-        An unanchored check (no key given) and the events after the last seal are said by
-        the verdict's summary, not as notes: they are what every table has between seals.
-        """
+        """The verdict's seal fields: the last seal checked, the key, whether one was given."""
         rep, starts = self.seal_report, getattr(self, "_chains", [])
         last = rep.last if rep is not None else None
         return ((last.epoch, last.seq, last.signature.hex()) if last else None,
@@ -100,7 +94,6 @@ class SealChecks:
                 bool(rep is not None and rep.anchored))
 
     def _witnesses(self) -> list[tuple[int, str]]:
-        """The witnesses given: one (event, signature) or several."""
         w = self.witness
         if not w:
             return []

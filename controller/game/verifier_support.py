@@ -1,8 +1,4 @@
-"""What the journal verifier runs its checks with (:mod:`controller.game.verifier`).
-
-A deadline on what SQLite runs, a thread for the checks start-up runs beside its replay,
-and text read from a damaged file made safe for a verdict. No check lives here.
-"""
+"""What the journal verifier runs its checks with: a deadline, a thread, safe text; no check."""
 
 from __future__ import annotations
 
@@ -29,11 +25,7 @@ if TYPE_CHECKING:
 
 @contextlib.contextmanager
 def interrupted_at(db: sqlite3.Connection, deadline: float) -> Iterator[None]:
-    """Interrupt what runs on ``db`` at ``deadline`` (monotonic), and nothing after.
-
-    SQLite's interrupt stops a statement between its steps, ``PRAGMA quick_check``
-    included; the statement raises ``sqlite3.OperationalError`` ("interrupted").
-    """
+    """Interrupt what runs on ``db`` at ``deadline`` (monotonic): it raises OperationalError."""
     lock, live = threading.Lock(), [True]
 
     def interrupt() -> None:
@@ -66,10 +58,7 @@ def loads_or_none(text: Any) -> Any:
 
 
 def in_background(work: Callable[[], None], name: str) -> Callable[[], None]:
-    """Run ``work`` on a thread of its own; returns what waits for it.
-
-    The returned function joins the thread and raises what ``work`` raised, if anything.
-    """
+    """Run ``work`` on a thread; the returned function joins it and raises what ``work`` raised."""
     failed: list[BaseException] = []
 
     def run() -> None:
@@ -89,17 +78,11 @@ def in_background(work: Callable[[], None], name: str) -> Callable[[], None]:
 
 
 def beside(j: Journal) -> tuple[list[Note], list[Problem]]:
-    """What the file holds beside the journal, and the journal's tables it lacks.
+    """What the file holds beside the journal, and the journal's tables it lacks: (notes, problems).
 
-    :data:`UNCHECKED_TABLES` (the floor feed's cursor) are left out without a word: they
-    belong beside the journal by design. Any other table is noted as unchecked; a journal
-    table the file lacked is noted (read empty, as a writer creates it). A problem: a
-    journal table whose definition was changed (a column, a constraint), a trigger (code
-    that would change what the table writes), a view (rows made up, read in a table's
-    place) or an index of its own (a ``UNIQUE`` one refuses or replaces rows).
-
-    Returns:
-        (notes, problems).
+    :data:`UNCHECKED_TABLES` are passed over; another table is noted, a missing journal table
+    noted (read empty). A changed definition, a trigger, a view or an index of its own (a
+    ``UNIQUE`` one refuses or replaces rows) is a problem.
     """
     objs = sorted(objects(j.db))  # the file's schema, read once
     tables = {name for kind, name, _, _ in objs if kind.endswith("table")}

@@ -1,12 +1,9 @@
-"""What the table thread does for its journal between inputs: the write-ahead log kept small.
+"""The write-ahead log kept small by the table thread between inputs.
 
-After every round it closes, the table copies the log into the journal
-(:meth:`~controller.journal.Journal.checkpoint`, the log's file kept for the next commits to
-write over from its start, unless it grew past the warning's size): a table in continuous
-play, which is never idle, keeps a log of about one round. Once no input was journaled
-for a while, it empties the log's file too, and tries again later while a reader keeps it.
-The log grows while a reader holds a read transaction: a warning is logged once it is
-larger than the limit (a reader that never lets go), and a line when it is back.
+After every round closed the log is copied into the journal (its file kept for the next
+commits), so a table in continuous play keeps a log of about one round; once idle the file is
+emptied too. A reader holding a read transaction makes it grow: a warning once it passes the
+limit, a line when it is back.
 """
 
 from __future__ import annotations
@@ -19,7 +16,6 @@ from typing import Any
 log = logging.getLogger("threecard")
 
 CHECK_KEEP_S = 10.0
-"""Seconds between two writes of a full check's progress (one commit each)."""
 
 
 @dataclass
@@ -35,13 +31,7 @@ class WalKeeper:
     rounds: int = 0  # the game's rounds closed when last seen
 
     def between_rounds(self, j: Any, rounds_closed: int, warn_bytes: int) -> None:
-        """Copy the log into the journal when a round closed since the last call.
-
-        Args:
-            j: the table's :class:`~controller.journal.Journal`.
-            rounds_closed: the game's count of rounds closed.
-            warn_bytes: a log larger than this is logged as a warning.
-        """
+        """Copy the log into the journal when a round closed since the last call."""
         if rounds_closed == self.rounds:
             return
         self.rounds = rounds_closed
@@ -51,15 +41,7 @@ class WalKeeper:
         self.watch(j, warn_bytes)
 
     def tend(self, j: Any, now: float, idle_s: float, retry_s: float, warn_bytes: int) -> None:
-        """Empty the log after ``idle_s`` seconds without a commit; say when it is large.
-
-        Args:
-            j: the table's :class:`~controller.journal.Journal`.
-            now: monotonic seconds.
-            idle_s: seconds without a commit before the log is emptied.
-            retry_s: seconds between tries while a reader holds it.
-            warn_bytes: a log larger than this is logged as a warning.
-        """
+        """Empty the log after ``idle_s`` without a commit (retry every ``retry_s``)."""
         if self.emptied == j.commits or now - self.since < idle_s or now < self.retry_at:
             return
         try:
@@ -74,11 +56,7 @@ class WalKeeper:
         self.watch(j, warn_bytes)
 
     def watch(self, j: Any, warn_bytes: int) -> int:
-        """Log a warning once the log is larger than ``warn_bytes``, a line once it is back.
-
-        Returns:
-            The log's size, in bytes.
-        """
+        """The log's size in bytes; a warning once over ``warn_bytes``, a line once back."""
         size = j.wal_bytes()
         if size > warn_bytes and not self.warned:
             log.warning("journal %s: its write-ahead log is %d bytes: a reader (recall, a "
