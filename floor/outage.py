@@ -1,13 +1,8 @@
 """The floor's broker lost and back, as the table journals it (docs/requirements.md R20).
 
-A connection the broker had accepted, lost, starts an outage. One that lasts
-:data:`GRACE_S` is reported ``lost``, once, with the reason the MQTT client gave; the
-first message the broker acknowledges after that reports it ``back``, with how long it
-was away. An outage shorter than the grace reports nothing: a broker restarted at once,
-or a connection dropped and made again, loses nothing (the feed sends again what was not
-acknowledged, from the journal), and a record for each would bury the outages that
-matter. The feed (:class:`~floor.publisher.FloorPublisher`) calls the report from its
-own thread; the table journals what it reports (:func:`controller.floor_link.open_floor`).
+An outage is reported ``lost`` once it lasts :data:`GRACE_S`, and ``back`` at the first
+acknowledgement after; a shorter one loses nothing (the feed sends again from the
+journal) and is not reported, so records do not bury the outages that matter.
 """
 
 from __future__ import annotations
@@ -16,11 +11,9 @@ import time
 from collections.abc import Callable
 
 GRACE_S = 5.0
-"""Seconds a broker may be away before its loss is reported (a reconnection within them
-is not)."""
 
+# report(state, detail, away_ms): "lost" (why, 0) or "back" (what proved it, ms).
 Report = Callable[[str, str, int], object]
-"""``report(state, detail, away_ms)``: ``lost`` (why, 0) or ``back`` (what proved it, ms)."""
 
 
 class Outage:
@@ -28,8 +21,6 @@ class Outage:
 
     Attributes:
         since: when the connection was lost (monotonic seconds), None while none is.
-        why: the reason the MQTT client gave for it.
-        said: its loss was reported (so its end is too).
     """
 
     def __init__(self) -> None:

@@ -1,16 +1,8 @@
-"""The feed's cursor: how far the broker has acknowledged the feed, kept in the journal file.
+"""The feed's cursor, kept in the journal file so it travels with its journal.
 
-One row in the table :data:`~controller.journal.OUTBOX_TABLE` of the journal's own
-SQLite file, beside the hash chain, written through a connection of its own (never the
-table's), so the cursor travels with its journal: a copied journal resumes its feed where
-it stood, and a new journal starts its feed from its first event. The verifier leaves this
-table out by design (:data:`controller.game.verifier.UNCHECKED_TABLES` says why).
-
-The cursor is the newest journal event whose messages the broker has all acknowledged
-(PUBACK at QoS 1). It is written with ``synchronous=NORMAL``: a write costs no disk flush,
-so the table, which may wait for SQLite's write lock, never waits for a flush of ours; a
-power cut may lose the newest cursor writes, and the feed then sends a few messages again,
-which the recorder drops as duplicates.
+The newest event whose messages the broker has all acknowledged, written on a connection
+of its own with ``synchronous=NORMAL`` so the table never waits for our flush
+(docs/floor-format.md, "Where a table's feed starts").
 """
 
 from __future__ import annotations
@@ -26,10 +18,7 @@ _SCHEMA = (f"CREATE TABLE IF NOT EXISTS {OUTBOX_TABLE} (id INTEGER PRIMARY KEY C
 
 
 class Outbox:
-    """The cursor of one journal's feed.
-
-    Args:
-        journal_path: the journal file (it must exist: the table created it).
+    """The cursor of one journal's feed (the journal file must exist).
 
     Raises:
         sqlite3.Error: the file cannot be opened for writing.
