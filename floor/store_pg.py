@@ -1,11 +1,8 @@
 """The floor's store in a PostgreSQL database (``--store postgresql://...``).
 
-The same tables as the SQLite file (:data:`floor.store.SCHEMA`), with PostgreSQL's types:
-``BIGINT`` for every integer (microseconds since the epoch do not fit in 32 bits),
-``BYTEA`` for blobs, and text compared byte by byte (``COLLATE "C"``, as SQLite does:
-ISO 8601 times and hashes sort as written, whatever the database's locale). Each
-statement commits on its own unless in :meth:`PostgreSQL.transaction`. psycopg 3 comes
-with the ``floor`` extra (``pip install 'threecard-table[floor]'``); a table never needs it.
+The SQLite tables with ``BIGINT`` integers (microseconds exceed 32 bits), ``BYTEA`` blobs
+and ``COLLATE "C"`` text, so ISO 8601 times and hashes sort as written whatever the
+locale. psycopg 3 comes with the ``floor`` extra; a table never needs it.
 """
 
 from __future__ import annotations
@@ -18,10 +15,9 @@ from typing import Any
 from floor.store_base import StoreError, shown
 
 _TYPES = {"INTEGER": "BIGINT", "BLOB": "BYTEA", "TEXT": 'TEXT COLLATE "C"'}
+# The advisory lock two recorders starting at once take to create the tables in turn.
 _SCHEMA_LOCK = 0x7C4F100
-"""The advisory lock two recorders starting at once take to create the tables in turn."""
 CONNECT_TIMEOUT_S = 10
-"""Seconds to wait for the server before the store is said not to open."""
 
 
 def dialect(sql: str) -> str:
@@ -35,11 +31,10 @@ def schema(sql: str) -> str:
 
 
 class PostgreSQL:
-    """A PostgreSQL database holding a floor store (:class:`floor.store_base.Database`).
+    """A PostgreSQL database holding a floor store.
 
     Args:
-        url: ``postgresql://[USER[:PASSWORD]@]HOST[:PORT]/DBNAME[?...]`` (libpq's URL:
-            ``?host=/run/postgresql`` for a unix socket, ``sslmode=``, ``passfile=``...).
+        url: libpq's URL, ``postgresql://[USER[:PASSWORD]@]HOST[:PORT]/DBNAME[?...]``.
         readonly: every transaction read-only.
 
     Raises:
@@ -83,8 +78,7 @@ class PostgreSQL:
     def script(self, sql: str, added: Mapping[str, Sequence[str]] | None = None) -> None:
         """The schema and the columns of ``added``, holding the schema's advisory lock.
 
-        Nothing is done to a store that has them all: a recorder starting beside one that
-        writes takes no table lock (DDL there could deadlock with its writes).
+        A complete store is left alone: DDL beside a writing recorder could deadlock.
         """
         if self._complete(sql, added or {}):
             return
@@ -99,7 +93,6 @@ class PostgreSQL:
                                     f"{schema(col)}")
 
     def _complete(self, sql: str, added: Mapping[str, Sequence[str]]) -> bool:
-        """Whether every table, index and added column of the schema is there."""
         tables = re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", sql)
         indexes = re.findall(r"CREATE INDEX IF NOT EXISTS (\w+)", sql)
         have = {r[0] for r in self.db.execute(
@@ -139,7 +132,6 @@ class PostgreSQL:
 
 
 class _Locked:
-    """A transaction that first takes the advisory lock of a key (released as it ends)."""
 
     def __init__(self, db: Any, key: str) -> None:
         self.tx = db.transaction()

@@ -1,14 +1,8 @@
 """``threecard floor web``: the pit page and ``/metrics``, read-only, over aiohttp.
 
-Every table on one page, and one page a table (:mod:`floor.web_pages`), pushed again to
-the browser by server-sent events whenever what it shows changes (the store is read every
-:data:`POLL_S`). A pit role's PIN opens a session: its scrypt hash sits in the ``[roles]``
-section of the floor's configuration file (``pit = "scrypt$..."``, made with ``threecard
-hash-pin``), checked and locked out as the table checks its roles' PINs
-(:mod:`controller.game.auth`: ``lockout_after`` wrong PINs in a row lock PIN entry for
-``lockout_seconds``). ``/metrics`` (:mod:`floor.web_metrics`) answers on the same server
-only with the bearer token of ``--metrics-token-file``, or on a listener of its own bound
-to the loopback interface. TLS when given a certificate and its key.
+Pages are pushed again by server-sent events when what they show changes. A pit role's
+PIN (an scrypt hash in ``[roles]``) opens a session, locked out as the table's roles are;
+``/metrics`` needs a bearer token, or a listener of its own on the loopback interface.
 """
 
 from __future__ import annotations
@@ -45,11 +39,9 @@ from floor.web_metrics import registry
 from floor.web_text import lang_of, text
 
 POLL_S = 0.5
-"""How often a page's stream reads the store for a change (seconds)."""
+# A login lasts a shift.
 SESSION_S = 12 * 3600
-"""How long a login lasts (a shift)."""
 LAST_ROUNDS = 10
-"""Rounds a table's page shows."""
 COOKIE = "pit_session"
 log = logging.getLogger("threecard.floor")
 
@@ -60,13 +52,7 @@ class WebError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class PitRoles:
-    """The ``[roles]`` section of the floor's configuration file.
-
-    Attributes:
-        pit: the pit role's PIN hash (``scrypt$...``).
-        lockout_after: wrong PINs in a row before PIN entry locks.
-        lockout_seconds: how long it stays locked.
-    """
+    """The ``[roles]`` section of the floor's configuration file (``pit``: the PIN's hash)."""
 
     pit: str
     lockout_after: int = 5
@@ -77,8 +63,8 @@ def read_roles(path: str | Path) -> PitRoles:
     """The ``[roles]`` of a floor configuration file (TOML).
 
     Raises:
-        WebError: the file cannot be read, or ``[roles]`` lacks a pit PIN hash or holds
-            a value out of bounds (the message names the key).
+        WebError: unreadable, or ``[roles]`` lacks a pit PIN hash or holds a value out of
+            bounds (the message names the key).
     """
     try:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
@@ -178,10 +164,8 @@ class StoreUnavailable(Exception):
 class Reader:
     """The store, read one request at a time in a worker thread (it is synchronous).
 
-    A store that fails (PostgreSQL restarted, the network gone) is closed, opened again
-    and the read tried once more; while it still fails every read raises
-    :class:`StoreUnavailable` and the next one tries to open it again. The outage is
-    logged once as it starts and once as it ends.
+    A failing store is opened again and the read tried once more; while it still fails each
+    read raises :class:`StoreUnavailable`. The outage is logged as it starts and ends.
 
     Raises:
         StoreError: the store cannot be opened as the server starts.
