@@ -1,9 +1,7 @@
 """The floor as the journal's anchor outside the table (``verify-journal --floor-store``).
 
-A journal must still hold each seal the floor verified, and the events they sign: one cut
-short, put back, rewritten or replaced is caught even without its anchor file. A floor
-record that fails its seals is named the floor's fault (**the table never sealed**), never
-the journal's; rounds the floor has not recorded yet are noted, not faulted.
+A journal cut short, put back, rewritten or replaced no longer holds the seals the floor
+verified; a floor record that fails its seals is the floor's fault, not the journal's.
 """
 
 from __future__ import annotations
@@ -23,13 +21,7 @@ from floor.store import Store, read_store
 
 @dataclass(frozen=True, slots=True)
 class FloorVerdict:
-    """A journal compared with the floor's record.
-
-    Attributes:
-        problems: how the journal changed from what the floor verified (empty: it did not).
-        notes: what was not compared.
-        never_sealed: floor records the table never sealed (the store is at fault).
-    """
+    """A journal compared with the floor's record (``never_sealed``: the store's faults)."""
 
     table_id: str
     journal: str
@@ -122,9 +114,7 @@ def compare(journal_path: str | Path, store_path: str | Path,
             archive: str | Path | None = None) -> FloorVerdict:
     """Compare a journal (with its archive) with the floor's store, both read-only.
 
-    Raises:
-        JournalError: the journal cannot be read.
-        StoreError: the store cannot be read.
+    Raises JournalError or StoreError when either cannot be read.
     """
     def with_store(store: Store) -> FloorVerdict:
         j = Journal(journal_path, readonly=True, archive=archive)

@@ -1,8 +1,4 @@
-"""What the floor hears of journal events, made by the game's own replay at both ends.
-
-The table's feed and the floor's recorder feed the same journal rows to a :class:`Replay`,
-so what the floor stores is what the journal's rows make, never what a message claims.
-"""
+"""What the floor hears of journal events, made by the game's own replay at both ends."""
 
 from __future__ import annotations
 
@@ -27,10 +23,8 @@ ROLES = (Role.SUPERVISOR.value, Role.TECHNICIAN.value, WRONG_PIN)
 class Finished:
     """A round finished, or its record changed after it ended (a burn joined its deal).
 
-    Attributes:
-        seq, hash: the event that last changed the record.
-        prev: (seq, hash) of the previous round's last event; (0, genesis) before round
-            1; None when the replay started after the previous round ended.
+    ``prev``: (seq, hash) of the previous round's last event; (0, genesis) before round 1;
+    None when the replay started after it.
     """
 
     round_id: int
@@ -43,12 +37,8 @@ class Finished:
 class Replay:
     """A game fed journal rows in order; what each row finishes, and the events it makes.
 
-    Args:
-        table_id: the table's id, which every event carries.
-        game: the state before the next row (changed in place).
-        journal: the hash of the journal's first event ("" until that event is applied).
-        first_utc: the time of the journal's first event (round 1's start in recall).
-        ends: round id -> (seq, hash) of its last event, for the rounds before the next row.
+    ``game`` is changed in place; ``ends``: round id -> (seq, hash) of its last event, for
+    the rounds before the next row; ``journal`` is "" until the first event is applied.
     """
 
     def __init__(self, table_id: str, game: Game, journal: str = "", first_utc: str = "",
@@ -64,8 +54,7 @@ class Replay:
     def apply(self, row: Record, h: str) -> tuple[list[EventMessage], list[Finished]]:
         """Apply one row (chain hash ``h``): its ``event`` messages, the rounds it finished.
 
-        Raises:
-            ReplayError: the row cannot be read or applied.
+        Raises ReplayError when the row cannot be read or applied.
         """
         if row.seq == 1:
             self.journal, self.first_utc = h, row.utc

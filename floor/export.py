@@ -1,7 +1,6 @@
 """Rounds for the casino management system (``threecard floor rounds --format json|csv``).
 
-One row per round; amounts per bet group are the meters' own sums, integers in minor
-units (a round dealt in outcome mode holds no money). Columns: docs/floor-format.md.
+Amounts are the meters' own sums, minor units (docs/floor-format.md).
 """
 
 from __future__ import annotations
@@ -23,11 +22,7 @@ COLUMNS = (*FIELDS, *(f"{g}_{a}" for g in GROUPS for a in AMOUNTS))
 
 
 def parse_utc(flag: str, text: str) -> str:
-    """A ``--from``/``--to`` time: ISO 8601 UTC (``Z`` or ``+00:00``) or a date (midnight UTC).
-
-    Raises:
-        ValueError: not one of those; the message names ``flag``.
-    """
+    """A ``--from``/``--to`` time: ISO 8601 UTC or a date; ValueError naming ``flag`` otherwise."""
     try:
         if len(text) == 10:
             when = datetime.combine(date.fromisoformat(text), datetime.min.time(), UTC)

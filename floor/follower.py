@@ -1,9 +1,4 @@
-"""What the floor hears of a table, made from its journal alone.
-
-A :class:`Follower` replays the journal read-only, in short read transactions, and makes
-each round's message of its rows since the seal that closed the round before, with the
-seals up to the one closing it. How it starts and what it withholds: docs/floor-format.md.
-"""
+"""What the floor hears of a table, made from its journal alone (docs/floor-format.md)."""
 
 from __future__ import annotations
 
@@ -49,12 +44,7 @@ UNSEALED = ("the journal is not sealed (a journal of an earlier version): the fl
 
 @dataclass(frozen=True, slots=True)
 class Outgoing:
-    """One message the follower made.
-
-    Attributes:
-        seq: the journal event it comes from (the cursor passes it once acknowledged).
-        body: the payload (its ``name`` is the topic's), without its send time.
-    """
+    """One message the follower made (``seq``: its journal event; ``body``: without send time)."""
 
     seq: int
     body: Message
@@ -76,11 +66,7 @@ def _round_of(snapshot: tuple[int, str, str] | None) -> int | None:
 
 def _parts(after: int, rows: list[JournalRow], seals: list[SealRow]
            ) -> list[tuple[int, list[JournalRow], list[SealRow]]] | None:
-    """The rows and seals of a round's message, cut at seals when too many for one.
-
-    Returns:
-        (after, rows, seals) of each message; None when one epoch alone is too many.
-    """
+    """A round's (after, rows, seals), cut at seals when too many; None if one epoch is too many."""
     out: list[tuple[int, list[JournalRow], list[SealRow]]] = []
     start, cur_rows, cur_seals, size = after, [], [], 0
     i = 0
@@ -117,9 +103,7 @@ class Follower:
         pause: called with the seconds each stretch of the rebuild took (pacing).
 
     Attributes:
-        withheld: the newest round not sent (its previous seal unreadable here, or the
-            journal unsealed); 0: none.
-        sealed_at: the seal the next round's rows follow; None: not known yet.
+        withheld: the newest round not sent (its previous seal unreadable, or unsealed).
 
     Raises:
         JournalError: the file is not a journal.
@@ -190,11 +174,7 @@ class Follower:
             self._end_read()
 
     def _start_snapshot(self, after: int, rounds_from: int | None) -> int:
-        """The sealed snapshot to rebuild from (its event; 0: the journal's start).
-
-        Taken in a round before the first one reported, so that round's previous end and
-        closing seal are known too.
-        """
+        """The snapshot to rebuild from: one in a round before the first reported (0: the start)."""
         j = self.journal
         try:
             below = rounds_from
@@ -232,11 +212,7 @@ class Follower:
         return self.journal.base_seq if head is None else head
 
     def poll(self, limit: int = PAGE) -> list[Outgoing] | None:
-        """Replay at most ``limit`` next events; the messages they make, None if none was read.
-
-        Raises:
-            ReplayError: an event body cannot be read (a broken journal).
-        """
+        """Replay at most ``limit`` events; their messages (None: none read); ReplayError."""
         if self.until is not None:
             limit = min(limit, self.until - self.position)
             if limit <= 0:
@@ -280,10 +256,7 @@ class Follower:
         """The messages of round ``rid`` (ended at event ``end``) up to the seal covering it.
 
         None when an earlier message carried that seal, or the seal before it is unknown or
-        unreadable, or the journal is unsealed (the last two set :attr:`withheld`).
-
-        Raises:
-            ReplayError: the rows cannot be read.
+        unreadable, or the journal unsealed (the last two set :attr:`withheld`).
         """
         try:
             closing = sealing.closing_seal(self.db, end)

@@ -1,9 +1,4 @@
-"""Every payload of the floor feed, declared once (msgspec Structs, JSON on the wire).
-
-The recorder decodes each against its declaration and refuses a payload that fails it
-whole; what a declaration cannot tell (rows, seals) it verifies (:mod:`floor.sealed`).
-Fields: docs/floor-format.md.
-"""
+"""Every payload of the floor feed, declared once (msgspec Structs; docs/floor-format.md)."""
 
 from __future__ import annotations
 
@@ -34,13 +29,7 @@ TableId = Annotated[str, Meta(pattern=f"^{TABLE_ID_PATTERN.pattern}$")]
 
 
 class Message(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """What every payload carries.
-
-    Attributes:
-        table: the table's id (the recorder refuses one that is not the topic's).
-        journal: the hash of the journal's first event: a new journal is a new series.
-        sent_us: send time, microseconds since the epoch (UTC).
-    """
+    """What every payload carries (``sent_us``: send time, microseconds since the epoch, UTC)."""
 
     name: ClassVar[str]
     table: TableId
@@ -85,11 +74,7 @@ class ChainRow(Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class RoundMessage(Message, frozen=True, kw_only=True):
-    """The journal's events up to the seal that closes a round (topic ``round``, QoS 1).
-
-    The floor recomputes the chain over ``rows``, checks each seal with the key it expects
-    and replays the rows; a message without a seal is refused as forged.
-    """
+    """The journal's events up to the seal that closes a round (topic ``round``, QoS 1)."""
 
     name: ClassVar[str] = "round"
     round_id: RoundId
@@ -133,10 +118,8 @@ class Meters(Struct, frozen=True, forbid_unknown_fields=True):
 class MetersMessage(Message, frozen=True, kw_only=True):
     """The meters after the newest round (topic ``meters``, retained).
 
-    Attributes:
-        returns: the profile's exact return per bet group, per unit of the group's first
-            stake, as ``numerator/denominator``.
-        currency: the ISO 4217 code of the amounts ("": not said).
+    ``returns``: the profile's exact return per bet group, per unit of its first stake, as
+    ``numerator/denominator``.
     """
 
     name: ClassVar[str] = "meters"
@@ -172,10 +155,8 @@ class StateMessage(Message, frozen=True, kw_only=True):
 class StatusMessage(Message, frozen=True, kw_only=True):
     """``online``, or ``offline`` (also the last will) (topic ``status``, retained).
 
-    Attributes:
-        connection: when this connection opened, microseconds since the epoch: a table
-            tells its own status from another's running with its id.
-        stopped: ``offline`` because the table stopped (not its last will).
+    ``connection``: when it opened, microseconds since the epoch: a table tells its own
+    status from another's with its id.
     """
 
     name: ClassVar[str] = "status"
@@ -208,13 +189,7 @@ MAX_PARTS = 1024
 
 
 class Part(Message, frozen=True, kw_only=True):
-    """One part of a message too large for the broker, on the whole message's topic.
-
-    Attributes:
-        whole: the SHA-256 (hexadecimal) of the whole payload.
-        part, parts: this part's number (from 1) and how many there are.
-        data: this part's bytes of the whole payload (base64 on the wire).
-    """
+    """One part of a message too large for the broker (``data``: base64 of its bytes)."""
 
     name: ClassVar[str] = "part"
     whole: Hash
@@ -237,11 +212,7 @@ def is_part(payload: bytes) -> bool:
 
 
 def decode_part(payload: bytes) -> Part:
-    """A part checked against its declaration.
-
-    Raises:
-        ValueError: not a part as declared, or a part numbered past its count.
-    """
+    """A part checked against its declaration (ValueError: not one, or numbered past its count)."""
     if len(payload) > 2 * MAX_PAYLOAD_BYTES:
         raise ValueError(f"part: a payload of {len(payload)} bytes")
     try:
@@ -313,9 +284,7 @@ _PROBLEMS = {RoundMessage: _round_problem, StateMessage: _state_problem,
 def decode(name: str, payload: bytes) -> Struct:
     """A payload of topic ``name`` checked against its declaration and what a journal says.
 
-    Raises:
-        ValueError: not JSON, a field missing, unknown, mistyped or out of range, a
-            payload no journal makes, or an unknown name.
+    Raises ValueError (never KeyError) for anything it refuses, naming it.
     """
     cls = BY_NAME.get(name)
     if cls is None:

@@ -1,8 +1,4 @@
-"""The broker connection both ends share: URL, TLS, credentials, topics and payloads.
-
-paho-mqtt 2 speaks MQTT 5, whose reason codes tell a publish the broker refused from one
-it took.
-"""
+"""The broker connection both ends share: URL, TLS, credentials, topics and payloads."""
 
 from __future__ import annotations
 
@@ -34,8 +30,7 @@ MAX_PASSWORD_BYTES = 4096
 class Throttle:
     """Logs a problem that recurs (a broker refusing, unreachable) at most once a minute.
 
-    The first time at its level, then once every ``every_s`` seconds with a count, at debug
-    in between; :meth:`clear` when it is over.
+    Then with a count; at debug in between; :meth:`clear` when it is over.
     """
 
     def __init__(self, logger: logging.Logger, every_s: float = 60.0,
@@ -83,11 +78,8 @@ class FloorError(ValueError):
 class FloorSettings:
     """How to reach the floor's broker (``[floor]`` of the table's configuration).
 
-    Attributes:
-        broker: ``mqtt://host[:1883]`` or ``mqtts://host[:8883]`` (TLS).
-        ca_file: PEM file of the broker's CA (empty: the system's CAs).
-        username: empty: none, or the table id when a password file is set.
-        password_file: a file whose first line is the password (empty: none).
+    ``broker`` is ``mqtt://host[:1883]`` or ``mqtts://host[:8883]``; an empty ``ca_file``
+    means the system's CAs, an empty ``username`` the table id when a password is set.
     """
 
     broker: str
@@ -108,11 +100,7 @@ class FloorSettings:
         return f"{self.topic_prefix}/{table_id}/{name}"
 
     def password(self) -> str | None:
-        """The password (first line of :attr:`password_file`), or None without one.
-
-        Raises:
-            FloorError: the file cannot be read, is empty or too long.
-        """
+        """The password (first line of :attr:`password_file`), or None; FloorError if unusable."""
         if not self.password_file:
             return None
         try:
@@ -127,11 +115,7 @@ class FloorSettings:
         return lines[0]
 
     def check(self) -> None:
-        """Check the URL and read every file TLS and the password will read, before anything starts.
-
-        Raises:
-            FloorError: naming the setting.
-        """
+        """Check the URL and every file TLS and the password read, up front (FloorError)."""
         try:
             parse_broker_url(self.broker)
         except ValueError as exc:
@@ -177,11 +161,8 @@ class FloorSettings:
                manual_ack: bool = False) -> mqtt.Client:
         """A paho client (MQTT 5) with TLS and credentials set, not connected.
 
-        Args:
-            client_id: the client identifier (one per table, one per recorder).
-            table_id: the user when none is set and a password is.
-            reconnect_on_failure: let paho's network loop reconnect by itself.
-            manual_ack: acknowledge a message only when ``client.ack`` is called.
+        ``table_id`` is the user when none is set and a password is; ``manual_ack``: a message
+        is acknowledged only by ``client.ack``.
 
         Raises:
             FloorError: a file cannot be read or TLS cannot be set up with it.
@@ -226,10 +207,7 @@ class FloorSettings:
 
 
 def unreachable_why(settings: FloorSettings, exc: OSError) -> str:
-    """Why :meth:`FloorSettings.connect` failed, in a few words, with a hint when it helps.
-
-    A TLS handshake reset or ended without a word is what a plain port does with it.
-    """
+    """Why :meth:`FloorSettings.connect` failed, in a few words (a hint for TLS to a plain port)."""
     text = str(exc)
     plain_port = isinstance(exc, (ConnectionResetError, ConnectionAbortedError,
                                   BrokenPipeError, ssl.SSLEOFError, ssl.SSLZeroReturnError))

@@ -1,9 +1,7 @@
 """A paho client's network loop on ``poll()``, that notices a connection gone silent.
 
-paho's own thread waits in ``select()``, which fails without a word past descriptor 1023
-(a process with many tables has more): this loop drives paho's external-loop calls on
-``select.poll`` instead. Nothing received for 1.5 keep-alives (a broker stopped, a cable
-cut) closes the socket so that paho reports the connection lost.
+paho's own thread waits in ``select()``, which fails silently past descriptor 1023 (many
+tables in one process); a connection silent for 1.5 keep-alives is closed.
 """
 
 from __future__ import annotations
@@ -27,14 +25,7 @@ RECONNECT_S = (1.0, 2.0)
 
 
 class NetLoop:
-    """Runs one paho client's network traffic in a thread of its own.
-
-    Args:
-        client: a paho client, connected (``connect``) or about to be.
-        keepalive_s: the keep-alive the client connects with, in seconds.
-        reconnect: connect again after a connection is lost (else the thread ends).
-        name: the thread's name.
-    """
+    """Runs one paho client's network traffic in a thread of its own (keep-alive in seconds)."""
 
     def __init__(self, client: Any, keepalive_s: float, reconnect: bool = False,
                  name: str = "floor-net") -> None:

@@ -1,8 +1,7 @@
 """The floor's broker lost and back, as the table journals it (docs/requirements.md R20).
 
-An outage is reported ``lost`` once it lasts :data:`GRACE_S`, and ``back`` at the first
-acknowledgement after; a shorter one loses nothing (the feed sends again from the
-journal) and is not reported, so records do not bury the outages that matter.
+Only an outage past :data:`GRACE_S` is reported: shorter ones lose nothing (the feed
+resends from the journal), and records of them would bury those that matter.
 """
 
 from __future__ import annotations
@@ -17,11 +16,7 @@ Report = Callable[[str, str, int], object]
 
 
 class Outage:
-    """The feed's outage in progress, if any, and whether its loss was reported.
-
-    Attributes:
-        since: when the connection was lost (monotonic seconds), None while none is.
-    """
+    """The feed's outage in progress (``since``: monotonic seconds), and whether it was said."""
 
     def __init__(self) -> None:
         self.since: float | None = None
@@ -44,10 +39,7 @@ class Outage:
     def back(self, report: Report | None, detail: str, now: float | None = None) -> None:
         """A message was acknowledged: the outage, if any, is over (reported if its loss was).
 
-        Args:
-            report: what reports it (None: nothing).
-            detail: what proved the broker back.
-            now: monotonic seconds (default the clock's).
+        ``detail`` says what proved the broker back; ``now`` is monotonic seconds.
         """
         if self.since is None:
             return

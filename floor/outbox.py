@@ -1,8 +1,7 @@
 """The feed's cursor, kept in the journal file so it travels with its journal.
 
-The newest event whose messages the broker has all acknowledged, written on a connection
-of its own with ``synchronous=NORMAL`` so the table never waits for our flush
-(docs/floor-format.md, "Where a table's feed starts").
+Written on its own connection with ``synchronous=NORMAL``: the table never waits for our
+flush (docs/floor-format.md).
 """
 
 from __future__ import annotations
@@ -18,11 +17,7 @@ _SCHEMA = (f"CREATE TABLE IF NOT EXISTS {OUTBOX_TABLE} (id INTEGER PRIMARY KEY C
 
 
 class Outbox:
-    """The cursor of one journal's feed (the journal file must exist).
-
-    Raises:
-        sqlite3.Error: the file cannot be opened for writing.
-    """
+    """The cursor of one journal's feed (the file must exist; sqlite3.Error if unopenable)."""
 
     def __init__(self, journal_path: str) -> None:
         self.db = sqlite3.connect(real_path(journal_path), isolation_level=None,
@@ -37,11 +32,7 @@ class Outbox:
         return (row[0], row[1]) if row else (0, "")
 
     def write(self, seq: int, journal: str) -> None:
-        """Move the cursor to event ``seq`` of the journal named by its first event's hash.
-
-        Raises:
-            sqlite3.Error: the write failed (the caller tries again later).
-        """
+        """Move the cursor to event ``seq`` of ``journal`` (its first hash); sqlite3.Error."""
         if (seq, journal) == self.saved:
             return
         self.db.execute(f"INSERT OR REPLACE INTO {OUTBOX_TABLE} VALUES (1, ?, ?, ?)",

@@ -10,10 +10,7 @@ from controller.game.shift_returns import BET_GROUPS, exact_returns
 
 
 def profile_returns(profile: RuleProfile) -> dict[str, str]:
-    """Each bet group's exact return under ``profile``, ``numerator/denominator``.
-
-    Empty when the stored counts are damaged (the table refuses to start on them already).
-    """
+    """Each bet group's exact return under ``profile`` (empty when the counts are damaged)."""
     from controller.game.par_sheet import profile_sheet
 
     sheet = profile_sheet(profile)
@@ -28,14 +25,8 @@ def expected_hold_ppm(rows: Mapping[str, Sequence[int]], returns: Mapping[str, s
     """The hold the exact returns give for what was staked, parts per million (rounded).
 
     A group's return is per unit of its first stake (Ante/Play: per Ante); the house keeps
-    ``(1 - return) * stake``, over everything wagered (``total``, Play included).
-
-    Args:
-        rows: meter rows, name -> [wagered, paid, won, rounds, voids, refunded].
-        returns: bet group -> ``numerator/denominator``.
-
-    Returns:
-        None when nothing was wagered, or a bet was staked whose return is not known.
+    ``(1 - return) * stake``, over everything wagered (``total``, Play included). None when
+    nothing was wagered, or a bet was staked whose return is not known.
     """
     total = rows.get("total")
     if not total or total[0] <= 0 or not returns:

@@ -35,8 +35,6 @@ def split(whole: bytes, topic: str, limit: int, table: str, journal: str,
           sent_us: int) -> list[bytes]:
     """The payloads of the parts of ``whole``, each in a packet of at most ``limit`` bytes.
 
-    Every part carries ``table``, ``journal`` and ``sent_us`` of the whole.
-
     Raises:
         TooSmall: a packet of ``limit`` bytes cannot carry :data:`MIN_PART_DATA` bytes of it.
     """
@@ -73,9 +71,7 @@ class Joiner:
     def take(self, table: str, name: str, p: Part) -> bytes | None:
         """Keep part ``p`` of ``table``'s topic ``name``; the whole once all its parts are in.
 
-        Raises:
-            ValueError: counts disagree, the parts exceed the largest payload, or they do not
-                hash to their whole (what was kept of it is dropped).
+        Raises ValueError, dropping the whole, when the parts disagree or do not make it.
         """
         now = self.clock()
         self._drop(lambda k, w: now - w.since > KEEP_S)

@@ -1,8 +1,7 @@
 """The recorder's topics on a floor of pits: every pit's tables, each answered in its pit.
 
-Pit tables publish under ``<prefix>/<pit>/<table id>/`` through their pit's bridged broker
-(README.md, "Beyond one broker"); the recorder reads one pit level below its prefix and
-answers a table under the prefix it last heard it on, so its bridge takes it back.
+A table is answered under the prefix it was last heard on, so its pit's bridge takes it
+back (README.md, "Beyond one broker").
 """
 
 from __future__ import annotations

@@ -155,10 +155,7 @@ class TableStatus:
 
 
 def hold_ppm(meters: MetersMessage | None) -> int | None:
-    """The hold of a ``meters`` payload's ``total`` row, parts per million (rounded).
-
-    The house wins ``won`` (stakes players lost) and pays ``paid``, both minor units.
-    """
+    """The hold of a ``meters`` ``total`` row, parts per million: (won - paid) / wagered."""
     row = meters.meters.rows.get("total") if meters is not None else None
     if not row or row[0] <= 0:
         return None
@@ -179,10 +176,7 @@ def _lacking(s: SeriesRow, now_us: int) -> tuple[str | None, str | None]:
 
 
 def floor_status(store: Store, now: datetime) -> list[TableStatus]:
-    """Every table the floor heard of, or whose key was enrolled, by id.
-
-    A table enrolled and never heard (its topics not reaching the recorder) is ``unknown``.
-    """
+    """Every table the floor heard of, or whose key was enrolled (never heard: ``unknown``)."""
     since = (now - timedelta(hours=1)).isoformat()
     series = store.series()
     # silence is measured on the recorder's clock, up to when it last wrote

@@ -1,8 +1,6 @@
 """Rounds the floor asks a table for again, read from its journal without slowing the table.
 
-A second follower replays the journal from before the round asked for; one replay at a
-time, started at most every :data:`RESEND_EVERY_S`, read in the feed's paced chunks,
-since the feed shares the table's process.
+One replay at a time, at most every :data:`RESEND_EVERY_S`, in the feed's paced chunks.
 """
 
 from __future__ import annotations
@@ -23,12 +21,7 @@ RESEND_EVERY_S = 10.0
 
 
 class Resends:
-    """The replays a table makes for the floor, one at a time.
-
-    Attributes:
-        follower: the replay under way, or None.
-        pending: the lowest round asked for that no replay has started for yet, or None.
-    """
+    """The replays a table makes for the floor, one at a time (``pending``: the next to start)."""
 
     def __init__(self, path: str, table_id: str,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -42,10 +35,7 @@ class Resends:
         self._throttle = Throttle(log)  # rounds it cannot send: said once a minute
 
     def ask(self, req: ResendRequest, genesis: str, position: int) -> None:
-        """A request from the floor, started in :meth:`poll`; ``position``: the live feed's.
-
-        A request for another journal than ``genesis`` is not this table's.
-        """
+        """A request for journal ``genesis``, up to ``position``, started by :meth:`poll`."""
         if req.journal != genesis:
             log.info("floor: resend asked for another journal (%s): not this table's",
                      req.journal[:16])
@@ -60,11 +50,7 @@ class Resends:
 
     def poll(self, limit: int, pause: Callable[[float], None] | None = None
              ) -> list[Outgoing] | None:
-        """The next ``round`` messages of the replay under way (None: none under way).
-
-        Starts the replay asked for when due (an earlier round asked for restarts it).
-        ``limit``: journal events to read at most; ``pause``: the feed's pacing.
-        """
+        """The next ``round`` messages of the replay under way (None: none); starts one when due."""
         now = self.clock()
         if self.pending is not None and now >= self._next_start and (
                 self.follower is None or self.pending < self.follower.rounds_from):

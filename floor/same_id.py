@@ -33,11 +33,8 @@ class SameId:
     def _on_status(self, payload: bytes) -> None:
         """A status on our own topic: ours, a last will of our own, or another table's.
 
-        Another journal's will after our previous connection: a table with our id connected in
-        between (QUICK_LOSSES decides who waits). Another table online with our id, connected
-        before us: we say so, mark our journal offline and wait YIELD_S (the first keeps the
-        floor). Anything else not ours is answered with our ``online``, so the retained status
-        stays ours.
+        A table with our id that connected before us keeps the floor: we say so, go offline and
+        wait :data:`YIELD_S`; anything else not ours is answered with our ``online``.
         """
         try:
             other = decode(StatusMessage.name, payload)

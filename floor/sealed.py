@@ -1,9 +1,7 @@
 """The floor's check of a round message: the journal's rows and seals, verified, not trusted.
 
-:func:`verify` checks the rows follow the verified position, recomputes every chain hash,
-checks each seal with the key expected for its epoch (epoch 0: the table's pinned key)
-and its head against the computed hash, then replays the rows. Rows after events not yet
-verified are :data:`AHEAD`; another seal for a verified epoch is a conflict.
+Rows, chain hashes, each seal with the key expected for its epoch (epoch 0: the table's
+pinned key), then the replay (docs/floor-format.md, "The recorder").
 """
 
 from __future__ import annotations
@@ -27,13 +25,7 @@ DUPLICATE = "duplicate"
 
 
 class Refused(Exception):
-    """A message refused: not sealed as the floor expects, or in conflict with the store.
-
-    Args:
-        why: what is wrong, in English.
-        conflict: the table's key really signed another seal for an epoch the floor
-            verified: the journal at the table was put back or replaced.
-    """
+    """A message refused; ``conflict``: the table's key signed another seal for a verified epoch."""
 
     def __init__(self, why: str, conflict: bool = False) -> None:
         super().__init__(why)
@@ -43,14 +35,7 @@ class Refused(Exception):
 
 @dataclass(slots=True)
 class Position:
-    """Where the floor verified one journal up to.
-
-    Attributes:
-        chain_key: the key the journal's chain started with (its verification key).
-        epoch: the epoch to be sealed next; ``key``: its public key.
-        seq, head: the last event verified and its chain hash.
-        ends: round id -> (seq, hash) of the last event of the newest rounds finished.
-    """
+    """Where the floor verified one journal up to: the last seal, the next epoch's key, the game."""
 
     journal_id: str
     chain_key: bytes
@@ -74,11 +59,7 @@ class Position:
 
     @staticmethod
     def game_from(blob: bytes) -> tuple[Game, dict[int, tuple[int, str]]]:
-        """The game and round ends of :meth:`state_blob`.
-
-        Raises:
-            ValueError: the blob cannot be read.
-        """
+        """The game and round ends of :meth:`state_blob` (ValueError: unreadable)."""
         try:
             d = json.loads(zlib.decompress(blob))
             return Game.from_dict(d["game"]), {r: (s, h) for r, s, h in d["ends"]}
@@ -88,12 +69,7 @@ class Position:
 
 @dataclass(frozen=True, slots=True)
 class Verified:
-    """A message verified and replayed.
-
-    Attributes:
-        seals: the seals verified, oldest first, each with the newest round at its event.
-        pinned: the chain's start key taken on first use (None: one pinned before).
-    """
+    """A message verified and replayed (``pinned``: a key taken on first use, else None)."""
 
     position: Position
     seals: list[tuple[SealRow, int]]
@@ -118,8 +94,7 @@ def verify(m: RoundMessage, pos: Position | None, keys: Sequence[bytes],
 
     Args:
         m: the message (its form checked: :func:`floor.messages.decode`).
-        pos: where the floor verified the journal up to (None: nothing yet, or under a
-            key no longer pinned: verified again from its start).
+        pos: where the floor verified the journal up to (None: from its start).
         keys: the table's pinned keys (none: the first chain's key is pinned on first use).
         stored: the seal the floor holds for an epoch (None: none).
         table_id: the table (the events it makes carry it).
@@ -151,9 +126,8 @@ def _after_verified(m: RoundMessage, pos: Position, stored: Callable[[int], Seal
                     ) -> tuple[list[Any], list[SealRow]]:
     """The rows and seals of ``m`` past the verified position; its earlier seals compared.
 
-    Raises:
-        Refused: an earlier seal differs from the one stored (a conflict when the table's
-            key signed it, else forged), or ``m`` does not end a verified epoch there.
+    Raises Refused when an earlier seal differs from the one stored, or ``m`` ends no
+    verified epoch there.
     """
     old = [s for s in m.seals if s.epoch < pos.epoch]
     for s in old:

@@ -1,8 +1,4 @@
-"""What a table's feed has made and the broker not yet acknowledged, and how it is sent.
-
-Within the broker's limits: too large goes in parts, a refused message is sent again on
-the same connection after a doubling pause (docs/floor-format.md).
-"""
+"""What a table's feed has made and the broker not yet acknowledged, and how it is sent."""
 
 from __future__ import annotations
 
@@ -36,12 +32,7 @@ def stamped(body: Message) -> tuple[bytes, int]:
 
 @dataclass(slots=True)
 class Entry:
-    """A message made and not yet acknowledged.
-
-    Attributes:
-        mids: the MQTT message ids of its packets not yet acknowledged.
-        packet: its largest packet's size, in bytes.
-    """
+    """A message not yet acknowledged (``mids``: its packets in flight; ``packet``: bytes)."""
 
     msg: Outgoing
     sent: bool = False
@@ -53,10 +44,8 @@ class Entry:
 class InFlight:
     """The feed's messages not yet acknowledged, and their packets in flight.
 
-    Attributes:
-        limit: the broker's Maximum Packet Size as its CONNACK said (None: none said).
-        learned: the largest packet size the broker was found to take without saying so.
-        problem: why the feed waits, when the broker's limit is too small (else None).
+    ``limit`` is the Maximum Packet Size the CONNACK said (None: none), ``learned`` a limit
+    found without it; ``problem`` says why the feed waits when no part fits.
     """
 
     def __init__(self, settings: FloorSettings, table_id: str) -> None:

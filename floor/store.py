@@ -1,9 +1,7 @@
 """The floor's store: every table's rounds, state, meters and events in one database.
 
-Rounds are keyed by table, journal and round id (a duplicate changes nothing, a new
-journal is a new series); only what the recorder verified is stored. SQLite by default,
-PostgreSQL for a ``postgresql://`` URL, the same tables and statements on both. The
-verified half (positions, seals, keys) is :mod:`floor.store_sealed`'s.
+Rounds are keyed by table, journal and round id; only what the recorder verified is
+stored. SQLite, or PostgreSQL for a ``postgresql://`` URL, with the same statements.
 """
 
 from __future__ import annotations
@@ -109,12 +107,8 @@ class Link:
 class SeriesRow(NamedTuple):
     """What the floor holds of one table's journal.
 
-    Attributes:
-        contiguous: rounds 1 to this are stored, each naming the one before it.
-        announced: the last round the newest ``state`` of this journal named (0: none).
-        broken: why the chain cannot be completed, or None.
-        gap_us: when the recorder first saw the rounds lacking (microseconds; None: not
-            seen or none lacking; 0: a recorder that did not say).
+    ``contiguous``: rounds 1 to this are stored, each naming the one before; ``gap_us``:
+    when the recorder first saw rounds lacking (microseconds; None: none; 0: not said).
     """
 
     table: str
@@ -131,12 +125,7 @@ class SeriesRow(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class TableRow:
-    """What the floor knows of one table (``threecard floor status``).
-
-    Attributes:
-        heard_us: when the recorder received its newest message (its clock, microseconds).
-        unreadable: payloads stored but not readable as declared (``state``, ``meters``).
-    """
+    """What the floor knows of one table (``heard_us``: the recorder's clock, microseconds)."""
 
     table_id: str
     journal: str
@@ -175,12 +164,7 @@ class PruneRow:
 
 
 class Store(SealedStore):
-    """An open store.
-
-    Args:
-        path: the SQLite file, or a ``postgresql://`` URL (tables created when missing,
-            unless ``readonly``).
-        readonly: open for reading only (``floor rounds``, ``floor status``, anchors).
+    """An open store: a SQLite file or a ``postgresql://`` URL (tables made unless ``readonly``).
 
     Raises:
         StoreError: not a floor store, or it cannot be opened.
@@ -220,12 +204,8 @@ class Store(SealedStore):
                    retained: bool = False) -> bool:
         """Keep a table's ``state``, ``meters`` or ``status``: the newest.
 
-        The order of arrival is the order of truth (the broker keeps a topic's order), never
-        ``sent_us``; a ``retained`` copy may be older, so a ``state`` or ``meters`` of the same
-        journal is kept only when its ``seq`` is not older.
-
-        Returns:
-            False when an older retained ``state`` or ``meters`` was left aside.
+        Arrival order is the truth (the broker keeps a topic's order), never ``sent_us``; a
+        ``retained`` copy older by ``seq`` is left aside (False).
         """
         col = m.name
         with self.db.transaction():
@@ -353,10 +333,7 @@ class Store(SealedStore):
 
     def rounds_between(self, from_utc: str | None, to_utc: str | None,
                        table: str | None = None) -> list[tuple[str, str, dict[str, Any]]]:
-        """(table, journal, record) of rounds that ended in ``[from_utc, to_utc)``, oldest first.
-
-        Times are the table's own (ISO 8601 UTC); None: no bound; every table unless ``table``.
-        """
+        """(table, journal, record) of rounds ended in ``[from_utc, to_utc)`` (table's clock)."""
         where, args = ["ended_utc IS NOT NULL"], []
         for cond, value in (("ended_utc >= ?", from_utc), ("ended_utc < ?", to_utc),
                             ("table_id = ?", table)):
@@ -401,11 +378,7 @@ class Store(SealedStore):
 
 
 def read_store(path: str | Path, what: Callable[[Store], Any]) -> Any:
-    """``what(store)`` on the store opened read-only, then closed.
-
-    Raises:
-        StoreError: the store cannot be opened or read (never the database's own error).
-    """
+    """``what(store)`` on the store opened read-only (StoreError, never the database's own)."""
     store = Store(path, readonly=True)
     try:
         return what(store)

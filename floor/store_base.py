@@ -1,8 +1,4 @@
-"""What the floor's store needs of a database: one small interface, one module per kind.
-
-The store writes its SQL once in the dialect SQLite and PostgreSQL share (``?``
-parameters, ``ON CONFLICT ... DO UPDATE``, ``CASE`` rather than two-argument ``max``).
-"""
+"""What the floor's store needs of a database: one small interface, one module per kind."""
 
 from __future__ import annotations
 
@@ -31,12 +27,7 @@ class Cursor(Protocol):
 
 
 class Database(Protocol):
-    """An open connection to the store's database.
-
-    Attributes:
-        name: what error messages call it (a path, or the URL without its password).
-        errors: the exceptions its statements raise.
-    """
+    """An open connection to the store's database (``errors``: what its statements raise)."""
 
     name: str
     errors: tuple[type[Exception], ...]
@@ -48,16 +39,10 @@ class Database(Protocol):
         """Run one statement once for each row of parameters."""
 
     def script(self, sql: str, added: Mapping[str, Sequence[str]] | None = None) -> None:
-        """Make the schema and add the columns ``added`` a store of an earlier recorder lacks.
-
-        One transaction, so two recorders starting on an empty store do not race.
-        """
+        """Make the schema and the columns ``added`` in one transaction (recorders may race)."""
 
     def transaction(self) -> AbstractContextManager[Any]:
-        """A transaction: committed at the block's end, rolled back on an error.
-
-        One opened inside another is a savepoint of it.
-        """
+        """A transaction: committed at the block's end, rolled back on an error (or a savepoint)."""
 
     def locked(self, key: str) -> AbstractContextManager[Any]:
         """A transaction no other process writes ``key``'s rows in meanwhile (two recorders)."""
@@ -98,11 +83,7 @@ def greater(a: str, b: str) -> str:
 
 
 def open_database(target: str, readonly: bool) -> Database:
-    """Connect to the store ``target`` names: a SQLite file, or ``postgresql://...``.
-
-    Raises:
-        StoreError: it cannot be opened (or, for PostgreSQL, psycopg is not installed).
-    """
+    """Connect to the store ``target`` names (StoreError: cannot, or no psycopg)."""
     if is_url(target):
         from floor.store_pg import PostgreSQL
 

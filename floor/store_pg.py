@@ -1,8 +1,7 @@
 """The floor's store in a PostgreSQL database (``--store postgresql://...``).
 
-The SQLite tables with ``BIGINT`` integers (microseconds exceed 32 bits), ``BYTEA`` blobs
-and ``COLLATE "C"`` text, so ISO 8601 times and hashes sort as written whatever the
-locale. psycopg 3 comes with the ``floor`` extra; a table never needs it.
+``BIGINT`` integers (microseconds exceed 32 bits) and ``COLLATE "C"`` text, so times and
+hashes sort as written. psycopg 3 comes with the ``floor`` extra.
 """
 
 from __future__ import annotations
@@ -31,11 +30,7 @@ def schema(sql: str) -> str:
 
 
 class PostgreSQL:
-    """A PostgreSQL database holding a floor store.
-
-    Args:
-        url: libpq's URL, ``postgresql://[USER[:PASSWORD]@]HOST[:PORT]/DBNAME[?...]``.
-        readonly: every transaction read-only.
+    """A PostgreSQL database holding a floor store (``url``: libpq's ``postgresql://...``).
 
     Raises:
         StoreError: psycopg is not installed, or the database cannot be reached.
@@ -76,10 +71,7 @@ class PostgreSQL:
             cur.executemany(self._q(sql), [tuple(r) for r in rows])
 
     def script(self, sql: str, added: Mapping[str, Sequence[str]] | None = None) -> None:
-        """The schema and the columns of ``added``, holding the schema's advisory lock.
-
-        A complete store is left alone: DDL beside a writing recorder could deadlock.
-        """
+        """The schema and ``added``, under an advisory lock; a complete store is left alone."""
         if self._complete(sql, added or {}):
             return
         with self.db.transaction():

@@ -52,13 +52,9 @@ class SealedStore:
 
     def put_verified(self, table: str, v: Verified, m: RoundMessage, now_us: int
                      ) -> list[EventMessage]:
-        """Store what a verified round message makes, in one transaction.
+        """Store what a verified round message makes, in one transaction (``now_us``: received).
 
-        Its rounds, events, seals, the journal's new position and contiguity, and a key
-        pinned on first use. ``now_us``: when it was received (the recorder's clock).
-
-        Returns:
-            The unsealed events held in its range that its rows do not make: dropped.
+        Returns the unsealed events held in its range that its rows do not make (dropped).
         """
         j, p = m.journal, v.position
         seals = [s for s, _ in v.seals]
@@ -108,11 +104,7 @@ class SealedStore:
         return dropped
 
     def put_event(self, m: EventMessage, now_us: int, limit: int) -> bool | None:
-        """Keep a provisional event (its round's seal not yet come).
-
-        Returns:
-            True: kept; False: held already; None: ``limit`` reached (refused).
-        """
+        """Keep a provisional event: True, False (held already) or None (``limit`` reached)."""
         body = encode(m).decode()
         with self.db.transaction():
             same = self.db.execute("SELECT body FROM pending_events WHERE table_id = ? AND "
@@ -142,11 +134,7 @@ class SealedStore:
                         "last_us = excluded.last_us", (table, n, why[:500], now_us))
 
     def pin_key(self, table: str, key: str, how: str, now_us: int) -> list[str]:
-        """Pin a verification key for a table (``how``: :data:`ENROLLED` or :data:`FIRST_USE`).
-
-        An enrolled key replaces those pinned on first use, never the reverse; returns those
-        it replaced.
-        """
+        """Pin a table's key (an enrolled one replaces first-use ones, never the reverse)."""
         gone = []
         if how == ENROLLED:
             gone = [k for (k,) in self.db.execute(
@@ -187,11 +175,7 @@ class SealedStore:
             "SELECT DISTINCT table_id FROM keys ORDER BY table_id")]
 
     def position(self, table: str, journal: str) -> Position | None:
-        """Where the floor verified a journal up to (None: nothing of it).
-
-        Raises:
-            ValueError: the replayed state stored cannot be read.
-        """
+        """Where the floor verified a journal up to (None: nothing); ValueError: unreadable."""
         if not self._has("positions"):
             return None
         row = self.db.execute("SELECT journal_id, chain_key, epoch, key, seq, head, first_utc, "

@@ -1,8 +1,7 @@
 """The floor's store in a SQLite file: the embedded default.
 
 WAL with ``synchronous=NORMAL``: a power cut may lose the newest commits, which the
-recorder's continuity check asks for again. Recorders on one machine may share the file
-(``BEGIN IMMEDIATE``); a network share is not supported.
+recorder asks for again. Not on a network share.
 """
 
 from __future__ import annotations
@@ -19,11 +18,7 @@ from floor.store_base import StoreError
 
 
 class SQLite:
-    """A SQLite file holding a floor store.
-
-    Raises:
-        StoreError: the file is missing (``readonly``) or cannot be opened.
-    """
+    """A SQLite file holding a floor store (StoreError: missing when ``readonly``, unopenable)."""
 
     errors: tuple[type[Exception], ...] = (sqlite3.Error,)
 
@@ -47,10 +42,7 @@ class SQLite:
             raise StoreError(f"{path}: cannot open the floor store: {exc}") from None
 
     def _wal(self) -> None:
-        """The write-ahead log; "database is locked" retried for up to 10 s.
-
-        SQLite's busy wait does not cover the change of journal mode (two recorders, new file).
-        """
+        """The write-ahead log, "database is locked" retried for 10 s (busy waits skip this)."""
         deadline = time.monotonic() + 10.0
         while True:
             try:
@@ -83,10 +75,7 @@ class SQLite:
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
-        """``BEGIN IMMEDIATE`` (the write lock at once) ... ``COMMIT``, or ``ROLLBACK``.
-
-        Inside another: a savepoint, rolled back alone on an error.
-        """
+        """``BEGIN IMMEDIATE`` ... ``COMMIT``, or ``ROLLBACK``; nested: a savepoint."""
         if self.db.in_transaction:
             self.db.execute("SAVEPOINT inner")
             try:

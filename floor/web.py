@@ -1,8 +1,7 @@
 """``threecard floor web``: the pit page and ``/metrics``, read-only, over aiohttp.
 
-Pages are pushed again by server-sent events when what they show changes. A pit role's
-PIN (an scrypt hash in ``[roles]``) opens a session, locked out as the table's roles are;
-``/metrics`` needs a bearer token, or a listener of its own on the loopback interface.
+A pit role's PIN opens a session; ``/metrics`` needs a bearer token, or its own listener
+on the loopback interface.
 """
 
 from __future__ import annotations
@@ -60,12 +59,7 @@ class PitRoles:
 
 
 def read_roles(path: str | Path) -> PitRoles:
-    """The ``[roles]`` of a floor configuration file (TOML).
-
-    Raises:
-        WebError: unreadable, or ``[roles]`` lacks a pit PIN hash or holds a value out of
-            bounds (the message names the key).
-    """
+    """The ``[roles]`` of a floor configuration file (WebError naming the key if unusable)."""
     try:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -95,11 +89,7 @@ def read_roles(path: str | Path) -> PitRoles:
 
 
 def read_token(path: str | Path) -> str:
-    """The bearer token of ``/metrics``: the file's first line (at least 16 characters).
-
-    Raises:
-        WebError: the file cannot be read, or its token is too short.
-    """
+    """The bearer token of ``/metrics``: the file's first line, 16 characters or more (WebError)."""
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
@@ -164,11 +154,8 @@ class StoreUnavailable(Exception):
 class Reader:
     """The store, read one request at a time in a worker thread (it is synchronous).
 
-    A failing store is opened again and the read tried once more; while it still fails each
-    read raises :class:`StoreUnavailable`. The outage is logged as it starts and ends.
-
-    Raises:
-        StoreError: the store cannot be opened as the server starts.
+    A failing store is opened again and read once more, else :class:`StoreUnavailable`.
+    StoreError when it cannot be opened as the server starts.
     """
 
     def __init__(self, open_store: Callable[[], Any]) -> None:
@@ -189,11 +176,7 @@ class Reader:
             raise
 
     def __call__(self, what: Callable[[Any], Any]) -> Any:
-        """``what(store)`` under the lock.
-
-        Raises:
-            StoreUnavailable: the store cannot be read, even opened again.
-        """
+        """``what(store)`` under the lock (StoreUnavailable: unreadable even opened again)."""
         with self.lock:
             try:
                 got = self._read(what)
@@ -380,11 +363,7 @@ def _host_port(text_: str, what: str) -> tuple[str, int]:
 
 
 def tls_context(cert: str, key: str) -> ssl.SSLContext:
-    """A server TLS context (TLS 1.2 or later) of a PEM certificate chain and key.
-
-    Raises:
-        WebError: either cannot be read or they do not match.
-    """
+    """A server TLS context (TLS 1.2+) of a PEM chain and key (WebError: unreadable, mismatched)."""
     if not cert:
         raise WebError("--key: goes with --cert (the certificate it is the key of)")
     for flag, path in (("--cert", cert), ("--key", key)):

@@ -15,12 +15,7 @@ ALARM_SEVERITIES = ("warning", "error")
 
 @dataclass(frozen=True, slots=True)
 class PitRow:
-    """One table on the pit page: its status and the figures of its meters (minor units).
-
-    Attributes:
-        drop, paid, won: the ``total`` meter row's wagered, paid and won (None: no meters).
-        expected_hold_ppm: the hold the profile's exact returns give (None: not known).
-    """
+    """One table on the pit page: its status and its meters' figures (minor units; None: none)."""
 
     status: TableStatus
     currency: str = ""

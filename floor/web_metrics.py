@@ -1,7 +1,4 @@
-"""``/metrics``: the floor in Prometheus' text format, read from the store at scrape time.
-
-Amounts are minor units of the table's currency (label ``currency``); the hold is a ratio.
-"""
+"""``/metrics``: the floor in Prometheus' text format, read from the store at scrape time."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
 """The table's side of the floor's witness: its journal against the newest seal the floor holds.
 
-A journal put back to an older copy (with its anchor and key: consistent in itself) is
-behind it, one replaced holds another seal for the epoch; either way the table locks.
+A journal put back (consistent in itself) or replaced no longer matches: the table locks.
 """
 
 from __future__ import annotations
@@ -63,12 +62,7 @@ def check(j: Journal, w: WitnessMessage) -> WitnessVerdict:
 
 
 class WitnessState:
-    """What the feed made of the floor's witness so far.
-
-    Attributes:
-        settled: set once compared, or the floor holds none, or the broker is unreachable.
-        why_not: why the witness could not be read ("" once it was).
-    """
+    """What the feed made of the floor's witness (``settled``: compared, none, or unreachable)."""
 
     def __init__(self) -> None:
         self.settled = threading.Event()
