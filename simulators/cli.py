@@ -25,7 +25,7 @@ from simulators.shoe import SimulatedShoe
 
 DEFAULT_INTERVAL_MS = 1000
 DEFAULT_GAP_MS = 3000
-# The table's own bound on burn_cards; an eight-deck shoe, the largest a table uses.
+# Bounds: the table's own on burn_cards; eight packs, the largest shoe a table uses.
 MAX_BURN_CARDS = 5
 MAX_PACKS = 8
 # controller.autoplay.QUIET_MS, which the layout keeps simulators from importing (a test
