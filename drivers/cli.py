@@ -1,18 +1,4 @@
-"""``threecard decode``: raw shoe bytes in, one JSON line per event out.
-
-The technician's tool: feed it a capture file (or pipe a port into it) and see exactly
-what the shoe said and what the host would drop::
-
-    threecard decode --dialect native capture.bin
-    {"type": "card", "card": "Qh", "seq": 17, "burn": false, "code": "Qh"}
-    {"type": "frame_error", "reason": "crc", "detail": "CRC 1234 != 5D2A: '$18,CARD,Ah*1234'"}
-    {"type": "seq_gap", "expected": 19, "got": 21}
-
-The exit status is 0 when every frame decoded, 1 when a frame was dropped or a seq gap
-seen, or when the input had bytes but not one frame decoded (standard error then says
-"no frame decoded from N bytes: is the dialect right?", as the table does), 2 for a usage
-error.
-"""
+"""``threecard decode``: raw shoe bytes in, one JSON line per event out (docs/shoe-frames.md)."""
 
 from __future__ import annotations
 
@@ -30,15 +16,7 @@ _NO_SEQ = frozenset({"frame_error", "seq_gap", "link", "no_frame"})
 
 
 def event_to_json(event: ShoeEvent) -> dict[str, Any]:
-    """The JSON object ``threecard decode`` prints for one event.
-
-    Args:
-        event: any shoe or link event.
-
-    Returns:
-        ``{"type": ..., <fields>}``; ``seq`` is included (null in beetek) except for
-        frame errors, seq gaps and link status.
-    """
+    """The JSON object ``threecard decode`` prints for one event: ``{"type": ..., <fields>}``."""
     out: dict[str, Any] = {"type": event.type}
     if isinstance(event, CardRead):
         out.update(card=event.card, seq=event.seq, burn=event.burn, code=event.code)
@@ -65,16 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def decode_stream(dialect: str, source: BinaryIO | int, out: TextIO) -> dict[str, int]:
-    """Decode everything from ``source`` and print JSON lines to ``out`` as they come.
-
-    Args:
-        dialect: a name of :data:`drivers.dialects.DIALECTS`.
-        source: a binary file, or a file descriptor (read as data arrives).
-        out: where the JSON lines go (flushed after each read).
-
-    Returns:
-        The decoder's counters as a dict, and ``bytes``: the bytes read.
-    """
+    """Decode all of ``source`` (a file or descriptor) to JSON lines; the counters and ``bytes``."""
     decoder = make_decoder(dialect)
     nbytes = 0
     while True:
@@ -97,15 +66,7 @@ def decode_stream(dialect: str, source: BinaryIO | int, out: TextIO) -> dict[str
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``threecard decode``.
-
-    Args:
-        args: parsed arguments.
-
-    Returns:
-        0 if all frames decoded, 1 if a frame was dropped or a seq gap seen or if bytes
-        came but no frame decoded (a wrong dialect?), 2 if the file cannot be read.
-    """
+    """Run ``threecard decode``: 0 all decoded, 1 a frame dropped or none decoded, 2 unreadable."""
     try:
         if args.file == "-":
             stats = decode_stream(args.dialect, sys.stdin.buffer.fileno(), sys.stdout)

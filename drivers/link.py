@@ -1,41 +1,6 @@
 """ShoeLink: one reader thread per shoe that keeps the link up and posts events.
 
-The thread connects, reads, feeds the dialect and puts every event on the queue. On any
-error it reports :class:`~controller.game.events.LinkState` ``DISCONNECTED`` with an operator
-message, waits (bounded exponential back-off, no busy polling), finds the port again and
-reconnects, without a restart. With a heartbeat dialect (``native``:
-:attr:`drivers.dialects.Dialect.heartbeat`) no line for
-``silence_timeout`` seconds makes the link ``SILENT`` (port open, shoe quiet: not the same
-as dead); the link then sends ``PING`` once per silence period, and the first line back
-makes it ``ONLINE`` again. A crash inside the thread is logged and reported as
-``DISCONNECTED`` with the error, and the link tries again; it is never silent.
-
-A wrong dialect is not silent either: bytes that arrive but decode to no frame (a
-``native`` shoe on a ``beetek`` link, or the other way round, or a wrong baud rate) are
-counted; after :data:`NO_FRAME_AFTER_MS` of them (at least :data:`NO_FRAME_MIN_BYTES`),
-the link logs a warning "no frame decoded from N bytes: is the dialect right?" and posts
-:class:`~controller.game.events.NoFrameDecoded`, once per episode; the first frame that decodes
-ends the episode (logged, and posted with ``cleared`` True). Such bytes are also fed to the
-decoders of the other dialects: as soon as one of them makes a frame, the hint comes at
-once (the warning names the dialect the bytes decode as), and the shoe is talking, if not
-in this link's dialect: no "no heartbeat" alarm while the episode lasts (a ``beetek``
-shoe sends none), and a link that had gone ``SILENT`` is ``ONLINE`` again.
-
-Nor is a link that hears nothing at all: a ``native`` shoe on TCP sends nothing before
-the host's first message (``PING``), which a link that never writes (``beetek``) never
-sends. A link given ``unheard_after`` (:func:`drivers.open_link` gives
-:data:`UNHEARD_AFTER_S` to the network schemes) that has heard no byte that long after
-connecting logs one warning naming its dialect and posts :class:`NoFrameDecoded` with
-``nbytes`` 0 (the same hint); the first byte ends it (posted with ``cleared`` True). Only
-a connection that has heard nothing since it opened: a shoe quiet between deals is not.
-
-Example::
-
-    inbox = queue.Queue()
-    link = drivers.open_link("serial:///dev/card-shoe?dialect=native", inbox)
-    link.start()
-    ...  # inbox receives LinkStatus(...) and shoe events such as CardRead(card="Qh", seq=17)
-    link.stop()
+Reconnects, silence and the wrong-dialect hint: docs/shoe-frames.md, "The link".
 """
 
 from __future__ import annotations
@@ -66,33 +31,18 @@ from drivers.transports import Connector, Transport, TransportError
 
 log = logging.getLogger(__name__)
 
+# Milliseconds of undecodable bytes (at least NO_FRAME_MIN_BYTES: fewer are line noise,
+# shorter than any card frame) before the link asks whether the dialect is right.
 NO_FRAME_AFTER_MS = 5000
-"""Milliseconds of bytes that decode to no frame before the link says so (dialect hint)."""
 NO_FRAME_MIN_BYTES = 16
-"""Fewer undecodable bytes than this are line noise (an adapter's power-up glitch), not a
-wrong dialect: the shortest card frame of either dialect is longer."""
+# Seconds without a byte after connecting before a link that never writes asks about its
+# dialect (a native shoe on TCP waits for the host's PING).
 UNHEARD_AFTER_S = 5.0
-"""Seconds without a single byte after connecting before a network link that never writes
-asks whether the dialect is right (a ``native`` shoe on TCP waits for the host's ``PING``)."""
 
 
 @dataclass(slots=True)
 class LinkCounters:
-    """What a link has done since it started (mutable; read from any thread).
-
-    Attributes:
-        connects: successful opens.
-        disconnects: connections lost.
-        open_failures: failed open attempts.
-        silences: times the link went silent.
-        crashes: unexpected errors caught inside the thread.
-        bytes_read: bytes received.
-        unheard_hints: times a connection heard no byte for ``unheard_after`` seconds.
-        undecoded_bytes: bytes received since the last decoded frame.
-        no_frame_hints: times the link said no frame decodes (wrong dialect?).
-        events: events put on the queue (link status excluded).
-        decoder: the dialect's counters (frame errors by reason, gaps, retransmissions).
-    """
+    """What a link has done since it started (mutable; read from any thread)."""
 
     connects: int = 0
     disconnects: int = 0
@@ -113,24 +63,18 @@ class LinkCounters:
 
 
 class ShoeLink:
-    """The reader thread of one shoe.
+    """The reader thread of one shoe; times in seconds.
 
     Args:
         connector: finds and opens the port (anew at every connect).
         dialect: a name of :data:`drivers.dialects.DIALECTS`.
         events: the queue that receives shoe events and :class:`LinkStatus` events.
-        silence_timeout: seconds without any line before ``SILENT`` (heartbeat dialects
-            only); 0 turns supervision off. Default 3.
-        backoff_initial: first wait after a failure, seconds.
-        backoff_max: longest wait between attempts, seconds.
+        silence_timeout: without a line, ``SILENT`` (heartbeat dialects); 0: never.
+        backoff_initial: first wait after a failure.
+        backoff_max: longest wait between attempts.
         ping_on_connect: send ``PING`` right after connecting (heartbeat dialects only).
-        unheard_after: seconds after connecting with no byte at all before the link asks
-            whether the dialect is right (dialects without heartbeat only, whose link
-            never writes); 0 (the default) never asks.
+        unheard_after: without a byte after connecting, ask about the dialect; 0: never.
         name: thread name.
-
-    Attributes:
-        simulator: the in-process simulated shoe of a ``sim://`` link, else None.
     """
 
     def __init__(self, connector: Connector, dialect: str, events: queue.Queue[Any], *,
@@ -183,25 +127,14 @@ class ShoeLink:
         return self._thread is not None and self._thread.is_alive()
 
     def start(self) -> None:
-        """Start the reader thread (once).
-
-        Raises:
-            RuntimeError: already started.
-        """
+        """Start the reader thread (once; RuntimeError if already started)."""
         if self._thread is not None:
             raise RuntimeError("a ShoeLink can be started once")
         self._thread = threading.Thread(target=self._main, name=self._name, daemon=True)
         self._thread.start()
 
     def stop(self, timeout: float = 2.0) -> bool:
-        """Stop the thread and close the port, promptly even during a blocked read.
-
-        Args:
-            timeout: longest wait for the thread, seconds.
-
-        Returns:
-            True if the thread has ended.
-        """
+        """Stop the thread and close the port, even during a blocked read; True once it ended."""
         self._stop.set()
         transport = self._transport
         if transport is not None:
@@ -215,11 +148,7 @@ class ShoeLink:
         return ended
 
     def ping(self) -> bool:
-        """Send ``PING`` (heartbeat dialects); the shoe answers with a heartbeat.
-
-        Returns:
-            True if it was written.
-        """
+        """Send ``PING`` (heartbeat dialects); True if it was written."""
         transport = self._transport
         if transport is None or self._pinger is None:
             return False
@@ -332,11 +261,7 @@ class ShoeLink:
         c.undecoded_bytes += nbytes
 
     def _hear_other(self, data: bytes) -> str | None:
-        """The other dialect in which the bytes this link does not decode make frames.
-
-        Fed only bytes that decoded to no frame here; None until a frame of another
-        dialect completes, then that dialect's name until this link decodes a frame.
-        """
+        """The other dialect the undecoded bytes make frames in (None until one does)."""
         if self._heard_as is None:
             for name, probe in self._probes.items():
                 frames = probe.stats.frames
@@ -347,11 +272,7 @@ class ShoeLink:
         return self._heard_as
 
     def _check_no_frame(self, now: float) -> None:
-        """Say once per episode that bytes arrive but no frame decodes.
-
-        At once when they decode in another dialect, else after :data:`NO_FRAME_AFTER_MS`
-        of at least :data:`NO_FRAME_MIN_BYTES` bytes.
-        """
+        """Say once per episode that bytes arrive but no frame decodes."""
         since = self._undecoded_since
         nbytes = self.counters.undecoded_bytes
         heard = self._heard_as
@@ -367,10 +288,7 @@ class ShoeLink:
         self._put(hint)
 
     def _check_unheard(self, now: float, heard: bool) -> None:
-        """Say once that no byte came since the connection opened; the first byte clears it.
-
-        The hint stays through reconnections that hear nothing either (said once).
-        """
+        """Say once that no byte came since the connection opened (reconnections included)."""
         since = self._unheard_since
         if since is None:
             return

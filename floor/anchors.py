@@ -1,19 +1,7 @@
 """The floor as the journal's anchor outside the table (``verify-journal --floor-store``).
 
-The floor keeps every seal it verified of a journal (epoch, last event, chain hash at it,
-signature) and the records it derived from the sealed rows. A journal at the table must
-still hold each of those seals, the same, and the events they sign: a journal cut short,
-put back to an older copy (with its anchor and its key file), rewritten with a recomputed
-chain, or replaced by another is caught, even with its anchor file deleted beside it;
-the verdict says **the journal changed**.
-
-The floor's own record is checked too: each seal it holds must verify with the key of its
-epoch, from the chain's start key on, and each record must be the one the journal's
-sealed rows make. A record that fails is one **the table never sealed** (a store edited,
-or written by a recorder of an earlier version, which took rounds on their word): it is
-named as the floor's, never as an edit of the journal. Rounds the journal holds and the
-floor has not yet recorded are noted, not faulted (the feed may lag, or the floor may have
-been down).
+A journal cut short, put back, rewritten or replaced no longer holds the seals the floor
+verified; a floor record that fails its seals is the floor's fault, not the journal's.
 """
 
 from __future__ import annotations
@@ -33,18 +21,7 @@ from floor.store import Store, read_store
 
 @dataclass(frozen=True, slots=True)
 class FloorVerdict:
-    """A journal compared with the floor's record.
-
-    Attributes:
-        table_id: the table the journal belongs to (its ``startup`` records say).
-        journal: the hash of the journal's first event ("" for an empty journal).
-        rounds_checked: rounds the floor recorded and the journal was checked against.
-        problems: how the journal changed from what the floor verified (empty: it did
-            not).
-        notes: what was not compared.
-        never_sealed: records the floor holds that the table never sealed (the floor's
-            store is at fault there, not the journal).
-    """
+    """A journal compared with the floor's record (``never_sealed``: the store's faults)."""
 
     table_id: str
     journal: str
@@ -76,7 +53,6 @@ def _table_id(j: Journal) -> str:
 
 
 def _records(j: Journal, first: int) -> dict[int, dict[str, Any]]:
-    """The journal's records from round ``first`` on (one replay), by round id."""
     _, first_utc = j.genesis()
     return {r["round_id"]: as_recalled(r, first_utc)
             for r in round_records(j, first=max(first, 1))}
@@ -136,14 +112,9 @@ def _seal_changes(j: Journal, chain: tuple[str, str] | None,
 
 def compare(journal_path: str | Path, store_path: str | Path,
             archive: str | Path | None = None) -> FloorVerdict:
-    """Compare a journal with the floor's store (both opened read-only).
+    """Compare a journal (with its archive) with the floor's store, both read-only.
 
-    The journal is read with its archive (``archive``, else the one beside it): rounds
-    moved there are compared too.
-
-    Raises:
-        JournalError: the journal cannot be read.
-        StoreError: the store cannot be read.
+    Raises JournalError or StoreError when either cannot be read.
     """
     def with_store(store: Store) -> FloorVerdict:
         j = Journal(journal_path, readonly=True, archive=archive)

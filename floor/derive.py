@@ -1,15 +1,4 @@
-"""What the floor hears of journal events, made by the game's own replay at both ends.
-
-A table's feed (:mod:`floor.follower`) and the floor's recorder (:mod:`floor.recorder`)
-feed the same journal rows to a :class:`Replay`: a :class:`~controller.game.engine.Game`
-applied to each row with :func:`controller.game.replay.apply_each` (as start-up and
-``verify-journal`` apply them). Each row yields the rounds it finished or changed (with
-the event that last changed each record, and the previous round's) and the ``event``
-messages it makes: each notice the table shows, when it appears or changes, and each
-role action (an input made with a supervisor's or technician's PIN, or a PIN that matched
-no role). So what the floor stores is what the journal's rows make, never what a message
-claims.
-"""
+"""What the floor hears of journal events, made by the game's own replay at both ends."""
 
 from __future__ import annotations
 
@@ -26,21 +15,16 @@ from controller.journal import Record
 from controller.journal.anchor import GENESIS
 from floor.messages import FINISHED, EventMessage
 
+# Actors whose inputs are role actions on the ``event`` topic (WRONG_PIN: no role matched).
 ROLES = (Role.SUPERVISOR.value, Role.TECHNICIAN.value, WRONG_PIN)
-"""Actors whose inputs are role actions on the ``event`` topic (:data:`WRONG_PIN`: a PIN
-that matched no role)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Finished:
-    """A round finished (or its record changed after it ended: a burn joined its deal).
+    """A round finished, or its record changed after it ended (a burn joined its deal).
 
-    Attributes:
-        round_id: the round.
-        record: its record as game recall shows it.
-        seq, hash: the event that last changed the record.
-        prev: (seq, hash) of the previous round's last event; (0, genesis) before round
-            1; None when the replay started after the previous round ended.
+    ``prev``: (seq, hash) of the previous round's last event; (0, genesis) before round 1;
+    None when the replay started after it.
     """
 
     round_id: int
@@ -53,16 +37,8 @@ class Finished:
 class Replay:
     """A game fed journal rows in order; what each row finishes, and the events it makes.
 
-    Args:
-        table_id: the table's id, which every event carries.
-        game: the state before the next row (changed in place).
-        journal: the hash of the journal's first event ("" until that event is applied).
-        first_utc: the time of the journal's first event (round 1's start in recall).
-        ends: round id -> (seq, hash) of its last event, for the rounds before the next
-            row (the previous round's end of the next round finished).
-
-    Attributes:
-        last_round: the newest round finished.
+    ``game`` is changed in place; ``ends``: round id -> (seq, hash) of its last event, for
+    the rounds before the next row; ``journal`` is "" until the first event is applied.
     """
 
     def __init__(self, table_id: str, game: Game, journal: str = "", first_utc: str = "",
@@ -76,13 +52,9 @@ class Replay:
         self._notes = dict(game.notes)
 
     def apply(self, row: Record, h: str) -> tuple[list[EventMessage], list[Finished]]:
-        """Apply one row (chain hash ``h``).
+        """Apply one row (chain hash ``h``): its ``event`` messages, the rounds it finished.
 
-        Returns:
-            (its ``event`` messages, the rounds it finished or changed).
-
-        Raises:
-            ReplayError: the row cannot be read or applied.
+        Raises ReplayError when the row cannot be read or applied.
         """
         if row.seq == 1:
             self.journal, self.first_utc = h, row.utc

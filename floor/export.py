@@ -1,12 +1,6 @@
 """Rounds for the casino management system (``threecard floor rounds --format json|csv``).
 
-One row per round: its table, its journal (the series: the hash of the journal's first
-event), round id, status, start and end (the table's clock, ISO 8601 UTC), and per bet
-group (``total``, then each bet in the order the dealer pays them) what was wagered, what
-was paid to players beyond their stakes, the players' net, and what a void refunded: the
-meters' own sums (:func:`controller.game.recall.sum_rounds`), integers in minor units of
-the journal's currency (``currency``; empty: not known to the floor). A round dealt in
-outcome mode holds no money: its amounts are 0.
+Amounts are the meters' own sums, minor units (docs/floor-format.md).
 """
 
 from __future__ import annotations
@@ -20,25 +14,15 @@ from controller.game.recall import sum_rounds
 from controller.game.rules import PAY_ORDER
 
 GROUPS = ("total", *PAY_ORDER)
-"""The bet groups of a row, in its order (a CSV row always has them all)."""
+# Minor units.
 AMOUNTS = ("wagered", "paid", "net", "refunded")
-"""The amounts of a bet group, minor units."""
 FIELDS = ("table_id", "journal", "round_id", "status", "void_reason", "started_utc",
           "ended_utc", "bet_entry", "currency")
-"""The columns before the amounts (the names ``floor rounds --json`` gives them)."""
 COLUMNS = (*FIELDS, *(f"{g}_{a}" for g in GROUPS for a in AMOUNTS))
-"""The CSV header."""
 
 
 def parse_utc(flag: str, text: str) -> str:
-    """A time as ``--from``/``--to`` take it, as the records write it (ISO 8601, UTC).
-
-    ``2026-12-05T14:00:00Z`` (or ``+00:00``, with or without fractions of a second), or a
-    date, ``2026-12-05``: its midnight UTC.
-
-    Raises:
-        ValueError: not one of those; the message names ``flag``.
-    """
+    """A ``--from``/``--to`` time: ISO 8601 UTC or a date; ValueError naming ``flag`` otherwise."""
     try:
         if len(text) == 10:
             when = datetime.combine(date.fromisoformat(text), datetime.min.time(), UTC)
@@ -61,11 +45,7 @@ def groups(record: dict[str, Any]) -> dict[str, dict[str, int]]:
 
 def as_json(table: str, journal: str, record: dict[str, Any], currency: str | None
             ) -> dict[str, Any]:
-    """A round for the JSON export.
-
-    Its record as ``floor rounds --json`` gives it, with its table, journal, currency and
-    amounts by bet group (``groups``).
-    """
+    """A round for the JSON export, with its amounts by bet group (``groups``)."""
     return {"table_id": table, "journal": journal, **record, "currency": currency,
             "groups": groups(record)}
 

@@ -1,38 +1,4 @@
-"""What the floor hears of a table, made from its journal alone.
-
-A :class:`Follower` opens the journal read-only and replays it in a game of its own
-(:class:`floor.derive.Replay`: the game's own replay, as start-up and game recall make
-it), so each message names the event that made it.
-
-A round's message carries the journal itself: every event since the seal that closed the
-previous round (the chain's start before round 1), up to the seal that closes this one,
-with the seals in between (taken every 15 minutes, or as the table stopped) and the chain
-starts among them. The seal closing a round is written in the same commit as the event
-that ends it, so it is there when the follower reads that event; its last event may be a
-later one of the same commit. The floor recomputes the chain over these rows, checks each
-seal with the key it expects, and replays the rows itself: the records and events it
-stores are the journal's, never what a message claims (:mod:`floor.recorder`). A card
-read in burn mode after a round ended joins that round's deal: the floor sees it in the
-next round's rows, and its record of the round changes with them.
-
-The follower never writes: it reads the committed events after its position, page by
-page, and each read is a short transaction of its own (a running table's write-ahead log
-is never held back).
-
-Where it starts: messages are made for the events after ``after`` (the outbox cursor);
-the game is first rebuilt from a sealed snapshot taken in a round BEFORE the first round
-it may report, so that the previous round's end, and the seal that closed it, are known
-too (:meth:`Follower._start_snapshot`). A resend follows the same way from the round
-asked for, and makes the ``event`` messages after the end of the round before it too.
-
-The journal is read through its reading API, in either format, with the archive its
-history was moved to (:mod:`controller.game.archive`): a resend of archived rounds is
-answered from the archive. Without the archive beside the journal the follower starts at
-the cut, and a round whose previous round ended before the cut is not sent (no rows are
-made up): :attr:`Follower.withheld` names it, and the floor goes on lacking it. So is a
-round of a journal that is not sealed (one of an earlier version: ``threecard seal init``
-starts its seals).
-"""
+"""What the floor hears of a table, made from its journal alone (docs/floor-format.md)."""
 
 from __future__ import annotations
 
@@ -69,26 +35,16 @@ from floor.par import profile_returns
 from floor.witness import WitnessVerdict, check
 
 PAGE = 500
-"""Events read and replayed per :meth:`Follower.poll`."""
+# Rows past this many bytes go in several messages cut at seals (a 7-seat round is ~5 KiB).
 PART_BYTES = MAX_PAYLOAD_BYTES // 2
-"""A round's rows past about this many bytes are sent in several messages, cut at seals
-(a round of seven seats is about 5 KiB: one paused for hours spans several seals)."""
 ALARM_SEVERITIES = ("warning", "error")
-"""Notices counted as open alarms in ``state``."""
 UNSEALED = ("the journal is not sealed (a journal of an earlier version): the floor takes "
             "no round of it; `threecard seal init` starts its seals")
-"""Why the rounds of an unsealed journal are withheld."""
 
 
 @dataclass(frozen=True, slots=True)
 class Outgoing:
-    """One message the follower made.
-
-    Attributes:
-        seq: the journal event it comes from (the cursor passes it once acknowledged).
-        body: the payload (its ``name`` is the topic's), without its send time.
-        retain: the broker keeps it for new subscribers (``meters``, ``state``).
-    """
+    """One message the follower made (``seq``: its journal event; ``body``: without send time)."""
 
     seq: int
     body: Message
@@ -101,7 +57,6 @@ class Outgoing:
 
 
 def _round_of(snapshot: tuple[int, str, str] | None) -> int | None:
-    """The round in play in a snapshot's state (None: no snapshot, or not readable)."""
     try:
         rid = json.loads(snapshot[2]).get("round_id") if snapshot else None
     except (ValueError, AttributeError):
@@ -111,12 +66,7 @@ def _round_of(snapshot: tuple[int, str, str] | None) -> int | None:
 
 def _parts(after: int, rows: list[JournalRow], seals: list[SealRow]
            ) -> list[tuple[int, list[JournalRow], list[SealRow]]] | None:
-    """The rows and seals of a round's message, cut at seals when too many for one.
-
-    Returns:
-        (after, rows, seals) of each message, in order; None when the rows of one epoch
-        alone are too many (no seal to cut at).
-    """
+    """A round's (after, rows, seals), cut at seals when too many; None if one epoch is too many."""
     out: list[tuple[int, list[JournalRow], list[SealRow]]] = []
     start, cur_rows, cur_seals, size = after, [], [], 0
     i = 0
@@ -137,7 +87,6 @@ def _parts(after: int, rows: list[JournalRow], seals: list[SealRow]
 
 
 def _closed(game: Game) -> int:
-    """The newest round a game's state has closed."""
     done = game.state in (RoundState.SETTLED, RoundState.VOID)
     return game.round_id if done else game.round_id - 1
 
@@ -147,22 +96,14 @@ class Follower:
 
     Args:
         path: the journal file (a running table's: its write-ahead log is read too).
-        table_id: the table's id, which every message carries.
+        table_id: the table's id.
         after: make messages for the events after this one.
-        rounds_from: a resend: only ``round`` messages, for rounds from this id on, and
-            only up to event ``until``; None: the live feed (every topic).
+        rounds_from: a resend from this round, up to event ``until``; None: the live feed.
         until: the last event a resend reads.
-        pause: called with the seconds each stretch of the rebuild took (the feed's pacing:
-            the table's thread keeps its pace).
+        pause: called with the seconds each stretch of the rebuild took (pacing).
 
     Attributes:
-        position: the newest event replayed.
-        genesis: the hash of the journal's first event (empty before it exists).
-        withheld: the newest round not sent: the seal before it closed where the follower
-            cannot read (an archive not found beside the journal), or the journal is not
-            sealed; 0: none.
-        sealed_at: the event the next round's rows follow (the seal that closed the round
-            before it); None: not known yet (the replay started after it).
+        withheld: the newest round not sent (its previous seal unreadable, or unsealed).
 
     Raises:
         JournalError: the file is not a journal.
@@ -233,14 +174,7 @@ class Follower:
             self._end_read()
 
     def _start_snapshot(self, after: int, rounds_from: int | None) -> int:
-        """The sealed snapshot to rebuild from (its event; 0: the journal's start).
-
-        The newest at or before event ``after`` taken in a round before the first round
-        this follower may report. Snapshots are taken as a round opens. The first round
-        reported is the first finished after ``after`` (at least the round of the newest
-        snapshot before it) or ``rounds_from``; a snapshot of an earlier round also sees
-        its previous round end, and the seal that closed it.
-        """
+        """The snapshot to rebuild from: one in a round before the first reported (0: the start)."""
         j = self.journal
         try:
             below = rounds_from
@@ -259,11 +193,7 @@ class Follower:
             self._end_read()
 
     def withheld_note(self) -> str | None:
-        """What to log of the rounds not sent (:attr:`withheld`): once, when it changes.
-
-        Returns:
-            The line to log, or None: nothing new withheld since the last call.
-        """
+        """What to log of :attr:`withheld` when it changes; None: nothing new."""
         if self.withheld == self._withheld_said:
             return None
         self._withheld_said = self.withheld
@@ -282,15 +212,7 @@ class Follower:
         return self.journal.base_seq if head is None else head
 
     def poll(self, limit: int = PAGE) -> list[Outgoing] | None:
-        """Replay the next events (at most ``limit``) and return the messages they make.
-
-        Returns:
-            The messages, in journal order (a live feed adds the ``meters`` and ``state``
-            of the newest event when anything changed); None when no event was read.
-
-        Raises:
-            ReplayError: an event body cannot be read (a broken journal).
-        """
+        """Replay at most ``limit`` events; their messages (None: none read); ReplayError."""
         if self.until is not None:
             limit = min(limit, self.until - self.position)
             if limit <= 0:
@@ -331,17 +253,10 @@ class Follower:
         return out
 
     def _round(self, rid: int, end: int, wanted: bool) -> list[RoundMessage]:
-        """The message of round ``rid``, which ended at event ``end``, and its seal.
+        """The messages of round ``rid`` (ended at event ``end``) up to the seal covering it.
 
-        Its rows run from the seal that closed the round before it to the first seal
-        covering ``end`` (written in the same commit); rows too many for one message are
-        sent in several, each ending at a seal in between. None when that seal is one an
-        earlier message carried (two rounds sealed together), when the seal before it is
-        not known or not readable here, or when the journal is not sealed
-        (:attr:`withheld` says the last two, of a round ``wanted``: one to send).
-
-        Raises:
-            ReplayError: the rows cannot be read.
+        None when an earlier message carried that seal, or the seal before it is unknown or
+        unreadable, or the journal unsealed (the last two set :attr:`withheld`).
         """
         try:
             closing = sealing.closing_seal(self.db, end)
@@ -416,7 +331,6 @@ class Follower:
 
 
 def _currency(game: Game) -> str:
-    """The ISO 4217 code of the game's amounts ("" when it is none the floor takes)."""
     code = getattr(game.config, "currency", "")
     return code if isinstance(code, str) and len(code) == 3 and code.isupper() else ""
 

@@ -1,12 +1,4 @@
-"""Every payload of the floor feed, declared once (msgspec Structs, JSON on the wire).
-
-The follower builds them, the publisher stamps them with the table, its journal and the
-send time, and the recorder decodes each against its declaration: a payload that fails
-(a field missing, unknown or of the wrong type, a round id below 1, a number SQLite cannot
-hold, a journal name that is not a SHA-256 hash, more than :data:`MAX_PAYLOAD_BYTES`) is
-refused whole, named, and nothing of it is stored. What a declaration cannot tell (a
-round's rows and seals) the recorder verifies (:mod:`floor.sealed`).
-"""
+"""Every payload of the floor feed, declared once (msgspec Structs; docs/floor-format.md)."""
 
 from __future__ import annotations
 
@@ -18,19 +10,16 @@ from msgspec import Meta, Struct
 from controller.game.config import TABLE_ID_PATTERN
 from controller.game.round import RoundState
 
+# The largest payload the recorder takes (a 7-seat round is ~5 KiB; the example broker
+# refuses packets over 256 KiB).
 MAX_PAYLOAD_BYTES = 192 * 1024
-"""The largest payload the recorder takes (a round of seven seats, its journal rows and
-seal, is about 5 KiB; a table cuts a longer one at its seals); the example broker
-configuration refuses packets over 256 KiB before they reach it."""
+# SQLite's largest integer: every count and id is at most this.
 INT_MAX = 2**63 - 1
-"""The largest integer the store (SQLite) holds: every count and id is at most this."""
+# 2100-01-01T00:00:00Z in microseconds.
 SENT_US_MAX = 4_102_444_800_000_000
-"""The latest send time a payload may carry: 2100-01-01T00:00:00Z in microseconds."""
 
 FINISHED = (RoundState.SETTLED.value, RoundState.VOID.value)
-"""The status of a finished round's record."""
 SEVERITIES = ("info", "warning", "error")
-"""An event's severities."""
 
 Hash = Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]
 Seq = Annotated[int, Meta(ge=0, le=INT_MAX)]
@@ -40,14 +29,7 @@ TableId = Annotated[str, Meta(pattern=f"^{TABLE_ID_PATTERN.pattern}$")]
 
 
 class Message(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """What every payload carries.
-
-    Attributes:
-        table: the table's id (the recorder refuses one that is not the topic's).
-        journal: the hash of the table's journal's first event: a new journal is a new
-            series of rounds.
-        sent_us: when the publisher sent it, microseconds since the epoch (UTC).
-    """
+    """What every payload carries (``sent_us``: send time, microseconds since the epoch, UTC)."""
 
     name: ClassVar[str]
     table: TableId
@@ -55,20 +37,14 @@ class Message(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     sent_us: SentUs = 0
 
 
+# Ed25519 public key, 64 hex digits; signature, 128.
 Key = Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]
-"""An Ed25519 public key: 64 hexadecimal digits of its 32 raw bytes."""
 Signature = Annotated[str, Meta(pattern="^[0-9a-f]{128}$")]
-"""An Ed25519 signature: 128 hexadecimal digits."""
 Mono = Annotated[int, Meta(ge=-INT_MAX, le=INT_MAX)]
 
 
 class JournalRow(Struct, frozen=True, array_like=True, forbid_unknown_fields=True):
-    """One journal event as the chain hashes it (a JSON array on the wire).
-
-    Attributes:
-        seq, utc, mono_ns, kind, actor: the event's number, times, kind and actor.
-        body: its body, the canonical JSON text the chain hashes.
-    """
+    """One journal event as the chain hashes it (a JSON array on the wire)."""
 
     seq: Seq
     utc: str
@@ -98,27 +74,7 @@ class ChainRow(Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class RoundMessage(Message, frozen=True, kw_only=True):
-    """The journal's events up to the seal that closes a round (topic ``round``, QoS 1).
-
-    The floor takes nothing of it on trust: it recomputes the hash chain over ``rows``
-    from the head it verified last (the chain's genesis before the first event), checks
-    each seal with the key it expects for its epoch, and derives the rounds' records and
-    the events from the rows with the game's own replay.
-
-    Attributes:
-        round_id: the round whose end made the message (rows sealed together may close
-            a later round too).
-        journal_id: the journal's id (its ``meta``), which every seal signs.
-        after: the rows follow this event: the end of the seal before them, the one that
-            closed the previous round (0: the journal's start).
-        rows: every event from ``after`` + 1 to the last seal's event, in order.
-        seals: the seals of the epochs the rows close, oldest first: the seals in between
-            (a seal taken every 15 minutes, or as the table stopped) and the one closing
-            the round, whose event is the last row. A message without one is unsealed:
-            refused and counted as forged.
-        chains: the chain starts that fall in those epochs (the journal's first, with
-            its verification key, in a message from the journal's start).
-    """
+    """The journal's events up to the seal that closes a round (topic ``round``, QoS 1)."""
 
     name: ClassVar[str] = "round"
     round_id: RoundId
@@ -130,19 +86,7 @@ class RoundMessage(Message, frozen=True, kw_only=True):
 
 
 class EventMessage(Message, frozen=True, kw_only=True):
-    """An alarm, a void, an irregularity or a role action (topic ``event``, QoS 1).
-
-    Attributes:
-        seq, hash: the event of the journal it comes from.
-        round_id: the round in play then.
-        kind: the notice's kind (``void``, ``misread``, ``link_lost``, ``alarm``...) or
-            ``role_action``.
-        severity: ``info``, ``warning`` or ``error``.
-        message, action: what the table shows (notices).
-        params: the notice's values (card, reason, refunds...).
-        input, actor: the journaled input and who made it.
-        accepted, reason: a role action's verdict.
-    """
+    """An alarm, a void, an irregularity or a role action (topic ``event``, QoS 1)."""
 
     name: ClassVar[str] = "event"
     seq: Seq
@@ -164,13 +108,7 @@ MeterRow = Annotated[list[Amount], Meta(min_length=6, max_length=6)]
 
 
 class Meters(Struct, frozen=True, forbid_unknown_fields=True):
-    """A table's meters, as its journal keeps them.
-
-    Attributes:
-        rows: name -> [wagered, paid, won, rounds, voids, refunded] (minor units, counts).
-        counters: event counters by name.
-        outcomes: outcome counters by name (once a round was dealt in outcome mode).
-    """
+    """A table's meters: rows name -> [wagered, paid, won, rounds, voids, refunded]."""
 
     rows: dict[str, MeterRow] = {}
     counters: dict[str, Seq] = {}
@@ -180,14 +118,8 @@ class Meters(Struct, frozen=True, forbid_unknown_fields=True):
 class MetersMessage(Message, frozen=True, kw_only=True):
     """The meters after the newest round (topic ``meters``, retained).
 
-    Attributes:
-        seq: the newest event replayed.
-        meters: the rows and counters, as ``threecard meters`` reads them.
-        profile: the name of the rule profile the table plays by now ("": not said).
-        returns: that profile's exact return per bet group (``ante_play``, ``pair_plus``,
-            ``six_card_bonus``: what the par sheet gives a player who follows its
-            strategy, per unit of the group's first stake), as ``numerator/denominator``.
-        currency: the ISO 4217 code of the amounts ("": not said).
+    ``returns``: the profile's exact return per bet group, per unit of its first stake, as
+    ``numerator/denominator``.
     """
 
     name: ClassVar[str] = "meters"
@@ -208,15 +140,7 @@ class Alarm(Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class StateMessage(Message, frozen=True, kw_only=True):
-    """Where the table stands (topic ``state``, retained).
-
-    Attributes:
-        seq: the newest event replayed.
-        last_round: the newest finished round (0: none); a recorder without it asks for it.
-        last_round_seq, last_round_hash: that round's last event.
-        round_in_play, round_state: the round open now and its state.
-        open_alarms: the warnings and errors shown now.
-    """
+    """Where the table stands (topic ``state``, retained)."""
 
     name: ClassVar[str] = "state"
     seq: Seq
@@ -231,12 +155,8 @@ class StateMessage(Message, frozen=True, kw_only=True):
 class StatusMessage(Message, frozen=True, kw_only=True):
     """``online``, or ``offline`` (also the last will) (topic ``status``, retained).
 
-    Attributes:
-        status: ``online`` or ``offline``.
-        connection: when the table's connection that says it was opened (microseconds
-            since the epoch, its will included): a table tells its own status from that
-            of another table running with its id.
-        stopped: ``offline`` because the table stopped (not its last will).
+    ``connection``: when it opened, microseconds since the epoch: a table tells its own
+    status from another's with its id.
     """
 
     name: ClassVar[str] = "status"
@@ -246,15 +166,7 @@ class StatusMessage(Message, frozen=True, kw_only=True):
 
 
 class WitnessSeal(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """The newest seal the floor verified of one journal.
-
-    Attributes:
-        journal: the hash of the journal's first event (its series on the floor).
-        journal_id: the journal's id, which the seal signs.
-        epoch, seq: the epoch the seal closed and its last event.
-        round_id: the newest round finished at that event.
-        signature: the seal's signature.
-    """
+    """The newest seal the floor verified of one journal."""
 
     journal: Hash
     journal_id: Hash
@@ -265,11 +177,7 @@ class WitnessSeal(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True)
 
 
 class WitnessMessage(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Recorder to table (topic ``witness``, retained): what the floor holds sealed.
-
-    The table reads it as it starts, and locks when its journal is behind it or holds
-    another seal for the same epoch (put back to an older copy, or replaced).
-    """
+    """Recorder to table (topic ``witness``, retained): what the floor holds sealed."""
 
     name: ClassVar[str] = "witness"
     table: TableId
@@ -278,23 +186,10 @@ class WitnessMessage(Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
 
 
 MAX_PARTS = 1024
-"""The most parts a message is sent in (a part carries at least
-:data:`floor.parts.MIN_PART_DATA` bytes of it)."""
 
 
 class Part(Message, frozen=True, kw_only=True):
-    """One part of a message too large for the broker, on the whole message's topic.
-
-    The table cuts the whole payload's bytes in order; the recorder joins the parts of one
-    whole, checks their SHA-256 against ``whole`` and only then takes the whole as if it
-    had come in one (:mod:`floor.parts`). Nothing of a message is stored before all its
-    parts are there and make it.
-
-    Attributes:
-        whole: the SHA-256 (hexadecimal) of the whole payload.
-        part, parts: this part's number (from 1) and how many there are.
-        data: this part's bytes of the whole payload (base64 on the wire).
-    """
+    """One part of a message too large for the broker (``data``: base64 of its bytes)."""
 
     name: ClassVar[str] = "part"
     whole: Hash
@@ -304,7 +199,6 @@ class Part(Message, frozen=True, kw_only=True):
 
 
 class _Probe(Struct, frozen=True):
-    """Whether a payload is a part (its other fields are not read)."""
 
     parts: Any = None
 
@@ -318,11 +212,7 @@ def is_part(payload: bytes) -> bool:
 
 
 def decode_part(payload: bytes) -> Part:
-    """A part checked against its declaration.
-
-    Raises:
-        ValueError: not a part as declared, or a part numbered past its count.
-    """
+    """A part checked against its declaration (ValueError: not one, or numbered past its count)."""
     if len(payload) > 2 * MAX_PAYLOAD_BYTES:
         raise ValueError(f"part: a payload of {len(payload)} bytes")
     try:
@@ -345,7 +235,6 @@ class ResendRequest(Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
 BY_NAME: dict[str, type[Struct]] = {c.name: c for c in (
     RoundMessage, EventMessage, MetersMessage, StateMessage, StatusMessage, ResendRequest,
     WitnessMessage)}
-"""Topic name -> its payload's declaration."""
 
 _encoder = msgspec.json.Encoder()
 
@@ -356,7 +245,6 @@ def encode(msg: Struct) -> bytes:
 
 
 def _round_problem(m: RoundMessage) -> str | None:
-    """What a round message says that no journal can (None: nothing)."""
     rows, seals = m.rows, m.seals
     if [r.seq for r in rows] != list(range(m.after + 1, m.after + 1 + len(rows))):
         return f"its rows are not the events after event {m.after}, one by one"
@@ -396,13 +284,7 @@ _PROBLEMS = {RoundMessage: _round_problem, StateMessage: _state_problem,
 def decode(name: str, payload: bytes) -> Struct:
     """A payload of topic ``name`` checked against its declaration and what a journal says.
 
-    A round's rows are the events after its ``after`` one by one, closed by its seals; a
-    state's last round is not past the round in play.
-
-    Raises:
-        ValueError: not JSON, or a field missing, unknown in type or out of range, or a
-            payload no journal makes (the message names it); ``KeyError`` is never raised:
-            an unknown name is a ValueError too.
+    Raises ValueError (never KeyError) for anything it refuses, naming it.
     """
     cls = BY_NAME.get(name)
     if cls is None:

@@ -1,9 +1,4 @@
-"""The broker connection both ends share: URL, TLS, credentials, topics and payloads.
-
-paho-mqtt 2.x speaks MQTT 5 to the broker (Eclipse Mosquitto in the shipped
-configuration, ``systemd/mosquitto-threecard.conf``): the broker's reason codes tell a
-publish it refused (an ACL) from one it took.
-"""
+"""The broker connection both ends share: URL, TLS, credentials, topics and payloads."""
 
 from __future__ import annotations
 
@@ -26,26 +21,16 @@ from paho.mqtt.properties import Properties
 from controller.game.broker import parse_broker_url, topic_prefix_problem
 
 NAMES = ("round", "event", "meters", "state", "status", "resend", "witness")
-"""The topic names under ``<prefix>/<table id>/`` (:mod:`floor` describes each)."""
+# The broker publishes a silent table's last will after 1.5 times this; Mosquitto looks
+# every 5-6 s, so the floor hears it within 14 s.
 KEEPALIVE_S = 5
-"""Seconds between keep-alive pings: the broker notices a connection gone silent (a hung
-table, a power cut, a pulled cable) after 1.5 times this, and publishes the table's last
-will (``offline``). Mosquitto counts in whole seconds and looks every 5 or 6 seconds: the
-floor hears it within 14 seconds."""
 MAX_PASSWORD_BYTES = 4096
 
 
 class Throttle:
     """Logs a problem that recurs (a broker refusing, unreachable) at most once a minute.
 
-    The first time at its level, then at most once every ``every_s`` with how many times
-    it happened since; in between at debug. :meth:`clear` when it is over: the next time
-    is logged at once again.
-
-    Args:
-        logger: where to log.
-        every_s: seconds between two lines of the same problem at its level.
-        clock: seconds, monotonic.
+    Then with a count; at debug in between; :meth:`clear` when it is over.
     """
 
     def __init__(self, logger: logging.Logger, every_s: float = 60.0,
@@ -77,12 +62,7 @@ class Throttle:
 
 
 class FloorError(ValueError):
-    """A floor setting that cannot be used; its text names the setting as ``[floor]`` does.
-
-    Args:
-        setting: the setting's name in ``[floor]`` (``ca_file``).
-        detail: what is wrong, as it follows the name (`` /etc/ca.pem: no such file``).
-    """
+    """A floor setting that cannot be used; its text names the setting as ``[floor]`` does."""
 
     def __init__(self, setting: str, detail: str) -> None:
         super().__init__(f"[floor] {setting}{detail}")
@@ -98,15 +78,8 @@ class FloorError(ValueError):
 class FloorSettings:
     """How to reach the floor's broker (``[floor]`` of the table's configuration).
 
-    Attributes:
-        broker: ``mqtt://host[:1883]`` or ``mqtts://host[:8883]`` (TLS).
-        ca_file: PEM file of the CA that signed the broker's certificate (empty: the
-            system's CAs).
-        client_cert, client_key: PEM files of a client certificate, when the broker asks.
-        username: the user on the broker (empty: none, or the table id for a table with a
-            password file).
-        password_file: a file whose first line is the password (empty: none).
-        topic_prefix: the topics' first levels.
+    ``broker`` is ``mqtt://host[:1883]`` or ``mqtts://host[:8883]``; an empty ``ca_file``
+    means the system's CAs, an empty ``username`` the table id when a password is set.
     """
 
     broker: str
@@ -127,11 +100,7 @@ class FloorSettings:
         return f"{self.topic_prefix}/{table_id}/{name}"
 
     def password(self) -> str | None:
-        """The password (first line of :attr:`password_file`), or None without one.
-
-        Raises:
-            FloorError: the file cannot be read, is empty or too long.
-        """
+        """The password (first line of :attr:`password_file`), or None; FloorError if unusable."""
         if not self.password_file:
             return None
         try:
@@ -146,15 +115,7 @@ class FloorSettings:
         return lines[0]
 
     def check(self) -> None:
-        """Check the URL, and every file named as TLS and the password will read it.
-
-        Run before anything starts: a CA file that holds no certificate, a client
-        certificate its key does not match, a password file that cannot be read are
-        refused here, never later in the feed's thread.
-
-        Raises:
-            FloorError: naming the setting.
-        """
+        """Check the URL and every file TLS and the password read, up front (FloorError)."""
         try:
             parse_broker_url(self.broker)
         except ValueError as exc:
@@ -184,15 +145,7 @@ class FloorSettings:
         self.password()
 
     def warn_open_secrets(self, logger: logging.Logger, as_option: bool = False) -> None:
-        """Warn, one line each, of a password file or client key others can read.
-
-        README.md asks for mode 0600 (owned by the user that runs the command): a file
-        group or others can read is used all the same, said once, at the start.
-
-        Args:
-            logger: where to warn.
-            as_option: name the file by its option (``--password-file``), not its key.
-        """
+        """Warn once of a password file or client key group or others can read (README: 0600)."""
         for name in ("password_file", "client_key"):
             path = getattr(self, name)
             try:
@@ -208,11 +161,8 @@ class FloorSettings:
                manual_ack: bool = False) -> mqtt.Client:
         """A paho client (MQTT 5) with TLS and credentials set, not connected.
 
-        Args:
-            client_id: the client identifier (one per table, one per recorder).
-            table_id: the table's id: the user when none is set and a password is.
-            reconnect_on_failure: let paho's network loop reconnect by itself.
-            manual_ack: acknowledge a message received only when ``client.ack`` is called.
+        ``table_id`` is the user when none is set and a password is; ``manual_ack``: a message
+        is acknowledged only by ``client.ack``.
 
         Raises:
             FloorError: a file cannot be read or TLS cannot be set up with it.
@@ -257,16 +207,7 @@ class FloorSettings:
 
 
 def unreachable_why(settings: FloorSettings, exc: OSError) -> str:
-    """Why :meth:`FloorSettings.connect` failed, in a few words, with a hint when it helps.
-
-    A TLS handshake (``mqtts://``) that the other end resets or ends without a word is
-    what a plain port does with it: the hint says so (the reverse, ``mqtt://`` to a TLS
-    port, shows as a connection closed before the broker accepted it).
-
-    Args:
-        settings: the settings connected with.
-        exc: what the connection raised.
-    """
+    """Why :meth:`FloorSettings.connect` failed, in a few words (a hint for TLS to a plain port)."""
     text = str(exc)
     plain_port = isinstance(exc, (ConnectionResetError, ConnectionAbortedError,
                                   BrokenPipeError, ssl.SSLEOFError, ssl.SSLZeroReturnError))
@@ -279,7 +220,6 @@ def unreachable_why(settings: FloorSettings, exc: OSError) -> str:
 
 
 def _reason(exc: Exception) -> str:
-    """An SSL or OS error in a few words."""
     if isinstance(exc, ssl.SSLError):
         text = str(exc.reason or "") or re.sub(r"^\[\w+\]\s*|\s*\(_ssl\.c:\d+\)$", "",
                                                exc.args[-1] if exc.args else str(exc))

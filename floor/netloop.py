@@ -1,19 +1,7 @@
 """A paho client's network loop on ``poll()``, that notices a connection gone silent.
 
-paho's own thread (``loop_start``) waits in ``select()``, which takes no file descriptor
-past 1023: in a process with many tables (a journal, its WAL, the feed's reader, the
-cursor: a dozen descriptors each) the sockets of the tables opened last are numbered
-higher, ``select()`` fails, and paho's thread returns without a word (no
-``on_disconnect``): the feed waited for a connection that was gone. :class:`NetLoop` runs
-the client through paho's documented external-loop calls (``loop_read``,
-``loop_write``, ``loop_misc``) on ``select.poll``, which has no such limit.
-
-It also watches the connection: nothing received for 1.5 times the keep-alive (paho
-pings after one keep-alive without traffic and the broker answers at once; a broker
-stopped with its TCP connections open, a cable cut without a reset, answer nothing) closes
-the socket, so paho reports the connection lost (``on_disconnect``) and the owner connects
-again. An error in a callback closes the connection the same way, never the thread; the
-owner checks :attr:`NetLoop.alive` all the same and starts again when it is not.
+paho's own thread waits in ``select()``, which fails silently past descriptor 1023 (many
+tables in one process); a connection silent for 1.5 keep-alives is closed.
 """
 
 from __future__ import annotations
@@ -29,26 +17,15 @@ from floor.mqtt import Throttle
 
 log = logging.getLogger("threecard.floor")
 
+# Seconds a turn waits at most (paho's keep-alive is checked each turn).
 POLL_S = 1.0
-"""Seconds a turn waits for the network at most (paho's keep-alive is checked each turn)."""
 SILENT_FACTOR = 1.5
-"""A connection silent for this many keep-alives is taken as dead."""
+# Seconds before connecting again: the first wait, the longest.
 RECONNECT_S = (1.0, 2.0)
-"""Seconds before connecting again (with ``reconnect``): the first wait, the longest."""
 
 
 class NetLoop:
-    """Runs one paho client's network traffic in a thread of its own (module docstring).
-
-    Args:
-        client: a paho client, connected (``connect``) or about to be.
-        keepalive_s: the keep-alive the client connects with, in seconds.
-        reconnect: connect again after a connection is lost (else the thread ends).
-        name: the thread's name.
-
-    Attributes:
-        silent: connections closed because the broker stopped answering.
-    """
+    """Runs one paho client's network traffic in a thread of its own (keep-alive in seconds)."""
 
     def __init__(self, client: Any, keepalive_s: float, reconnect: bool = False,
                  name: str = "floor-net") -> None:
@@ -83,12 +60,7 @@ class NetLoop:
             pass  # the pipe is full (the thread wakes anyway) or closed (stopped)
 
     def stop(self, disconnect: bool = False, timeout_s: float = 5.0) -> None:
-        """Stop the thread; with ``disconnect``, send DISCONNECT first (waits for it).
-
-        Args:
-            disconnect: close the connection cleanly (the broker drops the last will).
-            timeout_s: seconds to wait for the thread.
-        """
+        """Stop the thread; ``disconnect`` sends DISCONNECT first (the broker drops the will)."""
         self._closing = True
         if disconnect:
             self.client.disconnect()
@@ -133,7 +105,6 @@ class NetLoop:
                 _shut(sock)
 
     def _turn(self, sock: Any) -> bool:
-        """Wait for the network once and do what it asks. True when something was read."""
         poller = select.poll()
         poller.register(self._wake_r, select.POLLIN)
         want = select.POLLIN | (select.POLLOUT if self.client.want_write() else 0)

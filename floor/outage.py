@@ -1,13 +1,7 @@
 """The floor's broker lost and back, as the table journals it (docs/requirements.md R20).
 
-A connection the broker had accepted, lost, starts an outage. One that lasts
-:data:`GRACE_S` is reported ``lost``, once, with the reason the MQTT client gave; the
-first message the broker acknowledges after that reports it ``back``, with how long it
-was away. An outage shorter than the grace reports nothing: a broker restarted at once,
-or a connection dropped and made again, loses nothing (the feed sends again what was not
-acknowledged, from the journal), and a record for each would bury the outages that
-matter. The feed (:class:`~floor.publisher.FloorPublisher`) calls the report from its
-own thread; the table journals what it reports (:func:`controller.floor_link.open_floor`).
+Only an outage past :data:`GRACE_S` is reported: shorter ones lose nothing (the feed
+resends from the journal), and records of them would bury those that matter.
 """
 
 from __future__ import annotations
@@ -16,21 +10,13 @@ import time
 from collections.abc import Callable
 
 GRACE_S = 5.0
-"""Seconds a broker may be away before its loss is reported (a reconnection within them
-is not)."""
 
+# report(state, detail, away_ms): "lost" (why, 0) or "back" (what proved it, ms).
 Report = Callable[[str, str, int], object]
-"""``report(state, detail, away_ms)``: ``lost`` (why, 0) or ``back`` (what proved it, ms)."""
 
 
 class Outage:
-    """The feed's outage in progress, if any, and whether its loss was reported.
-
-    Attributes:
-        since: when the connection was lost (monotonic seconds), None while none is.
-        why: the reason the MQTT client gave for it.
-        said: its loss was reported (so its end is too).
-    """
+    """The feed's outage in progress (``since``: monotonic seconds), and whether it was said."""
 
     def __init__(self) -> None:
         self.since: float | None = None
@@ -53,10 +39,7 @@ class Outage:
     def back(self, report: Report | None, detail: str, now: float | None = None) -> None:
         """A message was acknowledged: the outage, if any, is over (reported if its loss was).
 
-        Args:
-            report: what reports it (None: nothing).
-            detail: what proved the broker back.
-            now: monotonic seconds (default the clock's).
+        ``detail`` says what proved the broker back; ``now`` is monotonic seconds.
         """
         if self.since is None:
             return

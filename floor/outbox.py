@@ -1,16 +1,7 @@
-"""The feed's cursor: how far the broker has acknowledged the feed, kept in the journal file.
+"""The feed's cursor, kept in the journal file so it travels with its journal.
 
-One row in the table :data:`~controller.journal.OUTBOX_TABLE` of the journal's own
-SQLite file, beside the hash chain, written through a connection of its own (never the
-table's), so the cursor travels with its journal: a copied journal resumes its feed where
-it stood, and a new journal starts its feed from its first event. The verifier leaves this
-table out by design (:data:`controller.game.verifier.UNCHECKED_TABLES` says why).
-
-The cursor is the newest journal event whose messages the broker has all acknowledged
-(PUBACK at QoS 1). It is written with ``synchronous=NORMAL``: a write costs no disk flush,
-so the table, which may wait for SQLite's write lock, never waits for a flush of ours; a
-power cut may lose the newest cursor writes, and the feed then sends a few messages again,
-which the recorder drops as duplicates.
+Written on its own connection with ``synchronous=NORMAL``: the table never waits for our
+flush (docs/floor-format.md).
 """
 
 from __future__ import annotations
@@ -26,14 +17,7 @@ _SCHEMA = (f"CREATE TABLE IF NOT EXISTS {OUTBOX_TABLE} (id INTEGER PRIMARY KEY C
 
 
 class Outbox:
-    """The cursor of one journal's feed.
-
-    Args:
-        journal_path: the journal file (it must exist: the table created it).
-
-    Raises:
-        sqlite3.Error: the file cannot be opened for writing.
-    """
+    """The cursor of one journal's feed (the file must exist; sqlite3.Error if unopenable)."""
 
     def __init__(self, journal_path: str) -> None:
         self.db = sqlite3.connect(real_path(journal_path), isolation_level=None,
@@ -48,11 +32,7 @@ class Outbox:
         return (row[0], row[1]) if row else (0, "")
 
     def write(self, seq: int, journal: str) -> None:
-        """Move the cursor to event ``seq`` of the journal named by its first event's hash.
-
-        Raises:
-            sqlite3.Error: the write failed (the caller tries again later).
-        """
+        """Move the cursor to event ``seq`` of ``journal`` (its first hash); sqlite3.Error."""
         if (seq, journal) == self.saved:
             return
         self.db.execute(f"INSERT OR REPLACE INTO {OUTBOX_TABLE} VALUES (1, ?, ?, ?)",

@@ -1,11 +1,4 @@
-"""A table's profile's exact returns on the floor, and the hold they give.
-
-The table sends, with its meters, the name of the rule profile it plays by and each bet
-group's exact return as the par sheet computes it for that profile (a player following
-its strategy, under its fold rule); the floor weighs those returns by what was staked on
-each group to tell the hold the meters should show (:func:`expected_hold_ppm`), beside
-the hold they do show.
-"""
+"""A profile's exact returns on the floor, and the hold they give beside the meters' own."""
 
 from __future__ import annotations
 
@@ -17,11 +10,7 @@ from controller.game.shift_returns import BET_GROUPS, exact_returns
 
 
 def profile_returns(profile: RuleProfile) -> dict[str, str]:
-    """Each bet group's exact return under ``profile``, ``numerator/denominator``.
-
-    From the profile's par sheet (computed once per profile's content); empty when the
-    stored counts are damaged (the table's self-check refuses to start on them already).
-    """
+    """Each bet group's exact return under ``profile`` (empty when the counts are damaged)."""
     from controller.game.par_sheet import profile_sheet
 
     sheet = profile_sheet(profile)
@@ -35,16 +24,9 @@ def expected_hold_ppm(rows: Mapping[str, Sequence[int]], returns: Mapping[str, s
                       ) -> int | None:
     """The hold the exact returns give for what was staked, parts per million (rounded).
 
-    Each group's return is per unit of its first bet's stake (Ante/Play: per Ante): the
-    house expects to keep ``(1 - return) * stake`` of it; over everything wagered (the
-    ``total`` row, Play bets included) that is the hold to expect.
-
-    Args:
-        rows: meter rows, name -> [wagered, paid, won, rounds, voids, refunded].
-        returns: bet group -> ``numerator/denominator`` (:func:`profile_returns`).
-
-    Returns:
-        None when nothing was wagered, or a bet was staked whose return is not known.
+    A group's return is per unit of its first stake (Ante/Play: per Ante); the house keeps
+    ``(1 - return) * stake``, over everything wagered (``total``, Play included). None when
+    nothing was wagered, or a bet was staked whose return is not known.
     """
     total = rows.get("total")
     if not total or total[0] <= 0 or not returns:

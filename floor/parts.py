@@ -1,16 +1,6 @@
 """A message larger than the broker takes, sent in parts and joined again, never shortened.
 
-An MQTT 5 broker says in its CONNACK the largest packet it takes (Maximum Packet Size:
-Mosquitto's ``max_packet_size``); a larger PUBLISH makes it close the connection. The
-table (:mod:`floor.publisher`) sends such a message as :class:`~floor.messages.Part`
-payloads on the message's own topic (the broker's ACL needs no new topic), each within the
-limit: the whole payload's bytes cut in order, each part naming the SHA-256 of the whole.
-The recorder (:class:`Joiner`) keeps the parts of each whole apart, and once all are there
-and their bytes hash to the name, takes the whole as if it had come in one: verified as
-any message, before anything of it is stored. A part lost leaves its whole incomplete:
-the round lacks on the floor, and the recorder asks for it again as for any round lost
-(the table sends it again, in new parts); parts of a whole that never completes are
-dropped after :data:`KEEP_S`.
+The format and what is refused: docs/floor-format.md, "Parts".
 """
 
 from __future__ import annotations
@@ -22,17 +12,14 @@ from dataclasses import dataclass, field
 
 from floor.messages import MAX_PARTS, MAX_PAYLOAD_BYTES, Part, encode
 
+# A broker that takes less than this in a packet is too small for the feed.
 MIN_PART_DATA = 256
-"""A part carries at least this many bytes of its whole: a broker that takes less in a
-packet is too small for the feed (the table says so and waits)."""
+# PUBLISH bytes besides topic and payload: fixed header (1 + 4 for the length), topic
+# length (2), packet id (2), properties' length (1), 2 to spare.
 PUBLISH_OVERHEAD = 12
-"""Bytes of an MQTT 5 PUBLISH besides its topic and payload, at most: the fixed header
-(1, and 4 for the length), the topic's length (2), the packet id (2) and the properties'
-length (1), 2 to spare."""
 KEEP_S = 120.0
-"""Seconds the recorder keeps the parts of a whole that does not complete."""
+# Per table; the oldest go first.
 OPEN_LIMIT = 8 * MAX_PAYLOAD_BYTES
-"""Bytes of incomplete wholes the recorder keeps per table, at most (the oldest go first)."""
 
 
 class TooSmall(ValueError):
@@ -47,14 +34,6 @@ def packet_size(topic: str, payload: bytes) -> int:
 def split(whole: bytes, topic: str, limit: int, table: str, journal: str,
           sent_us: int) -> list[bytes]:
     """The payloads of the parts of ``whole``, each in a packet of at most ``limit`` bytes.
-
-    Args:
-        whole: the message's payload as it would be sent in one.
-        topic: the topic it goes to (its parts go there too).
-        limit: the broker's Maximum Packet Size, in bytes.
-        table: the table's id, which every part carries.
-        journal: the whole's journal, which every part carries.
-        sent_us: the whole's send time, which every part carries.
 
     Raises:
         TooSmall: a packet of ``limit`` bytes cannot carry :data:`MIN_PART_DATA` bytes of it.
@@ -75,7 +54,6 @@ def split(whole: bytes, topic: str, limit: int, table: str, journal: str,
 
 @dataclass
 class _Whole:
-    """The parts of one whole received so far."""
 
     parts: int
     since: float
@@ -84,11 +62,7 @@ class _Whole:
 
 
 class Joiner:
-    """The recorder's side: parts kept per table until they make their whole.
-
-    Args:
-        clock: seconds, monotonic.
-    """
+    """The recorder's side: parts kept per table until they make their whole."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.clock = clock
@@ -97,12 +71,7 @@ class Joiner:
     def take(self, table: str, name: str, p: Part) -> bytes | None:
         """Keep part ``p`` of ``table``'s topic ``name``; the whole once all its parts are in.
 
-        A part received again (QoS 1 delivers at least once) changes nothing.
-
-        Raises:
-            ValueError: the part's count differs from its whole's other parts, the parts
-                make more than :data:`~floor.messages.MAX_PAYLOAD_BYTES`, or they do not
-                hash to the whole they name (what was kept of that whole is dropped).
+        Raises ValueError, dropping the whole, when the parts disagree or do not make it.
         """
         now = self.clock()
         self._drop(lambda k, w: now - w.since > KEEP_S)
@@ -129,7 +98,6 @@ class Joiner:
         return whole
 
     def _limit(self, table: str) -> None:
-        """Drop the table's oldest incomplete wholes past :data:`OPEN_LIMIT` bytes."""
         mine = sorted((w.since, k) for k, w in self._open.items() if k[0] == table)
         total = sum(self._open[k].size for _, k in mine)
         for _, k in mine[:-1]:

@@ -1,13 +1,7 @@
 """The recorder's topics on a floor of pits: every pit's tables, each answered in its pit.
 
-A large floor gives each pit a broker of its own, bridged to the central one (README.md,
-"Beyond one broker"), and each pit a topic level of its own: the tables of pit 2 publish
-under ``threecard/pit-2/<table id>/...`` (``[floor] topic_prefix``), and the central
-broker's ACL lets pit 2's bridge write only there (Mosquitto's ACL patterns substitute
-only the user and the client id, never a part of a table's id). The recorder, with the
-floor's prefix (``threecard``), reads the tables under it directly and one pit level
-below; it asks a table to resend, and publishes its witness, under the prefix it last
-heard the table on, so the table's own bridge takes them back to it.
+A table is answered under the prefix it was last heard on, so its pit's bridge takes it
+back (README.md, "Beyond one broker").
 """
 
 from __future__ import annotations
@@ -18,15 +12,10 @@ from controller.game.config import TABLE_ID_PATTERN
 from floor.mqtt import NAMES, FloorSettings
 
 LEVEL = re.compile(r"[A-Za-z0-9_-]+")
-"""A pit's topic level (as a level of a topic prefix may be)."""
 
 
 class Routes:
-    """Where each table's topics are, as the recorder heard them.
-
-    Args:
-        settings: the recorder's settings: its ``topic_prefix`` is the floor's.
-    """
+    """Where each table's topics are, as the recorder heard them."""
 
     def __init__(self, settings: FloorSettings) -> None:
         self.settings = settings

@@ -1,26 +1,9 @@
 """Retention: old rounds moved out of the floor's store into a verified archive file.
 
-``threecard floor prune --older-than DAYS`` takes, of each series (a table's journal), the
-rounds that ended more than DAYS days ago by the table's clock, from the first one still
-in the store up to the last one before a newer round, never past the rounds verified
-without a gap (``contiguous``) and never the journal's newest round; their events (up to
-the last event of the last round moved) go with them. It then:
-
-1. reads those rows and writes them into a new archive file: a floor store in SQLite
-   (:class:`floor.store.Store`), with the series' other rows (its table, its position,
-   its seals up to there, the table's keys) so that ``floor rounds --store ARCHIVE`` and
-   ``verify-journal --floor-store ARCHIVE`` read it as they read the store;
-2. closes it, reads it back and compares each series' rows with those read from the
-   store (how many, and a SHA-256 of the rows), and takes the file's SHA-256;
-3. deletes the rows from the store, one transaction a series, comparing what it deletes
-   with what the archive holds (a row the recorder replaced meanwhile: the series is left
-   as it was), and records in the same transaction a prune (``prunes``: the series, up to
-   which round and event, how many rows, the archive's name and SHA-256).
-
-The recorder may run meanwhile: it writes one transaction a message, and it never stores
-again a round of a series pruned past it. ``floor status``, ``floor rounds`` and
-``verify-journal --floor-store`` read the prunes: rounds pruned are in the archive, not
-lacking. A PostgreSQL store is pruned the same way, into a SQLite archive.
+``threecard floor prune`` writes each series' old rounds and events to a new archive (a
+floor store), reads it back and compares it, and only then deletes them, recording a
+prune; the recorder may run meanwhile. Steps and the ``prunes`` table:
+docs/floor-format.md, "Export and archives".
 """
 
 from __future__ import annotations
@@ -38,15 +21,13 @@ from typing import Any
 from floor.store import PruneRow, Store, StoreError
 from floor.store_base import is_url, upsert
 
+# A series' other rows an archive holds beside its rounds, by the columns they are found by.
 _COPIED = {"series": ("table_id", "journal"), "tables": ("table_id",),
            "positions": ("table_id", "journal"), "keys": ("table_id",),
            "seals": ("table_id", "journal")}
-"""The other rows of a series' table (and journal) an archive holds beside its rounds: the
-columns they are found by."""
 _KEYS = {"series": ("table_id", "journal"), "tables": ("table_id",),
          "positions": ("table_id", "journal"), "keys": ("table_id", "key"),
          "seals": ("table_id", "journal", "epoch")}
-"""Their primary keys (a row copied again replaces the one the archive holds)."""
 
 
 class PruneError(Exception):
@@ -55,7 +36,6 @@ class PruneError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class _Cut:
-    """What one series gives up: rounds after ``after`` up to ``to_round`` (event ``to_seq``)."""
 
     table: str
     journal: str
@@ -69,9 +49,6 @@ class Pruned:
     """What ``floor prune`` did.
 
     Attributes:
-        archive: the archive file.
-        sha256: its SHA-256 (hex).
-        prunes: the prunes recorded in the store, a series each.
         left: series left as they were, and why (the recorder changed them meanwhile).
     """
 
@@ -96,7 +73,6 @@ def _file_sha256(path: Path) -> str:
 
 
 def _cuts(store: Store, cutoff: str) -> list[_Cut]:
-    """The series with rounds to move, and up to where."""
     out = []
     for s in store.series():
         after = store.pruned_to(s.table, s.journal)
@@ -113,7 +89,6 @@ def _cuts(store: Store, cutoff: str) -> list[_Cut]:
 
 
 class _Rows:
-    """The statements that read (or delete, ``RETURNING`` them) a cut's rounds and events."""
 
     def __init__(self, store: Store) -> None:
         self.rounds = sorted(store.db.columns("rounds"))
@@ -143,7 +118,6 @@ def _default_archive(target: str, now: datetime) -> Path:
 
 def _write(archive: Path, store: Store, rows: _Rows, cuts: dict[_Cut, dict[str, list[Any]]]
            ) -> None:
-    """Make the archive: the cuts' rows and their series' other rows."""
     out = Store(archive)
     try:
         with out.db.transaction():
@@ -164,7 +138,6 @@ def _write(archive: Path, store: Store, rows: _Rows, cuts: dict[_Cut, dict[str, 
 
 
 def _copy(store: Store, out: Store, table: str, c: _Cut) -> None:
-    """Copy into the archive the rows of ``table`` of a cut's table (and journal)."""
     cols = sorted(store.db.columns(table) & out.db.columns(table))
     if not cols:
         return
@@ -190,8 +163,8 @@ def prune(target: str, days: int, archive: str | None = None,
     Args:
         target: the store (a SQLite file or a ``postgresql://`` URL).
         days: how old, in days (the table's clock, each round's end).
-        archive: the archive to make (must not exist); default beside a SQLite store, or
-            in the current folder, ``floor-archive-YYYYMMDDTHHMMSSZ.sqlite3``.
+        archive: the archive to make (must not exist); default
+            ``floor-archive-YYYYMMDDTHHMMSSZ.sqlite3`` beside a SQLite store, else here.
         now: the time ``days`` counts back from (default now).
 
     Returns:
@@ -199,8 +172,8 @@ def prune(target: str, days: int, archive: str | None = None,
 
     Raises:
         StoreError: the store cannot be opened, read or written.
-        PruneError: the archive cannot be made or does not read back as written (then
-            nothing was deleted, and the archive made is removed).
+        PruneError: the archive cannot be made or does not read back as written (nothing
+            was deleted, and the archive is removed).
     """
     now = now or datetime.now(UTC)
     cutoff = (now - timedelta(days=days)).isoformat()
@@ -258,7 +231,6 @@ def _prune(store: Store, cutoff: str, archive: Path) -> Pruned | None:
 
 class _Changed(Exception):
     """The rows deleted are not the ones archived: the transaction is rolled back."""
-
 
 def _delete(store: Store, rows: _Rows, c: _Cut, archived: dict[str, list[Any]],
             p: PruneRow) -> bool:

@@ -1,51 +1,9 @@
 """The table's side of the floor feed: at least once, from the journal, never in the way.
 
-A :class:`FloorPublisher` runs in a thread of its own. It reads the journal through a
-:class:`~floor.follower.Follower` (read-only), publishes what it makes at QoS 1, and moves
-the outbox cursor (:class:`~floor.outbox.Outbox`) only once the broker acknowledged every
-message of an event (PUBACK). The table never calls it and never waits for it: the table
-only wakes it after a commit (:meth:`FloorPublisher.wake`, which sets an event), and a
-broker that is down, slow or refusing leaves the backlog where it is safe, in the journal.
-After a restart, a broker outage or a crash the feed resumes at the cursor; what was
-published but not acknowledged is sent again (the recorder drops duplicates).
-
-At most :data:`AHEAD` messages are made ahead of the acknowledgements, and at most
-:data:`~floor.sending.WINDOW` packets are in flight, so memory stays flat through an
-outage of any length. The broker's limits are kept (:mod:`floor.sending`): a message
-larger than the Maximum Packet Size of its CONNACK goes in parts, a message it refuses
-(an ACL) is sent again after a pause on the same connection, and the wait before
-connecting again starts from its shortest only once a message is acknowledged (PUBACK),
-never on a CONNACK alone. A problem that recurs is logged once, then with a count at most
-once a minute (:class:`~floor.mqtt.Throttle`). The journal is read :data:`CHUNK` events at
-a time; catching up, the feed works :data:`FEED_SHARE` of the time at most.
-
-Each connection is a fresh MQTT 5 client with a clean start: nothing is resent behind
-our back. Its client id is the table id, the one a secured broker binds to the table's user
-(``systemd/mosquitto-threecard.conf``). Its last will sets ``status`` to ``offline``
-(retained); once connected it listens on its ``resend`` and ``status`` topics, sets
-``online``, sends everything not yet acknowledged, then the newest ``meters`` and ``state``.
-
-Two tables with one id share one client id: each connection of one closes the other's (the
-broker keeps the newest). Each says so when the other's last will shows that it connected
-in between (:meth:`FloorPublisher._on_status`), and the table whose connections are closed
-:data:`QUICK_LOSSES` times in a row within :data:`QUICK_S` of being accepted waits
-:data:`YIELD_S`: the one that came second, since the first had its connection for longer
-when the second closed it. A file that cannot be read at a reconnection (a password file
-being replaced) is tried again; an error in the feed starts it again from the cursor after
-:data:`RESTART_S`: the feed never stops for the run.
-
-A resend request (``{"journal": <first event hash>, "from_round": N}``) starts a second
-follower from before round N up to where the live feed stood (:mod:`floor.resend`); the
-live feed and its cursor go on as they were.
-
-The floor's witness (``witness``, retained: the newest seal the recorder verified of each
-of the table's journals) is read at each connection and whenever it changes, and the
-journal compared with it (:mod:`floor.witness`): a journal behind it or holding another
-seal for its epoch calls :attr:`FloorPublisher.on_witness_problem` once (the table locks).
-The subscription is made before the table's ``online`` is published, and the broker sends
-a topic's retained message as it subscribes: so once the table reads its own ``online``
-back, a witness it has not read is none (:attr:`FloorPublisher.witness` is settled then,
-or when the broker cannot be reached).
+A :class:`FloorPublisher` thread reads the journal through a follower, publishes at QoS 1
+and moves the cursor only once the broker acknowledged every message of an event; the
+table only wakes it. Connections, resends, the witness and two tables with one id:
+docs/floor-format.md, "The table's feed".
 """
 
 from __future__ import annotations
@@ -74,58 +32,44 @@ from floor.witness import WitnessReading, WitnessState
 
 log = logging.getLogger("threecard.floor")
 
+# Messages made and not yet acknowledged, at most, per follower (memory stays flat).
 AHEAD = 2000
-"""Messages made from the journal and not yet acknowledged, at most, per follower."""
 SAVE_EVERY_S = 0.5
-"""The cursor is written at most this often (and when the feed stops)."""
+# Seconds before connecting again: the first, the longest while unreachable (doubling),
+# the longest once accepted connections were lost before any PUBACK. Only a PUBACK resets
+# the wait, so a broker that accepts and closes is never a loop.
 RETRY_S = (0.25, 2.0, 30.0)
-"""Seconds before connecting again: the first wait, the longest while the broker cannot be
-reached (it doubles), and the longest once connections it accepted were lost before it
-acknowledged anything. Only a message acknowledged starts the waits again from the
-first: a broker that accepts the connection and closes it is never a loop."""
 CHUNK = 200
-"""Journal events read (and replayed) per turn, by the live feed and by a resend."""
+# Catching up, the feed works at most this share of the time: the table keeps its pace.
 FEED_SHARE = 0.25
-"""While it catches up (a backlog, a resend), the feed works at most this share of the
-time and rests the rest (:meth:`FloorPublisher._pace`): the table's own thread, in the
-same process, keeps its pace."""
 IDLE_POLL_S = 0.5
-"""With nothing to do, the journal is read again at least this often."""
 QUICK_S = 3.0
+# Connections closed this many times in a row within QUICK_S of being accepted: another
+# table has our id; wait YIELD_S.
 QUICK_LOSSES = 3
-"""A table whose connections the broker closes this many times in a row, each less than
-:data:`QUICK_S` seconds after accepting it, waits :data:`YIELD_S`: another client connects
-with its client id (another table with its id), and each connection closes the other's."""
 RESTART_S = 5.0
-"""Seconds before the feed starts again after an error."""
+# The heartbeat: a table silent past floor.report.TABLE_SILENT_S is offline on the floor.
 STATUS_EVERY_S = 10.0
-"""While connected, ``status`` online is sent again this often: the floor's heartbeat of
-the table (a table silent for longer than :data:`floor.report.TABLE_SILENT_S` is offline
-there, even when its last will was lost with a broker restarted)."""
 
 
 class FloorPublisher(WitnessReading, SameId):
-    """Publishes one table's journal to the floor's broker (see the module docstring).
+    """Publishes one table's journal to the floor's broker.
 
     Args:
         settings: the broker, TLS files, credentials and topic prefix.
         journal_path: the table's journal (the table has it open).
         table_id: the table's id: its topics and its client id.
         drain_s: how long :meth:`stop` goes on sending what is left, by default.
-        resume: the command that starts the table again on its journal: logged when the
-            feed stops with events the broker did not acknowledge ("": not logged).
+        resume: the command that restarts the table, logged when the feed stops with
+            events unacknowledged ("": not logged).
 
     Attributes:
         cursor: the newest event whose messages were all acknowledged.
         left: once stopped, the journal's events past the cursor (0: the floor has all).
-        connected: the broker accepted the connection and it stands.
-        published, acknowledged, refused: message counts since the start (a message
-            sent in parts counts once).
-        witness: the floor's witness as read (:class:`WitnessState`).
-        on_witness_problem: called once, from the feed's thread, with why the journal is
-            behind the floor's witness or disagrees with it (None: nothing called).
-        on_device: called from the feed's thread with ``(state, detail, away_ms)`` when the
-            broker is lost for longer than a grace, and when it is back (:mod:`floor.outage`).
+        on_witness_problem: called once, from the feed's thread, with why the journal
+            disagrees with the floor's witness.
+        on_device: called from the feed's thread with ``(state, detail, away_ms)``
+            (:mod:`floor.outage`).
 
     Raises:
         FloorError: a setting cannot be used (checked before the thread starts).
@@ -188,13 +132,9 @@ class FloorPublisher(WitnessReading, SameId):
         self._wake.set()
 
     def stop(self, drain_s: float | None = None) -> None:
-        """Stop: send what is left, set ``status`` offline, keep the cursor.
+        """Stop: send what is left for up to ``drain_s`` s, set ``status`` offline, keep the cursor.
 
-        What is left is sent for up to ``drain_s`` seconds, unless the broker cannot be
-        reached (then at once: the journal keeps it for the next start).
-
-        Args:
-            drain_s: seconds allowed for sending what is left (default :attr:`drain_s`).
+        An unreachable broker stops it at once: the journal keeps the rest for the next start.
         """
         drain_s = self.drain_s if drain_s is None else drain_s
         self._drain_until = time.monotonic() + drain_s
@@ -220,7 +160,6 @@ class FloorPublisher(WitnessReading, SameId):
 
     # ------------------------------------------------------------------ the thread
     def _guarded(self) -> None:
-        """Run the feed; after an error, run it again from the cursor (the table goes on)."""
         while True:
             try:
                 self._run()
@@ -266,16 +205,11 @@ class FloorPublisher(WitnessReading, SameId):
             self._close(outbox)
 
     def _pace(self, work_s: float) -> None:
-        """Rest after ``work_s`` seconds of work: the feed takes :data:`FEED_SHARE` at most.
-
-        The table's thread, in the same process, keeps its pace through a backlog or a
-        resend. Not at a stop: the table has stopped then.
-        """
+        """Rest after ``work_s`` seconds of work: the feed takes :data:`FEED_SHARE` at most."""
         if not self._stop.is_set():
             self._stop.wait(work_s * (1.0 / FEED_SHARE - 1.0))
 
     def _step(self, outbox: Outbox) -> bool:
-        """One turn: callbacks, connection, journal, sends, cursor. True when busy."""
         dead = self._client is not None and not self._net.alive  # before its last words
         busy = self._take_callbacks()
         if dead and self._client is not None:  # it died without saying the connection went
@@ -296,7 +230,6 @@ class FloorPublisher(WitnessReading, SameId):
 
     # ------------------------------------------------------------------ the journal
     def _fill(self) -> bool:
-        """Make messages from the journal while fewer than :data:`AHEAD` wait."""
         made = False
         f = self.follower
         if f is not None and len(self._live) < AHEAD:
@@ -314,7 +247,6 @@ class FloorPublisher(WitnessReading, SameId):
         return made
 
     def _moved_cursor(self) -> None:
-        """Drop the acknowledged messages at the head; the cursor follows."""
         for q in (self._live, self._resent):
             while q and q[0].acked:
                 q.popleft()
@@ -333,7 +265,6 @@ class FloorPublisher(WitnessReading, SameId):
 
     # ------------------------------------------------------------------ the broker
     def _post(self, *item: Any) -> None:
-        """From paho's network thread: hand a callback to the feed's thread."""
         self._inbox.put(item)
         self._wake.set()
 
@@ -376,7 +307,6 @@ class FloorPublisher(WitnessReading, SameId):
         self._retry_s = min(self._retry_s * 2, RETRY_S[2 if self._lost_unacked else 1])
 
     def _warn(self, kind: str, msg: str, *args: Any) -> None:
-        """Log a problem at warning, at most once a minute while it lasts (:class:`Throttle`)."""
         self._throttle.log(kind, logging.WARNING, msg, *args)
 
     def _take_callbacks(self) -> bool:
@@ -424,7 +354,6 @@ class FloorPublisher(WitnessReading, SameId):
             self._live.extend(Entry(m) for m in self.follower.latest())
 
     def _net_died(self) -> None:
-        """The client's network thread ended without reporting the connection lost."""
         self._throttle.log("net", logging.ERROR, "floor: the network thread of table %s's "
                            "connection to %s ended without a word; connecting again",
                            self.table_id, self.settings.broker)
@@ -510,7 +439,6 @@ class FloorPublisher(WitnessReading, SameId):
             self._resends.ask(ask, self.genesis, self.follower.position)
 
     def _online(self) -> None:
-        """Send ``status`` online (retained): at each connection, and as the heartbeat."""
         self._status_at = time.monotonic()
         self._client.publish(self.settings.topic(self.table_id, "status"),
                              self._status("online"), qos=1, retain=True)
@@ -521,7 +449,6 @@ class FloorPublisher(WitnessReading, SameId):
                                      stopped=stopped))[0]
 
     def _send(self) -> bool:
-        """Publish the messages not in flight, within the broker's limits (:mod:`floor.sending`)."""
         if self._client is None or not self.connected:
             return False
         sent = self._flight.send(self._client)

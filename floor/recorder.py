@@ -1,44 +1,8 @@
 """The floor recorder: every table's feed verified into the store, its continuity kept.
 
-:class:`Recorder` takes each payload (checked against its declaration,
-:mod:`floor.messages`) and believes none of it on its word:
-
-- a ``round`` message carries the journal's rows since the seal that closed the previous
-  round and the seals that close them; the recorder recomputes the hash chain over the
-  rows from the head it verified last, checks every seal's signature with the key it
-  expects for that epoch, and replays the rows with the game's own replay
-  (:mod:`floor.sealed`, :mod:`floor.derive`). The rounds and events it stores are what
-  the rows make; the journal's position, its seals and the replayed game are stored with
-  them, in one transaction.
-- The first key of each journal's chain must be the table's **verification key**: the
-  one a technician enrolled (``threecard floor enrol``), or, when none was, the one the
-  table's first sealed message came with (pinned on first use; ``floor status`` says
-  which).
-- A message unsealed, badly sealed, or in conflict with a seal stored (the table's key
-  signed another seal for an epoch the floor verified: the journal at the table was put
-  back or replaced) is refused, counted (``FORGED n`` in ``floor status``), logged, and
-  never replaces a stored record; a conflict marks the journal's series broken.
-- ``event`` messages are provisional until their round's seal comes: held apart, then
-  replaced by the events the sealed rows make (those the rows do not make are counted as
-  forged); an event for an event already sealed is compared with the sealed one and
-  refused when it differs. So no number of made-up events displaces a real one.
-- ``state``, ``meters`` and ``status`` are kept as the newest received (what the floor
-  shows of the table now); the state's last round tells the recorder what it lacks.
-
-After each verified round message the recorder publishes, retained on
-``<prefix>/<table>/witness``, the newest seal it verified of each of the table's journals
-(:class:`~floor.messages.WitnessMessage`): a table reads it as it starts, and locks when
-its journal is behind it or disagrees with it.
-
-Rounds lack when a message's rows follow events the floor has not verified (something
-was lost on the way), or when the newest ``state`` names a round past the newest verified.
-After :data:`GRACE_S` (messages may still be on their way) the recorder asks the table, on
-``<prefix>/<table>/resend``, for the rounds from the first one lacking; the table answers
-from its journal. It asks again every :data:`RETRY_S` while the table is online and the
-rounds still lack. What the recorder receives is ordered by its arrival (the broker keeps
-a topic's order), never by the sender's clock.
-
-The recorder runs connected to the broker in :mod:`floor.recorder_serve`.
+It believes no payload on its word: rounds are verified against their seals and replayed,
+events stay provisional until sealed, and rounds that lack are asked for again on
+``resend``. The rules: docs/floor-format.md, "The recorder".
 """
 
 from __future__ import annotations
@@ -72,20 +36,16 @@ from floor.store import Store, status_of
 
 log = logging.getLogger("threecard.floor")
 
+# Seconds a lack must last before the table is asked (messages may be on their way).
 GRACE_S = 1.0
-"""Seconds a lack must last before the table is asked (messages may be on their way)."""
 RETRY_S = 3.0
-"""Seconds before the same rounds are asked for again."""
+# Round messages held ahead of what was verified, per journal (oldest dropped first).
 HELD_LIMIT = 200
-"""Round messages ahead of what the floor verified held per journal at most, to be checked
-once it has (the oldest are dropped first: a table sends them again when asked)."""
+# Provisional events held per journal at most; a table makes far fewer between two seals.
 PENDING_LIMIT = 5000
-"""Provisional events (their round's seal not yet come) the store holds per journal at
-most; a table makes far fewer between two seals."""
 
 @dataclass
 class _Series:
-    """What the recorder follows of one table's journal."""
 
     table: str
     journal: str
@@ -110,22 +70,19 @@ class _Series:
 
 
 class Recorder:
-    """Verifies and stores the feed, and keeps each series whole (see the module docstring).
+    """Verifies and stores the feed, and keeps each series whole.
 
     Args:
         store: the open store.
         ask: publishes a resend request: ``ask(table_id, request)``.
         clock: seconds, monotonic.
         witness: publishes a table's witness (retained): ``witness(table_id, message)``.
-        shared: other recorders write the same store (a shared subscription gives each
-            a part of every table's messages): :meth:`check` reads each series' state
-            from the store before it asks a table for anything.
+        shared: other recorders write the same store: :meth:`check` reads each series
+            from the store before it asks for anything.
 
     Attributes:
-        counts: messages by outcome: ``stored``, ``duplicate``, ``refused`` (failed its
-            declaration), ``forged`` (unsealed, badly sealed or in conflict), ``ahead``
-            (rows after events not yet verified), ``asked``, ``joined`` (messages
-            that came in parts, joined again).
+        counts: messages by outcome (``stored``, ``duplicate``, ``refused``, ``forged``,
+            ``ahead``, ``asked``, ``joined``).
     """
 
     def __init__(self, store: Store, ask: Callable[[str, ResendRequest], None],
@@ -160,11 +117,7 @@ class Recorder:
         return s
 
     def _position(self, s: _Series) -> Position | None:
-        """Where the store says the series' journal is verified up to (in a locked block).
-
-        The position held in memory is kept while the store's event and epoch are its
-        own; another recorder on the store may have moved it on, and then it is read
-        again (with how far the rounds run verified).
+        """How far the store says the series is verified (read again if another recorder moved it).
 
         Raises:
             ValueError: the stored state cannot be read.
@@ -184,14 +137,10 @@ class Recorder:
     # ------------------------------------------------------------------ messages
     def on_message(self, table: str, name: str, payload: bytes, retained: bool = False
                    ) -> None:
-        """Take one payload from ``<prefix>/<table>/<name>``.
+        """Take one payload from ``<prefix>/<table>/<name>`` (``retained``: the broker's copy).
 
-        A payload that fails its declaration, or names another table than its topic's,
-        is refused (logged at warning) and nothing of it is stored. ``retained``: the
-        broker's retained copy, sent as the recorder subscribes (an older ``state`` or
-        ``meters`` than the store's is left aside: :meth:`Store.put_latest`).
-        A part of a message (:mod:`floor.parts`) is kept until its whole is there, which
-        is then taken as if it had come in one.
+        A payload that fails its declaration or names another table is refused and nothing of
+        it stored; a part waits for its whole.
         """
         if is_part(payload):
             try:
@@ -244,11 +193,7 @@ class Recorder:
         self.counts["stored" if stored else "duplicate"] += 1
 
     def _round(self, m: RoundMessage, now_us: int) -> None:
-        """Verify a round message; store what its rows make (see the module docstring).
-
-        Verified and stored in one transaction holding the table's lock, from the position
-        the store holds: two recorders take a table's messages in turn.
-        """
+        """Verify a round message and store what its rows make, in one locked transaction."""
         s = self._series(m.table, m.journal)
         try:
             with self._locked(m.table):
@@ -260,7 +205,6 @@ class Recorder:
             self.witness(m.table)
 
     def _verify_round(self, s: _Series, m: RoundMessage, now_us: int) -> bool:
-        """:meth:`_round` in its transaction; True when something was stored."""
         what = f"round {m.round_id} of journal {m.journal[:16]}"
         try:
             pos = self._position(s)
@@ -316,10 +260,7 @@ class Recorder:
         return True
 
     def _held_again(self, s: _Series, seq: int | None = None) -> None:
-        """Check the messages held ahead whose rows the floor has now reached.
-
-        ``seq``: the event the store's position is at (default: the one held).
-        """
+        """Check the held messages the store's position ``seq`` (default: the held one) reaches."""
         if seq is None:
             seq = s.position.seq if s.position is not None else None
         due = [(m, t) for m, t in s.held if seq is not None and m.after <= seq]
@@ -335,7 +276,6 @@ class Recorder:
                                                        journals=self.store.witness(table)))
 
     def _event(self, m: EventMessage, now_us: int) -> None:
-        """An event: compared with the sealed one when sealed already, else provisional."""
         with self._locked(m.table):
             self._take_event(m, now_us)
 
@@ -366,12 +306,7 @@ class Recorder:
 
     # ------------------------------------------------------------------ continuity
     def refresh(self) -> None:
-        """Each series and each table's journal as the store holds them.
-
-        Another recorder on the store took its part of the messages: what it verified
-        and what the tables told it (their state, their status) count here as well. The
-        messages held ahead that the store's position now reaches are checked.
-        """
+        """Each series and table as the store holds them (another recorder took its share)."""
         for table, journal, contiguous, announced, broken, status in self.store.series_now():
             s = self._series(table, journal)
             s.contiguous, s.announced, s.broken, s.status = (contiguous, announced, broken,
@@ -382,10 +317,7 @@ class Recorder:
         self.current.update(self.store.current_journals())
 
     def check(self) -> None:
-        """Ask each online table for the rounds its newest journal lacks (module docstring).
-
-        ``shared``: each series as the store holds it first (:meth:`refresh`).
-        """
+        """Ask each online table for the rounds its newest journal lacks."""
         if self.shared:
             self.refresh()
         now = self.clock()

@@ -1,13 +1,8 @@
 """The recorder connected to the broker: :func:`serve`.
 
-It connects the :class:`~floor.recorder.Recorder` to the broker with a persistent session
-(the broker keeps the messages of a recorder that is down), subscribes to every table, and
-checks every series four times a second. Each message is committed to the store before its
-acknowledgement goes back to the broker (paho's manual acknowledgement): a store that
-cannot be written stops the recorder with what it could not store still held by the
-broker. With its heartbeat it writes whether it reaches the broker, and since when it
-cannot (``floor status`` shows each table's status unknown since then). A message that
-came in parts (:mod:`floor.parts`) is joined and checked whole before it is taken.
+A persistent session keeps the messages of a recorder that is down; each message is
+committed to the store before its acknowledgement goes back (manual acknowledgement), so a
+store that cannot be written stops the recorder with the rest still held by the broker.
 """
 
 from __future__ import annotations
@@ -33,23 +28,17 @@ from floor.store import Store
 log = logging.getLogger("threecard.floor")
 
 CHECK_EVERY_S = 0.25
+# Seconds between the recorder's "I run" writes to the store (``floor status`` reads them).
 HEARTBEAT_S = 5.0
-"""The recorder writes in the store that it runs this often (``floor status`` reads it)."""
+# A shared-subscription recorder keeps no session: the broker would go on giving a recorder
+# that is down its share; the others ask the tables for it instead.
 SESSION_EXPIRY_S = 7 * 24 * 3600
-"""How long the broker keeps the recorder's session (and its messages) while it is down.
-
-A recorder of a shared subscription group keeps none: the broker would go on giving the
-session of a recorder that is down its part of the messages, and the others would lack
-them. The others ask the tables for what it held (its messages on their way) instead."""
 SUBSCRIBED = ("round", "event", "meters", "state", "status")
+# MQTT 5 "Session taken over": another client connected with our client id.
 TAKEN_OVER = 0x8E
-"""The MQTT 5 reason code of a disconnection because another client connected with the
-same client id (Session taken over)."""
 QUICK_S = 10.0
+# Connections lost within QUICK_S this many times: a broker that does not say "taken over".
 QUICK_LOSSES = 3
-"""Connections lost within :data:`QUICK_S` (each after the broker accepted it): another
-client with the same id takes the session over each time it reconnects (a broker that does
-not say so), and the recorder taken over first stops."""
 
 
 def share_group(name: str) -> str:
@@ -70,24 +59,16 @@ def serve(settings: FloorSettings, store_path: str, client_id: str,
 
     Args:
         settings: the broker, TLS files, credentials and topic prefix.
-        store_path: the store: a SQLite file (created when missing) or a
-            ``postgresql://`` URL (:class:`floor.store.Store`).
-        client_id: the recorder's client id: its persistent session on the broker (a
-            secured broker binds it to the recorder's user, ``threecard floor serve``
-            names it after the user).
+        store_path: a SQLite file (created when missing) or a ``postgresql://`` URL.
+        client_id: the recorder's client id: its persistent session on the broker.
         stop: set to stop.
-        share: a shared subscription's group (``$share/<group>/...``, MQTT 5): the broker
-            gives each message to one of the group's recorders, which write the same
-            store (:func:`share_group`); empty: this recorder takes every message.
+        share: a shared subscription's group (``$share/<group>/...``): each message goes
+            to one recorder of the group, all writing the same store; empty: every message.
 
     Returns:
-        0 after a clean stop, 1 when the store cannot be written (what was not stored is
-        not acknowledged: the broker keeps it for the next start) or the recorder failed,
-        2 when its session was taken over by another client with the same client id
-        (reason code 0x8E, or :data:`QUICK_LOSSES` connections lost in a moment): two
-        recorders with one session would each lose what the other took.
-        A message the store refuses for what it holds (a number too large...) is refused
-        and acknowledged: it never stops the recorder nor comes back at the next start.
+        0 after a clean stop; 1 when the store cannot be written (the broker keeps what was
+        not stored) or the recorder failed; 2 when its session was taken over by another
+        client with its id. A message the store refuses for its content is acknowledged.
 
     Raises:
         StoreError: the store cannot be opened.

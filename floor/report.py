@@ -1,22 +1,7 @@
 """Reading the floor: the recorder, then one line a table (``threecard floor status``).
 
-First whether the recorder runs: it writes in the store every few seconds that it does
-(:data:`floor.recorder_serve.HEARTBEAT_S`), and that it stopped when it stops; a store nobody
-writes any more says nothing new, and the floor status says so; and whether the running
-recorder reaches the broker (it writes since when it cannot): while it cannot, what it
-knows of each table is as of then, and each table's status is ``unknown`` since then. Then
-each table: whether
-it is online, ``stopped`` (it said so) or ``offline`` (its last will: it vanished), when
-the recorder last heard from it, its newest round on the floor and when it ended, the
-rounds of the last hour, the hold (the house's win over the amount wagered, from the
-table's meters: won minus paid, over wagered) and the alarms it shows now (for a table
-offline, the ones it showed last; none for a table stopped); and, when the floor lacks
-rounds of any of the table's journals or a chain is broken, what. Rounds missing for less
-than the recorder's grace period (:data:`floor.recorder.GRACE_S`), or that the recorder
-has not yet looked at, may still be on their way: they are UNCONFIRMED, not LACKING. Then
-the table's verification key (enrolled, or pinned on first use) and, when the recorder
-refused messages on its topics as forged (unsealed, badly sealed, or in conflict with
-what it stored), how many and why the last one was (``FORGED n``).
+What each line says, and when a round is UNCONFIRMED rather than LACKING:
+docs/floor-format.md, "What floor status says".
 """
 
 from __future__ import annotations
@@ -30,25 +15,21 @@ from floor.messages import MetersMessage
 from floor.recorder import GRACE_S
 from floor.store import SeriesRow, Store, TableRow
 
+# 3 heartbeats: a recorder silent this long is not running.
 SILENT_AFTER_S = 15
-"""A recorder that has not written for this long is not running (3 heartbeats)."""
+# A table online but silent this long is offline, its last will lost or not.
 TABLE_SILENT_S = 30
-"""A table online that the recorder has not heard for this long is offline, its last will
-lost or not (it sends its status every :data:`floor.publisher.STATUS_EVERY_S`)."""
 
 
 def _utc(us: int | None) -> str | None:
-    """Microseconds since the epoch as ISO 8601 UTC, or None."""
     return datetime.fromtimestamp(us // 1_000_000, UTC).isoformat() if us else None
 
 
 def _z(utc: str) -> str:
-    """An ISO 8601 UTC time to the second, written with ``Z``."""
     return f"{utc[:19]}Z"
 
 
 def _ago(utc: str | None, now: datetime) -> str:
-    """How long ago ``utc`` was, in words (``12 s``, ``5 min``, ``3 h``, ``2 d``)."""
     if utc is None:
         return "never"
     s = max(0, int((now - datetime.fromisoformat(utc)).total_seconds()))
@@ -63,16 +44,10 @@ class RecorderStatus:
     """Whether the recorder writing the store runs.
 
     Attributes:
-        state: ``running``, ``stopped`` (it said so), ``silent`` (it wrote nothing for
-            :data:`SILENT_AFTER_S`: killed, hung, or its machine down) or ``unknown`` (no
-            recorder ever said: a store of an earlier recorder).
-        client_id: its client id on the broker ("" for unknown).
-        heard_utc: when it last wrote that it runs, ISO 8601 UTC, or None.
-        broker: the broker's URL, as the recorder said (None: it did not).
-        broker_lost_utc: since when the running recorder cannot reach the broker, ISO 8601
-            UTC (None: it can, or it does not run): what it knows of each table is as of
-            then.
-        broker_why: why it cannot, in a few words.
+        state: ``running``, ``stopped`` (it said so), ``silent`` (killed, hung, or its
+            machine down) or ``unknown`` (no recorder ever said).
+        broker_lost_utc: since when the running recorder cannot reach the broker (None:
+            it can): what it knows of each table is as of then.
     """
 
     state: str
@@ -121,37 +96,14 @@ def recorder_status(store: Store, now: datetime) -> RecorderStatus:
 
 @dataclass(frozen=True, slots=True)
 class TableStatus:
-    """One table as the floor sees it.
+    """One table as the floor sees it (the fields: docs/floor-format.md).
 
     Attributes:
-        table_id: the table.
-        status: ``online``, ``stopped`` (it said so), ``offline`` (its last will: it
-            vanished), or ``unknown`` (no status heard, or the recorder cannot reach the
-            broker: since ``unknown_since_utc``).
-        journal: the hash of its newest journal's first event.
-        last_round: its newest round on the floor (0: none).
-        last_round_utc: when that round ended, ISO 8601 UTC, or None.
-        rounds_last_hour: rounds that ended in the hour before now.
-        hold_ppm: the hold in parts per million of the amount wagered (None: nothing
-            wagered yet).
-        open_alarms: the kinds of the warnings and errors the table shows (offline: the
-            ones it showed last; stopped: none; None: its stored state is not readable).
-        lacking: what the floor lacks of the newest journal, or None.
-        heard_utc: when the recorder last received a message of the table, ISO 8601 UTC.
-        older_lacking: what the floor lacks of the table's earlier journals (the table
-            sends those again only once it runs on that journal).
-        unconfirmed: rounds of the newest journal missing for less than the recorder's
-            grace period, or not yet looked at by the recorder: they may be on their way
-            (None: none).
-        verify_key: the table's verification key the floor pinned (the newest), or None.
-        key_pinned: how it was pinned: ``enrolled`` or ``pinned on first use``.
-        forged: messages on the table's topics refused as forged (unsealed, badly sealed
-            or in conflict with the store).
-        forged_why: why the last one was.
-        unknown_since_utc: since when the recorder cannot reach the broker (its status is
-            unknown since then: ``unknown``), ISO 8601 UTC, or None.
-        pruned: rounds moved into archives (``threecard floor prune``), not lacking: a
-            line each journal's newest prune.
+        status: ``online``, ``stopped`` (it said so), ``offline`` (its last will), or
+            ``unknown`` (none heard, or the recorder cannot reach the broker).
+        hold_ppm: parts per million of the amount wagered (None: nothing wagered).
+        unconfirmed: rounds missing for less than the recorder's grace, or not yet looked
+            at: they may be on their way.
     """
 
     table_id: str
@@ -203,11 +155,7 @@ class TableStatus:
 
 
 def hold_ppm(meters: MetersMessage | None) -> int | None:
-    """The hold of a ``meters`` payload's ``total`` row, parts per million (rounded).
-
-    The rows are [wagered, paid, won, rounds, voids, refunded] in minor units: the house
-    wins ``won`` (stakes lost by players) and pays ``paid``.
-    """
+    """The hold of a ``meters`` ``total`` row, parts per million: (won - paid) / wagered."""
     row = meters.meters.rows.get("total") if meters is not None else None
     if not row or row[0] <= 0:
         return None
@@ -217,11 +165,7 @@ def hold_ppm(meters: MetersMessage | None) -> int | None:
 
 
 def _lacking(s: SeriesRow, now_us: int) -> tuple[str | None, str | None]:
-    """What a series lacks: (confirmed, unconfirmed), either or both None.
-
-    Unconfirmed: a gap the recorder first saw less than :data:`GRACE_S` before ``now_us``,
-    or has not yet seen (``gap_us`` None).
-    """
+    """What a series lacks: (confirmed, unconfirmed: a gap younger than the grace)."""
     want = max(s.announced, s.newest)
     if s.broken or s.contiguous >= want:
         return s.broken, None
@@ -232,15 +176,7 @@ def _lacking(s: SeriesRow, now_us: int) -> tuple[str | None, str | None]:
 
 
 def floor_status(store: Store, now: datetime) -> list[TableStatus]:
-    """Every table the floor heard of, or whose key was enrolled, by id.
-
-    A table enrolled and never heard (its topics not reaching the recorder: another pit's
-    prefix, a bridge the central broker refuses) is listed ``unknown``, heard never.
-
-    Args:
-        store: the floor's store.
-        now: the time "the last hour" ends at (aware, UTC).
-    """
+    """Every table the floor heard of, or whose key was enrolled (never heard: ``unknown``)."""
     since = (now - timedelta(hours=1)).isoformat()
     series = store.series()
     # silence is measured on the recorder's clock, up to when it last wrote

@@ -1,12 +1,6 @@
 """Rounds the floor asks a table for again, read from its journal without slowing the table.
 
-The recorder asks (``<prefix>/<table>/resend``: ``{"journal": ..., "from_round": N}``)
-when it lacks rounds; the table answers with a second :class:`~floor.follower.Follower`
-that replays its journal from before round N up to where the live feed stood and makes
-only ``round`` messages. A replay of a long journal takes a while, and the feed's thread
-shares the table's process: so one replay at a time, a new one started at most every
-:data:`RESEND_EVERY_S` (a request meanwhile waits, the lowest round asked for kept), and
-the replay is read in the feed's paced chunks (:data:`floor.publisher.FEED_SHARE`).
+One replay at a time, at most every :data:`RESEND_EVERY_S`, in the feed's paced chunks.
 """
 
 from __future__ import annotations
@@ -24,21 +18,10 @@ from floor.mqtt import Throttle
 log = logging.getLogger("threecard.floor")
 
 RESEND_EVERY_S = 10.0
-"""Seconds between the starts of two replays for the floor, at least."""
 
 
 class Resends:
-    """The replays a table makes for the floor, one at a time.
-
-    Args:
-        path: the table's journal.
-        table_id: the table's id.
-        clock: seconds, monotonic.
-
-    Attributes:
-        follower: the replay under way, or None.
-        pending: the lowest round asked for that no replay has started for yet, or None.
-    """
+    """The replays a table makes for the floor, one at a time (``pending``: the next to start)."""
 
     def __init__(self, path: str, table_id: str,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -52,14 +35,7 @@ class Resends:
         self._throttle = Throttle(log)  # rounds it cannot send: said once a minute
 
     def ask(self, req: ResendRequest, genesis: str, position: int) -> None:
-        """A request from the floor: remember it (it starts in :meth:`poll`).
-
-        Args:
-            req: the request.
-            genesis: the journal's name (its first event's hash): a request for another
-                journal is not this table's.
-            position: the live feed's position: the replay reads up to it.
-        """
+        """A request for journal ``genesis``, up to ``position``, started by :meth:`poll`."""
         if req.journal != genesis:
             log.info("floor: resend asked for another journal (%s): not this table's",
                      req.journal[:16])
@@ -74,15 +50,7 @@ class Resends:
 
     def poll(self, limit: int, pause: Callable[[float], None] | None = None
              ) -> list[Outgoing] | None:
-        """The next ``round`` messages of the replay under way (None: none under way).
-
-        Starts the replay asked for when none runs and :data:`RESEND_EVERY_S` have passed
-        since the last one started (an earlier round asked for restarts it).
-
-        Args:
-            limit: journal events to read at most.
-            pause: called with the seconds a stretch of reading took (the feed's pacing).
-        """
+        """The next ``round`` messages of the replay under way (None: none); starts one when due."""
         now = self.clock()
         if self.pending is not None and now >= self._next_start and (
                 self.follower is None or self.pending < self.follower.rounds_from):

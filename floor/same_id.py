@@ -1,9 +1,4 @@
-"""A table that finds another table with its id on the broker: a mixin of the feed.
-
-Two tables with one id share one client id (:class:`floor.publisher.FloorPublisher`):
-:meth:`SameId._on_status` reads each status on the table's own topic and says so, and the
-table that connected second waits :data:`YIELD_S`.
-"""
+"""A table that finds another table with its id on the broker: a mixin of the feed."""
 
 from __future__ import annotations
 
@@ -13,17 +8,16 @@ from typing import Any
 
 from floor.messages import StatusMessage, decode
 
+# Seconds a table that found another with its id waits before connecting again.
 YIELD_S = 60.0
-"""Seconds a table that found another table with its id waits before connecting again."""
 
 
 def _utc(us: int) -> str:
-    """Microseconds since the epoch as an ISO 8601 UTC time, to the second."""
     return datetime.fromtimestamp(us / 1e6, UTC).isoformat(timespec="seconds")
 
 
 class SameId:
-    """Reads the statuses on the table's own topic (see the module docstring)."""
+    """Reads the statuses on the table's own topic."""
 
     settings: Any
     table_id: str
@@ -39,15 +33,8 @@ class SameId:
     def _on_status(self, payload: bytes) -> None:
         """A status on our own topic: ours, a last will of our own, or another table's.
 
-        The last will of another journal's connection opened after our previous one: a
-        table with our id (our client id) connected in between, closing our connection,
-        and ours closed it in turn; this table says so
-        (:data:`floor.publisher.QUICK_LOSSES` decides which one waits). Another table
-        online with our id and another journal, connected before us (a broker that lets
-        both connect): this table says so, marks its own journal offline and waits
-        :data:`YIELD_S` (the first one keeps the floor). Anything else not ours (a will of
-        our own previous connection, the newer table's online) is answered with our
-        ``online`` again, so the retained status stays ours.
+        A table with our id that connected before us keeps the floor: we say so, go offline and
+        wait :data:`YIELD_S`; anything else not ours is answered with our ``online``.
         """
         try:
             other = decode(StatusMessage.name, payload)

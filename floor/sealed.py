@@ -1,25 +1,7 @@
 """The floor's check of a round message: the journal's rows and seals, verified, not trusted.
 
-The recorder holds, for each journal of a table, where it verified the journal up to
-(:class:`Position`: the last seal's event and chain hash, the epoch to be sealed next and
-its public key, and the game replayed up to there). A round message carries the rows
-since the seal that closed the previous round and the seals that close them
-(:class:`~floor.messages.RoundMessage`); :func:`verify` checks, with nothing taken from
-the message on trust:
-
-- the rows follow the verified event (or the journal's start, from the genesis hash);
-- the chain hash of every row, recomputed from the verified head;
-- every seal's signature, with the key the floor expects for its epoch: the key the
-  previous seal named, or for epoch 0 the chain's start key, which must be the table's
-  pinned verification key (:mod:`floor.store`); a later chain start only with a key pinned
-  for the table;
-- every seal's head is the chain hash the floor computed at its event.
-
-What passes is then replayed (:class:`floor.derive.Replay`): the rounds and events the
-floor stores are what the journal's rows make. A message the floor is not ready for (rows
-after events it has not verified: something was lost) is :data:`AHEAD`; one about epochs
-already verified is compared seal by seal with those stored: equal is a duplicate, another
-seal for a verified epoch is a conflict (:class:`Refused`, ``forged``).
+Rows, chain hashes, each seal with the key expected for its epoch (epoch 0: the table's
+pinned key), then the replay (docs/floor-format.md, "The recorder").
 """
 
 from __future__ import annotations
@@ -39,21 +21,11 @@ from floor.derive import Finished, Replay
 from floor.messages import EventMessage, RoundMessage, SealRow
 
 AHEAD = "ahead"
-"""A message whose rows follow events the floor has not verified (some were lost)."""
 DUPLICATE = "duplicate"
-"""A message whose every seal the floor holds already, the same."""
 
 
 class Refused(Exception):
-    """A message refused: not sealed as the floor expects, or in conflict with the store.
-
-    Args:
-        why: what is wrong, in English.
-        conflict: True when the message holds a seal the table's key really signed for an
-            epoch the floor verified with another: the journal at the table is not the
-            one the floor recorded (put back to an older copy and played on, or
-            replaced).
-    """
+    """A message refused; ``conflict``: the table's key signed another seal for a verified epoch."""
 
     def __init__(self, why: str, conflict: bool = False) -> None:
         super().__init__(why)
@@ -63,18 +35,7 @@ class Refused(Exception):
 
 @dataclass(slots=True)
 class Position:
-    """Where the floor verified one journal up to.
-
-    Attributes:
-        journal_id: the journal's id (its seals sign it).
-        chain_key: the key the journal's chain started with (its verification key).
-        epoch: the epoch to be sealed next.
-        key: that epoch's public key (the last seal named it).
-        seq, head: the last event verified and its chain hash.
-        first_utc: the time of the journal's first event.
-        game: the game replayed up to ``seq``.
-        ends: round id -> (seq, hash) of the last event of the newest rounds finished.
-    """
+    """Where the floor verified one journal up to: the last seal, the next epoch's key, the game."""
 
     journal_id: str
     chain_key: bytes
@@ -98,11 +59,7 @@ class Position:
 
     @staticmethod
     def game_from(blob: bytes) -> tuple[Game, dict[int, tuple[int, str]]]:
-        """The game and round ends of :meth:`state_blob`.
-
-        Raises:
-            ValueError: the blob cannot be read.
-        """
+        """The game and round ends of :meth:`state_blob` (ValueError: unreadable)."""
         try:
             d = json.loads(zlib.decompress(blob))
             return Game.from_dict(d["game"]), {r: (s, h) for r, s, h in d["ends"]}
@@ -112,17 +69,7 @@ class Position:
 
 @dataclass(frozen=True, slots=True)
 class Verified:
-    """A message verified and replayed.
-
-    Attributes:
-        position: the new position (the last seal's).
-        seals: the seals verified, oldest first, each with the newest round finished at
-            its event.
-        rounds: the rounds the rows finished or changed (their newest record).
-        events: the ``event`` messages the rows make.
-        after: the event the rows followed.
-        pinned: the chain's start key taken on first use (None: one pinned before).
-    """
+    """A message verified and replayed (``pinned``: a key taken on first use, else None)."""
 
     position: Position
     seals: list[tuple[SealRow, int]]
@@ -147,10 +94,8 @@ def verify(m: RoundMessage, pos: Position | None, keys: Sequence[bytes],
 
     Args:
         m: the message (its form checked: :func:`floor.messages.decode`).
-        pos: where the floor verified the journal up to (None: nothing yet, or under a
-            key no longer pinned for the table: verified again from its start).
-        keys: the table's pinned verification keys (none: the first chain's key is
-            pinned on first use, once its seals verify).
+        pos: where the floor verified the journal up to (None: from its start).
+        keys: the table's pinned keys (none: the first chain's key is pinned on first use).
         stored: the seal the floor holds for an epoch (None: none).
         table_id: the table (the events it makes carry it).
 
@@ -158,8 +103,7 @@ def verify(m: RoundMessage, pos: Position | None, keys: Sequence[bytes],
         The verified message, or :data:`AHEAD` or :data:`DUPLICATE`.
 
     Raises:
-        Refused: not sealed as expected (a forged or altered message), or a seal in
-            conflict with one stored.
+        Refused: not sealed as expected (forged or altered), or a seal in conflict.
     """
     rows, seals = list(m.rows), list(m.seals)
     if not seals:
@@ -182,10 +126,8 @@ def _after_verified(m: RoundMessage, pos: Position, stored: Callable[[int], Seal
                     ) -> tuple[list[Any], list[SealRow]]:
     """The rows and seals of ``m`` past the verified position; its earlier seals compared.
 
-    Raises:
-        Refused: an earlier seal differs from the one stored (its signature is the table's:
-            a conflict; else forged), or the message does not end a verified epoch where
-            the floor's position is.
+    Raises Refused when an earlier seal differs from the one stored, or ``m`` ends no
+    verified epoch there.
     """
     old = [s for s in m.seals if s.epoch < pos.epoch]
     for s in old:
@@ -221,7 +163,6 @@ def _epoch_key(epoch: int, pos: Position, stored: Callable[[int], SealRow | None
 
 def _verify_new(m: RoundMessage, pos: Position | None, keys: Sequence[bytes],
                 rows: list[Any], seals: list[SealRow], table_id: str) -> Verified:
-    """Verify rows and seals from the position (None: the journal's start), then replay."""
     jid = m.journal_id
     prev, epoch = (pos.head, pos.epoch) if pos is not None else (GENESIS, 0)
     key = pos.key if pos is not None else None

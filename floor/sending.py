@@ -1,14 +1,4 @@
-"""What a table's feed has made and the broker not yet acknowledged, and how it is sent.
-
-:class:`InFlight` holds the messages :class:`~floor.publisher.FloorPublisher` made from the
-journal (live, and rounds sent again for the floor), publishes them in order at QoS 1
-within the broker's limits, and says when one is acknowledged. A message larger than the
-broker takes (the Maximum Packet Size of its CONNACK, or learned from a broker that closed
-the connection on a packet too large without saying its limit) goes in parts
-(:mod:`floor.parts`) and counts as acknowledged once every part is. A message the broker
-refuses (its reason code in the PUBACK: an ACL) is sent again on the same connection after
-a pause that doubles up to :data:`REFUSED_S` ``[1]``: never a reconnection for it.
-"""
+"""What a table's feed has made and the broker not yet acknowledged, and how it is sent."""
 
 from __future__ import annotations
 
@@ -26,14 +16,12 @@ from floor.mqtt import FloorSettings
 from floor.parts import TooSmall, packet_size, split
 
 WINDOW = 50
-"""Packets in flight (published, not yet acknowledged) at most."""
+# Seconds before a refused message goes again: the first wait, the longest (doubling; reset
+# once a message is acknowledged).
 REFUSED_S = (1.0, 60.0)
-"""Seconds before a message the broker refused is sent again: the first wait, the longest
-(it doubles at each refusal, and starts again once a message is acknowledged)."""
 TOO_SMALL_WAIT_S = 60.0
-"""Seconds the feed waits, connected, when the broker's packet limit is too small for it."""
+# MQTT 5 reason code: packet larger than the broker takes.
 PACKET_TOO_LARGE = 0x95
-"""The MQTT 5 reason code of a disconnection for a packet larger than the broker takes."""
 
 
 def stamped(body: Message) -> tuple[bytes, int]:
@@ -44,15 +32,7 @@ def stamped(body: Message) -> tuple[bytes, int]:
 
 @dataclass(slots=True)
 class Entry:
-    """A message made and not yet acknowledged.
-
-    Attributes:
-        msg: the message.
-        sent: published on this connection (its packets are in ``mids``).
-        mids: the MQTT message ids of its packets not yet acknowledged.
-        packet: its largest packet's size, in bytes.
-        acked: every packet acknowledged.
-    """
+    """A message not yet acknowledged (``mids``: its packets in flight; ``packet``: bytes)."""
 
     msg: Outgoing
     sent: bool = False
@@ -64,17 +44,8 @@ class Entry:
 class InFlight:
     """The feed's messages not yet acknowledged, and their packets in flight.
 
-    Args:
-        settings: the broker's settings (topics).
-        table_id: the table's id.
-
-    Attributes:
-        live, resent: the messages of the live feed and those sent again, in order.
-        limit: the broker's Maximum Packet Size as its CONNACK said (None: none said).
-        learned: the largest packet size the broker was found to take without saying so.
-        published, parts: messages published since the start, and of them those sent in
-            parts.
-        problem: why the feed waits, when the broker's limit is too small for it (else None).
+    ``limit`` is the Maximum Packet Size the CONNACK said (None: none), ``learned`` a limit
+    found without it; ``problem`` says why the feed waits when no part fits.
     """
 
     def __init__(self, settings: FloorSettings, table_id: str) -> None:
@@ -111,11 +82,7 @@ class InFlight:
             q.clear()
 
     def too_large(self) -> int | None:
-        """The broker closed the connection on a packet too large: learn a limit below it.
-
-        Returns:
-            The packet size now taken as the limit, or None (nothing was in flight).
-        """
+        """A packet was too large for the broker: learn a limit below it (None: none in flight)."""
         largest = max((e.packet for e in self.by_mid.values()), default=0)
         if largest <= 1:
             return None
@@ -123,11 +90,7 @@ class InFlight:
         return self.learned
 
     def send(self, client: Any) -> bool:
-        """Publish the messages not in flight, resent rounds first, up to :data:`WINDOW`.
-
-        Returns:
-            True when something was published.
-        """
+        """Publish what is not in flight, resent rounds first, up to :data:`WINDOW`; True if any."""
         if time.monotonic() < self._hold_until:
             return False
         sent = False
@@ -146,11 +109,7 @@ class InFlight:
         return sent
 
     def _packets(self, e: Entry) -> list[tuple[bytes, bool]] | None:
-        """The payloads (and whether retained) that carry ``e``: one, or its parts.
-
-        None when the broker's limit leaves no room for a part (:attr:`problem` says why;
-        the feed waits :data:`TOO_SMALL_WAIT_S`, or until the next connection).
-        """
+        """The payloads (and whether retained) that carry ``e``; None when no part fits."""
         topic = self.settings.topic(self.table_id, e.msg.name)
         payload, sent_us = stamped(e.msg.body)
         limit = self.packet_limit
@@ -183,12 +142,7 @@ class InFlight:
         return True
 
     def ack(self, mid: int, rc: Any) -> tuple[Entry | None, str]:
-        """A PUBACK: its message, and what became of it.
-
-        ``acked``, ``part`` (its other parts still in flight), ``refused`` (sent again
-        after a pause, whole: :data:`REFUSED_S`) or ``unknown`` (none of ours, or of a
-        message refused already).
-        """
+        """A PUBACK: its message, and ``acked``, ``part``, ``refused`` or ``unknown``."""
         e = self.by_mid.pop(mid, None)
         if e is None:
             return None, "unknown"

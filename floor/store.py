@@ -1,21 +1,7 @@
 """The floor's store: every table's rounds, state, meters and events in one database.
 
-Rounds are keyed by table, journal (the hash of its first event) and round id, so a
-duplicate changes nothing and a table's new journal is a new series. Only what the
-recorder verified is stored as a round: the record the journal's sealed rows make, with
-the epoch of the seal covering its end (``epoch``; NULL: a round an earlier recorder took
-on its word); a record the next rows change (a burn card joined its deal after it ended)
-is replaced by the newer one. ``series`` keeps, per table and journal, how far the rounds
-run verified without a gap (``contiguous``), the newest round the table announced (its
-``state``, or a message ahead of what the floor verified), and when the recorder first
-saw the rounds it lacks (``gap_us``: ``threecard floor status`` calls a gap younger than
-the recorder's grace period unconfirmed). The verified half of the store (each journal's
-position, its seals, the tables' verification keys, provisional events, forged counts) is
-:mod:`floor.store_sealed`'s.
-
-The database is a SQLite file (the embedded default, :mod:`floor.store_sqlite`) or, for a
-``postgresql://`` URL, a PostgreSQL database (:mod:`floor.store_pg`): the same tables and
-the same statements on both (:mod:`floor.store_base`).
+Rounds are keyed by table, journal and round id; only what the recorder verified is
+stored. SQLite, or PostgreSQL for a ``postgresql://`` URL, with the same statements.
 """
 
 from __future__ import annotations
@@ -87,24 +73,19 @@ CREATE TABLE IF NOT EXISTS prunes (
 _TABLES = {"rounds", "series", "tables", "events"}
 _RECORDER = ("id", "client_id", "alive_us", "stopped", "broker", "broker_lost_us",
              "broker_why")
+# Columns a store of an earlier recorder lacks: added when a recorder opens it.
 _ADDED = {"series": ("status TEXT", "announced_seq INTEGER NOT NULL DEFAULT 0",
                      "announced_hash TEXT", "gap_us INTEGER"),
           "rounds": ("epoch INTEGER",),
           "recorder": ("broker TEXT", "broker_lost_us INTEGER", "broker_why TEXT")}
-"""Columns a store written by an earlier recorder lacks: added when a recorder opens it."""
 
 
 def status_of(m: StatusMessage) -> str:
-    """What the floor calls a table's status message.
-
-    ``online``; ``stopped``: an ``offline`` the table sent as it stopped; ``offline``: its
-    last will (it vanished).
-    """
+    """``online``; ``stopped`` (an ``offline`` sent as it stopped); ``offline`` (its last will)."""
     return "stopped" if m.status == "offline" and m.stopped else m.status
 
 
 def _decoded(name: str, text: Any) -> Any:
-    """A stored ``state`` or ``meters`` payload as declared, or None (none, or unreadable)."""
     if not isinstance(text, (str, bytes)):
         return None
     try:
@@ -126,19 +107,8 @@ class Link:
 class SeriesRow(NamedTuple):
     """What the floor holds of one table's journal.
 
-    Attributes:
-        table, journal: the table and its journal (the hash of its first event).
-        contiguous: rounds 1 to this are stored, each naming the one before it.
-        announced: the last round the newest ``state`` of this journal named (0: none).
-        newest: the newest round id stored.
-        broken: why the chain cannot be completed, or None.
-        status: ``online`` or ``offline`` as the newest ``status`` of this journal said,
-            or None.
-        announced_seq, announced_hash: the last event of the ``announced`` round, as that
-            state named it (0 and None: none).
-        gap_us: when the recorder first saw the rounds the series lacks (its clock,
-            microseconds since the epoch; None: it has not seen them, or lacks none; 0: a
-            store of a recorder that did not say).
+    ``contiguous``: rounds 1 to this are stored, each naming the one before; ``gap_us``:
+    when the recorder first saw rounds lacking (microseconds; None: none; 0: not said).
     """
 
     table: str
@@ -155,20 +125,7 @@ class SeriesRow(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class TableRow:
-    """What the floor knows of one table (``threecard floor status``).
-
-    Attributes:
-        table_id: the table.
-        journal: its newest journal (the hash of its first event).
-        status: ``online``, ``offline`` (its last will), ``stopped`` (it said so) or
-            None (never heard).
-        state: its newest ``state``, or None (none, or not readable).
-        meters: its newest ``meters``, or None (none, or not readable).
-        heard_us: when the recorder received its newest message (the recorder's clock,
-            microseconds since the epoch).
-        unreadable: the payloads stored but not readable as declared (``state``,
-            ``meters``): a store written by hand, or by a recorder of another version.
-    """
+    """What the floor knows of one table (``heard_us``: the recorder's clock, microseconds)."""
 
     table_id: str
     journal: str
@@ -181,16 +138,7 @@ class TableRow:
 
 @dataclass(frozen=True, slots=True)
 class RecorderRow:
-    """The recorder that writes the store, as it last said.
-
-    Attributes:
-        client_id: its client id on the broker.
-        alive_us: when it last said it runs (microseconds since the epoch).
-        stopped: it stopped cleanly then.
-        broker: the broker's URL (None: a recorder that did not say).
-        broker_lost_us: since when it cannot reach the broker (None: connected).
-        broker_why: why, in a few words.
-    """
+    """The recorder that writes the store, as it last said (times in microseconds)."""
 
     client_id: str
     alive_us: int
@@ -202,17 +150,7 @@ class RecorderRow:
 
 @dataclass(frozen=True, slots=True)
 class PruneRow:
-    """Rounds of a series moved out of the store into an archive (``threecard floor prune``).
-
-    Attributes:
-        table, journal: the series.
-        to_round: rounds up to this one are in archives, no longer in the store.
-        to_seq: the last event of round ``to_round`` (the events up to it went with them).
-        rounds, events: how many rows this prune moved.
-        archive: the archive file (a floor store, SQLite), as given.
-        sha256: the archive file's SHA-256 once written and verified.
-        pruned_us: when (microseconds since the epoch).
-    """
+    """Rounds of a series moved into an archive (``floor prune``; docs/floor-format.md)."""
 
     table: str
     journal: str
@@ -226,16 +164,7 @@ class PruneRow:
 
 
 class Store(SealedStore):
-    """An open store.
-
-    Args:
-        path: the SQLite file, or a ``postgresql://`` URL (its tables created when missing,
-            unless ``readonly``).
-        readonly: open for reading only (``floor rounds``, ``floor status``, anchors).
-
-    Attributes:
-        db: the database (:class:`floor.store_base.Database`).
-        path: its name for messages (a URL without its password).
+    """An open store: a SQLite file or a ``postgresql://`` URL (tables made unless ``readonly``).
 
     Raises:
         StoreError: not a floor store, or it cannot be opened.
@@ -263,11 +192,7 @@ class Store(SealedStore):
 
     # ------------------------------------------------------------------ writing
     def _seen(self, table: str, journal: str, now_us: int) -> None:
-        """A message of this table and journal received at ``now_us`` (the recorder's clock).
-
-        The series exists from now on, and the journal of the newest message received is
-        the table's.
-        """
+        """A message of this table and journal came at ``now_us``: its journal is the table's."""
         self.db.execute("INSERT INTO series (table_id, journal, first_us, last_us) "
                         "VALUES (?,?,?,?) ON CONFLICT (table_id, journal) DO UPDATE SET "
                         f"last_us = {greater('series.last_us', 'excluded.last_us')}",
@@ -279,16 +204,8 @@ class Store(SealedStore):
                    retained: bool = False) -> bool:
         """Keep a table's ``state``, ``meters`` or ``status``: the newest.
 
-        A message as sent is the newest: the broker delivers a topic's messages in the
-        order it took them (the last will after the ``online`` of the same connection),
-        so the order of arrival is the order of truth, never the table's clock
-        (``sent_us``). A ``retained`` one is the broker's stored copy, sent again when the
-        recorder subscribes, possibly older than what the store holds: a ``state`` or
-        ``meters`` of the same journal is then kept only when its journal event
-        (``seq``) is not older.
-
-        Returns:
-            False when an older retained ``state`` or ``meters`` was left aside.
+        Arrival order is the truth (the broker keeps a topic's order), never ``sent_us``; a
+        ``retained`` copy older by ``seq`` is left aside (False).
         """
         col = m.name
         with self.db.transaction():
@@ -347,10 +264,7 @@ class Store(SealedStore):
             "s.table_id, s.first_us")]
 
     def series_now(self) -> list[tuple[str, str, int, int, str | None, str | None]]:
-        """(table, journal, contiguous, announced, broken, status) of every series, as stored.
-
-        What another recorder on the same store wrote is read here, never assumed.
-        """
+        """(table, journal, contiguous, announced, broken, status) of every series, as stored."""
         return self.db.execute("SELECT table_id, journal, contiguous, announced, broken, "
                                "status FROM series").fetchall()
 
@@ -375,13 +289,8 @@ class Store(SealedStore):
              lost_us: int | None = None, why: str = "") -> None:
         """The recorder says it runs (or, ``stopped``, that it stopped cleanly).
 
-        Args:
-            client_id: its client id.
-            now_us: now, microseconds since the epoch.
-            stopped: it stopped cleanly.
-            broker: the broker's URL.
-            lost_us: since when it cannot reach the broker (None: connected).
-            why: why it cannot, in a few words.
+        ``now_us`` and ``lost_us`` (since when it cannot reach the broker, None:
+        connected) are microseconds since the epoch.
         """
         self.db.execute(upsert("recorder", _RECORDER, ("id",)),
                         (1, client_id, now_us, int(stopped), broker or None, lost_us,
@@ -424,11 +333,7 @@ class Store(SealedStore):
 
     def rounds_between(self, from_utc: str | None, to_utc: str | None,
                        table: str | None = None) -> list[tuple[str, str, dict[str, Any]]]:
-        """(table, journal, record) of the rounds that ended in ``[from_utc, to_utc)``.
-
-        The table's own end times (ISO 8601 UTC as the records hold them); oldest first,
-        every table unless ``table`` names one. None: no bound.
-        """
+        """(table, journal, record) of rounds ended in ``[from_utc, to_utc)`` (table's clock)."""
         where, args = ["ended_utc IS NOT NULL"], []
         for cond, value in (("ended_utc >= ?", from_utc), ("ended_utc < ?", to_utc),
                             ("table_id = ?", table)):
@@ -473,14 +378,7 @@ class Store(SealedStore):
 
 
 def read_store(path: str | Path, what: Callable[[Store], Any]) -> Any:
-    """``what(store)`` on the store opened read-only, then closed.
-
-    A server gone while reading, or a store of another version, is a :class:`StoreError`
-    naming the store, never the database library's exception.
-
-    Raises:
-        StoreError: the store cannot be opened or read.
-    """
+    """``what(store)`` on the store opened read-only (StoreError, never the database's own)."""
     store = Store(path, readonly=True)
     try:
         return what(store)

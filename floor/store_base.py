@@ -1,13 +1,4 @@
-"""What the floor's store needs of a database: one small interface, one module per kind.
-
-:class:`floor.store.Store` writes its SQL once, in the dialect SQLite and PostgreSQL share
-(``?`` parameters, ``INSERT ... ON CONFLICT (key) DO UPDATE``, ``CASE`` rather than the
-two-argument ``max``), and runs it through a :class:`Database`:
-:class:`floor.store_sqlite.SQLite` (a file, the embedded default) or
-:class:`floor.store_pg.PostgreSQL` (``postgresql://...``, psycopg 3, an optional extra).
-The recorder and the readers (``floor status``, ``floor rounds``, ``verify-journal
---floor-store``) only ever hold a :class:`~floor.store.Store`.
-"""
+"""What the floor's store needs of a database: one small interface, one module per kind."""
 
 from __future__ import annotations
 
@@ -17,7 +8,6 @@ from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 SCHEMES = ("postgresql://", "postgres://")
-"""How ``--store`` names a PostgreSQL database (anything else is a SQLite file)."""
 
 
 class StoreError(Exception):
@@ -37,12 +27,7 @@ class Cursor(Protocol):
 
 
 class Database(Protocol):
-    """An open connection to the store's database.
-
-    Attributes:
-        name: what error messages call it (a path, or the URL without its password).
-        errors: the exceptions its statements raise.
-    """
+    """An open connection to the store's database (``errors``: what its statements raise)."""
 
     name: str
     errors: tuple[type[Exception], ...]
@@ -54,26 +39,13 @@ class Database(Protocol):
         """Run one statement once for each row of parameters."""
 
     def script(self, sql: str, added: Mapping[str, Sequence[str]] | None = None) -> None:
-        """Make the schema, and add the columns its tables lack, in one transaction.
-
-        No other process makes the schema meanwhile (two recorders starting at once on an
-        empty store): ``sql`` holds statements separated by ``;`` (no parameters),
-        ``added`` each table's columns a store of an earlier recorder may lack
-        (``"name TYPE ..."``).
-        """
+        """Make the schema and the columns ``added`` in one transaction (recorders may race)."""
 
     def transaction(self) -> AbstractContextManager[Any]:
-        """A transaction: committed at the end of the block, rolled back on an error.
-
-        One opened inside another is a savepoint of it.
-        """
+        """A transaction: committed at the block's end, rolled back on an error (or a savepoint)."""
 
     def locked(self, key: str) -> AbstractContextManager[Any]:
-        """A transaction no other process writes ``key``'s rows in (a table's, say) meanwhile.
-
-        Two recorders on one store verify one table in turn: each reads the position the
-        other left, never a stale one.
-        """
+        """A transaction no other process writes ``key``'s rows in meanwhile (two recorders)."""
 
     def names(self) -> set[str]:
         """The store's table names."""
@@ -111,15 +83,7 @@ def greater(a: str, b: str) -> str:
 
 
 def open_database(target: str, readonly: bool) -> Database:
-    """Connect to the store ``target`` names: a SQLite file, or ``postgresql://...``.
-
-    Args:
-        target: the file's path, or the database's URL.
-        readonly: for reading only (it must exist).
-
-    Raises:
-        StoreError: it cannot be opened (or, for PostgreSQL, psycopg is not installed).
-    """
+    """Connect to the store ``target`` names (StoreError: cannot, or no psycopg)."""
     if is_url(target):
         from floor.store_pg import PostgreSQL
 

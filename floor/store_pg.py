@@ -1,11 +1,7 @@
 """The floor's store in a PostgreSQL database (``--store postgresql://...``).
 
-The same tables as the SQLite file (:data:`floor.store.SCHEMA`), with PostgreSQL's types:
-``BIGINT`` for every integer (microseconds since the epoch do not fit in 32 bits),
-``BYTEA`` for blobs, and text compared byte by byte (``COLLATE "C"``, as SQLite does:
-ISO 8601 times and hashes sort as written, whatever the database's locale). Each
-statement commits on its own unless in :meth:`PostgreSQL.transaction`. psycopg 3 comes
-with the ``floor`` extra (``pip install 'threecard-table[floor]'``); a table never needs it.
+``BIGINT`` integers (microseconds exceed 32 bits) and ``COLLATE "C"`` text, so times and
+hashes sort as written. psycopg 3 comes with the ``floor`` extra.
 """
 
 from __future__ import annotations
@@ -18,10 +14,9 @@ from typing import Any
 from floor.store_base import StoreError, shown
 
 _TYPES = {"INTEGER": "BIGINT", "BLOB": "BYTEA", "TEXT": 'TEXT COLLATE "C"'}
+# The advisory lock two recorders starting at once take to create the tables in turn.
 _SCHEMA_LOCK = 0x7C4F100
-"""The advisory lock two recorders starting at once take to create the tables in turn."""
 CONNECT_TIMEOUT_S = 10
-"""Seconds to wait for the server before the store is said not to open."""
 
 
 def dialect(sql: str) -> str:
@@ -35,12 +30,7 @@ def schema(sql: str) -> str:
 
 
 class PostgreSQL:
-    """A PostgreSQL database holding a floor store (:class:`floor.store_base.Database`).
-
-    Args:
-        url: ``postgresql://[USER[:PASSWORD]@]HOST[:PORT]/DBNAME[?...]`` (libpq's URL:
-            ``?host=/run/postgresql`` for a unix socket, ``sslmode=``, ``passfile=``...).
-        readonly: every transaction read-only.
+    """A PostgreSQL database holding a floor store (``url``: libpq's ``postgresql://...``).
 
     Raises:
         StoreError: psycopg is not installed, or the database cannot be reached.
@@ -81,11 +71,7 @@ class PostgreSQL:
             cur.executemany(self._q(sql), [tuple(r) for r in rows])
 
     def script(self, sql: str, added: Mapping[str, Sequence[str]] | None = None) -> None:
-        """The schema and the columns of ``added``, holding the schema's advisory lock.
-
-        Nothing is done to a store that has them all: a recorder starting beside one that
-        writes takes no table lock (DDL there could deadlock with its writes).
-        """
+        """The schema and ``added``, under an advisory lock; a complete store is left alone."""
         if self._complete(sql, added or {}):
             return
         with self.db.transaction():
@@ -99,7 +85,6 @@ class PostgreSQL:
                                     f"{schema(col)}")
 
     def _complete(self, sql: str, added: Mapping[str, Sequence[str]]) -> bool:
-        """Whether every table, index and added column of the schema is there."""
         tables = re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", sql)
         indexes = re.findall(r"CREATE INDEX IF NOT EXISTS (\w+)", sql)
         have = {r[0] for r in self.db.execute(
@@ -139,7 +124,6 @@ class PostgreSQL:
 
 
 class _Locked:
-    """A transaction that first takes the advisory lock of a key (released as it ends)."""
 
     def __init__(self, db: Any, key: str) -> None:
         self.tx = db.transaction()

@@ -1,13 +1,4 @@
-"""The floor store's verified half: seals, positions, pinned keys, provisional events.
-
-A mixin of :class:`floor.store.Store`. For each journal of each table the store keeps
-where the recorder verified it up to (``positions``: the last seal's event and chain hash,
-the next epoch and its key, the game replayed there), every seal it verified (``seals``,
-with the newest round finished at each), the tables' verification keys (``keys``:
-enrolled by a technician, or pinned on first use), the events whose round's seal has not
-come yet (``pending_events``: provisional) and the messages refused as forged
-(``forged``: how many, and why the last one was).
-"""
+"""The floor store's verified half: seals, positions, pinned keys, provisional events."""
 
 from __future__ import annotations
 
@@ -22,10 +13,10 @@ from floor.store_base import greater, upsert
 if TYPE_CHECKING:
     from floor.store_base import Database
 
+# How a verification key was pinned: by ``threecard floor enrol``, or from the table's first
+# sealed message.
 ENROLLED = "enrolled"
-"""A verification key a technician gave (``threecard floor enrol``)."""
 FIRST_USE = "pinned on first use"
-"""A verification key taken from the table's first sealed message (none was enrolled)."""
 _ROUND = ("table_id", "journal", "round_id", "seq", "hash", "prev_seq", "prev_hash", "status",
           "ended_utc", "record", "sent_us", "stored_us", "epoch")
 _EVENT = ("table_id", "journal", "seq", "kind", "severity", "body", "stored_us")
@@ -35,7 +26,6 @@ _POSITION = ("table_id", "journal", "journal_id", "chain_key", "epoch", "key", "
 
 
 def _unstamped(body: str | None) -> dict[str, Any] | None:
-    """An event's payload without its send time (None: none)."""
     if body is None:
         return None
     d = json.loads(body)
@@ -45,13 +35,7 @@ def _unstamped(body: str | None) -> dict[str, Any] | None:
 
 @dataclass(frozen=True, slots=True)
 class PinnedKey:
-    """A table's verification key as the floor pinned it.
-
-    Attributes:
-        key: the key (64 hexadecimal digits).
-        how: :data:`ENROLLED` or :data:`FIRST_USE`.
-        since_us: when (the recorder's clock, microseconds since the epoch).
-    """
+    """A table's verification key as the floor pinned it (``since_us``: microseconds)."""
 
     key: str
     how: str
@@ -68,22 +52,9 @@ class SealedStore:
 
     def put_verified(self, table: str, v: Verified, m: RoundMessage, now_us: int
                      ) -> list[EventMessage]:
-        """Store what a verified round message makes, in one transaction.
+        """Store what a verified round message makes, in one transaction (``now_us``: received).
 
-        The rounds it finished or changed (their records, each with the epoch of the seal
-        covering its end), its events (replacing what the store held in its range), its
-        seals, the journal's new position and how far its rounds run without a gap; the
-        chain's key when it was pinned on first use.
-
-        Args:
-            table: the table.
-            v: the verified message (:func:`floor.sealed.verify`).
-            m: the message (its journal and send time).
-            now_us: when it was received (the recorder's clock).
-
-        Returns:
-            The events held unsealed in its range that its rows do not make (forged, or
-            of another version): dropped.
+        Returns the unsealed events held in its range that its rows do not make (dropped).
         """
         j, p = m.journal, v.position
         seals = [s for s, _ in v.seals]
@@ -133,12 +104,7 @@ class SealedStore:
         return dropped
 
     def put_event(self, m: EventMessage, now_us: int, limit: int) -> bool | None:
-        """Keep an event its round's seal has not yet covered: provisional.
-
-        Returns:
-            True: kept; False: the same event is held already; None: the journal has
-            ``limit`` provisional events held already (refused).
-        """
+        """Keep a provisional event: True, False (held already) or None (``limit`` reached)."""
         body = encode(m).decode()
         with self.db.transaction():
             same = self.db.execute("SELECT body FROM pending_events WHERE table_id = ? AND "
@@ -168,14 +134,7 @@ class SealedStore:
                         "last_us = excluded.last_us", (table, n, why[:500], now_us))
 
     def pin_key(self, table: str, key: str, how: str, now_us: int) -> list[str]:
-        """Pin a verification key for a table (``how``: :data:`ENROLLED` or :data:`FIRST_USE`).
-
-        A key enrolled replaces the keys pinned on first use; a key pinned on first use
-        never replaces one enrolled.
-
-        Returns:
-            The keys pinned on first use that it replaced.
-        """
+        """Pin a table's key (an enrolled one replaces first-use ones, never the reverse)."""
         gone = []
         if how == ENROLLED:
             gone = [k for (k,) in self.db.execute(
@@ -198,7 +157,6 @@ class SealedStore:
                             (round_id, round_id, table, journal))
 
     def _has(self, table: str) -> bool:
-        """The store holds the table ``table`` (a store of an earlier recorder may not)."""
         return bool(self.db.columns(table))
 
     def keys(self, table: str) -> list[PinnedKey]:
@@ -217,11 +175,7 @@ class SealedStore:
             "SELECT DISTINCT table_id FROM keys ORDER BY table_id")]
 
     def position(self, table: str, journal: str) -> Position | None:
-        """Where the floor verified a journal up to (None: nothing of it).
-
-        Raises:
-            ValueError: the replayed state stored cannot be read.
-        """
+        """Where the floor verified a journal up to (None: nothing); ValueError: unreadable."""
         if not self._has("positions"):
             return None
         row = self.db.execute("SELECT journal_id, chain_key, epoch, key, seq, head, first_utc, "
@@ -235,11 +189,7 @@ class SealedStore:
                         first_utc, game, ends)
 
     def position_mark(self, table: str, journal: str) -> tuple[int, int] | None:
-        """(event, epoch) the floor verified a journal up to (None: nothing of it).
-
-        Cheap: a recorder compares it with the position it holds before trusting it (a
-        store it writes, so holding every table).
-        """
+        """(event, epoch) the floor verified a journal up to (None: nothing): a cheap check."""
         row = self.db.execute("SELECT seq, epoch FROM positions WHERE table_id = ? AND "
                               "journal = ?", (table, journal)).fetchone()
         return (row[0], row[1]) if row else None
@@ -294,11 +244,7 @@ class SealedStore:
             "SELECT table_id, count, why FROM forged")}
 
     def sealed_rounds(self, table: str, journal: str) -> list[tuple[int, int, int | None]]:
-        """(round id, last event, epoch of the seal covering it) of a journal's stored rounds.
-
-        The epoch is None for a round stored without a seal (a recorder of an earlier
-        version took it on its word).
-        """
+        """(round id, last event, its seal's epoch; None: stored unsealed) of a journal's rounds."""
         have = self.db.columns("rounds")
         epoch = "epoch" if "epoch" in have else "NULL"
         return self.db.execute(f"SELECT round_id, seq, {epoch} FROM rounds WHERE table_id = ? "

@@ -1,10 +1,7 @@
-"""The floor's store in a SQLite file: the embedded default (:mod:`floor.store_base`).
+"""The floor's store in a SQLite file: the embedded default.
 
-WAL mode with ``synchronous=NORMAL``: a process killed loses nothing committed; a power
-cut may lose the newest commits, which the recorder's continuity check then asks for
-again. Readers open the file read-only while the recorder writes it. Two recorders on one
-machine may share the file: each writes in ``BEGIN IMMEDIATE`` transactions, one at a time
-(a file on a network share is not supported).
+WAL with ``synchronous=NORMAL``: a power cut may lose the newest commits, which the
+recorder asks for again. Not on a network share.
 """
 
 from __future__ import annotations
@@ -21,15 +18,7 @@ from floor.store_base import StoreError
 
 
 class SQLite:
-    """A SQLite file holding a floor store (:class:`floor.store_base.Database`).
-
-    Args:
-        path: the file (created when missing, unless ``readonly``).
-        readonly: open for reading only.
-
-    Raises:
-        StoreError: the file is missing (``readonly``) or cannot be opened.
-    """
+    """A SQLite file holding a floor store (StoreError: missing when ``readonly``, unopenable)."""
 
     errors: tuple[type[Exception], ...] = (sqlite3.Error,)
 
@@ -53,11 +42,7 @@ class SQLite:
             raise StoreError(f"{path}: cannot open the floor store: {exc}") from None
 
     def _wal(self) -> None:
-        """The write-ahead log; "database is locked" tried again for up to 10 s.
-
-        A new file opened by two recorders at once may answer it to one of them at once:
-        SQLite's busy wait does not cover the change of journal mode.
-        """
+        """The write-ahead log, "database is locked" retried for 10 s (busy waits skip this)."""
         deadline = time.monotonic() + 10.0
         while True:
             try:
@@ -90,10 +75,7 @@ class SQLite:
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
-        """``BEGIN IMMEDIATE`` (the write lock at once) ... ``COMMIT``, or ``ROLLBACK``.
-
-        Inside another: a savepoint, rolled back alone on an error.
-        """
+        """``BEGIN IMMEDIATE`` ... ``COMMIT``, or ``ROLLBACK``; nested: a savepoint."""
         if self.db.in_transaction:
             self.db.execute("SAVEPOINT inner")
             try:

@@ -1,14 +1,7 @@
 """``threecard floor web``: the pit page and ``/metrics``, read-only, over aiohttp.
 
-Every table on one page, and one page a table (:mod:`floor.web_pages`), pushed again to
-the browser by server-sent events whenever what it shows changes (the store is read every
-:data:`POLL_S`). A pit role's PIN opens a session: its scrypt hash sits in the ``[roles]``
-section of the floor's configuration file (``pit = "scrypt$..."``, made with ``threecard
-hash-pin``), checked and locked out as the table checks its roles' PINs
-(:mod:`controller.game.auth`: ``lockout_after`` wrong PINs in a row lock PIN entry for
-``lockout_seconds``). ``/metrics`` (:mod:`floor.web_metrics`) answers on the same server
-only with the bearer token of ``--metrics-token-file``, or on a listener of its own bound
-to the loopback interface. TLS when given a certificate and its key.
+A pit role's PIN opens a session; ``/metrics`` needs a bearer token, or its own listener
+on the loopback interface.
 """
 
 from __future__ import annotations
@@ -45,11 +38,9 @@ from floor.web_metrics import registry
 from floor.web_text import lang_of, text
 
 POLL_S = 0.5
-"""How often a page's stream reads the store for a change (seconds)."""
+# A login lasts a shift.
 SESSION_S = 12 * 3600
-"""How long a login lasts (a shift)."""
 LAST_ROUNDS = 10
-"""Rounds a table's page shows."""
 COOKIE = "pit_session"
 log = logging.getLogger("threecard.floor")
 
@@ -60,13 +51,7 @@ class WebError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class PitRoles:
-    """The ``[roles]`` section of the floor's configuration file.
-
-    Attributes:
-        pit: the pit role's PIN hash (``scrypt$...``).
-        lockout_after: wrong PINs in a row before PIN entry locks.
-        lockout_seconds: how long it stays locked.
-    """
+    """The ``[roles]`` section of the floor's configuration file (``pit``: the PIN's hash)."""
 
     pit: str
     lockout_after: int = 5
@@ -74,12 +59,7 @@ class PitRoles:
 
 
 def read_roles(path: str | Path) -> PitRoles:
-    """The ``[roles]`` of a floor configuration file (TOML).
-
-    Raises:
-        WebError: the file cannot be read, or ``[roles]`` lacks a pit PIN hash or holds
-            a value out of bounds (the message names the key).
-    """
+    """The ``[roles]`` of a floor configuration file (WebError naming the key if unusable)."""
     try:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -109,11 +89,7 @@ def read_roles(path: str | Path) -> PitRoles:
 
 
 def read_token(path: str | Path) -> str:
-    """The bearer token of ``/metrics``: the file's first line (at least 16 characters).
-
-    Raises:
-        WebError: the file cannot be read, or its token is too short.
-    """
+    """The bearer token of ``/metrics``: the file's first line, 16 characters or more (WebError)."""
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
@@ -178,13 +154,8 @@ class StoreUnavailable(Exception):
 class Reader:
     """The store, read one request at a time in a worker thread (it is synchronous).
 
-    A store that fails (PostgreSQL restarted, the network gone) is closed, opened again
-    and the read tried once more; while it still fails every read raises
-    :class:`StoreUnavailable` and the next one tries to open it again. The outage is
-    logged once as it starts and once as it ends.
-
-    Raises:
-        StoreError: the store cannot be opened as the server starts.
+    A failing store is opened again and read once more, else :class:`StoreUnavailable`.
+    StoreError when it cannot be opened as the server starts.
     """
 
     def __init__(self, open_store: Callable[[], Any]) -> None:
@@ -205,11 +176,7 @@ class Reader:
             raise
 
     def __call__(self, what: Callable[[Any], Any]) -> Any:
-        """``what(store)`` under the lock.
-
-        Raises:
-            StoreUnavailable: the store cannot be read, even opened again.
-        """
+        """``what(store)`` under the lock (StoreUnavailable: unreadable even opened again)."""
         with self.lock:
             try:
                 got = self._read(what)
@@ -396,11 +363,7 @@ def _host_port(text_: str, what: str) -> tuple[str, int]:
 
 
 def tls_context(cert: str, key: str) -> ssl.SSLContext:
-    """A server TLS context (TLS 1.2 or later) of a PEM certificate chain and key.
-
-    Raises:
-        WebError: either cannot be read or they do not match.
-    """
+    """A server TLS context (TLS 1.2+) of a PEM chain and key (WebError: unreadable, mismatched)."""
     if not cert:
         raise WebError("--key: goes with --cert (the certificate it is the key of)")
     for flag, path in (("--cert", cert), ("--key", key)):

@@ -1,9 +1,4 @@
-"""What the pit page and the metrics read of the floor's store, in one place.
-
-Everything goes through :func:`floor.report.floor_status` and the store's public reads,
-except three reads of its own (:func:`recent_alarms`, :func:`stored_rounds`,
-:func:`recorder_lag_us`), whose SQL is here and only here.
-"""
+"""What the pit page and the metrics read of the floor's store, in one place."""
 
 from __future__ import annotations
 
@@ -16,25 +11,11 @@ from floor.par import expected_hold_ppm
 from floor.report import RecorderStatus, TableStatus, floor_status, recorder_status
 
 ALARM_SEVERITIES = ("warning", "error")
-"""The events the table page lists as alarms."""
 
 
 @dataclass(frozen=True, slots=True)
 class PitRow:
-    """One table on the pit page: its status and the figures of its meters.
-
-    Attributes:
-        status: what ``floor status`` says of it.
-        currency: the ISO 4217 code of its amounts ("" not said: minor units).
-        profile: its rule profile's name ("" not said).
-        drop, paid, won: wagered, paid to players and lost by players (the ``total``
-            meter row of its journal, minor units; None: no meters).
-        expected_hold_ppm: the hold its profile's exact returns give for what was
-            staked, parts per million (None: not known).
-        alarms: its open alarms as (kind, severity, message).
-        rows: its meter rows, name -> [wagered, paid, won, rounds, voids, refunded].
-        heard_us: when the recorder last heard it (microseconds since the epoch).
-    """
+    """One table on the pit page: its status and its meters' figures (minor units; None: none)."""
 
     status: TableStatus
     currency: str = ""
@@ -84,11 +65,7 @@ def last_rounds(store: Any, table: str, journal: str, last: int) -> list[dict[st
 
 def recent_alarms(store: Any, table: str, journal: str, last: int = 20
                   ) -> list[dict[str, Any]]:
-    """The table's newest warnings and errors of a journal, newest first.
-
-    Each: ``seq``, ``kind``, ``severity``, ``message``, ``round_id``, ``stored_us`` and
-    ``sealed`` (False: provisional, its round's seal has not come yet).
-    """
+    """A journal's newest warnings and errors, newest first (``sealed``: not provisional)."""
     marks = ",".join("?" * len(ALARM_SEVERITIES))
     sealed = store.db.execute(
         f"SELECT seq, kind, severity, body, stored_us FROM events WHERE table_id = ? AND "
@@ -116,11 +93,7 @@ def recent_alarms(store: Any, table: str, journal: str, last: int = 20
 
 
 def stored_rounds(store: Any) -> dict[str, int]:
-    """Rounds the floor recorded of each table (every journal), by table id.
-
-    Those it holds and those ``floor prune`` moved into archives (its ``prunes``), so the
-    count only grows, as a Prometheus counter must.
-    """
+    """Rounds recorded of each table, pruned ones included: a Prometheus counter only grows."""
     out = dict(store.db.execute("SELECT table_id, COUNT(*) FROM rounds GROUP BY table_id"))
     for p in store.prunes():
         out[p.table] = out.get(p.table, 0) + p.rounds

@@ -1,9 +1,4 @@
-"""``/metrics``: the floor in Prometheus' text format, read from the store at scrape time.
-
-A custom collector of the official ``prometheus_client``: each scrape reads the store
-once (:mod:`floor.web_data`) and yields every table's figures, labelled ``table``. Amounts
-are minor units of the table's currency (label ``currency``); the hold is a ratio.
-"""
+"""``/metrics``: the floor in Prometheus' text format, read from the store at scrape time."""
 
 from __future__ import annotations
 
@@ -17,16 +12,10 @@ from prometheus_client.registry import Collector, CollectorRegistry
 from floor import web_data
 
 STATUSES = ("online", "offline", "stopped", "unknown")
-"""The values of ``threecard_floor_table_status``'s ``status`` label."""
 
 
 class FloorCollector(Collector):
-    """Every figure of the floor, read at scrape time.
-
-    Args:
-        read: calls its argument with the open store and returns what it returns (the
-            web server's reader, which serialises access to the store).
-    """
+    """Every figure of the floor, read at scrape time through ``read`` (the server's reader)."""
 
     def __init__(self, read: Callable[[Callable[[Any], Any]], Any]) -> None:
         self.read = read

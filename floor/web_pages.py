@@ -1,11 +1,4 @@
-"""The pit page's HTML: the page around, the login, every table, one table.
-
-Rendered on the server from :mod:`floor.web_data`; the page's small script only swaps in
-the fragment the server pushes (server-sent events). Every text from the store is
-escaped. Money is written as the table's screens write it
-(:func:`controller.game.numbers.format_money`), cards as recall shows them (rank and
-suit symbol, hearts and diamonds red).
-"""
+"""The pit page's HTML, rendered on the server; every text from the store is escaped."""
 
 from __future__ import annotations
 
@@ -50,11 +43,7 @@ es.onerror=()=>{live.textContent=%s;live.className='bad'};
 
 def page(lang: str, title: str, body: str, stream: str | None = None,
          logged_in: bool = True) -> str:
-    """A whole page: header (languages, log out) and ``body``.
-
-    With ``stream`` (the URL of the server's events), the script that swaps in each
-    fragment they bring.
-    """
+    """A whole page around ``body``; with ``stream``, the script that swaps in its fragments."""
     langs = "".join(f'<a href="?lang={c}">{c.upper()}</a>' for c in LANGS)
     out = "" if not logged_in else f'<a href="/logout">{text(lang, "logout")}</a>'
     live = f'<span id="live" class="ok">{text(lang, "live")}</span>' if stream else ""
@@ -106,11 +95,7 @@ def ago(utc: str | None, now: datetime, lang: str) -> str:
 
 
 def clock(utc: str | None, now: datetime) -> str:
-    """An ISO 8601 UTC time as the page writes times (``-`` for none).
-
-    ``16:26:58 UTC`` today (UTC), with its date before it on another day:
-    ``2026-12-04 16:26:58 UTC``.
-    """
+    """An ISO 8601 UTC time as the page writes it: ``16:26:58 UTC``, dated on another day."""
     if not utc:
         return "-"
     t = datetime.fromisoformat(utc)
@@ -271,7 +256,6 @@ def _meters(r: PitRow, lang: str) -> str:
 
 
 def _meter_name(name: str, lang: str) -> str:
-    """A meter row's name in ``lang``: a bet's (Pair Plus), ``Seat 2``, the total."""
     seat = name.removeprefix("seat ")
     if seat.isdigit():
         return f'{text(lang, "seat")} {seat}'

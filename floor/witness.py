@@ -1,12 +1,6 @@
 """The table's side of the floor's witness: its journal against the newest seal the floor holds.
 
-The recorder publishes, retained on ``<prefix>/<table>/witness``, the newest seal it
-verified of each of the table's journals (:class:`~floor.messages.WitnessMessage`). A
-journal put back to an older copy (with its anchor and its key file: consistent in
-itself, so neither start-up nor ``verify-journal`` can tell) is behind it; one put back
-and played on, or replaced by another copy, holds another seal for the same epoch. Either
-way the table must not deal on it: :func:`check` says why, in one line, and the feed locks
-the table (:mod:`floor.publisher`).
+A journal put back (consistent in itself) or replaced no longer matches: the table locks.
 """
 
 from __future__ import annotations
@@ -25,33 +19,19 @@ log = logging.getLogger("threecard.floor")
 
 @dataclass(frozen=True, slots=True)
 class WitnessVerdict:
-    """A journal compared with the floor's witness.
-
-    Attributes:
-        problem: why the table must not deal on the journal (None: it may).
-        note: what was compared, for the log.
-    """
+    """A journal compared with the floor's witness (``problem``: why it must not deal)."""
 
     problem: str | None
     note: str
 
 
 def _last_round(j: Journal) -> int:
-    """The newest finished round of the journal (0: none)."""
     ends = j.round_ends()
     return ends[-1][0] if ends else 0
 
 
 def check(j: Journal, w: WitnessMessage) -> WitnessVerdict:
-    """Compare a journal (open read-only) with the floor's witness.
-
-    The witness's entry for this journal (by its id) names an epoch, its last event, the
-    newest round finished there and the seal's signature: the journal must hold that
-    seal, the same.
-
-    Returns:
-        The verdict.
-    """
+    """Compare a journal (read-only) with the floor's witness: it must hold that seal, the same."""
     jid = j.store.meta().get("journal_id")
     mine = next((e for e in w.journals if e.journal_id == jid), None)
     if not jid or mine is None:
@@ -82,15 +62,7 @@ def check(j: Journal, w: WitnessMessage) -> WitnessVerdict:
 
 
 class WitnessState:
-    """What the feed made of the floor's witness so far.
-
-    Attributes:
-        settled: set once the journal was compared with the witness (or it was found that
-            the floor holds none), or once the broker could not be reached to read it.
-        checked: the comparison was made.
-        problem: why the table must not deal on its journal (None: none found).
-        why_not: why the witness could not be read ("" once it was).
-    """
+    """What the feed made of the floor's witness (``settled``: compared, none, or unreachable)."""
 
     def __init__(self) -> None:
         self.settled = threading.Event()
@@ -100,12 +72,7 @@ class WitnessState:
 
 
 class WitnessReading:
-    """The feed's reading of the witness: a mixin of :class:`floor.publisher.FloorPublisher`.
-
-    The feed calls :meth:`_on_witness` with each witness received, :meth:`_compare` with
-    None once it read its own ``online`` back without one, and :meth:`_witness_unread`
-    when the broker cannot be reached.
-    """
+    """The feed's reading of the witness: a mixin of :class:`floor.publisher.FloorPublisher`."""
 
     table_id: str
     follower: Any
@@ -117,7 +84,6 @@ class WitnessReading:
         raise NotImplementedError
 
     def _on_witness(self, payload: bytes) -> None:
-        """The floor's witness (retained): compare the journal with it."""
         try:
             w = decode(WitnessMessage.name, payload)
         except ValueError as exc:
@@ -129,7 +95,6 @@ class WitnessReading:
         self._compare(w)
 
     def _compare(self, w: WitnessMessage | None) -> None:
-        """The journal against the floor's witness (None: the floor holds none)."""
         f, state = self.follower, self.witness
         if f is None:
             return

@@ -1,58 +1,8 @@
 """``threecard shoe-sim``: a simulated card shoe on a pseudo-terminal or a TCP port.
 
-For people and for other programs: the first line out is the shoe URL, dialect included,
-exactly as ``threecard run --shoe`` takes it (flushed at once)::
-
-    threecard shoe-sim --dialect native --pty --seats 2
-    serial:///dev/pts/5?dialect=native
-    threecard run --autoplay --seats 2 --supervisor-pin 2468 \
-        --shoe 'serial:///dev/pts/5?dialect=native'
-
-    threecard shoe-sim --dialect beetek --tcp 127.0.0.1:7100 --manual
-    socket://127.0.0.1:7100?dialect=beetek      <- Enter deals a card
-
-How it deals, and why. A real shoe deals when the dealer draws a card: the table never
-asks for one (the ``beetek`` dialect is listen-only, and the only line a ``native`` host
-sends is ``PING``). A simulated shoe must therefore deal at a pace the table can follow
-without being asked, and deal each round the cards the table expects:
-
-* By default it deals rounds. One Three Card Poker round (``--burn-cards`` burns, then
-  three cards to each of ``--seats`` seats and to the dealer) comes at one card every
-  ``--interval`` ms. Then the shoe pauses ``--gap`` ms while the table settles, takes the
-  next bets and closes them. The next round comes from freshly shuffled packs, because
-  the table checks every round against one full deck. The first round starts ``--gap``
-  ms after a table opens the port, and nothing is dealt while no table listens (a
-  table that closes the port or dies pauses the deal until one opens it again): cards
-  dealt into a closed port would all arrive at once when a table opens it.
-* A round's cards are what the table puts in the round's positions: a card the shoe
-  reads in burn mode (``--fault burn``, an unreadable burn) is extra to them unless one
-  of the ``--burn-cards`` positions is next, as the table counts it
-  (:class:`~simulators.runner.ShoeRunner`).
-* Pairing with ``run --autoplay`` (the start line printed on standard error): when
-  ``--seats`` and the burn cards equal the table's, every card arrives while a card is
-  due and round after round settles. Autoplay opens the next round only once no card
-  has come for :data:`AUTOPLAY_QUIET_MS`, i.e. in the shoe's gap; so after a void (a
-  duplicate card, an interrupted round), the rest of that round's cards fall between
-  rounds, where the table sets them aside and voids nothing, and the next round is in
-  step again. That needs ``--interval`` under the quiet period and ``--gap`` longer than
-  it by :data:`AUTOPLAY_MARGIN_MS` (the defaults are); shoe-sim says so otherwise.
-  Without ``--autoplay`` a dealer must place the bets and close them on the dealer
-  screen within the gap; ``--manual`` is the mode for a human dealer.
-* ``--manual``: Enter deals a card. The operator is the dealer and follows the screen.
-  Rounds have the same size, each from a fresh deck.
-
-Dealing one endless pack on a timer does not work: its cards fall into betting and
-settling ("card before no more bets" voids the round), and the pack runs out
-mid-round. Dealing when the table asks does not work either: reading ``PING`` as "deal"
-would change the protocol, and a ``beetek`` table cannot ask at all.
-
-``--fault NAME[:KEY=VALUE[,KEY=VALUE]][@WHEN]`` injects a fault of
-:data:`simulators.faults.FAULTS`; ``WHEN`` is ``N`` (just before the N-th card) or ``Ns``
-(N seconds after start); without ``@WHEN`` the fault is injected at start. Examples:
-``--fault bad_crc@3``, ``--fault silence@10s``, ``--fault stall:seconds=20@5``,
-``--fault unknown_card:code=D12@4``. After a ``replug`` the new port's URL is printed as a
-further line on standard output. Progress goes to standard error. The simulator runs until
-SIGTERM or Ctrl-C (or the end of standard input with ``--manual``).
+The first line out is the shoe URL ``threecard run --shoe`` takes. It deals rounds at a
+pace the table can follow without asking (a real table never asks for a card); how and
+why, and ``--fault``: docs/shoe-simulator.md.
 """
 
 from __future__ import annotations
@@ -74,23 +24,16 @@ from simulators.runner import MIN_HEARTBEAT_MS, ShoeRunner
 from simulators.shoe import SimulatedShoe
 
 DEFAULT_INTERVAL_MS = 1000
-"""``--interval``: a card a second within a round, about a dealer's pace."""
 DEFAULT_GAP_MS = 3000
-"""``--gap``: the pause between rounds while the table settles and takes the next bets."""
+# Bounds: the table's own on burn_cards; eight packs, the largest shoe a table uses.
 MAX_BURN_CARDS = 5
-"""The most ``--burn-cards``: the table's own bound on ``burn_cards`` (0 to 5)."""
 MAX_PACKS = 8
-"""The most ``--packs``: an eight-deck shoe, the largest a table uses."""
+# controller.autoplay.QUIET_MS, which the layout keeps simulators from importing (a test
+# holds the two equal); --gap needs AUTOPLAY_MARGIN_MS more, to open and close betting.
 AUTOPLAY_QUIET_MS = 1500
-"""How long ``run --autoplay`` waits without a card before it opens the next round
-(``controller.autoplay.QUIET_MS``, which the layout keeps simulators from importing;
-a test holds the two equal)."""
 AUTOPLAY_MARGIN_MS = 500
-"""What ``--gap`` needs beyond :data:`AUTOPLAY_QUIET_MS`: autoplay's time to open the
-round, place the bets and close them."""
+# The printed recipe's supervisor PIN: autoplay resolves voids with it.
 RECIPE_PIN = "2468"
-"""The supervisor PIN of the printed start line (the README's recipe): autoplay voids
-an interrupted round and acknowledges voids with it."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -149,18 +92,12 @@ def _value(text: str) -> Any:
 
 
 def parse_fault(spec: str) -> tuple[tuple[str, float] | None, str, dict[str, Any]]:
-    """Parse ``NAME[:KEY=VALUE,...][@WHEN]``.
+    """Parse ``NAME[:KEY=VALUE,...][@WHEN]`` into ``(when, name, options)``.
 
-    Args:
-        spec: the ``--fault`` argument.
-
-    Returns:
-        ``(when, name, options)``; ``when`` is ``("card", n)`` (n >= 1), ``("time", s)``
-        (s >= 0) or None.
+    ``when`` is ``("card", n)`` (n >= 1), ``("time", s)`` (s >= 0) or None.
 
     Raises:
-        ValueError: unknown fault name or malformed spec, a card number below 1, a
-            time below 0.
+        ValueError: unknown fault, malformed spec, a card below 1, a time below 0.
     """
     body, _, when_text = spec.partition("@")
     name, _, opts_text = body.partition(":")
@@ -199,11 +136,7 @@ def _make_port(args: argparse.Namespace, tmp: str | None) -> ShoePort:
 
 
 def _shown(port: ShoePort, args: argparse.Namespace) -> str:
-    """The shoe URL a table opens, dialect included.
-
-    ``serial:///dev/pts/N?dialect=...`` for a pty (``DIR/card-shoe``, which follows a
-    replug, with ``--link-dir``), ``socket://HOST:PORT?dialect=...`` for TCP.
-    """
+    """The shoe URL a table opens, dialect included (``DIR/card-shoe`` with ``--link-dir``)."""
     if args.pty and not args.link_dir:
         return f"serial://{port.path}?dialect={args.dialect}"  # type: ignore[attr-defined]
     return getattr(port, "stable_url", port.url)
@@ -229,16 +162,8 @@ def _check_pace(args: argparse.Namespace) -> None:
 def start_lines(args: argparse.Namespace, url: str) -> list[str]:
     """What shoe-sim tells the operator after its URL: the pace and how to start the table.
 
-    The command is the README's recipe (``run --autoplay`` with a supervisor PIN, so
-    that voids and an interrupted round resolve themselves); with ``--manual`` the
-    operator deals and is the dealer, so it is plain ``run``.
-
-    Args:
-        args: the parsed ``shoe-sim`` arguments (checked).
-        url: the shoe URL printed first.
-
-    Returns:
-        Lines of text, without a prefix.
+    The README's recipe, ``run --autoplay`` with a supervisor PIN; plain ``run`` with
+    ``--manual``, where the operator is the dealer.
     """
     n = round_cards(args.seats, args.burn_cards)
     interval = args.interval or DEFAULT_INTERVAL_MS
@@ -267,14 +192,7 @@ def start_lines(args: argparse.Namespace, url: str) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``threecard shoe-sim`` until SIGTERM, Ctrl-C, or end of input (``--manual``).
-
-    Args:
-        args: parsed arguments.
-
-    Returns:
-        0 on a clean stop, 2 on bad arguments or a port that cannot be opened.
-    """
+    """Run ``threecard shoe-sim``: 0 on a clean stop, 2 on bad arguments or an unopenable port."""
     try:
         _check_pace(args)
         schedule = []
@@ -325,7 +243,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _interrupt(*_: object) -> None:
-    """SIGTERM: stop as Ctrl-C does."""
     raise KeyboardInterrupt
 
 

@@ -1,18 +1,4 @@
-"""Deck files: scripted deal orders for ``threecard shoe-sim`` and ``threecard simulate``.
-
-One reader for both commands' ``--deck-file``, so a file means the same to each and a
-bad one gets the same one-line error. The format::
-
-    # round 1: seat 1, seat 2, dealer, three times
-    As Kd 2c  9h 9d 4s  Qc Jc 3h
-    10h Td 5s   # "10" and "T" are both ten; "#" starts a comment
-
-Card texts (rank ``2``-``9``, ``T`` or ``10``, ``J``, ``Q``, ``K``, ``A``, then suit
-``c``, ``d``, ``h``, ``s``) are separated by spaces or line breaks; blank lines and
-comments are skipped. ``simulate`` reads each line as one round from one deck (a card
-may not appear twice on a line); ``shoe-sim`` deals the cards in file order, several
-packs one after another.
-"""
+"""Deck files: scripted deal orders for ``shoe-sim`` and ``simulate`` (docs/deck-file-format.md)."""
 
 from __future__ import annotations
 
@@ -25,22 +11,16 @@ class DeckFileError(ValueError):
 
 def read_deck_file(path: str, *, one_deck_per_line: bool = False,
                    flag: str = "--deck-file") -> list[list[str]]:
-    """The cards of a deck file, line by line.
+    """The cards of a deck file: canonical texts (``"Td"``) per line that holds cards.
 
     Args:
         path: the file (UTF-8 text).
-        one_deck_per_line: refuse a line that names a card twice (a round dealt from one
-            deck, as ``simulate`` reads it).
+        one_deck_per_line: refuse a line that names a card twice (``simulate``).
         flag: the option that named the file, for the messages.
 
-    Returns:
-        One list of canonical card texts (``"Td"``) per line that holds cards, in file
-        order; at least one card in all.
-
     Raises:
-        DeckFileError: the file cannot be read or is not UTF-8 text, a text is not a
-            card, a line repeats a card (``one_deck_per_line``), or the file holds no
-            card. For example ``--deck-file d.txt, line 1: not a card: 'Xx' (...)``.
+        DeckFileError: unreadable or not UTF-8, not a card, a card repeated on a line,
+            or no card at all.
     """
     try:
         with open(path, encoding="utf-8") as fh:

@@ -1,32 +1,7 @@
 """An event-level simulated shoe: shoe events straight from a seeded deck, with faults.
 
-For the simulator and the engine's tests, where bytes and transports are not the point
-(those are the other simulators' job).
-
-Faults (``--faults`` names; each rate is a per-round probability):
-
-==================== ==========================================================
-``misread``          a card is not identified; the table resolves it by the card
-                     re-presented (or a manual entry, see :meth:`EventShoe.re_present`)
-``retract``          a card is pulled back and read again
-``duplicate``        a card of this deck is read a second time (void, deck blocked)
-``unknown``          a foreign card code (void, deck blocked)
-``seq_gap``          shoe lines are lost mid-deal (supervisor voids)
-``link_loss``        the link drops and comes back intact mid-deal (the round goes on)
-``link_gap``         the link drops and lines are lost meanwhile (supervisor voids)
-``shoe_restart``     the shoe restarts mid-deal (supervisor voids)
-``early_card``       a card is read before "no more bets" (void)
-``extra_card``       a card more than the deal needs (void: wrong count)
-``alarm``            a jam mid-deal; the dealer clears it and resumes
-``frame_error``      a garbled line dropped by the dialect mid-deal; check and resume
-``lid_open``         the lid opens and closes mid-deal (noted, the deal goes on)
-``cut``              the cut card comes out (noted: the pack ends after the round)
-``warning``          a device warning (noted)
-``burn``             a card read in burn mode mid-deal (never a hand card)
-``unreadable_burn``  a card read in burn mode mid-deal but not identified (never a
-                     misread: the deal goes on)
-``empty``            the shoe reports it is empty mid-deal (supervisor voids)
-==================== ==========================================================
+For the engine's tests and ``threecard simulate``, where bytes are not the point; the
+faults: docs/shoe-simulator.md.
 """
 
 from __future__ import annotations
@@ -55,15 +30,11 @@ from controller.game.events import (
 FAULTS = ("misread", "retract", "duplicate", "unknown", "seq_gap", "link_loss", "link_gap",
           "shoe_restart", "early_card", "extra_card", "alarm", "frame_error", "lid_open",
           "cut", "warning", "burn", "empty", "unreadable_burn")
-"""Fault names, as ``--faults`` takes them."""
 _MID_DEAL = frozenset(FAULTS) - {"early_card", "extra_card"}
 
 
 def parse_faults(spec: str | None) -> dict[str, float]:
-    """Parse ``misread=0.01,link_loss=0.002`` (or ``all=0.01``) into name -> rate.
-
-    ``random`` is every fault kind at a low rate (0.001 per round each), the soak run's
-    mix; ``random=0.005`` sets that rate.
+    """Parse ``misread=0.01,link_loss=0.002`` (``all=``, ``random[=rate]``) into name -> rate.
 
     Raises:
         ValueError: an unknown fault name or a rate outside 0..1.
@@ -91,14 +62,10 @@ def parse_faults(spec: str | None) -> dict[str, float]:
 
 
 class EventShoe:
-    """A shoe that deals seeded decks as events, with faults.
+    """A shoe that deals seeded decks as events, with faults (name -> per-round probability).
 
-    Args:
-        seed: the random seed (decks and faults).
-        faults: fault name -> per-round probability.
-        decks: rounds given as card texts in delivery order (``--deck-file``), used in
-            turn instead of shuffling; a round needing more cards than given falls back
-            to the rest of a shuffled deck.
+    ``decks``: rounds as card texts (``--deck-file``), used in turn instead of shuffling;
+    a round needing more takes the rest of a shuffled deck.
     """
 
     def __init__(self, seed: int = 0, faults: dict[str, float] | None = None,
@@ -123,12 +90,7 @@ class EventShoe:
         return CardRead(card=card, code=card, seq=self._next_seq())
 
     def new_round(self, seen: Collection[str] = ()) -> None:
-        """Load the next deck and draw this round's faults.
-
-        Args:
-            seen: cards already out of this deck (a table restarted in the middle of a
-                round has read them): they are not dealt again.
-        """
+        """Load the next deck and draw this round's faults (``seen``: cards out already)."""
         if self.decks:
             given = [str(c) for c in parse_cards(self.decks[self._rounds % len(self.decks)])]
             rest = [str(c) for c in shuffled_deck(self.rng) if str(c) not in given]
@@ -248,13 +210,9 @@ class EventShoe:
         return [self._card(card)]
 
     def misread_before_restart(self) -> bool:
-        """Take the card a misread from before a restart left under the reader.
+        """Take the card left under the reader by a misread from before a restart.
 
-        The table restarted while paused on a misread this shoe never made: the card
-        under the reader is the next of the deck (re-presented or entered by hand next).
-
-        Returns:
-            True when a card now waits to be re-presented.
+        The next card of the deck; True when a card now waits to be re-presented.
         """
         if self.pending is None and self.deck:
             self.pending = self.deck.pop(0)

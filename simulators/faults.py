@@ -1,8 +1,4 @@
-"""The faults a simulated shoe can inject, by name, and what each needs of the dialect.
-
-:meth:`simulators.shoe.SimulatedShoe.inject` performs them; ``threecard shoe-sim --fault``
-and :class:`simulators.runner.ShoeRunner` schedule them by these names.
-"""
+"""The faults a simulated shoe can inject, by name, and what each needs of the dialect."""
 
 from __future__ import annotations
 
@@ -43,18 +39,16 @@ FAULTS: dict[str, str] = {
                "sends that HELLO with a wrong CRC)",
     "stall": "the dealer stalls: no card for a while (seconds=, default 30; runner only)",
 }
-"""Every fault :meth:`~simulators.shoe.SimulatedShoe.inject` knows, with its options."""
 
 NUMBERED = "numbered"
+# Faults not every dialect can express: NUMBERED needs lines with seq and CRC; an event
+# type needs a dialect that can say it (beetek: no seq, hello, retract, lid, cut, empty).
 FAULT_NEEDS: dict[str, type[ShoeEvent] | str] = {
     "bad_crc": NUMBERED, "seq_skip": NUMBERED, "seq_repeat": NUMBERED, "seq_reorder": NUMBERED,
     "seq_reuse": NUMBERED,
     "retract": Retract, "cut": Cut, "empty": Empty, "lid_open": Lid, "lid_close": Lid,
     "restart": Hello,
 }
-"""The faults not every dialect can express: :data:`NUMBERED` needs lines with a seq and
-a CRC (:attr:`drivers.dialects.Dialect.numbered`); an event type needs a dialect that can
-say that event (``beetek`` has no seq, hello, retract, lid, cut or empty)."""
 
 
 class FaultNotSupported(ValueError):
@@ -62,11 +56,7 @@ class FaultNotSupported(ValueError):
 
 
 def fault_name(name: str) -> str:
-    """The fault's name in :data:`FAULTS` (``-`` and ``_`` are the same).
-
-    Raises:
-        FaultNotSupported: no such fault.
-    """
+    """The fault's name in :data:`FAULTS` (``-`` and ``_`` alike); FaultNotSupported if none."""
     name = name.replace("-", "_")
     if name not in FAULTS:
         raise FaultNotSupported(f"unknown fault {name!r}; known: {', '.join(FAULTS)}")

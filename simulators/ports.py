@@ -1,10 +1,7 @@
 """The device side of a transport, as a simulated shoe sees it.
 
-A :class:`ShoePort` is where a :class:`~simulators.shoe.SimulatedShoe` writes its bytes.
-Each transport has one: :class:`MemoryPort` (here), ``simulators.pty_shoe.PtyPort``,
-``simulators.tcp_shoe.TcpPort`` and ``simulators.usb_backend.UsbPort``. A port knows when
-a host has opened it (so the shoe can resend what a cable pull interrupted), can be
-unplugged, and can come back under another name (:meth:`ShoePort.replug`).
+A port knows when a host opened it (the shoe resends what a cable pull cut), can be
+unplugged, and comes back under another name.
 """
 
 from __future__ import annotations
@@ -25,11 +22,8 @@ class ShoePort(ABC):
     """The shoe's end of one transport.
 
     Attributes:
-        name: the device's current name (a pty path, ``host:port``, a USB address...).
-        url: a shoe URL that a link can open to find this port, and its replugged
-            successors (``serial:///tmp/x/ttySHOE*?dialect=native``, ``memory://shoe-*``).
-        on_host_open: called with no argument when a host has opened the port and is
-            listening (set by the shoe).
+        url: a shoe URL that finds this port and its replugged successors.
+        on_host_open: called when a host has opened the port and listens (set by the shoe).
         on_host_data: called with the bytes a host wrote (``PING``) (set by the shoe).
     """
 
@@ -56,7 +50,6 @@ class ShoePort(ABC):
         """Plug the shoe back in under a new name; returns the new port."""
 
     def _hand_over(self, new: _Port) -> _Port:
-        """The port a replug made takes over this one's callbacks; returns it."""
         new.on_host_open, new.on_host_data = self.on_host_open, self.on_host_data
         return new
 
@@ -72,12 +65,7 @@ class ShoePort(ABC):
 
 
 class DevicePort(ShoePort):
-    """The shoe's end of a simulated device that has ``busy`` and ``denied`` switches.
-
-    Attributes:
-        device: the device (:class:`~drivers.transports.memory.MemoryDevice`, or a
-            simulated USB device); closing the port unplugs it.
-    """
+    """The shoe's end of a simulated device with ``busy`` and ``denied`` switches."""
 
     device: Any
 
@@ -95,12 +83,7 @@ class DevicePort(ShoePort):
 
 
 class MemoryPort(DevicePort):
-    """An in-memory port, found by links as ``memory://BASE-*``.
-
-    Args:
-        base: the name stem; the first port is ``BASE-0``, a replug gives ``BASE-1``...
-        dialect: put into :attr:`url` so a link speaks the right dialect.
-    """
+    """An in-memory port, ``memory://BASE-*``: ``BASE-0``, then ``BASE-1`` after a replug..."""
 
     _ids = itertools.count()
 

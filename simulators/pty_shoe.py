@@ -1,22 +1,7 @@
 """A simulated shoe's serial port on a pseudo-terminal: the real pyserial path.
 
-The host opens the pty's slave side exactly as it opens a USB-serial adapter. The
-simulator writes to the master side. Closing the master is an unplug (the host's read
-fails at once); a replug is a new pty, i.e. a new device name.
-
-Names: with a ``directory``, the port also appears there as ``ttySHOE<n>`` (``n`` grows
-with every replug, like ``/dev/ttyUSB0`` becoming ``/dev/ttyUSB1``) and as a stable
-symlink ``card-shoe`` (like a udev rule or ``/dev/serial/by-id``) that is removed at the
-unplug and points to the new pty after the replug. :attr:`PtyPort.url` is a glob URL a
-link can rediscover the port with; :attr:`PtyPort.stable_url` uses the stable symlink.
-
-The master is in packet mode (TIOCPKT), so the simulator learns when a host opens the
-port: pyserial flushes the input queue at open, and the flush shows up on the master.
-It learns when the host has closed it (or died) too: the simulator keeps no slave
-descriptor of its own, so once no process has the slave open, the master polls
-``POLLHUP`` and reads fail with ``EIO`` (Linux). The port then counts as not listening
-(:attr:`PtyPort.host_connected` is False: the shoe stores its lines and deals nothing)
-until a host opens it again.
+Packet mode on the master tells when a host opens the port, ``POLLHUP`` when none has
+it open; names and symlinks that follow a replug: docs/shoe-simulator.md.
 """
 
 from __future__ import annotations
@@ -34,10 +19,8 @@ from simulators.ports import PortGone, ShoePort
 
 _TIOCPKT = getattr(termios, "TIOCPKT", 0x5420)
 _TIOCPKT_FLUSHREAD = getattr(termios, "TIOCPKT_FLUSHREAD", 1)
+# POLLHUP lasts while the slave is closed, so it is looked at this often, not waited on.
 HUNG_UP_POLL_MS = 50
-"""While no process has the slave open, how often the reader looks whether one has
-opened it: ``POLLHUP`` is reported for as long as the slave is closed, so it cannot be
-waited on."""
 
 
 def _symlink_atomic(target: str, path: str) -> None:
@@ -52,15 +35,12 @@ class PtyPort(ShoePort):
     """One pseudo-terminal standing in for a shoe's USB-serial adapter.
 
     Args:
-        directory: where to put the ``ttySHOE<n>`` and ``card-shoe`` symlinks; None for
-            none (the URL is then the pty path itself).
+        directory: where the ``ttySHOE<n>`` and ``card-shoe`` symlinks go; None: none
+            (the URL is then the pty path itself).
         dialect: put into the URLs.
         index: the ``n`` of ``ttySHOE<n>``.
         prefix: the name stem of the numbered symlink.
         stable_name: the stable symlink's name.
-
-    Attributes:
-        path: the pty slave path (``/dev/pts/N``): the device a host opens.
     """
 
     def __init__(self, directory: str | None = None, *, dialect: str, index: int = 0,

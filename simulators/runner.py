@@ -1,13 +1,4 @@
-"""Running a simulated shoe by itself: heartbeats, dealing at a pace, scheduled faults.
-
-:class:`ShoeRunner` is what ``threecard shoe-sim`` and ``sim://`` use to make a
-:class:`~simulators.shoe.SimulatedShoe` deal like a dealer at a table, in rounds::
-
-    runner = ShoeRunner(shoe, interval_ms=500, round_cards=9, gap_ms=3000, fresh_packs=1)
-    runner.start()
-    ...
-    runner.stop()
-"""
+"""Running a simulated shoe by itself: heartbeats, dealing at a pace, scheduled faults."""
 
 from __future__ import annotations
 
@@ -18,59 +9,32 @@ from collections.abc import Callable, Sequence
 from simulators.shoe import SimulatedShoe
 
 MIN_HEARTBEAT_MS = 50
-"""The shortest heartbeat period a runner keeps (a shorter one is raised to it)."""
+# While no host listens, how often a dealing runner looks: the rest of a round must follow
+# the host's open by the interval (a restarted table would open its next round first).
 HOST_POLL_MS = 50
-"""While no host listens, how often a dealing runner looks whether one has opened the
-port: the rest of a round must follow the host's open by the interval, not by up to a
-heartbeat period more (a table that restarted mid-deal would open its next round first)."""
 
 
 class ShoeRunner:
     """Runs a shoe by itself: heartbeats, dealing at an interval, scheduled faults.
 
+    Timed dealing stops while no host listens, and a round's cards are counted as the table
+    fills its positions (docs/shoe-simulator.md), so shoe and table stay in step.
+
     Args:
         shoe: the shoe.
-        interval_ms: deal one card every this many milliseconds; None or 0 for none
-            (manual dealing through :meth:`deal`).
+        interval_ms: deal a card every this many milliseconds; None or 0: only :meth:`deal`.
         heartbeat_ms: heartbeat period (native), default 1000.
-        schedule: faults to inject, as ``(when, name, options)``: ``when`` is
-            ``("card", n)`` (just before the n-th card this runner deals) or
-            ``("time", seconds)`` after start.
-        on_deal: called with each card text dealt (e.g. to print it).
-        round_cards: deal in rounds of this many cards (a Three Card Poker round: three
-            to each seat and to the dealer, plus the burn cards); None for one endless run.
-            What counts is the cards the table puts in the round's positions (see below).
-        burn_cards: with ``round_cards``: the burn positions at the start of each round
-            (the table's ``burn_cards``).
-        gap_ms: with ``round_cards``: the pause, in milliseconds, after the last card of a
-            round (and after a host opens the port) before the next round's first card:
-            the time the table has to settle, take the next bets and close them.
-        fresh_packs: with ``round_cards``: load this many freshly shuffled packs before
-            every round after the first (a table that deals every round from a shuffled
-            deck); 0 deals on from the cards in the shoe (a scripted deck).
-
-    Counting a round's cards the way the table fills its positions (the burn rules of
-    :mod:`controller.game.engine`), so that shoe and table stay in step through faults:
-    a card read in burn mode (a ``burn`` fault, an unreadable burn from ``misread``
-    with ``burn``) fills a position only while one of the round's ``burn_cards``
-    positions is next; any other is EXTRA to the round, which then deals one card more.
-    A game-mode misread fills nothing (the next card is taken as the card presented
-    again), nor does a ``duplicate_card`` or ``unknown_card`` (read without a card
-    leaving the shoe). A ``retract`` gives back the position its card filled.
-
-    Timed dealing goes on only while a host listens: cards are not dealt into a port
-    nobody has open (they would all arrive at once when a host opens it). When a host
-    opens the port again, the round goes on after ``interval_ms`` (the next round after
-    ``gap_ms``), as a dealer goes on dealing. The thread waits on an event between due
-    times: it never busy-polls (while no host listens it looks every
-    :data:`HOST_POLL_MS`).
+        schedule: faults as ``(when, name, options)``, ``when`` ``("card", n)`` (before the
+            n-th card) or ``("time", seconds)`` after start.
+        on_deal: called with each card text dealt.
+        round_cards: cards in a round (burns, three a seat and the dealer); None: endless.
+        burn_cards: the burn positions at the start of each round.
+        gap_ms: the pause after a round (and after a host opens the port), milliseconds.
+        fresh_packs: shuffled packs loaded before every round after the first; 0 deals on.
 
     Attributes:
-        dealt: cards this runner has dealt.
-        in_round: positions of the current round filled so far (``round_cards``).
-        extra: cards dealt in the current round that fill no position (flagged burns
-            outside the burn positions).
-        rounds: rounds begun (``round_cards``).
+        in_round: positions of the current round filled so far.
+        extra: cards of the current round that fill no position (extra burns).
     """
 
     def __init__(self, shoe: SimulatedShoe, *, interval_ms: int | None = None,
@@ -121,10 +85,7 @@ class ShoeRunner:
                 self.in_round -= self._filled.pop()
 
     def _count(self, *, burn: bool) -> None:
-        """One card read in this round: it fills a position unless it is an extra burn.
-
-        An extra burn is one the shoe flagged while no burn position is next.
-        """
+        """One card read in this round: it fills a position unless it is an extra burn."""
         filled = not burn or self.in_round < self.burn_cards
         self.in_round += filled
         self.extra += not filled
@@ -137,11 +98,7 @@ class ShoeRunner:
                                                  or self.in_round >= self.round_cards)
 
     def deal(self) -> str | None:
-        """Deal one card now, first injecting faults scheduled for it.
-
-        The first card of a round (after the first) comes from freshly shuffled packs
-        when ``fresh_packs`` is set.
-        """
+        """Deal one card now, after the faults scheduled for it (fresh packs at a round's start)."""
         with self._lock:
             if self.round_done:
                 if self.rounds and self.fresh_packs:
@@ -161,7 +118,6 @@ class ShoeRunner:
         return card
 
     def _pause_after(self) -> float:
-        """Seconds until the next timed card: the gap between rounds, else the interval."""
         return self.gap if self.round_done else self.interval
 
     def _run(self) -> None:

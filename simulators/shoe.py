@@ -1,38 +1,7 @@
 """A simulated card shoe that speaks any registered dialect and can misbehave on demand.
 
-The shoe holds a deck (seeded shuffled packs, or a scripted list of cards), writes its
-frames, made by its dialect's encoder, to a :class:`~simulators.ports.ShoePort`
-(in-memory, pty, TCP or USB) and can inject every fault of the shoe protocol notes by
-name (:data:`simulators.faults.FAULTS`). Typical use::
-
-    from simulators.ports import MemoryPort
-    from simulators.shoe import SimulatedShoe
-
-    shoe = SimulatedShoe("native", seed=7)           # one shuffled pack, reproducible
-    port = MemoryPort(dialect="native")
-    shoe.attach(port)                                # HELLO goes out when a host opens
-    link = drivers.open_link(port.url, inbox)        # the production link finds it
-    link.start()
-    shoe.deal()                                      # -> "Qh" (the card sent)
-    shoe.inject("bad_crc"); shoe.deal()              # a corrupted line, then a seq gap
-    shoe.inject("unplug"); shoe.deal()               # half a frame, then the cable is out
-    shoe.inject("replug")                            # back under another name
-
-Firmware model (what the host may rely on when testing against it), by what the dialect
-has (:class:`drivers.dialects.Dialect`, and the events its encoder can say):
-
-* numbered lines (``native``): every line the shoe sends gets the next seq (0..65535,
-  wrapping); a dialect with ``HELLO`` sends it with seq 0 at power-up (and after
-  ``restart``), and with the next seq whenever a host (re)opens the port;
-* heartbeats (``native``): ``HB`` on :meth:`heartbeat` and in answer to ``PING``;
-* ``EMPTY`` when the deck runs out and ``CUT`` at ``cut_at``, where the dialect has them;
-* store and forward: lines made while no host is listening (cable out, port closed) wait
-  in an outbox and go out, in order, when a host opens the port again; a frame cut by an
-  unplug is resent whole. Heartbeats are not stored (and use no seq while nobody listens);
-* ``beetek`` has no seq, heartbeat, hello, retract, lid, cut or empty: injecting a fault
-  that needs one raises :class:`~simulators.faults.FaultNotSupported`.
-
-Thread safety: every public method may be called from any thread.
+Its firmware model and its faults: docs/shoe-simulator.md. Every public method may be
+called from any thread.
 """
 
 from __future__ import annotations
@@ -72,7 +41,6 @@ from simulators.ports import PortGone, ShoePort
 
 _PING = re.compile(rb"\$(\d{1,5}),PING\*[0-9A-Fa-f]{4}")
 _ALARM = Alarm(code="E3", text="Card Not Read")
-"""The alarm of ``inject("alarm")`` without options: the beetek shoe's unread card."""
 
 
 def _can_say(encoder: Encoder, event: ShoeEvent) -> bool:
@@ -105,25 +73,20 @@ class SimulatedShoe:
     Args:
         dialect: a name of :data:`drivers.dialects.DIALECTS`.
         seed: seed of the shuffle (reproducible); None for a random one.
-        cards: a scripted deal order (card texts such as ``"As"``, ``"10h"``; several packs
-            may follow one another); when given, ``seed`` and ``packs`` are unused.
+        cards: a scripted deal order (``"As"``, ``"10h"``...); then ``seed`` and ``packs``
+            are unused.
         packs: shuffled 52-card packs in the shoe.
         cut_at: send ``CUT`` (where the dialect has it) after this many cards, or None.
         model: HELLO model field.
         serial: HELLO serial field.
         firmware: HELLO firmware field.
-        encoder_options: options of the dialect's encoder, e.g. beetek's
-            ``{"style": "suit-first", "ten": "T"}`` (``S4``, ``ST`` card codes).
+        encoder_options: the dialect's encoder options (beetek ``{"ten": "T"}``...).
         clock: monotonic clock in seconds (heartbeat uptime).
 
     Attributes:
-        dialect: the dialect spoken.
-        dealt: canonical texts of the cards that left the shoe, in order (retracted cards
-            removed); misreads are included as the card that was really there.
-        sent: every event sent, with its seq (for tests).
-        flagged_burns: cards read in burn mode so far, readable or not (a card dealt
-            with ``burn``, or while a ``burn`` fault is pending; a ``misread`` in burn
-            mode); a runner counts a round's cards by it.
+        dealt: cards that left the shoe, in order (retracted removed; a misread as the
+            card really there).
+        flagged_burns: cards read in burn mode so far; a runner counts rounds by it.
         stalled_until: clock time until which the runner deals no card (``stall``).
     """
 
@@ -171,15 +134,7 @@ class SimulatedShoe:
         return len(self._deck) - self._pos
 
     def load_deck(self, seed: int | None = None, packs: int = 1) -> None:
-        """Load freshly shuffled packs, replacing the cards still in the shoe.
-
-        What a dealer (or an automatic shuffler) does between rounds when every round is
-        dealt from a full deck.
-
-        Args:
-            seed: shuffle seed (None: draw one from the shoe's own generator).
-            packs: 52-card packs to load.
-        """
+        """Load freshly shuffled packs in place of the cards left (``seed`` None: the shoe's)."""
         with self._lock:
             rng = random.Random(self._rng.random() if seed is None else seed)
             self._deck = [str(c) for _ in range(max(1, packs)) for c in shuffled_deck(rng)]
@@ -191,15 +146,7 @@ class SimulatedShoe:
             return self._deck[self._pos] if self._pos < len(self._deck) else None
 
     def deal(self, *, burn: bool = False) -> str | None:
-        """Deal the next card: it leaves the shoe and its frame is sent.
-
-        Args:
-            burn: read it in burn mode (a burn card, never a hand card).
-
-        Returns:
-            The card's canonical text, or None when the shoe is empty (``EMPTY`` is sent
-            where the dialect has it).
-        """
+        """Deal the next card (``burn``: in burn mode); its text, or None when empty (``EMPTY``)."""
         with self._lock:
             if self._pos >= len(self._deck):
                 if Empty in self._says:
@@ -222,12 +169,7 @@ class SimulatedShoe:
     # -- port --------------------------------------------------------------------------
 
     def attach(self, port: ShoePort) -> None:
-        """Connect the shoe to a port (replacing any previous one).
-
-        Args:
-            port: the device side of a transport; when a host opens it, the outbox and a
-                ``HELLO`` (where the dialect has it) go out.
-        """
+        """Connect the shoe to a port (replacing any): outbox and HELLO go when a host opens it."""
         with self._lock:
             self.port = port
             port.on_host_open = self.host_ready
@@ -237,10 +179,7 @@ class SimulatedShoe:
             self.host_ready()
 
     def host_ready(self) -> None:
-        """A host has opened the port: send what waits in the outbox, then ``HELLO``.
-
-        Ports call this themselves; a test calls it only for a port that cannot tell.
-        """
+        """A host has opened the port: send what waits in the outbox, then ``HELLO``."""
         with self._lock:
             port = self.port
             if port is None:
@@ -263,14 +202,7 @@ class SimulatedShoe:
                 self.heartbeat(force=True)
 
     def heartbeat(self, *, force: bool = False) -> bool:
-        """Send ``HB`` (heartbeat dialects) if a host listens and the shoe is not silenced.
-
-        Args:
-            force: send even when silenced (a test's explicit heartbeat).
-
-        Returns:
-            True if a heartbeat was sent.
-        """
+        """Send ``HB`` if a host listens and the shoe is not silenced (``force``: even then)."""
         with self._lock:
             if not self._spec.heartbeat or (self.silent and not force):
                 return False
@@ -280,27 +212,14 @@ class SimulatedShoe:
             return self._emit(Heartbeat(uptime_ms=uptime), keep=False) is not None
 
     def send(self, event: ShoeEvent) -> ShoeEvent | None:
-        """Send any event the dialect can say (its seq is assigned here).
-
-        Args:
-            event: the event (its ``seq`` is ignored).
-
-        Returns:
-            The event as sent, with its seq.
-        """
+        """Send any event the dialect can say, its seq assigned here; the event as sent."""
         with self._lock:
             return self._emit(event)
 
     # -- faults ------------------------------------------------------------------------
 
     def check_fault(self, name: str) -> str:
-        """The fault's name if this shoe's dialect can express it.
-
-        Args:
-            name: a fault of :data:`simulators.faults.FAULTS` (``-`` and ``_`` are the same).
-
-        Returns:
-            The name as :data:`~simulators.faults.FAULTS` spells it.
+        """The fault's name as :data:`~simulators.faults.FAULTS` spells it, if the dialect can.
 
         Raises:
             FaultNotSupported: unknown fault, or one the dialect cannot express.
@@ -316,11 +235,7 @@ class SimulatedShoe:
         return name
 
     def inject(self, name: str, **kw: object) -> object:
-        """Inject one fault of :data:`simulators.faults.FAULTS`.
-
-        Args:
-            name: the fault (``-`` and ``_`` are the same).
-            **kw: the fault's options (see :data:`~simulators.faults.FAULTS`).
+        """Inject one fault of :data:`simulators.faults.FAULTS` (``kw``: its options).
 
         Returns:
             What the fault produced, if anything (``replug`` returns the new port).

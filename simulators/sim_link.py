@@ -1,11 +1,7 @@
 """The ``sim://`` shoe: a simulated shoe inside the process, over an in-memory pair.
 
-Importing this module registers ``sim`` in :data:`drivers.url.SCHEMES` (the drivers
-never import a simulator); then
-``drivers.open_link("sim://?seed=7&dialect=native&interval=500", inbox)`` calls
-:func:`open_sim`, which builds a :class:`SimConnector`; the link's ``simulator`` attribute is the
-:class:`~simulators.shoe.SimulatedShoe`, so a demo can deal on demand
-(``link.simulator.deal()``) when no ``interval`` is given.
+Importing this module registers ``sim`` in :data:`drivers.url.SCHEMES`; the drivers
+never import a simulator.
 """
 
 from __future__ import annotations
@@ -24,20 +20,12 @@ if TYPE_CHECKING:
     from drivers.url import ShoeUrl
 
 SCHEME = "sim"
-"""The URL scheme of the simulated shoe (``sim://``)."""
 
 
 def open_sim(url: ShoeUrl, dialect: Dialect, **_: object) -> SimConnector:
-    """The opener of ``sim://?seed=N&interval=MS&heartbeat=MS&packs=N``.
+    """The opener of ``sim://?seed=N&interval=MS&heartbeat=MS&packs=N``; its shoe runs already.
 
-    Args:
-        url: the parsed URL: ``seed`` (shuffle), ``interval`` (deal a card every MS by
-            itself; none: on demand), ``heartbeat`` (MS, default 1000), ``packs``
-            (default 1).
-        dialect: the dialect the simulated shoe speaks.
-
-    Returns:
-        The connector; its simulated shoe is already running.
+    No ``interval``: cards are dealt on demand; ``heartbeat`` defaults to 1000 ms.
 
     Raises:
         ValueError: an unknown option or a bad number.
@@ -56,7 +44,7 @@ class SimConnector(Connector):
         dialect: a name of :data:`drivers.dialects.DIALECTS`.
         seed: shuffle seed (None: random).
         interval_ms: deal a card every this many ms by itself; None for manual dealing.
-        heartbeat_ms: heartbeat period (native).
+        heartbeat_ms: heartbeat period (native), milliseconds.
         packs: shuffled packs in the shoe.
         cards: a scripted deal order instead of shuffled packs.
     """

@@ -1,14 +1,4 @@
-"""A simulated shoe's port as a TCP server on 127.0.0.1 (a host opens ``socket://``).
-
-One host at a time: a second connection is closed at once (the port is busy). An unplug
-closes the connection and stops listening (the host then gets "connection refused"); a
-replug listens again on the same address (a TCP shoe keeps its name).
-
-When the host is known to listen: pyserial discards what arrives during its open, so a
-shoe of a heartbeat dialect (``native``) waits for the host's first bytes (the link's
-``PING`` on connect) and any other (``beetek``), whose host never writes, trusts the
-accepted connection.
-"""
+"""A simulated shoe's port as a TCP server on 127.0.0.1 (docs/shoe-simulator.md)."""
 
 from __future__ import annotations
 
@@ -23,12 +13,9 @@ from simulators.ports import PortGone, ShoePort
 
 
 class TcpPort(ShoePort):
-    """A TCP server standing in for a network-attached shoe.
+    """A TCP server standing in for a network-attached shoe (loopback; port 0: a free one).
 
-    Args:
-        host: address to listen on (loopback only: ``127.0.0.1``).
-        port: TCP port; 0 picks a free one.
-        dialect: put into :attr:`url`; also decides when the host is listening.
+    ``dialect`` goes into :attr:`url` and decides when the host counts as listening.
     """
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, *,

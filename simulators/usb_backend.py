@@ -1,19 +1,4 @@
-"""A pyusb backend with simulated vendor-class shoes, so ``usb://`` runs without hardware.
-
-:class:`SimUsbBackend` implements :class:`usb.backend.IBackend`: it enumerates the shoes
-plugged into it, answers descriptor and string requests, and moves bytes on one
-vendor-class interface with a bulk IN endpoint (0x81, lines from the shoe) and a bulk OUT
-endpoint (0x01, ``PING`` from the host). The production :class:`drivers.transports.usb`
-code runs unchanged against it::
-
-    backend = SimUsbBackend()
-    port = UsbPort(backend, vid=0x1209, pid=0x7A01)
-    shoe.attach(port)
-    link = drivers.open_link(port.url, inbox, usb_backend=backend)
-
-An unplug makes every transfer fail with ENODEV and removes the device; a replug adds it
-again at a new bus address (the "new name" of a USB device).
-"""
+"""A pyusb backend with simulated vendor-class shoes, so ``usb://`` runs without hardware."""
 
 from __future__ import annotations
 
@@ -59,7 +44,7 @@ def _gone() -> usb.core.USBError:
 
 
 class SimUsbBackend(usb.backend.IBackend):
-    """A pyusb backend whose devices are simulated shoes (see the module docstring)."""
+    """A pyusb backend whose devices are simulated shoes (bulk IN 0x81, OUT 0x01)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -255,12 +240,7 @@ class SimUsbBackend(usb.backend.IBackend):
 class UsbPort(DevicePort):
     """A simulated USB shoe plugged into a :class:`SimUsbBackend`.
 
-    Args:
-        backend: the backend to plug into.
-        vid: vendor id.
-        pid: product id.
-        serial: serial number string.
-        dialect: put into :attr:`url` (the lines on the bulk endpoints are in it).
+    ``dialect`` goes into :attr:`url`: the lines on the bulk endpoints are in it.
     """
 
     def __init__(self, backend: SimUsbBackend, *, vid: int = 0x1209, pid: int = 0x7A01,

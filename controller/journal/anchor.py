@@ -1,14 +1,6 @@
 """The anchor beside a journal: its head and newest verified snapshot, outside the file (R4).
 
-The journal's head (sequence number and hash) and its newest verified snapshot are kept
-in a small file beside it, ``<journal real path>.anchor`` (:class:`AnchorFile`), written
-and flushed to disk after each commit by a thread of its own (:class:`AnchorWriter`). A
-journal shorter than its anchor, or with another hash at the anchored event, was cut or
-rewritten (:mod:`controller.game.verifier` says so).
-
-The journal's errors start here (:class:`JournalError`, of which :class:`AnchorError` is
-one), so that a failed anchor write stops the table like a failed commit;
-:mod:`controller.journal` re-exports them.
+The journal's errors start here, so a failed anchor write stops the table like a commit.
 """
 
 from __future__ import annotations
@@ -22,10 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 GENESIS = "0" * 64
-"""The chain hash before the first event."""
 
 ANCHOR_SUFFIX = ".anchor"
-"""The anchor file's name is the journal's real path with this added."""
 
 
 class JournalError(RuntimeError):
@@ -33,11 +23,7 @@ class JournalError(RuntimeError):
 
 
 class JournalUnreadable(JournalError):
-    """The file is not a usable journal: not SQLite, damaged, or text in it is not UTF-8.
-
-    Readers (``recall``, ``meters``, ``verify-journal``) exit 2 on it: there is no journal
-    to give a verdict on.
-    """
+    """The file is not a usable journal (not SQLite, damaged, not UTF-8): readers exit 2."""
 
 
 class AnchorError(JournalError):
@@ -46,15 +32,7 @@ class AnchorError(JournalError):
 
 @dataclass(frozen=True, slots=True)
 class Anchor:
-    """What the anchor file beside a journal holds.
-
-    Attributes:
-        seq: the journal's head when it was written: the newest committed event (0: none).
-        hash: that event's chain hash (:data:`GENESIS` for none).
-        verified_seq: the newest snapshot known good (verified at start-up, or written
-            by the table since): start-up replays from it. 0 when there is none.
-        verified_seal: that snapshot's seal (:func:`snapshot_hash`).
-    """
+    """What the anchor file holds: the head (``seq``, ``hash``) and the newest good snapshot."""
 
     seq: int
     hash: str
@@ -68,15 +46,7 @@ def real_path(path: str | Path) -> str:
 
 
 class AnchorFile:
-    """The anchor file: two fixed slots, each one self-checking JSON line.
-
-    A write goes to the slot not holding the newest anchor and is flushed to disk
-    (``fdatasync``) before it returns; a write torn by a power cut leaves the other slot,
-    the anchor before it, intact. Reading takes the newest slot whose check holds.
-
-    Args:
-        path: the anchor file (``<journal real path>.anchor``).
-    """
+    """The anchor file: two fixed slots, each a self-checking JSON line (docs/journal-format.md)."""
 
     SLOT = 256
 
@@ -117,11 +87,7 @@ class AnchorFile:
             return None
 
     def read(self) -> Anchor | None:
-        """The newest anchor in the file; None when there is no anchor file.
-
-        Raises:
-            AnchorError: the file exists but holds no readable anchor, or cannot be read.
-        """
+        """The newest anchor in the file; None without a file (AnchorError: none readable in it)."""
         try:
             with open(self.path, "rb") as f:
                 data = f.read(2 * self.SLOT + 1)
@@ -139,11 +105,7 @@ class AnchorFile:
         return newest[3]
 
     def write(self, anchor: Anchor) -> None:
-        """Write ``anchor`` into the older slot and flush it to disk.
-
-        Raises:
-            AnchorError: the file cannot be created or written.
-        """
+        """Write ``anchor`` into the older slot and flush it (AnchorError when it cannot)."""
         try:
             if self._fd is None:
                 created = not os.path.exists(self.path)
@@ -173,17 +135,7 @@ class AnchorFile:
 
 
 class AnchorWriter:
-    """Keeps an :class:`AnchorFile` at the journal's head, off the committing thread.
-
-    :meth:`post` hands over the newest head after a commit and returns at once; a thread
-    of its own writes it and flushes it to disk. A burst of commits is anchored at its
-    newest head (a write in progress is followed by one write of the newest), so the
-    anchor lags the journal by the commits of one disk flush at most, and never leads
-    it: nothing is posted before its commit returned.
-
-    Args:
-        file: the anchor file.
-    """
+    """Keeps an :class:`AnchorFile` at the journal's head from a thread of its own (never ahead)."""
 
     def __init__(self, file: AnchorFile) -> None:
         self.file = file
@@ -204,11 +156,7 @@ class AnchorWriter:
                 self._cond.notify_all()
 
     def flush(self, timeout: float = 10.0) -> None:
-        """Wait until the newest posted anchor is on disk.
-
-        Raises:
-            AnchorError: a write failed, or did not finish within ``timeout`` seconds.
-        """
+        """Wait until the newest posted anchor is on disk (AnchorError: failed, or timed out)."""
         with self._cond:
             done = self._cond.wait_for(lambda: self.error is not None or (
                 not self._busy and self._written == self._posted), timeout)
@@ -236,11 +184,7 @@ class AnchorWriter:
                 self._cond.notify_all()
 
     def close(self) -> None:
-        """Write what was posted, stop the thread and close the file.
-
-        Raises:
-            AnchorError: the last write failed.
-        """
+        """Write what was posted, stop the thread and close the file (AnchorError: it failed)."""
         with self._cond:
             self._closing = True
             self._cond.notify_all()

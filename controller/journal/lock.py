@@ -1,9 +1,4 @@
-"""One writer per journal: the lock a table holds on its journal while it writes (R2).
-
-A second table on the same file is refused, not raced. The lock is keyed by the real
-file (symlinks resolved by the caller): a lock file beside it, ``<journal>.lock``,
-holding the writer's pid, and the journal file itself, both under ``flock``.
-"""
+"""One writer per journal: the lock a table holds on its journal while it writes (R2)."""
 
 from __future__ import annotations
 
@@ -15,7 +10,6 @@ from controller.journal.anchor import JournalError
 
 
 def _holder(lock_file: str) -> str:
-    """The pid written in a lock file, or "" (none there, or unreadable)."""
     try:
         with open(lock_file, "rb") as f:
             return f.read(32).decode("ascii", "replace").strip()
@@ -24,15 +18,7 @@ def _holder(lock_file: str) -> str:
 
 
 class WriterLock:
-    """The writer's lock on one journal, taken when made.
-
-    The lock file sits beside the real file, so two paths to one journal (a symlink)
-    take the same lock; the journal file is locked too, so a hard link (another name
-    for the same file) is refused as well.
-
-    Args:
-        real: the journal's real file (symlinks resolved).
-        path: the journal's path as given (named in errors).
+    """The writer's lock on one journal, taken when made (docs/journal-format.md).
 
     Raises:
         JournalError: another writer holds the journal, or it cannot be opened.
@@ -80,10 +66,7 @@ class WriterLock:
     def release(self) -> None:
         """Let another writer in: close the lock's descriptors, which drops the flocks.
 
-        The ``.lock`` file itself stays, by design: flock on a file that is never removed
-        is the safe pattern. Removing it would let a process that opened it just before
-        the removal lock the deleted file while a third creates and locks a new one: two
-        writers on one journal.
+        The ``.lock`` file stays: removing it could let two writers lock two files.
         """
         while self._fds:
             with contextlib.suppress(OSError):

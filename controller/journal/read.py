@@ -1,13 +1,4 @@
-"""Reading a journal: its events, chain, snapshots and derived rows, archive first.
-
-:class:`JournalReading` is the reading half of :class:`~controller.journal.Journal`:
-every question a reader asks of the journal, answered from the journal's file through its
-store (:mod:`controller.journal.store`) and, for events up to the cut, from the
-archive the history was moved to (:mod:`controller.game.archive`), so a reader sees one
-journal from its first event. The chain hash (:func:`chain_hash`) is one for every format
-(:mod:`controller.journal.codec` defines it); format 2 stores it at checkpoints
-only, and its verification compares the chain recomputed with every hash stored.
-"""
+"""Reading a journal: its events, chain, snapshots and derived rows, archive first."""
 
 from __future__ import annotations
 
@@ -28,12 +19,7 @@ _UNDECODABLE = re.compile(r"Could not decode to UTF-8 column '([^']{0,64})'")
 
 
 def why_unreadable(real: str, exc: Exception) -> str:
-    """Why SQLite could not read the file ``real``, in one line of printable text.
-
-    SQLite's own message for text that is not UTF-8 repeats the bytes (an escape sequence
-    among them, for a terminal to act on): this names the table, the row (its key) and
-    the column instead.
-    """
+    """Why SQLite could not read ``real``, in one line of printable text (not its bytes)."""
     found = _UNDECODABLE.search(str(exc))
     where = _undecodable(real, found.group(1)) if found else None
     return f"{where}: text that is not UTF-8" if where else for_terminal(exc)
@@ -45,7 +31,6 @@ def unusable(path: str, real: str, exc: Exception) -> JournalUnreadable:
 
 
 def _undecodable(real: str, column: str) -> str | None:
-    """``table events, row 742, column h``: the first text of ``column`` not UTF-8."""
     try:
         db = sqlite3.connect(f"file:{real}?mode=ro", uri=True)
     except sqlite3.Error:
@@ -76,14 +61,7 @@ def _undecodable(real: str, column: str) -> str | None:
 
 
 class EventUnreadable(JournalError):
-    """An event a reader needs cannot be read: torn or edited, or missing.
-
-    Attributes:
-        seq: the event.
-        problem: what is wrong with it, as the chain's check says it
-            (:func:`row_problem`).
-        missing: True when it is absent.
-    """
+    """An event a reader needs cannot be read (torn or edited), or is ``missing``."""
 
     def __init__(self, path: str, exc: RowError) -> None:
         super().__init__(f"{path}: {exc}: not readable; run `threecard verify-journal`")
@@ -104,16 +82,7 @@ def snapshot_hash(event_hash: str, state: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class ChainReport:
-    """The result of checking the hash chain.
-
-    Attributes:
-        ok: every row's hash recomputes and links to the row before it.
-        events: rows checked.
-        bad_seq: the first bad row, or None.
-        message: what is wrong, in English.
-        missing: True when the bad row is absent (a gap).
-        unreadable: True when SQLite could not read the rows.
-    """
+    """The result of checking the hash chain (``bad_seq``: the first bad row, or None)."""
 
     ok: bool
     events: int
@@ -136,19 +105,7 @@ class Record:
 
 
 class JournalReading:
-    """The reading half of a journal (see the module docstring).
-
-    Attributes (set by :class:`~controller.journal.Journal`):
-        path: the path as given.
-        real: the real file (symlinks resolved), or ``:memory:``.
-        db: the open SQLite connection.
-        store: the file's rows.
-        meta: the file's ``meta`` rows.
-        last_seq: the newest event.
-        base_seq: the last event moved to an archive (0: none); ``base_hash`` its hash.
-        archive: the archive opened by a reader (None: none, or not found:
-            ``archive_missing`` says so).
-    """
+    """The reading half of a journal (attributes set by :class:`~controller.journal.Journal`)."""
 
     path: str
     real: str
@@ -169,21 +126,14 @@ class JournalReading:
         return self.archive.first_seq if self.archive is not None else self.base_seq + 1
 
     def _older(self, seq: int) -> JournalReading | None:
-        """The archive, when event ``seq`` is one it holds."""
         return self.archive if self.archive is not None and seq <= self.base_seq else None
 
     def rows(self, first: int = 1, last: int | None = None, hashes: bool = True
              ) -> Iterator[tuple[Any, ...]]:
-        """Event rows ``first <= seq <= last`` with their hashes, archive first.
-
-        Yields:
-            (seq, utc, mono_ns, kind, actor, body, prev, hash); ``prev`` is the hash
-            before (the cut's for the first event after it). ``hashes`` False: as
-            stored (:data:`~controller.journal.store.Row`).
+        """Event rows ``first <= seq <= last``, archive first, each a :data:`Row` with its hashes.
 
         Raises:
-            JournalError: an event cannot be read (:class:`EventUnreadable`), or is in an
-                archive not found here.
+            JournalError: an event cannot be read, or is in an archive not found here.
         """
         if first <= self.base_seq:
             if self.archive is None:
@@ -232,20 +182,12 @@ class JournalReading:
         """Recompute the hash chain (docs/requirements.md R4, R7), archive first.
 
         Args:
-            start: the first event to check. From 1 the chain starts at
-                :data:`GENESIS`; from a later event, at the hash before it (the row
-                before's, or the cut's); that hash is pinned elsewhere (a snapshot's
-                seal, the anchor). Events in an archive not found here are not checked:
-                the check starts after the cut.
+            start: the first event: from 1 the chain starts at :data:`GENESIS`, later at the
+                hash before it, pinned elsewhere (a snapshot's seal, the anchor).
             progress: called with the number of rows checked, every 65,536 rows.
             last: the last event to check (None: the newest).
-            keep: the records checked in this file are added to it, in order (a replay
-                after the check then reads none again).
-            heads: the events whose hashes to keep (the seals' heads): each key found is
-                given its computed hash.
-
-        Returns:
-            The report; ``events`` counts the rows checked.
+            keep: the records checked in this file are added to it (a replay then reads none).
+            heads: events whose computed hashes to fill in (the seals' heads).
         """
         start = max(start, 1)
         n = 0
@@ -267,13 +209,7 @@ class JournalReading:
     def _verify_file(self, start: int, last: int | None, progress: Any = None,
                      done: int = 0, keep: list[Record] | None = None,
                      heads: dict[int, str | None] | None = None) -> ChainReport:
-        """Check this file's chain from ``start`` to ``last`` (None: its newest).
-
-        Every event's hash is computed from the one before; it must equal every hash
-        stored (format 1: each event's; format 2: each checkpoint's, and a checkpoint
-        must keep one). The hashes after the newest checkpoint are pinned by the anchor
-        (:mod:`controller.game.verifier`), or by the cut (an archive's).
-        """
+        """Check this file's chain from ``start`` to ``last`` against every hash stored."""
         first = max(start, self.base_seq + 1)
         prev = (GENESIS if first == 1 else self.base_hash if first == self.base_seq + 1
                 else None)
@@ -317,11 +253,7 @@ class JournalReading:
         return ChainReport(True, n)
 
     def commit_before(self, seq: int) -> int:
-        """The newest event of this file before the commit event ``seq`` was in (0: none).
-
-        Events of one commit share their times: it is the newest event before ``seq`` whose
-        times are not ``seq``'s. A row that cannot be decoded ends the search (0).
-        """
+        """The newest event before the commit of ``seq`` (events of a commit share their times)."""
         span = 64
         try:
             while True:
@@ -372,10 +304,7 @@ class JournalReading:
         return row[0] if row else None
 
     def snapshot_ok(self, seq: int, seal: str, state: str) -> bool:
-        """True when a snapshot's seal matches its state and the chain at ``seq``.
-
-        False too when the chain at ``seq`` cannot be read.
-        """
+        """True when a snapshot's seal matches its state and the chain at ``seq`` (readable)."""
         try:
             h = self.event_hash(seq)
         except EventUnreadable:
@@ -383,13 +312,7 @@ class JournalReading:
         return h is not None and snapshot_hash(h, state) == seal
 
     def event_hash(self, seq: int) -> str | None:
-        """The chain hash of event ``seq`` (the cut's kept hash for the cut), None: absent.
-
-        Format 2 derives it from the checkpoint before it.
-
-        Raises:
-            EventUnreadable: an event it is derived from cannot be read, or is missing.
-        """
+        """Event ``seq``'s chain hash (the cut's for the cut), None if absent; EventUnreadable."""
         if seq and seq == self.base_seq:
             return self.base_hash  # the journal's own record of it, whatever an archive says
         try:
@@ -402,12 +325,7 @@ class JournalReading:
         return h
 
     def round_ends(self, first: int = -(2**63)) -> list[tuple[int, str, int | None]]:
-        """Finished rounds from ``first``, archive first.
-
-        Returns:
-            (id, status, the event that last changed its record: None where format 1 does
-            not keep it), by id.
-        """
+        """Finished rounds from ``first``, archive first: (id, status, last event or None)."""
         live = self.store.round_ends(first)
         if self.archive is None:
             return live
@@ -416,32 +334,21 @@ class JournalReading:
 
     def compare_round(self, rid: int, rec: dict[str, Any], seq: int
                       ) -> tuple[str, list[str]]:
-        """The stored row of round ``rid`` against the replay's record made at ``seq``.
-
-        See :meth:`controller.journal.store.Store.compare_round`.
-        """
+        """The stored row of round ``rid`` against the replay's record made at ``seq``."""
         state, changed = self.store.compare_round(rid, rec, seq)
         if state == "missing" and self.archive is not None:
             return self.archive.compare_round(rid, rec, seq)
         return state, changed
 
     def stored_records(self, last: int | None = None) -> list[tuple[int, Any]]:
-        """(round id, record JSON), newest first, where the file keeps whole records.
-
-        Format 1 keeps them; format 2 keeps none (:func:`controller.game.replay.round_records`
-        makes them again).
-        """
+        """(round id, record JSON), newest first; format 2 keeps none (replay makes them)."""
         live = self.store.stored_records(last) if isinstance(self.store, V1Store) else []
         if self.archive is not None and (last is None or len(live) < last):
             live += self.archive.stored_records(None if last is None else last - len(live))
         return live
 
     def stored_meters(self) -> dict[str, Any]:
-        """The ``meters``, ``counters`` and ``outcome_meters`` tables, as meters are journaled.
-
-        ``outcomes`` only when there are some (:meth:`Game.meters_dict` shapes them so); a
-        journal written before outcome meters existed has none.
-        """
+        """The meter tables as meters are journaled (``outcomes`` only when there are some)."""
         rows = {r[0]: list(r[1:]) for r in self.db.execute("SELECT * FROM meters")}
         counters = dict(self.db.execute("SELECT name, value FROM counters").fetchall())
         d = {"rows": rows, "counters": counters}
@@ -463,10 +370,7 @@ class JournalReading:
 
 
 def _altered(since: int, seq: int, stored: str) -> str:
-    """What the chain's check says of a stored hash the chain does not recompute to.
-
-    ``since``: the newest hash stored before it (the chain up to there holds).
-    """
+    """What the check says of a stored hash that does not recompute (``since``: last good)."""
     if not stored:
         return f"event {seq} was altered or torn: its stored hash is not a hash"
     if since >= seq - 1:

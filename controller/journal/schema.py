@@ -1,18 +1,4 @@
-"""A journal file's tables: made in one transaction, and read alike by writer and reader.
-
-A writer opening a journal creates the tables its file lacks (a journal of an earlier
-version, or a table dropped) before it verifies it; a reader (``verify-journal``,
-``recall``, ``meters``) opens the file read-only and cannot. So that both see the same
-journal and the one verifier gives them the same verdict, a reader gets an empty
-temporary table in the place of each one missing (:func:`stand_in`: SQLite resolves a
-name in ``temp`` before ``main``), and both name the tables that were missing.
-
-A new file's tables and settings are made in one transaction (:func:`create`): a power cut
-while a journal is created leaves either no table or all of them, never a part. Should a
-file still hold a hot rollback journal beside it (a cut during that transaction), a
-reader reads a copy rolled back as the next writer will roll it back
-(:func:`rolled_back_copy`), never the half-made file.
-"""
+"""A journal file's tables: made in one transaction, and read alike by writer and reader."""
 
 from __future__ import annotations
 
@@ -29,12 +15,7 @@ _KIND = re.compile(r"\s*CREATE\s+(?:TEMP(?:ORARY)?\s+)?(?:UNIQUE\s+)?"
 
 
 def objects(db: sqlite3.Connection) -> list[tuple[str, str, str, str]]:
-    """Every object of the file's schema (``main``): (kind, name, its table, definition).
-
-    The kind is read from the definition, as SQLite reads it (``table``, ``virtual
-    table``, ``index``, ``trigger``, ``view``), not from the ``type`` column, which an
-    edit may spell in any case; an automatic index has no definition (kind ``index``).
-    """
+    """Every schema object: (kind, name, table, definition), the kind read as SQLite reads it."""
     out = []
     for typ, name, table, sql in db.execute("SELECT type, name, tbl_name, sql FROM "
                                             "main.sqlite_master"):
@@ -71,7 +52,6 @@ def _words(sql: str) -> str:
 
 @functools.lru_cache(maxsize=4)
 def _as_made(schema: str) -> dict[str, str]:
-    """Each table's definition as SQLite keeps it once ``schema`` made it (words only)."""
     db = sqlite3.connect(":memory:")
     try:
         db.executescript(schema)
@@ -82,26 +62,14 @@ def _as_made(schema: str) -> dict[str, str]:
 
 
 def altered(objs: list[tuple[str, str, str, str]], schema: str) -> list[str]:
-    """The schema's tables the file holds with another definition.
-
-    A column added, a constraint (``CHECK``, ``UNIQUE``) or a rowid taken away: the
-    definition the file keeps differs from the one ``schema`` makes.
-
-    Args:
-        objs: the file's schema objects (:func:`objects`).
-        schema: the schema script of the file's format.
-    """
+    """The schema's tables the file holds with another definition (a column, a constraint...)."""
     want = _as_made(schema)
     return [name for kind, name, _, sql in objs
             if kind.endswith("table") and name in want and _words(sql) != want[name]]
 
 
 def create(db: sqlite3.Connection, settings: str, schema: str) -> None:
-    """Run ``settings`` (pragmas) and ``schema`` in one transaction.
-
-    Raises:
-        sqlite3.DatabaseError: a statement failed (nothing of it is kept).
-    """
+    """Run ``settings`` (pragmas) and ``schema`` in one transaction (a failure keeps nothing)."""
     try:
         db.executescript(f"BEGIN; {settings} {schema} COMMIT;")
     except sqlite3.DatabaseError:
@@ -130,12 +98,8 @@ def hot_rollback(path: str) -> bool:
 def rolled_back_copy(path: str) -> tuple[str, str] | None:
     """A copy of ``path`` with its hot rollback journal rolled back, as a writer would.
 
-    Returns:
-        (the copy's path, its temporary folder: remove it when done), or None when the
-        rollback journal went meanwhile (its writer finished: read the file itself).
-
-    Raises:
-        OSError: the copy cannot be made.
+    Returns (the copy, its temporary folder to remove), or None when the rollback journal
+    went meanwhile; OSError when the copy cannot be made.
     """
     folder = tempfile.mkdtemp(prefix="threecard-read-")
     copy = os.path.join(folder, "journal.sqlite3")

@@ -1,18 +1,7 @@
 """Forward-secure seals: the journal signed by keys the table erases once used (R16).
 
-Epoch ``e`` of a journal has an Ed25519 key pair. A seal of epoch ``e`` is the signature,
-by epoch ``e``'s private key, of (journal id, ``e``, the last event it covers, that event's
-chain hash, epoch ``e + 1``'s public key); it is written in the same transaction as the
-event it closes, and epoch ``e``'s private key is then erased. So whoever holds the table's
-files later holds only the key of the epoch in force: the seals before it cannot be made
-again, and anything sealed cannot be changed without breaking a signature. The first
-public key of a chain (the ``chains`` table) is the table's **verification key**.
-
-The private key lives in the table's state folder, one file a journal
-(``seal-<journal id>-<inode>.key``, mode 0600: the key of the epoch in force, each next one
-derived one way from it and written over it in place once its seal is committed), never
-beside the journal: a journal put back to an older copy meets a key that does not fit it.
-docs/journal-format.md gives the rows, the signed bytes and the key file.
+The key lives in the state folder, never beside the journal, so a journal put back meets
+a key that does not fit (docs/journal-format.md, "Seals").
 """
 
 from __future__ import annotations
@@ -45,15 +34,13 @@ CREATE TABLE IF NOT EXISTS seals (
     epoch INTEGER PRIMARY KEY, seq INTEGER NOT NULL, head BLOB NOT NULL,
     next_key BLOB NOT NULL, signature BLOB NOT NULL);
 """
-"""A chain starts at an epoch with its key; each seal closes one epoch."""
 
+# Epochs a key file may lag its journal and be brought forward at start (seals of the last
+# seconds before a power cut); further behind, it was put back: the table locks.
 CATCH_UP = 16
-"""Epochs a key file may be behind its journal and be brought forward at start: the seals
-of the last seconds before a power cut, whose key writes were not flushed yet (a live round
-takes a minute). A key file further behind was put back: the table locks."""
 
+# No event stays unsealed longer than this (monotonic nanoseconds).
 SEAL_EVERY_NS = 15 * 60 * 10**9
-"""No event stays unsealed longer than this (monotonic nanoseconds)."""
 
 _DOMAIN = b"threecard-table seal v1\x00"
 _MAGIC = b"TCSEAL1\n"
@@ -72,11 +59,7 @@ def key_text(public: bytes) -> str:
 
 
 def parse_key(text: str) -> bytes:
-    """A verification key given as text (:func:`key_text`).
-
-    Raises:
-        ValueError: not 64 hexadecimal digits.
-    """
+    """A verification key given as text (:func:`key_text`); ValueError if not 64 hex digits."""
     t = text.strip().lower()
     if len(t) != 64 or any(c not in "0123456789abcdef" for c in t):
         raise ValueError(f"{text[:80]!r} is no verification key (64 hexadecimal digits)")
@@ -89,15 +72,7 @@ def raw_public(private: Ed25519PrivateKey) -> bytes:
 
 
 def message(journal_id: str, epoch: int, seq: int, head: str, next_key: bytes) -> bytes:
-    """The bytes a seal signs.
-
-    Args:
-        journal_id: the journal's id (64 hexadecimal digits, random, made with its chain).
-        epoch: the epoch the seal closes.
-        seq: the last event it covers.
-        head: that event's chain hash (hex).
-        next_key: the next epoch's public key (32 bytes).
-    """
+    """The bytes a seal signs: journal id, epoch, last event, its head, the next public key."""
     return (_DOMAIN + bytes.fromhex(journal_id) + struct.pack(">qq", epoch, seq)
             + bytes.fromhex(head) + next_key)
 
@@ -114,14 +89,7 @@ def signature_ok(public: bytes, signature: bytes, data: bytes) -> bool:
 def key_file(folder: str | Path, journal: str | Path, journal_id: str) -> Path:
     """The key file of a journal in a state folder: named by its id and its file's inode.
 
-    The inode is the file's identity whatever its name (a symlink or a hard link opens the
-    same file, and the same key): a journal put back by copying an older one over it keeps
-    its inode and meets the newest key; an older copy moved into its place, or its path
-    made a link to one, is another file and has none. A journal copied to another disk
-    starts a new chain there (``threecard seal init``).
-
-    Raises:
-        OSError: the journal's file cannot be read (its inode).
+    A copy moved into its place has another inode, so no key. OSError: no inode to read.
     """
     return Path(folder) / f"seal-{journal_id[:16]}-{os.stat(journal).st_ino}.key"
 
@@ -136,14 +104,7 @@ def key_files_of(folder: str | Path, journal: str | Path) -> list[Path]:
 
 
 def set_aside(folder: str | Path, journal: str | Path, journal_id: str) -> Path | None:
-    """Rename a key file that does not fit (``seal init``): kept for the inquiry, not used.
-
-    Returns:
-        Its new name, or None when there was none.
-
-    Raises:
-        SealError: it could not be renamed.
-    """
+    """Rename a key file that does not fit (``seal init``), kept for the inquiry; its new name."""
     try:
         path = key_file(folder, journal, journal_id)
         if not os.path.lexists(path):
@@ -163,11 +124,7 @@ def next_chain_epoch(db: sqlite3.Connection) -> int:
 
 
 def default_folder() -> Path:
-    """The table's state folder: systemd's ``$STATE_DIRECTORY``, else the XDG state home.
-
-    The keys of the journals a table writes live here (``/var/lib/threecard-table`` under
-    the shipped unit; ``~/.local/state/threecard-table`` for a user).
-    """
+    """The table's state folder: ``$STATE_DIRECTORY``, else the XDG state home."""
     given = os.environ.get("STATE_DIRECTORY", "").split(":")[0]
     if given:
         return Path(given)
@@ -182,11 +139,7 @@ def _check(epoch: int, key: bytes) -> bytes:
 
 
 class KeyFile:
-    """A journal's private seal key: a slot of a small file, written over in place.
-
-    Args:
-        path: the file (see :func:`key_file`).
-    """
+    """A journal's private seal key: a slot of a small file, written over in place."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -195,11 +148,7 @@ class KeyFile:
     @classmethod
     def create(cls, path: Path, journal_id: str, epoch: int,
                private: Ed25519PrivateKey) -> KeyFile:
-        """Make the file with its first key (never over another file), synced with its folder.
-
-        Raises:
-            SealError: it cannot be made (it exists, no permission, a full disk).
-        """
+        """Make the file with its first key (never over another), synced; SealError if it cannot."""
         try:
             path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
@@ -221,11 +170,7 @@ class KeyFile:
         return kf
 
     def read(self) -> dict[int, tuple[int, Ed25519PrivateKey]]:
-        """The keys it holds: slot -> (epoch, private key); a torn or zeroed slot is none.
-
-        Raises:
-            SealError: no such file, or it cannot be read.
-        """
+        """The keys it holds: slot -> (epoch, private key), torn slots left out; SealError."""
         try:
             fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO never blocks
             with os.fdopen(fd, "rb") as f:
@@ -264,11 +209,7 @@ class KeyFile:
 
     def write(self, slot: int, epoch: int, private: Ed25519PrivateKey, sync: bool = True
               ) -> None:
-        """Put a key in a slot, in place (on the disk when it returns, unless not ``sync``).
-
-        Raises:
-            SealError: the write failed.
-        """
+        """Put a key in a slot, in place (synced unless not ``sync``); SealError if it fails."""
         raw = private.private_bytes_raw()
         self._pwrite(slot, _SLOT.pack(epoch, raw, _check(epoch, raw)), sync)
 
@@ -339,10 +280,7 @@ def closing_seal(db: sqlite3.Connection, seq: int) -> Seal | None:
 
 
 def first_epoch_from(db: sqlite3.Connection, seq: int) -> int:
-    """The epoch of the first seal covering event ``seq`` (past the newest: none yet).
-
-    Read from the newest seal back (start-up asks for a recent event: a few rows).
-    """
+    """The epoch of the first seal covering event ``seq``, read from the newest seal back."""
     if not has_tables(db):
         return 0
     found = _newest_epoch(db, "seals") + 1
@@ -397,11 +335,7 @@ def current(db: sqlite3.Connection) -> tuple[int, bytes] | None:
 
 
 def next_key(private: Ed25519PrivateKey, journal_id: str, epoch: int) -> Ed25519PrivateKey:
-    """Epoch ``epoch``'s private key, derived one way from the key of the epoch before.
-
-    HKDF-SHA256 of the previous key's bytes, bound to the journal and the epoch: whoever
-    holds a key can derive the later ones, never an earlier one (forward security).
-    """
+    """Epoch ``epoch``'s private key: HKDF-SHA256 of the previous one, never the reverse."""
     seed = HKDF(algorithm=hashes.SHA256(), length=32, salt=None,
                 info=_DOMAIN + bytes.fromhex(journal_id) + struct.pack(">q", epoch)
                 ).derive(private.private_bytes_raw())
@@ -411,17 +345,8 @@ def next_key(private: Ed25519PrivateKey, journal_id: str, epoch: int) -> Ed25519
 class Sealer:
     """The writer's side: the key of the epoch in force, and the seal of each epoch.
 
-    The journal calls :meth:`stage` in the transaction that carries a seal (the next key
-    is derived from the current one), writes :meth:`seal`'s row in it, and calls
-    :meth:`advance` after its commit (the used key overwritten in place by the next). A
-    crash before the commit leaves the current key and the journal as they were; one after
-    it leaves a file an epoch or a few behind its journal, which :meth:`open` brings forward
-    (and so erases the used keys) at the next start: no disk flush of the key file a round.
-
-    Attributes:
-        journal_id: the journal's id.
-        epoch: the epoch in force.
-        path: the key file.
+    The used key is overwritten unflushed after each seal's commit; :meth:`open` brings a
+    file a few epochs behind forward, so no disk flush of the key file a round.
     """
 
     def __init__(self, keys: KeyFile, journal_id: str, epoch: int,
@@ -436,14 +361,7 @@ class Sealer:
     @classmethod
     def new(cls, folder: str | Path, journal: str | Path, journal_id: str, epoch: int
             ) -> tuple[Sealer, bytes]:
-        """A new chain's first key, its file made (for a new journal, or ``seal init``).
-
-        Returns:
-            (the sealer, the chain's public key).
-
-        Raises:
-            SealError: the key file cannot be made.
-        """
+        """A new chain's first key, its file made: (the sealer, the public key); SealError."""
         private = Ed25519PrivateKey.generate()
         try:
             path = key_file(folder, journal, journal_id)
@@ -455,22 +373,10 @@ class Sealer:
     @classmethod
     def open(cls, folder: str | Path, journal: str | Path, journal_id: str, epoch: int,
              public: bytes) -> Sealer:
-        """The key of the epoch in force, from the state folder.
-
-        A file a few epochs behind (:data:`CATCH_UP`: a crash after a seal's commit, a power
-        cut before the key's write reached the disk) is brought forward, on the disk before
-        this returns: the used keys are then gone.
-
-        Args:
-            folder: the state folder.
-            journal: the journal's path.
-            journal_id: the journal's id.
-            epoch: the epoch in force, as the journal's seals say.
-            public: that epoch's public key.
+        """The key of the epoch in force; a file up to :data:`CATCH_UP` behind is brought forward.
 
         Raises:
-            SealError: no key file, or its key does not fit (an older or newer file than
-                the journal: one of the two was put back or replaced).
+            SealError: no key file, or its key does not fit (one of the two was put back).
         """
         try:
             kf = KeyFile(key_file(folder, journal, journal_id))
@@ -516,14 +422,7 @@ class Sealer:
         return Seal(self.epoch, seq, head, nxt, sig)
 
     def advance(self) -> None:
-        """After the seal's commit: the next epoch in force, its key over the used one.
-
-        Not flushed: a write a power cut loses is made again by the next start's
-        :meth:`open`, from the key it leaves.
-
-        Raises:
-            SealError: the key file could not be written (the next start writes it).
-        """
+        """After the seal's commit: the next epoch in force, its key over the used one, unsynced."""
         assert self._next is not None
         self._private, self._next = self._next, None
         self.epoch += 1

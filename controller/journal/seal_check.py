@@ -1,12 +1,4 @@
-"""The check of a journal's seals with the public keys its chain carries (R16).
-
-From a chain's start (its key: the verification key given, or the journal's own first key),
-each seal of epoch ``e`` must be the signature of epoch ``e``'s key over the head it names,
-and that head must be the journal's chain hash at that event; the key of epoch ``e + 1`` is
-the one seal ``e`` names. Epochs follow one another with none missing. A later chain (``seal
-init``) starts where the last seal's key would have gone on, and is anchored only by a key
-given for it.
-"""
+"""The check of a journal's seals with the public keys its chain carries (R16)."""
 
 from __future__ import annotations
 
@@ -18,16 +10,7 @@ from controller.journal.seal import ChainStart, Seal, key_text, message, signatu
 
 @dataclass(slots=True)
 class SealReport:
-    """What the check of the seals found.
-
-    Attributes:
-        problems: (message, event, epoch) of each problem, the first bad epoch first
-            (the check stops at it).
-        notes: what a reader should know (unanchored, a new chain, an unsealed tail).
-        last: the newest seal checked (None: none).
-        checked: how many seals were checked.
-        anchored: every chain's key was among the keys given.
-    """
+    """What the check of the seals found (``problems``: it stops at the first bad epoch)."""
 
     problems: list[tuple[str, int | None, int | None]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -45,18 +28,11 @@ def verify(journal_id: str | None, starts: Sequence[ChainStart], seals: Sequence
     Args:
         journal_id: the journal's id, as its file keeps it.
         starts: every chain start, oldest first.
-        seals: the seals from the epoch before ``first_epoch`` on (its key is taken from
-            it unchecked), oldest first; from epoch 0 for the whole journal.
-        heads: the journal's chain hash at each sealed event (None: not read: the head is
-            then not compared, e.g. history in an archive not at hand).
-        keys: verification keys given (32 raw bytes each): every chain checked must
-            start with one of them.
+        seals: oldest first, from the epoch before ``first_epoch`` (its key taken unchecked).
+        heads: the chain hash at each sealed event (None: not read, not compared).
+        keys: verification keys given (32 raw bytes each): every chain must start with one.
         first_epoch: the first epoch to check (start-up: the seal covering its snapshot).
-        round_of: the round an epoch ending at an event closed, to name a bad seal's
-            round (asked only then).
-
-    Returns:
-        The report.
+        round_of: the round an epoch ending at an event closed, to name a bad seal's round.
     """
     rep = SealReport()
     by_start = {c.epoch: c for c in starts}

@@ -1,9 +1,4 @@
-"""The writer's half of the seals: a new chain, the seal of each epoch, ``seal init`` (R16).
-
-A mixin of :class:`~controller.journal.journal.Journal`, which calls it inside its own
-transactions (:meth:`~controller.journal.journal.Journal.append`); the keys and the rows
-are :mod:`controller.journal.seal`'s.
-"""
+"""The writer's half of the seals: a new chain, the seal of each epoch, ``seal init`` (R16)."""
 
 from __future__ import annotations
 
@@ -38,7 +33,6 @@ class SealWriting:
     store: Any
 
     def _open_sealer(self) -> None:
-        """Take the key of the epoch in force (a sealed journal) or plan a new chain."""
         now = sealing.current(self.db)
         jid = self.meta.get("journal_id")
         last = sealing.last_seal(self.db)
@@ -69,14 +63,10 @@ class SealWriting:
         return sealing.key_text(found[0].key) if found else None
 
     def seal_init(self) -> str:
-        """Start a new chain at the head (a journal made unsealed, or its key lost).
-
-        Returns:
-            The new chain's verification key (text).
+        """Start a new chain at the head (a journal made unsealed, or its key lost); its key text.
 
         Raises:
-            JournalError: the journal has no events yet, or the key or the row cannot be
-                written.
+            JournalError: no events yet, or the key or the row cannot be written.
         """
         if self._key_folder is None or self.readonly:
             raise JournalError(f"{self.path}: only the table's writer can start a seal chain")
@@ -105,7 +95,6 @@ class SealWriting:
         return sealing.key_text(key)
 
     def _seal_rows(self, seq: int, head: str) -> bool:
-        """Stage the next key and write the seal of the epoch in force (transaction open)."""
         if self.sealer is None or seq <= self.sealed_seq:
             return False
         self.sealer.stage()
@@ -113,7 +102,6 @@ class SealWriting:
         return True
 
     def _sealed(self, seq: int) -> None:
-        """After the commit that carried a seal: the next epoch in force."""
         self.sealed_seq = seq
         self._unsealed_since = None
         try:
@@ -124,14 +112,10 @@ class SealWriting:
             self.sealer = None
 
     def record_check(self, seq: int, seal: str) -> None:
-        """Keep a full check's progress (all verified up to snapshot ``seq``), signed.
+        """Keep a full check's progress (up to snapshot ``seq``), signed by the key in force.
 
-        Signed by the key in force, so the next start's check goes on from it only when the
-        journal's chain names that key: a start that stops before its check ends still
-        moves it on (R16).
-
-        Raises:
-            JournalError: the write failed.
+        So a start stopped before its check ends still moves it on (R16); JournalError if the
+        write fails.
         """
         if self.sealer is None:
             return
@@ -147,10 +131,7 @@ class SealWriting:
             raise JournalError(f"{self.path}: journal write failed: {exc}") from None
 
     def checked_to(self) -> tuple[int, str] | None:
-        """The progress an earlier full check kept: (snapshot event, its seal).
-
-        None: none, or its signature is not by a key of this journal's chain.
-        """
+        """A full check's kept progress (snapshot event, seal); None unless this chain signed."""
         try:
             note = json.loads(self.store.meta().get("full_check") or "null")
             seq, seal, epoch = note["seq"], note["seal"], note["epoch"]
@@ -172,10 +153,7 @@ class SealWriting:
                 and mono_ns - since >= sealing.SEAL_EVERY_NS)
 
     def seal(self) -> bool:
-        """Seal the head in a commit of its own when events are unsealed.
-
-        Returns:
-            Whether a seal was written.
+        """Seal the head in a commit of its own when events are unsealed; whether it did.
 
         Raises:
             JournalError: the write failed.
@@ -194,11 +172,7 @@ class SealWriting:
         return True
 
     def _chain_for(self, rows: list[tuple[Any, ...]]) -> sealing.ChainStart:
-        """A new journal's chain: its first key made, under a new random journal id.
-
-        Raises:
-            JournalError: the key file cannot be made.
-        """
+        """A new journal's chain: its first key made, under a new random journal id."""
         try:
             self.sealer, key = sealing.Sealer.new(self._key_folder, self.path,
                                                   secrets.token_hex(32), 0)  # type: ignore[arg-type]

@@ -1,28 +1,4 @@
-"""How a journal's rows sit in its SQLite file: format 1 (all text) and format 2 (compact).
-
-:class:`~controller.journal.Journal` speaks to its file through one of these stores;
-both hold the same logical journal (the same events, chain hashes, snapshots and derived
-rows) and answer the same questions.
-
-Format 1, written by earlier versions (``PRAGMA user_version`` 0): ``events`` holds every
-column as text (times, kind, actor, the JSON body, the previous hash and the hash in hex),
-``rounds`` the whole game-recall record of every finished round, ``snapshots`` the state
-as JSON text. A journal begun in format 1 is continued in format 1.
-
-Format 2 (``user_version`` 2), written for every new journal: ``events`` as
-:mod:`controller.journal.codec` describes (about 20 bytes an event: the chain hash is
-stored every :data:`~controller.journal.codec.CHECKPOINT`-th event and derived for
-the others as they are read); ``rounds`` one index row per finished round (its status and
-the event that last changed its record: the record itself is made again by replaying to
-that event, :func:`controller.game.replay.round_records`); ``snapshots`` the state
-compressed and the seal as 32 bytes; the meter tables without a row id. ``auto_vacuum``
-is incremental, so history moved to an archive gives its pages back to the file system.
-
-Both formats share ``rejections``, ``derived_at`` and ``meta`` (key, value): the cut
-(``base_seq``, ``base_hash``: the last event moved to an archive, ``genesis`` and
-``genesis_utc``: the first event's hash and time, ``archive``: the archive's file name),
-written by :mod:`controller.game.archive`.
-"""
+"""How a journal's rows sit in its SQLite file: format 1 (all text) and format 2 (compact)."""
 
 from __future__ import annotations
 
@@ -72,23 +48,15 @@ CREATE TABLE IF NOT EXISTS snapshots (seq INTEGER PRIMARY KEY, seal BLOB NOT NUL
     state BLOB NOT NULL);
 """ + COMMON + META + ";"
 
+# An event as read: seq, utc, mono_ns, kind, actor, body, prev, hash. Format 2 read without
+# hashes gives prev None and the hash as stored (None: none, "": no hash).
 Row = tuple[int, str, int, str, str, str, "str | None", "str | None"]
-"""An event as read: seq, utc, mono_ns, kind, actor, body (JSON text), prev (the hash
-before: format 1 stores it, format 2 derives it), hash (hex). Format 2 read without
-hashes (``hashes=False``) gives prev None and the hash as stored: None where none is,
-"" for a stored value that is no hash."""
 
 _dumps = json.JSONEncoder(separators=(",", ":")).encode
 
 
 class RowError(ValueError):
-    """An event row that cannot be decoded (a damaged or edited row), or is missing.
-
-    Attributes:
-        seq: the event.
-        detail: what is wrong with it.
-        missing: True when the event is absent (a reader deriving hashes met a gap).
-    """
+    """An event row that cannot be decoded (damaged or edited), or is ``missing``."""
 
     def __init__(self, seq: int, detail: str, missing: bool = False) -> None:
         super().__init__(f"event {seq}: {detail}")
@@ -111,7 +79,6 @@ class Store:
     format = 0
     schema = ""
     settings = ""
-    """Pragmas made with the tables; ``new_settings`` those only a new file takes."""
     new_settings = ""
 
     def __init__(self, db: sqlite3.Connection) -> None:
@@ -131,43 +98,22 @@ class Store:
 
     def rows(self, first: int, last: int | None = None, hashes: bool = True
              ) -> Iterator[Row]:
-        """Events ``first <= seq (<= last)``, in order.
-
-        Args:
-            first: the first event.
-            last: the last (None: the newest).
-            hashes: give each event's chain hash and the one before it (format 2 derives
-                them; False gives them as stored, see :data:`Row`).
-
-        Raises:
-            RowError: a row cannot be decoded, or one needed to derive a hash is missing.
-        """
+        """Events ``first <= seq (<= last)``, in order (``hashes`` False: as stored); RowError."""
         raise NotImplementedError
 
     def event_hash(self, seq: int) -> str | None:
-        """The chain hash of event ``seq`` (hex), None when the event is absent.
-
-        Raises:
-            RowError: see :meth:`rows`.
-        """
+        """The chain hash of event ``seq`` (hex), None when absent; RowError as :meth:`rows`."""
         raise NotImplementedError
 
     def keep_hash(self, seq: int, h: str) -> None:
-        """Store event ``seq``'s hash where format 2 keeps none (a transaction is open).
-
-        A snapshot's event, the last event copied to an archive: its hash is then read,
-        not derived. Format 1 keeps every hash.
-        """
+        """Store event ``seq``'s hash where format 2 keeps none (a transaction is open)."""
 
     def last_seq(self) -> int | None:
         """The newest event in the file (None: none)."""
         return self.db.execute("SELECT MAX(seq) FROM events").fetchone()[0]
 
     def head(self) -> tuple[int, str] | None:
-        """The newest event's (seq, hash), None for none.
-
-        The hash is "" when it cannot be derived (a row before it cannot be read).
-        """
+        """The newest event's (seq, hash), None for none; hash "" when it cannot be derived."""
         seq = self.last_seq()
         if seq is None:
             return None
@@ -195,12 +141,7 @@ class Store:
 
     def compare_round(self, rid: int, rec: dict[str, Any], seq: int
                       ) -> tuple[str, list[str]]:
-        """The stored row of round ``rid`` against the replay's record made at event ``seq``.
-
-        Returns:
-            (``same``, []), (``changed``, what), (``missing``, []) or
-            (``unreadable``, []).
-        """
+        """Round ``rid``'s row against the replay's record at ``seq`` (same, changed...)."""
         raise NotImplementedError
 
     def round_ends(self, first: int = -(2**63)) -> list[tuple[int, str, int | None]]:
@@ -251,30 +192,20 @@ class Store:
         raise NotImplementedError
 
     def delete_through(self, seq: int, round_below: int) -> None:
-        """Delete the events up to ``seq``, their derived rows and the rounds below a round.
-
-        History moved to an archive: ``round_below`` is the round in play after ``seq``
-        (a transaction is open).
-        """
+        """Delete the events to ``seq``, their derived rows and the rounds below ``round_below``."""
         for table in ("events", "snapshots", "rejections"):
             self.db.execute(f"DELETE FROM {table} WHERE seq <= ?", (seq,))
         self.db.execute("DELETE FROM rounds WHERE round_id < ?", (round_below,))
 
     def delete_after(self, seq: int) -> None:
-        """Delete the events after ``seq`` and their derived rows.
-
-        An archive's rows that a crash left beyond its journal's cut (a transaction is open).
-        """
+        """Delete the events after ``seq`` and their derived rows (an archive's, after a crash)."""
         for table in ("events", "snapshots", "rejections"):
             self.db.execute(f"DELETE FROM {table} WHERE seq > ?", (seq,))
         self.db.execute("DELETE FROM rounds WHERE seq > ?", (seq,))
         self.writing = None
 
     def store_absolute(self, seq: int, utc: str, mono: int) -> None:
-        """Store event ``seq``'s times whole: it is now the file's first.
-
-        Format 1 always stores them whole (a transaction is open).
-        """
+        """Store event ``seq``'s times whole: it is now the file's first (after a cut)."""
 
     writing: codec.Times | None = None
 
@@ -415,10 +346,7 @@ class V2Store(Store):
                 raise RowError(seq, str(exc)) from None
 
     def _keyframe(self, seq: int) -> int:
-        """Where reading must start to know the times of event ``seq``.
-
-        The keyframe before it, or the file's first event after its cut (stored absolute).
-        """
+        """Where to start reading to know event ``seq``'s times: a keyframe, or the first event."""
         return max(self.base[0] + 1, seq - (seq - 1) % codec.KEYFRAME)
 
     def _body(self, kind: str, text: str) -> Any:
@@ -446,12 +374,7 @@ class V2Store(Store):
         self.writing = times
 
     def chain_start(self, first: int) -> tuple[int, str]:
-        """Where the hashes of events from ``first`` are derived from: (event, its hash).
-
-        The newest stored hash before ``first`` (a checkpoint; one whose hash is missing or
-        is no hash is passed over: the verifier names it), else the cut's, or the chain's
-        start.
-        """
+        """Where hashes from ``first`` derive from: the newest good hash stored, or the cut's."""
         row = self.db.execute("SELECT seq, h FROM events WHERE seq < ? AND seq > ? AND "
                               "typeof(h) = 'blob' AND length(h) = 32 ORDER BY seq DESC "
                               "LIMIT 1", (first, self.base[0])).fetchone()
@@ -573,11 +496,7 @@ class V2Store(Store):
                                           "ORDER BY seq DESC LIMIT 1", (at_most,)).fetchone())
 
     def store_absolute(self, seq: int, utc: str, mono: int) -> None:
-        """Store event ``seq``'s times absolute: it is now the file's first.
-
-        Its history moved to an archive; the chain hash covers the times, not how they
-        are stored, so nothing else changes (a transaction is open).
-        """
+        """Store event ``seq``'s times absolute: the chain hash covers times, not their storage."""
         t, m = codec.Times().encode(seq, utc, mono)
         self.db.execute("UPDATE events SET t = ?, m = ? WHERE seq = ?", (t, m, seq))
         self.writing = None

@@ -1,8 +1,4 @@
-"""The writer's write-ahead log: its limits, and copying it into the journal.
-
-A mixin of :class:`~controller.journal.journal.Journal`; when the table does it is
-:mod:`controller.game.wal_keeper`'s.
-"""
+"""The writer's write-ahead log: its limits, and copying it into the journal."""
 
 from __future__ import annotations
 
@@ -11,12 +7,10 @@ import os
 import sqlite3
 
 WAL_SIZE_LIMIT = 4 * 1024 * 1024
-"""``journal_size_limit``: about what the log holds between SQLite's own checkpoints."""
 
+# Then the write fails and the table retries by itself; within the table thread's heartbeat
+# under the watchdog (WatchdogSec=10: 4.75 s).
 WRITE_BUSY_MS = 2000
-"""How long the writer waits for SQLite's write lock another process holds before its
-write fails (the table then retries by itself: :mod:`controller.game.journal_fault`).
-Within the table thread's heartbeat under the watchdog (WatchdogSec=10: 4.75 s)."""
 
 
 class WalUpkeep:
@@ -27,16 +21,9 @@ class WalUpkeep:
     real: str
 
     def checkpoint(self, truncate: bool = True) -> bool:
-        """Copy the write-ahead log into the journal, waiting for no reader.
+        """Copy the write-ahead log into the journal, waiting for no reader; False: try later.
 
-        Args:
-            truncate: empty the log's file too; False leaves the file as it is, for the
-                next commit to write over from its start (between rounds: no file to
-                grow again, no flush of its size).
-
-        Returns:
-            True when every frame of the log is in the journal now; False when a reader
-            or a writer holds it (try later).
+        ``truncate`` empties the log's file too; without, the next commit writes over it.
         """
         if self.readonly or self.real == ":memory:":
             return True

@@ -1,22 +1,6 @@
-r"""Dialects: pure, incremental translators between shoe bytes and shoe events.
+"""Dialects: pure, incremental translators between shoe bytes and shoe events.
 
-A *decoder* has ``feed(data: bytes) -> list[ShoeEvent]``. It keeps any unfinished frame
-between calls, so the events depend only on the byte stream and never on how it was split
-into reads; it resynchronises after noise; it never raises and never invents a card; it
-counts what it drops in :class:`DecoderStats` and reports each dropped frame as a
-:class:`~controller.game.events.FrameError` event.
-
-An *encoder* turns events back into bytes (the simulators and tests use it).
-
-Every dialect is listed once, in :data:`DIALECTS`, and found by name; its modules are
-imported when it is first used::
-
-    decoder = make_decoder("native")
-    events = decoder.feed(b"$17,CARD,Qh*...\\r\\n")
-
-A new dialect is one :func:`register_dialect` call (or one entry in :data:`DIALECTS`):
-shoe URLs (``?dialect=``), ``--dialect`` and the configuration's ``shoe.dialect`` then
-take its name.
+Each dialect is listed once, in :data:`DIALECTS` (docs/shoe-frames.md).
 """
 
 from __future__ import annotations
@@ -31,19 +15,13 @@ from controller.game.events import FrameError, ShoeEvent
 
 @dataclass(frozen=True, slots=True)
 class Dialect:
-    """One shoe dialect: where its translators are, and what its shoes do.
+    """One shoe dialect: its translators (classes, or ``"module:Class"`` imported at first use).
 
     Attributes:
-        name: its name in shoe URLs (``?dialect=NAME``), ``--dialect`` and the
-            configuration; lower-case letters, digits, ``-`` and ``_``.
-        decoder: its decoder class (a :class:`BaseDecoder`), or ``"module:Class"``
-            naming it, imported at first use.
-        encoder: its encoder class (an :class:`Encoder`), or ``"module:Class"``.
-        baud: the serial speed of its shoes, bits per second, unless the URL says ``baud=``.
-        heartbeat: its shoes send heartbeats and answer the host's ``PING`` (its encoder
-            has ``ping(seq) -> bytes``): the link calls a quiet shoe ``SILENT`` and pings it.
-        numbered: every line carries a sequence number and a CRC (a simulated shoe can
-            then skip, repeat or reorder numbers and corrupt a CRC).
+        name: its name in URLs, ``--dialect`` and the configuration (``[a-z0-9_-]``).
+        baud: its shoes' serial speed, bits per second, unless the URL says ``baud=``.
+        heartbeat: its shoes send heartbeats and answer ``PING``: a quiet one is ``SILENT``.
+        numbered: every line carries a seq and a CRC (a simulator can fault them).
     """
 
     name: str
@@ -54,6 +32,7 @@ class Dialect:
     numbered: bool = False
 
 
+# The dialects this product speaks: the one list every part reads.
 DIALECTS: dict[str, Dialect] = {d.name: d for d in (
     Dialect("beetek", "drivers.dialects.beetek:BeetekDecoder",
             "drivers.dialects.beetek:BeetekEncoder", baud=9600),
@@ -61,25 +40,12 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
             "drivers.dialects.native:NativeEncoder", baud=115200, heartbeat=True,
             numbered=True),
 )}
-"""The dialects this product speaks, by name: the one list every part reads
-(:data:`controller.game.events.DEFAULT_DIALECT` names the one used when none is given)."""
 
 _NAME = re.compile(r"[a-z][a-z0-9_-]*")
 
 
 def register_dialect(dialect: Dialect) -> Dialect:
-    """Add a dialect to :data:`DIALECTS`.
-
-    Args:
-        dialect: the new dialect.
-
-    Returns:
-        The dialect, as registered.
-
-    Raises:
-        ValueError: a name that cannot stand in a URL, or one already taken by another
-            dialect.
-    """
+    """Add a dialect to :data:`DIALECTS`; ValueError for a name not fit for a URL, or taken."""
     if not _NAME.fullmatch(dialect.name):
         raise ValueError(f"bad dialect name {dialect.name!r}: lower-case letters, digits, "
                          f"'-' and '_', starting with a letter")
@@ -91,11 +57,7 @@ def register_dialect(dialect: Dialect) -> Dialect:
 
 
 def dialect_named(name: str) -> Dialect:
-    """The registered dialect called ``name``.
-
-    Raises:
-        ValueError: no dialect of that name (the message lists the known ones).
-    """
+    """The registered dialect called ``name``; ValueError listing the known ones if none."""
     try:
         return DIALECTS[name]
     except (KeyError, TypeError):
@@ -109,19 +71,7 @@ def _resolve(ref: str | type) -> Any:
 
 @dataclass(slots=True)
 class DecoderStats:
-    """What a decoder has seen and dropped since it was made (mutable counters).
-
-    Attributes:
-        frames: complete, valid frames decoded.
-        crc: frames dropped for a bad CRC (native).
-        malformed: frames dropped because they did not parse.
-        oversize: frames dropped because they grew past the size limit.
-        noise_bytes: bytes outside any frame, skipped (never an event).
-        retransmissions: native lines ignored because their seq was already seen.
-        seq_gaps: native seq gaps reported.
-        late: native lines older than the expected seq but never seen, delivered late.
-        internal_errors: defensive catches inside ``feed`` (should stay 0).
-    """
+    """What a decoder has seen and dropped since it was made (docs/shoe-frames.md)."""
 
     frames: int = 0
     crc: int = 0
@@ -156,10 +106,7 @@ class Decoder(Protocol):
 
 
 class BaseDecoder:
-    """Shared ``feed`` of the dialect decoders: the guard that makes it never raise.
-
-    Subclasses implement ``_feed(data, out)`` (append events to ``out``) and ``reset()``.
-    """
+    """Shared ``feed`` of the dialect decoders: the guard that makes it never raise."""
 
     name = "?"
 
@@ -174,16 +121,7 @@ class BaseDecoder:
         raise NotImplementedError
 
     def feed(self, data: bytes) -> list[ShoeEvent]:
-        """Decode more bytes.
-
-        Args:
-            data: any bytes, possibly part of a frame or several frames.
-
-        Returns:
-            The events completed by these bytes, in order (possibly none). Never raises:
-            an internal error is counted, reported as a malformed frame, and the
-            unfinished frame forgotten.
-        """
+        """The events these bytes complete, in order; never raises (errors count as malformed)."""
         out: list[ShoeEvent] = []
         try:
             self._feed(bytes(data), out)
@@ -195,15 +133,10 @@ class BaseDecoder:
 
 
 class ScanningDecoder(BaseDecoder):
-    r"""A decoder of a dialect whose frames are marked by a few special bytes.
+    """A decoder whose frames are marked by the bytes ``SPECIAL`` matches.
 
-    ``_feed`` splits the bytes at each special byte: every run of other bytes goes to
-    ``_plain(data, pos, end, out)`` and every special byte, in order, to
-    ``_special(byte, out)``. Subclasses set ``SPECIAL`` and implement those two and
-    ``reset()``; how the runs and bytes make frames is theirs.
-
-    Attributes:
-        SPECIAL: a pattern matching one special byte (e.g. ``rb"[$\r\n]"``).
+    Runs of other bytes go to ``_plain(data, pos, end, out)``, each special byte to
+    ``_special(byte, out)``.
     """
 
     SPECIAL: re.Pattern[bytes]
@@ -239,11 +172,7 @@ class Encoder(Protocol):
         ...
 
     def encode(self, event: ShoeEvent) -> bytes:
-        """Encode one event as one frame, including its line end.
-
-        Raises:
-            UnsupportedEvent: the dialect has no way to say this event.
-        """
+        """Encode one event as one frame with its line end; UnsupportedEvent if it cannot."""
         ...
 
 
@@ -260,33 +189,14 @@ class UnsupportedEvent(ValueError):
 
 
 def make_decoder(name: str) -> Decoder:
-    """A new decoder for the named dialect.
-
-    Args:
-        name: a name in :data:`DIALECTS`.
-
-    Returns:
-        A fresh decoder with empty buffers and counters.
-
-    Raises:
-        ValueError: unknown dialect name.
-    """
+    """A new decoder for the named dialect; ValueError for an unknown name."""
     return _resolve(dialect_named(name).decoder)()  # type: ignore[no-any-return]
 
 
 def make_encoder(name: str, **options: object) -> Encoder:
-    """A new encoder for the named dialect.
-
-    Args:
-        name: a name in :data:`DIALECTS`.
-        **options: the dialect's encoder options, e.g. ``style="suit-first"`` or
-            ``ten="T"`` for beetek.
-
-    Returns:
-        An encoder.
+    """A new encoder for the named dialect (``options``: its encoder's, e.g. ``ten="T"``).
 
     Raises:
-        ValueError: unknown dialect name.
-        TypeError: an option the dialect's encoder does not take.
+        ValueError: unknown dialect name; TypeError: an option its encoder does not take.
     """
     return _resolve(dialect_named(name).encoder)(**options)  # type: ignore[no-any-return]

@@ -1,33 +1,4 @@
-"""The ``beetek`` dialect: the listen-only ASCII tokens of the Bee-Tek USPC shoe.
-
-Tokens, each ended by CR LF (spaces around the parts may vary)::
-
-    [Game]<Card:4S>                  card read in game mode
-    [Manual Burn Cards]<Card:9D>     card read in burn mode (a burn card)
-    [Game]<Game>                     a card passed but was not identified (misread)
-    [Manual Burn Cards]<Game>        a card passed in burn mode, not identified: an
-                                     unreadable burn (a burn card, never a misread to
-                                     resolve)
-    [GameAlarm]<Alarm:E3 Card Not Read>   device alarm: code, then text
-    <W0x01>                          device warning, hex code
-
-No checksum, no seq (``seq`` is None on every event), no heartbeat. Card codes are rank
-then suit (``4S``, ``10H``, ``TH``) or, on some firmware, suit first (``H3``); anything
-else becomes a card event with ``card=None`` and the raw code (never dropped, never
-guessed).
-
-Framing: a token is an optional ``[mode]`` followed by ``<body>``; it is complete at
-``>``. Bytes outside a token are noise (counted, not an event); a ``[`` or ``<`` inside an
-unfinished token, a line end inside one, or anything but spaces between ``]`` and ``<``
-abandons it (reported as a malformed :class:`~controller.game.events.FrameError`) and the decoder
-resynchronises on the next ``[`` or ``<``. A card body without a mode is malformed: the
-decoder cannot tell a burn card from a hand card, so it does not guess.
-
-Modes: a mode containing ``burn`` (any case) is burn mode, ``Game`` is game mode. A
-``<Game>`` body (a card not identified) is an unreadable burn in burn mode and a misread
-otherwise, with or without a mode, as the shoe has always been read: a misread pauses
-the round, which is the safe side when the mode is not known.
-"""
+"""The ``beetek`` dialect: the Bee-Tek USPC shoe's listen-only tokens (docs/shoe-frames.md)."""
 
 from __future__ import annotations
 
@@ -37,10 +8,9 @@ from controller.game.codes import normalise_code
 from controller.game.events import Alarm, CardRead, FrameError, Misread, ShoeEvent, Warning
 from drivers.dialects import ScanningDecoder, UnsupportedEvent
 
+# Longest mode text between ``[`` and ``]``, and body between ``<`` and ``>``.
 MAX_MODE = 40
-"""Longest accepted mode text between ``[`` and ``]``."""
 MAX_BODY = 80
-"""Longest accepted body text between ``<`` and ``>``."""
 
 _SPECIAL = re.compile(rb"[\[\]<>\r\n]")
 _CARD = re.compile(r"\s*card\s*:\s*(\S*)\s*", re.IGNORECASE)
@@ -56,11 +26,7 @@ def _show(data: bytes) -> str:
 
 
 class BeetekDecoder(ScanningDecoder):
-    """Incremental decoder of beetek tokens (see the module docstring for the rules).
-
-    Attributes:
-        stats: counters of tokens decoded and dropped.
-    """
+    """Incremental decoder of beetek tokens (docs/shoe-frames.md)."""
 
     name = "beetek"
     SPECIAL = _SPECIAL
@@ -211,13 +177,7 @@ class BeetekDecoder(ScanningDecoder):
 
 
 class BeetekEncoder:
-    """Encodes events as beetek tokens.
-
-    Args:
-        style: ``rank-suit`` (``4S``) or ``suit-first`` (``S4``) for cards built from
-            ``CardRead.card`` (a non-empty ``CardRead.code`` is sent as it is).
-        ten: how to write a ten: ``10`` or ``T``.
-    """
+    """Encodes events as beetek tokens (``style``: ``rank-suit``, ``suit-first``; ``ten``: 10|T)."""
 
     name = "beetek"
 
@@ -237,15 +197,8 @@ class BeetekEncoder:
     def encode(self, event: ShoeEvent) -> bytes:
         """Encode one event as one token with CR LF.
 
-        Args:
-            event: a card, misread, alarm or warning.
-
-        Returns:
-            The token bytes.
-
         Raises:
-            UnsupportedEvent: beetek has no token for this event (retract, lid, cut,
-                empty, heartbeat, hello).
+            UnsupportedEvent: beetek has no token for it (retract, lid, cut, heartbeat...).
         """
         match event:
             case CardRead():

@@ -1,53 +1,7 @@
-r"""The ``native`` dialect: this product's own line protocol, with seq and CRC.
+"""The ``native`` dialect: this product's own line protocol, with seq and CRC.
 
-One ASCII line per event: ``$<seq>,<TYPE>[,<field>...]*<CRC>\\r\\n`` where ``seq`` is
-0..65535 (+1 per line, wrapping) and ``CRC`` is CRC-16/CCITT-FALSE of the bytes strictly
-between ``$`` and ``*`` as four hex digits.
-
-Types: ``HELLO,<model>,<serial>,<firmware>``, ``CARD,<card>``, ``MISREAD``,
-``RETRACT,<seq>``, ``LID,OPEN|CLOSED``, ``CUT``, ``EMPTY``, ``ALARM,<code>,<text>``,
-``HB,<uptime_ms>``; the host may send ``PING``. Three additions this product's firmware
-may use: ``CARD,<card>,BURN`` (a card read in burn mode), ``MISREAD,BURN`` (a card read
-in burn mode but not identified: an unreadable burn, never a misread to resolve) and
-``WARN,<code>`` (a device warning). ``BURN`` is always the last field, and the only
-word accepted there.
-
-Framing: a line starts at ``$`` and ends at CR or LF (so lone CRs, lone LFs and CR LF all
-work); bytes outside a frame are noise, counted but never an event; a ``$`` inside an
-unfinished frame abandons it (reported malformed) and starts a new one.
-
-Host rules applied here, to every line that passed its CRC and parsed (the decoder keeps
-the last 1,024 seq numbers the stream went through, each with its line, or as skipped):
-
-1. A bad CRC or a malformed line is dropped, counted and reported as a
-   :class:`~controller.game.events.FrameError`.
-2. ``HELLO`` with seq 0 is a shoe restart: the seq history starts again with it. The
-   same HELLO line again right after it is a retransmission.
-3. The expected seq (the last one + 1, wrapping at 65536) is delivered.
-4. The same seq with the same line (TYPE and fields) as before is a retransmission:
-   ignored and counted, unless a run of rule 8 then proves it a line of a new start.
-5. The same seq with ANOTHER line is no retransmission: a ``FrameError``
-   ``seq_reuse`` naming both lines; the new line is not delivered (the round pauses
-   on the frame error, and rule 8 may still deliver it).
-6. A forward jump in seq is reported as :class:`~controller.game.events.SeqGap` before
-   the line that revealed it; the seq numbers it skipped are remembered as skipped.
-7. A skipped seq arriving afterwards is delivered late and counted. Any other line
-   behind the expected seq is a ``FrameError`` ``seq_back`` naming it, not delivered.
-8. HELLO resynchronisation: a shoe that restarts sends ``HELLO`` with seq 0, then 1,
-   2, ... When that HELLO is lost (a bad CRC, a cut frame), its next lines fall under
-   rules 4, 5 and 7: a new line may even repeat, by chance, the old line of its seq
-   (the same card at the same seq). Two or more consecutive lines behind the expected
-   seq (seq n, n + 1, ..., the first n below 64: a run whose seq starts again near 0;
-   a heartbeat comes at least once a second), at least one of them saying something
-   its seq had not said (rule 5 or 7), are a restart whose HELLO was lost: a
-   ``FrameError`` ``restart_without_hello`` naming the first line, a ``SeqGap`` from
-   0 to n when n > 0 (the lines of the new start that were lost, the HELLO among
-   them), then every line of the run, delivered in order, those that repeated an old
-   line included (they are no retransmission after all); the seq history starts again
-   with them. A run whose lines all repeat old lines stays retransmissions; the new
-   lines of a run that proves no restart stay reported as frame errors. So a line is
-   never dropped silently: it is delivered, or a retransmission of a line delivered,
-   or named in a frame error.
+``$<seq>,<TYPE>[,<field>...]*<CRC>`` and CR LF. The line types, the framing and the host's
+sequence rules 1-8 that this decoder applies: docs/shoe-frames.md.
 """
 
 from __future__ import annotations
@@ -74,14 +28,13 @@ from controller.game.events import (
 from drivers.dialects import ScanningDecoder, UnsupportedEvent
 
 MAX_LINE = 200
-"""Longest accepted line body (between ``$`` and the line end), in bytes."""
 SEQ_MODULO = 65536
+# Seq numbers remembered (with their lines) for rules 4, 5 and 7.
 HISTORY = 1024
-"""Seq numbers remembered (with their lines) for rules 4, 5 and 7."""
+# Rule 8: a run restarting the seq without a HELLO starts below RESTART_NEAR and has at
+# least RESTART_RUN consecutive lines.
 RESTART_NEAR = 64
-"""A run that restarts the seq without a HELLO starts below this seq (rule 8)."""
 RESTART_RUN = 2
-"""Consecutive lines that make such a run (rule 8)."""
 _SKIPPED = None
 _SPECIAL = re.compile(rb"[$\r\n]")
 _HEX = frozenset(b"0123456789ABCDEFabcdef")
@@ -91,20 +44,12 @@ def _show(body: bytes) -> str:
     return repr("$" + body[:60].decode("ascii", "backslashreplace"))
 
 
+# Flipped in a line's CRC by encode_bad_crc (never 0: always wrong).
 BAD_CRC_MASK = 0x5A5A
-"""What :meth:`NativeEncoder.encode_bad_crc` flips in a line's CRC (never 0: always wrong)."""
 
 
 def crc16(data: bytes) -> int:
-    """CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF, no reflection, no final xor).
-
-    Args:
-        data: the bytes strictly between ``$`` and ``*``.
-
-    Returns:
-        The CRC as an int 0..0xFFFF; ``crc16(b"123456789") == 0x29B1``. The standard
-        library's ``binascii.crc_hqx`` (CRC-CCITT, MSB first) from the initial value 0xFFFF.
-    """
+    """CRC-16/CCITT-FALSE of the bytes between ``$`` and ``*`` (``crc_hqx`` from 0xFFFF)."""
     return binascii.crc_hqx(data, 0xFFFF)
 
 
@@ -119,17 +64,14 @@ def _clean(text: str, *, allow_commas: bool = False) -> str:
 
 
 def encode_line(seq: int, typ: str, *fields: str, crc: int | None = None) -> bytes:
-    r"""One native line, CRC and CR LF included.
+    """One native line, CRC and CR LF included, e.g. ``$17,CARD,Qh*XXXX``.
 
     Args:
         seq: 0..65535 (taken modulo 65536).
         typ: the TYPE word, e.g. ``CARD``.
-        *fields: the fields after TYPE, already text (``$`` and control characters are
-            replaced by ``?``; commas are allowed only in the last field).
+        *fields: the fields after TYPE, as text (``$`` and control characters become
+            ``?``; commas only in the last field).
         crc: force this CRC value (fault injection); None computes the right one.
-
-    Returns:
-        The line as bytes, e.g. ``b"$17,CARD,Qh*XXXX\\r\\n"``.
     """
     parts = [str(seq % SEQ_MODULO), _clean(typ)]
     for i, f in enumerate(fields):
@@ -140,13 +82,7 @@ def encode_line(seq: int, typ: str, *fields: str, crc: int | None = None) -> byt
 
 
 def event_fields(event: ShoeEvent) -> tuple[str, ...]:
-    """TYPE and fields of an event in the native dialect.
-
-    Args:
-        event: any shoe event except link status, frame error and seq gap.
-
-    Returns:
-        ``(TYPE, field, ...)``.
+    """``(TYPE, field, ...)`` of an event in the native dialect.
 
     Raises:
         UnsupportedEvent: the event is not something a shoe sends.
@@ -189,13 +125,7 @@ class NativeEncoder:
         return card
 
     def encode(self, event: ShoeEvent) -> bytes:
-        """Encode one event (its ``seq`` must be set).
-
-        Args:
-            event: the event; ``event.seq`` is used as the line's seq.
-
-        Returns:
-            One line with CRC and CR LF.
+        """Encode one event as a line, its ``seq`` the line's.
 
         Raises:
             UnsupportedEvent: no seq, or not an event a shoe sends.
@@ -205,10 +135,7 @@ class NativeEncoder:
         return encode_line(event.seq, *event_fields(event))
 
     def encode_bad_crc(self, event: ShoeEvent) -> bytes:
-        """The line :meth:`encode` gives, with a wrong CRC: a line damaged on the way.
-
-        For fault injection (a simulated shoe's ``bad_crc``); a decoder drops it as a
-        frame error (``crc``).
+        """The line :meth:`encode` gives, with a wrong CRC (a simulated shoe's ``bad_crc``).
 
         Raises:
             UnsupportedEvent: as :meth:`encode`.
@@ -232,11 +159,7 @@ def _u16(text: str) -> int | None:
 
 
 class NativeDecoder(ScanningDecoder):
-    """Incremental decoder of native lines (see the module docstring for the rules).
-
-    Attributes:
-        stats: counters of frames decoded and dropped.
-    """
+    """Incremental decoder of native lines (the rules: docs/shoe-frames.md)."""
 
     name = "native"
     SPECIAL = _SPECIAL
@@ -368,7 +291,7 @@ class NativeDecoder(ScanningDecoder):
             return Hello(model=fields[0], serial=fields[1], firmware=fields[2], seq=seq)
         return None
 
-    # -- sequence (the rules of the module docstring) -----------------------------------
+    # -- sequence (the rules of docs/shoe-frames.md) ------------------------------------
 
     def _keep(self, seq: int, line: bytes | None) -> None:
         history = self._history
@@ -432,9 +355,8 @@ class NativeDecoder(ScanningDecoder):
                 out: list[ShoeEvent]) -> None:
         """A line behind the expected seq: reported, and perhaps a restart (rule 8).
 
-        ``reason`` is empty for a line that repeats the one its seq had (rule 4): it is
-        held in the run, counted as a retransmission, and delivered after all when the
-        run proves a restart (a line of the run says something new).
+        An empty ``reason`` (rule 4, a repeat) holds it in the run as a retransmission,
+        delivered after all if the run proves a restart.
         """
         run = self._run
         if not (run and seq == (run[-1][0] + 1) % SEQ_MODULO):

@@ -1,9 +1,4 @@
-"""Transports move bytes between the host and a shoe; they know nothing of dialects.
-
-A :class:`Connector` finds the shoe's port anew at every :meth:`Connector.open` (so a
-shoe that comes back under another name is found again) and returns a :class:`Transport`.
-Hardware libraries are imported only inside the modules that need them.
-"""
+"""Transports move bytes between the host and a shoe; they know nothing of dialects."""
 
 from __future__ import annotations
 
@@ -27,9 +22,8 @@ class TransportError(Exception):
     """The port could not be opened, or was lost.
 
     Attributes:
-        kind: ``absent`` (no such device), ``busy`` (another program holds it),
-            ``permission`` (the service user may not open it), ``io`` (lost or failing),
-            ``config`` (the shoe URL or the machine's setup is wrong).
+        kind: ``absent``, ``busy``, ``permission``, ``io`` (lost or failing) or ``config``
+            (the URL or the machine's setup is wrong).
         message: one line for the operator, saying what to do.
     """
 
@@ -40,16 +34,7 @@ class TransportError(Exception):
 
 
 def open_error(where: str, err_no: int | None, text: str = "") -> TransportError:
-    """An operator message for a failure to open ``where``.
-
-    Args:
-        where: the device path or URL.
-        err_no: the OS error number if known.
-        text: the library's own message, used when the error number is unknown.
-
-    Returns:
-        A TransportError with a clear kind and message.
-    """
+    """A :class:`TransportError` for a failure to open ``where`` (``text``: without ``err_no``)."""
     lowered = text.lower()
     if err_no in (errno.EACCES, errno.EPERM) or "permission denied" in lowered:
         return TransportError(
@@ -72,24 +57,13 @@ def open_error(where: str, err_no: int | None, text: str = "") -> TransportError
 
 
 class Transport(ABC):
-    """An open byte channel to one shoe.
-
-    Attributes:
-        name: what was opened, for operators (``/dev/ttyUSB1``, ``usb 1209:7a01 bus 1 dev 4``).
-    """
+    """An open byte channel to one shoe (``name``: what was opened, for operators)."""
 
     name: str = "?"
 
     @abstractmethod
     def read(self, timeout: float) -> bytes:
-        """Wait up to ``timeout`` seconds for bytes.
-
-        Args:
-            timeout: the longest wait in seconds.
-
-        Returns:
-            The bytes available (at least one), or ``b""`` on timeout or after
-            :meth:`cancel`.
+        """Wait up to ``timeout`` seconds for bytes (``b""`` on timeout or after :meth:`cancel`).
 
         Raises:
             TransportError: the shoe is gone (unplugged, hung up, closed).
@@ -116,20 +90,13 @@ class Transport(ABC):
 
 
 class Connector(ABC):
-    """Finds and opens one shoe's port, anew at every call.
-
-    Attributes:
-        description: the shoe as the operator named it (URL without secrets).
-    """
+    """Finds and opens one shoe's port, anew at every call."""
 
     description: str = "?"
 
     @abstractmethod
     def open(self) -> Transport:
         """Discover the port and open it.
-
-        Returns:
-            An open transport.
 
         Raises:
             TransportError: absent, busy, permission denied, or another failure.

@@ -1,9 +1,4 @@
-"""An in-memory pair: a device end for a simulated shoe and a host end for the link.
-
-Device ends are registered by name so a link can find them the way it finds serial
-ports: ``memory://shoe-1`` or a pattern ``memory://shoe-*``. Unplugging a device makes
-the host's read raise; plugging in a new device under another name is a replug.
-"""
+"""An in-memory pair: a device end for a simulated shoe and a host end for the link."""
 
 from __future__ import annotations
 
@@ -28,15 +23,10 @@ class PortGone(OSError):
 
 
 class MemoryDevice:
-    """The device end of an in-memory serial pair.
+    """The device end of an in-memory serial pair (``memory://NAME``; one host end at a time).
 
-    Args:
-        name: the name a link finds it by (``memory://NAME``); registered at once.
-        on_host_open: called (no arguments) after a host has opened this end.
-        on_host_data: called with bytes the host wrote (e.g. ``PING``).
-
-    A host end is opened with :meth:`open_host` (a link does this through
-    :class:`MemoryConnector`). Only one host end may be open at a time (exclusive).
+    ``on_host_open()`` is called once a host opened it, ``on_host_data(bytes)`` with what
+    the host wrote.
     """
 
     def __init__(self, name: str, *, on_host_open: Callable[[], None] | None = None,
@@ -59,14 +49,7 @@ class MemoryDevice:
         return self._host is not None and not self._unplugged
 
     def write(self, data: bytes) -> None:
-        """Send bytes towards the host.
-
-        Args:
-            data: the bytes.
-
-        Raises:
-            PortGone: the device was unplugged.
-        """
+        """Send bytes towards the host; PortGone once unplugged."""
         with self._cond:
             if self._unplugged:
                 raise PortGone(f"memory port {self.name} is unplugged")
@@ -85,14 +68,7 @@ class MemoryDevice:
                 del _REGISTRY[self.name]
 
     def open_host(self) -> MemoryTransport:
-        """Open the host end (what a link does).
-
-        Returns:
-            The host end.
-
-        Raises:
-            TransportError: unplugged (absent) or already open / made busy (busy).
-        """
+        """Open the host end; TransportError ``absent`` once unplugged, ``busy`` when open."""
         with self._cond:
             where = f"memory://{self.name}"
             if self._unplugged:
@@ -178,11 +154,7 @@ def find_devices(pattern: str) -> list[MemoryDevice]:
 
 
 class MemoryConnector(Connector):
-    """Opens the first registered :class:`MemoryDevice` matching a name pattern.
-
-    Args:
-        pattern: a device name or glob (``shoe-*``).
-    """
+    """Opens the first registered :class:`MemoryDevice` matching ``pattern`` (a name or glob)."""
 
     def __init__(self, pattern: str) -> None:
         self.pattern = pattern
@@ -204,10 +176,6 @@ class MemoryConnector(Connector):
 
 
 def open_memory(url: ShoeUrl, dialect: Dialect, **_: object) -> MemoryConnector:
-    """The opener of ``memory://NAME`` (glob allowed; no options of its own).
-
-    Raises:
-        ValueError: no name, or an unknown option.
-    """
+    """The opener of ``memory://NAME`` (glob allowed); ValueError: no name, or any option."""
     url.check()
     return MemoryConnector(url.target)

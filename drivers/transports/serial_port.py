@@ -1,19 +1,7 @@
 """Serial shoes through pyserial: device paths, discovery, and every pyserial URL.
 
-The port is opened with :func:`serial.serial_for_url`, so a device path
-(``/dev/serial/by-id/...``, a udev symlink such as ``/dev/card-shoe``), ``socket://``,
-``rfc2217://``, ``loop://`` and ``spy://`` all work. Device paths are opened exclusively
-(a second program gets "busy"). The port is found anew at every open:
-
-* a path is opened as it is (a by-id path or udev symlink follows the adapter);
-* a path with glob characters (``/dev/serial/by-id/usb-1a86_*``) opens the first match
-  that opens, in natural order (``ttyUSB2`` before ``ttyUSB10``);
-* ``VID:PID[:SERIAL]`` is matched against :func:`serial.tools.list_ports.comports`. It
-  must name one adapter: when two or more ports match (two adapters of one model, and no
-  serial number that tells them apart, as with CH340s that have none), the open is
-  refused with the candidates and where to find a name that does tell them apart
-  (``/dev/serial/by-path``: the USB port the adapter is plugged into). Opening one of
-  them would be a guess, and the wrong one reads another table's shoe or none.
+The port is found anew at every open, by path, glob or ``VID:PID[:SERIAL]``; a
+``VID:PID`` matching two adapters is refused, never guessed (docs/shoe-frames.md).
 """
 
 from __future__ import annotations
@@ -37,7 +25,6 @@ if TYPE_CHECKING:
     from drivers.url import ShoeUrl
 
 BY_PATH = "/dev/serial/by-path"
-"""Where udev names serial ports by the USB port they are plugged into."""
 _OPTIONS = ("baud", "exclusive")
 
 
@@ -46,19 +33,15 @@ def open_serial(url: ShoeUrl, dialect: Dialect, *, baudrate: int | None = None,
     """The opener of ``serial://`` and bare device paths.
 
     Args:
-        url: the parsed URL: a path (glob allowed) or ``VID:PID[:SERIAL]``; its options
-            ``baud`` (default: the dialect's) and ``exclusive`` (0|1, default 1).
+        url: a path (glob allowed) or ``VID:PID[:SERIAL]``; options ``baud`` (default:
+            the dialect's) and ``exclusive`` (0|1, default 1).
         dialect: the shoe's dialect.
         baudrate: overrides the URL's ``baud``.
         exclusive: overrides the URL's ``exclusive``.
 
-    Returns:
-        The connector (not opened).
-
     Raises:
-        ValueError: no device, a target that is neither an absolute path nor a
-            well-formed ``VID:PID`` yet has a colon (``zzzz:7523``), an unknown option or
-            a bad number.
+        ValueError: no device, a target neither a path nor ``VID:PID`` yet with a colon,
+            an unknown option or a bad number.
     """
     url.check(*_OPTIONS)
     target = url.target
@@ -71,15 +54,10 @@ def open_serial(url: ShoeUrl, dialect: Dialect, *, baudrate: int | None = None,
 
 def open_pyserial_url(url: ShoeUrl, dialect: Dialect, *, baudrate: int | None = None,
                       exclusive: bool | None = None, **_: object) -> SerialConnector:
-    """The opener of pyserial's own URL schemes (``socket://``, ``rfc2217://``, ``loop://``...).
-
-    As :func:`open_serial`, but the URL goes to pyserial with every option that is neither
-    the link's nor ``baud`` or ``exclusive``: pyserial's handler reads and checks them.
+    """The opener of pyserial's own schemes (``socket://``...): pyserial gets their options.
 
     Raises:
-        ValueError: a ``socket://`` or ``rfc2217://`` URL without a host or a port, or with a
-            port that is not a number from 1 to 65535 (pyserial would fail only when opening,
-            and in its own words).
+        ValueError: a network URL without a host, or a port not in 1-65535.
     """
     if url.scheme in NETWORK_SCHEMES:
         check_host_port(url)
@@ -89,15 +67,7 @@ def open_pyserial_url(url: ShoeUrl, dialect: Dialect, *, baudrate: int | None = 
 
 
 def check_host_port(url: ShoeUrl) -> None:
-    """Refuse a network shoe URL whose target is not ``HOST:PORT``.
-
-    Args:
-        url: a parsed ``socket://`` or ``rfc2217://`` URL (an IPv6 host in brackets).
-
-    Raises:
-        ValueError: ``socket://127.0.0.1: no port (socket://HOST:PORT)``, and the same form
-            for no host or a bad port.
-    """
+    """Refuse a network shoe URL whose target is not ``HOST:PORT`` (ValueError saying so)."""
     form = f"({url.scheme}://HOST:PORT)"
     parts = urlsplit(f"//{url.target}")
     try:
@@ -123,15 +93,7 @@ def _connector(target: str, url: ShoeUrl, dialect: Dialect, baudrate: int | None
 
 
 def by_path_names(directory: str | None = None) -> dict[str, str]:
-    """The ``/dev/serial/by-path`` name of each serial device that has one.
-
-    Args:
-        directory: where udev keeps the by-path links (default :data:`BY_PATH`).
-
-    Returns:
-        ``{"/dev/ttyUSB2": "/dev/serial/by-path/...-usb-0:1.2:1.0-port0", ...}`` (empty
-        where udev made none, e.g. in a container).
-    """
+    """Device -> its ``/dev/serial/by-path`` name, for those udev named (none in a container)."""
     names: dict[str, str] = {}
     for link in sorted(glob.glob(os.path.join(directory or BY_PATH, "*")), key=numsplit):
         names.setdefault(os.path.realpath(link), link)
@@ -139,17 +101,7 @@ def by_path_names(directory: str | None = None) -> dict[str, str]:
 
 
 def ambiguous_message(target: str, ports: list[Any], serial_number: str | None) -> str:
-    """The operator message for a ``VID:PID`` that matches more than one port.
-
-    Args:
-        target: ``VID:PID[:SERIAL]`` as the URL gave it.
-        ports: the matching ports (pyserial ``ListPortInfo``), in natural order.
-        serial_number: the serial number the URL gave, if any.
-
-    Returns:
-        One line naming every candidate (its by-path name, or its USB port) and how to
-        name the shoe's own adapter.
-    """
+    """One line naming every port a ``VID:PID`` matches and how to name the shoe's own adapter."""
     by_path = by_path_names()
     shown = []
     for p in ports:
@@ -171,12 +123,7 @@ def ambiguous_message(target: str, ports: list[Any], serial_number: str | None) 
 
 
 class SerialTransport(Transport):
-    """An open pyserial port.
-
-    Args:
-        port: the open pyserial object.
-        name: what was opened, for operators.
-    """
+    """An open pyserial port (``name``: what was opened, for operators)."""
 
     def __init__(self, port: serial.SerialBase, name: str) -> None:
         self._port = port
@@ -244,13 +191,9 @@ class SerialTransport(Transport):
 
 
 class SerialConnector(Connector):
-    """Finds and opens a serial shoe.
+    """Finds and opens a serial shoe: a device path (glob allowed), ``VID:PID`` or pyserial URL.
 
-    Args:
-        target: a device path (glob allowed), ``VID:PID[:SERIAL]``, or a pyserial URL
-            (``socket://host:port``, ``rfc2217://...``, ``loop://``).
-        baudrate: line speed (ignored by network and loop URLs).
-        exclusive: lock device paths so no other program can open them.
+    ``baudrate`` is ignored by network and loop URLs; ``exclusive`` locks device paths.
     """
 
     def __init__(self, target: str, *, baudrate: int = 9600, exclusive: bool = True) -> None:
@@ -260,15 +203,11 @@ class SerialConnector(Connector):
         self.description = target
 
     def candidates(self) -> list[str]:
-        """The ports to try, found now (rediscovery happens at every call).
-
-        Returns:
-            Device paths or pyserial URLs, best first (natural order: ``ttyUSB2`` before
-            ``ttyUSB10``).
+        """The ports to try, found now, in natural order (``ttyUSB2`` before ``ttyUSB10``).
 
         Raises:
-            TransportError: nothing matches (``absent``), or a ``VID:PID`` matches two or
-                more ports (``config``).
+            TransportError: nothing matches (``absent``), or a ``VID:PID`` matches several
+                (``config``).
         """
         target = self.target
         if "://" in target:
@@ -285,12 +224,7 @@ class SerialConnector(Connector):
         return [target]
 
     def _vid_pid_port(self, vid: int, pid: int, serial_number: str | None) -> str:
-        """The one port of a USB-serial adapter ``vid:pid[:serial_number]``.
-
-        Raises:
-            TransportError: none matches (``absent``), or two or more match
-                (``config``: the URL cannot tell them apart).
-        """
+        """The one port of adapter ``vid:pid[:serial]``; TransportError if none or several."""
         target = self.target
         ports = sorted((p for p in serial.tools.list_ports.comports()
                         if p.vid == vid and p.pid == pid
@@ -305,14 +239,7 @@ class SerialConnector(Connector):
         return ports[0].device
 
     def open(self) -> Transport:
-        """Discover and open the port.
-
-        Returns:
-            The open transport.
-
-        Raises:
-            TransportError: absent, busy, permission denied, or another failure.
-        """
+        """Discover and open the port; TransportError: absent, busy, permission, other."""
         error: TransportError | None = None
         for where in self.candidates():
             is_url = "://" in where

@@ -1,10 +1,4 @@
-"""USB shoes that speak on vendor-class bulk endpoints, through pyusb.
-
-The shoe is found by ``VID:PID[:SERIAL]`` at every open (so a replug on another bus
-address is found again). Lines arrive on the first bulk IN endpoint of the first
-vendor-class interface; ``PING`` goes out on its bulk OUT endpoint if it has one.
-A pyusb backend may be given (the simulators provide one); by default pyusb picks libusb.
-"""
+"""USB shoes on vendor-class bulk endpoints, through pyusb (found by VID:PID at every open)."""
 
 from __future__ import annotations
 
@@ -31,15 +25,7 @@ def _is_timeout(exc: usb.core.USBError) -> bool:
 
 
 class UsbTransport(Transport):
-    """An open vendor-class USB shoe (see the module docstring).
-
-    Args:
-        device: the configured pyusb device with the interface claimed.
-        interface: the claimed interface number.
-        ep_in: bulk IN endpoint.
-        ep_out: bulk OUT endpoint, or None.
-        name: what was opened, for operators.
-    """
+    """An open vendor-class USB shoe, its interface claimed."""
 
     def __init__(self, device: usb.core.Device, interface: int, ep_in: usb.core.Endpoint,
                  ep_out: usb.core.Endpoint | None, name: str) -> None:
@@ -141,9 +127,6 @@ class UsbConnector(Connector):
     def open(self) -> Transport:
         """Discover, configure and claim the shoe.
 
-        Returns:
-            The open transport.
-
         Raises:
             TransportError: absent, busy, permission denied, or no bulk IN endpoint.
         """
@@ -186,15 +169,7 @@ class UsbConnector(Connector):
 
 def open_usb(url: ShoeUrl, dialect: Dialect, *, usb_backend: object | None = None,
              **_: object) -> UsbConnector:
-    """The opener of ``usb://VID:PID[:SERIAL]``.
-
-    Args:
-        url: the parsed URL (no options of its own).
-        dialect: the shoe's dialect (lines on the bulk endpoints are in it).
-        usb_backend: a pyusb backend, or None for pyusb's default (libusb).
-
-    Returns:
-        The connector (not opened).
+    """The opener of ``usb://VID:PID[:SERIAL]`` (``usb_backend``: None for libusb).
 
     Raises:
         ValueError: no ``VID:PID``, or an unknown option.
