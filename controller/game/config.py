@@ -4,7 +4,7 @@ The file's sections are the Structs below (``systemd/table.toml.example`` shows 
 each key's bound is its Annotated type, as :mod:`controller.game.inputs` declares inputs.
 :class:`TableConfig` is the flat view the table reads: one attribute per field of the
 sections. Its game settings (``[table]``, ``[roles]`` and :class:`CodeSettings`) are
-journaled (:meth:`TableConfig.to_dict`, docs/formats/config.md) and alone decide equality;
+journaled (:meth:`TableConfig.to_dict`, docs/config-format.md) and alone decide equality;
 the others only wire ``threecard run``. A bad file or value is a :class:`ConfigError` naming
 the file, the section and the key (``table.toml: [table] seatz: unknown key``); nothing
 starts with a configuration that does not validate (docs/requirements.md R3).
@@ -75,7 +75,7 @@ LOG_LEVELS = ("debug", "info", "warning", "error")
 DEMO_SHOE = "sim://?dialect=native"
 
 CONFIG_VERSION = 2
-"""The journal form :meth:`TableConfig.to_dict` writes (docs/formats/config.md)."""
+"""The journal form :meth:`TableConfig.to_dict` writes (docs/config-format.md)."""
 RENAMED = {"exposed_card_policy": "exposed_card", "max_pin_failures": "lockout_after"}
 """Journal form version 1 name -> name now."""
 CHANGEABLE = ("deal_pattern", "burn_cards", "exposed_card", "lockout_after",
