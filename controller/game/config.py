@@ -61,7 +61,7 @@ SCRYPT_P = (1, 4)
 SCRYPT_MAX_WORK = 2**18
 """A PIN hash's scrypt bounds: n (a power of two), r, p, and n * r * p (a check in well under
 a second; ``p = 64`` took 8 s)."""
-MAX_PROFILE_BYTES = 64 * 1024
+MAX_PROFILE_BYTES = 64 * 1024  # the largest rule profile read (the shipped ones: ~2 KiB)
 
 # ---------------------------------------------------------------------------- choices
 ROLES = ("dealer", "supervisor", "technician")
@@ -72,7 +72,7 @@ BET_ENTRIES = ("amounts", "outcomes")
 """Bets entered as ``amounts`` (minor units) or ``outcomes`` (which seats play which bets)."""
 LANGUAGES = ("en", "fr", "uk")  # numbers.LANGUAGES without loading Babel (a test holds them equal)
 LOG_LEVELS = ("debug", "info", "warning", "error")
-DEMO_SHOE = "sim://?dialect=native"
+DEMO_SHOE = "sim://?dialect=native"  # simulated, in the process, dealt as autoplay pulls
 
 CONFIG_VERSION = 2
 """The journal form :meth:`TableConfig.to_dict` writes (docs/config-format.md)."""
@@ -324,8 +324,8 @@ also takes a PIN hash for each of :data:`ROLES`."""
 _SETTINGS = {f.name: (section, key, f) for section, keys in [
     *list(_KEYS.items())[:2], (None, {f.name: f for f in msgspec.structs.fields(CodeSettings)}),
     *list(_KEYS.items())[2:]] for key, f in keys.items() if f.name not in ROLES}
-_SETTINGS["pin_hashes"] = ("roles", "<role>", _SETTINGS["pin_hashes"][2])  # a key per role
 """Every setting of :class:`TableConfig`: name -> (section or None, key, field)."""
+_SETTINGS["pin_hashes"] = ("roles", "<role>", _SETTINGS["pin_hashes"][2])  # a key per role
 _GAME = tuple(n for n, (section, _, _) in _SETTINGS.items() if section in ("table", "roles", None))
 
 
