@@ -1,12 +1,8 @@
 """Rule profiles: paytables, qualifier, table limits and house options, from TOML.
 
-Two profiles ship with the product (``live`` and ``classic``, docs/rules.md "Rule profiles");
-any other house's rules are a TOML file of the same shape, loaded from its path. Every
-difference between houses is a setting here, never a code change.
-
-Pays are "X to 1" integers on the stake, 0 to :data:`~controller.game.config.MAX_MULTIPLE`;
-all amounts (limits) are minor units (cents), 1 to :data:`~controller.game.config.MAX_AMOUNT`
-(the bounds of :mod:`controller.game.config`).
+``live`` and ``classic`` ship (docs/rules.md "Rule profiles"); any other house's rules are a
+TOML file of the same shape, loaded from its path. Pays are "X to 1" on the stake, limits
+minor units, within the bounds of :mod:`controller.game.config`.
 """
 
 from __future__ import annotations
@@ -255,11 +251,10 @@ def profile_from_dict(data: dict[str, Any], source: str = "<profile>") -> RulePr
 
 
 def read_profile_file(path: str | Path) -> str:
-    """The text of a rule profile file, read without waiting on it.
+    """The text of a rule profile file (UTF-8, a BOM allowed), read without waiting on it.
 
-    Opened non-blocking and checked before it is read: a FIFO, a device or a directory is
-    refused (a FIFO would wait for a writer for ever); at most
-    :data:`~controller.game.config.MAX_PROFILE_BYTES` are read. UTF-8, a BOM allowed.
+    Opened non-blocking and refused unless a regular file (a FIFO would wait for a writer
+    for ever); at most :data:`~controller.game.config.MAX_PROFILE_BYTES` are read.
 
     Raises:
         RuleProfileError: the file is missing, not a regular file, too large or not UTF-8.
@@ -313,10 +308,7 @@ _PROFILES: dict[tuple[str, str], RuleProfile] = {}
 
 
 def profile_for(rules: str, text: str = "") -> RuleProfile:
-    """The rule profile ``rules`` names, from its ``text`` when given (loaded once each).
-
-    Without a text, a shipped profile is loaded by name and a path is read (once per
-    process; :func:`load_profile`).
+    """The profile ``rules`` names, from its ``text`` or :func:`load_profile`; once each.
 
     Raises:
         RuleProfileError: the profile does not load.
