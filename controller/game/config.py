@@ -190,6 +190,7 @@ def _problem(tp: Any, value: Any) -> str | None:
             return f"each {extra['item']} {_problem(item_type, value[int(item[1])])}"
         if meta.description:
             return f"must be {meta.description}, got {_show(value)}"
+        return extra["check"](value) or str(exc) if "check" in extra else str(exc)
     return extra["check"](value) if "check" in extra else None
 
 
