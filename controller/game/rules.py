@@ -1,12 +1,8 @@
 """Rule profiles: paytables, qualifier, table limits and house options, from TOML.
 
-Two profiles ship with the product (``live`` and ``classic``, docs/rules.md "Rule profiles");
-any other house's rules are a TOML file of the same shape, loaded from its path. Every
-difference between houses is a setting here, never a code change.
-
-Pays are "X to 1" integers on the stake, 0 to :data:`~controller.game.config.MAX_MULTIPLE`;
-all amounts (limits) are minor units (cents), 1 to :data:`~controller.game.config.MAX_AMOUNT`
-(the bounds of :mod:`controller.game.config`).
+``live`` and ``classic`` ship (docs/rules.md "Rule profiles"); any other house's rules are a
+TOML file of the same shape, loaded from its path. Pays are "X to 1" on the stake, limits
+minor units, within the bounds of :mod:`controller.game.config`.
 """
 
 from __future__ import annotations
@@ -156,39 +152,8 @@ def _bool(data: dict[str, Any], key: str, default: bool, source: str) -> bool:
     return value
 
 
-def profile_from_dict(data: dict[str, Any], source: str = "<profile>") -> RuleProfile:
-    """Build and validate a profile from parsed TOML.
-
-    Args:
-        data: the TOML document as a dict.
-        source: where it came from, for error messages.
-
-    Returns:
-        The validated profile.
-
-    Raises:
-        RuleProfileError: an unknown key, a missing hand class, a pay that is not a whole
-            0 to 10,000, a limit that is not a whole 1 to 10^9 minor units or a min above
-            its max, a bad qualifier; the message names the file and the key.
-    """
-    for key in data:
-        if key not in _TOP_KEYS:
-            raise _err(source, key, "unknown key (known: " + ", ".join(sorted(_TOP_KEYS)) + ")")
-    name = data.get("name")
-    if not isinstance(name, str) or not name:
-        raise _err(source, "name", "a non-empty name is required")
-    try:
-        qualifier = Qualifier(str(data.get("dealer_qualifier", "Q-high")))
-    except ValueError as exc:
-        raise _err(source, "dealer_qualifier", str(exc)) from None
-    player_cards = data.get("player_cards", "face_up")
-    if player_cards not in ("face_up", "face_down"):
-        raise _err(source, "player_cards",
-                   f"must be 'face_up' or 'face_down', got {player_cards!r}")
-    ante_bonus = _paytable(data, "ante_bonus", ANTE_BONUS_CLASSES, ANTE_BONUS_OPTIONAL, source)
-    pair_plus = _paytable(data, "pair_plus", PAIR_PLUS_CLASSES, PAIR_PLUS_OPTIONAL, source)
-    six = (_paytable(data, "six_card_bonus", SIX_CARD_CLASSES, SIX_CARD_OPTIONAL, source)
-           if "six_card_bonus" in data else MappingProxyType({}))
+def _limits(data: dict[str, Any], six: MappingProxyType, source: str) -> MappingProxyType:
+    """The ``[limits.<bet>]`` tables: bet -> :class:`Limit`; the Ante's are required."""
     limits_data = data.get("limits", {})
     if not isinstance(limits_data, dict):
         raise _err(source, "limits", "must be a table of [limits.<bet>]")
@@ -211,6 +176,11 @@ def profile_from_dict(data: dict[str, Any], source: str = "<profile>") -> RulePr
         limits[bet] = Limit(lo, hi)
     if "ante" not in limits:
         raise _err(source, "limits.ante", "table limits for the Ante are required")
+    return MappingProxyType(limits)
+
+
+def _published(data: dict[str, Any], six: MappingProxyType, source: str) -> MappingProxyType:
+    """The ``[published_rtp]`` table: bet -> return to player in basis points."""
     published = data.get("published_rtp", {})
     if not isinstance(published, dict):
         raise _err(source, "published_rtp", "must be a table of bet = basis points")
@@ -223,6 +193,46 @@ def profile_from_dict(data: dict[str, Any], source: str = "<profile>") -> RulePr
         if not isinstance(bp, int) or isinstance(bp, bool) or not 0 < bp <= 10000:
             raise _err(source, key, f"must be basis points 1..10000 (9663 = 96.63 %), "
                        f"got {bp!r}")
+    return MappingProxyType(dict(published))
+
+
+def _header(data: dict[str, Any], source: str) -> tuple[str, Qualifier, bool]:
+    """The profile's known keys, name, dealer qualifier and whether cards are face up."""
+    for key in data:
+        if key not in _TOP_KEYS:
+            raise _err(source, key, "unknown key (known: " + ", ".join(sorted(_TOP_KEYS)) + ")")
+    name = data.get("name")
+    if not isinstance(name, str) or not name:
+        raise _err(source, "name", "a non-empty name is required")
+    try:
+        qualifier = Qualifier(str(data.get("dealer_qualifier", "Q-high")))
+    except ValueError as exc:
+        raise _err(source, "dealer_qualifier", str(exc)) from None
+    player_cards = data.get("player_cards", "face_up")
+    if player_cards not in ("face_up", "face_down"):
+        raise _err(source, "player_cards",
+                   f"must be 'face_up' or 'face_down', got {player_cards!r}")
+    return name, qualifier, player_cards == "face_up"
+
+
+def profile_from_dict(data: dict[str, Any], source: str = "<profile>") -> RuleProfile:
+    """Build and validate a profile from parsed TOML.
+
+    Args:
+        data: the TOML document as a dict.
+        source: where it came from, for error messages.
+
+    Raises:
+        RuleProfileError: an unknown key, a missing hand class, a pay that is not a whole
+            0 to 10,000, a limit that is not a whole 1 to 10^9 minor units or a min above
+            its max, a bad qualifier; the message names the file and the key.
+    """
+    name, qualifier, face_up = _header(data, source)
+    ante_bonus = _paytable(data, "ante_bonus", ANTE_BONUS_CLASSES, ANTE_BONUS_OPTIONAL, source)
+    pair_plus = _paytable(data, "pair_plus", PAIR_PLUS_CLASSES, PAIR_PLUS_OPTIONAL, source)
+    six = (_paytable(data, "six_card_bonus", SIX_CARD_CLASSES, SIX_CARD_OPTIONAL, source)
+           if "six_card_bonus" in data else MappingProxyType({}))
+    limits, published = _limits(data, six, source), _published(data, six, source)
     return RuleProfile(
         name=name,
         description=str(data.get("description", "")),
@@ -234,18 +244,17 @@ def profile_from_dict(data: dict[str, Any], source: str = "<profile>") -> RulePr
         pair_plus_requires_ante=_bool(data, "pair_plus_requires_ante", True, source),
         six_card_bonus_requires_ante=_bool(data, "six_card_bonus_requires_ante", True, source),
         fold_loses_side_bets=_bool(data, "fold_loses_side_bets", True, source),
-        player_cards_face_up=player_cards == "face_up",
-        limits=MappingProxyType(limits),
-        published_rtp=MappingProxyType(dict(published)),
+        player_cards_face_up=face_up,
+        limits=limits,
+        published_rtp=published,
     )
 
 
 def read_profile_file(path: str | Path) -> str:
-    """The text of a rule profile file, read without waiting on it.
+    """The text of a rule profile file (UTF-8, a BOM allowed), read without waiting on it.
 
-    Opened non-blocking and checked before it is read: a FIFO, a device or a directory is
-    refused (a FIFO would wait for a writer for ever); at most
-    :data:`~controller.game.config.MAX_PROFILE_BYTES` are read. UTF-8, a BOM allowed.
+    Opened non-blocking and refused unless a regular file (a FIFO would wait for a writer
+    for ever); at most :data:`~controller.game.config.MAX_PROFILE_BYTES` are read.
 
     Raises:
         RuleProfileError: the file is missing, not a regular file, too large or not UTF-8.
@@ -299,10 +308,7 @@ _PROFILES: dict[tuple[str, str], RuleProfile] = {}
 
 
 def profile_for(rules: str, text: str = "") -> RuleProfile:
-    """The rule profile ``rules`` names, from its ``text`` when given (loaded once each).
-
-    Without a text, a shipped profile is loaded by name and a path is read (once per
-    process; :func:`load_profile`).
+    """The profile ``rules`` names, from its ``text`` or :func:`load_profile`; once each.
 
     Raises:
         RuleProfileError: the profile does not load.

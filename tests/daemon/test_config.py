@@ -401,3 +401,14 @@ def test_a_dealer_size_under_800x480_stops_run_with_one_line(tmp_path):
         "threecard run: --dealer-size: 640x400 is smaller than the dealer screen "
         "can be drawn on: at least 800x480 (480x800 upright)"]
     assert not (tmp_path / "journal.sqlite3").exists()
+
+
+def test_every_key_refusing_a_value_of_another_type_is_named_in_one_line(tmp_path):
+    """msgspec's error path ($.table.seats) is worded as the file's section and key."""
+    for section, keys in FILE_KEYS.items():
+        for key in [*keys, *(ROLES if section == "roles" else ())]:
+            path = write(tmp_path, f"[{section}]\n{key} = {{ x = 1 }}\n")
+            with pytest.raises(ConfigError) as err:
+                load_config(path)
+            assert str(err.value).startswith(f"{path}: [{section}] {key}: "), str(err.value)
+            assert "\n" not in str(err.value) and "at `$" not in str(err.value)
