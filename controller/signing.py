@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from controller.files import write_new_file
+from controller.game.files import write_new_file
 from controller.game.verifier_support import one_line
 from controller.journal.seal import signature_ok as signature_ok  # the bundles' check
 
@@ -61,7 +61,7 @@ def make_key(config: str | Path) -> tuple[Path, Path, str]:
     Returns:
         (private key file, public key file, fingerprint).
 
-    Both files are written whole or not at all (:mod:`controller.files`): a full disk
+    Both files are written whole or not at all (:mod:`controller.game.files`): a full disk
     leaves neither, and keygen can be run again.
 
     Raises:

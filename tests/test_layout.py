@@ -115,7 +115,7 @@ DISPLAY_ALSO_TAKES = {
     # its PDF whole or not at all, words a setting change under the setting's name now, and
     # the verifier's note in the report's language (not twice in English)
     "report/*": ("controller.game.shift", "controller.game.table_views",
-                 "controller.game.rules", "controller.game.par_sheet", "controller.files",
+                 "controller.game.rules", "controller.game.par_sheet", "controller.game.files",
                  "controller.game.config", "controller.game.verdict"),
     # an input script and the dealer screen's state wait on and word the round's states
     "input_script.py": ("controller.game.round",),
