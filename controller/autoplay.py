@@ -179,33 +179,61 @@ def autoplay_loop(table: Any, player: AutoPlayer, stop: threading.Event,
             table.wait_for_version(seen, idle_timeout)
             continue
         if quiet:
-            commands, later = _split_at_next_round(commands)
-            held = later or held
-            left = since + quiet - time.monotonic()
-            if held and left <= 0:
-                commands, held = commands + held, []
+            commands, held, left = _hold_next_round(commands, held, since + quiet)
         if commands:
             if on_betting is not None and dealer.state == "betting":
                 on_betting(dealer)
-            for cmd in commands:
-                if pace and isinstance(cmd, _PACED) and stop.wait(pace):
-                    return
-                table.submit(cmd)
-            table.drain()
+            if not _submit(table, commands, pace, stop):
+                return
         elif held:
             table.wait_for_version(seen, min(idle_timeout, max(0.0, left)))
         elif on_idle is not None:
-            step = (dealer.round_id, dealer.state, dealer.next_card, dealer.link_state)
-            left = idle_timeout - (time.monotonic() - idled[1]) if idled else 0.0
-            if idled is not None and idled[0] == step and left > 0:
-                # the view moved for another reason (a record of the table's own): the card
-                # dealt for this step is not read yet, none is dealt again before its time
-                seen = -1
-                table.wait_for_version(dealer.version, left)
-                continue
-            if pace and stop.wait(pace / 2):
+            idled = _idle(table, dealer, on_idle, idled, idle_timeout, pace, stop)
+            if idled is None:
                 return
-            on_idle(dealer)
-            idled = (step, time.monotonic())
             seen = -1  # look again even if the card changes nothing yet
-            table.wait_for_version(dealer.version, idle_timeout)
+
+
+def _hold_next_round(commands: list[DealerCommand], held: list[DealerCommand], due: float
+                     ) -> tuple[list[DealerCommand], list[DealerCommand], float]:
+    """Commands now, the next round held until ``due`` (monotonic s), the seconds left."""
+    commands, later = _split_at_next_round(commands)
+    held = later or held
+    left = due - time.monotonic()
+    if held and left <= 0:
+        return commands + held, [], left
+    return commands, held, left
+
+
+def _submit(table: Any, commands: list[DealerCommand], pace: float,
+            stop: threading.Event) -> bool:
+    """Submit ``commands`` and wait until they are applied; False: stopped meanwhile."""
+    for cmd in commands:
+        if pace and isinstance(cmd, _PACED) and stop.wait(pace):
+            return False
+        table.submit(cmd)
+    table.drain()
+    return True
+
+
+def _idle(table: Any, dealer: DealerView, on_idle: Callable[[DealerView], None],
+          idled: tuple[tuple[Any, ...], float] | None, idle_timeout: float, pace: float,
+          stop: threading.Event) -> tuple[tuple[Any, ...], float] | None:
+    """Give ``on_idle`` the view once a step and ``idle_timeout``, then wait for a new view.
+
+    Returns:
+        The step ``on_idle`` was last given and when; None when stopped.
+    """
+    step = (dealer.round_id, dealer.state, dealer.next_card, dealer.link_state)
+    left = idle_timeout - (time.monotonic() - idled[1]) if idled else 0.0
+    if idled is not None and idled[0] == step and left > 0:
+        # the view moved for another reason (a record of the table's own): the card
+        # dealt for this step is not read yet, none is dealt again before its time
+        table.wait_for_version(dealer.version, left)
+        return idled
+    if pace and stop.wait(pace / 2):
+        return None
+    on_idle(dealer)
+    idled = (step, time.monotonic())
+    table.wait_for_version(dealer.version, idle_timeout)
+    return idled

@@ -25,7 +25,7 @@ from controller.dispute_check import (
     verify_bundle,
 )
 from controller.dispute_check import fail as _fail
-from controller.files import new_file
+from controller.game.files import new_file
 from controller.game.numbers import LANGUAGES
 
 FORMAT = "threecard-dispute/2"

@@ -63,6 +63,14 @@ def _verify_key(text: str) -> str:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the ``serve``, ``rounds``, ``status`` and ``enrol`` sub-commands."""
     sub = parser.add_subparsers(dest="floor_command", metavar="FLOOR_COMMAND", required=True)
+    _add_serve(sub)
+    _add_rounds_and_status(sub)
+    _add_enrol(sub)
+    add_prune(sub, STORE_HELP)
+    _add_web(sub)
+
+
+def _add_serve(sub: Any) -> None:
     serve = sub.add_parser("serve", help="record every table's feed into a store",
                            description="Record every table's rounds, state, meters and "
                            "events from the broker into a SQLite or PostgreSQL store (persistent "
@@ -94,6 +102,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        "(each with a client id of its own); default: every message")
     serve.add_argument("--log-level", choices=("debug", "info", "warning", "error"),
                        default="info", help="the lowest level logged")
+
+
+def _add_rounds_and_status(sub: Any) -> None:
     rounds = sub.add_parser("rounds", help="a table's rounds, or every table's by time",
                             description="A table's rounds as the floor recorded them, newest "
                             "first (--json: the JSON of `threecard recall --json`); with "
@@ -119,6 +130,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                             "lacks. --json: {\"recorder\": ..., \"tables\": [...]}.")
     status.add_argument("--store", required=True, metavar="STORE", help=STORE_HELP)
     status.add_argument("--json", action="store_true", help="print JSON")
+
+
+def _add_enrol(sub: Any) -> None:
     enrol = sub.add_parser("enrol", help="pin a table's verification key",
                            description="Pin the verification key of a table's journal (the "
                            "table prints it when it makes a journal; `threecard seal show` "
@@ -130,7 +144,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     enrol.add_argument("--table", required=True, type=_table_id, help="the table id")
     enrol.add_argument("--verify-key", required=True, type=_verify_key, metavar="KEY",
                        help="the verification key: 64 hexadecimal digits")
-    add_prune(sub, STORE_HELP)
+
+
+def _add_web(sub: Any) -> None:
     web = sub.add_parser("web", help="the pit page in a browser, and /metrics",
                          description="Every table on one page (and one page a table), "
                          "updating by itself, for the pit; read-only. Log in with the pit "

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from controller.files import write_new_file
+from controller.game.files import write_new_file
 from controller.game.verifier_support import one_line
 from controller.journal.seal import signature_ok as signature_ok  # the bundles' check
 

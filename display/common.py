@@ -172,6 +172,12 @@ def dealer_hand(p: Painter, art: CardArt, rect: pygame.Rect, cards: tuple[str | 
         art.row(p.surface, mid, cards)
         p.region(f"{role}.cards", mid)
     p.region(f"{role}.result", info)
+    _dealer_result(p, info, hand, qualifies, tr, role, qualifier)
+
+
+def _dealer_result(p: Painter, info: pygame.Rect, hand: str | None, qualifies: bool | None,
+                   tr: Translator, role: str, qualifier: str) -> None:
+    """The rule before the reveal; after it, the hand's name and whether it qualifies."""
     if qualifies is None:
         q = tr("dealer.qualifier", q=tr.qualifier(qualifier))
         p.text2(q, inset(info, 0, info.height // 5), int(info.height * 0.3),

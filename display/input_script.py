@@ -240,6 +240,19 @@ def _touch(x: float, y: float) -> None:
                                              finger_id=0, pressure=1.0))
 
 
+def _key(p: Press) -> None:
+    """A key down and up (a capital with shift)."""
+    import pygame
+
+    code = getattr(pygame, p.key)
+    mod = pygame.KMOD_LSHIFT if p.shift else pygame.KMOD_NONE
+    char = pygame.key.name(code) if len(pygame.key.name(code)) == 1 else ""
+    char = char.upper() if p.shift else char
+    for kind in (pygame.KEYDOWN, pygame.KEYUP):
+        pygame.event.post(pygame.event.Event(kind, key=code, mod=mod, unicode=char,
+                                             scancode=0))
+
+
 Fence = Callable[[], threading.Event]
 """Returns an event set once every input queued before the call has been applied."""
 
@@ -310,17 +323,7 @@ class ScriptPlayer:
         if a.kind in ("tap", "taps", "keys") and not armed and not raw:
             return
         if a.kind == "wait":
-            if self._deadline is None:
-                self._deadline = now + a.seconds
-                log.debug("input script line %d: %s", a.line, a.text)
-            if a.until is not None and state == a.until:
-                self._next()
-            elif now >= self._deadline:
-                if a.until is None:
-                    self._next()
-                else:
-                    self._stop(f"the round did not reach {a.until!r} in {a.seconds:g} s "
-                               f"(it is {state!r})")
+            self._wait(a, now, state)
             return
         if a.kind == "screenshot":
             return  # taken after the next frame is drawn
@@ -341,20 +344,24 @@ class ScriptPlayer:
                 self._posted = True
                 self._next()
             return
-        import pygame
-
         self._posted = True
-        p = a.presses[self._press]  # one press a frame, as a dealer types
-        code = getattr(pygame, p.key)
-        mod = pygame.KMOD_LSHIFT if p.shift else pygame.KMOD_NONE
-        char = pygame.key.name(code) if len(pygame.key.name(code)) == 1 else ""
-        char = char.upper() if p.shift else char
-        for kind in (pygame.KEYDOWN, pygame.KEYUP):
-            pygame.event.post(pygame.event.Event(kind, key=code, mod=mod, unicode=char,
-                                                 scancode=0))
+        _key(a.presses[self._press])  # one press a frame, as a dealer types
         self._press += 1
         if self._press == len(a.presses):
             self._next()
+
+    def _wait(self, a: Action, now: float, state: str | None) -> None:
+        if self._deadline is None:
+            self._deadline = now + a.seconds
+            log.debug("input script line %d: %s", a.line, a.text)
+        if a.until is not None and state == a.until:
+            self._next()
+        elif now >= self._deadline:
+            if a.until is None:
+                self._next()
+            else:
+                self._stop(f"the round did not reach {a.until!r} in {a.seconds:g} s "
+                           f"(it is {state!r})")
 
     def flushed(self) -> None:
         """The screen's commands of this frame are in the table's inbox: fence them."""

@@ -19,7 +19,7 @@ from typing import Any
 
 import pygame
 
-from controller.game import inputs as C  # noqa: N812 - the input declarations
+from controller.game import inputs
 from controller.game.meters import ROUNDS_SETTLED, ROUNDS_VOID, parse_outcome_key
 from controller.game.numbers import ODDS_WORDS
 from controller.game.views import DealerView, SeatView
@@ -117,10 +117,10 @@ def refunds_text(tr: Translator, seats: Iterable[SeatView]) -> str:
 
 # ----------------------------------------------------------------------- dealer: actions
 
-def mark(view: DealerView, seat: int, bet: str) -> C.DealerCommand:
+def mark(view: DealerView, seat: int, bet: str) -> inputs.DealerCommand:
     """The command a touch on a seat's bet line sends: mark it, or take the mark off."""
     placed = next((s.bets.get(bet, 0) for s in view.seats if s.seat == seat), 0)
-    return C.MarkBet(seat=seat, bet=bet, on=not placed)  # type: ignore[arg-type]
+    return inputs.MarkBet(seat=seat, bet=bet, on=not placed)  # type: ignore[arg-type]
 
 
 def undecided(view: DealerView) -> list[int]:
@@ -128,19 +128,19 @@ def undecided(view: DealerView) -> list[int]:
     return [s.seat for s in view.seats if s.bets.get("ante") and not s.decision]
 
 
-def all_play(view: DealerView) -> list[C.DealerCommand]:
+def all_play(view: DealerView) -> list[inputs.DealerCommand]:
     """One touch: Play for every seat still to decide (folds are touched first)."""
-    if view.state != "deciding" or C.Decide.name not in view.allowed:
+    if view.state != "deciding" or inputs.Decide.name not in view.allowed:
         return []
-    return [C.Decide(seat=s, decision="play") for s in undecided(view)]
+    return [inputs.Decide(seat=s, decision="play") for s in undecided(view)]
 
 
 def tray(p: Painter, rect: pygame.Rect, view: DealerView, tr: Translator) -> None:
     """The outcome tray in the chips' place: Rebet all, All play."""
     g = max(3, rect.height // 10)
     a, b = cols(rect, [1, 1], g * 2)
-    p.button("rebet_all", a, tr("btn.rebet_all"), ("cmd", C.Rebet(seat=0)),
-             keys=(REBET_ALL_KEY,), enabled=C.Rebet.name in view.allowed)
+    p.button("rebet_all", a, tr("btn.rebet_all"), ("cmd", inputs.Rebet(seat=0)),
+             keys=(REBET_ALL_KEY,), enabled=inputs.Rebet.name in view.allowed)
     p.button("all_play", b, tr("btn.all_play"), ("all_play",), keys=(ALL_PLAY_KEY,),
              enabled=bool(all_play(view)), style="play")
 

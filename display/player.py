@@ -105,26 +105,8 @@ class PlayerScreen:
         outer = inset(surface.get_rect(), gap)
         banner = next((b for b in view.banners if b.kind in ("void", "link_lost", "link_silent")),
                       view.banners[0] if view.banners else None)
-        span = outer.height - gap * (4 if banner is not None else 3)
-        line = _line(f)
-        head_h = max(int(h * (0.06 if portrait else 0.075)), 2 * line + 4)
-        banner_h = max(int(h * (0.08 if portrait else 0.10)),
-                       math.ceil(2.15 * line * 1.2) + 4) if banner is not None else 0
-        strip_h = max(int(h * (0.06 if portrait else 0.085)), 2 * line + 8)
-        seats_min = 13 * line  # label, cards, a hand on two lines, five bets, the net pill
-        if portrait:
-            dealer_h = max(int(h * 0.11), 6 * line)
-            rest = span - head_h - banner_h - strip_h - dealer_h - gap
-            seats_min *= -(-len(view.seats) // 4)
-            tables_h = max(8 * line, min(int(h * 0.3), rest - seats_min))
-            seats_h = rest - tables_h
-            heights = [head_h, dealer_h, seats_h, tables_h, strip_h]
-        else:
-            rest = span - head_h - banner_h - strip_h
-            top_h = max(6 * line, min(int(h * 0.36), rest - seats_min))
-            heights = [head_h, top_h, rest - top_h, strip_h]
-        if banner is not None:
-            heights.insert(1, banner_h)
+        heights = _heights(h, _line(f), portrait, outer.height, gap, banner is not None,
+                           len(view.seats))
         parts = rows(outer, heights, gap)
         header = parts.pop(0)
         self._header(p, header, view, now)
@@ -378,3 +360,28 @@ def _q(tr: Translator, qualifier: str) -> str:
     if tr.lang == "en":
         return qualifier
     return {"fr": "hauteur dame", "uk": "дамою"}.get(tr.lang, qualifier)
+
+
+def _heights(h: int, line: int, portrait: bool, outer_h: int, gap: int, banner: bool,
+             seats: int) -> list[int]:
+    """The rows' heights in pixels: header, banner (if any), then the rest by orientation."""
+    span = outer_h - gap * (4 if banner else 3)
+    head_h = max(int(h * (0.06 if portrait else 0.075)), 2 * line + 4)
+    banner_h = max(int(h * (0.08 if portrait else 0.10)),
+                   math.ceil(2.15 * line * 1.2) + 4) if banner else 0
+    strip_h = max(int(h * (0.06 if portrait else 0.085)), 2 * line + 8)
+    seats_min = 13 * line  # label, cards, a hand on two lines, five bets, the net pill
+    if portrait:
+        dealer_h = max(int(h * 0.11), 6 * line)
+        rest = span - head_h - banner_h - strip_h - dealer_h - gap
+        seats_min *= -(-seats // 4)
+        tables_h = max(8 * line, min(int(h * 0.3), rest - seats_min))
+        seats_h = rest - tables_h
+        heights = [head_h, dealer_h, seats_h, tables_h, strip_h]
+    else:
+        rest = span - head_h - banner_h - strip_h
+        top_h = max(6 * line, min(int(h * 0.36), rest - seats_min))
+        heights = [head_h, top_h, rest - top_h, strip_h]
+    if banner:
+        heights.insert(1, banner_h)
+    return heights

@@ -282,12 +282,31 @@ def draw_seat(p: Painter, art: CardArt, cell: pygame.Rect, plan: SeatPlan, role:
     art.row(p.surface, cards_r, cards)
     p.region(f"{role}.cards", cards_r)
     if hand:
-        texts = hand_lines(p.fonts, hand, size, hand_r.width)[:plan.hand_lines]
-        row = hand_r.height // len(texts)
-        for i, text in enumerate(texts):
-            box = pygame.Rect(hand_r.left, hand_r.top + i * row, hand_r.width, row)
-            p.text(text, box, size, bold=True, role=f"{role}.hand")
+        _hand(p, hand_r, plan, hand, role)
     p.region(f"{role}.results", res_r)
+    _results(p, res_r, plan, bets, role)
+    p.region(f"{role}.net", net_r)
+    if net is not None:
+        text, color = net
+        pill = pygame.Rect(net_r)
+        p.fill(pill, theme.FELT_DARK, pill.height // 3)
+        box = inset(pill, _pill_pad(size), 0)  # bold while it fits, else the plain face
+        p.text(text, box, size, bold=_wide(p.fonts, text, size, True) <= box.width,
+               color=color, role=f"{role}.net")
+
+
+def _hand(p: Painter, hand_r: pygame.Rect, plan: SeatPlan, hand: str, role: str) -> None:
+    texts = hand_lines(p.fonts, hand, plan.size, hand_r.width)[:plan.hand_lines]
+    row = hand_r.height // len(texts)
+    for i, text in enumerate(texts):
+        box = pygame.Rect(hand_r.left, hand_r.top + i * row, hand_r.width, row)
+        p.text(text, box, plan.size, bold=True, role=f"{role}.hand")
+
+
+def _results(p: Painter, res_r: pygame.Rect, plan: SeatPlan, bets: tuple[BetRow, ...],
+             role: str) -> None:
+    """The seat's wagers or results, each on its rows, and the paytable lines that paid."""
+    size = plan.size
     form = seat_form(p.fonts, plan, res_r.width, bets)
     used = form_rows(p.fonts, size, res_r.width, bets, form) or len(bets)
     details = _details(p.fonts, size, res_r.width, bets, plan.rows - used)
@@ -318,11 +337,3 @@ def draw_seat(p: Painter, art: CardArt, cell: pygame.Rect, plan: SeatPlan, role:
             p.text(right, line, size, bold=True, align="right", color=b.color,
                    role=f"{role}.line")
             y += row
-    p.region(f"{role}.net", net_r)
-    if net is not None:
-        text, color = net
-        pill = pygame.Rect(net_r)
-        p.fill(pill, theme.FELT_DARK, pill.height // 3)
-        box = inset(pill, _pill_pad(size), 0)  # bold while it fits, else the plain face
-        p.text(text, box, size, bold=_wide(p.fonts, text, size, True) <= box.width,
-               color=color, role=f"{role}.net")

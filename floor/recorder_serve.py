@@ -78,181 +78,210 @@ def serve(settings: FloorSettings, store_path: str, client_id: str,
     if share:
         share_group(share)
     settings.warn_open_secrets(log, as_option=True)
-    stop = stop or threading.Event()
-    store = Store(store_path)
-    store_path, db_errors = store.path, store.db.errors  # the URL without its password
-    lock = threading.Lock()
-    failed: list[str] = []
-    client = settings.client(client_id, manual_ack=True)
-    routes = Routes(settings)  # every pit's tables; each answered under its own prefix
+    return _Session(settings, Store(store_path), client_id, stop or threading.Event(),
+                    share).run()
 
-    def ask(table: str, req: ResendRequest) -> None:
-        client.publish(routes.topic(table, "resend"), encode(req), qos=1)
 
-    def witness(table: str, w: WitnessMessage) -> None:
-        topic = routes.topic(table, "witness")
+class _Session:
+    """The recorder on one client of the broker: paho's callbacks and the checking loop."""
+
+    def __init__(self, settings: FloorSettings, store: Store, client_id: str,
+                 stop: threading.Event, share: str) -> None:
+        self.settings, self.store, self.client_id = settings, store, client_id
+        self.stop, self.share = stop, share
+        self.store_path, self.db_errors = store.path, store.db.errors  # the URL, no password
+        self.lock = threading.Lock()
+        self.failed: list[str] = []
+        self.taken: list[str] = []
+        self.client = settings.client(client_id, manual_ack=True)
+        self.routes = Routes(settings)  # every pit's tables; each answered under its prefix
+        self.recorder = Recorder(store, self.ask, witness=self.witness, shared=bool(share))
+        self.throttle = Throttle(log)  # a broker refusing or away: said once a minute
+        # the broker as floor status shows it: since when it cannot be reached (None: it can)
+        self.state: dict[str, Any] = {"connected": False, "refused": False, "limit": None,
+                                      "lost_us": time.time_ns() // 1000,
+                                      "why": "not yet connected", "heard": False}
+        self.losses: deque[float] = deque(maxlen=QUICK_LOSSES)  # when connections were lost
+
+    def ask(self, table: str, req: ResendRequest) -> None:
+        self.client.publish(self.routes.topic(table, "resend"), encode(req), qos=1)
+
+    def witness(self, table: str, w: WitnessMessage) -> None:
+        topic = self.routes.topic(table, "witness")
         payload = encode(msgspec.structs.replace(w, sent_us=time.time_ns() // 1000))
-        limit = state["limit"]
+        limit = self.state["limit"]
         if limit and packet_size(topic, payload) > limit:  # the broker would close on it
-            throttle.log(f"witness {table}", logging.ERROR, "floor: the witness of table %s "
-                         "(%d journals) is larger than broker %s takes (%d bytes): not "
-                         "published; raise its max_packet_size", table, len(w.journals),
-                         settings.broker, limit)
+            self.throttle.log(f"witness {table}", logging.ERROR, "floor: the witness of table "
+                              "%s (%d journals) is larger than broker %s takes (%d bytes): "
+                              "not published; raise its max_packet_size", table,
+                              len(w.journals), self.settings.broker, limit)
             return
-        client.publish(topic, payload, qos=1, retain=True)
+        self.client.publish(topic, payload, qos=1, retain=True)
 
-    recorder = Recorder(store, ask, witness=witness, shared=bool(share))
-
-    def guarded(fn: Callable[..., None]) -> Callable[..., None]:
+    def guarded(self, fn: Callable[..., None]) -> Callable[..., None]:
         """A paho callback that never dies quietly: an error stops the recorder (exit 1)."""
         def call(*args: Any) -> None:
             try:
                 fn(*args)
             except Exception as exc:  # noqa: BLE001 - paho's thread must not die deaf
                 log.error("floor: the recorder failed", exc_info=exc)
-                failed.append(f"an error in the recorder: {exc!r}")
-                stop.set()
+                self.failed.append(f"an error in the recorder: {exc!r}")
+                self.stop.set()
         return call
 
-    throttle = Throttle(log)  # a broker refusing or away: said once a minute, not each try
-    # the broker as floor status shows it: since when it cannot be reached (None: it can)
-    state: dict[str, Any] = {"connected": False, "refused": False, "limit": None,
-                             "lost_us": time.time_ns() // 1000, "why": "not yet connected",
-                             "heard": False}
+    def beat(self, stopped: bool = False) -> None:
+        self.store.beat(self.client_id, time.time_ns() // 1000, stopped, self.settings.broker,
+                        self.state["lost_us"], self.state["why"])
 
-    def beat(stopped: bool = False) -> None:
-        store.beat(client_id, time.time_ns() // 1000, stopped, settings.broker,
-                   state["lost_us"], state["why"])
+    def lost(self, why: str) -> None:
+        if self.state["lost_us"] is None:
+            self.state["lost_us"] = time.time_ns() // 1000
+        self.state["why"] = why
 
-    def lost(why: str) -> None:
-        if state["lost_us"] is None:
-            state["lost_us"] = time.time_ns() // 1000
-        state["why"] = why
-    losses: deque[float] = deque(maxlen=QUICK_LOSSES)  # when connections were lost
-    taken: list[str] = []
-
-    def on_connect(c, _u, flags, rc, props) -> None:  # noqa: ANN001 - paho's callback
+    def on_connect(self, c, _u, flags, rc, props) -> None:  # noqa: ANN001 - paho's callback
+        state = self.state
         if rc.is_failure:
-            throttle.log("refused", logging.ERROR, "floor: broker %s refused the recorder: %s "
-                         "(check --username and --password-file, and that the broker binds "
-                         "the user to the client id %s); trying again", settings.broker, rc,
-                         client_id)
+            self.throttle.log("refused", logging.ERROR, "floor: broker %s refused the "
+                              "recorder: %s (check --username and --password-file, and that "
+                              "the broker binds the user to the client id %s); trying again",
+                              self.settings.broker, rc, self.client_id)
             state["refused"] = True
-            lost(f"it refused the recorder: {rc}")
+            self.lost(f"it refused the recorder: {rc}")
             return
         state["connected"] = True
         state["limit"] = getattr(props, "MaximumPacketSize", None)
         state["lost_us"], state["why"] = None, ""
         if state["heard"]:  # the last connection carried messages: its problems are over
-            throttle.clear("refused", "lost", "closed", "unreachable")
+            self.throttle.clear("refused", "lost", "closed", "unreachable")
         state["heard"] = False
-        log.info("floor: recorder connected to %s as %s (session %s)", settings.broker,
-                 client_id, "resumed" if flags.session_present else "new")
-        c.subscribe([(f"$share/{share}/{t}" if share else t, q)
-                     for t, q in routes.subscriptions(SUBSCRIBED)])
-        with lock:  # a broker started again without persistence lost the retained ones
-            for table in store.witnessed():
-                recorder.witness(table)
+        log.info("floor: recorder connected to %s as %s (session %s)", self.settings.broker,
+                 self.client_id, "resumed" if flags.session_present else "new")
+        c.subscribe([(f"$share/{self.share}/{t}" if self.share else t, q)
+                     for t, q in self.routes.subscriptions(SUBSCRIBED)])
+        with self.lock:  # a broker started again without persistence lost the retained ones
+            for table in self.store.witnessed():
+                self.recorder.witness(table)
 
-    def on_message(c, _u, m) -> None:  # noqa: ANN001
-        state["heard"] = True
-        where = routes.heard(m.topic)
+    def on_message(self, c, _u, m) -> None:  # noqa: ANN001
+        self.state["heard"] = True
+        where = self.routes.heard(m.topic)
         if where is not None and where[1] in SUBSCRIBED:
             try:
-                with lock:
-                    recorder.on_message(where[0], where[1], m.payload, bool(m.retain))
-            except db_errors as exc:
-                if not store.db.message_fault(exc):  # not acknowledged: the broker keeps it for us
-                    failed.append(f"the store {store_path} cannot be written: {exc}")
-                    stop.set()
+                with self.lock:
+                    self.recorder.on_message(where[0], where[1], m.payload, bool(m.retain))
+            except self.db_errors as exc:
+                if not self.store.db.message_fault(exc):  # not acknowledged: the broker keeps it
+                    self.failed.append(f"the store {self.store_path} cannot be written: {exc}")
+                    self.stop.set()
                     return
-                recorder.refuse(where[0], f"the store cannot hold it: {exc}")
+                self.recorder.refuse(where[0], f"the store cannot hold it: {exc}")
             except Exception as exc:  # noqa: BLE001 - one message never stops the recorder
                 log.error("floor: a message on %s could not be stored; refused", m.topic,
                           exc_info=exc)
-                recorder.counts["refused"] += 1
+                self.recorder.counts["refused"] += 1
         c.ack(m.mid, m.qos)  # stored (or refused for good): the broker may drop it
 
-    def on_disconnect(_c, _u, _f, rc, _p) -> None:  # noqa: ANN001
-        if stop.is_set():
+    def on_disconnect(self, _c, _u, _f, rc, _p) -> None:  # noqa: ANN001
+        state = self.state
+        if self.stop.is_set():
             return
         if not state["refused"]:
-            lost(f"connection lost: {rc}" if state["connected"] else f"closed: {rc}")
+            self.lost(f"connection lost: {rc}" if state["connected"] else f"closed: {rc}")
         if state["connected"]:
-            losses.append(time.monotonic())
-            quick = len(losses) == QUICK_LOSSES and losses[-1] - losses[0] < QUICK_S
-            if rc == TAKEN_OVER or quick:
-                taken.append(f"its session on {settings.broker} was taken over by another "
-                             f"client with the client id {client_id} ("
-                             + ("the broker said so" if rc == TAKEN_OVER else
-                                f"{QUICK_LOSSES} connections lost within {QUICK_S:.0f} s")
-                             + "): is another `threecard floor serve` running with it? Give "
-                             "each recorder a user of its own (a --client-id of its own on "
-                             "a broker without users)")
-                stop.set()
+            if self._taken_over(rc):
+                self.stop.set()
                 return
-            throttle.log("lost", logging.WARNING, "floor: recorder lost the broker (%s); "
-                         "reconnecting", rc)
+            self.throttle.log("lost", logging.WARNING, "floor: recorder lost the broker (%s); "
+                              "reconnecting", rc)
         elif not state["refused"]:
-            throttle.log("closed", logging.WARNING, "floor: broker %s closed the connection "
-                         "before accepting it (%s): is the port a TLS one (mqtts://), or no "
-                         "MQTT broker's? Trying again", settings.broker, rc)
+            self.throttle.log("closed", logging.WARNING, "floor: broker %s closed the "
+                              "connection before accepting it (%s): is the port a TLS one "
+                              "(mqtts://), or no MQTT broker's? Trying again",
+                              self.settings.broker, rc)
         state["connected"] = state["refused"] = False
 
-    def on_connect_fail(_c, _u) -> None:  # noqa: ANN001
-        lost("unreachable")
-        throttle.log("unreachable", logging.WARNING, "floor: broker %s unreachable; trying "
-                     "again", settings.broker)
+    def _taken_over(self, rc: Any) -> bool:  # noqa: ANN401 - paho's reason code
+        self.losses.append(time.monotonic())
+        losses = self.losses
+        quick = len(losses) == QUICK_LOSSES and losses[-1] - losses[0] < QUICK_S
+        if taken := rc == TAKEN_OVER or quick:
+            self.taken.append(f"its session on {self.settings.broker} was taken over by "
+                              f"another client with the client id {self.client_id} ("
+                              + ("the broker said so" if rc == TAKEN_OVER else
+                                 f"{QUICK_LOSSES} connections lost within {QUICK_S:.0f} s")
+                              + "): is another `threecard floor serve` running with it? Give "
+                              "each recorder a user of its own (a --client-id of its own on "
+                              "a broker without users)")
+        return taken
 
-    client.on_connect, client.on_message = guarded(on_connect), guarded(on_message)
-    client.on_disconnect = guarded(on_disconnect)
-    client.on_connect_fail = guarded(on_connect_fail)
-    log.info("floor: recorder storing to %s from %s%s", store_path, settings.broker,
-             f" (shared subscription group {share})" if share else "")
-    wait_s = 0.5
-    while True:  # the first connection here, so that why it fails is said
-        try:
-            settings.connect(client, clean_start=False,
-                             session_expiry_s=0 if share else SESSION_EXPIRY_S)
-            break
-        except OSError as exc:
-            lost(f"unreachable: {getattr(exc, 'strerror', None) or exc}")
-            throttle.log("unreachable", logging.WARNING, "floor: broker %s unreachable (%s); "
-                         "trying again", settings.broker, unreachable_why(settings, exc))
-        with contextlib.suppress(db_errors):  # a store that cannot be written: said later
-            beat()
-        if stop.wait(wait_s):
-            with contextlib.suppress(db_errors):
-                beat(stopped=True)
-            store.close()
+    def on_connect_fail(self, _c, _u) -> None:  # noqa: ANN001
+        self.lost("unreachable")
+        self.throttle.log("unreachable", logging.WARNING, "floor: broker %s unreachable; "
+                          "trying again", self.settings.broker)
+
+    def run(self) -> int:  # the exit status of serve()
+        client = self.client
+        client.on_connect, client.on_message = (self.guarded(self.on_connect),
+                                                self.guarded(self.on_message))
+        client.on_disconnect = self.guarded(self.on_disconnect)
+        client.on_connect_fail = self.guarded(self.on_connect_fail)
+        log.info("floor: recorder storing to %s from %s%s", self.store_path,
+                 self.settings.broker,
+                 f" (shared subscription group {self.share})" if self.share else "")
+        if not self._first_connect():
             return 0
-        wait_s = min(wait_s * 2, 5.0)
-    net = NetLoop(client, KEEPALIVE_S, reconnect=True).start()  # it reconnects from here
-    beaten, said = 0.0, state["lost_us"]
-    try:
-        while not stop.wait(CHECK_EVERY_S):
-            if not net.alive:  # its thread died: a new one takes the connection on
-                log.error("floor: the recorder's network thread ended; started again")
-                net = NetLoop(client, KEEPALIVE_S, reconnect=True).start()
-            with lock:
-                recorder.check()
-                if time.monotonic() - beaten >= HEARTBEAT_S or state["lost_us"] != said:
-                    beaten, said = time.monotonic(), state["lost_us"]
-                    beat()
-    except db_errors as exc:
-        failed.append(f"the store {store_path} cannot be read: {exc}")
-    except Exception as exc:  # noqa: BLE001 - stop with a reason, never linger
-        log.error("floor: the recorder failed", exc_info=exc)
-        failed.append(f"an error in the recorder: {exc!r}")
-    finally:
-        stop.set()  # stopping: the disconnection is no loss to reconnect from
-        net.stop(disconnect=True)
-        with lock, contextlib.suppress(db_errors):
-            beat(stopped=True)
-        with lock:
-            store.close()
-        log.info("floor: recorder stopped: %s", ", ".join(f"{v} {k}" for k, v in
-                                                          recorder.counts.items()))
-    for why in (taken or failed)[:1]:
-        log.error("floor: recorder stopped: %s", why)
-    return 2 if taken else 1 if failed else 0
+        self._check_until_stopped()
+        for why in (self.taken or self.failed)[:1]:
+            log.error("floor: recorder stopped: %s", why)
+        return 2 if self.taken else 1 if self.failed else 0
+
+    def _first_connect(self) -> bool:
+        """Connect here, so that why it fails is said; False: stopped before it could."""
+        wait_s = 0.5
+        while True:
+            try:
+                self.settings.connect(self.client, clean_start=False,
+                                      session_expiry_s=0 if self.share else SESSION_EXPIRY_S)
+                return True
+            except OSError as exc:
+                self.lost(f"unreachable: {getattr(exc, 'strerror', None) or exc}")
+                self.throttle.log("unreachable", logging.WARNING, "floor: broker %s "
+                                  "unreachable (%s); trying again", self.settings.broker,
+                                  unreachable_why(self.settings, exc))
+            with contextlib.suppress(self.db_errors):  # a store that cannot be written:
+                self.beat()                            # said later
+            if self.stop.wait(wait_s):
+                with contextlib.suppress(self.db_errors):
+                    self.beat(stopped=True)
+                self.store.close()
+                return False
+            wait_s = min(wait_s * 2, 5.0)
+
+    def _check_until_stopped(self) -> None:  # the network loop reconnects
+        net = NetLoop(self.client, KEEPALIVE_S, reconnect=True).start()
+        beaten, said = 0.0, self.state["lost_us"]
+        try:
+            while not self.stop.wait(CHECK_EVERY_S):
+                if not net.alive:  # its thread died: a new one takes the connection on
+                    log.error("floor: the recorder's network thread ended; started again")
+                    net = NetLoop(self.client, KEEPALIVE_S, reconnect=True).start()
+                with self.lock:
+                    self.recorder.check()
+                    if (time.monotonic() - beaten >= HEARTBEAT_S
+                            or self.state["lost_us"] != said):
+                        beaten, said = time.monotonic(), self.state["lost_us"]
+                        self.beat()
+        except self.db_errors as exc:
+            self.failed.append(f"the store {self.store_path} cannot be read: {exc}")
+        except Exception as exc:  # noqa: BLE001 - stop with a reason, never linger
+            log.error("floor: the recorder failed", exc_info=exc)
+            self.failed.append(f"an error in the recorder: {exc!r}")
+        finally:
+            self.stop.set()  # stopping: the disconnection is no loss to reconnect from
+            net.stop(disconnect=True)
+            with self.lock, contextlib.suppress(self.db_errors):
+                self.beat(stopped=True)
+            with self.lock:
+                self.store.close()
+            log.info("floor: recorder stopped: %s", ", ".join(
+                f"{v} {k}" for k, v in self.recorder.counts.items()))

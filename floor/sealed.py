@@ -18,7 +18,7 @@ from controller.journal.anchor import GENESIS
 from controller.journal.codec import chain_hash
 from controller.journal.seal import message, signature_ok
 from floor.derive import Finished, Replay
-from floor.messages import EventMessage, RoundMessage, SealRow
+from floor.messages import ChainRow, EventMessage, RoundMessage, SealRow
 
 AHEAD = "ahead"
 DUPLICATE = "duplicate"
@@ -196,11 +196,7 @@ def _verify_new(m: RoundMessage, pos: Position | None, keys: Sequence[bytes],
             elif ck not in keys:
                 raise Refused(f"a new seal chain at epoch {c.epoch} with the key "
                               f"{c.key[:16]}..., not a key enrolled for the table")
-            at = GENESIS if c.seq == 0 else heads.get(c.seq) or (
-                pos.head if pos is not None and c.seq == pos.seq else None)
-            if at is not None and at != c.head:
-                raise Refused(f"its chain start at epoch {c.epoch} names event {c.seq} with "
-                              "another hash than the rows make")
+            _check_start_head(c, heads, pos)
             key = ck
         if key is None or not _signed(key, jid, s):
             raise Refused(f"the seal of epoch {s.epoch} (events to {s.seq}) does not verify "
@@ -215,6 +211,24 @@ def _verify_new(m: RoundMessage, pos: Position | None, keys: Sequence[bytes],
     else:
         game, ends, first_utc = pos.game, pos.ends, pos.first_utc
     replay = Replay(table_id, game, m.journal, first_utc, ends)
+    events, finished, sealed = _replayed(replay, records, seals)
+    last = seals[-1]
+    new = Position(jid, chain_key, epoch, key, last.seq, last.head, replay.first_utc, game,
+                   dict(replay.ends))
+    return Verified(new, sealed, finished, events, pos.seq if pos is not None else 0, pinned)
+
+
+def _check_start_head(c: ChainRow, heads: dict[int, str], pos: Position | None) -> None:
+    at = GENESIS if c.seq == 0 else heads.get(c.seq) or (
+        pos.head if pos is not None and c.seq == pos.seq else None)
+    if at is not None and at != c.head:
+        raise Refused(f"its chain start at epoch {c.epoch} names event {c.seq} with "
+                      "another hash than the rows make")
+
+
+def _replayed(replay: Replay, records: list[tuple[Record, str]], seals: list[SealRow]
+              ) -> tuple[list[EventMessage], list[Finished], list[tuple[SealRow, int]]]:
+    """Replay the records: their events, the rounds they finish, each seal's last round."""
     events: list[EventMessage] = []
     done: dict[int, Finished] = {}
     sealed: list[tuple[SealRow, int]] = []
@@ -225,11 +239,7 @@ def _verify_new(m: RoundMessage, pos: Position | None, keys: Sequence[bytes],
         done.update((f.round_id, f) for f in fin)
         if rec.seq in at_seal:
             sealed.append((at_seal[rec.seq], replay.last_round))
-    last = seals[-1]
-    new = Position(jid, chain_key, epoch, key, last.seq, last.head, replay.first_utc, game,
-                   dict(replay.ends))
-    return Verified(new, sealed, [done[r] for r in sorted(done)], events,
-                    pos.seq if pos is not None else 0, pinned)
+    return events, [done[r] for r in sorted(done)], sealed
 
 
 __all__ = ["AHEAD", "DUPLICATE", "Position", "Refused", "Verified", "verify"]

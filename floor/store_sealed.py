@@ -57,8 +57,6 @@ class SealedStore:
         Returns the unsealed events held in its range that its rows do not make (dropped).
         """
         j, p = m.journal, v.position
-        seals = [s for s, _ in v.seals]
-        derived = {(e.seq, e.kind): encode(e).decode() for e in v.events}
         with self.db.transaction():
             self._seen(table, j, now_us)
             # rounds pruned into an archive are never stored again (a table sending anew)
@@ -72,27 +70,8 @@ class SealedStore:
                                 (table, j))
                 self.db.execute("UPDATE rounds SET epoch = NULL WHERE table_id = ? AND "
                                 "journal = ?", (table, j))
-            for f in (f for f in v.rounds if f.round_id > pruned[0]):
-                epoch = next(s.epoch for s in seals if s.seq >= f.seq)
-                rec = f.record
-                prev = f.prev or (0, "")
-                self.db.execute(
-                    upsert("rounds", _ROUND, ("table_id", "journal", "round_id")),
-                    (table, j, f.round_id, f.seq, f.hash, prev[0], prev[1], rec["status"],
-                     rec.get("ended_utc"), json.dumps(rec, separators=(",", ":")), m.sent_us,
-                     now_us, epoch))
-            held = self.db.execute("SELECT seq, kind, body FROM pending_events WHERE "
-                                   "table_id = ? AND journal = ? AND seq > ? AND seq <= ?",
-                                   (table, j, v.after, p.seq)).fetchall()
-            dropped = [decode("event", body.encode()) for seq, kind, body in held
-                       if _unstamped(body) != _unstamped(derived.get((seq, kind)))]
-            self.db.execute("DELETE FROM pending_events WHERE table_id = ? AND journal = ? "
-                            "AND seq > ? AND seq <= ?", (table, j, v.after, p.seq))
-            self.db.execute("DELETE FROM events WHERE table_id = ? AND journal = ? AND seq > ? "
-                            "AND seq <= ?", (table, j, v.after, p.seq))
-            self.db.executemany(upsert("events", _EVENT, _EVENT[:4]),
-                                [(table, j, e.seq, e.kind, e.severity, derived[e.seq, e.kind],
-                                  now_us) for e in v.events if e.seq > pruned[1]])
+            self._put_rounds(table, v, m, now_us, pruned[0])
+            dropped = self._put_events(table, j, v, now_us, pruned[1])
             self.db.executemany(upsert("seals", _SEAL, _SEAL[:3]),
                                 [(table, j, s.epoch, s.seq, s.head, s.next_key, s.signature,
                                   rid) for s, rid in v.seals])
@@ -101,6 +80,38 @@ class SealedStore:
                              p.seq, p.head, p.first_utc, p.state_blob()))
             self.db.execute("UPDATE series SET contiguous = ? WHERE table_id = ? AND "
                             "journal = ?", (p.round_id, table, j))
+        return dropped
+
+    def _put_rounds(self, table: str, v: Verified, m: RoundMessage, now_us: int,
+                    pruned: int) -> None:
+        seals = [s for s, _ in v.seals]
+        for f in (f for f in v.rounds if f.round_id > pruned):
+            epoch = next(s.epoch for s in seals if s.seq >= f.seq)
+            rec = f.record
+            prev = f.prev or (0, "")
+            self.db.execute(
+                upsert("rounds", _ROUND, ("table_id", "journal", "round_id")),
+                (table, m.journal, f.round_id, f.seq, f.hash, prev[0], prev[1], rec["status"],
+                 rec.get("ended_utc"), json.dumps(rec, separators=(",", ":")), m.sent_us,
+                 now_us, epoch))
+
+    def _put_events(self, table: str, j: str, v: Verified, now_us: int, pruned: int
+                    ) -> list[EventMessage]:
+        """Replace the events of the message's range; those held unsealed it drops."""
+        derived = {(e.seq, e.kind): encode(e).decode() for e in v.events}
+        after, to = v.after, v.position.seq
+        held = self.db.execute("SELECT seq, kind, body FROM pending_events WHERE "
+                               "table_id = ? AND journal = ? AND seq > ? AND seq <= ?",
+                               (table, j, after, to)).fetchall()
+        dropped = [decode("event", body.encode()) for seq, kind, body in held
+                   if _unstamped(body) != _unstamped(derived.get((seq, kind)))]
+        self.db.execute("DELETE FROM pending_events WHERE table_id = ? AND journal = ? "
+                        "AND seq > ? AND seq <= ?", (table, j, after, to))
+        self.db.execute("DELETE FROM events WHERE table_id = ? AND journal = ? AND seq > ? "
+                        "AND seq <= ?", (table, j, after, to))
+        self.db.executemany(upsert("events", _EVENT, _EVENT[:4]),
+                            [(table, j, e.seq, e.kind, e.severity, derived[e.seq, e.kind],
+                              now_us) for e in v.events if e.seq > pruned])
         return dropped
 
     def put_event(self, m: EventMessage, now_us: int, limit: int) -> bool | None:

@@ -226,15 +226,34 @@ def make_app(reader: Reader, gate: Gate, token: str | None, secure: bool) -> web
     """The pit's application: pages, login, streams and (with ``token``) ``/metrics``."""
     app = web.Application(middlewares=[unavailable])
     metrics = registry(reader)
+    pages = _Pages(reader, gate, secure)
+    app.router.add_get("/", pages.pit)
+    app.router.add_get("/login", pages.login_page)
+    app.router.add_post("/login", pages.login)
+    app.router.add_get("/logout", pages.logout)
+    app.router.add_get("/table/{table}", pages.table)
+    app.router.add_get("/events", pages.events)
+    if token is not None:
+        app.router.add_get("/metrics", metrics_handler(metrics, token))
+    return app
 
-    def logged_in(request: web.Request) -> bool:
-        return gate.valid(request.cookies.get(COOKIE))
 
-    async def login_page(request: web.Request) -> web.Response:
+@dataclass
+class _Pages:
+    """The pit's request handlers, on one store reader and one login gate."""
+
+    reader: Reader
+    gate: Gate
+    secure: bool
+
+    def logged_in(self, request: web.Request) -> bool:
+        return self.gate.valid(request.cookies.get(COOKIE))
+
+    async def login_page(self, request: web.Request) -> web.Response:
         return _html(request, web_pages.login(_lang(request)))
 
-    async def login(request: web.Request) -> web.Response:
-        lang = _lang(request)
+    async def login(self, request: web.Request) -> web.Response:
+        gate, lang = self.gate, _lang(request)
         pin = str((await request.post()).get("pin", ""))[:32]
         was_locked = gate.locked_s() > 0
         session = await asyncio.to_thread(gate.login, pin)
@@ -251,64 +270,48 @@ def make_app(reader: Reader, gate: Gate, token: str | None, secure: bool) -> web
             return _html(request, web_pages.login(lang, why), status=401)
         log.info("floor web: pit login from %s", who)
         resp = web.HTTPSeeOther("/")
-        resp.set_cookie(COOKIE, session, httponly=True, samesite="Strict", secure=secure,
+        resp.set_cookie(COOKIE, session, httponly=True, samesite="Strict", secure=self.secure,
                         max_age=SESSION_S)
         raise resp
 
-    async def logout(request: web.Request) -> web.Response:
-        gate.sessions.pop(request.cookies.get(COOKIE, ""), None)
+    async def logout(self, request: web.Request) -> web.Response:
+        self.gate.sessions.pop(request.cookies.get(COOKIE, ""), None)
         resp = web.HTTPSeeOther("/login")
         resp.del_cookie(COOKIE)
         raise resp
 
-    def pit_view(lang: str) -> Callable[[Any], str]:
-        return lambda s: web_pages.pit_fragment(web_data.pit(s, datetime.now(UTC)), lang)
-
-    def table_view(table: str, lang: str) -> Callable[[Any], str | None]:
-        def view(s: Any) -> str | None:
-            now = datetime.now(UTC)
-            p = web_data.pit(s, now)
-            row = next((r for r in p.tables if r.status.table_id == table), None)
-            if row is None:
-                return None
-            j = row.status.journal
-            return web_pages.table_fragment(
-                row, web_data.last_rounds(s, table, j, LAST_ROUNDS),
-                web_data.recent_alarms(s, table, j), now, lang)
-        return view
-
-    async def pit(request: web.Request) -> web.Response:
-        if not logged_in(request):
+    async def pit(self, request: web.Request) -> web.Response:
+        if not self.logged_in(request):
             raise web.HTTPSeeOther("/login")
         lang = _lang(request)
-        body = await reader.run(pit_view(lang))
+        body = await self.reader.run(_pit_view(lang))
         return _html(request, web_pages.page(lang, text(lang, "title"), body,
                                              f"/events?lang={lang}"))
 
-    async def table(request: web.Request) -> web.Response:
-        if not logged_in(request):
+    async def table(self, request: web.Request) -> web.Response:
+        if not self.logged_in(request):
             raise web.HTTPSeeOther("/login")
         lang, tid = _lang(request), request.match_info["table"]
-        body = await reader.run(table_view(tid, lang))
+        body = await self.reader.run(_table_view(tid, lang))
         if body is None:
             raise web.HTTPNotFound(text=f"no table {tid!r} on the floor")
         return _html(request, web_pages.page(
             lang, f"{text(lang, 'table')} {tid}", body,
             f"/events?lang={lang}&table={tid}"))
 
-    async def events(request: web.Request) -> web.StreamResponse:
-        if not logged_in(request):
+    async def events(self, request: web.Request) -> web.StreamResponse:
+        if not self.logged_in(request):
             raise web.HTTPUnauthorized()
         lang, tid = _lang(request), request.query.get("table")
-        view = table_view(tid, lang) if tid else pit_view(lang)
+        view = _table_view(tid, lang) if tid else _pit_view(lang)
         resp = web.StreamResponse(headers={"Content-Type": "text/event-stream",
                                            "Cache-Control": "no-store"})
         await resp.prepare(request)
         sent, beat = None, time.monotonic()
         with contextlib.suppress(ConnectionResetError):  # the browser went away
-            while logged_in(request):
+            while self.logged_in(request):
                 try:
-                    now_text = await reader.run(view)
+                    now_text = await self.reader.run(view)
                 except StoreUnavailable:  # the page keeps what it shows till the store is back
                     now_text = None
                 if now_text != sent and now_text is not None:
@@ -321,15 +324,23 @@ def make_app(reader: Reader, gate: Gate, token: str | None, secure: bool) -> web
                 await asyncio.sleep(POLL_S)
         return resp
 
-    app.router.add_get("/", pit)
-    app.router.add_get("/login", login_page)
-    app.router.add_post("/login", login)
-    app.router.add_get("/logout", logout)
-    app.router.add_get("/table/{table}", table)
-    app.router.add_get("/events", events)
-    if token is not None:
-        app.router.add_get("/metrics", metrics_handler(metrics, token))
-    return app
+
+def _pit_view(lang: str) -> Callable[[Any], str]:
+    return lambda s: web_pages.pit_fragment(web_data.pit(s, datetime.now(UTC)), lang)
+
+
+def _table_view(table: str, lang: str) -> Callable[[Any], str | None]:
+    def view(s: Any) -> str | None:
+        now = datetime.now(UTC)
+        p = web_data.pit(s, now)
+        row = next((r for r in p.tables if r.status.table_id == table), None)
+        if row is None:
+            return None
+        j = row.status.journal
+        return web_pages.table_fragment(
+            row, web_data.last_rounds(s, table, j, LAST_ROUNDS),
+            web_data.recent_alarms(s, table, j), now, lang)
+    return view
 
 
 @web.middleware

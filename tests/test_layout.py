@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import fnmatch
+import functools
 import re
 from pathlib import Path
 
@@ -115,7 +116,7 @@ DISPLAY_ALSO_TAKES = {
     # its PDF whole or not at all, words a setting change under the setting's name now, and
     # the verifier's note in the report's language (not twice in English)
     "report/*": ("controller.game.shift", "controller.game.table_views",
-                 "controller.game.rules", "controller.game.par_sheet", "controller.files",
+                 "controller.game.rules", "controller.game.par_sheet", "controller.game.files",
                  "controller.game.config", "controller.game.verdict"),
     # an input script and the dealer screen's state wait on and word the round's states
     "input_script.py": ("controller.game.round",),
@@ -144,6 +145,8 @@ def _display_refuses(relative: str, name: str) -> bool:
         return True
     if _top(name) != "controller" or name in ("controller", "controller.game"):
         return False
+    if not name.startswith("controller.game."):
+        return True  # the wiring: the commands, the daemon, the journal, the files they write
     also = [m for pattern, mods in DISPLAY_ALSO_TAKES.items()
             if fnmatch.fnmatch(relative, pattern) for m in mods]
     return _within(name, DISPLAY_NEVER) or not _within(name, (*DISPLAY_TAKES, *also))
@@ -152,6 +155,10 @@ def _display_refuses(relative: str, name: str) -> bool:
 def test_display_imports_no_driver_or_simulator_and_of_controller_only_leaves_and_views():
     assert not any(_within(m, DISPLAY_NEVER) for mods in DISPLAY_ALSO_TAKES.values()
                    for m in mods)
+    # what the display may take is all of the game core: nothing of the wiring
+    assert [m for m in (*DISPLAY_TAKES, *(m for mods in DISPLAY_ALSO_TAKES.values()
+                                          for m in mods))
+            if not m.startswith("controller.game.")] == []
     assert [bad for p in _modules("display") for bad in _display_bad(p)] == []
 
 
@@ -181,6 +188,9 @@ def test_the_import_rules_see_relative_registry_and_dynamic_imports(source, modu
     ("app.py", "controller.journal", True),
     ("app.py", "controller.game.engine", True),
     ("app.py", "drivers.link", True),
+    ("report/document.py", "controller.files", True),
+    ("report/document.py", "controller.signing", True),
+    ("report/document.py", "controller.game.files", False),
 ])
 def test_the_display_rule_refuses_what_it_should(relative, name, refused):
     assert _display_refuses(relative, name) is refused
@@ -313,3 +323,64 @@ def test_the_dealer_screen_is_panels_of_at_most_400_lines():
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > DEALER_LONGEST}
     assert long == {}
     assert not (REPO / "display" / "dealer.py").exists()
+
+
+PACKAGES = ("controller", "drivers", "display", "simulators", "floor")
+"""The product's packages: what the size rules below measure."""
+LONGEST_FUNCTION = 60
+"""Lines a function of the product may have: past it, split it into named steps."""
+DOCSTRING_SHARE = 0.15
+"""The part of the product's lines its docstrings may take: what and why in a few lines
+(formats and history belong in docs/)."""
+
+
+@functools.cache
+def _trees() -> tuple[tuple[Path, str, ast.Module], ...]:
+    """Every module of the product: its path, its text and its syntax tree (read once)."""
+    out = []
+    for folder in PACKAGES:
+        for path in _modules(folder):
+            source = path.read_text(encoding="utf-8")
+            out.append((path, source, ast.parse(source)))
+    return tuple(out)
+
+
+def _long_functions(tree: ast.AST) -> list[tuple[str, int]]:
+    """Every function of ``tree`` longer than :data:`LONGEST_FUNCTION`, with its lines."""
+    return [(node.name, n) for node in ast.walk(tree)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and (n := node.end_lineno - node.lineno + 1) > LONGEST_FUNCTION]
+
+
+def _docstring_lines(tree: ast.AST) -> int:
+    """Lines of ``tree``'s bare strings: module, class and function docstrings, and the
+    strings that document an attribute."""
+    bodies = (node.body for node in ast.walk(tree) if isinstance(getattr(node, "body", None),
+                                                                  list))
+    return sum(statement.end_lineno - statement.lineno + 1 for body in bodies
+               for statement in body if isinstance(statement, ast.Expr)
+               and isinstance(statement.value, ast.Constant)
+               and isinstance(statement.value.value, str))
+
+
+def test_the_size_rules_measure_what_they_say():
+    tree = ast.parse('"""Module."""\nX = 1\n"""An attribute,\nover two lines."""\n\n\n'
+                     'class K:\n    """A class."""\n\n    def f(self):\n        """A method."""\n'
+                     '        "not a docstring" + "but an expression"\n'
+                     + "def g():\n" + "    x = 1\n" * LONGEST_FUNCTION
+                     + "def h():\n" + "    x = 1\n" * (LONGEST_FUNCTION - 1))
+    assert _docstring_lines(tree) == 5
+    assert _long_functions(tree) == [("g", LONGEST_FUNCTION + 1)]
+
+
+def test_no_function_is_longer_than_60_lines():
+    long = [f"{path.relative_to(REPO)}:{name} ({n})" for path, _, tree in _trees()
+            for name, n in _long_functions(tree)]
+    assert long == []
+
+
+def test_docstrings_are_at_most_15_percent_of_the_product_lines():
+    trees = _trees()
+    lines = sum(len(source.splitlines()) for _, source, _ in trees)
+    docstrings = sum(_docstring_lines(tree) for _, _, tree in trees)
+    assert docstrings <= DOCSTRING_SHARE * lines, f"{docstrings / lines:.1%} of {lines} lines"

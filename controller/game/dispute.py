@@ -154,26 +154,8 @@ def evidence(journal: Journal, round_id: int, full_check: bool = False) -> Evide
     if not checked.ok:
         raise ReplayError(f"the journal fails verification: {checked.message} (threecard "
                           "verify-journal names every problem); nothing is signed")
-    opened = at if g.round_id == round_id else None
-    snapshot = g.dumps() if opened is not None else ""
-    record: dict[str, Any] | None = None
-    close_seq = end_seq = 0
-    steps: list[int] = []
-    for r, verdict in apply_each(g, journal.records(at)):
-        derived = g.take_derived()
-        if opened is None:
-            if g.round_id == round_id:
-                opened, snapshot = r.seq, g.dumps()
-            continue
-        end_seq = r.seq
-        if g.round_id > round_id:  # the next round opened: the round's story is told
-            break
-        if record is None:
-            if verdict is None and r.kind not in NOT_STEPS:
-                steps.append(r.seq)
-            rec = derived.rounds.get(round_id)
-            if rec is not None and rec["status"] in CLOSED:
-                record, close_seq = as_recalled(rec, ""), r.seq
+    opened, snapshot, record, close_seq, end_seq, steps = _replay_round(journal, g, at,
+                                                                        round_id)
     if opened is None:
         raise DisputeError(f"no round {round_id} in this journal (the last is {g.round_id})")
     if record is None:
@@ -201,6 +183,37 @@ def evidence(journal: Journal, round_id: int, full_check: bool = False) -> Evide
                     json.loads(shown.body).get("screens") if shown is not None else None,
                     json.loads(started.body).get("software") if started is not None else None,
                     later, sealed)
+
+
+def _replay_round(journal: Journal, g: Game, at: int, round_id: int
+                  ) -> tuple[int | None, str, dict[str, Any] | None, int, int, list[int]]:
+    """Replay the round from event ``at``: where it opened, its record, close, end, steps.
+
+    Returns:
+        The event it opened at (None: never) and the state then, its record (None: still
+        in play) and the event that closed it, the last event read, the dealer's steps.
+    """
+    opened = at if g.round_id == round_id else None
+    snapshot = g.dumps() if opened is not None else ""
+    record: dict[str, Any] | None = None
+    close_seq = end_seq = 0
+    steps: list[int] = []
+    for r, verdict in apply_each(g, journal.records(at)):
+        derived = g.take_derived()
+        if opened is None:
+            if g.round_id == round_id:
+                opened, snapshot = r.seq, g.dumps()
+            continue
+        end_seq = r.seq
+        if g.round_id > round_id:  # the next round opened: the round's story is told
+            break
+        if record is None:
+            if verdict is None and r.kind not in NOT_STEPS:
+                steps.append(r.seq)
+            rec = derived.rounds.get(round_id)
+            if rec is not None and rec["status"] in CLOSED:
+                record, close_seq = as_recalled(rec, ""), r.seq
+    return opened, snapshot, record, close_seq, end_seq, steps
 
 
 def replay_round(snapshot: str, events: list[EventRow], before: tuple[int, str],

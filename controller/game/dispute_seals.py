@@ -193,18 +193,9 @@ def check_sealed(rng: SealedRange, events: Sequence[EventRow], round_id: int,
     for e in (*rng.before, *events, *rng.after):
         where = "events.jsonl" if events and events[0].seq <= e.seq <= events[-1].seq \
             else MEMBER
-        if e.seq != expect:
-            f.problems.append((where, f"event {expect} is missing between the seal before "
-                              f"round {round_id} and the one closing it (found {e.seq})"))
-            return f
-        if e.redacted and e.kind not in SECRET_KINDS:
-            f.problems.append((where, f"event {e.seq} is marked redacted, but a {e.kind} "
-                              "record holds no PIN hash"))
-            return f
-        if e.prev != prev or (not e.redacted and chain_hash(
-                prev, e.seq, e.utc, e.mono_ns, e.kind, e.actor, e.body) != e.hash):
-            f.problems.append((where, f"event {e.seq} does not chain: its hash does not "
-                              "match"))
+        why = _unchained(e, expect, prev, round_id)
+        if why:
+            f.problems.append((where, why))
             return f
         f.redacted += e.redacted
         heads[e.seq] = prev = e.hash
@@ -221,6 +212,19 @@ def check_sealed(rng: SealedRange, events: Sequence[EventRow], round_id: int,
         return f
     f.notes, f.checked, f.anchored = rep.notes, rep.checked, rep.anchored
     return f
+
+
+def _unchained(e: EventRow, expect: int, prev: str, round_id: int) -> str | None:
+    """Why event ``e`` does not follow the event before it (``prev`` its hash)."""
+    if e.seq != expect:
+        return (f"event {expect} is missing between the seal before round {round_id} and "
+                f"the one closing it (found {e.seq})")
+    if e.redacted and e.kind not in SECRET_KINDS:
+        return f"event {e.seq} is marked redacted, but a {e.kind} record holds no PIN hash"
+    if e.prev != prev or (not e.redacted and chain_hash(
+            prev, e.seq, e.utc, e.mono_ns, e.kind, e.actor, e.body) != e.hash):
+        return f"event {e.seq} does not chain: its hash does not match"
+    return None
 
 
 __all__ = ["MEMBER", "SealFindings", "SealedRange", "check_sealed", "sealed_range"]

@@ -201,28 +201,34 @@ def parse_script(text: str, name: str = "<script>") -> Script:
         raise ScriptError(f"{name}: empty script (the first line sets up the table)")
     n, obj = header
     try:
-        unknown = sorted(set(obj) - {"table", "demo_pins", "start_utc", "step_seconds"})
-        if unknown:
-            raise ValueError(f"the set-up line has no {', '.join(unknown)}")
-        settings = dict(obj.get("table", {}))
-        if obj.get("demo_pins"):
-            settings["pin_hashes"] = demo_pin_hashes()
-        if "chip_values" in settings:
-            settings["chip_values"] = tuple(settings["chip_values"])
-        config = TableConfig(**settings)
-        config.validate()
-        if "start_utc" not in obj:
-            raise ValueError("start_utc is required (ISO 8601, +00:00)")
-        start = datetime.fromisoformat(obj["start_utc"])
-        if start.utcoffset() != timedelta(0):
-            raise ValueError("start_utc must be UTC (+00:00)")
-        step_seconds = obj.get("step_seconds", 1)
-        if isinstance(step_seconds, bool) or not isinstance(step_seconds, int) \
-                or step_seconds < 0:
-            raise ValueError("step_seconds must be whole seconds >= 0")
+        config, start, step_seconds = _setup(obj)
     except (ValueError, TypeError) as exc:
         raise ScriptError(f"{name}:{n}: bad set-up line: {exc}") from None
     return Script(name, config, start, step_seconds, tuple(steps))
+
+
+def _setup(obj: dict[str, Any]) -> tuple[TableConfig, datetime, int]:
+    """The set-up line's table, start time and seconds a step (ValueError: a wrong one)."""
+    unknown = sorted(set(obj) - {"table", "demo_pins", "start_utc", "step_seconds"})
+    if unknown:
+        raise ValueError(f"the set-up line has no {', '.join(unknown)}")
+    settings = dict(obj.get("table", {}))
+    if obj.get("demo_pins"):
+        settings["pin_hashes"] = demo_pin_hashes()
+    if "chip_values" in settings:
+        settings["chip_values"] = tuple(settings["chip_values"])
+    config = TableConfig(**settings)
+    config.validate()
+    if "start_utc" not in obj:
+        raise ValueError("start_utc is required (ISO 8601, +00:00)")
+    start = datetime.fromisoformat(obj["start_utc"])
+    if start.utcoffset() != timedelta(0):
+        raise ValueError("start_utc must be UTC (+00:00)")
+    step_seconds = obj.get("step_seconds", 1)
+    if isinstance(step_seconds, bool) or not isinstance(step_seconds, int) \
+            or step_seconds < 0:
+        raise ValueError("step_seconds must be whole seconds >= 0")
+    return config, start, step_seconds
 
 
 def load_script(path: str | Path) -> Script:

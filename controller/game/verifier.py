@@ -332,25 +332,7 @@ class _Check(SealChecks, HistoryChecks):
     # ------------------------------------------------------------ 4. the replay
     def replay(self, g: Game) -> tuple[Game, list[Derived]]:
         j, start, last = self.j, self.start, self.j.last_seq
-        upto = j.derived_seq()
-        if upto is None:
-            if self.anchor is not None:
-                self.stop(ProblemKind.DERIVED_MARK, "the record of the event the derived "
-                          "tables were written after was deleted")
-            upto = last  # a journal from before that record: compared at its end
-        if type(upto) is not int or upto < 0:
-            self.stop(ProblemKind.DERIVED_MARK, f"the record of the event the derived tables "
-                      f"were written after holds {str(upto)[:40]!r}, not an event number: it "
-                      "was changed")
-        if upto > last:
-            self.stop(ProblemKind.DERIVED_MARK, f"the derived tables were written after event "
-                      f"{upto}, but the journal ends at event {last}: events {last + 1} to "
-                      f"{upto} were deleted", last + 1)
-        vseq = self.anchor.verified_seq if self.anchor is not None else 0
-        if upto < vseq:
-            self.stop(ProblemKind.DERIVED_MARK, f"the derived tables are marked as written after "
-                      f"event {upto}, before the verified snapshot after event {vseq}: the "
-                      "mark was changed", upto)
+        upto = self.derived_mark()
         # rows derived from an event before the newest commit's were written by then: a mark
         # before such an event was rolled back (events of one commit share their times)
         committed = j.commit_before(last)
@@ -364,25 +346,12 @@ class _Check(SealChecks, HistoryChecks):
         pending: list[Derived] = []
         if upto == start:
             self.compare_meters(g)
-        observe = self.observe
-        if observe is not None:
-            observe(start, g, None, None, None)
+        if self.observe is not None:
+            self.observe(start, g, None, None, None)
         for r in j.records(start) if self.kept is None else self.kept:
             if r.seq <= start:
                 continue
-            body = loads_or_none(r.body)
-            if not isinstance(body, dict):
-                self.stop(ProblemKind.EVENT_UNREADABLE, f"event {r.seq} is not readable: its "
-                          "body is not a JSON object", r.seq)
-            try:
-                refused = g.apply(r.seq, r.utc, r.kind, body, r.actor, mono_ns=r.mono_ns)
-            except Exception as exc:  # noqa: BLE001 - any failure to replay is one fault
-                self.stop(ProblemKind.REPLAY, f"Journal replay failed at event {r.seq}: {exc}",
-                          r.seq)
-            d = g.take_derived()
-            if observe is not None:
-                observe(r.seq, g, r, refused, d)
-            self.tick()
+            d = self.apply(g, r)
             if r.seq > upto:
                 if d and r.seq <= committed:
                     self.stop(ProblemKind.DERIVED_MARK, f"the derived tables are marked as "
@@ -409,18 +378,65 @@ class _Check(SealChecks, HistoryChecks):
                 self.flush_rounds(open_recs, seen_rounds, g.round_id)
         self.flush_rounds(open_recs, seen_rounds, None)
         self.compare_rejections(rejected)
+        self.find_added(first_round, seen_rounds, seen_snaps)
+        if self.problems:
+            raise Stop
+        return g, pending
+
+    def derived_mark(self) -> int:
+        """The event the derived tables were written after, checked against the journal."""
+        j, last = self.j, self.j.last_seq
+        upto = j.derived_seq()
+        if upto is None:
+            if self.anchor is not None:
+                self.stop(ProblemKind.DERIVED_MARK, "the record of the event the derived "
+                          "tables were written after was deleted")
+            upto = last  # a journal from before that record: compared at its end
+        if type(upto) is not int or upto < 0:
+            self.stop(ProblemKind.DERIVED_MARK, f"the record of the event the derived tables "
+                      f"were written after holds {str(upto)[:40]!r}, not an event number: it "
+                      "was changed")
+        if upto > last:
+            self.stop(ProblemKind.DERIVED_MARK, f"the derived tables were written after event "
+                      f"{upto}, but the journal ends at event {last}: events {last + 1} to "
+                      f"{upto} were deleted", last + 1)
+        vseq = self.anchor.verified_seq if self.anchor is not None else 0
+        if upto < vseq:
+            self.stop(ProblemKind.DERIVED_MARK, f"the derived tables are marked as written after "
+                      f"event {upto}, before the verified snapshot after event {vseq}: the "
+                      "mark was changed", upto)
+        return upto
+
+    def apply(self, g: Game, r: Any) -> Derived:  # noqa: ANN401 - a journal record
+        """Replay one journal record; the rows it derives."""
+        body = loads_or_none(r.body)
+        if not isinstance(body, dict):
+            self.stop(ProblemKind.EVENT_UNREADABLE, f"event {r.seq} is not readable: its "
+                      "body is not a JSON object", r.seq)
+        try:
+            refused = g.apply(r.seq, r.utc, r.kind, body, r.actor, mono_ns=r.mono_ns)
+        except Exception as exc:  # noqa: BLE001 - any failure to replay is one fault
+            self.stop(ProblemKind.REPLAY, f"Journal replay failed at event {r.seq}: {exc}",
+                      r.seq)
+        d = g.take_derived()
+        if self.observe is not None:
+            self.observe(r.seq, g, r, refused, d)
+        self.tick()
+        return d
+
+    def find_added(self, first_round: int, seen_rounds: set[int],
+                   seen_snaps: set[int]) -> None:
+        """Rounds and snapshots stored that the replay does not have."""
+        j = self.j
         for rid, _, _ in j.round_ends(first_round):
             if rid not in seen_rounds:
                 self.add(ProblemKind.ROUND, f"a record of round {rid} was added: the replay "
                          "has none", key=rid)
-        for seq in j.snapshot_seqs(start):
+        for seq in j.snapshot_seqs(self.start):
             if seq not in seen_snaps:  # unsealed: worded as start-up's cheap check words it
                 sealed = (row := j.snapshot(seq)) is not None and j.snapshot_ok(*row)
                 self.add(ProblemKind.SNAPSHOT, f"a snapshot after event {seq} was added: the "
                          "replay has none" if sealed else UNSEALED.format(seq), seq)
-        if self.problems:
-            raise Stop
-        return g, pending
 
     def compare_archive_meters(self, g: Game) -> None:
         a = self.j.archive

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pygame
 
-from controller.game import inputs as C  # noqa: N812 - the input declarations
+from controller.game import inputs
 from controller.game.views import DealerView
 from display import outcome_mode as om
 from display import theme
@@ -25,17 +25,17 @@ CHIP_COLORS = {100: (235, 235, 235), 500: (200, 40, 40), 2500: (40, 150, 70),
 """Chip value (minor units) -> colour; other values are blue."""
 
 
-def undo_target(view: DealerView, ui: DealerUI) -> list[C.DealerCommand]:
+def undo_target(view: DealerView, ui: DealerUI) -> list[inputs.DealerCommand]:
     """The commands Undo sends now: the last accepted bet change, or decision, taken back."""
     if view.state == "betting":
         return ui.undo.target(view)
-    if view.state == "deciding" and C.UndoDecision.name in view.allowed:
+    if view.state == "deciding" and inputs.UndoDecision.name in view.allowed:
         decided = {s.seat for s in view.seats if s.decision}
         if ui.decide_seat in decided:  # the seat named: its decision
-            return [C.UndoDecision(seat=ui.decide_seat)]
+            return [inputs.UndoDecision(seat=ui.decide_seat)]
         for seat in reversed(ui.decided):
             if seat in decided:
-                return [C.UndoDecision(seat=seat)]
+                return [inputs.UndoDecision(seat=seat)]
     return []
 
 
@@ -45,7 +45,7 @@ def draw_chip_tray(c: Ctx) -> None:
     if c.outcomes:
         _all_play(c)
     else:
-        betting = C.PlaceBet.name in view.allowed
+        betting = inputs.PlaceBet.name in view.allowed
         current = chip_in_use(view, c.ui)
         for i, (value, cell) in enumerate(zip(view.chip_values[:len(CHIP_KEYS)], c.lay.chips,
                                               strict=False)):
@@ -54,8 +54,8 @@ def draw_chip_tray(c: Ctx) -> None:
     if view.state in PAYING:
         all_paid_button(c, bulk)
     else:
-        button(c, "rebet_all", bulk, tr("btn.rebet_all"), C.Rebet(seat=0), keys=("shift+b",),
-               enabled=C.Rebet.name in view.allowed)
+        button(c, "rebet_all", bulk, tr("btn.rebet_all"), inputs.Rebet(seat=0), keys=("shift+b",),
+               enabled=inputs.Rebet.name in view.allowed)
     target = undo_target(view, c.ui)
     button(c, "undo", undo, tr("btn.undo"), Undo() if target else None,
            keys=("u", "backspace"), enabled=bool(target))
@@ -67,7 +67,7 @@ def _all_play(c: Ctx) -> None:
         return
     rect = c.lay.chips[0].unionall(c.lay.chips[1:])
     waiting = undecided(c.view, c.ui)
-    ok = c.view.state == "deciding" and C.Decide.name in c.view.allowed and bool(waiting)
+    ok = c.view.state == "deciding" and inputs.Decide.name in c.view.allowed and bool(waiting)
     button(c, "all_play", rect, c.tr("btn.all_play"), PlayRest() if ok else None,
            keys=(om.ALL_PLAY_KEY,), enabled=ok, style="play")
 

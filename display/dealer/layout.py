@@ -149,6 +149,16 @@ def layout(size: tuple[int, int], nseats: int, nchips: int, with_dealer: bool,
         middle = pygame.Rect(outer.left, alarms.bottom + g, outer.width,
                              tools_row.top - g - alarms.bottom - g)
     body = pygame.Rect(middle)
+    dealer, seats = _dealer_and_seats(middle, sc, portrait, with_dealer, nseats, in_play)
+    return Layout(size, portrait, sc, next_action, next_card, header, primary, alarms,
+                  dealer, seats[:nseats], portrait, chip_cells, tray, tools, body, alarm_rows)
+
+
+def _dealer_and_seats(middle: pygame.Rect, sc: Scale, portrait: bool, with_dealer: bool,
+                      nseats: int, in_play: tuple[bool, ...]
+                      ) -> tuple[pygame.Rect | None, list[pygame.Rect]]:
+    """The dealer's hand (None: not shown) and the seats, in the screen's middle."""
+    g = sc.gap
     dealer = None
     if with_dealer:
         dealer_h = sc.px(42 if not portrait else 64)  # landscape: cards of MIN_CARD
@@ -158,11 +168,8 @@ def layout(size: tuple[int, int], nseats: int, nchips: int, with_dealer: bool,
     n = max(1, nseats)
     if portrait:
         weights = [1.0 if not in_play or in_play[i] else 0.45 for i in range(n)]
-        seats = rows(middle, weights, max(2, g // 2))
-    else:
-        seats = grid(middle, n, n, g)
-    return Layout(size, portrait, sc, next_action, next_card, header, primary, alarms,
-                  dealer, seats[:nseats], portrait, chip_cells, tray, tools, body, alarm_rows)
+        return dealer, rows(middle, weights, max(2, g // 2))
+    return dealer, grid(middle, n, n, g)
 
 
 def _chips(row: pygame.Rect, nchips: int, sc: Scale, portrait: bool

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 
 import pygame
 
-from controller.game import inputs as C  # noqa: N812 - the input declarations
+from controller.game import inputs
 from controller.game.refusals import Refusal
 from controller.game.views import Banner, DealerView
-from display.dealer import actions as A  # noqa: N812 - the screen actions
+from display.dealer import actions
 from display.dealer.undo import BET_COMMANDS
 from display.i18n import Translator
 from display.painter import Frame
@@ -32,7 +32,7 @@ so its last taps land in this time; a dealer who means to bet looks at the seats
 """
 LOCKED = "pin_locked"
 """The kind of the alarm a PIN lockout shows in the strip."""
-BET_ACTIONS = (A.AddChip, *BET_COMMANDS)
+BET_ACTIONS = (actions.AddChip, *BET_COMMANDS)
 """What a tap on a seat's bets does: the actions the guard holds."""
 PAD_STEPS = frozenset({"reason", "card", "pin"})
 """The pads being filled in (not ``wait``: sent, the table's answer to come)."""
@@ -52,7 +52,7 @@ def pin_asked(view: DealerView, name: str) -> bool:
     supervisor's void too: a PIN typed out of habit never lands on the bets).
     """
     return name in view.pin_needed or (
-        name == C.NextRound.name and view.state == "void"
+        name == inputs.NextRound.name and view.state == "void"
         and name in view.allowed)
 
 
@@ -78,7 +78,7 @@ def locked_key(tr: Translator, frame: Frame, key: str, view: DealerView,
     if left <= 0:
         return None
     held = next((b.action.command for b in reversed(frame.buttons)
-                 if key in b.keys and not b.enabled and isinstance(b.action, A.OpenPad)
+                 if key in b.keys and not b.enabled and isinstance(b.action, actions.OpenPad)
                  and b.action.command in view.allowed), None)
     if held is None:
         return None
@@ -93,7 +93,7 @@ def pad_refusal(view: DealerView, command: str) -> Banner:
     Reopen bets once a card is read (a burn too): ``cards_dealt``; others: the state.
     """
     now = view.recall[0] if view.recall else None
-    if (command == C.ReopenBets.name and now is not None and now.status == "in_progress"
+    if (command == inputs.ReopenBets.name and now is not None and now.status == "in_progress"
             and now.round_id == view.round_id and now.deal):
         refusal = Refusal("cards_dealt", {"cards": len(now.deal)})
     else:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pygame
 
-from controller.game import inputs as C  # noqa: N812 - the input declarations
+from controller.game import inputs
 from display import theme
 from display.dealer.actions import DismissRefusal
 from display.dealer.draw import Ctx, button, line_height, lines, panel, wrap_words
@@ -41,8 +41,8 @@ def next_text(c: Ctx) -> str:
     if view.state in ("settled", "void"):
         if seat is not None:  # the seat's own verb: pay, take or return
             return tr(f"next.{seat_verb(view, seat_view(view, seat))}_seat", seat=seat)
-        pin = pin_asked(view, C.NextRound.name)  # after every void: a supervisor's PIN
-        key = C.NextRound.name + ("_pin" if pin else "")
+        pin = pin_asked(view, inputs.NextRound.name)  # after every void: a supervisor's PIN
+        key = inputs.NextRound.name + ("_pin" if pin else "")
         return tr(tr.next_key(key, view.state))
     if view.state == "paused" and view.pause_reason == "misread" and \
             view.link_state in LINK_DOWN:  # the card is presented again once the link is back
@@ -52,7 +52,7 @@ def next_text(c: Ctx) -> str:
     own = f"next.{view.next_action_key}.{view.pause_reason}"  # a misread's own step
     if view.state == "paused" and tr.has(own):
         return tr(own)
-    if view.state == "betting" and view.deck_blocked and C.UnblockDeck.name in view.allowed:
+    if view.state == "betting" and view.deck_blocked and inputs.UnblockDeck.name in view.allowed:
         return tr("banner.deck_blocked.act")  # as the large button: Unblock deck first
     key = tr.next_key(view.next_action_key, view.state)
     if view.next_action_key and tr.has(key) and not (tr.lang == "en" and view.next_action):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pygame
 
-from controller.game import inputs as C  # noqa: N812 - the input declarations
+from controller.game import inputs
 from display import theme
 from display.cards import SUIT_SYMBOLS, card_label
 from display.dealer.actions import (
@@ -137,11 +137,11 @@ def _pin(c: Ctx, title_r: pygame.Rect, body: pygame.Rect) -> None:
     else:
         info_r, keys_r = cols(body, [1, 1.15], sc.gap)
     detail = ""
-    if ui.pad_action == C.VoidRound.name:
+    if ui.pad_action == inputs.VoidRound.name:
         detail = tr(f"reason.{ui.reason or 'other'}")
-    elif ui.pad_action == C.ManualCard.name and ui.card_rank and ui.card_suit:
+    elif ui.pad_action == inputs.ManualCard.name and ui.card_rank and ui.card_suit:
         detail = tr("pad.card_chosen", card=card_label(ui.card_rank + ui.card_suit))
-    elif ui.pad_action == C.ReopenBets.name:  # what it does, and that it is no void
+    elif ui.pad_action == inputs.ReopenBets.name:  # what it does, and that it is no void
         detail = tr("pad.reopen_detail")
     lh = sc.line(sc.medium)
     y = info_r.top
@@ -175,7 +175,7 @@ def _pin(c: Ctx, title_r: pygame.Rect, body: pygame.Rect) -> None:
         is_ok = isinstance(act, PadSend)
         button(c, f"pad.key.{i}", cell, label, act, keys=keys,
                style="primary" if is_ok else "normal", size=sc.large,
-               enabled=live and (len(ui.pin) >= C.PIN_MIN_DIGITS or not is_ok), hint="")
+               enabled=live and (len(ui.pin) >= inputs.PIN_MIN_DIGITS or not is_ok), hint="")
     last = cells[12]
     _cancel(c, pygame.Rect(last.left, last.top, cells[14].right - last.left, last.height))
 
@@ -207,19 +207,19 @@ def _notes(c: Ctx, notes: list[tuple[str, Color]], box: pygame.Rect) -> None:
         y += lh
 
 
-def supervisor_command(ui: DealerUI) -> C.DealerCommand | None:
+def supervisor_command(ui: DealerUI) -> inputs.DealerCommand | None:
     """The supervisor action the pads were filled in for, with the PIN typed, or None.
 
     A void's reason goes in English (the journal's words), whatever the screen's language.
     """
     pin = ui.pin
-    if ui.pad_action == C.VoidRound.name:
-        return C.VoidRound(reason=_EN(f"reason.{ui.reason or 'other'}"), pin=pin)
-    if ui.pad_action == C.ManualCard.name and ui.card_rank and ui.card_suit:
-        return C.ManualCard(card=ui.card_rank + ui.card_suit, pin=pin)
-    if ui.pad_action == C.UnblockDeck.name:
-        return C.UnblockDeck(reason="deck checked by supervisor", pin=pin)
-    command = C.COMMAND_NAMED.get(ui.pad_action or "")
-    if command is None or command in (C.VoidRound, C.ManualCard):
+    if ui.pad_action == inputs.VoidRound.name:
+        return inputs.VoidRound(reason=_EN(f"reason.{ui.reason or 'other'}"), pin=pin)
+    if ui.pad_action == inputs.ManualCard.name and ui.card_rank and ui.card_suit:
+        return inputs.ManualCard(card=ui.card_rank + ui.card_suit, pin=pin)
+    if ui.pad_action == inputs.UnblockDeck.name:
+        return inputs.UnblockDeck(reason="deck checked by supervisor", pin=pin)
+    command = inputs.COMMAND_NAMED.get(ui.pad_action or "")
+    if command is None or command in (inputs.VoidRound, inputs.ManualCard):
         return None
     return command(pin=pin)  # Resume, NextRound, Reopen bets: a PIN and nothing more

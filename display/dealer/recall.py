@@ -7,10 +7,11 @@ stay in sight above it.
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 
 import pygame
 
-from controller.game.views import RecallRound
+from controller.game.views import RecallRound, SeatView
 from display import outcome_mode as om
 from display import theme
 from display.cards import card_label
@@ -127,8 +128,47 @@ def _seats(c: Ctx, rect: pygame.Rect, rr: RecallRound) -> None:
 
     Paid lines ("PP: Mini royal 100:1") follow the bets, or take lines while there is room.
     """
-    p, sc, tr = c.p, c.sc, c.tr
+    p, sc = c.p, c.sc
     lh = sc.line(sc.small)
+    texts, paid = _seat_texts(c, rr)
+    widths = [0.7, 1.6, 4.0, 1.1, 1.3]
+    shape = cols(rect, widths, sc.px(4))
+    f, fb = p.fonts.font(sc.small), p.fonts.font(sc.small, True)
+    split = any(f.size(t[2])[0] > shape[2].width or fb.size(t[4])[0] > shape[4].width
+                for t in texts)  # the bets, or a net in words, want more room
+    if split:
+        widths = [0.7, 1.9, 0.0, 1.4, 1.5]
+    grid_ = _Grid(rect, widths, split, cols(rect, widths, sc.px(4))[1].left, lh)
+    bets_w = rect.right - grid_.indent if split else shape[2].width
+    beside = [bool(x) and f.size(SEP.join([t[2], *(n for _, n in x)]))[0] <= bets_w
+              for t, x in zip(texts, paid, strict=True)]
+    spare = rect.height // lh - 1 - sum(1 + (split and bool(t[2])) for t in texts)
+    below = _names_below(f, paid, beside, spare, rect.right - grid_.indent)
+    _heads(c, grid_)
+    y = rect.top + lh
+    for i, (s, row) in enumerate(zip(rr.seats, texts, strict=True)):
+        if y + lh > rect.bottom:
+            break
+        y = _seat_row(c, grid_, y, row, _net_color(c, rr, s),
+                      [n for _, n in paid[i]] if beside[i] else [], below[i])
+
+
+SEP = "  "
+"""Between the bets and the paytable lines named after them."""
+
+
+@dataclass(frozen=True)
+class _Grid:
+    rect: pygame.Rect
+    widths: list[float]
+    split: bool  # the bets on a line of their own
+    indent: int  # where a seat's lines of its own start
+    lh: int
+
+
+def _seat_texts(c: Ctx, rr: RecallRound) -> tuple[list[list[str]], list[list[tuple]]]:
+    """Each seat's cells (seat, cards, bets, decision, net), and its paid lines' names."""
+    tr = c.tr
     texts, paid = [], []
     outcomes = om.on(rr)
     money = functools.partial(tr.money, currency=c.view.currency)
@@ -146,70 +186,73 @@ def _seats(c: Ctx, rect: pygame.Rect, rr: RecallRound) -> None:
         dec = {"play": tr("btn.play"), "fold": tr("btn.fold")}.get(s.decision or "", "")
         texts.append([str(s.seat), " ".join(card_label(x) for x in s.cards if x), bets, dec,
                       net])
-    widths = [0.7, 1.6, 4.0, 1.1, 1.3]
-    shape = cols(rect, widths, sc.px(4))
-    f, fb = p.fonts.font(sc.small), p.fonts.font(sc.small, True)
-    split = any(f.size(t[2])[0] > shape[2].width or fb.size(t[4])[0] > shape[4].width
-                for t in texts)  # the bets, or a net in words, want more room
-    if split:
-        widths = [0.7, 1.9, 0.0, 1.4, 1.5]
-    indent = cols(rect, widths, sc.px(4))[1].left
-    bets_w = rect.right - indent if split else shape[2].width
-    sep = "  "
-    beside = [bool(x) and f.size(sep.join([t[2], *(n for _, n in x)]))[0] <= bets_w
-              for t, x in zip(texts, paid, strict=True)]
-    below: list[list[str]] = [[] for _ in texts]
-    spare = rect.height // lh - 1 - sum(1 + (split and bool(t[2])) for t in texts)
-    for i in sorted(range(len(texts)), key=lambda i: -max((m for m, _ in paid[i]), default=0)):
+    return texts, paid
+
+
+def _names_below(f: pygame.font.Font, paid: list[list[tuple]], beside: list[bool],
+                 spare: int, width: int) -> list[list[str]]:
+    """Each seat's lines of paid names under it, the biggest pays first, in ``spare`` lines."""
+    below: list[list[str]] = [[] for _ in paid]
+    for i in sorted(range(len(paid)), key=lambda i: -max((m for m, _ in paid[i]), default=0)):
         named = [] if beside[i] else sorted(paid[i], reverse=True)
         while named:  # no room for them all: the smallest pays' names give way first
-            below[i] = _wrap(f, [n for m, n in paid[i] if (m, n) in named],
-                             rect.right - indent, sep)
+            below[i] = _wrap(f, [n for m, n in paid[i] if (m, n) in named], width, SEP)
             if len(below[i]) <= spare:
                 break
             named.pop()
         else:
             below[i] = []
         spare -= len(below[i])
-    heads = [tr("word.seat"), "", "" if split else tr("recall.bets"), tr("recall.decision"),
+    return below
+
+
+def _heads(c: Ctx, g: _Grid) -> None:
+    tr = c.tr
+    heads = [tr("word.seat"), "", "" if g.split else tr("recall.bets"), tr("recall.decision"),
              tr("word.net")]
-    for hd, cell in zip(heads, cols(pygame.Rect(rect.left, rect.top, rect.width, lh), widths,
-                                    sc.px(4)), strict=True):
+    for hd, cell in zip(heads, cols(pygame.Rect(g.rect.left, g.rect.top, g.rect.width, g.lh),
+                                    g.widths, c.sc.px(4)), strict=True):
         if hd:
-            p.text(hd, cell, sc.small, bold=True, color=theme.TEXT_DIM, align="left",
-                   role="recall.th")
-    roles = ("recall.seat", "recall.cards", "recall.bets", "recall.decision", "recall.net")
-    y = rect.top + lh
-    for i, (s, row) in enumerate(zip(rr.seats, texts, strict=True)):
-        line = pygame.Rect(rect.left, y, rect.width, lh)
-        if line.bottom > rect.bottom:
-            break
-        color = theme.TEXT
-        if s.net is not None and outcomes:
-            color = om.seat_summary(tr, s, rr.status == "void")[1]
-        elif s.net is not None:
-            color = theme.WIN if s.net > 0 else theme.LOSE if s.net < 0 else theme.PUSH
-        cells = cols(line, widths, sc.px(4))
-        for j, (text, cell) in enumerate(zip(row, cells, strict=True)):
-            if split and j == 2:
-                continue
-            p.text(text, cell, sc.small, bold=j in (0, 4), align="left",
-                   color=color if j == 4 else theme.TEXT, role=roles[j])
+            c.p.text(hd, cell, c.sc.small, bold=True, color=theme.TEXT_DIM, align="left",
+                     role="recall.th")
+
+
+def _net_color(c: Ctx, rr: RecallRound, s: SeatView) -> tuple:
+    if s.net is not None and om.on(rr):
+        return om.seat_summary(c.tr, s, rr.status == "void")[1]
+    if s.net is not None:
+        return theme.WIN if s.net > 0 else theme.LOSE if s.net < 0 else theme.PUSH
+    return theme.TEXT
+
+
+ROLES = ("recall.seat", "recall.cards", "recall.bets", "recall.decision", "recall.net")
+
+
+def _seat_row(c: Ctx, g: _Grid, y: int, row: list[str], color: tuple, beside: list[str],
+              below: list[str]) -> int:
+    """Draw a seat's row at ``y`` and the lines of its own; the ``y`` after them."""
+    p, sc, lh, right = c.p, c.sc, g.lh, g.rect.right
+    cells = cols(pygame.Rect(g.rect.left, y, g.rect.width, lh), g.widths, sc.px(4))
+    for j, (text, cell) in enumerate(zip(row, cells, strict=True)):
+        if g.split and j == 2:
+            continue
+        p.text(text, cell, sc.small, bold=j in (0, 4), align="left",
+               color=color if j == 4 else theme.TEXT, role=ROLES[j])
+    y += lh
+    bets_r = cells[2]
+    if g.split and row[2]:
+        bets_r = pygame.Rect(g.indent, y, right - g.indent, lh)
+        p.text(row[2], bets_r, sc.small, color=theme.TEXT_DIM, align="left", role=ROLES[2])
         y += lh
-        bets_r = cells[2]
-        if split and row[2]:
-            bets_r = pygame.Rect(indent, y, rect.right - indent, lh)
-            p.text(row[2], bets_r, sc.small, color=theme.TEXT_DIM, align="left", role=roles[2])
-            y += lh
-        if beside[i]:  # after the bets, in their cell
-            x = f.size(row[2] + sep)[0]
-            p.text(sep.join(n for _, n in paid[i]), pygame.Rect(bets_r.left + x, bets_r.top,
-                                                  bets_r.width - x, lh), sc.small,
-                   color=theme.TEXT_DIM, align="left", role="recall.lines")
-        for text in below[i]:
-            p.text(text, pygame.Rect(indent, y, rect.right - indent, lh), sc.small,
-                   color=theme.TEXT_DIM, align="left", role="recall.lines")
-            y += lh
+    if beside:  # after the bets, in their cell
+        x = p.fonts.font(sc.small).size(row[2] + SEP)[0]
+        p.text(SEP.join(beside), pygame.Rect(bets_r.left + x, bets_r.top, bets_r.width - x, lh),
+               sc.small, color=theme.TEXT_DIM, align="left", role="recall.lines")
+    for text in below:
+        p.text(text, pygame.Rect(g.indent, y, right - g.indent, lh), sc.small,
+               color=theme.TEXT_DIM, align="left", role="recall.lines")
+        y += lh
+    return y
 
 
 def _wrap(font: pygame.font.Font, parts: list[str], width: int, sep: str) -> list[str]:

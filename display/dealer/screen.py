@@ -14,14 +14,14 @@ import logging
 
 import pygame
 
-from controller.game import inputs as C  # noqa: N812 - the input declarations
+from controller.game import inputs
 from controller.game.config import PIN_MAX_DIGITS, PIN_MIN_DIGITS
 from controller.game.refusals import invalid_input
 from controller.game.views import Banner, DealerView
 from display import theme
 from display.cards import CardArt
 from display.common import felt
-from display.dealer import actions as A  # noqa: N812 - the screen actions
+from display.dealer import actions
 from display.dealer.alarms import alarm_tick, draw_alarms, own_alarms
 from display.dealer.chips import draw_chip_tray, undo_target
 from display.dealer.draw import Ctx
@@ -67,7 +67,8 @@ CORNER_RANK_FROM = 120
 """Cards this tall or taller print their rank in the corner; smaller ones rank over suit."""
 STEP_KEYS = frozenset({"n", "r", "s", "g", "return"})
 """The keys of the round's steps: pressed when they do nothing, the screen says why."""
-COMMAND_ACTIONS = (C.DealerCommand, A.AddChip, A.PlayRest, A.Undo, A.PadSend)
+COMMAND_ACTIONS = (inputs.DealerCommand, actions.AddChip, actions.PlayRest, actions.Undo,
+                   actions.PadSend)
 """Actions that post commands (held by the input guard while the last one is unanswered)."""
 
 
@@ -113,7 +114,7 @@ class DealerScreen:
     # -- input ------------------------------------------------------------------------------
 
     def handle(self, event: pygame.event.Event, frame: Frame | None, view: DealerView,
-               now: float = 0.0) -> list[C.DealerCommand]:
+               now: float = 0.0) -> list[inputs.DealerCommand]:
         """Apply one pygame event on ``frame`` (drawn from ``view``); the commands to post.
 
         ``now`` is monotonic seconds. A bounce is ignored silently. A tap on an older frame,
@@ -149,7 +150,7 @@ class DealerScreen:
             guard.posted(view.version, now)
         return cmds
 
-    def _dropped(self, button: Button, now: float) -> list[C.DealerCommand]:
+    def _dropped(self, button: Button, now: float) -> list[inputs.DealerCommand]:
         """A press the screen drops says so on the refusal line (and in the log)."""
         text = self.tr("refusal.tap_dropped", button=button.label or button.id)
         self.ui.own_refusal = (Banner(REJECTED, message=text), now)
@@ -171,114 +172,114 @@ class DealerScreen:
         text = self.tr("refusal.key_not_now", pressed=self.tr.key(key), step=words)
         ui.own_refusal = (Banner(REJECTED, message=text), now)
 
-    def _act(self, action: object, view: DealerView, now: float) -> list[C.DealerCommand]:
+    def _act(self, action: object, view: DealerView, now: float) -> list[inputs.DealerCommand]:
         ui = self.ui
-        bet = action if isinstance(action, A.AddChip) else (
-            action if isinstance(action, C.MarkBet) and action.on else None)
+        bet = action if isinstance(action, actions.AddChip) else (
+            action if isinstance(action, inputs.MarkBet) and action.on else None)
         refused = needs_ante(view, bet.seat, bet.bet) if bet is not None else None
         if refused is not None:  # a Pair Plus with no Ante: refused when put down
             ui.selected_seat, ui.own_refusal = bet.seat, (refused, now)  # type: ignore[union-attr]
             return []
-        if isinstance(action, C.DealerCommand):
+        if isinstance(action, inputs.DealerCommand):
             return self._command(action, view)
-        if isinstance(action, A.AddChip):
+        if isinstance(action, actions.AddChip):
             ui.selected_seat = action.seat
-            return self._command(C.PlaceBet(seat=action.seat, bet=action.bet,
+            return self._command(inputs.PlaceBet(seat=action.seat, bet=action.bet,
                                             amount=self.chip(view)), view)
-        if isinstance(action, A.PlayRest):
-            out: list[C.DealerCommand] = []
+        if isinstance(action, actions.PlayRest):
+            out: list[inputs.DealerCommand] = []
             for seat in undecided(view, ui):
-                out += self._command(C.Decide(seat=seat, decision="play"), view)
-            return out + (self._command(C.Reveal(), view) if action.reveal else [])
-        if isinstance(action, A.Undo):
+                out += self._command(inputs.Decide(seat=seat, decision="play"), view)
+            return out + (self._command(inputs.Reveal(), view) if action.reveal else [])
+        if isinstance(action, actions.Undo):
             if view.state == "betting":
                 cmds = ui.undo.take(view)  # posted as they are: Undo is not undone
                 ui.posted_version = view.version if cmds else ui.posted_version
                 return cmds
             return [c for t in undo_target(view, ui) for c in self._command(t, view)]
-        if isinstance(action, A.SelectSeat):
+        if isinstance(action, actions.SelectSeat):
             if view.state == "deciding":
                 ui.decide_seat = action.seat
                 if (seat_view(view, action.seat).decision
-                        and C.UndoDecision.name in view.allowed):  # its digit again: undo
-                    return self._command(C.UndoDecision(seat=action.seat), view)
+                        and inputs.UndoDecision.name in view.allowed):  # its digit again: undo
+                    return self._command(inputs.UndoDecision(seat=action.seat), view)
             else:
                 ui.selected_seat = action.seat
-        elif isinstance(action, A.PickChip):
+        elif isinstance(action, actions.PickChip):
             ui.chip = action.value
-        elif isinstance(action, A.Show):
+        elif isinstance(action, actions.Show):
             ui.screen = action.screen
             if action.screen == "recall":  # the last round that ended, not one being dealt
                 ui.recall_index = next((i for i, r in enumerate(view.recall)
                                         if r.status in ("settled", "void")), 0)
-        elif isinstance(action, A.ShowRecall):
+        elif isinstance(action, actions.ShowRecall):
             ui.recall_index = max(0, min(action.index, len(view.recall) - 1))
-        elif isinstance(action, A.MarkPaid):
+        elif isinstance(action, actions.MarkPaid):
             mark_paid(ui.paid, action.seat)
             ui.ticked = action.seat
-        elif isinstance(action, A.AllPaid):
+        elif isinstance(action, actions.AllPaid):
             ui.paid.update(payout_seats(view))
             if action.next_round and next_round_open(view):
-                return self._command(C.NextRound(), view)
-        elif isinstance(action, A.DismissRefusal):
+                return self._command(inputs.NextRound(), view)
+        elif isinstance(action, actions.DismissRefusal):
             ui.refusal_read = view.refusal_seq
         else:
             return self._pad(action, view, now)
         return []
 
-    def _command(self, cmd: C.DealerCommand, view: DealerView) -> list[C.DealerCommand]:
+    def _command(self, cmd: inputs.DealerCommand, view: DealerView) -> list[inputs.DealerCommand]:
         """Post a command; remember what Undo and fast keys need."""
         ui = self.ui
         ui.posted_version = view.version
-        if isinstance(cmd, C.Decide):
+        if isinstance(cmd, inputs.Decide):
             ui.pending[cmd.seat] = cmd.decision
             ui.decided.append(cmd.seat)
             ui.decide_seat = None
-        elif isinstance(cmd, C.UndoDecision):
+        elif isinstance(cmd, inputs.UndoDecision):
             ui.decided = [s for s in ui.decided if s != cmd.seat]
         elif isinstance(cmd, BET_COMMANDS) and cmd.seat:
             ui.selected_seat = cmd.seat  # the outline follows the seat last touched
         ui.undo.posted(cmd, view)
         return [cmd]
 
-    def _pad(self, action: object, view: DealerView, now: float) -> list[C.DealerCommand]:
+    def _pad(self, action: object, view: DealerView, now: float) -> list[inputs.DealerCommand]:
         ui = self.ui
-        if isinstance(action, A.OpenPad):
+        if isinstance(action, actions.OpenPad):
             ui.reset_pad()
             ui.sent = None
             ui.pad_action = action.command
-            ui.pad = {C.VoidRound.name: "reason", C.ManualCard.name: "card"}.get(
+            ui.pad = {inputs.VoidRound.name: "reason", inputs.ManualCard.name: "card"}.get(
                 action.command, "pin")
-        elif isinstance(action, A.PadReason):
+        elif isinstance(action, actions.PadReason):
             ui.reason, ui.pad = action.key, "pin"
-        elif isinstance(action, A.PadRank):
+        elif isinstance(action, actions.PadRank):
             ui.card_rank = action.rank
-        elif isinstance(action, A.PadSuit):
+        elif isinstance(action, actions.PadSuit):
             ui.card_suit = action.suit
-        elif isinstance(action, A.PadCardDone):
+        elif isinstance(action, actions.PadCardDone):
             if ui.card_rank and ui.card_suit:
                 ui.pad = "pin"
-        elif isinstance(action, A.PadDigit):
+        elif isinstance(action, actions.PadDigit):
             if len(ui.pin) < PIN_MAX_DIGITS:
                 ui.pin += action.digit
-        elif isinstance(action, A.PadDelete):
+        elif isinstance(action, actions.PadDelete):
             ui.pin = ui.pin[:-1]
-        elif isinstance(action, A.PadCancel):
+        elif isinstance(action, actions.PadCancel):
             ui.reset_pad()
             ui.sent = None
-        elif isinstance(action, A.PadSend) and len(ui.pin) >= PIN_MIN_DIGITS:
+        elif isinstance(action, actions.PadSend) and len(ui.pin) >= PIN_MIN_DIGITS:
             return self._send(view, now)
         return []
 
-    def _send(self, view: DealerView, now: float) -> list[C.DealerCommand]:
+    def _send(self, view: DealerView, now: float) -> list[inputs.DealerCommand]:
         """The supervisor action with its PIN, checked against its declaration."""
         ui = self.ui
         cmd = supervisor_command(ui)
         if cmd is None:
             return []
         try:
-            C.check(cmd)
-        except C.InputError as exc:  # the pad says why in words, never the checker's text
+            inputs.check(cmd)
+        except inputs.InputError as exc:  # the pad says why in words, never the checker's text
             ui.error, ui.pin = self.tr.refusal(invalid_input(cmd.name, str(exc))), ""
             return []
         ui.sent = Sent(cmd.name, ui.reason, ui.card_rank, ui.card_suit, view.version,
@@ -318,7 +319,7 @@ class DealerScreen:
                 if seat.seat <= 9 and view.state in ("betting", "deciding"):
                     p.frame.buttons.append(Button(f"seat.{seat.seat}.select",
                                                   pygame.Rect(cell.topleft, (0, 0)),
-                                                  str(seat.seat), A.SelectSeat(seat.seat),
+                                                  str(seat.seat), actions.SelectSeat(seat.seat),
                                                   (str(seat.seat),)))
             draw_chip_tray(c)
             draw_tools(c)

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import pygame
 
-from controller.game import inputs as C  # noqa: N812 - the input declarations
+from controller.game import inputs
 from controller.game.views import SeatView
 from display import outcome_mode as om
 from display import theme
@@ -230,21 +230,21 @@ def _betting(c: Ctx, body: pygame.Rect, seat: SeatView, focus: bool, row: bool) 
         spots = [pygame.Rect(body.left, body.top + i * (spot_h + g), body.width, spot_h)
                  for i in range(n)]
         tail = cols(tail_r, [1, 1], g) if body.width >= sc.px(FULL_NAMES_FROM) else [tail_r]
-    enabled = (C.MarkBet if c.outcomes else C.PlaceBet).name in view.allowed
+    enabled = (inputs.MarkBet if c.outcomes else inputs.PlaceBet).name in view.allowed
     for name, r in zip(names, spots, strict=True):
         _spot(c, r, seat, name, focus, enabled)
     has = bool(seat.bets)
     if len(tail) == 2:
         button(c, f"seat.{seat.seat}.rebet", tail[0], c.tr("btn.rebet"),
-               C.Rebet(seat=seat.seat), keys=("b",) if focus else (),
-               enabled=C.Rebet.name in view.allowed and not has)
+               inputs.Rebet(seat=seat.seat), keys=("b",) if focus else (),
+               enabled=inputs.Rebet.name in view.allowed and not has)
     button(c, f"seat.{seat.seat}.clear", tail[-1], c.tr("btn.clear"),
-           C.ClearBets(seat=seat.seat), keys=("c",) if focus else (),
-           enabled=C.ClearBets.name in view.allowed and has)
-    if len(tail) == 1 and focus and C.Rebet.name in view.allowed:
+           inputs.ClearBets(seat=seat.seat), keys=("c",) if focus else (),
+           enabled=inputs.ClearBets.name in view.allowed and has)
+    if len(tail) == 1 and focus and inputs.Rebet.name in view.allowed:
         # no room for the seat's Rebet button: its key still works on the seat named
         c.p.frame.buttons.append(Button(f"seat.{seat.seat}.rebet", pygame.Rect(
-            tail[0].topleft, (0, 0)), c.tr("btn.rebet"), C.Rebet(seat=seat.seat), ("b",)))
+            tail[0].topleft, (0, 0)), c.tr("btn.rebet"), inputs.Rebet(seat=seat.seat), ("b",)))
 
 
 def _spot(c: Ctx, r: pygame.Rect, seat: SeatView, name: str, focus: bool,
@@ -374,19 +374,19 @@ def _decision(c: Ctx, r: pygame.Rect, seat: SeatView, focus: bool) -> None:
     if decided:
         word = tr("word.played") if decided == "play" else tr("word.folded")
         button(c, f"seat.{seat.seat}.undo", r, word,
-               C.UndoDecision(seat=seat.seat) if seat.decision else None,
+               inputs.UndoDecision(seat=seat.seat) if seat.decision else None,
                keys=("u",) if focus else (), hint="",
-               enabled=C.UndoDecision.name in view.allowed, style="flat",
+               enabled=inputs.UndoDecision.name in view.allowed, style="flat",
                sub="\u21b6 " + tr("btn.undo"),
                sub_color=theme.WIN if decided == "play" else theme.LOSE)
         return
     a, b = cols(r, [1, 1], sc.gap)
-    ok = C.Decide.name in view.allowed
+    ok = inputs.Decide.name in view.allowed
     button(c, f"seat.{seat.seat}.play", a, tr("btn.play"),
-           C.Decide(seat=seat.seat, decision="play"), keys=("y",) if focus else (),
+           inputs.Decide(seat=seat.seat, decision="play"), keys=("y",) if focus else (),
            enabled=ok, style="play", pad=1)
     button(c, f"seat.{seat.seat}.fold", b, tr("btn.fold"),
-           C.Decide(seat=seat.seat, decision="fold"), keys=("f",) if focus else (),
+           inputs.Decide(seat=seat.seat, decision="fold"), keys=("f",) if focus else (),
            enabled=ok, style="fold", pad=1)
 
 

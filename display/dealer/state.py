@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.game import inputs as C  # noqa: N812 - the input declarations
+from controller.game import inputs
 from controller.game.round import RoundState
 from controller.game.views import Banner, DealerView, SeatView
 from display import outcome_mode as om
@@ -263,11 +263,11 @@ def chip_in_use(view: DealerView, ui: DealerUI) -> int:
     return ui.chip if ui.chip in chips else chips[0]
 
 
-def _pad_step(label: str, command: type[C.DealerCommand], key: str) -> Step:
+def _pad_step(label: str, command: type[inputs.DealerCommand], key: str) -> Step:
     return Step(label, OpenPad(command.name), (key, "return"), True, pin=True)
 
 
-def _command_step(view: DealerView, command: C.DealerCommand, key: str) -> Step:
+def _command_step(view: DealerView, command: inputs.DealerCommand, key: str) -> Step:
     if pin_asked(view, command.name):
         return _pad_step(f"btn.{command.name}", type(command), key)
     return Step(f"btn.{command.name}", command, (key, "return"), command.name in view.allowed)
@@ -284,37 +284,37 @@ def primary_step(view: DealerView, ui: DealerUI) -> Step:
         return Step("status.journal_fault" if view.next_action_key == "journal_fault"
                     else "status.locked")
     if state == "paused":
-        if C.ManualCard.name in allowed:
-            return _pad_step("btn.manual_card", C.ManualCard, "f10")
-        if C.Resume.name in allowed:
-            return _command_step(view, C.Resume(), "f5")
+        if inputs.ManualCard.name in allowed:
+            return _pad_step("btn.manual_card", inputs.ManualCard, "f10")
+        if inputs.Resume.name in allowed:
+            return _command_step(view, inputs.Resume(), "f5")
         return Step("status.shoe" if view.link_state != "online" else "status.waiting")
     if state == "betting":
-        if view.deck_blocked and C.UnblockDeck.name in allowed:
-            return _pad_step("btn.unblock_deck", C.UnblockDeck, "f11")
-        return Step("btn.no_more_bets", C.NoMoreBets(), ("n", "return"),
-                    C.NoMoreBets.name in allowed)
+        if view.deck_blocked and inputs.UnblockDeck.name in allowed:
+            return _pad_step("btn.unblock_deck", inputs.UnblockDeck, "f11")
+        return Step("btn.no_more_bets", inputs.NoMoreBets(), ("n", "return"),
+                    inputs.NoMoreBets.name in allowed)
     if state in ("no_more_bets", "dealing"):
         return Step("status.dealing")
     if state == "deciding":
         waiting = undecided(view, ui)
-        if waiting and C.Decide.name in allowed:
+        if waiting and inputs.Decide.name in allowed:
             if om.on(view):  # outcome mode: the rest play and the cards turn, one touch
                 return Step("btn.play_rest_reveal", PlayRest(reveal=True), ("return",), True,
                             params={"n": len(waiting)})
             return Step("btn.play_rest", PlayRest(), ("shift+y", "return"), True,
                         params={"n": len(waiting)})
-        return Step("btn.reveal", C.Reveal(), ("r", "return"),
-                    C.Reveal.name in allowed and not ui.pending)
+        return Step("btn.reveal", inputs.Reveal(), ("r", "return"),
+                    inputs.Reveal.name in allowed and not ui.pending)
     if state == "reveal":
-        return _command_step(view, C.Settle(), "s")
+        return _command_step(view, inputs.Settle(), "s")
     if state in PAYING:
         seat = next_to_pay(view, ui)
         if seat is not None:
             return Step(f"status.{seat_verb(view, seat_view(view, seat))}",
                         params={"seat": seat})
-        if C.NextRound.name in allowed:
-            return _command_step(view, C.NextRound(), "g")
+        if inputs.NextRound.name in allowed:
+            return _command_step(view, inputs.NextRound(), "g")
     return Step("status.waiting")
 
 
@@ -324,12 +324,12 @@ def needs_ante(view: DealerView, seat: int, bet: str) -> Banner | None:
         return None
     code = f"{bet}_needs_ante"
     return Banner(REJECTED, message=code, params={"code": code, "seat": str(seat),
-                                                  "input": C.PlaceBet.name})
+                                                  "input": inputs.PlaceBet.name})
 
 
 def next_round_open(view: DealerView) -> bool:
     """The next round opens on a press, no PIN asked (so All paid may open it)."""
-    return C.NextRound.name in view.allowed and not pin_asked(view, C.NextRound.name)
+    return inputs.NextRound.name in view.allowed and not pin_asked(view, inputs.NextRound.name)
 
 
 def read_time(text: str) -> float:

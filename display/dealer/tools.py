@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pygame
 
-from controller.game import inputs as C  # noqa: N812 - the input declarations
+from controller.game import inputs
 from display.dealer.actions import OpenPad, Show
 from display.dealer.draw import Ctx, button, label_margin
 from display.dealer.locks import clock
@@ -27,22 +27,22 @@ def draw_tools(c: Ctx) -> None:
     view, tr = c.view, c.tr
     void_r, deck_r, recall_r, *more = c.lay.tools
     left = lock_left(view, c.ui, c.now)  # PIN entry locked: Void waits, and says so
-    ok = C.VoidRound.name in view.allowed and not left
-    locked = bool(left) and C.VoidRound.name in view.allowed
-    button(c, f"tool.{C.VoidRound.name}", void_r,
-           tr("btn.void_locked" if locked else f"btn.{C.VoidRound.name}"),
-           OpenPad(C.VoidRound.name), keys=("f9",), enabled=ok,
+    ok = inputs.VoidRound.name in view.allowed and not left
+    locked = bool(left) and inputs.VoidRound.name in view.allowed
+    button(c, f"tool.{inputs.VoidRound.name}", void_r,
+           tr("btn.void_locked" if locked else f"btn.{inputs.VoidRound.name}"),
+           OpenPad(inputs.VoidRound.name), keys=("f9",), enabled=ok,
            style="danger" if ok else "normal", hint="" if locked else None,
            sub=tr("word.pin_locked_short", time=clock(left)) if locked else "",
            pad=label_margin(c))
-    if C.ReopenBets.name in view.allowed:  # no card yet: in New deck's place (not now)
-        button(c, f"tool.{C.ReopenBets.name}", deck_r, tr(f"btn.{C.ReopenBets.name}"),
-               OpenPad(C.ReopenBets.name), keys=(REOPEN_KEY,), enabled=not left,
+    if inputs.ReopenBets.name in view.allowed:  # no card yet: in New deck's place (not now)
+        button(c, f"tool.{inputs.ReopenBets.name}", deck_r, tr(f"btn.{inputs.ReopenBets.name}"),
+               OpenPad(inputs.ReopenBets.name), keys=(REOPEN_KEY,), enabled=not left,
                hint="" if left else None,  # its pad asks the PIN: locked while PINs are
                sub=tr("word.pin_locked_short", time=clock(left)) if left else "")
     else:
-        button(c, f"tool.{C.NewDeck.name}", deck_r, tr(f"btn.{C.NewDeck.name}"), C.NewDeck(),
-               keys=("f6",), enabled=C.NewDeck.name in view.allowed)
+        button(c, f"tool.{inputs.NewDeck.name}", deck_r, tr(f"btn.{inputs.NewDeck.name}"),
+               inputs.NewDeck(), keys=("f6",), enabled=inputs.NewDeck.name in view.allowed)
     button(c, "recall", recall_r, tr("btn.recall"), Show("recall"), keys=("f7",))
     if more:
         button(c, "meters", more[0], tr("btn.meters"), Show("meters"), keys=("f8",))

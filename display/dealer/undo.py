@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from controller.game import inputs as C  # noqa: N812 - the input declarations
+from controller.game import inputs
 from controller.game.views import DealerView
 
 Wagers = dict[int, dict[str, int]]
 """Seat -> bet -> amount (the Play aside)."""
 Change = tuple[tuple[int, str, int], ...]
 """(seat, bet, amount added; negative: taken off), in seat and bet order."""
-BET_COMMANDS = (C.PlaceBet, C.MarkBet, C.ClearBets, C.Rebet)
+BET_COMMANDS = (inputs.PlaceBet, inputs.MarkBet, inputs.ClearBets, inputs.Rebet)
 """The commands whose change Undo takes back."""
 
 
@@ -36,16 +36,16 @@ def change(before: Wagers, after: Wagers) -> Change:
     return tuple(out)
 
 
-def reverse(done: Change, outcomes: bool) -> list[C.DealerCommand]:
+def reverse(done: Change, outcomes: bool) -> list[inputs.DealerCommand]:
     """The commands that take ``done`` back (``outcomes``: bets are marks)."""
-    cmds: list[C.DealerCommand] = []
+    cmds: list[inputs.DealerCommand] = []
     for seat, bet, delta in done:
         if outcomes:
-            cmds.append(C.MarkBet(seat=seat, bet=bet, on=delta < 0))  # type: ignore[arg-type]
+            cmds.append(inputs.MarkBet(seat=seat, bet=bet, on=delta < 0))  # type: ignore[arg-type]
         elif delta > 0:
-            cmds.append(C.RemoveChip(seat=seat, bet=bet, amount=delta))  # type: ignore[arg-type]
+            cmds.append(inputs.RemoveChip(seat=seat, bet=bet, amount=delta))  # type: ignore[arg-type]
         else:
-            cmds.append(C.PlaceBet(seat=seat, bet=bet, amount=-delta))  # type: ignore[arg-type]
+            cmds.append(inputs.PlaceBet(seat=seat, bet=bet, amount=-delta))  # type: ignore[arg-type]
     return cmds
 
 
@@ -61,7 +61,7 @@ class UndoLog:
         self.done.clear()
         self.asked = None
 
-    def posted(self, cmd: C.DealerCommand, view: DealerView) -> None:
+    def posted(self, cmd: inputs.DealerCommand, view: DealerView) -> None:
         """``cmd`` was posted while ``view`` was the newest: remember a bet command."""
         if isinstance(cmd, BET_COMMANDS):
             self.asked = (wagers(view), view.version)
@@ -75,14 +75,14 @@ class UndoLog:
         if made:
             self.done.append(made)
 
-    def target(self, view: DealerView) -> list[C.DealerCommand]:
+    def target(self, view: DealerView) -> list[inputs.DealerCommand]:
         """The commands Undo posts now (none: nothing to take back)."""
         if view.state != "betting" or not self.done:
             return []
         cmds = reverse(self.done[-1], view.bet_entry == "outcomes")
         return cmds if all(c.name in view.allowed for c in cmds) else []
 
-    def take(self, view: DealerView) -> list[C.DealerCommand]:
+    def take(self, view: DealerView) -> list[inputs.DealerCommand]:
         """The commands of :meth:`target`; the change they take back is forgotten."""
         cmds = self.target(view)
         if cmds:

@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from journal_edit import events
+from step_clock import HandClock
 
 from controller.game import recall as rc
 from controller.game.auth import (
@@ -40,34 +41,6 @@ DEALER = "5555"
 SECOND = 1_000_000_000
 TRUE_NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 SIX_MONTHS = timedelta(days=182)
-
-
-class PiClock:
-    """A machine without a real-time clock: a wall clock that NTP may step, and a
-    monotonic clock that only runs (and starts again at a new boot)."""
-
-    def __init__(self, wall: datetime, uptime_s: int = 30) -> None:
-        self.wall = wall
-        self.mono = uptime_s * SECOND
-
-    def utc(self) -> str:
-        return self.wall.isoformat()
-
-    def monotonic_ns(self) -> int:
-        return self.mono
-
-    def elapse(self, seconds: float) -> None:
-        self.wall += timedelta(seconds=seconds)
-        self.mono += round(seconds * SECOND)
-
-    def step(self, delta: timedelta) -> None:
-        """An NTP step: the wall clock jumps, no time elapses."""
-        self.wall += delta
-
-    def reboot(self, down_s: float, uptime_s: int) -> None:
-        """Power off for ``down_s``, boot, start the table ``uptime_s`` after boot."""
-        self.wall += timedelta(seconds=down_s + uptime_s)
-        self.mono = uptime_s * SECOND
 
 
 def pins(**extra: str) -> dict[str, str]:
@@ -113,9 +86,9 @@ def locked_out(make_table, clock):
 def ends_after(table, clock, seconds: int) -> None:
     """PIN entry is still locked ``seconds`` - 1 from now and open at ``seconds``; the
     journal replays to the same lockout."""
-    clock.elapse(seconds - 1)
+    clock.run(seconds - 1)
     assert "locked" in supervisor_try(table)
-    clock.elapse(1)
+    clock.run(1)
     assert supervisor_try(table) == "ok"
     replays_to_the_same_lockout(table)
 
@@ -154,7 +127,7 @@ def test_the_pin_checker_knows_all_three_roles():
 
 
 def test_a_dealer_pin_identifies_the_dealer_and_authorises_no_supervisor_action(make_table):
-    t = make_table(PiClock(TRUE_NOW), pin_hashes=pins(dealer=hash_pin(DEALER)))
+    t = make_table(HandClock(TRUE_NOW, uptime_s=30), pin_hashes=pins(dealer=hash_pin(DEALER)))
     assert verdict(t, PlaceBet(seat=1, bet="ante", amount=100, pin=DEALER)) == "ok"
     for command in (ConfigChange(key="burn_cards", value=1, pin=DEALER),
                     UnblockDeck(pin=DEALER)):
@@ -176,16 +149,16 @@ def test_a_dealer_pin_identifies_the_dealer_and_authorises_no_supervisor_action(
 
 
 def test_without_a_dealer_pin_configured_the_dealers_pin_is_a_wrong_pin(make_table):
-    t = make_table(PiClock(TRUE_NOW))
+    t = make_table(HandClock(TRUE_NOW, uptime_s=30))
     assert verdict(t, UnblockDeck(pin=DEALER)) == "wrong PIN"
 
 
 # ------------------------------------------------------------------ lockouts in elapsed time
 def test_a_lockout_taken_six_months_ahead_ends_after_its_period_once_the_clock_is_corrected(
         make_table):
-    clock = PiClock(TRUE_NOW + SIX_MONTHS)                 # no RTC: the clock runs ahead
+    clock = HandClock(TRUE_NOW + SIX_MONTHS, uptime_s=30)     # no RTC: the clock runs ahead
     t = locked_out(make_table, clock)
-    clock.elapse(1)
+    clock.run(1)
     clock.step(-SIX_MONTHS)                                # NTP corrects the clock
     assert "locked" in supervisor_try(t)
     assert "locked" in verdict(t, UnblockDeck(pin=TECH))   # technician too
@@ -193,9 +166,9 @@ def test_a_lockout_taken_six_months_ahead_ends_after_its_period_once_the_clock_i
 
 
 def test_a_step_of_the_clock_forward_does_not_end_a_lockout_early(make_table):
-    clock = PiClock(TRUE_NOW - SIX_MONTHS)                 # no RTC: the clock runs behind
+    clock = HandClock(TRUE_NOW - SIX_MONTHS, uptime_s=30)     # no RTC: the clock runs behind
     t = locked_out(make_table, clock)
-    clock.elapse(10)
+    clock.run(10)
     clock.step(SIX_MONTHS)                                 # NTP: six months forward
     assert "locked" in supervisor_try(t)
     clock.step(timedelta(days=365))                        # and a year more
@@ -203,15 +176,15 @@ def test_a_step_of_the_clock_forward_does_not_end_a_lockout_early(make_table):
 
 
 def test_a_restart_in_the_same_boot_keeps_the_lockout_to_its_end(make_table):
-    clock = PiClock(TRUE_NOW, uptime_s=5000)
+    clock = HandClock(TRUE_NOW, uptime_s=5000)
     t = locked_out(make_table, clock)
-    clock.elapse(100)
+    clock.run(100)
     t = restarted(make_table, t, clock)                    # the service restarts
     ends_after(t, clock, 200)
 
 
 def test_after_a_new_boot_a_lockout_lasts_at_most_its_period_from_the_restart(make_table):
-    clock = PiClock(TRUE_NOW, uptime_s=5000)
+    clock = HandClock(TRUE_NOW, uptime_s=5000)
     t = locked_out(make_table, clock)
     clock.reboot(down_s=10, uptime_s=20)                   # monotonic time starts again
     t = restarted(make_table, t, clock)
@@ -219,9 +192,9 @@ def test_after_a_new_boot_a_lockout_lasts_at_most_its_period_from_the_restart(ma
 
 
 def test_a_lockout_seen_over_before_a_new_boot_does_not_come_back(make_table):
-    clock = PiClock(TRUE_NOW, uptime_s=5000)
+    clock = HandClock(TRUE_NOW, uptime_s=5000)
     t = locked_out(make_table, clock)
-    clock.elapse(400)
+    clock.run(400)
     t.process([LinkStatus(state=LinkState.SILENT)])        # any event after its end
     clock.reboot(down_s=10, uptime_s=20)
     t = restarted(make_table, t, clock)
@@ -231,7 +204,7 @@ def test_a_lockout_seen_over_before_a_new_boot_does_not_come_back(make_table):
 
 def test_a_right_pin_starts_the_count_again_and_wrong_pins_while_locked_do_not_extend(
         make_table):
-    clock = PiClock(TRUE_NOW)
+    clock = HandClock(TRUE_NOW, uptime_s=30)
     t = make_table(clock, lockout_after=3, lockout_seconds=60)
     for _ in range(2):
         assert verdict(t, UnblockDeck(pin="0000")) == "wrong PIN"
@@ -241,9 +214,9 @@ def test_a_right_pin_starts_the_count_again_and_wrong_pins_while_locked_do_not_e
     assert supervisor_try(t, 0) == "ok"                    # never three in a row
     for _ in range(3):
         assert verdict(t, UnblockDeck(pin="0000")) == "wrong PIN"
-    clock.elapse(30)
+    clock.run(30)
     assert "locked" in verdict(t, UnblockDeck(pin="0000"))
-    clock.elapse(30)
+    clock.run(30)
     assert supervisor_try(t) == "ok"
     assert t.game.counters["pin_failures"] == 7 and t.game.counters["pin_lockouts"] == 1
     replays_to_the_same_lockout(t)
@@ -311,7 +284,7 @@ def test_a_table_opened_on_a_journal_written_before_times_lockouts_on_the_monoto
         tmp_path):
     path = tmp_path / "old.sqlite"
     _old_journal(path)
-    clock = PiClock(TRUE_NOW)
+    clock = HandClock(TRUE_NOW, uptime_s=30)
     t = Table(path, TableConfig(seats=3, pin_hashes=demo_pin_hashes(), lockout_after=3,
                                 lockout_seconds=600), clock=clock)
     try:
@@ -321,9 +294,9 @@ def test_a_table_opened_on_a_journal_written_before_times_lockouts_on_the_monoto
         for _ in range(3):
             assert verdict(t, UnblockDeck(pin="0000")) == "wrong PIN"
         clock.step(timedelta(days=-30))
-        clock.elapse(599)
+        clock.run(599)
         assert "locked" in supervisor_try(t)
-        clock.elapse(1)
+        clock.run(1)
         assert supervisor_try(t) == "ok"
         replays_to_the_same_lockout(t)
     finally:
@@ -336,7 +309,7 @@ def test_a_pin_set_for_two_roles_is_refused_naming_them_in_the_log(make_table, c
     says which roles share it."""
     shared = pins(dealer=hash_pin(SUP))                   # the supervisor's PIN, salted anew
     assert shared["dealer"] != shared["supervisor"]
-    t = make_table(PiClock(TRUE_NOW), pin_hashes=shared)
+    t = make_table(HandClock(TRUE_NOW, uptime_s=30), pin_hashes=shared)
     head = t.journal.last_seq
     with caplog.at_level(logging.WARNING, logger="threecard"):
         (v,) = t.process([PlaceBet(seat=1, bet="ante", amount=100, pin=SUP)])

@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from step_clock import HandClock
 
 from controller.game import recall as rc
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
@@ -87,24 +88,6 @@ def test_across_a_restart_only_a_clock_set_back_is_a_step():
 
 
 # ------------------------------------------------------------------ a table on a hand clock
-class HandClock:
-    """A wall clock a test sets, and a monotonic clock that only runs."""
-
-    def __init__(self) -> None:
-        self.wall = datetime(2026, 3, 1, 20, 0, tzinfo=UTC)
-        self.mono = 50 * S
-
-    def utc(self) -> str:
-        return self.wall.isoformat()
-
-    def monotonic_ns(self) -> int:
-        return self.mono
-
-    def run(self, seconds: int) -> None:
-        self.wall += timedelta(seconds=seconds)
-        self.mono += seconds * S
-
-
 def _void_round(t: Table, clock: HandClock, minutes: int = 5) -> None:
     """A round of ``minutes``: bet, no more bets, voided by a supervisor, next round."""
     for item in (PlaceBet(seat=1, bet="ante", amount=100), NoMoreBets(),
@@ -119,7 +102,7 @@ def stepped(tmp_path_factory):
     """Rounds 1-3 at 20:00, the clock set back 2 days in round 4 (the clock set forward
     again in round 6), round 7 after; then a restart with the clock 3 hours behind."""
     path = tmp_path_factory.mktemp("clock") / "journal.sqlite3"
-    clock = HandClock()
+    clock = HandClock(datetime(2026, 3, 1, 20, 0, tzinfo=UTC), uptime_s=50)
     config = TableConfig(seats=3, pin_hashes=demo_pin_hashes())
     t = Table(path, config, clock=clock, keys=False)
     for rid in range(1, 8):

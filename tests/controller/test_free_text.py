@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from journal_edit import journal_as_before
 
-from controller.game import inputs as I  # noqa: N812
+from controller.game import inputs
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
 from controller.game.control_line import parse_control_line
 from controller.game.engine import TableConfig
@@ -25,7 +25,7 @@ from controller.game.table import Table
 from controller.game.text import CONTROL_RANGES, control_character, drawable, for_terminal
 
 SUP = DEMO_PINS["supervisor"]
-CLASSIC = Path(I.__file__).parent / "profiles" / "classic.toml"
+CLASSIC = Path(inputs.__file__).parent / "profiles" / "classic.toml"
 BAD = ["jam\x00", "\x1b[2J", "two\nlines", "tab\there", "\x7f", "\x85", "rtl\u202e",
        "\u200e", "\ufeffbom", "tag\U000e0041", "soft\u00adhyphen"]
 """Reasons holding a control character (Cc) or a format character (Cf)."""
@@ -35,7 +35,7 @@ GOOD = ["shoe jam", "Carte vue \u2014 coup annul\u00e9", "Застрягла к�
 
 def _refused_on_the_line(body: dict, field: str) -> None:
     """The control line of ``body`` is refused, naming ``field``."""
-    with pytest.raises(I.InputError) as caught:
+    with pytest.raises(inputs.InputError) as caught:
         parse_control_line(encode_body(body))
     assert str(caught.value) == f"Expected `str` without control characters - at `$.{field}`"
 
@@ -71,10 +71,11 @@ def test_a_control_character_in_a_reason_is_refused_on_the_control_line(reason):
 def test_a_control_character_in_a_reason_is_refused_in_code_and_nothing_is_journaled(
         tmp_path, reason):
     t = Table(tmp_path / "j.sqlite3", TableConfig(pin_hashes=demo_pin_hashes()))
-    t.process([LinkStatus(state=LinkState.ONLINE), I.PlaceBet(seat=1, bet="ante", amount=100),
-               I.NoMoreBets()])
+    t.process([LinkStatus(state=LinkState.ONLINE), inputs.PlaceBet(seat=1, bet="ante", amount=100),
+               inputs.NoMoreBets()])
     head = t.journal.last_seq
-    for command in (I.VoidRound(reason=reason, pin=SUP), I.UnblockDeck(reason=reason, pin=SUP)):
+    for command in (inputs.VoidRound(reason=reason, pin=SUP),
+                    inputs.UnblockDeck(reason=reason, pin=SUP)):
         (v,) = t.process([command])
         assert not v.accepted and "without control characters - at `$.reason`" in v.reason
     assert t.journal.last_seq == head
@@ -85,9 +86,9 @@ def test_a_control_character_in_a_reason_is_refused_in_code_and_nothing_is_journ
 def test_a_reason_in_any_language_is_taken(tmp_path, reason):
     assert parse_control_line(encode_body({"command": "void", "reason": reason})).reason == reason
     t = Table(tmp_path / "j.sqlite3", TableConfig(pin_hashes=demo_pin_hashes()))
-    t.process([LinkStatus(state=LinkState.ONLINE), I.PlaceBet(seat=1, bet="ante", amount=100),
-               I.NoMoreBets()])
-    (v,) = t.process([I.VoidRound(reason=reason, pin=SUP)])
+    t.process([LinkStatus(state=LinkState.ONLINE), inputs.PlaceBet(seat=1, bet="ante", amount=100),
+               inputs.NoMoreBets()])
+    (v,) = t.process([inputs.VoidRound(reason=reason, pin=SUP)])
     assert v.accepted and t.game.round.void_reason == reason
 
 
@@ -96,9 +97,9 @@ def test_a_reason_an_earlier_version_journaled_with_control_characters_replays(t
     reason = "jam\x00\x1b[31m"
     config = TableConfig(pin_hashes=demo_pin_hashes())
     t = Table(path, config)
-    t.process([LinkStatus(state=LinkState.ONLINE), I.PlaceBet(seat=1, bet="ante", amount=100),
-               I.NoMoreBets()])
-    journal_as_before(t, I.VoidRound.name, {"reason": reason}, "supervisor")
+    t.process([LinkStatus(state=LinkState.ONLINE), inputs.PlaceBet(seat=1, bet="ante", amount=100),
+               inputs.NoMoreBets()])
+    journal_as_before(t, inputs.VoidRound.name, {"reason": reason}, "supervisor")
     assert t.game.round.void_reason == reason
     t.close()
     again = Table(path, config)  # start-up verifies and replays it
@@ -129,7 +130,7 @@ def test_a_control_character_in_a_setting_is_refused_and_nothing_is_journaled(tm
         profile.write_text(CLASSIC.read_text(encoding="utf-8"), encoding="utf-8")
     except (OSError, ValueError):                  # a NUL or a lone surrogate: no such name
         profile = None
-    _refused_by_the_table(tmp_path, [I.ConfigChange(key="rules", value=text, pin=SUP)
+    _refused_by_the_table(tmp_path, [inputs.ConfigChange(key="rules", value=text, pin=SUP)
                                      for text in (value, str(profile) if profile else value)],
                           "value")
 
@@ -139,7 +140,7 @@ def test_a_setting_an_earlier_version_journaled_with_control_characters_replays(
     config = TableConfig(pin_hashes=demo_pin_hashes())
     t = Table(path, config)
     value = "classic\x1b[2J\u202e"
-    journal_as_before(t, I.ConfigChange.name, {"key": "rules", "value": value,
+    journal_as_before(t, inputs.ConfigChange.name, {"key": "rules", "value": value,
                                                "old": "live"}, "supervisor")
     assert t.journal.last_seq == 2                  # journaled
     t.close()
@@ -153,7 +154,7 @@ def test_a_setting_an_earlier_version_journaled_with_control_characters_replays(
 def test_a_control_character_in_a_manual_card_is_refused_and_nothing_is_journaled(tmp_path,
                                                                                  card):
     _refused_on_the_line({"command": "manual_card", "card": card, "pin": SUP}, "card")
-    _refused_by_the_table(tmp_path, [I.ManualCard(card=card, pin=SUP)], "card")
+    _refused_by_the_table(tmp_path, [inputs.ManualCard(card=card, pin=SUP)], "card")
 
 
 def test_a_manual_card_an_earlier_version_journaled_with_control_characters_replays(tmp_path):
@@ -161,7 +162,7 @@ def test_a_manual_card_an_earlier_version_journaled_with_control_characters_repl
     config = TableConfig(pin_hashes=demo_pin_hashes())
     t = Table(path, config)
     t.process([LinkStatus(state=LinkState.ONLINE)])
-    journal_as_before(t, I.ManualCard.name, {"card": "\x1b[2J\x00s"}, "supervisor")
+    journal_as_before(t, inputs.ManualCard.name, {"card": "\x1b[2J\x00s"}, "supervisor")
     state = t.game.state.value
     t.close()
     again = Table(path, config)  # start-up verifies and replays it

@@ -13,11 +13,11 @@ import io
 import json
 import os
 import sqlite3
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from journal_edit import copy_journal, first_of, rewrite_chain_from
+from step_clock import HandClock
 
 from controller.autoplay import AutoPlayer
 from controller.cli import main
@@ -276,32 +276,18 @@ def test_a_key_file_that_does_not_fit_locks_the_table_and_seal_init_starts_a_new
     assert newer != kf.read_bytes()
 
 
-class Clock:
-    """A table clock a test moves by hand (seconds)."""
-
-    def __init__(self) -> None:
-        self.s = 0
-
-    def utc(self) -> str:
-        return "2026-01-01T00:00:00+00:00" if not self.s else (
-            datetime(2026, 1, 1, tzinfo=UTC) + timedelta(seconds=self.s)).isoformat()
-
-    def monotonic_ns(self) -> int:
-        return self.s * 10**9
-
-
 def test_no_event_waits_more_than_15_minutes_for_its_seal(tmp_path):
-    clock = Clock()
+    clock = HandClock()
     t = Table(tmp_path / "j.sqlite3", CONFIG, clock=clock)
     play(t, 1)
     sealed_to = t.journal.sealed_seq
-    clock.s += 60
+    clock.run(60)
     t.process([PlaceBet(seat=1, bet="ante", amount=100)])     # a round opens, and waits
     assert t.journal.sealed_seq == sealed_to < t.journal.last_seq
-    clock.s += 14 * 60
+    clock.run(14 * 60)
     t._when_idle()
     assert t.journal.sealed_seq == sealed_to
-    clock.s += 60
+    clock.run(60)
     t._when_idle()                                              # 15 minutes after the bet
     assert t.journal.sealed_seq == t.journal.last_seq > sealed_to
     t.close()

@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 
 from controller.autoplay import AutoPlayer
 from controller.daemon import Daemon
-from controller.game import inputs as I  # noqa: N812
+from controller.game import inputs
 from controller.game import recall as rc
 from controller.game.auth import DEMO_PINS
 from controller.game.cards import DECK
@@ -52,13 +52,13 @@ BAD_VALUES = st.sampled_from([
 PINS = st.sampled_from([None, SUP, TECH, "0000", "99999999"])
 
 
-SEAT = st.integers(0, I.MAX_SEATS + 1)
+SEAT = st.integers(0, inputs.MAX_SEATS + 1)
 #: command -> its fields' strategies, as their declarations allow them (the table may
 #: still refuse them); a PIN change, which costs a salted hash (scrypt) and new checks of
 #: every PIN, is drawn one time in fifty
 FIELDS = {
     "place_bet": {"seat": SEAT, "bet": st.sampled_from(["ante", "pair_plus", "six_card_bonus"]),
-                  "amount": st.sampled_from([1, 5, 100, 500, 2500, 50_000, I.MAX_AMOUNT])},
+                  "amount": st.sampled_from([1, 5, 100, 500, 2500, 50_000, inputs.MAX_AMOUNT])},
     "remove_chip": {"seat": SEAT, "bet": st.sampled_from(["ante", "pair_plus"]),
                     "amount": st.sampled_from([1, 100, 500])},
     "clear_bets": {"seat": SEAT}, "rebet": {"seat": SEAT}, "undo_decision": {"seat": SEAT},
@@ -142,13 +142,13 @@ class Shoe:
             table.drain()
 
 
-def dealer_step(dealer: AutoPlayer, view) -> list[I.DealerCommand]:
+def dealer_step(dealer: AutoPlayer, view) -> list[inputs.DealerCommand]:
     """What a dealer sends now: while betting, the wagers placed afresh (random lines may
     have left some below the table minimum), else autoplay's next commands."""
     if view.state != "betting":
         return dealer.next_commands(view)
-    clear = [I.ClearBets(seat=s.seat) for s in view.seats if s.bets]
-    return [*clear, *dealer.bet_commands(view), I.NoMoreBets()]
+    clear = [inputs.ClearBets(seat=s.seat) for s in view.seats if s.bets]
+    return [*clear, *dealer.bet_commands(view), inputs.NoMoreBets()]
 
 
 def _open(path: Path, daemon: Daemon) -> Table:

@@ -6,7 +6,7 @@ events, 5 seats, 800x480) and checks what the table records.
 
 import pygame
 
-from controller.game import inputs as C  # noqa: N812 - the input declarations
+from controller.game import inputs
 from controller.game.auth import DEMO_PINS
 from controller.game.events import CardRead
 
@@ -188,7 +188,7 @@ def test_a_tap_on_a_frame_older_than_the_view_is_ignored(dealer_shift):
     shift = dealer_shift()
     shift.chips_by_touch(ROUND1)
     spot = shift.button("primary").rect.center
-    shift.table.process([C.PlaceBet(seat=3, bet="ante", amount=500)])  # not yet drawn
+    shift.table.process([inputs.PlaceBet(seat=3, bet="ante", amount=500)])  # not yet drawn
     shift.tap_at(spot)
     assert shift.view.state == "betting"         # the tap was on what the dealer saw before
     shift.tap("primary")

@@ -7,7 +7,7 @@ from dataclasses import replace
 import pygame
 import pytest
 
-from controller.game import inputs as C  # noqa: N812 - the input declarations
+from controller.game import inputs
 from display.dealer import DealerScreen
 from display.dealer.locks import GUARD_SECONDS
 from display.i18n import Translator
@@ -30,7 +30,7 @@ def test_a_lockout_shows_in_the_strip_and_on_every_action_needing_a_pin(fonts, l
     and once over both act again."""
     tr = Translator(lang)
     view = replace(build("misread-paused").dealer, pin_locked_ms=58_500, version=90)
-    assert C.VoidRound.name in view.allowed and C.ManualCard.name in view.allowed
+    assert inputs.VoidRound.name in view.allowed and inputs.ManualCard.name in view.allowed
     screen = DealerScreen(fonts, lang)
     frame = screen.draw(pygame.Surface(SIZE), view, 10.0)
     turn = screen.draw(pygame.Surface(SIZE), view, 14.0)
@@ -62,7 +62,7 @@ def test_next_round_after_a_supervisors_void_asks_the_pin(fonts):
     screen asks it all the same: the large button opens the PIN pad, All paid does not
     open the round."""
     view = build("void").dealer
-    assert C.NextRound.name in view.allowed and C.NextRound.name not in view.pin_needed
+    assert inputs.NextRound.name in view.allowed and inputs.NextRound.name not in view.pin_needed
     screen = DealerScreen(fonts, "en")
     screen.draw(pygame.Surface(SIZE), view, 0.0)
     screen.ui.paid.update(s.seat for s in view.seats)  # every wager returned
@@ -70,7 +70,7 @@ def test_next_round_after_a_supervisors_void_asks_the_pin(fonts):
     assert said(frame, "primary.sub") == screen.tr("word.pin_needed")
     event = pygame.event.Event(pygame.KEYDOWN, key=pygame.K_g, mod=0)
     assert screen.handle(event, frame, view, 5.0) == []
-    assert (screen.ui.pad, screen.ui.pad_action) == ("pin", C.NextRound.name)
+    assert (screen.ui.pad, screen.ui.pad_action) == ("pin", inputs.NextRound.name)
 
 
 def _tap(rect):
@@ -83,7 +83,7 @@ def test_a_tap_on_a_bet_just_after_the_pad_closes_places_nothing_and_says_why(fo
     tap once the moment is over places it."""
     view = build("betting").dealer
     screen = DealerScreen(fonts, "en")
-    screen.ui.pad, screen.ui.pad_action = "pin", C.NextRound.name
+    screen.ui.pad, screen.ui.pad_action = "pin", inputs.NextRound.name
     screen.draw(pygame.Surface(SIZE), view, 49.9)
     screen.ui.reset_pad()
     frame = screen.draw(pygame.Surface(SIZE), view, 50.0)
@@ -92,8 +92,8 @@ def test_a_tap_on_a_bet_just_after_the_pad_closes_places_nothing_and_says_why(fo
     frame = screen.draw(pygame.Surface(SIZE), view, 50.6)
     assert said(frame, "refusal.reason") .startswith("Tap not taken")
     key = pygame.event.Event(pygame.KEYDOWN, key=pygame.K_a, mod=0)
-    assert [type(c) for c in screen.handle(key, frame, view, 50.61)] == [C.PlaceBet]
+    assert [type(c) for c in screen.handle(key, frame, view, 50.61)] == [inputs.PlaceBet]
     view = replace(view, version=view.version + 1)
     frame = screen.draw(pygame.Surface(SIZE), view, 51.0)
     cmds = screen.handle(_tap(ante), frame, view, 50.0 + GUARD_SECONDS + 0.3)
-    assert cmds == [C.PlaceBet(seat=4, bet="ante", amount=100)]
+    assert cmds == [inputs.PlaceBet(seat=4, bet="ante", amount=100)]

@@ -17,7 +17,7 @@ import re
 
 import pytest
 
-from controller.game import inputs as C  # noqa: N812 - the input declarations
+from controller.game import inputs
 from controller.game.auth import DEMO_PINS
 from controller.game.events import CardRead, Misread
 from display.i18n import Translator
@@ -45,19 +45,19 @@ def test_a_reopen_pad_closes_when_the_burn_card_is_read_and_says_why(dealer_shif
     shift = dealer_shift(size=(1024, 768), lang=lang, burn_cards=1)
     shift.chips_by_touch({1: {"ante": 500}, 2: {"ante": 500}})
     shift.tap("primary")                                      # No more bets
-    assert C.ReopenBets.name in shift.view.allowed
+    assert inputs.ReopenBets.name in shift.view.allowed
     shift.key("f12")
     assert shift.frame.notes["pad"] == "pin"
     shift.type(SUP[:2])                                       # the supervisor starts the PIN
     shift.shoe(CardRead(card="9d", code="9d", burn=True))     # the burn: reopening is over
-    assert C.ReopenBets.name not in shift.view.allowed
+    assert inputs.ReopenBets.name not in shift.view.allowed
     assert shift.frame.notes["pad"] is None                   # the deal is in sight again
     shown = refusal_line(shift)
     shift.type(SUP[2:])
     shift.key("return", dt=0.1)                               # the rest of the PIN, by habit
     assert refusal_line(shift) == shown and not shift.refused()
     assert shift.view.state != "betting" and shift.frame.notes["pad"] is None
-    (verdict,) = shift.table.process([C.ReopenBets(pin=SUP)])  # what the table says to it
+    (verdict,) = shift.table.process([inputs.ReopenBets(pin=SUP)])  # what the table says to it
     assert not verdict.accepted
     assert shown == Translator(lang).refusal(verdict.refusal)
 
@@ -75,7 +75,7 @@ def test_f12_during_a_lockout_says_it_waits_and_how_long(dealer_shift):
     assert shift.frame.notes["pad"] is None and refusal_line(shift) == ""
     shift.key("f12")
     assert shift.frame.notes["pad"] is None
-    assert locked_words("en", C.ReopenBets.name, "f12").fullmatch(refusal_line(shift))
+    assert locked_words("en", inputs.ReopenBets.name, "f12").fullmatch(refusal_line(shift))
     assert "9:5" in refusal_line(shift)                       # ten minutes, a few seconds in
 
 
@@ -86,11 +86,11 @@ def test_f10_f9_and_enter_during_a_lockout_say_so(dealer_shift, lang):
     shift.tap("primary")                                      # No more bets
     shift.shoe(CardRead(card="2c", code="2c"), Misread())     # paused: a card by hand
     for _ in range(2):                                        # wrong PINs: PIN entry locks
-        shift.table.process([C.ManualCard(card="3c", pin="1111")])
+        shift.table.process([inputs.ManualCard(card="3c", pin="1111")])
     shift.step()
-    assert C.ManualCard.name in shift.view.allowed and shift.view.pin_locked_ms > 0
-    for key, command in (("f10", C.ManualCard.name), ("f9", C.VoidRound.name),
-                         ("return", C.ManualCard.name)):
+    assert inputs.ManualCard.name in shift.view.allowed and shift.view.pin_locked_ms > 0
+    for key, command in (("f10", inputs.ManualCard.name), ("f9", inputs.VoidRound.name),
+                         ("return", inputs.ManualCard.name)):
         shift.key(key)
         assert shift.frame.notes["pad"] is None
         assert locked_words(lang, command, key).fullmatch(refusal_line(shift)), key

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pygame
 import pytest
 
-from controller.game import inputs as C  # noqa: N812 - the input declarations
+from controller.game import inputs
 from controller.game.refusals import Refusal
 from controller.game.views import Banner
 from display.dealer import DealerScreen
@@ -26,8 +26,8 @@ FLOOR = {(800, 480): 14, (1024, 768): 14, (1920, 1080): 18}
 def _pad(fonts, lang: str, size: tuple[int, int]):
     screen = DealerScreen(fonts, lang)
     ui = screen.ui
-    ui.pad, ui.pad_action = "pin", C.ReopenBets.name
-    refusal = Banner("rejected", params={"input": C.ReopenBets.name,
+    ui.pad, ui.pad_action = "pin", inputs.ReopenBets.name
+    refusal = Banner("rejected", params={"input": inputs.ReopenBets.name,
                                          **Refusal("cards_dealt", {"cards": 1}).as_params()})
     ui.error = screen.tr.rejection(refusal)
     frame = screen.draw(pygame.Surface(size), build("dealing").dealer)

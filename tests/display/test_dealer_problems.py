@@ -7,7 +7,7 @@ the screen offers and what the table records.
 
 import re
 
-from controller.game import inputs as C  # noqa: N812 - the input declarations
+from controller.game import inputs
 from controller.game.events import Alarm, CardRead, Cut, Lid, LinkState, LinkStatus, Misread
 from display.i18n import Translator
 
@@ -29,7 +29,7 @@ def test_a_void_the_table_made_is_acknowledged_from_the_large_button(dealer_shif
     shift = dealer_shift()
     shift.chips_by_touch({1: {"ante": 500}, 2: {"ante": 500}})
     shift.shoe(CardRead(card="7d", code="7d"))  # a card read before No more bets
-    assert shift.view.state == "void" and C.NextRound.name in shift.view.pin_needed
+    assert shift.view.state == "void" and inputs.NextRound.name in shift.view.pin_needed
     shift.tap("all_paid")                       # the wagers are returned
     assert shift.button("primary").enabled
     shift.tap("primary")                        # Next round: it asks for the PIN
@@ -90,7 +90,7 @@ def test_a_chip_placed_by_mistake_comes_off_with_undo(dealer_shift):
     shift.tap("seat.3.bet.ante")
     assert {s.seat: s.bets for s in shift.view.seats if s.bets} == {3: {"ante": 3000}}
     kinds = [r.kind for r in shift.table.journal.records()]
-    assert C.RemoveChip.name in kinds
+    assert inputs.RemoveChip.name in kinds
 
 
 def test_a_fold_is_taken_back_until_the_reveal(dealer_shift):
@@ -113,8 +113,8 @@ def test_rebet_all_fills_the_empty_seats_and_keeps_a_new_bet(dealer_shift):
     shift.chips_by_touch(ONE)
     shift.tap("primary")
     shift.deal()  # the round is played out at the table; the next one opens
-    shift.shoe(*[C.Decide(seat=n, decision="play") for n in ONE], C.Reveal(), C.Settle(),
-               C.NextRound())
+    shift.shoe(*[inputs.Decide(seat=n, decision="play") for n in ONE], inputs.Reveal(),
+               inputs.Settle(), inputs.NextRound())
     assert shift.view.state == "betting"
     shift.tap("chip.2500")
     shift.tap("seat.2.bet.ante")                 # seat 2 bets more this round
@@ -140,7 +140,7 @@ def test_no_control_moves_when_alarms_come_and_every_alarm_is_drawn(dealer_shift
 def test_a_refusal_shows_beside_the_large_button_and_leaves_once_read(dealer_shift):
     shift = dealer_shift()
     # a Pair Plus without an Ante, from the control channel (the screen refuses it itself)
-    shift.shoe(C.PlaceBet(seat=2, bet="pair_plus", amount=100))
+    shift.shoe(inputs.PlaceBet(seat=2, bet="pair_plus", amount=100))
     before = rects(shift)
     shift.tap("primary")                          # No more bets: refused
     assert shift.refused() and shift.view.state == "betting"
@@ -165,7 +165,7 @@ def offered(shift) -> set[str]:
     out = set()
     for b in shift.frame.buttons:
         if b.enabled:
-            if isinstance(b.action, C.DealerCommand):
+            if isinstance(b.action, inputs.DealerCommand):
                 out.add(b.action.name)
             elif getattr(b.action, "command", None):  # a pad opened for that command
                 out.add(b.action.command)
@@ -178,8 +178,8 @@ def test_during_a_misread_the_large_button_offers_the_card_by_hand(dealer_shift)
     shift.tap("primary")
     shift.shoe(CardRead(card="2c", code="2c"), Misread())
     assert shift.view.pause_reason == "misread"
-    assert C.Resume.name not in offered(shift)
-    assert shift.button("primary").action.command == C.ManualCard.name  # its pad
+    assert inputs.Resume.name not in offered(shift)
+    assert shift.button("primary").action.command == inputs.ManualCard.name  # its pad
     shift.key("return")
     assert shift.frame.notes["pad"] == "card"
 
@@ -192,7 +192,7 @@ def test_while_the_link_is_down_nothing_refused_is_offered(dealer_shift):
                LinkStatus(state=LinkState.DISCONNECTED, detail="unplugged"))
     assert shift.view.state == "paused"
     assert shift.button("primary") is None       # a status: wait for the shoe
-    assert offered(shift) <= {C.VoidRound.name}  # no Resume, no card by hand
+    assert offered(shift) <= {inputs.VoidRound.name}  # no Resume, no card by hand
     assert shift.texts("next_card") == ["Dealer, card 1"]  # not "No card due"
     shift.shoe(LinkStatus(state=LinkState.ONLINE, detail="back"))
     assert shift.view.state == "dealing"
@@ -200,13 +200,13 @@ def test_while_the_link_is_down_nothing_refused_is_offered(dealer_shift):
 
 def test_manual_card_and_unblock_are_offered_only_when_they_are_the_step(dealer_shift):
     shift = dealer_shift()
-    pointless = {C.ManualCard.name, C.UnblockDeck.name, C.Resume.name}
+    pointless = {inputs.ManualCard.name, inputs.UnblockDeck.name, inputs.Resume.name}
     assert not offered(shift) & pointless
     shift.chips_by_touch({1: {"ante": 500}})
     shift.tap("primary")
     assert not offered(shift) & pointless
     shift.shoe(CardRead(card="2c", code="2c"), Misread())   # a misread: the card by hand
-    assert offered(shift) & pointless == {C.ManualCard.name}
+    assert offered(shift) & pointless == {inputs.ManualCard.name}
     shift.shoe(CardRead(card="Kh", code="Kh"))               # re-presented
     shift.shoe(LinkStatus(state=LinkState.SILENT, detail="quiet"))  # the link goes silent
     assert shift.view.state == "paused" and not offered(shift) & pointless
@@ -285,7 +285,7 @@ def test_a_double_tap_never_reaches_the_next_round_and_the_list_stays(dealer_shi
     assert shift.frame.notes["selected_seat"] == 2
     shift.tap("seat.2.paid")
     shift.tap("seat.3.paid")
-    assert shift.button("primary").action == C.NextRound()
+    assert shift.button("primary").action == inputs.NextRound()
     shift.tap("primary")
     assert shift.view.state == "betting"
 

@@ -11,7 +11,7 @@ from dataclasses import replace
 import pygame
 import pytest
 
-from controller.game import refusals as R  # noqa: N812 - the refusal declarations
+from controller.game import refusals
 from controller.game.views import Banner
 from display.dealer import DealerScreen
 from display.scenarios import build
@@ -19,10 +19,11 @@ from display.theme import FontBook
 
 SIZES = [(800, 480), (1920, 1080), (1080, 1920)]
 MIN_TEXT = {(800, 480): 14, (1920, 1080): 18, (1080, 1920): 18}
-SAMPLE = {R.MONEY: 1_250_000_00, R.SEAT: 7, R.NUMBER: 7, R.SEATS: (1, 2, 3, 4, 5, 6, 7),
-          R.BET: "six_card_bonus", R.COMMAND: "place_bet", R.STATE: "dealing",
-          R.DECISION: "fold", R.SETTING: "bet_entry", R.CARD: "Qh",
-          R.TEXT: "the input could not be read"}
+SAMPLE = {refusals.MONEY: 1_250_000_00, refusals.SEAT: 7, refusals.NUMBER: 7,
+          refusals.SEATS: (1, 2, 3, 4, 5, 6, 7),
+          refusals.BET: "six_card_bonus", refusals.COMMAND: "place_bet", refusals.STATE: "dealing",
+          refusals.DECISION: "fold", refusals.SETTING: "bet_entry", refusals.CARD: "Qh",
+          refusals.TEXT: "the input could not be read"}
 """A long value of each parameter kind (1,250,000.00 as money)."""
 
 
@@ -33,12 +34,12 @@ def fonts():
     return FontBook()
 
 
-def refusal(code: str) -> R.Refusal:
-    kind = R.REFUSALS[code]
+def refusal(code: str) -> refusals.Refusal:
+    kind = refusals.REFUSALS[code]
     params = {k: SAMPLE[v] for k, v in kind.params.items()}
-    if code in R.BET_ERRORS:
+    if code in refusals.BET_ERRORS:
         params["seat"] = 7
-    return R.Refusal(code, params)
+    return refusals.Refusal(code, params)
 
 
 @pytest.mark.parametrize("lang", ["en", "fr", "uk"])
@@ -47,7 +48,7 @@ def test_every_refusal_is_shown_whole(fonts, size, lang):
     view = build("betting").dealer
     screen = DealerScreen(fonts, lang)
     screen.draw(pygame.Surface(size), view, 1.0)
-    for seq, code in enumerate(sorted(R.REFUSALS), start=100):
+    for seq, code in enumerate(sorted(refusals.REFUSALS), start=100):
         r = refusal(code)
         banner = Banner("rejected", "warning", r.journal_text(), "",
                         {**r.as_params(), "currency": view.currency})

@@ -9,7 +9,7 @@ import re
 import pygame
 import pytest
 
-from controller.game import inputs as C  # noqa: N812 - the input declarations
+from controller.game import inputs
 from controller.game.config import PIN_MAX_DIGITS, PIN_MIN_DIGITS
 from display.dealer import DealerScreen
 from display.i18n import Translator
@@ -48,13 +48,13 @@ def test_ok_and_enter_wait_for_a_whole_pin(dealer_shift, lang):
 @pytest.mark.parametrize("lang", ["en", "fr", "uk"])
 def test_a_pin_the_declaration_refuses_is_worded_in_the_language(dealer_shift, lang):
     shift = dealer_shift(lang=lang)
-    (verdict,) = shift.table.process([C.VoidRound(reason="Shoe fault", pin="123")])
+    (verdict,) = shift.table.process([inputs.VoidRound(reason="Shoe fault", pin="123")])
     assert not verdict.accepted
     tr = Translator(lang)
     words = tr.refusal(verdict.refusal)
     assert words == tr("refusal.pin_digits", low=PIN_MIN_DIGITS, high=PIN_MAX_DIGITS)
     assert "Expected" not in words and "$." not in words and "regex" not in words
-    (verdict,) = shift.table.process([C.Decide(seat=1, decision="maybe")])  # not a PIN
+    (verdict,) = shift.table.process([inputs.Decide(seat=1, decision="maybe")])  # not a PIN
     words = tr.refusal(verdict.refusal)
     assert words == tr("refusal.input_invalid", input=tr("command.decide"))
     assert "Expected" not in words and "$." not in words
