@@ -19,6 +19,8 @@ import msgspec
 from msgspec import Struct
 from msgspec.structs import replace
 
+from controller.game.bet_types import ANTE_BONUS
+
 
 class MeterRow(Struct, array_like=True, frozen=True):
     """One meter (journal and snapshot form: ``[wagered, paid, won, rounds, voids, refunded]``).
@@ -133,7 +135,7 @@ class Meters:
                 if r.outcome == "refund":
                     m = replace(m, voids=m.voids + 1, refunded=m.refunded + r.stake)
                 else:
-                    m = replace(m, wagered=m.wagered + (r.stake if r.bet != "ante_bonus" else 0),
+                    m = replace(m, wagered=m.wagered + (r.stake if r.bet != ANTE_BONUS else 0),
                                 paid=m.paid + max(r.net, 0), won=m.won - min(r.net, 0))
                 rows[name] = m
             played.update((r.bet, f"{SEAT_PREFIX}{seat}"))
