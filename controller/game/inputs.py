@@ -151,8 +151,7 @@ JournaledReason = Annotated[str, Meta(max_length=MAX_REASON)]
 CardText = Annotated[str, Meta(min_length=2, max_length=MAX_CARD_TEXT, pattern=SAFE_TEXT_PATTERN)]
 JournaledCardText = Annotated[str, Meta(min_length=2, max_length=MAX_CARD_TEXT)]
 BetName = Literal[PLACED]  # type: ignore[valid-type]
-BET_NAMES: tuple[str, ...] = typing.get_args(BetName)
-"""The bets a seat places (``--bets``, settle lines, limits), by journal code."""
+BET_NAMES: tuple[str, ...] = typing.get_args(BetName)  # chips' bets, by journal code
 DecisionName = Literal["play", "fold"]
 SettingNumber = Annotated[int, Meta(ge=0, le=MAX_SETTING_NUMBER)]
 SettingValue = SettingNumber | Annotated[str, Meta(max_length=MAX_SETTING_TEXT,

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.game import inputs as C  # noqa: N812 - the input declarations
+from controller.game.bet_types import ANTE
 from controller.game.round import RoundState
 from controller.game.views import Banner, DealerView, SeatView
 from display import outcome_mode as om
@@ -235,7 +236,7 @@ def lock_left(view: DealerView, ui: DealerUI, now: float) -> int:
 def undecided(view: DealerView, ui: DealerUI) -> list[int]:
     """Seats with an Ante and no decision (nor one just posted), in seat order."""
     return [s.seat for s in view.seats
-            if s.bets.get("ante") and not s.decision and s.seat not in ui.pending]
+            if s.bets.get(ANTE) and not s.decision and s.seat not in ui.pending]
 
 
 def payout_seats(view: DealerView) -> list[int]:
@@ -295,7 +296,7 @@ def focus_seat(view: DealerView, ui: DealerUI) -> int | None:
     numbers = [s.seat for s in view.seats]
     if view.state == "deciding":
         waiting = undecided(view, ui)
-        if ui.decide_seat in {s.seat for s in view.seats if s.bets.get("ante")}:
+        if ui.decide_seat in {s.seat for s in view.seats if s.bets.get(ANTE)}:
             return ui.decide_seat  # chosen by its digit, decided or not (Undo acts on it)
         after = ui.decided[-1] if ui.decided else 0
         return next((s for s in waiting if s > after), waiting[0] if waiting else None)
@@ -379,7 +380,7 @@ def needs_ante(view: DealerView, seat: int, bet: str) -> Banner | None:
     A side bet these rules take only beside an Ante is refused on a seat with none when
     it is put down, not only at No more bets.
     """
-    if bet not in view.paytables.need_ante or seat_view(view, seat).bets.get("ante"):
+    if bet not in view.paytables.need_ante or seat_view(view, seat).bets.get(ANTE):
         return None
     code = f"{bet}_needs_ante"
     return Banner(REJECTED, message=code, params={"code": code, "seat": str(seat),
