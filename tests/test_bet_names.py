@@ -21,11 +21,11 @@ key (``bet.pair_plus``) is not a bet's name and is built from the declared one.
 from __future__ import annotations
 
 import ast
-from pathlib import Path
+
+from literal_scan import REPO, Parents, is_enum, rel, sources, spelled, spelled_anywhere
 
 from controller.game.bet_types import NAMES, PLAY
 
-REPO = Path(__file__).resolve().parents[1]
 PACKAGES = ("controller", "drivers", "display", "simulators", "floor")
 DECLARATION = "controller/game/bet_types.py"
 #: (file, enclosing function or class, word) -> the vocabulary the word belongs to there
@@ -35,16 +35,6 @@ OTHER_VOCABULARIES = {
 }
 _DECISION_SUBJECTS = frozenset({"decision", "decided", "style"})
 _OTHER_WORD = "fold"
-
-
-def _sources() -> list[Path]:
-    found = sorted(p for d in PACKAGES for p in (REPO / d).rglob("*.py"))
-    assert len(found) > 100
-    return found
-
-
-def _rel(path: Path) -> str:
-    return path.relative_to(REPO).as_posix()
 
 
 def _subject(node: ast.AST) -> str | None:
@@ -58,18 +48,15 @@ def _subject(node: ast.AST) -> str | None:
     return None
 
 
-def _is_enum(cls: ast.ClassDef) -> bool:
-    return any((isinstance(b, ast.Attribute) and b.attr.endswith("Enum"))
-               or (isinstance(b, ast.Name) and b.id.endswith("Enum")) for b in cls.bases)
-
-
 def _beside_fold(node: ast.AST) -> bool:
     items = node.keys if isinstance(node, ast.Dict) else getattr(node, "elts", ())
     return any(isinstance(x, ast.Constant) and x.value == _OTHER_WORD for x in items)
 
 
-def _not_a_bet(node: ast.Constant, parents: dict[ast.AST, ast.AST]) -> bool:
+def _not_a_bet(node: ast.Constant, parents: Parents) -> bool:
     """True where ``play`` stands as a decision or a style (the rules of the module doc)."""
+    if node.value != PLAY:
+        return False
     up = parents.get(node)
     while isinstance(up, ast.IfExp):  # decision="play" if ... else "fold"
         up = parents.get(up)
@@ -81,42 +68,23 @@ def _not_a_bet(node: ast.Constant, parents: dict[ast.AST, ast.AST]) -> bool:
             _subject(x) in _DECISION_SUBJECTS for x in (up.left, *up.comparators)):
         return True
     owner = parents.get(up) if up is not None else None
-    return isinstance(up, ast.Assign) and isinstance(owner, ast.ClassDef) and _is_enum(owner)
+    return isinstance(up, ast.Assign) and isinstance(owner, ast.ClassDef) and is_enum(owner)
 
 
-def bet_literals(rel: str, text: str) -> list[tuple[str, int, str, str]]:
+def bet_literals(rel_path: str, text: str) -> list[tuple[str, int, str, str]]:
     """(file, line, enclosing scope, word) of each bet name spelled in a module.
 
     Args:
-        rel: the module's path from the repository's root.
+        rel_path: the module's path from the repository's root.
         text: its source.
     """
-    tree = ast.parse(text, rel)
-    parents: dict[ast.AST, ast.AST] = {}
-    for node in ast.walk(tree):
-        for child in ast.iter_child_nodes(node):
-            parents[child] = node
-    found = []
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Constant) and node.value in NAMES):
-            continue
-        if node.value == PLAY and _not_a_bet(node, parents):
-            continue
-        scope, up = [], node
-        while up in parents:
-            up = parents[up]
-            if isinstance(up, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                scope.append(up.name)
-        where = ".".join(reversed(scope)) or "<module>"
-        if (rel, where, node.value) not in OTHER_VOCABULARIES:
-            found.append((rel, node.lineno, where, node.value))
-    return sorted(found)
+    return spelled(rel_path, text, NAMES, _not_a_bet, OTHER_VOCABULARIES)
 
 
 def test_no_bet_name_is_spelled_outside_its_declaration():
-    spelled = [hit for p in _sources() if _rel(p) != DECLARATION
-               for hit in bet_literals(_rel(p), p.read_text(encoding="utf-8"))]
-    assert spelled == []
+    found = [hit for p in sources(PACKAGES) if rel(p) != DECLARATION
+             for hit in bet_literals(rel(p), p.read_text(encoding="utf-8"))]
+    assert found == []
 
 
 def test_the_scan_finds_a_bet_name_where_one_is_spelled():
@@ -137,10 +105,4 @@ def test_the_scan_finds_a_bet_name_where_one_is_spelled():
 
 def test_every_exception_still_names_a_word_that_is_spelled_there():
     # an entry left behind after its code changed would silently allow a bet name
-    spelled = set()
-    for p in _sources():
-        rel = _rel(p)
-        tree = ast.parse(p.read_text(encoding="utf-8"))
-        spelled |= {(rel, w) for w in NAMES
-                    if any(isinstance(n, ast.Constant) and n.value == w for n in ast.walk(tree))}
-    assert {(f, w) for f, _, w in OTHER_VOCABULARIES} <= spelled
+    assert {(f, w) for f, _, w in OTHER_VOCABULARIES} <= spelled_anywhere(PACKAGES, NAMES)

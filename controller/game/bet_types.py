@@ -14,36 +14,20 @@ PLAY = "play"
 ANTE_BONUS = "ante_bonus"
 PAIR_PLUS = "pair_plus"
 SIX_CARD_BONUS = "six_card_bonus"
-ANTE_PLAY = "ante_play"
-"""The return group of the Ante, the Play and the Ante Bonus (a player's main game)."""
+ANTE_PLAY = "ante_play"  # the return group of the Ante, the Play and the Ante Bonus
 
 
 class BetType(NamedTuple):
-    """One bet.
-
-    Attributes:
-        name: its name in views, records, settle lines, profiles and catalogue keys.
-        pay_rank: its place in the order the dealer settles a seat (docs/rules.md, Round,
-            step 6).
-        group: the return group it counts in (the par sheet gives each group's return,
-            per unit of its first bet's stake).
-        per_seat: settled on the seat's own three cards alone (a seat is one trial).
-        held: a wager a seat holds (the Ante Bonus is only a result of the Ante).
-        code: the number the journal stores for it (append only), None when no chip
-            places it (the Play is a decision's).
-        key: the dealer's key of its chip spot, None when it has no spot.
-        paytable: paid on a line of its paytable (a section of the rule profile named
-            after it) rather than even money.
-    """
+    """One bet: its name (in views, records, settle lines, profiles, catalogue keys) and roles."""
 
     name: str
-    pay_rank: int
-    group: str
-    per_seat: bool
-    held: bool
-    code: int | None
-    key: str | None
-    paytable: bool
+    pay_rank: int  # its place in the order the dealer settles a seat (docs/rules.md)
+    group: str  # the par sheet's return group it counts in
+    per_seat: bool  # settled on the seat's own three cards alone: a seat is one trial
+    held: bool  # a wager a seat holds (the Ante Bonus is only a result of the Ante)
+    code: int | None  # the journal's number for it (append only); None: no chip places it
+    key: str | None  # the dealer's key of its chip spot; None: it has no spot
+    paytable: bool  # paid on a line of its paytable (a profile's section named after it)
 
 
 BETS: tuple[BetType, ...] = (
@@ -58,8 +42,8 @@ BY_NAME: dict[str, BetType] = {b.name: b for b in BETS}
 NAMES: tuple[str, ...] = tuple(b.name for b in BETS)
 PAY_ORDER: tuple[str, ...] = tuple(b.name for b in sorted(BETS, key=lambda b: b.pay_rank))
 #: the bets a chip places (``--bets``, settle lines, limits), by journal code
-PLACED: tuple[str, ...] = tuple(sorted((b.name for b in BETS if b.code is not None),
-                                      key=lambda n: BY_NAME[n].code))  # type: ignore[arg-type,return-value]
+PLACED: tuple[str, ...] = tuple(
+    b.name for b in sorted(BETS, key=lambda b: b.code or 0) if b.code is not None)
 HELD: tuple[str, ...] = tuple(b.name for b in BETS if b.held)
 LINE_BETS: tuple[str, ...] = tuple(b.name for b in BETS if b.paytable)
 #: return group -> its bets; a group's return is per unit of its first bet's stake
@@ -70,5 +54,3 @@ PER_SEAT_GROUPS: frozenset[str] = frozenset(
     g for g in GROUPS if all(b.per_seat for b in BETS if b.group == g))
 #: chip spot -> the dealer's key
 KEYS: dict[str, str] = {b.name: b.key for b in BETS if b.key is not None}
-SIDE_BETS: tuple[str, ...] = (PAIR_PLUS, SIX_CARD_BONUS)
-"""The bets beside the Ante (a profile may require an Ante for each; a fold may lose them)."""
