@@ -16,8 +16,8 @@ from collections.abc import Iterable
 from datetime import UTC, date, datetime
 from typing import IO, Any
 
+from controller.game.bet_types import PAY_ORDER
 from controller.game.recall import sum_rounds
-from controller.game.rules import PAY_ORDER
 
 GROUPS = ("total", *PAY_ORDER)
 """The bet groups of a row, in its order (a CSV row always has them all)."""

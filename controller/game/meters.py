@@ -53,11 +53,11 @@ ROUNDS_VOIDED = "voids"
 def row_order(names: Iterable[str]) -> list[str]:
     """Meter row names in the order they are shown.
 
-    The bets in the order the dealer pays them (:data:`controller.game.rules.PAY_ORDER`),
+    The bets in the order the dealer pays them (:data:`controller.game.bet_types.PAY_ORDER`),
     then the seats by number, then :data:`TOTAL`; a name of none of these comes after the
     seats, so that none is ever left out.
     """
-    from controller.game.rules import PAY_ORDER
+    from controller.game.bet_types import PAY_ORDER
 
     given = set(names)
     bets = [b for b in PAY_ORDER if b in given]

@@ -7,7 +7,7 @@ rule profile's, :mod:`controller.game.rules`): the screens name that line beside
 which :func:`result_line` names it again by the same rule (:meth:`RuleProfile.paid_line`).
 
 Every list of a seat's results (settled or refunded) is in the one pay order of the rules
-(:data:`~controller.game.rules.PAY_ORDER`): :func:`in_pay_order`.
+(:data:`~controller.game.bet_types.PAY_ORDER`): :func:`in_pay_order`.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ _V = TypeVar("_V")
 
 
 def pay_rank(bet: str) -> int:
-    """A bet's place in :data:`~controller.game.rules.PAY_ORDER` (an unknown bet last)."""
+    """A bet's place in :data:`~controller.game.bet_types.PAY_ORDER` (an unknown bet last)."""
     return PAY_ORDER.index(bet) if bet in PAY_ORDER else len(PAY_ORDER)
 
 

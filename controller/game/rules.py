@@ -20,21 +20,11 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from controller.game.bet_types import (
-    ANTE,
-    ANTE_BONUS,
-    GROUPS,
-    HELD,
-    PAIR_PLUS,
-    SIX_CARD_BONUS,
-)
+from controller.game.bet_types import ANTE, ANTE_BONUS, GROUPS, PAIR_PLUS, SIX_CARD_BONUS
 from controller.game.bet_types import PAY_ORDER as PAY_ORDER
 from controller.game.config import MAX_PROFILE_BYTES, amount_problem, multiple_problem
 from controller.game.hands import HandClass, Qualifier, SixCardClass
 from controller.game.inputs import BET_NAMES
-
-BET_TYPES = HELD
-"""Wagers a seat can hold. ``play`` is always equal to ``ante`` and has no limits of its own."""
 
 ANTE_BONUS_CLASSES = ("straight_flush", "three_of_a_kind", "straight")
 PAIR_PLUS_CLASSES = ("straight_flush", "three_of_a_kind", "straight", "flush", "pair")
@@ -104,7 +94,7 @@ class RuleProfile:
         return bool(self.six_card_bonus)
 
     def offers(self, bet: str) -> bool:
-        """True when a seat may hold ``bet`` (a name of :data:`BET_TYPES`) under these rules."""
+        """True when a seat may hold ``bet`` (one of :data:`bet_types.HELD`) under these rules."""
         return bet != SIX_CARD_BONUS or self.offers_six_card_bonus
 
     def paid_line(self, bet: str, hand: str, mini_royal: bool = False) -> str:
