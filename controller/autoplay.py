@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from controller.game.bet_types import ANTE, PAIR_PLUS, SIX_CARD_BONUS
 from controller.game.cards import parse_card, parse_cards
 from controller.game.hands import evaluate3
 from controller.game.inputs import (
@@ -34,7 +35,7 @@ from controller.game.rules import RuleProfile
 from controller.game.settlement import bets_from_mapping, validate_bets
 from controller.game.views import DealerView
 
-DEMO_BETS = {"ante": 500, "pair_plus": 100, "six_card_bonus": 100}
+DEMO_BETS = {ANTE: 500, PAIR_PLUS: 100, SIX_CARD_BONUS: 100}
 """Autoplay's wagers when none are given (minor units), less what the rules do not offer."""
 
 
@@ -71,7 +72,7 @@ def should_play(cards: tuple[str | None, ...]) -> bool:
 class AutoPlayer:
     """Produces the next commands for a table (``seats`` None: all; ``pin`` a supervisor's)."""
 
-    bets: Mapping[str, int] = field(default_factory=lambda: {"ante": 100})
+    bets: Mapping[str, int] = field(default_factory=lambda: {ANTE: 100})
     seats: tuple[int, ...] | None = None
     pin: str | None = None
     _rebet_round: int = 0
@@ -105,7 +106,7 @@ class AutoPlayer:
             return [*out, NoMoreBets()]
         if state == "deciding":
             out = [Decide(seat=s.seat, decision="play" if should_play(s.cards) else "fold")
-                   for s in view.seats if s.bets.get("ante") and s.decision is None]
+                   for s in view.seats if s.bets.get(ANTE) and s.decision is None]
             out += [Reveal(), Settle(), NextRound()]
             if chain and not view.deck_blocked:
                 out += [*self.bet_commands(view, view.round_id + 1), NoMoreBets()]

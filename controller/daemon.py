@@ -41,6 +41,7 @@ from controller import cli, environment, journal_watch, screens
 from controller.autoplay import QUIET_MS, AutoPlayer, autoplay_bets, autoplay_loop
 from controller.cli import counted, input_script, line_handler, wagers, whole_number
 from controller.floor_link import NO_FEED, add_floor_arguments, open_floor
+from controller.game.bet_types import ANTE
 from controller.game.config import (
     DEMO_SHOE,
     LOG_LEVELS,
@@ -339,7 +340,7 @@ class Daemon:
                 sim.deal()
 
         # a shoe that deals by itself: open a round only once it has fallen quiet
-        autoplay_loop(self.table, AutoPlayer(bets=self.autoplay or {"ante": 100},
+        autoplay_loop(self.table, AutoPlayer(bets=self.autoplay or {ANTE: 100},
                                              pin=self.supervisor_pin),
                       self.stop_event, pace=self.pace,
                       on_idle=deal_if_due if sim is not None else None,

@@ -7,13 +7,14 @@ import json
 import sys
 from fractions import Fraction
 
+from controller.game.bet_types import ANTE_PLAY, GROUPS, PAIR_PLUS, SIX_CARD_BONUS
 from controller.game.numbers import format_number, format_odds, format_percent
 from controller.game.par_sheet import N_HANDS as HANDS
 from controller.game.par_sheet import BetAnalysis, ParSheet, compute_par_sheet
 from controller.game.rules import RuleProfileError, load_profile
 
-BET_TITLES = {"ante_play": "Ante / Play (with Ante Bonus, optimal play)",
-              "pair_plus": "Pair Plus", "six_card_bonus": "6 Card Bonus"}
+BET_TITLES = {ANTE_PLAY: "Ante / Play (with Ante Bonus, optimal play)",
+              PAIR_PLUS: "Pair Plus", SIX_CARD_BONUS: "6 Card Bonus"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -56,9 +57,9 @@ def sheet_to_json(sheet: ParSheet) -> dict:
         "house_edge_per_total_wager_fraction": _frac(st.house_edge_per_wager),
         "dealer_qualifies": sheet.dealer_qualifies,
     })
-    out = {"profile": sheet.profile, "ante_play": ante, "pair_plus": _bet_json(sheet.pair_plus)}
+    out = {"profile": sheet.profile, ANTE_PLAY: ante, PAIR_PLUS: _bet_json(sheet.pair_plus)}
     if sheet.six_card_bonus is not None:
-        out["six_card_bonus"] = _bet_json(sheet.six_card_bonus)
+        out[SIX_CARD_BONUS] = _bet_json(sheet.six_card_bonus)
     # the side bets as a player following the derived strategy gets them (fold rule applied)
     out["with_strategy"] = {k: _bet_json(a) for k, a in sheet.with_strategy.items()}
     return out
@@ -70,7 +71,7 @@ def _print_table(sheet: ParSheet) -> None:
 
     console = Console()
     console.print(f"[bold]Par sheet: {sheet.profile}[/bold] (exact, every case counted)")
-    for key in ("ante_play", "pair_plus", "six_card_bonus"):
+    for key in GROUPS:
         a: BetAnalysis | None = getattr(sheet, key)
         if a is None:
             continue
@@ -118,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(sheet_to_json(sheet)))
     else:
         _print_table(sheet)
-    for key in ("ante_play", "pair_plus", "six_card_bonus"):
+    for key in GROUPS:
         a = getattr(sheet, key)
         if a is not None and a.rtp >= 1:
             print(f"threecard par-sheet: WARNING: {BET_TITLES[key]} returns "

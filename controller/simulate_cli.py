@@ -24,7 +24,9 @@ from controller.autoplay import AutoPlayer
 from controller.cli import counted, wagers, whole_number
 from controller.floor_link import add_floor_arguments, check_floor, open_floor, resume_command
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
+from controller.game.bet_types import ANTE, ANTE_PLAY, GROUPS, NAMES, PLACED
 from controller.game.config import MAX_SEATS, MIN_SEATS, TableConfig
+from controller.game.engine import Game
 from controller.game.events import LinkState, LinkStatus
 from controller.game.inputs import ManualCard, NoMoreBets
 from controller.game.numbers import DEFAULT_CURRENCY, format_money, format_percent
@@ -40,7 +42,7 @@ from controller.journal_watch import lift_mark, mark_broken
 from simulators.deck_file import read_deck_file
 from simulators.event_shoe import FAULTS, EventShoe, parse_faults
 
-DEFAULT_BETS = '{"ante": 100, "pair_plus": 100, "six_card_bonus": 100}'
+DEFAULT_BETS = json.dumps(dict.fromkeys(PLACED, 100))
 FLOOR_DRAIN_S = 60.0
 """With ``--floor``, how long the run may go on sending to a connected broker at its end."""
 SIMULATE_FLAGS = {"rules": "--rules", "seats": "--seats", "table_id": "--table-id",
@@ -61,7 +63,7 @@ def expected_returns(profile: RuleProfile) -> dict[str, Fraction]:
     from controller.game.par_sheet import compute_par_sheet
 
     sheet = compute_par_sheet(profile, stored_counts())
-    out = {"ante_play": sheet.ante_play.rtp}
+    out = {ANTE_PLAY: sheet.ante_play.rtp}
     out.update({k: a.rtp for k, a in sheet.with_strategy.items()})
     return out
 
@@ -93,10 +95,6 @@ def _bet_net(rows: dict[str, list[int]], bet: str) -> tuple[int, int]:
     return m[0], m[1] - m[2]
 
 
-_GROUPS = {"ante_play": ("ante", "play", "ante_bonus"), "pair_plus": ("pair_plus",),
-           "six_card_bonus": ("six_card_bonus",)}
-_BASE = {"ante_play": "ante", "pair_plus": "pair_plus", "six_card_bonus": "six_card_bonus"}
-
 
 class RoundAudit:
     """Checks every finished round's invariants and accumulates the return statistics.
@@ -117,7 +115,7 @@ class RoundAudit:
     def __init__(self) -> None:
         self.violations = 0
         self.examples: list[str] = []
-        self.sums = {k: [0, 0, 0, 0] for k in _GROUPS}
+        self.sums = {k: [0, 0, 0, 0] for k in GROUPS}
         self.seat_net = 0
         self.rounds = 0
 
@@ -140,13 +138,13 @@ class RoundAudit:
             return
         if len(rec["dealer_cards"]) != 3:
             self._bad(rec, f"dealer has {len(rec['dealer_cards'])} cards")
-        for key, bets in _GROUPS.items():
+        for key, bets in GROUPS.items():
             stake = net = 0
             for seat in rec["seats"]:
                 for b, r in seat["results"].items():
                     if b in bets:
                         net += r["net"]
-                    if b == _BASE[key]:
+                    if b == bets[0]:  # a group's return is per unit of its first bet
                         stake += r["stake"]
             if stake:
                 acc = self.sums[key]
@@ -158,7 +156,7 @@ class RoundAudit:
             n = seat["seat"]
             if len(seat["cards"]) != 3:
                 self._bad(rec, f"seat {n} has {len(seat['cards'])} cards")
-            if seat["bets"].get("ante") and seat["decision"] not in ("play", "fold"):
+            if seat["bets"].get(ANTE) and seat["decision"] not in ("play", "fold"):
                 self._bad(rec, f"seat {n} settled without a decision")
             total = 0
             for b, r in seat["results"].items():
@@ -191,7 +189,7 @@ def summarize(table: Table, elapsed: float, played: int, audit: RoundAudit) -> d
         "standard_error": {}, "z": {},
         "counters": dict(sorted(g.counters.items())),
     }
-    for bet in ("ante", "play", "ante_bonus", "pair_plus", "six_card_bonus"):
+    for bet in NAMES:
         if bet in rows:
             w, n = _bet_net(rows, bet)
             out["wagered"][bet] = w
@@ -252,37 +250,62 @@ def simulate(table: Table, player: AutoPlayer, shoe: EventShoe, rounds: int,
         SimulationStuck: no step the table accepts is left, or the table locked.
         JournalError: a journal write failed (the table stops).
     """
-    process = table.process
     g = table.game
-    def settled() -> int:
-        total = g.meters.rows.get("total")
-        return total.rounds if total is not None else 0
-
-    start = settled() + g.counters.get("voids", 0)
-    process([LinkStatus(state=LinkState.ONLINE, detail="simulated shoe")], flush=False)
-    round_id = None
-    stuck = 0
+    start = _settled(g) + g.counters.get("voids", 0)
+    table.process([LinkStatus(state=LinkState.ONLINE, detail="simulated shoe")], flush=False)
+    dealer = _Dealer(table, player, shoe, rng_manual)
     audited = max((r.round_id for r in g.recall), default=0)
-    while settled() < rounds:
+    while _settled(g) < rounds:
         newest = g.recall.newest()
         if audit is not None and newest is not None and newest.round_id > audited:
-            for rec in sorted((r for r in g.recall if r.round_id > audited),
-                              key=lambda r: r.round_id):
-                audit.observe(rec.to_dict())
+            _observe(audit, g, audited)
             audited = newest.round_id
-        dealer = table.views()[0]
-        if dealer.round_id != round_id:
+        dealer.step(chain and _settled(g) + 1 < rounds)
+        if table.locked:
+            raise SimulationStuck(table.locked)
+    table.process([], flush=True)
+    if audit is not None:
+        _observe(audit, g, audited)
+    return _settled(g) + g.counters.get("voids", 0) - start
+
+
+def _settled(g: Game) -> int:
+    total = g.meters.rows.get("total")
+    return total.rounds if total is not None else 0
+
+
+def _observe(audit: RoundAudit, g: Game, after: int) -> None:
+    """Audit the recalled rounds after round ``after``, in order."""
+    for rec in sorted((r for r in g.recall if r.round_id > after), key=lambda r: r.round_id):
+        audit.observe(rec.to_dict())
+
+
+class _Dealer:
+    """The simulated dealer: each step sends the table the inputs its view asks for."""
+
+    def __init__(self, table: Table, player: AutoPlayer, shoe: EventShoe,
+                 rng_manual: float) -> None:
+        self.table, self.player, self.shoe = table, player, shoe
+        self.rng_manual = rng_manual
+        self.round_id: int | None = None
+        self.stuck = 0
+
+    def step(self, chain: bool) -> None:
+        """One batch of inputs; ``chain``: the next round's bets go with the settlement."""
+        process, player, shoe = self.table.process, self.player, self.shoe
+        dealer = self.table.views()[0]
+        if dealer.round_id != self.round_id:
             # a restart may find a round half dealt: those cards are out of the deck
-            shoe.new_round(seen=g.deal.seen if round_id is None else ())
-            round_id = dealer.round_id
+            shoe.new_round(seen=self.table.game.deal.seen if self.round_id is None else ())
+            self.round_id = dealer.round_id
         st = dealer.state
         if st == "betting":
             cmds = player.next_commands(dealer)
             process([*cmds[:-1], *shoe.before_no_more_bets(), cmds[-1]], flush=False)
-        elif st == "deciding" and chain and settled() + 1 < rounds:
+        elif st == "deciding" and chain:
             cmds = player.next_commands(dealer, chain=True)
             if isinstance(cmds[-1], NoMoreBets):  # the next round opens in the same commit
-                round_id = dealer.round_id + 1
+                self.round_id = dealer.round_id + 1
                 shoe.new_round()
                 cmds[-1:-1] = shoe.before_no_more_bets()
             process(cmds, flush=False)
@@ -290,7 +313,7 @@ def simulate(table: Table, player: AutoPlayer, shoe: EventShoe, rounds: int,
             process(shoe.deal(dealer.cards_due), flush=False)
         elif dealer.pause_reason == "misread" and shoe.misread_before_restart():
             # (a pending misread of this run, or one the journal kept from before a restart)
-            if shoe.rng.random() < rng_manual:
+            if shoe.rng.random() < self.rng_manual:
                 card = shoe.take_pending()
                 process([ManualCard(card=card, pin=player.pin)], flush=False)
             else:
@@ -298,20 +321,12 @@ def simulate(table: Table, player: AutoPlayer, shoe: EventShoe, rounds: int,
         else:
             cmds = player.next_commands(dealer)
             if not cmds:
-                stuck += 1
-                if stuck > 3:
+                self.stuck += 1
+                if self.stuck > 3:
                     raise SimulationStuck(f"the simulation is stuck in {st}: {dealer.next_action}")
             else:
-                stuck = 0
+                self.stuck = 0
             process(cmds, flush=False)
-        if table.locked:
-            raise SimulationStuck(table.locked)
-    table.process([], flush=True)
-    if audit is not None:
-        for rec in sorted((r for r in g.recall if r.round_id > audited),
-                          key=lambda r: r.round_id):
-            audit.observe(rec.to_dict())
-    return settled() + g.counters.get("voids", 0) - start
 
 
 def full_check(table: Table) -> str | None:
@@ -345,24 +360,8 @@ def full_check(table: Table) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``threecard simulate``; prints the figures. Returns the exit status."""
-    bets = args.bets
     try:
-        try:
-            faults = parse_faults(args.faults)
-        except ValueError as exc:
-            raise ValueError(f"--faults: {exc}") from None
-        config = TableConfig(rules=args.rules, seats=args.seats, pin_hashes=demo_pin_hashes(),
-                             table_id=args.table_id or "TABLE-1", floor_broker=args.floor or "",
-                             flags=SIMULATE_FLAGS,  # its errors name the flags
-                             ).pinned().validate()  # the profile's text read once, journaled
-        check_floor(config, args.journal)
-        try:
-            validate_bets(config.profile, bets_from_mapping(bets))
-        except BetError as exc:
-            raise BetError(f"--bets: {exc}") from None
-        decks = ([" ".join(line) for line in read_deck_file(args.deck_file,
-                                                            one_deck_per_line=True)]
-                 if args.deck_file else None)
+        config, faults, decks = _settings(args)
     except (ValueError, BetError, RuleProfileError, OSError) as exc:
         print(f"threecard simulate: {exc}", file=sys.stderr)
         return 2
@@ -373,88 +372,20 @@ def run(args: argparse.Namespace) -> int:
         tmp = tempfile.mkdtemp(prefix="threecard-sim-")
         path = str(Path(tmp) / "journal.sqlite")
     try:
-        try:
-            table = Table(path, config, keys=tmp)  # a temporary journal's key: beside it
-        except JournalError as exc:
-            print(f"threecard simulate: {exc}", file=sys.stderr)
-            return 2
-        if table.locked:
-            print(f"threecard simulate: {table.locked}", file=sys.stderr)
-            return 1
-        if args.journal and table.journal.chain_started:
-            print(f"verification key: {table.journal.verification_key}", file=sys.stderr)
-        broken = full_check(table)  # start-up checked from its snapshot: now all of it
-        if broken is not None:
-            print(f"threecard simulate: {broken}; stopped before dealing", file=sys.stderr)
-            return 1
-        feed = open_floor(config, table, drain_s=FLOOR_DRAIN_S)  # its witness checked
-        if table.locked:  # the floor holds more of this journal than it does
-            feed.stop(0)
-            with contextlib.suppress(JournalError):
-                table.close()
-            print(f"threecard simulate: {table.locked}; stopped before dealing",
-                  file=sys.stderr)
-            return 1
-        player = AutoPlayer(bets=bets, pin=DEMO_PINS["supervisor"])
-        shoe = EventShoe(args.seed + table.game.round_id, faults, decks)
-        audit = RoundAudit()
-        try:
-            for rec in round_records(table.journal):  # a resumed run: the rounds before it
-                if rec["status"] in ("settled", "void"):
-                    audit.observe(rec)
-            if table.journal.base_seq:  # rounds moved to an archive: their net, from meters
-                moved = start_state(table.journal, table.journal.base_seq)[0]
-                total = moved.meters_dict()["rows"].get("total", [0] * 6)
-                audit.seat_net += total[1] - total[2]
-        except JournalError as exc:  # a record edited past reading: say so, run nothing
-            with contextlib.suppress(JournalError):
-                table.close()
-            print(f"threecard simulate: {exc}", file=sys.stderr)
-            return 1
-        t0 = time.perf_counter()
-        try:
-            played = simulate(table, player, shoe, args.rounds, audit=audit)
-        except JournalError as exc:  # a full disk, a failing card: the table stops
-            feed.stop()
-            with contextlib.suppress(JournalError):
-                table.close()
-            print(f"threecard simulate: {exc}; stopped (every input before the failed write "
-                  "is in the journal)", file=sys.stderr)
-            return 1
-        except SimulationStuck as exc:
-            with contextlib.suppress(JournalError):
-                table.close()
-            print(f"threecard simulate: {exc}; stopped (the journal keeps every round so "
-                  "far)", file=sys.stderr)
-            return 1
-        elapsed = time.perf_counter() - t0
-        result = summarize(table, elapsed, played, audit)
-        result["journal"] = args.journal or "(temporary)"
-        if args.journal and table.journal.verification_key:
-            result["verification_key"] = table.journal.verification_key
-        result["faults_injected"] = shoe.injected
-        feed.stop()  # what is left goes to the floor before the journal closes
-        unsent = feed.left
-        try:
-            table.close()
-        except JournalError as exc:
-            print(f"threecard simulate: {exc}", file=sys.stderr)
-            return 1
-        sealer = table.journal.sealer
-        if tmp is not None and unsent and sealer is not None:  # kept: its key goes on with it
-            kept = key_file(default_folder(), path, sealer.journal_id)
-            kept.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            shutil.copy2(sealer.path, kept)
+        status, result, unsent = _run_table(args, config, path, tmp, faults, decks)
     finally:
         if tmp is not None and not unsent:
             shutil.rmtree(tmp, ignore_errors=True)
         elif tmp is not None:  # kept for the command that sends the rest: its seal key too
             _keep_keys(Path(tmp))
+    if result is None:
+        return status
     if args.json:
         print(json.dumps(result, sort_keys=True))
     else:
         _print_human(result)
     if unsent:
+        bets = args.bets
         given = [] if bets == wagers(DEFAULT_BETS) else ["--bets", json.dumps(bets)]
         print(f"threecard simulate: the floor's broker did not acknowledge the last {unsent} "
               f"journal event(s); the journal keeps them: {path}"
@@ -463,6 +394,120 @@ def run(args: argparse.Namespace) -> int:
               "sends them", file=sys.stderr)
         return 1
     return 0
+
+
+def _settings(args: argparse.Namespace
+              ) -> tuple[TableConfig, dict[str, float], list[str] | None]:
+    """The run's table settings, shoe faults and decks, from its flags.
+
+    Raises:
+        ValueError, BetError, RuleProfileError, OSError: a flag's value, in its words.
+    """
+    try:
+        faults = parse_faults(args.faults)
+    except ValueError as exc:
+        raise ValueError(f"--faults: {exc}") from None
+    config = TableConfig(rules=args.rules, seats=args.seats, pin_hashes=demo_pin_hashes(),
+                         table_id=args.table_id or "TABLE-1", floor_broker=args.floor or "",
+                         flags=SIMULATE_FLAGS,  # its errors name the flags
+                         ).pinned().validate()  # the profile's text read once, journaled
+    check_floor(config, args.journal)
+    try:
+        validate_bets(config.profile, bets_from_mapping(args.bets))
+    except BetError as exc:
+        raise BetError(f"--bets: {exc}") from None
+    return config, faults, ([" ".join(line) for line in read_deck_file(
+        args.deck_file, one_deck_per_line=True)] if args.deck_file else None)
+
+
+def _open_table(args: argparse.Namespace, config: TableConfig, path: str,
+                tmp: str | None) -> Table | int:
+    """The table on the run's journal, checked whole; else the exit status (told why)."""
+    try:
+        table = Table(path, config, keys=tmp)  # a temporary journal's key: beside it
+    except JournalError as exc:
+        print(f"threecard simulate: {exc}", file=sys.stderr)
+        return 2
+    if table.locked:
+        print(f"threecard simulate: {table.locked}", file=sys.stderr)
+        return 1
+    if args.journal and table.journal.chain_started:
+        print(f"verification key: {table.journal.verification_key}", file=sys.stderr)
+    broken = full_check(table)  # start-up checked from its snapshot: now all of it
+    if broken is not None:
+        print(f"threecard simulate: {broken}; stopped before dealing", file=sys.stderr)
+        return 1
+    return table
+
+
+def _resumed_audit(table: Table) -> RoundAudit:
+    """An audit holding the rounds of the journal before this run (a resumed run).
+
+    Raises:
+        JournalError: a record cannot be read.
+    """
+    audit = RoundAudit()
+    for rec in round_records(table.journal):
+        if rec["status"] in ("settled", "void"):
+            audit.observe(rec)
+    if table.journal.base_seq:  # rounds moved to an archive: their net, from meters
+        moved = start_state(table.journal, table.journal.base_seq)[0]
+        total = moved.meters_dict()["rows"].get("total", [0] * 6)
+        audit.seat_net += total[1] - total[2]
+    return audit
+
+
+def _stop(table: Table, why: str) -> int:
+    with contextlib.suppress(JournalError):
+        table.close()
+    print(f"threecard simulate: {why}", file=sys.stderr)
+    return 1
+
+
+def _run_table(args: argparse.Namespace, config: TableConfig, path: str, tmp: str | None,
+               faults: dict[str, float], decks: list[str] | None
+               ) -> tuple[int, dict[str, Any] | None, int]:
+    """Deal the run: (exit status, its figures or None, events the floor did not take)."""
+    table = _open_table(args, config, path, tmp)
+    if isinstance(table, int):
+        return table, None, 0
+    feed = open_floor(config, table, drain_s=FLOOR_DRAIN_S)  # its witness checked
+    if table.locked:  # the floor holds more of this journal than it does
+        feed.stop(0)
+        return _stop(table, f"{table.locked}; stopped before dealing"), None, 0
+    player = AutoPlayer(bets=args.bets, pin=DEMO_PINS["supervisor"])
+    shoe = EventShoe(args.seed + table.game.round_id, faults, decks)
+    try:
+        audit = _resumed_audit(table)
+    except JournalError as exc:  # a record edited past reading: say so, run nothing
+        return _stop(table, str(exc)), None, 0
+    t0 = time.perf_counter()
+    try:
+        played = simulate(table, player, shoe, args.rounds, audit=audit)
+    except JournalError as exc:  # a full disk, a failing card: the table stops
+        feed.stop()
+        return _stop(table, f"{exc}; stopped (every input before the failed write is in the "
+                     "journal)"), None, 0
+    except SimulationStuck as exc:
+        return _stop(table, f"{exc}; stopped (the journal keeps every round so far)"), None, 0
+    result = summarize(table, time.perf_counter() - t0, played, audit)
+    result["journal"] = args.journal or "(temporary)"
+    if args.journal and table.journal.verification_key:
+        result["verification_key"] = table.journal.verification_key
+    result["faults_injected"] = shoe.injected
+    feed.stop()  # what is left goes to the floor before the journal closes
+    unsent = feed.left
+    try:
+        table.close()
+    except JournalError as exc:
+        print(f"threecard simulate: {exc}", file=sys.stderr)
+        return 1, None, unsent
+    sealer = table.journal.sealer
+    if tmp is not None and unsent and sealer is not None:  # kept: its key goes on with it
+        kept = key_file(default_folder(), path, sealer.journal_id)
+        kept.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        shutil.copy2(sealer.path, kept)
+    return 0, result, unsent
 
 
 def _keep_keys(folder: Path) -> None:

@@ -20,6 +20,7 @@ from typing import Any
 import pygame
 
 from controller.game import inputs
+from controller.game.bet_types import ANTE, NAMES
 from controller.game.meters import ROUNDS_SETTLED, ROUNDS_VOID, parse_outcome_key
 from controller.game.numbers import ODDS_WORDS
 from controller.game.views import DealerView, SeatView
@@ -33,7 +34,7 @@ MARKED = "\u2713"
 UNMARKED = "\u2013"
 ALL_PLAY_KEY = "shift+y"
 REBET_ALL_KEY = "shift+b"
-METER_BETS = ("ante", "play", "ante_bonus", "pair_plus", "six_card_bonus")
+METER_BETS = NAMES
 
 
 def on(view: Any) -> bool:
@@ -125,7 +126,7 @@ def mark(view: DealerView, seat: int, bet: str) -> inputs.DealerCommand:
 
 def undecided(view: DealerView) -> list[int]:
     """Seats with an Ante and no decision yet, in seat order."""
-    return [s.seat for s in view.seats if s.bets.get("ante") and not s.decision]
+    return [s.seat for s in view.seats if s.bets.get(ANTE) and not s.decision]
 
 
 def all_play(view: DealerView) -> list[inputs.DealerCommand]:

@@ -11,6 +11,7 @@ import math
 
 import pygame
 
+from controller.game.bet_types import ANTE_BONUS, HELD, PAIR_PLUS, SIX_CARD_BONUS
 from controller.game.numbers import DEFAULT_CURRENCY, ODDS_COLON, ODDS_WORDS, odds_form
 from controller.game.views import BetLine, PlayerView, SeatView
 from display import outcome_mode as om
@@ -231,10 +232,8 @@ class PlayerScreen:
                         theme.OUTCOME_COLORS.get(r.outcome, theme.TEXT), r)
                     for r in seat.results]
         if outcomes:  # marks: never an amount
-            return [row(b, om.MARKED) for b in ("ante", "play", "pair_plus", "six_card_bonus")
-                    if seat.bets.get(b)]
-        return [row(b, self.money(v)) for b in ("ante", "play", "pair_plus", "six_card_bonus")
-                if (v := seat.bets.get(b))]
+            return [row(b, om.MARKED) for b in HELD if seat.bets.get(b)]
+        return [row(b, self.money(v)) for b in HELD if (v := seat.bets.get(b))]
 
     def _outcome_amount(self, outcome: str, net: int, stake: int) -> str:
         if outcome == "win":
@@ -301,9 +300,9 @@ class PlayerScreen:
                          tr.percent(strategy[b]))]
             else:
                 rtp.append((tr.bet(b), tr.percent(v)))
-        return [*table("pt", "pair_plus", pt.pair_plus),
-                *table("pt6", "six_card_bonus", pt.six_card_bonus),
-                *table("pt", "ante_bonus", pt.ante_bonus),
+        return [*table("pt", PAIR_PLUS, pt.pair_plus),
+                *table("pt6", SIX_CARD_BONUS, pt.six_card_bonus),
+                *table("pt", ANTE_BONUS, pt.ante_bonus),
                 ("pt", "", [(tr("player.rules", q=_q(tr, pt.qualifier)), "")]),
                 ("limits", tr("player.limits"), limits), ("rtp", tr("player.rtp"), rtp)]
 

@@ -10,8 +10,8 @@ from collections.abc import Iterable
 from datetime import UTC, date, datetime
 from typing import IO, Any
 
+from controller.game.bet_types import PAY_ORDER
 from controller.game.recall import sum_rounds
-from controller.game.rules import PAY_ORDER
 
 GROUPS = ("total", *PAY_ORDER)
 # Minor units.

@@ -17,11 +17,12 @@ word belongs to another vocabulary, recognised by where it stands:
 from __future__ import annotations
 
 import ast
-from pathlib import Path
+
+from literal_scan import REPO, Parents, is_enum, rel, sources, spelled, spelled_anywhere
 
 from controller.game.inputs import COMMAND_NAMED
 
-REPO = Path(__file__).resolve().parents[1]
+PACKAGES = ("controller", "display")
 DECLARATION = "controller/game/inputs.py"
 #: (file, enclosing function or class, word) -> the vocabulary the word belongs to there
 OTHER_VOCABULARIES = {
@@ -40,16 +41,6 @@ OTHER_VOCABULARIES = {
 _OTHER_SUBJECTS = frozenset({"state", "status", "kind"})
 
 
-def _sources() -> list[Path]:
-    found = sorted(p for d in ("controller", "display") for p in (REPO / d).rglob("*.py"))
-    assert len(found) > 30
-    return found
-
-
-def _rel(path: Path) -> str:
-    return path.relative_to(REPO).as_posix()
-
-
 def _subject(node: ast.AST) -> str | None:
     """The attribute, key or name a comparison operand ends in (``x.state`` -> ``state``)."""
     if isinstance(node, ast.Attribute):
@@ -61,51 +52,37 @@ def _subject(node: ast.AST) -> str | None:
     return None
 
 
-def _is_enum(cls: ast.ClassDef) -> bool:
-    return any((isinstance(b, ast.Attribute) and b.attr.endswith("Enum"))
-               or (isinstance(b, ast.Name) and b.id.endswith("Enum")) for b in cls.bases)
+def _another_vocabulary(node: ast.Constant, parents: Parents) -> bool:
+    """True where the word is a state's, a status's, a kind's or an enum member's value."""
+    up = node
+    while up in parents:
+        child, up = up, parents[up]
+        if isinstance(up, (ast.Tuple, ast.Set, ast.List)):
+            continue
+        if isinstance(up, ast.Compare) and any(
+                _subject(x) in _OTHER_SUBJECTS for x in (up.left, *up.comparators)
+                if x is not child):
+            return True
+        if isinstance(up, ast.ClassDef) and is_enum(up) and isinstance(
+                parents.get(node), ast.Assign):
+            return True
+    return False
 
 
-def command_literals(rel: str, text: str) -> list[tuple[str, int, str, str]]:
+def command_literals(rel_path: str, text: str) -> list[tuple[str, int, str, str]]:
     """(file, line, enclosing scope, word) of each command name spelled in a module.
 
     Args:
-        rel: the module's path from the repository's root.
+        rel_path: the module's path from the repository's root.
         text: its source.
     """
-    tree = ast.parse(text, rel)
-    parents: dict[ast.AST, ast.AST] = {}
-    for node in ast.walk(tree):
-        for child in ast.iter_child_nodes(node):
-            parents[child] = node
-    found = []
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Constant) and node.value in COMMAND_NAMED):
-            continue
-        scope, up, allowed = [], node, False
-        while up in parents:
-            child, up = up, parents[up]
-            if isinstance(up, (ast.Tuple, ast.Set, ast.List)):
-                continue
-            if isinstance(up, ast.Compare) and any(
-                    _subject(x) in _OTHER_SUBJECTS for x in (up.left, *up.comparators)
-                    if x is not child):
-                allowed = True
-            if isinstance(up, ast.ClassDef) and _is_enum(up) and isinstance(
-                    parents.get(node), ast.Assign):
-                allowed = True
-            if isinstance(up, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                scope.append(up.name)
-        where = ".".join(reversed(scope)) or "<module>"
-        if not allowed and (rel, where, node.value) not in OTHER_VOCABULARIES:
-            found.append((rel, node.lineno, where, node.value))
-    return found
+    return spelled(rel_path, text, COMMAND_NAMED, _another_vocabulary, OTHER_VOCABULARIES)
 
 
 def test_no_command_name_is_spelled_outside_its_declaration():
-    spelled = [hit for p in _sources() if _rel(p) != DECLARATION
-               for hit in command_literals(_rel(p), p.read_text(encoding="utf-8"))]
-    assert spelled == []
+    found = [hit for p in sources(PACKAGES) if rel(p) != DECLARATION
+             for hit in command_literals(rel(p), p.read_text(encoding="utf-8"))]
+    assert found == []
 
 
 def test_the_scan_finds_a_command_name_where_one_is_spelled():
@@ -123,10 +100,5 @@ def test_the_scan_finds_a_command_name_where_one_is_spelled():
 
 def test_every_exception_still_names_a_word_that_is_spelled_there():
     # an entry left behind after its code changed would silently allow a command name
-    spelled = set()
-    for p in _sources():
-        rel = _rel(p)
-        tree = ast.parse(p.read_text(encoding="utf-8"))
-        spelled |= {(rel, w) for w in COMMAND_NAMED
-                    if any(isinstance(n, ast.Constant) and n.value == w for n in ast.walk(tree))}
-    assert {(f, w) for f, _, w in OTHER_VOCABULARIES} <= spelled
+    assert {(f, w) for f, _, w in OTHER_VOCABULARIES} <= spelled_anywhere(PACKAGES,
+                                                                          COMMAND_NAMED)

@@ -105,9 +105,9 @@ def _display_bad(path: Path) -> list[tuple[str, str]]:
 
 
 DISPLAY_TAKES = ("controller.game.cards", "controller.game.events", "controller.game.codes",
-                 "controller.game.inputs", "controller.game.numbers",
+                 "controller.game.bet_types", "controller.game.inputs", "controller.game.numbers",
                  "controller.game.refusals", "controller.game.text", "controller.game.views")
-"""What the screens take from controller/: the leaves (the vocabulary, the input
+"""What the screens take from controller/: the leaves (the vocabulary, the bets, the input
 declarations, numbers, refusal codes, the rule for free text) and the views they draw."""
 DISPLAY_ALSO_TAKES = {
     # the scenarios drive a real table through a script to render its screens headless
@@ -234,12 +234,13 @@ def test_the_input_declarations_are_a_leaf():
     names = _imports(REPO / "controller" / "game" / "inputs.py")
     ours = {n for n in names if _top(n) == "controller"}
     leaves = ("controller.game.config.", "controller.game.power_up.", "controller.game.text.",
-              "controller.game.clock_steps.", "controller.game.fault_record.")
+              "controller.game.clock_steps.", "controller.game.fault_record.",
+              "controller.game.bet_types.")
     assert {n.rsplit(".", 1)[0] if n.startswith(leaves) else n
             for n in ours} <= {"controller.game", "controller.game.events",
                                "controller.game.config", "controller.game.power_up",
                                "controller.game.text", "controller.game.clock_steps",
-                               "controller.game.fault_record"}
+                               "controller.game.fault_record", "controller.game.bet_types"}
     # config.py imports the shoe's vocabulary, the floor broker's URL form (a leaf), the
     # rule profiles only when one loads, and the PIN hash format and the currency codes
     # only when a configuration is checked (auth imports only config; numbers and broker
@@ -251,7 +252,7 @@ def test_the_input_declarations_are_a_leaf():
                       "controller.game.auth", "controller.game.numbers",
                       "controller.game.broker"}
     for leaf in ("numbers.py", "broker.py", "power_up.py", "text.py", "clock_steps.py",
-                 "fault_record.py"):
+                 "fault_record.py", "bet_types.py"):
         text = "controller.game.text" if leaf == "fault_record.py" else "-"  # a leaf too
         assert {n for n in _imports(REPO / "controller" / "game" / leaf)
                 if _top(n) == "controller" and n != text

@@ -12,6 +12,7 @@ from typing import Any
 import msgspec
 from msgspec import Struct
 
+from controller.game.bet_types import ANTE, PAIR_PLUS, PLAY, SIX_CARD_BONUS
 from controller.game.cards import parse_card
 from controller.game.round import Rejected
 from controller.game.rules import RuleProfile
@@ -58,7 +59,7 @@ class Wagers:
 
     def place(self, profile: RuleProfile, seat: int, bet: str, amount: int) -> None:
         """Add ``amount`` to ``bet`` at ``seat`` (the table maximum is checked)."""
-        if bet == "six_card_bonus" and not profile.offers_six_card_bonus:
+        if bet == SIX_CARD_BONUS and not profile.offers_six_card_bonus:
             raise Rejected("six_card_bonus_not_offered")
         sr = self.seats.get(seat)
         new = dict(sr.bets) if sr else {}
@@ -71,7 +72,7 @@ class Wagers:
 
     def mark(self, profile: RuleProfile, seat: int, bet: str, on: bool) -> None:
         """Mark ``bet`` at ``seat`` (outcome mode), or unmark it; a seat left bare leaves."""
-        if bet == "six_card_bonus" and not profile.offers_six_card_bonus:
+        if bet == SIX_CARD_BONUS and not profile.offers_six_card_bonus:
             raise Rejected("six_card_bonus_not_offered")
         sr = self.seats.get(seat)
         new = dict(sr.bets) if sr else {}
@@ -132,13 +133,13 @@ class Wagers:
     def decide(self, seat: int, decision: str) -> None:
         """Record ``play`` (a Play equal to the Ante) or ``fold`` for ``seat``."""
         sr = self.seats.get(seat)
-        if sr is None or not sr.bets.get("ante"):
+        if sr is None or not sr.bets.get(ANTE):
             raise Rejected("no_ante_to_decide", seat=seat)
         if sr.decision is not None:
             raise Rejected("already_decided", seat=seat, decision=sr.decision)
         sr.decision = decision
         if decision == "play":
-            sr.bets["play"] = sr.bets["ante"]
+            sr.bets[PLAY] = sr.bets[ANTE]
 
     def undecide(self, seat: int) -> None:
         """Take back ``seat``'s decision (before the reveal): its Play wager goes too."""
@@ -146,12 +147,12 @@ class Wagers:
         if sr is None or sr.decision is None:
             raise Rejected("no_decision_to_undo", seat=seat)
         sr.decision = None
-        sr.bets.pop("play", None)
+        sr.bets.pop(PLAY, None)
 
     def undecided(self) -> list[int]:
         """Seats with an Ante and no decision yet, in seat order."""
         return [s for s, sr in sorted(self.seats.items())
-                if sr.bets.get("ante") and sr.decision is None]
+                if sr.bets.get(ANTE) and sr.decision is None]
 
     def settle(self, profile: RuleProfile, dealer_cards: list[str | None],
                outcomes: bool = False) -> dict[int, SeatSettlement]:
@@ -163,7 +164,7 @@ class Wagers:
             dec = Decision(sr.decision) if sr.decision else None
             cards = [parse_card(c) for c in sr.cards]
             if outcomes:
-                res = settle_outcomes(profile, cards, dealer, [k for k in b if k != "play"],
+                res = settle_outcomes(profile, cards, dealer, [k for k in b if k != PLAY],
                                       dec)
             else:
                 res = settle(profile, cards, dealer, _bets(b), dec)
@@ -171,7 +172,7 @@ class Wagers:
                           for r in res.results]
             sr.net = res.net
             sr.hand = res.player_hand.hand_class.key
-            sr.six = res.six_card_hand.key if b.get("six_card_bonus") else None
+            sr.six = res.six_card_hand.key if b.get(SIX_CARD_BONUS) else None
             out[seat] = res
         return out
 
@@ -184,7 +185,7 @@ class Wagers:
 
     def close(self) -> None:
         """Keep this round's wagers (Play aside) for a rebet."""
-        self.last = {s: {k: v for k, v in sr.bets.items() if k != "play"}
+        self.last = {s: {k: v for k, v in sr.bets.items() if k != PLAY}
                      for s, sr in self.seats.items()}
 
     def results(self) -> list[tuple[int, BetResult]]:
@@ -206,8 +207,8 @@ class Wagers:
 
 
 def _bets(b: dict[str, int]) -> Bets:
-    return Bets(b.get("ante", 0), b.get("pair_plus", 0), b.get("six_card_bonus", 0),
-                b.get("play", 0))
+    return Bets(b.get(ANTE, 0), b.get(PAIR_PLUS, 0), b.get(SIX_CARD_BONUS, 0),
+                b.get(PLAY, 0))
 
 
 def _check_max(profile: RuleProfile, seat: int, bets: dict[str, int]) -> None:

@@ -44,6 +44,7 @@ import msgspec
 from msgspec import Meta, Struct
 
 from controller.game import events as ev
+from controller.game.bet_types import PLACED
 from controller.game.clock_steps import CLOCK_STEP, ClockStep
 from controller.game.config import (
     BET_ENTRIES,
@@ -149,9 +150,8 @@ Reason = Annotated[str, Meta(max_length=MAX_REASON, pattern=SAFE_TEXT_PATTERN)]
 JournaledReason = Annotated[str, Meta(max_length=MAX_REASON)]
 CardText = Annotated[str, Meta(min_length=2, max_length=MAX_CARD_TEXT, pattern=SAFE_TEXT_PATTERN)]
 JournaledCardText = Annotated[str, Meta(min_length=2, max_length=MAX_CARD_TEXT)]
-BetName = Literal["ante", "pair_plus", "six_card_bonus"]
-BET_NAMES: tuple[str, ...] = typing.get_args(BetName)
-"""The bets a seat places (``--bets``, settle lines, limits); stored by index: add last."""
+BetName = Literal[PLACED]  # type: ignore[valid-type]
+BET_NAMES: tuple[str, ...] = typing.get_args(BetName)  # chips' bets, by journal code
 DecisionName = Literal["play", "fold"]
 SettingNumber = Annotated[int, Meta(ge=0, le=MAX_SETTING_NUMBER)]
 SettingValue = SettingNumber | Annotated[str, Meta(max_length=MAX_SETTING_TEXT,

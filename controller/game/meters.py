@@ -14,6 +14,8 @@ import msgspec
 from msgspec import Struct
 from msgspec.structs import replace
 
+from controller.game.bet_types import ANTE_BONUS
+
 
 class MeterRow(Struct, array_like=True, frozen=True):
     """One meter ``[wagered, paid, won, rounds, voids, refunded]`` (``voids``: bets refunded)."""
@@ -34,7 +36,7 @@ ROUNDS_VOIDED = "voids"
 
 def row_order(names: Iterable[str]) -> list[str]:
     """Meter row names in pay order, then seats by number, then :data:`TOTAL`; none left out."""
-    from controller.game.rules import PAY_ORDER
+    from controller.game.bet_types import PAY_ORDER
 
     given = set(names)
     bets = [b for b in PAY_ORDER if b in given]
@@ -91,7 +93,7 @@ class Meters:
                 if r.outcome == "refund":
                     m = replace(m, voids=m.voids + 1, refunded=m.refunded + r.stake)
                 else:
-                    m = replace(m, wagered=m.wagered + (r.stake if r.bet != "ante_bonus" else 0),
+                    m = replace(m, wagered=m.wagered + (r.stake if r.bet != ANTE_BONUS else 0),
                                 paid=m.paid + max(r.net, 0), won=m.won - min(r.net, 0))
                 rows[name] = m
             played.update((r.bet, f"{SEAT_PREFIX}{seat}"))

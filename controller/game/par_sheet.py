@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from controller.game.bet_types import ANTE_PLAY, PAIR_PLUS, SIX_CARD_BONUS
 from controller.game.cards import RANK_CHARS
 from controller.game.deck_counts import (
     N_DEALER,
@@ -184,15 +185,15 @@ def _pp_counts(profile: RuleProfile, kinds: Sequence[HandKind],
 def _with_strategy(profile: RuleProfile, counts: DeckCounts, play: list[bool],
                    pair_plus: BetAnalysis, six: BetAnalysis | None) -> dict[str, BetAnalysis]:
     if not profile.fold_loses_side_bets or all(play):
-        out = {"pair_plus": pair_plus}
+        out = {PAIR_PLUS: pair_plus}
         if six is not None:
-            out["six_card_bonus"] = six
+            out[SIX_CARD_BONUS] = six
         return out
     kinds = counts.kinds()
     pp_counts = _pp_counts(profile, kinds, play)
     pp_counts = {x.name: pp_counts[x.name] for x in pair_plus.lines if x.name in pp_counts}
     folded = sum(k.weight for k, p in zip(kinds, play, strict=True) if not p)
-    out = {"pair_plus": _paytable_analysis("pair_plus", pp_counts, dict(profile.pair_plus),
+    out = {PAIR_PLUS: _paytable_analysis(PAIR_PLUS, pp_counts, dict(profile.pair_plus),
                                            N_HANDS, folded)}
     if six is not None:
         lost = counts.dealer_six_card(i for i, p in enumerate(play) if not p)
@@ -200,8 +201,8 @@ def _with_strategy(profile: RuleProfile, counts: DeckCounts, play: list[bool],
         lost_by_key = {c.key: n for c, n in lost.items()}
         settled = {x.name: x.count * math.comb(6, 3) - lost_by_key[x.name]
                    for x in six.lines if x.name != "lose"}
-        out["six_card_bonus"] = _paytable_analysis(
-            "six_card_bonus", settled, dict(profile.six_card_bonus), N_HAND_PAIRS,
+        out[SIX_CARD_BONUS] = _paytable_analysis(
+            SIX_CARD_BONUS, settled, dict(profile.six_card_bonus), N_HAND_PAIRS,
             folded * N_DEALER)
     return out
 
@@ -225,13 +226,13 @@ def compute_par_sheet(profile: RuleProfile, counts: DeckCounts | None = None) ->
     pp_counts = _pp_counts(profile, kinds)
     order = ["mini_royal"] + [c.key for c in sorted(HandClass, reverse=True)]
     pp_counts = {k: pp_counts[k] for k in order if k in pp_counts}
-    pair_plus = _paytable_analysis("pair_plus", pp_counts, dict(profile.pair_plus), N_HANDS)
+    pair_plus = _paytable_analysis(PAIR_PLUS, pp_counts, dict(profile.pair_plus), N_HANDS)
 
     six = None
     if profile.offers_six_card_bonus:
         six_counts = counts.six_card()
         ordered = {c.key: six_counts[c] for c in sorted(SixCardClass, reverse=True)}
-        six = _paytable_analysis("six_card_bonus", ordered, dict(profile.six_card_bonus),
+        six = _paytable_analysis(SIX_CARD_BONUS, ordered, dict(profile.six_card_bonus),
                                  N_SIX_CARD_SETS)
     with_strategy = _with_strategy(profile, counts, play, pair_plus, six)
     return ParSheet(profile.name, ante_play, strategy, pair_plus, six, n_qual, with_strategy)
@@ -239,9 +240,9 @@ def compute_par_sheet(profile: RuleProfile, counts: DeckCounts | None = None) ->
 
 def rtp_ppm(sheet: ParSheet, with_strategy: bool = False) -> dict[str, int]:
     """Returns to player per bet, parts per million, rounded half up (for displays)."""
-    out = {"ante_play": sheet.ante_play.rtp, "pair_plus": sheet.pair_plus.rtp}
+    out = {ANTE_PLAY: sheet.ante_play.rtp, PAIR_PLUS: sheet.pair_plus.rtp}
     if sheet.six_card_bonus is not None:
-        out["six_card_bonus"] = sheet.six_card_bonus.rtp
+        out[SIX_CARD_BONUS] = sheet.six_card_bonus.rtp
     if with_strategy:
         out.update({k: a.rtp for k, a in sheet.with_strategy.items()})
     return {k: math.floor(v * 1_000_000 + Fraction(1, 2)) for k, v in out.items()}

@@ -7,7 +7,7 @@ rule profile's, :mod:`controller.game.rules`): the screens name that line beside
 which :func:`result_line` names it again by the same rule (:meth:`RuleProfile.paid_line`).
 
 Every list of a seat's results (settled or refunded) is in the one pay order of the rules
-(:data:`~controller.game.rules.PAY_ORDER`): :func:`in_pay_order`.
+(:data:`~controller.game.bet_types.PAY_ORDER`): :func:`in_pay_order`.
 """
 
 from __future__ import annotations
@@ -16,17 +16,15 @@ import functools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TypeVar
 
-from controller.game.rules import PAY_ORDER, RuleProfile
-
-LINE_BETS = ("ante_bonus", "pair_plus", "six_card_bonus")
-"""The bets paid on a paytable line (the Ante and Play pay even money)."""
+from controller.game.bet_types import LINE_BETS, PAIR_PLUS, PAY_ORDER, SIX_CARD_BONUS
+from controller.game.rules import RuleProfile
 
 _R = TypeVar("_R")
 _V = TypeVar("_V")
 
 
 def pay_rank(bet: str) -> int:
-    """A bet's place in :data:`~controller.game.rules.PAY_ORDER` (an unknown bet last)."""
+    """A bet's place in :data:`~controller.game.bet_types.PAY_ORDER` (an unknown bet last)."""
     return PAY_ORDER.index(bet) if bet in PAY_ORDER else len(PAY_ORDER)
 
 
@@ -72,11 +70,11 @@ def result_line(profile: RuleProfile, bet: str, outcome: str, multiple: int,
     """
     if recorded or outcome != "win" or bet not in LINE_BETS:
         return recorded
-    if bet == "six_card_bonus":
+    if bet == SIX_CARD_BONUS:
         return six_card_hand or ""
     mini = _mini_royal(tuple(cards))
     line = profile.paid_line(bet, hand or "", mini)
-    if bet == "pair_plus" and mini and profile.pair_plus.get(line) != multiple:
+    if bet == PAIR_PLUS and mini and profile.pair_plus.get(line) != multiple:
         # paid under rules that named the other line: a mini royal pays on one of two
         line = hand or "" if line == "mini_royal" else "mini_royal"
     return line

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from controller.game.bet_types import ANTE_BONUS
 from controller.game.clock_times import corrected_rounds, step_notes
 from controller.game.engine import Game
 from controller.game.inputs import STARTUP
@@ -142,7 +143,7 @@ def sum_rounds(rounds: list[dict[str, Any]]) -> dict[str, list[int]]:
                         m[5] += r["stake"]
                         continue
                     names_seen.add(name)
-                    if bet != "ante_bonus":
+                    if bet != ANTE_BONUS:
                         m[0] += r["stake"]
                     if r["net"] > 0:
                         m[1] += r["net"]

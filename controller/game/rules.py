@@ -16,14 +16,11 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from controller.game.bet_types import ANTE, ANTE_BONUS, GROUPS, PAIR_PLUS, SIX_CARD_BONUS
+from controller.game.bet_types import PAY_ORDER as PAY_ORDER
 from controller.game.config import MAX_PROFILE_BYTES, amount_problem, multiple_problem
 from controller.game.hands import HandClass, Qualifier, SixCardClass
 from controller.game.inputs import BET_NAMES
-
-BET_TYPES = ("ante", "play", "pair_plus", "six_card_bonus")
-"""Wagers a seat can hold. ``play`` is always equal to ``ante`` and has no limits of its own."""
-PAY_ORDER = ("play", "ante_bonus", "ante", "pair_plus", "six_card_bonus")
-"""The order the dealer settles a seat in (docs/rules.md, Round, step 6)."""
 
 ANTE_BONUS_CLASSES = ("straight_flush", "three_of_a_kind", "straight")
 PAIR_PLUS_CLASSES = ("straight_flush", "three_of_a_kind", "straight", "flush", "pair")
@@ -35,7 +32,7 @@ ANTE_BONUS_OPTIONAL = ("flush", "pair")
 
 _TOP_KEYS = {"name", "description", "dealer_qualifier", "pair_plus_requires_ante",
              "six_card_bonus_requires_ante", "fold_loses_side_bets", "player_cards",
-             "ante_bonus", "pair_plus", "six_card_bonus", "limits", "published_rtp"}
+             ANTE_BONUS, PAIR_PLUS, SIX_CARD_BONUS, "limits", "published_rtp"}
 SHIPPED = ("live", "classic")
 
 
@@ -93,8 +90,8 @@ class RuleProfile:
         return bool(self.six_card_bonus)
 
     def offers(self, bet: str) -> bool:
-        """True when a seat may hold ``bet`` (a name of :data:`BET_TYPES`) under these rules."""
-        return bet != "six_card_bonus" or self.offers_six_card_bonus
+        """True when a seat may hold ``bet`` (one of :data:`bet_types.HELD`) under these rules."""
+        return bet != SIX_CARD_BONUS or self.offers_six_card_bonus
 
     def paid_line(self, bet: str, hand: str, mini_royal: bool = False) -> str:
         """The paytable line of ``bet`` (``ante_bonus``, ``pair_plus``) a 3-card hand is on.
@@ -102,7 +99,7 @@ class RuleProfile:
         The hand's key (``three_of_a_kind``), or ``mini_royal`` for a mini royal (A-K-Q
         suited) where the Pair Plus paytable names that line; the line may pay nothing.
         """
-        return "mini_royal" if (bet == "pair_plus" and mini_royal
+        return "mini_royal" if (bet == PAIR_PLUS and mini_royal
                                 and "mini_royal" in self.pair_plus) else hand
 
     def pair_plus_pay(self, hand_class: HandClass, mini_royal: bool) -> int:
@@ -111,7 +108,7 @@ class RuleProfile:
         A mini royal (A-K-Q suited) is paid as such only where the paytable names
         ``mini_royal``; otherwise it is paid as a straight flush (:meth:`paid_line`).
         """
-        return self.pair_plus.get(self.paid_line("pair_plus", hand_class.key, mini_royal), 0)
+        return self.pair_plus.get(self.paid_line(PAIR_PLUS, hand_class.key, mini_royal), 0)
 
     def ante_bonus_pay(self, hand_class: HandClass) -> int:
         """Ante Bonus "X to 1" for the player's hand, 0 when it does not pay."""
@@ -162,7 +159,7 @@ def _limits(data: dict[str, Any], six: MappingProxyType, source: str) -> Mapping
         key = f"limits.{bet}"
         if bet not in BET_NAMES:
             raise _err(source, key, "unknown bet (known: " + ", ".join(BET_NAMES) + ")")
-        if bet == "six_card_bonus" and not six:
+        if bet == SIX_CARD_BONUS and not six:
             raise _err(source, key, "limits for a bet the profile does not offer")
         if not isinstance(lim, dict) or set(lim) != {"min", "max"}:
             raise _err(source, key, "must have exactly 'min' and 'max' (minor units)")
@@ -174,7 +171,7 @@ def _limits(data: dict[str, Any], six: MappingProxyType, source: str) -> Mapping
         if lo > hi:
             raise _err(source, key, f"min {lo} is above max {hi}")
         limits[bet] = Limit(lo, hi)
-    if "ante" not in limits:
+    if ANTE not in limits:
         raise _err(source, "limits.ante", "table limits for the Ante are required")
     return MappingProxyType(limits)
 
@@ -186,9 +183,9 @@ def _published(data: dict[str, Any], six: MappingProxyType, source: str) -> Mapp
         raise _err(source, "published_rtp", "must be a table of bet = basis points")
     for bet, bp in published.items():
         key = f"published_rtp.{bet}"
-        if bet not in ("ante_play", "pair_plus", "six_card_bonus"):
-            raise _err(source, key, "unknown bet (known: ante_play, pair_plus, six_card_bonus)")
-        if bet == "six_card_bonus" and not six:
+        if bet not in GROUPS:
+            raise _err(source, key, "unknown bet (known: " + ", ".join(GROUPS) + ")")
+        if bet == SIX_CARD_BONUS and not six:
             raise _err(source, key, "a published return for a bet the profile does not offer")
         if not isinstance(bp, int) or isinstance(bp, bool) or not 0 < bp <= 10000:
             raise _err(source, key, f"must be basis points 1..10000 (9663 = 96.63 %), "
@@ -228,10 +225,10 @@ def profile_from_dict(data: dict[str, Any], source: str = "<profile>") -> RulePr
             its max, a bad qualifier; the message names the file and the key.
     """
     name, qualifier, face_up = _header(data, source)
-    ante_bonus = _paytable(data, "ante_bonus", ANTE_BONUS_CLASSES, ANTE_BONUS_OPTIONAL, source)
-    pair_plus = _paytable(data, "pair_plus", PAIR_PLUS_CLASSES, PAIR_PLUS_OPTIONAL, source)
-    six = (_paytable(data, "six_card_bonus", SIX_CARD_CLASSES, SIX_CARD_OPTIONAL, source)
-           if "six_card_bonus" in data else MappingProxyType({}))
+    ante_bonus = _paytable(data, ANTE_BONUS, ANTE_BONUS_CLASSES, ANTE_BONUS_OPTIONAL, source)
+    pair_plus = _paytable(data, PAIR_PLUS, PAIR_PLUS_CLASSES, PAIR_PLUS_OPTIONAL, source)
+    six = (_paytable(data, SIX_CARD_BONUS, SIX_CARD_CLASSES, SIX_CARD_OPTIONAL, source)
+           if SIX_CARD_BONUS in data else MappingProxyType({}))
     limits, published = _limits(data, six, source), _published(data, six, source)
     return RuleProfile(
         name=name,

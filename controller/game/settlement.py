@@ -21,6 +21,7 @@ from typing import Annotated, Any
 
 from msgspec import Meta, Struct
 
+from controller.game.bet_types import ANTE, ANTE_BONUS, PAIR_PLUS, PLAY, SIX_CARD_BONUS
 from controller.game.cards import Card, CardError, ensure_distinct
 from controller.game.hands import (
     SUIT_MAJOR_BIT,
@@ -105,9 +106,9 @@ class Bets(Struct, frozen=True, forbid_unknown_fields=True):
 
     def as_dict(self) -> dict[str, int]:
         """Placed wagers only, by bet type."""
-        return {k: v for k, v in (("ante", self.ante), ("play", self.play),
-                                  ("pair_plus", self.pair_plus),
-                                  ("six_card_bonus", self.six_card_bonus)) if v}
+        return {k: v for k, v in ((ANTE, self.ante), (PLAY, self.play),
+                                  (PAIR_PLUS, self.pair_plus),
+                                  (SIX_CARD_BONUS, self.six_card_bonus)) if v}
 
 
 class BetResult(Struct, frozen=True):
@@ -165,7 +166,7 @@ class SeatSettlement(Struct, frozen=True):
         return None
 
 
-def bets_from_mapping(raw: object, allowed: tuple[str, ...] = (*BET_NAMES, "play")) -> Bets:
+def bets_from_mapping(raw: object, allowed: tuple[str, ...] = (*BET_NAMES, PLAY)) -> Bets:
     """Read wagers given as a mapping of bet type to minor units (JSON input, ``--bets``).
 
     Args:
@@ -204,23 +205,23 @@ def validate_bets(profile: RuleProfile, bets: Bets, apply_limits: bool = True) -
     """
     amounts = (bets.ante, bets.play, bets.pair_plus, bets.six_card_bonus)
     if not all(type(v) is int and v >= 0 for v in amounts):  # no bool, no float
-        for name, v in zip(("ante", "play", "pair_plus", "six_card_bonus"), amounts,
+        for name, v in zip((ANTE, PLAY, PAIR_PLUS, SIX_CARD_BONUS), amounts,
                            strict=True):
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise BetError("amount_not_whole", name, value=repr(v))
     if bets.play and not bets.ante:
-        raise BetError("play_without_ante", "play")
+        raise BetError("play_without_ante", PLAY)
     if bets.play and bets.play != bets.ante:
-        raise BetError("play_not_ante", "play", ante=bets.ante, play=bets.play)
+        raise BetError("play_not_ante", PLAY, ante=bets.ante, play=bets.play)
     if bets.pair_plus and not bets.ante and profile.pair_plus_requires_ante:
-        raise BetError("pair_plus_needs_ante", "pair_plus")
+        raise BetError("pair_plus_needs_ante", PAIR_PLUS)
     if bets.six_card_bonus:
         if not profile.offers_six_card_bonus:
-            raise BetError("six_card_bonus_not_offered", "six_card_bonus")
+            raise BetError("six_card_bonus_not_offered", SIX_CARD_BONUS)
         if not bets.ante and profile.six_card_bonus_requires_ante:
-            raise BetError("six_card_bonus_needs_ante", "six_card_bonus")
+            raise BetError("six_card_bonus_needs_ante", SIX_CARD_BONUS)
     if not bets.placed:
-        raise BetError("no_wager_placed", "ante")
+        raise BetError("no_wager_placed", ANTE)
     if apply_limits:
         for name in BET_NAMES:
             v = getattr(bets, name)
@@ -264,11 +265,11 @@ def settle(profile: RuleProfile, player: Sequence[Card], dealer: Sequence[Card],
         ensure_distinct((*player, *dealer))  # says which card is there twice
     if bets.ante:
         if decision is None:
-            raise BetError("decision_needed", "play")
+            raise BetError("decision_needed", PLAY)
         if decision is Decision.PLAY and not bets.play:
             bets = Bets(bets.ante, bets.pair_plus, bets.six_card_bonus, play=bets.ante)
         elif decision is Decision.FOLD and bets.play:
-            raise BetError("folded_with_play", "play")
+            raise BetError("folded_with_play", PLAY)
     validate_bets(profile, bets, apply_limits)
 
     p, d = VALUES_BY_MASK[pm], VALUES_BY_MASK[dm]
@@ -283,23 +284,23 @@ def settle(profile: RuleProfile, player: Sequence[Card], dealer: Sequence[Card],
     if bets.ante:
         ante = bets.ante
         if folded:
-            add(BetResult("ante", _LOSE, ante, 0, -ante))
+            add(BetResult(ANTE, _LOSE, ante, 0, -ante))
         else:
             if not qualifies:
-                add(BetResult("play", _PUSH, ante, 0, 0))
-                won = BetResult("ante", _WIN, ante, 1, ante)
+                add(BetResult(PLAY, _PUSH, ante, 0, 0))
+                won = BetResult(ANTE, _WIN, ante, 1, ante)
             elif p.strength > d.strength:
-                add(BetResult("play", _WIN, ante, 1, ante))
-                won = BetResult("ante", _WIN, ante, 1, ante)
+                add(BetResult(PLAY, _WIN, ante, 1, ante))
+                won = BetResult(ANTE, _WIN, ante, 1, ante)
             elif p.strength < d.strength:
-                add(BetResult("play", _LOSE, ante, 0, -ante))
-                won = BetResult("ante", _LOSE, ante, 0, -ante)
+                add(BetResult(PLAY, _LOSE, ante, 0, -ante))
+                won = BetResult(ANTE, _LOSE, ante, 0, -ante)
             else:
-                add(BetResult("play", _PUSH, ante, 0, 0))
-                won = BetResult("ante", _PUSH, ante, 0, 0)
+                add(BetResult(PLAY, _PUSH, ante, 0, 0))
+                won = BetResult(ANTE, _PUSH, ante, 0, 0)
             bonus = profile.ante_bonus_pay(p.hand_class)
             if bonus:
-                add(BetResult("ante_bonus", _WIN, ante, bonus, ante * bonus, p.hand_class.key))
+                add(BetResult(ANTE_BONUS, _WIN, ante, bonus, ante * bonus, p.hand_class.key))
             add(won)
 
     side_lost = folded and profile.fold_loses_side_bets
@@ -307,15 +308,15 @@ def settle(profile: RuleProfile, player: Sequence[Card], dealer: Sequence[Card],
     if stake:
         mult = 0 if side_lost else profile.pair_plus_pay(p.hand_class, p.mini_royal)
         if mult:
-            line = profile.paid_line("pair_plus", p.hand_class.key, p.mini_royal)
-            add(BetResult("pair_plus", _WIN, stake, mult, stake * mult, line))
+            line = profile.paid_line(PAIR_PLUS, p.hand_class.key, p.mini_royal)
+            add(BetResult(PAIR_PLUS, _WIN, stake, mult, stake * mult, line))
         else:
-            add(BetResult("pair_plus", _LOSE, stake, 0, -stake))
+            add(BetResult(PAIR_PLUS, _LOSE, stake, 0, -stake))
     stake = bets.six_card_bonus
     if stake:
         mult = 0 if side_lost else profile.six_card_pay(six)
-        add(BetResult("six_card_bonus", _WIN, stake, mult, stake * mult, six.key) if mult
-            else BetResult("six_card_bonus", _LOSE, stake, 0, -stake))
+        add(BetResult(SIX_CARD_BONUS, _WIN, stake, mult, stake * mult, six.key) if mult
+            else BetResult(SIX_CARD_BONUS, _LOSE, stake, 0, -stake))
 
     net = 0
     for r in results:

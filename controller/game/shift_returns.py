@@ -18,19 +18,15 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from controller.game.bet_types import GROUPS, PER_SEAT_GROUPS
 from controller.game.par_sheet import BetAnalysis, ParSheet
 from controller.game.records import AMOUNTS
 
-BET_GROUPS: dict[str, tuple[str, ...]] = {
-    "ante_play": ("ante", "play", "ante_bonus"), "pair_plus": ("pair_plus",),
-    "six_card_bonus": ("six_card_bonus",)}
-"""The bets whose return the par sheet gives, and the meters each one's result is made of.
-A group's return is per unit of its first bet's stake (Ante/Play: per unit of Ante)."""
-
-PER_SEAT = frozenset({"pair_plus"})
-"""The bet groups whose seats' results are independent (each settled on the seat's own
-three cards): each seat's hand is one trial of :func:`standard_error`. The others share
-the dealer's cards: a round is one trial, its seats wholly correlated (an upper bound)."""
+#: the bets whose return the par sheet gives -> the meters each one's result is made of
+BET_GROUPS: dict[str, tuple[str, ...]] = GROUPS
+#: the groups whose seat is one trial of :func:`standard_error`; in the others a round is
+#: one (they share the dealer's cards: its seats wholly correlated, an upper bound)
+PER_SEAT = PER_SEAT_GROUPS
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from controller.game.bet_types import NAMES, PAIR_PLUS, SIX_CARD_BONUS
 from controller.game.bets import SeatRound
 from controller.game.dealing import fixed
 from controller.game.engine import Game, TableConfig
@@ -190,8 +191,8 @@ def paytables_for(profile: RuleProfile) -> Paytables:
         rtp=rtp, rtp_strategy=rtp_strategy, strategy=strategy,
         qualifier=profile.qualifier.text, player_cards_face_up=profile.player_cards_face_up,
         need_ante=tuple(bet for bet, need in (
-            ("pair_plus", profile.pair_plus_requires_ante),
-            ("six_card_bonus", profile.six_card_bonus_requires_ante)) if need))
+            (PAIR_PLUS, profile.pair_plus_requires_ante),
+            (SIX_CARD_BONUS, profile.six_card_bonus_requires_ante)) if need))
 
 
 def _bet_lines(profile: RuleProfile, sr: SeatRound) -> tuple[BetLine, ...]:
@@ -242,9 +243,8 @@ class ViewBuilder:
         if key != self._key:
             self._key = key
             meters = []
-            order = ["ante", "play", "ante_bonus", "pair_plus", "six_card_bonus",
-                     *sorted((k for k in g.meters.rows if k.startswith("seat ")),
-                             key=lambda k: int(k[5:])), "total"]
+            order = [*NAMES, *sorted((k for k in g.meters.rows if k.startswith("seat ")),
+                                     key=lambda k: int(k[5:])), "total"]
             for name in order:
                 m = g.meters.rows.get(name)
                 if m:
@@ -281,52 +281,10 @@ class ViewBuilder:
         st = self._statics(g)
         state = S.LOCKED if locked else g.state
         shown = g.state in _SHOWN
-        face_up = g.profile.player_cards_face_up
-        dealer_seats, player_seats = [], []
-        for seat in range(1, g.config.seats + 1):
-            sr = g.seats.get(seat)
-            if sr is None:
-                v = SeatView(seat)
-                dealer_seats.append(v)
-                player_seats.append(v)
-                continue
-            cards = tuple(sr.cards)
-            # the hand's name from its third card on: dealing, decisions, reveal, settled
-            results = _bet_lines(g.profile, sr)
-            dv = SeatView(seat, dict(sr.bets), cards, sr.hand or _hand_name(cards),
-                          sr.decision, results, sr.net, sr.six)
-            dealer_seats.append(dv)
-            if face_up or g.state is S.SETTLED:
-                player_seats.append(dv)
-            else:
-                player_seats.append(SeatView(seat, dict(sr.bets), (None,) * len(cards), None,
-                                             sr.decision, results, sr.net, sr.six))
-        r, deal = g.round, g.deal
-        if shown:
-            dealer_cards: tuple[str | None, ...] = tuple(deal.dealer_cards)
-            dhand, dq = r.dealer_hand, r.dealer_qualifies
-        else:
-            dealer_cards = (None,) * len(deal.dealer_cards)
-            dhand = dq = None
-        # the dealer screen (and the log) name every card an alarm is about, e.g. a card
-        # read twice that is also a hole card: only the players' copy is redacted (R13)
-        banners = [Banner(k, n.severity, n.message, n.action,
-                          {p: str(x) for p, x in n.params.items()})
-                   for k, n in g.notes.items()]
-        if locked:
-            broken = locked.startswith(INTEGRITY_FAILED + ":")
-            why = {"reason": fault_reason(locked)}
-            banners.insert(0, Banner("journal_fault", "error", locked, FAULT_ACTION, why) if fault
-                           else Banner("journal_broken" if broken else "journal_locked",
-                                       "error", locked,
-                                       "Call a technician: the table stays locked"))
-        pbanners = tuple(_redact(Banner(b.kind, b.severity,
-                                        _player_message(b, g) if b.kind != S.VOID.value
-                                        else b.message,
-                                        "", {k: v for k, v in b.params.items()
-                                             if k in ("refunds", "reason")}),
-                                 () if shown else deal.dealer_cards)
-                         for b in banners if b.kind in _PLAYER_BANNERS)
+        dealer_seats, player_seats = _seat_views(g)
+        r = g.round
+        dealer_cards, dhand, dq = _dealer_hand(g, shown)
+        banners, pbanners = _banners(g, locked, fault, shown)
         payouts = tuple(PayoutLine(v.seat, b.bet, b.outcome,
                                    b.stake if b.outcome in ("refund", "push", "lose") else b.net,
                                    b.multiple, b.line)
@@ -335,26 +293,9 @@ class ViewBuilder:
         if g.state in (S.SETTLED, S.VOID) and g.recall:
             recall = st["recall"]
         else:
-            masked = not shown
-            current = RecallRound(
-                g.round_id, "in_progress", None, r.started_utc,
-                tuple((None if masked and d.where == "dealer" else d.card, d.where, d.manual)
-                      for d in deal.entries),
-                () if masked else tuple(deal.dealer_cards),
-                tuple(v for v in dealer_seats if v.seat in g.seats), g.config.bet_entry)
-            recall = (current, *st["recall"])
+            recall = (_current_round(g, dealer_seats, not shown), *st["recall"])
         key, action = ("journal_fault", FAULT_NEXT) if fault else _next_action(g, state)
-        cards_due = (len(deal.positions) - deal.index
-                     if g.state in (S.NO_MORE_BETS, S.DEALING) or r.paused_for("misread")
-                     else 0)
-        next_card = waiting_card = None
-        if cards_due:
-            pos = deal.positions[deal.index]
-            next_card = (pos.seat, pos.number)
-        elif (r.pause is not None and r.pause.resume_to in _MID_DEAL
-              and deal.index < len(deal.positions)):
-            pos = deal.positions[deal.index]
-            waiting_card = (pos.seat, pos.number)
+        cards_due, next_card, waiting_card = _cards_due(g)
         allowed = frozenset() if locked else accepted(g)
         dealer = DealerView(
             table_id=g.config.table_id, round_id=g.round_id, state=state.value,
@@ -363,7 +304,7 @@ class ViewBuilder:
             dealer_qualifies=dq, link_state=g.link_state, link_detail=g.link_detail,
             banners=tuple(banners), payouts=payouts,
             allowed=allowed, pin_needed=_pin_needed(g, allowed),
-            awaiting_supervisor=_awaiting(g), deck_blocked=bool(deal.blocked),
+            awaiting_supervisor=_awaiting(g), deck_blocked=bool(g.deal.blocked),
             recall=recall, meters=st["meters"], paytables=st["paytables"],
             chip_values=g.config.chip_values, version=version, cards_due=cards_due,
             pause_reason=r.pause.reason if r.pause else None, void_reason=r.void_reason,
@@ -382,6 +323,91 @@ class ViewBuilder:
             currency=g.config.currency,
             bet_entry=bet_entry)
         return dealer, player
+
+
+def _seat_views(g: Game) -> tuple[list[SeatView], list[SeatView]]:
+    """Each seat as the dealer sees it and as the players do (hole cards while face down)."""
+    face_up = g.profile.player_cards_face_up
+    dealer_seats, player_seats = [], []
+    for seat in range(1, g.config.seats + 1):
+        sr = g.seats.get(seat)
+        if sr is None:
+            v = SeatView(seat)
+            dealer_seats.append(v)
+            player_seats.append(v)
+            continue
+        cards = tuple(sr.cards)
+        # the hand's name from its third card on: dealing, decisions, reveal, settled
+        results = _bet_lines(g.profile, sr)
+        dv = SeatView(seat, dict(sr.bets), cards, sr.hand or _hand_name(cards),
+                      sr.decision, results, sr.net, sr.six)
+        dealer_seats.append(dv)
+        if face_up or g.state is S.SETTLED:
+            player_seats.append(dv)
+        else:
+            player_seats.append(SeatView(seat, dict(sr.bets), (None,) * len(cards), None,
+                                         sr.decision, results, sr.net, sr.six))
+    return dealer_seats, player_seats
+
+
+def _dealer_hand(g: Game, shown: bool) -> tuple[tuple[str | None, ...], str | None, bool | None]:
+    """The dealer's cards, hand and qualification, or hidden until they are shown."""
+    if shown:
+        return tuple(g.deal.dealer_cards), g.round.dealer_hand, g.round.dealer_qualifies
+    return (None,) * len(g.deal.dealer_cards), None, None
+
+
+def _banners(g: Game, locked: str | None, fault: bool, shown: bool
+             ) -> tuple[list[Banner], tuple[Banner, ...]]:
+    """The dealer's banners (a lock's first) and the players' redacted copies."""
+    # the dealer screen (and the log) name every card an alarm is about, e.g. a card
+    # read twice that is also a hole card: only the players' copy is redacted (R13)
+    banners = [Banner(k, n.severity, n.message, n.action,
+                      {p: str(x) for p, x in n.params.items()})
+               for k, n in g.notes.items()]
+    if locked:
+        broken = locked.startswith(INTEGRITY_FAILED + ":")
+        why = {"reason": fault_reason(locked)}
+        banners.insert(0, Banner("journal_fault", "error", locked, FAULT_ACTION, why) if fault
+                       else Banner("journal_broken" if broken else "journal_locked",
+                                   "error", locked,
+                                   "Call a technician: the table stays locked"))
+    pbanners = tuple(_redact(Banner(b.kind, b.severity,
+                                    _player_message(b, g) if b.kind != S.VOID.value
+                                    else b.message,
+                                    "", {k: v for k, v in b.params.items()
+                                         if k in ("refunds", "reason")}),
+                             () if shown else g.deal.dealer_cards)
+                     for b in banners if b.kind in _PLAYER_BANNERS)
+    return banners, pbanners
+
+
+def _current_round(g: Game, dealer_seats: list[SeatView], masked: bool) -> RecallRound:
+    """The round on the layout as recall lists it (the dealer's cards masked until shown)."""
+    deal = g.deal
+    return RecallRound(
+        g.round_id, "in_progress", None, g.round.started_utc,
+        tuple((None if masked and d.where == "dealer" else d.card, d.where, d.manual)
+              for d in deal.entries),
+        () if masked else tuple(deal.dealer_cards),
+        tuple(v for v in dealer_seats if v.seat in g.seats), g.config.bet_entry)
+
+
+def _cards_due(g: Game) -> tuple[int, tuple[int, int] | None, tuple[int, int] | None]:
+    """Cards still to deal, the position the next one goes to, or the one a pause holds."""
+    r, deal = g.round, g.deal
+    cards_due = (len(deal.positions) - deal.index
+                 if g.state in (S.NO_MORE_BETS, S.DEALING) or r.paused_for("misread")
+                 else 0)
+    next_card = waiting_card = None
+    if cards_due:
+        pos = deal.positions[deal.index]
+        next_card = (pos.seat, pos.number)
+    elif (r.pause is not None and r.pause.resume_to in _MID_DEAL
+          and deal.index < len(deal.positions)):
+        pos = deal.positions[deal.index]
+        waiting_card = (pos.seat, pos.number)
+    return cards_due, next_card, waiting_card
 
 
 def _bet_entry(g: Game) -> str:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 import pygame
 
 from controller.game import inputs
+from controller.game.bet_types import ANTE, HELD, KEYS, SIX_CARD_BONUS
 from controller.game.views import SeatView
 from display import outcome_mode as om
 from display import theme
@@ -36,7 +37,7 @@ from display.dealer.seat_lines import (
 from display.dealer.state import PAYING
 from display.painter import Button, cols, inset, rows
 
-BET_KEYS = {"ante": "a", "pair_plus": "p", "six_card_bonus": "x"}
+BET_KEYS = KEYS
 """The key of each bet spot (acting on the seat the screen names)."""
 BUSY_HANDS = ("straight_flush", "three_of_a_kind", "mini_royal", "high_card", "straight",
               "flush", "pair")
@@ -48,10 +49,8 @@ outline of the seat named (3) by 3 pixels of felt."""
 
 def bet_names(c: Ctx, seat: SeatView) -> list[str]:
     """The bet spots of a seat: Ante, Pair Plus, and the 6 Card Bonus where offered."""
-    names = ["ante", "pair_plus"]
-    if c.view.paytables.six_card_bonus or seat.bets.get("six_card_bonus"):
-        names.append("six_card_bonus")
-    return names
+    offered = c.view.paytables.six_card_bonus or seat.bets.get(SIX_CARD_BONUS)
+    return [name for name in KEYS if offered or name != SIX_CARD_BONUS]
 
 
 def bet_lines(c: Ctx, seat: SeatView, whole: bool = False) -> list[Line]:
@@ -61,7 +60,7 @@ def bet_lines(c: Ctx, seat: SeatView, whole: bool = False) -> list[Line]:
     """
     return [(name, om.mark_text(seat.bets[name]) if c.outcomes
              else c.money(seat.bets[name], whole=whole), theme.TEXT)
-            for name in ("ante", "play", "pair_plus", "six_card_bonus") if seat.bets.get(name)]
+            for name in HELD if seat.bets.get(name)]
 
 
 Make = Callable[[bool, Names], list[Line]]
@@ -180,7 +179,7 @@ def draw_seat(c: Ctx, rect: pygame.Rect, seat: SeatView, focus: bool, row: bool)
         _betting(c, body, seat, focus, row)
     elif state in PAYING and seat.results and make:
         _played(c, body, seat, make, row, lambda r: pay_button(c, r, seat))
-    elif state == "deciding" and seat.bets.get("ante") and make:
+    elif state == "deciding" and seat.bets.get(ANTE) and make:
         _played(c, body, seat, make, row, lambda r: _decision(c, r, seat, focus))
     elif active and make:
         _played(c, body, seat, make, row, lambda r: _status(c, r, seat))

@@ -14,13 +14,14 @@ from dataclasses import dataclass
 
 import pygame
 
+from controller.game.bet_types import NAMES
 from display import theme
 from display.dealer.draw import Ctx
 from display.dealer.payouts import Line
 
 FULL_NAMES_FROM = 150
 """A seat at least this wide (at ``u`` = 1) has room for Rebet beside Clear."""
-LINE_BETS = ("ante", "play", "ante_bonus", "pair_plus", "six_card_bonus")
+LINE_BETS = NAMES
 """Every bet a seat's lines may name."""
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.game import inputs
+from controller.game.bet_types import ANTE
 from controller.game.round import RoundState
 from controller.game.views import Banner, DealerView, SeatView
 from display import outcome_mode as om
@@ -191,7 +192,7 @@ def lock_left(view: DealerView, ui: DealerUI, now: float) -> int:
 def undecided(view: DealerView, ui: DealerUI) -> list[int]:
     """Seats with an Ante and no decision (nor one just posted), in seat order."""
     return [s.seat for s in view.seats
-            if s.bets.get("ante") and not s.decision and s.seat not in ui.pending]
+            if s.bets.get(ANTE) and not s.decision and s.seat not in ui.pending]
 
 
 def payout_seats(view: DealerView) -> list[int]:
@@ -241,7 +242,7 @@ def focus_seat(view: DealerView, ui: DealerUI) -> int | None:
     numbers = [s.seat for s in view.seats]
     if view.state == "deciding":
         waiting = undecided(view, ui)
-        if ui.decide_seat in {s.seat for s in view.seats if s.bets.get("ante")}:
+        if ui.decide_seat in {s.seat for s in view.seats if s.bets.get(ANTE)}:
             return ui.decide_seat  # chosen by its digit, decided or not (Undo acts on it)
         after = ui.decided[-1] if ui.decided else 0
         return next((s for s in waiting if s > after), waiting[0] if waiting else None)
@@ -320,7 +321,7 @@ def primary_step(view: DealerView, ui: DealerUI) -> Step:
 
 def needs_ante(view: DealerView, seat: int, bet: str) -> Banner | None:
     """The refusal of a side bet that needs an Ante put down where none is, or None."""
-    if bet not in view.paytables.need_ante or seat_view(view, seat).bets.get("ante"):
+    if bet not in view.paytables.need_ante or seat_view(view, seat).bets.get(ANTE):
         return None
     code = f"{bet}_needs_ante"
     return Banner(REJECTED, message=code, params={"code": code, "seat": str(seat),

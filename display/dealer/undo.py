@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from controller.game import inputs
+from controller.game.bet_types import PLAY
 from controller.game.views import DealerView
 
 Wagers = dict[int, dict[str, int]]
@@ -21,7 +22,7 @@ BET_COMMANDS = (inputs.PlaceBet, inputs.MarkBet, inputs.ClearBets, inputs.Rebet)
 
 def wagers(view: DealerView) -> Wagers:
     """The seats' wagers in ``view`` (the Play aside)."""
-    return {s.seat: {k: v for k, v in s.bets.items() if k != "play"} for s in view.seats}
+    return {s.seat: {k: v for k, v in s.bets.items() if k != PLAY} for s in view.seats}
 
 
 def change(before: Wagers, after: Wagers) -> Change:

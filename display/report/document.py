@@ -24,6 +24,7 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 from controller.game.files import write_new_file
+from controller.game.bet_types import LINE_BETS, NAMES
 from controller.game.numbers import format_decimal, format_number, format_percent
 from controller.game.par_sheet import ParSheet
 from controller.game.rules import RuleProfile
@@ -34,7 +35,7 @@ from display.report.plots import FONTS, house_plot, return_plot
 from display.report.witness import last_seal
 
 REGULAR, BOLD = "DejaVuSans", "DejaVuSans-Bold"
-BETS = ("ante", "play", "ante_bonus", "pair_plus", "six_card_bonus")
+BETS = NAMES
 """The bet meters, in the order the report lists them."""
 METER_WIDTHS = [24, 23, 23, 22, 22, 21, 17, 26]
 """The meter tables' columns, mm (the page's 178): each heading's longest word fits at
@@ -367,7 +368,7 @@ class _Builder:
         out = [self.p(t("sec.rules", name=label), "h2"),
                self.p(t("rules.qualifier", q=prof.qualifier.text)), Spacer(1, 2 * self.mm)]
         blocks = []
-        for bet in ("ante_bonus", "pair_plus", "six_card_bonus"):
+        for bet in LINE_BETS:
             pays = sorted(getattr(prof, bet).items(), key=lambda kv: -kv[1])
             if pays:
                 rows = [[t.hand(k), t.odds(v)] for k, v in pays]
