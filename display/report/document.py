@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
 
-from controller.game.files import write_new_file
 from controller.game.bet_types import LINE_BETS, NAMES
+from controller.game.files import write_new_file
 from controller.game.numbers import format_decimal, format_number, format_percent
 from controller.game.par_sheet import ParSheet
 from controller.game.rules import RuleProfile
