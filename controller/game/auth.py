@@ -1,8 +1,6 @@
-"""Roles and PINs: dealer, supervisor, technician (docs/requirements.md R12).
+"""Roles and PINs (docs/requirements.md R12): a PIN is kept only as a salted scrypt hash.
 
-A PIN is kept only as a salted scrypt hash ``scrypt$n$r$p$salt$hash`` (hex); right answers are
-remembered in memory under a salted digest so a repeated PIN does not pay scrypt again. The
-demo PINs are for the simulator and the demo only.
+Right answers are remembered under a salted digest so a repeated PIN skips scrypt.
 """
 
 from __future__ import annotations
@@ -32,11 +30,7 @@ _N, _R, _P = 2**14, 8, 1
 
 
 def hash_pin(pin: str, salt: bytes | None = None) -> str:
-    """Hash a PIN with scrypt and a random (or given, 16 bytes) salt: ``scrypt$n$r$p$salt$hash``.
-
-    Raises:
-        ValueError: the PIN is not 4 to 12 digits.
-    """
+    """Hash a 4-12 digit PIN (else ValueError) with scrypt: ``scrypt$n$r$p$salt$hash`` (hex)."""
     problem = pin_problem(pin)
     if problem:
         raise ValueError(problem)
@@ -46,11 +40,7 @@ def hash_pin(pin: str, salt: bytes | None = None) -> str:
 
 
 def parse_pin_hash(stored: str) -> tuple[int, int, int, bytes, bytes]:
-    """Split a stored PIN hash into ``(n, r, p, salt, digest)``, each within the configured bounds.
-
-    Raises:
-        ValueError: the text is not of that form; the message says which part is wrong.
-    """
+    """Split a PIN hash into ``(n, r, p, salt, digest)`` within bounds (ValueError says which)."""
     parts = stored.split("$") if isinstance(stored, str) else []
     if len(parts) != 6 or parts[0] != "scrypt":
         raise ValueError("expected scrypt$n$r$p$salt$hash")
@@ -116,8 +106,7 @@ class PinChecker:
     def roles_for(self, pin: str, hashes: dict[str, str]) -> tuple[str, ...]:
         """Every role whose hash matches ``pin``, highest first (none: a wrong PIN).
 
-        A dealer PIN is no wrong PIN but never authorises a privileged action; two or more roles
-        mean one PIN set for several, which the table refuses.
+        A dealer PIN never authorises a privileged action; several roles: one PIN set twice.
         """
         tag = hmac.new(self._key, pin.encode(), "sha256").digest()
         found = []
@@ -144,13 +133,11 @@ def _epoch(utc: str) -> float:
 
 @dataclass(slots=True)
 class PinLockout:
-    """Wrong PINs in a row, and the lockout of PIN entry they lead to (R12).
+    """Wrong PINs in a row, and the PIN entry lockout they lead to (R12).
 
-    A lockout runs on the monotonic clock each record carries (``mono_ns``), never the wall clock,
-    so an NTP step neither lengthens nor ends it. At a power-up at ``m`` a lockout ending after
-    ``m`` ends at ``min(until, m + period)``: a reboot never ends one early nor makes it last
-    longer than its period. Journals of configuration version 1 timed lockouts on the wall clock
-    (``clock`` ``"utc"``, ``wall_until`` epoch seconds); they replay as written.
+    Timed on the records' monotonic clock (``mono_ns``), so an NTP step never moves it. After a
+    power-up at ``m`` it ends at ``min(until, m + period)``. Configuration version 1 journals
+    timed it on the wall clock (``wall_until``); they replay as written.
     """
 
     failures: int = 0
@@ -199,8 +186,8 @@ class PinLockout:
     def power_up(self, mono_ns: int, utc: str, monotonic: bool, seconds: int) -> None:
         """Apply the power-up rule at a ``startup`` record.
 
-        ``monotonic``: the record's version times lockouts on the monotonic clock (configuration 2
-        and later); ``seconds``: the period configured now, the bound for a lockout carried over.
+        ``monotonic``: the record times lockouts on the monotonic clock (configuration 2+);
+        ``seconds``: the period now configured.
         """
         if not monotonic:
             self.clock = "utc"

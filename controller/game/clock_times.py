@@ -1,8 +1,7 @@
-"""A journal's times corrected for the clock steps it holds (recall, the shift report).
+"""A journal's times corrected for its clock steps (recall, the shift report).
 
-``corrected = utc + the sum of the steps journaled after the event``: every time is then on
-the clock of the newest event and follows the events' order (docs/journal-format.md, "Clock
-steps"), so a period picks the events that happened in it and no round ends before it started.
+``corrected = utc + the steps journaled after the event``: every time is on the newest
+event's clock and in event order (docs/journal-format.md, "Clock steps").
 """
 
 from __future__ import annotations
@@ -22,11 +21,7 @@ from controller.journal import Journal, Record
 
 
 def parse_time(utc: str) -> datetime:
-    """An ISO 8601 time as an aware UTC time (without an offset: UTC).
-
-    Raises:
-        ValueError: not an ISO 8601 time.
-    """
+    """An ISO 8601 time as an aware UTC time (no offset: UTC); ValueError if not one."""
     t = datetime.fromisoformat(utc)
     return t.replace(tzinfo=UTC) if t.tzinfo is None else t.astimezone(UTC)
 
@@ -77,11 +72,7 @@ def _seqs_of(j: Any, kind: str) -> list[int]:
 
 
 def journaled_steps(journal: Journal) -> list[JournaledStep]:
-    """Every clock step a journal holds, in order (an unreadable one is passed over).
-
-    Raises:
-        JournalError: the journal cannot be read.
-    """
+    """Every clock step a journal holds, in order, unreadable ones skipped (JournalError)."""
     out = []
     for seq in _seqs_of(journal, CLOCK_STEP):
         rec = next(journal.records(seq - 1, seq), None)
@@ -127,11 +118,7 @@ class Corrections:
         return [s for s in self.since(after) if upto is None or s.seq <= upto]
 
     def time(self, seq: int, utc: str) -> datetime:
-        """Event ``seq``'s time ``utc``, corrected.
-
-        Raises:
-            ValueError: ``utc`` is not an ISO 8601 time.
-        """
+        """Event ``seq``'s time ``utc``, corrected (ValueError: not ISO 8601)."""
         return parse_time(utc) + timedelta(milliseconds=self.ms_after(seq))
 
     def text(self, seq: int, utc: str) -> str:
@@ -158,9 +145,8 @@ def corrected_rounds(journal: Journal, records: list[dict[str, Any]],
                      fix: Corrections | None = None) -> list[dict[str, Any]]:
     """Game recall's records with their times corrected, in the same order.
 
-    Times a step corrects keep the recorded ones beside them (``recorded_started_utc``...); the
-    steps journaled while a round was dealt are listed as ``clock_steps``. An end a step too small
-    to see would put before the start is shown at the start; format 1's unknown events: as recorded.
+    Corrected times keep the recorded ones beside them (``recorded_started_utc``...); steps
+    during a round are ``clock_steps``; an end before the start is shown at the start.
     """
     fix = fix if fix is not None else Corrections.of(journal)
     if not fix:

@@ -1,13 +1,9 @@
 """The table's configuration: one TOML file, one msgspec Struct per section, bounds declared once.
 
-The file's sections are the Structs below (``systemd/table.toml.example`` shows every key);
-each key's bound is its Annotated type, as :mod:`controller.game.inputs` declares inputs.
-:class:`TableConfig` is the flat view the table reads: one attribute per field of the
-sections. Its game settings (``[table]``, ``[roles]`` and :class:`CodeSettings`) are
-journaled (:meth:`TableConfig.to_dict`, docs/config-format.md) and alone decide equality;
-the others only wire ``threecard run``. A bad file or value is a :class:`ConfigError` naming
-the file, the section and the key (``table.toml: [table] seatz: unknown key``); nothing
-starts with a configuration that does not validate (docs/requirements.md R3).
+:class:`TableConfig` is the flat view the table reads. Its game settings are journaled
+(docs/config-format.md) and alone decide equality; the others only wire ``threecard run``.
+A bad value is a :class:`ConfigError` naming the file, section and key
+(``table.toml: [table] seatz: unknown key``); nothing starts unvalidated (docs/requirements.md R3).
 """
 
 from __future__ import annotations
@@ -59,8 +55,7 @@ SCRYPT_N = (2**10, 2**16)
 SCRYPT_R = (1, 16)
 SCRYPT_P = (1, 4)
 SCRYPT_MAX_WORK = 2**18
-"""A PIN hash's scrypt bounds: n (a power of two), r, p, and n * r * p (a check in well under
-a second; ``p = 64`` took 8 s)."""
+"""scrypt bounds of a PIN hash: a check in well under a second (``p = 64`` took 8 s)."""
 MAX_PROFILE_BYTES = 64 * 1024  # the largest rule profile read (the shipped ones: ~2 KiB)
 
 # ---------------------------------------------------------------------------- choices
@@ -320,8 +315,7 @@ _KEYS = {section: {f.encode_name: f for f in msgspec.structs.fields(s)}
 FILE_KEYS: dict[str, dict[str, str]] = {
     section: {key: f.name for key, f in keys.items() if key not in ROLES or section != "roles"}
     for section, keys in _KEYS.items()}
-"""The file's sections and keys: section -> key -> :class:`TableConfig` field. ``[roles]``
-also takes a PIN hash for each of :data:`ROLES`."""
+"""Section -> key -> :class:`TableConfig` field; ``[roles]`` also takes a PIN hash per role."""
 _SETTINGS = {f.name: (section, key, f) for section, keys in [
     *list(_KEYS.items())[:2], (None, {f.name: f for f in msgspec.structs.fields(CodeSettings)}),
     *list(_KEYS.items())[2:]] for key, f in keys.items() if f.name not in ROLES}
@@ -344,11 +338,7 @@ class _Methods:
         return profile_for(self.rules, self.rules_text)
 
     def pinned(self) -> TableConfig:
-        """This configuration with the text of its profile file read (:attr:`rules_text`).
-
-        Raises:
-            ConfigError: the file cannot be read, named by its key.
-        """
+        """This configuration with its profile file's text read (ConfigError names the key)."""
         from controller.game.rules import RuleProfileError, profile_text
 
         try:
@@ -358,11 +348,10 @@ class _Methods:
         return replace(self, rules_text=text) if text != self.rules_text else self
 
     def validate(self) -> TableConfig:
-        """Check every setting, and that the rule profile loads; returns self.
+        """Check every setting and that the rule profile loads; returns self.
 
         Raises:
-            ConfigError: the first bad setting, named by its flag or its place in the file
-                (``table.toml: [table] seats: must be a whole number 1 to 7, got 9``).
+            ConfigError: the first bad setting, named by its flag or its place in the file.
         """
         for name in _SETTINGS:
             problem = self._problem(name)
@@ -401,8 +390,7 @@ class _Methods:
         Args:
             key: one of :data:`CHANGEABLE` (a version 1 name is read too).
             value: the new value.
-            rules_text: a ``rules`` change: the profile's journaled text (empty for a
-                shipped profile; None for a change journaled before it was kept).
+            rules_text: a ``rules`` change's journaled profile text ("" shipped; None: not kept).
 
         Raises:
             ConfigError: not a changeable setting, or a bad value.
@@ -428,11 +416,7 @@ class _Methods:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> TableConfig:
-        """Read the journal form (version 1 or 2); the values as recorded, not re-checked.
-
-        Raises:
-            TypeError: a key that is no game setting.
-        """
+        """Read the journal form (version 1 or 2) as recorded, unchecked (TypeError: no setting)."""
         d = {RENAMED.get(k, k): v for k, v in d.items() if k != "config_version"}
         unknown = set(d) - set(_GAME)
         if unknown:
@@ -469,22 +453,15 @@ def config_version(d: dict[str, Any]) -> int:
 
 
 def setting_problem(name: str, value: Any) -> str | None:
-    """What is wrong with ``value`` for the setting ``name`` by its type, or None.
+    """What is wrong with ``value`` for setting ``name`` by its type, or None (KeyError: none).
 
     The profile a ``rules`` value names is not loaded here (validate and changed do).
-
-    Raises:
-        KeyError: ``name`` is no setting of :class:`TableConfig`.
     """
     return _problem(_SETTINGS[name][2].type, value)
 
 
 def changeable_setting(key: Any) -> str:
-    """The setting a ``config_change`` key names (a version 1 name is read too).
-
-    Raises:
-        ConfigError: not a setting a ``config_change`` may set.
-    """
+    """The setting a ``config_change`` key names, version 1 names too (else ConfigError)."""
     name = RENAMED.get(key, key) if isinstance(key, str) else None
     if name not in CHANGEABLE:
         raise ConfigError(f"unknown setting {_show(key)} (known: {', '.join(CHANGEABLE)})")
@@ -557,13 +534,12 @@ def load_config(path: str | Path | None, flags: dict[str, str] | None = None,
 
     Args:
         path: the TOML file (UTF-8), or None for the built-in defaults.
-        flags: TableConfig field -> the flag that overrides it (``{"rules": "--rules"}``):
-            a bad value given so is named by its flag.
-        **overrides: TableConfig field -> a flag's value (None values are ignored).
+        flags: field -> the flag that overrides it (``{"rules": "--rules"}``), for errors.
+        **overrides: field -> a flag's value (None values are ignored).
 
     Raises:
-        ConfigError: the file is missing, not UTF-8, not TOML, has an unknown section or
-            key or a bad value; one line naming the file and the key, or the flag.
+        ConfigError: missing, not UTF-8, not TOML, an unknown section or key or a bad
+            value; one line naming the file and the key, or the flag.
     """
     source = "" if path is None else str(path)
     values = _file_settings(source) if source else {}

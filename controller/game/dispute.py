@@ -1,11 +1,8 @@
 """A disputed round, out of the journal and back: its events, its starting state, its replay.
 
-:func:`evidence` takes one round out of a journal that passes the verifier from its first
-event (a journal rewritten with a recomputed chain is refused, never signed): the snapshot the
-round starts from, every event until the next round opened with its chain hashes, the anchors
-around them, the round's record, the steps worth a picture and what checks them against the
-journal's seals. :func:`replay_round` is the other side: from that snapshot and those events
-alone it checks the chain and replays them, giving the round's record again.
+:func:`evidence` takes a round out of a journal that verifies from its first event (a
+recomputed chain is refused, never signed); :func:`replay_round` checks the chain of those
+events from the snapshot alone and replays them into the round's record again.
 """
 
 from __future__ import annotations
@@ -58,11 +55,7 @@ class EventRow(Record):
 
     @classmethod
     def from_json(cls, d: Any) -> EventRow:
-        """Inverse of :meth:`to_json`.
-
-        Raises:
-            ValueError: not an object with those fields and types.
-        """
+        """Inverse of :meth:`to_json` (ValueError: not such an object)."""
         types = {"seq": int, "utc": str, "mono_ns": int, "kind": str, "actor": str,
                  "body": str, "prev": str, "hash": str}
         fields = set(d) - {"redacted"} if isinstance(d, dict) else set()
@@ -107,12 +100,9 @@ def state_without_secrets(state: str) -> str:
 class Evidence:
     """One round as taken out of the journal.
 
-    Attributes:
-        snapshot: the state after event ``before[0]`` (canonical JSON), PIN hashes taken out.
-        before, after, head: (seq, chain hash) before the round, of its last event, of the newest.
-        steps: the events after which both screens are pictured.
-        screens: the screens recorded by the start-up in force at the first step, or None;
-            ``screens_later``: (seq, screens) of each restart within the round.
+    ``snapshot`` is the state after ``before[0]`` (canonical JSON, PIN hashes out); ``before``,
+    ``after``, ``head`` are (seq, chain hash); ``steps`` the events pictured; ``screens`` those
+    of the start-up in force, ``screens_later`` (seq, screens) of each restart.
     """
 
     round_id: int
@@ -138,12 +128,11 @@ class Evidence:
 
 
 def evidence(journal: Journal, round_id: int, full_check: bool = False) -> Evidence:
-    """Take round ``round_id`` out of a journal (``full_check``: verify it from the first event).
+    """Take round ``round_id`` out of a journal (``full_check``: verify from the first event).
 
     Raises:
         ReplayError: the journal fails the verifier, or it cannot be replayed.
-        DisputeError: no such round, it is still in play, its events are not sealed yet, or the
-            journal's seals do not verify over them.
+        DisputeError: no such round, still in play, unsealed, or the seals do not verify.
     """
     from controller.game.dispute_seals import check_sealed, sealed_range
 
@@ -187,12 +176,7 @@ def evidence(journal: Journal, round_id: int, full_check: bool = False) -> Evide
 
 def _replay_round(journal: Journal, g: Game, at: int, round_id: int
                   ) -> tuple[int | None, str, dict[str, Any] | None, int, int, list[int]]:
-    """Replay the round from event ``at``: where it opened, its record, close, end, steps.
-
-    Returns:
-        The event it opened at (None: never) and the state then, its record (None: still
-        in play) and the event that closed it, the last event read, the dealer's steps.
-    """
+    """Replay from event ``at``: (opened at and state, record, closing event, last read, steps)."""
     opened = at if g.round_id == round_id else None
     snapshot = g.dumps() if opened is not None else ""
     record: dict[str, Any] | None = None
@@ -220,11 +204,8 @@ def replay_round(snapshot: str, events: list[EventRow], before: tuple[int, str],
                  after: tuple[int, str], round_id: int) -> dict[str, Any]:
     """Check that ``events`` chain from ``before`` to ``after``; replay them into the record.
 
-    A redacted event cannot be rehashed: it must follow its ``prev``, and the next event its hash.
-
-    Raises:
-        DisputeError: an event does not chain, the snapshot does not load or is not the state at
-            ``before``, or the replay fails or does not close the round.
+    A redacted event must follow its ``prev`` and the next event its hash. DisputeError: a
+    break, a bad snapshot, or a replay that fails or does not close the round.
     """
     prev, expect = before[1], before[0] + 1
     for e in events:

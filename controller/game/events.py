@@ -33,13 +33,9 @@ class Hello(ShoeEvent):
 
 @dataclass(frozen=True, slots=True)
 class CardRead(ShoeEvent):
-    """A card left the shoe and was read.
+    """A card left the shoe and was read: ``code`` as sent, ``card`` canonical or None (void).
 
-    Attributes:
-        card: canonical text (``Qh``), or None when ``code`` is not one of the 52 cards: the
-            controller voids, never guesses.
-        code: the card code exactly as the shoe sent it (``10H``, ``H3``).
-        burn: read in burn mode: a burn card, never a hand card.
+    ``burn``: read in burn mode, never a hand card.
     """
 
     card: str | None = None
@@ -158,9 +154,8 @@ _TYPE_NAMES: dict[type, str] = {
 class NoFrameDecoded(ShoeEvent):
     """Bytes keep arriving from the shoe but no frame decodes: is the dialect right?
 
-    A shoe speaking another dialect or speed sends bytes every decoder skips as noise. Sent once
-    per episode after a few seconds, and with ``cleared`` when a frame decodes again; ``nbytes``
-    0: no byte since connecting (a ``native`` shoe on TCP waits for a ``PING``).
+    Sent once an episode after a few seconds, again with ``cleared``; ``nbytes`` 0: nothing
+    since connecting (a ``native`` shoe on TCP waits for a ``PING``).
     """
 
     nbytes: int = 0

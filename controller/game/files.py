@@ -1,9 +1,7 @@
 """Files written whole or not at all: what the commands hand over (a key, a report, a bundle).
 
-:func:`new_file` writes into a temporary file beside the target, flushes it to the disk,
-and only then puts it in the target's place, in one step (a rename, or a hard link where
-an existing file must never be replaced). A full disk, a crash or a signal part way
-leaves the target as it was (absent, or the previous file) and no temporary file behind.
+A temporary file beside the target is flushed, then put in place in one step (a rename, or a
+hard link where an existing file must not be replaced): a crash leaves the target as it was.
 """
 
 from __future__ import annotations
@@ -33,21 +31,13 @@ def _sync_folder(folder: Path) -> None:
 @contextlib.contextmanager
 def new_file(path: str | Path, mode: int = 0o644, replace: bool = True
              ) -> Iterator[BinaryIO]:
-    """Write ``path`` whole or not at all.
+    """Write ``path`` whole or not at all; yields a binary temporary file in the same folder.
 
-    Args:
-        path: the file to write.
-        mode: its permission bits, whatever the umask (``0o600`` for a private key).
-        replace: whether an existing file is replaced; False refuses one.
-
-    Yields:
-        A binary file to write into (a temporary file in the same folder).
+    ``mode`` is set whatever the umask (``0o600`` for a private key).
 
     Raises:
-        FileExistsError: ``replace`` is False and ``path`` exists (checked when the
-            file is put in place, atomically: it is never overwritten).
-        OSError: the file cannot be written (a full disk, no permission); nothing is
-            left behind.
+        FileExistsError: ``replace`` is False and ``path`` exists (checked atomically).
+        OSError: the file cannot be written; nothing is left behind.
     """
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
@@ -71,12 +61,7 @@ def new_file(path: str | Path, mode: int = 0o644, replace: bool = True
 
 def write_new_file(path: str | Path, data: bytes, mode: int = 0o644, replace: bool = True
                    ) -> None:
-    """Write ``data`` to ``path`` whole or not at all (:func:`new_file`).
-
-    Raises:
-        FileExistsError: ``replace`` is False and ``path`` exists.
-        OSError: the file cannot be written; nothing is left behind.
-    """
+    """Write ``data`` to ``path`` whole or not at all (:func:`new_file`; same errors)."""
     with new_file(path, mode, replace) as f:
         f.write(data)
 

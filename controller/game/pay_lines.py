@@ -1,13 +1,7 @@
 """What the screens say of a settled bet: the paytable line it was paid on, and the pay order.
 
-A win of the Ante Bonus, Pair Plus or 6 Card Bonus is paid on one line of its paytable (the
-rule profile's, :mod:`controller.game.rules`): the screens name that line beside the amount
-("Mini royal 100:1"). The settlement knows it (:attr:`~controller.game.settlement.BetResult
-.line`); a round's record keeps the seat's hand, its 6 Card Bonus hand and its cards, from
-which :func:`result_line` names it again by the same rule (:meth:`RuleProfile.paid_line`).
-
-Every list of a seat's results (settled or refunded) is in the one pay order of the rules
-(:data:`~controller.game.bet_types.PAY_ORDER`): :func:`in_pay_order`.
+A round's record keeps the seat's hands and cards, from which :func:`result_line` names the
+line again by the settlement's rule (:meth:`RuleProfile.paid_line`).
 """
 
 from __future__ import annotations
@@ -34,11 +28,7 @@ def in_pay_order(results: Iterable[_R]) -> tuple[_R, ...]:
 
 
 def items_in_pay_order(per_bet: Mapping[str, _V]) -> tuple[tuple[str, _V], ...]:
-    """A record's bet -> value mapping (its bets, its results) as pairs in the pay order.
-
-    A round record keeps a seat's bets as they were placed: every text that lists them
-    (``threecard recall``, the round log) lists them as the screens do.
-    """
+    """A record's bet -> value mapping as pairs in the pay order, as the screens list them."""
     return tuple(sorted(per_bet.items(), key=lambda kv: pay_rank(kv[0])))
 
 
@@ -57,16 +47,8 @@ def result_line(profile: RuleProfile, bet: str, outcome: str, multiple: int,
                 recorded: str = "") -> str:
     """The paytable line a bet's win was paid on (a hand key, or ``mini_royal``), else "".
 
-    Args:
-        profile: the rules the round was paid under (the table's; a record of a round
-            paid under others still names the line its multiple was paid on).
-        bet: the bet type.
-        outcome: ``win``, ``lose``, ``push`` or ``refund``: only a win has a line.
-        multiple: the "X to 1" paid.
-        hand: the seat's 3-card hand key.
-        six_card_hand: the best five of the six cards' key, when the bet was placed.
-        cards: the seat's cards (canonical texts), to tell a mini royal.
-        recorded: the line the record keeps, if any (it wins).
+    ``six_card_hand`` is the best five of six's key; ``cards`` (canonical texts) tell a mini
+    royal; a ``recorded`` line wins. Only a win has a line.
     """
     if recorded or outcome != "win" or bet not in LINE_BETS:
         return recorded

@@ -20,13 +20,10 @@ class ReplayError(JournalError):
 
 def start_state(journal: Journal, upto: int | None = None, use_snapshots: bool = True,
                 config: TableConfig | None = None) -> tuple[Game, int]:
-    """The state replay starts from (the newest snapshot at or before ``upto``), and its event.
+    """The state replay starts from (newest snapshot at or before ``upto``), and its event.
 
-    Without a usable snapshot (or ``use_snapshots`` False): an empty table built from ``config``
-    at event 0.
-
-    Raises:
-        ReplayError: the snapshot's seal does not match the journal, or it cannot be loaded.
+    Without a usable snapshot: an empty table from ``config`` at event 0. ReplayError: the
+    snapshot's seal does not match the journal, or it cannot be loaded.
     """
     snap = journal.latest_snapshot(upto) if use_snapshots else None
     if snap is None:
@@ -42,11 +39,7 @@ def start_state(journal: Journal, upto: int | None = None, use_snapshots: bool =
 
 def apply_each(game: Game, records: Iterable[Record], upto: int | None = None
                ) -> Iterator[tuple[Record, str | None]]:
-    """Apply records to ``game`` in order, yielding (record, None or the rejection reason).
-
-    Raises:
-        ReplayError: a record cannot be read or applied (its seq is named).
-    """
+    """Apply records to ``game`` in order, yielding (record, None or the rejection reason)."""
     for r in records:
         if upto is not None and r.seq > upto:
             break
@@ -59,32 +52,20 @@ def apply_each(game: Game, records: Iterable[Record], upto: int | None = None
 
 
 def apply_records(game: Game, journal: Journal, after: int, upto: int | None = None) -> None:
-    """Apply the journal's records ``after < seq <= upto`` to ``game``, in order.
-
-    Raises:
-        ReplayError: a record cannot be read or applied (its seq is named).
-    """
+    """Apply records ``after < seq <= upto`` to ``game`` (ReplayError names a bad seq)."""
     for _ in apply_each(game, journal.records(after), upto):
         pass
 
 
 def rebuild(journal: Journal, upto: int | None = None, use_snapshots: bool = True) -> Game:
-    """The recorded state after event ``upto`` (None: the newest).
-
-    Raises:
-        ReplayError: see :func:`start_state` and :func:`apply_records`.
-    """
+    """The recorded state after event ``upto`` (None: the newest); ReplayError if it fails."""
     game, after = start_state(journal, upto, use_snapshots)
     apply_records(game, journal, after, upto)
     return game
 
 
 def state_before_round(journal: Journal, round_id: int) -> tuple[Game, int]:
-    """The newest sealed snapshot before round ``round_id`` opened, and the event it follows.
-
-    Raises:
-        ReplayError: the snapshot's seal does not match the journal, or it cannot be loaded.
-    """
+    """The newest sealed snapshot before round ``round_id`` opened, and the event it follows."""
     for seq in reversed(journal.snapshot_seqs()):  # read one by one: thousands in a long one
         snap = journal.snapshot(seq)
         try:
@@ -98,9 +79,7 @@ def state_before_round(journal: Journal, round_id: int) -> tuple[Game, int]:
 
 def round_records(journal: Journal, last: int | None = None, first: int | None = None,
                   upto: int | None = None) -> list[dict[str, Any]]:
-    """Finished rounds' game-recall records, newest first, made by replaying the journal.
-
-    A compact journal keeps no whole record; format 1 keeps them, equal to these.
+    """Finished rounds' recall records, newest first, by replaying the journal.
 
     Raises:
         ReplayError: the journal cannot be replayed.
@@ -150,11 +129,7 @@ def views_at(journal: Journal | str | Path, seq: int) -> tuple[DealerView, Playe
 
 def views_after(journal: Journal, seqs: Iterable[int]
                 ) -> Iterator[tuple[int, DealerView, PlayerView]]:
-    """:func:`views_at` for several increasing events in one replay; the caller checks the chain.
-
-    Raises:
-        ReplayError: the replay fails.
-    """
+    """:func:`views_at` for several increasing events in one replay; the caller checks the chain."""
     wanted = sorted(set(seqs))
     if not wanted:
         return

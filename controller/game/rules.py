@@ -50,24 +50,11 @@ class Limit:
 
 @dataclass(frozen=True, slots=True)
 class RuleProfile:
-    """One house's rules.
+    """One house's rules: paytables are "X to 1" by hand key, limits minor units.
 
-    Attributes:
-        name: short name, e.g. ``live``.
-        description: one line for people.
-        source: the file it was loaded from.
-        qualifier: the dealer's qualifying hand.
-        ante_bonus: 3-card class key -> "X to 1" pay on the Ante when the player plays.
-        pair_plus: 3-card class key (and optionally ``mini_royal``) -> pay.
-        six_card_bonus: 6-card class key -> pay; empty when the bet is not offered.
-        pair_plus_requires_ante: Pair Plus may only be placed beside an Ante.
-        six_card_bonus_requires_ante: 6 Card Bonus may only be placed beside an Ante.
-        fold_loses_side_bets: a fold loses Pair Plus and 6 Card Bonus too.
-        player_cards_face_up: players' cards are dealt face up (else face down).
-        limits: bet type -> :class:`Limit` (``play`` follows the Ante, no own limit).
-        published_rtp: bet (``ante_play``, ``pair_plus``, ``six_card_bonus``) -> the return
-            to player the house publishes, in basis points (9663 = 96.63 %); the daemon's
-            self-check refuses paytables whose exact return does not round to it.
+    ``six_card_bonus`` is empty when the bet is not offered; ``limits`` has no ``play`` (it
+    follows the Ante). ``published_rtp``: bet -> the return the house publishes, in basis
+    points (9663 = 96.63 %); the self-check refuses paytables whose exact return differs.
     """
 
     name: str
@@ -94,20 +81,12 @@ class RuleProfile:
         return bet != SIX_CARD_BONUS or self.offers_six_card_bonus
 
     def paid_line(self, bet: str, hand: str, mini_royal: bool = False) -> str:
-        """The paytable line of ``bet`` (``ante_bonus``, ``pair_plus``) a 3-card hand is on.
-
-        The hand's key (``three_of_a_kind``), or ``mini_royal`` for a mini royal (A-K-Q
-        suited) where the Pair Plus paytable names that line; the line may pay nothing.
-        """
+        """The ``bet`` paytable line a 3-card hand is on: its key, or ``mini_royal`` if named."""
         return "mini_royal" if (bet == PAIR_PLUS and mini_royal
                                 and "mini_royal" in self.pair_plus) else hand
 
     def pair_plus_pay(self, hand_class: HandClass, mini_royal: bool) -> int:
-        """Pair Plus "X to 1" for a hand, 0 when it does not pay.
-
-        A mini royal (A-K-Q suited) is paid as such only where the paytable names
-        ``mini_royal``; otherwise it is paid as a straight flush (:meth:`paid_line`).
-        """
+        """Pair Plus "X to 1" for a hand (0: none); an unnamed mini royal is a straight flush."""
         return self.pair_plus.get(self.paid_line(PAIR_PLUS, hand_class.key, mini_royal), 0)
 
     def ante_bonus_pay(self, hand_class: HandClass) -> int:
@@ -213,16 +192,12 @@ def _header(data: dict[str, Any], source: str) -> tuple[str, Qualifier, bool]:
 
 
 def profile_from_dict(data: dict[str, Any], source: str = "<profile>") -> RuleProfile:
-    """Build and validate a profile from parsed TOML.
-
-    Args:
-        data: the TOML document as a dict.
-        source: where it came from, for error messages.
+    """Build and validate a profile from parsed TOML; ``source`` names it in errors.
 
     Raises:
-        RuleProfileError: an unknown key, a missing hand class, a pay that is not a whole
-            0 to 10,000, a limit that is not a whole 1 to 10^9 minor units or a min above
-            its max, a bad qualifier; the message names the file and the key.
+        RuleProfileError: an unknown key, a missing hand class, a pay not a whole 0 to
+            10,000, a limit not a whole 1 to 10^9 minor units or min above max, a bad
+            qualifier; naming the file and the key.
     """
     name, qualifier, face_up = _header(data, source)
     ante_bonus = _paytable(data, ANTE_BONUS, ANTE_BONUS_CLASSES, ANTE_BONUS_OPTIONAL, source)
@@ -248,13 +223,10 @@ def profile_from_dict(data: dict[str, Any], source: str = "<profile>") -> RulePr
 
 
 def read_profile_file(path: str | Path) -> str:
-    """The text of a rule profile file (UTF-8, a BOM allowed), read without waiting on it.
-
-    Opened non-blocking and refused unless a regular file (a FIFO would wait for a writer
-    for ever); at most :data:`~controller.game.config.MAX_PROFILE_BYTES` are read.
+    """A rule profile file's text (UTF-8, BOM allowed), opened non-blocking (a FIFO never waits).
 
     Raises:
-        RuleProfileError: the file is missing, not a regular file, too large or not UTF-8.
+        RuleProfileError: missing, not a regular file, over ``MAX_PROFILE_BYTES`` or not UTF-8.
     """
     source = str(path)
     try:
@@ -289,11 +261,7 @@ def read_profile_file(path: str | Path) -> str:
 
 
 def profile_from_text(text: str, source: str) -> RuleProfile:
-    """Build and validate a profile from the text of its TOML file.
-
-    Raises:
-        RuleProfileError: not TOML, or not a valid profile (:func:`profile_from_dict`).
-    """
+    """Build and validate a profile from its TOML text (RuleProfileError if not valid)."""
     try:
         data = tomllib.loads(text)
     except ValueError as exc:  # TOMLDecodeError, or an integer too long to read
@@ -305,11 +273,7 @@ _PROFILES: dict[tuple[str, str], RuleProfile] = {}
 
 
 def profile_for(rules: str, text: str = "") -> RuleProfile:
-    """The profile ``rules`` names, from its ``text`` or :func:`load_profile`; once each.
-
-    Raises:
-        RuleProfileError: the profile does not load.
-    """
+    """The profile ``rules`` names, from ``text`` or :func:`load_profile`, loaded once each."""
     p = _PROFILES.get((rules, text))
     if p is None:
         p = _PROFILES[(rules, text)] = (profile_from_text(text, rules) if text
@@ -318,22 +282,17 @@ def profile_for(rules: str, text: str = "") -> RuleProfile:
 
 
 def profile_text(rules: Any) -> str:
-    """The text a ``rules`` value journals beside it: its file's, or "" (a shipped profile).
-
-    Raises:
-        RuleProfileError: the file cannot be read (:func:`read_profile_file`).
-    """
+    """The text a ``rules`` value journals beside it: its file's, or "" for a shipped profile."""
     if not isinstance(rules, str) or rules in SHIPPED:
         return ""
     return read_profile_file(rules)
 
 
 def load_profile(name_or_path: str | Path) -> RuleProfile:
-    """Load a shipped profile by name (``live``, ``classic``) or any profile file by path.
+    """Load a shipped profile (``live``, ``classic``) or a profile file by path.
 
     Raises:
-        RuleProfileError: the file cannot be read (:func:`read_profile_file`), is not
-            TOML, or not a valid profile.
+        RuleProfileError: the file cannot be read, is not TOML, or not a valid profile.
     """
     text_name = str(name_or_path)
     if text_name in SHIPPED:

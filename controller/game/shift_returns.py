@@ -1,14 +1,8 @@
-"""A shift's observed returns: each bet's, round by round, per rule profile, beside the exact.
+"""A shift's observed returns per bet and rule profile, beside each profile's exact return.
 
-A shift may span a change of rule profile (a supervisor's ``config_change`` of ``rules``):
-each settled round counts towards the profile it was settled under, and each profile's
-observed return is compared with that profile's own exact return (its par sheet). Only
-rounds dealt in amounts count (an outcome round's figures are units, not money).
-
-:class:`ReturnTally` takes the rounds one at a time as the shift's replay closes them and
-keeps only running sums and the points of the plots (at most :data:`PLOT_POINTS` a
-series), never the rounds themselves: a report of a long journal holds no more than a
-short one's plots need.
+A round counts towards the profile it was settled under; outcome rounds (units, not money)
+are left out. :class:`ReturnTally` keeps running sums and thinned plot points, never the
+rounds, so a long journal's report holds no more than a short one's.
 """
 
 from __future__ import annotations
@@ -33,20 +27,9 @@ PER_SEAT = PER_SEAT_GROUPS
 class ReturnLine:
     """One bet's observed return over the rounds settled under one profile, and its exact.
 
-    Attributes:
-        group: a key of :data:`BET_GROUPS`.
-        exact: the exact return of a player who follows the par sheet's strategy under
-            the profile's fold rule (for a side bet a fold loses).
-        paytable: the paytable's own return (the bet settled on its cards).
-        stake: minor units staked on it (Ante/Play: the Antes).
-        net: the players' net on it, minor units.
-        points: after settled rounds with this bet: (rounds so far, observed return,
-            its standard error), every round's, or evenly thinned to at most
-            :data:`PLOT_POINTS` and the last (:class:`Thinned`). The standard error is
-            the exact one of the par sheet's strategy (:func:`standard_error`), not the
-            spread observed.
-        profile: the rule profile's label (its name; ``name (2)`` for a second profile
-            of the same name in the period).
+    ``exact`` follows the par sheet's strategy (a side bet loses on a fold), ``paytable`` is
+    the paytable's own return; ``stake`` and ``net`` are minor units (Ante/Play: the Antes).
+    ``points`` are (rounds, observed return, exact standard error), thinned (:class:`Thinned`).
     """
 
     group: str
@@ -64,23 +47,13 @@ class ReturnLine:
 
 
 def exact_returns(sheet: ParSheet, group: str) -> tuple[Fraction, Fraction] | None:
-    """A bet group's exact returns under a profile.
-
-    Returns:
-        (with the par sheet's strategy, the paytable's own), or None when the profile
-        does not offer the bet.
-    """
+    """A bet group's (par sheet strategy, paytable) returns under a profile; None if not offered."""
     analyses = bet_analyses(sheet, group)
     return None if analyses is None else (analyses[0].rtp, analyses[1].rtp)
 
 
 def bet_analyses(sheet: ParSheet, group: str) -> tuple[BetAnalysis, BetAnalysis] | None:
-    """A bet group's analyses under a profile.
-
-    Returns:
-        (with the par sheet's strategy, the paytable's own), or None when the profile
-        does not offer the bet.
-    """
+    """A bet group's (par sheet strategy, paytable) analyses; None if the profile lacks the bet."""
     paytable = sheet.ante_play if group == "ante_play" else getattr(sheet, group)
     if paytable is None:
         return None
@@ -88,24 +61,11 @@ def bet_analyses(sheet: ParSheet, group: str) -> tuple[BetAnalysis, BetAnalysis]
 
 
 def standard_error(variance: Fraction, rounds: int, stake: int, stake_squares: int) -> float:
-    """The standard error of an observed return, from the bet's exact variance.
+    """The standard error of an observed return (net over stake, plus one), from the exact variance.
 
-    The return observed is the players' net over the stake, plus one: each trial's
-    result weighs by its stake. A hand's net per unit staked has the exact ``variance``
-    (:attr:`~controller.game.par_sheet.BetAnalysis.variance`), and the error is
-    ``sqrt(variance * sum of each trial's stake squared) / stake``. What a trial is
-    depends on the bet (:data:`PER_SEAT`): a Pair Plus hand is settled on its own three
-    cards only, so each seat's hand is its own trial, independent of the others; the
-    seats' Ante/Play and 6 Card Bonus results share the dealer's cards, so the round is
-    the trial, its seats counted as wholly correlated: an upper bound, at most
-    ``sqrt(seats)`` wider than the exact error. For one seat staking the same each
-    round that is ``sqrt(variance / rounds)``, exactly.
-
-    Args:
-        variance: a hand's variance per unit staked (the par sheet's).
-        rounds: the rounds counted (none: no error).
-        stake: the stakes of those rounds, summed.
-        stake_squares: each trial's stake squared, summed.
+    ``sqrt(variance * sum of each trial's stake squared) / stake``. A Pair Plus hand is its
+    own trial; Ante/Play and 6 Card Bonus seats share the dealer's cards, so the round is the
+    trial (an upper bound, at most ``sqrt(seats)`` wide; :data:`PER_SEAT`).
     """
     if not rounds or not stake:
         return 0.0
@@ -113,17 +73,13 @@ def standard_error(variance: Fraction, rounds: int, stake: int, stake_squares: i
 
 
 PLOT_POINTS = 2000
-"""The most points a plot's series keeps (:class:`Thinned`): more than a page's plot can
-show, and a year's journal holds no more of them in memory than a shift's."""
+"""Most points a plot's series keeps: more than a page shows, bounded in memory."""
 
 
 class Thinned:
-    """A series' points, evenly spread over it and at most :data:`PLOT_POINTS` and one.
+    """A series' points, evenly thinned to at most :data:`PLOT_POINTS` and one, newest kept.
 
-    Every point is kept until the series holds :data:`PLOT_POINTS` and one; then every
-    other one is dropped and, from then on, only one point in two (in four, ...) is
-    kept. The newest point is always there (:meth:`points`), so a plot ends where the
-    series ends.
+    Past the limit every other point is dropped, then one in two (four, ...) is kept.
     """
 
     def __init__(self, limit: int = PLOT_POINTS) -> None:
@@ -164,10 +120,7 @@ class ReturnTally:
         self._points: dict[tuple[int, str], Thinned] = {}
 
     def add(self, rec: dict[str, Any], profile: int) -> None:
-        """Count one closed round (game recall form) under the profile ``profile``.
-
-        Rounds not settled, or dealt as outcomes, are left out.
-        """
+        """Count one closed round (recall form) under ``profile``; unsettled or outcome: skipped."""
         if rec["status"] != "settled" or rec.get("bet_entry", AMOUNTS) != AMOUNTS:
             return
         for group, bets in BET_GROUPS.items():
@@ -187,11 +140,7 @@ class ReturnTally:
                 (n, 1 + s[2] / staked if staked else 1.0, staked, s[3]))
 
     def lines(self, profiles: list[tuple[str, ParSheet]]) -> list[ReturnLine]:
-        """The lines, profile by profile (in ``profiles``' order), bet by bet.
-
-        Args:
-            profiles: (label, par sheet) of each profile, by the index :meth:`add` took.
-        """
+        """The lines, profile by profile, bet by bet; ``profiles``: (label, par sheet) by index."""
         out = []
         for i, (label, sheet) in enumerate(profiles):
             for group in BET_GROUPS:

@@ -1,11 +1,8 @@
 """Building the :mod:`controller.game.views` snapshots from a :class:`~controller.game.engine.Game`.
 
-Pure functions of the game's state. The player view is built from data that never
-includes the dealer's cards before the reveal (docs/requirements.md R13); the dealer view does
-not carry them either (but for an alarm that names one, e.g. a card read twice), and the
-current round's recall entry is masked the same way.
-Parts that change only when a round ends (recall, meters, history, paytables) are
-cached on :attr:`Game.records_version`.
+Pure functions of the game's state. Neither view carries the dealer's cards before the reveal
+(docs/requirements.md R13), but for an alarm that names one; the round's recall entry is
+masked too. What changes only when a round ends is cached on :attr:`Game.records_version`.
 """
 
 from __future__ import annotations
@@ -79,14 +76,9 @@ _RTP: dict[str, tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...], 
 
 def _returns(profile: RuleProfile) -> tuple[tuple[tuple[str, int], ...],
                                             tuple[tuple[str, int], ...], str]:
-    """Returns to player from the par sheet, computed once per profile's content.
+    """(Paytable returns, side bets' strategy returns that differ, weakest played hand ``Q-6-4``).
 
-    Cached by what the profile says (its paytables and rules), never by the file it was
-    read from: another text at the same path is another profile.
-
-    Returns:
-        (the paytables' returns, the side bets' returns that differ for a player who
-        follows the strategy, that strategy's weakest played hand such as ``Q-6-4``).
+    Cached by the profile's content, never its path: another text there is another profile.
     """
     key = repr(dataclasses.replace(profile, source=""))
     with _RTP_LOCK:
@@ -112,19 +104,13 @@ def rtp_for(profile: RuleProfile) -> tuple[tuple[str, int], ...]:
 
 
 def check_returns(profile: RuleProfile) -> tuple[tuple[str, int], ...]:
-    """The self-check of a rule profile (R3): its exact return per bet, checked.
+    """The self-check of a rule profile (R3): the return to player per bet in ppm, checked.
 
-    Start-up runs it on the profile configured, and the table on the profile a ``rules``
-    change names, before the change is journaled: both refuse in these words.
-
-    Returns:
-        The return to player per bet in ppm, as the player screen shows them.
+    Start-up runs it, and the table on a ``rules`` change before journaling it.
 
     Raises:
-        ConfigError: a bet returns 100 % or more to the player, or its exact return does
-            not round to the return the profile publishes (a paytable edited without its
-            published return, or the wrong file), or the stored counts
-            (:func:`~controller.game.deck_counts.stored_counts`) are damaged.
+        ConfigError: a bet returns 100 % or more, its exact return does not round to the
+            published one, or the stored counts are damaged.
     """
     from controller.game.config import ConfigError
     from controller.game.deck_counts import DeckCountsError, stored_counts
@@ -148,14 +134,10 @@ def check_returns(profile: RuleProfile) -> tuple[tuple[str, int], ...]:
 
 
 def rules_change_text(config: TableConfig, rules: Any) -> str:
-    """The text journaled with a ``rules`` change (:func:`~controller.game.rules.profile_text`).
-
-    The profile it names loads and passes the start-up self-check first
-    (:func:`check_returns`): a table plays by no profile it would refuse to start with.
+    """The text journaled with a ``rules`` change, once its profile passes :func:`check_returns`.
 
     Raises:
-        InputError: the file cannot be read, the profile does not load, or it fails the
-            self-check (in its words): the change is refused, nothing journaled.
+        InputError: unreadable, does not load, or fails the self-check; nothing journaled.
     """
     from controller.game.config import ConfigError
     from controller.game.rules import RuleProfileError, profile_text
@@ -175,11 +157,9 @@ def rules_change_text(config: TableConfig, rules: Any) -> str:
 
 
 def paytables_for(profile: RuleProfile) -> Paytables:
-    """The rules in force as the player screen shows them (R14).
+    """The rules in force as the player screen shows them (R14); rows carry hand keys, not names.
 
-    Paytable rows carry the hand's key (``three_of_a_kind``), never a name: the display
-    translates it. Beside each paytable's return, a side bet's return for a player who
-    follows the strategy where a fold loses it (what such a player gets).
+    A side bet's return is also given for a strategy player where a fold loses it.
     """
     def table(t: Any) -> tuple[tuple[str, int], ...]:
         return tuple(sorted(t.items(), key=lambda kv: -kv[1]))
@@ -270,13 +250,8 @@ class ViewBuilder:
               ) -> tuple[DealerView, PlayerView]:
         """Both views of ``g`` at ``version``.
 
-        Args:
-            g: the game.
-            version: the table's version of it.
-            locked: the journal-lock reason, or None.
-            fault: ``locked`` is a journal fault's, which clears itself (banner
-                ``journal_fault``), not an integrity lock (``journal_broken``) or a lock
-                that stays (``journal_locked``).
+        ``locked`` is the journal-lock reason or None; ``fault`` says it is a journal fault
+        that clears itself (banner ``journal_fault``), not ``journal_broken`` or ``journal_locked``.
         """
         st = self._statics(g)
         state = S.LOCKED if locked else g.state
@@ -411,10 +386,7 @@ def _cards_due(g: Game) -> tuple[int, tuple[int, int] | None, tuple[int, int] | 
 
 
 def _bet_entry(g: Game) -> str:
-    """How the round on the layout takes its bets: a finished round keeps its own mode.
-
-    The setting may change between rounds, before the finished round's wagers are cleared.
-    """
+    """How the round on the layout takes bets: a finished round keeps its own mode."""
     rec = g.recall.newest()
     if g.state in (S.SETTLED, S.VOID) and rec is not None and rec.round_id == g.round_id:
         return rec.bet_entry
@@ -422,11 +394,7 @@ def _bet_entry(g: Game) -> str:
 
 
 def _redact(b: Banner, hidden: Sequence[str]) -> Banner:
-    """A player's copy of a banner without the dealer's hole cards (R13).
-
-    Each hole card in the texts becomes :data:`~controller.game.views.HIDDEN_CARD`
-    (``??``, a mark in no language).
-    """
+    """A player's copy of a banner, each hole card ``??`` (:data:`HIDDEN_CARD`, R13)."""
     text = b.message + b.action + "".join(b.params.values())
     if not any(c in text for c in hidden):
         return b
@@ -462,11 +430,9 @@ _MID_DEAL = frozenset({S.NO_MORE_BETS.value, S.DEALING.value})
 
 
 def accepted(g: Game) -> frozenset[str]:
-    """The dealer commands the table accepts now, by name.
+    """The dealer commands the table accepts now, by name: its state's less its situation's.
 
-    Those its state accepts (:data:`~controller.game.round.ALLOWED_COMMANDS`), less those
-    its situation refuses: a command here may still be refused for its fields (a seat
-    without a wager, an amount above the table maximum) or its PIN.
+    One may still be refused for its fields or its PIN.
     """
     names = set(ALLOWED_COMMANDS[g.state])
     r, deal, wagers = g.round, g.deal, g.wagers

@@ -1,10 +1,8 @@
 """Immutable snapshots of what each audience may see of the table; ``display/`` renders only these.
 
-The player view lacks the dealer's hole cards until the reveal: the secret is absent from the
-data (docs/requirements.md R13), not hidden by the renderer; the dealer view lacks them too,
-except in the text of an alarm about that card. Money is integers in minor units; ``None`` in
-a card list is a card face down. In outcome mode (``bet_entry`` ``outcomes``) bets are marks
-of 1 unit and results are outcomes, never money.
+The dealer's hole cards are absent from the data until the reveal (docs/requirements.md R13).
+Money is minor units; ``None`` in a card list is face down; in outcome mode bets are 1-unit
+marks and results outcomes, never money.
 """
 
 from __future__ import annotations
@@ -19,13 +17,7 @@ HIDDEN_CARD = "??"
 
 @dataclass(frozen=True, slots=True)
 class BetLine:
-    """One settled bet as displayed.
-
-    Attributes:
-        net: won (+) or lost (-), the stake aside.
-        multiple: "X to 1" paid on a win, else 0.
-        line: the paytable line a bonus win was paid on (a hand key or ``mini_royal``), else empty.
-    """
+    """One settled bet as displayed: ``net`` won (+) or lost (-), ``multiple`` "X to 1" or 0."""
 
     bet: str
     outcome: str
@@ -62,10 +54,9 @@ class Banner:
 
 @dataclass(frozen=True, slots=True)
 class Paytables:
-    """The rules in force, for the player screen (R14); returns in parts per million (966270).
+    """The rules in force for the player screen (R14); returns in ppm (966270).
 
-    ``rtp_strategy``: the side bets whose return differs for a player who follows ``strategy``
-    (a fold loses the side bets).
+    ``rtp_strategy``: side bets' returns for a ``strategy`` player (a fold loses them).
     """
 
     profile: str = ""
@@ -157,12 +148,9 @@ class PlayerView:
 class DealerView:
     """What the dealer screen shows.
 
-    Attributes:
-        next_card: where the next card goes: ``(3, 2)`` seat 3 card 2, ``(0, 1)`` dealer card 1,
-            ``(-1, 1)`` the first burn; None when none is due.
-        allowed: the commands the table accepts now (Reveal refused with seats undecided...).
-        refusal_seq: the journal seq of the input the ``rejected`` banner is about, else None.
-        pin_locked_ms: milliseconds PIN entry stays locked (0: not); a screen counts down.
+    ``next_card``: ``(3, 2)`` seat 3 card 2, ``(0, 1)`` dealer card 1, ``(-1, 1)`` first burn,
+    or None. ``refusal_seq``: the input the ``rejected`` banner is about; ``pin_locked_ms``:
+    milliseconds PIN entry stays locked.
     """
 
     table_id: str = ""
