@@ -1,7 +1,6 @@
 """The ``threecard`` command: one entry point, one sub-command per job.
 
-Each sub-command is imported only when asked for, so ``settle`` never loads pygame; its module
-exposes ``add_arguments(parser)`` and ``run(args) -> int``.
+A sub-command's module (``add_arguments``, ``run``) is imported only when asked for.
 """
 
 from __future__ import annotations
@@ -62,19 +61,13 @@ class CommandParser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
-        """Print ``<prog>: error: <message>`` and a pointer to ``--help``; exit status 2.
-
-        The whole usage would push the one line that matters off the screen.
-        """
+        """Print ``<prog>: error: <message>`` and where ``--help`` is; exit status 2."""
         self.exit(2, f"{self.prog}: error: {message}\n"
                      f"{self.prog}: see `{self.prog} --help` for usage\n")
 
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
-    """Build the top-level parser; only the sub-command ``argv`` chooses is imported.
-
-    Each sub-parser carries ``_module`` for ``main`` to dispatch.
-    """
+    """Build the top-level parser; only the chosen sub-command is imported (``_module``)."""
     parser = CommandParser(prog="threecard",
                            description=(__doc__ or "threecard").splitlines()[0]
                            .replace("``", ""))  # (python -OO has no docstrings)
@@ -101,10 +94,7 @@ def _chosen_command(argv: list[str]) -> str | None:
 
 
 def whole_number(low: int, high: int | None = None) -> Callable[[str], int]:
-    """An argparse ``type`` for a whole number from ``low`` to ``high`` (None: unbounded).
-
-    Its error is one line after the flag's name (``argument --rounds: must be 1 or more, got 0``).
-    """
+    """An argparse ``type``: a whole number ``low`` to ``high`` (None: unbounded)."""
     def convert(text: str) -> int:
         try:
             value = int(text)
@@ -127,8 +117,7 @@ def wagers(text: str) -> dict[str, int]:
     """An argparse ``type`` for ``--bets``: a JSON object of bet type to minor units.
 
     Raises:
-        argparse.ArgumentTypeError: not JSON, not an object, an unknown bet type or an amount
-            that is not 0 or a whole 1 to 10^9.
+        argparse.ArgumentTypeError: not JSON, not an object, an unknown bet or a bad amount.
     """
     from controller.game.config import amount_problem
     from controller.game.inputs import BET_NAMES
@@ -158,11 +147,7 @@ DEALER_MIN = (800, 480)
 
 
 def window_size(text: str) -> str:
-    """An argparse ``type`` for ``--dealer-size``: ``WIDTHxHEIGHT``, checked, as given.
-
-    Raises:
-        argparse.ArgumentTypeError: not ``WIDTHxHEIGHT`` with both 200 to 8000 pixels.
-    """
+    """An argparse ``type`` for ``--dealer-size``: ``WIDTHxHEIGHT``, 200 to 8000 pixels each."""
     try:
         _parse_size(text)
     except ValueError as exc:
@@ -180,10 +165,7 @@ RUN_FLAGS: dict[str, str] = {
 
 
 def run_overrides(args: argparse.Namespace, **made: Any) -> dict[str, Any]:
-    """The settings ``run``'s flags give (None: not given).
-
-    ``made``: settings made in their place.
-    """
+    """The settings ``run``'s flags give (None: not given); ``made``: settings made in place."""
     return {name: made[name] if name in made else getattr(args, flag[2:].replace("-", "_"))
             for name, flag in RUN_FLAGS.items()}
 
@@ -208,8 +190,7 @@ def dealer_window(config: Any) -> tuple[int, int] | None:
     """The dealer window's (width, height) ``[display] dealer_size`` sets, or None: the default.
 
     Raises:
-        ConfigError: not ``WIDTHxHEIGHT`` (200 to 8000 pixels each), or smaller than
-            :data:`DEALER_MIN` either way up, named by its key or ``--dealer-size``.
+        ConfigError: malformed or below :data:`DEALER_MIN`, named by its key or flag.
     """
     if not config.dealer_size:
         return None
@@ -241,11 +222,7 @@ def _parse_size(text: str) -> tuple[int, int]:
 
 
 def input_script(path: str) -> Any:
-    """An argparse ``type`` for ``--input-script``: the script read and checked (loaded by name).
-
-    Raises:
-        argparse.ArgumentTypeError: unreadable, or a bad line (file, line and field named).
-    """
+    """An argparse ``type`` for ``--input-script``: the script read and checked."""
     return importlib.import_module("display.input_script").argument(path)
 
 
@@ -261,11 +238,7 @@ def escape_unencodable(*streams: TextIO) -> None:
 
 
 class LineFormatter(logging.Formatter):
-    """One log record, one line: control characters in its message escaped.
-
-    So free text (a void reason) cannot start a line of its own or forge a record; a traceback
-    still follows on its lines.
-    """
+    """One log record, one line: control characters escaped so free text forges no record."""
 
     def formatMessage(self, record: logging.LogRecord) -> str:
         """The record's line, its message escaped."""
@@ -283,10 +256,7 @@ def line_handler(stream: TextIO) -> logging.Handler:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the ``threecard`` command line; its exit status.
-
-    0 success, 1 bad input seen, 2 usage error, 130 stopped by Ctrl+C (no traceback).
-    """
+    """Run the ``threecard`` command line: 0 done, 1 bad input, 2 usage, 130 Ctrl+C."""
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # keep stdout for output
     escape_unencodable(sys.stdout, sys.stderr)
     argv = sys.argv[1:] if argv is None else argv

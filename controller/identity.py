@@ -1,9 +1,8 @@
 """``threecard identify``: the installed software's identity, and a check of every file (GLI-11).
 
-The wheel's build writes :data:`MANIFEST` (``<sha256>  <path>`` per file, as ``sha256sum
---check`` reads it); the identity is its SHA-256. Every installed file is checked against it,
-and cached byte code against a fresh compilation of its source (README, "Software identity").
-Standard library only at import: the build step loads this module by its path.
+The identity is the SHA-256 of the wheel's :data:`MANIFEST` (``sha256sum --check`` form);
+byte code is checked against a fresh compilation (README, "Software identity"). Standard
+library only at import: the build loads this module by its path.
 """
 
 from __future__ import annotations
@@ -26,12 +25,10 @@ CACHE_DIR = "__pycache__"
 
 
 def package_files(root: Path, packages: list[str] | tuple[str, ...]) -> list[str]:
-    """Every file of ``packages`` below ``root``, as sorted POSIX paths relative to it.
-
-    ``__pycache__`` and the manifest are left out; byte code anywhere else is listed.
+    """Every file of ``packages`` below ``root``, sorted relative POSIX paths, caches left out.
 
     Raises:
-        OSError: a folder of the packages cannot be listed (``filename`` names it).
+        OSError: a folder cannot be listed (``filename`` names it).
     """
     out = []
     for name in packages:
@@ -44,11 +41,7 @@ def package_files(root: Path, packages: list[str] | tuple[str, ...]) -> list[str
 
 
 def _files_below(base: Path) -> list[Path]:
-    """Every file below ``base`` (links to folders not followed).
-
-    Raises:
-        OSError: a folder below it cannot be listed: what it holds would go unchecked.
-    """
+    """Every file below ``base``, folder links not followed (OSError: an unlistable folder)."""
     def unlisted(exc: OSError) -> None:
         if not isinstance(exc, (FileNotFoundError, NotADirectoryError)):
             raise exc
@@ -85,10 +78,9 @@ def _opt_level(cached: Path) -> int:
 
 
 def made_from_source(cached: Path, source: Path) -> bool:
-    """Whether a byte code file holds the code ``source`` compiles to.
+    """Whether a byte code file holds what ``source`` compiles to (a header proves nothing).
 
-    A header proves nothing (Python trusts it), so the code is compared with a fresh compilation,
-    file name aside. A file Python would not load (another magic, other source) is harmless: True.
+    A file Python would not load (another magic, other source) is harmless: True.
     """
     import importlib.util
     import marshal
@@ -119,13 +111,9 @@ def made_from_source(cached: Path, source: Path) -> bool:
 
 def check_bytecode(root: Path, packages: list[str] | tuple[str, ...],
                    listed: dict[str, str]) -> tuple[list[str], list[str]]:
-    """Check every cached byte code file of ``packages`` this Python would load.
+    """Check the byte code of ``packages`` this Python would load (OSError names a bad file).
 
-    Returns (files not made from their source, files whose source ``listed`` lacks); files of
-    another Python tag or of a missing source are never loaded: left alone.
-
-    Raises:
-        OSError: a folder or a byte code file cannot be read (``filename`` names it).
+    Returns (files not made from their source, files whose source ``listed`` lacks).
     """
     import importlib.util
 
@@ -153,11 +141,7 @@ def check_bytecode(root: Path, packages: list[str] | tuple[str, ...],
 
 
 def parse_manifest(data: bytes) -> dict[str, str]:
-    """A manifest's lines as path -> SHA-256.
-
-    Raises:
-        ValueError: a line is not ``<64 hex digits>  <relative path>``.
-    """
+    """A manifest's lines as path -> SHA-256 (ValueError: not ``<sha256>  <path>``)."""
     out = {}
     for n, line in enumerate(data.decode("utf-8").splitlines(), start=1):
         digest, sep, path = line.partition("  ")
@@ -172,8 +156,7 @@ def parse_manifest(data: bytes) -> dict[str, str]:
 class Identity:
     """The installed software's identity and what the check found.
 
-    ``sha256`` is empty without a manifest (an editable or source install: nothing to check);
-    ``installed`` is False for a source tree run in place, which has no manifest to miss.
+    ``sha256`` is empty without a manifest; ``installed`` is False for a source tree.
     """
 
     version: str
@@ -221,10 +204,9 @@ def _metadata(root: Path) -> list[Path]:
 
 
 def _version(root: Path) -> str:
-    """The distribution's version, read from its metadata directly.
+    """The distribution's version from its metadata (importlib.metadata only as a last resort).
 
-    Importing :mod:`importlib.metadata` costs a start-up about 0.1 s and several MB; it is asked
-    only when no metadata lies beside the packages or on ``sys.path``.
+    Importing it costs about 0.1 s and several MB at start-up.
     """
     folders = [root] + [Path(d) for d in sys.path if d and Path(d) != root]
     # os.path.isdir: False for a folder that cannot be looked at (the environment's
@@ -248,10 +230,7 @@ def _version(root: Path) -> str:
 
 
 def identify(root: Path | None = None) -> Identity:
-    """Read the manifest below ``root`` (default: here) and check every installed file.
-
-    Never raises: a missing or damaged manifest, or an unreadable file, is in ``problem``.
-    """
+    """Read the manifest below ``root`` and check every file; problems go in ``problem``."""
     root = installed_root() if root is None else root
     version = _version(root)
     try:
@@ -293,8 +272,7 @@ def identify(root: Path | None = None) -> Identity:
 def startup_identity() -> dict[str, Any]:
     """The identity as the daemon journals it at start-up, logged.
 
-    An altered installation is logged as an error; the table still starts, with ``alarm`` set,
-    and holds the deck until a supervisor unblocks it.
+    An altered install logs an error; the table starts with ``alarm`` set, the deck held.
     """
     import logging
 
@@ -328,11 +306,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the identity, the whole environment's digest and the check's verdict.
-
-    Returns 0 when every file matches and no start-up code is unknown; 1 otherwise, or when
-    there is no manifest to check against.
-    """
+    """Print the identity, the environment's digest and the verdict; 0 if all matches, else 1."""
     from controller.environment import STARTUP_MODULES, check_environment
 
     ident = identify()

@@ -1,9 +1,7 @@
-"""``threecard simulate``: the real engine against the in-process event shoe.
+"""``threecard simulate``: the real engine, table and journal against the in-process event shoe.
 
-Every input goes through the :class:`~controller.game.table.Table` and its journal exactly as
-on a live table; bets come from ``--bets`` on every seat, decisions from the Q-6-4 rule
-(:mod:`controller.autoplay`). Run again on the same ``--journal`` after a kill, it
-recovers and continues until ``--rounds`` rounds are settled in total.
+Bets from ``--bets`` on every seat, decisions by the Q-6-4 rule (:mod:`controller.autoplay`);
+run again on the same ``--journal`` after a kill, it goes on to ``--rounds`` settled in all.
 """
 
 from __future__ import annotations
@@ -51,13 +49,9 @@ SIMULATE_FLAGS = {"rules": "--rules", "seats": "--seats", "table_id": "--table-i
 
 
 def expected_returns(profile: RuleProfile) -> dict[str, Fraction]:
-    """Exact expected return per bet for the Q-6-4 play of the autoplayer.
+    """Exact return per bet of the autoplayer's Q-6-4 play, as the player screen shows it.
 
-    The par sheet's returns for a player who follows its derived strategy (Q-6-4 for
-    both shipped profiles) under the profile's fold rule
-    (:attr:`~controller.game.par_sheet.ParSheet.with_strategy`): where a fold loses the
-    side bets, the 6 Card Bonus of every folded hand is lost. The same figures the player
-    screen shows beside the paytables' returns.
+    Under the profile's fold rule: where a fold loses the side bets, a folded 6 Card Bonus loses.
     """
     from controller.game.deck_counts import stored_counts
     from controller.game.par_sheet import compute_par_sheet
@@ -97,19 +91,11 @@ def _bet_net(rows: dict[str, list[int]], bet: str) -> tuple[int, int]:
 
 
 class RoundAudit:
-    """Checks every finished round's invariants and accumulates the return statistics.
+    """Checks every finished round's invariants and sums the return statistics, memory flat.
 
-    Fed one game-recall record per finished round, so a long run (the soak) needs no
-    pass over the journal at the end and its memory stays flat. Invariants checked:
-    each seat and the dealer hold exactly 3 cards; no card twice in a round; every seat
-    with an Ante decided before settlement; each result's net agrees with its outcome,
-    stake and multiple; a seat's net is the sum of its results; a void refunds everything.
-
-    Attributes:
-        violations: how many invariant violations were seen.
-        examples: the first few, described.
-        sums: per bet group: [rounds, stake, sum of nets, sum of squared nets].
-        seat_net: sum of every settled seat's net, minor units (to reconcile the meters).
+    Per round: 3 cards a hand, no card twice, every Ante decided, each net agrees with its
+    outcome, stake and multiple and sums to the seat's, a void refunds all. ``sums``: per bet
+    group [rounds, stake, sum of nets, of squared nets]; ``seat_net`` in minor units.
     """
 
     def __init__(self) -> None:
@@ -174,8 +160,7 @@ class RoundAudit:
 def summarize(table: Table, elapsed: float, played: int, audit: RoundAudit) -> dict[str, Any]:
     """The run's figures: rounds, wagered and net per bet, observed return vs par.
 
-    Standard errors come from the per-round nets of the audited round records (the
-    seats of one round share the dealer's hand, so the round is the sample unit).
+    The round is the sample unit of the standard errors (its seats share the dealer's hand).
     """
     g = table.game
     rows = g.meters_dict()["rows"]
@@ -232,19 +217,10 @@ class SimulationStuck(RuntimeError):
 def simulate(table: Table, player: AutoPlayer, shoe: EventShoe, rounds: int,
              rng_manual: float = 0.3, chain: bool = True,
              audit: RoundAudit | None = None) -> int:
-    """Drive ``table`` until ``rounds`` rounds are settled in total.
+    """Drive ``table`` (not started) until ``rounds`` rounds are settled, journal's included.
 
-    Args:
-        table: the table (its thread not started).
-        player: the autoplayer (with a supervisor PIN for faults).
-        shoe: the event shoe.
-        rounds: settled rounds to reach, counting those already in the journal.
-        rng_manual: share of misreads resolved by a manual card instead of re-presenting.
-        chain: send the next round's bets with the settlement (one commit fewer a round).
-        audit: checks and counts every round finished here, if given.
-
-    Returns:
-        Rounds finished (settled or void) by this call.
+    ``rng_manual`` is the share of misreads resolved by a manual card; ``chain`` sends the next
+    round's bets with the settlement. Returns the rounds finished here (settled or void).
 
     Raises:
         SimulationStuck: no step the table accepts is left, or the table locked.
@@ -330,14 +306,9 @@ class _Dealer:
 
 
 def full_check(table: Table) -> str | None:
-    """The check ``threecard verify-journal`` makes, run on the journal the table opened.
+    """``threecard verify-journal``'s check of every event up to the head; None if it holds.
 
-    Start-up rehashes and replays only from its verified snapshot; this checks every event
-    up to the head, read-only. A problem locks and closes the table (nothing more is
-    written, not even the derived rows).
-
-    Returns:
-        None when the journal holds; else the verifier's verdict, in its words.
+    Start-up checks only from its snapshot. A problem locks and closes the table.
     """
     if table.journal.path == ":memory:":  # new with this run: start-up saw all of it
         return None
@@ -398,11 +369,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _settings(args: argparse.Namespace
               ) -> tuple[TableConfig, dict[str, float], list[str] | None]:
-    """The run's table settings, shoe faults and decks, from its flags.
-
-    Raises:
-        ValueError, BetError, RuleProfileError, OSError: a flag's value, in its words.
-    """
+    """The run's table settings, shoe faults and decks from its flags (errors in their words)."""
     try:
         faults = parse_faults(args.faults)
     except ValueError as exc:
@@ -441,11 +408,7 @@ def _open_table(args: argparse.Namespace, config: TableConfig, path: str,
 
 
 def _resumed_audit(table: Table) -> RoundAudit:
-    """An audit holding the rounds of the journal before this run (a resumed run).
-
-    Raises:
-        JournalError: a record cannot be read.
-    """
+    """An audit of the journal's rounds before this run (JournalError: unreadable record)."""
     audit = RoundAudit()
     for rec in round_records(table.journal):
         if rec["status"] in ("settled", "void"):
@@ -511,11 +474,7 @@ def _run_table(args: argparse.Namespace, config: TableConfig, path: str, tmp: st
 
 
 def _keep_keys(folder: Path) -> None:
-    """Move a kept temporary journal's seal key to the state folder, where a table finds it.
-
-    A temporary journal's key is made beside it; the command that sends what the floor did
-    not take opens the journal as any table does, with its key in the state folder.
-    """
+    """Move a kept temporary journal's seal key to the state folder, where a table finds it."""
     from controller.journal.seal import default_folder
 
     state = default_folder()
