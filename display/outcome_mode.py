@@ -1,15 +1,8 @@
 """What the screens show and do differently when a table takes bets as outcomes.
 
-With ``[table] bet_entry = "outcomes"`` the chips stay on the layout: the dealer marks
-which seats play which bets (one touch a bet, or a rebet), and every result is given as
-an outcome, never an amount: "pays 30 to 1", "push", "loses" (and "returned" for a
-void). A view says which mode its round is in (``bet_entry``); the amounts a view holds
-for such a round are counts of units (a stake of 1), never money, so nothing here
-formats money.
-
-The dealer screen takes from here the bet marks, the tray that replaces the chips
-(Rebet all, All play), the wording of seat lines and of the payout list, and the outcome
-meters; the player screen the wording of its seat lines.
+With ``[table] bet_entry = "outcomes"`` the chips stay on the layout: the dealer marks the
+bets and every result is an outcome ("pays 30 to 1", "push", "loses", "returned"). Such a
+round's amounts count units, never money, so nothing here formats money.
 """
 
 from __future__ import annotations
@@ -46,9 +39,7 @@ def result_text(tr: Translator, outcome: str, multiple: int, form: str = ODDS_WO
                 verb: bool = True) -> str:
     """One bet's result in words: ``pays 30 to 1``, ``push``, ``loses``, ``returned``.
 
-    ``form`` is the screen's way of writing odds (:func:`~controller.game.numbers.odds_form`:
-    ``30 to 1`` or, on a narrow screen, ``30:1``); ``verb``: a win says ``pays`` before
-    its odds in words (a seat too narrow for the verb shows the odds alone).
+    ``form``: the screen's odds (``30 to 1`` or ``30:1``); ``verb``: a win says ``pays``.
     """
     if outcome == "win":
         return tr.odds(multiple, form, pays=verb and form == ODDS_WORDS)
@@ -57,10 +48,7 @@ def result_text(tr: Translator, outcome: str, multiple: int, form: str = ODDS_WO
 
 
 def widest_value(tr: Translator, seats: Iterable[SeatView]) -> str:
-    """The longest value the seats' bet lines show, to size them by.
-
-    A mark while no result is in, else the longest result.
-    """
+    """The longest value the seats' bet lines show (a mark, else the longest result)."""
     texts = [result_text(tr, r.outcome, r.multiple) for s in seats for r in s.results]
     return max(texts, key=len) if texts else MARKED
 
@@ -77,14 +65,10 @@ def mark_style(amount: int) -> str:
 
 def seat_summary(tr: Translator, seat: SeatView, void: bool,
                  audience: str = "dealer") -> tuple[str, theme.Color]:
-    """A settled seat's one-word summary in place of a net amount.
+    """A settled seat's (one-word summary, colour) in place of a net amount.
 
-    For the dealer what to do (``PAY`` when a bet wins, ``RETURN`` when the others
-    push, ``TAKE`` when every bet loses, ``RETURN`` for a void); for the players what
-    happened (``WIN``, ``PUSH``, ``LOSE``, ``RETURNED``).
-
-    Returns:
-        (text, colour).
+    The dealer's is what to do (``PAY`` a win, ``RETURN`` pushes or a void, ``TAKE`` all lost),
+    the players' what happened (``WIN``, ``PUSH``, ``LOSE``, ``RETURNED``).
     """
     words = {"dealer": ("pay.win", "pay.push", "pay.lose", "pay.push"),
              "player": ("seat.win", "seat.push", "seat.lose", "seat.returned")}[audience]
@@ -99,19 +83,13 @@ def seat_summary(tr: Translator, seat: SeatView, void: bool,
 
 
 def recall_results(tr: Translator, seat: SeatView, form: str = ODDS_WORDS) -> str:
-    """A recalled seat's bets with their outcomes, short: ``A 1 to 1  PP 30 to 1  P loses``.
-
-    The odds in the screen's ``form`` (``A 1:1`` on a narrow screen), without the verb.
-    """
+    """A recalled seat's bets and outcomes, short, no verb: ``A 1 to 1  PP 30 to 1  P loses``."""
     return "  ".join(f"{tr('short.' + r.bet)} {result_text(tr, r.outcome, r.multiple, form, False)}"
                      for r in seat.results)
 
 
 def refunds_text(tr: Translator, seats: Iterable[SeatView]) -> str:
-    """What a void returns: ``Seats 1, 3, 6: every bet returned``.
-
-    Each seat's own lines name its bets.
-    """
+    """What a void returns: ``Seats 1, 3, 6: every bet returned``."""
     numbers = [str(s.seat) for s in seats if s.bets or s.results]
     return tr("result.returned_seats", seats=", ".join(numbers)) if numbers else ""
 
@@ -150,13 +128,7 @@ def tray(p: Painter, rect: pygame.Rect, view: DealerView, tr: Translator) -> Non
 
 def meter_table(tr: Translator, outcome_meters: tuple[tuple[str, int], ...],
                 paytables: Any = None) -> tuple[list[str], list[list[str]]]:
-    """The outcome meters as a table: rounds, then each bet's outcomes.
-
-    Per bet: its wins by paytable line, pushes, losses and bets returned by a void.
-
-    Returns:
-        (column heads, rows of texts).
-    """
+    """The outcome meters as (column heads, rows): per bet, wins by line, pushes, losses, voids."""
     counts = dict(outcome_meters)
     heads = [tr("meter.name"), tr("meter.wins"), tr("meter.pushes"), tr("meter.losses"),
              tr("meter.returned")]

@@ -1,8 +1,7 @@
 """The player-facing screen: cards, results, paytables, recent rounds.
 
-Drawn only from a :class:`~controller.game.views.PlayerView`. The view never holds the
-dealer's hole cards before the reveal (docs/requirements.md R13); this screen draws a back for
-every ``None`` card and needs nothing else to stay safe. Drawing only reads the view.
+Drawn only from a :class:`~controller.game.views.PlayerView`, which never holds the dealer's
+hole cards before the reveal (docs/requirements.md R13): a ``None`` card is drawn as a back.
 """
 
 from __future__ import annotations
@@ -30,10 +29,7 @@ FLOOR_SHARE = 0.03
 
 
 def floor_size(size: tuple[int, int]) -> int:
-    """The player screen's smallest font pixel size: 3 % of the shorter side, rounded up.
-
-    15 px at 800x480, 24 px at 1024x768, 33 px at 1920x1080.
-    """
+    """The smallest font size in px: 3 % of the shorter side, rounded up (15 px at 800x480)."""
     return math.ceil(FLOOR_SHARE * min(size) - 1e-9)
 
 
@@ -52,12 +48,7 @@ _STATUS = {
 
 
 class PlayerScreen:
-    """Renders player views.
-
-    Args:
-        fonts: shared font book.
-        lang: ``en``, ``fr`` or ``uk``.
-    """
+    """Renders player views in ``lang`` with the shared ``fonts``."""
 
     def __init__(self, fonts: FontBook, lang: str = "en") -> None:
         self.fonts = fonts
@@ -71,28 +62,15 @@ class PlayerScreen:
         return self.tr.money(minor, self.currency, sign=sign, whole=whole)
 
     def animation_key(self, view: PlayerView, now: float) -> tuple[int, int]:
-        """What changes on the screen with time alone: redrawn when it changes.
-
-        The link indicator blinks at 2 Hz; the paytables turn a page every
-        :data:`~display.player_tables.PAGE_SECONDS` when they have several.
-        """
+        """What changes with time alone (2 Hz link blink, paytable pages): redraw on change."""
         blink = int(now * 2) if view.link_state in ("disconnected", "silent") else 0
         return blink, int(now // PAGE_SECONDS) if self._pages > 1 else 0
 
     def draw(self, surface: pygame.Surface, view: PlayerView, now: float = 0.0) -> Frame:
-        """Draw one frame of the player screen.
+        """Draw one frame on ``surface`` (800x480 to 3840x2160); what was drawn.
 
-        No text is smaller than :func:`floor_size` (3 % of the shorter side): what does not
-        fit at that size shows less at once (the paytables a page at a time, a seat's bet
-        names dropped, fewer recent rounds), never smaller.
-
-        Args:
-            surface: target surface (any size from 800x480 to 3840x2160, any orientation).
-            view: the newest player view.
-            now: monotonic seconds, for the link indicator blink and the paytables' pages.
-
-        Returns:
-            What was drawn (texts, regions).
+        No text is below :func:`floor_size`: what does not fit shows less at once (a paytable
+        page at a time, fewer names or rounds), never smaller. ``now``: monotonic seconds.
         """
         tr = self.tr
         self.currency = view.currency
@@ -205,14 +183,10 @@ class PlayerScreen:
 
     def _seat_lines(self, seat: SeatView, outcomes: bool = False, form: str = "words"
                     ) -> list[BetRow]:
-        """A seat's wagers or results, each with its name, short name, amount and colour.
+        """A seat's wagers or results: name, short name, amount and colour each.
 
-        A win on a paytable line carries the line's name and pay (in outcome mode as
-        :func:`~display.pay_lines.seat_line` says; drawn while the seat has rows for it, the
-        biggest pays first).
-
-        ``form`` words a win in outcome mode: ``words`` ("pays 30 to 1"), ``short``
-        ("30 to 1") or ``compact`` ("30:1").
+        A paytable win carries its line's name and pay, biggest first; ``form`` words an
+        outcome mode win: ``words`` ("pays 30 to 1"), ``short`` ("30 to 1"), ``compact`` ("30:1").
         """
         tr = self.tr
 
@@ -277,11 +251,7 @@ class PlayerScreen:
                   lines, net)
 
     def _pt_blocks(self, view: PlayerView, form: str) -> list[Block]:
-        """The paytables, limits, returns and the dealer's rule as titled tables, in order.
-
-        The pays as odds in the screen's ``form``; the limits with the currency's digits,
-        as every amount.
-        """
+        """The paytables, limits, returns and the dealer's rule as titled tables, in order."""
         tr = self.tr
         pt = view.paytables
         amount = self.money
@@ -307,10 +277,7 @@ class PlayerScreen:
                 ("limits", tr("player.limits"), limits), ("rtp", tr("player.rtp"), rtp)]
 
     def _history(self, p: Painter, rect: pygame.Rect, view: PlayerView) -> None:
-        """The recent rounds, newest first, as many as fit at the floor size or larger.
-
-        Under the title, the legend of the marks: ✓ the dealer qualified, ✗ not.
-        """
+        """The recent rounds that fit, newest first, under a legend: ✓ qualified, ✗ not."""
         tr = self.tr
         p.region("history", rect)
         size = p.floor

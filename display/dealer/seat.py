@@ -1,11 +1,8 @@
 """One seat of the dealer screen: its bets, cards, decision and payout.
 
-A column (landscape) or a row (portrait). While betting it holds a touch spot per bet
-(the chip in use is added to it), Rebet (where there is room) and Clear; while deciding,
-Play and Fold, and once decided the decision, which a press takes back (until the
-reveal); once settled or void, its results in pay order and the button that ticks it
-paid (:mod:`display.dealer.payouts`). The seat the screen names (the keys act on it) is
-outlined in gold. Buttons take the seat's whole width; texts keep a margin.
+A column (landscape) or a row (portrait): bet spots, Rebet and Clear while betting; Play
+and Fold, then the decision (a press takes it back until the reveal); then its results in
+pay order and the paid button. The seat the keys act on is outlined in gold.
 """
 
 from __future__ import annotations
@@ -43,8 +40,7 @@ BUSY_HANDS = ("straight_flush", "three_of_a_kind", "mini_royal", "high_card", "s
               "flush", "pair")
 """The hands a seat can hold (a folded one named with its fold)."""
 TEXT_MARGIN = 6
-"""How far a seat's texts keep from its left and right edges at ``u`` = 1: clear of the
-outline of the seat named (3) by 3 pixels of felt."""
+"""Texts' side margin at ``u`` = 1: 3 pixels of felt clear of the named seat's outline."""
 
 
 def bet_names(c: Ctx, seat: SeatView) -> list[str]:
@@ -54,28 +50,21 @@ def bet_names(c: Ctx, seat: SeatView) -> list[str]:
 
 
 def bet_lines(c: Ctx, seat: SeatView, whole: bool = False) -> list[Line]:
-    """A seat's wagers as lines (Play once it plays); in outcome mode, its marks.
-
-    ``whole``: amounts without decimals where they have none.
-    """
+    """A seat's wagers as lines (Play once it plays; marks in outcome mode)."""
     return [(name, om.mark_text(seat.bets[name]) if c.outcomes
              else c.money(seat.bets[name], whole=whole), theme.TEXT)
             for name in HELD if seat.bets.get(name)]
 
 
 Make = Callable[[bool, Names], list[Line]]
-"""A seat's lines, ``make(whole, names)`` (``whole``: amounts without decimals where
-they have none)."""
+"""A seat's lines, ``make(whole, names)``; ``whole``: amounts without needless decimals."""
 
 
 def seat_names(c: Ctx) -> Names:
-    """How every seat of this screen writes bet names: one style in every seat.
+    """How every seat of this screen writes bet names: one style for all, worked out a frame.
 
-    In full where the seat columns are wide enough for the longest name at the screen's
-    smallest text or larger, at the largest size at which every seat's lines fit (the
-    gaps and decimals give way first), the paytable lines named where a size allows,
-    else given way (a settled round's names are those of the other states); else short,
-    as they are in seat rows (portrait). Worked out once per frame.
+    Full where the columns fit the longest name at the screen's smallest text or larger,
+    else short (as in portrait rows).
     """
     got = c.memo.get("names")
     if got is None:
@@ -107,12 +96,7 @@ def _choose_names(c: Ctx) -> Names:
 
 
 def _busiest(c: Ctx) -> tuple[Make, str, int, int]:
-    """A busy settled seat in a column of this screen, as a plan for :func:`column_fit`.
-
-    Every result line (amounts as wide as +1,000.00) and a hand named on two lines:
-    where it fits, the names are full in every state of the round, not only in quieter
-    ones.
-    """
+    """A busy settled seat as a :func:`column_fit` plan: if it fits, names are full always."""
     lay, sc = c.lay, c.sc
     settled = layout(lay.size, len(lay.seats), len(lay.chips), with_dealer=True)
     cell = settled.seats[0]
@@ -134,11 +118,7 @@ def _maker(c: Ctx, seat: SeatView, width: int, row: bool) -> Make | None:
 
 
 def _column_plan(c: Ctx, rect: pygame.Rect, seat: SeatView) -> tuple[Make | None, int, int]:
-    """A seat column's lines, its room for cards, hand and lines, its cards' least height.
-
-    As :func:`draw_seat` lays the column out; no lines while betting, no cards (0) in a
-    void round that dealt none.
-    """
+    """A seat column's lines, room for cards, hand and lines, and the cards' least height."""
     sc = c.sc
     if c.view.state == "betting":
         return None, 0, 0

@@ -1,10 +1,7 @@
 """The lines of a seat: bet names, amounts and results, fitted to the seat's room.
 
-A seat column shares its height between the cards, the hand's name, one line per bet
-and the seat's button (:func:`column_fit`); a seat row (portrait) writes its lines side
-by side (:func:`flow`). Bet names are written in full (``Ante Bonus``) where the seats
-are wide enough for the longest of them, else short (``AB``): one style for the whole
-screen, in every state of the round (:class:`Names`).
+Bet names are in full (``Ante Bonus``) where the seats are wide enough for the longest,
+else short (``AB``): one style for the whole screen in every state of the round.
 """
 
 from __future__ import annotations
@@ -27,23 +24,14 @@ LINE_BETS = NAMES
 
 @dataclass(frozen=True, slots=True)
 class Names:
-    """How the seats write bet names and amounts on one screen.
-
-    Attributes:
-        full: names in full (``6 Card Bonus``), else short (``6CB``).
-        size: the text size of the seats' lines (pixels).
-    """
+    """How the seats write bet names (``full`` or short) and their text ``size`` in pixels."""
 
     full: bool
     size: int
 
 
 def bet_name(c: Ctx, name: str, names: Names | None) -> str:
-    """A bet's name, in full or short (``names`` None: short) as the screen writes them.
-
-    A paytable line's name (a line of :func:`~display.dealer.payouts.result_lines` that
-    is no bet's) is written as it is.
-    """
+    """A bet's name, full or short (``names`` None: short); a paytable line's name as it is."""
     if "\t" in name:  # a bet and the paytable line it was paid on (:func:`merged`)
         bet, line, pay = name.split("\t")
         return c.tr("result.paid_line", bet=bet_name(c, bet, names), line=line, odds=pay)
@@ -58,11 +46,7 @@ def _joined_bet(c: Ctx, name: str, names: Names) -> str:
 
 
 def merged(c: Ctx, lines: list[Line], width: int, names: Names) -> list[Line]:
-    """``lines`` with each paytable line's name joined to its bet's where they fit.
-
-    Joined where one text line holds both (``Pair Plus: Mini royal 100:1  +500.00``),
-    else kept under it.
-    """
+    """``lines`` with each paytable line's name joined to its bet's where one line holds both."""
     out: list[Line] = []
     for ln in lines:
         if ln[0] not in LINE_BETS and out and out[-1][0] in LINE_BETS:
@@ -80,11 +64,7 @@ def is_bet(line: Line) -> bool:
 
 
 def full_sizes(c: Ctx, width: int) -> list[int]:
-    """The text sizes, largest first, at which every bet's full name fits ``width``.
-
-    From the seats' text size down to the smallest text of the screen; none where even
-    that is too wide (the names are then written short).
-    """
+    """The text sizes, largest first, down to the screen's smallest, where all full names fit."""
     sc = c.sc
     names = [c.tr.bet(n) for n in LINE_BETS]
     return [s for s in range(sc.small, sc.least - 1, -1)
@@ -95,15 +75,8 @@ def full_sizes(c: Ctx, width: int) -> list[int]:
 class ColumnFit:
     """How a seat column's cards, hand and lines share its height.
 
-    Attributes:
-        lines: the lines to draw (amounts without decimals where that made them fit).
-        gap: the space between the cards, the hand, the lines and the button.
-        card_h: the cards' height (0: no cards to show).
-        hand_h: the hand's height (one line or two).
-        fits: the bets' lines and the hand fit whole (else the last, tightest try is
-            given: the hand's name on one line, cut).
-        named: how the paytable lines' names are shown: 2 each on its own line, 1 joined
-            to its bet's line where one text line holds both, 0 given way where not.
+    ``card_h`` 0: no cards; ``fits``: all fits whole (else the tightest try); ``named``: the
+    paytable lines' names on their own lines (2), joined to their bet's (1) or dropped (0).
     """
 
     lines: list[Line]
@@ -118,13 +91,9 @@ def column_fit(c: Ctx, make: Callable[[bool], list[Line]], hand: str, width: int
                 room: int, min_card: int, names: Names) -> ColumnFit:
     """Share ``room`` pixels between the cards (at least ``min_card``), hand and lines.
 
-    The cards never give way, nor does a bet's line. When all does not fit, first the gaps
-    tighten, then amounts are written without decimals where they have none (still
-    exact), then the paytable lines' names join their bets' lines where one text line
-    holds both (:func:`merged`), then give way (the player screen and recall still name
-    them; the amounts keep their decimals again where that fits), and last the hand's
-    name (the cards show the hand) keeps to one line, the paytable lines named again
-    where that fits.
+    Cards and bet lines never give way. Else in turn: the gaps tighten, whole amounts lose
+    their decimals, paytable line names join their bets' lines, then go (the player screen
+    and recall still name them), and last the hand's name keeps to one line.
     """
     sc = c.sc
     lh = sc.line(sc.small)
@@ -152,10 +121,7 @@ def column_fit(c: Ctx, make: Callable[[bool], list[Line]], hand: str, width: int
 
 
 def line_fit(c: Ctx, line: Line, width: int, names: Names) -> tuple[int, bool]:
-    """(1 or 2 text lines, amount in bold) for a line's name and amount in ``width``.
-
-    One line with a bold amount, else with a regular one, else the amount under the name.
-    """
+    """(1 or 2 text lines, amount in bold) for a name and amount in ``width``; bold first."""
     name, value, _ = line
     label = c.p.fonts.font(names.size).size(bet_name(c, name, names) + " ")[0]
     for bold in (True, False):
@@ -177,10 +143,7 @@ def row_lines(c: Ctx, lines: list[Line], width: int) -> int:
 
 
 def flow(c: Ctx, box: pygame.Rect, lines: list[Line], seat: int, names: Names) -> None:
-    """Bet lines in ``box``, one per line: name left, amount right (or under it).
-
-    In a seat row (portrait) the lines sit side by side.
-    """
+    """Bet lines in ``box``: name left, amount right (or under it); side by side in a row."""
     p, sc = c.p, c.sc
     if not lines or box.height <= 0:
         return

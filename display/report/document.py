@@ -1,16 +1,9 @@
 """The shift report as a PDF (reportlab), from a shift's figures.
 
-Page one is for looking, not reading: the key figures as tiles, the house result over the
-shift with its voids and alarms, and the meters by bet and by seat. Rounds dealt as
-outcomes (bets marked, no amounts) count in the rounds settled and voided; the money
-figures leave them out, a note under the money tables says so, and their outcome meters
-follow, as ``threecard meters`` and the dealer screen give them. Then each bet's
-observed return against its exact one, the rule profile with its paytables and exact
-returns, every void and irregularity with the role that approved it, the shoe's alarms,
-the supervisors' and technicians' actions, the event counters, the software identities
-the table recorded, the journal's anchors, its last seal (the line a witness keeps,
-``verify-journal --witness EVENT:SIGNATURE``), and the lines the dealer and the
-supervisor sign. Text is set in the DejaVu fonts the screens bundle, embedded (Cyrillic included).
+Page one shows the key figures as tiles, the house result with voids and alarms, and the
+meters; outcome rounds count in rounds but not in money (a note says so). Then the returns,
+the rules, voids, alarms, actions, identities, anchors, the last seal (what a witness keeps)
+and the signature lines, in the screens' DejaVu fonts, embedded.
 """
 
 from __future__ import annotations
@@ -38,8 +31,7 @@ REGULAR, BOLD = "DejaVuSans", "DejaVuSans-Bold"
 BETS = NAMES
 """The bet meters, in the order the report lists them."""
 METER_WIDTHS = [24, 23, 23, 22, 22, 21, 17, 26]
-"""The meter tables' columns, mm (the page's 178): each heading's longest word fits at
-the heading's size in every language ("Утримання", "Поставлено", "(annulations)")."""
+"""Meter columns in mm (of 178): each heading's longest word fits in every language."""
 MIN_HEADING_PT = 7.0
 """No column heading is set smaller (a test holds every language to it)."""
 GREEN, GOLD, GREY, LIGHT, RED = "#1f5c3a", "#b08d2c", "#666666", "#eef2ee", "#b3261e"
@@ -91,11 +83,7 @@ ALPHABETS = {"uk": "абвгґдеєжзиіїйклмнопрстуфхцчшщ
 
 
 def alphabetical(text: str, lang: str) -> tuple[Any, ...]:
-    """A sort key: ``text``'s place in the report language's alphabetical order.
-
-    Case is ignored; French accented letters sort with their letter (``é`` with ``e``),
-    Ukrainian letters in the Ukrainian alphabet's order.
-    """
+    """A sort key in the report language's alphabet (case aside; ``é`` sorts with ``e``)."""
     import unicodedata
 
     folded = text.casefold()
@@ -114,11 +102,7 @@ def _hold(house: int, wagered: int, lang: str) -> str:
 
 
 def _head_style(text: str, width: float, style: Any) -> Any:
-    """``style`` for a column's heading ``width`` points wide (its padding taken off).
-
-    A heading wraps between words only: where its longest word is wider than the
-    column, the font shrinks until it fits (a word is never cut).
-    """
+    """``style`` for a heading ``width`` points wide: wrapped between words, shrunk to fit."""
     from reportlab.pdfbase.pdfmetrics import stringWidth
 
     widest = max((stringWidth(w, BOLD, style.fontSize) for w in text.split()), default=0)
@@ -164,10 +148,7 @@ class _Builder:
 
     def table(self, header: list[str], rows: Iterable[list[str]], widths: list[float],
               right: Iterable[int] = (), bold_last: bool = False) -> Any:
-        """A table: a header, then rows of text; ``right`` columns are figures.
-
-        Figures are set right-aligned on one line (they never wrap); other cells wrap.
-        """
+        """A table: a header, then rows; ``right`` columns are figures, never wrapped."""
         from reportlab.lib.colors import HexColor
         from reportlab.lib.styles import ParagraphStyle
         from reportlab.platypus import Paragraph, Table, TableStyle
@@ -308,10 +289,7 @@ class _Builder:
                               voided=sh.voided_as_outcomes), "small")]
 
     def outcome_meters(self) -> list[Any]:
-        """The period's outcome meters, when rounds were dealt as outcomes.
-
-        The table the dealer screen shows of them (:func:`display.outcome_mode.meter_table`).
-        """
+        """The period's outcome meters, if any, as the dealer screen shows them."""
         from controller.game.table_views import paytables_for
         from display.outcome_mode import meter_table
 
@@ -546,17 +524,9 @@ class _Builder:
 
 def write_pdf(sh: Shift, out: Path, lang: str = "en", made_by: str = "",
               now: datetime | None = None) -> int:
-    """Write the shift report.
+    """Write the shift report to ``out`` (whole or not at all) in ``lang``; the pages written.
 
-    Args:
-        sh: the shift's figures (:func:`controller.game.shift.shift`).
-        out: the PDF file to write (written whole, or not at all).
-        lang: ``en``, ``fr`` or ``uk``.
-        made_by: the version of the software writing it, for the footer.
-        now: when it is made (default: now).
-
-    Returns:
-        The number of pages written.
+    ``made_by`` is the writing software's version for the footer; ``now`` defaults to now.
 
     Raises:
         OSError: the file cannot be written.
