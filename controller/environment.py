@@ -1,12 +1,8 @@
 """The identity of everything the table runs on (R18): one digest, every file checked.
 
-Beside this package's own manifest (:mod:`controller.identity`): every installed
-distribution's files against its ``RECORD`` hashes; every other file of the site folders
-named as added (byte code Python cached since is compiled again and compared, and kept out of
-the digest); the interpreter's start-up files; and start-up code no distribution owns
-(``.pth``, ``sitecustomize``, ``usercustomize``). An unreadable folder is named, not an
-error. Hashes beside the files prove nothing to whoever can write them: the digest is what a
-laboratory compares with the one it approved (README, "Software identity").
+Every installed distribution's files against their ``RECORD`` hashes, other files of the
+site folders named as added, and start-up code no distribution owns (``.pth``,
+``sitecustomize``). The digest is what a laboratory compares (README, "Software identity").
 """
 
 from __future__ import annotations
@@ -48,13 +44,8 @@ class _Stopped(Exception):
 class Environment:
     """What :func:`check_environment` found.
 
-    Attributes:
-        hashed: listed files compared with their recorded hash; ``unhashed``: taken as they are.
-        compiled: byte code written after the installation, compiled again.
-        startup: (kind, path) of start-up code no distribution owns.
-        altered: (what, path) of each file not as recorded: ``changed``, ``missing``, ``added``,
-            ``bytecode``, ``unreadable``, ``unrecorded`` (a distribution listing no files).
-        read: files read and hashed (the others were as an earlier check kept them).
+    ``altered``: (what, path) of each file not as recorded: ``changed``, ``missing``,
+    ``added``, ``bytecode``, ``unreadable``, ``unrecorded``; ``read``: files hashed anew.
     """
 
     sha256: str
@@ -80,10 +71,7 @@ class Environment:
         return [f"{what} {path}" for what, path in (*self.startup, *self.altered)]
 
     def journal_form(self, most: int, alarm: bool = True) -> dict[str, Any]:
-        """The ``environment`` record's body.
-
-        Naming at most ``most`` findings (``alarm``: hold the deck).
-        """
+        """The ``environment`` record's body, naming at most ``most`` findings."""
         from controller.game.text import for_terminal
 
         return {"sha256": self.sha256, "distributions": self.distributions,
@@ -108,11 +96,10 @@ class Environment:
 
 def check_environment(manifest: str = "", stop: threading.Event | None = None,
                       known: Path | None = None) -> Environment | None:
-    """Check every file of the environment this process runs in; digest them all.
+    """Check and digest every file of this process's environment (None: ``stop`` came).
 
-    ``known`` is a file of an earlier check's hashes: a file whose inode, size, modification and
-    change times are unchanged is not read again (a write moves the change time; only root can
-    set it back). Returns None when ``stop`` ended the check; never raises for an unreadable file.
+    A file of ``known`` with unchanged inode, size, modification and change times is not read
+    again (only root can set a change time back); an unreadable file never raises.
     """
     t0 = time.monotonic()
     check = _Check(stop, _load_known(known))
@@ -133,12 +120,10 @@ def check_environment(manifest: str = "", stop: threading.Event | None = None,
 
 def check_beside(table: Any, software: dict[str, Any], stop: threading.Event,
                  done: threading.Event | None = None) -> Environment | None:
-    """Check the environment beside the running table (after READY) and journal it.
+    """Check the environment after READY, at low priority, and journal it (``done`` then set).
 
-    Hashing takes seconds, so start-up does not wait; the thread runs at a lower priority.
-    Findings beside an installed package hold the deck until a supervisor unblocks it; beside a
-    source tree they are only logged. ``done`` is set once the record is in the inbox. Returns
-    None when ``stop`` came first or the check failed (logged; no alarm).
+    Findings beside an installed package hold the deck until a supervisor unblocks it; beside
+    a source tree they are only logged. None when stopped or failed (logged, no alarm).
     """
     try:
         return _check_beside(table, software, stop)
@@ -235,11 +220,7 @@ class _Check:
             raise _Stopped
 
     def _hash(self, path: str, other: str | None = None) -> tuple[str, str | None]:
-        """(SHA-256 hex, the ``other`` algorithm's digest in RECORD's form or None).
-
-        Raises:
-            OSError: the file cannot be read.
-        """
+        """(SHA-256 hex, the ``other`` digest in RECORD's form or None); OSError if unreadable."""
         self._tick()
         key = f"{path}\0{other or ''}"
         if self.known is not None:

@@ -1,8 +1,4 @@
-"""``threecard report shift``: the shift report a pit boss signs, as a PDF.
-
-Figures from :mod:`controller.game.shift`, the PDF from :mod:`display.report`; the journal is
-opened read-only, so the table may be running.
-"""
+"""``threecard report shift``: the shift report a pit boss signs, as a PDF (journal read-only)."""
 
 from __future__ import annotations
 
@@ -61,12 +57,12 @@ def _fail(message: str, status: int) -> int:
 def _period(args: argparse.Namespace) -> tuple[datetime | None, datetime | None]:
     """The period the flags name: (start, end), None for an open end.
 
-    ``--hours N`` alone is the N hours up to the newest event; with ``--to`` before it, with
-    ``--from`` after it.
+    ``--hours N`` alone ends at the newest event; with ``--to`` it ends there, with ``--from``
+    it starts there.
 
     Raises:
-        ValueError: --hours with both --from and --to; a period that ends before it starts or
-            holds none of the journal's time (an empty report nobody should sign).
+        ValueError: --hours with both --from and --to; an end before the start, or a period
+            holding none of the journal's time (an empty report nobody should sign).
         JournalError: the journal cannot be read.
     """
     from controller.game.shift import journal_span
@@ -109,12 +105,7 @@ def _check_out(text: str) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Make the report.
-
-    Returns 0 when written; 1 when altered software ran in the period, the journal cannot be
-    read or fails the verifier (the report says so), or the PDF cannot be written; 2 for a bad
-    period or ``--out``.
-    """
+    """Make the report: 0 written; 1 altered software, bad journal or PDF unwritable; 2 usage."""
     from controller.game.shift import shift
     from controller.identity import identify
     from controller.journal import JournalError

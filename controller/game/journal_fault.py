@@ -1,11 +1,8 @@
 """A journal fault: writes that fail for a while, cleared by a self-check (R2, R20).
 
-A failed write may leave the game applied and derived rows lost, so nothing in memory is
-trusted: the table refuses inputs with the fault's reason and retries with a back-off. A try
-takes SQLite's write lock without waiting, then makes start-up's own self-check on the journal
-opened again, rebuilds the game from disk and journals the fault's record first; game and
-journal agree again by construction. A problem that check finds is an integrity lock (R4).
-docs/journal-format.md ("A write that fails") says more.
+Nothing in memory is trusted after a failed write: inputs are refused and a try, with
+back-off, reruns start-up's self-check, rebuilds the game from disk and journals the fault
+first. What that check finds locks the table (R4); docs/journal-format.md, "A write that fails".
 """
 
 from __future__ import annotations
@@ -44,10 +41,8 @@ def fault_reason(text: str) -> str:
 class Fault:
     """One journal fault, from its first failed write.
 
-    Attributes:
-        reason: SQLite's words (``database is locked``); each try's failure is logged (debug).
-        since, next_try: monotonic seconds; ``wait``: seconds until the try after a failure.
-        lost: other inputs not recorded, by kind; ``cards`` among them (``?``: a misread).
+    ``reason``: SQLite's words; ``since``, ``next_try``: monotonic seconds; ``lost``: inputs
+    not recorded, by kind (``cards``: ``?`` a misread).
     """
 
     reason: str

@@ -1,8 +1,7 @@
-"""Scripted shifts: shoe events and dealer commands written as data, run through a real table.
+"""Scripted shifts run through a real table (docs/shift-script-format.md).
 
-docs/shift-script-format.md gives the format: JSON lines, a set-up line, then events,
-commands, cards, waits and marks. The clock moves only as the script says, so a script writes
-the same journal on every run; an input the table rejects stops the script.
+The clock moves only as the script says, so a script writes the same journal every run;
+a rejected input stops it.
 """
 
 from __future__ import annotations
@@ -169,11 +168,10 @@ def _step(n: int, obj: dict[str, Any]) -> Step:
 
 
 def parse_script(text: str, name: str = "<script>") -> Script:
-    """Parse a script's text; ``name`` says where it came from, for messages.
+    """Parse a script's text; ``name`` says where it came from.
 
     Raises:
-        ScriptError: a line is not JSON, not a known step, or a field is wrong (naming the line);
-            two marks share a name; the set-up is missing.
+        ScriptError: a bad line (named), two marks of one name, or no set-up.
     """
     header: tuple[int, dict[str, Any]] | None = None
     steps: list[Step] = []
@@ -232,11 +230,7 @@ def _setup(obj: dict[str, Any]) -> tuple[TableConfig, datetime, int]:
 
 
 def load_script(path: str | Path) -> Script:
-    """Read and parse a script file.
-
-    Raises:
-        ScriptError: see :func:`parse_script`; also an unreadable file.
-    """
+    """Read and parse a script file (ScriptError: unreadable or bad)."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -249,8 +243,6 @@ def run_script(script: Script, journal: str | Path,
                on_publish: Callable[[DealerView, PlayerView], None] | None = None
                ) -> dict[str, Mark]:
     """Run a script through a real table on a new journal; the marks by name, in order.
-
-    ``on_publish`` is given to the table: called with the views after every input.
 
     Raises:
         ScriptError: the journal file exists, or the table rejected an input (line and reason).

@@ -1,11 +1,8 @@
 """A shift's figures from the journal: what ``threecard report shift`` shows, as keys and numbers.
 
-A period's meter figures are the meters rebuilt at its end minus those at its start (times
-corrected by the clock steps journaled since). One pass, riding on the verifier's replay,
-collects what the meters lack: rules in force, voids, irregularities, alarms, role actions,
-identities, the house result and each bet's observed return beside the par sheet's. It keeps
-no round records. Money figures count only rounds dealt in amounts; rounds dealt as outcomes
-fill the outcome meters.
+Meter figures are the meters at the period's end minus those at its start (clock-corrected
+times). One pass on the verifier's replay collects the rest, keeping no round records; money
+figures count amount rounds only, outcome rounds fill the outcome meters.
 """
 
 from __future__ import annotations
@@ -63,11 +60,7 @@ BODY_KINDS = ALARM_KINDS | {STARTUP, "link", "lid", ManualCard.name, ExposedCard
 
 
 def parse_utc(text: str) -> datetime:
-    """An ISO 8601 time as an aware UTC time (one without an offset is UTC).
-
-    Raises:
-        ValueError: not an ISO 8601 date and time.
-    """
+    """An ISO 8601 time as an aware UTC time (no offset: UTC); ValueError if not one."""
     try:
         t = datetime.fromisoformat(text.strip())
     except ValueError:
@@ -79,11 +72,8 @@ def parse_utc(text: str) -> datetime:
 class Shift:
     """Everything ``threecard report shift`` shows; amounts in minor units.
 
-    Attributes:
-        rows: meter name -> the period's [wagered, paid, won, rounds, voids, refunded].
-        house: (utc, round id, house result so far) after settled rounds, thinned for the plot.
-        in_play: the round in play at the period's end, counted in the period that closes it.
-        last_seal: the newest seal (epoch, event, signature hex), what a witness keeps, or None.
+    ``rows``: meter -> [wagered, paid, won, rounds, voids, refunded]; ``in_play``: the round
+    open at the end, counted where it closes; ``last_seal``: (epoch, event, signature hex).
     """
 
     rules: list[RulesLine]
@@ -222,12 +212,7 @@ def last_at_or_before(journal: Journal, when: datetime, fix: Corrections | None 
 
 def period_bounds(journal: Journal, start: datetime | None, end: datetime | None
                   ) -> tuple[int, int, str, str]:
-    """The events a period's readings are taken after, and its instants.
-
-    Returns:
-        (start seq, end seq, from, to): seq 0 for none; the instants as ISO 8601, the first and
-        newest events' corrected times where ``start`` or ``end`` is None.
-    """
+    """(start seq, end seq, from, to) of a period: seq 0 for none, ISO 8601 corrected instants."""
     if journal.last_seq == 0:
         return 0, 0, start.isoformat() if start else "", end.isoformat() if end else ""
     fix = Corrections.of(journal)
@@ -241,11 +226,7 @@ def period_bounds(journal: Journal, start: datetime | None, end: datetime | None
 
 def journal_span(path: str | Path, archive: str | Path | None = None
                  ) -> tuple[datetime, datetime] | None:
-    """The times of a journal's first and newest events, corrected (None: no event).
-
-    Raises:
-        JournalError: the file is not a usable journal.
-    """
+    """The corrected times of a journal's first and newest events (None: none; JournalError)."""
     j = Journal(path, readonly=True, archive=archive)
     try:
         first = Corrections.of(j).text(0, j.genesis()[1]) if j.last_seq else ""
@@ -404,11 +385,11 @@ def _identity_before(journal: Journal, seq: int) -> IdentityLine | None:
 
 def shift(path: str | Path, start: datetime | None = None, end: datetime | None = None,
           archive: str | Path | None = None, full_check: bool = False) -> Shift:
-    """A shift's figures from the journal at ``path`` (read-only; ``archive``: default beside it).
+    """A shift's figures from the journal at ``path``, read-only (``archive``: beside it).
 
     Raises:
-        JournalError: not a usable journal, no events, or it cannot be replayed (one that fails
-            the verifier gives its figures, the verdict saying why).
+        JournalError: not a usable journal, no events, or not replayable (one failing the
+            verifier gives its figures, with the verdict).
         ValueError: the period ends before it starts.
     """
     if start is not None and end is not None and end < start:

@@ -29,13 +29,9 @@ class Reading:
 
 @dataclass(frozen=True, slots=True)
 class VoidLine:
-    """One voided round.
+    """One voided round: ``reason`` as recorded, by ``table`` or a role, stakes ``refunded``.
 
-    Attributes:
-        reason: as recorded (a key such as ``card_before_no_more_bets``, or a supervisor's text).
-        declared_by: ``table`` (an irregularity it saw) or the role that voided it.
-        approved_by: the role that approved or acknowledged it; empty while none has.
-        refunded: stakes returned, minor units (0 for a round dealt as outcomes).
+    ``approved_by`` is empty until a role approves or acknowledges it; refunds are minor units.
     """
 
     round_id: int

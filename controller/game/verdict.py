@@ -136,11 +136,8 @@ class Problem:
 class JournalVerdict:
     """The answer of :func:`check`.
 
-    Attributes:
-        checked_from: the first event checked: 1, or the one after the verified snapshot
-            start-up replayed from.
-        unreplayed: (first, last) of the events checked for form only, or None.
-        last_seal: the newest seal checked: (epoch, event, signature hex), or None.
+    ``checked_from``: 1, or the event after the verified snapshot; ``unreplayed``: (first,
+    last) checked for form only; ``last_seal``: (epoch, event, signature hex) or None.
     """
 
     problems: tuple[Problem, ...] = ()

@@ -1,10 +1,8 @@
 """The one journal verifier: table start-up and ``threecard verify-journal`` (R3, R4, R7, R16).
 
-:func:`check` answers a :class:`JournalVerdict` naming every problem, never a traceback. Stages:
-anchor and logged heads, the anchored snapshot, the cheap checks, the hash chain, the seals,
-the replay (which lists every difference). ``verify-journal`` starts from the first event;
-start-up from the anchored snapshot, so its cost is bounded by a snapshot interval, not the
-journal's age (docs/journal-format.md, "The verifier's stages").
+:func:`check` names every problem in a :class:`JournalVerdict`, never a traceback; start-up
+starts at the anchored snapshot so its cost is bounded (docs/journal-format.md, "The
+verifier's stages").
 """
 
 from __future__ import annotations
@@ -61,9 +59,8 @@ def check(journal: Journal, *, full: bool, config: TableConfig | None = None,
           checked: Callable[[int, str], None] | None = None) -> Recovery:
     """Check a journal and replay it; the verdict, and the replayed state when it is OK.
 
-    ``full`` starts from the first event, else from the anchored snapshot (or the newest sealed
-    one at or before ``since``). ``observe`` must not change the state it is given. ``checked``
-    gets (event, seal) of each snapshot verified so far: a resumable check's progress.
+    ``full``: from the first event, else the anchored snapshot (or the newest sealed one up to
+    ``since``). ``observe`` must not change the state; ``checked`` gets (event, seal) progress.
     """
     c = _Check(journal, full, config, progress, since)
     c.observe, c.keys, c.witness, c.checked = observe, keys, witness, checked

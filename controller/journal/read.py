@@ -130,11 +130,7 @@ class JournalReading:
 
     def rows(self, first: int = 1, last: int | None = None, hashes: bool = True
              ) -> Iterator[tuple[Any, ...]]:
-        """Event rows ``first <= seq <= last``, archive first, each a :data:`Row` with its hashes.
-
-        Raises:
-            JournalError: an event cannot be read, or is in an archive not found here.
-        """
+        """Event rows ``first <= seq <= last``, archive first, with their hashes (JournalError)."""
         if first <= self.base_seq:
             if self.archive is None:
                 raise JournalError(f"{self.path}: {self.archive_missing}; give the archive")
@@ -181,13 +177,9 @@ class JournalReading:
                ) -> ChainReport:
         """Recompute the hash chain (docs/requirements.md R4, R7), archive first.
 
-        Args:
-            start: the first event: from 1 the chain starts at :data:`GENESIS`, later at the
-                hash before it, pinned elsewhere (a snapshot's seal, the anchor).
-            progress: called with the number of rows checked, every 65,536 rows.
-            last: the last event to check (None: the newest).
-            keep: the records checked in this file are added to it (a replay then reads none).
-            heads: events whose computed hashes to fill in (the seals' heads).
+        From event 1 the chain starts at :data:`GENESIS`, later at the pinned hash before
+        ``start``. ``progress`` is called every 65,536 rows; ``keep`` takes the records checked
+        (a replay then reads none); ``heads``: events whose computed hashes to fill in.
         """
         start = max(start, 1)
         n = 0

@@ -23,16 +23,11 @@ def verify(journal_id: str | None, starts: Sequence[ChainStart], seals: Sequence
            heads: Mapping[int, str | None], *, keys: Sequence[bytes] = (),
            first_epoch: int = 0, round_of: Callable[[int], int | None] | None = None
            ) -> SealReport:
-    """Check seals from ``first_epoch`` on.
+    """Check seals from ``first_epoch`` (start-up: its snapshot's) on.
 
-    Args:
-        journal_id: the journal's id, as its file keeps it.
-        starts: every chain start, oldest first.
-        seals: oldest first, from the epoch before ``first_epoch`` (its key taken unchecked).
-        heads: the chain hash at each sealed event (None: not read, not compared).
-        keys: verification keys given (32 raw bytes each): every chain must start with one.
-        first_epoch: the first epoch to check (start-up: the seal covering its snapshot).
-        round_of: the round an epoch ending at an event closed, to name a bad seal's round.
+    ``seals`` are oldest first from the epoch before (its key unchecked); ``heads``: the chain
+    hash at each sealed event (None: not compared); ``keys``: raw 32-byte keys, one of which
+    must start every chain; ``round_of`` names a bad seal's round.
     """
     rep = SealReport()
     problem = _unreadable(journal_id, starts)
