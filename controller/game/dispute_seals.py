@@ -1,8 +1,7 @@
 """A disputed round against the journal's seals: what a bundle carries of them, and its check.
 
-The seals were signed by keys the table erased once used, so unlike the dispute key's
-signature they cannot be forged: an event changed, even with every later hash recomputed,
-breaks a signed head. A redacted row chains through its journaled hash, which they cover.
+The seals' keys were erased once used, so they cannot be forged: an event changed, even
+with later hashes recomputed, breaks a signed head.
 """
 
 from __future__ import annotations
@@ -59,10 +58,8 @@ class _SealsJSON(msgspec.Struct, forbid_unknown_fields=True):
 class SealedRange:
     """What a bundle carries to check a round's events against the seals.
 
-    Attributes:
-        start: (seq, chain hash) the rows chain from: a seal's event and head, or (0, genesis).
-        before: the rows after ``start`` up to the round's first bundled event, PIN hashes out.
-        after: the rows after the round's last bundled event up to the closing seal's.
+    ``start``: (seq, chain hash) the rows chain from; ``before``/``after``: rows from it to the
+    round (PIN hashes out), and from the round to the closing seal.
     """
 
     journal_id: str
@@ -98,11 +95,7 @@ class SealedRange:
 
     @classmethod
     def from_json(cls, data: bytes) -> SealedRange:
-        """Inverse of :meth:`to_json`.
-
-        Raises:
-            ValueError: not such a file (the message says what is wrong).
-        """
+        """Inverse of :meth:`to_json` (ValueError says what is wrong)."""
         try:
             d = msgspec.json.decode(data, type=_SealsJSON)
         except msgspec.DecodeError as exc:
@@ -119,9 +112,7 @@ class SealedRange:
 
 def sealed_range(journal: Journal, round_id: int, before: tuple[int, str], last: int
                  ) -> SealedRange | None:
-    """Take out what checks a round's events against the seals; None for a journal without seals.
-
-    ``before`` is (seq, chain hash) of the event before the round's first bundled one.
+    """What checks a round's events against the seals; None without seals.
 
     Raises:
         DisputeError: the round's events are not sealed yet.

@@ -1,8 +1,6 @@
-"""The table's record of a journal fault that passed, and of a device lost and back (R20).
+"""The records of a journal fault that passed and of a device lost and back (R20).
 
-The ``journal_fault`` record says why writes failed, since when, and what was not recorded;
-``device`` records mark a screen or the floor's broker lost and back. A leaf (msgspec and
-:mod:`controller.game.text`); :mod:`controller.game.inputs` reads these as journal bodies.
+A leaf (msgspec and :mod:`controller.game.text`); :mod:`controller.game.inputs` reads them.
 """
 
 from __future__ import annotations
@@ -23,11 +21,8 @@ Counts = Annotated[dict[Name, Count], Meta(max_length=64)]
 class JournalFault(Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
     """A journal fault and its clearing; the record's own time is when it cleared.
 
-    Attributes:
-        refused: dealer commands refused meanwhile, by name (each may be given again).
-        lost: the inputs not recorded, by kind (``card``, ``link``...).
-        cards: the cards among them (``?``: a misread), at most :data:`MAX_CARDS`: out of the shoe,
-            in no record; a round being dealt then waits for a supervisor.
+    ``refused``: commands refused meanwhile; ``lost``: inputs not recorded, by kind; ``cards``:
+    those out of the shoe in no record (``?`` a misread); a round being dealt awaits a supervisor.
     """
 
     reason: Annotated[str, Meta(max_length=512)]

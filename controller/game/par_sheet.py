@@ -1,9 +1,7 @@
 """The par sheet: the exact return of every bet of a rule profile, from the deck's counts.
 
-Every case is counted, never sampled (docs/deck-counts.md says what and how); the Ante/Play
-strategy is derived from the counts. Results are exact fractions per unit staked. Where a fold
-loses the side bets (docs/rules.md "Round", step 4) the sheet also gives what a player who
-follows the strategy gets.
+Every case is counted, never sampled (docs/deck-counts.md); results are exact fractions per
+unit staked, with a strategy player's return where a fold loses the side bets.
 """
 
 from __future__ import annotations
@@ -47,9 +45,7 @@ class PayLine:
 class BetAnalysis:
     """The exact analysis of one bet, per unit of the (base) stake.
 
-    Attributes:
-        house_edge: -ev (for Ante/Play: per total amount wagered, Ante + Play).
-        variance: of one hand's net, exact (Ante/Play: the whole net of Ante, Play and Ante Bonus).
+    For Ante/Play ``house_edge`` is per total wagered and ``variance`` is of the whole net.
     """
 
     bet: str
@@ -63,12 +59,9 @@ class BetAnalysis:
 
 @dataclass(frozen=True, slots=True)
 class AntePlayStrategy:
-    """The optimal play/fold strategy derived by enumeration.
+    """The optimal play/fold strategy by enumeration; ``min_play_hand`` e.g. ``Q 6 4``.
 
-    Attributes:
-        min_play_hand: ranks of the weakest hand played, high to low (``Q 6 4``).
-        threshold: every stronger hand is played and every weaker folded.
-        house_edge_per_wager: -EV / (1 + P(play)).
+    ``house_edge_per_wager``: -EV / (1 + P(play)).
     """
 
     min_play_hand: tuple[str, ...]
@@ -208,10 +201,7 @@ def _with_strategy(profile: RuleProfile, counts: DeckCounts, play: list[bool],
 
 
 def compute_par_sheet(profile: RuleProfile, counts: DeckCounts | None = None) -> ParSheet:
-    """Compute the exact par sheet of a profile.
-
-    ``counts`` None counts them now (exact, about a tenth of a second); start-up gives the
-    stored ones.
+    """Compute a profile's exact par sheet (``counts`` None: counted now, about 0.1 s).
 
     Raises:
         DeckCountsError: stored counts that are missing or damaged.

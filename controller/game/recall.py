@@ -26,20 +26,12 @@ HIDDEN = "??"
 
 
 def replay(journal: Journal, full: bool = False) -> Game:
-    """Rebuild the recorded state (from the newest snapshot unless ``full``).
-
-    Raises:
-        controller.game.replay.ReplayError: a snapshot or a record cannot be replayed.
-    """
+    """Rebuild the recorded state, from the newest snapshot unless ``full`` (ReplayError)."""
     return rebuild(journal, use_snapshots=not full)
 
 
 def recorded_config(journal: Journal) -> dict[str, Any]:
-    """The configuration the newest start-up recorded ({}: none readable).
-
-    Raises:
-        JournalError: the journal cannot be read.
-    """
+    """The configuration the newest start-up recorded ({}: none readable; JournalError)."""
     rec = journal.newest(STARTUP)
     try:
         config = json.loads(rec.body)["config"] if rec else {}
@@ -97,11 +89,9 @@ def as_recalled(rec: dict[str, Any], first_utc: str) -> dict[str, Any]:
 
 @dataclass
 class MeterReport:
-    """Meters from the recorded state, and whether the derived tables agree.
+    """Meters from the recorded state (``rows`` minor units, counts aside) and their reconciling.
 
-    Attributes:
-        rows: name -> [wagered, paid, won, rounds, voids, refunded], minor units but the counts.
-        reconciled: the stored meters equal the recorded state's and the sum of round records.
+    ``reconciled``: the stored meters equal the state's and the round records' sum.
     """
 
     rows: dict[str, list[int]]
@@ -237,13 +227,10 @@ def verify(path: str | Path, logged: Iterable[tuple[int, str]] = (),
            witness: tuple[int, str] | Sequence[tuple[int, str]] | None = None,
            resume: tuple[int, str] | None = None,
            checked: Callable[[int, str], None] | None = None) -> JournalVerdict:
-    """Verify a journal from its first event: the check start-up makes, and more.
+    """Verify a journal from its first event: start-up's check and more (JournalError: no journal).
 
-    ``logged`` heads are (seq, hash or prefix); ``resume`` (event, seal) of a snapshot an earlier
-    check verified up to; ``witness`` a seal kept outside. The notes list every clock step.
-
-    Raises:
-        JournalError: the file is not a journal.
+    ``logged`` heads are (seq, hash or prefix); ``resume``: (event, seal) already verified;
+    ``witness``: a seal kept outside. The notes list every clock step.
     """
     j = Journal(path, readonly=True, archive=archive)
     try:

@@ -1,8 +1,7 @@
 """The role check: who may give a command now, and the PIN lockout (docs/requirements.md R12).
 
-The journal keeps each command's role: that of its PIN, ``dealer`` with none, ``dealer!``
-for a PIN that matched no role. A dealer's PIN is no wrong PIN but authorises nothing
-privileged. The role needed is the command's declaration's.
+The journal keeps each command's role: its PIN's, ``dealer`` with none, ``dealer!`` for a
+PIN that matched no role. A dealer's PIN authorises nothing privileged.
 """
 
 from __future__ import annotations
@@ -24,13 +23,9 @@ class Roles:
 
     def check_pin(self, actor: str, mono_ns: int, utc: str, lockout_after: int,
                   lockout_seconds: int, meters: Meters) -> None:
-        """Refuse a command while PIN entry is locked, or when its PIN matched no role.
+        """Refuse (Rejected) a command while PIN entry is locked, or if its PIN matched no role.
 
-        A wrong PIN counts: ``lockout_after`` in a row lock PIN entry for ``lockout_seconds`` of
-        elapsed time (``mono_ns``; ``utc`` for journals written before).
-
-        Raises:
-            Rejected: PIN entry is locked, or the PIN matched no role.
+        ``lockout_after`` wrong PINs in a row lock entry for ``lockout_seconds`` (``mono_ns``).
         """
         if actor != WRONG_PIN and _RANK.get(actor, 0) == 0:
             return

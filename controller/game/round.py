@@ -1,9 +1,7 @@
 """The round state machine: states, the explicit transition table, and what each accepts.
 
-Every state change goes through :func:`check_transition`; a move not in :data:`TRANSITIONS`
-is a bug and raises. A command not in :data:`ALLOWED_COMMANDS` for the state is rejected,
-recorded, and changes nothing. Shoe events are facts every state takes; the game decides
-what they mean (a card before "no more bets" voids the round).
+A move not in :data:`TRANSITIONS` is a bug and raises; a command not allowed in the state is
+rejected, recorded, and changes nothing. Shoe events are taken in every state.
 """
 
 from __future__ import annotations
@@ -113,11 +111,7 @@ class TransitionError(RuntimeError):
 
 
 def check_transition(state: RoundState, trigger: str, target: RoundState) -> RoundState:
-    """Return ``target`` if the table lists ``state --trigger--> target``.
-
-    Raises:
-        TransitionError: the move is not in :data:`TRANSITIONS`.
-    """
+    """Return ``target`` if ``state --trigger--> target`` is listed, else TransitionError."""
     if target not in TRANSITIONS.get((state, trigger), ()):
         raise TransitionError(f"no transition {state.value} --{trigger}--> {target.value}")
     return target
@@ -126,11 +120,8 @@ def check_transition(state: RoundState, trigger: str, target: RoundState) -> Rou
 def deal_positions(seats: list[int], pattern: str, burns: int = 0) -> list[tuple[int, int]]:
     """Where each card of a round goes, in deal order: ``(seat, card_no)``.
 
-    Seat 0 is the dealer, -1 a burn (numbered 1..burns). ``pattern``: ``round_robin`` or
-    ``by_hand``.
-
-    Raises:
-        ValueError: an unknown pattern.
+    Seat 0 is the dealer, -1 a burn (numbered 1..burns); ``pattern`` ``round_robin`` or
+    ``by_hand`` (else ValueError).
     """
     out = [(-1, i + 1) for i in range(burns)]
     hands = [*seats, 0]
