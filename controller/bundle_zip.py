@@ -1,10 +1,8 @@
 """Reading a dispute bundle's zip file without trusting it (``threecard dispute verify``).
 
-A member whose local header and central directory disagree would show one file to one tool
-and another to the next: it fails, named, as does a member that is not a plain file. A
-bundle of more members or inflated bytes than a bundle ever holds is refused from its
-directory alone, as is one with bytes after its end record or counts that are not its
-directory's (a zip reader would read past either unseen).
+A member whose local header and directory disagree (one file to one tool, another to the
+next) fails, named; too many members, too many bytes, trailing bytes or wrong counts refuse
+the bundle from its directory alone.
 """
 
 from __future__ import annotations
@@ -134,10 +132,9 @@ def _local_differs(f: IO[bytes], info: zipfile.ZipInfo) -> str | None:
 
 def members(z: zipfile.ZipFile, problems: list[str]
             ) -> dict[str, zipfile.ZipInfo | None] | None:
-    """The zip's members by name, from its central directory, nothing inflated.
+    """The zip's members by name from its directory, nothing inflated (None: refused).
 
-    A member is None (noted, not read) when its name is held twice, it is not a plain file, or
-    its local header differs. None for the whole when the bundle is refused.
+    A member is None when its name is held twice, it is not a plain file or its header differs.
     """
     infos = z.infolist()
     try:

@@ -1,10 +1,8 @@
 """``threecard dispute verify``: a dispute bundle checked, by anyone, without trusting it.
 
-The signature, every file's hash, the events' chain to the anchors and through the rows
-around them to the closing seal, every seal from the verification key (so a forger holding
-the dispute key cannot pass off changed events), and a replay to the recorded result. The zip
-itself is read without trust (:mod:`controller.bundle_zip`). docs/dispute-bundle-format.md
-lists the members.
+Signature, hashes, the events' chain to the anchors and the closing seal, every seal from
+the verification key (a forger holding the dispute key cannot pass off changed events), and
+a replay to the recorded result (docs/dispute-bundle-format.md).
 """
 
 from __future__ import annotations
@@ -35,10 +33,7 @@ UNAUTHENTICATED = 3
 
 @dataclass
 class Verdict:
-    """What ``dispute verify`` found.
-
-    ``problems`` one line each, naming the bundle file at fault.
-    """
+    """What ``dispute verify`` found; ``problems`` one line each, naming the file at fault."""
 
     problems: list[str] = field(default_factory=list)
     manifest: dict[str, Any] = field(default_factory=dict)
@@ -94,10 +89,7 @@ def _named_key(data: bytes) -> bytes | None:
 
 def _signed_manifest(z: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo | None],
                      public_key: bytes | None, v: Verdict) -> Manifest | None:
-    """The manifest, once its signature holds (None: a problem was noted).
-
-    The signature is checked before anything of the manifest is read but the key it names.
-    """
+    """The manifest once its signature holds (None: a problem noted); checked before reading it."""
     from controller.signing import fingerprint, signature_ok
 
     texts: dict[str, bytes] = {}
@@ -141,10 +133,9 @@ def _signed_manifest(z: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo | No
 
 def _check_members(z: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo | None],
                    manifest: Manifest, v: Verdict) -> dict[str, bytes]:
-    """Every listed file against the signed manifest: size first, then SHA-256.
+    """Every listed file against the signed manifest: size first (not inflated if wrong), SHA-256.
 
-    A size that differs from the manifest's is not inflated; the :data:`REPLAYED` files' bytes
-    are returned.
+    The :data:`REPLAYED` files' bytes are returned.
     """
     kept: dict[str, bytes] = {}
     for name, entry in sorted(manifest.files.items()):

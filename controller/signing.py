@@ -1,9 +1,8 @@
-"""``threecard keygen``: the table's Ed25519 signing key, kept beside its configuration.
+"""``threecard keygen``: the table's Ed25519 signing key for dispute bundles.
 
-The key signs dispute bundles. ``table.key`` (PEM, PKCS #8, mode 0600) is never overwritten,
-or the bundles it signed could no longer be told from forgeries; ``table.pub`` is what a
-verifier needs. The fingerprint is the SHA-256 of the 32 raw public bytes. ``cryptography``
-is imported only when a key is made or used, never by the running table.
+``table.key`` (PEM, PKCS #8, mode 0600) is never overwritten, or what it signed could not be
+told from forgeries. The fingerprint is the SHA-256 of the 32 raw public bytes;
+``cryptography`` is imported only when a key is made or used.
 """
 
 from __future__ import annotations
@@ -51,9 +50,7 @@ def fingerprint(public: bytes) -> str:
 
 
 def make_key(config: str | Path) -> tuple[Path, Path, str]:
-    """Make the table's key pair beside ``config``: (private file, public file, fingerprint).
-
-    Both files are written whole or not at all, so keygen can be run again.
+    """Make the key pair beside ``config``, each file whole or not: (private, public, fingerprint).
 
     Raises:
         SigningKeyError: no configuration file, a key already there, or unwritable files.
@@ -145,11 +142,7 @@ def load_private(path: str | Path) -> Any:
 
 
 def load_public(path: str | Path) -> bytes:
-    """A public key file's 32 raw bytes.
-
-    Raises:
-        SigningKeyError: missing, unreadable, or not an Ed25519 public key in PEM.
-    """
+    """A public key file's 32 raw bytes (SigningKeyError: missing, unreadable, not Ed25519 PEM)."""
     from cryptography.exceptions import UnsupportedAlgorithm
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
     from cryptography.hazmat.primitives.serialization import load_pem_public_key

@@ -1,8 +1,6 @@
-"""Retention: settled history moved out of a journal into an archive file (``journal archive``).
+"""Retention: settled history moved into an archive file (``journal archive``).
 
-docs/journal-archive.md gives the rules: where the cut may fall, what the archive holds, and
-that it is verified before anything is deleted (a crash leaves the journal whole or the cut
-complete). The table must be stopped: the archive takes the writer lock.
+docs/journal-archive.md gives the rules; the table must be stopped (the writer lock).
 """
 
 from __future__ import annotations
@@ -64,11 +62,7 @@ def floor_cursor(j: Journal) -> int | None:
 
 
 def choose_cut(j: Journal, before: datetime) -> tuple[int, str]:
-    """The newest event history may be cut after, and what keeps it from being later.
-
-    Raises:
-        AnchorError: the anchor beside the journal cannot be read.
-    """
+    """The newest event history may be cut after, and what keeps it from being later."""
     rejected = j.rejections(j.base_seq)
     opens = [s for s in j.store.seqs_of(NextRound.name) if s > j.base_seq and s not in rejected]
     wanted = set(opens)
@@ -91,12 +85,11 @@ def choose_cut(j: Journal, before: datetime) -> tuple[int, str]:
 
 def archive(journal: str | Path, older_than: timedelta, out: str | Path | None = None,
             now: datetime | None = None) -> ArchiveResult:
-    """Move the journal's settled history older than ``older_than`` into an archive.
+    """Move settled history older than ``older_than`` into an archive, verified first.
 
     Raises:
         JournalError: the journal cannot be opened for writing (a table runs on it), or read.
-        ArchiveError: the archive is not this journal's, or did not verify (the journal is left
-            whole).
+        ArchiveError: not this journal's archive, or it did not verify (journal left whole).
     """
     if not os.path.isfile(journal):
         raise JournalError(f"{journal}: no such journal")
@@ -186,11 +179,7 @@ def _move(live: Journal, cut: int, path: str) -> tuple[int, int]:
 
 
 def _open_archive(live: Journal, path: str, genesis: str) -> Journal:
-    """The archive to write, ending at the journal's cut (made when missing).
-
-    Raises:
-        ArchiveError: not this journal's archive, or it does not end at the journal's cut.
-    """
+    """The archive to write, ending at the journal's cut (made when missing; ArchiveError)."""
     fresh = not os.path.exists(path) or os.path.getsize(path) == 0
     out = Journal(path, fmt=codec.FORMAT, as_archive=True)
     try:

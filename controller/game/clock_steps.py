@@ -1,9 +1,7 @@
 """Clock steps: the wall clock moved against the monotonic clock between two events.
 
-docs/journal-format.md ("Clock steps") gives the rule and the ``clock_step`` record: a step is
-over 2 s plus 0.05 % of the time elapsed, journaled before the first event read on the new
-clock; across a restart only a wall clock set back is seen. A leaf: msgspec and the standard
-library only.
+A step is over 2 s plus 0.05 % of the time elapsed (docs/journal-format.md, "Clock steps").
+A leaf: msgspec and the standard library only.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """Why the table refused an input: a code and typed parameters, declared once.
 
-The core raises :class:`~controller.game.round.Rejected` with a code of :data:`REFUSALS`. The
-journal keeps the English reason it always had (so old journals replay to the same
-rejections); screens and the control channel word it in their language from the code and
-the typed parameters. An undeclared code is plain English text, shown as it is.
+The journal keeps the English reason (old journals replay the same); screens and the control
+channel word the code in their language. An undeclared code is shown as it is.
 """
 
 from __future__ import annotations

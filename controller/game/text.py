@@ -1,9 +1,7 @@
 """Free text from outside the table (a void reason, a stored name): kept, drawn, printed.
 
-Kept: an input holds no control or format character (Cc, Cf) nor lone surrogate (Cs), as
-:data:`SAFE_TEXT_PATTERN` tells msgspec. Drawn: :func:`drawable` replaces them with U+FFFD.
-Printed: :func:`for_terminal` escapes them, so no escape sequence or forged line reaches a
-terminal or log. A leaf.
+Inputs hold no Cc, Cf or lone Cs character (:data:`SAFE_TEXT_PATTERN`); :func:`drawable`
+replaces them with U+FFFD, :func:`for_terminal` escapes them (no forged line in a log).
 """
 
 from __future__ import annotations

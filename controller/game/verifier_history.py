@@ -1,9 +1,7 @@
 """The verifier's cheap checks of a journal's file (stage 3 of :mod:`controller.game.verifier`).
 
-What needs neither rehash nor replay: events numbered without a gap, ``PRAGMA quick_check``,
-and at start-up the round rows, rejections and older snapshots before its start point
-(docs/journal-format.md, "The verifier's stages"). In a cut journal the counts run from the
-cut's snapshot; records before the cut are checked in the archive.
+No rehash nor replay: numbering without gaps, ``PRAGMA quick_check``, at start-up the rows
+before its start point (docs/journal-format.md, "The verifier's stages").
 """
 
 from __future__ import annotations

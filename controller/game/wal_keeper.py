@@ -1,9 +1,6 @@
-"""The write-ahead log kept small by the table thread between inputs.
+"""The write-ahead log kept to about a round by the table thread, checkpointed between inputs.
 
-After every round closed the log is copied into the journal (its file kept for the next
-commits), so a table in continuous play keeps a log of about one round; once idle the file is
-emptied too. A reader holding a read transaction makes it grow: a warning once it passes the
-limit, a line when it is back.
+A reader's long transaction makes it grow: a warning past the limit, a line when back.
 """
 
 from __future__ import annotations
