@@ -24,8 +24,7 @@ def parse_broker_url(url: str) -> tuple[str, str, int]:
     """The scheme, host and port of a floor broker URL (``mqtt://host:1883``).
 
     Raises:
-        ValueError: not ``mqtt://`` or ``mqtts://``, no host, a bad port, or a path, query,
-            user or password in the URL.
+        ValueError: not ``mqtt://`` or ``mqtts://``, no host, a bad port, or more in the URL.
     """
     if not isinstance(url, str):
         raise ValueError(f"must be an mqtt:// or mqtts:// URL, got {_quoted(url)}")

@@ -1,8 +1,7 @@
 """The deck's exact counts a par sheet is made of, and the stored copy of them.
 
-Whatever gives them is a :class:`DeckCounts`: counted now, enumerated, or read from
-``deck_counts.json``, checked against its SHA-256 (docs/deck-counts.md gives the method and
-the file's format). Start-up reads the stored copy, so the table counts nothing (R3).
+Start-up reads ``deck_counts.json``, checked against its SHA-256, so the table counts nothing
+(R3); docs/deck-counts.md gives the method and the format.
 """
 
 from __future__ import annotations
@@ -128,11 +127,7 @@ def stored_text(kinds: Sequence[HandKind], dealer: Sequence[Sequence[DealerCount
 
 
 class StoredCounts:
-    """The counts as stored in ``deck_counts.json``, checked against their SHA-256.
-
-    Raises:
-        DeckCountsError: the file is missing, does not match the digest, or does not add up.
-    """
+    """The counts stored in ``deck_counts.json`` (DeckCountsError: missing, wrong digest or sum)."""
 
     def __init__(self, data: bytes | None = None, sha256: str = STORED_SHA256) -> None:
         name = "controller/game/deck_counts.json"
@@ -216,9 +211,5 @@ class StoredCounts:
 
 @functools.cache
 def stored_counts() -> StoredCounts:
-    """The counts shipped with the package, read and checked once per process.
-
-    Raises:
-        DeckCountsError: see :class:`StoredCounts`.
-    """
+    """The counts shipped with the package, read and checked once per process."""
     return StoredCounts()

@@ -125,11 +125,7 @@ def card_mask(cards: Sequence[Card]) -> int:
 
 
 def evaluate3(cards: Sequence[Card]) -> HandValue:
-    """Evaluate three distinct cards.
-
-    Raises:
-        CardError: not three distinct cards.
-    """
+    """Evaluate three distinct cards (CardError if not)."""
     if len(cards) != 3:
         raise CardError(f"a hand is 3 cards, got {len(cards)}", cards)
     value = _TABLE3.get(card_mask(cards))
@@ -148,11 +144,7 @@ class Qualifier:
     """The dealer's minimum hand to qualify: ``"<rank>-high"`` (or any pair) or ``"pair"``."""
 
     def __init__(self, text: str = "Q-high") -> None:
-        """Parse a qualifier text.
-
-        Raises:
-            ValueError: the text is not ``<rank>-high`` or ``pair``.
-        """
+        """Parse a qualifier text: ``<rank>-high`` or ``pair`` (else ValueError)."""
         self.text = text
         t = text.strip().lower()
         if t == "pair":
@@ -219,11 +211,7 @@ def pairing_class(twice: int, thrice: int, quads: bool) -> SixCardClass:
 
 
 def best_five_of_six(cards: Sequence[Card]) -> SixCardClass:
-    """The class of the best five of six distinct cards (royal flush only for A-K-Q-J-T suited).
-
-    Raises:
-        CardError: not six distinct cards.
-    """
+    """The class of the best five of six distinct cards (CardError if not); royal: A-K-Q-J-T."""
     if len(cards) != 6 or len(set(cards)) != 6:
         raise CardError("the 6 Card Bonus needs six distinct cards", cards)
     m = 0

@@ -1,8 +1,6 @@
-"""Meters and event counters (docs/requirements.md R6).
+"""Meters and event counters (docs/requirements.md R6): per bet type, per seat, ``total``.
 
-A meter row per bet type, per seat (``seat 3``) and ``total``; event counters count what
-happened. Rounds dealt in outcome mode hold no money: they fill the outcome meters instead
-(:func:`outcome_key`).
+Outcome mode rounds hold no money: they fill the outcome meters (:func:`outcome_key`).
 """
 
 from __future__ import annotations
@@ -60,11 +58,7 @@ def outcome_key(bet: str, outcome: str, line: str = "") -> str:
 
 
 def parse_outcome_key(key: str) -> tuple[str, str, str]:
-    """Inverse of :func:`outcome_key`: ``(bet, outcome, line)``.
-
-    Raises:
-        ValueError: a rounds meter (:data:`ROUNDS_SETTLED`, :data:`ROUNDS_VOID`).
-    """
+    """Inverse of :func:`outcome_key`: ``(bet, outcome, line)``; ValueError for a rounds meter."""
     bet, outcome, *line = key.split(" ", 2)
     if bet == "rounds":
         raise ValueError(f"{key!r} counts rounds, not a bet's outcome")

@@ -18,9 +18,8 @@ Text = Annotated[str, Meta(max_length=512)]
 class Software(_Record):
     """The running software's identity, as ``threecard identify`` finds it at power-up.
 
-    ``sha256`` is the build manifest's (empty from source); ``alarm``: an installed package's
-    files do not match or cannot be checked (GLI-11), so the deck is held until a supervisor
-    unblocks it (False from source, and in records older than the field).
+    ``sha256``: the manifest's (empty from source); ``alarm``: installed files do not match
+    (GLI-11), so the deck is held until a supervisor unblocks it.
     """
 
     version: Annotated[str, Meta(max_length=64)]
@@ -33,10 +32,9 @@ class Software(_Record):
 
 
 class EnvironmentRecord(_Record):
-    """The whole environment's identity, journaled once READY (R18): the check takes seconds.
+    """The whole environment's identity, journaled once READY (R18).
 
-    ``startup`` lists start-up code no distribution owns; ``alarm``: such code or an altered file
-    beside an installed package, so the deck is held until a supervisor unblocks it.
+    ``alarm``: start-up code no distribution owns or an altered installed file: the deck is held.
     """
 
     sha256: Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]

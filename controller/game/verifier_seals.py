@@ -1,8 +1,7 @@
-"""The verifier's check of the seals, as a stage after the hash chain.
+"""The verifier's check of the seals, after the hash chain.
 
-The heads the seals name are those the chain's check computed, so an event changed before a
-seal fails it even with every later hash recomputed. Start-up checks from the seal covering
-its snapshot; ``verify-journal`` from the chain's start.
+The seals' heads are those the chain check computed, so an event changed before a seal fails
+it even with every later hash recomputed.
 """
 
 from __future__ import annotations

@@ -78,11 +78,10 @@ def in_background(work: Callable[[], None], name: str) -> Callable[[], None]:
 
 
 def beside(j: Journal) -> tuple[list[Note], list[Problem]]:
-    """What the file holds beside the journal, and the journal's tables it lacks: (notes, problems).
+    """(notes, problems) of what the file holds beside the journal and its tables it lacks.
 
-    :data:`UNCHECKED_TABLES` are passed over; another table is noted, a missing journal table
-    noted (read empty). A changed definition, a trigger, a view or an index of its own (a
-    ``UNIQUE`` one refuses or replaces rows) is a problem.
+    Other tables and missing ones are noted; a changed definition, a trigger, a view or an
+    index of its own (a ``UNIQUE`` one changes rows) is a problem.
     """
     objs = sorted(objects(j.db))  # the file's schema, read once
     tables = {name for kind, name, _, _ in objs if kind.endswith("table")}
