@@ -51,10 +51,9 @@ SCREENS_FROM = {"given": "given on the command line",
 
 def screens_used(recorded: dict[str, Any] | None, size: tuple[int, int] | None,
                  lang: str | None) -> dict[str, Any]:
-    """The manifest's ``screens``: the language and size drawn in, and where each came from.
+    """The manifest's ``screens``: language and size drawn in, the command's over ``recorded``.
 
-    The command's ``size`` and ``lang`` win over the ``recorded`` start-up's; both screens at one
-    size, since a full screen's size is not journaled.
+    Both screens at one size: a full screen's size is not journaled.
     """
     from display.screenshot import parse_size
 
@@ -193,11 +192,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Make a bundle, or (``verify``) check one.
-
-    Returns 0 done; 1 a journal, key or bundle problem; 2 usage; 3 (:data:`UNAUTHENTICATED`) a
-    bundle checked without ``--public-key``: anyone may have signed it.
-    """
+    """Make a bundle, or (``verify``) check one: 0 done, 1 a problem, 2 usage, 3 unauthenticated."""
     if args.action == "verify":
         return run_verify(args)
     missing = [f"--{n}" for n in ("journal", "round", "out") if getattr(args, n) is None]

@@ -239,11 +239,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _read(path: str, what: Callable[[Any], Any]) -> Any:
-    """``what(store)`` on the store opened read-only.
-
-    Raises:
-        StoreError: the store cannot be opened or read.
-    """
+    """``what(store)`` on the store opened read-only (StoreError: cannot be opened or read)."""
     from floor.store import read_store
 
     return read_store(path, what)

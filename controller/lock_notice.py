@@ -1,8 +1,7 @@
 """What the log and the service's status say of a locked table (docs/requirements.md R20).
 
-A lock or a journal fault is named at once (an error line, ``STATUS=``), then again after
-:data:`REPEAT_AFTER_S` and every :data:`REPEAT_EVERY_S`: not left to one line scrolled away,
-nor flooding the log. A fault that cleared is said once.
+Named at once, again after :data:`REPEAT_AFTER_S` and every :data:`REPEAT_EVERY_S`: never one
+line scrolled away nor a flood; a cleared fault is said once.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """systemd service notification (``sd_notify``) and the watchdog, with the standard library.
 
-A datagram such as ``READY=1`` goes to the socket ``NOTIFY_SOCKET`` names (``@``: abstract);
-``WATCHDOG=1`` must come more often than ``WATCHDOG_USEC`` microseconds. Without the variable
-every call does nothing, so the daemon runs the same under systemd, in a terminal, in tests.
+Datagrams go to ``NOTIFY_SOCKET`` (``@``: abstract); without it every call does nothing, so
+the daemon runs the same under systemd, in a terminal, in tests.
 """
 
 from __future__ import annotations
@@ -36,10 +35,7 @@ class Notifier:
         return self._sock is not None
 
     def notify(self, *fields: str) -> bool:
-        """Send one message of ``KEY=value`` fields.
-
-        False when disabled, refused or full (never blocks).
-        """
+        """Send one message of ``KEY=value`` fields; False when disabled, refused or full."""
         if self._sock is None:
             return False
         addr = self.address
@@ -60,10 +56,7 @@ class Notifier:
         return self.notify("READY=1", *([f"STATUS={status}"] if status else []))
 
     def extend_timeout(self, seconds: float, status: str = "") -> bool:
-        """Ask for ``seconds`` more before systemd gives up on the start (``EXTEND_TIMEOUT_USEC``).
-
-        Sent again before it runs out while start-up's journal check makes progress.
-        """
+        """Ask for ``seconds`` more to start (``EXTEND_TIMEOUT_USEC``), resent while progressing."""
         return self.notify(f"EXTEND_TIMEOUT_USEC={max(1, round(seconds * 1_000_000))}",
                            *([f"STATUS={status}"] if status else []))
 
@@ -119,10 +112,7 @@ class WatchdogTiming:
 
     @classmethod
     def for_interval(cls, interval_ms: int | None) -> WatchdogTiming:
-        """The timing for an interval in ms.
-
-        None: checks every 250 ms, a thread silent 5 s reported.
-        """
+        """The timing for an interval in ms (None: checks every 250 ms, 5 s silence reported)."""
         if interval_ms is None:
             return cls(None, 1000, 250, 5000)
         feed = max(1, interval_ms // 2)

@@ -1,8 +1,7 @@
 """``threecard seal show`` and ``threecard seal init``: a journal's seals (R16).
 
-``show`` prints the verification key (keep it in the commissioning record, enrol it on the
-floor), the chain starts, the last seal and the events after it. ``init`` starts a new chain
-at the head, for a journal made before seals or whose key was lost; the table must be stopped.
+``show`` prints the verification key (for the commissioning record and the floor), the chain
+starts and the last seal; ``init`` starts a new chain at the head (table stopped).
 """
 
 from __future__ import annotations

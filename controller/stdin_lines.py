@@ -1,7 +1,6 @@
 """Lines from a file descriptor, each at most a given length (the control channel's input).
 
-A longer line is skipped as it arrives and reported as one ``None``, so a runaway writer
-cannot grow the daemon.
+A longer line is skipped as it arrives, reported as one ``None``: a runaway writer grows nothing.
 """
 
 from __future__ import annotations
@@ -11,10 +10,7 @@ from collections.abc import Iterator
 
 
 def read_lines(fd: int, limit: int) -> Iterator[bytes | None]:
-    """The lines read from ``fd`` until end of input, without newline.
-
-    None for one over ``limit`` bytes.
-    """
+    """The lines read from ``fd`` until end of input, without newline (None: one over ``limit``)."""
     pending, skipping = b"", False
     while chunk := os.read(fd, 65536):
         pending += chunk
