@@ -1,8 +1,7 @@
 """Autoplay: the next dealer commands for a table, from its dealer view alone.
 
-For ``run --autoplay`` and ``simulate``: every seat bets the same, betting closes at once,
-each seat plays Q-6-4 or better (docs/rules.md); supervisor steps use the PIN given, else wait
-for a person. A misread is not autoplay's to resolve.
+Every seat bets the same, each plays Q-6-4 or better (docs/rules.md); supervisor steps use the
+PIN given, else wait for a person. A misread is not autoplay's to resolve.
 """
 
 from __future__ import annotations
@@ -43,10 +42,7 @@ def autoplay_bets(profile: RuleProfile, given: Mapping[str, int] | None = None
                   ) -> dict[str, int]:
     """The wagers autoplay places on every seat under ``profile``, bet type -> minor units.
 
-    ``given`` None: :data:`DEMO_BETS` less bets not offered, each brought within the limits.
-
-    Raises:
-        BetError: wagers the profile does not take.
+    ``given`` None: :data:`DEMO_BETS` within the profile. BetError: wagers it does not take.
     """
     if given:
         bets = dict(given)
@@ -93,8 +89,7 @@ class AutoPlayer:
     def next_commands(self, view: DealerView, chain: bool = False) -> list[DealerCommand]:
         """The commands to send now, in order (empty: wait for the shoe or a person).
 
-        ``chain`` goes on after settling with the next round's bets and "no more bets" in the same
-        list (fewer commits; the simulator uses it).
+        ``chain`` adds the next round's bets and "no more bets" after settling (fewer commits).
         """
         state = view.state
         if state == "betting":
@@ -156,12 +151,11 @@ def autoplay_loop(table: Any, player: AutoPlayer, stop: threading.Event,
                   on_idle: Callable[[DealerView], None] | None = None,
                   on_betting: Callable[[DealerView], None] | None = None,
                   beat: Callable[[], None] | None = None, quiet: float = 0.0) -> None:
-    """Play a running table until ``stop`` is set (``threecard run --autoplay``), in its own thread.
+    """Play a running table until ``stop`` is set (``threecard run --autoplay``), in its thread.
 
-    Submits autoplay's commands and waits until they are applied; cards still come from the shoe.
-    ``pace`` seconds precede each step a person would see; ``on_idle`` is called when there is
-    nothing to do (again for the same step only after ``idle_timeout``); ``quiet`` holds the next
-    round until no view came for that long (:data:`QUIET_MS`).
+    ``pace`` seconds precede each visible step; ``on_idle`` is called when there is nothing to
+    do (again only after ``idle_timeout``); ``quiet`` holds the next round until no view came
+    for that long (:data:`QUIET_MS`).
     """
     seen = -1
     since = time.monotonic()  # when the newest view appeared
@@ -220,11 +214,7 @@ def _submit(table: Any, commands: list[DealerCommand], pace: float,
 def _idle(table: Any, dealer: DealerView, on_idle: Callable[[DealerView], None],
           idled: tuple[tuple[Any, ...], float] | None, idle_timeout: float, pace: float,
           stop: threading.Event) -> tuple[tuple[Any, ...], float] | None:
-    """Give ``on_idle`` the view once a step and ``idle_timeout``, then wait for a new view.
-
-    Returns:
-        The step ``on_idle`` was last given and when; None when stopped.
-    """
+    """Give ``on_idle`` the view once a step and timeout; the step and when (None: stopped)."""
     step = (dealer.round_id, dealer.state, dealer.next_card, dealer.link_state)
     left = idle_timeout - (time.monotonic() - idled[1]) if idled else 0.0
     if idled is not None and idled[0] == step and left > 0:

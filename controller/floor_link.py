@@ -1,9 +1,8 @@
 """The floor feed as ``threecard run`` and ``simulate`` wire it (``--floor``, ``--table-id``).
 
-The feed is loaded only with a broker configured and reads the journal in its own thread. A
-journal behind or disagreeing with the floor's witness locks the table; a starting table waits
-for that check (:data:`WITNESS_WAIT_S` at most) before any input, and an unreachable floor is
-an alarm, checked once back. A broker lost past the grace, and back, is journaled (R20).
+A journal behind or disagreeing with the floor's witness locks the table; a starting table
+waits for that check (at most :data:`WITNESS_WAIT_S`); an unreachable floor is an alarm, and a
+broker lost past the grace, and back, is journaled (R20).
 """
 
 from __future__ import annotations
@@ -49,11 +48,7 @@ ALWAYS_NAMED = ("journal_path", "table_id", "floor_broker", "rules", "seats")
 
 
 def resume_command(command: str, config: TableConfig, journal: str, *extra: str) -> str:
-    """The command line that starts this table again on its journal, to copy and paste.
-
-    It names the configuration file, every overriding flag, and the settings the feed needs to go
-    on as the same table, each word quoted for a POSIX shell.
-    """
+    """The command line, quoted for a POSIX shell, that starts this table again on its journal."""
     words = ["threecard", command, *extra]
     if config.source:
         words += ["--config", config.source]
@@ -93,10 +88,8 @@ def _other_table(config: TableConfig, journal: str) -> str | None:
 def check_floor(config: TableConfig, journal: str | None = None) -> None:
     """Check ``[floor]`` before the journal opens: its files can be read and used.
 
-    A journal of another table id is refused with a floor (it would publish as another series).
-
     Raises:
-        ConfigError: naming the setting.
+        ConfigError: naming the setting; also a journal of another table id.
     """
     path = journal or config.journal_path
     other = _other_table(config, path)
@@ -126,11 +119,8 @@ def open_floor(config: TableConfig, table: Any, drain_s: float = DRAIN_S,
                resume: str = "", witness_s: float = WITNESS_WAIT_S) -> Any:
     """Start the floor feed of an open table; an object whose ``stop()`` ends it.
 
-    ``resume`` (``run``) logs the command that sends what the broker did not acknowledge;
-    ``witness_s`` waits for the floor's witness before returning.
-
-    Raises:
-        ConfigError: a ``[floor]`` setting that cannot be used.
+    ``resume`` logs the command that sends what the broker did not acknowledge; ``witness_s``
+    waits for the floor's witness. ConfigError: an unusable ``[floor]`` setting.
     """
     if not config.floor_broker:
         return NO_FEED
@@ -156,10 +146,9 @@ def open_floor(config: TableConfig, table: Any, drain_s: float = DRAIN_S,
 
 
 def await_witness(feed: Any, wait_s: float = WITNESS_WAIT_S) -> bool:
-    """Wait up to ``wait_s`` for the floor's witness to be checked; True if it was (or no floor).
+    """Wait up to ``wait_s`` for the floor's witness check; True if done (or no floor).
 
-    A journal put back to an older copy is locked before any bet; a witness not read in time is
-    an alarm, checked once the floor is back.
+    A journal put back to an older copy is locked before any bet; a late witness is an alarm.
     """
     state = getattr(feed, "witness", None)
     if state is None:

@@ -1,9 +1,8 @@
 """The whole journal checked once the table is READY: what start-up leaves to the full check.
 
 Start-up checks from the anchored snapshot, so an old event edited in place is found only
-from the first event. The daemon runs ``verify-journal --json`` as a child running this very
-code, sparing its own interpreter lock and memory; the child sees a moment the anchor covers.
-A broken journal locks the table (R4); a check that cannot be made locks nothing.
+from the first event. A child ``verify-journal --json`` of this very code spares the daemon's
+memory; a broken journal locks the table (R4), a check that cannot be made locks nothing.
 """
 
 from __future__ import annotations
@@ -29,11 +28,7 @@ POLL_S = 0.5
 
 @dataclass(frozen=True, slots=True)
 class FullCheck:
-    """The answer of :func:`check_in_full`.
-
-    ``ok`` is None when the check could not be made (``summary`` says why); ``message`` words the
-    problems as start-up words a lock.
-    """
+    """The answer of :func:`check_in_full`: ``ok`` None when it could not be made (``summary``)."""
 
     ok: bool | None
     summary: str
@@ -44,10 +39,9 @@ class FullCheck:
 
 def check_in_full(journal: str, stop: threading.Event, resume: tuple[int, str] | None = None,
                   on_progress: Callable[[int, str], None] | None = None) -> FullCheck | None:
-    """Run ``threecard verify-journal --json`` on ``journal`` and read its verdict (None: stopped).
+    """Run ``threecard verify-journal --json`` on ``journal``; its verdict (None: stopped).
 
-    ``resume`` is (snapshot event, seal) an earlier check verified up to; ``on_progress`` gets each
-    as this one goes.
+    ``resume``: (snapshot event, seal) already verified; ``on_progress`` gets each new one.
     """
     t0 = time.monotonic()
     cmd = own_code_command("verify-journal", f"--journal={journal}", "--json", "--progress",
@@ -91,11 +85,7 @@ def check_in_full(journal: str, stop: threading.Event, resume: tuple[int, str] |
 
 
 def own_code_command(*args: str) -> list[str]:
-    """A command line that runs ``threecard ARGS`` with this very ``controller`` package.
-
-    Isolated mode (``-I``): no working directory or ``PYTHON*`` variable can put other code in
-    its place.
-    """
+    """A command line running ``threecard ARGS`` with this very package, isolated (``-I``)."""
     import controller
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(controller.__file__)))
@@ -110,8 +100,7 @@ def _mark_file(journal: str) -> str:
 def broken_mark(journal: str) -> str | None:
     """The lock an earlier full check left beside ``journal`` (None: none).
 
-    The next start locks at once, before any input, rather than play until its own check ends: a
-    restart is never a way round a lock (R2, R4).
+    The next start locks at once: a restart is never a way round a lock (R2, R4).
     """
     try:
         with open(_mark_file(journal), encoding="utf-8", errors="replace") as f:
@@ -156,10 +145,7 @@ def lift_mark(journal: str) -> None:
 
 
 def check_beside(table: Any, journal: str, stop: threading.Event) -> FullCheck | None:
-    """Check ``journal`` in full beside its running table; lock the table when broken.
-
-    The verdict is logged; None when ``stop`` came first.
-    """
+    """Check ``journal`` in full beside its running table; lock it when broken (None: stopped)."""
     resume = table.journal.checked_to()
     log.info("journal %s: checking it in full from %s (the table plays on meanwhile)", journal,
              f"event {resume[0]}, where an earlier check stopped" if resume

@@ -1,8 +1,7 @@
 """``threecard recall``, ``threecard meters``, ``threecard verify-journal``.
 
-Each reads ``--journal`` read-only (the table may run; the media may be read-only) and escapes
-what it prints for the terminal. Exit status: 0 fine, 1 a broken or unreconciled journal, 2
-usage or a file that is no readable journal.
+Each reads ``--journal`` read-only and escapes what it prints for the terminal. Exit status:
+0 fine, 1 a broken or unreconciled journal, 2 usage or no readable journal.
 """
 
 from __future__ import annotations
@@ -153,11 +152,7 @@ def _result(x: dict[str, Any], currency: str | None) -> str:
 
 
 def format_round(r: dict[str, Any], currency: str | None) -> str:
-    """A round record as game recall prints it, each line escaped for a terminal.
-
-    Bets and results in pay order, as the screens list them; ``currency`` None writes plain minor
-    units.
-    """
+    """A round record as recall prints it, pay order, escaped (``currency`` None: minor units)."""
     head = f"GAME RECALL  round {r['round_id']}  {r['status'].upper()}"
     if r["void_reason"]:
         head += f"  void: {r['void_reason']}"
@@ -244,11 +239,7 @@ def run_meters(args: argparse.Namespace) -> int:
 
 
 def _logged_heads(anchors: list[str]) -> list[tuple[int, str]]:
-    """``--anchor SEQ:HASH`` values as (seq, hash).
-
-    Raises:
-        ValueError: one is not SEQ:HASH (SEQ digits, HASH hexadecimal).
-    """
+    """``--anchor SEQ:HASH`` values as (seq, hash); ValueError if not digits and hexadecimal."""
     heads = []
     for anchor in anchors:
         seq_text, _, want = anchor.partition(":")
@@ -260,11 +251,7 @@ def _logged_heads(anchors: list[str]) -> list[tuple[int, str]]:
 
 
 def _witness(text: str) -> tuple[int, str]:
-    """``--witness SEQ:SIG`` as (seq, signature hex prefix of 16 to 128 digits).
-
-    Raises:
-        ValueError: not SEQ:SIG.
-    """
+    """``--witness SEQ:SIG`` as (seq, 16 to 128 hex digits of signature); ValueError if not."""
     seq, _, sig = text.partition(":")
     if not (seq.isascii() and seq.isdigit() and 0 < int(seq) < 2**63) or not \
             16 <= len(sig) <= 128 or any(c not in "0123456789abcdefABCDEF" for c in sig):
@@ -285,10 +272,9 @@ def _progress(seq: int, seal: str) -> None:
 
 
 def run_verify_journal(args: argparse.Namespace) -> int:
-    """Verify the journal from its first event; print the verdict (``--json``: one object).
+    """Verify the journal from its first event and print the verdict (``--json``: one object).
 
-    With ``--floor-store`` a second line compares the journal with what the floor recorded.
-    Exit status 0 when sound (and matching), 1 when not, 2 for a bad ``--anchor``.
+    ``--floor-store`` adds a line comparing it with the floor's record. 0 sound, 1 not, 2 usage.
     """
     try:
         logged = _logged_heads(args.anchor)
