@@ -18,11 +18,7 @@ def _holder(lock_file: str) -> str:
 
 
 class WriterLock:
-    """The writer's lock on one journal, taken when made (docs/journal-format.md).
-
-    Raises:
-        JournalError: another writer holds the journal, or it cannot be opened.
-    """
+    """The writer's lock on one journal, taken when made (JournalError: held, or not opened)."""
 
     def __init__(self, real: str, path: str) -> None:
         # the journal file itself first: a hard link is another path (and lock file) to
@@ -64,9 +60,9 @@ class WriterLock:
         self._fds: list[int] = [file_fd, fd]
 
     def release(self) -> None:
-        """Let another writer in: close the lock's descriptors, which drops the flocks.
+        """Let another writer in by closing the lock's descriptors; the ``.lock`` file stays.
 
-        The ``.lock`` file stays: removing it could let two writers lock two files.
+        Removing it could let two writers lock two files.
         """
         while self._fds:
             with contextlib.suppress(OSError):

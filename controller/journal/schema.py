@@ -98,8 +98,7 @@ def hot_rollback(path: str) -> bool:
 def rolled_back_copy(path: str) -> tuple[str, str] | None:
     """A copy of ``path`` with its hot rollback journal rolled back, as a writer would.
 
-    Returns (the copy, its temporary folder to remove), or None when the rollback journal
-    went meanwhile; OSError when the copy cannot be made.
+    (the copy, its temporary folder), or None when the rollback went meanwhile; OSError.
     """
     folder = tempfile.mkdtemp(prefix="threecard-read-")
     copy = os.path.join(folder, "journal.sqlite3")

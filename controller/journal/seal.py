@@ -87,9 +87,9 @@ def signature_ok(public: bytes, signature: bytes, data: bytes) -> bool:
 
 
 def key_file(folder: str | Path, journal: str | Path, journal_id: str) -> Path:
-    """The key file of a journal in a state folder: named by its id and its file's inode.
+    """The key file of a journal: named by its id and its file's inode (a copy has no key).
 
-    A copy moved into its place has another inode, so no key. OSError: no inode to read.
+    OSError: no inode to read.
     """
     return Path(folder) / f"seal-{journal_id[:16]}-{os.stat(journal).st_ino}.key"
 
@@ -373,10 +373,9 @@ class Sealer:
     @classmethod
     def open(cls, folder: str | Path, journal: str | Path, journal_id: str, epoch: int,
              public: bytes) -> Sealer:
-        """The key of the epoch in force; a file up to :data:`CATCH_UP` behind is brought forward.
+        """The key of the epoch in force, brought forward up to :data:`CATCH_UP` epochs.
 
-        Raises:
-            SealError: no key file, or its key does not fit (one of the two was put back).
+        SealError: no key file, or its key does not fit (one of the two was put back).
         """
         try:
             kf = KeyFile(key_file(folder, journal, journal_id))

@@ -63,11 +63,7 @@ class SealWriting:
         return sealing.key_text(found[0].key) if found else None
 
     def seal_init(self) -> str:
-        """Start a new chain at the head (a journal made unsealed, or its key lost); its key text.
-
-        Raises:
-            JournalError: no events yet, or the key or the row cannot be written.
-        """
+        """Start a new chain at the head (unsealed, or key lost); its key text (JournalError)."""
         if self._key_folder is None or self.readonly:
             raise JournalError(f"{self.path}: only the table's writer can start a seal chain")
         if self.last_seq == 0:
@@ -112,11 +108,7 @@ class SealWriting:
             self.sealer = None
 
     def record_check(self, seq: int, seal: str) -> None:
-        """Keep a full check's progress (up to snapshot ``seq``), signed by the key in force.
-
-        So a start stopped before its check ends still moves it on (R16); JournalError if the
-        write fails.
-        """
+        """Keep a full check's progress to snapshot ``seq``, signed, for a stopped start (R16)."""
         if self.sealer is None:
             return
         s = self.sealer
@@ -153,11 +145,7 @@ class SealWriting:
                 and mono_ns - since >= sealing.SEAL_EVERY_NS)
 
     def seal(self) -> bool:
-        """Seal the head in a commit of its own when events are unsealed; whether it did.
-
-        Raises:
-            JournalError: the write failed.
-        """
+        """Seal the head in a commit of its own if events are unsealed; whether it did."""
         if self.sealer is None or self.last_seq <= self.sealed_seq:
             return False
         try:
