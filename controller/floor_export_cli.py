@@ -1,7 +1,7 @@
 """``threecard floor rounds --from/--to --format`` and ``threecard floor prune``.
 
-The export for the casino management system, by the tables' own end times, in minor units;
-retention moves old rounds into a verified archive while the recorder writes on.
+The export for the casino's system, by the tables' own end times, in minor units; retention
+moves old rounds into a verified archive while the recorder writes on.
 """
 
 from __future__ import annotations
@@ -56,21 +56,14 @@ def _days(text: str) -> int:
 
 
 def output_format(args: argparse.Namespace) -> str:
-    """The format ``floor rounds`` writes: ``text``, ``json`` or ``csv``.
-
-    Raises:
-        ValueError: ``--json`` with another ``--format``.
-    """
+    """The format ``floor rounds`` writes: ``text``, ``json`` or ``csv`` (ValueError: a clash)."""
     if args.json and args.format not in (None, "json"):
         raise ValueError(f"--json is --format json: not with --format {args.format}")
     return "json" if args.json else args.format or "text"
 
 
 def export(args: argparse.Namespace, currency: Any) -> int:
-    """``floor rounds --from/--to``.
-
-    The rounds in the window (``currency``: a journal's, or None).
-    """
+    """``floor rounds --from/--to``: rounds in the window (``currency``: a journal's, or None)."""
     from floor.export import as_json, parse_utc, write_csv
     from floor.store import StoreError, read_store
 

@@ -1,7 +1,7 @@
 """``threecard journal archive``: settled history moved out of the journal, verified first.
 
-docs/journal-archive.md gives the rules. The table must be stopped. Exit status: 0 done (or
-nothing to move, saying why), 1 the journal or archive cannot be used (nothing deleted), 2 usage.
+docs/journal-archive.md gives the rules; the table must be stopped. Exit status: 0 done (or
+nothing to move), 1 journal or archive unusable (nothing deleted), 2 usage.
 """
 
 from __future__ import annotations

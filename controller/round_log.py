@@ -32,10 +32,7 @@ class RoundLog:
     stopping: bool = False
 
     def update(self, dv: DealerView, pv: PlayerView) -> str | None:
-        """Log what changed; ``settled``/``void`` when a round ended, else None.
-
-        Once ``stopping`` is set, what the stop itself causes is logged at debug: no alarm.
-        """
+        """Log what changed (the stop's own effects at debug); ``settled``/``void`` or None."""
         alarm = logging.DEBUG if self.stopping else logging.WARNING
         if dv.link_state != self.last_link:  # the link logs the details itself
             log.debug("shoe link %s", dv.link_state)
@@ -77,10 +74,7 @@ def outcome_words(outcome: str, multiple: int) -> str:
 
 def describe_round(rec: RecallRound, profile: Any = None,
                    currency: str = DEFAULT_CURRENCY) -> str:
-    """One readable line for a settled or voided round (the headless demo's output).
-
-    ``profile`` names the dealer's hand and qualification; amounts use ``currency``'s digits.
-    """
+    """One line for a settled or voided round (the headless demo's output), in ``currency``."""
     outcomes = rec.bet_entry == "outcomes"  # marks and outcomes: no money in the record
     if rec.status == "void":
         refunds = [f"seat {s.seat} refunded "

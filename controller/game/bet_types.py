@@ -1,8 +1,7 @@
 """The bets of the table, each declared once; every other module names a bet from here.
 
-:data:`BETS` lists them in the order the screens and meters show them; everything else
-(the pay order, the return groups, the journal codes, the dealer's keys) is a field of
-one :class:`BetType` or derived from them.
+:data:`BETS` is in screen and meter order; pay order, return groups, journal codes and keys
+are fields of a :class:`BetType` or derived from them.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """The seats' wagers of the round in play: placing, taking off, rebetting, deciding, settling.
 
-A wager that breaks the rules raises :class:`~controller.game.round.Rejected` and changes
-nothing. Money is whole minor units; in outcome mode a bet is marked and held as a stake of
-one unit, so every amount of such a round is a count of units, never money.
+A wager breaking the rules raises :class:`~controller.game.round.Rejected`, changing nothing.
+Amounts are minor units; in outcome mode a marked bet is a stake of one unit, never money.
 """
 
 from __future__ import annotations

@@ -65,11 +65,7 @@ CARDS_BY_TEXT: Mapping[object, Card] = MappingProxyType(_SPELLINGS)
 
 
 def parse_card(text: object) -> Card:
-    """Parse one card (spaces around ignored); one shared instance per card.
-
-    Raises:
-        CardError: the text is not a card; the message names the input.
-    """
+    """Parse one card, spaces around ignored; one shared instance per card (CardError names it)."""
     card = _SPELLINGS.get(text)  # type: ignore[arg-type]
     if card is not None:
         return card
@@ -86,10 +82,10 @@ def parse_card(text: object) -> Card:
 
 
 def parse_cards(texts: str | Iterable[object], count: int | None = None) -> tuple[Card, ...]:
-    """Parse distinct cards from ``"As Td 2c"`` or texts, exactly ``count`` of them unless None.
+    """Parse distinct cards from ``"As Td 2c"`` or texts, exactly ``count`` unless None.
 
     Raises:
-        CardError: a text is not a card, a card appears twice, or the count is wrong.
+        CardError: not a card, a card twice, or the wrong count.
     """
     items = texts.split() if isinstance(texts, str) else list(texts)
     cards = tuple([parse_card(t) for t in items])

@@ -1,8 +1,7 @@
 """Card codes as shoes send them, turned into the table's canonical card text.
 
-Rank then suit (``4S``, ``10H``, ``qh``), or suit then rank (``H3``, ``S10``) where the dialect
-allows it; rank and suit letters do not overlap, so no code reads both ways. Anything else
-(``D12``, ``37``) is unknown: never guessed.
+Rank then suit (``10H``, ``qh``) or, where the dialect allows, suit then rank (``H3``): the
+letters do not overlap, so no code reads both ways; anything else is unknown, never guessed.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ class WalUpkeep:
     real: str
 
     def checkpoint(self, truncate: bool = True) -> bool:
-        """Copy the write-ahead log into the journal, waiting for no reader; False: try later.
+        """Checkpoint the log into the journal, waiting for no reader (False: try later).
 
         ``truncate`` empties the log's file too; without, the next commit writes over it.
         """
