@@ -202,28 +202,37 @@ def validate_bets(profile: RuleProfile, bets: Bets, apply_limits: bool = True) -
             it; a side bet without an Ante where the profile requires one; a bet the
             profile does not offer; an amount outside the table limits.
     """
-    amounts = (bets.ante, bets.play, bets.pair_plus, bets.six_card_bonus)
-    if not all(type(v) is int and v >= 0 for v in amounts):  # no bool, no float
-        for name, v in zip(("ante", "play", "pair_plus", "six_card_bonus"), amounts,
-                           strict=True):
+    _validate(profile, bets.ante, bets.play, bets.pair_plus, bets.six_card_bonus,
+              apply_limits)
+
+
+def _validate(profile: RuleProfile, ante: int, play: int, pair_plus: int, six: int,
+              apply_limits: bool) -> None:
+    """:func:`validate_bets` of the four amounts (no Bets built for an implied Play)."""
+    if not (type(ante) is int and type(play) is int and type(pair_plus) is int
+            and type(six) is int and ante >= 0 and play >= 0 and pair_plus >= 0
+            and six >= 0):  # no bool, no float
+        for name, v in (("ante", ante), ("play", play), ("pair_plus", pair_plus),
+                        ("six_card_bonus", six)):
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise BetError("amount_not_whole", name, value=repr(v))
-    if bets.play and not bets.ante:
+    if play and not ante:
         raise BetError("play_without_ante", "play")
-    if bets.play and bets.play != bets.ante:
-        raise BetError("play_not_ante", "play", ante=bets.ante, play=bets.play)
-    if bets.pair_plus and not bets.ante and profile.pair_plus_requires_ante:
+    if play and play != ante:
+        raise BetError("play_not_ante", "play", ante=ante, play=play)
+    if pair_plus and not ante and profile.pair_plus_requires_ante:
         raise BetError("pair_plus_needs_ante", "pair_plus")
-    if bets.six_card_bonus:
+    if six:
         if not profile.offers_six_card_bonus:
             raise BetError("six_card_bonus_not_offered", "six_card_bonus")
-        if not bets.ante and profile.six_card_bonus_requires_ante:
+        if not ante and profile.six_card_bonus_requires_ante:
             raise BetError("six_card_bonus_needs_ante", "six_card_bonus")
-    if not bets.placed:
+    if ante + play + pair_plus + six <= 0:
         raise BetError("no_wager_placed", "ante")
     if apply_limits:
+        amounts = {"ante": ante, "pair_plus": pair_plus, "six_card_bonus": six}
         for name in BET_NAMES:
-            v = getattr(bets, name)
+            v = amounts[name]
             lim = profile.limits.get(name)
             if v and lim is not None and not lim.min <= v <= lim.max:
                 raise BetError("outside_limits", name, amount=v, minimum=lim.min,
@@ -262,65 +271,60 @@ def settle(profile: RuleProfile, player: Sequence[Card], dealer: Sequence[Card],
     dm = (1 << d1.index) | (1 << d2.index) | (1 << d3.index)
     if (pm | dm).bit_count() != 6:
         ensure_distinct((*player, *dealer))  # says which card is there twice
-    if bets.ante:
+    ante, play, pair_plus, six_stake = (bets.ante, bets.play, bets.pair_plus,
+                                        bets.six_card_bonus)
+    if ante:
         if decision is None:
             raise BetError("decision_needed", "play")
-        if decision is Decision.PLAY and not bets.play:
-            bets = Bets(bets.ante, bets.pair_plus, bets.six_card_bonus, play=bets.ante)
-        elif decision is Decision.FOLD and bets.play:
+        if decision is Decision.PLAY and not play:
+            play = ante
+        elif decision is Decision.FOLD and play:
             raise BetError("folded_with_play", "play")
-    validate_bets(profile, bets, apply_limits)
-
+    _validate(profile, ante, play, pair_plus, six_stake, apply_limits)
     p, d = VALUES_BY_MASK[pm], VALUES_BY_MASK[dm]
     qualifies = profile.qualifier.qualifies(d)
     sm = SUIT_MAJOR_BIT
     six = six_card_class(sm[p1.index] | sm[p2.index] | sm[p3.index] | sm[d1.index]
                          | sm[d2.index] | sm[d3.index])
-    folded = bool(bets.ante) and decision is Decision.FOLD
-    results: list[BetResult] = []
-    add = results.append
-
-    if bets.ante:
-        ante = bets.ante
-        if folded:
-            add(BetResult("ante", _LOSE, ante, 0, -ante))
-        else:
-            if not qualifies:
-                add(BetResult("play", _PUSH, ante, 0, 0))
-                won = BetResult("ante", _WIN, ante, 1, ante)
-            elif p.strength > d.strength:
-                add(BetResult("play", _WIN, ante, 1, ante))
-                won = BetResult("ante", _WIN, ante, 1, ante)
-            elif p.strength < d.strength:
-                add(BetResult("play", _LOSE, ante, 0, -ante))
-                won = BetResult("ante", _LOSE, ante, 0, -ante)
-            else:
-                add(BetResult("play", _PUSH, ante, 0, 0))
-                won = BetResult("ante", _PUSH, ante, 0, 0)
-            bonus = profile.ante_bonus_pay(p.hand_class)
-            if bonus:
-                add(BetResult("ante_bonus", _WIN, ante, bonus, ante * bonus, p.hand_class.key))
-            add(won)
-
+    folded = bool(ante) and decision is Decision.FOLD
+    results = _ante_results(profile, p, d, qualifies, ante, folded) if ante else []
     side_lost = folded and profile.fold_loses_side_bets
-    stake = bets.pair_plus
-    if stake:
+    if pair_plus:
         mult = 0 if side_lost else profile.pair_plus_pay(p.hand_class, p.mini_royal)
-        if mult:
-            line = profile.paid_line("pair_plus", p.hand_class.key, p.mini_royal)
-            add(BetResult("pair_plus", _WIN, stake, mult, stake * mult, line))
-        else:
-            add(BetResult("pair_plus", _LOSE, stake, 0, -stake))
-    stake = bets.six_card_bonus
-    if stake:
+        results.append(BetResult("pair_plus", _WIN, pair_plus, mult, pair_plus * mult,
+                                 profile.paid_line("pair_plus", p.hand_class.key,
+                                                   p.mini_royal)) if mult
+                       else BetResult("pair_plus", _LOSE, pair_plus, 0, -pair_plus))
+    if six_stake:
         mult = 0 if side_lost else profile.six_card_pay(six)
-        add(BetResult("six_card_bonus", _WIN, stake, mult, stake * mult, six.key) if mult
-            else BetResult("six_card_bonus", _LOSE, stake, 0, -stake))
-
+        results.append(BetResult("six_card_bonus", _WIN, six_stake, mult, six_stake * mult,
+                                 six.key) if mult
+                       else BetResult("six_card_bonus", _LOSE, six_stake, 0, -six_stake))
     net = 0
     for r in results:
         net += r.net
     return SeatSettlement(p, d, qualifies, six, tuple(results), net)
+
+
+def _ante_results(profile: RuleProfile, p: HandValue, d: HandValue, qualifies: bool,
+                  ante: int, folded: bool) -> list[BetResult]:
+    """The results of the Play, the Ante Bonus and the Ante, in pay order."""
+    if folded:
+        return [BetResult("ante", _LOSE, ante, 0, -ante)]
+    if not qualifies:
+        out, won = [BetResult("play", _PUSH, ante, 0, 0)], BetResult("ante", _WIN, ante, 1, ante)
+    elif p.strength > d.strength:
+        out, won = [BetResult("play", _WIN, ante, 1, ante)], BetResult("ante", _WIN, ante, 1, ante)
+    elif p.strength < d.strength:
+        out = [BetResult("play", _LOSE, ante, 0, -ante)]
+        won = BetResult("ante", _LOSE, ante, 0, -ante)
+    else:
+        out, won = [BetResult("play", _PUSH, ante, 0, 0)], BetResult("ante", _PUSH, ante, 0, 0)
+    bonus = profile.ante_bonus_pay(p.hand_class)
+    if bonus:
+        out.append(BetResult("ante_bonus", _WIN, ante, bonus, ante * bonus, p.hand_class.key))
+    out.append(won)
+    return out
 
 
 UNIT = 1
