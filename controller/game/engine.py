@@ -204,19 +204,19 @@ class Game:
         return self.roles.lockout
 
     # ------------------------------------------------------------------ driving
-    def apply(self, seq: int, utc: str, kind: str, body: dict[str, Any], actor: str, *,
-              mono_ns: int) -> str | None:
+    def apply(self, seq: int, utc: str, kind: str, body: dict[str, Any] | msgspec.Struct,
+              actor: str, *, mono_ns: int) -> str | None:
         """Apply one journal record. Total: it returns, whatever the record holds.
 
-        The body is decoded through its input's declaration
-        (:func:`controller.game.inputs.decode_body`); a command is first checked against
-        the PIN lockout, the round's state and the role it needs.
+        A command is first checked against the PIN lockout, the round's state and the
+        role it needs.
 
         Args:
             seq: the record's journal sequence number.
             utc: its ISO 8601 UTC time.
             kind: the input's type name (``card``, ``place_bet``, ...).
-            body: its fields (no PIN).
+            body: the record the table checked (:func:`controller.game.inputs.journal_record`),
+                or a body read from the journal, decoded here through its declaration.
             actor: ``shoe``, ``dealer``, ``supervisor``, ``technician``, ``system``, or
                 ``dealer!`` when a PIN was typed and matched no role.
             mono_ns: its monotonic time (durations such as PIN lockouts are measured on it).
@@ -237,10 +237,7 @@ class Game:
             if command is not None:
                 self._admit(command, actor)
                 self.notes.pop("rejected", None)
-            try:
-                item = decode_body(kind, body)
-            except InputError as exc:
-                raise Rejected("input_unreadable", detail=str(exc)) from None
+            item = body if isinstance(body, msgspec.Struct) else _decoded(kind, body)
             self._handlers[type(item)](self, item, actor)
         except Rejected as exc:
             return self._reject(seq, kind, exc.refusal)
@@ -596,3 +593,10 @@ OUTCOMES = BET_ENTRIES[1]
 """The ``bet_entry`` of a table that marks bets."""
 _IN_PROGRESS = "in_progress"
 
+
+def _decoded(kind: str, body: dict[str, Any]) -> msgspec.Struct:
+    """A journaled body through its declaration (one that fails it is rejected)."""
+    try:
+        return decode_body(kind, body)
+    except InputError as exc:
+        raise Rejected("input_unreadable", detail=str(exc)) from None

@@ -1,35 +1,11 @@
 """Every input that can reach the table's journal, declared once.
 
-An input is a dealer command (what the dealer screen, the control channel, autoplay or a
-script asks the table to do), a shoe event (:mod:`controller.game.events`, what the card
-shoe and its link say), the table's own power-up record, or a clock tick (never
-journaled). Each command is declared here ONCE as a strict, frozen :class:`msgspec.Struct`:
-its name (the struct's tag, which is also its journal ``kind``), its fields, their types
-and ranges, and the role it needs. Everything that handles a command reads this
-declaration: the control-line parser (:mod:`controller.game.control_line`), the dealer
-screen, the table's journal encoder (:func:`journal_body`), the journal decoder used by
-replay (:func:`decode_body`), and the role check (:attr:`DealerCommand.needs`).
-
-Strict means: no ``true`` where a number goes, no number where a PIN (text of digits)
-goes, no list where a card goes, no unknown field, whole numbers in their ranges (a seat
-1 to :data:`MAX_SEATS`, an amount 1 to :data:`MAX_AMOUNT` minor units), finite numbers
-only (a JSON ``NaN`` or ``1e400`` is refused). What fails its declaration is refused
-before it is journaled, with msgspec's message naming the field
-(``Expected `int`, got `bool` - at `$.seat```).
-
-Journal bodies. A command's body is its fields without the PIN (the table journals the
-role the PIN belongs to). Some are journaled in another shape, declared beside them: a
-PIN change keeps the salted hash (:class:`PinChanged`), a setting change the old value
-too (:class:`ConfigChanged`), a rebet its rule (:class:`RebetRecord`), a void and an
-unblock their reason as journaled (:class:`VoidRecord`). The power-up record and the
-environment's identity are declared in :mod:`controller.game.power_up`, a journal fault's
-and a device's (lost or back) in :mod:`controller.game.fault_record`. A shoe event's body
-is its fields (the event dataclass is its declaration); a card read in burn mode also
-carries ``"burn_rule": 2`` (see :mod:`controller.game.engine`, "Burn cards"). Bodies journaled
-by earlier versions have these same shapes and decode through the same declarations.
-
-A leaf of :mod:`controller.game`: it imports msgspec and modules that import nothing of
-the game (events, the configuration's bounds, the power-up record, the rule for text).
+A dealer command is a strict, frozen :class:`msgspec.Struct` (its tag is its journal
+``kind``; fields, ranges and the role it needs declared here); a shoe event's record is
+read from its dataclass (:mod:`controller.game.events`). An input is checked once, where
+it enters (a control line's decoding, :func:`check`, :func:`journal_record`); the record
+checked is the one the journal encodes and the game applies. Journal bodies and their
+history: docs/journal-format.md.
 """
 
 from __future__ import annotations
@@ -38,6 +14,7 @@ import dataclasses
 import enum
 import json
 import typing
+import weakref
 from typing import Annotated, Any, ClassVar, Literal
 
 import msgspec
@@ -165,7 +142,7 @@ PinHash = Annotated[str, Meta(pattern=r"^scrypt\$", max_length=512)]
 
 
 class DealerCommand(Struct, frozen=True, forbid_unknown_fields=True, kw_only=True,
-                    tag_field="command"):
+                    tag_field="command", weakref=True):
     """Base of every dealer command.
 
     Class attributes (the declaration, read by the table's role check):
@@ -237,6 +214,7 @@ class Rebet(DealerCommand, tag="rebet"):
     (:class:`RebetRecord`).
     """
 
+    rule: ClassVar[int] = 2  # its record's rule (:data:`REBET_RULE`)
     seat: SeatOrEvery = 0
 
 
@@ -518,54 +496,117 @@ def decode_body(kind: str, body: Any) -> Struct:
     return item
 
 
+_CHECKED: weakref.WeakValueDictionary[int, Struct] = weakref.WeakValueDictionary()
+"""The inputs checked once already, by identity (frozen: they stay as checked)."""
+_MSGPACK = msgspec.msgpack.Encoder()
+_DECODERS: dict[type, msgspec.msgpack.Decoder] = {}
+
+
+def checked(item: DealerCommand) -> DealerCommand:
+    """Mark ``item`` checked (a decoder that read it against its declaration did so)."""
+    _CHECKED[id(item)] = item
+    return item
+
+
 def check(command: DealerCommand) -> DealerCommand:
-    """Check a command built in code against its declaration (construction checks nothing).
+    """Check a command built in code against its declaration, once (construction checks none).
 
     Returns:
-        The command, checked.
+        The command itself, marked checked: the table does not check it again.
 
     Raises:
         InputError: a field fails the declaration (the message names it).
     """
+    if _CHECKED.get(id(command)) is command:
+        return command
     try:
-        checked = msgspec.convert(msgspec.to_builtins(command), type(command))
-        checked.check_values()
+        _decoded(command).check_values()
     except (msgspec.ValidationError, InputError) as exc:
         raise failed(exc, command.name) from None
-    return checked
+    return checked(command)
+
+
+def _decoded(item: Struct) -> Any:
+    """``item`` read back through its own type's declaration (msgspec checks on decoding)."""
+    cls = type(item)
+    try:
+        data = _MSGPACK.encode(item)
+    except (OverflowError, TypeError, ValueError):  # no MessagePack value: msgspec says why
+        return msgspec.convert(msgspec.to_builtins(item), cls)
+    decoder = _DECODERS.get(cls) or _DECODERS.setdefault(cls, msgspec.msgpack.Decoder(cls))
+    return decoder.decode(data)
+
+
+SYSTEM_RECORDS: dict[type, str] = {EnvironmentRecord: ENVIRONMENT, DeviceRecord: DEVICE}
+"""The table's own records (actor ``system``) by type, and their kinds."""
+
+
+def journal_record(item: Any) -> tuple[str, Struct]:
+    """The journal kind and record of an input, checked once against its declaration.
+
+    The record is what the journal encodes and the game applies: a command itself (or
+    its record: :class:`RebetRecord` with ``rule`` 2...; a :class:`ChangePin` stays
+    itself, the table journals its hash), a shoe event's body (a burn card's with
+    ``burn_rule`` 2), one of the table's own records.
+
+    Raises:
+        InputError: the input fails its declaration; nothing of it may be journaled.
+        TypeError: not a table input.
+    """
+    if isinstance(item, DealerCommand):
+        check(item)
+        body_type = item.body_type
+        if body_type is type(item) or type(item) is ChangePin:
+            return item.name, item
+        return item.name, body_type(**{f: getattr(item, f) for f in body_type.__struct_fields__
+                                       if hasattr(item, f)})  # fields checked just now
+    body_type = EVENT_BODY.get(type(item))
+    if body_type is not None:
+        try:
+            record = msgspec.convert(item, body_type, from_attributes=True)
+        except msgspec.ValidationError as exc:
+            raise failed(exc, item.type) from None
+        if type(item) is ev.CardRead and item.burn:
+            record = msgspec.structs.replace(record, burn_rule=BURN_RULE)
+        return item.type, record
+    kind = SYSTEM_RECORDS.get(type(item))
+    if kind is None:
+        raise TypeError(f"not a journaled table input: {item!r}")
+    try:
+        _decoded(item)
+    except msgspec.ValidationError as exc:
+        raise failed(exc, kind) from None
+    return kind, item
+
+
+_LEFT_OUT: dict[type, tuple[str, Any]] = {
+    ConfigChanged: ("rules_text", None), EVENT_BODY[ev.CardRead]: ("burn_rule", 1)}
+"""A field a record's body leaves out while it holds this value (as journaled before)."""
+
+
+def record_body(record: Struct) -> dict[str, Any]:
+    """The journal body of a record: its fields, without a command's tag and PIN."""
+    body = msgspec.to_builtins(record)
+    body.pop("command", None)
+    body.pop("pin", None)
+    left_out = _LEFT_OUT.get(type(record))
+    if left_out is not None and body.get(left_out[0], left_out) == left_out[1]:
+        del body[left_out[0]]
+    return body
 
 
 def journal_body(item: DealerCommand | ev.ShoeEvent) -> tuple[str, dict[str, Any]]:
     """The journal kind and body of a command or a shoe event, checked.
 
     A command's PIN is left out; a :class:`ChangePin`'s new PIN is left to the caller
-    (it journals the hash, :class:`PinChanged`). A card read in burn mode carries
-    ``"burn_rule": 2``; a rebet ``"rule": 2`` (:data:`REBET_RULE`).
+    (it journals the hash, :class:`PinChanged`).
 
     Raises:
-        InputError: the item fails its declaration (a field of the wrong type or out of
-            range, a number that is not finite); nothing of it may be journaled.
+        InputError: the item fails its declaration; nothing of it may be journaled.
         TypeError: not a table input.
     """
-    if isinstance(item, DealerCommand):
-        check(item)
-        body = msgspec.structs.asdict(item)
-        del body["pin"]
-        if type(item) is Rebet:
-            body["rule"] = REBET_RULE
-        return item.name, body
-    body_type = EVENT_BODY.get(type(item))
-    if body_type is None:
-        raise TypeError(f"not a journaled table input: {item!r}")
-    body = msgspec.to_builtins(item)
-    if type(item) is ev.CardRead and item.burn:
-        body["burn_rule"] = BURN_RULE
-    kind = item.type
-    try:
-        msgspec.convert(body, body_type)
-    except msgspec.ValidationError as exc:
-        raise failed(exc, kind) from None
-    return kind, body
+    kind, record = journal_record(item)
+    return kind, record_body(record)
 
 
 def encode_body(body: dict[str, Any]) -> str:
@@ -595,6 +636,7 @@ __all__ = [
     "NextRound", "NoMoreBets", "PinChanged", "PlaceBet", "Rebet", "RebetRecord", "RemoveChip",
     "ReopenBets", "Resume", "Reveal", "Role", "Screens", "Settle", "Software", "Startup", "Tick",
     "UndoDecision", "UnblockDeck", "UnblockRecord", "VoidRecord", "VoidRound",
-    "check", "decode_body", "encode_body", "failed", "journal_body",
+    "check", "checked", "decode_body", "encode_body", "failed", "journal_body",
+    "journal_record", "record_body", "SYSTEM_RECORDS",
     "DEVICE", "DeviceRecord", "JOURNAL_FAULT", "JournalFault",
 ]

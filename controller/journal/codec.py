@@ -188,6 +188,15 @@ _KIND_OF = {8 * i + j: (k, a) for i, k in enumerate(KINDS) for j, a in enumerate
 
 
 # ------------------------------------------------------------------ bodies
+def record_text(record: msgspec.Struct) -> str:
+    """The body of an input's checked record as the chain hashes it: canonical JSON.
+
+    Raises:
+        InputError: a value JSON cannot hold (a number that is not finite).
+    """
+    return inputs.encode_body(inputs.record_body(record))
+
+
 def _same(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b
 
@@ -365,4 +374,5 @@ def unpack_state(stored: Any) -> str:
 __all__ = ["ACTORS", "BodyCache", "CARD_TEXTS", "CHECKPOINT", "FORMAT", "FormatError",
            "IMPLIED", "KEYFRAME", "KEYS", "KINDS", "SHOE_KINDS", "Times", "VALUES",
            "chain_hash", "decode_body", "decode_kind", "encode_body", "encode_kind", "hash_bytes",
-           "hash_text", "kind_codes", "pack_state", "unpack_state", "utc_micros", "utc_text"]
+           "hash_text", "kind_codes", "pack_state", "record_text", "unpack_state", "utc_micros",
+           "utc_text"]
