@@ -1,31 +1,12 @@
 """The table's recorded state and the one function that changes it: :meth:`Game.apply`.
 
-:class:`Game` orchestrates typed parts and deterministic handlers. It is fed journal
-records (``kind``, ``body``, ``actor``, ``utc``), never live objects, so replaying the
-journal rebuilds exactly the state the running table had (docs/requirements.md R1). Each
-body is decoded through its input's one declaration (:mod:`controller.game.inputs`), and
-applying is total: a record is applied or rejected with a reason, never an exception. It
-does no I/O: what the journal's derived tables need (round records, absolute meters,
-snapshots, rejections) is collected in :attr:`Game.derived` for the caller to write.
-
-The parts, each in its own module: the round (:class:`~controller.game.round.Round`:
-state, pause, void), the wagers (:class:`~controller.game.bets.Wagers`), the deal
-(:class:`~controller.game.deal.Deal`), the meters (:class:`~controller.game.meters.Meters`),
-game recall (:class:`~controller.game.records.Recall`) and the role check
-(:class:`~controller.game.roles.Roles`). Their snapshot form is the one snapshots always
-had, so a snapshot written before reads.
-
-Irregularities follow docs/rules.md; each handler names the row it implements.
-
-Bet entry: a table whose ``bet_entry`` is ``outcomes`` takes ``mark_bet`` (and refuses
-``place_bet``); a mark is a stake of one unit, settled by
-:func:`~controller.game.settlement.settle_outcomes`, checked against no table limit, and
-counted in the outcome meters; its round record names the mode and each win's paytable
-line. The setting changes between rounds like any other, never while wagers are placed
-for the next round; a rebet never carries wagers across a change of mode.
-
-Cards, burns, the irregularities of the deal and a reopening of bets are handled by
-:mod:`controller.game.dealing`; the shoe link's state by :mod:`controller.game.shoe_link`.
+:class:`Game` is fed journal records (``kind``, record or body, ``actor``, ``utc``), so
+replaying the journal rebuilds exactly the state the running table had (R1). Applying is
+total: a record is applied or rejected with a reason, never an exception. It does no
+I/O: what the derived tables need is collected in :attr:`Game.derived`. Its parts (round,
+wagers, deal, meters, recall, roles) live in their own modules; cards and the deal's
+irregularities in :mod:`controller.game.dealing`, the shoe link's state in
+:mod:`controller.game.shoe_link`; outcome mode (``bet_entry``): README.
 """
 
 from __future__ import annotations

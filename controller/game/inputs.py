@@ -143,18 +143,11 @@ PinHash = Annotated[str, Meta(pattern=r"^scrypt\$", max_length=512)]
 
 class DealerCommand(Struct, frozen=True, forbid_unknown_fields=True, kw_only=True,
                     tag_field="command", weakref=True):
-    """Base of every dealer command.
+    """Base of every dealer command; ``pin``: the PIN typed for it (digits), else None.
 
-    Class attributes (the declaration, read by the table's role check):
-        name: the command's name: its tag on a control line, its journal ``kind``, its
-            entry in ``DealerView.allowed``.
-        needs: the role it needs.
-        needs_when_asked: the role it needs while the table waits for a supervisor (an
-            unacknowledged void, a pause that needs one), when that is higher.
-        body_type: the shape it is journaled in (itself, unless declared otherwise).
-
-    Attributes:
-        pin: the PIN typed for the action (4 to 12 digits, as text), else None.
+    ``name`` is its tag (control line, journal ``kind``); ``needs`` the role it needs
+    (``needs_when_asked`` while the table waits for a supervisor, when higher);
+    ``body_type`` the record it is journaled as (itself unless declared otherwise).
     """
 
     name: ClassVar[str]
@@ -177,11 +170,7 @@ class PlaceBet(DealerCommand, tag="place_bet"):
 
 
 class MarkBet(DealerCommand, tag="mark_bet"):
-    """Mark ``bet`` at ``seat`` as played (``on`` false: take the mark off).
-
-    How a table whose ``bet_entry`` is ``outcomes`` takes bets (the chips stay on the
-    layout); a table taking ``amounts`` refuses it, and an ``outcomes`` one PlaceBet.
-    """
+    """Mark ``bet`` at ``seat`` as played (``on`` false: off); ``bet_entry = "outcomes"``."""
 
     seat: Seat
     bet: BetName
@@ -195,11 +184,7 @@ class ClearBets(DealerCommand, tag="clear_bets"):
 
 
 class RemoveChip(DealerCommand, tag="remove_chip"):
-    """Take ``amount`` minor units off ``bet`` at ``seat`` (betting open only).
-
-    The dealer's undo of a chip placed by mistake: the wager keeps the rest, and is gone
-    when nothing is left of it. More than the wager holds is refused.
-    """
+    """Take ``amount`` minor units off ``bet`` at ``seat`` (betting open; at most the wager)."""
 
     seat: Seat
     bet: BetName
@@ -207,12 +192,7 @@ class RemoveChip(DealerCommand, tag="remove_chip"):
 
 
 class Rebet(DealerCommand, tag="rebet"):
-    """Place the seat's wagers of the last round again (``seat`` 0 = every seat).
-
-    A rebet fills empty seats only: a seat that holds a wager keeps it (``seat`` 0
-    skips it; a rebet of that one seat is refused). Journaled with ``"rule": 2``
-    (:class:`RebetRecord`).
-    """
+    """Place the last round's wagers again, on empty seats only (``seat`` 0: every seat)."""
 
     rule: ClassVar[int] = 2  # its record's rule (:data:`REBET_RULE`)
     seat: SeatOrEvery = 0
@@ -250,11 +230,7 @@ class Settle(DealerCommand, tag="settle"):
 
 
 class NextRound(DealerCommand, tag="next_round"):
-    """Open betting for the next round (after settlement or a void).
-
-    After a void the table did not ask a supervisor to acknowledge, the dealer may;
-    otherwise it needs a supervisor's PIN.
-    """
+    """Open betting for the next round (a supervisor's PIN after a void to acknowledge)."""
 
     needs_when_asked = Role.SUPERVISOR
 
@@ -281,10 +257,7 @@ class UnblockDeck(DealerCommand, tag="unblock_deck"):
 
 
 class Resume(DealerCommand, tag="resume"):
-    """Continue a paused or interrupted round whose record is complete.
-
-    A supervisor PIN is needed where the pause asks for one.
-    """
+    """Continue a paused or interrupted round (a supervisor PIN where the pause asks)."""
 
     needs_when_asked = Role.SUPERVISOR
 
@@ -294,25 +267,13 @@ class NewDeck(DealerCommand, tag="new_deck"):
 
 
 class ExposedCard(DealerCommand, tag="exposed_card"):
-    """The dealer reports a card exposed by accident.
-
-    ``dealer_hand`` False: the last card read was exposed; the table burns it and deals
-    on, or voids, as its ``exposed_card`` setting says. ``dealer_hand`` True: the dealer's
-    cards were exposed; before every decision is recorded this voids the round.
-    """
+    """A card exposed by accident: the last one read, or the dealer's (``dealer_hand``)."""
 
     dealer_hand: bool = False
 
 
 class ConfigChange(DealerCommand, tag="config_change"):
-    """Change one table setting between rounds (supervisor or technician PIN).
-
-    Keys and their values are :data:`SETTINGS` (``rules``: a profile name or path, which
-    the table loads; ``bet_entry``: not while wagers are placed for the next round); the
-    names of the configuration's journal form version 1 are read too. A text value holds
-    no control character (:mod:`controller.game.text`). Old and new values are journaled
-    (:class:`ConfigChanged`).
-    """
+    """Change one setting of :data:`SETTINGS` between rounds (journaled with the old value)."""
 
     needs = Role.SUPERVISOR
     key: SettingKey
@@ -339,14 +300,7 @@ class _Body(Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
 
 
 class ConfigChanged(_Body):
-    """The journal body of a :class:`ConfigChange`: the key, the new and the old value.
-
-    A ``rules`` change also carries the profile file's text (``rules_text``; empty for a
-    shipped profile), read when the change was taken: replay plays by it, not by the file
-    (which it reads for a change journaled before the text was kept). Its values are read
-    as journaled: a text value an earlier version took with a control character (a
-    :class:`ConfigChange` refuses one now) replays as it was.
-    """
+    """A :class:`ConfigChange` as journaled: key, new and old value (a profile: its text)."""
 
     key: SettingKey
     value: JournaledSettingValue
@@ -359,24 +313,14 @@ class ConfigChanged(_Body):
 
 
 class RebetRecord(_Body):
-    """The journal body of a :class:`Rebet`: the seat (0 = every seat) and its rule.
-
-    ``rule`` 2 (:data:`REBET_RULE`, written now) fills empty seats only; a body without
-    it was journaled by an earlier version, whose rebet replaced a seat's wagers, and
-    replays so.
-    """
+    """A :class:`Rebet` as journaled: seat, and rule (1: an earlier version's, replaces)."""
 
     seat: SeatOrEvery = 0
     rule: Annotated[int, Meta(ge=1, le=2)] = 1
 
 
 class VoidRecord(_Body):
-    """The journal body of a :class:`VoidRound`: its reason, read as journaled.
-
-    A reason journaled by an earlier version may hold a control character (a
-    :data:`Reason` refuses one now): it replays as it was; screens and readers show it
-    made safe (:mod:`controller.game.text`).
-    """
+    """A :class:`VoidRound` as journaled: its reason, read as it was written."""
 
     reason: JournaledReason = ""
 
@@ -386,10 +330,7 @@ class UnblockRecord(VoidRecord):
 
 
 class ManualCardRecord(_Body):
-    """The journal body of a :class:`ManualCard`: its card text, read as journaled.
-
-    An earlier version took card text with control characters: it replays, refused as then.
-    """
+    """A :class:`ManualCard` as journaled: its card text, read as it was written."""
 
     card: JournaledCardText
 
@@ -419,7 +360,7 @@ ChangePin.body_type = PinChanged
 Rebet.body_type = RebetRecord
 VoidRound.body_type, UnblockDeck.body_type = VoidRecord, UnblockRecord
 ManualCard.body_type = ManualCardRecord
-REBET_RULE = 2
+REBET_RULE = Rebet.rule
 """The rebet rule a :class:`Rebet` is journaled under now: fill empty seats only."""
 
 COMMAND_NAMED: dict[str, type[DealerCommand]] = {c.name: c for c in COMMANDS}

@@ -263,14 +263,7 @@ def settle(profile: RuleProfile, player: Sequence[Card], dealer: Sequence[Card],
         BetError: the bets are not valid (see :func:`validate_bets`), or the decision
             is missing while there is an Ante, or a Play without a PLAY decision.
     """
-    if len(player) != 3 or len(dealer) != 3:
-        raise CardError(f"a hand is 3 cards: player has {len(player)}, dealer has {len(dealer)}")
-    p1, p2, p3 = player
-    d1, d2, d3 = dealer
-    pm = (1 << p1.index) | (1 << p2.index) | (1 << p3.index)
-    dm = (1 << d1.index) | (1 << d2.index) | (1 << d3.index)
-    if (pm | dm).bit_count() != 6:
-        ensure_distinct((*player, *dealer))  # says which card is there twice
+    pm, dm, six_mask = _masks(player, dealer)
     ante, play, pair_plus, six_stake = (bets.ante, bets.play, bets.pair_plus,
                                         bets.six_card_bonus)
     if ante:
@@ -283,9 +276,7 @@ def settle(profile: RuleProfile, player: Sequence[Card], dealer: Sequence[Card],
     _validate(profile, ante, play, pair_plus, six_stake, apply_limits)
     p, d = VALUES_BY_MASK[pm], VALUES_BY_MASK[dm]
     qualifies = profile.qualifier.qualifies(d)
-    sm = SUIT_MAJOR_BIT
-    six = six_card_class(sm[p1.index] | sm[p2.index] | sm[p3.index] | sm[d1.index]
-                         | sm[d2.index] | sm[d3.index])
+    six = six_card_class(six_mask)
     folded = bool(ante) and decision is Decision.FOLD
     results = _ante_results(profile, p, d, qualifies, ante, folded) if ante else []
     side_lost = folded and profile.fold_loses_side_bets
@@ -304,6 +295,25 @@ def settle(profile: RuleProfile, player: Sequence[Card], dealer: Sequence[Card],
     for r in results:
         net += r.net
     return SeatSettlement(p, d, qualifies, six, tuple(results), net)
+
+
+def _masks(player: Sequence[Card], dealer: Sequence[Card]) -> tuple[int, int, int]:
+    """The player's and the dealer's card masks, and the six cards' suit-major mask.
+
+    Raises:
+        CardError: not three cards each, or a card in both hands / twice.
+    """
+    if len(player) != 3 or len(dealer) != 3:
+        raise CardError(f"a hand is 3 cards: player has {len(player)}, dealer has {len(dealer)}")
+    p1, p2, p3 = player
+    d1, d2, d3 = dealer
+    pm = (1 << p1.index) | (1 << p2.index) | (1 << p3.index)
+    dm = (1 << d1.index) | (1 << d2.index) | (1 << d3.index)
+    if (pm | dm).bit_count() != 6:
+        ensure_distinct((*player, *dealer))  # says which card is there twice
+    sm = SUIT_MAJOR_BIT
+    return pm, dm, (sm[p1.index] | sm[p2.index] | sm[p3.index] | sm[d1.index]
+                    | sm[d2.index] | sm[d3.index])
 
 
 def _ante_results(profile: RuleProfile, p: HandValue, d: HandValue, qualifies: bool,

@@ -1,25 +1,14 @@
 """The :class:`Table`: the one writer of round state.
 
-Inputs (:class:`~controller.game.events.ShoeEvent`,
-:class:`~controller.game.inputs.DealerCommand`,
-:class:`~controller.game.inputs.EnvironmentRecord`, the daemon's check of the environment,
-:class:`~controller.game.inputs.Tick`) arrive on :attr:`Table.inbox`. One thread
-(:meth:`Table.start`) takes them in order; for each: it is checked against its declaration
-(:mod:`controller.game.inputs`: an input that fails it is refused, logged and never
-journaled), encoded as strict JSON (a PIN is replaced by the role it belongs to),
-appended to the journal, applied to the :class:`~controller.game.engine.Game` in the
-commit's transaction (a round closed is sealed in it), and shown once committed.
-
-Between rounds, and when idle, the thread keeps the journal's write-ahead log small
-(:mod:`controller.game.wal_keeper`). A write that fails is a journal fault, which the table
-retries until a self-check proves it gone (:mod:`controller.game.journal_fault`).
-
-Tests and the simulator may call :meth:`Table.process` instead of starting the thread.
-
-Start-up (in the constructor, :meth:`Table._recover`) verifies the journal from the
-snapshot its anchor names and rebuilds the state (a problem locks the table for good, R4);
-its ``startup`` record pauses a round interrupted mid-deal for a supervisor
-(docs/rules.md "power loss or crash mid-round").
+Inputs arrive on :attr:`Table.inbox`; one thread (:meth:`Table.start`) takes them in
+order and, for each, checks it once against its declaration
+(:func:`controller.game.inputs.journal_record`: refused, logged and never journaled when
+it fails), journals that record and applies the same record to the
+:class:`~controller.game.engine.Game` in the commit's transaction (a round closed is
+sealed in it), then shows it. Between rounds and when idle it keeps the write-ahead log
+small (:mod:`controller.game.wal_keeper`); a failed write is a journal fault
+(:mod:`controller.game.journal_fault`). Start-up verifies the journal and rebuilds the
+state (a problem locks the table for good, R4).
 """
 
 from __future__ import annotations
