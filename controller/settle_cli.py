@@ -21,7 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, BinaryIO, Literal
+from typing import Any, BinaryIO
 
 import msgspec
 
@@ -66,7 +66,7 @@ class SettleLine(msgspec.Struct, forbid_unknown_fields=True):
     player: list[str]
     dealer: list[str]
     bets: Bets
-    decision: Literal["play", "fold"] | None = None
+    decision: Decision | None = None
 
 
 class BetAnswer(msgspec.Struct):
@@ -172,7 +172,7 @@ def settle_stream(profile: RuleProfile, lines: BinaryIO, out: BinaryIO,
         try:
             line = decode(raw)
             s = settle(profile, tuple(map(card, line.player)), tuple(map(card, line.dealer)),
-                       line.bets, line.decision and DECISIONS[line.decision], apply_limits)
+                       line.bets, line.decision, apply_limits)
             batch.append(_answer(s))
             if len(batch) >= _BATCH:
                 _write(out, batch)

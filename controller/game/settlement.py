@@ -25,6 +25,7 @@ from controller.game.cards import Card, CardError, ensure_distinct
 from controller.game.hands import (
     SUIT_MAJOR_BIT,
     VALUES_BY_MASK,
+    HandClass,
     HandValue,
     SixCardClass,
     six_card_class,
@@ -278,16 +279,15 @@ def settle(profile: RuleProfile, player: Sequence[Card], dealer: Sequence[Card],
     qualifies = profile.qualifier.qualifies(d)
     six = six_card_class(six_mask)
     folded = bool(ante) and decision is Decision.FOLD
-    results = _ante_results(profile, p, d, qualifies, ante, folded) if ante else []
+    pays = _pays(profile)
+    results = _ante_results(pays[0], p, d, qualifies, ante, folded) if ante else []
     side_lost = folded and profile.fold_loses_side_bets
     if pair_plus:
-        mult = 0 if side_lost else profile.pair_plus_pay(p.hand_class, p.mini_royal)
-        results.append(BetResult("pair_plus", _WIN, pair_plus, mult, pair_plus * mult,
-                                 profile.paid_line("pair_plus", p.hand_class.key,
-                                                   p.mini_royal)) if mult
-                       else BetResult("pair_plus", _LOSE, pair_plus, 0, -pair_plus))
+        mult, line = (0, "") if side_lost else pays[1][p.hand_class, p.mini_royal]
+        results.append(BetResult("pair_plus", _WIN, pair_plus, mult, pair_plus * mult, line)
+                       if mult else BetResult("pair_plus", _LOSE, pair_plus, 0, -pair_plus))
     if six_stake:
-        mult = 0 if side_lost else profile.six_card_pay(six)
+        mult = 0 if side_lost else pays[2][six]
         results.append(BetResult("six_card_bonus", _WIN, six_stake, mult, six_stake * mult,
                                  six.key) if mult
                        else BetResult("six_card_bonus", _LOSE, six_stake, 0, -six_stake))
@@ -316,8 +316,30 @@ def _masks(player: Sequence[Card], dealer: Sequence[Card]) -> tuple[int, int, in
                     | sm[d2.index] | sm[d3.index])
 
 
-def _ante_results(profile: RuleProfile, p: HandValue, d: HandValue, qualifies: bool,
-                  ante: int, folded: bool) -> list[BetResult]:
+_Pays = tuple[dict[HandClass, int], dict[tuple[HandClass, bool], tuple[int, str]],
+              dict[SixCardClass, int]]
+_last_pays: tuple[RuleProfile | None, _Pays | None] = (None, None)
+
+
+def _pays(profile: RuleProfile) -> _Pays:
+    """The profile's Ante Bonus, Pair Plus (multiple, line) and 6 Card Bonus tables.
+
+    Built once for the profile settled last (a profile is frozen): a seat's settlement
+    then looks its pays up, without a call per bet.
+    """
+    global _last_pays  # noqa: PLW0603 - one tuple, replaced whole (threads see either)
+    last, pays = _last_pays
+    if last is not profile or pays is None:
+        pays = ({c: profile.ante_bonus_pay(c) for c in HandClass},
+                {(c, m): (profile.pair_plus_pay(c, m), profile.paid_line("pair_plus", c.key, m))
+                 for c in HandClass for m in (False, True)},
+                {c: profile.six_card_pay(c) for c in SixCardClass})
+        _last_pays = (profile, pays)
+    return pays
+
+
+def _ante_results(ante_bonus: dict[HandClass, int], p: HandValue, d: HandValue,
+                  qualifies: bool, ante: int, folded: bool) -> list[BetResult]:
     """The results of the Play, the Ante Bonus and the Ante, in pay order."""
     if folded:
         return [BetResult("ante", _LOSE, ante, 0, -ante)]
@@ -330,7 +352,7 @@ def _ante_results(profile: RuleProfile, p: HandValue, d: HandValue, qualifies: b
         won = BetResult("ante", _LOSE, ante, 0, -ante)
     else:
         out, won = [BetResult("play", _PUSH, ante, 0, 0)], BetResult("ante", _PUSH, ante, 0, 0)
-    bonus = profile.ante_bonus_pay(p.hand_class)
+    bonus = ante_bonus[p.hand_class]
     if bonus:
         out.append(BetResult("ante_bonus", _WIN, ante, bonus, ante * bonus, p.hand_class.key))
     out.append(won)
