@@ -76,8 +76,7 @@ _SQLITE_HEADER = b"SQLite format 3\x00"
 def _may_be_journal(real: str) -> bool:
     """The file is an SQLite database, empty, or missing (a new journal): else no journal.
 
-    A file whose making was cut (a hot rollback journal beside it) may lack its header
-    yet: SQLite rolls it back as it opens it.
+    A file cut while being made (a hot rollback journal beside it) may lack its header.
     """
     try:
         with open(real, "rb") as f:
@@ -475,9 +474,8 @@ class Journal(SealWriting, JournalReading, WalUpkeep):
     def copy_in(self, rows: list[tuple[Any, ...]], derived: Any) -> None:
         """Insert events read from another journal, with their own hashes, in one commit.
 
-        The archive's writing (:mod:`controller.game.archive`): ``rows`` are
-        :meth:`rows` of the journal the history comes from; ``derived`` what the replay
-        of them gives the derived tables (``derived_at`` moves to the last row).
+        The archive's writing (:mod:`controller.game.archive`): ``rows`` of the journal
+        the history comes from, and the derived rows their replay gives.
 
         Raises:
             JournalError: the write failed.
@@ -566,9 +564,8 @@ class Journal(SealWriting, JournalReading, WalUpkeep):
     def reopen(self) -> Journal:
         """This journal opened again as a start opens it (after a write that failed).
 
-        The writer's lock is kept throughout: no other table process can take the journal
-        in between. This object is closed without a seal, its anchor at the head it
-        committed last; when the opening fails, it keeps the lock for the next try.
+        The writer's lock is kept throughout (also when the opening fails, for the next
+        try); this object is closed without a seal, its anchor at its last commit.
 
         Returns:
             The journal opened again, holding the lock.
