@@ -192,7 +192,7 @@ def settle_stream(profile: RuleProfile, lines: BinaryIO, out: BinaryIO,
     return bad
 
 
-_BATCH = 512
+_BATCH = 64
 """Answers encoded and spaced in one call: per-line calls cost more than the work."""
 _encode = msgspec.json.Encoder().encode
 
