@@ -14,7 +14,6 @@ import dataclasses
 import enum
 import json
 import typing
-import weakref
 from typing import Annotated, Any, ClassVar, Literal
 
 import msgspec
@@ -142,7 +141,7 @@ PinHash = Annotated[str, Meta(pattern=r"^scrypt\$", max_length=512)]
 
 
 class DealerCommand(Struct, frozen=True, forbid_unknown_fields=True, kw_only=True,
-                    tag_field="command", weakref=True):
+                    tag_field="command"):
     """Base of every dealer command; ``pin``: the PIN typed for it (digits), else None.
 
     ``name`` is its tag (control line, journal ``kind``); ``needs`` the role it needs
@@ -437,14 +436,17 @@ def decode_body(kind: str, body: Any) -> Struct:
     return item
 
 
-_CHECKED: weakref.WeakValueDictionary[int, Struct] = weakref.WeakValueDictionary()
-"""The inputs checked once already, by identity (frozen: they stay as checked)."""
+_CHECKED: dict[int, DealerCommand] = {}
+"""Commands checked once already, by identity, until the table takes them (each held
+here, so no other object can have its id; frozen, so each stays as checked)."""
 _MSGPACK = msgspec.msgpack.Encoder()
 _DECODERS: dict[type, msgspec.msgpack.Decoder] = {}
 
 
 def checked(item: DealerCommand) -> DealerCommand:
     """Mark ``item`` checked (a decoder that read it against its declaration did so)."""
+    if len(_CHECKED) >= 1024:  # never given to the table: checked again if ever given
+        _CHECKED.clear()
     _CHECKED[id(item)] = item
     return item
 
@@ -458,13 +460,17 @@ def check(command: DealerCommand) -> DealerCommand:
     Raises:
         InputError: a field fails the declaration (the message names it).
     """
-    if _CHECKED.get(id(command)) is command:
-        return command
+    if _CHECKED.get(id(command)) is not command:
+        _check(command)
+        checked(command)
+    return command
+
+
+def _check(command: DealerCommand) -> None:
     try:
         _decoded(command).check_values()
     except (msgspec.ValidationError, InputError) as exc:
         raise failed(exc, command.name) from None
-    return checked(command)
 
 
 def _decoded(item: Struct) -> Any:
@@ -495,7 +501,8 @@ def journal_record(item: Any) -> tuple[str, Struct]:
         TypeError: not a table input.
     """
     if isinstance(item, DealerCommand):
-        check(item)
+        if _CHECKED.pop(id(item), None) is not item:  # else checked where it was read
+            _check(item)
         body_type = item.body_type
         if body_type is type(item) or type(item) is ChangePin:
             return item.name, item
