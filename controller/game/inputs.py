@@ -521,10 +521,9 @@ def journal_record(item: Any) -> tuple[str, Struct]:
     if kind is None:
         raise TypeError(f"not a journaled table input: {item!r}")
     try:
-        _decoded(item)
+        return kind, _decoded(item)  # as the journal's text decodes: replay applies the same
     except msgspec.ValidationError as exc:
         raise failed(exc, kind) from None
-    return kind, item
 
 
 _LEFT_OUT: dict[type, tuple[str, Any]] = {

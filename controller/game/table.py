@@ -45,7 +45,6 @@ from controller.game.inputs import (
     decode_body,
     encode_body,
     journal_record,
-    record_body,
 )
 from controller.game.journal_fault import JournalFaults
 from controller.game.refusals import Refusal, invalid_input
@@ -108,21 +107,6 @@ Input = ShoeEvent | DealerCommand | EnvironmentRecord | DeviceRecord
 """What is journaled: a shoe event, a dealer command, one of the table's own records."""
 Entry = tuple[str, Any, str, str]
 """One input as journaled and applied: kind, checked record (or body), actor, body text."""
-
-
-def encode_input(item: Input) -> tuple[str, dict[str, Any]]:
-    """The journal kind and body of an input, checked against its declaration.
-
-    A command's PIN is left out; a PIN change journals the new PIN's salted hash.
-
-    Raises:
-        InputError: the input fails its declaration (the message names the field).
-        TypeError: not a shoe event, a dealer command or one of the table's own records.
-    """
-    kind, record = journal_record(item)
-    if isinstance(item, ChangePin):
-        record = PinChanged(role=item.role, pin_hash=hash_pin(item.new_pin))
-    return kind, record_body(record)
 
 
 def _refused(item: Any, exc: Exception) -> Verdict:
@@ -592,4 +576,4 @@ class Table:
             self.journal.close()
 
 
-__all__ = ["Table", "Tick", "Verdict", "Clock", "SystemClock", "encode_input", "TableConfig"]
+__all__ = ["Table", "Tick", "Verdict", "Clock", "SystemClock", "TableConfig"]
