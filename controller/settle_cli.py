@@ -21,7 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, BinaryIO, Literal
+from typing import Any, BinaryIO
 
 import msgspec
 
@@ -66,7 +66,7 @@ class SettleLine(msgspec.Struct, forbid_unknown_fields=True):
     player: list[str]
     dealer: list[str]
     bets: Bets
-    decision: Literal["play", "fold"] | None = None
+    decision: Decision | None = None
 
 
 class BetAnswer(msgspec.Struct):
@@ -165,16 +165,17 @@ def settle_stream(profile: RuleProfile, lines: BinaryIO, out: BinaryIO,
         The number of bad lines.
     """
     decode = msgspec.json.Decoder(SettleLine).decode
-    encode = msgspec.json.Encoder().encode
-    spaced = msgspec.json.format
     card = CARDS_BY_TEXT.__getitem__
+    batch: list[Answer] = []
     bad = 0
     for n, raw in enumerate(lines, start=1):
         try:
             line = decode(raw)
             s = settle(profile, tuple(map(card, line.player)), tuple(map(card, line.dealer)),
-                       line.bets, line.decision and DECISIONS[line.decision], apply_limits)
-            out.write(spaced(encode(_answer(s)), indent=0) + b"\n")
+                       line.bets, line.decision, apply_limits)
+            batch.append(_answer(s))
+            if len(batch) >= _BATCH:
+                _write(out, batch)
             continue
         except (msgspec.DecodeError, KeyError, CardError, BetError):
             if not raw.strip():
@@ -184,9 +185,27 @@ def settle_stream(profile: RuleProfile, lines: BinaryIO, out: BinaryIO,
         except (InputError, CardError, BetError) as exc:
             result = {"error": str(exc), "line": n}
             bad += 1
+        _write(out, batch)
         out.write(json.dumps(result).encode() + b"\n")
+    _write(out, batch)
     out.flush()
     return bad
+
+
+_BATCH = 64
+"""Answers encoded and spaced in one call: per-line calls cost more than the work."""
+_encode = msgspec.json.Encoder().encode
+
+
+def _write(out: BinaryIO, batch: list[Answer]) -> None:
+    """Write the answers of ``batch`` (then empty it), one line each, spaced as json.dumps.
+
+    An answer holds no array, so ``}, {`` only ever separates two answers of the list.
+    """
+    if batch:
+        spaced = msgspec.json.format(_encode(batch), indent=0)
+        out.write(spaced[1:-1].replace(b"}, {", b"}\n{") + b"\n")
+        batch.clear()
 
 
 def run(args: argparse.Namespace) -> int:

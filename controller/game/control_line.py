@@ -14,7 +14,14 @@ from typing import Any
 
 import msgspec
 
-from controller.game.inputs import COMMAND_NAMED, COMMANDS, DealerCommand, InputError, failed
+from controller.game.inputs import (
+    COMMAND_NAMED,
+    COMMANDS,
+    DealerCommand,
+    InputError,
+    checked,
+    failed,
+)
 
 MAX_CONTROL_LINE = 4096
 """The longest control line taken, bytes."""
@@ -63,7 +70,7 @@ def parse_control_line(line: str | bytes) -> DealerCommand:
     if twice is not None:  # JSON lets the last one win: the line would mean two things
         raise InputError(f"a control line names each field once: {twice!r} is named twice")
     command.check_values()
-    return command
+    return checked(command)  # read against its declaration: the table checks it no more
 
 
 def _named_twice(data: bytes) -> str | None:

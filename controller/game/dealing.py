@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from controller.game import inputs as I  # noqa: N812 - the input declarations
+from controller.game import inputs
 from controller.game.cards import parse_card
 from controller.game.records import DealLine
 from controller.game.round import CARDS_DUE, Pause, Rejected, RoundState
@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from controller.game.engine import Game
 
 S = RoundState
-EXPOSED = I.ExposedCard.name
+EXPOSED = inputs.ExposedCard.name
 """The notice and void reason of an exposed card: the name of the command reporting it."""
 #: notes a void or a resumed round clears (the round moved past them)
 PAUSE_NOTES = ("misread", "seq_gap", "shoe_restart", "alarm", "shoe_empty", "frame_error",
@@ -113,7 +113,7 @@ DEVICE_BACK = "device_back"
 """The notice of a device back: up until the next round."""
 
 
-def on_device(g: Game, body: I.DeviceRecord, actor: str) -> None:
+def on_device(g: Game, body: inputs.DeviceRecord, actor: str) -> None:
     """A device lost or back (R20): counted (``player_screen_lost``...) and noted, as info.
 
     Play goes on either way: the table never waits for a screen or the floor's broker. The
@@ -134,7 +134,7 @@ def on_device(g: Game, body: I.DeviceRecord, actor: str) -> None:
                 device=body.device, away_s=away)
 
 
-def on_journal_fault(g: Game, body: I.JournalFault, actor: str) -> None:
+def on_journal_fault(g: Game, body: inputs.JournalFault, actor: str) -> None:
     """A journal fault cleared by the table's self-check (R20): counted and noted.
 
     A card out of the shoe meanwhile is on the layout and in no record: a round whose
@@ -174,7 +174,7 @@ def on_card(g: Game, body: Any, actor: str) -> None:
             g.void(bad, acknowledged=False)
         return
     if body.burn:
-        if body.burn_rule >= I.BURN_RULE:
+        if body.burn_rule >= inputs.BURN_RULE:
             flagged_burn(g, card)
         else:  # journaled before flagged burns filled positions: replay as then
             g.deal.set_aside(card, "burn", g.shoe_seq)
@@ -245,12 +245,12 @@ def deal_card(g: Game, card: str | None, manual: bool) -> None:
         g.round.go("card", S.DEALING)
 
 
-def on_reopen_bets(g: Game, body: I.ReopenBets, actor: str) -> None:
+def on_reopen_bets(g: Game, body: inputs.ReopenBets, actor: str) -> None:
     """docs/rules.md "Reopen bets": betting opens again while no card, a burn too, is read."""
     if g.round.state is not S.NO_MORE_BETS or g.deal.entries:
         raise Rejected("cards_dealt", cards=len(g.deal.entries))
     g.deal.reset(new_deck=False)
-    g.round.go(I.ReopenBets.name, S.BETTING)
+    g.round.go(inputs.ReopenBets.name, S.BETTING)
 
 
 def unpause(g: Game) -> None:
@@ -262,7 +262,7 @@ def unpause(g: Game) -> None:
         target = S.NO_MORE_BETS
     if target in CARDS_DUE and g.deal.complete:
         target = S.DECIDING
-    r.go(I.Resume.name, target)
+    r.go(inputs.Resume.name, target)
     g.notes.drop(*PAUSE_NOTES)
 
 
@@ -271,7 +271,7 @@ def resolve_misread(g: Game, card: str | None, manual: bool) -> None:
     r = g.round
     resume_to = r.pause.resume_to
     r.pause = None
-    r.go(I.Resume.name, S(resume_to))
+    r.go(inputs.Resume.name, S(resume_to))
     g.notes.drop("misread")
     deal_card(g, card, manual)
 
@@ -304,7 +304,7 @@ def on_misread(g: Game, body: Any, actor: str) -> None:
                    "Set the card aside as a burn")
 
 
-def on_manual_card(g: Game, body: I.ManualCardRecord, actor: str) -> None:
+def on_manual_card(g: Game, body: inputs.ManualCardRecord, actor: str) -> None:
     """A supervisor enters the misread card by hand (recorded as manual)."""
     if not g.round.paused_for("misread"):
         raise Rejected("manual_card_not_misread")
@@ -351,7 +351,7 @@ def undo_position(g: Game, trigger: str) -> None:
         g.round.go(trigger, target)
 
 
-def on_exposed_card(g: Game, body: I.ExposedCard, actor: str) -> None:
+def on_exposed_card(g: Game, body: inputs.ExposedCard, actor: str) -> None:
     """docs/rules.md: one card exposed (policy burn/void); dealer's cards exposed -> void."""
     if body.dealer_hand:
         g.meters.count("exposed_cards")
@@ -374,7 +374,7 @@ def on_exposed_card(g: Game, body: I.ExposedCard, actor: str) -> None:
     if g.config.exposed_card == "void":
         g.void(EXPOSED, acknowledged=False, card=card)
         return
-    undo_position(g, I.ExposedCard.name)
+    undo_position(g, inputs.ExposedCard.name)
     g.deal.burn_last()
     g.notes.put(EXPOSED, f"Exposed card {card} burned; the next card takes "
                "its place.", "Burn the exposed card and deal on", severity="info",

@@ -1,31 +1,12 @@
 """The table's recorded state and the one function that changes it: :meth:`Game.apply`.
 
-:class:`Game` orchestrates typed parts and deterministic handlers. It is fed journal
-records (``kind``, ``body``, ``actor``, ``utc``), never live objects, so replaying the
-journal rebuilds exactly the state the running table had (docs/requirements.md R1). Each
-body is decoded through its input's one declaration (:mod:`controller.game.inputs`), and
-applying is total: a record is applied or rejected with a reason, never an exception. It
-does no I/O: what the journal's derived tables need (round records, absolute meters,
-snapshots, rejections) is collected in :attr:`Game.derived` for the caller to write.
-
-The parts, each in its own module: the round (:class:`~controller.game.round.Round`:
-state, pause, void), the wagers (:class:`~controller.game.bets.Wagers`), the deal
-(:class:`~controller.game.deal.Deal`), the meters (:class:`~controller.game.meters.Meters`),
-game recall (:class:`~controller.game.records.Recall`) and the role check
-(:class:`~controller.game.roles.Roles`). Their snapshot form is the one snapshots always
-had, so a snapshot written before reads.
-
-Irregularities follow docs/rules.md; each handler names the row it implements.
-
-Bet entry: a table whose ``bet_entry`` is ``outcomes`` takes ``mark_bet`` (and refuses
-``place_bet``); a mark is a stake of one unit, settled by
-:func:`~controller.game.settlement.settle_outcomes`, checked against no table limit, and
-counted in the outcome meters; its round record names the mode and each win's paytable
-line. The setting changes between rounds like any other, never while wagers are placed
-for the next round; a rebet never carries wagers across a change of mode.
-
-Cards, burns, the irregularities of the deal and a reopening of bets are handled by
-:mod:`controller.game.dealing`; the shoe link's state by :mod:`controller.game.shoe_link`.
+:class:`Game` is fed journal records (``kind``, record or body, ``actor``, ``utc``), so
+replaying the journal rebuilds exactly the state the running table had (R1). Applying is
+total: a record is applied or rejected with a reason, never an exception. It does no
+I/O: what the derived tables need is collected in :attr:`Game.derived`. Its parts (round,
+wagers, deal, meters, recall, roles) live in their own modules; cards and the deal's
+irregularities in :mod:`controller.game.dealing`, the shoe link's state in
+:mod:`controller.game.shoe_link`; outcome mode (``bet_entry``): README.
 """
 
 from __future__ import annotations
@@ -36,9 +17,8 @@ from typing import Any
 
 import msgspec
 
-from controller.game import dealing
+from controller.game import dealing, inputs
 from controller.game import events as ev
-from controller.game import inputs as I  # noqa: N812 - the input declarations
 from controller.game import shoe_link as link
 from controller.game.auth import PinLockout
 from controller.game.bets import SeatRound, Wagers
@@ -72,7 +52,7 @@ from controller.game.round import (
 from controller.game.rules import RuleProfile, profile_for
 
 S = RoundState
-_B = I.EVENT_BODY
+_EVENT = inputs.EVENT_BODY
 SOFTWARE_ALTERED = "software_altered"
 """Why the deck is held after a start-up whose software is altered (``Software.alarm``),
 and the kind of its alarm."""
@@ -151,25 +131,26 @@ class Game:
         self.refused_seq: int | None = None  # the input the "rejected" notice is about
         #: decoded body type -> handler(game, body, actor)
         self._handlers: dict[type, Any] = {
-            I.Startup: Game._startup, _B[ev.CardRead]: dealing.on_card,
-            _B[ev.Misread]: dealing.on_misread, _B[ev.Retract]: dealing.on_retract,
-            _B[ev.LinkStatus]: link.on_link, _B[ev.SeqGap]: link.on_seq_gap,
-            _B[ev.Hello]: link.on_hello, _B[ev.Alarm]: link.on_alarm, _B[ev.Lid]: link.on_lid,
-            _B[ev.Cut]: link.on_cut, _B[ev.Empty]: link.on_empty,
-            _B[ev.Warning]: link.on_warning, _B[ev.FrameError]: link.on_frame_error,
-            _B[ev.NoFrameDecoded]: link.on_no_frame,
-            I.PlaceBet: Game._place_bet, I.MarkBet: Game._mark_bet,
-            I.RemoveChip: Game._remove_chip, I.ClearBets: Game._clear_bets,
-            I.RebetRecord: Game._rebet, I.NoMoreBets: Game._no_more_bets, I.Decide: Game._decide,
-            I.ReopenBets: dealing.on_reopen_bets,
-            I.UndoDecision: Game._undo_decision, I.Reveal: Game._reveal,
-            I.Settle: Game._settle, I.NextRound: Game._next_round, I.VoidRecord: Game._void_cmd,
-            I.ManualCardRecord: dealing.on_manual_card, I.UnblockRecord: Game._unblock_deck,
-            I.Resume: Game._resume, I.NewDeck: Game._new_deck,
-            I.ExposedCard: dealing.on_exposed_card, I.ConfigChanged: Game._config_change,
-            I.PinChanged: Game._change_pin, I.EnvironmentRecord: dealing.on_environment,
-            I.ClockStep: on_clock_step,
-            I.JournalFault: dealing.on_journal_fault, I.DeviceRecord: dealing.on_device,
+            inputs.Startup: Game._startup, _EVENT[ev.CardRead]: dealing.on_card,
+            _EVENT[ev.Misread]: dealing.on_misread, _EVENT[ev.Retract]: dealing.on_retract,
+            _EVENT[ev.LinkStatus]: link.on_link, _EVENT[ev.SeqGap]: link.on_seq_gap,
+            _EVENT[ev.Hello]: link.on_hello, _EVENT[ev.Alarm]: link.on_alarm,
+            _EVENT[ev.Lid]: link.on_lid, _EVENT[ev.Cut]: link.on_cut,
+            _EVENT[ev.Empty]: link.on_empty, _EVENT[ev.Warning]: link.on_warning,
+            _EVENT[ev.FrameError]: link.on_frame_error,
+            _EVENT[ev.NoFrameDecoded]: link.on_no_frame,
+            inputs.PlaceBet: Game._place_bet, inputs.MarkBet: Game._mark_bet,
+            inputs.RemoveChip: Game._remove_chip, inputs.ClearBets: Game._clear_bets,
+            inputs.RebetRecord: Game._rebet, inputs.NoMoreBets: Game._no_more_bets,
+            inputs.Decide: Game._decide, inputs.ReopenBets: dealing.on_reopen_bets,
+            inputs.UndoDecision: Game._undo_decision, inputs.Reveal: Game._reveal,
+            inputs.Settle: Game._settle, inputs.NextRound: Game._next_round,
+            inputs.VoidRecord: Game._void_cmd, inputs.ManualCardRecord: dealing.on_manual_card,
+            inputs.UnblockRecord: Game._unblock_deck, inputs.Resume: Game._resume,
+            inputs.NewDeck: Game._new_deck, inputs.ExposedCard: dealing.on_exposed_card,
+            inputs.ConfigChanged: Game._config_change, inputs.PinChanged: Game._change_pin,
+            inputs.EnvironmentRecord: dealing.on_environment, inputs.ClockStep: on_clock_step,
+            inputs.JournalFault: dealing.on_journal_fault, inputs.DeviceRecord: dealing.on_device,
         }
 
     # ------------------------------------------------------------------ views of the parts
@@ -204,19 +185,19 @@ class Game:
         return self.roles.lockout
 
     # ------------------------------------------------------------------ driving
-    def apply(self, seq: int, utc: str, kind: str, body: dict[str, Any], actor: str, *,
-              mono_ns: int) -> str | None:
+    def apply(self, seq: int, utc: str, kind: str, body: dict[str, Any] | msgspec.Struct,
+              actor: str, *, mono_ns: int) -> str | None:
         """Apply one journal record. Total: it returns, whatever the record holds.
 
-        The body is decoded through its input's declaration
-        (:func:`controller.game.inputs.decode_body`); a command is first checked against
-        the PIN lockout, the round's state and the role it needs.
+        A command is first checked against the PIN lockout, the round's state and the
+        role it needs.
 
         Args:
             seq: the record's journal sequence number.
             utc: its ISO 8601 UTC time.
             kind: the input's type name (``card``, ``place_bet``, ...).
-            body: its fields (no PIN).
+            body: the record the table checked (:func:`controller.game.inputs.journal_record`),
+                or a body read from the journal, decoded here through its declaration.
             actor: ``shoe``, ``dealer``, ``supervisor``, ``technician``, ``system``, or
                 ``dealer!`` when a PIN was typed and matched no role.
             mono_ns: its monotonic time (durations such as PIN lockouts are measured on it).
@@ -233,14 +214,11 @@ class Game:
         self._seq = seq
         self.roles.lockout.observe(mono_ns)
         try:
-            command = I.COMMAND_NAMED.get(kind)
+            command = inputs.COMMAND_NAMED.get(kind)
             if command is not None:
                 self._admit(command, actor)
                 self.notes.pop("rejected", None)
-            try:
-                item = decode_body(kind, body)
-            except InputError as exc:
-                raise Rejected("input_unreadable", detail=str(exc)) from None
+            item = body if isinstance(body, msgspec.Struct) else _decoded(kind, body)
             self._handlers[type(item)](self, item, actor)
         except Rejected as exc:
             return self._reject(seq, kind, exc.refusal)
@@ -286,7 +264,7 @@ class Game:
         return ((r.state is S.VOID and not r.void_acknowledged)
                 or bool(r.pause and r.pause.supervisor))
 
-    def _admit(self, command: type[I.DealerCommand], actor: str) -> None:
+    def _admit(self, command: type[inputs.DealerCommand], actor: str) -> None:
         """The PIN lockout, the round's state, then the role the command needs."""
         cfg = self.config
         self.roles.check_pin(actor, self._mono, self._utc, cfg.lockout_after,
@@ -296,7 +274,7 @@ class Game:
         self.roles.check_role(command, actor, self.waits_for_supervisor(), self.meters)
 
     # ------------------------------------------------------------------ start-up
-    def _startup(self, body: I.Startup, actor: str) -> None:
+    def _startup(self, body: inputs.Startup, actor: str) -> None:
         """Power-up: adopt the configuration; an interrupted deal waits for a supervisor."""
         self.meters.count("power_ups")
         cfg = TableConfig.from_dict(body.config)
@@ -346,41 +324,41 @@ class Game:
             raise Rejected("no_such_seat", seat=seat, seats=self.config.seats)
         return seat
 
-    def _place_bet(self, body: I.PlaceBet, actor: str) -> None:
+    def _place_bet(self, body: inputs.PlaceBet, actor: str) -> None:
         if self.outcomes:
-            raise Rejected("bets_are_marked", command=I.MarkBet.name)
+            raise Rejected("bets_are_marked", command=inputs.MarkBet.name)
         self.wagers.place(self.profile, self._seat_no(body.seat), body.bet, body.amount)
 
-    def _mark_bet(self, body: I.MarkBet, actor: str) -> None:
+    def _mark_bet(self, body: inputs.MarkBet, actor: str) -> None:
         if not self.outcomes:
-            raise Rejected("bets_are_amounts", command=I.PlaceBet.name)
+            raise Rejected("bets_are_amounts", command=inputs.PlaceBet.name)
         self.wagers.mark(self.profile, self._seat_no(body.seat), body.bet, body.on)
 
-    def _remove_chip(self, body: I.RemoveChip, actor: str) -> None:
+    def _remove_chip(self, body: inputs.RemoveChip, actor: str) -> None:
         if self.outcomes:
-            raise Rejected("bets_are_marked", command=I.MarkBet.name)
+            raise Rejected("bets_are_marked", command=inputs.MarkBet.name)
         self.wagers.remove(self._seat_no(body.seat), body.bet, body.amount)
 
-    def _clear_bets(self, body: I.ClearBets, actor: str) -> None:
+    def _clear_bets(self, body: inputs.ClearBets, actor: str) -> None:
         self.seats.pop(self._seat_no(body.seat), None)
 
-    def _rebet(self, body: I.RebetRecord, actor: str) -> None:
+    def _rebet(self, body: inputs.RebetRecord, actor: str) -> None:
         every = body.seat == 0
         targets = sorted(self.wagers.last) if every else [self._seat_no(body.seat)]
-        self.wagers.rebet(self.profile, targets, fill_only=body.rule >= I.REBET_RULE,
+        self.wagers.rebet(self.profile, targets, fill_only=body.rule >= inputs.REBET_RULE,
                           every=every)
 
-    def _no_more_bets(self, body: I.NoMoreBets, actor: str) -> None:
+    def _no_more_bets(self, body: inputs.NoMoreBets, actor: str) -> None:
         if self.deal.blocked:
             raise Rejected("deck_blocked_clear", why=self.deal.blocked)
         self.wagers.validate(self.profile, limits=not self.outcomes)
         self.deal.open(sorted(self.seats), self.config.deal_pattern, self.config.burn_cards)
-        self.round.go(I.NoMoreBets.name, S.NO_MORE_BETS)
+        self.round.go(inputs.NoMoreBets.name, S.NO_MORE_BETS)
         if self.link_state in link.LINK_DOWN:
             self.round.start_pause("link_lost", supervisor=False)
 
     # ------------------------------------------------------------------ supervisor
-    def _resume(self, body: I.Resume, actor: str) -> None:
+    def _resume(self, body: inputs.Resume, actor: str) -> None:
         if self.round.paused_for("misread"):
             raise Rejected("misread_waiting")
         if self.link_state in link.LINK_DOWN:
@@ -388,20 +366,20 @@ class Game:
         self.round.seq_broken = False
         dealing.unpause(self)
 
-    def _unblock_deck(self, body: I.UnblockRecord, actor: str) -> None:
+    def _unblock_deck(self, body: inputs.UnblockRecord, actor: str) -> None:
         if not self.deal.blocked:
             raise Rejected("deck_not_blocked")
         self.deal.blocked = None
         self.notes.drop("deck_blocked", SOFTWARE_ALTERED, dealing.ENVIRONMENT_ALTERED)
 
-    def _new_deck(self, body: I.NewDeck, actor: str) -> None:
+    def _new_deck(self, body: inputs.NewDeck, actor: str) -> None:
         if self.deal.blocked:
             raise Rejected("deck_blocked")
         self.deal.seen = set()
         self.cut_reached = False
         self.notes.drop("cut_card")
 
-    def _config_change(self, body: I.ConfigChanged, actor: str) -> None:
+    def _config_change(self, body: inputs.ConfigChanged, actor: str) -> None:
         value = body.value
         if (body.key == "bet_entry" and self.seats and self.state is S.BETTING
                 and value != self.config.bet_entry):
@@ -421,30 +399,30 @@ class Game:
         self.notes.put("config", f"{key} changed from {old!r} to {value!r} by {actor}", "",
                    severity="info")
 
-    def _change_pin(self, body: I.PinChanged, actor: str) -> None:
+    def _change_pin(self, body: inputs.PinChanged, actor: str) -> None:
         self._set_config(replace(self.config, pin_hashes={**self.config.pin_hashes,
                                                           body.role: body.pin_hash}))
         self.meters.count("config_changes")
 
     # ------------------------------------------------------------------ decisions
-    def _decide(self, body: I.Decide, actor: str) -> None:
+    def _decide(self, body: inputs.Decide, actor: str) -> None:
         self.wagers.decide(self._seat_no(body.seat), body.decision)
 
-    def _undo_decision(self, body: I.UndoDecision, actor: str) -> None:
+    def _undo_decision(self, body: inputs.UndoDecision, actor: str) -> None:
         self.wagers.undecide(self._seat_no(body.seat))
 
-    def _reveal(self, body: I.Reveal, actor: str) -> None:
+    def _reveal(self, body: inputs.Reveal, actor: str) -> None:
         waiting = self.wagers.undecided()
         if waiting:
             raise Rejected("seats_undecided", seats=tuple(waiting))
         d = evaluate3([parse_card(c) for c in self.deal.dealer_cards])
         self.round.dealer_hand = d.hand_class.key
         self.round.dealer_qualifies = self.profile.qualifier.qualifies(d)
-        self.round.go(I.Reveal.name, S.REVEAL)
+        self.round.go(inputs.Reveal.name, S.REVEAL)
 
-    def _settle(self, body: I.Settle, actor: str) -> None:
+    def _settle(self, body: inputs.Settle, actor: str) -> None:
         done = self.wagers.settle(self.profile, self.deal.dealer_cards, self.outcomes)
-        self.round.go(I.Settle.name, S.SETTLED)
+        self.round.go(inputs.Settle.name, S.SETTLED)
         # the paytable lines are recorded for outcomes only: records of amounts keep their
         # shape, so journals written before replay to the very same records
         self._close_round(settled=True, lines={
@@ -452,7 +430,7 @@ class Game:
         } if self.outcomes else None)
 
     # ------------------------------------------------------------------ void / next
-    def _void_cmd(self, body: I.VoidRecord, actor: str) -> None:
+    def _void_cmd(self, body: inputs.VoidRecord, actor: str) -> None:
         if dealing.fixed(self):
             raise Rejected("outcome_fixed")
         self.void(body.reason or "supervisor", acknowledged=True, by=actor)
@@ -462,7 +440,7 @@ class Game:
         """Void: every wager is returned, the reason recorded (docs/rules.md "Void")."""
         r = self.round
         r.pause = None
-        r.go(I.VoidRound.name, S.VOID)
+        r.go(inputs.VoidRound.name, S.VOID)
         r.void_reason, r.void_acknowledged = reason, acknowledged
         self.meters.count("voids")
         refunds = self.wagers.refund()
@@ -504,7 +482,7 @@ class Game:
         self.records_version += 1
         self.rounds_closed += 1
 
-    def _next_round(self, body: I.NextRound, actor: str) -> None:
+    def _next_round(self, body: inputs.NextRound, actor: str) -> None:
         self.round.next_round(self._utc)
         self.wagers.seats = {}
         self.deal.reset(new_deck=self.config.deck_per_round)
@@ -596,3 +574,10 @@ OUTCOMES = BET_ENTRIES[1]
 """The ``bet_entry`` of a table that marks bets."""
 _IN_PROGRESS = "in_progress"
 
+
+def _decoded(kind: str, body: dict[str, Any]) -> msgspec.Struct:
+    """A journaled body through its declaration (one that fails it is rejected)."""
+    try:
+        return decode_body(kind, body)
+    except InputError as exc:
+        raise Rejected("input_unreadable", detail=str(exc)) from None

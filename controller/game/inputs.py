@@ -1,35 +1,11 @@
 """Every input that can reach the table's journal, declared once.
 
-An input is a dealer command (what the dealer screen, the control channel, autoplay or a
-script asks the table to do), a shoe event (:mod:`controller.game.events`, what the card
-shoe and its link say), the table's own power-up record, or a clock tick (never
-journaled). Each command is declared here ONCE as a strict, frozen :class:`msgspec.Struct`:
-its name (the struct's tag, which is also its journal ``kind``), its fields, their types
-and ranges, and the role it needs. Everything that handles a command reads this
-declaration: the control-line parser (:mod:`controller.game.control_line`), the dealer
-screen, the table's journal encoder (:func:`journal_body`), the journal decoder used by
-replay (:func:`decode_body`), and the role check (:attr:`DealerCommand.needs`).
-
-Strict means: no ``true`` where a number goes, no number where a PIN (text of digits)
-goes, no list where a card goes, no unknown field, whole numbers in their ranges (a seat
-1 to :data:`MAX_SEATS`, an amount 1 to :data:`MAX_AMOUNT` minor units), finite numbers
-only (a JSON ``NaN`` or ``1e400`` is refused). What fails its declaration is refused
-before it is journaled, with msgspec's message naming the field
-(``Expected `int`, got `bool` - at `$.seat```).
-
-Journal bodies. A command's body is its fields without the PIN (the table journals the
-role the PIN belongs to). Some are journaled in another shape, declared beside them: a
-PIN change keeps the salted hash (:class:`PinChanged`), a setting change the old value
-too (:class:`ConfigChanged`), a rebet its rule (:class:`RebetRecord`), a void and an
-unblock their reason as journaled (:class:`VoidRecord`). The power-up record and the
-environment's identity are declared in :mod:`controller.game.power_up`, a journal fault's
-and a device's (lost or back) in :mod:`controller.game.fault_record`. A shoe event's body
-is its fields (the event dataclass is its declaration); a card read in burn mode also
-carries ``"burn_rule": 2`` (see :mod:`controller.game.engine`, "Burn cards"). Bodies journaled
-by earlier versions have these same shapes and decode through the same declarations.
-
-A leaf of :mod:`controller.game`: it imports msgspec and modules that import nothing of
-the game (events, the configuration's bounds, the power-up record, the rule for text).
+A dealer command is a strict, frozen :class:`msgspec.Struct` (its tag is its journal
+``kind``; fields, ranges and the role it needs declared here); a shoe event's record is
+read from its dataclass (:mod:`controller.game.events`). An input is checked once, where
+it enters (a control line's decoding, :func:`check`, :func:`journal_record`); the record
+checked is the one the journal encodes and the game applies. Journal bodies and their
+history: docs/journal-format.md.
 """
 
 from __future__ import annotations
@@ -166,18 +142,11 @@ PinHash = Annotated[str, Meta(pattern=r"^scrypt\$", max_length=512)]
 
 class DealerCommand(Struct, frozen=True, forbid_unknown_fields=True, kw_only=True,
                     tag_field="command"):
-    """Base of every dealer command.
+    """Base of every dealer command; ``pin``: the PIN typed for it (digits), else None.
 
-    Class attributes (the declaration, read by the table's role check):
-        name: the command's name: its tag on a control line, its journal ``kind``, its
-            entry in ``DealerView.allowed``.
-        needs: the role it needs.
-        needs_when_asked: the role it needs while the table waits for a supervisor (an
-            unacknowledged void, a pause that needs one), when that is higher.
-        body_type: the shape it is journaled in (itself, unless declared otherwise).
-
-    Attributes:
-        pin: the PIN typed for the action (4 to 12 digits, as text), else None.
+    ``name`` is its tag (control line, journal ``kind``); ``needs`` the role it needs
+    (``needs_when_asked`` while the table waits for a supervisor, when higher);
+    ``body_type`` the record it is journaled as (itself unless declared otherwise).
     """
 
     name: ClassVar[str]
@@ -200,11 +169,7 @@ class PlaceBet(DealerCommand, tag="place_bet"):
 
 
 class MarkBet(DealerCommand, tag="mark_bet"):
-    """Mark ``bet`` at ``seat`` as played (``on`` false: take the mark off).
-
-    How a table whose ``bet_entry`` is ``outcomes`` takes bets (the chips stay on the
-    layout); a table taking ``amounts`` refuses it, and an ``outcomes`` one PlaceBet.
-    """
+    """Mark ``bet`` at ``seat`` as played (``on`` false: off); ``bet_entry = "outcomes"``."""
 
     seat: Seat
     bet: BetName
@@ -218,11 +183,7 @@ class ClearBets(DealerCommand, tag="clear_bets"):
 
 
 class RemoveChip(DealerCommand, tag="remove_chip"):
-    """Take ``amount`` minor units off ``bet`` at ``seat`` (betting open only).
-
-    The dealer's undo of a chip placed by mistake: the wager keeps the rest, and is gone
-    when nothing is left of it. More than the wager holds is refused.
-    """
+    """Take ``amount`` minor units off ``bet`` at ``seat`` (betting open; at most the wager)."""
 
     seat: Seat
     bet: BetName
@@ -230,13 +191,9 @@ class RemoveChip(DealerCommand, tag="remove_chip"):
 
 
 class Rebet(DealerCommand, tag="rebet"):
-    """Place the seat's wagers of the last round again (``seat`` 0 = every seat).
+    """Place the last round's wagers again, on empty seats only (``seat`` 0: every seat)."""
 
-    A rebet fills empty seats only: a seat that holds a wager keeps it (``seat`` 0
-    skips it; a rebet of that one seat is refused). Journaled with ``"rule": 2``
-    (:class:`RebetRecord`).
-    """
-
+    rule: ClassVar[int] = 2  # its record's rule (:data:`REBET_RULE`)
     seat: SeatOrEvery = 0
 
 
@@ -272,11 +229,7 @@ class Settle(DealerCommand, tag="settle"):
 
 
 class NextRound(DealerCommand, tag="next_round"):
-    """Open betting for the next round (after settlement or a void).
-
-    After a void the table did not ask a supervisor to acknowledge, the dealer may;
-    otherwise it needs a supervisor's PIN.
-    """
+    """Open betting for the next round (a supervisor's PIN after a void to acknowledge)."""
 
     needs_when_asked = Role.SUPERVISOR
 
@@ -303,10 +256,7 @@ class UnblockDeck(DealerCommand, tag="unblock_deck"):
 
 
 class Resume(DealerCommand, tag="resume"):
-    """Continue a paused or interrupted round whose record is complete.
-
-    A supervisor PIN is needed where the pause asks for one.
-    """
+    """Continue a paused or interrupted round (a supervisor PIN where the pause asks)."""
 
     needs_when_asked = Role.SUPERVISOR
 
@@ -316,25 +266,13 @@ class NewDeck(DealerCommand, tag="new_deck"):
 
 
 class ExposedCard(DealerCommand, tag="exposed_card"):
-    """The dealer reports a card exposed by accident.
-
-    ``dealer_hand`` False: the last card read was exposed; the table burns it and deals
-    on, or voids, as its ``exposed_card`` setting says. ``dealer_hand`` True: the dealer's
-    cards were exposed; before every decision is recorded this voids the round.
-    """
+    """A card exposed by accident: the last one read, or the dealer's (``dealer_hand``)."""
 
     dealer_hand: bool = False
 
 
 class ConfigChange(DealerCommand, tag="config_change"):
-    """Change one table setting between rounds (supervisor or technician PIN).
-
-    Keys and their values are :data:`SETTINGS` (``rules``: a profile name or path, which
-    the table loads; ``bet_entry``: not while wagers are placed for the next round); the
-    names of the configuration's journal form version 1 are read too. A text value holds
-    no control character (:mod:`controller.game.text`). Old and new values are journaled
-    (:class:`ConfigChanged`).
-    """
+    """Change one setting of :data:`SETTINGS` between rounds (journaled with the old value)."""
 
     needs = Role.SUPERVISOR
     key: SettingKey
@@ -361,14 +299,7 @@ class _Body(Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
 
 
 class ConfigChanged(_Body):
-    """The journal body of a :class:`ConfigChange`: the key, the new and the old value.
-
-    A ``rules`` change also carries the profile file's text (``rules_text``; empty for a
-    shipped profile), read when the change was taken: replay plays by it, not by the file
-    (which it reads for a change journaled before the text was kept). Its values are read
-    as journaled: a text value an earlier version took with a control character (a
-    :class:`ConfigChange` refuses one now) replays as it was.
-    """
+    """A :class:`ConfigChange` as journaled: key, new and old value (a profile: its text)."""
 
     key: SettingKey
     value: JournaledSettingValue
@@ -381,24 +312,14 @@ class ConfigChanged(_Body):
 
 
 class RebetRecord(_Body):
-    """The journal body of a :class:`Rebet`: the seat (0 = every seat) and its rule.
-
-    ``rule`` 2 (:data:`REBET_RULE`, written now) fills empty seats only; a body without
-    it was journaled by an earlier version, whose rebet replaced a seat's wagers, and
-    replays so.
-    """
+    """A :class:`Rebet` as journaled: seat, and rule (1: an earlier version's, replaces)."""
 
     seat: SeatOrEvery = 0
     rule: Annotated[int, Meta(ge=1, le=2)] = 1
 
 
 class VoidRecord(_Body):
-    """The journal body of a :class:`VoidRound`: its reason, read as journaled.
-
-    A reason journaled by an earlier version may hold a control character (a
-    :data:`Reason` refuses one now): it replays as it was; screens and readers show it
-    made safe (:mod:`controller.game.text`).
-    """
+    """A :class:`VoidRound` as journaled: its reason, read as it was written."""
 
     reason: JournaledReason = ""
 
@@ -408,10 +329,7 @@ class UnblockRecord(VoidRecord):
 
 
 class ManualCardRecord(_Body):
-    """The journal body of a :class:`ManualCard`: its card text, read as journaled.
-
-    An earlier version took card text with control characters: it replays, refused as then.
-    """
+    """A :class:`ManualCard` as journaled: its card text, read as it was written."""
 
     card: JournaledCardText
 
@@ -441,7 +359,7 @@ ChangePin.body_type = PinChanged
 Rebet.body_type = RebetRecord
 VoidRound.body_type, UnblockDeck.body_type = VoidRecord, UnblockRecord
 ManualCard.body_type = ManualCardRecord
-REBET_RULE = 2
+REBET_RULE = Rebet.rule
 """The rebet rule a :class:`Rebet` is journaled under now: fill empty seats only."""
 
 COMMAND_NAMED: dict[str, type[DealerCommand]] = {c.name: c for c in COMMANDS}
@@ -518,54 +436,124 @@ def decode_body(kind: str, body: Any) -> Struct:
     return item
 
 
+_CHECKED: dict[int, DealerCommand] = {}
+"""Commands checked once already, by identity, until the table takes them (each held
+here, so no other object can have its id; frozen, so each stays as checked)."""
+_MSGPACK = msgspec.msgpack.Encoder()
+_DECODERS: dict[type, msgspec.msgpack.Decoder] = {}
+
+
+def checked(item: DealerCommand) -> DealerCommand:
+    """Mark ``item`` checked (a decoder that read it against its declaration did so)."""
+    if len(_CHECKED) >= 1024:  # never given to the table: checked again if ever given
+        _CHECKED.clear()
+    _CHECKED[id(item)] = item
+    return item
+
+
 def check(command: DealerCommand) -> DealerCommand:
-    """Check a command built in code against its declaration (construction checks nothing).
+    """Check a command built in code against its declaration, once (construction checks none).
 
     Returns:
-        The command, checked.
+        The command itself, marked checked: the table does not check it again.
 
     Raises:
         InputError: a field fails the declaration (the message names it).
     """
+    if _CHECKED.get(id(command)) is not command:
+        _check(command)
+        checked(command)
+    return command
+
+
+def _check(command: DealerCommand) -> None:
     try:
-        checked = msgspec.convert(msgspec.to_builtins(command), type(command))
-        checked.check_values()
+        _decoded(command).check_values()
     except (msgspec.ValidationError, InputError) as exc:
         raise failed(exc, command.name) from None
-    return checked
+
+
+def _decoded(item: Struct) -> Any:
+    """``item`` read back through its own type's declaration (msgspec checks on decoding)."""
+    cls = type(item)
+    try:
+        data = _MSGPACK.encode(item)
+    except (OverflowError, TypeError, ValueError):  # no MessagePack value: msgspec says why
+        return msgspec.convert(msgspec.to_builtins(item), cls)
+    decoder = _DECODERS.get(cls) or _DECODERS.setdefault(cls, msgspec.msgpack.Decoder(cls))
+    return decoder.decode(data)
+
+
+SYSTEM_RECORDS: dict[type, str] = {EnvironmentRecord: ENVIRONMENT, DeviceRecord: DEVICE}
+"""The table's own records (actor ``system``) by type, and their kinds."""
+
+
+def journal_record(item: Any) -> tuple[str, Struct]:
+    """The journal kind and record of an input, checked once against its declaration.
+
+    The record is what the journal encodes and the game applies: a command itself (or
+    its record: :class:`RebetRecord` with ``rule`` 2...; a :class:`ChangePin` stays
+    itself, the table journals its hash), a shoe event's body (a burn card's with
+    ``burn_rule`` 2), one of the table's own records.
+
+    Raises:
+        InputError: the input fails its declaration; nothing of it may be journaled.
+        TypeError: not a table input.
+    """
+    if isinstance(item, DealerCommand):
+        if _CHECKED.pop(id(item), None) is not item:  # else checked where it was read
+            _check(item)
+        body_type = item.body_type
+        if body_type is type(item) or type(item) is ChangePin:
+            return item.name, item
+        return item.name, body_type(**{f: getattr(item, f) for f in body_type.__struct_fields__
+                                       if hasattr(item, f)})  # fields checked just now
+    body_type = EVENT_BODY.get(type(item))
+    if body_type is not None:
+        try:
+            record = msgspec.convert(item, body_type, from_attributes=True)
+        except msgspec.ValidationError as exc:
+            raise failed(exc, item.type) from None
+        if type(item) is ev.CardRead and item.burn:
+            record = msgspec.structs.replace(record, burn_rule=BURN_RULE)
+        return item.type, record
+    kind = SYSTEM_RECORDS.get(type(item))
+    if kind is None:
+        raise TypeError(f"not a journaled table input: {item!r}")
+    try:
+        return kind, _decoded(item)  # as the journal's text decodes: replay applies the same
+    except msgspec.ValidationError as exc:
+        raise failed(exc, kind) from None
+
+
+_LEFT_OUT: dict[type, tuple[str, Any]] = {
+    ConfigChanged: ("rules_text", None), EVENT_BODY[ev.CardRead]: ("burn_rule", 1)}
+"""A field a record's body leaves out while it holds this value (as journaled before)."""
+
+
+def record_body(record: Struct) -> dict[str, Any]:
+    """The journal body of a record: its fields, without a command's tag and PIN."""
+    body = msgspec.to_builtins(record)
+    body.pop("command", None)
+    body.pop("pin", None)
+    left_out = _LEFT_OUT.get(type(record))
+    if left_out is not None and body.get(left_out[0], left_out) == left_out[1]:
+        del body[left_out[0]]
+    return body
 
 
 def journal_body(item: DealerCommand | ev.ShoeEvent) -> tuple[str, dict[str, Any]]:
     """The journal kind and body of a command or a shoe event, checked.
 
     A command's PIN is left out; a :class:`ChangePin`'s new PIN is left to the caller
-    (it journals the hash, :class:`PinChanged`). A card read in burn mode carries
-    ``"burn_rule": 2``; a rebet ``"rule": 2`` (:data:`REBET_RULE`).
+    (it journals the hash, :class:`PinChanged`).
 
     Raises:
-        InputError: the item fails its declaration (a field of the wrong type or out of
-            range, a number that is not finite); nothing of it may be journaled.
+        InputError: the item fails its declaration; nothing of it may be journaled.
         TypeError: not a table input.
     """
-    if isinstance(item, DealerCommand):
-        check(item)
-        body = msgspec.structs.asdict(item)
-        del body["pin"]
-        if type(item) is Rebet:
-            body["rule"] = REBET_RULE
-        return item.name, body
-    body_type = EVENT_BODY.get(type(item))
-    if body_type is None:
-        raise TypeError(f"not a journaled table input: {item!r}")
-    body = msgspec.to_builtins(item)
-    if type(item) is ev.CardRead and item.burn:
-        body["burn_rule"] = BURN_RULE
-    kind = item.type
-    try:
-        msgspec.convert(body, body_type)
-    except msgspec.ValidationError as exc:
-        raise failed(exc, kind) from None
-    return kind, body
+    kind, record = journal_record(item)
+    return kind, record_body(record)
 
 
 def encode_body(body: dict[str, Any]) -> str:
@@ -595,6 +583,7 @@ __all__ = [
     "NextRound", "NoMoreBets", "PinChanged", "PlaceBet", "Rebet", "RebetRecord", "RemoveChip",
     "ReopenBets", "Resume", "Reveal", "Role", "Screens", "Settle", "Software", "Startup", "Tick",
     "UndoDecision", "UnblockDeck", "UnblockRecord", "VoidRecord", "VoidRound",
-    "check", "decode_body", "encode_body", "failed", "journal_body",
+    "check", "checked", "decode_body", "encode_body", "failed", "journal_body",
+    "journal_record", "record_body", "SYSTEM_RECORDS",
     "DEVICE", "DeviceRecord", "JOURNAL_FAULT", "JournalFault",
 ]

@@ -128,9 +128,11 @@ class JournalFaults:
             if kind == JOURNAL_FAULT:
                 continue
             (f.refused if kind in COMMAND_NAMED else f.lost)[kind] += 1
-            if kind in ("card", "misread"):
-                f.cards.append((body.get("card") or body.get("code") or "?")
-                               if kind == "card" else "?")
+            if kind == "card":  # a record (the live input) or a body as journaled
+                f.cards.append((body.get("card") or body.get("code") if isinstance(body, dict)
+                                else body.card or body.code) or "?")
+            elif kind == "misread":
+                f.cards.append("?")
 
     def due(self, now: float) -> bool:
         """A fault is in force and its next try is due (``now``: monotonic seconds)."""

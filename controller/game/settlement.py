@@ -26,6 +26,7 @@ from controller.game.cards import Card, CardError, ensure_distinct
 from controller.game.hands import (
     SUIT_MAJOR_BIT,
     VALUES_BY_MASK,
+    HandClass,
     HandValue,
     SixCardClass,
     six_card_class,
@@ -170,7 +171,7 @@ def bets_from_mapping(raw: object, allowed: tuple[str, ...] = (*BET_NAMES, PLAY)
     """Read wagers given as a mapping of bet type to minor units (JSON input, ``--bets``).
 
     Args:
-        raw: e.g. ``{"ante": 100, "pair_plus": 25}``.
+        raw: e.g. ``{ANTE: 100, PAIR_PLUS: 25}``.
         allowed: the bet types this input may name.
 
     Returns:
@@ -203,28 +204,37 @@ def validate_bets(profile: RuleProfile, bets: Bets, apply_limits: bool = True) -
             it; a side bet without an Ante where the profile requires one; a bet the
             profile does not offer; an amount outside the table limits.
     """
-    amounts = (bets.ante, bets.play, bets.pair_plus, bets.six_card_bonus)
-    if not all(type(v) is int and v >= 0 for v in amounts):  # no bool, no float
-        for name, v in zip((ANTE, PLAY, PAIR_PLUS, SIX_CARD_BONUS), amounts,
-                           strict=True):
+    _validate(profile, bets.ante, bets.play, bets.pair_plus, bets.six_card_bonus,
+              apply_limits)
+
+
+def _validate(profile: RuleProfile, ante: int, play: int, pair_plus: int, six: int,
+              apply_limits: bool) -> None:
+    """:func:`validate_bets` of the four amounts (no Bets built for an implied Play)."""
+    if not (type(ante) is int and type(play) is int and type(pair_plus) is int
+            and type(six) is int and ante >= 0 and play >= 0 and pair_plus >= 0
+            and six >= 0):  # no bool, no float
+        for name, v in ((ANTE, ante), (PLAY, play), (PAIR_PLUS, pair_plus),
+                        (SIX_CARD_BONUS, six)):
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise BetError("amount_not_whole", name, value=repr(v))
-    if bets.play and not bets.ante:
+    if play and not ante:
         raise BetError("play_without_ante", PLAY)
-    if bets.play and bets.play != bets.ante:
-        raise BetError("play_not_ante", PLAY, ante=bets.ante, play=bets.play)
-    if bets.pair_plus and not bets.ante and profile.pair_plus_requires_ante:
+    if play and play != ante:
+        raise BetError("play_not_ante", PLAY, ante=ante, play=play)
+    if pair_plus and not ante and profile.pair_plus_requires_ante:
         raise BetError("pair_plus_needs_ante", PAIR_PLUS)
-    if bets.six_card_bonus:
+    if six:
         if not profile.offers_six_card_bonus:
             raise BetError("six_card_bonus_not_offered", SIX_CARD_BONUS)
-        if not bets.ante and profile.six_card_bonus_requires_ante:
+        if not ante and profile.six_card_bonus_requires_ante:
             raise BetError("six_card_bonus_needs_ante", SIX_CARD_BONUS)
-    if not bets.placed:
+    if ante + play + pair_plus + six <= 0:
         raise BetError("no_wager_placed", ANTE)
     if apply_limits:
+        amounts = {ANTE: ante, PAIR_PLUS: pair_plus, SIX_CARD_BONUS: six}
         for name in BET_NAMES:
-            v = getattr(bets, name)
+            v = amounts[name]
             lim = profile.limits.get(name)
             if v and lim is not None and not lim.min <= v <= lim.max:
                 raise BetError("outside_limits", name, amount=v, minimum=lim.min,
@@ -255,6 +265,45 @@ def settle(profile: RuleProfile, player: Sequence[Card], dealer: Sequence[Card],
         BetError: the bets are not valid (see :func:`validate_bets`), or the decision
             is missing while there is an Ante, or a Play without a PLAY decision.
     """
+    pm, dm, six_mask = _masks(player, dealer)
+    ante, play, pair_plus, six_stake = (bets.ante, bets.play, bets.pair_plus,
+                                        bets.six_card_bonus)
+    if ante:
+        if decision is None:
+            raise BetError("decision_needed", PLAY)
+        if decision is Decision.PLAY and not play:
+            play = ante
+        elif decision is Decision.FOLD and play:
+            raise BetError("folded_with_play", PLAY)
+    _validate(profile, ante, play, pair_plus, six_stake, apply_limits)
+    p, d = VALUES_BY_MASK[pm], VALUES_BY_MASK[dm]
+    qualifies = profile.qualifier.qualifies(d)
+    six = six_card_class(six_mask)
+    folded = bool(ante) and decision is Decision.FOLD
+    pays = _pays(profile)
+    results = _ante_results(pays[0], p, d, qualifies, ante, folded) if ante else []
+    side_lost = folded and profile.fold_loses_side_bets
+    if pair_plus:
+        mult, line = (0, "") if side_lost else pays[1][p.hand_class, p.mini_royal]
+        results.append(BetResult(PAIR_PLUS, _WIN, pair_plus, mult, pair_plus * mult, line)
+                       if mult else BetResult(PAIR_PLUS, _LOSE, pair_plus, 0, -pair_plus))
+    if six_stake:
+        mult = 0 if side_lost else pays[2][six]
+        results.append(BetResult(SIX_CARD_BONUS, _WIN, six_stake, mult, six_stake * mult,
+                                 six.key) if mult
+                       else BetResult(SIX_CARD_BONUS, _LOSE, six_stake, 0, -six_stake))
+    net = 0
+    for r in results:
+        net += r.net
+    return SeatSettlement(p, d, qualifies, six, tuple(results), net)
+
+
+def _masks(player: Sequence[Card], dealer: Sequence[Card]) -> tuple[int, int, int]:
+    """The player's and the dealer's card masks, and the six cards' suit-major mask.
+
+    Raises:
+        CardError: not three cards each, or a card in both hands / twice.
+    """
     if len(player) != 3 or len(dealer) != 3:
         raise CardError(f"a hand is 3 cards: player has {len(player)}, dealer has {len(dealer)}")
     p1, p2, p3 = player
@@ -263,65 +312,52 @@ def settle(profile: RuleProfile, player: Sequence[Card], dealer: Sequence[Card],
     dm = (1 << d1.index) | (1 << d2.index) | (1 << d3.index)
     if (pm | dm).bit_count() != 6:
         ensure_distinct((*player, *dealer))  # says which card is there twice
-    if bets.ante:
-        if decision is None:
-            raise BetError("decision_needed", PLAY)
-        if decision is Decision.PLAY and not bets.play:
-            bets = Bets(bets.ante, bets.pair_plus, bets.six_card_bonus, play=bets.ante)
-        elif decision is Decision.FOLD and bets.play:
-            raise BetError("folded_with_play", PLAY)
-    validate_bets(profile, bets, apply_limits)
-
-    p, d = VALUES_BY_MASK[pm], VALUES_BY_MASK[dm]
-    qualifies = profile.qualifier.qualifies(d)
     sm = SUIT_MAJOR_BIT
-    six = six_card_class(sm[p1.index] | sm[p2.index] | sm[p3.index] | sm[d1.index]
-                         | sm[d2.index] | sm[d3.index])
-    folded = bool(bets.ante) and decision is Decision.FOLD
-    results: list[BetResult] = []
-    add = results.append
+    return pm, dm, (sm[p1.index] | sm[p2.index] | sm[p3.index] | sm[d1.index]
+                    | sm[d2.index] | sm[d3.index])
 
-    if bets.ante:
-        ante = bets.ante
-        if folded:
-            add(BetResult(ANTE, _LOSE, ante, 0, -ante))
-        else:
-            if not qualifies:
-                add(BetResult(PLAY, _PUSH, ante, 0, 0))
-                won = BetResult(ANTE, _WIN, ante, 1, ante)
-            elif p.strength > d.strength:
-                add(BetResult(PLAY, _WIN, ante, 1, ante))
-                won = BetResult(ANTE, _WIN, ante, 1, ante)
-            elif p.strength < d.strength:
-                add(BetResult(PLAY, _LOSE, ante, 0, -ante))
-                won = BetResult(ANTE, _LOSE, ante, 0, -ante)
-            else:
-                add(BetResult(PLAY, _PUSH, ante, 0, 0))
-                won = BetResult(ANTE, _PUSH, ante, 0, 0)
-            bonus = profile.ante_bonus_pay(p.hand_class)
-            if bonus:
-                add(BetResult(ANTE_BONUS, _WIN, ante, bonus, ante * bonus, p.hand_class.key))
-            add(won)
 
-    side_lost = folded and profile.fold_loses_side_bets
-    stake = bets.pair_plus
-    if stake:
-        mult = 0 if side_lost else profile.pair_plus_pay(p.hand_class, p.mini_royal)
-        if mult:
-            line = profile.paid_line(PAIR_PLUS, p.hand_class.key, p.mini_royal)
-            add(BetResult(PAIR_PLUS, _WIN, stake, mult, stake * mult, line))
-        else:
-            add(BetResult(PAIR_PLUS, _LOSE, stake, 0, -stake))
-    stake = bets.six_card_bonus
-    if stake:
-        mult = 0 if side_lost else profile.six_card_pay(six)
-        add(BetResult(SIX_CARD_BONUS, _WIN, stake, mult, stake * mult, six.key) if mult
-            else BetResult(SIX_CARD_BONUS, _LOSE, stake, 0, -stake))
+_Pays = tuple[dict[HandClass, int], dict[tuple[HandClass, bool], tuple[int, str]],
+              dict[SixCardClass, int]]
+_last_pays: tuple[RuleProfile | None, _Pays | None] = (None, None)
 
-    net = 0
-    for r in results:
-        net += r.net
-    return SeatSettlement(p, d, qualifies, six, tuple(results), net)
+
+def _pays(profile: RuleProfile) -> _Pays:
+    """The profile's Ante Bonus, Pair Plus (multiple, line) and 6 Card Bonus tables.
+
+    Built once for the profile settled last (a profile is frozen): a seat's settlement
+    then looks its pays up, without a call per bet.
+    """
+    global _last_pays  # noqa: PLW0603 - one tuple, replaced whole (threads see either)
+    last, pays = _last_pays
+    if last is not profile or pays is None:
+        pays = ({c: profile.ante_bonus_pay(c) for c in HandClass},
+                {(c, m): (profile.pair_plus_pay(c, m), profile.paid_line(PAIR_PLUS, c.key, m))
+                 for c in HandClass for m in (False, True)},
+                {c: profile.six_card_pay(c) for c in SixCardClass})
+        _last_pays = (profile, pays)
+    return pays
+
+
+def _ante_results(ante_bonus: dict[HandClass, int], p: HandValue, d: HandValue,
+                  qualifies: bool, ante: int, folded: bool) -> list[BetResult]:
+    """The results of the Play, the Ante Bonus and the Ante, in pay order."""
+    if folded:
+        return [BetResult(ANTE, _LOSE, ante, 0, -ante)]
+    if not qualifies:
+        out, won = [BetResult(PLAY, _PUSH, ante, 0, 0)], BetResult(ANTE, _WIN, ante, 1, ante)
+    elif p.strength > d.strength:
+        out, won = [BetResult(PLAY, _WIN, ante, 1, ante)], BetResult(ANTE, _WIN, ante, 1, ante)
+    elif p.strength < d.strength:
+        out = [BetResult(PLAY, _LOSE, ante, 0, -ante)]
+        won = BetResult(ANTE, _LOSE, ante, 0, -ante)
+    else:
+        out, won = [BetResult(PLAY, _PUSH, ante, 0, 0)], BetResult(ANTE, _PUSH, ante, 0, 0)
+    bonus = ante_bonus[p.hand_class]
+    if bonus:
+        out.append(BetResult(ANTE_BONUS, _WIN, ante, bonus, ante * bonus, p.hand_class.key))
+    out.append(won)
+    return out
 
 
 UNIT = 1

@@ -1,25 +1,14 @@
 """The :class:`Table`: the one writer of round state.
 
-Inputs (:class:`~controller.game.events.ShoeEvent`,
-:class:`~controller.game.inputs.DealerCommand`,
-:class:`~controller.game.inputs.EnvironmentRecord`, the daemon's check of the environment,
-:class:`~controller.game.inputs.Tick`) arrive on :attr:`Table.inbox`. One thread
-(:meth:`Table.start`) takes them in order; for each: it is checked against its declaration
-(:mod:`controller.game.inputs`: an input that fails it is refused, logged and never
-journaled), encoded as strict JSON (a PIN is replaced by the role it belongs to),
-appended to the journal, applied to the :class:`~controller.game.engine.Game` in the
-commit's transaction (a round closed is sealed in it), and shown once committed.
-
-Between rounds, and when idle, the thread keeps the journal's write-ahead log small
-(:mod:`controller.game.wal_keeper`). A write that fails is a journal fault, which the table
-retries until a self-check proves it gone (:mod:`controller.game.journal_fault`).
-
-Tests and the simulator may call :meth:`Table.process` instead of starting the thread.
-
-Start-up (in the constructor, :meth:`Table._recover`) verifies the journal from the
-snapshot its anchor names and rebuilds the state (a problem locks the table for good, R4);
-its ``startup`` record pauses a round interrupted mid-deal for a supervisor
-(docs/rules.md "power loss or crash mid-round").
+Inputs arrive on :attr:`Table.inbox`; one thread (:meth:`Table.start`) takes them in
+order and, for each, checks it once against its declaration
+(:func:`controller.game.inputs.journal_record`: refused, logged and never journaled when
+it fails), journals that record and applies the same record to the
+:class:`~controller.game.engine.Game` in the commit's transaction (a round closed is
+sealed in it), then shows it. Between rounds and when idle it keeps the write-ahead log
+small (:mod:`controller.game.wal_keeper`); a failed write is a journal fault
+(:mod:`controller.game.journal_fault`). Start-up verifies the journal and rebuilds the
+state (a problem locks the table for good, R4).
 """
 
 from __future__ import annotations
@@ -43,19 +32,19 @@ from controller.game.config import RENAMED
 from controller.game.engine import Game, TableConfig
 from controller.game.events import Heartbeat, ShoeEvent
 from controller.game.inputs import (
-    DEVICE,
-    ENVIRONMENT,
     STARTUP,
+    SYSTEM_RECORDS,
     ChangePin,
     ConfigChange,
     DealerCommand,
     DeviceRecord,
     EnvironmentRecord,
     InputError,
+    PinChanged,
     Tick,
     decode_body,
     encode_body,
-    journal_body,
+    journal_record,
 )
 from controller.game.journal_fault import JournalFaults
 from controller.game.refusals import Refusal, invalid_input
@@ -66,6 +55,7 @@ from controller.game.verifier import NO_ANCHOR, JournalVerdict, Progress
 from controller.game.views import DealerView, PlayerView
 from controller.game.wal_keeper import CHECK_KEEP_S, WalKeeper
 from controller.journal import WAL_SIZE_LIMIT, Journal, JournalError
+from controller.journal.codec import record_text
 
 log = logging.getLogger("threecard")
 
@@ -113,33 +103,20 @@ class SystemClock:
         return time.monotonic_ns()
 
 
-SYSTEM_RECORDS: dict[type, str] = {EnvironmentRecord: ENVIRONMENT, DeviceRecord: DEVICE}
-"""The table's own records (actor ``system``) by type, and their kinds."""
 Input = ShoeEvent | DealerCommand | EnvironmentRecord | DeviceRecord
 """What is journaled: a shoe event, a dealer command, one of the table's own records."""
+Entry = tuple[str, Any, str, str]
+"""One input as journaled and applied: kind, checked record (or body), actor, body text."""
 
 
-def encode_input(item: Input) -> tuple[str, dict[str, Any]]:
-    """The journal kind and body of an input, checked against its declaration.
-
-    A command's PIN is left out; a PIN change journals the new PIN's salted hash
-    (:class:`~controller.game.inputs.PinChanged`). The body of a card read in burn mode
-    carries ``"burn_rule": 2`` (:func:`controller.game.inputs.journal_body`). The
-    environment's identity and a device lost or back are the table's own records (actor
-    ``system``, :data:`SYSTEM_RECORDS`).
-
-    Raises:
-        InputError: the input fails its declaration (the message names the field).
-        TypeError: not a shoe event, a dealer command or one of the table's own records.
-    """
-    if (kind := SYSTEM_RECORDS.get(type(item))) is not None:
-        body = msgspec.to_builtins(item)
-        decode_body(kind, body)  # built in code: its fields are checked here
-        return kind, body
-    kind, body = journal_body(item)
-    if isinstance(item, ChangePin):
-        body = {"role": item.role, "pin_hash": hash_pin(item.new_pin)}
-    return kind, body
+def _refused(item: Any, exc: Exception) -> Verdict:
+    """The verdict on an input refused before the journal: why, as a refusal."""
+    name = (item.name if isinstance(item, DealerCommand)
+            else getattr(item, "type", type(item).__name__))
+    refusal = (exc.refusal if isinstance(exc, Rejected)
+               else invalid_input(name, str(exc)) if isinstance(exc, InputError)
+               else Refusal(str(exc)))
+    return Verdict(None, name, False, str(exc), refusal)
 
 
 class _Fence:
@@ -331,33 +308,14 @@ class Table:
             JournalError: the journal could not be written (a journal fault: refused until
                 a self-check proves it gone).
         """
-        batch: list[tuple[str, dict[str, Any], str, str]] = []
+        batch: list[Entry] = []
         verdicts: list[Verdict] = []
         for item in items:
             if isinstance(item, (Tick, Heartbeat)):
                 self.heartbeat = time.monotonic()
                 continue
             try:
-                kind, body = encode_input(item)
-                actor = ("shoe" if isinstance(item, ShoeEvent) else "system"
-                         if type(item) in SYSTEM_RECORDS else "dealer")
-                if isinstance(item, DealerCommand) and item.pin is not None:
-                    roles = self._pins.roles_for(item.pin, self.game.config.pin_hashes)
-                    # one PIN for two roles names none of them (while PIN entry is
-                    # locked, it is refused as locked, as any PIN: it tells nothing)
-                    if len(roles) > 1 and not self.game.pin_lockout_ms():
-                        log.warning("a PIN typed for %s is set for %s: refused, a PIN must "
-                                    "name one role; set new PINs (change_pin, or [roles] "
-                                    "in the configuration)", item.name, " and ".join(roles))
-                        raise Rejected("pin_shared")
-                    actor = roles[0] if roles else "dealer!"
-                if isinstance(item, ConfigChange):  # the event log keeps the old value (R7)
-                    name = RENAMED.get(item.key, item.key)
-                    old = getattr(self.game.config, name, None)
-                    body["old"] = old if isinstance(old, (str, int, bool)) else None
-                    if name == "rules":  # and the profile's text: replay never reads the file
-                        body["rules_text"] = rules_change_text(self.game.config, item.value)
-                text = encode_body(body)
+                entry = self._entry(item)
             except (InputError, TypeError, Rejected) as exc:  # refused: nothing journaled
                 # the verdict says why to whoever gave it (the control channel logs it,
                 # the dealer screen shows it): logged once, there
@@ -365,14 +323,9 @@ class Table:
                 if batch:
                     verdicts += self._process(batch)
                     batch = []
-                name = (item.name if isinstance(item, DealerCommand)
-                        else getattr(item, "type", type(item).__name__))
-                refusal = (exc.refusal if isinstance(exc, Rejected)
-                           else invalid_input(name, str(exc)) if isinstance(exc, InputError)
-                           else Refusal(str(exc)))
-                verdicts.append(Verdict(None, name, False, str(exc), refusal))
+                verdicts.append(_refused(item, exc))
                 continue
-            batch.append((kind, body, actor, text))
+            batch.append(entry)
             if isinstance(item, (ChangePin, ConfigChange)):  # later PINs: the new settings
                 verdicts += self._process(batch)
                 batch = []
@@ -381,6 +334,37 @@ class Table:
         if flush and self.game.derived and not self.locked:
             self._flush_derived()
         return verdicts
+
+    def _entry(self, item: Input) -> Entry:
+        """An input checked once, its actor, and its record encoded once for the journal.
+
+        Raises:
+            InputError, TypeError: the input fails its declaration, or is none.
+            Rejected: a PIN set for two roles.
+        """
+        kind, record = journal_record(item)
+        actor = ("shoe" if isinstance(item, ShoeEvent) else "system"
+                 if type(item) in SYSTEM_RECORDS else "dealer")
+        if isinstance(item, DealerCommand) and item.pin is not None:
+            roles = self._pins.roles_for(item.pin, self.game.config.pin_hashes)
+            # one PIN for two roles names none of them (while PIN entry is locked, it is
+            # refused as locked, as any PIN: it tells nothing)
+            if len(roles) > 1 and not self.game.pin_lockout_ms():
+                log.warning("a PIN typed for %s is set for %s: refused, a PIN must name one "
+                            "role; set new PINs (change_pin, or [roles] in the "
+                            "configuration)", item.name, " and ".join(roles))
+                raise Rejected("pin_shared")
+            actor = roles[0] if roles else "dealer!"
+        if isinstance(item, ChangePin):
+            record = PinChanged(role=item.role, pin_hash=hash_pin(item.new_pin))
+        elif isinstance(item, ConfigChange):  # the event log keeps the old value (R7)
+            name = RENAMED.get(item.key, item.key)
+            old = getattr(self.game.config, name, None)
+            record = msgspec.structs.replace(  # and a profile's text: replay reads no file
+                record, old=old if isinstance(old, (str, int, bool)) else None,
+                rules_text=(rules_change_text(self.game.config, item.value)
+                            if name == "rules" else None))
+        return kind, record, actor, record_text(record)
 
     def _flush_derived(self) -> None:
         """Write the pending derived rows in a commit of their own.
@@ -398,7 +382,7 @@ class Table:
             self.faults.failed(exc, [])
             raise
 
-    def _process(self, batch: list[tuple[str, dict[str, Any], str, str]]) -> list[Verdict]:
+    def _process(self, batch: list[Entry]) -> list[Verdict]:
         if self.locked and not self.faults.clearing:
             self.faults.missed(batch)  # a card refused in a fault is on the layout
             return [Verdict(None, k, False, self.locked, Refusal(self.locked))
@@ -592,4 +576,4 @@ class Table:
             self.journal.close()
 
 
-__all__ = ["Table", "Tick", "Verdict", "Clock", "SystemClock", "encode_input", "TableConfig"]
+__all__ = ["Table", "Tick", "Verdict", "Clock", "SystemClock", "TableConfig"]

@@ -1,51 +1,8 @@
 """The compact journal format (format 2): how an event is stored, and read back exactly.
 
-A journal event is a logical record: sequence number, UTC time (ISO 8601 text), monotonic
-time (ns), kind, actor and body (canonical JSON text). Its chain hash is taken over that
-logical record (:func:`chain_hash`), in every format, so the chain does not depend on how
-the record is stored: a format-1 journal (every column as text) and a format-2 one hold
-the same chain for the same events, and history moved from one to the other
-(:mod:`controller.game.archive`) keeps its hashes.
-
-Format 2 stores each event in one row of ``events`` with six columns:
-
-``seq``
-    the sequence number (the row id).
-``t``, ``m``
-    the times. Every :data:`KEYFRAME`-th event (``seq % KEYFRAME == 1``), the first
-    event of the file, and an event after one whose time is not canonical are *absolute*:
-    ``t`` is the UTC time in whole microseconds since 1970-01-01T00:00:00Z and ``m`` the
-    monotonic time in ns. Every other event is a *delta* from the event before it:
-    ``m`` is the monotonic time elapsed (ns) and ``t`` the UTC time elapsed (µs) less the
-    monotonic time elapsed in whole µs (``dm // 1000``), so both are 0 (no bytes at all)
-    for events of one commit and a few bytes between commits. A UTC time that is not the
-    canonical text of its microsecond (``datetime.isoformat()`` of an aware UTC time,
-    ``2026-12-01T01:53:40.837044+00:00``) is stored as that text, absolute.
-``k``
-    kind and actor in one whole number, ``8 * KINDS.index(kind) + ACTORS.index(actor)``
-    (``card`` from the ``shoe`` is 0); a kind or actor outside the tables is stored as
-    the text ``["kind","actor"]`` (JSON).
-``b``
-    the body: NULL for ``{}``; else a MessagePack map whose keys are the field names,
-    or for the fields of :data:`KEYS` their number (a JSON body has text keys only, so a
-    number is always one of these); the values of :data:`VALUES` are stored as their
-    index, and the fields of :data:`IMPLIED` are left out where they hold the implied
-    value (a card's ``code`` is implied equal to its ``card``). A body that does not come
-    back byte for byte this way is stored as its JSON text.
-``h``
-    the chain hash, 32 bytes, stored at the *checkpoints*: every event with
-    ``seq % CHECKPOINT == 0``, and the event a snapshot follows (its seal is then checked
-    without a derivation) and an archive's last. Elsewhere it is NULL: an event's chain
-    hash is derived from its fields and the hash before it (:func:`chain_hash`), so a
-    reader computes it from the stored hash before it (or from the journal's cut, or the
-    chain's start). Storing every hash would protect nothing more: whoever edits an event
-    can compute the hashes after it again; what pins the chain is the anchor beside the
-    journal and the heads others keep (the floor feed, the system log). The verifier
-    compares the chain it computes with every hash stored, and a checkpoint must keep its.
-
-A snapshot's state is stored as its canonical JSON text compressed with zlib, and its
-seal as 32 bytes. Every table here is frozen: a new kind, actor, key or value is only ever
-appended, never reordered, so every format-2 journal reads the same for ever.
+The chain hash is taken over the logical record (:func:`chain_hash`), not its storage, so
+format 1 and format 2 hold the same chain. Columns, deltas, codes and checkpoints:
+docs/journal-format.md "Format 2, column by column".
 """
 
 from __future__ import annotations
@@ -59,7 +16,7 @@ from typing import Any
 
 import msgspec
 
-from controller.game import inputs as I  # noqa: N812 - the input declarations
+from controller.game import inputs
 
 FORMAT = 2
 """The format written by this version (``PRAGMA user_version``); format 1 is all text."""
@@ -69,13 +26,14 @@ CHECKPOINT = 32
 """Every event with ``seq % CHECKPOINT == 0`` stores its chain hash; no other does."""
 
 KINDS: tuple[str, ...] = (
-    "card", I.Decide.name, I.PlaceBet.name, I.Rebet.name, I.NoMoreBets.name, I.Reveal.name,
-    I.Settle.name, I.NextRound.name, I.MarkBet.name, I.ClearBets.name, I.VoidRound.name,
-    I.ManualCard.name, I.UnblockDeck.name, I.Resume.name, I.NewDeck.name, I.ExposedCard.name,
-    I.ConfigChange.name, I.ChangePin.name, I.STARTUP, "misread", "retract", "link",
-    "seq_gap", "hello", "alarm", "lid", "cut", "empty", "warning", "frame_error", "no_frame",
-    I.RemoveChip.name, I.UndoDecision.name, I.ENVIRONMENT, I.CLOCK_STEP,
-    I.JOURNAL_FAULT, I.DEVICE, I.ReopenBets.name)
+    "card", inputs.Decide.name, inputs.PlaceBet.name, inputs.Rebet.name,
+    inputs.NoMoreBets.name, inputs.Reveal.name, inputs.Settle.name, inputs.NextRound.name,
+    inputs.MarkBet.name, inputs.ClearBets.name, inputs.VoidRound.name, inputs.ManualCard.name,
+    inputs.UnblockDeck.name, inputs.Resume.name, inputs.NewDeck.name, inputs.ExposedCard.name,
+    inputs.ConfigChange.name, inputs.ChangePin.name, inputs.STARTUP, "misread", "retract",
+    "link", "seq_gap", "hello", "alarm", "lid", "cut", "empty", "warning", "frame_error",
+    "no_frame", inputs.RemoveChip.name, inputs.UndoDecision.name, inputs.ENVIRONMENT,
+    inputs.CLOCK_STEP, inputs.JOURNAL_FAULT, inputs.DEVICE, inputs.ReopenBets.name)
 """Journal kinds by code (append only; commands named through their declaration)."""
 ACTORS: tuple[str, ...] = ("shoe", "dealer", "system", "supervisor", "technician", "dealer!")
 """Actors by code (append only; at most 8)."""
@@ -88,15 +46,15 @@ KEYS: dict[str, int] = {"seat": 0, "bet": 1, "amount": 2, "decision": 3, "card":
 """Body field -> the number that stands for it as a stored key (one byte)."""
 CARD_TEXTS: tuple[str, ...] = tuple(r + s for r in "23456789TJQKA" for s in "cdhs")
 VALUES: dict[str, tuple[str, ...]] = {
-    "bet": I.BET_NAMES, "decision": ("play", "fold"),
+    "bet": inputs.BET_NAMES, "decision": ("play", "fold"),
     "card": CARD_TEXTS}
 """Field -> the texts stored as their index (cards: ``2c`` 0 ... ``As`` 51)."""
 IMPLIED: dict[str, dict[str, Any]] = {
     **{kind: {"seq": None} for kind in SHOE_KINDS},
     "card": {"seq": None, "burn": False},
     "misread": {"seq": None, "burn": False},
-    I.Rebet.name: {"seat": 0},
-    I.MarkBet.name: {"on": True},
+    inputs.Rebet.name: {"seat": 0},
+    inputs.MarkBet.name: {"on": True},
 }
 """Kind -> fields left out of a stored body while they hold these values."""
 
@@ -230,6 +188,25 @@ _KIND_OF = {8 * i + j: (k, a) for i, k in enumerate(KINDS) for j, a in enumerate
 
 
 # ------------------------------------------------------------------ bodies
+def record_text(record: msgspec.Struct) -> str:
+    """The body of an input's checked record as the chain hashes it: canonical JSON.
+
+    Raises:
+        InputError: a value JSON cannot hold (a number that is not finite).
+    """
+    body = inputs.record_body(record)
+    text = inputs.encode_body(body)
+    if len(_ENCODED) >= 64:
+        _ENCODED.clear()
+    _ENCODED[text] = body
+    return text
+
+
+_ENCODED: dict[str, dict[str, Any]] = {}
+"""Bodies :func:`record_text` just encoded, by their text: :func:`encode_body` packs the
+fields themselves, without reading the text back."""
+
+
 def _same(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b
 
@@ -250,12 +227,17 @@ def encode_body(kind: str, text: str) -> bytes | str | None:
             if card[2] == "null":
                 return bytes((0x81, KEYS["card"], i))
             return bytes((0x82, KEYS["card"], i, KEYS["seq"])) + _pack(int(card[2]))
-    try:
-        body = json.loads(text)
-    except ValueError:
-        return text
-    if not isinstance(body, dict):
-        return text
+    body = _ENCODED.pop(text, None)
+    if body is None or not all(isinstance(v, (str, int, float, type(None)))
+                               for v in body.values()):
+        try:
+            body = json.loads(text)
+        except ValueError:
+            return text
+        if not isinstance(body, dict):
+            return text
+    else:
+        body = dict(sorted(body.items()))  # as the text holds them: the same bytes
     implied = IMPLIED.get(kind, {})
     out: dict[str, Any] = {}
     for key, value in body.items():
@@ -407,4 +389,5 @@ def unpack_state(stored: Any) -> str:
 __all__ = ["ACTORS", "BodyCache", "CARD_TEXTS", "CHECKPOINT", "FORMAT", "FormatError",
            "IMPLIED", "KEYFRAME", "KEYS", "KINDS", "SHOE_KINDS", "Times", "VALUES",
            "chain_hash", "decode_body", "decode_kind", "encode_body", "encode_kind", "hash_bytes",
-           "hash_text", "kind_codes", "pack_state", "unpack_state", "utc_micros", "utc_text"]
+           "hash_text", "kind_codes", "pack_state", "record_text", "unpack_state", "utc_micros",
+           "utc_text"]

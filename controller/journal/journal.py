@@ -1,17 +1,9 @@
 """The journal: an append-only, hash-chained, sealed SQLite record of every input (R1, R4, R7).
 
-One row per input in ``events``, written and committed BEFORE the input is applied (WAL,
-``synchronous=FULL``; several inputs already waiting may share one commit); tables derived
-from them (rounds, meters, snapshots, rejections) ride in the next commit, ``derived_at``
-naming the event they reflect; the end of every round is sealed in its commit
-(:mod:`controller.journal.seal_writing`). How it all lies in the file, the formats, the
-archive, the anchor and the seals: docs/journal-format.md.
-
-One writer per journal, keyed by the real file (symlinks resolved,
-:class:`~controller.journal.lock.WriterLock`); readers open the file read-only (SQLite
-``mode=ro``, and ``immutable=1`` when no write-ahead log is beside it), so a journal on
-read-only media can be read. The idle table empties the write-ahead log
-(:meth:`Journal.checkpoint`).
+Each input is committed in ``events`` before it is applied; derived tables ride in the next
+commit; a round's end is sealed in its commit. One writer per real file
+(:class:`~controller.journal.lock.WriterLock`); readers open it read-only, so read-only
+media can be read. How it lies in the file: docs/journal-format.md.
 """
 
 from __future__ import annotations
@@ -66,14 +58,11 @@ ARCHIVE_OF = "archive_of"
 (a table refuses to write to such a file)."""
 
 
-
 def _readonly_uri(path: str) -> str:
-    """The read-only SQLite URI of a journal file.
+    """The read-only SQLite URI of a journal file (``immutable=1`` with no log beside it).
 
-    ``immutable=1`` when no write-ahead log is beside the file: SQLite then neither locks
-    nor creates ``-wal``/``-shm`` files, so read-only media can be read. With a log
-    beside it (a table running, or one that stopped without closing) ``mode=ro`` reads
-    the log too.
+    Immutable, SQLite neither locks nor creates ``-wal``/``-shm`` files (read-only media);
+    with a log beside it (a table running, or stopped unclosed) ``mode=ro`` reads it too.
     """
     uri = Path(path).as_uri() + "?mode=ro"
     if not os.path.exists(path + "-wal"):
@@ -87,8 +76,7 @@ _SQLITE_HEADER = b"SQLite format 3\x00"
 def _may_be_journal(real: str) -> bool:
     """The file is an SQLite database, empty, or missing (a new journal): else no journal.
 
-    A file whose making was cut (a hot rollback journal beside it) may lack its header
-    yet: SQLite rolls it back as it opens it.
+    A file cut while being made (a hot rollback journal beside it) may lack its header.
     """
     try:
         with open(real, "rb") as f:
@@ -102,38 +90,28 @@ class Journal(SealWriting, JournalReading, WalUpkeep):
     """An open journal file (or ``:memory:``), and its archive when a reader finds one.
 
     Args:
-        path: the SQLite file; created when missing. ``:memory:`` for a throw-away one.
-            A symlink is followed: the lock and the anchor belong to the real file.
-        readonly: open for reading only (recall, meters, verify): nothing is created or
-            changed beside the file, so read-only media can be read.
-        fmt: the format of a journal created here (default: the compact format 2; 1 is
-            the format of earlier versions). A journal that exists keeps its own.
-        archive: a reader's archive file, for history moved out of the journal (default:
-            the one ``meta`` names, beside the journal, when it is there).
-        as_archive: open an archive for writing (:mod:`controller.game.archive` only: a
-            table never writes to an archive).
-        lock: the writer's lock on this file, already held (:meth:`reopen`); kept when
-            the opening fails.
+        path: the SQLite file, created when missing (``:memory:``: a throw-away one); a
+            symlink is followed (the lock and the anchor are the real file's).
+        readonly: open for reading only: nothing is created or changed beside the file.
+        fmt: the format of a journal created here (default: 2; a journal keeps its own).
+        archive: a reader's archive file (default: the one ``meta`` names, beside it).
+        as_archive: open an archive for writing (:mod:`controller.game.archive` only).
+        keys: the seal keys' folder (default: :func:`~controller.journal.seal.default_folder`;
+            False: unsealed).
+        lock: the writer's lock on this file, already held (:meth:`reopen`).
 
     Attributes:
-        path: the path as given.
         real: the real file (symlinks resolved), or ``:memory:``.
-        store: the file's rows (:mod:`controller.journal.store`).
-        last_seq: the newest event's sequence number (0: none).
-        last_hash: its chain hash (:data:`GENESIS` for none).
-        base_seq: the last event moved to an archive (0: none); ``base_hash`` its hash.
-        archive: the archive a reader opened (None: none, or not found: see
-            ``archive_missing``).
-        anchor: the anchor read when a reader opened the journal (None: no anchor
-            file); see :meth:`read_anchor`.
+        last_seq, last_hash: the newest event and its chain hash (0 and :data:`GENESIS`:
+            none); ``base_seq``, ``base_hash``: the last event moved to an archive.
+        archive: the archive a reader opened (None: none, or ``archive_missing`` says).
+        anchor: the anchor read when a reader opened the journal (see :meth:`read_anchor`).
         commits: commits made by this object.
-        tables_missing: the journal's tables its file lacked at opening (a writer
-            created them empty, a reader reads empty ones in their place: see
-            :mod:`controller.journal.schema`).
+        tables_missing: the tables the file lacked at opening (see :mod:`.schema`).
 
     Raises:
-        JournalError: the file is not a regular file or not a usable SQLite database, or
-            another table process holds it, or a given archive cannot be opened.
+        JournalError: not a regular file or a usable SQLite database, held by another
+            table process, or a given archive cannot be opened.
     """
 
     def __init__(self, path: str | Path, readonly: bool = False, *, fmt: int | None = None,
@@ -180,17 +158,7 @@ class Journal(SealWriting, JournalReading, WalUpkeep):
             raise JournalError(f"{self.path}: this file is the archive of a journal: it is "
                                "only read (recall, verify-journal); give the journal itself")
         self.meta = meta
-        base = meta.get("base_seq", 0)
-        self.base_seq = base if type(base) is int and base > 0 else 0  # else: none (the
-        # chain then misses the events before the first one here, and says so)
-        self.base_hash = codec.hash_text(meta.get("base_hash")) or GENESIS
-        self.store.base = (self.base_seq, self.base_hash)
-        try:
-            head = self.store.head()
-        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
-            self.close()
-            raise unusable(self.path, self.real, exc) from None
-        self.last_seq, self.last_hash = head if head else (self.base_seq, self.base_hash)
+        self._read_head()
         self.commits = 0
         if not readonly and not as_archive and self.real != ":memory:" and keys is not False:
             self._key_folder = (sealing.default_folder() if keys in (None, True)
@@ -203,6 +171,24 @@ class Journal(SealWriting, JournalReading, WalUpkeep):
                                     "found beside the journal")
             if readonly:
                 self._open_archive(archive)
+
+    def _read_head(self) -> None:
+        """The cut (``base_seq``, ``base_hash``) and the head (``last_seq``, ``last_hash``).
+
+        Raises:
+            JournalError: the newest events cannot be read (the journal is closed).
+        """
+        base = self.meta.get("base_seq", 0)
+        self.base_seq = base if type(base) is int and base > 0 else 0  # else: none (the
+        # chain then misses the events before the first one here, and says so)
+        self.base_hash = codec.hash_text(self.meta.get("base_hash")) or GENESIS
+        self.store.base = (self.base_seq, self.base_hash)
+        try:
+            head = self.store.head()
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+            self.close()
+            raise unusable(self.path, self.real, exc) from None
+        self.last_seq, self.last_hash = head if head else (self.base_seq, self.base_hash)
 
     @property
     def format(self) -> int:
@@ -374,21 +360,18 @@ class Journal(SealWriting, JournalReading, WalUpkeep):
                ) -> list[int]:
         """Append records (``kind``, ``actor``, ``body`` JSON) and commit them.
 
-        A new journal's seal chain starts with its first event; a batch that closes a round
-        (``then`` says so) or comes 15 minutes after the oldest unsealed event carries the
-        seal of the epoch in force, in the same commit.
+        A batch that closes a round (``then`` says so) or comes 15 minutes after the
+        oldest unsealed event carries the seal of the epoch in force, in the same commit.
 
         Args:
             utc: ISO 8601 UTC time of the batch.
             mono_ns: monotonic clock, nanoseconds.
             records: the inputs, in order.
-            derived: a :class:`~controller.game.engine.Derived` holding everything the
-                derived tables lack for the state after the newest event before this
-                batch: written in the same commit, and ``derived_at`` set to that event
-                (even when it is empty). None writes no derived rows.
-            then: called in the transaction, after the rows are written, with their
-                sequence numbers; True seals them (the table applies the batch here and
-                answers whether a round closed). It must not raise.
+            derived: what the derived tables lack for the state before this batch
+                (a :class:`~controller.game.engine.Derived`), written in the same commit
+                (``derived_at`` set even when it is empty); None: none.
+            then: called in the transaction with the rows' sequence numbers; True seals
+                them (the table applies the batch here: did a round close?). Never raises.
 
         Returns:
             The sequence numbers given, in order.
@@ -397,17 +380,42 @@ class Journal(SealWriting, JournalReading, WalUpkeep):
             JournalError: the write failed (the table must stop: R2).
         """
         self._anchor_failed()
-        seq, prev = self.last_seq, self.last_hash
-        if not prev:
+        if not self.last_hash:
             raise JournalError(f"{self.path}: the newest events cannot be read, so the chain "
                                "cannot go on; run `threecard verify-journal`")
+        rows = self._chained(utc, mono_ns, records)
+        seq, prev = (rows[-1][0], rows[-1][7]) if rows else (self.last_seq, self.last_hash)
+        chain = self._chain_for(rows) if self._new_chain and rows and rows[0][0] == 1 else None
+        sealed = self._write_batch(rows, derived, then, chain, mono_ns)
+        self.last_seq, self.last_hash = seq, prev
+        if chain is not None:
+            self._new_chain, self.chain_started = False, True
+        if sealed:
+            self._sealed(seq)
+        self._committed()
+        return [r[0] for r in rows]
+
+    def _chained(self, utc: str, mono_ns: int, records: Sequence[tuple[str, str, str]]
+                 ) -> list[tuple[Any, ...]]:
+        """The rows of ``records``, numbered after the head, each hash chained to the last."""
+        seq, prev = self.last_seq, self.last_hash
         rows = []
         for kind, actor, body in records:
             seq += 1
             h = chain_hash(prev, seq, utc, mono_ns, kind, actor, body)
             rows.append((seq, utc, mono_ns, kind, actor, body, prev, h))
             prev = h
-        chain = self._chain_for(rows) if self._new_chain and rows and rows[0][0] == 1 else None
+        return rows
+
+    def _write_batch(self, rows: list[tuple[Any, ...]], derived: Any,
+                     then: Callable[[list[int]], bool] | None, chain: Any, mono_ns: int
+                     ) -> bool:
+        """Write and commit ``rows`` (after ``derived``) in one transaction; True: sealed.
+
+        Raises:
+            JournalError: the write failed (rolled back).
+        """
+        seq, prev = (rows[-1][0], rows[-1][7]) if rows else (self.last_seq, self.last_hash)
         sealed, verified = False, self._verified
         try:
             self.db.execute("BEGIN IMMEDIATE")
@@ -431,13 +439,7 @@ class Journal(SealWriting, JournalReading, WalUpkeep):
             if chain is not None:
                 self.sealer = None
             raise JournalError(f"{self.path}: journal write failed: {exc}") from None
-        self.last_seq, self.last_hash = seq, prev
-        if chain is not None:
-            self._new_chain, self.chain_started = False, True
-        if sealed:
-            self._sealed(seq)
-        self._committed()
-        return [r[0] for r in rows]
+        return sealed
 
     def write_derived(self, derived: Any, mark: bool = False) -> None:
         """Write derived rows in a commit of their own.
@@ -472,9 +474,8 @@ class Journal(SealWriting, JournalReading, WalUpkeep):
     def copy_in(self, rows: list[tuple[Any, ...]], derived: Any) -> None:
         """Insert events read from another journal, with their own hashes, in one commit.
 
-        The archive's writing (:mod:`controller.game.archive`): ``rows`` are
-        :meth:`rows` of the journal the history comes from; ``derived`` what the replay
-        of them gives the derived tables (``derived_at`` moves to the last row).
+        The archive's writing (:mod:`controller.game.archive`): ``rows`` of the journal
+        the history comes from, and the derived rows their replay gives.
 
         Raises:
             JournalError: the write failed.
@@ -563,9 +564,8 @@ class Journal(SealWriting, JournalReading, WalUpkeep):
     def reopen(self) -> Journal:
         """This journal opened again as a start opens it (after a write that failed).
 
-        The writer's lock is kept throughout: no other table process can take the journal
-        in between. This object is closed without a seal, its anchor at the head it
-        committed last; when the opening fails, it keeps the lock for the next try.
+        The writer's lock is kept throughout (also when the opening fails, for the next
+        try); this object is closed without a seal, its anchor at its last commit.
 
         Returns:
             The journal opened again, holding the lock.
