@@ -16,6 +16,25 @@ LONG_FOLDERS = ("daemon", "floor")
 """Test folders whose tests mostly run the real daemon, a broker or a database."""
 
 
+def pytest_configure(config):
+    """With test processes (pytest-xdist), build Hypothesis's Unicode tables once, here.
+
+    Text strategies need them; each process would otherwise compute them (about 1.5 s of
+    CPU) in a fresh folder such as tests/run's. The processes read them from ``.hypothesis``.
+    """
+    if hasattr(config, "workerinput") or not config.getoption("numprocesses", None):
+        return
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=1, database=None, suppress_health_check=list(HealthCheck))
+    @given(st.text())
+    def warm(_text: str) -> None:
+        pass
+
+    warm()
+
+
 def pytest_collection_modifyitems(items):
     """Long tests first (the slow mark, then daemon and floor tests), in their files' order.
 
