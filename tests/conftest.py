@@ -2,6 +2,7 @@ import atexit
 import os
 import shutil
 import tempfile
+from pathlib import Path
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
@@ -17,13 +18,17 @@ LONG_FOLDERS = ("daemon", "floor")
 
 
 def pytest_configure(config):
-    """With test processes (pytest-xdist), build Hypothesis's Unicode tables once, here.
+    """With test processes (pytest-xdist), do once here what each of them would repeat.
 
-    Text strategies need them; each process would otherwise compute them (about 1.5 s of
-    CPU) in a fresh folder such as tests/run's. The processes read them from ``.hypothesis``.
+    Each test process rewrites the asserts of every test module (about 5 s of CPU) and
+    builds Hypothesis's Unicode tables (1.5 s), and PYTHONDONTWRITEBYTECODE, or one more
+    process, means none of them reuses another's. Here the rewritten modules are cached
+    beside their sources (``__pycache__``, as pytest caches them) and the tables in
+    ``.hypothesis``; the processes read them.
     """
     if hasattr(config, "workerinput") or not config.getoption("numprocesses", None):
         return
+    _rewrite_test_modules(config)
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
 
@@ -33,6 +38,25 @@ def pytest_configure(config):
         pass
 
     warm()
+
+
+def _rewrite_test_modules(config) -> None:
+    """pytest's own rewrite and cache of test modules and conftests; nothing if its
+    internals differ (the processes then rewrite them, as without this)."""
+    try:
+        from _pytest.assertion import rewrite as rw
+
+        state = config.stash[rw.assertstate_key]
+        for path in sorted(Path(__file__).parent.rglob("*.py")):
+            if not (path.name.startswith("test_") or path.name == "conftest.py"):
+                continue
+            cache = rw.get_cache_dir(path)
+            pyc = cache / (path.name[:-3] + rw.PYC_TAIL)
+            if rw.try_makedirs(cache) and rw._read_pyc(path, pyc) is None:
+                source_hash, code = rw._rewrite_test(path, config)
+                rw._write_pyc(state, code, source_hash, pyc)
+    except (ImportError, AttributeError, KeyError, TypeError, SyntaxError):
+        return
 
 
 def pytest_collection_modifyitems(items):
