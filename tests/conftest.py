@@ -20,11 +20,10 @@ LONG_FOLDERS = ("daemon", "floor")
 def pytest_configure(config):
     """With test processes (pytest-xdist), do once here what each of them would repeat.
 
-    Each test process rewrites the asserts of every test module (about 5 s of CPU) and
-    builds Hypothesis's Unicode tables (1.5 s), and PYTHONDONTWRITEBYTECODE, or one more
-    process, means none of them reuses another's. Here the rewritten modules are cached
-    beside their sources (``__pycache__``, as pytest caches them) and the tables in
-    ``.hypothesis``; the processes read them.
+    Each test process would rewrite the asserts of every test module (about 5 s of CPU)
+    and build Hypothesis's Unicode tables (1.5 s): they start together, and
+    PYTHONDONTWRITEBYTECODE stops pytest's cache. Both are cached here, the modules in
+    ``__pycache__`` beside them (as pytest does), the tables in ``.hypothesis``.
     """
     if hasattr(config, "workerinput") or not config.getoption("numprocesses", None):
         return
@@ -41,8 +40,8 @@ def pytest_configure(config):
 
 
 def _rewrite_test_modules(config) -> None:
-    """pytest's own rewrite and cache of test modules and conftests; nothing if its
-    internals differ (the processes then rewrite them, as without this)."""
+    """pytest's own rewrite and cache of the test modules; if its internals change, nothing
+    (each process then rewrites them itself)."""
     try:
         from _pytest.assertion import rewrite as rw
 
