@@ -73,8 +73,10 @@ def quiet_runtime_dir(environ: Any = None) -> str | None:
     return folder
 
 
-def screen_names(config: Any) -> tuple[str, ...]:
-    """The screens the configuration asks for, dealer first."""
+def screen_names(config: Any, script: Any = None) -> tuple[str, ...]:
+    """The screens to open, dealer first (headless: only for an input ``script``)."""
+    if config.headless and script is None:  # seen by no one: not drawn, pygame not loaded
+        return ()
     return tuple(n for n, on in (("dealer", config.dealer_screen),
                                  ("player", config.player_screen)) if on)
 
@@ -99,7 +101,7 @@ def try_open(daemon: Any) -> Any:
     theme = importlib.import_module("display.theme")
     try:
         return importlib.import_module("display.app").DisplayApp(
-            daemon.table.views, daemon.table.inbox, views=screen_names(c), lang=c.language,
+            daemon.table.views, daemon.table.inbox, views=daemon.screen_names, lang=c.language,
             fullscreen=c.fullscreen and not c.headless, headless=c.headless,
             sizes={"dealer": size} if size else None,
             outputs={"dealer": c.dealer_output, "player": c.player_output},
@@ -128,7 +130,7 @@ def open_screens(daemon: Any) -> Any:
             missing (at once).
     """
     c = daemon.config
-    names = screen_names(c)
+    names = daemon.screen_names
     if not names:
         return None
     wait = float(c.dealer_wait) if "dealer" in names and not c.headless else 0.0
