@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from controller.game.broker import parse_broker_url, topic_prefix_problem
 from controller.game.events import DEFAULT_DIALECT
+from controller.game.languages import LANGUAGES
 
 if TYPE_CHECKING:  # the profile loader is imported when a profile is loaded
     from controller.game.rules import RuleProfile
@@ -87,7 +88,6 @@ BET_ENTRIES = ("amounts", "outcomes")
 """How the dealer enters bets: ``amounts`` (every wager in minor units, results paid in
 money) or ``outcomes`` (the dealer marks which seats play which bets; results are given as
 "pays X to 1", "push", "loses" and the dealer pays from the chips on the layout)."""
-LANGUAGES = ("en", "fr", "uk")  # numbers.LANGUAGES without loading Babel (a test holds them equal)
 LOG_LEVELS = ("debug", "info", "warning", "error")
 DEMO_SHOE = "sim://?dialect=native"
 """The demo's shoe: simulated, in the process, dealing when autoplay pulls a card."""
