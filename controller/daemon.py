@@ -36,7 +36,7 @@ from controller.game.config import (
 from controller.game.control_line import MAX_CONTROL_LINE, parse_control_line
 from controller.game.inputs import InputError
 from controller.game.languages import LANGUAGES
-from controller.game.numbers import format_number, format_ppm
+from controller.game.numbers import format_number
 from controller.game.settlement import BetError
 from controller.game.table_views import check_returns
 from controller.game.views import DealerView, PlayerView
@@ -93,7 +93,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--log-level", choices=LOG_LEVELS, help="the lowest level logged")
     parser.add_argument("--pace-ms", type=whole_number(0, MAX_PACE_MS), default=None,
                         help="autoplay pause between dealer steps, 0 to "
-                        f"{format_number(MAX_PACE_MS)} milliseconds (demo default "
+                        f"{MAX_PACE_MS:,} milliseconds (demo default "
                         f"{DEMO_PACE_MS}, headless {DEMO_HEADLESS_PACE_MS})")
     parser.add_argument("--supervisor-pin", default=None,
                         help="PIN autoplay uses for its supervisor steps (acknowledging a "
@@ -115,15 +115,6 @@ def _setup_logging(level: str) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(getattr(logging, level.upper()))
-
-
-def _has_display() -> bool:
-    if os.environ.get("SDL_VIDEODRIVER") in ("dummy", "offscreen"):
-        return False
-    if sys.platform.startswith("linux"):
-        return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
-                    or os.environ.get("SDL_VIDEODRIVER") == "kmsdrm")
-    return True
 
 
 class Daemon:
@@ -174,13 +165,13 @@ class Daemon:
         """Compute the profile's exact return (R3) from the stored counts, and check it.
 
         Raises:
-            ConfigError: the profile fails :func:`~controller.game.table_views.check_returns`
-                (a bet returns 100 % or more, its return is not the published one, or the
-                stored counts are damaged).
+            ConfigError: a bet returns 100 % or more, or not its published return, or the
+                stored counts are damaged (:func:`~controller.game.table_views.check_returns`).
         """
         rtp = dict(check_returns(self.config.profile))  # as the player screen shows them
+        # the log's English, exact: no locale data loaded for it before READY
         log.info("self-check: rules %s, return to player %s", self.config.profile.name,
-                 ", ".join(f"{k} {format_ppm(v, digits=4)}" for k, v in rtp.items()))
+                 ", ".join(f"{k} {v // 10_000}.{v % 10_000:04d}%" for k, v in rtp.items()))
         return rtp
 
     def _table_config(self) -> TableConfig:
@@ -548,7 +539,7 @@ def _configure(args: argparse.Namespace, journal: str | None) -> TableConfig:
     """The configuration ``run`` plays by: the file, the flags, the demo's defaults."""
     demo = args.demo
     headless = True if args.headless else None
-    if demo and not args.headless and not _has_display():
+    if demo and not args.headless and not screens.has_display():
         headless = True
     shoe = args.shoe if args.shoe is not None else (DEMO_SHOE if demo else None)
     overrides = cli.run_overrides(args, shoe_url=shoe, journal_path=journal, headless=headless)

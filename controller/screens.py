@@ -29,6 +29,7 @@ import importlib
 import logging
 import os
 import shutil
+import sys
 import tempfile
 import time
 from typing import Any
@@ -71,6 +72,16 @@ def quiet_runtime_dir(environ: Any = None) -> str | None:
     log.debug("XDG_RUNTIME_DIR %s: %s used instead", repr(current) if current else "unset",
               folder)
     return folder
+
+
+def has_display() -> bool:
+    """Whether a window opened here can be seen (the demo runs headless where not)."""
+    if os.environ.get("SDL_VIDEODRIVER") in ("dummy", "offscreen"):
+        return False
+    if sys.platform.startswith("linux"):
+        return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+                    or os.environ.get("SDL_VIDEODRIVER") == "kmsdrm")
+    return True
 
 
 def screen_names(config: Any, script: Any = None) -> tuple[str, ...]:
