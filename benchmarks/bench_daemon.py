@@ -10,8 +10,8 @@ Usage: python benchmarks/bench_daemon.py [--json] [--quick] [--cards N] [--idle 
    one small row (WAL, ``synchronous=FULL``), the one disk flush each card must wait for
    (an event is on disk before it is shown).
 2. ``threecard run --demo --headless`` as a real process: time from spawn to the sd_notify
-   READY datagram (target at most 0.5 s) and its CPU time by then, and its resident memory
-   once READY (target at most 80 MB).
+   READY datagram (target at most 0.3 s) and its CPU time by then, and its resident memory
+   once READY (target at most 60 MB).
 3. ``threecard run --headless`` with a simulated shoe and no autoplay: the CPU time of the
    whole process while idle (target under 3 % of a core over 30 s) and its resident memory
    then.
@@ -194,13 +194,13 @@ def main() -> int:
                "(the disk floor, measured in the same run)"),
         figure("daemon start to READY (sd_notify), `run --demo --headless`", "s", "lower",
                stats([r["ready"] for r in demos], "spawn to the READY datagram"),
-               note="target: at most 0.5 s"),
+               note="target: at most 0.3 s"),
         figure("daemon CPU time to READY, `run --demo --headless`", "s", "lower",
                stats([r["ready_cpu"] for r in demos], "user + system, /proc/<pid>/stat"),
                note="the CPU the start-up costs; wall time adds what other processes take"),
         figure("daemon resident memory once READY, `run --demo --headless`", "MB", "lower",
                stats([r["ready_rss"] for r in demos], "VmRSS at the READY datagram"),
-               note="target: at most 80 MB"),
+               note="target: at most 60 MB"),
         figure(f"daemon idle CPU over {idle:.0f} s, headless", "% of a core", "lower",
                stats([quiet["idle_cpu"]], "whole process, /proc/<pid>/stat, simulated shoe, "
                      "no autoplay"), note="target: under 3 %"),
