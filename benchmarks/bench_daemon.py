@@ -143,7 +143,8 @@ def daemon_run(workdir: str, idle: float, demo: bool) -> dict[str, float]:
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     sock.bind(addr)
     sock.settimeout(30)
-    env = dict(os.environ, NOTIFY_SOCKET=addr, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
+    env = dict(os.environ, NOTIFY_SOCKET=addr, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy",
+               STATE_DIRECTORY=workdir)  # each new journal's seal key: left in the scratch folder
     args = (["--demo"] if demo else ["--shoe", "sim://?dialect=native"])
     t0 = time.monotonic()
     proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--headless",

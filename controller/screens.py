@@ -12,6 +12,7 @@
 * Once READY, a screen that goes (its output gone, SDL's video lost) and comes back is
   journaled, a ``device`` record each time (R20, :class:`ScreenWatch`): only changes,
   never a record per look. A screen missing at READY is journaled lost then.
+* Headless, no screen opens (none would be seen) unless an input script plays on them.
 * A bundled font that cannot be read is not something waiting fixes: it stops the
   start at once (:class:`ScreenError` naming the file).
 
