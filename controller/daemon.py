@@ -242,7 +242,7 @@ class Daemon:
 
     @property
     def screens_missing(self) -> list[str]:
-        """The configured screens that are not open now."""
+        """The screens this run opens that are not open now."""
         return [n for n in self.screen_names
                 if self.app is None or n not in self.app.outputs]
 
