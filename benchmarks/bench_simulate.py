@@ -198,7 +198,7 @@ def main() -> int:
                        budget),
                note="every event committed before it is applied; target 100+"),
         figure("journal bytes per settled 7-seat round", "bytes", "lower", batched,
-               note="target: at most 2,000"),
+               note="target: at most 1,000"),
         figure("journal bytes per settled 7-seat round, one input a commit", "bytes", "lower",
                paced, note="as a live table commits: each input alone, its own time"),
     ]

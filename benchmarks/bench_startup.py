@@ -91,11 +91,18 @@ def start_up_before(path: Path) -> float:
 
 
 def without_anchor(path: Path, copy: Path) -> float:
+    """The start-up of a copy of the journal, which has no anchor: the full check."""
+    from controller.journal.seal import default_folder, key_files_of
+
     shutil.copyfile(path, copy)                      # closed cleanly: no -wal to copy
+    keys = []
+    for key in key_files_of(default_folder(), path):  # a key is its file's: the copy's own
+        keys.append(key.with_name(f"{key.name.rsplit('-', 1)[0]}-{copy.stat().st_ino}.key"))
+        shutil.copyfile(key, keys[-1])
     try:
         return open_table(copy)
     finally:
-        for p in copy.parent.glob(copy.name + "*"):
+        for p in [*copy.parent.glob(copy.name + "*"), *keys]:
             p.unlink()
 
 
@@ -156,6 +163,7 @@ def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="tc-startup-"))
     keep = Path(args.keep) if args.keep else tmp
     keep.mkdir(parents=True, exist_ok=True)
+    os.environ["STATE_DIRECTORY"] = str(keep / "state")  # the journals' seal keys, beside them
     figures, notes = [], []
     try:
         for base in sizes:

@@ -372,14 +372,14 @@ file equals both the counting and the enumeration): it counts nothing.
 
 #: The lean table's targets: (script, figure, target, "at most" or "at least", note)
 TARGETS: list[tuple[str, str, float, str, str]] = [
-    ("bench_simulate.py", "journal bytes per settled 7-seat round", 2_000, "at most", ""),
-    ("bench_daemon.py", "daemon resident memory once READY, `run --demo --headless`", 80,
+    ("bench_simulate.py", "journal bytes per settled 7-seat round", 1_000, "at most", ""),
+    ("bench_daemon.py", "daemon resident memory once READY, `run --demo --headless`", 60,
      "at most", ""),
-    ("bench_daemon.py", "daemon start to READY (sd_notify), `run --demo --headless`", 0.5,
+    ("bench_daemon.py", "daemon start to READY (sd_notify), `run --demo --headless`", 0.3,
      "at most", ""),
     ("bench_par_sheet.py", "`threecard par-sheet --rules live --json`, wall time", 0.5,
      "at most", ""),
-    ("bench_settle.py", "`threecard settle` throughput against a plain JSON pipe", 0.5,
+    ("bench_settle.py", "`threecard settle` throughput against a plain JSON pipe", 1.0,
      "at least", ""),
     ("bench_daemon.py", "card frame on the pty to player view snapshot, p99", 5, "at most",
      ""),

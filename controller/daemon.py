@@ -1,26 +1,8 @@
 """``threecard run``: the table daemon. Shoe link, round engine, journal and screens.
 
-Start-up order (docs/requirements.md R3: nothing happens until the self-check passes):
-
-1. the configuration is loaded and validated (a bad file stops here, exit status 2);
-2. the par sheet is computed (a true return, below 100 %) and the journal verified as the
-   state is rebuilt (:mod:`controller.game.verifier`; a problem locks the table: it starts,
-   shows why, takes no input), systemd's start timeout extended while the check goes on;
-3. the floor's feed starts, its witness checked before any input (a journal put back
-   locks the table); the screens open (:mod:`controller.screens`: the dealer's waited
-   for, ``[display] dealer_wait`` seconds at most, else exit status 1; the player's
-   followed as its output comes and goes); the shoe link starts (unplugged: it keeps
-   trying);
-4. systemd is told READY (never once a stop was asked); the watchdog is fed while the
-   loops beat and every thread lives (:class:`~controller.notify.WatchdogTiming`); STATUS
-   follows the shoe, the screens, the floor's broker and the rounds;
-5. a journal that held events is checked in full beside the running table
-   (:mod:`controller.journal_watch`); a broken one locks it, and every later start;
-6. every file the table runs on is checked beside it (:mod:`controller.environment`, R18):
-   its digest is journaled, what it finds holds the deck until a supervisor's Unblock deck.
-
-SIGTERM (or SIGINT) stops cleanly: the link first, every queued input journaled, the
-journal sealed and closed, STOPPING. Shoe, display and simulator packages load when used.
+Its start-up order (R3: nothing happens until the self-check passes) and its stop:
+docs/start-up.md. Shoe, display and simulator packages load when used: headless, no screen
+is drawn and pygame is not loaded, unless an input script plays on the screens.
 """
 
 from __future__ import annotations
@@ -37,7 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from controller import cli, environment, journal_watch, screens
+from controller import cli, journal_watch, screens
 from controller.autoplay import QUIET_MS, AutoPlayer, autoplay_bets, autoplay_loop
 from controller.cli import counted, input_script, line_handler, wagers, whole_number
 from controller.floor_link import NO_FEED, add_floor_arguments, open_floor
@@ -54,7 +36,8 @@ from controller.game.config import (
 )
 from controller.game.control_line import MAX_CONTROL_LINE, parse_control_line
 from controller.game.inputs import InputError
-from controller.game.numbers import LANGUAGES, format_number, format_ppm
+from controller.game.languages import LANGUAGES
+from controller.game.numbers import format_number
 from controller.game.settlement import BetError
 from controller.game.table_views import check_returns
 from controller.game.views import DealerView, PlayerView
@@ -63,20 +46,13 @@ from controller.notify import Heartbeats, Notifier, WatchdogTiming
 from controller.round_log import RoundLog
 from controller.shoe_link import check_shoe, open_shoe, shoe_schemes
 from controller.stdin_lines import read_lines
-from display.i18n import Translator  # the screens' words only: no screen library
 
 log = logging.getLogger("threecard")
 
-DEMO_PACE_MS = 900
-"""The demo's pause between dealer steps with screens: a person can follow the deal."""
-DEMO_HEADLESS_PACE_MS = 100
-"""The headless demo's pause: it prints one line per round, so rounds come quickly."""
-MAX_PACE_MS = 60_000
-"""The longest autoplay pause ``--pace-ms`` takes: a minute between dealer steps."""
-JOURNAL_CHECK_EXTEND_S = 15.0
-"""While start-up verifies the journal, each sign of progress (twice a second) asks systemd
-for this many more seconds (``EXTEND_TIMEOUT_USEC``); a check that stops progressing
-lets the start timeout run out."""
+DEMO_PACE_MS = 900  # the demo's pause between dealer steps with screens: a person follows
+DEMO_HEADLESS_PACE_MS = 100  # headless, one line per round: rounds come quickly
+MAX_PACE_MS = 60_000  # the longest --pace-ms: a minute between dealer steps
+JOURNAL_CHECK_EXTEND_S = 15.0  # asked of systemd at each sign of the start-up check's progress
 
 #: threads that may end on their own: the control channel, the journal's and environment's checks
 _MAY_END = frozenset({"control", "journal-check", "environment-check"})
@@ -118,7 +94,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--log-level", choices=LOG_LEVELS, help="the lowest level logged")
     parser.add_argument("--pace-ms", type=whole_number(0, MAX_PACE_MS), default=None,
                         help="autoplay pause between dealer steps, 0 to "
-                        f"{format_number(MAX_PACE_MS)} milliseconds (demo default "
+                        f"{MAX_PACE_MS:,} milliseconds (demo default "
                         f"{DEMO_PACE_MS}, headless {DEMO_HEADLESS_PACE_MS})")
     parser.add_argument("--supervisor-pin", default=None,
                         help="PIN autoplay uses for its supervisor steps (acknowledging a "
@@ -140,15 +116,6 @@ def _setup_logging(level: str) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(getattr(logging, level.upper()))
-
-
-def _has_display() -> bool:
-    if os.environ.get("SDL_VIDEODRIVER") in ("dummy", "offscreen"):
-        return False
-    if sys.platform.startswith("linux"):
-        return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
-                    or os.environ.get("SDL_VIDEODRIVER") == "kmsdrm")
-    return True
 
 
 class Daemon:
@@ -199,13 +166,13 @@ class Daemon:
         """Compute the profile's exact return (R3) from the stored counts, and check it.
 
         Raises:
-            ConfigError: the profile fails :func:`~controller.game.table_views.check_returns`
-                (a bet returns 100 % or more, its return is not the published one, or the
-                stored counts are damaged).
+            ConfigError: a bet returns 100 % or more, or not its published return, or the
+                stored counts are damaged (:func:`~controller.game.table_views.check_returns`).
         """
         rtp = dict(check_returns(self.config.profile))  # as the player screen shows them
+        # the log's English, exact: no locale data loaded for it before READY
         log.info("self-check: rules %s, return to player %s", self.config.profile.name,
-                 ", ".join(f"{k} {format_ppm(v, digits=4)}" for k, v in rtp.items()))
+                 ", ".join(f"{k} {v // 10_000}.{v % 10_000:04d}%" for k, v in rtp.items()))
         return rtp
 
     def _table_config(self) -> TableConfig:
@@ -270,9 +237,14 @@ class Daemon:
         self.app = screens.open_screens(self)
 
     @property
+    def screen_names(self) -> tuple[str, ...]:
+        """The screens this run opens (:func:`controller.screens.screen_names`)."""
+        return screens.screen_names(self.config, self.input_script)
+
+    @property
     def screens_missing(self) -> list[str]:
-        """The configured screens that are not open now."""
-        return [n for n in screens.screen_names(self.config)
+        """The screens this run opens that are not open now."""
+        return [n for n in self.screen_names
                 if self.app is None or n not in self.app.outputs]
 
     def _say_status(self, dv: DealerView) -> None:
@@ -292,7 +264,7 @@ class Daemon:
 
     def _screens_note(self) -> str:
         """``; player screen missing (why)`` per screen not open, and why none is seen."""
-        return screens.screens_note(self.app, screens.screen_names(self.config))
+        return screens.screens_note(self.app, self.screen_names)
 
     def _open_link(self) -> None:
         self.link = open_shoe(self.config, self.table.inbox)
@@ -350,12 +322,8 @@ class Daemon:
     def handle_control_line(self, line: str | bytes) -> bool:
         """Take one control line: a dealer command as a JSON object (``--control-stdin``).
 
-        The line is parsed against the command's declaration
-        (:func:`controller.game.control_line.parse_control_line`); one that fails it is logged
-        at warning with the reason (naming the field), one naming no command at error
-        with the known ones; neither reaches the table.
-        Otherwise the command is submitted and applied; a refusal is logged at warning in
-        words, in the screens' language (``control: refused reveal: ...``).
+        A line that does not parse is logged with why and never reaches the table; a
+        refusal is logged in words, in the screens' language.
 
         Returns:
             True when a command was submitted.
@@ -369,6 +337,8 @@ class Daemon:
             log.warning("control: refused %r: %s", line[:200], exc)
             return False
         log.info("control: %s", command.name)
+        from display.i18n import Translator  # the screens' words (no screen library)
+
         for v in self.table.ask(command) or ():
             if not v.accepted:  # why, in words, in the screens' language
                 words = (v.reason if v.refusal.code == "input_invalid" else  # the field named
@@ -380,10 +350,8 @@ class Daemon:
     def _control_loop(self, fd: int | None = None) -> None:
         """Read control lines until end of input (``fd``: default stdin's).
 
-        Reads the file descriptor itself (no buffered reader whose lock a daemon thread
-        would hold at exit). A line longer than
-        :data:`~controller.game.control_line.MAX_CONTROL_LINE` bytes is refused whole; nothing
-        but the end of input ends the loop.
+        The descriptor itself is read (no buffered reader whose lock a daemon thread would
+        hold at exit); a line too long is refused whole.
         """
         fd = sys.stdin.fileno() if fd is None else fd
         for line in read_lines(fd, MAX_CONTROL_LINE):
@@ -455,40 +423,50 @@ class Daemon:
             log.info("stop asked during start-up: not ready")
             self.close()
             return 0
-        if self.autoplay is not None:
-            self._spawn("autoplay", self._autoplay_loop)
-        if self.control_stdin:
-            self._spawn("control", self._control_loop)
         self._spawn("watchdog", self._watchdog_loop)
         self._status_said = self._status_tail(self.table.views()[0])
         self.notifier.ready(f"table {self.config.table_id} ready{self._status_said}")
         log.info("READY: table %s, %d seats, rules %s, journal %s", self.config.table_id,
                  self.config.seats, self.config.profile.name, self.config.journal_path)
+        self._spawn_after_ready()
+        try:
+            self._loop()
+        finally:
+            self.close()
+        return 0
+
+    def _spawn_after_ready(self) -> None:
+        """Autoplay, the control channel and the checks beside the table, once READY."""
+        from controller import environment
+
+        if self.autoplay is not None:
+            self._spawn("autoplay", self._autoplay_loop)
+        if self.control_stdin:
+            self._spawn("control", self._control_loop)
         if self.table.verdict.events and (self._held or not self.table.locked):
             self._spawn("journal-check", lambda: journal_watch.check_beside(
                 self.table, self.config.journal_path, self.stop_event))
         self._spawn("environment-check", lambda: environment.check_beside(
             self.table, self.software, self.stop_event, self.checked))
+
+    def _loop(self) -> None:
+        """The main thread's loop: the screens' frames (or a wait), their comings and goings."""
         retry = 0.0
-        watch = screens.ScreenWatch(screens.screen_names(self.config))
-        try:
-            while not self.stop_event.is_set():
-                self.heartbeats.beat("main")
-                if self.app is not None:
-                    self.app.step()
-                    if self.app.quit_requested:
-                        log.info("screen closed: stopping")
-                        self.stop_event.set()
-                else:
-                    self.stop_event.wait(self.watchdog.check_every_ms / 1000)
-                    if time.monotonic() >= retry and screens.screen_names(self.config):
-                        self.app, retry = screens.try_open(self), time.monotonic() + 2.0
-                for record in watch.changes(self.app):  # a screen lost or back: journaled
-                    self.table.submit(record)
-                self._say_status(self.table.views()[0])  # a screen came or went, the floor
-        finally:
-            self.close()
-        return 0
+        watch = screens.ScreenWatch(self.screen_names)
+        while not self.stop_event.is_set():
+            self.heartbeats.beat("main")
+            if self.app is not None:
+                self.app.step()
+                if self.app.quit_requested:
+                    log.info("screen closed: stopping")
+                    self.stop_event.set()
+            else:
+                self.stop_event.wait(self.watchdog.check_every_ms / 1000)
+                if time.monotonic() >= retry and self.screen_names:
+                    self.app, retry = screens.try_open(self), time.monotonic() + 2.0
+            for record in watch.changes(self.app):  # a screen lost or back: journaled
+                self.table.submit(record)
+            self._say_status(self.table.views()[0])  # a screen came or went, the floor
 
     def close(self) -> None:
         """Stop cleanly: link first, then drain and close the table, then the screens."""
@@ -522,64 +500,25 @@ def run(args: argparse.Namespace) -> int:
         0 after a clean stop, 2 for a configuration that does not validate, 1 when the
         dealer screen did not open (:class:`controller.screens.ScreenError`).
     """
-    demo = args.demo
     tmpdir = None
     journal = args.journal
-    if demo and journal is None and args.config is None:
+    if args.demo and journal is None and args.config is None:
         tmpdir = tempfile.TemporaryDirectory(prefix="threecard-demo-")
         journal = str(Path(tmpdir.name) / "journal.sqlite3")
-    headless = True if args.headless else None
-    if demo and not args.headless and not _has_display():
-        headless = True
-    shoe = args.shoe if args.shoe is not None else (DEMO_SHOE if demo else None)
-    overrides = cli.run_overrides(args, shoe_url=shoe, journal_path=journal, headless=headless)
-    _setup_logging(args.log_level or "info")
     try:
-        config = load_config(args.config, cli.RUN_FLAGS, **overrides)
-        # the demo's own shoe names its dialect: the configured shoe's is not in question
-        check_shoe(config, warn_dialect=not (demo and args.shoe is None))
-        cli.dealer_window(config)  # a size that does not read stops the run now
-        from controller.floor_link import check_floor
-        check_floor(config)  # its files before the journal opens
+        config = _configure(args, journal)
+        daemon = _daemon(args, config)
     except ConfigError as exc:
         print(f"threecard run: {exc}", file=sys.stderr)
         return 2
-    _setup_logging(config.log_level)
-    autoplay = None
-    if args.autoplay or demo:
-        try:
-            autoplay = autoplay_bets(config.profile, args.bets)
-        except BetError as exc:  # a bet the rule profile does not take
-            print(f"threecard run: --bets: {exc}", file=sys.stderr)
-            return 2
-    pin = args.supervisor_pin
-    if pin is not None and pin_problem(pin):
-        print(f"threecard run: --supervisor-pin: {pin_problem(pin)}", file=sys.stderr)
-        return 2
-    if demo and pin is None:
-        from controller.game.auth import DEMO_PINS
-        pin = DEMO_PINS["supervisor"]
-    pace = args.pace_ms if args.pace_ms is not None else (
-        0 if not demo else DEMO_HEADLESS_PACE_MS if config.headless else DEMO_PACE_MS)
-    daemon = Daemon(config, autoplay=autoplay, rounds=args.rounds, pace_ms=pace,
-                    supervisor_pin=pin, control_stdin=args.control_stdin)
-    daemon.input_script = args.input_script
     if tmpdir is not None:
         daemon.key_folder = tmpdir.name  # a temporary journal's seal key: beside it
-    if demo:
-        daemon.anchor_level = logging.DEBUG
-
-    def on_signal(signum: int, _frame: Any) -> None:
-        log.info("signal %s received", signal.Signals(signum).name)
-        daemon.stop_event.set()
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
-    if demo:
+    _stop_on_signals(daemon)
+    if args.demo:
         kept = ("temporary, deleted at exit; --journal PATH keeps it" if tmpdir is not None
                 else "kept")
         log.info("DEMO: simulated shoe, automatic bets %s, journal %s (%s)%s. Stop with "
-                 "Ctrl+C (or SIGTERM: kill %d)", autoplay, config.journal_path, kept,
+                 "Ctrl+C (or SIGTERM: kill %d)", daemon.autoplay, config.journal_path, kept,
                  "; headless: one line per round" if config.headless else "", os.getpid())
     try:
         return daemon.run()
@@ -592,8 +531,60 @@ def run(args: argparse.Namespace) -> int:
             tmpdir.cleanup()
             log.info("demo journal %s deleted (run with --journal PATH to keep one)",
                      config.journal_path)
-        elif demo and daemon.table is not None and Path(config.journal_path).is_file():
+        elif args.demo and daemon.table is not None and Path(config.journal_path).is_file():
             log.info("demo journal kept: %s (threecard recall --journal %s)",
                      config.journal_path, config.journal_path)
 
 
+def _configure(args: argparse.Namespace, journal: str | None) -> TableConfig:
+    """The configuration ``run`` plays by: the file, the flags, the demo's defaults."""
+    demo = args.demo
+    headless = True if args.headless else None
+    if demo and not args.headless and not screens.has_display():
+        headless = True
+    shoe = args.shoe if args.shoe is not None else (DEMO_SHOE if demo else None)
+    overrides = cli.run_overrides(args, shoe_url=shoe, journal_path=journal, headless=headless)
+    _setup_logging(args.log_level or "info")
+    config = load_config(args.config, cli.RUN_FLAGS, **overrides)
+    # the demo's own shoe names its dialect: the configured shoe's is not in question
+    check_shoe(config, warn_dialect=not (demo and args.shoe is None))
+    cli.dealer_window(config)  # a size that does not read stops the run now
+    from controller.floor_link import check_floor
+    check_floor(config)  # its files before the journal opens
+    _setup_logging(config.log_level)
+    return config
+
+
+def _daemon(args: argparse.Namespace, config: TableConfig) -> Daemon:
+    """The daemon of ``run``'s flags (ConfigError: ``--bets`` or ``--supervisor-pin``)."""
+    demo = args.demo
+    autoplay = None
+    if args.autoplay or demo:
+        try:
+            autoplay = autoplay_bets(config.profile, args.bets)
+        except BetError as exc:  # a bet the rule profile does not take
+            raise ConfigError(f"--bets: {exc}") from None
+    pin = args.supervisor_pin
+    if pin is not None and pin_problem(pin):
+        raise ConfigError(f"--supervisor-pin: {pin_problem(pin)}")
+    if demo and pin is None:
+        from controller.game.auth import DEMO_PINS
+        pin = DEMO_PINS["supervisor"]
+    pace = args.pace_ms if args.pace_ms is not None else (
+        0 if not demo else DEMO_HEADLESS_PACE_MS if config.headless else DEMO_PACE_MS)
+    daemon = Daemon(config, autoplay=autoplay, rounds=args.rounds, pace_ms=pace,
+                    supervisor_pin=pin, control_stdin=args.control_stdin)
+    daemon.input_script = args.input_script
+    if demo:
+        daemon.anchor_level = logging.DEBUG
+    return daemon
+
+
+def _stop_on_signals(daemon: Daemon) -> None:
+    """SIGTERM and SIGINT ask ``daemon`` to stop (cleanly, from its own loop)."""
+    def on_signal(signum: int, _frame: Any) -> None:
+        log.info("signal %s received", signal.Signals(signum).name)
+        daemon.stop_event.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)

@@ -12,6 +12,7 @@
 * Once READY, a screen that goes (its output gone, SDL's video lost) and comes back is
   journaled, a ``device`` record each time (R20, :class:`ScreenWatch`): only changes,
   never a record per look. A screen missing at READY is journaled lost then.
+* Headless, no screen opens (none would be seen) unless an input script plays on them.
 * A bundled font that cannot be read is not something waiting fixes: it stops the
   start at once (:class:`ScreenError` naming the file).
 
@@ -29,6 +30,7 @@ import importlib
 import logging
 import os
 import shutil
+import sys
 import tempfile
 import time
 from typing import Any
@@ -73,8 +75,20 @@ def quiet_runtime_dir(environ: Any = None) -> str | None:
     return folder
 
 
-def screen_names(config: Any) -> tuple[str, ...]:
-    """The screens the configuration asks for, dealer first."""
+def has_display() -> bool:
+    """Whether a window opened here can be seen (the demo runs headless where not)."""
+    if os.environ.get("SDL_VIDEODRIVER") in ("dummy", "offscreen"):
+        return False
+    if sys.platform.startswith("linux"):
+        return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+                    or os.environ.get("SDL_VIDEODRIVER") == "kmsdrm")
+    return True
+
+
+def screen_names(config: Any, script: Any = None) -> tuple[str, ...]:
+    """The screens to open, dealer first (headless: only for an input ``script``)."""
+    if config.headless and script is None:  # seen by no one: not drawn, pygame not loaded
+        return ()
     return tuple(n for n, on in (("dealer", config.dealer_screen),
                                  ("player", config.player_screen)) if on)
 
@@ -99,7 +113,7 @@ def try_open(daemon: Any) -> Any:
     theme = importlib.import_module("display.theme")
     try:
         return importlib.import_module("display.app").DisplayApp(
-            daemon.table.views, daemon.table.inbox, views=screen_names(c), lang=c.language,
+            daemon.table.views, daemon.table.inbox, views=daemon.screen_names, lang=c.language,
             fullscreen=c.fullscreen and not c.headless, headless=c.headless,
             sizes={"dealer": size} if size else None,
             outputs={"dealer": c.dealer_output, "player": c.player_output},
@@ -128,7 +142,7 @@ def open_screens(daemon: Any) -> Any:
             missing (at once).
     """
     c = daemon.config
-    names = screen_names(c)
+    names = daemon.screen_names
     if not names:
         return None
     wait = float(c.dealer_wait) if "dealer" in names and not c.headless else 0.0

@@ -65,6 +65,17 @@ already in the environment wins. :class:`~display.dealer.DealerScreen` still dro
 that arrives anyway (some touchscreen drivers send their own mouse click)."""
 
 
+def _start_sdl() -> None:
+    """SDL's video and fonts, once per process (display.theme.FontError: a font unreadable)."""
+    check_fonts()
+    if not pygame.display.get_init():
+        for hint, value in TOUCH_HINTS.items():
+            os.environ.setdefault(hint, value)
+        pygame.display.init()
+    if not pygame.font.get_init():
+        pygame.font.init()
+
+
 @dataclass(slots=True)
 class _Output:
     name: str
@@ -131,13 +142,7 @@ class DisplayApp:
             raise ValueError("views must name 'dealer' and/or 'player'")
         self.fps = max(1, int(fps))
         self.headless = headless
-        check_fonts()
-        if not pygame.display.get_init():
-            for hint, value in TOUCH_HINTS.items():
-                os.environ.setdefault(hint, value)
-            pygame.display.init()
-        if not pygame.font.get_init():
-            pygame.font.init()
+        _start_sdl()
         self.fonts = FontBook()
         self.dealer = DealerScreen(self.fonts, lang)
         self.player = PlayerScreen(self.fonts, lang)
@@ -158,10 +163,7 @@ class DisplayApp:
                       input_script.path)
         self.placements: dict[str, Placement] = {}
         if headless:
-            for name in self.names:
-                size = (sizes or {}).get(name) or DEFAULT_SIZES[name]
-                self.outputs[name] = _Output(name, None, pygame.Surface(size))
-                log.debug("%s screen off-screen, %dx%d", name, *size)
+            self._draw_off_screen(sizes or {})
             return
         self.fullscreen = fullscreen
         self._title, self._sizes = title, dict(sizes or {})
@@ -179,6 +181,12 @@ class DisplayApp:
         if fullscreen:
             self.watch = OutputWatch(self.driver, pygame.display.get_desktop_sizes)
         self._open_all(time.monotonic())
+
+    def _draw_off_screen(self, sizes: Mapping[str, tuple[int, int]]) -> None:
+        for name in self.names:
+            size = sizes.get(name) or DEFAULT_SIZES[name]
+            self.outputs[name] = _Output(name, None, pygame.Surface(size))
+            log.debug("%s screen off-screen, %dx%d", name, *size)
 
     # -- public -------------------------------------------------------------------------
 

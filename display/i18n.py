@@ -9,28 +9,48 @@ translated by the banner's ``kind``; the controller's English text is the fallba
 from __future__ import annotations
 
 import functools
+import importlib
 import re
 import string
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 from controller.game import numbers
 from controller.game import refusals as R
 from controller.game.cards import CardError, parse_card
+from controller.game.languages import LANGUAGES as LANGUAGES  # the screens' languages
 from controller.game.numbers import DEFAULT_CURRENCY
-from controller.game.numbers import LANGUAGES as LANGUAGES  # the screens' languages
 from controller.game.refusals import Refusal
 from controller.game.views import Banner
-from display.languages import en, fr, uk
 
-MESSAGES: Mapping[str, Mapping[str, str]] = {"en": en.MESSAGES, "fr": fr.MESSAGES,
-                                             "uk": uk.MESSAGES}
-"""Language code -> key -> text template (``str.format`` fields); each language's labels
-are in its module of :mod:`display.languages`."""
+
+class _ByLanguage(Mapping[str, Any]):
+    """Language code -> ``name`` in its module of :mod:`display.languages`.
+
+    A module is imported when first asked for: a table loads its language's labels only
+    (and English's, the fallback).
+    """
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getitem__(self, lang: str) -> Any:
+        if lang not in LANGUAGES:
+            raise KeyError(lang)
+        return getattr(importlib.import_module(f"display.languages.{lang}"), self._name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(LANGUAGES)
+
+    def __len__(self) -> int:
+        return len(LANGUAGES)
+
+
+MESSAGES: Mapping[str, Mapping[str, str]] = _ByLanguage("MESSAGES")
+"""Language code -> key -> text template (``str.format`` fields)."""
 _EN = MESSAGES["en"]
 
-SAME_AS_ENGLISH: Mapping[str, frozenset[str]] = {"en": en.SAME_AS_ENGLISH,
-                                                 "fr": fr.SAME_AS_ENGLISH,
-                                                 "uk": uk.SAME_AS_ENGLISH}
+SAME_AS_ENGLISH: Mapping[str, frozenset[str]] = _ByLanguage("SAME_AS_ENGLISH")
 """Language code -> the keys whose text is the English one by right (``Ante``, ``OK``);
 any other key with the English text is a label left untranslated."""
 

@@ -105,7 +105,8 @@ def _display_bad(path: Path) -> list[tuple[str, str]]:
 
 
 DISPLAY_TAKES = ("controller.game.cards", "controller.game.events", "controller.game.codes",
-                 "controller.game.bet_types", "controller.game.inputs", "controller.game.numbers",
+                 "controller.game.bet_types", "controller.game.inputs", "controller.game.languages",
+                 "controller.game.numbers",
                  "controller.game.refusals", "controller.game.text", "controller.game.views")
 """What the screens take from controller/: the leaves (the vocabulary, the bets, the input
 declarations, numbers, refusal codes, the rule for free text) and the views they draw."""
@@ -242,18 +243,19 @@ def test_the_input_declarations_are_a_leaf():
                                "controller.game.text", "controller.game.clock_steps",
                                "controller.game.fault_record", "controller.game.bet_types"}
     # config.py imports the shoe's vocabulary, the floor broker's URL form (a leaf), the
-    # rule profiles only when one loads, and the PIN hash format and the currency codes
-    # only when a configuration is checked (auth imports only config; numbers and broker
-    # import nothing of the game)
+    # rule profiles only when one loads, the languages (a leaf: no Babel), and the PIN hash
+    # format and the currency codes only when a configuration is checked (auth imports only
+    # config; numbers only the languages; broker nothing of the game)
     config = {".".join(n.split(".")[:3]) for n in _imports(REPO / "controller" / "game" /
                                                            "config.py")
               if _top(n) == "controller"}
     assert config <= {"controller.game.events", "controller.game.rules",
                       "controller.game.auth", "controller.game.numbers",
-                      "controller.game.broker"}
+                      "controller.game.broker", "controller.game.languages"}
+    also = {"fault_record.py": "controller.game.text", "numbers.py": "controller.game.languages"}
     for leaf in ("numbers.py", "broker.py", "power_up.py", "text.py", "clock_steps.py",
-                 "fault_record.py", "bet_types.py"):
-        text = "controller.game.text" if leaf == "fault_record.py" else "-"  # a leaf too
+                 "fault_record.py", "bet_types.py", "languages.py"):
+        text = also.get(leaf, "-")  # a leaf too
         assert {n for n in _imports(REPO / "controller" / "game" / leaf)
                 if _top(n) == "controller" and n != text
                 and not n.startswith(text + ".")} == set()

@@ -22,6 +22,7 @@ from msgspec import Meta, Struct, field
 
 from controller.game.broker import parse_broker_url, topic_prefix_problem
 from controller.game.events import DEFAULT_DIALECT
+from controller.game.languages import LANGUAGES
 
 if TYPE_CHECKING:  # the profile loader is imported when a profile is loaded
     from controller.game.rules import RuleProfile
@@ -65,7 +66,6 @@ DEAL_PATTERNS = ("round_robin", "by_hand")
 EXPOSED_CARD_POLICIES = ("burn", "void")
 BET_ENTRIES = ("amounts", "outcomes")
 """Bets entered as ``amounts`` (minor units) or ``outcomes`` (which seats play which bets)."""
-LANGUAGES = ("en", "fr", "uk")  # numbers.LANGUAGES without loading Babel (a test holds them equal)
 LOG_LEVELS = ("debug", "info", "warning", "error")
 DEMO_SHOE = "sim://?dialect=native"  # simulated, in the process, dealt as autoplay pulls
 

@@ -27,13 +27,11 @@ from babel.numbers import (
     list_currencies,
 )
 
+from controller.game.languages import LANGUAGES
+
 DEFAULT_CURRENCY = "EUR"
 """The currency when the configuration names none: the euro, two decimal digits (a
 casino elsewhere names its own in ``[table] currency``)."""
-
-LANGUAGES = ("en", "fr", "uk")
-"""The table's languages, the one list: numbers are written in these (another code is
-written as English), and every ``--lang`` and the screens' catalogues read it."""
 
 
 @functools.lru_cache(maxsize=8)

@@ -186,6 +186,8 @@ def test_a_hung_screen_loop_stops_the_pings_within_half_an_interval(tmp_path, mo
     class HangingScreens(Daemon):
         """The real daemon and screens; the screen loop blocks once told to."""
 
+        screen_names = ("dealer", "player")  # drawn though headless, as for an input script
+
         def open(self) -> None:
             super().open()
             assert self.app is not None, "the screens did not open"
