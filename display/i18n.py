@@ -15,8 +15,7 @@ import string
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from controller.game import numbers
-from controller.game import refusals as R
+from controller.game import numbers, refusals
 from controller.game.cards import CardError, parse_card
 from controller.game.languages import LANGUAGES as LANGUAGES  # the screens' languages
 from controller.game.numbers import DEFAULT_CURRENCY
@@ -196,11 +195,11 @@ class Translator:
         kind = refusal.kind
         if kind is None:
             return refusal.code
-        values = {name: self._param(kind.params.get(name, R.TEXT), value, currency)
+        values = {name: self._param(kind.params.get(name, refusals.TEXT), value, currency)
                   for name, value in refusal.params.items()}
         key = f"refusal.{refusal.code}"
         text = self(key, **values)
-        if refusal.code in R.BET_ERRORS and "seat" in values and "{seat}" not in _EN[key]:
+        if refusal.code in refusals.BET_ERRORS and "seat" in values and "{seat}" not in _EN[key]:
             text = self("refusal.seat", seat=values["seat"], text=text)
         return text
 
@@ -212,19 +211,19 @@ class Translator:
         return self.refusal(refusal, banner.params.get("currency", DEFAULT_CURRENCY))
 
     def _param(self, kind: str, value: object, currency: str) -> str:
-        if kind == R.MONEY and isinstance(value, int):
+        if kind == refusals.MONEY and isinstance(value, int):
             return self.money(value, currency)
-        if kind == R.SEATS and isinstance(value, (tuple, list)):
+        if kind == refusals.SEATS and isinstance(value, (tuple, list)):
             return ", ".join(map(str, value))
-        if kind == R.BET:
+        if kind == refusals.BET:
             return self.bet(str(value))
-        if kind == R.CARD:
+        if kind == refusals.CARD:
             return shown_card(str(value))
-        if kind == R.STATE:
+        if kind == refusals.STATE:
             return self.state(str(value))
-        if kind == R.DECISION:
+        if kind == refusals.DECISION:
             return self("word.played" if value == "play" else "word.folded")
-        if kind in (R.COMMAND, R.SETTING):
+        if kind in (refusals.COMMAND, refusals.SETTING):
             key = f"{kind}.{value}"
             return self(key) if self.has(key) else str(value).replace("_", " ")
         return str(value)

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from controller.game import inputs as I  # noqa: N812
+from controller.game import inputs
 from controller.game import recall as rc
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
 from controller.game.cards import DECK
@@ -85,20 +85,20 @@ REFUSED = [
 
 @pytest.mark.parametrize(("line", "why"), REFUSED)
 def test_a_control_line_that_fails_its_declaration_is_refused_naming_the_field(line, why):
-    with pytest.raises(I.InputError) as err:
+    with pytest.raises(inputs.InputError) as err:
         parse_control_line(line)
     assert why in str(err.value)
 
 
 #: the same mistakes in commands built in code (construction checks nothing)
 BUILT = [
-    (I.PlaceBet(seat=True, bet="ante", amount=100), "at `$.seat`"),
-    (I.VoidRound(reason="jam", pin=2468), "at `$.pin`"),
-    (I.ManualCard(card=["Qh"], pin=SUP), "at `$.card`"),
-    (I.PlaceBet(seat=1, bet="ante", amount=float("nan")), "at `$.amount`"),
-    (I.PlaceBet(seat=1, bet="ante", amount=10**29), "at `$.amount`"),
-    (I.ConfigChange(key="lockout_seconds", value=10**400, pin=SUP), "at `$.value`"),
-    (I.ChangePin(role="supervisor", new_pin="12", pin=TECH), "at `$.new_pin`"),
+    (inputs.PlaceBet(seat=True, bet="ante", amount=100), "at `$.seat`"),
+    (inputs.VoidRound(reason="jam", pin=2468), "at `$.pin`"),
+    (inputs.ManualCard(card=["Qh"], pin=SUP), "at `$.card`"),
+    (inputs.PlaceBet(seat=1, bet="ante", amount=float("nan")), "at `$.amount`"),
+    (inputs.PlaceBet(seat=1, bet="ante", amount=10**29), "at `$.amount`"),
+    (inputs.ConfigChange(key="lockout_seconds", value=10**400, pin=SUP), "at `$.value`"),
+    (inputs.ChangePin(role="supervisor", new_pin="12", pin=TECH), "at `$.new_pin`"),
     (CardRead(card=["Qh"], code="QH"), "at `$.card`"),
 ]
 
@@ -110,7 +110,7 @@ def test_a_refused_input_never_reaches_the_journal(tmp_path, item, why):
     (v,) = t.process([item])
     assert v.seq is None and not v.accepted and why in v.reason
     assert t.journal.last_seq == seq
-    (v,) = t.process([I.PlaceBet(seat=1, bet="ante", amount=100)])  # the table goes on
+    (v,) = t.process([inputs.PlaceBet(seat=1, bet="ante", amount=100)])  # the table goes on
     assert v.accepted
     t.close()
     assert rc.verify(tmp_path / "j.sqlite3").ok
@@ -118,14 +118,14 @@ def test_a_refused_input_never_reaches_the_journal(tmp_path, item, why):
 
 def test_non_finite_numbers_never_reach_a_journal_body(tmp_path):
     for bad in (float("nan"), float("inf"), -math.inf):
-        with pytest.raises(I.InputError):
-            I.encode_body({"amount": bad})
-        with pytest.raises(I.InputError, match=r"\$\.amount"):
-            I.journal_body(I.PlaceBet(seat=1, bet="ante", amount=bad))
+        with pytest.raises(inputs.InputError):
+            inputs.encode_body({"amount": bad})
+        with pytest.raises(inputs.InputError, match=r"\$\.amount"):
+            inputs.journal_body(inputs.PlaceBet(seat=1, bet="ante", amount=bad))
     t = Table(tmp_path / "j.sqlite3", TableConfig(pin_hashes=demo_pin_hashes()))
-    (v,) = t.process([I.PlaceBet(seat=1, bet="ante", amount=float("nan"))])
+    (v,) = t.process([inputs.PlaceBet(seat=1, bet="ante", amount=float("nan"))])
     assert v.seq is None and "at `$.amount`" in v.reason
-    t.process([I.PlaceBet(seat=1, bet="ante", amount=100), CardRead(card="Qh", code="QH")])
+    t.process([inputs.PlaceBet(seat=1, bet="ante", amount=100), CardRead(card="Qh", code="QH")])
     t.close()
 
     def refuse(name: str) -> None:
@@ -138,29 +138,29 @@ def test_non_finite_numbers_never_reach_a_journal_body(tmp_path):
 
 
 def test_a_command_declares_its_name_fields_and_role():
-    assert I.VoidRound.name == "void" and I.COMMAND_NAMED["void"] is I.VoidRound
-    assert I.VoidRound.needs is I.Role.SUPERVISOR
-    assert I.ChangePin.needs is I.Role.TECHNICIAN
-    assert I.PlaceBet.needs is I.Role.DEALER
-    assert I.NextRound.needs_when_asked is I.Role.SUPERVISOR
-    assert I.ChangePin.body_type is I.PinChanged
-    assert {c.name for c in I.COMMANDS} <= set(I.BODY_TYPES)
-    assert len({c.name for c in I.COMMANDS}) == len(I.COMMANDS)
+    assert inputs.VoidRound.name == "void" and inputs.COMMAND_NAMED["void"] is inputs.VoidRound
+    assert inputs.VoidRound.needs is inputs.Role.SUPERVISOR
+    assert inputs.ChangePin.needs is inputs.Role.TECHNICIAN
+    assert inputs.PlaceBet.needs is inputs.Role.DEALER
+    assert inputs.NextRound.needs_when_asked is inputs.Role.SUPERVISOR
+    assert inputs.ChangePin.body_type is inputs.PinChanged
+    assert {c.name for c in inputs.COMMANDS} <= set(inputs.BODY_TYPES)
+    assert len({c.name for c in inputs.COMMANDS}) == len(inputs.COMMANDS)
 
 
 def test_the_role_check_reads_the_declaration(tmp_path):
     t = Table(tmp_path / "j.sqlite3", TableConfig(pin_hashes=demo_pin_hashes()))
-    t.process([LinkStatus(state=LinkState.ONLINE), I.PlaceBet(seat=1, bet="ante", amount=100),
-               I.NoMoreBets()])
-    (v,) = t.process([I.VoidRound(reason="test")])
+    t.process([LinkStatus(state=LinkState.ONLINE), inputs.PlaceBet(seat=1, bet="ante", amount=100),
+               inputs.NoMoreBets()])
+    (v,) = t.process([inputs.VoidRound(reason="test")])
     assert "void needs a supervisor or technician PIN" in v.reason
-    (v,) = t.process([I.VoidRound(reason="test", pin=SUP)])
+    (v,) = t.process([inputs.VoidRound(reason="test", pin=SUP)])
     assert v.accepted
-    (v,) = t.process([I.ChangePin(role="supervisor", new_pin="97531", pin=SUP)])
+    (v,) = t.process([inputs.ChangePin(role="supervisor", new_pin="97531", pin=SUP)])
     assert "change_pin needs a technician PIN" in v.reason
-    (v,) = t.process([I.ChangePin(role="supervisor", new_pin="97531", pin=TECH)])
+    (v,) = t.process([inputs.ChangePin(role="supervisor", new_pin="97531", pin=TECH)])
     assert v.accepted
-    (v,) = t.process([I.NextRound(pin="97531")])  # the new PIN is a supervisor's
+    (v,) = t.process([inputs.NextRound(pin="97531")])  # the new PIN is a supervisor's
     assert v.accepted and t.game.counters["overrides"] == 2
     t.close()
 
@@ -174,8 +174,8 @@ def test_bodies_journaled_before_decode_through_the_same_declarations(tmp_path):
         for r in j.records():
             kinds.add(r.kind)
             body = json.loads(r.body)
-            decoded = I.decode_body(r.kind, body)
-            assert type(decoded) is I.BODY_TYPES[r.kind]
+            decoded = inputs.decode_body(r.kind, body)
+            assert type(decoded) is inputs.BODY_TYPES[r.kind]
     finally:
         j.close()
     assert {"startup", "card", "misread", "place_bet", "no_more_bets", "settle"} <= kinds
@@ -188,7 +188,7 @@ def test_bodies_journaled_before_decode_through_the_same_declarations(tmp_path):
 
 # -- apply is total ----------------------------------------------------------------------
 
-SEATS = st.integers(1, I.MAX_SEATS)
+SEATS = st.integers(1, inputs.MAX_SEATS)
 PIN = st.sampled_from([None, SUP, TECH, "0000", "123456789012"])
 REASON = st.text(st.characters(blacklist_categories=("Cc", "Cf", "Cs")), max_size=20)
 """A reason a person may give (no control character: :mod:`controller.game.text`)."""
@@ -205,26 +205,26 @@ def setting_values(allowed):
 
 CARD_TEXT = st.sampled_from([str(c) for c in DECK] + ["10h", "Zz", "  "])
 COMMAND = st.one_of(
-    st.builds(I.PlaceBet, seat=SEATS, bet=st.sampled_from(["ante", "pair_plus",
+    st.builds(inputs.PlaceBet, seat=SEATS, bet=st.sampled_from(["ante", "pair_plus",
                                                            "six_card_bonus"]),
-              amount=st.integers(I.MIN_AMOUNT, I.MAX_AMOUNT), pin=PIN),
-    st.builds(I.ClearBets, seat=SEATS, pin=PIN),
-    st.builds(I.Rebet, seat=st.integers(0, I.MAX_SEATS), pin=PIN),
-    st.builds(I.RemoveChip, seat=SEATS, bet=st.sampled_from(["ante", "pair_plus"]),
-              amount=st.integers(I.MIN_AMOUNT, I.MAX_AMOUNT), pin=PIN),
-    st.builds(I.UndoDecision, seat=SEATS, pin=PIN),
-    st.builds(I.NoMoreBets, pin=PIN),
-    st.builds(I.Decide, seat=SEATS, decision=st.sampled_from(["play", "fold"]), pin=PIN),
-    st.builds(I.Reveal, pin=PIN), st.builds(I.Settle, pin=PIN),
-    st.builds(I.NextRound, pin=PIN), st.builds(I.Resume, pin=PIN),
-    st.builds(I.NewDeck, pin=PIN),
-    st.builds(I.VoidRound, reason=REASON, pin=PIN),
-    st.builds(I.ManualCard, card=CARD_TEXT, pin=PIN),
-    st.builds(I.UnblockDeck, reason=REASON, pin=PIN),
-    st.builds(I.ExposedCard, dealer_hand=st.booleans(), pin=PIN),
-    st.builds(lambda kv, pin: I.ConfigChange(key=kv[0], value=kv[1], pin=pin),
-              st.sampled_from(sorted(I.SETTINGS)).flatmap(lambda k: st.tuples(
-                  st.just(k), setting_values(I.SETTINGS[k]))), PIN),
+              amount=st.integers(inputs.MIN_AMOUNT, inputs.MAX_AMOUNT), pin=PIN),
+    st.builds(inputs.ClearBets, seat=SEATS, pin=PIN),
+    st.builds(inputs.Rebet, seat=st.integers(0, inputs.MAX_SEATS), pin=PIN),
+    st.builds(inputs.RemoveChip, seat=SEATS, bet=st.sampled_from(["ante", "pair_plus"]),
+              amount=st.integers(inputs.MIN_AMOUNT, inputs.MAX_AMOUNT), pin=PIN),
+    st.builds(inputs.UndoDecision, seat=SEATS, pin=PIN),
+    st.builds(inputs.NoMoreBets, pin=PIN),
+    st.builds(inputs.Decide, seat=SEATS, decision=st.sampled_from(["play", "fold"]), pin=PIN),
+    st.builds(inputs.Reveal, pin=PIN), st.builds(inputs.Settle, pin=PIN),
+    st.builds(inputs.NextRound, pin=PIN), st.builds(inputs.Resume, pin=PIN),
+    st.builds(inputs.NewDeck, pin=PIN),
+    st.builds(inputs.VoidRound, reason=REASON, pin=PIN),
+    st.builds(inputs.ManualCard, card=CARD_TEXT, pin=PIN),
+    st.builds(inputs.UnblockDeck, reason=REASON, pin=PIN),
+    st.builds(inputs.ExposedCard, dealer_hand=st.booleans(), pin=PIN),
+    st.builds(lambda kv, pin: inputs.ConfigChange(key=kv[0], value=kv[1], pin=pin),
+              st.sampled_from(sorted(inputs.SETTINGS)).flatmap(lambda k: st.tuples(
+                  st.just(k), setting_values(inputs.SETTINGS[k]))), PIN),
 )
 CARD = st.sampled_from([str(c) for c in DECK])
 EVENT = st.one_of(
@@ -245,7 +245,7 @@ def test_apply_is_total_for_whatever_passed_the_declaration(tmp_path_factory, it
     t = Table(path, TableConfig(seats=4, burn_cards=1, pin_hashes=demo_pin_hashes()))
     for item in items:
         (v,) = t.process([item])
-        if isinstance(item, I.ConfigChange) and item.value == "no-such-profile":
+        if isinstance(item, inputs.ConfigChange) and item.value == "no-such-profile":
             # a profile is journaled by its text: one that does not load is refused,
             # before the journal when the change is otherwise allowed
             assert not v.accepted and v.reason, v
@@ -272,7 +272,7 @@ BODY_VALUE = st.recursive(
 
 
 @settings(max_examples=300, deadline=None)
-@given(kind=st.sampled_from(sorted(I.BODY_TYPES) + ["deal", "tick"]),
+@given(kind=st.sampled_from(sorted(inputs.BODY_TYPES) + ["deal", "tick"]),
        body=st.dictionaries(st.sampled_from(["seat", "bet", "amount", "card", "code", "burn",
                                              "seq", "reason", "key", "value", "role",
                                              "pin_hash", "state", "config", "decision",
@@ -296,33 +296,34 @@ def test_a_body_that_fails_its_declaration_replays_as_a_rejection():
 
 
 def test_decoded_bodies_round_trip_through_the_declaration():
-    for item in (I.PlaceBet(seat=3, bet="pair_plus", amount=2500, pin=SUP),
-                 I.ConfigChange(key="deal_pattern", value="by_hand"),
-                 I.Rebet(seat=2), I.RemoveChip(seat=1, bet="ante", amount=100),
+    for item in (inputs.PlaceBet(seat=3, bet="pair_plus", amount=2500, pin=SUP),
+                 inputs.ConfigChange(key="deal_pattern", value="by_hand"),
+                 inputs.Rebet(seat=2), inputs.RemoveChip(seat=1, bet="ante", amount=100),
                  CardRead(card="Td", code="10D", burn=True, seq=7),
                  LinkStatus(state=LinkState.SILENT, detail="x")):
-        kind, body = I.journal_body(item)
+        kind, body = inputs.journal_body(item)
         assert "pin" not in body
-        decoded = I.decode_body(kind, json.loads(I.encode_body(body)))
+        decoded = inputs.decode_body(kind, json.loads(inputs.encode_body(body)))
         again = msgspec.to_builtins(decoded)
         again.pop("pin", None), again.pop("command", None)
         defaults = {"card": {"burn_rule": 1},
                     "config_change": {"old": None, "rules_text": None}}.get(kind, {})
-        assert json.loads(I.encode_body(again)) == defaults | json.loads(I.encode_body(body))
+        assert json.loads(inputs.encode_body(again)) == defaults | json.loads(
+            inputs.encode_body(body))
 
 
 def test_the_settings_a_config_change_declares_are_the_configurations_changeable_ones():
     # one list of settings: the declaration's keys are the configuration's, old names read
     from controller.game.config import CHANGEABLE, RENAMED
 
-    assert tuple(I.SETTINGS) == CHANGEABLE
+    assert tuple(inputs.SETTINGS) == CHANGEABLE
     for old, new in RENAMED.items():
         assert parse_control_line(
             f'{{"command": "config_change", "key": "{old}", "value": 3, "pin": "{SUP}"}}'
             if new == "lockout_after" else
             f'{{"command": "config_change", "key": "{old}", "value": "void", "pin": "{SUP}"}}'
         ).key == old
-    with pytest.raises(I.InputError, match="bad value for lockout_after"):
+    with pytest.raises(inputs.InputError, match="bad value for lockout_after"):
         parse_control_line('{"command": "config_change", "key": "max_pin_failures", '
                              f'"value": {10**6}, "pin": "{SUP}"}}')
 
@@ -338,17 +339,17 @@ def test_the_bet_names_are_the_declarations_and_read_from_it_everywhere():
     from controller.game.rules import RuleProfileError, profile_from_text
     from controller.game.settlement import BetError, bets_from_mapping
 
-    assert I.BET_NAMES == typing.get_args(I.BetName)
-    for bet in I.BET_NAMES:
+    assert inputs.BET_NAMES == typing.get_args(inputs.BetName)
+    for bet in inputs.BET_NAMES:
         assert wagers(json.dumps({bet: 100})) == {bet: 100}
-        assert getattr(bets_from_mapping({bet: 5}, I.BET_NAMES), bet) == 5
-    with pytest.raises(argparse.ArgumentTypeError, match=", ".join(I.BET_NAMES)):
+        assert getattr(bets_from_mapping({bet: 5}, inputs.BET_NAMES), bet) == 5
+    with pytest.raises(argparse.ArgumentTypeError, match=", ".join(inputs.BET_NAMES)):
         wagers('{"blackjack": 100}')
     with pytest.raises(BetError):
-        bets_from_mapping({"play": 5}, I.BET_NAMES)  # play follows the ante: never given
+        bets_from_mapping({"play": 5}, inputs.BET_NAMES)  # play follows the ante: never given
     root = Path(__file__).resolve().parents[2]
     text = (root / "controller" / "game" / "profiles" / "live.toml").read_text()
-    with pytest.raises(RuleProfileError, match="known: " + ", ".join(I.BET_NAMES)):
+    with pytest.raises(RuleProfileError, match="known: " + ", ".join(inputs.BET_NAMES)):
         profile_from_text(text + "\n[limits.blackjack]\nmin = 1\nmax = 2\n", "test")
     spelled = re.compile(r"""\(\s*["']ante["'],\s*["']pair_plus["'],\s*["']six_card_bonus["']""")
     found = [str(p.relative_to(root)) for part in ("controller", "drivers", "display", "floor",

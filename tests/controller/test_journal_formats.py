@@ -26,7 +26,7 @@ from step_clock import StepClock
 
 from controller.autoplay import AutoPlayer
 from controller.game import events as ev
-from controller.game import inputs as I  # noqa: N812 - the input declarations
+from controller.game import inputs
 from controller.game import recall as rc
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
 from controller.game.engine import TableConfig
@@ -51,7 +51,7 @@ def play(path: Path, fmt: int, rounds: int = 12, seats: int = 3) -> None:
     """A shift with misreads, duplicates (voids, manual cards), a rejection and snapshots."""
     config = TableConfig(seats=seats, pin_hashes=demo_pin_hashes(), snapshot_every=4)
     t = Table(Journal(path, fmt=fmt), config, clock=StepClock(timedelta(milliseconds=1250)))
-    t.process([I.Reveal()])
+    t.process([inputs.Reveal()])
     simulate(t, AutoPlayer(bets={"ante": 100, "pair_plus": 100}, pin=DEMO_PINS["supervisor"]),
              EventShoe(7, parse_faults("misread=0.2,duplicate=0.1")), rounds)
     t.close()
@@ -170,8 +170,8 @@ def test_a_journal_of_format_1_replays_verifies_and_goes_on_in_its_format(tmp_pa
 @given(kind=KINDS, body=st.dictionaries(FIELDS, JSON_VALUES, max_size=5))
 def test_every_body_comes_back_byte_for_byte(kind, body):
     try:
-        text = I.encode_body(body)
-    except I.InputError:                                    # JSON cannot hold it
+        text = inputs.encode_body(body)
+    except inputs.InputError:                                    # JSON cannot hold it
         return
     stored = codec.encode_body(kind, text)
     assert codec.decode_body(kind, stored) == text
@@ -188,7 +188,7 @@ def test_every_card_comes_back_byte_for_byte(card, code, burn, seq, rule):
     body = {"card": card, "code": card if code == "same" else code, "burn": burn, "seq": seq}
     if rule is not None:
         body["burn_rule"] = rule
-    text = I.encode_body(body)
+    text = inputs.encode_body(body)
     assert codec.decode_body("card", codec.encode_body("card", text)) == text
 
 
@@ -198,21 +198,21 @@ def test_the_bodies_the_table_writes_are_compact():
         ("card", ev.CardRead(card="Qh", code="Qh", seq=700)),
         ("card", ev.CardRead(card="Td", code="10D", burn=True)),
         ("card", ev.CardRead(card=None, code="XX")),
-        ("decide", I.Decide(seat=7, decision="fold")),
-        ("place_bet", I.PlaceBet(seat=3, bet="six_card_bonus", amount=2500)),
-        ("rebet", I.Rebet()),
+        ("decide", inputs.Decide(seat=7, decision="fold")),
+        ("place_bet", inputs.PlaceBet(seat=3, bet="six_card_bonus", amount=2500)),
+        ("rebet", inputs.Rebet()),
         ("link", ev.LinkStatus(state=ev.LinkState.ONLINE, detail="simulated shoe")),
     ]
     for kind, item in samples:
-        k, body = I.journal_body(item)
-        text = I.encode_body(body)
+        k, body = inputs.journal_body(item)
+        text = inputs.encode_body(body)
         stored = codec.encode_body(k, text)
         assert k == kind and isinstance(codec.encode_kind(k, "shoe"), int)
         assert isinstance(stored, bytes) and len(stored) < len(text), (text, stored)
         if kind in ("card", "decide", "rebet") and not body.get("burn"):  # most of a round
             assert len(stored) <= 8, (text, stored)
         assert codec.decode_body(k, stored) == text
-    assert set(I.BODY_TYPES) <= set(codec.KINDS)
+    assert set(inputs.BODY_TYPES) <= set(codec.KINDS)
     assert codec.encode_body("next_round", "{}") is None       # nothing at all
 
 
