@@ -94,7 +94,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--log-level", choices=LOG_LEVELS, help="the lowest level logged")
     parser.add_argument("--pace-ms", type=whole_number(0, MAX_PACE_MS), default=None,
                         help="autoplay pause between dealer steps, 0 to "
-                        f"{MAX_PACE_MS:,} milliseconds (demo default "
+                        f"{MAX_PACE_MS} milliseconds, a minute (demo default "
                         f"{DEMO_PACE_MS}, headless {DEMO_HEADLESS_PACE_MS})")
     parser.add_argument("--supervisor-pin", default=None,
                         help="PIN autoplay uses for its supervisor steps (acknowledging a "

@@ -176,8 +176,9 @@ def test_a_check_stopped_part_way_is_resumed_by_the_next_where_it_stopped(tmp_pa
     stop, seen, keep = threading.Event(), [], t.note_check
 
     def noted(seq: int, seal: str) -> None:                 # the first progress: stop there
-        seen.append(seq)
-        keep(seq, seal)
+        if not seen:  # on a busy machine the check may report more before it is stopped
+            seen.append(seq)
+            keep(seq, seal)
         stop.set()
 
     t.note_check = noted
