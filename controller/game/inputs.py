@@ -2,7 +2,7 @@
 
 A dealer command is a strict, frozen :class:`msgspec.Struct` (its tag is its journal
 ``kind``; fields, ranges and the role it needs declared here); a shoe event's record is
-read from its dataclass (:mod:`controller.game.events`). An input is checked once, where
+the event itself (:mod:`controller.game.events`). An input is checked once, where
 it enters (a control line's decoding, :func:`check`, :func:`journal_record`); the record
 checked is the one the journal encodes and the game applies. Journal bodies and their
 history: docs/journal-format.md.
@@ -10,7 +10,6 @@ history: docs/journal-format.md.
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 import json
 import typing
@@ -370,29 +369,11 @@ ENVIRONMENT = "environment"
 """The journal kind of the environment's identity, found once the table is READY."""
 
 
-def _event_body(cls: type[ev.ShoeEvent], extra: list[tuple[str, Any, Any]]) -> type[Struct]:
-    """The journal body struct of a shoe event: the dataclass's own fields (and ``extra``).
-
-    The event dataclass is the declaration; this only reads it, so the fields, types and
-    defaults are never written twice.
-    """
-    hints = typing.get_type_hints(cls, include_extras=True)
-    fields: list[Any] = []
-    for f in dataclasses.fields(cls):
-        default = f.default if f.default is not dataclasses.MISSING else msgspec.NODEFAULT
-        fields.append((f.name, hints[f.name], default))
-    return msgspec.defstruct(cls.__name__ + "Body", [*fields, *extra], frozen=True,
-                             forbid_unknown_fields=True, kw_only=True,
-                             module=__name__)
-
-
 EVENTS: tuple[type[ev.ShoeEvent], ...] = tuple(ev._TYPE_NAMES)  # noqa: SLF001 - the leaf's table
 """Every shoe event that is journaled (heartbeats keep the link alive and are not)."""
 EVENT_BODY: dict[type[ev.ShoeEvent], type[Struct]] = {
-    cls: _event_body(cls, [("burn_rule", Annotated[int, Meta(ge=1, le=2)], 1)]
-                     if cls is ev.CardRead else [])
-    for cls in EVENTS if cls is not ev.Heartbeat}
-"""Shoe event class -> the struct its journal body decodes to (a card adds ``burn_rule``)."""
+    cls: cls for cls in EVENTS if cls is not ev.Heartbeat}
+"""Shoe event class -> the struct its journal body decodes to: the event itself."""
 BURN_RULE = 2
 """The burn rule a flagged burn card is journaled under now (see the engine's docstring)."""
 
@@ -493,8 +474,8 @@ def journal_record(item: Any) -> tuple[str, Struct]:
 
     The record is what the journal encodes and the game applies: a command itself (or
     its record: :class:`RebetRecord` with ``rule`` 2...; a :class:`ChangePin` stays
-    itself, the table journals its hash), a shoe event's body (a burn card's with
-    ``burn_rule`` 2), one of the table's own records.
+    itself, the table journals its hash), a shoe event (a burn card with ``burn_rule``
+    2), one of the table's own records.
 
     Raises:
         InputError: the input fails its declaration; nothing of it may be journaled.
@@ -508,15 +489,13 @@ def journal_record(item: Any) -> tuple[str, Struct]:
             return item.name, item
         return item.name, body_type(**{f: getattr(item, f) for f in body_type.__struct_fields__
                                        if hasattr(item, f)})  # fields checked just now
-    body_type = EVENT_BODY.get(type(item))
-    if body_type is not None:
+    if type(item) in EVENT_BODY:
+        if type(item) is ev.CardRead and item.burn_rule != (BURN_RULE if item.burn else 1):
+            item = msgspec.structs.replace(item, burn_rule=BURN_RULE if item.burn else 1)
         try:
-            record = msgspec.convert(item, body_type, from_attributes=True)
+            return item.type, _decoded(item)  # the event as its journal text decodes
         except msgspec.ValidationError as exc:
             raise failed(exc, item.type) from None
-        if type(item) is ev.CardRead and item.burn:
-            record = msgspec.structs.replace(record, burn_rule=BURN_RULE)
-        return item.type, record
     kind = SYSTEM_RECORDS.get(type(item))
     if kind is None:
         raise TypeError(f"not a journaled table input: {item!r}")
@@ -527,7 +506,7 @@ def journal_record(item: Any) -> tuple[str, Struct]:
 
 
 _LEFT_OUT: dict[type, tuple[str, Any]] = {
-    ConfigChanged: ("rules_text", None), EVENT_BODY[ev.CardRead]: ("burn_rule", 1)}
+    ConfigChanged: ("rules_text", None), ev.CardRead: ("burn_rule", 1)}
 """A field a record's body leaves out while it holds this value (as journaled before)."""
 
 
