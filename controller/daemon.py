@@ -53,7 +53,7 @@ from controller.game.config import (
     pin_problem,
 )
 from controller.game.control_line import MAX_CONTROL_LINE, parse_control_line
-from controller.game.inputs import InputError
+from controller.game.inputs import Checked, InputError
 from controller.game.numbers import LANGUAGES, format_number, format_ppm
 from controller.game.settlement import BetError
 from controller.game.table_views import check_returns
@@ -369,7 +369,7 @@ class Daemon:
             log.warning("control: refused %r: %s", line[:200], exc)
             return False
         log.info("control: %s", command.name)
-        for v in self.table.ask(command) or ():
+        for v in self.table.ask(Checked(command)) or ():  # read against its declaration
             if not v.accepted:  # why, in words, in the screens' language
                 words = (v.reason if v.refusal.code == "input_invalid" else  # the field named
                          Translator(self.config.language).refusal(v.refusal,

@@ -2,9 +2,10 @@
 
 A dealer command is a strict, frozen :class:`msgspec.Struct` (its tag is its journal
 ``kind``; fields, ranges and the role it needs declared here); a shoe event's record is
-the event itself (:mod:`controller.game.events`). An input is checked once, where
-it enters (a control line's decoding, :func:`check`, :func:`journal_record`); the record
-checked is the one the journal encodes and the game applies. Journal bodies and their
+the event itself (:mod:`controller.game.events`). An input is checked once, where it
+enters (a control line's decoding or :func:`check`, passed on as :class:`Checked`; else
+:func:`journal_record`); the record checked is the one the journal encodes and the game
+applies. Journal bodies and their
 history: docs/journal-format.md.
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 import enum
 import json
 import typing
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, NamedTuple
 
 import msgspec
 from msgspec import Meta, Struct
@@ -417,34 +418,32 @@ def decode_body(kind: str, body: Any) -> Struct:
     return item
 
 
-_CHECKED: dict[int, DealerCommand] = {}
-"""Commands checked once already, by identity, until the table takes them (each held
-here, so no other object can have its id; frozen, so each stays as checked)."""
 _MSGPACK = msgspec.msgpack.Encoder()
 _DECODERS: dict[type, msgspec.msgpack.Decoder] = {}
 
 
-def checked(item: DealerCommand) -> DealerCommand:
-    """Mark ``item`` checked (a decoder that read it against its declaration did so)."""
-    if len(_CHECKED) >= 1024:  # never given to the table: checked again if ever given
-        _CHECKED.clear()
-    _CHECKED[id(item)] = item
-    return item
+class Checked(NamedTuple):
+    """A dealer command read against its declaration where it entered: not checked again."""
+
+    command: DealerCommand
+
+    @property
+    def name(self) -> str:
+        """The command's name."""
+        return self.command.name
 
 
-def check(command: DealerCommand) -> DealerCommand:
-    """Check a command built in code against its declaration, once (construction checks none).
+def check(command: DealerCommand) -> Checked:
+    """Check a command built in code against its declaration (construction checks none).
 
     Returns:
-        The command itself, marked checked: the table does not check it again.
+        The command as :class:`Checked`: the table does not check it again.
 
     Raises:
         InputError: a field fails the declaration (the message names it).
     """
-    if _CHECKED.get(id(command)) is not command:
-        _check(command)
-        checked(command)
-    return command
+    _check(command)
+    return Checked(command)
 
 
 def _check(command: DealerCommand) -> None:
@@ -481,9 +480,11 @@ def journal_record(item: Any) -> tuple[str, Struct]:
         InputError: the input fails its declaration; nothing of it may be journaled.
         TypeError: not a table input.
     """
+    if isinstance(item, Checked):  # checked where it was read
+        item = item.command
+    elif isinstance(item, DealerCommand):
+        _check(item)
     if isinstance(item, DealerCommand):
-        if _CHECKED.pop(id(item), None) is not item:  # else checked where it was read
-            _check(item)
         body_type = item.body_type
         if body_type is type(item) or type(item) is ChangePin:
             return item.name, item
@@ -562,7 +563,7 @@ __all__ = [
     "NextRound", "NoMoreBets", "PinChanged", "PlaceBet", "Rebet", "RebetRecord", "RemoveChip",
     "ReopenBets", "Resume", "Reveal", "Role", "Screens", "Settle", "Software", "Startup", "Tick",
     "UndoDecision", "UnblockDeck", "UnblockRecord", "VoidRecord", "VoidRound",
-    "check", "checked", "decode_body", "encode_body", "failed", "journal_body",
+    "Checked", "check", "decode_body", "encode_body", "failed", "journal_body",
     "journal_record", "record_body", "SYSTEM_RECORDS",
     "DEVICE", "DeviceRecord", "JOURNAL_FAULT", "JournalFault",
 ]
