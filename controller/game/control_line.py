@@ -48,9 +48,6 @@ def parse_control_line(line: str | bytes) -> DealerCommand:
             would let the last one win), or a field that fails the command's
             declaration; the message says which
             (msgspec's path, e.g. ``Expected `int`, got `bool` - at `$.seat```).
-
-    Returns:
-        The command, checked: pass it on as :class:`~controller.game.inputs.Checked`.
     """
     data = line.encode() if isinstance(line, str) else line
     if len(data) > MAX_CONTROL_LINE:

@@ -37,8 +37,7 @@ class Hello(ShoeEvent):
 class CardRead(ShoeEvent):
     """A card left the shoe and was read: ``code`` as sent, ``card`` canonical or None (void).
 
-    ``burn``: read in burn mode, never a hand card; ``burn_rule``: the journal's burn rule
-    (1 as the dialect reads it; the table journals a burn card under 2).
+    ``burn``: read in burn mode, never a hand card; ``burn_rule``: the table's (2 for a burn).
     """
 
     card: str | None = None

@@ -5,8 +5,7 @@ A dealer command is a strict, frozen :class:`msgspec.Struct` (its tag is its jou
 the event itself (:mod:`controller.game.events`). An input is checked once, where it
 enters (a control line's decoding or :func:`check`, passed on as :class:`Checked`; else
 :func:`journal_record`); the record checked is the one the journal encodes and the game
-applies. Journal bodies and their
-history: docs/journal-format.md.
+applies. Journal bodies and their history: docs/journal-format.md.
 """
 
 from __future__ import annotations
@@ -434,10 +433,7 @@ class Checked(NamedTuple):
 
 
 def check(command: DealerCommand) -> Checked:
-    """Check a command built in code against its declaration (construction checks none).
-
-    Returns:
-        The command as :class:`Checked`: the table does not check it again.
+    """Check a command built in code once (construction checks none); the table takes it as is.
 
     Raises:
         InputError: a field fails the declaration (the message names it).
