@@ -35,7 +35,7 @@ from controller.game.config import (
     pin_problem,
 )
 from controller.game.control_line import MAX_CONTROL_LINE, parse_control_line
-from controller.game.inputs import InputError
+from controller.game.inputs import Checked, InputError
 from controller.game.languages import LANGUAGES
 from controller.game.numbers import format_number
 from controller.game.settlement import BetError
@@ -339,7 +339,7 @@ class Daemon:
         log.info("control: %s", command.name)
         from display.i18n import Translator  # the screens' words (no screen library)
 
-        for v in self.table.ask(command) or ():
+        for v in self.table.ask(Checked(command)) or ():  # read against its declaration
             if not v.accepted:  # why, in words, in the screens' language
                 words = (v.reason if v.refusal.code == "input_invalid" else  # the field named
                          Translator(self.config.language).refusal(v.refusal,

@@ -21,12 +21,11 @@ def event_to_json(event: ShoeEvent) -> dict[str, Any]:
     if isinstance(event, CardRead):
         out.update(card=event.card, seq=event.seq, burn=event.burn, code=event.code)
         return out
-    for f in dataclasses.fields(event):
-        if f.name == "seq":
+    for name in event.__struct_fields__:
+        if name == "seq":
             continue
-        value = getattr(event, f.name)
-        out[f.name] = value.value if isinstance(event, LinkStatus) and f.name == "state" \
-            else value
+        value = getattr(event, name)
+        out[name] = value.value if isinstance(event, LinkStatus) and name == "state" else value
     if event.type not in _NO_SEQ:
         out["seq"] = event.seq
     return out

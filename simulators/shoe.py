@@ -12,8 +12,10 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import cast
+
+from msgspec.structs import replace
 
 from controller.game.cards import parse_card, shuffled_deck
 from controller.game.events import (

@@ -52,7 +52,6 @@ from controller.game.round import (
 from controller.game.rules import RuleProfile, profile_for
 
 S = RoundState
-_EVENT = inputs.EVENT_BODY
 SOFTWARE_ALTERED = "software_altered"
 """Why the deck is held after a start-up whose software is altered (``Software.alarm``),
 and the kind of its alarm."""
@@ -131,14 +130,14 @@ class Game:
         self.refused_seq: int | None = None  # the input the "rejected" notice is about
         #: decoded body type -> handler(game, body, actor)
         self._handlers: dict[type, Any] = {
-            inputs.Startup: Game._startup, _EVENT[ev.CardRead]: dealing.on_card,
-            _EVENT[ev.Misread]: dealing.on_misread, _EVENT[ev.Retract]: dealing.on_retract,
-            _EVENT[ev.LinkStatus]: link.on_link, _EVENT[ev.SeqGap]: link.on_seq_gap,
-            _EVENT[ev.Hello]: link.on_hello, _EVENT[ev.Alarm]: link.on_alarm,
-            _EVENT[ev.Lid]: link.on_lid, _EVENT[ev.Cut]: link.on_cut,
-            _EVENT[ev.Empty]: link.on_empty, _EVENT[ev.Warning]: link.on_warning,
-            _EVENT[ev.FrameError]: link.on_frame_error,
-            _EVENT[ev.NoFrameDecoded]: link.on_no_frame,
+            inputs.Startup: Game._startup, ev.CardRead: dealing.on_card,
+            ev.Misread: dealing.on_misread, ev.Retract: dealing.on_retract,
+            ev.LinkStatus: link.on_link, ev.SeqGap: link.on_seq_gap,
+            ev.Hello: link.on_hello, ev.Alarm: link.on_alarm,
+            ev.Lid: link.on_lid, ev.Cut: link.on_cut,
+            ev.Empty: link.on_empty, ev.Warning: link.on_warning,
+            ev.FrameError: link.on_frame_error,
+            ev.NoFrameDecoded: link.on_no_frame,
             inputs.PlaceBet: Game._place_bet, inputs.MarkBet: Game._mark_bet,
             inputs.RemoveChip: Game._remove_chip, inputs.ClearBets: Game._clear_bets,
             inputs.RebetRecord: Game._rebet, inputs.NoMoreBets: Game._no_more_bets,

@@ -1,20 +1,24 @@
-"""What a card shoe and its link can say: frozen dataclasses, no hardware library."""
+"""What a card shoe and its link can say: frozen msgspec Structs, no hardware library.
+
+The struct a dialect builds is the record the table checks, journals and applies.
+"""
 
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from typing import Annotated
+
+from msgspec import Meta, Struct
 
 # Beetek, the format of the shoes on the tables, unless ?dialect=, --dialect or shoe.dialect
 # names another (each listed once, in drivers.dialects.DIALECTS).
 DEFAULT_DIALECT = "beetek"
 
 
-@dataclass(frozen=True, slots=True)
-class ShoeEvent:
+class ShoeEvent(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Base of every event a shoe sends."""
 
-    seq: int | None = field(default=None, kw_only=True)
+    seq: int | None = None
 
     @property
     def type(self) -> str:
@@ -22,7 +26,6 @@ class ShoeEvent:
         return _TYPE_NAMES[type(self)]
 
 
-@dataclass(frozen=True, slots=True)
 class Hello(ShoeEvent):
     """The shoe powered up or reconnected (native ``HELLO``; seq 0 after a restart)."""
 
@@ -31,50 +34,44 @@ class Hello(ShoeEvent):
     firmware: str = ""
 
 
-@dataclass(frozen=True, slots=True)
 class CardRead(ShoeEvent):
     """A card left the shoe and was read: ``code`` as sent, ``card`` canonical or None (void).
 
-    ``burn``: read in burn mode, never a hand card.
+    ``burn``: read in burn mode, never a hand card; ``burn_rule``: the table's (2 for a burn).
     """
 
     card: str | None = None
     code: str = ""
     burn: bool = False
+    burn_rule: Annotated[int, Meta(ge=1, le=2)] = 1
 
 
-@dataclass(frozen=True, slots=True)
 class Misread(ShoeEvent):
     """A card left the shoe but could not be identified (``burn``: an unreadable burn, no fault)."""
 
     burn: bool = False
 
 
-@dataclass(frozen=True, slots=True)
 class Retract(ShoeEvent):
     """A card already reported was pushed back (``card_seq``: the line it undoes, or None)."""
 
     card_seq: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
 class Lid(ShoeEvent):
     """The card compartment lid opened (``open`` True) or closed."""
 
     open: bool = False
 
 
-@dataclass(frozen=True, slots=True)
 class Cut(ShoeEvent):
     """The cut card was reached: this pack ends after the round."""
 
 
-@dataclass(frozen=True, slots=True)
 class Empty(ShoeEvent):
     """No card is left in the shoe."""
 
 
-@dataclass(frozen=True, slots=True)
 class Alarm(ShoeEvent):
     """A device fault such as a jam (``code`` e.g. ``JAM`` or ``E3``, ``text`` its words)."""
 
@@ -82,21 +79,18 @@ class Alarm(ShoeEvent):
     text: str = ""
 
 
-@dataclass(frozen=True, slots=True)
 class Warning(ShoeEvent):  # noqa: A001 - the trade's word; never shadows the builtin in use
     """A device warning (beetek ``<W0x01>``): ``code`` is the hex code as sent."""
 
     code: str = ""
 
 
-@dataclass(frozen=True, slots=True)
 class Heartbeat(ShoeEvent):
     """The shoe is alive (native ``HB``): ``uptime_ms`` milliseconds since it started."""
 
     uptime_ms: int = 0
 
 
-@dataclass(frozen=True, slots=True)
 class FrameError(ShoeEvent):
     """A frame was dropped, or broke the line sequence (``reason``: ``crc``, ``seq_back``...)."""
 
@@ -104,7 +98,6 @@ class FrameError(ShoeEvent):
     detail: str = ""
 
 
-@dataclass(frozen=True, slots=True)
 class SeqGap(ShoeEvent):
     """Lines were lost between two seq numbers: the round must pause for the dealer."""
 
@@ -125,7 +118,6 @@ class LinkState(enum.Enum):
 LINK_STOPPED = "shoe link stopped"
 
 
-@dataclass(frozen=True, slots=True)
 class LinkStatus(ShoeEvent):
     """The link changed state; ``detail`` is an operator message (``permission denied on ...``)."""
 
@@ -150,7 +142,6 @@ _TYPE_NAMES: dict[type, str] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
 class NoFrameDecoded(ShoeEvent):
     """Bytes keep arriving from the shoe but no frame decodes: is the dialect right?
 

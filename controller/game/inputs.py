@@ -2,19 +2,18 @@
 
 A dealer command is a strict, frozen :class:`msgspec.Struct` (its tag is its journal
 ``kind``; fields, ranges and the role it needs declared here); a shoe event's record is
-read from its dataclass (:mod:`controller.game.events`). An input is checked once, where
-it enters (a control line's decoding, :func:`check`, :func:`journal_record`); the record
-checked is the one the journal encodes and the game applies. Journal bodies and their
-history: docs/journal-format.md.
+the event itself (:mod:`controller.game.events`). An input is checked once, where it
+enters (a control line's decoding or :func:`check`, passed on as :class:`Checked`; else
+:func:`journal_record`); the record checked is the one the journal encodes and the game
+applies. Journal bodies and their history: docs/journal-format.md.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 import json
 import typing
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, NamedTuple
 
 import msgspec
 from msgspec import Meta, Struct
@@ -370,29 +369,11 @@ ENVIRONMENT = "environment"
 """The journal kind of the environment's identity, found once the table is READY."""
 
 
-def _event_body(cls: type[ev.ShoeEvent], extra: list[tuple[str, Any, Any]]) -> type[Struct]:
-    """The journal body struct of a shoe event: the dataclass's own fields (and ``extra``).
-
-    The event dataclass is the declaration; this only reads it, so the fields, types and
-    defaults are never written twice.
-    """
-    hints = typing.get_type_hints(cls, include_extras=True)
-    fields: list[Any] = []
-    for f in dataclasses.fields(cls):
-        default = f.default if f.default is not dataclasses.MISSING else msgspec.NODEFAULT
-        fields.append((f.name, hints[f.name], default))
-    return msgspec.defstruct(cls.__name__ + "Body", [*fields, *extra], frozen=True,
-                             forbid_unknown_fields=True, kw_only=True,
-                             module=__name__)
-
-
 EVENTS: tuple[type[ev.ShoeEvent], ...] = tuple(ev._TYPE_NAMES)  # noqa: SLF001 - the leaf's table
 """Every shoe event that is journaled (heartbeats keep the link alive and are not)."""
 EVENT_BODY: dict[type[ev.ShoeEvent], type[Struct]] = {
-    cls: _event_body(cls, [("burn_rule", Annotated[int, Meta(ge=1, le=2)], 1)]
-                     if cls is ev.CardRead else [])
-    for cls in EVENTS if cls is not ev.Heartbeat}
-"""Shoe event class -> the struct its journal body decodes to (a card adds ``burn_rule``)."""
+    cls: cls for cls in EVENTS if cls is not ev.Heartbeat}
+"""Shoe event class -> the struct its journal body decodes to: the event itself."""
 BURN_RULE = 2
 """The burn rule a flagged burn card is journaled under now (see the engine's docstring)."""
 
@@ -436,34 +417,29 @@ def decode_body(kind: str, body: Any) -> Struct:
     return item
 
 
-_CHECKED: dict[int, DealerCommand] = {}
-"""Commands checked once already, by identity, until the table takes them (each held
-here, so no other object can have its id; frozen, so each stays as checked)."""
 _MSGPACK = msgspec.msgpack.Encoder()
 _DECODERS: dict[type, msgspec.msgpack.Decoder] = {}
 
 
-def checked(item: DealerCommand) -> DealerCommand:
-    """Mark ``item`` checked (a decoder that read it against its declaration did so)."""
-    if len(_CHECKED) >= 1024:  # never given to the table: checked again if ever given
-        _CHECKED.clear()
-    _CHECKED[id(item)] = item
-    return item
+class Checked(NamedTuple):
+    """A dealer command read against its declaration where it entered: not checked again."""
+
+    command: DealerCommand
+
+    @property
+    def name(self) -> str:
+        """The command's name."""
+        return self.command.name
 
 
-def check(command: DealerCommand) -> DealerCommand:
-    """Check a command built in code against its declaration, once (construction checks none).
-
-    Returns:
-        The command itself, marked checked: the table does not check it again.
+def check(command: DealerCommand) -> Checked:
+    """Check a command built in code once (construction checks none); the table takes it as is.
 
     Raises:
         InputError: a field fails the declaration (the message names it).
     """
-    if _CHECKED.get(id(command)) is not command:
-        _check(command)
-        checked(command)
-    return command
+    _check(command)
+    return Checked(command)
 
 
 def _check(command: DealerCommand) -> None:
@@ -493,30 +469,30 @@ def journal_record(item: Any) -> tuple[str, Struct]:
 
     The record is what the journal encodes and the game applies: a command itself (or
     its record: :class:`RebetRecord` with ``rule`` 2...; a :class:`ChangePin` stays
-    itself, the table journals its hash), a shoe event's body (a burn card's with
-    ``burn_rule`` 2), one of the table's own records.
+    itself, the table journals its hash), a shoe event (a burn card with ``burn_rule``
+    2), one of the table's own records.
 
     Raises:
         InputError: the input fails its declaration; nothing of it may be journaled.
         TypeError: not a table input.
     """
+    if isinstance(item, Checked):  # checked where it was read
+        item = item.command
+    elif isinstance(item, DealerCommand):
+        _check(item)
     if isinstance(item, DealerCommand):
-        if _CHECKED.pop(id(item), None) is not item:  # else checked where it was read
-            _check(item)
         body_type = item.body_type
         if body_type is type(item) or type(item) is ChangePin:
             return item.name, item
         return item.name, body_type(**{f: getattr(item, f) for f in body_type.__struct_fields__
                                        if hasattr(item, f)})  # fields checked just now
-    body_type = EVENT_BODY.get(type(item))
-    if body_type is not None:
+    if type(item) in EVENT_BODY:
+        if type(item) is ev.CardRead and item.burn_rule != (BURN_RULE if item.burn else 1):
+            item = msgspec.structs.replace(item, burn_rule=BURN_RULE if item.burn else 1)
         try:
-            record = msgspec.convert(item, body_type, from_attributes=True)
+            return item.type, _decoded(item)  # the event as its journal text decodes
         except msgspec.ValidationError as exc:
             raise failed(exc, item.type) from None
-        if type(item) is ev.CardRead and item.burn:
-            record = msgspec.structs.replace(record, burn_rule=BURN_RULE)
-        return item.type, record
     kind = SYSTEM_RECORDS.get(type(item))
     if kind is None:
         raise TypeError(f"not a journaled table input: {item!r}")
@@ -527,7 +503,7 @@ def journal_record(item: Any) -> tuple[str, Struct]:
 
 
 _LEFT_OUT: dict[type, tuple[str, Any]] = {
-    ConfigChanged: ("rules_text", None), EVENT_BODY[ev.CardRead]: ("burn_rule", 1)}
+    ConfigChanged: ("rules_text", None), ev.CardRead: ("burn_rule", 1)}
 """A field a record's body leaves out while it holds this value (as journaled before)."""
 
 
@@ -583,7 +559,7 @@ __all__ = [
     "NextRound", "NoMoreBets", "PinChanged", "PlaceBet", "Rebet", "RebetRecord", "RemoveChip",
     "ReopenBets", "Resume", "Reveal", "Role", "Screens", "Settle", "Software", "Startup", "Tick",
     "UndoDecision", "UnblockDeck", "UnblockRecord", "VoidRecord", "VoidRound",
-    "check", "checked", "decode_body", "encode_body", "failed", "journal_body",
+    "Checked", "check", "decode_body", "encode_body", "failed", "journal_body",
     "journal_record", "record_body", "SYSTEM_RECORDS",
     "DEVICE", "DeviceRecord", "JOURNAL_FAULT", "JournalFault",
 ]

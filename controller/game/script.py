@@ -10,7 +10,7 @@ import enum
 import json
 import typing
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -106,7 +106,7 @@ def _build(classes: dict[str, type], what: str, name: object, body: dict[str, An
     if cls is None:
         raise ValueError(f"unknown {what} {name!r} (known: {', '.join(sorted(classes))})")
     hints = typing.get_type_hints(cls)
-    known = {f.name for f in fields(cls)}
+    known = set(cls.__struct_fields__)
     unknown = sorted(set(body) - known)
     if unknown:
         raise ValueError(f"{name} has no field {', '.join(unknown)}")

@@ -35,6 +35,7 @@ from controller.game.inputs import (
     STARTUP,
     SYSTEM_RECORDS,
     ChangePin,
+    Checked,
     ConfigChange,
     DealerCommand,
     DeviceRecord,
@@ -103,8 +104,9 @@ class SystemClock:
         return time.monotonic_ns()
 
 
-Input = ShoeEvent | DealerCommand | EnvironmentRecord | DeviceRecord
-"""What is journaled: a shoe event, a dealer command, one of the table's own records."""
+Input = ShoeEvent | DealerCommand | Checked | EnvironmentRecord | DeviceRecord
+"""What is journaled: a shoe event, a dealer command (:class:`Checked` where it was read),
+one of the table's own records."""
 Entry = tuple[str, Any, str, str]
 """One input as journaled and applied: kind, checked record (or body), actor, body text."""
 
@@ -131,7 +133,7 @@ class _Ask(_Fence):
 
     __slots__ = ("item", "verdicts")
 
-    def __init__(self, item: ShoeEvent | DealerCommand) -> None:
+    def __init__(self, item: Input) -> None:
         super().__init__()
         self.item = item
         self.verdicts: list[Verdict] = []
@@ -314,6 +316,7 @@ class Table:
             if isinstance(item, (Tick, Heartbeat)):
                 self.heartbeat = time.monotonic()
                 continue
+            given = item.command if isinstance(item, Checked) else item
             try:
                 entry = self._entry(item)
             except (InputError, TypeError, Rejected) as exc:  # refused: nothing journaled
@@ -323,10 +326,10 @@ class Table:
                 if batch:
                     verdicts += self._process(batch)
                     batch = []
-                verdicts.append(_refused(item, exc))
+                verdicts.append(_refused(given, exc))
                 continue
             batch.append(entry)
-            if isinstance(item, (ChangePin, ConfigChange)):  # later PINs: the new settings
+            if isinstance(given, (ChangePin, ConfigChange)):  # later PINs: the new settings
                 verdicts += self._process(batch)
                 batch = []
         if batch:
@@ -343,6 +346,8 @@ class Table:
             Rejected: a PIN set for two roles.
         """
         kind, record = journal_record(item)
+        if isinstance(item, Checked):
+            item = item.command
         actor = ("shoe" if isinstance(item, ShoeEvent) else "system"
                  if type(item) in SYSTEM_RECORDS else "dealer")
         if isinstance(item, DealerCommand) and item.pin is not None:

@@ -114,7 +114,7 @@ class DealerScreen:
     # -- input ------------------------------------------------------------------------------
 
     def handle(self, event: pygame.event.Event, frame: Frame | None, view: DealerView,
-               now: float = 0.0) -> list[inputs.DealerCommand]:
+               now: float = 0.0) -> list[inputs.DealerCommand | inputs.Checked]:
         """Apply one pygame event on ``frame`` (drawn from ``view``); the commands to post.
 
         ``now`` is monotonic seconds. A bounce is ignored silently. A tap on an older frame,
@@ -242,7 +242,8 @@ class DealerScreen:
         ui.undo.posted(cmd, view)
         return [cmd]
 
-    def _pad(self, action: object, view: DealerView, now: float) -> list[inputs.DealerCommand]:
+    def _pad(self, action: object, view: DealerView,
+             now: float) -> list[inputs.DealerCommand | inputs.Checked]:
         ui = self.ui
         if isinstance(action, actions.OpenPad):
             ui.reset_pad()
@@ -271,14 +272,14 @@ class DealerScreen:
             return self._send(view, now)
         return []
 
-    def _send(self, view: DealerView, now: float) -> list[inputs.DealerCommand]:
+    def _send(self, view: DealerView, now: float) -> list[inputs.Checked]:
         """The supervisor action with its PIN, checked against its declaration."""
         ui = self.ui
         cmd = supervisor_command(ui)
         if cmd is None:
             return []
         try:
-            inputs.check(cmd)
+            sent = inputs.check(cmd)
         except inputs.InputError as exc:  # the pad says why in words, never the checker's text
             ui.error, ui.pin = self.tr.refusal(invalid_input(cmd.name, str(exc))), ""
             return []
@@ -286,7 +287,7 @@ class DealerScreen:
                        view.refusal_seq, now)
         ui.pad, ui.pin, ui.error = "wait", "", ""
         ui.posted_version = view.version
-        return [cmd]
+        return [sent]
 
     # -- drawing ----------------------------------------------------------------------------
 

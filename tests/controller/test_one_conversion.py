@@ -4,8 +4,8 @@ A ``place_bet`` as a control line goes through the daemon's control path into a 
 table; a card as beetek bytes goes through a real link over an in-memory port into the
 same table. The counters are the test's: every way the product can check an input against
 its declaration (the control line's decoder, ``msgspec.convert``, the check of a command
-built in code, the journal-body decoder) is wrapped, and the record the table checked is
-the object the game applies.
+built in code or a shoe event read back through its type, the journal-body decoder) is
+wrapped, and the record the table checked is the object the game applies.
 """
 
 from __future__ import annotations
@@ -105,9 +105,27 @@ def test_a_card_from_the_shoe_is_checked_once(running, counters):
         assert link.stop(2.0)
 
     body_type = inputs.EVENT_BODY[CardRead]
-    assert _converted_to(counters["convert"], body_type) == 1  # the one check
+    built = counters["built"]
+    checks = [(c.args[0], r) for c, r in zip(built.call_args_list, built.spy_return_list,
+                                             strict=True) if type(c.args[0]) is CardRead]
+    assert len(checks) == 1  # the one check: the card read back through its type
+    assert checks[0][0].card == "Qh" and checks[0][0].code == "QH"  # as the dialect built it
+    assert _converted_to(counters["convert"], body_type) == 0
     assert counters["body"].call_count == 0
     assert _journaled(table, "card") == [{"burn": False, "card": "Qh", "code": "QH",
                                           "seq": None}]
     cards = [c.args[4] for c in counters["apply"].call_args_list if c.args[3] == "card"]
     assert len(cards) == 1 and type(cards[0]) is body_type and cards[0].card == "Qh"
+    assert cards[0] is checks[0][1]  # the record checked is the object applied
+
+
+def test_a_command_checked_where_it_entered_is_passed_on_as_checked(counters):
+    command = inputs.PlaceBet(seat=1, bet="ante", amount=100)
+    sent = inputs.check(command)  # a PIN pad's check: the one check
+    assert sent == inputs.Checked(command) and counters["built"].call_count == 1
+    assert inputs.journal_record(sent) == ("place_bet", command)
+    assert counters["built"].call_count == 1  # not checked again
+    assert inputs.journal_record(command)[1] is command  # given bare, it is checked
+    assert counters["built"].call_count == 2
+    with pytest.raises(inputs.InputError, match="seat"):
+        inputs.check(inputs.PlaceBet(seat=99, bet="ante", amount=100))

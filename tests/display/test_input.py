@@ -316,7 +316,7 @@ def test_void_needs_reason_and_pin(make_app):
     key(app, "backspace")
     key(app, "0")
     key(app, "return")
-    assert drain(inbox) == [C.VoidRound(reason="Shoe fault", pin="2580")]
+    assert drain(inbox) == [C.Checked(C.VoidRound(reason="Shoe fault", pin="2580"))]
     answered(app, holder)
     assert app.frame("dealer").notes["pad"] is None
 
@@ -339,7 +339,7 @@ def test_a_pin_too_short_for_its_declaration_is_shown_on_the_pad_not_posted(make
     # OK waits for a whole PIN: nothing of the type checker's words on the pad
     assert not any("$.pin" in t.text or "Expected" in t.text for t in frame.texts_in("pad"))
     # the digits typed stay: two more make a whole PIN
-    assert enter_pin(app, inbox, "58") == [C.VoidRound(reason="Shoe fault", pin="1258")]
+    assert enter_pin(app, inbox, "58") == [C.Checked(C.VoidRound(reason="Shoe fault", pin="1258"))]
     answered(app, holder)
     assert app.frame("dealer").notes["pad"] is None
 
@@ -350,7 +350,7 @@ def test_the_pin_pad_takes_the_longest_pin(make_app):
     key(app, "5")
     # one digit more than a PIN may have: the pad stops at 12
     assert enter_pin(app, inbox, "1234567890123") == [
-        C.VoidRound(reason="Shoe fault", pin="123456789012")]
+        C.Checked(C.VoidRound(reason="Shoe fault", pin="123456789012"))]
 
 
 def test_pad_cancel(make_app):
@@ -375,7 +375,7 @@ def test_manual_card_entry(make_app):
     for d in "4711":
         key(app, d)
     touch(app, "pad.key.11")  # OK
-    assert drain(inbox) == [C.ManualCard(card="Qh", pin="4711")]
+    assert drain(inbox) == [C.Checked(C.ManualCard(card="Qh", pin="4711"))]
 
 
 def test_primary_actions(make_app):
@@ -393,7 +393,7 @@ def test_primary_actions(make_app):
             for d in "4711":
                 key(app, d, now=3.0)
             key(app, "return", now=4.0)
-            assert drain(inbox) == [C.NextRound(pin="4711")], name
+            assert drain(inbox) == [C.Checked(C.NextRound(pin="4711"))], name
         else:
             assert drain(inbox) == [C.NextRound()], name
 

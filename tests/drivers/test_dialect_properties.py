@@ -179,7 +179,7 @@ def _payload(frame: bytes) -> bytes:
 
 
 def _renumbered(events: list[ShoeEvent], first: int) -> list[ShoeEvent]:
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     return [replace(e, seq=(first + i) % 65536) for i, e in enumerate(events)]
 

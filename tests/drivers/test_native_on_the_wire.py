@@ -3,8 +3,7 @@ pyserial path), its faults injected, the production link decoding."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
+from msgspec.structs import replace
 from shoe_rig import running_link, shoe_on_pty, state_is, wait_for
 
 from controller.game.events import CardRead, FrameError, LinkState, SeqGap, Warning
