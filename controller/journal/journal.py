@@ -163,7 +163,10 @@ class Journal(SealWriting, JournalReading, WalUpkeep):
         if not readonly and not as_archive and self.real != ":memory:" and keys is not False:
             self._key_folder = (sealing.default_folder() if keys in (None, True)
                                 else Path(keys))  # type: ignore[arg-type]
-            self._open_sealer()
+            try:
+                self._open_sealer()
+            except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:  # damaged: locked
+                self.seal_error = f"the journal's seals cannot be read: {exc}"
         if self.base_seq:
             name = meta.get("archive")
             self.archive_missing = (f"events 1 to {self.base_seq} were moved to an archive "
@@ -173,11 +176,7 @@ class Journal(SealWriting, JournalReading, WalUpkeep):
                 self._open_archive(archive)
 
     def _read_head(self) -> None:
-        """The cut (``base_seq``, ``base_hash``) and the head (``last_seq``, ``last_hash``).
-
-        Raises:
-            JournalError: the newest events cannot be read (the journal is closed).
-        """
+        """The cut and the head; JournalError: the newest events cannot be read (closed)."""
         base = self.meta.get("base_seq", 0)
         self.base_seq = base if type(base) is int and base > 0 else 0  # else: none (the
         # chain then misses the events before the first one here, and says so)

@@ -69,6 +69,7 @@ def verify(journal_id: str | None, starts: Sequence[ChainStart], seals: Sequence
 
 
 Problem = tuple[str, int | None, int | None]
+_HEX = "0123456789abcdef"
 
 
 def _unreadable(journal_id: str | None, starts: Sequence[ChainStart]) -> Problem | None:
@@ -78,6 +79,9 @@ def _unreadable(journal_id: str | None, starts: Sequence[ChainStart]) -> Problem
     if not journal_id or len(journal_id) != 64:
         return ("the journal's id was removed from its file: its seals cannot be checked",
                 None, None)
+    if journal_id.strip(_HEX):  # a byte of it overwritten: no id a seal could have signed
+        return ("the journal's id in its file is damaged (not 64 hexadecimal digits): its "
+                "seals cannot be checked", None, None)
     return None
 
 

@@ -358,3 +358,21 @@ def test_a_witness_that_is_not_one_is_a_usage_error_and_every_witness_is_checked
     status, out, _ = run("verify-journal", "--journal", str(path), "--witness", wrong,
                          "--witness", good)
     assert status == 1 and "does not hold the seal" in out
+
+
+def test_a_journal_id_overwritten_with_other_bytes_locks_the_table_and_fails_the_check(tmp_path):
+    path = tmp_path / "j.sqlite3"
+    t = Table(path, CONFIG)
+    play(t, 2)
+    t.close()
+    db = sqlite3.connect(path)
+    db.execute("UPDATE meta SET value = ? WHERE key = 'journal_id'", ("zz" * 32,))
+    db.commit()
+    db.close()
+    t = Table(path, CONFIG)                                     # no traceback: locked, why
+    try:
+        assert t.locked and "id" in t.locked, t.locked
+    finally:
+        t.close()
+    status, out, _ = run("verify-journal", "--journal", str(path))
+    assert status == 1 and "journal's id in its file is damaged" in out, out
