@@ -26,7 +26,13 @@ from typing import Any, BinaryIO
 import msgspec
 
 from controller.game.cards import CARDS_BY_TEXT, CardError, parse_cards
-from controller.game.hands import HandClass, SixCardClass
+from controller.game.hands import (
+    SUIT_MAJOR_BIT,
+    VALUES_BY_MASK,
+    HandClass,
+    SixCardClass,
+    six_card_class,
+)
 from controller.game.rules import RuleProfile, RuleProfileError, load_profile
 from controller.game.settlement import (
     BetError,
@@ -165,19 +171,17 @@ def settle_stream(profile: RuleProfile, lines: BinaryIO, out: BinaryIO,
         The number of bad lines.
     """
     decode = msgspec.json.Decoder(SettleLine).decode
-    card = CARDS_BY_TEXT.__getitem__
-    batch: list[Answer] = []
+    answer = _Answers(profile, apply_limits)
+    batch: list[bytes] = []
     bad = 0
     for n, raw in enumerate(lines, start=1):
         try:
-            line = decode(raw)
-            s = settle(profile, tuple(map(card, line.player)), tuple(map(card, line.dealer)),
-                       line.bets, line.decision, apply_limits)
-            batch.append(_answer(s))
+            batch.append(answer(decode(raw)))
             if len(batch) >= _BATCH:
-                _write(out, batch)
+                out.write(b"".join(batch))
+                batch.clear()
             continue
-        except (msgspec.DecodeError, KeyError, CardError, BetError):
+        except (ValueError, KeyError):  # msgspec.DecodeError, CardError, BetError included
             if not raw.strip():
                 continue
         try:  # read again, to say what is wrong (or settle what it reads otherwise)
@@ -185,27 +189,57 @@ def settle_stream(profile: RuleProfile, lines: BinaryIO, out: BinaryIO,
         except (InputError, CardError, BetError) as exc:
             result = {"error": str(exc), "line": n}
             bad += 1
-        _write(out, batch)
-        out.write(json.dumps(result).encode() + b"\n")
-    _write(out, batch)
+        batch.append(json.dumps(result).encode() + b"\n")
+    out.write(b"".join(batch))
     out.flush()
     return bad
 
 
-_BATCH = 64
-"""Answers encoded and spaced in one call: per-line calls cost more than the work."""
-_encode = msgspec.json.Encoder().encode
+_BATCH = 256
+"""Answer lines written in one call."""
+_BIT = {text: 1 << c.index for text, c in CARDS_BY_TEXT.items()}
+_SUIT_MAJOR = {text: SUIT_MAJOR_BIT[c.index] for text, c in CARDS_BY_TEXT.items()}
 
 
-def _write(out: BinaryIO, batch: list[Answer]) -> None:
-    """Write the answers of ``batch`` (then empty it), one line each, spaced as json.dumps.
+class _Answers:
+    """The output line of a decoded line, as bytes, remembered by what decides it.
 
-    An answer holds no array, so ``}, {`` only ever separates two answers of the list.
+    An answer depends only on the hand classes (and whether the player's is a mini
+    royal), whether the dealer qualifies, who has the stronger hand, the 6 Card Bonus
+    hand, the wagers and the decision: a line already answered for these is not settled
+    again. A line that does not settle raises (and is remembered by nobody).
     """
-    if batch:
-        spaced = msgspec.json.format(_encode(batch), indent=0)
-        out.write(spaced[1:-1].replace(b"}, {", b"}\n{") + b"\n")
-        batch.clear()
+
+    _SIZE = 4096
+
+    def __init__(self, profile: RuleProfile, apply_limits: bool) -> None:
+        self.profile, self.apply_limits = profile, apply_limits
+        self.qualifies = profile.qualifier.qualifies
+        self.known: dict[tuple, bytes] = {}
+
+    def __call__(self, line: SettleLine) -> bytes:
+        bit, sm = _BIT, _SUIT_MAJOR
+        p1, p2, p3 = line.player
+        d1, d2, d3 = line.dealer
+        pm, dm = bit[p1] | bit[p2] | bit[p3], bit[d1] | bit[d2] | bit[d3]
+        if (pm | dm).bit_count() != 6:
+            raise CardError("a card is there twice")  # settle_line says which
+        p, d = VALUES_BY_MASK[pm], VALUES_BY_MASK[dm]
+        key = (p.hand_class, p.mini_royal, d.hand_class, self.qualifies(d),
+               (p.strength > d.strength) - (p.strength < d.strength),
+               six_card_class(sm[p1] | sm[p2] | sm[p3] | sm[d1] | sm[d2] | sm[d3]),
+               line.bets, line.decision)
+        text = self.known.get(key)
+        if text is None:
+            card = CARDS_BY_TEXT.__getitem__
+            s = settle(self.profile, tuple(map(card, line.player)),
+                       tuple(map(card, line.dealer)), line.bets, line.decision,
+                       self.apply_limits)
+            text = json.dumps(msgspec.to_builtins(_answer(s))).encode() + b"\n"
+            if len(self.known) >= self._SIZE:
+                self.known.clear()
+            self.known[key] = text
+        return text
 
 
 def run(args: argparse.Namespace) -> int:
