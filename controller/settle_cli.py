@@ -159,7 +159,9 @@ def settle_stream(profile: RuleProfile, lines: BinaryIO, out: BinaryIO,
     """Settle every line of ``lines``, writing one JSON line each to ``out`` in order.
 
     Blank lines (a trailing newline, a gap between rounds) are skipped: they answer
-    nothing and are no error. An error names its input line number.
+    nothing and are no error. An error names its input line number. The lines at hand
+    are decoded and answered together (whatever the input holds: a line typed alone is
+    answered at once); when any of them is not a round, each is read alone.
 
     Args:
         profile: the rules in force.
@@ -170,35 +172,62 @@ def settle_stream(profile: RuleProfile, lines: BinaryIO, out: BinaryIO,
     Returns:
         The number of bad lines.
     """
-    decode = msgspec.json.Decoder(SettleLine).decode
+    decode = msgspec.json.Decoder(list[SettleLine]).decode
     answer = _Answers(profile, apply_limits)
-    batch: list[bytes] = []
-    bad = 0
-    for n, raw in enumerate(lines, start=1):
-        try:
-            batch.append(answer(decode(raw)))
-            if len(batch) >= _BATCH:
-                out.write(b"".join(batch))
-                batch.clear()
+    done = bad = 0
+    rest = b""
+    while chunk := lines.read1(_CHUNK):
+        rest += chunk
+        cut = rest.rfind(b"\n") + 1
+        if not cut:
             continue
+        block, rest = rest[:cut], rest[cut:]
+        count = block.count(b"\n")
+        try:
+            items = decode(b"[" + block[:-1].replace(b"\n", b",") + b"]")
+            if len(items) != count:  # a line of two objects (and then no blank line)
+                raise InputError("not one round per line")
+            out.write(b"".join(map(answer, items)))
         except (ValueError, KeyError):  # msgspec.DecodeError, CardError, BetError included
-            if not raw.strip():
-                continue
-        try:  # read again, to say what is wrong (or settle what it reads otherwise)
-            result = settle_line(profile, raw.decode("utf-8", "replace"), apply_limits)
-        except (InputError, CardError, BetError) as exc:
-            result = {"error": str(exc), "line": n}
-            bad += 1
-        batch.append(json.dumps(result).encode() + b"\n")
-    out.write(b"".join(batch))
+            bad += _each_line(answer, block.splitlines(keepends=True), done, out)
+        done += count
+    if rest:
+        bad += _each_line(answer, [rest], done, out)
     out.flush()
     return bad
 
 
-_BATCH = 256
-"""Answer lines written in one call."""
+def _each_line(answer: _Answers, lines: list[bytes], done: int, out: BinaryIO) -> int:
+    """Answer each line alone (line numbers after ``done``); return how many are bad."""
+    decode = _decode_line
+    bad = 0
+    answers = []
+    for n, raw in enumerate(lines, start=done + 1):
+        try:
+            answers.append(answer(decode(raw)))
+            continue
+        except (ValueError, KeyError):
+            if not raw.strip():
+                continue
+        try:  # read again, to say what is wrong (or settle what it reads otherwise)
+            result = settle_line(answer.profile, raw.decode("utf-8", "replace"),
+                                 answer.apply_limits)
+        except (InputError, CardError, BetError) as exc:
+            result = {"error": str(exc), "line": n}
+            bad += 1
+        answers.append(json.dumps(result).encode() + b"\n")
+    out.write(b"".join(answers))
+    return bad
+
+
+_CHUNK = 1 << 16
+"""Input bytes read at most at once."""
+_decode_line = msgspec.json.Decoder(SettleLine).decode
 _BIT = {text: 1 << c.index for text, c in CARDS_BY_TEXT.items()}
 _SUIT_MAJOR = {text: SUIT_MAJOR_BIT[c.index] for text, c in CARDS_BY_TEXT.items()}
+
+
+_PLAY = Decision.PLAY
 
 
 class _Answers:
@@ -225,10 +254,13 @@ class _Answers:
         if (pm | dm).bit_count() != 6:
             raise CardError("a card is there twice")  # settle_line says which
         p, d = VALUES_BY_MASK[pm], VALUES_BY_MASK[dm]
-        key = (p.hand_class, p.mini_royal, d.hand_class, self.qualifies(d),
-               (p.strength > d.strength) - (p.strength < d.strength),
-               six_card_class(sm[p1] | sm[p2] | sm[p3] | sm[d1] | sm[d2] | sm[d3]),
-               line.bets, line.decision)
+        decision = line.decision
+        hands = ((((p.hand_class * 2 + p.mini_royal) * 6 + d.hand_class) * 2
+                  + self.qualifies(d)) * 3 + (p.strength > d.strength)
+                 - (p.strength < d.strength) + 1) * 10 + six_card_class(
+                     sm[p1] | sm[p2] | sm[p3] | sm[d1] | sm[d2] | sm[d3])
+        # ints only: hashing an enum member is a Python call
+        key = (hands, line.bets, 0 if decision is None else 1 if decision is _PLAY else 2)
         text = self.known.get(key)
         if text is None:
             card = CARDS_BY_TEXT.__getitem__
