@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from typing import Any, BinaryIO
 
 import msgspec
@@ -173,7 +174,7 @@ def settle_stream(profile: RuleProfile, lines: BinaryIO, out: BinaryIO,
         The number of bad lines.
     """
     decode = msgspec.json.Decoder(list[SettleLine]).decode
-    answer = _Answers(profile, apply_limits)
+    answer = _answers(profile, apply_limits)
     done = bad = 0
     rest = b""
     while chunk := lines.read1(_CHUNK):
@@ -189,15 +190,17 @@ def settle_stream(profile: RuleProfile, lines: BinaryIO, out: BinaryIO,
                 raise InputError("not one round per line")
             out.write(b"".join(map(answer, items)))
         except (ValueError, KeyError):  # msgspec.DecodeError, CardError, BetError included
-            bad += _each_line(answer, block.splitlines(keepends=True), done, out)
+            bad += _each_line(answer, block.splitlines(keepends=True), done, out, profile,
+                              apply_limits)
         done += count
     if rest:
-        bad += _each_line(answer, [rest], done, out)
+        bad += _each_line(answer, [rest], done, out, profile, apply_limits)
     out.flush()
     return bad
 
 
-def _each_line(answer: _Answers, lines: list[bytes], done: int, out: BinaryIO) -> int:
+def _each_line(answer: Callable[[SettleLine], bytes], lines: list[bytes], done: int,
+               out: BinaryIO, profile: RuleProfile, apply_limits: bool) -> int:
     """Answer each line alone (line numbers after ``done``); return how many are bad."""
     decode = _decode_line
     bad = 0
@@ -210,8 +213,7 @@ def _each_line(answer: _Answers, lines: list[bytes], done: int, out: BinaryIO) -
             if not raw.strip():
                 continue
         try:  # read again, to say what is wrong (or settle what it reads otherwise)
-            result = settle_line(answer.profile, raw.decode("utf-8", "replace"),
-                                 answer.apply_limits)
+            result = settle_line(profile, raw.decode("utf-8", "replace"), apply_limits)
         except (InputError, CardError, BetError) as exc:
             result = {"error": str(exc), "line": n}
             bad += 1
@@ -227,51 +229,48 @@ _BIT = {text: 1 << c.index for text, c in CARDS_BY_TEXT.items()}
 _SUIT_MAJOR = {text: SUIT_MAJOR_BIT[c.index] for text, c in CARDS_BY_TEXT.items()}
 
 
-_PLAY = Decision.PLAY
+_KNOWN = 4096
+"""Answers remembered at most (then forgotten all at once)."""
 
 
-class _Answers:
-    """The output line of a decoded line, as bytes, remembered by what decides it.
+def _answers(profile: RuleProfile, apply_limits: bool) -> Callable[[SettleLine], bytes]:
+    """The function giving a decoded line's output line, as bytes.
 
     An answer depends only on the hand classes (and whether the player's is a mini
     royal), whether the dealer qualifies, who has the stronger hand, the 6 Card Bonus
     hand, the wagers and the decision: a line already answered for these is not settled
     again. A line that does not settle raises (and is remembered by nobody).
     """
+    bit, sm, value = _BIT, _SUIT_MAJOR, dict(VALUES_BY_MASK)
+    qualifies, play = profile.qualifier.qualifies, Decision.PLAY
+    known: dict[tuple, bytes] = {}
 
-    _SIZE = 4096
-
-    def __init__(self, profile: RuleProfile, apply_limits: bool) -> None:
-        self.profile, self.apply_limits = profile, apply_limits
-        self.qualifies = profile.qualifier.qualifies
-        self.known: dict[tuple, bytes] = {}
-
-    def __call__(self, line: SettleLine) -> bytes:
-        bit, sm = _BIT, _SUIT_MAJOR
+    def answer(line: SettleLine) -> bytes:
         p1, p2, p3 = line.player
         d1, d2, d3 = line.dealer
         pm, dm = bit[p1] | bit[p2] | bit[p3], bit[d1] | bit[d2] | bit[d3]
         if (pm | dm).bit_count() != 6:
             raise CardError("a card is there twice")  # settle_line says which
-        p, d = VALUES_BY_MASK[pm], VALUES_BY_MASK[dm]
+        p, d = value[pm], value[dm]
         decision = line.decision
         hands = ((((p.hand_class * 2 + p.mini_royal) * 6 + d.hand_class) * 2
-                  + self.qualifies(d)) * 3 + (p.strength > d.strength)
+                  + qualifies(d)) * 3 + (p.strength > d.strength)
                  - (p.strength < d.strength) + 1) * 10 + six_card_class(
                      sm[p1] | sm[p2] | sm[p3] | sm[d1] | sm[d2] | sm[d3])
         # ints only: hashing an enum member is a Python call
-        key = (hands, line.bets, 0 if decision is None else 1 if decision is _PLAY else 2)
-        text = self.known.get(key)
+        key = (hands, line.bets, 0 if decision is None else 1 if decision is play else 2)
+        text = known.get(key)
         if text is None:
             card = CARDS_BY_TEXT.__getitem__
-            s = settle(self.profile, tuple(map(card, line.player)),
-                       tuple(map(card, line.dealer)), line.bets, line.decision,
-                       self.apply_limits)
+            s = settle(profile, tuple(map(card, line.player)), tuple(map(card, line.dealer)),
+                       line.bets, decision, apply_limits)
             text = json.dumps(msgspec.to_builtins(_answer(s))).encode() + b"\n"
-            if len(self.known) >= self._SIZE:
-                self.known.clear()
-            self.known[key] = text
+            if len(known) >= _KNOWN:
+                known.clear()
+            known[key] = text
         return text
+
+    return answer
 
 
 def run(args: argparse.Namespace) -> int:
