@@ -10,8 +10,9 @@ per bet placed (plus the Ante Bonus when it pays) in pay order, and the seat's n
 in minor units. A bad line gives ``{"error": "...", "line": N}``; the other lines are
 still settled and the exit status is 1. A blank line is skipped.
 
-Each line is decoded by msgspec against its declaration (:class:`SettleLine`, its wagers
-a :class:`~controller.game.settlement.Bets`) and the result encoded by msgspec; a line the
+The lines at hand are decoded by msgspec in one call against their declaration
+(:class:`SettleLine`, its wagers a :class:`~controller.game.settlement.Bets`), each result
+encoded by msgspec once and remembered for the lines that settle alike; a line the
 declaration refuses, or that does not settle, is read again by :func:`settle_line`, which
 says exactly what is wrong with it.
 """
@@ -244,6 +245,7 @@ def _answers(profile: RuleProfile, apply_limits: bool) -> Callable[[SettleLine],
     bit, sm, value = _BIT, _SUIT_MAJOR, dict(VALUES_BY_MASK)
     qualifies, play = profile.qualifier.qualifies, Decision.PLAY
     known: dict[tuple, bytes] = {}
+    encode = msgspec.json.Encoder().encode
 
     def answer(line: SettleLine) -> bytes:
         p1, p2, p3 = line.player
@@ -264,7 +266,8 @@ def _answers(profile: RuleProfile, apply_limits: bool) -> Callable[[SettleLine],
             card = CARDS_BY_TEXT.__getitem__
             s = settle(profile, tuple(map(card, line.player)), tuple(map(card, line.dealer)),
                        line.bets, decision, apply_limits)
-            text = json.dumps(msgspec.to_builtins(_answer(s))).encode() + b"\n"
+            # spaced as json.dumps spaces it
+            text = msgspec.json.format(encode(_answer(s)), indent=0) + b"\n"
             if len(known) >= _KNOWN:
                 known.clear()
             known[key] = text
