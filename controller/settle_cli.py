@@ -20,6 +20,7 @@ says exactly what is wrong with it.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
 from collections.abc import Callable
@@ -288,4 +289,5 @@ def run(args: argparse.Namespace) -> int:
         print(f"threecard settle: --rules: {exc}", file=sys.stderr)
         return 2
     sys.stdout.flush()
+    gc.freeze()  # what start-up built lives on: the collector need not walk it per batch
     return 1 if settle_stream(profile, sys.stdin.buffer, sys.stdout.buffer, args.limits) else 0
