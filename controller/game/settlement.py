@@ -284,7 +284,7 @@ def settle(profile: RuleProfile, player: Sequence[Card], dealer: Sequence[Card],
     results = _ante_results(pays[0], p, d, qualifies, ante, folded) if ante else []
     side_lost = folded and profile.fold_loses_side_bets
     if pair_plus:
-        mult, line = (0, "") if side_lost else pays[1][p.hand_class, p.mini_royal]
+        mult, line = (0, "") if side_lost else pays[1][p.mini_royal][p.hand_class]
         results.append(BetResult(PAIR_PLUS, _WIN, pair_plus, mult, pair_plus * mult, line)
                        if mult else BetResult(PAIR_PLUS, _LOSE, pair_plus, 0, -pair_plus))
     if six_stake:
@@ -317,7 +317,7 @@ def _masks(player: Sequence[Card], dealer: Sequence[Card]) -> tuple[int, int, in
                     | sm[d2.index] | sm[d3.index])
 
 
-_Pays = tuple[dict[HandClass, int], dict[tuple[HandClass, bool], tuple[int, str]],
+_Pays = tuple[dict[HandClass, int], tuple[dict[HandClass, tuple[int, str]], ...],
               dict[SixCardClass, int]]
 _last_pays: tuple[RuleProfile | None, _Pays | None] = (None, None)
 
@@ -332,8 +332,8 @@ def _pays(profile: RuleProfile) -> _Pays:
     last, pays = _last_pays
     if last is not profile or pays is None:
         pays = ({c: profile.ante_bonus_pay(c) for c in HandClass},
-                {(c, m): (profile.pair_plus_pay(c, m), profile.paid_line(PAIR_PLUS, c.key, m))
-                 for c in HandClass for m in (False, True)},
+                tuple({c: (profile.pair_plus_pay(c, m), profile.paid_line(PAIR_PLUS, c.key, m))
+                       for c in HandClass} for m in (False, True)),  # by mini royal, class
                 {c: profile.six_card_pay(c) for c in SixCardClass})
         _last_pays = (profile, pays)
     return pays
