@@ -178,25 +178,26 @@ def settle_stream(profile: RuleProfile, lines: BinaryIO, out: BinaryIO,
     decode = msgspec.json.Decoder(list[SettleLine]).decode
     answer = _answers(profile, apply_limits)
     done = bad = 0
-    rest = b""
+    rest: list[bytes] = []  # the start of a line not read to its end yet
     while chunk := lines.read1(_CHUNK):
-        rest += chunk
-        cut = rest.rfind(b"\n") + 1
+        cut = chunk.rfind(b"\n") + 1
         if not cut:
+            rest.append(chunk)
             continue
-        block, rest = rest[:cut], rest[cut:]
+        block = b"".join((*rest, chunk[:cut]))
+        rest = [chunk[cut:]]
         count = block.count(b"\n")
         try:
             items = decode(b"[" + block[:-1].replace(b"\n", b",") + b"]")
-            if len(items) != count:  # a line of two objects (and then no blank line)
+            if len(items) != count:  # a line holding two rounds
                 raise InputError("not one round per line")
             out.write(b"".join(map(answer, items)))
         except (ValueError, KeyError):  # msgspec.DecodeError, CardError, BetError included
             bad += _each_line(answer, block.splitlines(keepends=True), done, out, profile,
                               apply_limits)
         done += count
-    if rest:
-        bad += _each_line(answer, [rest], done, out, profile, apply_limits)
+    if last := b"".join(rest):
+        bad += _each_line(answer, [last], done, out, profile, apply_limits)
     out.flush()
     return bad
 
@@ -260,7 +261,7 @@ def _answers(profile: RuleProfile, apply_limits: bool) -> Callable[[SettleLine],
                   + qualifies(d)) * 3 + (p.strength > d.strength)
                  - (p.strength < d.strength) + 1) * 10 + six_card_class(
                      sm[p1] | sm[p2] | sm[p3] | sm[d1] | sm[d2] | sm[d3])
-        # ints only: hashing an enum member is a Python call
+        # the decision as an int: hashing an Enum member is a Python call
         key = (hands, line.bets, 0 if decision is None else 1 if decision is play else 2)
         text = known.get(key)
         if text is None:
