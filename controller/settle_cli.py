@@ -45,6 +45,7 @@ from controller.game.settlement import (
     SeatSettlement,
     bets_from_mapping,
     settle,
+    settle_hands,
 )
 
 DECISIONS = {d.value: d for d in Decision}
@@ -163,8 +164,7 @@ def settle_stream(profile: RuleProfile, lines: BinaryIO, out: BinaryIO,
 
     Blank lines (a trailing newline, a gap between rounds) are skipped: they answer
     nothing and are no error. An error names its input line number. The lines at hand
-    are decoded and answered together (whatever the input holds: a line typed alone is
-    answered at once); when any of them is not a round, each is read alone.
+    are decoded together; when any of them is not a round, each is read alone.
 
     Args:
         profile: the rules in force.
@@ -225,24 +225,19 @@ def _each_line(answer: Callable[[SettleLine], bytes], lines: list[bytes], done: 
     return bad
 
 
-_CHUNK = 1 << 16
-"""Input bytes read at most at once."""
+_CHUNK = 1 << 16  # input bytes read at most at once
 _decode_line = msgspec.json.Decoder(SettleLine).decode
 _BIT = {text: 1 << c.index for text, c in CARDS_BY_TEXT.items()}
 _SUIT_MAJOR = {text: SUIT_MAJOR_BIT[c.index] for text, c in CARDS_BY_TEXT.items()}
 
 
-_KNOWN = 4096
-"""Answers remembered at most (then forgotten all at once)."""
+_KNOWN = 4096  # answers remembered at most (then forgotten all at once)
 
 
 def _answers(profile: RuleProfile, apply_limits: bool) -> Callable[[SettleLine], bytes]:
-    """The function giving a decoded line's output line, as bytes.
+    """The function giving a decoded line's output line (bytes), or raising.
 
-    An answer depends only on the hand classes (and whether the player's is a mini
-    royal), whether the dealer qualifies, who has the stronger hand, the 6 Card Bonus
-    hand, the wagers and the decision: a line already answered for these is not settled
-    again. A line that does not settle raises (and is remembered by nobody).
+    A line alike in what decides its answer is answered from memory (see ``key``).
     """
     bit, sm, value = _BIT, _SUIT_MAJOR, dict(VALUES_BY_MASK)
     qualifies, play = profile.qualifier.qualifies, Decision.PLAY
@@ -257,17 +252,17 @@ def _answers(profile: RuleProfile, apply_limits: bool) -> Callable[[SettleLine],
             raise CardError("a card is there twice")  # settle_line says which
         p, d = value[pm], value[dm]
         decision = line.decision
+        six = six_card_class(sm[p1] | sm[p2] | sm[p3] | sm[d1] | sm[d2] | sm[d3])
+        # all an answer depends on: the hand classes (and mini royal), the dealer qualifying,
+        # the stronger hand, the 6 Card Bonus hand (one int), the wagers and the decision
+        # (an int too: an Enum member hashes in Python)
         hands = ((((p.hand_class * 2 + p.mini_royal) * 6 + d.hand_class) * 2
                   + qualifies(d)) * 3 + (p.strength > d.strength)
-                 - (p.strength < d.strength) + 1) * 10 + six_card_class(
-                     sm[p1] | sm[p2] | sm[p3] | sm[d1] | sm[d2] | sm[d3])
-        # the decision as an int: hashing an Enum member is a Python call
+                 - (p.strength < d.strength) + 1) * 10 + six
         key = (hands, line.bets, 0 if decision is None else 1 if decision is play else 2)
         text = known.get(key)
         if text is None:
-            card = CARDS_BY_TEXT.__getitem__
-            s = settle(profile, tuple(map(card, line.player)), tuple(map(card, line.dealer)),
-                       line.bets, decision, apply_limits)
+            s = settle_hands(profile, p, d, six, line.bets, decision, apply_limits)
             # spaced as json.dumps spaces it
             text = msgspec.json.format(encode(_answer(s)), indent=0) + b"\n"
             if len(known) >= _KNOWN:

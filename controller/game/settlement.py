@@ -266,6 +266,17 @@ def settle(profile: RuleProfile, player: Sequence[Card], dealer: Sequence[Card],
             is missing while there is an Ante, or a Play without a PLAY decision.
     """
     pm, dm, six_mask = _masks(player, dealer)
+    return settle_hands(profile, VALUES_BY_MASK[pm], VALUES_BY_MASK[dm],
+                        six_card_class(six_mask), bets, decision, apply_limits)
+
+
+def settle_hands(profile: RuleProfile, p: HandValue, d: HandValue, six: SixCardClass,
+                 bets: Bets, decision: Decision | None,
+                 apply_limits: bool = False) -> SeatSettlement:
+    """:func:`settle` of hands already valued (six distinct cards), errors as there.
+
+    ``p`` is the player's hand, ``d`` the dealer's, ``six`` the best five of the six cards.
+    """
     ante, play, pair_plus, six_stake = (bets.ante, bets.play, bets.pair_plus,
                                         bets.six_card_bonus)
     if ante:
@@ -276,9 +287,7 @@ def settle(profile: RuleProfile, player: Sequence[Card], dealer: Sequence[Card],
         elif decision is Decision.FOLD and play:
             raise BetError("folded_with_play", PLAY)
     _validate(profile, ante, play, pair_plus, six_stake, apply_limits)
-    p, d = VALUES_BY_MASK[pm], VALUES_BY_MASK[dm]
     qualifies = profile.qualifier.qualifies(d)
-    six = six_card_class(six_mask)
     folded = bool(ante) and decision is Decision.FOLD
     pays = _pays(profile)
     results = _ante_results(pays[0], p, d, qualifies, ante, folded) if ante else []
