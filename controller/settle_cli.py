@@ -10,8 +10,9 @@ per bet placed (plus the Ante Bonus when it pays) in pay order, and the seat's n
 in minor units. A bad line gives ``{"error": "...", "line": N}``; the other lines are
 still settled and the exit status is 1. A blank line is skipped.
 
-Each line is decoded by msgspec against its declaration (:class:`SettleLine`, its wagers
-a :class:`~controller.game.settlement.Bets`) and the result encoded by msgspec; a line the
+The lines at hand are decoded by msgspec in one call against their declaration
+(:class:`SettleLine`, its wagers a :class:`~controller.game.settlement.Bets`), each result
+encoded by msgspec once and remembered for the lines that settle alike; a line the
 declaration refuses, or that does not settle, is read again by :func:`settle_line`, which
 says exactly what is wrong with it.
 """
@@ -19,14 +20,22 @@ says exactly what is wrong with it.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
+from collections.abc import Callable
 from typing import Any, BinaryIO
 
 import msgspec
 
 from controller.game.cards import CARDS_BY_TEXT, CardError, parse_cards
-from controller.game.hands import HandClass, SixCardClass
+from controller.game.hands import (
+    SUIT_MAJOR_BIT,
+    VALUES_BY_MASK,
+    HandClass,
+    SixCardClass,
+    six_card_class,
+)
 from controller.game.rules import RuleProfile, RuleProfileError, load_profile
 from controller.game.settlement import (
     BetError,
@@ -36,6 +45,7 @@ from controller.game.settlement import (
     SeatSettlement,
     bets_from_mapping,
     settle,
+    settle_hands,
 )
 
 DECISIONS = {d.value: d for d in Decision}
@@ -153,7 +163,8 @@ def settle_stream(profile: RuleProfile, lines: BinaryIO, out: BinaryIO,
     """Settle every line of ``lines``, writing one JSON line each to ``out`` in order.
 
     Blank lines (a trailing newline, a gap between rounds) are skipped: they answer
-    nothing and are no error. An error names its input line number.
+    nothing and are no error. An error names its input line number. The lines at hand
+    are decoded together; when any of them is not a round, each is read alone.
 
     Args:
         profile: the rules in force.
@@ -164,20 +175,44 @@ def settle_stream(profile: RuleProfile, lines: BinaryIO, out: BinaryIO,
     Returns:
         The number of bad lines.
     """
-    decode = msgspec.json.Decoder(SettleLine).decode
-    card = CARDS_BY_TEXT.__getitem__
-    batch: list[Answer] = []
-    bad = 0
-    for n, raw in enumerate(lines, start=1):
-        try:
-            line = decode(raw)
-            s = settle(profile, tuple(map(card, line.player)), tuple(map(card, line.dealer)),
-                       line.bets, line.decision, apply_limits)
-            batch.append(_answer(s))
-            if len(batch) >= _BATCH:
-                _write(out, batch)
+    decode = msgspec.json.Decoder(list[SettleLine]).decode
+    answer = _answers(profile, apply_limits)
+    done = bad = 0
+    rest: list[bytes] = []  # the start of a line not read to its end yet
+    while chunk := lines.read1(_CHUNK):
+        cut = chunk.rfind(b"\n") + 1
+        if not cut:
+            rest.append(chunk)
             continue
-        except (msgspec.DecodeError, KeyError, CardError, BetError):
+        block = b"".join((*rest, chunk[:cut]))
+        rest = [chunk[cut:]]
+        count = block.count(b"\n")
+        try:
+            items = decode(b"[" + block[:-1].replace(b"\n", b",") + b"]")
+            if len(items) != count:  # a line holding two rounds
+                raise InputError("not one round per line")
+            out.write(b"".join(map(answer, items)))
+        except (ValueError, KeyError):  # msgspec.DecodeError, CardError, BetError included
+            bad += _each_line(answer, block.splitlines(keepends=True), done, out, profile,
+                              apply_limits)
+        done += count
+    if last := b"".join(rest):
+        bad += _each_line(answer, [last], done, out, profile, apply_limits)
+    out.flush()
+    return bad
+
+
+def _each_line(answer: Callable[[SettleLine], bytes], lines: list[bytes], done: int,
+               out: BinaryIO, profile: RuleProfile, apply_limits: bool) -> int:
+    """Answer each line alone (line numbers after ``done``); return how many are bad."""
+    decode = _decode_line
+    bad = 0
+    answers = []
+    for n, raw in enumerate(lines, start=done + 1):
+        try:
+            answers.append(answer(decode(raw)))
+            continue
+        except (ValueError, KeyError):
             if not raw.strip():
                 continue
         try:  # read again, to say what is wrong (or settle what it reads otherwise)
@@ -185,27 +220,57 @@ def settle_stream(profile: RuleProfile, lines: BinaryIO, out: BinaryIO,
         except (InputError, CardError, BetError) as exc:
             result = {"error": str(exc), "line": n}
             bad += 1
-        _write(out, batch)
-        out.write(json.dumps(result).encode() + b"\n")
-    _write(out, batch)
-    out.flush()
+        answers.append(json.dumps(result).encode() + b"\n")
+    out.write(b"".join(answers))
     return bad
 
 
-_BATCH = 64
-"""Answers encoded and spaced in one call: per-line calls cost more than the work."""
-_encode = msgspec.json.Encoder().encode
+_CHUNK = 1 << 16  # input bytes read at most at once
+_decode_line = msgspec.json.Decoder(SettleLine).decode
+_BIT = {text: 1 << c.index for text, c in CARDS_BY_TEXT.items()}
+_SUIT_MAJOR = {text: SUIT_MAJOR_BIT[c.index] for text, c in CARDS_BY_TEXT.items()}
 
 
-def _write(out: BinaryIO, batch: list[Answer]) -> None:
-    """Write the answers of ``batch`` (then empty it), one line each, spaced as json.dumps.
+_KNOWN = 4096  # answers remembered at most (then forgotten all at once)
 
-    An answer holds no array, so ``}, {`` only ever separates two answers of the list.
+
+def _answers(profile: RuleProfile, apply_limits: bool) -> Callable[[SettleLine], bytes]:
+    """The function giving a decoded line's output line (bytes), or raising.
+
+    A line alike in what decides its answer is answered from memory (see ``key``).
     """
-    if batch:
-        spaced = msgspec.json.format(_encode(batch), indent=0)
-        out.write(spaced[1:-1].replace(b"}, {", b"}\n{") + b"\n")
-        batch.clear()
+    bit, sm, value = _BIT, _SUIT_MAJOR, dict(VALUES_BY_MASK)
+    qualifies, play = profile.qualifier.qualifies, Decision.PLAY
+    known: dict[tuple, bytes] = {}
+    encode = msgspec.json.Encoder().encode
+
+    def answer(line: SettleLine) -> bytes:
+        p1, p2, p3 = line.player
+        d1, d2, d3 = line.dealer
+        pm, dm = bit[p1] | bit[p2] | bit[p3], bit[d1] | bit[d2] | bit[d3]
+        if (pm | dm).bit_count() != 6:
+            raise CardError("a card is there twice")  # settle_line says which
+        p, d = value[pm], value[dm]
+        decision = line.decision
+        six = six_card_class(sm[p1] | sm[p2] | sm[p3] | sm[d1] | sm[d2] | sm[d3])
+        # all an answer depends on: the hand classes (and mini royal), the dealer qualifying,
+        # the stronger hand, the 6 Card Bonus hand (one int), the wagers and the decision
+        # (an int too: an Enum member hashes in Python)
+        hands = ((((p.hand_class * 2 + p.mini_royal) * 6 + d.hand_class) * 2
+                  + qualifies(d)) * 3 + (p.strength > d.strength)
+                 - (p.strength < d.strength) + 1) * 10 + six
+        key = (hands, line.bets, 0 if decision is None else 1 if decision is play else 2)
+        text = known.get(key)
+        if text is None:
+            s = settle_hands(profile, p, d, six, line.bets, decision, apply_limits)
+            # spaced as json.dumps spaces it
+            text = msgspec.json.format(encode(_answer(s)), indent=0) + b"\n"
+            if len(known) >= _KNOWN:
+                known.clear()
+            known[key] = text
+        return text
+
+    return answer
 
 
 def run(args: argparse.Namespace) -> int:
@@ -220,4 +285,5 @@ def run(args: argparse.Namespace) -> int:
         print(f"threecard settle: --rules: {exc}", file=sys.stderr)
         return 2
     sys.stdout.flush()
+    gc.freeze()  # what start-up built lives on: the collector need not walk it per batch
     return 1 if settle_stream(profile, sys.stdin.buffer, sys.stdout.buffer, args.limits) else 0

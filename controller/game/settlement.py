@@ -266,6 +266,17 @@ def settle(profile: RuleProfile, player: Sequence[Card], dealer: Sequence[Card],
             is missing while there is an Ante, or a Play without a PLAY decision.
     """
     pm, dm, six_mask = _masks(player, dealer)
+    return settle_hands(profile, VALUES_BY_MASK[pm], VALUES_BY_MASK[dm],
+                        six_card_class(six_mask), bets, decision, apply_limits)
+
+
+def settle_hands(profile: RuleProfile, p: HandValue, d: HandValue, six: SixCardClass,
+                 bets: Bets, decision: Decision | None,
+                 apply_limits: bool = False) -> SeatSettlement:
+    """:func:`settle` of hands already valued (six distinct cards), errors as there.
+
+    ``p`` is the player's hand, ``d`` the dealer's, ``six`` the best five of the six cards.
+    """
     ante, play, pair_plus, six_stake = (bets.ante, bets.play, bets.pair_plus,
                                         bets.six_card_bonus)
     if ante:
@@ -276,15 +287,13 @@ def settle(profile: RuleProfile, player: Sequence[Card], dealer: Sequence[Card],
         elif decision is Decision.FOLD and play:
             raise BetError("folded_with_play", PLAY)
     _validate(profile, ante, play, pair_plus, six_stake, apply_limits)
-    p, d = VALUES_BY_MASK[pm], VALUES_BY_MASK[dm]
     qualifies = profile.qualifier.qualifies(d)
-    six = six_card_class(six_mask)
     folded = bool(ante) and decision is Decision.FOLD
     pays = _pays(profile)
     results = _ante_results(pays[0], p, d, qualifies, ante, folded) if ante else []
     side_lost = folded and profile.fold_loses_side_bets
     if pair_plus:
-        mult, line = (0, "") if side_lost else pays[1][p.hand_class, p.mini_royal]
+        mult, line = (0, "") if side_lost else pays[1][p.mini_royal][p.hand_class]
         results.append(BetResult(PAIR_PLUS, _WIN, pair_plus, mult, pair_plus * mult, line)
                        if mult else BetResult(PAIR_PLUS, _LOSE, pair_plus, 0, -pair_plus))
     if six_stake:
@@ -317,7 +326,7 @@ def _masks(player: Sequence[Card], dealer: Sequence[Card]) -> tuple[int, int, in
                     | sm[d2.index] | sm[d3.index])
 
 
-_Pays = tuple[dict[HandClass, int], dict[tuple[HandClass, bool], tuple[int, str]],
+_Pays = tuple[dict[HandClass, int], tuple[dict[HandClass, tuple[int, str]], ...],
               dict[SixCardClass, int]]
 _last_pays: tuple[RuleProfile | None, _Pays | None] = (None, None)
 
@@ -332,8 +341,8 @@ def _pays(profile: RuleProfile) -> _Pays:
     last, pays = _last_pays
     if last is not profile or pays is None:
         pays = ({c: profile.ante_bonus_pay(c) for c in HandClass},
-                {(c, m): (profile.pair_plus_pay(c, m), profile.paid_line(PAIR_PLUS, c.key, m))
-                 for c in HandClass for m in (False, True)},
+                tuple({c: (profile.pair_plus_pay(c, m), profile.paid_line(PAIR_PLUS, c.key, m))
+                       for c in HandClass} for m in (False, True)),  # by mini royal, class
                 {c: profile.six_card_pay(c) for c in SixCardClass})
         _last_pays = (profile, pays)
     return pays

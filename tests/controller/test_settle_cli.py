@@ -161,3 +161,49 @@ def test_the_declared_reading_answers_every_line_as_the_full_check_does():
                     assert answer["six_card_hand"] == best_five_of_six(player + dealer).key
 
     check()
+
+
+def test_lines_read_together_answer_as_each_line_read_alone():
+    """Lines arriving in pieces of any size, many at once, with a line of two rounds, a
+    blank line, CRLF ends, a duplicated card and a bet under the limits among them: each
+    answer, and each error's line number, is what that line alone gives."""
+    import io
+    import random
+
+    from controller.game.cards import DECK, CardError
+    from controller.game.rules import load_profile
+    from controller.game.settlement import BetError
+    from controller.settle_cli import InputError, settle_line, settle_stream
+
+    rng = random.Random(5)
+    lines = []
+    for i in range(3000):
+        cards = [str(c) for c in rng.sample(DECK, 6)]
+        lines.append(json.dumps({"player": cards[:3], "dealer": cards[3:],
+                                 "bets": {"ante": rng.choice([100, 200]) if i != 2500 else 1,
+                                          "pair_plus": 100},
+                                 "decision": rng.choice(["play", "fold"])}))
+    lines[700] = lines[700] + ", " + lines[701]
+    lines[1500] = ""
+    lines[2100] = lines[2100].replace(json.loads(lines[2100])["dealer"][0],
+                                      json.loads(lines[2100])["player"][0])
+    lines[2900] = lines[2900] + "\r"
+    data = "\n".join(lines).encode()  # and no newline after the last line
+
+    class Pipe(io.BytesIO):
+        def read1(self, size=-1):
+            return super().read1(min(size, rng.randint(1, 50_000)))
+
+    profile = load_profile("live")
+    for limits in (False, True):
+        out = io.BytesIO()
+        bad = settle_stream(profile, Pipe(data), out, limits)
+        want = []
+        for n, text in enumerate(lines, start=1):
+            if text.strip():
+                try:
+                    want.append(json.dumps(settle_line(profile, text, limits)))
+                except (InputError, CardError, BetError) as exc:
+                    want.append(json.dumps({"error": str(exc), "line": n}))
+        assert out.getvalue().decode().splitlines() == want
+        assert bad == sum('"error"' in w for w in want) == 2 + limits
