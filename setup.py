@@ -10,6 +10,7 @@ path). An editable install serves the source tree, which changes: it gets no man
 from __future__ import annotations
 
 import importlib.util
+import shutil
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -31,7 +32,10 @@ class BuildPyWithManifest(build_py):
     """``build_py``, then the manifest of what it built."""
 
     def run(self) -> None:
-        """Copy the packages, then write the manifest beside them."""
+        """Copy the packages (none left from an earlier build), then write the manifest."""
+        if not getattr(self, "editable_mode", False):  # a module since moved stays otherwise
+            for name in {name.split(".")[0] for name in self.packages or ()}:
+                shutil.rmtree(Path(self.build_lib) / name, ignore_errors=True)
         super().run()
         if getattr(self, "editable_mode", False):
             return

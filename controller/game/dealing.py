@@ -32,7 +32,7 @@ irregularity. The rules, in order:
    counted (``unreadable_burns``) and shown as a card None in the deal.
 
 Journal compatibility: the card body of a flagged burn carries ``"burn_rule": 2``
-(:func:`controller.game.inputs.journal_body`). A body without it was journaled before flagged
+(:func:`controller.game.inputs.journal_record`). A body without it was journaled before flagged
 burns filled burn positions and replays as it was applied then: set aside wherever it
 came (between rounds, in the game's deal but not in the finished round's record). A
 ``misread`` body without ``burn`` is a plain misread, as it always was.

@@ -518,20 +518,6 @@ def record_body(record: Struct) -> dict[str, Any]:
     return body
 
 
-def journal_body(item: DealerCommand | ev.ShoeEvent) -> tuple[str, dict[str, Any]]:
-    """The journal kind and body of a command or a shoe event, checked.
-
-    A command's PIN is left out; a :class:`ChangePin`'s new PIN is left to the caller
-    (it journals the hash, :class:`PinChanged`).
-
-    Raises:
-        InputError: the item fails its declaration; nothing of it may be journaled.
-        TypeError: not a table input.
-    """
-    kind, record = journal_record(item)
-    return kind, record_body(record)
-
-
 def encode_body(body: dict[str, Any]) -> str:
     """A journal body as compact, strict JSON with sorted keys (never NaN or Infinity).
 
@@ -559,7 +545,7 @@ __all__ = [
     "NextRound", "NoMoreBets", "PinChanged", "PlaceBet", "Rebet", "RebetRecord", "RemoveChip",
     "ReopenBets", "Resume", "Reveal", "Role", "Screens", "Settle", "Software", "Startup", "Tick",
     "UndoDecision", "UnblockDeck", "UnblockRecord", "VoidRecord", "VoidRound",
-    "Checked", "check", "decode_body", "encode_body", "failed", "journal_body",
+    "Checked", "check", "decode_body", "encode_body", "failed",
     "journal_record", "record_body", "SYSTEM_RECORDS",
     "DEVICE", "DeviceRecord", "JOURNAL_FAULT", "JournalFault",
 ]

@@ -171,7 +171,7 @@ def bets_from_mapping(raw: object, allowed: tuple[str, ...] = (*BET_NAMES, PLAY)
     """Read wagers given as a mapping of bet type to minor units (JSON input, ``--bets``).
 
     Args:
-        raw: e.g. ``{ANTE: 100, PAIR_PLUS: 25}``.
+        raw: e.g. ``{"ante": 100, "pair_plus": 25}`` (JSON read).
         allowed: the bet types this input may name.
 
     Returns:

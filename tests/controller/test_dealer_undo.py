@@ -25,7 +25,8 @@ from controller.game.inputs import (
     UnblockDeck,
     UndoDecision,
     VoidRound,
-    journal_body,
+    journal_record,
+    record_body,
 )
 
 DECK = "Ah Kh 2c | Qd Qs 5d | 9c 3s 8h"
@@ -88,7 +89,8 @@ def test_a_rebet_fills_empty_seats_and_never_replaces_a_new_bet(shift):
 
 
 def test_a_rebet_is_journaled_with_its_rule_and_one_journaled_before_replaces():
-    assert journal_body(Rebet(seat=0)) == ("rebet", {"seat": 0, "rule": 2})
+    kind, record = journal_record(Rebet(seat=0))
+    assert (kind, record_body(record)) == ("rebet", {"seat": 0, "rule": 2})
     cfg = TableConfig(seats=3, pin_hashes=demo_pin_hashes())
     g = Game(cfg)
     g.wagers.last = {1: {"ante": 500}, 2: {"ante": 100}}

@@ -204,7 +204,8 @@ def test_the_bodies_the_table_writes_are_compact():
         ("link", ev.LinkStatus(state=ev.LinkState.ONLINE, detail="simulated shoe")),
     ]
     for kind, item in samples:
-        k, body = inputs.journal_body(item)
+        k, record = inputs.journal_record(item)
+        body = inputs.record_body(record)
         text = inputs.encode_body(body)
         stored = codec.encode_body(k, text)
         assert k == kind and isinstance(codec.encode_kind(k, "shoe"), int)
