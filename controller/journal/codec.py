@@ -194,17 +194,7 @@ def record_text(record: msgspec.Struct) -> str:
     Raises:
         InputError: a value JSON cannot hold (a number that is not finite).
     """
-    body = inputs.record_body(record)
-    text = inputs.encode_body(body)
-    if len(_ENCODED) >= 64:
-        _ENCODED.clear()
-    _ENCODED[text] = body
-    return text
-
-
-_ENCODED: dict[str, dict[str, Any]] = {}
-"""Bodies :func:`record_text` just encoded, by their text: :func:`encode_body` packs the
-fields themselves, without reading the text back."""
+    return inputs.encode_body(inputs.record_body(record))
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -227,17 +217,12 @@ def encode_body(kind: str, text: str) -> bytes | str | None:
             if card[2] == "null":
                 return bytes((0x81, KEYS["card"], i))
             return bytes((0x82, KEYS["card"], i, KEYS["seq"])) + _pack(int(card[2]))
-    body = _ENCODED.pop(text, None)
-    if body is None or not all(isinstance(v, (str, int, float, type(None)))
-                               for v in body.values()):
-        try:
-            body = json.loads(text)
-        except ValueError:
-            return text
-        if not isinstance(body, dict):
-            return text
-    else:
-        body = dict(sorted(body.items()))  # as the text holds them: the same bytes
+    try:
+        body = json.loads(text)
+    except ValueError:
+        return text
+    if not isinstance(body, dict):
+        return text
     implied = IMPLIED.get(kind, {})
     out: dict[str, Any] = {}
     for key, value in body.items():
