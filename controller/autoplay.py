@@ -138,6 +138,12 @@ _PACED = (NoMoreBets, Reveal, Settle, NextRound)
 QUIET_MS = 1500
 
 
+# Seconds a card dealt for a step may take to be read before it is dealt again (a card lost
+# on its way changes no step). On a loaded machine a read took over 0.5 s, and the second
+# card of one step was read as an extra one: a wrong-count void.
+REDEAL_S = 5.0
+
+
 def _split_at_next_round(commands: list[DealerCommand]) -> tuple[list[DealerCommand],
                                                                   list[DealerCommand]]:
     for i, command in enumerate(commands):
@@ -216,7 +222,7 @@ def _idle(table: Any, dealer: DealerView, on_idle: Callable[[DealerView], None],
           stop: threading.Event) -> tuple[tuple[Any, ...], float] | None:
     """Give ``on_idle`` the view once a step and timeout; the step and when (None: stopped)."""
     step = (dealer.round_id, dealer.state, dealer.next_card, dealer.link_state)
-    left = idle_timeout - (time.monotonic() - idled[1]) if idled else 0.0
+    left = REDEAL_S - (time.monotonic() - idled[1]) if idled else 0.0
     if idled is not None and idled[0] == step and left > 0:
         # the view moved for another reason (a record of the table's own): the card
         # dealt for this step is not read yet, none is dealt again before its time
