@@ -16,7 +16,6 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 import zipfile
 from datetime import timedelta
 from pathlib import Path
@@ -24,6 +23,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from in_process import threecard
 from journal_edit import copy_keys, set_snapshot_state, snapshot_state
 from step_clock import StepClock
 
@@ -45,9 +45,7 @@ DATA = Path(__file__).resolve().parent / "data"
 ROUNDS = 40
 
 
-def cli(*args: object) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "controller.cli", *map(str, args)],
-                          capture_output=True, text=True, timeout=300)
+cli = threecard
 
 
 def play(path: Path, fmt: int) -> None:

@@ -8,19 +8,17 @@ to older copies, kill the table while it seals.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import sqlite3
 from pathlib import Path
 
 import pytest
+from in_process import threecard
 from journal_edit import copy_journal, first_of, rewrite_chain_from
 from step_clock import HandClock
 
 from controller.autoplay import AutoPlayer
-from controller.cli import main
 from controller.game.auth import DEMO_PINS, demo_pin_hashes
 from controller.game.engine import TableConfig
 from controller.game.inputs import PlaceBet
@@ -34,13 +32,8 @@ CONFIG = TableConfig(seats=3, pin_hashes=demo_pin_hashes())
 
 def run(*argv: str) -> tuple[int, str, str]:
     """The ``threecard`` command in this process: (exit status, stdout, stderr)."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            status = main(list(argv))
-        except SystemExit as exc:
-            status = exc.code
-    return int(status or 0), out.getvalue(), err.getvalue()
+    done = threecard(*argv)
+    return done.returncode, done.stdout, done.stderr
 
 
 def simulated(path: Path, rounds: int, seed: int) -> tuple[dict, str]:

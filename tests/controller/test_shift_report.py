@@ -21,6 +21,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
+from in_process import threecard
 from shift_journal import Refused, forged_copy, run_shift
 
 POPPLER = ("pdftoppm", "pdftotext", "pdffonts")
@@ -73,18 +74,15 @@ def shift(tmp_path_factory):
 
 def recall_json(journal: Path) -> list[dict]:
     """``threecard recall --json`` of every round, newest first."""
-    out = subprocess.run([sys.executable, "-m", "controller.cli", "recall", "--journal",
-                          str(journal), "--json", "--last", "100"], capture_output=True,
-                         text=True, check=True).stdout
-    return json.loads(out)
+    run = threecard("recall", "--journal", journal, "--json", "--last", "100")
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
 
 
 def report(journal: Path, out: Path, *args: str, altered: bool = False) -> str:
     """The report's text; the command exits 1 (and says why) when software that ran in
     the period was altered (``altered``), else 0."""
-    run = subprocess.run([sys.executable, "-m", "controller.cli", "report", "shift",
-                          "--journal", str(journal), "--out", str(out), *args],
-                         capture_output=True, text=True, timeout=300)
+    run = threecard("report", "shift", "--journal", journal, "--out", out, *args)
     assert run.returncode == (1 if altered else 0), run.stderr
     assert ("SOFTWARE ALTERED" in run.stderr) == altered, run.stderr
     assert out.read_bytes().startswith(b"%PDF-")

@@ -36,6 +36,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from in_process import threecard
 from journal_edit import (
     BEYOND_START_UP,
     as_before_seals,
@@ -323,8 +324,7 @@ def start_up(path: Path, snapshot_every: int):
 
 
 def verify_journal(path: Path) -> dict:
-    p = subprocess.run([sys.executable, "-m", "controller.cli", "verify-journal", "--journal",
-                        str(path), "--json"], capture_output=True, text=True, timeout=120)
+    p = threecard("verify-journal", "--journal", path, "--json")
     assert p.returncode in (0, 1), p.stderr
     out = json.loads(p.stdout)
     assert out["ok"] is (p.returncode == 0)
