@@ -22,6 +22,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from in_process import threecard
 from journal_edit import events as journal_events
 from shift_journal import forged_copy, run_shift
 
@@ -33,9 +34,7 @@ SIZE = (640, 360)
 """Small screens keep the bundles quick; the layout is the table's at any size."""
 
 
-def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "controller.cli", *args],
-                          capture_output=True, text=True, timeout=300)
+cli = threecard
 
 
 @pytest.fixture(scope="module")
