@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
+from in_process import threecard
 from journal_edit import copy_keys, edit_body, events, first_of, found_at, rewrite_chain_from, sql
 from step_clock import START, StepClock
 
@@ -50,11 +49,6 @@ def play(path: Path, rounds: int, fmt: int = 2, start: int = 0) -> None:
              EventShoe(rounds, parse_faults("misread=0.2,duplicate=0.1")), rounds)
     t.process([Reveal(), PlaceBet(seat=2, bet="ante", amount=500)])  # the next round's bets
     t.close()
-
-
-def threecard(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "controller.cli", *map(str, args)],
-                          capture_output=True, text=True, timeout=300)
 
 
 def verify(journal: Path, *more: str) -> dict:

@@ -380,14 +380,10 @@ def test_a_rewritten_journal_is_marked_untrustworthy_on_every_page(shift, tmp_pa
     journal, _ = shift
     forged = forged_copy(journal, tmp_path, "place_bet",
                          lambda body: {**body, "amount": body["amount"] * 10})
-    check = subprocess.run([sys.executable, "-m", "controller.cli", "verify-journal",
-                            "--journal", str(forged)], capture_output=True, text=True,
-                           timeout=300)
+    check = threecard("verify-journal", "--journal", forged)
     assert check.returncode == 1 and "JOURNAL BROKEN" in check.stdout
     pdf = tmp_path / "forged.pdf"
-    run = subprocess.run([sys.executable, "-m", "controller.cli", "report", "shift",
-                          "--journal", str(forged), "--out", str(pdf)], capture_output=True,
-                         text=True, timeout=300)
+    run = threecard("report", "shift", "--journal", forged, "--out", pdf)
     assert run.returncode == 1, run.stdout + run.stderr
     assert "fails verification" in run.stderr and "rewritten" in run.stderr
     assert "Traceback" not in run.stderr
@@ -422,9 +418,7 @@ def test_an_empty_file_or_a_journal_without_events_gives_no_report(tmp_path):
     pdf = tmp_path / "x.pdf"
     for journal, why in ((empty, "not a journal"), (blank, "holds no events")):
         for period in ([], ["--hours", "2"], ["--to", "2025-01-01T00:00Z"]):
-            run = subprocess.run([sys.executable, "-m", "controller.cli", "report", "shift",
-                                  "--journal", str(journal), "--out", str(pdf), *period],
-                                 capture_output=True, text=True, timeout=120)
+            run = threecard("report", "shift", "--journal", journal, "--out", pdf, *period)
             assert run.returncode == 1, (journal.name, period, run.stderr)
             assert why in run.stderr and "Traceback" not in run.stderr, run.stderr
             assert len(run.stderr.strip().splitlines()) == 1, run.stderr
@@ -557,25 +551,24 @@ def test_a_period_outside_the_journal_is_refused_and_hours_end_at_the_newest_eve
     the help say."""
     journal, stops = shift
     pdf = tmp_path / "x.pdf"
-    base = [sys.executable, "-m", "controller.cli", "report", "shift", "--journal",
-            str(journal), "--out", str(pdf)]
+    base = ["report", "shift", "--journal", journal, "--out", pdf]
     for period, why in ((["--from", "2030-01-01T00:00Z"], "after the journal's newest event"),
                         (["--to", "2020-01-01T00:00Z"], "before the journal's first event"),
                         (["--from", "2020-01-01T00:00Z", "--to", "2020-01-02T00:00Z"],
                          "before the journal's first event"),
                         (["--from", "2030-01-01T00:00Z", "--hours", "2"],
                          "after the journal's newest event")):
-        run = subprocess.run([*base, *period], capture_output=True, text=True, timeout=120)
+        run = threecard(*base, *period)
         assert run.returncode == 2, (period, run.stderr)
         assert why in run.stderr and len(run.stderr.strip().splitlines()) == 1, run.stderr
         assert not pdf.exists()
     newest = datetime.fromisoformat(stops[-1].utc)
-    run = subprocess.run([*base, "--hours", "1"], capture_output=True, text=True, timeout=300)
+    run = threecard(*base, "--hours", "1")
     assert run.returncode == 1, run.stderr  # build B, altered, ran in the last hour
     start = (newest - timedelta(hours=1)).isoformat()
     assert f"{start} to {newest.isoformat()}" in run.stdout
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    helped = subprocess.run([*base[:5], "--help"], capture_output=True, text=True).stdout
+    helped = threecard("report", "shift", "--help").stdout
     for said in (re.sub(r"\s+", " ", readme), re.sub(r"\s+", " ", helped)):
         assert "hours up to the journal's newest event" in said
 
@@ -656,15 +649,13 @@ def test_the_money_note_names_the_columns_by_their_own_headings(request, lang):
 
 def seal_show(journal: Path) -> dict:
     """``threecard seal show --json`` of a journal."""
-    out = subprocess.run([sys.executable, "-m", "controller.cli", "seal", "show", "--journal",
-                          str(journal), "--json"], capture_output=True, text=True, check=True)
+    out = threecard("seal", "show", "--journal", journal, "--json")
+    assert out.returncode == 0, out.stderr
     return json.loads(out.stdout)
 
 
 def verify_journal(journal: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "controller.cli", "verify-journal",
-                           "--journal", str(journal), *args], capture_output=True, text=True,
-                          timeout=300)
+    return threecard("verify-journal", "--journal", journal, *args)
 
 
 @pytest.mark.parametrize("lang", sorted(REPORTS))
@@ -690,9 +681,7 @@ def rolled_back(tmp_path_factory):
     folder = tmp_path_factory.mktemp("witness")
     journal, older = folder / "journal.sqlite3", folder / "older.sqlite3"
     for seed in (5, 6):  # the second run resumes the named journal
-        run = subprocess.run([sys.executable, "-m", "controller.cli", "simulate", "--journal",
-                              str(journal), "--rounds", "30", "--seed", str(seed)],
-                             capture_output=True, text=True, timeout=300)
+        run = threecard("simulate", "--journal", journal, "--rounds", "30", "--seed", seed)
         assert run.returncode == 0, run.stderr
         if seed == 5:
             copy_journal(journal, older)

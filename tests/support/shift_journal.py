@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from in_process import threecard
 from journal_edit import (
     first_of,
     rewrite_chain_from,
@@ -68,8 +67,7 @@ class Stop:
 
 def meters_json(journal: Path) -> dict[str, Any]:
     """``threecard meters --json`` of a journal, as parsed JSON."""
-    out = subprocess.run([sys.executable, "-m", "controller.cli", "meters", "--journal",
-                          str(journal), "--json"], capture_output=True, text=True, timeout=120)
+    out = threecard("meters", "--journal", journal, "--json")
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout)
 
