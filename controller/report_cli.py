@@ -107,7 +107,7 @@ def _check_out(text: str) -> Path:
 def run(args: argparse.Namespace) -> int:
     """Make the report: 0 written; 1 altered software, bad journal or PDF unwritable; 2 usage."""
     from controller.game.shift import shift
-    from controller.identity import identify
+    from controller.identity import installed_version
     from controller.journal import JournalError
 
     try:
@@ -124,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
     from display.report.document import write_pdf
 
     try:
-        pages = write_pdf(sh, out, args.lang, made_by=identify().version)
+        pages = write_pdf(sh, out, args.lang, made_by=installed_version())
     except OSError as exc:  # a full disk, a folder gone: the file there stays as it was
         return _fail(f"--out: cannot write {out}: {exc.strerror or exc}; nothing was written",
                      1)
