@@ -61,6 +61,16 @@ class DaemonProcess:
                                          + "\n".join(self.lines[-60:]))
                 self._cond.wait(min(left, 0.5))
 
+    def wait_for_each(self, *patterns: str, timeout: float = 30.0) -> None:
+        """Wait for a line (after the previous match) for each pattern, in any order: lines
+        two threads log."""
+        start, ends = self.cursor, []
+        for pattern in patterns:
+            self.cursor = start
+            self.wait_for(pattern, timeout)
+            ends.append(self.cursor)
+        self.cursor = max(ends)
+
     def send(self, command: str, **fields) -> None:
         """A dealer command on the control channel (stdin, JSON lines)."""
         self.proc.stdin.write(json.dumps({"command": command, **fields}) + "\n")
