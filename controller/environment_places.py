@@ -5,9 +5,11 @@ The daemon keeps its check's hashes in the state folder so that the next reads o
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import site
+import stat
 import sys
 from pathlib import Path
 from typing import Any
@@ -33,23 +35,30 @@ def known_hashes() -> Path:
 
 
 def _load_known(path: Path | None) -> dict[str, Any] | None:
+    # anything but a readable regular file of a JSON object reads as nothing known: a pipe
+    # put in its place is never waited on, a nesting too deep for the decoder never raises
     if path is None:
         return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        with open(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                return {}
+            data = json.loads(f.read())
+    except (OSError, ValueError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}
 
 
 def _save_known(path: Path, seen: dict[str, Any]) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}")
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}")
         tmp.write_text(json.dumps(seen), encoding="utf-8")
         os.replace(tmp, path)
-    except OSError:
-        pass
+    except OSError:  # (a folder in the file's place, say): no copy left behind
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
 
 
 def _distributions() -> list[tuple[Any, str]]:

@@ -246,44 +246,6 @@ def test_byte_code_not_made_from_its_source_is_named(install, tmp_path):
     assert f"pth {(target / 'zz-hook.pth').resolve()}" in listed
 
 
-def test_byte_code_kept_as_sound_is_compiled_again_once_rewritten(install, tmp_path,
-                                                                     monkeypatch):
-    """The daemon's check keeps each byte code file it found made from its source with both
-    files' inodes, sizes and times, and does not compile it again at the next start while
-    they are unchanged; byte code rewritten under the genuine header since is compiled again
-    and named."""
-    from controller import identity
-
-    target = _copy(install, tmp_path)
-    listed = identity.parse_manifest((target / identity.MANIFEST).read_bytes())
-    packages = sorted({p.split("/")[0] for p in listed})
-    known = tmp_path / "state" / "bytecode-checked.json"
-    compiled: list[Path] = []
-    real = identity.made_from_source
-
-    def counted(cached: Path, source: Path) -> bool:
-        compiled.append(cached)
-        return real(cached, source)
-
-    monkeypatch.setattr(identity, "made_from_source", counted)
-    assert identity.check_bytecode(target, packages, listed, known) == ([], [])
-    first = len(compiled)
-    assert first > 100 and len(json.loads(known.read_text())) == first
-    assert identity.check_bytecode(target, packages, listed, known) == ([], [])
-    assert len(compiled) == first  # nothing compiled again
-    source = target / "controller" / "game" / "settlement.py"
-    cached = Path(importlib.util.cache_from_source(str(source)))
-    data = cached.read_bytes()
-    tampered = compile(source.read_text() + "\nTAMPERED = True\n", str(source), "exec",
-                       dont_inherit=True)
-    cached.write_bytes(data[:16] + marshal.dumps(tampered))  # the same header
-    wrong, _ = identity.check_bytecode(target, packages, listed, known)
-    assert wrong == [cached.relative_to(target).as_posix()]
-    assert compiled[first:] == [cached]  # that file alone, compiled again
-    wrong, _ = identity.check_bytecode(target, packages, listed, known)
-    assert wrong == [cached.relative_to(target).as_posix()]  # and named at every start
-
-
 def test_code_run_at_every_start_outside_the_package_is_named(install, tmp_path):
     """A ``sitecustomize`` in the install's folder, a ``usercustomize`` elsewhere on the
     module search path, a ``.pth`` with an ``import`` line and one that adds a folder to
@@ -629,3 +591,28 @@ def test_the_daemons_check_reads_again_only_what_changed_and_still_finds_a_chang
     changed = daemons_check()
     assert changed[0] != first[0] and any(str(script) in n for n in changed[1]), changed
     assert changed[2] == 1                                      # that one file only
+
+
+@pytest.mark.parametrize("kind", ["pipe", "deep", "folder", "list", "bytes"])
+def test_a_hashes_file_that_is_not_one_reads_as_nothing_known(tmp_path, kind):
+    """Whatever stands where the daemon keeps its hashes (a named pipe, JSON nested past the
+    decoder's depth, a folder, another JSON value, bytes) reads at once as nothing known,
+    never waits and never raises; the next save replaces it, and beside a folder it cannot
+    replace leaves no copy."""
+    from controller.environment_places import _load_known, _save_known
+
+    path = tmp_path / "environment-hashes.json"
+    if kind == "pipe":
+        os.mkfifo(path)
+    elif kind == "deep":
+        path.write_text("[" * 100_000 + "]" * 100_000)
+    elif kind == "folder":
+        path.mkdir()
+    elif kind == "list":
+        path.write_text("[1, 2]")
+    else:
+        path.write_bytes(b"\xff\x00 not json")
+    assert _load_known(path) == {}
+    _save_known(path, {"a": [1]})
+    assert [p.name for p in tmp_path.iterdir()] == ["environment-hashes.json"]
+    assert _load_known(path) == ({} if kind == "folder" else {"a": [1]})
