@@ -404,6 +404,8 @@ class Daemon:
             if self.table is not None:
                 notice.show(self.table.locked, self.table.faults.shows(self.table.locked))
             problems = self._health()
+            if self.stop_event.is_set():
+                break  # stopping: the link and threads end by design, nothing withheld
             if not problems:
                 self.notifier.watchdog()
                 next_feed = now + feed_s

@@ -225,3 +225,25 @@ def test_a_hung_table_thread_stops_the_pings_within_half_an_interval(tmp_path, m
     with caplog.at_level(logging.INFO):
         _run_until_hung(HangingTable, hang, tmp_path, monkeypatch, phase)
     assert "watchdog withheld: table thread silent" in caplog.text
+
+
+def test_threads_ended_by_a_stop_withhold_nothing(tmp_path, monkeypatch, caplog):
+    """A stop that ends the shoe link while the watchdog looks at the threads is no fault:
+    nothing is logged as withheld (a daemon stopped after its control input ended once
+    logged an ERROR for the link its own stop had ended)."""
+    looked = threading.Event()
+
+    class StoppedWhileLooking(Daemon):
+        """The real daemon; its stop begins while the watchdog checks the threads."""
+
+        def _health(self) -> list[str]:
+            self.stop_event.set()  # as close() does, between the check's wait and its look
+            looked.set()
+            return [*super()._health(), "shoe link thread ended"]
+
+    daemon = StoppedWhileLooking(_config_under_watchdog(tmp_path, monkeypatch),
+                                 notifier=Notifier(None))
+    with caplog.at_level(logging.INFO):
+        assert daemon.run() == 0
+    assert looked.is_set()
+    assert "watchdog withheld" not in caplog.text
