@@ -369,17 +369,16 @@ ENVIRONMENT = "environment"
 """The journal kind of the environment's identity, found once the table is READY."""
 
 
-EVENTS: tuple[type[ev.ShoeEvent], ...] = tuple(ev._TYPE_NAMES)  # noqa: SLF001 - the leaf's table
-"""Every shoe event that is journaled (heartbeats keep the link alive and are not)."""
-EVENT_BODY: dict[type[ev.ShoeEvent], type[Struct]] = {
-    cls: cls for cls in EVENTS if cls is not ev.Heartbeat}
-"""Shoe event class -> the struct its journal body decodes to: the event itself."""
+EVENTS: frozenset[type[ev.ShoeEvent]] = frozenset(
+    cls for cls in ev._TYPE_NAMES if cls is not ev.Heartbeat)  # noqa: SLF001 - the leaf's table
+"""Every shoe event that is journaled, each its own record and body declaration
+(heartbeats keep the link alive and are not)."""
 BURN_RULE = 2
 """The burn rule a flagged burn card is journaled under now (see the engine's docstring)."""
 
 BODY_TYPES: dict[str, type[Struct]] = {
     **{c.name: c.body_type for c in COMMANDS},
-    **{ev._TYPE_NAMES[cls]: body for cls, body in EVENT_BODY.items()},  # noqa: SLF001
+    **{ev._TYPE_NAMES[cls]: cls for cls in EVENTS},  # noqa: SLF001
     STARTUP: Startup,
     ENVIRONMENT: EnvironmentRecord,
     CLOCK_STEP: ClockStep,
@@ -486,7 +485,7 @@ def journal_record(item: Any) -> tuple[str, Struct]:
             return item.name, item
         return item.name, body_type(**{f: getattr(item, f) for f in body_type.__struct_fields__
                                        if hasattr(item, f)})  # fields checked just now
-    if type(item) in EVENT_BODY:
+    if type(item) in EVENTS:
         if type(item) is ev.CardRead and item.burn_rule != (BURN_RULE if item.burn else 1):
             item = msgspec.structs.replace(item, burn_rule=BURN_RULE if item.burn else 1)
         try:
@@ -535,7 +534,7 @@ _STRICT_JSON = json.JSONEncoder(allow_nan=False, sort_keys=True, separators=(","
 
 __all__ = [
     "BET_NAMES", "BODY_TYPES", "BURN_RULE", "COMMANDS", "COMMAND_NAMED", "ENVIRONMENT",
-    "EVENT_BODY", "EVENTS", "EnvironmentRecord", "MAX_AMOUNT", "MAX_NAMED_FILES", "MAX_SEATS",
+    "EVENTS", "EnvironmentRecord", "MAX_AMOUNT", "MAX_NAMED_FILES", "MAX_SEATS",
     "MIN_AMOUNT",
     "PIN_MAX_DIGITS", "PIN_MIN_DIGITS", "REBET_RULE", "SETTINGS", "STARTUP",
     "ChangePin", "ClearBets", "ConfigChange", "ConfigChanged", "DealerCommand", "Decide",
