@@ -71,6 +71,11 @@ def raw_public(private: Ed25519PrivateKey) -> bytes:
     return private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
 
 
+def is_journal_id(value: object) -> bool:
+    """Whether ``value`` is a journal id as one is made: 64 lowercase hexadecimal digits."""
+    return isinstance(value, str) and len(value) == 64 and not value.strip("0123456789abcdef")
+
+
 def message(journal_id: str, epoch: int, seq: int, head: str, next_key: bytes) -> bytes:
     """The bytes a seal signs: journal id, epoch, last event, its head, the next public key."""
     return (_DOMAIN + bytes.fromhex(journal_id) + struct.pack(">qq", epoch, seq)

@@ -5,7 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from controller.journal.seal import ChainStart, Seal, key_text, message, signature_ok
+from controller.journal.seal import (
+    ChainStart,
+    Seal,
+    is_journal_id,
+    key_text,
+    message,
+    signature_ok,
+)
 
 
 @dataclass(slots=True)
@@ -69,7 +76,6 @@ def verify(journal_id: str | None, starts: Sequence[ChainStart], seals: Sequence
 
 
 Problem = tuple[str, int | None, int | None]
-_HEX = "0123456789abcdef"
 
 
 def _unreadable(journal_id: str | None, starts: Sequence[ChainStart]) -> Problem | None:
@@ -79,7 +85,7 @@ def _unreadable(journal_id: str | None, starts: Sequence[ChainStart]) -> Problem
     if not journal_id or len(journal_id) != 64:
         return ("the journal's id was removed from its file: its seals cannot be checked",
                 None, None)
-    if journal_id.strip(_HEX):  # a byte of it overwritten: no id a seal could have signed
+    if not is_journal_id(journal_id):  # a byte overwritten: no id a seal could have signed
         return ("the journal's id in its file is damaged (not 64 hexadecimal digits): its "
                 "seals cannot be checked", None, None)
     return None

@@ -47,7 +47,7 @@ class SealWriting:
             elif self.last_seq == 0:
                 self._new_chain = True  # made with the first event
             return
-        if not isinstance(jid, str) or len(jid) != 64 or jid.strip("0123456789abcdef"):
+        if not sealing.is_journal_id(jid):
             self.seal_error = ("the journal's id was removed from its file: its seals cannot "
                                "be read" + SEAL_INIT)
             return
