@@ -202,7 +202,7 @@ def run(args: argparse.Namespace) -> int:
     if (args.config is None) == (args.key is None):
         return _fail("give the signing key: --config (the key beside it) or --key", 2)
     from controller.game.dispute import DisputeError
-    from controller.identity import identify
+    from controller.identity import bytecode_known, identify
     from controller.journal import JournalError
     from controller.signing import SigningKeyError, key_path, load_private
     from display.screenshot import parse_size
@@ -220,7 +220,7 @@ def run(args: argparse.Namespace) -> int:
         key = load_private(args.key or key_path(args.config))
         files, facts = bundle_files(args.journal, args.round, size, args.lang,
                                     args.archive, args.full_check)
-        ident = identify()
+        ident = identify(known=bytecode_known())
         printed = write_bundle(out, files, facts, key,
                                {"version": ident.version, "sha256": ident.sha256})
     except (SigningKeyError, JournalError, DisputeError) as exc:

@@ -109,16 +109,30 @@ def made_from_source(cached: Path, source: Path) -> bool:
     return code == compiled
 
 
+def _pair_key(cached: Path, source: Path) -> list[int]:
+    # inodes, sizes and times: a rewrite changes the change time, which only root sets back
+    return [n for st in (cached.stat(), source.stat())
+            for n in (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)]
+
+
 def check_bytecode(root: Path, packages: list[str] | tuple[str, ...],
-                   listed: dict[str, str]) -> tuple[list[str], list[str]]:
+                   listed: dict[str, str], known: Path | None = None
+                   ) -> tuple[list[str], list[str]]:
     """Check the byte code of ``packages`` this Python would load (OSError names a bad file).
+
+    A file ``known`` holds as made from its source, neither file changed since
+    (:func:`_pair_key`), is not compiled again; the files found so are kept there.
 
     Returns (files not made from their source, files whose source ``listed`` lacks).
     """
     import importlib.util
 
+    from controller.environment_places import _load_known, _save_known
+
     tag = sys.implementation.cache_tag
     wrong, stray = [], []
+    before = _load_known(known) or {}
+    sound: dict[str, list[int]] = {}
     for name in packages:
         for cached in sorted(_files_below(root / name)):
             rel = cached.relative_to(root).as_posix()
@@ -135,8 +149,14 @@ def check_bytecode(root: Path, packages: list[str] | tuple[str, ...],
                 stray.append(rel)
             elif not source.is_file():
                 continue  # never loaded without its source, which is named missing
-            elif not made_from_source(cached, source):
-                wrong.append(rel)
+            else:
+                key = _pair_key(cached, source)
+                if before.get(str(cached)) == key or made_from_source(cached, source):
+                    sound[str(cached)] = key
+                else:
+                    wrong.append(rel)
+    if known is not None and sound != before:
+        _save_known(known, sound)
     return wrong, stray
 
 
@@ -229,8 +249,11 @@ def _version(root: Path) -> str:
         return "unknown"
 
 
-def identify(root: Path | None = None) -> Identity:
-    """Read the manifest below ``root`` and check every file; problems go in ``problem``."""
+def identify(root: Path | None = None, known: Path | None = None) -> Identity:
+    """Read the manifest below ``root`` and check every file; problems go in ``problem``.
+
+    ``known``: where the byte code found made from its source is kept (:func:`check_bytecode`).
+    """
     root = installed_root() if root is None else root
     version = _version(root)
     try:
@@ -259,7 +282,7 @@ def identify(root: Path | None = None) -> Identity:
                 missing.append(path)
             elif file_sha256(root / path) != want:
                 changed.append(path)
-        wrong, stray = check_bytecode(root, packages, listed)
+        wrong, stray = check_bytecode(root, packages, listed, known)
     except OSError as exc:
         return Identity(version, digest, len(listed), problem=f"{exc.filename or root} "
                         f"cannot be read ({exc.strerror or type(exc).__name__}): the "
@@ -267,6 +290,18 @@ def identify(root: Path | None = None) -> Identity:
     return Identity(version, digest, len(listed), tuple(changed), tuple(missing),
                     tuple(sorted((present - listed.keys()) | set(stray))),
                     bytecode=tuple(wrong))
+
+
+def bytecode_known() -> Path:
+    """Where start-up keeps the byte code its last check found sound (the state folder).
+
+    Whoever can rewrite it and a byte code file could as well rewrite this module's: a check
+    run by the software proves nothing against them; ``threecard identify`` compiles all, and
+    its digest holds every byte code file's SHA-256 (README.md, "Software identity").
+    """
+    from controller.journal.seal import default_folder
+
+    return default_folder() / "bytecode-checked.json"
 
 
 def installed_version() -> str:
@@ -284,7 +319,7 @@ def startup_identity() -> dict[str, Any]:
     from controller.game.inputs import MAX_NAMED_FILES
 
     log = logging.getLogger("threecard")
-    ident = identify()
+    ident = identify(known=bytecode_known())
     if ident.problem and ident.installed:
         log.error("SOFTWARE NOT VERIFIED: %s %s (the table holds the deck until a "
                   "supervisor acknowledges)", ident.version, ident.problem)

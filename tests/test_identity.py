@@ -246,6 +246,84 @@ def test_byte_code_not_made_from_its_source_is_named(install, tmp_path):
     assert f"pth {(target / 'zz-hook.pth').resolve()}" in listed
 
 
+def test_byte_code_kept_as_sound_is_compiled_again_once_rewritten(install, tmp_path,
+                                                                     monkeypatch):
+    """The daemon's check keeps each byte code file it found made from its source with both
+    files' inodes, sizes and times, and does not compile it again at the next start while
+    they are unchanged; byte code rewritten under the genuine header since is compiled again
+    and named, at every start."""
+    from controller import identity
+
+    target = _copy(install, tmp_path)
+    listed = identity.parse_manifest((target / identity.MANIFEST).read_bytes())
+    packages = sorted({p.split("/")[0] for p in listed})
+    known = tmp_path / "state" / "bytecode-checked.json"
+    compiled: list[Path] = []
+    real = identity.made_from_source
+
+    def counted(cached: Path, source: Path) -> bool:
+        compiled.append(cached)
+        return real(cached, source)
+
+    monkeypatch.setattr(identity, "made_from_source", counted)
+    assert identity.check_bytecode(target, packages, listed, known) == ([], [])
+    first = len(compiled)
+    assert first > 100 and len(json.loads(known.read_text())) == first
+    assert identity.check_bytecode(target, packages, listed, known) == ([], [])
+    assert len(compiled) == first  # nothing compiled again
+    source = target / "controller" / "game" / "settlement.py"
+    cached = Path(importlib.util.cache_from_source(str(source)))
+    data = cached.read_bytes()
+    tampered = compile(source.read_text() + "\nTAMPERED = True\n", str(source), "exec",
+                       dont_inherit=True)
+    cached.write_bytes(data[:16] + marshal.dumps(tampered))  # the same header
+    wrong, _ = identity.check_bytecode(target, packages, listed, known)
+    assert wrong == [cached.relative_to(target).as_posix()]
+    assert compiled[first:] == [cached]  # that file alone, compiled again
+    wrong, _ = identity.check_bytecode(target, packages, listed, known)
+    assert wrong == [cached.relative_to(target).as_posix()]  # and named at every start
+    assert compiled[first + 1:] == [cached]
+    # the source touched (a time of its own): the pair is compiled again, nothing else
+    os.utime(source, ns=(source.stat().st_atime_ns, source.stat().st_mtime_ns + 10**9))
+    assert identity.check_bytecode(target, packages, listed, known)[0] == []  # Python
+    assert compiled[first + 2:] == [cached]  # would not load it now: harmless, and said so
+
+
+def test_the_daemon_names_byte_code_rewritten_after_its_last_start(install, tmp_path):
+    """Two starts of the daemon from one install, with one state folder: the first keeps
+    the byte code it found sound; a ``.pyc`` rewritten under its genuine header between
+    them is compiled again and named by the second, which journals the alarm."""
+    target = _copy(install, tmp_path)
+    state = tmp_path / "state"
+
+    def start(n: int) -> dict:
+        journal = tmp_path / f"journal{n}.sqlite3"
+        env = {**os.environ, "PYTHONPATH": str(target), "XDG_STATE_HOME": str(state),
+               "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
+        run = subprocess.run([sys.executable, "-P", "-m", "controller.cli", "run", "--demo",
+                              "--headless", "--rounds", "1", "--pace-ms", "0", "--journal",
+                              str(journal)], capture_output=True, text=True, env=env,
+                             cwd=tmp_path, timeout=300)
+        assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+        j = Journal(journal, readonly=True)
+        try:
+            return json.loads(j.newest("startup").body)["software"]
+        finally:
+            j.close()
+
+    assert start(1)["alarm"] is False
+    kept = json.loads((state / "threecard-table" / "bytecode-checked.json").read_text())
+    assert len(kept) > 100
+    source = target / "drivers" / "url.py"
+    cached = Path(importlib.util.cache_from_source(str(source)))
+    rel = cached.relative_to(target).as_posix()
+    tampered = compile(source.read_text() + "\nTAMPERED = True\n", str(source), "exec",
+                       dont_inherit=True)
+    cached.write_bytes(cached.read_bytes()[:16] + marshal.dumps(tampered))
+    software = start(2)
+    assert software["alarm"] is True and software["named"] == [f"bytecode {rel}"], software
+
+
 def test_code_run_at_every_start_outside_the_package_is_named(install, tmp_path):
     """A ``sitecustomize`` in the install's folder, a ``usercustomize`` elsewhere on the
     module search path, a ``.pth`` with an ``import`` line and one that adds a folder to
