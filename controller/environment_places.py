@@ -34,15 +34,21 @@ def known_hashes() -> Path:
     return default_folder() / "environment-hashes.json"
 
 
+KNOWN_MOST_BYTES = 64 << 20
+"""A kept hashes file larger than this is not read (the environment's: about 2 MB)."""
+
+
 def _load_known(path: Path | None) -> dict[str, Any] | None:
-    # anything but a readable regular file of a JSON object reads as nothing known: a pipe
-    # put in its place is never waited on, a nesting too deep for the decoder never raises
+    # anything but a readable regular file of a JSON object, of at most KNOWN_MOST_BYTES,
+    # reads as nothing known: a pipe put in its place is never waited on, a file too big
+    # never read, a nesting too deep for the decoder never raises
     if path is None:
         return None
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
         with open(fd, "rb") as f:
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            st = os.fstat(f.fileno())
+            if not stat.S_ISREG(st.st_mode) or st.st_size > KNOWN_MOST_BYTES:
                 return {}
             data = json.loads(f.read())
     except (OSError, ValueError, RecursionError):

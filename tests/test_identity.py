@@ -671,16 +671,20 @@ def test_the_daemons_check_reads_again_only_what_changed_and_still_finds_a_chang
     assert changed[2] == 1                                      # that one file only
 
 
-@pytest.mark.parametrize("kind", ["pipe", "deep", "folder", "list", "bytes"])
-def test_a_hashes_file_that_is_not_one_reads_as_nothing_known(tmp_path, kind):
+@pytest.mark.parametrize("kind", ["pipe", "deep", "folder", "list", "bytes", "huge"])
+def test_a_hashes_file_that_is_not_one_reads_as_nothing_known(tmp_path, kind, monkeypatch):
     """Whatever stands where the daemon keeps its hashes (a named pipe, JSON nested past the
-    decoder's depth, a folder, another JSON value, bytes) reads at once as nothing known,
-    never waits and never raises; the next save replaces it, and beside a folder it cannot
-    replace leaves no copy."""
+    decoder's depth, a folder, another JSON value, bytes, a JSON object over the size read)
+    reads at once as nothing known, never waits and never raises; the next save replaces
+    it, and beside a folder it cannot replace leaves no copy."""
+    from controller import environment_places
     from controller.environment_places import _load_known, _save_known
 
     path = tmp_path / "environment-hashes.json"
-    if kind == "pipe":
+    if kind == "huge":  # a sound object, one byte over the limit (made small for the test)
+        path.write_text(json.dumps({"a": "x" * 100}))
+        monkeypatch.setattr(environment_places, "KNOWN_MOST_BYTES", path.stat().st_size - 1)
+    elif kind == "pipe":
         os.mkfifo(path)
     elif kind == "deep":
         path.write_text("[" * 100_000 + "]" * 100_000)
