@@ -34,8 +34,8 @@ def known_hashes() -> Path:
     return default_folder() / "environment-hashes.json"
 
 
-KNOWN_MOST_BYTES = 64 << 20
-"""A kept hashes file larger than this is not read (the environment's: about 2 MB)."""
+KNOWN_MOST_BYTES = 16 << 20
+"""A kept hashes file larger than this is not read (the environment's: about 3 MB)."""
 
 
 def _load_known(path: Path | None) -> dict[str, Any] | None:
@@ -51,7 +51,7 @@ def _load_known(path: Path | None) -> dict[str, Any] | None:
             if not stat.S_ISREG(st.st_mode) or st.st_size > KNOWN_MOST_BYTES:
                 return {}
             data = json.loads(f.read())
-    except (OSError, ValueError, RecursionError):
+    except (OSError, ValueError, RecursionError, MemoryError):
         return {}
     return data if isinstance(data, dict) else {}
 

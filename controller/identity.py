@@ -82,21 +82,29 @@ def made_from_source(cached: Path, source: Path) -> bool:
 
     A file Python would not load (another magic, other source) is harmless: True.
     """
-    import importlib.util
-    import marshal
+    data, text = cached.read_bytes(), source.read_bytes()
+    return not _loaded(data, text, source) or _same_code(data, text, source, cached)
 
-    data = cached.read_bytes()
-    text = source.read_bytes()
+
+def _loaded(data: bytes, text: bytes, source: Path) -> bool:
+    """Whether this Python loads byte code ``data`` for ``source`` (of bytes ``text``)."""
+    import importlib.util
+
     if data[:4] != importlib.util.MAGIC_NUMBER or len(data) < 16:
-        return True  # this Python ignores it (and compiles the source)
+        return False  # this Python ignores it (and compiles the source)
     flags = int.from_bytes(data[4:8], "little")
     if flags == 0:  # time-stamped: loaded while the source's time and size are the same
         st = source.stat()
-        if data[8:16] != ((int(st.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little")
-                          + (st.st_size & 0xFFFFFFFF).to_bytes(4, "little")):
-            return True
-    elif flags & 0b10 and data[8:16] != importlib.util.source_hash(text):
-        return True  # hash-based, checked: loaded while the source's hash is the same
+        return data[8:16] == ((int(st.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little")
+                              + (st.st_size & 0xFFFFFFFF).to_bytes(4, "little"))
+    # hash-based: loaded unchecked, or while the source's hash is the same
+    return not flags & 0b10 or data[8:16] == importlib.util.source_hash(text)
+
+
+def _same_code(data: bytes, text: bytes, source: Path, cached: Path) -> bool:
+    """Whether byte code ``data`` holds what source bytes ``text`` compile to."""
+    import marshal
+
     try:
         code = marshal.loads(data[16:])
     except (EOFError, ValueError, TypeError):
@@ -109,19 +117,14 @@ def made_from_source(cached: Path, source: Path) -> bool:
     return code == compiled
 
 
-def _pair_key(cached: Path, source: Path) -> list[int]:
-    # inodes, sizes and times: a rewrite changes the change time, which only root sets back
-    return [n for st in (cached.stat(), source.stat())
-            for n in (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)]
-
-
 def check_bytecode(root: Path, packages: list[str] | tuple[str, ...],
                    listed: dict[str, str], known: Path | None = None
                    ) -> tuple[list[str], list[str]]:
     """Check the byte code of ``packages`` this Python would load (OSError names a bad file).
 
-    A file ``known`` holds as made from its source, neither file changed since
-    (:func:`_pair_key`), is not compiled again; the files found so are kept there.
+    Byte code ``known`` holds as made from its source, by both files' SHA-256, is not
+    compiled again; the byte code found so is kept there. The hashes are of the very bytes
+    compared, so no file swapped in between is kept as sound.
 
     Returns (files not made from their source, files whose source ``listed`` lacks).
     """
@@ -132,7 +135,7 @@ def check_bytecode(root: Path, packages: list[str] | tuple[str, ...],
     tag = sys.implementation.cache_tag
     wrong, stray = [], []
     before = _load_known(known) or {}
-    sound: dict[str, list[int]] = {}
+    sound: dict[str, str] = {}
     for name in packages:
         for cached in sorted(_files_below(root / name)):
             rel = cached.relative_to(root).as_posix()
@@ -150,8 +153,11 @@ def check_bytecode(root: Path, packages: list[str] | tuple[str, ...],
             elif not source.is_file():
                 continue  # never loaded without its source, which is named missing
             else:
-                key = _pair_key(cached, source)
-                if before.get(str(cached)) == key or made_from_source(cached, source):
+                data, text = cached.read_bytes(), source.read_bytes()
+                if not _loaded(data, text, source):
+                    continue  # harmless while so: looked at again at every check
+                key = f"{hashlib.sha256(data).hexdigest()} {hashlib.sha256(text).hexdigest()}"
+                if before.get(str(cached)) == key or _same_code(data, text, source, cached):
                     sound[str(cached)] = key
                 else:
                     wrong.append(rel)

@@ -248,10 +248,10 @@ def test_byte_code_not_made_from_its_source_is_named(install, tmp_path):
 
 def test_byte_code_kept_as_sound_is_compiled_again_once_rewritten(install, tmp_path,
                                                                      monkeypatch):
-    """The daemon's check keeps each byte code file it found made from its source with both
-    files' inodes, sizes and times, and does not compile it again at the next start while
-    they are unchanged; byte code rewritten under the genuine header since is compiled again
-    and named, at every start."""
+    """The daemon's check keeps each byte code file it found made from its source by both
+    files' SHA-256, and does not compile it again at the next start while they hold the
+    same bytes; byte code rewritten under the genuine header since (its inode, size and
+    times kept) is compiled again and named, at every start."""
     from controller import identity
 
     target = _copy(install, tmp_path)
@@ -259,13 +259,13 @@ def test_byte_code_kept_as_sound_is_compiled_again_once_rewritten(install, tmp_p
     packages = sorted({p.split("/")[0] for p in listed})
     known = tmp_path / "state" / "bytecode-checked.json"
     compiled: list[Path] = []
-    real = identity.made_from_source
+    real = identity._same_code
 
-    def counted(cached: Path, source: Path) -> bool:
+    def counted(data: bytes, text: bytes, source: Path, cached: Path) -> bool:
         compiled.append(cached)
-        return real(cached, source)
+        return real(data, text, source, cached)
 
-    monkeypatch.setattr(identity, "made_from_source", counted)
+    monkeypatch.setattr(identity, "_same_code", counted)
     assert identity.check_bytecode(target, packages, listed, known) == ([], [])
     first = len(compiled)
     assert first > 100 and len(json.loads(known.read_text())) == first
@@ -273,20 +273,51 @@ def test_byte_code_kept_as_sound_is_compiled_again_once_rewritten(install, tmp_p
     assert len(compiled) == first  # nothing compiled again
     source = target / "controller" / "game" / "settlement.py"
     cached = Path(importlib.util.cache_from_source(str(source)))
-    data = cached.read_bytes()
-    tampered = compile(source.read_text() + "\nTAMPERED = True\n", str(source), "exec",
-                       dont_inherit=True)
-    cached.write_bytes(data[:16] + marshal.dumps(tampered))  # the same header
+    data, st = cached.read_bytes(), cached.stat()
+    tampered = marshal.dumps(compile(source.read_text() + "\nTAMPERED = 1\n", str(source),
+                                     "exec", dont_inherit=True, optimize=2))
+    assert len(tampered) <= len(data) - 16  # docstrings left out: it fits, padded
+    with open(cached, "r+b") as f:  # rewritten in place: the same inode, size and times
+        f.seek(16)
+        f.write(tampered + bytes(len(data) - 16 - len(tampered)))
+    os.utime(cached, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert (cached.stat().st_ino, cached.stat().st_size) == (st.st_ino, st.st_size)
     wrong, _ = identity.check_bytecode(target, packages, listed, known)
     assert wrong == [cached.relative_to(target).as_posix()]
     assert compiled[first:] == [cached]  # that file alone, compiled again
     wrong, _ = identity.check_bytecode(target, packages, listed, known)
     assert wrong == [cached.relative_to(target).as_posix()]  # and named at every start
     assert compiled[first + 1:] == [cached]
-    # the source touched (a time of its own): the pair is compiled again, nothing else
-    os.utime(source, ns=(source.stat().st_atime_ns, source.stat().st_mtime_ns + 10**9))
-    assert identity.check_bytecode(target, packages, listed, known)[0] == []  # Python
-    assert compiled[first + 2:] == [cached]  # would not load it now: harmless, and said so
+    # the genuine bytes put back: known again, not compiled
+    cached.write_bytes(data)
+    assert identity.check_bytecode(target, packages, listed, known) == ([], [])
+    assert compiled[first + 2:] == [cached]  # compiled once, found sound, kept
+    assert identity.check_bytecode(target, packages, listed, known) == ([], [])
+    assert len(compiled) == first + 3
+
+
+def test_byte_code_swapped_while_checked_is_not_kept_as_sound(install, tmp_path, monkeypatch):
+    """A check that read genuine byte code while tampered byte code stands at its path (a
+    folder swapped back and forth during the check) keeps the hashes of the bytes it
+    compared: the next check reads the tampered bytes, compiles again and names them."""
+    from controller import identity
+
+    target = _copy(install, tmp_path)
+    listed = identity.parse_manifest((target / identity.MANIFEST).read_bytes())
+    packages = sorted({p.split("/")[0] for p in listed})
+    known = tmp_path / "state" / "bytecode-checked.json"
+    source = target / "controller" / "game" / "settlement.py"
+    cached = Path(importlib.util.cache_from_source(str(source)))
+    genuine = cached.read_bytes()
+    tampered = compile(source.read_text() + "\nTAMPERED = 1\n", str(source), "exec",
+                       dont_inherit=True)
+    cached.write_bytes(genuine[:16] + marshal.dumps(tampered))
+    real = Path.read_bytes
+    with monkeypatch.context() as m:  # the genuine file is what the first check reads
+        m.setattr(Path, "read_bytes", lambda p: genuine if p == cached else real(p))
+        assert identity.check_bytecode(target, packages, listed, known)[0] == []
+    wrong, _ = identity.check_bytecode(target, packages, listed, known)
+    assert wrong == [cached.relative_to(target).as_posix()]
 
 
 def test_the_daemon_names_byte_code_rewritten_after_its_last_start(install, tmp_path):
