@@ -8,8 +8,10 @@ site folders named as added, and start-up code no distribution owns (``.pth``,
 from __future__ import annotations
 
 import base64
+import errno
 import hashlib
 import os
+import stat
 import sys
 import threading
 import time
@@ -233,7 +235,9 @@ class _Check:
         h = hashlib.sha256()
         o = hashlib.new(other) if other else None
         self.read += 1
-        with open(path, "rb") as f:
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):  # a pipe is never waited on
+                raise OSError(errno.EINVAL, "not a regular file", path)
             while block := f.read(BLOCK):
                 h.update(block)
                 if o is not None:

@@ -8,9 +8,11 @@ library only at import: the build loads this module by its path.
 from __future__ import annotations
 
 import argparse
+import errno
 import hashlib
 import json
 import os
+import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -51,12 +53,16 @@ def _files_below(base: Path) -> list[Path]:
 
 
 def file_sha256(path: Path) -> str:
-    """The SHA-256 of a file's bytes, as 64 lowercase hexadecimal digits."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+    """The SHA-256 of a file's bytes, as 64 lowercase hexadecimal digits (OSError, as read)."""
+    return hashlib.sha256(read_file(path)).hexdigest()
+
+
+def read_file(path: Path) -> bytes:
+    """A regular file's bytes; OSError for anything else (a pipe there is never waited on)."""
+    with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        return f.read()
 
 
 def make_manifest(root: Path, packages: list[str] | tuple[str, ...]) -> bytes:
@@ -82,7 +88,7 @@ def made_from_source(cached: Path, source: Path) -> bool:
 
     A file Python would not load (another magic, other source) is harmless: True.
     """
-    data, text = cached.read_bytes(), source.read_bytes()
+    data, text = read_file(cached), read_file(source)
     return not _loaded(data, text, source) or _same_code(data, text, source, cached)
 
 
@@ -153,7 +159,7 @@ def check_bytecode(root: Path, packages: list[str] | tuple[str, ...],
             elif not source.is_file():
                 continue  # never loaded without its source, which is named missing
             else:
-                data, text = cached.read_bytes(), source.read_bytes()
+                data, text = read_file(cached), read_file(source)
                 if not _loaded(data, text, source):
                     continue  # harmless while so: looked at again at every check
                 key = f"{hashlib.sha256(data).hexdigest()} {hashlib.sha256(text).hexdigest()}"
@@ -263,7 +269,7 @@ def identify(root: Path | None = None, known: Path | None = None) -> Identity:
     root = installed_root() if root is None else root
     version = _version(root)
     try:
-        data = (root / MANIFEST).read_bytes()
+        data = read_file(root / MANIFEST)
     except FileNotFoundError:
         if _metadata(root):  # installed from a wheel, yet the manifest is gone
             return Identity(version, "", missing=(MANIFEST,), problem=f"{MANIFEST} is "

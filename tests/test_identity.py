@@ -312,12 +312,28 @@ def test_byte_code_swapped_while_checked_is_not_kept_as_sound(install, tmp_path,
     tampered = compile(source.read_text() + "\nTAMPERED = 1\n", str(source), "exec",
                        dont_inherit=True)
     cached.write_bytes(genuine[:16] + marshal.dumps(tampered))
-    real = Path.read_bytes
+    real = identity.read_file
     with monkeypatch.context() as m:  # the genuine file is what the first check reads
-        m.setattr(Path, "read_bytes", lambda p: genuine if p == cached else real(p))
+        m.setattr(identity, "read_file", lambda p: genuine if p == cached else real(p))
         assert identity.check_bytecode(target, packages, listed, known)[0] == []
     wrong, _ = identity.check_bytecode(target, packages, listed, known)
     assert wrong == [cached.relative_to(target).as_posix()]
+
+
+@pytest.mark.parametrize("where", ["controller/game/settlement.py", "byte code"])
+def test_a_pipe_in_place_of_a_file_is_named_and_never_waited_on(install, tmp_path, where):
+    """A named pipe where a source or its byte code stands: ``identify`` says it cannot be
+    read, at once (a read would wait for a writer forever), and exits 1."""
+    target = _copy(install, tmp_path)
+    path = target / "controller" / "game" / "settlement.py"
+    if where == "byte code":
+        path = Path(importlib.util.cache_from_source(str(path)))
+    path.unlink()
+    os.mkfifo(path)
+    run = from_install(target, "identify", "--json", timeout=60)
+    assert run.returncode == 1, run.stderr
+    got = json.loads(run.stdout)
+    assert "not a regular file" in got["problem"] and str(path) in got["problem"], got
 
 
 def test_the_daemon_names_byte_code_rewritten_after_its_last_start(install, tmp_path):
