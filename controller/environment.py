@@ -122,7 +122,7 @@ def check_environment(manifest: str = "", stop: threading.Event | None = None,
 
 def check_beside(table: Any, software: dict[str, Any], stop: threading.Event,
                  done: threading.Event | None = None) -> Environment | None:
-    """Check the environment after READY, at low priority, and journal it (``done`` then set).
+    """Check the environment after READY, beside the table, and journal it (``done`` then set).
 
     Findings beside an installed package hold the deck until a supervisor unblocks it; beside
     a source tree they are only logged. None when stopped or failed (logged, no alarm).
@@ -147,10 +147,8 @@ def _check_beside(table: Any, software: dict[str, Any], stop: threading.Event
     log = logging.getLogger("threecard")
     manifest = "" if software.get("problem") else software.get("sha256", "")
     alarm = installed()
-    try:
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)  # this thread's
-    except (AttributeError, OSError):
-        pass
+    # at the table's priority: a thread of lower priority holding the interpreter's lock (a
+    # JSON parse of its kept hashes) on a loaded machine kept the table's loops waiting
     try:
         env = check_environment(manifest, stop, known_hashes())
     except Exception:  # noqa: BLE001 - no evidence of an alteration: logged, no alarm
