@@ -11,6 +11,7 @@ import os
 import site
 import stat
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -57,14 +58,19 @@ def _load_known(path: Path | None) -> dict[str, Any] | None:
 
 
 def _save_known(path: Path, seen: dict[str, Any]) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}")
+    tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        tmp.write_text(json.dumps(seen), encoding="utf-8")
+        # a name of its own, made anew (O_EXCL): a pipe or a link put where a copy would go
+        # is neither waited on nor followed
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        with open(fd, "w", encoding="utf-8") as f:
+            f.write(json.dumps(seen))
         os.replace(tmp, path)
     except OSError:  # (a folder in the file's place, say): no copy left behind
-        with contextlib.suppress(OSError):
-            tmp.unlink(missing_ok=True)
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
 
 
 def _distributions() -> list[tuple[Any, str]]:

@@ -16,6 +16,7 @@ import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from types import CodeType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -120,7 +121,34 @@ def _same_code(data: bytes, text: bytes, source: Path, cached: Path) -> bool:
                            optimize=_opt_level(cached))
     except (SyntaxError, ValueError):
         return False
-    return code == compiled
+    return isinstance(code, CodeType) and _same_code_object(code, compiled)
+
+
+# what CPython's ``==`` on code leaves out (the stack's depth, the qualified name, which
+# locals are cells) changes what runs; the file name is left out: a moved install keeps it
+_CODE_FIELDS = ("co_argcount", "co_posonlyargcount", "co_kwonlyargcount", "co_nlocals",
+                "co_stacksize", "co_flags", "co_firstlineno", "co_code", "co_names",
+                "co_varnames", "co_freevars", "co_cellvars", "co_name", "co_qualname",
+                "co_linetable", "co_exceptiontable")
+
+
+def _same_code_object(a: CodeType, b: CodeType) -> bool:
+    """Code objects equal in every field that changes what runs, nested code included."""
+    return (all(getattr(a, f, None) == getattr(b, f, None) for f in _CODE_FIELDS)
+            and len(a.co_consts) == len(b.co_consts)
+            and all(map(_same_constant, a.co_consts, b.co_consts)))
+
+
+def _same_constant(x: object, y: object) -> bool:
+    if type(x) is not type(y):
+        return False
+    if isinstance(x, CodeType):
+        return _same_code_object(x, y)  # type: ignore[arg-type]
+    if isinstance(x, tuple):
+        return len(x) == len(y) and all(map(_same_constant, x, y))  # type: ignore[arg-type]
+    if isinstance(x, (float, complex)):
+        return repr(x) == repr(y)  # -0.0 is not 0.0
+    return x == y
 
 
 def check_bytecode(root: Path, packages: list[str] | tuple[str, ...],
@@ -143,6 +171,10 @@ def check_bytecode(root: Path, packages: list[str] | tuple[str, ...],
     before = _load_known(known) or {}
     sound: dict[str, str] = {}
     for name in packages:
+        # a cache folder that is a link: Python loads what it points at, unwalked here
+        wrong += sorted(Path(top, CACHE_DIR).relative_to(root).as_posix()
+                        for top, dirs, _ in os.walk(root / name)
+                        if CACHE_DIR in dirs and os.path.islink(os.path.join(top, CACHE_DIR)))
         for cached in sorted(_files_below(root / name)):
             rel = cached.relative_to(root).as_posix()
             if cached.parent.name != CACHE_DIR or cached.suffix not in (".pyc", ".pyo"):
@@ -162,6 +194,10 @@ def check_bytecode(root: Path, packages: list[str] | tuple[str, ...],
                 data, text = read_file(cached), read_file(source)
                 if not _loaded(data, text, source):
                     continue  # harmless while so: looked at again at every check
+                if hashlib.sha256(text).hexdigest() != listed[source.relative_to(root)
+                                                              .as_posix()]:
+                    wrong.append(rel)  # not compared with the manifest's source: unproven
+                    continue
                 key = f"{hashlib.sha256(data).hexdigest()} {hashlib.sha256(text).hexdigest()}"
                 if before.get(str(cached)) == key or _same_code(data, text, source, cached):
                     sound[str(cached)] = key

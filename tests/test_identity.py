@@ -336,6 +336,78 @@ def test_a_pipe_in_place_of_a_file_is_named_and_never_waited_on(install, tmp_pat
     assert "not a regular file" in got["problem"] and str(path) in got["problem"], got
 
 
+def _check(target: Path, known: Path | None = None) -> list[str]:
+    from controller import identity
+
+    listed = identity.parse_manifest((target / identity.MANIFEST).read_bytes())
+    packages = sorted({p.split("/")[0] for p in listed})
+    return identity.check_bytecode(target, packages, listed, known)[0]
+
+
+@pytest.mark.parametrize("field", ["co_stacksize", "co_qualname", "co_cellvars"])
+def test_byte_code_that_python_calls_equal_but_runs_otherwise_is_named(install, tmp_path,
+                                                                        field):
+    """Code objects that ``==`` calls equal (CPython 3.11 leaves out the stack's depth, the
+    qualified name and which locals are cells) but that run otherwise: a function's code
+    changed so, under the genuine header, is named, and not kept as sound."""
+    from types import CodeType
+
+    target = _copy(install, tmp_path)
+    source = target / "controller" / "game" / "settlement.py"
+    cached = Path(importlib.util.cache_from_source(str(source)))
+    data = cached.read_bytes()
+    module = marshal.loads(data[16:])
+    i, func = next((i, c) for i, c in enumerate(module.co_consts) if isinstance(c, CodeType)
+                   and c.co_varnames)
+    changed = {"co_stacksize": 1, "co_qualname": "elsewhere",
+               "co_cellvars": func.co_cellvars + (func.co_varnames[0],)}[field]
+    try:
+        bad = func.replace(**{field: changed})
+    except ValueError:
+        pytest.skip(f"this Python builds no code with that {field}")
+    consts = module.co_consts[:i] + (bad,) + module.co_consts[i + 1:]
+    tampered = module.replace(co_consts=consts)
+    if tampered != module:
+        pytest.skip(f"this Python's == already tells {field} apart")
+    cached.write_bytes(data[:16] + marshal.dumps(tampered))
+    known = tmp_path / "state" / "bytecode-checked.json"
+    rel = cached.relative_to(target).as_posix()
+    assert _check(target, known) == [rel]
+    assert _check(target, known) == [rel]  # never kept
+
+
+def test_byte_code_compared_with_a_source_the_manifest_does_not_hold_is_named(
+        install, tmp_path, monkeypatch):
+    """Byte code Python loads whatever the source holds (hash-based, unchecked), made from
+    another source, which stood in the genuine one's place while the check read it (a swap
+    between the manifest's check and this one): named, and nothing kept."""
+    from controller import identity
+
+    target = _copy(install, tmp_path)
+    source = target / "controller" / "game" / "settlement.py"
+    cached = Path(importlib.util.cache_from_source(str(source)))
+    other = source.read_bytes() + b"\nTAMPERED = 1\n"
+    code = compile(other, str(source), "exec", dont_inherit=True)
+    cached.write_bytes(importlib.util.MAGIC_NUMBER + (0b01).to_bytes(4, "little")
+                       + importlib.util.source_hash(other) + marshal.dumps(code))
+    real = identity.read_file
+    monkeypatch.setattr(identity, "read_file", lambda p: other if p == source else real(p))
+    known = tmp_path / "state" / "bytecode-checked.json"
+    rel = cached.relative_to(target).as_posix()
+    assert _check(target, known) == [rel]
+    assert str(cached) not in json.loads(known.read_text())
+
+
+def test_a_cache_folder_that_is_a_link_is_named(install, tmp_path):
+    """A ``__pycache__`` that is a link to a folder elsewhere (its byte code loaded by
+    Python, never walked by a check that does not follow links) is named."""
+    target = _copy(install, tmp_path)
+    folder = target / "controller" / "game" / "__pycache__"
+    shutil.move(folder, tmp_path / "elsewhere")
+    folder.symlink_to(tmp_path / "elsewhere")
+    assert "controller/game/__pycache__" in _check(target)
+
+
 def test_the_daemon_names_byte_code_rewritten_after_its_last_start(install, tmp_path):
     """Two starts of the daemon from one install, with one state folder: the first keeps
     the byte code it found sound; a ``.pyc`` rewritten under its genuine header between
