@@ -8,10 +8,8 @@ site folders named as added, and start-up code no distribution owns (``.pth``,
 from __future__ import annotations
 
 import base64
-import errno
 import hashlib
 import os
-import stat
 import sys
 import threading
 import time
@@ -31,6 +29,7 @@ from controller.environment_places import (
     known_hashes,
     norm,
 )
+from controller.identity import open_regular
 
 # The first line of what the digest covers: a change of its form changes this line.
 FORMAT = "threecard-environment 1"
@@ -233,9 +232,7 @@ class _Check:
         h = hashlib.sha256()
         o = hashlib.new(other) if other else None
         self.read += 1
-        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as f:
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):  # a pipe is never waited on
-                raise OSError(errno.EINVAL, "not a regular file", path)
+        with open_regular(path) as f:
             while block := f.read(BLOCK):
                 h.update(block)
                 if o is not None:

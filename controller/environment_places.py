@@ -9,11 +9,12 @@ import contextlib
 import json
 import os
 import site
-import stat
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
+
+from controller.identity import open_regular
 
 # What an interpreter runs before any code of its own (a folder: every .py file);
 # python -X importtime -c pass lists them.
@@ -46,10 +47,8 @@ def _load_known(path: Path | None) -> dict[str, Any] | None:
     if path is None:
         return None
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-        with open(fd, "rb") as f:
-            st = os.fstat(f.fileno())
-            if not stat.S_ISREG(st.st_mode) or st.st_size > KNOWN_MOST_BYTES:
+        with open_regular(path) as f:
+            if os.fstat(f.fileno()).st_size > KNOWN_MOST_BYTES:
                 return {}
             data = json.loads(f.read())
     except (OSError, ValueError, RecursionError, MemoryError):

@@ -17,7 +17,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from types import CodeType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 if TYPE_CHECKING:
     from controller.environment import Environment
@@ -58,11 +58,18 @@ def file_sha256(path: Path) -> str:
     return hashlib.sha256(read_file(path)).hexdigest()
 
 
+def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
+    """A regular file opened for reading; OSError for anything else (a pipe is never waited on)."""
+    f = open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb")  # noqa: SIM115 - returned
+    if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+        f.close()
+        raise OSError(errno.EINVAL, "not a regular file", str(path))
+    return f
+
+
 def read_file(path: Path) -> bytes:
-    """A regular file's bytes; OSError for anything else (a pipe there is never waited on)."""
-    with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as f:
-        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file", str(path))
+    """A regular file's bytes (OSError: see :func:`open_regular`)."""
+    with open_regular(path) as f:
         return f.read()
 
 
@@ -194,11 +201,11 @@ def check_bytecode(root: Path, packages: list[str] | tuple[str, ...],
                 data, text = read_file(cached), read_file(source)
                 if not _loaded(data, text, source):
                     continue  # harmless while so: looked at again at every check
-                if hashlib.sha256(text).hexdigest() != listed[source.relative_to(root)
-                                                              .as_posix()]:
+                text_sha = hashlib.sha256(text).hexdigest()
+                if text_sha != listed[source.relative_to(root).as_posix()]:
                     wrong.append(rel)  # not compared with the manifest's source: unproven
                     continue
-                key = f"{hashlib.sha256(data).hexdigest()} {hashlib.sha256(text).hexdigest()}"
+                key = f"{hashlib.sha256(data).hexdigest()} {text_sha}"
                 if before.get(str(cached)) == key or _same_code(data, text, source, cached):
                     sound[str(cached)] = key
                 else:
