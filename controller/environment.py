@@ -21,6 +21,7 @@ from controller.environment_places import (
     STDLIB_STARTUP,
     _distributions,
     _load_known,
+    _record,
     _save_known,
     _site_folders,
     _stdlib_folders,
@@ -103,12 +104,13 @@ def check_environment(manifest: str = "", stop: threading.Event | None = None,
     again (only root can set a change time back); an unreadable file never raises.
     """
     t0 = time.monotonic()
-    check = _Check(stop, _load_known(known))
+    kept = _load_known(known)
+    check = _Check(stop, kept)
     try:
         check.run(manifest)
     except _Stopped:
         return None
-    if known is not None:
+    if known is not None and check.seen != kept:  # written only when what it holds changed
         _save_known(known, check.seen)
     digest = hashlib.sha256("".join(f"{line}\n" for line in sorted(check.lines))
                             .encode("utf-8", "surrogateescape")).hexdigest()
@@ -201,8 +203,8 @@ class _Check:
         if manifest:
             self.lines.append(f"manifest {manifest}")
         folders = self._readable([*(p for p in sys.path if p), *_site_folders()])
-        for dist, base in _distributions():
-            self._distribution(dist, base)
+        for dist, base, label in _distributions():
+            self._distribution(dist, base, label)
         self._interpreter()
         hooks = self._startup_code(folders)
         for folder in _walked_folders():
@@ -256,22 +258,20 @@ class _Check:
         return out
 
     # -- distributions ------------------------------------------------------------------
-    def _distribution(self, dist: Any, base: str) -> None:
+    def _distribution(self, dist: Any, base: str, label: str) -> None:
         self.distributions += 1
-        label = f"{dist.metadata['Name']}=={dist.version}"
         try:
-            files = dist.files
+            files = _record(dist)
         except Exception as exc:  # noqa: BLE001 - a record that cannot be read or parsed
             self._found("unreadable", f"{base} ({label}: {exc})", f"unreadable {label}")
             return
         if files is None:
             self._found("unrecorded", f"{base} ({label})", f"unrecorded {label}")
             return
-        for f in files:
-            path = _norm(os.path.join(base, str(f)))
+        for f, mode, value in files:
+            path = os.path.normpath(os.path.join(base, f))  # base: absolute
             self.owned.add(path)
             self.files += 1
-            mode = f.hash.mode if f.hash is not None else None
             try:
                 sha, recorded = self._hash(path, mode if mode and mode != "sha256" else None)
             except FileNotFoundError:
@@ -292,7 +292,7 @@ class _Check:
             self.hashed += 1
             if recorded is None:
                 recorded = base64.urlsafe_b64encode(bytes.fromhex(sha)).rstrip(b"=").decode()
-            if recorded != f.hash.value.rstrip("="):
+            if recorded != value.rstrip("="):
                 self.altered.append(("changed", path))
 
     # -- the interpreter ----------------------------------------------------------------

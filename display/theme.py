@@ -130,11 +130,27 @@ def check_fonts() -> None:
 
 
 class SafeFont(pygame.font.Font):
-    """A font that draws any text: what SDL_ttf refuses (a NUL, a lone surrogate) as U+FFFD."""
+    """A font that draws any text: what SDL_ttf refuses (a NUL, a lone surrogate) as U+FFFD.
+
+    Sizes are remembered (at most ``MAX_SIZES`` texts): a layout measures the same texts at
+    every size it tries, thousands of times a frame.
+    """
+
+    MAX_SIZES = 8192
+
+    def __init__(self, file: Any, size: int) -> None:
+        super().__init__(file, size)
+        self._sizes: dict[str | bytes, tuple[int, int]] = {}
 
     def size(self, text: str | bytes, /) -> tuple[int, int]:  # type: ignore[override]
         """The size ``text`` takes, made drawable first."""
-        return super().size(drawable(text) if isinstance(text, str) else text)
+        hit = self._sizes.get(text)
+        if hit is None:
+            hit = super().size(drawable(text) if isinstance(text, str) else text)
+            if len(self._sizes) >= self.MAX_SIZES:
+                self._sizes.clear()
+            self._sizes[text] = hit
+        return hit
 
     def render(self, text: str | bytes | None, antialias: bool, color: Any,  # type: ignore[override]
                bgcolor: Any = None, wraplength: int = 0) -> pygame.Surface:

@@ -817,3 +817,32 @@ def test_a_hashes_file_that_is_not_one_reads_as_nothing_known(tmp_path, kind, mo
     _save_known(path, {"a": [1]})
     assert [p.name for p in tmp_path.iterdir()] == ["environment-hashes.json"]
     assert _load_known(path) == ({} if kind == "folder" else {"a": [1]})
+
+
+def test_each_record_reads_as_importlib_metadata_reads_it_and_a_bad_row_is_named(tmp_path):
+    """The check reads each distribution's ``RECORD`` itself (no path object per file):
+    every installed distribution gives the files, hash names and values ``dist.files``
+    gives; a row of four fields is named unreadable, never raised."""
+    from importlib import metadata
+
+    from controller.environment import _Check
+    from controller.environment_places import _distributions, _record
+
+    checked = 0
+    for dist, _, _ in _distributions():
+        files = dist.files
+        want = None if files is None else [
+            (str(f), f.hash.mode if f.hash else None, f.hash.value if f.hash else "")
+            for f in files]
+        assert _record(dist) == want, dist.metadata["Name"]
+        checked += len(want or ())
+    assert checked > 1000
+    info = tmp_path / "odd-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: odd\nVersion: 1.0\n")
+    (info / "RECORD").write_text("odd.py,sha256=abc,3,extra\n")
+    odd = metadata.PathDistribution(info)
+    check = _Check(None)
+    check._distribution(odd, str(tmp_path), "odd==1.0")  # noqa: SLF001
+    assert check.altered == [("unreadable", f"{tmp_path} (odd==1.0: a RECORD row of 4 fields: "
+                                             "odd.py)")]
