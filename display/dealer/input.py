@@ -41,20 +41,30 @@ class _Press:
     pos: tuple[int, int]
     at: float
     copied: bool = False
+    bounced: bool = False
 
 
 class Presses:
     """Finds the button an input event presses, dropping the copies of a tap.
 
     SDL's own copies go, and one press of the other kind (finger, mouse) close in time and
-    place: some touchscreen drivers send a click of their own with each touch.
+    place: some touchscreen drivers send a click of their own with each touch. A press taken
+    as a bounce leaves the verdict to its copy, if one comes, on the copy's own kind: the
+    driver's copy may come before its touch, sooner after the last tap than the touch.
     """
 
     def __init__(self) -> None:
         self._last: _Press | None = None
+        self.copy = False  # the last event was a copy of the press before it
+
+    def bounced(self) -> None:
+        """The last press was a bounce: its copy, if one comes, is judged on its own."""
+        if self._last is not None:
+            self._last.bounced = True
 
     def button(self, event: pygame.event.Event, frame: Frame, now: float) -> Button | None:
         """The enabled button ``event`` presses on ``frame``, or None."""
+        self.copy = False
         if event.type == pygame.MOUSEBUTTONDOWN:
             if getattr(event, "button", 1) != 1 or getattr(event, "touch", False):
                 return None  # touches arrive as FINGERDOWN; ignore SDL's mouse copy
@@ -85,7 +95,8 @@ class Presses:
                 and abs(pos[0] - last.pos[0]) <= TAP_COPY_PIXELS
                 and abs(pos[1] - last.pos[1]) <= TAP_COPY_PIXELS):
             last.copied = True
-            return True
+            self.copy = not last.bounced
+            return self.copy
         self._last = _Press(kind, (int(pos[0]), int(pos[1])), now)
         return False
 

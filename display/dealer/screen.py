@@ -128,7 +128,12 @@ class DealerScreen:
         guard = self._guard
         if button is None and event.type == pygame.KEYDOWN:
             self._key_refused(key_name(event), frame, view, now)
-        if button is None or guard.bounce(event, frame, now):
+        if button is None:
+            if self._presses.copy:  # a copy's time is its kind's last tap, for bounces
+                guard.bounce(event, frame, now)
+            return []
+        if guard.bounce(event, frame, now):
+            self._presses.bounced()
             return []  # a bounce stays silent
         if self._shadow.holds(button.action, tap_pos(event, frame), now):  # a PIN by habit
             self.ui.own_refusal = (Banner(REJECTED, message=self.tr("refusal.tap_after_pad")),

@@ -219,6 +219,36 @@ def test_two_genuine_taps_are_two_bets(make_app):
     assert drain(inbox) == [ANTE2]
 
 
+def test_a_bounce_on_a_copying_driver_is_one_bet_whichever_copy_comes_first(make_app):
+    """On a driver that clicks with each touch, a touch 0.1 s after the last is a bounce,
+    its click before it or after it; and a click 0.19 s after the last click (a bounce by
+    its own kind) whose touch comes a quarter second after the last touch is a tap."""
+    app, _, inbox = make_app("betting")
+    key(app, "f2")
+    pos = centre(app, "seat.2.bet.ante")
+
+    def at(t, press):
+        app.step(now=t - 0.01, wait=False)       # the frame drawn before it
+        press(app, pos)
+        app.step(now=t, wait=False)
+
+    at(1.0, post_finger)
+    at(1.0, post_click)
+    at(1.1, post_finger)                          # a bounce of the touch,
+    at(1.13, post_click)                          # its click after it
+    assert drain(inbox) == [ANTE2]
+    at(2.0, post_finger)
+    at(2.0, post_click)
+    at(2.05, post_click)                          # the bounce's click first, then its touch
+    at(2.1, post_finger)
+    assert drain(inbox) == [ANTE2]
+    at(2.97, post_click)                          # a tap, its click first
+    at(3.0, post_finger)
+    at(3.16, post_click)                          # the next tap's click, 0.19 s on,
+    at(3.25, post_finger)                         # its touch a quarter second on
+    assert drain(inbox) == [ANTE2, ANTE2]
+
+
 BET_SPOTS = [f"seat.{s}.bet.{b}" for s in (1, 2, 3) for b in ("ante", "pair_plus")]
 
 
@@ -234,6 +264,10 @@ BET_SPOTS = [f"seat.{s}.bet.{b}" for s in (1, 2, 3) for b in ("ante", "pair_plus
 # bounce of the first (the copy is of another kind)
 @example(taps=[("seat.1.bet.ante", 1.0, False, 0.0, 0, 0),
                ("seat.1.bet.ante", 0.25, True, 0.0625, 0, 0)], copies=True, kind="finger")
+# the same with the first tap's copy before it too: the two copies come 0.1875 s apart, a
+# bounce by their own kind, but the touches are a quarter second apart (a second tap was lost)
+@example(taps=[("seat.1.bet.ante", 1.0, True, 0.03125, 0, 0),
+               ("seat.1.bet.ante", 0.25, True, 0.09375, 0, 0)], copies=True, kind="finger")
 def test_every_tap_places_exactly_one_bet(taps, copies, kind):
     """Taps at any pace down to a quarter second, each with or without the driver's copy
     (arriving before or after it, a few pixels off), read at 30 frames a second."""
