@@ -13,10 +13,6 @@ os.environ.pop("STATE_DIRECTORY", None)
 os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="threecard-state-")
 atexit.register(shutil.rmtree, os.environ["XDG_STATE_HOME"], True)
 
-LONG_FOLDERS = ("daemon", "floor")
-"""Test folders whose tests mostly run the real daemon, a broker or a database."""
-
-
 def pytest_configure(config):
     """With test processes (pytest-xdist), do once here what each of them would repeat.
 
@@ -59,13 +55,44 @@ def _rewrite_test_modules(config) -> None:
 
 
 def pytest_collection_modifyitems(items):
-    """Long tests first (the slow mark, then daemon and floor tests), in their files' order.
+    """Long tests first: each test process starts on its share of them.
 
-    On two cores the suite's last minute is then many short tests shared among the test
-    processes, not one long test alone.
+    pytest-xdist's worksteal gives each of N processes a run of the list in turn (the k-th,
+    of the tests left, ``left // (N - k)``) and lets an idle one take the second half of
+    the longest queue. The long tests of ``long_tests.txt`` are dealt, a file's together
+    (its module fixtures built once), longest first to the least loaded share, each share
+    starting its run: no long test starts in the last minute, alone on two cores. Without
+    test processes, they simply come first.
     """
-    def weight(item):
-        if item.get_closest_marker("slow"):
-            return 0
-        return 1 if item.path.parent.name in LONG_FOLDERS else 2
-    items.sort(key=weight)
+    long = _long_tests()
+    units: dict[str, list] = {}
+    for item in items:
+        if item.nodeid in long:
+            units.setdefault(item.nodeid.split("::")[0], []).append(item)
+    dealt = {id(item) for unit in units.values() for item in unit}
+    rest = [item for item in items if id(item) not in dealt]
+    n = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    heads: list[list] = [[] for _ in range(max(1, n))]
+    load = [0.0] * len(heads)
+    for unit in sorted(units.values(), key=lambda u: -sum(long[i.nodeid] for i in u)):
+        k = load.index(min(load))
+        heads[k] += unit
+        load[k] += sum(long[i.nodeid] for i in unit)
+    out, left = [], len(items)
+    for k, head in enumerate(heads):
+        share = left // (len(heads) - k)
+        take = max(0, share - len(head))
+        out += head + rest[:take]
+        del rest[:take]
+        left -= share
+    items[:] = out + rest
+
+
+def _long_tests() -> dict[str, float]:
+    """``long_tests.txt``: node id -> seconds."""
+    out = {}
+    for line in (Path(__file__).parent / "long_tests.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            seconds, nodeid = line.split(maxsplit=1)
+            out[nodeid] = float(seconds)
+    return out
