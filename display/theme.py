@@ -140,13 +140,15 @@ class SafeFont(pygame.font.Font):
 
     def __init__(self, file: Any, size: int) -> None:
         super().__init__(file, size)
-        self._sizes: dict[str | bytes, tuple[int, int]] = {}
+        self._sizes: dict[str, tuple[int, int]] = {}
 
     def size(self, text: str | bytes, /) -> tuple[int, int]:  # type: ignore[override]
         """The size ``text`` takes, made drawable first."""
+        if not isinstance(text, str):  # bytes: measured as given (b"a" == "a" warns)
+            return super().size(text)
         hit = self._sizes.get(text)
         if hit is None:
-            hit = super().size(drawable(text) if isinstance(text, str) else text)
+            hit = super().size(drawable(text))
             if len(self._sizes) >= self.MAX_SIZES:
                 self._sizes.clear()
             self._sizes[text] = hit

@@ -4,6 +4,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import pytest
+
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
@@ -54,6 +56,7 @@ def _rewrite_test_modules(config) -> None:
         return
 
 
+@pytest.hookimpl(trylast=True)  # after -k and -m have taken out what is not run
 def pytest_collection_modifyitems(items):
     """Long tests first: each test process starts on its share of them.
 

@@ -821,8 +821,8 @@ def test_a_hashes_file_that_is_not_one_reads_as_nothing_known(tmp_path, kind, mo
 
 def test_each_record_reads_as_importlib_metadata_reads_it_and_a_bad_row_is_named(tmp_path):
     """The check reads each distribution's ``RECORD`` itself (no path object per file):
-    every installed distribution gives the files, hash names and values ``dist.files``
-    gives; a row of four fields is named unreadable, never raised."""
+    every installed distribution, and odd paths, give the files, hash names and values
+    ``dist.files`` gives; what the library cannot read is named, never raised."""
     from importlib import metadata
 
     from controller.environment import _Check
@@ -837,12 +837,26 @@ def test_each_record_reads_as_importlib_metadata_reads_it_and_a_bad_row_is_named
         assert _record(dist) == want, dist.metadata["Name"]
         checked += len(want or ())
     assert checked > 1000
-    info = tmp_path / "odd-1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: odd\nVersion: 1.0\n")
-    (info / "RECORD").write_text("odd.py,sha256=abc,3,extra\n")
-    odd = metadata.PathDistribution(info)
-    check = _Check(None)
-    check._distribution(odd, str(tmp_path), "odd==1.0")  # noqa: SLF001
-    assert check.altered == [("unreadable", f"{tmp_path} (odd==1.0: a RECORD row of 4 fields: "
-                                             "odd.py)")]
+
+    def odd(record: str) -> tuple:
+        info = tmp_path / "odd-1.0.dist-info"
+        info.mkdir(exist_ok=True)
+        (info / "METADATA").write_text("Metadata-Version: 2.1\nName: odd\nVersion: 1.0\n")
+        (info / "RECORD").write_text(record)
+        dist = metadata.PathDistribution(info)
+        check = _Check(None)
+        check._distribution(dist, str(tmp_path), "odd==1.0")  # noqa: SLF001
+        return dist, check.altered
+
+    # paths the library tidies, a hash without its name, a quoted comma: read as it reads them
+    dist, altered = odd('./odd.py,sha256=abc,3\npkg//a.py,abc,\n"b,c.py",=x,1\npkg/,,\n')
+    assert _record(dist) == [(str(f), f.hash.mode if f.hash else None,
+                              f.hash.value if f.hash else "") for f in dist.files]
+    assert [w for w, _ in altered] == ["missing", "unreadable", "missing", "missing"]
+    # what the library cannot read is named unreadable, an empty list unrecorded, never raised
+    for record, why in (("odd.py,sha256=abc,3,extra\n", "a RECORD row of 4 fields: odd.py"),
+                        ("odd.py,sha256=abc,3\n\n", "a RECORD row of 0 fields"),
+                        ("odd.py,sha256=abc,three\n", "invalid literal for int()")):
+        _, altered = odd(record)
+        assert len(altered) == 1 and altered[0][0] == "unreadable" and why in altered[0][1]
+    assert odd("")[1] == [("unrecorded", f"{tmp_path} (odd==1.0)")]

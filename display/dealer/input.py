@@ -51,6 +51,8 @@ class Presses:
     place: some touchscreen drivers send a click of their own with each touch. A press taken
     as a bounce leaves the verdict to its copy, if one comes, on the copy's own kind: the
     driver's copy may come before its touch, sooner after the last tap than the touch.
+    When the kinds' clocks disagree the tap wins: not knowing which kind a driver copies,
+    a bounce and two taps can be the very same events.
     """
 
     def __init__(self) -> None:
