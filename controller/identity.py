@@ -43,14 +43,21 @@ def package_files(root: Path, packages: list[str] | tuple[str, ...]) -> list[str
     return sorted(out)
 
 
-def _files_below(base: Path) -> list[Path]:
-    """Every file below ``base``, folder links not followed (OSError: an unlistable folder)."""
+def _files_below(base: Path, links: list[Path] | None = None) -> list[Path]:
+    """Every file below ``base`` (OSError: an unlistable folder).
+
+    Folder links are not followed; they go to ``links`` if given.
+    """
     def unlisted(exc: OSError) -> None:
         if not isinstance(exc, (FileNotFoundError, NotADirectoryError)):
             raise exc
 
-    return [Path(top, name) for top, _dirs, names in os.walk(base, onerror=unlisted)
-            for name in names]
+    out = []
+    for top, dirs, names in os.walk(base, onerror=unlisted):
+        if links is not None:
+            links += [Path(top, d) for d in dirs if os.path.islink(os.path.join(top, d))]
+        out += [Path(top, name) for name in names]
+    return out
 
 
 def file_sha256(path: Path) -> str:
@@ -178,11 +185,11 @@ def check_bytecode(root: Path, packages: list[str] | tuple[str, ...],
     before = _load_known(known) or {}
     sound: dict[str, str] = {}
     for name in packages:
+        links: list[Path] = []
+        files = _files_below(root / name, links)
         # a cache folder that is a link: Python loads what it points at, unwalked here
-        wrong += sorted(Path(top, CACHE_DIR).relative_to(root).as_posix()
-                        for top, dirs, _ in os.walk(root / name)
-                        if CACHE_DIR in dirs and os.path.islink(os.path.join(top, CACHE_DIR)))
-        for cached in sorted(_files_below(root / name)):
+        wrong += sorted(p.relative_to(root).as_posix() for p in links if p.name == CACHE_DIR)
+        for cached in sorted(files):
             rel = cached.relative_to(root).as_posix()
             if cached.parent.name != CACHE_DIR or cached.suffix not in (".pyc", ".pyo"):
                 continue
