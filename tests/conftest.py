@@ -77,10 +77,11 @@ def pytest_collection_modifyitems(items):
     n = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
     heads: list[list] = [[] for _ in range(max(1, n))]
     load = [0.0] * len(heads)
-    for unit in sorted(units.values(), key=lambda u: -sum(long[i.nodeid] for i in u)):
+    weights = {f: sum(long[i.nodeid] for i in unit) for f, unit in units.items()}
+    for f in sorted(units, key=lambda f: -weights[f]):
         k = load.index(min(load))
-        heads[k] += unit
-        load[k] += sum(long[i.nodeid] for i in unit)
+        heads[k] += units[f]
+        load[k] += weights[f]
     out, left = [], len(items)
     for k, head in enumerate(heads):
         share = left // (len(heads) - k)
