@@ -231,7 +231,7 @@ def _plan(fonts: FontBook, width: int, height: int, seats: tuple[tuple[BetRow, .
     w, h = width - 2 * pad_x, height - 2 * pad_y
     gap = max(1, h // 90)
     best = None
-    for size, cards in ((s, c) for s in range(top, floor - 1, -1) for c in (2, 1)):
+    for size in range(top, floor - 1, -1):
         wrapped = [hand_lines(fonts, x, size, w) for x in hands]
         lines = max([1, *map(len, wrapped)])
         fits = lines <= 3 and all(_wide(fonts, x, size, True) <= w for x in sum(wrapped, []))
@@ -239,26 +239,33 @@ def _plan(fonts: FontBook, width: int, height: int, seats: tuple[tuple[BetRow, .
                             for x in nets)
         row = _h(size)
         fixed = row + lines * row + _pill_h(size) + 4 * gap
-        room = max(0, (h - fixed - cards * row) // row)  # the cards two rows tall, else one
-        worst, missing, wants = 0, 0, [1]
-        for bets in seats:  # every bet a row: the rows a seat cannot hold are missing
-            need = [form_rows(fonts, size, w, bets, f) for f in FORMS]
-            rank = next((i for i, n in enumerate(need) if n is not None and n <= room),
-                        len(FORMS))
-            missing += max(0, len(bets) - room) if rank == len(FORMS) else 0
-            worst = max(worst, rank)
-            wants.append(min(room, need[rank] or 0 if rank < len(FORMS) else len(bets))
-                         + _detail_need(fonts, size, w, bets))
-        rows = min(room, max(wants))
-        unnamed = max([0, *(_unnamed(fonts, size, w, bets, rows) for bets in seats)])
-        plan = SeatPlan(size, lines, rows, pad_x, pad_y,
-                        (row, h - fixed - rows * row, lines * row, rows * row, _pill_h(size)),
-                        gap)
-        # every bet drawn first, then the texts that fit, the fullest forms, the biggest pay
-        # left unnamed the smallest, the cards two rows tall, the largest size
-        key = (missing, not fits, worst, unnamed, cards)
-        if best is None or key < best[0]:
-            best = (key, plan)
+        # what each seat needs at this size, the same whether the cards take two rows or one
+        needs = [([form_rows(fonts, size, w, bets, f) for f in FORMS],
+                  _detail_need(fonts, size, w, bets), len(bets)) for bets in seats]
+        unnamed_at: dict[int, int] = {}
+        for cards in (2, 1):
+            room = max(0, (h - fixed - cards * row) // row)  # the cards two rows tall, else one
+            worst, missing, wants = 0, 0, [1]
+            # every bet a row: the rows a seat cannot hold are missing
+            for need, details, n_bets in needs:
+                rank = next((i for i, n in enumerate(need) if n is not None and n <= room),
+                            len(FORMS))
+                missing += max(0, n_bets - room) if rank == len(FORMS) else 0
+                worst = max(worst, rank)
+                wants.append(min(room, need[rank] or 0 if rank < len(FORMS) else n_bets)
+                             + details)
+            rows = min(room, max(wants))
+            if rows not in unnamed_at:
+                unnamed_at[rows] = max([0, *(_unnamed(fonts, size, w, bets, rows)
+                                             for bets in seats)])
+            plan = SeatPlan(size, lines, rows, pad_x, pad_y,
+                            (row, h - fixed - rows * row, lines * row, rows * row,
+                             _pill_h(size)), gap)
+            # every bet drawn first, then the texts that fit, the fullest forms, the biggest
+            # pay left unnamed the smallest, the cards two rows tall, the largest size
+            key = (missing, not fits, worst, unnamed_at[rows], cards)
+            if best is None or key < best[0]:
+                best = (key, plan)
     assert best is not None
     return best[1]
 
