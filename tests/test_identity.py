@@ -32,8 +32,8 @@ from fresh_python import modules_after, packages_after
 from controller.journal import Journal
 
 REPO = Path(__file__).resolve().parents[1]
-SOURCES = ("pyproject.toml", "setup.py", "README.md", "controller", "drivers", "display",
-           "simulators", "floor")
+SOURCES = ("pyproject.toml", "setup.py", "README.md", "LICENSE", "controller", "drivers",
+           "display", "simulators", "floor")
 
 
 def _wheel(folder: Path) -> Path:
@@ -50,7 +50,7 @@ def _wheel(folder: Path) -> Path:
             shutil.copy2(src, tree / name)
     try:
         from setuptools import __version__ as setuptools_version
-        isolation = [] if int(setuptools_version.split(".")[0]) < 68 else [
+        isolation = [] if int(setuptools_version.split(".")[0]) < 77 else [
             "--no-build-isolation"]
     except ImportError:
         isolation = []
